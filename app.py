@@ -1,6 +1,6 @@
 """The live plate explorer (issue 6): a Gradio app, and the entry point of the Hugging Face Space.
 
-Thin on purpose: every decision lives in plates.explorer / plates.explorer_models; this file lays out widgets
+Thin on purpose: every decision lives in plates.ui.explorer / plates.ui.explorer_models; this file lays out widgets
 and wires events. ``build_app()`` returns the Blocks (tests build and drive it); ``launch()`` happens only
 under ``__main__``. Env: ``GRADIO_SERVER_NAME`` / ``GRADIO_SERVER_PORT`` (host/port), ``PLATES_PUBLIC=1``
 (public mode), ``PLATES_ALLOWED_BASE_URLS``, ``PLATES_ALLOWED_HF_MODELS``.
@@ -20,9 +20,9 @@ import uuid
 
 import gradio as gr
 
-from plates import explorer as ex
-from plates import explorer_models as em
-from plates.transforms import Condition
+from plates.ui import explorer as ex
+from plates.ui import explorer_models as em
+from plates.conditions import Condition
 
 log = logging.getLogger("plates.app")
 

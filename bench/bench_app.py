@@ -77,7 +77,7 @@ def main(argv: list[str] | None = None) -> int:
 
     from gradio_client import Client
 
-    from plates import explorer as ex
+    from plates.ui import explorer as ex
 
     demo = None
     url = args.url

@@ -23,10 +23,10 @@ import time
 
 import numpy as np
 
-from plates.baseline.reader import BaselineReader
+from plates.reader.reader import BaselineReader
 from plates.datasets import PRESETS, make_spec
-from plates.metrics import fit_psychometric, wilson_interval
-from plates.plate import render
+from plates.analysis.metrics import fit_psychometric, wilson_interval
+from plates.stimuli.ishihara.plate import render
 
 BENCH_SEED = 777_000_001
 TARGETS = {"huemanity-numeric": 0.95, "huemanity-alnum": 0.90, "colorblindnesseval": 0.95}

@@ -6,12 +6,12 @@ plates x 8 models x 5 prompt/condition combinations, each plate with its real Pl
 Parquet parts by `plates.results.write_part`. The timing runs in a fresh child process so its peak resident
 memory (ru_maxrss, the whole Python process with its imports) is the dashboard's, not the generator's.
 
-Timed: `plates.views.load` (plates.results.load_results + the condition column) ->
-`plates.charts.overview_table` -> `plates.charts.overview_figure` -> the figure serialised to JSON (what
+Timed: `plates.ui.dashboard.load` (plates.results.load_results + the condition column) ->
+`plates.analysis.charts.overview_table` -> `plates.analysis.charts.overview_figure` -> the figure serialised to JSON (what
 Streamlit sends the browser), after a warm-up figure of one row (a running dashboard has plotly warm after its
 first page).
 
-`plates.views.load` reads string columns dictionary-encoded (``load_results(categorical=True)``: pandas
+`plates.ui.dashboard.load` reads string columns dictionary-encoded (``load_results(categorical=True)``: pandas
 Categorical), which is what keeps a million rows within the targets.
 
     python3 bench/bench_dashboard.py [--rows 1000000] [--parts 10] [--repeat 3] [--dir DIR]
@@ -41,7 +41,7 @@ def synthetic_table(n: int, seed: int):
     import numpy as np
     import pyarrow as pa
 
-    from plates.plate import PlateSpec
+    from plates.stimuli.ishihara.plate import PlateSpec
     from plates.results import SCHEMA
 
     rng = np.random.default_rng(seed)
@@ -133,7 +133,7 @@ def measure(folder: Path) -> dict:
     """In this (fresh) process: time load -> overview -> figure -> JSON; return seconds, rows and peak MB."""
     import pandas as pd
 
-    from plates import charts, views
+    from plates.analysis import charts, views
 
     # A running dashboard has plotly and pandas warmed up after its first page: so does the bench (a tiny
     # figure), and what is timed is the cost of a view of a million rows, not of first imports.

@@ -28,7 +28,7 @@ import time
 
 from plates.datasets import generate, make_spec, preset_size
 from plates.images import encode_png
-from plates.plate import render
+from plates.stimuli.ishihara.plate import render
 
 FULL = preset_size("huemanity")
 

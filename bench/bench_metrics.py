@@ -1,4 +1,4 @@
-"""plates.metrics on a million result rows: every metric timed, wall and CPU seconds, plain strings and
+"""plates.analysis.metrics on a million result rows: every metric timed, wall and CPU seconds, plain strings and
 categorical (dictionary-encoded) strings.
 
 The rows are `bench_dashboard.synthetic_table`'s (2,500 plates x 8 models x 5 prompt/condition combinations,
@@ -7,7 +7,7 @@ The rows are `bench_dashboard.synthetic_table`'s (2,500 plates x 8 models x 5 pr
 ``colorbench-mc-cot`` (CoT delta). Target (issue 5): the dashboard renders a million rows in <= 2 s, so each
 metric should take a small fraction of that.
 
-``--compare REV`` also times ``plates/metrics.py`` as it was at git revision REV (e.g. the commit before the
+``--compare REV`` also times ``plates/analysis/metrics.py`` as it was at git revision REV (e.g. the commit before the
 vectorisation) on the same frame and checks that both give equal tables.
 
     python3 bench/bench_metrics.py [--rows 1000000] [--repeat 1] [--compare REV] [--categorical]
@@ -42,11 +42,11 @@ CALLS = {
 
 
 def frame(rows: int, categorical: bool):
-    """The synthetic results as the dashboard's narrow frame (`plates.views.CHART_COLUMNS` but condition)."""
+    """The synthetic results as the dashboard's narrow frame (`plates.ui.dashboard.CHART_COLUMNS` but condition)."""
     import numpy as np
     from bench_dashboard import synthetic_table
 
-    from plates import views
+    from plates.ui import dashboard as views
 
     df = synthetic_table(rows, seed=0).to_pandas()
     df = df[[c for c in views.CHART_COLUMNS if c in df.columns]].copy()
@@ -61,8 +61,8 @@ def frame(rows: int, categorical: bool):
 
 
 def old_metrics(rev: str):
-    """``plates/metrics.py`` at git revision ``rev``, imported as a separate module."""
-    source = subprocess.run(["git", "show", f"{rev}:plates/metrics.py"], cwd=ROOT, check=True,
+    """``plates/analysis/metrics.py`` at git revision ``rev``, imported as a separate module."""
+    source = subprocess.run(["git", "show", f"{rev}:plates/analysis/metrics.py"], cwd=ROOT, check=True,
                             capture_output=True, text=True).stdout
     path = Path(tempfile.mkdtemp(prefix="plates-old-metrics-")) / "old_metrics.py"
     path.write_text(source)
@@ -105,12 +105,12 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--rows", type=int, default=1_000_000)
     parser.add_argument("--repeat", type=int, default=1, help="timings per metric; the best is reported")
-    parser.add_argument("--compare", metavar="REV", help="also time plates/metrics.py at this git revision")
+    parser.add_argument("--compare", metavar="REV", help="also time plates/analysis/metrics.py at this git revision")
     parser.add_argument("--categorical", action="store_true", help="string columns as pandas Categorical")
     parser.add_argument("--only", help="time only the metrics whose name contains this text")
     args = parser.parse_args()
 
-    from plates import metrics
+    from plates.analysis import metrics
 
     t0 = time.perf_counter()
     df = frame(args.rows, args.categorical)

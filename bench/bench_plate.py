@@ -21,10 +21,10 @@ import time
 import numpy as np
 from PIL import Image, ImageDraw
 
-from plates.glyphs import text_mask
-from plates.labels import HUEMANITY_ALNUM
-from plates.packing import pack_circles
-from plates.plate import PlateSpec, render
+from plates.stimuli.ishihara.glyphs import text_mask
+from plates.stimuli.ishihara.labels import HUEMANITY_ALNUM
+from plates.stimuli.ishihara.packing import pack_circles
+from plates.stimuli.ishihara.plate import PlateSpec, render
 
 
 def line(name: str, value: float, unit: str, target: float, lower_is_better: bool = True) -> None:

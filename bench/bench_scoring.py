@@ -1,4 +1,4 @@
-"""Scoring throughput: replies scored per second by ``plates.scoring.score`` (pure string functions).
+"""Scoring throughput: replies scored per second by ``plates.tasks.scoring.score`` (pure string functions).
 
 Target (ours): at least 5,000 replies/s on one core, so that scoring a 100,000-row results table takes well under
 half a minute and never shows next to model latency. The replies mix the tricky cases of tests/test_scoring.py
@@ -30,7 +30,7 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--rounds", type=int, default=2000)
     args = parser.parse_args()
-    from plates.scoring import score
+    from plates.tasks.scoring import score
 
     calls = [("open", "42", "cbe", None), ("open", "42", "huemanity-numeric", None),
              ("open", "Rw", "huemanity-alnum", None), ("yesno", "yes", None, None), ("mc", "D", None, OPTIONS)]

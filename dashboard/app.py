@@ -1,8 +1,8 @@
 """The results dashboard (issue 5): `plates dashboard [PATH]` or `streamlit run dashboard/app.py`.
 
 This entry script runs on every rerun: it registers the pages, draws the sidebar (source, filters, export),
-loads the results and hands the filtered rows to the chosen page. All logic lives in `plates.views` and
-`plates.charts`; each widget group here is a function that returns its values.
+loads the results and hands the filtered rows to the chosen page. All logic lives in `plates.ui.dashboard` and
+`plates.analysis.charts`; each widget group here is a function that returns its values.
 """
 
 from __future__ import annotations
@@ -18,7 +18,7 @@ sys.path.insert(0, str(HERE))  # pages import `common` from this folder
 
 import common  # noqa: E402
 
-from plates import views  # noqa: E402
+from plates.ui import dashboard as views  # noqa: E402
 
 # The pages live in sections/, not pages/: Streamlit auto-discovers a pages/ folder beside the entry script
 # and mixes it with st.navigation (AppTest then loses the sidebar on reruns).

@@ -1,6 +1,6 @@
 """What the dashboard pages share: the current view (filtered rows + reference), cached loading, and the
-chart-page layout. Kept thin: numbers come from `plates.metrics` via `plates.charts`, logic from
-`plates.views`."""
+chart-page layout. Kept thin: numbers come from `plates.analysis.metrics` via `plates.analysis.charts`, logic from
+`plates.ui.dashboard`."""
 
 from __future__ import annotations
 
@@ -12,7 +12,7 @@ from pathlib import Path
 import pandas as pd
 import streamlit as st
 
-from plates import views
+from plates.ui import dashboard as views
 
 VIEW_KEY = "plates_view"
 
@@ -31,7 +31,7 @@ class View:
 
 # Loaded results are cached with st.cache_resource, not st.cache_data: cache_data pickles the frame into the
 # cache and unpickles a copy on every rerun (measured for 1,000,000 rows: 790 MB more memory and over a second
-# per click). The frame is shared read-only: plates.views and plates.charts never modify their input.
+# per click). The frame is shared read-only: plates.ui.dashboard and plates.analysis.charts never modify their input.
 @st.cache_resource(show_spinner="Loading results…", max_entries=2)
 def load_folder(path: str, fingerprint: tuple) -> views.Loaded:
     """Every Parquet part under ``path``; ``fingerprint`` (names, sizes, mtimes) makes new parts show up."""
@@ -51,7 +51,7 @@ def load_uploads(files: tuple[tuple[str, bytes], ...]) -> views.Loaded:
 def reference() -> pd.DataFrame | None:
     """The papers' published tables (results/reference/), or None with a warning when they cannot be read."""
     try:
-        from plates.reference import load_reference
+        from plates.results.reference import load_reference
 
         return load_reference()
     except (ImportError, ValueError, OSError) as exc:
@@ -61,7 +61,7 @@ def reference() -> pd.DataFrame | None:
 
 @st.cache_data(show_spinner="Regenerating plate…", max_entries=256)
 def plate_image(row: dict):
-    """The image the model saw for one result row (`plates.views.regenerate_plate`)."""
+    """The image the model saw for one result row (`plates.ui.dashboard.regenerate_plate`)."""
     return views.regenerate_plate(row)
 
 

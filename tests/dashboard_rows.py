@@ -101,7 +101,7 @@ def write_part(path: Path, frame: pd.DataFrame) -> Path:
 
 def spec_json(text: str = "12", size: int = 300, seed: int = 0) -> str:
     """A PlateSpec JSON for drill-down tests (only fields the contract names; the engine fills the rest)."""
-    from plates.plate import PlateSpec
+    from plates.stimuli.ishihara.plate import PlateSpec
 
     return (
         PlateSpec(text=text, size=size, seed=seed).to_json()

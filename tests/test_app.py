@@ -14,7 +14,7 @@ from gradio_client import Client
 from gradio_client.exceptions import AppError
 
 import app as explorer_app
-from plates import explorer as ex
+from plates.ui import explorer as ex
 
 KEY = "sk-test-Zq8vR2mKpL4xW9nT"
 NO_MODEL = dict(hf_id="", api_model="", base_url="")

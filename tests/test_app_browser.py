@@ -9,7 +9,7 @@ pytestmark = [pytest.mark.browser, pytest.mark.slow]
 playwright_api = pytest.importorskip("playwright.sync_api")
 
 import app as explorer_app
-from plates import explorer as ex
+from plates.ui import explorer as ex
 
 CHROMIUM = "/usr/bin/chromium"
 ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking"]

@@ -10,15 +10,15 @@ import numpy as np
 import pytest
 from PIL import Image
 
-from plates.baseline.coding import BLANK, CLASSES, N_CLASSES, SYMBOLS, allowed_mask, best_label, decode, encode
-from plates.baseline.preprocess import INPUT_SIZE, preprocess
+from plates.reader.coding import BLANK, CLASSES, N_CLASSES, SYMBOLS, allowed_mask, best_label, decode, encode
+from plates.reader.preprocess import INPUT_SIZE, preprocess
 from plates.models.base import Query, Turn
 
 HAS_TORCH = importlib.util.find_spec("torch") is not None and importlib.util.find_spec("onnx") is not None
 
 
 def test_classes_are_blank_plus_the_58_huemanity_symbols():
-    from plates.labels import HUEMANITY_SYMBOLS
+    from plates.stimuli.ishihara.labels import HUEMANITY_SYMBOLS
 
     assert CLASSES[0] == BLANK and len(CLASSES) == N_CLASSES == 59
     assert "".join(SYMBOLS) == HUEMANITY_SYMBOLS
@@ -88,9 +88,9 @@ def test_preprocess_rejects_non_images():
 def test_onnx_and_pytorch_agree_on_a_random_model(tmp_path):
     import torch
 
-    from plates.baseline.export import export_onnx
-    from plates.baseline.model import PlateReader
-    from plates.baseline.reader import BaselineReader
+    from plates.reader.export import export_onnx
+    from plates.reader.model import PlateReader
+    from plates.reader.reader import BaselineReader
 
     torch.manual_seed(0)
     model = PlateReader(width=8, hidden=32).eval()
@@ -104,7 +104,7 @@ def test_onnx_and_pytorch_agree_on_a_random_model(tmp_path):
 
 
 def test_shipped_model_was_checked_against_pytorch_at_export():
-    from plates.baseline.reader import BaselineReader
+    from plates.reader.reader import BaselineReader
 
     reader = BaselineReader()
     assert float(reader.metadata["onnx_torch_max_abs_diff"]) < 1e-3
@@ -115,7 +115,7 @@ def _fresh_plates(preset: str, n: int):
     """(image, label) of n fresh plates of a preset's specs at 450 px (HueManity §3-4 / CBE §2.1 defaults),
     labels and colour sets drawn at random, plate seeds from a preset seed never used in training."""
     from plates.datasets import PRESETS, make_spec
-    from plates.plate import render
+    from plates.stimuli.ishihara.plate import render
 
     p = PRESETS[preset]
     rng = np.random.default_rng(4_000_000)
@@ -132,7 +132,7 @@ def _fresh_plates(preset: str, n: int):
                                           ("huemanity-alnum", "huemanity-alnum"), ("colorblindnesseval", "cbe")])
 def test_shipped_model_reads_fresh_plates(preset, space):
     """A bound far below the targets (90-95%): stable, yet a broken model (chance <= 1%) fails it."""
-    from plates.baseline.reader import BaselineReader
+    from plates.reader.reader import BaselineReader
 
     reader = BaselineReader()
     plates = _fresh_plates(preset, 40)
@@ -152,7 +152,7 @@ def backend():
 
 
 def _plate(label="42", palette="huemanity-05"):
-    from plates.plate import HUEMANITY_JITTER, PlateSpec, render
+    from plates.stimuli.ishihara.plate import HUEMANITY_JITTER, PlateSpec, render
 
     return render(PlateSpec(text=label, size=450, seed=4_100_000, palette=palette, **HUEMANITY_JITTER)).image
 
@@ -166,7 +166,7 @@ def test_backend_declines_yes_no_and_multiple_choice(backend, kind):
 
 
 def test_backend_answers_open_prompts_in_the_papers_formats(backend):
-    from plates.prompts import get_prompt
+    from plates.tasks.prompts import get_prompt
 
     image = _plate("42")
     hm = Query(turns=(Turn("user", get_prompt("huemanity-numeric").template, (image,)),))

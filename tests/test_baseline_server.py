@@ -12,8 +12,8 @@ import urllib.request
 import openai
 import pytest
 
-from plates.baseline.server import BaselineServer
-from plates.prompts import get_prompt
+from plates.reader.server import BaselineServer
+from plates.tasks.prompts import get_prompt
 
 
 @pytest.fixture(scope="module")
@@ -33,7 +33,7 @@ def client(server):
 
 
 def _data_url(label: str, palette: str = "huemanity-05") -> str:
-    from plates.plate import HUEMANITY_JITTER, PlateSpec, render
+    from plates.stimuli.ishihara.plate import HUEMANITY_JITTER, PlateSpec, render
 
     image = render(PlateSpec(text=label, size=450, seed=4_200_000, palette=palette, **HUEMANITY_JITTER)).image
     buf = io.BytesIO()

@@ -16,7 +16,7 @@ pytestmark = pytest.mark.skipif(
 
 
 def _tiny(**changes):
-    from plates.baseline.train import TrainConfig
+    from plates.reader.train import TrainConfig
 
     options = dict(seed=0, n_train=64, n_val=16, steps=4, batch_size=16, width=8, render_size=96, workers=1,
                    threads=1)
@@ -25,7 +25,7 @@ def _tiny(**changes):
 
 
 def _weights(config, out_dir) -> bytes:
-    from plates.baseline.train import train
+    from plates.reader.train import train
 
     train(config, out_dir, log=lambda message: None)
     return (out_dir / "baseline.onnx").read_bytes()
@@ -42,7 +42,7 @@ def test_same_command_gives_byte_identical_onnx_and_another_seed_does_not(tmp_pa
 
 @pytest.mark.slow
 def test_the_time_budget_aborts_instead_of_bending_the_schedule(tmp_path):
-    from plates.baseline.train import BudgetExceeded
+    from plates.reader.train import BudgetExceeded
 
     with pytest.raises(BudgetExceeded, match=r"exceeded after 0 of 4 steps; use fewer --steps"):
         _weights(_tiny(time_budget_s=1e-6), tmp_path)
@@ -56,8 +56,8 @@ def test_steps_alone_decide_the_schedule():
 
 
 def test_the_onnx_metadata_leaves_out_what_cannot_change_the_weights():
-    from plates.baseline.reader import BaselineReader
-    from plates.baseline.train import NOT_IN_WEIGHTS
+    from plates.reader.reader import BaselineReader
+    from plates.reader.train import NOT_IN_WEIGHTS
 
     recorded = json.loads(BaselineReader().metadata["train_config"])
     assert "seed" in recorded and "threads" in recorded

@@ -1,4 +1,4 @@
-"""plates.charts: every figure's trace data (x, y, error bars) equals what plates.metrics computes, and the
+"""plates.analysis.charts: every figure's trace data (x, y, error bars) equals what plates.analysis.metrics computes, and the
 papers' numbers appear beside the runs in their own style, labelled with their source."""
 
 from __future__ import annotations
@@ -8,7 +8,7 @@ import pandas as pd
 import pytest
 from dashboard_rows import concat, outcomes, rows
 
-from plates import charts, metrics
+from plates.analysis import charts, metrics
 
 
 def by_name(fig, name):
@@ -18,7 +18,7 @@ def by_name(fig, name):
 
 
 def reference(**columns) -> pd.DataFrame:
-    """A small hand-made reference table (the plates.reference long format)."""
+    """A small hand-made reference table (the plates.results.reference long format)."""
     n = max(len(v) if isinstance(v, list) else 1 for v in columns.values())
     base = dict(
         source="Paper Table 9",
@@ -131,7 +131,7 @@ def test_colour_set_reference_is_drawn_as_grey_diamonds_labelled_with_source():
 
 # ----------------------------------------------------------------------------------------------- resolution
 def test_resolution_line_is_accuracy_by_size_with_wilson_bars_and_huemanity_table5_beside_it():
-    from plates.reference import load_reference
+    from plates.results.reference import load_reference
 
     frame = concat(
         *(
@@ -171,7 +171,7 @@ def test_grayscale_bars_are_metrics_grayscale_delta_per_model_and_task():
 
 
 def test_grayscale_reference_ratio_comes_from_colorbench_table9_accuracies():
-    from plates.reference import load_reference
+    from plates.results.reference import load_reference
 
     table9 = load_reference("ColorBench", "Table 9")
     ratios = charts.reference_grayscale(table9)
@@ -191,7 +191,7 @@ def test_grayscale_reference_ratio_comes_from_colorbench_table9_accuracies():
 
 # ------------------------------------------------------------------------------------------ chain of thought
 def test_cot_bars_are_metrics_cot_delta_and_colorbench_table4_is_beside_them():
-    from plates.reference import load_reference
+    from plates.results.reference import load_reference
 
     frame = concat(
         outcomes("a", 2, 5, prompt_name="colorbench-mc"), outcomes("a", 4, 5, prompt_name="colorbench-mc-cot")
@@ -207,7 +207,7 @@ def test_cot_bars_are_metrics_cot_delta_and_colorbench_table4_is_beside_them():
 
 # ---------------------------------------------------------------------------------------------------- yes/no
 def test_yes_no_point_is_metrics_yes_no_balance_with_wilson_bars_on_both_axes():
-    from plates.reference import load_reference
+    from plates.results.reference import load_reference
 
     frame = concat(
         outcomes("a", 9, 10, prompt_name="cbe-yn-correct"),
@@ -296,7 +296,7 @@ def test_the_charts_tables_are_the_metrics_tables():
     )
     expect = metrics.accuracy_table(charts.with_condition(frame), ["model", "prompt_name", charts.CONDITION])
     pd.testing.assert_frame_equal(charts.overview_table(frame), expect)
-    assert not hasattr(charts, "_accuracy")  # one implementation: plates.metrics
+    assert not hasattr(charts, "_accuracy")  # one implementation: plates.analysis.metrics
 
 
 def _plain(table: pd.DataFrame) -> pd.DataFrame:
@@ -343,7 +343,7 @@ def test_chart_tables_on_categorical_strings_equal_plain_strings_and_show_only_o
 @pytest.mark.parametrize("categorical", [False, True], ids=["strings", "categoricals"])
 @pytest.mark.parametrize("with_reference", [False, True], ids=["runs-only", "with-papers"])
 def test_every_chart_draws_a_run_of_every_kind_with_or_without_the_papers(categorical, with_reference):
-    from plates.reference import load_reference
+    from plates.results.reference import load_reference
 
     items = [f"i{i}" for i in range(6)]
     frame = concat(
@@ -367,7 +367,7 @@ def test_every_chart_draws_a_run_of_every_kind_with_or_without_the_papers(catego
 
 
 def test_delta_e_figure_needs_only_model_delta_e_and_correct():
-    """The explorer's ΔE sweep (plates.explorer_models.sweep_figure) calls it on just these columns."""
+    """The explorer's ΔE sweep (plates.ui.explorer_models.sweep_figure) calls it on just these columns."""
     frame = pd.DataFrame(
         {"model": ["m"] * 4, "delta_e": [2.0, 4.0, 8.0, 16.0], "correct": [False, True, False, True]}
     )

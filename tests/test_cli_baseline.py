@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from plates.baseline.server import BaselineServer
+from plates.reader.server import BaselineServer
 from plates.cli import main
 
 

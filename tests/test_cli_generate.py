@@ -14,7 +14,7 @@ from PIL import Image
 
 from plates.cli import build_parser, main
 from plates.datasets import MANIFEST, load_dataset
-from plates.plate import render
+from plates.stimuli.ishihara.plate import render
 
 ROOT = Path(__file__).resolve().parents[1]
 

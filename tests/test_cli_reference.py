@@ -7,7 +7,7 @@ import io
 import pandas as pd
 
 from plates.cli import main
-from plates.reference import SRC_DIR, TABLES
+from plates.results.reference import SRC_DIR, TABLES
 
 
 def test_list_names_every_table_with_its_rows(capsys):

@@ -40,7 +40,7 @@ def _dead_url() -> str:
 
 
 def test_prompts_lists_every_prompt():
-    from plates.prompts import PROMPTS
+    from plates.tasks.prompts import PROMPTS
 
     done = _plates("prompts")
     assert done.returncode == 0, done.stderr
@@ -230,7 +230,7 @@ def test_a_generated_folder_runs_from_a_toml_with_a_relative_path(tmp_path):
 
 def test_quick_run_with_a_users_prompt_file(tmp_path, capsys):
     from plates.cli import main
-    from plates.prompts import PROMPTS
+    from plates.tasks.prompts import PROMPTS
 
     saved = dict(PROMPTS)
     try:
@@ -250,7 +250,7 @@ def test_quick_run_with_a_users_prompt_file(tmp_path, capsys):
 
 def test_prompts_lists_and_validates_a_users_prompt_file(tmp_path, capsys):
     from plates.cli import main
-    from plates.prompts import PROMPTS
+    from plates.tasks.prompts import PROMPTS
 
     saved = dict(PROMPTS)
     try:

@@ -110,7 +110,7 @@ def test_a_shared_link_naming_values_not_in_these_results_is_explained(monkeypat
 
 
 def test_drilldown_regenerates_each_plate_with_reply_parsed_answer_and_verdict(monkeypatch, tmp_path):
-    from plates.plate import PlateSpec
+    from plates.stimuli.ishihara.plate import PlateSpec
 
     specs = [PlateSpec(text=t, size=160, seed=i).to_json() for i, t in enumerate(("12", "74"))]
     write_part(
@@ -170,7 +170,7 @@ def test_uploaded_parts_replace_the_folder(monkeypatch, tmp_path):
 
 def test_an_unexpected_error_shows_no_stack_trace_on_the_page(monkeypatch, results):
     """House rule: no stack traces on the page, also under plain `streamlit run` (no CLI flags)."""
-    from plates import charts
+    from plates.analysis import charts
 
     def broken(*args, **kwargs):
         raise RuntimeError("internal detail /srv/secret/path")

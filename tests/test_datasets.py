@@ -6,7 +6,7 @@ import pytest
 
 from plates.datasets import (MANIFEST, MANIFEST_COLUMNS, PRESETS, _plates, generate, item_seed, load_dataset,
                              preset_items, preset_size, relative_path)
-from plates.labels import HUEMANITY_ALNUM, HUEMANITY_DATASET
+from plates.stimuli.ishihara.labels import HUEMANITY_ALNUM, HUEMANITY_DATASET
 
 
 def test_preset_sizes_match_the_papers():
@@ -59,7 +59,7 @@ def test_generate_manifest_resume_and_load(tmp_path):
     assert tuple(table.column_names) == MANIFEST_COLUMNS and table.num_rows == 6
     assert set(table.column("variant").to_pylist()) == {"standard", "clear"}
     items = load_dataset(tmp_path)
-    from plates.plate import render
+    from plates.stimuli.ishihara.plate import render
 
     assert table.column("delta_e")[0].as_py() == pytest.approx(render(items[0].spec).stats.delta_e)
     assert len(items) == 6 and all(i.path.is_file() for i in items)

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from plates.experiment import ConditionSpec, load_experiment, parse_experiment, quick_experiment
+from plates.runs.experiment import ConditionSpec, load_experiment, parse_experiment, quick_experiment
 
 EXAMPLES = Path(__file__).resolve().parent.parent / "examples"
 
@@ -127,10 +127,10 @@ def test_experiment_json_holds_the_key_variable_name_never_a_key(monkeypatch):
 def test_experiment_copies_of_other_modules_lists_stay_equal():
     """experiment.py keeps import-light copies of three lists; a new backend, CVD view or variant must not be
     refused by `plates run` while the rest of the package accepts it."""
-    from plates import experiment
+    from plates.runs import experiment
     from plates.colour import CVD_KINDS
     from plates.models import BACKENDS
-    from plates.plate import VARIANTS
+    from plates.stimuli.ishihara.plate import VARIANTS
 
     assert experiment.BACKEND_KINDS == tuple(BACKENDS)
     assert experiment.CVD_VIEWS == ("none", *CVD_KINDS)
@@ -140,7 +140,7 @@ def test_experiment_copies_of_other_modules_lists_stay_equal():
 
 @pytest.fixture
 def saved_prompts():
-    from plates.prompts import PROMPTS
+    from plates.tasks.prompts import PROMPTS
 
     saved = dict(PROMPTS)
     yield PROMPTS

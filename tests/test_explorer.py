@@ -1,4 +1,4 @@
-"""The explorer's plate-side logic (plates/explorer.py), without any UI."""
+"""The explorer's plate-side logic (plates/ui/explorer.py), without any UI."""
 
 from __future__ import annotations
 
@@ -8,9 +8,9 @@ import zlib
 
 import pytest
 
-from plates import explorer as ex
-from plates.labels import LABEL_SPACES
-from plates.plate import PlateSpec
+from plates.ui import explorer as ex
+from plates.stimuli.ishihara.labels import LABEL_SPACES
+from plates.stimuli.ishihara.plate import PlateSpec
 
 PUBLIC = ex.Policy(public=True, max_plate_size=1024, max_sweep_points=12, max_text_chars=8)
 

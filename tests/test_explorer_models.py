@@ -1,4 +1,4 @@
-"""The explorer's model side (plates/explorer_models.py) with a scripted backend and a real local API server."""
+"""The explorer's model side (plates/ui/explorer_models.py) with a scripted backend and a real local API server."""
 
 from __future__ import annotations
 
@@ -9,11 +9,11 @@ import pyarrow.parquet as pq
 import pytest
 from chat_server import ChatServer
 
-from plates import explorer as ex
-from plates import explorer_models as em
+from plates.ui import explorer as ex
+from plates.ui import explorer_models as em
 from plates.models import Backend, BackendFailing, Query, Reply
 from plates.results import SCHEMA
-from plates.transforms import Condition
+from plates.conditions import Condition
 
 KEY = "sk-session-7hQ2pX9wLm3vR8tN"
 PUBLIC = ex.Policy(public=True, allowed_base_urls=("https://ok.example/v1",), allowed_hf_models=("org/ok",),
@@ -135,7 +135,7 @@ def test_sweep_yields_one_row_per_value_as_they_come():
     figure = em.sweep_figure(rows)
     answers = next(t for t in figure.data if t.name == "answers")
     assert sorted(answers.x) == pytest.approx([2, 8, 14, 20], abs=0.5) and set(answers.text) == {"12"}
-    assert any(t.name == "scripted fit" for t in figure.data)  # plates.charts' psychometric fit
+    assert any(t.name == "scripted fit" for t in figure.data)  # plates.analysis.charts' psychometric fit
     points = next(t for t in figure.data if t.name == "scripted")  # one answer per ΔE: no n=1 Wilson bars
     assert points.error_y.visible is False
     assert em.sweep_figure([]).data == () or all(t.name != "answers" or not t.x for t in em.sweep_figure([]).data)

@@ -1,9 +1,9 @@
-"""plates.glyphs: fonts by name, missing glyphs, masks that never leave the disc."""
+"""plates.stimuli.ishihara.glyphs: fonts by name, missing glyphs, masks that never leave the disc."""
 
 import numpy as np
 import pytest
 
-from plates.glyphs import FONTS, available_fonts, check_text, fit_font_size, resolve_font, text_mask
+from plates.stimuli.ishihara.glyphs import FONTS, available_fonts, check_text, fit_font_size, resolve_font, text_mask
 
 
 def test_all_named_fonts_installed_and_resolve():
@@ -76,7 +76,7 @@ def test_no_ink_clipped_for_any_preset_label(preset):
     """Every label of every preset, at 900 px with the default largest dot radius as margin: all ink lies
     inside the disc, so every figure dot is whole (HueManity's generator clips 365 of its 3,354 labels)."""
     from plates.datasets import PRESETS
-    from plates.plate import PlateSpec
+    from plates.stimuli.ishihara.plate import PlateSpec
 
     p = PRESETS[preset]
     spec = PlateSpec(p.labels[0], font=p.font)
@@ -93,7 +93,7 @@ def test_no_ink_clipped_for_any_preset_label(preset):
 
 
 def test_text_too_long_for_the_plate_says_what_is_allowed():
-    from plates.plate import PlateSpec, render
+    from plates.stimuli.ishihara.plate import PlateSpec, render
 
     with pytest.raises(ValueError, match=r"'W{200}' \(200 characters\) cannot be fitted .*allowed: a shorter text"):
         render(PlateSpec(text="W" * 200, size=64))

@@ -1,9 +1,9 @@
-"""plates.labels: the label spaces of ColorBlindnessEval and HueManity App. B.1."""
+"""plates.stimuli.ishihara.labels: the label spaces of ColorBlindnessEval and HueManity App. B.1."""
 
 import numpy as np
 import pytest
 
-from plates.labels import (CBE_NUMBERS, HUEMANITY_ALNUM, HUEMANITY_NUMERIC, HUEMANITY_SYMBOLS, LABEL_SPACES,
+from plates.stimuli.ishihara.labels import (CBE_NUMBERS, HUEMANITY_ALNUM, HUEMANITY_NUMERIC, HUEMANITY_SYMBOLS, LABEL_SPACES,
                            random_label)
 
 

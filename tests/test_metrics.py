@@ -10,7 +10,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from plates.metrics import (
+from plates.analysis.metrics import (
     PsychometricFit,
     accuracy_table,
     cot_delta,

@@ -1,9 +1,9 @@
-"""plates.packing: no overlaps, inside the disc, radii in range, deterministic."""
+"""plates.stimuli.ishihara.packing: no overlaps, inside the disc, radii in range, deterministic."""
 
 import numpy as np
 import pytest
 
-from plates.packing import pack_circles
+from plates.stimuli.ishihara.packing import pack_circles
 
 
 def _rng(seed):

@@ -1,9 +1,9 @@
-"""plates.palettes: the papers' colour sets, by name, exactly as printed."""
+"""plates.stimuli.ishihara.palettes: the papers' colour sets, by name, exactly as printed."""
 
 import pytest
 
 from plates.colour import delta_e2000
-from plates.palettes import PALETTES, Palette, get_palette
+from plates.stimuli.ishihara.palettes import PALETTES, Palette, get_palette
 
 
 def test_names_and_counts():

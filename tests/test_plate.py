@@ -1,4 +1,4 @@
-"""plates.plate: spec validation and JSON, rendering, variants, stats."""
+"""plates.stimuli.ishihara.plate: spec validation and JSON, rendering, variants, stats."""
 
 import json
 
@@ -7,7 +7,7 @@ import pytest
 from PIL import Image
 
 from plates.colour import delta_e2000
-from plates.plate import HUEMANITY_JITTER, VARIANTS, PlateSpec, render
+from plates.stimuli.ishihara.plate import HUEMANITY_JITTER, VARIANTS, PlateSpec, render
 
 
 def test_json_round_trip_and_replace():
@@ -102,8 +102,8 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from plates.colour import background_at_delta_e
-from plates.labels import HUEMANITY_SYMBOLS
-from plates.palettes import PALETTES
+from plates.stimuli.ishihara.labels import HUEMANITY_SYMBOLS
+from plates.stimuli.ishihara.palettes import PALETTES
 
 FONTS_ = ["liberation-sans", "liberation-sans-bold", "liberation-sans-italic", "liberation-sans-bold-italic",
           "dejavu-sans", "dejavu-sans-bold", "dejavu-sans-oblique", "dejavu-sans-bold-oblique"]
@@ -162,7 +162,7 @@ def test_render_invariants(spec):
 # ---- determinism across processes --------------------------------------------------------------------------
 _SNIPPET = """
 import hashlib, sys
-from plates.plate import PlateSpec, render
+from plates.stimuli.ishihara.plate import PlateSpec, render
 p = render(PlateSpec.from_json(sys.argv[1]))
 print(hashlib.sha256(p.image.tobytes() + p.clear.tobytes() + p.mask.tobytes()).hexdigest())
 """
@@ -235,7 +235,7 @@ def test_variants_relate():
 def test_each_huemanity_jitter_stays_within_its_own_bound():
     """HueManity §3: shift towards the other colour by up to 0.3, RGB ±30, lightness x0.66-1.5 — each alone,
     on sRGB 0-255 colours away from the 8-247 guard so the bounds are the transforms' own."""
-    from plates.plate import _jitter
+    from plates.stimuli.ishihara.plate import _jitter
 
     rng = np.random.default_rng(0)
     base = rng.integers(60, 160, size=(4000, 3)).astype(float)

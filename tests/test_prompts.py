@@ -9,16 +9,16 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from PIL import Image
 
-from plates import prompts
-from plates.labels import CBE_NUMBERS, HUEMANITY_ALNUM, HUEMANITY_NUMERIC
+from plates.tasks import prompts
+from plates.stimuli.ishihara.labels import CBE_NUMBERS, HUEMANITY_ALNUM, HUEMANITY_NUMERIC
 from plates.models.base import Turn
-from plates.prompts import (
+from plates.tasks.prompts import (
     PROMPTS, PromptTemplate, RenderedPrompt, build_turns, few_shot_prompts, get_prompt, list_prompts,
     load_prompt_file, register_prompt, render_prompt,
 )
-from plates.scoring import score
+from plates.tasks.scoring import score
 
-# The papers' texts, copied here independently of plates/prompts.py.
+# The papers' texts, copied here independently of plates/tasks/prompts.py.
 CBE_OPEN = (
     "This is an Ishihara plate designed for color blindness testing. The number is made up of dots of different "
     "colors. What number do you see in the image? Output the number you see only."
@@ -251,7 +251,7 @@ def test_list_prompts_rows():
 def test_the_correct_answer_text_always_scores_correct(name, seed, data):
     t = get_prompt(name)
     space = "cbe" if t.label_space == "any" else t.label_space
-    from plates.labels import LABEL_SPACES
+    from plates.stimuli.ishihara.labels import LABEL_SPACES
 
     target = data.draw(st.sampled_from(LABEL_SPACES[space]))
     r: RenderedPrompt = render_prompt(t, target, seed=seed, label_space=space)

@@ -1,4 +1,4 @@
-"""The papers' published tables (plates.reference): spot values read from the papers, the printed cells found on
+"""The papers' published tables (plates.results.reference): spot values read from the papers, the printed cells found on
 their rows in the paper text, Parquet == CSV, the schema, and cross-checks between tables."""
 
 from __future__ import annotations
@@ -12,7 +12,7 @@ import pandas as pd
 import pyarrow.parquet as pq
 import pytest
 
-from plates.reference import (
+from plates.results.reference import (
     COLUMNS,
     KEY,
     PAPERS,
@@ -192,8 +192,8 @@ def test_prompt_names_per_paper(ref):
 
 
 def test_prompt_names_are_registered_prompts_of_the_right_kind(ref):
-    """The join key is real: every prompt_name is a registered prompt (plates.prompts) whose kind fits the column."""
-    from plates.prompts import PROMPTS
+    """The join key is real: every prompt_name is a registered prompt (plates.tasks.prompts) whose kind fits the column."""
+    from plates.tasks.prompts import PROMPTS
 
     used = set(ref["prompt_name"].dropna())
     assert used <= set(PROMPTS), used - set(PROMPTS)
@@ -389,7 +389,7 @@ def test_parquet_matches_csvs(tmp_path):
     assert [p.name for p in written] == [f"{s}.parquet" for s in TABLES]
     for path in written:
         committed = REFERENCE_DIR / path.name
-        assert committed.is_file(), f"{committed} missing: run `python -m plates.reference build`"
+        assert committed.is_file(), f"{committed} missing: run `python -m plates.results.reference build`"
         assert pq.read_table(committed).equals(pq.read_table(path)), f"{path.name} is stale: rebuild it"
 
 
@@ -418,7 +418,7 @@ def test_load_reference_filters_and_errors(ref):
 
 
 def test_load_reference_without_build_says_how(tmp_path):
-    with pytest.raises(FileNotFoundError, match="python -m plates.reference build"):
+    with pytest.raises(FileNotFoundError, match="python -m plates.results.reference build"):
         load_reference(reference_dir=tmp_path)
 
 

@@ -229,7 +229,7 @@ def test_sigkill_mid_write_leaves_only_whole_parts(tmp_path):
 
 
 def test_a_part_merged_away_while_loading_is_not_reported_as_corrupt(tmp_path, monkeypatch):
-    from plates import results
+    from plates.results import reader as results
 
     with ResultsWriter(tmp_path, "r", flush_rows=1, autoflush=False) as w:
         for i in range(3):
@@ -275,9 +275,9 @@ def test_exclude_leaves_files_out_silently(tmp_path):
 
 
 def test_reference_tables_are_left_out_and_not_called_skipped(tmp_path):
-    # The papers' tables (plates.reference, metadata plates.kind = reference) share columns such as model and
+    # The papers' tables (plates.results.reference, metadata plates.kind = reference) share columns such as model and
     # task with results, but are not runs: never rows of a results frame, never "skipped" either.
-    from plates.reference import REFERENCE_DIR
+    from plates.results.reference import REFERENCE_DIR
 
     with ResultsWriter(tmp_path, "keep", autoflush=False) as w:
         w.add(_row(0))

@@ -10,13 +10,13 @@ from collections.abc import Iterator, Sequence
 import pytest
 from chat_server import ChatServer, Fault, image_urls
 
-from plates.experiment import parse_experiment
+from plates.runs.experiment import parse_experiment
 from plates.images import data_url_to_image
 from plates.models.base import Backend, BackendFailing, Query, Reply
-from plates.plate import PlateSpec, render
+from plates.stimuli.ishihara.plate import PlateSpec, render
 from plates.results import SCHEMA, load_results
-from plates.runner import _Builder, _examples, plan, run_experiment
-from plates.transforms import Condition, apply_condition
+from plates.runs.runner import _Builder, _examples, plan, run_experiment
+from plates.conditions import Condition, apply_condition
 
 N_ITEMS = 6
 
@@ -240,7 +240,7 @@ def test_few_shot_conversation_shape(tmp_path, pool_items):
 
 
 def test_a_second_process_on_the_same_run_is_refused(tmp_path, items):
-    from plates.runner import _run_lock
+    from plates.runs.runner import _run_lock
 
     exp = _exp("http://127.0.0.1:9/v1", tmp_path)
     with _run_lock(tmp_path, exp.run_id), pytest.raises(ValueError, match="already running in another process"):
@@ -270,7 +270,7 @@ def test_distractors_come_from_the_datasets_label_space(tmp_path):
     from PIL import Image
 
     from plates.datasets import preset_items
-    from plates.labels import HUEMANITY_NUMERIC
+    from plates.stimuli.ishihara.labels import HUEMANITY_NUMERIC
 
     items = list(islice(preset_items("huemanity-numeric", size=64), 0, 25 * 90, 25))  # each label, one pair
     assert {item.label for item in items} == set(HUEMANITY_NUMERIC)

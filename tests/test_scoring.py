@@ -1,4 +1,4 @@
-"""One test per tricky reply: what each parses to, and why (see the decision rule in plates/scoring.py)."""
+"""One test per tricky reply: what each parses to, and why (see the decision rule in plates/tasks/scoring.py)."""
 
 from __future__ import annotations
 
@@ -6,8 +6,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from plates.labels import CBE_NUMBERS, HUEMANITY_ALNUM, HUEMANITY_NUMERIC, HUEMANITY_SYMBOLS, LABEL_SPACES
-from plates.scoring import FAILURE_MODES, PARSE_STATUSES, Score, parse_number, score
+from plates.stimuli.ishihara.labels import CBE_NUMBERS, HUEMANITY_ALNUM, HUEMANITY_NUMERIC, HUEMANITY_SYMBOLS, LABEL_SPACES
+from plates.tasks.scoring import FAILURE_MODES, PARSE_STATUSES, Score, parse_number, score
 
 OPTIONS = {"A": "12", "B": "17", "C": "3", "D": "45"}
 

@@ -2,7 +2,7 @@
 
 import json
 
-from plates.explorer_models import redact as explorer_redact
+from plates.ui.explorer_models import redact as explorer_redact
 from plates.secrets import redact
 
 KEY = "sk-test-\u00e9\n"

@@ -1,10 +1,10 @@
-"""plates.transforms: resize, grayscale, hue rotation, CVD views."""
+"""plates.conditions: resize, grayscale, hue rotation, CVD views."""
 
 import numpy as np
 import pytest
 from PIL import Image
 
-from plates.transforms import Condition, apply_condition, cvd_view, grayscale, hue_shift, resize
+from plates.conditions import Condition, apply_condition, cvd_view, grayscale, hue_shift, resize
 
 
 def _img():
@@ -64,7 +64,7 @@ def test_bad_conditions(kw):
 
 
 def _plate():
-    from plates.plate import PlateSpec, render
+    from plates.stimuli.ishihara.plate import PlateSpec, render
 
     return render(PlateSpec("6", size=200, palette="colorblindnesseval-1", seed=2))
 
@@ -117,7 +117,7 @@ def _hsv_per_pixel(image, degrees):
 def test_hue_shift_of_a_plate_never_sorts_every_pixel(monkeypatch):
     # The cost was np.unique(return_inverse=True) over all pixels (~16 ms at 256 px): a plate's few colours
     # are found in a sample and looked up; the result is the same pixel for pixel.
-    import plates.transforms as T
+    import plates.conditions as T
 
     im = render_plate(256)
     real, sorted_sizes = np.unique, []
@@ -155,6 +155,6 @@ def test_hue_shift_matches_the_per_pixel_rotation_on_any_image(space):
 
 
 def render_plate(size):
-    from plates.plate import PlateSpec, render
+    from plates.stimuli.ishihara.plate import PlateSpec, render
 
     return render(PlateSpec("42", size=size, palette="colorblindnesseval-1", seed=3)).image

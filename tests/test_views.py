@@ -1,4 +1,4 @@
-"""plates.views: the dashboard's non-widget logic (loading, filters <-> query string, drill-down, export)."""
+"""plates.ui.dashboard: the dashboard's non-widget logic (loading, filters <-> query string, drill-down, export)."""
 
 from __future__ import annotations
 
@@ -12,8 +12,8 @@ import pyarrow.parquet as pq
 import pytest
 from dashboard_rows import concat, outcomes, rows, write_part
 
-from plates import views
-from plates.charts import CONDITION, with_condition
+from plates.ui import dashboard as views
+from plates.analysis.charts import CONDITION, with_condition
 from plates.results import load_results
 
 
@@ -38,7 +38,7 @@ def test_load_reads_every_part_recursively_skips_corrupt_and_foreign_files_and_l
     )  # a newer writer added a column
     (tmp_path / "broken.parquet").write_bytes(b"PAR1 this is not a parquet file")
     pq.write_table(pa.table({"colour": ["red"]}), tmp_path / "foreign.parquet")
-    from plates.reference import REFERENCE_DIR
+    from plates.results.reference import REFERENCE_DIR
 
     (tmp_path / "reference").mkdir()
     (tmp_path / "reference" / "t.parquet").write_bytes(
@@ -55,7 +55,7 @@ def test_load_reads_every_part_recursively_skips_corrupt_and_foreign_files_and_l
 
 def test_load_survives_a_run_compacting_its_parts_while_the_folder_is_read(tmp_path, monkeypatch):
     # `plates run` merges a run's parts when it ends (compact_run): a part listed a moment ago is then gone.
-    from plates import results
+    from plates.results import reader as results
 
     for i in range(3):
         write_part(tmp_path / f"r-{i}.parquet", outcomes("a", 1, 1, run_id="r", item_id=f"item-{i}"))
@@ -159,7 +159,7 @@ def test_drilldown_text_gives_verdict_parsed_answer_and_raw_reply():
 
 
 def test_regenerate_plate_re_renders_the_spec_and_re_applies_the_condition():
-    from plates.plate import PlateSpec
+    from plates.stimuli.ishihara.plate import PlateSpec
 
     spec = PlateSpec(text="7", size=200, seed=3)
     row = rows(1, spec_json=spec.to_json(), size=128, grayscale=True, variant="standard").iloc[0].to_dict()

@@ -3,7 +3,7 @@
 import common
 import streamlit as st
 
-from plates import views
+from plates.ui import dashboard as views
 
 
 def row_widgets(total: int) -> tuple[str, int, int]:

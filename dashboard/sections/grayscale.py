@@ -2,7 +2,7 @@
 
 import common
 
-from plates import charts
+from plates.analysis import charts
 
 common.chart_page(
     "Grayscale",

@@ -3,7 +3,7 @@
 import common
 import streamlit as st
 
-from plates import charts
+from plates.analysis import charts
 
 view = common.current_view()
 st.title("Overview")

@@ -2,7 +2,7 @@
 
 import common
 
-from plates import charts, metrics
+from plates.analysis import charts, metrics
 
 common.chart_page(
     "Resolution",

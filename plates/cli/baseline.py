@@ -53,7 +53,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 
 def run_train(args: argparse.Namespace) -> int:
     try:
-        from plates.baseline.train import TrainConfig, train
+        from plates.reader.train import TrainConfig, train
     except ModuleNotFoundError as exc:
         raise ValueError(f"training needs {exc.name!r}: pip install \"plates[train]\"") from exc
     config = TrainConfig(
@@ -68,7 +68,7 @@ def run_train(args: argparse.Namespace) -> int:
 
 
 def run_serve(args: argparse.Namespace) -> int:
-    from plates.baseline.server import BaselineServer
+    from plates.reader.server import BaselineServer
     from plates.models.baseline import BaselineBackend
 
     server = BaselineServer(port=args.port, backend=BaselineBackend(model_path=args.model_path))

@@ -17,7 +17,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 
 
 def main(args: argparse.Namespace) -> int:
-    from plates.prompts import list_prompts, load_prompt_file
+    from plates.tasks.prompts import list_prompts, load_prompt_file
 
     for path in args.prompt_file:
         load_prompt_file(path, replace=True)

@@ -1,5 +1,5 @@
 """``plates reference``: the papers' published tables (results/reference/): rebuild them from their CSVs, list
-them, or print one as CSV. The same build runs as ``python -m plates.reference build``."""
+them, or print one as CSV. The same build runs as ``python -m plates.results.reference build``."""
 
 from __future__ import annotations
 
@@ -22,7 +22,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 
 
 def main(args: argparse.Namespace) -> int:
-    from plates import reference
+    from plates.results import reference
 
     if args.action == "build":
         argv = ["build"]

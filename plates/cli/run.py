@@ -26,7 +26,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     q.add_argument("--dataset", help="a preset name or a folder with manifest.parquet")
     q.add_argument("--prompt", help="a prompt name (see `plates prompts`)")
     q.add_argument("--prompt-file", action="append", default=[], metavar="TOML",
-                   help="register your own [[prompt]] templates first (repeatable; see plates.prompts)")
+                   help="register your own [[prompt]] templates first (repeatable; see plates.tasks.prompts)")
     q.add_argument("--backend", default="openai", help="openai | hf | baseline (default openai)")
     q.add_argument("--model", help="model name (as the server or the backend knows it)")
     q.add_argument("--base-url", help="OpenAI-compatible server URL, e.g. http://127.0.0.1:8000/v1")
@@ -48,8 +48,8 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     p.set_defaults(func=main)
 
 
-def build_experiment(args: argparse.Namespace):  # -> plates.experiment.Experiment
-    from plates.experiment import load_experiment, quick_experiment
+def build_experiment(args: argparse.Namespace):  # -> plates.runs.experiment.Experiment
+    from plates.runs.experiment import load_experiment, quick_experiment
 
     quick_flags = [f"--{n.replace('_', '-')}" for n in ("dataset", "prompt", "model", "base_url", "size", "timeout",
                                                                "max_attempts")
@@ -93,7 +93,7 @@ def _positive(flag: str, value: int) -> int:
 
 def main(args: argparse.Namespace) -> int:
     from plates.models import BackendFailing
-    from plates.runner import key_values, run_experiment
+    from plates.runs.runner import key_values, run_experiment
     from plates.secrets import redact
 
     exp = build_experiment(args)

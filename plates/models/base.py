@@ -19,7 +19,7 @@ from PIL import Image
 
 #: Roles a turn may take.
 ROLES = ("user", "assistant")
-#: Prompt kinds (see plates.prompts): open answer, yes/no, multiple choice.
+#: Prompt kinds (see plates.tasks.prompts): open answer, yes/no, multiple choice.
 QUERY_KINDS = ("open", "yesno", "mc")
 
 

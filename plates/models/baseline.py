@@ -1,12 +1,12 @@
 """The offline baseline reader as a backend (issue 4): kind ``"baseline"``, model ``"baseline-cnn"``.
 
-It answers the papers' OPEN prompts with the text the ONNX reader (:mod:`plates.baseline.reader`) reads on the
+It answers the papers' OPEN prompts with the text the ONNX reader (:mod:`plates.reader.reader`) reads on the
 image of the query's last user turn, and DECLINES yes/no and multiple-choice prompts with
 ``Reply(text=None, unsupported=True)``: it reads text, it does not judge claims, and a guessed "yes"/"no"
 would pollute the comparisons of ColorBlindnessEval's Y*/N and Y/N* columns (CBE §2.2).
 
 The answer follows the prompt's requested form. A prompt whose text is one of the registered OPEN templates of
-:mod:`plates.prompts` takes that template's ``label_space`` and ``answer_format``; any other text is read by
+:mod:`plates.tasks.prompts` takes that template's ``label_space`` and ``answer_format``; any other text is read by
 these documented rules:
 
 - a prompt asking for "alpha-numeric"/"alphanumeric"/"exact text" -> decode within HueManity's
@@ -32,7 +32,7 @@ _NUMBER = re.compile(r"\bnumbers?\b", re.IGNORECASE)
 
 def _template_for(prompt: str):
     """The registered open template whose text is ``prompt`` (stripped), or None."""
-    from plates.prompts import PROMPTS
+    from plates.tasks.prompts import PROMPTS
 
     for template in PROMPTS.values():
         if template.kind == "open" and template.template.strip() == prompt.strip():
@@ -41,7 +41,7 @@ def _template_for(prompt: str):
 
 
 def label_space_for(prompt: str) -> str:
-    """The label space a prompt asks for (see module doc): one of plates.baseline.coding.LABEL_SPACES."""
+    """The label space a prompt asks for (see module doc): one of plates.reader.coding.LABEL_SPACES."""
     template = _template_for(prompt)
     if template is not None:
         return template.label_space
@@ -76,7 +76,7 @@ class BaselineBackend(Backend):
     model = "baseline-cnn"
 
     def __init__(self, model: str = "baseline-cnn", model_path: str | Path | None = None, threads: int = 1) -> None:
-        from plates.baseline.reader import BaselineReader
+        from plates.reader.reader import BaselineReader
 
         if model != self.model:
             raise ValueError(f"unknown baseline model {model!r}; allowed: {self.model}")

@@ -1,0 +1,112 @@
+"""The gamut search behind every ΔE2000 control: a colour at a given CIEDE2000 from another, inside sRGB.
+
+Colours are sRGB 0-255 in and out; the search runs along straight lines in CIELAB (D65, 2°).
+"""
+
+from __future__ import annotations
+
+from functools import lru_cache
+
+import numpy as np
+
+from plates.colour.spaces import RGB, _cs, lab_to_srgb255, parse_colour, srgb255_to_lab, to_hex
+
+__all__ = ["background_at_delta_e", "max_delta_e_along"]
+
+
+def _in_gamut(lab: np.ndarray, tol: float = 4e-4) -> np.ndarray:
+    """True where CIELAB ``lab`` lies inside sRGB 0-1 within ``tol``. colour-science's sRGB -> CIELAB -> sRGB
+    round trip is off by up to ~3e-4 at the gamut edges (pure blue comes back at 1.0003), so the tolerance
+    sits just above that (a wider one lets a ray run past black: cyan -> black would overstate its reach)."""
+    s = lab_to_srgb255(lab) / 255.0
+    return np.all((s >= -tol) & (s <= 1 + tol), axis=-1)
+
+
+@lru_cache(maxsize=4096)
+def _ray(fg: RGB, direction: RGB) -> tuple[np.ndarray, np.ndarray, float]:
+    """CIELAB start point, unit-free step (direction - fg) and the largest in-gamut t along the ray."""
+    if fg == direction:
+        raise ValueError(
+            f"background direction {direction!r} equals the foreground {fg!r}; allowed: any other sRGB colour"
+        )
+    p0 = srgb255_to_lab(fg)
+    v = srgb255_to_lab(direction) - p0
+    ts = np.linspace(0.0, 8.0, 801)
+    ok = _in_gamut(p0 + ts[:, None] * v)
+    bad = np.flatnonzero(~ok)
+    if bad.size and bad[0] == 0:  # the start itself is an sRGB colour: only a broken round trip gets here
+        raise RuntimeError(f"sRGB colour {fg!r} tests out of the sRGB gamut after the CIELAB round trip")
+    hi = ts[bad[0]] if bad.size else ts[-1]
+    lo = ts[bad[0] - 1] if bad.size else ts[-1]
+    for _ in range(40):  # bisect the gamut exit
+        mid = (lo + hi) / 2
+        if _in_gamut(p0 + mid * v):
+            lo = mid
+        else:
+            hi = mid
+    return p0, v, float(lo)
+
+
+def _rgb_at(p0: np.ndarray, v: np.ndarray, t: float) -> np.ndarray:
+    return np.clip(lab_to_srgb255(p0 + t * v), 0, 255)
+
+
+def max_delta_e_along(fg_rgb, bg_direction_rgb) -> float:
+    """Largest ΔE2000 from ``fg_rgb`` reachable in sRGB along the CIELAB ray towards ``bg_direction_rgb``
+    (both sRGB 0-255), i.e. at the point where the ray leaves the sRGB gamut."""
+    fg, d = parse_colour(fg_rgb), parse_colour(bg_direction_rgb)
+    p0, v, tmax = _ray(fg, d)
+    ts = np.linspace(0, tmax, 257)
+    de = _cs().delta_E(p0, p0 + ts[:, None] * v, method="CIE 2000")
+    return float(np.max(de))
+
+
+def background_at_delta_e(fg_rgb, bg_direction_rgb, target: float) -> RGB:
+    """A background colour at CIEDE2000 ``target`` from the foreground, on the line from it towards a direction.
+
+    Both inputs are sRGB 0-255. The candidate moves along the straight CIELAB line from the foreground through
+    ``bg_direction_rgb`` (and beyond it, up to the sRGB gamut boundary); the first point whose ΔE2000 equals
+    ``target`` is found by bisection, rounded to 8-bit sRGB, and the rounded colour is then nudged by ±1 per
+    channel when that brings it closer. The returned colour's ΔE2000 is within 0.5 of ``target``.
+
+    Raises:
+        ValueError: target not positive, or larger than the largest ΔE2000 reachable inside sRGB along that
+            line (the message states that maximum).
+    """
+    fg, d = parse_colour(fg_rgb), parse_colour(bg_direction_rgb)
+    if isinstance(target, bool) or not isinstance(target, int | float) or not np.isfinite(target) or target <= 0:
+        raise ValueError(f"delta_e target {target!r} is not valid; allowed: a number > 0 (CIEDE2000)")
+    p0, v, tmax = _ray(fg, d)
+    ts = np.linspace(0, tmax, 257)
+    de = _cs().delta_E(p0, p0 + ts[:, None] * v, method="CIE 2000")
+    reach = float(np.max(de))
+    if target > reach + 0.25:
+        raise ValueError(
+            f"delta_e target {target} is not reachable in sRGB from foreground {to_hex(fg)} towards "
+            f"{to_hex(d)}; allowed: 0 < delta_e <= {reach:.2f} (the largest CIEDE2000 along that line)"
+        )
+    above = np.flatnonzero(de >= target)
+    if above.size == 0:
+        t = float(ts[int(np.argmax(de))])
+    else:
+        k = int(above[0])
+        lo, hi = float(ts[max(k - 1, 0)]), float(ts[k])
+        for _ in range(50):
+            mid = (lo + hi) / 2
+            if _cs().delta_E(p0, p0 + mid * v, method="CIE 2000") < target:
+                lo = mid
+            else:
+                hi = mid
+        t = hi
+    best = np.rint(_rgb_at(p0, v, t)).astype(int)
+    # 8-bit rounding can move ΔE by a few tenths: try the 27 neighbours and keep the closest
+    offs = np.array([(a, b, c) for a in (-1, 0, 1) for b in (-1, 0, 1) for c in (-1, 0, 1)])
+    cands = np.clip(best[None, :] + offs, 0, 255)
+    errs = np.abs(_cs().delta_E(p0, srgb255_to_lab(cands), method="CIE 2000") - target)
+    pick = cands[int(np.argmin(errs))]
+    if float(np.min(errs)) > 0.5:
+        raise ValueError(
+            f"delta_e target {target} cannot be met within 0.5 by an 8-bit sRGB colour from {to_hex(fg)} towards "
+            f"{to_hex(d)}; allowed: 0 < delta_e <= {reach:.2f}"
+        )
+    return (int(pick[0]), int(pick[1]), int(pick[2]))

@@ -1,0 +1,82 @@
+"""sRGB 0-255 <-> CIELAB, CIEDE2000 and colour parsing: thin wrappers over colour-science (``import colour``).
+
+Domains, every time: *sRGB 0-255* means IEC 61966-2-1 sRGB, gamma-encoded, 8-bit scale (what PNG pixels
+hold); *sRGB 0-1* the same on a unit scale; *linear RGB* the decoded sRGB primaries (0-1); *CIELAB* is
+CIE L*a*b* under D65 / CIE 1931 2° (L* 0-100). ΔE2000 is CIEDE2000 (Luo et al. 2001; HueManity App. C)
+computed by ``_cs().delta_E(..., method="CIE 2000")``.
+"""
+
+from __future__ import annotations
+
+import re
+import warnings
+from collections.abc import Sequence
+from functools import lru_cache
+
+import numpy as np
+
+__all__ = ["RGB", "srgb255_to_lab", "lab_to_srgb255", "delta_e2000", "parse_colour", "to_hex"]
+
+@lru_cache(maxsize=1)
+def _cs():
+    """colour-science, imported on first use: it costs ~130 MB and half a second, and rendering a plate from a
+    named palette never needs it (so `plates generate` workers stay small)."""
+    with warnings.catch_warnings():  # colour-science warns once that matplotlib (plotting only) is absent
+        warnings.filterwarnings("ignore", message=".*Matplotlib.*")
+        import colour
+
+    return colour
+
+RGB = tuple[int, int, int]  # sRGB 0-255
+_HEX = re.compile(r"^#?([0-9a-fA-F]{6})$")
+_FUNC = re.compile(r"^rgb\(\s*(\d{1,3})\s*,\s*(\d{1,3})\s*,\s*(\d{1,3})\s*\)$", re.IGNORECASE)
+_ALLOWED = '"#rrggbb", "rgb(r, g, b)" or an (r, g, b) tuple of integers 0-255 (sRGB 0-255)'
+
+
+def srgb255_to_lab(rgb) -> np.ndarray:
+    """sRGB 0-255 (..., 3) -> CIELAB (..., 3), D65 / 2°."""
+    a = np.asarray(rgb, dtype=np.float64) / 255.0
+    cs = _cs()
+    return cs.XYZ_to_Lab(cs.sRGB_to_XYZ(a))
+
+
+def lab_to_srgb255(lab) -> np.ndarray:
+    """CIELAB (..., 3), D65 / 2° -> sRGB 0-255 as float64 (..., 3), NOT clipped: values outside 0-255
+    mean the colour is outside the sRGB gamut. Round and clip yourself when you need pixels."""
+    cs = _cs()
+    return cs.XYZ_to_sRGB(cs.Lab_to_XYZ(np.asarray(lab, dtype=np.float64))) * 255.0
+
+
+def delta_e2000(rgb_a, rgb_b) -> np.ndarray | float:
+    """CIEDE2000 difference between sRGB 0-255 colours (broadcasting (..., 3) arrays); float for one pair."""
+    d = _cs().delta_E(srgb255_to_lab(rgb_a), srgb255_to_lab(rgb_b), method="CIE 2000")
+    return float(d) if np.ndim(d) == 0 else d
+
+
+def parse_colour(value) -> RGB:
+    """Parse ``"#aabbcc"``, ``"rgb(1, 2, 3)"`` or an ``(r, g, b)`` sequence into an sRGB 0-255 int triple."""
+    if isinstance(value, str):
+        s = value.strip()
+        m = _HEX.match(s)
+        if m:
+            h = m.group(1)
+            return (int(h[0:2], 16), int(h[2:4], 16), int(h[4:6], 16))
+        m = _FUNC.match(s)
+        if m:
+            parts = tuple(int(g) for g in m.groups())
+            if all(0 <= p <= 255 for p in parts):
+                return parts  # type: ignore[return-value]
+        raise ValueError(f"colour {value!r} is not valid; allowed: {_ALLOWED}")
+    if isinstance(value, Sequence | np.ndarray) and len(value) == 3:
+        out = []
+        for p in value:
+            if isinstance(p, bool) or not isinstance(p, int | np.integer) or not 0 <= int(p) <= 255:
+                raise ValueError(f"colour {value!r} is not valid; allowed: {_ALLOWED}")
+            out.append(int(p))
+        return (out[0], out[1], out[2])
+    raise ValueError(f"colour {value!r} is not valid; allowed: {_ALLOWED}")
+
+
+def to_hex(rgb: RGB) -> str:
+    """sRGB 0-255 triple -> ``"#rrggbb"``."""
+    return "#{:02x}{:02x}{:02x}".format(*rgb)

@@ -1,0 +1,175 @@
+"""Viewing conditions applied to any image (plates or not). Images in and out are PIL RGB, sRGB 0-255.
+
+* `resize`: HueManity §5 resolution ablation (300-1300 px); Lanczos resampling, longest side -> N px.
+* `grayscale`: ColorBench §4 / App. M.2 grey-scale inputs; ITU-R BT.601 luma (Pillow's ``convert("L")``),
+  returned as RGB with three equal channels.
+* `hue_shift`: ColorBench §3 / App. C colour robustness rotates hue by 90/180/270 degrees **in HSV**
+  (``hue_space="hsv"``, the default, as in the paper); ``hue_space="cielab"`` rotates a*b* about the L* axis
+  in CIELAB (D65), which keeps lightness and chroma (perceptual), with out-of-gamut colours clipped to sRGB.
+* `cvd_view`: protan / deutan / tritan at severity 0-1, Machado et al. (2009) via colour-science, applied in
+  linear RGB (`plates.colour.simulate_cvd`).
+
+`apply_condition` runs them in a fixed order: hue shift, CVD view, grayscale, resize.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+import numpy as np
+from PIL import Image
+
+from plates import colour as C
+from plates.colour.spaces import _cs
+
+__all__ = [
+    "Condition",
+    "CVD_VIEWS",
+    "HUE_SPACES",
+    "apply_condition",
+    "resize",
+    "grayscale",
+    "hue_shift",
+    "cvd_view",
+]
+
+CVD_VIEWS = ("none", "protan", "deutan", "tritan")
+HUE_SPACES = ("hsv", "cielab")
+
+
+@dataclass(frozen=True)
+class Condition:
+    """A viewing condition. size: longest side in px (16-4096) or None to keep; grayscale; hue_shift in
+    degrees; cvd in none/protan/deutan/tritan with cvd_severity 0-1; hue_space "hsv" (ColorBench) or
+    "cielab"."""
+
+    size: int | None = None
+    grayscale: bool = False
+    hue_shift: float = 0.0
+    cvd: str = "none"
+    cvd_severity: float = 1.0
+    hue_space: str = "hsv"
+
+    def __post_init__(self) -> None:
+        if self.size is not None and (
+            isinstance(self.size, bool) or not isinstance(self.size, int) or not 16 <= self.size <= 4096
+        ):
+            raise ValueError(f"size={self.size!r} is not valid; allowed: None or an integer 16-4096 (px)")
+        if not isinstance(self.grayscale, bool):
+            raise ValueError(f"grayscale={self.grayscale!r} is not valid; allowed: True or False")
+        if isinstance(self.hue_shift, bool) or not isinstance(self.hue_shift, int | float) or not math.isfinite(
+            self.hue_shift
+        ):
+            raise ValueError(f"hue_shift={self.hue_shift!r} is not valid; allowed: a finite number of degrees")
+        if self.cvd not in CVD_VIEWS:
+            raise ValueError(f"cvd={self.cvd!r} is not valid; allowed: {', '.join(CVD_VIEWS)}")
+        sev = self.cvd_severity
+        if isinstance(sev, bool) or not isinstance(sev, int | float) or not 0 <= sev <= 1:
+            raise ValueError(f"cvd_severity={sev!r} is not valid; allowed: a number in 0-1")
+        if self.hue_space not in HUE_SPACES:
+            raise ValueError(f"hue_space={self.hue_space!r} is not valid; allowed: {', '.join(HUE_SPACES)}")
+
+    @property
+    def is_identity(self) -> bool:
+        return (
+            self.size is None
+            and not self.grayscale
+            and self.hue_shift % 360 == 0
+            and (self.cvd == "none" or self.cvd_severity == 0)
+        )
+
+
+def _rgb(image: Image.Image) -> Image.Image:
+    if not isinstance(image, Image.Image):
+        raise ValueError(f"image {type(image).__name__} is not valid; allowed: a PIL.Image.Image")
+    return image if image.mode == "RGB" else image.convert("RGB")
+
+
+def resize(image: Image.Image, size: int) -> Image.Image:
+    """Scale so the longest side is ``size`` px (aspect kept), Lanczos."""
+    if isinstance(size, bool) or not isinstance(size, int) or not 16 <= size <= 4096:
+        raise ValueError(f"size={size!r} is not valid; allowed: an integer 16-4096 (px)")
+    im = _rgb(image)
+    w, h = im.size
+    s = size / max(w, h)
+    new = (max(1, round(w * s)), max(1, round(h * s)))
+    return im if new == (w, h) else im.resize(new, Image.Resampling.LANCZOS)
+
+
+def grayscale(image: Image.Image) -> Image.Image:
+    """BT.601 luma grey (Pillow ``convert("L")``) as an RGB image."""
+    return _rgb(image).convert("L").convert("RGB")
+
+
+_SAMPLE = 4096  # pixels looked at to guess an image's distinct colours
+
+
+def _per_colour(image: Image.Image, fn) -> Image.Image:
+    """Apply ``fn`` ((k, 3) float sRGB 0-255 -> (k, 3) float sRGB 0-255, row by row) to every pixel.
+
+    A plate has a handful of colours: ``fn`` then runs once per distinct colour, found as 24-bit RGB ints
+    (Pillow's RGBX bytes viewed as little-endian uint32) in a sample of the pixels and looked up with
+    ``np.searchsorted``; only when the sample missed a colour are all pixels sorted (``np.unique``). An
+    image of many colours (a photo) goes through ``fn`` pixel by pixel. Every path gives the same pixels,
+    since ``fn`` treats each row alone.
+    """
+    im = _rgb(image)
+    w, h = im.size
+    packed = np.asarray(im.convert("RGBX")).view("<u4").reshape(-1) & np.uint32(0xFFFFFF)
+    uniq = np.unique(packed[:: max(1, packed.size // _SAMPLE)])
+    if uniq.size > _SAMPLE // 4:  # many colours: deduplicating would not pay
+        flat = np.asarray(im, dtype=np.float64).reshape(-1, 3)
+        return Image.fromarray(np.clip(np.rint(fn(flat)), 0, 255).astype(np.uint8).reshape(h, w, 3), "RGB")
+    index = np.minimum(np.searchsorted(uniq, packed), uniq.size - 1)
+    if not np.array_equal(uniq[index], packed):  # colours the sample missed
+        uniq = np.unique(packed)
+        index = np.searchsorted(uniq, packed)
+    cols = np.stack([uniq & 255, (uniq >> 8) & 255, (uniq >> 16) & 255], axis=1).astype(np.float64)
+    out = np.clip(np.rint(fn(cols)), 0, 255).astype(np.uint8)
+    return Image.fromarray(np.take(out, index, axis=0).reshape(h, w, 3), "RGB")
+
+
+def hue_shift(image: Image.Image, degrees: float, space: str = "hsv") -> Image.Image:
+    """Rotate hue by ``degrees`` in HSV (ColorBench) or in CIELAB's a*b* plane (``space="cielab"``)."""
+    if space not in HUE_SPACES:
+        raise ValueError(f"hue space {space!r} is not valid; allowed: {', '.join(HUE_SPACES)}")
+    if degrees % 360 == 0:
+        return _rgb(image).copy()
+
+    def hsv(cols: np.ndarray) -> np.ndarray:
+        cs = _cs()
+        h = cs.RGB_to_HSV(cols / 255.0)
+        h[:, 0] = (h[:, 0] + degrees / 360.0) % 1.0
+        return cs.HSV_to_RGB(h) * 255.0
+
+    def lab(cols: np.ndarray) -> np.ndarray:
+        L = C.srgb255_to_lab(cols)
+        t = math.radians(degrees)
+        a, b = L[:, 1].copy(), L[:, 2].copy()
+        L[:, 1] = a * math.cos(t) - b * math.sin(t)
+        L[:, 2] = a * math.sin(t) + b * math.cos(t)
+        return C.lab_to_srgb255(L)
+
+    return _per_colour(image, hsv if space == "hsv" else lab)
+
+
+def cvd_view(image: Image.Image, kind: str, severity: float = 1.0) -> Image.Image:
+    """Machado 2009 simulation of a protan, deutan or tritan observer at ``severity`` 0-1."""
+    return Image.fromarray(C.simulate_cvd(np.asarray(_rgb(image)), kind, severity), "RGB")
+
+
+def apply_condition(image: Image.Image, condition: Condition) -> Image.Image:
+    """``image`` seen under ``condition`` (hue shift, CVD view, grayscale, then resize); a new RGB image."""
+    if not isinstance(condition, Condition):
+        raise ValueError(f"condition {condition!r} is not valid; allowed: a plates.conditions.Condition")
+    im = _rgb(image)
+    if condition.hue_shift % 360 != 0:
+        im = hue_shift(im, condition.hue_shift, condition.hue_space)
+    if condition.cvd != "none" and condition.cvd_severity > 0:
+        im = cvd_view(im, condition.cvd, condition.cvd_severity)
+    if condition.grayscale:
+        im = grayscale(im)
+    if condition.size is not None:
+        im = resize(im, condition.size)
+    return im.copy() if im is image else im

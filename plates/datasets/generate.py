@@ -1,0 +1,189 @@
+"""Writing a preset to disk: PNGs (atomic, resumable, in spawned worker processes) and ``manifest.parquet``."""
+
+from __future__ import annotations
+
+import json
+import os
+from itertools import islice
+from pathlib import Path
+
+from PIL import Image
+
+from plates.datasets.items import MANIFEST, MANIFEST_COLUMNS
+from plates.datasets.presets import PRESETS, _plates, get_preset, make_spec, relative_path
+from plates.images import encode_png
+from plates.stimuli.ishihara.plate import PlateSpec, render
+
+_TMP_MARK = ".tmp-"
+
+
+def _write_png(image: Image.Image, path: Path, compress_level: int) -> int:
+    """Save atomically: a temporary file in the same folder, then ``os.replace``. Returns bytes written."""
+    data = encode_png(image, compress_level)
+    tmp = path.with_name(f"{_TMP_MARK}{os.getpid()}-{path.name}.part")  # not *.png: globs never see it
+    with open(tmp, "wb") as f:
+        f.write(data)
+    os.replace(tmp, path)
+    return len(data)
+
+
+def _work(task: tuple) -> tuple[int, int, int]:
+    """Render one plate and write its missing variants. Returns (images written, images skipped, bytes)."""
+    out, name, li, label, pal, size, seed, compress_level = task
+    p = PRESETS[name]
+    paths = [(v, Path(out) / relative_path(name, pal, li, label, v)) for v in p.variants]
+    todo = [(v, path) for v, path in paths if not path.exists()]
+    if not todo:
+        return 0, len(paths), 0
+    plate = render(make_spec(name, label, pal, size=size, seed=seed))
+    nbytes = 0
+    for v, path in todo:
+        nbytes += _write_png(plate.variant(v), path, compress_level)
+    return len(todo), len(paths) - len(todo), nbytes
+
+
+_MANIFEST_BATCH = 8192  # rows per Parquet row group: memory stays flat however large the set
+
+
+def _write_manifest(out: Path, name: str, plates: list[tuple[int, str, str]], size: int, seed: int) -> int:
+    """Rewrite ``manifest.parquet`` (atomically) with one row per image present on disk; returns the row count.
+
+    ``delta_e`` is the plate's `PlateStats.delta_e` (mean CIEDE2000 over the colour set's foreground x
+    background pairs), computed once per colour set.
+    """
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    from plates.stimuli.ishihara.plate import _pair_delta_e
+
+    p = PRESETS[name]
+    schema = pa.schema([
+        ("item_id", pa.string()), ("dataset", pa.string()), ("label", pa.string()), ("colour_set", pa.string()),
+        ("delta_e", pa.float64()), ("variant", pa.string()), ("font", pa.string()), ("size", pa.int32()),
+        ("seed", pa.uint64()), ("path", pa.string()), ("spec_json", pa.string()),
+    ])
+    de_cache: dict[str, float] = {}
+    cols: dict[str, list] = {c: [] for c in MANIFEST_COLUMNS}
+    rows = 0
+    tmp = out / f"{_TMP_MARK}{os.getpid()}-{MANIFEST}"
+    with pq.ParquetWriter(tmp, schema, compression="zstd") as writer:
+        for li, label, pal in plates:
+            spec = make_spec(name, label, pal, size=size, seed=seed)
+            if pal not in de_cache:
+                de_cache[pal] = float(_pair_delta_e(*spec.colours).mean())
+            js = spec.to_json()
+            for v in p.variants:
+                rel = relative_path(name, pal, li, label, v)
+                if not (out / rel).is_file():
+                    continue
+                row = (f"{name}:{pal}:{label}:{v}", name, label, pal, de_cache[pal], v, p.font, size, spec.seed, rel, js)
+                for c, val in zip(MANIFEST_COLUMNS, row):
+                    cols[c].append(val)
+            if len(cols["item_id"]) >= _MANIFEST_BATCH:
+                writer.write_table(pa.table(cols, schema=schema))
+                rows += len(cols["item_id"])
+                cols = {c: [] for c in MANIFEST_COLUMNS}
+        if cols["item_id"] or rows == 0:
+            writer.write_table(pa.table(cols, schema=schema))
+            rows += len(cols["item_id"])
+    os.replace(tmp, out / MANIFEST)
+    return rows
+
+
+PARAMS = "generate.json"  # under OUT/<preset>/: the size and seed its images were made with
+
+
+def _check_same_generation(out: Path, name: str, size: int, seed: int) -> None:
+    """Refuse to resume into a folder made with another size or seed (its images would be skipped and the
+    manifest would describe pixels that are not there), or holding another preset's manifest (it would be
+    overwritten); else record this generation's parameters in ``OUT/<preset>/generate.json``."""
+    manifest = out / MANIFEST
+    if manifest.is_file():
+        import pyarrow.parquet as pq
+
+        held = set(pq.read_table(manifest, columns=["dataset"]).column("dataset").to_pylist()) - {name}
+        if held:
+            raise ValueError(f"--out {str(out)!r} already holds preset {sorted(held)[0]!r} (its {MANIFEST}); "
+                             f"allowed: a separate --out for preset {name!r}")
+    params = {"preset": name, "size": size, "seed": seed}
+    marker = out / name / PARAMS
+    if marker.is_file():
+        held_params = json.loads(marker.read_text(encoding="utf-8"))
+    else:
+        first = next((out / name).glob("*/*.png"), None) if (out / name).is_dir() else None
+        held_params = {**params, "size": Image.open(first).size[0]} if first is not None else params
+    if held_params != params:
+        raise ValueError(
+            f"--out {str(out)!r} holds preset {name!r} made with size={held_params['size']} "
+            f"seed={held_params.get('seed', '?')}, not size={size} seed={seed}; allowed: the same --size and "
+            "--seed to resume it, or another --out")
+    if not marker.is_file():
+        marker.parent.mkdir(parents=True, exist_ok=True)
+        tmp = marker.with_name(f"{_TMP_MARK}{os.getpid()}-{PARAMS}")
+        tmp.write_text(json.dumps(params, sort_keys=True), encoding="utf-8")
+        os.replace(tmp, marker)
+
+
+def generate(
+    name: str,
+    out: str | os.PathLike,
+    *,
+    limit: int | None = None,
+    size: int = 900,
+    seed: int = 0,
+    workers: int | None = None,
+    compress_level: int = 2,
+    progress: bool = True,
+    chunksize: int | None = None,
+) -> dict:
+    """Write preset ``name`` (its first ``limit`` plates when given) as PNGs under ``out`` plus a manifest.
+
+    Uses ``workers`` processes (default: every core) through ``Pool.imap_unordered`` in chunks; images already
+    on disk are skipped, so rerunning after an interruption finishes the rest. PNGs are written by
+    `plates.images.encode_png` at zlib level ``compress_level`` (0-9; default 2: fast and small). Workers are *spawned*
+    (small, and independent of what the caller imported), so a script calling this with ``workers > 1``
+    needs the usual ``if __name__ == "__main__":`` guard. Returns a summary dict (plates, written, skipped, bytes, rows).
+    """
+    import multiprocessing as mp
+
+    from tqdm import tqdm
+
+    p = get_preset(name)
+    PlateSpec(text=p.labels[0], size=size, font=p.font, palette=p.palettes[0], seed=seed)  # validates size, seed
+    if limit is not None and (isinstance(limit, bool) or not isinstance(limit, int) or limit < 0):
+        raise ValueError(f"limit={limit!r} is not valid; allowed: an integer >= 0 (plates, not images)")
+    if not isinstance(compress_level, int) or not 0 <= compress_level <= 9:
+        raise ValueError(f"compress_level={compress_level!r} is not valid; allowed: an integer 0-9")
+    cpu = os.cpu_count() or 1
+    workers = cpu if workers is None else workers
+    if isinstance(workers, bool) or not isinstance(workers, int) or workers < 1:
+        raise ValueError(f"workers={workers!r} is not valid; allowed: an integer >= 1 (this machine has {cpu} cores)")
+    out = Path(out)
+    plates = list(islice(_plates(name, seed), limit))
+    _check_same_generation(out, name, size, seed)
+    for pal in p.palettes:
+        (out / name / pal).mkdir(parents=True, exist_ok=True)
+    for stale in (out / name).glob(f"*/{_TMP_MARK}*"):  # leftovers of a killed run
+        stale.unlink(missing_ok=True)
+    tasks = ((str(out), name, li, label, pal, size, seed, compress_level) for li, label, pal in plates)
+    chunksize = chunksize or max(1, min(64, len(plates) // (workers * 8) or 1))
+    written = skipped = nbytes = 0
+    bar = tqdm(total=len(plates), unit="plate", desc=f"plates generate {name}", disable=not progress, smoothing=0.05)
+    try:
+        if workers == 1:
+            results = map(_work, tasks)
+            for w, s, b in results:
+                written, skipped, nbytes = written + w, skipped + s, nbytes + b
+                bar.update(1)
+        else:
+            # spawned workers import only what rendering needs (not colour-science, pyarrow or the caller's
+            # modules), so each stays ~50 MB and memory does not depend on what the parent has loaded
+            with mp.get_context("spawn").Pool(workers) as pool:
+                for w, s, b in pool.imap_unordered(_work, tasks, chunksize=chunksize):
+                    written, skipped, nbytes = written + w, skipped + s, nbytes + b
+                    bar.update(1)
+    finally:
+        bar.close()
+    rows = _write_manifest(out, name, plates, size, seed)
+    return {"preset": name, "plates": len(plates), "written": written, "skipped": skipped, "bytes": nbytes,
+            "rows": rows, "out": str(out)}

@@ -1,0 +1,54 @@
+"""Loading a benchmark set: from a folder written by `plates generate` (its manifest) or from a preset name."""
+
+from __future__ import annotations
+
+import os
+from itertools import islice
+from pathlib import Path
+
+from plates.datasets.items import MANIFEST, MANIFEST_COLUMNS, DatasetItem
+from plates.datasets.presets import PRESETS, preset_items
+from plates.stimuli.ishihara.plate import PlateSpec
+
+
+def load_dataset(dir_or_preset: str | os.PathLike, limit: int | None = None) -> list[DatasetItem]:
+    """Items of a generated folder (its ``manifest.parquet``) or of a preset name (rendered in memory)."""
+    if limit is not None and (isinstance(limit, bool) or not isinstance(limit, int) or limit < 0):
+        raise ValueError(f"limit={limit!r} is not valid; allowed: None or an integer >= 0")
+    path = Path(dir_or_preset)
+    if path.is_dir():
+        man = path / MANIFEST
+        if not man.is_file():
+            raise ValueError(f"folder {str(path)!r} has no {MANIFEST}; allowed: a folder written by `plates generate`")
+        import pyarrow.parquet as pq
+
+        try:
+            table = pq.read_table(man)
+        except Exception as exc:  # noqa: BLE001 - pyarrow raises several kinds for a file that is not Parquet
+            raise ValueError(f"{str(man)!r} cannot be read as Parquet ({exc}); allowed: a manifest written by "
+                             "`plates generate`") from None
+        needed = ("item_id", "dataset", "spec_json", "variant", "label", "colour_set", "path")
+        missing = [c for c in needed if c not in table.column_names]
+        if missing:
+            raise ValueError(f"{str(man)!r} lacks column(s) {', '.join(missing)}; allowed: a manifest written by "
+                             f"`plates generate` (columns {', '.join(MANIFEST_COLUMNS)})")
+        if limit is not None:
+            table = table.slice(0, limit)
+        cols = table.to_pydict()
+        absent = next((p for p in cols["path"] if not (path / p).is_file()), None)
+        if absent is not None:
+            raise ValueError(f"{str(path / absent)!r} is listed in {str(man)!r} but missing; allowed: a complete "
+                             "folder (rerun the `plates generate` command that wrote it to finish it)")
+        return [
+            DatasetItem(
+                cols["item_id"][i], cols["dataset"][i], PlateSpec.from_json(cols["spec_json"][i]), cols["variant"][i],
+                cols["label"][i], cols["colour_set"][i], path / cols["path"][i],
+            )
+            for i in range(table.num_rows)
+        ]
+    if str(dir_or_preset) in PRESETS:
+        return list(islice(preset_items(str(dir_or_preset)), limit))
+    raise ValueError(
+        f"dataset {str(dir_or_preset)!r} is neither a folder nor a preset; allowed: a generated folder or "
+        f"{', '.join(PRESETS)}"
+    )

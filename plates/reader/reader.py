@@ -1,0 +1,99 @@
+"""The torch-free baseline reader: onnxruntime inference on numpy/PIL-preprocessed plates.
+
+``BaselineReader().read(image, "cbe")`` returns the text read on a plate (PIL image, sRGB 0-255) with its
+probability. The network (see :mod:`plates.reader.model`) has one head per character position, as
+HueManity's ResNet-50 baseline (§4); decoding may be constrained to a label space (HueManity App. B.1,
+ColorBlindnessEval §2.1) by :func:`plates.reader.coding.best_label`.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Sequence
+from dataclasses import dataclass
+from importlib import resources
+from pathlib import Path
+
+import numpy as np
+from PIL import Image
+
+from plates.reader.coding import CLASSES, best_label
+from plates.reader.preprocess import preprocess
+
+#: The weights shipped with the package (plates/assets/baseline/baseline.onnx).
+MODEL_NAME = "baseline-cnn"
+
+
+def default_model_path() -> Path:
+    """Path of the bundled ONNX weights (ValueError if the install lacks them)."""
+    path = Path(str(resources.files("plates") / "assets" / "baseline" / "baseline.onnx"))
+    if not path.is_file():
+        raise ValueError(f"the bundled baseline weights are missing at {path}; train them: plates train-baseline")
+    return path
+
+
+@dataclass(frozen=True)
+class Reading:
+    """What the reader read on one plate: ``text`` (one or two symbols) and its probability (0-1)."""
+
+    text: str
+    confidence: float
+    label_space: str
+
+
+class BaselineReader:
+    """onnxruntime session over the exported reader; thread-safe (one session, ``run`` is re-entrant).
+
+    ``threads``: onnxruntime intra-op threads (1 = one core, as the benchmark measures).
+    """
+
+    def __init__(self, path: str | Path | None = None, *, threads: int = 1) -> None:
+        import onnxruntime as ort
+
+        self.path = Path(path) if path is not None else default_model_path()
+        if not self.path.is_file():
+            raise ValueError(f"baseline weights {self.path} do not exist")
+        if not isinstance(threads, int) or threads < 1:
+            raise ValueError(f"threads must be a positive int, got {threads!r}")
+        options = ort.SessionOptions()
+        options.intra_op_num_threads = threads
+        options.inter_op_num_threads = 1
+        options.log_severity_level = 3
+        self._session = ort.InferenceSession(str(self.path), options, providers=["CPUExecutionProvider"])
+        meta = self._session.get_modelmeta().custom_metadata_map
+        classes = tuple(json.loads(meta.get("classes", "[]")))
+        if classes != CLASSES:
+            raise ValueError(f"{self.path}: its class list does not match plates.reader.coding.CLASSES")
+        self.input_size = int(meta["input_size"])
+        self.mode = meta["mode"]
+        self.metadata = dict(meta)
+        self._input = self._session.get_inputs()[0].name
+
+    def log_probs(self, batch: np.ndarray) -> np.ndarray:
+        """(N, 3, S, S) float32 preprocessed plates -> (N, 2, 59) log-probabilities."""
+        batch = np.ascontiguousarray(batch, dtype=np.float32)
+        expected = (3, self.input_size, self.input_size)
+        if batch.ndim != 4 or batch.shape[1:] != expected:
+            raise ValueError(f"batch must have shape (N, {expected}), got {batch.shape}")
+        logits = self._session.run(None, {self._input: batch})[0].astype(np.float64)
+        logits -= logits.max(axis=-1, keepdims=True)
+        return logits - np.log(np.exp(logits).sum(axis=-1, keepdims=True))
+
+    def preprocess(self, image: Image.Image) -> np.ndarray:
+        """PIL image (sRGB 0-255) -> (3, S, S) float32 network input."""
+        return preprocess(image, self.input_size, self.mode)
+
+    def read_many(self, images: Sequence[Image.Image], label_space: str = "any") -> list[Reading]:
+        """Read each image (PIL, sRGB 0-255), decoding within ``label_space`` (see coding.LABEL_SPACES)."""
+        if not images:
+            return []
+        batch = np.stack([self.preprocess(image) for image in images])
+        readings = []
+        for lp in self.log_probs(batch):
+            text, p = best_label(lp, label_space)
+            readings.append(Reading(text=text, confidence=p, label_space=label_space))
+        return readings
+
+    def read(self, image: Image.Image, label_space: str = "any") -> Reading:
+        """Read one plate (PIL image, sRGB 0-255)."""
+        return self.read_many([image], label_space)[0]

@@ -1,0 +1,319 @@
+"""Train the baseline reader on plates generated on the fly, export it to ONNX and write its model card.
+
+Needs ``plates[train]`` (torch, onnx). Recipe (see :mod:`plates.reader.data` for the plate mix):
+
+1. render ``n_train`` + ``n_val`` plates (sizes drawn from ``data.RENDER_SIZES``) in ``workers`` processes (plate seeds
+   :data:`~plates.reader.data.TRAIN_SEED_BASE` + i and :data:`~plates.reader.data.VAL_SEED_BASE` + i: disjoint
+   from every seed the benchmark uses), preprocess them once (numpy, exactly as the ONNX reader does) and keep
+   them as int8 in memory;
+2. train :class:`~plates.reader.model.PlateReader` with AdamW, a warm-up + cosine learning rate and light
+   geometric augmentation (random scale, shift and small rotation on the preprocessed tensors); the loss is the sum of the
+   per-position cross-entropies (HueManity §4);
+3. export to ONNX and write MODEL_CARD.md beside it, with the command, seed, recipe and validation accuracy.
+
+Deterministic for a given command: the number of steps (``epochs`` x ceil(n_train / batch_size), or ``steps``)
+alone decides the learning-rate schedule; nothing that touches the weights reads the clock. Seeds:
+``torch.manual_seed(seed)``, a numpy ``Generator(seed)`` for the batch order, a torch ``Generator(seed)`` for
+augmentation, plate seeds fixed by ``seed`` and rendered in seed order whatever the worker count; torch runs
+``threads`` intra-op threads with ``torch.use_deterministic_algorithms(True)``. Same command, same torch build
+and CPU kind -> byte-identical ONNX (tests/test_baseline_train.py); float reductions may differ across thread
+counts or CPU instruction sets, so the thread count is part of the command. ``time_budget_s`` is only a safety
+stop: exceeding it ABORTS the run (nothing is written) instead of bending the schedule.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import resource
+import time
+from concurrent.futures import ProcessPoolExecutor
+from dataclasses import asdict, dataclass
+from pathlib import Path
+
+import numpy as np
+
+from plates.reader import data
+from plates.reader.coding import N_CLASSES, N_POSITIONS, decode
+from plates.reader.preprocess import CLIP, INPUT_SIZE, MODES
+
+QUANT = 127.0 / CLIP  # int8 storage of preprocessed values in [-CLIP, CLIP]
+
+
+@dataclass(frozen=True)
+class TrainConfig:
+    """Every knob of one training run (recorded in the model card)."""
+
+    seed: int = 0
+    n_train: int = 10000
+    n_val: int = 1000
+    epochs: int = 6
+    batch_size: int = 64
+    lr: float = 3e-3
+    weight_decay: float = 1e-4
+    width: int = 32
+    render_size: int | None = None  # None: each plate draws one of data.RENDER_SIZES
+    workers: int = 2
+    threads: int = 1
+    mode: str = "contrast"
+    steps: int | None = None  # None: epochs x ceil(n_train / batch_size); else exactly this many steps
+    time_budget_s: float | None = None  # safety stop: exceeding it aborts the run (never changes the schedule)
+
+    def __post_init__(self) -> None:
+        if self.mode not in MODES:
+            raise ValueError(f"unknown preprocessing mode {self.mode!r}; allowed: {', '.join(MODES)}")
+        for name in ("n_train", "n_val", "epochs", "batch_size", "width", "workers", "threads"):
+            if getattr(self, name) < 1:
+                raise ValueError(f"{name} must be >= 1, got {getattr(self, name)}")
+        if self.steps is not None and self.steps < 1:
+            raise ValueError(f"steps must be >= 1 (or None for whole epochs), got {self.steps}")
+        if self.time_budget_s is not None and not self.time_budget_s > 0:
+            raise ValueError(f"time_budget_s must be > 0 seconds (or None for no limit), got {self.time_budget_s}")
+        if self.render_size is not None and not 48 <= self.render_size <= 4096:
+            raise ValueError(f"render_size {self.render_size} is outside the allowed 48-4096 px (or None)")
+
+    @property
+    def steps_per_epoch(self) -> int:
+        return math.ceil(self.n_train / self.batch_size)
+
+    @property
+    def total_steps(self) -> int:
+        """Optimiser steps of the run: this number alone decides the learning-rate schedule."""
+        return self.steps if self.steps is not None else self.epochs * self.steps_per_epoch
+
+
+class BudgetExceeded(RuntimeError):
+    """The safety time budget ran out: the run is aborted rather than trained on a clock-bent schedule."""
+
+
+def _print_flush(message: str) -> None:
+    print(message, flush=True)
+
+
+def _render_chunk(args: tuple[list[int], int, str]) -> tuple[np.ndarray, np.ndarray, list[str]]:
+    seeds, render_size, mode = args
+    xs, ys, groups = [], [], []
+    for seed in seeds:
+        x, y, group = data.training_example(seed, render_size, mode)
+        xs.append(np.clip(np.round(x * QUANT), -127, 127).astype(np.int8))
+        ys.append(y)
+        groups.append(group)
+    return np.stack(xs), np.asarray(ys, dtype=np.int64), groups
+
+
+def render_set(seeds: list[int], render_size: int | None, mode: str, workers: int, log=_print_flush):
+    """Render and preprocess plates for ``seeds`` in ``workers`` processes -> (X int8, Y int64, groups)."""
+    chunks = [seeds[i : i + 100] for i in range(0, len(seeds), 100)]
+    start = time.perf_counter()
+    parts = []
+    if workers == 1:
+        results = map(_render_chunk, [(c, render_size, mode) for c in chunks])
+    else:
+        pool = ProcessPoolExecutor(max_workers=workers)
+        results = pool.map(_render_chunk, [(c, render_size, mode) for c in chunks])
+    for i, part in enumerate(results):
+        parts.append(part)
+        if (i + 1) % 20 == 0:
+            log(f"  rendered {sum(len(p[1]) for p in parts)}/{len(seeds)} plates ({time.perf_counter() - start:.0f} s)")
+    if workers != 1:
+        pool.shutdown()
+    x = np.concatenate([p[0] for p in parts])
+    y = np.concatenate([p[1] for p in parts])
+    groups = [g for p in parts for g in p[2]]
+    return x, y, groups
+
+
+def _augment(torch, x, gen):
+    """Random scale 0.9-1.1, shift +-6%, rotation +-6 degrees on a (N, 3, S, S) batch (zero padding)."""
+    n = x.shape[0]
+    scale = 1.0 + (torch.rand(n, generator=gen) - 0.5) * 0.2
+    angle = (torch.rand(n, generator=gen) - 0.5) * math.radians(12)
+    shift = (torch.rand(n, 2, generator=gen) - 0.5) * 0.12
+    cos, sin = torch.cos(angle) / scale, torch.sin(angle) / scale
+    theta = torch.stack([torch.stack([cos, -sin, shift[:, 0]], 1), torch.stack([sin, cos, shift[:, 1]], 1)], 1)
+    grid = torch.nn.functional.affine_grid(theta, list(x.shape), align_corners=False)
+    return torch.nn.functional.grid_sample(x, grid, padding_mode="zeros", align_corners=False)
+
+
+def one_cycle(progress: float, max_lr: float, warmup: float = 0.1) -> float:
+    """Learning rate at ``progress`` (0-1): linear warm-up to ``max_lr`` then cosine decay to 1% of it."""
+    if progress < warmup:
+        return max_lr * (0.04 + 0.96 * progress / warmup)
+    t = (progress - warmup) / (1.0 - warmup)
+    return max_lr * (0.01 + 0.99 * 0.5 * (1.0 + math.cos(math.pi * min(1.0, t))))
+
+
+def evaluate(model, x_int8: np.ndarray, y: np.ndarray, groups: list[str]) -> dict[str, float]:
+    """Exact-match accuracy (both positions right) overall and per plate group."""
+    import torch
+
+    model.eval()
+    preds = []
+    with torch.no_grad():
+        for i in range(0, len(x_int8), 256):
+            xb = torch.from_numpy(x_int8[i : i + 256].astype(np.float32) / QUANT)
+            preds.append(model(xb).argmax(-1).numpy())
+    pred = np.concatenate(preds)
+    ok = (pred == y).all(axis=1)
+    result = {"all": float(ok.mean())}
+    for group in sorted(set(groups)):
+        sel = np.array([g == group for g in groups])
+        result[group] = float(ok[sel].mean())
+    return result
+
+
+#: Config fields that cannot change the weights (left out of the ONNX metadata, so the bytes do not depend on them).
+NOT_IN_WEIGHTS = ("workers", "time_budget_s")
+
+
+def train(config: TrainConfig, out_dir: str | Path, command: str = "plates train-baseline", log=None) -> dict:
+    """Run the whole recipe; writes ``baseline.onnx`` and ``MODEL_CARD.md`` into ``out_dir``; returns metrics.
+
+    Raises :class:`BudgetExceeded` (writing nothing) when ``config.time_budget_s`` runs out. Torch's thread count
+    and deterministic-algorithms flag are restored afterwards.
+    """
+    import torch
+
+    threads, deterministic = torch.get_num_threads(), torch.are_deterministic_algorithms_enabled()
+    try:
+        return _train(config, out_dir, command, log)
+    finally:
+        torch.set_num_threads(threads)
+        torch.use_deterministic_algorithms(deterministic)
+
+
+def _train(config: TrainConfig, out_dir: str | Path, command: str, log) -> dict:
+    import torch
+
+    from plates.reader.export import export_onnx
+    from plates.reader.model import PlateReader
+
+    if log is None:
+        log = _print_flush
+    t0 = time.perf_counter()
+    torch.manual_seed(config.seed)
+    torch.set_num_threads(config.threads)
+    torch.use_deterministic_algorithms(True)
+    rng = np.random.default_rng(config.seed)
+    train_seeds = [data.TRAIN_SEED_BASE + config.seed * 1_000_000 + i for i in range(config.n_train)]
+    val_seeds = [data.VAL_SEED_BASE + config.seed * 1_000_000 + i for i in range(config.n_val)]
+    log(f"rendering {config.n_train} training + {config.n_val} validation plates")
+    x_tr, y_tr, _ = render_set(train_seeds, config.render_size, config.mode, config.workers, log)
+    x_va, y_va, g_va = render_set(val_seeds, config.render_size, config.mode, config.workers, log)
+    t_render = time.perf_counter() - t0
+    log(f"rendered in {t_render:.0f} s")
+
+    def check_budget(step: int) -> None:
+        if config.time_budget_s is not None and time.perf_counter() - t0 > config.time_budget_s:
+            raise BudgetExceeded(f"time budget of {config.time_budget_s:.0f} s exceeded after {step} of "
+                                 f"{total_steps} steps; use fewer --steps/--epochs/--n-train (nothing was written)")
+
+    model = PlateReader(width=config.width)
+    opt = torch.optim.AdamW(model.parameters(), lr=config.lr, weight_decay=config.weight_decay)
+    steps_per_epoch, total_steps = config.steps_per_epoch, config.total_steps
+    loss_fn = torch.nn.CrossEntropyLoss(label_smoothing=0.05)
+    gen = torch.Generator().manual_seed(config.seed)
+    history: list[dict] = []
+    total, n_batches, order = 0.0, 0, None
+    for step in range(total_steps):
+        check_budget(step)
+        b = step % steps_per_epoch
+        if b == 0:
+            model.train()
+            order = rng.permutation(config.n_train)
+            total, n_batches = 0.0, 0
+        for group in opt.param_groups:
+            group["lr"] = one_cycle(step / total_steps, config.lr)  # steps alone decide the schedule
+        idx = order[b * config.batch_size : (b + 1) * config.batch_size]
+        xb = torch.from_numpy(x_tr[idx].astype(np.float32) / QUANT)
+        xb = _augment(torch, xb, gen)
+        yb = torch.from_numpy(y_tr[idx])
+        logits = model(xb)
+        loss = loss_fn(logits.reshape(-1, N_CLASSES), yb.reshape(-1)) * N_POSITIONS
+        opt.zero_grad(set_to_none=True)
+        loss.backward()
+        opt.step()
+        n_batches += 1
+        total += loss.item()
+        if b == steps_per_epoch - 1 or step == total_steps - 1:
+            epoch = step // steps_per_epoch + 1
+            acc = evaluate(model, x_va, y_va, g_va)
+            history.append({"epoch": epoch, "steps": step + 1, "loss": total / n_batches, **acc})
+            log(f"epoch {epoch}: step {step + 1}/{total_steps}, loss {total / n_batches:.3f}, "
+                f"val {json.dumps({k: round(v, 3) for k, v in acc.items()})} ({time.perf_counter() - t0:.0f} s)")
+            model.train()
+    check_budget(total_steps)
+    elapsed = time.perf_counter() - t0
+    out_dir = Path(out_dir)
+    weights_config = {k: v for k, v in asdict(config).items() if k not in NOT_IN_WEIGHTS}
+    metadata = {"model": "baseline-cnn", "train_config": json.dumps(weights_config),
+                "val_accuracy": json.dumps(history[-1])}
+    path = export_onnx(model, out_dir / "baseline.onnx", input_size=INPUT_SIZE, mode=config.mode,
+                       extra_metadata=metadata)
+    children = resource.getrusage(resource.RUSAGE_CHILDREN)
+    cpu_s = time.process_time() + children.ru_utime + children.ru_stime
+    metrics = {"config": asdict(config), "history": history, "render_s": t_render, "total_s": elapsed,
+               "cpu_s": cpu_s,
+               "onnx": str(path), "onnx_bytes": path.stat().st_size}
+    (out_dir / "MODEL_CARD.md").write_text(model_card(metrics, command))
+    log(f"wrote {path} ({path.stat().st_size / 1e6:.2f} MB) in {elapsed:.0f} s")
+    return metrics
+
+
+PREPROCESSING_NOTE = """The reader feeds the network the plate's CIELAB colours after subtracting the plate's median colour
+and whitening along the principal axes of its colours, each axis oriented so the minority colour is positive
+(plates/reader/preprocess.py), instead of plain sRGB. Experiment (same 3,000 training / 400 validation
+plates of an early stand-in renderer, same network and schedule, seed 0): after 2 epochs the contrast input
+read 59.5% of validation plates exactly (HueManity numeric 96.5%, CBE 70.8%) against 0.5% for plain sRGB, and
+after 5 epochs 80.8% (numeric 100%, CBE 98.5%, alphanumeric 41%). So the network learns shapes of contrast,
+not 25 + 5 colour sets."""
+
+
+def model_card(metrics: dict, command: str) -> str:
+    """The model card's Markdown (training command, seed, data recipe, validation accuracy)."""
+    cfg, last = metrics["config"], metrics["history"][-1]
+    rows = "\n".join(f"| {k} | {v:.1%} |" for k, v in last.items() if k not in ("epoch", "loss", "steps"))
+    size_mb = metrics["onnx_bytes"] / 1e6
+    sizes = cfg["render_size"] or "mixed"
+    steps = last.get("steps", "?")
+    timing = (f"{metrics['total_s'] / 60:.1f} min wall-clock on this machine ({metrics['render_s'] / 60:.1f} min "
+              f"of it rendering), {metrics['cpu_s'] / 60:.1f} CPU-minutes over all processes")
+    return f"""# baseline-cnn: the offline plate reader
+
+A small CNN (plates/reader/model.py, {size_mb:.1f} MB ONNX) reading the one or two characters of an
+Ishihara-style plate, one head per position over blank + HueManity's 58 symbols (HueManity §4 baseline
+design, App. B label spaces; ColorBlindnessEval's 0-99 numbers). Inference: onnxruntime, preprocessing in
+numpy (plates/reader/preprocess.py, mode `{cfg['mode']}`), no PyTorch.
+
+## Reproduce
+
+```
+{command}
+```
+
+Seed {cfg['seed']}; {cfg['n_train']} training plates (plate seeds {data.TRAIN_SEED_BASE} + seed x 10^6 + i) and
+{cfg['n_val']} validation plates (seeds {data.VAL_SEED_BASE} + seed x 10^6 + i), rendered at {sizes} px and
+downsized to {INPUT_SIZE} px; {steps} steps ({len(metrics['history'])} epochs) of AdamW (lr {cfg['lr']}, warm-up +
+cosine), batch {cfg['batch_size']}, width {cfg['width']}, {cfg['threads']} torch thread(s). Took {timing}.
+
+Deterministic: the step count alone sets the learning-rate schedule (no clock), seeds fix the plates, batch
+order and augmentation, torch runs deterministic algorithms on the given thread count, so the same command with
+the same torch build on the same kind of CPU writes byte-identical weights (the worker count does not matter).
+
+## Preprocessing: per-image colour contrast, decided by experiment
+
+{PREPROCESSING_NOTE}
+
+## Data recipe
+
+{data.RECIPE}
+
+## Validation accuracy (exact match, both positions; held-out seeds, same mix as training)
+
+| plates | accuracy |
+|---|---|
+{rows}
+
+The benchmark (bench/bench_baseline.py) measures accuracy on fresh 900 px plates: see README,
+"The baseline reader".
+"""

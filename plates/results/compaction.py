@@ -1,0 +1,68 @@
+"""Compaction: a finished run's many small parts merged into one (crash-safe: the merged part names what it
+replaces, so a crash between writing it and deleting them loses and duplicates nothing)."""
+
+from __future__ import annotations
+
+import json
+import os
+import secrets
+from datetime import UTC, datetime
+from pathlib import Path
+
+from plates.results.reader import _read_parts, _union, _visible
+from plates.results.schema import (
+    _REPLACES,
+    _SAFE_RUN_ID,
+    _SUPERSEDES,
+    _fsync_dir,
+)
+from plates.results.writer import write_part
+
+
+def _remove_stale_temporaries(out_dir: Path, run_id: str) -> None:
+    """Delete this run's temporaries left by a writer process that died (``kill -9`` mid-write)."""
+    for tmp in out_dir.glob(f".{run_id}-*.parquet.*.tmp"):
+        pid = tmp.name.rsplit(".", 2)[-2]
+        if not pid.isdigit() or _alive(int(pid)):
+            continue
+        tmp.unlink(missing_ok=True)
+
+
+def _alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:  # someone else's process
+        return True
+    return True
+
+
+def compact_run(out_dir: str | Path, run_id: str) -> Path | None:
+    """Merge the parts of run ``run_id`` directly under ``out_dir`` into one part; returns it (None if <= 1).
+
+    The merged part (written atomically) lists the parts it replaces in its metadata, then they are deleted: a
+    crash in between leaves both on disk, and ``load_results`` reads only the merged one. Keeps loading fast
+    (one file per run instead of one per second of running).
+    """
+    if not isinstance(run_id, str) or not _SAFE_RUN_ID.match(run_id):
+        raise ValueError(f"run_id {run_id!r} must be 1-128 characters of letters, digits, '.', '_' or '-'")
+    out_dir = Path(out_dir)
+    _remove_stale_temporaries(out_dir, run_id)
+    files = sorted(p for p in out_dir.glob(f"{run_id}-*.parquet") if p.is_file())
+    parts = _read_parts(files)
+    keep = _visible(files, parts)
+    if len(keep) <= 1:
+        return None
+    tables = [parts[i].table for i in keep]
+    meta = {_REPLACES: json.dumps([files[i].name for i in range(len(files)) if parts[i].table is not None]).encode()}
+    if any(parts[i].supersedes for i in keep):
+        meta[_SUPERSEDES] = b"1"
+    merged_table = _union(tables).replace_schema_metadata(meta)
+    stamp = datetime.now(UTC).strftime("%Y%m%dT%H%M%S%f")
+    merged = write_part(merged_table, out_dir / f"{run_id}-{stamp}-{os.getpid()}-{secrets.token_hex(3)}-merged.parquet")
+    for i, f in enumerate(files):
+        if parts[i].table is not None:
+            f.unlink(missing_ok=True)
+    _fsync_dir(out_dir)
+    return merged

@@ -1,0 +1,116 @@
+"""The results schema, declared once: one row per item x model x condition x prompt (issue 3).
+
+Every other module reads and writes results through it: the runner, the explorer's history, the dashboard and
+the reference tables' loaders. A row stores the stimulus's full spec as tagged JSON (``spec_json``), so any
+image can be regenerated exactly from its row: no image is ever stored in results.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+from collections.abc import Iterable, Mapping
+from pathlib import Path
+from typing import Any
+
+import pyarrow as pa
+
+COLUMNS: dict[str, tuple[pa.DataType, str]] = {
+    "run_id": (pa.string(), "identifier of the run (experiment) that wrote the row"),
+    "item_id": (pa.string(), "identifier of the item within its dataset (stable across runs)"),
+    "model": (pa.string(), "model name as given to the backend (e.g. 'gpt-4o-mini', 'baseline-cnn')"),
+    "backend": (pa.string(), "backend kind: 'openai', 'hf' or 'baseline'"),
+    "dataset": (pa.string(), "dataset or preset name (e.g. 'colorblindnesseval')"),
+    "task": (pa.string(), "task family the prompt belongs to (e.g. 'cbe-open', 'huemanity-numeric')"),
+    "target": (pa.string(), "the plate's text label (ground truth)"),
+    "expected": (pa.string(), "the answer this prompt expects: the label, 'yes'/'no', or an option letter"),
+    "prompt_name": (pa.string(), "registered prompt name (see `plates prompts`)"),
+    "prompt_text": (pa.string(), "the exact prompt text sent (last user turn)"),
+    "options_json": (pa.string(), "multiple-choice options as JSON {letter: text}, else null"),
+    "variant": (pa.string(), "'standard', 'clear' or 'mask'"),
+    "colour_set": (pa.string(), "colour set or pair name (e.g. 'colorblindnesseval-1', 'huemanity-07')"),
+    "delta_e": (pa.float64(), "achieved CIEDE2000 between foreground and background (mean over pairs)"),
+    "font": (pa.string(), "font name or path"),
+    "size": (pa.int32(), "side in pixels of the image the model received"),
+    "grayscale": (pa.bool_(), "condition: the image was converted to grayscale"),
+    "hue_shift": (pa.float64(), "condition: hue rotation in degrees (0 = none)"),
+    "cvd": (pa.string(), "condition: colour-vision-deficiency view: 'none', 'protan', 'deutan' or 'tritan'"),
+    "cvd_severity": (pa.float64(), "condition: CVD severity 0-1 (0 when cvd is 'none')"),
+    "shots": (pa.int32(), "number of few-shot examples before the question"),
+    "spec_json": (pa.string(), "the plate's full PlateSpec as JSON: regenerates the plate exactly"),
+    "reply": (pa.string(), "the model's raw reply text; null when the request failed"),
+    "parsed": (pa.string(), "the answer parsed from the reply; null when unparsed or failed"),
+    "parse_status": (pa.string(), "'ok', 'unparsed', 'refusal', 'unsupported' or 'error'"),
+    "correct": (pa.bool_(), "verdict; null when the request failed"),
+    "failure_mode": (pa.string(), "HueManity App. E: 'hallucination', 'evasion', 'erratic'; null if correct"),
+    "latency_s": (pa.float64(), "seconds from request to reply (last attempt)"),
+    "prompt_tokens": (pa.int64(), "prompt tokens reported by the backend, if any"),
+    "completion_tokens": (pa.int64(), "completion tokens reported by the backend, if any"),
+    "attempts": (pa.int32(), "requests made for this row (1 = no retry)"),
+    "error": (pa.string(), "error message when the request finally failed; never contains secrets"),
+    "timestamp": (pa.timestamp("us", tz="UTC"), "when the reply arrived"),
+    "plates_version": (pa.string(), "version of this package that wrote the row"),
+    "row_key": (
+        pa.string(),
+        (
+            "hash of run id x item x model x condition x prompt x shots: unique per row; a rerun with "
+            "--retry-errors writes a newer row under the same key and load_results keeps the latest"
+        ),
+    ),
+}
+
+SCHEMA: pa.Schema = pa.schema([pa.field(name, typ) for name, (typ, _) in COLUMNS.items()])
+
+#: The string columns ``load_results(categorical=True)`` returns as pandas Categorical: every string column but
+#: ``row_key`` (unique per row, so a dictionary would only add an index to every value).
+CATEGORICAL_COLUMNS: tuple[str, ...] = tuple(
+    name for name, (typ, _) in COLUMNS.items() if typ == pa.string() and name != "row_key"
+)
+_DICTIONARY = pa.dictionary(pa.int32(), pa.string())  # how a categorical column is held until pandas
+
+
+# --------------------------------------------------------------------------------------------------------------
+# Building tables
+
+
+def rows_to_table(rows: Iterable[Mapping[str, Any]]) -> pa.Table:
+    """Rows (mappings column -> value) as a pyarrow Table in ``SCHEMA``.
+
+    A column a row leaves out is null. A key that is not a results column raises ``ValueError`` naming it (a
+    typo would otherwise be dropped silently), as does a value of the wrong type (naming the column).
+    """
+    rows = list(rows)
+    unknown = sorted({key for row in rows for key in row} - COLUMNS.keys())
+    if unknown:
+        raise ValueError(f"unknown results columns {unknown}; the results columns are: {', '.join(COLUMNS)}")
+    arrays = []
+    for name, (typ, _) in COLUMNS.items():
+        values = [row.get(name) for row in rows]
+        try:
+            arrays.append(pa.array(values, type=typ))
+        except (pa.ArrowInvalid, pa.ArrowTypeError, TypeError, ValueError) as exc:
+            raise ValueError(f"results column {name!r} expects {typ}: {exc}") from None
+    return pa.Table.from_arrays(arrays, schema=SCHEMA)
+
+
+# Part metadata keys (Parquet schema metadata), shared by the writer, the reader and compaction
+_SAFE_RUN_ID = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]{0,127}$")
+_REPLACES = b"plates.replaces"  # schema metadata of a compacted part: JSON list of the part names it replaces
+_SUPERSEDES = b"plates.supersedes"  # schema metadata: rows here may supersede older rows with the same row_key
+# schema metadata of a writer's part: JSON {"prefix", "first", "last", "level"}: the flush counters it holds.
+# A part of a higher level whose range contains another part's range of the same writer hides it.
+_COVERS = b"plates.covers"
+# schema metadata of the papers' reference tables (`plates.results.reference.SCHEMA`): they are not runs, so
+# load_results leaves them out without calling them skipped (the dashboard reads them through plates.results.reference)
+_KIND, _REFERENCE = b"plates.kind", b"reference"
+
+
+def _fsync_dir(folder: Path) -> None:
+    try:
+        fd = os.open(folder, os.O_RDONLY)
+    except OSError:  # pragma: no cover - platforms without directory fds
+        return
+    try:
+        os.fsync(fd)
+    finally:
+        os.close(fd)

@@ -1,0 +1,173 @@
+"""Writing results: append-only Parquet parts, each written atomically (tmp file, fsync, os.replace)."""
+
+from __future__ import annotations
+
+import json
+import os
+import secrets
+import threading
+import time
+from collections.abc import Mapping
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+import pyarrow as pa
+import pyarrow.parquet as pq
+
+from plates.results.schema import (
+    _COVERS,
+    _SAFE_RUN_ID,
+    _SUPERSEDES,
+    COLUMNS,
+    _fsync_dir,
+    rows_to_table,
+)
+
+
+def write_part(table: pa.Table, path: Path) -> Path:
+    """Write ``table`` to ``path`` atomically: a hidden temporary file in the same folder, fsync, os.replace.
+
+    A reader (or a crash) therefore sees either no file or the whole file, never a half-written one; temporary
+    files start with '.' so ``load_results`` never reads them.
+    """
+    path = Path(path)
+    tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
+    try:
+        with open(tmp, "wb") as fh:
+            pq.write_table(table, fh, compression="snappy")
+            fh.flush()
+            os.fsync(fh.fileno())
+        os.replace(tmp, path)
+    finally:
+        if tmp.exists():
+            tmp.unlink()
+    _fsync_dir(path.parent)
+    return path
+
+
+class ResultsWriter:
+    """Append-only writer of results parts under ``out_dir``.
+
+    Rows are buffered and written as a new Parquet part (atomically, see ``write_part``) every ``flush_rows``
+    rows or every ``flush_seconds`` seconds, whichever comes first; a background timer flushes a buffer that
+    waits for the next row longer than ``flush_seconds``, so a ``kill -9`` loses at most about a second of
+    finished rows. Part names are unique per writer and sort by run, writer start time and counter:
+    ``<run_id>-<UTC start>-<pid>-<random>-<counter>.parquet``; ``compact_run`` later merges a run's parts into
+    one file. A writer's rows may carry ``row_key`` values already on disk (a retry
+    of failed rows) only when created with ``supersedes=True``; that flag, stored in each part's metadata, tells
+    ``load_results`` to keep the newest row per key.
+    """
+
+    def __init__(self, out_dir: str | Path, run_id: str, *, flush_rows: int = 64, flush_seconds: float = 1.0,
+                 autoflush: bool = True, supersedes: bool = False, fanout: int = 16) -> None:
+        if not isinstance(run_id, str) or not _SAFE_RUN_ID.match(run_id):
+            raise ValueError(f"run_id {run_id!r} must be 1-128 characters of letters, digits, '.', '_' or '-'")
+        if int(flush_rows) < 1:
+            raise ValueError(f"flush_rows must be >= 1, got {flush_rows!r}")
+        if not float(flush_seconds) > 0:
+            raise ValueError(f"flush_seconds must be > 0, got {flush_seconds!r}")
+        self.out_dir = Path(out_dir)
+        self.out_dir.mkdir(parents=True, exist_ok=True)
+        self.run_id = run_id
+        self.flush_rows = int(flush_rows)
+        self.flush_seconds = float(flush_seconds)
+        self.supersedes = bool(supersedes)
+        if int(fanout) < 2:
+            raise ValueError(f"fanout must be >= 2, got {fanout!r}")
+        self.fanout = int(fanout)
+        self._levels: list[list[tuple[int, int, Path]]] = [[]]
+        start = datetime.now(UTC).strftime("%Y%m%dT%H%M%S%f")
+        self._prefix = f"{run_id}-{start}-{os.getpid()}-{secrets.token_hex(3)}"
+        self._counter = 0
+        self._buffer: list[Mapping[str, Any]] = []
+        self._lock = threading.Lock()
+        self._last_flush = time.monotonic()
+        self.parts: list[Path] = []
+        self.rows_written = 0
+        self._closed = threading.Event()
+        self._timer: threading.Thread | None = None
+        if autoflush:
+            self._timer = threading.Thread(target=self._autoflush, name="results-autoflush", daemon=True)
+            self._timer.start()
+
+    def add(self, row: Mapping[str, Any]) -> None:
+        """Buffer one row (validated now: an unknown column raises ``ValueError``); flush when due."""
+        unknown = sorted(set(row) - COLUMNS.keys())
+        if unknown:
+            raise ValueError(f"unknown results columns {unknown}; the results columns are: {', '.join(COLUMNS)}")
+        if self._closed.is_set():
+            raise ValueError("this ResultsWriter is closed")
+        with self._lock:
+            self._buffer.append(row)
+            if len(self._buffer) >= self.flush_rows:
+                self._flush_locked()
+
+    def flush(self) -> Path | None:
+        """Write the buffered rows as one new part now; returns its path (None when nothing was buffered)."""
+        with self._lock:
+            return self._flush_locked()
+
+    def _flush_locked(self) -> Path | None:
+        self._last_flush = time.monotonic()
+        if not self._buffer:
+            return None
+        table = rows_to_table(self._buffer)
+        path = self._write(table, self._counter, self._counter, 0)
+        self._levels[0].append((self._counter, self._counter, path))
+        self._counter += 1
+        self.parts.append(path)
+        self.rows_written += table.num_rows
+        self._buffer = []
+        self._merge_full_levels()
+        return path
+
+    def _write(self, table: pa.Table, first: int, last: int, level: int) -> Path:
+        meta = {_COVERS: json.dumps({"prefix": self._prefix, "first": first, "last": last, "level": level}).encode()}
+        if self.supersedes:
+            meta[_SUPERSEDES] = b"1"
+        name = f"{self._prefix}-{first:06d}.parquet" if level == 0 else \
+            f"{self._prefix}-{first:06d}-{last:06d}-L{level}.parquet"
+        return write_part(table.replace_schema_metadata(meta), self.out_dir / name)
+
+    def _merge_full_levels(self) -> None:
+        """Merge ``fanout`` parts of one level into one part of the next (an LSM-style cascade): a long run
+        killed before its end leaves O(fanout x log(parts)) files, not one per flush. Each merged part records
+        the counters it covers, so a crash before the small parts are deleted never doubles a row."""
+        level = 0
+        while level < len(self._levels) and len(self._levels[level]) >= self.fanout:
+            group = self._levels[level]
+            table = pa.concat_tables(pq.read_table(p) for _, _, p in group).replace_schema_metadata(None)
+            first, last = group[0][0], group[-1][1]
+            merged = self._write(table, first, last, level + 1)
+            for _, _, p in group:
+                p.unlink(missing_ok=True)
+            _fsync_dir(self.out_dir)
+            gone = {p for _, _, p in group}
+            self.parts = [p for p in self.parts if p not in gone] + [merged]
+            self._levels[level] = []
+            if level + 1 == len(self._levels):
+                self._levels.append([])
+            self._levels[level + 1].append((first, last, merged))
+            level += 1
+
+    def _autoflush(self) -> None:
+        while not self._closed.wait(self.flush_seconds / 4):
+            if self._buffer and time.monotonic() - self._last_flush >= self.flush_seconds:
+                with self._lock:
+                    self._flush_locked()
+
+    def close(self) -> None:
+        """Flush what is buffered and stop the timer (idempotent)."""
+        if self._closed.is_set():
+            return
+        self.flush()
+        self._closed.set()
+        if self._timer is not None:
+            self._timer.join()
+
+    def __enter__(self) -> ResultsWriter:  # noqa: PYI034 - final in practice
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()

@@ -1,0 +1,393 @@
+"""An experiment: items x models x conditions x prompts x shots, from a TOML file or quick-run flags (issue 3).
+
+A TOML experiment (see ``examples/cbe-smoke.toml``)::
+
+    name = "cbe-smoke"            # optional: starts the run id and part names
+    seed = 0                      # prompt rendering (wrong yes/no candidates, mc options) and few-shot choice
+    shots = [0, 1]                # few-shot examples of the same colour set (CBE B.2, HueManity Table 3)
+    prompts = ["cbe-open", "cbe-yn-correct"]
+    prompt_files = ["my_prompts.toml"]  # optional: your own [[prompt]] templates (plates.tasks.prompts.load_prompt_file)
+    out = "results/runs/cbe-smoke"
+
+    [dataset]
+    source = "colorblindnesseval" # a preset name, or a folder with manifest.parquet
+    limit = 20                    # the first N items (a budget: not part of the run's identity)
+
+    [conditions]                  # crossed: every size x grayscale x hue shift x CVD view x variant
+    sizes = [128, 512]            # side in pixels the model receives; omit for the dataset's own size
+    grayscale = [false, true]
+    hue_shifts = [0, 90]          # degrees
+    cvd = ["none", "deutan", { view = "protan", severity = 0.5 }]
+    variants = ["standard"]       # omit: each prompt's own variant (cbe-open-clear asks about the clear plate)
+
+    [[models]]
+    backend = "openai"            # openai | hf | baseline
+    model = "gpt-4o-mini"
+    base_url = "https://api.openai.com/v1"
+    api_key_env = "OPENAI_API_KEY"  # the NAME of the variable holding the key; false for keyless local servers
+    concurrency = 8
+    timeout = 60
+
+Any other key of a ``[[models]]`` table is passed to the backend's constructor (``plates.models``).
+
+The run id is ``<name>-<12 hex>``: a hash of the normalised experiment WITHOUT the operational settings (out
+folder, limit, base_url, api_key_env, concurrency, timeout, max_attempts, batch_size, device, dtype), so
+rerunning the same command, or the same experiment with a larger limit or against another server of the same
+model, continues the same run. Everything that changes an answer (dataset, models, prompts, conditions,
+shots, seed, max_tokens, temperature) makes a new run id.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import re
+import tomllib
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+from typing import Any
+
+BACKEND_KINDS = ("openai", "hf", "baseline")  # plates.models.BACKENDS
+CVD_VIEWS = ("none", "protan", "deutan", "tritan")  # plates.conditions.Condition.cvd
+VARIANTS = ("standard", "clear", "mask")  # plates.stimuli.ishihara.plate.VARIANTS
+TOP_KEYS = ("name", "seed", "shots", "prompts", "prompt_files", "out", "dataset", "conditions", "models")
+DATASET_KEYS = ("source", "limit")
+CONDITION_KEYS = ("sizes", "grayscale", "hue_shifts", "cvd", "variants")
+#: Keys every [[models]] table takes; the rest are the backend constructor's own options.
+MODEL_KEYS = ("backend", "model", "max_tokens", "temperature")
+#: Model options that change how a run goes, not what it answers: left out of the run id.
+OPERATIONAL_MODEL_KEYS = ("base_url", "api_key_env", "concurrency", "timeout", "max_attempts", "batch_size",
+                          "device", "dtype", "fail_after", "backoff_base", "backoff_max", "max_retry_after")
+_NAME_RE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$")
+
+
+@dataclass(frozen=True)
+class ConditionSpec:
+    """One viewing condition (mirrors ``plates.conditions.Condition``, plus the plate variant).
+
+    ``size``: side in pixels the model receives (None = the dataset's own); ``hue_shift`` in degrees (hue
+    rotation, applied to the sRGB 0-255 image); ``cvd`` in none/protan/deutan/tritan with ``cvd_severity``
+    0-1 (Machado 2009); ``variant``: standard/clear/mask, or None for the prompt's own variant.
+    """
+
+    size: int | None = None
+    grayscale: bool = False
+    hue_shift: float = 0.0
+    cvd: str = "none"
+    cvd_severity: float = 0.0
+    variant: str | None = None
+
+    def to_condition(self) -> Any:
+        """The plate engine's ``plates.conditions.Condition`` (without the variant)."""
+        from plates.conditions import Condition
+
+        return Condition(size=self.size, grayscale=self.grayscale, hue_shift=self.hue_shift, cvd=self.cvd,
+                         cvd_severity=self.cvd_severity if self.cvd != "none" else 1.0)
+
+
+@dataclass(frozen=True)
+class ModelSpec:
+    """One model: backend kind, model name, generation settings, and the backend's other options."""
+
+    backend: str
+    model: str
+    max_tokens: int = 512
+    temperature: float = 0.0
+    options: dict[str, Any] = field(default_factory=dict)  # constructor options (base_url, concurrency, ...)
+
+    @property
+    def concurrency(self) -> int:
+        """Requests in flight (openai) or batch size (hf): the runner's batch and flush size."""
+        return int(self.options.get("concurrency", self.options.get("batch_size", 8)))
+
+
+@dataclass(frozen=True)
+class Experiment:
+    """A validated experiment. Build with :func:`parse_experiment`, :func:`load_experiment` or
+    :func:`quick_experiment`; ``run_id`` is deterministic (see the module doc)."""
+
+    dataset: str
+    models: tuple[ModelSpec, ...]
+    prompts: tuple[str, ...]
+    conditions: tuple[ConditionSpec, ...] = (ConditionSpec(),)
+    shots: tuple[int, ...] = (0,)
+    seed: int = 0
+    limit: int | None = None
+    out: str = "results/runs"
+    name: str | None = None
+    #: (name, template as JSON) of each prompt that is not built in, captured when the experiment was parsed
+    user_prompts: tuple[tuple[str, str], ...] = ()
+
+    def identity(self) -> dict[str, Any]:
+        """The normalised spec that defines the run (operational settings left out)."""
+        models = []
+        for m in self.models:
+            opts = {k: v for k, v in sorted(m.options.items()) if k not in OPERATIONAL_MODEL_KEYS}
+            models.append({"backend": m.backend, "model": m.model, "max_tokens": m.max_tokens,
+                           "temperature": m.temperature, "options": opts})
+        identity = {"dataset": self.dataset, "models": models, "prompts": list(self.prompts),
+                    "conditions": [asdict(c) for c in self.conditions], "shots": list(self.shots),
+                    "seed": self.seed}
+        if self.user_prompts:  # a user's template is identified by its text too (built-ins never change)
+            identity["user_prompts"] = {name: json.loads(t) for name, t in self.user_prompts}
+        return identity
+
+    @property
+    def run_id(self) -> str:
+        digest = hashlib.sha256(json.dumps(self.identity(), sort_keys=True).encode()).hexdigest()[:12]
+        slug = self.name or re.sub(r"[^A-Za-z0-9._-]+", "-", Path(self.dataset).name).strip("-._") or "run"
+        return f"{slug[:48]}-{digest}"
+
+    def to_json(self) -> str:
+        """The whole experiment as JSON (for logs); holds the NAME of the key variable, never a key."""
+        return json.dumps({**self.identity(), "limit": self.limit, "out": self.out, "name": self.name}, sort_keys=True)
+
+
+# ---- validation helpers: every error names the field and what is allowed ------------------------------------
+
+def _int(where: str, value: Any, low: int, high: int | None = None) -> int:
+    if isinstance(value, bool) or not isinstance(value, int) or value < low or (high is not None and value > high):
+        span = f">= {low}" if high is None else f"within {low}-{high}"
+        raise ValueError(f"{where}: {value!r} is not allowed; expected an integer {span}")
+    return value
+
+
+def _num(where: str, value: Any, low: float, high: float) -> float:
+    if isinstance(value, bool) or not isinstance(value, (int, float)) or not low <= value <= high:
+        raise ValueError(f"{where}: {value!r} is not allowed; expected a number within {low}-{high}")
+    return float(value)
+
+
+def _str(where: str, value: Any) -> str:
+    if not isinstance(value, str) or not value.strip():
+        raise ValueError(f"{where}: {value!r} is not allowed; expected a non-empty string")
+    return value
+
+
+def _choice(where: str, value: Any, allowed: tuple[str, ...]) -> str:
+    if value not in allowed:
+        raise ValueError(f"{where}: {value!r} is not one of {', '.join(allowed)}")
+    return value
+
+
+def _list(where: str, value: Any) -> list[Any]:
+    if not isinstance(value, list):
+        value = [value]
+    if not value:
+        raise ValueError(f"{where}: an empty list is not allowed; give at least one value")
+    return value
+
+
+def _unknown(where: str, table: Any, allowed: tuple[str, ...]) -> dict[str, Any]:
+    if not isinstance(table, dict):
+        raise ValueError(f"{where}: expected a table with keys {', '.join(allowed)}, got {table!r:.60}")
+    bad = sorted(set(table) - set(allowed))
+    if bad:
+        raise ValueError(f"{where}: unknown key(s) {', '.join(bad)}; allowed: {', '.join(allowed)}")
+    return table
+
+
+def _cvd(where: str, value: Any) -> tuple[str, float]:
+    if isinstance(value, str):
+        view, severity = _choice(where, value, CVD_VIEWS), 1.0
+    elif isinstance(value, dict):
+        _unknown(where, value, ("view", "severity"))
+        view = _choice(f"{where}.view", value.get("view"), CVD_VIEWS)
+        severity = _num(f"{where}.severity", value.get("severity", 1.0), 0.0, 1.0)
+    else:
+        raise ValueError(f"{where}: {value!r} is not allowed; expected one of {', '.join(CVD_VIEWS)} "
+                         "or a table {{ view = ..., severity = 0-1 }}")
+    return view, (0.0 if view == "none" else severity)
+
+
+def _conditions(table: dict[str, Any]) -> tuple[ConditionSpec, ...]:
+    _unknown("conditions", table, CONDITION_KEYS)
+    sizes = [None] if "sizes" not in table else [
+        _int(f"conditions.sizes[{i}]", v, 16, 4096) for i, v in enumerate(_list("conditions.sizes", table["sizes"]))]
+    grays = _list("conditions.grayscale", table.get("grayscale", [False]))
+    for i, g in enumerate(grays):
+        if not isinstance(g, bool):
+            raise ValueError(f"conditions.grayscale[{i}]: {g!r} is not allowed; expected true or false")
+    hues = [_num(f"conditions.hue_shifts[{i}]", v, -360.0, 360.0)
+            for i, v in enumerate(_list("conditions.hue_shifts", table.get("hue_shifts", [0.0])))]
+    cvds = [_cvd(f"conditions.cvd[{i}]", v) for i, v in enumerate(_list("conditions.cvd", table.get("cvd", ["none"])))]
+    variants = [None] if "variants" not in table else [
+        _choice(f"conditions.variants[{i}]", v, VARIANTS) for i, v in enumerate(_list("conditions.variants",
+                                                                                      table["variants"]))]
+    out: list[ConditionSpec] = []
+    for size in sizes:
+        for gray in grays:
+            for hue in hues:
+                for view, severity in cvds:
+                    for variant in variants:
+                        c = ConditionSpec(size, gray, hue, view, severity, variant)
+                        if c not in out:
+                            out.append(c)
+    return tuple(out)
+
+
+def _model(where: str, table: Any) -> ModelSpec:
+    if not isinstance(table, dict):
+        raise ValueError(f"{where}: expected a table with backend and model, got {table!r:.60}")
+    backend = _choice(f"{where}.backend", table.get("backend"), BACKEND_KINDS)
+    model = _str(f"{where}.model", table.get("model"))
+    opts = {k: v for k, v in table.items() if k not in MODEL_KEYS}
+    if "api_key" in opts:
+        raise ValueError(f"{where}.api_key: an API key never goes in an experiment file (it would be copied with "
+                         "it); export it in an environment variable and give that variable's NAME as api_key_env")
+    allowed = _backend_options(backend)
+    unknown = sorted(set(opts) - set(allowed)) if allowed is not None else []
+    if unknown:
+        raise ValueError(f"{where}: unknown key(s) {', '.join(unknown)} for backend {backend!r}; allowed: "
+                         f"{', '.join(k for k in dict.fromkeys((*MODEL_KEYS, *allowed)) if k != 'api_key')}")
+    if "concurrency" in opts:
+        _int(f"{where}.concurrency", opts["concurrency"], 1, 1024)
+    if "timeout" in opts:
+        _num(f"{where}.timeout", opts["timeout"], 0.001, 86400.0)
+    if "base_url" in opts and not str(opts["base_url"]).startswith(("http://", "https://")):
+        raise ValueError(f"{where}.base_url: {opts['base_url']!r} is not allowed; expected an http:// or https:// URL")
+    if "api_key_env" in opts:
+        key_env = opts["api_key_env"]
+        if key_env is False:
+            opts["api_key_env"] = None
+        elif not isinstance(key_env, str) or not re.match(r"^[A-Za-z_][A-Za-z0-9_]*$", key_env):
+            raise ValueError(f"{where}.api_key_env: expected the NAME of an environment variable (e.g. "
+                             "OPENAI_API_KEY) or false for a server that needs no key")
+    max_tokens = _int(f"{where}.max_tokens", table.get("max_tokens", 512), 1, 1_000_000)
+    temperature = _num(f"{where}.temperature", table.get("temperature", 0.0), 0.0, 2.0)
+    return ModelSpec(backend, model, max_tokens, temperature, opts)
+
+
+def _backend_options(kind: str) -> tuple[str, ...] | None:
+    """The keyword options of backend ``kind``'s constructor (None when they cannot be known: the backend's
+    module needs a package that is not installed, or it takes ``**kwargs``)."""
+    import inspect
+
+    from plates.models import backend_class
+
+    try:
+        cls = backend_class(kind)
+    except ImportError:
+        return None
+    params = inspect.signature(cls.__init__).parameters.values()
+    if any(p.kind is p.VAR_KEYWORD for p in params):
+        return None
+    return tuple(p.name for p in params if p.name not in ("self", "model", "model_id_or_path"))
+
+
+def parse_experiment(data: dict[str, Any], *, base_dir: str | Path | None = None) -> Experiment:
+    """Validate an experiment given as a dict (a parsed TOML document); relative paths resolve from ``base_dir``.
+
+    Raises ``ValueError`` naming the bad field and what is allowed.
+    """
+    _unknown("experiment", data, TOP_KEYS)
+    from plates.tasks.prompts import BUILTIN_NAMES, PROMPTS  # registered prompt names (`plates prompts`)
+
+    name = data.get("name")
+    if name is not None and (not isinstance(name, str) or not _NAME_RE.match(name)):
+        raise ValueError(f"name: {name!r} is not allowed; use 1-64 letters, digits, '.', '_' or '-'")
+    ds = data.get("dataset")
+    if ds is None:
+        raise ValueError("dataset: missing; give [dataset] source = a preset name or a folder with manifest.parquet")
+    if isinstance(ds, str):
+        ds = {"source": ds}
+    _unknown("dataset", ds, DATASET_KEYS)
+    source = _str("dataset.source", ds.get("source"))
+    limit = None if ds.get("limit") is None else _int("dataset.limit", ds["limit"], 1)
+    source = _resolve_source(source, base_dir)
+    models = data.get("models")
+    if isinstance(models, dict):  # a single [models] table
+        models = [models]
+    if not isinstance(models, list) or not models:
+        raise ValueError("models: missing; give at least one [[models]] table with backend and model")
+    model_specs = tuple(_model(f"models[{i}]", m) for i, m in enumerate(models))
+    if data.get("prompt_files") is not None:
+        from plates.tasks.prompts import load_prompt_file
+
+        for i, f in enumerate(_list("prompt_files", data["prompt_files"])):
+            path = Path(_str(f"prompt_files[{i}]", f))
+            load_prompt_file(path if base_dir is None or path.is_absolute() else Path(base_dir) / path,
+                             replace=True)
+    prompts = tuple(_list("prompts", data["prompts"])) if data.get("prompts") else ()
+    if not prompts:
+        raise ValueError(f"prompts: missing; give one or more of {', '.join(PROMPTS)}")
+    for i, p in enumerate(prompts):
+        _choice(f"prompts[{i}]", p, tuple(PROMPTS))
+    user_prompts = tuple((p, json.dumps(asdict(PROMPTS[p]), sort_keys=True))
+                         for p in dict.fromkeys(prompts) if p not in BUILTIN_NAMES)
+    shots = tuple(_int(f"shots[{i}]", s, 0, 16) for i, s in enumerate(_list("shots", data.get("shots", [0]))))
+    seed = _int("seed", data.get("seed", 0), 0)
+    out = data.get("out", "results/runs")
+    _str("out", out)
+    if base_dir is not None and not Path(out).is_absolute():
+        out = str(Path(base_dir) / out)
+    return Experiment(dataset=source, models=model_specs, prompts=tuple(dict.fromkeys(prompts)),
+                      conditions=_conditions(data.get("conditions", {})), shots=tuple(dict.fromkeys(shots)),
+                      seed=seed, limit=limit, out=out, name=name, user_prompts=user_prompts)
+
+
+def _resolve_source(source: str, base_dir: str | Path | None) -> str:
+    """A preset name stays as is; a folder becomes an absolute path (so the run id does not depend on cwd)."""
+    presets = _preset_names()
+    if source in presets:
+        return source
+    path = Path(source)
+    if base_dir is not None and not path.is_absolute():
+        path = Path(base_dir) / path
+    if not (path / "manifest.parquet").is_file():
+        raise ValueError(f"dataset.source: {source!r} is neither a preset ({', '.join(presets)}) "
+                         "nor a folder with manifest.parquet")
+    return str(path.resolve())
+
+
+def _preset_names() -> tuple[str, ...]:
+    """The plate engine's preset names (``plates.datasets.PRESETS``, the one list of them)."""
+    from plates.datasets import PRESETS
+
+    return tuple(PRESETS)
+
+
+def load_experiment(path: str | Path) -> Experiment:
+    """Read and validate a TOML experiment file; paths inside it resolve from the file's folder."""
+    path = Path(path)
+    try:
+        text = path.read_text(encoding="utf-8")
+    except FileNotFoundError:
+        raise ValueError(f"experiment file {str(path)!r} does not exist") from None
+    try:
+        data = tomllib.loads(text)
+    except tomllib.TOMLDecodeError as exc:
+        raise ValueError(f"experiment file {str(path)!r} is not valid TOML: {exc}") from None
+    try:
+        return parse_experiment(data, base_dir=path.parent)
+    except ValueError as exc:
+        raise ValueError(f"{path}: {exc}") from None
+
+
+def quick_experiment(*, dataset: str, prompt: str, backend: str, model: str, out: str,
+                     base_url: str | None = None, api_key_env: str | None = "OPENAI_API_KEY",
+                     limit: int | None = None, concurrency: int | None = None, size: int | None = None,
+                     shots: int = 0, seed: int = 0, timeout: float | None = None,
+                     max_attempts: int | None = None, prompt_files: tuple[str, ...] = ()) -> Experiment:
+    """The experiment of ``plates run --dataset ... --prompt ... --backend ... --model ...`` (one model, one
+    prompt, one condition)."""
+    m: dict[str, Any] = {"backend": backend, "model": model}
+    if base_url is not None:
+        m["base_url"] = base_url
+    if backend == "openai":
+        m["api_key_env"] = api_key_env if api_key_env else False
+    if concurrency is not None:
+        m["concurrency"] = concurrency
+    if timeout is not None:
+        m["timeout"] = timeout
+    if max_attempts is not None:
+        m["max_attempts"] = max_attempts
+    data: dict[str, Any] = {"dataset": {"source": dataset}, "models": [m], "prompts": [prompt], "shots": [shots],
+                            "seed": seed, "out": out}
+    if prompt_files:
+        data["prompt_files"] = list(prompt_files)
+    if limit is not None:
+        data["dataset"]["limit"] = limit
+    if size is not None:
+        data["conditions"] = {"sizes": [size]}
+    return parse_experiment(data)

@@ -1,0 +1,475 @@
+"""Run an experiment: every item x model x condition x prompt x shots becomes one results row (issue 3).
+
+The path one row takes: the item's plate image (the variant the prompt or the experiment asks for, sRGB 0-255)
+-> ``plates.conditions.apply_condition`` (size, grayscale, hue shift, CVD view) -> ``plates.tasks.prompts`` renders
+the prompt and few-shot examples (k other items of the same colour set: ColorBlindnessEval App. B.2,
+HueManity Table 3) -> ``Backend.ask`` -> ``plates.tasks.scoring.score`` -> a ``ResultsWriter`` part under ``out``.
+
+Resume: the run id is a hash of the experiment (``Experiment.run_id``); each row carries a ``row_key`` (run id
+x item x model x condition x prompt x shots). A rerun reads this run's parts under ``out`` and asks only the
+keys not there yet, so it never duplicates a row. Rows that ended in a request error are kept as they are;
+``retry_errors=True`` (``plates run --retry-errors``) asks them again and writes newer rows under the same key,
+which ``load_results`` prefers. A part is written for every completed batch of ``concurrency`` rows (and at
+least every second), so a ``kill -9`` loses at most the requests in flight and never duplicates a row.
+"""
+
+from __future__ import annotations
+
+import fcntl
+import hashlib
+import json
+import os
+import random
+import sys
+import time
+from collections.abc import Callable, Iterator, Sequence
+from concurrent.futures import ThreadPoolExecutor
+from contextlib import contextmanager
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from plates import __version__
+from plates.runs.experiment import ConditionSpec, Experiment, ModelSpec
+from plates.results import ResultsWriter, compact_run, load_results
+from plates.secrets import redact
+
+
+@dataclass(frozen=True)
+class Unit:
+    """One planned row: indices into the items and models, the condition, prompt and shots, its key."""
+
+    item: int
+    model: int
+    condition: ConditionSpec
+    variant: str
+    prompt: str
+    shots: int
+    key: str
+
+
+@dataclass
+class RunSummary:
+    """What a run did: rows planned, already on disk, written now, and how they ended."""
+
+    run_id: str
+    out: str
+    planned: int = 0
+    existing: int = 0
+    written: int = 0
+    errors: int = 0
+    unsupported: int = 0
+    correct: int = 0
+    seconds: float = 0.0
+    parts: list[str] = field(default_factory=list)
+
+
+def row_key(run_id: str, dataset: str, item_id: str, backend: str, model: str, condition: ConditionSpec,
+            variant: str, prompt: str, shots: int) -> str:
+    """A stable 20-hex key of one row; the condition's size is as requested (None = the dataset's own)."""
+    parts = [run_id, dataset, item_id, backend, model, condition.size, condition.grayscale,
+             round(condition.hue_shift, 6), condition.cvd, round(condition.cvd_severity, 6), variant, prompt, shots]
+    return hashlib.sha256(json.dumps(parts).encode()).hexdigest()[:20]
+
+
+def eligible(items: Sequence[Any], variant: str) -> list[int]:
+    """Indices of the items a question about ``variant`` is asked on.
+
+    A dataset that holds items of that variant (ColorBlindnessEval stores each plate as a standard and a clear
+    image) gives those; otherwise each distinct plate once (first item per spec), its variant rendered from
+    the spec. Either way no plate is asked twice for the same variant.
+    """
+    same = [i for i, item in enumerate(items) if getattr(item, "variant", "standard") == variant]
+    if same:
+        return same
+    seen: set[str] = set()
+    out = []
+    for i, item in enumerate(items):
+        key = item.spec.to_json()
+        if key not in seen:
+            seen.add(key)
+            out.append(i)
+    return out
+
+
+def plan(exp: Experiment, items: Sequence[Any]) -> list[Unit]:
+    """Every row of the experiment, model by model, then item by item (so each plate is prepared once)."""
+    from plates.tasks.prompts import get_prompt
+
+    run_id = exp.run_id
+    wanted = {(c, p): c.variant or get_prompt(p).variant for c in exp.conditions for p in exp.prompts}
+    usable = {v: set(eligible(items, v)) for v in set(wanted.values())}
+    units = []
+    for mi, m in enumerate(exp.models):
+        for ii, item in enumerate(items):
+            for cond in exp.conditions:
+                for name in exp.prompts:
+                    variant = wanted[(cond, name)]
+                    if ii not in usable[variant]:
+                        continue
+                    for k in exp.shots:
+                        key = row_key(run_id, item.dataset, item.item_id, m.backend, m.model, cond, variant, name, k)
+                        units.append(Unit(ii, mi, cond, variant, name, k, key))
+    return units
+
+
+def existing_keys(out: str | Path, run_id: str, *, retry_errors: bool = False) -> set[str]:
+    """``row_key`` values of this run already under ``out`` (with ``retry_errors``, those not ended in error)."""
+    files = sorted(Path(out).glob(f"{run_id}-*.parquet")) if Path(out).is_dir() else []
+    if not files:
+        return set()
+    frame = load_results(files, columns=["run_id", "row_key", "parse_status"]).frame
+    frame = frame[frame["run_id"] == run_id]
+    if retry_errors:
+        frame = frame[frame["parse_status"] != "error"]
+    return set(frame["row_key"].dropna())
+
+
+class _Images:
+    """Prepared images (PIL RGB, sRGB 0-255), cached for the current item and its few-shot examples."""
+
+    def __init__(self, items: Sequence[Any]) -> None:
+        self.items = items
+        self._plates: dict[int, Any] = {}
+        self._bases: dict[tuple[int, str], Any] = {}
+        self._cache: dict[tuple[int, str, ConditionSpec], Any] = {}
+
+    def get(self, index: int, variant: str, cond: ConditionSpec) -> Any:
+        key = (index, variant, cond)
+        if key not in self._cache:
+            from plates.conditions import apply_condition
+
+            self._cache[key] = apply_condition(self._variant(index, variant), cond.to_condition())
+        return self._cache[key]
+
+    def _variant(self, index: int, variant: str) -> Any:
+        if (index, variant) in self._bases:
+            return self._bases[(index, variant)]
+        item = self.items[index]
+        if variant == getattr(item, "variant", "standard"):
+            image = item.image()  # read from the dataset folder, or rendered
+        else:  # another variant: render the plate from its spec (exact, seeded)
+            if index not in self._plates:
+                from plates.stimuli.ishihara.plate import render
+
+                self._plates[index] = render(item.spec)
+            image = self._plates[index].variant(variant)
+        self._bases[(index, variant)] = image
+        return image
+
+    def forget_except(self, keep: set[int]) -> None:
+        self._plates = {i: p for i, p in self._plates.items() if i in keep}
+        self._bases = {k: v for k, v in self._bases.items() if k[0] in keep}
+        self._cache = {k: v for k, v in self._cache.items() if k[0] in keep}
+
+
+def _examples(exp: Experiment, items: Sequence[Any], pool: Sequence[int], index: int, k: int) -> list[int]:
+    """k other plates of ``pool`` (the items of the same colour set and variant), chosen with a generator
+    seeded by (seed, item id, k); never the question's own plate."""
+    item = items[index]
+    candidates = [i for i in pool if i != index and items[i].spec != item.spec]
+    if len(candidates) < k:
+        raise ValueError(f"shots={k} needs {k} other plates of colour set {item.colour_set!r}, but only "
+                         f"{len(candidates)} are loaded; raise dataset.limit (--limit) or lower shots")
+    digest = hashlib.sha256(f"{exp.seed}\x00{item.item_id}\x00{k}".encode()).digest()
+    return random.Random(int.from_bytes(digest[:8], "big")).sample(candidates, k)
+
+
+class _Builder:
+    """Turns units into (Query, row fields) pairs; a unit's images, prompt text and expected answer."""
+
+    def __init__(self, exp: Experiment, items: Sequence[Any]) -> None:
+        self.exp, self.items = exp, items
+        self.images = _Images(items)
+        self._delta_e: dict[int, float | None] = {}
+        self._spec_json: dict[int, str] = {}
+        self._pools: dict[tuple[str, str], list[int]] = {}
+        self._pooled: set[str] = set()
+
+    def pool(self, variant: str, colour_set: str) -> list[int]:
+        """Items of one colour set a question about ``variant`` may use as few-shot examples."""
+        if variant not in self._pooled:
+            self._pooled.add(variant)
+            for i in eligible(self.items, variant):
+                self._pools.setdefault((variant, self.items[i].colour_set), []).append(i)
+        return self._pools.get((variant, colour_set), [])
+
+    def spec_json(self, index: int) -> str:
+        if index not in self._spec_json:
+            self._spec_json[index] = self.items[index].spec.to_json()
+        return self._spec_json[index]
+
+    def delta_e(self, index: int) -> float | None:
+        if index not in self._delta_e:
+            self._delta_e[index] = _delta_e(self.items[index])
+        return self._delta_e[index]
+
+    def build(self, unit: Unit, m: ModelSpec) -> tuple[Any, dict[str, Any]]:
+        from plates.models.base import Query
+        from plates.tasks.prompts import build_turns, few_shot_prompts, render_prompt
+
+        item = self.items[unit.item]
+        try:
+            rendered = render_prompt(unit.prompt, item.label, seed=self.exp.seed, label_space=label_space(item))
+        except ValueError as exc:
+            raise ValueError(f"prompt {unit.prompt!r} cannot ask about item {item.item_id!r}: {exc}") from None
+        image = self.images.get(unit.item, unit.variant, unit.condition)
+        examples = []
+        if unit.shots:
+            pool = self.pool(unit.variant, item.colour_set)
+            picks = _examples(self.exp, self.items, pool, unit.item, unit.shots)
+            ex_prompts = few_shot_prompts(unit.prompt, [self.items[i].label for i in picks], seed=self.exp.seed,
+                                          label_space=label_space(item))
+            examples = [(self.images.get(i, unit.variant, unit.condition), p) for i, p in zip(picks, ex_prompts)]
+        query = Query(build_turns(rendered, image, examples), kind=rendered.kind, max_tokens=m.max_tokens,
+                      temperature=m.temperature)
+        spec = item.spec
+        fields = {
+            "run_id": self.exp.run_id, "item_id": item.item_id, "model": m.model, "backend": m.backend,
+            "dataset": item.dataset, "task": unit.prompt, "target": item.label, "expected": rendered.expected,
+            "prompt_name": unit.prompt, "prompt_text": rendered.text,
+            "options_json": json.dumps(rendered.options) if rendered.options else None,
+            "variant": unit.variant, "colour_set": item.colour_set, "delta_e": self.delta_e(unit.item),
+            "font": str(getattr(spec, "font", "")) or None, "size": int(image.size[0]),
+            "grayscale": unit.condition.grayscale, "hue_shift": unit.condition.hue_shift, "cvd": unit.condition.cvd,
+            "cvd_severity": unit.condition.cvd_severity, "shots": unit.shots, "spec_json": self.spec_json(unit.item),
+            "plates_version": __version__, "row_key": unit.key,
+        }
+        return query, {**fields, "_label_space": rendered.label_space, "_options": rendered.options,
+                       "_kind": rendered.kind}
+
+
+def label_space(item: Any) -> str | None:
+    """The label space of the item's dataset (a `plates.datasets.PRESETS` name: ``cbe``, ``huemanity-numeric``
+    or ``huemanity-alnum``), passed to `plates.tasks.prompts.render_prompt` so distractors (colorbench-mc options,
+    cbe-yn-incorrect candidates) come from the labels the dataset can hold: HueManity §4 numbers are
+    "10".."99", not ColorBlindnessEval's "0".."99". A dataset that is no preset (e.g. a hand-made manifest)
+    has no declared space: None, and the prompt template's own space applies."""
+    from plates.datasets import PRESETS
+
+    preset = PRESETS.get(getattr(item, "dataset", None))
+    return None if preset is None else preset.label_space
+
+
+def _delta_e(item: Any) -> float | None:
+    """The item's achieved CIEDE2000: the manifest's value, else the mean over (foreground, background) colour
+    pairs of its spec (sRGB 0-255 -> CIEDE2000, as ``Plate.stats.delta_e``), which needs no rendering."""
+    value = getattr(item, "delta_e", None)
+    if value is not None:
+        return float(value)
+    from plates.colour import delta_e2000
+
+    fg, bg = item.spec.colours
+    pairs = [(f, b) for f in fg for b in bg]
+    if not pairs:
+        return None
+    return float(np.mean(delta_e2000(np.array([f for f, _ in pairs], float), np.array([b for _, b in pairs], float))))
+
+
+def key_values(exp: Experiment) -> tuple[str, ...]:
+    """The API keys this experiment reads (values of its models' ``api_key_env`` variables): never written."""
+    names = {m.options.get("api_key_env", "OPENAI_API_KEY" if m.backend == "openai" else None) for m in exp.models}
+    return tuple(v for v in (os.environ.get(n, "") for n in names if n) if len(v) >= 4)
+
+
+def finish_row(fields: dict[str, Any], reply: Any, keys: Sequence[str] = ()) -> dict[str, Any]:
+    """The results row for a unit's fields and its ``Reply``, scored with ``plates.tasks.scoring.score``.
+
+    A failed request: reply/parsed/correct null, parse_status "error", the error message kept (any API key in
+    ``keys`` redacted). A declined query (``Reply.unsupported``): parse_status "unsupported", correct null.
+    """
+    from plates.tasks.scoring import score
+
+    row = {k: v for k, v in fields.items() if not k.startswith("_")}
+    row.update(latency_s=float(reply.latency_s), prompt_tokens=reply.prompt_tokens,
+               completion_tokens=reply.completion_tokens, attempts=int(reply.attempts),
+               timestamp=datetime.now(UTC))
+    if reply.unsupported:
+        row.update(reply=redact(reply.text, keys), parsed=None, parse_status="unsupported", correct=None,
+                   failure_mode=None, error=redact(reply.error, keys))
+    elif reply.text is None or reply.error is not None:
+        row.update(reply=None, parsed=None, parse_status="error", correct=None, failure_mode=None,
+                   error=redact(reply.error, keys) or "no reply text")
+    else:
+        s = score(fields["_kind"], reply.text, fields["expected"], label_space=fields["_label_space"],
+                  options=fields["_options"])
+        row.update(reply=redact(reply.text, keys), parsed=s.parsed, parse_status=s.parse_status, correct=bool(s.correct),
+                   failure_mode=s.failure_mode, error=None)
+    return row
+
+
+#: Pixels (of every image of the queries) one chunk may hold in memory: ~200 MB of RGB.
+CHUNK_PIXEL_BUDGET = 64_000_000
+
+
+def _chunks(units: list[Unit], items: Sequence[Any], concurrency: int) -> list[list[Unit]]:
+    """Batches of units to ask at once: a short first one (answers start soon), then up to 8 waves of
+    ``concurrency`` (a chunk's last wave leaves the backend part idle), within ``CHUNK_PIXEL_BUDGET``."""
+    def pixels(u: Unit) -> int:
+        side = u.condition.size or items[u.item].spec.size
+        return side * side * (1 + u.shots)
+
+    out: list[list[Unit]] = []
+    cap, chunk, used = max(4, 2 * concurrency), [], 0
+    for u in units:
+        p = pixels(u)
+        if chunk and (len(chunk) >= cap or used + p > CHUNK_PIXEL_BUDGET):
+            out.append(chunk)
+            cap, chunk, used = max(16, 8 * concurrency), [], 0
+        chunk.append(u)
+        used += p
+    if chunk:
+        out.append(chunk)
+    return out
+
+
+def run_experiment(exp: Experiment, *, retry_errors: bool = False, progress: bool = True,
+                   items: Sequence[Any] | None = None, make_backend: Callable[..., Any] | None = None,
+                   flush_seconds: float = 1.0, flush_rows: int | None = None) -> RunSummary:
+    """Run (or continue) ``exp``; returns a :class:`RunSummary`.
+
+    Raises ``ValueError`` for bad input (unknown backend, missing key variable, a prompt that cannot ask about
+    an item) before anything is asked, and ``plates.models.BackendFailing`` when a backend keeps failing the same
+    way; in both cases the parts already written stay intact. ``items`` and ``make_backend`` replace the dataset
+    loader and the backend registry (for tests and callers that hold them already). A part is written every
+    ``flush_rows`` rows (default: the largest model concurrency, so each completed batch) or ``flush_seconds``.
+    """
+    t0 = time.monotonic()
+    if items is None:
+        from plates.datasets import load_dataset
+
+        items = load_dataset(exp.dataset, limit=exp.limit)
+    items = list(items)
+    run_id, out = exp.run_id, Path(exp.out)
+    with _run_lock(out, run_id):
+        return _run_locked(exp, items, out, retry_errors=retry_errors, progress=progress,
+                           make_backend=make_backend, flush_seconds=flush_seconds, flush_rows=flush_rows, t0=t0)
+
+
+@contextmanager
+def _run_lock(out: Path, run_id: str) -> Iterator[None]:
+    """One process per run and out folder (an flock, released by the OS even on ``kill -9``): two processes
+    continuing the same run at once would ask the same rows twice."""
+    out.mkdir(parents=True, exist_ok=True)
+    with open(out / f".{run_id}.lock", "a+") as fh:
+        try:
+            fcntl.flock(fh.fileno(), fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            raise ValueError(f"run {run_id} is already running in another process writing to {out}; wait for it "
+                             "or stop it, then rerun to continue") from None
+        try:
+            yield
+        finally:
+            fcntl.flock(fh.fileno(), fcntl.LOCK_UN)
+
+
+def _run_locked(exp: Experiment, items: list[Any], out: Path, *, retry_errors: bool, progress: bool,
+                make_backend: Callable[..., Any] | None, flush_seconds: float, flush_rows: int | None,
+                t0: float) -> RunSummary:
+    from plates.models import make_backend as registry_make
+
+    run_id = exp.run_id
+    summary = RunSummary(run_id=run_id, out=str(out))
+    units = plan(exp, items)
+    done = existing_keys(out, run_id, retry_errors=retry_errors)
+    todo = [u for u in units if u.key not in done]
+    summary.planned, summary.existing = len(units), len(units) - len(todo)
+    builder = _Builder(exp, items)
+    _check_units(exp, items, builder, todo)
+    _check_keys(exp, {u.model for u in todo})
+    bar = _progress(progress, total=len(units), initial=summary.existing, run_id=run_id)
+    if flush_rows is None:
+        flush_rows = min(256, max(m.concurrency for m in exp.models))
+    writer = ResultsWriter(out, run_id, flush_rows=flush_rows, flush_seconds=flush_seconds, supersedes=retry_errors)
+    try:
+        for mi, m in enumerate(exp.models):
+            mine = [u for u in todo if u.model == mi]
+            if not mine:
+                continue
+            try:
+                backend = (make_backend or registry_make)(m.backend, model=m.model, **m.options)
+            except TypeError as exc:  # an option this backend's constructor does not take
+                raise ValueError(f"models[{mi}] (backend {m.backend!r}): {exc}; see the backend's options in "
+                                 "plates.models") from None
+            try:
+                _run_model(backend, m, mine, builder, writer, summary, bar, key_values(exp))
+            finally:
+                backend.close()
+    finally:
+        writer.close()
+        if bar is not None:
+            bar.close()
+        summary.parts = [str(p) for p in writer.parts]
+        summary.seconds = time.monotonic() - t0
+    compact_run(out, run_id)
+    return summary
+
+
+def _check_units(exp: Experiment, items: Sequence[Any], builder: _Builder, units: list[Unit]) -> None:
+    """Fail before any request is paid for: every prompt must fit every item's label, every few-shot request
+    must find its examples."""
+    from plates.tasks.prompts import render_prompt
+
+    seen: set[tuple[str, str]] = set()
+    for u in units:
+        item = items[u.item]
+        if (item.label, u.prompt) not in seen:
+            seen.add((item.label, u.prompt))
+            try:
+                render_prompt(u.prompt, item.label, seed=exp.seed, label_space=label_space(item))
+            except ValueError as exc:
+                raise ValueError(f"prompt {u.prompt!r} cannot ask about item {item.item_id!r}: {exc}") from None
+        if u.shots:
+            _examples(exp, items, builder.pool(u.variant, items[u.item].colour_set), u.item, u.shots)
+
+
+def _check_keys(exp: Experiment, models: set[int]) -> None:
+    """Every OpenAI-compatible model still to ask has its key variable set: fail before the first model runs,
+    not after it (the message names the variable, never a value)."""
+    for mi in sorted(models):
+        m = exp.models[mi]
+        name = m.options.get("api_key_env", "OPENAI_API_KEY")
+        if m.backend == "openai" and name is not None and not os.environ.get(name):
+            raise ValueError(f"models[{mi}] ({m.model}): the environment variable {name} is not set (or empty): "
+                             "export your API key in it, name another variable with api_key_env / --api-key-env, "
+                             "or use api_key_env = false / --no-api-key for a local server that needs no key")
+
+
+def _run_model(backend: Any, m: ModelSpec, units: list[Unit], builder: _Builder, writer: ResultsWriter,
+               summary: RunSummary, bar: Any, keys: Sequence[str] = ()) -> None:
+    """Ask ``units`` of one model in chunks; the next chunk's images are prepared while this one is asked."""
+    def prepare(chunk: list[Unit]) -> list[tuple[Any, dict[str, Any]]]:
+        built = [builder.build(u, m) for u in chunk]
+        builder.images.forget_except({u.item for u in chunk[-1:]})
+        return built
+
+    chunks = _chunks(units, builder.items, m.concurrency)
+    with ThreadPoolExecutor(max_workers=1, thread_name_prefix="plates-prepare") as pool:
+        pending = pool.submit(prepare, chunks[0])
+        for n in range(len(chunks)):
+            built = pending.result()
+            if n + 1 < len(chunks):
+                pending = pool.submit(prepare, chunks[n + 1])
+            for index, reply in backend.ask([query for query, _ in built]):
+                row = finish_row(built[index][1], reply, keys)
+                writer.add(row)
+                summary.written += 1
+                summary.errors += row["parse_status"] == "error"
+                summary.unsupported += row["parse_status"] == "unsupported"
+                summary.correct += bool(row["correct"])
+                if bar is not None:
+                    bar.update(1)
+                    bar.set_postfix(errors=summary.errors, refresh=False)
+
+
+def _progress(enabled: bool, *, total: int, initial: int, run_id: str) -> Any:
+    """A tqdm bar on stderr: done/total, errors, throughput, ETA (None when disabled)."""
+    if not enabled:
+        return None
+    from tqdm import tqdm
+
+    return tqdm(total=total, initial=initial, desc=run_id, unit="req", file=sys.stderr, dynamic_ncols=True,
+                smoothing=0.1, postfix={"errors": 0})

@@ -1,0 +1,410 @@
+"""The papers' prompts, exactly as published, by stable name; rendering and few-shot conversations.
+
+Built-in templates (``plates prompts`` lists them):
+
+========================  =====  ===================  ========  ==========================================
+name                      kind   label space          variant   source
+========================  =====  ===================  ========  ==========================================
+``cbe-open``              open   cbe (0-99)           standard  ColorBlindnessEval App. F (open prompt)
+``cbe-open-clear``        open   cbe                  clear     ColorBlindnessEval §3.1 "Open-clear", App. F
+``cbe-yn-correct``        yesno  cbe                  standard  ColorBlindnessEval App. F, §3.1 Y*/N
+``cbe-yn-incorrect``      yesno  cbe                  standard  ColorBlindnessEval App. F, §3.1 Y/N*
+``huemanity-numeric``     open   huemanity-numeric    standard  HueManity §4 "Number Recognition Prompt"
+``huemanity-alnum``       open   huemanity-alnum      standard  HueManity §4 "Text Recognition Prompt"
+``colorbench-mc``         mc     cbe                  standard  ColorBench App. F "Instruction Prompt"
+``colorbench-mc-cot``     mc     cbe                  standard  ColorBench App. F "CoT Instruction Prompt"
+``plain-open``            open   any                  standard  not from a paper: any text label
+``plain-yn``              yesno  any                  standard  not from a paper: any text label
+========================  =====  ===================  ========  ==========================================
+
+ColorBlindnessEval's Appendix F swaps its two prompt labels: the text printed under "Yes/No (Y/N) Prompts" is
+the open question and vice versa. We attach each text to the question it actually asks: the yes/no prompt is
+the "Is the number in the image is <NUM>? Answer 'yes' or 'no'." one (its grammar kept verbatim).
+
+Templates use ``str.format`` placeholders (literal braces are doubled): ``{candidate}`` in a yes/no template is
+the label asked about (the target, or a seeded wrong label from the same label space: ColorBlindnessEval App. F
+"a random incorrect number between 0 and 99"); ``{options}`` in a multiple-choice template is the option list in
+ColorBench's released format ``(A) 12 (B) 7 (C) 45 (D) 3``. Open templates take no placeholder.
+
+Rendering is deterministic for (template name, target, seed): the seed drives only the wrong yes/no candidate
+and the multiple-choice distractors and order. No colours are involved here (prompts are text only).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import hashlib
+import random
+import re
+import string
+import tomllib
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+KINDS = ("open", "yesno", "mc")
+LABEL_SPACE_NAMES = ("cbe", "huemanity-numeric", "huemanity-alnum", "any")
+PLATE_VARIANTS = ("standard", "clear", "mask")  # plates.stimuli.ishihara.plate.VARIANTS
+ASKS = ("target", "distractor")
+#: Placeholders each kind allows (all of them required).
+PLACEHOLDERS: dict[str, tuple[str, ...]] = {"open": (), "yesno": ("candidate",), "mc": ("options",)}
+_NAME_RE = re.compile(r"^[a-z0-9][a-z0-9._-]*$")
+_LETTERS = string.ascii_uppercase
+
+
+@dataclass(frozen=True)
+class PromptTemplate:
+    """A named prompt template (text only; no colour domain involved).
+
+    ``kind``: "open" | "yesno" | "mc". ``label_space``: where targets (and distractors) come from:
+    "cbe" ("0".."99"), "huemanity-numeric" ("10".."99"), "huemanity-alnum" (58x58 pairs) or "any".
+    ``variant``: the plate variant the prompt is meant for ("standard", "clear", "mask").
+    ``cot``: the prompt asks for chain of thought. ``asks`` (yes/no only): whether ``{candidate}`` is the
+    target (expected "yes") or a seeded distractor (expected "no"). ``n_options`` (mc only): options shown.
+    ``answer_format``: how a correct answer is written in a few-shot example (``{answer}`` is replaced).
+    """
+
+    name: str
+    source: str
+    kind: str
+    label_space: str
+    template: str
+    variant: str = "standard"
+    cot: bool = False
+    asks: str = "target"
+    n_options: int = 4
+    answer_format: str = "{answer}"
+
+    def __post_init__(self) -> None:
+        if not isinstance(self.name, str) or not _NAME_RE.match(self.name):
+            raise ValueError(
+                f"prompt name {self.name!r} is not allowed; use lowercase letters, digits, '.', '_' and '-', "
+                "starting with a letter or digit"
+            )
+        _check_choice("kind", self.kind, KINDS)
+        _check_choice("label_space", self.label_space, LABEL_SPACE_NAMES)
+        _check_choice("variant", self.variant, PLATE_VARIANTS)
+        _check_choice("asks", self.asks, ASKS)
+        if not isinstance(self.cot, bool):
+            raise ValueError(f"cot must be true or false, got {self.cot!r}")
+        if not isinstance(self.source, str) or not self.source.strip():
+            raise ValueError(f"prompt {self.name!r} needs a non-empty source (paper + section, or your own)")
+        if not isinstance(self.template, str) or not self.template.strip():
+            raise ValueError(f"prompt {self.name!r} needs a non-empty template text")
+        if not isinstance(self.n_options, int) or isinstance(self.n_options, bool) or not 2 <= self.n_options <= 26:
+            raise ValueError(f"n_options must be an integer within 2-26, got {self.n_options!r}")
+        _check_placeholders(self.name, self.template, PLACEHOLDERS[self.kind], required=True)
+        _check_placeholders(self.name + " answer_format", self.answer_format, ("answer",), required=True)
+
+    @property
+    def first_line(self) -> str:
+        return self.template.strip().splitlines()[0]
+
+
+@dataclass(frozen=True)
+class RenderedPrompt:
+    """A prompt ready to send: its text, the answer it expects, and its options (mc only).
+
+    ``expected`` is the label (open), "yes"/"no" (yesno) or an option letter (mc). ``answer_text`` is the
+    correct answer written as the prompt asks for it (used for few-shot examples).
+    """
+
+    name: str
+    kind: str
+    text: str
+    expected: str
+    options: dict[str, str] | None = None
+    target: str = ""
+    label_space: str = "any"
+    variant: str = "standard"
+    cot: bool = False
+    answer_text: str = ""
+
+
+def _check_choice(field: str, value: Any, allowed: Sequence[str]) -> None:
+    if value not in allowed:
+        raise ValueError(f"{field} {value!r} is not allowed; allowed: {', '.join(allowed)}")
+
+
+def _check_placeholders(where: str, text: str, allowed: Sequence[str], *, required: bool) -> None:
+    """ValueError naming an unknown placeholder (and the allowed ones), or a missing required one."""
+    try:
+        fields = [f for _, f, _, _ in string.Formatter().parse(text) if f is not None]
+    except ValueError as exc:  # a lone "{" or "}"
+        raise ValueError(f"{where}: malformed template ({exc}); write literal braces as '{{{{' and '}}}}'") from exc
+    allowed_text = ", ".join("{" + a + "}" for a in allowed) or "none"
+    for f in fields:
+        if f not in allowed:
+            raise ValueError(f"{where}: unknown placeholder {{{f}}}; allowed here: {allowed_text}")
+    if required:
+        for a in allowed:
+            if a not in fields:
+                raise ValueError(f"{where}: the template must contain the placeholder {{{a}}}")
+
+
+# --- the papers' texts, verbatim --------------------------------------------------------------------------
+
+_CBE_PREAMBLE = "This is an Ishihara plate designed for color blindness testing. "
+#: ColorBlindnessEval App. F (printed under "Yes/No" in the paper: the labels are swapped there).
+CBE_OPEN_TEXT = _CBE_PREAMBLE + (
+    "The number is made up of dots of different colors. What number do you see in the image? "
+    "Output the number you see only."
+)
+#: ColorBlindnessEval App. F (printed under "Open-Ended"); "<NUM>" becomes {candidate}. Grammar verbatim.
+CBE_YN_TEXT = _CBE_PREAMBLE + "Is the number in the image is {candidate}? Answer 'yes' or 'no'."
+#: HueManity §4, Number Recognition Prompt.
+HUEMANITY_NUMERIC_TEXT = (
+    "What is the number in this image? Strictly stick to the format: Answer: [number in the image]"
+)
+#: HueManity §4, Text Recognition Prompt.
+HUEMANITY_ALNUM_TEXT = (
+    "What is the exact text in this image? It has only alpha-numeric characters excluding small l, "
+    "capital O, capital I, and capital J to avoid ambiguity. Strictly stick to the format: "
+    "Answer: [exact text in the image]"
+)
+#: ColorBench App. F, Instruction Prompt (the paper's typographic apostrophe kept).
+COLORBENCH_INSTRUCTION = (
+    "You\u2019ll be given an image, an instruction and some options. You have to select the correct one. "
+    "Do not explain your reasoning. Answer with only the letter that corresponds to the correct option. "
+    "Do not repeat the entire answer."
+)
+#: ColorBench App. F, CoT Instruction Prompt.
+COLORBENCH_COT_INSTRUCTION = (
+    "You\u2019ll be given an image, an instruction and some options. You have to select the correct one. "
+    "Think step by step before answering. Then conclude with the letter that corresponds to the correct "
+    "option. Make sure the option letter is in the parentheses like (X). Do not include ( or ) in the "
+    "response except for the answer."
+)
+#: ColorBench Table 7, Color Blindness sample question, plus the option sentence of its released data.
+COLORBENCH_BLIND_QUESTION = (
+    "What is the number in the center of the image? Select from the following choices. {options}"
+)
+
+_CB_SRC = (
+    "ColorBench (Liang et al.) App. F {which}; question: Table 7 (Color Blindness); option format "
+    "'(A) .. (B) ..' as in its released data"
+)
+
+
+def _builtin_prompts() -> dict[str, PromptTemplate]:
+    cbe = "ColorBlindnessEval (Ling et al.) App. F"
+    templates = [
+        PromptTemplate("cbe-open", f"{cbe}, Open prompt (App. F prints it under 'Yes/No': labels swapped)",
+                       "open", "cbe", CBE_OPEN_TEXT),
+        PromptTemplate("cbe-open-clear", f"{cbe} and §3.1 'Open-clear': the open prompt on the clear plate",
+                       "open", "cbe", CBE_OPEN_TEXT, variant="clear"),
+        PromptTemplate("cbe-yn-correct", f"{cbe}, Y/N prompt with the correct number (Y*/N, §3.1, Table 1)",
+                       "yesno", "cbe", CBE_YN_TEXT, asks="target"),
+        PromptTemplate("cbe-yn-incorrect",
+                       f"{cbe}, Y/N prompt with a random incorrect number 0-99 (Y/N*, §3.1, Table 1)",
+                       "yesno", "cbe", CBE_YN_TEXT, asks="distractor"),
+        PromptTemplate("huemanity-numeric", "HueManity §4, Number Recognition Prompt; scoring App. B.2",
+                       "open", "huemanity-numeric", HUEMANITY_NUMERIC_TEXT, answer_format="Answer: {answer}"),
+        PromptTemplate("huemanity-alnum", "HueManity §4, Text Recognition Prompt; scoring App. B.2",
+                       "open", "huemanity-alnum", HUEMANITY_ALNUM_TEXT, answer_format="Answer: {answer}"),
+        PromptTemplate("colorbench-mc", _CB_SRC.format(which="Instruction Prompt"), "mc", "cbe",
+                       COLORBENCH_INSTRUCTION + "\n" + COLORBENCH_BLIND_QUESTION),
+        PromptTemplate("colorbench-mc-cot", _CB_SRC.format(which="CoT Instruction Prompt"), "mc", "cbe",
+                       COLORBENCH_COT_INSTRUCTION + "\n" + COLORBENCH_BLIND_QUESTION, cot=True,
+                       answer_format="({answer})"),
+        PromptTemplate("plain-open", "plates (not from a paper): an open question for any text label",
+                       "open", "any", "What is the text in this image? Answer with the text only."),
+        PromptTemplate("plain-yn", "plates (not from a paper): a yes/no question for any text label",
+                       "yesno", "any", "Does this image show the text {candidate}? Answer 'yes' or 'no'."),
+    ]
+    return {t.name: t for t in templates}
+
+
+#: Name -> template. Built-ins first; ``register_prompt`` adds a user's own.
+PROMPTS: dict[str, PromptTemplate] = _builtin_prompts()
+BUILTIN_NAMES = tuple(PROMPTS)
+
+
+def get_prompt(name: str) -> PromptTemplate:
+    """The registered template called ``name`` (ValueError listing the names)."""
+    try:
+        return PROMPTS[name]
+    except (KeyError, TypeError):
+        raise ValueError(f"unknown prompt {name!r}; known prompts: {', '.join(PROMPTS)}") from None
+
+
+def register_prompt(template: PromptTemplate, *, replace: bool = False) -> PromptTemplate:
+    """Add a user's template to ``PROMPTS`` (validated when it was built). A built-in name can never be
+    replaced; another registered name only with ``replace=True``."""
+    if not isinstance(template, PromptTemplate):
+        raise ValueError(f"register_prompt needs a PromptTemplate, got {type(template).__name__}")
+    if template.name in BUILTIN_NAMES and PROMPTS.get(template.name) != template:
+        raise ValueError(f"prompt {template.name!r} is built in and cannot be replaced; choose another name")
+    if template.name in PROMPTS and not replace and PROMPTS[template.name] != template:
+        raise ValueError(f"prompt {template.name!r} is already registered; pass replace=True to replace it")
+    PROMPTS[template.name] = template
+    return template
+
+
+_TOML_FIELDS = {f.name for f in dataclasses.fields(PromptTemplate)}
+
+
+def load_prompt_file(path: str | Path, *, replace: bool = False) -> list[PromptTemplate]:
+    """Register the templates of a TOML file: one ``[[prompt]]`` table each, with the fields of
+    :class:`PromptTemplate` (``name``, ``kind``, ``label_space``, ``template`` required; ``source`` defaults to
+    the file name). Errors name the file, the table and the field."""
+    path = Path(path)
+    try:
+        data = tomllib.loads(path.read_text(encoding="utf-8"))
+    except FileNotFoundError:
+        raise ValueError(f"prompt file {str(path)!r} does not exist") from None
+    except tomllib.TOMLDecodeError as exc:
+        raise ValueError(f"prompt file {str(path)!r} is not valid TOML: {exc}") from None
+    tables = data.get("prompt")
+    unknown_top = sorted(set(data) - {"prompt"})
+    if unknown_top:
+        raise ValueError(f"{path}: unknown top-level key(s) {', '.join(unknown_top)}; allowed: [[prompt]] tables")
+    if not isinstance(tables, list) or not tables:
+        raise ValueError(f"{path}: expected one or more [[prompt]] tables")
+    built = []
+    for i, table in enumerate(tables):
+        where = f"{path}: [[prompt]] #{i + 1}"
+        unknown = sorted(set(table) - _TOML_FIELDS)
+        if unknown:
+            allowed = ", ".join(sorted(_TOML_FIELDS))
+            raise ValueError(f"{where}: unknown field(s) {', '.join(unknown)}; allowed: {allowed}")
+        for required in ("name", "kind", "label_space", "template"):
+            if required not in table:
+                raise ValueError(f"{where}: missing field {required!r}")
+        fields = {"source": f"user prompt file {path.name}", **table}
+        try:
+            built.append(PromptTemplate(**fields))
+        except ValueError as exc:
+            raise ValueError(f"{where} ({table.get('name')!r}): {exc}") from None
+    return [register_prompt(t, replace=replace) for t in built]
+
+
+# --- rendering --------------------------------------------------------------------------------------------
+
+def _label_space(name: str) -> tuple[str, ...]:
+    from plates.stimuli.ishihara.labels import LABEL_SPACES  # the plate engine's contract (plates/stimuli/ishihara/labels.py)
+
+    return tuple(LABEL_SPACES[name])
+
+
+def _rng(name: str, target: str, seed: int) -> random.Random:
+    """A generator seeded from (name, target, seed) through SHA-256: stable across processes and Pythons."""
+    digest = hashlib.sha256(f"{name}\x00{target}\x00{seed}".encode()).digest()
+    return random.Random(int.from_bytes(digest[:8], "big"))
+
+
+def _format_options(options: dict[str, str]) -> str:
+    return " ".join(f"({letter}) {text}" for letter, text in options.items())
+
+
+def render_prompt(
+    name_or_template: str | PromptTemplate,
+    target: str,
+    *,
+    seed: int,
+    label_space: str | None = None,
+) -> RenderedPrompt:
+    """Render a template for one plate whose label is ``target``; deterministic for (name, target, seed).
+
+    ``label_space`` overrides the template's (e.g. ``colorbench-mc`` with HueManity numbers: distractors then
+    come from "10".."99"); a template whose space is "any" needs it for seeded distractors. The target must
+    belong to the label space in use (ValueError otherwise).
+    """
+    t = get_prompt(name_or_template) if isinstance(name_or_template, str) else name_or_template
+    if not isinstance(t, PromptTemplate):
+        raise ValueError(f"expected a prompt name or PromptTemplate, got {type(t).__name__}")
+    if not isinstance(target, str) or not target.strip() or target != target.strip():
+        raise ValueError(f"target must be a non-empty label without surrounding spaces, got {target!r}")
+    if isinstance(seed, bool) or not isinstance(seed, int):
+        raise ValueError(f"seed must be an int, got {seed!r}")
+    space = t.label_space if label_space is None else label_space
+    _check_choice("label_space", space, LABEL_SPACE_NAMES)
+    labels: tuple[str, ...] | None = None if space == "any" else _label_space(space)
+    if labels is not None and target not in labels:
+        raise ValueError(
+            f"target {target!r} is not in label space {space!r} ({labels[0]!r} .. {labels[-1]!r}, "
+            f"{len(labels)} labels); pass label_space= one of {', '.join(LABEL_SPACE_NAMES)}"
+        )
+    needs_distractors = t.kind == "mc" or (t.kind == "yesno" and t.asks == "distractor")
+    if needs_distractors and labels is None:
+        raise ValueError(
+            f"prompt {t.name!r} draws seeded distractors, so it needs a label space; pass label_space= one of "
+            f"{', '.join(n for n in LABEL_SPACE_NAMES if n != 'any')}"
+        )
+    rng = _rng(t.name, target, seed)
+    options = None
+    if t.kind == "open":
+        text, expected = t.template.format(), target
+        answer = expected
+    elif t.kind == "yesno":
+        if t.asks == "target":
+            candidate, expected = target, "yes"
+        else:
+            candidate, expected = rng.choice([label for label in labels if label != target]), "no"
+        text, answer = t.template.format(candidate=candidate), expected
+    else:
+        if len(labels) < t.n_options:
+            raise ValueError(f"label space {space!r} has fewer labels than n_options={t.n_options}")
+        choices = [target, *rng.sample([label for label in labels if label != target], t.n_options - 1)]
+        rng.shuffle(choices)
+        options = {letter: label for letter, label in zip(_LETTERS, choices)}
+        expected = _LETTERS[choices.index(target)]
+        text, answer = t.template.format(options=_format_options(options)), expected
+    return RenderedPrompt(
+        name=t.name, kind=t.kind, text=text, expected=expected, options=options, target=target,
+        label_space=space, variant=t.variant, cot=t.cot, answer_text=t.answer_format.format(answer=answer),
+    )
+
+
+def few_shot_prompts(
+    name_or_template: str | PromptTemplate, targets: Sequence[str], *, seed: int, label_space: str | None = None
+) -> tuple[RenderedPrompt, ...]:
+    """Example prompts for a few-shot conversation, one per example plate label in ``targets``.
+
+    Yes/no templates alternate the question asked, starting with the correct label: examples answer "yes",
+    "no", "yes", ... (ColorBlindnessEval App. B.2: one "yes" and one "no" example of the same colour set).
+    Other kinds render the same template (ColorBlindnessEval B.2 open: one example; HueManity Table 3: 1, 3
+    or 5). Choosing example plates of the same colour set is the caller's job (the runner).
+    """
+    t = get_prompt(name_or_template) if isinstance(name_or_template, str) else name_or_template
+    out = []
+    for i, target in enumerate(targets):
+        example = t
+        if t.kind == "yesno":
+            example = dataclasses.replace(t, asks=ASKS[i % 2])
+        out.append(render_prompt(example, target, seed=seed + 1000 * (i + 1), label_space=label_space))
+    return tuple(out)
+
+
+def build_turns(prompt: RenderedPrompt, image: Any, examples: Sequence[tuple[Any, RenderedPrompt]] = ()) -> tuple:
+    """The conversation for one question: ``tuple[plates.models.base.Turn, ...]``.
+
+    Each example ``(image, RenderedPrompt)`` becomes a user turn (its prompt text and image) followed by an
+    assistant turn with its correct answer (``answer_text``), then the question itself as the last user turn
+    (ColorBlindnessEval App. B.2, HueManity Table 3). Images are PIL RGB images, sRGB 0-255; ``image=None``
+    sends the question without an image (a text-only control).
+    """
+    from plates.models.base import Turn
+
+    if not isinstance(prompt, RenderedPrompt):
+        raise ValueError(f"build_turns needs a RenderedPrompt, got {type(prompt).__name__}")
+    turns = []
+    for i, example in enumerate(examples):
+        if not (isinstance(example, tuple) and len(example) == 2 and isinstance(example[1], RenderedPrompt)):
+            raise ValueError(f"few-shot example #{i + 1} must be an (image, RenderedPrompt) pair, got {example!r:.80}")
+        ex_image, ex_prompt = example
+        turns.append(Turn("user", ex_prompt.text, () if ex_image is None else (ex_image,)))
+        turns.append(Turn("assistant", ex_prompt.answer_text or ex_prompt.expected))
+    turns.append(Turn("user", prompt.text, () if image is None else (image,)))
+    return tuple(turns)
+
+
+def list_prompts() -> list[dict[str, Any]]:
+    """One row per registered prompt for ``plates prompts``: name, kind, label space, variant, cot, source and
+    the template's first line."""
+    return [
+        {"name": t.name, "kind": t.kind, "label_space": t.label_space, "variant": t.variant, "cot": t.cot,
+         "source": t.source, "first_line": t.first_line}
+        for t in PROMPTS.values()
+    ]

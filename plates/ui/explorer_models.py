@@ -1,0 +1,375 @@
+"""The live plate explorer's model side (issue 6), apart from any widget.
+
+Choosing a model (the offline baseline reader, a Hugging Face id, or an OpenAI-compatible endpoint) under the
+public-mode :class:`~plates.ui.explorer.Policy`, a cache of loaded models, asking one plate (the prompt by name, the
+condition the model receives, scoring with plates.tasks.scoring), the ΔE2000 sweep as a generator of rows, and the
+session history as rows of the results schema (plates.results.SCHEMA) written to Parquet.
+
+API keys: a visitor's key is passed in per call, handed to the backend and never stored here; every message
+that leaves this module goes through :func:`redact` first.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import hashlib
+import io
+import json
+import os
+import re
+import threading
+import time
+from collections.abc import Callable, Iterator, Sequence
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+
+import numpy as np
+import pyarrow as pa
+import pyarrow.parquet as pq
+from PIL import Image
+
+from plates import __version__
+from plates.ui.explorer import Policy
+from plates.stimuli.ishihara.labels import LABEL_SPACES
+from plates.models import Backend, BackendFailing, Query, make_backend
+from plates.stimuli.ishihara.plate import PlateSpec, render
+from plates.tasks.prompts import PROMPTS, build_turns, get_prompt, render_prompt
+from plates.results import SCHEMA
+from plates.tasks.scoring import score
+from plates.secrets import redact as _redact
+from plates.conditions import Condition, apply_condition
+
+#: Model kinds a visitor can pick, in display order.
+MODEL_KINDS = ("baseline", "hf", "openai")
+#: Plate variants a model may receive (plates.stimuli.ishihara.plate.VARIANTS).
+VARIANTS = ("standard", "clear", "mask")
+#: Most rows a session's history keeps (oldest dropped first): bounds server memory per visitor.
+MAX_HISTORY = 500
+#: Columns of the history table shown on the page (all SCHEMA columns go into the Parquet download).
+HISTORY_COLUMNS = ("model", "prompt_name", "target", "delta_e", "variant", "cvd", "grayscale", "parsed",
+                   "correct", "failure_mode", "latency_s", "error")
+
+
+def redact(text: str | None, secrets: Sequence[str | None]) -> str | None:
+    """``text`` with every secret of 4 or more characters replaced by ``***`` in every spelling
+    (plates.secrets): keys never leave in a message."""
+    return _redact(text, secrets, min_length=4)
+
+
+_PATH = re.compile(r"(?<![\w:/.])(?:[A-Za-z]:)?(?:[\\/][\w.@+-]+){2,}")  # not inside a URL
+
+
+def clean_message(text: str, secrets: Sequence[str | None], *, hide_paths: bool) -> str:
+    """A message fit for the page: secrets redacted and, with ``hide_paths`` (public mode), every absolute
+    server path cut to its last component (``/srv/app/plates/assets/x.onnx`` -> ``…/x.onnx``)."""
+    text = redact(text, secrets) or ""
+    if hide_paths:
+        text = _PATH.sub(lambda m: "…/" + re.split(r"[\\/]", m.group(0))[-1], text)
+    return text
+
+
+@dataclass(frozen=True)
+class ModelChoice:
+    """Which model answers: ``kind`` in :data:`MODEL_KINDS`, ``model`` (HF id or API model name), ``base_url``."""
+
+    kind: str = "baseline"
+    model: str = ""
+    base_url: str = ""
+
+    def validate(self, policy: Policy) -> ModelChoice:
+        """The normalised choice, or ValueError naming the bad value and what is allowed under ``policy``."""
+        if self.kind not in MODEL_KINDS:
+            raise ValueError(f"model kind {self.kind!r} is unknown; allowed: {', '.join(MODEL_KINDS)}")
+        model, base_url = (self.model or "").strip(), (self.base_url or "").strip().rstrip("/")  # empty box: None
+        if self.kind == "hf":
+            if not model:
+                raise ValueError("give a Hugging Face model id (e.g. 'HuggingFaceTB/SmolVLM-256M-Instruct')")
+            if policy.public and model not in policy.allowed_hf_models:
+                allowed = ", ".join(policy.allowed_hf_models) or "none on this server"
+                raise ValueError(f"Hugging Face model {model!r} is not allowed here; allowed: {allowed}")
+        if self.kind == "openai":
+            if not model:
+                raise ValueError("give the API's model name (e.g. 'gpt-4o-mini')")
+            if not base_url.startswith(("http://", "https://")):
+                raise ValueError(f"base URL {base_url!r} is not an http(s) URL; allowed: https://host/v1")
+            if policy.public and base_url not in policy.allowed_base_urls:
+                allowed = ", ".join(policy.allowed_base_urls) or "none on this server"
+                raise ValueError(f"base URL {base_url!r} is not allowed here; allowed: {allowed}")
+        return ModelChoice(self.kind, model, base_url)
+
+
+def _zero_gpu() -> bool:
+    """True on a Hugging Face ZeroGPU Space (it sets ``SPACES_ZERO_GPU``)."""
+    return "SPACES_ZERO_GPU" in os.environ
+
+
+def ask_all(backend: Backend, queries: Sequence[Query]) -> list:
+    """Every ``(index, Reply)`` of ``backend.ask(queries)`` as a list (what runs inside ``spaces.GPU``)."""
+    return list(backend.ask(queries))
+
+
+def gpu_wrapped(fn: Callable) -> Callable:
+    """``fn`` wrapped with ``spaces.GPU`` on a ZeroGPU Space; ``fn`` itself anywhere else (no import there)."""
+    if not _zero_gpu():
+        return fn
+    import spaces
+
+    return spaces.GPU(fn)
+
+
+class ModelCache:
+    """Loaded models, built once per (kind, model) and shared by every session (baseline and HF only).
+
+    OpenAI-compatible backends carry a visitor's key, so they are never cached: one is made per call and
+    closed after it.
+    """
+
+    def __init__(self, factory: Callable[..., Backend] = make_backend, max_models: int = 3) -> None:
+        self._factory = factory
+        self.max_models = max_models  # loaded models kept; the least recently used is closed first
+        self._models: dict[tuple[str, str], Backend] = {}
+        self._lock = threading.Lock()
+        # HF generation holds a GPU only while it runs on ZeroGPU; wrapped once, when the app is built
+        self.ask_on_gpu: Callable[[Backend, Sequence[Query]], list] | None = (
+            gpu_wrapped(ask_all) if _zero_gpu() else None)
+
+    def get(self, choice: ModelChoice) -> Backend:
+        """The cached backend for a baseline or HF choice, loading it on first use."""
+        if choice.kind == "openai":
+            raise ValueError("OpenAI-compatible backends are not cached; use open_backend()")
+        key = (choice.kind, choice.model)
+        with self._lock:
+            if key not in self._models:
+                options = {} if choice.kind == "baseline" else {"model_id_or_path": choice.model}
+                self._models[key] = self._factory(choice.kind, **options)
+            self._models[key] = self._models.pop(key)  # most recently used last
+            while len(self._models) > self.max_models:
+                self._models.pop(next(iter(self._models))).close()
+            return self._models[key]
+
+    def close(self) -> None:
+        with self._lock:
+            for backend in self._models.values():
+                backend.close()
+            self._models.clear()
+
+
+def open_backend(choice: ModelChoice, api_key: str | None, policy: Policy, cache: ModelCache) -> tuple[Backend, bool]:
+    """The backend for ``choice`` and whether the caller must close it (True for per-call API backends).
+
+    In public mode an API call needs the visitor's own key: the server's environment key is never used for a
+    visitor. The key is handed to the backend directly, never through a process-wide environment variable.
+    """
+    choice = choice.validate(policy)
+    if choice.kind != "openai":
+        return cache.get(choice), False
+    key = (api_key or "").strip()
+    if policy.public and not key:
+        raise ValueError("an API key is needed for this endpoint: paste yours (it stays in your session only)")
+    options: dict[str, object] = {"model": choice.model, "base_url": choice.base_url, "concurrency": 4,
+                                  "timeout": 60, "max_attempts": 2}
+    if not key:  # private mode only: the server's own key if it has one, else a keyless local server
+        options["api_key_env"] = "OPENAI_API_KEY" if os.environ.get("OPENAI_API_KEY") else None
+        return make_backend("openai", **options), True
+    return make_backend("openai", api_key=key, **options), True  # this instance only, never the environment
+
+
+def result_markdown(row: dict) -> str:
+    """The verdict line for one scored row: parsed answer, verdict, failure mode, latency (ms)."""
+    if row.get("error"):
+        return f"**Request failed:** {row['error']}"
+    if row.get("parse_status") == "unsupported":
+        return f"**{row['model']} declines this kind of prompt** ({row['prompt_name']}); pick an open prompt."
+    verdict = "✅ correct" if row.get("correct") else "❌ wrong"
+    return (f"**Parsed answer:** `{row.get('parsed')}` · **expected** `{row.get('expected')}` · {verdict} · "
+            f"**failure mode:** {row.get('failure_mode') or '—'} · **parse:** {row.get('parse_status')} · "
+            f"**latency:** {1000 * float(row.get('latency_s') or 0):.0f} ms")
+
+
+@dataclass(frozen=True)
+class Ask:
+    """One question to a model about a plate: the prompt (by name, optionally with edited template text) and
+    the condition of the image it receives (size px, grayscale, hue shift degrees, CVD view, plate variant)."""
+
+    prompt_name: str
+    prompt_text: str | None = None
+    condition: Condition = field(default_factory=Condition)
+    variant: str = "standard"
+    seed: int = 0
+
+    def validate(self, policy: Policy) -> None:
+        if self.prompt_name not in PROMPTS:
+            raise ValueError(f"prompt {self.prompt_name!r} is unknown; allowed: {', '.join(PROMPTS)}")
+        if self.variant not in VARIANTS:
+            raise ValueError(f"variant {self.variant!r} is unknown; allowed: {', '.join(VARIANTS)}")
+        size = self.condition.size
+        if size is not None and not policy.min_plate_size <= size <= policy.max_plate_size:
+            raise ValueError(f"image size {size} px is not allowed; allowed: "
+                             f"{policy.min_plate_size}-{policy.max_plate_size} px, or none (as rendered)")
+
+
+def prompt_template_text(name: str) -> str:
+    """The template text of the named prompt (what the editable prompt box starts from)."""
+    return get_prompt(name).template
+
+
+def prompt_defaults(name: str) -> tuple[str, str]:
+    """(template text, plate variant) of the named prompt: e.g. ``cbe-open-clear`` is meant for the clear plate."""
+    template = get_prompt(name)
+    return template.template, template.variant
+
+
+def prompt_label_space(template, target: str) -> str | None:
+    """The label space to render and score with: the template's own, except that an OPEN prompt about a text
+    outside it (a visitor may type any text) uses "any" (parsing without a label space; plates.tasks.scoring)."""
+    space = template.label_space
+    if template.kind == "open" and space in LABEL_SPACES and target not in LABEL_SPACES[space]:
+        return "any"
+    return None
+
+
+def _template(ask: Ask):
+    template = get_prompt(ask.prompt_name)
+    if ask.prompt_text is not None and ask.prompt_text.strip() and ask.prompt_text != template.template:
+        template = dataclasses.replace(template, template=ask.prompt_text)
+    return template
+
+
+def _prepare(spec: PlateSpec, ask: Ask, renderer: Callable = render):
+    """Render ``spec``, apply the condition, render the prompt: (plate, template, RenderedPrompt, Query)."""
+    template = _template(ask)
+    prompt = render_prompt(template, spec.text, seed=ask.seed, label_space=prompt_label_space(template, spec.text))
+    plate = renderer(spec)
+    image = apply_condition(plate.variant(ask.variant), ask.condition)
+    query = Query(turns=build_turns(prompt, image), kind=prompt.kind)
+    return plate, template, prompt, query
+
+
+def _row(plate, template, prompt, ask: Ask, backend: Backend, reply, colour_set: str, run_id: str,
+         secrets: Sequence[str | None]) -> dict:
+    """One row of the results schema (plates.results.SCHEMA) for a scored reply."""
+    spec = plate.spec
+    row = dict.fromkeys(SCHEMA.names)
+    text = redact(reply.text, secrets)
+    if reply.ok:
+        s = score(prompt.kind, text, prompt.expected, label_space=prompt.label_space, options=prompt.options)
+        row.update(parsed=s.parsed, parse_status=s.parse_status, correct=s.correct, failure_mode=s.failure_mode)
+    else:
+        row.update(parse_status="unsupported" if reply.unsupported else "error")
+    cond = ask.condition
+    spec_json = spec.to_json()
+    row.update(
+        run_id=run_id, item_id=hashlib.sha1(spec_json.encode()).hexdigest()[:16], model=backend.model,
+        backend=backend.kind, dataset="explorer", task=template.name, target=spec.text,
+        expected=prompt.expected, prompt_name=template.name, prompt_text=prompt.text,
+        options_json=json.dumps(prompt.options) if prompt.options else None, variant=ask.variant,
+        colour_set=colour_set, delta_e=float(plate.stats.delta_e), font=spec.font,
+        size=int(cond.size or spec.size), grayscale=bool(cond.grayscale), hue_shift=float(cond.hue_shift),
+        cvd=cond.cvd, cvd_severity=float(cond.cvd_severity) if cond.cvd != "none" else 0.0, shots=0,
+        spec_json=spec_json, reply=text, latency_s=float(reply.latency_s), prompt_tokens=reply.prompt_tokens,
+        completion_tokens=reply.completion_tokens, attempts=int(reply.attempts),
+        error=redact(reply.error, secrets), timestamp=datetime.now(UTC), plates_version=__version__,
+    )
+    if "row_key" in row:
+        row["row_key"] = hashlib.sha1(f"{run_id}|{row['item_id']}|{time.time_ns()}".encode()).hexdigest()
+    return row
+
+
+def ask_plate(spec: PlateSpec, ask: Ask, backend: Backend, *, colour_set: str, run_id: str,
+              secrets: Sequence[str | None] = (), gpu: Callable | None = None) -> dict:
+    """Ask ``backend`` about the plate of ``spec`` once; the scored row in the results schema."""
+    return ask_one(spec, ask, backend, colour_set=colour_set, run_id=run_id, secrets=secrets, gpu=gpu)[0]
+
+
+def ask_one(spec: PlateSpec, ask: Ask, backend: Backend, *, colour_set: str, run_id: str,
+            secrets: Sequence[str | None] = (), gpu: Callable | None = None,
+            renderer: Callable = render) -> tuple[dict, Image.Image]:
+    """Like :func:`ask_plate`, also returning the image the model received (PIL RGB, sRGB 0-255).
+    ``renderer`` (spec -> Plate, e.g. a plates.ui.explorer.PlateCache) reuses a plate already on screen."""
+    prepared = [_prepare(spec, ask, renderer)]
+    row = next(_answer(prepared, ask, backend, colour_set, run_id, secrets, gpu))
+    return row, prepared[0][3].turns[-1].images[-1]
+
+
+def ask_many(specs: Sequence[PlateSpec], ask: Ask, backend: Backend, *, colour_set: str, run_id: str,
+             secrets: Sequence[str | None] = (), gpu: Callable | None = None) -> Iterator[dict]:
+    """Ask about every spec (one batch, so API backends run them concurrently); yield rows as replies arrive.
+
+    ``gpu`` (``ModelCache.ask_on_gpu``) runs a local HF model's whole batch inside ``spaces.GPU`` on ZeroGPU.
+    A backend failing on every request raises ValueError with the (redacted) reason.
+    """
+    yield from _answer([_prepare(spec, ask) for spec in specs], ask, backend, colour_set, run_id, secrets, gpu)
+
+
+def _answer(prepared, ask: Ask, backend: Backend, colour_set: str, run_id: str, secrets, gpu) -> Iterator[dict]:
+    queries = [q for *_, q in prepared]
+    try:
+        if backend.kind == "hf" and gpu is not None:
+            answered = iter(gpu(backend, queries))
+        else:
+            answered = backend.ask(queries)
+        for index, reply in answered:
+            plate, template, prompt, _ = prepared[index]
+            yield _row(plate, template, prompt, ask, backend, reply, colour_set, run_id, secrets)
+    except BackendFailing as exc:
+        raise ValueError(f"the model keeps failing: {redact(str(exc), secrets)}") from None
+
+
+def sweep_values(low: float, high: float, points: int, policy: Policy) -> list[float]:
+    """``points`` ΔE2000 values from ``low`` to ``high`` (CIELAB ΔE2000 units), within the policy's cap."""
+    if not 2 <= int(points) <= policy.max_sweep_points:
+        raise ValueError(f"sweep of {points} points is not allowed; allowed: 2-{policy.max_sweep_points}")
+    if not 0 < low < high:
+        raise ValueError(f"ΔE2000 range {low}-{high} is not allowed; allowed: 0 < low < high")
+    return [round(float(v), 3) for v in np.linspace(low, high, int(points))]
+
+
+def sweep(spec: PlateSpec, values: Sequence[float], ask: Ask, backend: Backend, *, colour_set: str,
+          run_id: str, secrets: Sequence[str | None] = (), gpu: Callable | None = None) -> Iterator[dict]:
+    """The ΔE sweep: the same plate re-rendered at each ΔE2000 in ``values``; yields scored rows as they come."""
+    specs = [spec.replace(delta_e=float(v)) for v in values]
+    yield from ask_many(specs, ask, backend, colour_set=colour_set, run_id=run_id, secrets=secrets, gpu=gpu)
+
+
+def history_table(rows: Sequence[dict]) -> pa.Table:
+    """Rows -> an Arrow table in the results schema (plates.results.SCHEMA)."""
+    return pa.Table.from_pylist([{k: r.get(k) for k in SCHEMA.names} for r in rows], schema=SCHEMA)
+
+
+def history_parquet(rows: Sequence[dict]) -> bytes:
+    """The session history as Parquet bytes in the results schema (the dashboard opens it)."""
+    sink = io.BytesIO()
+    pq.write_table(history_table(rows), sink)
+    return sink.getvalue()
+
+
+def history_display(rows: Sequence[dict]) -> list[list]:
+    """The history table shown on the page: :data:`HISTORY_COLUMNS` of each row, newest first."""
+    out = []
+    for r in reversed(rows):
+        out.append([round(r[c], 3) if isinstance(r.get(c), float) else r.get(c) for c in HISTORY_COLUMNS])
+    return out
+
+
+def sweep_figure(rows: Sequence[dict]):
+    """The sweep's plotly figure: plates.analysis.charts.delta_e_figure (accuracy against ΔE2000 — CIEDE2000 between
+    foreground and background, CIELAB — with the logistic psychometric fit and its 50% threshold) plus each
+    answer as a labelled point at 1 (correct) or 0 (wrong). When every ΔE holds one answer the binned points'
+    Wilson bars (n=1: about 20-100%) are hidden: they would cover the plot and say nothing."""
+    import pandas as pd
+    import plotly.graph_objects as go
+
+    from plates.analysis.charts import delta_e_figure
+
+    frame = pd.DataFrame([{k: r.get(k) for k in ("model", "delta_e", "correct", "parsed")} for r in rows],
+                         columns=["model", "delta_e", "correct", "parsed"])
+    fig = delta_e_figure(frame, bins=max(1, len(rows)))
+    done = sorted((r for r in rows if r.get("correct") is not None), key=lambda r: r["delta_e"])
+    fig.add_trace(go.Scatter(
+        x=[r["delta_e"] for r in done], y=[1.0 if r["correct"] else 0.0 for r in done], mode="markers+text",
+        name="answers", text=[str(r.get("parsed")) for r in done], textposition="bottom center",
+        marker=dict(size=8, symbol="x", color=["#1a9850" if r["correct"] else "#d73027" for r in done])))
+    if len({r["delta_e"] for r in done}) == len(done):  # one answer per ΔE: a Wilson bar of n=1 spans
+        fig.update_traces(error_y=dict(visible=False), selector=dict(mode="markers"))  # ~20-100%: clutter
+    fig.update_layout(height=380, margin=dict(l=50, r=10, t=50, b=40))
+    return fig
