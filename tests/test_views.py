@@ -55,6 +55,7 @@ def test_load_reads_every_part_recursively_skips_corrupt_and_foreign_files_and_l
 
 def test_load_survives_a_run_compacting_its_parts_while_the_folder_is_read(tmp_path, monkeypatch):
     # `plates run` merges a run's parts when it ends (compact_run): a part listed a moment ago is then gone.
+    from plates.results import compact_run
     from plates.results import reader as results
 
     for i in range(3):
@@ -64,7 +65,7 @@ def test_load_survives_a_run_compacting_its_parts_while_the_folder_is_read(tmp_p
     def compacting_meanwhile(files, *args, **kwargs):
         if not compacted:  # between listing the folder and reading the parts
             compacted.append(True)
-            assert results.compact_run(tmp_path, "r") is not None  # the listed parts are deleted
+            assert compact_run(tmp_path, "r") is not None  # the listed parts are deleted
         return real(files, *args, **kwargs)
 
     monkeypatch.setattr(results, "_read_parts", compacting_meanwhile)
