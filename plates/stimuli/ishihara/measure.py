@@ -40,8 +40,15 @@ if TYPE_CHECKING:  # plate.py imports this module; these are for type hints only
     from plates.stimuli.ishihara.plate import Plate, PlateSpec
 
 __all__ = [
-    "EXACT_PAIRS", "SAMPLE_PAIRS", "TARGET_KINDS", "DrawnDeltaE", "measure_dots", "measure_plate", "target_kind",
-    "target_smallest_pair", "smallest_pair_delta_e",
+    "EXACT_PAIRS",
+    "SAMPLE_PAIRS",
+    "TARGET_KINDS",
+    "DrawnDeltaE",
+    "measure_dots",
+    "measure_plate",
+    "smallest_pair_delta_e",
+    "target_kind",
+    "target_smallest_pair",
 ]
 
 #: Distinct-colour pairs up to which the distribution is computed exactly.
