@@ -38,6 +38,9 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     q.add_argument("--seed", type=int, default=0, help="prompt and few-shot seed (default 0)")
     q.add_argument("--timeout", type=float, help="per-request timeout in seconds")
     q.add_argument("--max-attempts", type=int, help="requests per row before it is stored as an error (openai)")
+    p.add_argument("--protocol", help="a paper's sampling settings per model: huemanity (Table 6), "
+                   "colorblindnesseval (§3.1 defaults), colorbench (App. E: none reported), plates (ours: "
+                   "temperature 0, 512 tokens; the default); joins the run id")
     o = p.add_argument_group("both ways (operational: they do not change the run id)")
     o.add_argument("--out", help="results folder (default: the experiment's `out`, else results/runs)")
     o.add_argument("--limit", type=int, help="ask about the first N dataset items only (the CBE preset holds "
@@ -58,7 +61,7 @@ def build_experiment(args: argparse.Namespace):  # -> plates.runs.experiment.Exp
         if quick_flags:
             raise ValueError(f"{', '.join(quick_flags)} cannot be combined with an experiment file; "
                              "put them in the TOML (allowed with a file: --out, --limit, --concurrency)")
-        exp = load_experiment(args.experiment)
+        exp = load_experiment(args.experiment, protocol=args.protocol)
         if args.limit is not None:
             exp = dataclasses.replace(exp, limit=_positive("--limit", args.limit))
         if args.concurrency is not None:
@@ -81,7 +84,7 @@ def build_experiment(args: argparse.Namespace):  # -> plates.runs.experiment.Exp
         concurrency=None if args.concurrency is None else _positive("--concurrency", args.concurrency),
         size=args.size, shots=args.shots, seed=args.seed, timeout=args.timeout,
         max_attempts=None if args.max_attempts is None else _positive("--max-attempts", args.max_attempts),
-        prompt_files=tuple(args.prompt_file),
+        prompt_files=tuple(args.prompt_file), protocol=args.protocol,
     )
 
 

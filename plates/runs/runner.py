@@ -69,9 +69,11 @@ class RunSummary:
 
 def row_key(run_id: str, dataset: str, item_id: str, backend: str, model: str, condition: ConditionSpec,
             variant: str, prompt: str, shots: int) -> str:
-    """A stable 20-hex key of one row; the condition's size is as requested (None = the dataset's own)."""
+    """A stable 20-hex key of one row; the condition's size is as requested (None = the dataset's own). The
+    text-only control joins the key only when set, so keys written before it existed stay the same."""
     parts = [run_id, dataset, item_id, backend, model, condition.size, condition.grayscale,
-             round(condition.hue_shift, 6), condition.cvd, round(condition.cvd_severity, 6), variant, prompt, shots]
+             round(condition.hue_shift, 6), condition.cvd, round(condition.cvd_severity, 6), variant, prompt, shots,
+             *(["text-only"] if condition.text_only else [])]
     return hashlib.sha256(json.dumps(parts).encode()).hexdigest()[:20]
 
 
@@ -185,6 +187,7 @@ class _Builder:
         self.exp, self.items = exp, items
         self.images = _Images(items)
         self._delta_e: dict[int, float | None] = {}
+        self._drawn: dict[int, dict[str, Any]] = {}
         self._spec_json: dict[int, str] = {}
         self._pools: dict[tuple[str, str], list[int]] = {}
         self._pooled: set[str] = set()
@@ -206,6 +209,15 @@ class _Builder:
         if index not in self._delta_e:
             self._delta_e[index] = _delta_e(self.items[index])
         return self._delta_e[index]
+
+    def drawn(self, index: int) -> dict[str, Any]:
+        """The ΔE2000 the item's plate draws (`plates.stimuli.ishihara.measure`), as results columns."""
+        if index not in self._drawn:
+            from plates.stimuli.ishihara.plate import render
+
+            plate = self.images._plates.get(index) or render(self.items[index].spec)
+            self._drawn[index] = plate.stats.delta_e_drawn.columns()
+        return self._drawn[index]
 
     def build(self, unit: Unit, m: ModelSpec) -> tuple[Any, dict[str, Any]]:
         from plates.models.base import Query
@@ -237,6 +249,7 @@ class _Builder:
             "grayscale": unit.condition.grayscale, "hue_shift": unit.condition.hue_shift, "cvd": unit.condition.cvd,
             "cvd_severity": unit.condition.cvd_severity, "shots": unit.shots, "spec_json": self.spec_json(unit.item),
             "plates_version": __version__, "row_key": unit.key,
+            "text_only": unit.condition.text_only, "protocol": self.exp.protocol, **self.drawn(unit.item),
         }
         return query, {**fields, "_label_space": rendered.label_space, "_options": rendered.options,
                        "_kind": rendered.kind}
