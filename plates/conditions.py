@@ -1,9 +1,9 @@
 """Viewing conditions applied to any image (plates or not). Images in and out are PIL RGB, sRGB 0-255.
 
 * `resize`: HueManity §5 resolution ablation (300-1300 px); Lanczos resampling, longest side -> N px.
-* `grayscale`: ColorBench §4 / App. M.2 grey-scale inputs; ITU-R BT.601 luma (Pillow's ``convert("L")``),
+* `grayscale`: ColorBench §3.2 (Finding 4) / App. M.2 grey-scale inputs; ITU-R BT.601 luma (Pillow's ``convert("L")``),
   returned as RGB with three equal channels.
-* `hue_shift`: ColorBench §3 / App. C colour robustness rotates hue by 90/180/270 degrees **in HSV**
+* `hue_shift`: ColorBench §2.2 / App. C colour robustness rotates hue by 90/180/270 degrees **in HSV**
   (``hue_space="hsv"``, the default, as in the paper); ``hue_space="cielab"`` rotates a*b* about the L* axis
   in CIELAB (D65), which keeps lightness and chroma (perceptual), with out-of-gamut colours clipped to sRGB.
 * `cvd_view`: protan / deutan / tritan at severity 0-1, Machado et al. (2009) via colour-science, applied in
