@@ -1,5 +1,5 @@
-"""plates.stimuli.ishihara.measure: the ΔE2000 a plate draws, measured from its pixels in the tests (issue 11).
-
+"""plates.stimuli.ishihara.measure: the ΔE2000 a plate draws, measured from its pixels in the tests (issue
+11). 
 Truth comes from the image, not the generator's bookkeeping: each dot's colour is the pixel at its centre in
 the standard image, and its class is whether that pixel is painted in the ``clear`` variant (foreground dots
 only). Every (foreground, background) pair is then compared by brute force."""
@@ -37,13 +37,16 @@ def all_pairs(colours: np.ndarray, is_fg: np.ndarray) -> np.ndarray:
     bg = C.srgb255_to_lab(colours[~is_fg].astype(float))
     from plates.colour.spaces import _cs
 
-    return np.asarray(_cs().delta_E(np.repeat(fg, len(bg), axis=0), np.tile(bg, (len(fg), 1)),
-                                    method="CIE 2000"))
+    return np.asarray(
+        _cs().delta_E(np.repeat(fg, len(bg), axis=0), np.tile(bg, (len(fg), 1)), method="CIE 2000")
+    )
 
 
 @pytest.fixture(scope="module")
 def jittered():
-    return render(PlateSpec(text="12", size=360, palette="huemanity-01", delta_e=2.0, seed=5, **HUEMANITY_JITTER))
+    return render(
+        PlateSpec(text="12", size=360, palette="huemanity-01", delta_e=2.0, seed=5, **HUEMANITY_JITTER)
+    )
 
 
 def test_jittered_plate_reports_the_pairs_on_its_pixels_not_the_nominal_two(jittered):
@@ -52,7 +55,9 @@ def test_jittered_plate_reports_the_pairs_on_its_pixels_not_the_nominal_two(jitt
     truth = all_pairs(colours, is_fg)
     drawn = jittered.stats.delta_e_drawn
     assert drawn.exact is False and drawn.pairs == truth.size
-    assert drawn.nominal == pytest.approx(2.0, abs=0.5) and drawn.target == 2.0 and drawn.target_kind == "pair"
+    assert (
+        drawn.nominal == pytest.approx(2.0, abs=0.5) and drawn.target == 2.0 and drawn.target_kind == "pair"
+    )
     assert drawn.min == pytest.approx(truth.min(), abs=1e-9)  # the smallest pair is found exactly
     for q, got in ((0.05, drawn.p05), (0.5, drawn.median), (0.95, drawn.p95)):
         assert got == pytest.approx(np.quantile(truth, q), abs=0.6)  # a 4,096-pair sample
@@ -74,12 +79,21 @@ def test_unjittered_multi_colour_sets_are_exact_over_every_dot_pair(palette):
 
 
 def test_colorblindnesseval_set_3_at_delta_e_3_draws_pairs_far_from_3():
-    drawn = render(PlateSpec(text="7", size=300, palette="colorblindnesseval-3", delta_e=3.0, seed=2)).stats.delta_e_drawn
+    drawn = render(
+        PlateSpec(text="7", size=300, palette="colorblindnesseval-3", delta_e=3.0, seed=2)
+    ).stats.delta_e_drawn
     assert drawn.min > 3.5 and drawn.p95 > 15  # the request sets the foreground MEAN, never drawn
 
 
-@pytest.mark.parametrize(("palette", "delta_e"), [("colorblindnesseval-1", 1.0), ("colorblindnesseval-3", 3.0),
-                                                  ("colorblindnesseval-4", 10.0), ("colorblindnesseval-2", 2.0)])
+@pytest.mark.parametrize(
+    ("palette", "delta_e"),
+    [
+        ("colorblindnesseval-1", 1.0),
+        ("colorblindnesseval-3", 3.0),
+        ("colorblindnesseval-4", 10.0),
+        ("colorblindnesseval-2", 2.0),
+    ],
+)
 def test_targeting_the_smallest_pair_puts_the_smallest_drawn_pair_at_the_request(palette, delta_e):
     spec = PlateSpec(text="7", size=300, palette=palette, seed=2)
     target = target_smallest_pair(spec, delta_e)
@@ -105,7 +119,10 @@ def test_an_unreachable_smallest_pair_names_the_largest_reachable_value():
 def test_target_kind_says_what_the_request_sets():
     assert target_kind(PlateSpec(text="1", size=96, palette="huemanity-01")) == "none"
     assert target_kind(PlateSpec(text="1", size=96, palette="huemanity-01", delta_e=5.0)) == "pair"
-    assert target_kind(PlateSpec(text="1", size=96, palette="colorblindnesseval-2", delta_e=5.0)) == "foreground-mean"
+    assert (
+        target_kind(PlateSpec(text="1", size=96, palette="colorblindnesseval-2", delta_e=5.0))
+        == "foreground-mean"
+    )
 
 
 def test_the_sample_is_seeded_by_the_spec_and_measure_plate_equals_the_stats(jittered):
@@ -149,11 +166,15 @@ def test_the_manifest_reports_what_each_generated_plate_draws(tmp_path):
     table = pq.read_table(tmp_path / MANIFEST).to_pandas()
     for item, row in zip(load_dataset(tmp_path), table.to_dict("records")):
         plate = render(item.spec)
-        assert np.array_equal(np.asarray(Image.open(item.path).convert("RGB")), plate.pixels)  # the file drawn
+        assert np.array_equal(
+            np.asarray(Image.open(item.path).convert("RGB")), plate.pixels
+        )  # the file drawn
         truth = all_pairs(*pixel_truth(plate))
         assert row["delta_e_drawn_min"] == pytest.approx(truth.min(), abs=1e-9)
         assert row["delta_e_drawn_median"] == pytest.approx(np.quantile(truth, 0.5), abs=0.8)
         assert row["delta_e_drawn_p05"] <= row["delta_e_drawn_median"] <= row["delta_e_drawn_p95"]
         assert row["delta_e_target_kind"] == target_kind(item.spec)
-        assert (row["delta_e_target"] is None or np.isnan(row["delta_e_target"])) == (item.spec.delta_e is None)
+        assert (row["delta_e_target"] is None or np.isnan(row["delta_e_target"])) == (
+            item.spec.delta_e is None
+        )
         assert row["delta_e_drawn_p95"] > row["delta_e"]  # HueManity's jitter spreads the pairs

@@ -20,14 +20,28 @@ from plates.runs.runner import row_key, run_experiment
 # ------------------------------------------------------------------------------------------------ protocols
 def test_huemanity_table_6_per_model():
     assert model_settings("huemanity", "openai", "gpt-4.1-2025-04-14") == {
-        "temperature": 1.0, "max_tokens": 1024, "extra_body": {"top_p": 1.0}}
-    assert model_settings("huemanity", "openai", "gpt-4.1") == model_settings("huemanity", "openai", "gpt-4.1-mini")
+        "temperature": 1.0,
+        "max_tokens": 1024,
+        "extra_body": {"top_p": 1.0},
+    }
+    assert model_settings("huemanity", "openai", "gpt-4.1") == model_settings(
+        "huemanity", "openai", "gpt-4.1-mini"
+    )
     assert model_settings("huemanity", "openai", "llava:13b") == {  # Ollama: 0.8 / 0.9, -1 (inf)
-        "temperature": 0.8, "token_param": None, "extra_body": {"top_p": 0.9}}
+        "temperature": 0.8,
+        "token_param": None,
+        "extra_body": {"top_p": 0.9},
+    }
     assert model_settings("huemanity", "openai", "pixtral-large-2411") == {
-        "temperature": 0.7, "max_tokens": 1024, "extra_body": {"top_p": 1.0}}
+        "temperature": 0.7,
+        "max_tokens": 1024,
+        "extra_body": {"top_p": 1.0},
+    }
     # a model Table 6 does not list: the provider's defaults, as the paper's principle says
-    assert model_settings("huemanity", "openai", "gpt-4o-mini") == {"send_temperature": False, "token_param": None}
+    assert model_settings("huemanity", "openai", "gpt-4o-mini") == {
+        "send_temperature": False,
+        "token_param": None,
+    }
 
 
 @pytest.mark.parametrize("name", ["colorblindnesseval", "colorbench"])
@@ -54,11 +68,25 @@ def test_a_local_model_cannot_take_provider_defaults_and_the_error_says_what_to_
 
 
 def _exp(url, out, model="gpt-4.1", **top):
-    table = {"backend": "openai", "model": model, "base_url": url, "api_key_env": False, "concurrency": 2,
-             "timeout": 5, "max_attempts": 1, "fail_after": 0}
+    table = {
+        "backend": "openai",
+        "model": model,
+        "base_url": url,
+        "api_key_env": False,
+        "concurrency": 2,
+        "timeout": 5,
+        "max_attempts": 1,
+        "fail_after": 0,
+    }
     table.update(top.pop("model_keys", {}))
-    data = {"dataset": "colorblindnesseval", "models": [table], "prompts": ["cbe-open"],
-            "conditions": top.pop("conditions", {"sizes": [64]}), "out": str(out), **top}
+    data = {
+        "dataset": "colorblindnesseval",
+        "models": [table],
+        "prompts": ["cbe-open"],
+        "conditions": top.pop("conditions", {"sizes": [64]}),
+        "out": str(out),
+        **top,
+    }
     return parse_experiment(data)
 
 
@@ -68,12 +96,15 @@ def _items():
     return [i for i in load_dataset("colorblindnesseval", limit=4) if i.variant == "standard"]
 
 
-@pytest.mark.parametrize(("protocol", "model", "expected", "absent"), [
-    ("huemanity", "gpt-4.1", {"temperature": 1.0, "max_tokens": 1024, "top_p": 1.0}, ()),
-    ("huemanity", "llava:7b", {"temperature": 0.8, "top_p": 0.9}, ("max_tokens",)),
-    ("colorblindnesseval", "gpt-4o", {}, ("temperature", "max_tokens", "top_p")),
-    (None, "gpt-4o", {"temperature": 0.0, "max_tokens": 512}, ("top_p",)),
-])
+@pytest.mark.parametrize(
+    ("protocol", "model", "expected", "absent"),
+    [
+        ("huemanity", "gpt-4.1", {"temperature": 1.0, "max_tokens": 1024, "top_p": 1.0}, ()),
+        ("huemanity", "llava:7b", {"temperature": 0.8, "top_p": 0.9}, ("max_tokens",)),
+        ("colorblindnesseval", "gpt-4o", {}, ("temperature", "max_tokens", "top_p")),
+        (None, "gpt-4o", {"temperature": 0.0, "max_tokens": 512}, ("top_p",)),
+    ],
+)
 def test_the_server_receives_the_protocols_settings(tmp_path, protocol, model, expected, absent):
     extra = {} if protocol is None else {"protocol": protocol}
     with ChatServer(answer=lambda body: "12", models=(model,)) as server:
@@ -88,17 +119,25 @@ def test_the_server_receives_the_protocols_settings(tmp_path, protocol, model, e
             assert key not in body
     frame = load_results(tmp_path).frame
     # every row says which protocol it ran under (null: ours)
-    assert frame["protocol"].tolist() == [protocol] * len(frame) if protocol else frame["protocol"].isna().all()
+    assert (
+        frame["protocol"].tolist() == [protocol] * len(frame) if protocol else frame["protocol"].isna().all()
+    )
 
 
 def test_the_table_s_own_keys_win_and_the_protocol_joins_the_run_id(tmp_path):
     plain = _exp("http://127.0.0.1:9/v1", tmp_path)
     paper = _exp("http://127.0.0.1:9/v1", tmp_path, protocol="huemanity")
-    mine = _exp("http://127.0.0.1:9/v1", tmp_path, protocol="huemanity",
-                model_keys={"temperature": 0.0, "extra_body": {"seed_hint": 1}})
+    mine = _exp(
+        "http://127.0.0.1:9/v1",
+        tmp_path,
+        protocol="huemanity",
+        model_keys={"temperature": 0.0, "extra_body": {"seed_hint": 1}},
+    )
     assert paper.models[0].temperature == 1.0 and paper.models[0].max_tokens == 1024
-    assert mine.models[0].temperature == 0.0 and mine.models[0].options["extra_body"] == {"top_p": 1.0,
-                                                                                          "seed_hint": 1}
+    assert mine.models[0].temperature == 0.0 and mine.models[0].options["extra_body"] == {
+        "top_p": 1.0,
+        "seed_hint": 1,
+    }
     assert len({plain.run_id, paper.run_id, mine.run_id}) == 3
     assert "protocol" not in plain.identity() and paper.identity()["protocol"] == "huemanity"
     with pytest.raises(ValueError, match="protocol 'nope' is not known"):
@@ -109,20 +148,46 @@ def test_the_cli_and_a_toml_file_select_a_protocol(tmp_path):
     from plates.cli import build_parser
     from plates.cli.run import build_experiment
 
-    args = build_parser().parse_args(["run", "--dataset", "colorblindnesseval", "--prompt", "cbe-open",
-                                      "--model", "gpt-4.1", "--no-api-key", "--out", str(tmp_path),
-                                      "--protocol", "huemanity"])
+    args = build_parser().parse_args(
+        [
+            "run",
+            "--dataset",
+            "colorblindnesseval",
+            "--prompt",
+            "cbe-open",
+            "--model",
+            "gpt-4.1",
+            "--no-api-key",
+            "--out",
+            str(tmp_path),
+            "--protocol",
+            "huemanity",
+        ]
+    )
     exp = build_experiment(args)
     assert exp.protocol == "huemanity" and exp.models[0].temperature == 1.0
     toml = tmp_path / "e.toml"
-    toml.write_text('protocol = "colorbench"\nprompts = ["cbe-open"]\n[dataset]\nsource = "colorblindnesseval"\n'
-                    '[[models]]\nbackend = "openai"\nmodel = "gpt-4o"\napi_key_env = false\n', encoding="utf-8")
+    toml.write_text(
+        'protocol = "colorbench"\nprompts = ["cbe-open"]\n[dataset]\nsource = "colorblindnesseval"\n'
+        '[[models]]\nbackend = "openai"\nmodel = "gpt-4o"\napi_key_env = false\n',
+        encoding="utf-8",
+    )
     exp = build_experiment(build_parser().parse_args(["run", str(toml)]))
     assert exp.protocol == "colorbench" and exp.models[0].options["send_temperature"] is False
     with pytest.raises(ValueError, match="differs from the file's protocol"):
         build_experiment(build_parser().parse_args(["run", str(toml), "--protocol", "huemanity"]))
-    assert quick_experiment(dataset="colorblindnesseval", prompt="cbe-open", backend="openai", model="m",
-                            out=str(tmp_path), api_key_env=None, protocol="plates").protocol == "plates"
+    assert (
+        quick_experiment(
+            dataset="colorblindnesseval",
+            prompt="cbe-open",
+            backend="openai",
+            model="m",
+            out=str(tmp_path),
+            api_key_env=None,
+            protocol="plates",
+        ).protocol
+        == "plates"
+    )
 
 
 # ------------------------------------------------------------------------------------------------ text only
@@ -141,17 +206,26 @@ def test_text_only_enters_the_run_id_and_row_key_but_leaves_old_ones_alone(tmp_p
     plain, blank = ConditionSpec(size=64), ConditionSpec(size=64, text_only=True)
     assert "text_only" not in plain.key() and blank.key()["text_only"] is True
     args = ("run", "cbe", "item-1", "openai", "m")
-    assert row_key(*args, plain, "standard", "cbe-open", 0) != row_key(*args, blank, "standard", "cbe-open", 0)
+    assert row_key(*args, plain, "standard", "cbe-open", 0) != row_key(
+        *args, blank, "standard", "cbe-open", 0
+    )
     # the key of a condition without text-only is the one written before the control existed
     import hashlib
     import json
 
     old = hashlib.sha256(json.dumps([*args, 64, False, 0.0, "none", 0.0, "standard", "cbe-open", 0]).encode())
     assert row_key(*args, plain, "standard", "cbe-open", 0) == old.hexdigest()[:20]
-    exp = _exp("http://127.0.0.1:9/v1", tmp_path, conditions={"sizes": [64], "grayscale": [False, True],
-                                                              "text_only": [False, True]})
+    exp = _exp(
+        "http://127.0.0.1:9/v1",
+        tmp_path,
+        conditions={"sizes": [64], "grayscale": [False, True], "text_only": [False, True]},
+    )
     # grayscale x text-only: a black image is black in grayscale too, so three conditions, not four
-    assert [(c.grayscale, c.text_only) for c in exp.conditions] == [(False, False), (False, True), (True, False)]
+    assert [(c.grayscale, c.text_only) for c in exp.conditions] == [
+        (False, False),
+        (False, True),
+        (True, False),
+    ]
     with pytest.raises(ValueError, match=r"conditions.text_only\[0\]: 'yes' is not allowed"):
         _exp("http://127.0.0.1:9/v1", tmp_path, conditions={"text_only": ["yes"]})
 
@@ -164,7 +238,9 @@ def test_a_text_only_run_sends_black_images_and_says_so_in_its_rows(tmp_path):
         return "12"
 
     with ChatServer(answer=answer, models=("gpt-4o",)) as server:
-        exp = _exp(server.url, tmp_path, model="gpt-4o", conditions={"sizes": [64], "text_only": [False, True]})
+        exp = _exp(
+            server.url, tmp_path, model="gpt-4o", conditions={"sizes": [64], "text_only": [False, True]}
+        )
         run_experiment(exp, items=_items(), progress=False)
     frame = load_results(tmp_path).frame
     assert sorted(frame["text_only"].tolist()) == [False, False, True, True] and frame["row_key"].is_unique

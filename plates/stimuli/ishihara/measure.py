@@ -121,8 +121,16 @@ def _weighted_quantiles(values: np.ndarray, weights: np.ndarray, qs: tuple[float
     return [float(values[order][np.searchsorted(cum, q * total, side="left")]) for q in qs]
 
 
-def measure_dots(dot_colours, is_foreground, *, nominal: float = float("nan"), target: float | None = None,
-                 target_kind: str = "none", seed: int = 0, sample: int = SAMPLE_PAIRS) -> DrawnDeltaE:
+def measure_dots(
+    dot_colours,
+    is_foreground,
+    *,
+    nominal: float = float("nan"),
+    target: float | None = None,
+    target_kind: str = "none",
+    seed: int = 0,
+    sample: int = SAMPLE_PAIRS,
+) -> DrawnDeltaE:
     """The ΔE2000 distribution over every (foreground dot, background dot) pair of a plate.
 
     ``dot_colours``: (n, 3) sRGB 0-255 (uint8 or integers), one row per dot as painted; ``is_foreground``:
@@ -132,8 +140,10 @@ def measure_dots(dot_colours, is_foreground, *, nominal: float = float("nan"), t
     colours = np.asarray(dot_colours)
     fg_mask = np.asarray(is_foreground, dtype=bool)
     if colours.ndim != 2 or colours.shape[1:] != (3,) or fg_mask.shape != colours.shape[:1]:
-        raise ValueError(f"dot_colours {colours.shape} and is_foreground {fg_mask.shape} are not valid; "
-                         "allowed: (n, 3) sRGB 0-255 and (n,) booleans")
+        raise ValueError(
+            f"dot_colours {colours.shape} and is_foreground {fg_mask.shape} are not valid; "
+            "allowed: (n, 3) sRGB 0-255 and (n,) booleans"
+        )
     if target_kind not in TARGET_KINDS:
         raise ValueError(f"target_kind {target_kind!r} is not valid; allowed: {', '.join(TARGET_KINDS)}")
     if isinstance(sample, bool) or not isinstance(sample, int) or sample < 1:
@@ -143,8 +153,10 @@ def measure_dots(dot_colours, is_foreground, *, nominal: float = float("nan"), t
     colours = colours.astype(np.uint8)
     fg, bg = colours[fg_mask], colours[~fg_mask]
     if len(fg) == 0 or len(bg) == 0:
-        raise ValueError(f"a plate with {len(fg)} foreground and {len(bg)} background dots has no pair to "
-                         "measure; allowed: at least one dot of each class")
+        raise ValueError(
+            f"a plate with {len(fg)} foreground and {len(bg)} background dots has no pair to "
+            "measure; allowed: at least one dot of each class"
+        )
     fg_rgb, fg_n = _distinct(fg)
     bg_rgb, bg_n = _distinct(bg)
     fg_lab, bg_lab = C.srgb255_to_lab(fg_rgb.astype(float)), C.srgb255_to_lab(bg_rgb.astype(float))
@@ -153,16 +165,38 @@ def measure_dots(dot_colours, is_foreground, *, nominal: float = float("nan"), t
         de = _delta_e_lab(np.repeat(fg_lab, len(bg_lab), axis=0), np.tile(bg_lab, (len(fg_lab), 1)))
         weights = np.outer(fg_n, bg_n).ravel().astype(np.int64)
         p05, median, p95 = _weighted_quantiles(de, weights, _QUANTILES)
-        return DrawnDeltaE(float(nominal), target, target_kind, float(de.min()), p05, median, p95,
-                           float(np.average(de, weights=weights)), pairs, int(de.size), True)
+        return DrawnDeltaE(
+            float(nominal),
+            target,
+            target_kind,
+            float(de.min()),
+            p05,
+            median,
+            p95,
+            float(np.average(de, weights=weights)),
+            pairs,
+            int(de.size),
+            True,
+        )
     rng = np.random.Generator(np.random.PCG64(np.random.SeedSequence(seed).spawn(4)[3]))
     fi, bi = rng.integers(0, len(fg), sample), rng.integers(0, len(bg), sample)
     lab_all = C.srgb255_to_lab(np.concatenate([fg[fi], bg[bi]]).astype(float))
     de = _delta_e_lab(lab_all[:sample], lab_all[sample:])
     p05, median, p95 = (float(v) for v in np.quantile(de, _QUANTILES, method="inverted_cdf"))
     smallest = min(float(de.min()), _smallest_near(fg_lab, bg_lab))
-    return DrawnDeltaE(float(nominal), target, target_kind, smallest, p05, median, p95, float(de.mean()), pairs,
-                       int(de.size), False)
+    return DrawnDeltaE(
+        float(nominal),
+        target,
+        target_kind,
+        smallest,
+        p05,
+        median,
+        p95,
+        float(de.mean()),
+        pairs,
+        int(de.size),
+        False,
+    )
 
 
 def _delta_e_lab(a: np.ndarray, b: np.ndarray) -> np.ndarray:
@@ -191,11 +225,19 @@ def target_kind(spec: PlateSpec) -> str:
 
 
 def measure_plate(plate: Plate, *, sample: int = SAMPLE_PAIRS) -> DrawnDeltaE:
-    """`measure_dots` of a rendered plate's dots (``plate.dot_colours``, ``plate.is_fg``), seeded by its spec."""
+    """`measure_dots` of a rendered plate's dots (``plate.dot_colours``, ``plate.is_fg``), seeded by its
+    spec."""
     spec = plate.spec
     nominal = float(smallest_pair_delta_e(*spec.colours, reduce="mean"))
-    return measure_dots(plate.dot_colours, plate.is_fg, nominal=nominal, target=spec.delta_e,
-                        target_kind=target_kind(spec), seed=spec.seed, sample=sample)
+    return measure_dots(
+        plate.dot_colours,
+        plate.is_fg,
+        nominal=nominal,
+        target=spec.delta_e,
+        target_kind=target_kind(spec),
+        seed=spec.seed,
+        sample=sample,
+    )
 
 
 def smallest_pair_delta_e(foreground, background, *, reduce: str = "min") -> float:
@@ -220,7 +262,12 @@ def target_smallest_pair(spec: PlateSpec, delta_e: float) -> PlateSpec:
     request (``spec.replace(delta_e=...)``). Raises ValueError naming the largest reachable value when a line
     leaves the gamut first. Wording of the rule is ours; the papers target no smallest pair.
     """
-    if isinstance(delta_e, bool) or not isinstance(delta_e, int | float) or not np.isfinite(delta_e) or delta_e <= 0:
+    if (
+        isinstance(delta_e, bool)
+        or not isinstance(delta_e, int | float)
+        or not np.isfinite(delta_e)
+        or delta_e <= 0
+    ):
         raise ValueError(f"delta_e={delta_e!r} is not valid; allowed: a number > 0 (CIEDE2000)")
     base = spec.replace(delta_e=None)
     fg, directions = base.colours
@@ -241,8 +288,10 @@ def target_smallest_pair(spec: PlateSpec, delta_e: float) -> PlateSpec:
         above = np.flatnonzero(near >= delta_e)
         if above.size == 0:
             raise ValueError(
-                f"delta_e={delta_e} cannot be the smallest pair towards background {C.to_hex(tuple(direction))}: "
-                f"the line leaves sRGB first; allowed: 0 < delta_e <= {near.max():.2f}")
+                f"delta_e={delta_e} cannot be the smallest pair towards background "
+                f"{C.to_hex(tuple(direction))}: "
+                f"the line leaves sRGB first; allowed: 0 < delta_e <= {near.max():.2f}"
+            )
         k = int(above[0])
         lo, hi = float(ts[max(k - 1, 0)]), float(ts[k])
         for _ in range(50):
@@ -255,8 +304,10 @@ def target_smallest_pair(spec: PlateSpec, delta_e: float) -> PlateSpec:
         cands = np.clip(best[None, :] + offs, 0, 255)
         errs = np.abs(_nearest_fg(fg_lab, C.srgb255_to_lab(cands.astype(float))) - delta_e)
         if float(errs.min()) > 0.5:
-            raise ValueError(f"delta_e={delta_e} cannot be met within 0.5 by an 8-bit sRGB colour towards "
-                             f"{C.to_hex(tuple(direction))}; allowed: a larger delta_e")
+            raise ValueError(
+                f"delta_e={delta_e} cannot be met within 0.5 by an 8-bit sRGB colour towards "
+                f"{C.to_hex(tuple(direction))}; allowed: a larger delta_e"
+            )
         pick = cands[int(np.argmin(errs))]
         backgrounds.append((int(pick[0]), int(pick[1]), int(pick[2])))
     return spec.replace(foreground=tuple(fg), background=tuple(backgrounds), delta_e=None)
