@@ -28,6 +28,8 @@ from plates.results.query import Results
 #: One cube row per combination of these (a run, a model, a prompt, a colour set, a condition).
 CONDITION_KEYS = ("variant", "size", "grayscale", "hue_shift", "cvd", "cvd_severity", "text_only")
 CUBE_COLUMNS = ("run_id", "model", "dataset", "prompt_name", "task", "colour_set", *CONDITION_KEYS, "shots")
+#: The cube, kept as a DuckDB table beside the view (made once per opened results).
+CUBE_TABLE = "cube"
 #: ΔE2000 levels are rounded to this many decimals before the fits (0.01 ΔE2000).
 LEVEL_DECIMALS = 2
 #: Columns the drill-down fetches (the plate is regenerated from spec_json with the condition re-applied).
@@ -70,12 +72,13 @@ class Where:
     conditions: Sequence[Mapping[str, Any]] = ()
 
     def sql(self, extra: str = "") -> tuple[str, dict[str, Any]]:
-        """(``WHERE ...`` clause or "", named parameters), with ``extra`` (SQL) ANDed in."""
+        """(``WHERE ...`` clause or "", named parameters), with ``extra`` (SQL) ANDed in. Values become
+        ``column IN ($p, ...)`` so DuckDB can push them into the Parquet scan (and skip parts by their
+        statistics: a run's parts for a run filter)."""
         parts, params = [], {}
         for i, (column, allowed) in enumerate(sorted(self.values.items())):
             if allowed:
-                params[f"v{i}"] = [str(v) for v in allowed]
-                parts.append(f"list_contains($v{i}, CAST({_q(column)} AS VARCHAR))")
+                parts.append(in_list(column, allowed, f"v{i}", params))
         if self.conditions:
             ors = []
             for j, cond in enumerate(self.conditions):
@@ -94,11 +97,23 @@ class Where:
         return ("WHERE " + " AND ".join(parts) if parts else ""), params
 
 
+def in_list(column: str, values: Sequence[Any], prefix: str, params: dict[str, Any]) -> str:
+    """``column IN ($prefix_0, ...)`` with the values (as strings) added to ``params``."""
+    names = []
+    for k, value in enumerate(values):
+        params[f"{prefix}_{k}"] = str(value)
+        names.append(f"${prefix}_{k}")
+    return f"{_q(column)} IN ({', '.join(names)})"
+
+
 def cube(results: Results) -> pd.DataFrame:
     """Counts per `CUBE_COLUMNS` combination over every row: those columns plus ``n`` (answered), ``correct``,
-    ``errors`` (failed requests), sorted by the keys."""
+    ``errors`` (failed requests), sorted by the keys. Computed once (one scan) and kept as a DuckDB table:
+    `pairs` maps its cells back through it."""
     keys = ", ".join(_q(c) for c in CUBE_COLUMNS)
-    return results.query(f"SELECT {keys}, {_COUNTS} FROM results GROUP BY {keys} ORDER BY {keys}")
+    results.execute(f"CREATE TABLE IF NOT EXISTS {CUBE_TABLE} AS SELECT {keys}, {_COUNTS} FROM results "
+                    f"GROUP BY {keys}")
+    return results.query(f"SELECT * FROM {CUBE_TABLE} ORDER BY {keys}")
 
 
 def pairs(
@@ -113,36 +128,52 @@ def pairs(
     """Paired counts per ``by`` group (`plates.analysis.metrics.PAIR_COLUMNS`): rows are split by the SQL
     condition ``split`` (side A where it holds), an item is `ITEM_KEYS` but ``exclude`` and ``by``, and only
     items answered on both sides count (`metrics._paired_delta`'s semantics). ``prompts`` restricts the scan
-    to those prompts (the only rows that can pair)."""
+    to those prompts (the only rows that can pair); ``by`` must be `CUBE_COLUMNS`.
+
+    One pass: each row's item (its ``by`` and item columns) is grouped by one 64-bit DuckDB ``hash`` of them
+    and its group by a hash of ``by``, mapped back to the ``by`` values through the cube table. A hash
+    collision (two items merged: about n² / 2^65 for n items, 3e-7 at three million) is the only way this
+    differs from the row-level metric; tests/test_queries.py compares the two."""
     by = list(by)
+    unknown = [c for c in by if c not in CUBE_COLUMNS]
+    if unknown:
+        raise ValueError(f"pairs by {unknown}: allowed: columns of the cube ({', '.join(CUBE_COLUMNS)})")
+    cube(results)  # the cube table exists
     keys = [k for k in ITEM_KEYS if k not in exclude and k not in by]
-    group = ", ".join(_q(c) for c in [*by, *keys])
-    outer = ", ".join(_q(c) for c in by) or "NULL"
-    clause, params = where.sql("list_contains($prompts, prompt_name)" if prompts else "")
-    if prompts:
-        params["prompts"] = list(prompts)
+    item = "hash(" + ", ".join(_q(c) for c in [*by, *keys]) + ")"
+    group = "hash(" + ", ".join(_q(c) for c in by) + ")" if by else "0"
+    params: dict[str, Any] = {}
+    restrict = in_list("prompt_name", prompts, "p", params) if prompts else ""
+    clause, more = where.sql(restrict)
+    params.update(more)
+    cells = ", ".join(f"any_value({_q(c)}) AS {_q(c)}" for c in by)
+    outer = ", ".join(f"cells.{_q(c)}" for c in by)
     sql = f"""
         WITH per AS (
-            SELECT {group},
+            SELECT {item} AS h, any_value({group}) AS g,
                 count(*) FILTER (WHERE ({split}) AND correct IS NOT NULL) AS na,
                 count(*) FILTER (WHERE ({split}) AND correct) AS ka,
                 count(*) FILTER (WHERE NOT ({split}) AND correct IS NOT NULL) AS nb,
                 count(*) FILTER (WHERE NOT ({split}) AND correct) AS kb,
                 count(*) FILTER (WHERE correct IS NULL) AS err
-            FROM results {clause} GROUP BY {group})
-        SELECT {outer},
-            coalesce(sum(na) FILTER (WHERE na > 0 AND nb > 0), 0) AS n_a,
-            coalesce(sum(ka) FILTER (WHERE na > 0 AND nb > 0), 0) AS k_a,
-            coalesce(sum(nb) FILTER (WHERE na > 0 AND nb > 0), 0) AS n_b,
-            coalesce(sum(kb) FILTER (WHERE na > 0 AND nb > 0), 0) AS k_b,
-            count(*) FILTER (WHERE na > 0 AND nb > 0) AS pairs,
-            sum(err) AS errors
-        FROM per GROUP BY {outer} ORDER BY {outer}"""
+            FROM results {clause} GROUP BY h),
+        totals AS (
+            SELECT g,
+                coalesce(sum(na) FILTER (WHERE na > 0 AND nb > 0), 0) AS n_a,
+                coalesce(sum(ka) FILTER (WHERE na > 0 AND nb > 0), 0) AS k_a,
+                coalesce(sum(nb) FILTER (WHERE na > 0 AND nb > 0), 0) AS n_b,
+                coalesce(sum(kb) FILTER (WHERE na > 0 AND nb > 0), 0) AS k_b,
+                count(*) FILTER (WHERE na > 0 AND nb > 0) AS pairs,
+                sum(err) AS errors
+            FROM per GROUP BY g)"""
+    if by:
+        sql += f""",
+        cells AS (SELECT {group} AS g, {cells} FROM {CUBE_TABLE} GROUP BY g)
+        SELECT {outer}, n_a, k_a, n_b, k_b, pairs, errors FROM totals JOIN cells USING (g)
+        ORDER BY {", ".join(_q(c) for c in by)}"""
+    else:
+        sql += " SELECT n_a, k_a, n_b, k_b, pairs, errors FROM totals"
     table = results.query(sql, params)
-    if not by:
-        table = table.drop(
-            columns=[c for c in table.columns if c not in ("n_a", "k_a", "n_b", "k_b", "pairs", "errors")]
-        )
     return table.astype({c: "int64" for c in ("n_a", "k_a", "n_b", "k_b", "pairs", "errors")})
 
 
@@ -243,8 +274,11 @@ def repeated_items(
         return pd.DataFrame(columns=[*cols, "items", "asked", "runs"])
     keys = ", ".join(_q(c) for c in ["dataset", "item_id", *cols])
     outer = ", ".join(_q(c) for c in cols)
-    clause, params = where.sql("list_contains($models, model) OR list_contains($runs, run_id)")
-    params.update(models=[str(m) for m in models] or [""], runs=[str(r) for r in runs] or [""])
+    params: dict[str, Any] = {}
+    restrict = " OR ".join(x for x in (in_list("model", models, "m", params) if models else "",
+                                       in_list("run_id", runs, "r", params) if runs else "") if x)
+    clause, more = where.sql(restrict)
+    params.update(more)
     return results.query(
         f"""
         WITH per AS (SELECT {keys}, count(*) AS asked, list(DISTINCT run_id ORDER BY run_id) AS run_list

@@ -15,7 +15,7 @@ import pandas as pd
 import plotly.graph_objects as go
 
 from plates.analysis import charts, comparison, metrics, queries
-from plates.analysis.chart_common import CONDITION, SERIES
+from plates.analysis.chart_common import CONDITION
 from plates.ui.dashboard import View
 
 _BY = ["run_id", "model", *queries.CONDITION_KEYS]
@@ -100,16 +100,21 @@ def yes_no(view: View, condition: str | None = None) -> Page:
 
 
 def grayscale(view: View, condition: str | None = None) -> Page:
-    """Paired colour vs grayscale counts from DuckDB, only over prompts the cube shows in both."""
-    cube = view.cube
-    both = cube.groupby("prompt_name")["grayscale"].agg(lambda g: g.fillna(False).astype(bool).nunique() > 1)
-    prompts = [str(p) for p in both[both].index]
+    """Paired colour vs grayscale counts from DuckDB, scanning only the rows that can pair: the prompts and
+    conditions (but grayscale) the cube shows both in colour and in grayscale."""
+    cube = view.cube[view.cube["n"] > 0]
+    others = [c for c in queries.CONDITION_KEYS if c != "grayscale"]
+    gray = cube["grayscale"].fillna(False).astype(bool)
+    sides = gray.groupby([cube[c] for c in ["prompt_name", *others]], dropna=False).transform("nunique")
+    pairable = cube[sides.to_numpy() > 1]
     by = [c for c in _BY if c != "grayscale"] + ["task"]  # grayscale is what the pairs compare
-    pairs = (
-        queries.grayscale_pairs(view.opened.results, view.where, by, prompts=prompts)
-        if prompts
-        else pd.DataFrame(columns=[*by, *metrics.PAIR_COLUMNS])
-    )
+    if pairable.empty:
+        pairs = pd.DataFrame(columns=[*by, *metrics.PAIR_COLUMNS])
+    else:
+        where = queries.Where(view.where.values,
+                              pairable[list(queries.CONDITION_KEYS)].drop_duplicates().to_dict("records"))
+        prompts = sorted({str(p) for p in pairable["prompt_name"]})
+        pairs = queries.grayscale_pairs(view.opened.results, where, by, prompts=prompts)
     table = charts.grayscale_table(pairs=view.label(pairs))
     return Page(charts.grayscale_figure(reference=view.reference, table=table, condition=condition), table)
 
