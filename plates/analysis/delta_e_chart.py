@@ -206,23 +206,45 @@ def delta_e_figure(
             levels=groups[(groups[CONDITION] == shown) & (groups["prompt_name"] == prompt)]
         )
     fits = fits[(fits[CONDITION] == shown) & (fits["prompt_name"] == prompt)]
-    several_sets = table["colour_set"].nunique() > 1
-    fig = go.Figure()
-    colours = iter(_palette())
+    sets = sorted(table["colour_set"].unique())
+    several_sets = len(sets) > 1
+    columns = min(len(sets), 3)
+    rows_n = -(-len(sets) // columns)
+    from plotly.subplots import make_subplots
+
+    # one panel per colour set (a fit per model x colour set; a panel keeps them readable), one colour per model
+    fig = make_subplots(
+        rows=rows_n,
+        cols=columns,
+        shared_yaxes=True,
+        horizontal_spacing=0.04,
+        vertical_spacing=0.12 if rows_n > 1 else 0.0,
+        subplot_titles=sets if several_sets else None,
+    )
+    colour_of = dict(zip(sorted(table[SERIES].unique()), _palette()))
+    in_legend: set[str] = set()
     for (series, colour_set), rows in table.groupby([SERIES, "colour_set"], sort=True):
-        colour, name = next(colours), f"{series} · {colour_set}" if several_sets else str(series)
+        colour = colour_of[series]
+        name = f"{series} · {colour_set}" if several_sets else str(series)
+        at = divmod(sets.index(colour_set), columns)
+        cell = dict(row=at[0] + 1, col=at[1] + 1)
         fig.add_trace(
             go.Scatter(
                 x=rows["delta_e"],
                 y=rows["accuracy"],
                 mode="markers",
-                name=name,
-                marker=dict(color=colour, size=9),
-                legendgroup=name,
+                name=str(series),
+                marker=dict(color=colour, size=8),
+                legendgroup=str(series),
+                showlegend=series not in in_legend,
                 error_y=_bars(rows["accuracy"], rows["ci_low"], rows["ci_high"]),
-                hovertext=[f"accuracy {a:.1%} (n={int(n)})" for a, n in zip(rows["accuracy"], rows["n"])],
-            )
+                hovertext=[
+                    f"{name}: accuracy {a:.1%} (n={int(n)})" for a, n in zip(rows["accuracy"], rows["n"])
+                ],
+            ),
+            **cell,
         )
+        in_legend.add(series)
         match = fits[(fits[SERIES] == series) & (fits["colour_set"] == colour_set)]
         if match.empty:
             continue
@@ -235,32 +257,39 @@ def delta_e_figure(
                 mode="lines",
                 line=dict(color=colour),
                 name=f"{name} fit",
-                legendgroup=name,
+                legendgroup=str(series),
                 showlegend=False,
-            )
+            ),
+            **cell,
         )
         if np.isfinite(fit.threshold):
             outside = not low <= fit.threshold <= high  # the fit's guess, not a measurement
+            label = f"{name} threshold at ΔE {fit.threshold:.1f}" + (" (extrapolated)" if outside else "")
             fig.add_trace(
                 go.Scatter(
                     x=[fit.threshold, fit.threshold],
                     y=[0, 1],
                     mode="lines",
-                    legendgroup=name,
+                    legendgroup=str(series),
                     line=dict(color=colour, dash="dot"),
-                    name=f"{name} threshold at ΔE {fit.threshold:.1f}"
-                    + (" (extrapolated)" if outside else ""),
-                )
+                    name=label,
+                    showlegend=False,
+                    hovertext=label,
+                ),
+                **cell,
             )
+    fig.update_xaxes(title_text=_X_TITLES.get(x, x) if not several_sets else "ΔE2000", row=rows_n)
+    fig.update_yaxes(range=[-0.02, 1.05], tickformat=".0%")
+    fig.update_yaxes(title_text="accuracy", col=1)
+    fig.update_layout(height=320 * rows_n + 140)
     others_prompts = [p for p in prompts if p != prompt]
     fig.update_layout(
-        xaxis_title=_X_TITLES.get(x, x),
-        yaxis=dict(title="accuracy", range=[-0.02, 1.05], tickformat=".0%"),
         meta={
             "prompt": prompt,
             "other_prompts": others_prompts,
             "fits": len(fits),
             "chance": chance_rate(prompt),
+            "x": _X_TITLES.get(x, x),
         },
     )
     return _titled(fig, f"{title} · {prompt} (chance {chance_rate(prompt):.0%})", shown, others)
