@@ -60,8 +60,19 @@ from plates.stimuli.scenes.shapes import plural
 from plates.tasks.colour_values import CODE_FORMATS, CODE_NAMES, distractor_colours, format_code
 from plates.tasks.prompts import COLORBENCH_COT_INSTRUCTION, COLORBENCH_INSTRUCTION
 
-__all__ = ["Question", "NotAskable", "TASKS", "PAPER_NAMES", "CRITERIA", "build_question", "expected_for",
-           "prompt_text", "black_image", "RobustnessItem", "robustness_items"]
+__all__ = [
+    "CRITERIA",
+    "PAPER_NAMES",
+    "TASKS",
+    "NotAskable",
+    "Question",
+    "RobustnessItem",
+    "black_image",
+    "build_question",
+    "expected_for",
+    "prompt_text",
+    "robustness_items",
+]
 
 LETTERS = "ABCDEF"
 CRITERIA = ("darker", "warmer", "more saturated")
@@ -285,7 +296,7 @@ def _proportion(stim, rng, n, *, step: int = 10, colour: str | None = None):
     if not named:
         raise NotAskable("colour-proportion found no visible named colour")
     entry = named[int(rng.integers(len(named)))]
-    p = int(round(100 * entry["share"]))
+    p = round(100 * entry["share"])
     pos_hi = min(n - 1, p // step)
     pos_lo = max(0, n - 1 - (100 - p) // step)
     if pos_lo > pos_hi:

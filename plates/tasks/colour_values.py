@@ -15,7 +15,7 @@ import numpy as np
 from plates.colour import lab_to_srgb255, srgb255_to_lab
 from plates.colour.spaces import _cs
 
-__all__ = ["CODE_FORMATS", "CODE_NAMES", "format_code", "format_codes", "distractor_colours"]
+__all__ = ["CODE_FORMATS", "CODE_NAMES", "distractor_colours", "format_code", "format_codes"]
 
 CODE_FORMATS = ("rgb", "hsv", "hex")
 #: How the question names each code ("What is the RGB value ...").

@@ -11,4 +11,4 @@ from plates.stimuli.scenes.render import render
 from plates.stimuli.scenes.shapes import SHAPES
 from plates.stimuli.scenes.spec import FAMILY, SHADINGS, SceneSpec
 
-__all__ = ["FAMILY", "SHAPES", "SHADINGS", "SCENE_PALETTES", "ScenePalette", "SceneSpec", "get_scene_palette", "render"]
+__all__ = ["FAMILY", "SCENE_PALETTES", "SHADINGS", "SHAPES", "ScenePalette", "SceneSpec", "get_scene_palette", "render"]

@@ -36,8 +36,15 @@ from plates.colour import RGB, lab_to_srgb255, srgb255_to_lab
 from plates.colour.spaces import _cs
 from plates.stimuli.scenes.palettes import get_scene_palette
 
-__all__ = ["ColourChoice", "MAX_COLOURS", "SPACINGS", "choose_colours", "farthest_point_bound",
-           "palette_subsets", "delta_e_lab"]
+__all__ = [
+    "MAX_COLOURS",
+    "SPACINGS",
+    "ColourChoice",
+    "choose_colours",
+    "delta_e_lab",
+    "farthest_point_bound",
+    "palette_subsets",
+]
 
 MAX_COLOURS = 32  # object colours a scene may ask for
 SPACINGS = ("spread", "tight")

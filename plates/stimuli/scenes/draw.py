@@ -24,7 +24,7 @@ from PIL import Image, ImageDraw
 from plates.colour import lab_to_srgb255, srgb255_to_lab
 from plates.stimuli.scenes.shapes import SHAPE_AREA, SHAPE_TURN, outline
 
-__all__ = ["Layout", "layout", "label_image", "paint", "SOFT_L", "SOFT_LEVELS", "MAX_RADIUS_SHARE"]
+__all__ = ["MAX_RADIUS_SHARE", "SOFT_L", "SOFT_LEVELS", "Layout", "label_image", "layout", "paint"]
 
 SOFT_L, SOFT_LEVELS = 12.0, 13
 MAX_RADIUS_SHARE = 0.48  # an object's bounding radius is at most this share of the image side

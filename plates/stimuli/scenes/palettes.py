@@ -22,7 +22,7 @@ from types import MappingProxyType
 
 from plates.colour import RGB, parse_colour
 
-__all__ = ["ScenePalette", "SCENE_PALETTES", "get_scene_palette"]
+__all__ = ["SCENE_PALETTES", "ScenePalette", "get_scene_palette"]
 
 
 @dataclass(frozen=True)

@@ -29,7 +29,8 @@ from __future__ import annotations
 
 import copy
 import json
-from dataclasses import dataclass, replace as _dc_replace
+from dataclasses import dataclass
+from dataclasses import replace as _dc_replace
 from typing import Any, ClassVar
 
 import numpy as np
@@ -43,8 +44,17 @@ from plates.stimuli.scenes.palettes import get_scene_palette
 from plates.stimuli.scenes.render import render, summarise
 from plates.stimuli.scenes.spec import SceneSpec
 
-__all__ = ["FAMILY", "STRATEGIES", "DEGREES", "VARIANTS", "RecolourSpec", "recolour", "render_variant",
-           "largest_other", "variant_specs"]
+__all__ = [
+    "DEGREES",
+    "FAMILY",
+    "STRATEGIES",
+    "VARIANTS",
+    "RecolourSpec",
+    "largest_other",
+    "recolour",
+    "render_variant",
+    "variant_specs",
+]
 
 FAMILY = "scene-recolour"
 STRATEGIES = ("image", "target", "largest")

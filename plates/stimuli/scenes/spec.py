@@ -11,7 +11,8 @@ from __future__ import annotations
 
 import json
 import math
-from dataclasses import asdict, dataclass, fields, replace as _dc_replace
+from dataclasses import asdict, dataclass, fields
+from dataclasses import replace as _dc_replace
 from typing import Any, ClassVar
 
 from plates import colour as C
@@ -20,7 +21,7 @@ from plates.stimuli.scenes.colours import MAX_COLOURS, SPACINGS, farthest_point_
 from plates.stimuli.scenes.palettes import SCENE_PALETTES, get_scene_palette
 from plates.stimuli.scenes.shapes import SHAPES
 
-__all__ = ["SceneSpec", "FAMILY", "SHADINGS", "MAX_REGIONS"]
+__all__ = ["FAMILY", "MAX_REGIONS", "SHADINGS", "SceneSpec"]
 
 FAMILY = "scene"
 SHADINGS = ("flat", "soft")
