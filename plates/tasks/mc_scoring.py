@@ -17,7 +17,8 @@ The decision, in order (`parse_choice`):
    when the text after it is *another* option's text ("A) Blue" where Blue is B) or letter ("(A) (B)") ->
    "ambiguous". Without a
    delimiter only "B Blue" (the letter followed by its own text) counts. Trap: "A blue circle" is an
-   article, not option A.
+   article, not option A. A later concluding phrase naming another letter ("A. On reflection, the answer is
+   C.") makes it "ambiguous".
 7. **Concluding phrases** anywhere: "answer is (B)", "answer: B", "Final: (B)", "correct option is B",
    "I choose B", and
    "answer is Blue" (an option's text): all of them must agree, or "ambiguous". After such a phrase a letter
@@ -58,7 +59,8 @@ class Choice:
 
 
 _THINK = re.compile(r"<think>.*?(?:</think>|\Z)", re.DOTALL | re.IGNORECASE)
-_MARKDOWN = re.compile(r"\*\*|__|`|^#+\s*", re.MULTILINE)
+# Trap: a markdown heading "### Answer" loses its hashes, a hex code "#1E90FF" keeps its one.
+_MARKDOWN = re.compile(r"\*\*|__|`|^#{1,6}\s+", re.MULTILINE)
 _QUOTES = str.maketrans({"\u2018": "'", "\u2019": "'", "\u201c": '"', "\u201d": '"', "\uff1a": ":",
                          "\uff08": "(", "\uff09": ")"})
 _EDGES = " \t\r\n.,;:!?\"'*"
@@ -80,7 +82,7 @@ _CONCLUDE = re.compile(
 )
 _AFTER_LETTER = re.compile(r"(?:\(([A-Za-z])\)|([A-Za-z])(?=\s*(?:$|[.,;:!?)\]]|\b(?:because|since|as)\b)))")
 _PAREN = re.compile(r"(?<![A-Za-z0-9])\(([A-Za-z])\)")
-_OPTION_WORD = re.compile(r"\boption\s*\(?([A-Z])\)?(?![A-Za-z0-9])", re.IGNORECASE)
+_OPTION_WORD = re.compile(r"\b(?i:option)\s+(?:\(([A-Za-z])\)|([A-Z]))(?![A-Za-z0-9])")
 _LONE = re.compile(r"(?<![A-Za-z0-9'#])([A-Z])(?![A-Za-z0-9'])")
 
 
@@ -107,6 +109,21 @@ def _one(letters: list[str], rule: str) -> Choice:
     if len(distinct) == 1:
         return Choice(distinct[0], "ok", rule)
     return Choice(None, "ambiguous", f"{rule}: {', '.join(distinct)}")
+
+
+def _conclusions(text: str, options: dict[str, str], by_text: dict[str, str]) -> list[str]:
+    """The letters named after every concluding phrase of ``text`` (rule 7)."""
+    found = []
+    for m in _CONCLUDE.finditer(text):
+        rest = m.group(1)
+        head = _AFTER_LETTER.match(rest)
+        if head and (head.group(1) or head.group(2)).upper() in options:
+            found.append((head.group(1) or head.group(2)).upper())
+            continue
+        first = re.split(r"[.\n;]|\bbecause\b|\bsince\b", rest, maxsplit=1)[0]
+        if _norm(first) in by_text:
+            found.append(by_text[_norm(first)])
+    return found
 
 
 def parse_choice(reply: str, options: Mapping[str, str]) -> Choice:
@@ -153,28 +170,24 @@ def parse_choice(reply: str, options: Mapping[str, str]) -> Choice:
             other = by_text.get(rest)
             if other is not None and other != letter:
                 return Choice(None, "ambiguous", f"letter {letter} with option {other}'s text")
+            later = set(_conclusions(m.group(5), options, by_text)) - {letter}
+            if later:  # "A. On reflection, the answer is C."
+                return Choice(None, "ambiguous", f"leading letter {letter}, later {', '.join(sorted(later))}")
             return Choice(letter, "ok", "leading letter")
     m = _LEAD_BARE.fullmatch(body)
     if m and m.group(1) in options and by_text.get(_norm(m.group(2))) == m.group(1):
         return Choice(m.group(1), "ok", "letter and its text")
     # 7. concluding phrases anywhere ("... so the answer is (B)")
-    concluded = []
-    for m in _CONCLUDE.finditer(text):
-        rest = m.group(1)
-        head = _AFTER_LETTER.match(rest)
-        if head and (head.group(1) or head.group(2)).upper() in options:
-            concluded.append((head.group(1) or head.group(2)).upper())
-            continue
-        first = re.split(r"[.\n;]|\bbecause\b|\bsince\b", rest, maxsplit=1)[0]
-        if _norm(first) in by_text:
-            concluded.append(by_text[_norm(first)])
+    concluded = _conclusions(text, options, by_text)
     if concluded:
         return _one(concluded, "concluding phrase")
     # 8-10. parenthesised letters, "option X", lone capitals
-    for pattern, rule in ((_PAREN, "(X)"), (_OPTION_WORD, "option X")):
-        found = [x.upper() for x in pattern.findall(text) if x.upper() in options]
-        if found:
-            return _one(found, rule)
+    found = [x.upper() for x in _PAREN.findall(text) if x.upper() in options]
+    if found:
+        return _one(found, "(X)")
+    found = [(a or b).upper() for a, b in _OPTION_WORD.findall(text) if (a or b).upper() in options]
+    if found:
+        return _one(found, "option X")
     lone = [m.group(1) for m in _LONE.finditer(text) if m.group(1) in options and m.group(1) != "I"
             and (m.group(1) != "A" or re.match(r"\s*(?:$|[.,;:!?)\]])", text[m.end():]))]
     if lone:

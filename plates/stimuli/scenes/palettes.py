@@ -20,7 +20,9 @@ from __future__ import annotations
 from dataclasses import dataclass
 from types import MappingProxyType
 
-from plates.colour import RGB, parse_colour
+import numpy as np
+
+from plates.colour import RGB, delta_e2000, parse_colour
 
 __all__ = ["SCENE_PALETTES", "ScenePalette", "get_scene_palette"]
 
@@ -35,13 +37,19 @@ class ScenePalette:
     source: str
     min_delta_e: float
 
-    def name_of(self, rgb: RGB) -> str | None:
-        """The name whose colour is exactly ``rgb`` (sRGB 0-255), else None."""
+    def name_of(self, rgb: RGB, tolerance: float = 0.0) -> str | None:
+        """The name of the palette colour nearest ``rgb`` (sRGB 0-255) when within CIEDE2000 ``tolerance``
+        (0: exactly that colour), else None."""
         rgb = tuple(int(v) for v in rgb)
         for name, value in self.colours.items():
             if value == rgb:
                 return name
-        return None
+        if tolerance <= 0:
+            return None
+        names = list(self.colours)
+        d = delta_e2000(np.array(rgb), np.array([self.colours[k] for k in names]))
+        i = int(np.argmin(d))
+        return names[i] if d[i] <= tolerance else None
 
 
 def _palette(name: str, hexes: dict[str, str], source: str, min_de: float) -> ScenePalette:

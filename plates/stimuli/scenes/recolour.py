@@ -15,8 +15,9 @@ Scenes have exact masks, so here a strategy recolours exactly its pixels and not
 Hue rotation is `plates.conditions.hue_shift`: HSV as in ColorBench (the default), or CIELAB a*b* rotation
 about L* (``space="cielab"``, keeps lightness and chroma; clipped to sRGB). The variant's truth is recomputed:
 a recoloured region's colour is the rotated colour (the same per-colour function as its pixels, so for flat
-shading exactly its pixel value), its palette name is kept only if the rotated colour is that palette colour
-exactly, and colour counts, shares and the minimum CIEDE2000 are summarised again. ``truth["recolour"]``
+shading exactly its pixel value), its palette name is the nearest palette colour's when within CIEDE2000
+``NAME_TOLERANCE`` = 8 of it (a grey rotated in HSV stays "grey"; a red turned blue is "blue" only if it lands
+near the palette's blue, else it has no name), and colour counts, shares and the minimum CIEDE2000 are summarised again. ``truth["recolour"]``
 records the edit, ``min_change_delta_e`` and ``max_change_delta_e``: the smallest and largest CIEDE2000 between
 a visible recoloured region's colour before and after (for the entire image, the background and every
 object): near 0 for a grey region, whose hue rotation changes nothing visible (ColorBench's filter
@@ -47,6 +48,7 @@ from plates.stimuli.scenes.spec import SceneSpec
 __all__ = [
     "DEGREES",
     "FAMILY",
+    "NAME_TOLERANCE",
     "STRATEGIES",
     "VARIANTS",
     "RecolourSpec",
@@ -59,6 +61,9 @@ __all__ = [
 FAMILY = "scene-recolour"
 STRATEGIES = ("image", "target", "largest")
 DEGREES = (90, 180, 270)
+#: A recoloured colour takes the name of the nearest palette colour within this CIEDE2000 (ours), else none:
+#: under half the palettes' smallest pairwise distance (17.96), so at most one name ever fits.
+NAME_TOLERANCE = 8.0
 #: The nine ColorBench variants, "strategy-degrees" (App. C): entire image, target segment, largest segment.
 VARIANTS = tuple(f"{s}-{d}" for s in STRATEGIES for d in DEGREES)
 
@@ -169,7 +174,7 @@ def recolour(stimulus: Stimulus, regions: tuple[str, ...] | None, degrees: float
     pal = get_scene_palette(palette) if palette is not None else None
     for entry, new in zip(entries, after):
         entry["colour"] = new
-        entry["name"] = pal.name_of(new) if pal is not None else None
+        entry["name"] = pal.name_of(new, NAME_TOLERANCE) if pal is not None else None
     summary = summarise(truth["regions"], truth["background"], truth["shading"])
     shown = [(b, a) for b, a, e in zip(before, after, entries) if e["share"] > 0]
     change = delta_e_lab(srgb255_to_lab([b for b, _ in shown]), srgb255_to_lab([a for _, a in shown])) if shown else [0.0]
