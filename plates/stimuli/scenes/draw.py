@@ -157,13 +157,13 @@ def paint(labels: np.ndarray, lay: Layout, background, colours: np.ndarray, shad
     if shading == "flat" or not len(lay.shapes):
         return flat[labels]
     lut = np.concatenate([np.repeat(flat[:1, None], SOFT_LEVELS, axis=1), shade_levels(obj.astype(np.uint8))])
+    # levels only where an object is: (t = -1 on the dark side .. 1 on the lit side of its bounding disc)
     h, w = labels.shape
-    ys, xs = np.indices((h, w), dtype=np.float32)
-    k = labels.astype(np.intp) - 1
-    cx = np.concatenate([lay.cx, [0.0]]).astype(np.float32)[k]
-    cy = np.concatenate([lay.cy, [0.0]]).astype(np.float32)[k]
-    r = np.concatenate([lay.r, [1.0]]).astype(np.float32)[k]
-    t = ((xs + 0.5 - cx) * _LIGHT[0] + (ys + 0.5 - cy) * _LIGHT[1]) / r  # -1 (dark side) .. 1 (lit side)
-    level = np.clip(np.rint((t + 1.0) / 2.0 * (SOFT_LEVELS - 1)), 0, SOFT_LEVELS - 1).astype(np.intp)
-    level[labels == 0] = SOFT_LEVELS // 2
-    return lut[labels, level]
+    where = np.flatnonzero(labels)
+    k = labels.ravel()[where].astype(np.intp) - 1
+    ys, xs = np.divmod(where, w)
+    cx, cy, r = lay.cx[k], lay.cy[k], lay.r[k]
+    t = ((xs + 0.5 - cx) * _LIGHT[0] + (ys + 0.5 - cy) * _LIGHT[1]) / r
+    level = np.full(h * w, SOFT_LEVELS // 2, dtype=np.intp)
+    level[where] = np.clip(np.rint((t + 1.0) / 2.0 * (SOFT_LEVELS - 1)), 0, SOFT_LEVELS - 1)
+    return lut[labels, level.reshape(h, w)]
