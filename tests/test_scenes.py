@@ -96,7 +96,7 @@ def test_from_json_refuses_other_family_and_unknown_keys():
         SceneSpec.from_json('{"family": "scene", "colour": 1}')
 
 
-def test_unreachable_min_delta_e_bound_is_reachable_by_the_bound_itself():
+def test_min_delta_e_at_the_feasibility_bound_renders_and_holds():
     _, bound = farthest_point_bound((255, 255, 255))
     spec = SceneSpec(n_regions=8, n_colours=8, min_delta_e=float(np.floor(bound[8] * 10) / 10))
     pix = render(spec).pixels

@@ -42,6 +42,7 @@ stimulus, task, seed and parameters give the same question.
 
 from __future__ import annotations
 
+import inspect
 import math
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
@@ -430,11 +431,14 @@ def build_question(task: str, stimulus: Stimulus, *, seed: int = 0, n_options: i
         raise ValueError(f"task {task!r} is not known; allowed: {', '.join(TASKS)}")
     if isinstance(seed, bool) or not isinstance(seed, int) or seed < 0:
         raise ValueError(f"seed={seed!r} is not valid; allowed: an integer >= 0")
+    allowed = [p.name for p in inspect.signature(TASKS[task]).parameters.values() if p.kind == p.KEYWORD_ONLY]
+    unknown = sorted(set(params) - set(allowed))
+    if unknown:
+        raise ValueError(f"{task} has no parameters {unknown}; allowed: {', '.join(allowed) or 'none'}")
+    if not isinstance(stimulus, Stimulus) or not isinstance(stimulus.truth.get("regions"), list):
+        raise ValueError(f"build_question needs a rendered scene Stimulus, got {type(stimulus).__name__}")
     rng = np.random.Generator(np.random.PCG64(np.random.SeedSequence([seed, list(TASKS).index(task)])))
-    try:
-        return TASKS[task](stimulus, rng, _n_options(n_options), **params)
-    except TypeError as exc:  # an unknown keyword
-        raise ValueError(f"{task}: {exc}; see build_question's docstring for each task's parameters") from None
+    return TASKS[task](stimulus, rng, _n_options(n_options), **params)
 
 
 @dataclass(frozen=True)
