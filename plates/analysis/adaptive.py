@@ -136,14 +136,20 @@ class AdaptiveSpec:
             raise ValueError(f"credible must lie strictly between 0 and 1, got {self.credible!r}")
 
     @classmethod
-    def for_threshold(cls, guess: float, *, low: float = 0.5, high: float = 40.0, n_candidates: int = 40,
-                      n_thresholds: int = 100, slopes: Sequence[float] = tuple(np.geomspace(0.1, 8.0, 12)),
+    def for_threshold(cls, guess: float, *, low: float = 0.5, high: float = 40.0, n_candidates: int = 80,
+                      threshold_step: float = 0.25, slopes: Sequence[float] = tuple(np.geomspace(0.1, 8.0, 12)),
                       **options: Any) -> AdaptiveSpec:
-        """Plates: candidates and threshold grid log-spaced over [``low``, ``high``] ΔE2000 (CIELAB D65 2°),
-        logistic slopes 0.1..8 per ΔE2000 (12, log-spaced), lapses 0..0.06."""
+        """Plates: ``n_candidates`` levels log-spaced over [``low``, ``high``] ΔE2000 (CIELAB D65 2°); the
+        threshold grid evenly spaced by ``threshold_step`` over the same range (a prior uniform in ΔE2000: a
+        log-spaced grid, i.e. a log-uniform prior, pulled the posterior mean low and met ±1 ΔE2000 less often
+        in bench/bench_adaptive.py); logistic slopes 0.1..8 per ΔE2000 (12, log-spaced); lapses 0..0.06."""
+        if not (0 < low < high and threshold_step > 0):
+            raise ValueError(f"need 0 < low < high and threshold_step > 0, got low={low!r}, high={high!r}, "
+                             f"threshold_step={threshold_step!r}")
+        steps = int(np.floor((high - low) / threshold_step + 1e-9))
         return cls(candidates=tuple(np.geomspace(low, high, n_candidates)),
-                   thresholds=tuple(np.geomspace(low, high, n_thresholds)), slopes=tuple(slopes), guess=guess,
-                   **options)
+                   thresholds=tuple(low + threshold_step * np.arange(steps + 1)), slopes=tuple(slopes),
+                   guess=guess, **options)
 
     @classmethod
     def for_pse(cls, *, low: float, high: float, alternatives: int = 2, n_candidates: int = 41,
@@ -258,11 +264,8 @@ class AdaptiveState:
         """The state after one more answer: ``outcome`` 0/1 (or bool) for "threshold", a code of
         `AdaptiveSpec.outcomes` for "pse". ``level`` need not be a candidate (its likelihood is computed)."""
         spec = self.spec
-        try:
-            level = float(level) if not isinstance(level, (bool, np.bool_)) else float("nan")
-        except (TypeError, ValueError):
-            level = float("nan")
-        if not np.isfinite(level) or (spec.family == "weibull" and level < 0):
+        number = isinstance(level, (int, float, np.integer, np.floating)) and not isinstance(level, bool)
+        if not number or not np.isfinite(level) or (spec.family == "weibull" and level < 0):
             raise ValueError(f"level must be a finite number{' >= 0' if spec.family == 'weibull' else ''}, "
                              f"got {level!r}")
         codes = spec.outcomes
@@ -270,7 +273,7 @@ class AdaptiveState:
             outcome = int(outcome)
         elif isinstance(outcome, (bool, np.bool_)) or outcome not in codes:
             raise ValueError(f"outcome must be one of {codes} for task {spec.task!r}, got {outcome!r}")
-        r = codes.index(int(outcome))
+        level, r = float(level), codes.index(int(outcome))
         p = spec.probabilities([level])[r, 0].ravel()
         log_post = self.log_posterior + np.log(np.maximum(p, _TINY))
         log_post.setflags(write=False)

@@ -143,7 +143,7 @@ def fit_pse(
     differences: Any, responses: Any, *, alternatives: int, lapse: float | None = None,
     family: str = "logistic", confidence: float = 0.95, interval: bool = True,
 ) -> PSEFit:
-    """Fit the PSE model (module docstring) by maximum likelihood (scipy.optimize L-BFGS-B).
+    """Fit the PSE model (module docstring) by maximum likelihood (scipy.optimize, SLSQP within box bounds).
 
     ``differences``: signed physical differences (x > 0: B darker); ``responses``: +1 / −1 (/ 0 with three
     alternatives); ``lapse``: None to fit λ in [0, 0.06], or fixed; ``interval``: profile-likelihood

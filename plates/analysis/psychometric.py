@@ -18,7 +18,7 @@ Families (``F``; ``β`` is the slope parameter, its unit depends on the family):
 * ``"weibull"``: F = 1 − exp(−ln 2 · (x/α)^β), x ≥ 0, β the (unit-free) shape; the ln 2 puts F(α) = ½
   (Strasburger 2001 reparametrises it the same way). A Gumbel in log x, the natural choice on a log ΔE scale.
 
-Fits (`fit_psychometric`) maximise the binomial likelihood over the distinct levels (scipy.optimize L-BFGS-B,
+Fits (`fit_psychometric`) maximise the binomial likelihood over the distinct levels (scipy.optimize SLSQP in a box,
 started from a vectorised grid); ``λ`` is fitted inside [0, `LAPSE_MAX`] = [0, 0.06] (Wichmann & Hill 2001
 bound lapses near 0.06) or fixed by the caller. The threshold's interval is the **profile likelihood** interval
 (`plates.analysis._likelihood`), not a bootstrap: deterministic, no seed, and about 20 small optimisations per
