@@ -14,7 +14,9 @@ credible-interval width ``--ci-width``). Issue 15's targets, per condition:
   over ΔE2000 0.5..40, 10 answers each (200 trials), fitted by `fit_psychometric` (share printed; that
   interval itself covers the truth about 95% of the time, so this share sits below 95% by construction).
 
-Also printed: the sweep's own share within ±1, and "CR ref": the share within ±1 of an unbiased estimate
+Also printed: the coverage and median width of the procedure's 95% credible interval (CrI; conservative:
+the slope stays uncertain after a few dozen trials placed near the threshold, and shallow slopes widen the
+threshold's marginal), the sweep's own share within ±1, and "CR ref": the share within ±1 of an unbiased estimate
 with the smallest variance that many trials allow if the slope and lapse were known (Cramér-Rao: every trial
 at the most informative level, SD = 1 / sqrt(trials x max_x I(x)), I(x) = ψ'(x)² / (ψ(1 - ψ))). Where it is
 itself below 90%, a few dozen answers cannot place that curve to ±1 ΔE2000 (a Bayesian estimate, helped by
@@ -66,7 +68,7 @@ def run_plates(args: argparse.Namespace) -> None:
           f"{f', stop at credible width {args.ci_width:g}' if args.ci_width else ''}; sweep "
           f"{SWEEP.size} levels x {SWEEP_REPEATS} = {SWEEP.size * SWEEP_REPEATS} trials")
     print(f"{'task':<9} {'slope':>5} {'lapse':>5} | {'within ±1':>9} {'median |err|':>12} {'trials':>6} | "
-          f"{'in sweep CI':>11} {'sweep ±1':>8} | {'CR ref':>6}  verdict")
+          f"{'CrI cover':>9} {'CrI width':>9} | {'in sweep CI':>11} {'sweep ±1':>8} | {'CR ref':>6}  verdict")
     misses, met = [], 0
     trial_counts, step_times, in_sweep = [], [], []
     for name, (kind, options) in TASKS.items():
@@ -75,7 +77,7 @@ def run_plates(args: argparse.Namespace) -> None:
                                           ci_width=args.ci_width)
         for slope in SLOPES:
             for lapse in LAPSES:
-                within, errors, in_ci, sweep_within, trials = [], [], [], [], []
+                within, errors, in_ci, sweep_within, trials, cover, width = [], [], [], [], [], [], []
                 for run in range(args.runs):
                     seq = np.random.SeedSequence((int(slope * 10), int(lapse * 100), len(name), run))
                     truth = float(np.exp(np.random.Generator(np.random.PCG64(seq)).uniform(np.log(2),
@@ -93,6 +95,8 @@ def run_plates(args: argparse.Namespace) -> None:
                     x = np.repeat(SWEEP, SWEEP_REPEATS)
                     sweep = fit_psychometric(x, observer.correct(x, rng), guess=guess)
                     errors.append(abs(est.threshold - truth))
+                    cover.append(est.ci_low <= truth <= est.ci_high)
+                    width.append(est.ci_high - est.ci_low)
                     within.append(errors[-1] <= 1.0)
                     in_ci.append(sweep.status == "fit" and sweep.ci_low <= est.threshold <= sweep.ci_high)
                     sweep_within.append(sweep.status == "fit" and abs(sweep.threshold - truth) <= 1.0)
@@ -105,7 +109,8 @@ def run_plates(args: argparse.Namespace) -> None:
                 if not ok:
                     misses.append(f"{name} slope {slope:g} lapse {lapse:g}: {share:.0%} (CR ref {ideal:.0%})")
                 print(f"{name:<9} {slope:>5g} {lapse:>5g} | {share:>9.0%} {statistics.median(errors):>12.2f} "
-                      f"{statistics.median(trials):>6g} | {np.mean(in_ci):>11.0%} {np.mean(sweep_within):>8.0%} | "
+                      f"{statistics.median(trials):>6g} | {np.mean(cover):>9.0%} {statistics.median(width):>9.2f} | "
+                      f"{np.mean(in_ci):>11.0%} {np.mean(sweep_within):>8.0%} | "
                       f"{ideal:>6.0%}  {'meets' if ok else 'MISSES'}")
     total = len(TASKS) * len(SLOPES) * len(LAPSES)
     print(f"conditions meeting >= 90% within ±1 ΔE2000: {met} of {total}; median trials "

@@ -8,6 +8,8 @@ import math
 
 import numpy as np
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from plates.analysis.adaptive import AdaptiveSpec, AdaptiveState
 from plates.analysis.observers import ComparisonObserver, SimulatedObserver
@@ -90,6 +92,30 @@ def test_replay_rebuilds_the_same_posterior_and_choice():
     assert np.array_equal(resumed.log_posterior, state.log_posterior) and resumed.history == state.history
     assert resumed.spec == state.spec and resumed.to_json() == state.to_json()
     assert json.loads(state.to_json())["history"][0] == list(state.history[0])
+
+
+@settings(max_examples=30, deadline=None)
+@given(st.lists(st.tuples(st.floats(0.0, 50.0), st.booleans()), max_size=30))
+def test_any_history_replays_to_the_same_finite_posterior(history):
+    state = AdaptiveState.start(SMALL)
+    for level, answer in history:
+        state = state.update(level, answer)
+    again = AdaptiveState.from_json(state.to_json())
+    assert np.array_equal(again.log_posterior, state.log_posterior)
+    post = state.posterior
+    assert np.all(np.isfinite(post)) and post.sum() == pytest.approx(1.0) and post.min() >= 0
+    est = state.estimate()
+    lo, hi = SMALL.thresholds[0], SMALL.thresholds[-1]
+    assert lo <= est.ci_low <= est.ci_high <= hi and lo <= est.threshold <= hi  # (a mean may leave the CrI)
+    assert state.next_level() in SMALL.candidates
+
+
+def test_weibull_procedure_finds_a_weibull_observer():
+    spec = AdaptiveSpec(candidates=tuple(np.geomspace(0.5, 40, 60)), thresholds=tuple(np.geomspace(0.5, 40, 120)),
+                        slopes=(1.0, 1.5, 2.0, 3.0, 4.5, 6.0), guess=0.25, family="weibull")
+    observer = SimulatedObserver(6.0, 3.0, "mc", n_options=4, family="weibull", seed=9)
+    est = run(AdaptiveState.start(spec), observer, observer.rng(), 40).estimate()
+    assert abs(est.threshold - 6.0) < 1.0 and est.ci_low < 6.0 < est.ci_high
 
 
 def test_stimulus_choice_is_deterministic_for_a_seed():
