@@ -14,7 +14,9 @@ per level (400 trials). Printed against targets (ratio <= 1 meets them):
   slope 1, lapse 2%, 100 answers per level (2,000 trials): share of seeds within 0.5 ΔE2000 (target >= 0.9)
   and the coverage of the 95% profile-likelihood interval (target >= 0.9; nominal 0.95); the same with 10
   answers per level (200 trials), where only the coverage has a target.
-* time per fit with its interval (median, wall and CPU).
+* time per fit with its interval (median, wall and CPU), and `fit_groups` over a million answers in 40 groups
+  (8 models x 5 prompts; 20 ΔE levels) with and without intervals, against the dashboard's whole-view budget
+  of 2 s (issue 5).
 """
 
 from __future__ import annotations
@@ -27,11 +29,12 @@ import time
 from pathlib import Path
 
 import numpy as np
+import pandas as pd
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from plates.analysis.observers import SimulatedObserver
-from plates.analysis.psychometric import fit_psychometric
+from plates.analysis.psychometric import fit_groups, fit_psychometric
 
 LEVELS = np.arange(1.0, 21.0)
 TASKS = {"yes/no (γ=1/2)": ("yesno", {}), "4-choice (γ=1/4)": ("mc", {"n_options": 4}),
@@ -107,6 +110,22 @@ def main() -> None:
             line(f"{name}: 95% interval coverage", float(np.mean(covered)), "", 0.9, lower_is_better=False)
     print(f"{'fit with profile interval, median wall / CPU':<52} {statistics.median(wall) * 1e3:10.1f} / "
           f"{statistics.median(cpu) * 1e3:.1f} ms")
+
+    rng = np.random.default_rng(0)
+    rows = 1_000_000
+    frame = pd.DataFrame({
+        "model": pd.Categorical(rng.integers(0, 8, rows).astype(str)),
+        "prompt_name": pd.Categorical(rng.integers(0, 5, rows).astype(str)),
+        "delta_e": rng.choice(LEVELS, rows),
+    })
+    frame["correct"] = pd.array(rng.random(rows) < 0.5 + 0.5 / (1 + np.exp(-(frame["delta_e"] - 8.0))),
+                                dtype="boolean")
+    for interval in (False, True):
+        t0, c0 = time.perf_counter(), time.process_time()
+        table = fit_groups(frame, ["model", "prompt_name"], guess=0.5, interval=interval)
+        wall_s, cpu_s = time.perf_counter() - t0, time.process_time() - c0
+        line(f"fit_groups, 1M rows, 40 groups, interval={interval}", wall_s, "s", 2.0)
+        print(f"{'  CPU s; median threshold (truth 8)':<52} {cpu_s:10.2f}      {table['threshold'].median():.3f}")
 
 
 if __name__ == "__main__":

@@ -196,6 +196,8 @@ def test_fit_bad_input():
         fit_psychometric([1, 2], [True, False], guess=0.5, lapse=0.6)
     with pytest.raises(ValueError, match="confidence must lie strictly between 0 and 1"):
         fit_psychometric([1, 2], [True, False], guess=0.5, confidence=95)
+    with pytest.raises(ValueError, match="guess and lapse must be numbers, got guess='yesno'"):
+        fit_psychometric([1, 2], [True, False], guess="yesno")
     with pytest.raises(TypeError):
         fit_psychometric([1, 2], [True, False])  # the guess rate is required: chance is never implicit
 

@@ -122,10 +122,12 @@ def _cdf_pdf(family: str, z: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
 
 
 def _check_guess_lapse(guess: Any, lapse: Any) -> None:
-    g = np.asarray(guess, dtype=float)
+    try:
+        g, lam = np.asarray(guess, dtype=float), np.asarray(lapse, dtype=float)
+    except (TypeError, ValueError):
+        raise ValueError(f"guess and lapse must be numbers, got guess={guess!r}, lapse={lapse!r}") from None
     if not np.all((g >= 0.0) & (g < 1.0)):
         raise ValueError(f"guess must lie in [0, 1), got {guess!r}")
-    lam = np.asarray(lapse, dtype=float)
     if not np.all((lam >= 0.0) & (lam < 1.0 - g)):
         raise ValueError(f"lapse must lie in [0, 1 - guess), got lapse={lapse!r} with guess={guess!r}")
 
@@ -381,7 +383,10 @@ def fit_groups(
             group_guess = float(rates[0])
         else:
             group_guess = guess
-        result = fit_psychometric(used[level].to_numpy(dtype=float), used[correct].to_numpy(dtype=object),
+        verdicts = used[correct]
+        verdicts = verdicts.to_numpy(dtype=bool) if pd.api.types.is_bool_dtype(verdicts.dtype) else (
+            verdicts.to_numpy(dtype=object) if verdicts.dtype == object else verdicts.to_numpy())
+        result = fit_psychometric(used[level].to_numpy(dtype=float), verdicts,
                                   guess=group_guess, lapse=lapse, family=family, confidence=confidence,
                                   interval=interval)
         rows.append({**dict(zip(by, key)), "errors": int((~ok).sum()),
