@@ -333,6 +333,8 @@ def test_observer_bad_input():
         SimulatedObserver(8.0, 1.0, "yesno", lapse=0.5)
     with pytest.raises(ValueError, match="slope must be a finite number > 0"):
         SimulatedObserver(8.0, -1.0, "yesno")
+    with pytest.raises(ValueError, match="threshold must be a finite number, got '8'"):
+        SimulatedObserver("8", 1.0, "yesno")
     with pytest.raises(ValueError, match="seed must be a non-negative integer"):
         SimulatedObserver(8.0, 1.0, "yesno", seed=-1)
     observer = SimulatedObserver(8.0, 1.0, "open", label_space_size=3)

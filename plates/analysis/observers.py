@@ -57,8 +57,9 @@ class SimulatedObserver:
             raise ValueError(f"family {self.family!r} is not known; allowed: {', '.join(FAMILIES)}")
         if self.family == "weibull":
             _check_positive("threshold (weibull)", self.threshold)
-        elif not np.isfinite(self.threshold):
-            raise ValueError(f"threshold must be finite, got {self.threshold!r}")
+        elif isinstance(self.threshold, bool) or not isinstance(
+                self.threshold, (int, float, np.integer, np.floating)) or not np.isfinite(self.threshold):
+            raise ValueError(f"threshold must be a finite number, got {self.threshold!r}")
         _check_positive("slope", self.slope)
         guess = guess_rate(self.answer_kind, self.n_options, self.label_space_size)  # validates the task
         if not 0.0 <= self.lapse < 1.0 - guess:
@@ -150,8 +151,9 @@ class ComparisonObserver:
     seed: int = 0
 
     def __post_init__(self) -> None:
-        if not np.isfinite(self.pse):
-            raise ValueError(f"pse must be finite, got {self.pse!r}")
+        if isinstance(self.pse, bool) or not isinstance(self.pse, (int, float, np.integer, np.floating)) or (
+                not np.isfinite(self.pse)):
+            raise ValueError(f"pse must be a finite number, got {self.pse!r}")
         _check_positive("slope", self.slope)
         outcomes(self.alternatives)
         if self.family not in PSE_FAMILIES:
