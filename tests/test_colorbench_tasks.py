@@ -16,7 +16,7 @@ from plates.tasks.colorbench import (
     CRITERIA,
     TASKS,
     NotAskable,
-    Question,
+    SceneQuestion,
     black_image,
     build_question,
     expected_for,
@@ -41,7 +41,7 @@ def _colour_pixels(stim: Stimulus, rgb) -> np.ndarray:
     return np.all(stim.pixels == np.asarray(rgb), axis=-1)
 
 
-def _check_options(q: Question) -> None:
+def _check_options(q: SceneQuestion) -> None:
     texts = list(q.options.values())
     assert 3 <= len(texts) <= 6 and list(q.options) == list("ABCDEF"[: len(texts)])
     assert len(set(texts)) == len(texts)
@@ -217,11 +217,11 @@ def test_counting_needs_flat_shading():
 
 def test_question_refuses_repeated_options_and_foreign_answers():
     with pytest.raises(ValueError, match="distinct option texts"):
-        Question("colour-counting", "?", {"A": "1", "B": "1", "C": "2"}, "A")
+        SceneQuestion("colour-counting", "?", {"A": "1", "B": "1", "C": "2"}, "A")
     with pytest.raises(ValueError, match="not an option letter"):
-        Question("colour-counting", "?", {"A": "1", "B": "2", "C": "3"}, "D")
+        SceneQuestion("colour-counting", "?", {"A": "1", "B": "2", "C": "3"}, "D")
     with pytest.raises(ValueError, match="3-6 options"):
-        Question("colour-counting", "?", {"A": "1", "B": "2"}, "A")
+        SceneQuestion("colour-counting", "?", {"A": "1", "B": "2"}, "A")
 
 
 def test_prompt_text_is_colorbench_instruction_question_and_options():
@@ -288,3 +288,31 @@ def test_expected_for_the_seed_is_the_answer():
             except NotAskable:
                 continue
             assert expected_for(q, stim) == q.answer
+
+
+# ---- the common Question / Score form (plates.tasks.base) -----------------------------------------------------
+
+def test_to_question_and_score_reply_round_trip():
+    from plates.tasks.scenes import score_reply, to_question
+
+    stim = render(NAMED[0])
+    q = build_question("object-counting", stim, seed=1)
+    common = to_question(q)
+    assert common.kind == "mc" and common.expected == q.answer and common.options == dict(q.options)
+    assert common.text == prompt_text(q) and common.answer_kind == "count" and common.task == "object-counting"
+    assert score_reply(common, q.answer_text).correct  # the option's text is an answer (ColorBench bug 2)
+    assert score_reply(common, f"({q.answer}) {q.answer_text}").correct  # not read as a trailing letter (bug 1)
+    ambiguous = score_reply(common, "A or B")
+    assert not ambiguous.correct and ambiguous.parse_status == "unparsed" and ambiguous.failure_mode == "erratic"
+    cot = to_question(q, cot=True)
+    assert cot.text.startswith(COLORBENCH_COT_INSTRUCTION) and cot.name.endswith("-cot") and cot.cot
+
+
+def test_scene_families_regenerate_from_their_specs():
+    from plates.stimuli.scenes import RECOLOURED_SCENES, SCENES, RecolourSpec
+
+    stim = SCENES.render(NAMED[0])
+    assert SCENES.spec_type.from_json(NAMED[0].to_json()) == NAMED[0] and SCENES.name == "scene"
+    spec = RecolourSpec(NAMED[0], "image", 180)
+    var = RECOLOURED_SCENES.render(RECOLOURED_SCENES.spec_type.from_json(spec.to_json()))
+    assert var.image.size == stim.image.size and var.spec == spec

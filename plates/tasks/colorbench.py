@@ -3,7 +3,7 @@
 Liang et al., ColorBench (Table 7; App. F prompts; §2.3 / App. C robustness). Every question is multiple choice
 with 3-6 lettered options (§2.1: "multiple-choice (3 to 6) options, with only one correct answer"); options are
 distinct and the correct one appears exactly once. Wording is ColorBench's Table 7 sample question where one
-fits ("colorbench") and ours otherwise ("ours"), recorded in ``Question.wording``:
+fits ("colorbench") and ours otherwise ("ours"), recorded in ``SceneQuestion.wording``:
 
 =====================  ===========================================================  ===========
 task                   question                                                     wording
@@ -62,11 +62,12 @@ from plates.tasks.colour_values import CODE_FORMATS, CODE_NAMES, distractor_colo
 from plates.tasks.prompts import COLORBENCH_COT_INSTRUCTION, COLORBENCH_INSTRUCTION
 
 __all__ = [
+    "ANSWER_KIND",
     "CRITERIA",
     "PAPER_NAMES",
     "TASKS",
     "NotAskable",
-    "Question",
+    "SceneQuestion",
     "RobustnessItem",
     "black_image",
     "build_question",
@@ -90,16 +91,25 @@ PAPER_NAMES = MappingProxyType({
 })
 
 
+#: Task -> what its correct option is (`plates.tasks.base.ANSWER_KINDS`); every one is asked as options ("mc").
+ANSWER_KIND = MappingProxyType({
+    "colour-extraction": "colour", "colour-proportion": "proportion", "colour-counting": "count",
+    "object-counting": "count", "colour-comparison": "choice", "colour-recognition": "choice",
+    "shape-counting": "count",
+})
+
+
 class NotAskable(ValueError):
     """The scene cannot carry this question unambiguously (e.g. no palette names, too few distinct shapes)."""
 
 
 @dataclass(frozen=True)
-class Question:
+class SceneQuestion:
     """One multiple-choice question about a scene. ``options``: {letter: text}, letters A.. in order;
     ``answer``: the correct letter; ``target``: the mask names the question refers to (ColorBench's "target
     segment"); ``params``: what was asked and the difficulty parameters (JSON-able); ``wording``: "colorbench"
-    (Table 7 verbatim) or "ours"; ``answer_kind``: "mc" (scored by `plates.tasks.mc_scoring`)."""
+    (Table 7 verbatim) or "ours"; ``answer_kind``: `ANSWER_KIND` of the task (`plates.tasks.base.ANSWER_KINDS`;
+    every one is asked as multiple choice and scored by `plates.tasks.mc_scoring`)."""
 
     task: str
     text: str
@@ -108,7 +118,7 @@ class Question:
     target: tuple[str, ...] = ()
     params: Mapping[str, Any] = field(default_factory=dict)
     wording: str = "colorbench"
-    answer_kind: str = "mc"
+    answer_kind: str = "choice"
 
     def __post_init__(self) -> None:
         opts = dict(self.options)
@@ -132,7 +142,7 @@ class Question:
                 "answer_kind": self.answer_kind}
 
 
-def prompt_text(question: Question, *, cot: bool = False) -> str:
+def prompt_text(question: SceneQuestion, *, cot: bool = False) -> str:
     """ColorBench App. F instruction (or its CoT instruction), then the question and its options in the form
     of ColorBench's released data: "... Select from the following choices. (A) x (B) y"."""
     instruction = COLORBENCH_COT_INSTRUCTION if cot else COLORBENCH_INSTRUCTION
@@ -206,7 +216,7 @@ def _score(criterion: str, rgb) -> float:
 
 # --- solvers: the correct option text from a (possibly recoloured) scene's truth, or None -----------------------
 
-def _solve(q: Question, stimulus: Stimulus) -> str | None:
+def _solve(q: SceneQuestion, stimulus: Stimulus) -> str | None:
     t, p = stimulus.truth, q.params
     if q.task == "colour-extraction":
         return format_code(_region(t, p["region"])["colour"], p["format"])
@@ -234,7 +244,7 @@ def _solve(q: Question, stimulus: Stimulus) -> str | None:
     raise ValueError(f"task {q.task!r} is not known; allowed: {', '.join(TASKS)}")
 
 
-def expected_for(question: Question, stimulus: Stimulus) -> str | None:
+def expected_for(question: SceneQuestion, stimulus: Stimulus) -> str | None:
     """The correct letter of ``question`` on ``stimulus`` (the scene it was built on, or a recoloured variant),
     from the stimulus's truth; None when no option is correct there (or the answer became ambiguous)."""
     text = _solve(question, stimulus)
@@ -243,12 +253,12 @@ def expected_for(question: Question, stimulus: Stimulus) -> str | None:
 
 
 def _finish(task: str, text: str, options: dict[str, str], target, params: dict, wording: str,
-            stimulus: Stimulus) -> Question:
-    q = Question(task, text, options, "A", tuple(target), params, wording)
+            stimulus: Stimulus) -> SceneQuestion:
+    q = SceneQuestion(task, text, options, "A", tuple(target), params, wording, ANSWER_KIND[task])
     answer = expected_for(q, stimulus)
     if answer is None:
         raise RuntimeError(f"{task}: built options {options} hold no correct answer (a bug)")
-    return Question(task, text, options, answer, tuple(target), params, wording)
+    return SceneQuestion(task, text, options, answer, tuple(target), params, wording, ANSWER_KIND[task])
 
 
 # --- builders ----------------------------------------------------------------------------------------------------
@@ -413,15 +423,15 @@ def _recognition(stim, rng, n, *, mode: str = "name"):
                    {"mode": mode, "region": reg["region"]}, wording, stim)
 
 
-#: Task name -> builder(stimulus, rng, n_options, **params) -> Question. Read-only.
-TASKS: Mapping[str, Callable[..., Question]] = MappingProxyType({
+#: Task name -> builder(stimulus, rng, n_options, **params) -> SceneQuestion. Read-only.
+TASKS: Mapping[str, Callable[..., SceneQuestion]] = MappingProxyType({
     "colour-extraction": _extraction, "colour-proportion": _proportion, "colour-counting": _colour_counting,
     "object-counting": _object_counting, "colour-comparison": _comparison, "colour-recognition": _recognition,
     "shape-counting": _shape_counting,
 })
 
 
-def build_question(task: str, stimulus: Stimulus, *, seed: int = 0, n_options: int = 4, **params: Any) -> Question:
+def build_question(task: str, stimulus: Stimulus, *, seed: int = 0, n_options: int = 4, **params: Any) -> SceneQuestion:
     """A seeded ``task`` question about a rendered scene. ``params`` are the task's own (module docstring):
     extraction ``format`` ("rgb"/"hsv"/"hex"), ``delta_e``, ``region``; proportion ``step``, ``colour``;
     colour counting ``include_background``; object counting ``colour``; comparison ``criterion``, ``margin``;
@@ -454,7 +464,7 @@ class RobustnessItem:
     changed: bool
 
 
-def robustness_items(stimulus: Stimulus, question: Question, *, space: str = "hsv",
+def robustness_items(stimulus: Stimulus, question: SceneQuestion, *, space: str = "hsv",
                      include_background: bool = False) -> tuple[RobustnessItem, ...]:
     """ColorBench §2.3 / App. C: the seed and its nine recoloured variants (`plates.stimuli.scenes.recolour`),
     the question unchanged, each with its recomputed expected letter."""
