@@ -1,4 +1,5 @@
-"""Illusion tasks (RCID, IllusionBench+): questions, answer keys under both framings, reply parsing, metrics."""
+"""Illusion tasks (RCID, IllusionBench+): questions, answer keys under both framings, reply parsing,
+metrics."""
 
 from __future__ import annotations
 
@@ -8,15 +9,32 @@ import pytest
 from scipy import stats
 
 from plates.analysis.illusions import (
-    illusionbench_mc_table, illusionbench_tf_table, magnitude_table, majority_over_rounds, rcid_table,
+    illusionbench_mc_table,
+    illusionbench_tf_table,
+    magnitude_table,
+    majority_over_rounds,
+    rcid_table,
 )
 from plates.stimuli.illusions import IllusionSpec, render
 from plates.tasks.illusions import (
-    FRAMINGS, MC_TEMPLATE, TF_TEMPLATE, TRANSPORT_NOTE, answer_keys, mc_question, parse_colour_answer,
-    parse_option, parse_true_false, rcid_name_question, rcid_question, rcid_questions, tf_questions,
+    FRAMINGS,
+    MC_TEMPLATE,
+    TF_TEMPLATE,
+    TRANSPORT_NOTE,
+    answer_keys,
+    mc_question,
+    parse_colour_answer,
+    parse_option,
+    parse_true_false,
+    rcid_name_question,
+    rcid_question,
+    rcid_questions,
+    tf_questions,
 )
 
-RCID_OPTIONS = "Here are some options you can choose: I. Left is darker II. Right is darker III. They are exactly same"
+RCID_OPTIONS = (
+    "Here are some options you can choose: I. Left is darker II. Right is darker III. They are exactly same"
+)
 
 
 def _truth(kind="whites", **kw):
@@ -26,10 +44,13 @@ def _truth(kind="whites", **kw):
 
 # --- questions and answer keys --------------------------------------------------------------------------
 
+
 def test_rcid_question_uses_the_papers_wording_in_both_framings():
     truth = _truth()
     pixel, human = rcid_questions(truth, "left-right")
-    assert pixel.text.startswith("Based on pixel values, how do the colors of the two grey patches on the left")
+    assert pixel.text.startswith(
+        "Based on pixel values, how do the colors of the two grey patches on the left"
+    )
     assert human.text.startswith("According to human perception, how do the colors of")
     assert pixel.text.endswith(RCID_OPTIONS) and human.text.endswith(RCID_OPTIONS)
     assert (pixel.framing, human.framing) == ("pixel", "human")
@@ -41,13 +62,16 @@ def test_rcid_question_uses_the_papers_wording_in_both_framings():
     assert "I. A is darker II. B is darker" in letters.text and "call the left one A" in letters.text
 
 
-@pytest.mark.parametrize(("kw", "pixel", "human"), [
-    ({}, "III", "II"),                                  # illusion: identical pixels, A looks lighter
-    ({"swap": True}, "III", "I"),                       # the inducers traded places: B looks lighter
-    ({"strength": 0.0}, "III", "III"),                  # control: people answer by the pixels
-    ({"delta_e": 4.0}, "II", "II"),                     # trap, illusion pushes the same way as the pixels
-    ({"delta_e": -4.0}, "I", None),                     # trap against the illusion: undetermined
-])
+@pytest.mark.parametrize(
+    ("kw", "pixel", "human"),
+    [
+        ({}, "III", "II"),  # illusion: identical pixels, A looks lighter
+        ({"swap": True}, "III", "I"),  # the inducers traded places: B looks lighter
+        ({"strength": 0.0}, "III", "III"),  # control: people answer by the pixels
+        ({"delta_e": 4.0}, "II", "II"),  # trap, illusion pushes the same way as the pixels
+        ({"delta_e": -4.0}, "I", None),  # trap against the illusion: undetermined
+    ],
+)
 def test_answer_keys_under_both_framings(kw, pixel, human):
     truth = _truth(**kw)
     q = {x.framing: x for x in rcid_questions(truth, "left-right")}
@@ -65,7 +89,11 @@ def test_filter_asks_for_colour_names_with_pixel_and_human_lists():
     truth = render(IllusionSpec("rcid-filter", size=128)).truth
     qs = rcid_questions(truth, "left-right")
     assert [(q.target, q.framing, q.answer) for q in qs] == [
-        ("A", "pixel", "grey"), ("A", "human", "red"), ("B", "pixel", "grey"), ("B", "human", "grey")]
+        ("A", "pixel", "grey"),
+        ("A", "human", "red"),
+        ("B", "pixel", "grey"),
+        ("B", "human", "grey"),
+    ]
     assert qs[0].text == "Based on pixel values, what color is the disc on the left?"
     assert "gray" in qs[0].accepted and "crimson" in qs[1].accepted
     with pytest.raises(ValueError, match="rcid_name_question"):
@@ -82,12 +110,18 @@ def test_bad_framing_and_layout_name_what_is_allowed():
 
 
 def test_illusionbench_true_false_statements_follow_the_pixels():
-    for kw, keys in (({}, ("True", "False", "False")), ({"delta_e": 3.0}, ("False", "False", "True")),
-                     ({"delta_e": -3.0}, ("False", "True", "False"))):
+    for kw, keys in (
+        ({}, ("True", "False", "False")),
+        ({"delta_e": 3.0}, ("False", "False", "True")),
+        ({"delta_e": -3.0}, ("False", "True", "False")),
+    ):
         qs = tf_questions(_truth(**kw), "left-right")
         assert tuple(q.answer for q in qs) == keys
         assert all(q.text.startswith(TF_TEMPLATE.split("{")[0]) for q in qs)
-    assert "answer \u2018True\u2019 or \u2018False\u2019. Do not explain the reason. Description: " in TF_TEMPLATE
+    assert (
+        "answer \u2018True\u2019 or \u2018False\u2019. Do not explain the reason. Description: "
+        in TF_TEMPLATE
+    )
 
 
 def test_illusionbench_multiple_choice_is_shuffled_by_seed_with_roman_numerals():
@@ -109,28 +143,56 @@ def test_illusionbench_multiple_choice_is_shuffled_by_seed_with_roman_numerals()
 RCID_Q = rcid_question(_truth(), "left-right", "pixel")
 
 
-@pytest.mark.parametrize(("reply", "option"), [
-    ("II", "II"), ("(II)", "II"), ("ii.", "II"), ("Option II", "II"), ("Answer: III", "III"), ("B", "II"),
-    ("(b)", "II"), ("Right is darker", "II"), ("right is darker.", "II"), ("the left one is darker", "I"),
-    ("The left square appears slightly darker than the right square.", "I"), ("a bit darker on the left", "I"),
-    ("The darker one is the right", "II"), ("the right one looks lighter", "I"), ("They are exactly same", "III"),
-    ("Both are identical.", "III"), ("I think the answer is II", "II"), ("I. Left is darker", "I"),
-    ("III. They are exactly same", "III"), ("(III) They are exactly same", "III"), ("A is darker", "I"),
-    ("**II**", "II"), ("<think>I think I</think>\nIII", "III"), ("They are not the same; the right one is darker", "II"),
-    ("I think the left square is darker", "I"),
-])
+@pytest.mark.parametrize(
+    ("reply", "option"),
+    [
+        ("II", "II"),
+        ("(II)", "II"),
+        ("ii.", "II"),
+        ("Option II", "II"),
+        ("Answer: III", "III"),
+        ("B", "II"),
+        ("(b)", "II"),
+        ("Right is darker", "II"),
+        ("right is darker.", "II"),
+        ("the left one is darker", "I"),
+        ("The left square appears slightly darker than the right square.", "I"),
+        ("a bit darker on the left", "I"),
+        ("The darker one is the right", "II"),
+        ("the right one looks lighter", "I"),
+        ("They are exactly same", "III"),
+        ("Both are identical.", "III"),
+        ("I think the answer is II", "II"),
+        ("I. Left is darker", "I"),
+        ("III. They are exactly same", "III"),
+        ("(III) They are exactly same", "III"),
+        ("A is darker", "I"),
+        ("**II**", "II"),
+        ("<think>I think I</think>\nIII", "III"),
+        ("They are not the same; the right one is darker", "II"),
+        ("I think the left square is darker", "I"),
+    ],
+)
 def test_parse_option_reads_what_the_reply_chooses(reply, option):
     got = parse_option(reply, RCID_Q.options, RCID_Q.meanings)
     assert got.option == option, got
     assert got.meaning == RCID_Q.meanings[option]
 
 
-@pytest.mark.parametrize(("reply", "ambiguous"), [
-    ("I or II", True), ("(I) or (II)", True), ("The left is not darker", True),
-    ("They look the same but the left is darker", True), ("Left is darker, no wait, right is darker", True),
-    ("I cannot tell", False), ("", False), ("It is a picture of stripes", False),
-    ("a darker shade overall", False),  # Trap: the article "a" is not target A
-])
+@pytest.mark.parametrize(
+    ("reply", "ambiguous"),
+    [
+        ("I or II", True),
+        ("(I) or (II)", True),
+        ("The left is not darker", True),
+        ("They look the same but the left is darker", True),
+        ("Left is darker, no wait, right is darker", True),
+        ("I cannot tell", False),
+        ("", False),
+        ("It is a picture of stripes", False),
+        ("a darker shade overall", False),  # Trap: the article "a" is not target A
+    ],
+)
 def test_parse_option_refuses_ambiguous_or_empty_replies(reply, ambiguous):
     got = parse_option(reply, RCID_Q.options, RCID_Q.meanings)
     assert got.option is None and got.ambiguous is ambiguous, got
@@ -146,20 +208,41 @@ def test_parse_option_on_shuffled_multiple_choice():
     assert parse_option(letter, q.options, q.meanings).option == same  # a letter is a position
 
 
-@pytest.mark.parametrize(("reply", "value"), [
-    ("True", "True"), ("true.", "True"), ("False", "False"), ("**False**", "False"), ("The answer is true", "True"),
-    ("It is true, because the squares match", "True"), ("Not true.", "False"), ("That is incorrect", "False"),
-    ("Yes", "True"), ("No.", "False"), ("True or false?", None), ("I don't know", None), ("", None),
-])
+@pytest.mark.parametrize(
+    ("reply", "value"),
+    [
+        ("True", "True"),
+        ("true.", "True"),
+        ("False", "False"),
+        ("**False**", "False"),
+        ("The answer is true", "True"),
+        ("It is true, because the squares match", "True"),
+        ("Not true.", "False"),
+        ("That is incorrect", "False"),
+        ("Yes", "True"),
+        ("No.", "False"),
+        ("True or false?", None),
+        ("I don't know", None),
+        ("", None),
+    ],
+)
 def test_parse_true_false(reply, value):
     assert parse_true_false(reply) == value
 
 
-@pytest.mark.parametrize(("reply", "name", "ambiguous"), [
-    ("Red", "red", False), ("It is gray.", "grey", False), ("crimson", "red", False), ("Sky blue", "blue", False),
-    ("reddish grey", None, True), ("red or grey", None, True), ("no idea", None, False),
-    ("redundant answer", None, False),  # Trap: "red" inside a word
-])
+@pytest.mark.parametrize(
+    ("reply", "name", "ambiguous"),
+    [
+        ("Red", "red", False),
+        ("It is gray.", "grey", False),
+        ("crimson", "red", False),
+        ("Sky blue", "blue", False),
+        ("reddish grey", None, True),
+        ("red or grey", None, True),
+        ("no idea", None, False),
+        ("redundant answer", None, False),  # Trap: "red" inside a word
+    ],
+)
 def test_parse_colour_answer(reply, name, ambiguous):
     assert parse_colour_answer(reply) == (name, ambiguous)
 
@@ -176,6 +259,7 @@ def test_transport_note_says_png_not_jpeg():
 
 
 # --- metrics --------------------------------------------------------------------------------------------
+
 
 def _wilson(k, n):
     ci = stats.binomtest(k, n).proportion_ci(method="wilson")
@@ -204,12 +288,21 @@ def test_rcid_table_on_a_scripted_answer_set():
 
 
 def test_rcid_table_groups_and_refuses_equal_keys_on_illusions():
-    df = pd.DataFrame({"model": ["a", "b"], "framing": ["pixel", "human"], "item_class": ["illusion"] * 2,
-                       "answer": ["same", "B darker"], "pixel_answer": ["same"] * 2,
-                       "human_answer": ["B darker"] * 2})
+    df = pd.DataFrame(
+        {
+            "model": ["a", "b"],
+            "framing": ["pixel", "human"],
+            "item_class": ["illusion"] * 2,
+            "answer": ["same", "B darker"],
+            "pixel_answer": ["same"] * 2,
+            "human_answer": ["B darker"] * 2,
+        }
+    )
     t = rcid_table(df, by=["model", "framing"])
     assert t[["model", "framing", "no_illusion", "human_like"]].values.tolist() == [
-        ["a", "pixel", 1.0, 0.0], ["b", "human", 0.0, 1.0]]
+        ["a", "pixel", 1.0, 0.0],
+        ["b", "human", 0.0, 1.0],
+    ]
     with pytest.raises(ValueError, match="equal human and pixel answers"):
         rcid_table(df.assign(human_answer="same"), by="model")
     with pytest.raises(ValueError, match="missing"):
@@ -231,16 +324,21 @@ def test_illusionbench_true_false_accuracy_and_yes_bias():
 
 
 def test_illusionbench_multiple_choice_accuracy():
-    df = pd.DataFrame({"model": ["m"] * 4, "expected": ["I", "II", "III", "IV"], "parsed": ["I", "II", None, "I"]})
+    df = pd.DataFrame(
+        {"model": ["m"] * 4, "expected": ["I", "II", "III", "IV"], "parsed": ["I", "II", None, "I"]}
+    )
     t = illusionbench_mc_table(df).iloc[0]
     assert (t.n, t.unparsed, t.accuracy) == (4, 1, 0.5)
 
 
 def test_majority_over_five_rounds():
-    df = pd.DataFrame({
-        "model": ["m"] * 10, "item": [1] * 5 + [2] * 5,
-        "answer": ["II", "II", "I", "II", None, "I", "II", None, None, None],
-    })
+    df = pd.DataFrame(
+        {
+            "model": ["m"] * 10,
+            "item": [1] * 5 + [2] * 5,
+            "answer": ["II", "II", "I", "II", None, "I", "II", None, None, None],
+        }
+    )
     out = majority_over_rounds(df, ["model", "item"], "answer")
     assert out["answer"].tolist() == ["II", None] and out["votes"].tolist() == [3, 3]
     with pytest.raises(ValueError, match="exactly 5"):
@@ -248,18 +346,23 @@ def test_majority_over_five_rounds():
 
 
 def test_magnitude_table_counts_answers_per_signed_difference():
-    df = pd.DataFrame({
-        "model": "m", "kind": "whites", "strength": 1.0,
-        "signed_delta_e": [0.0, 0.0, 0.0, 0.0, 2.0, 2.0, -2.0, -2.0],
-        "induced_lighter": ["A", "A", "B", "B", "A", "B", "A", "B"],
-        "answer": ["B darker", "same", "A darker", None, "B darker", "B darker", "A darker", "same"],
-    })
+    df = pd.DataFrame(
+        {
+            "model": "m",
+            "kind": "whites",
+            "strength": 1.0,
+            "signed_delta_e": [0.0, 0.0, 0.0, 0.0, 2.0, 2.0, -2.0, -2.0],
+            "induced_lighter": ["A", "A", "B", "B", "A", "B", "A", "B"],
+            "answer": ["B darker", "same", "A darker", None, "B darker", "B darker", "A darker", "same"],
+        }
+    )
     raw = magnitude_table(df, align=False)
     at0 = raw[raw.x == 0].iloc[0]
     assert (at0.n, at0.n_a_darker, at0.n_b_darker, at0.n_same, at0.n_unanswered) == (4, 1, 1, 1, 1)
     aligned = magnitude_table(df)
     rows = {r.x: r for r in aligned.itertuples()}
-    # x = 0: the induced target called lighter twice (A: "B darker"; B: "A darker"), once "same", once unparsed
+    # x = 0: the induced target called lighter twice (A: "B darker"; B: "A darker"), once "same", once
+    # unparsed
     assert (rows[0.0].n_induced_lighter, rows[0.0].n_same, rows[0.0].n_unanswered) == (2, 1, 1)
     # x = +2: induced A physically lighter and called lighter; x = -2 holds the B row of +2 (flipped): darker
     assert (rows[2.0].n, rows[2.0].n_induced_lighter, rows[2.0].n_induced_darker) == (2, 1, 0)
@@ -277,8 +380,16 @@ def test_end_to_end_scripted_model_gets_known_metrics():
             reply = "They are exactly same"  # reads the pixels every time
             parsed = parse_option(reply, q.options, q.meanings)
             keys = answer_keys(truth)
-            rows.append({"model": "pixel-reader", "framing": q.framing, "item_class": truth["item_class"],
-                         "answer": parsed.meaning, "pixel_answer": keys["pixel"], "human_answer": keys["human"]})
+            rows.append(
+                {
+                    "model": "pixel-reader",
+                    "framing": q.framing,
+                    "item_class": truth["item_class"],
+                    "answer": parsed.meaning,
+                    "pixel_answer": keys["pixel"],
+                    "human_answer": keys["human"],
+                }
+            )
     t = rcid_table(pd.DataFrame(rows), by=["model", "framing"])
     assert t["no_illusion"].tolist() == [1.0, 1.0] and t["human_like"].tolist() == [0.0, 0.0]
     assert t["illusion_n"].tolist() == [3, 3] and t["control_accuracy"].tolist() == [1.0, 1.0]

@@ -1,4 +1,4 @@
-"""The illusion family: pixel truth from the masks, inducers, masks, layouts, seeds, JSON, bad input, transport.
+"""The illusion family: pixel truth from masks, inducers, masks, layouts, seeds, JSON, bad input, transport.
 
 Every check measures the drawn pixels itself (colour-science directly, not the renderer's truth), so a
 renderer that reports the wrong truth fails here.
@@ -53,6 +53,7 @@ def _sha(stim: Stimulus) -> str:
 
 # --- pixel truth ----------------------------------------------------------------------------------------
 
+
 @pytest.mark.parametrize("kind", KINDS)
 def test_zero_difference_gives_identical_target_pixels(kind):
     stim = render(IllusionSpec(kind))
@@ -85,6 +86,7 @@ def test_strength_zero_is_a_control_answered_by_the_pixels(kind):
 
 
 # --- inducers -------------------------------------------------------------------------------------------
+
 
 def _two_commonest(px: np.ndarray, outside: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     colours, counts = np.unique(px[outside], axis=0, return_counts=True)
@@ -131,6 +133,7 @@ def test_filter_cast_leaves_no_pixel_of_the_original_colour_in_its_half():
 
 # --- masks and layout -----------------------------------------------------------------------------------
 
+
 def _neighbours(mask: np.ndarray) -> np.ndarray:
     """Pixels 4-adjacent to ``mask`` but not in it."""
     grown = mask.copy()
@@ -174,9 +177,18 @@ def test_a_sits_left_or_top_and_swap_moves_the_inducer(kind, layout, swap):
 
 def test_predictions_follow_the_literature_on_default_specs():
     expected = {
-        "rcid-contrast": "A", "rcid-stripe": "A", "simultaneous-contrast": "A",
-        "simultaneous-contrast-chromatic": "A", "whites": "A", "munker-white": "A", "koffka-ring": "A",
-        "chevreul": "A", "checker-shadow": "B", "cornsweet": "B", "neon-spreading": "B", "rcid-filter": None,
+        "rcid-contrast": "A",
+        "rcid-stripe": "A",
+        "simultaneous-contrast": "A",
+        "simultaneous-contrast-chromatic": "A",
+        "whites": "A",
+        "munker-white": "A",
+        "koffka-ring": "A",
+        "chevreul": "A",
+        "checker-shadow": "B",
+        "cornsweet": "B",
+        "neon-spreading": "B",
+        "rcid-filter": None,
     }
     assert set(expected) == set(KINDS)
     for kind, lighter in expected.items():
@@ -184,13 +196,20 @@ def test_predictions_follow_the_literature_on_default_specs():
 
 
 @pytest.mark.parametrize("kind", STRIPE_KINDS)
-@pytest.mark.parametrize(("direction", "layout", "swap"), [
-    ("horizontal", "left-right", False), ("vertical", "up-down", True), ("diagonal", "left-right", True),
-    ("diagonal", "up-down", False), ("diagonal", "up-down", True),
-])
+@pytest.mark.parametrize(
+    ("direction", "layout", "swap"),
+    [
+        ("horizontal", "left-right", False),
+        ("vertical", "up-down", True),
+        ("diagonal", "left-right", True),
+        ("diagonal", "up-down", False),
+        ("diagonal", "up-down", True),
+    ],
+)
 def test_stripe_direction_in_the_final_image(kind, direction, layout, swap):
-    spec = IllusionSpec(kind, direction=direction, layout=layout, swap=swap, edge_noise=0.0 if kind == "rcid-stripe"
-                        else None)
+    spec = IllusionSpec(
+        kind, direction=direction, layout=layout, swap=swap, edge_noise=0.0 if kind == "rcid-stripe" else None
+    )
     stim = render(spec)
     px = np.asarray(stim.image).astype(int)
     free = ~(stim.masks["A"] | stim.masks["B"])
@@ -205,6 +224,7 @@ def test_stripe_direction_in_the_final_image(kind, direction, layout, swap):
 
 
 # --- reproducibility and JSON ---------------------------------------------------------------------------
+
 
 @pytest.mark.parametrize("kind", KINDS)
 def test_seeds_reproduce_bytes_and_random_kinds_vary(kind):
@@ -224,9 +244,19 @@ def test_golden_digest_of_one_render_per_kind_is_stable_across_calls():
 
 
 def test_json_round_trip_is_tagged_with_the_family():
-    spec = IllusionSpec("munker-white", size=300, seed=7, strength=0.4, delta_e=-2.5, target=(50, 30, 20),
-                        inducers=((30, 20, -50), (85, -5, 70)), layout="up-down", swap=True,
-                        direction="diagonal", count=30)
+    spec = IllusionSpec(
+        "munker-white",
+        size=300,
+        seed=7,
+        strength=0.4,
+        delta_e=-2.5,
+        target=(50, 30, 20),
+        inducers=((30, 20, -50), (85, -5, 70)),
+        layout="up-down",
+        swap=True,
+        direction="diagonal",
+        count=30,
+    )
     d = json.loads(spec.to_json())
     assert d[FAMILY_KEY] == FAMILY == "illusion" == IllusionSpec.FAMILY
     assert IllusionSpec.from_json(spec.to_json()) == spec
@@ -256,28 +286,32 @@ def test_render_returns_the_stimulus_contract():
 
 # --- bad input ------------------------------------------------------------------------------------------
 
-@pytest.mark.parametrize(("kwargs", "match"), [
-    ({"kind": "hermann-grid"}, "allowed: rcid-contrast, rcid-stripe"),
-    ({"kind": "whites", "delta_e": 80.0}, "reachable maximum"),
-    ({"kind": "neon-spreading", "delta_e": 30.0}, r"allowed: 0 or .* <= \|delta_e\| <="),
-    ({"kind": "munker-white", "size": 64}, "stripe width of 0.80 px, under 1 px; allowed: count <= 32"),
-    ({"kind": "whites", "count": 300}, "under 1 px"),
-    ({"kind": "whites", "direction": "spiral"}, "allowed: horizontal, vertical, diagonal"),
-    ({"kind": "cornsweet", "direction": "vertical"}, "direction applies to"),
-    ({"kind": "cornsweet", "count": 4}, "count applies to"),
-    ({"kind": "chevreul", "count": 6}, "odd number"),
-    ({"kind": "checker-shadow", "count": 7}, "even number"),
-    ({"kind": "whites", "edge_noise": 0.01}, "edge_noise applies to rcid-contrast, rcid-stripe"),
-    ({"kind": "rcid-contrast", "edge_noise": 0.5}, r"\[0, 0.05\]"),
-    ({"kind": "whites", "strength": 1.5}, r"strength=1.5 is not valid; allowed: a number in \[0, 1\]"),
-    ({"kind": "whites", "size": 32}, r"\[64, 2048\]"),
-    ({"kind": "whites", "layout": "diagonal"}, "allowed: left-right, up-down"),
-    ({"kind": "whites", "target": (50, 0)}, "CIELAB triple"),
-    ({"kind": "whites", "target": (50, 120, -120)}, "outside sRGB"),
-    ({"kind": "whites", "inducers": ((10, 0, 0),)}, "2 CIELAB triple"),
-    ({"kind": "whites", "swap": 1}, "True or False"),
-    ({"kind": "rcid-filter", "target": (80, 0, 0)}, "allowed: strength <="),
-])
+
+@pytest.mark.parametrize(
+    ("kwargs", "match"),
+    [
+        ({"kind": "hermann-grid"}, "allowed: rcid-contrast, rcid-stripe"),
+        ({"kind": "whites", "delta_e": 80.0}, "reachable maximum"),
+        ({"kind": "neon-spreading", "delta_e": 30.0}, r"allowed: 0 or .* <= \|delta_e\| <="),
+        ({"kind": "munker-white", "size": 64}, "stripe width of 0.80 px, under 1 px; allowed: count <= 32"),
+        ({"kind": "whites", "count": 300}, "under 1 px"),
+        ({"kind": "whites", "direction": "spiral"}, "allowed: horizontal, vertical, diagonal"),
+        ({"kind": "cornsweet", "direction": "vertical"}, "direction applies to"),
+        ({"kind": "cornsweet", "count": 4}, "count applies to"),
+        ({"kind": "chevreul", "count": 6}, "odd number"),
+        ({"kind": "checker-shadow", "count": 7}, "even number"),
+        ({"kind": "whites", "edge_noise": 0.01}, "edge_noise applies to rcid-contrast, rcid-stripe"),
+        ({"kind": "rcid-contrast", "edge_noise": 0.5}, r"\[0, 0.05\]"),
+        ({"kind": "whites", "strength": 1.5}, r"strength=1.5 is not valid; allowed: a number in \[0, 1\]"),
+        ({"kind": "whites", "size": 32}, r"\[64, 2048\]"),
+        ({"kind": "whites", "layout": "diagonal"}, "allowed: left-right, up-down"),
+        ({"kind": "whites", "target": (50, 0)}, "CIELAB triple"),
+        ({"kind": "whites", "target": (50, 120, -120)}, "outside sRGB"),
+        ({"kind": "whites", "inducers": ((10, 0, 0),)}, "2 CIELAB triple"),
+        ({"kind": "whites", "swap": 1}, "True or False"),
+        ({"kind": "rcid-filter", "target": (80, 0, 0)}, "allowed: strength <="),
+    ],
+)
 def test_bad_specs_raise_naming_what_is_allowed(kwargs, match):
     with pytest.raises(ValueError, match=match):
         IllusionSpec(**kwargs)
@@ -285,13 +319,22 @@ def test_bad_specs_raise_naming_what_is_allowed(kwargs, match):
 
 # --- property: every accepted spec meets its difference on the pixels -----------------------------------
 
+
 @settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
-@given(kind=st.sampled_from(KINDS), delta=st.floats(-12, 12), strength=st.floats(0, 1),
-       layout=st.sampled_from(["left-right", "up-down"]), swap=st.booleans(), seed=st.integers(0, 2**32),
-       size=st.integers(96, 200))
+@given(
+    kind=st.sampled_from(KINDS),
+    delta=st.floats(-12, 12),
+    strength=st.floats(0, 1),
+    layout=st.sampled_from(["left-right", "up-down"]),
+    swap=st.booleans(),
+    seed=st.integers(0, 2**32),
+    size=st.integers(96, 200),
+)
 def test_any_valid_spec_meets_its_difference(kind, delta, strength, layout, swap, seed, size):
     try:
-        spec = IllusionSpec(kind, size=size, seed=seed, strength=strength, delta_e=delta, layout=layout, swap=swap)
+        spec = IllusionSpec(
+            kind, size=size, seed=seed, strength=strength, delta_e=delta, layout=layout, swap=swap
+        )
     except ValueError as exc:
         assert "allowed" in str(exc)
         return
@@ -305,8 +348,10 @@ def test_any_valid_spec_meets_its_difference(kind, delta, strength, layout, swap
 
 # --- transport ------------------------------------------------------------------------------------------
 
+
 def test_png_data_url_is_lossless_and_jpeg_is_not_on_munker_white():
-    """Issue 13: PNG keeps the pixels; JPEG turns identical 2 px Munker-White targets into different colours."""
+    """Issue 13: PNG keeps the pixels; JPEG turns identical 2 px Munker-White targets into different
+    colours."""
     stim = render(IllusionSpec("munker-white", count=128))
     px = np.asarray(stim.image)
     back = np.asarray(data_url_to_image(image_to_data_url(stim.image)).convert("RGB"))

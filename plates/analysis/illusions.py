@@ -85,8 +85,9 @@ def _share(table: pd.DataFrame, name: str, k: np.ndarray, n: np.ndarray, confide
     table[f"{name}_low"], table[f"{name}_high"] = low, high
 
 
-def rcid_table(df: pd.DataFrame, by: str | Sequence[str] | None = ("model", "kind", "framing"),
-               confidence: float = 0.95) -> pd.DataFrame:
+def rcid_table(
+    df: pd.DataFrame, by: str | Sequence[str] | None = ("model", "kind", "framing"), confidence: float = 0.95
+) -> pd.DataFrame:
     """RCID metrics per group. Columns: ``by...``, ``illusion_n``, ``human_like``, ``no_illusion``, ``na``
     (shares of illusion answers, each with ``_low``/``_high``), ``undetermined`` (illusion rows without a
     human answer, left out), ``control_n``, ``control_accuracy`` (+ interval), ``trap_n``, ``trap_accuracy``
@@ -104,8 +105,10 @@ def rcid_table(df: pd.DataFrame, by: str | Sequence[str] | None = ("model", "kin
     illusion = cls.eq("illusion").to_numpy(dtype=bool) & ~failed
     both = illusion & _eq(df["human_answer"], df["pixel_answer"])
     if both.any():
-        raise ValueError(f"{int(both.sum())} illusion row(s) have equal human and pixel answers; allowed: "
-                         "different keys on illusion items (mark such items 'control')")
+        raise ValueError(
+            f"{int(both.sum())} illusion row(s) have equal human and pixel answers; allowed: "
+            "different keys on illusion items (mark such items 'control')"
+        )
     known = illusion & df["human_answer"].notna().to_numpy(dtype=bool)
     hl, ni = known & _eq(df["answer"], df["human_answer"]), known & _eq(df["answer"], df["pixel_answer"])
     n_ill = _count(codes, size, known)
@@ -125,18 +128,20 @@ def rcid_table(df: pd.DataFrame, by: str | Sequence[str] | None = ("model", "kin
 
 
 def _true_false(column: pd.Series, what: str) -> pd.Series:
-    """"True"/"False" strings or booleans -> object Series of True/False/None."""
+    """ "True"/"False" strings or booleans -> object Series of True/False/None."""
     mapping = {True: True, False: False, "True": True, "False": False, "true": True, "false": False}
     values = column.astype(object)
     bad = values.notna() & ~values.isin(list(mapping))
     if bad.any():
-        raise ValueError(f"{what} holds {values[bad].iloc[0]!r}; allowed: True/False (bool or 'True'/'False') "
-                         "or null")
+        raise ValueError(
+            f"{what} holds {values[bad].iloc[0]!r}; allowed: True/False (bool or 'True'/'False') or null"
+        )
     return values.map(lambda v: None if pd.isna(v) else mapping.get(v))
 
 
-def illusionbench_tf_table(df: pd.DataFrame, by: str | Sequence[str] | None = "model",
-                           confidence: float = 0.95) -> pd.DataFrame:
+def illusionbench_tf_table(
+    df: pd.DataFrame, by: str | Sequence[str] | None = "model", confidence: float = 0.95
+) -> pd.DataFrame:
     """IllusionBench+ true/false per group (App. A2). Columns in: ``expected`` (True/False), ``parsed``
     (True/False, null when the reply said neither). Out: ``by...``, ``n``, ``accuracy`` (+ interval; an
     unparsed reply is wrong), ``fp`` (said True, was False), ``fn`` (said False, was True), ``unparsed``,
@@ -166,8 +171,9 @@ def illusionbench_tf_table(df: pd.DataFrame, by: str | Sequence[str] | None = "m
     return table.reset_index(drop=True)
 
 
-def illusionbench_mc_table(df: pd.DataFrame, by: str | Sequence[str] | None = "model",
-                           confidence: float = 0.95) -> pd.DataFrame:
+def illusionbench_mc_table(
+    df: pd.DataFrame, by: str | Sequence[str] | None = "model", confidence: float = 0.95
+) -> pd.DataFrame:
     """IllusionBench+ multiple choice per group: columns in ``expected`` and ``parsed`` (numerals; null:
     unparsed, counted wrong); out ``by...``, ``n``, ``accuracy`` (+ interval), ``unparsed``, ``failed``.
     Chance is 0.25 (four options)."""
@@ -197,21 +203,25 @@ def majority_over_rounds(df: pd.DataFrame, keys: Sequence[str], column: str, rou
     sizes = df.groupby(keys, dropna=False, observed=True).size()
     wrong = sizes[sizes != rounds]
     if len(wrong):
-        raise ValueError(f"group {wrong.index[0]!r} has {int(wrong.iloc[0])} rows; allowed: exactly {rounds} "
-                         "(one per round)")
+        raise ValueError(
+            f"group {wrong.index[0]!r} has {int(wrong.iloc[0])} rows; allowed: exactly {rounds} "
+            "(one per round)"
+        )
     filled = df[[*keys, column]].copy()
     filled["_v"] = filled[column].astype(object).where(filled[column].notna(), "\x00null")
     votes = filled.groupby([*keys, "_v"], dropna=False, observed=True).size().rename("votes").reset_index()
     winners = votes[votes["votes"] >= rounds // 2 + 1]
     out = sizes.reset_index()[keys].merge(winners, on=keys, how="left")
-    out[column] = pd.Series([None if pd.isna(v) or v == "\x00null" else v for v in out["_v"]], dtype=object,
-                            index=out.index)
+    out[column] = pd.Series(
+        [None if pd.isna(v) or v == "\x00null" else v for v in out["_v"]], dtype=object, index=out.index
+    )
     out["votes"] = out["votes"].fillna(0).astype(np.int64)
     return out[[*keys, column, "votes"]]
 
 
-def magnitude_table(df: pd.DataFrame, by: str | Sequence[str] | None = ("model", "kind", "strength"), *,
-                    align: bool = True) -> pd.DataFrame:
+def magnitude_table(
+    df: pd.DataFrame, by: str | Sequence[str] | None = ("model", "kind", "strength"), *, align: bool = True
+) -> pd.DataFrame:
     """Illusion magnitude data: per ``by`` group and signed physical difference, the counts and shares of
     each comparison answer. Rows with a failed request are left out; unparsed answers are counted.
 
@@ -239,8 +249,10 @@ def magnitude_table(df: pd.DataFrame, by: str | Sequence[str] | None = ("model",
         flip = induced.eq("B").to_numpy(dtype=bool)
         x = np.where(flip, -x, x)
         # the induced target named lighter = the other one named darker
-        responses = {"induced_lighter": np.where(flip, _eq(answer, "A darker"), _eq(answer, "B darker")),
-                     "induced_darker": np.where(flip, _eq(answer, "B darker"), _eq(answer, "A darker"))}
+        responses = {
+            "induced_lighter": np.where(flip, _eq(answer, "A darker"), _eq(answer, "B darker")),
+            "induced_darker": np.where(flip, _eq(answer, "B darker"), _eq(answer, "A darker")),
+        }
     else:
         responses = {"a_darker": _eq(answer, "A darker"), "b_darker": _eq(answer, "B darker")}
     responses["same"] = _eq(answer, "same")
@@ -248,7 +260,9 @@ def magnitude_table(df: pd.DataFrame, by: str | Sequence[str] | None = ("model",
     frame["x"] = np.round(x[keep], 6)
     for name, hit in responses.items():
         frame[f"n_{name}"] = hit[keep].astype(np.int64)
-    frame["n_unanswered"] = (~np.any(np.stack([h[keep] for h in responses.values()]), axis=0)).astype(np.int64)
+    frame["n_unanswered"] = (~np.any(np.stack([h[keep] for h in responses.values()]), axis=0)).astype(
+        np.int64
+    )
     counts = [c for c in frame.columns if c.startswith("n_")]
     out = frame.groupby([*by, "x"], dropna=False, sort=True, observed=True)[counts].sum().reset_index()
     out.insert(len(by) + 1, "n", out[counts].sum(axis=1).astype(np.int64))

@@ -55,21 +55,27 @@ FRAMINGS = MappingProxyType({"pixel": "Based on pixel values", "human": "Accordi
 #: What an answer to a comparison means, whatever its option number.
 MEANINGS = ("A darker", "B darker", "same")
 NUMERALS = ("I", "II", "III", "IV")
-_WORDS = MappingProxyType({"left-right": ("Left", "Right"), "up-down": ("Top", "Bottom"), "letters": ("A", "B")})
+_WORDS = MappingProxyType(
+    {"left-right": ("Left", "Right"), "up-down": ("Top", "Bottom"), "letters": ("A", "B")}
+)
 _KEY = {"A": "A darker", "B": "B darker", "same": "same", None: None}
 
 #: IllusionBench+ App. A1, verbatim (the quotes are the paper's).
-TF_TEMPLATE = ("Given an image, check if the following description is correct, and answer \u2018True\u2019 or "
-               "\u2018False\u2019. Do not explain the reason. Description: {statement}")
-MC_TEMPLATE = ("Given an image, a question, and some options, You have to select the correct one. Do not explain "
-               "your reasoning. Answer with only the Roma number that corresponds to the correct option. Do not "
-               "repeat the entire answer. Do not explain the reason. {question}")
+TF_TEMPLATE = (
+    "Given an image, check if the following description is correct, and answer \u2018True\u2019 or "
+    "\u2018False\u2019. Do not explain the reason. Description: {statement}"
+)
+MC_TEMPLATE = (
+    "Given an image, a question, and some options, You have to select the correct one. Do not explain your "
+    "reasoning. Answer with only the Roma number that corresponds to the correct option. Do not repeat the "
+    "entire answer. Do not explain the reason. {question}"
+)
 
 TRANSPORT_NOTE = (
-    "Illusion images must reach models losslessly: PNG (plates.images.image_to_data_url), never JPEG. JPEG's "
-    "chroma subsampling and DCT quantisation move flat patches by a few levels and, on Munker-White stripes "
-    "2-8 px wide, turn two identical targets into different colours, so the pixel truth no longer holds. "
-    "VLMEvalKit and ColorBench re-encode to JPEG; this project does not."
+    "Illusion images must reach models losslessly: PNG (plates.images.image_to_data_url), never JPEG. "
+    "JPEG's chroma subsampling and DCT quantisation move flat patches by a few levels and, on Munker-White "
+    "stripes 2-8 px wide, turn two identical targets into different colours, so the pixel truth no longer "
+    "holds. VLMEvalKit and ColorBench re-encode to JPEG; this project does not."
 )
 
 
@@ -96,8 +102,10 @@ class Question:
 def _words(layout: str, words: str) -> tuple[str, str]:
     key = layout if words == "layout" else words
     if key not in _WORDS:
-        raise ValueError(f"layout {layout!r} / words {words!r} not known; allowed layouts: left-right, up-down; "
-                         "words: layout, letters")
+        raise ValueError(
+            f"layout {layout!r} / words {words!r} not known; allowed layouts: left-right, up-down; "
+            "words: layout, letters"
+        )
     return _WORDS[key]
 
 
@@ -119,21 +127,33 @@ def rcid_question(truth: Mapping[str, Any], layout: str, framing: str, *, words:
     if framing not in FRAMINGS:
         raise ValueError(f"framing {framing!r} is not known; allowed: {', '.join(FRAMINGS)}")
     if truth["kind"] == "rcid-filter":
-        raise ValueError("rcid-filter images are asked for colour names (rcid_name_question); allowed kinds: "
-                         + ", ".join(k for k in ILLUSION_TYPES if k != "rcid-filter"))
+        raise ValueError(
+            "rcid-filter images are asked for colour names (rcid_name_question); allowed kinds: "
+            + ", ".join(k for k in ILLUSION_TYPES if k != "rcid-filter")
+        )
     w1, w2 = _words(layout, words)
     regions = _regions(truth, layout)
     if words == "letters":
         p1, p2 = _words(layout, "layout")
         regions += f" (call the {p1.lower()} one A and the {p2.lower()} one B)"
     options = {"I": f"{w1} is darker", "II": f"{w2} is darker", "III": "They are exactly same"}
-    text = (f"{FRAMINGS[framing]}, how do the colors of {regions} compare? Here are some options you can choose: "
-            + " ".join(f"{k}. {v}" for k, v in options.items()))
+    text = (
+        f"{FRAMINGS[framing]}, how do the colors of {regions} compare? Here are some options you can choose: "
+        + " ".join(f"{k}. {v}" for k, v in options.items())
+    )
     meanings = {"I": "A darker", "II": "B darker", "III": "same"}
     key = answer_keys(truth)[framing]
     answer = None if key is None else {v: k for k, v in meanings.items()}[key]
-    return Question("rcid-compare", text, answer, framing, None, options, meanings,
-                    wording="RCID Fig. 1 frame and options verbatim; region description ours")
+    return Question(
+        "rcid-compare",
+        text,
+        answer,
+        framing,
+        None,
+        options,
+        meanings,
+        wording="RCID Fig. 1 frame and options verbatim; region description ours",
+    )
 
 
 def rcid_questions(truth: Mapping[str, Any], layout: str, *, words: str = "layout") -> tuple[Question, ...]:
@@ -158,8 +178,15 @@ def rcid_name_question(truth: Mapping[str, Any], layout: str, framing: str, targ
     noun = "disc on the" if layout == "left-right" else "disc at the"
     name = truth["colour_names"][target]["pixel" if framing == "pixel" else "perceived"]
     text = f"{FRAMINGS[framing]}, what color is the {noun} {where}?"
-    return Question("rcid-name", text, name, framing, target, accepted=SYNONYMS[name],
-                    wording="RCID Fig. 1c frame verbatim; object description ours")
+    return Question(
+        "rcid-name",
+        text,
+        name,
+        framing,
+        target,
+        accepted=SYNONYMS[name],
+        wording="RCID Fig. 1c frame verbatim; object description ours",
+    )
 
 
 def tf_questions(truth: Mapping[str, Any], layout: str) -> tuple[Question, ...]:
@@ -173,9 +200,15 @@ def tf_questions(truth: Mapping[str, Any], layout: str) -> tuple[Question, ...]:
         (f"Of {regions}, the {first} one is darker.", darker == "A"),
         (f"Of {regions}, the {second} one is darker.", darker == "B"),
     )
-    return tuple(Question("ibp-tf", TF_TEMPLATE.format(statement=s), "True" if ok else "False",
-                          wording="IllusionBench+ App. A1 instruction verbatim; statement ours")
-                 for s, ok in statements)
+    return tuple(
+        Question(
+            "ibp-tf",
+            TF_TEMPLATE.format(statement=s),
+            "True" if ok else "False",
+            wording="IllusionBench+ App. A1 instruction verbatim; statement ours",
+        )
+        for s, ok in statements
+    )
 
 
 def mc_question(truth: Mapping[str, Any], layout: str, seed: int) -> Question:
@@ -196,11 +229,18 @@ def mc_question(truth: Mapping[str, Any], layout: str, seed: int) -> Question:
     answer = next(k for k, v in meanings.items() if v == key)
     body = f"Question: Which statement about the colours of {_regions(truth, layout)} is correct?\nOptions:\n"
     body += "\n".join(f"{k}. {v}" for k, v in options.items())
-    return Question("ibp-mc", MC_TEMPLATE.format(question=body), answer, options=options, meanings=meanings,
-                    wording="IllusionBench+ App. A1 instruction verbatim; question, options and layout ours")
+    return Question(
+        "ibp-mc",
+        MC_TEMPLATE.format(question=body),
+        answer,
+        options=options,
+        meanings=meanings,
+        wording="IllusionBench+ App. A1 instruction verbatim; question, options and layout ours",
+    )
 
 
 # --- reply parsing --------------------------------------------------------------------------------------
+
 
 @dataclass(frozen=True)
 class OptionParse:
@@ -217,29 +257,51 @@ _THINK = re.compile(r"<think>.*?(?:</think>|\Z)", re.DOTALL | re.IGNORECASE)
 _NUMERAL = r"(III|II|IV|I)"  # longest first: "III" is not "II" + "I"
 _BARE = re.compile(r"^\(?\s*" + _NUMERAL + r"\s*\)?[.:)]?$", re.IGNORECASE)
 _LETTER = re.compile(r"^\(?([A-Da-d])\)?[.:)]?$")
-# Trap: the pronoun "I" ("I think II"): numerals inside a sentence count only after a marker or in parentheses.
-_MARKED = re.compile(r"\b(?:option|answer|choice|choose|select|pick)\s*(?:is\s*)?:?\s*\(?" + _NUMERAL + r"\b\)?",
-                     re.IGNORECASE)
+# Trap: the pronoun "I" ("I think II"): numerals inside a sentence count only after a marker or in
+# parentheses.
+_MARKED = re.compile(
+    r"\b(?:option|answer|choice|choose|select|pick)\s*(?:is\s*)?:?\s*\(?" + _NUMERAL + r"\b\)?", re.IGNORECASE
+)
 _PAREN = re.compile(r"\(" + _NUMERAL + r"\)")
 _LEADING = re.compile(r"^" + _NUMERAL + r"[.:)]\s")
-_POSITION = {"left": "A", "top": "A", "upper": "A", "first": "A", "a": "A",
-             "right": "B", "bottom": "B", "lower": "B", "second": "B", "b": "B"}
+_POSITION = {
+    "left": "A",
+    "top": "A",
+    "upper": "A",
+    "first": "A",
+    "a": "A",
+    "right": "B",
+    "bottom": "B",
+    "lower": "B",
+    "second": "B",
+    "b": "B",
+}
 _CLAIM = re.compile(
     r"\b(left|right|top|bottom|upper|lower|first|second|a|b)\b(?:\s+(?:one|square|patch|region|side|area|half|"
     r"ring|disc|target|field|part))?\s+(?:is|looks|appears|seems)\s+(not\s+|n't\s+)?(?:\w+\s+)?"
-    r"(darker|lighter|brighter)\b", re.IGNORECASE)
+    r"(darker|lighter|brighter)\b",
+    re.IGNORECASE,
+)
 # "darker on the left", "the darker one is the right"
 _CLAIM_AFTER = re.compile(
     r"\b(?:the\s+)?(darker|lighter|brighter)\b(?:\s+(?:one|square|patch|region|side|area|half|ring|disc|target|"
     r"field|part))?\s+(?:is\s+)?(?:(?:on|at)\s+)?(?:the\s+)?(left|right|top|bottom|upper|lower|first|second|A|B)\b",
-    re.IGNORECASE)
-_SEVERAL = re.compile(r"^\(?" + _NUMERAL + r"\)?(?:\s*(?:or|/|,|and|&)\s*\(?" + _NUMERAL + r"\)?)+$", re.IGNORECASE)
-_SAME = re.compile(r"\b(?:exactly\s+(?:the\s+)?same|the\s+same|identical|no\s+difference|equal(?:ly)?)\b",
-                   re.IGNORECASE)
-_NEGATED = re.compile(r"\b(?:not|isn't|aren't|n't)\s+(?:exactly\s+)?(?:the\s+same|identical|equal)", re.IGNORECASE)
+    re.IGNORECASE,
+)
+_SEVERAL = re.compile(
+    r"^\(?" + _NUMERAL + r"\)?(?:\s*(?:or|/|,|and|&)\s*\(?" + _NUMERAL + r"\)?)+$", re.IGNORECASE
+)
+_SAME = re.compile(
+    r"\b(?:exactly\s+(?:the\s+)?same|the\s+same|identical|no\s+difference|equal(?:ly)?)\b", re.IGNORECASE
+)
+_NEGATED = re.compile(
+    r"\b(?:not|isn't|aren't|n't)\s+(?:exactly\s+)?(?:the\s+same|identical|equal)", re.IGNORECASE
+)
 
 
-def _by_meaning(meaning: str | None, meanings: Mapping[str, str], rule: str, ambiguous: bool = False) -> OptionParse:
+def _by_meaning(
+    meaning: str | None, meanings: Mapping[str, str], rule: str, ambiguous: bool = False
+) -> OptionParse:
     inverse = {v: k for k, v in meanings.items()}
     if meaning is None or meaning not in inverse:
         return OptionParse(None, None, rule, ambiguous)
@@ -334,7 +396,7 @@ _YES_NO = re.compile(r"^\W*(yes|no)\b", re.IGNORECASE)
 
 
 def parse_true_false(reply: str) -> str | None:
-    """"True", "False" or None (nothing, or both). Rules: a leading True/False ("True.", "False, because");
+    """ "True", "False" or None (nothing, or both). Rules: a leading True/False ("True.", "False, because");
     "not true"/"incorrect"/"wrong" -> False; the only True/False word of the reply ("The answer is true",
     "It is true, because..." as IllusionBench+ App. B1 quotes); a leading yes/no as True/False. Both words
     without a leading one ("true or false?") -> None."""
@@ -360,7 +422,8 @@ def parse_true_false(reply: str) -> str | None:
 def parse_colour_answer(reply: str) -> tuple[str | None, bool]:
     """(basic colour name or None, ambiguous) of an open colour answer: the one basic colour term the reply
     names (synonyms count: "gray", "crimson"); two or more terms ("reddish grey", "red or grey") are
-    ambiguous (None, True). Compare the term with a question's ``answer`` (its ``accepted`` words map to it)."""
+    ambiguous (None, True). Compare the term with a question's ``answer`` (its ``accepted`` words map to
+    it)."""
     if not isinstance(reply, str):
         raise ValueError(f"reply must be a str, got {type(reply).__name__}")
     found = names_in(strip_answer_prefix(clean(_THINK.sub("", reply))))

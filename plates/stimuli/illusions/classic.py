@@ -38,12 +38,17 @@ def _hue(lab) -> float:
 
 # --- Adelson's checker-shadow ---------------------------------------------------------------------------
 
+
 def _capsule_shadow(size: int, p1: np.ndarray, p2: np.ndarray, radius: float, penumbra: float):
     """Shadow weight sigma (1: full shadow) of a soft capsule around segment p1 -> p2 ((x, y) px), computed in
     its bounding box only: returns (y0, y1, x0, x1, sigma of that box)."""
     reach = radius + penumbra / 2
-    x0, x1 = (int(np.clip(np.floor(v), 0, size)) for v in (min(p1[0], p2[0]) - reach, max(p1[0], p2[0]) + reach + 1))
-    y0, y1 = (int(np.clip(np.floor(v), 0, size)) for v in (min(p1[1], p2[1]) - reach, max(p1[1], p2[1]) + reach + 1))
+    x0, x1 = (
+        int(np.clip(np.floor(v), 0, size)) for v in (min(p1[0], p2[0]) - reach, max(p1[0], p2[0]) + reach + 1)
+    )
+    y0, y1 = (
+        int(np.clip(np.floor(v), 0, size)) for v in (min(p1[1], p2[1]) - reach, max(p1[1], p2[1]) + reach + 1)
+    )
     y = np.arange(y0, y1, dtype=np.float64)[:, None] + 0.5
     x = np.arange(x0, x1, dtype=np.float64)[None, :] + 0.5
     d = p2 - p1
@@ -76,7 +81,9 @@ def draw_checker_shadow(job: Job) -> Drawing:
     # the shadow: a capsule around the segment from the cylinder's base through B's centre and 30% beyond
     p1 = np.array([m + (n - 1.1) * cell, m + (n - 3.4) * cell])  # (x, y) px
     pb = np.array([m + (n - 1.5) * cell, m + (n - 1.5) * cell])
-    y0, y1, x0, x1, sigma = _capsule_shadow(size, p1, pb + 0.3 * (pb - p1), _SHADOW_R * cell, _PENUMBRA * cell)
+    y0, y1, x0, x1, sigma = _capsule_shadow(
+        size, p1, pb + 0.3 * (pb - p1), _SHADOW_R * cell, _PENUMBRA * cell
+    )
     lit = np.ones((size, size), dtype=bool)
     lit[y0:y1, x0:x1] = sigma == 0
     if tau < 1.0:
@@ -102,7 +109,9 @@ def draw_checker_shadow(job: Job) -> Drawing:
     body |= ((x - cx) / rw) ** 2 + ((y - bottom) / ry) ** 2 <= 1
     cap = ((x - cx) / rw) ** 2 + ((y - top) / ry) ** 2 <= 1
     u = np.clip((x[0] - cx) / rw, -1.0, 1.0)  # -1 (lit left edge) .. 1 (dark right edge), per column
-    shade = np.stack([_CYLINDER[0] - 22 * (u + 1) / 2, np.full_like(u, _CYLINDER[1]), np.full_like(u, _CYLINDER[2])], 1)
+    shade = np.stack(
+        [_CYLINDER[0] - 22 * (u + 1) / 2, np.full_like(u, _CYLINDER[1]), np.full_like(u, _CYLINDER[2])], 1
+    )
     body_only = body & ~cap
     box = img[cy0:cy1, cx0:cx1]
     paint(box, body_only, np.broadcast_to(rgb8(shade)[None, :, :], (*body.shape, 3))[body_only])
@@ -116,11 +125,19 @@ def draw_checker_shadow(job: Job) -> Drawing:
     paint(img, a, job.left)
     paint(img, b, job.right)
     lighter = "right" if tau < 1.0 else None
-    return Drawing(img, a, b, light_check & free, on & ~light_check & free & ~a, lighter,
-                   stats={"shadow_transmittance": round(float(tau), 4)})
+    return Drawing(
+        img,
+        a,
+        b,
+        light_check & free,
+        on & ~light_check & free & ~a,
+        lighter,
+        stats={"shadow_transmittance": round(float(tau), 4)},
+    )
 
 
 # --- Cornsweet edge -------------------------------------------------------------------------------------
+
 
 def draw_cornsweet(job: Job) -> Drawing:
     """Two fields meeting at x = size / 2. Within 0.15 x size of the edge each side's colour moves from its
@@ -137,8 +154,10 @@ def draw_cornsweet(job: Job) -> Drawing:
     cols = np.empty((size, 3), dtype=np.uint8)
     left_flat, right_flat = xs < edge - w, xs >= edge + w
     cols[left_flat], cols[right_flat] = job.left, job.right
-    for side, target, peak, sel in (("left", job.left, lab0, ~left_flat & (xs < edge)),
-                                    ("right", job.right, lab1, ~right_flat & (xs >= edge))):
+    for side, target, peak, sel in (
+        ("left", job.left, lab0, ~left_flat & (xs < edge)),
+        ("right", job.right, lab1, ~right_flat & (xs >= edge)),
+    ):
         t_lab = C.srgb255_to_lab(np.asarray(target, dtype=float))
         d = np.abs(xs[sel] - edge)
         k = ((1 - d / w) ** 2)[:, None]
@@ -161,6 +180,7 @@ def draw_cornsweet(job: Job) -> Drawing:
 
 # --- Chevreul staircase ---------------------------------------------------------------------------------
 
+
 def draw_chevreul(job: Job) -> Drawing:
     """n = count (odd) vertical bands of equal width, colours stepping linearly in CIELAB from the first
     inducer to the second (both moved toward their midpoint by 1 - strength); the middle band holds the
@@ -178,18 +198,25 @@ def draw_chevreul(job: Job) -> Drawing:
     img = np.ascontiguousarray(np.broadcast_to(cols[None, :, :], (size, size, 3)))
     full = np.ones((size, 1), dtype=bool)
     labs = C.srgb255_to_lab(steps[[mid - 1, mid + 1]].astype(float))
-    return Drawing(img, full & a_cols[None, :], full & b_cols[None, :], full & (band == mid - 1)[None, :],
-                   full & (band == mid + 1)[None, :], lighter_of(labs[0], labs[1], contrast=True))
+    return Drawing(
+        img,
+        full & a_cols[None, :],
+        full & b_cols[None, :],
+        full & (band == mid - 1)[None, :],
+        full & (band == mid + 1)[None, :],
+        lighter_of(labs[0], labs[1], contrast=True),
+    )
 
 
 # --- neon colour spreading ------------------------------------------------------------------------------
 
+
 def draw_neon(job: Job) -> Drawing:
-    """A square-celled lattice of lines in each half (count lines across a half, spacing size / (2 count), line
-    width 1.2% of the size, at least 1 px); in the left half the segments inside a disc (radius 0.17 x size,
-    centred in the half) take the neon colour (lattice colour -> neon colour with strength, CIELAB). Target A
-    = the background inside that disc, B = its mirror image in the right half; the rest of the background is
-    the target's base colour."""
+    """A square-celled lattice of lines in each half (count lines across a half, spacing size / (2 count),
+    line width 1.2% of the size, at least 1 px); in the left half the segments inside a disc (radius 0.17 x
+    size, centred in the half) take the neon colour (lattice colour -> neon colour with strength, CIELAB).
+    Target A = the background inside that disc, B = its mirror image in the right half; the rest of the
+    background is the target's base colour."""
     size, spec = job.size, job.spec
     n = spec.resolved_count
     line_lab, neon_full = spec.resolved_inducers
@@ -215,5 +242,13 @@ def draw_neon(job: Job) -> Drawing:
     if abs(float(neon_lab[0]) - target_l) > 1e-6 and spec.strength > 0:
         lighter = "right" if neon_lab[0] < target_l else "left"
     per_target = {"left": {"tint_hue": _hue(neon_lab)}} if spec.strength > 0 else {}
-    return Drawing(img, a, b, neon_segments, neon_segments[:, ::-1], lighter,
-                   tint="hue of the neon segments" if per_target else "", per_target=per_target)
+    return Drawing(
+        img,
+        a,
+        b,
+        neon_segments,
+        neon_segments[:, ::-1],
+        lighter,
+        tint="hue of the neon segments" if per_target else "",
+        per_target=per_target,
+    )

@@ -20,7 +20,16 @@ import numpy as np
 from plates import colour as C
 from plates.colour.spaces import _cs
 
-__all__ = ["TOLERANCE", "decode_srgb", "encode_linear", "in_gamut", "lerp", "luminance", "rgb8", "target_pair"]
+__all__ = [
+    "TOLERANCE",
+    "decode_srgb",
+    "encode_linear",
+    "in_gamut",
+    "lerp",
+    "luminance",
+    "rgb8",
+    "target_pair",
+]
 
 #: The largest |measured - requested| ΔE2000 a target pair may have.
 TOLERANCE = 0.5
@@ -62,7 +71,9 @@ def encode_linear(linear) -> np.ndarray:
     """Linear RGB 0-1 -> sRGB 0-255 uint8: the code whose rounding interval holds the value, i.e.
     rint(255 * encode(linear)) clipped, found by a search over the 255 step points (colour-science computes
     them once), so many pixels cost no transfer-function evaluation."""
-    return np.searchsorted(_encode_thresholds(), np.asarray(linear, dtype=float), side="right").astype(np.uint8)
+    return np.searchsorted(_encode_thresholds(), np.asarray(linear, dtype=float), side="right").astype(
+        np.uint8
+    )
 
 
 def luminance(rgb) -> np.ndarray | float:
@@ -76,7 +87,9 @@ def _fmt(lab) -> str:
 
 
 @lru_cache(maxsize=2048)
-def target_pair(target: tuple[float, float, float], delta_e: float) -> tuple[tuple[int, ...], tuple[int, ...]]:
+def target_pair(
+    target: tuple[float, float, float], delta_e: float
+) -> tuple[tuple[int, ...], tuple[int, ...]]:
     """The 8-bit sRGB 0-255 colours of targets A and B for base colour ``target`` (CIELAB) and a signed
     CIEDE2000 ``delta_e`` (positive: A lighter, i.e. L*(A) > L*(B); 0: A and B are the base colour's pixels).
 
@@ -102,10 +115,10 @@ def target_pair(target: tuple[float, float, float], delta_e: float) -> tuple[tup
     both = np.concatenate([lab0 + shift, lab0 - shift])  # A candidates, then B candidates
     srgb = C.lab_to_srgb255(both)
     ok = np.all((srgb >= -0.5) & (srgb < 255.5), axis=-1)
-    ok = ok[: s.size] & ok[s.size:]
+    ok = ok[: s.size] & ok[s.size :]
     rounded = np.clip(np.rint(srgb), 0, 255)
     lab_r = C.srgb255_to_lab(rounded)
-    la, lb = lab_r[: s.size], lab_r[s.size:]
+    la, lb = lab_r[: s.size], lab_r[s.size :]
     de = np.asarray(_cs().delta_E(la, lb, method="CIE 2000"))
     ok &= sign * (la[:, 0] - lb[:, 0]) > 0  # the requested order of lightness, pixels differing
     if not ok.any():

@@ -1,6 +1,8 @@
-"""Contrast kinds: targets on a background split into two inducer halves (canonical frame: A's half on the left).
+"""Contrast kinds: targets on a background split into two inducer halves (canonical frame: A's half on
+the left).
 
-* rcid-contrast: RCID §3.1: two mirrored squares at a seeded random position, outlines roughened by edge noise.
+* rcid-contrast: RCID §3.1: two mirrored squares at a seeded random position, outlines roughened by edge
+  noise.
 * simultaneous-contrast, simultaneous-contrast-chromatic: centred squares (Heinemann 1955; Kirschmann 1891).
 * koffka-ring: a ring centred on the split, cut into two halves with a small gap (Koffka 1935).
 
@@ -51,9 +53,19 @@ def _finish(job: Job, img, left_half, a, lab0, lab1, *, chromatic: bool = False)
     tint: dict = {}
     if chromatic:  # each target tints toward the hue opposite its surround's (CIELAB hue angle, degrees)
         for side, lab in (("left", lab0), ("right", lab1)):
-            tint[side] = {"tint_hue": round(float((np.degrees(np.arctan2(lab[2], lab[1])) + 180.0) % 360.0), 1)}
-    return Drawing(img, a, b, left_half & ~a, ~left_half & ~b, lighter_of(lab0, lab1, contrast=True),
-                   tint="hue opposite the surround's" if chromatic else "", per_target=tint)
+            tint[side] = {
+                "tint_hue": round(float((np.degrees(np.arctan2(lab[2], lab[1])) + 180.0) % 360.0), 1)
+            }
+    return Drawing(
+        img,
+        a,
+        b,
+        left_half & ~a,
+        ~left_half & ~b,
+        lighter_of(lab0, lab1, contrast=True),
+        tint="hue opposite the surround's" if chromatic else "",
+        per_target=tint,
+    )
 
 
 def draw_rcid_contrast(job: Job) -> Drawing:
@@ -82,8 +94,8 @@ def draw_simultaneous(job: Job) -> Drawing:
 
 
 def draw_koffka(job: Job) -> Drawing:
-    """Koffka ring: radii 0.18 / 0.30 x size around the centre, cut at the split with a 3% gap (the split ring,
-    where the contrast shows)."""
+    """Koffka ring: radii 0.18 / 0.30 x size around the centre, cut at the split with a 3% gap (the split
+    ring, where the contrast shows)."""
     size = job.size
     img, left_half, lab0, lab1 = _halves(job)
     inner, outer, gap = (f * size for f in _RING)

@@ -27,8 +27,18 @@ __all__ = ["SCENE_PALETTE", "draw_filter"]
 #: Colours of the Mondrian rectangles, sRGB 0-255 (ours). Those within ΔE2000 15 of a target or of a target's
 #: original are left out of each scene, so the target colours appear only in the targets.
 SCENE_PALETTE = (
-    (200, 30, 35), (235, 130, 30), (240, 215, 50), (60, 160, 70), (40, 90, 190), (125, 60, 160),
-    (240, 160, 190), (125, 80, 40), (235, 235, 230), (35, 35, 40), (40, 150, 150), (170, 200, 90),
+    (200, 30, 35),
+    (235, 130, 30),
+    (240, 215, 50),
+    (60, 160, 70),
+    (40, 90, 190),
+    (125, 60, 160),
+    (240, 160, 190),
+    (125, 80, 40),
+    (235, 235, 230),
+    (35, 35, 40),
+    (40, 150, 150),
+    (170, 200, 90),
 )
 _RECTS = 18
 _RADIUS, _OUTLINE = 0.14, 0.008  # target disc radius and its black outline, fractions of the size
@@ -37,7 +47,9 @@ _RING_RGB = (20, 20, 20)
 
 def _palette(avoid: np.ndarray) -> np.ndarray:
     pal = np.asarray(SCENE_PALETTE, dtype=float)
-    de = _cs().delta_E(C.srgb255_to_lab(pal)[:, None, :], C.srgb255_to_lab(avoid)[None, :, :], method="CIE 2000")
+    de = _cs().delta_E(
+        C.srgb255_to_lab(pal)[:, None, :], C.srgb255_to_lab(avoid)[None, :, :], method="CIE 2000"
+    )
     keep = pal[np.min(de, axis=1) >= 15.0].astype(np.uint8)
     if len(keep) < 3:
         raise ValueError(
@@ -96,11 +108,28 @@ def draw_filter(job: Job) -> Drawing:
     de = np.asarray(C.delta_e2000(palette.astype(float), cast_palette.astype(float))).reshape(-1)
     cast_de = float(np.average(de, weights=counts)) if counts.sum() else 0.0
     per_target = {
-        "left": {"pixel_name": colour_name(job.left), "original_srgb": [int(v) for v in original_left],
-                 "original_name": colour_name(original_left)},
-        "right": {"pixel_name": colour_name(job.right), "original_srgb": [int(v) for v in job.right],
-                  "original_name": colour_name(job.right)},
+        "left": {
+            "pixel_name": colour_name(job.left),
+            "original_srgb": [int(v) for v in original_left],
+            "original_name": colour_name(original_left),
+        },
+        "right": {
+            "pixel_name": colour_name(job.right),
+            "original_srgb": [int(v) for v in job.right],
+            "original_name": colour_name(job.right),
+        },
     }
-    return Drawing(img, a, b, cast_px, ~left_half & ~b, None, per_target=per_target,
-                   stats={"cast_alpha": round(alpha, 4), "cast_srgb": [int(v) for v in cast_rgb],
-                          "cast_delta_e2000_mean": round(cast_de, 3)})
+    return Drawing(
+        img,
+        a,
+        b,
+        cast_px,
+        ~left_half & ~b,
+        None,
+        per_target=per_target,
+        stats={
+            "cast_alpha": round(alpha, 4),
+            "cast_srgb": [int(v) for v in cast_rgb],
+            "cast_delta_e2000_mean": round(cast_de, 3),
+        },
+    )

@@ -35,8 +35,9 @@ class Job:
 
     ``left``/``right``: the target colours to paint on the canonical left / right (sRGB 0-255 triples; the
     renderer passes A's colour on the left unless the spec swaps). ``direction``: the stripe direction in the
-    canonical frame; ``diagonal``: +1 for stripes along lower-left -> upper-right in the canonical frame, -1 for
-    the mirror image. ``rng``: independent PCG64 streams (layout, noise, scene, spare) from the spec's seed.
+    canonical frame; ``diagonal``: +1 for stripes along lower-left -> upper-right in the canonical frame,
+    -1 for the mirror image. ``rng``: independent PCG64 streams (layout, noise, scene, spare) from the
+    spec's seed.
     """
 
     spec: Any
@@ -77,9 +78,9 @@ def canvas(size: int, colour) -> np.ndarray:
 
 
 def paint(img: np.ndarray, mask: np.ndarray, colour) -> None:
-    """``img[mask] = colour`` for an (S, S, 3) uint8 image, one channel at a time (a 2-D boolean assignment per
-    channel is ~10x faster than the 3-channel one). ``colour``: one sRGB 0-255 triple, or (N, 3) values for
-    the N pixels of ``mask`` in row-major order."""
+    """``img[mask] = colour`` for an (S, S, 3) uint8 image, one channel at a time (a 2-D boolean assignment
+    per channel is ~10x faster than the 3-channel one). ``colour``: one sRGB 0-255 triple, or (N, 3) values
+    for the N pixels of ``mask`` in row-major order."""
     values = np.asarray(colour, dtype=np.uint8)
     for c in range(3):
         img[..., c][mask] = values[..., c]
@@ -100,7 +101,9 @@ def centres(size: int) -> tuple[np.ndarray, np.ndarray]:
     return c[:, None], c[None, :]
 
 
-def inducer_pair(spec, strength: float | None = None) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+def inducer_pair(
+    spec, strength: float | None = None
+) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
     """The two inducer colours at the spec's strength, each moved from their CIELAB midpoint toward its full
     colour by ``strength``: (lab0, lab1, rgb0, rgb1); CIELAB float triples and sRGB 0-255 uint8 triples."""
     s = spec.strength if strength is None else strength
@@ -121,13 +124,16 @@ def lighter_of(lab_left, lab_right, *, contrast: bool = True) -> str | None:
     return ("left" if left_darker else "right") if contrast else ("right" if left_darker else "left")
 
 
-def stripe_field(size: int, direction: str, count: int, diagonal: int = 1, bend=None) -> tuple[np.ndarray, ...]:
+def stripe_field(
+    size: int, direction: str, count: int, diagonal: int = 1, bend=None
+) -> tuple[np.ndarray, ...]:
     """Stripe index, class (0/1), across- and along-coordinates of every pixel, for ``count`` stripes of each
     class across the image (stripe width w = size / (2 * count) px, measured across the stripes).
 
-    "horizontal" stripes run along x (index grows with y); "vertical" along y; "diagonal" (diagonal = +1) from lower
-    left to upper right, across-coordinate (x + y) / sqrt(2); diagonal = -1 is its mirror image. The width is
-    the same in every direction, so diagonal stripes cross the image up to sqrt(2) times as often. ``bend`` (callable along -> px offset) bends the stripes (RCID's curved stripes).
+    "horizontal" stripes run along x (index grows with y); "vertical" along y; "diagonal" (diagonal = +1)
+    from lower left to upper right, across-coordinate (x + y) / sqrt(2); diagonal = -1 is its mirror image.
+    The width is the same in every direction, so diagonal stripes cross the image up to sqrt(2) times as
+    often. ``bend`` (callable along -> px offset) bends the stripes (RCID's curved stripes).
     Returns (index int32 (S, S), class uint8 (S, S), across, along (float, broadcast to (S, S)), w).
     """
     y, x = centres(size)
@@ -150,8 +156,16 @@ def stripe_field(size: int, direction: str, count: int, diagonal: int = 1, bend=
     return index, (index & 1).astype(np.uint8), across, along, w
 
 
-def rough_rect(size: int, x0: float, y0: float, x1: float, y1: float, amp: float, rng: np.random.Generator,
-               knots: int = 6) -> np.ndarray:
+def rough_rect(
+    size: int,
+    x0: float,
+    y0: float,
+    x1: float,
+    y1: float,
+    amp: float,
+    rng: np.random.Generator,
+    knots: int = 6,
+) -> np.ndarray:
     """Mask of the rectangle [x0, x1) x [y0, y1) (px) whose four sides wander by up to ``amp`` px: each side's
     offset is a piecewise-linear profile through ``knots + 1`` uniform random values (RCID's edge noise)."""
     y, x = centres(size)
@@ -164,8 +178,12 @@ def rough_rect(size: int, x0: float, y0: float, x1: float, y1: float, amp: float
         return np.interp(pos, at, rng.uniform(-amp, amp, knots + 1))
 
     left, right, top, bottom = side(), side(), side(), side()
-    return ((x >= x0 + left[:, None]) & (x < x1 + right[:, None])
-            & (y >= y0 + top[None, :]) & (y < y1 + bottom[None, :]))
+    return (
+        (x >= x0 + left[:, None])
+        & (x < x1 + right[:, None])
+        & (y >= y0 + top[None, :])
+        & (y < y1 + bottom[None, :])
+    )
 
 
 def disc(size: int, cx: float, cy: float, r: float) -> np.ndarray:

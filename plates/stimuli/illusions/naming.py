@@ -20,22 +20,47 @@ from plates import colour as C
 
 __all__ = ["BASIC_NAMES", "SYNONYMS", "colour_name", "names_in"]
 
-BASIC_NAMES = ("black", "white", "grey", "red", "orange", "yellow", "green", "blue", "purple", "pink", "brown")
+BASIC_NAMES = (
+    "black",
+    "white",
+    "grey",
+    "red",
+    "orange",
+    "yellow",
+    "green",
+    "blue",
+    "purple",
+    "pink",
+    "brown",
+)
 
 #: basic term -> words that count as that term in a reply (lower case; wording is ours).
-SYNONYMS = MappingProxyType({
-    "black": ("black", "jet black", "ebony"),
-    "white": ("white", "off-white", "ivory", "cream"),
-    "grey": ("grey", "gray", "silver", "greyish", "grayish", "ash", "charcoal", "slate"),
-    "red": ("red", "reddish", "crimson", "scarlet", "maroon", "burgundy", "ruby", "cherry", "vermilion"),
-    "orange": ("orange", "orangish", "amber", "tangerine", "coral", "apricot"),
-    "yellow": ("yellow", "yellowish", "golden", "gold", "lemon", "mustard"),
-    "green": ("green", "greenish", "lime", "olive", "emerald", "forest green", "mint", "jade"),
-    "blue": ("blue", "bluish", "navy", "azure", "cyan", "teal", "turquoise", "cobalt", "sky blue", "aqua"),
-    "purple": ("purple", "purplish", "violet", "lavender", "magenta", "lilac", "indigo", "mauve", "plum"),
-    "pink": ("pink", "pinkish", "rose", "salmon", "fuchsia"),
-    "brown": ("brown", "brownish", "tan", "beige", "chocolate", "khaki", "tawny", "bronze"),
-})
+SYNONYMS = MappingProxyType(
+    {
+        "black": ("black", "jet black", "ebony"),
+        "white": ("white", "off-white", "ivory", "cream"),
+        "grey": ("grey", "gray", "silver", "greyish", "grayish", "ash", "charcoal", "slate"),
+        "red": ("red", "reddish", "crimson", "scarlet", "maroon", "burgundy", "ruby", "cherry", "vermilion"),
+        "orange": ("orange", "orangish", "amber", "tangerine", "coral", "apricot"),
+        "yellow": ("yellow", "yellowish", "golden", "gold", "lemon", "mustard"),
+        "green": ("green", "greenish", "lime", "olive", "emerald", "forest green", "mint", "jade"),
+        "blue": (
+            "blue",
+            "bluish",
+            "navy",
+            "azure",
+            "cyan",
+            "teal",
+            "turquoise",
+            "cobalt",
+            "sky blue",
+            "aqua",
+        ),
+        "purple": ("purple", "purplish", "violet", "lavender", "magenta", "lilac", "indigo", "mauve", "plum"),
+        "pink": ("pink", "pinkish", "rose", "salmon", "fuchsia"),
+        "brown": ("brown", "brownish", "tan", "beige", "chocolate", "khaki", "tawny", "bronze"),
+    }
+)
 
 _WORD = {w: name for name, words in SYNONYMS.items() for w in words}
 # Longest first, so "sky blue" is one word and "jet black" is not also "black" twice; whole words only, so

@@ -38,20 +38,22 @@ from plates.stimuli.illusions.stripes import draw_stripes
 __all__ = ["DRAW", "POSITIONS", "render"]
 
 #: kind -> canonical drawing function (read-only)
-DRAW: Mapping[str, Callable[[Job], Drawing]] = MappingProxyType({
-    "rcid-contrast": draw_rcid_contrast,
-    "rcid-stripe": draw_stripes,
-    "rcid-filter": draw_filter,
-    "simultaneous-contrast": draw_simultaneous,
-    "simultaneous-contrast-chromatic": draw_simultaneous,
-    "whites": draw_stripes,
-    "munker-white": draw_stripes,
-    "checker-shadow": draw_checker_shadow,
-    "cornsweet": draw_cornsweet,
-    "chevreul": draw_chevreul,
-    "koffka-ring": draw_koffka,
-    "neon-spreading": draw_neon,
-})
+DRAW: Mapping[str, Callable[[Job], Drawing]] = MappingProxyType(
+    {
+        "rcid-contrast": draw_rcid_contrast,
+        "rcid-stripe": draw_stripes,
+        "rcid-filter": draw_filter,
+        "simultaneous-contrast": draw_simultaneous,
+        "simultaneous-contrast-chromatic": draw_simultaneous,
+        "whites": draw_stripes,
+        "munker-white": draw_stripes,
+        "checker-shadow": draw_checker_shadow,
+        "cornsweet": draw_cornsweet,
+        "chevreul": draw_chevreul,
+        "koffka-ring": draw_koffka,
+        "neon-spreading": draw_neon,
+    }
+)
 
 #: layout -> (A's position, B's position)
 POSITIONS = MappingProxyType({"left-right": ("left", "right"), "up-down": ("top", "bottom")})
@@ -85,7 +87,8 @@ def _place(spec: IllusionSpec, d: Drawing) -> tuple[np.ndarray, dict, dict, str 
 
 def _measure(px: np.ndarray, mask: np.ndarray) -> tuple[np.ndarray, int, bool]:
     """Mean sRGB 0-255 (3,) of the pixels under ``mask``, their count, and whether they are one flat colour
-    (per channel: a 2-D boolean index of each channel plane, ~10x faster than indexing the (H, W, 3) array)."""
+    (per channel: a 2-D boolean index of each channel plane, ~10x faster than indexing the (H, W, 3) array).
+    """
     n = int(np.count_nonzero(mask))
     if n == 0:
         return np.full(3, np.nan), 0, True
@@ -103,6 +106,7 @@ def _targets_variant(px: np.ndarray, masks: dict) -> Callable[[], Image.Image]:
         out[masks["A"]] = (255, 0, 255)
         out[masks["B"]] = (0, 255, 255)
         return Image.fromarray(out, "RGB")
+
     return make
 
 
@@ -147,7 +151,10 @@ def render(spec: IllusionSpec) -> Stimulus:
     truth = {
         "kind": spec.kind,
         "item_class": item_class,
-        "mean_srgb": {"A": [round(float(v), 3) for v in means[0]], "B": [round(float(v), 3) for v in means[1]]},
+        "mean_srgb": {
+            "A": [round(float(v), 3) for v in means[0]],
+            "B": [round(float(v), 3) for v in means[1]],
+        },
         "mean_lab": {"A": [round(float(v), 3) for v in labs[0]], "B": [round(float(v), 3) for v in labs[1]]},
         "delta_e2000": round(de, 4),
         "signed_delta_e2000": round(0.0 if same else (de if lighter == "A" else -de), 4),
@@ -162,11 +169,17 @@ def render(spec: IllusionSpec) -> Stimulus:
     }
     tints = {k: v["tint_hue"] for k, v in per.items() if "tint_hue" in v}
     if tints and spec.strength > 0:
-        truth["perceived_tint_hue"] = tints  # CIELAB hue angle (degrees) each target is predicted to tint toward
+        truth["perceived_tint_hue"] = (
+            tints  # CIELAB hue angle (degrees) each target is predicted to tint toward
+        )
     if spec.kind == "rcid-filter":
         truth["colour_names"] = {
-            k: {"pixel": per[k]["pixel_name"], "perceived": per[k]["original_name"],
-                "original_srgb": per[k]["original_srgb"]} for k in ("A", "B")
+            k: {
+                "pixel": per[k]["pixel_name"],
+                "perceived": per[k]["original_name"],
+                "original_srgb": per[k]["original_srgb"],
+            }
+            for k in ("A", "B")
         }
     stats = {
         "kind": spec.kind,
@@ -180,5 +193,11 @@ def render(spec: IllusionSpec) -> Stimulus:
         "inducer_lightness_difference": round(float(ctx_lab[0, 0] - ctx_lab[1, 0]), 4),
         **drawing.stats,
     }
-    return Stimulus(spec=spec, image=Image.fromarray(px, "RGB"), masks=masks, truth=truth, stats=stats,
-                    variants={"targets": _targets_variant(px, masks)})
+    return Stimulus(
+        spec=spec,
+        image=Image.fromarray(px, "RGB"),
+        masks=masks,
+        truth=truth,
+        stats=stats,
+        variants={"targets": _targets_variant(px, masks)},
+    )

@@ -1,7 +1,8 @@
 """IllusionSpec: everything that decides an illusion image's pixels, validated when built.
 
 Colours are CIELAB (D65, 2°) triples; `lab` turns a hex or sRGB 0-255 colour into one. The spec's JSON is
-tagged with the family ("illusion", `plates.stimuli.base.tagged_json`), so a results row regenerates its image.
+tagged with the family ("illusion", `plates.stimuli.base.tagged_json`), so a results row regenerates its
+image.
 """
 
 from __future__ import annotations
@@ -44,16 +45,27 @@ def lab(colour) -> Lab:
 
 def _number(name: str, value, lo: float, hi: float, *, integer: bool = False):
     kind = int if integer else (int, float)
-    if isinstance(value, bool) or not isinstance(value, kind) or not math.isfinite(value) or not lo <= value <= hi:
+    if (
+        isinstance(value, bool)
+        or not isinstance(value, kind)
+        or not math.isfinite(value)
+        or not lo <= value <= hi
+    ):
         what = "an integer" if integer else "a number"
         raise ValueError(f"{name}={value!r} is not valid; allowed: {what} in [{lo:g}, {hi:g}]")
     return int(value) if integer else float(value)
 
 
 def _lab(name: str, value) -> Lab:
-    ok = isinstance(value, tuple | list | np.ndarray) and len(value) == 3 and all(
-        not isinstance(v, bool) and isinstance(v, int | float | np.integer | np.floating) and math.isfinite(v)
-        for v in value
+    ok = (
+        isinstance(value, tuple | list | np.ndarray)
+        and len(value) == 3
+        and all(
+            not isinstance(v, bool)
+            and isinstance(v, int | float | np.integer | np.floating)
+            and math.isfinite(v)
+            for v in value
+        )
     )
     if not ok or not 0 <= value[0] <= 100 or not all(-128 <= v <= 128 for v in value[1:]):
         raise ValueError(
@@ -62,8 +74,9 @@ def _lab(name: str, value) -> Lab:
         )
     out = (float(value[0]), float(value[1]), float(value[2]))
     if not bool(in_gamut(out)):
+        srgb = np.round(C.lab_to_srgb255(out), 1).tolist()
         raise ValueError(
-            f"{name}={out!r} is outside sRGB (it maps to sRGB 0-255 {np.round(C.lab_to_srgb255(out), 1).tolist()}); "
+            f"{name}={out!r} is outside sRGB (it maps to sRGB 0-255 {srgb}); "
             "allowed: a CIELAB colour inside sRGB"
         )
     return out
@@ -150,9 +163,13 @@ class IllusionSpec:
         if self.direction is None:
             return
         if info.default_direction is None:
-            raise ValueError(f"direction applies to {', '.join(STRIPE_KINDS)} only, not {self.kind}; allowed: None")
+            raise ValueError(
+                f"direction applies to {', '.join(STRIPE_KINDS)} only, not {self.kind}; allowed: None"
+            )
         if self.direction not in DIRECTIONS:
-            raise ValueError(f"direction {self.direction!r} is not known; allowed: {', '.join(DIRECTIONS)} or None")
+            raise ValueError(
+                f"direction {self.direction!r} is not known; allowed: {', '.join(DIRECTIONS)} or None"
+            )
 
     def _check_count(self, info: IllusionType) -> None:
         if self.count is not None and info.count is None:
@@ -160,17 +177,22 @@ class IllusionSpec:
             raise ValueError(f"count applies to {with_count} only, not {self.kind}; allowed: None")
         if self.count is not None:
             lo, hi = info.count_range  # type: ignore[misc]
-            object.__setattr__(self, "count", _number(f"count ({info.count})", self.count, lo, hi, integer=True))
+            object.__setattr__(
+                self, "count", _number(f"count ({info.count})", self.count, lo, hi, integer=True)
+            )
         n = self.resolved_count
         if n is None:
             return
         if self.kind in STRIPE_KINDS and self.size / (2 * n) < 1:
             raise ValueError(
-                f"count={n} at size={self.size} gives a stripe width of {self.size / (2 * n):.2f} px, under 1 px; "
-                f"allowed: count <= {self.size // 2} at this size (stripe width = size / (2 * count) >= 1 px)"
+                f"count={n} at size={self.size} gives a stripe width of {self.size / (2 * n):.2f} px, under "
+                f"1 px; allowed: count <= {self.size // 2} at this size "
+                "(stripe width = size / (2 * count) >= 1 px)"
             )
         if self.kind == "checker-shadow" and n % 2:
-            raise ValueError(f"count={n} is not valid for checker-shadow; allowed: an even number of checks 6-16")
+            raise ValueError(
+                f"count={n} is not valid for checker-shadow; allowed: an even number of checks 6-16"
+            )
         if self.kind == "chevreul" and n % 2 == 0:
             raise ValueError(f"count={n} is not valid for chevreul; allowed: an odd number of steps 3-31")
 
@@ -182,9 +204,9 @@ class IllusionSpec:
             return
         top = max_cast_alpha([a, b], cast) / CAST_ALPHA
         raise ValueError(
-            f"strength={self.strength:g} casts targets {list(a)} / {list(b)} (sRGB 0-255) with cast {list(cast)}, "
-            f"but no sRGB colour lies behind them under that cast; allowed: strength <= {top:.3f} for these "
-            "colours (or a target nearer mid-grey, or a smaller |delta_e|)"
+            f"strength={self.strength:g} casts targets {list(a)} / {list(b)} (sRGB 0-255) with cast "
+            f"{list(cast)}, but no sRGB colour lies behind them under that cast; allowed: strength <= "
+            f"{top:.3f} for these colours (or a target nearer mid-grey, or a smaller |delta_e|)"
         )
 
     # ---- resolved values -------------------------------------------------------------------------------
@@ -240,11 +262,13 @@ class IllusionSpec:
 
     @classmethod
     def from_json(cls, s: str | bytes | dict) -> IllusionSpec:
-        """Inverse of `to_json` (also takes the dict). A family tag other than "illusion", or unknown keys, is a
-        ValueError naming what is allowed."""
+        """Inverse of `to_json` (also takes the dict). A family tag other than "illusion", or unknown keys,
+        is a ValueError naming what is allowed."""
         d: Any = json.loads(s) if isinstance(s, str | bytes) else dict(s)
         if not isinstance(d, dict):
-            raise ValueError(f"illusion spec JSON {s!r:.80} is not an object; allowed: a JSON object of fields")
+            raise ValueError(
+                f"illusion spec JSON {s!r:.80} is not an object; allowed: a JSON object of fields"
+            )
         d = dict(d)
         family = d.pop(FAMILY_KEY, FAMILY)
         if family != FAMILY:
@@ -264,5 +288,7 @@ class IllusionSpec:
         names = {f.name for f in fields(self)}
         unknown = sorted(set(changes) - names)
         if unknown:
-            raise ValueError(f"illusion spec fields {unknown} are not known; allowed: {', '.join(sorted(names))}")
+            raise ValueError(
+                f"illusion spec fields {unknown} are not known; allowed: {', '.join(sorted(names))}"
+            )
         return _dc_replace(self, **changes)

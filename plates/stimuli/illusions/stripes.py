@@ -42,7 +42,9 @@ def _bend(job: Job):
     return lambda along: amp * np.sin(2 * math.pi * along / wavelength + phase)
 
 
-def _window(index, cls_value: int, across_w: float, along, cx: int, cy: int, size: int, index_c: int) -> np.ndarray:
+def _window(
+    index, cls_value: int, across_w: float, along, cx: int, cy: int, size: int, index_c: int
+) -> np.ndarray:
     """Pixels of the class-``cls_value`` stripes nearest the window centre (about 0.3 x size across, whole
     stripes) whose along-coordinate lies within 0.15 x size of the centre's."""
     n = max(1, round(_WINDOW * size / (2 * across_w)))
@@ -67,9 +69,20 @@ def draw_stripes(job: Job) -> Drawing:
     paint(img, b, job.right)
     per_target: dict = {}
     tint = ""
-    if spec.kind == "munker-white":  # assimilation: each target toward its flanking stripes' hue (CIELAB, deg)
+    if (
+        spec.kind == "munker-white"
+    ):  # assimilation: each target toward its flanking stripes' hue (CIELAB, deg)
         tint = "hue of the flanking stripes"
         for side, lab in (("left", lab1), ("right", lab0)):
             per_target[side] = {"tint_hue": round(float(np.degrees(np.arctan2(lab[2], lab[1])) % 360.0), 1)}
-    return Drawing(img, a, b, (cls == 0) & ~a, (cls == 1) & ~b, lighter_of(lab0, lab1, contrast=True),
-                   tint=tint, per_target=per_target, stats={"stripe_width_px": round(float(w), 3)})
+    return Drawing(
+        img,
+        a,
+        b,
+        (cls == 0) & ~a,
+        (cls == 1) & ~b,
+        lighter_of(lab0, lab1, contrast=True),
+        tint=tint,
+        per_target=per_target,
+        stats={"stripe_width_px": round(float(w), 3)},
+    )
