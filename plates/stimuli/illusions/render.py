@@ -55,6 +55,8 @@ DRAW: Mapping[str, Callable[[Job], Drawing]] = MappingProxyType(
     }
 )
 
+#: The images a stimulus offers: the scene, and "targets" (A magenta, B cyan on the scene dimmed to 40%).
+VARIANTS = ("standard", "targets")
 #: layout -> (A's position, B's position)
 POSITIONS = MappingProxyType({"left-right": ("left", "right"), "up-down": ("top", "bottom")})
 _TRANSPOSED = {"horizontal": "vertical", "vertical": "horizontal", "diagonal": "diagonal", None: None}

@@ -29,9 +29,9 @@ from plates.stimuli.illusions.kinds import (
     Lab,
 )
 
-__all__ = ["FAMILY", "IllusionSpec", "lab"]
+__all__ = ["FAMILY_NAME", "IllusionSpec", "lab"]
 
-FAMILY = "illusion"
+FAMILY_NAME = "illusion"
 _MAX_DELTA_E = 100.0
 _EDGE_NOISE_MAX = 0.05
 
@@ -111,7 +111,7 @@ class IllusionSpec:
             colours: targets stay flat and their masks follow the noisy outline.
     """
 
-    FAMILY: ClassVar[str] = FAMILY
+    FAMILY: ClassVar[str] = FAMILY_NAME
 
     kind: str
     size: int = 512
@@ -258,7 +258,7 @@ class IllusionSpec:
 
     def to_json(self) -> str:
         """Compact JSON tagged {"family": "illusion"}, keys sorted: equal specs give equal strings."""
-        return tagged_json(FAMILY, self.to_dict())
+        return tagged_json(FAMILY_NAME, self.to_dict())
 
     @classmethod
     def from_json(cls, s: str | bytes | dict) -> IllusionSpec:
@@ -270,9 +270,11 @@ class IllusionSpec:
                 f"illusion spec JSON {s!r:.80} is not an object; allowed: a JSON object of fields"
             )
         d = dict(d)
-        family = d.pop(FAMILY_KEY, FAMILY)
-        if family != FAMILY:
-            raise ValueError(f"spec family {family!r} is not {FAMILY!r}; allowed: {FAMILY!r} (or no tag)")
+        family = d.pop(FAMILY_KEY, FAMILY_NAME)
+        if family != FAMILY_NAME:
+            raise ValueError(
+                f"spec family {family!r} is not {FAMILY_NAME!r}; allowed: {FAMILY_NAME!r} (or no tag)"
+            )
         names = [f.name for f in fields(cls)]
         unknown = sorted(set(d) - set(names))
         if unknown:
