@@ -16,6 +16,7 @@ from plates.analysis.illusions import (
     rcid_table,
 )
 from plates.stimuli.illusions import IllusionSpec, render
+from plates.tasks.base import Score
 from plates.tasks.illusions import (
     FRAMINGS,
     MC_TEMPLATE,
@@ -29,6 +30,9 @@ from plates.tasks.illusions import (
     rcid_name_question,
     rcid_question,
     rcid_questions,
+    score_choice,
+    score_colour_name,
+    score_true_false,
     tf_questions,
 )
 
@@ -47,18 +51,24 @@ def _truth(kind="whites", **kw):
 
 def test_rcid_question_uses_the_papers_wording_in_both_framings():
     truth = _truth()
-    pixel, human = rcid_questions(truth, "left-right")
+    pixel, human = rcid_questions(truth)
     assert pixel.text.startswith(
         "Based on pixel values, how do the colors of the two grey patches on the left"
     )
     assert human.text.startswith("According to human perception, how do the colors of")
     assert pixel.text.endswith(RCID_OPTIONS) and human.text.endswith(RCID_OPTIONS)
-    assert (pixel.framing, human.framing) == ("pixel", "human")
+    assert (pixel.extra["framing"], human.extra["framing"]) == ("pixel", "human")
+    assert (pixel.kind, pixel.task, pixel.answer_kind, pixel.name) == (
+        "mc",
+        "rcid-compare",
+        "choice",
+        "rcid-pixel",
+    )
     assert dict(FRAMINGS) == {"pixel": "Based on pixel values", "human": "According to human perception"}
-    up = rcid_question(_truth(layout="up-down"), "up-down", "pixel")
+    up = rcid_question(_truth(layout="up-down"), "pixel")
     assert up.text.endswith("I. Top is darker II. Bottom is darker III. They are exactly same")
     assert "on the top and bottom" in up.text
-    letters = rcid_question(truth, "left-right", "pixel", words="letters")
+    letters = rcid_question(truth, "pixel", words="letters")
     assert "I. A is darker II. B is darker" in letters.text and "call the left one A" in letters.text
 
 
@@ -74,39 +84,40 @@ def test_rcid_question_uses_the_papers_wording_in_both_framings():
 )
 def test_answer_keys_under_both_framings(kw, pixel, human):
     truth = _truth(**kw)
-    q = {x.framing: x for x in rcid_questions(truth, "left-right")}
-    assert (q["pixel"].answer, q["human"].answer) == (pixel, human)
+    q = {x.extra["framing"]: x for x in rcid_questions(truth)}
+    assert (q["pixel"].expected, q["human"].expected) == (pixel, human or "")
     meaning = {"I": "A darker", "II": "B darker", "III": "same", None: None}
     assert answer_keys(truth) == {"pixel": meaning[pixel], "human": meaning[human]}
 
 
 def test_cornsweet_and_checker_predict_the_other_side():
-    assert rcid_question(_truth("cornsweet"), "left-right", "human").answer == "I"  # A looks darker
-    assert rcid_question(_truth("checker-shadow", size=256), "left-right", "human").answer == "I"
+    assert rcid_question(_truth("cornsweet"), "human").expected == "I"  # A looks darker
+    assert rcid_question(_truth("checker-shadow", size=256), "human").expected == "I"
 
 
 def test_filter_asks_for_colour_names_with_pixel_and_human_lists():
     truth = render(IllusionSpec("rcid-filter", size=128)).truth
-    qs = rcid_questions(truth, "left-right")
-    assert [(q.target, q.framing, q.answer) for q in qs] == [
+    qs = rcid_questions(truth)
+    assert [(q.extra["target"], q.extra["framing"], q.expected) for q in qs] == [
         ("A", "pixel", "grey"),
         ("A", "human", "red"),
         ("B", "pixel", "grey"),
         ("B", "human", "grey"),
     ]
     assert qs[0].text == "Based on pixel values, what color is the disc on the left?"
-    assert "gray" in qs[0].accepted and "crimson" in qs[1].accepted
+    assert "gray" in qs[0].extra["accepted"] and "crimson" in qs[1].extra["accepted"]
+    assert qs[1].extra["pixel_answer"] == "grey" and qs[1].extra["human_answer"] == "red"
     with pytest.raises(ValueError, match="rcid_name_question"):
-        rcid_question(truth, "left-right", "pixel")
+        rcid_question(truth, "pixel")
     with pytest.raises(ValueError, match="allowed: rcid-filter"):
-        rcid_name_question(_truth(), "left-right", "pixel")
+        rcid_name_question(_truth(), "pixel")
 
 
 def test_bad_framing_and_layout_name_what_is_allowed():
     with pytest.raises(ValueError, match="allowed: pixel, human"):
-        rcid_question(_truth(), "left-right", "eyes")
+        rcid_question(_truth(), "eyes")
     with pytest.raises(ValueError, match="allowed layouts: left-right, up-down"):
-        rcid_question(_truth(), "diagonal", "pixel")
+        rcid_question({**_truth(), "layout": "diagonal"}, "pixel")
 
 
 def test_illusionbench_true_false_statements_follow_the_pixels():
@@ -115,8 +126,8 @@ def test_illusionbench_true_false_statements_follow_the_pixels():
         ({"delta_e": 3.0}, ("False", "False", "True")),
         ({"delta_e": -3.0}, ("False", "True", "False")),
     ):
-        qs = tf_questions(_truth(**kw), "left-right")
-        assert tuple(q.answer for q in qs) == keys
+        qs = tf_questions(_truth(**kw))
+        assert tuple(q.expected for q in qs) == keys
         assert all(q.text.startswith(TF_TEMPLATE.split("{")[0]) for q in qs)
     assert (
         "answer \u2018True\u2019 or \u2018False\u2019. Do not explain the reason. Description: "
@@ -126,13 +137,13 @@ def test_illusionbench_true_false_statements_follow_the_pixels():
 
 def test_illusionbench_multiple_choice_is_shuffled_by_seed_with_roman_numerals():
     truth = _truth(delta_e=-3.0)
-    q = mc_question(truth, "left-right", seed=1)
+    q = mc_question(truth, seed=1)
     assert q.text.startswith(MC_TEMPLATE.split("{")[0])
     assert "Answer with only the Roma number" in q.text
     assert list(q.options) == ["I", "II", "III", "IV"]
-    assert q.meanings[q.answer] == "A darker" and q.options[q.answer] == "The left one is darker"
-    assert mc_question(truth, "left-right", seed=1) == q
-    orders = {tuple(mc_question(truth, "left-right", seed=s).meanings.values()) for s in range(12)}
+    assert q.extra["meanings"][q.expected] == "A darker" and q.options[q.expected] == "The left one is darker"
+    assert mc_question(truth, seed=1) == q
+    orders = {tuple(mc_question(truth, seed=s).extra["meanings"].values()) for s in range(12)}
     assert len(orders) > 3
     for line in (f"{k}. {v}" for k, v in q.options.items()):
         assert line in q.text
@@ -140,7 +151,7 @@ def test_illusionbench_multiple_choice_is_shuffled_by_seed_with_roman_numerals()
 
 # --- reply parsing --------------------------------------------------------------------------------------
 
-RCID_Q = rcid_question(_truth(), "left-right", "pixel")
+RCID_Q = rcid_question(_truth(), "pixel")
 
 
 @pytest.mark.parametrize(
@@ -174,9 +185,9 @@ RCID_Q = rcid_question(_truth(), "left-right", "pixel")
     ],
 )
 def test_parse_option_reads_what_the_reply_chooses(reply, option):
-    got = parse_option(reply, RCID_Q.options, RCID_Q.meanings)
+    got = parse_option(reply, RCID_Q.options, RCID_Q.extra["meanings"])
     assert got.option == option, got
-    assert got.meaning == RCID_Q.meanings[option]
+    assert got.meaning == RCID_Q.extra["meanings"][option]
 
 
 @pytest.mark.parametrize(
@@ -194,18 +205,18 @@ def test_parse_option_reads_what_the_reply_chooses(reply, option):
     ],
 )
 def test_parse_option_refuses_ambiguous_or_empty_replies(reply, ambiguous):
-    got = parse_option(reply, RCID_Q.options, RCID_Q.meanings)
+    got = parse_option(reply, RCID_Q.options, RCID_Q.extra["meanings"])
     assert got.option is None and got.ambiguous is ambiguous, got
 
 
 def test_parse_option_on_shuffled_multiple_choice():
-    q = mc_question(_truth(), "left-right", seed=4)
-    same = next(k for k, v in q.meanings.items() if v == "same")
-    assert parse_option(same, q.options, q.meanings).option == same
-    assert parse_option(q.options[same], q.options, q.meanings).option == same
-    assert parse_option("They are exactly the same colour.", q.options, q.meanings).option == same
+    q = mc_question(_truth(), seed=4)
+    same = next(k for k, v in q.extra["meanings"].items() if v == "same")
+    assert parse_option(same, q.options, q.extra["meanings"]).option == same
+    assert parse_option(q.options[same], q.options, q.extra["meanings"]).option == same
+    assert parse_option("They are exactly the same colour.", q.options, q.extra["meanings"]).option == same
     letter = "ABCD"[["I", "II", "III", "IV"].index(same)]
-    assert parse_option(letter, q.options, q.meanings).option == same  # a letter is a position
+    assert parse_option(letter, q.options, q.extra["meanings"]).option == same  # a letter is a position
 
 
 @pytest.mark.parametrize(
@@ -249,9 +260,29 @@ def test_parse_colour_answer(reply, name, ambiguous):
 
 def test_parsers_reject_non_strings():
     with pytest.raises(ValueError, match="must be a str"):
-        parse_option(None, RCID_Q.options, RCID_Q.meanings)  # type: ignore[arg-type]
+        parse_option(None, RCID_Q.options, RCID_Q.extra["meanings"])  # type: ignore[arg-type]
     with pytest.raises(ValueError, match="must be a str"):
         parse_true_false(3)  # type: ignore[arg-type]
+
+
+def test_scorers_return_the_task_contracts_score_with_failure_modes():
+    human = rcid_question(_truth(), "human")  # key: II (B darker)
+    assert score_choice(human, "Right is darker") == Score("II", "ok", True, None, "option text")
+    assert score_choice(human, "III").correct is False
+    assert score_choice(human, "I or II").failure_mode == "erratic"
+    refusal = score_choice(human, "I cannot tell from this image")
+    assert (refusal.parse_status, refusal.failure_mode) == ("refusal", "evasion")
+    assert score_choice(human, "").failure_mode == "evasion"
+    assert score_choice(human, "It shows some stripes").failure_mode == "hallucination"
+    undetermined = rcid_question(_truth(delta_e=-4.0), "human")
+    assert undetermined.expected == "" and score_choice(undetermined, "I").correct is False
+    tf = tf_questions(_truth())[0]  # "exactly the same": True
+    assert score_true_false(tf, "True.") == Score("True", "ok", True, None, "true/false")
+    assert score_true_false(tf, "true or false").failure_mode == "erratic"
+    name = rcid_name_question(render(IllusionSpec("rcid-filter", size=96)).truth, "human")
+    assert score_colour_name(name, "It looks crimson").correct
+    assert score_colour_name(name, "Gray.").parsed == "grey" and not score_colour_name(name, "Gray.").correct
+    assert score_colour_name(name, "red or grey").failure_mode == "erratic"
 
 
 def test_transport_note_says_png_not_jpeg():
@@ -376,16 +407,16 @@ def test_end_to_end_scripted_model_gets_known_metrics():
     for i, kw in enumerate([{}, {"swap": True}, {"strength": 0.0}, {"kind": "koffka-ring"}]):
         kind = kw.pop("kind", "simultaneous-contrast")
         truth = render(IllusionSpec(kind, size=96, seed=i, **kw)).truth
-        for q in rcid_questions(truth, "left-right"):
+        for q in rcid_questions(truth):
             reply = "They are exactly same"  # reads the pixels every time
-            parsed = parse_option(reply, q.options, q.meanings)
+            verdict = score_choice(q, reply)
             keys = answer_keys(truth)
             rows.append(
                 {
                     "model": "pixel-reader",
-                    "framing": q.framing,
+                    "framing": q.extra["framing"],
                     "item_class": truth["item_class"],
-                    "answer": parsed.meaning,
+                    "answer": q.extra["meanings"].get(verdict.parsed),
                     "pixel_answer": keys["pixel"],
                     "human_answer": keys["human"],
                 }

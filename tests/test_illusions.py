@@ -170,6 +170,7 @@ def test_a_sits_left_or_top_and_swap_moves_the_inducer(kind, layout, swap):
     ca, cb = (np.argwhere(stim.masks[k])[:, axis].mean() for k in ("A", "B"))
     assert ca < cb
     assert stim.truth["positions"] == ({"A": "left", "B": "right"} if axis else {"A": "top", "B": "bottom"})
+    assert stim.truth["layout"] == layout
     a, _ = _targets(stim)
     assert _lab(a)[0] > _lab(_targets(stim)[1])[0]  # A keeps its own (lighter) colour in either context
     plain = render(IllusionSpec(kind, layout=layout))

@@ -1,7 +1,10 @@
 """The illusion tasks as pure functions: RCID and IllusionBench+ questions, answer keys, and reply parsing.
 
-Input is a rendered illusion's ``truth`` (`plates.stimuli.illusions.render`) and its spec's layout; no colour
-maths happens here. Wording, and where it comes from:
+Input is a rendered illusion's ``truth`` (`plates.stimuli.illusions.render`; it carries the layout); output
+is `plates.tasks.base.Question` values whose ``extra`` holds the pixel and human answers, and
+`plates.tasks.base.Score` verdicts (``score_choice``, ``score_true_false``, ``score_colour_name``), ready for
+`plates.tasks.base.Task` entries named `TASK_NAMES`. No colour maths happens here. Wording, and where it
+comes from:
 
 * RCID (Mao et al. 2025) §3.3 and Fig. 1, verbatim: the framings "Based on pixel values" (Fig. 1 Q1) and
   "According to human perception" (Fig. 1 Q2); the frame "how do the colors of ... compare? Here are some
@@ -20,7 +23,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from types import MappingProxyType
 from typing import Any
 
@@ -28,7 +31,8 @@ import numpy as np
 
 from plates.stimuli.illusions.kinds import ILLUSION_TYPES
 from plates.stimuli.illusions.naming import SYNONYMS, names_in
-from plates.tasks.scoring import clean, strip_answer_prefix
+from plates.tasks.base import Question, Score
+from plates.tasks.scoring import clean, is_evasion, strip_answer_prefix
 
 __all__ = [
     "FRAMINGS",
@@ -37,8 +41,8 @@ __all__ = [
     "NUMERALS",
     "TF_TEMPLATE",
     "TRANSPORT_NOTE",
+    "TASK_NAMES",
     "OptionParse",
-    "Question",
     "answer_keys",
     "mc_question",
     "parse_colour_answer",
@@ -47,9 +51,15 @@ __all__ = [
     "rcid_name_question",
     "rcid_question",
     "rcid_questions",
+    "score_choice",
+    "score_colour_name",
+    "score_true_false",
     "tf_questions",
 ]
 
+#: Task names for the ``TASKS`` registry: RCID comparison (choice), RCID filter naming (name), IllusionBench+
+#: true/false (yesno) and multiple choice (choice).
+TASK_NAMES = ("rcid-compare", "rcid-name", "illusionbench-tf", "illusionbench-mc")
 #: RCID's two framings (Fig. 1 Q1 / Q2, verbatim). §4.1 and Table 1 also write "based on human perception".
 FRAMINGS = MappingProxyType({"pixel": "Based on pixel values", "human": "According to human perception"})
 #: What an answer to a comparison means, whatever its option number.
@@ -79,29 +89,18 @@ TRANSPORT_NOTE = (
 )
 
 
-@dataclass(frozen=True)
-class Question:
-    """One question about one image. ``task``: "rcid-compare", "rcid-name", "ibp-tf" or "ibp-mc".
-    ``options``: numeral -> option text (comparisons and multiple choice; empty otherwise); ``meanings``:
-    numeral -> what it claims ("A darker", "B darker", "same", or "hue only" for the IllusionBench+
-    distractor). ``answer``: the key (a numeral, "True"/"False", or a basic colour name), None when the
-    human answer is undetermined (see `plates.stimuli.illusions.render`). ``accepted``: for colour naming, the
-    words that count as the answer. ``wording``: where the text comes from."""
-
-    task: str
-    text: str
-    answer: str | None
-    framing: str | None = None
-    target: str | None = None
-    options: Mapping[str, str] = field(default_factory=dict)
-    meanings: Mapping[str, str] = field(default_factory=dict)
-    accepted: tuple[str, ...] = ()
-    wording: str = ""
+def _layout(truth: Mapping[str, Any]) -> str:
+    layout = truth.get("layout")
+    if layout is None:  # truth written without the layout: the positions say it
+        layout = "left-right" if truth["positions"]["A"] == "left" else "up-down"
+    if layout not in ("left-right", "up-down"):
+        raise ValueError(f"layout {layout!r} is not known; allowed layouts: left-right, up-down")
+    return layout
 
 
-def _words(layout: str, words: str) -> tuple[str, str]:
+def _words(layout: str, words: str = "layout") -> tuple[str, str]:
     key = layout if words == "layout" else words
-    if key not in _WORDS:
+    if key not in _WORDS or layout not in ("left-right", "up-down"):
         raise ValueError(
             f"layout {layout!r} / words {words!r} not known; allowed layouts: left-right, up-down; "
             "words: layout, letters"
@@ -109,9 +108,21 @@ def _words(layout: str, words: str) -> tuple[str, str]:
     return _WORDS[key]
 
 
-def _regions(truth: Mapping[str, Any], layout: str) -> str:
-    first, second = _words(layout, "layout")
+def _regions(truth: Mapping[str, Any]) -> str:
+    first, second = _words(_layout(truth))
     return ILLUSION_TYPES[truth["kind"]].regions.format(first=first.lower(), second=second.lower())
+
+
+def _facts(truth: Mapping[str, Any], **more: Any) -> dict[str, Any]:
+    """The ``extra`` every illusion question carries (JSON-able): the kind, the item class and the keys."""
+    keys = answer_keys(truth)
+    return {
+        "illusion": truth["kind"],
+        "item_class": truth["item_class"],
+        "pixel_answer": keys["pixel"],
+        "human_answer": keys["human"],
+        **more,
+    }
 
 
 def answer_keys(truth: Mapping[str, Any]) -> dict[str, str | None]:
@@ -120,9 +131,12 @@ def answer_keys(truth: Mapping[str, Any]) -> dict[str, str | None]:
     return {"pixel": _KEY[truth["pixel_darker"]], "human": _KEY[truth["perceived_darker"]]}
 
 
-def rcid_question(truth: Mapping[str, Any], layout: str, framing: str, *, words: str = "layout") -> Question:
-    """RCID comparison question (§3.3, Fig. 1) in one framing ("pixel" or "human"). ``words`` "layout" names
-    the targets Left/Right or Top/Bottom; "letters" names them A/B and says which is which (that clause is
+def rcid_question(truth: Mapping[str, Any], framing: str, *, words: str = "layout") -> Question:
+    """RCID comparison question (§3.3, Fig. 1) in one framing ("pixel" or "human"), kind "mc" with options
+    I-III. ``expected``: the option of the framing's key ("" where the human answer is undetermined).
+    ``extra``: "framing", "meanings" (numeral -> "A darker" / "B darker" / "same"), "pixel_answer",
+    "human_answer", "item_class", "illusion", "wording". ``words`` "layout" names the targets Left/Right or
+    Top/Bottom (the layout in ``truth``); "letters" names them A/B and says which is which (that clause is
     ours; RCID showed A/B labels on the image)."""
     if framing not in FRAMINGS:
         raise ValueError(f"framing {framing!r} is not known; allowed: {', '.join(FRAMINGS)}")
@@ -131,10 +145,11 @@ def rcid_question(truth: Mapping[str, Any], layout: str, framing: str, *, words:
             "rcid-filter images are asked for colour names (rcid_name_question); allowed kinds: "
             + ", ".join(k for k in ILLUSION_TYPES if k != "rcid-filter")
         )
+    layout = _layout(truth)
     w1, w2 = _words(layout, words)
-    regions = _regions(truth, layout)
+    regions = _regions(truth)
     if words == "letters":
-        p1, p2 = _words(layout, "layout")
+        p1, p2 = _words(layout)
         regions += f" (call the {p1.lower()} one A and the {p2.lower()} one B)"
     options = {"I": f"{w1} is darker", "II": f"{w2} is darker", "III": "They are exactly same"}
     text = (
@@ -143,79 +158,100 @@ def rcid_question(truth: Mapping[str, Any], layout: str, framing: str, *, words:
     )
     meanings = {"I": "A darker", "II": "B darker", "III": "same"}
     key = answer_keys(truth)[framing]
-    answer = None if key is None else {v: k for k, v in meanings.items()}[key]
+    expected = "" if key is None else {v: k for k, v in meanings.items()}[key]
+    wording = "RCID Fig. 1 frame and options verbatim; region description ours"
     return Question(
-        "rcid-compare",
-        text,
-        answer,
-        framing,
-        None,
-        options,
-        meanings,
-        wording="RCID Fig. 1 frame and options verbatim; region description ours",
+        name=f"rcid-{framing}" + ("-letters" if words == "letters" else ""),
+        kind="mc",
+        text=text,
+        expected=expected,
+        options=options,
+        target=key or "",
+        task=TASK_NAMES[0],
+        answer_kind="choice",
+        extra=_facts(truth, framing=framing, meanings=meanings, wording=wording),
     )
 
 
-def rcid_questions(truth: Mapping[str, Any], layout: str, *, words: str = "layout") -> tuple[Question, ...]:
+def rcid_questions(truth: Mapping[str, Any], *, words: str = "layout") -> tuple[Question, ...]:
     """Every RCID question for one image: both framings of the comparison, or for rcid-filter both framings
     of the colour question for each target."""
     if truth["kind"] == "rcid-filter":
-        return tuple(rcid_name_question(truth, layout, f, t) for t in ("A", "B") for f in FRAMINGS)
-    return tuple(rcid_question(truth, layout, f, words=words) for f in FRAMINGS)
+        return tuple(rcid_name_question(truth, f, t) for t in ("A", "B") for f in FRAMINGS)
+    return tuple(rcid_question(truth, f, words=words) for f in FRAMINGS)
 
 
-def rcid_name_question(truth: Mapping[str, Any], layout: str, framing: str, target: str = "A") -> Question:
-    """RCID filter question (§3.3, Fig. 1c: "what color is ...?"), open answer. The key under "pixel" is the
-    basic colour name of the target's pixels, under "human" the name of its original colour (the colour
-    people report through the cast); ``accepted`` lists the words counted as that name."""
+def rcid_name_question(truth: Mapping[str, Any], framing: str, target: str = "A") -> Question:
+    """RCID filter question (§3.3, Fig. 1c: "what color is ...?"), kind "open". ``expected`` under "pixel"
+    is the basic colour name of the target's pixels, under "human" the name of its original colour (the
+    colour people report through the cast); ``extra["accepted"]`` lists the words counted as that name,
+    ``extra["pixel_answer"]`` / ``["human_answer"]`` both names."""
     if framing not in FRAMINGS:
         raise ValueError(f"framing {framing!r} is not known; allowed: {', '.join(FRAMINGS)}")
     if "colour_names" not in truth:
         raise ValueError(f"kind {truth.get('kind')!r} has no colour names; allowed: rcid-filter")
     if target not in ("A", "B"):
         raise ValueError(f"target {target!r} is not known; allowed: A, B")
-    where = dict(zip("AB", _words(layout, "layout"), strict=True))[target].lower()
+    layout = _layout(truth)
+    where = dict(zip("AB", _words(layout), strict=True))[target].lower()
     noun = "disc on the" if layout == "left-right" else "disc at the"
-    name = truth["colour_names"][target]["pixel" if framing == "pixel" else "perceived"]
-    text = f"{FRAMINGS[framing]}, what color is the {noun} {where}?"
+    names = truth["colour_names"][target]
+    name = names["pixel" if framing == "pixel" else "perceived"]
     return Question(
-        "rcid-name",
-        text,
-        name,
-        framing,
-        target,
-        accepted=SYNONYMS[name],
-        wording="RCID Fig. 1c frame verbatim; object description ours",
+        name=f"rcid-name-{framing}",
+        kind="open",
+        text=f"{FRAMINGS[framing]}, what color is the {noun} {where}?",
+        expected=name,
+        target=name,
+        task=TASK_NAMES[1],
+        answer_kind="name",
+        extra={
+            "illusion": truth["kind"],
+            "item_class": truth["item_class"],
+            "framing": framing,
+            "target": target,
+            "pixel_answer": names["pixel"],
+            "human_answer": names["perceived"],
+            "accepted": list(SYNONYMS[name]),
+            "wording": "RCID Fig. 1c frame verbatim; object description ours",
+        },
     )
 
 
-def tf_questions(truth: Mapping[str, Any], layout: str) -> tuple[Question, ...]:
+def tf_questions(truth: Mapping[str, Any]) -> tuple[Question, ...]:
     """IllusionBench+ true/false questions (App. A1 instruction verbatim; statements ours, about the pixels):
-    "the colours of ... are exactly the same", "of ..., the first one is darker", and the second one."""
-    first, second = (w.lower() for w in _words(layout, "layout"))
-    regions = _regions(truth, layout)
+    "the colours of ... are exactly the same", "of ..., the first one is darker", and the second one. Kind
+    "yesno"; ``expected`` "True" or "False"."""
+    first, second = (w.lower() for w in _words(_layout(truth)))
+    regions = _regions(truth)
     darker = truth["pixel_darker"]
     statements = (
         (f"The colours of {regions} are exactly the same.", darker == "same"),
         (f"Of {regions}, the {first} one is darker.", darker == "A"),
         (f"Of {regions}, the {second} one is darker.", darker == "B"),
     )
+    wording = "IllusionBench+ App. A1 instruction verbatim; statement ours"
     return tuple(
         Question(
-            "ibp-tf",
-            TF_TEMPLATE.format(statement=s),
-            "True" if ok else "False",
-            wording="IllusionBench+ App. A1 instruction verbatim; statement ours",
+            name="illusionbench-tf",
+            kind="yesno",
+            text=TF_TEMPLATE.format(statement=text),
+            expected="True" if ok else "False",
+            target=text,
+            task=TASK_NAMES[2],
+            answer_kind="yesno",
+            extra=_facts(truth, statement=i, wording=wording),
         )
-        for s, ok in statements
+        for i, (text, ok) in enumerate(statements)
     )
 
 
-def mc_question(truth: Mapping[str, Any], layout: str, seed: int) -> Question:
+def mc_question(truth: Mapping[str, Any], seed: int) -> Question:
     """IllusionBench+ 4-option multiple choice (App. A1 instruction verbatim; question and options ours),
-    options shuffled by ``seed`` (numpy PCG64) and numbered I-IV. The fourth claim, "same lightness but
-    different hues", is false for every image of this family (targets differ along L* only, or not at all)."""
-    first, second = (w.lower() for w in _words(layout, "layout"))
+    options shuffled by ``seed`` (numpy PCG64) and numbered I-IV; ``extra["meanings"]`` says what each
+    numeral claims. The fourth claim, "same lightness but different hues", is false for every image of this
+    family (targets differ along L* only, or not at all)."""
+    first, second = (w.lower() for w in _words(_layout(truth)))
     claims = (
         ("A darker", f"The {first} one is darker"),
         ("B darker", f"The {second} one is darker"),
@@ -226,16 +262,20 @@ def mc_question(truth: Mapping[str, Any], layout: str, seed: int) -> Question:
     options = {NUMERALS[i]: claims[j][1] for i, j in enumerate(order)}
     meanings = {NUMERALS[i]: claims[j][0] for i, j in enumerate(order)}
     key = _KEY[truth["pixel_darker"]]
-    answer = next(k for k, v in meanings.items() if v == key)
-    body = f"Question: Which statement about the colours of {_regions(truth, layout)} is correct?\nOptions:\n"
+    expected = next(k for k, v in meanings.items() if v == key)
+    body = f"Question: Which statement about the colours of {_regions(truth)} is correct?\nOptions:\n"
     body += "\n".join(f"{k}. {v}" for k, v in options.items())
+    wording = "IllusionBench+ App. A1 instruction verbatim; question, options and layout ours"
     return Question(
-        "ibp-mc",
-        MC_TEMPLATE.format(question=body),
-        answer,
+        name="illusionbench-mc",
+        kind="mc",
+        text=MC_TEMPLATE.format(question=body),
+        expected=expected,
         options=options,
-        meanings=meanings,
-        wording="IllusionBench+ App. A1 instruction verbatim; question, options and layout ours",
+        target=key or "",
+        task=TASK_NAMES[3],
+        answer_kind="choice",
+        extra=_facts(truth, meanings=meanings, seed=seed, wording=wording),
     )
 
 
@@ -430,3 +470,44 @@ def parse_colour_answer(reply: str) -> tuple[str | None, bool]:
     if len(found) == 1:
         return found[0], False
     return None, len(found) > 1
+
+
+# --- scorers (plates.tasks.base.Task.score) ------------------------------------------------------------
+
+
+def _no_answer(reply: str, rule: str, ambiguous: bool) -> Score:
+    """An unanswered reply, with HueManity App. E's failure modes: several answers are "erratic", a refusal
+    is an "evasion", anything else a "hallucination"."""
+    text = clean(_THINK.sub("", reply))
+    if ambiguous:
+        return Score(None, "unparsed", False, "erratic", rule)
+    if not text or is_evasion(text):
+        return Score(None, "refusal" if text else "unparsed", False, "evasion", rule)
+    return Score(None, "unparsed", False, "hallucination", rule)
+
+
+def score_choice(question: Question, reply: str) -> Score:
+    """Judge a reply to an RCID comparison or IllusionBench+ multiple choice (`parse_option`): ``parsed`` is
+    the numeral chosen, correct when it is ``expected`` (never where the key is undetermined, "")."""
+    got = parse_option(reply, question.options or {}, question.extra.get("meanings", {}))
+    if got.option is None:
+        return _no_answer(reply, got.rule, got.ambiguous)
+    return Score(got.option, "ok", got.option == question.expected, None, got.rule)
+
+
+def score_true_false(question: Question, reply: str) -> Score:
+    """Judge an IllusionBench+ true/false reply (`parse_true_false`): ``parsed`` "True" or "False"."""
+    got = parse_true_false(reply)
+    if got is None:
+        words = {w.lower() for w in _TRUE_FALSE.findall(reply)}
+        return _no_answer(reply, "no true/false" if len(words) < 2 else "both true and false", len(words) > 1)
+    return Score(got, "ok", got == question.expected, None, "true/false")
+
+
+def score_colour_name(question: Question, reply: str) -> Score:
+    """Judge an RCID filter reply (`parse_colour_answer`): ``parsed`` the one basic colour term named,
+    correct when it is ``expected`` (the framing's name)."""
+    name, ambiguous = parse_colour_answer(reply)
+    if name is None:
+        return _no_answer(reply, "several colour names" if ambiguous else "no colour name", ambiguous)
+    return Score(name, "ok", name == question.expected, None, "basic colour term")

@@ -167,6 +167,7 @@ def render(spec: IllusionSpec) -> Stimulus:
         "induced_lighter": induced,
         "prediction": info.prediction,
         "source": info.source,
+        "layout": spec.layout,
         "positions": {"A": a_pos, "B": b_pos},
     }
     tints = {k: v["tint_hue"] for k, v in per.items() if "tint_hue" in v}
