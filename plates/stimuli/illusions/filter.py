@@ -7,6 +7,8 @@ filter or Kitaoka's "strawberries" is made. Target pixels are painted directly, 
 half has *no* pixel of its original colour: its original is the inverse blend of its pixels
 (`colours.uncast`). With the default grey target and cyan cast, the original is red: people still call the
 disc red (colour constancy), its pixels are grey. The other half is uncast: its disc's original is its pixels.
+That prediction follows RCID and Kitaoka, whose objects are familiar (uniforms, strawberries); for an abstract
+disc in a Mondrian the effect is likely weaker: our reading, not tested with people.
 
 RCID blends in HSV and checks hue ranges; ours is an alpha blend whose inverse is exact, so the "original"
 colour of the target is known. Colours: sRGB 0-255.

@@ -102,7 +102,8 @@ _TYPES = (
         "Mao et al., RCID (2025) §3.2 'Filter Illusion Image Generation'; Kitaoka's 'strawberries' (2017); "
         "colour constancy: Land (1977), Sci. Am. 237(6):108-128",
         "the disc under the cast is named by its original colour, not its pixel colour; the other disc by "
-        "its pixels (no lighter/darker prediction)",
+        "its pixels (no lighter/darker prediction). RCID and Kitaoka show it on familiar objects; on an "
+        "abstract disc the effect is likely weaker (our reading, not tested with people)",
         "cast opacity: pixel = (1 - a) * original + a * cast in sRGB 0-1 with a = 0.45 * strength (0: no "
         "cast, a control)",
         ("cast colour",),
