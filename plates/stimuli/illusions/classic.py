@@ -27,6 +27,7 @@ _BOARD_MARGIN = 0.06  # board inset, fraction of the size
 _BACKDROP = (82.0, 0.0, 0.0)  # CIELAB: the surface around the board
 _CYLINDER = (55.0, -45.0, 35.0)  # CIELAB: Adelson's green cylinder, lit side
 _SHADOW_R, _PENUMBRA = 1.25, 0.6  # shadow radius and penumbra width, in checks
+_SHADOW_STEPS = 4096  # shadow weights are quantised to this many steps (a table, not per-pixel encoding)
 _RAMP = 0.15  # Cornsweet ramp width on each side of the edge, fraction of the size
 _NEON_R = 0.17  # neon disc radius, fraction of the size
 _LINE = 0.012  # lattice line width, fraction of the size (at least 1 px)
@@ -62,21 +63,37 @@ def draw_checker_shadow(job: Job) -> Drawing:
     """A flat n x n board (n = count, even); A = the dark check (row n-2, column 1), B = the light check
     (row n-2, column n-2) inside a soft capsule-shaped shadow cast by a shaded green cylinder at the upper
     right. Light checks interpolate from the target colour to the inducer with strength; the shadow multiplies
-    linear RGB by tau = Y(target) / Y(light check) (full shadow) with a smoothstep penumbra of 0.6 checks."""
+    linear RGB by tau = Y(target) / Y(light check) (full shadow) with a smoothstep penumbra of 0.6 checks
+    (shadow weight quantised to 4096 steps)."""
     size, spec = job.size, job.spec
     n = spec.resolved_count
-    dark = rgb8(spec.resolved_target)
-    light = rgb8(lerp(spec.resolved_target, spec.resolved_inducers[0], spec.strength))
-    tau = min(1.0, luminance(dark) / max(luminance(light), 1e-9))
     m = _BOARD_MARGIN * size
     cell = (size - 2 * m) / n
     pos = np.arange(size, dtype=np.float64) + 0.5
+    # the cylinder's geometry (drawn last), so that every colour converts in one call
+    cx, rw = m + (n - 1.1) * cell, 0.6 * cell
+    top, bottom, ry = m + 0.3 * cell, m + (n - 3.4) * cell, 0.21 * cell
+    cy0, cy1 = int(max(0, np.floor(top - ry))), int(min(size, np.ceil(bottom + ry) + 1))
+    cx0, cx1 = int(max(0, np.floor(cx - rw))), int(min(size, np.ceil(cx + rw) + 1))
+    u = np.clip((pos[cx0:cx1] - cx) / rw, -1.0, 1.0)  # -1 (lit left edge) .. 1 (dark right edge), per column
+    shade = np.stack(
+        [_CYLINDER[0] - 11 * (u + 1), np.full_like(u, _CYLINDER[1]), np.full_like(u, _CYLINDER[2])], 1
+    )
+    fixed = [
+        _BACKDROP,
+        spec.resolved_target,
+        lerp(spec.resolved_target, spec.resolved_inducers[0], spec.strength),
+        (_CYLINDER[0] + 18, _CYLINDER[1] * 0.8, _CYLINDER[2] * 0.8),
+    ]
+    colours = rgb8(np.vstack([np.asarray(fixed, dtype=float), shade]))
+    palette, cap_rgb, shade_rgb = colours[:3], colours[3], colours[4:]  # backdrop, dark check, light check
+    tau = min(1.0, luminance(palette[1]) / max(luminance(palette[2]), 1e-9))
     idx = np.floor((pos - m) / cell).astype(np.int64)  # check row (for y) or column (for x), -1 / n outside
     valid = (idx >= 0) & (idx < n)
     on = valid[:, None] & valid[None, :]
-    light_check = on & (((idx[:, None] + idx[None, :]) & 1) == 0)
-    labels = on.view(np.uint8) + light_check.view(np.uint8)  # 0 backdrop, 1 dark check, 2 light check
-    palette = np.stack([rgb8(_BACKDROP), dark, light])
+    parity = (idx & 1).astype(np.uint8)
+    labels = (2 - (parity[:, None] ^ parity[None, :])) * on.view(np.uint8)  # 0 backdrop, 1 dark, 2 light
+    light_check = labels == 2
     img = compose(labels, palette)
     # the shadow: a capsule around the segment from the cylinder's base through B's centre and 30% beyond
     p1 = np.array([m + (n - 1.1) * cell, m + (n - 3.4) * cell])  # (x, y) px
@@ -84,38 +101,31 @@ def draw_checker_shadow(job: Job) -> Drawing:
     y0, y1, x0, x1, sigma = _capsule_shadow(
         size, p1, pb + 0.3 * (pb - p1), _SHADOW_R * cell, _PENUMBRA * cell
     )
+    # shading by table: sigma in 4096 steps; each base colour x step is encoded once (not once per pixel)
+    q = np.rint(sigma * (_SHADOW_STEPS - 1)).astype(np.int32)
     lit = np.ones((size, size), dtype=bool)
-    lit[y0:y1, x0:x1] = sigma == 0
+    lit[y0:y1, x0:x1] = q == 0
     if tau < 1.0:
-        box = img[y0:y1, x0:x1]
-        shaded = sigma > 0
-        lin = decode_srgb(palette)[labels[y0:y1, x0:x1][shaded]]  # linear RGB of the base colours
-        values = encode_linear(lin * (1.0 - sigma[shaded] * (1.0 - tau))[:, None])
-        # the penumbra sweeps through every level between a check and its shadow: a penumbra pixel that
+        factor = 1.0 - np.arange(_SHADOW_STEPS) / (_SHADOW_STEPS - 1) * (1.0 - tau)  # last step: exactly tau
+        table = encode_linear(decode_srgb(palette)[:, None, :] * factor[None, :, None])  # (3, steps, 3)
+        # the penumbra sweeps through every level between a check and its shadow: a penumbra step that
         # lands exactly on a target colour moves one level darker, so target colours stay in the targets
         # (full shadow is left alone: there a light check equals the target at delta_e 0, by design)
-        partial = sigma[shaded] < 1.0
         for target in (job.left, job.right):
-            hit = partial & np.all(values == np.asarray(target, dtype=np.uint8), axis=1)
-            values[hit] = np.clip(values[hit].astype(int) - 1, 0, 255).astype(np.uint8)
-        paint(box, shaded, values)
+            hit = np.all(table == np.asarray(target, dtype=np.uint8), axis=-1)
+            hit[:, -1] = False
+            table[hit] = np.clip(table[hit].astype(int) - 1, 0, 255).astype(np.uint8)
+        shaded = q > 0
+        paint(img[y0:y1, x0:x1], shaded, table[labels[y0:y1, x0:x1][shaded], q[shaded]])
     # the cylinder (drawn over board and shadow): body, rounded base, lighter top ellipse; shaded by column
-    cx, rw = m + (n - 1.1) * cell, 0.6 * cell
-    top, bottom, ry = m + 0.3 * cell, m + (n - 3.4) * cell, 0.21 * cell
-    cy0, cy1 = int(max(0, np.floor(top - ry))), int(min(size, np.ceil(bottom + ry) + 1))
-    cx0, cx1 = int(max(0, np.floor(cx - rw))), int(min(size, np.ceil(cx + rw) + 1))
     y, x = pos[cy0:cy1, None], pos[None, cx0:cx1]  # the cylinder's bounding box
     body = (np.abs(x - cx) <= rw) & (y >= top) & (y <= bottom)
     body |= ((x - cx) / rw) ** 2 + ((y - bottom) / ry) ** 2 <= 1
     cap = ((x - cx) / rw) ** 2 + ((y - top) / ry) ** 2 <= 1
-    u = np.clip((x[0] - cx) / rw, -1.0, 1.0)  # -1 (lit left edge) .. 1 (dark right edge), per column
-    shade = np.stack(
-        [_CYLINDER[0] - 22 * (u + 1) / 2, np.full_like(u, _CYLINDER[1]), np.full_like(u, _CYLINDER[2])], 1
-    )
     body_only = body & ~cap
     box = img[cy0:cy1, cx0:cx1]
-    paint(box, body_only, np.broadcast_to(rgb8(shade)[None, :, :], (*body.shape, 3))[body_only])
-    paint(box, cap, rgb8((_CYLINDER[0] + 18, _CYLINDER[1] * 0.8, _CYLINDER[2] * 0.8)))
+    paint(box, body_only, np.broadcast_to(shade_rgb[None, :, :], (*body.shape, 3))[body_only])
+    paint(box, cap, cap_rgb)
     free = lit
     free[cy0:cy1, cx0:cx1] &= ~(body | cap)
     a = np.zeros((size, size), dtype=bool)
