@@ -49,7 +49,9 @@ WRONG_CITATIONS = [
     (r"ColorBlindnessEval §3(?![.\d])[^\n]{0,40}(?:App\. D|dataset|0-99|500)", "CBE's dataset is §2.1"),
     (r"CBE §3(?![.\d]):", "CBE's dataset is §2.1"),
     (r"ColorBench §4(?:\.3)?\b", "ColorBench has no §4 findings: CoT and grayscale are §3.2"),
-    (r"ColorBench §3(?![.\d])", "ColorBench's grayscale finding is §3.2 / App. M.2, recolouring §2.2 / App. C"),
+    (r"ColorBench §3(?![.\d])[^\n]{0,40}(?:gr[ae]y|Finding|Fig\. 5|App\. [CM]|recolou|robust|hue)",
+     "ColorBench's grayscale finding is §3.2 / App. M.2, recolouring §2.2 / App. C"),
+    (r"(?:HSV|hue|gr[ae]y)[^\n]{0,40}ColorBench §3(?![.\d])", "ColorBench's recolouring is §2.2 / App. C"),
     (r"ColorBlindnessEval §4\.2, Fig\. 2", "CBE's Fig. 2 (colour sets) is in §4.4"),
 ]
 

@@ -12,6 +12,7 @@ from PIL import Image
 from plates.datasets.items import MANIFEST, MANIFEST_COLUMNS
 from plates.datasets.presets import PRESETS, _plates, get_preset, make_spec, relative_path
 from plates.images import encode_png
+from plates.stimuli.ishihara.measure import target_kind
 from plates.stimuli.ishihara.plate import PlateSpec, render
 
 _TMP_MARK = ".tmp-"
@@ -39,15 +40,19 @@ def _work(task: tuple) -> tuple[int, int, int, tuple, tuple]:
     nbytes = 0
     for v, path in todo:
         nbytes += _write_png(plate.variant(v), path, compress_level)
-    return len(todo), len(paths) - len(todo), nbytes, (li, label, pal), _measured(plate.stats.delta_e_drawn)
+    return len(todo), len(paths) - len(todo), nbytes, (li, label, pal), _measured(plate)
 
 
 #: Manifest columns after ``spec_json``: the ΔE2000 request and what the plate draws (`plates.stimuli.ishihara.measure`).
 MEASURED_COLUMNS = MANIFEST_COLUMNS[MANIFEST_COLUMNS.index("spec_json") + 1:]
 
 
-def _measured(drawn) -> tuple:
-    """A `DrawnDeltaE` as the values of `MEASURED_COLUMNS`, in order."""
+def _measured(plate) -> tuple:
+    """A plate's `DrawnDeltaE` as the values of `MEASURED_COLUMNS`, in order (the drawn ones null for a plate
+    with no dot of one class)."""
+    drawn = plate.stats.delta_e_drawn
+    if drawn is None:
+        return (plate.spec.delta_e, target_kind(plate.spec), None, None, None, None)
     return (drawn.target, drawn.target_kind, drawn.min, drawn.p05, drawn.median, drawn.p95)
 
 

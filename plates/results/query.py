@@ -309,8 +309,8 @@ class Results:
         with self._lock:
             cursor = self._con.cursor()
         try:
-            result = cursor.execute(sql, params) if params else cursor.execute(sql)
-            return result.to_arrow_table()
+            relation = cursor.sql(sql, params=params) if params else cursor.sql(sql)
+            return relation.to_arrow_table()
         finally:
             cursor.close()
 

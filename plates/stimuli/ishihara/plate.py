@@ -15,6 +15,7 @@ import json
 import math
 from dataclasses import asdict, dataclass, field, fields, replace as _dc_replace
 from functools import cached_property
+from typing import ClassVar
 
 import numpy as np
 from PIL import Image, ImageDraw
@@ -24,6 +25,7 @@ from plates.stimuli.ishihara.glyphs import TEXT_SCALE, check_text, text_mask
 from plates.stimuli.ishihara.measure import DrawnDeltaE, measure_dots, target_kind
 from plates.stimuli.ishihara.packing import pack_circles
 from plates.stimuli.ishihara.palettes import PALETTES, get_palette
+from plates.stimuli.base import FAMILY_KEY, tagged_json
 
 __all__ = ["PlateSpec", "Plate", "PlateStats", "VARIANTS", "render", "HUEMANITY_JITTER"]
 
@@ -107,6 +109,8 @@ class PlateSpec:
     allow_extremes: bool = False
     canvas: C.RGB = field(default=(255, 255, 255))
 
+    FAMILY: ClassVar[str] = "ishihara"
+
     def __post_init__(self) -> None:
         s = object.__setattr__
         _number("size", self.size, 64, 4096, integer=True)
@@ -188,8 +192,9 @@ class PlateSpec:
         return d
 
     def to_json(self) -> str:
-        """Compact JSON with keys sorted: equal specs give equal strings."""
-        return json.dumps(self.to_dict(), sort_keys=True, separators=(",", ":"))
+        """Compact JSON with keys sorted and the family tag (``"family": "ishihara"``): equal specs give equal
+        strings, and `plates.stimuli.spec_from_json` knows which family to rebuild."""
+        return tagged_json(self.FAMILY, self.to_dict())
 
     @classmethod
     def from_json(cls, s: str | dict) -> PlateSpec:
@@ -197,6 +202,10 @@ class PlateSpec:
         d = json.loads(s) if isinstance(s, str | bytes) else dict(s)
         if not isinstance(d, dict):
             raise ValueError(f"plate spec JSON {s!r} is not an object; allowed: a JSON object of PlateSpec fields")
+        family = d.pop(FAMILY_KEY, cls.FAMILY)  # specs stored before families existed carry no tag
+        if family != cls.FAMILY:
+            raise ValueError(f"spec JSON of family {family!r} is not a plate spec; allowed: {cls.FAMILY!r} (or "
+                             "plates.stimuli.spec_from_json for any family)")
         names = [f.name for f in fields(cls)]
         unknown = sorted(set(d) - set(names))
         if unknown:
@@ -226,7 +235,7 @@ class PlateStats:
     pair of the palette colours as resolved (before jitter; colour-science "CIE 2000"); delta_e_min: the
     smallest of those pairs; delta_e_target: the spec's target or None. delta_e_drawn: the ΔE2000
     distribution over the (foreground dot, background dot) pairs as painted, jitter included, and which
-    quantity the target sets (`plates.stimuli.ishihara.measure`).
+    quantity the target sets (`plates.stimuli.ishihara.measure`); None when no dot is of one class.
     """
 
     dot_count: int
@@ -239,6 +248,10 @@ class PlateStats:
 
     def as_dict(self) -> dict:
         return asdict(self)
+
+    def keys(self) -> tuple[str, ...]:
+        """The field names: with ``__getitem__``, ``dict(stats)`` works like any stimulus's stats mapping."""
+        return tuple(f.name for f in fields(self))
 
     def __getitem__(self, key: str):
         return getattr(self, key)
@@ -308,6 +321,16 @@ class Plate:
         """The standard plate as a (size, size, 3) uint8 array, sRGB 0-255."""
         return np.asarray(self.image)
 
+    @property
+    def masks(self) -> dict[str, np.ndarray]:
+        """The stimulus contract's regions (`plates.stimuli.base.Stimulus`): ``{"text": bool (size, size)}``."""
+        return {"text": self.mask_array}
+
+    @property
+    def truth(self) -> dict[str, str]:
+        """The stimulus contract's ground truth: ``{"label": the plate's text}``."""
+        return {"label": self.spec.text}
+
     @cached_property
     def clear(self) -> Image.Image:
         fg = self.is_fg
@@ -360,7 +383,8 @@ class Plate:
             delta_e_min=float(de.min()),
             delta_e_target=self.spec.delta_e,
             delta_e_drawn=measure_dots(self.dot_colours, fg, nominal=float(de.mean()), target=self.spec.delta_e,
-                                       target_kind=target_kind(self.spec), seed=self.spec.seed),
+                                       target_kind=target_kind(self.spec), seed=self.spec.seed)
+            if fg.any() and not fg.all() else None,  # a plate too small for its text draws no pair
         )
 
 
