@@ -140,12 +140,17 @@ def pairs(
         raise ValueError(f"pairs by {unknown}: allowed: columns of the cube ({', '.join(CUBE_COLUMNS)})")
     cube(results)  # the cube table exists
     keys = [k for k in ITEM_KEYS if k not in exclude and k not in by]
-    item = "hash(" + ", ".join(_q(c) for c in [*by, *keys]) + ")"
-    group = "hash(" + ", ".join(_q(c) for c in by) + ")" if by else "0"
     params: dict[str, Any] = {}
     restrict = in_list("prompt_name", prompts, "p", params) if prompts else ""
     clause, more = where.sql(restrict)
     params.update(more)
+    # a column with one value over the rows scanned (the cube says, under the same filters) tells no item or
+    # group apart: it is left out of the hashes (fewer columns hashed per row), never out of the output
+    varying = _varying(results, [c for c in dict.fromkeys([*by, *keys]) if c in CUBE_COLUMNS], clause, params)
+    item_cols = [c for c in [*by, *keys] if c not in CUBE_COLUMNS or c in varying]
+    group_cols = [c for c in by if c in varying]
+    item = "hash(" + ", ".join(_q(c) for c in item_cols) + ")" if item_cols else "0"
+    group = "hash(" + ", ".join(_q(c) for c in group_cols) + ")" if group_cols else "0"
     cells = ", ".join(f"any_value({_q(c)}) AS {_q(c)}" for c in by)
     outer = ", ".join(f"cells.{_q(c)}" for c in by)
     sql = f"""
@@ -168,13 +173,25 @@ def pairs(
             FROM per GROUP BY g)"""
     if by:
         sql += f""",
-        cells AS (SELECT {group} AS g, {cells} FROM {CUBE_TABLE} GROUP BY g)
+        cells AS (SELECT {group} AS g, {cells} FROM {CUBE_TABLE} {clause} GROUP BY g)
         SELECT {outer}, n_a, k_a, n_b, k_b, pairs, errors FROM totals JOIN cells USING (g)
         ORDER BY {", ".join(_q(c) for c in by)}"""
     else:
         sql += " SELECT n_a, k_a, n_b, k_b, pairs, errors FROM totals"
     table = results.query(sql, params)
     return table.astype({c: "int64" for c in ("n_a", "k_a", "n_b", "k_b", "pairs", "errors")})
+
+
+def _varying(results: Results, columns: Sequence[str], clause: str, params: dict[str, Any]) -> set[str]:
+    """The ``columns`` (of the cube) that take more than one value (null counts as one) under ``clause``."""
+    if not columns:
+        return set()
+    counts = ", ".join(f"count(DISTINCT {_q(c)}) + max(CASE WHEN {_q(c)} IS NULL THEN 1 ELSE 0 END) AS {_q(c)}"
+                       for c in columns)
+    row = results.query(f"SELECT {counts} FROM {CUBE_TABLE} {clause}", params)
+    if row.empty:
+        return set()
+    return {c for c in columns if (row[c].iloc[0] or 0) > 1}
 
 
 def grayscale_pairs(
