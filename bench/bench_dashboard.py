@@ -144,7 +144,8 @@ def synthetic_run(model: int, items: int, seed: int, start: int, stop: int):
 
 
 def make(folder: Path, rows: int, parts: int, retries: bool = False) -> None:
-    """``rows`` rows over MODELS runs in ``parts`` parts (at least one per run), written as `plates run` does."""
+    """``rows`` rows over MODELS runs in ``parts`` parts (at least one per run), written as `plates run`
+    does."""
     import pyarrow.parquet as pq
 
     per_model = -(-rows // MODELS)
@@ -257,7 +258,8 @@ def main() -> int:
                 size_mb = sum(f.stat().st_size for f in folder.rglob("*.parquet")) / 2**20
                 count = len(list(folder.rglob("*.parquet")))
                 print(
-                    f"made {rows:,} rows in {count} parts ({size_mb:.0f} MB) in {time.perf_counter() - t0:.1f} s",
+                    f"made {rows:,} rows in {count} parts ({size_mb:.0f} MB) in "
+                    f"{time.perf_counter() - t0:.1f} s",
                     flush=True,
                 )
             results[rows] = timed(folder, args.repeat)
@@ -274,8 +276,10 @@ def report(results: dict[int, list[dict]]) -> None:
     for key in keys:
         walls = [statistics.median(r[f"{key}_s"] for r in results[n]) for n in sizes]
         cpus = [statistics.median(r[f"{key}_cpu"] for r in results[n]) for n in sizes]
-        target = TARGET_FIRST_S if key == "first_overview" else (TARGET_PAGE_S if key.startswith("page_") else None)
-        line = f"{key.replace('_', ' '):<42}" + "".join(f"{w:>10.2f}s{c:>10.2f}s" for w, c in zip(walls, cpus))
+        target = None if not key.startswith(("first_", "page_")) else (
+            TARGET_FIRST_S if key == "first_overview" else TARGET_PAGE_S)
+        cells = "".join(f"{w:>10.2f}s{c:>10.2f}s" for w, c in zip(walls, cpus))
+        line = f"{key.replace('_', ' '):<42}{cells}"
         if target is not None:
             verdict = "meets" if walls[-1] <= target else "MISSES"
             line += f"   <= {target:.1f} s  ratio {walls[-1] / target:.2f} ({verdict})"

@@ -181,6 +181,7 @@ def test_the_manifest_reports_what_each_generated_plate_draws(tmp_path):
 
 
 def test_a_plate_with_no_dot_of_one_class_reports_no_drawn_pairs():
-    plate = render(PlateSpec(text="1", size=64, palette="huemanity-01", seed=0, min_radius=8.0, max_radius=8.0,
-                             text_scale=0.1))  # six big dots, none on the tiny "1"
+    spec = PlateSpec(text="1", size=64, palette="huemanity-01", seed=0, min_radius=8.0, max_radius=8.0,
+                     text_scale=0.1)
+    plate = render(spec)  # six big dots, none on the tiny "1"
     assert not plate.is_fg.any() and plate.stats.delta_e_drawn is None and plate.stats.dot_count == 6

@@ -1,4 +1,5 @@
-"""The audit's findings about the papers' numbers and citations stay fixed (issue 11): HueManity Table 5's ± are
+"""The audit's findings about the papers' numbers and citations stay fixed (issue 11): HueManity Table 5's
+± are
 Wald half-widths (Tables 2-3's are Wilson), and the section citations the audit found wrong appear nowhere."""
 
 from __future__ import annotations
@@ -64,7 +65,8 @@ def test_no_file_cites_the_sections_the_audit_found_wrong(pattern, why):
             continue
         if path.name == Path(__file__).name:
             continue
-        for number, line in enumerate(path.read_text(encoding="utf-8", errors="ignore").splitlines(), start=1):
+        text = path.read_text(encoding="utf-8", errors="ignore")
+        for number, line in enumerate(text.splitlines(), start=1):
             if re.search(pattern, line):
                 found.append(f"{path.relative_to(ROOT)}:{number}: {line.strip()[:100]}")
     assert not found, f"{why}:\n" + "\n".join(found)

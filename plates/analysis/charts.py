@@ -1,7 +1,8 @@
 """Every chart the papers drew, as pure functions, never pooling what must not be pooled (issue 11).
 
 Each chart takes the result rows (a DataFrame in the schema of `plates.results`) or, at scale, the counts
-DuckDB computed (`plates.analysis.queries`): ``counts`` (answered ``n``, ``correct``, ``errors`` per run, model,
+DuckDB computed (`plates.analysis.queries`): ``counts`` (answered ``n``, ``correct``, ``errors`` per run,
+model,
 prompt, colour set and condition), ``pairs`` or ``levels``. Numbers come from `plates.analysis.metrics`; a
 chart only lays them out. Rules every chart keeps:
 
@@ -386,7 +387,8 @@ def yes_no_figure(
                 marker=dict(size=12),
                 error_x=_bars(x, row["y_star_n_low"], row["y_star_n_high"]),
                 error_y=_bars(y, row["y_n_star_low"], row["y_n_star_high"]),
-                hovertext=f"Y*/N {x:.1%} (n={int(row['n_y_star'])}), Y/N* {y:.1%} (n={int(row['n_n_star'])}), "
+                hovertext=f"Y*/N {x:.1%} (n={int(row['n_y_star'])}), "
+                f"Y/N* {y:.1%} (n={int(row['n_n_star'])}), "
                 f"lean: {row['lean']}",
             )
         )

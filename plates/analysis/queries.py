@@ -186,8 +186,8 @@ def _varying(results: Results, columns: Sequence[str], clause: str, params: dict
     """The ``columns`` (of the cube) that take more than one value (null counts as one) under ``clause``."""
     if not columns:
         return set()
-    counts = ", ".join(f"count(DISTINCT {_q(c)}) + max(CASE WHEN {_q(c)} IS NULL THEN 1 ELSE 0 END) AS {_q(c)}"
-                       for c in columns)
+    nulls = "max(CASE WHEN {0} IS NULL THEN 1 ELSE 0 END)"
+    counts = ", ".join(f"count(DISTINCT {_q(c)}) + {nulls.format(_q(c))} AS {_q(c)}" for c in columns)
     row = results.query(f"SELECT {counts} FROM {CUBE_TABLE} {clause}", params)
     if row.empty:
         return set()
@@ -240,7 +240,8 @@ def levels(results: Results, where: Where, by: Sequence[str], x: str = "delta_e"
 
 
 def failure_counts(results: Results, where: Where, by: Sequence[str]) -> pd.DataFrame:
-    """Wrong answers (``correct`` false) per ``by`` group and ``failure_mode`` (null: a plain wrong answer)."""
+    """Wrong answers (``correct`` false) per ``by`` group and ``failure_mode`` (null: a plain wrong
+    answer)."""
     group = ", ".join(_q(c) for c in [*by, "failure_mode"])
     clause, params = where.sql("correct = false")
     return results.query(
@@ -282,7 +283,8 @@ def _only(only: str) -> str:
 def repeated_items(
     results: Results, where: Where, *, models: Sequence[str] = (), runs: Sequence[str] = ()
 ) -> pd.DataFrame:
-    """Items asked more than once of one model under one prompt and condition (in several runs, or twice in one
+    """Items asked more than once of one model under one prompt and condition (in several runs, or twice in
+    one
     run, as the explorer's history can): per model, prompt and condition, ``items`` (how many), ``asked``
     (answers to them), one row per set of ``runs`` involved. Only rows of ``models`` (those the cube shows in
     several runs) or ``runs`` (those that may repeat an item) are looked at; neither given: an empty table."""
