@@ -10,11 +10,16 @@ an ambiguous reply (several conflicting answers), "evasion" for an empty one, no
 
 from __future__ import annotations
 
-from plates.tasks.base import Question, Score
-from plates.tasks.colorbench import PAPER_NAMES, SceneQuestion, prompt_text
+from collections.abc import Mapping
+from dataclasses import replace
+from typing import Any
+
+from plates.tasks.base import Question, Score, Task
+from plates.tasks.colorbench import ANSWER_KIND, PAPER_NAMES, SceneQuestion, build_question, expected_for, prompt_text
+from plates.tasks.colorbench import TASKS as COLORBENCH_TASKS
 from plates.tasks.mc_scoring import parse_choice
 
-__all__ = ["to_question", "score_reply"]
+__all__ = ["SCENE_TASKS", "scene_question", "scene_question_from", "score_reply", "to_question"]
 
 _FAILURE = {"ambiguous": "erratic", "empty": "evasion"}
 
@@ -44,3 +49,47 @@ def score_reply(question: Question, reply: str) -> Score:
     status = "ok" if c.status == "ok" else "unparsed"
     return Score(c.letter, status, correct, None if c.status == "ok" else _FAILURE.get(c.status),
                  f"{c.status}: {c.rule}")
+
+
+def scene_question_from(data: Mapping[str, Any]) -> SceneQuestion:
+    """A `SceneQuestion` from its ``to_dict`` JSON (an item's fixed question, `plates.datasets`)."""
+    try:
+        return SceneQuestion(task=data["task"], text=data["text"], options=data["options"], answer=data["answer"],
+                             target=tuple(data.get("target", ())), params=data.get("params", {}),
+                             wording=data.get("wording", "colorbench"),
+                             answer_kind=data.get("answer_kind", "choice"))
+    except KeyError as exc:
+        raise ValueError(f"a scene question needs task, text, options and answer; {exc} is missing") from None
+
+
+def scene_question(subject: Mapping[str, Any], template: Any, *, seed: int, label_space: str | None = None
+                   ) -> Question:
+    """The question ``template`` (a ColorBench scene prompt) asks about a scene. ``subject`` is the item's truth
+    with the rendered ``stimulus`` (`plates.datasets.DatasetItem.truth`): an item with a fixed ``question``
+    (made when its set was generated; a robustness variant shares its seed's) asks that one, its answer
+    recomputed on this scene; else a question is built with ``seed`` plus the scene's own seed."""
+    stimulus, fixed = subject.get("stimulus"), subject.get("question")
+    if stimulus is None:
+        raise ValueError("a scene task needs the rendered scene (subject['stimulus'])")
+    if fixed is not None:
+        q = scene_question_from(fixed)
+        if q.task != template.task:
+            raise ValueError(f"the item's question is a {q.task!r} question, not {template.task!r}")
+        expected = expected_for(q, stimulus)
+        out = to_question(q if expected is None else replace(q, answer=expected), cot=template.cot,
+                          name=template.name)
+        if expected is None:  # after recolouring no option is right: asked, never correct (ColorBench App. C)
+            out = replace(out, expected="", extra={**out.extra, "no_right_option": True})
+    else:
+        q = build_question(template.task, stimulus, seed=(seed + int(subject.get("spec_seed", 0))) % 2**63)
+        out = to_question(q, cot=template.cot, name=template.name)
+    variant = getattr(stimulus.spec, "name", None) if hasattr(stimulus.spec, "strategy") else None
+    return replace(out, extra={**out.extra, "recolour": variant or "seed"})
+
+
+SCENE_TASKS: tuple[Task, ...] = tuple(
+    Task(name, "scene", ANSWER_KIND[name], scene_question, score_reply,
+         f"ColorBench (Liang et al.) Table 7 {PAPER_NAMES[name]}; drawn on our synthetic scenes",
+         extra_families=("scene-recolour",))  # the robustness variants (§2.3) are asked the same questions
+    for name in COLORBENCH_TASKS
+)
