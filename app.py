@@ -292,7 +292,7 @@ def build_app(policy: ex.Policy | None = None) -> gr.Blocks:
                     sweep_n = gr.Slider(2, policy.max_sweep_points, value=min(8, policy.max_sweep_points), step=1,
                                         label="Points")
                     sweep_btn = gr.Button("Run sweep")
-                sweep_plot = gr.Plot(label="Answers and accuracy vs ΔE2000 drawn")
+                sweep_plot = gr.Plot(label="Answers and accuracy vs ΔE2000 drawn", elem_id="sweep-plot")
             history_table = gr.Dataframe(headers=em.history_headers(), label="This session's queries",
                                          interactive=False, elem_id="history")
             history_download = gr.DownloadButton("Download history (Parquet, results schema)")
