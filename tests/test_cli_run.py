@@ -264,3 +264,43 @@ def test_prompts_lists_and_validates_a_users_prompt_file(tmp_path, capsys):
     finally:
         PROMPTS.clear()
         PROMPTS.update(saved)
+
+
+def test_the_baseline_backend_needs_no_model_name(tmp_path, capsys):
+    """Issue 12: `plates run --backend baseline` insisted on --model although the backend has one model."""
+    from plates.cli import main
+
+    code = main(["run", "--dataset", "colorblindnesseval", "--prompt", "cbe-open", "--backend", "baseline",
+                 "--limit", "2", "--size", "128", "--no-progress", "--out", str(tmp_path / "out")])
+    assert code == 0, capsys.readouterr().err
+    frame = load_results(tmp_path / "out").frame
+    # CBE's first two items are one plate's standard and clear images: cbe-open asks the standard one
+    assert set(frame["model"]) == {"baseline-cnn"} and len(frame) == 1
+    assert main(["run", "--dataset", "colorblindnesseval", "--prompt", "cbe-open", "--backend", "openai",
+                 "--out", str(tmp_path / "x")]) == 2  # an API backend still needs its model's name
+    assert "missing: --model" in capsys.readouterr().err
+
+
+def test_out_help_names_no_default_that_does_not_exist(capsys):
+    """Issue 12: --out's help promised a default (results/runs) that a quick run does not have."""
+    from plates.cli import build_parser
+
+    with pytest.raises(SystemExit):
+        build_parser().parse_args(["run", "--help"])
+    text = " ".join(capsys.readouterr().out.split())
+    assert "required for a quick run" in text and "else results/runs" not in text
+
+
+def test_limit_0_is_refused_alike_by_run_and_generate(tmp_path, capsys):
+    """Issue 12: `plates generate --limit 0` succeeded (an empty set) while `plates run --limit 0` failed."""
+    from plates.cli import main
+
+    assert main(["run", "--dataset", "colorblindnesseval", "--prompt", "cbe-open", "--backend", "baseline",
+                 "--limit", "0", "--out", str(tmp_path / "r")]) == 2
+    run_err = capsys.readouterr().err
+    assert main(["generate", "--preset", "colorblindnesseval", "--limit", "0",
+                 "--out", str(tmp_path / "g")]) == 2
+    generate_err = capsys.readouterr().err
+    assert "--limit 0 is not allowed; expected an integer >= 1" in run_err
+    assert generate_err.replace("generate", "run") == run_err
+    assert not (tmp_path / "g").exists()
