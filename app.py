@@ -90,7 +90,7 @@ def build_app(policy: ex.Policy | None = None) -> gr.Blocks:
     def render_plate(request: gr.Request, base_json, *vals):  # Gradio fills `request` (first: before *vals)
         try:
             spec = make_spec(base_json, *vals)
-        except ValueError as exc:  # the plate on screen stays, marked as not redrawn, with the reason in words
+        except ValueError as exc:  # the plate on screen stays, marked not redrawn, with the reason in words
             message = em.clean_message(str(exc), (), hide_paths=policy.public)
             gr.Warning(message)
             return (*[gr.skip()] * len(ex.VIEWS), f"⚠️ **Not redrawn:** {message}",
@@ -175,7 +175,7 @@ def build_app(policy: ex.Policy | None = None) -> gr.Blocks:
         choice = em.ModelChoice(kind, hf_id if kind == "hf" else api_model, base_url)
         backend, close = em.open_backend(choice, key, policy, cache)
         rows: list[dict] = []
-        try:  # one batch: an API backend asks every point at once; the page updates at most every SWEEP_UPDATE_S
+        try:  # one batch: an API backend asks every point at once; the page updates every SWEEP_UPDATE_S
             answers = em.ask_many(plan.specs, ask, backend, colour_set=vals[0], run_id=run_id, secrets=(key,),
                                   gpu=cache.ask_on_gpu)
             for batch in em.in_batches(answers, SWEEP_UPDATE_S):
@@ -263,12 +263,13 @@ def build_app(policy: ex.Policy | None = None) -> gr.Blocks:
                     base_url = gr.Textbox(label="OpenAI-compatible base URL", placeholder="https://api.openai.com/v1",
                                           info=("allowed: " + (", ".join(policy.allowed_base_urls) or "none"))
                                           if policy.public else None, visible=False, max_length=field_cap)
-                    key_box = gr.Textbox(label="API key (kept in your session only)", type="password", visible=False,
-                                         max_length=field_cap)
+                    key_box = gr.Textbox(label="API key (kept in your session only)", type="password",
+                                         visible=False, max_length=field_cap)
                     key_status = gr.Markdown("No key set.", visible=False)
                 with gr.Column():
                     prompt_name = gr.Dropdown(list(em.PROMPTS), value="cbe-open", label="Prompt")
-                    prompt_text = gr.Textbox(em.prompt_template_text("cbe-open"), lines=4, label="Prompt text (editable)",
+                    prompt_text = gr.Textbox(em.prompt_template_text("cbe-open"), lines=4,
+                                             label="Prompt text (editable)",
                                              max_length=policy.max_prompt_chars)
                     with gr.Row():
                         variant = gr.Dropdown(list(em.VARIANTS), value="standard", label="Variant")
@@ -283,7 +284,8 @@ def build_app(policy: ex.Policy | None = None) -> gr.Blocks:
                 seen = gr.Image(label="What the model received", type="pil", format="png", interactive=False,
                                 height=220, scale=1)
                 with gr.Column(scale=3):
-                    reply = gr.Textbox(label="Raw reply (after a sweep: every point's)", lines=3, elem_id="reply")
+                    reply = gr.Textbox(label="Raw reply (after a sweep: every point's)", lines=3,
+                                       elem_id="reply")
                     verdict = gr.Markdown(elem_id="verdict")
             with gr.Accordion("ΔE2000 sweep: the same text at a range of differences", open=True):
                 with gr.Row():
@@ -305,10 +307,12 @@ def build_app(policy: ex.Policy | None = None) -> gr.Blocks:
         render_kw = dict(fn=guard(render_plate), inputs=plate_inputs, outputs=plate_outputs,
                          concurrency_limit=2, concurrency_id="render")
         internal = dict(api_visibility="private")  # chained steps: not endpoints of the API page
-        # The text box re-renders on `change`: its `input` event misses deletions (Backspace, select-all + Delete).
-        gr.on([text.change, *(c.input for c in (delta_e, font, dot_min, dot_max, density, jitter, size, seed))],
+        # The text box re-renders on `change`: its `input` event misses Backspace and select-all + Delete
+        live = (delta_e, font, dot_min, dot_max, density, jitter, size, seed)
+        gr.on([text.change, *(c.input for c in live)],
               api_name="render", trigger_mode="always_last", **render_kw)
-        colour_pair.input(guard(preset_colours), colour_pair, [fg, bg], **internal).then(**render_kw, **internal)
+        colour_pair.input(guard(preset_colours), colour_pair, [fg, bg], **internal).then(
+            **render_kw, **internal)
         for picker in (fg, bg):
             picker.input(lambda: ex.CUSTOM, None, colour_pair, **internal).then(**render_kw, **internal)
         for space, button in label_buttons.items():  # the new text's `change` re-renders
@@ -322,7 +326,8 @@ def build_app(policy: ex.Policy | None = None) -> gr.Blocks:
 
         kind.change(lambda k: (gr.update(info=em.MODEL_KIND_INFO.get(k, "")), gr.update(visible=k == "hf"),
                                *[gr.update(visible=k == "openai")] * 4), kind,
-                    [kind, hf_id, api_model, base_url, key_box, key_status], show_progress="hidden", **internal)
+                    [kind, hf_id, api_model, base_url, key_box, key_status], show_progress="hidden",
+                    **internal)
         key_box.change(store_key, key_box, [key_state, key_status], api_name="set_key", show_progress="hidden")
         prompt_name.input(guard(em.prompt_defaults), prompt_name, [prompt_text, variant], **internal)
         model_inputs = [kind, hf_id, api_model, base_url, prompt_name, prompt_text, cond_size, grayscale, hue, cvd,
@@ -335,7 +340,8 @@ def build_app(policy: ex.Policy | None = None) -> gr.Blocks:
                       concurrency_limit=model_limit, concurrency_id="model")
         sweep_btn.click(guard(run_sweep, secrets),
                         [key_state, history_state, run_state, sweep_lo, sweep_hi, sweep_n, *model_inputs],
-                        [history_state, history_table, sweep_plot, history_download, reply, verdict], api_name="sweep",
+                        [history_state, history_table, sweep_plot, history_download, reply, verdict],
+                        api_name="sweep",
                         concurrency_limit=model_limit, concurrency_id="model")
     demo.queue(max_size=32 if policy.public else None, default_concurrency_limit=2)
     return demo

@@ -50,7 +50,8 @@ STATS, SPEC_JSON, SPEC_FILE, SHARE, FG, BG, DRAWN, DOT_MIN, DOT_MAX, ASKED_IMAGE
 
 def test_render_returns_every_view_at_the_asked_size_with_stats(client):
     out = render(client, size=320, delta_e=8.0, text="47", seed=3)
-    views, stats, spec_json, spec_file, share = out[:6], out[STATS], out[SPEC_JSON], out[SPEC_FILE], out[SHARE]
+    views, stats, spec_json = out[:6], out[STATS], out[SPEC_JSON]
+    spec_file, share = out[SPEC_FILE], out[SHARE]
     for path in views:
         with Image.open(path) as im:
             assert im.size == (320, 320)
@@ -66,7 +67,8 @@ def test_render_returns_every_view_at_the_asked_size_with_stats(client):
     # the Model tab shows the same plate and says what it is
     with Image.open(out[ASKED_IMAGE]) as im:
         assert im.convert("RGB").tobytes() == plate.image.tobytes()
-    assert "text `47`" in out[ASKED_CAPTION] and "320 px" in out[ASKED_CAPTION] and "(asked 8.00)" in out[ASKED_CAPTION]
+    caption = out[ASKED_CAPTION]
+    assert "text `47`" in caption and "320 px" in caption and "(asked 8.00)" in caption
     # the swatches: a preset's pickers show the colours drawn after ΔE moved the background
     assert (out[FG], out[BG]) == (ex.to_hex(spec.colours[0][0]), ex.to_hex(spec.colours[1][0]))
     assert out[BG] in out[DRAWN]
@@ -246,7 +248,7 @@ def test_public_mode_follows_no_redirect_and_never_shows_the_other_servers_reply
 
 
 def test_public_mode_caps_pasted_specs_and_prompts_at_the_door():
-    """Issue 12: a pasted spec had no size cap (2,200 x 2,200 colours took 11.7 s) and prompts no length cap."""
+    """Issue 12: a pasted spec had no size cap (2,200 x 2,200 colours took 11.7 s), prompts no length cap."""
     policy = ex.Policy.from_env({"PLATES_PUBLIC": "1"})
     demo = _launch(policy)
     try:
@@ -272,9 +274,10 @@ def test_public_mode_fails_fast_on_an_allowed_hf_model_that_is_not_here():
     demo = _launch(ex.Policy(public=True, allowed_hf_models=("org/not-downloaded-here",)))
     try:
         client = Client(demo.local_url, verbose=False)
-        with pytest.raises(AppError, match="'org/not-downloaded-here' is not downloaded on this server and the "
-                                           "hub is offline"):
-            client.predict(kind="hf", hf_id="org/not-downloaded-here", api_model="", base_url="", api_name="/ask")
+        with pytest.raises(AppError, match="'org/not-downloaded-here' is not downloaded on this server and "
+                                           "the hub is offline"):
+            client.predict(kind="hf", hf_id="org/not-downloaded-here", api_model="", base_url="",
+                           api_name="/ask")
     finally:
         demo.close()
 

@@ -1,7 +1,7 @@
-"""The running explorer in a real headless Chromium (Debian's, via Playwright): the plate follows the ΔE slider
-(and so do the colour swatches), deleting text re-renders, a share link opens its plate, and the Model tab
-shows the plate it asks about, the right hint per backend and a sweep's replies. Screenshots are saved under
-each test's temporary folder (pytest's tmp_path)."""
+"""The running explorer in a real headless Chromium (Debian's, via Playwright): the plate follows the ΔE
+slider (and so do the colour swatches), deleting text re-renders, a share link opens its plate, and the Model
+tab shows the plate it asks about, the right hint per backend and a sweep's replies. Screenshots are saved
+under each test's temporary folder (pytest's tmp_path)."""
 
 from __future__ import annotations
 
@@ -84,7 +84,7 @@ def wait_for_stats(page, other_than: str) -> str:
 
 
 def test_deleting_text_re_renders_and_an_empty_text_says_what_to_do(url, browser, tmp_path):
-    """Issue 12: Backspace and select-all + Delete left the plate showing "12" while the box said "1" or ""."""
+    """Issue 12: Backspace and select-all + Delete left the plate showing "12" while the box said "1"/""."""
     page = browser.new_page(viewport={"width": 1400, "height": 1000})
     page.goto(url)
     first = wait_for_plate(page)
@@ -125,8 +125,9 @@ def test_the_background_swatch_follows_delta_e(url, browser):
     for _ in range(8):  # ΔE2000 4
         page.keyboard.press("ArrowRight")
     wait_for_stats(page, stats)
-    page.wait_for_function("old => getComputedStyle(document.querySelector('#bg button')).backgroundColor !== old",
-                           arg=before, timeout=60_000)
+    page.wait_for_function(
+        "old => getComputedStyle(document.querySelector('#bg button')).backgroundColor !== old", arg=before,
+        timeout=60_000)
     drawn = ex.default_spec().replace(delta_e=4.0).colours[1][0]
     assert picker_colour(page, "bg") == "rgb({}, {}, {})".format(*drawn)
     assert ex.to_hex(drawn) in page.locator("#drawn-colours").inner_text()
@@ -150,15 +151,16 @@ def test_the_default_model_answers_from_the_model_tab(url, browser, tmp_path):
     wait_for_plate(page)
     page.get_by_role("tab", name="Model").click()
     # the tab shows which plate it will ask about, and the hint of the chosen backend only
-    page.wait_for_function("() => (document.querySelector('#asked-plate')?.innerText || '').includes('text 12')",
-                           timeout=60_000)
+    page.wait_for_function(
+        "() => (document.querySelector('#asked-plate')?.innerText || '').includes('text 12')", timeout=60_000)
     assert page.locator("#asked-plate-image img").count() == 1
     assert "bundled offline reader" in page.locator("#model-kind").inner_text()
     page.get_by_role("button", name="Ask the model").click()
     page.wait_for_function("() => (document.querySelector('#verdict')?.innerText || '').includes('Parsed answer')",
                            timeout=60_000)
     assert "correct" in page.locator("#verdict").inner_text()
-    assert "Model" in page.locator("#history").inner_text() and "prompt_name" not in page.locator("#history").inner_text()
+    history = page.locator("#history").inner_text()
+    assert "Model" in history and "prompt_name" not in history  # headers in words
     page.screenshot(path=str(tmp_path / "model.png"), full_page=True)
     # a sweep: the raw reply and the verdict panel then show the sweep, not the single ask
     page.get_by_role("button", name="Run sweep").click()
@@ -170,7 +172,7 @@ def test_the_default_model_answers_from_the_model_tab(url, browser, tmp_path):
     page.wait_for_selector("#sweep-plot .js-plotly-plot .scatterlayer", timeout=60_000)  # the chart is drawn
     page.screenshot(path=str(tmp_path / "sweep.png"), full_page=True)
     page.get_by_label("openai").check()
-    page.wait_for_function("() => (document.querySelector('#model-kind')?.innerText || '').includes('OpenAI')",
-                           timeout=30_000)
+    page.wait_for_function(
+        "() => (document.querySelector('#model-kind')?.innerText || '').includes('OpenAI')", timeout=30_000)
     assert "bundled offline reader" not in page.locator("#model-kind").inner_text()
     page.close()

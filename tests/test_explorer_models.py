@@ -234,8 +234,8 @@ def test_public_mode_checks_an_hf_model_before_loading_and_remembers_a_failed_lo
     with pytest.raises(OSError, match="corrupt"):
         em.open_backend(em.ModelChoice("hf", str(tmp_path)), None, policy, cache)
     now[0] += 10
-    with pytest.raises(ValueError, match=r"failed to load 10 s ago \(OSError: weights are corrupt\); it is not tried "
-                                         r"again for 590 s"):
+    with pytest.raises(ValueError, match=r"failed to load 10 s ago \(OSError: weights are corrupt\); it is "
+                                         r"not tried again for 590 s"):
         em.open_backend(em.ModelChoice("hf", str(tmp_path)), None, policy, cache)
     assert made == [str(tmp_path)]
     now[0] += em.FAILED_LOAD_MEMORY_S
@@ -243,8 +243,8 @@ def test_public_mode_checks_an_hf_model_before_loading_and_remembers_a_failed_lo
         em.open_backend(em.ModelChoice("hf", str(tmp_path)), None, policy, cache)
     assert made == [str(tmp_path)] * 2
     checked = []
-    em.open_backend(em.ModelChoice("hf", "org/ok"), None, ex.Policy(), em.ModelCache(lambda k, **o: Scripted()),
-                    check_hf=checked.append)
+    em.open_backend(em.ModelChoice("hf", "org/ok"), None, ex.Policy(),
+                    em.ModelCache(lambda k, **o: Scripted()), check_hf=checked.append)
     assert checked == []  # private mode: no check (a first download may take its time)
     with pytest.raises(ValueError, match="neither a folder here nor an id"):
         em.check_hf_model("not an id at all")
@@ -274,8 +274,9 @@ def test_a_sweep_names_points_the_colours_cannot_reach_and_tells_requested_from_
     assert plan.skipped[0][0] == 80.0 and "not reachable" in plan.skipped[0][1]
     rows = list(em.sweep(base, [0.5, 6.0, 80.0], em.Ask("cbe-open"), Scripted(), colour_set="c", run_id="r"))
     assert sorted(em.requested_delta_e(r) for r in rows) == [0.5, 6.0]
-    from plates.colour import delta_e2000
     import numpy as np
+
+    from plates.colour import delta_e2000
 
     low = min(rows, key=lambda r: em.requested_delta_e(r))
     fg, bg = ex.PlateSpec.from_json(low["spec_json"]).colours  # drawn colours, measured independently
@@ -287,4 +288,5 @@ def test_a_sweep_names_points_the_colours_cannot_reach_and_tells_requested_from_
     assert "⚠️ ΔE2000 80.00 cannot be reached" in summary and "ΔE2000 6.00 was asked" not in summary
     with pytest.raises(ValueError, match="no ΔE2000 of the sweep can be drawn"):
         list(em.sweep(base, [90.0, 95.0], em.Ask("cbe-open"), Scripted(), colour_set="c", run_id="r"))
-    assert em.history_headers()[3] == "ΔE2000 drawn" and list(em.history_frame(rows).columns) == em.history_headers()
+    assert em.history_headers()[3] == "ΔE2000 drawn"
+    assert list(em.history_frame(rows).columns) == em.history_headers()

@@ -313,15 +313,16 @@ def test_empty_and_bad_queries():
 
 @pytest.mark.parametrize("status", [301, 302, 307, 308])
 def test_with_follow_redirects_off_a_redirect_reaches_no_other_address_and_is_not_quoted(status):
-    """Issue 12: an allowed endpoint answering 3xx sent the request on (a 307 re-sent the whole POST) to another
-    address, whose reply text then appeared in the error. With follow_redirects=False (the explorer's public
-    mode) the target never sees a request, and the message quotes neither body nor Location."""
+    """Issue 12: an allowed endpoint answering 3xx sent the request on (a 307 re-sent the whole POST) to
+    another address, whose reply text then appeared in the error. With follow_redirects=False (the explorer's
+    public mode) the target never sees a request, and the message quotes neither body nor Location."""
     from redirect_server import RedirectServer
 
-    with ChatServer(answer=lambda body: "INTERNAL-ONLY-REPLY") as inner, RedirectServer(inner.url, status) as outer:
+    with ChatServer(answer=lambda body: "INTERNAL-ONLY-REPLY") as inner, \
+            RedirectServer(inner.url, status) as outer:
         backend = _backend(outer, follow_redirects=False)
-        with pytest.raises(BackendFailing, match=rf"HTTP {status}: the endpoint answered with a redirect, which is "
-                                                 r"not followed here") as info:
+        expected = rf"HTTP {status}: the endpoint answered with a redirect, which is not followed here"
+        with pytest.raises(BackendFailing, match=expected) as info:
             list(backend.ask(_queries(3)))
         assert inner.count == 0 and not inner.records  # nothing reached the other address
         assert len(outer.requests) >= 1 and all(method == "POST" for method, _, _ in outer.requests)

@@ -107,8 +107,8 @@ class OpenAIBackend(Backend):
     ``token_param`` ("max_tokens", "max_completion_tokens" for o-series/GPT-5, or None to send none),
     ``send_temperature``, ``system`` (a system message), ``image_detail``, ``extra_body`` (provider options,
     e.g. ``{"top_k": 1}``), ``extra_headers``, ``seed``, ``api_key`` (a key handed over directly, e.g. from one
-    UI session, instead of an environment variable; never shown), ``follow_redirects`` (False: a 3xx answer is a
-    fatal error and no other address is contacted; see the module doc).
+    UI session, instead of an environment variable; never shown), ``follow_redirects`` (False: a 3xx answer
+    is a fatal error and no other address is contacted; see the module doc).
     """
 
     kind = "openai"
@@ -265,9 +265,10 @@ class OpenAIBackend(Backend):
             return _Failure("timeout", f"no reply within {self.timeout:g} s", retryable=True)
         if isinstance(exc, openai.APIStatusError) and 300 <= exc.status_code < 400:
             # only reached with follow_redirects=False: say so, and quote neither the body nor the Location
-            return _Failure(f"HTTP {exc.status_code}", f"HTTP {exc.status_code}: the endpoint answered with a "
-                            "redirect, which is not followed here (the request went nowhere else); allowed: the "
-                            "final URL as the base URL", retryable=False, fatal=True)
+            status = exc.status_code
+            return _Failure(f"HTTP {status}", f"HTTP {status}: the endpoint answered with a redirect, which "
+                            "is not followed here (the request went nowhere else); allowed: the final URL as "
+                            "the base URL", retryable=False, fatal=True)
         if isinstance(exc, openai.APIStatusError):
             status = exc.status_code
             detail = str(getattr(exc, "message", "") or exc)
@@ -366,8 +367,8 @@ class _Run:
         if self.cancelled.is_set():
             return
         http_client = None if b.follow_redirects else openai.DefaultAsyncHttpxClient(follow_redirects=False)
-        client = openai.AsyncOpenAI(api_key=str(b._key), base_url=b.base_url, max_retries=0, timeout=b.timeout,
-                                    http_client=http_client)
+        client = openai.AsyncOpenAI(api_key=str(b._key), base_url=b.base_url, max_retries=0,
+                                    timeout=b.timeout, http_client=http_client)
         client.chat.completions  # noqa: B018 - the SDK imports its resources lazily: not inside the first deadline
         semaphore = asyncio.Semaphore(b.concurrency)
         seen: dict[int, int] = {}

@@ -55,8 +55,8 @@ QUERY_PARAM = "spec"
 #: Longest share code accepted (characters) and largest decompressed spec (bytes): guards against zip bombs.
 MAX_CODE_CHARS = 8192
 MAX_SPEC_BYTES = 65536
-#: Public mode's caps (see :class:`Policy`): a spec of 16 + 16 colours is under 2 KB of JSON; the papers' colour
-#: sets have at most 9 colours a list; the papers' prompts are under 500 characters.
+#: Public mode's caps (see :class:`Policy`): a spec of 16 + 16 colours is under 2 KB of JSON; the papers'
+#: colour sets have at most 9 colours a list; the papers' prompts are under 500 characters.
 PUBLIC_MAX_SPEC_CHARS, PUBLIC_MAX_COLOURS, PUBLIC_MAX_PROMPT_CHARS = 8192, 16, 1000
 _CODE_RE = re.compile(r"^[A-Za-z0-9_-]+$")
 
@@ -70,10 +70,10 @@ class Policy:
     ``PLATES_ALLOWED_BASE_URLS``, comma-separated; empty = none). ``allowed_hf_models``: Hugging Face ids that
     may be loaded in public mode (env ``PLATES_ALLOWED_HF_MODELS``; empty = none). Sizes are pixels.
 
-    Caps on everything a visitor sends, so no input's cost grows without bound (a spec's foreground x background
-    pairs cost the product of the two list lengths): ``max_spec_chars`` (a pasted, uploaded or linked spec's
-    JSON), ``max_colours`` (each colour list of a spec), ``max_prompt_chars`` (an edited prompt),
-    ``max_field_chars`` (a model id, API model name or base URL).
+    Caps on everything a visitor sends, so no input's cost grows without bound (a spec's foreground x
+    background pairs cost the product of the two list lengths): ``max_spec_chars`` (a pasted, uploaded or
+    linked spec's JSON), ``max_colours`` (each colour list of a spec), ``max_prompt_chars`` (an edited
+    prompt), ``max_field_chars`` (a model id, API model name or base URL).
     """
 
     public: bool = False
@@ -219,8 +219,8 @@ def _number(name: str, value, lo: float, hi: float) -> float:
 
 
 def controls_to_spec(c: Controls, policy: Policy = Policy(), base: PlateSpec | None = None) -> PlateSpec:
-    """The validated spec for the panel's controls (ValueError naming any bad value and what is allowed, in the
-    panel's own words).
+    """The validated spec for the panel's controls (ValueError naming any bad value and what is allowed, in
+    the panel's own words).
 
     With ``base`` (a pasted, uploaded or linked spec), only the controls whose value differs from what
     ``base`` shows change it: fields the controls cannot show (several colours, separate jitters, gap, canvas)
@@ -268,25 +268,27 @@ def check_dots(dot_min, dot_max, size: int) -> None:
     for name, value in (("min", dot_min), ("max", dot_max)):
         x = _number(f"dot radius {name}", value or 0, 0.0, 10**6)
         if x and not 0.5 <= x <= limit:
-            raise ValueError(f"Dot radius {name} {x:g} px does not fit a {size} px plate; allowed: 0.5-{limit:g} px "
-                             f"(up to an eighth of the plate size), or 0 for automatic")
+            raise ValueError(f"Dot radius {name} {x:g} px does not fit a {size} px plate; allowed: "
+                             f"0.5-{limit:g} px (up to an eighth of the plate size), or 0 for automatic")
         values[name] = x
     lo, hi = values["min"], values["max"]
     if lo and hi and lo > hi:
-        raise ValueError(f"Dot radius min {lo:g} px is larger than dot radius max {hi:g} px; allowed: min <= max")
+        raise ValueError(f"Dot radius min {lo:g} px is larger than dot radius max {hi:g} px; allowed: "
+                         "min <= max")
     if lo and not hi and lo > hi_auto:
         raise ValueError(f"Dot radius min {lo:g} px is larger than the automatic dot radius max at {size} px "
-                         f"({hi_auto:.1f} px); allowed: a min up to {math.floor(hi_auto * 2) / 2:g} px, or set "
-                         f"Dot radius max to at least {lo:g} px")
+                         f"({hi_auto:.1f} px); allowed: a min up to {math.floor(hi_auto * 2) / 2:g} px, or "
+                         f"set Dot radius max to at least {lo:g} px")
     if hi and not lo and hi < lo_auto:
-        raise ValueError(f"Dot radius max {hi:g} px is smaller than the automatic dot radius min at {size} px "
-                         f"({lo_auto:.1f} px); allowed: a max of at least {math.ceil(lo_auto * 2) / 2:g} px, or set "
-                         f"Dot radius min too")
+        raise ValueError(f"Dot radius max {hi:g} px is smaller than the automatic dot radius min at {size} "
+                         f"px ({lo_auto:.1f} px); allowed: a max of at least "
+                         f"{math.ceil(lo_auto * 2) / 2:g} px, or set Dot radius min too")
 
 
 def dot_slider_limits(spec: PlateSpec) -> tuple[float, float]:
-    """Upper ends (px) of the two dot radius sliders for ``spec``: the min slider up to the radius max in use
-    (set or automatic), the max slider up to an eighth of the plate size, so the sliders offer valid values."""
+    """Upper ends (px) of the two dot radius sliders for ``spec``: the min slider up to the radius max in
+    use (set or automatic), the max slider up to an eighth of the plate size: the sliders offer valid
+    values."""
     limit = dot_limit(spec.size)
     return min(math.floor(spec.r_max * 2) / 2, limit), limit
 
@@ -324,10 +326,11 @@ def check_policy(font, size, text, policy: Policy, colours=()) -> None:
 def spec_to_controls(spec: PlateSpec) -> Controls:
     """The panel's controls that show ``spec`` (the inverse of :func:`controls_to_spec` where it can be).
 
-    For a preset the colour pickers only show colours, so they show the first foreground and background colours
-    as drawn (sRGB 0-255 hex), after a ΔE2000 target has moved the background: the swatches match the plate.
-    For custom colours the pickers are the colours given (ΔE2000 moves the background from there; showing the
-    moved colour would move it again on the next change); :func:`drawn_swatches` shows what is drawn.
+    For a preset the colour pickers only show colours, so they show the first foreground and background
+    colours as drawn (sRGB 0-255 hex), after a ΔE2000 target has moved the background: the swatches match the
+    plate. For custom colours the pickers are the colours given (ΔE2000 moves the background from there;
+    showing the moved colour would move it again on the next change); :func:`drawn_swatches` shows what is
+    drawn.
     """
     drawn_fg, drawn_bg = spec.colours if spec.palette else (spec.foreground, spec.background)
     jitter = spec.jitter_shift / HUEMANITY_JITTER["jitter_shift"]
@@ -345,8 +348,9 @@ def drawn_swatches(spec: PlateSpec) -> str:
 
     def chips(colours) -> str:
         return "".join(
-            f'<span title="{to_hex(c)}" style="display:inline-block;width:1.4em;height:1.4em;margin-right:2px;'
-            f'vertical-align:middle;border:1px solid #8888;border-radius:3px;background:{to_hex(c)}"></span>'
+            f'<span title="{to_hex(c)}" style="display:inline-block;width:1.4em;height:1.4em;'
+            f'margin-right:2px;vertical-align:middle;border:1px solid #8888;border-radius:3px;'
+            f'background:{to_hex(c)}"></span>'
             for c in colours)
 
     fg, bg = spec.colours
@@ -360,8 +364,9 @@ def plate_caption(plate: Plate) -> str:
     ΔE2000 drawn (mean over the foreground x background pairs) and asked, font, size and seed."""
     spec, s = plate.spec, plate.stats
     asked = f" (asked {spec.delta_e:.2f})" if spec.delta_e else ""
-    return (f"**Asks about the plate on the Plate tab:** text `{spec.text}` · {spec.palette or 'custom colours'} · "
-            f"ΔE2000 {s.delta_e:.2f}{asked} · {spec.font} · {spec.size} px · seed {spec.seed}. "
+    return (f"**Asks about the plate on the Plate tab:** text `{spec.text}` · "
+            f"{spec.palette or 'custom colours'} · ΔE2000 {s.delta_e:.2f}{asked} · {spec.font} · "
+            f"{spec.size} px · seed {spec.seed}. "
             "The model receives it under the condition below.")
 
 
@@ -497,7 +502,8 @@ def spec_from_text(text: str | bytes, policy: Policy | None = None) -> PlateSpec
         raise ValueError(f"spec is not valid JSON ({exc.msg} at line {exc.lineno}, column {exc.colno})") from None
     if isinstance(raw, dict):  # caps first: building a spec costs the product of its colour lists
         check_policy(raw.get("font", PlateSpec.__dataclass_fields__["font"].default), raw.get("size"),
-                     raw.get("text"), policy or _PRIVATE_CAPS, colours=(raw.get("foreground"), raw.get("background")))
+                     raw.get("text"), policy or _PRIVATE_CAPS,
+                     colours=(raw.get("foreground"), raw.get("background")))
     try:
         return PlateSpec.from_json(text)
     except (TypeError, KeyError) as exc:

@@ -57,8 +57,9 @@ HISTORY_COLUMNS = ("model", "prompt_name", "target", "delta_e", "variant", "cvd"
                    "correct", "failure_mode", "latency_s", "error")
 #: The page's header for each of :data:`HISTORY_COLUMNS` (the Parquet download keeps the schema's names).
 HISTORY_HEADERS = {
-    "model": "Model", "prompt_name": "Prompt", "target": "Text", "delta_e": "ΔE2000 drawn", "variant": "Variant",
-    "cvd": "CVD view", "grayscale": "Grayscale", "parsed": "Answer read", "correct": "Correct",
+    "model": "Model", "prompt_name": "Prompt", "target": "Text", "delta_e": "ΔE2000 drawn",
+    "variant": "Variant", "cvd": "CVD view", "grayscale": "Grayscale", "parsed": "Answer read",
+    "correct": "Correct",
     "failure_mode": "Failure mode", "latency_s": "Latency (s)", "error": "Error",
 }
 #: Seconds a failed Hugging Face load is remembered in public mode, so a visitor retrying does not take the
@@ -194,8 +195,9 @@ class ModelCache:
         if ago >= self.remember_failures_s:
             self._failed.pop((choice.kind, choice.model), None)
             return
-        raise ValueError(f"model {choice.model!r} failed to load {ago:.0f} s ago ({_short(failed[1])}); it is not "
-                         f"tried again for {self.remember_failures_s - ago:.0f} s; allowed: another model")
+        wait = self.remember_failures_s - ago
+        raise ValueError(f"model {choice.model!r} failed to load {ago:.0f} s ago ({_short(failed[1])}); "
+                         f"it is not tried again for {wait:.0f} s; allowed: another model")
 
     def close(self) -> None:
         with self._lock:
@@ -218,13 +220,13 @@ def hub_offline(environ: Mapping[str, str] | None = None) -> bool:
 
 
 def check_hf_model(model: str, *, timeout: float = HUB_CHECK_TIMEOUT_S) -> None:
-    """ValueError within about ``timeout`` seconds when the Hugging Face model ``model`` cannot be loaded here.
+    """ValueError within about ``timeout`` seconds when the Hugging Face model ``model`` cannot be loaded.
 
     Before a load takes the model slot (issue 12: an allowed id that could not be loaded held it for 42 s): a
-    folder must hold ``config.json``; an id in the local hub cache is fine; otherwise, with the hub offline, the
-    id is not available, and online the hub must know it (one metadata request, time-boxed). A model that passes
-    may still fail to load (memory, an architecture transformers lacks); public mode then remembers the failure
-    (:class:`ModelCache`).
+    folder must hold ``config.json``; an id in the local hub cache is fine; otherwise, with the hub offline,
+    the id is not available, and online the hub must know it (one metadata request, time-boxed). A model that
+    passes may still fail to load (memory, an architecture transformers lacks); public mode then remembers
+    the failure (:class:`ModelCache`).
     """
     path = Path(model).expanduser()
     if path.is_dir():
@@ -233,15 +235,15 @@ def check_hf_model(model: str, *, timeout: float = HUB_CHECK_TIMEOUT_S) -> None:
                              "save_pretrained, or a Hugging Face id")
         return
     if not _HF_ID.fullmatch(model):
-        raise ValueError(f"Hugging Face model {model!r} is neither a folder here nor an id; allowed: 'org/name' "
-                         "(e.g. 'HuggingFaceTB/SmolVLM-256M-Instruct') or a model folder")
+        raise ValueError(f"Hugging Face model {model!r} is neither a folder here nor an id; allowed: "
+                         "'org/name' (e.g. 'HuggingFaceTB/SmolVLM-256M-Instruct') or a model folder")
     from huggingface_hub import try_to_load_from_cache
 
     if isinstance(try_to_load_from_cache(model, "config.json"), str):
         return
     if hub_offline():
-        raise ValueError(f"Hugging Face model {model!r} is not downloaded on this server and the hub is offline "
-                         "(HF_HUB_OFFLINE); allowed: a model in the local cache or a model folder")
+        raise ValueError(f"Hugging Face model {model!r} is not downloaded on this server and the hub is "
+                         "offline (HF_HUB_OFFLINE); allowed: a model in the local cache or a model folder")
     from huggingface_hub import HfApi
     from huggingface_hub.utils import GatedRepoError, RepositoryNotFoundError
 
@@ -449,7 +451,7 @@ class SweepPlan:
 
 
 def sweep_plan(spec: PlateSpec, values: Sequence[float]) -> SweepPlan:
-    """``spec`` re-targeted at each ΔE2000 in ``values``; an unreachable value is skipped and named, not fatal."""
+    """``spec`` re-targeted at each ΔE2000 in ``values``; an unreachable value is skipped and named."""
     specs, skipped = [], []
     for v in values:
         try:
@@ -461,16 +463,18 @@ def sweep_plan(spec: PlateSpec, values: Sequence[float]) -> SweepPlan:
 
 def sweep(spec: PlateSpec, values: Sequence[float], ask: Ask, backend: Backend, *, colour_set: str,
           run_id: str, secrets: Sequence[str | None] = (), gpu: Callable | None = None) -> Iterator[dict]:
-    """The ΔE sweep: the same plate re-rendered at each ΔE2000 in ``values``, asked as one batch (an API backend
-    runs the requests concurrently); yields scored rows as they come. Values this colour set cannot reach are
-    left out (:func:`sweep_plan` names them); none reachable is a ValueError."""
+    """The ΔE sweep: the same plate re-rendered at each ΔE2000 in ``values``, asked as one batch (an API
+    backend runs the requests concurrently); yields scored rows as they come. Values this colour set cannot
+    reach are left out (:func:`sweep_plan` names them); none reachable is a ValueError."""
     plan = sweep_plan(spec, values)
     if not plan.specs:
         raise ValueError(f"no ΔE2000 of the sweep can be drawn with these colours: {plan.skipped[0][1]}")
-    yield from ask_many(plan.specs, ask, backend, colour_set=colour_set, run_id=run_id, secrets=secrets, gpu=gpu)
+    yield from ask_many(plan.specs, ask, backend, colour_set=colour_set, run_id=run_id, secrets=secrets,
+                        gpu=gpu)
 
 
-def in_batches(items: Iterable, every_s: float, clock: Callable[[], float] = time.monotonic) -> Iterator[list]:
+def in_batches(items: Iterable, every_s: float,
+               clock: Callable[[], float] = time.monotonic) -> Iterator[list]:
     """``items`` gathered into lists, one list yielded once ``every_s`` seconds have passed since the previous
     one (or the start), and the rest at the end: a fast model's sweep updates the page once, a slow one's as
     each answer comes, and the page never redraws its chart more often than every ``every_s`` seconds."""
@@ -509,10 +513,10 @@ SWEEP_TOLERANCE = 0.5
 
 def sweep_summary(rows: Sequence[dict], skipped: Sequence[tuple[float, str]] = ()) -> str:
     """The sweep's verdict panel (Markdown): correct count, then one line per point with the ΔE2000 requested
-    and drawn (mean over the colour set's pairs, and the smallest pair), the answer and verdict, ordered by the
-    request; a warning for each point drawn more than :data:`SWEEP_TOLERANCE` from its request (a multi-colour
-    set's pairs spread around the target, which is measured from the foregrounds' CIELAB mean) and for each
-    value the colours cannot reach (issue 11)."""
+    and drawn (mean over the colour set's pairs, and the smallest pair), the answer and verdict, ordered by
+    the request; a warning for each point drawn more than :data:`SWEEP_TOLERANCE` from its request (a
+    multi-colour set's pairs spread around the target, which is measured from the foregrounds' CIELAB mean)
+    and for each value the colours cannot reach (issue 11)."""
     answered = [r for r in rows if r.get("correct") is not None]
     lines = [f"**Sweep:** {sum(bool(r['correct']) for r in answered)} of {len(answered)} correct"
              + (f" · {len(rows) - len(answered)} without a verdict" if len(answered) < len(rows) else "")]
@@ -522,13 +526,14 @@ def sweep_summary(rows: Sequence[dict], skipped: Sequence[tuple[float, str]] = (
     for r in sorted(rows, key=lambda r: requested_delta_e(r) or 0.0):
         asked, drawn = requested_delta_e(r), float(r["delta_e"])
         smallest = pair_delta_e_range(PlateSpec.from_json(r["spec_json"]))[0]
-        verdict = "error" if r.get("error") else "—" if r.get("correct") is None else "✅" if r["correct"] else "❌"
+        verdict = ("error" if r.get("error") else "—" if r.get("correct") is None
+                   else "✅" if r["correct"] else "❌")
         answer = str(r.get("parsed") if r.get("parsed") is not None else "")[:20].replace("|", "/")
         lines.append(f"| {asked:.2f} | {drawn:.2f} | {smallest:.2f} | `{answer}` | {verdict} |")
         if asked is not None and abs(drawn - asked) > SWEEP_TOLERANCE:
-            warnings.append(f"ΔE2000 {asked:.2f} was asked but {drawn:.2f} is drawn (mean over the colour set's "
-                            f"foreground × background pairs, smallest {smallest:.2f}): this colour set cannot "
-                            "reach it as asked")
+            warnings.append(f"ΔE2000 {asked:.2f} was asked but {drawn:.2f} is drawn (mean over the colour "
+                            f"set's foreground × background pairs, smallest {smallest:.2f}): this colour set "
+                            "cannot reach it as asked")
     warnings += [f"ΔE2000 {v:.2f} cannot be reached: {why}" for v, why in skipped]
     if warnings:
         lines += ["", *(f"⚠️ {w}" for w in warnings)]
@@ -536,10 +541,13 @@ def sweep_summary(rows: Sequence[dict], skipped: Sequence[tuple[float, str]] = (
 
 
 def sweep_replies(rows: Sequence[dict]) -> str:
-    """The raw replies of a sweep, one line per point ordered by requested ΔE2000: ``ΔE2000 asked (drawn): reply``."""
+    """The raw replies of a sweep, one line per point ordered by requested ΔE2000:
+    ``ΔE2000 asked (drawn): reply``."""
     out = []
     for r in sorted(rows, key=lambda r: requested_delta_e(r) or 0.0):
-        text = r.get("reply") if r.get("reply") is not None else f"[{r.get('error') or r.get('parse_status')}]"
+        text = r.get("reply")
+        if text is None:
+            text = f"[{r.get('error') or r.get('parse_status')}]"
         out.append(f"ΔE2000 {requested_delta_e(r) or 0:.2f} (drawn {float(r['delta_e']):.2f}): {text}")
     return "\n".join(out)
 
@@ -577,10 +585,11 @@ def history_display(rows: Sequence[dict]) -> list[list]:
 
 
 def sweep_figure(rows: Sequence[dict]):
-    """The sweep's plotly figure: plates.analysis.charts.delta_e_figure (accuracy against ΔE2000 — CIEDE2000 between
-    foreground and background, CIELAB — with the logistic psychometric fit and its 50% threshold) plus each
-    answer as a labelled point at 1 (correct) or 0 (wrong), placed at the ΔE2000 drawn (hover: the one asked). When every ΔE holds one answer the binned points'
-    Wilson bars (n=1: about 20-100%) are hidden: they would cover the plot and say nothing."""
+    """The sweep's plotly figure: plates.analysis.charts.delta_e_figure (accuracy against ΔE2000 — CIEDE2000
+    between foreground and background, CIELAB — with the logistic psychometric fit and its 50% threshold) plus
+    each answer as a labelled point at 1 (correct) or 0 (wrong), placed at the ΔE2000 drawn (hover: the one
+    asked). When every ΔE holds one answer the binned points' Wilson bars (n=1: about 20-100%) are hidden:
+    they would cover the plot and say nothing."""
     import pandas as pd
     import plotly.graph_objects as go
 
