@@ -304,3 +304,44 @@ def test_limit_0_is_refused_alike_by_run_and_generate(tmp_path, capsys):
     assert "--limit 0 is not allowed; expected an integer >= 1" in run_err
     assert generate_err.replace("generate", "run") == run_err
     assert not (tmp_path / "g").exists()
+
+
+def test_local_model_flags_reach_hf_models_only_and_keep_the_run_id(tmp_path, capsys):
+    """--device, --dtype and --batch-size (README: running a local model from the CLI) are operational options
+    of hf models: they reach the backend's options and leave the run id alone."""
+    from plates.cli import build_parser, main
+    from plates.cli.run import build_experiment
+
+    quick = ["run", "--dataset", "huemanity-numeric", "--prompt", "huemanity-numeric", "--backend", "hf",
+             "--model", "org/m", "--out", str(tmp_path)]
+    plain = build_experiment(build_parser().parse_args(quick))
+    local = build_experiment(build_parser().parse_args(
+        [*quick, "--device", "cuda:1", "--dtype", "bfloat16", "--batch-size", "16"]))
+    assert local.models[0].options == {"device": "cuda:1", "dtype": "bfloat16", "batch_size": 16}
+    assert local.run_id == plain.run_id
+    toml = tmp_path / "exp.toml"
+    toml.write_text('prompts = ["cbe-open"]\ndataset = "colorblindnesseval"\n[[models]]\nbackend = "hf"\n'
+                    'model = "org/a"\n[[models]]\nbackend = "baseline"\nmodel = "baseline-cnn"\n')
+    from_file = build_experiment(build_parser().parse_args(["run", str(toml), "--device", "cpu"]))
+    assert [m.options for m in from_file.models] == [{"device": "cpu"}, {}]
+    assert main(["run", "--dataset", "colorblindnesseval", "--prompt", "cbe-open", "--backend", "baseline",
+                 "--device", "cpu", "--out", str(tmp_path)]) == 2
+    assert "--device apply to local Hugging Face models only" in capsys.readouterr().err
+    assert main([*quick, "--dtype", "int4"]) == 2
+    assert "--dtype 'int4' is not allowed; allowed: auto, bfloat16, float16, float32" in capsys.readouterr().err
+
+
+@pytest.mark.slow  # imports torch + transformers and builds a tiny LLaVA offline (tests/tiny_vlm.py)
+def test_a_local_model_runs_from_the_command_line(tmp_path, capsys):
+    pytest.importorskip("transformers")
+    from tiny_vlm import build_tiny_vlm
+
+    from plates.cli import main
+
+    path = build_tiny_vlm(tmp_path / "tiny-llava", arch="llava", seed=0)
+    code = main(["run", "--dataset", "colorblindnesseval", "--prompt", "cbe-open", "--backend", "hf",
+                 "--model", str(path), "--device", "cpu", "--dtype", "float32", "--batch-size", "2",
+                 "--limit", "4", "--size", "64", "--no-progress", "--out", str(tmp_path / "out")])
+    assert code == 0, capsys.readouterr().err
+    frame = load_results(tmp_path / "out").frame
+    assert len(frame) == 2 and set(frame["backend"]) == {"hf"} and frame["error"].isna().all()
