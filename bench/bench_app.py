@@ -119,7 +119,7 @@ def main(argv: list[str] | None = None) -> int:
         updates: list[int] = []
 
         def sweep(i: int) -> None:
-            """An 8-point sweep from ΔE2000 1+i/10 to 20 on a new seed each time; waits for its last update."""
+            """An 8-point sweep from ΔE2000 1+i/10 to 20 on a new seed each time, to its last update."""
             job = client.submit(1.0 + (i % 10) / 10, 20.0, SWEEP_POINTS, *model, *plate(2000 + i),
                                 api_name="/sweep")
             outputs = list(job)

@@ -54,10 +54,12 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     o.add_argument("--limit", type=int, help="ask about the first N dataset items only (the CBE preset holds "
                    "each plate twice, standard and clear: a prompt asks the items of its own variant)")
     o.add_argument("--concurrency", type=int, help="requests in flight per model (openai)")
-    o.add_argument("--device", help="where a local model runs (hf): auto | cuda | cuda:N | mps | cpu (default auto)")
-    o.add_argument("--dtype", help="a local model's weights (hf): auto | bfloat16 | float16 | float32 (default "
-                   "auto: bfloat16 on GPUs that have it, float32 on CPU)")
-    o.add_argument("--batch-size", type=int, help="images per generate() call of a local model (hf; default 8)")
+    o.add_argument("--device", help="where a local model runs (hf): auto | cuda | cuda:N | mps | cpu "
+                   "(default auto)")
+    o.add_argument("--dtype", help="a local model's weights (hf): auto | bfloat16 | float16 | float32 "
+                   "(default auto: bfloat16 on GPUs that have it, float32 on CPU)")
+    o.add_argument("--batch-size", type=int,
+                   help="images per generate() call of a local model (hf; default 8)")
     o.add_argument("--retry-errors", action="store_true", help="ask again the rows that ended in a request error")
     o.add_argument("--no-progress", action="store_true", help="no progress bar on stderr")
     p.set_defaults(func=main)
@@ -72,8 +74,8 @@ def build_experiment(args: argparse.Namespace):  # -> plates.runs.experiment.Exp
     if args.experiment:
         if quick_flags:
             raise ValueError(f"{', '.join(quick_flags)} cannot be combined with an experiment file; "
-                             "put them in the TOML (allowed with a file: --out, --limit, --concurrency, --device, "
-                             "--dtype, --batch-size)")
+                             "put them in the TOML (allowed with a file: --out, --limit, --concurrency, "
+                             "--device, --dtype, --batch-size)")
         exp = load_experiment(args.experiment)
         if args.limit is not None:
             exp = dataclasses.replace(exp, limit=positive("--limit", args.limit))
@@ -110,7 +112,8 @@ def _with_local_options(exp, args: argparse.Namespace):
     options: dict = {}
     if args.device is not None:
         if args.device.split(":", 1)[0] not in DEVICES:
-            raise ValueError(f"--device {args.device!r} is not allowed; allowed: {', '.join(DEVICES)} or cuda:N")
+            raise ValueError(f"--device {args.device!r} is not allowed; allowed: {', '.join(DEVICES)} or "
+                             "cuda:N")
         options["device"] = args.device
     if args.dtype is not None:
         if args.dtype not in DTYPES:
@@ -122,10 +125,11 @@ def _with_local_options(exp, args: argparse.Namespace):
         return exp
     if not any(m.backend == "hf" for m in exp.models):
         flags = ", ".join(f"--{k.replace('_', '-')}" for k in options)
-        raise ValueError(f"{flags} apply to local Hugging Face models only; allowed with --backend hf or a TOML "
-                         "file with an hf [[models]] entry")
+        raise ValueError(f"{flags} apply to local Hugging Face models only; allowed with --backend hf or a "
+                         "TOML file with an hf [[models]] entry")
     return dataclasses.replace(exp, models=tuple(
-        dataclasses.replace(m, options={**m.options, **options}) if m.backend == "hf" else m for m in exp.models))
+        dataclasses.replace(m, options={**m.options, **options}) if m.backend == "hf" else m
+        for m in exp.models))
 
 
 def main(args: argparse.Namespace) -> int:
