@@ -20,9 +20,9 @@ import uuid
 
 import gradio as gr
 
+from plates.conditions import Condition
 from plates.ui import explorer as ex
 from plates.ui import explorer_models as em
-from plates.conditions import Condition
 
 log = logging.getLogger("plates.app")
 #: Seconds between the sweep's page updates (answers arriving faster are shown together).
@@ -333,7 +333,10 @@ def build_app(policy: ex.Policy | None = None) -> gr.Blocks:
         model_inputs = [kind, hf_id, api_model, base_url, prompt_name, prompt_text, cond_size, grayscale, hue, cvd,
                         severity, variant, *plate_inputs]
         model_limit = 1 if policy.public else 2  # model calls at once, shared by ask and sweep
-        secrets = lambda args: (args[0],)
+
+        def secrets(args):  # the session's key: the first input of ask and sweep
+            return (args[0],)
+
         ask_btn.click(guard(ask_model, secrets), [key_state, history_state, run_state, *model_inputs],
                       [reply, verdict, history_state, history_table, history_download, run_state, seen],
                       api_name="ask",

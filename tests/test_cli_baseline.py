@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from plates.reader.server import BaselineServer
 from plates.cli import main
+from plates.reader.server import BaselineServer
 
 
 def test_ctrl_c_stops_the_server_with_exit_0(monkeypatch, capsys):

@@ -8,9 +8,9 @@ import zlib
 
 import pytest
 
-from plates.ui import explorer as ex
 from plates.stimuli.ishihara.labels import LABEL_SPACES
 from plates.stimuli.ishihara.plate import PlateSpec
+from plates.ui import explorer as ex
 
 PUBLIC = ex.Policy.from_env({"PLATES_PUBLIC": "1"})
 

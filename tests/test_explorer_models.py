@@ -9,11 +9,11 @@ import pyarrow.parquet as pq
 import pytest
 from chat_server import ChatServer
 
-from plates.ui import explorer as ex
-from plates.ui import explorer_models as em
+from plates.conditions import Condition
 from plates.models import Backend, BackendFailing, Query, Reply
 from plates.results import SCHEMA
-from plates.conditions import Condition
+from plates.ui import explorer as ex
+from plates.ui import explorer_models as em
 
 KEY = "sk-session-7hQ2pX9wLm3vR8tN"
 PUBLIC = ex.Policy(public=True, allowed_base_urls=("https://ok.example/v1",), allowed_hf_models=("org/ok",),

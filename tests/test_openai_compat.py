@@ -14,9 +14,9 @@ import socket
 import time
 
 import pytest
+from chat_server import ChatServer, Fault, image_urls
 from PIL import Image
 
-from chat_server import ChatServer, Fault, image_urls
 from plates.images import data_url_to_image
 from plates.models import BackendFailing, Query, Reply, Turn, make_backend
 from plates.models.openai_compat import OpenAIBackend, parse_retry_after

@@ -83,8 +83,8 @@ def run_train(args: argparse.Namespace) -> int:
 
 
 def run_serve(args: argparse.Namespace) -> int:
-    from plates.reader.server import BaselineServer
     from plates.models.baseline import BaselineBackend
+    from plates.reader.server import BaselineServer
 
     server = BaselineServer(port=args.port, backend=BaselineBackend(model_path=args.model_path))
     print(f"serving baseline-cnn at {server.base_url} (Ctrl-C to stop)", flush=True)

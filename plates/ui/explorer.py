@@ -30,9 +30,10 @@ from pathlib import Path
 import numpy as np
 from PIL import Image
 
-from plates.stimuli.ishihara import palettes
 from plates.colour import to_hex
+from plates.conditions import cvd_view
 from plates.images import encode_png
+from plates.stimuli.ishihara import palettes
 from plates.stimuli.ishihara.labels import LABEL_SPACES
 from plates.stimuli.ishihara.labels import random_label as _random_label
 from plates.stimuli.ishihara.plate import (
@@ -44,7 +45,6 @@ from plates.stimuli.ishihara.plate import (
     paint_dots,
     render,
 )
-from plates.conditions import cvd_view
 
 #: Views shown side by side, in display order.
 VIEWS = ("plate", "clear", "mask", "protan", "deutan", "tritan")

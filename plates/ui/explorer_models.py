@@ -14,6 +14,7 @@ from __future__ import annotations
 import dataclasses
 import hashlib
 import io
+import json
 import os
 import re
 import threading
@@ -27,15 +28,15 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 from PIL import Image
 
-from plates.ui.explorer import Policy
-from plates.stimuli.ishihara.labels import LABEL_SPACES
+from plates.conditions import Condition, apply_condition
 from plates.models import BACKENDS, Backend, BackendFailing, Query, make_backend
-from plates.stimuli.ishihara.plate import VARIANTS, PlateSpec, render
-from plates.tasks.prompts import PROMPTS, build_turns, get_prompt, render_prompt
 from plates.results import SCHEMA
 from plates.runs.rows import Asked, build_row
 from plates.secrets import redact as _redact
-from plates.conditions import Condition, apply_condition
+from plates.stimuli.ishihara.labels import LABEL_SPACES
+from plates.stimuli.ishihara.plate import VARIANTS, PlateSpec, render
+from plates.tasks.prompts import PROMPTS, build_turns, get_prompt, render_prompt
+from plates.ui.explorer import Policy
 
 #: Model kinds a visitor can pick, in display order.
 MODEL_KINDS = ("baseline", *sorted(kind for kind in BACKENDS if kind != "baseline"))
