@@ -105,7 +105,18 @@ def build_app(policy: ex.Policy | None = None) -> gr.Blocks:
         min_hi, max_hi = ex.dot_slider_limits(spec)
         return (plate_png, *(views.images[v] for v in ex.VIEWS[1:]), views.stats, spec_json, spec_file, share,
                 shown.foreground, shown.background, ex.drawn_swatches(spec), gr.update(maximum=min_hi),
-                gr.update(maximum=max_hi), plate_png, ex.plate_caption(views.plate))
+                gr.update(maximum=max_hi))
+
+    def show_asked_plate(base_json, *vals):
+        """The Model tab's picture and caption of the plate it will ask about (the Plate tab's, from the cache:
+        the plate controls live on the other tab, so the picture is current whenever this tab is open)."""
+        try:
+            spec = make_spec(base_json, *vals)
+        except ValueError as exc:
+            why = em.clean_message(str(exc), (), hide_paths=policy.public)
+            return None, f"⚠️ **The Plate tab's plate cannot be drawn:** {why}"
+        plate = plates_seen(spec)
+        return plate.image, ex.plate_caption(plate)
 
     def preset_colours(name):
         if name == ex.CUSTOM:
@@ -247,10 +258,10 @@ def build_app(policy: ex.Policy | None = None) -> gr.Blocks:
                             apply_btn = gr.Button("Apply pasted spec")
                             spec_upload = gr.File(label="Upload a spec (.json)", type="binary", file_types=[".json"])
                             spec_download = gr.DownloadButton("Download spec JSON")
-        with gr.Tab("Model"):
+        with gr.Tab("Model") as model_tab:
             with gr.Row():
                 with gr.Column():
-                    asked_plate = gr.Image(label="The plate to ask about", type="filepath", format="png",
+                    asked_plate = gr.Image(label="The plate to ask about", type="pil", format="jpeg",
                                            interactive=False, height=160, elem_id="asked-plate-image")
                     asked_caption = gr.Markdown(elem_id="asked-plate")
                     kind = gr.Radio(list(em.MODEL_KINDS), value="baseline", label="Model",
@@ -303,7 +314,7 @@ def build_app(policy: ex.Policy | None = None) -> gr.Blocks:
         controls = [colour_pair, fg, bg, delta_e, font, text, dot_min, dot_max, density, jitter, size, seed]
         plate_inputs = [base_state, *controls]
         plate_outputs = [*(images[v] for v in ex.VIEWS), stats, spec_box, spec_download, share, fg, bg, drawn,
-                         dot_min, dot_max, asked_plate, asked_caption]
+                         dot_min, dot_max]
         render_kw = dict(fn=guard(render_plate), inputs=plate_inputs, outputs=plate_outputs,
                          concurrency_limit=2, concurrency_id="render")
         internal = dict(api_visibility="private")  # chained steps: not endpoints of the API page
@@ -321,6 +332,8 @@ def build_app(policy: ex.Policy | None = None) -> gr.Blocks:
             **render_kw, **internal)
         spec_upload.upload(guard(apply_spec_file), spec_upload, [base_state, *controls], **internal).then(
             **render_kw, **internal)
+        model_tab.select(guard(show_asked_plate), plate_inputs, [asked_plate, asked_caption],
+                         show_progress="hidden", **internal)
         demo.load(lambda: f"explorer-{uuid.uuid4().hex[:12]}", None, run_state, **internal)
         demo.load(on_load, None, [base_state, *controls], **internal).then(**render_kw, **internal)
 

@@ -62,6 +62,11 @@ def test_moving_the_delta_e_slider_changes_the_plate(url, browser, tmp_path):
     assert "(asked" in page.locator("#plate-stats").inner_text()
     link = page.locator("#share textarea, #share input").first.input_value()
     assert link.startswith(url.rstrip("/") + "/?spec=")  # the full address of this page, with the plate's code
+    # the last of the slider's renders has landed (ΔE2000 6) and nothing is in progress: a settled screenshot
+    page.wait_for_function("""() => (document.querySelector('#plate-stats [data-testid=markdown]')?.innerText
+                                     || '').includes('asked 6.00')
+                                    && !document.querySelector('[data-testid=status-tracker]:not(.hide)')""",
+                           timeout=60_000)
     page.screenshot(path=str(tmp_path / "explorer.png"), full_page=True)
     assert (tmp_path / "explorer.png").stat().st_size > 10_000
     page.close()
@@ -78,7 +83,7 @@ def wait_for_stats(page, other_than: str) -> str:
     """The stats line once it differs from ``other_than`` and no render is in progress."""
     page.wait_for_function(
         """old => { const s = document.querySelector('#plate-stats [data-testid=markdown]');
-                    const busy = document.querySelector('#plate-stats .wrap:not(.hide)');
+                    const busy = document.querySelector('#plate-stats [data-testid=status-tracker]:not(.hide)');
                     return s && !busy && s.innerText.trim() !== old; }""", arg=other_than, timeout=60_000)
     return stats_text(page)
 

@@ -252,3 +252,10 @@ def test_pasted_specs_are_capped_before_they_are_built():
         ex.controls_to_spec(ex.spec_to_controls(base), PUBLIC, base=base)
     p = ex.Policy.from_env({"PLATES_PUBLIC": "1"})
     assert (p.max_spec_chars, p.max_colours, p.max_prompt_chars) == (8192, 16, 1000)
+
+
+def test_the_model_tab_caption_names_the_plate_it_asks_about():
+    plate = ex.render(ex.default_spec().replace(text="47", size=320, delta_e=8.0, seed=3))
+    caption = ex.plate_caption(plate)
+    assert "text `47`" in caption and "320 px" in caption and "seed 3" in caption
+    assert f"ΔE2000 {plate.stats.delta_e:.2f} (asked 8.00)" in caption and "colorblindnesseval-1" in caption

@@ -268,7 +268,7 @@ def test_in_batches_groups_fast_answers_and_passes_slow_ones_through():
 
 def test_a_sweep_names_points_the_colours_cannot_reach_and_tells_requested_from_drawn():
     """Issue 11: the explorer's sweep asked 0.5 -> 6 on CBE set 1 and silently drew 1.39 -> 6.07."""
-    base = ex.default_spec().replace(size=128)  # CBE set 1: 3 foreground x 4 background colours
+    base = ex.default_spec().replace(size=128)  # CBE set 1: 2 foreground colours, 1 background
     plan = em.sweep_plan(base, [0.5, 6.0, 80.0])
     assert [s.delta_e for s in plan.specs] == [0.5, 6.0]
     assert plan.skipped[0][0] == 80.0 and "not reachable" in plan.skipped[0][1]
