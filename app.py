@@ -146,6 +146,8 @@ def build_app(policy: ex.Policy | None = None) -> gr.Blocks:
     # -------------------------------------------------------------------------------- model panel handlers
     def store_key(key):
         key = (key or "").strip()
+        if len(key) > policy.max_field_chars:  # never echoed: only its length is named
+            return "", f"No key set: it has {len(key)} characters; allowed: at most {policy.max_field_chars}."
         return key, ("A key is set for this session only." if key else "No key set.")
 
     def make_ask(prompt_name, prompt_text, size, grayscale, hue, cvd, severity, variant):

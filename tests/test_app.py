@@ -140,9 +140,10 @@ def test_the_default_model_answers_a_plate_correctly(client):
 
 
 def test_sweep_streams_rows_and_a_figure(client):
-    with ChatServer(answer=lambda body: "12") as server:
+    with ChatServer(answer=lambda body: "12", delay=0.3) as server:
         job = client.submit(2.0, 30.0, 4, "openai", "", "test-model", server.url, api_name="/sweep")
         outputs = list(job)
+        assert server.max_in_flight == 4  # the points are asked at once, not one after another
     assert 1 <= len(outputs) <= 4  # answers arriving together are shown together
     assert [len(out[0]["data"]) for out in outputs][-1] == 4
     table, figure, parquet, replies, summary = outputs[-1]
@@ -256,6 +257,8 @@ def test_public_mode_caps_pasted_specs_and_prompts_at_the_door():
                            "background": ["#a0b0c0"]})
         with pytest.raises(AppError, match="foreground has 40 colours; allowed: 1-16"):
             client.predict(many, api_name="/apply_spec")
+        status = client.predict("sk-" + "x" * 400, api_name="/set_key")
+        assert status == "No key set: it has 403 characters; allowed: at most 300."
         long_prompt = "What number? " * 200
         with pytest.raises(AppError, match=r"prompt text has 2600 characters; allowed: at most 1000"):
             client.predict(kind="baseline", **NO_MODEL, prompt_text=long_prompt, api_name="/ask")
