@@ -101,7 +101,7 @@ def test_a_toy_family_runs_through_plates_run_results_and_the_dashboard(tmp_path
     assert write_items("patches", [Entry(f"p{i}", s, label=s.colour) for i, s in enumerate(specs)],
                        tmp_path / "data") == 4
     items = load_dataset(tmp_path / "data")
-    assert [i.family for i in items] == ["toy"] * 4 and items[1].truth() == {"label": "green"}
+    assert [i.family for i in items] == ["toy"] * 4 and items[1].truth()["label"] == "green"
     (tmp_path / "prompts.toml").write_text(
         '[[prompt]]\nname = "toy-name"\nkind = "open"\nlabel_space = "any"\ntask = "toy-colour-name"\n'
         'template = "What colour is this patch? One word."\n')
@@ -125,7 +125,7 @@ def test_unknown_family_and_task_names_list_the_valid_ones():
     from plates.stimuli import get_family, spec_from_json
     from plates.tasks import get_task
 
-    with pytest.raises(ValueError, match="stimulus family 'toy' is not known; allowed: ishihara"):
+    with pytest.raises(ValueError, match="stimulus family .toy. is not known; allowed: ishihara, scene"):
         get_family("toy")
     with pytest.raises(ValueError, match="family 'toy' is not known"):
         spec_from_json('{"family": "toy", "colour": "red"}')

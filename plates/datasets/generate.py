@@ -9,7 +9,9 @@ from pathlib import Path
 
 from PIL import Image
 
+from plates.datasets.family_presets import FAMILY_PRESETS
 from plates.datasets.items import MANIFEST, MANIFEST_COLUMNS
+from plates.datasets.write import write_items
 from plates.datasets.presets import PRESETS, _plates, get_preset, make_spec, relative_path
 from plates.images import encode_png
 from plates.stimuli.ishihara.plate import PlateSpec, render
@@ -148,6 +150,14 @@ def generate(
 
     from tqdm import tqdm
 
+    if name in FAMILY_PRESETS:  # illusions, scenes: any family's items through the generic writer
+        if limit is not None and (isinstance(limit, bool) or not isinstance(limit, int) or limit < 0):
+            raise ValueError(f"limit={limit!r} is not valid; allowed: an integer >= 0 (items)")
+        fp = FAMILY_PRESETS[name]
+        entries = islice(fp.entries(size=size if size != 900 else fp.default_size, seed=seed), limit)
+        rows = write_items(name, entries, out)
+        return {"preset": name, "plates": rows, "written": rows, "skipped": 0, "bytes": None, "rows": rows,
+                "out": str(out)}
     p = get_preset(name)
     PlateSpec(text=p.labels[0], size=size, font=p.font, palette=p.palettes[0], seed=seed)  # validates size, seed
     if limit is not None and (isinstance(limit, bool) or not isinstance(limit, int) or limit < 0):

@@ -52,6 +52,8 @@ COLUMNS: dict[str, tuple[pa.DataType, str]] = {
     "plates_version": (pa.string(), "version of this package that wrote the row"),
     "family": (pa.string(), "stimulus family of spec_json (plates.stimuli.STIMULI: 'ishihara', ...)"),
     "engine_version": (pa.int32(), "plates.stimuli.ENGINE_VERSION that drew the image: pixels change only with it"),
+    "truth_json": (pa.string(), "the question's facts beyond `expected`, as JSON (an illusion's pixel and human "
+                                "answers, item class and signed ΔE2000; a scene's robustness variant); else null"),
     "row_key": (
         pa.string(),
         (

@@ -52,6 +52,7 @@ from typing import Any
 from plates.colour import CVD_VIEWS
 from plates.conditions import Condition
 from plates.datasets import PRESETS
+from plates.datasets.family_presets import FAMILY_PRESETS
 from plates.models import BACKENDS, backend_class
 from plates.stimuli import ENGINE_VERSION, STIMULI
 from plates.tasks.prompts import PROMPTS, PromptTemplate, get_prompt, load_prompt_file
@@ -355,8 +356,9 @@ def _resolve_source(source: str, base_dir: str | Path | None) -> str:
 
 
 def _preset_names() -> tuple[str, ...]:
-    """The preset names (``plates.datasets.PRESETS``, the one list of them)."""
-    return tuple(PRESETS)
+    """The preset names: plate presets (``plates.datasets.PRESETS``) and the other families'
+    (``plates.datasets.family_presets.FAMILY_PRESETS``)."""
+    return (*PRESETS, *FAMILY_PRESETS)
 
 
 def load_experiment(path: str | Path) -> Experiment:

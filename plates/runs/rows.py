@@ -70,6 +70,7 @@ def build_row(asked: Asked, reply: Reply, secrets: Sequence[str | None] = ()) ->
         "cvd_severity": float(asked.cvd_severity) if asked.cvd != "none" else 0.0, "shots": int(asked.shots),
         "spec_json": asked.spec_json, "plates_version": __version__, "family": asked.family,
         "engine_version": ENGINE_VERSION, "row_key": asked.row_key,
+        "truth_json": json.dumps(dict(q.extra), sort_keys=True, default=str) if q.extra else None,
         "latency_s": float(reply.latency_s), "prompt_tokens": reply.prompt_tokens,
         "completion_tokens": reply.completion_tokens, "attempts": int(reply.attempts),
         "timestamp": datetime.now(UTC),

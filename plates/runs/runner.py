@@ -106,13 +106,19 @@ def plan(exp: Experiment, items: Sequence[Any]) -> list[Unit]:
     run_id = exp.run_id
     wanted = {(c, p): c.variant or exp.template(p).variant for c in exp.conditions for p in exp.prompts}
     usable = {v: set(eligible(items, v)) for v in set(wanted.values())}
+    task_of_prompt = {p: exp.template(p).task for p in exp.prompts}
+    for name, task in task_of_prompt.items():  # an item made for one question takes only its task's prompts
+        if items and all(i.question_task not in (None, task) for i in items):
+            raise ValueError(f"prompt {name!r} (task {task!r}) asks about none of the dataset's items: each was "
+                             f"made for another task ({', '.join(sorted({i.question_task for i in items}))}); "
+                             "allowed: prompts of those tasks")
     units = []
     for mi, m in enumerate(exp.models):
         for ii, item in enumerate(items):
             for cond in exp.conditions:
                 for name in exp.prompts:
                     variant = wanted[(cond, name)]
-                    if ii not in usable[variant]:
+                    if ii not in usable[variant] or item.question_task not in (None, task_of_prompt[name]):
                         continue
                     for k in exp.shots:
                         key = row_key(run_id, item.dataset, item.item_id, m.backend, m.model, cond, variant, name, k)
@@ -215,8 +221,9 @@ class _Builder:
         task = task_of(template)
         space = label_space(item)
         try:
-            if task.family != item.family:
-                raise ValueError(f"task {task.name!r} asks about {task.family!r} stimuli, not {item.family!r}")
+            if item.family not in task.families:
+                raise ValueError(f"task {task.name!r} asks about {' or '.join(map(repr, task.families))} stimuli, "
+                                 f"not {item.family!r}")
             question = task.question(item.truth(), template, seed=self.exp.seed, label_space=space)
         except ValueError as exc:
             raise ValueError(f"prompt {unit.prompt!r} cannot ask about item {item.item_id!r}: {exc}") from None
