@@ -1,9 +1,11 @@
 """``plates generate``: write a benchmark set as PNGs plus ``manifest.parquet`` (resumable).
 
 Presets (--preset): colorblindnesseval (1,000 images), huemanity-numeric (2,250), huemanity-alnum (84,100),
-huemanity (HueManity's 83,850). Your own set (--grid FILE): a TOML grid of labels x colour sets x fonts x
-ΔE2000 x sizes (see plates.datasets.grid; example: examples/grid.toml). A killed run leaves no half-written
-file; rerun the same command to finish the rest. `plates run --dataset OUT` asks models about the result.
+huemanity (HueManity's 83,850), and the illusion and scene families' presets
+(plates.datasets.family_presets.FAMILY_PRESETS: rcid-contrast, illusions-classic, colorbench-..., ...).
+Your own set (--grid FILE): a TOML grid of labels x colour sets x fonts x ΔE2000 x sizes (see
+plates.datasets.grid; example: examples/grid.toml). A killed run leaves no half-written file; rerun the same
+command to finish the rest. `plates run --dataset OUT` asks models about the result.
 
     plates generate --preset colorblindnesseval --out data/cbe
     plates generate --grid examples/grid.toml --out data/my-grid
@@ -22,12 +24,12 @@ DEFAULT_SIZE = 900
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
-    p = subparsers.add_parser("generate", 
+    p = subparsers.add_parser("generate",
                               help="write a benchmark set, a preset or your own grid (PNGs + manifest)",
                               description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     which = p.add_mutually_exclusive_group(required=True)
-    which.add_argument("--preset",
-                       help="colorblindnesseval | huemanity-numeric | huemanity-alnum | huemanity")
+    which.add_argument("--preset", help="colorblindnesseval | huemanity-numeric | huemanity-alnum | huemanity, "
+                       "or a family preset (see the description)")
     which.add_argument("--grid", metavar="TOML", help="a grid file: labels, colour sets, fonts, ΔE2000 "
                        "values, sizes, variants (plates.datasets.grid)")
     p.add_argument("--out", required=True, help="output folder (created; existing images are kept and skipped)")
