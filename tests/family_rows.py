@@ -13,6 +13,7 @@ import json
 from pathlib import Path
 
 from chat_server import ChatServer, last_user_text
+
 from plates.cli import main
 
 
