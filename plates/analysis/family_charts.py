@@ -26,6 +26,7 @@ from collections.abc import Sequence
 
 import numpy as np
 import pandas as pd
+import plotly.colors
 import plotly.graph_objects as go
 from plotly.subplots import make_subplots
 
@@ -138,14 +139,20 @@ def _label(kind: object, strength: object) -> str:
     return f"{kind} · paper" if pd.isna(strength) else f"{kind} · s={float(strength):g}"
 
 
+def _colours(names: Sequence[str]) -> dict[str, str]:
+    """One plotly qualitative colour per name (the same model has the same colour in every panel)."""
+    palette = plotly.colors.qualitative.Plotly
+    return {name: palette[i % len(palette)] for i, name in enumerate(sorted(set(map(str, names))))}
+
+
 def _bars(fig: go.Figure, part: pd.DataFrame, name: str, x: pd.Series, *, grey: bool, row: int, col: int,
-          legend: bool) -> None:
+          legend: bool, colour: str | None = None) -> None:
     err = None
     if not grey and part["low"].notna().any():
         err = dict(type="data", symmetric=False, array=(part["high"] - part["value"]).to_numpy(float),
                    arrayminus=(part["value"] - part["low"]).to_numpy(float))
     fig.add_trace(go.Bar(x=x, y=part["value"], name=name, legendgroup=name, showlegend=legend, error_y=err,
-                         marker_color=_GREY if grey else None, marker_pattern_shape="/" if grey else "",
+                         marker_color=_GREY if grey else colour, marker_pattern_shape="/" if grey else "",
                          customdata=part[["n"]].to_numpy(), hovertemplate="%{x}: %{y:.3f} (n=%{customdata[0]})"),
                   row=row, col=col)
 
@@ -161,12 +168,14 @@ def rcid_figure(long: pd.DataFrame, metric: str = "Human-like") -> go.Figure:
     fig = make_subplots(rows=1, cols=len(framings), shared_yaxes=True,
                         subplot_titles=[f"“{RCID_FRAMINGS[f].split()[0]}” framing" for f in framings])
     seen: set[str] = set()
+    colours = _colours(data.loc[data["source"] == "ours", "model"])
     for c, framing in enumerate(framings, start=1):
         part = data[data["framing"] == framing]
         for (source, model), g in part.groupby(["source", "model"], sort=True):
             name = str(model) if source == "ours" else f"{source}: {model}"
             x = [_label(k, s) for k, s in zip(g["kind"], g["strength"])]
-            _bars(fig, g, name, x, grey=source != "ours", row=1, col=c, legend=name not in seen)
+            _bars(fig, g, name, x, grey=source != "ours", row=1, col=c, legend=name not in seen,
+                  colour=colours.get(name))
             seen.add(name)
     fig.update_layout(barmode="group", yaxis_title=f"{metric} (share)", height=460, legend_title="model")
     fig.update_yaxes(range=[0, 1.05])
@@ -209,11 +218,13 @@ def illusionbench_figure(long: pd.DataFrame, paper_models: Sequence[str] = ("Hum
     tasks = [label for label, _ in IB_TASKS.values() if label in set(long["task"])] or ["true/false"]
     fig = make_subplots(rows=1, cols=len(tasks), shared_yaxes=True, subplot_titles=tasks)
     seen: set[str] = set()
+    colours = _colours(long.loc[long["source"] == "ours", "model"])
     for c, task in enumerate(tasks, start=1):
         part = long[(long["task"] == task) & ((long["source"] == "ours") | long["model"].isin(list(paper_models)))]
         for (source, model), g in part.groupby(["source", "model"], sort=True):
             name = str(model) if source == "ours" else f"paper: {model}"
-            _bars(fig, g, name, g["column"], grey=source != "ours", row=1, col=c, legend=name not in seen)
+            _bars(fig, g, name, g["column"], grey=source != "ours", row=1, col=c, legend=name not in seen,
+                  colour=colours.get(name))
             seen.add(name)
     fig.update_layout(barmode="group", yaxis_title="accuracy", height=420, legend_title="model")
     fig.update_yaxes(range=[0, 1.05])

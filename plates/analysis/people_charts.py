@@ -103,7 +103,11 @@ def threshold_figure(table: pd.DataFrame) -> go.Figure:
         lo = np.where(np.isfinite(part["ci_low"].to_numpy(float)), part["ci_low"].to_numpy(float), x)
         hi, lo = np.where(located, hi, x), np.where(located, lo, x)
         fig.add_trace(go.Scatter(
-            x=x, y=y, mode="markers", name="people" if who == "person" else "models", marker_color=colour,
+            x=x, y=y, mode="markers+text", name="people" if who == "person" else "models", marker_color=colour,
+            text=np.where(located, "", np.where(part["status"].eq("below-range"), "below tested range",
+                                                np.where(part["status"].eq("too-few"), "too few levels",
+                                                         "above tested range"))),
+            textposition="middle left",
             marker_size=11, marker_symbol=np.where(located, "circle", "circle-open"),
             error_x=dict(type="data", symmetric=False, array=np.nan_to_num(hi - x), arrayminus=np.nan_to_num(x - lo)),
             customdata=part[["status", "n", "guess_from"]].to_numpy(),
