@@ -20,8 +20,13 @@ from plates.results.reference import load_reference
 
 
 @pytest.fixture(scope="module")
-def frame(tmp_path_factory) -> pd.DataFrame:
-    return load_results(write_family_results(tmp_path_factory.mktemp("families"))).frame
+def folder(tmp_path_factory):
+    return write_family_results(tmp_path_factory.mktemp("families"))
+
+
+@pytest.fixture(scope="module")
+def frame(folder) -> pd.DataFrame:
+    return load_results(folder).frame
 
 
 @pytest.fixture(scope="module")
@@ -188,3 +193,23 @@ def test_no_rows_of_a_family_give_empty_tables(frame):
     assert not pc.has_people(frame[frame["backend"] != "human"])
     with pytest.raises(ValueError, match="allowed: .*Human-like"):
         fc.rcid_figure(fc.rcid_long(frame), "deception")
+
+
+def test_rows_read_through_duckdb_give_the_same_tables(frame, folder):
+    """The dashboard reads rows through DuckDB (`query_rows`, filters applied): the same numbers as the
+    Parquet rows read by pandas; a model filter keeps that model's rows only."""
+    from plates.analysis.queries import Where
+    from plates.results.query import open_results
+
+    results = open_results(folder)
+    scenes = fc.query_rows(results, Where(), ["scene", "scene-recolour"])
+    ours = sc.task_long(scenes)
+    expected = sc.task_long(frame)
+    cols = ["model", "task", "value", "n"]
+    ours, expected = (t[cols].sort_values(cols[:2]).to_numpy().tolist() for t in (ours, expected))
+    assert ours == expected
+    only_a = fc.query_rows(results, Where({"model": ["model-a"]}), ["illusion"])
+    assert set(only_a["model"]) == {"model-a"} and set(only_a["family"]) == {"illusion"}
+    assert len(fc.pse_table(only_a)) > 0
+    with pytest.raises(ValueError, match="allowed: a non-empty list"):
+        fc.query_rows(results, Where(), "illusion")

@@ -2,10 +2,18 @@
 point of subjective equality in ΔE2000, beside the papers' numbers. Numbers: `plates.analysis.family_charts`."""
 
 import common
+import pandas as pd
 import streamlit as st
 
 from plates.analysis import family_charts as fc
-from plates.ui import dashboard as views
+from plates.analysis.family_charts import query_rows as fc_query
+
+
+@st.cache_data(show_spinner="Reading rows…", max_entries=8)
+def family_rows(key: str, filters, _view) -> pd.DataFrame:
+    """The filtered rows of this page's families (cached per results and filters)."""
+    return fc_query(_view.opened.results, _view.where, ("illusion",))
+
 
 view = common.current_view()
 st.title("Illusions")
@@ -16,7 +24,7 @@ st.caption(
     "(App. A2): accuracy and the yes-bias FP/(FP+FN). The PSE: the physical difference (ΔE2000) at which "
     "the two targets look equal to the model."
 )
-rows = fc.family_rows(views.full_rows(view.full, view.frame), "illusion")
+rows = fc.family_rows(family_rows(view.opened.key, view.filters, view), "illusion")
 if rows.empty:
     st.info("No illusion rows in the loaded results (family “illusion”): run an illusion preset, e.g. "
             "`plates run --dataset rcid-contrast --prompt rcid-compare-pixel ...`.")

@@ -2,10 +2,18 @@
 accuracy per prompt, and the papers' human numbers. Numbers: `plates.analysis.people_charts`."""
 
 import common
+import pandas as pd
 import streamlit as st
 
 from plates.analysis import people_charts as pc
-from plates.ui import dashboard as views
+from plates.analysis.family_charts import query_rows as fc_query
+
+
+@st.cache_data(show_spinner="Reading rows…", max_entries=8)
+def family_rows(key: str, filters, _view) -> pd.DataFrame:
+    """The filtered rows of this page's families (cached per results and filters)."""
+    return fc_query(_view.opened.results, _view.where, ("ishihara",))
+
 
 view = common.current_view()
 st.title("People")
@@ -15,7 +23,7 @@ st.caption(
     "between the guess rate (from the prompt: yes/no ½, k options 1/k, open answers 1/label-space size) and "
     "the ceiling, with its profile-likelihood 95% interval. The papers report human accuracies, not thresholds."
 )
-full = views.full_rows(view.full, view.frame)
+full = family_rows(view.opened.key, view.filters, view)
 if not pc.has_people(full):
     st.info("No human rows in the loaded results (backend “human”): answers from the explorer's quiz are "
             "written to the folder in PLATES_HUMAN_RESULTS; load that folder (or upload its parts).")

@@ -3,10 +3,18 @@ micro-averaged score, grayscale and chain-of-thought effects, beside ColorBench'
 Numbers: `plates.analysis.scene_charts`."""
 
 import common
+import pandas as pd
 import streamlit as st
 
 from plates.analysis import scene_charts as sc
-from plates.ui import dashboard as views
+from plates.analysis.family_charts import query_rows as fc_query
+
+
+@st.cache_data(show_spinner="Reading rows…", max_entries=8)
+def family_rows(key: str, filters, _view) -> pd.DataFrame:
+    """The filtered rows of this page's families (cached per results and filters)."""
+    return fc_query(_view.opened.results, _view.where, ("scene", "scene-recolour"))
+
 
 view = common.current_view()
 st.title("Scenes (ColorBench)")
@@ -17,7 +25,7 @@ st.caption(
     "grayscale effect (Acc_colour − Acc_gray) / Acc_colour. The paper's numbers (hatched grey) come from its "
     "own collected images, not ours."
 )
-full = views.full_rows(view.full, view.frame)
+full = family_rows(view.opened.key, view.filters, view)
 rows = sc.scene_rows(full)
 if rows.empty:
     st.info("No scene rows in the loaded results (family “scene” or “scene-recolour”): run a ColorBench "

@@ -46,6 +46,7 @@ __all__ = [
     "illusionbench_long",
     "pse_figure",
     "pse_table",
+    "query_rows",
     "rcid_figure",
     "rcid_long",
     "reference_rows",
@@ -88,6 +89,25 @@ def family_rows(frame: pd.DataFrame, families: str | Sequence[str]) -> pd.DataFr
     if "error" in out.columns:  # a failed request: left out of every share and counted
         out["failed"] = out["error"].notna() & out["correct"].isna()
     return out
+
+
+#: Results columns the family pages read (the heavy text columns, spec_json, reply and prompt_text, stay on disk).
+ROW_COLUMNS = ("run_id", "item_id", "model", "backend", "dataset", "task", "target", "expected", "prompt_name",
+               "options_json", "colour_set", "delta_e", "size", "grayscale", "hue_shift", "cvd", "shots",
+               "parsed", "parse_status", "correct", "failure_mode", "error", "family", "truth_json")
+
+
+def query_rows(results, where, families: Sequence[str]) -> pd.DataFrame:
+    """The rows of ``families`` that pass the dashboard's filters, `ROW_COLUMNS` only: ``results`` a
+    `plates.results.query.Results` (DuckDB), ``where`` a `plates.analysis.queries.Where`."""
+    from plates.analysis.queries import in_list
+
+    if isinstance(families, str) or not families:
+        raise ValueError(f"families={families!r} is not valid; allowed: a non-empty list of family names")
+    params: dict = {}
+    clause, more = where.sql(in_list("family", list(families), "family", params))
+    columns = ", ".join(f'"{c}"' for c in ROW_COLUMNS)
+    return results.query(f"SELECT {columns} FROM results {clause}", {**params, **more})
 
 
 def reference_rows(reference: pd.DataFrame | None, source: str) -> pd.DataFrame:
