@@ -112,6 +112,8 @@ def test_a_toy_family_runs_through_plates_run_results_and_the_dashboard(tmp_path
                      "--base-url", server.url, "--no-api-key", "--no-progress", "--out", str(tmp_path / "out")])
     assert code == 0, capsys.readouterr().err
     frame = load_results(tmp_path / "out").frame
+    opened = dashboard.open_results(tmp_path / "out")  # what the dashboard's pages draw from
+    assert int(opened.cube["n"].sum()) == 4 and set(opened.cube["model"]) == {"patch-namer"}
     assert sorted(frame["target"]) == ["blue", "green", "green", "red"]
     assert set(frame["family"]) == {"toy"} and set(frame["task"]) == {"toy-colour-name"}
     assert frame["correct"].all() and set(frame["parsed"]) == {"red", "green", "blue"}
