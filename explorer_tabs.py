@@ -28,6 +28,9 @@ def add_family_tabs(policy: ex.Policy, *, guard: Callable, cache: em.ModelCache,
     messages (app._guard); ``model`` = the Model tab's (kind, hf_id, api_model, base_url) widgets."""
     quiz = quiz or qv.QuizConfig()
     reader = reader or qv.ReaderCache()
+    # Warm up before serving (as build_app does): colour-science loads now, not inside a visitor's request,
+    # where its stand-in `matplotlib` module would break Gradio's matplotlib backend guard.
+    fv.render_illusion_controls(fv.IllusionControls(size=64), policy)
     rows_state = gr.State([])  # rows asked from these tabs (this session), for the Parquet download
     run_state = gr.State("")
     secrets = lambda args: (args[0],)  # noqa: E731 - the key is every ask handler's first input
@@ -61,8 +64,10 @@ def add_family_tabs(policy: ex.Policy, *, guard: Callable, cache: em.ModelCache,
         stim = illusion(*vals)
         return png("illusion", fv.outlined(stim)), fv.illusion_markdown(stim)
 
-    def ask_illusion(key, run_id, rows, kind, hf_id, api_model, base_url, prompt_name, *vals):
-        return ask(illusion(*vals), prompt_name, key, run_id, rows, kind, hf_id, api_model, base_url)
+    def ask_illusion(key, run_id, rows, kind, hf_id, api_model, base_url, prompt_name, illusion_kind, strength,
+                     delta_e, layout, swap, seed, size):
+        stim = illusion(illusion_kind, strength, delta_e, layout, swap, seed, size)
+        return ask(stim, prompt_name, key, run_id, rows, kind, hf_id, api_model, base_url)
 
     with gr.Tab("Illusions"):
         with gr.Row():
@@ -115,10 +120,12 @@ def add_family_tabs(policy: ex.Policy, *, guard: Callable, cache: em.ModelCache,
         stim = scene(*vals)
         return png("scene", stim.image), fv.scene_markdown(stim), scene_question(task, stim)
 
-    def ask_scene(key, run_id, rows, kind, hf_id, api_model, base_url, task, *vals):
+    def ask_scene(key, run_id, rows, kind, hf_id, api_model, base_url, task, objects, colours, min_delta_e,
+                  clutter, area_ratio, shapes, palette, seed, size):
         if task not in fv.SCENE_PROMPTS:
             raise ValueError(f"task {task!r} is not known; allowed: {', '.join(fv.SCENE_PROMPTS)}")
-        return ask(scene(*vals), fv.SCENE_PROMPTS[task], key, run_id, rows, kind, hf_id, api_model, base_url)
+        stim = scene(objects, colours, min_delta_e, clutter, area_ratio, shapes, palette, seed, size)
+        return ask(stim, fv.SCENE_PROMPTS[task], key, run_id, rows, kind, hf_id, api_model, base_url)
 
     defaults = fv.SceneControls()
     with gr.Tab("Scenes"):
