@@ -69,7 +69,7 @@ def add_family_tabs(policy: ex.Policy, *, guard: Callable, cache: em.ModelCache,
         stim = illusion(illusion_kind, strength, delta_e, layout, swap, seed, size)
         return ask(stim, prompt_name, key, run_id, rows, kind, hf_id, api_model, base_url)
 
-    with gr.Tab("Illusions"):
+    with gr.Tab("Illusions") as ill_tab:
         with gr.Row():
             with gr.Column(scale=1, min_width=300):
                 ill_kind = gr.Dropdown(list(fv.ILLUSION_KINDS), value="rcid-contrast", label="Illusion")
@@ -99,6 +99,7 @@ def add_family_tabs(policy: ex.Policy, *, guard: Callable, cache: em.ModelCache,
     ill_render = dict(fn=guard(render_illusion), inputs=ill_controls, outputs=[ill_image, ill_truth],
                       concurrency_limit=2, concurrency_id="render")
     gr.on([c.input for c in ill_controls], api_name="illusion_render", trigger_mode="always_last", **ill_render)
+    ill_tab.select(api_name=False, **ill_render)  # the tab opens on a drawn illusion
     ask_outputs = [rows_state, ill_download, run_state]
     ill_ask.click(guard(ask_illusion, secrets), [key_state, run_state, rows_state, *model, ill_prompt, *ill_controls],
                   [ill_question, ill_reply, ill_verdict, *ask_outputs], api_name="illusion_ask",
@@ -128,7 +129,7 @@ def add_family_tabs(policy: ex.Policy, *, guard: Callable, cache: em.ModelCache,
         return ask(stim, fv.SCENE_PROMPTS[task], key, run_id, rows, kind, hf_id, api_model, base_url)
 
     defaults = fv.SceneControls()
-    with gr.Tab("Scenes"):
+    with gr.Tab("Scenes") as sc_tab:
         with gr.Row():
             with gr.Column(scale=1, min_width=300):
                 sc_task = gr.Dropdown(list(fv.SCENE_PROMPTS), value="colour-counting", label="ColorBench task")
@@ -139,7 +140,8 @@ def add_family_tabs(policy: ex.Policy, *, guard: Callable, cache: em.ModelCache,
                 sc_min_de = gr.Slider(0.5, 60, value=defaults.min_delta_e, step=0.5,
                                       label="Least ΔE2000 between colours")
                 with gr.Row():
-                    sc_clutter = gr.Slider(0, 1, value=0.0, step=0.05, label="Clutter (overlap)")
+                    sc_clutter = gr.Slider(0, 1, value=0.0, step=0.05, label="Clutter (overlap)",
+                                           elem_id="scene-clutter")
                     sc_ratio = gr.Slider(1, 20, value=1.0, step=0.5, label="Area ratio (largest / smallest)")
                 sc_shapes = gr.CheckboxGroup(list(fv.SHAPE_CHOICES), value=list(defaults.shapes), label="Shapes")
                 sc_palette = gr.Dropdown(list(fv.PALETTE_CHOICES), value=fv.NO_PALETTE,
@@ -160,9 +162,11 @@ def add_family_tabs(policy: ex.Policy, *, guard: Callable, cache: em.ModelCache,
         sc_download = gr.DownloadButton("Download these answers (Parquet, results schema)")
 
     sc_controls = [sc_regions, sc_colours, sc_min_de, sc_clutter, sc_ratio, sc_shapes, sc_palette, sc_seed, sc_size]
-    gr.on([c.input for c in (sc_task, *sc_controls)], guard(render_scene), [sc_task, *sc_controls],
-          [sc_image, sc_facts, sc_question], api_name="scene_render", trigger_mode="always_last",
-          concurrency_limit=2, concurrency_id="render")
+    sc_render = dict(fn=guard(render_scene), inputs=[sc_task, *sc_controls], outputs=[sc_image, sc_facts, sc_question],
+                     concurrency_limit=2, concurrency_id="render")
+    gr.on([c.input for c in (sc_task, *sc_controls)], api_name="scene_render", trigger_mode="always_last",
+          **sc_render)
+    sc_tab.select(api_name=False, **sc_render)  # the tab opens on a drawn scene
     sc_ask.click(guard(ask_scene, secrets), [key_state, run_state, rows_state, *model, sc_task, *sc_controls],
                  [sc_question, sc_reply, sc_verdict, rows_state, sc_download, run_state], api_name="scene_ask",
                  concurrency_limit=1 if policy.public else 2, concurrency_id="model")
