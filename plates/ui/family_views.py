@@ -21,7 +21,7 @@ from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
-from PIL import Image, ImageDraw
+from PIL import Image, ImageDraw, ImageFont
 from scipy import ndimage
 
 from plates import colour as C
@@ -139,11 +139,13 @@ def outlined(stim: Stimulus, width: int | None = None) -> Image.Image:
         px[ring] = OUTLINE[name]
     out = Image.fromarray(px)
     draw = ImageDraw.Draw(out)
+    side = max(12, image.size[0] // 24)  # the letter's box, px
+    font = ImageFont.load_default(size=int(side * 0.8))
     for name, mask in masks.items():
         ys, xs = np.nonzero(mask)
-        x, y = int(xs.min()), int(ys.min())
-        draw.rectangle((x, max(0, y - 14 - w), x + 10, max(0, y - 14 - w) + 12), fill=OUTLINE[name])
-        draw.text((x + 2, max(0, y - 14 - w)), name, fill=(0, 0, 0))
+        x, y = int(xs.min()), max(0, int(ys.min()) - side - w)
+        draw.rectangle((x, y, x + side, y + side), fill=OUTLINE[name])
+        draw.text((x + side / 2, y + side / 2), name, fill=(0, 0, 0), font=font, anchor="mm")
     return out
 
 
