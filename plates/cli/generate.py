@@ -1,7 +1,14 @@
-"""``plates generate``: write a benchmark preset as PNGs plus ``manifest.parquet`` (resumable).
+"""``plates generate``: write a benchmark set as PNGs plus ``manifest.parquet`` (resumable).
 
-Presets: colorblindnesseval (1,000 images), huemanity-numeric (2,250), huemanity-alnum (84,100), huemanity
-(HueManity's 83,850). A killed run leaves no half-written file; rerun the same command to finish the rest.
+Presets (--preset): colorblindnesseval (1,000 images), huemanity-numeric (2,250), huemanity-alnum (84,100),
+huemanity (HueManity's 83,850), and the illusion and scene families' presets
+(plates.datasets.family_presets.FAMILY_PRESETS: rcid-contrast, illusions-classic, colorbench-..., ...).
+Your own set (--grid FILE): a TOML grid of labels x colour sets x fonts x ΔE2000 x sizes (see
+plates.datasets.grid; example: examples/grid.toml). A killed run leaves no half-written file; rerun the same
+command to finish the rest. `plates run --dataset OUT` asks models about the result.
+
+    plates generate --preset colorblindnesseval --out data/cbe
+    plates generate --grid examples/grid.toml --out data/my-grid
 """
 
 from __future__ import annotations
@@ -10,15 +17,28 @@ import argparse
 import json
 import sys
 
+from plates.cli import positive
+
+#: Image size of a preset when --size is not given (px).
+DEFAULT_SIZE = 900
+
 
 def register(subparsers: argparse._SubParsersAction) -> None:
-    p = subparsers.add_parser("generate", help="write a benchmark preset (PNGs + manifest.parquet)",
+    p = subparsers.add_parser("generate",
+                              help="write a benchmark set, a preset or your own grid (PNGs + manifest)",
                               description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    p.add_argument("--preset", required=True, help="colorblindnesseval | huemanity-numeric | huemanity-alnum | huemanity")
+    which = p.add_mutually_exclusive_group(required=True)
+    which.add_argument("--preset", help="colorblindnesseval | huemanity-numeric | huemanity-alnum | huemanity, "
+                       "or a family preset (see the description)")
+    which.add_argument("--grid", metavar="TOML", help="a grid file: labels, colour sets, fonts, ΔE2000 "
+                       "values, sizes, variants (plates.datasets.grid)")
     p.add_argument("--out", required=True, help="output folder (created; existing images are kept and skipped)")
-    p.add_argument("--limit", type=int, default=None, help="only the first N plates of the preset's fixed order")
-    p.add_argument("--size", type=int, default=900, help="image size in px (64-4096; default 900)")
-    p.add_argument("--seed", type=int, default=0, help="preset seed; each plate's seed derives from it (default 0)")
+    p.add_argument("--limit", type=int, default=None,
+                   help="only the first N plates of the set's fixed order (N >= 1)")
+    p.add_argument("--size", type=int, default=None,
+                   help=f"preset image size in px (64-4096; default {DEFAULT_SIZE}); a grid has its own")
+    p.add_argument("--seed", type=int, default=None,
+                   help="preset seed; each plate's seed derives from it (default 0); a grid has its own")
     p.add_argument("--workers", type=int, default=None, help="processes (default: every core)")
     p.add_argument("--compress-level", type=int, default=2, help="PNG zlib level 0-9 (default 2: fast)")
     p.add_argument("--no-progress", action="store_true", help="no progress bar")
@@ -26,11 +46,23 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 
 
 def main(args: argparse.Namespace) -> int:
-    from plates.datasets import generate
+    limit = positive("--limit", args.limit)  # as `plates run --limit`: 0 plates is not a set
+    if args.grid is not None:
+        from plates.datasets.grid import generate_grid, load_grid
 
-    summary = generate(
-        args.preset, args.out, limit=args.limit, size=args.size, seed=args.seed, workers=args.workers,
-        compress_level=args.compress_level, progress=not args.no_progress,
-    )
+        given = [flag for flag, value in (("--size", args.size), ("--seed", args.seed)) if value is not None]
+        if given:
+            raise ValueError(f"{', '.join(given)} cannot be combined with --grid; put sizes and seed in the "
+                             "grid file")
+        summary = generate_grid(load_grid(args.grid), args.out, limit=limit, workers=args.workers,
+                                compress_level=args.compress_level, progress=not args.no_progress)
+    else:
+        from plates.datasets import generate
+
+        summary = generate(
+            args.preset, args.out, limit=limit, size=DEFAULT_SIZE if args.size is None else args.size,
+            seed=0 if args.seed is None else args.seed, workers=args.workers,
+            compress_level=args.compress_level, progress=not args.no_progress,
+        )
     print(json.dumps(summary), file=sys.stdout)
     return 0

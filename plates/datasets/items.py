@@ -15,6 +15,9 @@ from plates.stimuli import family_of, render
 MANIFEST = "manifest.parquet"
 MANIFEST_COLUMNS = (
     "item_id", "dataset", "label", "colour_set", "delta_e", "variant", "font", "size", "seed", "path", "spec_json",
+    # ΔE2000 as drawn (plates.stimuli.ishihara.measure; written by plates.datasets.generate)
+    "delta_e_target", "delta_e_target_kind", "delta_e_drawn_min", "delta_e_drawn_p05", "delta_e_drawn_median",
+    "delta_e_drawn_p95",
 )
 #: An optional manifest column (`plates.datasets.write`): the item's fixed question as JSON.
 QUESTION_COLUMN = "question_json"

@@ -2,7 +2,7 @@
 
 Presets (`PRESETS`):
 
-* ``colorblindnesseval``: ColorBlindnessEval §3 and App. D-E: 5 colour sets x numbers 0-99, each plate as a
+* ``colorblindnesseval``: ColorBlindnessEval §2.1 and App. D-E: 5 colour sets x numbers 0-99, each plate as a
   standard image and a "clear" (foreground-only) image: 500 pairs, 1,000 images. Text in Liberation Sans Bold
   (metric-compatible with the Arial of §3 note 2; the paper does not give the weight, bold keeps strokes
   several dots wide). No colour jitter (the paper describes none).
@@ -49,7 +49,7 @@ class Preset:
 PRESETS: dict[str, Preset] = {
     "colorblindnesseval": Preset(
         "colorblindnesseval", "cbe", LABEL_SPACES["cbe"], tuple(f"colorblindnesseval-{k}" for k in range(1, 6)), ("standard", "clear"),
-        "liberation-sans-bold", {}, "ColorBlindnessEval §3, App. D-E",
+        "liberation-sans-bold", {}, "ColorBlindnessEval §2.1, App. D-E",
     ),
     "huemanity-numeric": Preset(
         "huemanity-numeric", "huemanity-numeric", LABEL_SPACES["huemanity-numeric"], tuple(f"huemanity-{k:02d}" for k in range(1, 26)), ("standard",),

@@ -75,9 +75,11 @@ class RunSummary:
 
 def row_key(run_id: str, dataset: str, item_id: str, backend: str, model: str, condition: ConditionSpec,
             variant: str, prompt: str, shots: int) -> str:
-    """A stable 20-hex key of one row; the condition's size is as requested (None = the dataset's own)."""
+    """A stable 20-hex key of one row; the condition's size is as requested (None = the dataset's own). The
+    text-only control joins the key only when set, so keys written before it existed stay the same."""
     parts = [run_id, dataset, item_id, backend, model, condition.size, condition.grayscale,
-             round(condition.hue_shift, 6), condition.cvd, round(condition.cvd_severity, 6), variant, prompt, shots]
+             round(condition.hue_shift, 6), condition.cvd, round(condition.cvd_severity, 6), variant, prompt, shots,
+             *(["text-only"] if condition.text_only else [])]
     return hashlib.sha256(json.dumps(parts).encode()).hexdigest()[:20]
 
 
@@ -191,6 +193,7 @@ class _Builder:
         self.exp, self.items = exp, items
         self.images = _Images(items)
         self._delta_e: dict[int, float | None] = {}
+        self._drawn: dict[int, dict[str, Any]] = {}
         self._spec_json: dict[int, str] = {}
         self._pools: dict[tuple[str, str], list[int]] = {}
         self._pooled: set[str] = set()
@@ -212,6 +215,18 @@ class _Builder:
         if index not in self._delta_e:
             self._delta_e[index] = _delta_e(self.items[index])
         return self._delta_e[index]
+
+    def drawn(self, index: int) -> dict[str, Any]:
+        """The ΔE2000 an Ishihara item's plate draws (`plates.stimuli.ishihara.measure`), as results columns;
+        empty for other families."""
+        if index not in self._drawn:
+            item = self.items[index]
+            if item.family != "ishihara":
+                self._drawn[index] = {}
+            else:
+                drawn = (self.images._plates.get(index) or render(item.spec)).stats.delta_e_drawn
+                self._drawn[index] = {} if drawn is None else drawn.columns()
+        return self._drawn[index]
 
     def question(self, unit: Unit, *, images: bool = True) -> tuple[Question, tuple[tuple[Any, Question], ...]]:
         """The unit's question about its item, and its few-shot examples as (image, question) pairs (with
@@ -254,6 +269,7 @@ class _Builder:
             variant=unit.variant, colour_set=item.colour_set, delta_e=self.delta_e(unit.item),
             font=str(getattr(item.spec, "font", "")) or None, size=int(image.size[0]), grayscale=cond.grayscale,
             hue_shift=cond.hue_shift, cvd=cond.cvd, cvd_severity=cond.cvd_severity, shots=unit.shots,
+            text_only=cond.text_only, protocol=self.exp.protocol, measured=self.drawn(unit.item),
         )
         return query, asked
 
