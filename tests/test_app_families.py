@@ -161,3 +161,27 @@ def test_public_mode_limits_sizes_and_shares_the_model_slot():
     assert limits["illusion_ask"] == limits["scene_ask"] == limits["ask"] == (1, "model")
     with pytest.raises(ValueError, match="image size 2048 px is not allowed"):
         fv.IllusionControls(size=2048).spec(ex.Policy(public=True, max_plate_size=1024))
+
+
+def test_public_mode_quiz_limits_hold_for_a_hostile_visitor(tmp_path, monkeypatch):
+    monkeypatch.setenv("PLATES_HUMAN_RESULTS", str(tmp_path / "human"))
+    policy = ex.Policy(public=True)
+    quiz = qv.QuizConfig(trials=5, size=128, limits=QuizLimits(min_seconds_between=60.0, max_text=4), max_sessions=1)
+    demo = family_demo(policy, tmp_path, quiz)
+    demo.launch(prevent_thread_lock=True, quiet=True, **explorer_app.launch_options(policy=policy))
+    try:
+        client = Client(demo.local_url, verbose=False)
+        with pytest.raises(AppError, match="no quiz is running"):
+            client.predict("12", api_name="/quiz_answer")
+        client.predict(True, api_name="/quiz_start")
+        with pytest.raises(AppError, match="at most 4 characters"):
+            client.predict("../../etc/passwd", api_name="/quiz_answer")
+        client.predict("12", api_name="/quiz_answer")
+        with pytest.raises(AppError, match="answering too fast"):
+            client.predict("13", api_name="/quiz_answer")
+        with pytest.raises(AppError, match="allowed: 1 per visit"):
+            client.predict(True, api_name="/quiz_start")
+        files = list((tmp_path / "human").iterdir())
+        assert len(files) == 1 and files[0].name.startswith("human-") and "passwd" not in files[0].name
+    finally:
+        demo.close()
