@@ -43,7 +43,8 @@ from plates.ui.explorer import Policy
 __all__ = [
     "ILLUSION_KINDS", "ILLUSION_PROMPTS", "NO_PALETTE", "OUTLINE", "SCENE_PROMPTS", "IllusionControls",
     "SceneControls", "TargetValues", "ask_stimulus", "illusion_markdown", "make_question", "measure_targets",
-    "outlined", "question_markdown", "result_markdown", "scene_markdown", "subject_of",
+    "outlined", "question_markdown", "render_illusion_controls", "render_scene_controls", "result_markdown",
+    "scene_markdown", "subject_of", "LAYOUT_CHOICES", "PALETTE_CHOICES", "SHAPE_CHOICES",
 ]
 
 #: Illusion kinds a visitor can pick (`plates.stimuli.illusions.ILLUSION_TYPES`, in its order).
@@ -263,9 +264,10 @@ def ask_stimulus(stim: Stimulus, question: Question, backend: Backend, *, run_id
 def result_markdown(row: Mapping[str, Any]) -> str:
     """The verdict on one illusion or scene row, in words; a declined question says who declined and why."""
     if row.get("parse_status") == "unsupported":
-        return (f"**{row['model']} ({row['backend']}) declines this question** (parse status `unsupported`): "
-                "the bundled reader only reads the text of dot plates; it does not compare colours or answer "
-                "scene questions. Choose a Hugging Face or OpenAI-compatible model in the Model tab.")
+        why = ("the bundled reader only reads the text of dot plates; it does not compare colours or answer "
+               "scene questions. Choose a Hugging Face or OpenAI-compatible model in the Model tab."
+               if row.get("backend") == "baseline" else "this backend does not take this kind of question.")
+        return f"**{row['model']} ({row['backend']}) declines this question** (parse status `unsupported`): {why}"
     if row.get("error"):
         return f"**Request failed:** {row['error']}"
     verdict = "✅ correct" if row.get("correct") else "❌ wrong"
