@@ -45,8 +45,26 @@ class Entry:
 
 
 def _schema() -> pa.Schema:
-    types = {"delta_e": pa.float64(), "size": pa.int32(), "seed": pa.uint64()}
-    return pa.schema([(c, types.get(c, pa.string())) for c in (*MANIFEST_COLUMNS, QUESTION_COLUMN)])
+    """The manifest's columns: text, except sizes, seeds and the ΔE2000 figures (plate-only ones stay null)."""
+    def kind(c: str) -> pa.DataType:
+        if c in ("size",):
+            return pa.int32()
+        if c == "seed":
+            return pa.uint64()
+        if c.startswith("delta_e") and c != "delta_e_target_kind":
+            return pa.float64()
+        return pa.string()
+
+    return pa.schema([(c, kind(c)) for c in (*MANIFEST_COLUMNS, QUESTION_COLUMN)])
+
+
+def _drawn(drawn: Any, target: Any) -> dict[str, Any]:
+    """The manifest's ΔE2000-as-drawn columns from an Ishihara plate's `DrawnDeltaE` (null for other families)."""
+    if drawn is None:
+        return {"delta_e_target": target, "delta_e_target_kind": None, "delta_e_drawn_min": None,
+                "delta_e_drawn_p05": None, "delta_e_drawn_median": None, "delta_e_drawn_p95": None}
+    return {"delta_e_target": drawn.target, "delta_e_target_kind": drawn.target_kind, "delta_e_drawn_min": drawn.min,
+            "delta_e_drawn_p05": drawn.p05, "delta_e_drawn_median": drawn.median, "delta_e_drawn_p95": drawn.p95}
 
 
 def write_items(dataset: str, entries: Iterable[Entry], out: str | os.PathLike) -> int:
@@ -74,9 +92,10 @@ def write_items(dataset: str, entries: Iterable[Entry], out: str | os.PathLike) 
             "delta_e": stats.get("delta_e"), "variant": e.variant, "font": getattr(e.spec, "font", None),
             "size": int(e.spec.size), "seed": int(e.spec.seed), "path": rel, "spec_json": e.spec.to_json(),
             "question_json": None if e.question is None else json.dumps(e.question, sort_keys=True),
+            **_drawn(stats.get("delta_e_drawn"), stats.get("delta_e_target")),
         }
         for c in rows:
-            rows[c].append(values[c])
+            rows[c].append(values.get(c))  # the drawn-ΔE2000 columns describe plates only: null here
     out.mkdir(parents=True, exist_ok=True)
     tmp = out / f".tmp-{os.getpid()}-{MANIFEST}"
     pq.write_table(pa.table(rows, schema=_schema()), tmp, compression="zstd")
