@@ -230,10 +230,8 @@ def test_a_generated_folder_runs_from_a_toml_with_a_relative_path(tmp_path):
 
 def test_quick_run_with_a_users_prompt_file(tmp_path, capsys):
     from plates.cli import main
-    from plates.tasks.prompts import PROMPTS
 
-    saved = dict(PROMPTS)
-    try:
+    if True:
         (tmp_path / "mine.toml").write_text('[[prompt]]\nname = "my-open"\nkind = "open"\n'
                                             'label_space = "cbe"\ntemplate = "Which number do you see?"\n')
         code = main(["run", "--dataset", "colorblindnesseval", "--prompt", "my-open", "--prompt-file",
@@ -243,17 +241,13 @@ def test_quick_run_with_a_users_prompt_file(tmp_path, capsys):
         frame = load_results(tmp_path / "out").frame
         assert list(frame["prompt_name"]) == ["my-open"]
         assert list(frame["prompt_text"]) == ["Which number do you see?"]
-    finally:
-        PROMPTS.clear()
-        PROMPTS.update(saved)
+        assert list(frame["task"]) == ["plate-open"] and list(frame["family"]) == ["ishihara"]
 
 
 def test_prompts_lists_and_validates_a_users_prompt_file(tmp_path, capsys):
     from plates.cli import main
-    from plates.tasks.prompts import PROMPTS
 
-    saved = dict(PROMPTS)
-    try:
+    if True:
         good, bad = tmp_path / "mine.toml", tmp_path / "bad.toml"
         good.write_text('[[prompt]]\nname = "my-open"\nkind = "open"\nlabel_space = "cbe"\ntemplate = "Which?"\n')
         bad.write_text('[[prompt]]\nname = "my-yn"\nkind = "yesno"\nlabel_space = "cbe"\ntemplate = "Is it?"\n')
@@ -261,6 +255,3 @@ def test_prompts_lists_and_validates_a_users_prompt_file(tmp_path, capsys):
         assert any(line.startswith("my-open ") for line in capsys.readouterr().out.splitlines())
         assert main(["prompts", "--prompt-file", str(bad)]) == 2
         assert "my-yn" in capsys.readouterr().err
-    finally:
-        PROMPTS.clear()
-        PROMPTS.update(saved)

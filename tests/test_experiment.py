@@ -7,6 +7,7 @@ from pathlib import Path
 
 import pytest
 
+from plates.runs import experiment
 from plates.runs.experiment import ConditionSpec, load_experiment, parse_experiment, quick_experiment
 
 EXAMPLES = Path(__file__).resolve().parent.parent / "examples"
@@ -138,22 +139,12 @@ def test_experiment_copies_of_other_modules_lists_stay_equal():
     assert experiment._preset_names() == tuple(__import__("plates.datasets").datasets.PRESETS)
 
 
-@pytest.fixture
-def saved_prompts():
-    from plates.tasks.prompts import PROMPTS
-
-    saved = dict(PROMPTS)
-    yield PROMPTS
-    PROMPTS.clear()
-    PROMPTS.update(saved)
-
-
 def _prompt_file(path, text):
     path.write_text(f'[[prompt]]\nname = "my-open"\nkind = "open"\nlabel_space = "cbe"\ntemplate = "{text}"\n')
     return path
 
 
-def test_prompt_files_register_a_users_template_and_its_text_is_part_of_the_run_id(tmp_path, saved_prompts):
+def test_prompt_files_give_a_users_template_and_its_text_is_part_of_the_run_id(tmp_path):
     """Issue 3: "A user can add a template of their own" — from a TOML experiment and `plates run`, not only
     from Python; and a changed template text must start a new run, never resume the old one's rows."""
     _prompt_file(tmp_path / "mine.toml", "Which number do you see?")
@@ -162,7 +153,10 @@ def test_prompt_files_register_a_users_template_and_its_text_is_part_of_the_run_
                         '[dataset]\nsource = "colorblindnesseval"\n'
                         '[[models]]\nbackend = "baseline"\nmodel = "baseline-cnn"\n')
     first = load_experiment(exp_file)
-    assert first.prompts == ("my-open",) and saved_prompts["my-open"].template == "Which number do you see?"
+    assert first.prompts == ("my-open",) and first.template("my-open").template == "Which number do you see?"
+    from plates.tasks.prompts import PROMPTS
+
+    assert "my-open" not in PROMPTS  # the experiment holds it; nothing global changed
     assert load_experiment(exp_file).run_id == first.run_id
     _prompt_file(tmp_path / "mine.toml", "What number is hidden here?")
     assert load_experiment(exp_file).run_id != first.run_id
@@ -172,12 +166,14 @@ def test_prompt_files_register_a_users_template_and_its_text_is_part_of_the_run_
         parse_experiment(_data(prompt_files=["nope.toml"]), base_dir=tmp_path)
 
 
-def test_built_in_prompts_keep_their_run_ids():
-    """Run ids of runs already on disk must not move (rerunning continues them): this one was made before
-    user templates joined the identity."""
+def test_built_in_prompts_keep_their_run_ids_until_the_pixels_change(monkeypatch):
+    """Run ids of runs already on disk must not move (rerunning continues them) unless the pixels do: the
+    engine version is part of the identity (issue 9), so a change of pixels starts a new run."""
     exp = quick_experiment(dataset="colorblindnesseval", prompt="cbe-open", backend="baseline",
                            model="baseline-cnn", out="x", limit=4, size=256)
-    assert exp.run_id == "colorblindnesseval-7cf7d731c591"
+    assert exp.run_id == "colorblindnesseval-187cf582b089"  # engine version 2
+    monkeypatch.setattr(experiment, "ENGINE_VERSION", 3)
+    assert exp.identity()["engine"] == 3 and exp.run_id != "colorblindnesseval-187cf582b089"
 
 
 def test_unknown_model_key_lists_each_allowed_key_once_and_never_api_key():

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import dataclasses
 
 import pytest
 from hypothesis import given, settings
@@ -14,7 +13,7 @@ from plates.stimuli.ishihara.labels import CBE_NUMBERS, HUEMANITY_ALNUM, HUEMANI
 from plates.models.base import Turn
 from plates.tasks.prompts import (
     PROMPTS, PromptTemplate, RenderedPrompt, build_turns, few_shot_prompts, get_prompt, list_prompts,
-    load_prompt_file, register_prompt, render_prompt,
+    load_prompt_file, render_prompt,
 )
 from plates.tasks.scoring import score
 
@@ -44,13 +43,9 @@ CB_COT = (
 )
 
 
-@pytest.fixture
-def registry():
-    """Restore the prompt registry after a test that registers its own templates."""
-    saved = dict(PROMPTS)
-    yield PROMPTS
-    PROMPTS.clear()
-    PROMPTS.update(saved)
+def test_the_builtin_registry_is_read_only():
+    with pytest.raises(TypeError):
+        PROMPTS["mine"] = get_prompt("cbe-open")  # type: ignore[index]
 
 
 def test_contract_names_exist_with_their_kinds():
@@ -134,8 +129,9 @@ def test_target_outside_the_label_space_is_refused():
         render_prompt("huemanity-numeric", "7", seed=0)
 
 
-def test_any_space_needs_a_label_space_for_distractors(registry):
-    t = register_prompt(PromptTemplate("my-mc", "mine", "mc", "any", "Which? {options}"))
+def test_any_space_needs_a_label_space_for_distractors():
+    t = PromptTemplate("my-mc", "mine", "mc", "any", "Which? {options}")
+    assert t.task == "plate-choice"  # a user's template joins its kind's generic plate task
     with pytest.raises(ValueError, match="needs a label space"):
         render_prompt(t, "42", seed=0)
     assert render_prompt(t, "42", seed=0, label_space="cbe").options
@@ -153,7 +149,7 @@ def test_bad_seed_and_target_are_refused():
         render_prompt("cbe-open", " 4", seed=1)
 
 
-def test_register_validates_placeholders(registry):
+def test_templates_validate_placeholders():
     with pytest.raises(ValueError, match=r"unknown placeholder \{number\}; allowed here: \{candidate\}"):
         PromptTemplate("mine", "me", "yesno", "cbe", "Is it {number}?")
     with pytest.raises(ValueError, match=r"unknown placeholder \{target\}; allowed here: none"):
@@ -166,20 +162,18 @@ def test_register_validates_placeholders(registry):
         PromptTemplate("mine", "me", "essay", "cbe", "Hi")
 
 
-def test_register_and_render_a_user_template(registry):
+def test_a_user_template_renders_and_is_found_only_where_it_was_given():
     text = "Do you see {candidate}? {{yes}}/{{no}}"
-    t = register_prompt(PromptTemplate("my-yn", "me", "yesno", "cbe", text, asks="distractor"))
-    r = render_prompt("my-yn", "5", seed=2)
+    t = PromptTemplate("my-yn", "me", "yesno", "cbe", text, asks="distractor")
+    r = render_prompt(t, "5", seed=2)
     assert r.expected == "no" and r.text.endswith("{yes}/{no}") and "5?" not in r.text
-    assert get_prompt("my-yn") is t
-    with pytest.raises(ValueError, match="already registered"):
-        register_prompt(dataclasses.replace(t, template="Really {candidate}?"))
-    register_prompt(dataclasses.replace(t, template="Really {candidate}?"), replace=True)
-    with pytest.raises(ValueError, match="built in"):
-        register_prompt(dataclasses.replace(get_prompt("cbe-open"), template="Other"), replace=True)
+    assert r.task == "plate-yes-no" and r.answer_kind == "yesno"
+    assert get_prompt("my-yn", {"my-yn": t}) is t
+    with pytest.raises(ValueError, match="unknown prompt 'my-yn'"):
+        get_prompt("my-yn")  # nothing leaked into the built-in registry
 
 
-def test_load_prompt_file(tmp_path, registry):
+def test_load_prompt_file(tmp_path):
     path = tmp_path / "mine.toml"
     path.write_text(
         '[[prompt]]\nname = "short-open"\nkind = "open"\nlabel_space = "cbe"\ntemplate = "Number?"\n\n'
@@ -188,7 +182,15 @@ def test_load_prompt_file(tmp_path, registry):
     loaded = load_prompt_file(path)
     assert [t.name for t in loaded] == ["short-open", "short-mc"]
     assert loaded[0].source == "user prompt file mine.toml"
-    assert len(render_prompt("short-mc", "9", seed=0).options) == 3
+    assert len(render_prompt(loaded[1], "9", seed=0).options) == 3
+    assert "short-mc" not in PROMPTS
+    bad = tmp_path / "builtin.toml"
+    bad.write_text('[[prompt]]\nname = "cbe-open"\nkind = "open"\nlabel_space = "cbe"\ntemplate = "T"\n')
+    with pytest.raises(ValueError, match="built in"):
+        load_prompt_file(bad)
+    bad.write_text('[[prompt]]\nname = "x"\nkind = "open"\nlabel_space = "cbe"\ntemplate = "T"\n' * 2)
+    with pytest.raises(ValueError, match="more than once"):
+        load_prompt_file(bad)
     bad = tmp_path / "bad.toml"
     bad.write_text('[[prompt]]\nname = "x"\nkind = "open"\nlabel_space = "cbe"\ntemplate = "T"\ncolour = "red"\n')
     with pytest.raises(ValueError, match="unknown field.*colour"):
@@ -242,7 +244,7 @@ def test_list_prompts_rows():
     names = [row["name"] for row in rows]
     assert names[:8] == ["cbe-open", "cbe-open-clear", "cbe-yn-correct", "cbe-yn-incorrect", "huemanity-numeric",
                          "huemanity-alnum", "colorbench-mc", "colorbench-mc-cot"]
-    assert set(rows[0]) == {"name", "kind", "label_space", "variant", "cot", "source", "first_line"}
+    assert set(rows[0]) == {"name", "task", "kind", "label_space", "variant", "cot", "source", "first_line"}
     assert rows[0]["first_line"] == CBE_OPEN
 
 

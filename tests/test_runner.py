@@ -280,12 +280,12 @@ def test_distractors_come_from_the_datasets_label_space(tmp_path):
     builder.images.get = lambda *args: Image.new("RGB", (64, 64))  # the prompts are under test, not the plates
     seen = set()
     for unit in plan(exp, items):
-        query, fields = builder.build(unit, exp.models[0])
-        assert fields["_label_space"] == "huemanity-numeric"
+        query, asked = builder.build(unit, exp.models[0])
+        assert asked.question.label_space == query.label_space == "huemanity-numeric"
         if unit.prompt == "colorbench-mc":
-            seen |= set(json.loads(fields["options_json"]).values())
+            seen |= set(asked.question.options.values())
         else:
-            seen.add(re.search(r"image is (\d+)\?", fields["prompt_text"]).group(1))
+            seen.add(re.search(r"image is (\d+)\?", asked.question.text).group(1))
         texts = [t.text for t in query.turns if t.role == "user"]
         assert len(texts) == unit.shots + 1
     assert seen and seen <= set(HUEMANITY_NUMERIC), sorted(seen - set(HUEMANITY_NUMERIC))

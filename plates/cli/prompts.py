@@ -19,14 +19,13 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 def main(args: argparse.Namespace) -> int:
     from plates.tasks.prompts import list_prompts, load_prompt_file
 
-    for path in args.prompt_file:
-        load_prompt_file(path, replace=True)
-    rows = list_prompts()
+    own = {t.name: t for path in args.prompt_file for t in load_prompt_file(path)}
+    rows = list_prompts(tuple(own.values()))
     if args.json:
         for row in rows:
             print(json.dumps(row))
         return 0
-    cols = ["name", "kind", "label_space", "variant", "cot", "source"] + (["first_line"] if args.text else [])
+    cols = ["name", "task", "kind", "label_space", "variant", "cot", "source"] + (["first_line"] if args.text else [])
     table = [[str(row[c]) for c in cols] for row in rows]
     widths = [max(len(c), *(len(r[i]) for r in table)) for i, c in enumerate(cols)]
     print("  ".join(c.ljust(w) for c, w in zip(cols, widths)).rstrip())

@@ -3,12 +3,14 @@
 * `plates.datasets.presets`: ``PRESETS``, ``get_preset``, ``make_spec``, ``preset_items``, ``item_seed``.
 * `plates.datasets.items`: ``DatasetItem``, the manifest's name and columns.
 * `plates.datasets.load`: ``load_dataset`` (a generated folder or a preset name).
-* `plates.datasets.generate`: ``generate`` (PNGs + ``manifest.parquet``, resumable).
+* `plates.datasets.generate`: ``generate`` (a plate preset's PNGs + ``manifest.parquet``, resumable).
+* `plates.datasets.write`: ``write_items`` (any family's specs -> PNGs + manifest).
 """
 
 from plates.datasets.generate import generate
 from plates.datasets.items import MANIFEST, MANIFEST_COLUMNS, DatasetItem
 from plates.datasets.load import load_dataset
+from plates.datasets.write import Entry, write_items
 from plates.datasets.presets import (
     PRESETS,
     Preset,
@@ -23,5 +25,5 @@ from plates.datasets.presets import (
 
 __all__ = [
     "Preset", "PRESETS", "DatasetItem", "MANIFEST", "MANIFEST_COLUMNS", "preset_items", "preset_size",
-    "load_dataset", "item_seed", "generate", "get_preset", "make_spec", "relative_path", "_plates",
+    "load_dataset", "item_seed", "generate", "Entry", "write_items", "get_preset", "make_spec", "relative_path", "_plates",
 ]

@@ -8,7 +8,7 @@ from pathlib import Path
 
 from plates.datasets.items import MANIFEST, MANIFEST_COLUMNS, DatasetItem
 from plates.datasets.presets import PRESETS, preset_items
-from plates.stimuli.ishihara.plate import PlateSpec
+from plates.stimuli import spec_from_json
 
 
 def load_dataset(dir_or_preset: str | os.PathLike, limit: int | None = None) -> list[DatasetItem]:
@@ -41,7 +41,7 @@ def load_dataset(dir_or_preset: str | os.PathLike, limit: int | None = None) -> 
                              "folder (rerun the `plates generate` command that wrote it to finish it)")
         return [
             DatasetItem(
-                cols["item_id"][i], cols["dataset"][i], PlateSpec.from_json(cols["spec_json"][i]), cols["variant"][i],
+                cols["item_id"][i], cols["dataset"][i], spec_from_json(cols["spec_json"][i]), cols["variant"][i],
                 cols["label"][i], cols["colour_set"][i], path / cols["path"][i],
             )
             for i in range(table.num_rows)

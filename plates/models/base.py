@@ -59,6 +59,13 @@ class Query:
     kind: str = "open"
     max_tokens: int = 512
     temperature: float = 0.0
+    #: What the question expects, stated explicitly so no backend has to guess it from the prompt text:
+    #: ``answer_kind`` (`plates.tasks.ANSWER_KINDS`: "label", "yesno", "choice", ...), ``label_space`` (the
+    #: answer space a label is read in, e.g. "cbe", "huemanity-alnum", "any") and ``answer_format`` (how an
+    #: answer is written, e.g. "Answer: {answer}"). None: not stated (a query from outside, e.g. over HTTP).
+    answer_kind: str | None = None
+    label_space: str | None = None
+    answer_format: str | None = None
 
     def __post_init__(self) -> None:
         turns = tuple(self.turns)

@@ -5,9 +5,12 @@ image of the query's last user turn, and DECLINES yes/no and multiple-choice pro
 ``Reply(text=None, unsupported=True)``: it reads text, it does not judge claims, and a guessed "yes"/"no"
 would pollute the comparisons of ColorBlindnessEval's Y*/N and Y/N* columns (CBE §2.2).
 
-The answer follows the prompt's requested form. A prompt whose text is one of the registered OPEN templates of
-:mod:`plates.tasks.prompts` takes that template's ``label_space`` and ``answer_format``; any other text is read by
-these documented rules:
+It reads plates only: a query that states its answer kind (every query `plates run` and the explorer make) is
+answered when that kind is "label" (reading the plate's text), in the query's ``label_space`` and written in its
+``answer_format``; any other kind (an illusion's options, a scene's count) is declined as unsupported. A query
+from outside (the OpenAI-compatible server `plates serve-baseline`) states nothing but its text: a text equal to
+one of the built-in OPEN templates of :mod:`plates.tasks.prompts` takes that template's ``label_space`` and
+``answer_format``; any other text is read by these documented rules:
 
 - a prompt asking for "alpha-numeric"/"alphanumeric"/"exact text" -> decode within HueManity's
   alphanumeric space (App. B.1); otherwise a prompt mentioning a "number" -> digits only: HueManity's "10".."99"
@@ -25,15 +28,14 @@ from collections.abc import Iterator, Sequence
 from pathlib import Path
 
 from plates.models.base import Backend, Query, Reply
+from plates.tasks.prompts import PROMPTS
 
 _ALNUM = re.compile(r"alpha-?numeric|exact text", re.IGNORECASE)
 _NUMBER = re.compile(r"\bnumbers?\b", re.IGNORECASE)
 
 
 def _template_for(prompt: str):
-    """The registered open template whose text is ``prompt`` (stripped), or None."""
-    from plates.tasks.prompts import PROMPTS
-
+    """The built-in open template whose text is ``prompt`` (stripped), or None."""
     for template in PROMPTS.values():
         if template.kind == "open" and template.template.strip() == prompt.strip():
             return template
@@ -84,15 +86,16 @@ class BaselineBackend(Backend):
 
     def answer(self, query: Query) -> Reply:
         """One query -> Reply (declines non-open kinds; needs an image in the last user turn)."""
-        if query.kind != "open":
+        if query.kind != "open" or query.answer_kind not in (None, "label"):
             return Reply(text=None, unsupported=True)
         last = query.turns[-1]
         if not last.images:
             return Reply(text=None, error="the baseline reader needs an image in the last user turn; it has none")
         start = time.perf_counter()
-        space = label_space_for(last.text)
+        space = query.label_space or label_space_for(last.text)
         reading = self._reader.read(last.images[-1], space)
-        text = format_answer(last.text, reading.text)
+        text = (query.answer_format.format(answer=reading.text) if query.answer_format is not None
+                else format_answer(last.text, reading.text))
         return Reply(
             text=text,
             latency_s=time.perf_counter() - start,

@@ -16,6 +16,8 @@ import string
 
 import numpy as np
 
+from plates.stimuli.ishihara.labels import LABEL_SPACE_NAMES
+
 #: The blank class: "no character at this position".
 BLANK = ""
 #: HueManity App. B: 62 symbols minus the four ambiguous ones ("l", "I", "J", "O").
@@ -26,7 +28,8 @@ N_CLASSES = len(CLASSES)
 #: Character positions read (HueManity's labels have two characters; CBE's one or two).
 N_POSITIONS = 2
 #: Label spaces the decoder can be constrained to.
-LABEL_SPACES = ("any", "cbe", "huemanity-numeric", "huemanity-alnum")
+#: The label spaces the reader decodes within (declared once, in plates.stimuli.ishihara.labels).
+LABEL_SPACES = LABEL_SPACE_NAMES
 
 _INDEX = {c: i for i, c in enumerate(CLASSES)}
 

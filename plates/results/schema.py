@@ -21,7 +21,7 @@ COLUMNS: dict[str, tuple[pa.DataType, str]] = {
     "model": (pa.string(), "model name as given to the backend (e.g. 'gpt-4o-mini', 'baseline-cnn')"),
     "backend": (pa.string(), "backend kind: 'openai', 'hf' or 'baseline'"),
     "dataset": (pa.string(), "dataset or preset name (e.g. 'colorblindnesseval')"),
-    "task": (pa.string(), "task family the prompt belongs to (e.g. 'cbe-open', 'huemanity-numeric')"),
+    "task": (pa.string(), "the task the prompt asks (plates.tasks.TASKS, e.g. 'cbe-open', 'huemanity-numeric')"),
     "target": (pa.string(), "the plate's text label (ground truth)"),
     "expected": (pa.string(), "the answer this prompt expects: the label, 'yes'/'no', or an option letter"),
     "prompt_name": (pa.string(), "registered prompt name (see `plates prompts`)"),
@@ -50,6 +50,8 @@ COLUMNS: dict[str, tuple[pa.DataType, str]] = {
     "error": (pa.string(), "error message when the request finally failed; never contains secrets"),
     "timestamp": (pa.timestamp("us", tz="UTC"), "when the reply arrived"),
     "plates_version": (pa.string(), "version of this package that wrote the row"),
+    "family": (pa.string(), "stimulus family of spec_json (plates.stimuli.STIMULI: 'ishihara', ...)"),
+    "engine_version": (pa.int32(), "plates.stimuli.ENGINE_VERSION that drew the image: pixels change only with it"),
     "row_key": (
         pa.string(),
         (

@@ -43,13 +43,23 @@ import hashlib
 import json
 import re
 import tomllib
+from collections.abc import Mapping
 from dataclasses import asdict, dataclass, field
+from functools import cached_property
 from pathlib import Path
 from typing import Any
 
-BACKEND_KINDS = ("openai", "hf", "baseline")  # plates.models.BACKENDS
-CVD_VIEWS = ("none", "protan", "deutan", "tritan")  # plates.conditions.Condition.cvd
-VARIANTS = ("standard", "clear", "mask")  # plates.stimuli.ishihara.plate.VARIANTS
+from plates.colour import CVD_VIEWS
+from plates.conditions import Condition
+from plates.datasets import PRESETS
+from plates.models import BACKENDS, backend_class
+from plates.stimuli import ENGINE_VERSION, STIMULI
+from plates.tasks.prompts import PROMPTS, PromptTemplate, get_prompt, load_prompt_file
+
+BACKEND_KINDS = tuple(BACKENDS)
+#: Every variant some stimulus family offers (a condition may ask for one; items of a family without it fail
+#: with a clear error when planned).
+VARIANTS = tuple(dict.fromkeys(v for f in STIMULI.values() for v in f.variants))
 TOP_KEYS = ("name", "seed", "shots", "prompts", "prompt_files", "out", "dataset", "conditions", "models")
 DATASET_KEYS = ("source", "limit")
 CONDITION_KEYS = ("sizes", "grayscale", "hue_shifts", "cvd", "variants")
@@ -77,10 +87,8 @@ class ConditionSpec:
     cvd_severity: float = 0.0
     variant: str | None = None
 
-    def to_condition(self) -> Any:
-        """The plate engine's ``plates.conditions.Condition`` (without the variant)."""
-        from plates.conditions import Condition
-
+    def to_condition(self) -> Condition:
+        """The viewing condition (`plates.conditions.Condition`, without the variant)."""
         return Condition(size=self.size, grayscale=self.grayscale, hue_shift=self.hue_shift, cvd=self.cvd,
                          cvd_severity=self.cvd_severity if self.cvd != "none" else 1.0)
 
@@ -127,10 +135,20 @@ class Experiment:
                            "temperature": m.temperature, "options": opts})
         identity = {"dataset": self.dataset, "models": models, "prompts": list(self.prompts),
                     "conditions": [asdict(c) for c in self.conditions], "shots": list(self.shots),
-                    "seed": self.seed}
+                    "seed": self.seed, "engine": ENGINE_VERSION}
         if self.user_prompts:  # a user's template is identified by its text too (built-ins never change)
             identity["user_prompts"] = {name: json.loads(t) for name, t in self.user_prompts}
         return identity
+
+    @cached_property
+    def templates(self) -> Mapping[str, PromptTemplate]:
+        """The user's own templates this experiment asks with, by name (rebuilt from the JSON captured when it
+        was parsed, so the run asks exactly the text its id was computed from)."""
+        return {name: PromptTemplate(**json.loads(t)) for name, t in self.user_prompts}
+
+    def template(self, name: str) -> PromptTemplate:
+        """The template of prompt ``name``: a built-in or one of this experiment's own."""
+        return get_prompt(name, self.templates)
 
     @property
     def run_id(self) -> str:
@@ -263,8 +281,6 @@ def _backend_options(kind: str) -> tuple[str, ...] | None:
     module needs a package that is not installed, or it takes ``**kwargs``)."""
     import inspect
 
-    from plates.models import backend_class
-
     try:
         cls = backend_class(kind)
     except ImportError:
@@ -281,7 +297,6 @@ def parse_experiment(data: dict[str, Any], *, base_dir: str | Path | None = None
     Raises ``ValueError`` naming the bad field and what is allowed.
     """
     _unknown("experiment", data, TOP_KEYS)
-    from plates.tasks.prompts import BUILTIN_NAMES, PROMPTS  # registered prompt names (`plates prompts`)
 
     name = data.get("name")
     if name is not None and (not isinstance(name, str) or not _NAME_RE.match(name)):
@@ -301,20 +316,19 @@ def parse_experiment(data: dict[str, Any], *, base_dir: str | Path | None = None
     if not isinstance(models, list) or not models:
         raise ValueError("models: missing; give at least one [[models]] table with backend and model")
     model_specs = tuple(_model(f"models[{i}]", m) for i, m in enumerate(models))
+    own: dict[str, PromptTemplate] = {}
     if data.get("prompt_files") is not None:
-        from plates.tasks.prompts import load_prompt_file
-
         for i, f in enumerate(_list("prompt_files", data["prompt_files"])):
             path = Path(_str(f"prompt_files[{i}]", f))
-            load_prompt_file(path if base_dir is None or path.is_absolute() else Path(base_dir) / path,
-                             replace=True)
+            for t in load_prompt_file(path if base_dir is None or path.is_absolute() else Path(base_dir) / path):
+                own[t.name] = t  # a later file's template of the same name wins, as the file order says
     prompts = tuple(_list("prompts", data["prompts"])) if data.get("prompts") else ()
     if not prompts:
-        raise ValueError(f"prompts: missing; give one or more of {', '.join(PROMPTS)}")
+        raise ValueError(f"prompts: missing; give one or more of {', '.join([*PROMPTS, *own])}")
     for i, p in enumerate(prompts):
-        _choice(f"prompts[{i}]", p, tuple(PROMPTS))
-    user_prompts = tuple((p, json.dumps(asdict(PROMPTS[p]), sort_keys=True))
-                         for p in dict.fromkeys(prompts) if p not in BUILTIN_NAMES)
+        _choice(f"prompts[{i}]", p, (*PROMPTS, *own))
+    user_prompts = tuple((p, json.dumps(asdict(own[p]), sort_keys=True))
+                         for p in dict.fromkeys(prompts) if p not in PROMPTS)
     shots = tuple(_int(f"shots[{i}]", s, 0, 16) for i, s in enumerate(_list("shots", data.get("shots", [0]))))
     seed = _int("seed", data.get("seed", 0), 0)
     out = data.get("out", "results/runs")
@@ -341,9 +355,7 @@ def _resolve_source(source: str, base_dir: str | Path | None) -> str:
 
 
 def _preset_names() -> tuple[str, ...]:
-    """The plate engine's preset names (``plates.datasets.PRESETS``, the one list of them)."""
-    from plates.datasets import PRESETS
-
+    """The preset names (``plates.datasets.PRESETS``, the one list of them)."""
     return tuple(PRESETS)
 
 

@@ -26,16 +26,22 @@ from collections.abc import Callable, Iterator, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from contextlib import contextmanager
 from dataclasses import dataclass, field
-from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 
-from plates import __version__
-from plates.runs.experiment import ConditionSpec, Experiment, ModelSpec
+from plates.colour import delta_e2000
+from plates.conditions import apply_condition
+from plates.datasets import PRESETS, load_dataset
+from plates.models import make_backend as registry_make
+from plates.models.base import Query
 from plates.results import ResultsWriter, compact_run, load_results
-from plates.secrets import redact
+from plates.runs.experiment import ConditionSpec, Experiment, ModelSpec
+from plates.runs.rows import Asked, build_row
+from plates.stimuli import render
+from plates.tasks import Question, task_of
+from plates.tasks.prompts import build_turns
 
 
 @dataclass(frozen=True)
@@ -97,10 +103,8 @@ def eligible(items: Sequence[Any], variant: str) -> list[int]:
 
 def plan(exp: Experiment, items: Sequence[Any]) -> list[Unit]:
     """Every row of the experiment, model by model, then item by item (so each plate is prepared once)."""
-    from plates.tasks.prompts import get_prompt
-
     run_id = exp.run_id
-    wanted = {(c, p): c.variant or get_prompt(p).variant for c in exp.conditions for p in exp.prompts}
+    wanted = {(c, p): c.variant or exp.template(p).variant for c in exp.conditions for p in exp.prompts}
     usable = {v: set(eligible(items, v)) for v in set(wanted.values())}
     units = []
     for mi, m in enumerate(exp.models):
@@ -140,8 +144,6 @@ class _Images:
     def get(self, index: int, variant: str, cond: ConditionSpec) -> Any:
         key = (index, variant, cond)
         if key not in self._cache:
-            from plates.conditions import apply_condition
-
             self._cache[key] = apply_condition(self._variant(index, variant), cond.to_condition())
         return self._cache[key]
 
@@ -153,8 +155,6 @@ class _Images:
             image = item.image()  # read from the dataset folder, or rendered
         else:  # another variant: render the plate from its spec (exact, seeded)
             if index not in self._plates:
-                from plates.stimuli.ishihara.plate import render
-
                 self._plates[index] = render(item.spec)
             image = self._plates[index].variant(variant)
         self._bases[(index, variant)] = image
@@ -207,39 +207,48 @@ class _Builder:
             self._delta_e[index] = _delta_e(self.items[index])
         return self._delta_e[index]
 
-    def build(self, unit: Unit, m: ModelSpec) -> tuple[Any, dict[str, Any]]:
-        from plates.models.base import Query
-        from plates.tasks.prompts import build_turns, few_shot_prompts, render_prompt
-
+    def question(self, unit: Unit, *, images: bool = True) -> tuple[Question, tuple[tuple[Any, Question], ...]]:
+        """The unit's question about its item, and its few-shot examples as (image, question) pairs (with
+        ``images=False``: only checked, no image prepared, no examples returned)."""
         item = self.items[unit.item]
+        template = self.exp.template(unit.prompt)
+        task = task_of(template)
+        space = label_space(item)
         try:
-            rendered = render_prompt(unit.prompt, item.label, seed=self.exp.seed, label_space=label_space(item))
+            if task.family != item.family:
+                raise ValueError(f"task {task.name!r} asks about {task.family!r} stimuli, not {item.family!r}")
+            question = task.question(item.truth(), template, seed=self.exp.seed, label_space=space)
         except ValueError as exc:
             raise ValueError(f"prompt {unit.prompt!r} cannot ask about item {item.item_id!r}: {exc}") from None
-        image = self.images.get(unit.item, unit.variant, unit.condition)
-        examples = []
+        examples: tuple[tuple[Any, Question], ...] = ()
         if unit.shots:
-            pool = self.pool(unit.variant, item.colour_set)
-            picks = _examples(self.exp, self.items, pool, unit.item, unit.shots)
-            ex_prompts = few_shot_prompts(unit.prompt, [self.items[i].label for i in picks], seed=self.exp.seed,
-                                          label_space=label_space(item))
-            examples = [(self.images.get(i, unit.variant, unit.condition), p) for i, p in zip(picks, ex_prompts)]
-        query = Query(build_turns(rendered, image, examples), kind=rendered.kind, max_tokens=m.max_tokens,
-                      temperature=m.temperature)
-        spec = item.spec
-        fields = {
-            "run_id": self.exp.run_id, "item_id": item.item_id, "model": m.model, "backend": m.backend,
-            "dataset": item.dataset, "task": unit.prompt, "target": item.label, "expected": rendered.expected,
-            "prompt_name": unit.prompt, "prompt_text": rendered.text,
-            "options_json": json.dumps(rendered.options) if rendered.options else None,
-            "variant": unit.variant, "colour_set": item.colour_set, "delta_e": self.delta_e(unit.item),
-            "font": str(getattr(spec, "font", "")) or None, "size": int(image.size[0]),
-            "grayscale": unit.condition.grayscale, "hue_shift": unit.condition.hue_shift, "cvd": unit.condition.cvd,
-            "cvd_severity": unit.condition.cvd_severity, "shots": unit.shots, "spec_json": self.spec_json(unit.item),
-            "plates_version": __version__, "row_key": unit.key,
-        }
-        return query, {**fields, "_label_space": rendered.label_space, "_options": rendered.options,
-                       "_kind": rendered.kind}
+            if task.examples is None:
+                raise ValueError(f"prompt {unit.prompt!r}: task {task.name!r} has no few-shot examples; "
+                                 "allowed: shots = 0")
+            picks = _examples(self.exp, self.items, self.pool(unit.variant, item.colour_set), unit.item, unit.shots)
+            if not images:
+                return question, ()
+            ex = task.examples([self.items[i].truth() for i in picks], template, seed=self.exp.seed,
+                               label_space=space)
+            examples = tuple((self.images.get(i, unit.variant, unit.condition), q) for i, q in zip(picks, ex))
+        return question, examples
+
+    def build(self, unit: Unit, m: ModelSpec) -> tuple[Query, Asked]:
+        item = self.items[unit.item]
+        question, examples = self.question(unit)
+        image = self.images.get(unit.item, unit.variant, unit.condition)
+        query = Query(build_turns(question, image, examples), kind=question.kind, max_tokens=m.max_tokens,
+                      temperature=m.temperature, answer_kind=question.answer_kind,
+                      label_space=question.label_space, answer_format=question.answer_format)
+        cond = unit.condition
+        asked = Asked(
+            run_id=self.exp.run_id, row_key=unit.key, item_id=item.item_id, dataset=item.dataset, model=m.model,
+            backend=m.backend, question=question, spec_json=self.spec_json(unit.item), family=item.family,
+            variant=unit.variant, colour_set=item.colour_set, delta_e=self.delta_e(unit.item),
+            font=str(getattr(item.spec, "font", "")) or None, size=int(image.size[0]), grayscale=cond.grayscale,
+            hue_shift=cond.hue_shift, cvd=cond.cvd, cvd_severity=cond.cvd_severity, shots=unit.shots,
+        )
+        return query, asked
 
 
 def label_space(item: Any) -> str | None:
@@ -248,8 +257,6 @@ def label_space(item: Any) -> str | None:
     cbe-yn-incorrect candidates) come from the labels the dataset can hold: HueManity §4 numbers are
     "10".."99", not ColorBlindnessEval's "0".."99". A dataset that is no preset (e.g. a hand-made manifest)
     has no declared space: None, and the prompt template's own space applies."""
-    from plates.datasets import PRESETS
-
     preset = PRESETS.get(getattr(item, "dataset", None))
     return None if preset is None else preset.label_space
 
@@ -260,8 +267,8 @@ def _delta_e(item: Any) -> float | None:
     value = getattr(item, "delta_e", None)
     if value is not None:
         return float(value)
-    from plates.colour import delta_e2000
-
+    if not hasattr(item.spec, "colours"):  # a family without a foreground/background pair
+        return None
     fg, bg = item.spec.colours
     pairs = [(f, b) for f in fg for b in bg]
     if not pairs:
@@ -273,32 +280,6 @@ def key_values(exp: Experiment) -> tuple[str, ...]:
     """The API keys this experiment reads (values of its models' ``api_key_env`` variables): never written."""
     names = {m.options.get("api_key_env", "OPENAI_API_KEY" if m.backend == "openai" else None) for m in exp.models}
     return tuple(v for v in (os.environ.get(n, "") for n in names if n) if len(v) >= 4)
-
-
-def finish_row(fields: dict[str, Any], reply: Any, keys: Sequence[str] = ()) -> dict[str, Any]:
-    """The results row for a unit's fields and its ``Reply``, scored with ``plates.tasks.scoring.score``.
-
-    A failed request: reply/parsed/correct null, parse_status "error", the error message kept (any API key in
-    ``keys`` redacted). A declined query (``Reply.unsupported``): parse_status "unsupported", correct null.
-    """
-    from plates.tasks.scoring import score
-
-    row = {k: v for k, v in fields.items() if not k.startswith("_")}
-    row.update(latency_s=float(reply.latency_s), prompt_tokens=reply.prompt_tokens,
-               completion_tokens=reply.completion_tokens, attempts=int(reply.attempts),
-               timestamp=datetime.now(UTC))
-    if reply.unsupported:
-        row.update(reply=redact(reply.text, keys), parsed=None, parse_status="unsupported", correct=None,
-                   failure_mode=None, error=redact(reply.error, keys))
-    elif reply.text is None or reply.error is not None:
-        row.update(reply=None, parsed=None, parse_status="error", correct=None, failure_mode=None,
-                   error=redact(reply.error, keys) or "no reply text")
-    else:
-        s = score(fields["_kind"], reply.text, fields["expected"], label_space=fields["_label_space"],
-                  options=fields["_options"])
-        row.update(reply=redact(reply.text, keys), parsed=s.parsed, parse_status=s.parse_status, correct=bool(s.correct),
-                   failure_mode=s.failure_mode, error=None)
-    return row
 
 
 #: Pixels (of every image of the queries) one chunk may hold in memory: ~200 MB of RGB.
@@ -339,8 +320,6 @@ def run_experiment(exp: Experiment, *, retry_errors: bool = False, progress: boo
     """
     t0 = time.monotonic()
     if items is None:
-        from plates.datasets import load_dataset
-
         items = load_dataset(exp.dataset, limit=exp.limit)
     items = list(items)
     run_id, out = exp.run_id, Path(exp.out)
@@ -369,8 +348,6 @@ def _run_lock(out: Path, run_id: str) -> Iterator[None]:
 def _run_locked(exp: Experiment, items: list[Any], out: Path, *, retry_errors: bool, progress: bool,
                 make_backend: Callable[..., Any] | None, flush_seconds: float, flush_rows: int | None,
                 t0: float) -> RunSummary:
-    from plates.models import make_backend as registry_make
-
     run_id = exp.run_id
     summary = RunSummary(run_id=run_id, out=str(out))
     units = plan(exp, items)
@@ -411,19 +388,14 @@ def _run_locked(exp: Experiment, items: list[Any], out: Path, *, retry_errors: b
 def _check_units(exp: Experiment, items: Sequence[Any], builder: _Builder, units: list[Unit]) -> None:
     """Fail before any request is paid for: every prompt must fit every item's label, every few-shot request
     must find its examples."""
-    from plates.tasks.prompts import render_prompt
-
     seen: set[tuple[str, str]] = set()
     for u in units:
         item = items[u.item]
-        if (item.label, u.prompt) not in seen:
+        if (item.label, u.prompt) not in seen or item.family != "ishihara":
             seen.add((item.label, u.prompt))
-            try:
-                render_prompt(u.prompt, item.label, seed=exp.seed, label_space=label_space(item))
-            except ValueError as exc:
-                raise ValueError(f"prompt {u.prompt!r} cannot ask about item {item.item_id!r}: {exc}") from None
-        if u.shots:
-            _examples(exp, items, builder.pool(u.variant, items[u.item].colour_set), u.item, u.shots)
+            builder.question(u, images=False)  # raises, naming the prompt and the item
+        elif u.shots:
+            _examples(exp, items, builder.pool(u.variant, item.colour_set), u.item, u.shots)
 
 
 def _check_keys(exp: Experiment, models: set[int]) -> None:
@@ -441,7 +413,7 @@ def _check_keys(exp: Experiment, models: set[int]) -> None:
 def _run_model(backend: Any, m: ModelSpec, units: list[Unit], builder: _Builder, writer: ResultsWriter,
                summary: RunSummary, bar: Any, keys: Sequence[str] = ()) -> None:
     """Ask ``units`` of one model in chunks; the next chunk's images are prepared while this one is asked."""
-    def prepare(chunk: list[Unit]) -> list[tuple[Any, dict[str, Any]]]:
+    def prepare(chunk: list[Unit]) -> list[tuple[Query, Asked]]:
         built = [builder.build(u, m) for u in chunk]
         builder.images.forget_except({u.item for u in chunk[-1:]})
         return built
@@ -454,7 +426,7 @@ def _run_model(backend: Any, m: ModelSpec, units: list[Unit], builder: _Builder,
             if n + 1 < len(chunks):
                 pending = pool.submit(prepare, chunks[n + 1])
             for index, reply in backend.ask([query for query, _ in built]):
-                row = finish_row(built[index][1], reply, keys)
+                row = build_row(built[index][1], reply, keys)
                 writer.add(row)
                 summary.written += 1
                 summary.errors += row["parse_status"] == "error"

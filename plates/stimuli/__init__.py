@@ -1,0 +1,66 @@
+"""Stimulus families and the ``STIMULI`` registry.
+
+A family is a folder here (its frozen spec type and a pure ``render(spec)``; `plates.stimuli.base`) plus one
+entry in ``STIMULI``. Specs serialise to JSON tagged with their family, so any stored row regenerates its image:
+``render(spec_from_json(row["spec_json"]))``.
+
+``ENGINE_VERSION`` counts changes to the pixels a spec draws. It enters every run's identity and every result
+row, so a change of pixels starts a new run instead of mixing old and new images in one. History: 1 = plates
+read Liberation Sans 1.07 from the system; 2 = fonts bundled (Liberation Sans 2.1.5, DejaVu Sans 2.37).
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Mapping
+from types import MappingProxyType
+from typing import Any
+
+from plates.stimuli import ishihara
+from plates.stimuli.base import FAMILY_KEY, Family, Stimulus, StimulusSpec, tagged_json
+
+__all__ = [
+    "ENGINE_VERSION", "STIMULI", "Family", "Stimulus", "StimulusSpec", "get_family", "family_of", "spec_from_json",
+    "render", "tagged_json", "FAMILY_KEY",
+]
+
+ENGINE_VERSION = 2
+
+#: Family name -> Family (read-only).
+STIMULI: Mapping[str, Family] = MappingProxyType({f.name: f for f in (ishihara.FAMILY,)})
+
+
+def _registry() -> Mapping[str, Family]:
+    return globals()["STIMULI"]  # read at call time: a caller (a test) may swap the mapping for its own
+
+
+def get_family(name: str) -> Family:
+    """The family called ``name``; ValueError listing the family names otherwise."""
+    families = _registry()
+    if isinstance(name, str) and name in families:
+        return families[name]
+    raise ValueError(f"stimulus family {name!r} is not known; allowed: {', '.join(families)}")
+
+
+def family_of(spec: Any) -> Family:
+    """The family whose spec type ``spec`` is; ValueError naming the known spec types otherwise."""
+    for family in _registry().values():
+        if type(spec) is family.spec_type:
+            return family
+    known = ", ".join(f.spec_type.__name__ for f in _registry().values())
+    raise ValueError(f"{type(spec).__name__} is not a stimulus spec; allowed: {known}")
+
+
+def spec_from_json(text: str | bytes | Mapping[str, Any]) -> Any:
+    """The spec stored as tagged JSON (``{"family": ..., fields}``); untagged JSON is a plate spec (rows
+    written before families existed). Errors name the family or field that is wrong."""
+    data = json.loads(text) if isinstance(text, str | bytes) else dict(text)
+    if not isinstance(data, dict):
+        raise ValueError(f"spec JSON {text!r:.80} is not an object; allowed: a JSON object with a 'family' key")
+    family = get_family(data.get(FAMILY_KEY, ishihara.FAMILY.name))
+    return family.spec_type.from_json(data)
+
+
+def render(spec: Any) -> Any:
+    """Render any family's spec (`family_of(spec).render`): a Stimulus (image, masks, truth, stats)."""
+    return family_of(spec).render(spec)

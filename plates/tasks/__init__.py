@@ -1,0 +1,36 @@
+"""Tasks: what is asked about a stimulus, with which prompts, and how replies are judged.
+
+``TASKS`` maps a task name to its `plates.tasks.base.Task` (family, answer kind, question builder, scorer,
+source), read-only, like colour-science's method maps. Unknown names raise ValueError listing the valid ones.
+A prompt template names its task (`plates.tasks.prompts.PromptTemplate.task`); `task_of` finds it.
+
+Adding a task: a module next to this one that builds its `Task` values, and one line below.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from types import MappingProxyType
+
+from plates.tasks.base import ANSWER_KINDS, QUERY_KIND_OF, Question, Score, Task
+from plates.tasks.ishihara import PLATE_TASKS
+from plates.tasks.prompts import PromptTemplate
+
+__all__ = ["TASKS", "ANSWER_KINDS", "QUERY_KIND_OF", "Question", "Score", "Task", "get_task", "task_of"]
+
+#: Task name -> Task (read-only). One entry per task, grouped by the module that defines them.
+TASKS: Mapping[str, Task] = MappingProxyType({t.name: t for t in (*PLATE_TASKS,)})
+
+
+def get_task(name: str) -> Task:
+    """The task called ``name``; ValueError listing the task names otherwise. Reads the module's `TASKS` at
+    call time, so a caller (a test) that swaps the mapping sees its own entries."""
+    tasks = globals()["TASKS"]
+    if isinstance(name, str) and name in tasks:
+        return tasks[name]
+    raise ValueError(f"task {name!r} is not known; allowed: {', '.join(tasks)}")
+
+
+def task_of(template: PromptTemplate) -> Task:
+    """The task a prompt template asks (its ``task`` field)."""
+    return get_task(template.task)

@@ -38,14 +38,21 @@ import random
 import re
 import string
 import tomllib
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
+from types import MappingProxyType
 from typing import Any
 
-KINDS = ("open", "yesno", "mc")
-LABEL_SPACE_NAMES = ("cbe", "huemanity-numeric", "huemanity-alnum", "any")
-PLATE_VARIANTS = ("standard", "clear", "mask")  # plates.stimuli.ishihara.plate.VARIANTS
+from plates.models.base import QUERY_KINDS, Turn
+from plates.tasks.base import Question
+from plates.stimuli.ishihara.labels import LABEL_SPACE_NAMES, LABEL_SPACES
+from plates.stimuli.ishihara.plate import VARIANTS as PLATE_VARIANTS
+
+#: Prompt kinds: what a backend is asked to do (answer openly, yes/no, pick an option letter).
+KINDS = QUERY_KINDS
+#: The plate task a user's template of each kind belongs to when it names none (`plates.tasks.TASKS`).
+DEFAULT_TASKS = MappingProxyType({"open": "plate-open", "yesno": "plate-yes-no", "mc": "plate-choice"})
 ASKS = ("target", "distractor")
 #: Placeholders each kind allows (all of them required).
 PLACEHOLDERS: dict[str, tuple[str, ...]] = {"open": (), "yesno": ("candidate",), "mc": ("options",)}
@@ -75,6 +82,7 @@ class PromptTemplate:
     asks: str = "target"
     n_options: int = 4
     answer_format: str = "{answer}"
+    task: str = ""
 
     def __post_init__(self) -> None:
         if not isinstance(self.name, str) or not _NAME_RE.match(self.name):
@@ -96,30 +104,20 @@ class PromptTemplate:
             raise ValueError(f"n_options must be an integer within 2-26, got {self.n_options!r}")
         _check_placeholders(self.name, self.template, PLACEHOLDERS[self.kind], required=True)
         _check_placeholders(self.name + " answer_format", self.answer_format, ("answer",), required=True)
+        if not self.task:  # a user's template joins the generic plate task of its kind
+            object.__setattr__(self, "task", DEFAULT_TASKS[self.kind])
+        elif not isinstance(self.task, str):
+            raise ValueError(f"prompt {self.name!r}: task must be a task name, got {self.task!r}")
 
     @property
     def first_line(self) -> str:
         return self.template.strip().splitlines()[0]
 
 
-@dataclass(frozen=True)
-class RenderedPrompt:
-    """A prompt ready to send: its text, the answer it expects, and its options (mc only).
+#: A rendered plate prompt is a task `Question` (kept under its old name for callers of this module).
+RenderedPrompt = Question
 
-    ``expected`` is the label (open), "yes"/"no" (yesno) or an option letter (mc). ``answer_text`` is the
-    correct answer written as the prompt asks for it (used for few-shot examples).
-    """
-
-    name: str
-    kind: str
-    text: str
-    expected: str
-    options: dict[str, str] | None = None
-    target: str = ""
-    label_space: str = "any"
-    variant: str = "standard"
-    cot: bool = False
-    answer_text: str = ""
+_ANSWER_KIND = {"open": "label", "yesno": "yesno", "mc": "choice"}
 
 
 def _check_choice(field: str, value: Any, allowed: Sequence[str]) -> None:
@@ -191,64 +189,59 @@ def _builtin_prompts() -> dict[str, PromptTemplate]:
     cbe = "ColorBlindnessEval (Ling et al.) App. F"
     templates = [
         PromptTemplate("cbe-open", f"{cbe}, Open prompt (App. F prints it under 'Yes/No': labels swapped)",
-                       "open", "cbe", CBE_OPEN_TEXT),
+                       "open", "cbe", CBE_OPEN_TEXT, task="cbe-open"),
         PromptTemplate("cbe-open-clear", f"{cbe} and §3.1 'Open-clear': the open prompt on the clear plate",
-                       "open", "cbe", CBE_OPEN_TEXT, variant="clear"),
+                       "open", "cbe", CBE_OPEN_TEXT, variant="clear", task="cbe-open"),
         PromptTemplate("cbe-yn-correct", f"{cbe}, Y/N prompt with the correct number (Y*/N, §3.1, Table 1)",
-                       "yesno", "cbe", CBE_YN_TEXT, asks="target"),
+                       "yesno", "cbe", CBE_YN_TEXT, asks="target", task="cbe-yes-no"),
         PromptTemplate("cbe-yn-incorrect",
                        f"{cbe}, Y/N prompt with a random incorrect number 0-99 (Y/N*, §3.1, Table 1)",
-                       "yesno", "cbe", CBE_YN_TEXT, asks="distractor"),
+                       "yesno", "cbe", CBE_YN_TEXT, asks="distractor", task="cbe-yes-no"),
         PromptTemplate("huemanity-numeric", "HueManity §4, Number Recognition Prompt; scoring App. B.2",
-                       "open", "huemanity-numeric", HUEMANITY_NUMERIC_TEXT, answer_format="Answer: {answer}"),
+                       "open", "huemanity-numeric", HUEMANITY_NUMERIC_TEXT, answer_format="Answer: {answer}",
+                       task="huemanity-numeric"),
         PromptTemplate("huemanity-alnum", "HueManity §4, Text Recognition Prompt; scoring App. B.2",
-                       "open", "huemanity-alnum", HUEMANITY_ALNUM_TEXT, answer_format="Answer: {answer}"),
+                       "open", "huemanity-alnum", HUEMANITY_ALNUM_TEXT, answer_format="Answer: {answer}",
+                       task="huemanity-alnum"),
         PromptTemplate("colorbench-mc", _CB_SRC.format(which="Instruction Prompt"), "mc", "cbe",
-                       COLORBENCH_INSTRUCTION + "\n" + COLORBENCH_BLIND_QUESTION),
+                       COLORBENCH_INSTRUCTION + "\n" + COLORBENCH_BLIND_QUESTION, task="colorbench-blindness"),
         PromptTemplate("colorbench-mc-cot", _CB_SRC.format(which="CoT Instruction Prompt"), "mc", "cbe",
                        COLORBENCH_COT_INSTRUCTION + "\n" + COLORBENCH_BLIND_QUESTION, cot=True,
-                       answer_format="({answer})"),
+                       answer_format="({answer})", task="colorbench-blindness"),
         PromptTemplate("plain-open", "plates (not from a paper): an open question for any text label",
-                       "open", "any", "What is the text in this image? Answer with the text only."),
+                       "open", "any", "What is the text in this image? Answer with the text only.", task="plate-open"),
         PromptTemplate("plain-yn", "plates (not from a paper): a yes/no question for any text label",
-                       "yesno", "any", "Does this image show the text {candidate}? Answer 'yes' or 'no'."),
+                       "yesno", "any", "Does this image show the text {candidate}? Answer 'yes' or 'no'.",
+                       task="plate-yes-no"),
     ]
     return {t.name: t for t in templates}
 
 
-#: Name -> template. Built-ins first; ``register_prompt`` adds a user's own.
-PROMPTS: dict[str, PromptTemplate] = _builtin_prompts()
+#: Name -> built-in template (read-only). A user's own templates (`load_prompt_file`) live in the experiment or
+#: the session that loaded them, never here, so nothing one run loads leaks into another.
+PROMPTS: Mapping[str, PromptTemplate] = MappingProxyType(_builtin_prompts())
 BUILTIN_NAMES = tuple(PROMPTS)
 
 
-def get_prompt(name: str) -> PromptTemplate:
-    """The registered template called ``name`` (ValueError listing the names)."""
-    try:
+def get_prompt(name: str, user: Mapping[str, PromptTemplate] | None = None) -> PromptTemplate:
+    """The template called ``name``: a built-in, or one of ``user`` (a user's own, e.g. from
+    `load_prompt_file`); ValueError listing the names otherwise."""
+    if isinstance(name, str) and name in PROMPTS:
         return PROMPTS[name]
-    except (KeyError, TypeError):
-        raise ValueError(f"unknown prompt {name!r}; known prompts: {', '.join(PROMPTS)}") from None
-
-
-def register_prompt(template: PromptTemplate, *, replace: bool = False) -> PromptTemplate:
-    """Add a user's template to ``PROMPTS`` (validated when it was built). A built-in name can never be
-    replaced; another registered name only with ``replace=True``."""
-    if not isinstance(template, PromptTemplate):
-        raise ValueError(f"register_prompt needs a PromptTemplate, got {type(template).__name__}")
-    if template.name in BUILTIN_NAMES and PROMPTS.get(template.name) != template:
-        raise ValueError(f"prompt {template.name!r} is built in and cannot be replaced; choose another name")
-    if template.name in PROMPTS and not replace and PROMPTS[template.name] != template:
-        raise ValueError(f"prompt {template.name!r} is already registered; pass replace=True to replace it")
-    PROMPTS[template.name] = template
-    return template
+    if user and isinstance(name, str) and name in user:
+        return user[name]
+    known = [*PROMPTS, *(user or {})]
+    raise ValueError(f"unknown prompt {name!r}; known prompts: {', '.join(known)}")
 
 
 _TOML_FIELDS = {f.name for f in dataclasses.fields(PromptTemplate)}
 
 
-def load_prompt_file(path: str | Path, *, replace: bool = False) -> list[PromptTemplate]:
-    """Register the templates of a TOML file: one ``[[prompt]]`` table each, with the fields of
-    :class:`PromptTemplate` (``name``, ``kind``, ``label_space``, ``template`` required; ``source`` defaults to
-    the file name). Errors name the file, the table and the field."""
+def load_prompt_file(path: str | Path) -> tuple[PromptTemplate, ...]:
+    """The templates of a TOML file: one ``[[prompt]]`` table each, with the fields of :class:`PromptTemplate`
+    (``name``, ``kind``, ``label_space``, ``template`` required; ``source`` defaults to the file name). A name
+    may not repeat in the file nor take a built-in's name. Errors name the file, the table and the field.
+    Nothing is registered: the caller keeps the templates (an experiment, an explorer session)."""
     path = Path(path)
     try:
         data = tomllib.loads(path.read_text(encoding="utf-8"))
@@ -277,14 +270,18 @@ def load_prompt_file(path: str | Path, *, replace: bool = False) -> list[PromptT
             built.append(PromptTemplate(**fields))
         except ValueError as exc:
             raise ValueError(f"{where} ({table.get('name')!r}): {exc}") from None
-    return [register_prompt(t, replace=replace) for t in built]
+    names = [t.name for t in built]
+    for t in built:
+        if t.name in PROMPTS:
+            raise ValueError(f"{path}: prompt {t.name!r} is built in and cannot be replaced; choose another name")
+        if names.count(t.name) > 1:
+            raise ValueError(f"{path}: prompt {t.name!r} appears more than once; allowed: each name once")
+    return tuple(built)
 
 
 # --- rendering --------------------------------------------------------------------------------------------
 
 def _label_space(name: str) -> tuple[str, ...]:
-    from plates.stimuli.ishihara.labels import LABEL_SPACES  # the plate engine's contract (plates/stimuli/ishihara/labels.py)
-
     return tuple(LABEL_SPACES[name])
 
 
@@ -351,9 +348,10 @@ def render_prompt(
         options = {letter: label for letter, label in zip(_LETTERS, choices)}
         expected = _LETTERS[choices.index(target)]
         text, answer = t.template.format(options=_format_options(options)), expected
-    return RenderedPrompt(
+    return Question(
         name=t.name, kind=t.kind, text=text, expected=expected, options=options, target=target,
         label_space=space, variant=t.variant, cot=t.cot, answer_text=t.answer_format.format(answer=answer),
+        task=t.task, answer_kind=_ANSWER_KIND[t.kind], answer_format=t.answer_format,
     )
 
 
@@ -385,8 +383,6 @@ def build_turns(prompt: RenderedPrompt, image: Any, examples: Sequence[tuple[Any
     (ColorBlindnessEval App. B.2, HueManity Table 3). Images are PIL RGB images, sRGB 0-255; ``image=None``
     sends the question without an image (a text-only control).
     """
-    from plates.models.base import Turn
-
     if not isinstance(prompt, RenderedPrompt):
         raise ValueError(f"build_turns needs a RenderedPrompt, got {type(prompt).__name__}")
     turns = []
@@ -400,11 +396,11 @@ def build_turns(prompt: RenderedPrompt, image: Any, examples: Sequence[tuple[Any
     return tuple(turns)
 
 
-def list_prompts() -> list[dict[str, Any]]:
-    """One row per registered prompt for ``plates prompts``: name, kind, label space, variant, cot, source and
-    the template's first line."""
+def list_prompts(user: Sequence[PromptTemplate] = ()) -> list[dict[str, Any]]:
+    """One row per prompt for ``plates prompts`` (the built-ins, then ``user``'s): name, task, kind, label
+    space, variant, cot, source and the template's first line."""
     return [
-        {"name": t.name, "kind": t.kind, "label_space": t.label_space, "variant": t.variant, "cot": t.cot,
-         "source": t.source, "first_line": t.first_line}
-        for t in PROMPTS.values()
+        {"name": t.name, "task": t.task, "kind": t.kind, "label_space": t.label_space, "variant": t.variant,
+         "cot": t.cot, "source": t.source, "first_line": t.first_line}
+        for t in (*PROMPTS.values(), *user)
     ]

@@ -43,22 +43,15 @@ import string
 from dataclasses import dataclass
 from typing import Any
 
-KINDS = ("open", "yesno", "mc")
+from plates.models.base import QUERY_KINDS as KINDS
+from plates.tasks.base import Score
+from plates.stimuli.ishihara.labels import HUEMANITY_SYMBOLS, LABEL_SPACE_NAMES, LABEL_SPACES
+
 PARSE_STATUSES = ("ok", "unparsed", "refusal")
 FAILURE_MODES = ("hallucination", "evasion", "erratic")
-LABEL_SPACE_NAMES = ("cbe", "huemanity-numeric", "huemanity-alnum", "any")
 
 
-@dataclass(frozen=True)
-class Score:
-    """The verdict on one reply. ``parsed`` is None unless ``parse_status`` is "ok"; ``failure_mode`` is
-    None when correct (and for a plain misreading). ``rule`` names the parsing rule that decided."""
 
-    parsed: str | None
-    parse_status: str
-    correct: bool
-    failure_mode: str | None
-    rule: str = ""
 
 
 # --- text clean-up ----------------------------------------------------------------------------------------
@@ -249,15 +242,11 @@ def parse_number(reply: str) -> NumberParse:
 
 @functools.cache
 def _labels(space: str) -> frozenset[str]:
-    from plates.stimuli.ishihara.labels import LABEL_SPACES  # the plate engine's contract (plates/stimuli/ishihara/labels.py)
-
     return frozenset(LABEL_SPACES[space])
 
 
 @functools.cache
 def _symbols() -> frozenset[str]:
-    from plates.stimuli.ishihara.labels import HUEMANITY_SYMBOLS
-
     return frozenset(HUEMANITY_SYMBOLS)
 
 

@@ -14,35 +14,30 @@ from __future__ import annotations
 import dataclasses
 import hashlib
 import io
-import json
 import os
 import re
 import threading
 import time
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
-from datetime import UTC, datetime
 
 import numpy as np
 import pyarrow as pa
 import pyarrow.parquet as pq
 from PIL import Image
 
-from plates import __version__
 from plates.ui.explorer import Policy
 from plates.stimuli.ishihara.labels import LABEL_SPACES
-from plates.models import Backend, BackendFailing, Query, make_backend
-from plates.stimuli.ishihara.plate import PlateSpec, render
+from plates.models import BACKENDS, Backend, BackendFailing, Query, make_backend
+from plates.stimuli.ishihara.plate import VARIANTS, PlateSpec, render
 from plates.tasks.prompts import PROMPTS, build_turns, get_prompt, render_prompt
 from plates.results import SCHEMA
-from plates.tasks.scoring import score
+from plates.runs.rows import Asked, build_row
 from plates.secrets import redact as _redact
 from plates.conditions import Condition, apply_condition
 
 #: Model kinds a visitor can pick, in display order.
-MODEL_KINDS = ("baseline", "hf", "openai")
-#: Plate variants a model may receive (plates.stimuli.ishihara.plate.VARIANTS).
-VARIANTS = ("standard", "clear", "mask")
+MODEL_KINDS = ("baseline", *sorted(kind for kind in BACKENDS if kind != "baseline"))
 #: Most rows a session's history keeps (oldest dropped first): bounds server memory per visitor.
 MAX_HISTORY = 500
 #: Columns of the history table shown on the page (all SCHEMA columns go into the Parquet download).
@@ -241,38 +236,27 @@ def _prepare(spec: PlateSpec, ask: Ask, renderer: Callable = render):
     prompt = render_prompt(template, spec.text, seed=ask.seed, label_space=prompt_label_space(template, spec.text))
     plate = renderer(spec)
     image = apply_condition(plate.variant(ask.variant), ask.condition)
-    query = Query(turns=build_turns(prompt, image), kind=prompt.kind)
+    query = Query(turns=build_turns(prompt, image), kind=prompt.kind, answer_kind=prompt.answer_kind,
+                  label_space=prompt.label_space, answer_format=prompt.answer_format)
     return plate, template, prompt, query
 
 
 def _row(plate, template, prompt, ask: Ask, backend: Backend, reply, colour_set: str, run_id: str,
          secrets: Sequence[str | None]) -> dict:
-    """One row of the results schema (plates.results.SCHEMA) for a scored reply."""
+    """One row of the results schema for a scored reply, through the one row builder (`plates.runs.rows`)."""
     spec = plate.spec
-    row = dict.fromkeys(SCHEMA.names)
-    text = redact(reply.text, secrets)
-    if reply.ok:
-        s = score(prompt.kind, text, prompt.expected, label_space=prompt.label_space, options=prompt.options)
-        row.update(parsed=s.parsed, parse_status=s.parse_status, correct=s.correct, failure_mode=s.failure_mode)
-    else:
-        row.update(parse_status="unsupported" if reply.unsupported else "error")
     cond = ask.condition
     spec_json = spec.to_json()
-    row.update(
-        run_id=run_id, item_id=hashlib.sha1(spec_json.encode()).hexdigest()[:16], model=backend.model,
-        backend=backend.kind, dataset="explorer", task=template.name, target=spec.text,
-        expected=prompt.expected, prompt_name=template.name, prompt_text=prompt.text,
-        options_json=json.dumps(prompt.options) if prompt.options else None, variant=ask.variant,
-        colour_set=colour_set, delta_e=float(plate.stats.delta_e), font=spec.font,
-        size=int(cond.size or spec.size), grayscale=bool(cond.grayscale), hue_shift=float(cond.hue_shift),
-        cvd=cond.cvd, cvd_severity=float(cond.cvd_severity) if cond.cvd != "none" else 0.0, shots=0,
-        spec_json=spec_json, reply=text, latency_s=float(reply.latency_s), prompt_tokens=reply.prompt_tokens,
-        completion_tokens=reply.completion_tokens, attempts=int(reply.attempts),
-        error=redact(reply.error, secrets), timestamp=datetime.now(UTC), plates_version=__version__,
+    item_id = hashlib.sha1(spec_json.encode()).hexdigest()[:16]
+    asked = Asked(
+        run_id=run_id, row_key=hashlib.sha1(f"{run_id}|{item_id}|{time.time_ns()}".encode()).hexdigest(),
+        item_id=item_id, dataset="explorer", model=backend.model, backend=backend.kind, question=prompt,
+        spec_json=spec_json, family="ishihara", variant=ask.variant, colour_set=colour_set,
+        delta_e=float(plate.stats.delta_e), font=spec.font, size=int(cond.size or spec.size),
+        grayscale=bool(cond.grayscale), hue_shift=float(cond.hue_shift), cvd=cond.cvd,
+        cvd_severity=float(cond.cvd_severity) if cond.cvd != "none" else 0.0, shots=0,
     )
-    if "row_key" in row:
-        row["row_key"] = hashlib.sha1(f"{run_id}|{row['item_id']}|{time.time_ns()}".encode()).hexdigest()
-    return row
+    return build_row(asked, reply, secrets)
 
 
 def ask_plate(spec: PlateSpec, ask: Ask, backend: Backend, *, colour_set: str, run_id: str,

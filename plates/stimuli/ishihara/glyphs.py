@@ -21,7 +21,7 @@ from PIL import Image, ImageDraw, ImageFont
 __all__ = [
     "FONTS",
     "FONT_ALIASES",
-    "FONT_DIRS",
+    "FONT_DIR",
     "TEXT_SCALE",
     "available_fonts",
     "resolve_font",
@@ -50,40 +50,22 @@ FONT_ALIASES: dict[str, str] = {
     "dejavu-sans-italic": "dejavu-sans-oblique",
     "dejavu-sans-bold-italic": "dejavu-sans-bold-oblique",
 }
-FONT_DIRS: tuple[str, ...] = (
-    "/usr/share/fonts/truetype/liberation",
-    "/usr/share/fonts/truetype/liberation2",
-    "/usr/share/fonts/truetype/dejavu",
-    "/usr/share/fonts/TTF",
-    "/usr/local/share/fonts",
-    "/Library/Fonts",
-    "C:/Windows/Fonts",
-)
+#: The bundled font files (Liberation Sans 2.1.5 under the SIL OFL, DejaVu Sans 2.37; see fonts/README.md):
+#: every name of `FONTS` resolves here and nowhere else, so the same spec draws the same pixels on any machine.
+FONT_DIR: Path = Path(__file__).resolve().parent / "fonts"
 TEXT_SCALE = 550 / 900  # HueManity §3: font size 550 on a 900 px canvas
 _MISSING_PROBE = "\U0010fffd"  # a private-use code point no text font maps: renders as .notdef
 
 
-def _search_dirs() -> tuple[str, ...]:
-    extra = os.environ.get("PLATES_FONT_DIRS", "")
-    return tuple(p for p in extra.split(os.pathsep) if p) + FONT_DIRS
-
-
-def _find(filename: str) -> str | None:
-    return _find_in(filename, _search_dirs())
-
-
-@lru_cache(maxsize=256)  # every PlateSpec resolves its font: stat the folders once per process
-def _find_in(filename: str, dirs: tuple[str, ...]) -> str | None:
-    for d in dirs:
-        p = os.path.join(d, filename)
-        if os.path.isfile(p):
-            return p
-    return None
+def _user_font_dirs() -> tuple[str, ...]:
+    """Folders (``PLATES_FONT_DIRS``, separated like PATH) searched for a font given by bare file name, e.g.
+    ``font="Arial.ttf"``; bundled names never look there."""
+    return tuple(p for p in os.environ.get("PLATES_FONT_DIRS", "").split(os.pathsep) if p)
 
 
 def available_fonts() -> list[str]:
-    """The font names of `FONTS` whose files are installed here."""
-    return [n for n, f in FONTS.items() if _find(f)]
+    """The font names of `FONTS` (all bundled with the package)."""
+    return [n for n, f in FONTS.items() if (FONT_DIR / f).is_file()]
 
 
 def resolve_font(name_or_path: str) -> str:
@@ -96,15 +78,17 @@ def resolve_font(name_or_path: str) -> str:
         raise ValueError(f"font {name_or_path!r} is not valid; allowed: {', '.join(available_fonts())} or a .ttf path")
     name = FONT_ALIASES.get(name_or_path, name_or_path)
     if name in FONTS:
-        path = _find(FONTS[name])
-        if path is None:
+        path = FONT_DIR / FONTS[name]
+        if not path.is_file():  # only a damaged install gets here: the files ship with the package
             raise ValueError(
-                f"font {name_or_path!r} ({FONTS[name]}) is not installed in {', '.join(_search_dirs())}; "
-                f"available: {', '.join(available_fonts()) or 'none'} or a .ttf path"
+                f"font {name_or_path!r}: the bundled file {str(path)!r} is missing (a damaged install: reinstall "
+                f"plates); available: {', '.join(available_fonts()) or 'none'} or a .ttf path"
             )
-        return path
+        return str(path)
     if name.lower().endswith((".ttf", ".otf", ".ttc")) or os.sep in name or "/" in name:
         p = Path(name).expanduser()
+        if not p.is_file() and os.sep not in name and "/" not in name:
+            p = next((Path(d) / name for d in _user_font_dirs() if (Path(d) / name).is_file()), p)
         if not p.is_file():
             raise ValueError(
                 f"font file {name_or_path!r} does not exist; allowed: {', '.join(available_fonts())} or an existing .ttf path"

@@ -10,6 +10,9 @@ from __future__ import annotations
 
 import string
 
+from collections.abc import Mapping
+from types import MappingProxyType
+
 import numpy as np
 
 __all__ = [
@@ -18,6 +21,7 @@ __all__ = [
     "HUEMANITY_SYMBOLS",
     "HUEMANITY_ALNUM",
     "LABEL_SPACES",
+    "LABEL_SPACE_NAMES",
     "HUEMANITY_DATASET",
     "random_label",
 ]
@@ -32,11 +36,14 @@ HUEMANITY_ALNUM: tuple[str, ...] = tuple(a + b for a in HUEMANITY_SYMBOLS for b 
 # HueManity §3's full dataset: 83,850 images = 25 pairs x 3,354 strings, i.e. the 3,364 alphanumeric labels
 # without the leading-zero numbers "00".."09" (§4 excludes those; the numeric labels "10".."99" are a subset)
 HUEMANITY_DATASET: tuple[str, ...] = tuple(s for s in HUEMANITY_ALNUM if not (s[0] == "0" and s[1].isdigit()))
-LABEL_SPACES: dict[str, tuple[str, ...]] = {
+#: Name -> labels (read-only). "any" (no list: any printable text) is the fourth name a prompt may use.
+LABEL_SPACES: Mapping[str, tuple[str, ...]] = MappingProxyType({
     "cbe": CBE_NUMBERS,
     "huemanity-numeric": HUEMANITY_NUMERIC,
     "huemanity-alnum": HUEMANITY_ALNUM,
-}
+})
+#: Every label-space name a prompt, a task or the scorer accepts, declared once.
+LABEL_SPACE_NAMES: tuple[str, ...] = (*LABEL_SPACES, "any")
 
 
 def random_label(space: str, rng: np.random.Generator) -> str:

@@ -20,12 +20,13 @@ import math
 from dataclasses import asdict, dataclass, field, fields
 from dataclasses import replace as _dc_replace
 from functools import cached_property
-from typing import Any
+from typing import Any, ClassVar
 
 import numpy as np
 from PIL import Image
 
 from plates import colour as C
+from plates.stimuli.base import FAMILY_KEY, tagged_json
 from plates.stimuli.ishihara.glyphs import TEXT_SCALE, check_text, text_mask
 from plates.stimuli.ishihara.jitter import HUEMANITY_JITTER, JITTER_RULES, jitter
 from plates.stimuli.ishihara.paint import paint_dots, paint_dots_aa
@@ -136,6 +137,8 @@ class PlateSpec:
     jitter_rule: str = "keep-hue"
     antialias: bool | None = None
     tries: int | None = None
+
+    FAMILY: ClassVar[str] = "ishihara"
 
     def __post_init__(self) -> None:
         s = object.__setattr__
@@ -265,8 +268,9 @@ class PlateSpec:
         return d
 
     def to_json(self) -> str:
-        """Compact JSON with keys sorted: equal specs give equal strings."""
-        return json.dumps(self.to_dict(), sort_keys=True, separators=(",", ":"))
+        """Compact JSON with keys sorted and the family tag (``"family": "ishihara"``): equal specs give equal
+        strings, and `plates.stimuli.spec_from_json` knows which family to rebuild."""
+        return tagged_json(self.FAMILY, self.to_dict())
 
     @classmethod
     def from_json(cls, s: str | dict) -> PlateSpec:
@@ -274,6 +278,10 @@ class PlateSpec:
         d = json.loads(s) if isinstance(s, str | bytes) else dict(s)
         if not isinstance(d, dict):
             raise ValueError(f"plate spec JSON {s!r} is not an object; allowed: a JSON object of PlateSpec fields")
+        family = d.pop(FAMILY_KEY, cls.FAMILY)  # specs stored before families existed carry no tag
+        if family != cls.FAMILY:
+            raise ValueError(f"spec JSON of family {family!r} is not a plate spec; allowed: {cls.FAMILY!r} (or "
+                             "plates.stimuli.spec_from_json for any family)")
         names = [f.name for f in fields(cls)]
         unknown = sorted(set(d) - set(names))
         if unknown:
@@ -314,6 +322,10 @@ class PlateStats:
     def as_dict(self) -> dict:
         return asdict(self)
 
+    def keys(self) -> tuple[str, ...]:
+        """The field names: with ``__getitem__``, ``dict(stats)`` works like any stimulus's stats mapping."""
+        return tuple(f.name for f in fields(self))
+
     def __getitem__(self, key: str):
         return getattr(self, key)
 
@@ -336,6 +348,16 @@ class Plate:
     def pixels(self) -> np.ndarray:
         """The standard plate as a (size, size, 3) uint8 array, sRGB 0-255."""
         return np.asarray(self.image)
+
+    @property
+    def masks(self) -> dict[str, np.ndarray]:
+        """The stimulus contract's regions (`plates.stimuli.base.Stimulus`): ``{"text": bool (size, size)}``."""
+        return {"text": self.mask_array}
+
+    @property
+    def truth(self) -> dict[str, str]:
+        """The stimulus contract's ground truth: ``{"label": the plate's text}``."""
+        return {"label": self.spec.text}
 
     @cached_property
     def clear(self) -> Image.Image:

@@ -1,0 +1,79 @@
+"""Writing any family's items to a folder `plates run` reads: one PNG per item and ``manifest.parquet``.
+
+The preset writer (`plates.datasets.generate`) is tuned for the large plate sets (worker processes, resume);
+this one takes any stimulus specs (`plates.stimuli.STIMULI`): illusion and scene presets, grid files, a family a
+user adds. Each PNG is written atomically (tmp file + ``os.replace``) and losslessly (`plates.images.encode_png`);
+an image already on disk is kept (rerun to finish an interrupted write); the manifest is rewritten atomically
+at the end from what is on disk.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+from collections.abc import Iterable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import pyarrow as pa
+import pyarrow.parquet as pq
+
+from plates.datasets.items import MANIFEST, MANIFEST_COLUMNS
+from plates.images import encode_png
+from plates.stimuli import family_of, render
+
+__all__ = ["Entry", "write_items"]
+
+_SAFE = re.compile(r"[^A-Za-z0-9._-]+")
+
+
+@dataclass(frozen=True)
+class Entry:
+    """One image to write: its id (unique in the dataset), spec (any family), variant, answer label (text,
+    or "" where the answer depends on the question) and group (few-shot examples come from the same group)."""
+
+    item_id: str
+    spec: Any
+    variant: str = "standard"
+    label: str = ""
+    group: str = ""
+
+
+def _schema() -> pa.Schema:
+    types = {"delta_e": pa.float64(), "size": pa.int32(), "seed": pa.uint64()}
+    return pa.schema([(c, types.get(c, pa.string())) for c in MANIFEST_COLUMNS])
+
+
+def write_items(dataset: str, entries: Iterable[Entry], out: str | os.PathLike) -> int:
+    """Write ``entries`` of ``dataset`` under ``out`` (``out/<dataset>/<group>/<n>_<id>.png`` and
+    ``out/manifest.parquet``); returns the number of manifest rows. Item ids must be unique (ValueError)."""
+    out = Path(out)
+    rows: dict[str, list] = {c: [] for c in MANIFEST_COLUMNS}
+    seen: set[str] = set()
+    for n, e in enumerate(entries):
+        if e.item_id in seen:
+            raise ValueError(f"item id {e.item_id!r} appears twice in dataset {dataset!r}; allowed: unique ids")
+        seen.add(e.item_id)
+        family_of(e.spec)  # a spec of a registered family, or a ValueError naming the families
+        rel = f"{_SAFE.sub('-', dataset)}/{_SAFE.sub('-', e.group) or 'all'}/{n:06d}_{_SAFE.sub('-', e.item_id)}.png"
+        path = out / rel
+        stimulus = render(e.spec)
+        if not path.is_file():
+            path.parent.mkdir(parents=True, exist_ok=True)
+            tmp = path.with_name(f".tmp-{os.getpid()}-{path.name}.part")
+            tmp.write_bytes(encode_png(stimulus.variant(e.variant)))
+            os.replace(tmp, path)
+        stats = dict(stimulus.stats)
+        values = {
+            "item_id": e.item_id, "dataset": dataset, "label": e.label, "colour_set": e.group,
+            "delta_e": stats.get("delta_e"), "variant": e.variant, "font": getattr(e.spec, "font", None),
+            "size": int(e.spec.size), "seed": int(e.spec.seed), "path": rel, "spec_json": e.spec.to_json(),
+        }
+        for c in MANIFEST_COLUMNS:
+            rows[c].append(values[c])
+    out.mkdir(parents=True, exist_ok=True)
+    tmp = out / f".tmp-{os.getpid()}-{MANIFEST}"
+    pq.write_table(pa.table(rows, schema=_schema()), tmp, compression="zstd")
+    os.replace(tmp, out / MANIFEST)
+    return len(rows["item_id"])

@@ -1,0 +1,88 @@
+"""The one builder of a results row (`plates.results.schema.COLUMNS`), used by the runner, the explorer and the
+quiz alike: what was asked (:class:`Asked`) plus the backend's `Reply`, judged by the question's task.
+
+Scoring inputs travel as the typed `plates.tasks.Question`, never through the row dict. Secrets given in
+``secrets`` are redacted from the reply and the error text (`plates.secrets.redact`).
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Sequence
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from typing import Any
+
+from plates import __version__
+from plates.models.base import Reply
+from plates.secrets import redact
+from plates.stimuli import ENGINE_VERSION
+from plates.tasks import Question, get_task
+
+__all__ = ["Asked", "build_row"]
+
+
+@dataclass(frozen=True)
+class Asked:
+    """Everything a row records besides the reply: identities, the question, the stimulus and the condition.
+
+    ``size`` is the side in px of the image the model received; ``hue_shift`` is in degrees; ``cvd_severity``
+    0-1 (0 when ``cvd`` is "none"); ``delta_e`` the stimulus's CIEDE2000 figure where it has one;
+    ``spec_json`` the stimulus's tagged spec JSON (regenerates the image); ``family`` its stimulus family.
+    """
+
+    run_id: str
+    row_key: str
+    item_id: str
+    dataset: str
+    model: str
+    backend: str
+    question: Question
+    spec_json: str
+    family: str
+    variant: str = "standard"
+    colour_set: str | None = None
+    delta_e: float | None = None
+    font: str | None = None
+    size: int | None = None
+    grayscale: bool = False
+    hue_shift: float = 0.0
+    cvd: str = "none"
+    cvd_severity: float = 0.0
+    shots: int = 0
+
+
+def build_row(asked: Asked, reply: Reply, secrets: Sequence[str | None] = ()) -> dict[str, Any]:
+    """The results row for ``asked`` and its ``reply``.
+
+    A failed request: reply/parsed/correct null, parse_status "error", the error message kept (redacted). A
+    declined query (``Reply.unsupported``): parse_status "unsupported", correct null. Otherwise the question's
+    task scores the (redacted) reply.
+    """
+    q = asked.question
+    row: dict[str, Any] = {
+        "run_id": asked.run_id, "item_id": asked.item_id, "model": asked.model, "backend": asked.backend,
+        "dataset": asked.dataset, "task": q.task, "target": q.target, "expected": q.expected,
+        "prompt_name": q.name, "prompt_text": q.text,
+        "options_json": json.dumps(q.options) if q.options else None, "variant": asked.variant,
+        "colour_set": asked.colour_set, "delta_e": asked.delta_e, "font": asked.font, "size": asked.size,
+        "grayscale": bool(asked.grayscale), "hue_shift": float(asked.hue_shift), "cvd": asked.cvd,
+        "cvd_severity": float(asked.cvd_severity) if asked.cvd != "none" else 0.0, "shots": int(asked.shots),
+        "spec_json": asked.spec_json, "plates_version": __version__, "family": asked.family,
+        "engine_version": ENGINE_VERSION, "row_key": asked.row_key,
+        "latency_s": float(reply.latency_s), "prompt_tokens": reply.prompt_tokens,
+        "completion_tokens": reply.completion_tokens, "attempts": int(reply.attempts),
+        "timestamp": datetime.now(UTC),
+    }
+    if reply.unsupported:
+        row.update(reply=redact(reply.text, secrets), parsed=None, parse_status="unsupported", correct=None,
+                   failure_mode=None, error=redact(reply.error, secrets))
+    elif reply.text is None or reply.error is not None:
+        row.update(reply=None, parsed=None, parse_status="error", correct=None, failure_mode=None,
+                   error=redact(reply.error, secrets) or "no reply text")
+    else:
+        text = redact(reply.text, secrets)
+        s = get_task(q.task).score(q, text)
+        row.update(reply=text, parsed=s.parsed, parse_status=s.parse_status, correct=bool(s.correct),
+                   failure_mode=s.failure_mode, error=None)
+    return row

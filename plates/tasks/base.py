@@ -1,0 +1,93 @@
+"""What a task is: which stimuli it asks about, what kind of answer it expects, how a question is made from a
+stimulus's truth and a prompt template, and how a reply is judged.
+
+A :class:`Task` is a frozen record of plain functions (as lmms-eval's task folders and colour-science's method
+maps): ``question(truth, template, seed=..., label_space=...) -> Question`` and ``score(question, reply) ->
+Score``. The runner, the explorer and the quiz all go through these two functions, so adding a task never
+touches them. No colours are involved here: questions and replies are text.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+__all__ = ["ANSWER_KINDS", "QUERY_KIND_OF", "Question", "Task", "Score"]
+
+#: What a correct answer is: a text label (a plate's number), yes/no, an option letter, a count, an area share,
+#: a colour value, a colour name. Declared once; every task names one.
+ANSWER_KINDS = ("label", "yesno", "choice", "count", "proportion", "colour", "name")
+#: The query kind (`plates.models.base.QUERY_KINDS`) a backend sees for each answer kind: counts, shares and
+#: colour values are asked as options (ColorBench: every task is multiple choice) or openly (names, labels).
+QUERY_KIND_OF: Mapping[str, str] = {
+    "label": "open", "yesno": "yesno", "choice": "mc", "count": "mc", "proportion": "mc", "colour": "mc",
+    "name": "open",
+}
+
+
+@dataclass(frozen=True)
+class Score:
+    """The verdict on one reply. ``parsed`` is None unless ``parse_status`` is "ok"; ``failure_mode`` is
+    None when correct (and for a plain misreading). ``rule`` names the parsing rule that decided."""
+
+    parsed: str | None
+    parse_status: str
+    correct: bool
+    failure_mode: str | None
+    rule: str = ""
+
+
+@dataclass(frozen=True)
+class Question:
+    """A question ready to send about one stimulus, and what it expects.
+
+    ``text``: the prompt text (last user turn). ``kind``: the query kind a backend sees ("open" | "yesno" |
+    "mc"). ``expected``: the correct answer as the scorer compares it (the label, "yes"/"no", an option
+    letter, a colour name). ``target``: the stimulus's truth the question is about (e.g. the plate's label).
+    ``options``: {letter: text} for choices. ``label_space``: the answer space parsing uses ("cbe", "any", ...).
+    ``answer_format``: how a correct answer is written (``"Answer: {answer}"``); ``answer_text`` is the correct
+    answer written that way (few-shot examples). ``variant``: the stimulus variant the question is meant for.
+    ``extra``: task-specific JSON-able facts the scorer or the metrics need (e.g. an illusion's pixel and
+    perceptual answers).
+    """
+
+    name: str
+    kind: str
+    text: str
+    expected: str
+    options: dict[str, str] | None = None
+    target: str = ""
+    label_space: str = "any"
+    variant: str = "standard"
+    cot: bool = False
+    answer_text: str = ""
+    task: str = ""
+    answer_kind: str = "label"
+    answer_format: str = "{answer}"
+    extra: Mapping[str, Any] = field(default_factory=dict)
+
+
+@dataclass(frozen=True)
+class Task:
+    """One entry of `plates.tasks.TASKS`.
+
+    ``family``: the stimulus family it asks about (`plates.stimuli.STIMULI`). ``answer_kind``: one of
+    `ANSWER_KINDS`. ``question(truth, template, *, seed, label_space)`` builds a :class:`Question` from the
+    stimulus's truth mapping and a prompt template; ``score(question, reply)`` judges a reply text;
+    ``examples(truths, template, *, seed, label_space)`` builds few-shot example questions (optional).
+    ``source``: the paper and section it follows.
+    """
+
+    name: str
+    family: str
+    answer_kind: str
+    question: Callable[..., Question]
+    score: Callable[[Question, str], Score]
+    source: str
+    examples: Callable[..., tuple[Question, ...]] | None = None
+
+    def __post_init__(self) -> None:
+        if self.answer_kind not in ANSWER_KINDS:
+            raise ValueError(f"task {self.name!r}: answer_kind {self.answer_kind!r} is not allowed; allowed: "
+                             f"{', '.join(ANSWER_KINDS)}")

@@ -1,0 +1,55 @@
+"""Golden digests: the pixels each preset and style draws, pinned (issue 9 "Pixels pinned").
+
+A change here is a change of pixels: bump `plates.stimuli.ENGINE_VERSION` (which starts new runs rather than
+mixing old and new images into one) and update the digests in the same commit, saying why. The digests cover
+the seed derivation (`plates.datasets.item_seed`), the per-stage seed streams of `render`, the packer's tries,
+the bundled fonts and the colour maths (a ΔE2000-controlled, jittered spec). Digests are SHA-256 of the raw
+(H, W, 3) uint8 sRGB 0-255 pixels, first 16 hex digits.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from itertools import islice
+
+import numpy as np
+import pytest
+
+from plates.datasets import preset_items
+from plates.stimuli import ENGINE_VERSION
+from plates.stimuli.ishihara.packing import pack_circles
+from plates.stimuli.ishihara.plate import PlateSpec, render
+
+
+def digest(image) -> str:
+    return hashlib.sha256(np.asarray(image).tobytes()).hexdigest()[:16]
+
+
+def test_the_digests_below_belong_to_this_engine_version():
+    assert ENGINE_VERSION == 2, "pixels changed: update every digest in this file and say why in the commit"
+
+
+PRESET_DIGESTS = {  # first three items of each preset at 256 px (engine version 2)
+    "colorblindnesseval": ["4ce97b3865391549", "829e18f0a75cd071", "3df32c261464943f"],
+    "huemanity-numeric": ["e19d276109718cd2", "8da32e9a709b67af", "babfce9b91d71260"],
+    "huemanity-alnum": ["317bee41f03a4951", "80c21cc790299cfe", "d9d2dfad6ea9cd3d"],
+    "huemanity": ["d8a44405466be9d1", "1d607271f313d5e2", "b50a678a40c26160"],
+}
+
+
+@pytest.mark.parametrize("preset", sorted(PRESET_DIGESTS))
+def test_preset_pixels_are_pinned(preset):
+    items = list(islice(preset_items(preset, size=256), 0, 3))
+    assert [digest(item.image()) for item in items] == PRESET_DIGESTS[preset]
+
+
+def test_a_delta_e_controlled_jittered_plate_is_pinned():
+    spec = PlateSpec("7A", size=300, palette="huemanity-03", seed=42, jitter_shift=0.3, jitter_rgb=30,
+                     jitter_lightness=0.4, delta_e=8.0)
+    assert digest(render(spec).image) == "af3b3665ce2667aa"
+
+
+def test_the_packer_is_pinned():
+    p = pack_circles(150.0, 1.0, 5.0, 0.2, np.random.Generator(np.random.PCG64(7)))
+    assert p.r.size == 1883
+    assert hashlib.sha256(np.concatenate([p.x, p.y, p.r]).tobytes()).hexdigest()[:16] == "902c19965eb1e494"
