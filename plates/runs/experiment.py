@@ -12,6 +12,8 @@ A TOML experiment (see ``examples/cbe-smoke.toml``)::
     [dataset]
     source = "colorblindnesseval" # a preset name, or a folder with manifest.parquet
     limit = 20                    # the first N items (a budget: not part of the run's identity)
+    sample = 1000                 # optional: a seeded random subset of N plates, balanced across colour sets
+    sample_seed = 0               #   (HueManity §4; plates.datasets.sample): both part of the run's identity
 
     [conditions]                  # crossed: every size x grayscale x hue shift x CVD view x variant
     sizes = [128, 512]            # side in pixels the model receives; omit for the dataset's own size
@@ -61,7 +63,7 @@ BACKEND_KINDS = tuple(BACKENDS)
 #: with a clear error when planned).
 VARIANTS = tuple(dict.fromkeys(v for f in STIMULI.values() for v in f.variants))
 TOP_KEYS = ("name", "seed", "shots", "prompts", "prompt_files", "out", "dataset", "conditions", "models")
-DATASET_KEYS = ("source", "limit")
+DATASET_KEYS = ("source", "limit", "sample", "sample_seed")
 CONDITION_KEYS = ("sizes", "grayscale", "hue_shifts", "cvd", "variants")
 #: Keys every [[models]] table takes; the rest are the backend constructor's own options.
 MODEL_KEYS = ("backend", "model", "max_tokens", "temperature")
@@ -125,6 +127,9 @@ class Experiment:
     name: str | None = None
     #: (name, template as JSON) of each prompt that is not built in, captured when the experiment was parsed
     user_prompts: tuple[tuple[str, str], ...] = ()
+    #: a seeded random subset of this many plates (`plates.datasets.sample.Sample`), or None for all
+    sample: int | None = None
+    sample_seed: int = 0
 
     def identity(self) -> dict[str, Any]:
         """The normalised spec that defines the run (operational settings left out)."""
@@ -136,6 +141,8 @@ class Experiment:
         identity = {"dataset": self.dataset, "models": models, "prompts": list(self.prompts),
                     "conditions": [asdict(c) for c in self.conditions], "shots": list(self.shots),
                     "seed": self.seed, "engine": ENGINE_VERSION}
+        if self.sample is not None:  # only then: runs without a sample keep their ids
+            identity["sample"] = {"n": self.sample, "seed": self.sample_seed}
         if self.user_prompts:  # a user's template is identified by its text too (built-ins never change)
             identity["user_prompts"] = {name: json.loads(t) for name, t in self.user_prompts}
         return identity
@@ -309,6 +316,10 @@ def parse_experiment(data: dict[str, Any], *, base_dir: str | Path | None = None
     _unknown("dataset", ds, DATASET_KEYS)
     source = _str("dataset.source", ds.get("source"))
     limit = None if ds.get("limit") is None else _int("dataset.limit", ds["limit"], 1)
+    sample = None if ds.get("sample") is None else _int("dataset.sample", ds["sample"], 1)
+    if sample is None and ds.get("sample_seed") is not None:
+        raise ValueError("dataset.sample_seed: given without dataset.sample; allowed: with sample = N")
+    sample_seed = _int("dataset.sample_seed", ds.get("sample_seed", 0), 0)
     source = _resolve_source(source, base_dir)
     models = data.get("models")
     if isinstance(models, dict):  # a single [models] table
@@ -337,7 +348,8 @@ def parse_experiment(data: dict[str, Any], *, base_dir: str | Path | None = None
         out = str(Path(base_dir) / out)
     return Experiment(dataset=source, models=model_specs, prompts=tuple(dict.fromkeys(prompts)),
                       conditions=_conditions(data.get("conditions", {})), shots=tuple(dict.fromkeys(shots)),
-                      seed=seed, limit=limit, out=out, name=name, user_prompts=user_prompts)
+                      seed=seed, limit=limit, out=out, name=name, user_prompts=user_prompts, sample=sample,
+                      sample_seed=sample_seed)
 
 
 def _resolve_source(source: str, base_dir: str | Path | None) -> str:
@@ -380,7 +392,8 @@ def quick_experiment(*, dataset: str, prompt: str, backend: str, model: str, out
                      base_url: str | None = None, api_key_env: str | None = "OPENAI_API_KEY",
                      limit: int | None = None, concurrency: int | None = None, size: int | None = None,
                      shots: int = 0, seed: int = 0, timeout: float | None = None,
-                     max_attempts: int | None = None, prompt_files: tuple[str, ...] = ()) -> Experiment:
+                     max_attempts: int | None = None, prompt_files: tuple[str, ...] = (),
+                     sample: int | None = None, sample_seed: int | None = None) -> Experiment:
     """The experiment of ``plates run --dataset ... --prompt ... --backend ... --model ...`` (one model, one
     prompt, one condition)."""
     m: dict[str, Any] = {"backend": backend, "model": model}
@@ -400,6 +413,10 @@ def quick_experiment(*, dataset: str, prompt: str, backend: str, model: str, out
         data["prompt_files"] = list(prompt_files)
     if limit is not None:
         data["dataset"]["limit"] = limit
+    if sample is not None:
+        data["dataset"]["sample"] = sample
+    if sample_seed is not None:
+        data["dataset"]["sample_seed"] = sample_seed
     if size is not None:
         data["conditions"] = {"sizes": [size]}
     return parse_experiment(data)
