@@ -28,9 +28,9 @@ import time
 
 import numpy as np
 
-from plates.reader.reader import BaselineReader
-from plates.datasets import PRESETS, make_spec
 from plates.analysis.metrics import fit_psychometric, wilson_interval
+from plates.datasets import PRESETS, make_spec
+from plates.reader.reader import BaselineReader
 from plates.stimuli.ishihara.plate import render, render_on_mask
 
 BENCH_SEED = 777_000_001
@@ -171,7 +171,7 @@ def main(argv: list[str] | None = None) -> int:
     print("| preset (style) | accuracy | aim | ratio |\n|---|---|---|---|")
     for preset in ("colorblindnesseval", "huemanity-numeric", "huemanity-numeric-dense"):
         k = 0
-        for spec, label in sample_specs(preset, n_cell, 900, rng):
+        for spec, _label in sample_specs(preset, n_cell, 900, rng):
             text = str(int(rng.integers(10, 100)))
             plate = render_on_mask(spec.replace(text=text), dot_matrix_mask(text, 900))
             k += reader.read(plate.image, "cbe").text == text

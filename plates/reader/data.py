@@ -32,7 +32,7 @@ CBE_SETS = tuple(f"colorblindnesseval-{i}" for i in range(1, 6))
 #: Plate styles and their share of the mix.
 STYLE_SHARES = {"dense": 0.26, "cbe": 0.37, "huemanity": 0.37}
 #: Share of plates made as the style's paper made them (its colours, font, jitter, labels); the rest are "free".
-PAPER_SHARE = 0.5
+PAPER_SHARE = 0.6
 #: Plate groups (style x paper/free): validation accuracy is reported per group.
 GROUPS = tuple(f"{s}-{k}" for s in STYLE_SHARES for k in ("paper", "free"))
 #: Render sizes (px) drawn uniformly; the reader box-filters every plate down to its input size.
@@ -40,12 +40,12 @@ RENDER_SIZES = (192, 256, 384, 512, 900)
 
 RECIPE = """Each plate seed draws a style -- 26% `dense` (this project's packing), 37% `cbe` (ColorBlindnessEval
 App. E Algorithm 1 with IshiharaMC's layers), 37% `huemanity` (HueManity's released generator) -- and is made
-half the time as that style's paper made it (group `<style>-paper`), half the time freely (`<style>-free`):
+60% of the time as that style's paper made it (group `<style>-paper`), otherwise freely (`<style>-free`):
 - paper, cbe: a CBE colour set (App. D), numbers 0-99, Liberation Sans (60%: the preset's Arial stand-in),
   DejaVu Sans (20%: App. B.3) or another of the 8 styles, no jitter (80%);
 - paper, huemanity: a Table 7 pair with the released code's colour roles (the "Foreground" colour outside the
-  text), jitter and clipping, anti-aliased, DejaVu Sans Bold Oblique (80%), labels "10".."99" (30%) or the
-  alphanumeric pairs (70%);
+  text), jitter and clipping, anti-aliased, DejaVu Sans Bold Oblique (80%), labels "10".."99" (20%) or the
+  alphanumeric pairs (80%);
 - paper, dense: a Table 7 pair with HueManity's jitter (60%) or a CBE set (40%), the paper's labels and font;
 - free: colours from a Table 7 pair, a CBE set, a random pair (CIEDE2000 >= 5) or random multi-colour sets
   (1-4 figure and 1-5 surround colours spread in lightness and hue, every figure/surround pair >= 6 apart),
@@ -149,7 +149,7 @@ def sample_plate(seed: int, render_size: int | None = None) -> tuple[PlateSpec, 
     elif paper and style == "huemanity":
         colours = {"palette": str(rng.choice(HUEMANITY_PAIRS)), "colour_roles": "released-code"}
         font = _font(rng, "dejavu-sans-bold-oblique", 0.8)
-        text = _label(rng, {"huemanity-numeric": 0.3, "huemanity-alnum": 0.7})
+        text = _label(rng, {"huemanity-numeric": 0.2, "huemanity-alnum": 0.8})
         extra = {**HUEMANITY_JITTER, "jitter_rule": "released-code", "allow_extremes": True}
     elif paper:  # dense, as the presets drew it before styles existed
         if rng.random() < 0.6:

@@ -20,7 +20,7 @@ import math
 from dataclasses import asdict, dataclass, field, fields
 from dataclasses import replace as _dc_replace
 from functools import cached_property
-from typing import Any, ClassVar
+from typing import ClassVar
 
 import numpy as np
 from PIL import Image
@@ -31,7 +31,7 @@ from plates.stimuli.ishihara.glyphs import TEXT_SCALE, check_text, text_mask
 from plates.stimuli.ishihara.jitter import HUEMANITY_JITTER, JITTER_RULES, jitter
 from plates.stimuli.ishihara.paint import paint_dots, paint_dots_aa
 from plates.stimuli.ishihara.palettes import PALETTES, get_palette
-from plates.stimuli.ishihara.styles import STYLES, get_style, pack_style
+from plates.stimuli.ishihara.styles import STYLES, Style, get_style, pack_style
 
 __all__ = ["COLOUR_ROLES", "HUEMANITY_JITTER", "VARIANTS", "Plate", "PlateSpec", "PlateStats", "paint_dots", "render",
            "render_on_mask"]
@@ -198,7 +198,7 @@ class PlateSpec:
                              f"tries; allowed: {DEFAULT_DENSITY} (density applies to style 'dense' only)")
 
     @property
-    def style_info(self) -> Any:
+    def style_info(self) -> Style:
         """The `plates.stimuli.ishihara.styles.Style` of this spec."""
         return STYLES[self.style]
 
