@@ -16,7 +16,8 @@ Prints Markdown tables (for the README) and each figure's ratio to its target:
    drawn on each paper preset's plates with ``render_on_mask``.
 
 Plate seeds come from plates.datasets.item_seed with preset seed BENCH_SEED (SHA-256 hashes, so they never
-meet the training seeds 10^7-2.1x10^7). Run: ``python3 bench/bench_baseline.py [--n 200] [--quick]``.
+meet the training seeds 10^7-2.1x10^7). Run: ``python3 bench/bench_baseline.py [--n 200] [--quick] [--model M]
+[--sections presets,delta-e,resolution,speed,dot-matrix]``.
 """
 
 from __future__ import annotations
@@ -103,12 +104,24 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--n-cell", type=int, default=40, help="plates per table cell (default 40)")
     ap.add_argument("--quick", action="store_true", help="n=40, n-cell=15: a smoke run")
     ap.add_argument("--model", default=None, help="ONNX weights (default: the bundled ones)")
+    ap.add_argument("--sections", default=",".join(SECTIONS),
+                    help=f"comma-separated sections to run (default all: {','.join(SECTIONS)}); each draws its "
+                         "plates from its own seed, so a section's figures do not depend on the others")
     args = ap.parse_args(argv)
     n, n_cell = (40, 15) if args.quick else (args.n, args.n_cell)
+    sections = [x for x in args.sections.split(",") if x]
+    unknown = sorted(set(sections) - set(SECTIONS))
+    if unknown:
+        ap.error(f"--sections {unknown} not known; allowed: {', '.join(SECTIONS)}")
     reader = BaselineReader(args.model, threads=1)
-    rng = np.random.default_rng(BENCH_SEED)
     t0 = time.perf_counter()
+    for name in sections:
+        SECTIONS[name](reader, n, n_cell, np.random.default_rng([BENCH_SEED, list(SECTIONS).index(name)]))
+    print(f"\n(bench took {time.perf_counter() - t0:.0f} s)")
+    return 0
 
+
+def presets_section(reader, n, n_cell, rng) -> None:
     print(f"## Accuracy at the papers' defaults (900 px, {n} fresh plates each, 95% Wilson CI)\n")
     print("| set | style | accuracy | target | ratio to target |\n|---|---|---|---|---|")
     for preset, variant in [(name, v) for name, p in PRESETS.items() for v in p.variants]:
@@ -119,6 +132,8 @@ def main(argv: list[str] | None = None) -> int:
         print(f"| {preset} ({variant}) | {PRESETS[preset].style} | {fmt(k, m)} | "
               f"{f'>= {target:.0%}' if target else '-'} | {ratio} |", flush=True)
 
+
+def delta_e_section(reader, n, n_cell, rng) -> None:
     print(f"\n## Accuracy against CIEDE2000 (HueManity numeric, 900 px, {n_cell} plates per cell)\n")
     print("| ΔE2000 | HueManity jitter | no jitter |\n|---|---|---|")
     levels = (3, 5, 8, 10, 12, 15, 20, 30, 45)
@@ -142,6 +157,8 @@ def main(argv: list[str] | None = None) -> int:
         print(f"\n50% threshold ({key}): ΔE2000 = {fit.threshold:.1f} (status {fit.status})", end="")
     print()
 
+
+def resolution_section(reader, n, n_cell, rng) -> None:
     print(f"\n## Accuracy against resolution ({n_cell} plates per cell)\n")
     print("| size (px) | HueManity numeric | HueManity alphanumeric | ColorBlindnessEval |\n|---|---|---|---|")
     for size in (300, 500, 700, 900, 1100, 1300):
@@ -149,6 +166,8 @@ def main(argv: list[str] | None = None) -> int:
                  for p in RESOLUTION_PRESETS]
         print(f"| {size} | {' | '.join(cells)} |", flush=True)
 
+
+def speed_section(reader, n, n_cell, rng) -> None:
     images = [render(spec).image for spec, _ in sample_specs("huemanity-numeric", 20, 900, rng)]
     for image in images[:3]:
         reader.read(image)
@@ -167,6 +186,8 @@ def main(argv: list[str] | None = None) -> int:
     print(f"median {med:.1f} ms per plate (preprocessing {statistics.median(prep):.1f} ms, network "
           f"{med - statistics.median(prep):.1f} ms); target <= 20 ms, ratio {med / 20:.2f}")
 
+
+def dot_matrix_section(reader, n, n_cell, rng) -> None:
     print(f"\n## Figures no font draws: 5 x 7 dot-matrix numbers 10-99, 900 px ({n_cell} plates per cell)\n")
     print("| preset (style) | accuracy | aim | ratio |\n|---|---|---|---|")
     for preset in ("colorblindnesseval", "huemanity-numeric", "huemanity-numeric-dense"):
@@ -177,8 +198,10 @@ def main(argv: list[str] | None = None) -> int:
             k += reader.read(plate.image, "cbe").text == text
         print(f"| {preset} ({PRESETS[preset].style}) | {fmt(k, n_cell)} | >= 95% | {k / n_cell / 0.95:.3f} |",
               flush=True)
-    print(f"\n(bench took {time.perf_counter() - t0:.0f} s)")
-    return 0
+
+
+SECTIONS = {"presets": presets_section, "delta-e": delta_e_section, "resolution": resolution_section,
+            "speed": speed_section, "dot-matrix": dot_matrix_section}
 
 
 if __name__ == "__main__":

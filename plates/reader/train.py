@@ -45,7 +45,7 @@ class TrainConfig:
     """Every knob of one training run (recorded in the model card)."""
 
     seed: int = 0
-    n_train: int = 10000
+    n_train: int = 24000
     n_val: int = 1000
     epochs: int = 6
     batch_size: int = 64
