@@ -20,11 +20,13 @@ import uuid
 
 import gradio as gr
 
+from plates.conditions import Condition
 from plates.ui import explorer as ex
 from plates.ui import explorer_models as em
-from plates.conditions import Condition
 
 log = logging.getLogger("plates.app")
+#: Seconds between the sweep's page updates (answers arriving faster are shown together).
+SWEEP_UPDATE_S = 0.5
 
 
 def _guard(fn, secrets_from=None, hide_paths=False):
@@ -69,7 +71,8 @@ def build_app(policy: ex.Policy | None = None) -> gr.Blocks:
     """The explorer's Blocks: plate panel (live), model panel, ΔE sweep. Nothing is launched here."""
     policy = policy or ex.Policy.from_env()
     guard = functools.partial(_guard, hide_paths=policy.public)
-    cache = em.ModelCache()
+    # public mode remembers a model that failed to load, so retries do not take the model slot again
+    cache = em.ModelCache(remember_failures_s=em.FAILED_LOAD_MEMORY_S if policy.public else 0.0)
     plates_seen = ex.PlateCache()  # the plates on screen, reused when a model is asked about them
     scratch = ex.Scratch(tempfile.mkdtemp(prefix="plates-explorer-"))  # files we name, never user paths
     fonts = ex.font_choices()
@@ -85,14 +88,35 @@ def build_app(policy: ex.Policy | None = None) -> gr.Blocks:
         return ex.controls_to_spec(ex.Controls(*vals), policy, base=base)
 
     def render_plate(request: gr.Request, base_json, *vals):  # Gradio fills `request` (first: before *vals)
-        spec = make_spec(base_json, *vals)
+        try:
+            spec = make_spec(base_json, *vals)
+        except ValueError as exc:  # the plate on screen stays, marked not redrawn, with the reason in words
+            message = em.clean_message(str(exc), (), hide_paths=policy.public)
+            gr.Warning(message)
+            return (*[gr.skip()] * len(ex.VIEWS), f"⚠️ **Not redrawn:** {message}",
+                    *[gr.skip()] * (len(plate_outputs) - len(ex.VIEWS) - 1))
         views = ex.render_views(spec, renderer=plates_seen)
         spec_json = ex.spec_to_json(spec)
         plate_png = scratch.write("plate", "png", ex.png_bytes(views.images["plate"]))  # exact pixels
         spec_file = scratch.write("plate-spec", "json", spec_json.encode())
         page = request.headers.get("referer") if request is not None else None  # the page the visitor is on
         share = ex.share_link(spec, page)
-        return (plate_png, *(views.images[v] for v in ex.VIEWS[1:]), views.stats, spec_json, spec_file, share)
+        shown = ex.spec_to_controls(spec)
+        min_hi, max_hi = ex.dot_slider_limits(spec)
+        return (plate_png, *(views.images[v] for v in ex.VIEWS[1:]), views.stats, spec_json, spec_file, share,
+                shown.foreground, shown.background, ex.drawn_swatches(spec), gr.update(maximum=min_hi),
+                gr.update(maximum=max_hi))
+
+    def show_asked_plate(base_json, *vals):
+        """The Model tab's picture and caption of the plate it will ask about (the Plate tab's, from the cache:
+        the plate controls live on the other tab, so the picture is current whenever this tab is open)."""
+        try:
+            spec = make_spec(base_json, *vals)
+        except ValueError as exc:
+            why = em.clean_message(str(exc), (), hide_paths=policy.public)
+            return None, f"⚠️ **The Plate tab's plate cannot be drawn:** {why}"
+        plate = plates_seen(spec)
+        return plate.image, ex.plate_caption(plate)
 
     def preset_colours(name):
         if name == ex.CUSTOM:
@@ -122,6 +146,8 @@ def build_app(policy: ex.Policy | None = None) -> gr.Blocks:
     # -------------------------------------------------------------------------------- model panel handlers
     def store_key(key):
         key = (key or "").strip()
+        if len(key) > policy.max_field_chars:  # never echoed: only its length is named
+            return "", f"No key set: it has {len(key)} characters; allowed: at most {policy.max_field_chars}."
         return key, ("A key is set for this session only." if key else "No key set.")
 
     def make_ask(prompt_name, prompt_text, size, grayscale, hue, cvd, severity, variant):
@@ -147,7 +173,7 @@ def build_app(policy: ex.Policy | None = None) -> gr.Blocks:
                 backend.close()
         history = [*history, row][-em.MAX_HISTORY:]
         seen_png = scratch.write("model-input", "png", ex.png_bytes(seen))  # exact pixels, fast encoder
-        return (row["reply"] or "", em.result_markdown(row), history, em.history_display(history),
+        return (row["reply"] or "", em.result_markdown(row), history, em.history_frame(history),
                 _parquet(history), run_id, seen_png)
 
     def run_sweep(key, history, run_id, low, high, points, kind, hf_id, api_model, base_url, prompt_name,
@@ -156,15 +182,20 @@ def build_app(policy: ex.Policy | None = None) -> gr.Blocks:
         values = em.sweep_values(float(low), float(high), int(points), policy)
         run_id = run_id or f"explorer-{uuid.uuid4().hex[:12]}"
         ask = make_ask(prompt_name, prompt_text, size, grayscale, hue, cvd, severity, variant)
+        plan = em.sweep_plan(spec, values)  # values these colours cannot reach are named, not fatal
+        if not plan.specs:
+            raise ValueError(f"no ΔE2000 of the sweep can be drawn with these colours: {plan.skipped[0][1]}")
         choice = em.ModelChoice(kind, hf_id if kind == "hf" else api_model, base_url)
         backend, close = em.open_backend(choice, key, policy, cache)
         rows: list[dict] = []
-        try:
-            for row in em.sweep(spec, values, ask, backend, colour_set=vals[0], run_id=run_id, secrets=(key,),
-                                gpu=cache.ask_on_gpu):
-                rows.append(row)
-                history = [*history, row][-em.MAX_HISTORY:]
-                yield history, em.history_display(history), em.sweep_figure(rows), _parquet(history)
+        try:  # one batch: an API backend asks every point at once; the page updates every SWEEP_UPDATE_S
+            answers = em.ask_many(plan.specs, ask, backend, colour_set=vals[0], run_id=run_id, secrets=(key,),
+                                  gpu=cache.ask_on_gpu)
+            for batch in em.in_batches(answers, SWEEP_UPDATE_S):
+                rows += batch
+                history = [*history, *batch][-em.MAX_HISTORY:]
+                yield (history, em.history_frame(history), em.sweep_figure(rows), _parquet(history),
+                       em.sweep_replies(rows), em.sweep_summary(rows, plan.skipped))
         finally:
             if close:
                 backend.close()
@@ -186,17 +217,23 @@ def build_app(policy: ex.Policy | None = None) -> gr.Blocks:
                     colour_pair = gr.Dropdown(ex.colour_pair_choices(), value=defaults.colour_pair,
                                               label="Colour pair (CBE sets 1-5, HueManity pairs) or custom")
                     with gr.Row():
-                        fg = gr.ColorPicker(defaults.foreground, label="Foreground (text)")
-                        bg = gr.ColorPicker(defaults.background, label="Background")
+                        fg = gr.ColorPicker(defaults.foreground, label="Foreground (text)", elem_id="fg")
+                        bg = gr.ColorPicker(defaults.background, label="Background (ΔE2000 moves it)",
+                                            elem_id="bg")
+                    drawn = gr.HTML(ex.drawn_swatches(ex.default_spec()), elem_id="drawn-colours")
                     delta_e = gr.Slider(0, 40, value=defaults.delta_e, step=0.5, label="ΔE2000 (0 = colours as given)",
                                         elem_id="delta-e")
                     font = gr.Dropdown(fonts, value=defaults.font, label="Font and style")
-                    text = gr.Textbox(defaults.text, label="Text", max_length=policy.max_text_chars)
+                    text = gr.Textbox(defaults.text, label="Text", max_length=policy.max_text_chars,
+                                      elem_id="plate-text")
                     with gr.Row():
                         label_buttons = {s: gr.Button(f"random {s}", size="sm") for s in ex.label_space_choices()}
+                    min_hi, max_hi = ex.dot_slider_limits(ex.default_spec())  # follow the plate size
                     with gr.Row():
-                        dot_min = gr.Slider(0, 40, value=defaults.dot_min, step=0.5, label="Dot radius min (px, 0 = auto)")
-                        dot_max = gr.Slider(0, 60, value=defaults.dot_max, step=0.5, label="Dot radius max (px, 0 = auto)")
+                        dot_min = gr.Slider(0, min_hi, value=defaults.dot_min, step=0.5,
+                                            label="Dot radius min (px, 0 = auto)", elem_id="dot-min")
+                        dot_max = gr.Slider(0, max_hi, value=defaults.dot_max, step=0.5,
+                                            label="Dot radius max (px, 0 = auto)", elem_id="dot-max")
                     with gr.Row():
                         density = gr.Slider(0.05, 0.80, value=defaults.density, step=0.01, label="Density (dot coverage)")
                         jitter = gr.Slider(0, 1, value=defaults.jitter, step=0.01, label="Colour jitter (1 = HueManity §3)")
@@ -223,22 +260,30 @@ def build_app(policy: ex.Policy | None = None) -> gr.Blocks:
                             apply_btn = gr.Button("Apply pasted spec")
                             spec_upload = gr.File(label="Upload a spec (.json)", type="binary", file_types=[".json"])
                             spec_download = gr.DownloadButton("Download spec JSON")
-        with gr.Tab("Model"):
+        with gr.Tab("Model") as model_tab:
             with gr.Row():
                 with gr.Column():
+                    asked_plate = gr.Image(label="The plate to ask about", type="pil", format="jpeg",
+                                           interactive=False, height=160, elem_id="asked-plate-image")
+                    asked_caption = gr.Markdown(elem_id="asked-plate")
                     kind = gr.Radio(list(em.MODEL_KINDS), value="baseline", label="Model",
-                                    info="baseline: bundled offline reader (no key, no network)")
-                    hf_id = gr.Textbox(label="Hugging Face model id", visible=False,
+                                    info=em.MODEL_KIND_INFO["baseline"], elem_id="model-kind")
+                    field_cap = policy.max_field_chars
+                    hf_id = gr.Textbox(label="Hugging Face model id", visible=False, max_length=field_cap,
                                        info=("allowed: " + ", ".join(policy.allowed_hf_models)) if policy.public else None)
-                    api_model = gr.Textbox(label="API model name", placeholder="gpt-4o-mini", visible=False)
+                    api_model = gr.Textbox(label="API model name", placeholder="gpt-4o-mini", visible=False,
+                                           max_length=field_cap)
                     base_url = gr.Textbox(label="OpenAI-compatible base URL", placeholder="https://api.openai.com/v1",
                                           info=("allowed: " + (", ".join(policy.allowed_base_urls) or "none"))
-                                          if policy.public else None, visible=False)
-                    key_box = gr.Textbox(label="API key (kept in your session only)", type="password", visible=False)
+                                          if policy.public else None, visible=False, max_length=field_cap)
+                    key_box = gr.Textbox(label="API key (kept in your session only)", type="password",
+                                         visible=False, max_length=field_cap)
                     key_status = gr.Markdown("No key set.", visible=False)
                 with gr.Column():
                     prompt_name = gr.Dropdown(list(em.PROMPTS), value="cbe-open", label="Prompt")
-                    prompt_text = gr.Textbox(em.prompt_template_text("cbe-open"), lines=4, label="Prompt text (editable)")
+                    prompt_text = gr.Textbox(em.prompt_template_text("cbe-open"), lines=4,
+                                             label="Prompt text (editable)",
+                                             max_length=policy.max_prompt_chars)
                     with gr.Row():
                         variant = gr.Dropdown(list(em.VARIANTS), value="standard", label="Variant")
                         cond_size = gr.Number(0, precision=0, label="Image size px (0 = as rendered)")
@@ -252,7 +297,8 @@ def build_app(policy: ex.Policy | None = None) -> gr.Blocks:
                 seen = gr.Image(label="What the model received", type="pil", format="png", interactive=False,
                                 height=220, scale=1)
                 with gr.Column(scale=3):
-                    reply = gr.Textbox(label="Raw reply", lines=3)
+                    reply = gr.Textbox(label="Raw reply (after a sweep: every point's)", lines=3,
+                                       elem_id="reply")
                     verdict = gr.Markdown(elem_id="verdict")
             with gr.Accordion("ΔE2000 sweep: the same text at a range of differences", open=True):
                 with gr.Row():
@@ -261,46 +307,59 @@ def build_app(policy: ex.Policy | None = None) -> gr.Blocks:
                     sweep_n = gr.Slider(2, policy.max_sweep_points, value=min(8, policy.max_sweep_points), step=1,
                                         label="Points")
                     sweep_btn = gr.Button("Run sweep")
-                sweep_plot = gr.Plot(label="Answers and accuracy vs ΔE2000")
-            history_table = gr.Dataframe(headers=list(em.HISTORY_COLUMNS), label="This session's queries",
-                                         interactive=False)
+                sweep_plot = gr.Plot(label="Answers and accuracy vs ΔE2000 drawn", elem_id="sweep-plot")
+            history_table = gr.Dataframe(headers=em.history_headers(), label="This session's queries",
+                                         interactive=False, elem_id="history")
             history_download = gr.DownloadButton("Download history (Parquet, results schema)")
 
         # ------------------------------------------------------------------------------------------ events
         controls = [colour_pair, fg, bg, delta_e, font, text, dot_min, dot_max, density, jitter, size, seed]
         plate_inputs = [base_state, *controls]
-        plate_outputs = [*(images[v] for v in ex.VIEWS), stats, spec_box, spec_download, share]
+        plate_outputs = [*(images[v] for v in ex.VIEWS), stats, spec_box, spec_download, share, fg, bg, drawn,
+                         dot_min, dot_max]
         render_kw = dict(fn=guard(render_plate), inputs=plate_inputs, outputs=plate_outputs,
                          concurrency_limit=2, concurrency_id="render")
-        gr.on([c.input for c in (delta_e, font, text, dot_min, dot_max, density, jitter, size, seed)],
+        internal = dict(api_visibility="private")  # chained steps: not endpoints of the API page
+        # The text box re-renders on `change`: its `input` event misses Backspace and select-all + Delete
+        live = (delta_e, font, dot_min, dot_max, density, jitter, size, seed)
+        gr.on([text.change, *(c.input for c in live)],
               api_name="render", trigger_mode="always_last", **render_kw)
-        colour_pair.input(guard(preset_colours), colour_pair, [fg, bg], api_name=False).then(**render_kw)
+        colour_pair.input(guard(preset_colours), colour_pair, [fg, bg], **internal).then(
+            **render_kw, **internal)
         for picker in (fg, bg):
-            picker.input(lambda: ex.CUSTOM, None, colour_pair, api_name=False).then(**render_kw)
-        for space, button in label_buttons.items():
-            button.click(functools.partial(ex.random_label, space), None, text, api_name=False).then(**render_kw)
+            picker.input(lambda: ex.CUSTOM, None, colour_pair, **internal).then(**render_kw, **internal)
+        for space, button in label_buttons.items():  # the new text's `change` re-renders
+            button.click(functools.partial(ex.random_label, space), None, text, **internal)
         apply_btn.click(guard(apply_spec_text), spec_box, [base_state, *controls], api_name="apply_spec").then(
-            **render_kw)
-        spec_upload.upload(guard(apply_spec_file), spec_upload, [base_state, *controls], api_name=False).then(
-            **render_kw)
-        demo.load(lambda: f"explorer-{uuid.uuid4().hex[:12]}", None, run_state, api_name=False)
-        demo.load(on_load, None, [base_state, *controls], api_name=False).then(**render_kw)
+            **render_kw, **internal)
+        spec_upload.upload(guard(apply_spec_file), spec_upload, [base_state, *controls], **internal).then(
+            **render_kw, **internal)
+        model_tab.select(guard(show_asked_plate), plate_inputs, [asked_plate, asked_caption],
+                         show_progress="hidden", **internal)
+        demo.load(lambda: f"explorer-{uuid.uuid4().hex[:12]}", None, run_state, **internal)
+        demo.load(on_load, None, [base_state, *controls], **internal).then(**render_kw, **internal)
 
-        kind.change(lambda k: (gr.update(visible=k == "hf"), *[gr.update(visible=k == "openai")] * 4), kind,
-                    [hf_id, api_model, base_url, key_box, key_status], api_name=False, show_progress="hidden")
+        kind.change(lambda k: (gr.update(info=em.MODEL_KIND_INFO.get(k, "")), gr.update(visible=k == "hf"),
+                               *[gr.update(visible=k == "openai")] * 4), kind,
+                    [kind, hf_id, api_model, base_url, key_box, key_status], show_progress="hidden",
+                    **internal)
         key_box.change(store_key, key_box, [key_state, key_status], api_name="set_key", show_progress="hidden")
-        prompt_name.input(guard(em.prompt_defaults), prompt_name, [prompt_text, variant], api_name=False)
+        prompt_name.input(guard(em.prompt_defaults), prompt_name, [prompt_text, variant], **internal)
         model_inputs = [kind, hf_id, api_model, base_url, prompt_name, prompt_text, cond_size, grayscale, hue, cvd,
                         severity, variant, *plate_inputs]
         model_limit = 1 if policy.public else 2  # model calls at once, shared by ask and sweep
-        secrets = lambda args: (args[0],)
+
+        def secrets(args):  # the session's key: the first input of ask and sweep
+            return (args[0],)
+
         ask_btn.click(guard(ask_model, secrets), [key_state, history_state, run_state, *model_inputs],
                       [reply, verdict, history_state, history_table, history_download, run_state, seen],
                       api_name="ask",
                       concurrency_limit=model_limit, concurrency_id="model")
         sweep_btn.click(guard(run_sweep, secrets),
                         [key_state, history_state, run_state, sweep_lo, sweep_hi, sweep_n, *model_inputs],
-                        [history_state, history_table, sweep_plot, history_download], api_name="sweep",
+                        [history_state, history_table, sweep_plot, history_download, reply, verdict],
+                        api_name="sweep",
                         concurrency_limit=model_limit, concurrency_id="model")
     demo.queue(max_size=32 if policy.public else None, default_concurrency_limit=2)
     return demo

@@ -3,14 +3,16 @@
 Targets: a 512 px plate re-renders in <= 150 ms median per change (the /render endpoint: plate, clear plate,
 mask and three CVD views, stats, spec JSON and share link); the baseline reader answers in <= 100 ms median
 (the /ask endpoint about the plate on screen: condition, prompt, read, score, history row, Parquet download;
-the plate itself was rendered by the untimed /render before it, as in the app).
+the plate itself was rendered by the untimed /render before it, as in the app); an 8-point ΔE2000 sweep with
+the baseline reader completes in <= 1 s median (the /sweep endpoint, every streamed update received: 8 plates
+rendered and read, the rows, the chart, the replies and the requested-vs-drawn table; issue 12).
 
 Each change moves ΔE2000 and the seed, so no two requests ask for the same plate. Timings are wall-clock
 round trips seen by the client (``download_files=False``: the browser fetches images itself, lazily), after
 warm-up requests. By default the bench builds the app in-process and launches it on a free port; ``--url``
 points it at an app that is already running (e.g. ``python app.py``).
 
-    python3 bench/bench_app.py [--changes 40] [--asks 20] [--url http://127.0.0.1:7860/]
+    python3 bench/bench_app.py [--changes 40] [--asks 20] [--sweeps 10] [--url http://127.0.0.1:7860/]
 """
 
 from __future__ import annotations
@@ -27,6 +29,8 @@ os.environ.setdefault("GRADIO_ANALYTICS_ENABLED", "False")
 
 RENDER_TARGET_MS = 150.0
 ASK_TARGET_MS = 100.0
+SWEEP_TARGET_MS = 1000.0
+SWEEP_POINTS = 8
 
 
 def timed(fn, n: int, warmup: int = 3, setup=None) -> list[float]:
@@ -72,6 +76,7 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--changes", type=int, default=40, help="plate re-renders to time")
     parser.add_argument("--asks", type=int, default=20, help="baseline answers to time")
+    parser.add_argument("--sweeps", type=int, default=10, help=f"{SWEEP_POINTS}-point ΔE2000 sweeps to time")
     parser.add_argument("--url", default=None, help="an explorer already running (default: launch one here)")
     args = parser.parse_args(argv)
 
@@ -110,6 +115,26 @@ def main(argv: list[str] | None = None) -> int:
                    timed(ask, args.asks, setup=lambda i: change(1000 + i)), ASK_TARGET_MS)
         except Exception as exc:  # noqa: BLE001 - report and go on: the render figure still stands
             print(f"baseline answer: not measured ({type(exc).__name__}: {exc})")
+
+        updates: list[int] = []
+
+        def sweep(i: int) -> None:
+            """An 8-point sweep from ΔE2000 1+i/10 to 20 on a new seed each time, to its last update."""
+            job = client.submit(1.0 + (i % 10) / 10, 20.0, SWEEP_POINTS, *model, *plate(2000 + i),
+                                api_name="/sweep")
+            outputs = list(job)
+            rows = outputs[-1][0]["data"] if outputs else []
+            if len(rows) < SWEEP_POINTS:
+                raise RuntimeError(f"the sweep returned {len(rows)} rows, not {SWEEP_POINTS}")
+            updates.append(len(outputs))
+
+        try:
+            report(f"{SWEEP_POINTS}-point ΔE2000 sweep with the baseline reader, 512 px (/sweep)",
+                   timed(sweep, args.sweeps, warmup=2), SWEEP_TARGET_MS)
+            print(f"  page updates per sweep: {min(updates)}-{max(updates)} (answers arriving together are "
+                  "shown together)")
+        except Exception as exc:  # noqa: BLE001 - report and go on
+            print(f"sweep: not measured ({type(exc).__name__}: {exc})")
     finally:
         if demo is not None:
             demo.close()

@@ -1,20 +1,22 @@
-"""Dashboard overview on a million rows: load every Parquet part, compute the overview, build its figure.
+"""Dashboard at scale: every page's numbers and figure over 1,000,000 and 10,000,000 result rows (issue 11).
 
-Target (issue 5): a 1,000,000-row result set loads and renders the overview in <= 2 s, within 1.5 GB peak
-memory. The bench makes its own synthetic result set in the results schema (every column filled: 2,500
-plates x 8 models x 5 prompt/condition combinations, each plate with its real PlateSpec JSON), written as
-Parquet parts by `plates.results.write_part`. The timing runs in a fresh child process so its peak resident
-memory (ru_maxrss, the whole Python process with its imports) is the dashboard's, not the generator's.
+Targets (issue 11, this machine): over 10,000,000 rows in >= 20 Parquet parts, the first overview (open the
+results, scan the parts, aggregate, draw) <= 1.5 s, each other page <= 1 s, peak memory (RSS of the whole
+process) <= 600 MB. The 1M and 10M figures are printed side by side so the growth shows.
 
-Timed: `plates.ui.dashboard.load` (plates.results.load_results + the condition column) ->
-`plates.analysis.charts.overview_table` -> `plates.analysis.charts.overview_figure` -> the figure serialised to JSON (what
-Streamlit sends the browser), after a warm-up figure of one row (a running dashboard has plotly warm after its
-first page).
+The synthetic result set is in the results schema with every column filled, as a real sweep writes it: 8
+models, each its own run (parts of ~1/3 of a run each), every model asked every item once under 5 (prompt,
+condition) combinations (cbe-open in colour and grayscale at 900 px and at 300 px, the two yes/no prompts),
+items spread over the five ColorBlindnessEval colour sets at ΔE2000 5-40 (nominal) with drawn quantiles, a
+per-item PlateSpec JSON, replies, tokens and timestamps; verdicts at random with a per-model accuracy that
+rises with ΔE2000, 1% failed requests. ``--retries`` adds a `--retry-errors` part that rewrites the failed
+rows of one run under the same row keys (the latest row per key must win).
 
-`plates.ui.dashboard.load` reads string columns dictionary-encoded (``load_results(categorical=True)``: pandas
-Categorical), which is what keeps a million rows within the targets.
+Each measurement runs in a fresh child process (its peak RSS is the dashboard's, not the generator's): open
+(`plates.ui.dashboard.open_results`), then each page's query and figure as `dashboard/sections/` draws them
+(`plates.ui.pages`), each page timed on its first view (nothing cached), after a one-row warm-up of plotly.
 
-    python3 bench/bench_dashboard.py [--rows 1000000] [--parts 10] [--repeat 3] [--dir DIR]
+    python3 bench/bench_dashboard.py [--rows 1000000 10000000] [--parts 24] [--repeat 3] [--dir DIR]
 """
 
 from __future__ import annotations
@@ -23,6 +25,7 @@ import argparse
 import json
 import os
 import resource
+import statistics
 import subprocess
 import sys
 import tempfile
@@ -31,142 +34,212 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-TARGET_S = 2.0
-TARGET_MB = 1536.0
+TARGET_FIRST_S = 1.5
+TARGET_PAGE_S = 1.0
+TARGET_MB = 600.0
+MODELS = 8
+COMBOS = (  # (prompt, grayscale, size)
+    ("cbe-open", False, 900),
+    ("cbe-open", True, 900),
+    ("cbe-open", False, 300),
+    ("cbe-yn-correct", False, 900),
+    ("cbe-yn-incorrect", False, 900),
+)
+COLOUR_SETS = tuple(f"colorblindnesseval-{i}" for i in range(1, 6))
 
 
-def synthetic_table(n: int, seed: int):
-    """``n`` result rows in the results schema (pyarrow Table); sRGB colour sets and ΔE2000 values are drawn
-    like a CBE/HueManity run's, the verdicts at random with a per-model accuracy."""
+def _dict(indices, values):
+    """A dictionary-encoded string column (what Parquet stores; cheap to build for millions of rows)."""
     import numpy as np
     import pyarrow as pa
 
-    from plates.stimuli.ishihara.plate import PlateSpec
+    return pa.DictionaryArray.from_arrays(pa.array(np.asarray(indices, dtype=np.int32)), pa.array(values))
+
+
+def synthetic_run(model: int, items: int, seed: int, start: int, stop: int):
+    """Rows ``start:stop`` of model ``model``'s run (items x COMBOS), as a pyarrow Table in the results
+    schema (string columns dictionary-encoded)."""
+    import numpy as np
+    import pyarrow as pa
+
     from plates.results import SCHEMA
 
-    rng = np.random.default_rng(seed)
-    items = 2500
-    colour_sets = [f"colorblindnesseval-{i}" for i in range(1, 6)]
-    item = rng.integers(0, items, n)
-    specs = np.array(
-        [PlateSpec(text=str(i % 100), size=900, seed=i).to_json() for i in range(items)], dtype=object
-    )
-    models = np.array([f"model-{m}" for m in range(8)], dtype=object)
-    model = rng.integers(0, len(models), n)
-    combos = [
-        ("cbe-open", False, 900),
-        ("cbe-open", True, 900),
-        ("cbe-open", False, 300),
-        ("cbe-yn-correct", False, 900),
-        ("cbe-yn-incorrect", False, 900),
-    ]
-    combo = rng.integers(0, len(combos), n)
-    prompt = np.array([c[0] for c in combos], dtype=object)[combo]
-    accuracy = np.linspace(0.2, 0.9, len(models))[model]
-    correct = rng.random(n) < accuracy
+    rng = np.random.default_rng([seed, model, start])
+    idx = np.arange(start, stop)
+    n = idx.size
+    item, combo = idx // len(COMBOS), idx % len(COMBOS)
+    prompts = sorted({c[0] for c in COMBOS})
+    prompt = np.array([prompts.index(c[0]) for c in COMBOS])[combo]
+    gray = np.array([c[1] for c in COMBOS])[combo]
+    size = np.array([c[2] for c in COMBOS], dtype=np.int32)[combo]
+    colour_set = item % len(COLOUR_SETS)
+    delta_e = 5.0 + 35.0 * ((item * 7919) % 1000) / 1000.0
+    threshold = 8.0 + 2.0 * model
+    p = 0.5 + 0.45 / (1.0 + np.exp(-(delta_e - threshold) / 2.0))
+    correct = rng.random(n) < p - 0.1 * gray
     failed = rng.random(n) < 0.01
-    target = (item % 100).astype(str).astype(object)
-    reply = np.where(correct, target, "I cannot see a number in this image").astype(object)
+    label = item % 100
+    labels = [str(v) for v in range(100)]
+    spec_json = [
+        json.dumps({"text": str(i % 100), "seed": int(i), "palette": COLOUR_SETS[i % 5], "size": 900})
+        for i in range(item.min(), item.max() + 1)
+    ]
+    reply_values = [*labels, "I cannot see a number in this image"]
+    reply = np.where(correct, label, len(labels))
     columns = {
-        "run_id": np.array([f"run-{s}" for s in range(4)], dtype=object)[rng.integers(0, 4, n)],
-        "item_id": np.char.add("cbe-", item.astype(str)).astype(object),
-        "model": models[model],
-        "backend": np.full(n, "openai", dtype=object),
-        "dataset": np.full(n, "colorblindnesseval", dtype=object),
-        "task": prompt,
-        "target": target,
-        "expected": target,
-        "prompt_name": prompt,
-        "prompt_text": np.full(
-            n, "What number do you see in the image? Answer with the number only.", dtype=object
-        ),
-        "options_json": None,
-        "variant": np.full(n, "standard", dtype=object),
-        "colour_set": np.array(colour_sets, dtype=object)[item % 5],
-        "delta_e": rng.uniform(5, 40, n),
-        "font": np.full(n, "arial", dtype=object),
-        "size": np.array([c[2] for c in combos], dtype=np.int32)[combo],
-        "grayscale": np.array([c[1] for c in combos])[combo],
+        "run_id": _dict(np.zeros(n), [f"run-model-{model}"]),
+        "item_id": _dict(item - item.min(), [f"cbe-{i}" for i in range(item.min(), item.max() + 1)]),
+        "model": _dict(np.zeros(n), [f"model-{model}"]),
+        "backend": _dict(np.zeros(n), ["openai"]),
+        "dataset": _dict(np.zeros(n), ["colorblindnesseval"]),
+        "task": _dict(prompt, prompts),
+        "target": _dict(label, labels),
+        "expected": _dict(label, labels),
+        "prompt_name": _dict(prompt, prompts),
+        "prompt_text": _dict(prompt, [f"prompt text of {p}" for p in prompts]),
+        "variant": _dict(np.zeros(n), ["standard"]),
+        "colour_set": _dict(colour_set, list(COLOUR_SETS)),
+        "delta_e": delta_e,
+        "font": _dict(np.zeros(n), ["liberation-sans-bold"]),
+        "size": size,
+        "grayscale": gray,
         "hue_shift": np.zeros(n),
-        "cvd": np.full(n, "none", dtype=object),
+        "cvd": _dict(np.zeros(n), ["none"]),
         "cvd_severity": np.zeros(n),
         "shots": np.zeros(n, dtype=np.int32),
-        "spec_json": specs[item],
-        "reply": reply,
-        "parsed": np.where(correct, target, None),
-        "parse_status": np.where(correct, "ok", "refusal").astype(object),
-        "correct": correct,
-        "failure_mode": np.where(correct, None, "evasion"),
-        "latency_s": rng.uniform(0.2, 3, n),
+        "spec_json": _dict(item - item.min(), spec_json),
+        "reply": _dict(reply, reply_values),
+        "parsed": pa.array(np.where(correct, label.astype(str), None), type=pa.string()),
+        "parse_status": _dict(np.where(correct, 0, 1), ["ok", "refusal"]),
+        "correct": pa.array(np.where(failed, None, correct), type=pa.bool_()),
+        "failure_mode": pa.array(np.where(correct | failed, None, "evasion"), type=pa.string()),
+        "latency_s": rng.uniform(0.2, 3.0, n),
         "prompt_tokens": np.full(n, 900),
         "completion_tokens": np.full(n, 4),
         "attempts": np.ones(n, dtype=np.int32),
-        "error": None,
         "timestamp": np.full(n, np.datetime64("2026-01-01T00:00:00", "us")),
-        "plates_version": np.full(n, "0.1.0", dtype=object),
-        "row_key": np.char.add("k", np.arange(n).astype(str)).astype(object),
+        "plates_version": _dict(np.zeros(n), ["0.1.0"]),
+        "row_key": np.char.add(f"m{model}-", idx.astype(str)).astype(object),
+        "delta_e_target": delta_e,
+        "delta_e_drawn_min": delta_e * 0.8,
+        "delta_e_drawn_p05": delta_e * 0.9,
+        "delta_e_drawn_median": delta_e,
+        "delta_e_drawn_p95": delta_e * 1.2,
+        "text_only": np.zeros(n, dtype=bool),
     }
-    arrays = []
+    columns["parse_status"] = _dict(np.where(failed, 2, np.where(correct, 0, 1)), ["ok", "refusal", "error"])
+    arrays, fields = [], []
     for field in SCHEMA:
         value = columns.get(field.name)
         if value is None:
             arrays.append(pa.nulls(n, field.type))
-        elif field.name == "correct":
-            arrays.append(pa.array(np.where(failed, None, value), type=field.type, from_pandas=True))
+            fields.append(field)
+        elif isinstance(value, pa.DictionaryArray):
+            arrays.append(value)
+            fields.append(pa.field(field.name, value.type))
         else:
             arrays.append(pa.array(value, type=field.type, from_pandas=True))
-    return pa.Table.from_arrays(arrays, schema=SCHEMA)
+            fields.append(field)
+    return pa.Table.from_arrays(arrays, schema=pa.schema(fields))
 
 
-def make(folder: Path, rows: int, parts: int) -> None:
-    from plates.results import write_part
+def make(folder: Path, rows: int, parts: int, retries: bool = False) -> None:
+    """``rows`` rows over MODELS runs in ``parts`` parts (at least one per run), written as `plates run`
+    does."""
+    import pyarrow.parquet as pq
 
-    per = -(-rows // parts)
-    for p in range(parts):
-        n = min(per, rows - p * per)
-        run = folder / f"run-{p % 4}"
+    per_model = -(-rows // MODELS)
+    items = -(-per_model // len(COMBOS))
+    chunks = max(1, -(-parts // MODELS))
+    for m in range(MODELS):
+        run = folder / f"run-model-{m}"
         run.mkdir(parents=True, exist_ok=True)
-        write_part(synthetic_table(n, seed=p), run / f"part-{p:04d}.parquet")
+        total = min(per_model, rows - m * per_model)
+        bounds = [total * c // chunks for c in range(chunks + 1)]
+        for c, (a, b) in enumerate(zip(bounds, bounds[1:])):
+            if b > a:
+                pq.write_table(
+                    synthetic_run(m, items, 0, a, b),
+                    run / f"part-{c:03d}.parquet",
+                    compression="zstd",
+                    row_group_size=1 << 20,
+                )
+    if retries:  # a --retry-errors rerun of model 0: newer rows under the failed rows' keys
+        import pyarrow as pa
+        import pyarrow.compute as pc
+
+        from plates.results.schema import _SUPERSEDES
+
+        first = pq.read_table(folder / "run-model-0" / "part-000.parquet")
+        failed = first.filter(pc.is_null(first.column("correct")))
+        fixed = failed.set_column(
+            failed.schema.get_field_index("correct"),
+            "correct",
+            pa.array([True] * failed.num_rows, pa.bool_()),
+        )
+        later = pc.add(failed.column("timestamp"), pa.scalar(3_600_000_000, pa.duration("us")))
+        fixed = fixed.set_column(fixed.schema.get_field_index("timestamp"), "timestamp", later)
+        pq.write_table(
+            fixed.replace_schema_metadata({_SUPERSEDES: b"1"}), folder / "run-model-0" / "part-retry.parquet"
+        )
 
 
 def measure(folder: Path) -> dict:
-    """In this (fresh) process: time load -> overview -> figure -> JSON; return seconds, rows and peak MB."""
+    """In this (fresh) process: open the results and draw every page once; seconds per step, peak MB."""
     import pandas as pd
 
-    from plates.analysis import charts, views
+    from plates.analysis import charts
+    from plates.ui import dashboard as views
+    from plates.ui import pages
 
-    # A running dashboard has plotly and pandas warmed up after its first page: so does the bench (a tiny
-    # figure), and what is timed is the cost of a view of a million rows, not of first imports.
-    charts.overview_figure(
-        charts.with_condition(pd.DataFrame({"model": ["m"], "prompt_name": ["p"], "correct": [True]}))
-    ).to_json()
+    charts.overview_figure(pd.DataFrame({"model": ["m"], "prompt_name": ["p"], "correct": [True]})).to_json()
 
-    c0, t0 = time.process_time(), time.perf_counter()
-    loaded = views.load(folder)
-    t1 = time.perf_counter()
-    table = charts.overview_table(loaded.frame)
-    t2 = time.perf_counter()
-    figure_json = charts.overview_figure(loaded.frame, table=table).to_json()
-    t3, c3 = time.perf_counter(), time.process_time()
-    peak_mb = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024  # Linux: kilobytes
-    return {
-        "rows": len(loaded.frame),
-        "cells": len(table),
-        "load_s": t1 - t0,
-        "overview_s": t2 - t1,
-        "figure_s": t3 - t2,
-        "total_s": t3 - t0,
-        "cpu_s": c3 - c0,
-        "peak_mb": peak_mb,
-        "figure_kb": len(figure_json) / 1024,
-    }
+    out: dict = {}
+
+    def timed_step(key: str, work) -> None:
+        t, c = time.perf_counter(), time.process_time()
+        work()
+        out[f"{key}_s"], out[f"{key}_cpu"] = time.perf_counter() - t, time.process_time() - c
+
+    state = {}
+
+    def first() -> None:
+        state["opened"] = views.open_results(folder)
+        pages.overview(views.View(state["opened"])).figure.to_json()
+
+    timed_step("first_overview", first)
+    opened = state["opened"]
+    out["rows"] = views.View(opened).rows
+    for name, page in pages.PAGES.items():
+        if name != "overview":
+            timed_step(f"page_{name}", lambda page=page: page(views.View(opened)).figure.to_json())
+    timed_step("page_drilldown", lambda: views.drilldown(views.View(opened), only="incorrect", page=2))
+    filtered = views.View(opened, views.Filters(model=("model-1",), prompt=("cbe-open",)))
+    timed_step("filtered_overview_and_delta_e",
+               lambda: (pages.overview(filtered).figure.to_json(), pages.delta_e(filtered).figure.to_json()))
+    out["peak_mb"] = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024  # Linux: kilobytes
+    return out
+
+
+def timed(folder: Path, repeat: int) -> list[dict]:
+    """``repeat`` fresh child processes, each one `measure`."""
+    runs = []
+    for _ in range(max(1, repeat)):
+        child = subprocess.run(
+            [sys.executable, __file__, "--measure", str(folder)], capture_output=True, text=True
+        )
+        if child.returncode:
+            raise RuntimeError(f"bench child failed: {child.stderr[-3000:]}")
+        runs.append(json.loads(child.stdout.strip().splitlines()[-1]))
+    return runs
 
 
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--rows", type=int, default=1_000_000)
-    parser.add_argument("--parts", type=int, default=10)
-    parser.add_argument("--repeat", type=int, default=3, help="fresh processes timed; the best is reported")
+    parser.add_argument("--rows", type=int, nargs="+", default=[1_000_000, 10_000_000])
+    parser.add_argument("--parts", type=int, default=24, help="parts per result set (>= 20 for the target)")
+    parser.add_argument("--repeat", type=int, default=3, help="fresh processes timed; medians reported")
+    parser.add_argument("--retries", action="store_true", help="add a --retry-errors part (latest row wins)")
     parser.add_argument(
         "--dir", type=Path, help="where to write the synthetic parts (default: a temporary folder)"
     )
@@ -175,48 +248,49 @@ def main() -> int:
     if args.measure:
         print(json.dumps(measure(args.measure)))
         return 0
+    results = {}
     with tempfile.TemporaryDirectory(prefix="plates-bench-") as tmp:
-        folder = args.dir or Path(tmp)
-        t0 = time.perf_counter()
-        make(folder, args.rows, args.parts)
-        size_mb = sum(f.stat().st_size for f in folder.rglob("*.parquet")) / 2**20
-        print(
-            f"made {args.rows:,} rows in {args.parts} parts ({size_mb:.0f} MB on disk) "
-            f"in {time.perf_counter() - t0:.1f} s"
-        )
-        runs = timed(folder, args.repeat, [])
-        r = min(runs, key=lambda run: run["total_s"])
-        peak = max(run["peak_mb"] for run in runs)
-    print(
-        f"rows loaded:        {r['rows']:,} ({r['cells']} overview cells, "
-        f"figure JSON {r['figure_kb']:.0f} KB)"
-    )
-    print(f"load:               {r['load_s']:.2f} s")
-    print(f"overview table:     {r['overview_s']:.2f} s")
-    print(f"figure + JSON:      {r['figure_s']:.2f} s")
-    print(
-        f"total (best of {len(runs)}): {r['total_s']:.2f} s wall, {r['cpu_s']:.2f} s CPU   "
-        f"target <= {TARGET_S:.1f} s   "
-        f"ratio {r['total_s'] / TARGET_S:.2f}"
-    )
-    print(
-        f"peak memory (RSS, worst of {len(runs)}): {peak:.0f} MB   target <= {TARGET_MB:.0f} MB   "
-        f"ratio {peak / TARGET_MB:.2f}"
-    )
-    print(f"machine load average while timing: {os.getloadavg()[0]:.1f} on {os.cpu_count()} CPUs")
+        for rows in args.rows:
+            folder = (args.dir or Path(tmp)) / f"rows-{rows}"
+            if not folder.is_dir():
+                t0 = time.perf_counter()
+                make(folder, rows, args.parts, args.retries)
+                size_mb = sum(f.stat().st_size for f in folder.rglob("*.parquet")) / 2**20
+                count = len(list(folder.rglob("*.parquet")))
+                print(
+                    f"made {rows:,} rows in {count} parts ({size_mb:.0f} MB) in "
+                    f"{time.perf_counter() - t0:.1f} s",
+                    flush=True,
+                )
+            results[rows] = timed(folder, args.repeat)
+    report(results)
     return 0
 
 
-def timed(folder: Path, repeat: int, flags: list[str]) -> list[dict]:
-    """``repeat`` fresh child processes each timing one load -> overview -> figure."""
-    runs = []
-    for _ in range(max(1, repeat)):
-        command = [sys.executable, __file__, "--measure", str(folder), *flags]
-        child = subprocess.run(command, capture_output=True, text=True)
-        if child.returncode:
-            raise RuntimeError(f"bench child failed: {child.stderr[-2000:]}")
-        runs.append(json.loads(child.stdout.strip().splitlines()[-1]))
-    return runs
+def report(results: dict[int, list[dict]]) -> None:
+    sizes = sorted(results)
+    keys = [k.removesuffix("_s") for k in results[sizes[0]][0] if k.endswith("_s")]
+    head = "".join(f"{f'{n:,} rows':>22}" for n in sizes)
+    print(f"\nmedian of {len(results[sizes[0]])} fresh processes{'':10}{head}   target (10M wall)")
+    print(f"{'(wall s / CPU s of all threads)':<42}" + "".join(f"{'wall':>11}{'CPU':>11}" for _ in sizes))
+    for key in keys:
+        walls = [statistics.median(r[f"{key}_s"] for r in results[n]) for n in sizes]
+        cpus = [statistics.median(r[f"{key}_cpu"] for r in results[n]) for n in sizes]
+        target = None if not key.startswith(("first_", "page_")) else (
+            TARGET_FIRST_S if key == "first_overview" else TARGET_PAGE_S)
+        cells = "".join(f"{w:>10.2f}s{c:>10.2f}s" for w, c in zip(walls, cpus))
+        line = f"{key.replace('_', ' '):<42}{cells}"
+        if target is not None:
+            verdict = "meets" if walls[-1] <= target else "MISSES"
+            line += f"   <= {target:.1f} s  ratio {walls[-1] / target:.2f} ({verdict})"
+        print(line)
+    peaks = [max(r["peak_mb"] for r in results[n]) for n in sizes]
+    verdict = "meets" if peaks[-1] <= TARGET_MB else "MISSES"
+    print(f"{'peak memory (RSS, worst run)':<42}" + "".join(f"{v:>19.0f} MB" for v in peaks)
+          + f"   <= {TARGET_MB:.0f} MB  ratio {peaks[-1] / TARGET_MB:.2f} ({verdict})")
+    seen = ", ".join(f"{results[n][0]['rows']:,}" for n in sizes)
+    print(f"rows seen: {seen}; machine load average {os.getloadavg()[0]:.1f} on {os.cpu_count()} CPUs "
+          "(other work on the machine inflates wall times; CPU seconds are this process's own)")
 
 
 if __name__ == "__main__":

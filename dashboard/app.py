@@ -1,13 +1,13 @@
-"""The results dashboard (issue 5): `plates dashboard [PATH]` or `streamlit run dashboard/app.py`.
+"""The results dashboard (issues 5, 11, 12): `plates dashboard [PATH]` or `streamlit run dashboard/app.py`.
 
 This entry script runs on every rerun: it registers the pages, draws the sidebar (source, filters, export),
-loads the results and hands the filtered rows to the chosen page. All logic lives in `plates.ui.dashboard` and
-`plates.analysis.charts`; each widget group here is a function that returns its values.
+opens the results (cached: DuckDB over the parts, never the rows in memory) and hands the view to the chosen
+page. All logic lives in `plates.ui.dashboard`, `plates.ui.pages` and `plates.analysis`; each widget group
+here is a function that returns its values.
 """
 
 from __future__ import annotations
 
-import os
 import sys
 from pathlib import Path
 
@@ -16,14 +16,15 @@ import streamlit as st
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))  # pages import `common` from this folder
 
-import common  # noqa: E402
+import common
 
-from plates.ui import dashboard as views  # noqa: E402
+from plates.ui import dashboard as views
 
 # The pages live in sections/, not pages/: Streamlit auto-discovers a pages/ folder beside the entry script
 # and mixes it with st.navigation (AppTest then loses the sidebar on reruns).
 PAGES = [
     ("sections/overview.py", "Overview", ":material/grid_view:", True),
+    ("sections/compare.py", "Ours vs the papers", ":material/compare_arrows:", False),
     ("sections/colour_sets.py", "Colour sets", ":material/palette:", False),
     ("sections/resolution.py", "Resolution", ":material/photo_size_select_large:", False),
     ("sections/grayscale.py", "Grayscale", ":material/filter_b_and_w:", False),
@@ -32,35 +33,47 @@ PAGES = [
     ("sections/delta_e.py", "ΔE2000 (psychometric)", ":material/show_chart:", False),
     ("sections/failure_modes.py", "Failure modes", ":material/report:", False),
     ("sections/drilldown.py", "Drill-down", ":material/search:", False),
+    ("sections/illusions.py", "Illusions", ":material/contrast:", False),
+    ("sections/scenes.py", "Scenes (ColorBench)", ":material/category:", False),
+    ("sections/people.py", "People", ":material/groups:", False),
 ]
+LABELS = {
+    "model": "Model",
+    "run": "Run",
+    "colour_set": "Colour set",
+    "condition": "Condition",
+    "prompt": "Prompt",
+}
 
 
-def source_widgets() -> tuple[str, list]:
-    """The results folder (text box, default from `plates dashboard PATH`) and any uploaded Parquet files."""
+def source_widgets() -> tuple[str, list, bool]:
+    """The results folder (text box, default from `plates dashboard PATH`), any uploaded Parquet files, and
+    whether the server is reachable from this machine only (else the box reads only the starting folder)."""
     st.sidebar.header("Results")
+    local = views.is_local(st.get_option("server.address"))
     path = st.sidebar.text_input(
         "Folder or Parquet file",
-        value=os.environ.get("PLATES_RESULTS", "results"),
+        value=views.default_root(),
         key="path",
-        help="every *.parquet under it is read, recursively",
+        help="every *.parquet under it is read, recursively"
+        + ("" if local else f" (served to other machines: only {views.default_root()} and below)"),
     )
     uploads = st.sidebar.file_uploader(
         "…or upload Parquet parts", type=["parquet"], accept_multiple_files=True, key="uploads"
     )
-    return path, list(uploads or [])
+    return path, list(uploads or []), local
 
 
 def filter_widgets(options: dict[str, list[str]]) -> views.Filters:
-    """One multiselect per filter, kept in the URL query string (`?model=a&model=b`) so a view can be shared:
+    """One multiselect per filter, kept in the URL query string (`?model=a&run=r1`) so a view can be shared:
     the URL sets the widgets on a session's first run, and every run writes the widgets back to the URL."""
     st.sidebar.header("Filters")
     from_url = views.filters_from_query({key: st.query_params.get_all(key) for key in views.FILTER_COLUMNS})
     from_url, ignored = views.valid_filters(from_url, options)
     for message in ignored:
         st.sidebar.warning(f"Shared link: {message}; ignored.")
-    labels = {"model": "Model", "colour_set": "Colour set", "condition": "Condition", "prompt": "Prompt"}
     chosen = {}
-    for key, label in labels.items():
+    for key, label in LABELS.items():
         if key not in st.session_state:  # first run of this session: the URL decides
             st.session_state[key] = list(getattr(from_url, key))
         else:  # other results may have been loaded since: keep only values they offer
@@ -71,14 +84,14 @@ def filter_widgets(options: dict[str, list[str]]) -> views.Filters:
     return filters
 
 
-def export_widgets(full, narrow, filters: views.Filters) -> None:
+def export_widgets(view: views.View) -> None:
     """Download buttons for the filtered rows, every column (CSV and Parquet), made only when clicked."""
-    st.sidebar.header(f"Export {len(narrow):,} rows")
+    st.sidebar.header(f"Export {view.rows:,} rows")
     for fmt, (_, mime) in views.EXPORT_FORMATS.items():
         st.sidebar.download_button(
             f"Download {fmt.upper()}",
-            data=lambda fmt=fmt: views.export_bytes(views.full_rows(full, narrow), fmt),
-            file_name=views.export_name(fmt, filters),
+            data=lambda fmt=fmt: common.export(view, fmt),
+            file_name=views.export_name(fmt, view.filters),
             mime=mime,
             key=f"export-{fmt}",
             on_click="ignore",
@@ -86,33 +99,31 @@ def export_widgets(full, narrow, filters: views.Filters) -> None:
 
 
 def main() -> None:
-    # No stack traces on the page, also under plain `streamlit run` (Streamlit's default is "full"): a
-    # visitor sees the exception's type and a generic message; the details go to the server's console.
+    # No stack traces on the page, also under plain `streamlit run`: a visitor sees the exception's type and
+    # a generic message; the details go to the server's console.
     st.set_option("client.showErrorDetails", "type")
     st.set_page_config(page_title="plates — results", page_icon=":material/palette:", layout="wide")
     page = st.navigation([st.Page(HERE / p, title=t, icon=i, default=d) for p, t, i, d in PAGES])
-    path, uploads = source_widgets()
+    path, uploads, local = source_widgets()
     try:
-        loaded = (
-            common.load_uploads(tuple((u.name, u.getvalue()) for u in uploads))
-            if uploads
-            else common.load_folder(path, views.fingerprint(path))
-        )
+        if uploads:
+            opened = common.open_uploads(tuple((u.name, u.getvalue()) for u in uploads))
+        else:
+            where = views.results_path(path, views.default_root(), local=local)
+            opened = common.open_folder(str(where), views.fingerprint(where))
     except ValueError as exc:
         st.error(str(exc))
         st.stop()
-    for name, why in loaded.skipped:
+    for name, why in opened.skipped:
         st.warning(f"Skipped `{name}`: {why}")
-    if loaded.frame.empty:
-        st.info(views.empty_help(path))
+    if opened.empty:
+        st.info(views.NO_UPLOADED_RESULTS if uploads else views.empty_help(path))
         st.stop()
-    filters = filter_widgets(loaded.options)
-    narrow = views.apply_filters(loaded.narrow, filters)
+    filters = filter_widgets(opened.options)
     show_reference = st.sidebar.toggle("Show the papers' numbers", value=True, key="reference")
-    export_widgets(loaded.frame, narrow, filters)
-    st.session_state[common.VIEW_KEY] = common.View(
-        narrow, common.reference() if show_reference else None, filters, loaded.frame
-    )
+    view = views.View(opened, filters, common.reference() if show_reference else None)
+    export_widgets(view)
+    st.session_state[common.VIEW_KEY] = view
     page.run()
 
 

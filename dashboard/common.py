@@ -1,50 +1,35 @@
-"""What the dashboard pages share: the current view (filtered rows + reference), cached loading, and the
-chart-page layout. Kept thin: numbers come from `plates.analysis.metrics` via `plates.analysis.charts`, logic from
-`plates.ui.dashboard`."""
+"""What the dashboard pages share: the current view, cached opening, cached page results, the chart-page
+layout. Thin: numbers come from `plates.analysis` via `plates.ui.pages`, logic from `plates.ui.dashboard`."""
 
 from __future__ import annotations
 
 import tempfile
 from collections.abc import Callable
-from dataclasses import dataclass
-from pathlib import Path
 
 import pandas as pd
 import streamlit as st
 
+from plates.analysis import queries
 from plates.ui import dashboard as views
+from plates.ui import pages
 
 VIEW_KEY = "plates_view"
 
 
-@dataclass(frozen=True)
-class View:
-    """What every page draws from: the filtered rows (the chart columns only), the papers' numbers (None
-    when hidden), the filters, and every loaded row with all columns (``full``; `views.full_rows` fetches
-    the complete rows behind ``frame``'s, e.g. for the drill-down)."""
-
-    frame: pd.DataFrame
-    reference: pd.DataFrame | None
-    filters: views.Filters
-    full: pd.DataFrame
+# Opened results are cached with st.cache_resource (shared, never copied): DuckDB over the parts and the cube.
+# ``fingerprint`` (names, sizes, mtimes of the parts) makes a run's new parts show up.
+@st.cache_resource(show_spinner="Opening results…", max_entries=4)
+def open_folder(path: str, fingerprint: tuple) -> views.Opened:
+    return views.open_results(path)
 
 
-# Loaded results are cached with st.cache_resource, not st.cache_data: cache_data pickles the frame into the
-# cache and unpickles a copy on every rerun (measured for 1,000,000 rows: 790 MB more memory and over a second
-# per click). The frame is shared read-only: plates.ui.dashboard and plates.analysis.charts never modify their input.
-@st.cache_resource(show_spinner="Loading results…", max_entries=2)
-def load_folder(path: str, fingerprint: tuple) -> views.Loaded:
-    """Every Parquet part under ``path``; ``fingerprint`` (names, sizes, mtimes) makes new parts show up."""
-    return views.load(path)
-
-
-@st.cache_resource(show_spinner="Loading uploads…", max_entries=2)
-def load_uploads(files: tuple[tuple[str, bytes], ...]) -> views.Loaded:
-    """Uploaded Parquet files, written to a temporary folder and read like any results folder."""
-    with tempfile.TemporaryDirectory(prefix="plates-upload-") as folder:
-        for index, (name, data) in enumerate(files):
-            (Path(folder) / f"{index:03d}-{Path(name).name}").write_bytes(data)
-        return views.load(folder)
+@st.cache_resource(show_spinner="Opening uploads…", max_entries=2)
+def open_uploads(files: tuple[tuple[str, bytes], ...]) -> views.Opened:
+    """Uploaded Parquet files, written to a temporary folder that lives as long as the cache entry; a skipped
+    file is named as the user named it, never by its temporary path."""
+    folder = tempfile.mkdtemp(prefix="plates-upload-")
+    names = views.write_uploads(folder, files)
+    return views.open_results(folder, names=names)
 
 
 @st.cache_data(show_spinner=False)
@@ -59,13 +44,26 @@ def reference() -> pd.DataFrame | None:
         return None
 
 
+@st.cache_data(show_spinner="Computing…", max_entries=64)
+def page_result(
+    name: str, key: str, filters: views.Filters, with_reference: bool, options: tuple, _view: views.View
+) -> pages.Page:
+    """One page's figure and numbers, cached per page, results, filters and controls (``_view`` is not part
+    of the key: ``key``, ``filters`` and ``with_reference`` say what it holds)."""
+    return pages.PAGES[name](_view, **dict(options))
+
+
+def export(view: views.View, fmt: str) -> bytes:
+    return views.export_bytes(queries.export(view.opened.results, view.where), fmt)
+
+
 @st.cache_data(show_spinner="Regenerating plate…", max_entries=256)
 def plate_image(row: dict):
     """The image the model saw for one result row (`plates.ui.dashboard.regenerate_plate`)."""
     return views.regenerate_plate(row)
 
 
-def current_view() -> View:
+def current_view() -> views.View:
     view = st.session_state.get(VIEW_KEY)
     if view is None:  # a page opened without the entry script (should not happen under st.navigation)
         st.error("Open the dashboard through dashboard/app.py (`plates dashboard`).")
@@ -73,30 +71,43 @@ def current_view() -> View:
     return view
 
 
+def condition_control(view: views.View, key: str, *, without: tuple[str, ...] = ()) -> dict:
+    """A selectbox of the conditions present (most rows first): the chart shows the one chosen and names the
+    others; with one condition, no widget."""
+    present = pages.conditions(view, without=without)
+    if len(present) <= 1:
+        return {}
+    return {"condition": st.selectbox("Condition shown (never pooled)", present, key=key)}
+
+
 def chart_page(
-    title: str,
-    caption: str,
-    figure: Callable,
-    table: Callable | None = None,
-    controls: Callable[[], dict] | None = None,
+    name: str, title: str, caption: str, controls: Callable[[views.View], dict] | None = None
 ) -> None:
     """A page: title, what the chart shows (with the paper it comes from), the page's own widgets
-    (``controls`` returns keyword arguments for ``figure`` and ``table``), the figure, then its numbers.
-    A ValueError from the metrics is shown with st.error and the page returns."""
+    (``controls`` returns keyword arguments for the page function), the figure, then its numbers. A
+    ValueError is shown with st.error and the page returns."""
     view = current_view()
     st.title(title)
     st.caption(caption)
-    options = controls() if controls is not None else {}
-    if view.frame.empty:
+    if view.cube.empty:
         st.info("No rows match the filters.")
         return
+    options = controls(view) if controls is not None else {}
     try:
-        fig = figure(view.frame, view.reference, **options)
-        numbers = table(view.frame, **options) if table is not None else None
+        result = page_result(
+            name,
+            view.opened.key,
+            view.filters,
+            view.reference is not None,
+            tuple(sorted(options.items())),
+            view,
+        )
     except ValueError as exc:
         st.error(str(exc))
         return
-    st.plotly_chart(fig, key=f"chart-{title}")
-    if numbers is not None:
+    for note in result.notes:
+        st.warning(note)
+    st.plotly_chart(result.figure, key=f"chart-{name}")
+    if not result.table.empty:
         with st.expander("Numbers", expanded=False):
-            st.dataframe(numbers, hide_index=True)
+            st.dataframe(result.table, hide_index=True)

@@ -1,15 +1,18 @@
 """Viewing conditions applied to any image (plates or not). Images in and out are PIL RGB, sRGB 0-255.
 
 * `resize`: HueManity §5 resolution ablation (300-1300 px); Lanczos resampling, longest side -> N px.
-* `grayscale`: ColorBench §4 / App. M.2 grey-scale inputs; ITU-R BT.601 luma (Pillow's ``convert("L")``),
+* `grayscale`: ColorBench §3.2 (Finding 4) / App. M.2 grey-scale inputs; ITU-R BT.601 luma (Pillow's ``convert("L")``),
   returned as RGB with three equal channels.
-* `hue_shift`: ColorBench §3 / App. C colour robustness rotates hue by 90/180/270 degrees **in HSV**
+* `hue_shift`: ColorBench §2.2 / App. C colour robustness rotates hue by 90/180/270 degrees **in HSV**
   (``hue_space="hsv"``, the default, as in the paper); ``hue_space="cielab"`` rotates a*b* about the L* axis
   in CIELAB (D65), which keeps lightness and chroma (perceptual), with out-of-gamut colours clipped to sRGB.
 * `cvd_view`: protan / deutan / tritan at severity 0-1, Machado et al. (2009) via colour-science, applied in
   linear RGB (`plates.colour.simulate_cvd`).
+* `text_only`: ColorBench App. J's text-only control: the image replaced by a black image of the same size
+  (sRGB 0-255 (0, 0, 0)), so a model answers from the question and options alone.
 
-`apply_condition` runs them in a fixed order: hue shift, CVD view, grayscale, resize.
+`apply_condition` runs them in a fixed order: hue shift, CVD view, grayscale, resize; a text-only condition
+returns the black image of the size the others would have produced.
 """
 
 from __future__ import annotations
@@ -32,6 +35,7 @@ __all__ = [
     "grayscale",
     "hue_shift",
     "cvd_view",
+    "text_only",
 ]
 
 CVD_VIEWS = ("none", "protan", "deutan", "tritan")
@@ -42,7 +46,7 @@ HUE_SPACES = ("hsv", "cielab")
 class Condition:
     """A viewing condition. size: longest side in px (16-4096) or None to keep; grayscale; hue_shift in
     degrees; cvd in none/protan/deutan/tritan with cvd_severity 0-1; hue_space "hsv" (ColorBench) or
-    "cielab"."""
+    "cielab"; text_only: replace the image by a black one of the same size (ColorBench App. J)."""
 
     size: int | None = None
     grayscale: bool = False
@@ -50,6 +54,7 @@ class Condition:
     cvd: str = "none"
     cvd_severity: float = 1.0
     hue_space: str = "hsv"
+    text_only: bool = False
 
     def __post_init__(self) -> None:
         if self.size is not None and (
@@ -69,6 +74,8 @@ class Condition:
             raise ValueError(f"cvd_severity={sev!r} is not valid; allowed: a number in 0-1")
         if self.hue_space not in HUE_SPACES:
             raise ValueError(f"hue_space={self.hue_space!r} is not valid; allowed: {', '.join(HUE_SPACES)}")
+        if not isinstance(self.text_only, bool):
+            raise ValueError(f"text_only={self.text_only!r} is not valid; allowed: True or False")
 
     @property
     def is_identity(self) -> bool:
@@ -77,6 +84,7 @@ class Condition:
             and not self.grayscale
             and self.hue_shift % 360 == 0
             and (self.cvd == "none" or self.cvd_severity == 0)
+            and not self.text_only
         )
 
 
@@ -159,11 +167,23 @@ def cvd_view(image: Image.Image, kind: str, severity: float = 1.0) -> Image.Imag
     return Image.fromarray(C.simulate_cvd(np.asarray(_rgb(image)), kind, severity), "RGB")
 
 
+def text_only(image: Image.Image) -> Image.Image:
+    """ColorBench App. J: a black RGB image (sRGB 0-255 (0, 0, 0)) of ``image``'s size."""
+    return Image.new("RGB", _rgb(image).size, (0, 0, 0))
+
+
 def apply_condition(image: Image.Image, condition: Condition) -> Image.Image:
-    """``image`` seen under ``condition`` (hue shift, CVD view, grayscale, then resize); a new RGB image."""
+    """``image`` seen under ``condition`` (hue shift, CVD view, grayscale, then resize); a new RGB image. A
+    text-only condition gives a black image of the size the resize would give (nothing else is computed)."""
     if not isinstance(condition, Condition):
         raise ValueError(f"condition {condition!r} is not valid; allowed: a plates.conditions.Condition")
     im = _rgb(image)
+    if condition.text_only:
+        w, h = im.size
+        if condition.size is not None:
+            s = condition.size / max(w, h)
+            w, h = max(1, round(w * s)), max(1, round(h * s))
+        return Image.new("RGB", (w, h), (0, 0, 0))
     if condition.hue_shift % 360 != 0:
         im = hue_shift(im, condition.hue_shift, condition.hue_space)
     if condition.cvd != "none" and condition.cvd_severity > 0:

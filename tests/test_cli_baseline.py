@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from plates.reader.server import BaselineServer
 from plates.cli import main
+from plates.reader.server import BaselineServer
 
 
 def test_ctrl_c_stops_the_server_with_exit_0(monkeypatch, capsys):
@@ -15,3 +15,40 @@ def test_ctrl_c_stops_the_server_with_exit_0(monkeypatch, capsys):
     out, err = capsys.readouterr()
     assert "stopped serving baseline-cnn at http://127.0.0.1:" in out
     assert "interrupted" not in err and "resume" not in err
+
+
+def test_train_baseline_does_not_overwrite_the_shipped_weights_by_default(capsys, tmp_path):
+    """Issue 12: `plates train-baseline` wrote into plates/assets/baseline/ by default."""
+    from pathlib import Path
+
+    from plates.cli import build_parser
+    from plates.cli.baseline import ASSET_DIR
+
+    args = build_parser().parse_args(["train-baseline"])
+    assert Path(args.out).resolve() != ASSET_DIR
+    before = {p.name: p.stat().st_mtime_ns for p in ASSET_DIR.iterdir()}
+    assert main(["train-baseline", "--out", str(ASSET_DIR), "--n-train", "1", "--n-val", "1",
+                 "--steps", "1"]) == 2
+    err = capsys.readouterr().err
+    assert "is the folder of the shipped weights" in err and "--replace-bundled" in err
+    assert {p.name: p.stat().st_mtime_ns for p in ASSET_DIR.iterdir()} == before
+
+
+def test_missing_extras_are_named_with_an_install_from_this_repository(monkeypatch):
+    """Issue 12: the hint said `pip install "plates[hf]"`, but `plates` on PyPI is an unrelated package."""
+    import sys
+
+    import pytest
+
+    from plates.install import extra_hint
+    from plates.models import hf
+
+    monkeypatch.setitem(sys.modules, "torch", None)  # as if torch were not installed
+    with pytest.raises(ImportError) as info:
+        hf._import_torch_transformers()
+    message = str(info.value)
+    assert 'pip install -e ".[hf]" from the root of a checkout of this repository' in message
+    assert "plates[hf]" not in message and "unrelated" in message
+    assert extra_hint("train").startswith('pip install -e ".[train]"')
+    with pytest.raises(ValueError, match="extra 'gpu' is unknown; allowed: hf, train, space, dev"):
+        extra_hint("gpu")

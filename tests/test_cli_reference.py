@@ -31,3 +31,30 @@ def test_bad_paper_is_a_clear_error(capsys):
 def test_build_writes_every_table(tmp_path, capsys):
     assert main(["reference", "build", "--src", str(SRC_DIR), "--out", str(tmp_path)]) == 0
     assert sorted(p.stem for p in tmp_path.glob("*.parquet")) == sorted(TABLES)
+
+
+def test_paper_and_table_names_are_taken_in_any_case(capsys):
+    """Issue 12: `--paper huemanity` was refused (only `HueManity`)."""
+    assert main(["reference", "show", "--paper", "huemanity", "--table", "table 5"]) == 0
+    frame = pd.read_csv(io.StringIO(capsys.readouterr().out))
+    assert len(frame) == 24 and set(frame["paper"]) == {"HueManity"}
+
+
+def test_a_closed_pipe_ends_quietly(tmp_path):
+    """Issue 12: `plates reference show | head` read as a file error. A real pipe whose reader stops after one
+    line (the whole output is larger than a pipe's buffer, so the writer does meet the closed end)."""
+    import os
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    root = Path(__file__).resolve().parents[1]
+    proc = subprocess.Popen([sys.executable, "-m", "plates.cli", "reference", "show"], cwd=root,
+                            env={**os.environ, "PYTHONPATH": str(root)}, stdout=subprocess.PIPE,
+                            stderr=subprocess.PIPE)
+    assert proc.stdout.readline().startswith(b"source,paper,table")
+    proc.stdout.close()
+    err = proc.stderr.read().decode()
+    proc.stderr.close()
+    assert proc.wait(timeout=120) == 141  # 128 + SIGPIPE, as `yes | head` leaves
+    assert err == ""

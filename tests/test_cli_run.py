@@ -255,3 +255,84 @@ def test_prompts_lists_and_validates_a_users_prompt_file(tmp_path, capsys):
         assert any(line.startswith("my-open ") for line in capsys.readouterr().out.splitlines())
         assert main(["prompts", "--prompt-file", str(bad)]) == 2
         assert "my-yn" in capsys.readouterr().err
+
+
+def test_the_baseline_backend_needs_no_model_name(tmp_path, capsys):
+    """Issue 12: `plates run --backend baseline` insisted on --model although the backend has one model."""
+    from plates.cli import main
+
+    code = main(["run", "--dataset", "colorblindnesseval", "--prompt", "cbe-open", "--backend", "baseline",
+                 "--limit", "2", "--size", "128", "--no-progress", "--out", str(tmp_path / "out")])
+    assert code == 0, capsys.readouterr().err
+    frame = load_results(tmp_path / "out").frame
+    # CBE's first two items are one plate's standard and clear images: cbe-open asks the standard one
+    assert set(frame["model"]) == {"baseline-cnn"} and len(frame) == 1
+    assert main(["run", "--dataset", "colorblindnesseval", "--prompt", "cbe-open", "--backend", "openai",
+                 "--out", str(tmp_path / "x")]) == 2  # an API backend still needs its model's name
+    assert "missing: --model" in capsys.readouterr().err
+
+
+def test_out_help_names_no_default_that_does_not_exist(capsys):
+    """Issue 12: --out's help promised a default (results/runs) that a quick run does not have."""
+    from plates.cli import build_parser
+
+    with pytest.raises(SystemExit):
+        build_parser().parse_args(["run", "--help"])
+    text = " ".join(capsys.readouterr().out.split())
+    assert "required for a quick run" in text and "else results/runs" not in text
+
+
+def test_limit_0_is_refused_alike_by_run_and_generate(tmp_path, capsys):
+    """Issue 12: `plates generate --limit 0` succeeded (an empty set) while `plates run --limit 0` failed."""
+    from plates.cli import main
+
+    assert main(["run", "--dataset", "colorblindnesseval", "--prompt", "cbe-open", "--backend", "baseline",
+                 "--limit", "0", "--out", str(tmp_path / "r")]) == 2
+    run_err = capsys.readouterr().err
+    assert main(["generate", "--preset", "colorblindnesseval", "--limit", "0",
+                 "--out", str(tmp_path / "g")]) == 2
+    generate_err = capsys.readouterr().err
+    assert "--limit 0 is not allowed; expected an integer >= 1" in run_err
+    assert generate_err.replace("generate", "run") == run_err
+    assert not (tmp_path / "g").exists()
+
+
+def test_local_model_flags_reach_hf_models_only_and_keep_the_run_id(tmp_path, capsys):
+    """--device, --dtype and --batch-size (README: running a local model from the CLI) are operational options
+    of hf models: they reach the backend's options and leave the run id alone."""
+    from plates.cli import build_parser, main
+    from plates.cli.run import build_experiment
+
+    quick = ["run", "--dataset", "huemanity-numeric", "--prompt", "huemanity-numeric", "--backend", "hf",
+             "--model", "org/m", "--out", str(tmp_path)]
+    plain = build_experiment(build_parser().parse_args(quick))
+    local = build_experiment(build_parser().parse_args(
+        [*quick, "--device", "cuda:1", "--dtype", "bfloat16", "--batch-size", "16"]))
+    assert local.models[0].options == {"device": "cuda:1", "dtype": "bfloat16", "batch_size": 16}
+    assert local.run_id == plain.run_id
+    toml = tmp_path / "exp.toml"
+    toml.write_text('prompts = ["cbe-open"]\ndataset = "colorblindnesseval"\n[[models]]\nbackend = "hf"\n'
+                    'model = "org/a"\n[[models]]\nbackend = "baseline"\nmodel = "baseline-cnn"\n')
+    from_file = build_experiment(build_parser().parse_args(["run", str(toml), "--device", "cpu"]))
+    assert [m.options for m in from_file.models] == [{"device": "cpu"}, {}]
+    assert main(["run", "--dataset", "colorblindnesseval", "--prompt", "cbe-open", "--backend", "baseline",
+                 "--device", "cpu", "--out", str(tmp_path)]) == 2
+    assert "--device apply to local Hugging Face models only" in capsys.readouterr().err
+    assert main([*quick, "--dtype", "int4"]) == 2
+    assert "--dtype 'int4' is not allowed; allowed: auto, bfloat16" in capsys.readouterr().err
+
+
+@pytest.mark.slow  # imports torch + transformers and builds a tiny LLaVA offline (tests/tiny_vlm.py)
+def test_a_local_model_runs_from_the_command_line(tmp_path, capsys):
+    pytest.importorskip("transformers")
+    from tiny_vlm import build_tiny_vlm
+
+    from plates.cli import main
+
+    path = build_tiny_vlm(tmp_path / "tiny-llava", arch="llava", seed=0)
+    code = main(["run", "--dataset", "colorblindnesseval", "--prompt", "cbe-open", "--backend", "hf",
+                 "--model", str(path), "--device", "cpu", "--dtype", "float32", "--batch-size", "2",
+                 "--limit", "4", "--size", "64", "--no-progress", "--out", str(tmp_path / "out")])
+    assert code == 0, capsys.readouterr().err
+    frame = load_results(tmp_path / "out").frame
+    assert len(frame) == 2 and set(frame["backend"]) == {"hf"} and frame["error"].isna().all()

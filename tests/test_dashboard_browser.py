@@ -1,6 +1,7 @@
 """The real dashboard in a real browser: `plates dashboard PATH --port P` in a subprocess, opened by
 Playwright with Debian's headless Chromium; a plotly chart must render, and a screenshot lands in the
-test's tmp_path."""
+test's tmp_path. Every check waits for the very thing it asserts on (plotly draws its bars a moment after the
+page's text appears), so the test does not race the browser."""
 
 from __future__ import annotations
 
@@ -34,6 +35,7 @@ def dashboard(tmp_path):
         results / "run-1" / "part-0.parquet",
         concat(
             outcomes("model-a", 7, 10, colour_set="colorblindnesseval-1"),
+            outcomes("model-b", 5, 10, colour_set="colorblindnesseval-1"),
             outcomes("model-b", 3, 10, colour_set="colorblindnesseval-3", grayscale=True),
         ),
     )
@@ -84,12 +86,15 @@ def test_the_running_dashboard_renders_a_plotly_chart(dashboard, tmp_path):
         try:
             page = browser.new_page(viewport={"width": 1500, "height": 1100})
             page.goto(f"{dashboard}/?model=model-a&model=model-b", wait_until="domcontentloaded")
-            page.wait_for_selector(".js-plotly-plot .main-svg", timeout=60_000)
-            page.wait_for_selector("text=Accuracy by model and condition", timeout=30_000)
-            heat = page.locator(".js-plotly-plot .heatmaplayer, .js-plotly-plot image")
-            assert heat.count() >= 1  # the heatmap itself was drawn, not only the axes
+            page.wait_for_selector("text=Accuracy by model and condition", timeout=60_000)
+            # the heatmap's cells are drawn (an image layer or heatmap layer inside the plot), not only its axes
+            page.wait_for_function(
+                "document.querySelectorAll('.js-plotly-plot .heatmaplayer image, .js-plotly-plot .hm image')"
+                ".length >= 1", timeout=30_000)
             assert "model=model-a" in page.url  # the filters stayed in the shareable URL
-            page.wait_for_timeout(1000)  # let the chart finish its transition before the screenshot
+            page.wait_for_function(  # plotly's transition finished: every cell's text is in the DOM
+                "document.querySelectorAll('.js-plotly-plot .heatmaplayer .textpoint, .js-plotly-plot text')"
+                ".length > 4", timeout=30_000)
             shot = tmp_path / "dashboard-overview.png"
             page.screenshot(path=str(shot), full_page=True)
             assert shot.stat().st_size > 10_000
@@ -97,7 +102,11 @@ def test_the_running_dashboard_renders_a_plotly_chart(dashboard, tmp_path):
             page.get_by_role("link", name="Colour sets").click()
             page.wait_for_selector("text=Accuracy per colour set", timeout=30_000)
             page.wait_for_function("location.search.includes('model=model-a')", timeout=30_000)
-            assert page.locator(".js-plotly-plot .barlayer .point").count() == 2  # one bar per model
-            page.screenshot(path=str(tmp_path / "dashboard-colour-sets.png"))
+            # one bar per model in the condition shown (original @900px): wait until plotly has drawn both
+            page.wait_for_function(
+                "document.querySelectorAll('.js-plotly-plot .barlayer .point').length === 2", timeout=30_000)
+            assert page.locator(".js-plotly-plot .barlayer .point").count() == 2
+            assert page.locator("text=also in these results").count() >= 1  # the grayscale one is named
+            page.screenshot(path=str(tmp_path / "dashboard-colour-sets.png"), full_page=True)
         finally:
             browser.close()

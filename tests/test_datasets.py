@@ -10,7 +10,7 @@ from plates.stimuli.ishihara.labels import HUEMANITY_ALNUM, HUEMANITY_DATASET
 
 
 def test_preset_sizes_match_the_papers():
-    assert preset_size("colorblindnesseval") == 1000  # CBE §3: 500 pairs
+    assert preset_size("colorblindnesseval") == 1000  # CBE §2.1: 500 pairs
     assert preset_size("huemanity-numeric") == 90 * 25
     assert preset_size("huemanity-alnum") == 3364 * 25
     assert preset_size("huemanity") == 83850  # HueManity §3's count: 3,354 strings x 25 pairs

@@ -9,11 +9,11 @@ import pyarrow.parquet as pq
 import pytest
 from chat_server import ChatServer
 
-from plates.ui import explorer as ex
-from plates.ui import explorer_models as em
+from plates.conditions import Condition
 from plates.models import Backend, BackendFailing, Query, Reply
 from plates.results import SCHEMA
-from plates.conditions import Condition
+from plates.ui import explorer as ex
+from plates.ui import explorer_models as em
 
 KEY = "sk-session-7hQ2pX9wLm3vR8tN"
 PUBLIC = ex.Policy(public=True, allowed_base_urls=("https://ok.example/v1",), allowed_hf_models=("org/ok",),
@@ -210,3 +210,83 @@ def test_public_messages_lose_server_paths_but_keep_urls():
     assert em.clean_message(msg, [KEY], hide_paths=True) == (
         "weights missing at …/baseline.onnx for ***; allowed: https://ok.example/v1")
     assert "/srv/app" in em.clean_message(msg, [KEY], hide_paths=False)
+
+
+def test_public_mode_checks_an_hf_model_before_loading_and_remembers_a_failed_load(tmp_path):
+    """Issue 12: an allowed Hugging Face id that could not be loaded held the single model slot for 42 s. The
+    check runs before any load (the factory, which holds the slot, is never called for a missing model), and a
+    load that fails is answered at once for FAILED_LOAD_MEMORY_S seconds."""
+    made = []
+    now = [1000.0]
+
+    def factory(kind, **options):
+        made.append(options["model_id_or_path"])
+        raise OSError("weights are corrupt")
+
+    cache = em.ModelCache(factory, remember_failures_s=em.FAILED_LOAD_MEMORY_S, clock=lambda: now[0])
+    policy = ex.Policy(public=True, allowed_hf_models=("org/ok", str(tmp_path)))
+    with pytest.raises(ValueError, match="'org/ok' is not downloaded on this server and the hub is offline"):
+        em.open_backend(em.ModelChoice("hf", "org/ok"), None, policy, cache)  # conftest: HF_HUB_OFFLINE=1
+    with pytest.raises(ValueError, match="holds no config.json"):
+        em.open_backend(em.ModelChoice("hf", str(tmp_path)), None, policy, cache)
+    assert made == []
+    (tmp_path / "config.json").write_text("{}")
+    with pytest.raises(OSError, match="corrupt"):
+        em.open_backend(em.ModelChoice("hf", str(tmp_path)), None, policy, cache)
+    now[0] += 10
+    with pytest.raises(ValueError, match=r"failed to load 10 s ago \(OSError: weights are corrupt\); it is "
+                                         r"not tried again for 590 s"):
+        em.open_backend(em.ModelChoice("hf", str(tmp_path)), None, policy, cache)
+    assert made == [str(tmp_path)]
+    now[0] += em.FAILED_LOAD_MEMORY_S
+    with pytest.raises(OSError):  # long enough ago: tried again
+        em.open_backend(em.ModelChoice("hf", str(tmp_path)), None, policy, cache)
+    assert made == [str(tmp_path)] * 2
+    checked = []
+    em.open_backend(em.ModelChoice("hf", "org/ok"), None, ex.Policy(),
+                    em.ModelCache(lambda k, **o: Scripted()), check_hf=checked.append)
+    assert checked == []  # private mode: no check (a first download may take its time)
+    with pytest.raises(ValueError, match="neither a folder here nor an id"):
+        em.check_hf_model("not an id at all")
+    assert em.hub_offline({"HF_HUB_OFFLINE": "1"}) and not em.hub_offline({})
+
+
+def test_field_and_prompt_caps():
+    with pytest.raises(ValueError, match="prompt text has 1001 characters; allowed: at most 1000"):
+        em.Ask("cbe-open", prompt_text="x" * 1001).validate(ex.Policy.from_env({"PLATES_PUBLIC": "1"}))
+    em.Ask("cbe-open", prompt_text="x" * 1001).validate(ex.Policy())
+    with pytest.raises(ValueError, match="model name 'aaaa.*has 301 characters; allowed: at most 300"):
+        em.ModelChoice("hf", "a" * 301).validate(ex.Policy())
+
+
+def test_in_batches_groups_fast_answers_and_passes_slow_ones_through():
+    """The sweep's page updates: answers arriving within `every_s` of the last update are shown together."""
+    clock = iter([0.0, 0.1, 0.2, 0.3, 0.9, 1.0, 2.5, 2.6]).__next__  # start, then one reading per item
+    assert list(em.in_batches("abcdefg", 0.5, clock)) == [["a", "b", "c", "d"], ["e", "f"], ["g"]]
+    assert list(em.in_batches([], 0.5)) == []
+
+
+def test_a_sweep_names_points_the_colours_cannot_reach_and_tells_requested_from_drawn():
+    """Issue 11: the explorer's sweep asked 0.5 -> 6 on CBE set 1 and silently drew 1.39 -> 6.07."""
+    base = ex.default_spec().replace(size=128)  # CBE set 1: 2 foreground colours, 1 background
+    plan = em.sweep_plan(base, [0.5, 6.0, 80.0])
+    assert [s.delta_e for s in plan.specs] == [0.5, 6.0]
+    assert plan.skipped[0][0] == 80.0 and "not reachable" in plan.skipped[0][1]
+    rows = list(em.sweep(base, [0.5, 6.0, 80.0], em.Ask("cbe-open"), Scripted(), colour_set="c", run_id="r"))
+    assert sorted(em.requested_delta_e(r) for r in rows) == [0.5, 6.0]
+    import numpy as np
+
+    from plates.colour import delta_e2000
+
+    low = min(rows, key=lambda r: em.requested_delta_e(r))
+    fg, bg = ex.PlateSpec.from_json(low["spec_json"]).colours  # drawn colours, measured independently
+    pairs = [float(delta_e2000(np.array(f, float), np.array(b, float))) for f in fg for b in bg]
+    assert low["delta_e"] == pytest.approx(np.mean(pairs), abs=1e-6) and low["delta_e"] > 1.0
+    summary = em.sweep_summary(rows, plan.skipped)
+    assert f"| 0.50 | {low['delta_e']:.2f} | {min(pairs):.2f} | `12` | ✅ |" in summary
+    assert f"⚠️ ΔE2000 0.50 was asked but {low['delta_e']:.2f} is drawn" in summary
+    assert "⚠️ ΔE2000 80.00 cannot be reached" in summary and "ΔE2000 6.00 was asked" not in summary
+    with pytest.raises(ValueError, match="no ΔE2000 of the sweep can be drawn"):
+        list(em.sweep(base, [90.0, 95.0], em.Ask("cbe-open"), Scripted(), colour_set="c", run_id="r"))
+    assert em.history_headers()[3] == "ΔE2000 drawn"
+    assert list(em.history_frame(rows).columns) == em.history_headers()

@@ -64,7 +64,7 @@ def test_a_missing_sdk_names_the_extra(monkeypatch, tmp_path):
     (tmp_path / "plates_fake_backend.py").write_text("import plates_no_such_sdk\n")
     monkeypatch.syspath_prepend(str(tmp_path))
     monkeypatch.setitem(BACKENDS, "hf", "plates_fake_backend:Fake")
-    with pytest.raises(ImportError, match=r"plates_no_such_sdk.*pip install \"plates\[hf\]\""):
+    with pytest.raises(ImportError, match=r"plates_no_such_sdk.*pip install -e \"\.\[hf\]\" from the root of"):
         make_backend("hf", model_id_or_path="x")
     sys.modules.pop("plates_fake_backend", None)
 

@@ -14,9 +14,9 @@ import socket
 import time
 
 import pytest
+from chat_server import ChatServer, Fault, image_urls
 from PIL import Image
 
-from chat_server import ChatServer, Fault, image_urls
 from plates.images import data_url_to_image
 from plates.models import BackendFailing, Query, Reply, Turn, make_backend
 from plates.models.openai_compat import OpenAIBackend, parse_retry_after
@@ -35,7 +35,7 @@ def _queries(n: int, prefix: str = "item") -> list[Query]:
     return [Query((Turn("user", f"{prefix}-{i}?", (_plate(i),)),)) for i in range(n)]
 
 
-def _backend(server: ChatServer, **options) -> OpenAIBackend:
+def _backend(server, **options) -> OpenAIBackend:
     return OpenAIBackend("test-model", base_url=server.url, **{"api_key_env": None, **FAST, **options})
 
 
@@ -309,3 +309,35 @@ def test_empty_and_bad_queries():
     assert list(backend.ask([])) == []
     with pytest.raises(ValueError, match=r"queries\[0\] must be a Query"):
         list(backend.ask(["What number?"]))
+
+
+@pytest.mark.parametrize("status", [301, 302, 307, 308])
+def test_with_follow_redirects_off_a_redirect_reaches_no_other_address_and_is_not_quoted(status):
+    """Issue 12: an allowed endpoint answering 3xx sent the request on (a 307 re-sent the whole POST) to
+    another address, whose reply text then appeared in the error. With follow_redirects=False (the explorer's
+    public mode) the target never sees a request, and the message quotes neither body nor Location."""
+    from redirect_server import RedirectServer
+
+    with ChatServer(answer=lambda body: "INTERNAL-ONLY-REPLY") as inner, \
+            RedirectServer(inner.url, status) as outer:
+        backend = _backend(outer, follow_redirects=False)
+        expected = rf"HTTP {status}: the endpoint answered with a redirect, which is not followed here"
+        with pytest.raises(BackendFailing, match=expected) as info:
+            list(backend.ask(_queries(3)))
+        assert inner.count == 0 and not inner.records  # nothing reached the other address
+        assert len(outer.requests) >= 1 and all(method == "POST" for method, _, _ in outer.requests)
+        inner_address = inner.url.split("//")[1]
+    message = str(info.value)
+    assert inner_address not in message and "moved to" not in message and "INTERNAL" not in message
+
+
+def test_redirects_are_followed_by_default_for_the_command_line():
+    """The default keeps the SDK's behaviour (a local server behind a redirect still works from the CLI):
+    this is what public mode turns off."""
+    from redirect_server import RedirectServer
+
+    with ChatServer(answer=lambda body: "followed") as inner, RedirectServer(inner.url, 307) as outer:
+        replies = _answers(_backend(outer), _queries(1))
+        assert replies[0].text == "followed" and inner.count == 1
+    with pytest.raises(ValueError, match="follow_redirects must be True or False"):
+        OpenAIBackend("m", base_url="http://127.0.0.1:1/v1", api_key_env=None, follow_redirects="no")

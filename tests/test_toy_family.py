@@ -91,8 +91,9 @@ def toy_registered(monkeypatch):
 
 
 def test_a_toy_family_runs_through_plates_run_results_and_the_dashboard(tmp_path, toy_registered, capsys):
-    from plates.analysis import charts
     from plates.cli import main
+    from plates.results import load_results
+    from plates.ui import pages
     from plates.datasets import Entry, load_dataset, write_items
     from plates.stimuli import render, spec_from_json
     from plates.ui import dashboard
@@ -101,7 +102,7 @@ def test_a_toy_family_runs_through_plates_run_results_and_the_dashboard(tmp_path
     assert write_items("patches", [Entry(f"p{i}", s, label=s.colour) for i, s in enumerate(specs)],
                        tmp_path / "data") == 4
     items = load_dataset(tmp_path / "data")
-    assert [i.family for i in items] == ["toy"] * 4 and items[1].truth() == {"label": "green"}
+    assert [i.family for i in items] == ["toy"] * 4 and items[1].truth()["label"] == "green"
     (tmp_path / "prompts.toml").write_text(
         '[[prompt]]\nname = "toy-name"\nkind = "open"\nlabel_space = "any"\ntask = "toy-colour-name"\n'
         'template = "What colour is this patch? One word."\n')
@@ -110,14 +111,17 @@ def test_a_toy_family_runs_through_plates_run_results_and_the_dashboard(tmp_path
                      str(tmp_path / "prompts.toml"), "--backend", "openai", "--model", "patch-namer",
                      "--base-url", server.url, "--no-api-key", "--no-progress", "--out", str(tmp_path / "out")])
     assert code == 0, capsys.readouterr().err
-    frame = dashboard.load(tmp_path / "out").frame
+    frame = load_results(tmp_path / "out").frame
+    opened = dashboard.open_results(tmp_path / "out")  # what the dashboard's pages draw from
+    assert int(opened.cube["n"].sum()) == 4 and set(opened.cube["model"]) == {"patch-namer"}
     assert sorted(frame["target"]) == ["blue", "green", "green", "red"]
     assert set(frame["family"]) == {"toy"} and set(frame["task"]) == {"toy-colour-name"}
     assert frame["correct"].all() and set(frame["parsed"]) == {"red", "green", "blue"}
     row = frame.iloc[0]
     again = render(spec_from_json(row["spec_json"]))  # any stored row regenerates its image
     assert again.truth["label"] == row["target"]
-    table = charts.overview_table(frame)
+    page = pages.overview(dashboard.View(dashboard.open_results(tmp_path / "out")))  # the dashboard's overview
+    table = page.table
     assert len(table) == 1 and int(table["n"].iloc[0]) == 4 and float(table["accuracy"].iloc[0]) == 1.0
 
 
@@ -125,7 +129,7 @@ def test_unknown_family_and_task_names_list_the_valid_ones():
     from plates.stimuli import get_family, spec_from_json
     from plates.tasks import get_task
 
-    with pytest.raises(ValueError, match="stimulus family 'toy' is not known; allowed: ishihara"):
+    with pytest.raises(ValueError, match="stimulus family .toy. is not known; allowed: ishihara, illusion"):
         get_family("toy")
     with pytest.raises(ValueError, match="family 'toy' is not known"):
         spec_from_json('{"family": "toy", "colour": "red"}')

@@ -106,7 +106,7 @@ def test_conditions_compose_in_order():
 
 
 def _hsv_per_pixel(image, degrees):
-    """Reference: every pixel rotated by colour-science's HSV (ColorBench §3), no deduplication."""
+    """Reference: every pixel rotated by colour-science's HSV (ColorBench §2.2, App. C), no deduplication."""
     import colour
 
     hsv = colour.RGB_to_HSV(np.asarray(image, dtype=np.float64) / 255.0)

@@ -1,19 +1,42 @@
-"""Accuracy against ΔE2000 with a fitted psychometric curve per model."""
+"""Accuracy against ΔE2000: one psychometric fit per model x prompt x condition x colour set."""
 
 import common
 import streamlit as st
 
-from plates.analysis import charts
+from plates.ui import pages
+
+
+def controls(view) -> dict:
+    """Condition and prompt shown (one each: never pooled), the ΔE2000 axis, the bins of the points."""
+    options = common.condition_control(view, "delta_e_condition")
+    chosen = options.get("condition") or (pages.conditions(view) or [None])[0]
+    cube = view.cube[(view.cube["condition"] == chosen) & (view.cube["n"] > 0)]
+    prompts = list(cube.groupby("prompt_name")["n"].sum().sort_values(ascending=False, kind="stable").index)
+    if len(prompts) > 1:
+        options["prompt"] = st.selectbox("Prompt shown", prompts, key="delta_e_prompt")
+    left, right = st.columns(2)
+    options["x"] = left.radio(
+        "ΔE2000",
+        ["delta_e", "delta_e_drawn_median"],
+        key="delta_e_x",
+        horizontal=True,
+        format_func={
+            "delta_e": "nominal (palette, before jitter)",
+            "delta_e_drawn_median": "as drawn (median over dot pairs)",
+        }.get,
+    )
+    options["bins"] = right.slider("ΔE2000 bins", min_value=2, max_value=20, value=8, key="delta_e_bins")
+    return options
+
 
 common.chart_page(
+    "delta_e",
     "ΔE2000 (psychometric)",
     "Accuracy against the CIEDE2000 difference between foreground and background dots (binned, Wilson 95% "
-    "bars), a logistic fit per model (maximum likelihood over the unbinned answers) and its 50% threshold "
-    "(dotted; marked *extrapolated* when it lies outside the ΔE the run tested: a guess of the fit, not a "
-    "measurement). The papers publish no ΔE sweep: their colour sets are fixed pairs.",
-    charts.delta_e_figure,
-    charts.delta_e_table,
-    controls=lambda: {
-        "bins": st.slider("ΔE2000 bins", min_value=2, max_value=20, value=8, key="delta_e_bins")
-    },
+    "bars) for one condition and prompt, with one fitted curve per model and colour set (maximum likelihood "
+    "over the answers) and its threshold (dotted; *extrapolated* outside the ΔE2000 tested: a guess "
+    "of the fit, "
+    "not a measurement). The chance rate of the prompt is printed in the title. The papers publish "
+    "no ΔE sweep.",
+    controls,
 )

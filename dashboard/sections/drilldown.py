@@ -1,4 +1,6 @@
-"""Drill-down: any rows, each plate regenerated from its stored spec, beside the raw reply and the verdict."""
+"""Drill-down: rows fetched a page at a time, each plate regenerated from its stored spec, beside the raw
+reply
+and the verdict."""
 
 import common
 import streamlit as st
@@ -6,14 +8,12 @@ import streamlit as st
 from plates.ui import dashboard as views
 
 
-def row_widgets(total: int) -> tuple[str, int, int]:
-    """Which rows (all / correct / incorrect / failed), how many plates per page, and which page."""
-    left, middle, right = st.columns(3)
+def row_widgets() -> tuple[str, int]:
+    """Which rows (all / correct / incorrect / failed) and how many plates per page."""
+    left, right = st.columns(2)
     only = left.selectbox("Rows", ["all", "incorrect", "correct", "failed"], key="drill_only")
-    limit = middle.selectbox("Plates per page", [6, 12, 24], key="drill_limit")
-    pages = max(1, -(-total // limit))
-    page = right.number_input(f"Page (of {pages})", min_value=1, max_value=pages, value=1, key="drill_page")
-    return only, int(limit), (int(page) - 1) * int(limit)
+    limit = right.selectbox("Plates per page", [6, 12, 24], key="drill_limit")
+    return only, int(limit)
 
 
 def show_row(row: dict) -> None:
@@ -34,9 +34,19 @@ st.title("Drill-down")
 st.caption(
     "Each plate is re-rendered from the row's spec_json with its condition re-applied: what the model saw."
 )
-only, limit, offset = row_widgets(len(view.frame))
+only, limit = row_widgets()
 try:
-    rows = views.full_rows(view.full, views.drilldown_rows(view.frame, only=only, limit=limit, offset=offset))
+    _, total, pages = views.drilldown(view, only=only, limit=limit, page=1)
+    page = int(
+        st.number_input(
+            f"Page (of {pages}: {total:,} rows)",
+            min_value=1,
+            max_value=pages,
+            value=1,
+            key=f"drill_page-{only}-{limit}",
+        )
+    )
+    rows, _, _ = views.drilldown(view, only=only, limit=limit, page=page)
 except ValueError as exc:
     st.error(str(exc))
     st.stop()

@@ -2,13 +2,11 @@
 
 import common
 
-from plates.analysis import charts
-
 common.chart_page(
+    "failure_modes",
     "Failure modes",
-    "Share of each failure mode among a model's wrong answers (HueManity App. E): hallucination "
-    "(unrelated or overly complex text), evasion (describes the image or declines), erratic (random or "
-    "patterned strings); 'other' is a plain wrong answer.",
-    charts.failure_mode_figure,
-    charts.failure_mode_table,
+    "Share of each failure mode among the wrong answers of each model and prompt, for one condition "
+    "(HueManity App. E): hallucination (unrelated or overly complex text), evasion (describes the image or "
+    "declines), erratic (random or patterned strings); 'other' is a plain wrong answer.",
+    lambda view: common.condition_control(view, "failure_condition"),
 )

@@ -1,19 +1,13 @@
-"""Overview: models x conditions with accuracy, n and Wilson 95% intervals."""
+"""Overview: series (model, or model · run) x prompt · condition, accuracy, n and Wilson 95% intervals; the
+papers' values in the cells they match."""
 
 import common
-import streamlit as st
 
-from plates.analysis import charts
-
-view = common.current_view()
-st.title("Overview")
-st.caption(
-    "Accuracy per model (rows) and prompt · condition (columns), with n and the Wilson 95% interval in "
-    "each cell; the papers' published accuracies for the same prompts below, in grey."
+common.chart_page(
+    "overview",
+    "Overview",
+    "Accuracy per model (rows; a model answered in several runs gets a row per run, never one pooled cell) "
+    "and prompt · condition (columns), with n and the Wilson 95% interval in each cell. Where a "
+    "paper published "
+    "the same model, prompt and condition, its value is printed in the cell (details: *Ours vs the papers*).",
 )
-if view.frame.empty:
-    st.info("No rows match the filters.")
-    st.stop()
-table = charts.overview_table(view.frame)
-st.plotly_chart(charts.overview_figure(view.frame, view.reference, table=table), key="chart-overview")
-st.dataframe(table, hide_index=True)

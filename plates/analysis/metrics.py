@@ -1,11 +1,11 @@
 """Metrics over a results DataFrame (the schema of ``plates.results.COLUMNS``).
 
 * ``accuracy_table``: accuracy with Wilson intervals (``wilson_intervals``: scipy's closed form, vectorised)
-  by any grouping (HueManity Tables 2, 3, 5 report 95% Wilson intervals).
+  by any grouping (HueManity Tables 2 and 3 print 95% Wilson half-widths; Table 5's ± fit the Wald formula).
 * ``yes_no_balance``: ColorBlindnessEval Table 1 / App. B.1-B.2: accuracy on the yes/no prompt that names the
   correct number (Y*/N, ``cbe-yn-correct``) next to the one that names a wrong number (Y/N*,
   ``cbe-yn-incorrect``), and which way a model leans.
-* ``grayscale_delta``: ColorBench §3 (Finding 4): (Acc_ori - Acc_gray) / Acc_ori.
+* ``grayscale_delta``: ColorBench §3.2 (Finding 4), App. M.2: (Acc_ori - Acc_gray) / Acc_ori.
 * ``cot_delta``: ColorBench Table 4: accuracy with the chain-of-thought prompt minus without.
 * ``robustness``: ColorBench §2.3 eq. (1)-(2): the share of seed items whose original and every recoloured
   (hue-shifted) variant are answered correctly.
@@ -31,8 +31,11 @@ from scipy import optimize, special, stats
 #: Columns that together identify one question asked of one model (an "item" under one condition).
 ITEM_KEYS = (
     "dataset", "item_id", "model", "backend", "prompt_name", "variant", "size", "grayscale", "hue_shift", "cvd",
-    "cvd_severity", "shots",
+    "cvd_severity", "shots", "text_only",
 )
+#: The count columns of a pre-aggregated table (`accuracy_from_counts`, `yes_no_from_counts`): answered rows,
+#: correct rows, failed requests.
+COUNT_COLUMNS = ("n", "correct", "errors")
 
 
 def wilson_interval(k: int, n: int, confidence: float = 0.95) -> tuple[float, float]:
@@ -52,7 +55,7 @@ def wilson_intervals(k: Any, n: Any, confidence: float = 0.95) -> tuple[np.ndarr
 
     The closed form of scipy's ``binomtest(k, n).proportion_ci(method="wilson")`` (Newcombe 1998, the same
     operations in the same order; tests/test_metrics.py compares the two on many pairs), with ``low = 0`` at
-    ``k = 0`` and ``high = 1`` at ``k = n`` exactly; ``n == 0`` gives NaN for both. HueManity Tables 2, 3, 5
+    ``k = 0`` and ``high = 1`` at ``k = n`` exactly; ``n == 0`` gives NaN for both. HueManity Tables 2 and 3
     report these 95% intervals.
     """
     k_raw, n_raw = np.atleast_1d(np.asarray(k)), np.atleast_1d(np.asarray(n))
@@ -176,7 +179,7 @@ def accuracy_table(
     """Columns ``by..., n, correct, accuracy, ci_low, ci_high, errors``, one row per group (sorted by key).
 
     ``n`` counts answered rows (``correct`` not null); ``errors`` counts failed requests (``correct`` null).
-    Intervals: `wilson_intervals` (HueManity Tables 2, 3, 5).
+    Intervals: `wilson_intervals` (as HueManity Tables 2 and 3 print them).
     """
     by = _as_list(by)
     _check_columns(df, [*by, "correct"], "accuracy_table")
@@ -186,6 +189,23 @@ def accuracy_table(
     low, high = wilson_intervals(k, n, confidence)
     table = table.assign(n=n, correct=k, accuracy=_ratio(k, n), ci_low=low, ci_high=high,
                          errors=_count(codes, len(table), ~answered))
+    return table[[*by, "n", "correct", "accuracy", "ci_low", "ci_high", "errors"]]
+
+
+def accuracy_from_counts(
+    counts: pd.DataFrame, by: str | Sequence[str] | None = None, *, confidence: float = 0.95
+) -> pd.DataFrame:
+    """`accuracy_table` of pre-aggregated counts: ``counts`` holds ``by`` columns and `COUNT_COLUMNS` (answered
+    ``n``, ``correct``, failed ``errors``) per finer group (e.g. DuckDB's over millions of rows); they are
+    summed per ``by`` group. Same columns and order as `accuracy_table` of the rows the counts stand for."""
+    by = _as_list(by)
+    _check_columns(counts, [*by, *COUNT_COLUMNS], "accuracy_from_counts")
+    codes, table = _grouping(counts, by)
+    size = len(table)
+    n, k, e = (np.bincount(codes, weights=counts[c].to_numpy(float), minlength=size).astype(np.int64)
+               for c in COUNT_COLUMNS)
+    low, high = wilson_intervals(k, n, confidence)
+    table = table.assign(n=n, correct=k, accuracy=_ratio(k, n), ci_low=low, ci_high=high, errors=e)
     return table[[*by, "n", "correct", "accuracy", "ci_low", "ci_high", "errors"]]
 
 
@@ -214,8 +234,40 @@ def yes_no_balance(
     answered, right = _verdicts(sub["correct"])
     is_yes = _equals(sub["prompt_name"], yes_prompt)
     size = len(table)
-    n_y, k_y = _count(codes, size, answered & is_yes), _count(codes, size, right & is_yes)
-    n_n, k_n = _count(codes, size, answered & ~is_yes), _count(codes, size, right & ~is_yes)
+    return _yes_no(table, by, _count(codes, size, answered & is_yes), _count(codes, size, right & is_yes),
+                   _count(codes, size, answered & ~is_yes), _count(codes, size, right & ~is_yes),
+                   _count(codes, size, ~answered), alpha)
+
+
+def yes_no_from_counts(
+    counts: pd.DataFrame,
+    by: str | Sequence[str] | None = "model",
+    *,
+    yes_prompt: str = "cbe-yn-correct",
+    no_prompt: str = "cbe-yn-incorrect",
+    alpha: float = 0.05,
+) -> pd.DataFrame:
+    """`yes_no_balance` of pre-aggregated counts (``by`` columns, ``prompt_name`` and `COUNT_COLUMNS`)."""
+    by = _as_list(by)
+    _check_columns(counts, [*by, "prompt_name", *COUNT_COLUMNS], "yes_no_from_counts")
+    sub = counts[counts["prompt_name"].isin([yes_prompt, no_prompt]).to_numpy(dtype=bool)]
+    codes, table = _grouping(sub, by)
+    is_yes = _equals(sub["prompt_name"], yes_prompt)
+    size = len(table)
+
+    def total(column: str, mask: np.ndarray) -> np.ndarray:
+        values = np.where(mask, sub[column].to_numpy(float), 0.0)
+        return np.bincount(codes, weights=values, minlength=size).astype(np.int64)
+
+    everything = np.ones(len(sub), dtype=bool)
+    return _yes_no(table, by, total("n", is_yes), total("correct", is_yes), total("n", ~is_yes),
+                   total("correct", ~is_yes), total("errors", everything), alpha)
+
+
+def _yes_no(table: pd.DataFrame, by: list[str], n_y: np.ndarray, k_y: np.ndarray, n_n: np.ndarray,
+            k_n: np.ndarray, errors: np.ndarray, alpha: float) -> pd.DataFrame:
+    """The yes/no balance columns from per-group counts (shared by the row and count versions)."""
+    size = len(table)
     acc_y, acc_n = _ratio(k_y, n_y), _ratio(k_n, n_n)
     bias_p, lean = np.full(size, np.nan), np.full(size, "unknown", dtype=object)
     tests: dict[tuple[int, int, int, int], float] = {}  # one Fisher test per distinct 2x2 table (per group)
@@ -227,7 +279,7 @@ def yes_no_balance(
         lean[i] = "balanced" if bias_p[i] >= alpha else ("yes" if acc_y[i] > acc_n[i] else "no")
     table = table.assign(n_y_star=n_y, y_star_n=acc_y, n_n_star=n_n, y_n_star=acc_n,
                          balanced_accuracy=(acc_y + acc_n) / 2, yes_bias=acc_y - acc_n, bias_p=bias_p,
-                         lean=lean, errors=_count(codes, size, ~answered))
+                         lean=lean, errors=errors)
     return table[[*by, "n_y_star", "y_star_n", "n_n_star", "y_n_star", "balanced_accuracy", "yes_bias",
                   "bias_p", "lean", "errors"]]
 
@@ -255,7 +307,7 @@ def _paired_delta(df: pd.DataFrame, by: list[str], split: np.ndarray, keys: list
 
 
 def grayscale_delta(df: pd.DataFrame, by: str | Sequence[str] | None = "model") -> pd.DataFrame:
-    """ColorBench §3 Finding 4: ``delta = (acc_ori - acc_gray) / acc_ori`` per group.
+    """ColorBench §3.2 Finding 4 (App. M.2): ``delta = (acc_ori - acc_gray) / acc_ori`` per group.
 
     Original rows have ``grayscale`` False (or null), grayscale rows True. Rows are paired by condition: only
     items answered both in colour and in grayscale under otherwise equal conditions (``ITEM_KEYS`` but
@@ -269,11 +321,36 @@ def grayscale_delta(df: pd.DataFrame, by: str | Sequence[str] | None = "model") 
     keys = _keys(df, ["grayscale"], by)
     narrow = df[list(dict.fromkeys([*by, *keys, "grayscale", "correct"]))]
     table = _paired_delta(narrow, by, ~_equals(narrow["grayscale"], True), keys)  # split True: colour image
-    acc_o, acc_g = _ratio(table["k_a"], table["n_a"]), _ratio(table["k_b"], table["n_b"])
+    return grayscale_from_pairs(table, by)
+
+
+#: The columns of a paired count table (`_paired_delta`, or DuckDB's): side A answered / correct, side B
+#: answered / correct (only items answered on both sides), paired items, failed requests.
+PAIR_COLUMNS = ("n_a", "k_a", "n_b", "k_b", "pairs", "errors")
+
+
+def grayscale_from_pairs(pairs: pd.DataFrame, by: str | Sequence[str] | None = "model") -> pd.DataFrame:
+    """`grayscale_delta` from a paired count table (``by`` columns and `PAIR_COLUMNS`; side A: colour, side
+    B: grayscale), e.g. DuckDB's over millions of rows."""
+    by = _as_list(by)
+    _check_columns(pairs, [*by, *PAIR_COLUMNS], "grayscale_from_pairs")
+    acc_o, acc_g = _ratio(pairs["k_a"], pairs["n_a"]), _ratio(pairs["k_b"], pairs["n_b"])
     with np.errstate(invalid="ignore", divide="ignore"):
         delta = np.where(acc_o > 0, (acc_o - acc_g) / acc_o, np.nan)
-    table = table.assign(acc_ori=acc_o, acc_gray=acc_g, delta=delta)
-    return table[[*by, "pairs", "acc_ori", "acc_gray", "delta", "errors"]]
+    table = pairs.assign(acc_ori=acc_o, acc_gray=acc_g, delta=delta)
+    return table[[*by, "pairs", "acc_ori", "acc_gray", "delta", "errors"]].reset_index(drop=True)
+
+
+def cot_from_pairs(pairs: pd.DataFrame, by: str | Sequence[str] | None = "model", *, prompt: str,
+                   cot_prompt: str) -> pd.DataFrame:
+    """`cot_delta`'s rows for one prompt pair from a paired count table (side A: ``cot_prompt``, side B:
+    ``prompt``)."""
+    by = _as_list(by)
+    _check_columns(pairs, [*by, *PAIR_COLUMNS], "cot_from_pairs")
+    acc_c, acc_p = _ratio(pairs["k_a"], pairs["n_a"]), _ratio(pairs["k_b"], pairs["n_b"])
+    table = pairs.assign(prompt=prompt, cot_prompt=cot_prompt, acc_plain=acc_p, acc_cot=acc_c, delta=acc_c - acc_p)
+    return table[[*by, "prompt", "cot_prompt", "pairs", "acc_plain", "acc_cot", "delta", "errors"]].reset_index(
+        drop=True)
 
 
 def cot_pairs() -> dict[str, str]:
@@ -308,9 +385,7 @@ def cot_delta(
             continue
         sub = narrow[keep]
         table = _paired_delta(sub, by, _equals(sub["prompt_name"], cot_name), keys)
-        acc_c, acc_p = _ratio(table["k_a"], table["n_a"]), _ratio(table["k_b"], table["n_b"])
-        tables.append(table.assign(prompt=plain_name, cot_prompt=cot_name, acc_plain=acc_p, acc_cot=acc_c,
-                                   delta=acc_c - acc_p)[columns])
+        tables.append(cot_from_pairs(table, by, prompt=plain_name, cot_prompt=cot_name))
     if not tables:
         return pd.DataFrame(columns=columns)
     return pd.concat(tables, ignore_index=True)

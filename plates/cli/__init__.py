@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import argparse
 import importlib
+import os
 import sys
 
 from plates import __version__
@@ -17,6 +18,7 @@ from plates import __version__
 SUBCOMMAND_MODULES = (
     "generate",
     "run",
+    "staircase",
     "prompts",
     "dashboard",
     "reference",
@@ -44,6 +46,8 @@ def main(argv: list[str] | None = None) -> int:
         return 2
     try:
         return int(args.func(args) or 0)
+    except BrokenPipeError:  # `plates reference show | head`: the reader stopped reading; nothing went wrong
+        return _quiet_broken_pipe()
     except ValueError as exc:  # bad input: a clear message, no traceback
         print(f"plates {args.command}: error: {exc}", file=sys.stderr)
         return 2
@@ -55,6 +59,29 @@ def main(argv: list[str] | None = None) -> int:
     except KeyboardInterrupt:
         print(f"plates {args.command}: interrupted; rerun the same command to resume", file=sys.stderr)
         return 130
+
+
+#: Exit status after the reader of our output went away: 128 + SIGPIPE, what `yes | head` leaves behind.
+EXIT_BROKEN_PIPE = 141
+
+
+def _quiet_broken_pipe() -> int:
+    """Point stdout at /dev/null so Python's final flush does not fail again (and print "Exception ignored"),
+    and exit with :data:`EXIT_BROKEN_PIPE` without a message."""
+    try:
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+    except (OSError, ValueError, AttributeError):  # stdout without a file descriptor (e.g. captured in tests)
+        pass
+    return EXIT_BROKEN_PIPE
+
+
+def positive(flag: str, value: int | None) -> int | None:
+    """``value`` when it is None or an integer >= 1, else ValueError naming ``flag`` (every subcommand's
+    --limit, --concurrency, ... say the same)."""
+    if value is not None and value < 1:
+        raise ValueError(f"{flag} {value} is not allowed; expected an integer >= 1")
+    return value
 
 
 if __name__ == "__main__":  # pragma: no cover

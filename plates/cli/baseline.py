@@ -1,6 +1,9 @@
 """`plates train-baseline` and `plates serve-baseline --port P`: the offline baseline reader (issue 4).
 
-train-baseline needs ``plates[train]`` (torch, onnx); serve-baseline needs only the default install.
+train-baseline needs the ``train`` extra (torch, onnx; plates.install.extra_hint says how to install it) and
+writes to ``./baseline-reader`` unless told otherwise: the weights shipped inside the package are replaced
+only with ``--out`` naming their folder and ``--replace-bundled``. serve-baseline needs only the default
+install.
 """
 
 from __future__ import annotations
@@ -10,8 +13,12 @@ import shlex
 import sys
 from pathlib import Path
 
+from plates.install import extra_hint
+
 #: Where the shipped weights live (inside the package, so package-data carries them).
 ASSET_DIR = Path(__file__).resolve().parents[1] / "assets" / "baseline"
+#: Where train-baseline writes by default: a folder in the current directory, never the shipped weights.
+DEFAULT_TRAIN_OUT = "baseline-reader"
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
@@ -20,7 +27,12 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         help="train the baseline plate reader (CPU, deterministic, ~22 CPU-minutes) and export it to ONNX",
         description="Train the baseline CNN on freshly generated plates, export ONNX + MODEL_CARD.md.",
     )
-    train.add_argument("--out", default=str(ASSET_DIR), help=f"output folder (default: {ASSET_DIR})")
+    train.add_argument("--out", default=DEFAULT_TRAIN_OUT,
+                       help=f"output folder for baseline.onnx and MODEL_CARD.md (default: "
+                            f"./{DEFAULT_TRAIN_OUT}; use it with serve-baseline --model-path or a [[models]] "
+                            "model_path)")
+    train.add_argument("--replace-bundled", action="store_true",
+                       help=f"allow --out to be the shipped weights' folder ({ASSET_DIR}) and overwrite them")
     train.add_argument("--seed", type=int, default=0, help="training seed (default: 0)")
     train.add_argument("--n-train", type=int, default=24000, help="training plates (default: 24000)")
     train.add_argument("--n-val", type=int, default=1000, help="validation plates (default: 1000)")
@@ -52,10 +64,13 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 
 
 def run_train(args: argparse.Namespace) -> int:
+    if Path(args.out).resolve() == ASSET_DIR and not args.replace_bundled:
+        raise ValueError(f"--out {args.out!r} is the folder of the shipped weights; allowed: another folder "
+                         f"(default ./{DEFAULT_TRAIN_OUT}), or add --replace-bundled to overwrite them")
     try:
         from plates.reader.train import TrainConfig, train
     except ModuleNotFoundError as exc:
-        raise ValueError(f"training needs {exc.name!r}: pip install \"plates[train]\"") from exc
+        raise ValueError(f"training needs {exc.name!r}: {extra_hint('train')}") from exc
     config = TrainConfig(
         seed=args.seed, n_train=args.n_train, n_val=args.n_val, epochs=args.epochs, steps=args.steps,
         batch_size=args.batch_size, width=args.width, render_size=args.render_size, workers=args.workers,
@@ -68,8 +83,8 @@ def run_train(args: argparse.Namespace) -> int:
 
 
 def run_serve(args: argparse.Namespace) -> int:
-    from plates.reader.server import BaselineServer
     from plates.models.baseline import BaselineBackend
+    from plates.reader.server import BaselineServer
 
     server = BaselineServer(port=args.port, backend=BaselineBackend(model_path=args.model_path))
     print(f"serving baseline-cnn at {server.base_url} (Ctrl-C to stop)", flush=True)

@@ -16,9 +16,21 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     build.add_argument("--out", default=None, help="output folder (default results/reference)")
     sub.add_parser("list", help="each table (source) with its row count")
     show = sub.add_parser("show", help="print rows as CSV, optionally one paper and/or one table")
-    show.add_argument("--paper", default=None, help="ColorBlindnessEval, HueManity, ColorBench, IllusionBench+, RCID")
-    show.add_argument("--table", default=None, help="e.g. 'Table 1', 'Table II' or 'ColorBench Table 4'")
+    show.add_argument("--paper", default=None,
+                      help="ColorBlindnessEval, HueManity, ColorBench, IllusionBench+, RCID (any case)")
+    show.add_argument("--table", default=None,
+                      help="e.g. 'Table 1', 'Table II' or 'ColorBench Table 4' (any case)")
     p.set_defaults(func=main)
+
+
+def _canonical(value: str | None, names) -> str | None:
+    """``value`` spelled as in ``names`` when it matches one ignoring case and surrounding spaces
+    (``huemanity`` -> ``HueManity``); else ``value`` unchanged, for load_reference to refuse with the allowed
+    names."""
+    if value is None:
+        return None
+    by_key = {name.casefold(): name for name in names}
+    return by_key.get(value.strip().casefold(), value)
 
 
 def main(args: argparse.Namespace) -> int:
@@ -31,8 +43,11 @@ def main(args: argparse.Namespace) -> int:
         if args.out:
             argv += ["--out", args.out]
         return reference.main(argv)
+    paper = _canonical(getattr(args, "paper", None), reference.PAPERS)
+    table = _canonical(getattr(args, "table", None),
+                       {name for t in reference.TABLES.values() for name in (t.table, t.source)})
     try:
-        frame = reference.load_reference(getattr(args, "paper", None), getattr(args, "table", None))
+        frame = reference.load_reference(paper, table)
     except FileNotFoundError as exc:  # not built: say how, no traceback
         print(f"plates reference: error: {exc}", file=sys.stderr)
         return 2

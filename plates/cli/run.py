@@ -3,6 +3,10 @@
     plates run examples/cbe-smoke.toml
     plates run --dataset colorblindnesseval --prompt cbe-open --backend openai --model gpt-4o-mini \\
         --base-url https://api.openai.com/v1 --api-key-env OPENAI_API_KEY --limit 20 --out results/runs/quick
+    plates run --dataset colorblindnesseval --prompt cbe-open --backend baseline --out results/runs/reader
+    plates run --dataset huemanity-numeric --prompt huemanity-numeric --backend hf \\
+        --model HuggingFaceTB/SmolVLM-256M-Instruct --device cuda --dtype bfloat16 --batch-size 16 \\
+        --limit 200 --out results/runs/smolvlm
 
 Rerunning the same command continues the same run (same run id): rows already under --out are not asked
 again. Exit codes: 0 done, 2 bad input (the message names the field or value), 3 the backend kept failing
@@ -14,6 +18,11 @@ from __future__ import annotations
 import argparse
 import dataclasses
 import sys
+
+from plates.cli import positive
+
+#: The model a quick run uses when --model is left out: only backends with one model have one.
+DEFAULT_MODELS = {"baseline": "baseline-cnn"}
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
@@ -28,7 +37,8 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     q.add_argument("--prompt-file", action="append", default=[], metavar="TOML",
                    help="register your own [[prompt]] templates first (repeatable; see plates.tasks.prompts)")
     q.add_argument("--backend", default="openai", help="openai | hf | baseline (default openai)")
-    q.add_argument("--model", help="model name (as the server or the backend knows it)")
+    q.add_argument("--model", help="model name as the server knows it (openai), a Hugging Face id or folder "
+                   "(hf); not needed for baseline (baseline-cnn)")
     q.add_argument("--base-url", help="OpenAI-compatible server URL, e.g. http://127.0.0.1:8000/v1")
     q.add_argument("--api-key-env", default="OPENAI_API_KEY",
                    help="NAME of the environment variable holding the API key (default OPENAI_API_KEY)")
@@ -41,11 +51,21 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     q.add_argument("--sample", type=int, metavar="N", help="a seeded random subset of N plates balanced across "
                    "colour sets (HueManity §4's random subsets; part of the run id; TOML: [dataset] sample)")
     q.add_argument("--sample-seed", type=int, help="seed of --sample's draw (default 0)")
+    p.add_argument("--protocol", help="a paper's sampling settings per model: huemanity (Table 6), "
+                   "colorblindnesseval (§3.1 defaults), colorbench (App. E: none reported), plates (ours: "
+                   "temperature 0, 512 tokens; the default); joins the run id")
     o = p.add_argument_group("both ways (operational: they do not change the run id)")
-    o.add_argument("--out", help="results folder (default: the experiment's `out`, else results/runs)")
+    o.add_argument("--out", help="results folder: required for a quick run; with a TOML file it replaces the "
+                   "file's `out`")
     o.add_argument("--limit", type=int, help="ask about the first N dataset items only (the CBE preset holds "
                    "each plate twice, standard and clear: a prompt asks the items of its own variant)")
-    o.add_argument("--concurrency", type=int, help="requests in flight per model")
+    o.add_argument("--concurrency", type=int, help="requests in flight per model (openai)")
+    o.add_argument("--device", help="where a local model runs (hf): auto | cuda | cuda:N | mps | cpu "
+                   "(default auto)")
+    o.add_argument("--dtype", help="a local model's weights (hf): auto | bfloat16 | float16 | float32 "
+                   "(default auto: bfloat16 on GPUs that have it, float32 on CPU)")
+    o.add_argument("--batch-size", type=int,
+                   help="images per generate() call of a local model (hf; default 8)")
     o.add_argument("--retry-errors", action="store_true", help="ask again the rows that ended in a request error")
     o.add_argument("--no-progress", action="store_true", help="no progress bar on stderr")
     p.set_defaults(func=main)
@@ -60,38 +80,63 @@ def build_experiment(args: argparse.Namespace):  # -> plates.runs.experiment.Exp
     if args.experiment:
         if quick_flags:
             raise ValueError(f"{', '.join(quick_flags)} cannot be combined with an experiment file; "
-                             "put them in the TOML (allowed with a file: --out, --limit, --concurrency)")
-        exp = load_experiment(args.experiment)
+                             "put them in the TOML (allowed with a file: --out, --limit, --concurrency, "
+                             "--device, --dtype, --batch-size, --protocol)")
+        exp = load_experiment(args.experiment, protocol=args.protocol)
         if args.limit is not None:
-            exp = dataclasses.replace(exp, limit=_positive("--limit", args.limit))
+            exp = dataclasses.replace(exp, limit=positive("--limit", args.limit))
         if args.concurrency is not None:
-            n = _positive("--concurrency", args.concurrency)
+            n = positive("--concurrency", args.concurrency)
             exp = dataclasses.replace(exp, models=tuple(  # requests in flight: the OpenAI-compatible backend's
                 dataclasses.replace(m, options={**m.options, "concurrency": n}) if m.backend == "openai" else m
                 for m in exp.models))
         if args.out is not None:
             exp = dataclasses.replace(exp, out=args.out)
-        return exp
+        return _with_local_options(exp, args)
+    model = args.model if args.model is not None else DEFAULT_MODELS.get(args.backend)
     missing = [flag for flag, value in (("--dataset", args.dataset), ("--prompt", args.prompt),
-                                        ("--model", args.model), ("--out", args.out)) if value is None]
+                                        ("--model", model), ("--out", args.out)) if value is None]
     if missing:
-        raise ValueError(f"give an experiment file, or all of --dataset, --prompt, --model and --out "
-                         f"(missing: {', '.join(missing)})")
-    return quick_experiment(
-        dataset=args.dataset, prompt=args.prompt, backend=args.backend, model=args.model, out=args.out,
+        raise ValueError(f"give an experiment file, or all of --dataset, --prompt, --model (not needed with "
+                         f"--backend baseline) and --out (missing: {', '.join(missing)})")
+    exp = quick_experiment(
+        dataset=args.dataset, prompt=args.prompt, backend=args.backend, model=model, out=args.out,
         base_url=args.base_url, api_key_env=None if args.no_api_key else args.api_key_env,
-        limit=None if args.limit is None else _positive("--limit", args.limit),
-        concurrency=None if args.concurrency is None else _positive("--concurrency", args.concurrency),
+        limit=positive("--limit", args.limit), concurrency=positive("--concurrency", args.concurrency),
         size=args.size, shots=args.shots, seed=args.seed, timeout=args.timeout,
-        max_attempts=None if args.max_attempts is None else _positive("--max-attempts", args.max_attempts),
-        prompt_files=tuple(args.prompt_file), sample=args.sample, sample_seed=args.sample_seed,
+        max_attempts=positive("--max-attempts", args.max_attempts),
+        prompt_files=tuple(args.prompt_file), protocol=args.protocol, sample=args.sample,
+        sample_seed=args.sample_seed,
     )
+    return _with_local_options(exp, args)
 
 
-def _positive(flag: str, value: int) -> int:
-    if value < 1:
-        raise ValueError(f"{flag} {value} is not allowed; expected an integer >= 1")
-    return value
+def _with_local_options(exp, args: argparse.Namespace):
+    """``exp`` with --device, --dtype and --batch-size set on its local (hf) models: operational options,
+    outside the run id (plates.runs.experiment.OPERATIONAL_MODEL_KEYS). ValueError when given without one."""
+    from plates.models.hf import DEVICES, DTYPES
+
+    options: dict = {}
+    if args.device is not None:
+        if args.device.split(":", 1)[0] not in DEVICES:
+            raise ValueError(f"--device {args.device!r} is not allowed; allowed: {', '.join(DEVICES)} or "
+                             "cuda:N")
+        options["device"] = args.device
+    if args.dtype is not None:
+        if args.dtype not in DTYPES:
+            raise ValueError(f"--dtype {args.dtype!r} is not allowed; allowed: {', '.join(DTYPES)}")
+        options["dtype"] = args.dtype
+    if args.batch_size is not None:
+        options["batch_size"] = positive("--batch-size", args.batch_size)
+    if not options:
+        return exp
+    if not any(m.backend == "hf" for m in exp.models):
+        flags = ", ".join(f"--{k.replace('_', '-')}" for k in options)
+        raise ValueError(f"{flags} apply to local Hugging Face models only; allowed with --backend hf or a "
+                         "TOML file with an hf [[models]] entry")
+    return dataclasses.replace(exp, models=tuple(
+        dataclasses.replace(m, options={**m.options, **options}) if m.backend == "hf" else m
+        for m in exp.models))
 
 
 def main(args: argparse.Namespace) -> int:

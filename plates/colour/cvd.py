@@ -1,6 +1,13 @@
 """Colour-vision-deficiency views: Machado, Oliveira & Fernandes (2009), applied in linear RGB.
 
-Matrices come from ``colour.blindness.matrix_cvd_Machado2009`` (colour-science). Pixels are sRGB 0-255.
+Machado et al. publish one 3x3 matrix (linear RGB -> linear RGB) per deficiency at severities 0, 0.1, ..., 1.0
+(their Table / supplementary matrices; colour-science ships them as
+``colour.blindness.CVD_MATRICES_MACHADO2010``).
+Between two rows we interpolate linearly between the two neighbouring rows (our choice). We do NOT call
+``colour.blindness.matrix_cvd_Machado2009``: in colour-science 0.4.7 it picks the segment with
+``searchsorted(..., side="left")``, so a severity strictly between two rows is extrapolated from the next
+segment (0.15 uses the 0.2 and 0.3 rows) and any severity in (0.9, 1.0) returns the 1.0 matrix; at the table's
+own rows both agree exactly. Pixels are sRGB 0-255.
 """
 
 from __future__ import annotations
@@ -12,7 +19,7 @@ import numpy as np
 
 from plates.colour.spaces import _cs
 
-__all__ = ["CVD_KINDS", "CVD_VIEWS", "simulate_cvd"]
+__all__ = ["CVD_KINDS", "CVD_VIEWS", "machado_matrix", "simulate_cvd"]
 
 CVD_KINDS = {"protan": "Protanomaly", "deutan": "Deuteranomaly", "tritan": "Tritanomaly"}
 #: Every CVD view a condition may ask for ("none" = normal vision).
@@ -26,32 +33,73 @@ def _decode_lut() -> np.ndarray:
     return lut
 
 
+@lru_cache(maxsize=3)
+def _table(kind: str) -> tuple[np.ndarray, np.ndarray]:
+    """(severities (11,), matrices (11, 3, 3)) of Machado et al.'s table for ``kind``, read-only."""
+    from colour.blindness import CVD_MATRICES_MACHADO2010
+
+    rows = CVD_MATRICES_MACHADO2010[CVD_KINDS[kind]]
+    severities = np.array(sorted(rows), dtype=np.float64)
+    matrices = np.stack([np.asarray(rows[s], dtype=np.float64) for s in severities])
+    severities.setflags(write=False)
+    matrices.setflags(write=False)
+    return severities, matrices
+
+
+def _check(kind: str, severity: float) -> None:
+    if kind != "none" and kind not in CVD_KINDS:
+        raise ValueError(f"cvd kind {kind!r} is not valid; allowed: none, {', '.join(CVD_KINDS)}")
+    if isinstance(severity, bool) or not isinstance(severity, int | float) or not 0 <= severity <= 1:
+        raise ValueError(f"cvd severity {severity!r} is not valid; allowed: a number in 0-1")
+
+
+def machado_matrix(kind: str, severity: float) -> np.ndarray:
+    """The Machado et al. (2009) matrix (3, 3), linear RGB -> linear RGB, for ``kind`` at ``severity`` 0-1.
+
+    Severities on the table's 0.1 grid return its row exactly; others interpolate linearly between the two
+    neighbouring rows: ``M(s) = M(a) + (s - a) / (b - a) * (M(b) - M(a))`` with ``a <= s <= b`` consecutive
+    rows. ``kind`` "none" (or severity 0) is the identity. Tritan uses Machado's tritanomaly matrices, which
+    colour-science flags as an approximation (shift paradigm).
+
+    >>> machado_matrix("protan", 0.15).round(7)[0]  # halfway between the 0.1 and 0.2 rows
+    array([ 0.7954665,  0.258455 , -0.053921 ])
+    """
+    _check(kind, severity)
+    if kind == "none" or severity == 0:
+        return np.eye(3)
+    with warnings.catch_warnings():  # importing the table may warn about matplotlib; nothing here is plotted
+        warnings.simplefilter("ignore")
+        severities, matrices = _table(kind)
+    s = float(severity)
+    i = int(np.clip(np.searchsorted(severities, s, side="right") - 1, 0, len(severities) - 2))
+    a, b = severities[i], severities[i + 1]
+    t = (s - a) / (b - a)
+    if t == 0.0:
+        return matrices[i].copy()
+    if t == 1.0:
+        return matrices[i + 1].copy()
+    return matrices[i] + t * (matrices[i + 1] - matrices[i])
+
+
 def simulate_cvd(rgb_array, kind: str, severity: float = 1.0) -> np.ndarray:
     """Colour-vision-deficiency view (Machado et al. 2009) of sRGB 0-255 pixels.
 
     Args:
         rgb_array: (..., 3) sRGB 0-255 (uint8 or numbers).
         kind: "protan", "deutan" or "tritan" (also "none": returns the input unchanged as uint8).
-        severity: 0-1 (0 = normal vision, 1 = dichromacy). Tritan uses Machado's tritanomaly matrices, which
-            colour-science flags as an approximation (shift paradigm).
+        severity: 0-1 (0 = normal vision, 1 = dichromacy); between the table's 0.1-step rows the matrix is
+            interpolated linearly (`machado_matrix`).
     Returns:
         uint8 (..., 3) sRGB 0-255. The Machado matrix is applied in linear RGB, then re-encoded and clipped.
     """
-    if kind != "none" and kind not in CVD_KINDS:
-        raise ValueError(f"cvd kind {kind!r} is not valid; allowed: none, {', '.join(CVD_KINDS)}")
-    if isinstance(severity, bool) or not isinstance(severity, int | float) or not 0 <= severity <= 1:
-        raise ValueError(f"cvd severity {severity!r} is not valid; allowed: a number in 0-1")
+    _check(kind, severity)
     a = np.asarray(rgb_array)
     if a.shape[-1:] != (3,):
         raise ValueError(f"rgb_array shape {a.shape} is not valid; allowed: (..., 3) sRGB 0-255")
     u8 = np.clip(np.rint(a), 0, 255).astype(np.uint8) if a.dtype != np.uint8 else a
     if kind == "none" or severity == 0:
         return u8.copy()
-    with warnings.catch_warnings():  # colour-science notes that its tritan matrices use the shift paradigm
-        warnings.simplefilter("ignore")
-        from colour.blindness import matrix_cvd_Machado2009
-
-        m = matrix_cvd_Machado2009(CVD_KINDS[kind], float(severity))
+    m = machado_matrix(kind, severity)
     flat = u8.reshape(-1, 3)
     # plates hold few distinct colours: transform each distinct colour once
     packed = (flat[:, 0].astype(np.uint32) << 16) | (flat[:, 1].astype(np.uint32) << 8) | flat[:, 2]

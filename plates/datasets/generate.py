@@ -9,10 +9,13 @@ from pathlib import Path
 
 from PIL import Image
 
+from plates.datasets.family_presets import FAMILY_PRESETS
 from plates.datasets.items import MANIFEST, MANIFEST_COLUMNS
 from plates.datasets.presets import PRESETS, _plates, get_preset, make_spec, relative_path
 from plates.datasets.sample import Sample, sample_plates
+from plates.datasets.write import write_items
 from plates.images import encode_png
+from plates.stimuli.ishihara.measure import target_kind
 from plates.stimuli.ishihara.plate import PlateSpec, render
 
 _TMP_MARK = ".tmp-"
@@ -28,19 +31,32 @@ def _write_png(image: Image.Image, path: Path, compress_level: int) -> int:
     return len(data)
 
 
-def _work(task: tuple) -> tuple[int, int, int]:
-    """Render one plate and write its missing variants. Returns (images written, images skipped, bytes)."""
+def _work(task: tuple) -> tuple[int, int, int, tuple, tuple]:
+    """Render one plate, write its missing variants and measure the ΔE2000 it draws. Returns (images written,
+    images skipped, bytes, the plate's key (index, label, colour set), its `_measured` values). A plate whose
+    images are all on disk is still rendered (without encoding) so the manifest can report what it draws."""
     out, name, li, label, pal, size, seed, compress_level = task
     p = PRESETS[name]
     paths = [(v, Path(out) / relative_path(name, pal, li, label, v)) for v in p.variants]
     todo = [(v, path) for v, path in paths if not path.exists()]
-    if not todo:
-        return 0, len(paths), 0
     plate = render(make_spec(name, label, pal, size=size, seed=seed))
     nbytes = 0
     for v, path in todo:
         nbytes += _write_png(plate.variant(v), path, compress_level)
-    return len(todo), len(paths) - len(todo), nbytes
+    return len(todo), len(paths) - len(todo), nbytes, (li, label, pal), _measured(plate)
+
+
+#: Manifest columns after ``spec_json``: the ΔE2000 request and what the plate draws (`plates.stimuli.ishihara.measure`).
+MEASURED_COLUMNS = MANIFEST_COLUMNS[MANIFEST_COLUMNS.index("spec_json") + 1:]
+
+
+def _measured(plate) -> tuple:
+    """A plate's `DrawnDeltaE` as the values of `MEASURED_COLUMNS`, in order (the drawn ones null for a plate
+    with no dot of one class)."""
+    drawn = plate.stats.delta_e_drawn
+    if drawn is None:
+        return (plate.spec.delta_e, target_kind(plate.spec), None, None, None, None)
+    return (drawn.target, drawn.target_kind, drawn.min, drawn.p05, drawn.median, drawn.p95)
 
 
 _MANIFEST_BATCH = 8192  # rows per Parquet row group: memory stays flat however large the set
@@ -57,12 +73,17 @@ def manifest_metadata(name: str, sample: Sample | None) -> dict[str, str]:
 
 
 def _write_manifest(out: Path, name: str, plates: list[tuple[int, str, str]], size: int, seed: int,
-                    sample: Sample | None = None) -> int:
+                    measured: dict[tuple, tuple], sample: Sample | None = None) -> int:
     """Rewrite ``manifest.parquet`` (atomically) with one row per image present on disk; returns the row count.
 
-    ``delta_e`` is the plate's `PlateStats.delta_e` (mean CIEDE2000 over the colour set's foreground x
-    background pairs), computed once per colour set. The schema's metadata records the style, colour roles
-    and sample (`manifest_metadata`); each row's ``spec_json`` holds them too.
+    ``delta_e`` is the plate's nominal `PlateStats.delta_e` (mean CIEDE2000 over the colour set's foreground x
+    background pairs, before jitter), computed once per colour set. Beside it (`MEASURED_COLUMNS`):
+    ``delta_e_target`` (the spec's request, or null), ``delta_e_target_kind`` (which quantity the request sets:
+    `plates.stimuli.ishihara.measure.TARGET_KINDS`) and the ΔE2000 over the (foreground dot, background dot)
+    pairs the plate draws (min, 5th percentile, median, 95th percentile; jitter included), from ``measured``
+    ((index, label, colour set) -> `_measured` values, filled by the workers). Every variant row of a plate
+    carries its standard image's values. The schema's metadata records the style, colour roles and sample
+    (`manifest_metadata`); each row's ``spec_json`` holds them too.
     """
     import pyarrow as pa
     import pyarrow.parquet as pq
@@ -74,6 +95,9 @@ def _write_manifest(out: Path, name: str, plates: list[tuple[int, str, str]], si
         ("item_id", pa.string()), ("dataset", pa.string()), ("label", pa.string()), ("colour_set", pa.string()),
         ("delta_e", pa.float64()), ("variant", pa.string()), ("font", pa.string()), ("size", pa.int32()),
         ("seed", pa.uint64()), ("path", pa.string()), ("spec_json", pa.string()),
+        ("delta_e_target", pa.float64()), ("delta_e_target_kind", pa.string()), ("delta_e_drawn_min", pa.float64()),
+        ("delta_e_drawn_p05", pa.float64()), ("delta_e_drawn_median", pa.float64()),
+        ("delta_e_drawn_p95", pa.float64()),
     ]).with_metadata(manifest_metadata(name, sample))
     de_cache: dict[str, float] = {}
     cols: dict[str, list] = {c: [] for c in MANIFEST_COLUMNS}
@@ -89,7 +113,8 @@ def _write_manifest(out: Path, name: str, plates: list[tuple[int, str, str]], si
                 rel = relative_path(name, pal, li, label, v)
                 if not (out / rel).is_file():
                     continue
-                row = (f"{name}:{pal}:{label}:{v}", name, label, pal, de_cache[pal], v, p.font, size, spec.seed, rel, js)
+                row = (f"{name}:{pal}:{label}:{v}", name, label, pal, de_cache[pal], v, p.font, size, spec.seed, rel, js,
+                       *measured[(li, label, pal)])
                 for c, val in zip(MANIFEST_COLUMNS, row):
                     cols[c].append(val)
             if len(cols["item_id"]) >= _MANIFEST_BATCH:
@@ -172,6 +197,17 @@ def generate(
 
     from tqdm import tqdm
 
+    if name in FAMILY_PRESETS:  # illusions, scenes: any family's items through the generic writer
+        if sample is not None:
+            raise ValueError(f"sample={sample!r} is not valid for family preset {name!r}; allowed: None (samples "
+                             "draw plates of a plate preset, balanced across its colour sets)")
+        if limit is not None and (isinstance(limit, bool) or not isinstance(limit, int) or limit < 0):
+            raise ValueError(f"limit={limit!r} is not valid; allowed: an integer >= 0 (items)")
+        fp = FAMILY_PRESETS[name]
+        entries = islice(fp.entries(size=size if size != 900 else fp.default_size, seed=seed), limit)
+        rows = write_items(name, entries, out)
+        return {"preset": name, "plates": rows, "written": rows, "skipped": 0, "bytes": None, "rows": rows,
+                "out": str(out)}
     p = get_preset(name)
     PlateSpec(text=p.labels[0], size=size, font=p.font, palette=p.palettes[0], seed=seed)  # validates size, seed
     if limit is not None and (isinstance(limit, bool) or not isinstance(limit, int) or limit < 0):
@@ -194,22 +230,25 @@ def generate(
     tasks = ((str(out), name, li, label, pal, size, seed, compress_level) for li, label, pal in plates)
     chunksize = chunksize or max(1, min(64, len(plates) // (workers * 8) or 1))
     written = skipped = nbytes = 0
+    measured: dict[tuple, tuple] = {}
     bar = tqdm(total=len(plates), unit="plate", desc=f"plates generate {name}", disable=not progress, smoothing=0.05)
     try:
         if workers == 1:
             results = map(_work, tasks)
-            for w, s, b in results:
+            for w, s, b, key, values in results:
                 written, skipped, nbytes = written + w, skipped + s, nbytes + b
+                measured[key] = values
                 bar.update(1)
         else:
             # spawned workers import only what rendering needs (not colour-science, pyarrow or the caller's
             # modules), so each stays ~50 MB and memory does not depend on what the parent has loaded
             with mp.get_context("spawn").Pool(workers) as pool:
-                for w, s, b in pool.imap_unordered(_work, tasks, chunksize=chunksize):
+                for w, s, b, key, values in pool.imap_unordered(_work, tasks, chunksize=chunksize):
                     written, skipped, nbytes = written + w, skipped + s, nbytes + b
+                    measured[key] = values
                     bar.update(1)
     finally:
         bar.close()
-    rows = _write_manifest(out, name, plates, size, seed, sample)
+    rows = _write_manifest(out, name, plates, size, seed, measured, sample)
     return {"preset": name, "plates": len(plates), "written": written, "skipped": skipped, "bytes": nbytes,
             "rows": rows, "out": str(out), "sample": sample.tag if sample is not None else None}

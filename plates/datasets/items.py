@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
@@ -14,15 +15,22 @@ from plates.stimuli import family_of, render
 MANIFEST = "manifest.parquet"
 MANIFEST_COLUMNS = (
     "item_id", "dataset", "label", "colour_set", "delta_e", "variant", "font", "size", "seed", "path", "spec_json",
+    # ΔE2000 as drawn (plates.stimuli.ishihara.measure; written by plates.datasets.generate)
+    "delta_e_target", "delta_e_target_kind", "delta_e_drawn_min", "delta_e_drawn_p05", "delta_e_drawn_median",
+    "delta_e_drawn_p95",
 )
+#: An optional manifest column (`plates.datasets.write`): the item's fixed question as JSON.
+QUESTION_COLUMN = "question_json"
 
 
 @dataclass(frozen=True)
 class DatasetItem:
     """One image of a benchmark set. ``spec``: any family's spec (`plates.stimuli.STIMULI`); ``label``: the
     item's answer as text where it has one (a plate's number; "" where the answer depends on the question);
-    ``colour_set``: the group few-shot examples are drawn from (a plate's colour set); ``path``: set when
-    loaded from a generated folder."""
+    ``colour_set``: the group few-shot examples are drawn from (a plate's colour set; a scene's seed scene);
+    ``path``: set when loaded from a generated folder; ``question_json``: for an item made for one question
+    (a ColorBench scene question, fixed when the set was generated so its robustness variants ask the same
+    one), that question as JSON with its ``task``: only prompts of that task are asked on the item."""
 
     item_id: str
     dataset: str
@@ -31,18 +39,28 @@ class DatasetItem:
     label: str
     colour_set: str
     path: Path | None = None
+    question_json: str | None = None
 
     @property
     def family(self) -> str:
         """The name of the spec's stimulus family (e.g. "ishihara")."""
         return family_of(self.spec).name
 
+    @property
+    def question_task(self) -> str | None:
+        """The task of the item's fixed question, or None (any prompt of its family may ask about it)."""
+        return None if self.question_json is None else json.loads(self.question_json)["task"]
+
     def truth(self) -> Mapping[str, Any]:
-        """The ground truth questions are built from: a plate's ``{"label": ...}`` without rendering it; any
-        other family's ``render(spec).truth``."""
+        """What a task builds its question from (`plates.tasks.base.Task.question`): a plate's
+        ``{"label": ...}`` without rendering it; for any other family the rendered stimulus's truth, plus the
+        stimulus itself under ``"stimulus"``, the spec's seed under ``"spec_seed"`` and the item's fixed
+        question (a dict, or None) under ``"question"``."""
         if self.family == "ishihara":
             return {"label": self.label}
-        return render(self.spec).truth
+        stimulus = render(self.spec)
+        fixed = None if self.question_json is None else json.loads(self.question_json)
+        return {**stimulus.truth, "stimulus": stimulus, "spec_seed": int(self.spec.seed), "question": fixed}
 
     def image(self) -> Image.Image:
         """The PIL RGB image: read from ``path`` when set, else rendered from ``spec``."""

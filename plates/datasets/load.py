@@ -2,11 +2,14 @@
 
 from __future__ import annotations
 
+import json
+
 import os
 from itertools import islice
 from pathlib import Path
 
-from plates.datasets.items import MANIFEST, MANIFEST_COLUMNS, DatasetItem
+from plates.datasets.items import MANIFEST, MANIFEST_COLUMNS, QUESTION_COLUMN, DatasetItem
+from plates.datasets.family_presets import FAMILY_PRESETS
 from plates.datasets.presets import PRESETS, preset_items
 from plates.stimuli import spec_from_json
 
@@ -28,7 +31,7 @@ def load_dataset(dir_or_preset: str | os.PathLike, limit: int | None = None) -> 
             raise ValueError(f"{str(man)!r} cannot be read as Parquet ({exc}); allowed: a manifest written by "
                              "`plates generate`") from None
         needed = ("item_id", "dataset", "spec_json", "variant", "label", "colour_set", "path")
-        missing = [c for c in needed if c not in table.column_names]
+        missing = [c for c in needed if c not in table.column_names]  # question_json is optional
         if missing:
             raise ValueError(f"{str(man)!r} lacks column(s) {', '.join(missing)}; allowed: a manifest written by "
                              f"`plates generate` (columns {', '.join(MANIFEST_COLUMNS)})")
@@ -39,16 +42,29 @@ def load_dataset(dir_or_preset: str | os.PathLike, limit: int | None = None) -> 
         if absent is not None:
             raise ValueError(f"{str(path / absent)!r} is listed in {str(man)!r} but missing; allowed: a complete "
                              "folder (rerun the `plates generate` command that wrote it to finish it)")
+        questions = cols.get(QUESTION_COLUMN) or [None] * table.num_rows  # plate manifests have none
         return [
             DatasetItem(
                 cols["item_id"][i], cols["dataset"][i], spec_from_json(cols["spec_json"][i]), cols["variant"][i],
-                cols["label"][i], cols["colour_set"][i], path / cols["path"][i],
+                cols["label"][i], cols["colour_set"][i], path / cols["path"][i], questions[i],
             )
             for i in range(table.num_rows)
         ]
     if str(dir_or_preset) in PRESETS:
         return list(islice(preset_items(str(dir_or_preset)), limit))
+    if str(dir_or_preset) in FAMILY_PRESETS:
+        return family_preset_items(str(dir_or_preset), limit=limit)
     raise ValueError(
         f"dataset {str(dir_or_preset)!r} is neither a folder nor a preset; allowed: a generated folder or "
-        f"{', '.join(PRESETS)}"
+        f"{', '.join([*PRESETS, *FAMILY_PRESETS])}"
     )
+
+
+def family_preset_items(name: str, *, limit: int | None = None, size: int | None = None,
+                        seed: int = 0) -> list[DatasetItem]:
+    """The first ``limit`` items of family preset ``name`` (`plates.datasets.family_presets`), rendered in memory
+    on demand (a scene preset renders each scene once here to fix its question)."""
+    p = FAMILY_PRESETS[name]
+    entries = islice(p.entries(size=size or p.default_size, seed=seed), limit)
+    return [DatasetItem(e.item_id, name, e.spec, e.variant, e.label, e.group, None,
+                        None if e.question is None else json.dumps(e.question, sort_keys=True)) for e in entries]

@@ -9,9 +9,10 @@ at the end from what is on disk.
 
 from __future__ import annotations
 
+import json
 import os
 import re
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -19,7 +20,7 @@ from typing import Any
 import pyarrow as pa
 import pyarrow.parquet as pq
 
-from plates.datasets.items import MANIFEST, MANIFEST_COLUMNS
+from plates.datasets.items import MANIFEST, MANIFEST_COLUMNS, QUESTION_COLUMN
 from plates.images import encode_png
 from plates.stimuli import family_of, render
 
@@ -31,25 +32,46 @@ _SAFE = re.compile(r"[^A-Za-z0-9._-]+")
 @dataclass(frozen=True)
 class Entry:
     """One image to write: its id (unique in the dataset), spec (any family), variant, answer label (text,
-    or "" where the answer depends on the question) and group (few-shot examples come from the same group)."""
+    or "" where the answer depends on the question), group (few-shot examples come from the same group) and,
+    for an item made for one question, that question (a JSON-able dict with its ``task``)."""
 
     item_id: str
     spec: Any
     variant: str = "standard"
     label: str = ""
     group: str = ""
+    question: Mapping[str, Any] | None = None
+    stimulus: Any = None  # the rendered stimulus when the caller has it already (not stored; saves a render)
 
 
 def _schema() -> pa.Schema:
-    types = {"delta_e": pa.float64(), "size": pa.int32(), "seed": pa.uint64()}
-    return pa.schema([(c, types.get(c, pa.string())) for c in MANIFEST_COLUMNS])
+    """The manifest's columns: text, except sizes, seeds and the ΔE2000 figures (plate-only ones stay null)."""
+    def kind(c: str) -> pa.DataType:
+        if c in ("size",):
+            return pa.int32()
+        if c == "seed":
+            return pa.uint64()
+        if c.startswith("delta_e") and c != "delta_e_target_kind":
+            return pa.float64()
+        return pa.string()
+
+    return pa.schema([(c, kind(c)) for c in (*MANIFEST_COLUMNS, QUESTION_COLUMN)])
+
+
+def _drawn(drawn: Any, target: Any) -> dict[str, Any]:
+    """The manifest's ΔE2000-as-drawn columns from an Ishihara plate's `DrawnDeltaE` (null for other families)."""
+    if drawn is None:
+        return {"delta_e_target": target, "delta_e_target_kind": None, "delta_e_drawn_min": None,
+                "delta_e_drawn_p05": None, "delta_e_drawn_median": None, "delta_e_drawn_p95": None}
+    return {"delta_e_target": drawn.target, "delta_e_target_kind": drawn.target_kind, "delta_e_drawn_min": drawn.min,
+            "delta_e_drawn_p05": drawn.p05, "delta_e_drawn_median": drawn.median, "delta_e_drawn_p95": drawn.p95}
 
 
 def write_items(dataset: str, entries: Iterable[Entry], out: str | os.PathLike) -> int:
     """Write ``entries`` of ``dataset`` under ``out`` (``out/<dataset>/<group>/<n>_<id>.png`` and
     ``out/manifest.parquet``); returns the number of manifest rows. Item ids must be unique (ValueError)."""
     out = Path(out)
-    rows: dict[str, list] = {c: [] for c in MANIFEST_COLUMNS}
+    rows: dict[str, list] = {c: [] for c in (*MANIFEST_COLUMNS, QUESTION_COLUMN)}
     seen: set[str] = set()
     for n, e in enumerate(entries):
         if e.item_id in seen:
@@ -58,7 +80,7 @@ def write_items(dataset: str, entries: Iterable[Entry], out: str | os.PathLike) 
         family_of(e.spec)  # a spec of a registered family, or a ValueError naming the families
         rel = f"{_SAFE.sub('-', dataset)}/{_SAFE.sub('-', e.group) or 'all'}/{n:06d}_{_SAFE.sub('-', e.item_id)}.png"
         path = out / rel
-        stimulus = render(e.spec)
+        stimulus = e.stimulus if e.stimulus is not None else render(e.spec)
         if not path.is_file():
             path.parent.mkdir(parents=True, exist_ok=True)
             tmp = path.with_name(f".tmp-{os.getpid()}-{path.name}.part")
@@ -69,9 +91,11 @@ def write_items(dataset: str, entries: Iterable[Entry], out: str | os.PathLike) 
             "item_id": e.item_id, "dataset": dataset, "label": e.label, "colour_set": e.group,
             "delta_e": stats.get("delta_e"), "variant": e.variant, "font": getattr(e.spec, "font", None),
             "size": int(e.spec.size), "seed": int(e.spec.seed), "path": rel, "spec_json": e.spec.to_json(),
+            "question_json": None if e.question is None else json.dumps(e.question, sort_keys=True),
+            **_drawn(stats.get("delta_e_drawn"), stats.get("delta_e_target")),
         }
-        for c in MANIFEST_COLUMNS:
-            rows[c].append(values[c])
+        for c in rows:
+            rows[c].append(values.get(c))  # the drawn-ΔE2000 columns describe plates only: null here
     out.mkdir(parents=True, exist_ok=True)
     tmp = out / f".tmp-{os.getpid()}-{MANIFEST}"
     pq.write_table(pa.table(rows, schema=_schema()), tmp, compression="zstd")

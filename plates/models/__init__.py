@@ -2,7 +2,8 @@
 
 ``make_backend("openai", model="gpt-4o-mini", base_url=...)`` builds a backend by name. Each backend lives in
 its own module and imports its SDK lazily, so importing this package costs nothing and a missing SDK raises an
-error naming the extra to install (``pip install "plates[hf]"``) instead of crashing at startup.
+error naming the extra to install (``pip install -e ".[hf]"`` in a checkout: plates.install.extra_hint)
+instead of crashing at startup.
 """
 
 from __future__ import annotations
@@ -10,6 +11,7 @@ from __future__ import annotations
 import importlib
 from typing import Any
 
+from plates.install import extra_hint
 from plates.models.base import Backend, BackendFailing, Query, Reply, Turn
 
 #: Backend kind -> "module:ClassName" (imported only when the backend is made).
@@ -19,8 +21,8 @@ BACKENDS: dict[str, str] = {
     "baseline": "plates.models.baseline:BaselineBackend",
 }
 
-#: Backend kind -> the pip extra that installs its SDK.
-EXTRAS: dict[str, str] = {"openai": "plates", "hf": "plates[hf]", "baseline": "plates"}
+#: Backend kind -> the extra that installs its SDK (None: the default install); see plates.install.extra_hint.
+EXTRAS: dict[str, str | None] = {"openai": None, "hf": "hf", "baseline": None}
 
 
 def backend_class(kind: str) -> type[Backend]:
@@ -35,9 +37,8 @@ def backend_class(kind: str) -> type[Backend]:
             raise ValueError(
                 f"backend {kind!r} is registered but its module {module_name} is not present in this install"
             ) from exc
-        raise ImportError(
-            f"backend {kind!r} needs the package {exc.name!r}: pip install \"{EXTRAS[kind]}\""
-        ) from exc
+        hint = extra_hint(EXTRAS[kind])
+        raise ImportError(f"backend {kind!r} needs the package {exc.name!r}: {hint}") from exc
     cls = getattr(module, class_name, None)
     if cls is None:
         raise ValueError(f"backend {kind!r}: module {module_name} defines no {class_name}")

@@ -18,11 +18,12 @@ import time
 from collections.abc import Iterator, Sequence
 from typing import Any
 
+from plates.install import extra_hint
 from plates.models.base import Backend, BackendFailing, Query, Reply
 
 DEVICES = ("auto", "cuda", "mps", "cpu")
 DTYPES = ("auto", "bfloat16", "float16", "float32")
-_EXTRA = 'pip install "plates[hf]"'
+_EXTRA = extra_hint("hf")
 
 
 def _import_torch_transformers() -> tuple[Any, Any]:

@@ -14,6 +14,11 @@ error=...)``. When requests keep failing the same way, :class:`BackendFailing` s
 ``fail_after`` finished requests in a row that failed with the same error. The failures of such a streak are
 not yielded, so a rerun after fixing the cause asks them again.
 
+Redirects: the SDK follows them by default (a 307/308 re-sends the whole POST, key included, to wherever the
+``Location`` points; a 301/302 turns it into a GET). With ``follow_redirects=False`` (the explorer's public
+mode) none is followed: a 3xx answer stops at once with a message that carries neither the redirecting
+server's body nor its ``Location``, so no other address is ever contacted or quoted.
+
 The API key is read from an environment variable and never appears in errors, logs or reprs.
 """
 
@@ -102,7 +107,8 @@ class OpenAIBackend(Backend):
     ``token_param`` ("max_tokens", "max_completion_tokens" for o-series/GPT-5, or None to send none),
     ``send_temperature``, ``system`` (a system message), ``image_detail``, ``extra_body`` (provider options,
     e.g. ``{"top_k": 1}``), ``extra_headers``, ``seed``, ``api_key`` (a key handed over directly, e.g. from one
-    UI session, instead of an environment variable; never shown).
+    UI session, instead of an environment variable; never shown), ``follow_redirects`` (False: a 3xx answer
+    is a fatal error and no other address is contacted; see the module doc).
     """
 
     kind = "openai"
@@ -130,6 +136,7 @@ class OpenAIBackend(Backend):
         extra_headers: dict[str, str] | None = None,
         seed: int | None = None,
         api_key: str | None = None,
+        follow_redirects: bool = True,
     ) -> None:
         if not isinstance(model, str) or not model.strip():
             raise ValueError(f"model must be a non-empty model name, got {model!r}")
@@ -147,6 +154,8 @@ class OpenAIBackend(Backend):
             raise ValueError(f"token_param {token_param!r} is not allowed; allowed: {TOKEN_PARAMS}")
         if image_detail not in IMAGE_DETAILS:
             raise ValueError(f"image_detail {image_detail!r} is not allowed; allowed: {IMAGE_DETAILS}")
+        if not isinstance(follow_redirects, bool):
+            raise ValueError(f"follow_redirects must be True or False, got {follow_redirects!r}")
         if max_tokens is not None and (not isinstance(max_tokens, int) or max_tokens < 1):
             raise ValueError(f"max_tokens must be a positive int or None, got {max_tokens!r}")
         if api_key is not None:  # handed over directly (e.g. one UI session's key); wins over api_key_env
@@ -176,6 +185,7 @@ class OpenAIBackend(Backend):
         self.token_param, self.send_temperature = token_param, send_temperature
         self.system, self.image_detail, self.seed = system, image_detail, seed
         self.extra_body, self.extra_headers = dict(extra_body or {}), dict(extra_headers or {})
+        self.follow_redirects = follow_redirects
 
     def __repr__(self) -> str:
         return f"OpenAIBackend(model={self.model!r}, base_url={self.base_url!r}, api_key_env={self.api_key_env!r})"
@@ -253,6 +263,12 @@ class OpenAIBackend(Backend):
 
         if isinstance(exc, asyncio.TimeoutError | openai.APITimeoutError):
             return _Failure("timeout", f"no reply within {self.timeout:g} s", retryable=True)
+        if isinstance(exc, openai.APIStatusError) and 300 <= exc.status_code < 400:
+            # only reached with follow_redirects=False: say so, and quote neither the body nor the Location
+            status = exc.status_code
+            return _Failure(f"HTTP {status}", f"HTTP {status}: the endpoint answered with a redirect, which "
+                            "is not followed here (the request went nowhere else); allowed: the final URL as "
+                            "the base URL", retryable=False, fatal=True)
         if isinstance(exc, openai.APIStatusError):
             status = exc.status_code
             detail = str(getattr(exc, "message", "") or exc)
@@ -350,7 +366,9 @@ class _Run:
         self.task = asyncio.current_task()
         if self.cancelled.is_set():
             return
-        client = openai.AsyncOpenAI(api_key=str(b._key), base_url=b.base_url, max_retries=0, timeout=b.timeout)
+        http_client = None if b.follow_redirects else openai.DefaultAsyncHttpxClient(follow_redirects=False)
+        client = openai.AsyncOpenAI(api_key=str(b._key), base_url=b.base_url, max_retries=0,
+                                    timeout=b.timeout, http_client=http_client)
         client.chat.completions  # noqa: B018 - the SDK imports its resources lazily: not inside the first deadline
         semaphore = asyncio.Semaphore(b.concurrency)
         seen: dict[int, int] = {}

@@ -34,7 +34,7 @@ from pathlib import Path
 import numpy as np
 
 from plates.reader import data
-from plates.reader.coding import N_CLASSES, N_POSITIONS, decode
+from plates.reader.coding import N_CLASSES, N_POSITIONS
 from plates.reader.preprocess import CLIP, INPUT_SIZE, MODES
 
 QUANT = 127.0 / CLIP  # int8 storage of preprocessed values in [-CLIP, CLIP]

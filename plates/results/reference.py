@@ -9,7 +9,12 @@ down in ``results/reference/src/README.md``.
 
 Tables (paper and section; the seeds are the papers' text extractions under ``../shared/seeds``):
 ColorBlindnessEval Tables 1-5 (§4, App. A-B), HueManity Tables 2, 3 and 5 (§5), ColorBench Tables 1, 4 and 9
-(§3, App. J), IllusionBench+ Tables II and III (§III), RCID Table 1 (§4.2).
+(§3.1, §3.2, App. J), IllusionBench+ Tables II and III (§III), RCID Table 1 (§4.2).
+
+HueManity prints a ± beside each accuracy. Tables 2 and 3 print the 95% Wilson half-width (n = 1,000); Table
+5's ± fit the Wald formula 1.96·√(p(1−p)/n) at n = 100 instead (49.0 ± 9.8%: Wald 9.80, Wilson 9.61), except
+its 0% cells (± 1.9%, which Wald cannot give): ``ci_half_width`` keeps them as printed, and the dashboard draws
+them as printed and says so (tests/test_reference_audit.py).
 
 Values are fractions 0-1 (accuracies, rates, robustness; a percentage printed as ``33.6`` is stored as
 ``0.336``); ``delta`` rows are differences of such fractions (ColorBench Table 4 prints percentage points:
@@ -58,7 +63,8 @@ COLUMNS: dict[str, tuple[pa.DataType, str]] = {
     "metric": (pa.string(), "what value measures: see METRICS"),
     "value": (pa.float64(), "the number as a fraction 0-1 (delta: a difference of fractions)"),
     "printed": (pa.string(), "the cell exactly as printed in the paper"),
-    "ci_half_width": (pa.float64(), "the printed ± (95% Wilson, HueManity) as a fraction, else null"),
+    "ci_half_width": (pa.float64(), "the printed ± as a fraction, else null (HueManity Tables 2-3: the 95% Wilson "
+                                    "half-width; Table 5: fits the Wald half-width 1.96·√(p(1−p)/n), n = 100)"),
     "n": (pa.int64(), "items behind the value, where the paper says, else null"),
     "prompt_name": (pa.string(), "our registered prompt that corresponds (plates.tasks.prompts), else null"),
     "note": (pa.string(), "how the cell was read: provenance, caveats, resolved ambiguities"),

@@ -52,6 +52,8 @@ COLUMNS: dict[str, tuple[pa.DataType, str]] = {
     "plates_version": (pa.string(), "version of this package that wrote the row"),
     "family": (pa.string(), "stimulus family of spec_json (plates.stimuli.STIMULI: 'ishihara', ...)"),
     "engine_version": (pa.int32(), "plates.stimuli.ENGINE_VERSION that drew the image: pixels change only with it"),
+    "truth_json": (pa.string(), "the question's facts beyond `expected`, as JSON (an illusion's pixel and human "
+                                "answers, item class and signed ΔE2000; a scene's robustness variant); else null"),
     "row_key": (
         pa.string(),
         (
@@ -59,7 +61,19 @@ COLUMNS: dict[str, tuple[pa.DataType, str]] = {
             "--retry-errors writes a newer row under the same key and load_results keeps the latest"
         ),
     ),
+    # issue 11: ΔE2000 as drawn (plates.stimuli.ishihara.measure), the text-only control, the paper protocol
+    "delta_e_target": (pa.float64(), "the ΔE2000 the plate's spec requested; null when none (see delta_e_drawn_*)"),
+    "delta_e_drawn_min": (pa.float64(), "smallest CIEDE2000 over the (foreground dot, background dot) pairs drawn"),
+    "delta_e_drawn_p05": (pa.float64(), "5th percentile of CIEDE2000 over the dot pairs drawn (jitter included)"),
+    "delta_e_drawn_median": (pa.float64(), "median CIEDE2000 over the (foreground dot, background dot) pairs drawn"),
+    "delta_e_drawn_p95": (pa.float64(), "95th percentile of CIEDE2000 over the dot pairs drawn (jitter included)"),
+    "text_only": (pa.bool_(), "condition: the image was replaced by a black image of its size (ColorBench App. J)"),
+    "protocol": (pa.string(), "paper protocol the sampling settings came from (plates.runs.protocols); null: ours"),
 }
+
+#: The ΔE2000 columns a stimulus's measurement fills (`plates.stimuli.ishihara.measure.DrawnDeltaE.columns`).
+MEASURED_COLUMNS: tuple[str, ...] = ("delta_e_target", "delta_e_drawn_min", "delta_e_drawn_p05",
+                                     "delta_e_drawn_median", "delta_e_drawn_p95")
 
 SCHEMA: pa.Schema = pa.schema([pa.field(name, typ) for name, (typ, _) in COLUMNS.items()])
 

@@ -3,6 +3,7 @@
 A TOML experiment (see ``examples/cbe-smoke.toml``)::
 
     name = "cbe-smoke"            # optional: starts the run id and part names
+    protocol = "huemanity"        # optional: a paper's sampling settings per model (plates.runs.protocols)
     seed = 0                      # prompt rendering (wrong yes/no candidates, mc options) and few-shot choice
     shots = [0, 1]                # few-shot examples of the same colour set (CBE B.2, HueManity Table 3)
     prompts = ["cbe-open", "cbe-yn-correct"]
@@ -21,6 +22,7 @@ A TOML experiment (see ``examples/cbe-smoke.toml``)::
     hue_shifts = [0, 90]          # degrees
     cvd = ["none", "deutan", { view = "protan", severity = 0.5 }]
     variants = ["standard"]       # omit: each prompt's own variant (cbe-open-clear asks about the clear plate)
+    text_only = [false, true]     # ColorBench App. J control: the image replaced by a black one of its size
 
     [[models]]
     backend = "openai"            # openai | hf | baseline
@@ -30,7 +32,9 @@ A TOML experiment (see ``examples/cbe-smoke.toml``)::
     concurrency = 8
     timeout = 60
 
-Any other key of a ``[[models]]`` table is passed to the backend's constructor (``plates.models``).
+Any other key of a ``[[models]]`` table is passed to the backend's constructor (``plates.models``). A
+``protocol`` fills each model's sampling keys as that paper reports them (`plates.runs.protocols`); keys the
+table writes itself win. The protocol's name joins the run id.
 
 The run id is ``<name>-<12 hex>``: a hash of the normalised experiment WITHOUT the operational settings (out
 folder, limit, base_url, api_key_env, concurrency, timeout, max_attempts, batch_size, device, dtype), so
@@ -54,6 +58,7 @@ from typing import Any
 from plates.colour import CVD_VIEWS
 from plates.conditions import Condition
 from plates.datasets import PRESETS
+from plates.datasets.family_presets import FAMILY_PRESETS
 from plates.models import BACKENDS, backend_class
 from plates.stimuli import ENGINE_VERSION, STIMULI
 from plates.tasks.prompts import PROMPTS, PromptTemplate, get_prompt, load_prompt_file
@@ -62,9 +67,9 @@ BACKEND_KINDS = tuple(BACKENDS)
 #: Every variant some stimulus family offers (a condition may ask for one; items of a family without it fail
 #: with a clear error when planned).
 VARIANTS = tuple(dict.fromkeys(v for f in STIMULI.values() for v in f.variants))
-TOP_KEYS = ("name", "seed", "shots", "prompts", "prompt_files", "out", "dataset", "conditions", "models")
+TOP_KEYS = ("name", "seed", "shots", "prompts", "prompt_files", "out", "dataset", "conditions", "models", "protocol")
 DATASET_KEYS = ("source", "limit", "sample", "sample_seed")
-CONDITION_KEYS = ("sizes", "grayscale", "hue_shifts", "cvd", "variants")
+CONDITION_KEYS = ("sizes", "grayscale", "hue_shifts", "cvd", "variants", "text_only")
 #: Keys every [[models]] table takes; the rest are the backend constructor's own options.
 MODEL_KEYS = ("backend", "model", "max_tokens", "temperature")
 #: Model options that change how a run goes, not what it answers: left out of the run id.
@@ -79,7 +84,9 @@ class ConditionSpec:
 
     ``size``: side in pixels the model receives (None = the dataset's own); ``hue_shift`` in degrees (hue
     rotation, applied to the sRGB 0-255 image); ``cvd`` in none/protan/deutan/tritan with ``cvd_severity``
-    0-1 (Machado 2009); ``variant``: standard/clear/mask, or None for the prompt's own variant.
+    0-1 (Machado 2009); ``variant``: standard/clear/mask, or None for the prompt's own variant;
+    ``text_only``: the image replaced by a black image of the same size (ColorBench App. J), so the other
+    image transforms are moot (`_conditions` leaves them at their defaults).
     """
 
     size: int | None = None
@@ -88,11 +95,20 @@ class ConditionSpec:
     cvd: str = "none"
     cvd_severity: float = 0.0
     variant: str | None = None
+    text_only: bool = False
 
     def to_condition(self) -> Condition:
         """The viewing condition (`plates.conditions.Condition`, without the variant)."""
         return Condition(size=self.size, grayscale=self.grayscale, hue_shift=self.hue_shift, cvd=self.cvd,
-                         cvd_severity=self.cvd_severity if self.cvd != "none" else 1.0)
+                         cvd_severity=self.cvd_severity if self.cvd != "none" else 1.0, text_only=self.text_only)
+
+    def key(self) -> dict[str, Any]:
+        """The condition as it enters the run id: `asdict`, without ``text_only`` when False (so run ids from
+        before the text-only control are unchanged)."""
+        d = asdict(self)
+        if not self.text_only:
+            del d["text_only"]
+        return d
 
 
 @dataclass(frozen=True)
@@ -127,6 +143,8 @@ class Experiment:
     name: str | None = None
     #: (name, template as JSON) of each prompt that is not built in, captured when the experiment was parsed
     user_prompts: tuple[tuple[str, str], ...] = ()
+    #: the paper protocol (`plates.runs.protocols.PROTOCOLS`) that set the models' sampling, or None (ours)
+    protocol: str | None = None
     #: a seeded random subset of this many plates (`plates.datasets.sample.Sample`), or None for all
     sample: int | None = None
     sample_seed: int = 0
@@ -139,12 +157,14 @@ class Experiment:
             models.append({"backend": m.backend, "model": m.model, "max_tokens": m.max_tokens,
                            "temperature": m.temperature, "options": opts})
         identity = {"dataset": self.dataset, "models": models, "prompts": list(self.prompts),
-                    "conditions": [asdict(c) for c in self.conditions], "shots": list(self.shots),
+                    "conditions": [c.key() for c in self.conditions], "shots": list(self.shots),
                     "seed": self.seed, "engine": ENGINE_VERSION}
         if self.sample is not None:  # only then: runs without a sample keep their ids
             identity["sample"] = {"n": self.sample, "seed": self.sample_seed}
         if self.user_prompts:  # a user's template is identified by its text too (built-ins never change)
             identity["user_prompts"] = {name: json.loads(t) for name, t in self.user_prompts}
+        if self.protocol is not None:  # absent otherwise: run ids from before protocols stay the same
+            identity["protocol"] = self.protocol
         return identity
 
     @cached_property
@@ -239,15 +259,21 @@ def _conditions(table: dict[str, Any]) -> tuple[ConditionSpec, ...]:
     variants = [None] if "variants" not in table else [
         _choice(f"conditions.variants[{i}]", v, VARIANTS) for i, v in enumerate(_list("conditions.variants",
                                                                                       table["variants"]))]
+    blanks = _list("conditions.text_only", table.get("text_only", [False]))
+    for i, t in enumerate(blanks):
+        if not isinstance(t, bool):
+            raise ValueError(f"conditions.text_only[{i}]: {t!r} is not allowed; expected true or false")
     out: list[ConditionSpec] = []
     for size in sizes:
         for gray in grays:
             for hue in hues:
                 for view, severity in cvds:
                     for variant in variants:
-                        c = ConditionSpec(size, gray, hue, view, severity, variant)
-                        if c not in out:
-                            out.append(c)
+                        for blank in blanks:
+                            c = (ConditionSpec(size, False, 0.0, "none", 0.0, variant, True) if blank
+                                 else ConditionSpec(size, gray, hue, view, severity, variant))
+                            if c not in out:  # a black image is the same under every colour transform
+                                out.append(c)
     return tuple(out)
 
 
@@ -326,6 +352,12 @@ def parse_experiment(data: dict[str, Any], *, base_dir: str | Path | None = None
         models = [models]
     if not isinstance(models, list) or not models:
         raise ValueError("models: missing; give at least one [[models]] table with backend and model")
+    protocol = data.get("protocol")
+    if protocol is not None:
+        from plates.runs.protocols import get_protocol
+
+        protocol = get_protocol(_str("protocol", protocol)).name
+        models = [_with_protocol(f"models[{i}]", m, protocol) for i, m in enumerate(models)]
     model_specs = tuple(_model(f"models[{i}]", m) for i, m in enumerate(models))
     own: dict[str, PromptTemplate] = {}
     if data.get("prompt_files") is not None:
@@ -348,8 +380,26 @@ def parse_experiment(data: dict[str, Any], *, base_dir: str | Path | None = None
         out = str(Path(base_dir) / out)
     return Experiment(dataset=source, models=model_specs, prompts=tuple(dict.fromkeys(prompts)),
                       conditions=_conditions(data.get("conditions", {})), shots=tuple(dict.fromkeys(shots)),
-                      seed=seed, limit=limit, out=out, name=name, user_prompts=user_prompts, sample=sample,
-                      sample_seed=sample_seed)
+                      seed=seed, limit=limit, out=out, name=name, user_prompts=user_prompts, protocol=protocol,
+                      sample=sample, sample_seed=sample_seed)
+
+
+def _with_protocol(where: str, table: Any, protocol: str) -> Any:
+    """A [[models]] table with the protocol's sampling keys filled in under its own (the table's keys win;
+    ``extra_body`` dicts are merged the same way)."""
+    if not isinstance(table, dict) or not isinstance(table.get("backend"), str) or not isinstance(
+            table.get("model"), str):
+        return table  # _model names what is wrong
+    from plates.runs.protocols import model_settings
+
+    try:
+        settings = model_settings(protocol, table["backend"], table["model"], given=tuple(table))
+    except ValueError as exc:
+        raise ValueError(f"{where}: {exc}") from None
+    merged = {**settings, **table}
+    if isinstance(settings.get("extra_body"), dict) and isinstance(table.get("extra_body"), dict):
+        merged["extra_body"] = {**settings["extra_body"], **table["extra_body"]}
+    return merged
 
 
 def _resolve_source(source: str, base_dir: str | Path | None) -> str:
@@ -367,12 +417,14 @@ def _resolve_source(source: str, base_dir: str | Path | None) -> str:
 
 
 def _preset_names() -> tuple[str, ...]:
-    """The preset names (``plates.datasets.PRESETS``, the one list of them)."""
-    return tuple(PRESETS)
+    """The preset names: plate presets (``plates.datasets.PRESETS``) and the other families'
+    (``plates.datasets.family_presets.FAMILY_PRESETS``)."""
+    return (*PRESETS, *FAMILY_PRESETS)
 
 
-def load_experiment(path: str | Path) -> Experiment:
-    """Read and validate a TOML experiment file; paths inside it resolve from the file's folder."""
+def load_experiment(path: str | Path, *, protocol: str | None = None) -> Experiment:
+    """Read and validate a TOML experiment file; paths inside it resolve from the file's folder. ``protocol``
+    (``plates run --protocol``) names a paper protocol for a file that names none (or the same one)."""
     path = Path(path)
     try:
         text = path.read_text(encoding="utf-8")
@@ -382,6 +434,12 @@ def load_experiment(path: str | Path) -> Experiment:
         data = tomllib.loads(text)
     except tomllib.TOMLDecodeError as exc:
         raise ValueError(f"experiment file {str(path)!r} is not valid TOML: {exc}") from None
+    if protocol is not None:
+        held = data.get("protocol")
+        if held is not None and str(held).lower() != str(protocol).lower():
+            raise ValueError(f"--protocol {protocol!r} differs from the file's protocol = {held!r}; allowed: the "
+                             "same protocol, or none on one side")
+        data["protocol"] = protocol
     try:
         return parse_experiment(data, base_dir=path.parent)
     except ValueError as exc:
@@ -393,7 +451,8 @@ def quick_experiment(*, dataset: str, prompt: str, backend: str, model: str, out
                      limit: int | None = None, concurrency: int | None = None, size: int | None = None,
                      shots: int = 0, seed: int = 0, timeout: float | None = None,
                      max_attempts: int | None = None, prompt_files: tuple[str, ...] = (),
-                     sample: int | None = None, sample_seed: int | None = None) -> Experiment:
+                     protocol: str | None = None, sample: int | None = None,
+                     sample_seed: int | None = None) -> Experiment:
     """The experiment of ``plates run --dataset ... --prompt ... --backend ... --model ...`` (one model, one
     prompt, one condition)."""
     m: dict[str, Any] = {"backend": backend, "model": model}
@@ -411,6 +470,8 @@ def quick_experiment(*, dataset: str, prompt: str, backend: str, model: str, out
                             "seed": seed, "out": out}
     if prompt_files:
         data["prompt_files"] = list(prompt_files)
+    if protocol is not None:
+        data["protocol"] = protocol
     if limit is not None:
         data["dataset"]["limit"] = limit
     if sample is not None:

@@ -8,13 +8,14 @@ Scoring inputs travel as the typed `plates.tasks.Question`, never through the ro
 from __future__ import annotations
 
 import json
-from collections.abc import Sequence
-from dataclasses import dataclass
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from typing import Any
 
 from plates import __version__
 from plates.models.base import Reply
+from plates.results.schema import MEASURED_COLUMNS
 from plates.secrets import redact
 from plates.stimuli import ENGINE_VERSION
 from plates.tasks import Question, get_task
@@ -28,7 +29,10 @@ class Asked:
 
     ``size`` is the side in px of the image the model received; ``hue_shift`` is in degrees; ``cvd_severity``
     0-1 (0 when ``cvd`` is "none"); ``delta_e`` the stimulus's CIEDE2000 figure where it has one;
-    ``spec_json`` the stimulus's tagged spec JSON (regenerates the image); ``family`` its stimulus family.
+    ``spec_json`` the stimulus's tagged spec JSON (regenerates the image); ``family`` its stimulus family;
+    ``text_only``: the image was replaced by a black one (ColorBench App. J); ``protocol``: the paper protocol
+    of the sampling settings (`plates.runs.protocols`), None for ours; ``measured``: the ΔE2000 the stimulus
+    draws, as results columns (`plates.stimuli.ishihara.measure.DrawnDeltaE.columns`; empty for others).
     """
 
     run_id: str
@@ -50,6 +54,9 @@ class Asked:
     cvd: str = "none"
     cvd_severity: float = 0.0
     shots: int = 0
+    text_only: bool = False
+    protocol: str | None = None
+    measured: Mapping[str, float | None] = field(default_factory=dict)
 
 
 def build_row(asked: Asked, reply: Reply, secrets: Sequence[str | None] = ()) -> dict[str, Any]:
@@ -70,6 +77,9 @@ def build_row(asked: Asked, reply: Reply, secrets: Sequence[str | None] = ()) ->
         "cvd_severity": float(asked.cvd_severity) if asked.cvd != "none" else 0.0, "shots": int(asked.shots),
         "spec_json": asked.spec_json, "plates_version": __version__, "family": asked.family,
         "engine_version": ENGINE_VERSION, "row_key": asked.row_key,
+        "truth_json": json.dumps(dict(q.extra), sort_keys=True, default=str) if q.extra else None,
+        "text_only": bool(asked.text_only), "protocol": asked.protocol,
+        **{c: asked.measured.get(c) for c in MEASURED_COLUMNS},
         "latency_s": float(reply.latency_s), "prompt_tokens": reply.prompt_tokens,
         "completion_tokens": reply.completion_tokens, "attempts": int(reply.attempts),
         "timestamp": datetime.now(UTC),

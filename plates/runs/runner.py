@@ -76,9 +76,11 @@ class RunSummary:
 
 def row_key(run_id: str, dataset: str, item_id: str, backend: str, model: str, condition: ConditionSpec,
             variant: str, prompt: str, shots: int) -> str:
-    """A stable 20-hex key of one row; the condition's size is as requested (None = the dataset's own)."""
+    """A stable 20-hex key of one row; the condition's size is as requested (None = the dataset's own). The
+    text-only control joins the key only when set, so keys written before it existed stay the same."""
     parts = [run_id, dataset, item_id, backend, model, condition.size, condition.grayscale,
-             round(condition.hue_shift, 6), condition.cvd, round(condition.cvd_severity, 6), variant, prompt, shots]
+             round(condition.hue_shift, 6), condition.cvd, round(condition.cvd_severity, 6), variant, prompt, shots,
+             *(["text-only"] if condition.text_only else [])]
     return hashlib.sha256(json.dumps(parts).encode()).hexdigest()[:20]
 
 
@@ -107,13 +109,19 @@ def plan(exp: Experiment, items: Sequence[Any]) -> list[Unit]:
     run_id = exp.run_id
     wanted = {(c, p): c.variant or exp.template(p).variant for c in exp.conditions for p in exp.prompts}
     usable = {v: set(eligible(items, v)) for v in set(wanted.values())}
+    task_of_prompt = {p: exp.template(p).task for p in exp.prompts}
+    for name, task in task_of_prompt.items():  # an item made for one question takes only its task's prompts
+        if items and all(i.question_task not in (None, task) for i in items):
+            raise ValueError(f"prompt {name!r} (task {task!r}) asks about none of the dataset's items: each was "
+                             f"made for another task ({', '.join(sorted({i.question_task for i in items}))}); "
+                             "allowed: prompts of those tasks")
     units = []
     for mi, m in enumerate(exp.models):
         for ii, item in enumerate(items):
             for cond in exp.conditions:
                 for name in exp.prompts:
                     variant = wanted[(cond, name)]
-                    if ii not in usable[variant]:
+                    if ii not in usable[variant] or item.question_task not in (None, task_of_prompt[name]):
                         continue
                     for k in exp.shots:
                         key = row_key(run_id, item.dataset, item.item_id, m.backend, m.model, cond, variant, name, k)
@@ -186,6 +194,7 @@ class _Builder:
         self.exp, self.items = exp, items
         self.images = _Images(items)
         self._delta_e: dict[int, float | None] = {}
+        self._drawn: dict[int, dict[str, Any]] = {}
         self._spec_json: dict[int, str] = {}
         self._pools: dict[tuple[str, str], list[int]] = {}
         self._pooled: set[str] = set()
@@ -208,6 +217,18 @@ class _Builder:
             self._delta_e[index] = _delta_e(self.items[index])
         return self._delta_e[index]
 
+    def drawn(self, index: int) -> dict[str, Any]:
+        """The ΔE2000 an Ishihara item's plate draws (`plates.stimuli.ishihara.measure`), as results columns;
+        empty for other families."""
+        if index not in self._drawn:
+            item = self.items[index]
+            if item.family != "ishihara":
+                self._drawn[index] = {}
+            else:
+                drawn = (self.images._plates.get(index) or render(item.spec)).stats.delta_e_drawn
+                self._drawn[index] = {} if drawn is None else drawn.columns()
+        return self._drawn[index]
+
     def question(self, unit: Unit, *, images: bool = True) -> tuple[Question, tuple[tuple[Any, Question], ...]]:
         """The unit's question about its item, and its few-shot examples as (image, question) pairs (with
         ``images=False``: only checked, no image prepared, no examples returned)."""
@@ -216,8 +237,9 @@ class _Builder:
         task = task_of(template)
         space = label_space(item)
         try:
-            if task.family != item.family:
-                raise ValueError(f"task {task.name!r} asks about {task.family!r} stimuli, not {item.family!r}")
+            if item.family not in task.families:
+                raise ValueError(f"task {task.name!r} asks about {' or '.join(map(repr, task.families))} stimuli, "
+                                 f"not {item.family!r}")
             question = task.question(item.truth(), template, seed=self.exp.seed, label_space=space)
         except ValueError as exc:
             raise ValueError(f"prompt {unit.prompt!r} cannot ask about item {item.item_id!r}: {exc}") from None
@@ -248,6 +270,7 @@ class _Builder:
             variant=unit.variant, colour_set=item.colour_set, delta_e=self.delta_e(unit.item),
             font=str(getattr(item.spec, "font", "")) or None, size=int(image.size[0]), grayscale=cond.grayscale,
             hue_shift=cond.hue_shift, cvd=cond.cvd, cvd_severity=cond.cvd_severity, shots=unit.shots,
+            text_only=cond.text_only, protocol=self.exp.protocol, measured=self.drawn(unit.item),
         )
         return query, asked
 

@@ -16,7 +16,7 @@ from collections.abc import Mapping
 from types import MappingProxyType
 from typing import Any
 
-from plates.stimuli import ishihara
+from plates.stimuli import illusions, ishihara, scenes
 from plates.stimuli.base import FAMILY_KEY, Family, Stimulus, StimulusSpec, tagged_json
 
 __all__ = [
@@ -27,7 +27,9 @@ __all__ = [
 ENGINE_VERSION = 2
 
 #: Family name -> Family (read-only).
-STIMULI: Mapping[str, Family] = MappingProxyType({f.name: f for f in (ishihara.FAMILY,)})
+STIMULI: Mapping[str, Family] = MappingProxyType({
+    f.name: f for f in (ishihara.FAMILY, illusions.FAMILY, scenes.SCENES, scenes.RECOLOURED_SCENES)
+})
 
 
 def _registry() -> Mapping[str, Family]:

@@ -13,13 +13,15 @@ from collections.abc import Mapping
 from types import MappingProxyType
 
 from plates.tasks.base import ANSWER_KINDS, QUERY_KIND_OF, Question, Score, Task
+from plates.tasks.illusion_tasks import ILLUSION_TASKS
 from plates.tasks.ishihara import PLATE_TASKS
+from plates.tasks.scenes import SCENE_TASKS
 from plates.tasks.prompts import PromptTemplate
 
 __all__ = ["TASKS", "ANSWER_KINDS", "QUERY_KIND_OF", "Question", "Score", "Task", "get_task", "task_of"]
 
 #: Task name -> Task (read-only). One entry per task, grouped by the module that defines them.
-TASKS: Mapping[str, Task] = MappingProxyType({t.name: t for t in (*PLATE_TASKS,)})
+TASKS: Mapping[str, Task] = MappingProxyType({t.name: t for t in (*PLATE_TASKS, *ILLUSION_TASKS, *SCENE_TASKS)})
 
 
 def get_task(name: str) -> Task:

@@ -76,7 +76,8 @@ class Task:
     `ANSWER_KINDS`. ``question(truth, template, *, seed, label_space)`` builds a :class:`Question` from the
     stimulus's truth mapping and a prompt template; ``score(question, reply)`` judges a reply text;
     ``examples(truths, template, *, seed, label_space)`` builds few-shot example questions (optional).
-    ``source``: the paper and section it follows.
+    ``source``: the paper and section it follows. ``extra_families``: other families it also asks about (a
+    scene task asks about the scenes' recoloured variants too).
     """
 
     name: str
@@ -86,6 +87,12 @@ class Task:
     score: Callable[[Question, str], Score]
     source: str
     examples: Callable[..., tuple[Question, ...]] | None = None
+    extra_families: tuple[str, ...] = ()
+
+    @property
+    def families(self) -> tuple[str, ...]:
+        """Every stimulus family the task asks about (``family`` and ``extra_families``)."""
+        return (self.family, *self.extra_families)
 
     def __post_init__(self) -> None:
         if self.answer_kind not in ANSWER_KINDS:

@@ -51,6 +51,9 @@ from plates.stimuli.ishihara.plate import VARIANTS as PLATE_VARIANTS
 
 #: Prompt kinds: what a backend is asked to do (answer openly, yes/no, pick an option letter).
 KINDS = QUERY_KINDS
+#: Where a question's text comes from: this template (plate prompts, a user's own), or the task's builder,
+#: which writes it from the stimulus's truth (illusions, scenes: their templates show the frame for reference).
+TEXT_FROM = ("template", "task")
 #: The plate task a user's template of each kind belongs to when it names none (`plates.tasks.TASKS`).
 DEFAULT_TASKS = MappingProxyType({"open": "plate-open", "yesno": "plate-yes-no", "mc": "plate-choice"})
 ASKS = ("target", "distractor")
@@ -70,6 +73,9 @@ class PromptTemplate:
     ``cot``: the prompt asks for chain of thought. ``asks`` (yes/no only): whether ``{candidate}`` is the
     target (expected "yes") or a seeded distractor (expected "no"). ``n_options`` (mc only): options shown.
     ``answer_format``: how a correct answer is written in a few-shot example (``{answer}`` is replaced).
+    ``task``: the `plates.tasks.TASKS` entry that builds and scores its questions. ``text_from``: "template"
+    (the text is rendered from ``template``) or "task" (the task writes it from the stimulus; ``template`` then
+    shows the frame and is not checked for placeholders).
     """
 
     name: str
@@ -83,6 +89,7 @@ class PromptTemplate:
     n_options: int = 4
     answer_format: str = "{answer}"
     task: str = ""
+    text_from: str = "template"
 
     def __post_init__(self) -> None:
         if not isinstance(self.name, str) or not _NAME_RE.match(self.name):
@@ -102,7 +109,9 @@ class PromptTemplate:
             raise ValueError(f"prompt {self.name!r} needs a non-empty template text")
         if not isinstance(self.n_options, int) or isinstance(self.n_options, bool) or not 2 <= self.n_options <= 26:
             raise ValueError(f"n_options must be an integer within 2-26, got {self.n_options!r}")
-        _check_placeholders(self.name, self.template, PLACEHOLDERS[self.kind], required=True)
+        _check_choice("text_from", self.text_from, TEXT_FROM)
+        if self.text_from == "template":
+            _check_placeholders(self.name, self.template, PLACEHOLDERS[self.kind], required=True)
         _check_placeholders(self.name + " answer_format", self.answer_format, ("answer",), required=True)
         if not self.task:  # a user's template joins the generic plate task of its kind
             object.__setattr__(self, "task", DEFAULT_TASKS[self.kind])
@@ -214,7 +223,51 @@ def _builtin_prompts() -> dict[str, PromptTemplate]:
                        "yesno", "any", "Does this image show the text {candidate}? Answer 'yes' or 'no'.",
                        task="plate-yes-no"),
     ]
+    templates += _scene_prompts() + _illusion_prompts()
     return {t.name: t for t in templates}
+
+
+#: The ColorBench tasks drawn as synthetic scenes (`plates.tasks.colorbench.TASKS`; shape counting is ours).
+_SCENE_TASKS = ("colour-extraction", "colour-proportion", "colour-counting", "object-counting",
+                "colour-comparison", "colour-recognition", "shape-counting")
+
+
+def _scene_prompts() -> list[PromptTemplate]:
+    """One prompt per ColorBench scene task, plain and chain of thought (App. F instructions)."""
+    frame = "\n{question} Select from the following choices. {options}"
+    out = []
+    for task in _SCENE_TASKS:
+        src = f"ColorBench App. F instruction, Table 7 question wording where printed; task {task} on our scenes"
+        out.append(PromptTemplate(f"colorbench-{task}", src, "mc", "any", COLORBENCH_INSTRUCTION + frame,
+                                  task=task, text_from="task"))
+        out.append(PromptTemplate(f"colorbench-{task}-cot", src.replace("instruction", "CoT instruction"), "mc",
+                                  "any", COLORBENCH_COT_INSTRUCTION + frame, cot=True, answer_format="({answer})",
+                                  task=task, text_from="task"))
+    return out
+
+
+def _illusion_prompts() -> list[PromptTemplate]:
+    """RCID's two framings of its comparison and naming questions (§3.3, Fig. 1) and IllusionBench+'s
+    true/false and multiple-choice formats (App. A1); the tasks write each question from the illusion's truth
+    (`plates.tasks.illusions`)."""
+    compare = ("{framing}, how do the colors of {regions} compare? Here are some options you can choose: "
+               "I. Left is darker II. Right is darker III. They are exactly same")
+    name = "{framing}, what color is {region}?"
+    out = []
+    for framing, words in (("pixel", "Based on pixel values"), ("human", "According to human perception")):
+        out.append(PromptTemplate(f"rcid-compare-{framing}", f"RCID §3.3, Fig. 1a-b ({words})", "mc", "any",
+                                  compare.replace("{framing}", words), task="rcid-compare", text_from="task"))
+        out.append(PromptTemplate(f"rcid-name-{framing}", f"RCID §3.3, Fig. 1c ({words})", "open", "any",
+                                  name.replace("{framing}", words), task="rcid-name", text_from="task"))
+    out.append(PromptTemplate("illusionbench-tf", "IllusionBench+ App. A1 true/false instruction; statements ours",
+                              "yesno", "any", "Given an image, check if the following description is correct, and "
+                              "answer 'True' or 'False'. Do not explain the reason. Description: {statement}",
+                              task="illusionbench-tf", text_from="task"))
+    out.append(PromptTemplate("illusionbench-mc", "IllusionBench+ App. A1 multiple-choice instruction; options ours",
+                              "mc", "any", "Given an image, a question, and some options, You have to select the "
+                              "correct one. ... {question} Options: I. .. II. .. III. .. IV. ..",
+                              task="illusionbench-mc", text_from="task"))
+    return out
 
 
 #: Name -> built-in template (read-only). A user's own templates (`load_prompt_file`) live in the experiment or

@@ -16,6 +16,7 @@ import base64
 import binascii
 import contextlib
 import json
+import math
 import os
 import re
 import threading
@@ -29,13 +30,21 @@ from pathlib import Path
 import numpy as np
 from PIL import Image
 
-from plates.stimuli.ishihara import palettes
 from plates.colour import to_hex
+from plates.conditions import cvd_view
 from plates.images import encode_png
+from plates.stimuli.ishihara import palettes
 from plates.stimuli.ishihara.labels import LABEL_SPACES
 from plates.stimuli.ishihara.labels import random_label as _random_label
-from plates.stimuli.ishihara.plate import HUEMANITY_JITTER, Plate, PlateSpec, paint_dots, render
-from plates.conditions import cvd_view
+from plates.stimuli.ishihara.plate import (
+    HUEMANITY_JITTER,
+    MAX_RADIUS_900,
+    MIN_RADIUS_900,
+    Plate,
+    PlateSpec,
+    paint_dots,
+    render,
+)
 
 #: Views shown side by side, in display order.
 VIEWS = ("plate", "clear", "mask", "protan", "deutan", "tritan")
@@ -46,6 +55,9 @@ QUERY_PARAM = "spec"
 #: Longest share code accepted (characters) and largest decompressed spec (bytes): guards against zip bombs.
 MAX_CODE_CHARS = 8192
 MAX_SPEC_BYTES = 65536
+#: Public mode's caps (see :class:`Policy`): a spec of 16 + 16 colours is under 2 KB of JSON; the papers'
+#: colour sets have at most 9 colours a list; the papers' prompts are under 500 characters.
+PUBLIC_MAX_SPEC_CHARS, PUBLIC_MAX_COLOURS, PUBLIC_MAX_PROMPT_CHARS = 8192, 16, 1000
 _CODE_RE = re.compile(r"^[A-Za-z0-9_-]+$")
 
 
@@ -57,6 +69,11 @@ class Policy:
     ``allowed_base_urls``: OpenAI-compatible endpoints a visitor may use in public mode (env
     ``PLATES_ALLOWED_BASE_URLS``, comma-separated; empty = none). ``allowed_hf_models``: Hugging Face ids that
     may be loaded in public mode (env ``PLATES_ALLOWED_HF_MODELS``; empty = none). Sizes are pixels.
+
+    Caps on everything a visitor sends, so no input's cost grows without bound (a spec's foreground x
+    background pairs cost the product of the two list lengths): ``max_spec_chars`` (a pasted, uploaded or
+    linked spec's JSON), ``max_colours`` (each colour list of a spec), ``max_prompt_chars`` (an edited
+    prompt), ``max_field_chars`` (a model id, API model name or base URL).
     """
 
     public: bool = False
@@ -66,6 +83,10 @@ class Policy:
     max_sweep_points: int = 41
     min_plate_size: int = 64
     max_text_chars: int = 12
+    max_spec_chars: int = 65536
+    max_colours: int = 64
+    max_prompt_chars: int = 8000
+    max_field_chars: int = 300
 
     @classmethod
     def from_env(cls, environ: Mapping[str, str] | None = None) -> Policy:
@@ -86,6 +107,9 @@ class Policy:
             max_plate_size=1024 if public else 2048,
             max_sweep_points=12 if public else 41,
             max_text_chars=8 if public else 12,
+            max_spec_chars=PUBLIC_MAX_SPEC_CHARS if public else MAX_SPEC_BYTES,
+            max_colours=PUBLIC_MAX_COLOURS if public else 64,
+            max_prompt_chars=PUBLIC_MAX_PROMPT_CHARS if public else 8000,
         )
 
 
@@ -195,20 +219,21 @@ def _number(name: str, value, lo: float, hi: float) -> float:
 
 
 def controls_to_spec(c: Controls, policy: Policy = Policy(), base: PlateSpec | None = None) -> PlateSpec:
-    """The validated spec for the panel's controls (ValueError naming any bad value and what is allowed).
+    """The validated spec for the panel's controls (ValueError naming any bad value and what is allowed, in
+    the panel's own words).
 
     With ``base`` (a pasted, uploaded or linked spec), only the controls whose value differs from what
     ``base`` shows change it: fields the controls cannot show (several colours, separate jitters, gap, canvas)
     survive, so a pasted spec reproduces its plate exactly.
     """
     if not isinstance(c.text, str) or not c.text.strip():
-        raise ValueError(f"text {c.text!r} is empty; give the label to draw (e.g. '12' or 'A7')")
-    check_policy(c.font, _number("plate size", c.size, 1, 10**6), c.text.strip(), policy)
-    if c.dot_min and c.dot_max and c.dot_min > c.dot_max:
-        raise ValueError(f"dot radius range {c.dot_min}-{c.dot_max} px is empty; allowed: min <= max")
+        raise ValueError(f"text {c.text!r} is empty; {EMPTY_TEXT_HINT}")
+    size = _number("plate size", c.size, 1, 10**6)
+    check_policy(c.font, size, c.text.strip(), policy)
+    check_dots(c.dot_min, c.dot_max, int(size))
     groups = _groups(c)
     if base is not None:
-        check_policy(base.font, base.size, base.text, policy)
+        check_policy(base.font, base.size, base.text, policy, colours=(base.foreground, base.background))
     if base is None:
         changes = {k: v for group in groups.values() for k, v in group.items()}
         return PlateSpec(**changes)
@@ -217,9 +242,72 @@ def controls_to_spec(c: Controls, policy: Policy = Policy(), base: PlateSpec | N
     return base.replace(**changes) if changes else base
 
 
-def check_policy(font, size, text, policy: Policy) -> None:
-    """ValueError unless the font, size (px) and text are allowed by ``policy``. Public mode takes a font
-    by name only (never a server path), so this runs before anything opens a font file."""
+#: What the panel says when the text box is empty.
+EMPTY_TEXT_HINT = "type the label to draw (e.g. '12' or 'A7'), or press a 'random' button"
+
+
+def auto_radii(size: int) -> tuple[float, float]:
+    """The dot radii (min, max) in px a plate of ``size`` px gets when the radius controls are 0 (automatic):
+    3 and 15 px at 900 px, scaled with the size (plates.stimuli.ishihara.plate)."""
+    return MIN_RADIUS_900 * size / 900, MAX_RADIUS_900 * size / 900
+
+
+def dot_limit(size: int) -> float:
+    """The largest dot radius in px a plate of ``size`` px takes: an eighth of its size (PlateSpec's bound),
+    rounded down to the sliders' 0.5 px step."""
+    return math.floor(size / 8 * 2) / 2
+
+
+def check_dots(dot_min, dot_max, size: int) -> None:
+    """ValueError, in the panel's words, unless the dot radius controls (px; 0 = automatic) make a valid range
+    for a ``size`` px plate: each set value within 0.5 px to an eighth of the size, and min <= max, where an
+    automatic end takes its value at this size (:func:`auto_radii`)."""
+    lo_auto, hi_auto = auto_radii(size)
+    limit = dot_limit(size)
+    values = {}
+    for name, value in (("min", dot_min), ("max", dot_max)):
+        x = _number(f"dot radius {name}", value or 0, 0.0, 10**6)
+        if x and not 0.5 <= x <= limit:
+            raise ValueError(f"Dot radius {name} {x:g} px does not fit a {size} px plate; allowed: "
+                             f"0.5-{limit:g} px (up to an eighth of the plate size), or 0 for automatic")
+        values[name] = x
+    lo, hi = values["min"], values["max"]
+    if lo and hi and lo > hi:
+        raise ValueError(f"Dot radius min {lo:g} px is larger than dot radius max {hi:g} px; allowed: "
+                         "min <= max")
+    if lo and not hi and lo > hi_auto:
+        raise ValueError(f"Dot radius min {lo:g} px is larger than the automatic dot radius max at {size} px "
+                         f"({hi_auto:.1f} px); allowed: a min up to {math.floor(hi_auto * 2) / 2:g} px, or "
+                         f"set Dot radius max to at least {lo:g} px")
+    if hi and not lo and hi < lo_auto:
+        raise ValueError(f"Dot radius max {hi:g} px is smaller than the automatic dot radius min at {size} "
+                         f"px ({lo_auto:.1f} px); allowed: a max of at least "
+                         f"{math.ceil(lo_auto * 2) / 2:g} px, or set Dot radius min too")
+
+
+def dot_slider_limits(spec: PlateSpec) -> tuple[float, float]:
+    """Upper ends (px) of the two dot radius sliders for ``spec``: the min slider up to the radius max in
+    use (set or automatic), the max slider up to an eighth of the plate size: the sliders offer valid
+    values."""
+    limit = dot_limit(spec.size)
+    return min(math.floor(spec.r_max * 2) / 2, limit), limit
+
+
+def _colour_count(value) -> int:
+    """How many colours a spec JSON's colour field holds (None, a colour, or a list of colours)."""
+    if value is None or isinstance(value, str):
+        return 0 if value is None else 1
+    if isinstance(value, list | tuple):
+        if len(value) == 3 and all(isinstance(v, int) for v in value):
+            return 1
+        return len(value)
+    return 1
+
+
+def check_policy(font, size, text, policy: Policy, colours=()) -> None:
+    """ValueError unless the font, size (px), text and colour lists (each a colour field of a spec: None, a
+    colour or a list) are allowed by ``policy``. Public mode takes a font by name only (never a server path),
+    so this runs before anything opens a font file."""
     if policy.public and font not in font_choices():
         raise ValueError(f"font {font!r} is not allowed here; allowed: {', '.join(font_choices())}")
     if size is not None:
@@ -229,19 +317,57 @@ def check_policy(font, size, text, policy: Policy) -> None:
                 f"plate size {px} px is not allowed; allowed: {policy.min_plate_size}-{policy.max_plate_size} px")
     if isinstance(text, str) and len(text) > policy.max_text_chars:
         raise ValueError(f"text {text[:40]!r} has {len(text)} characters; allowed: 1-{policy.max_text_chars}")
+    for what, value in zip(("foreground", "background"), colours):
+        n = _colour_count(value)
+        if n > policy.max_colours:
+            raise ValueError(f"{what} has {n} colours; allowed: 1-{policy.max_colours} colours a list here")
 
 
 def spec_to_controls(spec: PlateSpec) -> Controls:
-    """The panel's controls that show ``spec`` (the inverse of :func:`controls_to_spec` where it can be)."""
-    pal_fg = spec.foreground or palettes.get_palette(spec.palette).foreground
-    pal_bg = spec.background or palettes.get_palette(spec.palette).background
+    """The panel's controls that show ``spec`` (the inverse of :func:`controls_to_spec` where it can be).
+
+    For a preset the colour pickers only show colours, so they show the first foreground and background
+    colours as drawn (sRGB 0-255 hex), after a ΔE2000 target has moved the background: the swatches match the
+    plate. For custom colours the pickers are the colours given (ΔE2000 moves the background from there;
+    showing the moved colour would move it again on the next change); :func:`drawn_swatches` shows what is
+    drawn.
+    """
+    drawn_fg, drawn_bg = spec.colours if spec.palette else (spec.foreground, spec.background)
     jitter = spec.jitter_shift / HUEMANITY_JITTER["jitter_shift"]
     return Controls(
-        colour_pair=spec.palette or CUSTOM, foreground=to_hex(pal_fg[0]), background=to_hex(pal_bg[0]),
+        colour_pair=spec.palette or CUSTOM, foreground=to_hex(drawn_fg[0]), background=to_hex(drawn_bg[0]),
         delta_e=spec.delta_e or 0.0, font=spec.font, text=spec.text,
         dot_min=spec.min_radius or 0.0, dot_max=spec.max_radius or 0.0, density=spec.density,
         jitter=round(min(max(jitter, 0.0), 1.0), 4), size=spec.size, seed=spec.seed,
     )
+
+
+def drawn_swatches(spec: PlateSpec) -> str:
+    """HTML swatches of the colours ``spec`` draws (sRGB 0-255 hex; the background after any ΔE2000 move),
+    foreground then background. Built only from validated colour triples, so it carries no visitor text."""
+
+    def chips(colours) -> str:
+        return "".join(
+            f'<span title="{to_hex(c)}" style="display:inline-block;width:1.4em;height:1.4em;'
+            f'margin-right:2px;vertical-align:middle;border:1px solid #8888;border-radius:3px;'
+            f'background:{to_hex(c)}"></span>'
+            for c in colours)
+
+    fg, bg = spec.colours
+    first = f"{to_hex(fg[0])} on {to_hex(bg[0])}" + (" …" if len(fg) + len(bg) > 2 else "")
+    return (f'<div class="drawn-colours">Drawn: text {chips(fg)} background {chips(bg)} '
+            f'<code>{first}</code></div>')
+
+
+def plate_caption(plate: Plate) -> str:
+    """What the Model tab says about the plate a model will be asked about (Markdown): its text, colours,
+    ΔE2000 drawn (mean over the foreground x background pairs) and asked, font, size and seed."""
+    spec, s = plate.spec, plate.stats
+    asked = f" (asked {spec.delta_e:.2f})" if spec.delta_e else ""
+    return (f"**Asks about the plate on the Plate tab:** text `{spec.text}` · "
+            f"{spec.palette or 'custom colours'} · ΔE2000 {s.delta_e:.2f}{asked} · {spec.font} · "
+            f"{spec.size} px · seed {spec.seed}. "
+            "The model receives it under the condition below.")
 
 
 # --------------------------------------------------------------------------------------------------- rendering
@@ -340,6 +466,10 @@ def stats_text(plate: Plate) -> str:
     )
 
 
+#: The caps a spec meets when no policy is given: private mode's, with any size PlateSpec takes.
+_PRIVATE_CAPS = Policy(max_plate_size=4096, max_text_chars=1000)
+
+
 # ----------------------------------------------------------------------------------------- spec <-> share code
 def spec_to_json(spec: PlateSpec) -> str:
     """The spec as pretty JSON (what the download and the paste box hold)."""
@@ -350,24 +480,30 @@ def spec_from_text(text: str | bytes, policy: Policy | None = None) -> PlateSpec
     """Parse a pasted or uploaded spec (JSON text or bytes; never a path) -> PlateSpec, or a clear ValueError.
 
     With a public ``policy`` the font must be a name and the size within the cap, checked on the raw JSON
-    before any PlateSpec is built (building one opens the font file).
+    before any PlateSpec is built (building one opens the font file). The text's length and each colour list's
+    length are capped by ``policy`` (without one: the private caps, with plate sizes up to PlateSpec's own).
     """
+    limit = policy.max_spec_chars if policy is not None else MAX_SPEC_BYTES
     if isinstance(text, bytes):
-        if len(text) > MAX_SPEC_BYTES:
-            raise ValueError(f"spec file is {len(text)} bytes; allowed: at most {MAX_SPEC_BYTES} bytes of JSON")
+        if len(text) > limit:
+            raise ValueError(f"spec file is {len(text)} bytes; allowed: at most {limit} bytes of JSON")
         try:
             text = text.decode("utf-8")
         except UnicodeDecodeError:
             raise ValueError("spec file is not UTF-8 text; allowed: a JSON spec saved by the explorer") from None
-    if not text or not text.strip():
+    if not isinstance(text, str) or not text.strip():
         raise ValueError("spec is empty; paste the JSON of a spec (the explorer's 'spec JSON' download)")
+    if len(text) > limit:
+        raise ValueError(f"spec is {len(text)} characters; allowed: at most {limit} characters of JSON "
+                         "(a spec the explorer saves is a few hundred)")
     try:
         raw = json.loads(text)
     except json.JSONDecodeError as exc:
         raise ValueError(f"spec is not valid JSON ({exc.msg} at line {exc.lineno}, column {exc.colno})") from None
-    if policy is not None and isinstance(raw, dict):
+    if isinstance(raw, dict):  # caps first: building a spec costs the product of its colour lists
         check_policy(raw.get("font", PlateSpec.__dataclass_fields__["font"].default), raw.get("size"),
-                     raw.get("text"), policy)
+                     raw.get("text"), policy or _PRIVATE_CAPS,
+                     colours=(raw.get("foreground"), raw.get("background")))
     try:
         return PlateSpec.from_json(text)
     except (TypeError, KeyError) as exc:

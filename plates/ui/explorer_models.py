@@ -14,35 +14,56 @@ from __future__ import annotations
 import dataclasses
 import hashlib
 import io
+import json
 import os
 import re
 import threading
 import time
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
+from pathlib import Path
 
 import numpy as np
 import pyarrow as pa
 import pyarrow.parquet as pq
 from PIL import Image
 
-from plates.ui.explorer import Policy
-from plates.stimuli.ishihara.labels import LABEL_SPACES
+from plates.conditions import Condition, apply_condition
 from plates.models import BACKENDS, Backend, BackendFailing, Query, make_backend
-from plates.stimuli.ishihara.plate import VARIANTS, PlateSpec, render
-from plates.tasks.prompts import PROMPTS, build_turns, get_prompt, render_prompt
 from plates.results import SCHEMA
 from plates.runs.rows import Asked, build_row
 from plates.secrets import redact as _redact
-from plates.conditions import Condition, apply_condition
+from plates.stimuli.ishihara.labels import LABEL_SPACES
+from plates.stimuli.ishihara.plate import VARIANTS, PlateSpec, render
+from plates.tasks.prompts import PROMPTS, build_turns, get_prompt, render_prompt
+from plates.ui.explorer import Policy
 
 #: Model kinds a visitor can pick, in display order.
 MODEL_KINDS = ("baseline", *sorted(kind for kind in BACKENDS if kind != "baseline"))
+#: The line under the model choice, per kind.
+MODEL_KIND_INFO = {
+    "baseline": "baseline: the bundled offline reader (no key, no network)",
+    "hf": "hf: a Hugging Face vision-language model, loaded on this server (first use downloads or loads it)",
+    "openai": "openai: any OpenAI-compatible chat-completions endpoint (base URL, model name, your key)",
+}
 #: Most rows a session's history keeps (oldest dropped first): bounds server memory per visitor.
 MAX_HISTORY = 500
 #: Columns of the history table shown on the page (all SCHEMA columns go into the Parquet download).
 HISTORY_COLUMNS = ("model", "prompt_name", "target", "delta_e", "variant", "cvd", "grayscale", "parsed",
                    "correct", "failure_mode", "latency_s", "error")
+#: The page's header for each of :data:`HISTORY_COLUMNS` (the Parquet download keeps the schema's names).
+HISTORY_HEADERS = {
+    "model": "Model", "prompt_name": "Prompt", "target": "Text", "delta_e": "ΔE2000 drawn",
+    "variant": "Variant", "cvd": "CVD view", "grayscale": "Grayscale", "parsed": "Answer read",
+    "correct": "Correct",
+    "failure_mode": "Failure mode", "latency_s": "Latency (s)", "error": "Error",
+}
+#: Seconds a failed Hugging Face load is remembered in public mode, so a visitor retrying does not take the
+#: model slot again for the same failure.
+FAILED_LOAD_MEMORY_S = 600.0
+#: Seconds the hub may take to say whether a model id exists (public mode's check before loading).
+HUB_CHECK_TIMEOUT_S = 5.0
+_HF_ID = re.compile(r"[A-Za-z0-9][\w.-]{0,95}/[\w.-]{1,96}")
 
 
 def redact(text: str | None, secrets: Sequence[str | None]) -> str | None:
@@ -76,6 +97,10 @@ class ModelChoice:
         if self.kind not in MODEL_KINDS:
             raise ValueError(f"model kind {self.kind!r} is unknown; allowed: {', '.join(MODEL_KINDS)}")
         model, base_url = (self.model or "").strip(), (self.base_url or "").strip().rstrip("/")  # empty box: None
+        for what, value in (("model name", model), ("base URL", base_url)):
+            if len(value) > policy.max_field_chars:
+                raise ValueError(f"{what} {value[:40]!r}… has {len(value)} characters; allowed: at most "
+                                 f"{policy.max_field_chars}")
         if self.kind == "hf":
             if not model:
                 raise ValueError("give a Hugging Face model id (e.g. 'HuggingFaceTB/SmolVLM-256M-Instruct')")
@@ -119,11 +144,15 @@ class ModelCache:
     closed after it.
     """
 
-    def __init__(self, factory: Callable[..., Backend] = make_backend, max_models: int = 3) -> None:
+    def __init__(self, factory: Callable[..., Backend] = make_backend, max_models: int = 3, *,
+                 remember_failures_s: float = 0.0, clock: Callable[[], float] = time.monotonic) -> None:
         self._factory = factory
         self.max_models = max_models  # loaded models kept; the least recently used is closed first
         self._models: dict[tuple[str, str], Backend] = {}
         self._lock = threading.Lock()
+        # public mode: (kind, model) -> (when, why) of a load that failed, answered at once for a while
+        self.remember_failures_s, self._clock = remember_failures_s, clock
+        self._failed: dict[tuple[str, str], tuple[float, str]] = {}
         # HF generation holds a GPU only while it runs on ZeroGPU; wrapped once, when the app is built
         self.ask_on_gpu: Callable[[Backend, Sequence[Query]], list] | None = (
             gpu_wrapped(ask_all) if _zero_gpu() else None)
@@ -134,13 +163,37 @@ class ModelCache:
             raise ValueError("OpenAI-compatible backends are not cached; use open_backend()")
         key = (choice.kind, choice.model)
         with self._lock:
+            self.check_not_failed(choice)
             if key not in self._models:
                 options = {} if choice.kind == "baseline" else {"model_id_or_path": choice.model}
-                self._models[key] = self._factory(choice.kind, **options)
+                try:
+                    self._models[key] = self._factory(choice.kind, **options)
+                except Exception as exc:
+                    if self.remember_failures_s > 0:
+                        self._failed[key] = (self._clock(), f"{type(exc).__name__}: {exc}")
+                    raise
             self._models[key] = self._models.pop(key)  # most recently used last
             while len(self._models) > self.max_models:
                 self._models.pop(next(iter(self._models))).close()
             return self._models[key]
+
+    def has(self, choice: ModelChoice) -> bool:
+        """True when ``choice`` is loaded already."""
+        with self._lock:
+            return (choice.kind, choice.model) in self._models
+
+    def check_not_failed(self, choice: ModelChoice) -> None:
+        """ValueError at once when loading ``choice`` failed within ``remember_failures_s`` seconds."""
+        failed = self._failed.get((choice.kind, choice.model))
+        if failed is None:
+            return
+        ago = self._clock() - failed[0]
+        if ago >= self.remember_failures_s:
+            self._failed.pop((choice.kind, choice.model), None)
+            return
+        wait = self.remember_failures_s - ago
+        raise ValueError(f"model {choice.model!r} failed to load {ago:.0f} s ago ({_short(failed[1])}); "
+                         f"it is not tried again for {wait:.0f} s; allowed: another model")
 
     def close(self) -> None:
         with self._lock:
@@ -149,20 +202,81 @@ class ModelCache:
             self._models.clear()
 
 
-def open_backend(choice: ModelChoice, api_key: str | None, policy: Policy, cache: ModelCache) -> tuple[Backend, bool]:
+def _short(text: str, limit: int = 160) -> str:
+    text = " ".join(str(text).split())
+    return text if len(text) <= limit else text[: limit - 1] + "…"
+
+
+def hub_offline(environ: Mapping[str, str] | None = None) -> bool:
+    """True when the Hugging Face hub may not be reached (``HF_HUB_OFFLINE`` or ``TRANSFORMERS_OFFLINE`` set
+    to 1/true/yes), read when called."""
+    env = os.environ if environ is None else environ
+    return any(env.get(name, "").strip().lower() in ("1", "true", "yes", "on")
+               for name in ("HF_HUB_OFFLINE", "TRANSFORMERS_OFFLINE"))
+
+
+def check_hf_model(model: str, *, timeout: float = HUB_CHECK_TIMEOUT_S) -> None:
+    """ValueError within about ``timeout`` seconds when the Hugging Face model ``model`` cannot be loaded.
+
+    Before a load takes the model slot (issue 12: an allowed id that could not be loaded held it for 42 s): a
+    folder must hold ``config.json``; an id in the local hub cache is fine; otherwise, with the hub offline,
+    the id is not available, and online the hub must know it (one metadata request, time-boxed). A model that
+    passes may still fail to load (memory, an architecture transformers lacks); public mode then remembers
+    the failure (:class:`ModelCache`).
+    """
+    path = Path(model).expanduser()
+    if path.is_dir():
+        if not (path / "config.json").is_file():
+            raise ValueError(f"folder {model!r} holds no config.json; allowed: a model folder saved by "
+                             "save_pretrained, or a Hugging Face id")
+        return
+    if not _HF_ID.fullmatch(model):
+        raise ValueError(f"Hugging Face model {model!r} is neither a folder here nor an id; allowed: "
+                         "'org/name' (e.g. 'HuggingFaceTB/SmolVLM-256M-Instruct') or a model folder")
+    from huggingface_hub import try_to_load_from_cache
+
+    if isinstance(try_to_load_from_cache(model, "config.json"), str):
+        return
+    if hub_offline():
+        raise ValueError(f"Hugging Face model {model!r} is not downloaded on this server and the hub is "
+                         "offline (HF_HUB_OFFLINE); allowed: a model in the local cache or a model folder")
+    from huggingface_hub import HfApi
+    from huggingface_hub.utils import GatedRepoError, RepositoryNotFoundError
+
+    try:
+        HfApi().model_info(model, timeout=timeout)
+    except GatedRepoError:
+        raise ValueError(f"Hugging Face model {model!r} is gated: this server has no access to it") from None
+    except RepositoryNotFoundError:
+        raise ValueError(f"Hugging Face model {model!r} does not exist on the hub (or is private)") from None
+    except Exception as exc:  # noqa: BLE001 - timeouts and connection errors of whichever HTTP library
+        raise ValueError(f"the Hugging Face hub did not confirm model {model!r} within {timeout:g} s "
+                         f"({type(exc).__name__}); try again later") from None
+
+
+def open_backend(choice: ModelChoice, api_key: str | None, policy: Policy, cache: ModelCache,
+                 check_hf: Callable[[str], None] = check_hf_model) -> tuple[Backend, bool]:
     """The backend for ``choice`` and whether the caller must close it (True for per-call API backends).
 
     In public mode an API call needs the visitor's own key: the server's environment key is never used for a
     visitor. The key is handed to the backend directly, never through a process-wide environment variable.
+    In public mode an API backend follows no redirect (an allowed endpoint could otherwise send the request,
+    body and key, to any address its server can reach), and a Hugging Face model not loaded yet is checked
+    first with ``check_hf`` (:func:`check_hf_model`: fast, before it takes the model slot).
     """
     choice = choice.validate(policy)
     if choice.kind != "openai":
+        if choice.kind == "hf" and policy.public and not cache.has(choice):
+            cache.check_not_failed(choice)
+            check_hf(choice.model)
         return cache.get(choice), False
     key = (api_key or "").strip()
     if policy.public and not key:
         raise ValueError("an API key is needed for this endpoint: paste yours (it stays in your session only)")
     options: dict[str, object] = {"model": choice.model, "base_url": choice.base_url, "concurrency": 4,
                                   "timeout": 60, "max_attempts": 2}
+    if policy.public:
+        options["follow_redirects"] = False
     if not key:  # private mode only: the server's own key if it has one, else a keyless local server
         options["api_key_env"] = "OPENAI_API_KEY" if os.environ.get("OPENAI_API_KEY") else None
         return make_backend("openai", **options), True
@@ -197,6 +311,9 @@ class Ask:
             raise ValueError(f"prompt {self.prompt_name!r} is unknown; allowed: {', '.join(PROMPTS)}")
         if self.variant not in VARIANTS:
             raise ValueError(f"variant {self.variant!r} is unknown; allowed: {', '.join(VARIANTS)}")
+        if self.prompt_text is not None and len(self.prompt_text) > policy.max_prompt_chars:
+            raise ValueError(f"prompt text has {len(self.prompt_text)} characters; allowed: at most "
+                             f"{policy.max_prompt_chars}")
         size = self.condition.size
         if size is not None and not policy.min_plate_size <= size <= policy.max_plate_size:
             raise ValueError(f"image size {size} px is not allowed; allowed: "
@@ -308,11 +425,116 @@ def sweep_values(low: float, high: float, points: int, policy: Policy) -> list[f
     return [round(float(v), 3) for v in np.linspace(low, high, int(points))]
 
 
+@dataclass(frozen=True)
+class SweepPlan:
+    """The plates of a ΔE2000 sweep: ``specs`` (one per reachable requested value, in order) and ``skipped``,
+    the requested values this colour set cannot reach in sRGB, each with PlateSpec's reason (which names the
+    largest reachable ΔE2000)."""
+
+    specs: tuple[PlateSpec, ...]
+    skipped: tuple[tuple[float, str], ...] = ()
+
+
+def sweep_plan(spec: PlateSpec, values: Sequence[float]) -> SweepPlan:
+    """``spec`` re-targeted at each ΔE2000 in ``values``; an unreachable value is skipped and named."""
+    specs, skipped = [], []
+    for v in values:
+        try:
+            specs.append(spec.replace(delta_e=float(v)))
+        except ValueError as exc:
+            skipped.append((float(v), str(exc)))
+    return SweepPlan(tuple(specs), tuple(skipped))
+
+
 def sweep(spec: PlateSpec, values: Sequence[float], ask: Ask, backend: Backend, *, colour_set: str,
           run_id: str, secrets: Sequence[str | None] = (), gpu: Callable | None = None) -> Iterator[dict]:
-    """The ΔE sweep: the same plate re-rendered at each ΔE2000 in ``values``; yields scored rows as they come."""
-    specs = [spec.replace(delta_e=float(v)) for v in values]
-    yield from ask_many(specs, ask, backend, colour_set=colour_set, run_id=run_id, secrets=secrets, gpu=gpu)
+    """The ΔE sweep: the same plate re-rendered at each ΔE2000 in ``values``, asked as one batch (an API
+    backend runs the requests concurrently); yields scored rows as they come. Values this colour set cannot
+    reach are left out (:func:`sweep_plan` names them); none reachable is a ValueError."""
+    plan = sweep_plan(spec, values)
+    if not plan.specs:
+        raise ValueError(f"no ΔE2000 of the sweep can be drawn with these colours: {plan.skipped[0][1]}")
+    yield from ask_many(plan.specs, ask, backend, colour_set=colour_set, run_id=run_id, secrets=secrets,
+                        gpu=gpu)
+
+
+def in_batches(items: Iterable, every_s: float,
+               clock: Callable[[], float] = time.monotonic) -> Iterator[list]:
+    """``items`` gathered into lists, one list yielded once ``every_s`` seconds have passed since the previous
+    one (or the start), and the rest at the end: a fast model's sweep updates the page once, a slow one's as
+    each answer comes, and the page never redraws its chart more often than every ``every_s`` seconds."""
+    batch: list = []
+    last = clock()
+    for item in items:
+        batch.append(item)
+        now = clock()
+        if now - last >= every_s:
+            yield batch
+            batch, last = [], now
+    if batch:
+        yield batch
+
+
+def requested_delta_e(row: Mapping) -> float | None:
+    """The ΔE2000 a row's plate asked for (its spec's target; None = the colours as given). The row's
+    ``delta_e`` is what was drawn: the mean CIEDE2000 over the colour set's foreground x background pairs."""
+    target = json.loads(row["spec_json"]).get("delta_e") if row.get("spec_json") else None
+    return None if target is None else float(target)
+
+
+def pair_delta_e_range(spec: PlateSpec) -> tuple[float, float]:
+    """(smallest, largest) CIEDE2000 over the foreground x background colour pairs ``spec`` draws (sRGB 0-255
+    colours as resolved, before any jitter; plates.colour.delta_e2000)."""
+    from plates.colour import delta_e2000
+
+    fg, bg = (np.asarray(c, dtype=np.float64) for c in spec.colours)
+    grid = delta_e2000(np.repeat(fg, len(bg), axis=0), np.tile(bg, (len(fg), 1)))
+    return float(np.min(grid)), float(np.max(grid))
+
+
+#: How far (ΔE2000) the drawn mean may sit from the requested value before the sweep warns.
+SWEEP_TOLERANCE = 0.5
+
+
+def sweep_summary(rows: Sequence[dict], skipped: Sequence[tuple[float, str]] = ()) -> str:
+    """The sweep's verdict panel (Markdown): correct count, then one line per point with the ΔE2000 requested
+    and drawn (mean over the colour set's pairs, and the smallest pair), the answer and verdict, ordered by
+    the request; a warning for each point drawn more than :data:`SWEEP_TOLERANCE` from its request (a
+    multi-colour set's pairs spread around the target, which is measured from the foregrounds' CIELAB mean)
+    and for each value the colours cannot reach (issue 11)."""
+    answered = [r for r in rows if r.get("correct") is not None]
+    lines = [f"**Sweep:** {sum(bool(r['correct']) for r in answered)} of {len(answered)} correct"
+             + (f" · {len(rows) - len(answered)} without a verdict" if len(answered) < len(rows) else "")]
+    lines += ["", "| ΔE2000 asked | drawn (mean of pairs) | smallest pair | answer | verdict |",
+              "|---:|---:|---:|---|---|"]
+    warnings = []
+    for r in sorted(rows, key=lambda r: requested_delta_e(r) or 0.0):
+        asked, drawn = requested_delta_e(r), float(r["delta_e"])
+        smallest = pair_delta_e_range(PlateSpec.from_json(r["spec_json"]))[0]
+        verdict = ("error" if r.get("error") else "—" if r.get("correct") is None
+                   else "✅" if r["correct"] else "❌")
+        answer = str(r.get("parsed") if r.get("parsed") is not None else "")[:20].replace("|", "/")
+        lines.append(f"| {asked:.2f} | {drawn:.2f} | {smallest:.2f} | `{answer}` | {verdict} |")
+        if asked is not None and abs(drawn - asked) > SWEEP_TOLERANCE:
+            warnings.append(f"ΔE2000 {asked:.2f} was asked but {drawn:.2f} is drawn (mean over the colour "
+                            f"set's foreground × background pairs, smallest {smallest:.2f}): this colour set "
+                            "cannot reach it as asked")
+    warnings += [f"ΔE2000 {v:.2f} cannot be reached: {why}" for v, why in skipped]
+    if warnings:
+        lines += ["", *(f"⚠️ {w}" for w in warnings)]
+    return "\n".join(lines)
+
+
+def sweep_replies(rows: Sequence[dict]) -> str:
+    """The raw replies of a sweep, one line per point ordered by requested ΔE2000:
+    ``ΔE2000 asked (drawn): reply``."""
+    out = []
+    for r in sorted(rows, key=lambda r: requested_delta_e(r) or 0.0):
+        text = r.get("reply")
+        if text is None:
+            text = f"[{r.get('error') or r.get('parse_status')}]"
+        out.append(f"ΔE2000 {requested_delta_e(r) or 0:.2f} (drawn {float(r['delta_e']):.2f}): {text}")
+    return "\n".join(out)
 
 
 def history_table(rows: Sequence[dict]) -> pa.Table:
@@ -327,6 +549,18 @@ def history_parquet(rows: Sequence[dict]) -> bytes:
     return sink.getvalue()
 
 
+def history_headers() -> list[str]:
+    """The history table's headers on the page, in :data:`HISTORY_COLUMNS` order."""
+    return [HISTORY_HEADERS[c] for c in HISTORY_COLUMNS]
+
+
+def history_frame(rows: Sequence[dict]):
+    """The history table shown on the page as a DataFrame with :func:`history_headers`, newest first."""
+    import pandas as pd
+
+    return pd.DataFrame(history_display(rows), columns=history_headers())
+
+
 def history_display(rows: Sequence[dict]) -> list[list]:
     """The history table shown on the page: :data:`HISTORY_COLUMNS` of each row, newest first."""
     out = []
@@ -336,10 +570,11 @@ def history_display(rows: Sequence[dict]) -> list[list]:
 
 
 def sweep_figure(rows: Sequence[dict]):
-    """The sweep's plotly figure: plates.analysis.charts.delta_e_figure (accuracy against ΔE2000 — CIEDE2000 between
-    foreground and background, CIELAB — with the logistic psychometric fit and its 50% threshold) plus each
-    answer as a labelled point at 1 (correct) or 0 (wrong). When every ΔE holds one answer the binned points'
-    Wilson bars (n=1: about 20-100%) are hidden: they would cover the plot and say nothing."""
+    """The sweep's plotly figure: plates.analysis.charts.delta_e_figure (accuracy against ΔE2000 — CIEDE2000
+    between foreground and background, CIELAB — with the logistic psychometric fit and its 50% threshold) plus
+    each answer as a labelled point at 1 (correct) or 0 (wrong), placed at the ΔE2000 drawn (hover: the one
+    asked). When every ΔE holds one answer the binned points' Wilson bars (n=1: about 20-100%) are hidden:
+    they would cover the plot and say nothing."""
     import pandas as pd
     import plotly.graph_objects as go
 
@@ -349,9 +584,13 @@ def sweep_figure(rows: Sequence[dict]):
                          columns=["model", "delta_e", "correct", "parsed"])
     fig = delta_e_figure(frame, bins=max(1, len(rows)))
     done = sorted((r for r in rows if r.get("correct") is not None), key=lambda r: r["delta_e"])
+    asked = [requested_delta_e(r) for r in done]
     fig.add_trace(go.Scatter(
         x=[r["delta_e"] for r in done], y=[1.0 if r["correct"] else 0.0 for r in done], mode="markers+text",
         name="answers", text=[str(r.get("parsed")) for r in done], textposition="bottom center",
+        hovertext=[f"asked ΔE2000 {a:.2f}, drawn {r['delta_e']:.2f}: {r.get('parsed')}" if a is not None else
+                   f"drawn ΔE2000 {r['delta_e']:.2f}: {r.get('parsed')}" for a, r in zip(asked, done)],
+        hoverinfo="text",
         marker=dict(size=8, symbol="x", color=["#1a9850" if r["correct"] else "#d73027" for r in done])))
     if len({r["delta_e"] for r in done}) == len(done):  # one answer per ΔE: a Wilson bar of n=1 spans
         fig.update_traces(error_y=dict(visible=False), selector=dict(mode="markers"))  # ~20-100%: clutter

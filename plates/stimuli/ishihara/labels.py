@@ -1,6 +1,6 @@
 """The papers' label spaces (the strings drawn on the plates).
 
-* ``cbe``: ColorBlindnessEval §3 — numbers 0-99 ("0".."99", 100 labels).
+* ``cbe``: ColorBlindnessEval §2.1 — numbers 0-99 ("0".."99", 100 labels).
 * ``huemanity-numeric``: HueManity §4 and App. B.1 — two-digit numbers without a leading zero, "10".."99" (90).
 * ``huemanity-alnum``: HueManity App. B.1 — ordered pairs over 58 symbols: digits, upper- and lowercase
   letters without lowercase "l" and uppercase "I", "J", "O" (58 x 58 = 3,364 labels).

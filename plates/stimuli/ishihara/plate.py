@@ -29,6 +29,7 @@ from plates import colour as C
 from plates.stimuli.base import FAMILY_KEY, tagged_json
 from plates.stimuli.ishihara.glyphs import TEXT_SCALE, check_text, text_mask
 from plates.stimuli.ishihara.jitter import HUEMANITY_JITTER, JITTER_RULES, jitter
+from plates.stimuli.ishihara.measure import DrawnDeltaE, measure_dots, target_kind
 from plates.stimuli.ishihara.paint import paint_dots, paint_dots_aa
 from plates.stimuli.ishihara.palettes import PALETTES, get_palette
 from plates.stimuli.ishihara.styles import STYLES, Style, get_style, pack_style
@@ -309,7 +310,9 @@ class PlateStats:
     dot_count: number of dots. coverage: dot area / disc area (0-1). text_coverage: share of the text mask's
     ink pixels painted by foreground dots (0-1). delta_e: mean CIEDE2000 over every (foreground, background)
     pair of the palette colours as resolved (before jitter; colour-science "CIE 2000"); delta_e_min: the
-    smallest of those pairs; delta_e_target: the spec's target or None.
+    smallest of those pairs; delta_e_target: the spec's target or None. delta_e_drawn: the ΔE2000
+    distribution over the (foreground dot, background dot) pairs as painted, jitter included, and which
+    quantity the target sets (`plates.stimuli.ishihara.measure`); None when no dot is of one class.
     """
 
     dot_count: int
@@ -318,6 +321,7 @@ class PlateStats:
     delta_e: float
     delta_e_min: float
     delta_e_target: float | None
+    delta_e_drawn: DrawnDeltaE | None = None
 
     def as_dict(self) -> dict:
         return asdict(self)
@@ -411,6 +415,9 @@ class Plate:
             delta_e=float(de.mean()),
             delta_e_min=float(de.min()),
             delta_e_target=self.spec.delta_e,
+            delta_e_drawn=measure_dots(self.dot_colours, fg, nominal=float(de.mean()), target=self.spec.delta_e,
+                                       target_kind=target_kind(self.spec), seed=self.spec.seed)
+            if fg.any() and not fg.all() else None,  # a plate too small for its text draws no pair
         )
 
 

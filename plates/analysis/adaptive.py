@@ -1,0 +1,352 @@
+"""A Bayesian adaptive procedure over a grid posterior: QUEST+ (Watson 2017, *J. Vision* 17(3):10) with the
+Psi-marginal choice of stimulus (Prins 2013, *J. Vision* 13(7):3) by default (issue 15).
+
+Two tasks share the machinery:
+
+* ``"threshold"`` (plates): the parameters are (α, β, λ) of ψ(x) = γ + (1 − γ − λ) F(x; α, β)
+  (`plates.analysis.psychometric`), x the ΔE2000 of a plate (CIELAB D65 2°), γ the task's guess rate
+  (`guess_rate`); the outcomes are 0 (wrong) and 1 (correct); α, the threshold, is the level halfway between
+  guess and ceiling.
+* ``"pse"`` (illusions): the parameters are (μ, β, δ, λ) of the comparison model of `plates.analysis.pse`,
+  x the signed physical difference (x > 0: B darker), the outcomes −1 / +1 (/ 0 "same" with three
+  alternatives). The "threshold" is the PSE μ; there is no guess rate (a lapse answers uniformly at random, λ/k
+  per answer) and the band δ is a nuisance like the slope.
+
+The prior is uniform over the grid points (a log-spaced threshold grid is a log-uniform prior). Each trial:
+for every candidate level x, the expected entropy after the answer, Σ_r P(r | x) H(posterior | x, r), is
+computed in closed form with numpy (no loop over levels or outcomes); the next level minimises it (or, with
+``top_k`` > 1, is drawn among the ``top_k`` best with a stream from ``SeedSequence((seed, trial))``). With
+``entropy="threshold"`` the entropy is that of the threshold's marginal posterior (Psi-marginal: slope, band
+and lapse are nuisances, so no trials are spent to learn them for their own sake); ``"joint"`` is Watson's
+QUEST+ entropy over every parameter. The estimate is the marginal posterior mean (or its mode, ``"map"``) of
+the threshold with an equal-tailed credible interval. Stopping: ``max_trials`` or, after ``min_trials``, the
+credible interval narrower than ``ci_width``.
+
+State: `AdaptiveState` is frozen. Its log posterior is the sum, in trial order, of the log likelihoods of the
+history's answers, so `AdaptiveState.replay` (or `from_json` after a kill) rebuilds exactly the same floats as
+the updates did, and the next level follows. Written from the papers (no code taken from GPL packages such as
+psignifit, PsychoPy or questplus).
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Sequence
+from dataclasses import asdict, dataclass, field, fields, replace
+from itertools import pairwise
+from typing import Any
+
+import numpy as np
+from scipy import special
+
+from plates.analysis.pse import PSE_FAMILIES, outcomes, pse_probabilities
+from plates.analysis.psychometric import FAMILIES, psychometric
+
+__all__ = ["TASKS", "AdaptiveEstimate", "AdaptiveSpec", "AdaptiveState"]
+
+TASKS = ("threshold", "pse")
+_ENTROPIES = ("threshold", "joint")
+_ESTIMATES = ("mean", "map")
+_TINY = 1e-300  # floor of a likelihood inside a logarithm
+
+
+def _floats(name: str, values: Any, *, increasing: bool) -> tuple[float, ...]:
+    try:
+        out = tuple(float(v) for v in values)
+    except (TypeError, ValueError):
+        raise ValueError(f"{name} must be a sequence of numbers, got {values!r}") from None
+    if not out or not all(np.isfinite(out)):
+        raise ValueError(f"{name} must hold at least one finite number, got {values!r}")
+    if increasing and any(b <= a for a, b in pairwise(out)):
+        raise ValueError(f"{name} must be strictly increasing, got {values!r}")
+    return out
+
+
+@dataclass(frozen=True)
+class AdaptiveSpec:
+    """The procedure: candidate levels, the parameter grid, the task, stopping rules (module docstring).
+
+    ``candidates``: the levels it may test (plates: ΔE2000), strictly increasing. ``thresholds``: grid of α
+    (task "threshold") or of μ (task "pse"); ``slopes``: grid of β (family units); ``lapses``: grid of λ;
+    ``bands``: grid of δ (task "pse" with three alternatives; else (0,)). ``guess``: γ for "threshold" (from
+    `guess_rate`), None for "pse". ``alternatives``: 2 for "threshold"; 2 or 3 for "pse".
+    """
+
+    candidates: tuple[float, ...]
+    thresholds: tuple[float, ...]
+    slopes: tuple[float, ...]
+    lapses: tuple[float, ...] = (0.0, 0.02, 0.04, 0.06)
+    guess: float | None = 0.5
+    task: str = "threshold"
+    alternatives: int = 2
+    bands: tuple[float, ...] = (0.0,)
+    family: str = "logistic"
+    max_trials: int = 40
+    min_trials: int = 0
+    ci_width: float | None = None
+    credible: float = 0.95
+    estimate: str = "mean"
+    entropy: str = "threshold"
+    top_k: int = 1
+    seed: int = 0
+
+    def __post_init__(self) -> None:
+        for name, increasing in (("candidates", True), ("thresholds", True), ("slopes", True),
+                                 ("lapses", True), ("bands", True)):
+            object.__setattr__(self, name, _floats(name, getattr(self, name), increasing=increasing))
+        for name, value, allowed in (("task", self.task, TASKS), ("entropy", self.entropy, _ENTROPIES),
+                                     ("estimate", self.estimate, _ESTIMATES)):
+            if value not in allowed:
+                raise ValueError(f"{name} {value!r} is not known; allowed: {', '.join(allowed)}")
+        families = FAMILIES if self.task == "threshold" else PSE_FAMILIES
+        if self.family not in families:
+            raise ValueError(f"family {self.family!r} is not allowed for task {self.task!r}; "
+                             f"allowed: {', '.join(families)}")
+        if min(self.slopes) <= 0:
+            raise ValueError(f"slopes must be > 0, got {self.slopes}")
+        if self.task == "threshold":
+            if self.guess is None or not 0.0 <= float(self.guess) < 1.0:
+                raise ValueError(f"guess must lie in [0, 1) for task 'threshold', got {self.guess!r}")
+            if self.alternatives != 2:
+                raise ValueError(f"task 'threshold' has two outcomes (wrong, correct): alternatives must be 2, "
+                                 f"got {self.alternatives!r}")
+        elif self.guess is not None:
+            raise ValueError(f"task 'pse' has no guess rate (lapses answer at random); guess must be None, "
+                             f"got {self.guess!r}")
+        outcomes(self.alternatives)
+        ceiling = 1.0 - (self.guess or 0.0)
+        if min(self.lapses) < 0 or max(self.lapses) >= ceiling:
+            raise ValueError(f"lapses must lie in [0, {ceiling:g}), got {self.lapses}")
+        if min(self.bands) < 0 or (self.alternatives == 2 and self.bands != (0.0,)):
+            raise ValueError(f"bands must be >= 0, and (0.0,) unless task 'pse' has 3 alternatives; "
+                             f"got {self.bands}")
+        if self.family == "weibull" and (min(self.candidates) < 0 or min(self.thresholds) <= 0):
+            raise ValueError("the weibull family needs candidates >= 0 and thresholds > 0")
+        for name in ("max_trials", "min_trials", "top_k", "seed"):
+            value = getattr(self, name)
+            if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or value < (
+                    1 if name in ("max_trials", "top_k") else 0):
+                raise ValueError(f"{name} must be an integer >= {1 if name in ('max_trials', 'top_k') else 0}, "
+                                 f"got {value!r}")
+        if self.top_k > len(self.candidates):
+            raise ValueError(f"top_k must be <= the {len(self.candidates)} candidates, got {self.top_k}")
+        if self.ci_width is not None and not (np.isfinite(self.ci_width) and self.ci_width > 0):
+            raise ValueError(f"ci_width must be None or a number > 0, got {self.ci_width!r}")
+        if not 0.0 < self.credible < 1.0:
+            raise ValueError(f"credible must lie strictly between 0 and 1, got {self.credible!r}")
+
+    @classmethod
+    def for_threshold(cls, guess: float, *, low: float = 0.5, high: float = 40.0, n_candidates: int = 80,
+                      threshold_step: float = 0.25, slopes: Sequence[float] = tuple(np.geomspace(0.1, 8.0, 12)),
+                      **options: Any) -> AdaptiveSpec:
+        """Plates: ``n_candidates`` levels log-spaced over [``low``, ``high``] ΔE2000 (CIELAB D65 2°); the
+        threshold grid evenly spaced by ``threshold_step`` over the same range (a prior uniform in ΔE2000: a
+        log-spaced grid, i.e. a log-uniform prior, pulled the posterior mean low and met ±1 ΔE2000 less often
+        in bench/bench_adaptive.py); logistic slopes 0.1..8 per ΔE2000 (12, log-spaced); lapses 0..0.06."""
+        if not (0 < low < high and threshold_step > 0):
+            raise ValueError(f"need 0 < low < high and threshold_step > 0, got low={low!r}, high={high!r}, "
+                             f"threshold_step={threshold_step!r}")
+        steps = int(np.floor((high - low) / threshold_step + 1e-9))
+        return cls(candidates=tuple(np.geomspace(low, high, n_candidates)),
+                   thresholds=tuple(low + threshold_step * np.arange(steps + 1)), slopes=tuple(slopes),
+                   guess=guess, **options)
+
+    @classmethod
+    def for_pse(cls, *, low: float, high: float, alternatives: int = 2, n_candidates: int = 41,
+                n_thresholds: int = 81, slopes: Sequence[float] | None = None,
+                bands: Sequence[float] | None = None, **options: Any) -> AdaptiveSpec:
+        """Illusions: candidates and PSE grid evenly spaced over the signed range [``low``, ``high``]; slopes
+        log-spaced from 0.5 to 200 per range width (12); with three alternatives, bands 0..range/4 (6)."""
+        width = high - low
+        slopes = tuple(np.geomspace(0.5 / width, 200.0 / width, 12)) if slopes is None else tuple(slopes)
+        if bands is None:
+            bands = tuple(np.linspace(0.0, width / 4, 6)) if alternatives == 3 else (0.0,)
+        return cls(candidates=tuple(np.linspace(low, high, n_candidates)),
+                   thresholds=tuple(np.linspace(low, high, n_thresholds)), slopes=slopes, guess=None,
+                   task="pse", alternatives=alternatives, bands=tuple(bands), **options)
+
+    @property
+    def outcomes(self) -> tuple[int, ...]:
+        """The answer codes, in the order of the likelihood tables: (0, 1) for "threshold" (wrong, correct)."""
+        return (0, 1) if self.task == "threshold" else outcomes(self.alternatives)
+
+    @property
+    def grid_shape(self) -> tuple[int, int, int, int]:
+        """(thresholds, slopes, bands, lapses): the shape of `AdaptiveState.posterior`."""
+        return len(self.thresholds), len(self.slopes), len(self.bands), len(self.lapses)
+
+    def probabilities(self, levels: Any) -> np.ndarray:
+        """P(outcome | level, θ) for every grid point θ: shape (outcomes, levels, *grid_shape)."""
+        x = np.asarray(levels, dtype=float).reshape(-1, 1, 1, 1, 1)
+        a = np.asarray(self.thresholds)[:, None, None, None]
+        b = np.asarray(self.slopes)[None, :, None, None]
+        d = np.asarray(self.bands)[None, None, :, None]
+        lam = np.asarray(self.lapses)[None, None, None, :]
+        if self.task == "threshold":
+            right = psychometric(x, a, b, guess=self.guess, lapse=lam, family=self.family)
+            right = np.broadcast_to(right, (x.shape[0], *self.grid_shape))
+            return np.stack([1.0 - right, right])
+        p = pse_probabilities(x, a, b, band=d, lapse=lam, alternatives=self.alternatives, family=self.family)
+        return np.broadcast_to(p, (len(self.outcomes), x.shape[0], *self.grid_shape)).copy()
+
+    def to_dict(self) -> dict[str, Any]:
+        return {k: list(v) if isinstance(v, tuple) else v for k, v in asdict(self).items()}
+
+    @classmethod
+    def from_dict(cls, data: dict[str, Any]) -> AdaptiveSpec:
+        known = {f.name for f in fields(cls)}
+        unknown = sorted(set(data) - known)
+        if unknown:
+            raise ValueError(f"unknown AdaptiveSpec fields {unknown}; allowed: {', '.join(sorted(known))}")
+        return cls(**data)
+
+    def replace(self, **changes: Any) -> AdaptiveSpec:
+        return replace(self, **changes)
+
+
+@dataclass(frozen=True)
+class AdaptiveEstimate:
+    """The threshold (or PSE) after ``trials`` answers: ``threshold`` (posterior mean or mode of its marginal,
+    per the spec), ``ci_low``/``ci_high`` (equal-tailed credible interval at ``credible``), the posterior means
+    of the nuisances ``slope``, ``band``, ``lapse``; ``done`` and ``stop_reason`` from the stopping rules."""
+
+    threshold: float
+    ci_low: float
+    ci_high: float
+    credible: float
+    slope: float
+    band: float
+    lapse: float
+    trials: int
+    done: bool
+    stop_reason: str
+
+
+def _entropy_terms(p: np.ndarray) -> np.ndarray:
+    """p log p, 0 where p is 0."""
+    return special.xlogy(p, p)
+
+
+@dataclass(frozen=True, eq=False)
+class AdaptiveState:
+    """The procedure after ``history`` ((level, outcome) pairs, in order). Build with `start`, `replay` or
+    `from_json`; `update` returns a new state. ``log_posterior`` (read-only, flattened grid) is unnormalised."""
+
+    spec: AdaptiveSpec
+    history: tuple[tuple[float, int], ...]
+    log_posterior: np.ndarray = field(repr=False)
+    _table: np.ndarray = field(repr=False)  # (outcomes, candidates, grid) P(outcome | candidate, θ), shared
+    _table_log: np.ndarray | None = field(repr=False)  # T log T ("joint" entropy only), shared
+
+    @classmethod
+    def start(cls, spec: AdaptiveSpec) -> AdaptiveState:
+        """The state before any answer (uniform prior over the grid)."""
+        if not isinstance(spec, AdaptiveSpec):
+            raise TypeError(f"spec must be an AdaptiveSpec, got {type(spec).__name__}")
+        table = spec.probabilities(spec.candidates).reshape(len(spec.outcomes), len(spec.candidates), -1)
+        table.setflags(write=False)
+        table_log = _entropy_terms(table) if spec.entropy == "joint" else None
+        log_post = np.zeros(table.shape[-1])
+        log_post.setflags(write=False)
+        return cls(spec, (), log_post, table, table_log)
+
+    @classmethod
+    def replay(cls, spec: AdaptiveSpec, history: Sequence[Sequence[Any]]) -> AdaptiveState:
+        """The state after ``history`` ((level, outcome) pairs), rebuilt answer by answer as `update` does."""
+        state = cls.start(spec)
+        for item in history:
+            if len(item) != 2:
+                raise ValueError(f"history items must be (level, outcome) pairs, got {item!r}")
+            state = state.update(*item)
+        return state
+
+    def update(self, level: float, outcome: Any) -> AdaptiveState:
+        """The state after one more answer: ``outcome`` 0/1 (or bool) for "threshold", a code of
+        `AdaptiveSpec.outcomes` for "pse". ``level`` need not be a candidate (its likelihood is computed)."""
+        spec = self.spec
+        number = isinstance(level, (int, float, np.integer, np.floating)) and not isinstance(level, bool)
+        if not number or not np.isfinite(level) or (spec.family == "weibull" and level < 0):
+            raise ValueError(f"level must be a finite number{' >= 0' if spec.family == 'weibull' else ''}, "
+                             f"got {level!r}")
+        codes = spec.outcomes
+        if spec.task == "threshold" and isinstance(outcome, (bool, np.bool_)):
+            outcome = int(outcome)
+        elif isinstance(outcome, (bool, np.bool_)) or outcome not in codes:
+            raise ValueError(f"outcome must be one of {codes} for task {spec.task!r}, got {outcome!r}")
+        level, r = float(level), codes.index(int(outcome))
+        p = spec.probabilities([level])[r, 0].ravel()
+        log_post = self.log_posterior + np.log(np.maximum(p, _TINY))
+        log_post.setflags(write=False)
+        return AdaptiveState(spec, (*self.history, (level, int(outcome))), log_post, self._table,
+                             self._table_log)
+
+    @property
+    def posterior(self) -> np.ndarray:
+        """The normalised posterior over the grid, shape `AdaptiveSpec.grid_shape`."""
+        w = np.exp(self.log_posterior - self.log_posterior.max())
+        return (w / w.sum()).reshape(self.spec.grid_shape)
+
+    def expected_entropy(self) -> np.ndarray:
+        """Σ_r P(r | x) H(posterior after answer r at x), per candidate x (nats; module docstring)."""
+        p = self.posterior.ravel()
+        table = self._table  # (R, X, Θ)
+        if self.spec.entropy == "joint":
+            # Σ_θ A log A with A = T p: (T log T) p + T (p log p); then E[H] = Σ_r P_r log P_r − Σ_θ A log A.
+            prob = table @ p  # (R, X)
+            s = self._table_log @ p + table @ _entropy_terms(p)
+            return np.sum(_entropy_terms(prob) - s, axis=0)
+        n_a = self.spec.grid_shape[0]
+        weighted = (table.reshape(*table.shape[:2], n_a, -1) * p.reshape(n_a, -1)).sum(-1)  # (R, X, α)
+        prob = weighted.sum(-1)
+        return np.sum(_entropy_terms(prob) - _entropy_terms(weighted).sum(-1), axis=0)
+
+    def next_level(self) -> float:
+        """The candidate minimising the expected entropy (or one of the ``top_k`` best, seeded per trial)."""
+        order = np.argsort(self.expected_entropy(), kind="stable")
+        pick = 0
+        if self.spec.top_k > 1:
+            seq = np.random.SeedSequence((self.spec.seed, len(self.history)))
+            pick = int(np.random.Generator(np.random.PCG64(seq)).integers(self.spec.top_k))
+        return self.spec.candidates[int(order[pick])]
+
+    def estimate(self) -> AdaptiveEstimate:
+        """The threshold's estimate and credible interval now (module docstring)."""
+        spec, post = self.spec, self.posterior
+        grid = np.asarray(spec.thresholds)
+        marginal = post.sum(axis=(1, 2, 3))
+        value = float(marginal @ grid) if spec.estimate == "mean" else float(grid[np.argmax(marginal)])
+        cdf = np.cumsum(marginal)
+        tail = (1.0 - spec.credible) / 2
+        low, high = np.interp([tail, 1.0 - tail], cdf, grid)
+        done, reason = self._stopping(high - low)
+        return AdaptiveEstimate(value, float(low), float(high), spec.credible,
+                                slope=float(post.sum(axis=(0, 2, 3)) @ np.asarray(spec.slopes)),
+                                band=float(post.sum(axis=(0, 1, 3)) @ np.asarray(spec.bands)),
+                                lapse=float(post.sum(axis=(0, 1, 2)) @ np.asarray(spec.lapses)),
+                                trials=len(self.history), done=done, stop_reason=reason)
+
+    def _stopping(self, width: float) -> tuple[bool, str]:
+        spec, trials = self.spec, len(self.history)
+        if trials >= spec.max_trials:
+            return True, f"max_trials ({spec.max_trials}) reached"
+        if spec.ci_width is not None and trials >= spec.min_trials and width <= spec.ci_width:
+            return True, f"credible interval {width:.4g} <= ci_width {spec.ci_width:g}"
+        return False, ""
+
+    @property
+    def done(self) -> bool:
+        """Whether a stopping rule holds (the procedure may still be asked for a level)."""
+        return self.estimate().done
+
+    def to_json(self) -> str:
+        """Compact JSON of the spec and the history (sorted keys): all a resumed run needs."""
+        return json.dumps({"spec": self.spec.to_dict(), "history": [list(h) for h in self.history]},
+                          sort_keys=True, separators=(",", ":"))
+
+    @classmethod
+    def from_json(cls, text: str) -> AdaptiveState:
+        """The state `to_json` wrote, rebuilt by `replay`."""
+        data = json.loads(text)
+        if not isinstance(data, dict) or set(data) != {"spec", "history"}:
+            raise ValueError("adaptive state JSON must be an object with exactly 'spec' and 'history'")
+        return cls.replay(AdaptiveSpec.from_dict(data["spec"]), data["history"])

@@ -1,0 +1,206 @@
+"""ColorBench's metrics as pure functions over a DataFrame of scored rows (Liang et al., ColorBench).
+
+Columns read (the caller maps its results onto them; only those a function needs must exist):
+
+* ``correct``: bool verdict; null when the request failed. Null rows are left out of every denominator and
+  counted in ``errors`` (a failed request is not a wrong answer).
+* ``task``: task name (e.g. "colour-counting"); ``model`` (default grouping).
+* ``item_id``: one instance (image + question); pairs colour with grayscale and image with text-only rows.
+* ``seed_id`` and ``recolour``: robustness rows: "seed" for the seed image, else the variant name
+  (`plates.stimuli.scenes.recolour.VARIANTS`, "image-90" ... "largest-270").
+* ``grayscale`` (bool), ``text_only`` (bool): the conditions of App. M.2 and App. J.
+
+Functions:
+
+* `task_accuracy`: accuracy per task with Wilson intervals (scipy's closed form, `plates.analysis.metrics`).
+* `overall_score`: ColorBench's "P & R Overall", the **micro-average over instances** (correct answers / answered
+  instances, every task pooled), not the mean of task or category means (a third-party port reported that mean,
+  59.09, which is not the paper's figure); the macro mean is returned beside it for contrast.
+* `robustness`: §2.3 eq. (1)-(2): a seed is robust only if the seed and all nine variants are answered
+  correctly; Robustness = robust seeds / judged seeds (Wilson interval over seeds). A seed lacking a row, or
+  with a failed request, cannot be judged: counted in ``incomplete``, left out.
+* `grayscale_effect`: §3.2 Finding 4 / Fig. 5: (Acc_colour − Acc_gray) / Acc_colour, paired by item.
+* `text_only_gap`: App. J / Table 9: Acc_image − Acc_text-only (black image), paired by item.
+* `accuracy_by`: accuracy against a difficulty parameter column (exact values, or bins).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import numpy as np
+import pandas as pd
+
+from plates.analysis.metrics import wilson_intervals
+from plates.stimuli.scenes.recolour import VARIANTS
+
+__all__ = ["accuracy_by", "grayscale_effect", "overall_score", "robustness", "task_accuracy", "text_only_gap"]
+
+
+def _by(by: str | Sequence[str] | None) -> list[str]:
+    if by is None:
+        return []
+    return [by] if isinstance(by, str) else list(by)
+
+
+def _need(df: pd.DataFrame, columns: Sequence[str], what: str) -> None:
+    if not isinstance(df, pd.DataFrame):
+        raise ValueError(f"{what} needs a pandas DataFrame, got {type(df).__name__}")
+    missing = [c for c in columns if c not in df.columns]
+    if missing:
+        raise ValueError(f"{what} needs columns {missing}; the frame has: {', '.join(map(str, df.columns))}")
+
+
+def _verdicts(df: pd.DataFrame) -> pd.DataFrame:
+    """``answered`` and ``right`` (0/1 ints) from the nullable ``correct`` column."""
+    c = df["correct"]
+    answered = c.notna().to_numpy()
+    right = np.zeros(len(df), dtype=np.int64)
+    right[answered] = c[answered].astype(bool).to_numpy()
+    return df.assign(_answered=answered.astype(np.int64), _right=right, _error=(~answered).astype(np.int64))
+
+
+def _table(df: pd.DataFrame, keys: list[str], confidence: float) -> pd.DataFrame:
+    """Per group of ``keys``: n (answered), correct, accuracy, Wilson ci_low / ci_high, errors."""
+    v = _verdicts(df)
+    if keys:
+        g = v.groupby(keys, observed=True, dropna=False, sort=True)[["_answered", "_right", "_error"]].sum()
+        g = g.reset_index()
+    else:
+        g = pd.DataFrame({"_answered": [v["_answered"].sum()], "_right": [v["_right"].sum()],
+                          "_error": [v["_error"].sum()]})
+    n, k = g["_answered"].to_numpy(np.int64), g["_right"].to_numpy(np.int64)
+    low, high = wilson_intervals(k, n, confidence)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        acc = np.where(n > 0, k / np.maximum(n, 1), np.nan)
+    out = g[keys].copy() if keys else pd.DataFrame(index=range(len(g)))
+    return out.assign(n=n, correct=k, accuracy=acc, ci_low=low, ci_high=high, errors=g["_error"].to_numpy(np.int64))
+
+
+def task_accuracy(df: pd.DataFrame, by: str | Sequence[str] | None = ("model", "task"),
+                  confidence: float = 0.95) -> pd.DataFrame:
+    """Accuracy per group (default model x task): ``by..., n, correct, accuracy, ci_low, ci_high, errors``."""
+    keys = _by(by)
+    _need(df, [*keys, "correct"], "task_accuracy")
+    return _table(df, keys, confidence)
+
+
+def overall_score(df: pd.DataFrame, by: str | Sequence[str] | None = "model", *,
+                  tasks: Sequence[str] | None = None, confidence: float = 0.95) -> pd.DataFrame:
+    """ColorBench "P & R Overall": the micro-average over instances of ``tasks`` (default: every task in the
+    frame). Columns: ``by..., n, correct, overall, ci_low, ci_high, errors, macro`` where ``macro`` is the mean
+    of the per-task accuracies (not ColorBench's figure; shown so the difference is visible)."""
+    keys = _by(by)
+    if "task" in keys:
+        raise ValueError("overall_score pools tasks: 'task' cannot be a 'by' column (use task_accuracy)")
+    _need(df, [*keys, "task", "correct"], "overall_score")
+    if tasks is not None:
+        unknown = sorted(set(tasks) - set(df["task"].astype(str)))
+        if unknown:
+            raise ValueError(f"tasks {unknown} have no rows; allowed: {', '.join(sorted(set(df['task'].astype(str))))}")
+        df = df[df["task"].astype(str).isin(list(tasks))]
+    micro = _table(df, keys, confidence).rename(columns={"accuracy": "overall"})
+    per_task = _table(df, [*keys, "task"], confidence)
+    if keys:
+        macro = per_task.groupby(keys, observed=True, dropna=False, sort=True)["accuracy"].mean().reset_index()
+        micro = micro.merge(macro.rename(columns={"accuracy": "macro"}), on=keys, how="left")
+    else:
+        micro = micro.assign(macro=per_task["accuracy"].mean())
+    return micro
+
+
+def robustness(df: pd.DataFrame, by: str | Sequence[str] | None = "model", *,
+               variants: Sequence[str] = VARIANTS, seed_col: str = "seed_id", variant_col: str = "recolour",
+               original: str = "seed", confidence: float = 0.95) -> pd.DataFrame:
+    """ColorBench §2.3 eq. (1)-(2) (module docstring). Columns: ``by..., seeds, robust, robustness, ci_low,
+    ci_high, incomplete``. A judged seed has exactly one row for ``original`` and for each of ``variants``."""
+    keys = _by(by)
+    _need(df, [*keys, seed_col, variant_col, "correct"], "robustness")
+    wanted = [original, *variants]
+    if len(set(wanted)) != len(wanted):
+        raise ValueError(f"variants {list(variants)} repeat a name or include {original!r}; allowed: distinct names")
+    v = _verdicts(df)
+    v = v.assign(_wanted=v[variant_col].astype(str).isin(wanted).astype(np.int64))
+    unknown = sorted(set(v.loc[v["_wanted"] == 0, variant_col].astype(str)))
+    if unknown:
+        raise ValueError(f"{variant_col} values {unknown} are not known; allowed: {', '.join(wanted)}")
+    seed_keys = [*keys, seed_col]
+    per_seed = v.groupby(seed_keys, observed=True, dropna=False, sort=True).agg(
+        rows=("_wanted", "size"), kinds=(variant_col, "nunique"), answered=("_answered", "sum"),
+        right=("_right", "sum"),
+    ).reset_index()
+    complete = (per_seed["rows"] == len(wanted)) & (per_seed["kinds"] == len(wanted)) & (
+        per_seed["answered"] == len(wanted))
+    per_seed = per_seed.assign(_judged=complete.astype(np.int64),
+                               _robust=(complete & (per_seed["right"] == len(wanted))).astype(np.int64),
+                               _incomplete=(~complete).astype(np.int64))
+    if keys:
+        g = per_seed.groupby(keys, observed=True, dropna=False, sort=True)[["_judged", "_robust", "_incomplete"]].sum()
+        g = g.reset_index()
+    else:
+        g = per_seed[["_judged", "_robust", "_incomplete"]].sum().to_frame().T
+    n, k = g["_judged"].to_numpy(np.int64), g["_robust"].to_numpy(np.int64)
+    low, high = wilson_intervals(k, n, confidence)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        rate = np.where(n > 0, k / np.maximum(n, 1), np.nan)
+    out = g[keys].copy() if keys else pd.DataFrame(index=range(len(g)))
+    return out.assign(seeds=n, robust=k, robustness=rate, ci_low=low, ci_high=high,
+                      incomplete=g["_incomplete"].to_numpy(np.int64))
+
+
+def _paired(df: pd.DataFrame, keys: list[str], flag: str, what: str) -> pd.DataFrame:
+    """Per group: accuracy with ``flag`` False (a) and True (b) over items answered under both."""
+    _need(df, [*keys, "item_id", flag, "correct"], what)
+    v = _verdicts(df)
+    v = v[v["_answered"] == 1].assign(_flag=v[flag].fillna(False).astype(bool))
+    item_keys = [*keys, "item_id"]
+    both = v.groupby(item_keys, observed=True, dropna=False)["_flag"].agg(["min", "max"]).reset_index()
+    both = both[~both["min"].astype(bool) & both["max"].astype(bool)][item_keys]
+    v = v.merge(both, on=item_keys, how="inner")
+    rows = []
+    groups = v.groupby(keys, observed=True, dropna=False, sort=True) if keys else [((), v)]
+    for key, part in groups:
+        key = key if isinstance(key, tuple) else (key,)
+        a, b = part[~part["_flag"]], part[part["_flag"]]
+        rows.append({**dict(zip(keys, key)), "pairs": int(part["item_id"].nunique()),
+                     "acc_a": a["_right"].mean() if len(a) else np.nan,
+                     "acc_b": b["_right"].mean() if len(b) else np.nan})
+    return pd.DataFrame(rows, columns=[*keys, "pairs", "acc_a", "acc_b"])
+
+
+def grayscale_effect(df: pd.DataFrame, by: str | Sequence[str] | None = ("model", "task")) -> pd.DataFrame:
+    """ColorBench §3.2 (Fig. 5): ``effect = (acc_colour - acc_gray) / acc_colour`` per group, over items answered
+    both in colour (``grayscale`` False) and in grayscale. Positive: colour helped; negative: colour misled;
+    NaN when acc_colour is 0. Columns: ``by..., pairs, acc_colour, acc_gray, effect``."""
+    keys = _by(by)
+    t = _paired(df, keys, "grayscale", "grayscale_effect").rename(columns={"acc_a": "acc_colour", "acc_b": "acc_gray"})
+    with np.errstate(invalid="ignore", divide="ignore"):
+        effect = np.where(t["acc_colour"] > 0, (t["acc_colour"] - t["acc_gray"]) / t["acc_colour"], np.nan)
+    return t.assign(effect=effect)
+
+
+def text_only_gap(df: pd.DataFrame, by: str | Sequence[str] | None = ("model", "task")) -> pd.DataFrame:
+    """ColorBench App. J (Table 9): ``gap = acc_image - acc_text`` (accuracy units) per group, over items answered
+    both with their image and text-only (``text_only`` True: a black image of the same size). Columns:
+    ``by..., pairs, acc_image, acc_text, gap``."""
+    keys = _by(by)
+    t = _paired(df, keys, "text_only", "text_only_gap").rename(columns={"acc_a": "acc_image", "acc_b": "acc_text"})
+    return t.assign(gap=t["acc_image"] - t["acc_text"])
+
+
+def accuracy_by(df: pd.DataFrame, param: str, by: str | Sequence[str] | None = ("model", "task"), *,
+                bins: Sequence[float] | None = None, confidence: float = 0.95) -> pd.DataFrame:
+    """Accuracy against a difficulty parameter column ``param`` (e.g. "min_delta_e", "n_colours", "clutter"):
+    one row per group and value (or per bin of ``bins`` edges, right-closed, as a pandas Interval). Columns:
+    ``by..., param, n, correct, accuracy, ci_low, ci_high, errors``."""
+    keys = _by(by)
+    if param in keys:
+        raise ValueError(f"accuracy_by varies {param!r}: it cannot also be a 'by' column")
+    _need(df, [*keys, param, "correct"], "accuracy_by")
+    if bins is not None:
+        edges = np.asarray(bins, dtype=float)
+        if edges.ndim != 1 or len(edges) < 2 or np.any(np.diff(edges) <= 0):
+            raise ValueError(f"bins={list(bins)!r} is not valid; allowed: two or more increasing edges")
+        df = df.assign(**{param: pd.cut(df[param], edges)})
+    return _table(df, [*keys, param], confidence)
+

@@ -1,0 +1,271 @@
+"""Illusion metrics as pure functions over a DataFrame of scored answers (one row per reply).
+
+* `rcid_table`: RCID §4.1 (after GVIL, Zhang et al. 2023): on illusion items the Human-like share (answer =
+  the human answer; the "deception rate" under the pixel framing), the No-illusion share (answer = the pixel
+  answer) and N/A (neither, unparsed replies included); on controls the accuracy; on traps the accuracy
+  against the pixels. Each with a 95% Wilson interval (`plates.analysis.metrics.wilson_intervals`).
+* `illusionbench_tf_table` / `illusionbench_mc_table`: IllusionBench+ accuracy, and for true/false the
+  yes-bias FP / (FP + FN) (App. A2: 0.5 balanced, near 1 leans "True", near 0 leans "False").
+* `majority_over_rounds`: IllusionBench+ App. B1's 5-round vote (a value wins with 3 or more of 5).
+* `magnitude_table`: per group and signed physical difference, the shares of "same" / "A darker" /
+  "B darker" answers (or, aligned, "induced target lighter/darker"): the data a point-of-subjective-equality
+  fit takes (one row per x with counts per response).
+
+Columns (strings may be categorical): ``answer`` what the reply claims ("A darker", "B darker", "same", a
+colour name; null: unparsed or ambiguous), ``pixel_answer`` / ``human_answer`` the keys under the two
+framings (`plates.tasks.illusions.answer_keys`; null human answer: undetermined), ``item_class``
+("illusion", "control", "trap"), optionally ``failed`` (True: the request failed; left out and counted).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import numpy as np
+import pandas as pd
+
+from plates.analysis.metrics import wilson_intervals
+
+__all__ = [
+    "RESPONSES",
+    "illusionbench_mc_table",
+    "illusionbench_tf_table",
+    "magnitude_table",
+    "majority_over_rounds",
+    "rcid_table",
+]
+
+#: The three comparison answers, as `plates.tasks.illusions.MEANINGS` writes them.
+RESPONSES = ("A darker", "B darker", "same")
+
+
+def _by(by: str | Sequence[str] | None) -> list[str]:
+    return [] if by is None else [by] if isinstance(by, str) else list(by)
+
+
+def _check(df: pd.DataFrame, columns: Sequence[str], what: str) -> None:
+    if not isinstance(df, pd.DataFrame):
+        raise ValueError(f"{what} needs a pandas DataFrame, got {type(df).__name__}")
+    missing = [c for c in columns if c not in df.columns]
+    if missing:
+        raise ValueError(f"{what}: column(s) {missing} missing; available: {', '.join(map(str, df.columns))}")
+
+
+def _eq(a: pd.Series, b: pd.Series | str) -> np.ndarray:
+    """Element-wise equality as plain booleans; a null on either side is never equal."""
+    a = a.astype(object)
+    b = b.astype(object) if isinstance(b, pd.Series) else b
+    return (a == b).to_numpy(dtype=bool) & a.notna().to_numpy(dtype=bool)
+
+
+def _failed(df: pd.DataFrame) -> np.ndarray:
+    if "failed" not in df.columns:
+        return np.zeros(len(df), dtype=bool)
+    return df["failed"].astype(object).eq(True).to_numpy(dtype=bool)
+
+
+def _groups(df: pd.DataFrame, by: list[str]) -> tuple[np.ndarray, pd.DataFrame]:
+    """Integer group code per row and the key frame (sorted keys; one all-rows group without ``by``)."""
+    if not by:
+        return np.zeros(len(df), dtype=np.int64), pd.DataFrame(index=range(1))
+    g = df.groupby(by, dropna=False, sort=True, observed=True)
+    codes = g.ngroup().to_numpy(dtype=np.int64)
+    keys = g.size().reset_index()[by]
+    return codes, keys
+
+
+def _count(codes: np.ndarray, size: int, mask: np.ndarray) -> np.ndarray:
+    return np.bincount(codes[mask], minlength=size).astype(np.int64)
+
+
+def _share(table: pd.DataFrame, name: str, k: np.ndarray, n: np.ndarray, confidence: float) -> None:
+    with np.errstate(invalid="ignore", divide="ignore"):
+        table[name] = np.where(n > 0, k / np.maximum(n, 1), np.nan)
+    low, high = wilson_intervals(k, n, confidence)
+    table[f"{name}_low"], table[f"{name}_high"] = low, high
+
+
+def rcid_table(
+    df: pd.DataFrame, by: str | Sequence[str] | None = ("model", "kind", "framing"), confidence: float = 0.95
+) -> pd.DataFrame:
+    """RCID metrics per group. Columns: ``by...``, ``illusion_n``, ``human_like``, ``no_illusion``, ``na``
+    (shares of illusion answers, each with ``_low``/``_high``), ``undetermined`` (illusion rows without a
+    human answer, left out), ``control_n``, ``control_accuracy`` (+ interval), ``trap_n``, ``trap_accuracy``
+    (against the pixels, + interval), ``failed``.
+
+    On illusion items the two keys must differ (a row whose human answer equals its pixel answer is a
+    control, not an illusion): such rows are a ValueError. HL + NI + NA = 1 per group.
+    """
+    by = _by(by)
+    _check(df, [*by, "answer", "pixel_answer", "human_answer", "item_class"], "rcid_table")
+    codes, table = _groups(df, by)
+    size = len(table)
+    failed = _failed(df)
+    cls = df["item_class"].astype(object)
+    illusion = cls.eq("illusion").to_numpy(dtype=bool) & ~failed
+    both = illusion & _eq(df["human_answer"], df["pixel_answer"])
+    if both.any():
+        raise ValueError(
+            f"{int(both.sum())} illusion row(s) have equal human and pixel answers; allowed: "
+            "different keys on illusion items (mark such items 'control')"
+        )
+    known = illusion & df["human_answer"].notna().to_numpy(dtype=bool)
+    hl, ni = known & _eq(df["answer"], df["human_answer"]), known & _eq(df["answer"], df["pixel_answer"])
+    n_ill = _count(codes, size, known)
+    table["illusion_n"] = n_ill
+    _share(table, "human_like", _count(codes, size, hl), n_ill, confidence)
+    _share(table, "no_illusion", _count(codes, size, ni), n_ill, confidence)
+    _share(table, "na", _count(codes, size, known & ~hl & ~ni), n_ill, confidence)
+    table["undetermined"] = _count(codes, size, illusion & ~known)
+    for name in ("control", "trap"):
+        rows = cls.eq(name).to_numpy(dtype=bool) & ~failed
+        right = rows & _eq(df["answer"], df["pixel_answer"])
+        n = _count(codes, size, rows)
+        table[f"{name}_n"] = n
+        _share(table, f"{name}_accuracy", _count(codes, size, right), n, confidence)
+    table["failed"] = _count(codes, size, failed)
+    return table.reset_index(drop=True)
+
+
+def _true_false(column: pd.Series, what: str) -> pd.Series:
+    """ "True"/"False" strings or booleans -> object Series of True/False/None."""
+    mapping = {True: True, False: False, "True": True, "False": False, "true": True, "false": False}
+    values = column.astype(object)
+    bad = values.notna() & ~values.isin(list(mapping))
+    if bad.any():
+        raise ValueError(
+            f"{what} holds {values[bad].iloc[0]!r}; allowed: True/False (bool or 'True'/'False') or null"
+        )
+    return values.map(lambda v: None if pd.isna(v) else mapping.get(v))
+
+
+def illusionbench_tf_table(
+    df: pd.DataFrame, by: str | Sequence[str] | None = "model", confidence: float = 0.95
+) -> pd.DataFrame:
+    """IllusionBench+ true/false per group (App. A2). Columns in: ``expected`` (True/False), ``parsed``
+    (True/False, null when the reply said neither). Out: ``by...``, ``n``, ``accuracy`` (+ interval; an
+    unparsed reply is wrong), ``fp`` (said True, was False), ``fn`` (said False, was True), ``unparsed``,
+    ``fp_ratio`` = FP / (FP + FN) (NaN without errors: no bias to measure), ``failed``."""
+    by = _by(by)
+    _check(df, [*by, "expected", "parsed"], "illusionbench_tf_table")
+    codes, table = _groups(df, by)
+    size = len(table)
+    failed = _failed(df)
+    expected = _true_false(df["expected"], "expected")
+    if expected.isna().any():
+        raise ValueError("expected holds nulls; allowed: True or False on every row")
+    parsed = _true_false(df["parsed"], "parsed")
+    exp = expected.to_numpy(dtype=bool)
+    said_true = parsed.eq(True).to_numpy(dtype=bool) & ~failed
+    said_false = parsed.eq(False).to_numpy(dtype=bool) & ~failed
+    ok = ~failed
+    n = _count(codes, size, ok)
+    table["n"] = n
+    _share(table, "accuracy", _count(codes, size, (said_true & exp) | (said_false & ~exp)), n, confidence)
+    fp, fn = _count(codes, size, said_true & ~exp), _count(codes, size, said_false & exp)
+    table["fp"], table["fn"] = fp, fn
+    table["unparsed"] = _count(codes, size, ok & ~said_true & ~said_false)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        table["fp_ratio"] = np.where(fp + fn > 0, fp / np.maximum(fp + fn, 1), np.nan)
+    table["failed"] = _count(codes, size, failed)
+    return table.reset_index(drop=True)
+
+
+def illusionbench_mc_table(
+    df: pd.DataFrame, by: str | Sequence[str] | None = "model", confidence: float = 0.95
+) -> pd.DataFrame:
+    """IllusionBench+ multiple choice per group: columns in ``expected`` and ``parsed`` (numerals; null:
+    unparsed, counted wrong); out ``by...``, ``n``, ``accuracy`` (+ interval), ``unparsed``, ``failed``.
+    Chance is 0.25 (four options)."""
+    by = _by(by)
+    _check(df, [*by, "expected", "parsed"], "illusionbench_mc_table")
+    codes, table = _groups(df, by)
+    size = len(table)
+    failed = _failed(df)
+    ok = ~failed
+    n = _count(codes, size, ok)
+    table["n"] = n
+    _share(table, "accuracy", _count(codes, size, ok & _eq(df["parsed"], df["expected"])), n, confidence)
+    table["unparsed"] = _count(codes, size, ok & df["parsed"].isna().to_numpy(dtype=bool))
+    table["failed"] = _count(codes, size, failed)
+    return table.reset_index(drop=True)
+
+
+def majority_over_rounds(df: pd.DataFrame, keys: Sequence[str], column: str, rounds: int = 5) -> pd.DataFrame:
+    """One row per ``keys`` group with the value of ``column`` given in at least ``rounds // 2 + 1`` of its
+    rows (IllusionBench+ App. B1: "the outcome that occurred three times or more" of 5), or null when no value
+    has a majority; ``votes`` is that value's count. Every group must have exactly ``rounds`` rows (a
+    ValueError names the first that does not). Nulls are a value: 3 unparsed replies of 5 give null."""
+    keys = list(keys)
+    _check(df, [*keys, column], "majority_over_rounds")
+    if isinstance(rounds, bool) or not isinstance(rounds, int) or rounds < 1:
+        raise ValueError(f"rounds={rounds!r} is not valid; allowed: a positive integer (IllusionBench+: 5)")
+    sizes = df.groupby(keys, dropna=False, observed=True).size()
+    wrong = sizes[sizes != rounds]
+    if len(wrong):
+        raise ValueError(
+            f"group {wrong.index[0]!r} has {int(wrong.iloc[0])} rows; allowed: exactly {rounds} "
+            "(one per round)"
+        )
+    filled = df[[*keys, column]].copy()
+    filled["_v"] = filled[column].astype(object).where(filled[column].notna(), "\x00null")
+    votes = filled.groupby([*keys, "_v"], dropna=False, observed=True).size().rename("votes").reset_index()
+    winners = votes[votes["votes"] >= rounds // 2 + 1]
+    out = sizes.reset_index()[keys].merge(winners, on=keys, how="left")
+    out[column] = pd.Series(
+        [None if pd.isna(v) or v == "\x00null" else v for v in out["_v"]], dtype=object, index=out.index
+    )
+    out["votes"] = out["votes"].fillna(0).astype(np.int64)
+    return out[[*keys, column, "votes"]]
+
+
+def magnitude_table(
+    df: pd.DataFrame, by: str | Sequence[str] | None = ("model", "kind", "strength"), *, align: bool = True
+) -> pd.DataFrame:
+    """Illusion magnitude data: per ``by`` group and signed physical difference, the counts and shares of
+    each comparison answer. Rows with a failed request are left out; unparsed answers are counted.
+
+    Columns in: ``signed_delta_e`` (the render's ``truth["signed_delta_e2000"]``: + when A is physically
+    lighter), ``answer``; with ``align`` also ``induced_lighter`` ("A"/"B": the target the illusion makes look
+    lighter, `truth["induced_lighter"]`; rows without one are left out).
+
+    ``align=False``: x = ``signed_delta_e``; responses ``a_darker``, ``b_darker``, ``same``.
+    ``align=True`` (to pool mirrored and swapped layouts): x = the difference in favour of the induced target
+    (+ when it is physically lighter); responses ``induced_lighter`` (the induced target named lighter, i.e.
+    the other one darker), ``induced_darker``, ``same``. A psychometric fit of P(induced_lighter) against x
+    has its point of subjective equality at x < 0 when the model is fooled; the illusion's magnitude in
+    ΔE2000 is -PSE. Out: ``by...``, ``x``, ``n``, one ``n_`` and one ``share_`` column per response, and
+    ``n_unanswered``, sorted by group and x.
+    """
+    by = _by(by)
+    need = [*by, "signed_delta_e", "answer"] + (["induced_lighter"] if align else [])
+    _check(df, need, "magnitude_table")
+    keep = ~_failed(df)
+    answer = df["answer"].astype(object)
+    x = df["signed_delta_e"].to_numpy(dtype=float)
+    if align:
+        induced = df["induced_lighter"].astype(object)
+        keep &= induced.isin(["A", "B"]).to_numpy(dtype=bool)
+        flip = induced.eq("B").to_numpy(dtype=bool)
+        x = np.where(flip, -x, x)
+        # the induced target named lighter = the other one named darker
+        responses = {
+            "induced_lighter": np.where(flip, _eq(answer, "A darker"), _eq(answer, "B darker")),
+            "induced_darker": np.where(flip, _eq(answer, "B darker"), _eq(answer, "A darker")),
+        }
+    else:
+        responses = {"a_darker": _eq(answer, "A darker"), "b_darker": _eq(answer, "B darker")}
+    responses["same"] = _eq(answer, "same")
+    frame = df.loc[keep, by].copy() if by else pd.DataFrame(index=df.index[keep])
+    frame["x"] = np.round(x[keep], 6)
+    for name, hit in responses.items():
+        frame[f"n_{name}"] = hit[keep].astype(np.int64)
+    frame["n_unanswered"] = (~np.any(np.stack([h[keep] for h in responses.values()]), axis=0)).astype(
+        np.int64
+    )
+    counts = [c for c in frame.columns if c.startswith("n_")]
+    out = frame.groupby([*by, "x"], dropna=False, sort=True, observed=True)[counts].sum().reset_index()
+    out.insert(len(by) + 1, "n", out[counts].sum(axis=1).astype(np.int64))
+    for name in responses:
+        out[f"share_{name}"] = out[f"n_{name}"] / out["n"]
+    return out

@@ -1,0 +1,184 @@
+"""Simulated observers with a known psychometric function, for tests and benchmarks (issues 11 and 15).
+
+An observer answers a trial at level ``x`` (plates: ΔE2000 between text and background dots, CIELAB D65 2°)
+correctly with probability ψ(x) = γ + (1 − γ − λ) F(x; α, β) (`plates.analysis.psychometric`) and otherwise
+gives a wrong answer of the task's kind: the other word (yes/no), a uniformly random other option (k-way
+choice), a uniformly random other label of the label space (open answers). A `ComparisonObserver` answers an
+illusion's A / B (/ same) comparison by the PSE model of `plates.analysis.pse`.
+
+Randomness: every method takes a ``numpy.random.Generator``; `SimulatedObserver.rng` and
+`ComparisonObserver.rng` give the observer's own PCG64 stream from ``SeedSequence(seed)``. `correct` draws one
+uniform per trial, so answering a list at once or one trial at a time from the same stream gives the same
+verdicts. The other methods draw the verdicts first, then the wrong answers (one integer per trial).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass, replace
+from typing import Any
+
+import numpy as np
+
+from plates.analysis.pse import PSE_FAMILIES, outcomes, pse_probabilities
+from plates.analysis.psychometric import FAMILIES, guess_rate, psychometric
+
+__all__ = ["ComparisonObserver", "SimulatedObserver"]
+
+
+def _check_positive(name: str, value: Any) -> None:
+    if isinstance(value, bool) or not isinstance(value, (int, float, np.integer, np.floating)) or not (
+            np.isfinite(value) and value > 0):
+        raise ValueError(f"{name} must be a finite number > 0, got {value!r}")
+
+
+def _check_seed(seed: Any) -> None:
+    if isinstance(seed, bool) or not isinstance(seed, (int, np.integer)) or seed < 0:
+        raise ValueError(f"seed must be a non-negative integer, got {seed!r}")
+
+
+@dataclass(frozen=True)
+class SimulatedObserver:
+    """An observer with a known threshold (level where ψ is halfway between guess and ceiling), slope (β of
+    ``family``), lapse rate (0 ≤ λ < 1 − γ) for a task of ``answer_kind`` ("yesno" | "mc" | "open"), whose guess
+    rate γ follows from the task (`guess_rate`: ½, 1/``n_options``, 1/``label_space_size``)."""
+
+    threshold: float
+    slope: float
+    answer_kind: str
+    lapse: float = 0.0
+    n_options: int | None = None
+    label_space_size: int | None = None
+    family: str = "logistic"
+    seed: int = 0
+
+    def __post_init__(self) -> None:
+        if self.family not in FAMILIES:
+            raise ValueError(f"family {self.family!r} is not known; allowed: {', '.join(FAMILIES)}")
+        if self.family == "weibull":
+            _check_positive("threshold (weibull)", self.threshold)
+        elif isinstance(self.threshold, bool) or not isinstance(
+                self.threshold, (int, float, np.integer, np.floating)) or not np.isfinite(self.threshold):
+            raise ValueError(f"threshold must be a finite number, got {self.threshold!r}")
+        _check_positive("slope", self.slope)
+        guess = guess_rate(self.answer_kind, self.n_options, self.label_space_size)  # validates the task
+        if not 0.0 <= self.lapse < 1.0 - guess:
+            raise ValueError(f"lapse must lie in [0, 1 - guess) = [0, {1 - guess:g}), got {self.lapse!r}")
+        _check_seed(self.seed)
+
+    @property
+    def guess(self) -> float:
+        """γ, the task's guess rate."""
+        return guess_rate(self.answer_kind, self.n_options, self.label_space_size)
+
+    def replace(self, **changes: Any) -> SimulatedObserver:
+        return replace(self, **changes)
+
+    def rng(self) -> np.random.Generator:
+        """A fresh PCG64 stream of this observer (``SeedSequence(seed)``)."""
+        return np.random.Generator(np.random.PCG64(np.random.SeedSequence(self.seed)))
+
+    def p_correct(self, levels: Any) -> np.ndarray:
+        """ψ at ``levels``: the probability of a correct answer."""
+        return psychometric(levels, self.threshold, self.slope, guess=self.guess, lapse=self.lapse,
+                            family=self.family)
+
+    def correct(self, levels: Any, rng: np.random.Generator) -> np.ndarray:
+        """One verdict (bool) per level: correct with probability ψ(level); one uniform draw per trial."""
+        p = self.p_correct(np.atleast_1d(np.asarray(levels, dtype=float)))
+        return rng.random(p.shape) < p
+
+    def answer_yesno(self, levels: Any, truths: Sequence[str], rng: np.random.Generator) -> list[str]:
+        """"yes"/"no" per trial, where ``truths`` holds the right answer of each ("yes" or "no")."""
+        if self.answer_kind != "yesno":
+            raise ValueError(f"answer_yesno needs an observer of answer kind 'yesno', not {self.answer_kind!r}")
+        bad = [t for t in truths if t not in ("yes", "no")]
+        if bad:
+            raise ValueError(f"truths must be 'yes' or 'no'; found {bad[0]!r}")
+        ok = self._verdicts(levels, len(truths), rng)
+        flip = {"yes": "no", "no": "yes"}
+        return [t if c else flip[t] for t, c in zip(truths, ok.tolist())]
+
+    def answer_choice(self, levels: Any, right: Any, rng: np.random.Generator) -> np.ndarray:
+        """The option index (0..n_options-1) chosen per trial, where ``right`` holds each right index; a wrong
+        answer is a uniformly random other option."""
+        if self.answer_kind != "mc":
+            raise ValueError(f"answer_choice needs an observer of answer kind 'mc', not {self.answer_kind!r}")
+        right = np.atleast_1d(np.asarray(right))
+        if right.dtype.kind not in "iu" or np.any((right < 0) | (right >= self.n_options)):
+            raise ValueError(f"right must hold option indices in 0..{self.n_options - 1}, got {right!r}")
+        ok = self._verdicts(levels, right.size, rng)
+        other = (right + rng.integers(1, self.n_options, right.size)) % self.n_options
+        return np.where(ok, right, other)
+
+    def answer_open(self, levels: Any, targets: Sequence[str], labels: Sequence[str],
+                    rng: np.random.Generator) -> list[str]:
+        """The label given per trial: the target when correct, else a uniformly random other label of
+        ``labels`` (the label space; its size must equal ``label_space_size``)."""
+        if self.answer_kind != "open":
+            raise ValueError(f"answer_open needs an observer of answer kind 'open', not {self.answer_kind!r}")
+        if len(labels) != self.label_space_size or len(set(labels)) != len(labels):
+            raise ValueError(f"labels must be {self.label_space_size} distinct labels (label_space_size), "
+                             f"got {len(labels)} ({len(set(labels))} distinct)")
+        index = {label: i for i, label in enumerate(labels)}
+        missing = [t for t in targets if t not in index]
+        if missing:
+            raise ValueError(f"target {missing[0]!r} is not in the label space")
+        ok = self._verdicts(levels, len(targets), rng)
+        target_i = np.array([index[t] for t in targets], dtype=np.int64)
+        other = (target_i + rng.integers(1, len(labels), target_i.size)) % len(labels)
+        return [labels[i] for i in np.where(ok, target_i, other).tolist()]
+
+    def _verdicts(self, levels: Any, count: int, rng: np.random.Generator) -> np.ndarray:
+        levels = np.atleast_1d(np.asarray(levels, dtype=float))
+        if levels.size != count:
+            raise ValueError(f"levels and answers differ in length: {levels.size} vs {count}")
+        return self.correct(levels, rng)
+
+
+@dataclass(frozen=True)
+class ComparisonObserver:
+    """An observer of an illusion's comparison (`plates.analysis.pse`): answers +1 ("B looks darker"), −1
+    ("A looks darker") or, with three alternatives, 0 ("the same") at a signed physical difference x (x > 0:
+    B physically darker), with a known PSE, slope β (per unit of x), undecided half-band δ and lapse λ."""
+
+    pse: float
+    slope: float
+    alternatives: int = 2
+    band: float = 0.0
+    lapse: float = 0.0
+    family: str = "logistic"
+    seed: int = 0
+
+    def __post_init__(self) -> None:
+        if isinstance(self.pse, bool) or not isinstance(self.pse, (int, float, np.integer, np.floating)) or (
+                not np.isfinite(self.pse)):
+            raise ValueError(f"pse must be a finite number, got {self.pse!r}")
+        _check_positive("slope", self.slope)
+        outcomes(self.alternatives)
+        if self.family not in PSE_FAMILIES:
+            raise ValueError(f"family {self.family!r} is not allowed; allowed: {', '.join(PSE_FAMILIES)}")
+        if not 0.0 <= self.band or (self.alternatives == 2 and self.band != 0.0):
+            raise ValueError(f"band must be >= 0, and 0 with two alternatives; got {self.band!r}")
+        if not 0.0 <= self.lapse < 1.0:
+            raise ValueError(f"lapse must lie in [0, 1), got {self.lapse!r}")
+        _check_seed(self.seed)
+
+    def replace(self, **changes: Any) -> ComparisonObserver:
+        return replace(self, **changes)
+
+    def rng(self) -> np.random.Generator:
+        """A fresh PCG64 stream of this observer (``SeedSequence(seed)``)."""
+        return np.random.Generator(np.random.PCG64(np.random.SeedSequence(self.seed)))
+
+    def probabilities(self, differences: Any) -> np.ndarray:
+        """P(answer) per answer code of `plates.analysis.pse.outcomes`, shape (alternatives, n)."""
+        return pse_probabilities(np.atleast_1d(np.asarray(differences, dtype=float)), self.pse, self.slope,
+                                 band=self.band, lapse=self.lapse, alternatives=self.alternatives,
+                                 family=self.family)
+
+    def answer(self, differences: Any, rng: np.random.Generator) -> np.ndarray:
+        """One answer code per difference (one uniform draw per trial)."""
+        p = self.probabilities(differences)
+        u = rng.random(p.shape[1])
+        return np.asarray(outcomes(self.alternatives))[np.sum(u[None, :] >= np.cumsum(p, axis=0)[:-1], axis=0)]

@@ -1,0 +1,218 @@
+"""Points of subjective equality (PSE) from two- or three-alternative comparisons (issues 11 and 15).
+
+An illusion shows two targets A and B whose physical difference ``x`` is signed: ``x > 0`` means B is
+physically darker than A by ``x`` (e.g. ``x = L*_A − L*_B`` in CIELAB, D65 2°, or a ΔE2000 with a sign; the
+caller picks the unit and the direction, the maths only needs "larger x favours the answer B"). Each answer is
+coded +1 ("B looks darker"), −1 ("A looks darker") or, with three alternatives, 0 ("they look the same"): the
+RCID questions (§3.3: "A is darker", "B is darker", "exactly the same") and a two-way forced choice.
+
+The model (wording and choice ours; the three-way form is the "ternary" model of García-Pérez & Alcalá-Quintana
+2013, *Front. Psychol.* 4:253, with a symmetric undecided band):
+
+    P(+1 | x) = λ/k + (1 − λ) F(β (x − μ − δ))
+    P(−1 | x) = λ/k + (1 − λ) (1 − F(β (x − μ + δ)))
+    P( 0 | x) = λ/k + (1 − λ) (F(β (x − μ + δ)) − F(β (x − μ − δ)))      (three alternatives only)
+
+with ``F`` a logistic or cumulative Gaussian (`plates.analysis.psychometric` families, symmetric ones only),
+``k`` the number of alternatives, ``λ`` the lapse rate (a lapse answers uniformly at random: there is no guess
+rate beyond λ/k, since no answer is "correct"), and ``δ ≥ 0`` the half-width of the band where "same" wins
+(δ = 0 with two alternatives). The **PSE** is μ: there P(+1) = P(−1) (= ½ with two alternatives), i.e. the
+physical difference at which the targets look equal; an unbiased observer has μ = 0, and an illusion that makes
+B look darker gives μ < 0 (B must be made lighter to look equal). Fitted by maximum likelihood over the
+multinomial counts per level; the PSE's interval is the profile-likelihood interval (`_likelihood`).
+"""
+
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass
+from typing import Any
+
+import numpy as np
+from scipy import special
+
+from plates.analysis import _likelihood
+from plates.analysis.psychometric import LAPSE_MAX
+
+__all__ = ["PSE_FAMILIES", "PSEFit", "fit_pse", "outcomes", "pse_probabilities"]
+
+PSE_FAMILIES = ("logistic", "gaussian")
+_EPS = 1e-12
+
+
+def outcomes(alternatives: int) -> tuple[int, ...]:
+    """The answer codes for ``alternatives`` (2: (−1, +1); 3: (−1, 0, +1)), in the order of
+    `pse_probabilities`' first axis."""
+    if alternatives not in (2, 3):
+        raise ValueError(f"alternatives must be 2 (A / B) or 3 (A / same / B), got {alternatives!r}")
+    return (-1, 1) if alternatives == 2 else (-1, 0, 1)
+
+
+def _cdf(family: str, z: np.ndarray) -> np.ndarray:
+    if family not in PSE_FAMILIES:
+        raise ValueError(f"family {family!r} is not allowed for a PSE (a symmetric curve is needed); "
+                         f"allowed: {', '.join(PSE_FAMILIES)}")
+    return special.expit(z) if family == "logistic" else special.ndtr(z)
+
+
+def pse_probabilities(
+    x: Any, pse: Any, slope: Any, *, band: Any = 0.0, lapse: Any = 0.0, alternatives: int = 2,
+    family: str = "logistic",
+) -> np.ndarray:
+    """P(answer | x) for each answer code of `outcomes(alternatives)` (module docstring), stacked on a new
+    first axis and broadcast over the rest. ``band`` must be 0 with two alternatives."""
+    codes = outcomes(alternatives)
+    x, mu, b, d, lam = (np.asarray(v, dtype=float) for v in (x, pse, slope, band, lapse))
+    if not np.all(b > 0):
+        raise ValueError(f"slope must be > 0, got {slope!r}")
+    if not np.all(d >= 0) or (alternatives == 2 and np.any(d != 0)):
+        raise ValueError(f"band must be >= 0, and 0 with two alternatives; got {band!r} with {alternatives}")
+    if not np.all((lam >= 0) & (lam < 1)):
+        raise ValueError(f"lapse must lie in [0, 1), got {lapse!r}")
+    upper = _cdf(family, b * (x - mu - d))  # F for "+1"
+    lower = _cdf(family, b * (x - mu + d))  # 1 - this for "-1"
+    base, keep = lam / len(codes), 1.0 - lam
+    minus, plus = base + keep * (1.0 - lower), base + keep * upper
+    if alternatives == 2:
+        return np.stack(np.broadcast_arrays(minus, plus))
+    return np.stack(np.broadcast_arrays(minus, base + keep * (lower - upper), plus))
+
+
+@dataclass(frozen=True)
+class PSEFit:
+    """A maximum-likelihood fit of the PSE model (module docstring).
+
+    ``pse``: μ in the units of the signed difference (NaN unless status is "fit"); ``ci_low``/``ci_high``:
+    its profile-likelihood interval at ``confidence`` (±inf where open). ``status``: "fit", "below-range"
+    (every answer says B even at the lowest level: the PSE lies below it), "above-range" (the converse),
+    "too-few" (fewer than two distinct levels). ``slope``: β per unit of x; ``band``: δ; ``lapse``: fitted in
+    [0, 0.06] unless ``lapse_fixed``. ``extrapolated``: the PSE lies outside ``[x_min, x_max]``.
+    ``log_likelihood``: Σ log P(answer) over the ``n`` single answers.
+    """
+
+    status: str
+    pse: float
+    ci_low: float
+    ci_high: float
+    slope: float
+    band: float
+    lapse: float
+    alternatives: int
+    family: str
+    n: int
+    x_min: float
+    x_max: float
+    extrapolated: bool
+    log_likelihood: float
+    lapse_fixed: bool
+    confidence: float
+    converged: bool
+    message: str = ""
+
+    def predict(self, x: Any) -> np.ndarray:
+        """P(answer | x), shape (alternatives, *x.shape) in `outcomes` order; NaN unless status is "fit"."""
+        x = np.asarray(x, dtype=float)
+        if self.status != "fit":
+            return np.full((self.alternatives, *x.shape), np.nan)
+        return pse_probabilities(x, self.pse, self.slope, band=self.band, lapse=self.lapse,
+                                 alternatives=self.alternatives, family=self.family)
+
+    def to_dict(self) -> dict[str, Any]:
+        return asdict(self)
+
+
+def _counts(differences: Any, responses: Any, alternatives: int) -> tuple[np.ndarray, np.ndarray, int]:
+    """(distinct levels, counts (alternatives, levels), n) after validation."""
+    codes = outcomes(alternatives)
+    x = np.asarray(differences, dtype=float).ravel()
+    r = np.asarray(responses, dtype=object).ravel()
+    if x.shape != r.shape:
+        raise ValueError(f"differences and responses differ in length: {x.size} vs {r.size}")
+    if not np.all(np.isfinite(x)):
+        raise ValueError("differences must be finite numbers; found NaN or inf -- drop those rows first")
+    bad = [v for v in r if isinstance(v, (bool, np.bool_)) or v not in codes]
+    if bad:
+        raise ValueError(f"responses must be codes {codes} with {alternatives} alternatives "
+                         f"(+1: B looks darker, -1: A, 0: same); found {bad[0]!r}")
+    xs, inverse = np.unique(x, return_inverse=True)
+    r = r.astype(int)
+    counts = np.stack([np.bincount(inverse[r == c], minlength=xs.size) for c in codes]).astype(float)
+    return xs, counts, int(x.size)
+
+
+def fit_pse(
+    differences: Any, responses: Any, *, alternatives: int, lapse: float | None = None,
+    family: str = "logistic", confidence: float = 0.95, interval: bool = True,
+) -> PSEFit:
+    """Fit the PSE model (module docstring) by maximum likelihood (scipy.optimize, SLSQP within box bounds).
+
+    ``differences``: signed physical differences (x > 0: B darker); ``responses``: +1 / −1 (/ 0 with three
+    alternatives); ``lapse``: None to fit λ in [0, 0.06], or fixed; ``interval``: profile-likelihood
+    interval of the PSE at ``confidence``.
+    """
+    _cdf(family, np.zeros(1))
+    if lapse is not None and not 0.0 <= float(lapse) < 1.0:
+        raise ValueError(f"lapse must be None (fitted) or lie in [0, 1), got {lapse!r}")
+    cutoff = _likelihood.chi2_cutoff(confidence) if interval else None
+    xs, counts, total = _counts(differences, responses, alternatives)
+    fixed = lapse is not None
+    common = {"alternatives": alternatives, "family": family, "n": total, "lapse_fixed": fixed,
+              "confidence": float(confidence)}
+    if xs.size < 2:
+        nan = float("nan")
+        return PSEFit("too-few", nan, nan, nan, nan, nan, float(lapse) if fixed else nan, x_min=nan, x_max=nan,
+                      extrapolated=False, log_likelihood=nan, converged=False,
+                      message=f"need answers at two or more distinct differences; got {xs.size}", **common)
+    x_lo, x_hi = float(xs[0]), float(xs[-1])
+    span = x_hi - x_lo
+    three = alternatives == 3
+    bounds = [(x_lo - span, x_hi + span), (np.log(0.5 / span), np.log(1000.0 / span))]
+    bounds += [(0.0, span)] if three else []
+    bounds += [] if fixed else [(0.0, LAPSE_MAX)]
+
+    def unpack(theta: np.ndarray) -> tuple[Any, Any, Any, Any]:
+        band = theta[2] if three else 0.0
+        lam = float(lapse) if fixed else theta[-1]
+        return theta[0], np.exp(theta[1]), band, lam
+
+    def loglik(mu: Any, b: Any, band: Any, lam: Any, x: np.ndarray = xs, c: np.ndarray = counts) -> np.ndarray:
+        p = pse_probabilities(x, mu, b, band=band, lapse=lam, alternatives=alternatives, family=family)
+        c = c.reshape(c.shape[0], *[1] * (p.ndim - 2), c.shape[-1])  # (answers, ..., levels)
+        return np.sum(c * np.log(np.clip(p, _EPS, 1.0)), axis=(0, -1))
+
+    def fun(theta: np.ndarray) -> float:
+        return -float(loglik(*unpack(theta)))
+
+    # Vectorised grid over the box (axes: μ, log β, δ, λ) for the optimiser's start; more than 64 levels are
+    # pooled into 64 bins for it (the grid only seeds the optimiser, which uses every level).
+    grid_x, grid_counts = xs, counts
+    if xs.size > 64:
+        edges = np.linspace(0, xs.size, 65).astype(int)[:-1]
+        per_level = counts.sum(axis=0)
+        grid_x = np.add.reduceat(xs * per_level, edges) / np.add.reduceat(per_level, edges)
+        grid_counts = np.add.reduceat(counts, edges, axis=1)
+    mu = np.linspace(*bounds[0], 49)[1:-1][:, None, None, None, None]
+    log_b = np.linspace(*bounds[1], 25)[None, :, None, None, None]
+    band = (np.array([0.0, span / 8, span / 4]) if three else np.zeros(1))[None, None, :, None, None]
+    lam = (np.array([lapse]) if fixed else np.array([0.0, 0.03, LAPSE_MAX]))[None, None, None, :, None]
+    ll = loglik(mu, np.exp(log_b), band, lam, grid_x, grid_counts)
+    i, j, m, q = np.unravel_index(np.argmax(ll), ll.shape)
+    start = [mu.ravel()[i], log_b.ravel()[j], *([band.ravel()[m]] if three else []),
+             *([] if fixed else [lam.ravel()[q]])]
+    best, prof = _likelihood.fit(fun, [np.array(start)], bounds, jac=False, cutoff=cutoff)
+    mu_hat, b_hat, band_hat, lam_hat = unpack(best.theta)
+    fields = dict(slope=float(b_hat), band=float(band_hat), lapse=float(lam_hat), x_min=x_lo, x_max=x_hi,
+                  log_likelihood=-best.nll, converged=best.converged, **common)
+    low, high = (prof.low, prof.high) if prof else (np.nan, np.nan)
+    says_b_at_lowest = _cdf(family, b_hat * (x_lo - mu_hat - band_hat)) >= 0.99
+    says_a_at_highest = _cdf(family, b_hat * (x_hi - mu_hat + band_hat)) <= 0.01
+    if says_b_at_lowest:
+        return PSEFit("below-range", np.nan, -np.inf, high, extrapolated=True,
+                      message=f"'B looks darker' at every level but for lapses: the PSE lies below {x_lo:.4g}",
+                      **fields)
+    if says_a_at_highest:
+        return PSEFit("above-range", np.nan, low, np.inf, extrapolated=True,
+                      message=f"'A looks darker' at every level but for lapses: the PSE lies above {x_hi:.4g}",
+                      **fields)
+    extrapolated = not x_lo <= mu_hat <= x_hi
+    message = f"PSE {mu_hat:.4g} extrapolated outside [{x_lo:.4g}, {x_hi:.4g}]" if extrapolated else ""
+    return PSEFit("fit", float(mu_hat), low, high, extrapolated=extrapolated, message=message, **fields)

@@ -1,0 +1,395 @@
+"""Chance-aware psychometric functions and their maximum-likelihood fits (issue 11).
+
+The function of stimulus level ``x`` (plates: the CIEDE2000 difference ΔE2000 between text and background dots
+in CIELAB, D65, 2°; illusions: see `plates.analysis.pse`) is
+
+    ψ(x) = γ + (1 − γ − λ) F(x; α, β)
+
+(Wichmann & Hill 2001, *Percept. Psychophys.* 63(8), eq. 1), where ``γ`` (guess) is the share correct of an
+observer who sees nothing, fixed by the task (`guess_rate`), ``λ`` (lapse) the share of trials lost to
+inattention at any level, and ``F`` a sigmoid from 0 to 1 with ``F(α) = ½``. So the **threshold** ``α`` is the
+level where ψ is halfway between the guess rate and the ceiling: ψ(α) = γ + (1 − γ − λ)/2 (75% correct on a
+yes/no task without lapses; 62.5% on a 4-way choice; 50.5% on an open answer over 100 labels).
+
+Families (``F``; ``β`` is the slope parameter, its unit depends on the family):
+
+* ``"logistic"``: F = 1 / (1 + exp(−β (x − α))); β per unit of x (the 25–75% rise of F spans 2 ln 3 / β).
+* ``"gaussian"``: F = Φ(β (x − α)), the cumulative normal with σ = 1/β.
+* ``"weibull"``: F = 1 − exp(−ln 2 · (x/α)^β), x ≥ 0, β the (unit-free) shape; the ln 2 (our choice) puts
+  F(α) = ½. A Gumbel curve in log x, the natural choice on a log ΔE scale.
+
+Fits (`fit_psychometric`) maximise the binomial likelihood over the distinct levels (scipy.optimize SLSQP
+in a box, started from a vectorised grid); ``λ`` is fitted inside [0, `LAPSE_MAX`] = [0, 0.06] (the range
+Wichmann & Hill 2001 allow it) or fixed by the caller. The threshold's interval is the **profile likelihood** interval
+(`plates.analysis._likelihood`), not a bootstrap: deterministic, no seed, and about 20 small optimisations per
+fit. Its coverage on simulated observers (bench/bench_psychometric.py: 200 seeds per task, constant stimuli at
+ΔE2000 1..20, nominal 95%) measured 94-95.5% with 2,000 trials per observer and 91-93% with 200 trials, for
+yes/no, 4-way choice and open tasks alike.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import asdict, dataclass
+from typing import Any
+
+import numpy as np
+import pandas as pd
+from scipy import special
+
+from plates.analysis import _likelihood
+
+__all__ = [
+    "ANSWER_KINDS",
+    "FAMILIES",
+    "LAPSE_MAX",
+    "STATUSES",
+    "PsychometricFit",
+    "fit_groups",
+    "fit_psychometric",
+    "guess_rate",
+    "psychometric",
+    "sigmoid",
+]
+
+#: Answer kinds and their guess rate (the prompt kinds of the tasks registry: "yesno", "mc", "open").
+ANSWER_KINDS = ("yesno", "mc", "open")
+FAMILIES = ("logistic", "gaussian", "weibull")
+#: Upper bound of a fitted lapse rate (Wichmann & Hill 2001 constrain λ to [0, 0.06]).
+LAPSE_MAX = 0.06
+#: Fit outcomes: "fit" (threshold located; ``extrapolated`` says whether outside the tested levels),
+#: "below-range" / "above-range" (every tested level sits on the ceiling / on the guess floor, so the data
+#: place the threshold below the lowest / above the highest level but not where), "too-few" (no data or fewer
+#: than two distinct levels).
+STATUSES = ("fit", "below-range", "above-range", "too-few")
+_EPS = 1e-12  # ψ is clipped to [_EPS, 1 - _EPS] inside logarithms
+
+
+def guess_rate(answer_kind: str, n_options: int | None = None, label_space_size: int | None = None) -> float:
+    """The share correct of an observer who sees nothing (γ), set by the task.
+
+    * ``"yesno"``: ½ (a balanced design: half the candidates shown are the true label; ColorBlindnessEval
+      §3.1 asks both). No ``n_options`` / ``label_space_size``.
+    * ``"mc"``: 1/``n_options`` for a k-way choice (ColorBench §3: 2-6 options; HueManity: 4 options).
+    * ``"open"``: 1/``label_space_size``: a uniform guess over the labels that can be drawn (ColorBlindnessEval
+      §3: 100 numbers; HueManity App. B.1: 90 numbers or 3,364 pairs).
+    """
+    def count(name: str, value: Any) -> int:
+        if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or value < 2:
+            raise ValueError(f"{name} must be an integer >= 2 for answer kind {answer_kind!r}, got {value!r}")
+        return int(value)
+
+    if answer_kind not in ANSWER_KINDS:
+        raise ValueError(f"answer kind {answer_kind!r} is not known; allowed: {', '.join(ANSWER_KINDS)}")
+    extra = {"n_options": n_options, "label_space_size": label_space_size}
+    wanted = {"yesno": None, "mc": "n_options", "open": "label_space_size"}[answer_kind]
+    for name, value in extra.items():
+        if name != wanted and value is not None:
+            raise ValueError(f"answer kind {answer_kind!r} takes no {name} (got {value!r}); "
+                             f"it needs {wanted or 'nothing else'}")
+    if wanted is None:
+        return 0.5
+    return 1.0 / count(wanted, extra[wanted])
+
+
+def _check_family(family: str) -> None:
+    if family not in FAMILIES:
+        raise ValueError(f"family {family!r} is not known; allowed: {', '.join(FAMILIES)}")
+
+
+def _to_u(family: str, x: np.ndarray) -> np.ndarray:
+    """The axis each family is a location-scale curve on: x itself, or log x (Weibull; log 0 = -inf)."""
+    if family != "weibull":
+        return x
+    with np.errstate(divide="ignore"):
+        return np.log(x)
+
+
+def _from_u(family: str, u: float) -> float:
+    return float(np.exp(u)) if family == "weibull" else float(u)
+
+
+def _cdf_pdf(family: str, z: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """F(z) and dF/dz of the standard curve of ``family`` (F(0) = ½)."""
+    if family == "logistic":
+        f = special.expit(z)
+        return f, f * (1.0 - f)
+    if family == "gaussian":
+        return special.ndtr(z), np.exp(-0.5 * z * z) / np.sqrt(2.0 * np.pi)
+    with np.errstate(over="ignore"):
+        e = np.log(2.0) * np.exp(z)
+        return -np.expm1(-e), np.exp(np.log(np.log(2.0)) + z - e)
+
+
+def _check_guess_lapse(guess: Any, lapse: Any) -> None:
+    try:
+        g, lam = np.asarray(guess, dtype=float), np.asarray(lapse, dtype=float)
+    except (TypeError, ValueError):
+        raise ValueError(f"guess and lapse must be numbers, got guess={guess!r}, lapse={lapse!r}") from None
+    if not np.all((g >= 0.0) & (g < 1.0)):
+        raise ValueError(f"guess must lie in [0, 1), got {guess!r}")
+    if not np.all((lam >= 0.0) & (lam < 1.0 - g)):
+        raise ValueError(f"lapse must lie in [0, 1 - guess), got lapse={lapse!r} with guess={guess!r}")
+
+
+def sigmoid(x: Any, threshold: Any, slope: Any, family: str = "logistic") -> np.ndarray:
+    """F(x; α, β) of ``family`` (module docstring), broadcast over its arguments; F(threshold) = ½."""
+    _check_family(family)
+    x, a, b = (np.asarray(v, dtype=float) for v in (x, threshold, slope))
+    if not np.all(b > 0):
+        raise ValueError(f"slope must be > 0, got {slope!r}")
+    if family == "weibull" and (np.any(x < 0) or not np.all(a > 0)):
+        raise ValueError(f"the weibull family needs levels >= 0 and thresholds > 0, got x={x!r}, "
+                         f"threshold={threshold!r}")
+    return _cdf_pdf(family, b * (_to_u(family, x) - _to_u(family, a)))[0]
+
+
+def psychometric(
+    x: Any, threshold: Any, slope: Any, *, guess: Any, lapse: Any = 0.0, family: str = "logistic"
+) -> np.ndarray:
+    """ψ(x) = guess + (1 − guess − lapse) F(x; threshold, slope): the probability of a correct answer at
+    level ``x`` (ΔE2000 for plates), broadcast over its arguments."""
+    _check_guess_lapse(guess, lapse)
+    return np.asarray(guess, float) + (1.0 - np.asarray(guess, float) - np.asarray(lapse, float)) * sigmoid(
+        x, threshold, slope, family)
+
+
+@dataclass(frozen=True)
+class PsychometricFit:
+    """One maximum-likelihood fit of ψ (module docstring) to answers at levels ``x`` (ΔE2000 for plates).
+
+    ``threshold``: α, the level where ψ is halfway between ``guess`` and ``1 - lapse`` (NaN unless status is
+    "fit"); ``ci_low``/``ci_high``: its profile-likelihood interval at ``confidence`` (±inf where open; for
+    "below-range" only ``ci_high`` is finite: an upper limit, and for "above-range" only ``ci_low``);
+    ``extrapolated``: the threshold lies outside ``[x_min, x_max]``, the tested levels. ``slope``: β (family
+    units); ``lapse``: fitted within [0, 0.06] unless ``lapse_fixed``; ``guess``: the task's γ.
+    ``log_likelihood``: Σ log P(answer) over the ``n`` single trials (Bernoulli, no binomial coefficients).
+    ``converged``: the optimiser's verdict. ``message``: what the status means for these data.
+    """
+
+    status: str
+    threshold: float
+    ci_low: float
+    ci_high: float
+    slope: float
+    lapse: float
+    guess: float
+    family: str
+    n: int
+    x_min: float
+    x_max: float
+    extrapolated: bool
+    log_likelihood: float
+    lapse_fixed: bool
+    confidence: float
+    converged: bool
+    message: str = ""
+
+    def predict(self, x: Any) -> np.ndarray:
+        """ψ at levels ``x``. "below-range": the ceiling 1 − lapse; "above-range": the guess rate (the only
+        parts of the curve the data locate); "too-few": NaN."""
+        x = np.asarray(x, dtype=float)
+        if self.status == "below-range":
+            return np.full(x.shape, 1.0 - self.lapse)
+        if self.status == "above-range":
+            return np.full(x.shape, self.guess)
+        if self.status != "fit":
+            return np.full(x.shape, np.nan)
+        return psychometric(x, self.threshold, self.slope, guess=self.guess, lapse=self.lapse, family=self.family)
+
+    def to_dict(self) -> dict[str, Any]:
+        return asdict(self)
+
+
+def _binary(correct: Any) -> np.ndarray:
+    """``correct`` as a float 0/1 array; ValueError on anything but booleans or 0/1 (nulls included)."""
+    raw = np.asarray(correct).ravel()
+    if raw.dtype.kind not in "biuf":
+        raw = np.asarray(correct, dtype=object).ravel()
+    if raw.dtype.kind in "iuf":
+        bad = raw[(raw != 0) & (raw != 1)].tolist()
+    elif raw.dtype == object:
+        bad = [v for v in raw if not (isinstance(v, (bool, np.bool_, int, float, np.integer, np.floating))
+                                      and v in (0, 1))]
+    else:
+        bad = []
+    if bad:
+        raise ValueError(f"correct must hold booleans or 0/1; found {bad[0]!r} (drop failed requests first)")
+    return raw.astype(float)
+
+
+def _grouped(levels: Any, correct: Any, family: str) -> tuple[np.ndarray, np.ndarray, np.ndarray, int]:
+    """(distinct levels, correct per level, trials per level, n) after validation."""
+    x = np.asarray(levels, dtype=float).ravel()
+    y = _binary(correct)
+    if x.shape != y.shape:
+        raise ValueError(f"levels and correct differ in length: {x.size} vs {y.size}")
+    if not np.all(np.isfinite(x)):
+        raise ValueError("levels must be finite numbers; found NaN or inf -- drop those rows first")
+    if family == "weibull" and np.any(x < 0):
+        raise ValueError(f"the weibull family needs levels >= 0; found {x[x < 0][0]!r}")
+    xs, inverse = np.unique(x, return_inverse=True)
+    k = np.bincount(inverse, weights=y, minlength=xs.size)
+    n = np.bincount(inverse, minlength=xs.size).astype(float)
+    return xs, k, n, int(x.size)
+
+
+def _nll(theta: np.ndarray, u: np.ndarray, k: np.ndarray, n: np.ndarray, guess: float, lapse: float | None,
+         family: str) -> tuple[float, np.ndarray]:
+    """Negative binomial log-likelihood of θ = (α on the u axis, log β[, λ]) and its gradient."""
+    a, log_b = theta[0], theta[1]
+    lam = theta[2] if lapse is None else lapse
+    b = np.exp(log_b)
+    with np.errstate(invalid="ignore"):
+        z = b * (u - a)
+    f, df = _cdf_pdf(family, z)
+    scale = 1.0 - guess - lam
+    psi = np.clip(guess + scale * f, _EPS, 1.0 - _EPS)
+    ll = float(np.sum(k * np.log(psi) + (n - k) * np.log1p(-psi)))
+    dpsi = k / psi - (n - k) / (1.0 - psi)
+    zdf = np.where(df > 0, z * df, 0.0)
+    grad = [-np.sum(dpsi * scale * df) * b, np.sum(dpsi * scale * zdf)]
+    if lapse is None:
+        grad.append(-np.sum(dpsi * f))
+    return -ll, -np.asarray(grad)
+
+
+def _grid_starts(u: np.ndarray, k: np.ndarray, n: np.ndarray, guess: float, lapse: float | None, family: str,
+                 bounds: list[tuple[float, float]]) -> list[np.ndarray]:
+    """The two best points (different thresholds) of a vectorised grid over the box, as optimiser starts."""
+    if u.size > 64:  # the grid only seeds the optimiser: pool neighbouring levels into 64 bins
+        edges = np.linspace(0, u.size, 65).astype(int)
+        u = np.add.reduceat(u * n, edges[:-1]) / np.add.reduceat(n, edges[:-1])
+        k, n = np.add.reduceat(k, edges[:-1]), np.add.reduceat(n, edges[:-1])
+    a = np.linspace(*bounds[0], 49)[1:-1]
+    log_b = np.linspace(*bounds[1], 25)
+    lam = np.array([0.0, 0.03, LAPSE_MAX]) if lapse is None else np.array([lapse])
+    z = np.exp(log_b)[None, :, None, None] * (u[None, None, None, :] - a[:, None, None, None])
+    psi = guess + (1.0 - guess - lam)[None, None, :, None] * _cdf_pdf(family, z)[0]
+    psi = np.clip(psi, _EPS, 1.0 - _EPS)
+    ll = np.sum(k * np.log(psi) + (n - k) * np.log1p(-psi), axis=-1)  # (α, β, λ)
+    order = np.argsort(-ll, axis=None)
+    starts, used = [], []
+    for flat in order:
+        i, j, m = np.unravel_index(flat, ll.shape)
+        if all(abs(i - q) > 4 for q in used):
+            used.append(i)
+            starts.append(np.array([a[i], log_b[j], *([lam[m]] if lapse is None else [])]))
+        if len(starts) == 2:
+            break
+    return starts
+
+
+def fit_psychometric(
+    levels: Any, correct: Any, *, guess: float, lapse: float | None = None, family: str = "logistic",
+    confidence: float = 0.95, interval: bool = True,
+) -> PsychometricFit:
+    """Fit ψ(x) = γ + (1 − γ − λ) F(x; α, β) by maximum likelihood (module docstring).
+
+    ``levels``: stimulus levels (plates: ΔE2000, CIELAB D65 2°); ``correct``: booleans or 0/1, one per level;
+    ``guess``: γ from `guess_rate` (required: the chance level of the task); ``lapse``: None to fit λ in
+    [0, 0.06], or a fixed value; ``family``: one of `FAMILIES`; ``interval``: compute the profile-likelihood
+    interval of the threshold at ``confidence``. All-correct data give status "below-range", data at or below
+    chance everywhere "above-range" (with a one-sided limit), never an arbitrary number.
+    """
+    _check_family(family)
+    _check_guess_lapse(guess, 0.0 if lapse is None else lapse)
+    cutoff = _likelihood.chi2_cutoff(confidence) if interval else None
+    xs, k, n, total = _grouped(levels, correct, family)
+    fixed = lapse is not None
+    common = {"guess": float(guess), "family": family, "n": total, "lapse_fixed": fixed,
+              "confidence": float(confidence)}
+    positive = xs[xs > 0] if family == "weibull" else xs
+    if positive.size < 2:
+        what = "positive levels (the weibull family ignores level 0)" if family == "weibull" else "levels"
+        nan = float("nan")
+        return PsychometricFit("too-few", nan, nan, nan, nan, float(lapse) if fixed else nan, x_min=nan,
+                               x_max=nan, extrapolated=False, log_likelihood=nan, converged=False,
+                               message=f"need answers at two or more distinct {what}; got {positive.size}",
+                               **common)
+    u = _to_u(family, xs)
+    u_lo, u_hi = _to_u(family, positive[[0, -1]])
+    span = u_hi - u_lo
+    bounds = [(u_lo - span, u_hi + span), (np.log(0.5 / span), np.log(1000.0 / span))]
+    if not fixed:
+        bounds.append((0.0, LAPSE_MAX))
+
+    def fun(theta: np.ndarray) -> tuple[float, np.ndarray]:
+        return _nll(theta, u, k, n, float(guess), lapse, family)
+
+    all_correct = bool(np.all(k == n))
+    if all_correct:  # the likelihood is 1 on a plateau below the levels: start on it, at the lower corner
+        starts = [np.array([bounds[0][0], bounds[1][1], *([0.0] if not fixed else [])])]
+    else:
+        starts = _grid_starts(u, k, n, float(guess), lapse, family, bounds)
+    best, prof = _likelihood.fit(fun, starts, bounds, jac=True, cutoff=cutoff)
+    a_u, log_b = float(best.theta[0]), float(best.theta[1])
+    lam = float(lapse) if fixed else float(best.theta[2])
+    f_lo, f_hi = _cdf_pdf(family, np.exp(log_b) * (np.array([u_lo, u_hi]) - a_u))[0]
+    low, high = (_from_u(family, prof.low), _from_u(family, prof.high)) if prof else (np.nan, np.nan)
+    x_lo, x_hi = float(positive[0]), float(positive[-1])
+    fields = dict(slope=float(np.exp(log_b)), lapse=lam, x_min=x_lo, x_max=x_hi, log_likelihood=-best.nll,
+                  converged=best.converged, **common)
+    if all_correct or f_lo >= 0.99:
+        return PsychometricFit("below-range", np.nan, _from_u(family, -np.inf), high, extrapolated=True,
+                               message=f"{'all' if all_correct else 'every level'} correct but for lapses: "
+                                       f"the threshold lies below {x_lo:.4g}", **fields)
+    if f_hi <= 0.01:
+        return PsychometricFit("above-range", np.nan, low, np.inf, extrapolated=True,
+                               message=f"at or below the guess rate {guess:.4g} at every level: the threshold "
+                                       f"lies above {x_hi:.4g}", **fields)
+    threshold = _from_u(family, a_u)
+    extrapolated = not x_lo <= threshold <= x_hi
+    steep = log_b >= bounds[1][1] - 1e-6
+    message = "; ".join(m for m in (
+        f"threshold {threshold:.4g} extrapolated outside the tested levels [{x_lo:.4g}, {x_hi:.4g}]"
+        if extrapolated else "",
+        "slope at its upper bound (a step between two levels)" if steep else "",
+    ) if m)
+    return PsychometricFit("fit", threshold, low, high, extrapolated=extrapolated, message=message, **fields)
+
+
+def fit_groups(
+    frame: pd.DataFrame, by: str | Sequence[str], *, level: str = "delta_e", correct: str = "correct",
+    guess: float | str, lapse: float | None = None, family: str = "logistic", confidence: float = 0.95,
+    interval: bool = True,
+) -> pd.DataFrame:
+    """One `fit_psychometric` per group of ``frame`` (e.g. model × prompt × condition × colour set); groups
+    are never pooled (a null key is a group of its own).
+
+    ``guess``: a γ for every group, or the name of a column holding each row's γ (constant within a group:
+    e.g. filled from `guess_rate` per prompt kind). Rows with a null ``correct`` (failed requests) or a null
+    level are left out and counted in ``errors``. Columns: ``by...``, ``n``, ``errors`` and the fields of
+    `PsychometricFit` (but ``family``/``confidence``, the same on every row).
+    """
+    by = [by] if isinstance(by, str) else list(by)
+    if not by:
+        raise ValueError("by must name at least one column (fit_psychometric fits a single group)")
+    columns = [*by, level, correct, *([guess] if isinstance(guess, str) else [])]
+    missing = [c for c in columns if c not in frame.columns]
+    if missing:
+        raise ValueError(f"fit_groups needs columns {missing}; the frame has {list(frame.columns)}")
+    fields = [f for f in PsychometricFit.__dataclass_fields__ if f not in ("family", "confidence")]
+    rows = []
+    for key, group in frame.groupby(by, sort=True, dropna=False, observed=True):
+        key = key if isinstance(key, tuple) else (key,)
+        ok = group[correct].notna().to_numpy() & group[level].notna().to_numpy()
+        used = group[ok]
+        if isinstance(guess, str):
+            rates = (used if len(used) else group)[guess].dropna().unique()
+            if len(rates) != 1:
+                raise ValueError(f"guess column {guess!r} must hold one value per group; group {key} has "
+                                 f"{sorted(rates.tolist())}")
+            group_guess = float(rates[0])
+        else:
+            group_guess = guess
+        verdicts = used[correct]
+        verdicts = verdicts.to_numpy(dtype=bool) if pd.api.types.is_bool_dtype(verdicts.dtype) else (
+            verdicts.to_numpy(dtype=object) if verdicts.dtype == object else verdicts.to_numpy())
+        result = fit_psychometric(used[level].to_numpy(dtype=float), verdicts,
+                                  guess=group_guess, lapse=lapse, family=family, confidence=confidence,
+                                  interval=interval)
+        rows.append({**dict(zip(by, key)), "errors": int((~ok).sum()),
+                     **{f: getattr(result, f) for f in fields}})
+    table = pd.DataFrame(rows, columns=[*by, "errors", *fields])
+    return table[[*by, "n", "errors", *[f for f in fields if f != "n"]]]

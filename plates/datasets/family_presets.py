@@ -1,0 +1,65 @@
+"""Presets of the families other than plates: name -> how to make its items (illusions, scenes).
+
+A `FamilyPreset` makes `plates.datasets.write.Entry` values for a size and seed; `plates generate --preset` writes
+them (`plates.datasets.write.write_items`) and `plates run --dataset NAME` renders them in memory. Plate presets
+live in `plates.datasets.presets` (their writer is tuned for the 84k-image HueManity set).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterator, Mapping
+from dataclasses import dataclass
+from itertools import chain
+from types import MappingProxyType
+
+from plates.datasets import illusions as ill
+from plates.datasets import scenes as sc
+from plates.datasets.write import Entry
+
+__all__ = ["FAMILY_PRESETS", "FamilyPreset", "get_family_preset"]
+
+
+@dataclass(frozen=True)
+class FamilyPreset:
+    """A benchmark set of one family: ``entries(size=, seed=)`` makes its items in a fixed order."""
+
+    name: str
+    family: str
+    source: str
+    entries: Callable[..., Iterator[Entry]]
+    default_size: int = 512
+
+
+def _presets() -> dict[str, FamilyPreset]:
+    out = [
+        FamilyPreset("rcid-contrast", "illusion", "RCID §3 contrast kind (procedural; controls, illusions, traps)",
+                     lambda **kw: ill.rcid_entries("rcid-contrast", **kw)),
+        FamilyPreset("rcid-stripe", "illusion", "RCID §3 stripe kind (White's / Munker-White; three directions)",
+                     lambda **kw: ill.rcid_entries("rcid-stripe", **kw)),
+        FamilyPreset("rcid-filter", "illusion", "RCID §3 filter kind (a colour cast; colour names)",
+                     lambda **kw: ill.rcid_entries("rcid-filter", **kw)),
+        FamilyPreset("illusions-classic", "illusion", "the classic colour illusions (research/illusions.md)",
+                     ill.classic_entries),
+        FamilyPreset("illusion-magnitude", "illusion", "signed-difference sweeps for points of subjective equality",
+                     ill.magnitude_entries),
+    ]
+    for task in sc.SCENE_TASK_NAMES:
+        out.append(FamilyPreset(f"colorbench-{task}", "scene", f"ColorBench Table 7 {task} on synthetic scenes",
+                                lambda task=task, **kw: sc.scene_entries(task, **kw)))
+    out.append(FamilyPreset("colorbench-robustness", "scene", "ColorBench §2.3 / App. C robustness on scenes",
+                            sc.robustness_entries))
+    out.append(FamilyPreset(
+        "colorbench-synthetic", "scene", "every ColorBench scene task, balanced difficulty, plus robustness",
+        lambda **kw: chain(*(sc.scene_entries(t, **kw) for t in sc.SCENE_TASK_NAMES), sc.robustness_entries(**kw))))
+    return {p.name: p for p in out}
+
+
+#: Preset name -> FamilyPreset (read-only).
+FAMILY_PRESETS: Mapping[str, FamilyPreset] = MappingProxyType(_presets())
+
+
+def get_family_preset(name: str) -> FamilyPreset:
+    """The family preset called ``name``; ValueError listing them otherwise."""
+    if name not in FAMILY_PRESETS:
+        raise ValueError(f"preset {name!r} is not known; allowed: {', '.join(FAMILY_PRESETS)}")
+    return FAMILY_PRESETS[name]

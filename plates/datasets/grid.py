@@ -1,0 +1,530 @@
+"""A custom benchmark set from a grid file: labels x colour sets x fonts x ΔE2000 x sizes -> PNGs + manifest.
+
+``plates generate --grid my-set.toml --out data/my-set`` writes every plate of the grid as PNGs (atomically,
+resumable, in spawned worker processes, as `plates.datasets.generate` does for the presets) and a
+``manifest.parquet`` that `plates.datasets.load_dataset` and ``plates run --dataset data/my-set`` read::
+
+    name = "red-green-sweep"                 # the dataset's name (letters, digits, - and _)
+    labels = ["12", "74", "A7"]              # or {space = "cbe", count = 20} (a seeded sample): see _labels
+    colour_sets = ["colorblindnesseval-1", "huemanity-06"]   # names of plates.stimuli.ishihara.palettes
+    fonts = ["liberation-sans-bold", "dejavu-sans-bold-oblique"]
+    delta_e = [0, 2, 4, 8, 16]               # CIEDE2000 targets; 0 = the colours as given
+    sizes = [512, 900]                       # px
+    variants = ["standard", "clear"]         # standard | clear | mask
+    seed = 0
+
+    [[colours]]                              # your own colour sets (sRGB 0-255: hex or [r, g, b])
+    name = "brick-on-sage"
+    foreground = ["#b22222", "#c0392b"]
+    background = ["#8fbc8f"]
+
+    [plate]                                  # any other PlateSpec field, the same for every plate
+    density = 0.7
+    jitter = "huemanity"                     # shorthand for HueManity §3's three jitters
+
+A ΔE2000 target moves each background colour along the CIELAB line from the foreground reference (the CIELAB
+mean of the foreground colours) to that distance (`PlateSpec.delta_e`). The manifest has the preset manifests'
+columns: ``delta_e`` (mean CIEDE2000 over the colour set's foreground x background colours), ``delta_e_target``
+(what was asked; null = the colours as given) and the distribution over the dot pairs actually drawn
+(``delta_e_drawn_min/p05/median/p95``, jitter included), so a multi-colour set's spread is visible (issue 11).
+
+Seeds: each plate's seed derives from (grid seed, name, colour set, label, font, size) through SHA-256
+(`plates.datasets.presets.item_seed`), not from ΔE2000, so the plates of one label differ across ΔE2000 only
+in colour: the dots are the same, which is what a threshold sweep wants.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import tomllib
+from collections.abc import Iterator, Mapping
+from dataclasses import dataclass, field, fields
+from itertools import islice, product
+from pathlib import Path
+from types import MappingProxyType
+from typing import Any
+
+import numpy as np
+
+from plates.datasets.items import MANIFEST
+from plates.datasets.presets import item_seed
+from plates.stimuli.ishihara.glyphs import check_text
+from plates.stimuli.ishihara.labels import LABEL_SPACES
+from plates.stimuli.ishihara.palettes import PALETTES
+from plates.stimuli.ishihara.plate import HUEMANITY_JITTER, VARIANTS, PlateSpec
+
+#: Top-level keys of a grid file.
+GRID_KEYS = (
+    "name",
+    "labels",
+    "colour_sets",
+    "colours",
+    "fonts",
+    "delta_e",
+    "sizes",
+    "variants",
+    "seed",
+    "plate",
+)
+#: PlateSpec fields the grid itself sets (so [plate] may not).
+GRID_FIELDS = ("text", "size", "font", "palette", "foreground", "background", "delta_e", "seed")
+#: Where the grid a folder was made from is kept (beside its images), to refuse resuming with another one.
+GRID_RECORD = "grid.json"
+_NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9_-]{0,63}")
+_TMP_MARK = ".tmp-"
+
+
+@dataclass(frozen=True)
+class ColourSet:
+    """A named colour set: a palette of plates.stimuli.ishihara.palettes (``palette``), or your own
+    ``foreground`` and ``background`` lists (sRGB 0-255 triples)."""
+
+    name: str
+    palette: str | None = None
+    foreground: tuple[tuple[int, int, int], ...] | None = None
+    background: tuple[tuple[int, int, int], ...] | None = None
+
+    def __post_init__(self) -> None:
+        if not isinstance(self.name, str) or not _NAME.fullmatch(self.name):
+            raise ValueError(
+                f"colour set name {self.name!r} is not valid; allowed: 1-64 letters, digits, - and _ "
+                "(starting with a letter or digit)"
+            )
+        if self.palette is None and (not self.foreground or not self.background):
+            raise ValueError(
+                f"colour set {self.name!r} needs both foreground and background colours (or a palette "
+                "name in colour_sets)"
+            )
+
+    def spec_fields(self) -> dict[str, Any]:
+        """The PlateSpec fields this colour set fills in."""
+        if self.palette is not None:
+            return {"palette": self.palette}
+        return {"palette": None, "foreground": self.foreground, "background": self.background}
+
+
+@dataclass(frozen=True)
+class Grid:
+    """A benchmark grid: every label x colour set x font x ΔE2000 x size, in ``variants``; ``plate`` holds
+    PlateSpec fields shared by every plate. Validated on construction: every label has a glyph in every font,
+    every ΔE2000 target is reachable in sRGB from every colour set, every size takes the ``plate`` fields."""
+
+    name: str
+    labels: tuple[str, ...]
+    colour_sets: tuple[ColourSet, ...]
+    fonts: tuple[str, ...] = (PlateSpec.__dataclass_fields__["font"].default,)
+    delta_e: tuple[float | None, ...] = (None,)
+    sizes: tuple[int, ...] = (900,)
+    variants: tuple[str, ...] = ("standard",)
+    seed: int = 0
+    plate: Mapping[str, Any] = field(default_factory=lambda: MappingProxyType({}))
+
+    def __post_init__(self) -> None:
+        s = object.__setattr__
+        if not isinstance(self.name, str) or not _NAME.fullmatch(self.name):
+            raise ValueError(
+                f"name {self.name!r} is not valid; allowed: 1-64 letters, digits, - and _ "
+                "(starting with a letter or digit)"
+            )
+        for key in ("labels", "colour_sets", "fonts", "delta_e", "sizes", "variants"):
+            value = tuple(getattr(self, key))
+            if not value:
+                raise ValueError(f"{key} is empty; allowed: a list of one or more values")
+            if len(set(value)) != len(value):
+                raise ValueError(f"{key} {list(value)!r} lists a value twice; allowed: distinct values")
+            s(self, key, value)
+        names = [c.name for c in self.colour_sets]
+        if len(set(names)) != len(names):
+            raise ValueError(f"colour set names {names!r} repeat; allowed: distinct names")
+        bad = [v for v in self.variants if v not in VARIANTS]
+        if bad:
+            raise ValueError(f"variants {bad!r} are not known; allowed: {', '.join(VARIANTS)}")
+        s(self, "delta_e", tuple(None if not d else _number("delta_e", d, 0.0, 200.0) for d in self.delta_e))
+        if isinstance(self.seed, bool) or not isinstance(self.seed, int) or not 0 <= self.seed < 2**63:
+            raise ValueError(f"seed {self.seed!r} is not valid; allowed: an integer 0 <= seed < 2**63")
+        plate = dict(self.plate)
+        if plate.get("jitter") == "huemanity":
+            plate = {**{k: v for k, v in plate.items() if k != "jitter"}, **HUEMANITY_JITTER}
+        allowed = [f.name for f in fields(PlateSpec) if f.name not in GRID_FIELDS]
+        unknown = sorted(set(plate) - set(allowed))
+        if unknown:
+            raise ValueError(
+                f"[plate] keys {unknown} are not allowed; allowed: {', '.join(allowed)} "
+                '(and jitter = "huemanity"); the grid sets ' + ", ".join(GRID_FIELDS)
+            )
+        s(self, "plate", MappingProxyType(plate))
+        self._validate_plates()
+
+    def _validate_plates(self) -> None:
+        label = self.labels[0]
+        for lab, font in product(self.labels, self.fonts):
+            check_text(lab, font)  # ValueError naming the missing glyphs
+        for size in self.sizes:
+            self.spec(label, self.colour_sets[0], self.fonts[0], None, size)
+        for colours, de in product(self.colour_sets, self.delta_e):
+            try:
+                self.spec(label, colours, self.fonts[0], de, min(self.sizes))
+            except ValueError as exc:
+                raise ValueError(f"colour set {colours.name!r} at delta_e {de}: {exc}") from None
+
+    def spec(self, label: str, colours: ColourSet, font: str, delta_e: float | None, size: int) -> PlateSpec:
+        """The PlateSpec of one plate of the grid (its seed from :func:`plate_seed`)."""
+        return PlateSpec(
+            text=label,
+            size=size,
+            font=font,
+            delta_e=delta_e,
+            **colours.spec_fields(),
+            seed=plate_seed(self, colours.name, label, font, size),
+            **self.plate,
+        )
+
+    @property
+    def plate_count(self) -> int:
+        """Plates in the grid (images = plates x variants)."""
+        return (
+            len(self.labels) * len(self.colour_sets) * len(self.fonts) * len(self.delta_e) * len(self.sizes)
+        )
+
+
+def plate_seed(grid: Grid, colour_set: str, label: str, font: str, size: int) -> int:
+    """A plate's seed: SHA-256 of (grid seed, name, colour set, label, font, size); ΔE2000 is left out so a
+    label's plates differ across ΔE2000 in colour only."""
+    return item_seed(grid.seed, grid.name, colour_set, f"{label}\x1f{font}\x1f{size}")
+
+
+def _number(name: str, value: Any, lo: float, hi: float) -> float:
+    if isinstance(value, bool) or not isinstance(value, int | float) or not lo <= value <= hi:
+        raise ValueError(f"{name} {value!r} is not valid; allowed: a number in [{lo:g}, {hi:g}]")
+    return float(value)
+
+
+def _list(data: Mapping[str, Any], key: str, default: list) -> list:
+    value = data.get(key, default)
+    if not isinstance(value, list):
+        raise ValueError(
+            f"{key} = {value!r} is not a list; allowed: a list, e.g. {key} = {default or ['...']!r}"
+        )
+    return value
+
+
+def _labels(value: Any, seed: int) -> tuple[str, ...]:
+    """``labels``: a list of strings, or {space = NAME, count = N}: all of a label space, or N of them drawn
+    without replacement by a PCG64 stream of the grid seed, in the space's order."""
+    if isinstance(value, list):
+        if not all(isinstance(v, str) for v in value):
+            raise ValueError(
+                f'labels {value!r:.80} are not all strings; allowed: quoted labels, e.g. ["12", "A7"]'
+            )
+        return tuple(value)
+    if isinstance(value, dict):
+        extra = sorted(set(value) - {"space", "count"})
+        space = value.get("space")
+        if extra or space not in LABEL_SPACES:
+            raise ValueError(
+                f"labels = {value!r} is not valid; allowed: a list of strings or {{space = one of "
+                f"{', '.join(LABEL_SPACES)}, count = N}}"
+            )
+        pool = LABEL_SPACES[space]
+        count = value.get("count", len(pool))
+        if isinstance(count, bool) or not isinstance(count, int) or not 1 <= count <= len(pool):
+            raise ValueError(
+                f"labels count {count!r} is not valid; allowed: 1-{len(pool)} for space {space!r}"
+            )
+        rng = np.random.Generator(np.random.PCG64(np.random.SeedSequence(seed)))
+        chosen = np.sort(rng.choice(len(pool), size=count, replace=False))
+        return tuple(pool[i] for i in chosen)
+    raise ValueError(
+        f"labels = {value!r} is not valid; allowed: a list of strings or {{space = ..., count = N}}"
+    )
+
+
+def parse_grid(data: Mapping[str, Any]) -> Grid:
+    """A :class:`Grid` from a grid file's parsed TOML (module doc); ValueError naming the bad key or value."""
+    unknown = sorted(set(data) - set(GRID_KEYS))
+    if unknown:
+        raise ValueError(f"grid keys {unknown} are not known; allowed: {', '.join(GRID_KEYS)}")
+    if "name" not in data or "labels" not in data:
+        raise ValueError('a grid needs name and labels; e.g. name = "my-set" and labels = ["12", "74"]')
+    seed = data.get("seed", 0)
+    colour_sets = []
+    for name in _list(data, "colour_sets", []):
+        if name not in PALETTES:
+            raise ValueError(
+                f"colour set {name!r} is not a palette; allowed: {', '.join(PALETTES)}, or your own "
+                "in a [[colours]] table"
+            )
+        colour_sets.append(ColourSet(name, palette=name))
+    for i, table in enumerate(_list(data, "colours", [])):
+        if not isinstance(table, dict) or sorted(set(table) - {"name", "foreground", "background"}):
+            raise ValueError(
+                f"[[colours]] #{i + 1} = {table!r:.80} is not valid; allowed keys: name, foreground, "
+                "background"
+            )
+        from plates.colour import parse_colour
+
+        lists = {}
+        for key in ("foreground", "background"):
+            value = table.get(key)
+            value = [value] if isinstance(value, str) else value
+            if not isinstance(value, list) or not value:
+                raise ValueError(
+                    f"[[colours]] {table.get('name')!r}: {key} = {table.get(key)!r} is not valid; "
+                    "allowed: a list of colours ('#rrggbb' or [r, g, b] with 0-255)"
+                )
+            lists[key] = tuple(tuple(int(c) for c in parse_colour(v)) for v in value)
+        colour_sets.append(ColourSet(str(table.get("name")), None, lists["foreground"], lists["background"]))
+    if not colour_sets:
+        raise ValueError("no colour set: give colour_sets = [palette names] and/or [[colours]] tables")
+    plate = data.get("plate", {})
+    if not isinstance(plate, dict):
+        raise ValueError(f"plate = {plate!r} is not a table; allowed: [plate] with PlateSpec fields")
+    return Grid(
+        name=data["name"],
+        labels=_labels(data["labels"], seed if isinstance(seed, int) else 0),
+        colour_sets=tuple(colour_sets),
+        fonts=tuple(_list(data, "fonts", [Grid.__dataclass_fields__["fonts"].default[0]])),
+        delta_e=tuple(_list(data, "delta_e", [0])),
+        sizes=tuple(_list(data, "sizes", [900])),
+        variants=tuple(_list(data, "variants", ["standard"])),
+        seed=seed,
+        plate=plate,
+    )
+
+
+def load_grid(path: str | os.PathLike) -> Grid:
+    """Read and validate a grid file (TOML; module doc)."""
+    path = Path(path)
+    try:
+        data = tomllib.loads(path.read_text(encoding="utf-8"))
+    except tomllib.TOMLDecodeError as exc:
+        raise ValueError(f"grid file {str(path)!r} is not valid TOML: {exc}") from None
+    return parse_grid(data)
+
+
+@dataclass(frozen=True)
+class GridPlate:
+    """One plate of a grid: where it sits, its spec, and its images' paths relative to the output folder."""
+
+    label_index: int
+    colour_set: str
+    delta_e_target: float | None
+    spec: PlateSpec
+    paths: tuple[tuple[str, str], ...]  # (variant, relative path)
+
+
+def _slug(text: str) -> str:
+    return re.sub(r"[^A-Za-z0-9]+", "-", text).strip("-") or "x"
+
+
+def grid_plates(grid: Grid) -> Iterator[GridPlate]:
+    """Every plate of ``grid`` in a fixed order: label-major, then colour set, font, size, ΔE2000."""
+    for (li, label), colours, font, size, de in product(
+        enumerate(grid.labels), grid.colour_sets, grid.fonts, grid.sizes, grid.delta_e
+    ):
+        spec = grid.spec(label, colours, font, de, size)
+        folder = f"{grid.name}/{colours.name}/{_slug(font)}-{size}px-de{'given' if de is None else f'{de:g}'}"
+        paths = tuple((v, f"{folder}/{li:04d}_{_slug(label)}_{v}.png") for v in grid.variants)
+        yield GridPlate(li, colours.name, de, spec, paths)
+
+
+def _work(task: tuple[int, str, str, tuple[tuple[str, str], ...], int]) -> tuple[int, int, int, int, tuple]:
+    """Render one plate, write its missing images and measure the ΔE2000 it draws: (written, skipped, bytes,
+    the plate's index, its measured values as the preset manifests hold them). A plate whose images are all
+    on disk is still rendered (not encoded), so the manifest reports what it draws."""
+    from plates.datasets.generate import _measured, _write_png
+    from plates.stimuli.ishihara.plate import render
+
+    index, out, spec_json, paths, compress_level = task
+    todo = [(v, Path(out) / rel) for v, rel in paths if not (Path(out) / rel).exists()]
+    plate = render(PlateSpec.from_json(spec_json))
+    nbytes = 0
+    for v, path in todo:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        nbytes += _write_png(plate.variant(v), path, compress_level)
+    return len(todo), len(paths) - len(todo), nbytes, index, _measured(plate)
+
+
+def grid_record(grid: Grid) -> dict[str, Any]:
+    """The grid as plain JSON values (what ``GRID_RECORD`` holds): equal grids give equal records."""
+    return {
+        "name": grid.name,
+        "labels": list(grid.labels),
+        "fonts": list(grid.fonts),
+        "sizes": list(grid.sizes),
+        "delta_e": list(grid.delta_e),
+        "variants": list(grid.variants),
+        "seed": grid.seed,
+        "plate": dict(grid.plate),
+        "colour_sets": [
+            {
+                "name": c.name,
+                "palette": c.palette,
+                "foreground": c.foreground and [list(x) for x in c.foreground],
+                "background": c.background and [list(x) for x in c.background],
+            }
+            for c in grid.colour_sets
+        ],
+    }
+
+
+def _check_same_grid(out: Path, grid: Grid) -> None:
+    """Refuse to resume into a folder made from another grid or holding another dataset's manifest."""
+    manifest = out / MANIFEST
+    if manifest.is_file():
+        import pyarrow.parquet as pq
+
+        held = set(pq.read_table(manifest, columns=["dataset"]).column("dataset").to_pylist()) - {grid.name}
+        if held:
+            raise ValueError(
+                f"--out {str(out)!r} already holds dataset {min(held)!r}; allowed: a separate "
+                f"--out for grid {grid.name!r}"
+            )
+    record = out / grid.name / GRID_RECORD
+    mine = json.dumps(grid_record(grid), sort_keys=True)
+    if record.is_file():
+        if json.dumps(json.loads(record.read_text(encoding="utf-8")), sort_keys=True) != mine:
+            raise ValueError(
+                f"--out {str(out)!r} holds grid {grid.name!r} made from another grid file "
+                f"({record}); allowed: the same grid to resume it, or another --out or name"
+            )
+        return
+    record.parent.mkdir(parents=True, exist_ok=True)
+    tmp = record.with_name(f"{_TMP_MARK}{os.getpid()}-{GRID_RECORD}")
+    tmp.write_text(mine, encoding="utf-8")
+    os.replace(tmp, record)
+
+
+def _write_manifest(out: Path, grid: Grid, plates: list[GridPlate], measured: dict[int, tuple]) -> int:
+    """Rewrite ``manifest.parquet`` atomically: one row per image on disk, in the preset manifests' columns
+    (`plates.datasets.items.MANIFEST_COLUMNS`): ``delta_e`` is the mean CIEDE2000 over the colour set's
+    foreground x background colours as resolved (as PlateStats.delta_e), ``delta_e_target`` the request (null:
+    the colours as given), and the ``delta_e_drawn_*`` columns the distribution over the dot pairs the plate
+    draws (`plates.stimuli.ishihara.measure`; ``measured``: plate index -> those values, from the workers)."""
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    from plates.datasets.generate import MEASURED_COLUMNS
+    from plates.stimuli.ishihara.plate import _pair_delta_e
+
+    schema = pa.schema(
+        [
+            ("item_id", pa.string()),
+            ("dataset", pa.string()),
+            ("label", pa.string()),
+            ("colour_set", pa.string()),
+            ("delta_e", pa.float64()),
+            ("variant", pa.string()),
+            ("font", pa.string()),
+            ("size", pa.int32()),
+            ("seed", pa.uint64()),
+            ("path", pa.string()),
+            ("spec_json", pa.string()),
+            *((c, pa.string() if c == "delta_e_target_kind" else pa.float64()) for c in MEASURED_COLUMNS),
+        ]
+    )
+    drawn: dict[tuple, float] = {}
+    rows: dict[str, list] = {name: [] for name in schema.names}
+    for index, p in enumerate(plates):
+        key = (p.colour_set, p.delta_e_target)
+        if key not in drawn:
+            drawn[key] = float(_pair_delta_e(*p.spec.colours).mean())  # as PlateStats.delta_e
+        for variant, rel in p.paths:
+            if not (out / rel).is_file():
+                continue
+            de = "given" if p.delta_e_target is None else f"{p.delta_e_target:g}"
+            item_id = (
+                f"{grid.name}:{p.colour_set}:{p.spec.font}:{p.spec.size}px:de{de}:{p.spec.text}:{variant}"
+            )
+            values = (
+                item_id,
+                grid.name,
+                p.spec.text,
+                p.colour_set,
+                drawn[key],
+                variant,
+                p.spec.font,
+                p.spec.size,
+                p.spec.seed,
+                rel,
+                p.spec.to_json(),
+                *measured[index],
+            )
+            for name, value in zip(schema.names, values):
+                rows[name].append(value)
+    tmp = out / f"{_TMP_MARK}{os.getpid()}-{MANIFEST}"
+    pq.write_table(pa.table(rows, schema=schema), tmp, compression="zstd")
+    os.replace(tmp, out / MANIFEST)
+    return len(rows["item_id"])
+
+
+def generate_grid(
+    grid: Grid,
+    out: str | os.PathLike,
+    *,
+    limit: int | None = None,
+    workers: int | None = None,
+    compress_level: int = 2,
+    progress: bool = True,
+) -> dict:
+    """Write ``grid`` (its first ``limit`` plates when given) as PNGs under ``out`` plus ``manifest.parquet``.
+
+    Resumable: images already on disk are skipped, a killed run leaves no half-written file, and a folder
+    made from another grid is refused. ``workers`` processes (default: every core) are *spawned*, so a script
+    calling this with ``workers > 1`` needs the ``if __name__ == "__main__":`` guard. Returns a summary dict.
+    """
+    import multiprocessing as mp
+
+    from tqdm import tqdm
+
+    if limit is not None and (isinstance(limit, bool) or not isinstance(limit, int) or limit < 1):
+        raise ValueError(f"limit={limit!r} is not valid; allowed: an integer >= 1 (plates, not images)")
+    if (
+        isinstance(compress_level, bool)
+        or not isinstance(compress_level, int)
+        or not 0 <= compress_level <= 9
+    ):
+        raise ValueError(f"compress_level={compress_level!r} is not valid; allowed: an integer 0-9")
+    cpu = os.cpu_count() or 1
+    workers = cpu if workers is None else workers
+    if isinstance(workers, bool) or not isinstance(workers, int) or workers < 1:
+        raise ValueError(
+            f"workers={workers!r} is not valid; allowed: an integer >= 1 (this machine has {cpu} cores)"
+        )
+    out = Path(out)
+    plates = list(islice(grid_plates(grid), limit))
+    _check_same_grid(out, grid)
+    for stale in (out / grid.name).rglob(f"{_TMP_MARK}*.part"):  # leftovers of a killed run
+        stale.unlink(missing_ok=True)
+    tasks = [(i, str(out), p.spec.to_json(), p.paths, compress_level) for i, p in enumerate(plates)]
+    written = skipped = nbytes = 0
+    measured: dict[int, tuple] = {}
+    bar = tqdm(total=len(tasks), unit="plate", desc=f"plates generate {grid.name}", disable=not progress)
+    try:
+        if workers == 1 or len(tasks) < 2:
+            results = map(_work, tasks)
+            for w, s, b, i, values in results:
+                written, skipped, nbytes = written + w, skipped + s, nbytes + b
+                measured[i] = values
+                bar.update(1)
+        else:
+            with mp.get_context("spawn").Pool(min(workers, len(tasks))) as pool:
+                chunksize = max(1, min(64, len(tasks) // (workers * 8) or 1))
+                for w, s, b, i, values in pool.imap_unordered(_work, tasks, chunksize=chunksize):
+                    written, skipped, nbytes = written + w, skipped + s, nbytes + b
+                    measured[i] = values
+                    bar.update(1)
+    finally:
+        bar.close()
+    rows = _write_manifest(out, grid, plates, measured)
+    return {
+        "grid": grid.name,
+        "plates": len(plates),
+        "written": written,
+        "skipped": skipped,
+        "bytes": nbytes,
+        "rows": rows,
+        "out": str(out),
+    }

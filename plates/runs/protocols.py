@@ -1,0 +1,213 @@
+"""The papers' sampling protocols by name: the generation settings each paper reports (per model where it
+does).
+
+Our own default (``plates``: temperature 0, at most 512 new tokens) is reproducible but is not what any seed
+paper used. Choosing a protocol (``protocol = "huemanity"`` at the top of an experiment TOML, or
+``plates run --protocol huemanity``) sets each model's sampling as the paper reports it; keys written in a
+``[[models]]`` table still win (and then the run is no longer the paper's protocol for that key: say so).
+
+* ``huemanity``: HueManity App. A, Table 6, per model (temperature / top-p / max tokens), "the model/provider
+  defaults". A model Table 6 does not list gets the provider's defaults (nothing sent), as the paper's
+  principle says.
+* ``colorblindnesseval``: ColorBlindnessEval §3.1: "All models utilized default hyperparameters as specified
+  in their official codebases or API documentation": nothing is sent, the provider decides.
+* ``colorbench``: ColorBench App. E reports no sampling settings ("we standardize our experimental setup
+  across models" only): nothing is sent, the provider decides (wording of this reading is ours).
+* ``plates``: ours, temperature 0 (greedy) and 512 new tokens: the default when no protocol is named.
+
+"Nothing sent" needs a backend that can leave a setting to the server: the OpenAI-compatible backend does
+(its ``send_temperature=False`` and ``token_param=None`` options); a local transformers model has no provider
+and decides nothing by itself, so a protocol that leaves a setting to the provider asks you to write it in the
+``[[models]]`` table (a ValueError says which). The offline baseline reader does not sample: protocols do not
+apply to it.
+"""
+
+from __future__ import annotations
+
+import types
+from collections.abc import Collection, Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+__all__ = ["PROTOCOLS", "Protocol", "Sampling", "get_protocol", "model_settings"]
+
+
+@dataclass(frozen=True)
+class Sampling:
+    """Generation settings as a paper reports them. ``None`` = not set by the paper: the provider's default
+    (nothing is sent). ``max_tokens`` None also covers "-1 (inf)" (Ollama's unlimited)."""
+
+    temperature: float | None = None
+    top_p: float | None = None
+    max_tokens: int | None = None
+    printed: str = ""  # the table cells as printed, e.g. "1.0 / 1.0, 1024"
+
+    def __post_init__(self) -> None:
+        if self.temperature is not None and (
+            isinstance(self.temperature, bool)
+            or not isinstance(self.temperature, int | float)
+            or not 0.0 <= self.temperature <= 2.0
+        ):
+            raise ValueError(
+                f"temperature={self.temperature!r} is not valid; allowed: None or a number in 0-2"
+            )
+        if self.top_p is not None and (
+            isinstance(self.top_p, bool)
+            or not isinstance(self.top_p, int | float)
+            or not 0.0 < self.top_p <= 1.0
+        ):
+            raise ValueError(f"top_p={self.top_p!r} is not valid; allowed: None or a number in (0, 1]")
+        if self.max_tokens is not None and (
+            isinstance(self.max_tokens, bool) or not isinstance(self.max_tokens, int) or self.max_tokens < 1
+        ):
+            raise ValueError(f"max_tokens={self.max_tokens!r} is not valid; allowed: None or an integer >= 1")
+
+
+@dataclass(frozen=True)
+class Protocol:
+    """A paper's sampling protocol: ``per_model`` settings (keys: model names as the provider spells them,
+    with their common aliases), and ``default`` for every other model."""
+
+    name: str
+    paper: str
+    citation: str
+    default: Sampling
+    per_model: Mapping[str, Sampling] = field(default_factory=dict)
+    note: str = ""
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "per_model", types.MappingProxyType(dict(self.per_model)))
+
+    def sampling_for(self, model: str) -> tuple[Sampling, str]:
+        """(the settings for ``model``, where they come from): the paper's row for it, else the default."""
+        if model in self.per_model:
+            return self.per_model[model], f"{self.citation}, row {model}"
+        return self.default, f"{self.citation} (default for models it does not list)"
+
+
+_PROVIDER = Sampling(printed="provider defaults")
+
+
+def _huemanity() -> dict[str, Sampling]:
+    """HueManity App. A, Table 6: Temp / Top-p, Max Tokens, by model version (and its name without a date)."""
+    api = Sampling(1.0, 1.0, 1024, "1.0 / 1.0, 1024")
+    ollama = Sampling(0.8, 0.9, None, "0.8 / 0.9, -1 (inf)")
+    mistral = Sampling(0.7, 1.0, 1024, "0.7 / 1.0, 1024")
+    rows = {
+        "gpt-4.1-mini-2025-04-14": api,
+        "gpt-4.1-mini": api,
+        "gpt-4.1-2025-04-14": api,
+        "gpt-4.1": api,
+        "claude-3-7-sonnet-20250219": api,
+        "claude-3-7-sonnet": api,
+        "claude-3-7-sonnet-latest": api,
+        "llava:7b": ollama,
+        "llava:13b": ollama,
+        "llava:34b": ollama,
+        "mistral-small-3.1-24b-instruct": mistral,
+        "mistral-small-2503": mistral,
+        "qwen/qwen-vl-max": api,
+        "qwen-vl-max": api,
+        "pixtral-large-2411": mistral,
+        "pixtral-large-latest": mistral,
+    }
+    return rows
+
+
+#: Protocol name -> Protocol (read-only).
+PROTOCOLS: Mapping[str, Protocol] = types.MappingProxyType(
+    {
+        p.name: p
+        for p in (
+            Protocol(
+                "huemanity",
+                "HueManity",
+                "HueManity App. A, Table 6",
+                _PROVIDER,
+                _huemanity(),
+                "the model/provider defaults of May 2025, per model",
+            ),
+            Protocol(
+                "colorblindnesseval",
+                "ColorBlindnessEval",
+                "ColorBlindnessEval §3.1",
+                _PROVIDER,
+                {},
+                '"default hyperparameters as specified in their official codebases or API documentation"',
+            ),
+            Protocol(
+                "colorbench",
+                "ColorBench",
+                "ColorBench App. E",
+                _PROVIDER,
+                {},
+                "the paper reports no sampling settings; the provider decides (our reading)",
+            ),
+            Protocol(
+                "plates",
+                "plates",
+                "plates default (ours)",
+                Sampling(0.0, None, 512, "0 (greedy), 512"),
+                {},
+                "greedy decoding, at most 512 new tokens: reproducible, not a paper's protocol",
+            ),
+        )
+    }
+)
+
+
+def get_protocol(name: str) -> Protocol:
+    """The protocol called ``name`` (case-insensitive); ValueError lists the names."""
+    if isinstance(name, str) and name.lower() in PROTOCOLS:
+        return PROTOCOLS[name.lower()]
+    raise ValueError(f"protocol {name!r} is not known; allowed: {', '.join(PROTOCOLS)}")
+
+
+def model_settings(protocol: str, backend: str, model: str, given: Collection[str] = ()) -> dict[str, Any]:
+    """The ``[[models]]`` keys protocol ``protocol`` sets for ``model`` on ``backend`` (merge them under the
+    table's own keys: the table wins). ``given``: the keys the table writes itself (``temperature``,
+    ``max_tokens``): not set here, and not asked for.
+
+    openai: ``temperature`` / ``max_tokens`` where the paper gives them, ``extra_body = {"top_p": ...}`` for a
+    top-p, and ``send_temperature = False`` / ``token_param = None`` where it leaves them to the provider.
+    hf: ``temperature`` / ``max_tokens``; a setting left to the provider raises ValueError (a local model has
+    no provider). baseline: nothing (the reader does not sample).
+    """
+    chosen = get_protocol(protocol)
+    sampling, where = chosen.sampling_for(model)
+    if backend == "baseline":
+        return {}
+    out: dict[str, Any] = {}
+    if backend == "openai":
+        if sampling.temperature is None:
+            out["send_temperature"] = False
+        else:
+            out["temperature"] = float(sampling.temperature)
+        if sampling.max_tokens is None:
+            out["token_param"] = None
+        else:
+            out["max_tokens"] = int(sampling.max_tokens)
+        if sampling.top_p is not None:
+            out["extra_body"] = {"top_p": float(sampling.top_p)}
+        return out
+    if backend == "hf":
+        left = [k for k in ("temperature", "max_tokens") if getattr(sampling, k) is None and k not in given]
+        if left:
+            raise ValueError(
+                f"protocol {chosen.name!r} leaves {' and '.join(left)} of model {model!r} to the "
+                f"provider ({where}), and a local transformers model has none; allowed: write "
+                f"{' and '.join(left)} in its [[models]] table, or another protocol "
+                f"({', '.join(PROTOCOLS)})"
+            )
+        if sampling.top_p is not None and sampling.top_p != 1.0:
+            raise ValueError(
+                f"protocol {chosen.name!r} samples model {model!r} with top-p {sampling.top_p} "
+                f"({where}); the hf backend samples without top-p; allowed: the openai backend "
+                "(e.g. a vLLM server) or another protocol"
+            )
+        return {
+            k: v
+            for k, v in (("temperature", sampling.temperature), ("max_tokens", sampling.max_tokens))
+            if k not in given and v is not None
+        }
+    raise ValueError(f"backend {backend!r} is not valid; allowed: openai, hf, baseline")

@@ -1,0 +1,296 @@
+"""IllusionSpec: everything that decides an illusion image's pixels, validated when built.
+
+Colours are CIELAB (D65, 2°) triples; `lab` turns a hex or sRGB 0-255 colour into one. The spec's JSON is
+tagged with the family ("illusion", `plates.stimuli.base.tagged_json`), so a results row regenerates its
+image.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from dataclasses import asdict, dataclass, fields
+from dataclasses import replace as _dc_replace
+from functools import cached_property
+from typing import Any, ClassVar
+
+import numpy as np
+
+from plates import colour as C
+from plates.stimuli.base import FAMILY_KEY, tagged_json
+from plates.stimuli.illusions.colours import CAST_ALPHA, in_gamut, max_cast_alpha, rgb8, target_pair, uncast
+from plates.stimuli.illusions.kinds import (
+    DIRECTIONS,
+    ILLUSION_TYPES,
+    KINDS,
+    LAYOUTS,
+    STRIPE_KINDS,
+    IllusionType,
+    Lab,
+)
+
+__all__ = ["FAMILY_NAME", "IllusionSpec", "lab"]
+
+FAMILY_NAME = "illusion"
+_MAX_DELTA_E = 100.0
+_EDGE_NOISE_MAX = 0.05
+
+
+def lab(colour) -> Lab:
+    """CIELAB (D65, 2°) of a hex string, "rgb(r, g, b)" or sRGB 0-255 triple, rounded to 0.01: the form
+    `IllusionSpec` takes colours in (its 8-bit sRGB comes back as the same pixel)."""
+    v = C.srgb255_to_lab(C.parse_colour(colour))
+    return (round(float(v[0]), 2), round(float(v[1]), 2), round(float(v[2]), 2))
+
+
+def _number(name: str, value, lo: float, hi: float, *, integer: bool = False):
+    kind = int if integer else (int, float)
+    if (
+        isinstance(value, bool)
+        or not isinstance(value, kind)
+        or not math.isfinite(value)
+        or not lo <= value <= hi
+    ):
+        what = "an integer" if integer else "a number"
+        raise ValueError(f"{name}={value!r} is not valid; allowed: {what} in [{lo:g}, {hi:g}]")
+    return int(value) if integer else float(value)
+
+
+def _lab(name: str, value) -> Lab:
+    ok = (
+        isinstance(value, tuple | list | np.ndarray)
+        and len(value) == 3
+        and all(
+            not isinstance(v, bool)
+            and isinstance(v, int | float | np.integer | np.floating)
+            and math.isfinite(v)
+            for v in value
+        )
+    )
+    if not ok or not 0 <= value[0] <= 100 or not all(-128 <= v <= 128 for v in value[1:]):
+        raise ValueError(
+            f"{name}={value!r} is not valid; allowed: a CIELAB triple (L* 0-100, a* and b* -128..128), e.g. "
+            "(55, 0, 0) or lab('#808080')"
+        )
+    out = (float(value[0]), float(value[1]), float(value[2]))
+    if not bool(in_gamut(out)):
+        srgb = np.round(C.lab_to_srgb255(out), 1).tolist()
+        raise ValueError(
+            f"{name}={out!r} is outside sRGB (it maps to sRGB 0-255 {srgb}); "
+            "allowed: a CIELAB colour inside sRGB"
+        )
+    return out
+
+
+@dataclass(frozen=True)
+class IllusionSpec:
+    """One procedurally drawn colour illusion (a kind of `ILLUSION_TYPES`). Colours: CIELAB (D65, 2°).
+
+    Fields:
+        kind: one of `ILLUSION_TYPES` (rcid-contrast, rcid-stripe, rcid-filter, simultaneous-contrast, ...).
+        size: image width = height in px, 64-2048.
+        seed: 0 <= seed < 2**63; seeds numpy PCG64 streams (positions, edge noise, scene layout). Kinds whose
+            `IllusionType.random` is False ignore it.
+        strength: inducer strength 0-1 (each kind's ``strength`` text says what it controls; 0 is always a
+            control with equal inducer contexts, 1 the inducers as given).
+        delta_e: signed CIEDE2000 between the drawn targets A and B: 0 = identical target pixels; positive = A
+            physically lighter (L*(A) > L*(B)), negative = A darker. |delta_e| <= 100; met within 0.5 on the
+            8-bit pixels (`plates.stimuli.illusions.colours.target_pair`) or refused with the reachable range.
+        target: the targets' base colour (CIELAB); None = the kind's default. A and B move apart from it along
+            L* by the difference.
+        inducers: the kind's inducer colours (CIELAB), as many as its ``inducers`` names; None = defaults.
+        layout: "left-right" (A left, B right) or "up-down" (A top, B bottom).
+        swap: False draws the first inducer context around A; True mirrors the scene so A and B trade contexts
+            (A stays left or top): together with ``delta_e`` signs this balances which answer is right.
+        direction: stripe kinds only (rcid-stripe, whites, munker-white): "horizontal", "vertical" or
+            "diagonal" in the final image; None = the kind's default.
+        count: stripes, checks, steps or lattice lines, as the kind's ``count`` says; None = its default. For
+            stripes, the stripe width size / (2 * count) must be at least 1 px.
+        edge_noise: rcid-contrast (target outline roughness) and rcid-stripe (stripe bending) only: amplitude
+            as a fraction of ``size``, 0-0.05; None = the kind's default (0.01). Noise moves shapes, never
+            colours: targets stay flat and their masks follow the noisy outline.
+    """
+
+    FAMILY: ClassVar[str] = FAMILY_NAME
+
+    kind: str
+    size: int = 512
+    seed: int = 0
+    strength: float = 1.0
+    delta_e: float = 0.0
+    target: Lab | None = None
+    inducers: tuple[Lab, ...] | None = None
+    layout: str = "left-right"
+    swap: bool = False
+    direction: str | None = None
+    count: int | None = None
+    edge_noise: float | None = None
+
+    def __post_init__(self) -> None:
+        s = object.__setattr__
+        if not isinstance(self.kind, str) or self.kind not in ILLUSION_TYPES:
+            raise ValueError(f"kind {self.kind!r} is not known; allowed: {', '.join(KINDS)}")
+        s(self, "size", _number("size", self.size, 64, 2048, integer=True))
+        s(self, "seed", _number("seed", self.seed, 0, 2**63 - 1, integer=True))
+        s(self, "strength", _number("strength", self.strength, 0.0, 1.0))
+        s(self, "delta_e", _number("delta_e", self.delta_e, -_MAX_DELTA_E, _MAX_DELTA_E) + 0.0)  # -0.0 -> 0.0
+        if self.target is not None:
+            s(self, "target", _lab("target", self.target))
+        info = self.info
+        if self.inducers is not None:
+            if not isinstance(self.inducers, tuple | list) or len(self.inducers) != len(info.inducers):
+                raise ValueError(
+                    f"inducers={self.inducers!r} is not valid for {self.kind}; allowed: None or "
+                    f"{len(info.inducers)} CIELAB triple(s): {'; '.join(info.inducers)}"
+                )
+            s(self, "inducers", tuple(_lab(f"inducers[{i}]", v) for i, v in enumerate(self.inducers)))
+        if self.layout not in LAYOUTS:
+            raise ValueError(f"layout {self.layout!r} is not known; allowed: {', '.join(LAYOUTS)}")
+        if not isinstance(self.swap, bool):
+            raise ValueError(f"swap={self.swap!r} is not valid; allowed: True or False")
+        self._check_direction(info)
+        self._check_count(info)
+        if self.edge_noise is not None:
+            if info.edge_noise is None:
+                with_noise = ", ".join(k for k, t in ILLUSION_TYPES.items() if t.edge_noise is not None)
+                raise ValueError(f"edge_noise applies to {with_noise} only, not {self.kind}; allowed: None")
+            s(self, "edge_noise", _number("edge_noise", self.edge_noise, 0.0, _EDGE_NOISE_MAX))
+        _ = self.target_srgb  # an unreachable difference fails here, naming the reachable range
+        if self.kind == "rcid-filter":
+            self._check_cast()
+
+    def _check_direction(self, info: IllusionType) -> None:
+        if self.direction is None:
+            return
+        if info.default_direction is None:
+            raise ValueError(
+                f"direction applies to {', '.join(STRIPE_KINDS)} only, not {self.kind}; allowed: None"
+            )
+        if self.direction not in DIRECTIONS:
+            raise ValueError(
+                f"direction {self.direction!r} is not known; allowed: {', '.join(DIRECTIONS)} or None"
+            )
+
+    def _check_count(self, info: IllusionType) -> None:
+        if self.count is not None and info.count is None:
+            with_count = ", ".join(k for k, t in ILLUSION_TYPES.items() if t.count is not None)
+            raise ValueError(f"count applies to {with_count} only, not {self.kind}; allowed: None")
+        if self.count is not None:
+            lo, hi = info.count_range  # type: ignore[misc]
+            object.__setattr__(
+                self, "count", _number(f"count ({info.count})", self.count, lo, hi, integer=True)
+            )
+        n = self.resolved_count
+        if n is None:
+            return
+        if self.kind in STRIPE_KINDS and self.size / (2 * n) < 1:
+            raise ValueError(
+                f"count={n} at size={self.size} gives a stripe width of {self.size / (2 * n):.2f} px, under "
+                f"1 px; allowed: count <= {self.size // 2} at this size "
+                "(stripe width = size / (2 * count) >= 1 px)"
+            )
+        if self.kind == "checker-shadow" and n % 2:
+            raise ValueError(
+                f"count={n} is not valid for checker-shadow; allowed: an even number of checks 6-16"
+            )
+        if self.kind == "chevreul" and n % 2 == 0:
+            raise ValueError(f"count={n} is not valid for chevreul; allowed: an odd number of steps 3-31")
+
+    def _check_cast(self) -> None:
+        a, b = self.target_srgb
+        cast = rgb8(self.resolved_inducers[0])
+        alpha = CAST_ALPHA * self.strength
+        if np.all((uncast([a, b], cast, alpha) >= -0.5) & (uncast([a, b], cast, alpha) < 255.5)):
+            return
+        top = max_cast_alpha([a, b], cast) / CAST_ALPHA
+        raise ValueError(
+            f"strength={self.strength:g} casts targets {list(a)} / {list(b)} (sRGB 0-255) with cast "
+            f"{list(cast)}, but no sRGB colour lies behind them under that cast; allowed: strength <= "
+            f"{top:.3f} for these colours (or a target nearer mid-grey, or a smaller |delta_e|)"
+        )
+
+    # ---- resolved values -------------------------------------------------------------------------------
+    @property
+    def info(self) -> IllusionType:
+        """The kind's `IllusionType` (description, source, defaults)."""
+        return ILLUSION_TYPES[self.kind]
+
+    @property
+    def resolved_target(self) -> Lab:
+        """The targets' base colour, CIELAB."""
+        return self.target if self.target is not None else self.info.default_target
+
+    @property
+    def resolved_inducers(self) -> tuple[Lab, ...]:
+        """The inducer colours at strength 1, CIELAB."""
+        return self.inducers if self.inducers is not None else self.info.default_inducers
+
+    @property
+    def resolved_direction(self) -> str | None:
+        """The stripe direction in the final image (None for kinds without stripes)."""
+        return self.direction if self.direction is not None else self.info.default_direction
+
+    @property
+    def resolved_count(self) -> int | None:
+        return self.count if self.count is not None else self.info.default_count
+
+    @property
+    def resolved_edge_noise(self) -> float:
+        """Edge-noise amplitude as a fraction of the size (0 for kinds without edge noise)."""
+        if self.edge_noise is not None:
+            return self.edge_noise
+        return self.info.edge_noise or 0.0
+
+    @cached_property
+    def target_srgb(self) -> tuple[tuple[int, ...], tuple[int, ...]]:
+        """(A, B) target colours as drawn, sRGB 0-255 int triples (`colours.target_pair`)."""
+        return target_pair(self.resolved_target, self.delta_e)
+
+    # ---- JSON -------------------------------------------------------------------------------------------
+    def to_dict(self) -> dict:
+        """Plain dict of the fields (colours as lists), in field order."""
+        d = asdict(self)
+        if d["target"] is not None:
+            d["target"] = list(d["target"])
+        if d["inducers"] is not None:
+            d["inducers"] = [list(c) for c in d["inducers"]]
+        return d
+
+    def to_json(self) -> str:
+        """Compact JSON tagged {"family": "illusion"}, keys sorted: equal specs give equal strings."""
+        return tagged_json(FAMILY_NAME, self.to_dict())
+
+    @classmethod
+    def from_json(cls, s: str | bytes | dict) -> IllusionSpec:
+        """Inverse of `to_json` (also takes the dict). A family tag other than "illusion", or unknown keys,
+        is a ValueError naming what is allowed."""
+        d: Any = json.loads(s) if isinstance(s, str | bytes) else dict(s)
+        if not isinstance(d, dict):
+            raise ValueError(
+                f"illusion spec JSON {s!r:.80} is not an object; allowed: a JSON object of fields"
+            )
+        d = dict(d)
+        family = d.pop(FAMILY_KEY, FAMILY_NAME)
+        if family != FAMILY_NAME:
+            raise ValueError(
+                f"spec family {family!r} is not {FAMILY_NAME!r}; allowed: {FAMILY_NAME!r} (or no tag)"
+            )
+        names = [f.name for f in fields(cls)]
+        unknown = sorted(set(d) - set(names))
+        if unknown:
+            raise ValueError(f"illusion spec keys {unknown} are not known; allowed: {', '.join(names)}")
+        if isinstance(d.get("target"), list):
+            d["target"] = tuple(d["target"])
+        if isinstance(d.get("inducers"), list):
+            d["inducers"] = tuple(tuple(c) if isinstance(c, list) else c for c in d["inducers"])
+        return cls(**d)
+
+    def replace(self, **changes: Any) -> IllusionSpec:
+        """A copy with ``changes`` applied (validated again)."""
+        names = {f.name for f in fields(self)}
+        unknown = sorted(set(changes) - names)
+        if unknown:
+            raise ValueError(
+                f"illusion spec fields {unknown} are not known; allowed: {', '.join(sorted(names))}"
+            )
+        return _dc_replace(self, **changes)

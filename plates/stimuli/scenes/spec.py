@@ -1,0 +1,192 @@
+"""SceneSpec: everything that decides a synthetic colour scene's pixels (ColorBench-style, issue 14).
+
+A scene is flat (or softly shaded) shapes on a background, every region's mask and colour known, for the
+ColorBench tasks that can be drawn with exact truth (Liang et al., ColorBench, Table 7: Colour Extraction,
+Proportion, Counting, Object Counting, Comparison, Recognition; §2.3 / App. C robustness). The difficulty
+parameters are the issue's: number of objects and colours, minimum CIEDE2000 between distinct colours, area
+ratio, clutter, size. Colours: sRGB 0-255 (hex strings accepted, stored as tuples).
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from dataclasses import asdict, dataclass, fields
+from dataclasses import replace as _dc_replace
+from typing import Any, ClassVar
+
+from plates import colour as C
+from plates.stimuli.base import FAMILY_KEY, tagged_json
+from plates.stimuli.scenes.colours import MAX_COLOURS, SPACINGS, farthest_point_bound, palette_subsets
+from plates.stimuli.scenes.palettes import SCENE_PALETTES, get_scene_palette
+from plates.stimuli.scenes.shapes import SHAPES
+
+__all__ = ["FAMILY", "MAX_REGIONS", "SHADINGS", "SceneSpec"]
+
+FAMILY = "scene"
+SHADINGS = ("flat", "soft")
+MAX_REGIONS = 64
+
+
+def _number(name: str, value: Any, lo: float, hi: float, *, integer: bool = False) -> Any:
+    kind = int if integer else (int, float)
+    if isinstance(value, bool) or not isinstance(value, kind) or not math.isfinite(value) or not lo <= value <= hi:
+        raise ValueError(
+            f"{name}={value!r} is not valid; allowed: {'an integer' if integer else 'a number'} in [{lo}, {hi}]"
+        )
+    return value if integer else float(value)
+
+
+@dataclass(frozen=True)
+class SceneSpec:
+    """A synthetic colour scene. Validated on construction (ValueError naming the bad value and what is allowed).
+
+    Fields:
+        seed: 0 <= seed < 2**63; numpy PCG64 streams from ``SeedSequence(seed)``, one per stage.
+        size: image width = height in px (64-4096).
+        n_regions: number of objects (0-64). 0 draws a single-colour image (the background alone: the
+            single-colour patch of ColorBench's Colour Extraction).
+        n_colours: distinct object colours (1..n_regions, at most 32; 0 iff n_regions is 0). Every colour is
+            used by at least one object.
+        min_delta_e: the least CIEDE2000 between any two distinct colours of the scene, background included
+            (0.5-100). Refused when no set of that many colours reaches it (the bound is greedy farthest-point
+            sampling over a 16-level sRGB grid from the background, `colours.farthest_point_bound`) or, with a
+            palette, when no subset of the palette does.
+        spacing: "spread" (random colours, min_delta_e a floor: usually far apart) or "tight" (colours crowd
+            together, so the nearest pair sits near min_delta_e: the hard setting). Ignored with a palette.
+        area_ratio: largest / smallest object area before occlusion (1-100; exact when n_regions >= 2).
+        fill: total object area / image area before occlusion (0.01-0.6). Objects shrink together when they
+            do not fit; the render's stats give the fill achieved.
+        clutter: 0-1. 0: objects never touch (a gap of >= 2 px between their bounding discs); c > 0: bounding
+            discs of differently coloured objects may overlap until their centres are (1 - c) * (r1 + r2)
+            apart, later (smaller) objects occluding earlier ones. Objects of the same colour never touch at any
+            clutter, so a colour's objects stay separate blobs (Object Counting).
+        shapes: the shapes objects take (names of `plates.stimuli.scenes.shapes.SHAPES`; a string means one).
+            The first min(n_regions, len(shapes)) objects get distinct shapes; the rest draw with replacement.
+        shading: "flat" (every region one exact colour) or "soft" (each object's CIELAB L* steps through 13
+            levels from +12 on its lit side (top-left) to -12, its own colour exactly at the middle level;
+            truth keeps the unshaded colour: see `plates.stimuli.scenes.draw`).
+        background: sRGB 0-255 colour, or None for a colour drawn with the others (then subject to
+            min_delta_e too; with a palette, a palette colour).
+        palette: a name of `SCENE_PALETTES` (colours then carry names: Colour Recognition, Object Counting,
+            Colour Proportion), or None for colours drawn from all of sRGB.
+    """
+
+    FAMILY: ClassVar[str] = FAMILY
+
+    seed: int = 0
+    size: int = 512
+    n_regions: int = 6
+    n_colours: int = 4
+    min_delta_e: float = 20.0
+    spacing: str = "spread"
+    area_ratio: float = 1.0
+    fill: float = 0.3
+    clutter: float = 0.0
+    shapes: tuple[str, ...] = ("circle", "square", "triangle", "star")
+    shading: str = "flat"
+    background: C.RGB | None = (255, 255, 255)
+    palette: str | None = None
+
+    def __post_init__(self) -> None:
+        s = object.__setattr__
+        _number("seed", self.seed, 0, 2**63 - 1, integer=True)
+        _number("size", self.size, 64, 4096, integer=True)
+        _number("n_regions", self.n_regions, 0, MAX_REGIONS, integer=True)
+        _number("n_colours", self.n_colours, 0, MAX_COLOURS, integer=True)
+        if self.n_regions == 0 and self.n_colours != 0:
+            raise ValueError(f"n_colours={self.n_colours} is not valid with n_regions=0; allowed: 0")
+        if self.n_regions > 0 and not 1 <= self.n_colours <= self.n_regions:
+            raise ValueError(
+                f"n_colours={self.n_colours} is not valid with n_regions={self.n_regions}; allowed: 1 to "
+                f"{min(self.n_regions, MAX_COLOURS)} (every colour is used by at least one object)"
+            )
+        s(self, "min_delta_e", _number("min_delta_e", self.min_delta_e, 0.5, 100.0))
+        if self.spacing not in SPACINGS:
+            raise ValueError(f"spacing={self.spacing!r} is not valid; allowed: {', '.join(SPACINGS)}")
+        s(self, "area_ratio", _number("area_ratio", self.area_ratio, 1.0, 100.0))
+        s(self, "fill", _number("fill", self.fill, 0.01, 0.6))
+        s(self, "clutter", _number("clutter", self.clutter, 0.0, 1.0))
+        shapes = (self.shapes,) if isinstance(self.shapes, str) else self.shapes
+        if not isinstance(shapes, tuple | list) or not shapes:
+            raise ValueError(f"shapes={self.shapes!r} is not valid; allowed: one or more of {', '.join(SHAPES)}")
+        bad = [x for x in shapes if x not in SHAPES]
+        if bad:
+            raise ValueError(f"shapes {bad!r} are not known; allowed: {', '.join(SHAPES)}")
+        if len(set(shapes)) != len(shapes):
+            raise ValueError(f"shapes={tuple(shapes)!r} repeats a shape; allowed: each shape at most once")
+        s(self, "shapes", tuple(shapes))
+        if self.shading not in SHADINGS:
+            raise ValueError(f"shading={self.shading!r} is not valid; allowed: {', '.join(SHADINGS)}")
+        if self.background is not None:
+            s(self, "background", C.parse_colour(self.background))
+        if self.palette is not None:
+            get_scene_palette(self.palette)  # raises, listing the names
+        self._check_feasible()
+
+    def _check_feasible(self) -> None:
+        """Refuse a min_delta_e that no set of n_colours (+ a drawn background) colours can satisfy."""
+        drawn = self.n_colours + (self.background is None)
+        if drawn == 0 or (drawn == 1 and self.background is None):
+            return
+        where = "the drawn background" if self.background is None else f"background {self.background}"
+        if self.palette is not None:
+            pal = SCENE_PALETTES[self.palette]
+            if drawn > len(pal.colours):
+                raise ValueError(
+                    f"n_colours={self.n_colours} is larger than palette {self.palette!r} allows ({len(pal.colours)} "
+                    f"colours{', one of them the background' if self.background is None else ''}); allowed: "
+                    f"n_colours <= {len(pal.colours) - (self.background is None)}"
+                )
+            if palette_subsets(self.palette, self.background, self.min_delta_e, drawn):
+                return
+            most = max((k for k in range(1, drawn) if palette_subsets(self.palette, self.background,
+                                                                      self.min_delta_e, k)), default=0)
+            raise ValueError(
+                f"palette {self.palette!r} has no {self.n_colours} colours at CIEDE2000 >= {self.min_delta_e:g} "
+                f"apart and from {where}; allowed: n_colours <= {most - (self.background is None)} at this "
+                f"min_delta_e, or a smaller min_delta_e (the palette's own minimum is {pal.min_delta_e:g})"
+            )
+        _, bound = farthest_point_bound(self.background)
+        if self.min_delta_e > bound[self.n_colours]:
+            raise ValueError(
+                f"min_delta_e={self.min_delta_e:g} is not reachable by {self.n_colours} colours on {where} within "
+                f"sRGB; allowed: min_delta_e <= {math.floor(bound[self.n_colours] * 10) / 10:g} for "
+                f"{self.n_colours} colours (greedy farthest-point bound over a 16-level sRGB grid)"
+            )
+
+    # --- serialisation --------------------------------------------------------------------------------------
+
+    def to_dict(self) -> dict:
+        """JSON-able fields (tuples as lists)."""
+        d = asdict(self)
+        d["shapes"] = list(self.shapes)
+        d["background"] = None if self.background is None else list(self.background)
+        return d
+
+    def to_json(self) -> str:
+        """Compact, key-sorted JSON tagged ``{"family": "scene"}`` (`plates.stimuli.base.tagged_json`)."""
+        return tagged_json(FAMILY, self.to_dict())
+
+    @classmethod
+    def from_json(cls, text: str | dict) -> SceneSpec:
+        """The spec of ``to_json`` (a JSON string or its dict). ValueError for another family or unknown keys."""
+        data = json.loads(text) if isinstance(text, str) else dict(text)
+        if not isinstance(data, dict):
+            raise ValueError(f"scene spec JSON must be an object, got {type(data).__name__}")
+        family = data.pop(FAMILY_KEY, FAMILY)
+        if family != FAMILY:
+            raise ValueError(f"spec family {family!r} is not valid here; allowed: {FAMILY!r}")
+        known = {f.name for f in fields(cls)}
+        unknown = sorted(set(data) - known)
+        if unknown:
+            raise ValueError(f"unknown scene spec keys {unknown}; allowed: {', '.join(sorted(known))}")
+        if isinstance(data.get("shapes"), list):
+            data["shapes"] = tuple(data["shapes"])
+        if isinstance(data.get("background"), list):
+            data["background"] = tuple(data["background"])
+        return cls(**data)
+
+    def replace(self, **changes: Any) -> SceneSpec:
+        """A copy with ``changes`` applied (validated again)."""
+        return _dc_replace(self, **changes)

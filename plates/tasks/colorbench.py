@@ -1,0 +1,476 @@
+"""ColorBench's multiple-choice questions over synthetic scenes, with answers from the scene's exact truth.
+
+Liang et al., ColorBench (Table 7; App. F prompts; §2.3 / App. C robustness). Every question is multiple choice
+with 3-6 lettered options (§2.1: "multiple-choice (3 to 6) options, with only one correct answer"); options are
+distinct and the correct one appears exactly once. Wording is ColorBench's Table 7 sample question where one
+fits ("colorbench") and ours otherwise ("ours"), recorded in ``SceneQuestion.wording``:
+
+=====================  ===========================================================  ===========
+task                   question                                                     wording
+=====================  ===========================================================  ===========
+colour-extraction      What is the {RGB|HSV|HEX} value of the given color in the    colorbench
+                       image?  (single-colour image, ``n_regions=0``)
+                       ... value of the color of the {shape} in the image?          ours
+colour-proportion      What is the closest to the proportion of the {name} color    colorbench
+                       in the image?
+colour-counting        How many different colors are in this image?                 colorbench
+                       How many different colors do the shapes in this image have?  ours
+object-counting        How many objects with {name} color are in this image?        colorbench
+colour-comparison      Which object has a darker color in the image?                colorbench
+                       Which object has a warmer / more saturated color in the      ours
+                       image?
+colour-recognition     What is the color of object in this image? (one object)      colorbench
+                       What is the color of the {shape} in this image?              ours
+                       What color does not exist in this image?                     colorbench
+shape-counting         How many {shape}s are in this image?                         ours
+=====================  ===========================================================  ===========
+
+``shape-counting`` is not a ColorBench task: it is the colour-invariant question for the robustness set
+(ColorBench App. C chooses "questions that are color-invariant"); a hue rotation leaves its answer unchanged.
+For every other task `expected_for` recomputes the answer on a recoloured variant.
+
+Definitions (ours; ColorBench gives none): *darker* = lower CIELAB L*; *more saturated* = higher CIELAB chroma
+C*ab = sqrt(a*² + b*²); *warmer* = higher ``C*ab · cos(h_ab − 50°)``, the colour's projection on the orange
+direction of the a*b* plane (h_ab 50°, between red ~40° and yellow ~100°; cool blues near 230° score lowest,
+greys 0). CIELAB D65 / 2° of the region's unshaded colour. The answer must lead the runner-up by ``margin``.
+
+Distractors: counts are a window of consecutive integers containing the answer at a random place; proportions
+are the answer's whole percent ± multiples of ``step`` percentage points; colour codes lie at ``delta_e``
+CIEDE2000 from the answer (`plates.tasks.colour_values`); names come from the scene's palette. Seeded: the same
+stimulus, task, seed and parameters give the same question.
+"""
+
+from __future__ import annotations
+
+import inspect
+import math
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+from types import MappingProxyType
+from typing import Any
+
+import numpy as np
+from PIL import Image
+from scipy import ndimage
+
+from plates.colour import srgb255_to_lab
+from plates.stimuli.base import Stimulus
+from plates.stimuli.scenes.palettes import get_scene_palette
+from plates.stimuli.scenes.recolour import render_variant, variant_specs
+from plates.stimuli.scenes.shapes import plural
+from plates.tasks.colour_values import CODE_FORMATS, CODE_NAMES, distractor_colours, format_code
+from plates.tasks.prompts import COLORBENCH_COT_INSTRUCTION, COLORBENCH_INSTRUCTION
+
+__all__ = [
+    "ANSWER_KIND",
+    "CRITERIA",
+    "PAPER_NAMES",
+    "TASKS",
+    "NotAskable",
+    "SceneQuestion",
+    "RobustnessItem",
+    "black_image",
+    "build_question",
+    "expected_for",
+    "prompt_text",
+    "robustness_items",
+]
+
+LETTERS = "ABCDEF"
+CRITERIA = ("darker", "warmer", "more saturated")
+_MARGIN = MappingProxyType({"darker": 10.0, "warmer": 15.0, "more saturated": 15.0})
+_WARM_HUE = 50.0
+_MIN_VISIBLE = 0.5  # an object counts as clearly seen when at least half of it is visible
+
+#: Our task name -> ColorBench's (Table 7); "shape-counting" is ours (the robustness question).
+PAPER_NAMES = MappingProxyType({
+    "colour-extraction": "Color Extraction", "colour-proportion": "Color Proportion",
+    "colour-counting": "Color Counting", "object-counting": "Object Counting",
+    "colour-comparison": "Color Comparison", "colour-recognition": "Color Recognition",
+    "shape-counting": "Shape Counting (ours; colour-invariant, for Color Robustness)",
+})
+
+
+#: Task -> what its correct option is (`plates.tasks.base.ANSWER_KINDS`); every one is asked as options ("mc").
+ANSWER_KIND = MappingProxyType({
+    "colour-extraction": "colour", "colour-proportion": "proportion", "colour-counting": "count",
+    "object-counting": "count", "colour-comparison": "choice", "colour-recognition": "choice",
+    "shape-counting": "count",
+})
+
+
+class NotAskable(ValueError):
+    """The scene cannot carry this question unambiguously (e.g. no palette names, too few distinct shapes)."""
+
+
+@dataclass(frozen=True)
+class SceneQuestion:
+    """One multiple-choice question about a scene. ``options``: {letter: text}, letters A.. in order;
+    ``answer``: the correct letter; ``target``: the mask names the question refers to (ColorBench's "target
+    segment"); ``params``: what was asked and the difficulty parameters (JSON-able); ``wording``: "colorbench"
+    (Table 7 verbatim) or "ours"; ``answer_kind``: `ANSWER_KIND` of the task (`plates.tasks.base.ANSWER_KINDS`;
+    every one is asked as multiple choice and scored by `plates.tasks.mc_scoring`)."""
+
+    task: str
+    text: str
+    options: Mapping[str, str]
+    answer: str
+    target: tuple[str, ...] = ()
+    params: Mapping[str, Any] = field(default_factory=dict)
+    wording: str = "colorbench"
+    answer_kind: str = "choice"
+
+    def __post_init__(self) -> None:
+        opts = dict(self.options)
+        if list(opts) != list(LETTERS[: len(opts)]) or not 3 <= len(opts) <= 6:
+            raise ValueError(f"options {opts!r} are not valid; allowed: 3-6 options lettered A.. in order")
+        if len(set(opts.values())) != len(opts):
+            raise ValueError(f"options {opts!r} repeat a text; allowed: distinct option texts")
+        if self.answer not in opts:
+            raise ValueError(f"answer {self.answer!r} is not an option letter; allowed: {', '.join(opts)}")
+        object.__setattr__(self, "options", MappingProxyType(opts))
+        object.__setattr__(self, "params", MappingProxyType(dict(self.params)))
+        object.__setattr__(self, "target", tuple(self.target))
+
+    @property
+    def answer_text(self) -> str:
+        return self.options[self.answer]
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"task": self.task, "text": self.text, "options": dict(self.options), "answer": self.answer,
+                "target": list(self.target), "params": dict(self.params), "wording": self.wording,
+                "answer_kind": self.answer_kind}
+
+
+def prompt_text(question: SceneQuestion, *, cot: bool = False) -> str:
+    """ColorBench App. F instruction (or its CoT instruction), then the question and its options in the form
+    of ColorBench's released data: "... Select from the following choices. (A) x (B) y"."""
+    instruction = COLORBENCH_COT_INSTRUCTION if cot else COLORBENCH_INSTRUCTION
+    options = " ".join(f"({k}) {v}" for k, v in question.options.items())
+    return f"{instruction}\n{question.text} Select from the following choices. {options}"
+
+
+def black_image(stimulus: Stimulus) -> Image.Image:
+    """ColorBench App. J text-only control: a pure black image (sRGB 0-255 (0, 0, 0)) of the same size."""
+    return Image.new("RGB", stimulus.image.size, (0, 0, 0))
+
+
+# --- helpers ---------------------------------------------------------------------------------------------------
+
+def _n_options(n: Any) -> int:
+    if isinstance(n, bool) or not isinstance(n, int) or not 3 <= n <= 6:
+        raise ValueError(f"n_options={n!r} is not valid; allowed: an integer 3-6 (ColorBench §2.1)")
+    return n
+
+
+def _arrange(correct: str, distractors: list[str], rng: np.random.Generator) -> dict[str, str]:
+    texts = [correct, *distractors]
+    order = rng.permutation(len(texts))
+    return {LETTERS[i]: texts[j] for i, j in enumerate(order)}
+
+
+def _window(count: int, n: int, lo: int, rng: np.random.Generator) -> dict[str, str]:
+    """n consecutive integers >= lo containing ``count`` at a random place, ascending."""
+    start = int(rng.integers(max(lo, count - n + 1), count + 1))
+    return {LETTERS[i]: str(start + i) for i in range(n)}
+
+
+def _visible(truth: Mapping) -> list[dict]:
+    return [r for r in truth["regions"] if r["share"] > 0]
+
+
+def _clear(regions: list[dict]) -> bool:
+    return all(r["visible_fraction"] >= _MIN_VISIBLE for r in regions)
+
+
+def _unique_shapes(truth: Mapping) -> list[dict]:
+    """Visible, clearly seen regions whose shape no other visible region has: "the {shape}" names one object."""
+    vis = _visible(truth)
+    shapes = [r["shape"] for r in vis]
+    return [r for r in vis if shapes.count(r["shape"]) == 1 and r["visible_fraction"] >= _MIN_VISIBLE]
+
+
+def _region(truth: Mapping, name: str) -> dict:
+    return truth["background"] if name == "background" else truth["regions"][int(name.split("-")[1])]
+
+
+def _named_colours(stimulus: Stimulus, task: str) -> list[dict]:
+    if getattr(stimulus.spec, "palette", None) is None:
+        raise NotAskable(f"{task} names colours, so the scene needs a named palette; allowed: SceneSpec(palette=...)")
+    return [c for c in stimulus.truth["colours"] if c["name"] is not None and c["objects"] > 0]
+
+
+def _flat(stimulus: Stimulus, task: str) -> None:
+    if stimulus.truth["shading"] != "flat":
+        raise NotAskable(f"{task} needs flat shading: a shaded region shows many pixel colours; allowed: shading='flat'")
+
+
+def _score(criterion: str, rgb) -> float:
+    L, a, b = srgb255_to_lab(np.asarray(rgb, dtype=np.float64))
+    if criterion == "darker":
+        return float(-L)
+    if criterion == "more saturated":
+        return float(math.hypot(a, b))
+    return float(math.hypot(a, b) * math.cos(math.atan2(b, a) - math.radians(_WARM_HUE)))
+
+
+# --- solvers: the correct option text from a (possibly recoloured) scene's truth, or None -----------------------
+
+def _solve(q: SceneQuestion, stimulus: Stimulus) -> str | None:
+    t, p = stimulus.truth, q.params
+    if q.task == "colour-extraction":
+        return format_code(_region(t, p["region"])["colour"], p["format"])
+    if q.task == "colour-proportion":
+        share = 100 * sum(c["share"] for c in t["colours"] if c["name"] == p["colour"])
+        values = {int(v.rstrip("%")): v for v in q.options.values()}
+        best = min(values, key=lambda v: abs(v - share))
+        return values[best] if abs(best - share) < p["step"] / 2 - 0.5 else None
+    if q.task == "colour-counting":
+        return str(t["distinct_colours"] if p["include_background"] else t["object_colours"])
+    if q.task == "object-counting":
+        return str(sum(1 for r in _visible(t) if r["name"] == p["colour"]))
+    if q.task == "shape-counting":
+        return str(sum(1 for r in _visible(t) if r["shape"] == p["shape"]))
+    if q.task == "colour-comparison":
+        scores = sorted(((_score(p["criterion"], _region(t, r)["colour"]), _region(t, r)["shape"])
+                         for r in p["regions"]), reverse=True)
+        return scores[0][1] if scores[0][0] - scores[1][0] >= 1.0 else None
+    if q.task == "colour-recognition":
+        if p["mode"] == "name":
+            return _region(t, p["region"])["name"]
+        present = {r["name"] for r in _visible(t)} | ({t["background"]["name"]} if t["background"]["share"] > 0 else set())
+        absent = [v for v in q.options.values() if v not in present]
+        return absent[0] if len(absent) == 1 else None
+    raise ValueError(f"task {q.task!r} is not known; allowed: {', '.join(TASKS)}")
+
+
+def expected_for(question: SceneQuestion, stimulus: Stimulus) -> str | None:
+    """The correct letter of ``question`` on ``stimulus`` (the scene it was built on, or a recoloured variant),
+    from the stimulus's truth; None when no option is correct there (or the answer became ambiguous)."""
+    text = _solve(question, stimulus)
+    letters = [k for k, v in question.options.items() if v == text]
+    return letters[0] if len(letters) == 1 else None
+
+
+def _finish(task: str, text: str, options: dict[str, str], target, params: dict, wording: str,
+            stimulus: Stimulus) -> SceneQuestion:
+    q = SceneQuestion(task, text, options, "A", tuple(target), params, wording, ANSWER_KIND[task])
+    answer = expected_for(q, stimulus)
+    if answer is None:
+        raise RuntimeError(f"{task}: built options {options} hold no correct answer (a bug)")
+    return SceneQuestion(task, text, options, answer, tuple(target), params, wording, ANSWER_KIND[task])
+
+
+# --- builders ----------------------------------------------------------------------------------------------------
+
+def _extraction(stim, rng, n, *, format: str = "rgb", delta_e: float = 10.0, region: str | None = None):
+    if format not in CODE_FORMATS:
+        raise ValueError(f"format={format!r} is not valid; allowed: {', '.join(CODE_FORMATS)}")
+    if isinstance(delta_e, bool) or not isinstance(delta_e, int | float) or not 0.5 <= delta_e <= 60:
+        raise ValueError(f"delta_e={delta_e!r} is not valid; allowed: a number in [0.5, 60] (CIEDE2000)")
+    _flat(stim, "colour-extraction")
+    t = stim.truth
+    if region is None:
+        if not t["regions"]:
+            region = "background"
+        else:
+            choices = _unique_shapes(t)
+            if not choices:
+                raise NotAskable("colour-extraction needs an object with a shape no other object has")
+            region = choices[int(rng.integers(len(choices)))]["region"]
+    colour = _region(t, region)["colour"]
+    try:
+        distract = [format_code(c, format) for c in distractor_colours(colour, delta_e, n - 1, rng, fmt=format)]
+    except ValueError as exc:  # the colour sits where sRGB ends: too few directions reach delta_e
+        raise NotAskable(f"colour-extraction: {exc}") from None
+    options = _arrange(format_code(colour, format), distract, rng)
+    name = CODE_NAMES[format]
+    if region == "background":
+        if t["regions"]:
+            raise NotAskable("the background's colour is 'the given color' only in a single-colour image")
+        text, wording = f"What is the {name} value of the given color in the image?", "colorbench"
+    else:
+        shape = _region(t, region)["shape"]
+        text, wording = f"What is the {name} value of the color of the {shape} in the image?", "ours"
+    params = {"format": format, "delta_e": float(delta_e), "region": region}
+    return _finish("colour-extraction", text, options, (region,), params, wording, stim)
+
+
+def _proportion(stim, rng, n, *, step: int = 10, colour: str | None = None):
+    if isinstance(step, bool) or not isinstance(step, int) or not 2 <= step <= 30:
+        raise ValueError(f"step={step!r} is not valid; allowed: an integer 2-30 (percentage points)")
+    named = _named_colours(stim, "colour-proportion")
+    if colour is not None:
+        named = [c for c in named if c["name"] == colour]
+        if not named:
+            raise NotAskable(f"colour {colour!r} is not a visible named colour of this scene")
+    if not named:
+        raise NotAskable("colour-proportion found no visible named colour")
+    entry = named[int(rng.integers(len(named)))]
+    p = round(100 * entry["share"])
+    pos_hi = min(n - 1, p // step)
+    pos_lo = max(0, n - 1 - (100 - p) // step)
+    if pos_lo > pos_hi:
+        raise ValueError(f"{n} options {step} points apart do not fit in 0-100%; allowed: a smaller step or n_options")
+    pos = int(rng.integers(pos_lo, pos_hi + 1))
+    options = {LETTERS[i]: f"{p + (i - pos) * step}%" for i in range(n)}
+    target = [r["region"] for r in stim.truth["regions"] if r["name"] == entry["name"]]
+    params = {"colour": entry["name"], "step": step, "share": entry["share"]}
+    text = f"What is the closest to the proportion of the {entry['name']} color in the image?"
+    return _finish("colour-proportion", text, options, target, params, "colorbench", stim)
+
+
+def _colour_counting(stim, rng, n, *, include_background: bool = True):
+    _flat(stim, "colour-counting")
+    t = stim.truth
+    count = t["distinct_colours"] if include_background else t["object_colours"]
+    text, wording = ("How many different colors are in this image?", "colorbench") if include_background else (
+        "How many different colors do the shapes in this image have?", "ours")
+    params = {"include_background": bool(include_background), "min_delta_e": t["min_delta_e"]}
+    return _finish("colour-counting", text, _window(count, n, 1, rng), (), params, wording, stim)
+
+
+def _separate(stim, regions: list[dict]) -> bool:
+    """True when the regions' visible pixels form exactly len(regions) connected blobs (8-connectivity)."""
+    mask = np.zeros(stim.image.size[::-1], dtype=bool)
+    for r in regions:
+        mask |= stim.masks[r["region"]]
+    return ndimage.label(mask, structure=np.ones((3, 3)))[1] == len(regions)
+
+
+def _object_counting(stim, rng, n, *, colour: str | None = None):
+    named = _named_colours(stim, "object-counting")
+    vis = _visible(stim.truth)
+    ok = []
+    for c in named:
+        if colour is not None and c["name"] != colour:
+            continue
+        mine = [r for r in vis if r["name"] == c["name"]]
+        if _clear(mine) and _separate(stim, mine):
+            ok.append((c["name"], mine))
+    if not ok:
+        raise NotAskable("object-counting found no colour whose objects are all clearly visible and apart")
+    name, mine = ok[int(rng.integers(len(ok)))]
+    text = f"How many objects with {name} color are in this image?"
+    return _finish("object-counting", text, _window(len(mine), n, 0, rng), [r["region"] for r in mine],
+                   {"colour": name, "clutter": stim.spec.clutter}, "colorbench", stim)
+
+
+def _shape_counting(stim, rng, n, *, shape: str | None = None):
+    vis = _visible(stim.truth)
+    shapes = sorted({r["shape"] for r in vis} if shape is None else {shape})
+    ok = [(s, [r for r in vis if r["shape"] == s]) for s in shapes]
+    ok = [(s, mine) for s, mine in ok if mine and _clear(mine)]
+    if not ok:
+        raise NotAskable("shape-counting found no shape whose objects are all clearly visible")
+    s, mine = ok[int(rng.integers(len(ok)))]
+    return _finish("shape-counting", f"How many {plural(s)} are in this image?", _window(len(mine), n, 0, rng),
+                   [r["region"] for r in mine], {"shape": s}, "ours", stim)
+
+
+def _comparison(stim, rng, n, *, criterion: str = "darker", margin: float | None = None):
+    if criterion not in CRITERIA:
+        raise ValueError(f"criterion={criterion!r} is not valid; allowed: {', '.join(CRITERIA)}")
+    margin = _MARGIN[criterion] if margin is None else margin
+    if isinstance(margin, bool) or not isinstance(margin, int | float) or not 1.0 <= margin <= 100:
+        raise ValueError(f"margin={margin!r} is not valid; allowed: a number in [1, 100]")
+    pool = _unique_shapes(stim.truth)
+    if len(pool) < n:
+        raise NotAskable(f"colour-comparison needs {n} objects of distinct shapes; the scene shows {len(pool)}")
+    for _ in range(64):
+        pick = [pool[i] for i in rng.choice(len(pool), n, replace=False)]
+        scores = sorted((_score(criterion, r["colour"]) for r in pick), reverse=True)
+        if scores[0] - scores[1] >= margin:
+            break
+    else:
+        raise NotAskable(f"no {n} objects of this scene differ by a '{criterion}' margin of {margin:g}")
+    options = {LETTERS[i]: r["shape"] for i, r in enumerate(pick)}
+    wording = "colorbench" if criterion == "darker" else "ours"
+    params = {"criterion": criterion, "margin": float(margin), "regions": [r["region"] for r in pick],
+              "lead": scores[0] - scores[1]}
+    return _finish("colour-comparison", f"Which object has a {criterion} color in the image?", options,
+                   params["regions"], params, wording, stim)
+
+
+def _recognition(stim, rng, n, *, mode: str = "name"):
+    if mode not in ("name", "absent"):
+        raise ValueError(f"mode={mode!r} is not valid; allowed: name, absent")
+    _named_colours(stim, "colour-recognition")
+    t = stim.truth
+    pal = list(get_scene_palette(stim.spec.palette).colours)
+    if mode == "absent":
+        present = sorted({r["name"] for r in _visible(t)} | ({t["background"]["name"]} - {None}), key=pal.index)
+        absent = [k for k in pal if k not in present]
+        if len(present) < n - 1 or not absent:
+            raise NotAskable(f"'absent' needs {n - 1} named colours present and one palette colour absent")
+        shown = [present[i] for i in rng.choice(len(present), n - 1, replace=False)]
+        options = _arrange(absent[int(rng.integers(len(absent)))], shown, rng)
+        return _finish("colour-recognition", "What color does not exist in this image?", options, (),
+                       {"mode": mode}, "colorbench", stim)
+    vis = _visible(t)
+    pool = vis if len(vis) == 1 else _unique_shapes(t)
+    pool = [r for r in pool if r["name"] is not None]
+    if not pool:
+        raise NotAskable("colour-recognition needs a named object with a shape no other object has")
+    reg = pool[int(rng.integers(len(pool)))]
+    others = [k for k in pal if k != reg["name"]]
+    distract = [others[i] for i in rng.choice(len(others), n - 1, replace=False)]
+    if len(vis) == 1:
+        text, wording = "What is the color of object in this image?", "colorbench"
+    else:
+        text, wording = f"What is the color of the {reg['shape']} in this image?", "ours"
+    return _finish("colour-recognition", text, _arrange(reg["name"], distract, rng), (reg["region"],),
+                   {"mode": mode, "region": reg["region"]}, wording, stim)
+
+
+#: Task name -> builder(stimulus, rng, n_options, **params) -> SceneQuestion. Read-only.
+TASKS: Mapping[str, Callable[..., SceneQuestion]] = MappingProxyType({
+    "colour-extraction": _extraction, "colour-proportion": _proportion, "colour-counting": _colour_counting,
+    "object-counting": _object_counting, "colour-comparison": _comparison, "colour-recognition": _recognition,
+    "shape-counting": _shape_counting,
+})
+
+
+def build_question(task: str, stimulus: Stimulus, *, seed: int = 0, n_options: int = 4, **params: Any) -> SceneQuestion:
+    """A seeded ``task`` question about a rendered scene. ``params`` are the task's own (module docstring):
+    extraction ``format`` ("rgb"/"hsv"/"hex"), ``delta_e``, ``region``; proportion ``step``, ``colour``;
+    colour counting ``include_background``; object counting ``colour``; comparison ``criterion``, ``margin``;
+    recognition ``mode`` ("name"/"absent"); shape counting ``shape``. Raises `NotAskable` (a ValueError) when
+    the scene cannot carry the question unambiguously, ValueError for bad parameters."""
+    if task not in TASKS:
+        raise ValueError(f"task {task!r} is not known; allowed: {', '.join(TASKS)}")
+    if isinstance(seed, bool) or not isinstance(seed, int) or seed < 0:
+        raise ValueError(f"seed={seed!r} is not valid; allowed: an integer >= 0")
+    allowed = [p.name for p in inspect.signature(TASKS[task]).parameters.values() if p.kind == p.KEYWORD_ONLY]
+    unknown = sorted(set(params) - set(allowed))
+    if unknown:
+        raise ValueError(f"{task} has no parameters {unknown}; allowed: {', '.join(allowed) or 'none'}")
+    if not isinstance(stimulus, Stimulus) or not isinstance(stimulus.truth.get("regions"), list):
+        raise ValueError(f"build_question needs a rendered scene Stimulus, got {type(stimulus).__name__}")
+    rng = np.random.Generator(np.random.PCG64(np.random.SeedSequence([seed, list(TASKS).index(task)])))
+    return TASKS[task](stimulus, rng, _n_options(n_options), **params)
+
+
+@dataclass(frozen=True)
+class RobustnessItem:
+    """One image of a ColorBench robustness instance: ``variant`` ("seed" or e.g. "target-90"), its ``spec``
+    (SceneSpec / RecolourSpec: regenerates the image), the ``stimulus``, the ``expected`` letter there (None when
+    no option is right after recolouring) and ``changed`` (expected differs from the seed's answer)."""
+
+    variant: str
+    spec: Any
+    stimulus: Stimulus
+    expected: str | None
+    changed: bool
+
+
+def robustness_items(stimulus: Stimulus, question: SceneQuestion, *, space: str = "hsv",
+                     include_background: bool = False) -> tuple[RobustnessItem, ...]:
+    """ColorBench §2.3 / App. C: the seed and its nine recoloured variants (`plates.stimuli.scenes.recolour`),
+    the question unchanged, each with its recomputed expected letter."""
+    out = [RobustnessItem("seed", stimulus.spec, stimulus, question.answer, False)]
+    for spec in variant_specs(stimulus, question.target, space=space, include_background=include_background):
+        var = render_variant(spec, stimulus)
+        exp = expected_for(question, var)
+        out.append(RobustnessItem(spec.name, spec, var, exp, exp != question.answer))
+    return tuple(out)

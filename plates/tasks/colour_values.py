@@ -1,0 +1,94 @@
+"""Colour codes as ColorBench's Colour Extraction options show them, and distractor colours at a set CIEDE2000.
+
+ColorBench Table 7 (Colour Extraction): "What is the HSV value of the given color in the image?" / "... RGB
+value ...", options are colour codes (its Figures 7, 49, 63). The print formats below are ours (the paper's
+figures are images): RGB ``(34, 139, 34)``, HEX ``#228B22``, HSV ``(120°, 76%, 55%)`` (hue in whole degrees,
+saturation and value in whole percent, from colour-science's ``RGB_to_HSV`` on sRGB 0-1).
+
+Input colours are sRGB 0-255 triples.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from plates.colour import lab_to_srgb255, srgb255_to_lab
+from plates.colour.spaces import _cs
+
+__all__ = ["CODE_FORMATS", "CODE_NAMES", "distractor_colours", "format_code", "format_codes"]
+
+CODE_FORMATS = ("rgb", "hsv", "hex")
+#: How the question names each code ("What is the RGB value ...").
+CODE_NAMES = {"rgb": "RGB", "hsv": "HSV", "hex": "HEX"}
+
+
+def format_codes(rgb, fmt: str) -> list[str]:
+    """Colours (n, 3) sRGB 0-255 printed as options in ``fmt`` (rgb / hsv / hex)."""
+    arr = np.asarray(rgb, dtype=np.int64).reshape(-1, 3)
+    if fmt == "rgb":
+        return [f"({r}, {g}, {b})" for r, g, b in arr.tolist()]
+    if fmt == "hex":
+        return [f"#{r:02X}{g:02X}{b:02X}" for r, g, b in arr.tolist()]
+    if fmt == "hsv":
+        hsv = np.atleast_2d(_cs().RGB_to_HSV(arr / 255.0))
+        return [f"({round(h * 360) % 360}°, {round(s * 100)}%, {round(v * 100)}%)" for h, s, v in hsv.tolist()]
+    raise ValueError(f"colour code format {fmt!r} is not known; allowed: {', '.join(CODE_FORMATS)}")
+
+
+def format_code(rgb, fmt: str) -> str:
+    """``rgb`` (sRGB 0-255) printed as an option in ``fmt`` (rgb / hsv / hex)."""
+    return format_codes([rgb], fmt)[0]
+
+
+def _de(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    return np.asarray(_cs().delta_E(a, b, method="CIE 2000"), dtype=np.float64)
+
+
+def distractor_colours(
+    rgb, delta_e: float, n: int, rng: np.random.Generator, *, tolerance: float = 1.0, fmt: str = "rgb"
+) -> list[tuple[int, int, int]]:
+    """``n`` 8-bit sRGB colours, each at CIEDE2000 ``delta_e`` (within ``tolerance``, after rounding to 8-bit)
+    from ``rgb`` (sRGB 0-255) and at least ``delta_e / 2`` from each other, whose ``fmt`` codes all differ.
+
+    Directions are uniform in CIELAB; along each, the distance giving ``delta_e`` is found by a vectorised
+    bisection (48 directions at once), rounded to 8-bit, out-of-gamut points dropped, and the survivors kept
+    first-fit. ValueError when ``delta_e`` cannot be reached from ``rgb`` inside sRGB in enough directions.
+    """
+    if isinstance(delta_e, bool) or not isinstance(delta_e, int | float) or not 0.5 <= delta_e <= 60:
+        raise ValueError(f"delta_e={delta_e!r} is not valid; allowed: a number in [0.5, 60] (CIEDE2000)")
+    centre = srgb255_to_lab(np.asarray(rgb, dtype=np.float64))
+    code = format_code(rgb, fmt)
+    kept: list[np.ndarray] = []
+    for _ in range(8):
+        u = rng.normal(size=(48, 3))
+        u /= np.linalg.norm(u, axis=1, keepdims=True)
+        lo, hi = np.zeros(48), np.full(48, 4.0 * delta_e + 10.0)  # ΔE2000 grows slower than Euclidean distance
+        for _ in range(30):
+            mid = (lo + hi) / 2
+            below = _de(centre, centre + mid[:, None] * u) < delta_e
+            lo, hi = np.where(below, mid, lo), np.where(below, hi, mid)
+        srgb = lab_to_srgb255(centre + hi[:, None] * u)
+        inside = np.all((srgb > -0.5) & (srgb < 255.5), axis=1)
+        cand = np.clip(np.rint(srgb[inside]), 0, 255).astype(np.int64)
+        if not len(cand):
+            continue
+        cand = cand[np.abs(_de(centre, srgb255_to_lab(cand)) - delta_e) <= tolerance]
+        if not len(cand):
+            continue
+        pool = np.concatenate([np.array(kept).reshape(-1, 3), cand])  # kept first: first-fit continues
+        lab = srgb255_to_lab(pool)
+        far = _de(lab[:, None], lab[None]) >= delta_e / 2
+        codes = format_codes(pool, fmt)
+        chosen = list(range(len(kept)))
+        seen = {code, *(codes[i] for i in chosen)}
+        for i in range(len(kept), len(pool)):
+            if codes[i] not in seen and all(far[i, j] for j in chosen):
+                chosen.append(i)
+                seen.add(codes[i])
+                if len(chosen) == n:
+                    return [tuple(int(v) for v in pool[j]) for j in chosen]
+        kept = [pool[j] for j in chosen]
+    raise ValueError(
+        f"only {len(kept)} of {n} colours at CIEDE2000 {delta_e:g} from {tuple(int(v) for v in rgb)} fit inside sRGB; "
+        "allowed: a smaller delta_e or fewer options"
+    )

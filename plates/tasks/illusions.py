@@ -1,0 +1,513 @@
+"""The illusion tasks as pure functions: RCID and IllusionBench+ questions, answer keys, and reply parsing.
+
+Input is a rendered illusion's ``truth`` (`plates.stimuli.illusions.render`; it carries the layout); output
+is `plates.tasks.base.Question` values whose ``extra`` holds the pixel and human answers, and
+`plates.tasks.base.Score` verdicts (``score_choice``, ``score_true_false``, ``score_colour_name``), ready for
+`plates.tasks.base.Task` entries named `TASK_NAMES`. No colour maths happens here. Wording, and where it
+comes from:
+
+* RCID (Mao et al. 2025) §3.3 and Fig. 1, verbatim: the framings "Based on pixel values" (Fig. 1 Q1) and
+  "According to human perception" (Fig. 1 Q2); the frame "how do the colors of ... compare? Here are some
+  options you can choose: I. Left is darker II. Right is darker III. They are exactly same" (Fig. 1b; Fig. 1a
+  uses "A is darker" / "B is darker"); the filter question "what color is ...?" (Fig. 1c). RCID's regions were
+  described per image by GPT-4o (App. A.1); ours come from the kind ("the two squares on the left and
+  right": wording is ours), as do "Top"/"Bottom" for the up-down layout (ours).
+* IllusionBench+ (Zhang et al. 2025) App. A1, verbatim: the true/false and multiple-choice instructions. Their
+  statements and questions were written per image by people; ours are built from the pixel truth (wording
+  is ours), and the answer is always the physical one (trap images test exactly that, §III-A).
+
+Transport (`TRANSPORT_NOTE`): send the images as PNG (`plates.images.image_to_data_url`), never JPEG.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping
+from dataclasses import dataclass
+from types import MappingProxyType
+from typing import Any
+
+import numpy as np
+
+from plates.stimuli.illusions.kinds import ILLUSION_TYPES
+from plates.stimuli.illusions.naming import SYNONYMS, names_in
+from plates.tasks.base import Question, Score
+from plates.tasks.scoring import clean, is_evasion, strip_answer_prefix
+
+__all__ = [
+    "FRAMINGS",
+    "MC_TEMPLATE",
+    "MEANINGS",
+    "NUMERALS",
+    "TF_TEMPLATE",
+    "TRANSPORT_NOTE",
+    "TASK_NAMES",
+    "OptionParse",
+    "answer_keys",
+    "mc_question",
+    "parse_colour_answer",
+    "parse_option",
+    "parse_true_false",
+    "rcid_name_question",
+    "rcid_question",
+    "rcid_questions",
+    "score_choice",
+    "score_colour_name",
+    "score_true_false",
+    "tf_questions",
+]
+
+#: Task names for the ``TASKS`` registry: RCID comparison (choice), RCID filter naming (name), IllusionBench+
+#: true/false (yesno) and multiple choice (choice).
+TASK_NAMES = ("rcid-compare", "rcid-name", "illusionbench-tf", "illusionbench-mc")
+#: RCID's two framings (Fig. 1 Q1 / Q2, verbatim). §4.1 and Table 1 also write "based on human perception".
+FRAMINGS = MappingProxyType({"pixel": "Based on pixel values", "human": "According to human perception"})
+#: What an answer to a comparison means, whatever its option number.
+MEANINGS = ("A darker", "B darker", "same")
+NUMERALS = ("I", "II", "III", "IV")
+_WORDS = MappingProxyType(
+    {"left-right": ("Left", "Right"), "up-down": ("Top", "Bottom"), "letters": ("A", "B")}
+)
+_KEY = {"A": "A darker", "B": "B darker", "same": "same", None: None}
+
+#: IllusionBench+ App. A1, verbatim (the quotes are the paper's).
+TF_TEMPLATE = (
+    "Given an image, check if the following description is correct, and answer \u2018True\u2019 or "
+    "\u2018False\u2019. Do not explain the reason. Description: {statement}"
+)
+MC_TEMPLATE = (
+    "Given an image, a question, and some options, You have to select the correct one. Do not explain your "
+    "reasoning. Answer with only the Roma number that corresponds to the correct option. Do not repeat the "
+    "entire answer. Do not explain the reason. {question}"
+)
+
+TRANSPORT_NOTE = (
+    "Illusion images must reach models losslessly: PNG (plates.images.image_to_data_url), never JPEG. "
+    "JPEG's chroma subsampling and DCT quantisation move flat patches by a few levels and, on Munker-White "
+    "stripes 2-8 px wide, turn two identical targets into different colours, so the pixel truth no longer "
+    "holds. VLMEvalKit and ColorBench re-encode to JPEG; this project does not."
+)
+
+
+def _layout(truth: Mapping[str, Any]) -> str:
+    layout = truth.get("layout")
+    if layout is None:  # truth written without the layout: the positions say it
+        layout = "left-right" if truth["positions"]["A"] == "left" else "up-down"
+    if layout not in ("left-right", "up-down"):
+        raise ValueError(f"layout {layout!r} is not known; allowed layouts: left-right, up-down")
+    return layout
+
+
+def _words(layout: str, words: str = "layout") -> tuple[str, str]:
+    key = layout if words == "layout" else words
+    if key not in _WORDS or layout not in ("left-right", "up-down"):
+        raise ValueError(
+            f"layout {layout!r} / words {words!r} not known; allowed layouts: left-right, up-down; "
+            "words: layout, letters"
+        )
+    return _WORDS[key]
+
+
+def _regions(truth: Mapping[str, Any]) -> str:
+    first, second = _words(_layout(truth))
+    return ILLUSION_TYPES[truth["kind"]].regions.format(first=first.lower(), second=second.lower())
+
+
+def _facts(truth: Mapping[str, Any], **more: Any) -> dict[str, Any]:
+    """The ``extra`` every illusion question carries (JSON-able): the kind, the item class and the keys."""
+    keys = answer_keys(truth)
+    return {
+        "illusion": truth["kind"],
+        "item_class": truth["item_class"],
+        "pixel_answer": keys["pixel"],
+        "human_answer": keys["human"],
+        **more,
+    }
+
+
+def answer_keys(truth: Mapping[str, Any]) -> dict[str, str | None]:
+    """{"pixel": ..., "human": ...}: what a comparison answer should mean under each framing ("A darker",
+    "B darker", "same"; None where the human answer is undetermined)."""
+    return {"pixel": _KEY[truth["pixel_darker"]], "human": _KEY[truth["perceived_darker"]]}
+
+
+def rcid_question(truth: Mapping[str, Any], framing: str, *, words: str = "layout") -> Question:
+    """RCID comparison question (§3.3, Fig. 1) in one framing ("pixel" or "human"), kind "mc" with options
+    I-III. ``expected``: the option of the framing's key ("" where the human answer is undetermined).
+    ``extra``: "framing", "meanings" (numeral -> "A darker" / "B darker" / "same"), "pixel_answer",
+    "human_answer", "item_class", "illusion", "wording". ``words`` "layout" names the targets Left/Right or
+    Top/Bottom (the layout in ``truth``); "letters" names them A/B and says which is which (that clause is
+    ours; RCID showed A/B labels on the image)."""
+    if framing not in FRAMINGS:
+        raise ValueError(f"framing {framing!r} is not known; allowed: {', '.join(FRAMINGS)}")
+    if truth["kind"] == "rcid-filter":
+        raise ValueError(
+            "rcid-filter images are asked for colour names (rcid_name_question); allowed kinds: "
+            + ", ".join(k for k in ILLUSION_TYPES if k != "rcid-filter")
+        )
+    layout = _layout(truth)
+    w1, w2 = _words(layout, words)
+    regions = _regions(truth)
+    if words == "letters":
+        p1, p2 = _words(layout)
+        regions += f" (call the {p1.lower()} one A and the {p2.lower()} one B)"
+    options = {"I": f"{w1} is darker", "II": f"{w2} is darker", "III": "They are exactly same"}
+    text = (
+        f"{FRAMINGS[framing]}, how do the colors of {regions} compare? Here are some options you can choose: "
+        + " ".join(f"{k}. {v}" for k, v in options.items())
+    )
+    meanings = {"I": "A darker", "II": "B darker", "III": "same"}
+    key = answer_keys(truth)[framing]
+    expected = "" if key is None else {v: k for k, v in meanings.items()}[key]
+    wording = "RCID Fig. 1 frame and options verbatim; region description ours"
+    return Question(
+        name=f"rcid-{framing}" + ("-letters" if words == "letters" else ""),
+        kind="mc",
+        text=text,
+        expected=expected,
+        options=options,
+        target=key or "",
+        task=TASK_NAMES[0],
+        answer_kind="choice",
+        extra=_facts(truth, framing=framing, meanings=meanings, wording=wording),
+    )
+
+
+def rcid_questions(truth: Mapping[str, Any], *, words: str = "layout") -> tuple[Question, ...]:
+    """Every RCID question for one image: both framings of the comparison, or for rcid-filter both framings
+    of the colour question for each target."""
+    if truth["kind"] == "rcid-filter":
+        return tuple(rcid_name_question(truth, f, t) for t in ("A", "B") for f in FRAMINGS)
+    return tuple(rcid_question(truth, f, words=words) for f in FRAMINGS)
+
+
+def rcid_name_question(truth: Mapping[str, Any], framing: str, target: str = "A") -> Question:
+    """RCID filter question (§3.3, Fig. 1c: "what color is ...?"), kind "open". ``expected`` under "pixel"
+    is the basic colour name of the target's pixels, under "human" the name of its original colour (the
+    colour people report through the cast); ``extra["accepted"]`` lists the words counted as that name,
+    ``extra["pixel_answer"]`` / ``["human_answer"]`` both names."""
+    if framing not in FRAMINGS:
+        raise ValueError(f"framing {framing!r} is not known; allowed: {', '.join(FRAMINGS)}")
+    if "colour_names" not in truth:
+        raise ValueError(f"kind {truth.get('kind')!r} has no colour names; allowed: rcid-filter")
+    if target not in ("A", "B"):
+        raise ValueError(f"target {target!r} is not known; allowed: A, B")
+    layout = _layout(truth)
+    where = dict(zip("AB", _words(layout), strict=True))[target].lower()
+    noun = "disc on the" if layout == "left-right" else "disc at the"
+    names = truth["colour_names"][target]
+    name = names["pixel" if framing == "pixel" else "perceived"]
+    return Question(
+        name=f"rcid-name-{framing}",
+        kind="open",
+        text=f"{FRAMINGS[framing]}, what color is the {noun} {where}?",
+        expected=name,
+        target=name,
+        task=TASK_NAMES[1],
+        answer_kind="name",
+        extra={
+            "illusion": truth["kind"],
+            "item_class": truth["item_class"],
+            "framing": framing,
+            "target": target,
+            "pixel_answer": names["pixel"],
+            "human_answer": names["perceived"],
+            "accepted": list(SYNONYMS[name]),
+            "wording": "RCID Fig. 1c frame verbatim; object description ours",
+        },
+    )
+
+
+def tf_questions(truth: Mapping[str, Any]) -> tuple[Question, ...]:
+    """IllusionBench+ true/false questions (App. A1 instruction verbatim; statements ours, about the pixels):
+    "the colours of ... are exactly the same", "of ..., the first one is darker", and the second one. Kind
+    "yesno"; ``expected`` "True" or "False"."""
+    first, second = (w.lower() for w in _words(_layout(truth)))
+    regions = _regions(truth)
+    darker = truth["pixel_darker"]
+    statements = (
+        (f"The colours of {regions} are exactly the same.", darker == "same"),
+        (f"Of {regions}, the {first} one is darker.", darker == "A"),
+        (f"Of {regions}, the {second} one is darker.", darker == "B"),
+    )
+    wording = "IllusionBench+ App. A1 instruction verbatim; statement ours"
+    return tuple(
+        Question(
+            name="illusionbench-tf",
+            kind="yesno",
+            text=TF_TEMPLATE.format(statement=text),
+            expected="True" if ok else "False",
+            target=text,
+            task=TASK_NAMES[2],
+            answer_kind="yesno",
+            extra=_facts(truth, statement=i, wording=wording),
+        )
+        for i, (text, ok) in enumerate(statements)
+    )
+
+
+def mc_question(truth: Mapping[str, Any], seed: int) -> Question:
+    """IllusionBench+ 4-option multiple choice (App. A1 instruction verbatim; question and options ours),
+    options shuffled by ``seed`` (numpy PCG64) and numbered I-IV; ``extra["meanings"]`` says what each
+    numeral claims. The fourth claim, "same lightness but different hues", is false for every image of this
+    family (targets differ along L* only, or not at all)."""
+    first, second = (w.lower() for w in _words(_layout(truth)))
+    claims = (
+        ("A darker", f"The {first} one is darker"),
+        ("B darker", f"The {second} one is darker"),
+        ("same", "They are exactly the same colour"),
+        ("hue only", "They have the same lightness but different hues"),
+    )
+    order = np.random.Generator(np.random.PCG64(np.random.SeedSequence(seed))).permutation(len(claims))
+    options = {NUMERALS[i]: claims[j][1] for i, j in enumerate(order)}
+    meanings = {NUMERALS[i]: claims[j][0] for i, j in enumerate(order)}
+    key = _KEY[truth["pixel_darker"]]
+    expected = next(k for k, v in meanings.items() if v == key)
+    body = f"Question: Which statement about the colours of {_regions(truth)} is correct?\nOptions:\n"
+    body += "\n".join(f"{k}. {v}" for k, v in options.items())
+    wording = "IllusionBench+ App. A1 instruction verbatim; question, options and layout ours"
+    return Question(
+        name="illusionbench-mc",
+        kind="mc",
+        text=MC_TEMPLATE.format(question=body),
+        expected=expected,
+        options=options,
+        target=key or "",
+        task=TASK_NAMES[3],
+        answer_kind="choice",
+        extra=_facts(truth, meanings=meanings, seed=seed, wording=wording),
+    )
+
+
+# --- reply parsing --------------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class OptionParse:
+    """``option``: the numeral chosen (None: nothing or ambiguous); ``meaning``: what it claims; ``rule``: the
+    rule that decided; ``ambiguous``: the reply named more than one answer."""
+
+    option: str | None
+    meaning: str | None
+    rule: str
+    ambiguous: bool = False
+
+
+_THINK = re.compile(r"<think>.*?(?:</think>|\Z)", re.DOTALL | re.IGNORECASE)
+_NUMERAL = r"(III|II|IV|I)"  # longest first: "III" is not "II" + "I"
+_BARE = re.compile(r"^\(?\s*" + _NUMERAL + r"\s*\)?[.:)]?$", re.IGNORECASE)
+_LETTER = re.compile(r"^\(?([A-Da-d])\)?[.:)]?$")
+# Trap: the pronoun "I" ("I think II"): numerals inside a sentence count only after a marker or in
+# parentheses.
+_MARKED = re.compile(
+    r"\b(?:option|answer|choice|choose|select|pick)\s*(?:is\s*)?:?\s*\(?" + _NUMERAL + r"\b\)?", re.IGNORECASE
+)
+_PAREN = re.compile(r"\(" + _NUMERAL + r"\)")
+_LEADING = re.compile(r"^" + _NUMERAL + r"[.:)]\s")
+_POSITION = {
+    "left": "A",
+    "top": "A",
+    "upper": "A",
+    "first": "A",
+    "a": "A",
+    "right": "B",
+    "bottom": "B",
+    "lower": "B",
+    "second": "B",
+    "b": "B",
+}
+_CLAIM = re.compile(
+    r"\b(left|right|top|bottom|upper|lower|first|second|a|b)\b(?:\s+(?:one|square|patch|region|side|area|half|"
+    r"ring|disc|target|field|part))?\s+(?:is|looks|appears|seems)\s+(not\s+|n't\s+)?(?:\w+\s+)?"
+    r"(darker|lighter|brighter)\b",
+    re.IGNORECASE,
+)
+# "darker on the left", "the darker one is the right"
+_CLAIM_AFTER = re.compile(
+    r"\b(?:the\s+)?(darker|lighter|brighter)\b(?:\s+(?:one|square|patch|region|side|area|half|ring|disc|target|"
+    r"field|part))?\s+(?:is\s+)?(?:(?:on|at)\s+)?(?:the\s+)?(left|right|top|bottom|upper|lower|first|second|A|B)\b",
+    re.IGNORECASE,
+)
+_SEVERAL = re.compile(
+    r"^\(?" + _NUMERAL + r"\)?(?:\s*(?:or|/|,|and|&)\s*\(?" + _NUMERAL + r"\)?)+$", re.IGNORECASE
+)
+_SAME = re.compile(
+    r"\b(?:exactly\s+(?:the\s+)?same|the\s+same|identical|no\s+difference|equal(?:ly)?)\b", re.IGNORECASE
+)
+_NEGATED = re.compile(
+    r"\b(?:not|isn't|aren't|n't)\s+(?:exactly\s+)?(?:the\s+same|identical|equal)", re.IGNORECASE
+)
+
+
+def _by_meaning(
+    meaning: str | None, meanings: Mapping[str, str], rule: str, ambiguous: bool = False
+) -> OptionParse:
+    inverse = {v: k for k, v in meanings.items()}
+    if meaning is None or meaning not in inverse:
+        return OptionParse(None, None, rule, ambiguous)
+    return OptionParse(inverse[meaning], meaning, rule)
+
+
+def parse_option(reply: str, options: Mapping[str, str], meanings: Mapping[str, str]) -> OptionParse:
+    """The option a reply chooses, in this order (first rule that decides wins):
+
+    1. the whole reply is a numeral ("II", "(II)", "ii.", "Answer: III"), or one letter A-D (its position:
+       "B" is option II, which for RCID is also "B is darker");
+    2. a marked numeral ("Option II", "the answer is (III)"): the last one;
+    3. numerals in parentheses: exactly one distinct one ("(II) Right is darker"); several are ambiguous;
+    4. a leading numeral with punctuation ("II. Right is darker"; never "I think ...");
+    5. the reply is an option's text ("Right is darker"), or contains exactly one option's text;
+    6. what it claims: "the left one is darker", "right looks lighter" (-> the left is darker), "darker on the
+       left", "the darker one is the right", "they are the same"; a negated claim ("left is not darker":
+       same, or right?), contradictory claims ("the same, but the left is darker", also against a contained
+       option text) and several numerals ("I or II") are ambiguous.
+
+    Ambiguous or nothing found: option None (counted as N/A by the RCID metrics).
+    """
+    if not isinstance(reply, str):
+        raise ValueError(f"reply must be a str, got {type(reply).__name__}")
+    text = strip_answer_prefix(clean(_THINK.sub("", reply)))
+    body = text.strip(" \t\r\n.!\"'")
+    m = _BARE.match(body)
+    if m and m.group(1).upper() in options:
+        k = m.group(1).upper()
+        return OptionParse(k, meanings.get(k), "bare numeral")
+    m = _LETTER.match(body)
+    if m:
+        i = "ABCD".index(m.group(1).upper())
+        if i < len(NUMERALS) and NUMERALS[i] in options:
+            return OptionParse(NUMERALS[i], meanings.get(NUMERALS[i]), "bare letter (position)")
+    marked = [x.upper() for x in _MARKED.findall(text) if x.upper() in options]
+    if marked:
+        return OptionParse(marked[-1], meanings.get(marked[-1]), "marked numeral")
+    paren = list(dict.fromkeys(x for x in _PAREN.findall(text) if x in options))
+    if len(paren) == 1:
+        return OptionParse(paren[0], meanings.get(paren[0]), "numeral in parentheses")
+    if len(paren) > 1:
+        return OptionParse(None, None, "several numerals in parentheses", True)
+    m = _LEADING.match(text)
+    if m and m.group(1) in options:
+        return OptionParse(m.group(1), meanings.get(m.group(1)), "leading numeral")
+    low = " ".join(re.sub(r"[^a-z0-9 ]+", " ", body.lower()).split())
+    texts = {k: " ".join(re.sub(r"[^a-z0-9 ]+", " ", v.lower()).split()) for k, v in options.items()}
+    exact = [k for k, v in texts.items() if v == low]
+    if len(exact) == 1:
+        return OptionParse(exact[0], meanings.get(exact[0]), "option text")
+    if _SEVERAL.match(body):
+        return OptionParse(None, None, "several numerals", True)
+    inside = [k for k, v in texts.items() if re.search(r"\b" + re.escape(v) + r"\b", low)]
+    claimed = _claim(text, meanings)
+    if len(inside) == 1:
+        if claimed.ambiguous or (claimed.option is not None and claimed.option != inside[0]):
+            return OptionParse(None, None, "option text contradicted", True)
+        return OptionParse(inside[0], meanings.get(inside[0]), "contains option text")
+    return claimed
+
+
+def _claim(text: str, meanings: Mapping[str, str]) -> OptionParse:
+    claims = set()
+    for m in _CLAIM.finditer(text):
+        pos = m.group(1).lower()
+        if pos in ("a", "b") and m.group(1) not in ("A", "B"):  # Trap: the article "a" is not target A
+            continue
+        if m.group(2):  # "the left is not darker": same, or the right? Undecidable.
+            return OptionParse(None, None, "negated claim", True)
+        side = _POSITION[pos]
+        darker = side if m.group(3).lower() == "darker" else ("B" if side == "A" else "A")
+        claims.add(f"{darker} darker")
+    for m in _CLAIM_AFTER.finditer(text):
+        pos = m.group(2).lower()
+        if pos in ("a", "b") and m.group(2) not in ("A", "B"):
+            continue
+        side = _POSITION[pos]
+        claims.add(f"{side if m.group(1).lower() == 'darker' else ('B' if side == 'A' else 'A')} darker")
+    if _SAME.search(text) and not _NEGATED.search(text):
+        claims.add("same")
+    if len(claims) > 1:
+        return OptionParse(None, None, "contradictory claims", True)
+    if claims:
+        return _by_meaning(claims.pop(), meanings, "claim in words")
+    return OptionParse(None, None, "no option found")
+
+
+_TRUE_FALSE = re.compile(r"\b(true|false)\b", re.IGNORECASE)
+_NOT_TRUE = re.compile(r"\b(?:not\s+(?:true|correct|accurate)|incorrect|inaccurate|wrong)\b", re.IGNORECASE)
+_YES_NO = re.compile(r"^\W*(yes|no)\b", re.IGNORECASE)
+
+
+def parse_true_false(reply: str) -> str | None:
+    """ "True", "False" or None (nothing, or both). Rules: a leading True/False ("True.", "False, because");
+    "not true"/"incorrect"/"wrong" -> False; the only True/False word of the reply ("The answer is true",
+    "It is true, because..." as IllusionBench+ App. B1 quotes); a leading yes/no as True/False. Both words
+    without a leading one ("true or false?") -> None."""
+    if not isinstance(reply, str):
+        raise ValueError(f"reply must be a str, got {type(reply).__name__}")
+    text = strip_answer_prefix(clean(_THINK.sub("", reply)))
+    m = re.match(r"^\W*(true|false)\b(?!\s*(?:or|/)\s*(?:true|false)\b)", text, re.IGNORECASE)
+    if m:
+        return m.group(1).capitalize()
+    if _NOT_TRUE.search(text):
+        return "False"
+    words = {w.lower() for w in _TRUE_FALSE.findall(text)}
+    if len(words) == 1:
+        return words.pop().capitalize()
+    if words:
+        return None
+    m = _YES_NO.match(text)
+    if m:
+        return "True" if m.group(1).lower() == "yes" else "False"
+    return None
+
+
+def parse_colour_answer(reply: str) -> tuple[str | None, bool]:
+    """(basic colour name or None, ambiguous) of an open colour answer: the one basic colour term the reply
+    names (synonyms count: "gray", "crimson"); two or more terms ("reddish grey", "red or grey") are
+    ambiguous (None, True). Compare the term with a question's ``answer`` (its ``accepted`` words map to
+    it)."""
+    if not isinstance(reply, str):
+        raise ValueError(f"reply must be a str, got {type(reply).__name__}")
+    found = names_in(strip_answer_prefix(clean(_THINK.sub("", reply))))
+    if len(found) == 1:
+        return found[0], False
+    return None, len(found) > 1
+
+
+# --- scorers (plates.tasks.base.Task.score) ------------------------------------------------------------
+
+
+def _no_answer(reply: str, rule: str, ambiguous: bool) -> Score:
+    """An unanswered reply, with HueManity App. E's failure modes: several answers are "erratic", a refusal
+    is an "evasion", anything else a "hallucination"."""
+    text = clean(_THINK.sub("", reply))
+    if ambiguous:
+        return Score(None, "unparsed", False, "erratic", rule)
+    if not text or is_evasion(text):
+        return Score(None, "refusal" if text else "unparsed", False, "evasion", rule)
+    return Score(None, "unparsed", False, "hallucination", rule)
+
+
+def score_choice(question: Question, reply: str) -> Score:
+    """Judge a reply to an RCID comparison or IllusionBench+ multiple choice (`parse_option`): ``parsed`` is
+    the numeral chosen, correct when it is ``expected`` (never where the key is undetermined, "")."""
+    got = parse_option(reply, question.options or {}, question.extra.get("meanings", {}))
+    if got.option is None:
+        return _no_answer(reply, got.rule, got.ambiguous)
+    return Score(got.option, "ok", got.option == question.expected, None, got.rule)
+
+
+def score_true_false(question: Question, reply: str) -> Score:
+    """Judge an IllusionBench+ true/false reply (`parse_true_false`): ``parsed`` "True" or "False"."""
+    got = parse_true_false(reply)
+    if got is None:
+        words = {w.lower() for w in _TRUE_FALSE.findall(reply)}
+        return _no_answer(reply, "no true/false" if len(words) < 2 else "both true and false", len(words) > 1)
+    return Score(got, "ok", got == question.expected, None, "true/false")
+
+
+def score_colour_name(question: Question, reply: str) -> Score:
+    """Judge an RCID filter reply (`parse_colour_answer`): ``parsed`` the one basic colour term named,
+    correct when it is ``expected`` (the framing's name)."""
+    name, ambiguous = parse_colour_answer(reply)
+    if name is None:
+        return _no_answer(reply, "several colour names" if ambiguous else "no colour name", ambiguous)
+    return Score(name, "ok", name == question.expected, None, "basic colour term")

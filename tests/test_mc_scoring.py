@@ -1,0 +1,198 @@
+"""The multiple-choice scorer: one test per trap, named after it (plates.tasks.mc_scoring)."""
+
+from __future__ import annotations
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from plates.tasks.mc_scoring import PARSE_STATUSES, parse_choice, score_choice
+
+# five options so that "e" (what ColorBench's extractor reads from "(B) Blue") is a real option letter
+OPTIONS = {"A": "Red", "B": "Blue", "C": "Green", "D": "Yellow", "E": "Purple"}
+
+
+def _letter(reply: str, options=OPTIONS) -> str | None:
+    return parse_choice(reply, options).letter
+
+
+# ---- ColorBench's two bugs ------------------------------------------------------------------------------------
+
+def test_colorbench_bug_paren_letter_then_text_is_not_read_as_e():
+    c = score_choice("(B) Blue", OPTIONS, "B")
+    assert c.letter == "B" and c.correct and c.letter != "E"
+
+
+def test_colorbench_bug_option_text_alone_is_scored_correct():
+    c = score_choice("Blue", OPTIONS, "B")
+    assert c.letter == "B" and c.status == "ok" and c.correct
+
+
+# ---- accepted forms -------------------------------------------------------------------------------------------
+
+@pytest.mark.parametrize("reply", ["(B)", "B.", "B", "b", "(b)", "[B]", "Option B", "B) Blue", "b) blue",
+                                   "B. Blue", "B: Blue", "The answer is B", "The answer is B.", "Answer: (B)",
+                                   "**B**", "Final answer: B", "The correct answer is (B).", "  B\n"])
+def test_accepted_letter_forms(reply):
+    assert _letter(reply) == "B"
+
+
+def test_option_text_case_and_full_stop_ignored():
+    assert _letter("blue.") == "B" and _letter("  BLUE ") == "B"
+
+
+def test_answer_is_followed_by_option_text():
+    assert _letter("The answer is Blue.") == "B"
+
+
+def test_letter_followed_by_its_own_text_without_delimiter():
+    assert _letter("B Blue") == "B"
+
+
+def test_cot_reply_concluding_with_parenthesised_letter():
+    reply = "The shape is filled with a cool, saturated colour. Comparing with the choices, I conclude (B)."
+    assert _letter(reply) == "B"
+
+
+def test_cot_reply_mentioning_options_then_concluding():
+    assert _letter("Option A is red and option B is blue. The answer is B.") == "B"
+
+
+def test_final_colon_after_discussing_an_option():
+    assert _letter("Let me think. (A) is red... no. Final: (B)") == "B"
+
+
+def test_think_block_numbers_and_letters_are_not_the_answer():
+    assert _letter("<think>maybe A, or (C)</think>B") == "B"
+    assert parse_choice("<think>I would say (A) but the reply was cut", OPTIONS).status == "empty"
+
+
+def test_lone_capital_in_a_sentence():
+    assert _letter("I'd go with C.") == "C" and _letter("I believe D.") == "D"
+
+
+def test_letter_then_because():
+    assert _letter("B because it is blue") == "B"
+
+
+def test_numeric_option_texts_match_exactly():
+    counts = {"A": "3", "B": "4", "C": "5"}
+    assert _letter("4", counts) == "B" and _letter("(C)", counts) == "C"
+    assert _letter("14", counts) is None  # "14" contains "4" but is not it
+
+
+def test_colour_code_option_texts_with_commas_match_whole():
+    codes = {"A": "(34, 139, 34)", "B": "(30, 144, 255)", "C": "(255, 0, 0)"}
+    assert _letter("(30, 144, 255)", codes) == "B"
+    assert _letter("The answer is (30, 144, 255).", codes) == "B"
+
+
+def test_hex_code_letters_are_not_option_letters():
+    codes = {"A": "#228B22", "B": "#1E90FF", "C": "#FF0000", "D": "#C0FFEE"}
+    assert _letter("I think it is #1E90FF", codes) is None  # the B and D inside the code are no answer
+    assert _letter("#1e90ff", codes) == "B"
+
+
+# ---- refused: ambiguous replies --------------------------------------------------------------------------------
+
+@pytest.mark.parametrize("reply", ["A or B", "A, B", "B and C", "(A)/(B)", "A & C"])
+def test_two_letters_are_ambiguous(reply):
+    c = parse_choice(reply, OPTIONS)
+    assert c.letter is None and c.status == "ambiguous"
+
+
+def test_two_parenthesised_letters_are_ambiguous():
+    assert parse_choice("(A) (B)", OPTIONS).status == "ambiguous"
+
+
+def test_two_option_texts_are_ambiguous():
+    for reply in ("Blue or Red", "Blue, Green", "It is either blue or red."):
+        c = parse_choice(reply, OPTIONS)
+        assert c.letter is None and c.status == "ambiguous", reply
+
+
+def test_letter_with_another_options_text_is_ambiguous():
+    c = parse_choice("A) Blue", OPTIONS)
+    assert c.letter is None and c.status == "ambiguous"
+
+
+def test_cot_reply_with_two_parenthesised_answers_is_ambiguous():
+    assert parse_choice("It could be (A), but maybe (C).", OPTIONS).status == "ambiguous"
+
+
+def test_two_concluding_phrases_that_disagree_are_ambiguous():
+    assert parse_choice("The answer is A. On reflection, the answer is C.", OPTIONS).status == "ambiguous"
+
+
+# ---- refused: not an answer ------------------------------------------------------------------------------------
+
+def test_article_a_is_not_option_a():
+    c = parse_choice("A blue circle", OPTIONS)
+    assert c.letter is None and c.status == "unparsed"
+
+
+def test_answer_is_a_followed_by_words_is_not_option_a():
+    assert _letter("the answer is a blue one") is None
+
+
+def test_pronoun_i_is_never_an_option():
+    nine = {k: f"colour {i}" for i, k in enumerate("ABCDEFGHI")}
+    assert _letter("I am not sure", nine) is None
+
+
+def test_letter_outside_the_options_is_unparsed():
+    c = parse_choice("F", OPTIONS)
+    assert c.letter is None and c.status == "unparsed" and "not an option" in c.rule
+
+
+def test_plural_option_s_is_not_answer_s():
+    letters = {k: k.lower() * 3 for k in "PQRST"}
+    assert _letter("Several option(s) could fit.", letters) is None
+
+
+def test_last_letter_of_a_word_is_never_read():
+    # ColorBench's extractor takes a trailing letter: "Purple" ends in "e", "Red" in "d"
+    assert _letter("I cannot tell the colour of the shape") is None
+    assert parse_choice("Something purple-ish", OPTIONS).status == "unparsed"
+
+
+def test_empty_reply_is_empty_not_wrong_letter():
+    for reply in ("", "   ", "**", "."):
+        c = score_choice(reply, OPTIONS, "A")
+        assert c.status == "empty" and c.letter is None and c.correct is False
+
+
+def test_a_negated_option_text_does_not_answer():
+    assert _letter("It is not blue.") is None
+
+
+# ---- verdict and validation ------------------------------------------------------------------------------------
+
+def test_wrong_letter_is_parsed_and_wrong():
+    c = score_choice("(C)", OPTIONS, "B")
+    assert c.letter == "C" and c.status == "ok" and c.correct is False
+
+
+@pytest.mark.parametrize(
+    ("options", "needle"),
+    [({}, "non-empty"), ({"a": "x"}, "single letters"), ({"A": "x", "B": "X "}, "distinct"), ({"A": ""}, "non-empty")],
+)
+def test_bad_options_raise(options, needle):
+    with pytest.raises(ValueError, match=needle):
+        parse_choice("A", options)
+
+
+def test_bad_reply_and_expected_raise():
+    with pytest.raises(ValueError, match="reply must be a str"):
+        parse_choice(None, OPTIONS)  # type: ignore[arg-type]
+    with pytest.raises(ValueError, match="not an option letter"):
+        score_choice("A", OPTIONS, "Z")
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.text(max_size=60))
+def test_any_reply_gets_a_known_status_and_a_letter_only_when_ok(reply):
+    c = parse_choice(reply, OPTIONS)
+    assert c.status in PARSE_STATUSES
+    assert (c.letter is not None) == (c.status == "ok")
+    assert c.letter is None or c.letter in OPTIONS
