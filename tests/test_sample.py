@@ -3,7 +3,6 @@ sets, resumable, recorded in the manifest and the run id."""
 
 from __future__ import annotations
 
-import argparse
 from collections import Counter
 
 import pyarrow.parquet as pq
@@ -89,14 +88,18 @@ def test_the_sample_and_its_seed_enter_the_run_identity():
         _exp(sample=0)
 
 
-def test_plates_run_sample_flag():
+def test_plates_run_sample_flag(tmp_path):
+    from plates.cli import build_parser
     from plates.cli.run import build_experiment
 
-    args = argparse.Namespace(experiment=None, dataset="huemanity-numeric", prompt="huemanity-numeric", prompt_file=[],
-                              backend="baseline", model="baseline-cnn", base_url=None, api_key_env=None,
-                              no_api_key=True, size=None, shots=0, seed=0, timeout=None, max_attempts=None,
-                              out="results/x", limit=None, concurrency=None, sample=200, sample_seed=4)
-    exp = build_experiment(args)
-    assert (exp.sample, exp.sample_seed) == (200, 4)
+    quick = ["run", "--dataset", "huemanity-numeric", "--prompt", "huemanity-numeric", "--backend", "baseline",
+             "--model", "baseline-cnn", "--out", str(tmp_path)]
+    exp = build_experiment(build_parser().parse_args([*quick, "--sample", "200", "--sample-seed", "4"]))
+    assert (exp.sample, exp.sample_seed) == (200, 4) and exp.identity()["sample"] == {"n": 200, "seed": 4}
+    assert "sample" not in build_experiment(build_parser().parse_args(quick)).identity()
+    toml = tmp_path / "e.toml"
+    toml.write_text('prompts = ["huemanity-numeric"]\n[dataset]\nsource = "huemanity-numeric"\nsample = 50\n'
+                    '[[models]]\nbackend = "baseline"\nmodel = "baseline-cnn"\n')
+    assert build_experiment(build_parser().parse_args(["run", str(toml)])).sample == 50
     with pytest.raises(ValueError, match="--sample"):
-        build_experiment(argparse.Namespace(**{**vars(args), "experiment": "x.toml"}))
+        build_experiment(build_parser().parse_args(["run", str(toml), "--sample", "5"]))

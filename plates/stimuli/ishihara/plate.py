@@ -43,6 +43,9 @@ VARIANTS = ("standard", "clear", "mask")
 #: the dots OUTSIDE the text and the "Background" colour on the text).
 COLOUR_ROLES = ("paper-text", "released-code")
 DEFAULT_DENSITY = 0.75
+# the dense style's radii and gap in px at 900 px (scaled with the plate size when a spec leaves them None)
+MIN_RADIUS_900, MAX_RADIUS_900, GAP_900 = (STYLES["dense"].min_radius_900, STYLES["dense"].max_radius_900,
+                                           STYLES["dense"].gap_900)
 # fields added after plate specs were first stored, with their defaults: left out of to_dict at these values,
 # so the JSON (and the pixels) of every spec written before them is unchanged
 _LATER_FIELDS = {"style": "dense", "colour_roles": "paper-text", "jitter_rule": "keep-hue", "antialias": None,
