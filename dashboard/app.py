@@ -33,6 +33,9 @@ PAGES = [
     ("sections/delta_e.py", "ΔE2000 (psychometric)", ":material/show_chart:", False),
     ("sections/failure_modes.py", "Failure modes", ":material/report:", False),
     ("sections/drilldown.py", "Drill-down", ":material/search:", False),
+    ("sections/illusions.py", "Illusions", ":material/contrast:", False),
+    ("sections/scenes.py", "Scenes (ColorBench)", ":material/category:", False),
+    ("sections/people.py", "People", ":material/groups:", False),
 ]
 LABELS = {
     "model": "Model",

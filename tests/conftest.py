@@ -7,3 +7,18 @@ os.environ.setdefault("HF_HUB_OFFLINE", "1")
 os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
 os.environ.setdefault("HF_HUB_DISABLE_TELEMETRY", "1")
 os.environ.setdefault("STREAMLIT_BROWSER_GATHER_USAGE_STATS", "false")
+
+import sys  # noqa: E402
+
+import pytest  # noqa: E402
+
+
+@pytest.fixture(autouse=True)
+def _keep_main_module():
+    """Streamlit's AppTest runs a page script as ``__main__`` and leaves it in ``sys.modules``; a later test that
+    starts spawned worker processes (``plates generate``) would then make every worker re-run the dashboard
+    script. Each test gets back the ``__main__`` it started with."""
+    main = sys.modules.get("__main__")
+    yield
+    if main is not None and sys.modules.get("__main__") is not main:
+        sys.modules["__main__"] = main

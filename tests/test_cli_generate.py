@@ -14,7 +14,7 @@ import pytest
 from PIL import Image
 
 from plates.cli import build_parser, main
-from plates.datasets import MANIFEST, load_dataset
+from plates.datasets import MANIFEST, MANIFEST_COLUMNS, load_dataset
 from plates.stimuli.ishihara.plate import render
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -113,6 +113,7 @@ def test_a_grid_file_makes_a_dataset_with_its_manifest(tmp_path, capsys):
     # 2 labels x 2 colour sets x 2 fonts x 2 ΔE2000 x 1 size, 2 variants each
     assert (summary["plates"], summary["written"], summary["rows"]) == (16, 32, 32)
     frame = pq.read_table(out / MANIFEST).to_pandas()
+    assert tuple(frame.columns) == MANIFEST_COLUMNS  # the preset manifests' columns, drawn ΔE2000 included
     assert set(frame["colour_set"]) == {"colorblindnesseval-1", "brick-on-sage"}
     assert frame["item_id"].is_unique
     items = load_dataset(out)
@@ -123,6 +124,8 @@ def test_a_grid_file_makes_a_dataset_with_its_manifest(tmp_path, capsys):
             assert np.array_equal(np.asarray(im.convert("RGB")), expected)
         assert row.delta_e == pytest.approx(np.mean(_pairs(item.spec)), abs=1e-9)
         assert (row.delta_e_target is None or np.isnan(row.delta_e_target)) == (item.spec.delta_e is None)
+        pairs = _pairs(item.spec)  # no jitter here: every drawn dot pair is one of the colour set's pairs
+        assert min(pairs) - 1e-6 <= row.delta_e_drawn_min <= row.delta_e_drawn_median <= max(pairs) + 1e-6
     asked = frame[frame["delta_e_target"] == 4]
     assert set(asked["colour_set"]) == {"colorblindnesseval-1", "brick-on-sage"}
     # the same label, colour set, font and size: the same dots at every ΔE2000 (only colours change)

@@ -4,8 +4,18 @@ import numpy as np
 import pyarrow.parquet as pq
 import pytest
 
-from plates.datasets import (MANIFEST, MANIFEST_COLUMNS, PRESETS, _plates, generate, item_seed, load_dataset,
-                             preset_items, preset_size, relative_path)
+from plates.datasets import (
+    MANIFEST,
+    MANIFEST_COLUMNS,
+    PRESETS,
+    _plates,
+    generate,
+    item_seed,
+    load_dataset,
+    preset_items,
+    preset_size,
+    relative_path,
+)
 from plates.stimuli.ishihara.labels import HUEMANITY_ALNUM, HUEMANITY_DATASET
 
 
@@ -25,7 +35,11 @@ def test_items_are_deterministic_unique_and_paired():
     assert a == b and len(a) == 1000 and len({i.item_id for i in a}) == 1000
     std, clear = a[0], a[1]
     assert (std.variant, clear.variant) == ("standard", "clear") and std.spec == clear.spec
-    assert std.spec.font == "liberation-sans-bold" and std.spec.jitter_rgb == 0
+    # issue 10: the CBE preset draws in its paper's style with Arial's regular stand-in; the dense style and
+    # Liberation Sans Bold it had before stay available as colorblindnesseval-dense, with the same plate seeds
+    assert std.spec.font == "liberation-sans" and std.spec.style == "cbe" and std.spec.jitter_rgb == 0
+    dense = next(preset_items("colorblindnesseval-dense"))
+    assert (dense.spec.font, dense.spec.style, dense.spec.seed) == ("liberation-sans-bold", "dense", std.spec.seed)
     seeds = {i.spec.seed for i in a}
     assert len(seeds) == 500
     other = next(preset_items("colorblindnesseval", seed=1))

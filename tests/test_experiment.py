@@ -125,18 +125,18 @@ def test_experiment_json_holds_the_key_variable_name_never_a_key(monkeypatch):
     assert dataclasses.replace(exp, out="y").run_id == exp.run_id
 
 
-def test_experiment_copies_of_other_modules_lists_stay_equal():
-    """experiment.py keeps import-light copies of three lists; a new backend, CVD view or variant must not be
-    refused by `plates run` while the rest of the package accepts it."""
-    from plates.runs import experiment
-    from plates.colour import CVD_KINDS
+def test_experiment_reads_the_one_declaration_of_each_list():
+    """Issue 9: backend kinds, CVD views, variants and preset names are declared once; the experiment parser
+    accepts exactly what the rest of the package does (a new family's variant, a new preset)."""
+    from plates.colour import CVD_VIEWS
+    from plates.datasets import PRESETS
+    from plates.datasets.family_presets import FAMILY_PRESETS
     from plates.models import BACKENDS
-    from plates.stimuli.ishihara.plate import VARIANTS
+    from plates.stimuli import STIMULI
 
-    assert experiment.BACKEND_KINDS == tuple(BACKENDS)
-    assert experiment.CVD_VIEWS == ("none", *CVD_KINDS)
-    assert experiment.VARIANTS == VARIANTS
-    assert experiment._preset_names() == tuple(__import__("plates.datasets").datasets.PRESETS)
+    assert experiment.BACKEND_KINDS == tuple(BACKENDS) and experiment.CVD_VIEWS is CVD_VIEWS
+    assert set(experiment.VARIANTS) == {v for f in STIMULI.values() for v in f.variants}
+    assert experiment._preset_names() == (*PRESETS, *FAMILY_PRESETS)
 
 
 def _prompt_file(path, text):

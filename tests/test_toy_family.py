@@ -13,11 +13,11 @@ from typing import ClassVar
 
 import numpy as np
 import pytest
+from chat_server import ChatServer, image_urls
 from PIL import Image
 
 import plates.stimuli
 import plates.tasks
-from chat_server import ChatServer, image_urls
 from plates.stimuli.base import FAMILY_KEY, Family, Stimulus, tagged_json
 from plates.tasks.base import Question, Score, Task
 
@@ -91,11 +91,11 @@ def toy_registered(monkeypatch):
 
 
 def test_a_toy_family_runs_through_plates_run_results_and_the_dashboard(tmp_path, toy_registered, capsys):
-    from plates.analysis import charts
     from plates.cli import main
     from plates.datasets import Entry, load_dataset, write_items
+    from plates.results import load_results
     from plates.stimuli import render, spec_from_json
-    from plates.ui import dashboard
+    from plates.ui import dashboard, pages
 
     specs = [PatchSpec(c, seed=i) for i, c in enumerate(["red", "green", "blue", "green"])]
     assert write_items("patches", [Entry(f"p{i}", s, label=s.colour) for i, s in enumerate(specs)],
@@ -110,8 +110,6 @@ def test_a_toy_family_runs_through_plates_run_results_and_the_dashboard(tmp_path
                      str(tmp_path / "prompts.toml"), "--backend", "openai", "--model", "patch-namer",
                      "--base-url", server.url, "--no-api-key", "--no-progress", "--out", str(tmp_path / "out")])
     assert code == 0, capsys.readouterr().err
-    from plates.results import load_results
-
     frame = load_results(tmp_path / "out").frame
     opened = dashboard.open_results(tmp_path / "out")  # what the dashboard's pages draw from
     assert int(opened.cube["n"].sum()) == 4 and set(opened.cube["model"]) == {"patch-namer"}
@@ -121,7 +119,8 @@ def test_a_toy_family_runs_through_plates_run_results_and_the_dashboard(tmp_path
     row = frame.iloc[0]
     again = render(spec_from_json(row["spec_json"]))  # any stored row regenerates its image
     assert again.truth["label"] == row["target"]
-    table = charts.overview_table(frame)
+    page = pages.overview(dashboard.View(dashboard.open_results(tmp_path / "out")))  # the dashboard's overview
+    table = page.table
     assert len(table) == 1 and int(table["n"].iloc[0]) == 4 and float(table["accuracy"].iloc[0]) == 1.0
 
 
@@ -129,7 +128,7 @@ def test_unknown_family_and_task_names_list_the_valid_ones():
     from plates.stimuli import get_family, spec_from_json
     from plates.tasks import get_task
 
-    with pytest.raises(ValueError, match="stimulus family .toy. is not known; allowed: ishihara, scene"):
+    with pytest.raises(ValueError, match="stimulus family .toy. is not known; allowed: ishihara, illusion"):
         get_family("toy")
     with pytest.raises(ValueError, match="family 'toy' is not known"):
         spec_from_json('{"family": "toy", "colour": "red"}')

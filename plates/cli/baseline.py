@@ -24,7 +24,7 @@ DEFAULT_TRAIN_OUT = "baseline-reader"
 def register(subparsers: argparse._SubParsersAction) -> None:
     train = subparsers.add_parser(
         "train-baseline",
-        help="train the baseline plate reader (CPU, deterministic, <= 15 min) and export it to ONNX",
+        help="train the baseline plate reader (CPU, deterministic, ~22 CPU-minutes) and export it to ONNX",
         description="Train the baseline CNN on freshly generated plates, export ONNX + MODEL_CARD.md.",
     )
     train.add_argument("--out", default=DEFAULT_TRAIN_OUT,
@@ -34,7 +34,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     train.add_argument("--replace-bundled", action="store_true",
                        help=f"allow --out to be the shipped weights' folder ({ASSET_DIR}) and overwrite them")
     train.add_argument("--seed", type=int, default=0, help="training seed (default: 0)")
-    train.add_argument("--n-train", type=int, default=10000, help="training plates (default: 10000)")
+    train.add_argument("--n-train", type=int, default=24000, help="training plates (default: 24000)")
     train.add_argument("--n-val", type=int, default=1000, help="validation plates (default: 1000)")
     train.add_argument("--epochs", type=int, default=6, help="epochs (default: 6)")
     train.add_argument("--steps", type=int, default=None,

@@ -1,13 +1,17 @@
 """``plates generate``: write a benchmark set as PNGs plus ``manifest.parquet`` (resumable).
 
-Presets (--preset): colorblindnesseval (1,000 images), huemanity-numeric (2,250), huemanity-alnum (84,100),
-huemanity (HueManity's 83,850), and the illusion and scene families' presets
+Presets (--preset): colorblindnesseval (1,000 images) and colorblindnesseval-dejavu, huemanity-numeric (2,250),
+huemanity-alnum (84,100), huemanity (HueManity's 83,850), each in its paper's plate style, the same in this
+project's dense style as <preset>-dense, and the illusion and scene families' presets
 (plates.datasets.family_presets.FAMILY_PRESETS: rcid-contrast, illusions-classic, colorbench-..., ...).
 Your own set (--grid FILE): a TOML grid of labels x colour sets x fonts x ΔE2000 x sizes (see
 plates.datasets.grid; example: examples/grid.toml). A killed run leaves no half-written file; rerun the same
-command to finish the rest. `plates run --dataset OUT` asks models about the result.
+command to finish the rest. `plates run --dataset OUT` asks models about the result. --sample N draws a seeded
+random subset of N plates of a plate preset, balanced across its colour sets (HueManity §4 evaluated random
+1,000-image subsets), instead of its first N.
 
     plates generate --preset colorblindnesseval --out data/cbe
+    plates generate --preset huemanity-numeric --sample 1000 --out data/hm-1000
     plates generate --grid examples/grid.toml --out data/my-grid
 """
 
@@ -28,13 +32,18 @@ def register(subparsers: argparse._SubParsersAction) -> None:
                               help="write a benchmark set, a preset or your own grid (PNGs + manifest)",
                               description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     which = p.add_mutually_exclusive_group(required=True)
-    which.add_argument("--preset", help="colorblindnesseval | huemanity-numeric | huemanity-alnum | huemanity, "
-                       "or a family preset (see the description)")
+    which.add_argument("--preset", help="a plate preset (colorblindnesseval, colorblindnesseval-dejavu, "
+                       "huemanity-numeric, huemanity-alnum, huemanity, or one of them + '-dense'), or a family "
+                       "preset (see the description)")
     which.add_argument("--grid", metavar="TOML", help="a grid file: labels, colour sets, fonts, ΔE2000 "
                        "values, sizes, variants (plates.datasets.grid)")
     p.add_argument("--out", required=True, help="output folder (created; existing images are kept and skipped)")
     p.add_argument("--limit", type=int, default=None,
-                   help="only the first N plates of the set's fixed order (N >= 1)")
+                   help="only the first N plates of the set's fixed order (N >= 1; with --sample: of the sample)")
+    p.add_argument("--sample", type=int, default=None, metavar="N",
+                   help="a seeded random subset of N plates of a plate preset, balanced across colour sets "
+                        "(recorded in the manifest)")
+    p.add_argument("--sample-seed", type=int, default=None, help="seed of --sample's draw (default 0)")
     p.add_argument("--size", type=int, default=None,
                    help=f"preset image size in px (64-4096; default {DEFAULT_SIZE}); a grid has its own")
     p.add_argument("--seed", type=int, default=None,
@@ -47,22 +56,27 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 
 def main(args: argparse.Namespace) -> int:
     limit = positive("--limit", args.limit)  # as `plates run --limit`: 0 plates is not a set
+    if args.sample is None and args.sample_seed is not None:
+        raise ValueError("--sample-seed needs --sample N; allowed: --sample N [--sample-seed S]")
     if args.grid is not None:
         from plates.datasets.grid import generate_grid, load_grid
 
-        given = [flag for flag, value in (("--size", args.size), ("--seed", args.seed)) if value is not None]
+        given = [flag for flag, value in (("--size", args.size), ("--seed", args.seed), ("--sample", args.sample))
+                 if value is not None]
         if given:
             raise ValueError(f"{', '.join(given)} cannot be combined with --grid; put sizes and seed in the "
-                             "grid file")
+                             "grid file (--sample draws from a plate preset)")
         summary = generate_grid(load_grid(args.grid), args.out, limit=limit, workers=args.workers,
                                 compress_level=args.compress_level, progress=not args.no_progress)
     else:
         from plates.datasets import generate
+        from plates.datasets.sample import Sample
 
+        sample = None if args.sample is None else Sample(args.sample, args.sample_seed or 0)
         summary = generate(
             args.preset, args.out, limit=limit, size=DEFAULT_SIZE if args.size is None else args.size,
             seed=0 if args.seed is None else args.seed, workers=args.workers,
-            compress_level=args.compress_level, progress=not args.no_progress,
+            compress_level=args.compress_level, progress=not args.no_progress, sample=sample,
         )
     print(json.dumps(summary), file=sys.stdout)
     return 0

@@ -48,6 +48,9 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     q.add_argument("--seed", type=int, default=0, help="prompt and few-shot seed (default 0)")
     q.add_argument("--timeout", type=float, help="per-request timeout in seconds")
     q.add_argument("--max-attempts", type=int, help="requests per row before it is stored as an error (openai)")
+    q.add_argument("--sample", type=int, metavar="N", help="a seeded random subset of N plates balanced across "
+                   "colour sets (HueManity §4's random subsets; part of the run id; TOML: [dataset] sample)")
+    q.add_argument("--sample-seed", type=int, help="seed of --sample's draw (default 0)")
     p.add_argument("--protocol", help="a paper's sampling settings per model: huemanity (Table 6), "
                    "colorblindnesseval (§3.1 defaults), colorbench (App. E: none reported), plates (ours: "
                    "temperature 0, 512 tokens; the default); joins the run id")
@@ -72,7 +75,7 @@ def build_experiment(args: argparse.Namespace):  # -> plates.runs.experiment.Exp
     from plates.runs.experiment import load_experiment, quick_experiment
 
     quick_flags = [f"--{n.replace('_', '-')}" for n in ("dataset", "prompt", "model", "base_url", "size", "timeout",
-                                                               "max_attempts")
+                                                               "max_attempts", "sample", "sample_seed")
                    if getattr(args, n) is not None] + (["--prompt-file"] if args.prompt_file else [])
     if args.experiment:
         if quick_flags:
@@ -102,7 +105,8 @@ def build_experiment(args: argparse.Namespace):  # -> plates.runs.experiment.Exp
         limit=positive("--limit", args.limit), concurrency=positive("--concurrency", args.concurrency),
         size=args.size, shots=args.shots, seed=args.seed, timeout=args.timeout,
         max_attempts=positive("--max-attempts", args.max_attempts),
-        prompt_files=tuple(args.prompt_file), protocol=args.protocol,
+        prompt_files=tuple(args.prompt_file), protocol=args.protocol, sample=args.sample,
+        sample_seed=args.sample_seed,
     )
     return _with_local_options(exp, args)
 

@@ -11,8 +11,9 @@ from PIL import Image
 
 from plates.datasets.family_presets import FAMILY_PRESETS
 from plates.datasets.items import MANIFEST, MANIFEST_COLUMNS
-from plates.datasets.write import write_items
 from plates.datasets.presets import PRESETS, _plates, get_preset, make_spec, relative_path
+from plates.datasets.sample import Sample, sample_plates
+from plates.datasets.write import write_items
 from plates.images import encode_png
 from plates.stimuli.ishihara.measure import target_kind
 from plates.stimuli.ishihara.plate import PlateSpec, render
@@ -61,8 +62,18 @@ def _measured(plate) -> tuple:
 _MANIFEST_BATCH = 8192  # rows per Parquet row group: memory stays flat however large the set
 
 
+def manifest_metadata(name: str, sample: Sample | None) -> dict[str, str]:
+    """Key-value metadata of the manifest's Parquet schema: the preset's style, colour-role convention, jitter
+    rule and the convention it follows in words (`plates.datasets.presets.Preset.convention`), and the sample
+    drawn (`plates.datasets.sample.Sample.tag`, or "" for the preset's fixed order)."""
+    p = PRESETS[name]
+    return {"plates.preset": name, "plates.style": p.style, "plates.colour_roles": p.colour_roles,
+            "plates.jitter_rule": p.jitter_rule, "plates.convention": p.convention,
+            "plates.sample": sample.tag if sample is not None else ""}
+
+
 def _write_manifest(out: Path, name: str, plates: list[tuple[int, str, str]], size: int, seed: int,
-                    measured: dict[tuple, tuple]) -> int:
+                    measured: dict[tuple, tuple], sample: Sample | None = None) -> int:
     """Rewrite ``manifest.parquet`` (atomically) with one row per image present on disk; returns the row count.
 
     ``delta_e`` is the plate's nominal `PlateStats.delta_e` (mean CIEDE2000 over the colour set's foreground x
@@ -71,7 +82,8 @@ def _write_manifest(out: Path, name: str, plates: list[tuple[int, str, str]], si
     `plates.stimuli.ishihara.measure.TARGET_KINDS`) and the ΔE2000 over the (foreground dot, background dot)
     pairs the plate draws (min, 5th percentile, median, 95th percentile; jitter included), from ``measured``
     ((index, label, colour set) -> `_measured` values, filled by the workers). Every variant row of a plate
-    carries its standard image's values.
+    carries its standard image's values. The schema's metadata records the style, colour roles and sample
+    (`manifest_metadata`); each row's ``spec_json`` holds them too.
     """
     import pyarrow as pa
     import pyarrow.parquet as pq
@@ -86,7 +98,7 @@ def _write_manifest(out: Path, name: str, plates: list[tuple[int, str, str]], si
         ("delta_e_target", pa.float64()), ("delta_e_target_kind", pa.string()), ("delta_e_drawn_min", pa.float64()),
         ("delta_e_drawn_p05", pa.float64()), ("delta_e_drawn_median", pa.float64()),
         ("delta_e_drawn_p95", pa.float64()),
-    ])
+    ]).with_metadata(manifest_metadata(name, sample))
     de_cache: dict[str, float] = {}
     cols: dict[str, list] = {c: [] for c in MANIFEST_COLUMNS}
     rows = 0
@@ -119,7 +131,11 @@ def _write_manifest(out: Path, name: str, plates: list[tuple[int, str, str]], si
 PARAMS = "generate.json"  # under OUT/<preset>/: the size and seed its images were made with
 
 
-def _check_same_generation(out: Path, name: str, size: int, seed: int) -> None:
+def _sample_note(params: dict) -> str:
+    return f" sample={params['sample']}" if "sample" in params else ""
+
+
+def _check_same_generation(out: Path, name: str, size: int, seed: int, sample: Sample | None = None) -> None:
     """Refuse to resume into a folder made with another size or seed (its images would be skipped and the
     manifest would describe pixels that are not there), or holding another preset's manifest (it would be
     overwritten); else record this generation's parameters in ``OUT/<preset>/generate.json``."""
@@ -132,6 +148,8 @@ def _check_same_generation(out: Path, name: str, size: int, seed: int) -> None:
             raise ValueError(f"--out {str(out)!r} already holds preset {sorted(held)[0]!r} (its {MANIFEST}); "
                              f"allowed: a separate --out for preset {name!r}")
     params = {"preset": name, "size": size, "seed": seed}
+    if sample is not None:  # only then: folders made before samples existed keep their marker
+        params["sample"] = sample.as_dict()
     marker = out / name / PARAMS
     if marker.is_file():
         held_params = json.loads(marker.read_text(encoding="utf-8"))
@@ -139,10 +157,11 @@ def _check_same_generation(out: Path, name: str, size: int, seed: int) -> None:
         first = next((out / name).glob("*/*.png"), None) if (out / name).is_dir() else None
         held_params = {**params, "size": Image.open(first).size[0]} if first is not None else params
     if held_params != params:
+        flags = "--size, --seed and --sample" if "sample" in held_params or "sample" in params else "--size and --seed"
         raise ValueError(
             f"--out {str(out)!r} holds preset {name!r} made with size={held_params['size']} "
-            f"seed={held_params.get('seed', '?')}, not size={size} seed={seed}; allowed: the same --size and "
-            "--seed to resume it, or another --out")
+            f"seed={held_params.get('seed', '?')}{_sample_note(held_params)}, not size={size} seed={seed}"
+            f"{_sample_note(params)}; allowed: the same {flags} to resume it, or another --out")
     if not marker.is_file():
         marker.parent.mkdir(parents=True, exist_ok=True)
         tmp = marker.with_name(f"{_TMP_MARK}{os.getpid()}-{PARAMS}")
@@ -161,8 +180,12 @@ def generate(
     compress_level: int = 2,
     progress: bool = True,
     chunksize: int | None = None,
+    sample: Sample | None = None,
 ) -> dict:
     """Write preset ``name`` (its first ``limit`` plates when given) as PNGs under ``out`` plus a manifest.
+
+    ``sample``: draw that seeded random subset instead of the fixed order (`plates.datasets.sample`; ``limit``
+    then keeps the first plates of the draw); recorded in the manifest's metadata and ``generate.json``.
 
     Uses ``workers`` processes (default: every core) through ``Pool.imap_unordered`` in chunks; images already
     on disk are skipped, so rerunning after an interruption finishes the rest. PNGs are written by
@@ -175,6 +198,9 @@ def generate(
     from tqdm import tqdm
 
     if name in FAMILY_PRESETS:  # illusions, scenes: any family's items through the generic writer
+        if sample is not None:
+            raise ValueError(f"sample={sample!r} is not valid for family preset {name!r}; allowed: None (samples "
+                             "draw plates of a plate preset, balanced across its colour sets)")
         if limit is not None and (isinstance(limit, bool) or not isinstance(limit, int) or limit < 0):
             raise ValueError(f"limit={limit!r} is not valid; allowed: an integer >= 0 (items)")
         fp = FAMILY_PRESETS[name]
@@ -193,8 +219,10 @@ def generate(
     if isinstance(workers, bool) or not isinstance(workers, int) or workers < 1:
         raise ValueError(f"workers={workers!r} is not valid; allowed: an integer >= 1 (this machine has {cpu} cores)")
     out = Path(out)
-    plates = list(islice(_plates(name, seed), limit))
-    _check_same_generation(out, name, size, seed)
+    if sample is not None and not isinstance(sample, Sample):
+        raise ValueError(f"sample={sample!r} is not valid; allowed: None or a plates.datasets.sample.Sample")
+    plates = list(islice(_plates(name, seed) if sample is None else iter(sample_plates(name, sample)), limit))
+    _check_same_generation(out, name, size, seed, sample)
     for pal in p.palettes:
         (out / name / pal).mkdir(parents=True, exist_ok=True)
     for stale in (out / name).glob(f"*/{_TMP_MARK}*"):  # leftovers of a killed run
@@ -221,6 +249,6 @@ def generate(
                     bar.update(1)
     finally:
         bar.close()
-    rows = _write_manifest(out, name, plates, size, seed, measured)
+    rows = _write_manifest(out, name, plates, size, seed, measured, sample)
     return {"preset": name, "plates": len(plates), "written": written, "skipped": skipped, "bytes": nbytes,
-            "rows": rows, "out": str(out)}
+            "rows": rows, "out": str(out), "sample": sample.tag if sample is not None else None}

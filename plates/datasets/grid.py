@@ -23,9 +23,10 @@ resumable, in spawned worker processes, as `plates.datasets.generate` does for t
     jitter = "huemanity"                     # shorthand for HueManity §3's three jitters
 
 A ΔE2000 target moves each background colour along the CIELAB line from the foreground reference (the CIELAB
-mean of the foreground colours) to that distance (`PlateSpec.delta_e`); the manifest's ``delta_e`` is what is
-drawn (mean CIEDE2000 over the foreground x background pairs, before jitter) and ``delta_e_target`` what was
-asked (null = the colours as given), so a multi-colour set's spread is visible (issue 11).
+mean of the foreground colours) to that distance (`PlateSpec.delta_e`). The manifest has the preset manifests'
+columns: ``delta_e`` (mean CIEDE2000 over the colour set's foreground x background colours), ``delta_e_target``
+(what was asked; null = the colours as given) and the distribution over the dot pairs actually drawn
+(``delta_e_drawn_min/p05/median/p95``, jitter included), so a multi-colour set's spread is visible (issue 11).
 
 Seeds: each plate's seed derives from (grid seed, name, colour set, label, font, size) through SHA-256
 (`plates.datasets.presets.item_seed`), not from ΔE2000, so the plates of one label differ across ΔE2000 only
@@ -329,21 +330,21 @@ def grid_plates(grid: Grid) -> Iterator[GridPlate]:
         yield GridPlate(li, colours.name, de, spec, paths)
 
 
-def _work(task: tuple[str, str, tuple[tuple[str, str], ...], int]) -> tuple[int, int, int]:
-    """Render one plate and write its missing images: (written, skipped, bytes)."""
-    from plates.datasets.generate import _write_png
+def _work(task: tuple[int, str, str, tuple[tuple[str, str], ...], int]) -> tuple[int, int, int, int, tuple]:
+    """Render one plate, write its missing images and measure the ΔE2000 it draws: (written, skipped, bytes,
+    the plate's index, its measured values as the preset manifests hold them). A plate whose images are all
+    on disk is still rendered (not encoded), so the manifest reports what it draws."""
+    from plates.datasets.generate import _measured, _write_png
     from plates.stimuli.ishihara.plate import render
 
-    out, spec_json, paths, compress_level = task
+    index, out, spec_json, paths, compress_level = task
     todo = [(v, Path(out) / rel) for v, rel in paths if not (Path(out) / rel).exists()]
-    if not todo:
-        return 0, len(paths), 0
     plate = render(PlateSpec.from_json(spec_json))
     nbytes = 0
     for v, path in todo:
         path.parent.mkdir(parents=True, exist_ok=True)
         nbytes += _write_png(plate.variant(v), path, compress_level)
-    return len(todo), len(paths) - len(todo), nbytes
+    return len(todo), len(paths) - len(todo), nbytes, index, _measured(plate)
 
 
 def grid_record(grid: Grid) -> dict[str, Any]:
@@ -396,12 +397,16 @@ def _check_same_grid(out: Path, grid: Grid) -> None:
     os.replace(tmp, record)
 
 
-def _write_manifest(out: Path, grid: Grid, plates: list[GridPlate]) -> int:
-    """Rewrite ``manifest.parquet`` atomically: one row per image on disk (the preset manifest's columns plus
-    ``delta_e_target``). ``delta_e`` is the drawn mean CIEDE2000 over the foreground x background pairs."""
+def _write_manifest(out: Path, grid: Grid, plates: list[GridPlate], measured: dict[int, tuple]) -> int:
+    """Rewrite ``manifest.parquet`` atomically: one row per image on disk, in the preset manifests' columns
+    (`plates.datasets.items.MANIFEST_COLUMNS`): ``delta_e`` is the mean CIEDE2000 over the colour set's
+    foreground x background colours as resolved (as PlateStats.delta_e), ``delta_e_target`` the request (null:
+    the colours as given), and the ``delta_e_drawn_*`` columns the distribution over the dot pairs the plate
+    draws (`plates.stimuli.ishihara.measure`; ``measured``: plate index -> those values, from the workers)."""
     import pyarrow as pa
     import pyarrow.parquet as pq
 
+    from plates.datasets.generate import MEASURED_COLUMNS
     from plates.stimuli.ishihara.plate import _pair_delta_e
 
     schema = pa.schema(
@@ -411,18 +416,18 @@ def _write_manifest(out: Path, grid: Grid, plates: list[GridPlate]) -> int:
             ("label", pa.string()),
             ("colour_set", pa.string()),
             ("delta_e", pa.float64()),
-            ("delta_e_target", pa.float64()),
             ("variant", pa.string()),
             ("font", pa.string()),
             ("size", pa.int32()),
             ("seed", pa.uint64()),
             ("path", pa.string()),
             ("spec_json", pa.string()),
+            *((c, pa.string() if c == "delta_e_target_kind" else pa.float64()) for c in MEASURED_COLUMNS),
         ]
     )
     drawn: dict[tuple, float] = {}
     rows: dict[str, list] = {name: [] for name in schema.names}
-    for p in plates:
+    for index, p in enumerate(plates):
         key = (p.colour_set, p.delta_e_target)
         if key not in drawn:
             drawn[key] = float(_pair_delta_e(*p.spec.colours).mean())  # as PlateStats.delta_e
@@ -439,13 +444,13 @@ def _write_manifest(out: Path, grid: Grid, plates: list[GridPlate]) -> int:
                 p.spec.text,
                 p.colour_set,
                 drawn[key],
-                p.delta_e_target,
                 variant,
                 p.spec.font,
                 p.spec.size,
                 p.spec.seed,
                 rel,
                 p.spec.to_json(),
+                *measured[index],
             )
             for name, value in zip(schema.names, values):
                 rows[name].append(value)
@@ -493,24 +498,27 @@ def generate_grid(
     _check_same_grid(out, grid)
     for stale in (out / grid.name).rglob(f"{_TMP_MARK}*.part"):  # leftovers of a killed run
         stale.unlink(missing_ok=True)
-    tasks = [(str(out), p.spec.to_json(), p.paths, compress_level) for p in plates]
+    tasks = [(i, str(out), p.spec.to_json(), p.paths, compress_level) for i, p in enumerate(plates)]
     written = skipped = nbytes = 0
+    measured: dict[int, tuple] = {}
     bar = tqdm(total=len(tasks), unit="plate", desc=f"plates generate {grid.name}", disable=not progress)
     try:
         if workers == 1 or len(tasks) < 2:
             results = map(_work, tasks)
-            for w, s, b in results:
+            for w, s, b, i, values in results:
                 written, skipped, nbytes = written + w, skipped + s, nbytes + b
+                measured[i] = values
                 bar.update(1)
         else:
             with mp.get_context("spawn").Pool(min(workers, len(tasks))) as pool:
                 chunksize = max(1, min(64, len(tasks) // (workers * 8) or 1))
-                for w, s, b in pool.imap_unordered(_work, tasks, chunksize=chunksize):
+                for w, s, b, i, values in pool.imap_unordered(_work, tasks, chunksize=chunksize):
                     written, skipped, nbytes = written + w, skipped + s, nbytes + b
+                    measured[i] = values
                     bar.update(1)
     finally:
         bar.close()
-    rows = _write_manifest(out, grid, plates)
+    rows = _write_manifest(out, grid, plates, measured)
     return {
         "grid": grid.name,
         "plates": len(plates),

@@ -45,9 +45,17 @@ class Entry:
 
 
 def _schema() -> pa.Schema:
-    types = {"delta_e": pa.float64(), "size": pa.int32(), "seed": pa.uint64(), "delta_e_target": pa.float64(),
-             **{c: pa.float64() for c in MANIFEST_COLUMNS if c.startswith("delta_e_drawn_")}}
-    return pa.schema([(c, types.get(c, pa.string())) for c in (*MANIFEST_COLUMNS, QUESTION_COLUMN)])
+    """The manifest's columns: text, except sizes, seeds and the ΔE2000 figures (plate-only ones stay null)."""
+    def kind(c: str) -> pa.DataType:
+        if c in ("size",):
+            return pa.int32()
+        if c == "seed":
+            return pa.uint64()
+        if c.startswith("delta_e") and c != "delta_e_target_kind":
+            return pa.float64()
+        return pa.string()
+
+    return pa.schema([(c, kind(c)) for c in (*MANIFEST_COLUMNS, QUESTION_COLUMN)])
 
 
 def _drawn(drawn: Any, target: Any) -> dict[str, Any]:
@@ -87,7 +95,7 @@ def write_items(dataset: str, entries: Iterable[Entry], out: str | os.PathLike) 
             **_drawn(stats.get("delta_e_drawn"), stats.get("delta_e_target")),
         }
         for c in rows:
-            rows[c].append(values[c])
+            rows[c].append(values.get(c))  # the drawn-ΔE2000 columns describe plates only: null here
     out.mkdir(parents=True, exist_ok=True)
     tmp = out / f".tmp-{os.getpid()}-{MANIFEST}"
     pq.write_table(pa.table(rows, schema=_schema()), tmp, compression="zstd")

@@ -34,7 +34,7 @@ from pathlib import Path
 import numpy as np
 
 from plates.reader import data
-from plates.reader.coding import N_CLASSES, N_POSITIONS, decode
+from plates.reader.coding import N_CLASSES, N_POSITIONS
 from plates.reader.preprocess import CLIP, INPUT_SIZE, MODES
 
 QUANT = 127.0 / CLIP  # int8 storage of preprocessed values in [-CLIP, CLIP]
@@ -45,7 +45,7 @@ class TrainConfig:
     """Every knob of one training run (recorded in the model card)."""
 
     seed: int = 0
-    n_train: int = 10000
+    n_train: int = 24000
     n_val: int = 1000
     epochs: int = 6
     batch_size: int = 64

@@ -13,6 +13,8 @@ A TOML experiment (see ``examples/cbe-smoke.toml``)::
     [dataset]
     source = "colorblindnesseval" # a preset name, or a folder with manifest.parquet
     limit = 20                    # the first N items (a budget: not part of the run's identity)
+    sample = 1000                 # optional: a seeded random subset of N plates, balanced across colour sets
+    sample_seed = 0               #   (HueManity §4; plates.datasets.sample): both part of the run's identity
 
     [conditions]                  # crossed: every size x grayscale x hue shift x CVD view x variant
     sizes = [128, 512]            # side in pixels the model receives; omit for the dataset's own size
@@ -66,7 +68,7 @@ BACKEND_KINDS = tuple(BACKENDS)
 #: with a clear error when planned).
 VARIANTS = tuple(dict.fromkeys(v for f in STIMULI.values() for v in f.variants))
 TOP_KEYS = ("name", "seed", "shots", "prompts", "prompt_files", "out", "dataset", "conditions", "models", "protocol")
-DATASET_KEYS = ("source", "limit")
+DATASET_KEYS = ("source", "limit", "sample", "sample_seed")
 CONDITION_KEYS = ("sizes", "grayscale", "hue_shifts", "cvd", "variants", "text_only")
 #: Keys every [[models]] table takes; the rest are the backend constructor's own options.
 MODEL_KEYS = ("backend", "model", "max_tokens", "temperature")
@@ -143,6 +145,9 @@ class Experiment:
     user_prompts: tuple[tuple[str, str], ...] = ()
     #: the paper protocol (`plates.runs.protocols.PROTOCOLS`) that set the models' sampling, or None (ours)
     protocol: str | None = None
+    #: a seeded random subset of this many plates (`plates.datasets.sample.Sample`), or None for all
+    sample: int | None = None
+    sample_seed: int = 0
 
     def identity(self) -> dict[str, Any]:
         """The normalised spec that defines the run (operational settings left out)."""
@@ -154,6 +159,8 @@ class Experiment:
         identity = {"dataset": self.dataset, "models": models, "prompts": list(self.prompts),
                     "conditions": [c.key() for c in self.conditions], "shots": list(self.shots),
                     "seed": self.seed, "engine": ENGINE_VERSION}
+        if self.sample is not None:  # only then: runs without a sample keep their ids
+            identity["sample"] = {"n": self.sample, "seed": self.sample_seed}
         if self.user_prompts:  # a user's template is identified by its text too (built-ins never change)
             identity["user_prompts"] = {name: json.loads(t) for name, t in self.user_prompts}
         if self.protocol is not None:  # absent otherwise: run ids from before protocols stay the same
@@ -335,6 +342,10 @@ def parse_experiment(data: dict[str, Any], *, base_dir: str | Path | None = None
     _unknown("dataset", ds, DATASET_KEYS)
     source = _str("dataset.source", ds.get("source"))
     limit = None if ds.get("limit") is None else _int("dataset.limit", ds["limit"], 1)
+    sample = None if ds.get("sample") is None else _int("dataset.sample", ds["sample"], 1)
+    if sample is None and ds.get("sample_seed") is not None:
+        raise ValueError("dataset.sample_seed: given without dataset.sample; allowed: with sample = N")
+    sample_seed = _int("dataset.sample_seed", ds.get("sample_seed", 0), 0)
     source = _resolve_source(source, base_dir)
     models = data.get("models")
     if isinstance(models, dict):  # a single [models] table
@@ -369,7 +380,8 @@ def parse_experiment(data: dict[str, Any], *, base_dir: str | Path | None = None
         out = str(Path(base_dir) / out)
     return Experiment(dataset=source, models=model_specs, prompts=tuple(dict.fromkeys(prompts)),
                       conditions=_conditions(data.get("conditions", {})), shots=tuple(dict.fromkeys(shots)),
-                      seed=seed, limit=limit, out=out, name=name, user_prompts=user_prompts, protocol=protocol)
+                      seed=seed, limit=limit, out=out, name=name, user_prompts=user_prompts, protocol=protocol,
+                      sample=sample, sample_seed=sample_seed)
 
 
 def _with_protocol(where: str, table: Any, protocol: str) -> Any:
@@ -439,7 +451,8 @@ def quick_experiment(*, dataset: str, prompt: str, backend: str, model: str, out
                      limit: int | None = None, concurrency: int | None = None, size: int | None = None,
                      shots: int = 0, seed: int = 0, timeout: float | None = None,
                      max_attempts: int | None = None, prompt_files: tuple[str, ...] = (),
-                     protocol: str | None = None) -> Experiment:
+                     protocol: str | None = None, sample: int | None = None,
+                     sample_seed: int | None = None) -> Experiment:
     """The experiment of ``plates run --dataset ... --prompt ... --backend ... --model ...`` (one model, one
     prompt, one condition)."""
     m: dict[str, Any] = {"backend": backend, "model": model}
@@ -461,6 +474,10 @@ def quick_experiment(*, dataset: str, prompt: str, backend: str, model: str, out
         data["protocol"] = protocol
     if limit is not None:
         data["dataset"]["limit"] = limit
+    if sample is not None:
+        data["dataset"]["sample"] = sample
+    if sample_seed is not None:
+        data["dataset"]["sample_seed"] = sample_seed
     if size is not None:
         data["conditions"] = {"sizes": [size]}
     return parse_experiment(data)

@@ -34,6 +34,7 @@ import numpy as np
 from plates.colour import delta_e2000
 from plates.conditions import apply_condition
 from plates.datasets import PRESETS, load_dataset
+from plates.datasets.sample import Sample, load_sample
 from plates.models import make_backend as registry_make
 from plates.models.base import Query
 from plates.results import ResultsWriter, compact_run, load_results
@@ -343,7 +344,10 @@ def run_experiment(exp: Experiment, *, retry_errors: bool = False, progress: boo
     """
     t0 = time.monotonic()
     if items is None:
-        items = load_dataset(exp.dataset, limit=exp.limit)
+        if exp.sample is None:
+            items = load_dataset(exp.dataset, limit=exp.limit)
+        else:  # issue 10: a seeded random subset, balanced across colour sets
+            items = load_sample(exp.dataset, Sample(exp.sample, exp.sample_seed), limit=exp.limit)
     items = list(items)
     run_id, out = exp.run_id, Path(exp.out)
     with _run_lock(out, run_id):

@@ -1,6 +1,8 @@
 """Ishihara-style plates: the first stimulus family (ColorBlindnessEval App. D-E, HueManity §3).
 
-`plate` (PlateSpec, render, Plate), `packing` (circle packing), `glyphs` (bundled fonts, text masks),
+`plate` (PlateSpec, render, Plate), `styles` (the papers' plate styles: dense, cbe, huemanity), `packing` (the
+dense packing), `packing_mc` (the papers' Monte Carlo packings), `paint` (hard-edged and anti-aliased dots),
+`jitter` (HueManity's colour jitter, ours and its released code's), `glyphs` (bundled fonts, text masks),
 `palettes` (the papers' colour sets), `labels` (label spaces).
 """
 

@@ -6,6 +6,10 @@ Bold Oblique 550, dot radii 4-15 px, three colour jitters; pairs of Table 7), wi
 seed (numpy ``Generator(PCG64)``, one independent stream per stage), text that never leaves the disc, an exact
 CIEDE2000 control, and jitter that never makes a dot pure white or black unless asked.
 
+Each paper's own look is a *style* (`plates.stimuli.ishihara.styles`: ``dense``, ``cbe``, ``huemanity``), and
+what the papers' released code did where it differs from their text is selectable: which palette colour goes
+on the text (``colour_roles``) and how jitter clips (``jitter_rule``, `plates.stimuli.ishihara.jitter`).
+
 Colours are sRGB 0-255 everywhere in this module.
 """
 
@@ -13,29 +17,39 @@ from __future__ import annotations
 
 import json
 import math
-from dataclasses import asdict, dataclass, field, fields, replace as _dc_replace
+from dataclasses import asdict, dataclass, field, fields
+from dataclasses import replace as _dc_replace
 from functools import cached_property
 from typing import ClassVar
 
 import numpy as np
-from PIL import Image, ImageDraw
+from PIL import Image
 
 from plates import colour as C
-from plates.stimuli.ishihara.glyphs import TEXT_SCALE, check_text, text_mask
-from plates.stimuli.ishihara.measure import DrawnDeltaE, measure_dots, target_kind
-from plates.stimuli.ishihara.packing import pack_circles
-from plates.stimuli.ishihara.palettes import PALETTES, get_palette
 from plates.stimuli.base import FAMILY_KEY, tagged_json
+from plates.stimuli.ishihara.glyphs import TEXT_SCALE, check_text, text_mask
+from plates.stimuli.ishihara.jitter import HUEMANITY_JITTER, JITTER_RULES, jitter
+from plates.stimuli.ishihara.measure import DrawnDeltaE, measure_dots, target_kind
+from plates.stimuli.ishihara.paint import paint_dots, paint_dots_aa
+from plates.stimuli.ishihara.palettes import PALETTES, get_palette
+from plates.stimuli.ishihara.styles import STYLES, Style, get_style, pack_style
 
-__all__ = ["PlateSpec", "Plate", "PlateStats", "VARIANTS", "render", "HUEMANITY_JITTER"]
+__all__ = ["COLOUR_ROLES", "HUEMANITY_JITTER", "VARIANTS", "Plate", "PlateSpec", "PlateStats", "paint_dots", "render",
+           "render_on_mask"]
 
 VARIANTS = ("standard", "clear", "mask")
-# px at 900 px; scaled linearly with the plate size when a spec leaves them None
-MIN_RADIUS_900, MAX_RADIUS_900, GAP_900 = 3.0, 15.0, 0.6
-# HueManity §3's jitter, in this module's units: shift up to 0.3 of the way to the other colour, RGB ±30,
-# lightness factor e^U(-s, s) with s = ln 1.5 (0.667-1.5)
-HUEMANITY_JITTER = {"jitter_shift": 0.3, "jitter_rgb": 30.0, "jitter_lightness": math.log(1.5)}
-_EXTREME_LO, _EXTREME_HI = 8, 247  # jitter may not push a channel past these unless allow_extremes
+#: Which palette colour goes on the text: "paper-text" (the palette's foreground colours on the text, as the
+#: papers' text says) or "released-code" (HueManity's released generator: the Table 7 "Foreground" colour on
+#: the dots OUTSIDE the text and the "Background" colour on the text).
+COLOUR_ROLES = ("paper-text", "released-code")
+DEFAULT_DENSITY = 0.75
+# the dense style's radii and gap in px at 900 px (scaled with the plate size when a spec leaves them None)
+MIN_RADIUS_900, MAX_RADIUS_900, GAP_900 = (STYLES["dense"].min_radius_900, STYLES["dense"].max_radius_900,
+                                           STYLES["dense"].gap_900)
+# fields added after plate specs were first stored, with their defaults: left out of to_dict at these values,
+# so the JSON (and the pixels) of every spec written before them is unchanged
+_LATER_FIELDS = {"style": "dense", "colour_roles": "paper-text", "jitter_rule": "keep-hue", "antialias": None,
+                 "tries": None}
 
 
 def _colours(value, what: str) -> tuple[C.RGB, ...] | None:
@@ -75,19 +89,33 @@ class PlateSpec:
             ΔE2000 from the foreground reference (the CIELAB mean of the foreground colours, rounded to 8-bit),
             on the CIELAB line towards that background colour (`plates.colour.background_at_delta_e`).
         seed: 0 <= seed < 2**63; seeds numpy PCG64 streams for packing, colour choice and jitter.
-        min_radius, max_radius, gap: dot radii and the least space between dots, px (None: 3, 15, 0.6 at
-            900 px, scaled with size; HueManity §3 used 4-15, which with our packer and a visible gap gives only
-            ~1,500 dots and ~69% coverage, so our smallest dots are a little smaller: >= 2,000 dots, >= 72%).
-        density: the dot coverage (dot area / disc area) at which packing stops, 0.05-0.80 (default 0.75:
-            pack until the disc is full, ~74% with the default radii); packing may saturate below it.
+        min_radius, max_radius, gap: dot radii and the least space between dots, px (None: the style's values
+            at 900 px scaled with size: dense 3, 15, 0.6 -- HueManity §3 used 4-15, which with our packer and a
+            visible gap gives only ~1,500 dots and ~69% coverage, so our smallest dots are a little smaller:
+            >= 2,000 dots, >= 72%; cbe 4.5, 27, 4.5; huemanity 4, 15, 0).
+        density: the dot coverage (dot area / disc area) at which the dense packing stops, 0.05-0.80 (default
+            0.75: pack until the disc is full, ~74% with the default radii); packing may saturate below it. The
+            Monte Carlo styles stop after their tries instead: leave it at 0.75 for them.
         text_scale: font size as a fraction of ``size`` before shrinking to fit (HueManity: 550/900).
         jitter_shift: each dot moves up to this fraction (0-1) of the way towards a colour of the other class
             (HueManity: 0.3). jitter_rgb: each channel shifts by U(-j, j) sRGB 0-255 units (HueManity: 30).
             jitter_lightness: the colour is scaled by e^U(-s, s), s in 0-1 (HueManity: ln 1.5), capped so no
-            channel clips (hue is kept).
+            channel clips (hue is kept) -- under jitter_rule "keep-hue".
         allow_extremes: when False, jitter never moves a channel beyond 8-247 (unless the palette colour already
             is), so no dot becomes pure white or black.
         canvas: colour outside the disc and between dots.
+        style: how dots are packed and painted, a name of `plates.stimuli.ishihara.styles.STYLES`: "dense"
+            (default), "cbe" (ColorBlindnessEval App. E + IshiharaMC) or "huemanity" (HueManity's generator).
+        colour_roles: "paper-text" (default: the palette's foreground colours on the text) or "released-code"
+            (HueManity's released code: the palette's foreground -- Table 7's "Foreground" column -- outside the
+            text, its background on the text). The paper's text and its code disagree; the released dataset,
+            which its tables measured, follows the code.
+        jitter_rule: "keep-hue" (default) or "released-code" (HueManity's code: integer steps, lightness factor
+            drawn linearly, channels clip at 0 and 255): `plates.stimuli.ishihara.jitter`.
+        antialias: anti-aliased dots (True), hard-edged (False) or the style's default (None: only "huemanity"
+            is anti-aliased).
+        tries: Monte Carlo tries of the "cbe" (default 180,000) and "huemanity" (default 30,000) styles, within
+            the style's range; None for the style's default (and always None for "dense").
     """
 
     text: str
@@ -108,12 +136,18 @@ class PlateSpec:
     jitter_lightness: float = 0.0
     allow_extremes: bool = False
     canvas: C.RGB = field(default=(255, 255, 255))
+    style: str = "dense"
+    colour_roles: str = "paper-text"
+    jitter_rule: str = "keep-hue"
+    antialias: bool | None = None
+    tries: int | None = None
 
     FAMILY: ClassVar[str] = "ishihara"
 
     def __post_init__(self) -> None:
         s = object.__setattr__
         _number("size", self.size, 64, 4096, integer=True)
+        self._check_style()
         _number("seed", self.seed, 0, 2**63 - 1, integer=True)
         if self.palette is not None and self.palette not in PALETTES:
             get_palette(self.palette)  # raises, listing the names
@@ -143,24 +177,66 @@ class PlateSpec:
             raise ValueError(f"allow_extremes={self.allow_extremes!r} is not valid; allowed: True or False")
         if self.delta_e is not None:
             s(self, "delta_e", _number("delta_e", self.delta_e, 1e-6, 200.0))
+        if self.style == "huemanity" and self.r_min < self.size / 900:
+            raise ValueError(f"min_radius={self.r_min} is not valid for style 'huemanity' on a {self.size} px plate; "
+                             f"allowed: >= {self.size / 900:g} px (one pixel of its 900 px lattice)")
         check_text(self.text, self.font)
         _ = self.colours  # resolves delta_e now: an unreachable target fails here, naming the maximum
+
+    def _check_style(self) -> None:
+        st = get_style(self.style)  # raises, listing the styles
+        for name, value, allowed in (("colour_roles", self.colour_roles, COLOUR_ROLES),
+                                     ("jitter_rule", self.jitter_rule, JITTER_RULES)):
+            if value not in allowed:
+                raise ValueError(f"{name}={value!r} is not known; allowed: {', '.join(allowed)}")
+        if self.antialias is not None and not isinstance(self.antialias, bool):
+            raise ValueError(f"antialias={self.antialias!r} is not valid; allowed: True, False or None (the style's)")
+        if self.tries is not None:
+            if st.tries_range is None:
+                raise ValueError(f"tries={self.tries!r} is not valid for style {self.style!r}; allowed: None "
+                                 f"(only the Monte Carlo styles {', '.join(n for n, v in STYLES.items() if v.tries)} "
+                                 "take tries)")
+            _number(f"tries (style {self.style!r})", self.tries, *st.tries_range, integer=True)
+        if st.tries is not None and self.density != DEFAULT_DENSITY:
+            raise ValueError(f"density={self.density!r} is not valid for style {self.style!r}, which stops after its "
+                             f"tries; allowed: {DEFAULT_DENSITY} (density applies to style 'dense' only)")
+
+    @property
+    def style_info(self) -> Style:
+        """The `plates.stimuli.ishihara.styles.Style` of this spec."""
+        return STYLES[self.style]
+
+    @property
+    def anti_aliased(self) -> bool:
+        """Whether dots are painted anti-aliased (``antialias``, or the style's default)."""
+        return self.style_info.antialias if self.antialias is None else self.antialias
+
+    @property
+    def n_tries(self) -> int | None:
+        """Monte Carlo tries (``tries`` or the style's default); None for the dense style."""
+        return self.tries if self.tries is not None else self.style_info.tries
+
+    @property
+    def role_colours(self) -> tuple[tuple[C.RGB, ...], tuple[C.RGB, ...]]:
+        """(colours on the text, colours off the text), sRGB 0-255: `colours` ordered by ``colour_roles``."""
+        fg, bg = self.colours
+        return (fg, bg) if self.colour_roles == "paper-text" else (bg, fg)
 
     # ---- resolved values -------------------------------------------------------------------------------
     @property
     def r_min(self) -> float:
-        """Minimum dot radius in px (spec value or 3 px scaled from 900 px)."""
-        return self.min_radius if self.min_radius is not None else MIN_RADIUS_900 * self.size / 900
+        """Minimum dot radius in px (spec value or the style's, e.g. 3 px for dense, scaled from 900 px)."""
+        return self.min_radius if self.min_radius is not None else self.style_info.min_radius_900 * self.size / 900
 
     @property
     def r_max(self) -> float:
-        """Maximum dot radius in px (spec value or 15 px scaled from 900 px)."""
-        return self.max_radius if self.max_radius is not None else MAX_RADIUS_900 * self.size / 900
+        """Maximum dot radius in px (spec value or the style's, e.g. 15 px for dense, scaled from 900 px)."""
+        return self.max_radius if self.max_radius is not None else self.style_info.max_radius_900 * self.size / 900
 
     @property
     def r_gap(self) -> float:
-        """Least space between two dots in px (spec value or 0.6 px scaled from 900 px)."""
-        return self.gap if self.gap is not None else GAP_900 * self.size / 900
+        """Least space between two dots in px (spec value or the style's, e.g. 0.6 px for dense, scaled)."""
+        return self.gap if self.gap is not None else self.style_info.gap_900 * self.size / 900
 
     @cached_property
     def colours(self) -> tuple[tuple[C.RGB, ...], tuple[C.RGB, ...]]:
@@ -183,8 +259,12 @@ class PlateSpec:
 
     # ---- JSON -------------------------------------------------------------------------------------------
     def to_dict(self) -> dict:
-        """Plain dict of the fields (colours as lists), in field order."""
+        """Plain dict of the fields (colours as lists), in field order; fields added later (style, colour_roles,
+        jitter_rule, antialias, tries) are left out at their defaults, so older specs keep their JSON."""
         d = asdict(self)
+        for k, default in _LATER_FIELDS.items():
+            if d[k] == default and type(d[k]) is type(default):
+                del d[k]
         for k in ("foreground", "background"):
             if d[k] is not None:
                 d[k] = [list(c) for c in d[k]]
@@ -258,51 +338,6 @@ class PlateStats:
 
 
 # ---- rendering -----------------------------------------------------------------------------------------
-def paint_dots(size: int, x, y, r, colours: np.ndarray, canvas, mode: str = "RGB") -> Image.Image:
-    """Draw dots (centres x, y and radii r in px; colours (n, 3) uint8 sRGB 0-255, or (n,) for mode "L") on a
-    ``canvas``-coloured image with Pillow's ellipse fill (hard-edged, like HueManity's pygame circles).
-
-    Calls Pillow's core ``draw_ellipse`` with inks resolved once per distinct colour: the same pixels as
-    ``ImageDraw.ellipse(..., fill=colour)``, without its per-call colour parsing.
-    """
-    im = Image.new(mode, (size, size), canvas)
-    core = ImageDraw.Draw(im).draw
-    if mode == "RGB":
-        packed = colours[:, 0].astype(np.int64) | (colours[:, 1].astype(np.int64) << 8) | (
-            colours[:, 2].astype(np.int64) << 16
-        )
-    else:
-        packed = colours.astype(np.int64)
-    uniq, inv = np.unique(packed, return_inverse=True)
-    inks = [core.draw_ink((int(u) & 255, (int(u) >> 8) & 255, int(u) >> 16) if mode == "RGB" else int(u)) for u in uniq]
-    ink_of = [inks[i] for i in inv.tolist()]
-    # Pillow fills the pixels of the box's inclusive corners: this box paints closest to the pixels whose
-    # centres lie within r of (x, y)
-    h = np.maximum(np.asarray(r) - 0.5, 0.0)
-    boxes = np.stack([x - h, y - h, x + h, y + h], axis=1).tolist()
-    draw = core.draw_ellipse
-    for box, ink in zip(boxes, ink_of):
-        draw(box, ink, 1)
-    return im
-
-
-def _jitter(spec: PlateSpec, base: np.ndarray, other: np.ndarray, rng: np.random.Generator) -> np.ndarray:
-    """HueManity §3's three colour transforms on (n, 3) float sRGB 0-255 colours; returns uint8 (n, 3)."""
-    n = base.shape[0]
-    t = rng.random(n) * spec.jitter_shift
-    shift = rng.uniform(-1.0, 1.0, size=(n, 3)) * spec.jitter_rgb
-    logf = rng.uniform(-1.0, 1.0, size=n) * spec.jitter_lightness
-    col = base + t[:, None] * (other - base)  # gradient shift towards the other class's colour
-    col = col + shift  # RGB shift
-    f = np.exp(logf)
-    top = col.max(axis=1)
-    f = np.where(f > 1.0, np.minimum(f, 255.0 / np.maximum(top, 1e-9)), f)  # brighten without clipping
-    col = col * np.maximum(f, 0.0)[:, None]
-    if not spec.allow_extremes:
-        col = np.clip(col, np.minimum(base, _EXTREME_LO), np.maximum(base, _EXTREME_HI))
-    return np.clip(np.rint(col), 0, 255).astype(np.uint8)
-
-
 class Plate:
     """A rendered plate: ``image`` (PIL RGB, standard plate), ``clear`` (foreground dots only, ColorBlindnessEval
     §3 "clear"), ``mask`` (PIL "L", white text on black: HueManity §4's text-mask condition), ``dots``
@@ -334,7 +369,8 @@ class Plate:
     @cached_property
     def clear(self) -> Image.Image:
         fg = self.is_fg
-        return paint_dots(self.spec.size, self.x[fg], self.y[fg], self.r[fg], self.dot_colours[fg], self.spec.canvas)
+        paint = paint_dots_aa if self.spec.anti_aliased else paint_dots
+        return paint(self.spec.size, self.x[fg], self.y[fg], self.r[fg], self.dot_colours[fg], self.spec.canvas)
 
     @cached_property
     def mask(self) -> Image.Image:
@@ -395,25 +431,39 @@ def _pair_delta_e(fg: tuple[C.RGB, ...], bg: tuple[C.RGB, ...]) -> np.ndarray:
     return np.asarray(C.delta_e2000(np.broadcast_to(a, (len(fg), len(bg), 3)), np.broadcast_to(b, (len(fg), len(bg), 3))))
 
 
+def _jitter(spec: PlateSpec, base: np.ndarray, other: np.ndarray, rng: np.random.Generator) -> np.ndarray:
+    """The spec's jitter (`plates.stimuli.ishihara.jitter.jitter`) on (n, 3) float sRGB 0-255 colours -> uint8."""
+    return jitter(base, other, rng, shift=spec.jitter_shift, rgb=spec.jitter_rgb, lightness=spec.jitter_lightness,
+                  rule=spec.jitter_rule, allow_extremes=spec.allow_extremes)
+
+
 def render(spec: PlateSpec) -> Plate:
     """Render ``spec``: a pure function of it (byte-identical pixels in any process).
 
-    Stages, each with its own PCG64 stream spawned from ``SeedSequence(spec.seed)``: pack dots in the disc
-    (`plates.stimuli.ishihara.packing`), pick each dot's colour from its class's list (class = is the centre on the text mask:
-    ColorBlindnessEval Algorithm 1, HueManity §3), jitter, paint.
+    Stages, each with its own PCG64 stream spawned from ``SeedSequence(spec.seed)``: pack dots in the disc in
+    the spec's style (`plates.stimuli.ishihara.styles`), pick each dot's colour from its class's list (class =
+    is the centre on the text mask: ColorBlindnessEval Algorithm 1, HueManity §3; which palette colours go on
+    the text: ``colour_roles``), jitter (``jitter_rule``), paint (anti-aliased or hard-edged).
     """
+    return render_on_mask(spec, text_mask(spec.text, spec.font, spec.size, spec.r_max, spec.text_scale))
+
+
+def render_on_mask(spec: PlateSpec, mask: np.ndarray) -> Plate:
+    """Render ``spec`` with ``mask`` (bool (size, size), True on the figure) as its figure instead of its text's
+    mask: how the reader's training data draws figures no font draws (bitmap digits, thinner or bolder strokes).
+    `render` is ``render_on_mask(spec, text_mask(...))``."""
     size = spec.size
-    mask = text_mask(spec.text, spec.font, size, spec.r_max, spec.text_scale)
+    mask = np.asarray(mask, dtype=bool)
+    if mask.shape != (size, size):
+        raise ValueError(f"mask shape {mask.shape} is not valid; allowed: ({size}, {size}), the spec's size")
     s_pack, s_col, s_jit = np.random.SeedSequence(spec.seed).spawn(3)
-    packing = pack_circles(
-        size / 2.0, spec.r_min, spec.r_max, spec.r_gap, np.random.Generator(np.random.PCG64(s_pack)),
-        target_coverage=spec.density,
-    )
+    packing = pack_style(spec.style, size, spec.r_min, spec.r_max, spec.r_gap, spec.n_tries, spec.density,
+                         np.random.Generator(np.random.PCG64(s_pack)))
     x, y, r = packing.x, packing.y, packing.r
     row = np.minimum(y.astype(np.int64), size - 1)  # centres lie inside the disc: x, y >= 0
     col = np.minimum(x.astype(np.int64), size - 1)
     is_fg = mask[row, col]
-    fgc, bgc = spec.colours
+    fgc, bgc = spec.role_colours  # (on the text, off the text)
     fga, bga = np.array(fgc, dtype=np.float64), np.array(bgc, dtype=np.float64)
     rng = np.random.Generator(np.random.PCG64(s_col))
     n = r.size
@@ -421,10 +471,10 @@ def render(spec: PlateSpec) -> Plate:
     pick_bg = rng.integers(0, len(bgc), size=n)
     own = np.where(is_fg[:, None], fga[pick_fg], bga[pick_bg])
     other = np.where(is_fg[:, None], bga[pick_bg], fga[pick_fg])
-    jittered = spec.jitter_shift or spec.jitter_rgb or spec.jitter_lightness
-    if jittered:
+    if spec.jitter_shift or spec.jitter_rgb or spec.jitter_lightness:
         colours = _jitter(spec, own, other, np.random.Generator(np.random.PCG64(s_jit)))
     else:
         colours = own.astype(np.uint8)
-    image = paint_dots(size, x, y, r, colours, spec.canvas)
+    paint = paint_dots_aa if spec.anti_aliased else paint_dots
+    image = paint(size, x, y, r, colours, spec.canvas)
     return Plate(spec, x, y, r, is_fg, colours, mask, image)

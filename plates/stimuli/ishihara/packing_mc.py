@@ -1,0 +1,297 @@
+"""Monte Carlo circle packing the way the papers' own generators pack: sequential random tries, vectorised.
+
+Two rules, each the exact sequential process of a published generator for a given list of tries:
+
+* `pack_layers` -- ColorBlindnessEval App. E, Algorithm 1 ("Generate circles in multiple layers ... random
+  (x, y) within unit circle, random radius r in [s_min, s_max]_i ... if (x, y, r) does not overlap existing
+  circles then P <- P u {(x, y, r)}"), with the layers of IshiharaMC (github.com/icfaust/IshiharaMC, the code
+  CBE §2.1 footnote 1 names and modified): each layer draws a fixed number of tries, each try a centre at a
+  uniformly drawn distance ``rho = R * U`` and angle from the plate centre (so tries fall more densely near
+  the middle, as in IshiharaMC's ``genCirc``) and one of a few discrete radii; a try is kept when the dot
+  lies inside the disc (``rho + r < R``) and keeps at least ``gap`` from every dot kept before it.
+* `pack_largest` -- HueManity §3 ("Over 30,000 iterations, the generator randomly places circles, computes
+  their maximum non-colliding radius (4-15 pixels)"), as its released generator (adapted from
+  github.com/hakrackete/Ishihara-color-plate-generator) does it on a 900 x 900 canvas: each try is a random
+  *pixel*; it is kept when the largest radius that fits there, ``min(R - |p - m|, min_c |p - c| - r_c)``, is
+  at least ``min_r`` (their ``outer_radius - distance > min_radius`` test first), and then gets that radius
+  truncated to whole pixels and capped at ``max_r``. Their "skip the try if the pixel is already painted"
+  shortcut rejects only tries whose largest radius is below 1 px, which this test rejects anyway, so it is
+  not repeated.
+
+Vectorised, and still exactly the one-by-one process: tries are handled in batches. A batch is (1) filtered
+through a raster of points where no dot can go any more (Pillow-stamped discs shrunk by 1 + sqrt(2) raster
+pixels, so a marked point is certainly rejected); (2) the rest is checked exactly against the accepted dots
+through a lookup grid (3 x 3 cells of side ``2 * max_r + gap`` hold every dot that can matter); (3) the
+survivors are resolved among themselves in try order, in rounds: a try is decided once every earlier try of
+the batch that could change its outcome is decided. tests/test_styles.py compares the result with a plain
+Python loop over the same tries.
+
+Coordinates are pixels with the origin at the image's top-left corner; the disc is centred at (R, R).
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+from PIL import Image, ImageDraw
+
+from plates.stimuli.ishihara.packing import Packing
+
+__all__ = ["CBE_LAYER_SHARES", "largest_tries", "layer_sizes", "layer_tries", "pack_largest", "pack_layers"]
+
+#: IshiharaMC's tries per layer, 1e4 : 2e4 : 5e4 : 1e5 (its ``createPlate`` defaults), as shares of the total.
+CBE_LAYER_SHARES = (1 / 18, 2 / 18, 5 / 18, 10 / 18)
+_FAR = 1e9  # sentinel dot position: far from everything
+_SLACK = 1.0 + math.sqrt(2.0)  # raster px a stamp is shrunk by (Pillow's rounding + a pixel's half diagonal)
+
+
+def layer_sizes(min_r: float, max_r: float, layers: int = 4, per_layer: int = 3) -> tuple[tuple[float, ...], ...]:
+    """IshiharaMC's discrete radii per layer, px: ``layers + per_layer - 1`` sizes evenly spaced from ``min_r``
+    to ``max_r``; layer 1 takes the largest ``per_layer``, each later layer the next smaller ones.
+
+    IshiharaMC (``genCirc``): radius = ``l * (s0 + (s1 - s0) * ceil(n * U) / n)`` with n = 3 and layer ranges
+    [.03, .06], [.02, .05], [.01, .04], [0, .03] of the plate radius l: radii 0.01-0.06 l in steps of 0.01 l,
+    three per layer, i.e. ``layer_sizes(0.01 * R, 0.06 * R)``.
+    """
+    n = layers + per_layer - 1
+    steps = [min_r + (max_r - min_r) * k / (n - 1) for k in range(n)] if n > 1 else [max_r]
+    return tuple(tuple(steps[n - per_layer - i + j] for j in range(per_layer)) for i in range(layers))
+
+
+def layer_tries(total: int, shares: tuple[float, ...] = CBE_LAYER_SHARES) -> tuple[int, ...]:
+    """Tries per layer: ``total`` split by ``shares`` (rounded; the last layer takes the remainder)."""
+    out = [round(total * s) for s in shares[:-1]]
+    return (*out, max(total - sum(out), 0))
+
+
+def largest_tries(rng: np.random.Generator, tries: int, lattice: int = 900) -> tuple[np.ndarray, np.ndarray]:
+    """HueManity's tries: ``tries`` uniformly random pixels of a ``lattice`` x ``lattice`` canvas, as pixel-centre
+    coordinates in lattice px (x + 0.5, y + 0.5)."""
+    ix = rng.integers(0, lattice, size=tries)
+    iy = rng.integers(0, lattice, size=tries)
+    return ix + 0.5, iy + 0.5
+
+
+class _Grid:
+    """Lookup grid over the accepted dots: cells of side ``cell``; the 3 x 3 cells around a point hold every dot
+    whose centre is within ``cell`` of it. Rebuilt after each batch (a few thousand dots: cheap)."""
+
+    def __init__(self, extent: float, cell: float):
+        self.cell = cell
+        self.n = math.ceil(extent / cell) + 3
+        self.neigh = np.array([dy * self.n + dx for dy in (-1, 0, 1) for dx in (-1, 0, 1)], dtype=np.int64)
+        self.table = np.full((self.n * self.n, 1), -1, dtype=np.int64)
+
+    def cells(self, x: np.ndarray, y: np.ndarray) -> np.ndarray:
+        return (np.floor(x / self.cell).astype(np.int64) + 1) + (np.floor(y / self.cell).astype(np.int64) + 1) * self.n
+
+    def build(self, x: np.ndarray, y: np.ndarray) -> None:
+        ci = self.cells(x, y)
+        order = np.argsort(ci, kind="stable")
+        cs = ci[order]
+        slot = np.arange(cs.size) - np.searchsorted(cs, cs, side="left")
+        table = np.full((self.n * self.n, int(slot.max()) + 1 if cs.size else 1), -1, dtype=np.int64)
+        table[cs, slot] = order
+        self.table = table
+
+    def near(self, x: np.ndarray, y: np.ndarray) -> np.ndarray:
+        """(B, 9 K) indices of the accepted dots near each point; -1 where a slot is empty."""
+        nb = self.cells(x, y)[:, None] + self.neigh[None, :]
+        return self.table[nb].reshape(x.size, -1)
+
+
+class _Raster:
+    """Points (raster px of side ``q``) where no try can be accepted any more, stamped conservatively.
+
+    Stamps are drawn at once (Pillow, ink 1) but the numpy view ``blocked`` is refreshed only once ``refresh``
+    dots are pending: a stale view only lets more tries through to the exact check, never changes a result.
+    """
+
+    def __init__(self, extent: float, q: float, refresh: int = 48):
+        self.q = q
+        self.side = math.ceil(extent / q)
+        self.image = Image.new("L", (self.side, self.side), 0)
+        self.draw = ImageDraw.Draw(self.image).draw
+        self.ink = self.draw.draw_ink(1)
+        self.blocked = np.zeros((self.side, self.side), dtype=bool)
+        self.refresh, self.pending = refresh, 0
+
+    def stamp(self, x: np.ndarray, y: np.ndarray, reach: np.ndarray, *, now: bool = False) -> None:
+        """Mark raster px lying wholly within ``reach`` of (x, y)."""
+        h = reach / self.q - _SLACK
+        cx, cy = x / self.q, y / self.q
+        draw, ink = self.draw.draw_ellipse, self.ink
+        for a, b, hh in zip(cx.tolist(), cy.tolist(), h.tolist()):
+            if hh > 0:
+                draw((a - hh, b - hh, a + hh, b + hh), ink, 1)
+        self.pending += x.size
+        if now or self.pending >= self.refresh:
+            self.blocked = np.frombuffer(self.image.tobytes(), dtype=bool).reshape(self.side, self.side)
+            self.pending = 0
+
+    def free(self, x: np.ndarray, y: np.ndarray) -> np.ndarray:
+        col = np.minimum((x / self.q).astype(np.int64), self.side - 1)
+        row = np.minimum((y / self.q).astype(np.int64), self.side - 1)
+        return ~self.blocked[row, col]
+
+
+def _dist(ax, ay, bx, by):
+    dx = ax - bx
+    dy = ay - by
+    return np.sqrt(dx * dx + dy * dy)
+
+
+def _next_batch(size: int, tried: int, kept: int) -> int:
+    """Next batch size: about 128 survivors per batch (few rounds, small pairwise matrices)."""
+    rate = kept / max(tried, 1)
+    return int(min(max(128 / max(rate, 1e-4), 64), 16384))
+
+
+def pack_largest(cx: np.ndarray, cy: np.ndarray, disc_radius: float, min_r: float, max_r: float, gap: float = 0.0,
+                 *, scale: float = 1.0) -> Packing:
+    """HueManity's rule over the tries (``cx``, ``cy``) in lattice px (see `largest_tries`), in order.
+
+    A try at p is kept when ``R - |p - m| > min_r`` and ``b = min(R - |p - m|, min_c |p - c| - r_c - gap) >=
+    min_r``; its radius is ``min(floor(b), max_r)`` (whole lattice px). ``gap`` is 0 in HueManity. The result
+    is scaled by ``scale`` (px per lattice px) into image px. Returns a `Packing` in acceptance order.
+    """
+    if not (0 < min_r <= max_r):
+        raise ValueError(f"radii min_r={min_r!r}, max_r={max_r!r}: need 0 < min_r <= max_r")
+    if gap < 0:
+        raise ValueError(f"gap={gap!r}: need gap >= 0")
+    R = float(disc_radius)
+    room = R - _dist(cx, cy, R, R)
+    keep = room > min_r
+    cx, cy, room = cx[keep], cy[keep], room[keep]
+    n_t = cx.size
+    X = np.full(n_t + 1, _FAR)  # index -1: the sentinel dot
+    Y = np.full(n_t + 1, _FAR)
+    Rr = np.zeros(n_t + 1)
+    n = 0
+    grid = _Grid(2 * R, 2 * max_r + gap)
+    raster = _Raster(2 * R, 1.0, refresh=128)
+    pos, bs = 0, 128
+    while pos < n_t:
+        stop = min(pos + bs, n_t)
+        qx, qy, qb = cx[pos:stop], cy[pos:stop], room[pos:stop]
+        f = raster.free(qx, qy)
+        qx, qy, qb = qx[f], qy[f], qb[f]
+        if n and qx.size:
+            idx = grid.near(qx, qy)
+            edge = _dist(X[idx], Y[idx], qx[:, None], qy[:, None]) - Rr[idx] - gap
+            qb = np.minimum(qb, edge.min(axis=1))
+        s = qb >= min_r
+        qx, qy, qb = qx[s], qy[s], qb[s]
+        acc, r = _resolve_largest(qx, qy, qb, min_r, max_r, gap)
+        m = int(acc.sum())
+        if m:
+            X[n : n + m], Y[n : n + m], Rr[n : n + m] = qx[acc], qy[acc], r[acc]
+            raster.stamp(qx[acc], qy[acc], r[acc] + gap + min_r)
+            n += m
+            grid.build(X[:n], Y[:n])
+        bs = _next_batch(bs, stop - pos, qx.size)
+        pos = stop
+    return Packing(x=X[:n] * scale, y=Y[:n] * scale, r=Rr[:n] * scale, centre=R * scale, radius=R * scale)
+
+
+def _resolve_largest(x, y, b, min_r, max_r, gap):
+    """Decide survivors of one batch in try order (HueManity's rule): returns (kept mask, radii)."""
+    m = x.size
+    ub = np.minimum(np.floor(b), max_r)  # each try's radius if no earlier try of the batch is kept
+    if m == 0:
+        return np.zeros(0, dtype=bool), ub
+    D = _dist(x[:, None], y[:, None], x[None, :], y[None, :])
+    inter = np.tril(D - ub[None, :] - gap < b[:, None], -1)  # earlier try j could shrink try i
+    if not inter.any():
+        return np.ones(m, dtype=bool), ub
+    decided = np.zeros(m, dtype=bool)
+    acc = np.zeros(m, dtype=bool)
+    r = ub.copy()
+    while not decided.all():
+        ready = ~decided & ~(inter & ~decided[None, :]).any(axis=1)
+        rows = np.flatnonzero(ready)
+        sub = inter[rows] & acc[None, :]
+        lim = np.where(sub, D[rows] - r[None, :] - gap, np.inf).min(axis=1)
+        bb = np.minimum(b[rows], lim)
+        acc[rows] = bb >= min_r
+        r[rows] = np.minimum(np.floor(bb), max_r)
+        decided[rows] = True
+    return acc, r
+
+
+def pack_layers(disc_radius: float, sizes: tuple[tuple[float, ...], ...], tries: tuple[int, ...], gap: float,
+                rng: np.random.Generator) -> Packing:
+    """ColorBlindnessEval's Algorithm 1 with IshiharaMC's layers, in px: layer i makes ``tries[i]`` tries with
+    radii drawn uniformly from ``sizes[i]``; a try is kept when ``rho + r < R`` and it is at least ``gap``
+    from every dot kept before it. Returns a `Packing` in acceptance order.
+
+    Random numbers, per layer: rho = R U, angle = 2 pi U, size index uniform (one ``rng.random((2, n))`` and
+    one ``rng.integers``), so a given ``rng`` state gives one packing.
+    """
+    if len(sizes) != len(tries) or not sizes:
+        raise ValueError(f"sizes ({len(sizes)} layers) and tries ({len(tries)}) must be non-empty and of one length")
+    flat = [s for layer in sizes for s in layer]
+    if min(flat) <= 0:
+        raise ValueError(f"layer radii {sizes!r}: need every radius > 0")
+    if gap < 0:
+        raise ValueError(f"gap={gap!r}: need gap >= 0")
+    R = float(disc_radius)
+    max_r = max(flat)
+    cap = int(sum(tries)) + 1
+    X, Y, Rr = np.full(cap, _FAR), np.full(cap, _FAR), np.zeros(cap)
+    n = 0
+    grid = _Grid(2 * R, 2 * max_r + gap)
+    q = max(2 * R / 450, 1e-9)  # raster of 450 x 450 px at any plate size
+    for layer, n_try in zip(sizes, tries):
+        layer_r = np.asarray(layer, dtype=np.float64)
+        u = rng.random((2, int(n_try)))
+        k = rng.integers(0, layer_r.size, size=int(n_try))
+        rho, theta, rad = R * u[0], 2 * np.pi * u[1], layer_r[k]
+        inside = rho + rad < R
+        cx, cy = R + rho * np.cos(theta), R + rho * np.sin(theta)
+        cx, cy, rad = cx[inside], cy[inside], rad[inside]
+        raster = _Raster(2 * R, q)
+        s_min = float(layer_r.min())
+        if n:
+            raster.stamp(X[:n], Y[:n], Rr[:n] + gap + s_min, now=True)
+        pos, bs, n_t = 0, 128, cx.size
+        while pos < n_t:
+            stop = min(pos + bs, n_t)
+            qx, qy, qr = cx[pos:stop], cy[pos:stop], rad[pos:stop]
+            f = raster.free(qx, qy)
+            qx, qy, qr = qx[f], qy[f], qr[f]
+            if n and qx.size:
+                idx = grid.near(qx, qy)
+                clash = _dist(X[idx], Y[idx], qx[:, None], qy[:, None]) < (Rr[idx] + qr[:, None]) + gap
+                ok = ~clash.any(axis=1)
+                qx, qy, qr = qx[ok], qy[ok], qr[ok]
+            acc = _resolve_fixed(qx, qy, qr, gap)
+            m = int(acc.sum())
+            if m:
+                X[n : n + m], Y[n : n + m], Rr[n : n + m] = qx[acc], qy[acc], qr[acc]
+                raster.stamp(qx[acc], qy[acc], qr[acc] + gap + s_min)
+                n += m
+                grid.build(X[:n], Y[:n])
+            bs = _next_batch(bs, stop - pos, qx.size)
+            pos = stop
+    return Packing(x=X[:n].copy(), y=Y[:n].copy(), r=Rr[:n].copy(), centre=R, radius=R)
+
+
+def _resolve_fixed(x, y, r, gap):
+    """Decide survivors of one batch in try order (fixed radii): kept unless it clashes with a kept earlier try."""
+    m = x.size
+    if m == 0:
+        return np.zeros(0, dtype=bool)
+    D = _dist(x[:, None], y[:, None], x[None, :], y[None, :])
+    clash = np.tril(D < (r[None, :] + r[:, None]) + gap, -1)
+    if not clash.any():
+        return np.ones(m, dtype=bool)
+    decided = np.zeros(m, dtype=bool)
+    acc = np.zeros(m, dtype=bool)
+    while not decided.all():
+        ready = ~decided & ~(clash & ~decided[None, :]).any(axis=1)
+        rows = np.flatnonzero(ready)
+        acc[rows] = ~(clash[rows] & acc[None, :]).any(axis=1)
+        decided[rows] = True
+    return acc
