@@ -144,8 +144,7 @@ def synthetic_run(model: int, items: int, seed: int, start: int, stop: int):
 
 
 def make(folder: Path, rows: int, parts: int, retries: bool = False) -> None:
-    """``rows`` rows over MODELS runs in ``parts`` parts (at least one per run), written as `plates run`
-    does."""
+    """``rows`` rows over MODELS runs in ``parts`` parts (at least one per run), as `plates run` writes."""
     import pyarrow.parquet as pq
 
     per_model = -(-rows // MODELS)

@@ -1,8 +1,8 @@
-"""plates.stimuli.ishihara.measure: the ΔE2000 a plate draws, measured from its pixels in the tests (issue
-11). 
-Truth comes from the image, not the generator's bookkeeping: each dot's colour is the pixel at its centre in
-the standard image, and its class is whether that pixel is painted in the ``clear`` variant (foreground dots
-only). Every (foreground, background) pair is then compared by brute force."""
+"""plates.stimuli.ishihara.measure: the ΔE2000 a plate draws (issue 11), checked against its pixels.
+
+Truth comes from the images, not the generator's bookkeeping: each dot's colour is the pixel at its centre in
+the standard image, and its class is whether that pixel lies on the text in the ``mask`` image. Every
+(foreground, background) pair is then compared by brute force."""
 
 from __future__ import annotations
 
@@ -22,12 +22,13 @@ from plates.stimuli.ishihara.plate import HUEMANITY_JITTER, PlateSpec, render
 
 
 def pixel_truth(plate) -> tuple[np.ndarray, np.ndarray]:
-    """(dot colours (n, 3) sRGB 0-255 read at each dot's centre pixel, is-foreground from the clear image)."""
+    """(dot colours (n, 3) sRGB 0-255 read at each dot's centre pixel, is-foreground: the centre pixel lies on
+    the text in the plate's ``mask`` image). Not the ``clear`` image: a jittered dot may be pure white, the
+    canvas colour, and vanish from it."""
     row = np.minimum(plate.y.astype(int), plate.spec.size - 1)
     col = np.minimum(plate.x.astype(int), plate.spec.size - 1)
     colours = np.asarray(plate.image)[row, col]
-    clear = np.asarray(plate.clear)[row, col]
-    is_fg = np.any(clear != np.array(plate.spec.canvas), axis=1)
+    is_fg = np.asarray(plate.mask)[row, col] > 0
     return colours, is_fg
 
 

@@ -34,9 +34,8 @@ common.chart_page(
     "ΔE2000 (psychometric)",
     "Accuracy against the CIEDE2000 difference between foreground and background dots (binned, Wilson 95% "
     "bars) for one condition and prompt, with one fitted curve per model and colour set (maximum likelihood "
-    "over the answers) and its threshold (dotted; *extrapolated* outside the ΔE2000 tested: a guess "
-    "of the fit, "
-    "not a measurement). The chance rate of the prompt is printed in the title. The papers publish "
-    "no ΔE sweep.",
+    "over the answers) and its threshold (dotted; *extrapolated* outside the ΔE2000 tested: a guess of the "
+    "fit, not a measurement). The chance rate of the prompt is printed in the title. The papers publish no "
+    "ΔE sweep.",
     controls,
 )

@@ -1,6 +1,5 @@
 """Drill-down: rows fetched a page at a time, each plate regenerated from its stored spec, beside the raw
-reply
-and the verdict."""
+reply and the verdict."""
 
 import common
 import streamlit as st

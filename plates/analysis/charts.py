@@ -2,9 +2,8 @@
 
 Each chart takes the result rows (a DataFrame in the schema of `plates.results`) or, at scale, the counts
 DuckDB computed (`plates.analysis.queries`): ``counts`` (answered ``n``, ``correct``, ``errors`` per run,
-model,
-prompt, colour set and condition), ``pairs`` or ``levels``. Numbers come from `plates.analysis.metrics`; a
-chart only lays them out. Rules every chart keeps:
+model, prompt, colour set and condition), ``pairs`` or ``levels``. Numbers come from
+`plates.analysis.metrics`; a chart only lays them out. Rules every chart keeps:
 
 * **Conditions are never pooled.** A chart shows one viewing condition (``condition=``; default: the one with
   the most rows), names the others in its title, and lists them in ``layout.meta["others"]``; the overview

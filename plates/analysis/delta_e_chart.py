@@ -82,9 +82,8 @@ def fit_psychometric_counts(levels: Any, n: Any, correct: Any, *, guess: float) 
 
 
 def levels_from_rows(frame: pd.DataFrame, x: str = "delta_e") -> pd.DataFrame:
-    """Answered ``n`` and ``correct`` per `COUNT_KEYS` group (those present) and ΔE2000 level (``x``
-    rounded to
-    0.01; rows without one, and failed requests, left out): what `plates.analysis.queries.levels` gives."""
+    """Answered ``n`` and ``correct`` per `COUNT_KEYS` group (those present) and ΔE2000 level (``x`` rounded
+    to 0.01; rows without one, and failed requests, left out): what `plates.analysis.queries.levels` gives."""
     if x not in frame.columns:
         raise ValueError(f"the results have no {x!r} column; columns: {list(frame.columns)}")
     rows = frame[frame[x].notna() & frame["correct"].notna()]
@@ -213,8 +212,7 @@ def delta_e_figure(
     rows_n = -(-len(sets) // columns)
     from plotly.subplots import make_subplots
 
-    # one panel per colour set (a fit per model x colour set; a panel keeps them readable), one colour per
-    # model
+    # a panel per colour set (a fit per model x colour set; panels keep them readable), a colour per model
     fig = make_subplots(
         rows=rows_n,
         cols=columns,

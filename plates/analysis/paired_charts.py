@@ -102,9 +102,8 @@ def grayscale_figure(
     condition: str | None = None,
 ) -> go.Figure:
     """Grouped bars of (Acc_ori − Acc_gray) / Acc_ori per task, one bar per series, for one condition
-    (ColorBench
-    Fig. 5 draws the ratio as a violin over models). ColorBench Table 9's ratio for its Color Blindness task
-    (group means of its open models) sits at the x of our prompts that ask that task."""
+    (ColorBench Fig. 5 draws the ratio as a violin over models). ColorBench Table 9's ratio for its Color
+    Blindness task (group means of its open models) sits at the x of our prompts that ask that task."""
     title = "Grayscale: (Acc_ori − Acc_gray) / Acc_ori"
     table = grayscale_table(frame, pairs=pairs) if table is None else table
     table = table[table["pairs"] > 0]
@@ -160,9 +159,8 @@ def cot_figure(
     condition: str | None = None,
 ) -> go.Figure:
     """Δ accuracy from chain-of-thought prompting per prompt, one bar per series, for one condition
-    (ColorBench
-    Table 4: +4.35 points on average). ColorBench Table 4's delta for its Color Blindness task (GPT-4o +8.2,
-    Gemini-2-flash +10.4 points) sits at the x of our prompts that ask that task."""
+    (ColorBench Table 4: +4.35 points on average). ColorBench Table 4's delta for its Color Blindness task
+    (GPT-4o +8.2, Gemini-2-flash +10.4 points) sits at the x of our prompts that ask that task."""
     title = "Chain of thought: Δ accuracy (CoT − plain)"
     table = cot_table(frame, pairs=pairs) if table is None else table
     table = table[table["pairs"] > 0]

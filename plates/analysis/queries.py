@@ -284,8 +284,7 @@ def repeated_items(
     results: Results, where: Where, *, models: Sequence[str] = (), runs: Sequence[str] = ()
 ) -> pd.DataFrame:
     """Items asked more than once of one model under one prompt and condition (in several runs, or twice in
-    one
-    run, as the explorer's history can): per model, prompt and condition, ``items`` (how many), ``asked``
+    one run, as the explorer's history can): per model, prompt and condition, ``items`` (how many), ``asked``
     (answers to them), one row per set of ``runs`` involved. Only rows of ``models`` (those the cube shows in
     several runs) or ``runs`` (those that may repeat an item) are looked at; neither given: an empty table."""
     cols = ["model", "prompt_name", *CONDITION_KEYS, "shots"]

@@ -1,9 +1,8 @@
 """Colour-vision-deficiency views: Machado, Oliveira & Fernandes (2009), applied in linear RGB.
 
 Machado et al. publish one 3x3 matrix (linear RGB -> linear RGB) per deficiency at severities 0, 0.1, ..., 1.0
-(their Table / supplementary matrices; colour-science ships them as
-``colour.blindness.CVD_MATRICES_MACHADO2010``).
-Between two rows we interpolate linearly between the two neighbouring rows (our choice). We do NOT call
+(colour-science ships them as ``colour.blindness.CVD_MATRICES_MACHADO2010``). Between two rows we
+interpolate linearly (our choice). We do NOT call
 ``colour.blindness.matrix_cvd_Machado2009``: in colour-science 0.4.7 it picks the segment with
 ``searchsorted(..., side="left")``, so a severity strictly between two rows is extrapolated from the next
 segment (0.15 uses the 0.2 and 0.3 rows) and any severity in (0.9, 1.0) returns the 1.0 matrix; at the table's
