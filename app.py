@@ -312,6 +312,11 @@ def build_app(policy: ex.Policy | None = None) -> gr.Blocks:
                                          interactive=False, elem_id="history")
             history_download = gr.DownloadButton("Download history (Parquet, results schema)")
 
+        import explorer_tabs  # the family tabs (issues 13-15): Illusions, Scenes, Try it yourself
+
+        explorer_tabs.add_family_tabs(policy, guard=guard, cache=cache, scratch=scratch,
+                                      model=(kind, hf_id, api_model, base_url), key_state=key_state)
+
         # ------------------------------------------------------------------------------------------ events
         controls = [colour_pair, fg, bg, delta_e, font, text, dot_min, dot_max, density, jitter, size, seed]
         plate_inputs = [base_state, *controls]

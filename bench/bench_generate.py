@@ -98,7 +98,7 @@ def main() -> None:
 
     # load colour-science and pyarrow now, as the manifest step does, so both halves of the sample start from
     # the same parent process (otherwise the second half's parent carries them and looks like growth)
-    render(make_spec("huemanity", "A7", "huemanity-01", size=args.size, seed=0)).stats
+    render(make_spec("huemanity", "A7", "huemanity-01", size=args.size, seed=0)).stats  # noqa: B018 - computing the stats is the warm-up
     import pyarrow.parquet  # noqa: F401
     out = tempfile.mkdtemp(prefix="plates-bench-")
     mon = RssMonitor()

@@ -35,10 +35,10 @@ def main() -> int:
     import numpy as np
     import torch
     from PIL import Image
+    from tiny_vlm import build_tiny_vlm
 
     from plates.models import Query, Turn
     from plates.models.hf import HFBackend
-    from tiny_vlm import build_tiny_vlm
 
     torch.set_num_threads(max(1, min(4, os.cpu_count() or 1)))
     rng = np.random.default_rng(0)

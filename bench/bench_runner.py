@@ -22,8 +22,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 from loopback import LoopbackServer  # a fast ASGI loopback server: measures the runner, not a slow server
 
 from plates.datasets import generate, load_dataset
-from plates.runs.experiment import parse_experiment
 from plates.results import load_results
+from plates.runs.experiment import parse_experiment
 from plates.runs.runner import run_experiment
 
 

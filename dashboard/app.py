@@ -127,4 +127,5 @@ def main() -> None:
     page.run()
 
 
-main()
+if __name__ == "__main__":  # Streamlit runs this script as __main__; a process spawned meanwhile imports it as
+    main()  # __mp_main__ and must not start a dashboard (multiprocessing's spawn re-imports the main module)

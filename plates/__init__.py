@@ -6,7 +6,8 @@ The library never imports a UI toolkit: the Gradio explorer (`app.py`) and the S
 (`dashboard/`) are thin layers over it.
 """
 
-from importlib.metadata import PackageNotFoundError, version as _version
+from importlib.metadata import PackageNotFoundError
+from importlib.metadata import version as _version
 
 try:
     __version__ = _version("plates")

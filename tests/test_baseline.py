@@ -10,9 +10,9 @@ import numpy as np
 import pytest
 from PIL import Image
 
+from plates.models.base import Query, Turn
 from plates.reader.coding import BLANK, CLASSES, N_CLASSES, SYMBOLS, allowed_mask, best_label, decode, encode
 from plates.reader.preprocess import INPUT_SIZE, preprocess
-from plates.models.base import Query, Turn
 
 HAS_TORCH = importlib.util.find_spec("torch") is not None and importlib.util.find_spec("onnx") is not None
 

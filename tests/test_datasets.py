@@ -4,8 +4,18 @@ import numpy as np
 import pyarrow.parquet as pq
 import pytest
 
-from plates.datasets import (MANIFEST, MANIFEST_COLUMNS, PRESETS, _plates, generate, item_seed, load_dataset,
-                             preset_items, preset_size, relative_path)
+from plates.datasets import (
+    MANIFEST,
+    MANIFEST_COLUMNS,
+    PRESETS,
+    _plates,
+    generate,
+    item_seed,
+    load_dataset,
+    preset_items,
+    preset_size,
+    relative_path,
+)
 from plates.stimuli.ishihara.labels import HUEMANITY_ALNUM, HUEMANITY_DATASET
 
 

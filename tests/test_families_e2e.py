@@ -8,9 +8,9 @@ import hashlib
 import io
 
 import numpy as np
+from chat_server import ChatServer, image_urls, last_user_text
 from PIL import Image
 
-from chat_server import ChatServer, image_urls, last_user_text
 from plates.analysis.colorbench import robustness
 from plates.analysis.illusions import rcid_table
 from plates.analysis.truth import with_truth

@@ -3,7 +3,14 @@
 import numpy as np
 import pytest
 
-from plates.stimuli.ishihara.glyphs import FONTS, available_fonts, check_text, fit_font_size, resolve_font, text_mask
+from plates.stimuli.ishihara.glyphs import (
+    FONTS,
+    available_fonts,
+    check_text,
+    fit_font_size,
+    resolve_font,
+    text_mask,
+)
 
 
 def test_all_named_fonts_installed_and_resolve():

@@ -8,10 +8,10 @@ from __future__ import annotations
 
 import pytest
 from PIL import Image
+from tiny_vlm import build_tiny_vlm
 
 from plates.models import BackendFailing, Query, Turn, make_backend
 from plates.models.hf import HFBackend, resolve_device, resolve_dtype
-from tiny_vlm import build_tiny_vlm
 
 pytestmark = pytest.mark.slow  # imports torch + transformers and builds a model (a few seconds)
 

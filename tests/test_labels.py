@@ -3,8 +3,14 @@
 import numpy as np
 import pytest
 
-from plates.stimuli.ishihara.labels import (CBE_NUMBERS, HUEMANITY_ALNUM, HUEMANITY_NUMERIC, HUEMANITY_SYMBOLS, LABEL_SPACES,
-                           random_label)
+from plates.stimuli.ishihara.labels import (
+    CBE_NUMBERS,
+    HUEMANITY_ALNUM,
+    HUEMANITY_NUMERIC,
+    HUEMANITY_SYMBOLS,
+    LABEL_SPACES,
+    random_label,
+)
 
 
 def test_sizes():

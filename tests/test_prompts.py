@@ -2,18 +2,23 @@
 
 from __future__ import annotations
 
-
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from PIL import Image
 
-from plates.tasks import prompts
-from plates.stimuli.ishihara.labels import CBE_NUMBERS, HUEMANITY_ALNUM, HUEMANITY_NUMERIC
 from plates.models.base import Turn
+from plates.stimuli.ishihara.labels import CBE_NUMBERS, HUEMANITY_ALNUM, HUEMANITY_NUMERIC
 from plates.tasks.prompts import (
-    PROMPTS, PromptTemplate, RenderedPrompt, build_turns, few_shot_prompts, get_prompt, list_prompts,
-    load_prompt_file, render_prompt,
+    PROMPTS,
+    PromptTemplate,
+    RenderedPrompt,
+    build_turns,
+    few_shot_prompts,
+    get_prompt,
+    list_prompts,
+    load_prompt_file,
+    render_prompt,
 )
 from plates.tasks.scoring import score
 

@@ -10,13 +10,13 @@ from collections.abc import Iterator, Sequence
 import pytest
 from chat_server import ChatServer, Fault, image_urls
 
-from plates.runs.experiment import parse_experiment
+from plates.conditions import Condition, apply_condition
 from plates.images import data_url_to_image
 from plates.models.base import Backend, BackendFailing, Query, Reply
-from plates.stimuli.ishihara.plate import PlateSpec, render
 from plates.results import SCHEMA, load_results
+from plates.runs.experiment import parse_experiment
 from plates.runs.runner import _Builder, _examples, plan, run_experiment
-from plates.conditions import Condition, apply_condition
+from plates.stimuli.ishihara.plate import PlateSpec, render
 
 N_ITEMS = 6
 

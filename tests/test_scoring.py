@@ -6,7 +6,13 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from plates.stimuli.ishihara.labels import CBE_NUMBERS, HUEMANITY_ALNUM, HUEMANITY_NUMERIC, HUEMANITY_SYMBOLS, LABEL_SPACES
+from plates.stimuli.ishihara.labels import (
+    CBE_NUMBERS,
+    HUEMANITY_ALNUM,
+    HUEMANITY_NUMERIC,
+    HUEMANITY_SYMBOLS,
+    LABEL_SPACES,
+)
 from plates.tasks.scoring import FAILURE_MODES, PARSE_STATUSES, Score, parse_number, score
 
 OPTIONS = {"A": "12", "B": "17", "C": "3", "D": "45"}

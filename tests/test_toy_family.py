@@ -13,11 +13,11 @@ from typing import ClassVar
 
 import numpy as np
 import pytest
+from chat_server import ChatServer, image_urls
 from PIL import Image
 
 import plates.stimuli
 import plates.tasks
-from chat_server import ChatServer, image_urls
 from plates.stimuli.base import FAMILY_KEY, Family, Stimulus, tagged_json
 from plates.tasks.base import Question, Score, Task
 
@@ -92,11 +92,10 @@ def toy_registered(monkeypatch):
 
 def test_a_toy_family_runs_through_plates_run_results_and_the_dashboard(tmp_path, toy_registered, capsys):
     from plates.cli import main
-    from plates.results import load_results
-    from plates.ui import pages
     from plates.datasets import Entry, load_dataset, write_items
+    from plates.results import load_results
     from plates.stimuli import render, spec_from_json
-    from plates.ui import dashboard
+    from plates.ui import dashboard, pages
 
     specs = [PatchSpec(c, seed=i) for i, c in enumerate(["red", "green", "blue", "green"])]
     assert write_items("patches", [Entry(f"p{i}", s, label=s.colour) for i, s in enumerate(specs)],

@@ -71,7 +71,13 @@ def _text_config(tokenizer, bos: str, eos: str, pad: str) -> dict:
 
 
 def _llava():
-    from transformers import CLIPVisionConfig, LlamaConfig, LlavaConfig, LlavaForConditionalGeneration, LlavaProcessor
+    from transformers import (
+        CLIPVisionConfig,
+        LlamaConfig,
+        LlavaConfig,
+        LlavaForConditionalGeneration,
+        LlavaProcessor,
+    )
     from transformers.models.clip.image_processing_pil_clip import CLIPImageProcessorPil
 
     tokenizer = build_tokenizer(LLAVA_SPECIAL_TOKENS, bos_token="<s>", eos_token="</s>", pad_token="<pad>",

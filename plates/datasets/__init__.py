@@ -10,7 +10,6 @@
 from plates.datasets.generate import generate
 from plates.datasets.items import MANIFEST, MANIFEST_COLUMNS, DatasetItem
 from plates.datasets.load import load_dataset
-from plates.datasets.write import Entry, write_items
 from plates.datasets.presets import (
     PRESETS,
     Preset,
@@ -22,6 +21,7 @@ from plates.datasets.presets import (
     preset_size,
     relative_path,
 )
+from plates.datasets.write import Entry, write_items
 
 __all__ = [
     "Preset", "PRESETS", "DatasetItem", "MANIFEST", "MANIFEST_COLUMNS", "preset_items", "preset_size",

@@ -3,13 +3,12 @@
 from __future__ import annotations
 
 import json
-
 import os
 from itertools import islice
 from pathlib import Path
 
-from plates.datasets.items import MANIFEST, MANIFEST_COLUMNS, QUESTION_COLUMN, DatasetItem
 from plates.datasets.family_presets import FAMILY_PRESETS
+from plates.datasets.items import MANIFEST, MANIFEST_COLUMNS, QUESTION_COLUMN, DatasetItem
 from plates.datasets.presets import PRESETS, preset_items
 from plates.stimuli import spec_from_json
 

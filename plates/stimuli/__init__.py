@@ -6,7 +6,8 @@ entry in ``STIMULI``. Specs serialise to JSON tagged with their family, so any s
 
 ``ENGINE_VERSION`` counts changes to the pixels a spec draws. It enters every run's identity and every result
 row, so a change of pixels starts a new run instead of mixing old and new images in one. History: 1 = plates
-read Liberation Sans 1.07 from the system; 2 = fonts bundled (Liberation Sans 2.1.5, DejaVu Sans 2.37).
+read Liberation Sans 1.07 from the system; 2 = fonts bundled (Liberation Sans 2.1.5, DejaVu Sans 2.37) and the
+paper presets drawn in their papers' plate styles (one bump for both: they landed together).
 """
 
 from __future__ import annotations

@@ -15,8 +15,8 @@ from types import MappingProxyType
 from plates.tasks.base import ANSWER_KINDS, QUERY_KIND_OF, Question, Score, Task
 from plates.tasks.illusion_tasks import ILLUSION_TASKS
 from plates.tasks.ishihara import PLATE_TASKS
-from plates.tasks.scenes import SCENE_TASKS
 from plates.tasks.prompts import PromptTemplate
+from plates.tasks.scenes import SCENE_TASKS
 
 __all__ = ["TASKS", "ANSWER_KINDS", "QUERY_KIND_OF", "Question", "Score", "Task", "get_task", "task_of"]
 

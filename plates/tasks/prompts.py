@@ -45,9 +45,9 @@ from types import MappingProxyType
 from typing import Any
 
 from plates.models.base import QUERY_KINDS, Turn
-from plates.tasks.base import Question
 from plates.stimuli.ishihara.labels import LABEL_SPACE_NAMES, LABEL_SPACES
 from plates.stimuli.ishihara.plate import VARIANTS as PLATE_VARIANTS
+from plates.tasks.base import Question
 
 #: Prompt kinds: what a backend is asked to do (answer openly, yes/no, pick an option letter).
 KINDS = QUERY_KINDS

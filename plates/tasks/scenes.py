@@ -15,7 +15,14 @@ from dataclasses import replace
 from typing import Any
 
 from plates.tasks.base import Question, Score, Task
-from plates.tasks.colorbench import ANSWER_KIND, PAPER_NAMES, SceneQuestion, build_question, expected_for, prompt_text
+from plates.tasks.colorbench import (
+    ANSWER_KIND,
+    PAPER_NAMES,
+    SceneQuestion,
+    build_question,
+    expected_for,
+    prompt_text,
+)
 from plates.tasks.colorbench import TASKS as COLORBENCH_TASKS
 from plates.tasks.mc_scoring import parse_choice
 

@@ -44,8 +44,8 @@ from dataclasses import dataclass
 from typing import Any
 
 from plates.models.base import QUERY_KINDS as KINDS
-from plates.tasks.base import Score
 from plates.stimuli.ishihara.labels import HUEMANITY_SYMBOLS, LABEL_SPACE_NAMES, LABEL_SPACES
+from plates.tasks.base import Score
 
 PARSE_STATUSES = ("ok", "unparsed", "refusal")
 FAILURE_MODES = ("hallucination", "evasion", "erratic")

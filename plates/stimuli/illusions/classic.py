@@ -164,7 +164,7 @@ def draw_cornsweet(job: Job) -> Drawing:
     cols = np.empty((size, 3), dtype=np.uint8)
     left_flat, right_flat = xs < edge - w, xs >= edge + w
     cols[left_flat], cols[right_flat] = job.left, job.right
-    for side, target, peak, sel in (
+    for _side, target, peak, sel in (
         ("left", job.left, lab0, ~left_flat & (xs < edge)),
         ("right", job.right, lab1, ~right_flat & (xs >= edge)),
     ):

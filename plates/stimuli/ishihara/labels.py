@@ -9,7 +9,6 @@
 from __future__ import annotations
 
 import string
-
 from collections.abc import Mapping
 from types import MappingProxyType
 
