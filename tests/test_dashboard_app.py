@@ -75,17 +75,6 @@ def results(tmp_path_factory) -> Path:
     return folder
 
 
-@pytest.fixture(autouse=True)
-def _main_module_restored():
-    """AppTest runs the script as ``sys.modules["__main__"]`` and leaves it there: a later test spawning worker
-    processes (multiprocessing re-imports the main module) would then run the dashboard in each worker."""
-    import sys
-
-    main = sys.modules["__main__"]
-    yield
-    sys.modules["__main__"] = main
-
-
 def app(monkeypatch, path: Path, **query) -> AppTest:
     monkeypatch.setenv("PLATES_RESULTS", str(path))
     at = AppTest.from_file(str(APP), default_timeout=60)
