@@ -11,6 +11,8 @@ from dashboard_rows import concat, outcomes, rows
 
 from plates.analysis import charts, delta_e_chart, metrics
 from plates.analysis.comparison import compare, comparison_figure, model_key, paper_condition
+from plates.analysis.delta_e_chart import chance_rate
+from plates.analysis.psychometric import fit_psychometric
 
 
 def by_name(fig, name):
@@ -318,7 +320,8 @@ def test_counts_fit_equals_the_fit_of_the_answers():
         + [False]
     )
     frame = rows(40, model="a", delta_e=de, correct=correct, item_id=[f"i{i}" for i in range(40)])
-    direct = metrics.fit_psychometric(np.array(de), np.array(correct))
+    guess = chance_rate(frame["prompt_name"].iloc[0])  # the chance-aware fit (issue 11), the prompt's guess rate
+    direct = fit_psychometric(np.array(de), np.array(correct), guess=guess, interval=False)
     fig = charts.delta_e_figure(frame)
     points = by_name(fig, "a")
     np.testing.assert_allclose(points.x, [2, 5, 10, 20])
@@ -331,7 +334,8 @@ def test_a_threshold_outside_the_tested_delta_e_says_it_is_extrapolated():
     de = [30.0] * 10 + [40.0] * 10
     correct = [i < 9 for i in range(10)] + [i < 7 for i in range(10)]  # falls slowly: far beyond 40
     frame = rows(20, model="a", delta_e=de, correct=correct, item_id=[f"i{i}" for i in range(20)])
-    fit = metrics.fit_psychometric(np.array(de), np.array(correct))
+    guess = chance_rate(frame["prompt_name"].iloc[0])
+    fit = fit_psychometric(np.array(de), np.array(correct), guess=guess, interval=False)
     names = [t.name for t in charts.delta_e_figure(frame).data if "threshold" in t.name]
     assert names == [f"a threshold at ΔE {fit.threshold:.1f} (extrapolated)"]
 

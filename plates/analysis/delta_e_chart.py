@@ -33,6 +33,8 @@ from plates.analysis.chart_common import (
     with_condition,
     with_series,
 )
+from plates.analysis.psychometric import fit_psychometric as fit_chance_aware
+from plates.analysis.psychometric import guess_rate
 
 #: What one fit is per: the chart never fits across these.
 FIT_GROUP = (SERIES, "prompt_name", CONDITION, "colour_set")
@@ -44,28 +46,27 @@ _X_TITLES = {
 
 
 def chance_rate(prompt_name: str | None) -> float:
-    """The probability of a correct answer by guessing for a registered prompt: yes/no 1/2, multiple choice
-    1/(options shown), open answers 1/|label space| (0 for an unrestricted space or an unknown prompt).
-    (`plates.analysis.psychometric.guess_rate` will replace this when it lands.)"""
+    """The probability of a correct answer by guessing for a registered prompt
+    (`plates.analysis.psychometric.guess_rate`): yes/no 1/2, multiple choice 1/(options shown), open answers
+    1/|label space| (0 for an unrestricted space or an unknown prompt)."""
     from plates.stimuli.ishihara.labels import LABEL_SPACES
     from plates.tasks.prompts import PROMPTS
 
     template = PROMPTS.get(str(prompt_name)) if prompt_name is not None else None
     if template is None:
         return 0.0
-    if template.kind == "yesno":
-        return 0.5
-    if template.kind == "mc":
-        return 1.0 / template.n_options
-    space = LABEL_SPACES.get(template.label_space)
-    return 1.0 / len(space) if space else 0.0
+    if template.kind == "open":
+        space = LABEL_SPACES.get(template.label_space)
+        return guess_rate("open", label_space_size=len(space)) if space else 0.0
+    return guess_rate(template.kind, n_options=template.n_options if template.kind == "mc" else None)
 
 
 def fit_psychometric_counts(levels: Any, n: Any, correct: Any, *, guess: float) -> metrics.PsychometricFit:
     """THE psychometric fit of the ΔE chart: one group's answered ``n`` and ``correct`` per ΔE2000 level
-    ``levels`` (arrays of one length), chance rate ``guess``. Point this at the chance-aware fit
-    (`plates.analysis.psychometric.fit_psychometric(levels, correct, guess=guess)`) when it lands; today: the
-    existing logistic `metrics.fit_psychometric` on the answers the counts stand for (``guess`` unused)."""
+    ``levels`` (arrays of one length), chance rate ``guess``: the chance-aware fit
+    (`plates.analysis.psychometric.fit_psychometric`: ψ = γ + (1 − γ − λ)F, threshold halfway between guess and
+    ceiling, lapse fitted in 0-0.06) on the answers the counts stand for; the page draws no interval, so none is
+    computed here (the fit's profile-likelihood interval is in `plates.analysis.psychometric.fit_groups`)."""
     levels = np.asarray(levels, dtype=float)
     n, correct = np.asarray(n, dtype=np.int64), np.asarray(correct, dtype=np.int64)
     if not (levels.shape == n.shape == correct.shape) or (correct > n).any() or (correct < 0).any():
@@ -78,7 +79,7 @@ def fit_psychometric_counts(levels: Any, n: Any, correct: Any, *, guess: float) 
     )  # the answers, in any order
     y = np.zeros(x.size, dtype=bool)
     y[: int(correct.sum())] = True
-    return metrics.fit_psychometric(x, y)
+    return fit_chance_aware(x, y, guess=guess, interval=False)
 
 
 def levels_from_rows(frame: pd.DataFrame, x: str = "delta_e") -> pd.DataFrame:
