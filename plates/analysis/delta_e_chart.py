@@ -7,10 +7,8 @@ background, CIELAB; levels rounded to 0.01), from the rows (`levels_from_rows`) 
 likelihood, so counts lose nothing. The chance rate of each prompt (`chance_rate`: yes/no 1/2, k options
 1/k, open answers 1/|label space|) is passed to the fit.
 
-`fit_psychometric_counts` is the seam for `plates.analysis.psychometric` (chance-aware fits with a lapse
-rate, a threshold halfway between guess and ceiling and its confidence interval): until that module is
-plugged in, it calls the existing two-parameter logistic `plates.analysis.metrics.fit_psychometric` (threshold
-at 50% correct; it ignores ``guess``) on the answers the counts stand for.
+`fit_psychometric_counts` calls the chance-aware fit of `plates.analysis.psychometric` (a lapse rate, the
+threshold halfway between guess and ceiling) on the answers the counts stand for.
 """
 
 from __future__ import annotations
@@ -34,7 +32,8 @@ from plates.analysis.chart_common import (
     with_series,
 )
 from plates.analysis.psychometric import fit_psychometric as fit_chance_aware
-from plates.analysis.psychometric import guess_rate
+from plates.analysis.psychometric import prompt_guess_rate
+from plates.tasks.prompts import PROMPTS
 
 #: What one fit is per: the chart never fits across these.
 FIT_GROUP = (SERIES, "prompt_name", CONDITION, "colour_set")
@@ -47,18 +46,10 @@ _X_TITLES = {
 
 def chance_rate(prompt_name: str | None) -> float:
     """The probability of a correct answer by guessing for a registered prompt
-    (`plates.analysis.psychometric.guess_rate`): yes/no 1/2, multiple choice 1/(options shown), open answers
+    (`plates.analysis.psychometric.prompt_guess_rate`): yes/no 1/2, multiple choice 1/(options shown), open answers
     1/|label space| (0 for an unrestricted space or an unknown prompt)."""
-    from plates.stimuli.ishihara.labels import LABEL_SPACES
-    from plates.tasks.prompts import PROMPTS
-
     template = PROMPTS.get(str(prompt_name)) if prompt_name is not None else None
-    if template is None:
-        return 0.0
-    if template.kind == "open":
-        space = LABEL_SPACES.get(template.label_space)
-        return guess_rate("open", label_space_size=len(space)) if space else 0.0
-    return guess_rate(template.kind, n_options=template.n_options if template.kind == "mc" else None)
+    return 0.0 if template is None else prompt_guess_rate(template)
 
 
 def fit_psychometric_counts(levels: Any, n: Any, correct: Any, *, guess: float) -> metrics.PsychometricFit:

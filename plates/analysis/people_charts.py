@@ -26,8 +26,9 @@ import pandas as pd
 import plotly.graph_objects as go
 
 from plates.analysis.metrics import wilson_intervals
-from plates.analysis.psychometric import fit_groups, guess_rate
+from plates.analysis.psychometric import fit_groups, prompt_guess_rate
 from plates.stimuli.ishihara.labels import LABEL_SPACES
+from plates.tasks.prompts import get_prompt
 
 __all__ = ["guess_of_row", "has_people", "human_reference", "people_accuracy", "threshold_figure",
            "threshold_table"]
@@ -40,20 +41,17 @@ def has_people(frame: pd.DataFrame) -> bool:
 
 def guess_of_row(prompt_name: str, options_json: object = None) -> tuple[float, str]:
     """(γ, how it was set) for one row of a built-in prompt (module docstring)."""
-    from plates.tasks.prompts import get_prompt
-
     template = get_prompt(prompt_name)
     if template.kind == "yesno":
-        return guess_rate("yesno"), "yes/no: 1/2"
+        return prompt_guess_rate(template), "yes/no: 1/2"
     if template.kind == "mc":
         options = json.loads(options_json) if isinstance(options_json, str) and options_json else None
         k = len(options) if options else template.n_options
-        return guess_rate("mc", n_options=k), f"multiple choice: 1/{k}"
+        return prompt_guess_rate(template, n_options=k), f"multiple choice: 1/{k}"
     space = template.label_space
     if space not in LABEL_SPACES:
         return 0.0, f"open over label space {space!r}: no finite label space, guess 0"
-    size = len(LABEL_SPACES[space])
-    return guess_rate("open", label_space_size=size), f"open over {space}: 1/{size}"
+    return prompt_guess_rate(template), f"open over {space}: 1/{len(LABEL_SPACES[space])}"
 
 
 def _plate_rows(frame: pd.DataFrame) -> pd.DataFrame:

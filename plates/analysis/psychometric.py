@@ -38,6 +38,7 @@ import pandas as pd
 from scipy import special
 
 from plates.analysis import _likelihood
+from plates.stimuli.ishihara.labels import LABEL_SPACES
 
 __all__ = [
     "ANSWER_KINDS",
@@ -48,6 +49,7 @@ __all__ = [
     "fit_groups",
     "fit_psychometric",
     "guess_rate",
+    "prompt_guess_rate",
     "psychometric",
     "sigmoid",
 ]
@@ -90,6 +92,18 @@ def guess_rate(answer_kind: str, n_options: int | None = None, label_space_size:
     if wanted is None:
         return 0.5
     return 1.0 / count(wanted, extra[wanted])
+
+
+def prompt_guess_rate(template: Any, n_options: int | None = None) -> float:
+    """γ of a prompt template (`plates.tasks.prompts.PromptTemplate`: its ``kind``, ``n_options`` and
+    ``label_space``): `guess_rate` of its kind, with ``n_options`` options shown (default: the template's) or
+    its label space's size; 0 for an open prompt over an unbounded space ("any": no finite guess)."""
+    if template.kind == "open":
+        space = LABEL_SPACES.get(template.label_space)
+        return guess_rate("open", label_space_size=len(space)) if space else 0.0
+    if template.kind == "mc":
+        return guess_rate("mc", n_options=template.n_options if n_options is None else n_options)
+    return guess_rate(template.kind)
 
 
 def _check_family(family: str) -> None:

@@ -28,7 +28,7 @@ from typing import Any
 import numpy as np
 
 from plates.analysis.adaptive import AdaptiveEstimate, AdaptiveSpec, AdaptiveState
-from plates.analysis.psychometric import guess_rate
+from plates.analysis.psychometric import prompt_guess_rate
 from plates.models import make_backend as registry_make
 from plates.models.base import Query
 from plates.results import ResultsWriter, compact_run, load_results
@@ -98,9 +98,7 @@ class Staircase:
     def adaptive_spec(self) -> AdaptiveSpec:
         """The procedure: QUEST+ over a logistic with the guess rate of the prompt's kind (yes/no ½, k options
         1/k, open answers 1/|label space|) and a lapse in 0-0.06 (`plates.analysis.adaptive`)."""
-        t = get_prompt(self.prompt)
-        guess = guess_rate(t.kind, n_options=t.n_options if t.kind == "mc" else None,
-                           label_space_size=len(self.labels) if t.kind == "open" else None)
+        guess = prompt_guess_rate(get_prompt(self.prompt))
         return AdaptiveSpec.for_threshold(guess, low=self.low, high=self.high, max_trials=self.trials,
                                           min_trials=min(self.min_trials, self.trials), ci_width=self.ci_width)
 
