@@ -289,3 +289,28 @@ def test_distractors_come_from_the_datasets_label_space(tmp_path):
         texts = [t.text for t in query.turns if t.role == "user"]
         assert len(texts) == unit.shots + 1
     assert seen and seen <= set(HUEMANITY_NUMERIC), sorted(seen - set(HUEMANITY_NUMERIC))
+
+
+def test_a_generated_folder_reports_the_drawn_delta_e_without_rendering_again(tmp_path, monkeypatch):
+    """The manifest records each plate's drawn ΔE2000; a run over the folder takes it from there instead of
+    rendering every plate a second time (the images themselves are read from their PNGs)."""
+    import pyarrow.parquet as pq
+
+    from plates.datasets import generate, load_dataset
+    from plates.runs import runner
+    from plates.runs.experiment import quick_experiment
+
+    generate("huemanity-numeric", tmp_path / "data", limit=3, size=128, workers=1, progress=False)
+    manifest = pq.read_table(tmp_path / "data" / "manifest.parquet").to_pandas().set_index("item_id")
+
+    def no_render(spec):
+        raise AssertionError("a plate was rendered again")
+
+    monkeypatch.setattr(runner, "render", no_render)
+    exp = quick_experiment(dataset=str(tmp_path / "data"), prompt="huemanity-numeric", backend="baseline",
+                           model="baseline-cnn", out=str(tmp_path / "out"))
+    run_experiment(exp, progress=False, items=load_dataset(tmp_path / "data"))
+    rows = load_results(tmp_path / "out").frame.set_index("item_id")
+    assert len(rows) == 3
+    for c in ("delta_e_drawn_min", "delta_e_drawn_median", "delta_e_drawn_p95"):
+        assert rows[c].to_dict() == manifest.loc[rows.index, c].to_dict()

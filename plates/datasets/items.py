@@ -19,6 +19,9 @@ MANIFEST_COLUMNS = (
     "delta_e_target", "delta_e_target_kind", "delta_e_drawn_min", "delta_e_drawn_p05", "delta_e_drawn_median",
     "delta_e_drawn_p95",
 )
+#: The manifest columns of the ΔE2000 a plate draws that results rows repeat (`DatasetItem.drawn`).
+DRAWN_COLUMNS = ("delta_e_target", "delta_e_drawn_min", "delta_e_drawn_p05", "delta_e_drawn_median",
+                 "delta_e_drawn_p95")
 #: An optional manifest column (`plates.datasets.write`): the item's fixed question as JSON.
 QUESTION_COLUMN = "question_json"
 
@@ -30,7 +33,8 @@ class DatasetItem:
     ``colour_set``: the group few-shot examples are drawn from (a plate's colour set; a scene's seed scene);
     ``path``: set when loaded from a generated folder; ``question_json``: for an item made for one question
     (a ColorBench scene question, fixed when the set was generated so its robustness variants ask the same
-    one), that question as JSON with its ``task``: only prompts of that task are asked on the item."""
+    one), that question as JSON with its ``task``: only prompts of that task are asked on the item; ``drawn``:
+    see below."""
 
     item_id: str
     dataset: str
@@ -40,6 +44,10 @@ class DatasetItem:
     colour_set: str
     path: Path | None = None
     question_json: str | None = None
+    #: The ΔE2000 its plate draws as the manifest recorded it (`plates.stimuli.ishihara.measure` columns
+    #: ``delta_e_target``, ``delta_e_drawn_*``), so a run need not render the plate again to report it; None
+    #: when not recorded (presets rendered in memory, other families).
+    drawn: Mapping[str, float | None] | None = None
 
     @property
     def family(self) -> str:

@@ -8,7 +8,7 @@ from itertools import islice
 from pathlib import Path
 
 from plates.datasets.family_presets import FAMILY_PRESETS
-from plates.datasets.items import MANIFEST, MANIFEST_COLUMNS, QUESTION_COLUMN, DatasetItem
+from plates.datasets.items import DRAWN_COLUMNS, MANIFEST, MANIFEST_COLUMNS, QUESTION_COLUMN, DatasetItem
 from plates.datasets.presets import PRESETS, preset_items
 from plates.stimuli import spec_from_json
 
@@ -42,10 +42,13 @@ def load_dataset(dir_or_preset: str | os.PathLike, limit: int | None = None) -> 
             raise ValueError(f"{str(path / absent)!r} is listed in {str(man)!r} but missing; allowed: a complete "
                              "folder (rerun the `plates generate` command that wrote it to finish it)")
         questions = cols.get(QUESTION_COLUMN) or [None] * table.num_rows  # plate manifests have none
+        recorded = all(c in cols for c in DRAWN_COLUMNS)  # manifests written before the measurement have none
         return [
             DatasetItem(
                 cols["item_id"][i], cols["dataset"][i], spec_from_json(cols["spec_json"][i]), cols["variant"][i],
                 cols["label"][i], cols["colour_set"][i], path / cols["path"][i], questions[i],
+                {c: cols[c][i] for c in DRAWN_COLUMNS} if recorded and cols["delta_e_drawn_median"][i] is not None
+                else None,
             )
             for i in range(table.num_rows)
         ]

@@ -218,12 +218,15 @@ class _Builder:
         return self._delta_e[index]
 
     def drawn(self, index: int) -> dict[str, Any]:
-        """The ΔE2000 an Ishihara item's plate draws (`plates.stimuli.ishihara.measure`), as results columns;
-        empty for other families."""
+        """The ΔE2000 an Ishihara item's plate draws (`plates.stimuli.ishihara.measure`), as results columns:
+        the manifest's record when the item has one, else measured on the rendered plate; empty for other
+        families."""
         if index not in self._drawn:
             item = self.items[index]
             if item.family != "ishihara":
                 self._drawn[index] = {}
+            elif item.drawn is not None:
+                self._drawn[index] = dict(item.drawn)
             else:
                 drawn = (self.images._plates.get(index) or render(item.spec)).stats.delta_e_drawn
                 self._drawn[index] = {} if drawn is None else drawn.columns()
