@@ -3,12 +3,14 @@
 from __future__ import annotations
 
 import os
+import re
 import signal
 import subprocess
 import sys
 import time
 
 import pytest
+from chat_server import ChatServer, Fault, image_urls
 
 from plates.models.base import Backend, Reply
 from plates.results import load_results
@@ -93,7 +95,136 @@ def test_kill_9_then_rerun_finishes_the_run(tmp_path):
 def test_bad_staircases_name_what_is_allowed(tmp_path):
     with pytest.raises(ValueError, match="unknown key.*colour.*allowed"):
         parse_staircase({"colour": 1, "prompt": "cbe-open", "models": [{"backend": "baseline", "model": "m"}]})
-    with pytest.raises(ValueError, match="no label space.*allowed"):
+    with pytest.raises(ValueError, match="plain-open.*cannot drive a staircase.*allowed.*cbe-open.*rcid-compare-pixel"):
         _stair(tmp_path, prompt="plain-open")
+    with pytest.raises(ValueError, match="stimulus.kind: missing.*allowed"):
+        _stair(tmp_path, prompt="rcid-compare-human", stimulus={"size": 128})
+    with pytest.raises(ValueError, match="stimulus.family.*allowed: 'illusion'"):
+        _stair(tmp_path, prompt="rcid-compare-human", stimulus={"family": "ishihara", "kind": "whites"})
+    with pytest.raises(ValueError, match="high=40.0.*not reachable.*allowed"):
+        _stair(tmp_path, prompt="rcid-compare-human", low=-5, high=40,
+               stimulus={"kind": "neon-spreading", "size": 128})
+    with pytest.raises(ValueError, match="rcid-filter.*allowed"):
+        _stair(tmp_path, prompt="rcid-compare-human", stimulus={"kind": "rcid-filter", "size": 128})
+    with pytest.raises(ValueError, match="low: 'x' is not a number"):
+        _stair(tmp_path, low="x")
     with pytest.raises(ValueError, match="exactly one"):
         _stair(tmp_path, models=[])
+
+
+class ComparingObserver(Backend):
+    """A scripted illusion observer with a point of subjective equality: it reads targets A and B from the
+    image's pixels (the centres of the left and right halves, where simultaneous-contrast draws them), takes the
+    signed CIEDE2000 between them (+ when A is lighter) and answers "II" (B darker) above ``pse + band``, "I"
+    (A darker) below ``pse - band``, else "III" (the same)."""
+
+    kind, model = "scripted", "comparer"
+
+    def __init__(self, pse: float, band: float = 0.5) -> None:
+        self.pse, self.band, self.seen = pse, band, []
+
+    def ask(self, queries):
+        import numpy as np
+
+        from plates.colour import delta_e2000, srgb255_to_lab
+
+        for i, q in enumerate(queries):
+            pixels = np.asarray(q.turns[-1].images[-1]).astype(float)
+            h, w, _ = pixels.shape
+            a, b = pixels[h // 2, w // 4], pixels[h // 2, 3 * w // 4]
+            x = float(delta_e2000(a, b)) * (1 if srgb255_to_lab(a)[0] > srgb255_to_lab(b)[0] else -1)
+            self.seen.append(x)
+            yield i, Reply("II" if x > self.pse + self.band else "I" if x < self.pse - self.band else "III")
+
+
+def _illusion(tmp_path, **kw):
+    return _stair(tmp_path, prompt="rcid-compare-human", low=-12.0, high=12.0, trials=30, min_trials=30,
+                  stimulus={"kind": "simultaneous-contrast", "size": 128}, **kw)
+
+
+def test_an_illusion_staircase_finds_a_scripted_observers_pse(tmp_path):
+    stair = _illusion(tmp_path)
+    assert stair.family == "illusion" and stair.measure == "pse"
+    observer = ComparingObserver(-4.0)
+    result = run_staircase(stair, make_backend=lambda *a, **k: observer)
+    e = result.estimate
+    assert result.measure == "pse" and result.answered == 30
+    assert abs(e.threshold - (-4.0)) < 1.0 and e.ci_low <= -4.0 <= e.ci_high
+    frame = load_results(tmp_path / "out").frame
+    assert len(frame) == 30 and set(frame["family"]) == {"illusion"}
+    # each row records the difference the image draws, which is what the observer measured from its pixels
+    assert frame.sort_values("item_id")["delta_e"].to_numpy() == pytest.approx(observer.seen, abs=0.05)
+    assert frame["delta_e"].min() < -4.0 < frame["delta_e"].max()
+    # the outcome codes replayed from the rows are the observer's answers
+    codes = [stair.outcome(r) for r in frame.sort_values("item_id").to_dict("records")]
+    assert codes == [1 if x > -3.5 else -1 if x < -4.5 else 0 for x in observer.seen]
+
+
+def test_an_illusion_staircase_resumes_and_asks_again_after_replies_that_claim_nothing(tmp_path):
+    class Stopping(ComparingObserver):
+        def ask(self, queries):
+            if len(self.seen) >= 10:
+                raise KeyboardInterrupt  # the process is stopped mid-run
+            yield from super().ask(queries)
+
+    class Mumbler(ComparingObserver):
+        def ask(self, queries):
+            for i, reply in super().ask(queries):
+                yield i, (Reply("I cannot tell from here.") if len(self.seen) % 3 == 0 else reply)
+
+    whole = run_staircase(_illusion(tmp_path / "a"), make_backend=lambda *a, **k: ComparingObserver(2.0))
+    stair = _illusion(tmp_path / "b")
+    with pytest.raises(KeyboardInterrupt):
+        run_staircase(stair, make_backend=lambda *a, **k: Stopping(2.0))
+    assert len(load_results(tmp_path / "b" / "out").frame) == 10
+    resumed = run_staircase(stair, make_backend=lambda *a, **k: ComparingObserver(2.0))
+    assert resumed.history == whole.history and resumed.estimate == whole.estimate
+    mumbled = run_staircase(_illusion(tmp_path / "c"), make_backend=lambda *a, **k: Mumbler(2.0))
+    assert mumbled.answered == 30 and mumbled.queries == 44  # every third reply claimed nothing: asked again
+    frame = load_results(tmp_path / "c" / "out").frame
+    assert (frame["parse_status"] != "ok").sum() == 14
+    assert abs(mumbled.estimate.threshold - 2.0) < 1.0
+
+
+def _compare_from_png(body):
+    """The chat server's "model": decodes the PNG it was sent and answers as `ComparingObserver` with PSE -3."""
+    import numpy as np
+
+    from plates.colour import delta_e2000, srgb255_to_lab
+    from plates.images import data_url_to_image
+
+    pixels = np.asarray(data_url_to_image(image_urls(body)[-1])).astype(float)
+    h, w, _ = pixels.shape
+    a, b = pixels[h // 2, w // 4], pixels[h // 2, 3 * w // 4]
+    x = float(delta_e2000(a, b)) * (1 if srgb255_to_lab(a)[0] > srgb255_to_lab(b)[0] else -1)
+    return "II. Right is darker" if x > -2.5 else "I. Left is darker" if x < -3.5 else "III. They are exactly same"
+
+
+def test_plates_staircase_measures_an_api_models_pse_through_a_real_http_server(tmp_path, capsys):
+    from plates.cli import main
+
+    with ChatServer(answer=_compare_from_png, faults=[None, None, Fault.http(400, message="bad request")],
+                    models=("comparer",)) as server:
+        args = ["staircase", "--prompt", "rcid-compare-pixel", "--kind", "simultaneous-contrast", "--size", "128",
+                "--trials", "24", "--low", "-10", "--high", "10", "--backend", "openai", "--model", "comparer",
+                "--base-url", server.url, "--no-api-key", "--out", str(tmp_path / "out")]
+        assert main(args) == 0, capsys.readouterr().err
+        assert server.count == 25  # 24 answers and one failed request, asked again
+    out = capsys.readouterr()
+    pse = float(re.search(r"PSE \(signed ΔE2000, \+ = A lighter\) (-?[\d.]+) ", out.out).group(1))
+    assert abs(pse - (-3.0)) < 1.0 and "after 24 answers, 25 queries (1 failed)" in out.out
+    assert "B darker" in out.err and "A darker" in out.err
+    frame = load_results(tmp_path / "out").frame
+    assert len(frame) == 25 and (frame["parse_status"] == "error").sum() == 1
+    assert set(frame["model"]) == {"comparer"} and set(frame["backend"]) == {"openai"}
+
+
+@pytest.mark.parametrize(("name", "measure"), [("staircase-baseline.toml", "threshold"),
+                                               ("staircase-illusion.toml", "pse")])
+def test_the_example_staircases_load(name, measure):
+    from pathlib import Path
+
+    from plates.runs.staircase import load_staircase
+
+    stair = load_staircase(Path(__file__).parents[1] / "examples" / name)
+    assert stair.measure == measure and stair.trials == 40

@@ -11,6 +11,7 @@ from typing import Any
 from PIL import Image
 
 from plates.stimuli import family_of, render
+from plates.tasks.base import subject_of
 
 MANIFEST = "manifest.parquet"
 MANIFEST_COLUMNS = (
@@ -66,9 +67,8 @@ class DatasetItem:
         question (a dict, or None) under ``"question"``."""
         if self.family == "ishihara":
             return {"label": self.label}
-        stimulus = render(self.spec)
         fixed = None if self.question_json is None else json.loads(self.question_json)
-        return {**stimulus.truth, "stimulus": stimulus, "spec_seed": int(self.spec.seed), "question": fixed}
+        return subject_of(render(self.spec), fixed)
 
     def image(self) -> Image.Image:
         """The PIL RGB image: read from ``path`` when set, else rendered from ``spec``."""

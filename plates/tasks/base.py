@@ -13,7 +13,7 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-__all__ = ["ANSWER_KINDS", "QUERY_KIND_OF", "Question", "Task", "Score"]
+__all__ = ["ANSWER_KINDS", "QUERY_KIND_OF", "Question", "Task", "Score", "subject_of"]
 
 #: What a correct answer is: a text label (a plate's number), yes/no, an option letter, a count, an area share,
 #: a colour value, a colour name. Declared once; every task names one.
@@ -98,3 +98,10 @@ class Task:
         if self.answer_kind not in ANSWER_KINDS:
             raise ValueError(f"task {self.name!r}: answer_kind {self.answer_kind!r} is not allowed; allowed: "
                              f"{', '.join(ANSWER_KINDS)}")
+
+
+def subject_of(stimulus: Any, question: Mapping[str, Any] | None = None) -> dict[str, Any]:
+    """What a task builds a question from (`Task.question`) for a rendered stimulus of any family: its truth,
+    the stimulus itself under ``"stimulus"``, its spec's seed under ``"spec_seed"`` and an item's fixed
+    question (a dict, or None) under ``"question"``."""
+    return {**stimulus.truth, "stimulus": stimulus, "spec_seed": int(stimulus.spec.seed), "question": question}

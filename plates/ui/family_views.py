@@ -34,7 +34,7 @@ from plates.stimuli.illusions import ILLUSION_TYPES, LAYOUTS, IllusionSpec
 from plates.stimuli.illusions import render as render_illusion
 from plates.stimuli.scenes import SCENE_PALETTES, SHAPES, SceneSpec
 from plates.stimuli.scenes import render as render_scene
-from plates.tasks import Question, get_task
+from plates.tasks import Question, get_task, subject_of
 from plates.tasks.colorbench import TASKS as SCENE_TASKS
 from plates.tasks.colorbench import NotAskable
 from plates.tasks.prompts import PROMPTS, build_turns, get_prompt
@@ -211,12 +211,6 @@ def scene_markdown(stim: Stimulus) -> str:
 
 
 # ------------------------------------------------------------------------------------------------- questions
-def subject_of(stim: Stimulus) -> dict[str, Any]:
-    """What a task builds a question from: the stimulus's truth, the stimulus itself, its spec's seed and no
-    fixed question (as `plates.datasets.items.DatasetItem.truth`)."""
-    return {**stim.truth, "stimulus": stim, "spec_seed": int(stim.spec.seed), "question": None}
-
-
 def make_question(stim: Stimulus, prompt_name: str, *, seed: int = 0) -> Question:
     """The prompt's question about ``stim``. ValueError (in words) when the prompt is unknown, asks about another
     family, or the stimulus cannot carry it (a scene's `NotAskable`)."""
