@@ -23,11 +23,13 @@ __all__ = ["add_family_tabs"]
 
 def add_family_tabs(policy: ex.Policy, *, guard: Callable, cache: em.ModelCache, scratch: ex.Scratch,
                     model: Sequence[gr.components.Component], key_state: gr.State,
-                    quiz: qv.QuizConfig | None = None, reader: qv.ReaderCache | None = None) -> None:
+                    quiz: qv.QuizConfig | None = None, reader: qv.ReaderCache | None = None,
+                    board: qv.ModelBoard | None = None) -> None:
     """Add the three tabs to the Blocks being built. ``guard(fn, secrets_from)`` turns errors into page
     messages (app._guard); ``model`` = the Model tab's (kind, hf_id, api_model, base_url) widgets."""
     quiz = quiz or qv.QuizConfig()
     reader = reader or qv.ReaderCache()
+    board = board or qv.ModelBoard()  # models' stored estimates (PLATES_QUIZ_MODELS), read on first result
     # Warm up before serving (as build_app does): colour-science loads now, not inside a visitor's request,
     # where its stand-in `matplotlib` module would break Gradio's matplotlib backend guard.
     fv.render_illusion_controls(fv.IllusionControls(size=64), policy)
@@ -172,27 +174,42 @@ def add_family_tabs(policy: ex.Policy, *, guard: Callable, cache: em.ModelCache,
                  concurrency_limit=1 if policy.public else 2, concurrency_id="model")
 
     # ------------------------------------------------------------------------------------ try it yourself
+    def show(session):
+        """The widgets' updates for the image now on screen: plate (typed answer) or illusion (buttons)."""
+        trial = session.next_trial()
+        labels = [label for _, label in trial.options] or [gr.update()] * 3
+        return (qv.progress_text(session), png("quiz-image", trial.image), trial.prompt,
+                gr.update(visible=trial.block == "plate"), gr.update(visible=trial.block == "illusion"), *labels)
+
     def start(agreed, started):
         session = qv.start_session(quiz, agreed=bool(agreed), started=int(started or 0))
-        trial = session.next_trial()
-        return (session, int(started or 0) + 1, qv.progress_text(session), png("quiz-plate", trial.image), "",
-                gr.update(visible=True), "", gr.update(visible=False))
+        return (session, int(started or 0) + 1, *show(session), "", gr.update(visible=True), "",
+                gr.update(visible=False))
 
     def answer(session, text):
         if session is None:
             raise ValueError("no quiz is running: tick the box and press Start")
         session.answer(text if isinstance(text, str) else "")
         if not session.done:
-            trial = session.next_trial()
-            return (session, qv.progress_text(session), png("quiz-plate", trial.image), "", gr.update(),
-                    gr.update(), gr.update())
-        person = session.estimate()
-        theirs = reader.estimate(session.staircase)
-        correct = sum(bool(r["correct"]) for r in session.rows)
-        result = qv.result_markdown(person, theirs, len(session.rows), correct)
+            return (session, *show(session), "", gr.update(), gr.update(), gr.update())
+        result = qv.result_markdown(session, reader.estimate(session.staircase),
+                                    [*board.plate_thresholds(session.staircase),
+                                     *(board.illusion_magnitudes(session.blocks["illusion"].staircase)
+                                       if "illusion" in session.blocks else [])])
         download = scratch.write("quiz-answers", "parquet", session.parquet())
-        return (session, "**Done.**", None, "", gr.update(visible=False), result,
+        return (session, "**Done.**", None, "", gr.update(visible=False), gr.update(visible=False),
+                gr.update(), gr.update(), gr.update(), "", gr.update(visible=False), result,
                 gr.update(value=download, visible=True))
+
+    def option_answer(index):
+        def press(session):
+            if session is None:
+                raise ValueError("no quiz is running: tick the box and press Start")
+            trial = session.next_trial()
+            if not trial.options:
+                raise ValueError("this image asks for a typed number, not a button")
+            return answer(session, trial.options[index][0])
+        return press
 
     with gr.Tab("Try it yourself"):
         quiz_state = gr.State(None)
@@ -203,26 +220,34 @@ def add_family_tabs(policy: ex.Policy, *, guard: Callable, cache: em.ModelCache,
             start_btn = gr.Button("Start", variant="primary", elem_id="quiz-start")
         with gr.Column(visible=False) as trial_box:
             progress = gr.Markdown(elem_id="quiz-progress")
-            plate = gr.Image(label="Plate", format="png", interactive=False, elem_id="quiz-plate", height=420,
+            plate = gr.Image(label="Image", format="png", interactive=False, elem_id="quiz-plate", height=420,
                              buttons=[])
-            with gr.Row():
-                typed = gr.Textbox(label="The number you see (or ?)", max_length=quiz.limits.max_text,
-                                   elem_id="quiz-answer", scale=3)
-                submit = gr.Button("Submit", variant="primary", elem_id="quiz-submit", scale=1)
-            with gr.Row():
-                keys = {k: gr.Button(k, size="sm", min_width=40) for k in qv.ANSWER_KEYS}
+            instruction = gr.Markdown(elem_id="quiz-instruction")
+            with gr.Column(visible=True) as typed_box:
+                with gr.Row():
+                    typed = gr.Textbox(label="The number you see (or ?)", max_length=quiz.limits.max_text,
+                                       elem_id="quiz-answer", scale=3)
+                    submit = gr.Button("Submit", variant="primary", elem_id="quiz-submit", scale=1)
+                with gr.Row():
+                    keys = {k: gr.Button(k, size="sm", min_width=40) for k in qv.ANSWER_KEYS}
+            with gr.Row(visible=False) as option_box:
+                options = [gr.Button(f"option {i + 1}", elem_id=f"quiz-option-{i}") for i in range(3)]
         result_md = gr.Markdown(elem_id="quiz-result")
         quiz_download = gr.DownloadButton("Download your answers (Parquet)", visible=False,
                                           elem_id="quiz-download")
 
+    shown = [progress, plate, instruction, typed_box, option_box, *options]
     start_btn.click(guard(start), [agree, started_state],
-                    [quiz_state, started_state, progress, plate, typed, trial_box, result_md, quiz_download],
+                    [quiz_state, started_state, *shown, typed, trial_box, result_md, quiz_download],
                     api_name="quiz_start", concurrency_limit=4, concurrency_id="quiz")
-    answer_kw = dict(fn=guard(answer), inputs=[quiz_state, typed],
-                     outputs=[quiz_state, progress, plate, typed, trial_box, result_md, quiz_download],
-                     concurrency_limit=4, concurrency_id="quiz")
+    answer_out = [quiz_state, *shown, typed, trial_box, result_md, quiz_download]
+    answer_kw = dict(fn=guard(answer), inputs=[quiz_state, typed], outputs=answer_out, concurrency_limit=4,
+                     concurrency_id="quiz")
     submit.click(api_name="quiz_answer", **answer_kw)
     typed.submit(api_name=False, **answer_kw)
+    for i, button in enumerate(options):
+        button.click(guard(option_answer(i)), [quiz_state], answer_out, api_name=f"quiz_option_{i}",
+                     concurrency_limit=4, concurrency_id="quiz")
     for key, button in keys.items():
         button.click(_key_press(key, quiz.limits.max_text), typed, typed, api_name=False, show_progress="hidden")
 

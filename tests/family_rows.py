@@ -89,11 +89,11 @@ def write_family_results(folder: Path, models: tuple[str, ...] = ("model-a", "mo
             if main(["run", str(toml), "--no-progress"]) != 0:
                 raise RuntimeError("the grayscale scene run failed")
     for p in range(participants):
-        session = QuizSession.start(trials=trials, size=128, seed=100 + p, folder=folder / "human",
+        session = QuizSession.start(trials=trials, illusion=None, size=128, seed=100 + p, folder=folder / "human",
                                     limits=QuizLimits(min_seconds_between=0.0))
         for t in range(trials):
             if session.done:
                 break
             trial = session.next_trial()  # a person with a threshold near 6 + 4p ΔE2000 (as tests/test_quiz.py)
-            session.answer(session._shown[1].target if trial.level > 6 + 4 * p or t % 7 == 3 else "?")
+            session.answer(session._shown[1].question.target if trial.level > 6 + 4 * p or t % 7 == 3 else "?")
     return folder

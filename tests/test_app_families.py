@@ -62,7 +62,8 @@ def client(running):
 
 def test_the_app_has_the_three_tabs_and_their_endpoints(client):
     names = client.view_api(print_info=False, return_format="dict")["named_endpoints"]
-    for name in ("illusion_render", "illusion_ask", "scene_render", "scene_ask", "quiz_start", "quiz_answer"):
+    for name in ("illusion_render", "illusion_ask", "scene_render", "scene_ask", "quiz_start", "quiz_answer",
+                 "quiz_option_0", "quiz_option_1", "quiz_option_2"):
         assert f"/{name}" in names
 
 
@@ -129,25 +130,39 @@ def test_a_scene_shows_its_question_and_says_when_it_cannot_carry_one(client):
 
 def test_a_full_quiz_writes_human_rows_and_shows_both_thresholds(tmp_path, monkeypatch):
     monkeypatch.setenv("PLATES_HUMAN_RESULTS", str(tmp_path / "human"))
-    quiz = qv.QuizConfig(trials=4, size=128, limits=QuizLimits(min_seconds_between=0.0), max_sessions=2)
+    quiz = qv.QuizConfig(trials=3, illusion_trials=2, size=128, limits=QuizLimits(min_seconds_between=0.0),
+                         max_sessions=2)
     demo = family_demo(ex.Policy(), tmp_path, quiz)
     demo.launch(prevent_thread_lock=True, quiet=True, **explorer_app.launch_options(policy=ex.Policy()))
     try:
         client = Client(demo.local_url, verbose=False)
         with pytest.raises(AppError, match="tick the box"):
             client.predict(False, api_name="/quiz_start")
-        progress, plate, *_ = client.predict(True, api_name="/quiz_start")
-        assert "Plate 1 of 4" in progress and Path(plate).suffix == ".png"
-        typed = ["12", "?", "7", "../x"]
-        for text in typed:
-            out = client.predict(text, api_name="/quiz_answer")
-        progress, plate, _, result, download = out
+        out = client.predict(True, api_name="/quiz_start")
+        assert "Image 1 of 5" in out[0] and Path(out[1]).suffix == ".png"
+        with pytest.raises(AppError, match="asks for a typed number, not a button"):
+            client.predict(api_name="/quiz_option_0")
+        # plates and the illusion alternate: plate, illusion, plate, illusion, plate
+        steps = [("/quiz_answer", "12"), ("/quiz_option_2", "II"), ("/quiz_answer", "?"), ("/quiz_option_1", "III"),
+                 ("/quiz_answer", "../x")]
+        for n, (api, reply) in enumerate(steps, start=1):
+            if api == "/quiz_answer":
+                out = client.predict(reply, api_name=api)
+            else:
+                assert "which square looks darker" in out[0] and "Which square looks darker" in out[2]
+                out = client.predict(api_name=api)
+            if n < len(steps):
+                assert f"Image {n + 1} of 5" in out[0]
+        progress, result, download = out[0], out[-2], out[-1]
         assert progress == "**Done.**" and "Your result" in result and "bundled reader" in result
+        assert "pixel-exact observer" in result and "3** plates" in result
         frame = load_results(tmp_path / "human").frame.sort_values("item_id")
-        assert frame["reply"].tolist() == typed and set(frame["backend"]) == {"human"}
+        assert frame["reply"].tolist() == [r for _, r in steps] and set(frame["backend"]) == {"human"}
+        assert frame["family"].tolist() == ["ishihara", "illusion", "ishihara", "illusion", "ishihara"]
         assert list(Path(tmp_path / "human").glob("*../x*")) == []
         mine = pq.read_table(download["value"] if isinstance(download, dict) else download).to_pandas()
-        assert mine["reply"].tolist() == typed and mine["row_key"].tolist() == frame["row_key"].tolist()
+        assert mine["reply"].tolist() == frame["reply"].tolist()
+        assert mine["row_key"].tolist() == frame["row_key"].tolist()
         client.predict(True, api_name="/quiz_start")
         with pytest.raises(AppError, match="allowed: 2 per visit"):
             client.predict(True, api_name="/quiz_start")

@@ -1,5 +1,6 @@
 """The family tabs in a real headless Chromium (Debian's, via Playwright): a full "Try it yourself" session
-(consent -> plates -> result) writes the expected human rows; the Illusions and Scenes tabs render and answer."""
+(consent -> plates and illusion images -> result) writes the expected human rows; the Illusions and Scenes tabs
+render and answer."""
 
 from __future__ import annotations
 
@@ -18,13 +19,15 @@ from plates.ui.quiz import HUMAN_RESULTS_ENV, QuizLimits
 
 CHROMIUM = "/usr/bin/chromium"
 ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking"]
-TRIALS = 5
+TRIALS = 4  # plates; with ILLUSION_TRIALS illusion images, interleaved
+ILLUSION_TRIALS = 3
 
 
 @pytest.fixture(scope="module")
 def served(tmp_path_factory):
     root = tmp_path_factory.mktemp("families")
-    quiz = qv.QuizConfig(trials=TRIALS, size=256, limits=QuizLimits(min_seconds_between=0.0))
+    quiz = qv.QuizConfig(trials=TRIALS, illusion_trials=ILLUSION_TRIALS, size=256,
+                         limits=QuizLimits(min_seconds_between=0.0))
     demo = family_demo(ex.Policy(), root, quiz)
     demo.launch(prevent_thread_lock=True, quiet=True, **explorer_app.launch_options())
     yield demo.local_url, root
@@ -58,10 +61,21 @@ def test_a_full_quiz_session_in_the_browser_writes_human_rows(served, browser, t
     page.screenshot(path=str(tmp_path / "quiz-consent.png"), full_page=True)
     page.locator("#quiz-agree input[type=checkbox]").check()
     page.locator("#quiz-start").click()
-    typed = []
-    for n in range(1, TRIALS + 1):
-        wait_text(page, "quiz-progress", f"Plate {n} of {TRIALS}")
+    total = TRIALS + ILLUSION_TRIALS
+    typed, families = [], []
+    for n in range(1, total + 1):
+        wait_text(page, "quiz-progress", f"Image {n} of {total}")
         page.wait_for_function("() => document.querySelector('#quiz-plate img')?.src", timeout=60_000)
+        if "which square looks darker" in text_of(page, "quiz-progress"):  # an illusion: three buttons
+            assert "Which square looks darker to you" in text_of(page, "quiz-instruction")
+            assert not page.locator("#quiz-answer").is_visible()
+            if n == 2:
+                page.screenshot(path=str(tmp_path / "quiz-illusion.png"), full_page=True)
+            button = ("Left looks darker", "They look the same", "Right looks darker")[n % 3]
+            page.get_by_role("button", name=button, exact=True).click()
+            typed.append({"Left looks darker": "I", "They look the same": "III", "Right looks darker": "II"}[button])
+            families.append("illusion")
+            continue
         if n == 1:
             page.screenshot(path=str(tmp_path / "quiz-trial.png"), full_page=True)
         if n % 2:  # the on-screen keys (each waits for its update: the box is read when a key is pressed)
@@ -77,13 +91,19 @@ def test_a_full_quiz_session_in_the_browser_writes_human_rows(served, browser, t
             box.fill(answer)
             box.press("Enter")
         typed.append(answer)
+        families.append("ishihara")
     wait_text(page, "quiz-result", "Your result")
     result = text_of(page, "quiz-result")
-    assert "bundled reader" in result and f"You answered {TRIALS} plates" in result
+    assert "bundled reader" in result and f"You answered {total} images: {TRIALS} plates" in result
+    assert "pixel-exact observer" in result
+    page.locator("#quiz-download").wait_for(state="visible", timeout=30_000)
+    page.wait_for_function("() => [...document.querySelectorAll('#quiz-result [data-testid=markdown-wrapper]')]"
+                           ".every(e => getComputedStyle(e).opacity === '1')", timeout=30_000)  # no longer dimmed
     page.screenshot(path=str(tmp_path / "quiz-result.png"), full_page=True)
     frame = load_results(tmp_path / "human").frame.sort_values("item_id")
     assert frame["reply"].tolist() == typed and set(frame["backend"]) == {"human"}
-    assert frame["run_id"].nunique() == 1 and len(frame) == TRIALS
+    assert frame["family"].tolist() == families and families.count("illusion") == ILLUSION_TRIALS
+    assert frame["run_id"].nunique() == 1 and len(frame) == total
     with page.expect_download() as info:
         page.locator("#quiz-download").click()
     import pyarrow.parquet as pq

@@ -13,19 +13,24 @@ from plates.ui.quiz import HUMAN_RESULTS_ENV, QuizLimits, QuizSession
 FAST = QuizLimits(min_seconds_between=0.0)
 
 
-def answer_like(session: QuizSession, threshold: float) -> None:
-    """A scripted person who reads plates above ``threshold`` ΔE2000 and types '?' below."""
+def answer_like(session: QuizSession, threshold: float, pse: float = -5.0) -> None:
+    """A scripted person who reads plates above ``threshold`` ΔE2000 and types '?' below, and on the illusion
+    says B looks darker when the signed difference (+ = A lighter) exceeds ``pse`` by 1, A when it is 1 below,
+    else the same."""
     while not session.done:
         trial = session.next_trial()
-        session.answer(session._shown[1].target if trial.level > threshold else "?")
+        if trial.block == "plate":
+            session.answer(session._shown[1].question.target if trial.level > threshold else "?")
+        else:
+            session.answer("II" if trial.level > pse + 1 else "I" if trial.level < pse - 1 else "III")
 
 
 def test_a_session_writes_one_human_row_per_answer_as_it_goes(tmp_path, monkeypatch):
     monkeypatch.setenv(HUMAN_RESULTS_ENV, str(tmp_path / "human"))
-    s = QuizSession.start(trials=12, size=128, seed=4, limits=FAST)
+    s = QuizSession.start(trials=12, illusion=None, size=128, seed=4, limits=FAST)
     trial = s.next_trial()
     assert s.next_trial() is trial  # the same plate until it is answered
-    s.answer(s._shown[1].target)
+    s.answer(s._shown[1].question.target)
     assert len(load_results(tmp_path / "human").frame) == 1  # on disk at once: a crash loses nothing answered
     answer_like(s, 7.0)
     frame = load_results(tmp_path / "human").frame
@@ -39,8 +44,8 @@ def test_a_session_writes_one_human_row_per_answer_as_it_goes(tmp_path, monkeypa
 
 
 def test_limits_hold_for_a_hostile_visitor(tmp_path):
-    s = QuizSession.start(trials=30, size=128, seed=1, limits=QuizLimits(max_answers=3, min_seconds_between=0.0,
-                                                                            max_text=8), folder=tmp_path / "h")
+    s = QuizSession.start(trials=30, illusion=None, size=128, seed=1,
+                          limits=QuizLimits(max_answers=3, min_seconds_between=0.0, max_text=8), folder=tmp_path / "h")
     s.next_trial()
     with pytest.raises(ValueError, match="at most 8 characters"):
         s.answer("../../etc/passwd")
@@ -50,7 +55,7 @@ def test_limits_hold_for_a_hostile_visitor(tmp_path):
     assert s.done  # the session ends at its answer cap
     with pytest.raises(ValueError, match="finished"):
         s.next_trial()
-    slow = QuizSession.start(trials=5, size=128, seed=2, limits=QuizLimits(min_seconds_between=60.0))
+    slow = QuizSession.start(trials=5, illusion=None, size=128, seed=2, limits=QuizLimits(min_seconds_between=60.0))
     slow.next_trial()
     slow.answer("1")
     slow.next_trial()
@@ -60,11 +65,84 @@ def test_limits_hold_for_a_hostile_visitor(tmp_path):
 
 
 def test_a_full_store_stops_writing_and_says_so(tmp_path):
-    s = QuizSession.start(trials=5, size=128, seed=3, limits=QuizLimits(min_seconds_between=0.0,
-                                                                         max_folder_bytes=1), folder=tmp_path)
+    s = QuizSession.start(trials=5, illusion=None, size=128, seed=3,
+                          limits=QuizLimits(min_seconds_between=0.0, max_folder_bytes=1), folder=tmp_path)
     s.next_trial()
     s.answer("1")  # the folder is empty before this one
     s.next_trial()
     with pytest.raises(ValueError, match="store is full"):
         s.answer("2")
     assert len(list(tmp_path.glob("*.parquet"))) == 1 and len(s.rows) == 2  # kept for the download
+
+
+def test_plates_and_illusion_trials_interleave_and_measure_both(tmp_path):
+    s = QuizSession.start(trials=16, illusion="simultaneous-contrast", illusion_trials=16, size=128, seed=5,
+                          limits=FAST, folder=tmp_path)
+    assert s.trials == 32
+    blocks = []
+    while len(blocks) < 6:
+        trial = s.next_trial()
+        blocks.append(trial.block)
+        if trial.block == "illusion":
+            assert [k for k, _ in trial.options] == ["I", "III", "II"]
+            assert trial.options[0][1] == "Left looks darker" and "darker" in trial.prompt
+            with pytest.raises(ValueError, match="not one of this image's buttons; allowed: I .*III .*II "):
+                s.answer("12")
+            s.answer("III")
+        else:
+            s.answer("?")
+    assert blocks == ["plate", "illusion"] * 3  # alternating: neither block can be learnt from the order
+    answer_like(s, 9.0, pse=-5.0)
+    frame = load_results(tmp_path).frame.sort_values("item_id")
+    assert len(frame) == 32 and frame["item_id"].is_unique and set(frame["backend"]) == {"human"}
+    assert (frame["family"] == "illusion").sum() == 16 and (frame["family"] == "ishihara").sum() == 16
+    ill = frame[frame["family"] == "illusion"]
+    assert set(ill["prompt_name"]) == {"rcid-compare-human"} and set(ill["parsed"]) <= {"I", "II", "III"}
+    assert ill["delta_e"].between(-15.5, 15.5).all()
+    e = s.estimates()
+    assert e["plate"].ci_low - 2 <= 9.0 <= e["plate"].ci_high + 2
+    assert abs(e["illusion"].threshold - (-5.0)) < 1.5 and e["illusion"].ci_low <= -5.0 <= e["illusion"].ci_high
+
+
+def test_the_result_page_sets_the_person_beside_the_reader_and_stored_models(tmp_path):
+    from plates.analysis.adaptive import AdaptiveEstimate
+    from plates.models.base import Backend, Reply
+    from plates.runs.staircase import parse_staircase, run_staircase
+    from plates.ui import quiz_view as qv
+
+    class Fooled(Backend):  # a stored "model" answering as someone with PSE -4 (the left square looks lighter)
+        kind, model = "scripted", "fooled"
+
+        def ask(self, queries):
+            import numpy as np
+
+            from plates.colour import delta_e2000, srgb255_to_lab
+
+            for i, q in enumerate(queries):
+                px = np.asarray(q.turns[-1].images[-1]).astype(float)
+                a, b = px[px.shape[0] // 2, px.shape[1] // 4], px[px.shape[0] // 2, 3 * px.shape[1] // 4]
+                x = float(delta_e2000(a, b)) * (1 if srgb255_to_lab(a)[0] > srgb255_to_lab(b)[0] else -1)
+                yield i, Reply("II" if x > -3.5 else "I" if x < -4.5 else "III")
+
+    models = tmp_path / "models"
+    run_staircase(parse_staircase({"prompt": "rcid-compare-human", "trials": 30, "min_trials": 30, "out": str(models),
+                                   "stimulus": {"kind": "simultaneous-contrast", "size": 128},
+                                   "models": [{"backend": "openai", "model": "vlm-x", "api_key_env": False}]}),
+                  make_backend=lambda *a, **k: Fooled())
+    s = QuizSession.start(trials=8, illusion="simultaneous-contrast", illusion_trials=8, size=128, seed=6,
+                          limits=FAST)
+    answer_like(s, 6.0, pse=-3.0)
+    board = qv.ModelBoard(models)
+    magnitudes = board.illusion_magnitudes(s.blocks["illusion"].staircase)
+    assert [m.model for m in magnitudes] == ["vlm-x (human framing)"]
+    assert abs(magnitudes[0].value - 4.0) < 1.0  # simultaneous contrast makes A (left, dark surround) lighter
+    assert board.plate_thresholds(s.staircase) == []  # no stored plate rows of this colour set
+    reader = AdaptiveEstimate(12.0, 10.0, 14.0, 0.95, 1.0, 0.0, 0.02, 8, True, "max_trials (8) reached")
+    page = qv.result_markdown(s, reader, magnitudes)
+    mine = qv.illusion_magnitude(s.estimates()["illusion"], s.blocks["illusion"].staircase)
+    assert "| **you** | " in page and f"{mine[0]:.1f} ({mine[1]:.1f}-{mine[2]:.1f})" in page
+    assert "| bundled reader (baseline-cnn) | 12.0 (10.0-14.0) | declines illusion questions | 8 |" in page
+    assert "| vlm-x (human framing) | — | " in page and "| a pixel-exact observer | — | 0.0 | — |" in page
+    assert abs(mine[0] - 3.0) < 1.5  # the person's PSE of -3 is a magnitude of +3
+    empty = qv.ModelBoard(tmp_path / "nothing-here")
+    assert empty.illusion_magnitudes(s.blocks["illusion"].staircase) == [] and empty.plate_thresholds(s.staircase) == []

@@ -155,8 +155,9 @@ def test_answer_keys_type_digits_within_the_limit(keys, max_text):
 
 def test_quiz_needs_consent_and_caps_restarts(tmp_path, monkeypatch):
     monkeypatch.setenv("PLATES_HUMAN_RESULTS", str(tmp_path))
-    config = qv.QuizConfig(trials=3, size=128, max_sessions=2)
-    assert "about 3 dot plates" in qv.consent_text(config)
+    config = qv.QuizConfig(trials=3, illusion_trials=4, size=128, max_sessions=2)
+    assert "about 7 images" in qv.consent_text(config) and "which square looks darker" in qv.consent_text(config)
+    assert "about 3 images" in qv.consent_text(qv.QuizConfig(trials=3, illusion=None))
     with pytest.raises(ValueError, match="tick the box"):
         qv.start_session(config, agreed=False, started=0)
     assert qv.start_session(config, agreed=True, started=1).folder == tmp_path
@@ -164,10 +165,14 @@ def test_quiz_needs_consent_and_caps_restarts(tmp_path, monkeypatch):
         qv.start_session(config, agreed=True, started=2)
     with pytest.raises(ValueError, match="trials=99 is not allowed; allowed: 1-60"):
         qv.QuizConfig(trials=99)
+    with pytest.raises(ValueError, match="illusion_trials=-1 is not allowed; allowed: 0-60"):
+        qv.QuizConfig(illusion_trials=-1)
+    with pytest.raises(ValueError, match="illusion 'rcid-filter' is not allowed; allowed: None, rcid-contrast"):
+        qv.QuizConfig(illusion="rcid-filter")
 
 
 def test_the_reader_runs_the_participants_staircase_once_and_the_result_shows_both(tmp_path):
-    config = qv.QuizConfig(trials=8, size=128, limits=QuizLimits(min_seconds_between=0.0))
+    config = qv.QuizConfig(trials=8, illusion_trials=3, size=128, limits=QuizLimits(min_seconds_between=0.0))
     session = qv.start_session(config, agreed=True, started=0)
     cache = qv.ReaderCache(tmp_path)
     stair = cache.staircase(session.staircase)
@@ -178,8 +183,8 @@ def test_the_reader_runs_the_participants_staircase_once_and_the_result_shows_bo
     again = qv.start_session(config, agreed=True, started=0)  # another person, another seed: same reader run
     assert cache.estimate(again.staircase) is first and len(cache.known) == 1
     while not session.done:
-        session.next_trial()
-        session.answer("?")
-    text = qv.result_markdown(session.estimate(), first, len(session.rows), 0)
+        trial = session.next_trial()
+        session.answer("?" if trial.block == "plate" else "III")
+    text = qv.result_markdown(session, first)
     assert f"{session.estimate().threshold:.1f}" in text and f"{first.threshold:.1f}" in text
-    assert "bundled reader" in text and "**8** plates" in text
+    assert "bundled reader" in text and "**11** images: **8** plates" in text and "**3** pairs" in text
