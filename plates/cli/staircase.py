@@ -29,6 +29,8 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     p.add_argument("--backend", default="baseline", help="openai | hf | baseline (default baseline)")
     p.add_argument("--model", help="model name (default: baseline-cnn for the baseline backend)")
     p.add_argument("--base-url", help="OpenAI-compatible server URL")
+    p.add_argument("--api-key-env", default="OPENAI_API_KEY",
+                   help="environment variable holding the API key (default OPENAI_API_KEY)")
     p.add_argument("--no-api-key", action="store_true", help="the server needs no key (vLLM, Ollama)")
     p.add_argument("--palette", default="huemanity-01", help="plates: colour set (default huemanity-01)")
     p.add_argument("--font", default="dejavu-sans-bold-oblique", help="plates: font name (default: HueManity's)")
@@ -57,7 +59,7 @@ def main(args: argparse.Namespace) -> int:
         if args.base_url:
             model["base_url"] = args.base_url
         if args.backend == "openai":
-            model["api_key_env"] = False if args.no_api_key else "OPENAI_API_KEY"
+            model["api_key_env"] = False if args.no_api_key else args.api_key_env
         if staircase_prompts().get(args.prompt) == "illusion":
             stimulus = {"kind": args.kind, "strength": args.strength, "size": args.size}
         else:
