@@ -10,6 +10,13 @@ the estimate with its interval for each:
   psychometric fit (`plates.analysis.psychometric.fit_psychometric`, profile-likelihood 95% interval).
 Issue 15's target: the staircase estimate lies within the sweep's interval, at >= 5x fewer queries. Wall times
 depend on the machine's load (printed).
+
+Illusions (``--illusion-seeds``, default 3): the bundled reader declines illusion questions, so a simulated
+observer stands in for the model behind the same backend interface: it reads targets A and B from the image's
+pixels (simultaneous contrast, 256 px: the centres of the two halves), takes their signed CIEDE2000 (+ = A
+lighter) and answers RCID's options through `plates.analysis.observers.ComparisonObserver` (PSE -4 ΔE2000, slope
+1 per ΔE2000, "same" half-band 1, lapse 2%). The staircase (``--trials`` answers over -15..15) is compared with
+a sweep of 21 levels x 10 images over the same range fitted by `plates.analysis.pse.fit_pse`.
 """
 
 from __future__ import annotations
@@ -22,9 +29,13 @@ import time
 
 import numpy as np
 
+from plates.analysis.observers import ComparisonObserver
+from plates.analysis.pse import fit_pse
 from plates.analysis.psychometric import fit_psychometric, guess_rate
+from plates.colour import delta_e2000, srgb255_to_lab
 from plates.models import make_backend
-from plates.models.base import Query
+from plates.models.base import Backend, Query, Reply
+from plates.runs.rows import build_row
 from plates.runs.staircase import parse_staircase, run_staircase
 from plates.stimuli.ishihara.labels import LABEL_SPACES
 from plates.stimuli.ishihara.plate import PlateSpec, render
@@ -55,6 +66,63 @@ def sweep(prompt: str, base: PlateSpec, levels: np.ndarray, per_level: int, seed
     return fit_psychometric(np.array(xs), np.array(ys, bool), guess=guess), len(xs)
 
 
+class PixelComparer(Backend):
+    """A simulated observer behind the backend interface (module docstring): reads the targets' pixels, answers
+    RCID's options I (A darker), II (B darker), III (the same) through a `ComparisonObserver`."""
+
+    kind, model = "simulated", "pixel-comparer"
+
+    def __init__(self, seed: int) -> None:
+        self.observer = ComparisonObserver(-4.0, 1.0, alternatives=3, band=1.0, lapse=0.02, seed=seed)
+        self.rng = self.observer.rng()
+
+    def ask(self, queries):
+        for i, q in enumerate(queries):
+            px = np.asarray(q.turns[-1].images[-1]).astype(float)
+            a, b = px[px.shape[0] // 2, px.shape[1] // 4], px[px.shape[0] // 2, 3 * px.shape[1] // 4]
+            x = float(delta_e2000(a, b)) * (1.0 if srgb255_to_lab(a)[0] > srgb255_to_lab(b)[0] else -1.0)
+            code = int(self.observer.answer([x], self.rng)[0])
+            yield i, Reply({-1: "I", 0: "III", 1: "II"}[code])
+
+
+def illusion_bench(trials: int, seeds: int, size: int) -> None:
+    """The illusion part (module docstring)."""
+    base = {"prompt": "rcid-compare-human", "trials": trials, "min_trials": trials, "low": -15.0, "high": 15.0,
+            "stimulus": {"kind": "simultaneous-contrast", "size": size},
+            "models": [{"backend": "baseline", "model": "pixel-comparer"}]}
+    with tempfile.TemporaryDirectory() as tmp:
+        stair = parse_staircase({**base, "out": tmp})
+        backend, xs, codes = PixelComparer(seed=99), [], []
+        t0 = time.perf_counter()
+        for li, level in enumerate(np.linspace(-15.0, 15.0, 21)):
+            for k in range(10):
+                shown = stair.present(1000 * li + k, level)
+                (_, reply), = list(backend.ask([Query(build_turns(shown.question, shown.image), kind="mc")]))
+                row = build_row(stair.asked(shown, run_id="sweep", dataset="sweep", model="m", backend="b"), reply)
+                xs.append(shown.level_drawn)
+                codes.append(stair.outcome(row))
+        fit = fit_pse(np.array(xs), np.array(codes), alternatives=3)
+        t_sweep = time.perf_counter() - t0
+    print("\nillusion (simultaneous contrast, simulated pixel observer, true PSE -4.00 ΔE2000)")
+    print(f"sweep      {len(xs):4d} queries {t_sweep:6.1f} s  PSE {fit.pse:6.2f} (95% {fit.ci_low:.2f}-{fit.ci_high:.2f}) "
+          f"status {fit.status}")
+    inside = 0
+    for seed in range(seeds):
+        with tempfile.TemporaryDirectory() as tmp:
+            stair = parse_staircase({**base, "out": tmp, "seed": seed})
+            t0 = time.perf_counter()
+            r = run_staircase(stair, make_backend=lambda *a, seed=seed, **k: PixelComparer(seed))
+            dt = time.perf_counter() - t0
+        e = r.estimate
+        ok = fit.ci_low <= e.threshold <= fit.ci_high
+        inside += ok
+        print(f"staircase  {r.queries:4d} queries {dt:6.1f} s  PSE {e.threshold:6.2f} (95% credible {e.ci_low:.2f}-"
+              f"{e.ci_high:.2f})  inside the sweep's interval: {ok}  within ±1 of -4: {abs(e.threshold + 4) <= 1}")
+    ratio = len(xs) / trials
+    print(f"queries: sweep / staircase = {ratio:.1f}x (target >= 5x: {'meets' if ratio >= 5 else 'MISSES'}); "
+          f"staircase PSEs inside the sweep's 95% interval: {inside}/{seeds}")
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--prompt", default="huemanity-numeric")
@@ -64,6 +132,7 @@ def main() -> None:
     ap.add_argument("--levels", type=int, default=12)
     ap.add_argument("--per-level", type=int, default=20)
     ap.add_argument("--seeds", type=int, default=3)
+    ap.add_argument("--illusion-seeds", type=int, default=3)
     args = ap.parse_args()
     print(f"load average {os.getloadavg()[0]:.2f} on {os.cpu_count()} cores; prompt {args.prompt}, "
           f"palette {args.palette}, {args.size} px, bundled reader")
@@ -92,6 +161,8 @@ def main() -> None:
     ratio = n_sweep / args.trials
     print(f"queries: sweep / staircase = {ratio:.1f}x (target >= 5x: {'meets' if ratio >= 5 else 'MISSES'}); "
           f"staircase estimates inside the sweep's 95% interval: {inside}/{args.seeds}")
+    if args.illusion_seeds:
+        illusion_bench(args.trials, args.illusion_seeds, args.size)
 
 
 if __name__ == "__main__":

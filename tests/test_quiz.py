@@ -146,3 +146,33 @@ def test_the_result_page_sets_the_person_beside_the_reader_and_stored_models(tmp
     assert abs(mine[0] - 3.0) < 1.5  # the person's PSE of -3 is a magnitude of +3
     empty = qv.ModelBoard(tmp_path / "nothing-here")
     assert empty.illusion_magnitudes(s.blocks["illusion"].staircase) == [] and empty.plate_thresholds(s.staircase) == []
+
+
+def test_stored_plate_rows_give_a_models_threshold_beside_the_person(tmp_path):
+    import numpy as np
+    from scipy.special import expit
+
+    from plates.models.base import Reply
+    from plates.results import ResultsWriter
+    from plates.runs.rows import build_row
+    from plates.ui import quiz_view as qv
+
+    s = QuizSession.start(trials=4, illusion=None, size=64, seed=1, limits=FAST)
+    stair = s.staircase
+    other = stair.__class__(**{**stair.__dict__, "stimulus": stair.stimulus.replace(palette="huemanity-02")})
+    rng = np.random.Generator(np.random.PCG64(7))
+    with ResultsWriter(tmp_path, "stored") as writer:
+        n = 0
+        for level in np.geomspace(1.0, 40.0, 12):
+            for _ in range(12):  # a model reading the number with P = 1/90 + (89/90) logistic(x - 10)
+                shown = stair.present(n, float(level))
+                reads = rng.random() < 1 / 90 + (89 / 90) * expit(float(level) - 10.0)
+                writer.add(build_row(stair.asked(shown, run_id="stored", dataset="staircase", model="vlm-y",
+                                                 backend="openai"), Reply(shown.question.target if reads else "?")))
+                wrong = other.present(10_000 + n, float(level))  # the same model, another colour set: never reads
+                writer.add(build_row(other.asked(wrong, run_id="stored", dataset="staircase", model="vlm-y",
+                                                 backend="openai"), Reply("?")))
+                n += 1
+    found = qv.ModelBoard(tmp_path).plate_thresholds(stair)
+    assert [m.model for m in found] == ["vlm-y"] and found[0].n == 144  # only the quiz's colour set counts
+    assert abs(found[0].value - 10.0) < 1.5 and found[0].ci_low < 10.0 < found[0].ci_high
