@@ -6,8 +6,8 @@ the models' on the same stimuli. Widget-free: the explorer's tab only shows what
 A session runs two interleaved staircases (`Block`): ``plate`` (HueManity's number prompt, typed answers) and
 ``illusion`` (RCID's comparison in the human framing, three buttons: left / right darker, or the same). The next
 trial comes from the block with the smaller share of its trials done (the plate block first on a tie), so the
-two alternate and neither can be learnt from the order. Interleaving is the usual way to run two staircases in
-one session (e.g. Kingdom & Prins 2016, *Psychophysics*, §5.4); the proportions are ours.
+two alternate and neither can be learnt from the order. Interleaving staircases is common practice (Kingdom &
+Prins, *Psychophysics: A Practical Introduction*, 2nd ed. 2016, ch. 5, adaptive methods); the proportions are ours.
 
 Privacy and storage: no name, no e-mail; a random participant id (``uuid4``); each answer is one results row with
 backend ``human`` (`plates.runs.rows.build_row`), written at once as its own atomic Parquet part (a crash loses
