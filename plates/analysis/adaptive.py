@@ -46,7 +46,8 @@ __all__ = ["TASKS", "AdaptiveEstimate", "AdaptiveSpec", "AdaptiveState"]
 
 TASKS = ("threshold", "pse")
 _ENTROPIES = ("threshold", "joint")
-_ESTIMATES = ("mean", "map")
+_ESTIMATES = ("mean", "median", "map")
+CRITERIA = ("entropy", "variance")
 _TINY = 1e-300  # floor of a likelihood inside a logarithm
 
 
@@ -87,6 +88,7 @@ class AdaptiveSpec:
     credible: float = 0.95
     estimate: str = "mean"
     entropy: str = "threshold"
+    criterion: str = "entropy"
     top_k: int = 1
     seed: int = 0
 
@@ -95,7 +97,8 @@ class AdaptiveSpec:
                                  ("lapses", True), ("bands", True)):
             object.__setattr__(self, name, _floats(name, getattr(self, name), increasing=increasing))
         for name, value, allowed in (("task", self.task, TASKS), ("entropy", self.entropy, _ENTROPIES),
-                                     ("estimate", self.estimate, _ESTIMATES)):
+                                     ("estimate", self.estimate, _ESTIMATES),
+                                     ("criterion", self.criterion, CRITERIA)):
             if value not in allowed:
                 raise ValueError(f"{name} {value!r} is not known; allowed: {', '.join(allowed)}")
         families = FAMILIES if self.task == "threshold" else PSE_FAMILIES
@@ -288,21 +291,37 @@ class AdaptiveState:
 
     def expected_entropy(self) -> np.ndarray:
         """Σ_r P(r | x) H(posterior after answer r at x), per candidate x (nats; module docstring)."""
-        p = self.posterior.ravel()
-        table = self._table  # (R, X, Θ)
         if self.spec.entropy == "joint":
             # Σ_θ A log A with A = T p: (T log T) p + T (p log p); then E[H] = Σ_r P_r log P_r − Σ_θ A log A.
-            prob = table @ p  # (R, X)
-            s = self._table_log @ p + table @ _entropy_terms(p)
+            p = self.posterior.ravel()
+            prob = self._table @ p  # (R, X)
+            s = self._table_log @ p + self._table @ _entropy_terms(p)
             return np.sum(_entropy_terms(prob) - s, axis=0)
-        n_a = self.spec.grid_shape[0]
-        weighted = (table.reshape(*table.shape[:2], n_a, -1) * p.reshape(n_a, -1)).sum(-1)  # (R, X, α)
-        prob = weighted.sum(-1)
-        return np.sum(_entropy_terms(prob) - _entropy_terms(weighted).sum(-1), axis=0)
+        weighted = self._weighted()
+        return np.sum(_entropy_terms(weighted.sum(-1)) - _entropy_terms(weighted).sum(-1), axis=0)
+
+    def _weighted(self) -> np.ndarray:
+        """P(r, α | x) = Σ_nuisances P(r | x, θ) p(θ): shape (outcomes, candidates, thresholds)."""
+        p = self.posterior.ravel()
+        table, n_a = self._table, self.spec.grid_shape[0]
+        return (table.reshape(*table.shape[:2], n_a, -1) * p.reshape(n_a, -1)).sum(-1)
+
+    def expected_variance(self) -> np.ndarray:
+        """Σ_r P(r | x) Var(α | answer r at x), per candidate x (squared threshold units): the expected
+        posterior variance of the threshold's marginal (criterion "variance")."""
+        w = self._weighted()  # (R, X, α)
+        a = np.asarray(self.spec.thresholds)
+        m1, m2 = w @ a, w @ (a * a)  # P_r E[α | r] and P_r E[α² | r]
+        return np.sum(m2 - m1 * m1 / np.maximum(w.sum(-1), _TINY), axis=0)
+
+    def criterion_values(self) -> np.ndarray:
+        """Per candidate, the quantity `next_level` minimises: `expected_entropy` or `expected_variance`."""
+        return self.expected_variance() if self.spec.criterion == "variance" else self.expected_entropy()
 
     def next_level(self) -> float:
-        """The candidate minimising the expected entropy (or one of the ``top_k`` best, seeded per trial)."""
-        order = np.argsort(self.expected_entropy(), kind="stable")
+        """The candidate minimising the criterion (expected entropy or variance; or one of the ``top_k`` best,
+        seeded per trial)."""
+        order = np.argsort(self.criterion_values(), kind="stable")
         pick = 0
         if self.spec.top_k > 1:
             seq = np.random.SeedSequence((self.spec.seed, len(self.history)))
@@ -314,8 +333,13 @@ class AdaptiveState:
         spec, post = self.spec, self.posterior
         grid = np.asarray(spec.thresholds)
         marginal = post.sum(axis=(1, 2, 3))
-        value = float(marginal @ grid) if spec.estimate == "mean" else float(grid[np.argmax(marginal)])
         cdf = np.cumsum(marginal)
+        if spec.estimate == "mean":
+            value = float(marginal @ grid)
+        elif spec.estimate == "median":
+            value = float(np.interp(0.5, cdf, grid))
+        else:
+            value = float(grid[np.argmax(marginal)])
         tail = (1.0 - spec.credible) / 2
         low, high = np.interp([tail, 1.0 - tail], cdf, grid)
         done, reason = self._stopping(high - low)
