@@ -63,21 +63,35 @@ def ideal_share(slope: float, guess: float, lapse: float, trials: int) -> float:
     return float(2 * special.ndtr(1.0 / sd) - 1)
 
 
+def simulate(spec: AdaptiveSpec, observer: SimulatedObserver, rng: np.random.Generator) -> AdaptiveState:
+    """The procedure run to its stopping rule against the observer, answer by answer."""
+    state = AdaptiveState.start(spec)
+    while not state.done:
+        level = state.next_level()
+        state = state.update(level, bool(observer.correct([level], rng)[0]))
+    return state
+
+
 def run_plates(args: argparse.Namespace) -> None:
-    print(f"plates: {args.runs} runs per condition, <= {args.trials} trials, entropy {args.entropy!r}"
+    print(f"plates: {args.runs} runs per condition, <= {args.trials} trials, criterion {args.criterion!r}, "
+          f"entropy {args.entropy!r}, estimate {args.estimate!r}"
           f"{f', stop at credible width {args.ci_width:g}' if args.ci_width else ''}; sweep "
           f"{SWEEP.size} levels x {SWEEP_REPEATS} = {SWEEP.size * SWEEP_REPEATS} trials")
     print(f"{'task':<9} {'slope':>5} {'lapse':>5} | {'within ±1':>9} {'median |err|':>12} {'trials':>6} | "
-          f"{'CrI cover':>9} {'CrI width':>9} | {'in sweep CI':>11} {'sweep ±1':>8} | {'CR ref':>6}  verdict")
+          f"{'CrI cover':>9} {'CrI width':>9} | {'in sweep CI':>11} {'sweep cover':>11} {'sweep ±1':>8} | "
+          f"{'oracle':>6} {'CR ref':>6}  verdict")
     misses, met = [], 0
     trial_counts, step_times, in_sweep = [], [], []
     for name, (kind, options) in TASKS.items():
         guess = guess_rate(kind, **options)
         spec = AdaptiveSpec.for_threshold(guess, max_trials=args.trials, entropy=args.entropy,
-                                          ci_width=args.ci_width)
+                                          ci_width=args.ci_width, criterion=args.criterion,
+                                          estimate=args.estimate)
         for slope in SLOPES:
             for lapse in LAPSES:
                 within, errors, in_ci, sweep_within, trials, cover, width = [], [], [], [], [], [], []
+                oracle, sweep_cover = [], []
+                told = spec.replace(slopes=(slope,), lapses=(lapse,))
                 for run in range(args.runs):
                     seq = np.random.SeedSequence((int(slope * 10), int(lapse * 100), len(name), run))
                     truth = float(np.exp(np.random.Generator(np.random.PCG64(seq)).uniform(np.log(2),
@@ -85,13 +99,13 @@ def run_plates(args: argparse.Namespace) -> None:
                     observer = SimulatedObserver(truth, slope, kind, lapse=lapse, seed=int(seq.generate_state(1)[0]),
                                                  **options)
                     rng = observer.rng()
-                    state = AdaptiveState.start(spec)
                     t0 = time.process_time()
-                    while not state.done:
-                        level = state.next_level()
-                        state = state.update(level, bool(observer.correct([level], rng)[0]))
+                    state = simulate(spec, observer, rng)
                     step_times.append((time.process_time() - t0) / len(state.history))
                     est = state.estimate()
+                    if args.oracle:  # the same procedure told the true slope and lapse: own stream, same seed
+                        told_est = simulate(told, observer, observer.rng()).estimate()
+                        oracle.append(abs(told_est.threshold - truth) <= 1.0)
                     x = np.repeat(SWEEP, SWEEP_REPEATS)
                     sweep = fit_psychometric(x, observer.correct(x, rng), guess=guess)
                     errors.append(abs(est.threshold - truth))
@@ -100,6 +114,7 @@ def run_plates(args: argparse.Namespace) -> None:
                     within.append(errors[-1] <= 1.0)
                     in_ci.append(sweep.status == "fit" and sweep.ci_low <= est.threshold <= sweep.ci_high)
                     sweep_within.append(sweep.status == "fit" and abs(sweep.threshold - truth) <= 1.0)
+                    sweep_cover.append(sweep.status == "fit" and sweep.ci_low <= truth <= sweep.ci_high)
                     trials.append(len(state.history))
                 share, ideal = float(np.mean(within)), ideal_share(slope, guess, lapse, args.trials)
                 trial_counts += trials
@@ -107,11 +122,13 @@ def run_plates(args: argparse.Namespace) -> None:
                 met += ok
                 in_sweep.append(float(np.mean(in_ci)))
                 if not ok:
-                    misses.append(f"{name} slope {slope:g} lapse {lapse:g}: {share:.0%} (CR ref {ideal:.0%})")
+                    misses.append(f"{name} slope {slope:g} lapse {lapse:g}: {share:.0%} (CR ref {ideal:.0%}"
+                                  f"{f', oracle {np.mean(oracle):.0%}' if oracle else ''})")
                 print(f"{name:<9} {slope:>5g} {lapse:>5g} | {share:>9.0%} {statistics.median(errors):>12.2f} "
                       f"{statistics.median(trials):>6g} | {np.mean(cover):>9.0%} {statistics.median(width):>9.2f} | "
-                      f"{np.mean(in_ci):>11.0%} {np.mean(sweep_within):>8.0%} | "
-                      f"{ideal:>6.0%}  {'meets' if ok else 'MISSES'}")
+                      f"{np.mean(in_ci):>11.0%} {np.mean(sweep_cover):>11.0%} {np.mean(sweep_within):>8.0%} | "
+                      f"{f'{np.mean(oracle):.0%}' if oracle else '-':>6} {ideal:>6.0%}  "
+                      f"{'meets' if ok else 'MISSES'}")
     total = len(TASKS) * len(SLOPES) * len(LAPSES)
     print(f"conditions meeting >= 90% within ±1 ΔE2000: {met} of {total}; median trials "
           f"{statistics.median(trial_counts):g}; median CPU per trial (choose + update) "
@@ -128,7 +145,7 @@ def run_pse(args: argparse.Namespace) -> None:
     print(f"\nillusions (PSE): {runs} runs per condition, {args.trials} trials, lapse 2%, PSE in [-5, 5]")
     for alternatives in (2, 3):
         spec = AdaptiveSpec.for_pse(low=-10.0, high=10.0, alternatives=alternatives, max_trials=args.trials,
-                                    entropy=args.entropy)
+                                    entropy=args.entropy, criterion=args.criterion, estimate=args.estimate)
         for slope in SLOPES:
             within = []
             for run in range(runs):
@@ -152,6 +169,10 @@ def main() -> None:
     ap.add_argument("--runs", type=int, default=40, help="simulated observers per plate condition")
     ap.add_argument("--trials", type=int, default=40)
     ap.add_argument("--entropy", choices=("threshold", "joint"), default="threshold")
+    ap.add_argument("--criterion", choices=("entropy", "variance"), default="entropy")
+    ap.add_argument("--estimate", choices=("mean", "median", "map"), default="mean")
+    ap.add_argument("--no-oracle", dest="oracle", action="store_false",
+                    help="skip the oracle column (the procedure told the true slope and lapse)")
     ap.add_argument("--ci-width", type=float, default=None, help="also stop at this credible-interval width")
     args = ap.parse_args()
     c0 = time.process_time()
