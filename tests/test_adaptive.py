@@ -69,6 +69,72 @@ def test_expected_entropy_equals_a_brute_force_loop(entropy):
     assert state.next_level() == spec.candidates[int(np.argmin(naive))]
 
 
+def brute_force_posterior(spec, history):
+    """Posterior over (α, (β, λ)) of SMALL-like specs (γ 0.25, logistic), by Bayes' rule written out."""
+    rows = []
+    for a in spec.thresholds:
+        row = []
+        for b, lam in itertools.product(spec.slopes, spec.lapses):
+            w = 1.0
+            for x, r in history:
+                psi = spec.guess + (1 - spec.guess - lam) / (1 + math.exp(-b * (x - a)))
+                w *= psi if r else 1 - psi
+            row.append(w)
+        rows.append(row)
+    joint = np.array(rows)
+    return joint / joint.sum()
+
+
+def test_expected_variance_equals_a_brute_force_loop():
+    spec = SMALL.replace(criterion="variance")
+    history = [(4.0, 1), (2.0, 0), (8.0, 1)]
+    state = AdaptiveState.replay(spec, history)
+    grid = np.array(spec.thresholds)
+    naive = []
+    for x in spec.candidates:
+        v = 0.0
+        for r in (0, 1):
+            joint = brute_force_posterior(spec, [*history, (x, r)])
+            # P(r | x, data) = Σ_θ P(r | x, θ) p(θ | data): the ratio of the two evidences.
+            like = np.array([[(0.25 + (0.75 - lam) / (1 + math.exp(-b * (x - a))))
+                              for b, lam in itertools.product(spec.slopes, spec.lapses)] for a in grid])
+            p_r = float((brute_force_posterior(spec, history) * (like if r else 1 - like)).sum())
+            marginal = joint.sum(1)
+            mean = float(marginal @ grid)
+            v += p_r * float(marginal @ (grid - mean) ** 2)
+        naive.append(v)
+    assert state.expected_variance() == pytest.approx(naive, rel=1e-9)
+    assert np.array_equal(state.criterion_values(), state.expected_variance())
+    assert state.next_level() == spec.candidates[int(np.argmin(naive))]
+    # Another criterion, another choice here: entropy of the marginal (the default) and variance differ.
+    assert AdaptiveState.replay(SMALL, history).next_level() != state.next_level()
+
+
+def test_median_estimate_is_the_interpolated_half_of_the_marginal():
+    history = [(4.0, 1), (2.0, 0), (8.0, 1), (3.0, 1)]
+    marginal = brute_force_posterior(SMALL, history).sum(1)
+    cdf = np.cumsum(marginal)
+    i = int(np.searchsorted(cdf, 0.5))  # the grid step where the cdf crosses ½, interpolated linearly
+    expected = SMALL.thresholds[i - 1] + (0.5 - cdf[i - 1]) / (cdf[i] - cdf[i - 1]) * (
+        SMALL.thresholds[i] - SMALL.thresholds[i - 1])
+    median = AdaptiveState.replay(SMALL.replace(estimate="median"), history).estimate()
+    mean = AdaptiveState.replay(SMALL, history).estimate()
+    assert median.threshold == pytest.approx(expected, rel=1e-10)
+    assert median.threshold != pytest.approx(mean.threshold, abs=0.05)
+    assert (median.ci_low, median.ci_high) == (mean.ci_low, mean.ci_high)
+
+
+def test_new_spec_fields_have_defaults_and_round_trip():
+    state = AdaptiveState.replay(SMALL.replace(criterion="variance", estimate="median"), [(4.0, 1), (2.0, 0)])
+    again = AdaptiveState.from_json(state.to_json())
+    assert again.spec.criterion == "variance" and again.spec.estimate == "median"
+    assert np.array_equal(again.log_posterior, state.log_posterior) and again.next_level() == state.next_level()
+    old = json.loads(AdaptiveState.replay(SMALL, [(4.0, 1)]).to_json())
+    del old["spec"]["criterion"]  # a state written before the field existed
+    resumed = AdaptiveState.from_json(json.dumps(old))
+    assert resumed.spec.criterion == "entropy" and resumed.spec == SMALL
+
+
 def test_correct_answers_move_the_estimate_down_and_wrong_ones_up():
     spec = AdaptiveSpec.for_threshold(0.5)
     for answer, direction in ((1, -1), (0, +1)):
@@ -198,6 +264,10 @@ def test_spec_bad_input():
         SMALL.replace(top_k=6)
     with pytest.raises(ValueError, match="entropy 'full' is not known; allowed: threshold, joint"):
         SMALL.replace(entropy="full")
+    with pytest.raises(ValueError, match="criterion 'miss' is not known; allowed: entropy, variance"):
+        SMALL.replace(criterion="miss")
+    with pytest.raises(ValueError, match="estimate 'mode' is not known; allowed: mean, median, map"):
+        SMALL.replace(estimate="mode")
     with pytest.raises(ValueError, match="bands must be >= 0, and \\(0.0,\\) unless"):
         SMALL.replace(bands=(0.0, 1.0))
     with pytest.raises(ValueError, match="max_trials must be an integer >= 1"):
