@@ -27,6 +27,7 @@ from plates.analysis.pse import fit_pse
 from plates.analysis.psychometric import fit_psychometric
 from plates.models.base import Reply
 from plates.results import ResultsWriter, load_results
+from plates.results.reference import load_reference
 from plates.runs.rows import build_row
 from plates.runs.staircase import parse_staircase
 
@@ -169,6 +170,17 @@ def test_thresholds_with_the_pooled_people(frame):
     assert people.marker.symbol[0] == "diamond" and list(people.marker.symbol[1:]) == ["circle", "circle"]
 
 
+def test_accuracy_of_people_pooled_beside_the_papers_people(frame):
+    acc = pc.people_accuracy(frame, load_reference(), pooled=True)
+    plates = frame[(frame["family"] == "ishihara") & frame["backend"].eq("human")]
+    pooled = acc[acc["pooled"] & (acc["prompt_name"] == "huemanity-numeric")].iloc[0]
+    assert pooled["model"] == pc.pooled_label(2) and pooled["who"] == "person" and pooled["n"] == len(plates)
+    assert pooled["accuracy"] == pytest.approx(plates["correct"].astype(bool).mean())
+    assert pooled["paper_human"] == pytest.approx(0.9937)  # HueManity Table 2, human accuracy (numeric)
+    assert pooled["paper_source"].startswith("HueManity")
+    assert not pc.people_accuracy(frame, load_reference())["pooled"].any()
+
+
 def test_labels_and_pooling_helpers(frame):
     labelled = pc.label_people(frame)
     assert set(labelled["model"]) == {f"person: {P1}", f"person: {P2}", pc.pooled_label(2), "model-a"}
@@ -231,6 +243,9 @@ def test_people_page_shows_thresholds_and_pses_of_people_and_models(monkeypatch,
         _expected_threshold(plates[plates["model"].isin([P1, P2])]), abs=1e-6)
     chart = at.get("plotly_chart")[1].proto.spec
     assert f"person: {P1}" in chart and pc.pooled_label(2) in chart
+    accuracy = _table(at, "paper_human")
+    beside = accuracy[(accuracy["model"] == pc.pooled_label(2)) & (accuracy["prompt_name"] == "huemanity-numeric")]
+    assert beside["paper_human"].tolist() == pytest.approx([0.9937])
 
 
 def test_illusions_page_names_people_as_people(monkeypatch, folder, frame):

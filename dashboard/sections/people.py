@@ -54,7 +54,8 @@ else:
             "participant's point of subjective equality here.")
 
 st.header("Accuracy beside the papers' people")
-st.dataframe(pc.people_accuracy(full, view.reference), hide_index=True, key="table-people-accuracy")
+st.dataframe(pc.people_accuracy(full, view.reference, pooled=True), hide_index=True,
+             key="table-people-accuracy")
 st.subheader("The papers' human numbers")
 human = pc.human_reference(view.reference)
 if human.empty:

@@ -241,18 +241,21 @@ def pse_people_figure(table: pd.DataFrame) -> go.Figure:
     return fig
 
 
-def people_accuracy(frame: pd.DataFrame, reference: pd.DataFrame | None = None) -> pd.DataFrame:
+def people_accuracy(frame: pd.DataFrame, reference: pd.DataFrame | None = None, *,
+                    pooled: bool = False) -> pd.DataFrame:
     """Accuracy (Wilson 95%) per who x model x prompt over every family, beside the paper's human accuracy for
-    the same ``prompt_name`` where a reference table has one (``paper_human``, ``paper_source``)."""
+    the same ``prompt_name`` where a reference table has one (``paper_human``, ``paper_source``); with
+    ``pooled`` also every participant's answers together ("people (K participants)", ``pooled`` True)."""
     need = {"backend", "model", "prompt_name", "correct"}
-    columns = ["who", "model", "prompt_name", "n", "accuracy", "ci_low", "ci_high", "paper_human",
+    columns = ["who", "pooled", "model", "prompt_name", "n", "accuracy", "ci_low", "ci_high", "paper_human",
                "paper_source"]
     if not need <= set(frame.columns) or frame.empty:
         return pd.DataFrame(columns=columns)
-    rows = frame[frame["correct"].notna()].assign(
-        who=np.where(frame["backend"].astype(object).eq("human"), "person", "model")[frame["correct"].notna()],
-        right=lambda r: r["correct"].astype(bool).astype(np.int64))
-    g = rows.groupby(["who", "model", "prompt_name"], sort=True, observed=True)["right"].agg(["size", "sum"])
+    rows = frame[frame["correct"].notna()]
+    rows = with_pooled(rows) if pooled else rows.assign(who=_who(rows), pooled=False)
+    rows = rows.assign(right=rows["correct"].astype(bool).astype(np.int64))
+    g = rows.groupby(["who", "pooled", "model", "prompt_name"], sort=True, observed=True)["right"].agg(
+        ["size", "sum"])
     g = g.reset_index().rename(columns={"size": "n", "sum": "k"})
     low, high = wilson_intervals(g["k"].to_numpy(np.int64), g["n"].to_numpy(np.int64), 0.95)
     g = g.assign(accuracy=g["k"] / g["n"], ci_low=low, ci_high=high)
@@ -261,7 +264,7 @@ def people_accuracy(frame: pd.DataFrame, reference: pd.DataFrame | None = None) 
     ref = ref.groupby("prompt_name", sort=True).agg(paper_human=("value", "mean"),
                                                      paper_source=("source", "first")).reset_index()
     return g.merge(ref, on="prompt_name", how="left")[columns].sort_values(
-        ["who", "model", "prompt_name"], ascending=[False, True, True], ignore_index=True)
+        ["who", "pooled", "model", "prompt_name"], ascending=[False, False, True, True], ignore_index=True)
 
 
 def human_reference(reference: pd.DataFrame | None) -> pd.DataFrame:
