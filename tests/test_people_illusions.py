@@ -151,6 +151,8 @@ def test_pse_people_figure_marks_people_apart_from_models(frame):
     assert {pooled.legendgroup, person.legendgroup, model.legendgroup} == {"person", "model"}
     assert person.marker.color != model.marker.color
     assert person.x[0] == pytest.approx(_expected_pse(_illusions(frame, [P1])), abs=1e-6)
+    # grouped side by side along y (a vertical grouping would shift the markers along the ΔE2000 axis)
+    assert fig.layout.scattermode == "group" and {t.orientation for t in fig.data} == {"h"}
 
 
 def test_thresholds_with_the_pooled_people(frame):

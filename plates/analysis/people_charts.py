@@ -37,7 +37,6 @@ import json
 
 import numpy as np
 import pandas as pd
-import plotly.colors
 import plotly.graph_objects as go
 
 from plates.analysis.family_charts import PEOPLE_PREFIX, PERSON_PREFIX, pse_table
@@ -51,6 +50,7 @@ __all__ = ["PERSON_PREFIX", "guess_of_row", "has_people", "human_reference", "la
            "with_pooled"]
 
 _PERSON, _POOLED, _MODEL = "#e67e22", "#a04000", "#1f77b4"
+_MODEL_COLOURS = (_MODEL, "#08306b", "#6baed6", "#2ca02c", "#9467bd", "#17becf")  # blues first, never orange
 
 
 def has_people(frame: pd.DataFrame) -> bool:
@@ -208,12 +208,12 @@ def _kind_label(kind: object, strength: object) -> str:
 def pse_people_figure(table: pd.DataFrame) -> go.Figure:
     """PSE (signed ΔE2000) per kind · strength (rows), one trace per participant, pooled people and model
     (x framing), with its profile-likelihood interval (open ends drawn to the fitted value). People: orange
-    stars named "person: …"; the pooled fit: a dark-orange diamond "people (K participants)"; models: circles
-    in blue shades. Fits that located no PSE stay in the table only."""
+    stars named "person: …"; the pooled fit: a dark-orange diamond "people (K participants)"; models: blue
+    circles (pixel framing) or squares (human framing); side by side within each kind · strength row. Fits
+    that located no PSE stay in the table only."""
     fig = go.Figure()
     fit = table[table["status"] == "fit"] if len(table) else table
     models = sorted(set(fit.loc[fit["who"] == "model", "model"].astype(str))) if len(fit) else []
-    blues = plotly.colors.sequential.Blues[3:] if models else []
     for (who, pooled, model, framing), g in fit.groupby(["who", "pooled", "model", "framing"], sort=True,
                                                         dropna=False):
         if who == "person":
@@ -222,13 +222,14 @@ def pse_people_figure(table: pd.DataFrame) -> go.Figure:
                 dict(color=_PERSON, symbol="star", size=12)
         else:
             name = f"{model} ({framing} framing)"
-            colour = blues[models.index(str(model)) % len(blues)]
-            style = dict(color=colour, symbol="circle" if framing == "pixel" else "circle-open", size=10)
+            colour = _MODEL_COLOURS[models.index(str(model)) % len(_MODEL_COLOURS)]
+            style = dict(color=colour, symbol="circle" if framing == "pixel" else "square", size=10)
         pse = g["pse"].to_numpy(float)
         high = np.where(np.isfinite(g["ci_high"].to_numpy(float)), g["ci_high"].to_numpy(float), pse)
         low = np.where(np.isfinite(g["ci_low"].to_numpy(float)), g["ci_low"].to_numpy(float), pse)
         fig.add_trace(go.Scatter(
             x=pse, y=[_kind_label(k, s) for k, s in zip(g["kind"], g["strength"])], mode="markers", name=name,
+            offsetgroup=name, orientation="h",
             legendgroup=who, legendgrouptitle_text="people" if who == "person" else "models", marker=style,
             error_x=dict(type="data", symmetric=False, array=high - pse, arrayminus=pse - low),
             customdata=g[["n", "magnitude"]].to_numpy(),
@@ -237,7 +238,7 @@ def pse_people_figure(table: pd.DataFrame) -> go.Figure:
     fig.add_vline(x=0.0, line_dash="dot", line_color="grey", annotation_text="no illusion")
     fig.update_layout(xaxis_title="PSE: physical difference in favour of the induced target (ΔE2000)",
                       yaxis_title="kind · inducer strength", height=max(360, 40 * len(fit) + 160),
-                      legend_title="who (framing)")
+                      legend_title="who (framing)", scattermode="group", scattergap=0.4)
     return fig
 
 
