@@ -6,6 +6,7 @@ import pandas as pd
 import streamlit as st
 
 from plates.analysis import family_charts as fc
+from plates.analysis import people_charts as pc
 from plates.analysis.family_charts import query_rows as fc_query
 
 
@@ -30,6 +31,10 @@ if rows.empty:
             "`plates run --dataset rcid-contrast --prompt rcid-compare-pixel ...`.")
     st.stop()
 st.warning(f"Not in the papers' tables: {fc.MISSING}", icon=":material/info:")
+if pc.has_people(rows):
+    st.caption("Human answers (backend “human”, from the explorer's quiz) are shown as “person: participant-…” "
+               "in orange, and all of them together as “people (K participants)”; more on the People page.")
+rows = pc.label_people(rows)
 
 st.header("RCID: Human-like, No-illusion, N/A")
 metric = st.selectbox("Metric", list(fc.RCID_METRICS.values()), key="illusions_metric")

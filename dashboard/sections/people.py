@@ -1,5 +1,6 @@
-"""People beside models (issue 15): each participant's and each model's ΔE2000 threshold on the plates, their
-accuracy per prompt, and the papers' human numbers. Numbers: `plates.analysis.people_charts`."""
+"""People beside models (issue 15): each participant's and each model's ΔE2000 threshold on the plates and point
+of subjective equality on the illusions (each with a pooled "people (K participants)" fit), their accuracy per
+prompt, and the papers' human numbers. Numbers: `plates.analysis.people_charts`."""
 
 import common
 import pandas as pd
@@ -12,7 +13,7 @@ from plates.analysis.family_charts import query_rows as fc_query
 @st.cache_data(show_spinner="Reading rows…", max_entries=8)
 def family_rows(key: str, filters, _view) -> pd.DataFrame:
     """The filtered rows of this page's families (cached per results and filters)."""
-    return fc_query(_view.opened.results, _view.where, ("ishihara",))
+    return fc_query(_view.opened.results, _view.where, ("ishihara", "illusion"))
 
 
 view = common.current_view()
@@ -30,15 +31,31 @@ if not pc.has_people(full):
     st.stop()
 
 st.header("Thresholds (ΔE2000)")
-table = pc.threshold_table(full)
+table = pc.threshold_table(full, pooled=True)
 if len(table):
     st.plotly_chart(pc.threshold_figure(table), key="chart-people")
+    st.caption("Orange: people (the diamond: one fit over every participant's answers together, “people (K "
+               "participants)”); blue: models.")
     st.dataframe(table, hide_index=True, key="table-people")
 else:
     st.info("No plate rows with a ΔE2000 level to fit.")
 
+st.header("Illusions: point of subjective equality (ΔE2000)")
+pse = pc.pse_people_table(full)
+if (pse["who"] == "person").any():
+    st.plotly_chart(pc.pse_people_figure(pse), key="chart-people-pse")
+    st.caption("x: the physical difference (signed ΔE2000) in favour of the target the illusion makes look "
+               "lighter at which the two targets look equal; below 0 the observer is fooled (magnitude = −PSE). "
+               "Three-way fit (A darker / same / B darker), profile-likelihood 95% interval; fits that located "
+               "no PSE are in the table only. Neither paper measures a PSE: no paper numbers beside it.")
+    st.dataframe(pse, hide_index=True, key="table-people-pse")
+else:
+    st.info("No human illusion rows: the quiz's illusion trials (prompt rcid-compare-human) give each "
+            "participant's point of subjective equality here.")
+
 st.header("Accuracy beside the papers' people")
-st.dataframe(pc.people_accuracy(full, view.reference), hide_index=True, key="table-people-accuracy")
+st.dataframe(pc.people_accuracy(full, view.reference, pooled=True), hide_index=True,
+             key="table-people-accuracy")
 st.subheader("The papers' human numbers")
 human = pc.human_reference(view.reference)
 if human.empty:

@@ -41,6 +41,8 @@ from plates.analysis.truth import with_truth
 
 __all__ = [
     "MISSING",
+    "PEOPLE_PREFIX",
+    "PERSON_PREFIX",
     "family_rows",
     "illusionbench_figure",
     "illusionbench_long",
@@ -72,6 +74,10 @@ IB_CLASSES = {"illusion": "Classical", "control": "No Illusion", "trap": "Trap"}
 IB_TASKS = {"illusionbench-tf": ("true/false", "True-or-false"), "illusionbench-mc": ("multiple choice",
                                                                                      "Multiple-choice")}
 _GREY = "rgba(120,120,120,0.55)"
+#: How a human row's participant is named on a chart that groups by model ("person: participant-…"); the pooled
+#: people fit is named "people (K participants)" (`plates.analysis.people_charts.label_people`).
+PERSON_PREFIX, PEOPLE_PREFIX = "person: ", "people ("
+_PEOPLE_COLOURS = ("#e67e22", "#f0a04b", "#d35400", "#f5b041", "#ba4a00")
 
 
 def family_rows(frame: pd.DataFrame, families: str | Sequence[str]) -> pd.DataFrame:
@@ -160,9 +166,18 @@ def _label(kind: object, strength: object) -> str:
 
 
 def _colours(names: Sequence[str]) -> dict[str, str]:
-    """One plotly qualitative colour per name (the same model has the same colour in every panel)."""
-    palette = plotly.colors.qualitative.Plotly
-    return {name: palette[i % len(palette)] for i, name in enumerate(sorted(set(map(str, names))))}
+    """One plotly qualitative colour per name (the same model has the same colour in every panel); people
+    ("person: …") in oranges, the pooled "people (K participants)" dark orange, models never orange."""
+    palette = [c for c in plotly.colors.qualitative.Plotly if c != "#FFA15A"]  # orange is for people
+    colours, p, m = {}, 0, 0
+    for name in sorted(set(map(str, names))):
+        if name.startswith(PEOPLE_PREFIX):  # people in oranges, the pooled fit darkest
+            colours[name] = "#a04000"
+        elif name.startswith(PERSON_PREFIX):
+            colours[name], p = _PEOPLE_COLOURS[p % len(_PEOPLE_COLOURS)], p + 1
+        else:
+            colours[name], m = palette[m % len(palette)], m + 1
+    return colours
 
 
 def _bars(fig: go.Figure, part: pd.DataFrame, name: str, x: pd.Series, *, grey: bool, row: int, col: int,
@@ -291,13 +306,14 @@ def pse_figure(table: pd.DataFrame) -> go.Figure:
     ("below-range", "above-range", "too-few") are left out of the chart (they stay in the table)."""
     fig = go.Figure()
     fit = table[table["status"] == "fit"] if len(table) else table
+    colours = _colours(fit["model"]) if len(fit) else {}
     for (model, framing), g in fit.groupby(["model", "framing"], sort=True, dropna=False):
         y = [_label(k, s) for k, s in zip(g["kind"], g["strength"])]
         pse = g["pse"].to_numpy(float)
         high = np.where(np.isfinite(g["ci_high"].to_numpy(float)), g["ci_high"].to_numpy(float), pse)
         low = np.where(np.isfinite(g["ci_low"].to_numpy(float)), g["ci_low"].to_numpy(float), pse)
         fig.add_trace(go.Scatter(
-            x=pse, y=y, mode="markers", name=f"{model} ({framing} framing)",
+            x=pse, y=y, mode="markers", name=f"{model} ({framing} framing)", marker_color=colours[str(model)],
             marker_symbol="circle" if framing == "pixel" else "diamond", marker_size=10,
             error_x=dict(type="data", symmetric=False, array=high - pse, arrayminus=pse - low),
             hovertemplate="%{y}: PSE %{x:.2f} ΔE2000"))
