@@ -10,8 +10,7 @@ def controls(view) -> dict:
     """Condition and prompt shown (one each: never pooled), the ΔE2000 axis, the bins of the points."""
     options = common.condition_control(view, "delta_e_condition")
     chosen = options.get("condition") or (pages.conditions(view) or [None])[0]
-    cube = view.cube[(view.cube["condition"] == chosen) & (view.cube["n"] > 0)]
-    prompts = list(cube.groupby("prompt_name")["n"].sum().sort_values(ascending=False, kind="stable").index)
+    prompts = list(pages.plate_prompts(view, chosen).index) if chosen is not None else []
     if len(prompts) > 1:
         options["prompt"] = st.selectbox("Prompt shown", prompts, key="delta_e_prompt")
     left, right = st.columns(2)

@@ -8,6 +8,11 @@ import pandas as pd
 import plotly.graph_objects as go
 
 from plates.analysis import metrics
+from plates.runs.rows import PARTICIPANT_PREFIX
+
+#: How a human row's participant is named on a chart that groups by model ("person: participant-…"); the pooled
+#: people fit is named "people (K participants)" (`plates.analysis.people_charts.label_people`).
+PERSON_PREFIX, PEOPLE_PREFIX = "person: ", "people ("
 
 CONDITION = "condition"
 SERIES = "series"
@@ -124,10 +129,14 @@ def with_series(frame: pd.DataFrame) -> pd.DataFrame:
 
 
 def series_labels(model: pd.Series, run: pd.Series, several: set) -> np.ndarray:
-    """ "model · run" for the models in ``several`` (answered in several runs), else the model."""
+    """ "model · run" for the models in ``several`` (answered in several runs), else the model; a person's rows
+    (model "participant-…", `plates.runs.rows.PARTICIPANT_PREFIX`) read "person: participant-…", so no chart
+    that groups by model passes a person off as a model."""
     model, run = model.astype(object), run.astype(object).where(run.notna(), "(no run)")
     split = model.isin(several).to_numpy(bool)
-    return np.where(split, model.astype(str) + " · " + run.astype(str), model.astype(str)).astype(object)
+    names = model.astype(str)
+    names = names.where(~names.str.startswith(PARTICIPANT_PREFIX), PERSON_PREFIX + names)
+    return np.where(split, names + " · " + run.astype(str), names).astype(object)
 
 
 def _plain(column: pd.Series) -> pd.Series:

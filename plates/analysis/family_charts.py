@@ -30,6 +30,7 @@ import plotly.colors
 import plotly.graph_objects as go
 from plotly.subplots import make_subplots
 
+from plates.analysis.chart_common import PEOPLE_PREFIX, PERSON_PREFIX
 from plates.analysis.illusions import (
     illusionbench_mc_table,
     illusionbench_tf_table,
@@ -74,9 +75,6 @@ IB_CLASSES = {"illusion": "Classical", "control": "No Illusion", "trap": "Trap"}
 IB_TASKS = {"illusionbench-tf": ("true/false", "True-or-false"), "illusionbench-mc": ("multiple choice",
                                                                                      "Multiple-choice")}
 _GREY = "rgba(120,120,120,0.55)"
-#: How a human row's participant is named on a chart that groups by model ("person: participant-…"); the pooled
-#: people fit is named "people (K participants)" (`plates.analysis.people_charts.label_people`).
-PERSON_PREFIX, PEOPLE_PREFIX = "person: ", "people ("
 _PEOPLE_COLOURS = ("#e67e22", "#f0a04b", "#d35400", "#f5b041", "#ba4a00")
 
 

@@ -20,7 +20,10 @@ from plates.secrets import redact
 from plates.stimuli import ENGINE_VERSION
 from plates.tasks import Question, get_task
 
-__all__ = ["Asked", "build_row"]
+__all__ = ["PARTICIPANT_PREFIX", "Asked", "build_row"]
+
+#: How a person's rows name their "model" (backend "human"): "participant-<anonymous id>" (`plates.ui.quiz`).
+PARTICIPANT_PREFIX = "participant-"
 
 
 @dataclass(frozen=True)

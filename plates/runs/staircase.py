@@ -197,11 +197,12 @@ class Staircase:
         return spec.replace(candidates=tuple(snapped), top_k=min(spec.top_k, len(snapped)))
 
     def trial(self, n: int, level: float) -> Any:
-        """The spec of trial ``n`` at ``level``: seed (and, for plates, the label) from SHA-256(seed, n)."""
+        """The spec of trial ``n`` at ``level``: seed (and, for plates, the label) from SHA-256(seed, n). An
+        illusion level within 0.5 of 0 draws identical targets (0)."""
         digest = hashlib.sha256(f"{self.seed}\x1fstaircase\x1f{n}".encode()).digest()
         seed = int.from_bytes(digest[8:16], "big") >> 1
-        if self.family == "illusion":
-            return self.stimulus.replace(delta_e=float(level), seed=seed)
+        if self.family == "illusion":  # closer to 0 than 8-bit targets can differ: identical targets
+            return self.stimulus.replace(delta_e=0.0 if abs(level) < _PSE_ZERO else float(level), seed=seed)
         label = self.labels[int.from_bytes(digest[:8], "big") % len(self.labels)]
         return self.stimulus.replace(text=label, delta_e=float(level), seed=seed)
 

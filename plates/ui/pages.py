@@ -16,9 +16,21 @@ import plotly.graph_objects as go
 
 from plates.analysis import charts, comparison, metrics, queries
 from plates.analysis.chart_common import CONDITION
+from plates.tasks import TASKS
 from plates.ui.dashboard import View
 
 _BY = ["run_id", "model", *queries.CONDITION_KEYS]
+#: Tasks about other families than plates: the ΔE2000 page leaves their rows out (an illusion's signed ΔE2000
+#: or a scene's colour difference is not a plate's dot contrast).
+_NOT_PLATE_TASKS = frozenset(name for name, task in TASKS.items() if task.family != "ishihara")
+
+
+def plate_prompts(view: View, condition: str) -> pd.Series:
+    """Answers per prompt on plates (rows of other families' tasks left out) under ``condition``, most first:
+    the prompts the ΔE2000 page can show."""
+    cube = view.cube[(view.cube[CONDITION] == condition) & (view.cube["n"] > 0)]
+    cube = cube[~cube["task"].astype(object).isin(_NOT_PLATE_TASKS)]
+    return cube.groupby("prompt_name", observed=True)["n"].sum().sort_values(ascending=False, kind="stable")
 
 
 @dataclass(frozen=True)
@@ -148,9 +160,12 @@ def delta_e(
     if chosen not in present:
         raise ValueError(f"condition {chosen!r} is not in these results; allowed: {', '.join(present)}")
     cube = view.cube[(view.cube[CONDITION] == chosen) & (view.cube["n"] > 0)]
-    prompts = cube.groupby("prompt_name")["n"].sum().sort_values(ascending=False, kind="stable")
+    prompts = plate_prompts(view, chosen)
     if prompt is None and len(prompts):
         prompt = str(prompts.index[0])
+    if prompt is not None and prompt not in prompts.index:
+        raise ValueError(f"prompt {prompt!r} has no plate answers under {chosen!r}; allowed: "
+                         f"{', '.join(map(str, prompts.index)) or 'none'}")
     where = queries.Where(
         {**view.where.values, "prompt_name": [prompt] if prompt else []},
         cube[list(queries.CONDITION_KEYS)].drop_duplicates().to_dict("records"),
@@ -208,6 +223,7 @@ __all__ = [
     "failure_modes",
     "grayscale",
     "overview",
+    "plate_prompts",
     "repeated",
     "resolution",
     "yes_no",

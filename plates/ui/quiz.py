@@ -37,7 +37,7 @@ from plates.analysis.adaptive import AdaptiveEstimate, AdaptiveState
 from plates.models.base import Reply
 from plates.results import SCHEMA, ResultsWriter
 from plates.runs.experiment import ModelSpec
-from plates.runs.rows import build_row
+from plates.runs.rows import PARTICIPANT_PREFIX, build_row
 from plates.runs.staircase import Presented, Staircase
 from plates.stimuli.illusions import IllusionSpec
 from plates.stimuli.ishihara.plate import PlateSpec
@@ -208,7 +208,7 @@ class QuizSession:
         if len(self.rows) >= self.limits.max_answers:
             raise ValueError(f"this session has reached its {self.limits.max_answers} answers")
         block = self.blocks[trial.block]
-        asked = block.staircase.asked(shown, run_id=self.run_id, dataset="quiz", model=f"participant-{self.participant}",
+        asked = block.staircase.asked(shown, run_id=self.run_id, dataset="quiz", model=f"{PARTICIPANT_PREFIX}{self.participant}",
                                       backend="human")
         row = build_row(asked, Reply(text.strip() or "?", latency_s=now - shown_at))
         self.rows.append(row)
