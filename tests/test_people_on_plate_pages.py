@@ -59,3 +59,17 @@ def test_the_overview_names_the_person_too(folder):
     table = pages.overview(dashboard.View(dashboard.open_results(folder))).table
     labels = set(map(str, table.get("series", table.get("model", []))))
     assert any(label.startswith("person: participant-0123abcd") for label in labels), labels
+
+
+def test_accuracy_beside_the_papers_leaves_out_answers_without_a_key(folder):
+    from plates.analysis.people_charts import people_accuracy
+    from plates.results import load_results
+
+    frame = load_results(folder).frame
+    keyed = frame[(frame["prompt_name"] == "rcid-compare-human") & (frame["expected"].fillna("") != "")]
+    assert 0 < len(keyed) < 60  # most staircase trials have no human key (a trap's is undetermined)
+    table = people_accuracy(frame)
+    rcid = table[table["prompt_name"] == "rcid-compare-human"]
+    assert int(rcid["n"].sum()) == len(keyed)
+    plates = table[table["prompt_name"] == "huemanity-numeric"].set_index("model")
+    assert set(plates.index) == {"vlm-z", "participant-0123abcd"} and (plates["n"] == 24).all()

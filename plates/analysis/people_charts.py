@@ -246,13 +246,17 @@ def people_accuracy(frame: pd.DataFrame, reference: pd.DataFrame | None = None, 
                     pooled: bool = False) -> pd.DataFrame:
     """Accuracy (Wilson 95%) per who x model x prompt over every family, beside the paper's human accuracy for
     the same ``prompt_name`` where a reference table has one (``paper_human``, ``paper_source``); with
-    ``pooled`` also every participant's answers together ("people (K participants)", ``pooled`` True)."""
+    ``pooled`` also every participant's answers together ("people (K participants)", ``pooled`` True). Rows
+    without an answer key (``expected`` empty: an RCID comparison whose human answer is undetermined, as on
+    most trials of an illusion staircase, which measure a PSE instead) are left out: they have no accuracy."""
     need = {"backend", "model", "prompt_name", "correct"}
     columns = ["who", "pooled", "model", "prompt_name", "n", "accuracy", "ci_low", "ci_high", "paper_human",
                "paper_source"]
     if not need <= set(frame.columns) or frame.empty:
         return pd.DataFrame(columns=columns)
     rows = frame[frame["correct"].notna()]
+    if "expected" in rows.columns:
+        rows = rows[rows["expected"].astype(object).fillna("").astype(str) != ""]
     rows = with_pooled(rows) if pooled else rows.assign(who=_who(rows), pooled=False)
     rows = rows.assign(right=rows["correct"].astype(bool).astype(np.int64))
     g = rows.groupby(["who", "pooled", "model", "prompt_name"], sort=True, observed=True)["right"].agg(
