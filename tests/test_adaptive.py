@@ -110,18 +110,33 @@ def test_expected_variance_equals_a_brute_force_loop():
     assert AdaptiveState.replay(SMALL, history).next_level() != state.next_level()
 
 
-def test_median_estimate_is_the_interpolated_half_of_the_marginal():
+def test_median_and_interval_spread_each_grid_points_mass_over_its_cell():
     history = [(4.0, 1), (2.0, 0), (8.0, 1), (3.0, 1)]
     marginal = brute_force_posterior(SMALL, history).sum(1)
-    cdf = np.cumsum(marginal)
-    i = int(np.searchsorted(cdf, 0.5))  # the grid step where the cdf crosses ½, interpolated linearly
-    expected = SMALL.thresholds[i - 1] + (0.5 - cdf[i - 1]) / (cdf[i] - cdf[i - 1]) * (
-        SMALL.thresholds[i] - SMALL.thresholds[i - 1])
+    grid = np.asarray(SMALL.thresholds)
+    edges = [grid[0], *((grid[1:] + grid[:-1]) / 2), grid[-1]]  # cells halfway to the neighbours
+
+    def quantile(q):  # walk the cells by hand: the mass of cell k lies evenly on [edges[k], edges[k + 1]]
+        below = 0.0
+        for k, mass in enumerate(marginal):
+            if below + mass >= q:
+                return edges[k] + (q - below) / mass * (edges[k + 1] - edges[k])
+            below += mass
+        return edges[-1]
+
     median = AdaptiveState.replay(SMALL.replace(estimate="median"), history).estimate()
     mean = AdaptiveState.replay(SMALL, history).estimate()
-    assert median.threshold == pytest.approx(expected, rel=1e-10)
+    assert median.threshold == pytest.approx(quantile(0.5), rel=1e-10)
+    assert (mean.ci_low, mean.ci_high) == pytest.approx((quantile(0.025), quantile(0.975)), rel=1e-10)
     assert median.threshold != pytest.approx(mean.threshold, abs=0.05)
     assert (median.ci_low, median.ci_high) == (mean.ci_low, mean.ci_high)
+
+
+def test_a_posterior_on_one_grid_point_holds_its_mean_inside_its_interval():
+    # many answers pin the threshold: the mean sits on a grid point, and the interval must contain it
+    history = [(x, int(x > 4.1)) for x in np.linspace(3.0, 5.0, 41) for _ in range(6)]
+    e = AdaptiveState.replay(SMALL.replace(max_trials=1000), history).estimate()
+    assert e.ci_low <= e.threshold <= e.ci_high
 
 
 def test_new_spec_fields_have_defaults_and_round_trip():

@@ -353,15 +353,20 @@ class AdaptiveState:
         spec, post = self.spec, self.posterior
         grid = np.asarray(spec.thresholds)
         marginal = post.sum(axis=(1, 2, 3))
-        cdf = np.cumsum(marginal)
+        # Quantiles treat each grid point's mass as spread evenly over its cell (halfway to its neighbours,
+        # clipped to the grid's range): interpolating the cumulative sum between grid points instead put the
+        # upper end of a posterior concentrated on one point below that point, and the mean outside its
+        # own interval.
+        edges = np.concatenate([grid[:1], (grid[1:] + grid[:-1]) / 2, grid[-1:]])
+        cdf = np.concatenate([[0.0], np.cumsum(marginal)])
         if spec.estimate == "mean":
             value = float(marginal @ grid)
         elif spec.estimate == "median":
-            value = float(np.interp(0.5, cdf, grid))
+            value = float(np.interp(0.5, cdf, edges))
         else:
             value = float(grid[np.argmax(marginal)])
         tail = (1.0 - spec.credible) / 2
-        low, high = np.interp([tail, 1.0 - tail], cdf, grid)
+        low, high = np.interp([tail, 1.0 - tail], cdf, edges)
         done, reason = self._stopping(high - low)
         return AdaptiveEstimate(value, float(low), float(high), spec.credible,
                                 slope=float(post.sum(axis=(0, 2, 3)) @ np.asarray(spec.slopes)),
