@@ -229,3 +229,19 @@ def test_the_example_staircases_load(name, measure):
 
     stair = load_staircase(Path(__file__).parents[1] / "examples" / name)
     assert stair.measure == measure and stair.trials == 40
+
+
+def test_missing_and_broken_toml_files_are_named_for_every_kind_of_file(tmp_path):
+    from plates.datasets.grid import load_grid
+    from plates.runs.experiment import load_experiment
+    from plates.runs.staircase import load_staircase
+    from plates.tasks.prompts import load_prompt_file
+
+    broken = tmp_path / "broken.toml"
+    broken.write_text("name = [unclosed\n")
+    for load, what in ((load_grid, "grid"), (load_experiment, "experiment"), (load_staircase, "staircase"),
+                       (load_prompt_file, "prompt")):
+        with pytest.raises(ValueError, match=f"{what} file '.*missing.toml' does not exist"):
+            load(tmp_path / "missing.toml")
+        with pytest.raises(ValueError, match=f"{what} file '.*broken.toml' is not valid TOML"):
+            load(broken)

@@ -38,7 +38,6 @@ from __future__ import annotations
 import json
 import os
 import re
-import tomllib
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field, fields
 from itertools import islice, product
@@ -54,6 +53,7 @@ from plates.stimuli.ishihara.glyphs import check_text
 from plates.stimuli.ishihara.labels import LABEL_SPACES
 from plates.stimuli.ishihara.palettes import PALETTES
 from plates.stimuli.ishihara.plate import HUEMANITY_JITTER, VARIANTS, PlateSpec
+from plates.toml_files import read_toml
 
 #: Top-level keys of a grid file.
 GRID_KEYS = (
@@ -296,12 +296,7 @@ def parse_grid(data: Mapping[str, Any]) -> Grid:
 
 def load_grid(path: str | os.PathLike) -> Grid:
     """Read and validate a grid file (TOML; module doc)."""
-    path = Path(path)
-    try:
-        data = tomllib.loads(path.read_text(encoding="utf-8"))
-    except tomllib.TOMLDecodeError as exc:
-        raise ValueError(f"grid file {str(path)!r} is not valid TOML: {exc}") from None
-    return parse_grid(data)
+    return parse_grid(read_toml(path, "grid"))
 
 
 @dataclass(frozen=True)

@@ -48,7 +48,6 @@ from __future__ import annotations
 import hashlib
 import json
 import re
-import tomllib
 from collections.abc import Mapping
 from dataclasses import asdict, dataclass, field
 from functools import cached_property
@@ -62,6 +61,7 @@ from plates.datasets.family_presets import FAMILY_PRESETS
 from plates.models import BACKENDS, backend_class
 from plates.stimuli import ENGINE_VERSION, STIMULI
 from plates.tasks.prompts import PROMPTS, PromptTemplate, get_prompt, load_prompt_file
+from plates.toml_files import read_toml
 
 BACKEND_KINDS = tuple(BACKENDS)
 #: Every variant some stimulus family offers (a condition may ask for one; items of a family without it fail
@@ -426,14 +426,7 @@ def load_experiment(path: str | Path, *, protocol: str | None = None) -> Experim
     """Read and validate a TOML experiment file; paths inside it resolve from the file's folder. ``protocol``
     (``plates run --protocol``) names a paper protocol for a file that names none (or the same one)."""
     path = Path(path)
-    try:
-        text = path.read_text(encoding="utf-8")
-    except FileNotFoundError:
-        raise ValueError(f"experiment file {str(path)!r} does not exist") from None
-    try:
-        data = tomllib.loads(text)
-    except tomllib.TOMLDecodeError as exc:
-        raise ValueError(f"experiment file {str(path)!r} is not valid TOML: {exc}") from None
+    data = read_toml(path, "experiment")
     if protocol is not None:
         held = data.get("protocol")
         if held is not None and str(held).lower() != str(protocol).lower():

@@ -33,7 +33,6 @@ import json
 import math
 import re
 import time
-import tomllib
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -54,6 +53,7 @@ from plates.stimuli.ishihara.labels import LABEL_SPACES
 from plates.stimuli.ishihara.plate import PlateSpec
 from plates.tasks import Question, subject_of, task_of
 from plates.tasks.prompts import PROMPTS, build_turns, get_prompt
+from plates.toml_files import read_toml
 
 __all__ = ["MEASURES", "PSE_CODES", "Presented", "Staircase", "StaircaseResult", "load_staircase",
            "parse_staircase", "run_staircase", "staircase_prompts"]
@@ -372,12 +372,7 @@ def parse_staircase(data: Mapping[str, Any], *, base_dir: str | Path | None = No
 def load_staircase(path: str | Path) -> Staircase:
     """Read and validate a staircase TOML file; paths resolve from its folder."""
     path = Path(path)
-    try:
-        data = tomllib.loads(path.read_text(encoding="utf-8"))
-    except FileNotFoundError:
-        raise ValueError(f"staircase file {str(path)!r} does not exist") from None
-    except tomllib.TOMLDecodeError as exc:
-        raise ValueError(f"staircase file {str(path)!r} is not valid TOML: {exc}") from None
+    data = read_toml(path, "staircase")
     try:
         return parse_staircase(data, base_dir=path.parent)
     except ValueError as exc:

@@ -37,7 +37,6 @@ import hashlib
 import random
 import re
 import string
-import tomllib
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -48,6 +47,7 @@ from plates.models.base import QUERY_KINDS, Turn
 from plates.stimuli.ishihara.labels import LABEL_SPACE_NAMES, LABEL_SPACES
 from plates.stimuli.ishihara.plate import VARIANTS as PLATE_VARIANTS
 from plates.tasks.base import Question
+from plates.toml_files import read_toml
 
 #: Prompt kinds: what a backend is asked to do (answer openly, yes/no, pick an option letter).
 KINDS = QUERY_KINDS
@@ -296,12 +296,7 @@ def load_prompt_file(path: str | Path) -> tuple[PromptTemplate, ...]:
     may not repeat in the file nor take a built-in's name. Errors name the file, the table and the field.
     Nothing is registered: the caller keeps the templates (an experiment, an explorer session)."""
     path = Path(path)
-    try:
-        data = tomllib.loads(path.read_text(encoding="utf-8"))
-    except FileNotFoundError:
-        raise ValueError(f"prompt file {str(path)!r} does not exist") from None
-    except tomllib.TOMLDecodeError as exc:
-        raise ValueError(f"prompt file {str(path)!r} is not valid TOML: {exc}") from None
+    data = read_toml(path, "prompt")
     tables = data.get("prompt")
     unknown_top = sorted(set(data) - {"prompt"})
     if unknown_top:
