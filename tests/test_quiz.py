@@ -105,30 +105,17 @@ def test_plates_and_illusion_trials_interleave_and_measure_both(tmp_path):
 
 
 def test_the_result_page_sets_the_person_beside_the_reader_and_stored_models(tmp_path):
+    from pixel_observer import ComparingObserver
+
     from plates.analysis.adaptive import AdaptiveEstimate
-    from plates.models.base import Backend, Reply
     from plates.runs.staircase import parse_staircase, run_staircase
     from plates.ui import quiz_view as qv
-
-    class Fooled(Backend):  # a stored "model" answering as someone with PSE -4 (the left square looks lighter)
-        kind, model = "scripted", "fooled"
-
-        def ask(self, queries):
-            import numpy as np
-
-            from plates.colour import delta_e2000, srgb255_to_lab
-
-            for i, q in enumerate(queries):
-                px = np.asarray(q.turns[-1].images[-1]).astype(float)
-                a, b = px[px.shape[0] // 2, px.shape[1] // 4], px[px.shape[0] // 2, 3 * px.shape[1] // 4]
-                x = float(delta_e2000(a, b)) * (1 if srgb255_to_lab(a)[0] > srgb255_to_lab(b)[0] else -1)
-                yield i, Reply("II" if x > -3.5 else "I" if x < -4.5 else "III")
 
     models = tmp_path / "models"
     run_staircase(parse_staircase({"prompt": "rcid-compare-human", "trials": 30, "min_trials": 30, "out": str(models),
                                    "stimulus": {"kind": "simultaneous-contrast", "size": 128},
                                    "models": [{"backend": "openai", "model": "vlm-x", "api_key_env": False}]}),
-                  make_backend=lambda *a, **k: Fooled())
+                  make_backend=lambda *a, **k: ComparingObserver(-4.0))  # the left square looks lighter
     s = QuizSession.start(trials=8, illusion="simultaneous-contrast", illusion_trials=8, size=128, seed=6,
                           limits=FAST)
     answer_like(s, 6.0, pse=-3.0)

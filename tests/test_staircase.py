@@ -11,6 +11,7 @@ import time
 
 import pytest
 from chat_server import ChatServer, Fault, image_urls
+from pixel_observer import ComparingObserver, option_for, targets_difference
 
 from plates.models.base import Backend, Reply
 from plates.results import load_results
@@ -112,31 +113,6 @@ def test_bad_staircases_name_what_is_allowed(tmp_path):
         _stair(tmp_path, models=[])
 
 
-class ComparingObserver(Backend):
-    """A scripted illusion observer with a point of subjective equality: it reads targets A and B from the
-    image's pixels (the centres of the left and right halves, where simultaneous-contrast draws them), takes the
-    signed CIEDE2000 between them (+ when A is lighter) and answers "II" (B darker) above ``pse + band``, "I"
-    (A darker) below ``pse - band``, else "III" (the same)."""
-
-    kind, model = "scripted", "comparer"
-
-    def __init__(self, pse: float, band: float = 0.5) -> None:
-        self.pse, self.band, self.seen = pse, band, []
-
-    def ask(self, queries):
-        import numpy as np
-
-        from plates.colour import delta_e2000, srgb255_to_lab
-
-        for i, q in enumerate(queries):
-            pixels = np.asarray(q.turns[-1].images[-1]).astype(float)
-            h, w, _ = pixels.shape
-            a, b = pixels[h // 2, w // 4], pixels[h // 2, 3 * w // 4]
-            x = float(delta_e2000(a, b)) * (1 if srgb255_to_lab(a)[0] > srgb255_to_lab(b)[0] else -1)
-            self.seen.append(x)
-            yield i, Reply("II" if x > self.pse + self.band else "I" if x < self.pse - self.band else "III")
-
-
 def _illusion(tmp_path, **kw):
     return _stair(tmp_path, prompt="rcid-compare-human", low=-12.0, high=12.0, trials=30, min_trials=30,
                   stimulus={"kind": "simultaneous-contrast", "size": 128}, **kw)
@@ -188,17 +164,13 @@ def test_an_illusion_staircase_resumes_and_asks_again_after_replies_that_claim_n
 
 
 def _compare_from_png(body):
-    """The chat server's "model": decodes the PNG it was sent and answers as `ComparingObserver` with PSE -3."""
-    import numpy as np
-
-    from plates.colour import delta_e2000, srgb255_to_lab
+    """The chat server's "model": decodes the PNG it was sent and answers as `ComparingObserver` with PSE -3,
+    in words (the options' text, as a chatty model would)."""
     from plates.images import data_url_to_image
 
-    pixels = np.asarray(data_url_to_image(image_urls(body)[-1])).astype(float)
-    h, w, _ = pixels.shape
-    a, b = pixels[h // 2, w // 4], pixels[h // 2, 3 * w // 4]
-    x = float(delta_e2000(a, b)) * (1 if srgb255_to_lab(a)[0] > srgb255_to_lab(b)[0] else -1)
-    return "II. Right is darker" if x > -2.5 else "I. Left is darker" if x < -3.5 else "III. They are exactly same"
+    x = targets_difference(data_url_to_image(image_urls(body)[-1]))
+    return {"II": "II. Right is darker", "I": "I. Left is darker",
+            "III": "III. They are exactly same"}[option_for(x, -3.0, 0.5)]
 
 
 def test_plates_staircase_measures_an_api_models_pse_through_a_real_http_server(tmp_path, capsys):
