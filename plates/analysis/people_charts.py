@@ -69,15 +69,16 @@ def pooled_label(participants: int) -> str:
     return f"{PEOPLE_PREFIX}{participants} participant{'s' if participants != 1 else ''})"
 
 
-def with_pooled(rows: pd.DataFrame) -> pd.DataFrame:
+def with_pooled(rows: pd.DataFrame, pooled: bool = True) -> pd.DataFrame:
     """``rows`` (with a ``backend`` column) with ``who`` ("person" / "model") and ``pooled`` (False) columns,
-    plus, when there are human rows, a copy of every human row with ``model`` = `pooled_label` (K = the
-    distinct human ``model`` values) and ``pooled`` True: grouping by model then fits the people together too."""
+    plus, with ``pooled`` and when there are human rows, a copy of every human row with ``model`` =
+    `pooled_label` (K = the distinct human ``model`` values) and ``pooled`` True: grouping by model then fits
+    the people together too."""
     if "backend" not in rows.columns or "model" not in rows.columns:
         raise ValueError(f"with_pooled needs columns backend and model; got {', '.join(map(str, rows.columns))}")
     rows = rows.assign(who=_who(rows), pooled=False)
     human = rows[rows["who"] == "person"]
-    if human.empty:
+    if not pooled or human.empty:
         return rows
     pool = human.assign(model=pooled_label(int(human["model"].astype(object).nunique())), pooled=True)
     return pd.concat([rows, pool], ignore_index=True)
@@ -89,7 +90,7 @@ def label_people(frame: pd.DataFrame, *, pooled: bool = True) -> pd.DataFrame:
     group by ``model``. Adds ``who`` and ``pooled``. Rows of models are unchanged."""
     if "backend" not in frame.columns or "model" not in frame.columns:
         return frame
-    out = with_pooled(frame) if pooled else frame.assign(who=_who(frame), pooled=False)
+    out = with_pooled(frame, pooled)
     person = (out["who"] == "person") & ~out["pooled"].astype(bool)
     out.loc[person, "model"] = PERSON_PREFIX + out.loc[person, "model"].astype(str)
     return out
@@ -128,7 +129,7 @@ def threshold_table(frame: pd.DataFrame, confidence: float = 0.95, *, pooled: bo
                "threshold", "ci_low", "ci_high", "slope", "lapse", "extrapolated", "x_min", "x_max", "message"]
     if rows.empty:
         return pd.DataFrame(columns=columns)
-    rows = with_pooled(rows) if pooled else rows.assign(who=_who(rows), pooled=False)
+    rows = with_pooled(rows, pooled)
     options = rows["options_json"] if "options_json" in rows.columns else pd.Series(None, index=rows.index)
     guesses = [guess_of_row(str(p), o) for p, o in zip(rows["prompt_name"], options.astype(object))]
     rows = rows.assign(guess=[g for g, _ in guesses], guess_from=[w for _, w in guesses])
@@ -193,7 +194,7 @@ def pse_people_table(frame: pd.DataFrame, confidence: float = 0.95, *, pooled: b
     rows = frame[frame["family"].astype(object).eq("illusion")]
     if rows.empty:
         return pd.DataFrame(columns=columns)
-    rows = with_pooled(rows) if pooled else rows.assign(who=_who(rows), pooled=False)
+    rows = with_pooled(rows, pooled)
     table = pse_table(rows, by=by, confidence=confidence)
     if table.empty:
         return pd.DataFrame(columns=columns)
@@ -257,7 +258,7 @@ def people_accuracy(frame: pd.DataFrame, reference: pd.DataFrame | None = None, 
     rows = frame[frame["correct"].notna()]
     if "expected" in rows.columns:
         rows = rows[rows["expected"].astype(object).fillna("").astype(str) != ""]
-    rows = with_pooled(rows) if pooled else rows.assign(who=_who(rows), pooled=False)
+    rows = with_pooled(rows, pooled)
     rows = rows.assign(right=rows["correct"].astype(bool).astype(np.int64))
     g = rows.groupby(["who", "pooled", "model", "prompt_name"], sort=True, observed=True)["right"].agg(
         ["size", "sum"])
