@@ -10,7 +10,7 @@ from consent to result, and the models' estimates on the same stimuli beside the
 * Other models (`ModelBoard`): results rows a Space's operator stored in the folder named by
   ``PLATES_QUIZ_MODELS`` (e.g. from ``plates staircase examples/staircase-illusion.toml`` against an API
   model, or a ``plates run``): per model, the plate threshold by the chance-aware fit over its rows on the
-  quiz's colour set and prompt (`plates.analysis.psychometric.fit_psychometric`), and the illusion magnitude by
+  quiz's colour set and prompt (`plates.analysis.people_charts.threshold_table`), and the illusion magnitude by
   the PSE fit over its RCID comparison rows of the quiz's illusion kind and strength
   (`plates.analysis.family_charts.pse_table`). Human rows there are left out.
 
@@ -37,14 +37,13 @@ import pandas as pd
 
 from plates.analysis.adaptive import AdaptiveEstimate
 from plates.analysis.family_charts import pse_table
-from plates.analysis.psychometric import fit_psychometric, prompt_guess_rate
+from plates.analysis.people_charts import threshold_table
 from plates.results import load_results
 from plates.runs.experiment import ModelSpec
 from plates.runs.staircase import Staircase, run_staircase
 from plates.stimuli import render
 from plates.stimuli.illusions.kinds import ILLUSION_TYPES
 from plates.stimuli.ishihara.palettes import PALETTES
-from plates.tasks.prompts import get_prompt
 from plates.ui.quiz import CONSENT, QuizLimits, QuizSession
 
 __all__ = ["ANSWER_KEYS", "MODELS_ENV", "ModelBoard", "ModelEstimate", "QuizConfig", "ReaderCache", "append_key",
@@ -175,21 +174,17 @@ class ModelBoard:
             return self._frame
 
     def plate_thresholds(self, stair: Staircase) -> list[ModelEstimate]:
-        """Per model, the chance-aware threshold over its rows on ``stair``'s colour set and prompt."""
+        """Per model, the chance-aware threshold (`plates.analysis.people_charts.threshold_table`) over its rows
+        on ``stair``'s colour set and prompt."""
         rows = self.frame()
         if rows.empty:
             return []
-        rows = rows[(rows["family"].astype(object) == "ishihara") & (rows["prompt_name"] == stair.prompt)
-                    & (rows["colour_set"].astype(object) == stair.stimulus.palette) & rows["delta_e"].notna()
+        rows = rows[(rows["prompt_name"] == stair.prompt) & (rows["colour_set"].astype(object) == stair.stimulus.palette)
                     & rows["correct"].notna()]
-        guess = prompt_guess_rate(get_prompt(stair.prompt))
-        out = []
-        for model, g in rows.groupby("model", sort=True, observed=True):
-            fit = fit_psychometric(g["delta_e"].to_numpy(float), g["correct"].to_numpy(bool), guess=guess)
-            if fit.status == "fit":
-                out.append(ModelEstimate(str(model), "threshold", fit.threshold, fit.ci_low, fit.ci_high, len(g),
-                                         f"chance-aware fit over {len(g)} stored answers"))
-        return out
+        table = threshold_table(rows)
+        return [ModelEstimate(str(r.model), "threshold", float(r.threshold), float(r.ci_low), float(r.ci_high),
+                              int(r.n), f"chance-aware fit over {int(r.n)} stored answers")
+                for r in table[table["status"] == "fit"].itertuples()]
 
     def illusion_magnitudes(self, stair: Staircase) -> list[ModelEstimate]:
         """Per model (and framing), the illusion's magnitude over its RCID comparison rows of ``stair``'s kind
