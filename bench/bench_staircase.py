@@ -37,18 +37,17 @@ from plates.analysis.pse import fit_pse
 from plates.analysis.psychometric import fit_psychometric, prompt_guess_rate
 from plates.colour import delta_e2000, srgb255_to_lab
 from plates.models import make_backend
-from plates.models.base import Backend, Query, Reply
+from plates.models.base import Backend, Reply
 from plates.runs.rows import build_row
 from plates.runs.staircase import Staircase, parse_staircase, run_staircase
-from plates.tasks.prompts import build_turns, get_prompt
+from plates.tasks.prompts import get_prompt, query_for
 
 
 def sweep(stair: Staircase, levels: np.ndarray, per_level: int, backend: Backend) -> tuple[Any, int]:
     """A constant-stimuli sweep through the staircase's own trials (numbers 1000·level + k, apart from the
     staircase's), asked in one batch, fitted with the fit of its measure: (fit, queries)."""
     shown = [stair.present(1000 * li + k, float(level)) for li, level in enumerate(levels) for k in range(per_level)]
-    queries = [Query(build_turns(s.question, s.image), kind=s.question.kind, answer_kind=s.question.answer_kind,
-                     label_space=s.question.label_space, answer_format=s.question.answer_format) for s in shown]
+    queries = [query_for(s.question, s.image) for s in shown]
     codes: list[int | None] = [None] * len(shown)
     for i, reply in backend.ask(queries):
         row = build_row(stair.asked(shown[i], run_id="sweep", dataset="sweep", model="m", backend="b"), reply)

@@ -42,7 +42,7 @@ from plates.runs.experiment import ConditionSpec, Experiment, ModelSpec
 from plates.runs.rows import Asked, build_row
 from plates.stimuli import render
 from plates.tasks import Question, task_of
-from plates.tasks.prompts import build_turns
+from plates.tasks.prompts import query_for
 
 
 @dataclass(frozen=True)
@@ -263,9 +263,7 @@ class _Builder:
         item = self.items[unit.item]
         question, examples = self.question(unit)
         image = self.images.get(unit.item, unit.variant, unit.condition)
-        query = Query(build_turns(question, image, examples), kind=question.kind, max_tokens=m.max_tokens,
-                      temperature=m.temperature, answer_kind=question.answer_kind,
-                      label_space=question.label_space, answer_format=question.answer_format)
+        query = query_for(question, image, examples, max_tokens=m.max_tokens, temperature=m.temperature)
         cond = unit.condition
         asked = Asked(
             run_id=self.exp.run_id, row_key=unit.key, item_id=item.item_id, dataset=item.dataset, model=m.model,

@@ -43,7 +43,6 @@ from PIL import Image
 from plates.analysis.adaptive import AdaptiveEstimate, AdaptiveSpec, AdaptiveState
 from plates.analysis.psychometric import prompt_guess_rate
 from plates.models import make_backend as registry_make
-from plates.models.base import Query
 from plates.results import ResultsWriter, compact_run, load_results
 from plates.runs.experiment import ModelSpec, _model
 from plates.runs.rows import Asked, build_row
@@ -52,7 +51,7 @@ from plates.stimuli.illusions import IllusionSpec
 from plates.stimuli.ishihara.labels import LABEL_SPACES
 from plates.stimuli.ishihara.plate import PlateSpec
 from plates.tasks import Question, subject_of, task_of
-from plates.tasks.prompts import PROMPTS, build_turns, get_prompt
+from plates.tasks.prompts import PROMPTS, get_prompt, query_for
 from plates.toml_files import read_toml
 
 __all__ = ["MEASURES", "PSE_CODES", "Presented", "Staircase", "StaircaseResult", "load_staircase",
@@ -157,8 +156,9 @@ class Staircase:
 
     @property
     def family(self) -> str:
-        """The stimulus family the prompt asks about: "ishihara" or "illusion"."""
-        return staircase_prompts()[self.prompt]
+        """The stimulus family the prompt asks about: "ishihara" or "illusion" (the prompt was checked against
+        `staircase_prompts` when the staircase was built)."""
+        return task_of(get_prompt(self.prompt)).family
 
     @property
     def measure(self) -> str:
@@ -289,10 +289,7 @@ def run_staircase(stair: Staircase, *, make_backend: Callable[..., Any] | None =
     try:
         while not state.done:
             shown = stair.present(n, state.next_level())
-            q = shown.question
-            query = Query(build_turns(q, shown.image), kind=q.kind, max_tokens=m.max_tokens,
-                          temperature=m.temperature, answer_kind=q.answer_kind, label_space=q.label_space,
-                          answer_format=q.answer_format)
+            query = query_for(shown.question, shown.image, max_tokens=m.max_tokens, temperature=m.temperature)
             (_, reply), = list(backend.ask([query]))
             row = build_row(stair.asked(shown, run_id=run_id, dataset="staircase", model=m.model,
                                         backend=m.backend), reply)

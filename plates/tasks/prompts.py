@@ -43,7 +43,7 @@ from pathlib import Path
 from types import MappingProxyType
 from typing import Any
 
-from plates.models.base import QUERY_KINDS, Turn
+from plates.models.base import QUERY_KINDS, Query, Turn
 from plates.stimuli.ishihara.labels import LABEL_SPACE_NAMES, LABEL_SPACES
 from plates.stimuli.ishihara.plate import VARIANTS as PLATE_VARIANTS
 from plates.tasks.base import Question
@@ -442,6 +442,15 @@ def build_turns(prompt: RenderedPrompt, image: Any, examples: Sequence[tuple[Any
         turns.append(Turn("assistant", ex_prompt.answer_text or ex_prompt.expected))
     turns.append(Turn("user", prompt.text, () if image is None else (image,)))
     return tuple(turns)
+
+
+def query_for(prompt: RenderedPrompt, image: Any, examples: Sequence[tuple[Any, RenderedPrompt]] = (), *,
+              max_tokens: int = 512, temperature: float = 0.0) -> Query:
+    """The request for one question (`build_turns`), stating what it expects (its kind, answer kind, label
+    space and answer format) so that no backend has to guess it from the prompt text."""
+    return Query(build_turns(prompt, image, examples), kind=prompt.kind, max_tokens=max_tokens,
+                 temperature=temperature, answer_kind=prompt.answer_kind, label_space=prompt.label_space,
+                 answer_format=prompt.answer_format)
 
 
 def list_prompts(user: Sequence[PromptTemplate] = ()) -> list[dict[str, Any]]:

@@ -35,7 +35,7 @@ from plates.runs.rows import Asked, build_row
 from plates.secrets import redact as _redact
 from plates.stimuli.ishihara.labels import LABEL_SPACES
 from plates.stimuli.ishihara.plate import VARIANTS, PlateSpec, render
-from plates.tasks.prompts import PROMPTS, build_turns, get_prompt, render_prompt
+from plates.tasks.prompts import PROMPTS, get_prompt, query_for, render_prompt
 from plates.ui.explorer import Policy
 
 #: Model kinds a visitor can pick, in display order.
@@ -353,8 +353,7 @@ def _prepare(spec: PlateSpec, ask: Ask, renderer: Callable = render):
     prompt = render_prompt(template, spec.text, seed=ask.seed, label_space=prompt_label_space(template, spec.text))
     plate = renderer(spec)
     image = apply_condition(plate.variant(ask.variant), ask.condition)
-    query = Query(turns=build_turns(prompt, image), kind=prompt.kind, answer_kind=prompt.answer_kind,
-                  label_space=prompt.label_space, answer_format=prompt.answer_format)
+    query = query_for(prompt, image)
     return plate, template, prompt, query
 
 

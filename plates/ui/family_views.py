@@ -26,7 +26,6 @@ from scipy import ndimage
 
 from plates import colour as C
 from plates.models import Backend, BackendFailing
-from plates.models.base import Query
 from plates.runs.rows import Asked, build_row
 from plates.secrets import redact
 from plates.stimuli.base import Stimulus
@@ -37,7 +36,7 @@ from plates.stimuli.scenes import render as render_scene
 from plates.tasks import Question, get_task, subject_of
 from plates.tasks.colorbench import TASKS as SCENE_TASKS
 from plates.tasks.colorbench import NotAskable
-from plates.tasks.prompts import PROMPTS, build_turns, get_prompt
+from plates.tasks.prompts import PROMPTS, get_prompt, query_for
 from plates.ui.explorer import Policy
 
 __all__ = [
@@ -238,8 +237,7 @@ def ask_stimulus(stim: Stimulus, question: Question, backend: Backend, *, run_id
     row of the results schema. ``delta_e``: an illusion's measured signed CIEDE2000 between its targets (+ = A
     lighter), None for scenes. A backend failing every request raises ValueError with the redacted reason."""
     spec = stim.spec
-    query = Query(turns=build_turns(question, stim.image), kind=question.kind, answer_kind=question.answer_kind,
-                  label_space=question.label_space, answer_format=question.answer_format)
+    query = query_for(question, stim.image)
     try:
         answered = gpu(backend, [query]) if (backend.kind == "hf" and gpu is not None) else backend.ask([query])
         (_, reply), = list(answered)
