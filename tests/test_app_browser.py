@@ -171,6 +171,9 @@ def test_the_default_model_answers_from_the_model_tab(url, browser, tmp_path):
     page.get_by_role("button", name="Run sweep").click()
     page.wait_for_function("() => (document.querySelector('#verdict')?.innerText || '').includes('Sweep:')",
                            timeout=60_000)
+    # the sweep streams its points (at most two updates a second): wait for the last one before reading
+    page.wait_for_function("() => (document.querySelector('#reply textarea')?.value || '').split('\\n').length >= 8",
+                           timeout=60_000)
     replies = page.locator("#reply textarea").input_value()
     assert replies.startswith("ΔE2000 1.00 (drawn ") and len(replies.splitlines()) == 8
     assert "ΔE2000 asked" in page.locator("#verdict").inner_text()
