@@ -20,6 +20,7 @@ import pandas as pd
 import pytest
 from dashboard_rows import outcomes, write_part
 from streamlit.testing.v1 import AppTest
+from test_dashboard_families import open_page
 
 from plates.analysis import family_charts as fc
 from plates.analysis import people_charts as pc
@@ -33,7 +34,6 @@ from plates.runs.staircase import parse_staircase
 
 os.environ.setdefault("STREAMLIT_BROWSER_GATHER_USAGE_STATS", "false")
 
-APP = Path(__file__).resolve().parents[1] / "dashboard" / "app.py"
 P1, P2 = "participant-00000000000000a1", "participant-00000000000000b2"
 #: observer -> (backend, PSE on the illusion in ΔE2000 towards the induced target, plate threshold ΔE2000)
 OBSERVERS = {P1: ("human", -4.0, 6.0), P2: ("human", -1.5, 10.0), "model-a": ("openai", 0.5, 14.0)}
@@ -212,15 +212,6 @@ def test_people_in_the_illusion_charts_are_named_and_coloured_as_people(frame):
     pse = fc.pse_table(rows)
     assert dict(zip(pse["model"], pse["pse"]))[f"person: {P2}"] == pytest.approx(
         _expected_pse(_illusions(frame, [P2])), abs=1e-6)
-
-
-def open_page(monkeypatch, path: Path, page: str) -> AppTest:
-    monkeypatch.setenv("PLATES_RESULTS", str(path))
-    at = AppTest.from_file(str(APP), default_timeout=120).run()
-    at.switch_page(f"sections/{page}.py").run()
-    assert not at.exception, [e.value for e in at.exception]
-    assert not at.error, [e.value for e in at.error]
-    return at
 
 
 def _table(at: AppTest, column: str) -> pd.DataFrame:
