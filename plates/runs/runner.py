@@ -332,6 +332,28 @@ def _chunks(units: list[Unit], items: Sequence[Any], concurrency: int) -> list[l
     return out
 
 
+def load_items(exp: Experiment) -> list[Any]:
+    """The dataset items ``exp`` asks about: its dataset's first ``limit`` items, or its seeded random subset
+    (``sample``, HueManity §4's random subsets, balanced across colour sets)."""
+    if exp.sample is None:
+        return list(load_dataset(exp.dataset, limit=exp.limit))
+    return list(load_sample(exp.dataset, Sample(exp.sample, exp.sample_seed), limit=exp.limit))
+
+
+def prepared(exp: Experiment, items: Sequence[Any], units: Sequence[Unit]) -> Iterator[tuple[Unit, Query, Asked]]:
+    """Each unit's request (`Query`: the prompt text and the images exactly as a backend receives them) and
+    what its row records (`Asked`), in order, checked first as a run checks them (``ValueError`` naming the
+    prompt and item). A unit's images are prepared once and dropped after its item: memory stays bounded.
+    The exporters (`plates.integrations`) read the runner's plan through this, never through a copy."""
+    builder = _Builder(exp, items)
+    units = list(units)
+    _check_units(exp, items, builder, units)
+    for u in units:
+        query, asked = builder.build(u, exp.models[u.model])
+        yield u, query, asked
+        builder.images.forget_except({u.item})
+
+
 def run_experiment(exp: Experiment, *, retry_errors: bool = False, progress: bool = True,
                    items: Sequence[Any] | None = None, make_backend: Callable[..., Any] | None = None,
                    flush_seconds: float = 1.0, flush_rows: int | None = None) -> RunSummary:
@@ -344,12 +366,7 @@ def run_experiment(exp: Experiment, *, retry_errors: bool = False, progress: boo
     ``flush_rows`` rows (default: the largest model concurrency, so each completed batch) or ``flush_seconds``.
     """
     t0 = time.monotonic()
-    if items is None:
-        if exp.sample is None:
-            items = load_dataset(exp.dataset, limit=exp.limit)
-        else:  # issue 10: a seeded random subset, balanced across colour sets
-            items = load_sample(exp.dataset, Sample(exp.sample, exp.sample_seed), limit=exp.limit)
-    items = list(items)
+    items = load_items(exp) if items is None else list(items)
     run_id, out = exp.run_id, Path(exp.out)
     with _run_lock(out, run_id):
         return _run_locked(exp, items, out, retry_errors=retry_errors, progress=progress,
