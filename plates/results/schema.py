@@ -69,6 +69,11 @@ COLUMNS: dict[str, tuple[pa.DataType, str]] = {
     "delta_e_drawn_p95": (pa.float64(), "95th percentile of CIEDE2000 over the dot pairs drawn (jitter included)"),
     "text_only": (pa.bool_(), "condition: the image was replaced by a black image of its size (ColorBench App. J)"),
     "protocol": (pa.string(), "paper protocol the sampling settings came from (plates.runs.protocols); null: ours"),
+    # rows imported from an evaluation harness's log (plates.integrations.importing)
+    "harness": (pa.string(), "the harness whose log the row was imported from (e.g. 'inspect_ai 0.3.285', "
+                             "'lmms-eval'); null for rows plates asked itself"),
+    "harness_correct": (pa.bool_(), "the harness's own verdict on the reply, beside ours (`correct`); null when "
+                                    "the harness gave none or the row was not imported"),
 }
 
 #: The ΔE2000 columns a stimulus's measurement fills (`plates.stimuli.ishihara.measure.DrawnDeltaE.columns`).
