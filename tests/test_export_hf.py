@@ -150,3 +150,29 @@ def test_push_to_hub_stops_at_the_upload_with_the_token_from_the_environment(tmp
                         "commit_message": "plates export hf"})
     for path in (tmp_path / "b").rglob("*"):  # the token is never written
         assert not path.is_file() or b"hf_secret_value_123" not in path.read_bytes()
+
+
+def test_generated_folders_load_as_a_datasets_imagefolder_and_old_ones_still_load(tmp_path):
+    from plates.datasets.family_presets import FAMILY_PRESETS
+    from plates.datasets.write import Entry, write_items
+
+    generate("colorblindnesseval", tmp_path / "cbe", limit=2, size=64, workers=1, progress=False)
+    preset = FAMILY_PRESETS["rcid-contrast"]
+    entries = [Entry(e.item_id, e.spec, e.variant, e.label, e.group, e.question)
+               for e, _ in zip(preset.entries(size=64, seed=0), range(2))]
+    write_items("rcid-contrast", entries, tmp_path / "ill")
+    for folder, n in ((tmp_path / "cbe", 4), (tmp_path / "ill", 2)):
+        ds = datasets.load_dataset("imagefolder", data_dir=str(folder), split="train",
+                                   cache_dir=str(tmp_path / "cache"))
+        items = plates_load(folder)
+        assert len(ds) == len(items) == n
+        by_id = {r["item_id"]: r for r in ds}
+        for item in items:  # every manifest column rides along, and the pixels are the stored plate's
+            row = by_id[item.item_id]
+            assert row["spec_json"] == item.spec.to_json() and row["label"] == item.label
+            assert np.array_equal(np.asarray(row["image"].convert("RGB")), np.asarray(item.image()))
+    # a folder written before the ImageFolder names (no file_name, no metadata.parquet) keeps loading
+    old = pq.read_table(tmp_path / "cbe" / "manifest.parquet").drop_columns(["file_name"])
+    (tmp_path / "cbe" / "metadata.parquet").unlink()
+    pq.write_table(old, tmp_path / "cbe" / "manifest.parquet")
+    assert [i.item_id for i in plates_load(tmp_path / "cbe")] == old.column("item_id").to_pylist()

@@ -10,7 +10,7 @@ from pathlib import Path
 from PIL import Image
 
 from plates.datasets.family_presets import FAMILY_PRESETS
-from plates.datasets.items import MANIFEST, MANIFEST_COLUMNS
+from plates.datasets.items import MANIFEST, MANIFEST_COLUMNS, publish_manifest
 from plates.datasets.presets import PRESETS, _plates, get_preset, make_spec, relative_path
 from plates.datasets.sample import Sample, sample_plates
 from plates.datasets.write import write_items
@@ -124,7 +124,7 @@ def _write_manifest(out: Path, name: str, plates: list[tuple[int, str, str]], si
         if cols["item_id"] or rows == 0:
             writer.write_table(pa.table(cols, schema=schema))
             rows += len(cols["item_id"])
-    os.replace(tmp, out / MANIFEST)
+    publish_manifest(tmp, out)
     return rows
 
 

@@ -47,7 +47,7 @@ from typing import Any
 
 import numpy as np
 
-from plates.datasets.items import MANIFEST
+from plates.datasets.items import MANIFEST, publish_manifest
 from plates.datasets.presets import item_seed
 from plates.stimuli.ishihara.glyphs import check_text
 from plates.stimuli.ishihara.labels import LABEL_SPACES
@@ -451,7 +451,7 @@ def _write_manifest(out: Path, grid: Grid, plates: list[GridPlate], measured: di
                 rows[name].append(value)
     tmp = out / f"{_TMP_MARK}{os.getpid()}-{MANIFEST}"
     pq.write_table(pa.table(rows, schema=schema), tmp, compression="zstd")
-    os.replace(tmp, out / MANIFEST)
+    publish_manifest(tmp, out)
     return len(rows["item_id"])
 
 

@@ -3,11 +3,15 @@
 from __future__ import annotations
 
 import json
+import os
+import shutil
 from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+import pyarrow as pa
+import pyarrow.parquet as pq
 from PIL import Image
 
 from plates.stimuli import family_of, render
@@ -25,6 +29,38 @@ DRAWN_COLUMNS = ("delta_e_target", "delta_e_drawn_min", "delta_e_drawn_p05", "de
                  "delta_e_drawn_p95")
 #: An optional manifest column (`plates.datasets.write`): the item's fixed question as JSON.
 QUESTION_COLUMN = "question_json"
+#: The name and column the `datasets` ImageFolder convention reads metadata from: ``metadata.parquet`` beside
+#: the images, whose ``file_name`` names each image relative to it (`publish_manifest` adds both).
+IMAGEFOLDER_METADATA = "metadata.parquet"
+FILE_NAME_COLUMN = "file_name"
+
+
+def publish_manifest(tmp: Path, out: Path) -> None:
+    """Move a manifest written at ``tmp`` into place as ``out/manifest.parquet``, the one step every dataset
+    writer ends with. The manifest gets a ``file_name`` column (its ``path``, relative to the folder) and the
+    same file is linked as ``metadata.parquet``, so ``datasets.load_dataset("imagefolder", data_dir=out)``
+    loads the images with every manifest column. `load_dataset` reads ``manifest.parquet`` and ignores the
+    extra column: folders written before keep loading. A filesystem without hard links gets a copy."""
+    out = Path(out)
+    with pq.ParquetFile(tmp) as src:
+        schema = src.schema_arrow
+        if FILE_NAME_COLUMN not in schema.names:
+            staged = tmp.with_name(f"{tmp.name}.named")
+            with pq.ParquetWriter(staged, schema.append(pa.field(FILE_NAME_COLUMN, pa.string())),
+                                  compression="zstd") as writer:
+                for batch in src.iter_batches(batch_size=8192):
+                    table = pa.Table.from_batches([batch], schema=schema)
+                    writer.write_table(table.append_column(FILE_NAME_COLUMN, table.column("path")))
+    if FILE_NAME_COLUMN not in schema.names:
+        os.replace(staged, tmp)
+    os.replace(tmp, out / MANIFEST)
+    link = out / f".tmp-{os.getpid()}-{IMAGEFOLDER_METADATA}"
+    link.unlink(missing_ok=True)
+    try:
+        os.link(out / MANIFEST, link)
+    except OSError:
+        shutil.copyfile(out / MANIFEST, link)
+    os.replace(link, out / IMAGEFOLDER_METADATA)
 
 
 @dataclass(frozen=True)

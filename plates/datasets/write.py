@@ -20,7 +20,7 @@ from typing import Any
 import pyarrow as pa
 import pyarrow.parquet as pq
 
-from plates.datasets.items import MANIFEST, MANIFEST_COLUMNS, QUESTION_COLUMN
+from plates.datasets.items import MANIFEST, MANIFEST_COLUMNS, QUESTION_COLUMN, publish_manifest
 from plates.images import encode_png
 from plates.stimuli import family_of, render
 
@@ -99,5 +99,5 @@ def write_items(dataset: str, entries: Iterable[Entry], out: str | os.PathLike) 
     out.mkdir(parents=True, exist_ok=True)
     tmp = out / f".tmp-{os.getpid()}-{MANIFEST}"
     pq.write_table(pa.table(rows, schema=_schema()), tmp, compression="zstd")
-    os.replace(tmp, out / MANIFEST)
+    publish_manifest(tmp, out)
     return len(rows["item_id"])
