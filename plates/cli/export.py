@@ -34,6 +34,15 @@ def register(subparsers: argparse._SubParsersAction) -> None:
                    help="NAME of the environment variable holding the Hub token (default HF_TOKEN)")
     o.add_argument("--private", action="store_true", help="create the Hub repository private")
     hf.set_defaults(func=main_hf)
+    lm = sub.add_parser("lmms-eval", help="an lmms-eval task folder over an exported set",
+                        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    lm.add_argument("--from", dest="source", required=True, metavar="EXPORT",
+                    help="the folder `plates export hf` wrote")
+    lm.add_argument("--out", required=True, help="the task folder to write (new or empty)")
+    lm.add_argument("--name", default="plates", help="the group's name; tasks are NAME_<config> (default plates)")
+    lm.add_argument("--dataset-path", help="where lmms-eval loads the data: a Hub repository id the export was "
+                    "pushed to (default: the export folder's absolute path)")
+    lm.set_defaults(func=main_lmms_eval)
     p.set_defaults(func=lambda args: (p.print_help(), 2)[1])
 
 
@@ -54,4 +63,13 @@ def main_hf(args: argparse.Namespace) -> int:
     if args.push_to_hub:
         push_to_hub(summary.out, args.push_to_hub, token_env=args.token_env, private=args.private)
         print(f"pushed {summary.out} to the Hub dataset {args.push_to_hub}")
+    return 0
+
+
+def main_lmms_eval(args: argparse.Namespace) -> int:
+    from plates.integrations.lmms_eval import export_lmms_eval
+
+    tasks = export_lmms_eval(args.source, args.out, name=args.name, dataset_path=args.dataset_path)
+    print(f"wrote lmms-eval group {args.name!r} ({len(tasks)} task(s): {', '.join(tasks)}) to {args.out}; run it "
+          f"with: python -m lmms_eval --tasks {args.name} --include_path {args.out} --log_samples ...")
     return 0
