@@ -43,6 +43,12 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     lm.add_argument("--dataset-path", help="where lmms-eval loads the data: a Hub repository id the export was "
                     "pushed to (default: the export folder's absolute path)")
     lm.set_defaults(func=main_lmms_eval)
+    vk = sub.add_parser("vlmevalkit", help="a VLMEvalKit TSV (PNG images) and a dataset class scoring with our "
+                        "rules", description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    o = add_experiment_arguments(vk, out_help="the folder to write NAME.tsv and plates_dataset.py to (your "
+                                 "$LMUData; required)", default_backend="baseline")
+    o.add_argument("--name", default="plates", help="the dataset's name in VLMEvalKit (default plates)")
+    vk.set_defaults(func=main_vlmevalkit)
     p.set_defaults(func=lambda args: (p.print_help(), 2)[1])
 
 
@@ -72,4 +78,15 @@ def main_lmms_eval(args: argparse.Namespace) -> int:
     tasks = export_lmms_eval(args.source, args.out, name=args.name, dataset_path=args.dataset_path)
     print(f"wrote lmms-eval group {args.name!r} ({len(tasks)} task(s): {', '.join(tasks)}) to {args.out}; run it "
           f"with: python -m lmms_eval --tasks {args.name} --include_path {args.out} --log_samples ...")
+    return 0
+
+
+def main_vlmevalkit(args: argparse.Namespace) -> int:
+    from plates.integrations.vlmevalkit import export_vlmevalkit
+
+    if args.out is None:
+        raise ValueError("--out is required: the folder to write the TSV and the class file to ($LMUData)")
+    n = export_vlmevalkit(build_experiment(args), args.out, name=args.name)
+    print(f"wrote {n} rows to {args.out}/{args.name}.tsv and the dataset class to {args.out}/plates_dataset.py "
+          "(copy it into vlmeval/dataset/ and list PlatesDataset in IMAGE_DATASET)")
     return 0
