@@ -176,3 +176,18 @@ def test_generated_folders_load_as_a_datasets_imagefolder_and_old_ones_still_loa
     (tmp_path / "cbe" / "metadata.parquet").unlink()
     pq.write_table(old, tmp_path / "cbe" / "manifest.parquet")
     assert [i.item_id for i in plates_load(tmp_path / "cbe")] == old.column("item_id").to_pylist()
+
+
+def test_the_scorers_and_exporters_import_without_the_ui_stack_or_torch():
+    """Harness environments import our scorer: `plates.tasks` and the integrations pull neither gradio,
+    streamlit nor torch (nor datasets or huggingface_hub until a Hub push asks for them)."""
+    import subprocess
+    import sys
+
+    code = ("import sys, plates.tasks, plates.integrations.rows, plates.integrations.hf_dataset, "
+            "plates.integrations.importing, plates.integrations.lmms_eval, plates.integrations.vlmevalkit, "
+            "plates.cli.export, plates.cli.importing; "
+            "print(sorted(m for m in ('torch', 'gradio', 'streamlit', 'datasets', 'huggingface_hub') "
+            "if m in sys.modules))")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True, timeout=120)
+    assert out.stdout.strip() == "[]", out.stdout + out.stderr
