@@ -13,7 +13,7 @@ from harness_venv import LMMS_EVAL, LMMS_EVAL_NO_DEPS, harness_env, venv
 
 from plates.analysis.metrics import wilson_interval
 from plates.cli import main
-from plates.integrations.importing import read_export
+from plates.integrations.exported import read_export
 from plates.reader.server import BaselineServer
 from plates.results import load_results
 

@@ -14,13 +14,13 @@ from typing import Any
 import yaml
 
 from plates import __version__
-from plates.results.reference import PAPERS
 from plates.runs.experiment import Experiment
 from plates.stimuli import ENGINE_VERSION
+from plates.tasks.prompts import paper_of
 
 __all__ = ["CITATIONS", "dataset_card", "papers_of"]
 
-#: Paper (`plates.results.reference.PAPERS`) -> how to cite it (as ``CITATION.cff`` lists it).
+#: Paper (`plates.tasks.prompts.PAPERS`) -> how to cite it (as ``CITATION.cff`` lists it).
 CITATIONS: Mapping[str, str] = {
     "ColorBlindnessEval": "Zijian Ling, Han Zhang, Yazhuo Zhou, Jiahao Cui. ColorBlindnessEval: Can "
                           "Vision-Language Models Pass Color Blindness Tests?",
@@ -38,16 +38,10 @@ CITATIONS: Mapping[str, str] = {
 
 
 def papers_of(exp: Experiment) -> list[str]:
-    """The papers whose protocols the experiment's prompts follow (named at the start of each prompt's
-    ``source``), in prompt order; empty for prompts of our own."""
-    found: list[str] = []
-    for name in exp.prompts:
-        source = exp.template(name).source
-        hits = [p for p in PAPERS if p in source]
-        first = min(hits, key=source.index) if hits else None
-        if first is not None and first not in found:
-            found.append(first)
-    return found
+    """The papers whose protocols the experiment's prompts follow (`plates.tasks.prompts.paper_of`), in
+    prompt order; empty for prompts of our own."""
+    found = [paper_of(exp.template(name)) for name in exp.prompts]
+    return [p for i, p in enumerate(found) if p is not None and p not in found[:i]]
 
 
 def _size_category(n: int) -> str:

@@ -23,8 +23,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-import pyarrow.parquet as pq
-
+from plates.integrations.exported import read_export
 from plates.models.base import Reply
 from plates.results import ResultsWriter
 from plates.results.schema import MEASURED_COLUMNS
@@ -33,8 +32,7 @@ from plates.runs.runner import existing_keys
 from plates.stimuli import family_of, spec_from_json
 from plates.tasks import question_from_json
 
-__all__ = ["ImportSummary", "HarnessSample", "import_samples", "inspect_samples", "lmms_eval_samples",
-           "read_export"]
+__all__ = ["ImportSummary", "HarnessSample", "import_samples", "inspect_samples", "lmms_eval_samples"]
 
 #: Longest reply text kept from a log (untrusted text is bounded before it is parsed).
 MAX_REPLY = 20_000
@@ -64,23 +62,6 @@ class ImportSummary:
     correct: int = 0
     skipped: dict[str, int] = field(default_factory=dict)
     agree: int = 0
-
-
-def read_export(folder: str | Path) -> dict[str, list[dict[str, Any]]]:
-    """An exported folder's rows (image left out) per config, in shard order. ValueError when it is not one."""
-    root = Path(folder)
-    configs = sorted(p.name for p in (root / "data").iterdir()) if (root / "data").is_dir() else []
-    if not configs:
-        raise ValueError(f"{str(folder)!r} holds no data/<config>/ shards; allowed: a folder written by "
-                         "`plates export hf`")
-    out: dict[str, list[dict[str, Any]]] = {}
-    for name in configs:
-        rows: list[dict[str, Any]] = []
-        for shard in sorted((root / "data" / name).glob("*.parquet")):
-            table = pq.read_table(shard)
-            rows.extend(table.drop_columns(["image"]).to_pylist())
-        out[name] = rows
-    return out
 
 
 # ---- inspect_ai ------------------------------------------------------------------------------------------------

@@ -28,42 +28,31 @@ import json
 from pathlib import Path
 from typing import Any
 
-import pyarrow.parquet as pq
 from inspect_ai import Task, task
 from inspect_ai.dataset import MemoryDataset, Sample
 from inspect_ai.model import ChatMessageUser, ContentImage, ContentText, GenerateConfig
 from inspect_ai.scorer import CORRECT, INCORRECT, Score, Target, accuracy, scorer, stderr
 from inspect_ai.solver import TaskState, generate
 
+from plates.integrations.exported import read_export
 from plates.tasks import get_task, question_from_json
-from plates.tasks.prompts import PROMPTS
+from plates.tasks.prompts import PROMPTS, paper_of
 
 #: Sample metadata keys copied from each exported row (what `plates import inspect` maps back).
 ROW_KEYS = ("sample_id", "item_id", "dataset", "prompt_name", "task", "config", "question_json", "expected",
             "image_size", "grayscale", "hue_shift", "cvd", "cvd_severity", "text_only", "asked_variant",
             "spec_json", "colour_set", "delta_e", "variant", "font", "label", "delta_e_target", "delta_e_drawn_min",
             "delta_e_drawn_p05", "delta_e_drawn_median", "delta_e_drawn_p95")
-#: Paper protocol -> the name its prompts' sources start with (`plates.tasks.prompts.PromptTemplate.source`).
-PAPERS = {"colorblindnesseval": "ColorBlindnessEval", "huemanity": "HueManity", "colorbench": "ColorBench",
+#: Task (paper protocol) -> the paper its prompts name (`plates.tasks.prompts.paper_of`).
+PROTOCOLS = {"colorblindnesseval": "ColorBlindnessEval", "huemanity": "HueManity", "colorbench": "ColorBench",
           "rcid": "RCID", "illusionbench": "IllusionBench+"}
 
 
 def read_rows(data: str, config: str | None = None) -> list[dict[str, Any]]:
-    """The rows of an exported folder (every config, or ``config``), in shard order. ValueError when the
-    folder is not an export or the config is not in it."""
-    root = Path(data)
-    if not root.is_absolute():
+    """The rows (images included) of an exported folder (every config, or ``config``), in shard order."""
+    if not Path(data).is_absolute():
         raise ValueError(f"data={data!r} must be an absolute path (inspect runs a task in its own folder)")
-    configs = sorted(p.name for p in (root / "data").iterdir()) if (root / "data").is_dir() else []
-    if not configs:
-        raise ValueError(f"{data!r} holds no data/<config>/ shards; allowed: a folder written by `plates export hf`")
-    if config is not None and config not in configs:
-        raise ValueError(f"config {config!r} is not in {data!r}; allowed: {', '.join(configs)}")
-    rows: list[dict[str, Any]] = []
-    for name in [config] if config else configs:
-        for shard in sorted((root / "data" / name).glob("*.parquet")):
-            rows.extend(pq.read_table(shard).to_pylist())
-    return rows
+    return [r for rows in read_export(data, config, images=True).values() for r in rows]
 
 
 def to_sample(row: dict[str, Any]) -> Sample:
@@ -95,9 +84,9 @@ def plates_scorer():
 def _task(data: str, config: str | None, paper: str | None) -> Task:
     rows = read_rows(data, config)
     if paper is not None:
-        wanted = PAPERS[paper]
+        wanted = PROTOCOLS[paper]
         other = sorted({r["prompt_name"] for r in rows
-                        if r["prompt_name"] not in PROMPTS or not PROMPTS[r["prompt_name"]].source.startswith(wanted)})
+                        if r["prompt_name"] not in PROMPTS or paper_of(PROMPTS[r["prompt_name"]]) != wanted})
         if other:
             raise ValueError(f"{data!r} holds prompts of another protocol than {wanted}: {', '.join(other)}; "
                              f"allowed: that protocol's prompts, or the `plates` task for any")

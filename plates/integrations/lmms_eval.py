@@ -33,7 +33,7 @@ from typing import Any
 import yaml
 
 from plates.analysis.metrics import wilson_interval
-from plates.integrations.importing import read_export
+from plates.integrations.exported import read_export
 from plates.tasks import get_task, question_from_json
 
 __all__ = ["FAILURE_MODES", "doc_to_text", "doc_to_visual", "export_lmms_eval", "process_results"]
