@@ -11,7 +11,7 @@ from PIL import Image
 from tiny_vlm import build_tiny_vlm
 
 from plates.models import BackendFailing, Query, Turn, make_backend
-from plates.models.hf import HFBackend, resolve_device, resolve_dtype
+from plates.models.hf import HFBackend, resolve_device, resolve_dtype, to_conversation
 
 pytestmark = pytest.mark.slow  # imports torch + transformers and builds a model (a few seconds)
 
@@ -68,6 +68,54 @@ def test_batched_answers_equal_one_at_a_time(arch, request):
         assert batched[i].completion_tokens == single[i].completion_tokens <= query.max_tokens
         assert batched[i].prompt_tokens == single[i].prompt_tokens
     assert len({reply.text for reply in batched.values()}) > 1  # the answers depend on the input
+
+
+#: generation_config.json settings a model's authors may ship: sampling, a narrow top-k, penalties, an n-gram ban
+NOISY_FILE = {"do_sample": True, "temperature": 1.7, "top_k": 3, "top_p": 0.8, "repetition_penalty": 4.0,
+              "no_repeat_ngram_size": 1}
+
+
+@pytest.mark.parametrize("arch", ["llava", "idefics3"])
+def test_a_model_files_sampling_and_penalties_do_not_change_a_greedy_answer(arch, tmp_path):
+    import json
+    import shutil
+
+    import torch
+    import transformers
+
+    clean = build_tiny_vlm(tmp_path / "clean", arch=arch, seed=0)
+    noisy = tmp_path / "noisy"
+    shutil.copytree(clean, noisy)
+    config = json.loads((noisy / "generation_config.json").read_text())
+    (noisy / "generation_config.json").write_text(json.dumps({**config, **NOISY_FILE}))
+    queries = [q for q in _queries() if q.max_tokens >= 10]
+    plain, loud = (dict(make_backend("hf", model=str(path), batch_size=4).ask(queries)) for path in (clean, noisy))
+    for i in range(len(queries)):
+        assert plain[i].ok and plain[i].text == loud[i].text and plain[i].completion_tokens == 10, i
+    # the file does decide answers when a call leaves settings to it (a greedy call as transformers users write it)
+    reference = make_backend("hf", model=str(noisy))
+    network = transformers.AutoModelForImageTextToText.from_pretrained(str(noisy))
+    inputs = reference.processor.apply_chat_template(
+        [to_conversation(queries[3])], add_generation_prompt=True, tokenize=True, return_dict=True,
+        return_tensors="pt")
+    torch.manual_seed(0)
+    inherited = network.generate(**inputs, max_new_tokens=10, do_sample=False)[0, inputs["input_ids"].shape[1]:]
+    assert queries[3].turns[-1].text == "Say a number."
+    assert reference.processor.decode(inherited, skip_special_tokens=True).strip() != plain[3].text
+    settings = loud[0].settings  # what decided the answer, and what of the file it overrode
+    assert (settings["do_sample"], settings["num_beams"], settings["repetition_penalty"]) == (False, 1, 1.0)
+    assert settings["no_repeat_ngram_size"] == 0 and settings["max_new_tokens"] == queries[0].max_tokens
+    assert settings["model_file_overridden"] == NOISY_FILE and settings["prompt_format"] == "chat-template"
+    assert settings["dtype"] == "float32" and settings["eos_token_id"] and "top_k" not in settings
+    assert dict(plain[0].settings) == {**settings, "model_file_overridden": {}}
+
+
+def test_sampling_is_plain_sampling_at_the_query_temperature(backend):
+    query = Query((Turn("user", "Say a number."),), max_tokens=4, temperature=0.8)
+    settings = backend.ask_one(query).settings
+    assert (settings["do_sample"], settings["temperature"], settings["top_k"], settings["top_p"]) == (True, 0.8, 0,
+                                                                                                      1.0)
+    assert settings["min_p"] is None and settings["repetition_penalty"] == 1.0
 
 
 def test_left_padding_is_used(backend, monkeypatch):

@@ -43,6 +43,10 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     q.add_argument("--api-key-env", default="OPENAI_API_KEY",
                    help="NAME of the environment variable holding the API key (default OPENAI_API_KEY)")
     q.add_argument("--no-api-key", action="store_true", help="the server needs no key (vLLM, Ollama)")
+    q.add_argument("--sampling-fields", help="openai backend: which sampling fields each request sends: openai "
+                   "(temperature only, for strict providers; the default) | vllm (also top_p, top_k, min_p and "
+                   "the penalties at neutral values, so the server imposes none of the model's defaults); joins "
+                   "the run id")
     q.add_argument("--size", type=int, help="side in pixels of the image sent (default: the dataset's own)")
     q.add_argument("--shots", type=int, default=0, help="few-shot examples of the same colour set (default 0)")
     q.add_argument("--seed", type=int, default=0, help="prompt and few-shot seed (default 0)")
@@ -75,7 +79,7 @@ def build_experiment(args: argparse.Namespace):  # -> plates.runs.experiment.Exp
     from plates.runs.experiment import load_experiment, quick_experiment
 
     quick_flags = [f"--{n.replace('_', '-')}" for n in ("dataset", "prompt", "model", "base_url", "size", "timeout",
-                                                               "max_attempts", "sample", "sample_seed")
+                                                               "max_attempts", "sample", "sample_seed", "sampling_fields")
                    if getattr(args, n) is not None] + (["--prompt-file"] if args.prompt_file else [])
     if args.experiment:
         if quick_flags:
@@ -106,7 +110,7 @@ def build_experiment(args: argparse.Namespace):  # -> plates.runs.experiment.Exp
         size=args.size, shots=args.shots, seed=args.seed, timeout=args.timeout,
         max_attempts=positive("--max-attempts", args.max_attempts),
         prompt_files=tuple(args.prompt_file), protocol=args.protocol, sample=args.sample,
-        sample_seed=args.sample_seed,
+        sample_seed=args.sample_seed, sampling_fields=args.sampling_fields,
     )
     return _with_local_options(exp, args)
 

@@ -7,6 +7,12 @@ cuda/mps, float32 on cpu). Queries are answered in batches with left padding, gr
 for a temperature; only the new tokens are decoded. Images are PIL RGB (sRGB 0-255); the processor resizes
 and normalises them as the model expects.
 
+Decoding is stated, never inherited (plates.models.decoding): the loaded model's generation config is
+replaced by one holding only its special-token ids, and every call passes the full settings of
+:func:`plates.models.decoding.hf_settings`. Each reply carries those settings, the model file's values they
+override, the prompt format and the dtype (``Reply.settings``), and the commit hash of the loaded snapshot
+where the hub gave one (``Reply.revision``).
+
 A batch that raises is retried one query at a time, so one bad query costs one error reply, not a batch.
 When every query keeps failing the same way, :class:`BackendFailing` stops the run (as for the API backend).
 """
@@ -20,6 +26,7 @@ from typing import Any
 
 from plates.install import extra_hint
 from plates.models.base import Backend, BackendFailing, Query, Reply
+from plates.models.decoding import NOT_DECODING, TOKEN_SETTINGS, hf_settings, json_value
 
 DEVICES = ("auto", "cuda", "mps", "cpu")
 DTYPES = ("auto", "bfloat16", "float16", "float32")
@@ -140,11 +147,38 @@ class HFBackend(Backend):
         self.network = transformers.AutoModelForImageTextToText.from_pretrained(
             self.model, **common, **{dtype_key: self.dtype}, **(model_kwargs or {}))
         self.network.to(self.device).eval()
+        self.revision = getattr(self.network.config, "_commit_hash", None)  # None for a plain local folder
+        self._take_over_generation_config(transformers)
         parameters = inspect.signature(self.processor.apply_chat_template).parameters
         self._kwargs_dict = "processor_kwargs" in parameters  # transformers >= 5 wants processor kwargs apart
 
     def __repr__(self) -> str:
         return f"HFBackend(model={self.model!r}, device={self.device!r}, dtype={str(self.dtype)!r})"
+
+    def _take_over_generation_config(self, transformers: Any) -> None:
+        """Replace the model's generation config by one holding only its special-token ids (see the module doc);
+        remember which of the file's other settings this overrides (they go into every reply's settings)."""
+        loaded = self.network.generation_config
+        tokens = {k: json_value(getattr(loaded, k, None)) for k in TOKEN_SETTINGS}
+        stop = tokens["eos_token_id"]
+        stop = set(stop if isinstance(stop, list) else [stop] if stop is not None else [])
+        if self.tokenizer.eos_token_id is not None:
+            stop.add(self.tokenizer.eos_token_id)
+        tokens["eos_token_id"] = sorted(stop) or None
+        if tokens["pad_token_id"] is None:
+            tokens["pad_token_id"] = self.tokenizer.pad_token_id
+        self._tokens = {k: v for k, v in tokens.items() if v is not None}
+        clean = transformers.GenerationConfig(**self._tokens)
+        # what the file set beyond the token ids and transformers' own defaults: overridden by every call
+        self.overridden = {k: json_value(v) for k, v in sorted(loaded.to_diff_dict().items())
+                           if k not in TOKEN_SETTINGS and k not in NOT_DECODING and not k.startswith("_")}
+        self.network.generation_config = clean
+
+    def settings_for(self, query: Query) -> dict[str, Any]:
+        """Every setting that decides ``query``'s answer here (stored per row as ``generation_json``)."""
+        return {**hf_settings(query.temperature, query.max_tokens), **self._tokens,
+                "prompt_format": "chat-template", "dtype": str(self.dtype).removeprefix("torch."),
+                "model_file_overridden": self.overridden}
 
     def close(self) -> None:
         """Drop the weights (and free GPU memory)."""
@@ -205,7 +239,7 @@ class HFBackend(Backend):
 
     def generate(self, batch: Sequence[Query]) -> list[Reply]:
         """One left-padded generate call for queries that share a temperature; replies in batch order."""
-        torch, _ = _import_torch_transformers()
+        torch, transformers = _import_torch_transformers()
         conversations = [to_conversation(q) for q in batch]
         padding = {"padding": True}
         options = {"processor_kwargs": padding} if self._kwargs_dict else padding
@@ -216,13 +250,11 @@ class HFBackend(Backend):
         for key, value in inputs.items():  # images in the model's dtype; token ids stay integers
             if torch.is_floating_point(value):
                 inputs[key] = value.to(self.dtype)
-        temperature = float(batch[0].temperature)
-        sampling = {"do_sample": True, "temperature": temperature} if temperature > 0 else {"do_sample": False}
         max_new = max(q.max_tokens for q in batch)
+        config = transformers.GenerationConfig(**hf_settings(batch[0].temperature, max_new), **self._tokens)
         started = time.monotonic()
         with torch.inference_mode():
-            output = self.network.generate(**inputs, max_new_tokens=max_new, pad_token_id=self.tokenizer.pad_token_id,
-                                           **sampling)
+            output = self.network.generate(**inputs, generation_config=config)
         latency = time.monotonic() - started
         prompt_length = inputs["input_ids"].shape[1]
         new_tokens = output[:, prompt_length:].tolist()
@@ -231,14 +263,12 @@ class HFBackend(Backend):
         for query, tokens, n_prompt in zip(batch, new_tokens, prompt_tokens, strict=True):
             tokens = _until_stop(tokens[: query.max_tokens], self._stop_ids())
             text = self.processor.decode(tokens, skip_special_tokens=True).strip()
-            replies.append(Reply(text, latency_s=latency, prompt_tokens=int(n_prompt), completion_tokens=len(tokens)))
+            replies.append(Reply(text, latency_s=latency, prompt_tokens=int(n_prompt), completion_tokens=len(tokens),
+                                 settings=self.settings_for(query), revision=self.revision))
         return replies
 
     def _stop_ids(self) -> set[int]:
-        ids = self.network.generation_config.eos_token_id
-        ids = set(ids if isinstance(ids, list) else [ids] if ids is not None else [])
-        if self.tokenizer.eos_token_id is not None:
-            ids.add(self.tokenizer.eos_token_id)
+        ids = set(self._tokens.get("eos_token_id") or ())
         if self.tokenizer.pad_token_id is not None:
             ids.add(self.tokenizer.pad_token_id)
         return ids
