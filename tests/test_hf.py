@@ -11,7 +11,7 @@ from PIL import Image
 from tiny_vlm import build_tiny_vlm
 
 from plates.models import BackendFailing, Query, Turn, make_backend
-from plates.models.hf import HFBackend, resolve_device, resolve_dtype, to_conversation
+from plates.models.hf import HFBackend, to_conversation
 
 pytestmark = pytest.mark.slow  # imports torch + transformers and builds a model (a few seconds)
 
@@ -167,22 +167,6 @@ def test_every_query_failing_the_same_way_stops(backend, monkeypatch):
         list(backend.ask(_queries()))
 
 
-def test_device_and_dtype_resolution():
-    import torch
-
-    auto = resolve_device("auto")
-    assert auto in ("cuda", "mps", "cpu")
-    assert resolve_dtype("auto", "cpu") == torch.float32
-    assert resolve_dtype("float16", "cpu") == torch.float16
-    with pytest.raises(ValueError, match="device 'tpu' is not allowed; allowed: auto, cuda, mps, cpu"):
-        resolve_device("tpu")
-    with pytest.raises(ValueError, match="dtype 'int8' is not allowed; allowed: auto, bfloat16, float16, float32"):
-        resolve_dtype("int8", "cpu")
-    if not torch.cuda.is_available():
-        with pytest.raises(ValueError, match="no CUDA GPU"):
-            resolve_device("cuda")
-
-
 def test_bad_options(tiny_path):
     with pytest.raises(ValueError, match="batch_size must be an int >= 1"):
         HFBackend(str(tiny_path), batch_size=0)
@@ -199,7 +183,7 @@ def test_a_processor_without_chat_template_is_refused(tiny_path, tmp_path):
     shutil.copytree(tiny_path, copy)
     for template in copy.glob("chat_template.*"):
         template.unlink()
-    with pytest.raises(ValueError, match="no chat template"):
+    with pytest.raises(ValueError, match=r"no chat template and its family \(llava\) has no prompt format"):
         HFBackend(str(copy))
 
 

@@ -74,7 +74,8 @@ CONDITION_KEYS = ("sizes", "grayscale", "hue_shifts", "cvd", "variants", "text_o
 MODEL_KEYS = ("backend", "model", "max_tokens", "temperature")
 #: Model options that change how a run goes, not what it answers: left out of the run id.
 OPERATIONAL_MODEL_KEYS = ("base_url", "api_key_env", "concurrency", "timeout", "max_attempts", "batch_size",
-                          "device", "dtype", "fail_after", "backoff_base", "backoff_max", "max_retry_after")
+                          "device", "dtype", "fail_after", "backoff_base", "backoff_max", "max_retry_after",
+                          "device_map", "trust_remote_code")
 _NAME_RE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$")
 
 
