@@ -115,7 +115,7 @@ def test_sampling_is_plain_sampling_at_the_query_temperature(backend):
     settings = backend.ask_one(query).settings
     assert (settings["do_sample"], settings["temperature"], settings["top_k"], settings["top_p"]) == (True, 0.8, 0,
                                                                                                       1.0)
-    assert settings["min_p"] is None and settings["repetition_penalty"] == 1.0
+    assert settings["min_p"] is None and settings["repetition_penalty"] == 1.0 and settings["seed"] is None
 
 
 def test_left_padding_is_used(backend, monkeypatch):

@@ -94,6 +94,17 @@ def test_rows_carry_the_settings_sent_and_the_model_revision(tmp_path, items):
         assert (settings["temperature"], settings["repetition_penalty"], settings["top_k"]) == (0.0, 1.0, -1)
 
 
+def test_a_key_among_the_settings_sent_never_reaches_the_rows(tmp_path, items, monkeypatch):
+    key = "sk-test-settings-key-0003"
+    monkeypatch.setenv("RUNNER_TEST_KEY", key)
+    with ChatServer(answer=lambda body: "12", api_key=key) as server:  # a provider option carrying the key too
+        exp = _exp(server.url, tmp_path, model={"api_key_env": "RUNNER_TEST_KEY", "extra_body": {"user": key}})
+        _run(exp, items[:2])
+        assert server.records[0].body["user"] == key
+    stored = load_results(tmp_path).frame["generation_json"]
+    assert len(stored) == 2 and all(json.loads(s)["user"] == "***" for s in stored)
+
+
 def test_the_image_sent_is_the_prompts_variant_under_the_condition(tmp_path, items):
     seen = {}
 

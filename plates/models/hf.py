@@ -205,6 +205,8 @@ class HFBackend(Backend):
         settings = {**hf_settings(query.temperature, query.max_tokens), **self._tokens,
                     "prompt_format": self.prompt_format, "dtype": self.placement.dtype,
                     "model_file_overridden": self.overridden}
+        if settings["do_sample"]:
+            settings["seed"] = None  # sampling draws from torch's global generator, unseeded: not reproducible
         if self.prompt_format != "chat-template":
             settings["prompt_sent"] = format_prompt(self.prompt_format, query)
         if self.prompt_format == "florence2":
