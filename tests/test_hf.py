@@ -211,3 +211,27 @@ def test_a_missing_model_folder_is_a_value_error_naming_it(tmp_path):
     missing = tmp_path / "no-such-model"
     with pytest.raises(ValueError, match=r"'.*no-such-model' cannot be loaded .*allowed: a local folder"):
         make_backend("hf", model_id_or_path=str(missing))
+
+
+def test_a_hub_models_revision_is_the_commit_of_its_snapshot(tiny_path, backend, tmp_path):
+    """A hub id loads from the local cache's snapshot of one commit: rows record that commit (run in a fresh
+    interpreter, since huggingface_hub reads HF_HUB_CACHE when imported)."""
+    import os
+    import shutil
+    import subprocess
+    import sys
+
+    commit = "0123456789abcdef0123456789abcdef01234567"
+    repo = tmp_path / "hub" / "models--plates-test--tiny-llava"
+    shutil.copytree(tiny_path, repo / "snapshots" / commit)
+    (repo / "refs").mkdir()
+    (repo / "refs" / "main").write_text(commit)
+    code = ("from plates.models import Query, Turn, make_backend\n"
+            "b = make_backend('hf', model='plates-test/tiny-llava')\n"
+            "print(b.ask_one(Query((Turn('user', 'Say a number.'),), max_tokens=2)).revision)")
+    env = {**os.environ, "HF_HUB_CACHE": str(tmp_path / "hub"), "HF_HUB_OFFLINE": "1"}
+    done = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True, timeout=300)
+    assert done.returncode == 0, done.stderr[-2000:]
+    assert done.stdout.strip().splitlines()[-1] == commit
+    assert backend.ask_one(Query((Turn("user", "Say a number."),), max_tokens=2)).revision is None  # a folder
+

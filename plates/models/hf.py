@@ -24,6 +24,7 @@ import importlib.util
 import inspect
 import time
 from collections.abc import Iterator, Sequence
+from pathlib import Path
 from typing import Any
 
 from plates.install import extra_hint
@@ -51,6 +52,23 @@ def _import_torch_transformers() -> tuple[Any, Any]:
     except ImportError as exc:
         raise ImportError(f"the hf backend needs torch and transformers ({exc.name} is missing): {_EXTRA}") from exc
     return torch, transformers
+
+
+def snapshot_commit(model: str, revision: str | None, config: Any) -> str | None:
+    """The commit of the hub snapshot ``model`` was loaded from, or None for a local folder.
+
+    transformers 4 kept it on the config (``_commit_hash``); transformers 5 does not, so it is read from the
+    hub cache's layout (``models--org--name/snapshots/<commit>/config.json``), which every hub load fills.
+    """
+    commit = getattr(config, "_commit_hash", None)
+    if commit or Path(model).expanduser().is_dir():
+        return commit or None
+    from huggingface_hub import try_to_load_from_cache  # transformers' own dependency
+
+    found = try_to_load_from_cache(model, "config.json", revision=revision)
+    if not isinstance(found, str) or Path(found).parent.parent.name != "snapshots":
+        return None
+    return Path(found).parent.name
 
 
 def to_conversation(query: Query) -> list[dict[str, Any]]:
@@ -143,7 +161,7 @@ class HFBackend(Backend):
         self.network.eval()
         self.device = str(self.network.device)  # where inputs go: the one device, or the map's first layers
         self.encoder_decoder = bool(getattr(self.network.config, "is_encoder_decoder", False))
-        self.revision = getattr(self.network.config, "_commit_hash", None)  # None for a plain local folder
+        self.revision = snapshot_commit(self.model, revision, config)
         self._take_over_generation_config(transformers)
         parameters = inspect.signature(self.processor.apply_chat_template).parameters
         self._kwargs_dict = "processor_kwargs" in parameters  # transformers >= 5 wants processor kwargs apart
