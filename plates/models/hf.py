@@ -143,8 +143,10 @@ class HFBackend(Backend):
                              "folder or hub id with processor files") from exc
         self.tokenizer = getattr(self.processor, "tokenizer", None)
         if self.tokenizer is None:
-            raise ValueError(f"{self.model}: its processor ({type(self.processor).__name__}) has no tokenizer; "
-                             "the hf backend needs an image-text-to-text processor")
+            raise ValueError(f"{self.model}: its processor ({type(self.processor).__name__}, family "
+                             f"{getattr(config, 'model_type', None) or 'unknown'}) has no tokenizer; allowed: a "
+                             "model with an image-text-to-text processor (a model driven only through its own "
+                             "Python API, such as moondream2's query(), is not supported)")
         self.prompt_format = prompt_format_for(self.model, getattr(config, "model_type", ""),
                                                getattr(self.processor, "chat_template", None))
         self.tokenizer.padding_side = "left"  # generation continues from the right end of every row
