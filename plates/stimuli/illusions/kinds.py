@@ -57,6 +57,12 @@ _MIDPOINT = (
     "in CIELAB between"
 )
 
+# kinds whose midpoint limit is featureless: strength 0 draws a control that keeps the geometry instead
+_MIDPOINT_GEOMETRY = (
+    "(0, 1]: the inducers move from their CIELAB midpoint (toward 0) to the colours as given (1), linear in "
+    "CIELAB; 0 is a control that keeps the geometry with equal contexts: {control}"
+)
+
 _TYPES = (
     IllusionType(
         "rcid-contrast",
@@ -179,7 +185,8 @@ _TYPES = (
         "the light check in the shadow looks lighter than the dark check in the light",
         "light-check colour, from the target colour (0: a uniform board without shadow, a control) to the "
         "inducer (1), linear in CIELAB; the shadow multiplies linear RGB by Y(target) / Y(light check), so "
-        "a light check in full shadow has the target's pixels",
+        "a light check in full shadow has the target's pixels. 0 is a control with the board's geometry: "
+        "full check contrast, no shadow, B on a dark check in the light (A's context)",
         ("light check",),
         (40.0, 0.0, 0.0),
         ((75.0, 0.0, 0.0),),
@@ -194,7 +201,7 @@ _TYPES = (
         "side rises lighter along quadratic ramps; the targets are the flat parts beyond the ramps.",
         "Cornsweet (1970), Visual Perception, Academic Press; O'Brien (1958), J. Opt. Soc. Am. 48(2):112-119",
         "the field whose edge ramp is lighter looks lighter as a whole",
-        "edge amplitude. " + _MIDPOINT,
+        "edge amplitude. " + _MIDPOINT_GEOMETRY.format(control="both sides ramp to the first edge colour"),
         ("edge colour on A's side", "edge colour on B's side"),
         (55.0, 0.0, 0.0),
         ((40.0, 0.0, 0.0), (70.0, 0.0, 0.0)),
@@ -207,7 +214,7 @@ _TYPES = (
         "Chevreul (1839); Ratliff (1965), Mach Bands, Holden-Day",
         "each band looks lighter next to its darker neighbour and darker next to its lighter one, so the "
         "half beside the darker band looks lighter",
-        "step contrast. " + _MIDPOINT,
+        "step contrast. " + _MIDPOINT_GEOMETRY.format(control="B's side mirrors A's steps"),
         ("first (A-side) step", "last (B-side) step"),
         (55.0, 0.0, 0.0),
         ((20.0, 0.0, 0.0), (90.0, 0.0, 0.0)),
@@ -234,8 +241,8 @@ _TYPES = (
         "van Tuijl (1975), Acta Psychol. 39(6):441-445; Bressan et al. (1997), Psychol. Rev. 104(1):1-22",
         "the background inside the neon disc looks tinted toward the segments' colour, so darker when the "
         "segments are darker than the background (lightness direction inferred from the tint)",
-        "segment colour, from the lattice colour (0: no neon disc, a control) to the neon colour (1), "
-        "linear in CIELAB",
+        "segment colour, from the lattice colour (toward 0) to the neon colour (1), linear in CIELAB; 0 is a "
+        "control drawing the full neon disc in both halves (equal contexts, both areas findable)",
         ("lattice lines", "neon segments"),
         (90.0, 0.0, 0.0),
         ((10.0, 0.0, 0.0), (50.0, 30.0, -65.0)),
