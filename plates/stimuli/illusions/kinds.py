@@ -12,7 +12,18 @@ from __future__ import annotations
 from dataclasses import dataclass
 from types import MappingProxyType
 
-__all__ = ["DIRECTIONS", "ILLUSION_TYPES", "KINDS", "LAYOUTS", "STRIPE_KINDS", "IllusionType", "Lab"]
+__all__ = [
+    "DIRECTIONS",
+    "HUMAN_KEYS",
+    "ILLUSION_TYPES",
+    "KINDS",
+    "LAYOUTS",
+    "STRIPE_KINDS",
+    "UNVALIDATED_KINDS",
+    "UNVALIDATED_NOTE",
+    "IllusionType",
+    "Lab",
+]
 
 Lab = tuple[float, float, float]  # CIELAB, D65 / 2°
 
@@ -32,6 +43,9 @@ class IllusionType:
     ``count``: what the spec's ``count`` means, with its default and bounds (None: the kind has none).
     ``edge_noise``: default edge noise (fraction of the image size), None where the kind has none.
     ``random``: True when the seed changes the drawing (other kinds ignore it and reproduce across seeds).
+    ``human_key``: where the human answer (``prediction``) comes from: "literature" (the rule the cited
+    studies measured with people on this geometry) or "unvalidated" (our reading, never tested with people on
+    these images; `HUMAN_KEYS` says why for each kind).
     ``regions``: how questions name the two targets, with ``{first}``/``{second}`` for the layout's words.
     """
 
@@ -50,6 +64,7 @@ class IllusionType:
     default_direction: str | None = None
     edge_noise: float | None = None
     random: bool = False
+    human_key: str = "literature"
 
 
 _MIDPOINT = (
@@ -117,6 +132,7 @@ _TYPES = (
         ((91.0, -47.0, -14.0),),
         "the two discs on the {first} and {second}",
         random=True,
+        human_key="unvalidated",
     ),
     IllusionType(
         "simultaneous-contrast",
@@ -257,3 +273,21 @@ _TYPES = (
 ILLUSION_TYPES = MappingProxyType({t.name: t for t in _TYPES})
 KINDS = tuple(ILLUSION_TYPES)
 STRIPE_KINDS = tuple(t.name for t in _TYPES if t.default_direction is not None)
+
+
+#: What each value of `IllusionType.human_key` means, as shown beside the numbers it decides.
+HUMAN_KEYS = MappingProxyType(
+    {
+        "literature": "the human answer is the illusion's direction as the cited studies measured it with people",
+        "unvalidated": "the human answer is our prediction, not measured with people on these images",
+    }
+)
+#: Why the filter kind's human answer is unvalidated (shown on the Illusions page, stored with each item).
+UNVALIDATED_NOTE = (
+    "rcid-filter's human answer (the disc's colour before the cast) is unvalidated: RCID (§3.2, §3.4) measured "
+    "it with people on photographs of familiar objects under a whole-image filter; our procedural scene casts "
+    "one half over an abstract disc, and no person has named these discs. Read its 'human' framing and "
+    "Human-like share as a test of a prediction, not as agreement with people."
+)
+#: Kinds whose human key is "unvalidated" (pages warn when their rows are shown).
+UNVALIDATED_KINDS = tuple(t.name for t in _TYPES if t.human_key == "unvalidated")

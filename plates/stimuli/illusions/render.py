@@ -167,6 +167,7 @@ def render(spec: IllusionSpec) -> Stimulus:
         "induced_lighter": induced,
         "prediction": info.prediction,
         "source": info.source,
+        "human_key": info.human_key,
         "layout": spec.layout,
         "positions": {"A": a_pos, "B": b_pos},
     }
