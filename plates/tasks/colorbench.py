@@ -45,7 +45,7 @@ from __future__ import annotations
 import inspect
 import math
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from types import MappingProxyType
 from typing import Any
 
@@ -58,8 +58,10 @@ from plates.stimuli.base import Stimulus
 from plates.stimuli.scenes.palettes import get_scene_palette
 from plates.stimuli.scenes.recolour import render_variant, variant_specs
 from plates.stimuli.scenes.shapes import plural
+from plates.tasks import scene_common as sc
 from plates.tasks.colour_values import CODE_FORMATS, CODE_NAMES, distractor_colours, format_code
 from plates.tasks.prompts import COLORBENCH_COT_INSTRUCTION, COLORBENCH_INSTRUCTION
+from plates.tasks.scene_common import LETTERS, NotAskable, SceneQuestion
 
 __all__ = [
     "ANSWER_KIND",
@@ -76,11 +78,9 @@ __all__ = [
     "robustness_items",
 ]
 
-LETTERS = "ABCDEF"
 CRITERIA = ("darker", "warmer", "more saturated")
 _MARGIN = MappingProxyType({"darker": 10.0, "warmer": 15.0, "more saturated": 15.0})
 _WARM_HUE = 50.0
-_MIN_VISIBLE = 0.5  # an object counts as clearly seen when at least half of it is visible
 
 #: Our task name -> ColorBench's (Table 7); "shape-counting" is ours (the robustness question).
 PAPER_NAMES = MappingProxyType({
@@ -97,49 +97,6 @@ ANSWER_KIND = MappingProxyType({
     "object-counting": "count", "colour-comparison": "choice", "colour-recognition": "choice",
     "shape-counting": "count",
 })
-
-
-class NotAskable(ValueError):
-    """The scene cannot carry this question unambiguously (e.g. no palette names, too few distinct shapes)."""
-
-
-@dataclass(frozen=True)
-class SceneQuestion:
-    """One multiple-choice question about a scene. ``options``: {letter: text}, letters A.. in order;
-    ``answer``: the correct letter; ``target``: the mask names the question refers to (ColorBench's "target
-    segment"); ``params``: what was asked and the difficulty parameters (JSON-able); ``wording``: "colorbench"
-    (Table 7 verbatim) or "ours"; ``answer_kind``: `ANSWER_KIND` of the task (`plates.tasks.base.ANSWER_KINDS`;
-    every one is asked as multiple choice and scored by `plates.tasks.mc_scoring`)."""
-
-    task: str
-    text: str
-    options: Mapping[str, str]
-    answer: str
-    target: tuple[str, ...] = ()
-    params: Mapping[str, Any] = field(default_factory=dict)
-    wording: str = "colorbench"
-    answer_kind: str = "choice"
-
-    def __post_init__(self) -> None:
-        opts = dict(self.options)
-        if list(opts) != list(LETTERS[: len(opts)]) or not 3 <= len(opts) <= 6:
-            raise ValueError(f"options {opts!r} are not valid; allowed: 3-6 options lettered A.. in order")
-        if len(set(opts.values())) != len(opts):
-            raise ValueError(f"options {opts!r} repeat a text; allowed: distinct option texts")
-        if self.answer not in opts:
-            raise ValueError(f"answer {self.answer!r} is not an option letter; allowed: {', '.join(opts)}")
-        object.__setattr__(self, "options", MappingProxyType(opts))
-        object.__setattr__(self, "params", MappingProxyType(dict(self.params)))
-        object.__setattr__(self, "target", tuple(self.target))
-
-    @property
-    def answer_text(self) -> str:
-        return self.options[self.answer]
-
-    def to_dict(self) -> dict[str, Any]:
-        return {"task": self.task, "text": self.text, "options": dict(self.options), "answer": self.answer,
-                "target": list(self.target), "params": dict(self.params), "wording": self.wording,
-                "answer_kind": self.answer_kind}
 
 
 def prompt_text(question: SceneQuestion, *, cot: bool = False) -> str:
@@ -163,48 +120,6 @@ def _n_options(n: Any) -> int:
     return n
 
 
-def _arrange(correct: str, distractors: list[str], rng: np.random.Generator) -> dict[str, str]:
-    texts = [correct, *distractors]
-    order = rng.permutation(len(texts))
-    return {LETTERS[i]: texts[j] for i, j in enumerate(order)}
-
-
-def _window(count: int, n: int, lo: int, rng: np.random.Generator) -> dict[str, str]:
-    """n consecutive integers >= lo containing ``count`` at a random place, ascending."""
-    start = int(rng.integers(max(lo, count - n + 1), count + 1))
-    return {LETTERS[i]: str(start + i) for i in range(n)}
-
-
-def _visible(truth: Mapping) -> list[dict]:
-    return [r for r in truth["regions"] if r["share"] > 0]
-
-
-def _clear(regions: list[dict]) -> bool:
-    return all(r["visible_fraction"] >= _MIN_VISIBLE for r in regions)
-
-
-def _unique_shapes(truth: Mapping) -> list[dict]:
-    """Visible, clearly seen regions whose shape no other visible region has: "the {shape}" names one object."""
-    vis = _visible(truth)
-    shapes = [r["shape"] for r in vis]
-    return [r for r in vis if shapes.count(r["shape"]) == 1 and r["visible_fraction"] >= _MIN_VISIBLE]
-
-
-def _region(truth: Mapping, name: str) -> dict:
-    return truth["background"] if name == "background" else truth["regions"][int(name.split("-")[1])]
-
-
-def _named_colours(stimulus: Stimulus, task: str) -> list[dict]:
-    if getattr(stimulus.spec, "palette", None) is None:
-        raise NotAskable(f"{task} names colours, so the scene needs a named palette; allowed: SceneSpec(palette=...)")
-    return [c for c in stimulus.truth["colours"] if c["name"] is not None and c["objects"] > 0]
-
-
-def _flat(stimulus: Stimulus, task: str) -> None:
-    if stimulus.truth["shading"] != "flat":
-        raise NotAskable(f"{task} needs flat shading: a shaded region shows many pixel colours; allowed: shading='flat'")
-
-
 def _score(criterion: str, rgb) -> float:
     L, a, b = srgb255_to_lab(np.asarray(rgb, dtype=np.float64))
     if criterion == "darker":
@@ -214,12 +129,13 @@ def _score(criterion: str, rgb) -> float:
     return float(math.hypot(a, b) * math.cos(math.atan2(b, a) - math.radians(_WARM_HUE)))
 
 
+
 # --- solvers: the correct option text from a (possibly recoloured) scene's truth, or None -----------------------
 
 def _solve(q: SceneQuestion, stimulus: Stimulus) -> str | None:
     t, p = stimulus.truth, q.params
     if q.task == "colour-extraction":
-        return format_code(_region(t, p["region"])["colour"], p["format"])
+        return format_code(sc.region(t, p["region"])["colour"], p["format"])
     if q.task == "colour-proportion":
         share = 100 * sum(c["share"] for c in t["colours"] if c["name"] == p["colour"])
         values = {int(v.rstrip("%")): v for v in q.options.values()}
@@ -228,17 +144,17 @@ def _solve(q: SceneQuestion, stimulus: Stimulus) -> str | None:
     if q.task == "colour-counting":
         return str(t["distinct_colours"] if p["include_background"] else t["object_colours"])
     if q.task == "object-counting":
-        return str(sum(1 for r in _visible(t) if r["name"] == p["colour"]))
+        return str(sum(1 for r in sc.visible(t) if r["name"] == p["colour"]))
     if q.task == "shape-counting":
-        return str(sum(1 for r in _visible(t) if r["shape"] == p["shape"]))
+        return str(sum(1 for r in sc.visible(t) if r["shape"] == p["shape"]))
     if q.task == "colour-comparison":
-        scores = sorted(((_score(p["criterion"], _region(t, r)["colour"]), _region(t, r)["shape"])
+        scores = sorted(((_score(p["criterion"], sc.region(t, r)["colour"]), sc.region(t, r)["shape"])
                          for r in p["regions"]), reverse=True)
         return scores[0][1] if scores[0][0] - scores[1][0] >= 1.0 else None
     if q.task == "colour-recognition":
         if p["mode"] == "name":
-            return _region(t, p["region"])["name"]
-        present = {r["name"] for r in _visible(t)} | ({t["background"]["name"]} if t["background"]["share"] > 0 else set())
+            return sc.region(t, p["region"])["name"]
+        present = {r["name"] for r in sc.visible(t)} | ({t["background"]["name"]} if t["background"]["share"] > 0 else set())
         absent = [v for v in q.options.values() if v not in present]
         return absent[0] if len(absent) == 1 else None
     raise ValueError(f"task {q.task!r} is not known; allowed: {', '.join(TASKS)}")
@@ -254,11 +170,8 @@ def expected_for(question: SceneQuestion, stimulus: Stimulus) -> str | None:
 
 def _finish(task: str, text: str, options: dict[str, str], target, params: dict, wording: str,
             stimulus: Stimulus) -> SceneQuestion:
-    q = SceneQuestion(task, text, options, "A", tuple(target), params, wording, ANSWER_KIND[task])
-    answer = expected_for(q, stimulus)
-    if answer is None:
-        raise RuntimeError(f"{task}: built options {options} hold no correct answer (a bug)")
-    return SceneQuestion(task, text, options, answer, tuple(target), params, wording, ANSWER_KIND[task])
+    return sc.finish(task, text, options, target, params, wording, stimulus, answer_kind=ANSWER_KIND[task],
+                     solve=_solve)
 
 
 # --- builders ----------------------------------------------------------------------------------------------------
@@ -268,29 +181,29 @@ def _extraction(stim, rng, n, *, format: str = "rgb", delta_e: float = 10.0, reg
         raise ValueError(f"format={format!r} is not valid; allowed: {', '.join(CODE_FORMATS)}")
     if isinstance(delta_e, bool) or not isinstance(delta_e, int | float) or not 0.5 <= delta_e <= 60:
         raise ValueError(f"delta_e={delta_e!r} is not valid; allowed: a number in [0.5, 60] (CIEDE2000)")
-    _flat(stim, "colour-extraction")
+    sc.flat(stim, "colour-extraction")
     t = stim.truth
     if region is None:
         if not t["regions"]:
             region = "background"
         else:
-            choices = _unique_shapes(t)
+            choices = sc.unique_shapes(t)
             if not choices:
                 raise NotAskable("colour-extraction needs an object with a shape no other object has")
             region = choices[int(rng.integers(len(choices)))]["region"]
-    colour = _region(t, region)["colour"]
+    colour = sc.region(t, region)["colour"]
     try:
         distract = [format_code(c, format) for c in distractor_colours(colour, delta_e, n - 1, rng, fmt=format)]
     except ValueError as exc:  # the colour sits where sRGB ends: too few directions reach delta_e
         raise NotAskable(f"colour-extraction: {exc}") from None
-    options = _arrange(format_code(colour, format), distract, rng)
+    options = sc.arrange(format_code(colour, format), distract, rng)
     name = CODE_NAMES[format]
     if region == "background":
         if t["regions"]:
             raise NotAskable("the background's colour is 'the given color' only in a single-colour image")
         text, wording = f"What is the {name} value of the given color in the image?", "colorbench"
     else:
-        shape = _region(t, region)["shape"]
+        shape = sc.region(t, region)["shape"]
         text, wording = f"What is the {name} value of the color of the {shape} in the image?", "ours"
     params = {"format": format, "delta_e": float(delta_e), "region": region}
     return _finish("colour-extraction", text, options, (region,), params, wording, stim)
@@ -299,7 +212,7 @@ def _extraction(stim, rng, n, *, format: str = "rgb", delta_e: float = 10.0, reg
 def _proportion(stim, rng, n, *, step: int = 10, colour: str | None = None):
     if isinstance(step, bool) or not isinstance(step, int) or not 2 <= step <= 30:
         raise ValueError(f"step={step!r} is not valid; allowed: an integer 2-30 (percentage points)")
-    named = _named_colours(stim, "colour-proportion")
+    named = sc.named_colours(stim, "colour-proportion")
     if colour is not None:
         named = [c for c in named if c["name"] == colour]
         if not named:
@@ -321,13 +234,13 @@ def _proportion(stim, rng, n, *, step: int = 10, colour: str | None = None):
 
 
 def _colour_counting(stim, rng, n, *, include_background: bool = True):
-    _flat(stim, "colour-counting")
+    sc.flat(stim, "colour-counting")
     t = stim.truth
     count = t["distinct_colours"] if include_background else t["object_colours"]
     text, wording = ("How many different colors are in this image?", "colorbench") if include_background else (
         "How many different colors do the shapes in this image have?", "ours")
     params = {"include_background": bool(include_background), "min_delta_e": t["min_delta_e"]}
-    return _finish("colour-counting", text, _window(count, n, 1, rng), (), params, wording, stim)
+    return _finish("colour-counting", text, sc.window(count, n, 1, rng), (), params, wording, stim)
 
 
 def _separate(stim, regions: list[dict]) -> bool:
@@ -339,32 +252,32 @@ def _separate(stim, regions: list[dict]) -> bool:
 
 
 def _object_counting(stim, rng, n, *, colour: str | None = None):
-    named = _named_colours(stim, "object-counting")
-    vis = _visible(stim.truth)
+    named = sc.named_colours(stim, "object-counting")
+    vis = sc.visible(stim.truth)
     ok = []
     for c in named:
         if colour is not None and c["name"] != colour:
             continue
         mine = [r for r in vis if r["name"] == c["name"]]
-        if _clear(mine) and _separate(stim, mine):
+        if sc.clear(mine) and _separate(stim, mine):
             ok.append((c["name"], mine))
     if not ok:
         raise NotAskable("object-counting found no colour whose objects are all clearly visible and apart")
     name, mine = ok[int(rng.integers(len(ok)))]
     text = f"How many objects with {name} color are in this image?"
-    return _finish("object-counting", text, _window(len(mine), n, 0, rng), [r["region"] for r in mine],
+    return _finish("object-counting", text, sc.window(len(mine), n, 0, rng), [r["region"] for r in mine],
                    {"colour": name, "clutter": stim.spec.clutter}, "colorbench", stim)
 
 
 def _shape_counting(stim, rng, n, *, shape: str | None = None):
-    vis = _visible(stim.truth)
+    vis = sc.visible(stim.truth)
     shapes = sorted({r["shape"] for r in vis} if shape is None else {shape})
     ok = [(s, [r for r in vis if r["shape"] == s]) for s in shapes]
-    ok = [(s, mine) for s, mine in ok if mine and _clear(mine)]
+    ok = [(s, mine) for s, mine in ok if mine and sc.clear(mine)]
     if not ok:
         raise NotAskable("shape-counting found no shape whose objects are all clearly visible")
     s, mine = ok[int(rng.integers(len(ok)))]
-    return _finish("shape-counting", f"How many {plural(s)} are in this image?", _window(len(mine), n, 0, rng),
+    return _finish("shape-counting", f"How many {plural(s)} are in this image?", sc.window(len(mine), n, 0, rng),
                    [r["region"] for r in mine], {"shape": s}, "ours", stim)
 
 
@@ -374,7 +287,7 @@ def _comparison(stim, rng, n, *, criterion: str = "darker", margin: float | None
     margin = _MARGIN[criterion] if margin is None else margin
     if isinstance(margin, bool) or not isinstance(margin, int | float) or not 1.0 <= margin <= 100:
         raise ValueError(f"margin={margin!r} is not valid; allowed: a number in [1, 100]")
-    pool = _unique_shapes(stim.truth)
+    pool = sc.unique_shapes(stim.truth)
     if len(pool) < n:
         raise NotAskable(f"colour-comparison needs {n} objects of distinct shapes; the scene shows {len(pool)}")
     for _ in range(64):
@@ -395,20 +308,20 @@ def _comparison(stim, rng, n, *, criterion: str = "darker", margin: float | None
 def _recognition(stim, rng, n, *, mode: str = "name"):
     if mode not in ("name", "absent"):
         raise ValueError(f"mode={mode!r} is not valid; allowed: name, absent")
-    _named_colours(stim, "colour-recognition")
+    sc.named_colours(stim, "colour-recognition")
     t = stim.truth
     pal = list(get_scene_palette(stim.spec.palette).colours)
     if mode == "absent":
-        present = sorted({r["name"] for r in _visible(t)} | ({t["background"]["name"]} - {None}), key=pal.index)
+        present = sorted({r["name"] for r in sc.visible(t)} | ({t["background"]["name"]} - {None}), key=pal.index)
         absent = [k for k in pal if k not in present]
         if len(present) < n - 1 or not absent:
             raise NotAskable(f"'absent' needs {n - 1} named colours present and one palette colour absent")
         shown = [present[i] for i in rng.choice(len(present), n - 1, replace=False)]
-        options = _arrange(absent[int(rng.integers(len(absent)))], shown, rng)
+        options = sc.arrange(absent[int(rng.integers(len(absent)))], shown, rng)
         return _finish("colour-recognition", "What color does not exist in this image?", options, (),
                        {"mode": mode}, "colorbench", stim)
-    vis = _visible(t)
-    pool = vis if len(vis) == 1 else _unique_shapes(t)
+    vis = sc.visible(t)
+    pool = vis if len(vis) == 1 else sc.unique_shapes(t)
     pool = [r for r in pool if r["name"] is not None]
     if not pool:
         raise NotAskable("colour-recognition needs a named object with a shape no other object has")
@@ -419,7 +332,7 @@ def _recognition(stim, rng, n, *, mode: str = "name"):
         text, wording = "What is the color of object in this image?", "colorbench"
     else:
         text, wording = f"What is the color of the {reg['shape']} in this image?", "ours"
-    return _finish("colour-recognition", text, _arrange(reg["name"], distract, rng), (reg["region"],),
+    return _finish("colour-recognition", text, sc.arrange(reg["name"], distract, rng), (reg["region"],),
                    {"mode": mode, "region": reg["region"]}, wording, stim)
 
 
