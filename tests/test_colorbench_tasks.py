@@ -126,8 +126,10 @@ def test_colour_comparison_answer_follows_cielab_definitions(criterion):
         for region in q.params["regions"]:
             L, a, b = srgb255_to_lab(stim.pixels[stim.masks[region]][0])
             shape = stim.truth["regions"][int(region.split("-")[1])]["shape"]
-            scores[shape] = {"darker": -L, "more saturated": math.hypot(a, b),
-                             "warmer": a * math.cos(math.radians(50)) + b * math.sin(math.radians(50))}[criterion]
+            base = {"darker": -L, "lighter": L, "more saturated": math.hypot(a, b),
+                    "warmer": a * math.cos(math.radians(50)) + b * math.sin(math.radians(50))}
+            base["less saturated"], base["cooler"] = -base["more saturated"], -base["warmer"]
+            scores[shape] = base[criterion]
         ranked = sorted(scores, key=scores.get, reverse=True)
         assert q.answer_text == ranked[0]
         assert scores[ranked[0]] - scores[ranked[1]] >= q.params["margin"]
@@ -170,6 +172,9 @@ def test_shape_counting_counts_the_masks_of_that_shape():
 @pytest.mark.parametrize("task", list(TASKS))
 def test_same_seed_same_question_and_answers_spread_over_letters(task):
     stims = _scenes(NAMED + PLAIN) if task != "colour-extraction" else _scenes(PATCHES)
+    if task == "colour-mimicry":  # camouflaged shapes need a mottled scene
+        stims = _scenes([s.replace(shading="mottled", n_colours=1, background=None, min_delta_e=8, spacing="tight",
+                                   palette=None) for s in PLAIN])
     params = {"n_options": 3} if task == "colour-comparison" else {}
     letters = []
     for stim in stims:
@@ -195,7 +200,7 @@ def test_same_seed_same_question_and_answers_spread_over_letters(task):
         ("colour-extraction", {"delta_e": 0}, "delta_e=0"),
         ("colour-comparison", {"criterion": "brighter"}, "allowed: darker"),
         ("colour-proportion", {"step": 50}, "step=50"),
-        ("colour-recognition", {"mode": "maybe"}, "allowed: name, absent"),
+        ("colour-recognition", {"mode": "maybe"}, "allowed: name, present, absent"),
     ],
 )
 def test_bad_parameters_raise_value_error(task, kwargs, needle):

@@ -17,13 +17,22 @@ colour-counting        How many different colors are in this image?             
                        How many different colors do the shapes in this image have?  ours
 object-counting        How many objects with {name} color are in this image?        colorbench
 colour-comparison      Which object has a darker color in the image?                colorbench
-                       Which object has a warmer / more saturated color in the      ours
-                       image?
+                       Which object has a lighter / warmer / cooler / more          ours
+                       saturated / less saturated color in the image?
 colour-recognition     What is the color of object in this image? (one object)      colorbench
                        What is the color of the {shape} in this image?              ours
                        What color does not exist in this image?                     colorbench
+                       What color exists in this image?                             ours
 shape-counting         How many {shape}s are in this image?                         ours
+object-recognition,    `plates.tasks.colorbench_objects`
+colour-mimicry
 =====================  ===========================================================  ===========
+
+`FORMS` lists every form of each task (extraction in RGB, HSV and HEX; comparison by each criterion; recognition
+naming, present and absent; counting with and without the background; mimicry count and which), so a preset
+can draw them in balance. Counting questions need every two of the scene's colours at least
+`COUNT_MIN_DELTA_E` = 10 CIEDE2000 apart (stated in the question's ``params``, so in the manifest), so no count
+hangs on whether two near colours are "different".
 
 ``shape-counting`` is not a ColorBench task: it is the colour-invariant question for the robustness set
 (ColorBench App. C chooses "questions that are color-invariant"); a hue rotation leaves its answer unchanged.
@@ -32,7 +41,8 @@ For every other task `expected_for` recomputes the answer on a recoloured varian
 Definitions (ours; ColorBench gives none): *darker* = lower CIELAB L*; *more saturated* = higher CIELAB chroma
 C*ab = sqrt(a*² + b*²); *warmer* = higher ``C*ab · cos(h_ab − 50°)``, the colour's projection on the orange
 direction of the a*b* plane (h_ab 50°, between red ~40° and yellow ~100°; cool blues near 230° score lowest,
-greys 0). CIELAB D65 / 2° of the region's unshaded colour. The answer must lead the runner-up by ``margin``.
+greys 0); *lighter*, *cooler* and *less saturated* are the same scores negated. CIELAB D65 / 2° of the region's
+unshaded colour. The answer must lead the runner-up by ``margin``.
 
 Distractors: counts are a window of consecutive integers containing the answer at a random place; proportions
 are the answer's whole percent ± multiples of ``step`` percentage points; colour codes lie at ``delta_e``
@@ -59,13 +69,18 @@ from plates.stimuli.scenes.palettes import get_scene_palette
 from plates.stimuli.scenes.recolour import render_variant, variant_specs
 from plates.stimuli.scenes.shapes import plural
 from plates.tasks import scene_common as sc
+from plates.tasks.colorbench_objects import MIMICRY_MODES, OBJECT_TASKS
+from plates.tasks.colorbench_objects import solve as solve_objects
 from plates.tasks.colour_values import CODE_FORMATS, CODE_NAMES, distractor_colours, format_code
 from plates.tasks.prompts import COLORBENCH_COT_INSTRUCTION, COLORBENCH_INSTRUCTION
 from plates.tasks.scene_common import LETTERS, NotAskable, SceneQuestion
 
 __all__ = [
     "ANSWER_KIND",
+    "COUNT_MIN_DELTA_E",
     "CRITERIA",
+    "FORMS",
+    "RECOGNITION_MODES",
     "PAPER_NAMES",
     "TASKS",
     "NotAskable",
@@ -78,8 +93,12 @@ __all__ = [
     "robustness_items",
 ]
 
-CRITERIA = ("darker", "warmer", "more saturated")
-_MARGIN = MappingProxyType({"darker": 10.0, "warmer": 15.0, "more saturated": 15.0})
+CRITERIA = ("darker", "lighter", "warmer", "cooler", "more saturated", "less saturated")
+_MARGIN = MappingProxyType({"darker": 10.0, "lighter": 10.0, "warmer": 15.0, "cooler": 15.0,
+                            "more saturated": 15.0, "less saturated": 15.0})
+#: The least CIEDE2000 between any two colours of a scene a counting question is asked about.
+COUNT_MIN_DELTA_E = 10.0
+RECOGNITION_MODES = ("name", "present", "absent")
 _WARM_HUE = 50.0
 
 #: Our task name -> ColorBench's (Table 7); "shape-counting" is ours (the robustness question).
@@ -88,6 +107,7 @@ PAPER_NAMES = MappingProxyType({
     "colour-counting": "Color Counting", "object-counting": "Object Counting",
     "colour-comparison": "Color Comparison", "colour-recognition": "Color Recognition",
     "shape-counting": "Shape Counting (ours; colour-invariant, for Color Robustness)",
+    "object-recognition": "Object Recognition", "colour-mimicry": "Color Mimicry",
 })
 
 
@@ -95,7 +115,7 @@ PAPER_NAMES = MappingProxyType({
 ANSWER_KIND = MappingProxyType({
     "colour-extraction": "colour", "colour-proportion": "proportion", "colour-counting": "count",
     "object-counting": "count", "colour-comparison": "choice", "colour-recognition": "choice",
-    "shape-counting": "count",
+    "shape-counting": "count", "object-recognition": "choice", "colour-mimicry": "count",
 })
 
 
@@ -121,18 +141,23 @@ def _n_options(n: Any) -> int:
 
 
 def _score(criterion: str, rgb) -> float:
+    """How strongly a colour (sRGB 0-255) meets ``criterion`` (module docstring): higher wins."""
     L, a, b = srgb255_to_lab(np.asarray(rgb, dtype=np.float64))
-    if criterion == "darker":
-        return float(-L)
-    if criterion == "more saturated":
-        return float(math.hypot(a, b))
-    return float(math.hypot(a, b) * math.cos(math.atan2(b, a) - math.radians(_WARM_HUE)))
+    if criterion in ("darker", "lighter"):
+        value = float(-L)
+    elif criterion in ("more saturated", "less saturated"):
+        value = float(math.hypot(a, b))
+    else:
+        value = float(math.hypot(a, b) * math.cos(math.atan2(b, a) - math.radians(_WARM_HUE)))
+    return -value if criterion in ("lighter", "cooler", "less saturated") else value
 
 
 
 # --- solvers: the correct option text from a (possibly recoloured) scene's truth, or None -----------------------
 
 def _solve(q: SceneQuestion, stimulus: Stimulus) -> str | None:
+    if q.task in OBJECT_TASKS:
+        return solve_objects(q, stimulus)
     t, p = stimulus.truth, q.params
     if q.task == "colour-extraction":
         return format_code(sc.region(t, p["region"])["colour"], p["format"])
@@ -155,8 +180,8 @@ def _solve(q: SceneQuestion, stimulus: Stimulus) -> str | None:
         if p["mode"] == "name":
             return sc.region(t, p["region"])["name"]
         present = {r["name"] for r in sc.visible(t)} | ({t["background"]["name"]} if t["background"]["share"] > 0 else set())
-        absent = [v for v in q.options.values() if v not in present]
-        return absent[0] if len(absent) == 1 else None
+        pick = [v for v in q.options.values() if (v in present) == (p["mode"] == "present")]
+        return pick[0] if len(pick) == 1 else None
     raise ValueError(f"task {q.task!r} is not known; allowed: {', '.join(TASKS)}")
 
 
@@ -236,11 +261,21 @@ def _proportion(stim, rng, n, *, step: int = 10, colour: str | None = None):
 def _colour_counting(stim, rng, n, *, include_background: bool = True):
     sc.flat(stim, "colour-counting")
     t = stim.truth
+    _far_apart(t, "colour-counting")
     count = t["distinct_colours"] if include_background else t["object_colours"]
     text, wording = ("How many different colors are in this image?", "colorbench") if include_background else (
         "How many different colors do the shapes in this image have?", "ours")
-    params = {"include_background": bool(include_background), "min_delta_e": t["min_delta_e"]}
+    params = {"include_background": bool(include_background), "min_delta_e": t["min_delta_e"],
+              "min_delta_e_floor": COUNT_MIN_DELTA_E}
     return _finish("colour-counting", text, sc.window(count, n, 1, rng), (), params, wording, stim)
+
+
+def _far_apart(truth, task: str) -> None:
+    """`NotAskable` when two of the scene's colours lie under `COUNT_MIN_DELTA_E` apart: a count of colours
+    (or of the objects of one colour) would hang on whether they are "different"."""
+    if truth["min_delta_e"] is not None and truth["min_delta_e"] < COUNT_MIN_DELTA_E:
+        raise NotAskable(f"{task}: two colours lie {truth['min_delta_e']:.1f} CIEDE2000 apart; allowed: scenes "
+                         f"whose colours are all >= {COUNT_MIN_DELTA_E:g} apart (SceneSpec.min_delta_e)")
 
 
 def _separate(stim, regions: list[dict]) -> bool:
@@ -253,6 +288,7 @@ def _separate(stim, regions: list[dict]) -> bool:
 
 def _object_counting(stim, rng, n, *, colour: str | None = None):
     named = sc.named_colours(stim, "object-counting")
+    _far_apart(stim.truth, "object-counting")
     vis = sc.visible(stim.truth)
     ok = []
     for c in named:
@@ -266,7 +302,8 @@ def _object_counting(stim, rng, n, *, colour: str | None = None):
     name, mine = ok[int(rng.integers(len(ok)))]
     text = f"How many objects with {name} color are in this image?"
     return _finish("object-counting", text, sc.window(len(mine), n, 0, rng), [r["region"] for r in mine],
-                   {"colour": name, "clutter": stim.spec.clutter}, "colorbench", stim)
+                   {"colour": name, "clutter": stim.spec.clutter, "min_delta_e": stim.truth["min_delta_e"],
+                    "min_delta_e_floor": COUNT_MIN_DELTA_E}, "colorbench", stim)
 
 
 def _shape_counting(stim, rng, n, *, shape: str | None = None):
@@ -290,9 +327,10 @@ def _comparison(stim, rng, n, *, criterion: str = "darker", margin: float | None
     pool = sc.unique_shapes(stim.truth)
     if len(pool) < n:
         raise NotAskable(f"colour-comparison needs {n} objects of distinct shapes; the scene shows {len(pool)}")
+    score_of = {r["region"]: _score(criterion, r["colour"]) for r in pool}  # once per object, not per draw
     for _ in range(64):
         pick = [pool[i] for i in rng.choice(len(pool), n, replace=False)]
-        scores = sorted((_score(criterion, r["colour"]) for r in pick), reverse=True)
+        scores = sorted((score_of[r["region"]] for r in pick), reverse=True)
         if scores[0] - scores[1] >= margin:
             break
     else:
@@ -306,20 +344,22 @@ def _comparison(stim, rng, n, *, criterion: str = "darker", margin: float | None
 
 
 def _recognition(stim, rng, n, *, mode: str = "name"):
-    if mode not in ("name", "absent"):
-        raise ValueError(f"mode={mode!r} is not valid; allowed: name, absent")
+    if mode not in RECOGNITION_MODES:
+        raise ValueError(f"mode={mode!r} is not valid; allowed: {', '.join(RECOGNITION_MODES)}")
     sc.named_colours(stim, "colour-recognition")
     t = stim.truth
     pal = list(get_scene_palette(stim.spec.palette).colours)
-    if mode == "absent":
+    if mode in ("absent", "present"):
         present = sorted({r["name"] for r in sc.visible(t)} | ({t["background"]["name"]} - {None}), key=pal.index)
         absent = [k for k in pal if k not in present]
-        if len(present) < n - 1 or not absent:
-            raise NotAskable(f"'absent' needs {n - 1} named colours present and one palette colour absent")
-        shown = [present[i] for i in rng.choice(len(present), n - 1, replace=False)]
-        options = sc.arrange(absent[int(rng.integers(len(absent)))], shown, rng)
-        return _finish("colour-recognition", "What color does not exist in this image?", options, (),
-                       {"mode": mode}, "colorbench", stim)
+        right, wrong = (absent, present) if mode == "absent" else (present, absent)
+        if len(wrong) < n - 1 or not right:
+            raise NotAskable(f"'{mode}' needs one palette colour {mode} and {n - 1} the other way")
+        shown = [wrong[i] for i in rng.choice(len(wrong), n - 1, replace=False)]
+        options = sc.arrange(right[int(rng.integers(len(right)))], shown, rng)
+        text, wording = (("What color does not exist in this image?", "colorbench") if mode == "absent"
+                         else ("What color exists in this image?", "ours"))
+        return _finish("colour-recognition", text, options, (), {"mode": mode}, wording, stim)
     vis = sc.visible(t)
     pool = vis if len(vis) == 1 else sc.unique_shapes(t)
     pool = [r for r in pool if r["name"] is not None]
@@ -340,7 +380,20 @@ def _recognition(stim, rng, n, *, mode: str = "name"):
 TASKS: Mapping[str, Callable[..., SceneQuestion]] = MappingProxyType({
     "colour-extraction": _extraction, "colour-proportion": _proportion, "colour-counting": _colour_counting,
     "object-counting": _object_counting, "colour-comparison": _comparison, "colour-recognition": _recognition,
-    "shape-counting": _shape_counting,
+    "shape-counting": _shape_counting, **OBJECT_TASKS,
+})
+
+#: Task name -> every form it is asked in (the builder's parameters per form), ColorBench §2.1 and Table 7.
+FORMS: Mapping[str, tuple[Mapping[str, Any], ...]] = MappingProxyType({
+    "colour-extraction": tuple({"format": f} for f in CODE_FORMATS),
+    "colour-proportion": ({},),
+    "colour-counting": ({"include_background": True}, {"include_background": False}),
+    "object-counting": ({},),
+    "colour-comparison": tuple({"criterion": c} for c in CRITERIA),
+    "colour-recognition": tuple({"mode": m} for m in RECOGNITION_MODES),
+    "shape-counting": ({},),
+    "object-recognition": ({},),
+    "colour-mimicry": tuple({"mode": m} for m in MIMICRY_MODES),
 })
 
 
@@ -348,7 +401,8 @@ def build_question(task: str, stimulus: Stimulus, *, seed: int = 0, n_options: i
     """A seeded ``task`` question about a rendered scene. ``params`` are the task's own (module docstring):
     extraction ``format`` ("rgb"/"hsv"/"hex"), ``delta_e``, ``region``; proportion ``step``, ``colour``;
     colour counting ``include_background``; object counting ``colour``; comparison ``criterion``, ``margin``;
-    recognition ``mode`` ("name"/"absent"); shape counting ``shape``. Raises `NotAskable` (a ValueError) when
+    recognition ``mode`` ("name"/"present"/"absent"); shape counting ``shape``; object recognition ``colour``;
+    colour mimicry ``mode`` ("count"/"which"). Raises `NotAskable` (a ValueError) when
     the scene cannot carry the question unambiguously, ValueError for bad parameters."""
     if task not in TASKS:
         raise ValueError(f"task {task!r} is not known; allowed: {', '.join(TASKS)}")
