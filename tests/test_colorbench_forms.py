@@ -148,3 +148,25 @@ def test_family_presets_pass_the_size_through():
     entries = FAMILY_PRESETS["colorbench-colour-mimicry"].entries(size=80, seed=0)
     first = next(iter(entries))
     assert first.spec.size == 80 and first.spec.shading == "mottled"
+
+
+@pytest.mark.parametrize("delta_e", [0.5, 3.0, 20.0, 60.0])
+def test_distractor_colours_sit_at_the_asked_difference(delta_e):
+    from plates.tasks.colour_values import distractor_colours, format_code
+
+    rng = np.random.default_rng(7)
+    made = 0
+    for rgb in rng.integers(0, 256, (12, 3)):
+        rgb = tuple(int(v) for v in rgb)
+        try:
+            colours = distractor_colours(rgb, delta_e, 3, np.random.default_rng(made), fmt="hex")
+        except ValueError:  # a colour at the gamut's edge reaches delta_e in too few directions: refused
+            continue
+        made += 1
+        lab = _lab(np.array([rgb, *colours]))
+        de = colour.delta_E(lab[0], lab[1:], method="CIE 2000")
+        assert np.all(np.abs(de - delta_e) <= 1.0), de
+        apart = colour.delta_E(lab[1:, None], lab[None, 1:], method="CIE 2000")[np.triu_indices(3, 1)]
+        assert np.all(apart >= delta_e / 2)
+        assert len({format_code(c, "hex") for c in [rgb, *colours]}) == 4
+    assert made >= 6
