@@ -45,7 +45,8 @@ class IllusionType:
     ``random``: True when the seed changes the drawing (other kinds ignore it and reproduce across seeds).
     ``human_key``: where the human answer (``prediction``) comes from: "literature" (the rule the cited
     studies measured with people on this geometry) or "unvalidated" (our reading, never tested with people on
-    these images; `HUMAN_KEYS` says why for each kind).
+    these images; `HUMAN_KEYS` says why for each kind). ``lettered``: the targets carry the letters A and B
+    (`plates.stimuli.illusions.marks`), where nothing else tells them from their like.
     ``regions``: how questions name the two targets, with ``{first}``/``{second}`` for the layout's words.
     """
 
@@ -65,6 +66,7 @@ class IllusionType:
     edge_noise: float | None = None
     random: bool = False
     human_key: str = "literature"
+    lettered: bool = False
 
 
 _MIDPOINT = (
@@ -195,7 +197,8 @@ _TYPES = (
     IllusionType(
         "checker-shadow",
         "Adelson's checker-shadow: a checkerboard with a green cylinder casting a soft shadow; A is a dark "
-        "check in the light, B a light check in the shadow (flat, without perspective).",
+        "check in the light, B a light check in the shadow (flat, without perspective); the two checks carry "
+        "the letters A and B, as in Adelson's figure.",
         "Adelson (1995), checker-shadow illusion; Adelson (2000), 'Lightness perception and lightness "
         "illusions', in The New Cognitive Neurosciences, MIT Press, 339-351",
         "the light check in the shadow looks lighter than the dark check in the light",
@@ -210,6 +213,7 @@ _TYPES = (
         count="checks per row (even)",
         default_count=6,
         count_range=(6, 16),
+        lettered=True,
     ),
     IllusionType(
         "cornsweet",
