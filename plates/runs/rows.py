@@ -22,7 +22,7 @@ from plates.tasks import Question, get_task
 
 __all__ = ["PARTICIPANT_PREFIX", "Asked", "build_row"]
 
-#: How a person's rows name their "model" (backend "human"): "participant-<anonymous id>" (`plates.ui.quiz`).
+#: How a person's rows name their "model" (backend "human"): "participant-<anonymous id>" (`plates.runs.quiz`).
 PARTICIPANT_PREFIX = "participant-"
 
 
@@ -85,6 +85,7 @@ def build_row(asked: Asked, reply: Reply, secrets: Sequence[str | None] = ()) ->
         **{c: asked.measured.get(c) for c in MEASURED_COLUMNS},
         "latency_s": float(reply.latency_s), "prompt_tokens": reply.prompt_tokens,
         "completion_tokens": reply.completion_tokens, "attempts": int(reply.attempts),
+        "generation_json": redact(reply.settings_json, secrets), "model_revision": reply.revision,
         "timestamp": datetime.now(UTC),
     }
     if reply.unsupported:
