@@ -29,7 +29,8 @@ def read_export(folder: str | Path, config: str | None = None, *,
     for name in [config] if config is not None else configs:
         rows: list[dict[str, Any]] = []
         for shard in sorted((root / "data" / name).glob("*.parquet")):
-            table = pq.read_table(shard)
-            rows.extend((table if images else table.drop_columns(["image"])).to_pylist())
+            names = pq.read_schema(shard).names
+            columns = names if images else [c for c in names if c != "image"]  # never read the PNGs for nothing
+            rows.extend(pq.read_table(shard, columns=columns).to_pylist())
         out[name] = rows
     return out
