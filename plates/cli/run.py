@@ -22,9 +22,6 @@ import sys
 
 from plates.cli import EXIT_BACKEND, EXIT_BAD_INPUT, positive
 
-#: The model a quick run uses when --model is left out: only backends with one model have one.
-DEFAULT_MODELS = {"baseline": "baseline-cnn"}
-
 
 def register(subparsers: argparse._SubParsersAction) -> None:
     p = subparsers.add_parser(
@@ -73,6 +70,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 
 
 def build_experiment(args: argparse.Namespace):  # -> plates.runs.experiment.Experiment
+    from plates.models import DEFAULT_MODELS
     from plates.runs.experiment import load_experiment, quick_experiment
 
     quick_flags = [f"--{n.replace('_', '-')}" for n in ("dataset", "prompt", "model", "base_url", "size", "timeout",
