@@ -2,8 +2,10 @@
 
 Thin on purpose: every decision lives in plates.ui.explorer / plates.ui.explorer_models; this file lays out widgets
 and wires events. ``build_app()`` returns the Blocks (tests build and drive it); ``launch()`` happens only
-under ``__main__``. Env: ``GRADIO_SERVER_NAME`` / ``GRADIO_SERVER_PORT`` (host/port), ``PLATES_PUBLIC=1``
-(public mode), ``PLATES_ALLOWED_BASE_URLS``, ``PLATES_ALLOWED_HF_MODELS``.
+under ``__main__``. Env: ``GRADIO_SERVER_NAME`` / ``GRADIO_SERVER_PORT`` (host/port), ``PLATES_ALLOWED_BASE_URLS``,
+``PLATES_ALLOWED_HF_MODELS``. Public mode is the default; ``python app.py --private`` or ``PLATES_PUBLIC=0``
+serves a private instance, except on a hosted Space (``SPACE_ID`` / ``SYSTEM=spaces``), which is always public
+(plates.ui.explorer.Policy.from_env).
 """
 
 from __future__ import annotations
@@ -385,4 +387,13 @@ def launch_options(port: int | None = None, policy: ex.Policy | None = None) -> 
 
 
 if __name__ == "__main__":
-    build_app().launch(**launch_options(port=None if os.environ.get("GRADIO_SERVER_PORT") else 7860))
+    import argparse
+
+    cli = argparse.ArgumentParser(description="Serve the plate explorer (public mode unless --private).")
+    cli.add_argument("--private", action="store_true", help="a private instance: your own endpoints and larger "
+                     "caps (ignored on a hosted Space, which is always public)")
+    chosen = ex.Policy.from_env(private=cli.parse_args().private)
+    if not chosen.public:
+        log.warning("private mode: serve it on a trusted network only")
+    build_app(chosen).launch(**launch_options(port=None if os.environ.get("GRADIO_SERVER_PORT") else 7860,
+                                              policy=chosen))
