@@ -10,17 +10,15 @@ import subprocess
 import sys
 import threading
 import time
-from pathlib import Path
 
 import pytest
-from chat_server import ChatServer
 
 from plates.cli import EXIT_ENVIRONMENT, build_parser
 from plates.faults import EnvironmentFailure
 from plates.results import ResultsWriter, load_results
 from plates.results import writer as writer_module
-
-ROOT = Path(__file__).resolve().parent.parent
+from tests.support import ROOT
+from tests.support.chat_server import ChatServer
 
 
 def _row(i: int) -> dict:
