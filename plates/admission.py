@@ -1,8 +1,10 @@
-"""Admitting a visitor's work on a public server: per-client rate limits, byte quotas, and a memory budget.
+"""Admitting a visitor's work on a public server: per-client rate limits (of events, or of bytes: uploads),
+session slots with a time to live, and a memory budget.
 
 A public Space assumes a hostile visitor, and a visitor can open as many browser sessions as they like, so a
 limit counted per session is no limit: every limit here is counted per **client address** (`client_address`),
-and the byte quotas also in total. Each check runs **before** the work is taken and refuses politely with a
+and a rate may also have a total over every address (uploads: bytes per address and in all, per window; the
+apps delete uploads after the same window, so the window's bytes bound what is held). Each check runs **before** the work is taken and refuses politely with a
 `Refused` (a ``ValueError``, so the apps show its words) that says what was refused, the limit, and when to try
 again. Widget-free: the explorer (Gradio) and the dashboard (Streamlit) call the same objects.
 
@@ -26,10 +28,11 @@ import threading
 import time
 from collections import OrderedDict, deque
 from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
 
 import psutil
 
-__all__ = ["ByteQuota", "MemoryBudget", "RateLimit", "Refused", "Slots", "client_address", "process_rss"]
+__all__ = ["MEMORY_BUDGET_BYTES", "SESSION_TTL_S", "Admission", "MemoryBudget", "RateLimit", "Refused", "Slots", "UploadGate", "client_address", "process_rss"]
 
 
 class Refused(ValueError):
@@ -60,76 +63,62 @@ def client_address(host: str | None, headers: Mapping[str, str] | None = None, *
 
 
 class RateLimit:
-    """At most ``per_client`` events of ``what`` per client address in any ``window_s`` seconds (a sliding
-    window). `take` records one event or raises `Refused`; nothing is recorded for a refused event."""
+    """At most ``per_client`` of ``what`` per client address in any ``window_s`` seconds (a sliding window),
+    and at most ``total`` for every address together (None: no total). Each `take` counts ``amount`` (1: an
+    event; or bytes, for uploads) or raises `Refused`; nothing is counted for a refused take."""
 
-    def __init__(self, what: str, per_client: int, window_s: float, *, max_clients: int = 10_000,
-                 clock: Callable[[], float] = time.monotonic) -> None:
+    def __init__(self, what: str, per_client: int, window_s: float, *, total: int | None = None,
+                 unit: str = "", max_clients: int = 10_000, clock: Callable[[], float] = time.monotonic) -> None:
         if isinstance(per_client, bool) or not isinstance(per_client, int) or per_client < 1:
             raise ValueError(f"per_client={per_client!r} is not allowed; allowed: an integer >= 1")
+        if total is not None and (isinstance(total, bool) or not isinstance(total, int) or total < per_client):
+            raise ValueError(f"total={total!r} is not allowed; allowed: None or an integer >= per_client")
         if not (isinstance(window_s, (int, float)) and math.isfinite(window_s) and window_s > 0):
             raise ValueError(f"window_s={window_s!r} is not allowed; allowed: seconds > 0")
-        self.what, self.per_client, self.window_s = what, per_client, float(window_s)
-        self.max_clients, self._clock = int(max_clients), clock
-        self._events: OrderedDict[str, deque[float]] = OrderedDict()
+        self.what, self.per_client, self.total, self.unit = what, per_client, total, unit
+        self.window_s, self.max_clients, self._clock = float(window_s), int(max_clients), clock
+        self._events: OrderedDict[str, deque[tuple[float, int]]] = OrderedDict()
+        self._sum: dict[str, int] = {}
         self._lock = threading.Lock()
 
-    def take(self, client: str) -> None:
-        """Record one event for ``client``, or raise `Refused` when it already had ``per_client`` in the window."""
-        now = self._clock()
+    def _amount(self, n: int) -> str:
+        return f"{n / 1e6:.1f} MB" if self.unit == "bytes" else f"{n}"
+
+    def _expire_locked(self, client: str, now: float) -> deque[tuple[float, int]]:
+        events = self._events.pop(client, None) or deque()
+        while events and now - events[0][0] >= self.window_s:
+            self._sum[client] = self._sum.get(client, 0) - events.popleft()[1]
+        if not events:
+            self._sum.pop(client, None)
+        return events
+
+    def take(self, client: str, amount: int = 1) -> None:
+        """Count ``amount`` for ``client``, or raise `Refused` when it would pass ``per_client`` (or ``total``)."""
+        if isinstance(amount, bool) or not isinstance(amount, int) or amount < 0:
+            raise ValueError(f"amount={amount!r} is not allowed; allowed: an integer >= 0")
+        now, span = self._clock(), _minutes(self.window_s)
         with self._lock:
-            events = self._events.pop(client, None) or deque()
-            while events and now - events[0] >= self.window_s:
-                events.popleft()
+            for other in list(self._events):  # the total needs every address's window up to date
+                if other != client:
+                    self._events[other] = self._expire_locked(other, now)
+            events = self._expire_locked(client, now)
             self._events[client] = events  # most recently seen last
-            if len(events) >= self.per_client:
-                wait = self.window_s - (now - events[0])
-                raise Refused(f"too many {self.what} from your address: {len(events)} in the last "
-                              f"{_minutes(self.window_s)}; allowed: {self.per_client} per {_minutes(self.window_s)}. "
-                              f"Please try again in {_minutes(wait)}.")
-            events.append(now)
+            mine = self._sum.get(client, 0)
+            if mine + amount > self.per_client:
+                wait = self.window_s - (now - events[0][0]) if events else self.window_s
+                raise Refused(f"too many {self.what} from your address: {self._amount(mine)} in the last {span}; "
+                              f"allowed: {self._amount(self.per_client)} per {span}. Please try again in "
+                              f"{_minutes(wait)}.")
+            everyone = sum(self._sum.values())
+            if self.total is not None and everyone + amount > self.total:
+                raise Refused(f"too many {self.what} on this server: {self._amount(everyone)} in the last {span} "
+                              f"from every visitor; allowed: {self._amount(self.total)}. Please try again in a few "
+                              "minutes.")
+            events.append((now, amount))
+            self._sum[client] = mine + amount
             while len(self._events) > self.max_clients:
-                self._events.popitem(last=False)
-
-
-class ByteQuota:
-    """Bytes of ``what`` held at once: at most ``per_client`` per client address and ``total`` for everyone.
-    `take` reserves or raises `Refused`; `release` gives bytes back when what they held is deleted."""
-
-    def __init__(self, what: str, per_client: int, total: int) -> None:
-        for name, value in (("per_client", per_client), ("total", total)):
-            if isinstance(value, bool) or not isinstance(value, int) or value < 1:
-                raise ValueError(f"{name}={value!r} is not allowed; allowed: bytes >= 1")
-        self.what, self.per_client, self.total = what, per_client, total
-        self._held: dict[str, int] = {}
-        self._lock = threading.Lock()
-
-    def take(self, client: str, nbytes: int) -> None:
-        if nbytes < 0:
-            raise ValueError(f"nbytes={nbytes!r} is not allowed; allowed: >= 0")
-        with self._lock:
-            mine, everyone = self._held.get(client, 0), sum(self._held.values())
-            if mine + nbytes > self.per_client:
-                raise Refused(f"{self.what}: your address holds {mine / 1e6:.1f} MB and this is "
-                              f"{nbytes / 1e6:.1f} MB more; allowed: {self.per_client / 1e6:.0f} MB per address at "
-                              "a time. Close a tab or wait for older ones to expire, then try again.")
-            if everyone + nbytes > self.total:
-                raise Refused(f"{self.what}: this server holds {everyone / 1e6:.0f} MB for all visitors; allowed: "
-                              f"{self.total / 1e6:.0f} MB. Please try again in a few minutes.")
-            self._held[client] = mine + nbytes
-
-    def release(self, client: str, nbytes: int) -> None:
-        with self._lock:
-            left = self._held.get(client, 0) - nbytes
-            if left > 0:
-                self._held[client] = left
-            else:
-                self._held.pop(client, None)
-
-    def held(self, client: str | None = None) -> int:
-        """Bytes held by ``client`` (or by everyone)."""
-        with self._lock:
-            return self._held.get(client, 0) if client is not None else sum(self._held.values())
+                gone, _ = self._events.popitem(last=False)
+                self._sum.pop(gone, None)
 
 
 def process_rss() -> int:
@@ -220,3 +209,69 @@ class Slots:
             n = len(self._seen)
         self._expired(gone)
         return n
+
+
+class UploadGate:
+    """ASGI middleware in front of an app's upload route (Gradio's ``POST .../upload``): every upload takes
+    its declared ``Content-Length`` from ``rate`` (a `RateLimit` in bytes) under the sender's `client_address`
+    before a byte is read; a refusal is answered ``429`` with the refusal's words, and an upload without a
+    length (chunked) ``411``. Other requests pass untouched. Gradio's own cap is per file
+    (``max_file_size``); this one is per address and in total, over the window in which the app keeps files."""
+
+    def __init__(self, app: Callable, *, rate: RateLimit, behind_proxy: bool = False,
+                 path_suffix: str = "/upload") -> None:
+        self.app, self.rate, self.behind_proxy, self.path_suffix = app, rate, behind_proxy, path_suffix
+
+    async def __call__(self, scope: dict, receive: Callable, send: Callable) -> None:
+        if scope.get("type") != "http" or scope.get("method") != "POST" or \
+                not str(scope.get("path", "")).rstrip("/").endswith(self.path_suffix):
+            await self.app(scope, receive, send)
+            return
+        headers = {k.decode("latin-1").lower(): v.decode("latin-1") for k, v in scope.get("headers", [])}
+        host = (scope.get("client") or (None,))[0]
+        client = client_address(host, headers, behind_proxy=self.behind_proxy)
+        length = headers.get("content-length", "")
+        if not length.isdigit():
+            await _answer(send, 411, "an upload must declare its length (Content-Length)")
+            return
+        try:
+            self.rate.take(client, int(length))
+        except Refused as exc:
+            await _answer(send, 429, str(exc))
+            return
+        await self.app(scope, receive, send)
+
+
+async def _answer(send: Callable, status: int, text: str) -> None:
+    body = text.encode()
+    await send({"type": "http.response.start", "status": status,
+                "headers": [(b"content-type", b"text/plain; charset=utf-8"),
+                            (b"content-length", str(len(body)).encode())]})
+    await send({"type": "http.response.body", "body": body})
+
+
+#: The public explorer's memory budget (process RSS): new work is refused above it. A Space's smallest CPU
+#: machine has 16 GB; the budget leaves room for a loaded Hugging Face model beside the app.
+MEMORY_BUDGET_BYTES = 1_500_000_000
+#: Seconds a quiz session, a visitor's upload allowance and session state live without use.
+SESSION_TTL_S = 1800.0
+
+
+@dataclass
+class Admission:
+    """One public app's limits (built per app, never module-wide): the memory budget, quiz starts per address
+    (5 per 10 min, 200 in all), live quizzes at once (100, expired after `SESSION_TTL_S` idle), and uploaded
+    bytes per address (20 MB) and in all (500 MB) per `SESSION_TTL_S` (the app deletes uploads after it).
+    ``behind_proxy``: addresses come from the hosted Space's proxy (`client_address`)."""
+
+    behind_proxy: bool = False
+    memory: MemoryBudget = field(default_factory=lambda: MemoryBudget(MEMORY_BUDGET_BYTES))
+    quiz_starts: RateLimit = field(default_factory=lambda: RateLimit("quiz starts", 5, 600.0, total=200))
+    quizzes: Slots = field(default_factory=lambda: Slots("quizzes", 100, SESSION_TTL_S))
+    uploads: RateLimit = field(default_factory=lambda: RateLimit(
+        "uploads", 20_000_000, SESSION_TTL_S, total=500_000_000, unit="bytes"))
+
+    def client(self, request: object) -> str:
+        """The address of a Gradio (or Starlette) request's sender."""
+        host = getattr(getattr(request, "client", None), "host", None)
+        return client_address(host, dict(getattr(request, "headers", None) or {}), behind_proxy=self.behind_proxy)

@@ -1,11 +1,11 @@
-"""plates.admission: limits counted per client address (not per browser session), byte quotas per address and
+"""plates.admission: limits counted per client address (not per browser session), byte rates per address and
 in total, session slots with a time to live, and a memory budget checked before new work."""
 
 from __future__ import annotations
 
 import pytest
 
-from plates.admission import ByteQuota, MemoryBudget, RateLimit, Refused, Slots, client_address
+from plates.admission import MemoryBudget, RateLimit, Refused, Slots, client_address
 
 
 class Clock:
@@ -42,17 +42,20 @@ def test_rate_limit_remembers_a_bounded_number_of_addresses():
         RateLimit("x", 0, 1.0)
 
 
-def test_byte_quota_per_address_and_in_total_and_released_bytes_come_back():
-    quota = ByteQuota("uploads", per_client=10_000_000, total=25_000_000)
-    quota.take("a", 8_000_000)
-    with pytest.raises(Refused, match=r"your address holds 8\.0 MB and this is 3\.0 MB more; allowed: 10 MB"):
-        quota.take("a", 3_000_000)
-    quota.take("b", 9_000_000)
-    with pytest.raises(Refused, match=r"this server holds 17 MB for all visitors; allowed: 25 MB"):
-        quota.take("c", 9_000_000)
-    quota.release("a", 8_000_000)
-    quota.take("c", 9_000_000)
-    assert quota.held("a") == 0 and quota.held() == 18_000_000
+def test_a_byte_rate_caps_uploads_per_address_and_in_total():
+    clock = Clock()
+    uploads = RateLimit("uploads", 10_000_000, 1800.0, total=25_000_000, unit="bytes", clock=clock)
+    uploads.take("a", 8_000_000)
+    with pytest.raises(Refused, match=r"too many uploads from your address: 8\.0 MB in the last 30 min; allowed: "
+                                      r"10\.0 MB per 30 min"):
+        uploads.take("a", 3_000_000)
+    uploads.take("b", 9_000_000)
+    with pytest.raises(Refused, match=r"too many uploads on this server: 17\.0 MB in the last 30 min from every "
+                                      r"visitor; allowed: 25\.0 MB"):
+        uploads.take("c", 9_000_000)
+    clock.now = 1800.0  # what was uploaded half an hour ago has left the window (and the disk)
+    uploads.take("c", 9_000_000)
+    uploads.take("a", 10_000_000)
 
 
 def test_slots_cap_live_sessions_expire_idle_ones_and_call_back():

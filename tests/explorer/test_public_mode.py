@@ -99,3 +99,42 @@ def test_private_mode_sends_the_servers_key_only_to_its_own_endpoint(monkeypatch
         assert typed.count == 1 and SERVER_KEY not in typed.records[0].authorization
         assert own.count == 1 and own.records[0].authorization == f"Bearer {SERVER_KEY}"
         assert SERVER_KEY not in _text(to_typed) + _text(to_own)
+
+
+def test_public_limits_count_per_address_not_per_browser_session(monkeypatch, tmp_path):
+    """Each quiz start held 33.5 MB and the cap counted per Gradio session, so fresh sessions were free; one
+    client parked ~14 MB/s of uploads for 30 minutes. Now: quiz starts and uploaded bytes are counted per
+    address (every client here is 127.0.0.1), the memory budget is checked before new work, and Gradio keeps
+    at most PUBLIC_SESSION_CAPACITY sessions' state."""
+    import httpx
+
+    from plates.admission import Admission, MemoryBudget, RateLimit
+
+    monkeypatch.delenv("PLATES_HUMAN_RESULTS", raising=False)
+    policy = ex.Policy(public=True)
+    used = [0]
+    admission = Admission(memory=MemoryBudget(1_000_000_000, rss=lambda: used[0]),
+                          quiz_starts=RateLimit("quiz starts", 2, 600.0),
+                          uploads=RateLimit("uploads", 1_500_000, 1800.0, total=10_000_000, unit="bytes"))
+    options = explorer_app.launch_options(policy=policy, admission=admission)
+    assert options["state_session_capacity"] == explorer_app.PUBLIC_SESSION_CAPACITY
+    demo = explorer_app.build_app(policy, admission)
+    demo.launch(prevent_thread_lock=True, quiet=True, **options)
+    try:
+        for _ in range(2):  # two fresh browser sessions from one address
+            Client(demo.local_url, verbose=False).predict(True, api_name="/quiz_start")
+        assert len(admission.quizzes) == 2
+        with pytest.raises(AppError, match="too many quiz starts from your address: 2 in the last 10 min"):
+            Client(demo.local_url, verbose=False).predict(True, api_name="/quiz_start")
+        used[0] = 2_000_000_000  # over the budget: new work refused politely, nothing else changes
+        with pytest.raises(AppError, match=r"this server is busy \(2000 MB of its 1000 MB memory budget"):
+            Client(demo.local_url, verbose=False).predict(kind="baseline", hf_id="", api_model="", base_url="",
+                                                          api_name="/ask")
+        upload = f"{demo.local_url.rstrip('/')}/gradio_api/upload"
+        spec = b"{" + b" " * 900_000 + b"}"
+        first = httpx.post(upload, files={"files": ("a.json", spec)}, timeout=30)
+        second = httpx.post(upload, files={"files": ("b.json", spec)}, timeout=30)  # another "session"
+        assert first.status_code == 200, first.text
+        assert second.status_code == 429 and "too many uploads from your address: 0.9 MB" in second.text
+    finally:
+        demo.close()
