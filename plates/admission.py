@@ -32,7 +32,15 @@ from dataclasses import dataclass, field
 
 import psutil
 
-__all__ = ["MEMORY_BUDGET_BYTES", "SESSION_TTL_S", "Admission", "MemoryBudget", "RateLimit", "Refused", "Slots", "UploadGate", "client_address", "process_rss"]
+__all__ = ["MEMORY_BUDGET_BYTES", "SESSION_TTL_S", "Admission", "MemoryBudget", "RateLimit", "Refused", "Slots", "UploadGate", "client_address", "hosted_space", "process_rss"]
+
+
+def hosted_space(environ: Mapping[str, str] | None = None) -> bool:
+    """True where the environment says this is a hosted Hugging Face Space (``SPACE_ID`` set, or
+    ``SYSTEM=spaces``: both set by the Spaces runtime): public mode whatever the operator set, and client
+    addresses from the Space's proxy."""
+    env = os.environ if environ is None else environ
+    return bool(env.get("SPACE_ID", "").strip()) or env.get("SYSTEM", "").strip().lower() == "spaces"
 
 
 class Refused(ValueError):

@@ -20,11 +20,12 @@ import uuid
 import gradio as gr
 from starlette.middleware import Middleware
 
-from plates.admission import SESSION_TTL_S, Admission, UploadGate
+from plates.admission import SESSION_TTL_S, Admission, UploadGate, hosted_space
 from plates.conditions import Condition
 from plates.explorer import family_tabs
 from plates.explorer import models as em
 from plates.explorer import plate as ex
+from plates.secrets import clean_message
 
 log = logging.getLogger("plates.app")
 #: Seconds between the sweep's page updates (answers arriving faster are shown together).
@@ -39,7 +40,7 @@ def _guard(fn, secrets_from=None, hide_paths=False):
     """
 
     def scrub(msg, args):
-        return em.clean_message(msg, secrets_from(args) if secrets_from else (), hide_paths=hide_paths)
+        return clean_message(msg, secrets_from(args) if secrets_from else (), hide_paths=hide_paths)
 
     if inspect.isgeneratorfunction(fn):
         @functools.wraps(fn)
@@ -72,7 +73,7 @@ def _guard(fn, secrets_from=None, hide_paths=False):
 def admission_for(policy: ex.Policy) -> Admission | None:
     """Public mode's limits per address and server-wide (`plates.admission.Admission`; addresses from the
     Space's proxy on a hosted Space), None in private mode."""
-    return Admission(behind_proxy=ex.hosted_space()) if policy.public else None
+    return Admission(behind_proxy=hosted_space()) if policy.public else None
 
 
 def build_app(policy: ex.Policy | None = None, admission: Admission | None = None) -> gr.Blocks:
@@ -103,7 +104,7 @@ def build_app(policy: ex.Policy | None = None, admission: Admission | None = Non
         try:
             spec = make_spec(base_json, *vals)
         except ValueError as exc:  # the plate on screen stays, marked not redrawn, with the reason in words
-            message = em.clean_message(str(exc), (), hide_paths=policy.public)
+            message = clean_message(str(exc), (), hide_paths=policy.public)
             gr.Warning(message)
             return (*[gr.skip()] * len(ex.VIEWS), f"⚠️ **Not redrawn:** {message}",
                     *[gr.skip()] * (len(plate_outputs) - len(ex.VIEWS) - 1))
@@ -125,7 +126,7 @@ def build_app(policy: ex.Policy | None = None, admission: Admission | None = Non
         try:
             spec = make_spec(base_json, *vals)
         except ValueError as exc:
-            why = em.clean_message(str(exc), (), hide_paths=policy.public)
+            why = clean_message(str(exc), (), hide_paths=policy.public)
             return None, f"⚠️ **The Plate tab's plate cannot be drawn:** {why}"
         plate = plates_seen(spec)
         return plate.image, ex.plate_caption(plate)

@@ -72,18 +72,6 @@ def redact(text: str | None, secrets: Sequence[str | None]) -> str | None:
     return _redact(text, secrets, min_length=4)
 
 
-_PATH = re.compile(r"(?<![\w:/.])(?:[A-Za-z]:)?(?:[\\/][\w.@+-]+){2,}")  # not inside a URL
-
-
-def clean_message(text: str, secrets: Sequence[str | None], *, hide_paths: bool) -> str:
-    """A message fit for the page: secrets redacted and, with ``hide_paths`` (public mode), every absolute
-    server path cut to its last component (``/srv/app/plates/assets/x.onnx`` -> ``…/x.onnx``)."""
-    text = redact(text, secrets) or ""
-    if hide_paths:
-        text = _PATH.sub(lambda m: "…/" + re.split(r"[\\/]", m.group(0))[-1], text)
-    return text
-
-
 @dataclass(frozen=True)
 class ModelChoice:
     """Which model answers: ``kind`` in :data:`MODEL_KINDS`, ``model`` (HF id or API model name), ``base_url``."""

@@ -30,6 +30,7 @@ from pathlib import Path
 import numpy as np
 from PIL import Image
 
+from plates.admission import hosted_space
 from plates.colour import to_hex
 from plates.conditions import cvd_view
 from plates.images import encode_png
@@ -62,25 +63,16 @@ _CODE_RE = re.compile(r"^[A-Za-z0-9_-]+$")
 
 
 # ----------------------------------------------------------------------------------------------------------- policy
-#: Where the environment says the app is a hosted Hugging Face Space: public mode, whatever the operator set.
-HOSTED_SPACE_MARKERS = ("SPACE_ID", "SYSTEM=spaces")
 #: The endpoint the server's ``OPENAI_API_KEY`` belongs to when ``OPENAI_BASE_URL`` names none (the openai SDK's).
 DEFAULT_KEY_ENDPOINT = "https://api.openai.com/v1"
 _YES, _NO = ("1", "true", "yes"), ("0", "false", "no")
-
-
-def hosted_space(environ: Mapping[str, str] | None = None) -> bool:
-    """True where the environment says this is a hosted Hugging Face Space (``SPACE_ID`` set, or
-    ``SYSTEM=spaces``: both set by the Spaces runtime)."""
-    env = os.environ if environ is None else environ
-    return bool(env.get("SPACE_ID", "").strip()) or env.get("SYSTEM", "").strip().lower() == "spaces"
 
 
 @dataclass(frozen=True)
 class Policy:
     """What a visitor may ask for. Public mode is the safe-to-leave-running Space and the default of
     :meth:`from_env`: an operator opts out with ``PLATES_PUBLIC=0`` (or ``python app.py --private``), and never
-    on a hosted Space (:func:`hosted_space`).
+    on a hosted Space (`plates.admission.hosted_space`).
 
     ``allowed_base_urls``: OpenAI-compatible endpoints a visitor may use in public mode (env
     ``PLATES_ALLOWED_BASE_URLS``, comma-separated; empty = none). ``allowed_hf_models``: Hugging Face ids that
@@ -112,7 +104,7 @@ class Policy:
     def from_env(cls, environ: Mapping[str, str] | None = None, *, private: bool = False) -> Policy:
         """Read the policy from environment variables (``os.environ`` by default). Public unless the operator
         says private (``PLATES_PUBLIC=0|false|no``, or ``private=True``: ``app.py --private``); always public
-        on a hosted Space (:func:`hosted_space`), whatever was said. ValueError for a flag that is neither,
+        on a hosted Space (`plates.admission.hosted_space`), whatever was said. ValueError for a flag that is neither,
         or for ``PLATES_PUBLIC=1`` together with ``private``."""
         env = os.environ if environ is None else environ
         flag = env.get("PLATES_PUBLIC", "").strip().lower()
