@@ -97,6 +97,8 @@ def visitor(url: str, n: int, outcome: Counter, lock: threading.Lock) -> None:
                 result = f"{name}: refused ({_limit_of(str(exc))})"
             with lock:
                 outcome[result] += 1
+        with lock:
+            outcome["visitors who went through every step"] += 1
     finally:
         client.close()
 
@@ -156,11 +158,11 @@ def main(argv: list[str] | None = None) -> int:
         stop.set()
         peak = max([before, after, *samples])
         budget = MEMORY_BUDGET_BYTES
-        finished = sum(1 for f in done if f.exception() is None)
+        cancelled = sum(1 for f in pending if f.cancelled())
         print(f"public explorer under load (loopback, {args.visitors} visitors, {args.concurrency} at a time, "
-              f"load {os.getloadavg()[0]:.1f}): {finished} visitors finished in {load_s:.0f} s"
-              f"{f', {len(pending)} not started before the deadline' if pending else ''}")
-        for key in sorted(outcome):
+              f"load {os.getloadavg()[0]:.1f}): {outcome['visitors who went through every step']} went through "
+              f"every step in {load_s:.0f} s{f', {cancelled} not started before the deadline' if cancelled else ''}")
+        for key in sorted(k for k in outcome if ":" in k):
             print(f"  {key}: {outcome[key]}")
         print(f"server RSS: {before / 1e6:.0f} MB at start, peak {peak / 1e6:.0f} MB, {after / 1e6:.0f} MB "
               f"{args.settle:.0f} s after the last visitor; budget <= {budget / 1e6:.0f} MB "

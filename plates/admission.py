@@ -32,7 +32,7 @@ from dataclasses import dataclass, field
 
 import psutil
 
-__all__ = ["MEMORY_BUDGET_BYTES", "SESSION_TTL_S", "Admission", "MemoryBudget", "RateLimit", "Refused", "Slots", "UploadGate", "client_address", "hosted_space", "process_rss"]
+__all__ = ["MEMORY_BUDGET_BYTES", "MEMORY_BUDGET_ENV", "SESSION_TTL_S", "Admission", "MemoryBudget", "RateLimit", "Refused", "Slots", "UploadGate", "client_address", "hosted_space", "memory_budget", "process_rss"]
 
 
 def hosted_space(environ: Mapping[str, str] | None = None) -> bool:
@@ -259,8 +259,22 @@ async def _answer(send: Callable, status: int, text: str) -> None:
 
 
 #: The public explorer's memory budget (process RSS): new work is refused above it. A Space's smallest CPU
-#: machine has 16 GB; the budget leaves room for a loaded Hugging Face model beside the app.
+#: machine has 16 GB; the budget leaves room for a loaded Hugging Face model beside the app. An operator
+#: changes it with ``PLATES_MEMORY_BUDGET_MB`` (`memory_budget`).
 MEMORY_BUDGET_BYTES = 1_500_000_000
+MEMORY_BUDGET_ENV = "PLATES_MEMORY_BUDGET_MB"
+
+
+def memory_budget(environ: Mapping[str, str] | None = None) -> MemoryBudget:
+    """The server's `MemoryBudget`: ``PLATES_MEMORY_BUDGET_MB`` when set (a whole number of MB >= 1; a
+    ValueError names anything else), else `MEMORY_BUDGET_BYTES`."""
+    env = os.environ if environ is None else environ
+    text = env.get(MEMORY_BUDGET_ENV, "").strip()
+    if not text:
+        return MemoryBudget(MEMORY_BUDGET_BYTES)
+    if not text.isdigit() or int(text) < 1:
+        raise ValueError(f"{MEMORY_BUDGET_ENV}={text!r} is not allowed; allowed: a whole number of MB >= 1")
+    return MemoryBudget(int(text) * 1_000_000)
 #: Seconds a quiz session, a visitor's upload allowance and session state live without use.
 SESSION_TTL_S = 1800.0
 
@@ -273,7 +287,7 @@ class Admission:
     ``behind_proxy``: addresses come from the hosted Space's proxy (`client_address`)."""
 
     behind_proxy: bool = False
-    memory: MemoryBudget = field(default_factory=lambda: MemoryBudget(MEMORY_BUDGET_BYTES))
+    memory: MemoryBudget = field(default_factory=memory_budget)
     quiz_starts: RateLimit = field(default_factory=lambda: RateLimit("quiz starts", 5, 600.0, total=200))
     quizzes: Slots = field(default_factory=lambda: Slots("quizzes", 100, SESSION_TTL_S))
     uploads: RateLimit = field(default_factory=lambda: RateLimit(

@@ -93,3 +93,12 @@ def test_client_address_trusts_only_the_proxys_own_entry():
     assert client_address("10.0.0.2", spoofed, behind_proxy=True) == "198.51.100.4"
     assert client_address("10.0.0.2", spoofed) == "10.0.0.2"
     assert client_address(None, {}) == "unknown"
+
+
+def test_the_memory_budget_comes_from_the_environment_or_the_default():
+    from plates.admission import MEMORY_BUDGET_BYTES, memory_budget
+
+    assert memory_budget({}).limit_bytes == MEMORY_BUDGET_BYTES == 1_500_000_000
+    assert memory_budget({"PLATES_MEMORY_BUDGET_MB": "4000"}).limit_bytes == 4_000_000_000
+    with pytest.raises(ValueError, match="PLATES_MEMORY_BUDGET_MB='1.5GB' is not allowed"):
+        memory_budget({"PLATES_MEMORY_BUDGET_MB": "1.5GB"})
