@@ -20,7 +20,7 @@ from plates.tasks.prompts import (
     load_prompt_file,
     render_prompt,
 )
-from plates.tasks.scoring import score
+from plates.tasks.ishihara import score
 
 # The papers' texts, copied here independently of plates/tasks/prompts.py.
 CBE_OPEN = (
