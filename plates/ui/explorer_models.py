@@ -2,7 +2,7 @@
 
 Choosing a model (the offline baseline reader, a Hugging Face id, or an OpenAI-compatible endpoint) under the
 public-mode :class:`~plates.ui.explorer.Policy`, a cache of loaded models, asking one plate (the prompt by name, the
-condition the model receives, scoring with plates.tasks.scoring), the ΔE2000 sweep as a generator of rows, and the
+condition the model receives, scoring with the task's readers, plates.tasks.answers), the ΔE2000 sweep as a generator of rows, and the
 session history as rows of the results schema (plates.results.SCHEMA) written to Parquet.
 
 API keys: a visitor's key is passed in per call, handed to the backend and never stored here; every message
@@ -333,7 +333,7 @@ def prompt_defaults(name: str) -> tuple[str, str]:
 
 def prompt_label_space(template, target: str) -> str | None:
     """The label space to render and score with: the template's own, except that an OPEN prompt about a text
-    outside it (a visitor may type any text) uses "any" (parsing without a label space; plates.tasks.scoring)."""
+    outside it (a visitor may type any text) uses "any" (parsing without a label space; plates.tasks.ishihara.score)."""
     space = template.label_space
     if template.kind == "open" and space in LABEL_SPACES and target not in LABEL_SPACES[space]:
         return "any"

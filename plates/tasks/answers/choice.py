@@ -153,6 +153,8 @@ class _Reader:
         """The option key a matched token names (a Roman-alphabet letter names its position), or "" when the
         token is not a key of this alphabet (it may still be no option)."""
         token = token.upper()
+        if not token.isascii():  # Trap: under IGNORECASE "ſ" matches s and the Kelvin sign k
+            return ""
         if self.alphabet == "letters":
             return token
         if token in NUMERALS:

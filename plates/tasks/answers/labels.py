@@ -18,8 +18,9 @@ whitespace collapsed, markdown and typographic quotes removed):
   4. every standalone number that is not a reference ("plate 5", "200 dots", "3 of 10") must agree; two
      different ones are ambiguous ("12 or 17", "12 rather than 17").
 
-  Numbers are ASCII digit strings compared without leading zeros ("07" is 7; never ``int()`` of reply text, so
-  5,000 digits are one more wrong number). Digits glued to letters or decimals ("7b", "L1L1", "4.2") are not
+  Numbers are ASCII digit strings compared without leading zeros ("07" is 7; never ``int()`` of reply text).
+  A digit string longer than ``MAX_DIGITS`` is no answer (unparsed, "erratic": HueManity App. E.3's "extreme
+  numerical inventions"): a 5,000-digit reply is an unparsed row, never an exception. Digits glued to letters or decimals ("7b", "L1L1", "4.2") are not
   numbers; number words count only as the whole reply ("one number" is not 1).
 * **Any text** ("any" with a text target): the reply without prefix, markdown, quotes and a final full stop,
   exactly.
@@ -45,7 +46,7 @@ from plates.tasks.answers.text import (
     unanswered,
 )
 
-__all__ = ["NUMBER_WORDS", "NumberParse", "canonical_number", "read_label", "read_number", "read_text"]
+__all__ = ["MAX_DIGITS", "NUMBER_WORDS", "NumberParse", "canonical_number", "read_label", "read_number", "read_text"]
 
 _EDGE_PUNCT = " \t\r\n.,;:!?\"'()[]{}<>*_"
 
@@ -94,6 +95,8 @@ _REF_AFTER = re.compile(
     re.IGNORECASE,
 )
 _WINDOW = 24
+#: The longest digit string read as a number (labels have at most 2 digits; "121212121212" is read, and wrong).
+MAX_DIGITS = 64
 _ALTERNATIVE = re.compile(r" ?(?:,|/|\bor\b|\band\b|&) ?(?:maybe |possibly |perhaps )?[0-9]+\b", re.IGNORECASE)
 
 
@@ -109,12 +112,20 @@ def canonical_number(token: str) -> str:
     return NUMBER_WORDS[token]
 
 
-def _standalone_numbers(text: str) -> list[str]:
-    values = []
+def _standalone_numbers(text: str) -> set[str]:
+    """The distinct standalone numbers of ``text`` (stops at two: more cannot change a verdict)."""
+    values: set[str] = set()
+    accepted: set[str] = set()  # digit strings already counted: a repeat changes nothing
     for m in _NUMBER_RE.finditer(text):
+        token = m.group()
+        if token in accepted or len(token) > MAX_DIGITS:
+            continue
         if _REF_BEFORE.search(text, max(0, m.start() - _WINDOW), m.start()) or _REF_AFTER.match(text, m.end()):
             continue
-        values.append(canonical_number(m.group()))
+        accepted.add(token)
+        values.add(canonical_number(token))
+        if len(values) > 1:
+            break
     return values
 
 
@@ -136,12 +147,12 @@ def _number_in(text: str) -> NumberParse:
     # Trap: "I see 12 and 17" -- an answer phrase followed by a second number is two answers.
     if any(_ALTERNATIVE.match(text, m.end()) for m in marks):
         return NumberParse(None, "alternatives", ambiguous=True)
-    marked = {canonical_number(m.group(1)) for m in marks}
+    marked = {canonical_number(m.group(1)) for m in marks if len(m.group(1)) <= MAX_DIGITS}
     if len(marked) == 1:
         return NumberParse(marked.pop(), "marker")
     if marked:
         return NumberParse(None, "conflicting markers", ambiguous=True)
-    values = set(_standalone_numbers(text))
+    values = _standalone_numbers(text)
     if len(values) == 1:
         return NumberParse(values.pop(), "single number")
     if values:
@@ -154,6 +165,8 @@ def parse_number(text: str) -> NumberParse:
     only"); the rules of the module docstring."""
     body = strip_answer_prefix(text).strip(_EDGE_PUNCT)
     if _DIGITS.fullmatch(body):  # Trap: "²".isdigit() is True, and int("²") fails
+        if len(body) > MAX_DIGITS:
+            return NumberParse(None, f"a number of more than {MAX_DIGITS} digits")
         return NumberParse(canonical_number(body), "whole")
     if body.lower() in NUMBER_WORDS:  # "twelve", "Forty-two." -- only as the whole reply
         return NumberParse(NUMBER_WORDS[body.lower()], "word")
