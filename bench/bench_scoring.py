@@ -57,8 +57,14 @@ def shapes(size: int) -> dict[str, str]:
 def readers():
     """(name, function(reply)) for every reader as the tasks call it."""
     from plates.stimuli.illusions import IllusionSpec, render
-    from plates.tasks.illusions import mc_question, rcid_name_question, score_choice, score_colour_name
-    from plates.tasks.illusions import score_true_false, tf_questions
+    from plates.tasks.illusions import (
+        mc_question,
+        rcid_name_question,
+        score_choice,
+        score_colour_name,
+        score_true_false,
+        tf_questions,
+    )
     from plates.tasks.ishihara import score
 
     truth = render(IllusionSpec("whites", size=64)).truth

@@ -123,12 +123,12 @@ def _patterns(alphabet: str) -> _Patterns:
 
 _PREFIX = re.compile(
     r"^(?:(?:the )?(?:final |correct |best |right )?(?:answer|option|choice)(?: is)?"
-    r"|my (?:final )?answer(?: is)?|i (?:would |will |'d )?(?:choose|pick|select|go with)) ?[:\-]? ?",
+    r"|my (?:final )?answer(?: is)?|i(?: would| will|'d)? (?:choose|pick|select|go with)) ?[:\-]? ?",
     re.IGNORECASE,
 )
 _DECLARATION = re.compile(
     r"\b(?:answer\b|final(?= ?:)|(?:correct|best|right|final) (?:option|choice)\b"
-    r"|i (?:would |will |'d )?(?:choose|pick|select|go with)\b)"
+    r"|i(?: would| will|'d)? (?:choose|pick|select|go with)\b)"
     r"(?: (?:is|would be|should be|will be)\b)? ?[:\-=]? ?",
     re.IGNORECASE,
 )
