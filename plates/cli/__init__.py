@@ -18,6 +18,7 @@ from plates import __version__
 SUBCOMMAND_MODULES = (
     "generate",
     "run",
+    "rescore",
     "staircase",
     "prompts",
     "dashboard",

@@ -75,6 +75,8 @@ COLUMNS: dict[str, tuple[pa.DataType, str]] = {
                                   "(UNVERSIONED) for rows written before rows recorded it"),
     "reply_truncated": (pa.bool_(), "the reply was longer than the readers' cap: only its first and last "
                                     "characters were read (plates.tasks.answers.text.MAX_REPLY_CHARS)"),
+    "label_space": (pa.string(), "the answer space the reply was read in (plates.stimuli.ishihara.labels: 'cbe', "
+                                 "'huemanity-numeric', 'huemanity-alnum', 'any'); null for rows written before it"),
     "rescored_from": (pa.string(), "run id of the run whose stored replies this row re-judged (`plates rescore`); "
                                    "null for a row judged when the reply arrived"),
 }
