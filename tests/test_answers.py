@@ -223,3 +223,13 @@ def test_fuzz_repeated_units_longer_than_the_cap(unit, times):
     reply = "".join(unit) * times
     for read in _readers().values():
         _well_formed(read(reply))
+
+
+def test_the_tasks_import_without_any_ui_toolkit_or_torch():
+    import subprocess
+    import sys
+
+    code = ("import sys, plates.tasks, plates.tasks.answers, plates.runs.rescore; "
+            "print(sorted(m for m in ('gradio', 'streamlit', 'torch', 'plotly') if m in sys.modules))")
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert done.stdout.strip() == "[]"

@@ -111,3 +111,20 @@ def test_rescore_refuses_what_it_cannot_read(tmp_path, capsys):
     assert "does not exist" in capsys.readouterr().err
     with pytest.raises(ValueError, match="one run's rows"):
         rescore_run([{"run_id": "a"}, {"run_id": "b"}])
+
+
+def test_the_versions_present_are_reported_from_a_frame_and_from_duckdb(tmp_path, capsys):
+    from plates.results.query import open_results
+    from plates.results.versions import mixed_rules_note, rules_versions
+
+    _old_run(tmp_path)
+    assert rules_versions(load_results(tmp_path).frame) == {0: 5}
+    assert mixed_rules_note(rules_versions(load_results(tmp_path).frame)) is None
+    assert main(["rescore", str(tmp_path)]) == 0
+    both = {0: 5, RULES_VERSION: 5}
+    assert rules_versions(load_results(tmp_path).frame) == both
+    assert rules_versions(open_results(tmp_path)) == both
+    note = mixed_rules_note(both)
+    assert "2 versions" in note and "unversioned" in note and f"v{RULES_VERSION}: 5 rows" in note
+    with pytest.raises(ValueError, match="results DataFrame or opened Results"):
+        rules_versions([1, 2])
