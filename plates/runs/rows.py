@@ -89,7 +89,7 @@ def build_row(asked: Asked, reply: Reply, secrets: Sequence[str | None] = ()) ->
         "latency_s": float(reply.latency_s), "prompt_tokens": reply.prompt_tokens,
         "completion_tokens": reply.completion_tokens, "attempts": int(reply.attempts),
         "timestamp": datetime.now(UTC), "rules_version": RULES_VERSION, "reply_truncated": None,
-        "label_space": q.label_space,
+        "label_space": q.label_space, "rescored_from": None,
     }
     if reply.unsupported:
         row.update(reply=redact(reply.text, secrets), parsed=None, parse_status="unsupported", correct=None,
