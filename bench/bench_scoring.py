@@ -3,7 +3,8 @@
 Targets (ours):
 
 * at least 5,000 ordinary replies/s on one core (the plate scorer, ``plates.tasks.ishihara.score``), so that
-  scoring a 100,000-row results table takes well under half a minute and never shows next to model latency;
+  scoring a 100,000-row results table takes well under half a minute and never shows next to model latency (the
+  replies mix the tricky cases of tests/tasks/test_scoring.py with a long chain-of-thought answer);
 * at most 50 ms to score a 1 MB reply of each pathological shape with each reader (a hostile or broken model
   reply must not hold the one public model slot, nor stop a run): "1 1 1 ...", "12 or " * N, one long digit
   string, "(A) or " * N, nested ``<think>`` tags, Unicode digits, and a few more. Each reader bounds the reply
