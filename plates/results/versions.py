@@ -19,9 +19,10 @@ from plates.results.schema import UNVERSIONED
 __all__ = ["mixed_rules_note", "rules_versions"]
 
 
-def rules_versions(rows: Any) -> dict[int, int]:
+def rules_versions(rows: Any, where: str = "", params: Mapping[str, Any] | None = None) -> dict[int, int]:
     """{rules version: row count}, ascending, of a results frame (a missing column or a null reads as
-    ``UNVERSIONED``) or of opened `plates.results.query.Results`.
+    ``UNVERSIONED``) or of opened `plates.results.query.Results` (``where``: a DuckDB ``WHERE ...`` clause
+    with its named ``params``, e.g. a dashboard view's filters).
 
     >>> rules_versions(pd.DataFrame({"rules_version": [1, 1, None]}))
     {0: 1, 1: 2}
@@ -32,7 +33,7 @@ def rules_versions(rows: Any) -> dict[int, int]:
         counts = rows["rules_version"].fillna(UNVERSIONED).astype(int).value_counts()
     elif hasattr(rows, "query"):
         table = rows.query(f"SELECT coalesce(rules_version, {UNVERSIONED}) AS v, count(*) AS n FROM results "
-                           "GROUP BY v")
+                           f"{where} GROUP BY v", dict(params) if params else None)
         counts = pd.Series(table["n"].to_numpy(), index=table["v"].astype(int))
     else:
         raise ValueError(f"rules_versions needs a results DataFrame or opened Results, got {type(rows).__name__}")
