@@ -292,3 +292,14 @@ def test_a_sweep_names_points_the_colours_cannot_reach_and_tells_requested_from_
         list(em.sweep(base, [90.0, 95.0], em.Ask("cbe-open"), Scripted(), colour_set="c", run_id="r"))
     assert em.history_headers()[3] == "ΔE2000 drawn"
     assert list(em.history_frame(rows).columns) == em.history_headers()
+
+
+def test_a_pathological_reply_is_an_unparsed_row_not_an_error_in_the_explorer():
+    # The explorer judges through the same row builder and readers as plates run: a 4,400-digit reply (once
+    # Python's int-conversion error) and a 1 MB reply are rows, the second read as its head and tail.
+    ask = em.Ask("cbe-open", condition=Condition(size=64))
+    digits = em.ask_plate(spec(), ask, Scripted(lambda q: "7" * 4400), colour_set="x", run_id="r")
+    assert (digits["parse_status"], digits["failure_mode"], digits["correct"]) == ("unparsed", "erratic", False)
+    long = em.ask_plate(spec(), ask, Scripted(lambda q: "Answer: 12. " + "dots " * 200_000), colour_set="x",
+                        run_id="r")
+    assert (long["parsed"], long["reply_truncated"], long["error"]) == ("12", True, None)
