@@ -75,6 +75,11 @@ def _labels(space: str) -> frozenset[str]:
     return frozenset(LABEL_SPACES[space])
 
 
+@functools.cache
+def _label_len(space: str) -> int:
+    return max(len(x) for x in LABEL_SPACES[space])
+
+
 def score(
     kind: str, reply: str, expected: str, *, label_space: str | None = None, options: dict[str, str] | None = None
 ) -> Score:
@@ -117,7 +122,7 @@ def score(
             f"expected {expected!r} is not in label space {space!r} ({len(labels)} labels; see plates.stimuli.ishihara.labels)"
         )
     if space == "cbe":
-        return verdict(read_number(reply, labels=labels, label_len=max(len(x) for x in labels)), expected)
+        return verdict(read_number(reply, labels=labels, label_len=_label_len(space)), expected)
     if space != "any":
         return verdict(read_label(reply, space), expected)
     if expected.isascii() and expected.isdigit():

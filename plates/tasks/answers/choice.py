@@ -77,6 +77,18 @@ def check_options(options: Mapping[str, str]) -> dict[str, str]:
     and distinct. ValueError naming what is wrong and what is allowed otherwise."""
     if not isinstance(options, Mapping) or not options:
         raise ValueError(f"options must be a non-empty mapping {{key: text}}, got {options!r:.80}")
+    if all(isinstance(k, str) and isinstance(v, str) for k, v in options.items()):
+        return dict(_checked(tuple(options.items())))
+    return _check(options)
+
+
+@functools.lru_cache(maxsize=256)
+def _checked(items: tuple[tuple[str, str], ...]) -> tuple[tuple[str, str], ...]:
+    """`_check` of a question's options, once per distinct option set (a run asks the same few many times)."""
+    return tuple(_check(dict(items)).items())
+
+
+def _check(options: Mapping[str, str]) -> dict[str, str]:
     roman = alphabet_of(options) == "roman"
     for key, value in options.items():
         if not roman and not (isinstance(key, str) and len(key) == 1 and key in string.ascii_uppercase):
@@ -139,6 +151,11 @@ _AFTER_A = re.compile(r" ?(?:$|[.,;:!?)\]])")
 _LOOKAHEAD = 240  # characters read after an answer phrase
 
 
+@functools.lru_cache(maxsize=256)
+def _by_text(items: tuple[tuple[str, str], ...]) -> dict[str, str]:
+    return {_norm(v): k for k, v in items}
+
+
 class _Reader:
     """One reading of one reply against one question's options (rules 1-10 of the module docstring)."""
 
@@ -146,7 +163,7 @@ class _Reader:
         self.options = options
         self.alphabet = alphabet_of(options)
         self.p = _patterns(self.alphabet)
-        self.by_text = {_norm(v): k for k, v in options.items()}
+        self.by_text = _by_text(tuple(options.items()))
         self.described = described
 
     def key(self, token: str) -> str:
