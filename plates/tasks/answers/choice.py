@@ -148,7 +148,6 @@ _SEPARATORS = re.compile(r" ?(?:,|/|;|&|\bor\b|\band\b) ?", re.IGNORECASE)
 _SEGMENT_END = re.compile(r"[.\n;]|\bbecause\b|\bsince\b", re.IGNORECASE)
 _LONE = re.compile(r"(?<![A-Za-z0-9'#])([A-Z])(?![A-Za-z0-9'])")
 _AFTER_A = re.compile(r" ?(?:$|[.,;:!?)\]])")
-_LOOKAHEAD = 240  # characters read after an answer phrase
 
 
 @functools.lru_cache(maxsize=256)
@@ -164,6 +163,8 @@ class _Reader:
         self.alphabet = alphabet_of(options)
         self.p = _patterns(self.alphabet)
         self.by_text = _by_text(tuple(options.items()))
+        # how far after an answer phrase an option's text can reach (its length, edges and spaces allowed)
+        self.longest = 2 * max(len(v) for v in options.values()) + 8
         self.described = described
 
     def key(self, token: str) -> str:
@@ -200,7 +201,7 @@ class _Reader:
                     else:
                         last = (k, "ok", "answer phrase")
                     continue
-            window = text[pos:pos + _LOOKAHEAD]
+            window = text[pos:pos + self.longest]
             end = _SEGMENT_END.search(window)
             first = _norm(window[: end.start()] if end else window)
             if first in self.by_text:

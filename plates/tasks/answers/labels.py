@@ -68,22 +68,46 @@ def _number_words() -> dict[str, str]:
 
 #: Number words ("twelve", "forty-two", "seventy four") -> their digit string.
 NUMBER_WORDS: dict[str, str] = _number_words()
-_WORD_ALT = "|".join(sorted((re.escape(w) for w in NUMBER_WORDS), key=len, reverse=True))
 _DIGITS = re.compile(r"[0-9]+")
 # Trap: digits glued to letters or decimals are not answers: "7b", "L1L1", "4.2", "3rd".
 _NUMBER = r"(?<![\w.])(?:[0-9]+(?![\w]|\.[0-9]))"
 # Trap: "I see a two-digit number", "it is one of the plates", "2 digits": a count, not an answer.
 _NOT_ANSWER = r"(?![-\w])(?! (?:of|digits?|numbers?|colou?rs?|dots?)\b)"
 _NUMBER_RE = re.compile(_NUMBER)
-# Explicit answer phrases; the number must follow directly (quotes/brackets allowed).
-_MARKER = re.compile(
+# Explicit answer phrases; the number must follow directly (quotes/brackets allowed). The phrase is found first
+# and the number read at its end (`_value_at`): one attempt per phrase, never a 200-word alternation retried at
+# every backtracking step.
+_PHRASE = re.compile(
     r"(?:\banswer ?(?:is)? ?[:=]?|\b(?:the )?(?:number|digit)s? ?(?:(?:in|on|shown in) (?:the|this) "
     r"(?:image|plate|picture) )?(?:is|appears to be|seems to be|looks like|reads|would be) ?:?|\bnumber ?:"
     r"|\bi (?:can )?see(?: the number| a| an)?|\bit(?:'s| is)(?: the number)?|\bshows(?: the number| a)?"
     r"|\breads|\bappears to be|\blooks like(?: a| the number)?|\bseems to be)"
-    rf" ?[\"'(\[]{{0,3}} ?((?:{_NUMBER}|\b(?:{_WORD_ALT}))\b{_NOT_ANSWER})",
+    r" ?[\"'(\[]{0,3} ?",
     re.IGNORECASE,
 )
+_DIGIT_VALUE = re.compile(rf"({_NUMBER})\b{_NOT_ANSWER}", re.IGNORECASE)
+_WORDY = re.compile(r"([a-z]+)(?:[- ]?[a-z]+)?", re.IGNORECASE)
+_NOT_ANSWER_RE = re.compile(_NOT_ANSWER, re.IGNORECASE)
+
+
+def _value_at(text: str, pos: int) -> tuple[str, int] | None:
+    """(the number or number word at ``pos``, where it ends), or None: digits, else the longest number word
+    ("seventy four" before "seventy") that is not a count ("two-digit", "one of", "2 dots")."""
+    m = _DIGIT_VALUE.match(text, pos)
+    if m:
+        return m.group(1), m.end(1)
+    if pos > 0 and (text[pos - 1].isalnum() or text[pos - 1] == "_"):
+        return None
+    m = _WORDY.match(text, pos)
+    if m is None:
+        return None
+    for end in (m.end(), m.end(1)):
+        word = text[pos:end]
+        if word.lower() in NUMBER_WORDS and _NOT_ANSWER_RE.match(text, end):
+            return word, end
+    return None
+
+
 # Trap: "This Ishihara plate (plate 5) shows 42" -- 5 names the plate, it is not an answer. Read on a window of
 # the 24 characters before a number (never the whole prefix: that would be quadratic in the reply's length).
 _REF_BEFORE = re.compile(
@@ -143,11 +167,11 @@ class NumberParse:
 
 
 def _number_in(text: str) -> NumberParse:
-    marks = list(_MARKER.finditer(text))
+    marks = [v for m in _PHRASE.finditer(text) if (v := _value_at(text, m.end())) is not None]
     # Trap: "I see 12 and 17" -- an answer phrase followed by a second number is two answers.
-    if any(_ALTERNATIVE.match(text, m.end()) for m in marks):
+    if any(_ALTERNATIVE.match(text, end) for _, end in marks):
         return NumberParse(None, "alternatives", ambiguous=True)
-    marked = {canonical_number(m.group(1)) for m in marks if len(m.group(1)) <= MAX_DIGITS}
+    marked = {canonical_number(value) for value, _ in marks if len(value) <= MAX_DIGITS}
     if len(marked) == 1:
         return NumberParse(marked.pop(), "marker")
     if marked:
