@@ -437,3 +437,23 @@ def test_end_to_end_scripted_model_gets_known_metrics():
     t = rcid_table(pd.DataFrame(rows), by=["model", "framing"])
     assert t["no_illusion"].tolist() == [1.0, 1.0] and t["human_like"].tolist() == [0.0, 0.0]
     assert t["illusion_n"].tolist() == [3, 3] and t["control_accuracy"].tolist() == [1.0, 1.0]
+
+
+def test_the_filter_kinds_human_key_is_marked_unvalidated_in_truth_questions_rows_and_manifest(tmp_path):
+    import pyarrow.parquet as pq
+
+    from plates.datasets.write import Entry, write_items
+    from plates.stimuli.illusions.kinds import HUMAN_KEYS, UNVALIDATED_KINDS
+    from plates.tasks.illusions import rcid_name_question
+
+    assert UNVALIDATED_KINDS == ("rcid-filter",) and set(HUMAN_KEYS) == {"literature", "unvalidated"}
+    cast = render(IllusionSpec("rcid-filter", size=96))
+    plain = render(IllusionSpec("simultaneous-contrast", size=96))
+    assert cast.truth["human_key"] == "unvalidated" and plain.truth["human_key"] == "literature"
+    for framing in ("pixel", "human"):  # the question's extra is what results rows store as truth_json
+        assert rcid_name_question(cast.truth, framing).extra["human_key"] == "unvalidated"
+        assert rcid_question(plain.truth, framing).extra["human_key"] == "literature"
+    write_items("mixed", [Entry("f", cast.spec, stimulus=cast), Entry("s", plain.spec, stimulus=plain)], tmp_path)
+    manifest = pq.read_table(tmp_path / "manifest.parquet").to_pydict()
+    assert dict(zip(manifest["item_id"], manifest["human_key"], strict=True)) == {
+        "f": "unvalidated", "s": "literature"}
