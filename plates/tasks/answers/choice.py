@@ -155,6 +155,12 @@ def _by_text(items: tuple[tuple[str, str], ...]) -> dict[str, str]:
     return {_norm(v): k for k, v in items}
 
 
+@functools.lru_cache(maxsize=256)
+def _text_patterns(items: tuple[tuple[str, str], ...]) -> tuple[tuple[re.Pattern, str], ...]:
+    """One whole-word pattern per option text (rule 10), compiled once per option set."""
+    return tuple((re.compile(r"(?<!\w)" + re.escape(t) + r"(?!\w)"), k) for t, k in _by_text(items).items())
+
+
 class _Reader:
     """One reading of one reply against one question's options (rules 1-10 of the module docstring)."""
 
@@ -162,7 +168,8 @@ class _Reader:
         self.options = options
         self.alphabet = alphabet_of(options)
         self.p = _patterns(self.alphabet)
-        self.by_text = _by_text(tuple(options.items()))
+        self.items = tuple(options.items())
+        self.by_text = _by_text(self.items)
         # how far after an answer phrase an option's text can reach (its length, edges and spaces allowed)
         self.longest = 2 * max(len(v) for v in options.values()) + 8
         self.described = described
@@ -277,7 +284,7 @@ class _Reader:
                 return self._one(sorted(keys), rule)
         # 10. nothing chosen; naming two option texts is ambiguous rather than unparsed
         words = _norm(text)
-        named = {k for t, k in by_text.items() if re.search(r"(?<!\w)" + re.escape(t) + r"(?!\w)", words)}
+        named = {k for pattern, k in _text_patterns(self.items) if pattern.search(words)}
         if len(named) >= 2:
             return None, "ambiguous", f"several option texts: {', '.join(sorted(named))}"
         return None, "unparsed", "no option chosen"

@@ -193,11 +193,11 @@ def is_evasion(text: str) -> bool:
     return bool(_EVASION.search(text) or _DESCRIPTION.search(text))
 
 
-def failure_mode(text: str, *, label_len: int, ambiguous: bool = False) -> str:
+def failure_mode(text: str, *, label_len: int, ambiguous: bool = False, evasive: bool | None = None) -> str:
     """The HueManity App. E failure mode of a reply (prepared text) that did not give a well-formed label.
 
     ``label_len``: the length of a label (2 for the papers' spaces); ``ambiguous``: a reader found several
-    conflicting answers.
+    conflicting answers; ``evasive``: `is_evasion` of the cleaned text when the caller knows it already.
     """
     t = strip_answer_prefix(clean(text))
     compact = _NOT_WORD.sub("", t)
@@ -206,7 +206,7 @@ def failure_mode(text: str, *, label_len: int, ambiguous: bool = False) -> str:
     # Trap: "12 12 12" is repetitive, and "[L1L1L1]" too once brackets are gone: check before evasion words.
     if len(compact) >= 6 and _REPEATED.fullmatch(compact):
         return "erratic"
-    if is_evasion(t):
+    if is_evasion(t) if evasive is None else evasive:
         return "evasion"
     parts = [p.strip(_EDGE_PUNCT) for p in _SEPARATORS.split(t) if p.strip(_EDGE_PUNCT)]
     short = [p for p in parts if " " not in p and len(p) <= max(label_len, 2)]
@@ -232,8 +232,9 @@ def unanswered(prepared: Prepared, rule: str, *, label_len: int, ambiguous: bool
         return Reading(None, "unparsed", rule or "empty reply (after any <think> block)", "evasion", cut)
     if ambiguous:
         return Reading(None, "ambiguous", rule, "erratic", cut)
-    mode = failure_mode(text, label_len=label_len)
-    if mode == "evasion" and is_evasion(strip_answer_prefix(clean(text))):
+    evasive = is_evasion(strip_answer_prefix(clean(text)))
+    mode = failure_mode(text, label_len=label_len, evasive=evasive)
+    if mode == "evasion" and evasive:
         return Reading(None, "refusal", rule + "; evasion", "evasion", cut)
     return Reading(None, "unparsed", rule, mode, cut)
 
