@@ -6,7 +6,8 @@ The shared policy (each reader's module adds its own on top):
 * **Reasoning is not the answer.** ``strip_reasoning``: when a reply holds a closing ``</think>``, everything up
   to the LAST one is reasoning (nested blocks, several blocks, and replies whose opening tag was in the prompt,
   as DeepSeek-R1's chat template does); with an opening ``<think>`` and no closing one, the reply was cut off
-  while thinking and everything from the first ``<think>`` on is reasoning. ``str.find``/``rfind`` only: linear.
+  while thinking and everything from the first ``<think>`` on is reasoning. One greedy match
+  backing off from the end, one search: linear, and no lower-cased copy of the reply.
 * **Untrusted text is bounded before it is read.** A reply longer than ``MAX_REPLY_CHARS`` (after the reasoning
   is stripped) is read as its first ``HEAD_CHARS`` and last ``TAIL_CHARS`` characters joined by a line holding
   ``…``: an answer is given at the start ("B. Because ...") or at the end ("... so the answer is (B)") of a
@@ -94,6 +95,10 @@ class Reading:
     truncated: bool = False
 
 
+_LAST_CLOSE = re.compile(r".*</think>", re.IGNORECASE | re.DOTALL)
+_OPEN = re.compile(r"<think>", re.IGNORECASE)
+
+
 def strip_reasoning(reply: str) -> str:
     """``reply`` without its ``<think>`` reasoning (see the module docstring; case-insensitive tags).
 
@@ -104,12 +109,13 @@ def strip_reasoning(reply: str) -> str:
     >>> strip_reasoning("<think>cut off while thinking")
     ''
     """
-    low = reply.lower()
-    end = low.rfind("</think>")
-    if end >= 0:
-        return reply[end + len("</think>"):]
-    start = low.find("<think>")
-    return reply if start < 0 else reply[:start]
+    if "<" not in reply:
+        return reply
+    last = _LAST_CLOSE.match(reply)  # greedy: backs off from the end to the last closing tag, once
+    if last is not None:
+        return reply[last.end():]
+    start = _OPEN.search(reply)
+    return reply if start is None else reply[:start.start()]
 
 
 def prepare(reply: str) -> Prepared:
@@ -138,9 +144,14 @@ _QUOTES = str.maketrans({"\u2018": "'", "\u2019": "'", "\u201c": '"', "\u201d": 
 _PREFIX = re.compile(r"^ ?(?:final )?answer ?: ?", re.IGNORECASE)
 
 
+_QUOTE_CHARS = "\u2018\u2019\u201c\u201d\uff1a\uff08\uff09"
+
+
 def clean(text: str) -> str:
     """Markdown emphasis and typographic quotes removed, whitespace trimmed (text from `prepare`)."""
-    return _MARKDOWN.sub("", text.translate(_QUOTES)).strip()
+    if any(c in text for c in _QUOTE_CHARS):  # translate is slow on non-ASCII text: only when needed
+        text = text.translate(_QUOTES)
+    return _MARKDOWN.sub("", text).strip()
 
 
 def strip_answer_prefix(text: str) -> str:
