@@ -23,6 +23,7 @@ from plates.faults import environment_failure
 SUBCOMMAND_MODULES = (
     "generate",
     "run",
+    "rescore",
     "staircase",
     "prompts",
     "dashboard",

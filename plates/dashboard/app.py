@@ -121,6 +121,9 @@ def main() -> None:
     filters = filter_widgets(opened.options)
     show_reference = st.sidebar.toggle("Show the papers' numbers", value=True, key="reference")
     view = views.View(opened, filters, common.reference() if show_reference else None)
+    note = common.rules_note(opened.key, filters, view)
+    if note:  # every page pools the rows it shows: never rows of several rules versions without saying so
+        st.warning(note)
     export_widgets(view)
     st.session_state[common.VIEW_KEY] = view
     page.run()

@@ -76,6 +76,12 @@ def page_result(
     return pages.PAGES[name](_view, **dict(options))
 
 
+@st.cache_data(show_spinner=False, max_entries=64)
+def rules_note(key: str, filters: views.Filters, _view: views.View) -> str | None:
+    """`views.View.rules_note`, cached per opened results (``key``) and filters."""
+    return _view.rules_note
+
+
 def export(view: views.View, fmt: str) -> bytes:
     return views.export_bytes(queries.export(view.opened.results, view.where), fmt)
 

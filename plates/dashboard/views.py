@@ -31,6 +31,7 @@ from plates.charts.common import CONDITION, SERIES, series_labels, with_conditio
 from plates.dashboard import queries
 from plates.results.query import Results
 from plates.results.query import open_results as _open
+from plates.results.versions import mixed_rules_note, rules_versions
 
 #: Filter key (as it appears in the query string) -> column of the results it selects on.
 FILTER_COLUMNS: dict[str, str] = {
@@ -276,6 +277,12 @@ class View:
             chosen = self.opened.cube[self.opened.cube[CONDITION].isin(self.filters.condition)]
             conditions = chosen[list(queries.CONDITION_KEYS)].drop_duplicates().to_dict("records")
         return queries.Where(values, conditions)
+
+    @cached_property
+    def rules_note(self) -> str | None:
+        """The warning for filtered rows judged under several scoring-rules versions (`plates.results.versions`);
+        None when one version judged them all."""
+        return mixed_rules_note(rules_versions(self.opened.results, *self.where.sql()))
 
     def label(self, table: pd.DataFrame) -> pd.DataFrame:
         """A DuckDB table (with model, run_id) with the view's ``series`` labels."""

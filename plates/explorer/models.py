@@ -2,7 +2,7 @@
 
 Choosing a model (the offline baseline reader, a Hugging Face id, or an OpenAI-compatible endpoint) under the
 public-mode :class:`~plates.explorer.plate.Policy`, a cache of loaded models, asking one plate (the prompt by name, the
-condition the model receives, scoring with plates.tasks.scoring), the ΔE2000 sweep as a generator of rows, and the
+condition the model receives, scoring with the task's readers, plates.tasks.answers), the ΔE2000 sweep as a generator of rows, and the
 session history as rows of the results schema (plates.results.SCHEMA) written to Parquet.
 
 API keys: a visitor's key is passed in per call, handed to the backend and never stored here; every message
@@ -74,11 +74,14 @@ def redact(text: str | None, secrets: Sequence[str | None]) -> str | None:
 
 @dataclass(frozen=True)
 class ModelChoice:
-    """Which model answers: ``kind`` in :data:`MODEL_KINDS`, ``model`` (HF id or API model name), ``base_url``."""
+    """Which model answers: ``kind`` in :data:`MODEL_KINDS`, ``model`` (HF id or API model name), ``base_url``;
+    ``trust_remote_code``: load an HF model that ships its own Python code (private mode only: it would run a
+    visitor's chosen repository's code on this server)."""
 
     kind: str = "baseline"
     model: str = ""
     base_url: str = ""
+    trust_remote_code: bool = False
 
     def validate(self, policy: Policy) -> ModelChoice:
         """The normalised choice, or ValueError naming the bad value and what is allowed under ``policy``."""
@@ -89,6 +92,13 @@ class ModelChoice:
             if len(value) > policy.max_field_chars:
                 raise ValueError(f"{what} {value[:40]!r}… has {len(value)} characters; allowed: at most "
                                  f"{policy.max_field_chars}")
+        if self.trust_remote_code is not False:
+            if self.trust_remote_code is not True or self.kind != "hf":
+                raise ValueError(f"trust_remote_code={self.trust_remote_code!r} is not allowed for a {self.kind} "
+                                 "model; allowed: True for a Hugging Face model, else False")
+            if policy.public:
+                raise ValueError("trust_remote_code is refused in public mode: it runs Python code from the "
+                                 "model's repository on this server; allowed: models that load without it")
         if self.kind == "hf":
             if not model:
                 raise ValueError("give a Hugging Face model id (e.g. 'HuggingFaceTB/SmolVLM-256M-Instruct')")
@@ -103,7 +113,7 @@ class ModelChoice:
             if policy.public and base_url not in policy.allowed_base_urls:
                 allowed = ", ".join(policy.allowed_base_urls) or "none on this server"
                 raise ValueError(f"base URL {base_url!r} is not allowed here; allowed: {allowed}")
-        return ModelChoice(self.kind, model, base_url)
+        return ModelChoice(self.kind, model, base_url, self.trust_remote_code)
 
 
 def _zero_gpu() -> bool:
@@ -154,6 +164,8 @@ class ModelCache:
             self.check_not_failed(choice)
             if key not in self._models:
                 options = {} if choice.kind == "baseline" else {"model_id_or_path": choice.model}
+                if choice.trust_remote_code:  # validated: private mode and an HF model only
+                    options["trust_remote_code"] = True
                 try:
                     self._models[key] = self._factory(choice.kind, **options)
                 except Exception as exc:
@@ -325,7 +337,7 @@ def prompt_defaults(name: str) -> tuple[str, str]:
 
 def prompt_label_space(template, target: str) -> str | None:
     """The label space to render and score with: the template's own, except that an OPEN prompt about a text
-    outside it (a visitor may type any text) uses "any" (parsing without a label space; plates.tasks.scoring)."""
+    outside it (a visitor may type any text) uses "any" (parsing without a label space; plates.tasks.ishihara.score)."""
     space = template.label_space
     if template.kind == "open" and space in LABEL_SPACES and target not in LABEL_SPACES[space]:
         return "any"

@@ -37,7 +37,16 @@ import pandas as pd
 import pyarrow as pa
 import pyarrow.parquet as pq
 
-from plates.results.schema import _COVERS, _KIND, _REFERENCE, _REPLACES, _SUPERSEDES, COLUMNS, SCHEMA
+from plates.results.schema import (
+    _COVERS,
+    _KIND,
+    _REFERENCE,
+    _REPLACES,
+    _SUPERSEDES,
+    ABSENT_DEFAULTS,
+    COLUMNS,
+    SCHEMA,
+)
 
 __all__ = ["MAX_ENTRIES", "MAX_PARTS", "Parts", "Results", "list_parts", "open_results", "scan_parts"]
 
@@ -289,6 +298,10 @@ class Results:
             else f"CAST(NULL AS {_DUCK_TYPES[t]}) AS {_quote(n)}"
             for n, (t, _) in COLUMNS.items()
         ]
+        # a column older parts lack reads as its ABSENT_DEFAULTS value (rules_version: UNVERSIONED), as in
+        # load_results
+        cols = [f"coalesce({c.removesuffix(f' AS {_quote(n)}')}, {ABSENT_DEFAULTS[n]}) AS {_quote(n)}"
+                if n in ABSENT_DEFAULTS else c for c, n in zip(cols, COLUMNS, strict=True)]
         files = list(self.parts.files)
         source = (
             f"read_parquet({_sql_list(files)}, union_by_name = true, filename = true, file_row_number = true)"

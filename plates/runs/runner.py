@@ -3,7 +3,7 @@
 The path one row takes: the item's plate image (the variant the prompt or the experiment asks for, sRGB 0-255)
 -> ``plates.conditions.apply_condition`` (size, grayscale, hue shift, CVD view) -> ``plates.tasks.prompts`` renders
 the prompt and few-shot examples (k other items of the same colour set: ColorBlindnessEval App. B.2,
-HueManity Table 3) -> ``Backend.ask`` -> ``plates.tasks.scoring.score`` -> a ``ResultsWriter`` part under ``out``.
+HueManity Table 3) -> ``Backend.ask`` -> the task's scorer (``plates.tasks.answers`` readers) -> a ``ResultsWriter`` part under ``out``.
 
 Resume: the run id is a hash of the experiment (``Experiment.run_id``); each row carries a ``row_key`` (run id
 x item x model x condition x prompt x shots). A rerun reads this run's parts under ``out`` and asks only the

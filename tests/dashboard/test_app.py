@@ -349,3 +349,19 @@ def test_an_unexpected_error_shows_no_stack_trace_on_the_page(monkeypatch, resul
     assert at.exception
     shown = at.exception[0]
     assert not shown.stack_trace and "/srv/secret/path" not in shown.message
+
+
+def test_rows_judged_under_several_rules_versions_are_never_pooled_without_a_warning(monkeypatch, tmp_path):
+    # run-old: written before rows recorded the rules' version (no value: read as 0); run-new: rules 1
+    write_part(tmp_path / "old.parquet", outcomes("a", 3, 6, run_id="run-old", rules_version=None))
+    write_part(tmp_path / "new.parquet", outcomes("a", 5, 6, run_id="run-new", rules_version=1))
+    for page in ("overview", "delta_e", "failure_modes", "drilldown"):
+        at = app(monkeypatch, tmp_path)
+        at.switch_page(f"sections/{page}.py").run()
+        clean(at)
+        warned = [w.value for w in at.warning if "versions of the scoring rules" in w.value]
+        assert len(warned) == 1 and "unversioned" in warned[0] and "v1: 6 rows" in warned[0], page
+        assert "plates rescore" in warned[0]
+    at.multiselect(key="run").select("run-new").run()  # one run, one version: nothing to say
+    clean(at)
+    assert not [w.value for w in at.warning if "versions of the scoring rules" in w.value]
