@@ -29,7 +29,8 @@ import time
 
 import numpy as np
 
-from plates.analysis.metrics import fit_psychometric, wilson_interval
+from plates.analysis.metrics import wilson_interval
+from plates.analysis.psychometric import fit_psychometric, guess_rate
 from plates.datasets import PRESETS, make_spec
 from plates.reader.reader import BaselineReader
 from plates.stimuli.ishihara.plate import render, render_on_mask
@@ -152,8 +153,9 @@ def delta_e_section(reader, n, n_cell, rng) -> None:
                 k += ok
             cells.append(fmt(k, len(specs)))
         print(f"| {de} | {cells[0]} | {cells[1]} |", flush=True)
+    guess = guess_rate("open", label_space_size=len(PRESETS["huemanity-numeric"].label_space))
     for key in xs:
-        fit = fit_psychometric(xs[key], ys[key])
+        fit = fit_psychometric(xs[key], ys[key], guess=guess, interval=False)
         print(f"\n50% threshold ({key}): ΔE2000 = {fit.threshold:.1f} (status {fit.status})", end="")
     print()
 

@@ -31,8 +31,8 @@ from plates.analysis.chart_common import (
     with_condition,
     with_series,
 )
+from plates.analysis.psychometric import PsychometricFit, prompt_guess_rate
 from plates.analysis.psychometric import fit_psychometric as fit_chance_aware
-from plates.analysis.psychometric import prompt_guess_rate
 from plates.tasks.prompts import PROMPTS
 
 #: What one fit is per: the chart never fits across these.
@@ -52,7 +52,7 @@ def chance_rate(prompt_name: str | None) -> float:
     return 0.0 if template is None else prompt_guess_rate(template)
 
 
-def fit_psychometric_counts(levels: Any, n: Any, correct: Any, *, guess: float) -> metrics.PsychometricFit:
+def fit_psychometric_counts(levels: Any, n: Any, correct: Any, *, guess: float) -> PsychometricFit:
     """THE psychometric fit of the ΔE chart: one group's answered ``n`` and ``correct`` per ΔE2000 level
     ``levels`` (arrays of one length), chance rate ``guess``: the chance-aware fit
     (`plates.analysis.psychometric.fit_psychometric`: ψ = γ + (1 − γ − λ)F, threshold halfway between guess and
