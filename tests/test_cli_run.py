@@ -177,8 +177,8 @@ def test_missing_key_names_the_variable(tmp_path):
 @pytest.mark.parametrize(
     ("args", "message"),
     [
-        (["--backend", "opneai"], "'opneai' is not one of openai, hf, baseline"),
-        (["--prompt", "cbe-opn"], "'cbe-opn' is not one of cbe-open"),
+        (["--backend", "opneai"], "'opneai' is not known; allowed: openai, hf, baseline"),
+        (["--prompt", "cbe-opn"], "'cbe-opn' is not known; allowed: cbe-open"),
         (["--dataset", "no-such-preset"], "is neither a preset"),
     ],
 )
@@ -201,7 +201,7 @@ def test_malformed_toml_and_bad_fields_are_named(tmp_path):
     bad.write_text('prompts = ["cbe-open"]\ndataset = "colorblindnesseval"\n[[models]]\nbackend = "openai"\n'
                    'model = "a"\n[[models]]\nbackend = "opneai"\nmodel = "b"\n')
     done = _plates("run", bad)
-    assert done.returncode == 2 and "models[1].backend: 'opneai' is not one of openai, hf, baseline" in done.stderr
+    assert done.returncode == 2 and "models[1].backend 'opneai' is not known; allowed: openai, hf, baseline; did you mean 'openai'?" in done.stderr
     done = _plates("run", bad, "--model", "x")
     assert done.returncode == 2 and "cannot be combined" in done.stderr
     done = _plates("run", "--dataset", "colorblindnesseval")

@@ -71,19 +71,19 @@ def test_quick_run_equals_the_same_toml():
     ("changes", "message"),
     [
         ({"models": [{"backend": "openai", "model": "a"}, {"backend": "opneai", "model": "b"}]},
-         r"models\[1\]\.backend: 'opneai' is not one of openai, hf, baseline"),
+         r"models\[1\]\.backend 'opneai' is not known; allowed: openai, hf, baseline"),
         ({"models": [{"backend": "openai"}]}, r"models\[0\]\.model"),
         ({"models": []}, r"models: missing"),
         ({"models": [{"backend": "openai", "model": "m", "concurrency": 0}]}, r"models\[0\]\.concurrency"),
         ({"models": [{"backend": "openai", "model": "m", "api_key_env": "sk-live-123 oops"}]},
          r"models\[0\]\.api_key_env: expected the NAME"),
-        ({"prompts": ["cbe-opn"]}, r"prompts\[0\]: 'cbe-opn' is not one of cbe-open, "),
+        ({"prompts": ["cbe-opn"]}, r"prompts\[0\] 'cbe-opn' is not known; allowed: cbe-open, "),
         ({"prompts": []}, r"prompts: missing"),
         ({"conditions": {"sizes": [8]}}, r"conditions\.sizes\[0\]: 8 is not allowed"),
-        ({"conditions": {"cvd": ["deuteranopia"]}}, r"conditions\.cvd\[0\]: 'deuteranopia' is not one of none"),
+        ({"conditions": {"cvd": ["deuteranopia"]}}, r"conditions\.cvd\[0\] 'deuteranopia' is not known; allowed: none"),
         ({"conditions": {"cvd": [{"view": "protan", "severity": 2}]}}, r"conditions\.cvd\[0\]\.severity"),
         ({"conditions": {"grayscale": ["yes"]}}, r"conditions\.grayscale\[0\]"),
-        ({"conditions": {"variants": ["blurry"]}}, r"conditions\.variants\[0\]: 'blurry' is not one of standard"),
+        ({"conditions": {"variants": ["blurry"]}}, r"conditions\.variants\[0\] 'blurry' is not known; allowed: standard"),
         ({"conditions": {"size": [128]}}, r"conditions: unknown key\(s\) size; allowed: sizes"),
         ({"shots": [-1]}, r"shots\[0\]"),
         ({"seed": "zero"}, r"seed: 'zero'"),
@@ -114,7 +114,7 @@ def test_toml_field_errors_name_the_file_and_field(tmp_path):
     path = tmp_path / "exp.toml"
     path.write_text('prompts = ["cbe-open"]\n[dataset]\nsource = "colorblindnesseval"\n'
                     '[[models]]\nbackend = "openai"\nmodel = "a"\n[[models]]\nbackend = "opneai"\nmodel = "b"\n')
-    with pytest.raises(ValueError, match=r"exp\.toml: models\[1\]\.backend: 'opneai' is not one of"):
+    with pytest.raises(ValueError, match=r"exp\.toml: models\[1\]\.backend 'opneai' is not known; allowed: .*did you mean 'openai'"):
         load_experiment(path)
 
 

@@ -57,6 +57,7 @@ from scipy import special
 
 from plates.analysis.pse import PSE_FAMILIES, outcomes, pse_probabilities
 from plates.analysis.psychometric import FAMILIES, psychometric
+from plates.validation import check_choice
 
 __all__ = ["TASKS", "AdaptiveEstimate", "AdaptiveSpec", "AdaptiveState"]
 
@@ -117,8 +118,7 @@ class AdaptiveSpec:
         for name, value, allowed in (("task", self.task, TASKS), ("entropy", self.entropy, _ENTROPIES),
                                      ("estimate", self.estimate, _ESTIMATES),
                                      ("criterion", self.criterion, CRITERIA)):
-            if value not in allowed:
-                raise ValueError(f"{name} {value!r} is not known; allowed: {', '.join(allowed)}")
+            check_choice(name, value, allowed)
         families = FAMILIES if self.task == "threshold" else PSE_FAMILIES
         if self.family not in families:
             raise ValueError(f"family {self.family!r} is not allowed for task {self.task!r}; "

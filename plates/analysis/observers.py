@@ -22,6 +22,7 @@ import numpy as np
 
 from plates.analysis.pse import PSE_FAMILIES, outcomes, pse_probabilities
 from plates.analysis.psychometric import FAMILIES, guess_rate, psychometric
+from plates.validation import check_choice
 
 __all__ = ["ComparisonObserver", "SimulatedObserver"]
 
@@ -53,8 +54,7 @@ class SimulatedObserver:
     seed: int = 0
 
     def __post_init__(self) -> None:
-        if self.family not in FAMILIES:
-            raise ValueError(f"family {self.family!r} is not known; allowed: {', '.join(FAMILIES)}")
+        check_choice("family", self.family, FAMILIES)
         if self.family == "weibull":
             _check_positive("threshold (weibull)", self.threshold)
         elif isinstance(self.threshold, bool) or not isinstance(

@@ -39,6 +39,7 @@ from scipy import special
 
 from plates.analysis import _likelihood
 from plates.stimuli.ishihara.labels import LABEL_SPACES
+from plates.validation import check_choice
 
 __all__ = [
     "ANSWER_KINDS",
@@ -81,8 +82,7 @@ def guess_rate(answer_kind: str, n_options: int | None = None, label_space_size:
             raise ValueError(f"{name} must be an integer >= 2 for answer kind {answer_kind!r}, got {value!r}")
         return int(value)
 
-    if answer_kind not in ANSWER_KINDS:
-        raise ValueError(f"answer kind {answer_kind!r} is not known; allowed: {', '.join(ANSWER_KINDS)}")
+    check_choice("answer kind", answer_kind, ANSWER_KINDS)
     extra = {"n_options": n_options, "label_space_size": label_space_size}
     wanted = {"yesno": None, "mc": "n_options", "open": "label_space_size"}[answer_kind]
     for name, value in extra.items():
@@ -107,8 +107,7 @@ def prompt_guess_rate(template: Any, n_options: int | None = None) -> float:
 
 
 def _check_family(family: str) -> None:
-    if family not in FAMILIES:
-        raise ValueError(f"family {family!r} is not known; allowed: {', '.join(FAMILIES)}")
+    check_choice("family", family, FAMILIES)
 
 
 def _to_u(family: str, x: np.ndarray) -> np.ndarray:

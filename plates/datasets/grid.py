@@ -54,6 +54,7 @@ from plates.stimuli.ishihara.labels import LABEL_SPACES
 from plates.stimuli.ishihara.palettes import PALETTES
 from plates.stimuli.ishihara.plate import HUEMANITY_JITTER, VARIANTS, PlateSpec
 from plates.toml_files import read_toml
+from plates.validation import check_number
 
 #: Top-level keys of a grid file.
 GRID_KEYS = (
@@ -141,7 +142,7 @@ class Grid:
         bad = [v for v in self.variants if v not in VARIANTS]
         if bad:
             raise ValueError(f"variants {bad!r} are not known; allowed: {', '.join(VARIANTS)}")
-        s(self, "delta_e", tuple(None if not d else _number("delta_e", d, 0.0, 200.0) for d in self.delta_e))
+        s(self, "delta_e", tuple(None if not d else check_number("delta_e", d, 0.0, 200.0) for d in self.delta_e))
         if isinstance(self.seed, bool) or not isinstance(self.seed, int) or not 0 <= self.seed < 2**63:
             raise ValueError(f"seed {self.seed!r} is not valid; allowed: an integer 0 <= seed < 2**63")
         plate = dict(self.plate)
@@ -194,11 +195,6 @@ def plate_seed(grid: Grid, colour_set: str, label: str, font: str, size: int) ->
     label's plates differ across ΔE2000 in colour only."""
     return item_seed(grid.seed, grid.name, colour_set, f"{label}\x1f{font}\x1f{size}")
 
-
-def _number(name: str, value: Any, lo: float, hi: float) -> float:
-    if isinstance(value, bool) or not isinstance(value, int | float) or not lo <= value <= hi:
-        raise ValueError(f"{name} {value!r} is not valid; allowed: a number in [{lo:g}, {hi:g}]")
-    return float(value)
 
 
 def _list(data: Mapping[str, Any], key: str, default: list) -> list:

@@ -49,6 +49,7 @@ from types import MappingProxyType
 from plates.datasets.items import DatasetItem
 from plates.stimuli.ishihara.labels import HUEMANITY_DATASET, LABEL_SPACES
 from plates.stimuli.ishihara.plate import HUEMANITY_JITTER, PlateSpec
+from plates.validation import lookup
 
 
 @dataclass(frozen=True)
@@ -122,9 +123,7 @@ PRESETS: Mapping[str, Preset] = MappingProxyType(_presets())
 
 def get_preset(name: str) -> Preset:
     """The :class:`Preset` called ``name`` (one of :data:`PRESETS`); ValueError listing the names otherwise."""
-    if name not in PRESETS:
-        raise ValueError(f"preset {name!r} is not known; allowed: {', '.join(PRESETS)}")
-    return PRESETS[name]
+    return lookup(PRESETS, name, "preset")
 
 
 def preset_size(name: str) -> int:

@@ -23,6 +23,7 @@ import numpy as np
 from plates.datasets.write import Entry
 from plates.stimuli.scenes import SHAPES, SceneSpec, render
 from plates.tasks.colorbench import PAPER_NAMES, NotAskable, build_question, robustness_items
+from plates.validation import check_choice
 
 __all__ = ["ITEMS_PER_TASK", "ROBUSTNESS_SEEDS", "SCENE_TASK_NAMES", "scene_entries", "robustness_entries"]
 
@@ -52,8 +53,7 @@ def _spec(task: str, i: int, attempt: int, size: int, seed: int) -> SceneSpec:
 
 def scene_entries(task: str, *, n: int = ITEMS_PER_TASK, size: int = 512, seed: int = 0) -> Iterator[Entry]:
     """``n`` items of ``task``: a scene and the question made for it (options 3 for comparison, else 4)."""
-    if task not in SCENE_TASK_NAMES:
-        raise ValueError(f"scene task {task!r} is not known; allowed: {', '.join(SCENE_TASK_NAMES)}")
+    check_choice("scene task", task, SCENE_TASK_NAMES)
     for i in range(n):
         for attempt in range(_TRIES):
             stim = render(_spec(task, i, attempt, size, seed))

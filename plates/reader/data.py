@@ -22,6 +22,7 @@ from plates.stimuli.ishihara.glyphs import FONTS, text_mask
 from plates.stimuli.ishihara.labels import LABEL_SPACES
 from plates.stimuli.ishihara.plate import HUEMANITY_JITTER, PlateSpec, render, render_on_mask
 from plates.stimuli.ishihara.styles import STYLES
+from plates.validation import not_known
 
 #: First plate seed of the training and validation sets; benchmarks and tests use seeds below 10^7.
 TRAIN_SEED_BASE = 10_000_000
@@ -202,7 +203,7 @@ def figure_mask(spec: PlateSpec, change: tuple | None) -> np.ndarray:
     if kind == "erode":
         thin = ndimage.distance_transform_edt(mask) > amount
         return thin if thin.any() else mask
-    raise ValueError(f"mask change {kind!r} is not known; allowed: bitmap, dilate, erode")
+    raise not_known("mask change", kind, ("bitmap", "dilate", "erode"))
 
 
 def training_example(seed: int, render_size: int | None = None, mode: str = "contrast"):

@@ -15,6 +15,7 @@ import torch
 
 from plates.reader.coding import CLASSES
 from plates.reader.preprocess import INPUT_SIZE, MODES
+from plates.validation import check_choice
 
 OPSET = 17
 INPUT_NAME = "plate"
@@ -36,8 +37,7 @@ def export_onnx(
     """
     import onnx
 
-    if mode not in MODES:
-        raise ValueError(f"unknown preprocessing mode {mode!r}; allowed: {', '.join(MODES)}")
+    check_choice("preprocessing mode", mode, MODES)
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
     model = model.eval()

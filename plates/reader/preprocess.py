@@ -28,6 +28,8 @@ from functools import lru_cache
 import numpy as np
 from PIL import Image
 
+from plates.validation import check_choice
+
 #: Side in pixels of the network input.
 INPUT_SIZE = 96
 #: Radius of the disc used for statistics, as a fraction of half the side.
@@ -105,7 +107,6 @@ def scale_rgb(rgb: np.ndarray) -> np.ndarray:
 
 def preprocess(image: Image.Image, size: int = INPUT_SIZE, mode: str = "contrast") -> np.ndarray:
     """PIL plate image (sRGB 0-255) -> (3, size, size) float32 network input (see module doc)."""
-    if mode not in MODES:
-        raise ValueError(f"unknown preprocessing mode {mode!r}; allowed: {', '.join(MODES)}")
+    check_choice("preprocessing mode", mode, MODES)
     rgb = resize(image, size)
     return normalise(rgb) if mode == "contrast" else scale_rgb(rgb)

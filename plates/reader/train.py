@@ -36,6 +36,7 @@ import numpy as np
 from plates.reader import data
 from plates.reader.coding import N_CLASSES, N_POSITIONS
 from plates.reader.preprocess import CLIP, INPUT_SIZE, MODES
+from plates.validation import check_choice
 
 QUANT = 127.0 / CLIP  # int8 storage of preprocessed values in [-CLIP, CLIP]
 
@@ -60,8 +61,7 @@ class TrainConfig:
     time_budget_s: float | None = None  # safety stop: exceeding it aborts the run (never changes the schedule)
 
     def __post_init__(self) -> None:
-        if self.mode not in MODES:
-            raise ValueError(f"unknown preprocessing mode {self.mode!r}; allowed: {', '.join(MODES)}")
+        check_choice("preprocessing mode", self.mode, MODES)
         for name in ("n_train", "n_val", "epochs", "batch_size", "width", "workers", "threads"):
             if getattr(self, name) < 1:
                 raise ValueError(f"{name} must be >= 1, got {getattr(self, name)}")

@@ -62,6 +62,7 @@ from plates.models import BACKENDS, backend_class
 from plates.stimuli import ENGINE_VERSION, STIMULI
 from plates.tasks.prompts import PROMPTS, PromptTemplate, get_prompt, load_prompt_file
 from plates.toml_files import read_toml
+from plates.validation import check_choice, check_number
 
 BACKEND_KINDS = tuple(BACKENDS)
 #: Every variant some stimulus family offers (a condition may ask for one; items of a family without it fail
@@ -197,21 +198,10 @@ def _int(where: str, value: Any, low: int, high: int | None = None) -> int:
     return value
 
 
-def _num(where: str, value: Any, low: float, high: float) -> float:
-    if isinstance(value, bool) or not isinstance(value, (int, float)) or not low <= value <= high:
-        raise ValueError(f"{where}: {value!r} is not allowed; expected a number within {low}-{high}")
-    return float(value)
-
 
 def _str(where: str, value: Any) -> str:
     if not isinstance(value, str) or not value.strip():
         raise ValueError(f"{where}: {value!r} is not allowed; expected a non-empty string")
-    return value
-
-
-def _choice(where: str, value: Any, allowed: tuple[str, ...]) -> str:
-    if value not in allowed:
-        raise ValueError(f"{where}: {value!r} is not one of {', '.join(allowed)}")
     return value
 
 
@@ -234,11 +224,11 @@ def _unknown(where: str, table: Any, allowed: tuple[str, ...]) -> dict[str, Any]
 
 def _cvd(where: str, value: Any) -> tuple[str, float]:
     if isinstance(value, str):
-        view, severity = _choice(where, value, CVD_VIEWS), 1.0
+        view, severity = check_choice(where, value, CVD_VIEWS), 1.0
     elif isinstance(value, dict):
         _unknown(where, value, ("view", "severity"))
-        view = _choice(f"{where}.view", value.get("view"), CVD_VIEWS)
-        severity = _num(f"{where}.severity", value.get("severity", 1.0), 0.0, 1.0)
+        view = check_choice(f"{where}.view", value.get("view"), CVD_VIEWS)
+        severity = check_number(f"{where}.severity", value.get("severity", 1.0), 0.0, 1.0)
     else:
         raise ValueError(f"{where}: {value!r} is not allowed; expected one of {', '.join(CVD_VIEWS)} "
                          "or a table {{ view = ..., severity = 0-1 }}")
@@ -253,11 +243,11 @@ def _conditions(table: dict[str, Any]) -> tuple[ConditionSpec, ...]:
     for i, g in enumerate(grays):
         if not isinstance(g, bool):
             raise ValueError(f"conditions.grayscale[{i}]: {g!r} is not allowed; expected true or false")
-    hues = [_num(f"conditions.hue_shifts[{i}]", v, -360.0, 360.0)
+    hues = [check_number(f"conditions.hue_shifts[{i}]", v, -360.0, 360.0)
             for i, v in enumerate(_list("conditions.hue_shifts", table.get("hue_shifts", [0.0])))]
     cvds = [_cvd(f"conditions.cvd[{i}]", v) for i, v in enumerate(_list("conditions.cvd", table.get("cvd", ["none"])))]
     variants = [None] if "variants" not in table else [
-        _choice(f"conditions.variants[{i}]", v, VARIANTS) for i, v in enumerate(_list("conditions.variants",
+        check_choice(f"conditions.variants[{i}]", v, VARIANTS) for i, v in enumerate(_list("conditions.variants",
                                                                                       table["variants"]))]
     blanks = _list("conditions.text_only", table.get("text_only", [False]))
     for i, t in enumerate(blanks):
@@ -280,7 +270,7 @@ def _conditions(table: dict[str, Any]) -> tuple[ConditionSpec, ...]:
 def _model(where: str, table: Any) -> ModelSpec:
     if not isinstance(table, dict):
         raise ValueError(f"{where}: expected a table with backend and model, got {table!r:.60}")
-    backend = _choice(f"{where}.backend", table.get("backend"), BACKEND_KINDS)
+    backend = check_choice(f"{where}.backend", table.get("backend"), BACKEND_KINDS)
     model = _str(f"{where}.model", table.get("model"))
     opts = {k: v for k, v in table.items() if k not in MODEL_KEYS}
     if "api_key" in opts:
@@ -294,7 +284,7 @@ def _model(where: str, table: Any) -> ModelSpec:
     if "concurrency" in opts:
         _int(f"{where}.concurrency", opts["concurrency"], 1, 1024)
     if "timeout" in opts:
-        _num(f"{where}.timeout", opts["timeout"], 0.001, 86400.0)
+        check_number(f"{where}.timeout", opts["timeout"], 0.001, 86400.0)
     if "base_url" in opts and not str(opts["base_url"]).startswith(("http://", "https://")):
         raise ValueError(f"{where}.base_url: {opts['base_url']!r} is not allowed; expected an http:// or https:// URL")
     if "api_key_env" in opts:
@@ -305,7 +295,7 @@ def _model(where: str, table: Any) -> ModelSpec:
             raise ValueError(f"{where}.api_key_env: expected the NAME of an environment variable (e.g. "
                              "OPENAI_API_KEY) or false for a server that needs no key")
     max_tokens = _int(f"{where}.max_tokens", table.get("max_tokens", 512), 1, 1_000_000)
-    temperature = _num(f"{where}.temperature", table.get("temperature", 0.0), 0.0, 2.0)
+    temperature = check_number(f"{where}.temperature", table.get("temperature", 0.0), 0.0, 2.0)
     return ModelSpec(backend, model, max_tokens, temperature, opts)
 
 
@@ -369,7 +359,7 @@ def parse_experiment(data: dict[str, Any], *, base_dir: str | Path | None = None
     if not prompts:
         raise ValueError(f"prompts: missing; give one or more of {', '.join([*PROMPTS, *own])}")
     for i, p in enumerate(prompts):
-        _choice(f"prompts[{i}]", p, (*PROMPTS, *own))
+        check_choice(f"prompts[{i}]", p, (*PROMPTS, *own))
     user_prompts = tuple((p, json.dumps(asdict(own[p]), sort_keys=True))
                          for p in dict.fromkeys(prompts) if p not in PROMPTS)
     shots = tuple(_int(f"shots[{i}]", s, 0, 16) for i, s in enumerate(_list("shots", data.get("shots", [0]))))

@@ -60,6 +60,7 @@ from plates.stimuli.scenes.recolour import render_variant, variant_specs
 from plates.stimuli.scenes.shapes import plural
 from plates.tasks.colour_values import CODE_FORMATS, CODE_NAMES, distractor_colours, format_code
 from plates.tasks.prompts import COLORBENCH_COT_INSTRUCTION, COLORBENCH_INSTRUCTION
+from plates.validation import check_choice
 
 __all__ = [
     "ANSWER_KIND",
@@ -264,8 +265,7 @@ def _finish(task: str, text: str, options: dict[str, str], target, params: dict,
 # --- builders ----------------------------------------------------------------------------------------------------
 
 def _extraction(stim, rng, n, *, format: str = "rgb", delta_e: float = 10.0, region: str | None = None):
-    if format not in CODE_FORMATS:
-        raise ValueError(f"format={format!r} is not valid; allowed: {', '.join(CODE_FORMATS)}")
+    check_choice("format", format, CODE_FORMATS)
     if isinstance(delta_e, bool) or not isinstance(delta_e, int | float) or not 0.5 <= delta_e <= 60:
         raise ValueError(f"delta_e={delta_e!r} is not valid; allowed: a number in [0.5, 60] (CIEDE2000)")
     _flat(stim, "colour-extraction")
@@ -369,8 +369,7 @@ def _shape_counting(stim, rng, n, *, shape: str | None = None):
 
 
 def _comparison(stim, rng, n, *, criterion: str = "darker", margin: float | None = None):
-    if criterion not in CRITERIA:
-        raise ValueError(f"criterion={criterion!r} is not valid; allowed: {', '.join(CRITERIA)}")
+    check_choice("criterion", criterion, CRITERIA)
     margin = _MARGIN[criterion] if margin is None else margin
     if isinstance(margin, bool) or not isinstance(margin, int | float) or not 1.0 <= margin <= 100:
         raise ValueError(f"margin={margin!r} is not valid; allowed: a number in [1, 100]")
@@ -437,8 +436,7 @@ def build_question(task: str, stimulus: Stimulus, *, seed: int = 0, n_options: i
     colour counting ``include_background``; object counting ``colour``; comparison ``criterion``, ``margin``;
     recognition ``mode`` ("name"/"absent"); shape counting ``shape``. Raises `NotAskable` (a ValueError) when
     the scene cannot carry the question unambiguously, ValueError for bad parameters."""
-    if task not in TASKS:
-        raise ValueError(f"task {task!r} is not known; allowed: {', '.join(TASKS)}")
+    check_choice("task", task, TASKS)
     if isinstance(seed, bool) or not isinstance(seed, int) or seed < 0:
         raise ValueError(f"seed={seed!r} is not valid; allowed: an integer >= 0")
     allowed = [p.name for p in inspect.signature(TASKS[task]).parameters.values() if p.kind == p.KEYWORD_ONLY]

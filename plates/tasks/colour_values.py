@@ -14,6 +14,7 @@ import numpy as np
 
 from plates.colour import lab_to_srgb255, srgb255_to_lab
 from plates.colour.spaces import _cs
+from plates.validation import not_known
 
 __all__ = ["CODE_FORMATS", "CODE_NAMES", "distractor_colours", "format_code", "format_codes"]
 
@@ -32,7 +33,7 @@ def format_codes(rgb, fmt: str) -> list[str]:
     if fmt == "hsv":
         hsv = np.atleast_2d(_cs().RGB_to_HSV(arr / 255.0))
         return [f"({round(h * 360) % 360}°, {round(s * 100)}%, {round(v * 100)}%)" for h, s, v in hsv.tolist()]
-    raise ValueError(f"colour code format {fmt!r} is not known; allowed: {', '.join(CODE_FORMATS)}")
+    raise not_known("colour code format", fmt, CODE_FORMATS)
 
 
 def format_code(rgb, fmt: str) -> str:

@@ -33,6 +33,7 @@ from plates.stimuli.illusions.kinds import ILLUSION_TYPES
 from plates.stimuli.illusions.naming import SYNONYMS, names_in
 from plates.tasks.base import Question, Score
 from plates.tasks.scoring import clean, is_evasion, strip_answer_prefix
+from plates.validation import check_choice
 
 __all__ = [
     "FRAMINGS",
@@ -138,8 +139,7 @@ def rcid_question(truth: Mapping[str, Any], framing: str, *, words: str = "layou
     "human_answer", "item_class", "illusion", "wording". ``words`` "layout" names the targets Left/Right or
     Top/Bottom (the layout in ``truth``); "letters" names them A/B and says which is which (that clause is
     ours; RCID showed A/B labels on the image)."""
-    if framing not in FRAMINGS:
-        raise ValueError(f"framing {framing!r} is not known; allowed: {', '.join(FRAMINGS)}")
+    check_choice("framing", framing, FRAMINGS)
     if truth["kind"] == "rcid-filter":
         raise ValueError(
             "rcid-filter images are asked for colour names (rcid_name_question); allowed kinds: "
@@ -186,8 +186,7 @@ def rcid_name_question(truth: Mapping[str, Any], framing: str, target: str = "A"
     is the basic colour name of the target's pixels, under "human" the name of its original colour (the
     colour people report through the cast); ``extra["accepted"]`` lists the words counted as that name,
     ``extra["pixel_answer"]`` / ``["human_answer"]`` both names."""
-    if framing not in FRAMINGS:
-        raise ValueError(f"framing {framing!r} is not known; allowed: {', '.join(FRAMINGS)}")
+    check_choice("framing", framing, FRAMINGS)
     if "colour_names" not in truth:
         raise ValueError(f"kind {truth.get('kind')!r} has no colour names; allowed: rcid-filter")
     if target not in ("A", "B"):

@@ -35,6 +35,7 @@ from plates.stimuli.ishihara.packing_mc import (
     pack_largest,
     pack_layers,
 )
+from plates.validation import lookup
 
 __all__ = ["HUEMANITY_LATTICE", "STYLES", "Style", "get_style", "pack_style"]
 
@@ -68,10 +69,7 @@ STYLES = MappingProxyType({
 
 def get_style(name: str) -> Style:
     """The `Style` called ``name``; ValueError listing the names otherwise."""
-    try:
-        return STYLES[name]
-    except (KeyError, TypeError):
-        raise ValueError(f"style {name!r} is not known; allowed: {', '.join(STYLES)}") from None
+    return lookup(STYLES, name, "style")
 
 
 def pack_style(style: str, size: int, min_r: float, max_r: float, gap: float, tries: int | None, density: float,

@@ -35,6 +35,7 @@ import numpy as np
 from plates.colour import RGB, lab_to_srgb255, srgb255_to_lab
 from plates.colour.spaces import _cs
 from plates.stimuli.scenes.palettes import get_scene_palette
+from plates.validation import check_choice
 
 __all__ = [
     "MAX_COLOURS",
@@ -215,8 +216,7 @@ def choose_colours(
         rgb = np.array([bg, *(pal.colours[k] for k in names)])
         return ColourChoice(bg, tuple(pal.colours[k] for k in names), tuple(names),
                             f"palette:{palette}", _min_pairwise(rgb))
-    if spacing not in SPACINGS:
-        raise ValueError(f"spacing {spacing!r} is not known; allowed: {', '.join(SPACINGS)}")
+    check_choice("spacing", spacing, SPACINGS)
     if n == 0:  # a single-colour image: the background alone (drawn when not given)
         rgb = np.array([background]) if background is not None else _uniform(rng, 1)
         return ColourChoice(tuple(int(v) for v in rgb[0]), (), (), spacing, float("inf"))  # type: ignore[arg-type]
