@@ -21,7 +21,8 @@ from PIL import Image
 
 from plates.validation import not_known
 
-__all__ = ["FAMILY_KEY", "SpecBase", "StimulusSpec", "Stimulus", "Family", "tagged_json"]
+__all__ = ["FAMILY_KEY", "MANIFEST_TYPES", "Family", "ManifestColumn", "SpecBase", "Stimulus", "StimulusSpec",
+           "tagged_json"]
 
 #: The key under which a spec's JSON names its family ({"family": "illusion", ...}). Plate specs written
 #: before families existed carry no tag and read as "ishihara".
@@ -76,16 +77,51 @@ class Stimulus:
         raise not_known("variant", name, ("standard", *self.variants))
 
 
+#: The value types a manifest column may hold (Parquet: string, float64, int32).
+MANIFEST_TYPES = ("string", "float64", "int32")
+
+
+@dataclass(frozen=True)
+class ManifestColumn:
+    """One column a family adds to a generated set's ``manifest.parquet``: its name, value type (one of
+    `MANIFEST_TYPES`; every value may be null) and what it holds, in the family's own words and units."""
+
+    name: str
+    type: str
+    doc: str
+
+    def __post_init__(self) -> None:
+        if self.type not in MANIFEST_TYPES:
+            raise ValueError(f"manifest column {self.name!r} type {self.type!r} is not known; allowed: "
+                             f"{', '.join(MANIFEST_TYPES)}")
+
+
+#: What a family's ``manifest_row`` is given: the rendered stimulus, the item's answer label (text, "" where
+#: the answer depends on the question), its group and its fixed question (a dict with its ``task``, or None).
+ManifestRow = Callable[..., Mapping[str, Any]]
+
+
+def _no_columns(stimulus: Stimulus, *, label: str, group: str, question: Mapping[str, Any] | None) -> dict:
+    return {}
+
+
 @dataclass(frozen=True)
 class Family:
     """One entry of `plates.stimuli.STIMULI`: a family name, its spec type, its renderer, the variants its
-    stimuli offer, and the papers it follows."""
+    stimuli offer, the papers it follows, and the columns its items show in a generated set's manifest.
+
+    ``manifest_columns`` / ``manifest_row``: the family's own manifest columns and the function that fills
+    them, ``manifest_row(stimulus, *, label, group, question) -> {column: value}`` (`ManifestRow`); every
+    family's items also get the common columns of `plates.datasets.items.COMMON_COLUMNS`. A column that is not
+    the family's is left null in its rows, so no family's field is stored in another's column."""
 
     name: str
     spec_type: type
     render: Callable[[Any], Any]
     variants: tuple[str, ...] = ("standard",)
     source: str = ""
+    manifest_columns: tuple[ManifestColumn, ...] = ()
+    manifest_row: ManifestRow = _no_columns
 
 
 def tagged_json(family: str, fields: Mapping[str, Any]) -> str:
