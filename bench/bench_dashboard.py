@@ -167,7 +167,7 @@ def make(folder: Path, rows: int, parts: int, retries: bool = False) -> None:
         import pyarrow as pa
         import pyarrow.compute as pc
 
-        from plates.results.schema import _SUPERSEDES
+        from plates.results.schema import SUPERSEDES_KEY
 
         first = pq.read_table(folder / "run-model-0" / "part-000.parquet")
         failed = first.filter(pc.is_null(first.column("correct")))
@@ -179,7 +179,7 @@ def make(folder: Path, rows: int, parts: int, retries: bool = False) -> None:
         later = pc.add(failed.column("timestamp"), pa.scalar(3_600_000_000, pa.duration("us")))
         fixed = fixed.set_column(fixed.schema.get_field_index("timestamp"), "timestamp", later)
         pq.write_table(
-            fixed.replace_schema_metadata({_SUPERSEDES: b"1"}), folder / "run-model-0" / "part-retry.parquet"
+            fixed.replace_schema_metadata({SUPERSEDES_KEY: b"1"}), folder / "run-model-0" / "part-retry.parquet"
         )
 
 

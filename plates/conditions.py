@@ -24,7 +24,7 @@ import numpy as np
 from PIL import Image
 
 from plates import colour as C
-from plates.colour.spaces import _cs
+from plates.colour.spaces import colour_science
 from plates.validation import check_choice
 
 __all__ = [
@@ -144,7 +144,7 @@ def hue_shift(image: Image.Image, degrees: float, space: str = "hsv") -> Image.I
         return _rgb(image).copy()
 
     def hsv(cols: np.ndarray) -> np.ndarray:
-        cs = _cs()
+        cs = colour_science()
         h = cs.RGB_to_HSV(cols / 255.0)
         h[:, 0] = (h[:, 0] + degrees / 360.0) % 1.0
         return cs.HSV_to_RGB(h) * 255.0

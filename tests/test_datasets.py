@@ -8,10 +8,10 @@ from plates.datasets import (
     MANIFEST,
     MANIFEST_COLUMNS,
     PRESETS,
-    _plates,
     generate,
     item_seed,
     load_dataset,
+    plate_order,
     preset_items,
     preset_size,
     relative_path,
@@ -51,7 +51,7 @@ def test_items_are_deterministic_unique_and_paired():
 
 def test_paths_unique_even_on_case_insensitive_file_systems():
     paths = [relative_path("huemanity-alnum", pal, li, lab, "standard").lower()
-             for li, lab, pal in _plates("huemanity-alnum", 0)]
+             for li, lab, pal in plate_order("huemanity-alnum", 0)]
     assert len(paths) == len(set(paths)) == 84100
 
 

@@ -36,10 +36,10 @@ def all_pairs(colours: np.ndarray, is_fg: np.ndarray) -> np.ndarray:
     """CIEDE2000 of every (foreground dot, background dot) pair, by brute force."""
     fg = C.srgb255_to_lab(colours[is_fg].astype(float))
     bg = C.srgb255_to_lab(colours[~is_fg].astype(float))
-    from plates.colour.spaces import _cs
+    from plates.colour.spaces import colour_science
 
     return np.asarray(
-        _cs().delta_E(np.repeat(fg, len(bg), axis=0), np.tile(bg, (len(fg), 1)), method="CIE 2000")
+        colour_science().delta_E(np.repeat(fg, len(bg), axis=0), np.tile(bg, (len(fg), 1)), method="CIE 2000")
     )
 
 

@@ -11,7 +11,7 @@ from PIL import Image
 
 from plates.datasets.family_presets import FAMILY_PRESETS
 from plates.datasets.items import MANIFEST, MANIFEST_COLUMNS
-from plates.datasets.presets import PRESETS, _plates, get_preset, make_spec, relative_path
+from plates.datasets.presets import PRESETS, get_preset, make_spec, plate_order, relative_path
 from plates.datasets.sample import Sample, sample_plates
 from plates.datasets.write import write_items
 from plates.images import encode_png
@@ -21,7 +21,7 @@ from plates.stimuli.ishihara.plate import PlateSpec, render
 _TMP_MARK = ".tmp-"
 
 
-def _write_png(image: Image.Image, path: Path, compress_level: int) -> int:
+def write_png(image: Image.Image, path: Path, compress_level: int) -> int:
     """Save atomically: a temporary file in the same folder, then ``os.replace``. Returns bytes written."""
     data = encode_png(image, compress_level)
     tmp = path.with_name(f"{_TMP_MARK}{os.getpid()}-{path.name}.part")  # not *.png: globs never see it
@@ -33,7 +33,7 @@ def _write_png(image: Image.Image, path: Path, compress_level: int) -> int:
 
 def _work(task: tuple) -> tuple[int, int, int, tuple, tuple]:
     """Render one plate, write its missing variants and measure the ΔE2000 it draws. Returns (images written,
-    images skipped, bytes, the plate's key (index, label, colour set), its `_measured` values). A plate whose
+    images skipped, bytes, the plate's key (index, label, colour set), its `measured_values` values). A plate whose
     images are all on disk is still rendered (without encoding) so the manifest can report what it draws."""
     out, name, li, label, pal, size, seed, compress_level = task
     p = PRESETS[name]
@@ -42,15 +42,15 @@ def _work(task: tuple) -> tuple[int, int, int, tuple, tuple]:
     plate = render(make_spec(name, label, pal, size=size, seed=seed))
     nbytes = 0
     for v, path in todo:
-        nbytes += _write_png(plate.variant(v), path, compress_level)
-    return len(todo), len(paths) - len(todo), nbytes, (li, label, pal), _measured(plate)
+        nbytes += write_png(plate.variant(v), path, compress_level)
+    return len(todo), len(paths) - len(todo), nbytes, (li, label, pal), measured_values(plate)
 
 
 #: Manifest columns after ``spec_json``: the ΔE2000 request and what the plate draws (`plates.stimuli.ishihara.measure`).
 MEASURED_COLUMNS = MANIFEST_COLUMNS[MANIFEST_COLUMNS.index("spec_json") + 1:]
 
 
-def _measured(plate) -> tuple:
+def measured_values(plate) -> tuple:
     """A plate's `DrawnDeltaE` as the values of `MEASURED_COLUMNS`, in order (the drawn ones null for a plate
     with no dot of one class)."""
     drawn = plate.stats.delta_e_drawn
@@ -81,14 +81,14 @@ def _write_manifest(out: Path, name: str, plates: list[tuple[int, str, str]], si
     ``delta_e_target`` (the spec's request, or null), ``delta_e_target_kind`` (which quantity the request sets:
     `plates.stimuli.ishihara.measure.TARGET_KINDS`) and the ΔE2000 over the (foreground dot, background dot)
     pairs the plate draws (min, 5th percentile, median, 95th percentile; jitter included), from ``measured``
-    ((index, label, colour set) -> `_measured` values, filled by the workers). Every variant row of a plate
+    ((index, label, colour set) -> `measured_values` values, filled by the workers). Every variant row of a plate
     carries its standard image's values. The schema's metadata records the style, colour roles and sample
     (`manifest_metadata`); each row's ``spec_json`` holds them too.
     """
     import pyarrow as pa
     import pyarrow.parquet as pq
 
-    from plates.stimuli.ishihara.plate import _pair_delta_e
+    from plates.stimuli.ishihara.plate import pair_delta_e
 
     p = PRESETS[name]
     schema = pa.schema([
@@ -107,7 +107,7 @@ def _write_manifest(out: Path, name: str, plates: list[tuple[int, str, str]], si
         for li, label, pal in plates:
             spec = make_spec(name, label, pal, size=size, seed=seed)
             if pal not in de_cache:
-                de_cache[pal] = float(_pair_delta_e(*spec.colours).mean())
+                de_cache[pal] = float(pair_delta_e(*spec.colours).mean())
             js = spec.to_json()
             for v in p.variants:
                 rel = relative_path(name, pal, li, label, v)
@@ -221,7 +221,7 @@ def generate(
     out = Path(out)
     if sample is not None and not isinstance(sample, Sample):
         raise ValueError(f"sample={sample!r} is not valid; allowed: None or a plates.datasets.sample.Sample")
-    plates = list(islice(_plates(name, seed) if sample is None else iter(sample_plates(name, sample)), limit))
+    plates = list(islice(plate_order(name, seed) if sample is None else iter(sample_plates(name, sample)), limit))
     _check_same_generation(out, name, size, seed, sample)
     for pal in p.palettes:
         (out / name / pal).mkdir(parents=True, exist_ok=True)

@@ -325,7 +325,7 @@ def _work(task: tuple[int, str, str, tuple[tuple[str, str], ...], int]) -> tuple
     """Render one plate, write its missing images and measure the ΔE2000 it draws: (written, skipped, bytes,
     the plate's index, its measured values as the preset manifests hold them). A plate whose images are all
     on disk is still rendered (not encoded), so the manifest reports what it draws."""
-    from plates.datasets.generate import _measured, _write_png
+    from plates.datasets.generate import measured_values, write_png
     from plates.stimuli.ishihara.plate import render
 
     index, out, spec_json, paths, compress_level = task
@@ -334,8 +334,8 @@ def _work(task: tuple[int, str, str, tuple[tuple[str, str], ...], int]) -> tuple
     nbytes = 0
     for v, path in todo:
         path.parent.mkdir(parents=True, exist_ok=True)
-        nbytes += _write_png(plate.variant(v), path, compress_level)
-    return len(todo), len(paths) - len(todo), nbytes, index, _measured(plate)
+        nbytes += write_png(plate.variant(v), path, compress_level)
+    return len(todo), len(paths) - len(todo), nbytes, index, measured_values(plate)
 
 
 def grid_record(grid: Grid) -> dict[str, Any]:
@@ -398,7 +398,7 @@ def _write_manifest(out: Path, grid: Grid, plates: list[GridPlate], measured: di
     import pyarrow.parquet as pq
 
     from plates.datasets.generate import MEASURED_COLUMNS
-    from plates.stimuli.ishihara.plate import _pair_delta_e
+    from plates.stimuli.ishihara.plate import pair_delta_e
 
     schema = pa.schema(
         [
@@ -421,7 +421,7 @@ def _write_manifest(out: Path, grid: Grid, plates: list[GridPlate], measured: di
     for index, p in enumerate(plates):
         key = (p.colour_set, p.delta_e_target)
         if key not in drawn:
-            drawn[key] = float(_pair_delta_e(*p.spec.colours).mean())  # as PlateStats.delta_e
+            drawn[key] = float(pair_delta_e(*p.spec.colours).mean())  # as PlateStats.delta_e
         for variant, rel in p.paths:
             if not (out / rel).is_file():
                 continue

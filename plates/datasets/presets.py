@@ -138,7 +138,7 @@ def item_seed(seed: int, dataset: str, colour_set: str, label: str) -> int:
     return int.from_bytes(digest[:8], "big") >> 1
 
 
-def _plates(name: str, seed: int) -> Iterator[tuple[int, str, str]]:
+def plate_order(name: str, seed: int) -> Iterator[tuple[int, str, str]]:
     """(label index, label, colour set) in generation order: label-major, so a label's text mask is reused
     across its colour sets while it is still cached."""
     p = get_preset(name)
@@ -166,7 +166,7 @@ def make_spec(name: str, label: str, colour_set: str, *, size: int, seed: int) -
 def preset_items(name: str, *, size: int = 900, seed: int = 0) -> Iterator[DatasetItem]:
     """Every item of preset ``name`` in a fixed order (path None: images render on demand)."""
     p = get_preset(name)
-    for _li, label, pal in _plates(name, seed):
+    for _li, label, pal in plate_order(name, seed):
         spec = make_spec(name, label, pal, size=size, seed=seed)
         for v in p.variants:
             yield DatasetItem(f"{name}:{pal}:{label}:{v}", name, spec, v, label, pal, None)

@@ -82,7 +82,7 @@ SCHEMA: pa.Schema = pa.schema([pa.field(name, typ) for name, (typ, _) in COLUMNS
 CATEGORICAL_COLUMNS: tuple[str, ...] = tuple(
     name for name, (typ, _) in COLUMNS.items() if typ == pa.string() and name != "row_key"
 )
-_DICTIONARY = pa.dictionary(pa.int32(), pa.string())  # how a categorical column is held until pandas
+DICTIONARY = pa.dictionary(pa.int32(), pa.string())  # how a categorical column is held until pandas
 
 
 # --------------------------------------------------------------------------------------------------------------
@@ -110,18 +110,18 @@ def rows_to_table(rows: Iterable[Mapping[str, Any]]) -> pa.Table:
 
 
 # Part metadata keys (Parquet schema metadata), shared by the writer, the reader and compaction
-_SAFE_RUN_ID = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]{0,127}$")
-_REPLACES = b"plates.replaces"  # schema metadata of a compacted part: JSON list of the part names it replaces
-_SUPERSEDES = b"plates.supersedes"  # schema metadata: rows here may supersede older rows with the same row_key
+SAFE_RUN_ID = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]{0,127}$")
+REPLACES_KEY = b"plates.replaces"  # schema metadata of a compacted part: JSON list of the part names it replaces
+SUPERSEDES_KEY = b"plates.supersedes"  # schema metadata: rows here may supersede older rows with the same row_key
 # schema metadata of a writer's part: JSON {"prefix", "first", "last", "level"}: the flush counters it holds.
 # A part of a higher level whose range contains another part's range of the same writer hides it.
-_COVERS = b"plates.covers"
+COVERS_KEY = b"plates.covers"
 # schema metadata of the papers' reference tables (`plates.results.reference.SCHEMA`): they are not runs, so
 # load_results leaves them out without calling them skipped (the dashboard reads them through plates.results.reference)
-_KIND, _REFERENCE = b"plates.kind", b"reference"
+KIND_KEY, REFERENCE_KIND = b"plates.kind", b"reference"
 
 
-def _fsync_dir(folder: Path) -> None:
+def fsync_dir(folder: Path) -> None:
     try:
         fd = os.open(folder, os.O_RDONLY)
     except OSError:  # pragma: no cover - platforms without directory fds

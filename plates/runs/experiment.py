@@ -267,7 +267,7 @@ def _conditions(table: dict[str, Any]) -> tuple[ConditionSpec, ...]:
     return tuple(out)
 
 
-def _model(where: str, table: Any) -> ModelSpec:
+def parse_model(where: str, table: Any) -> ModelSpec:
     if not isinstance(table, dict):
         raise ValueError(f"{where}: expected a table with backend and model, got {table!r:.60}")
     backend = check_choice(f"{where}.backend", table.get("backend"), BACKEND_KINDS)
@@ -348,7 +348,7 @@ def parse_experiment(data: dict[str, Any], *, base_dir: str | Path | None = None
 
         protocol = get_protocol(_str("protocol", protocol)).name
         models = [_with_protocol(f"models[{i}]", m, protocol) for i, m in enumerate(models)]
-    model_specs = tuple(_model(f"models[{i}]", m) for i, m in enumerate(models))
+    model_specs = tuple(parse_model(f"models[{i}]", m) for i, m in enumerate(models))
     own: dict[str, PromptTemplate] = {}
     if data.get("prompt_files") is not None:
         for i, f in enumerate(_list("prompt_files", data["prompt_files"])):
@@ -379,7 +379,7 @@ def _with_protocol(where: str, table: Any, protocol: str) -> Any:
     ``extra_body`` dicts are merged the same way)."""
     if not isinstance(table, dict) or not isinstance(table.get("backend"), str) or not isinstance(
             table.get("model"), str):
-        return table  # _model names what is wrong
+        return table  # parse_model names what is wrong
     from plates.runs.protocols import model_settings
 
     try:

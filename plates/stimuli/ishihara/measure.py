@@ -201,9 +201,9 @@ def measure_dots(
 
 def _delta_e_lab(a: np.ndarray, b: np.ndarray) -> np.ndarray:
     """CIEDE2000 between CIELAB rows (colour-science "CIE 2000")."""
-    from plates.colour.spaces import _cs
+    from plates.colour.spaces import colour_science
 
-    return np.asarray(_cs().delta_E(a, b, method="CIE 2000"), dtype=float)
+    return np.asarray(colour_science().delta_E(a, b, method="CIE 2000"), dtype=float)
 
 
 def _smallest_near(fg_lab: np.ndarray, bg_lab: np.ndarray) -> float:

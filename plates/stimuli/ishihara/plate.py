@@ -350,7 +350,7 @@ class Plate:
         ink = int(self.mask_array.sum())
         text_cov = float((painted & self.mask_array).sum() / ink) if ink else 0.0
         fgc, bgc = self.spec.colours
-        de = _pair_delta_e(fgc, bgc)
+        de = pair_delta_e(fgc, bgc)
         return PlateStats(
             dot_count=int(self.r.size),
             coverage=float(np.sum(self.r**2) / (R * R)),
@@ -364,7 +364,7 @@ class Plate:
         )
 
 
-def _pair_delta_e(fg: tuple[C.RGB, ...], bg: tuple[C.RGB, ...]) -> np.ndarray:
+def pair_delta_e(fg: tuple[C.RGB, ...], bg: tuple[C.RGB, ...]) -> np.ndarray:
     """CIEDE2000 of every (foreground, background) pair, shape (len(fg), len(bg))."""
     a = np.array(fg, dtype=np.float64)[:, None, :]
     b = np.array(bg, dtype=np.float64)[None, :, :]

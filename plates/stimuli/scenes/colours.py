@@ -33,7 +33,7 @@ from functools import lru_cache
 import numpy as np
 
 from plates.colour import RGB, lab_to_srgb255, srgb255_to_lab
-from plates.colour.spaces import _cs
+from plates.colour.spaces import colour_science
 from plates.stimuli.scenes.palettes import get_scene_palette
 from plates.validation import check_choice
 
@@ -55,7 +55,7 @@ _BATCH = 48
 
 def delta_e_lab(a: np.ndarray, b: np.ndarray) -> np.ndarray:
     """CIEDE2000 between CIELAB arrays (broadcasting)."""
-    return np.asarray(_cs().delta_E(a, b, method="CIE 2000"), dtype=np.float64)
+    return np.asarray(colour_science().delta_E(a, b, method="CIE 2000"), dtype=np.float64)
 
 
 @lru_cache(maxsize=1)
