@@ -1,6 +1,6 @@
-"""Dashboard at scale: every page's numbers and figure over 1,000,000 and 10,000,000 result rows (issue 11).
+"""Dashboard at scale: every page's numbers and figure over 1,000,000 and 10,000,000 result rows.
 
-Targets (issue 11, this machine): over 10,000,000 rows in >= 20 Parquet parts, the first overview (open the
+Targets (this machine): over 10,000,000 rows in >= 20 Parquet parts, the first overview (open the
 results, scan the parts, aggregate, draw) <= 1.5 s, each other page <= 1 s, peak memory (RSS of the whole
 process) <= 600 MB. The 1M and 10M figures are printed side by side so the growth shows.
 

@@ -1,4 +1,4 @@
-"""Benchmark the chance-aware psychometric fit against the old two-parameter one (issue 11).
+"""Benchmark the chance-aware psychometric fit against the old two-parameter one.
 
 Run: python3 bench/bench_psychometric.py [--seeds 200]
 
@@ -8,7 +8,7 @@ per level (400 trials). Printed against targets (ratio <= 1 meets them):
 * bias on yes/no prompts, true threshold ΔE2000 8, slopes 0.5 / 1 / 2 per ΔE2000: median fitted threshold of
   the old fit (a logistic through 50% correct: this family with guess 0 and lapse 0, the model of the deleted
   two-parameter fit; tests/test_psychometric.py checks it against a plain logistic regression) and of
-  the new fit (guess ½, lapse fitted in [0, 0.06]). Issue 11: the old fit gave 1.5–3.7 (median bias −4.3 to
+  the new fit (guess ½, lapse fitted in [0, 0.06]). The old fit gave 1.5–3.7 (median bias −4.3 to
   −6.5); target for the new one |median bias| <= 0.1.
 * recovery per task (yes/no γ = ½, 4-way choice γ = ¼, open over 100 labels γ = 1/100), true threshold 8,
   slope 1, lapse 2%, 100 answers per level (2,000 trials): share of seeds within 0.5 ΔE2000 (target >= 0.9)
@@ -16,7 +16,7 @@ per level (400 trials). Printed against targets (ratio <= 1 meets them):
   answers per level (200 trials), where only the coverage has a target.
 * time per fit with its interval (median, wall and CPU), and `fit_groups` over a million answers in 40 groups
   (8 models x 5 prompts; 20 ΔE levels) with and without intervals, against the dashboard's whole-view budget
-  of 2 s (issue 5).
+  of 2 s.
 """
 
 from __future__ import annotations
@@ -53,7 +53,7 @@ def main() -> None:
     args = ap.parse_args()
     print(f"psychometric bench: {args.seeds} seeds per condition, constant stimuli at ΔE2000 1..20")
 
-    print("\nbias on yes/no prompts, true threshold 8, 20 answers per level (issue 11)")
+    print("\nbias on yes/no prompts, true threshold 8, 20 answers per level")
     worst_new = 0.0
     for slope in (0.5, 1.0, 2.0):
         old, new = [], []

@@ -1,5 +1,5 @@
 """plates.analysis.charts (and its paired, ΔE and comparison modules): every figure's numbers equal what
-plates.analysis.metrics computes, no chart pools conditions, runs or prompts (issue 11), and the papers'
+plates.analysis.metrics computes, no chart pools conditions, runs or prompts, and the papers'
 numbers appear at the same x as ours, labelled with their source."""
 
 from __future__ import annotations
@@ -323,7 +323,7 @@ def test_counts_fit_equals_the_fit_of_the_answers():
         + [False]
     )
     frame = rows(40, model="a", delta_e=de, correct=correct, item_id=[f"i{i}" for i in range(40)])
-    guess = chance_rate(frame["prompt_name"].iloc[0])  # the chance-aware fit (issue 11), the prompt's guess rate
+    guess = chance_rate(frame["prompt_name"].iloc[0])  # the chance-aware fit, the prompt's guess rate
     direct = fit_psychometric(np.array(de), np.array(correct), guess=guess, interval=False)
     fig = charts.delta_e_figure(frame)
     points = by_name(fig, "a")

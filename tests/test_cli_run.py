@@ -258,7 +258,7 @@ def test_prompts_lists_and_validates_a_users_prompt_file(tmp_path, capsys):
 
 
 def test_the_baseline_backend_needs_no_model_name(tmp_path, capsys):
-    """Issue 12: `plates run --backend baseline` insisted on --model although the backend has one model."""
+    """Regression: `plates run --backend baseline` insisted on --model although the backend has one model."""
     from plates.cli import main
 
     code = main(["run", "--dataset", "colorblindnesseval", "--prompt", "cbe-open", "--backend", "baseline",
@@ -273,7 +273,7 @@ def test_the_baseline_backend_needs_no_model_name(tmp_path, capsys):
 
 
 def test_out_help_names_no_default_that_does_not_exist(capsys):
-    """Issue 12: --out's help promised a default (results/runs) that a quick run does not have."""
+    """Regression: --out's help promised a default (results/runs) that a quick run does not have."""
     from plates.cli import build_parser
 
     with pytest.raises(SystemExit):
@@ -283,7 +283,7 @@ def test_out_help_names_no_default_that_does_not_exist(capsys):
 
 
 def test_limit_0_is_refused_alike_by_run_and_generate(tmp_path, capsys):
-    """Issue 12: `plates generate --limit 0` succeeded (an empty set) while `plates run --limit 0` failed."""
+    """Regression: `plates generate --limit 0` succeeded (an empty set) while `plates run --limit 0` failed."""
     from plates.cli import main
 
     assert main(["run", "--dataset", "colorblindnesseval", "--prompt", "cbe-open", "--backend", "baseline",

@@ -35,7 +35,7 @@ def test_items_are_deterministic_unique_and_paired():
     assert a == b and len(a) == 1000 and len({i.item_id for i in a}) == 1000
     std, clear = a[0], a[1]
     assert (std.variant, clear.variant) == ("standard", "clear") and std.spec == clear.spec
-    # issue 10: the CBE preset draws in its paper's style with Arial's regular stand-in; the dense style and
+    # the CBE preset draws in its paper's style with Arial's regular stand-in; the dense style and
     # Liberation Sans Bold it had before stay available as colorblindnesseval-dense, with the same plate seeds
     assert std.spec.font == "liberation-sans" and std.spec.style == "cbe" and std.spec.jitter_rgb == 0
     dense = next(preset_items("colorblindnesseval-dense"))

@@ -126,7 +126,7 @@ def test_experiment_json_holds_the_key_variable_name_never_a_key(monkeypatch):
 
 
 def test_experiment_reads_the_one_declaration_of_each_list():
-    """Issue 9: backend kinds, CVD views, variants and preset names are declared once; the experiment parser
+    """Backend kinds, CVD views, variants and preset names are declared once; the experiment parser
     accepts exactly what the rest of the package does (a new family's variant, a new preset)."""
     from plates.colour import CVD_VIEWS
     from plates.datasets import PRESETS
@@ -145,7 +145,7 @@ def _prompt_file(path, text):
 
 
 def test_prompt_files_give_a_users_template_and_its_text_is_part_of_the_run_id(tmp_path):
-    """Issue 3: "A user can add a template of their own" — from a TOML experiment and `plates run`, not only
+    """A user can add a template of their own — from a TOML experiment and `plates run`, not only
     from Python; and a changed template text must start a new run, never resume the old one's rows."""
     _prompt_file(tmp_path / "mine.toml", "Which number do you see?")
     exp_file = tmp_path / "exp.toml"
@@ -168,7 +168,7 @@ def test_prompt_files_give_a_users_template_and_its_text_is_part_of_the_run_id(t
 
 def test_built_in_prompts_keep_their_run_ids_until_the_pixels_change(monkeypatch):
     """Run ids of runs already on disk must not move (rerunning continues them) unless the pixels do: the
-    engine version is part of the identity (issue 9), so a change of pixels starts a new run."""
+    engine version is part of the identity, so a change of pixels starts a new run."""
     exp = quick_experiment(dataset="colorblindnesseval", prompt="cbe-open", backend="baseline",
                            model="baseline-cnn", out="x", limit=4, size=256)
     assert exp.run_id == "colorblindnesseval-187cf582b089"  # engine version 2

@@ -1,4 +1,4 @@
-"""plates.stimuli.ishihara.measure: the ΔE2000 a plate draws (issue 11), checked against its pixels.
+"""plates.stimuli.ishihara.measure: the ΔE2000 a plate draws, checked against its pixels.
 
 Truth comes from the images, not the generator's bookkeeping: each dot's colour is the pixel at its centre in
 the standard image, and its class is whether that pixel lies on the text in the ``mask`` image. Every
@@ -164,7 +164,7 @@ def test_the_manifest_reports_what_each_generated_plate_draws(tmp_path, preset):
 
     from plates.datasets import MANIFEST, generate, load_dataset
 
-    # HueManity's own preset (issue 10) lets jitter clip dots to pure white, the canvas colour: pixel_truth
+    # HueManity's own preset lets jitter clip dots to pure white, the canvas colour: pixel_truth
     # classifies dots by the text mask, so those count too
     generate(preset, tmp_path, limit=2, size=400, workers=1, progress=False)
     table = pq.read_table(tmp_path / MANIFEST).to_pandas()

@@ -1,4 +1,4 @@
-"""Chance-aware psychometric fits, PSE fits and simulated observers (plates.analysis, issue 11)."""
+"""Chance-aware psychometric fits, PSE fits and simulated observers (plates.analysis)."""
 
 from __future__ import annotations
 
@@ -109,7 +109,7 @@ def test_fit_finds_the_truth_in_expected_counts(family):
 @pytest.mark.parametrize("kind, options", [("yesno", {}), ("mc", {"n_options": 4}),
                                            ("open", {"label_space_size": 100})])
 def test_simulated_observers_recover_their_threshold_within_half_a_delta_e(kind, options):
-    # Issue 11: constant stimuli (ΔE2000 1..20, 100 answers each), true threshold 8, slope 1, lapse 2%. (With
+    # Constant stimuli (ΔE2000 1..20, 100 answers each), true threshold 8, slope 1, lapse 2%. (With
     # 40 answers per level the yes/no estimates spread with SD 0.4: 30% of seeds miss by more than 0.5.)
     for seed in range(4):
         observer = SimulatedObserver(8.0, 1.0, kind, lapse=0.02, seed=seed, **options)
@@ -119,7 +119,7 @@ def test_simulated_observers_recover_their_threshold_within_half_a_delta_e(kind,
 
 
 def test_two_parameter_fit_is_biased_on_yes_no_and_the_chance_aware_fit_is_not():
-    # Issue 11: "simulated observers whose true threshold is ΔE 8 came out at 1.5-3.7". The old fit is this
+    # The two-parameter fit put simulated observers whose true threshold is ΔE 8 at 1.5-3.7: it is this
     # family with guess 0 and lapse 0 (a logistic through 50% correct).
     old, new = [], []
     for seed in range(15):

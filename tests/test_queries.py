@@ -1,5 +1,5 @@
 """plates.results.query and plates.analysis.queries: DuckDB over real Parquet parts gives the same numbers as
-the row-level metrics on the rows load_results reads (issue 11), with load_results' semantics: latest row per
+the row-level metrics on the rows load_results reads, with load_results' semantics: latest row per
 row_key, corrupt and foreign files named, reference tables left out, compacted parts hiding what they
 replace."""
 

@@ -1,4 +1,4 @@
-"""Issue 9's proof that families and tasks are plug-ins: a toy family (a solid colour patch whose truth is its
+"""The proof that families and tasks are plug-ins: a toy family (a solid colour patch whose truth is its
 colour name) and its task, defined here and nowhere else, added with one registry entry each, run through
 `plates run` against a real HTTP server, land in Parquet results and show in the dashboard's overview."""
 

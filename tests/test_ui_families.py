@@ -1,4 +1,4 @@
-"""The family tabs' library side (issues 13-15): plates.ui.family_views and plates.ui.quiz_view, no widgets."""
+"""The family tabs' library side: plates.ui.family_views and plates.ui.quiz_view, no widgets."""
 
 from __future__ import annotations
 

@@ -1,5 +1,5 @@
 """A Bayesian adaptive procedure over a grid posterior: QUEST+ (Watson 2017, *J. Vision* 17(3):10) with the
-Psi-marginal choice of stimulus (Prins 2013, *J. Vision* 13(7):3) by default (issue 15).
+Psi-marginal choice of stimulus (Prins 2013, *J. Vision* 13(7):3) by default.
 
 Two tasks share the machinery:
 
@@ -25,7 +25,7 @@ mean (default), its median (``"median"``: interpolated on the cumulative margina
 or its mode (``"map"``), with an equal-tailed credible interval. Stopping: ``max_trials`` or, after
 ``min_trials``, the credible interval narrower than ``ci_width``.
 
-Defaults, as measured on bench/bench_adaptive.py's simulated observers (issue 15; the figures, and which
+Defaults, as measured on bench/bench_adaptive.py's simulated observers (the figures, and which
 conditions each change was measured on, are in its docstring): the variance criterion, the median and the
 mode, the joint entropy, a log-uniform threshold prior, slopes bounded to 0.25..8 per ΔE2000 or scaled with
 the threshold (β α from 1 to 64, Weber-like), lapses to 0.1, 160 candidates and a two-step look-ahead were

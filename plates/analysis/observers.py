@@ -1,4 +1,4 @@
-"""Simulated observers with a known psychometric function, for tests and benchmarks (issues 11 and 15).
+"""Simulated observers with a known psychometric function, for tests and benchmarks.
 
 An observer answers a trial at level ``x`` (plates: ΔE2000 between text and background dots, CIELAB D65 2°)
 correctly with probability ψ(x) = γ + (1 − γ − λ) F(x; α, β) (`plates.analysis.psychometric`) and otherwise

@@ -1,4 +1,4 @@
-"""Points of subjective equality (PSE) from two- or three-alternative comparisons (issues 11 and 15).
+"""Points of subjective equality (PSE) from two- or three-alternative comparisons.
 
 An illusion shows two targets A and B whose physical difference ``x`` is signed: ``x > 0`` means B is
 physically darker than A by ``x`` (e.g. ``x = L*_A − L*_B`` in CIELAB, D65 2°, or a ΔE2000 with a sign; the

@@ -1,4 +1,4 @@
-"""Chance-aware psychometric functions and their maximum-likelihood fits (issue 11).
+"""Chance-aware psychometric functions and their maximum-likelihood fits.
 
 The function of stimulus level ``x`` (plates: the CIEDE2000 difference ΔE2000 between text and background dots
 in CIELAB, D65, 2°; illusions: see `plates.analysis.pse`) is

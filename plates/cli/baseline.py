@@ -1,4 +1,4 @@
-"""`plates train-baseline` and `plates serve-baseline --port P`: the offline baseline reader (issue 4).
+"""`plates train-baseline` and `plates serve-baseline --port P`: the offline baseline reader.
 
 train-baseline needs the ``train`` extra (torch, onnx; plates.install.extra_hint says how to install it) and
 writes to ``./baseline-reader`` unless told otherwise: the weights shipped inside the package are replaced

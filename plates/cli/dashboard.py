@@ -1,4 +1,4 @@
-"""`plates dashboard [PATH] [--port P]`: the Streamlit results dashboard (issue 5) on a results folder.
+"""`plates dashboard [PATH] [--port P]`: the Streamlit results dashboard on a results folder.
 
 Runs ``streamlit run dashboard/app.py`` headless with usage statistics off. The results folder reaches the app
 through the ``PLATES_RESULTS`` environment variable (the app's path box starts there; default ``results/``).

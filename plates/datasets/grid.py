@@ -26,7 +26,7 @@ A ΔE2000 target moves each background colour along the CIELAB line from the for
 mean of the foreground colours) to that distance (`PlateSpec.delta_e`). The manifest has the preset manifests'
 columns: ``delta_e`` (mean CIEDE2000 over the colour set's foreground x background colours), ``delta_e_target``
 (what was asked; null = the colours as given) and the distribution over the dot pairs actually drawn
-(``delta_e_drawn_min/p05/median/p95``, jitter included), so a multi-colour set's spread is visible (issue 11).
+(``delta_e_drawn_min/p05/median/p95``, jitter included), so a multi-colour set's spread is visible.
 
 Seeds: each plate's seed derives from (grid seed, name, colour set, label, font, size) through SHA-256
 (`plates.datasets.presets.item_seed`), not from ΔE2000, so the plates of one label differ across ΔE2000 only

@@ -1,4 +1,4 @@
-"""The ColorBench presets on synthetic scenes (issue 14): each item is a scene plus the one question made for it.
+"""The ColorBench presets on synthetic scenes: each item is a scene plus the one question made for it.
 
 * ``colorbench-<task>``: ``ITEMS_PER_TASK`` questions of one task (ColorBench Table 7 names: colour
   extraction, proportion, counting, object counting, comparison, recognition), over balanced difficulty:

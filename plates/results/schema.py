@@ -1,4 +1,4 @@
-"""The results schema, declared once: one row per item x model x condition x prompt (issue 3).
+"""The results schema, declared once: one row per item x model x condition x prompt.
 
 Every other module reads and writes results through it: the runner, the explorer's history, the dashboard and
 the reference tables' loaders. A row stores the stimulus's full spec as tagged JSON (``spec_json``), so any
@@ -61,7 +61,7 @@ COLUMNS: dict[str, tuple[pa.DataType, str]] = {
             "--retry-errors writes a newer row under the same key and load_results keeps the latest"
         ),
     ),
-    # issue 11: ΔE2000 as drawn (plates.stimuli.ishihara.measure), the text-only control, the paper protocol
+    # ΔE2000 as drawn (plates.stimuli.ishihara.measure), the text-only control, the paper protocol
     "delta_e_target": (pa.float64(), "the ΔE2000 the plate's spec requested; null when none (see delta_e_drawn_*)"),
     "delta_e_drawn_min": (pa.float64(), "smallest CIEDE2000 over the (foreground dot, background dot) pairs drawn"),
     "delta_e_drawn_p05": (pa.float64(), "5th percentile of CIEDE2000 over the dot pairs drawn (jitter included)"),

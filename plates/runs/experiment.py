@@ -1,4 +1,4 @@
-"""An experiment: items x models x conditions x prompts x shots, from a TOML file or quick-run flags (issue 3).
+"""An experiment: items x models x conditions x prompts x shots, from a TOML file or quick-run flags.
 
 A TOML experiment (see ``examples/cbe-smoke.toml``)::
 

@@ -1,6 +1,6 @@
 """``plates staircase``: an adaptive procedure (`plates.analysis.adaptive`, QUEST+ with Psi-marginal stimulus
 choice) asks a model about stimuli whose difficulty it chooses trial by trial, and reports an estimate with a
-credible interval after tens of queries instead of a full constant-stimuli sweep (issue 15). Two measurements:
+credible interval after tens of queries instead of a full constant-stimuli sweep. Two measurements:
 
 * **plates** (a plate prompt: open label, yes/no or multiple choice): the ΔE2000 **threshold** (CIEDE2000,
   CIELAB D65 2°) between the number's dots and the background's, where the psychometric function is halfway

@@ -1,6 +1,6 @@
 """Multiple-choice replies -> the option letter they choose, or None with the reason. A pure string function.
 
-ColorBench's released evaluation code has two parsing bugs this module is built against (issue 14): its letter
+ColorBench's released evaluation code has two parsing bugs this module is built against: its letter
 extractor reads "(B) Blue" as "e" (it takes a letter from the end of the reply), and a reply that gives the
 option's text ("Blue") is scored wrong although it names option B. Each rule below names the trap it avoids;
 ``tests/test_mc_scoring.py`` holds one test per trap, named after it.

@@ -1,4 +1,4 @@
-"""Procedurally drawn colour illusions with exact target masks and pixel truth (issue 13).
+"""Procedurally drawn colour illusions with exact target masks and pixel truth.
 
 A frozen `IllusionSpec` (kind, size, seed, inducer strength, signed target ΔE2000, CIELAB colours, layout)
 renders (`render`) to a `plates.stimuli.base.Stimulus`: the image (PIL RGB, sRGB 0-255), masks {"A", "B"}

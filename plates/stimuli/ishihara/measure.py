@@ -1,4 +1,4 @@
-"""ΔE2000 measured on what a plate draws, beside the value the spec asked for (issue 11).
+"""ΔE2000 measured on what a plate draws, beside the value the spec asked for.
 
 A plate's nominal ΔE (`PlateStats.delta_e`) is the mean CIEDE2000 over the palette's (foreground, background)
 colour pairs before jitter. What a reader sees differs in two ways:

@@ -59,7 +59,7 @@ class Style:
 
 
 STYLES = MappingProxyType({
-    "dense": Style("dense", "this project (issue 2): HueManity-like dense packing", 3.0, 15.0, 0.6, None, None, False),
+    "dense": Style("dense", "this project: HueManity-like dense packing", 3.0, 15.0, 0.6, None, None, False),
     "cbe": Style("cbe", "ColorBlindnessEval App. E Algorithm 1 + IshiharaMC layers", 4.5, 27.0, 4.5, 180_000,
                  (1_000, 2_000_000), False),
     "huemanity": Style("huemanity", "HueManity §3, released generator", 4.0, 15.0, 0.0, 30_000, (1_000, 1_000_000),

@@ -1,4 +1,4 @@
-"""Synthetic colour scenes with exact truth (ColorBench-style; issue 14).
+"""Synthetic colour scenes with exact truth (ColorBench-style).
 
 ``render(SceneSpec(...))`` draws flat or softly shaded shapes on a background and returns a
 `plates.stimuli.base.Stimulus` whose masks and truth (every region's colour, shape and visible share; distinct
@@ -48,7 +48,7 @@ def manifest_row(stimulus: Stimulus, *, label: str, group: str, question: Mappin
 
 SCENES = Family(
     name=FAMILY, spec_type=SceneSpec, render=render,
-    source="ColorBench (Liang et al.) Table 7 synthetic tasks; shapes, palettes and truth are ours (issue 14)",
+    source="ColorBench (Liang et al.) Table 7 synthetic tasks; shapes, palettes and truth are ours",
     manifest_columns=MANIFEST_COLUMNS, manifest_row=manifest_row,
 )
 RECOLOURED_SCENES = Family(

@@ -1,4 +1,4 @@
-"""SceneSpec: everything that decides a synthetic colour scene's pixels (ColorBench-style, issue 14).
+"""SceneSpec: everything that decides a synthetic colour scene's pixels (ColorBench-style).
 
 A scene is flat (or softly shaded) shapes on a background, every region's mask and colour known, for the
 ColorBench tasks that can be drawn with exact truth (Liang et al., ColorBench, Table 7: Colour Extraction,
