@@ -25,6 +25,8 @@ import numpy as np
 import pandas as pd
 from scipy import special, stats
 
+from plates.tasks.prompts import PROMPTS
+
 #: Columns that together identify one question asked of one model (an "item" under one condition).
 ITEM_KEYS = (
     "dataset", "item_id", "model", "backend", "prompt_name", "variant", "size", "grayscale", "hue_shift", "cvd",
@@ -331,8 +333,6 @@ def cot_from_pairs(pairs: pd.DataFrame, by: str | Sequence[str] | None = "model"
 
 def cot_pairs() -> dict[str, str]:
     """Registered chain-of-thought prompts -> their plain counterparts ("colorbench-mc-cot" -> "colorbench-mc")."""
-    from plates.tasks.prompts import PROMPTS
-
     plain = {n: n.removesuffix("-cot") for n, t in PROMPTS.items() if t.cot and n.endswith("-cot")}
     return {cot: base for cot, base in plain.items() if base in PROMPTS}
 

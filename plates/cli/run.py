@@ -72,6 +72,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 
 
 def build_experiment(args: argparse.Namespace):  # -> plates.runs.experiment.Experiment
+    # lazy: loads only when this subcommand runs (plates.cli)
     from plates.runs.experiment import load_experiment, quick_experiment
 
     quick_flags = [f"--{n.replace('_', '-')}" for n in ("dataset", "prompt", "model", "base_url", "size", "timeout",
@@ -114,6 +115,7 @@ def build_experiment(args: argparse.Namespace):  # -> plates.runs.experiment.Exp
 def _with_local_options(exp, args: argparse.Namespace):
     """``exp`` with --device, --dtype and --batch-size set on its local (hf) models: operational options,
     outside the run id (plates.runs.experiment.OPERATIONAL_MODEL_KEYS). ValueError when given without one."""
+    # lazy: loads only when this subcommand runs (plates.cli)
     from plates.models.hf import DEVICES, DTYPES
 
     options: dict = {}
@@ -140,6 +142,7 @@ def _with_local_options(exp, args: argparse.Namespace):
 
 
 def main(args: argparse.Namespace) -> int:
+    # lazy: loads only when this subcommand runs (plates.cli)
     from plates.models import BackendFailing
     from plates.runs.runner import key_values, run_experiment
     from plates.secrets import redact

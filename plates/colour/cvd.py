@@ -35,9 +35,7 @@ def _decode_lut() -> np.ndarray:
 @lru_cache(maxsize=3)
 def _table(kind: str) -> tuple[np.ndarray, np.ndarray]:
     """(severities (11,), matrices (11, 3, 3)) of Machado et al.'s table for ``kind``, read-only."""
-    from colour.blindness import CVD_MATRICES_MACHADO2010
-
-    rows = CVD_MATRICES_MACHADO2010[CVD_KINDS[kind]]
+    rows = colour_science().blindness.CVD_MATRICES_MACHADO2010[CVD_KINDS[kind]]
     severities = np.array(sorted(rows), dtype=np.float64)
     matrices = np.stack([np.asarray(rows[s], dtype=np.float64) for s in severities])
     severities.setflags(write=False)

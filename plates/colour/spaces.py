@@ -23,6 +23,7 @@ def colour_science():
     named palette never needs it (so `plates generate` workers stay small)."""
     with warnings.catch_warnings():  # colour-science warns once that matplotlib (plotting only) is absent
         warnings.filterwarnings("ignore", message=".*Matplotlib.*")
+        # lazy: colour-science (~130 MB, ~0.5 s): see the docstring
         import colour
 
     return colour

@@ -3,11 +3,15 @@
 from __future__ import annotations
 
 import json
+import multiprocessing as mp
 import os
 from itertools import islice
 from pathlib import Path
 
+import pyarrow as pa
+import pyarrow.parquet as pq
 from PIL import Image
+from tqdm import tqdm
 
 from plates.datasets.family_presets import FAMILY_PRESETS
 from plates.datasets.items import MANIFEST, MANIFEST_COLUMNS
@@ -16,7 +20,7 @@ from plates.datasets.sample import Sample, sample_plates
 from plates.datasets.write import write_items
 from plates.images import encode_png
 from plates.stimuli.ishihara.measure import target_kind
-from plates.stimuli.ishihara.plate import PlateSpec, render
+from plates.stimuli.ishihara.plate import PlateSpec, pair_delta_e, render
 
 _TMP_MARK = ".tmp-"
 
@@ -85,10 +89,6 @@ def _write_manifest(out: Path, name: str, plates: list[tuple[int, str, str]], si
     carries its standard image's values. The schema's metadata records the style, colour roles and sample
     (`manifest_metadata`); each row's ``spec_json`` holds them too.
     """
-    import pyarrow as pa
-    import pyarrow.parquet as pq
-
-    from plates.stimuli.ishihara.plate import pair_delta_e
 
     p = PRESETS[name]
     schema = pa.schema([
@@ -141,8 +141,6 @@ def _check_same_generation(out: Path, name: str, size: int, seed: int, sample: S
     overwritten); else record this generation's parameters in ``OUT/<preset>/generate.json``."""
     manifest = out / MANIFEST
     if manifest.is_file():
-        import pyarrow.parquet as pq
-
         held = set(pq.read_table(manifest, columns=["dataset"]).column("dataset").to_pylist()) - {name}
         if held:
             raise ValueError(f"--out {str(out)!r} already holds preset {sorted(held)[0]!r} (its {MANIFEST}); "
@@ -193,10 +191,6 @@ def generate(
     (small, and independent of what the caller imported), so a script calling this with ``workers > 1``
     needs the usual ``if __name__ == "__main__":`` guard. Returns a summary dict (plates, written, skipped, bytes, rows).
     """
-    import multiprocessing as mp
-
-    from tqdm import tqdm
-
     if name in FAMILY_PRESETS:  # illusions, scenes: any family's items through the generic writer
         if sample is not None:
             raise ValueError(f"sample={sample!r} is not valid for family preset {name!r}; allowed: None (samples "

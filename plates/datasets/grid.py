@@ -36,6 +36,7 @@ in colour: the dots are the same, which is what a threshold sweep wants.
 from __future__ import annotations
 
 import json
+import multiprocessing as mp
 import os
 import re
 from collections.abc import Iterator, Mapping
@@ -46,13 +47,18 @@ from types import MappingProxyType
 from typing import Any
 
 import numpy as np
+import pyarrow as pa
+import pyarrow.parquet as pq
+from tqdm import tqdm
 
+from plates.colour import parse_colour
+from plates.datasets.generate import MEASURED_COLUMNS, measured_values, write_png
 from plates.datasets.items import MANIFEST
 from plates.datasets.presets import item_seed
 from plates.stimuli.ishihara.glyphs import check_text
 from plates.stimuli.ishihara.labels import LABEL_SPACES
 from plates.stimuli.ishihara.palettes import PALETTES
-from plates.stimuli.ishihara.plate import HUEMANITY_JITTER, VARIANTS, PlateSpec
+from plates.stimuli.ishihara.plate import HUEMANITY_JITTER, VARIANTS, PlateSpec, pair_delta_e, render
 from plates.toml_files import read_toml
 from plates.validation import check_number
 
@@ -259,8 +265,6 @@ def parse_grid(data: Mapping[str, Any]) -> Grid:
                 f"[[colours]] #{i + 1} = {table!r:.80} is not valid; allowed keys: name, foreground, "
                 "background"
             )
-        from plates.colour import parse_colour
-
         lists = {}
         for key in ("foreground", "background"):
             value = table.get(key)
@@ -325,9 +329,6 @@ def _work(task: tuple[int, str, str, tuple[tuple[str, str], ...], int]) -> tuple
     """Render one plate, write its missing images and measure the ΔE2000 it draws: (written, skipped, bytes,
     the plate's index, its measured values as the preset manifests hold them). A plate whose images are all
     on disk is still rendered (not encoded), so the manifest reports what it draws."""
-    from plates.datasets.generate import measured_values, write_png
-    from plates.stimuli.ishihara.plate import render
-
     index, out, spec_json, paths, compress_level = task
     todo = [(v, Path(out) / rel) for v, rel in paths if not (Path(out) / rel).exists()]
     plate = render(PlateSpec.from_json(spec_json))
@@ -365,8 +366,6 @@ def _check_same_grid(out: Path, grid: Grid) -> None:
     """Refuse to resume into a folder made from another grid or holding another dataset's manifest."""
     manifest = out / MANIFEST
     if manifest.is_file():
-        import pyarrow.parquet as pq
-
         held = set(pq.read_table(manifest, columns=["dataset"]).column("dataset").to_pylist()) - {grid.name}
         if held:
             raise ValueError(
@@ -394,12 +393,6 @@ def _write_manifest(out: Path, grid: Grid, plates: list[GridPlate], measured: di
     foreground x background colours as resolved (as PlateStats.delta_e), ``delta_e_target`` the request (null:
     the colours as given), and the ``delta_e_drawn_*`` columns the distribution over the dot pairs the plate
     draws (`plates.stimuli.ishihara.measure`; ``measured``: plate index -> those values, from the workers)."""
-    import pyarrow as pa
-    import pyarrow.parquet as pq
-
-    from plates.datasets.generate import MEASURED_COLUMNS
-    from plates.stimuli.ishihara.plate import pair_delta_e
-
     schema = pa.schema(
         [
             ("item_id", pa.string()),
@@ -466,10 +459,6 @@ def generate_grid(
     made from another grid is refused. ``workers`` processes (default: every core) are *spawned*, so a script
     calling this with ``workers > 1`` needs the ``if __name__ == "__main__":`` guard. Returns a summary dict.
     """
-    import multiprocessing as mp
-
-    from tqdm import tqdm
-
     if limit is not None and (isinstance(limit, bool) or not isinstance(limit, int) or limit < 1):
         raise ValueError(f"limit={limit!r} is not valid; allowed: an integer >= 1 (plates, not images)")
     if (

@@ -12,6 +12,8 @@ import os
 from itertools import islice
 from pathlib import Path
 
+import pyarrow.parquet as pq
+
 from plates.datasets.family_presets import FAMILY_PRESETS
 from plates.datasets.items import COMMON_COLUMNS, DRAWN_COLUMNS, MANIFEST, QUESTION_COLUMN, DatasetItem
 from plates.datasets.presets import PRESETS, preset_items
@@ -27,8 +29,6 @@ def load_dataset(dir_or_preset: str | os.PathLike, limit: int | None = None) -> 
         man = path / MANIFEST
         if not man.is_file():
             raise ValueError(f"folder {str(path)!r} has no {MANIFEST}; allowed: a folder written by `plates generate`")
-        import pyarrow.parquet as pq
-
         try:
             table = pq.read_table(man)
         except Exception as exc:  # noqa: BLE001 - pyarrow raises several kinds for a file that is not Parquet

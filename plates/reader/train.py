@@ -145,6 +145,7 @@ def one_cycle(progress: float, max_lr: float, warmup: float = 0.1) -> float:
 
 def evaluate(model, x_int8: np.ndarray, y: np.ndarray, groups: list[str]) -> dict[str, float]:
     """Exact-match accuracy (both positions right) overall and per plate group."""
+    # lazy: torch, the [train] extra
     import torch
 
     model.eval()
@@ -172,6 +173,7 @@ def train(config: TrainConfig, out_dir: str | Path, command: str = "plates train
     Raises :class:`BudgetExceeded` (writing nothing) when ``config.time_budget_s`` runs out. Torch's thread count
     and deterministic-algorithms flag are restored afterwards.
     """
+    # lazy: torch, the [train] extra
     import torch
 
     threads, deterministic = torch.get_num_threads(), torch.are_deterministic_algorithms_enabled()
@@ -183,6 +185,7 @@ def train(config: TrainConfig, out_dir: str | Path, command: str = "plates train
 
 
 def _train(config: TrainConfig, out_dir: str | Path, command: str, log) -> dict:
+    # lazy: torch, the [train] extra
     import torch
 
     from plates.reader.export import export_onnx

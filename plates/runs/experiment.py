@@ -46,6 +46,7 @@ shots, seed, max_tokens, temperature) makes a new run id.
 from __future__ import annotations
 
 import hashlib
+import inspect
 import json
 import re
 from collections.abc import Mapping
@@ -59,6 +60,7 @@ from plates.conditions import Condition
 from plates.datasets import PRESETS
 from plates.datasets.family_presets import FAMILY_PRESETS
 from plates.models import BACKENDS, backend_class
+from plates.runs.protocols import get_protocol, model_settings
 from plates.stimuli import ENGINE_VERSION, STIMULI
 from plates.tasks.prompts import PROMPTS, PromptTemplate, get_prompt, load_prompt_file
 from plates.toml_files import read_toml
@@ -302,8 +304,6 @@ def parse_model(where: str, table: Any) -> ModelSpec:
 def _backend_options(kind: str) -> tuple[str, ...] | None:
     """The keyword options of backend ``kind``'s constructor (None when they cannot be known: the backend's
     module needs a package that is not installed, or it takes ``**kwargs``)."""
-    import inspect
-
     try:
         cls = backend_class(kind)
     except ImportError:
@@ -344,8 +344,6 @@ def parse_experiment(data: dict[str, Any], *, base_dir: str | Path | None = None
         raise ValueError("models: missing; give at least one [[models]] table with backend and model")
     protocol = data.get("protocol")
     if protocol is not None:
-        from plates.runs.protocols import get_protocol
-
         protocol = get_protocol(_str("protocol", protocol)).name
         models = [_with_protocol(f"models[{i}]", m, protocol) for i, m in enumerate(models)]
     model_specs = tuple(parse_model(f"models[{i}]", m) for i, m in enumerate(models))
@@ -380,8 +378,6 @@ def _with_protocol(where: str, table: Any, protocol: str) -> Any:
     if not isinstance(table, dict) or not isinstance(table.get("backend"), str) or not isinstance(
             table.get("model"), str):
         return table  # parse_model names what is wrong
-    from plates.runs.protocols import model_settings
-
     try:
         settings = model_settings(protocol, table["backend"], table["model"], given=tuple(table))
     except ValueError as exc:

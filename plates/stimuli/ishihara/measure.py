@@ -35,6 +35,7 @@ import numpy as np
 from scipy.spatial import cKDTree
 
 from plates import colour as C
+from plates.colour.spaces import colour_science
 from plates.validation import check_choice
 
 if TYPE_CHECKING:  # plate.py imports this module; these are for type hints only
@@ -201,8 +202,6 @@ def measure_dots(
 
 def _delta_e_lab(a: np.ndarray, b: np.ndarray) -> np.ndarray:
     """CIEDE2000 between CIELAB rows (colour-science "CIE 2000")."""
-    from plates.colour.spaces import colour_science
-
     return np.asarray(colour_science().delta_E(a, b, method="CIE 2000"), dtype=float)
 
 

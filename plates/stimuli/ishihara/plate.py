@@ -328,6 +328,7 @@ class Plate:
 
     @cached_property
     def dots(self):
+        # lazy: pandas (~100 MB) for this table only; plate workers never load it
         import pandas as pd
 
         hexes = np.array([C.to_hex(tuple(int(v) for v in c)) for c in self.dot_colours], dtype=object)
