@@ -2,7 +2,7 @@
 
 Target: 512 requests at concurrency 16 finish within 1.15x of the ideal 512 / 16 * 0.2 s
 = 6.4 s. The server (bench/loopback.py: a minimal ASGI app under uvicorn) runs in its own process, so it
-measures our client rather than a slow server: tests/chat_server.py, the stdlib fault-injecting server, costs
+measures our client rather than a slow server: tests/support/chat_server.py, the stdlib fault-injecting server, costs
 ~45 ms per request at this concurrency (`--server stdlib` to see it). Each request carries one small PNG
 plate-like image (sRGB 0-255).
 
@@ -19,13 +19,13 @@ import time
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
-sys.path[:0] = [str(ROOT), str(ROOT / "tests"), str(ROOT / "bench")]
+sys.path[:0] = [str(ROOT), str(ROOT / "bench")]
 
 TARGET_RATIO = 1.15
 
 
 def _serve(delay: float, port_pipe, stop_event) -> None:
-    from chat_server import ChatServer
+    from tests.support.chat_server import ChatServer
 
     with ChatServer(answer=lambda body: "12", delay=delay) as server:
         port_pipe.send(server.port)
@@ -60,7 +60,7 @@ def main() -> int:
     parser.add_argument("--image-size", type=int, default=64, help="side of the image sent; 0 = text only")
     parser.add_argument("--no-floor", action="store_true", help="skip the bare-httpx comparison run")
     parser.add_argument("--server", choices=("uvicorn", "stdlib"), default="uvicorn",
-                        help="loopback server: bench/loopback.py (default) or tests/chat_server.py")
+                        help="loopback server: bench/loopback.py (default) or tests/support/chat_server.py")
     args = parser.parse_args()
 
     import numpy as np

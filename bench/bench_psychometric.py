@@ -7,7 +7,7 @@ per level (400 trials). Printed against targets (ratio <= 1 meets them):
 
 * bias on yes/no prompts, true threshold ΔE2000 8, slopes 0.5 / 1 / 2 per ΔE2000: median fitted threshold of
   the old fit (a logistic through 50% correct: this family with guess 0 and lapse 0, the model of the deleted
-  two-parameter fit; tests/test_psychometric.py checks it against a plain logistic regression) and of
+  two-parameter fit; tests/analysis/test_psychometric.py checks it against a plain logistic regression) and of
   the new fit (guess ½, lapse fitted in [0, 0.06]). The old fit gave 1.5–3.7 (median bias −4.3 to
   −6.5); target for the new one |median bias| <= 0.1.
 * recovery per task (yes/no γ = ½, 4-way choice γ = ¼, open over 100 labels γ = 1/100), true threshold 8,

@@ -30,6 +30,8 @@ MANIFEST_COLUMNS = (
     ManifestColumn("predicted_percept", "string", "what the illusion predicts a person sees: the target that "
                    "looks lighter (A, B or same; null for a trap whose inducer works against the pixels); for "
                    "the filter kind the colour names, 'A: name, B: name'"),
+    ManifestColumn("human_key", "string", "where the predicted percept comes from: literature (the cited rule "
+                   "or measurement) or unvalidated (kinds.HUMAN_KEYS)"),
 )
 
 
@@ -42,7 +44,8 @@ def manifest_row(stimulus: Stimulus, *, label: str, group: str, question: Mappin
     else:
         percept = truth["perceived_lighter"]
     return {"kind": truth["kind"], "item_class": truth["item_class"], "strength": float(stimulus.spec.strength),
-            "signed_delta_e2000": truth["signed_delta_e2000"], "predicted_percept": percept}
+            "signed_delta_e2000": truth["signed_delta_e2000"], "predicted_percept": percept,
+            "human_key": truth.get("human_key")}
 
 
 FAMILY = Family(

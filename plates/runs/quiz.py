@@ -1,0 +1,244 @@
+"""The human quiz ("Try it yourself"): a person answers plates and illusions chosen by the adaptive
+procedure, and their ΔE2000 threshold (plates) and point of subjective equality (illusion) are measured the same
+way as a model's (`plates.runs.staircase`: the same trials, questions, rows and answer codes), then shown beside
+the models' on the same stimuli. Widget-free: the explorer's tab only shows what this module returns.
+
+A session runs two interleaved staircases (`Block`): ``plate`` (HueManity's number prompt, typed answers) and
+``illusion`` (RCID's comparison in the human framing, three buttons: left / right darker, or the same). The next
+trial comes from the block with the smaller share of its trials done (the plate block first on a tie), so the
+two alternate and neither can be learnt from the order. Interleaving staircases is common practice (Kingdom &
+Prins, *Psychophysics: A Practical Introduction*, 2nd ed. 2016, ch. 5, adaptive methods); the proportions are ours.
+
+Privacy and storage: no name, no e-mail; a random participant id (``uuid4``); each answer is one results row with
+backend ``human`` (`plates.runs.rows.build_row`), written at once as its own atomic Parquet part (a crash loses
+nothing already answered) under the folder in ``PLATES_HUMAN_RESULTS`` (a Space's persistent storage, e.g.
+``/data/human``), or kept in memory only when it is unset. The person can download their own rows. Nothing they
+type becomes a path: file names come from the participant id and counters only.
+
+Public mode limits (`QuizLimits`): answers per session, a least time between answers, text length, and a cap
+on the folder's total size (a full folder stops writing, never deletes).
+"""
+
+from __future__ import annotations
+
+import io
+import os
+import time
+import uuid
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import pyarrow as pa
+import pyarrow.parquet as pq
+from PIL import Image
+
+from plates.analysis.adaptive import AdaptiveEstimate, AdaptiveState
+from plates.models.base import Reply
+from plates.results import SCHEMA, ResultsWriter
+from plates.runs.experiment import ModelSpec
+from plates.runs.rows import PARTICIPANT_PREFIX, build_row
+from plates.runs.staircase import Presented, Staircase
+from plates.stimuli.illusions import IllusionSpec
+from plates.stimuli.ishihara.plate import PlateSpec
+
+__all__ = ["BLOCKS", "CONSENT", "HUMAN_RESULTS_ENV", "ILLUSION_ANSWERS", "Block", "QuizLimits", "QuizSession",
+           "Trial", "folder_bytes"]
+
+HUMAN_RESULTS_ENV = "PLATES_HUMAN_RESULTS"
+BLOCKS = ("plate", "illusion")
+#: The illusion buttons: the option of RCID's comparison (`plates.tasks.illusions.rcid_question`) each one
+#: answers, and the words after the target's position ("Left" / "Top" ... from the question's options).
+ILLUSION_ANSWERS = (("I", "{first} looks darker"), ("III", "They look the same"), ("II", "{second} looks darker"))
+CONSENT = (
+    "**Before you start.** You will see about {trials} images, one after another: dot plates, where you type the "
+    "number you see (or `?` when you see none), and pairs of grey squares on different backgrounds, where you "
+    "say which square looks darker to you (or that they look the same). The differences are chosen for you, "
+    "trial by trial, to find the smallest colour difference you can read and how strongly the backgrounds "
+    "change what you see. Use a screen set to sRGB (most are), at normal brightness, without night-light or "
+    "colour filters; if you have a colour-vision deficiency you are welcome too. **What is stored:** your "
+    "answers, the images' settings, the time you took and a random participant id: no name, no e-mail, no IP "
+    "address. You can download your own answers at the end. Tick the box to agree and start."
+)
+
+
+@dataclass(frozen=True)
+class QuizLimits:
+    """Per-session and storage limits (public mode: a visitor is assumed hostile)."""
+
+    max_answers: int = 60
+    min_seconds_between: float = 0.5
+    max_text: int = 16
+    max_folder_bytes: int = 200_000_000
+
+
+@dataclass(frozen=True)
+class Trial:
+    """What to show now: its number in the session (from 1), the ``block`` ("plate" or "illusion"), the level
+    (ΔE2000; signed for the illusion, + = A lighter), the image (PIL RGB, sRGB 0-255), the instruction, and for
+    the illusion the answer buttons as (option, label) pairs (`ILLUSION_ANSWERS`)."""
+
+    number: int
+    block: str
+    level: float
+    image: Image.Image
+    prompt: str
+    options: tuple[tuple[str, str], ...] = ()
+
+
+def folder_bytes(folder: Path) -> int:
+    """Total size of the Parquet parts under ``folder`` (0 if absent)."""
+    return sum(p.stat().st_size for p in folder.glob("*.parquet")) if folder.is_dir() else 0
+
+
+@dataclass(frozen=True)
+class Block:
+    """One staircase of a session and its procedure's state after the answers so far."""
+
+    name: str
+    staircase: Staircase
+    state: AdaptiveState
+
+    @property
+    def answered(self) -> int:
+        return len(self.state.history)
+
+    @property
+    def done(self) -> bool:
+        return self.state.done
+
+
+def _blocks(*, palette: str, trials: int, illusion: str | None, illusion_trials: int, size: int,
+            seed: int, where: Path | None) -> dict[str, Block]:
+    human = ModelSpec("human", "participant")
+    stairs = {"plate": Staircase(stimulus=PlateSpec("12", size=size, palette=palette, font="dejavu-sans-bold-oblique"),
+                                 prompt="huemanity-numeric", model=human, trials=trials, min_trials=trials,
+                                 low=0.5, high=40.0, seed=seed, out=str(where or "."), name="human")}
+    if illusion is not None and illusion_trials > 0:
+        stairs["illusion"] = Staircase(stimulus=IllusionSpec(illusion, size=size), prompt="rcid-compare-human",
+                                       model=human, trials=illusion_trials, min_trials=illusion_trials,
+                                       low=-15.0, high=15.0, seed=seed, out=str(where or "."), name="human")
+    return {name: Block(name, s, AdaptiveState.start(s.adaptive_spec())) for name, s in stairs.items()}
+
+
+def _instruction(shown: Presented, block: str) -> tuple[str, tuple[tuple[str, str], ...]]:
+    if block == "plate":
+        return "Type the number you see (or ? if you see none).", ()
+    options = shown.question.options or {}
+    first, second = (options[k].split(" ")[0] for k in ("I", "II"))
+    buttons = tuple((key, label.format(first=first, second=second)) for key, label in ILLUSION_ANSWERS)
+    return f"Which square looks darker to you: the {first.lower()} one or the {second.lower()} one?", buttons
+
+
+@dataclass
+class QuizSession:
+    """One participant's session: interleaved staircases (`Block`) whose answers come from a person."""
+
+    blocks: dict[str, Block]
+    limits: QuizLimits = field(default_factory=QuizLimits)
+    folder: Path | None = None
+    participant: str = field(default_factory=lambda: uuid.uuid4().hex[:16])
+    rows: list[dict] = field(default_factory=list)
+    _shown: tuple[Trial, Presented, float] | None = None
+    _last_answer: float = 0.0
+
+    @classmethod
+    def start(cls, *, palette: str = "huemanity-01", trials: int = 24, illusion: str | None = "simultaneous-contrast",
+              illusion_trials: int = 16, size: int = 512, seed: int | None = None, limits: QuizLimits | None = None,
+              folder: str | os.PathLike | None = None) -> QuizSession:
+        """A new session: ``trials`` plates of colour set ``palette`` and ``illusion_trials`` images of the
+        ``illusion`` kind (None or 0 trials: plates only), at most ``limits.max_answers`` answers in all."""
+        limits = limits or QuizLimits()
+        seed = int(uuid.uuid4().int % 2**31) if seed is None else seed
+        env = os.environ.get(HUMAN_RESULTS_ENV)
+        where = Path(folder) if folder is not None else (Path(env) if env else None)
+        blocks = _blocks(palette=palette, trials=trials, illusion=illusion, illusion_trials=illusion_trials,
+                         size=size, seed=seed, where=where)
+        return cls(blocks, limits, where)
+
+    @property
+    def run_id(self) -> str:
+        return f"human-{self.participant}"
+
+    @property
+    def staircase(self) -> Staircase:
+        """The plate staircase (its settings decide the reader's comparison run)."""
+        return self.blocks["plate"].staircase
+
+    @property
+    def trials(self) -> int:
+        """The most trials this session shows."""
+        return min(self.limits.max_answers, sum(b.staircase.trials for b in self.blocks.values()))
+
+    @property
+    def done(self) -> bool:
+        return len(self.rows) >= self.trials or all(b.done for b in self.blocks.values())
+
+    def _next_block(self) -> Block:
+        open_blocks = [b for b in self.blocks.values() if not b.done]
+        return min(open_blocks, key=lambda b: (b.answered / b.staircase.trials, BLOCKS.index(b.name)))
+
+    def next_trial(self) -> Trial:
+        """The image to show (the same one again until it is answered)."""
+        if self._shown is not None:
+            return self._shown[0]
+        if self.done:
+            raise ValueError("this session is finished; see the result, or start again")
+        block = self._next_block()
+        shown = block.staircase.present(len(self.rows), block.state.next_level())
+        prompt, options = _instruction(shown, block.name)
+        trial = Trial(len(self.rows) + 1, block.name, shown.level_drawn, shown.image, prompt, options)
+        self._shown = (trial, shown, time.monotonic())
+        return trial
+
+    def answer(self, text: str) -> dict:
+        """Record the person's answer to the image shown (a typed label for a plate; an option of
+        `Trial.options` for the illusion); returns the result row."""
+        if self._shown is None:
+            raise ValueError("nothing is shown; ask for the next trial first")
+        if not isinstance(text, str) or len(text) > self.limits.max_text:
+            raise ValueError(f"an answer is at most {self.limits.max_text} characters")
+        now = time.monotonic()
+        if now - self._last_answer < self.limits.min_seconds_between:
+            raise ValueError("answering too fast: take a moment to look at the image")
+        trial, shown, shown_at = self._shown
+        if trial.options and text not in {key for key, _ in trial.options}:
+            raise ValueError(f"answer {text[:16]!r} is not one of this image's buttons; allowed: "
+                             + ", ".join(f"{key} ({label})" for key, label in trial.options))
+        if len(self.rows) >= self.limits.max_answers:
+            raise ValueError(f"this session has reached its {self.limits.max_answers} answers")
+        block = self.blocks[trial.block]
+        asked = block.staircase.asked(shown, run_id=self.run_id, dataset="quiz", model=f"{PARTICIPANT_PREFIX}{self.participant}",
+                                      backend="human")
+        row = build_row(asked, Reply(text.strip() or "?", latency_s=now - shown_at))
+        self.rows.append(row)
+        code = block.staircase.outcome(row)
+        if code is not None:
+            self.blocks[trial.block] = Block(block.name, block.staircase, block.state.update(shown.level_drawn, code))
+        self._shown, self._last_answer = None, now
+        self._store(row)  # after the session has it: a full store never loses the answer from the download
+        return row
+
+    def _store(self, row: dict) -> None:
+        if self.folder is None:
+            return
+        if folder_bytes(self.folder) > self.limits.max_folder_bytes:
+            raise ValueError("the answer store is full; your answers are kept in this session only: download them")
+        with ResultsWriter(self.folder, self.run_id, flush_rows=1) as writer:
+            writer.add(row)
+
+    def estimates(self) -> Mapping[str, AdaptiveEstimate]:
+        """Per block, the person's estimate so far with its credible interval: "plate" the ΔE2000 threshold,
+        "illusion" the PSE (signed ΔE2000, + = A lighter)."""
+        return {name: b.state.estimate() for name, b in self.blocks.items()}
+
+    def estimate(self) -> AdaptiveEstimate:
+        """The person's plate threshold (ΔE2000) so far, with its credible interval."""
+        return self.blocks["plate"].state.estimate()
+
+    def parquet(self) -> bytes:
+        """This session's rows as a Parquet file in the results schema (the participant's download)."""
+        buf = io.BytesIO()
+        pq.write_table(pa.Table.from_pylist([{k: r.get(k) for k in SCHEMA.names} for r in self.rows],
+                                            schema=SCHEMA), buf)
+        return buf.getvalue()
