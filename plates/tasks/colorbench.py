@@ -74,7 +74,7 @@ from plates.tasks.colorbench_objects import solve as solve_objects
 from plates.tasks.colour_values import CODE_FORMATS, CODE_NAMES, distractor_colours, format_code
 from plates.tasks.prompts import COLORBENCH_COT_INSTRUCTION, COLORBENCH_INSTRUCTION
 from plates.tasks.scene_common import LETTERS, NotAskable, SceneQuestion
-from plates.validation import check_choice
+from plates.validation import check_choice, not_known
 
 __all__ = [
     "ANSWER_KIND",
@@ -183,7 +183,7 @@ def _solve(q: SceneQuestion, stimulus: Stimulus) -> str | None:
         present = {r["name"] for r in sc.visible(t)} | ({t["background"]["name"]} if t["background"]["share"] > 0 else set())
         pick = [v for v in q.options.values() if (v in present) == (p["mode"] == "present")]
         return pick[0] if len(pick) == 1 else None
-    raise ValueError(f"task {q.task!r} is not known; allowed: {', '.join(TASKS)}")
+    raise not_known("task", q.task, TASKS)
 
 
 def expected_for(question: SceneQuestion, stimulus: Stimulus) -> str | None:

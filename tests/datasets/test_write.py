@@ -20,7 +20,7 @@ from plates.stimuli.illusions import IllusionSpec
 from plates.stimuli.ishihara import PlateSpec
 from tests.support.chat_server import ChatServer, last_user_text
 
-ILLUSION_COLUMNS = ["kind", "item_class", "strength", "signed_delta_e2000", "predicted_percept"]
+ILLUSION_COLUMNS = ["kind", "item_class", "strength", "signed_delta_e2000", "predicted_percept", "human_key"]
 SCENE_COLUMNS = ["task", "answer", "answer_text", "options"]
 
 
