@@ -169,7 +169,7 @@ def test_generated_folders_load_as_a_datasets_imagefolder_and_old_ones_still_loa
         by_id = {r["item_id"]: r for r in ds}
         for item in items:  # every manifest column rides along, and the pixels are the stored plate's
             row = by_id[item.item_id]
-            assert row["spec_json"] == item.spec.to_json() and row["label"] == item.label
+            assert row["spec_json"] == item.spec.to_json() and row["variant"] == item.variant
             assert np.array_equal(np.asarray(row["image"].convert("RGB")), np.asarray(item.image()))
     # a folder written before the ImageFolder names (no file_name, no metadata.parquet) keeps loading
     old = pq.read_table(tmp_path / "cbe" / "manifest.parquet").drop_columns(["file_name"])
