@@ -28,6 +28,7 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 from PIL import Image
 
+from plates.charts.common import CONDITION_COLUMNS
 from plates.conditions import Condition, apply_condition
 from plates.explorer.plate import Policy
 from plates.models import BACKENDS, Backend, BackendFailing, Query, make_backend
@@ -572,15 +573,16 @@ def sweep_figure(rows: Sequence[dict]):
     """The sweep's plotly figure: plates.charts.ishihara.delta_e_figure (accuracy against ΔE2000 — CIEDE2000
     between foreground and background, CIELAB — with the logistic psychometric fit and its 50% threshold) plus
     each answer as a labelled point at 1 (correct) or 0 (wrong), placed at the ΔE2000 drawn (hover: the one
-    asked). When every ΔE holds one answer the binned points' Wilson bars (n=1: about 20-100%) are hidden:
+    asked). The fit is chance-aware (the prompt's guess rate) and one per prompt, condition and colour set
+    (`plates.charts.delta_e.FIT_GROUP`), like the dashboard's. When every ΔE holds one answer the binned points' Wilson bars (n=1: about 20-100%) are hidden:
     they would cover the plot and say nothing."""
     import pandas as pd
     import plotly.graph_objects as go
 
     from plates.charts.ishihara import delta_e_figure
 
-    frame = pd.DataFrame([{k: r.get(k) for k in ("model", "delta_e", "correct", "parsed")} for r in rows],
-                         columns=["model", "delta_e", "correct", "parsed"])
+    keep = ["model", "prompt_name", "colour_set", *CONDITION_COLUMNS, "delta_e", "correct", "parsed"]
+    frame = pd.DataFrame([{k: r.get(k) for k in keep} for r in rows], columns=keep)
     fig = delta_e_figure(frame, bins=max(1, len(rows)))
     done = sorted((r for r in rows if r.get("correct") is not None), key=lambda r: r["delta_e"])
     asked = [requested_delta_e(r) for r in done]

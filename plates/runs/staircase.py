@@ -315,7 +315,7 @@ def run_staircase(stair: Staircase, *, make_backend: Callable[..., Any] | None =
         writer.close()
         backend.close()
     compact_run(out, run_id)
-    return StaircaseResult(run_id, str(out), state.estimate(), len(history), queries, errors,
+    return StaircaseResult(run_id, str(out), state.estimate(check=True), len(history), queries, errors,
                            time.monotonic() - t0, history, stair.measure)
 
 
