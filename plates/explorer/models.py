@@ -35,6 +35,7 @@ from plates.models import BACKENDS, Backend, BackendFailing, Query, make_backend
 from plates.results import SCHEMA
 from plates.runs.rows import Asked, build_row
 from plates.secrets import redact as _redact
+from plates.stimuli.ishihara.directions import DIRECTION_MODES, with_direction
 from plates.stimuli.ishihara.labels import LABEL_SPACES
 from plates.stimuli.ishihara.plate import VARIANTS, PlateSpec, render
 from plates.tasks.prompts import PROMPTS, get_prompt, query_for, render_prompt
@@ -435,12 +436,18 @@ class SweepPlan:
     skipped: tuple[tuple[float, str], ...] = ()
 
 
-def sweep_plan(spec: PlateSpec, values: Sequence[float]) -> SweepPlan:
-    """``spec`` re-targeted at each ΔE2000 in ``values``; an unreachable value is skipped and named."""
+def sweep_plan(spec: PlateSpec, values: Sequence[float], directions: str = "distributed") -> SweepPlan:
+    """``spec`` re-targeted at each ΔE2000 in ``values``; an unreachable value is skipped and named. With
+    ``directions`` "distributed" (default) each point's background lies along its own CIELAB direction
+    (`plates.stimuli.ishihara.directions.with_direction`, seeded by the spec's seed and the point's index), so
+    the sweep's fit describes ΔE2000, not the palette line's 8-bit colours; "palette": the palette's line."""
+    if directions not in DIRECTION_MODES:
+        raise ValueError(f"directions {directions!r} is not known; allowed: {', '.join(DIRECTION_MODES)}")
     specs, skipped = [], []
-    for v in values:
+    for i, v in enumerate(values):
         try:
-            specs.append(spec.replace(delta_e=float(v)))
+            specs.append(with_direction(spec, float(v), spec.seed + i) if directions == "distributed"
+                         else spec.replace(delta_e=float(v)))
         except ValueError as exc:
             skipped.append((float(v), str(exc)))
     return SweepPlan(tuple(specs), tuple(skipped))
