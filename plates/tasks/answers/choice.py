@@ -19,7 +19,8 @@ collapsed, markdown and typographic quotes removed), first rule that decides win
 2. **An option's text alone** (case, spaces and a final full stop ignored): "Blue" -> B; "(30, 144, 255)".
 3. **Keys or texts listed**: "A or B", "(A) or (B)", "A, B", "Blue or Red", "I or II" -> ambiguous.
 4. **Explicit answer phrases** anywhere ("the answer is (B)", "answer: B", "Final: (B)", "the correct option
-   is B", "I'd go with C", "the answer is Blue"): the LAST one that names an option wins; one naming two
+   is B", "I'd go with C", "the answer is Blue"): the LAST one that names an option wins (the rule every
+   reader shares: `plates.tasks.answers.text.last_answer`); one naming two
    ("the answer is A or B") is ambiguous. After the phrase a key counts in parentheses, or before the end,
    punctuation or "because/since/as": "the answer is a blue one" names no option.
 5. **A leading key with a delimiter**: "(B) Blue", "B) Blue", "b) 12", "B. Blue", "B: Blue", "B - because";
@@ -46,7 +47,16 @@ import string
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 
-from plates.tasks.answers.text import Prepared, Reading, after_correction, clean, prepare, unanswered
+from plates.tasks.answers.text import (
+    ANSWER_PHRASE,
+    Prepared,
+    Reading,
+    after_correction,
+    clean,
+    last_answer,
+    prepare,
+    unanswered,
+)
 
 __all__ = ["ALPHABETS", "NUMERALS", "Described", "alphabet_of", "check_options", "read_choice"]
 
@@ -138,8 +148,9 @@ _PREFIX = re.compile(
     r"|my (?:final )?answer(?: is)?|i(?: would| will|'d)? (?:choose|pick|select|go with)) ?[:\-]? ?",
     re.IGNORECASE,
 )
+# The explicit answer phrases: the shared one (`text.ANSWER_PHRASE`) and the choice's own.
 _DECLARATION = re.compile(
-    r"\b(?:answer\b|final(?= ?:)|(?:correct|best|right|final) (?:option|choice)\b"
+    ANSWER_PHRASE + r"|\b(?:final(?= ?:)|(?:correct|best|right|final) (?:option|choice)\b"
     r"|i(?: would| will|'d)? (?:choose|pick|select|go with)\b)"
     r"(?: (?:is|would be|should be|will be)\b)? ?[:\-=]? ?",
     re.IGNORECASE,
@@ -194,26 +205,24 @@ class _Reader:
         return None, "ambiguous", f"{rule}: {', '.join(distinct)}"
 
     def declared(self, text: str) -> tuple[str | None, str, str] | None:
-        """Rule 4: what the last answer phrase naming an option names."""
-        last = None
-        for m in _DECLARATION.finditer(text):
-            pos = m.end()
-            head = self.p.after_key.match(text, pos)
-            if head:
-                k = self.key(head.group(1) or head.group(2))
-                if k in self.options:
-                    alt = self.p.alternative.match(text, head.end())
-                    if alt and self.key(alt.group(1)) in self.options and self.key(alt.group(1)) != k:
-                        last = (None, "ambiguous", f"answer phrase names {k} and {self.key(alt.group(1))}")
-                    else:
-                        last = (k, "ok", "answer phrase")
-                    continue
-            window = text[pos:pos + self.longest]
-            end = _SEGMENT_END.search(window)
-            first = _norm(window[: end.start()] if end else window)
-            if first in self.by_text:
-                last = (self.by_text[first], "ok", "answer phrase (option text)")
-        return last
+        """Rule 4: what the last answer phrase naming an option names (`text.last_answer`)."""
+        return last_answer(text, _DECLARATION, self._at_phrase)
+
+    def _at_phrase(self, text: str, pos: int) -> tuple[str | None, str, str] | None:
+        head = self.p.after_key.match(text, pos)
+        if head:
+            k = self.key(head.group(1) or head.group(2))
+            if k in self.options:
+                alt = self.p.alternative.match(text, head.end())
+                if alt and self.key(alt.group(1)) in self.options and self.key(alt.group(1)) != k:
+                    return None, "ambiguous", f"answer phrase names {k} and {self.key(alt.group(1))}"
+                return k, "ok", "answer phrase"
+        window = text[pos:pos + self.longest]
+        end = _SEGMENT_END.search(window)
+        first = _norm(window[: end.start()] if end else window)
+        if first in self.by_text:
+            return self.by_text[first], "ok", "answer phrase (option text)"
+        return None
 
     def read(self, text: str) -> tuple[str | None, str, str]:
         opts, by_text, p = self.options, self.by_text, self.p

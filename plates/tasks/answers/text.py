@@ -17,6 +17,13 @@ The shared policy (each reader's module adds its own on top):
 * **Only ASCII digits are digits.** ``"²".isdigit()`` and ``"١٢".isdigit()`` are True in Python; no reader
   converts them, and no reader calls ``int`` on reply text (a 5,000-digit number would exceed Python's
   int-conversion limit): numbers are compared as digit strings without leading zeros.
+* **The last explicit final-answer phrase wins** (``last_answer``; lmms-eval's ``mcq_extract`` and
+  inspect_ai's ``answer`` pattern): "The answer is 12. On reflection, the answer is 17." -> 17, in every reader.
+  An explicit phrase is ``ANSWER_PHRASE`` ("answer:", "the answer is", "final answer is", "my answer would
+  be") or one a reader adds for its kind ("I'd go with B", "the number is 17"); a phrase counts only when an
+  answer of the reader's kind follows it directly, and one followed by two answers ("the answer is 12 or
+  17") is ambiguous. Weaker, implicit mentions ("I see 12", "(B)", "yes") never outvote an explicit phrase;
+  conflicting implicit mentions abstain (ambiguous).
 * **A self-correction decides** (``after_correction``): "12... no, actually 17", "A. On reflection, the answer
   is B.": what follows the last correction phrase is read first; only when it names no answer is the whole
   reply read.
@@ -33,7 +40,9 @@ The shared policy (each reader's module adds its own on top):
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from dataclasses import dataclass
+from typing import TypeVar
 
 from plates.tasks.base import Score
 
@@ -46,16 +55,20 @@ __all__ = [
     "TAIL_CHARS",
     "Prepared",
     "Reading",
+    "ANSWER_PHRASE",
     "after_correction",
     "clean",
     "failure_mode",
     "is_evasion",
+    "last_answer",
     "prepare",
     "strip_answer_prefix",
     "strip_reasoning",
     "unanswered",
     "verdict",
 ]
+
+T = TypeVar("T")
 
 #: What a reader can say about a reply (see the module docstring). Declared once for every answer kind.
 PARSE_STATUSES = ("ok", "ambiguous", "unparsed", "refusal")
@@ -174,6 +187,25 @@ def after_correction(text: str) -> str | None:
     for last in _CORRECTION.finditer(text):  # noqa: B007 - the last match is the one wanted
         pass
     return None if last is None else text[last.end():]
+
+
+# --- explicit answer phrases -------------------------------------------------------------------------------
+
+#: The explicit final-answer phrase every reader knows (a pattern source; readers add their kind's phrases by
+#: alternation): "answer: B", "the answer is 17", "Final answer = yes", "my answer would be: grey".
+ANSWER_PHRASE = r"\banswer\b(?: (?:is|would be|should be|will be)\b)? ?[:\-=]? ?"
+
+
+def last_answer(text: str, phrases: re.Pattern, read: Callable[[str, int], T | None]) -> T | None:
+    """The answer-phrase rule of every reader: ``read(text, end)`` at the end of each match of ``phrases``
+    (None when no answer of the reader's kind follows), the LAST non-None reading wins; None when no phrase
+    names an answer. One pass over the phrases; ``read`` looks only a bounded way past the phrase."""
+    found = None
+    for m in phrases.finditer(text):
+        value = read(text, m.end())
+        if value is not None:
+            found = value
+    return found
 
 
 # --- evasion and failure modes (HueManity App. E) -------------------------------------------------------------
