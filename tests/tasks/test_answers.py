@@ -189,6 +189,8 @@ def _readers():
         "true-false": lambda r: read_yes_no(r, "true-false"),
         "colour": read_colour_name,
         "choice": lambda r: read_choice(r, OPTIONS),
+        "choice-hsv": lambda r: read_choice(r, {"A": "(120°, 76%, 55%)", "B": "(200°, 50%, 40%)"}),
+        "choice-hex": lambda r: read_choice(r, {"A": "#1A2B3C", "B": "#000000"}),
         "illusion-mc": lambda r: get_task(mc.task).score(mc, r),
         "illusion-tf": lambda r: get_task(tf.task).score(tf, r),
         "illusion-name": lambda r: get_task(name.task).score(name, r),
@@ -214,6 +216,8 @@ HUGE = {
     "nested think": "<think>" * 30_000 + "B" + "</think>" * 20_000,
     "unicode digits": "\u0661\u0662 " * 100_000,
     "spaces": "12" + " " * 300_000 + "17",
+    "colour triples": "(1, 2, 3), " * 100_000,
+    "hex digits": "1a2b3c" * 150_000,
 }
 
 
@@ -243,7 +247,8 @@ def test_an_answer_in_the_head_or_the_tail_of_a_cut_reply_is_read():
 
 _NASTY = st.sampled_from(["1", " ", "or", "(", ")", "A", "B", "I", "V", "<think>", "</think>", "\n", "answer is",
                           "9" * 50, "\u0661", "²", "ſ", "\u212a", "yes", "no", "true", "red", "grey", ".", ",",
-                          "actually", "left is darker", "twenty-one", "plate", "#", ":", "**"])
+                          "actually", "left is darker", "twenty-one", "plate", "#", ":", "**", "°", "%",
+                          "1a2b3c", "(120, 76, 55)", "rgb("])
 
 
 @settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])

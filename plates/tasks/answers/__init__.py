@@ -10,7 +10,8 @@ module                 reads
 ``labels``             open answers: numbers, HueManity labels, any text (`read_number`, `read_label`,
                        `read_text`)
 ``yesno``              yes/no and true/false (`read_yes_no`)
-``colours``            colour values: the basic colour term named (`read_colour_name`)
+``colours``            colour values: the basic colour term named (`read_colour_name`), colour codes
+                       (RGB, HSV, HEX) as the choice reader matches them to options (`colour_code`)
 =====================  ===================================================================================
 
 Readers are pure functions over strings: bounded (a reply is read as at most ``MAX_REPLY_CHARS`` characters),
@@ -65,7 +66,7 @@ __all__ = [
 #: The version of the scoring rules that judge replies; bump it with any change that can change a verdict.
 #: 1: one reader per answer kind (this package), replacing three multiple-choice parsers that disagreed; the
 #: "ambiguous" parse status; the length cap; one answer-phrase rule (the last explicit final-answer phrase wins,
-#: `text.last_answer`).
+#: `text.last_answer`); colour values matched in an option's format (`colours.colour_code`).
 RULES_VERSION = 1
 #: How rows written before rows recorded a version read (Parquet files without the ``rules_version`` column).
 UNVERSIONED = 0

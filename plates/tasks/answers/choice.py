@@ -16,7 +16,11 @@ collapsed, markdown and typographic quotes removed), first rule that decides win
 1. **A key alone**, after a leading answer phrase ("Answer:", "The correct answer is", "Option", "I choose"):
    "B", "(b)", "[B]", "B.", "ii." -> it (any case: nothing else is in the reply). A key that is no option ->
    unparsed. In the Roman alphabet a lone letter names the option at its position ("B" -> II).
-2. **An option's text alone** (case, spaces and a final full stop ignored): "Blue" -> B; "(30, 144, 255)".
+2. **An option's text or colour value alone** (case, spaces and a final full stop ignored): "Blue" -> B;
+   "(30, 144, 255)"; for colour-code options (ColorBench's Colour Extraction) the value in the option's format
+   (`plates.tasks.answers.colours`): "(120, 76, 55)" or "120°, 76%, 55%" names "(120°, 76%, 55%)", "1e90ff"
+   names "#1E90FF", "rgb(30,144,255)" names "(30, 144, 255)". Everywhere below, "an option's text" includes
+   its colour value.
 3. **Keys or texts listed**: "A or B", "(A) or (B)", "A, B", "Blue or Red", "I or II" -> ambiguous.
 4. **Explicit answer phrases** anywhere ("the answer is (B)", "answer: B", "Final: (B)", "the correct option
    is B", "I'd go with C", "the answer is Blue"): the LAST one that names an option wins (the rule every
@@ -27,6 +31,8 @@ collapsed, markdown and typographic quotes removed), first rule that decides win
    or "B Blue" (the key and its own text). When the rest is another key or another option's text ("A) Blue"
    where Blue is B; "(A) (B)"), or names another key in parentheses ("(B) looks close, but the curve says
    (A)") -> ambiguous.
+5b. **Colour values** (colour-code options only) named anywhere: "The HSV value is (120, 76, 55)." -> that
+   option; values of several options -> ambiguous; a value that is no option's names nothing.
 6. **Keys in parentheses** "(X)" (ColorBench's CoT format: "the option letter is in the parentheses like
    (X)"): one distinct -> it; several -> ambiguous. Trap: "option(s)" is no "(S)".
 7. **"Option X"** mentions: one distinct -> it; several -> ambiguous.
@@ -47,6 +53,7 @@ import string
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 
+from plates.tasks.answers.colours import colour_code, colour_code_at, colour_codes_in
 from plates.tasks.answers.text import (
     ANSWER_PHRASE,
     Prepared,
@@ -172,6 +179,21 @@ def _text_patterns(items: tuple[tuple[str, str], ...]) -> tuple[tuple[re.Pattern
     return tuple((re.compile(r"(?<!\w)" + re.escape(t) + r"(?!\w)"), k) for t, k in _by_text(items).items())
 
 
+@functools.lru_cache(maxsize=256)
+def _codes(items: tuple[tuple[str, str], ...]) -> dict[tuple[str, ...], str]:
+    """{colour value: option key} for the options whose text is a colour code (`colours.colour_code`); an HSV
+    option is also named by its three numbers without ° and % (unless another option is that triple)."""
+    codes = {}
+    for key, value in items:
+        code = colour_code(value)
+        if code is not None:
+            codes[code] = key
+    for code, key in list(codes.items()):
+        if code[0] == "hsv":
+            codes.setdefault(("triple", *code[1:]), key)
+    return codes
+
+
 class _Reader:
     """One reading of one reply against one question's options (rules 1-10 of the module docstring)."""
 
@@ -181,6 +203,7 @@ class _Reader:
         self.p = _patterns(self.alphabet)
         self.items = tuple(options.items())
         self.by_text = _by_text(self.items)
+        self.codes = _codes(self.items)
         # how far after an answer phrase an option's text can reach (its length, edges and spaces allowed)
         self.longest = 2 * max(len(v) for v in options.values()) + 8
         self.described = described
@@ -204,6 +227,14 @@ class _Reader:
             return distinct[0], "ok", rule
         return None, "ambiguous", f"{rule}: {', '.join(distinct)}"
 
+    def named(self, text: str) -> str | None:
+        """The option whose text, or colour value in the option's format, ``text`` is as a whole (rule 2)."""
+        key = self.by_text.get(_norm(text))
+        if key is None and self.codes:
+            code = colour_code(text)
+            key = None if code is None else self.codes.get(code)
+        return key
+
     def declared(self, text: str) -> tuple[str | None, str, str] | None:
         """Rule 4: what the last answer phrase naming an option names (`text.last_answer`)."""
         return last_answer(text, _DECLARATION, self._at_phrase)
@@ -222,6 +253,10 @@ class _Reader:
         first = _norm(window[: end.start()] if end else window)
         if first in self.by_text:
             return self.by_text[first], "ok", "answer phrase (option text)"
+        if self.codes:  # "the answer is (120, 76, 55), since ...": the code right after the phrase
+            code = colour_code_at(text, pos)
+            if code in self.codes:
+                return self.codes[code], "ok", "answer phrase (colour value)"
         return None
 
     def read(self, text: str) -> tuple[str | None, str, str]:
@@ -240,15 +275,16 @@ class _Reader:
             if _norm(body) not in by_text:
                 return None, "unparsed", f"{m.group(1)} is not an option ({', '.join(opts)})"
         # 2. an option's text alone (trap: ColorBench scores "Blue" wrong when Blue is the option)
-        if _norm(body) in by_text:
-            return by_text[_norm(body)], "ok", "option text"
+        alone = self.named(body)
+        if alone is not None:
+            return alone, "ok", "option text" if _norm(body) in by_text else "option colour value"
         # 3. keys or option texts listed
         parts = [q for q in _SEPARATORS.split(body.strip(_EDGES)) if q.strip(_EDGES)]
         if 2 <= len(parts) <= 26:
             keys = [self.key(m.group(1)) for q in parts if (m := p.alone.fullmatch(q.strip(_EDGES + "()")))]
             if len(keys) == len(parts) and all(k in opts for k in keys) and len(set(keys)) > 1:
                 return None, "ambiguous", f"several keys: {', '.join(sorted(set(keys)))}"
-            named = [by_text.get(_norm(q)) for q in parts]
+            named = [self.named(q) for q in parts]
             if all(named) and len(set(named)) > 1:
                 return None, "ambiguous", f"several option texts: {', '.join(sorted(set(named)))}"
         # 4. explicit answer phrases: the last one wins
@@ -264,7 +300,7 @@ class _Reader:
                 again = p.alone.fullmatch(_norm(rest).strip("()"))
                 if again and self.key(again.group(1)) in opts and self.key(again.group(1)) != k:
                     return None, "ambiguous", f"keys {k} and {self.key(again.group(1))}"
-                other = by_text.get(_norm(rest))
+                other = self.named(rest)
                 if other is not None and other != k:
                     return None, "ambiguous", f"key {k} with option {other}'s text"
                 later = {self.key(x) for x in p.paren.findall(rest)} & set(opts) - {k}
@@ -272,8 +308,13 @@ class _Reader:
                     return None, "ambiguous", f"leading key {k}, later ({', '.join(sorted(later))})"
                 return k, "ok", "leading key"
         m = p.lead_bare.fullmatch(body)
-        if m and self.key(m.group(1)) in opts and by_text.get(_norm(m.group(2))) == self.key(m.group(1)):
+        if m and self.key(m.group(1)) in opts and self.named(m.group(2)) == self.key(m.group(1)):
             return self.key(m.group(1)), "ok", "key and its text"
+        # 5b. colour values in the options' format (ColorBench's Colour Extraction)
+        if self.codes:
+            found = [k for code in colour_codes_in(text) if (k := self.codes.get(code)) is not None]
+            if found:
+                return self._one(found, "option colour value")
         # 6-8. keys in parentheses, "option X", lone capitals
         found = [k for x in p.paren.findall(text) if (k := self.key(x)) in opts]
         if found:
