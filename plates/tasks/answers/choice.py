@@ -48,6 +48,7 @@ Replies are never read backwards letter by letter, and the pronoun "I" in "I thi
 from __future__ import annotations
 
 import functools
+import itertools
 import re
 import string
 from collections.abc import Callable, Mapping
@@ -92,17 +93,38 @@ def alphabet_of(options: Mapping[str, str]) -> str:
 def check_options(options: Mapping[str, str]) -> dict[str, str]:
     """``options`` ({key: text}) validated: keys single letters A-Z or the first Roman numerals, texts non-empty
     and distinct. ValueError naming what is wrong and what is allowed otherwise."""
+    return dict(_plan_of(options).options)
+
+
+def _plan_of(options: Mapping[str, str]) -> _Plan:
     if not isinstance(options, Mapping) or not options:
         raise ValueError(f"options must be a non-empty mapping {{key: text}}, got {options!r:.80}")
-    if all(isinstance(k, str) and isinstance(v, str) for k, v in options.items()):
-        return dict(_checked(tuple(options.items())))
-    return _check(options)
+    items = tuple(options.items())
+    try:
+        return _plan(items)  # once per distinct option set (a run asks the same few many times)
+    except TypeError:  # an unhashable key or text: _check names it
+        _check(options)
+        raise
+
+
+@dataclass(frozen=True)
+class _Plan:
+    """What a reading needs of one option set, validated and computed once (`_plan`)."""
+
+    options: dict[str, str]
+    items: tuple[tuple[str, str], ...]
+    alphabet: str
+    by_text: dict[str, str]
+    codes: dict[tuple[str, ...], str]
+    longest: int
 
 
 @functools.lru_cache(maxsize=256)
-def _checked(items: tuple[tuple[str, str], ...]) -> tuple[tuple[str, str], ...]:
-    """`_check` of a question's options, once per distinct option set (a run asks the same few many times)."""
-    return tuple(_check(dict(items)).items())
+def _plan(items: tuple[tuple[str, str], ...]) -> _Plan:
+    options = _check(dict(items))
+    return _Plan(options, items, alphabet_of(options), _by_text(items), _codes(items),
+                 # how far after an answer phrase an option's text can reach (its length, edges and spaces)
+                 2 * max(len(v) for v in options.values()) + 8)
 
 
 def _check(options: Mapping[str, str]) -> dict[str, str]:
@@ -156,10 +178,10 @@ _PREFIX = re.compile(
     re.IGNORECASE,
 )
 # The explicit answer phrases: the shared one (`text.ANSWER_PHRASE`) and the choice's own.
-_DECLARATION = re.compile(
-    ANSWER_PHRASE + r"|\b(?:final(?= ?:)|(?:correct|best|right|final) (?:option|choice)\b"
+_DECLARATION = re.compile(  # the lookahead on first letters skips other positions at once (text._CORRECTION)
+    r"(?=[abcfir])(?:" + ANSWER_PHRASE + r"|\b(?:final(?= ?:)|(?:correct|best|right|final) (?:option|choice)\b"
     r"|i(?: would| will|'d)? (?:choose|pick|select|go with)\b)"
-    r"(?: (?:is|would be|should be|will be)\b)? ?[:\-=]? ?",
+    r"(?: (?:is|would be|should be|will be)\b)? ?[:\-=]? ?)",
     re.IGNORECASE,
 )
 _SEPARATORS = re.compile(r" ?(?:,|/|;|&|\bor\b|\band\b) ?", re.IGNORECASE)
@@ -197,15 +219,14 @@ def _codes(items: tuple[tuple[str, str], ...]) -> dict[tuple[str, ...], str]:
 class _Reader:
     """One reading of one reply against one question's options (rules 1-10 of the module docstring)."""
 
-    def __init__(self, options: dict[str, str], described: Described | None) -> None:
-        self.options = options
-        self.alphabet = alphabet_of(options)
+    def __init__(self, plan: _Plan, described: Described | None) -> None:
+        self.options = plan.options
+        self.alphabet = plan.alphabet
         self.p = _patterns(self.alphabet)
-        self.items = tuple(options.items())
-        self.by_text = _by_text(self.items)
-        self.codes = _codes(self.items)
-        # how far after an answer phrase an option's text can reach (its length, edges and spaces allowed)
-        self.longest = 2 * max(len(v) for v in options.values()) + 8
+        self.items = plan.items
+        self.by_text = plan.by_text
+        self.codes = plan.codes
+        self.longest = plan.longest
         self.described = described
 
     def key(self, token: str) -> str:
@@ -234,6 +255,25 @@ class _Reader:
             code = colour_code(text)
             key = None if code is None else self.codes.get(code)
         return key
+
+    def listed(self, body: str) -> list[str] | None:
+        """Rule 3's parts of ``body`` (split at separators, empty parts dropped), or None as soon as one part is
+        neither a key of the options nor an option's text or value, or more than 26 parts: the rule cannot
+        decide then, and a long reply is not split past its first sentence."""
+        parts, start = [], 0
+        for m in itertools.chain(_SEPARATORS.finditer(body), (None,)):
+            q = body[start:m.start()] if m is not None else body[start:]
+            if m is not None:
+                start = m.end()
+            if not q.strip(_EDGES):
+                continue
+            a = self.p.alone.fullmatch(q.strip(_EDGES + "()"))
+            if not (a and self.key(a.group(1)) in self.options) and self.named(q) is None:
+                return None
+            parts.append(q)
+            if len(parts) > 26:
+                return None
+        return parts
 
     def declared(self, text: str) -> tuple[str | None, str, str] | None:
         """Rule 4: what the last answer phrase naming an option names (`text.last_answer`)."""
@@ -279,8 +319,8 @@ class _Reader:
         if alone is not None:
             return alone, "ok", "option text" if _norm(body) in by_text else "option colour value"
         # 3. keys or option texts listed
-        parts = [q for q in _SEPARATORS.split(body.strip(_EDGES)) if q.strip(_EDGES)]
-        if 2 <= len(parts) <= 26:
+        parts = self.listed(body.strip(_EDGES))
+        if parts is not None and 2 <= len(parts):
             keys = [self.key(m.group(1)) for q in parts if (m := p.alone.fullmatch(q.strip(_EDGES + "()")))]
             if len(keys) == len(parts) and all(k in opts for k in keys) and len(set(keys)) > 1:
                 return None, "ambiguous", f"several keys: {', '.join(sorted(set(keys)))}"
@@ -343,7 +383,7 @@ class _Reader:
 def read_choice(reply: str, options: Mapping[str, str], *, described: Described | None = None) -> Reading:
     """The option key ``reply`` chooses among ``options`` ({key: text}, letters or Roman numerals); see the
     module docstring. ``described``: a task's reading of claims in words (rule 9)."""
-    reader = _Reader(check_options(options), described)
+    reader = _Reader(_plan_of(options), described)
     prepared = prepare(reply)
     text = clean(prepared.text)
     result = None
