@@ -72,18 +72,6 @@ def redact(text: str | None, secrets: Sequence[str | None]) -> str | None:
     return _redact(text, secrets, min_length=4)
 
 
-_PATH = re.compile(r"(?<![\w:/.])(?:[A-Za-z]:)?(?:[\\/][\w.@+-]+){2,}")  # not inside a URL
-
-
-def clean_message(text: str, secrets: Sequence[str | None], *, hide_paths: bool) -> str:
-    """A message fit for the page: secrets redacted and, with ``hide_paths`` (public mode), every absolute
-    server path cut to its last component (``/srv/app/plates/assets/x.onnx`` -> ``…/x.onnx``)."""
-    text = redact(text, secrets) or ""
-    if hide_paths:
-        text = _PATH.sub(lambda m: "…/" + re.split(r"[\\/]", m.group(0))[-1], text)
-    return text
-
-
 @dataclass(frozen=True)
 class ModelChoice:
     """Which model answers: ``kind`` in :data:`MODEL_KINDS`, ``model`` (HF id or API model name), ``base_url``;
@@ -271,7 +259,10 @@ def open_backend(choice: ModelChoice, api_key: str | None, policy: Policy, cache
     """The backend for ``choice`` and whether the caller must close it (True for per-call API backends).
 
     In public mode an API call needs the visitor's own key: the server's environment key is never used for a
-    visitor. The key is handed to the backend directly, never through a process-wide environment variable.
+    visitor. In private mode a call without a key gets the server's ``OPENAI_API_KEY`` only when its base URL
+    is the policy's ``key_endpoint`` (the key's own endpoint), and goes without a key anywhere else, so a typed
+    URL never receives it. The key is handed to the backend directly, never through a process-wide
+    environment variable.
     In public mode an API backend follows no redirect (an allowed endpoint could otherwise send the request,
     body and key, to any address its server can reach), and a Hugging Face model not loaded yet is checked
     first with ``check_hf`` (:func:`check_hf_model`: fast, before it takes the model slot).
@@ -289,8 +280,9 @@ def open_backend(choice: ModelChoice, api_key: str | None, policy: Policy, cache
                                   "timeout": 60, "max_attempts": 2}
     if policy.public:
         options["follow_redirects"] = False
-    if not key:  # private mode only: the server's own key if it has one, else a keyless local server
-        options["api_key_env"] = "OPENAI_API_KEY" if os.environ.get("OPENAI_API_KEY") else None
+    if not key:  # private mode only: the server's own key for its own endpoint, else a keyless local server
+        bound = bool(policy.key_endpoint) and choice.base_url == policy.key_endpoint
+        options["api_key_env"] = "OPENAI_API_KEY" if bound and os.environ.get("OPENAI_API_KEY") else None
         return make_backend("openai", **options), True
     return make_backend("openai", api_key=key, **options), True  # this instance only, never the environment
 

@@ -13,6 +13,7 @@ from plates.explorer import models as em
 from plates.explorer import plate as ex
 from plates.models import Backend, BackendFailing, Query, Reply
 from plates.results import SCHEMA
+from plates.secrets import clean_message
 from tests.support.chat_server import ChatServer
 
 KEY = "sk-session-7hQ2pX9wLm3vR8tN"
@@ -227,9 +228,9 @@ def test_a_local_hf_model_is_loaded_once_and_answers(tmp_path):
 
 def test_public_messages_lose_server_paths_but_keep_urls():
     msg = f"weights missing at /srv/app/plates/assets/baseline.onnx for {KEY}; allowed: https://ok.example/v1"
-    assert em.clean_message(msg, [KEY], hide_paths=True) == (
+    assert clean_message(msg, [KEY], hide_paths=True) == (
         "weights missing at …/baseline.onnx for ***; allowed: https://ok.example/v1")
-    assert "/srv/app" in em.clean_message(msg, [KEY], hide_paths=False)
+    assert "/srv/app" in clean_message(msg, [KEY], hide_paths=False)
 
 
 def test_public_mode_checks_an_hf_model_before_loading_and_remembers_a_failed_load(tmp_path):
