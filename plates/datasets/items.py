@@ -10,6 +10,7 @@ from typing import Any
 
 from PIL import Image
 
+from plates.images import StoredPng
 from plates.stimuli import family_of, render
 from plates.tasks.base import subject_of
 
@@ -71,8 +72,8 @@ class DatasetItem:
         return subject_of(render(self.spec), fixed)
 
     def image(self) -> Image.Image:
-        """The PIL RGB image: read from ``path`` when set, else rendered from ``spec``."""
+        """The PIL RGB image (sRGB 0-255): read from ``path`` when set (a `plates.images.StoredPng`, decoded
+        lazily, for a plain 8-bit RGB PNG), else rendered from ``spec``."""
         if self.path is not None:
-            with Image.open(self.path) as im:
-                return im.convert("RGB")
+            return StoredPng.read(self.path)  # its bytes kept, sent as they are when nothing changes them
         return render(self.spec).variant(self.variant)

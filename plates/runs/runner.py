@@ -22,6 +22,7 @@ import os
 import random
 import sys
 import time
+from collections import OrderedDict
 from collections.abc import Callable, Iterator, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from contextlib import contextmanager
@@ -32,9 +33,10 @@ from typing import Any
 import numpy as np
 
 from plates.colour import delta_e2000
-from plates.conditions import apply_condition
+from plates.conditions import apply_condition, changes_pixels
 from plates.datasets import PRESETS, load_dataset
 from plates.datasets.sample import Sample, load_sample
+from plates.images import StoredPng
 from plates.models import make_backend as registry_make
 from plates.models.base import Query
 from plates.results import ResultsWriter, compact_run, load_results
@@ -141,28 +143,50 @@ def existing_keys(out: str | Path, run_id: str, *, retry_errors: bool = False) -
     return set(frame["row_key"].dropna())
 
 
+#: Bytes of encoded PNGs (changed or rendered images for a backend that sends PNG) kept across chunks.
+ENCODED_CACHE_BYTES = 64_000_000
+
+
 class _Images:
-    """Prepared images (PIL RGB, sRGB 0-255), cached for the current item and its few-shot examples."""
+    """Prepared images (PIL RGB, sRGB 0-255), cached for the current item and its few-shot examples; images
+    encoded for a backend that sends PNG bytes are kept longer (`ENCODED_CACHE_BYTES`), so a plate shown as a
+    few-shot example in many chunks is encoded once."""
 
     def __init__(self, items: Sequence[Any]) -> None:
         self.items = items
         self._plates: dict[int, Any] = {}
         self._bases: dict[tuple[int, str], Any] = {}
         self._cache: dict[tuple[int, str, ConditionSpec], Any] = {}
+        self._encoded: OrderedDict[tuple[int, str, ConditionSpec], StoredPng] = OrderedDict()  # oldest first
+        self._encoded_bytes = 0
 
-    def get(self, index: int, variant: str, cond: ConditionSpec) -> Any:
+    def get(self, index: int, variant: str, cond: ConditionSpec, *, png: bool = False) -> Any:
+        """The item's image of ``variant`` under ``cond``: the stored (or rendered) image itself when the
+        condition changes no pixel, else a new one. With ``png`` (a backend that sends PNG bytes) as a
+        `plates.images.StoredPng`: a stored file's bytes as they are, any other image encoded once and kept
+        so that every question and few-shot example sends the same bytes."""
         key = (index, variant, cond)
+        if png and key in self._encoded:
+            self._encoded.move_to_end(key)
+            return self._encoded[key]
         if key not in self._cache:
-            self._cache[key] = apply_condition(self._variant(index, variant), cond.to_condition())
-        return self._cache[key]
+            base, condition = self._variant(index, variant), cond.to_condition()
+            self._cache[key] = apply_condition(base, condition) if changes_pixels(base, condition) else base
+        image = self._cache[key]
+        if png and not (isinstance(image, StoredPng) and image.stored is not None):
+            image = self._cache[key] = self._encoded[key] = StoredPng.of(image)
+            self._encoded_bytes += len(image.stored)
+            while self._encoded_bytes > ENCODED_CACHE_BYTES and len(self._encoded) > 1:
+                self._encoded_bytes -= len(self._encoded.popitem(last=False)[1].stored)
+        return image
 
     def _variant(self, index: int, variant: str) -> Any:
         if (index, variant) in self._bases:
             return self._bases[(index, variant)]
         item = self.items[index]
-        if variant == getattr(item, "variant", "standard"):
-            image = item.image()  # read from the dataset folder, or rendered
-        else:  # another variant: render the plate from its spec (exact, seeded)
+        if variant == getattr(item, "variant", "standard") and getattr(item, "path", None) is not None:
+            image = item.image()  # read from the dataset folder (a StoredPng: its bytes kept)
+        else:  # rendered from its spec (exact, seeded), once: the drawn ΔE2000 reads the same rendering
             if index not in self._plates:
                 self._plates[index] = render(item.spec)
             image = self._plates[index].variant(variant)
@@ -232,7 +256,8 @@ class _Builder:
                 self._drawn[index] = {} if drawn is None else drawn.columns()
         return self._drawn[index]
 
-    def question(self, unit: Unit, *, images: bool = True) -> tuple[Question, tuple[tuple[Any, Question], ...]]:
+    def question(self, unit: Unit, *, images: bool = True,
+                 png: bool = False) -> tuple[Question, tuple[tuple[Any, Question], ...]]:
         """The unit's question about its item, and its few-shot examples as (image, question) pairs (with
         ``images=False``: only checked, no image prepared, no examples returned)."""
         item = self.items[unit.item]
@@ -256,13 +281,16 @@ class _Builder:
                 return question, ()
             ex = task.examples([self.items[i].truth() for i in picks], template, seed=self.exp.seed,
                                label_space=space)
-            examples = tuple((self.images.get(i, unit.variant, unit.condition), q) for i, q in zip(picks, ex))
+            examples = tuple((self.images.get(i, unit.variant, unit.condition, png=png), q)
+                             for i, q in zip(picks, ex))
         return question, examples
 
-    def build(self, unit: Unit, m: ModelSpec) -> tuple[Query, Asked]:
+    def build(self, unit: Unit, m: ModelSpec, *, png: bool = False) -> tuple[Query, Asked]:
+        """The unit's request and what its row records; ``png``: images as `plates.images.StoredPng`
+        (`Backend.sends_png`)."""
         item = self.items[unit.item]
-        question, examples = self.question(unit)
-        image = self.images.get(unit.item, unit.variant, unit.condition)
+        question, examples = self.question(unit, png=png)
+        image = self.images.get(unit.item, unit.variant, unit.condition, png=png)
         query = query_for(question, image, examples, max_tokens=m.max_tokens, temperature=m.temperature)
         cond = unit.condition
         asked = Asked(
@@ -442,7 +470,7 @@ def _run_model(backend: Any, m: ModelSpec, units: list[Unit], builder: _Builder,
                summary: RunSummary, bar: Any, keys: Sequence[str] = ()) -> None:
     """Ask ``units`` of one model in chunks; the next chunk's images are prepared while this one is asked."""
     def prepare(chunk: list[Unit]) -> list[tuple[Query, Asked]]:
-        built = [builder.build(u, m) for u in chunk]
+        built = [builder.build(u, m, png=backend.sends_png) for u in chunk]
         builder.images.forget_except({u.item for u in chunk[-1:]})
         return built
 
