@@ -50,6 +50,10 @@ class DatasetItem:
     #: ``delta_e_target``, ``delta_e_drawn_*``), so a run need not render the plate again to report it; None
     #: when not recorded (presets rendered in memory, other families).
     drawn: Mapping[str, float | None] | None = None
+    #: The plate's nominal ΔE2000 as the manifest recorded it (column ``delta_e``: mean CIEDE2000 over the
+    #: colour set's foreground x background pairs, `plates.stimuli.ishihara.plate.PlateStats.delta_e`), so a
+    #: run need not compute it again; None when not recorded.
+    delta_e: float | None = None
 
     @property
     def family(self) -> str:

@@ -217,7 +217,7 @@ class _Builder:
     def __init__(self, exp: Experiment, items: Sequence[Any]) -> None:
         self.exp, self.items = exp, items
         self.images = _Images(items)
-        self._delta_e: dict[int, float | None] = {}
+        self._delta_e: dict[Any, float | None] = {}
         self._drawn: dict[int, dict[str, Any]] = {}
         self._spec_json: dict[int, str] = {}
         self._pools: dict[tuple[str, str], list[int]] = {}
@@ -237,9 +237,16 @@ class _Builder:
         return self._spec_json[index]
 
     def delta_e(self, index: int) -> float | None:
-        if index not in self._delta_e:
-            self._delta_e[index] = _delta_e(self.items[index])
-        return self._delta_e[index]
+        """The item's nominal ΔE2000: the manifest's value, else computed once per colour pair set (a preset
+        has a few colour sets and thousands of plates; `nominal_delta_e`)."""
+        item = self.items[index]
+        recorded = getattr(item, "delta_e", None)
+        if recorded is not None:
+            return float(recorded)
+        colours = getattr(item.spec, "colours", None)  # (fg, bg) tuples of sRGB 0-255 triples; None: no pair
+        if colours not in self._delta_e:
+            self._delta_e[colours] = nominal_delta_e(colours)
+        return self._delta_e[colours]
 
     def drawn(self, index: int) -> dict[str, Any]:
         """The ΔE2000 an Ishihara item's plate draws (`plates.stimuli.ishihara.measure`), as results columns:
@@ -314,15 +321,13 @@ def label_space(item: Any) -> str | None:
     return None if preset is None else preset.label_space
 
 
-def _delta_e(item: Any) -> float | None:
-    """The item's achieved CIEDE2000: the manifest's value, else the mean over (foreground, background) colour
-    pairs of its spec (sRGB 0-255 -> CIEDE2000, as ``Plate.stats.delta_e``), which needs no rendering."""
-    value = getattr(item, "delta_e", None)
-    if value is not None:
-        return float(value)
-    if not hasattr(item.spec, "colours"):  # a family without a foreground/background pair
+def nominal_delta_e(colours: Any) -> float | None:
+    """The mean CIEDE2000 over the (foreground, background) pairs of ``colours`` (a spec's ``(fg, bg)``, each a
+    tuple of sRGB 0-255 triples), as ``Plate.stats.delta_e``: no rendering needed. None for no pairs (a family
+    without a foreground/background pair passes None)."""
+    if colours is None:
         return None
-    fg, bg = item.spec.colours
+    fg, bg = colours
     pairs = [(f, b) for f in fg for b in bg]
     if not pairs:
         return None
