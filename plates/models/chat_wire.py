@@ -35,15 +35,16 @@ class HTTPStatusError(Exception):
 
 
 def png_base64(png: bytes) -> bytes:
-    """A PNG's ``data:image/png;base64,...`` URL as ASCII bytes, ready to splice into a body."""
-    return _PNG_URL + base64.b64encode(png)
+    """A PNG's base64 (ASCII bytes), ready to splice into a body as a ``data:image/png;base64,`` URL."""
+    return base64.b64encode(png)
 
 
 def encode_body(messages: list[dict[str, Any]], options: Mapping[str, Any], images: Sequence[bytes],
                 slot: str) -> bytes:
     """The JSON body of one request: ``messages`` whose image URLs are the string ``slot`` (one per image, in
     order of appearance), the request ``options`` (``extra_body`` merged at the top level, ``extra_headers``
-    left out: they are headers), and ``images`` (`png_base64` values) spliced into the slots in order.
+    left out: they are headers), and ``images`` (`png_base64` values) spliced into the slots in order as
+    PNG data URLs, without copying an image but into the body itself.
 
     >>> slot = new_slot()
     >>> messages = [{"role": "user", "content": [{"type": "image_url", "image_url": {"url": slot}}]}]
@@ -58,7 +59,7 @@ def encode_body(messages: list[dict[str, Any]], options: Mapping[str, Any], imag
         raise RuntimeError(f"request body has {len(pieces) - 1} image slots for {len(images)} images")
     out = [pieces[0]]
     for image, piece in zip(images, pieces[1:]):
-        out += [b'"', image, b'"', piece]
+        out += [b'"', _PNG_URL, image, b'"', piece]
     return b"".join(out)
 
 
