@@ -11,6 +11,12 @@ keys not there yet, so it never duplicates a row. Rows that ended in a request e
 ``retry_errors=True`` (``plates run --retry-errors``) asks them again and writes newer rows under the same key,
 which ``load_results`` prefers. A part is written for every completed batch of ``concurrency`` rows (and at
 least every second), so a ``kill -9`` loses at most the requests in flight and never duplicates a row.
+
+Shards (``shard=Shard(I, N)``, ``plates run --shard I/N``): each asks only the rows whose key it owns
+(`plates.shards`), so N processes on any machines sharing ``out`` together write the unsharded run's rows.
+They never rewrite a shared file: each writes parts with unique names, holds the run's lock shared (an
+unsharded process of the same run, which may compact, is refused while any shard runs) and its own shard's
+lock exclusively (the same shard twice is refused), and leaves compaction to the next unsharded run.
 """
 
 from __future__ import annotations
@@ -42,6 +48,7 @@ from plates.models.base import Query
 from plates.results import ResultsWriter, compact_run, load_results
 from plates.runs.experiment import ConditionSpec, Experiment, ModelSpec
 from plates.runs.rows import Asked, build_row
+from plates.shards import Shard
 from plates.stimuli import render
 from plates.tasks import Question, task_of
 from plates.tasks.prompts import query_for
@@ -132,11 +139,20 @@ def plan(exp: Experiment, items: Sequence[Any]) -> list[Unit]:
 
 
 def existing_keys(out: str | Path, run_id: str, *, retry_errors: bool = False) -> set[str]:
-    """``row_key`` values of this run already under ``out`` (with ``retry_errors``, those not ended in error)."""
-    files = sorted(Path(out).glob(f"{run_id}-*.parquet")) if Path(out).is_dir() else []
-    if not files:
-        return set()
-    frame = load_results(files, columns=["run_id", "row_key", "parse_status"]).frame
+    """``row_key`` values of this run already under ``out`` (with ``retry_errors``, those not ended in error).
+    Another shard may merge its parts while they are read (a part vanishes between listing and reading,
+    its rows already in a merged part): the listing is then read again."""
+    for attempt in range(8):
+        files = sorted(Path(out).glob(f"{run_id}-*.parquet")) if Path(out).is_dir() else []
+        if not files:
+            return set()
+        try:
+            frame = load_results(files, columns=["run_id", "row_key", "parse_status"]).frame
+            break
+        except FileNotFoundError:
+            if attempt == 7:
+                raise
+            time.sleep(0.05 * (attempt + 1))
     frame = frame[frame["run_id"] == run_id]
     if retry_errors:
         frame = frame[frame["parse_status"] != "error"]
@@ -367,7 +383,8 @@ def _chunks(units: list[Unit], items: Sequence[Any], concurrency: int) -> list[l
 
 def run_experiment(exp: Experiment, *, retry_errors: bool = False, progress: bool = True,
                    items: Sequence[Any] | None = None, make_backend: Callable[..., Any] | None = None,
-                   flush_seconds: float = 1.0, flush_rows: int | None = None) -> RunSummary:
+                   flush_seconds: float = 1.0, flush_rows: int | None = None,
+                   shard: Shard | None = None) -> RunSummary:
     """Run (or continue) ``exp``; returns a :class:`RunSummary`.
 
     Raises ``ValueError`` for bad input (unknown backend, missing key variable, a prompt that cannot ask about
@@ -375,6 +392,7 @@ def run_experiment(exp: Experiment, *, retry_errors: bool = False, progress: boo
     way; in both cases the parts already written stay intact. ``items`` and ``make_backend`` replace the dataset
     loader and the backend registry (for tests and callers that hold them already). A part is written every
     ``flush_rows`` rows (default: the largest model concurrency, so each completed batch) or ``flush_seconds``.
+    ``shard``: ask only this shard's rows (see the module doc); the run id and row keys stay the unsharded run's.
     """
     t0 = time.monotonic()
     if items is None:
@@ -384,34 +402,50 @@ def run_experiment(exp: Experiment, *, retry_errors: bool = False, progress: boo
             items = load_sample(exp.dataset, Sample(exp.sample, exp.sample_seed), limit=exp.limit)
     items = list(items)
     run_id, out = exp.run_id, Path(exp.out)
-    with _run_lock(out, run_id):
+    if shard is not None and not isinstance(shard, Shard):
+        raise ValueError(f"shard={shard!r} is not valid; allowed: None or a plates.shards.Shard")
+    with _run_lock(out, run_id, shard):
         return _run_locked(exp, items, out, retry_errors=retry_errors, progress=progress,
-                           make_backend=make_backend, flush_seconds=flush_seconds, flush_rows=flush_rows, t0=t0)
+                           make_backend=make_backend, flush_seconds=flush_seconds, flush_rows=flush_rows, t0=t0,
+                           shard=shard)
 
 
 @contextmanager
-def _run_lock(out: Path, run_id: str) -> Iterator[None]:
-    """One process per run and out folder (an flock, released by the OS even on ``kill -9``): two processes
-    continuing the same run at once would ask the same rows twice."""
+def _run_lock(out: Path, run_id: str, shard: Shard | None = None) -> Iterator[None]:
+    """One process per run and out folder, or per shard of it (flocks, released by the OS even on ``kill -9``):
+    two processes continuing the same rows at once would ask them twice. An unsharded run holds the run's lock
+    exclusively; a shard holds it shared and its own shard's lock exclusively."""
     out.mkdir(parents=True, exist_ok=True)
     with open(out / f".{run_id}.lock", "a+") as fh:
         try:
-            fcntl.flock(fh.fileno(), fcntl.LOCK_EX | fcntl.LOCK_NB)
+            fcntl.flock(fh.fileno(), (fcntl.LOCK_EX if shard is None else fcntl.LOCK_SH) | fcntl.LOCK_NB)
         except BlockingIOError:
-            raise ValueError(f"run {run_id} is already running in another process writing to {out}; wait for it "
-                             "or stop it, then rerun to continue") from None
+            what = "is already running" if shard is None else "is running unsharded"
+            raise ValueError(f"run {run_id} {what} in another process writing to {out}; wait for it or stop "
+                             "it, then rerun to continue") from None
         try:
-            yield
+            if shard is None:
+                yield
+                return
+            with open(out / f".{run_id}.shard-{shard.tag}.lock", "a+") as own:
+                try:
+                    fcntl.flock(own.fileno(), fcntl.LOCK_EX | fcntl.LOCK_NB)
+                except BlockingIOError:
+                    raise ValueError(f"shard {shard.index}/{shard.count} of run {run_id} is already running in "
+                                     f"another process writing to {out}; wait for it or stop it") from None
+                yield
         finally:
             fcntl.flock(fh.fileno(), fcntl.LOCK_UN)
 
 
 def _run_locked(exp: Experiment, items: list[Any], out: Path, *, retry_errors: bool, progress: bool,
                 make_backend: Callable[..., Any] | None, flush_seconds: float, flush_rows: int | None,
-                t0: float) -> RunSummary:
+                t0: float, shard: Shard | None = None) -> RunSummary:
     run_id = exp.run_id
     summary = RunSummary(run_id=run_id, out=str(out))
     units = plan(exp, items)
+    if shard is not None:
+        units = [u for u in units if shard.owns(u.key)]
     done = existing_keys(out, run_id, retry_errors=retry_errors)
     todo = [u for u in units if u.key not in done]
     summary.planned, summary.existing = len(units), len(units) - len(todo)
@@ -442,7 +476,8 @@ def _run_locked(exp: Experiment, items: list[Any], out: Path, *, retry_errors: b
             bar.close()
         summary.parts = [str(p) for p in writer.parts]
         summary.seconds = time.monotonic() - t0
-    compact_run(out, run_id)
+    if shard is None:  # a shard never rewrites other shards' parts; the next unsharded run merges them
+        compact_run(out, run_id)
     return summary
 
 
