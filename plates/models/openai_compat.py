@@ -54,6 +54,7 @@ from plates.models.chat_wire import (
     parse_completion,
     png_base64,
 )
+from plates.models.http1 import ConnectFailed, Dropped, Http1Pool, Response, lean_url
 from plates.secrets import redact
 
 RETRY_STATUSES = frozenset({408, 409, 429}) | frozenset(range(500, 600))
@@ -298,8 +299,8 @@ class OpenAIBackend(Backend):
                 return _Failure(f"HTTP {status}", f"{message} ({hint})", retryable=False, fatal=True)
             return _Failure(f"HTTP {status}", message, retryable=status in RETRY_STATUSES,
                             retry_after=parse_retry_after(exc.headers))
-        if isinstance(exc, httpx.TransportError | httpx.TooManyRedirects):
-            unreachable = isinstance(exc, httpx.ConnectError)  # nothing answered at all
+        if isinstance(exc, httpx.TransportError | httpx.TooManyRedirects | ConnectFailed | Dropped):
+            unreachable = isinstance(exc, httpx.ConnectError | ConnectFailed)  # nothing answered at all
             what = "cannot connect" if unreachable else "connection dropped"
             detail = _short(self._redact(str(exc) or type(exc).__name__))
             return _Failure("connection", f"{what}: {detail}", retryable=True, unreachable=unreachable)
@@ -318,6 +319,23 @@ class OpenAIBackend(Backend):
 def _short(text: str, limit: int = 200) -> str:
     text = " ".join(text.split())
     return text if len(text) <= limit else text[: limit - 3] + "..."
+
+
+class _HttpxLane:
+    """An httpx client of ``size`` connections with the lean client's ``post`` (`plates.models.http1`)."""
+
+    def __init__(self, base_url: str, headers: dict[str, str], timeout: float, size: int, *,
+                 follow_redirects: bool) -> None:
+        self.client = httpx.AsyncClient(
+            base_url=base_url + "/", headers=headers, timeout=timeout, follow_redirects=follow_redirects,
+            limits=httpx.Limits(max_connections=size, max_keepalive_connections=size))
+
+    async def post(self, path: str, body: bytes, extra_headers: dict[str, str] | None) -> Response:
+        reply = await self.client.post(path, content=body, headers=extra_headers)
+        return Response(reply.status_code, reply.headers, reply.content)
+
+    async def aclose(self) -> None:
+        await self.client.aclose()
 
 
 _DONE = object()
@@ -361,23 +379,31 @@ class _Run:
         self.task = asyncio.current_task()
         if self.cancelled.is_set():
             return
-        # Everything that does not depend on the request is made once here: the clients (connection pools and
-        # headers) and the slot token image URLs are spliced into. httpcore's pool scans all its connections
-        # for every request it places (quadratic in the pool size: 60% of the client's CPU at concurrency 64),
-        # so requests go through lanes of at most LANE_SIZE connections, each its own client: a request takes
-        # a lane's token for its whole life (retries included), which also bounds the requests in flight.
+        # Everything that does not depend on the request is made once here: the transport (connections,
+        # headers) and the slot token image URLs are spliced into. A request takes a lane's token for its whole
+        # life (retries included), which bounds the requests in flight. A plain http:// server (a local vLLM)
+        # gets the lean HTTP/1.1 client (plates.models.http1); anything else goes through httpx, whose pool
+        # scans all its connections for every request it places (quadratic: 60% of the client's CPU at
+        # concurrency 64 in one pool), so its lanes are clients of at most LANE_SIZE connections each.
         headers = {"Authorization": f"Bearer {b._key}", "Content-Type": "application/json",
                    "Accept": "application/json", "User-Agent": f"plates/{__version__}"}
-        lanes: asyncio.Queue[httpx.AsyncClient] = asyncio.Queue()
-        clients = []
-        for first in range(0, b.concurrency, LANE_SIZE):
-            size = min(LANE_SIZE, b.concurrency - first)
-            clients.append(httpx.AsyncClient(
-                base_url=(b.base_url or OPENAI_URL).rstrip("/") + "/", headers=headers, timeout=b.timeout,
-                limits=httpx.Limits(max_connections=size, max_keepalive_connections=size),
-                follow_redirects=b.follow_redirects))
-            for _ in range(size):
-                lanes.put_nowait(clients[-1])
+        base_url = (b.base_url or OPENAI_URL).rstrip("/")
+        lanes: asyncio.Queue[Any] = asyncio.Queue()
+        clients: list[Any] = []
+        if lean_url(base_url):
+            clients.append(Http1Pool(base_url, headers))
+            for _ in range(b.concurrency):
+                lanes.put_nowait(clients[0])
+            self.redirects = _HttpxLane(base_url, headers, b.timeout, 1, follow_redirects=True) \
+                if b.follow_redirects else None  # a 3xx the caller wants followed: httpx's rules
+            clients += [self.redirects] if self.redirects is not None else []
+        else:
+            self.redirects = None
+            for first in range(0, b.concurrency, LANE_SIZE):
+                size = min(LANE_SIZE, b.concurrency - first)
+                clients.append(_HttpxLane(base_url, headers, b.timeout, size, follow_redirects=b.follow_redirects))
+                for _ in range(size):
+                    lanes.put_nowait(clients[-1])
         self.slot = new_slot()
         seen: dict[int, int] = {}
         for query in self.queries:
@@ -446,7 +472,7 @@ class _Run:
             urls.append(url)
         return encode_body(self.backend._messages(query, self.slot), options, urls, self.slot)
 
-    async def _one(self, lanes: asyncio.Queue[httpx.AsyncClient], index: int,
+    async def _one(self, lanes: asyncio.Queue[Any], index: int,
                    query: Query) -> tuple[int, Reply, _Failure | None]:
         b = self.backend
         attempt, failure, latency = 0, None, 0.0
@@ -463,10 +489,13 @@ class _Run:
                     await asyncio.sleep(pause)
                 started = time.monotonic()
                 try:
-                    response = await asyncio.wait_for(
-                        client.post("chat/completions", content=body, headers=extra_headers), b.timeout)
+                    response = await asyncio.wait_for(client.post("chat/completions", body, extra_headers),
+                                                      b.timeout)
+                    if 300 <= response.status < 400 and self.redirects is not None:
+                        response = await asyncio.wait_for(
+                            self.redirects.post("chat/completions", body, extra_headers), b.timeout)
                     text, prompt_tokens, completion_tokens = parse_completion(
-                        response.status_code, response.headers, response.content)
+                        response.status, response.headers, response.content)
                 except asyncio.CancelledError:
                     raise
                 except Exception as exc:  # noqa: BLE001 - classified; unknown kinds re-raised there
