@@ -13,7 +13,6 @@ import io
 import os
 import struct
 import zlib
-from pathlib import Path
 from typing import Any
 
 import numpy as np
@@ -93,7 +92,8 @@ class StoredPng(PngImagePlugin.PngImageFile):
     def read(cls, path: str | os.PathLike) -> Image.Image:
         """The image stored at ``path``: a :class:`StoredPng` when the file is a plain 8-bit RGB PNG
         (`plain_rgb_png`), else the file decoded and converted to RGB (any format Pillow reads)."""
-        data = Path(path).read_bytes()
+        with open(path, "rb") as fh:
+            data = fh.read()
         if plain_rgb_png(data):
             return cls(data)
         with Image.open(io.BytesIO(data)) as im:

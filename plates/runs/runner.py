@@ -232,6 +232,7 @@ class _Builder:
 
     def __init__(self, exp: Experiment, items: Sequence[Any]) -> None:
         self.exp, self.items = exp, items
+        self.run_id = exp.run_id  # a hash of the experiment's JSON: computed once, not per row
         self.images = _Images(items)
         self._delta_e: dict[Any, float | None] = {}
         self._drawn: dict[int, dict[str, Any]] = {}
@@ -317,7 +318,7 @@ class _Builder:
         query = query_for(question, image, examples, max_tokens=m.max_tokens, temperature=m.temperature)
         cond = unit.condition
         asked = Asked(
-            run_id=self.exp.run_id, row_key=unit.key, item_id=item.item_id, dataset=item.dataset, model=m.model,
+            run_id=self.run_id, row_key=unit.key, item_id=item.item_id, dataset=item.dataset, model=m.model,
             backend=m.backend, question=question, spec_json=self.spec_json(unit.item), family=item.family,
             variant=unit.variant, colour_set=item.colour_set, delta_e=self.delta_e(unit.item),
             font=str(getattr(item.spec, "font", "")) or None, size=int(image.size[0]), grayscale=cond.grayscale,
