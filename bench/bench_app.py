@@ -82,12 +82,12 @@ def main(argv: list[str] | None = None) -> int:
 
     from gradio_client import Client
 
-    from plates.ui import explorer as ex
+    from plates.explorer import plate as ex
 
     demo = None
     url = args.url
     if url is None:
-        import app as explorer_app
+        from plates.explorer import app as explorer_app
 
         demo = explorer_app.build_app(ex.Policy())
         demo.launch(prevent_thread_lock=True, quiet=True, **explorer_app.launch_options())

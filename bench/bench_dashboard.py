@@ -13,8 +13,8 @@ rises with ΔE2000, 1% failed requests. ``--retries`` adds a `--retry-errors` pa
 rows of one run under the same row keys (the latest row per key must win).
 
 Each measurement runs in a fresh child process (its peak RSS is the dashboard's, not the generator's): open
-(`plates.ui.dashboard.open_results`), then each page's query and figure as `dashboard/sections/` draws them
-(`plates.ui.pages`), each page timed on its first view (nothing cached), after a one-row warm-up of plotly.
+(`plates.dashboard.views.open_results`), then each page's query and figure as `dashboard/sections/` draws them
+(`plates.dashboard.pages`), each page timed on its first view (nothing cached), after a one-row warm-up of plotly.
 
     python3 bench/bench_dashboard.py [--rows 1000000 10000000] [--parts 24] [--repeat 3] [--dir DIR]
 """
@@ -187,9 +187,8 @@ def measure(folder: Path) -> dict:
     """In this (fresh) process: open the results and draw every page once; seconds per step, peak MB."""
     import pandas as pd
 
-    from plates.analysis import charts
-    from plates.ui import dashboard as views
-    from plates.ui import pages
+    from plates.charts import ishihara as charts
+    from plates.dashboard import pages, views
 
     charts.overview_figure(pd.DataFrame({"model": ["m"], "prompt_name": ["p"], "correct": [True]})).to_json()
 

@@ -18,9 +18,9 @@ import statistics
 import tempfile
 import time
 
-from plates.ui import family_views as fv
-from plates.ui import quiz_view as qv
-from plates.ui.explorer import Policy, png_bytes
+from plates.explorer import families as fv
+from plates.explorer import quiz as qv
+from plates.explorer.plate import Policy, png_bytes
 
 
 def line(name: str, value: float, unit: str, target: float) -> None:

@@ -1,4 +1,4 @@
-"""Batched vs one-at-a-time throughput of the Hugging Face backend on the tiny random LLaVA (tests/tiny_vlm.py).
+"""Batched vs one-at-a-time throughput of the Hugging Face backend on the tiny random LLaVA (tests/support/tiny_vlm.py).
 
 Issue 3, "Speed": report batched against one-at-a-time generation. The model is built offline in a temporary
 folder (never the hub); each query carries one plate-like image (sRGB 0-255) and asks for up to
@@ -17,7 +17,7 @@ import time
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
-sys.path[:0] = [str(ROOT), str(ROOT / "tests")]
+sys.path.insert(0, str(ROOT))
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
 os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
 
@@ -35,10 +35,10 @@ def main() -> int:
     import numpy as np
     import torch
     from PIL import Image
-    from tiny_vlm import build_tiny_vlm
 
     from plates.models import Query, Turn
     from plates.models.hf import HFBackend
+    from tests.support.tiny_vlm import build_tiny_vlm
 
     torch.set_num_threads(max(1, min(4, os.cpu_count() or 1)))
     rng = np.random.default_rng(0)

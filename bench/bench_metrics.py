@@ -42,11 +42,11 @@ CALLS = {
 
 
 def frame(rows: int, categorical: bool):
-    """The synthetic results as the dashboard's narrow frame (`plates.ui.dashboard.CHART_COLUMNS` but condition)."""
+    """The synthetic results as the dashboard's narrow frame (`plates.dashboard.views.CHART_COLUMNS` but condition)."""
     import numpy as np
     from bench_dashboard import synthetic_table
 
-    from plates.ui import dashboard as views
+    from plates.dashboard import views
 
     df = synthetic_table(rows, seed=0).to_pandas()
     df = df[[c for c in views.CHART_COLUMNS if c in df.columns]].copy()

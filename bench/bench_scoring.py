@@ -1,7 +1,7 @@
 """Scoring throughput: replies scored per second by ``plates.tasks.scoring.score`` (pure string functions).
 
 Target (ours): at least 5,000 replies/s on one core, so that scoring a 100,000-row results table takes well under
-half a minute and never shows next to model latency. The replies mix the tricky cases of tests/test_scoring.py
+half a minute and never shows next to model latency. The replies mix the tricky cases of tests/tasks/test_scoring.py
 with a long chain-of-thought answer, over the open (CBE numbers, HueManity B.2), yes/no and multiple-choice rules.
 
     python3 bench/bench_scoring.py [--rounds 2000]

@@ -1,6 +1,6 @@
 """A fast loopback chat-completions server for the throughput benches (not for tests).
 
-tests/chat_server.py is a stdlib ThreadingHTTPServer: right for injecting faults, but at 16 concurrent
+tests/support/chat_server.py is a stdlib ThreadingHTTPServer: right for injecting faults, but at 16 concurrent
 requests on 2 cores its per-request thread and parsing overhead (~45 ms) is what a bench would measure, not
 our client (a bare httpx client against it only reached 1.24x of the ideal). This one is a minimal ASGI app
 under uvicorn (installed with gradio), run in its own process, that answers every POST after `delay` seconds

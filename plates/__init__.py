@@ -2,8 +2,8 @@
 
 Generate the Ishihara-style stimuli of ColorBlindnessEval and HueManity exactly (seeded, at any CIEDE2000
 difference), ask any VLM about them with the papers' own prompts and scoring, and write every answer to Parquet.
-The library never imports a UI toolkit: the Gradio explorer (`app.py`) and the Streamlit dashboard
-(`dashboard/`) are thin layers over it.
+Below the two apps nothing imports a UI toolkit: the Gradio explorer (`plates.explorer`) and the Streamlit
+dashboard (`plates.dashboard`) are thin layers over the library.
 """
 
 from importlib.metadata import PackageNotFoundError

@@ -2,8 +2,8 @@
 
 import json
 
+from plates.explorer.models import redact as explorer_redact
 from plates.secrets import redact
-from plates.ui.explorer_models import redact as explorer_redact
 
 KEY = "sk-test-\u00e9\n"
 

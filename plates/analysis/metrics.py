@@ -54,7 +54,7 @@ def wilson_intervals(k: Any, n: Any, confidence: float = 0.95) -> tuple[np.ndarr
     """Wilson score intervals for arrays of ``k`` successes out of ``n`` trials, element by element.
 
     The closed form of scipy's ``binomtest(k, n).proportion_ci(method="wilson")`` (Newcombe 1998, the same
-    operations in the same order; tests/test_metrics.py compares the two on many pairs), with ``low = 0`` at
+    operations in the same order; tests/analysis/test_metrics.py compares the two on many pairs), with ``low = 0`` at
     ``k = 0`` and ``high = 1`` at ``k = n`` exactly; ``n == 0`` gives NaN for both. HueManity Tables 2 and 3
     report these 95% intervals.
     """

@@ -1,6 +1,7 @@
 """`plates dashboard [PATH] [--port P]`: the Streamlit results dashboard (issue 5) on a results folder.
 
-Runs ``streamlit run dashboard/app.py`` headless with usage statistics off. The results folder reaches the app
+Runs ``streamlit run`` on the app inside the package (`plates.dashboard.app`, shipped in the wheel) headless,
+with usage statistics off. The results folder reaches the app
 through the ``PLATES_RESULTS`` environment variable (the app's path box starts there; default ``results/``).
 """
 
@@ -11,8 +12,8 @@ import os
 import sys
 from pathlib import Path
 
-#: Where the Streamlit app lives: the `dashboard/` folder beside the `plates` package in a source checkout.
-APP_PATH = Path(__file__).resolve().parents[2] / "dashboard" / "app.py"
+#: Where the Streamlit app lives: `plates/dashboard/app.py`, inside the package (so an installed wheel has it).
+APP_PATH = Path(__file__).resolve().parents[1] / "dashboard" / "app.py"
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
@@ -35,8 +36,8 @@ def streamlit_command(port: int, address: str) -> list[str]:
         raise ValueError(f"--port {port} is not a TCP port; allowed: 1-65535")
     if not APP_PATH.is_file():
         raise ValueError(
-            f"the dashboard app is not at {APP_PATH}; `plates dashboard` runs from a source checkout "
-            "(pip install -e .) that has the dashboard/ folder"
+            f"the dashboard app is not at {APP_PATH}; the plates package is incomplete: reinstall it "
+            "(pip install plates, or pip install -e . in a checkout)"
         )
     return [
         sys.executable,

@@ -20,7 +20,7 @@ from typing import Any
 import pyarrow as pa
 import pyarrow.parquet as pq
 
-from plates.datasets.items import MANIFEST, MANIFEST_COLUMNS, QUESTION_COLUMN
+from plates.datasets.items import HUMAN_KEY_COLUMN, MANIFEST, MANIFEST_COLUMNS, QUESTION_COLUMN
 from plates.images import encode_png
 from plates.stimuli import family_of, render
 
@@ -55,7 +55,7 @@ def _schema() -> pa.Schema:
             return pa.float64()
         return pa.string()
 
-    return pa.schema([(c, kind(c)) for c in (*MANIFEST_COLUMNS, QUESTION_COLUMN)])
+    return pa.schema([(c, kind(c)) for c in (*MANIFEST_COLUMNS, QUESTION_COLUMN, HUMAN_KEY_COLUMN)])
 
 
 def _drawn(drawn: Any, target: Any) -> dict[str, Any]:
@@ -71,7 +71,7 @@ def write_items(dataset: str, entries: Iterable[Entry], out: str | os.PathLike) 
     """Write ``entries`` of ``dataset`` under ``out`` (``out/<dataset>/<group>/<n>_<id>.png`` and
     ``out/manifest.parquet``); returns the number of manifest rows. Item ids must be unique (ValueError)."""
     out = Path(out)
-    rows: dict[str, list] = {c: [] for c in (*MANIFEST_COLUMNS, QUESTION_COLUMN)}
+    rows: dict[str, list] = {c: [] for c in (*MANIFEST_COLUMNS, QUESTION_COLUMN, HUMAN_KEY_COLUMN)}
     seen: set[str] = set()
     for n, e in enumerate(entries):
         if e.item_id in seen:
@@ -92,6 +92,7 @@ def write_items(dataset: str, entries: Iterable[Entry], out: str | os.PathLike) 
             "delta_e": stats.get("delta_e"), "variant": e.variant, "font": getattr(e.spec, "font", None),
             "size": int(e.spec.size), "seed": int(e.spec.seed), "path": rel, "spec_json": e.spec.to_json(),
             "question_json": None if e.question is None else json.dumps(e.question, sort_keys=True),
+            HUMAN_KEY_COLUMN: stimulus.truth.get("human_key"),
             **_drawn(stats.get("delta_e_drawn"), stats.get("delta_e_target")),
         }
         for c in rows:

@@ -16,7 +16,7 @@ alone decides the learning-rate schedule; nothing that touches the weights reads
 ``torch.manual_seed(seed)``, a numpy ``Generator(seed)`` for the batch order, a torch ``Generator(seed)`` for
 augmentation, plate seeds fixed by ``seed`` and rendered in seed order whatever the worker count; torch runs
 ``threads`` intra-op threads with ``torch.use_deterministic_algorithms(True)``. Same command, same torch build
-and CPU kind -> byte-identical ONNX (tests/test_baseline_train.py); float reductions may differ across thread
+and CPU kind -> byte-identical ONNX (tests/reader/test_train.py); float reductions may differ across thread
 counts or CPU instruction sets, so the thread count is part of the command. ``time_budget_s`` is only a safety
 stop: exceeding it ABORTS the run (nothing is written) instead of bending the schedule.
 """

@@ -14,7 +14,7 @@ ColorBlindnessEval Tables 1-5 (§4, App. A-B), HueManity Tables 2, 3 and 5 (§5)
 HueManity prints a ± beside each accuracy. Tables 2 and 3 print the 95% Wilson half-width (n = 1,000); Table
 5's ± fit the Wald formula 1.96·√(p(1−p)/n) at n = 100 instead (49.0 ± 9.8%: Wald 9.80, Wilson 9.61), except
 its 0% cells (± 1.9%, which Wald cannot give): ``ci_half_width`` keeps them as printed, and the dashboard draws
-them as printed and says so (tests/test_reference_audit.py).
+them as printed and says so (tests/results/test_reference_audit.py).
 
 Values are fractions 0-1 (accuracies, rates, robustness; a percentage printed as ``33.6`` is stored as
 ``0.336``); ``delta`` rows are differences of such fractions (ColorBench Table 4 prints percentage points:

@@ -22,7 +22,7 @@ from plates.tasks import Question, get_task
 
 __all__ = ["PARTICIPANT_PREFIX", "Asked", "build_row"]
 
-#: How a person's rows name their "model" (backend "human"): "participant-<anonymous id>" (`plates.ui.quiz`).
+#: How a person's rows name their "model" (backend "human"): "participant-<anonymous id>" (`plates.runs.quiz`).
 PARTICIPANT_PREFIX = "participant-"
 
 

@@ -114,15 +114,22 @@ def _regions(truth: Mapping[str, Any]) -> str:
 
 
 def _facts(truth: Mapping[str, Any], **more: Any) -> dict[str, Any]:
-    """The ``extra`` every illusion question carries (JSON-able): the kind, the item class and the keys."""
+    """The ``extra`` every illusion question carries (JSON-able): the kind, the item class, the keys and where
+    the human key comes from (``human_key``: `plates.stimuli.illusions.kinds.HUMAN_KEYS`)."""
     keys = answer_keys(truth)
     return {
         "illusion": truth["kind"],
         "item_class": truth["item_class"],
         "pixel_answer": keys["pixel"],
         "human_answer": keys["human"],
+        "human_key": _human_key(truth),
         **more,
     }
+
+
+def _human_key(truth: Mapping[str, Any]) -> str:
+    """The truth's ``human_key``; truth stored before it was recorded takes the kind's."""
+    return truth.get("human_key") or ILLUSION_TYPES[truth["kind"]].human_key
 
 
 def answer_keys(truth: Mapping[str, Any]) -> dict[str, str | None]:
@@ -184,7 +191,8 @@ def rcid_questions(truth: Mapping[str, Any], *, words: str = "layout") -> tuple[
 def rcid_name_question(truth: Mapping[str, Any], framing: str, target: str = "A") -> Question:
     """RCID filter question (§3.3, Fig. 1c: "what color is ...?"), kind "open". ``expected`` under "pixel"
     is the basic colour name of the target's pixels, under "human" the name of its original colour (the
-    colour people report through the cast); ``extra["accepted"]`` lists the words counted as that name,
+    colour people report through the cast: an unvalidated prediction, ``extra["human_key"]``);
+    ``extra["accepted"]`` lists the words counted as that name,
     ``extra["pixel_answer"]`` / ``["human_answer"]`` both names."""
     if framing not in FRAMINGS:
         raise ValueError(f"framing {framing!r} is not known; allowed: {', '.join(FRAMINGS)}")
@@ -212,6 +220,7 @@ def rcid_name_question(truth: Mapping[str, Any], framing: str, target: str = "A"
             "target": target,
             "pixel_answer": names["pixel"],
             "human_answer": names["perceived"],
+            "human_key": _human_key(truth),
             "accepted": list(SYNONYMS[name]),
             "wording": "RCID Fig. 1c frame verbatim; object description ours",
         },

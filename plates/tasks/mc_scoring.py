@@ -3,7 +3,7 @@
 ColorBench's released evaluation code has two parsing bugs this module is built against (issue 14): its letter
 extractor reads "(B) Blue" as "e" (it takes a letter from the end of the reply), and a reply that gives the
 option's text ("Blue") is scored wrong although it names option B. Each rule below names the trap it avoids;
-``tests/test_mc_scoring.py`` holds one test per trap, named after it.
+``tests/tasks/test_mc_scoring.py`` holds one test per trap, named after it.
 
 The decision, in order (`parse_choice`):
 

@@ -1,7 +1,7 @@
 """Reply text -> parsed answer, parse status, verdict and failure mode. Pure functions over strings.
 
 Parsing replies is where benchmarks go wrong, so every rule below names the trap it avoids, and
-``tests/test_scoring.py`` holds one test per tricky reply. No colours are involved here.
+``tests/tasks/test_scoring.py`` holds one test per tricky reply. No colours are involved here.
 
 The decision rule, in order (``score``):
 

@@ -22,7 +22,7 @@ Jittered plates draw nearly every dot in its own colour (~400 x 1,700 = 680,000 
 the quantiles and mean then come from `SAMPLE_PAIRS` dot pairs drawn uniformly with a seeded PCG64 stream (a
 fourth child of ``SeedSequence(spec.seed)``, independent of the render's three), and the minimum is searched
 among each foreground colour's `NEIGHBOURS` nearest background colours in CIELAB (ΔE76), which holds the
-smallest ΔE2000 pair whenever ΔE2000 ranks near neighbours as ΔE76 does (tests/test_measure.py checks it
+smallest ΔE2000 pair whenever ΔE2000 ranks near neighbours as ΔE76 does (tests/stimuli/ishihara/test_measure.py checks it
 against every pair on jittered plates). ``exact`` says which.
 """
 

@@ -23,7 +23,7 @@ through a raster of points where no dot can go any more (Pillow-stamped discs sh
 pixels, so a marked point is certainly rejected); (2) the rest is checked exactly against the accepted dots
 through a lookup grid (3 x 3 cells of side ``2 * max_r + gap`` hold every dot that can matter); (3) the
 survivors are resolved among themselves in try order, in rounds: a try is decided once every earlier try of
-the batch that could change its outcome is decided. tests/test_styles.py compares the result with a plain
+the batch that could change its outcome is decided. tests/stimuli/ishihara/test_styles.py compares the result with a plain
 Python loop over the same tries.
 
 Coordinates are pixels with the origin at the image's top-left corner; the disc is centred at (R, R).

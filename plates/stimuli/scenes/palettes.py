@@ -10,7 +10,7 @@ published sets of sRGB values for them:
 * ``css-basic-11``: CSS Color Module Level 4 named colours (W3C; "gray" spelt "grey" here). Minimum pairwise
   CIEDE2000: **18.93** (red #ff0000 vs brown #a52a2a).
 
-`tests/test_scenes.py` recomputes both minima with colour-science, so the figures above cannot drift. A scene
+`tests/stimuli/scenes/test_render.py` recomputes both minima with colour-science, so the figures above cannot drift. A scene
 excludes every palette colour closer than its ``min_delta_e`` to its background (on white: white, and with a
 larger ``min_delta_e`` also yellow, pink, grey), so a name never points at the background.
 """

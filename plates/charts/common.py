@@ -1,0 +1,249 @@
+"""What every chart shares: condition labels, series (model or model · run), the condition shown, count
+tables from rows, error bars and the papers' markers (`plates.charts.ishihara` explains the rules)."""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+import plotly.graph_objects as go
+
+from plates.analysis import metrics
+from plates.runs.rows import PARTICIPANT_PREFIX
+
+#: How a human row's participant is named on a chart that groups by model ("person: participant-…"); the pooled
+#: people fit is named "people (K participants)" (`plates.charts.people.label_people`).
+PERSON_PREFIX, PEOPLE_PREFIX = "person: ", "people ("
+
+CONDITION = "condition"
+SERIES = "series"
+#: The results columns that make up a condition, in label order.
+CONDITION_COLUMNS = ("variant", "grayscale", "hue_shift", "cvd", "cvd_severity", "size", "text_only")
+#: The columns a count table is grouped by (`counts_from_rows`; the same as DuckDB's cube).
+COUNT_KEYS = (
+    "run_id",
+    "model",
+    "dataset",
+    "prompt_name",
+    "task",
+    "colour_set",
+    "variant",
+    "size",
+    "grayscale",
+    "hue_shift",
+    "cvd",
+    "cvd_severity",
+    "text_only",
+    "shots",
+)
+REFERENCE_MARKER = dict(symbol="diamond-open", size=11, color="#444444", line=dict(width=2))
+REFERENCE_SYMBOLS = (
+    "diamond-open",
+    "square-open",
+    "triangle-up-open",
+    "circle-open",
+    "star-open",
+    "x-open",
+    "pentagon-open",
+    "hexagon-open",
+    "triangle-down-open",
+    "cross-open",
+)
+REFERENCE_COLUMNS = ["source", "model", "task", "condition", "metric", "value", "prompt_name"]
+FAILURE_MODES = ("hallucination", "evasion", "erratic", "other")
+#: ColorBlindnessEval §3.1: the yes/no prompt naming the correct number (Y*/N) and an incorrect one (Y/N*).
+YES_NO_PROMPTS = {"Y*/N": "cbe-yn-correct", "Y/N*": "cbe-yn-incorrect"}
+#: The published task our plates are an instance of, per prompt (ColorBench asks its Color Blindness task).
+PLATE_TASKS = {
+    "colorbench-mc": "Reasoning: Color Blindness",
+    "colorbench-mc-cot": "Reasoning: Color Blindness",
+}
+
+
+# --------------------------------------------------------------------------------------------- conditions
+def _present(value) -> bool:
+    return value is not None and value is not pd.NA and not (isinstance(value, float) and np.isnan(value))
+
+
+def condition_label(
+    variant=None, grayscale=None, hue_shift=None, cvd=None, cvd_severity=None, size=None, text_only=None
+) -> str:
+    """A short, stable label for one viewing condition, e.g. ``"original @900px"``, ``"clear · gray @300px"``,
+    ``"deutan 0.6 @900px"``, ``"text-only @512px"``. Stable across filters: it can live in a shared URL."""
+    if _present(text_only) and bool(text_only):
+        parts = ["text-only"]
+    else:
+        parts = []
+        if isinstance(variant, str) and variant not in ("", "standard"):
+            parts.append(variant)
+        if _present(grayscale) and bool(grayscale):
+            parts.append("gray")
+        if _present(hue_shift) and float(hue_shift) != 0.0:
+            parts.append(f"hue {float(hue_shift):+g}°")
+        if isinstance(cvd, str) and cvd not in ("", "none"):
+            severity = float(cvd_severity) if _present(cvd_severity) else 1.0
+            parts.append(cvd if severity == 1.0 else f"{cvd} {severity:g}")
+    label = " · ".join(parts) or "original"
+    return f"{label} @{int(size)}px" if _present(size) else label
+
+
+def with_condition(
+    frame: pd.DataFrame, *, without: tuple[str, ...] = (), column: str = CONDITION
+) -> pd.DataFrame:
+    """``frame`` with a ``condition`` column (`condition_label` of each row, leaving out the ``without``
+    condition columns: e.g. ``("size",)`` for the resolution chart's x). One label per distinct combination,
+    then mapped: a million rows take a fraction of a second."""
+    out = frame.copy(deep=False)
+    columns = [c for c in CONDITION_COLUMNS if c in frame.columns and c not in without]
+    if frame.empty or not columns:
+        out[column] = pd.Series(["original"] * len(frame), index=frame.index, dtype=object)
+        return out
+    keys = frame[columns]
+    per_column = [pd.factorize(keys[c], use_na_sentinel=False) for c in columns]
+    combined = np.ravel_multi_index([codes for codes, _ in per_column], [len(u) for _, u in per_column])
+    _, first, codes = np.unique(combined, return_index=True, return_inverse=True)
+    labels = [condition_label(**row) for row in keys.iloc[first].to_dict("records")]
+    out[column] = pd.Series(
+        np.asarray(labels, dtype=object)[codes.reshape(-1)], index=frame.index, dtype=object
+    )
+    return out
+
+
+def with_series(frame: pd.DataFrame) -> pd.DataFrame:
+    """``frame`` with a ``series`` column: the model, or "model · run" for a model that appears in more than
+    one run (two runs of one model are two series, never one pooled cell). A ``series`` column already there
+    is kept (the dashboard sets it from the whole view, so every page labels a run alike)."""
+    if SERIES in frame.columns:
+        return frame
+    out = frame.copy(deep=False)
+    model = (
+        _plain(frame["model"])
+        if "model" in frame.columns
+        else pd.Series(["?"] * len(frame), index=frame.index)
+    )
+    if "run_id" not in frame.columns or frame.empty:
+        out[SERIES] = model.astype(object)
+        return out
+    run = _plain(frame["run_id"]).astype(object).where(frame["run_id"].notna(), "(no run)")
+    runs = pd.DataFrame({"m": model, "r": run}).drop_duplicates().groupby("m", dropna=False)["r"].nunique()
+    return out.assign(**{SERIES: series_labels(model, run, set(runs[runs > 1].index))})
+
+
+def series_labels(model: pd.Series, run: pd.Series, several: set) -> np.ndarray:
+    """ "model · run" for the models in ``several`` (answered in several runs), else the model; a person's rows
+    (model "participant-…", `plates.runs.rows.PARTICIPANT_PREFIX`) read "person: participant-…", so no chart
+    that groups by model passes a person off as a model."""
+    model, run = model.astype(object), run.astype(object).where(run.notna(), "(no run)")
+    split = model.isin(several).to_numpy(bool)
+    names = model.astype(str)
+    names = names.where(~names.str.startswith(PARTICIPANT_PREFIX), PERSON_PREFIX + names)
+    return np.where(split, names + " · " + run.astype(str), names).astype(object)
+
+
+def _plain(column: pd.Series) -> pd.Series:
+    """A categorical column as plain values (so group-bys add no rows for categories no row has)."""
+    if isinstance(column.dtype, pd.CategoricalDtype):
+        return column.astype(column.cat.categories.dtype)
+    return column
+
+
+def counts_from_rows(frame: pd.DataFrame) -> pd.DataFrame:
+    """Result rows as a count table: `COUNT_KEYS` present, answered ``n``, ``correct``, ``errors`` (what
+    `plates.dashboard.queries.cube` gives from DuckDB)."""
+    keys = [c for c in COUNT_KEYS if c in frame.columns]
+    table = metrics.accuracy_table(frame, keys)
+    return table[[*keys, "n", "correct", "errors"]]
+
+
+def _labelled(counts: pd.DataFrame, without: tuple[str, ...] = ()) -> pd.DataFrame:
+    return with_series(with_condition(counts, without=without))
+
+
+def choose(
+    table: pd.DataFrame, condition: str | None, weight: str | None = None
+) -> tuple[str | None, list[str], pd.DataFrame]:
+    """(the condition shown, the others present, ``table``'s rows of it). ``condition`` None: the one with the
+    most rows (column ``weight``; default answered ``n`` + failed ``errors``); one that is not present raises
+    ValueError listing those that are."""
+    if table.empty:
+        return None, [], table
+    if weight is not None:
+        size = table[weight]
+    else:
+        size = table["n"] + (table["errors"] if "errors" in table.columns else 0)
+    sizes = size.groupby(table[CONDITION]).sum().sort_index()
+    present = [str(c) for c in sizes.index]
+    if condition is None:
+        condition = str(sizes.idxmax())
+    elif condition not in present:
+        raise ValueError(f"condition {condition!r} is not in these rows; allowed: {', '.join(present)}")
+    return condition, [c for c in present if c != condition], table[table[CONDITION] == condition]
+
+
+def _titled(fig: go.Figure, title: str, shown: str | None, others: list[str]) -> go.Figure:
+    """The title names the condition shown and the others present (none is pooled)."""
+    if shown is not None:
+        title += f" — {shown}"
+        if others:
+            title += f"<br><sup>also in these results (choose above): {', '.join(others)}</sup>"
+    fig.update_layout(title=title, meta={**(fig.layout.meta or {}), "condition": shown, "others": others})
+    return fig
+
+
+# ------------------------------------------------------------------------------------------------ helpers
+def _bars(value, low, high) -> dict:
+    """Asymmetric error bars from an interval [low, high] around ``value`` (scalars or arrays)."""
+    value, low, high = (np.atleast_1d(np.asarray(v, dtype=float)) for v in (value, low, high))
+    return dict(type="data", symmetric=False, array=high - value, arrayminus=value - low)
+
+
+def _error_bars(table: pd.DataFrame) -> dict:
+    return _bars(table["accuracy"], table["ci_low"], table["ci_high"])
+
+
+def _hover(table: pd.DataFrame) -> list[str]:
+    return [
+        f"accuracy {a:.1%} (n={int(n)}, 95% CI {lo:.1%}–{hi:.1%})"
+        for a, n, lo, hi in zip(table["accuracy"], table["n"], table["ci_low"], table["ci_high"])
+    ]
+
+
+def _empty(title: str, message: str) -> go.Figure:
+    fig = go.Figure()
+    fig.add_annotation(text=message, showarrow=False, x=0.5, y=0.5, xref="paper", yref="paper")
+    fig.update_layout(title=title, xaxis_visible=False, yaxis_visible=False, meta={"empty": message})
+    return fig
+
+
+def _ref_marker(i: int) -> dict:
+    return {**REFERENCE_MARKER, "symbol": REFERENCE_SYMBOLS[i % len(REFERENCE_SYMBOLS)]}
+
+
+def _reference(reference: pd.DataFrame | None, metric: str | tuple[str, ...], **equal) -> pd.DataFrame:
+    """Reference rows of ``metric`` whose columns equal ``equal`` (a value or a list); non-null values."""
+    if reference is None or reference.empty:
+        return pd.DataFrame(columns=REFERENCE_COLUMNS)
+    wanted = (metric,) if isinstance(metric, str) else metric
+    rows = reference[reference["metric"].isin(wanted) & reference["value"].notna()]
+    for column, value in equal.items():
+        if column not in rows.columns:
+            return rows.iloc[0:0]
+        rows = rows[rows[column].isin(value if isinstance(value, (list, tuple)) else [value])]
+    return rows
+
+
+def _by_source_row(ref: pd.DataFrame):
+    """(index, "model — source", rows) per published row label, in name order: one trace each."""
+    named = ref.assign(name=[f"{m} — {s}" for m, s in zip(ref["model"], ref["source"])])
+    return enumerate(named.groupby("name", sort=True))
+
+
+def _name(series: str, prompt, several_prompts: bool) -> str:
+    return f"{series} · {prompt}" if several_prompts else str(series)
+
+
+def _counts(frame: pd.DataFrame | None, counts: pd.DataFrame | None) -> pd.DataFrame:
+    if counts is not None:
+        return counts
+    if frame is None:
+        raise ValueError("give the result rows (frame) or their counts (counts=)")
+    return counts_from_rows(frame)

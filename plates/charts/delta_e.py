@@ -1,0 +1,293 @@
+"""Accuracy against ΔE2000 with psychometric fits: ONE fit per model (or model · run) x prompt x condition x
+colour set, through ONE function, `fit_psychometric_counts` (issue 11).
+
+The fit's input is the answered and correct counts per ΔE2000 level (CIEDE2000 between foreground and
+background, CIELAB; levels rounded to 0.01), from the rows (`levels_from_rows`) or from DuckDB
+(`plates.dashboard.queries.levels`): a group's binomial likelihood over its levels is the per-answer
+likelihood, so counts lose nothing. The chance rate of each prompt (`chance_rate`: yes/no 1/2, k options
+1/k, open answers 1/|label space|) is passed to the fit.
+
+`fit_psychometric_counts` calls the chance-aware fit of `plates.analysis.psychometric` (a lapse rate, the
+threshold halfway between guess and ceiling) on the answers the counts stand for.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+import pandas as pd
+import plotly.graph_objects as go
+
+from plates.analysis import metrics
+from plates.analysis.psychometric import fit_psychometric as fit_chance_aware
+from plates.analysis.psychometric import prompt_guess_rate
+from plates.charts.common import (
+    CONDITION,
+    COUNT_KEYS,
+    SERIES,
+    _bars,
+    _empty,
+    _titled,
+    choose,
+    with_condition,
+    with_series,
+)
+from plates.tasks.prompts import PROMPTS
+
+#: What one fit is per: the chart never fits across these.
+FIT_GROUP = (SERIES, "prompt_name", CONDITION, "colour_set")
+LEVEL_DECIMALS = 2
+_X_TITLES = {
+    "delta_e": "ΔE2000 foreground vs background (nominal: palette colours before jitter, CIELAB)",
+    "delta_e_drawn_median": "ΔE2000 foreground vs background (median over the dot pairs drawn, CIELAB)",
+}
+
+
+def chance_rate(prompt_name: str | None) -> float:
+    """The probability of a correct answer by guessing for a registered prompt
+    (`plates.analysis.psychometric.prompt_guess_rate`): yes/no 1/2, multiple choice 1/(options shown), open answers
+    1/|label space| (0 for an unrestricted space or an unknown prompt)."""
+    template = PROMPTS.get(str(prompt_name)) if prompt_name is not None else None
+    return 0.0 if template is None else prompt_guess_rate(template)
+
+
+def fit_psychometric_counts(levels: Any, n: Any, correct: Any, *, guess: float) -> metrics.PsychometricFit:
+    """THE psychometric fit of the ΔE chart: one group's answered ``n`` and ``correct`` per ΔE2000 level
+    ``levels`` (arrays of one length), chance rate ``guess``: the chance-aware fit
+    (`plates.analysis.psychometric.fit_psychometric`: ψ = γ + (1 − γ − λ)F, threshold halfway between guess and
+    ceiling, lapse fitted in 0-0.06) on the answers the counts stand for; the page draws no interval, so none is
+    computed here (the fit's profile-likelihood interval is in `plates.analysis.psychometric.fit_groups`)."""
+    levels = np.asarray(levels, dtype=float)
+    n, correct = np.asarray(n, dtype=np.int64), np.asarray(correct, dtype=np.int64)
+    if not (levels.shape == n.shape == correct.shape) or (correct > n).any() or (correct < 0).any():
+        raise ValueError(
+            f"levels, n and correct must be arrays of one length with 0 <= correct <= n; got shapes "
+            f"{levels.shape}, {n.shape}, {correct.shape}"
+        )
+    x = np.concatenate(
+        [np.repeat(levels, correct), np.repeat(levels, n - correct)]
+    )  # the answers, in any order
+    y = np.zeros(x.size, dtype=bool)
+    y[: int(correct.sum())] = True
+    return fit_chance_aware(x, y, guess=guess, interval=False)
+
+
+def levels_from_rows(frame: pd.DataFrame, x: str = "delta_e") -> pd.DataFrame:
+    """Answered ``n`` and ``correct`` per `COUNT_KEYS` group (those present) and ΔE2000 level (``x`` rounded
+    to 0.01; rows without one, and failed requests, left out): what `plates.dashboard.queries.levels` gives."""
+    if x not in frame.columns:
+        raise ValueError(f"the results have no {x!r} column; columns: {list(frame.columns)}")
+    rows = frame[frame[x].notna() & frame["correct"].notna()]
+    keys = [c for c in COUNT_KEYS if c in rows.columns]
+    scale = 10**LEVEL_DECIMALS  # floor(x * 100 + 0.5) / 100, as DuckDB's levels compute it
+    rows = rows.assign(level=np.floor(rows[x].to_numpy(float) * scale + 0.5) / scale)
+    table = metrics.accuracy_table(rows, [*keys, "level"])
+    return table[[*keys, "level", "n", "correct"]]
+
+
+def _groups(levels: pd.DataFrame) -> pd.DataFrame:
+    table = with_series(with_condition(levels))
+    for column in ("prompt_name", "colour_set"):
+        if column not in table.columns:
+            table[column] = ""
+    return table.assign(
+        prompt_name=table["prompt_name"].astype(object).fillna(""),
+        colour_set=table["colour_set"].astype(object).fillna(""),
+    )
+
+
+def psychometric_fits(
+    frame: pd.DataFrame | None = None, *, levels: pd.DataFrame | None = None, x: str = "delta_e"
+) -> pd.DataFrame:
+    """One `fit_psychometric_counts` per `FIT_GROUP` (series x prompt x condition x colour set): columns
+    ``FIT_GROUP..., n, guess, threshold, slope, status, low, high, fit`` (low/high: the ΔE2000 range tested;
+    ``fit``: the fit object, whose ``predict`` draws the curve)."""
+    levels = levels_from_rows(frame, x) if levels is None else levels
+    table = _groups(levels)
+    out = []
+    for key, rows in table.groupby(list(FIT_GROUP), sort=True, dropna=False):
+        rows = rows.groupby("level", sort=True)[["n", "correct"]].sum().reset_index()
+        guess = chance_rate(key[1] or None)
+        fit = fit_psychometric_counts(rows["level"], rows["n"], rows["correct"], guess=guess)
+        out.append(
+            (
+                *key,
+                int(rows["n"].sum()),
+                guess,
+                fit.threshold,
+                fit.slope,
+                fit.status,
+                float(rows["level"].min()),
+                float(rows["level"].max()),
+                fit,
+            )
+        )
+    return pd.DataFrame(
+        out, columns=[*FIT_GROUP, "n", "guess", "threshold", "slope", "status", "low", "high", "fit"]
+    )
+
+
+def delta_e_table(
+    frame: pd.DataFrame | None = None,
+    bins: int = 8,
+    *,
+    levels: pd.DataFrame | None = None,
+    x: str = "delta_e",
+) -> pd.DataFrame:
+    """Accuracy with Wilson 95% bounds per `FIT_GROUP` and ΔE2000 bin: equal-width bins over the group's
+    levels, or one per level when a group has at most ``bins`` of them; ``delta_e`` is the bin's mean level
+    (weighted by answers)."""
+    if isinstance(bins, bool) or not isinstance(bins, int) or bins < 1:
+        raise ValueError(f"bins={bins!r}: need an integer >= 1")
+    levels = levels_from_rows(frame, x) if levels is None else levels
+    table = _groups(levels)
+    parts = []
+    for _, rows in table.groupby(list(FIT_GROUP), sort=True, dropna=False):
+        values = rows["level"].astype(float)
+        if values.nunique() <= bins:
+            bin_id = values.rank(method="dense").astype(int)
+        else:
+            bin_id = pd.cut(values, bins=bins, labels=False, include_lowest=True)
+        parts.append(rows.assign(bin=bin_id.to_numpy(), weighted=values * rows["n"], errors=0))
+    if not parts:
+        return pd.DataFrame(
+            columns=[*FIT_GROUP, "bin", "n", "correct", "accuracy", "ci_low", "ci_high", "errors", "delta_e"]
+        )
+    rows = pd.concat(parts, ignore_index=True)
+    acc = metrics.accuracy_from_counts(rows, [*FIT_GROUP, "bin"])
+    centre = rows.groupby([*FIT_GROUP, "bin"], sort=True, dropna=False)[["weighted", "n"]].sum()
+    acc["delta_e"] = (centre["weighted"] / centre["n"].where(centre["n"] > 0)).to_numpy()
+    return acc.sort_values([*FIT_GROUP, "delta_e"]).reset_index(drop=True)
+
+
+def delta_e_figure(
+    frame: pd.DataFrame | None = None,
+    reference: pd.DataFrame | None = None,
+    bins: int = 8,
+    *,
+    levels: pd.DataFrame | None = None,
+    condition: str | None = None,
+    prompt: str | None = None,
+    x: str = "delta_e",
+    fits: pd.DataFrame | None = None,
+) -> go.Figure:
+    """Accuracy against ΔE2000 (binned, Wilson 95% bars) for one condition and one prompt, with one fitted
+    curve per series and colour set and a dotted line at each threshold, marked *extrapolated* outside the
+    ΔE2000 tested. ``x``: "delta_e" (nominal) or "delta_e_drawn_median" (as drawn). The papers publish no
+    ΔE sweep (their colour sets are fixed pairs): ``reference`` adds nothing. ``fits``: `psychometric_fits`
+    already made of these levels (the figure keeps those of its condition and prompt), else fitted here."""
+    title = "Accuracy vs ΔE2000 with psychometric fits"
+    levels = levels_from_rows(frame, x) if levels is None else levels
+    table = delta_e_table(levels=levels, bins=bins)
+    table = table[table["n"] > 0]
+    if table.empty:
+        return _empty(title, "no answered rows with a ΔE2000")
+    shown, others, table = choose(table, condition)
+    prompts = sorted(table["prompt_name"].unique())
+    if prompt is None:
+        prompt = str(table.groupby("prompt_name")["n"].sum().idxmax())
+    elif prompt not in prompts:
+        raise ValueError(
+            f"prompt {prompt!r} has no answers with a ΔE2000 here; allowed: {', '.join(prompts)}"
+        )
+    table = table[table["prompt_name"] == prompt]
+    if fits is None:
+        groups = _groups(levels)
+        fits = psychometric_fits(
+            levels=groups[(groups[CONDITION] == shown) & (groups["prompt_name"] == prompt)]
+        )
+    fits = fits[(fits[CONDITION] == shown) & (fits["prompt_name"] == prompt)]
+    sets = sorted(table["colour_set"].unique())
+    several_sets = len(sets) > 1
+    columns = min(len(sets), 3)
+    rows_n = -(-len(sets) // columns)
+    from plotly.subplots import make_subplots
+
+    # a panel per colour set (a fit per model x colour set; panels keep them readable), a colour per model
+    fig = make_subplots(
+        rows=rows_n,
+        cols=columns,
+        shared_yaxes=True,
+        horizontal_spacing=0.04,
+        vertical_spacing=0.12 if rows_n > 1 else 0.0,
+        subplot_titles=sets if several_sets else None,
+    )
+    colour_of = dict(zip(sorted(table[SERIES].unique()), _palette()))
+    in_legend: set[str] = set()
+    for (series, colour_set), rows in table.groupby([SERIES, "colour_set"], sort=True):
+        colour = colour_of[series]
+        name = f"{series} · {colour_set}" if several_sets else str(series)
+        at = divmod(sets.index(colour_set), columns)
+        cell = dict(row=at[0] + 1, col=at[1] + 1)
+        fig.add_trace(
+            go.Scatter(
+                x=rows["delta_e"],
+                y=rows["accuracy"],
+                mode="markers",
+                name=str(series),
+                marker=dict(color=colour, size=8),
+                legendgroup=str(series),
+                showlegend=series not in in_legend,
+                error_y=_bars(rows["accuracy"], rows["ci_low"], rows["ci_high"]),
+                hovertext=[
+                    f"{name}: accuracy {a:.1%} (n={int(n)})" for a, n in zip(rows["accuracy"], rows["n"])
+                ],
+            ),
+            **cell,
+        )
+        in_legend.add(series)
+        match = fits[(fits[SERIES] == series) & (fits["colour_set"] == colour_set)]
+        if match.empty:
+            continue
+        fit, low, high = match["fit"].iloc[0], match["low"].iloc[0], match["high"].iloc[0]
+        xs = np.linspace(0.0, max(high, 1.0) * 1.05, 200)
+        fig.add_trace(
+            go.Scatter(
+                x=xs,
+                y=fit.predict(xs),
+                mode="lines",
+                line=dict(color=colour),
+                name=f"{name} fit",
+                legendgroup=str(series),
+                showlegend=False,
+            ),
+            **cell,
+        )
+        if np.isfinite(fit.threshold):
+            outside = not low <= fit.threshold <= high  # the fit's guess, not a measurement
+            label = f"{name} threshold at ΔE {fit.threshold:.1f}" + (" (extrapolated)" if outside else "")
+            fig.add_trace(
+                go.Scatter(
+                    x=[fit.threshold, fit.threshold],
+                    y=[0, 1],
+                    mode="lines",
+                    legendgroup=str(series),
+                    line=dict(color=colour, dash="dot"),
+                    name=label,
+                    showlegend=False,
+                    hovertext=label,
+                ),
+                **cell,
+            )
+    fig.update_xaxes(title_text=_X_TITLES.get(x, x) if not several_sets else "ΔE2000", row=rows_n)
+    fig.update_yaxes(range=[-0.02, 1.05], tickformat=".0%")
+    fig.update_yaxes(title_text="accuracy", col=1)
+    fig.update_layout(height=320 * rows_n + 140)
+    others_prompts = [p for p in prompts if p != prompt]
+    fig.update_layout(
+        meta={
+            "prompt": prompt,
+            "other_prompts": others_prompts,
+            "fits": len(fits),
+            "chance": chance_rate(prompt),
+            "x": _X_TITLES.get(x, x),
+        },
+    )
+    return _titled(fig, f"{title} · {prompt} (chance {chance_rate(prompt):.0%})", shown, others)
+
+
+def _palette() -> list[str]:
+    import plotly.colors
+
+    return list(plotly.colors.qualitative.Plotly) * 20

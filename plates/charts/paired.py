@@ -1,0 +1,223 @@
+"""The paired charts: grayscale (ColorBench §3.2 Finding 4, Fig. 5, App. M.2) and chain of thought (ColorBench
+§3.2 Finding 3, Table 4). Both compare the same items under two settings, per series (model, or model · run),
+task and condition (never pooled across conditions: `plates.charts.ishihara`)."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import numpy as np
+import pandas as pd
+import plotly.graph_objects as go
+
+from plates.analysis import metrics
+from plates.charts.common import (
+    CONDITION,
+    PLATE_TASKS,
+    SERIES,
+    _by_source_row,
+    _empty,
+    _ref_marker,
+    _reference,
+    _titled,
+    choose,
+    with_condition,
+    with_series,
+)
+
+_SLIM = (
+    *metrics.ITEM_KEYS,
+    "run_id",
+    "task",
+    "prompt_name",
+    "correct",
+    "variant",
+    "size",
+    "hue_shift",
+    "cvd",
+    "cvd_severity",
+    "text_only",
+)
+
+
+def _slim(frame: pd.DataFrame) -> pd.DataFrame:
+    return frame[[c for c in dict.fromkeys(_SLIM) if c in frame.columns]]
+
+
+def _summed(pairs: pd.DataFrame, by: list[str], without: tuple[str, ...]) -> pd.DataFrame:
+    """Paired counts (finer groups, e.g. DuckDB's per run and condition column) summed per series, ``by`` and
+    condition label (without the ``without`` columns): pairs are disjoint sets of items, so sums are exact."""
+    table = with_series(with_condition(pairs, without=without))
+    keys = [SERIES, *by, CONDITION]
+    return table.groupby(keys, dropna=False, sort=True)[list(metrics.PAIR_COLUMNS)].sum().reset_index()
+
+
+def grayscale_table(frame: pd.DataFrame | None = None, *, pairs: pd.DataFrame | None = None) -> pd.DataFrame:
+    """Per series, task and condition (without grayscale): `metrics.grayscale_delta` — accuracy on original
+    and grayscale images of the same items and delta = (Acc_ori − Acc_gray) / Acc_ori. ``pairs``: DuckDB's
+    paired counts (`plates.dashboard.queries.grayscale_pairs`)."""
+    if pairs is not None:
+        return metrics.grayscale_from_pairs(
+            _summed(pairs, ["task"], ("grayscale",)), [SERIES, "task", CONDITION]
+        )
+    if frame is None:
+        raise ValueError("give the result rows (frame) or their paired counts (pairs=)")
+    rows = with_series(with_condition(_slim(frame), without=("grayscale",)))
+    return metrics.grayscale_delta(rows, [SERIES, "task", CONDITION])
+
+
+def reference_grayscale(reference: pd.DataFrame | None) -> pd.DataFrame:
+    """(Acc_ori − Acc_gray) / Acc_ori from published accuracies: rows of the same source, model and task with
+    condition "standard" and "grayscale" (ColorBench Table 9); columns source, model, task, value."""
+    acc = _reference(reference, "accuracy", condition=["standard", "grayscale"])
+    empty = pd.DataFrame(columns=["source", "model", "task", "value"])
+    if acc.empty:
+        return empty
+    wide = acc.pivot_table(
+        index=["source", "model", "task"], columns="condition", values="value", aggfunc="first"
+    )
+    if not {"standard", "grayscale"} <= set(wide.columns):
+        return empty
+    wide = wide.dropna(subset=["standard", "grayscale"])
+    value = (wide["standard"] - wide["grayscale"]) / wide["standard"].where(wide["standard"] > 0)
+    return value.rename("value").reset_index()
+
+
+def _at_our_tasks(ref: pd.DataFrame, tasks: Sequence[str]) -> pd.DataFrame:
+    """The published rows of the task our plates are an instance of (`PLATE_TASKS`), moved to our task's x."""
+    rows = []
+    for task in tasks:
+        paper_task = PLATE_TASKS.get(str(task))
+        if paper_task is not None:
+            rows.append(ref[ref["task"] == paper_task].assign(paper_task=paper_task, task=str(task)))
+    return pd.concat(rows, ignore_index=True) if rows else ref.iloc[0:0]
+
+
+def grayscale_figure(
+    frame: pd.DataFrame | None = None,
+    reference: pd.DataFrame | None = None,
+    *,
+    table: pd.DataFrame | None = None,
+    pairs: pd.DataFrame | None = None,
+    condition: str | None = None,
+) -> go.Figure:
+    """Grouped bars of (Acc_ori − Acc_gray) / Acc_ori per task, one bar per series, for one condition
+    (ColorBench Fig. 5 draws the ratio as a violin over models). ColorBench Table 9's ratio for its Color
+    Blindness task (group means of its open models) sits at the x of our prompts that ask that task."""
+    title = "Grayscale: (Acc_ori − Acc_gray) / Acc_ori"
+    table = grayscale_table(frame, pairs=pairs) if table is None else table
+    table = table[table["pairs"] > 0]
+    if table.empty:
+        return _empty(title, "needs the same items answered both in colour and in grayscale")
+    shown, others, table = choose(table, condition, "pairs")
+    ref = _at_our_tasks(reference_grayscale(reference), table["task"].unique())
+    fig = _delta_bars(
+        table,
+        "task",
+        ref,
+        hover=[
+            f"ori {o:.1%} → gray {g:.1%} ({int(p)} paired items)"
+            for o, g, p in zip(table["acc_ori"], table["acc_gray"], table["pairs"])
+        ],
+        xaxis_title="task",
+        yaxis=dict(title="accuracy changing ratio (+: needs colour)", tickformat=".0%"),
+    )
+    return _titled(fig, title, shown, others)
+
+
+def cot_table(
+    frame: pd.DataFrame | None = None, *, pairs: Sequence[pd.DataFrame] | None = None
+) -> pd.DataFrame:
+    """Per series, condition and prompt pair: `metrics.cot_delta` — accuracy without and with chain of thought
+    on the same items and delta = Acc_CoT − Acc_plain. ``pairs``: DuckDB's paired counts, one table per prompt
+    pair with ``prompt`` and ``cot_prompt`` columns (`plates.dashboard.queries.cot_pairs`)."""
+    columns = [SERIES, CONDITION, "prompt", "cot_prompt", "pairs", "acc_plain", "acc_cot", "delta", "errors"]
+    if pairs is not None:
+        tables = [
+            metrics.cot_from_pairs(
+                _summed(p, [], ()),
+                [SERIES, CONDITION],
+                prompt=p["prompt"].iloc[0],
+                cot_prompt=p["cot_prompt"].iloc[0],
+            )
+            for p in pairs
+            if len(p)
+        ]
+        return pd.concat(tables, ignore_index=True)[columns] if tables else pd.DataFrame(columns=columns)
+    if frame is None:
+        raise ValueError("give the result rows (frame) or their paired counts (pairs=)")
+    rows = with_series(with_condition(_slim(frame)))
+    return metrics.cot_delta(rows, [SERIES, CONDITION])[columns]
+
+
+def cot_figure(
+    frame: pd.DataFrame | None = None,
+    reference: pd.DataFrame | None = None,
+    *,
+    table: pd.DataFrame | None = None,
+    pairs: Sequence[pd.DataFrame] | None = None,
+    condition: str | None = None,
+) -> go.Figure:
+    """Δ accuracy from chain-of-thought prompting per prompt, one bar per series, for one condition
+    (ColorBench Table 4: +4.35 points on average). ColorBench Table 4's delta for its Color Blindness task
+    (GPT-4o +8.2, Gemini-2-flash +10.4 points) sits at the x of our prompts that ask that task."""
+    title = "Chain of thought: Δ accuracy (CoT − plain)"
+    table = cot_table(frame, pairs=pairs) if table is None else table
+    table = table[table["pairs"] > 0]
+    if table.empty:
+        return _empty(
+            title,
+            "needs the same items answered with a prompt and its chain-of-thought variant "
+            "(colorbench-mc and colorbench-mc-cot) by a vision-language model<br>"
+            "(the offline baseline reader declines multiple-choice prompts)",
+        )
+    shown, others, table = choose(table, condition, "pairs")
+    ref = _at_our_tasks(_reference(reference, "delta", condition="cot"), table["prompt"].unique())
+    fig = _delta_bars(
+        table,
+        "prompt",
+        ref,
+        hover=[
+            f"plain {p:.1%} → CoT {c:.1%} ({int(n)} paired items)"
+            for p, c, n in zip(table["acc_plain"], table["acc_cot"], table["pairs"])
+        ],
+        xaxis_title="task (prompt)",
+        yaxis=dict(title="Δ accuracy", tickformat="+.0%"),
+    )
+    return _titled(fig, title, shown, others)
+
+
+def _delta_bars(
+    table: pd.DataFrame, x: str, ref: pd.DataFrame, *, hover: list[str], xaxis_title: str, yaxis: dict
+) -> go.Figure:
+    """Grouped bars of ``table["delta"]`` over column ``x``, one trace per series, each bar printing its value
+    (a delta of 0 is otherwise an invisible bar; "n/a" where undefined); then the published values ``ref``
+    (columns model, source, task = our x, value) as grey open symbols."""
+    table = table.assign(_hover=hover)
+    fig = go.Figure()
+    for series, rows in table.groupby(SERIES, sort=True):
+        fig.add_trace(
+            go.Bar(
+                x=rows[x],
+                y=rows["delta"],
+                name=str(series),
+                hovertext=list(rows["_hover"]),
+                text=[f"{d:+.1%}" if np.isfinite(d) else "n/a" for d in rows["delta"].astype(float)],
+                textposition="outside",
+                cliponaxis=False,
+            )
+        )
+    for i, (name, rows) in _by_source_row(ref):
+        fig.add_trace(
+            go.Scatter(
+                x=rows["task"],
+                y=rows["value"],
+                mode="markers",
+                name=name,
+                marker=_ref_marker(i),
+                legendgroup="published",
+                hovertext=[f"{name}: {t}" for t in rows.get("paper_task", rows["task"])],
+            )
+        )
+    fig.update_layout(barmode="group", xaxis_title=xaxis_title, yaxis=yaxis, showlegend=True)
+    return fig

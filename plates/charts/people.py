@@ -1,0 +1,283 @@
+"""People beside models (issue 15): each participant's and each model's ΔE2000 threshold on the plates, and the
+papers' human numbers: pure DataFrame -> DataFrame / plotly Figure.
+
+Input: results rows (every column). Human rows have ``backend == "human"`` (written by the quiz,
+`plates.runs.quiz`: one ``model`` per anonymous participant, "participant-<id>"). The threshold is the level of
+the CIEDE2000 difference between text and background dots (``delta_e``; CIELAB D65 2°) where a chance-aware
+psychometric function is halfway between the guess rate and the ceiling (`plates.analysis.psychometric`,
+Wichmann & Hill 2001), fitted per participant / model x prompt by maximum likelihood with a profile-likelihood
+95% interval. The guess rate comes from the prompt's kind (`guess_rate`): yes/no ½; multiple choice 1 / the
+options the row showed (``options_json``; else the template's ``n_options``); open answers 1 / the size of the
+prompt's label space (`plates.stimuli.ishihara.labels.LABEL_SPACES`: cbe 100, huemanity-numeric 90,
+huemanity-alnum 3,364). A prompt over the open label space "any" has no finite label space: its guess rate is
+0, said in the ``guess_from`` column (not silently).
+
+Illusions (`pse_people_table`): each participant's and model's point of subjective equality (PSE, signed
+ΔE2000 in favour of the target the illusion makes look lighter; magnitude = −PSE) per framing x kind x inducer
+strength, from `plates.charts.illusions.pse_table` (three-alternative fit, `plates.analysis.pse`). Human
+illusion rows are the quiz's comparison trials, built as `plates staircase` builds them (task "rcid-compare",
+prompt "rcid-compare-human", ``delta_e`` the signed ΔE2000 drawn).
+
+Pooled people (``pooled``): beside each participant, one fit over every human row together, labelled
+"people (K participants)" (`pooled_label`; our wording). It treats all answers as one observer's (a fixed-effect
+pool, not a mixed model), so its interval is narrower than a between-participant spread would be.
+
+The papers publish human accuracies, never thresholds or PSEs: `human_reference` lists them (ColorBlindnessEval
+Table 2, HueManity Table 2, ColorBench Table 1, IllusionBench+ Tables II / III); `people_accuracy` puts our
+people's and models' accuracy per prompt beside the paper's human accuracy for the same prompt
+(``prompt_name``). RCID Table 1 has no human raters' rates (`plates.charts.illusions.MISSING`).
+
+Other pages (`label_people`): human rows keep their participant but are named "person: participant-…", so a
+chart that groups by ``model`` shows them as people, never as a model.
+"""
+
+from __future__ import annotations
+
+import json
+
+import numpy as np
+import pandas as pd
+import plotly.graph_objects as go
+
+from plates.analysis.metrics import wilson_intervals
+from plates.analysis.psychometric import fit_groups, prompt_guess_rate
+from plates.charts.illusions import PEOPLE_PREFIX, PERSON_PREFIX, pse_table
+from plates.stimuli.ishihara.labels import LABEL_SPACES
+from plates.tasks.prompts import get_prompt
+
+__all__ = ["PERSON_PREFIX", "guess_of_row", "has_people", "human_reference", "label_people", "people_accuracy",
+           "pooled_label", "pse_people_figure", "pse_people_table", "threshold_figure", "threshold_table",
+           "with_pooled"]
+
+_PERSON, _POOLED, _MODEL = "#e67e22", "#a04000", "#1f77b4"
+_MODEL_COLOURS = (_MODEL, "#08306b", "#6baed6", "#2ca02c", "#9467bd", "#17becf")  # blues first, never orange
+
+
+def has_people(frame: pd.DataFrame) -> bool:
+    """Whether ``frame`` holds any human row (``backend == "human"``)."""
+    return "backend" in frame.columns and bool(frame["backend"].astype(object).eq("human").any())
+
+
+def _who(frame: pd.DataFrame) -> np.ndarray:
+    return np.where(frame["backend"].astype(object).eq("human"), "person", "model")
+
+
+def pooled_label(participants: int) -> str:
+    """The name of the pooled people fit: "people (K participants)" (our wording)."""
+    if isinstance(participants, bool) or not isinstance(participants, (int, np.integer)) or participants < 1:
+        raise ValueError(f"participants must be a whole number >= 1, got {participants!r}")
+    return f"{PEOPLE_PREFIX}{participants} participant{'s' if participants != 1 else ''})"
+
+
+def with_pooled(rows: pd.DataFrame, pooled: bool = True) -> pd.DataFrame:
+    """``rows`` (with a ``backend`` column) with ``who`` ("person" / "model") and ``pooled`` (False) columns,
+    plus, with ``pooled`` and when there are human rows, a copy of every human row with ``model`` =
+    `pooled_label` (K = the distinct human ``model`` values) and ``pooled`` True: grouping by model then fits
+    the people together too."""
+    if "backend" not in rows.columns or "model" not in rows.columns:
+        raise ValueError(f"with_pooled needs columns backend and model; got {', '.join(map(str, rows.columns))}")
+    rows = rows.assign(who=_who(rows), pooled=False)
+    human = rows[rows["who"] == "person"]
+    if not pooled or human.empty:
+        return rows
+    pool = human.assign(model=pooled_label(int(human["model"].astype(object).nunique())), pooled=True)
+    return pd.concat([rows, pool], ignore_index=True)
+
+
+def label_people(frame: pd.DataFrame, *, pooled: bool = True) -> pd.DataFrame:
+    """``frame`` with each human row's ``model`` named "person: participant-…" (`PERSON_PREFIX`) and, with
+    ``pooled``, the human rows once more as "people (K participants)" (`with_pooled`): for pages whose charts
+    group by ``model``. Adds ``who`` and ``pooled``. Rows of models are unchanged."""
+    if "backend" not in frame.columns or "model" not in frame.columns:
+        return frame
+    out = with_pooled(frame, pooled)
+    person = (out["who"] == "person") & ~out["pooled"].astype(bool)
+    out.loc[person, "model"] = PERSON_PREFIX + out.loc[person, "model"].astype(str)
+    return out
+
+
+def guess_of_row(prompt_name: str, options_json: object = None) -> tuple[float, str]:
+    """(γ, how it was set) for one row of a built-in prompt (module docstring)."""
+    template = get_prompt(prompt_name)
+    if template.kind == "yesno":
+        return prompt_guess_rate(template), "yes/no: 1/2"
+    if template.kind == "mc":
+        options = json.loads(options_json) if isinstance(options_json, str) and options_json else None
+        k = len(options) if options else template.n_options
+        return prompt_guess_rate(template, n_options=k), f"multiple choice: 1/{k}"
+    space = template.label_space
+    if space not in LABEL_SPACES:
+        return 0.0, f"open over label space {space!r}: no finite label space, guess 0"
+    return prompt_guess_rate(template), f"open over {space}: 1/{len(LABEL_SPACES[space])}"
+
+
+def _plate_rows(frame: pd.DataFrame) -> pd.DataFrame:
+    need = {"family", "delta_e", "correct", "prompt_name", "model", "backend"}
+    if not need <= set(frame.columns):
+        return frame.iloc[0:0]
+    return frame[frame["family"].astype(object).eq("ishihara") & frame["delta_e"].notna()]
+
+
+def threshold_table(frame: pd.DataFrame, confidence: float = 0.95, *, pooled: bool = False) -> pd.DataFrame:
+    """Per participant / model x prompt on the plates (``family == "ishihara"``): ``who`` ("person" or
+    "model"), ``pooled`` (True for the fit over every participant's rows together, ``model`` "people (K
+    participants)"; only with ``pooled``), ``model``, ``prompt_name``, ``guess``, ``guess_from``, ``n``,
+    ``errors``, ``status``, ``threshold``, ``ci_low``, ``ci_high`` (ΔE2000), ``slope``, ``lapse``,
+    ``extrapolated``, ``message``."""
+    rows = _plate_rows(frame)
+    columns = ["who", "pooled", "model", "prompt_name", "guess", "guess_from", "n", "errors", "status",
+               "threshold", "ci_low", "ci_high", "slope", "lapse", "extrapolated", "x_min", "x_max", "message"]
+    if rows.empty:
+        return pd.DataFrame(columns=columns)
+    rows = with_pooled(rows, pooled)
+    options = rows["options_json"] if "options_json" in rows.columns else pd.Series(None, index=rows.index)
+    guesses = [guess_of_row(str(p), o) for p, o in zip(rows["prompt_name"], options.astype(object))]
+    rows = rows.assign(guess=[g for g, _ in guesses], guess_from=[w for _, w in guesses])
+    # one γ per group: multiple-choice rows of one prompt may show different option counts, so ``guess_from``
+    # (which names γ) is a group key too
+    table = fit_groups(rows, ["who", "pooled", "model", "prompt_name", "guess_from"], level="delta_e",
+                       guess="guess", confidence=confidence)
+    return table[columns].sort_values(["who", "pooled", "model", "prompt_name"],
+                                      ascending=[False, False, True, True], ignore_index=True)
+
+
+def threshold_figure(table: pd.DataFrame) -> go.Figure:
+    """Each participant's and model's threshold (ΔE2000) with its interval, one row per fit, people in
+    orange (the pooled "people (K participants)" fit as a diamond), models in blue; fits without a located
+    threshold ("below-range", "above-range", "too-few") are drawn as an open marker at the edge of the tested
+    range with their status in the hover."""
+    fig = go.Figure()
+    pooled_col = table["pooled"] if "pooled" in table.columns else pd.Series(False, index=table.index)
+    for who, colour in (("person", _PERSON), ("model", _MODEL)):
+        part = table[table["who"] == who]
+        if part.empty:
+            continue
+        pooled = pooled_col[part.index].astype(bool).to_numpy()
+        y = [f"{m} · {p}" for m, p in zip(part["model"], part["prompt_name"])]
+        thr = part["threshold"].to_numpy(float)
+        located = part["status"].eq("fit").to_numpy()
+        edge = np.where(part["status"].eq("below-range"), part["x_min"], part["x_max"]).astype(float)
+        x = np.where(located, thr, edge)
+        hi = np.where(np.isfinite(part["ci_high"].to_numpy(float)), part["ci_high"].to_numpy(float), x)
+        lo = np.where(np.isfinite(part["ci_low"].to_numpy(float)), part["ci_low"].to_numpy(float), x)
+        hi, lo = np.where(located, hi, x), np.where(located, lo, x)
+        symbol = np.where(pooled, "diamond", "circle")
+        fig.add_trace(go.Scatter(
+            x=x, y=y, mode="markers+text", name="people" if who == "person" else "models",
+            marker_color=np.where(pooled, _POOLED, colour).tolist(),
+            text=np.where(located, "", np.where(part["status"].eq("below-range"), "below tested range",
+                                                np.where(part["status"].eq("too-few"), "too few levels",
+                                                         "above tested range"))),
+            textposition="middle left",
+            marker_size=np.where(pooled, 14, 11).tolist(),
+            marker_symbol=np.where(located, symbol, np.char.add(symbol, "-open")).tolist(),
+            error_x=dict(type="data", symmetric=False, array=np.nan_to_num(hi - x), arrayminus=np.nan_to_num(x - lo)),
+            customdata=part[["status", "n", "guess_from"]].to_numpy(),
+            hovertemplate="%{y}: %{x:.2f} ΔE2000 (%{customdata[0]}, n=%{customdata[1]}, guess %{customdata[2]})"))
+    fig.update_layout(xaxis_title="threshold (ΔE2000, halfway between guess rate and ceiling)",
+                      height=max(320, 36 * len(table) + 160), legend_title="who")
+    return fig
+
+
+def pse_people_table(frame: pd.DataFrame, confidence: float = 0.95, *, pooled: bool = True) -> pd.DataFrame:
+    """The point of subjective equality per participant / model x framing x kind x strength (module
+    docstring; `family_charts.pse_table` over the illusion comparison rows): ``who``, ``pooled`` (the fit over
+    every human row together, ``model`` "people (K participants)", only with ``pooled``), ``model``,
+    ``framing``, ``kind``, ``strength``, ``n``, ``unanswered``, ``status``, ``pse``, ``ci_low``, ``ci_high``
+    (signed ΔE2000), ``magnitude`` (−PSE), ``band``, ``extrapolated``, ``message``; people first."""
+    by = ["who", "pooled", "model", "framing", "kind", "strength"]
+    columns = [*by, "n", "unanswered", "status", "pse", "ci_low", "ci_high", "magnitude", "band", "extrapolated",
+               "message"]
+    need = {"family", "backend", "model"}
+    if not need <= set(frame.columns):
+        return pd.DataFrame(columns=columns)
+    rows = frame[frame["family"].astype(object).eq("illusion")]
+    if rows.empty:
+        return pd.DataFrame(columns=columns)
+    rows = with_pooled(rows, pooled)
+    table = pse_table(rows, by=by, confidence=confidence)
+    if table.empty:
+        return pd.DataFrame(columns=columns)
+    return table[columns].sort_values(["who", "pooled", "model", "framing", "kind", "strength"],
+                                      ascending=[False, False, True, True, True, True], ignore_index=True)
+
+
+def _kind_label(kind: object, strength: object) -> str:
+    return f"{kind} · s={float(strength):g}" if pd.notna(strength) else str(kind)
+
+
+def pse_people_figure(table: pd.DataFrame) -> go.Figure:
+    """PSE (signed ΔE2000) per kind · strength (rows), one trace per participant, pooled people and model
+    (x framing), with its profile-likelihood interval (open ends drawn to the fitted value). People: orange
+    stars named "person: …"; the pooled fit: a dark-orange diamond "people (K participants)"; models: blue
+    circles (pixel framing) or squares (human framing); side by side within each kind · strength row. Fits
+    that located no PSE stay in the table only."""
+    fig = go.Figure()
+    fit = table[table["status"] == "fit"] if len(table) else table
+    models = sorted(set(fit.loc[fit["who"] == "model", "model"].astype(str))) if len(fit) else []
+    for (who, pooled, model, framing), g in fit.groupby(["who", "pooled", "model", "framing"], sort=True,
+                                                        dropna=False):
+        if who == "person":
+            name = f"{model} ({framing} framing)" if pooled else f"{PERSON_PREFIX}{model} ({framing} framing)"
+            style = dict(color=_POOLED, symbol="diamond", size=14) if pooled else \
+                dict(color=_PERSON, symbol="star", size=12)
+        else:
+            name = f"{model} ({framing} framing)"
+            colour = _MODEL_COLOURS[models.index(str(model)) % len(_MODEL_COLOURS)]
+            style = dict(color=colour, symbol="circle" if framing == "pixel" else "square", size=10)
+        pse = g["pse"].to_numpy(float)
+        high = np.where(np.isfinite(g["ci_high"].to_numpy(float)), g["ci_high"].to_numpy(float), pse)
+        low = np.where(np.isfinite(g["ci_low"].to_numpy(float)), g["ci_low"].to_numpy(float), pse)
+        fig.add_trace(go.Scatter(
+            x=pse, y=[_kind_label(k, s) for k, s in zip(g["kind"], g["strength"])], mode="markers", name=name,
+            offsetgroup=name, orientation="h",
+            legendgroup=who, legendgrouptitle_text="people" if who == "person" else "models", marker=style,
+            error_x=dict(type="data", symmetric=False, array=high - pse, arrayminus=pse - low),
+            customdata=g[["n", "magnitude"]].to_numpy(),
+            hovertemplate=f"{name}<br>%{{y}}: PSE %{{x:.2f}} ΔE2000 (magnitude %{{customdata[1]:.2f}}, "
+                          "n=%{customdata[0]})<extra></extra>"))
+    fig.add_vline(x=0.0, line_dash="dot", line_color="grey", annotation_text="no illusion")
+    fig.update_layout(xaxis_title="PSE: physical difference in favour of the induced target (ΔE2000)",
+                      yaxis_title="kind · inducer strength", height=max(360, 40 * len(fit) + 160),
+                      legend_title="who (framing)", scattermode="group", scattergap=0.4)
+    return fig
+
+
+def people_accuracy(frame: pd.DataFrame, reference: pd.DataFrame | None = None, *,
+                    pooled: bool = False) -> pd.DataFrame:
+    """Accuracy (Wilson 95%) per who x model x prompt over every family, beside the paper's human accuracy for
+    the same ``prompt_name`` where a reference table has one (``paper_human``, ``paper_source``); with
+    ``pooled`` also every participant's answers together ("people (K participants)", ``pooled`` True). Rows
+    without an answer key (``expected`` empty: an RCID comparison whose human answer is undetermined, as on
+    most trials of an illusion staircase, which measure a PSE instead) are left out: they have no accuracy."""
+    need = {"backend", "model", "prompt_name", "correct"}
+    columns = ["who", "pooled", "model", "prompt_name", "n", "accuracy", "ci_low", "ci_high", "paper_human",
+               "paper_source"]
+    if not need <= set(frame.columns) or frame.empty:
+        return pd.DataFrame(columns=columns)
+    rows = frame[frame["correct"].notna()]
+    if "expected" in rows.columns:
+        rows = rows[rows["expected"].astype(object).fillna("").astype(str) != ""]
+    rows = with_pooled(rows, pooled)
+    rows = rows.assign(right=rows["correct"].astype(bool).astype(np.int64))
+    g = rows.groupby(["who", "pooled", "model", "prompt_name"], sort=True, observed=True)["right"].agg(
+        ["size", "sum"])
+    g = g.reset_index().rename(columns={"size": "n", "sum": "k"})
+    low, high = wilson_intervals(g["k"].to_numpy(np.int64), g["n"].to_numpy(np.int64), 0.95)
+    g = g.assign(accuracy=g["k"] / g["n"], ci_low=low, ci_high=high)
+    ref = human_reference(reference)
+    ref = ref[ref["prompt_name"].notna() & (ref["metric"] == "accuracy")]
+    ref = ref.groupby("prompt_name", sort=True).agg(paper_human=("value", "mean"),
+                                                     paper_source=("source", "first")).reset_index()
+    return g.merge(ref, on="prompt_name", how="left")[columns].sort_values(
+        ["who", "pooled", "model", "prompt_name"], ascending=[False, False, True, True], ignore_index=True)
+
+
+def human_reference(reference: pd.DataFrame | None) -> pd.DataFrame:
+    """The papers' human rows (``model == "Human"``): ``source, task, condition, prompt_name, metric, value,
+    printed, n, note`` (empty when the reference tables are hidden or lack them)."""
+    columns = ["source", "task", "condition", "prompt_name", "metric", "value", "printed", "n", "note"]
+    if reference is None or "model" not in reference.columns:
+        return pd.DataFrame(columns=columns)
+    rows = reference[reference["model"].astype(str).str.fullmatch("Human")]
+    return rows[[c for c in columns if c in rows.columns]].reset_index(drop=True)

@@ -1,0 +1,262 @@
+"""The scene family's dashboard tables and figures (issue 14, ColorBench on procedural scenes): pure
+DataFrame -> DataFrame / plotly Figure.
+
+Input: results rows of any family (every column); the scene rows (``family`` "scene" or "scene-recolour")
+are kept and their facts expanded (`plates.charts.illusions.family_rows`). Numbers come from
+`plates.analysis.colorbench` (Liang et al., ColorBench §2.3, §3.2, App. J); the papers' numbers from the
+reference tables: Table 1 (per-task accuracy, "P & R Overall", "Robustness: Color Robustness"), Table 4 (the
+change with chain of thought, percentage points stored as fractions) and Table 9 (standard vs grayscale
+accuracy per model-size bucket, from which the grayscale effect (std − gray) / std is computed).
+
+* ``colour rows``: scene rows shown in colour (``grayscale`` False), not a recoloured robustness variant
+  (``recolour`` null or "seed"): per-task accuracy, the difficulty curves and the overall score read these.
+* `task_long`: accuracy per model x task (Wilson 95%), paper rows beside (task names mapped by `PAPER_TASKS`).
+* `overall_long`: ColorBench's micro-averaged "P & R Overall" per model, paper rows beside. Our shape-counting
+  task (made for robustness) is left out of it, as Table 1 leaves robustness out of P & R.
+* `difficulty_params` / `difficulty_long`: accuracy against one ``params`` entry of the question
+  (truth_json ``params``; numbers or short labels), per model x task.
+* `robustness_long`: ColorBench eq. (1)-(2) per model; the seed id is the row's ``colour_set`` and the variant
+  the ``recolour`` fact.
+* `grayscale_long`, `cot_long`: (Acc_colour − Acc_gray) / Acc_colour and Acc_CoT − Acc_standard per model x
+  task, paired by item, beside Table 9 / Table 4.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import numpy as np
+import pandas as pd
+import plotly.graph_objects as go
+
+from plates.analysis import colorbench as cb
+from plates.charts.illusions import family_rows, reference_rows
+
+__all__ = [
+    "PAPER_TASKS",
+    "colour_rows",
+    "cot_long",
+    "difficulty_figure",
+    "difficulty_long",
+    "difficulty_params",
+    "grayscale_long",
+    "overall_long",
+    "robustness_long",
+    "scene_rows",
+    "task_figure",
+    "task_long",
+]
+
+#: Our scene task -> ColorBench Table 1's column.
+PAPER_TASKS = {
+    "colour-extraction": "Perception: Color Extraction",
+    "colour-recognition": "Perception: Color Recognition",
+    "colour-proportion": "Reasoning: Color Proportion",
+    "colour-comparison": "Reasoning: Color Comparison",
+    "colour-counting": "Reasoning: Color Counting",
+    "object-counting": "Reasoning: Object Counting",
+    "shape-counting": "Robustness: Color Robustness",
+}
+_TO_OURS = {v: k for k, v in PAPER_TASKS.items()}
+_OUT = ["source", "model", "task", "value", "low", "high", "n"]
+_GREY = "rgba(120,120,120,0.55)"
+
+
+def scene_rows(frame: pd.DataFrame) -> pd.DataFrame:
+    """Every scene row (seed scenes and recoloured variants), facts expanded; ``grayscale`` and ``cot``
+    (prompt name ends in "-cot") as booleans."""
+    rows = family_rows(frame, ("scene", "scene-recolour"))
+    if rows.empty:
+        return rows
+    gray = rows["grayscale"].astype(object).eq(True) if "grayscale" in rows.columns else False
+    cot = rows["prompt_name"].astype(str).str.endswith("-cot") if "prompt_name" in rows.columns else False
+    rows = rows.assign(grayscale=gray, cot=cot)
+    if "recolour" not in rows.columns:
+        rows["recolour"] = None
+    return rows
+
+
+def colour_rows(rows: pd.DataFrame, cot: bool = False) -> pd.DataFrame:
+    """The module docstring's colour rows of `scene_rows` output (standard prompts unless ``cot``)."""
+    if rows.empty:
+        return rows
+    seed = rows["recolour"].isna() | rows["recolour"].astype(object).eq("seed")
+    return rows[~rows["grayscale"] & seed & (rows["cot"] == cot)]
+
+
+def _paper(reference: pd.DataFrame | None, source: str, metric: str, condition: str = "standard") -> pd.DataFrame:
+    ref = reference_rows(reference, source)
+    if ref.empty:
+        return pd.DataFrame(columns=_OUT)
+    ref = ref[(ref["metric"] == metric) & (ref["condition"] == condition)]
+    return pd.DataFrame({"source": source, "model": ref["model"].astype(str), "task": ref["task"].astype(str),
+                         "value": ref["value"].astype(float), "low": np.nan, "high": np.nan, "n": np.nan})
+
+
+def _ours(table: pd.DataFrame, value: str = "accuracy") -> pd.DataFrame:
+    return pd.DataFrame({"source": "ours", "model": table["model"].astype(str),
+                         "task": table["task"].astype(str) if "task" in table.columns else "P & R Overall",
+                         "value": table[value].astype(float), "low": table["ci_low"].astype(float),
+                         "high": table["ci_high"].astype(float), "n": table.get("n", table.get("seeds"))})
+
+
+def task_long(frame: pd.DataFrame, reference: pd.DataFrame | None = None) -> pd.DataFrame:
+    """Per-task accuracy (our task names; the paper's columns mapped onto them), columns `_OUT`."""
+    rows = colour_rows(scene_rows(frame))
+    ours = _ours(cb.task_accuracy(rows, by=("model", "task"))) if len(rows) else pd.DataFrame(columns=_OUT)
+    paper = _paper(reference, "ColorBench Table 1", "accuracy")
+    paper = paper[paper["task"].isin(list(_TO_OURS))].assign(task=lambda p: p["task"].map(_TO_OURS))
+    return pd.concat([ours, paper], ignore_index=True)[_OUT]
+
+
+def overall_long(frame: pd.DataFrame, reference: pd.DataFrame | None = None) -> pd.DataFrame:
+    """ColorBench's "P & R Overall" (micro-average over instances) per model, beside Table 1's; ``macro``
+    (the mean of our per-task accuracies) shown for contrast."""
+    rows = colour_rows(scene_rows(frame))
+    rows = rows[rows["task"].astype(str) != "shape-counting"] if len(rows) else rows
+    if len(rows):
+        t = cb.overall_score(rows, by="model")
+        ours = _ours(t, "overall").assign(macro=t["macro"].to_numpy(float))
+    else:
+        ours = pd.DataFrame(columns=[*_OUT, "macro"])
+    paper = _paper(reference, "ColorBench Table 1", "accuracy")
+    paper = paper[paper["task"] == "P & R Overall"].assign(macro=np.nan)
+    return pd.concat([ours, paper], ignore_index=True)
+
+
+def difficulty_params(frame: pd.DataFrame) -> list[str]:
+    """The question parameters (truth_json ``params`` keys) with a scalar value on some scene row, sorted."""
+    rows = scene_rows(frame)
+    if rows.empty or "params" not in rows.columns:
+        return []
+    names = {k for p in rows["params"] if isinstance(p, dict) for k, v in p.items()
+             if isinstance(v, (int, float, str)) and not isinstance(v, bool)}
+    return sorted(names)
+
+
+def difficulty_long(frame: pd.DataFrame, param: str, bins: int = 6) -> pd.DataFrame:
+    """Accuracy (Wilson 95%) against the question parameter ``param`` per model x task, over the colour rows
+    whose question has it: ``model, task, value, n, correct, accuracy, ci_low, ci_high, bin``. A numeric
+    parameter with more than ``bins`` distinct values is cut into ``bins`` quantile bins (right-closed;
+    ``value`` = the mean of the bin's rows, ``bin`` its interval); labels are kept as they are."""
+    if isinstance(bins, bool) or not isinstance(bins, int) or bins < 2:
+        raise ValueError(f"bins={bins!r} is not valid; allowed: an integer >= 2")
+    allowed = difficulty_params(frame)
+    if param not in allowed:
+        raise ValueError(f"difficulty parameter {param!r} is not in these rows; allowed: {', '.join(allowed) or 'none'}")
+    rows = colour_rows(scene_rows(frame))
+    values = [p.get(param) if isinstance(p, dict) else None for p in rows["params"]]
+    rows = rows.assign(value=pd.Series(values, index=rows.index, dtype=object))
+    rows = rows[rows["value"].notna()]
+    numeric = len(rows) and all(isinstance(v, (int, float)) for v in rows["value"])
+    if not numeric:
+        table = cb.accuracy_by(rows.assign(value=rows["value"].astype(str)), "value", by=("model", "task"))
+        return table.drop(columns="errors").assign(bin=lambda t: t["value"])
+    values = rows["value"].astype(float)
+    rows = rows.assign(value=values)
+    if values.nunique() <= bins:
+        table = cb.accuracy_by(rows, "value", by=("model", "task"))
+        return table.drop(columns="errors").assign(bin=lambda t: t["value"].map("{:g}".format))
+    edges = np.unique(np.quantile(values.to_numpy(), np.linspace(0.0, 1.0, bins + 1)))
+    edges[0] -= 1e-9 * max(1.0, abs(edges[0]))  # right-closed bins: keep the smallest value
+    table = cb.accuracy_by(rows, "value", by=("model", "task"), bins=edges).drop(columns="errors")
+    table = table[table["n"] > 0]
+    # x = the mean parameter value of each bin's rows (the bins are quantiles of the rows' values)
+    centre = rows.assign(_bin=pd.cut(values, edges)).groupby("_bin", observed=True)["value"].mean()
+    return table.assign(bin=table["value"].astype(str), value=table["value"].map(centre).astype(float))
+
+
+def difficulty_figure(table: pd.DataFrame, param: str) -> go.Figure:
+    """Accuracy against ``param``: one line per model x task, Wilson 95% bars."""
+    fig = go.Figure()
+    for (model, task), g in table.groupby(["model", "task"], sort=True):
+        g = g.sort_values("value")
+        acc = g["accuracy"].to_numpy(float)
+        fig.add_trace(go.Scatter(
+            x=g["value"], y=acc, mode="lines+markers", name=f"{model} · {task}",
+            error_y=dict(type="data", symmetric=False, array=g["ci_high"].to_numpy(float) - acc,
+                         arrayminus=acc - g["ci_low"].to_numpy(float)),
+            customdata=g[["n", "bin"]].to_numpy(), hovertemplate="%{customdata[1]}: %{y:.3f} (n=%{customdata[0]})"))
+    fig.update_layout(xaxis_title=param, yaxis_title="accuracy", yaxis_range=[0, 1.05], height=420)
+    return fig
+
+
+def task_figure(long: pd.DataFrame, paper_models: Sequence[str] = ("Human", "GPT-4o")) -> go.Figure:
+    """Bars per task: our models with Wilson 95% bars; the paper's ``paper_models`` hatched grey."""
+    fig = go.Figure()
+    part = long[(long["source"] == "ours") | long["model"].isin(list(paper_models))]
+    for (source, model), g in part.groupby(["source", "model"], sort=True):
+        ours = source == "ours"
+        err = dict(type="data", symmetric=False, array=(g["high"] - g["value"]).to_numpy(float),
+                   arrayminus=(g["value"] - g["low"]).to_numpy(float)) if ours else None
+        fig.add_trace(go.Bar(x=g["task"], y=g["value"], name=str(model) if ours else f"{source}: {model}",
+                             error_y=err, marker_color=None if ours else _GREY,
+                             marker_pattern_shape="" if ours else "/"))
+    fig.update_layout(barmode="group", yaxis_title="accuracy", yaxis_range=[0, 1.05], height=440,
+                      legend_title="model")
+    return fig
+
+
+def robustness_long(frame: pd.DataFrame, reference: pd.DataFrame | None = None) -> pd.DataFrame:
+    """ColorBench robustness per model (seed and all nine variants right), beside Table 1's; ``incomplete``
+    counts seeds lacking a variant's row or answer (not judged)."""
+    rows = scene_rows(frame)
+    rows = rows[rows["recolour"].notna() & ~rows["grayscale"] & ~rows["cot"]] if len(rows) else rows
+    if len(rows):
+        t = cb.robustness(rows.assign(seed_id=rows["colour_set"].astype(str)), by="model")
+        ours = _ours(t.assign(task="robustness"), "robustness").assign(incomplete=t["incomplete"].to_numpy())
+    else:
+        ours = pd.DataFrame(columns=[*_OUT, "incomplete"])
+    paper = _paper(reference, "ColorBench Table 1", "robustness")
+    paper = paper[paper["task"] == "Robustness: Color Robustness"].assign(task="robustness", incomplete=np.nan)
+    return pd.concat([ours, paper], ignore_index=True)
+
+
+def _effects(rows: pd.DataFrame, flag: str) -> pd.DataFrame:
+    rows = rows.assign(item_id=rows["item_id"].astype(str) + "|" + rows["prompt_name"].astype(str).str.removesuffix(
+        "-cot") if flag == "cot" else rows["item_id"].astype(str))
+    if flag == "cot":
+        return cb.text_only_gap(rows.assign(text_only=~rows["cot"]), by=("model", "task")).rename(
+            columns={"acc_image": "acc_cot", "acc_text": "acc_standard"})
+    return cb.grayscale_effect(rows, by=("model", "task"))
+
+
+def grayscale_long(frame: pd.DataFrame, reference: pd.DataFrame | None = None) -> pd.DataFrame:
+    """(Acc_colour − Acc_gray) / Acc_colour per model x task (paired items), and the same computed from
+    ColorBench Table 9's standard and grayscale accuracy per size bucket (mapped task names). Columns:
+    ``source, model, task, pairs, acc_colour, acc_gray, effect``."""
+    rows = scene_rows(frame)
+    columns = ["source", "model", "task", "pairs", "acc_colour", "acc_gray", "effect"]
+    parts = []
+    if len(rows) and rows["grayscale"].any():
+        rows = rows[(rows["recolour"].isna() | rows["recolour"].astype(object).eq("seed")) & ~rows["cot"]]
+        parts.append(_effects(rows, "grayscale").assign(source="ours"))
+    ref = reference_rows(reference, "ColorBench Table 9")
+    if len(ref):
+        wide = ref[ref["metric"] == "accuracy"].pivot_table(index=["model", "task"], columns="condition",
+                                                           values="value").reset_index()
+        if {"standard", "grayscale"} <= set(wide.columns):
+            wide = wide.assign(source="ColorBench Table 9", pairs=np.nan, acc_colour=wide["standard"],
+                               acc_gray=wide["grayscale"], task=wide["task"].map(lambda t: _TO_OURS.get(t, t)))
+            wide["effect"] = (wide["acc_colour"] - wide["acc_gray"]) / wide["acc_colour"]
+            parts.append(wide)
+    return pd.concat([p[columns] for p in parts], ignore_index=True) if parts else pd.DataFrame(columns=columns)
+
+
+def cot_long(frame: pd.DataFrame, reference: pd.DataFrame | None = None) -> pd.DataFrame:
+    """Acc_CoT − Acc_standard per model x task over items asked both ways (a "-cot" prompt and its plain
+    twin), beside ColorBench Table 4's deltas. Columns: ``source, model, task, pairs, delta``."""
+    rows = scene_rows(frame)
+    columns = ["source", "model", "task", "pairs", "delta"]
+    parts = []
+    if len(rows) and rows["cot"].any() and (~rows["cot"]).any():
+        rows = rows[(rows["recolour"].isna() | rows["recolour"].astype(object).eq("seed")) & ~rows["grayscale"]]
+        t = _effects(rows, "cot")
+        parts.append(t.assign(source="ours", delta=t["acc_cot"] - t["acc_standard"]))
+    ref = reference_rows(reference, "ColorBench Table 4")
+    if len(ref):
+        ref = ref[ref["metric"] == "delta"]
+        parts.append(pd.DataFrame({"source": "ColorBench Table 4", "model": ref["model"].astype(str),
+                                   "task": ref["task"].map(lambda t: _TO_OURS.get(t, t)), "pairs": np.nan,
+                                   "delta": ref["value"].astype(float)}))
+    return pd.concat([p[columns] for p in parts], ignore_index=True) if parts else pd.DataFrame(columns=columns)

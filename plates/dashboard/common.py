@@ -1,0 +1,111 @@
+"""What the dashboard pages share: the current view, cached opening, cached page results, the chart-page
+layout. Thin: numbers come from `plates.analysis` via `plates.dashboard.pages`, logic from `plates.dashboard.views`."""
+
+from __future__ import annotations
+
+import tempfile
+from collections.abc import Callable
+
+import pandas as pd
+import streamlit as st
+
+from plates.dashboard import pages, queries, views
+
+VIEW_KEY = "plates_view"
+
+
+# Opened results are cached with st.cache_resource (shared, never copied): DuckDB over the parts and the cube.
+# ``fingerprint`` (names, sizes, mtimes of the parts) makes a run's new parts show up.
+@st.cache_resource(show_spinner="Opening results…", max_entries=4)
+def open_folder(path: str, fingerprint: tuple) -> views.Opened:
+    return views.open_results(path)
+
+
+@st.cache_resource(show_spinner="Opening uploads…", max_entries=2)
+def open_uploads(files: tuple[tuple[str, bytes], ...]) -> views.Opened:
+    """Uploaded Parquet files, written to a temporary folder that lives as long as the cache entry; a skipped
+    file is named as the user named it, never by its temporary path."""
+    folder = tempfile.mkdtemp(prefix="plates-upload-")
+    names = views.write_uploads(folder, files)
+    return views.open_results(folder, names=names)
+
+
+@st.cache_data(show_spinner=False)
+def reference() -> pd.DataFrame | None:
+    """The papers' published tables (results/reference/), or None with a warning when they cannot be read."""
+    try:
+        from plates.results.reference import load_reference
+
+        return load_reference()
+    except (ImportError, ValueError, OSError) as exc:
+        st.warning(f"The papers' reference tables could not be loaded: {exc}")
+        return None
+
+
+@st.cache_data(show_spinner="Computing…", max_entries=64)
+def page_result(
+    name: str, key: str, filters: views.Filters, with_reference: bool, options: tuple, _view: views.View
+) -> pages.Page:
+    """One page's figure and numbers, cached per page, results, filters and controls (``_view`` is not part
+    of the key: ``key``, ``filters`` and ``with_reference`` say what it holds)."""
+    return pages.PAGES[name](_view, **dict(options))
+
+
+def export(view: views.View, fmt: str) -> bytes:
+    return views.export_bytes(queries.export(view.opened.results, view.where), fmt)
+
+
+@st.cache_data(show_spinner="Regenerating plate…", max_entries=256)
+def plate_image(row: dict):
+    """The image the model saw for one result row (`plates.dashboard.views.regenerate_plate`)."""
+    return views.regenerate_plate(row)
+
+
+def current_view() -> views.View:
+    view = st.session_state.get(VIEW_KEY)
+    if view is None:  # a page opened without the entry script (should not happen under st.navigation)
+        st.error("Open the dashboard through dashboard/app.py (`plates dashboard`).")
+        st.stop()
+    return view
+
+
+def condition_control(view: views.View, key: str, *, without: tuple[str, ...] = ()) -> dict:
+    """A selectbox of the conditions present (most rows first): the chart shows the one chosen and names the
+    others; with one condition, no widget."""
+    present = pages.conditions(view, without=without)
+    if len(present) <= 1:
+        return {}
+    return {"condition": st.selectbox("Condition shown (never pooled)", present, key=key)}
+
+
+def chart_page(
+    name: str, title: str, caption: str, controls: Callable[[views.View], dict] | None = None
+) -> None:
+    """A page: title, what the chart shows (with the paper it comes from), the page's own widgets
+    (``controls`` returns keyword arguments for the page function), the figure, then its numbers. A
+    ValueError is shown with st.error and the page returns."""
+    view = current_view()
+    st.title(title)
+    st.caption(caption)
+    if view.cube.empty:
+        st.info("No rows match the filters.")
+        return
+    options = controls(view) if controls is not None else {}
+    try:
+        result = page_result(
+            name,
+            view.opened.key,
+            view.filters,
+            view.reference is not None,
+            tuple(sorted(options.items())),
+            view,
+        )
+    except ValueError as exc:
+        st.error(str(exc))
+        return
+    for note in result.notes:
+        st.warning(note)
+    st.plotly_chart(result.figure, key=f"chart-{name}")
+    if not result.table.empty:
+        with st.expander("Numbers", expanded=False):
+            st.dataframe(result.table, hide_index=True)

@@ -1,0 +1,233 @@
+"""Each dashboard page's numbers and figure from a `plates.dashboard.views.View`, without widgets: the Streamlit
+sections call these (with their controls' values) and cache the result per page; the bench calls them too.
+
+Cube pages (overview, comparison, colour sets, resolution, yes/no) filter the cube in pandas; the others ask
+DuckDB for their own counts (`plates.dashboard.queries`): pairs (grayscale, chain of thought), ΔE2000 levels,
+failure modes. Every page shows one condition at a time (or one column per condition) and names the others.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, field
+
+import pandas as pd
+import plotly.graph_objects as go
+
+from plates.analysis import metrics
+from plates.charts import comparison
+from plates.charts import ishihara as charts
+from plates.charts.common import CONDITION
+from plates.dashboard import queries
+from plates.dashboard.views import View
+from plates.tasks import TASKS
+
+_BY = ["run_id", "model", *queries.CONDITION_KEYS]
+#: Tasks about other families than plates: the ΔE2000 page leaves their rows out (an illusion's signed ΔE2000
+#: or a scene's colour difference is not a plate's dot contrast).
+_NOT_PLATE_TASKS = frozenset(name for name, task in TASKS.items() if task.family != "ishihara")
+
+
+def plate_prompts(view: View, condition: str) -> pd.Series:
+    """Answers per prompt on plates (rows of other families' tasks left out) under ``condition``, most first:
+    the prompts the ΔE2000 page can show."""
+    cube = view.cube[(view.cube[CONDITION] == condition) & (view.cube["n"] > 0)]
+    cube = cube[~cube["task"].astype(object).isin(_NOT_PLATE_TASKS)]
+    return cube.groupby("prompt_name", observed=True)["n"].sum().sort_values(ascending=False, kind="stable")
+
+
+@dataclass(frozen=True)
+class Page:
+    """A page's figure, its numbers (shown under it) and notes (warnings to show above it)."""
+
+    figure: go.Figure
+    table: pd.DataFrame
+    notes: tuple[str, ...] = field(default_factory=tuple)
+
+
+def conditions(view: View, *, without: tuple[str, ...] = ()) -> list[str]:
+    """The condition labels present in the view (leaving out ``without`` columns), most rows first."""
+    cube = charts.with_condition(view.cube, without=without, column="_c")
+    sizes = (cube["n"] + cube["errors"]).groupby(cube["_c"]).sum().sort_values(ascending=False, kind="stable")
+    return [str(c) for c in sizes.index]
+
+
+def repeated(view: View) -> tuple[pd.DataFrame, tuple[str, ...]]:
+    """Items asked more than once of one model under one prompt and condition (in several runs, or twice in an
+    explorer session), and a note for each: such cells are drawn per run, never pooled, and flagged."""
+    explorer = view.cube.loc[view.cube["dataset"].astype(str) == "explorer", "run_id"].dropna().unique()
+    table = queries.repeated_items(
+        view.opened.results, view.where, models=sorted(view.several_runs), runs=sorted(map(str, explorer))
+    )
+    if table.empty:
+        return table, ()
+    table = charts.with_condition(table)
+    notes = []
+    for row in table.to_dict("records"):
+        runs = [str(r) for r in row["runs"]]
+        where = (
+            f"in {len(runs)} runs ({', '.join(runs)}): each run is its own row, never pooled"
+            if len(runs) > 1
+            else f"more than once in run {runs[0]}: every answer counts in that row"
+        )
+        notes.append(
+            f"{row['model']} · {row['prompt_name']} · {row[CONDITION]}: {int(row['items'])} item(s) asked "
+            f"{where} ({int(row['asked'])} answers)"
+        )
+    notes = tuple(notes)
+    return table, notes
+
+
+def overview(view: View) -> Page:
+    """Series x prompt · condition heatmap (the papers' values in the cells they match), its numbers, and a
+    note per repeated item set."""
+    table = charts.overview_table(counts=view.cube)
+    matched = comparison.compare(table, view.reference)
+    _, notes = repeated(view)
+    return Page(charts.overview_figure(table=table, comparison=matched), table, notes)
+
+
+def compare(view: View) -> Page:
+    """Our cells beside the papers' cells (same model, prompt, condition): difference and inside-or-not."""
+    table = comparison.compare(charts.overview_table(counts=view.cube), view.reference)
+    return Page(comparison.comparison_figure(table), table)
+
+
+def colour_sets(view: View, condition: str | None = None) -> Page:
+    return Page(
+        charts.colour_set_figure(reference=view.reference, counts=view.cube, condition=condition),
+        charts.colour_set_table(counts=view.cube),
+    )
+
+
+def resolution(view: View, condition: str | None = None) -> Page:
+    return Page(
+        charts.resolution_figure(reference=view.reference, counts=view.cube, condition=condition),
+        charts.resolution_table(counts=view.cube),
+    )
+
+
+def yes_no(view: View, condition: str | None = None) -> Page:
+    return Page(
+        charts.yes_no_figure(reference=view.reference, counts=view.cube, condition=condition),
+        charts.yes_no_table(counts=view.cube),
+    )
+
+
+def grayscale(view: View, condition: str | None = None) -> Page:
+    """Paired colour vs grayscale counts from DuckDB, scanning only the rows that can pair: the prompts and
+    conditions (but grayscale) the cube shows both in colour and in grayscale."""
+    cube = view.cube[view.cube["n"] > 0]
+    others = [c for c in queries.CONDITION_KEYS if c != "grayscale"]
+    gray = cube["grayscale"].fillna(False).astype(bool)
+    sides = gray.groupby([cube[c] for c in ["prompt_name", *others]], dropna=False).transform("nunique")
+    pairable = cube[sides.to_numpy() > 1]
+    by = [c for c in _BY if c != "grayscale"] + ["task"]  # grayscale is what the pairs compare
+    if pairable.empty:
+        pairs = pd.DataFrame(columns=[*by, *metrics.PAIR_COLUMNS])
+    else:
+        where = queries.Where(view.where.values,
+                              pairable[list(queries.CONDITION_KEYS)].drop_duplicates().to_dict("records"))
+        prompts = sorted({str(p) for p in pairable["prompt_name"]})
+        pairs = queries.grayscale_pairs(view.opened.results, where, by, prompts=prompts)
+    table = charts.grayscale_table(pairs=view.label(pairs))
+    return Page(charts.grayscale_figure(reference=view.reference, table=table, condition=condition), table)
+
+
+def chain_of_thought(view: View, condition: str | None = None) -> Page:
+    """Paired plain vs chain-of-thought counts from DuckDB, for each prompt pair the cube holds."""
+    present = set(view.cube["prompt_name"].astype(str))
+    pairs = [
+        view.label(queries.cot_pairs(view.opened.results, view.where, _BY, plain, cot)).assign(
+            prompt=plain, cot_prompt=cot
+        )
+        for cot, plain in metrics.cot_pairs().items()
+        if {cot, plain} <= present
+    ]
+    table = charts.cot_table(pairs=pairs)
+    return Page(charts.cot_figure(reference=view.reference, table=table, condition=condition), table)
+
+
+def delta_e(
+    view: View, condition: str | None = None, prompt: str | None = None, bins: int = 8, x: str = "delta_e"
+) -> Page:
+    """ΔE2000 levels from DuckDB for one condition (default: the most rows) and one prompt (default: the most
+    answers); one fit per series x colour set (`plates.charts.delta_e`), shown under the figure."""
+    present = conditions(view)
+    if not present:
+        return Page(
+            charts.delta_e_figure(levels=pd.DataFrame(columns=["model", "level", "n", "correct"])),
+            pd.DataFrame(),
+        )
+    chosen = condition or present[0]
+    if chosen not in present:
+        raise ValueError(f"condition {chosen!r} is not in these results; allowed: {', '.join(present)}")
+    cube = view.cube[(view.cube[CONDITION] == chosen) & (view.cube["n"] > 0)]
+    prompts = plate_prompts(view, chosen)
+    if prompt is None and len(prompts):
+        prompt = str(prompts.index[0])
+    if prompt is not None and prompt not in prompts.index:
+        raise ValueError(f"prompt {prompt!r} has no plate answers under {chosen!r}; allowed: "
+                         f"{', '.join(map(str, prompts.index)) or 'none'}")
+    where = queries.Where(
+        {**view.where.values, "prompt_name": [prompt] if prompt else []},
+        cube[list(queries.CONDITION_KEYS)].drop_duplicates().to_dict("records"),
+    )
+    levels = view.label(queries.levels(view.opened.results, where, [*_BY, "prompt_name", "colour_set"], x=x))
+    fits = charts.psychometric_fits(levels=levels) if len(levels) else None
+    fig = charts.delta_e_figure(
+        levels=levels, bins=bins, prompt=prompt if len(levels) else None, x=x, fits=fits
+    )
+    others = [c for c in present if c != chosen]
+    meta = fig.layout.meta or {}
+    fig.update_layout(
+        meta={
+            **meta,
+            "condition": chosen,
+            "others": others,
+            "other_prompts": [str(p) for p in prompts.index if p != prompt],
+        }
+    )
+    if others and not meta.get("empty"):
+        fig.update_layout(
+            title=fig.layout.title.text.split(" — ")[0] + f" — {chosen}<br><sup>also in these "
+            f"results (choose above): {', '.join(others)}</sup>"
+        )
+    return Page(fig, fits.drop(columns=["fit"]) if fits is not None else pd.DataFrame())
+
+
+def failure_modes(view: View, condition: str | None = None) -> Page:
+    counts = view.label(queries.failure_counts(view.opened.results, view.where, [*_BY, "prompt_name"]))
+    table = charts.failure_mode_table(counts=counts)
+    return Page(charts.failure_mode_figure(counts=counts, condition=condition), table)
+
+
+#: Page name -> the function computing it from a view (and its own controls as keywords).
+PAGES: dict[str, Callable[..., Page]] = {
+    "overview": overview,
+    "compare": compare,
+    "colour_sets": colour_sets,
+    "resolution": resolution,
+    "grayscale": grayscale,
+    "chain_of_thought": chain_of_thought,
+    "yes_no": yes_no,
+    "delta_e": delta_e,
+    "failure_modes": failure_modes,
+}
+
+__all__ = [
+    "PAGES",
+    "Page",
+    "chain_of_thought",
+    "colour_sets",
+    "compare",
+    "conditions",
+    "delta_e",
+    "failure_modes",
+    "grayscale",
+    "overview",
+    "plate_prompts",
+    "repeated",
+    "resolution",
+    "yes_no",
+]

@@ -1,0 +1,330 @@
+"""The dashboard's numbers as DuckDB aggregations over the results parts (`plates.results.query.Results`).
+
+Each function returns a small count table that `plates.analysis.metrics`' ``*_from_counts`` /
+``*_from_pairs`` functions turn into the same table the row-level metric gives (tests/dashboard/test_queries.py
+compares them on the same rows). Nothing here loads rows into pandas but the drill-down's one page.
+
+* `cube`: answered / correct / failed counts per `CUBE_COLUMNS` combination: the overview, colour sets,
+  resolution, yes/no, the comparison with the papers and every filter's options come from it.
+* `pairs`: the paired counts behind the grayscale and chain-of-thought deltas (items answered on both sides).
+* `levels`: answered / correct per ΔE2000 level (rounded to `LEVEL_DECIMALS`) for the psychometric fits.
+* `failure_counts`, `drilldown`, `drilldown_count`, `repeated_items`, `export`.
+
+Filters are a `Where`: allowed values per column and allowed condition combinations, always passed to DuckDB
+as parameters (never pasted into SQL).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+import pandas as pd
+
+from plates.analysis.metrics import ITEM_KEYS
+from plates.results.query import Results
+
+#: One cube row per combination of these (a run, a model, a prompt, a colour set, a condition).
+CONDITION_KEYS = ("variant", "size", "grayscale", "hue_shift", "cvd", "cvd_severity", "text_only")
+CUBE_COLUMNS = ("run_id", "model", "dataset", "prompt_name", "task", "colour_set", *CONDITION_KEYS, "shots")
+#: The cube, kept as a DuckDB table beside the view (made once per opened results).
+CUBE_TABLE = "cube"
+#: ΔE2000 levels are rounded to this many decimals before the fits (0.01 ΔE2000).
+LEVEL_DECIMALS = 2
+#: Columns the drill-down fetches (the plate is regenerated from spec_json with the condition re-applied).
+ROW_COLUMNS = (
+    "run_id",
+    "item_id",
+    "model",
+    "prompt_name",
+    "target",
+    "expected",
+    "reply",
+    "parsed",
+    "parse_status",
+    "correct",
+    "failure_mode",
+    "error",
+    "colour_set",
+    "delta_e",
+    "delta_e_drawn_median",
+    "spec_json",
+    *CONDITION_KEYS,
+    "shots",
+)
+_COUNTS = (
+    "count(correct) AS n, count(*) FILTER (WHERE correct) AS correct, "
+    "count(*) FILTER (WHERE correct IS NULL) AS errors"
+)
+
+
+def _q(name: str) -> str:
+    return '"' + name.replace('"', '""') + '"'
+
+
+@dataclass(frozen=True)
+class Where:
+    """Row filters: ``values`` column -> allowed values (compared as strings; empty: no filter), and
+    ``conditions``: allowed combinations of `CONDITION_KEYS` values (empty: every condition)."""
+
+    values: Mapping[str, Sequence[str]] = field(default_factory=dict)
+    conditions: Sequence[Mapping[str, Any]] = ()
+
+    def sql(self, extra: str = "") -> tuple[str, dict[str, Any]]:
+        """(``WHERE ...`` clause or "", named parameters), with ``extra`` (SQL) ANDed in. Values become
+        ``column IN ($p, ...)`` so DuckDB can push them into the Parquet scan (and skip parts by their
+        statistics: a run's parts for a run filter)."""
+        parts, params = [], {}
+        for i, (column, allowed) in enumerate(sorted(self.values.items())):
+            if allowed:
+                parts.append(in_list(column, allowed, f"v{i}", params))
+        if self.conditions:
+            ors = []
+            for j, cond in enumerate(self.conditions):
+                ands = []
+                for key in CONDITION_KEYS:
+                    value = cond.get(key)
+                    if value is None or (not isinstance(value, str) and bool(pd.isna(value))):
+                        ands.append(f"{_q(key)} IS NULL")
+                    else:
+                        params[f"c{j}_{key}"] = value.item() if hasattr(value, "item") else value
+                        ands.append(f"{_q(key)} = $c{j}_{key}")
+                ors.append("(" + " AND ".join(ands) + ")")
+            parts.append("(" + " OR ".join(ors) + ")")
+        if extra:
+            parts.append(f"({extra})")
+        return ("WHERE " + " AND ".join(parts) if parts else ""), params
+
+
+def in_list(column: str, values: Sequence[Any], prefix: str, params: dict[str, Any]) -> str:
+    """``column IN ($prefix_0, ...)`` with the values (as strings) added to ``params``."""
+    names = []
+    for k, value in enumerate(values):
+        params[f"{prefix}_{k}"] = str(value)
+        names.append(f"${prefix}_{k}")
+    return f"{_q(column)} IN ({', '.join(names)})"
+
+
+def cube(results: Results) -> pd.DataFrame:
+    """Counts per `CUBE_COLUMNS` combination over every row: those columns plus ``n`` (answered), ``correct``,
+    ``errors`` (failed requests), sorted by the keys. Computed once (one scan) and kept as a DuckDB table:
+    `pairs` maps its cells back through it."""
+    keys = ", ".join(_q(c) for c in CUBE_COLUMNS)
+    results.execute(f"CREATE TABLE IF NOT EXISTS {CUBE_TABLE} AS SELECT {keys}, {_COUNTS} FROM results "
+                    f"GROUP BY {keys}")
+    return results.query(f"SELECT * FROM {CUBE_TABLE} ORDER BY {keys}")
+
+
+def pairs(
+    results: Results,
+    where: Where,
+    *,
+    by: Sequence[str],
+    split: str,
+    exclude: Sequence[str],
+    prompts: Sequence[str] | None = None,
+) -> pd.DataFrame:
+    """Paired counts per ``by`` group (`plates.analysis.metrics.PAIR_COLUMNS`): rows are split by the SQL
+    condition ``split`` (side A where it holds), an item is `ITEM_KEYS` but ``exclude`` and ``by``, and only
+    items answered on both sides count (`metrics._paired_delta`'s semantics). ``prompts`` restricts the scan
+    to those prompts (the only rows that can pair); ``by`` must be `CUBE_COLUMNS`.
+
+    One pass: each row's item (its ``by`` and item columns) is grouped by one 64-bit DuckDB ``hash`` of them
+    and its group by a hash of ``by``, mapped back to the ``by`` values through the cube table. A hash
+    collision (two items merged: about n² / 2^65 for n items, 3e-7 at three million) is the only way this
+    differs from the row-level metric; tests/dashboard/test_queries.py compares the two."""
+    by = list(by)
+    unknown = [c for c in by if c not in CUBE_COLUMNS]
+    if unknown:
+        raise ValueError(f"pairs by {unknown}: allowed: columns of the cube ({', '.join(CUBE_COLUMNS)})")
+    cube(results)  # the cube table exists
+    keys = [k for k in ITEM_KEYS if k not in exclude and k not in by]
+    params: dict[str, Any] = {}
+    restrict = in_list("prompt_name", prompts, "p", params) if prompts else ""
+    clause, more = where.sql(restrict)
+    params.update(more)
+    # a column with one value over the rows scanned (the cube says, under the same filters) tells no item or
+    # group apart: it is left out of the hashes (fewer columns hashed per row), never out of the output
+    varying = _varying(results, [c for c in dict.fromkeys([*by, *keys]) if c in CUBE_COLUMNS], clause, params)
+    item_cols = [c for c in [*by, *keys] if c not in CUBE_COLUMNS or c in varying]
+    group_cols = [c for c in by if c in varying]
+    item = "hash(" + ", ".join(_q(c) for c in item_cols) + ")" if item_cols else "0"
+    group = "hash(" + ", ".join(_q(c) for c in group_cols) + ")" if group_cols else "0"
+    cells = ", ".join(f"any_value({_q(c)}) AS {_q(c)}" for c in by)
+    outer = ", ".join(f"cells.{_q(c)}" for c in by)
+    sql = f"""
+        WITH per AS (
+            SELECT {item} AS h, any_value({group}) AS g,
+                count(*) FILTER (WHERE ({split}) AND correct IS NOT NULL) AS na,
+                count(*) FILTER (WHERE ({split}) AND correct) AS ka,
+                count(*) FILTER (WHERE NOT ({split}) AND correct IS NOT NULL) AS nb,
+                count(*) FILTER (WHERE NOT ({split}) AND correct) AS kb,
+                count(*) FILTER (WHERE correct IS NULL) AS err
+            FROM results {clause} GROUP BY h),
+        totals AS (
+            SELECT g,
+                coalesce(sum(na) FILTER (WHERE na > 0 AND nb > 0), 0) AS n_a,
+                coalesce(sum(ka) FILTER (WHERE na > 0 AND nb > 0), 0) AS k_a,
+                coalesce(sum(nb) FILTER (WHERE na > 0 AND nb > 0), 0) AS n_b,
+                coalesce(sum(kb) FILTER (WHERE na > 0 AND nb > 0), 0) AS k_b,
+                count(*) FILTER (WHERE na > 0 AND nb > 0) AS pairs,
+                sum(err) AS errors
+            FROM per GROUP BY g)"""
+    if by:
+        sql += f""",
+        cells AS (SELECT {group} AS g, {cells} FROM {CUBE_TABLE} {clause} GROUP BY g)
+        SELECT {outer}, n_a, k_a, n_b, k_b, pairs, errors FROM totals JOIN cells USING (g)
+        ORDER BY {", ".join(_q(c) for c in by)}"""
+    else:
+        sql += " SELECT n_a, k_a, n_b, k_b, pairs, errors FROM totals"
+    table = results.query(sql, params)
+    return table.astype({c: "int64" for c in ("n_a", "k_a", "n_b", "k_b", "pairs", "errors")})
+
+
+def _varying(results: Results, columns: Sequence[str], clause: str, params: dict[str, Any]) -> set[str]:
+    """The ``columns`` (of the cube) that take more than one value (null counts as one) under ``clause``."""
+    if not columns:
+        return set()
+    nulls = "max(CASE WHEN {0} IS NULL THEN 1 ELSE 0 END)"
+    counts = ", ".join(f"count(DISTINCT {_q(c)}) + {nulls.format(_q(c))} AS {_q(c)}" for c in columns)
+    row = results.query(f"SELECT {counts} FROM {CUBE_TABLE} {clause}", params)
+    if row.empty:
+        return set()
+    return {c for c in columns if (row[c].iloc[0] or 0) > 1}
+
+
+def grayscale_pairs(
+    results: Results, where: Where, by: Sequence[str], prompts: Sequence[str] | None = None
+) -> pd.DataFrame:
+    """`pairs` for `metrics.grayscale_from_pairs`: side A colour (grayscale not true), side B grayscale."""
+    return pairs(
+        results, where, by=by, split="grayscale IS NOT TRUE", exclude=("grayscale",), prompts=prompts
+    )
+
+
+def cot_pairs(
+    results: Results, where: Where, by: Sequence[str], prompt: str, cot_prompt: str
+) -> pd.DataFrame:
+    """`pairs` for `metrics.cot_from_pairs`: side A ``cot_prompt``, side B ``prompt`` (items paired across the
+    two prompts)."""
+    quoted = "'" + cot_prompt.replace("'", "''") + "'"
+    return pairs(
+        results,
+        where,
+        by=by,
+        split=f"prompt_name = {quoted}",
+        exclude=("prompt_name",),
+        prompts=[prompt, cot_prompt],
+    )
+
+
+def levels(results: Results, where: Where, by: Sequence[str], x: str = "delta_e") -> pd.DataFrame:
+    """Answered ``n`` and ``correct`` per ``by`` group and ΔE2000 level (``x`` rounded to `LEVEL_DECIMALS`;
+    rows without one left out), sorted: the input of one psychometric fit per group."""
+    if x not in ("delta_e", "delta_e_drawn_median", "delta_e_target", "delta_e_drawn_min"):
+        raise ValueError(
+            f"ΔE2000 column {x!r} is not valid; allowed: delta_e, delta_e_drawn_median, "
+            "delta_e_target, delta_e_drawn_min"
+        )
+    group = ", ".join(_q(c) for c in by)
+    clause, params = where.sql(f"{_q(x)} IS NOT NULL AND correct IS NOT NULL")
+    lead = f"{group}, " if by else ""
+    scale = 10**LEVEL_DECIMALS  # floor(x * 100 + 0.5) / 100: the same float operations as levels_from_rows
+    return results.query(
+        f"""SELECT {lead}floor({_q(x)} * {scale} + 0.5) / {scale} AS level, count(*) AS n,
+                                    count(*) FILTER (WHERE correct) AS correct
+                             FROM results {clause} GROUP BY ALL ORDER BY ALL""",
+        params,
+    )
+
+
+def failure_counts(results: Results, where: Where, by: Sequence[str]) -> pd.DataFrame:
+    """Wrong answers (``correct`` false) per ``by`` group and ``failure_mode`` (null: a plain wrong
+    answer)."""
+    group = ", ".join(_q(c) for c in [*by, "failure_mode"])
+    clause, params = where.sql("correct = false")
+    return results.query(
+        f"SELECT {group}, count(*) AS wrong FROM results {clause} GROUP BY {group} ORDER BY {group}", params
+    )
+
+
+_ONLY = {"all": "", "correct": "correct", "incorrect": "correct = false", "failed": "correct IS NULL"}
+
+
+def drilldown_count(results: Results, where: Where, only: str = "all") -> int:
+    """How many rows the drill-down's choice ``only`` (all / correct / incorrect / failed) selects."""
+    clause, params = where.sql(_only(only))
+    return int(results.query(f"SELECT count(*) AS n FROM results {clause}", params)["n"].iloc[0])
+
+
+def drilldown(
+    results: Results, where: Where, *, only: str = "all", limit: int = 24, offset: int = 0
+) -> pd.DataFrame:
+    """One page of rows (`ROW_COLUMNS`) in a stable order (run, item, model, prompt, condition)."""
+    if limit < 1 or offset < 0:
+        raise ValueError(f"drill-down page limit={limit}, offset={offset}: need limit >= 1 and offset >= 0")
+    clause, params = where.sql(_only(only))
+    order = ", ".join(_q(c) for c in ("run_id", "item_id", "model", "prompt_name", *CONDITION_KEYS, "shots"))
+    columns = ", ".join(_q(c) for c in ROW_COLUMNS)
+    return results.query(
+        f"SELECT {columns} FROM results {clause} ORDER BY {order} NULLS FIRST "
+        f"LIMIT {int(limit)} OFFSET {int(offset)}",
+        params,
+    )
+
+
+def _only(only: str) -> str:
+    if only not in _ONLY:
+        raise ValueError(f"drill-down filter {only!r} is unknown; allowed: {sorted(_ONLY)}")
+    return _ONLY[only]
+
+
+def repeated_items(
+    results: Results, where: Where, *, models: Sequence[str] = (), runs: Sequence[str] = ()
+) -> pd.DataFrame:
+    """Items asked more than once of one model under one prompt and condition (in several runs, or twice in
+    one run, as the explorer's history can): per model, prompt and condition, ``items`` (how many), ``asked``
+    (answers to them), one row per set of ``runs`` involved. Only rows of ``models`` (those the cube shows in
+    several runs) or ``runs`` (those that may repeat an item) are looked at; neither given: an empty table."""
+    cols = ["model", "prompt_name", *CONDITION_KEYS, "shots"]
+    if not models and not runs:
+        return pd.DataFrame(columns=[*cols, "items", "asked", "runs"])
+    keys = ", ".join(_q(c) for c in ["dataset", "item_id", *cols])
+    outer = ", ".join(_q(c) for c in cols)
+    params: dict[str, Any] = {}
+    restrict = " OR ".join(x for x in (in_list("model", models, "m", params) if models else "",
+                                       in_list("run_id", runs, "r", params) if runs else "") if x)
+    clause, more = where.sql(restrict)
+    params.update(more)
+    return results.query(
+        f"""
+        WITH per AS (SELECT {keys}, count(*) AS asked, list(DISTINCT run_id ORDER BY run_id) AS run_list
+                     FROM results {clause} GROUP BY {keys} HAVING count(*) > 1)
+        SELECT {outer}, run_list AS runs, count(*) AS items, sum(asked) AS asked
+        FROM per GROUP BY {outer}, run_list ORDER BY {outer}, run_list""",
+        params,
+    )
+
+
+def export(results: Results, where: Where):
+    """Every column of the filtered rows, as an Arrow table (the dashboard writes it as CSV or Parquet)."""
+    clause, params = where.sql()
+    return results.arrow(f"SELECT * FROM results {clause}", params)
+
+
+#: Results columns the family pages read (the heavy text columns, spec_json, reply and prompt_text, stay on disk).
+FAMILY_ROW_COLUMNS = ("run_id", "item_id", "model", "backend", "dataset", "task", "target", "expected", "prompt_name",
+                      "options_json", "colour_set", "delta_e", "size", "grayscale", "hue_shift", "cvd", "shots",
+                      "parsed", "parse_status", "correct", "failure_mode", "error", "family", "truth_json")
+
+
+def query_rows(results, where, families: Sequence[str]) -> pd.DataFrame:
+    """The rows of ``families`` that pass the dashboard's filters, `FAMILY_ROW_COLUMNS` only: ``results`` a
+    `plates.results.query.Results` (DuckDB), ``where`` a `Where`."""
+    if isinstance(families, str) or not families:
+        raise ValueError(f"families={families!r} is not valid; allowed: a non-empty list of family names")
+    params: dict = {}
+    clause, more = where.sql(in_list("family", list(families), "family", params))
+    columns = ", ".join(f'"{c}"' for c in FAMILY_ROW_COLUMNS)
+    return results.query(f"SELECT {columns} FROM results {clause}", {**params, **more})

@@ -1,0 +1,72 @@
+"""Illusions (issue 13): RCID's Human-like / No-illusion / N/A, IllusionBench+ accuracy and yes-bias, and the
+point of subjective equality in ΔE2000, beside the papers' numbers. Numbers: `plates.charts.illusions`."""
+
+import pandas as pd
+import streamlit as st
+
+from plates.charts import illusions as fc
+from plates.charts import people as pc
+from plates.dashboard import common
+from plates.dashboard.queries import query_rows as fc_query
+from plates.stimuli.illusions.kinds import UNVALIDATED_KINDS, UNVALIDATED_NOTE
+
+
+@st.cache_data(show_spinner="Reading rows…", max_entries=8)
+def family_rows(key: str, filters, _view) -> pd.DataFrame:
+    """The filtered rows of this page's families (cached per results and filters)."""
+    return fc_query(_view.opened.results, _view.where, ("illusion",))
+
+
+view = common.current_view()
+st.title("Illusions")
+st.caption(
+    "RCID (§4.1): on illusion items (identical targets) the share of answers that follow the illusion "
+    "(Human-like), the pixels (No-illusion) or neither (N/A); accuracy on controls and on traps (targets that "
+    "differ), per model, framing, kind and inducer strength, with Wilson 95% intervals. IllusionBench+ "
+    "(App. A2): accuracy and the yes-bias FP/(FP+FN). The PSE: the physical difference (ΔE2000) at which "
+    "the two targets look equal to the model."
+)
+rows = fc.family_rows(family_rows(view.opened.key, view.filters, view), "illusion")
+if rows.empty:
+    st.info("No illusion rows in the loaded results (family “illusion”): run an illusion preset, e.g. "
+            "`plates run --dataset rcid-contrast --prompt rcid-compare-pixel ...`.")
+    st.stop()
+st.warning(f"Not in the papers' tables: {fc.MISSING}", icon=":material/info:")
+if "kind" in rows.columns and rows["kind"].astype(object).isin(UNVALIDATED_KINDS).any():
+    st.warning(UNVALIDATED_NOTE, icon=":material/warning:")
+if pc.has_people(rows):
+    st.caption("Human answers (backend “human”, from the explorer's quiz) are shown as “person: participant-…” "
+               "in orange, and all of them together as “people (K participants)”; more on the People page.")
+rows = pc.label_people(rows)
+
+st.header("RCID: Human-like, No-illusion, N/A")
+metric = st.selectbox("Metric", list(fc.RCID_METRICS.values()), key="illusions_metric")
+rcid = fc.rcid_long(rows, view.reference)
+if (rcid["source"] == "ours").any():
+    st.plotly_chart(fc.rcid_figure(rcid, metric), key="chart-rcid")
+    with st.expander("Numbers", expanded=False):
+        st.dataframe(rcid, hide_index=True, key="table-rcid")
+else:
+    st.info("No RCID comparison rows (prompts rcid-compare-pixel / rcid-compare-human) in these results.")
+
+st.header("IllusionBench+: accuracy and yes-bias")
+ib = fc.illusionbench_long(rows, view.reference)
+if (ib["source"] == "ours").any():
+    st.plotly_chart(fc.illusionbench_figure(ib), key="chart-illusionbench")
+    st.caption("Our item classes map onto the paper's columns as illusion → Classical, control → No Illusion, "
+               "trap → Trap (our mapping; the paper's images are collected, ours drawn).")
+    with st.expander("Numbers (yes_bias: FP/(FP+FN), true/false only)", expanded=False):
+        st.dataframe(ib, hide_index=True, key="table-illusionbench")
+else:
+    st.info("No IllusionBench+ rows (prompts illusionbench-tf / illusionbench-mc) in these results.")
+
+st.header("Point of subjective equality (ΔE2000)")
+pse = fc.pse_table(rows)
+if len(pse):
+    st.plotly_chart(fc.pse_figure(pse), key="chart-pse")
+    st.caption("x: the physical difference in favour of the target the illusion makes look lighter; a PSE "
+               "below 0 means the model is fooled (magnitude = −PSE). Three-way fit (A darker / same / B "
+               "darker), profile-likelihood 95% interval; fits that did not locate a PSE are in the table only.")
+    st.dataframe(pse, hide_index=True, key="table-pse")
+else:
+    st.info("No comparison rows with a signed physical difference: run the `illusion-magnitude` preset.")

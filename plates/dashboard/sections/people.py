@@ -1,0 +1,64 @@
+"""People beside models (issue 15): each participant's and each model's ΔE2000 threshold on the plates and point
+of subjective equality on the illusions (each with a pooled "people (K participants)" fit), their accuracy per
+prompt, and the papers' human numbers. Numbers: `plates.charts.people`."""
+
+import pandas as pd
+import streamlit as st
+
+from plates.charts import people as pc
+from plates.dashboard import common
+from plates.dashboard.queries import query_rows as fc_query
+
+
+@st.cache_data(show_spinner="Reading rows…", max_entries=8)
+def family_rows(key: str, filters, _view) -> pd.DataFrame:
+    """The filtered rows of this page's families (cached per results and filters)."""
+    return fc_query(_view.opened.results, _view.where, ("ishihara", "illusion"))
+
+
+view = common.current_view()
+st.title("People")
+st.caption(
+    "Human answers (backend “human”, from the explorer's “Try it yourself” quiz; one anonymous participant "
+    "per row label) beside the models. Threshold: the ΔE2000 where a chance-aware psychometric fit is halfway "
+    "between the guess rate (from the prompt: yes/no ½, k options 1/k, open answers 1/label-space size) and "
+    "the ceiling, with its profile-likelihood 95% interval. The papers report human accuracies, not thresholds."
+)
+full = family_rows(view.opened.key, view.filters, view)
+if not pc.has_people(full):
+    st.info("No human rows in the loaded results (backend “human”): answers from the explorer's quiz are "
+            "written to the folder in PLATES_HUMAN_RESULTS; load that folder (or upload its parts).")
+    st.stop()
+
+st.header("Thresholds (ΔE2000)")
+table = pc.threshold_table(full, pooled=True)
+if len(table):
+    st.plotly_chart(pc.threshold_figure(table), key="chart-people")
+    st.caption("Orange: people (the diamond: one fit over every participant's answers together, “people (K "
+               "participants)”); blue: models.")
+    st.dataframe(table, hide_index=True, key="table-people")
+else:
+    st.info("No plate rows with a ΔE2000 level to fit.")
+
+st.header("Illusions: point of subjective equality (ΔE2000)")
+pse = pc.pse_people_table(full)
+if (pse["who"] == "person").any():
+    st.plotly_chart(pc.pse_people_figure(pse), key="chart-people-pse")
+    st.caption("x: the physical difference (signed ΔE2000) in favour of the target the illusion makes look "
+               "lighter at which the two targets look equal; below 0 the observer is fooled (magnitude = −PSE). "
+               "Three-way fit (A darker / same / B darker), profile-likelihood 95% interval; fits that located "
+               "no PSE are in the table only. Neither paper measures a PSE: no paper numbers beside it.")
+    st.dataframe(pse, hide_index=True, key="table-people-pse")
+else:
+    st.info("No human illusion rows: the quiz's illusion trials (prompt rcid-compare-human) give each "
+            "participant's point of subjective equality here.")
+
+st.header("Accuracy beside the papers' people")
+st.dataframe(pc.people_accuracy(full, view.reference, pooled=True), hide_index=True,
+             key="table-people-accuracy")
+st.subheader("The papers' human numbers")
+human = pc.human_reference(view.reference)
+if human.empty:
+    st.info("The papers' tables are hidden (sidebar) or hold no human rows.")
+else:
+    st.dataframe(human, hide_index=True, key="table-people-reference")

@@ -1,0 +1,75 @@
+"""Scenes / ColorBench (issue 14): per-task accuracy, accuracy against difficulty, robustness, the overall
+micro-averaged score, grayscale and chain-of-thought effects, beside ColorBench's Tables 1, 4 and 9.
+Numbers: `plates.charts.scenes`."""
+
+import pandas as pd
+import streamlit as st
+
+from plates.charts import scenes as sc
+from plates.dashboard import common
+from plates.dashboard.queries import query_rows as fc_query
+
+
+@st.cache_data(show_spinner="Reading rows…", max_entries=8)
+def family_rows(key: str, filters, _view) -> pd.DataFrame:
+    """The filtered rows of this page's families (cached per results and filters)."""
+    return fc_query(_view.opened.results, _view.where, ("scene", "scene-recolour"))
+
+
+view = common.current_view()
+st.title("Scenes (ColorBench)")
+st.caption(
+    "ColorBench's tasks on procedural scenes with exact truth: accuracy per task (Wilson 95%), against each "
+    "difficulty parameter of the question, robustness (§2.3: a seed counts only if it and all nine recoloured "
+    "variants are answered right), the overall score as the paper's micro-average over instances, and the "
+    "grayscale effect (Acc_colour − Acc_gray) / Acc_colour. The paper's numbers (hatched grey) come from its "
+    "own collected images, not ours."
+)
+full = family_rows(view.opened.key, view.filters, view)
+rows = sc.scene_rows(full)
+if rows.empty:
+    st.info("No scene rows in the loaded results (family “scene” or “scene-recolour”): run a ColorBench "
+            "preset, e.g. `plates run --dataset colorbench-synthetic ...`.")
+    st.stop()
+
+st.header("Accuracy per task")
+reference_models = []
+if view.reference is not None:
+    paper = sorted(set(view.reference.loc[view.reference["source"] == "ColorBench Table 1", "model"]))
+    reference_models = st.multiselect("Paper rows beside ours (ColorBench Table 1)", paper,
+                                      default=[m for m in ("Human", "GPT-4o") if m in paper], key="scenes_ref")
+tasks = sc.task_long(rows, view.reference)
+st.plotly_chart(sc.task_figure(tasks, reference_models), key="chart-scene-tasks")
+overall = sc.overall_long(rows, view.reference)
+st.subheader("Overall (P & R, micro-average over instances)")
+st.dataframe(overall[(overall["source"] == "ours") | overall["model"].isin(reference_models)],
+             hide_index=True, key="table-scene-overall")
+
+st.header("Accuracy against difficulty")
+params = sc.difficulty_params(rows)
+if params:
+    param = st.selectbox("Question parameter", params, key="scenes_param")
+    curve = sc.difficulty_long(rows, param)
+    st.plotly_chart(sc.difficulty_figure(curve, param), key="chart-scene-difficulty")
+    with st.expander("Numbers", expanded=False):
+        st.dataframe(curve, hide_index=True)
+else:
+    st.info("These scene rows carry no question parameters.")
+
+st.header("Robustness")
+robust = sc.robustness_long(rows, view.reference)
+if (robust["source"] == "ours").any():
+    st.dataframe(robust[(robust["source"] == "ours") | robust["model"].isin(reference_models)],
+                 hide_index=True, key="table-scene-robustness")
+else:
+    st.info("No recoloured variants: run the `colorbench-robustness` preset.")
+
+st.header("Grayscale and chain of thought")
+gray = sc.grayscale_long(rows, view.reference)
+if not (gray["source"] == "ours").any():
+    st.info("No grayscale rows: add `grayscale = [false, true]` to the experiment's [conditions].")
+st.dataframe(gray, hide_index=True, key="table-scene-grayscale")
+cot = sc.cot_long(rows, view.reference)
+if not (cot["source"] == "ours").any():
+    st.info("No chain-of-thought pairs: ask a colorbench-…-cot prompt beside its plain twin.")
+st.dataframe(cot, hide_index=True, key="table-scene-cot")

@@ -1,0 +1,389 @@
+"""Everything the results dashboard does that is not a widget (issues 5, 11, 12): opening results, where the
+path box may point, filters and the query string, drill-down rows, plate regeneration and export bytes. The
+Streamlit pages in ``dashboard/`` are thin calls into this module and `plates.dashboard.pages`.
+
+At scale (issue 11) nothing loads the rows: `open_results` reads the parts' footers and one DuckDB aggregate
+(the cube: counts per run, model, prompt, colour set and condition; `plates.dashboard.queries.cube`); the
+filters, the options and the cube-based pages work on that small table, and the other pages ask DuckDB for
+exactly the columns and groups they need (`View.where`).
+
+Filters live in the URL query string so a view can be shared: ``?model=a&model=b&run=r1&prompt=cbe-open`` (one
+repeated key per chosen value; an absent key means "all").
+"""
+
+from __future__ import annotations
+
+import hashlib
+import io
+import os
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass, field
+from functools import cached_property
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+import pyarrow as pa
+import pyarrow.csv as pacsv
+import pyarrow.parquet as pq
+
+from plates.charts.common import CONDITION, SERIES, series_labels, with_condition
+from plates.dashboard import queries
+from plates.results.query import Results
+from plates.results.query import open_results as _open
+
+#: Filter key (as it appears in the query string) -> column of the results it selects on.
+FILTER_COLUMNS: dict[str, str] = {
+    "model": "model",
+    "run": "run_id",
+    "colour_set": "colour_set",
+    "condition": CONDITION,
+    "prompt": "prompt_name",
+}
+#: Export formats of the filtered rows -> (file extension, MIME type).
+EXPORT_FORMATS: dict[str, tuple[str, str]] = {
+    "csv": ("csv", "text/csv"),
+    "parquet": ("parquet", "application/vnd.apache.parquet"),
+}
+#: Columns the drill-down table shows, in order.
+DRILLDOWN_COLUMNS = (
+    "model",
+    "prompt_name",
+    "target",
+    "expected",
+    "reply",
+    "parsed",
+    "parse_status",
+    "correct",
+    "failure_mode",
+    "colour_set",
+    CONDITION,
+    "delta_e",
+    "item_id",
+    "run_id",
+)
+#: Hosts a server may bind to and still let the path box read any folder (only this machine can reach it).
+LOCAL_ADDRESSES = ("localhost", "127.0.0.1", "::1")
+
+EMPTY_HELP = """\
+No results found under `{path}`.
+
+Results are Parquet parts written by `plates run`. Make some, then reload this page; for example, with the
+bundled offline baseline reader:
+
+```bash
+plates run --dataset colorblindnesseval --prompt cbe-open --backend baseline --model baseline-cnn \\
+    --limit 50 --out {path}
+```
+
+or with any OpenAI-compatible model:
+
+```bash
+plates run --dataset colorblindnesseval --prompt cbe-open --backend openai --model gpt-4o-mini \\
+    --api-key-env OPENAI_API_KEY --limit 20 --out {path}
+```
+
+`plates run --help` lists every option; `plates prompts` lists the papers' prompts. Any folder of result
+Parquet parts works: this dashboard reads every `*.parquet` under it, recursively."""
+
+NO_UPLOADED_RESULTS = "None of the uploaded files holds result rows (each is named above with the reason)."
+
+
+@dataclass(frozen=True)
+class Filters:
+    """Chosen values per filter key; an empty tuple means "no filter on this key" (everything)."""
+
+    model: tuple[str, ...] = ()
+    run: tuple[str, ...] = ()
+    colour_set: tuple[str, ...] = ()
+    condition: tuple[str, ...] = ()
+    prompt: tuple[str, ...] = ()
+
+    def chosen(self) -> dict[str, tuple[str, ...]]:
+        return {key: getattr(self, key) for key in FILTER_COLUMNS}
+
+
+# ----------------------------------------------------------------------------------------------- opening
+@dataclass
+class Opened:
+    """One opened results path: DuckDB over its parts (``results``), the cube with condition labels, the
+    files skipped (named, with the reason), each filter's options and a ``key`` that changes with the
+    parts."""
+
+    results: Results
+    cube: pd.DataFrame
+    skipped: list[tuple[str, str]] = field(default_factory=list)
+    options: dict[str, list[str]] = field(default_factory=dict)
+    key: str = ""
+
+    @property
+    def empty(self) -> bool:
+        return self.cube.empty
+
+
+def open_results(path: str | Path, *, names: Mapping[str, str] | None = None) -> Opened:
+    """Open every results part under ``path`` (see `plates.results.query`): footers, then the cube. The
+    papers' reference tables are left out; corrupt and foreign files are listed in ``skipped`` under their
+    ``names`` (uploads: the names the user gave) or paths. A missing path is a ValueError naming it."""
+    results = _open(path, names=dict(names or {}))
+    cube = with_condition(queries.cube(results))
+    key = hashlib.sha256(repr((str(path), results.parts.fingerprint)).encode()).hexdigest()[:16]
+    return Opened(results, cube, list(results.parts.skipped), filter_options(cube), key)
+
+
+def filter_options(cube: pd.DataFrame) -> dict[str, list[str]]:
+    """The values each filter can take (sorted; nulls left out)."""
+    return {
+        key: sorted({str(v) for v in cube[column].dropna()}) if column in cube.columns else []
+        for key, column in FILTER_COLUMNS.items()
+    }
+
+
+def empty_help(path: str | Path) -> str:
+    """Markdown telling the user how to make results when ``path`` holds none."""
+    return EMPTY_HELP.format(path=path)
+
+
+def fingerprint(path: str | Path) -> tuple[tuple[str, int, int], ...]:
+    """(relative name, size, mtime in ns) of every Parquet part under ``path``: a cache key that changes when
+    a run adds or rewrites a part. A missing path, or one the walk refuses (``/``), gives an empty tuple
+    (opening it says what is wrong)."""
+    from plates.results.query import fingerprint as _fingerprint
+    from plates.results.query import list_parts
+
+    try:
+        return _fingerprint(list_parts(path), path)
+    except ValueError:
+        return ()
+
+
+def is_local(address: str | None) -> bool:
+    """Does a server bound to ``address`` serve this machine only? (None or "" binds every interface.)"""
+    return bool(address) and str(address).strip("[]") in LOCAL_ADDRESSES
+
+
+def results_path(text: str, root: str | Path, *, local: bool) -> Path:
+    """The folder or file the path box names. Served on this machine only (``local``), any path; served on
+    another address, only ``root`` (the folder the dashboard was started on) and what lies under it, after
+    resolving ``..`` and links: anything else is a ValueError that names ``root``."""
+    if not isinstance(text, str) or not text.strip():
+        raise ValueError("the results path is empty; give a results folder or Parquet file")
+    path = Path(text.strip()).expanduser()
+    if local:
+        return path
+    base = Path(root).resolve()
+    resolved = (base / path).resolve() if not path.is_absolute() else path.resolve()
+    if resolved != base and base not in resolved.parents:
+        raise ValueError(
+            f"this dashboard is served to other machines: it reads only {str(base)!r} and the "
+            f"folders under it, not {text.strip()!r}"
+        )
+    return resolved
+
+
+def write_uploads(folder: str | Path, files: Iterable[tuple[str, bytes]]) -> dict[str, str]:
+    """Write uploaded (name, bytes) into ``folder``; returns path -> the name the user gave (for messages)."""
+    names = {}
+    for index, (name, data) in enumerate(files):
+        target = Path(folder) / f"{index:03d}-{Path(name).name}"
+        target.write_bytes(data)
+        names[str(target)] = Path(name).name
+    return names
+
+
+# ---------------------------------------------------------------------------------------- filters, views
+def filters_from_query(params: Mapping[str, object]) -> Filters:
+    """Filters from a query-string mapping (``st.query_params.to_dict()`` gives str, AppTest may give lists).
+    Unknown keys are ignored (the URL may carry other state); values keep their order, duplicates dropped."""
+    chosen = {}
+    for key in FILTER_COLUMNS:
+        raw = params.get(key)
+        if raw is None:
+            continue
+        values = [raw] if isinstance(raw, str) else list(raw)
+        chosen[key] = tuple(dict.fromkeys(str(v) for v in values if str(v) != ""))
+    return Filters(**chosen)
+
+
+def filters_to_query(filters: Filters) -> dict[str, list[str]]:
+    """The query-string form of ``filters``: one list per key that filters anything."""
+    return {key: list(values) for key, values in filters.chosen().items() if values}
+
+
+def valid_filters(filters: Filters, options: Mapping[str, list[str]]) -> tuple[Filters, list[str]]:
+    """Drop values ``options`` does not offer (a shared URL on other data); the kept filters and a message per
+    dropped value, so the page can say what it ignored rather than fail."""
+    kept, dropped = {}, []
+    for key, values in filters.chosen().items():
+        allowed = set(options.get(key, []))
+        kept[key] = tuple(v for v in values if v in allowed)
+        dropped += [f"{key}={v!r} is not in these results" for v in values if v not in allowed]
+    return Filters(**kept), dropped
+
+
+def apply_filters(frame: pd.DataFrame, filters: Filters) -> pd.DataFrame:
+    """Rows of ``frame`` (a cube or result rows with a ``condition`` column) matching every non-empty filter,
+    values compared as strings. No filter: the frame itself (no copy)."""
+    if not any(filters.chosen().values()):
+        return frame
+    mask = np.ones(len(frame), dtype=bool)
+    for key, values in filters.chosen().items():
+        if not values:
+            continue
+        column = FILTER_COLUMNS[key]
+        if column not in frame.columns:
+            raise ValueError(
+                f"cannot filter on {key!r}: the results have no {column!r} column; "
+                f"columns: {list(frame.columns)}"
+            )
+        mask &= frame[column].astype("string").isin(list(values)).fillna(False).to_numpy(bool)
+    return frame[mask]
+
+
+@dataclass(frozen=True)
+class View:
+    """What every page draws from: the opened results, the filters, the papers' numbers (None: hidden)."""
+
+    opened: Opened
+    filters: Filters = Filters()
+    reference: pd.DataFrame | None = None
+
+    @cached_property
+    def cube(self) -> pd.DataFrame:
+        """The filtered cube, with a ``series`` column: "model · run" for a model shown in several runs."""
+        cube = apply_filters(self.opened.cube, self.filters)
+        several = self.several_runs
+        return cube.assign(**{SERIES: series_labels(cube["model"], cube["run_id"], several)})
+
+    @cached_property
+    def several_runs(self) -> set[str]:
+        """Models that appear in more than one run among the filtered rows."""
+        cube = apply_filters(self.opened.cube, self.filters)
+        runs = cube.groupby("model", dropna=False)["run_id"].nunique()
+        return set(runs[runs > 1].index)
+
+    @cached_property
+    def where(self) -> queries.Where:
+        """The filters as DuckDB's WHERE (condition labels -> their condition columns' values)."""
+        values = {FILTER_COLUMNS[k]: v for k, v in self.filters.chosen().items() if v and k != "condition"}
+        conditions: list[dict] = []
+        if self.filters.condition:
+            chosen = self.opened.cube[self.opened.cube[CONDITION].isin(self.filters.condition)]
+            conditions = chosen[list(queries.CONDITION_KEYS)].drop_duplicates().to_dict("records")
+        return queries.Where(values, conditions)
+
+    def label(self, table: pd.DataFrame) -> pd.DataFrame:
+        """A DuckDB table (with model, run_id) with the view's ``series`` labels."""
+        if table.empty:
+            return table.assign(**{SERIES: pd.Series(dtype=object)})
+        return table.assign(**{SERIES: series_labels(table["model"], table["run_id"], self.several_runs)})
+
+    @property
+    def rows(self) -> int:
+        return int((self.cube["n"] + self.cube["errors"]).sum())
+
+
+# ------------------------------------------------------------------------------------------- drill-down
+def drilldown(
+    view: View, *, only: str = "all", limit: int = 24, page: int = 1
+) -> tuple[pd.DataFrame, int, int]:
+    """(one page of rows with their ``condition`` label, rows the choice ``only`` selects, pages): the page
+    count counts what ``only`` keeps, not every filtered row."""
+    total = queries.drilldown_count(view.opened.results, view.where, only)
+    pages = max(1, -(-total // limit))
+    if isinstance(page, bool) or not isinstance(page, int) or not 1 <= page <= pages:
+        raise ValueError(f"page {page!r} is not valid; allowed: 1-{pages}")
+    rows = queries.drilldown(
+        view.opened.results, view.where, only=only, limit=limit, offset=(page - 1) * limit
+    )
+    return with_condition(rows), total, pages
+
+
+def drilldown_text(row: Mapping[str, object]) -> tuple[str, str, str]:
+    """What the drill-down prints beside one row's plate, as Streamlit markdown: the headline (model, prompt,
+    target, expected answer, verdict: correct / wrong / failed with the request's error), the parsed answer
+    with its parse status and failure mode (HueManity App. E), and the raw reply as plain text."""
+
+    def text(key):
+        value = row.get(key)
+        return value if isinstance(value, str) and value else None
+
+    correct = row.get("correct")
+    if correct is True or correct is False or isinstance(correct, np.bool_):
+        verdict = ":green[**correct**]" if bool(correct) else ":red[**wrong**]"
+    else:  # null: the request failed, there is no answer to judge
+        verdict = f":orange[**failed**: {text('error') or 'no reply'}]"
+    headline = (
+        f"**{row.get('model')}** · `{row.get('prompt_name')}` · target **{row.get('target')}** "
+        f"(expected `{row.get('expected')}`) — {verdict}"
+    )
+    details = ", ".join(v for v in (text("parse_status"), text("failure_mode")) if v)
+    parsed = f"parsed: `{text('parsed')}`" if text("parsed") else "parsed: —"
+    if details:
+        parsed += f" ({details})"
+    return headline, parsed, text("reply") or "(no reply)"
+
+
+def regenerate_plate(row: Mapping[str, object]):
+    """The image the model saw for one result row: the plate re-rendered from ``spec_json``, its ``variant``
+    taken, and the row's condition (size, grayscale, hue shift, CVD view, text-only) re-applied. PIL RGB,
+    sRGB 0-255. DESIGN.md: a plate is fully determined by its spec, so no image is stored in results."""
+    from plates.conditions import Condition, apply_condition
+    from plates.stimuli.ishihara.plate import PlateSpec, render
+
+    spec_json = row.get("spec_json")
+    if not isinstance(spec_json, str) or not spec_json:
+        raise ValueError(f"row {row.get('item_id')!r} has no spec_json; cannot regenerate its plate")
+
+    def given(key):
+        value = row.get(key)
+        return None if value is None or (not isinstance(value, str) and bool(pd.isna(value))) else value
+
+    plate = render(PlateSpec.from_json(spec_json))
+    image = plate.variant(str(given("variant") or "standard"))
+    cvd = str(given("cvd") or "none")
+    size = given("size")
+    condition = Condition(
+        size=None if size is None else int(size),
+        grayscale=bool(given("grayscale") or False),
+        hue_shift=float(given("hue_shift") or 0.0),
+        cvd=cvd,
+        cvd_severity=float(given("cvd_severity") or 0.0) if cvd != "none" else 1.0,
+        text_only=bool(given("text_only") or False),
+    )
+    return apply_condition(image, condition)
+
+
+# -------------------------------------------------------------------------------------------------- export
+def export_bytes(table: pa.Table | pd.DataFrame, fmt: str) -> bytes:
+    """The filtered rows (`plates.dashboard.queries.export`) as a CSV or Parquet file; the Parquet reads back
+    with `plates.results.load_results`."""
+    if fmt not in EXPORT_FORMATS:
+        raise ValueError(f"export format {fmt!r} is unknown; allowed: {sorted(EXPORT_FORMATS)}")
+    if isinstance(table, pd.DataFrame):
+        table = pa.Table.from_pandas(
+            table.drop(columns=[CONDITION, SERIES], errors="ignore"), preserve_index=False
+        )
+    buffer = io.BytesIO()
+    if fmt == "csv":
+        pacsv.write_csv(table, buffer)
+    else:
+        pq.write_table(table, buffer)
+    return buffer.getvalue()
+
+
+def export_name(fmt: str, filters: Filters) -> str:
+    """A file name for the export that says what was filtered, e.g. ``plates-results-model=gpt-4o.csv``."""
+    if fmt not in EXPORT_FORMATS:
+        raise ValueError(f"export format {fmt!r} is unknown; allowed: {sorted(EXPORT_FORMATS)}")
+    parts = [f"{k}={'+'.join(v)}" for k, v in filters.chosen().items() if v]
+    stem = "".join(c if c.isalnum() or c in "-_=+." else "_" for c in "-".join(["plates-results", *parts]))[
+        :120
+    ]
+    return f"{stem}.{EXPORT_FORMATS[fmt][0]}"
+
+
+def default_root() -> str:
+    """The folder the dashboard was started on (``PLATES_RESULTS``, set by `plates dashboard`), else
+    ``results``."""
+    return os.environ.get("PLATES_RESULTS", "results")

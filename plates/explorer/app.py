@@ -1,0 +1,387 @@
+"""The live plate explorer (issue 6): the Gradio app the Hugging Face Space's `app.py` launches.
+
+Thin on purpose: every decision lives in plates.explorer.plate / plates.explorer.models; this file lays out widgets
+and wires events. ``build_app()`` returns the Blocks (tests build and drive it); ``main()`` launches it
+(`app.py`, ``python -m plates.explorer``). Env: ``GRADIO_SERVER_NAME`` / ``GRADIO_SERVER_PORT`` (host/port), ``PLATES_PUBLIC=1``
+(public mode), ``PLATES_ALLOWED_BASE_URLS``, ``PLATES_ALLOWED_HF_MODELS``.
+"""
+
+from __future__ import annotations
+
+import functools
+import inspect
+import logging
+import os
+import tempfile
+import uuid
+
+import gradio as gr
+
+from plates.conditions import Condition
+from plates.explorer import family_tabs
+from plates.explorer import models as em
+from plates.explorer import plate as ex
+
+log = logging.getLogger("plates.app")
+#: Seconds between the sweep's page updates (answers arriving faster are shown together).
+SWEEP_UPDATE_S = 0.5
+
+
+def _guard(fn, secrets_from=None, hide_paths=False):
+    """Run a handler; bad input becomes a clear gr.Error, anything else a short message with no trace.
+
+    ``secrets_from(args)`` names values (the session's key) to scrub from every message; ``hide_paths``
+    (public mode) cuts server paths out of messages.
+    """
+
+    def scrub(msg, args):
+        return em.clean_message(msg, secrets_from(args) if secrets_from else (), hide_paths=hide_paths)
+
+    if inspect.isgeneratorfunction(fn):
+        @functools.wraps(fn)
+        def gen(*args):
+            try:
+                yield from fn(*args)
+            except gr.Error:
+                raise
+            except (ValueError, ImportError) as exc:  # our messages: they name the value and what is allowed
+                raise gr.Error(scrub(str(exc), args)) from None
+            except Exception as exc:  # noqa: BLE001 - the page never sees a trace
+                log.error("handler %s failed: %s", fn.__name__, type(exc).__name__)
+                raise gr.Error(f"Something went wrong ({type(exc).__name__}); please try other settings.") from None
+        return gen
+
+    @functools.wraps(fn)
+    def run(*args):
+        try:
+            return fn(*args)
+        except gr.Error:
+            raise
+        except (ValueError, ImportError) as exc:
+            raise gr.Error(scrub(str(exc), args)) from None
+        except Exception as exc:  # noqa: BLE001
+            log.error("handler %s failed: %s", fn.__name__, type(exc).__name__)
+            raise gr.Error(f"Something went wrong ({type(exc).__name__}); please try other settings.") from None
+    return run
+
+
+def build_app(policy: ex.Policy | None = None) -> gr.Blocks:
+    """The explorer's Blocks: plate panel (live), model panel, ΔE sweep. Nothing is launched here."""
+    policy = policy or ex.Policy.from_env()
+    guard = functools.partial(_guard, hide_paths=policy.public)
+    # public mode remembers a model that failed to load, so retries do not take the model slot again
+    cache = em.ModelCache(remember_failures_s=em.FAILED_LOAD_MEMORY_S if policy.public else 0.0)
+    plates_seen = ex.PlateCache()  # the plates on screen, reused when a model is asked about them
+    scratch = ex.Scratch(tempfile.mkdtemp(prefix="plates-explorer-"))  # files we name, never user paths
+    fonts = ex.font_choices()
+    defaults = ex.spec_to_controls(ex.default_spec())
+    # Warm up before serving: fonts, packing and colour-science load now, not in a visitor's first request.
+    # colour-science also registers a stand-in `matplotlib` module when matplotlib is absent; importing it
+    # inside a request would break Gradio's matplotlib backend guard around that request.
+    ex.render_views(ex.default_spec())
+
+    # -------------------------------------------------------------------------------- plate panel handlers
+    def make_spec(base_json, *vals):
+        base = ex.spec_from_text(base_json, policy) if base_json else None
+        return ex.controls_to_spec(ex.Controls(*vals), policy, base=base)
+
+    def render_plate(request: gr.Request, base_json, *vals):  # Gradio fills `request` (first: before *vals)
+        try:
+            spec = make_spec(base_json, *vals)
+        except ValueError as exc:  # the plate on screen stays, marked not redrawn, with the reason in words
+            message = em.clean_message(str(exc), (), hide_paths=policy.public)
+            gr.Warning(message)
+            return (*[gr.skip()] * len(ex.VIEWS), f"⚠️ **Not redrawn:** {message}",
+                    *[gr.skip()] * (len(plate_outputs) - len(ex.VIEWS) - 1))
+        views = ex.render_views(spec, renderer=plates_seen)
+        spec_json = ex.spec_to_json(spec)
+        plate_png = scratch.write("plate", "png", ex.png_bytes(views.images["plate"]))  # exact pixels
+        spec_file = scratch.write("plate-spec", "json", spec_json.encode())
+        page = request.headers.get("referer") if request is not None else None  # the page the visitor is on
+        share = ex.share_link(spec, page)
+        shown = ex.spec_to_controls(spec)
+        min_hi, max_hi = ex.dot_slider_limits(spec)
+        return (plate_png, *(views.images[v] for v in ex.VIEWS[1:]), views.stats, spec_json, spec_file, share,
+                shown.foreground, shown.background, ex.drawn_swatches(spec), gr.update(maximum=min_hi),
+                gr.update(maximum=max_hi))
+
+    def show_asked_plate(base_json, *vals):
+        """The Model tab's picture and caption of the plate it will ask about (the Plate tab's, from the cache:
+        the plate controls live on the other tab, so the picture is current whenever this tab is open)."""
+        try:
+            spec = make_spec(base_json, *vals)
+        except ValueError as exc:
+            why = em.clean_message(str(exc), (), hide_paths=policy.public)
+            return None, f"⚠️ **The Plate tab's plate cannot be drawn:** {why}"
+        plate = plates_seen(spec)
+        return plate.image, ex.plate_caption(plate)
+
+    def preset_colours(name):
+        if name == ex.CUSTOM:
+            return gr.update(), gr.update()
+        fg, bg = ex.preset_hex(name)
+        return fg, bg
+
+    def apply_spec_text(text):
+        spec = ex.spec_from_text(text, policy)
+        return (ex.spec_to_json(spec), *ex.spec_to_controls(spec).__dict__.values())
+
+    def apply_spec_file(data):
+        if data is None:
+            raise ValueError("no spec file was uploaded")
+        return apply_spec_text(data)
+
+    def on_load(request: gr.Request):
+        code = dict(request.query_params).get(ex.QUERY_PARAM) if request is not None else None
+        if not code:
+            return (gr.update(),) * (1 + len(controls))
+        try:
+            return apply_spec_text(ex.spec_to_json(ex.decode_spec(code, policy)))
+        except ValueError as exc:
+            gr.Warning(f"The link's plate could not be opened: {exc}")
+            return (gr.update(),) * (1 + len(controls))
+
+    # -------------------------------------------------------------------------------- model panel handlers
+    def store_key(key):
+        key = (key or "").strip()
+        if len(key) > policy.max_field_chars:  # never echoed: only its length is named
+            return "", f"No key set: it has {len(key)} characters; allowed: at most {policy.max_field_chars}."
+        return key, ("A key is set for this session only." if key else "No key set.")
+
+    def make_ask(prompt_name, prompt_text, size, grayscale, hue, cvd, severity, variant):
+        size = int(size) if size else None
+        cond = Condition(size=size, grayscale=bool(grayscale), hue_shift=float(hue), cvd=cvd,
+                         cvd_severity=float(severity))
+        ask = em.Ask(prompt_name=prompt_name, prompt_text=prompt_text, condition=cond, variant=variant)
+        ask.validate(policy)
+        return ask
+
+    def ask_model(key, history, run_id, kind, hf_id, api_model, base_url, prompt_name, prompt_text, size,
+                  grayscale, hue, cvd, severity, variant, base_json, *vals):
+        spec = make_spec(base_json, *vals)
+        ask = make_ask(prompt_name, prompt_text, size, grayscale, hue, cvd, severity, variant)
+        run_id = run_id or f"explorer-{uuid.uuid4().hex[:12]}"
+        choice = em.ModelChoice(kind, hf_id if kind == "hf" else api_model, base_url)
+        backend, close = em.open_backend(choice, key, policy, cache)
+        try:
+            row, seen = em.ask_one(spec, ask, backend, colour_set=vals[0], run_id=run_id, secrets=(key,),
+                                   gpu=cache.ask_on_gpu, renderer=plates_seen)
+        finally:
+            if close:
+                backend.close()
+        history = [*history, row][-em.MAX_HISTORY:]
+        seen_png = scratch.write("model-input", "png", ex.png_bytes(seen))  # exact pixels, fast encoder
+        return (row["reply"] or "", em.result_markdown(row), history, em.history_frame(history),
+                _parquet(history), run_id, seen_png)
+
+    def run_sweep(key, history, run_id, low, high, points, kind, hf_id, api_model, base_url, prompt_name,
+                  prompt_text, size, grayscale, hue, cvd, severity, variant, base_json, *vals):
+        spec = make_spec(base_json, *vals)
+        values = em.sweep_values(float(low), float(high), int(points), policy)
+        run_id = run_id or f"explorer-{uuid.uuid4().hex[:12]}"
+        ask = make_ask(prompt_name, prompt_text, size, grayscale, hue, cvd, severity, variant)
+        plan = em.sweep_plan(spec, values)  # values these colours cannot reach are named, not fatal
+        if not plan.specs:
+            raise ValueError(f"no ΔE2000 of the sweep can be drawn with these colours: {plan.skipped[0][1]}")
+        choice = em.ModelChoice(kind, hf_id if kind == "hf" else api_model, base_url)
+        backend, close = em.open_backend(choice, key, policy, cache)
+        rows: list[dict] = []
+        try:  # one batch: an API backend asks every point at once; the page updates every SWEEP_UPDATE_S
+            answers = em.ask_many(plan.specs, ask, backend, colour_set=vals[0], run_id=run_id, secrets=(key,),
+                                  gpu=cache.ask_on_gpu)
+            for batch in em.in_batches(answers, SWEEP_UPDATE_S):
+                rows += batch
+                history = [*history, *batch][-em.MAX_HISTORY:]
+                yield (history, em.history_frame(history), em.sweep_figure(rows), _parquet(history),
+                       em.sweep_replies(rows), em.sweep_summary(rows, plan.skipped))
+        finally:
+            if close:
+                backend.close()
+
+    def _parquet(history):
+        return scratch.write("explorer-history", "parquet", em.history_parquet(history))
+
+    # ------------------------------------------------------------------------------------------------ layout
+    with gr.Blocks(title="plates · live plate explorer", delete_cache=(900, 1800)) as demo:
+        gr.Markdown("# plates · live plate explorer\nTweak one Ishihara-style plate, see it through other eyes, "
+                    "and ask a model what it reads." + (" *(public mode)*" if policy.public else ""))
+        base_state = gr.State("")  # JSON of a pasted/linked spec: fields the controls do not show survive
+        key_state = gr.State("")  # the visitor's API key: this session only, never an output
+        history_state = gr.State([])
+        run_state = gr.State("")  # this session's run id (set on load)
+        with gr.Tab("Plate"):
+            with gr.Row():
+                with gr.Column(scale=1, min_width=300):
+                    colour_pair = gr.Dropdown(ex.colour_pair_choices(), value=defaults.colour_pair,
+                                              label="Colour pair (CBE sets 1-5, HueManity pairs) or custom")
+                    with gr.Row():
+                        fg = gr.ColorPicker(defaults.foreground, label="Foreground (text)", elem_id="fg")
+                        bg = gr.ColorPicker(defaults.background, label="Background (ΔE2000 moves it)",
+                                            elem_id="bg")
+                    drawn = gr.HTML(ex.drawn_swatches(ex.default_spec()), elem_id="drawn-colours")
+                    delta_e = gr.Slider(0, 40, value=defaults.delta_e, step=0.5, label="ΔE2000 (0 = colours as given)",
+                                        elem_id="delta-e")
+                    font = gr.Dropdown(fonts, value=defaults.font, label="Font and style")
+                    text = gr.Textbox(defaults.text, label="Text", max_length=policy.max_text_chars,
+                                      elem_id="plate-text")
+                    with gr.Row():
+                        label_buttons = {s: gr.Button(f"random {s}", size="sm") for s in ex.label_space_choices()}
+                    min_hi, max_hi = ex.dot_slider_limits(ex.default_spec())  # follow the plate size
+                    with gr.Row():
+                        dot_min = gr.Slider(0, min_hi, value=defaults.dot_min, step=0.5,
+                                            label="Dot radius min (px, 0 = auto)", elem_id="dot-min")
+                        dot_max = gr.Slider(0, max_hi, value=defaults.dot_max, step=0.5,
+                                            label="Dot radius max (px, 0 = auto)", elem_id="dot-max")
+                    with gr.Row():
+                        density = gr.Slider(0.05, 0.80, value=defaults.density, step=0.01, label="Density (dot coverage)")
+                        jitter = gr.Slider(0, 1, value=defaults.jitter, step=0.01, label="Colour jitter (1 = HueManity §3)")
+                    with gr.Row():
+                        size = gr.Slider(policy.min_plate_size, policy.max_plate_size, value=defaults.size, step=16,
+                                         label="Plate size (px)")
+                        seed = gr.Number(defaults.seed, precision=0, label="Seed")
+                with gr.Column(scale=3):
+                    stats = gr.Markdown(elem_id="plate-stats")
+                    with gr.Row():
+                        # the plate is served as the exact PNG we write; the other views as JPEG (display only)
+                        images = {v: gr.Image(label=v, type="pil", format="jpeg", interactive=False,
+                                              elem_id=f"view-{v}", buttons=["download", "fullscreen"])
+                                  for v in ex.VIEWS[:3]}
+                    with gr.Row():
+                        images |= {v: gr.Image(label=f"{v} view", type="pil", format="jpeg", interactive=False,
+                                               elem_id=f"view-{v}", buttons=["fullscreen"])
+                                   for v in ex.VIEWS[3:]}
+                    share = gr.Textbox(label="Share link (opens this exact plate)", elem_id="share",
+                                       interactive=False, buttons=["copy"])
+                    with gr.Accordion("Spec: download, paste or upload to reproduce a plate exactly", open=False):
+                        spec_box = gr.Code(language="json", label="Spec JSON (editable)", interactive=True)
+                        with gr.Row():
+                            apply_btn = gr.Button("Apply pasted spec")
+                            spec_upload = gr.File(label="Upload a spec (.json)", type="binary", file_types=[".json"])
+                            spec_download = gr.DownloadButton("Download spec JSON")
+        with gr.Tab("Model") as model_tab:
+            with gr.Row():
+                with gr.Column():
+                    asked_plate = gr.Image(label="The plate to ask about", type="pil", format="jpeg",
+                                           interactive=False, height=160, elem_id="asked-plate-image")
+                    asked_caption = gr.Markdown(elem_id="asked-plate")
+                    kind = gr.Radio(list(em.MODEL_KINDS), value="baseline", label="Model",
+                                    info=em.MODEL_KIND_INFO["baseline"], elem_id="model-kind")
+                    field_cap = policy.max_field_chars
+                    hf_id = gr.Textbox(label="Hugging Face model id", visible=False, max_length=field_cap,
+                                       info=("allowed: " + ", ".join(policy.allowed_hf_models)) if policy.public else None)
+                    api_model = gr.Textbox(label="API model name", placeholder="gpt-4o-mini", visible=False,
+                                           max_length=field_cap)
+                    base_url = gr.Textbox(label="OpenAI-compatible base URL", placeholder="https://api.openai.com/v1",
+                                          info=("allowed: " + (", ".join(policy.allowed_base_urls) or "none"))
+                                          if policy.public else None, visible=False, max_length=field_cap)
+                    key_box = gr.Textbox(label="API key (kept in your session only)", type="password",
+                                         visible=False, max_length=field_cap)
+                    key_status = gr.Markdown("No key set.", visible=False)
+                with gr.Column():
+                    prompt_name = gr.Dropdown(list(em.PROMPTS), value="cbe-open", label="Prompt")
+                    prompt_text = gr.Textbox(em.prompt_template_text("cbe-open"), lines=4,
+                                             label="Prompt text (editable)",
+                                             max_length=policy.max_prompt_chars)
+                    with gr.Row():
+                        variant = gr.Dropdown(list(em.VARIANTS), value="standard", label="Variant")
+                        cond_size = gr.Number(0, precision=0, label="Image size px (0 = as rendered)")
+                        grayscale = gr.Checkbox(False, label="Grayscale")
+                    with gr.Row():
+                        hue = gr.Slider(-180, 180, value=0, step=5, label="Hue shift (°)")
+                        cvd = gr.Dropdown(["none", "protan", "deutan", "tritan"], value="none", label="CVD view")
+                        severity = gr.Slider(0, 1, value=1, step=0.05, label="CVD severity")
+            ask_btn = gr.Button("Ask the model", variant="primary")
+            with gr.Row():
+                seen = gr.Image(label="What the model received", type="pil", format="png", interactive=False,
+                                height=220, scale=1)
+                with gr.Column(scale=3):
+                    reply = gr.Textbox(label="Raw reply (after a sweep: every point's)", lines=3,
+                                       elem_id="reply")
+                    verdict = gr.Markdown(elem_id="verdict")
+            with gr.Accordion("ΔE2000 sweep: the same text at a range of differences", open=True):
+                with gr.Row():
+                    sweep_lo = gr.Number(1.0, label="ΔE2000 from")
+                    sweep_hi = gr.Number(20.0, label="ΔE2000 to")
+                    sweep_n = gr.Slider(2, policy.max_sweep_points, value=min(8, policy.max_sweep_points), step=1,
+                                        label="Points")
+                    sweep_btn = gr.Button("Run sweep")
+                sweep_plot = gr.Plot(label="Answers and accuracy vs ΔE2000 drawn", elem_id="sweep-plot")
+            history_table = gr.Dataframe(headers=em.history_headers(), label="This session's queries",
+                                         interactive=False, elem_id="history")
+            history_download = gr.DownloadButton("Download history (Parquet, results schema)")
+
+        # the family tabs: Illusions, Scenes, Try it yourself
+        family_tabs.add_family_tabs(policy, guard=guard, cache=cache, scratch=scratch,
+                                    model=(kind, hf_id, api_model, base_url), key_state=key_state)
+
+        # ------------------------------------------------------------------------------------------ events
+        controls = [colour_pair, fg, bg, delta_e, font, text, dot_min, dot_max, density, jitter, size, seed]
+        plate_inputs = [base_state, *controls]
+        plate_outputs = [*(images[v] for v in ex.VIEWS), stats, spec_box, spec_download, share, fg, bg, drawn,
+                         dot_min, dot_max]
+        render_kw = dict(fn=guard(render_plate), inputs=plate_inputs, outputs=plate_outputs,
+                         concurrency_limit=2, concurrency_id="render")
+        internal = dict(api_visibility="private")  # chained steps: not endpoints of the API page
+        # The text box re-renders on `change`: its `input` event misses Backspace and select-all + Delete
+        live = (delta_e, font, dot_min, dot_max, density, jitter, size, seed)
+        gr.on([text.change, *(c.input for c in live)],
+              api_name="render", trigger_mode="always_last", **render_kw)
+        colour_pair.input(guard(preset_colours), colour_pair, [fg, bg], **internal).then(
+            **render_kw, **internal)
+        for picker in (fg, bg):
+            picker.input(lambda: ex.CUSTOM, None, colour_pair, **internal).then(**render_kw, **internal)
+        for space, button in label_buttons.items():  # the new text's `change` re-renders
+            button.click(functools.partial(ex.random_label, space), None, text, **internal)
+        apply_btn.click(guard(apply_spec_text), spec_box, [base_state, *controls], api_name="apply_spec").then(
+            **render_kw, **internal)
+        spec_upload.upload(guard(apply_spec_file), spec_upload, [base_state, *controls], **internal).then(
+            **render_kw, **internal)
+        model_tab.select(guard(show_asked_plate), plate_inputs, [asked_plate, asked_caption],
+                         show_progress="hidden", **internal)
+        demo.load(lambda: f"explorer-{uuid.uuid4().hex[:12]}", None, run_state, **internal)
+        demo.load(on_load, None, [base_state, *controls], **internal).then(**render_kw, **internal)
+
+        kind.change(lambda k: (gr.update(info=em.MODEL_KIND_INFO.get(k, "")), gr.update(visible=k == "hf"),
+                               *[gr.update(visible=k == "openai")] * 4), kind,
+                    [kind, hf_id, api_model, base_url, key_box, key_status], show_progress="hidden",
+                    **internal)
+        key_box.change(store_key, key_box, [key_state, key_status], api_name="set_key", show_progress="hidden")
+        prompt_name.input(guard(em.prompt_defaults), prompt_name, [prompt_text, variant], **internal)
+        model_inputs = [kind, hf_id, api_model, base_url, prompt_name, prompt_text, cond_size, grayscale, hue, cvd,
+                        severity, variant, *plate_inputs]
+        model_limit = 1 if policy.public else 2  # model calls at once, shared by ask and sweep
+
+        def secrets(args):  # the session's key: the first input of ask and sweep
+            return (args[0],)
+
+        ask_btn.click(guard(ask_model, secrets), [key_state, history_state, run_state, *model_inputs],
+                      [reply, verdict, history_state, history_table, history_download, run_state, seen],
+                      api_name="ask",
+                      concurrency_limit=model_limit, concurrency_id="model")
+        sweep_btn.click(guard(run_sweep, secrets),
+                        [key_state, history_state, run_state, sweep_lo, sweep_hi, sweep_n, *model_inputs],
+                        [history_state, history_table, sweep_plot, history_download, reply, verdict],
+                        api_name="sweep",
+                        concurrency_limit=model_limit, concurrency_id="model")
+    demo.queue(max_size=32 if policy.public else None, default_concurrency_limit=2)
+    return demo
+
+
+def launch_options(port: int | None = None, policy: ex.Policy | None = None) -> dict:
+    """How the explorer is launched (tests and the bench use the same): host and port from the environment,
+    no raw errors on the page, no run history (it would keep inputs, a visitor's key among them, in the
+    browser or a bucket), and in public mode uploads capped at 1 MB (a spec is a few hundred bytes)."""
+    policy = policy or ex.Policy.from_env()
+    if port is None and os.environ.get("GRADIO_SERVER_PORT"):
+        port = int(os.environ["GRADIO_SERVER_PORT"])
+    options = dict(server_name=os.environ.get("GRADIO_SERVER_NAME", "127.0.0.1"), server_port=port,
+                   show_error=False, run_history=False, footer_links=["api", "settings"])
+    if policy.public:
+        options["max_file_size"] = "1mb"
+    return options
+
+
+def main() -> None:
+    """Build and serve the explorer (the Space entry `app.py` and `python -m plates.explorer`): port 7860
+    unless ``GRADIO_SERVER_PORT`` says otherwise."""
+    build_app().launch(**launch_options(port=None if os.environ.get("GRADIO_SERVER_PORT") else 7860))

@@ -1,0 +1,283 @@
+"""The explorer's illusion and scene tabs (issues 13, 14), apart from any widget.
+
+Controls become validated specs (`plates.stimuli.illusions.IllusionSpec`, `plates.stimuli.scenes.SceneSpec`)
+under the explorer's `plates.explorer.plate.Policy`; an illusion's two targets are outlined on a copy of its image
+and their pixel values measured from the image under the masks (independently of the renderer's own truth);
+a question is built by the prompt's task from the stimulus's truth (`plates.tasks.get_task`), asked of a backend
+with the exact image (a `plates.models.base.Query`; backends send PIL images as PNG, so the pixels arrive
+unchanged: issue 13 "images reach models losslessly") and scored into one results row through the one row
+builder (`plates.runs.rows.build_row`), as `plates.explorer.models` does for plates.
+
+The bundled baseline reader reads plate text only: it declines illusion and scene questions (``parse_status``
+"unsupported"), which :func:`result_markdown` says in words.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import time
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+from PIL import Image, ImageDraw, ImageFont
+from scipy import ndimage
+
+from plates import colour as C
+from plates.explorer.plate import Policy
+from plates.models import Backend, BackendFailing
+from plates.runs.rows import Asked, build_row
+from plates.secrets import redact
+from plates.stimuli.base import Stimulus
+from plates.stimuli.illusions import ILLUSION_TYPES, LAYOUTS, IllusionSpec
+from plates.stimuli.illusions import render as render_illusion
+from plates.stimuli.scenes import SCENE_PALETTES, SHAPES, SceneSpec
+from plates.stimuli.scenes import render as render_scene
+from plates.tasks import Question, get_task, subject_of
+from plates.tasks.colorbench import TASKS as SCENE_TASKS
+from plates.tasks.colorbench import NotAskable
+from plates.tasks.prompts import PROMPTS, get_prompt, query_for
+
+__all__ = [
+    "ILLUSION_KINDS", "ILLUSION_PROMPTS", "NO_PALETTE", "OUTLINE", "SCENE_PROMPTS", "IllusionControls",
+    "SceneControls", "TargetValues", "ask_stimulus", "illusion_markdown", "make_question", "measure_targets",
+    "outlined", "question_markdown", "render_illusion_controls", "render_scene_controls", "result_markdown",
+    "scene_markdown", "subject_of", "LAYOUT_CHOICES", "PALETTE_CHOICES", "SHAPE_CHOICES",
+]
+
+#: Illusion kinds a visitor can pick (`plates.stimuli.illusions.ILLUSION_TYPES`, in its order).
+ILLUSION_KINDS = tuple(ILLUSION_TYPES)
+#: Prompts of the illusion tasks (RCID's two framings, its colour naming, IllusionBench+ true/false and choice).
+ILLUSION_PROMPTS = tuple(n for n, t in PROMPTS.items() if get_task(t.task).family == "illusion")
+#: ColorBench task -> its plain prompt ("colorbench-<task>", `plates.tasks.prompts`).
+SCENE_PROMPTS: Mapping[str, str] = {task: f"colorbench-{task}" for task in SCENE_TASKS}
+#: The scene palette choice meaning "colours drawn from all of sRGB" (SceneSpec.palette None).
+NO_PALETTE = "none (any sRGB colours)"
+#: Outline colours (sRGB 0-255) drawn just outside targets A and B: magenta and cyan, rare in the stimuli.
+OUTLINE: Mapping[str, tuple[int, int, int]] = {"A": (255, 0, 255), "B": (0, 200, 255)}
+
+
+def _size(size: Any, policy: Policy) -> int:
+    if isinstance(size, bool) or not isinstance(size, int | float) or int(size) != size \
+            or not policy.min_plate_size <= int(size) <= policy.max_plate_size:
+        raise ValueError(f"image size {size!r} px is not allowed; allowed: an integer "
+                         f"{policy.min_plate_size}-{policy.max_plate_size}")
+    return int(size)
+
+
+def _int(name: str, value: Any) -> int:
+    if isinstance(value, bool) or not isinstance(value, int | float) or int(value) != value:
+        raise ValueError(f"{name}={value!r} is not valid; allowed: an integer")
+    return int(value)
+
+
+# ------------------------------------------------------------------------------------------------ illusions
+@dataclass(frozen=True)
+class IllusionControls:
+    """The illusion tab's controls: kind (`ILLUSION_KINDS`), inducer strength 0-1, signed target difference in
+    CIEDE2000 (+ = A lighter; `IllusionSpec.delta_e`), layout (`LAYOUTS`), swap (A and B trade contexts),
+    seed, size (px)."""
+
+    kind: str = "rcid-contrast"
+    strength: float = 1.0
+    delta_e: float = 0.0
+    layout: str = "left-right"
+    swap: bool = False
+    seed: int = 0
+    size: int = 512
+
+    def spec(self, policy: Policy) -> IllusionSpec:
+        """The validated spec (ValueError naming the bad value and what is allowed)."""
+        return IllusionSpec(kind=self.kind, size=_size(self.size, policy), seed=_int("seed", self.seed),
+                            strength=float(self.strength), delta_e=float(self.delta_e), layout=self.layout,
+                            swap=bool(self.swap))
+
+
+@dataclass(frozen=True)
+class TargetValues:
+    """One target measured from the image: pixels under its mask, their mean (sRGB 0-255), that mean's hex and
+    CIELAB (D65, 2°), and the share of its pixels equal to the mean's rounding (1.0 for a flat target)."""
+
+    name: str
+    pixels: int
+    mean_srgb: tuple[float, float, float]
+    hex: str
+    lab: tuple[float, float, float]
+    flat_share: float
+
+
+def measure_targets(stim: Stimulus) -> tuple[dict[str, TargetValues], float]:
+    """Each target's values measured from ``stim.image`` under ``stim.masks`` (not from the renderer's truth),
+    and the CIEDE2000 between the two means (CIELAB D65, 2°)."""
+    px = np.asarray(stim.image.convert("RGB"), dtype=np.float64)
+    out = {}
+    for name in ("A", "B"):
+        mask = np.asarray(stim.masks[name], dtype=bool)
+        if not mask.any():
+            raise ValueError(f"target {name}'s mask is empty; allowed: a stimulus whose masks cover its targets")
+        values = px[mask]
+        mean = values.mean(axis=0)
+        flat = float(np.mean(np.all(values == np.round(mean), axis=1)))
+        lab = C.srgb255_to_lab(mean)
+        out[name] = TargetValues(name, int(mask.sum()), tuple(round(float(v), 2) for v in mean),
+                                 C.to_hex(tuple(int(v) for v in np.round(mean))), tuple(round(float(v), 2) for v in lab), flat)
+    de = float(C.delta_e2000(np.array(out["A"].mean_srgb), np.array(out["B"].mean_srgb)))  # takes sRGB 0-255
+    return out, de
+
+
+def outlined(stim: Stimulus, width: int | None = None) -> Image.Image:
+    """A copy of the image (PIL RGB, sRGB 0-255) with a ring of ``width`` px drawn just OUTSIDE each target's
+    mask (`OUTLINE` colours) and its letter beside it: the targets' own pixels are left untouched."""
+    image = stim.image.convert("RGB")
+    w = width or max(2, image.size[0] // 128)
+    px = np.array(image)
+    masks = {n: np.asarray(stim.masks[n], dtype=bool) for n in ("A", "B")}
+    either = masks["A"] | masks["B"]
+    for name, mask in masks.items():
+        ring = ndimage.binary_dilation(mask, iterations=w) & ~either
+        px[ring] = OUTLINE[name]
+    out = Image.fromarray(px)
+    draw = ImageDraw.Draw(out)
+    side = max(12, image.size[0] // 24)  # the letter's box, px
+    font = ImageFont.load_default(size=int(side * 0.8))
+    for name, mask in masks.items():
+        ys, xs = np.nonzero(mask)
+        x, y = int(xs.min()), max(0, int(ys.min()) - side - w)
+        draw.rectangle((x, y, x + side, y + side), fill=OUTLINE[name])
+        draw.text((x + side / 2, y + side / 2), name, fill=(0, 0, 0), font=font, anchor="mm")
+    return out
+
+
+def illusion_markdown(stim: Stimulus) -> str:
+    """The targets' measured pixel values and the illusion's answers, as Markdown."""
+    t = stim.truth
+    measured, de = measure_targets(stim)
+    pos = t.get("positions", {})
+    lines = ["| target | where | mean sRGB (0-255) | hex | CIELAB L*, a*, b* | pixels |", "|---|---|---|---|---|---|"]
+    for name, v in measured.items():
+        lines.append(f"| **{name}** ({'magenta' if name == 'A' else 'cyan'} outline) | {pos.get(name, '?')} | "
+                     f"{', '.join(f'{c:.1f}' for c in v.mean_srgb)} | `{v.hex}` | "
+                     f"{', '.join(f'{c:.1f}' for c in v.lab)} | {v.pixels} |")
+    darker = t.get("pixel_darker") or "neither (identical pixels)"
+    lines += ["", f"**Measured ΔE2000 between the targets:** {de:.2f} · **pixel-darker:** {darker} · "
+              f"**perceived darker (the illusion's prediction):** {t.get('perceived_darker') or 'neither'} · "
+              f"**item class:** {t.get('item_class')}",
+              "", f"*Prediction:* {t.get('prediction', '')}  ", f"*Source:* {t.get('source', '')}"]
+    return "\n".join(lines)
+
+
+# --------------------------------------------------------------------------------------------------- scenes
+@dataclass(frozen=True)
+class SceneControls:
+    """The scene tab's controls (`SceneSpec` fields): objects, colours, least CIEDE2000 between colours,
+    clutter 0-1, area ratio, shapes, palette (`NO_PALETTE` or a `SCENE_PALETTES` name), seed, size (px)."""
+
+    n_regions: int = 6
+    n_colours: int = 4
+    min_delta_e: float = 20.0
+    clutter: float = 0.0
+    area_ratio: float = 1.0
+    shapes: tuple[str, ...] = ("circle", "square", "triangle", "star")
+    palette: str = NO_PALETTE
+    seed: int = 0
+    size: int = 512
+
+    def spec(self, policy: Policy) -> SceneSpec:
+        """The validated spec (ValueError naming the bad value and what is allowed)."""
+        if self.palette != NO_PALETTE and self.palette not in SCENE_PALETTES:
+            raise ValueError(f"palette {self.palette!r} is not known; allowed: {NO_PALETTE}, "
+                             f"{', '.join(SCENE_PALETTES)}")
+        shapes = tuple(self.shapes or ())
+        if not shapes:
+            raise ValueError(f"no shape is chosen; allowed: one or more of {', '.join(SHAPES)}")
+        return SceneSpec(seed=_int("seed", self.seed), size=_size(self.size, policy),
+                         n_regions=_int("n_regions", self.n_regions), n_colours=_int("n_colours", self.n_colours),
+                         min_delta_e=float(self.min_delta_e), clutter=float(self.clutter),
+                         area_ratio=float(self.area_ratio), shapes=shapes,
+                         palette=None if self.palette == NO_PALETTE else self.palette)
+
+
+def scene_markdown(stim: Stimulus) -> str:
+    """A short account of the scene's truth: objects, distinct colours (background included, and of the objects
+    alone), the least CIEDE2000 between any two of them, and the share of the image the objects cover."""
+    t, stats = stim.truth, dict(stim.stats)
+    parts = [f"**objects:** {len(t.get('regions', []))}", f"**distinct colours:** {t.get('distinct_colours')} "
+             f"(objects: {t.get('object_colours')})", f"**least ΔE2000 between colours:** {t['min_delta_e']:.1f}"]
+    if "fill_visible" in stats:
+        parts.append(f"**objects cover:** {100 * float(stats['fill_visible']):.1f}% of the image")
+    return " · ".join(parts)
+
+
+# ------------------------------------------------------------------------------------------------- questions
+def make_question(stim: Stimulus, prompt_name: str, *, seed: int = 0) -> Question:
+    """The prompt's question about ``stim``. ValueError (in words) when the prompt is unknown, asks about another
+    family, or the stimulus cannot carry it (a scene's `NotAskable`)."""
+    template = get_prompt(prompt_name)
+    task = get_task(template.task)
+    family = stim.spec.FAMILY
+    if family not in task.families:
+        raise ValueError(f"prompt {prompt_name!r} asks about {' or '.join(task.families)} stimuli, not {family!r}")
+    try:
+        return task.question(subject_of(stim), template, seed=int(seed))
+    except NotAskable as exc:
+        raise ValueError(f"this scene cannot carry a {task.name} question: {exc}") from None
+
+
+def question_markdown(question: Question) -> str:
+    """The question's text and its options (one per line) as Markdown; the answer is not shown."""
+    text = question.text.replace("\n", "  \n")
+    opts = "".join(f"\n- **{k}** {v}" for k, v in (question.options or {}).items())
+    return f"**Question ({question.name}):**  \n{text}" + (f"\n\n**Options:**{opts}" if opts else "")
+
+
+def ask_stimulus(stim: Stimulus, question: Question, backend: Backend, *, run_id: str,
+                 secrets: Sequence[str | None] = (), gpu: Callable | None = None) -> dict:
+    """Ask ``backend`` ``question`` about ``stim``'s exact image (PIL RGB, sRGB 0-255; sent as PNG); the scored
+    row of the results schema. ``delta_e``: an illusion's measured signed CIEDE2000 between its targets (+ = A
+    lighter), None for scenes. A backend failing every request raises ValueError with the redacted reason."""
+    spec = stim.spec
+    query = query_for(question, stim.image)
+    try:
+        answered = gpu(backend, [query]) if (backend.kind == "hf" and gpu is not None) else backend.ask([query])
+        (_, reply), = list(answered)
+    except BackendFailing as exc:
+        raise ValueError(f"the model keeps failing: {redact(str(exc), secrets, min_length=4)}") from None
+    spec_json = spec.to_json()
+    item_id = hashlib.sha1(spec_json.encode()).hexdigest()[:16]
+    signed = stim.truth.get("signed_delta_e2000") if spec.FAMILY == "illusion" else None
+    asked = Asked(run_id=run_id, row_key=hashlib.sha1(f"{run_id}|{item_id}|{time.time_ns()}".encode()).hexdigest(),
+                  item_id=item_id, dataset="explorer", model=backend.model, backend=backend.kind, question=question,
+                  spec_json=spec_json, family=spec.FAMILY, colour_set=getattr(spec, "palette", None) or spec.FAMILY,
+                  delta_e=None if signed is None else float(signed), size=int(stim.image.size[0]))
+    return build_row(asked, reply, secrets)
+
+
+def result_markdown(row: Mapping[str, Any]) -> str:
+    """The verdict on one illusion or scene row, in words; a declined question says who declined and why."""
+    if row.get("parse_status") == "unsupported":
+        why = ("the bundled reader only reads the text of dot plates; it does not compare colours or answer "
+               "scene questions. Choose a Hugging Face or OpenAI-compatible model in the Model tab."
+               if row.get("backend") == "baseline" else "this backend does not take this kind of question.")
+        return f"**{row['model']} ({row['backend']}) declines this question** (parse status `unsupported`): {why}"
+    if row.get("error"):
+        return f"**Request failed:** {row['error']}"
+    verdict = "✅ correct" if row.get("correct") else "❌ wrong"
+    return (f"**Parsed answer:** `{row.get('parsed')}` · **expected** `{row.get('expected')}` · {verdict} · "
+            f"**parse:** {row.get('parse_status')} · **failure mode:** {row.get('failure_mode') or '—'} · "
+            f"**latency:** {1000 * float(row.get('latency_s') or 0):.0f} ms")
+
+
+def render_illusion_controls(controls: IllusionControls, policy: Policy) -> Stimulus:
+    """Render the illusion the controls describe."""
+    return render_illusion(controls.spec(policy))
+
+
+def render_scene_controls(controls: SceneControls, policy: Policy) -> Stimulus:
+    """Render the scene the controls describe."""
+    return render_scene(controls.spec(policy))
+
+
+LAYOUT_CHOICES = tuple(LAYOUTS)
+SHAPE_CHOICES = tuple(SHAPES)
+PALETTE_CHOICES = (NO_PALETTE, *SCENE_PALETTES)

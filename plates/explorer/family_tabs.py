@@ -1,0 +1,258 @@
+"""The explorer's family tabs: Illusions (issue 13), Scenes (issue 14) and "Try it yourself" (issue 15).
+
+Thin on purpose, like `app`: every decision lives in plates.explorer.families and plates.explorer.quiz; this file
+lays out widgets and wires events. ``add_family_tabs`` is called inside ``app.build_app()``'s Blocks; the Illusion
+and Scene tabs ask the model chosen in the Model tab (its kind / id / URL widgets and the session's key state
+are passed in), through the same backend cache.
+"""
+
+from __future__ import annotations
+
+import uuid
+from collections.abc import Callable, Sequence
+
+import gradio as gr
+
+from plates.explorer import families as fv
+from plates.explorer import models as em
+from plates.explorer import plate as ex
+from plates.explorer import quiz as qv
+
+__all__ = ["add_family_tabs"]
+
+
+def add_family_tabs(policy: ex.Policy, *, guard: Callable, cache: em.ModelCache, scratch: ex.Scratch,
+                    model: Sequence[gr.components.Component], key_state: gr.State,
+                    quiz: qv.QuizConfig | None = None, reader: qv.ReaderCache | None = None,
+                    board: qv.ModelBoard | None = None) -> None:
+    """Add the three tabs to the Blocks being built. ``guard(fn, secrets_from)`` turns errors into page
+    messages (app._guard); ``model`` = the Model tab's (kind, hf_id, api_model, base_url) widgets."""
+    quiz = quiz or qv.QuizConfig()
+    reader = reader or qv.ReaderCache()
+    board = board or qv.ModelBoard()  # models' stored estimates (PLATES_QUIZ_MODELS), read on first result
+    # Warm up before serving (as build_app does): colour-science loads now, not inside a visitor's request,
+    # where its stand-in `matplotlib` module would break Gradio's matplotlib backend guard.
+    fv.render_illusion_controls(fv.IllusionControls(size=64), policy)
+    rows_state = gr.State([])  # rows asked from these tabs (this session), for the Parquet download
+    run_state = gr.State("")
+    secrets = lambda args: (args[0],)  # noqa: E731 - the key is every ask handler's first input
+
+    def backend_for(key, kind, hf_id, api_model, base_url):
+        choice = em.ModelChoice(kind, hf_id if kind == "hf" else api_model, base_url)
+        return em.open_backend(choice, key, policy, cache)
+
+    def ask(stim, prompt_name, key, run_id, rows, kind, hf_id, api_model, base_url):
+        question = fv.make_question(stim, prompt_name)
+        run_id = run_id or f"explorer-{uuid.uuid4().hex[:12]}"
+        backend, close = backend_for(key, kind, hf_id, api_model, base_url)
+        try:
+            row = fv.ask_stimulus(stim, question, backend, run_id=run_id, secrets=(key,), gpu=cache.ask_on_gpu)
+        finally:
+            if close:
+                backend.close()
+        rows = [*rows, row][-em.MAX_HISTORY:]
+        parquet = scratch.write("family-history", "parquet", em.history_parquet(rows))
+        return (fv.question_markdown(question), row["reply"] or "", fv.result_markdown(row), rows, parquet,
+                run_id)
+
+    def png(stem, image):
+        return scratch.write(stem, "png", ex.png_bytes(image))  # the exact pixels, lossless
+
+    # ------------------------------------------------------------------------------------------- illusions
+    def illusion(*vals):
+        return fv.render_illusion_controls(fv.IllusionControls(*vals), policy)
+
+    def render_illusion(*vals):
+        stim = illusion(*vals)
+        return png("illusion", fv.outlined(stim)), fv.illusion_markdown(stim)
+
+    def ask_illusion(key, run_id, rows, kind, hf_id, api_model, base_url, prompt_name, illusion_kind, strength,
+                     delta_e, layout, swap, seed, size):
+        stim = illusion(illusion_kind, strength, delta_e, layout, swap, seed, size)
+        return ask(stim, prompt_name, key, run_id, rows, kind, hf_id, api_model, base_url)
+
+    with gr.Tab("Illusions") as ill_tab:
+        with gr.Row():
+            with gr.Column(scale=1, min_width=300):
+                ill_kind = gr.Dropdown(list(fv.ILLUSION_KINDS), value="rcid-contrast", label="Illusion")
+                ill_strength = gr.Slider(0, 1, value=1.0, step=0.05, label="Inducer strength (0 = control)")
+                ill_de = gr.Slider(-20, 20, value=0.0, step=0.5, elem_id="illusion-delta-e",
+                                   label="Physical difference ΔE2000 (0 = identical targets; + = A lighter)")
+                ill_layout = gr.Radio(list(fv.LAYOUT_CHOICES), value="left-right", label="Layout")
+                ill_swap = gr.Checkbox(False, label="Swap contexts (A and B trade inducers)")
+                with gr.Row():
+                    ill_seed = gr.Number(0, precision=0, label="Seed")
+                    ill_size = gr.Slider(policy.min_plate_size, min(1024, policy.max_plate_size), value=512,
+                                         step=16, label="Size (px)")
+            with gr.Column(scale=2):
+                ill_image = gr.Image(label="Illusion (targets outlined: A magenta, B cyan)", format="png",
+                                     interactive=False, elem_id="illusion-image", height=420)
+                ill_truth = gr.Markdown(elem_id="illusion-truth")
+        with gr.Row():
+            ill_prompt = gr.Dropdown(list(fv.ILLUSION_PROMPTS), value="rcid-compare-human",
+                                     label="Question (RCID pixel / human framing, IllusionBench+ true/false, choice)")
+            ill_ask = gr.Button("Ask the model chosen in the Model tab", variant="primary")
+        ill_question = gr.Markdown(elem_id="illusion-question")
+        ill_reply = gr.Textbox(label="Raw reply", lines=2)
+        ill_verdict = gr.Markdown(elem_id="illusion-verdict")
+        ill_download = gr.DownloadButton("Download these answers (Parquet, results schema)")
+
+    ill_controls = [ill_kind, ill_strength, ill_de, ill_layout, ill_swap, ill_seed, ill_size]
+    ill_render = dict(fn=guard(render_illusion), inputs=ill_controls, outputs=[ill_image, ill_truth],
+                      concurrency_limit=2, concurrency_id="render")
+    gr.on([c.input for c in ill_controls], api_name="illusion_render", trigger_mode="always_last", **ill_render)
+    ill_tab.select(api_name=False, **ill_render)  # the tab opens on a drawn illusion
+    ask_outputs = [rows_state, ill_download, run_state]
+    ill_ask.click(guard(ask_illusion, secrets), [key_state, run_state, rows_state, *model, ill_prompt, *ill_controls],
+                  [ill_question, ill_reply, ill_verdict, *ask_outputs], api_name="illusion_ask",
+                  concurrency_limit=1 if policy.public else 2, concurrency_id="model")
+
+    # ---------------------------------------------------------------------------------------------- scenes
+    def scene(*vals):
+        return fv.render_scene_controls(fv.SceneControls(*vals), policy)
+
+    def scene_question(task, stim):
+        try:
+            return fv.question_markdown(fv.make_question(stim, fv.SCENE_PROMPTS[task]))
+        except ValueError as exc:  # the scene cannot carry it: said in words, not as an error popup
+            return f"**Not askable:** {exc}"
+
+    def render_scene(task, *vals):
+        if task not in fv.SCENE_PROMPTS:
+            raise ValueError(f"task {task!r} is not known; allowed: {', '.join(fv.SCENE_PROMPTS)}")
+        stim = scene(*vals)
+        return png("scene", stim.image), fv.scene_markdown(stim), scene_question(task, stim)
+
+    def ask_scene(key, run_id, rows, kind, hf_id, api_model, base_url, task, objects, colours, min_delta_e,
+                  clutter, area_ratio, shapes, palette, seed, size):
+        if task not in fv.SCENE_PROMPTS:
+            raise ValueError(f"task {task!r} is not known; allowed: {', '.join(fv.SCENE_PROMPTS)}")
+        stim = scene(objects, colours, min_delta_e, clutter, area_ratio, shapes, palette, seed, size)
+        return ask(stim, fv.SCENE_PROMPTS[task], key, run_id, rows, kind, hf_id, api_model, base_url)
+
+    defaults = fv.SceneControls()
+    with gr.Tab("Scenes") as sc_tab:
+        with gr.Row():
+            with gr.Column(scale=1, min_width=300):
+                sc_task = gr.Dropdown(list(fv.SCENE_PROMPTS), value="colour-counting", label="ColorBench task")
+                with gr.Row():
+                    sc_regions = gr.Slider(0, 24 if policy.public else 40, value=defaults.n_regions, step=1,
+                                           label="Objects")
+                    sc_colours = gr.Slider(0, 12, value=defaults.n_colours, step=1, label="Colours")
+                sc_min_de = gr.Slider(0.5, 60, value=defaults.min_delta_e, step=0.5,
+                                      label="Least ΔE2000 between colours")
+                with gr.Row():
+                    sc_clutter = gr.Slider(0, 1, value=0.0, step=0.05, label="Clutter (overlap)",
+                                           elem_id="scene-clutter")
+                    sc_ratio = gr.Slider(1, 20, value=1.0, step=0.5, label="Area ratio (largest / smallest)")
+                sc_shapes = gr.CheckboxGroup(list(fv.SHAPE_CHOICES), value=list(defaults.shapes), label="Shapes")
+                sc_palette = gr.Dropdown(list(fv.PALETTE_CHOICES), value=fv.NO_PALETTE,
+                                         label="Palette (named colours: needed for proportion, object counting, "
+                                               "recognition)")
+                with gr.Row():
+                    sc_seed = gr.Number(0, precision=0, label="Seed")
+                    sc_size = gr.Slider(policy.min_plate_size, min(1024, policy.max_plate_size), value=512,
+                                        step=16, label="Size (px)")
+            with gr.Column(scale=2):
+                sc_image = gr.Image(label="Scene", format="png", interactive=False, elem_id="scene-image",
+                                    height=420)
+                sc_facts = gr.Markdown(elem_id="scene-facts")
+                sc_question = gr.Markdown(elem_id="scene-question")
+        sc_ask = gr.Button("Ask the model chosen in the Model tab", variant="primary")
+        sc_reply = gr.Textbox(label="Raw reply", lines=2)
+        sc_verdict = gr.Markdown(elem_id="scene-verdict")
+        sc_download = gr.DownloadButton("Download these answers (Parquet, results schema)")
+
+    sc_controls = [sc_regions, sc_colours, sc_min_de, sc_clutter, sc_ratio, sc_shapes, sc_palette, sc_seed, sc_size]
+    sc_render = dict(fn=guard(render_scene), inputs=[sc_task, *sc_controls], outputs=[sc_image, sc_facts, sc_question],
+                     concurrency_limit=2, concurrency_id="render")
+    gr.on([c.input for c in (sc_task, *sc_controls)], api_name="scene_render", trigger_mode="always_last",
+          **sc_render)
+    sc_tab.select(api_name=False, **sc_render)  # the tab opens on a drawn scene
+    sc_ask.click(guard(ask_scene, secrets), [key_state, run_state, rows_state, *model, sc_task, *sc_controls],
+                 [sc_question, sc_reply, sc_verdict, rows_state, sc_download, run_state], api_name="scene_ask",
+                 concurrency_limit=1 if policy.public else 2, concurrency_id="model")
+
+    # ------------------------------------------------------------------------------------ try it yourself
+    def show(session):
+        """The widgets' updates for the image now on screen: plate (typed answer) or illusion (buttons)."""
+        trial = session.next_trial()
+        labels = [label for _, label in trial.options] or [gr.update()] * 3
+        return (qv.progress_text(session), png("quiz-image", trial.image), trial.prompt,
+                gr.update(visible=trial.block == "plate"), gr.update(visible=trial.block == "illusion"), *labels)
+
+    def start(agreed, started):
+        session = qv.start_session(quiz, agreed=bool(agreed), started=int(started or 0))
+        return (session, int(started or 0) + 1, *show(session), "", gr.update(visible=True), "",
+                gr.update(visible=False))
+
+    def answer(session, text):
+        if session is None:
+            raise ValueError("no quiz is running: tick the box and press Start")
+        session.answer(text if isinstance(text, str) else "")
+        if not session.done:
+            return (session, *show(session), "", gr.update(), gr.update(), gr.update())
+        result = qv.result_markdown(session, reader.estimate(session.staircase),
+                                    [*board.plate_thresholds(session.staircase),
+                                     *(board.illusion_magnitudes(session.blocks["illusion"].staircase)
+                                       if "illusion" in session.blocks else [])])
+        download = scratch.write("quiz-answers", "parquet", session.parquet())
+        return (session, "**Done.**", None, "", gr.update(visible=False), gr.update(visible=False),
+                gr.update(), gr.update(), gr.update(), "", gr.update(visible=False), result,
+                gr.update(value=download, visible=True))
+
+    def option_answer(index):
+        def press(session):
+            if session is None:
+                raise ValueError("no quiz is running: tick the box and press Start")
+            trial = session.next_trial()
+            if not trial.options:
+                raise ValueError("this image asks for a typed number, not a button")
+            return answer(session, trial.options[index][0])
+        return press
+
+    with gr.Tab("Try it yourself"):
+        quiz_state = gr.State(None)
+        started_state = gr.State(0)
+        gr.Markdown(qv.consent_text(quiz), elem_id="quiz-consent")
+        with gr.Row():
+            agree = gr.Checkbox(False, label="I have read the note and agree", elem_id="quiz-agree")
+            start_btn = gr.Button("Start", variant="primary", elem_id="quiz-start")
+        with gr.Column(visible=False) as trial_box:
+            progress = gr.Markdown(elem_id="quiz-progress")
+            plate = gr.Image(label="Image", format="png", interactive=False, elem_id="quiz-plate", height=420,
+                             buttons=[])
+            instruction = gr.Markdown(elem_id="quiz-instruction")
+            with gr.Column(visible=True) as typed_box:
+                with gr.Row():
+                    typed = gr.Textbox(label="The number you see (or ?)", max_length=quiz.limits.max_text,
+                                       elem_id="quiz-answer", scale=3)
+                    submit = gr.Button("Submit", variant="primary", elem_id="quiz-submit", scale=1)
+                with gr.Row():
+                    keys = {k: gr.Button(k, size="sm", min_width=40) for k in qv.ANSWER_KEYS}
+            with gr.Row(visible=False) as option_box:
+                options = [gr.Button(f"option {i + 1}", elem_id=f"quiz-option-{i}") for i in range(3)]
+        result_md = gr.Markdown(elem_id="quiz-result")
+        quiz_download = gr.DownloadButton("Download your answers (Parquet)", visible=False,
+                                          elem_id="quiz-download")
+
+    shown = [progress, plate, instruction, typed_box, option_box, *options]
+    start_btn.click(guard(start), [agree, started_state],
+                    [quiz_state, started_state, *shown, typed, trial_box, result_md, quiz_download],
+                    api_name="quiz_start", concurrency_limit=4, concurrency_id="quiz")
+    answer_out = [quiz_state, *shown, typed, trial_box, result_md, quiz_download]
+    answer_kw = dict(fn=guard(answer), inputs=[quiz_state, typed], outputs=answer_out, concurrency_limit=4,
+                     concurrency_id="quiz")
+    submit.click(api_name="quiz_answer", **answer_kw)
+    typed.submit(api_name=False, **answer_kw)
+    for i, button in enumerate(options):
+        button.click(guard(option_answer(i)), [quiz_state], answer_out, api_name=f"quiz_option_{i}",
+                     concurrency_limit=4, concurrency_id="quiz")
+    for key, button in keys.items():
+        button.click(_key_press(key, quiz.limits.max_text), typed, typed, api_name=False, show_progress="hidden")
+
+
+def _key_press(key: str, max_text: int) -> Callable[[str], str]:
+    def press(text):
+        return qv.append_key(text, key, max_text)
+    return press

@@ -1,0 +1,554 @@
+"""The live plate explorer's logic (issue 6), apart from any widget: `plates.explorer.app` is a thin Gradio layer over it.
+
+Plate side: controls -> :class:`~plates.stimuli.ishihara.plate.PlateSpec`, the views shown side by side (plate, clear plate, mask,
+and the Machado 2009 colour-vision-deficiency simulations), the stats line, random labels per label space, and a
+compact share code for a spec (URL-safe base64 of zlib-compressed JSON) so a plate travels in a URL query string.
+
+Model side lives in :mod:`plates.explorer.models` (model choice and cache, public-mode policy, asking, the ΔE
+sweep, the session history as Parquet in the results schema).
+
+Colours at this boundary are hex strings ``"#rrggbb"`` (sRGB 0-255); images are PIL RGB (sRGB 0-255).
+"""
+
+from __future__ import annotations
+
+import base64
+import binascii
+import contextlib
+import json
+import math
+import os
+import re
+import threading
+import time
+import uuid
+import zlib
+from collections.abc import Mapping
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+from PIL import Image
+
+from plates.colour import to_hex
+from plates.conditions import cvd_view
+from plates.images import encode_png
+from plates.stimuli.ishihara import palettes
+from plates.stimuli.ishihara.labels import LABEL_SPACES
+from plates.stimuli.ishihara.labels import random_label as _random_label
+from plates.stimuli.ishihara.plate import (
+    HUEMANITY_JITTER,
+    MAX_RADIUS_900,
+    MIN_RADIUS_900,
+    Plate,
+    PlateSpec,
+    paint_dots,
+    render,
+)
+
+#: Views shown side by side, in display order.
+VIEWS = ("plate", "clear", "mask", "protan", "deutan", "tritan")
+#: The colour-pair choice meaning "use the two colour pickers".
+CUSTOM = "custom"
+#: Query-string parameter carrying a share code.
+QUERY_PARAM = "spec"
+#: Longest share code accepted (characters) and largest decompressed spec (bytes): guards against zip bombs.
+MAX_CODE_CHARS = 8192
+MAX_SPEC_BYTES = 65536
+#: Public mode's caps (see :class:`Policy`): a spec of 16 + 16 colours is under 2 KB of JSON; the papers'
+#: colour sets have at most 9 colours a list; the papers' prompts are under 500 characters.
+PUBLIC_MAX_SPEC_CHARS, PUBLIC_MAX_COLOURS, PUBLIC_MAX_PROMPT_CHARS = 8192, 16, 1000
+_CODE_RE = re.compile(r"^[A-Za-z0-9_-]+$")
+
+
+# ----------------------------------------------------------------------------------------------------------- policy
+@dataclass(frozen=True)
+class Policy:
+    """What a visitor may ask for. Public mode (env ``PLATES_PUBLIC=1``) is the safe-to-leave-running Space.
+
+    ``allowed_base_urls``: OpenAI-compatible endpoints a visitor may use in public mode (env
+    ``PLATES_ALLOWED_BASE_URLS``, comma-separated; empty = none). ``allowed_hf_models``: Hugging Face ids that
+    may be loaded in public mode (env ``PLATES_ALLOWED_HF_MODELS``; empty = none). Sizes are pixels.
+
+    Caps on everything a visitor sends, so no input's cost grows without bound (a spec's foreground x
+    background pairs cost the product of the two list lengths): ``max_spec_chars`` (a pasted, uploaded or
+    linked spec's JSON), ``max_colours`` (each colour list of a spec), ``max_prompt_chars`` (an edited
+    prompt), ``max_field_chars`` (a model id, API model name or base URL).
+    """
+
+    public: bool = False
+    allowed_base_urls: tuple[str, ...] = ()
+    allowed_hf_models: tuple[str, ...] = ()
+    max_plate_size: int = 2048
+    max_sweep_points: int = 41
+    min_plate_size: int = 64
+    max_text_chars: int = 12
+    max_spec_chars: int = 65536
+    max_colours: int = 64
+    max_prompt_chars: int = 8000
+    max_field_chars: int = 300
+
+    @classmethod
+    def from_env(cls, environ: Mapping[str, str] | None = None) -> Policy:
+        """Read the policy from environment variables (``os.environ`` by default)."""
+        env = os.environ if environ is None else environ
+        flag = env.get("PLATES_PUBLIC", "").strip().lower()
+        if flag not in ("", "0", "1", "true", "false", "yes", "no"):
+            raise ValueError(f"PLATES_PUBLIC={flag!r} is not allowed; allowed: 1/0, true/false, yes/no")
+        public = flag in ("1", "true", "yes")
+
+        def _list(name: str) -> tuple[str, ...]:
+            return tuple(x.strip().rstrip("/") for x in env.get(name, "").split(",") if x.strip())
+
+        return cls(
+            public=public,
+            allowed_base_urls=_list("PLATES_ALLOWED_BASE_URLS"),
+            allowed_hf_models=_list("PLATES_ALLOWED_HF_MODELS"),
+            max_plate_size=1024 if public else 2048,
+            max_sweep_points=12 if public else 41,
+            max_text_chars=8 if public else 12,
+            max_spec_chars=PUBLIC_MAX_SPEC_CHARS if public else MAX_SPEC_BYTES,
+            max_colours=PUBLIC_MAX_COLOURS if public else 64,
+            max_prompt_chars=PUBLIC_MAX_PROMPT_CHARS if public else 8000,
+        )
+
+
+# -------------------------------------------------------------------------------------------- controls -> spec
+def colour_pair_choices() -> list[str]:
+    """The colour-pair dropdown: the papers' presets (CBE App. D sets 1-5, HueManity Table 7) then ``custom``."""
+    return [*palettes.PALETTES, CUSTOM]
+
+
+def font_choices() -> list[str]:
+    """Font names a visitor may pick (plates.stimuli.ishihara.glyphs.FONTS); in public mode only these are accepted."""
+    from plates.stimuli.ishihara.glyphs import FONTS
+
+    return list(FONTS)
+
+
+def label_space_choices() -> list[str]:
+    """Label spaces for the "random label" buttons: ``cbe`` (CBE "0"-"99"), HueManity numeric and alnum."""
+    return list(LABEL_SPACES)
+
+
+def random_label(space: str, seed: int | None = None) -> str:
+    """A random label from ``space`` (plates.stimuli.ishihara.labels.LABEL_SPACES); seeded when ``seed`` is given."""
+    if space not in LABEL_SPACES:
+        raise ValueError(f"unknown label space {space!r}; allowed: {', '.join(LABEL_SPACES)}")
+    return _random_label(space, np.random.default_rng(seed))
+
+
+def parse_hex(value: str, what: str) -> tuple[int, int, int]:
+    """``"#rrggbb"`` / ``"rgb(r,g,b)"`` (sRGB 0-255) -> triple, or ValueError naming ``what`` and the forms."""
+    from plates.colour import parse_colour
+
+    try:
+        return tuple(int(c) for c in parse_colour(value))  # type: ignore[return-value]
+    except (ValueError, TypeError) as exc:
+        raise ValueError(
+            f"{what} colour {value!r} is not a colour; allowed: '#rrggbb' or 'rgb(r, g, b)' with 0-255 ({exc})"
+        ) from None
+
+
+@dataclass(frozen=True)
+class Controls:
+    """Everything the plate panel sets, as plain values.
+
+    Colours: ``"#rrggbb"`` sRGB 0-255 (used when ``colour_pair`` is :data:`CUSTOM`). ``delta_e``: CIEDE2000
+    target, 0 = the colours as given. ``dot_min``/``dot_max``: dot radii in px, 0 = automatic (4-15 px at
+    900 px, scaled). ``density``: dot coverage 0.05-0.80. ``jitter``: 0-1 times HueManity §3's jitter.
+    ``size``: px. ``seed``: integer >= 0.
+    """
+
+    colour_pair: str
+    foreground: str
+    background: str
+    delta_e: float
+    font: str
+    text: str
+    dot_min: float
+    dot_max: float
+    density: float
+    jitter: float
+    size: int
+    seed: int
+
+
+def preset_hex(name: str) -> tuple[str, str]:
+    """The first foreground and background colours of a preset, as ``"#rrggbb"`` (sRGB 0-255)."""
+    pal = palettes.get_palette(name)
+    return to_hex(pal.foreground[0]), to_hex(pal.background[0])
+
+
+def default_spec() -> PlateSpec:
+    """The plate the explorer opens with: "12" in ColorBlindnessEval set 1 at 512 px."""
+    return PlateSpec(text="12", size=512, palette="colorblindnesseval-1")
+
+
+def _groups(c: Controls) -> dict[str, dict[str, object]]:
+    """Each control (or pair of controls) -> the PlateSpec fields it sets."""
+    if c.colour_pair == CUSTOM:
+        colours = dict(palette=None, foreground=(parse_hex(c.foreground, "foreground"),),
+                       background=(parse_hex(c.background, "background"),))
+    elif c.colour_pair in palettes.PALETTES:
+        colours = dict(palette=c.colour_pair, foreground=None, background=None)
+    else:
+        raise ValueError(f"colour pair {c.colour_pair!r} is unknown; allowed: {', '.join(colour_pair_choices())}")
+    j = _number("jitter", c.jitter, 0.0, 1.0)
+    return {
+        "colours": colours,
+        "delta_e": dict(delta_e=None if not c.delta_e else _number("ΔE2000", c.delta_e, 0.0, 200.0)),
+        "font": dict(font=c.font),
+        "text": dict(text=c.text.strip() if isinstance(c.text, str) else c.text),
+        "dots": dict(min_radius=float(c.dot_min) or None, max_radius=float(c.dot_max) or None),
+        "density": dict(density=_number("density", c.density, 0.0, 1.0)),
+        "jitter": {k: v * j for k, v in HUEMANITY_JITTER.items()},
+        "size": dict(size=int(_number("plate size", c.size, 1, 10**6))),
+        "seed": dict(seed=int(_number("seed", c.seed, 0, 2**63 - 1))),
+    }
+
+
+def _number(name: str, value, lo: float, hi: float) -> float:
+    try:
+        x = float(value)
+    except (TypeError, ValueError):
+        raise ValueError(f"{name} {value!r} is not a number; allowed: {lo}-{hi}") from None
+    if not lo <= x <= hi:
+        raise ValueError(f"{name} {value!r} is out of range; allowed: {lo}-{hi}")
+    return x
+
+
+def controls_to_spec(c: Controls, policy: Policy = Policy(), base: PlateSpec | None = None) -> PlateSpec:
+    """The validated spec for the panel's controls (ValueError naming any bad value and what is allowed, in
+    the panel's own words).
+
+    With ``base`` (a pasted, uploaded or linked spec), only the controls whose value differs from what
+    ``base`` shows change it: fields the controls cannot show (several colours, separate jitters, gap, canvas)
+    survive, so a pasted spec reproduces its plate exactly.
+    """
+    if not isinstance(c.text, str) or not c.text.strip():
+        raise ValueError(f"text {c.text!r} is empty; {EMPTY_TEXT_HINT}")
+    size = _number("plate size", c.size, 1, 10**6)
+    check_policy(c.font, size, c.text.strip(), policy)
+    check_dots(c.dot_min, c.dot_max, int(size))
+    groups = _groups(c)
+    if base is not None:
+        check_policy(base.font, base.size, base.text, policy, colours=(base.foreground, base.background))
+    if base is None:
+        changes = {k: v for group in groups.values() for k, v in group.items()}
+        return PlateSpec(**changes)
+    shown = _groups(spec_to_controls(base))
+    changes = {k: v for name, group in groups.items() if group != shown[name] for k, v in group.items()}
+    return base.replace(**changes) if changes else base
+
+
+#: What the panel says when the text box is empty.
+EMPTY_TEXT_HINT = "type the label to draw (e.g. '12' or 'A7'), or press a 'random' button"
+
+
+def auto_radii(size: int) -> tuple[float, float]:
+    """The dot radii (min, max) in px a plate of ``size`` px gets when the radius controls are 0 (automatic):
+    3 and 15 px at 900 px, scaled with the size (plates.stimuli.ishihara.plate)."""
+    return MIN_RADIUS_900 * size / 900, MAX_RADIUS_900 * size / 900
+
+
+def dot_limit(size: int) -> float:
+    """The largest dot radius in px a plate of ``size`` px takes: an eighth of its size (PlateSpec's bound),
+    rounded down to the sliders' 0.5 px step."""
+    return math.floor(size / 8 * 2) / 2
+
+
+def check_dots(dot_min, dot_max, size: int) -> None:
+    """ValueError, in the panel's words, unless the dot radius controls (px; 0 = automatic) make a valid range
+    for a ``size`` px plate: each set value within 0.5 px to an eighth of the size, and min <= max, where an
+    automatic end takes its value at this size (:func:`auto_radii`)."""
+    lo_auto, hi_auto = auto_radii(size)
+    limit = dot_limit(size)
+    values = {}
+    for name, value in (("min", dot_min), ("max", dot_max)):
+        x = _number(f"dot radius {name}", value or 0, 0.0, 10**6)
+        if x and not 0.5 <= x <= limit:
+            raise ValueError(f"Dot radius {name} {x:g} px does not fit a {size} px plate; allowed: "
+                             f"0.5-{limit:g} px (up to an eighth of the plate size), or 0 for automatic")
+        values[name] = x
+    lo, hi = values["min"], values["max"]
+    if lo and hi and lo > hi:
+        raise ValueError(f"Dot radius min {lo:g} px is larger than dot radius max {hi:g} px; allowed: "
+                         "min <= max")
+    if lo and not hi and lo > hi_auto:
+        raise ValueError(f"Dot radius min {lo:g} px is larger than the automatic dot radius max at {size} px "
+                         f"({hi_auto:.1f} px); allowed: a min up to {math.floor(hi_auto * 2) / 2:g} px, or "
+                         f"set Dot radius max to at least {lo:g} px")
+    if hi and not lo and hi < lo_auto:
+        raise ValueError(f"Dot radius max {hi:g} px is smaller than the automatic dot radius min at {size} "
+                         f"px ({lo_auto:.1f} px); allowed: a max of at least "
+                         f"{math.ceil(lo_auto * 2) / 2:g} px, or set Dot radius min too")
+
+
+def dot_slider_limits(spec: PlateSpec) -> tuple[float, float]:
+    """Upper ends (px) of the two dot radius sliders for ``spec``: the min slider up to the radius max in
+    use (set or automatic), the max slider up to an eighth of the plate size: the sliders offer valid
+    values."""
+    limit = dot_limit(spec.size)
+    return min(math.floor(spec.r_max * 2) / 2, limit), limit
+
+
+def _colour_count(value) -> int:
+    """How many colours a spec JSON's colour field holds (None, a colour, or a list of colours)."""
+    if value is None or isinstance(value, str):
+        return 0 if value is None else 1
+    if isinstance(value, list | tuple):
+        if len(value) == 3 and all(isinstance(v, int) for v in value):
+            return 1
+        return len(value)
+    return 1
+
+
+def check_policy(font, size, text, policy: Policy, colours=()) -> None:
+    """ValueError unless the font, size (px), text and colour lists (each a colour field of a spec: None, a
+    colour or a list) are allowed by ``policy``. Public mode takes a font by name only (never a server path),
+    so this runs before anything opens a font file."""
+    if policy.public and font not in font_choices():
+        raise ValueError(f"font {font!r} is not allowed here; allowed: {', '.join(font_choices())}")
+    if size is not None:
+        px = int(_number("plate size", size, 1, 10**6))
+        if not policy.min_plate_size <= px <= policy.max_plate_size:
+            raise ValueError(
+                f"plate size {px} px is not allowed; allowed: {policy.min_plate_size}-{policy.max_plate_size} px")
+    if isinstance(text, str) and len(text) > policy.max_text_chars:
+        raise ValueError(f"text {text[:40]!r} has {len(text)} characters; allowed: 1-{policy.max_text_chars}")
+    for what, value in zip(("foreground", "background"), colours):
+        n = _colour_count(value)
+        if n > policy.max_colours:
+            raise ValueError(f"{what} has {n} colours; allowed: 1-{policy.max_colours} colours a list here")
+
+
+def spec_to_controls(spec: PlateSpec) -> Controls:
+    """The panel's controls that show ``spec`` (the inverse of :func:`controls_to_spec` where it can be).
+
+    For a preset the colour pickers only show colours, so they show the first foreground and background
+    colours as drawn (sRGB 0-255 hex), after a ΔE2000 target has moved the background: the swatches match the
+    plate. For custom colours the pickers are the colours given (ΔE2000 moves the background from there;
+    showing the moved colour would move it again on the next change); :func:`drawn_swatches` shows what is
+    drawn.
+    """
+    drawn_fg, drawn_bg = spec.colours if spec.palette else (spec.foreground, spec.background)
+    jitter = spec.jitter_shift / HUEMANITY_JITTER["jitter_shift"]
+    return Controls(
+        colour_pair=spec.palette or CUSTOM, foreground=to_hex(drawn_fg[0]), background=to_hex(drawn_bg[0]),
+        delta_e=spec.delta_e or 0.0, font=spec.font, text=spec.text,
+        dot_min=spec.min_radius or 0.0, dot_max=spec.max_radius or 0.0, density=spec.density,
+        jitter=round(min(max(jitter, 0.0), 1.0), 4), size=spec.size, seed=spec.seed,
+    )
+
+
+def drawn_swatches(spec: PlateSpec) -> str:
+    """HTML swatches of the colours ``spec`` draws (sRGB 0-255 hex; the background after any ΔE2000 move),
+    foreground then background. Built only from validated colour triples, so it carries no visitor text."""
+
+    def chips(colours) -> str:
+        return "".join(
+            f'<span title="{to_hex(c)}" style="display:inline-block;width:1.4em;height:1.4em;'
+            f'margin-right:2px;vertical-align:middle;border:1px solid #8888;border-radius:3px;'
+            f'background:{to_hex(c)}"></span>'
+            for c in colours)
+
+    fg, bg = spec.colours
+    first = f"{to_hex(fg[0])} on {to_hex(bg[0])}" + (" …" if len(fg) + len(bg) > 2 else "")
+    return (f'<div class="drawn-colours">Drawn: text {chips(fg)} background {chips(bg)} '
+            f'<code>{first}</code></div>')
+
+
+def plate_caption(plate: Plate) -> str:
+    """What the Model tab says about the plate a model will be asked about (Markdown): its text, colours,
+    ΔE2000 drawn (mean over the foreground x background pairs) and asked, font, size and seed."""
+    spec, s = plate.spec, plate.stats
+    asked = f" (asked {spec.delta_e:.2f})" if spec.delta_e else ""
+    return (f"**Asks about the plate on the Plate tab:** text `{spec.text}` · "
+            f"{spec.palette or 'custom colours'} · ΔE2000 {s.delta_e:.2f}{asked} · {spec.font} · "
+            f"{spec.size} px · seed {spec.seed}. "
+            "The model receives it under the condition below.")
+
+
+# --------------------------------------------------------------------------------------------------- rendering
+@dataclass(frozen=True)
+class Views:
+    """A rendered plate and its views (PIL RGB, sRGB 0-255), keyed as :data:`VIEWS`, plus the stats line."""
+
+    plate: Plate
+    images: dict[str, Image.Image]
+    stats: str
+
+
+class PlateCache:
+    """The last few rendered plates by spec (an LRU of ``maxsize``), so asking a model about the plate on
+    screen does not render it again. Thread-safe; one per app, never module state."""
+
+    def __init__(self, maxsize: int = 16) -> None:
+        self.maxsize = maxsize
+        self._plates: dict[PlateSpec, Plate] = {}
+        self._lock = threading.Lock()
+
+    def __call__(self, spec: PlateSpec) -> Plate:
+        with self._lock:
+            plate = self._plates.pop(spec, None)
+        if plate is None:
+            plate = render(spec)
+        with self._lock:
+            self._plates[spec] = plate  # most recently used last
+            while len(self._plates) > self.maxsize:
+                self._plates.pop(next(iter(self._plates)))
+        return plate
+
+
+def render_views(spec: PlateSpec, *, cvd: bool = True, renderer=render) -> Views:
+    """Render ``spec`` and its views: plate, clear plate, mask, and (when ``cvd``) protan/deutan/tritan.
+
+    CVD views simulate dichromacy at severity 1 (Machado et al. 2009, plates.conditions.cvd_view). The
+    simulation is a function of each pixel's colour alone, so it is applied to the dots' colours (and the
+    canvas) and the dots are painted again: the same pixels as simulating the whole image, far faster.
+    """
+    plate = renderer(spec)
+    images = {"plate": plate.image, "clear": plate.variant("clear"), "mask": plate.variant("mask")}
+    if cvd:
+        # (n + 1, 3) uint8 sRGB 0-255: every dot's colour, then the canvas
+        palette = np.concatenate([plate.dot_colours, np.array([spec.canvas], dtype=np.uint8)])
+        strip = Image.fromarray(palette[None, :, :], "RGB")
+        for kind in ("protan", "deutan", "tritan"):
+            seen = np.asarray(cvd_view(strip, kind, 1.0))[0]
+            pixels = paint_dots(spec.size, plate.x, plate.y, plate.r, seen[:-1], tuple(int(v) for v in seen[-1]))
+            images[kind] = Image.fromarray(np.ascontiguousarray(pixels), "RGB")
+    return Views(plate=plate, images=images, stats=stats_text(plate))
+
+
+def png_bytes(image: Image.Image) -> bytes:
+    """Lossless PNG of ``image`` (plates.images.encode_png, unfiltered zlib level 1): the exact pixels,
+    encoded fast enough for a live view."""
+    return encode_png(image, 1)
+
+
+class Scratch:
+    """A folder of files the explorer names itself (never from user input), pruned of files older than
+    ``max_age_s`` seconds as new ones are written, so a long-running Space does not fill its disk."""
+
+    def __init__(self, root: str | os.PathLike, max_age_s: float = 900.0) -> None:
+        self.root = Path(root)
+        self.root.mkdir(parents=True, exist_ok=True)
+        self.max_age_s = max_age_s
+        self._last_prune = 0.0
+
+    def write(self, stem: str, suffix: str, data: bytes) -> str:
+        """Write ``data`` to a fresh file ``<stem>-<random>.<suffix>`` and return its path."""
+        if not re.fullmatch(r"[a-z0-9-]{1,40}", stem) or suffix not in ("png", "json", "parquet"):
+            raise ValueError(f"scratch name {stem!r}.{suffix!r} is not allowed; allowed: [a-z0-9-] and png/json/parquet")
+        now = time.time()
+        if now - self._last_prune > 60:
+            self._last_prune = now
+            for old in self.root.iterdir():
+                with contextlib.suppress(OSError):
+                    if now - old.stat().st_mtime > self.max_age_s:
+                        old.unlink()
+        path = self.root / f"{stem}-{uuid.uuid4().hex[:12]}.{suffix}"
+        path.write_bytes(data)
+        return str(path)
+
+
+def stats_text(plate: Plate) -> str:
+    """One line of the plate's stats: dots, coverage (0-1 as %), text coverage, and the CIEDE2000 achieved
+    (mean over the palette's foreground x background pairs, and the smallest pair when they differ) vs asked."""
+    s = plate.stats
+    target = plate.spec.delta_e
+    asked = f" (asked {target:.2f})" if target else " (colours as given)"
+    spread = f", min {s.delta_e_min:.2f}" if s.delta_e - s.delta_e_min >= 0.005 else ""
+    return (
+        f"{s.dot_count} dots · coverage {s.coverage:.1%} · text coverage {s.text_coverage:.1%} · "
+        f"ΔE2000 {s.delta_e:.2f}{spread}{asked}"
+    )
+
+
+#: The caps a spec meets when no policy is given: private mode's, with any size PlateSpec takes.
+_PRIVATE_CAPS = Policy(max_plate_size=4096, max_text_chars=1000)
+
+
+# ----------------------------------------------------------------------------------------- spec <-> share code
+def spec_to_json(spec: PlateSpec) -> str:
+    """The spec as pretty JSON (what the download and the paste box hold)."""
+    return json.dumps(json.loads(spec.to_json()), indent=2, sort_keys=True)
+
+
+def spec_from_text(text: str | bytes, policy: Policy | None = None) -> PlateSpec:
+    """Parse a pasted or uploaded spec (JSON text or bytes; never a path) -> PlateSpec, or a clear ValueError.
+
+    With a public ``policy`` the font must be a name and the size within the cap, checked on the raw JSON
+    before any PlateSpec is built (building one opens the font file). The text's length and each colour list's
+    length are capped by ``policy`` (without one: the private caps, with plate sizes up to PlateSpec's own).
+    """
+    limit = policy.max_spec_chars if policy is not None else MAX_SPEC_BYTES
+    if isinstance(text, bytes):
+        if len(text) > limit:
+            raise ValueError(f"spec file is {len(text)} bytes; allowed: at most {limit} bytes of JSON")
+        try:
+            text = text.decode("utf-8")
+        except UnicodeDecodeError:
+            raise ValueError("spec file is not UTF-8 text; allowed: a JSON spec saved by the explorer") from None
+    if not isinstance(text, str) or not text.strip():
+        raise ValueError("spec is empty; paste the JSON of a spec (the explorer's 'spec JSON' download)")
+    if len(text) > limit:
+        raise ValueError(f"spec is {len(text)} characters; allowed: at most {limit} characters of JSON "
+                         "(a spec the explorer saves is a few hundred)")
+    try:
+        raw = json.loads(text)
+    except json.JSONDecodeError as exc:
+        raise ValueError(f"spec is not valid JSON ({exc.msg} at line {exc.lineno}, column {exc.colno})") from None
+    if isinstance(raw, dict):  # caps first: building a spec costs the product of its colour lists
+        check_policy(raw.get("font", PlateSpec.__dataclass_fields__["font"].default), raw.get("size"),
+                     raw.get("text"), policy or _PRIVATE_CAPS,
+                     colours=(raw.get("foreground"), raw.get("background")))
+    try:
+        return PlateSpec.from_json(text)
+    except (TypeError, KeyError) as exc:
+        raise ValueError(f"spec JSON does not describe a plate: {exc}") from None
+
+
+def encode_spec(spec: PlateSpec) -> str:
+    """Compact share code: URL-safe base64 (no padding) of zlib-compressed, minified JSON of the spec."""
+    raw = json.dumps(json.loads(spec.to_json()), separators=(",", ":"), sort_keys=True).encode()
+    return base64.urlsafe_b64encode(zlib.compress(raw, 9)).decode().rstrip("=")
+
+
+def decode_spec(code: str, policy: Policy | None = None) -> PlateSpec:
+    """Share code (from :func:`encode_spec`) -> PlateSpec, or ValueError saying what is wrong with it."""
+    code = (code or "").strip().rstrip("=")
+    if not code or len(code) > MAX_CODE_CHARS:
+        raise ValueError(f"share code of {len(code)} characters is not allowed; allowed: 1-{MAX_CODE_CHARS}")
+    try:
+        if not _CODE_RE.match(code):
+            raise ValueError("it has characters outside A-Z a-z 0-9 - _")
+        packed = base64.urlsafe_b64decode(code + "=" * (-len(code) % 4))
+        inflater = zlib.decompressobj()
+        raw = inflater.decompress(packed, MAX_SPEC_BYTES)
+        if inflater.unconsumed_tail:
+            raise ValueError(f"share code expands past {MAX_SPEC_BYTES} bytes")
+        if not inflater.eof:
+            raise ValueError("it is cut short")
+    except (binascii.Error, zlib.error, ValueError) as exc:
+        raise ValueError(f"share code is not one the explorer made ({exc}); allowed: the code after ?spec=") from None
+    return spec_from_text(raw, policy)
+
+
+def share_link(spec: PlateSpec, page_url: str | None = None) -> str:
+    """The link that reopens ``spec``: the page's URL (scheme, host, path; its own query dropped) with
+    ``?spec=<code>``, or the bare query string (a relative link) when the page URL is unknown or not http(s)."""
+    from urllib.parse import urlsplit, urlunsplit
+
+    query = share_query(spec)
+    if page_url:
+        parts = urlsplit(page_url)
+        if parts.scheme in ("http", "https") and parts.netloc:
+            return urlunsplit((parts.scheme, parts.netloc, parts.path or "/", query[1:], ""))
+    return query
+
+
+def share_query(spec: PlateSpec) -> str:
+    """The query string that reproduces ``spec`` when appended to the explorer's URL: ``?spec=<code>``."""
+    return f"?{QUERY_PARAM}={encode_spec(spec)}"

@@ -1,0 +1,268 @@
+"""The "Try it yourself" tab's logic (issue 15), apart from any widget: a person's quiz (`plates.runs.quiz`)
+from consent to result, and the models' estimates on the same stimuli beside theirs.
+
+* The bundled reader's plate threshold: `plates.runs.staircase.run_staircase` with the baseline backend on the
+  participant's plate staircase with only the model, the seed (0) and the output folder (a temporary one this
+  module makes) changed: the same plates (palette, font, size), prompt, ΔE2000 range (CIEDE2000, CIELAB D65 2°),
+  trial count and psychometric model. Its seed is fixed so that one run per (palette, size, trials, range)
+  serves every participant (`ReaderCache`, one per app; a lock makes concurrent first requests run it once).
+  The reader declines illusion questions, so it has no PSE.
+* Other models (`ModelBoard`): results rows a Space's operator stored in the folder named by
+  ``PLATES_QUIZ_MODELS`` (e.g. from ``plates staircase examples/staircase-illusion.toml`` against an API
+  model, or a ``plates run``): per model, the plate threshold by the chance-aware fit over its rows on the
+  quiz's colour set and prompt (`plates.charts.people.threshold_table`), and the illusion magnitude by
+  the PSE fit over its RCID comparison rows of the quiz's illusion kind and strength
+  (`plates.charts.illusions.pse_table`). Human rows there are left out.
+
+The illusion is reported as its **magnitude** (ΔE2000): how much darker, physically, the target the illusion
+makes look lighter had to be for the two to look equal (−PSE in the frame aligned with that target, as
+`pse_table` reports it); 0 is a pixel-exact observer, and positive means fooled the way people are.
+
+Public mode: at most ``max_sessions`` quiz starts per browser session on top of the per-session limits of
+`plates.runs.quiz.QuizLimits`; a visitor's typed answer is only ever a reply text (never a path or a name).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import math
+import os
+import tempfile
+import threading
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import pandas as pd
+
+from plates.analysis.adaptive import AdaptiveEstimate
+from plates.charts.illusions import pse_table
+from plates.charts.people import threshold_table
+from plates.results import load_results
+from plates.runs.experiment import ModelSpec
+from plates.runs.quiz import CONSENT, QuizLimits, QuizSession
+from plates.runs.staircase import Staircase, run_staircase
+from plates.stimuli import render
+from plates.stimuli.illusions.kinds import ILLUSION_TYPES
+from plates.stimuli.ishihara.palettes import PALETTES
+
+__all__ = ["ANSWER_KEYS", "MODELS_ENV", "ModelBoard", "ModelEstimate", "QuizConfig", "ReaderCache", "append_key",
+           "consent_text", "illusion_magnitude", "progress_text", "result_markdown", "start_session"]
+
+#: The on-screen keys: digits, "?" (I see no number), and "⌫" (delete the last character).
+ANSWER_KEYS = (*"0123456789", "?", "⌫")
+READER = ModelSpec("baseline", "baseline-cnn")
+MODELS_ENV = "PLATES_QUIZ_MODELS"
+#: Illusion kinds the quiz can show: compared (not named) and reaching ±15 ΔE2000 from their default target.
+QUIZ_ILLUSIONS = tuple(k for k in ILLUSION_TYPES if k not in ("rcid-filter", "neon-spreading"))
+
+
+@dataclass(frozen=True)
+class QuizConfig:
+    """How the quiz tab runs: the plates' palette (a `plates.stimuli.ishihara.palettes.PALETTES` name), plate
+    trials per person, the illusion kind (None: plates only) and its trials, image size (px), the per-session
+    limits, and how many sessions a browser session may start."""
+
+    palette: str = "huemanity-01"
+    trials: int = 24
+    illusion: str | None = "simultaneous-contrast"
+    illusion_trials: int = 16
+    size: int = 512
+    limits: QuizLimits = field(default_factory=QuizLimits)
+    max_sessions: int = 5
+
+    def __post_init__(self) -> None:
+        if self.palette not in PALETTES:
+            raise ValueError(f"palette {self.palette!r} is not known; allowed: {', '.join(PALETTES)}")
+        if self.illusion is not None and self.illusion not in QUIZ_ILLUSIONS:
+            raise ValueError(f"illusion {self.illusion!r} is not allowed; allowed: None, {', '.join(QUIZ_ILLUSIONS)}")
+        for name in ("trials", "illusion_trials"):
+            value = getattr(self, name)
+            if not (isinstance(value, int) and (name == "illusion_trials" or value >= 1) and value >= 0
+                    and value <= self.limits.max_answers):
+                raise ValueError(f"{name}={value!r} is not allowed; allowed: {int(name == 'trials')}-"
+                                 f"{self.limits.max_answers}")
+        if not (isinstance(self.size, int) and 64 <= self.size <= 1024):
+            raise ValueError(f"size={self.size!r} is not allowed; allowed: an integer 64-1024 px")
+        if not (isinstance(self.max_sessions, int) and self.max_sessions >= 1):
+            raise ValueError(f"max_sessions={self.max_sessions!r} is not allowed; allowed: an integer >= 1")
+
+    @property
+    def total(self) -> int:
+        """Images per session."""
+        return min(self.limits.max_answers, self.trials + (self.illusion_trials if self.illusion else 0))
+
+
+def consent_text(config: QuizConfig) -> str:
+    """The consent and display note shown before the first image (`plates.runs.quiz.CONSENT`)."""
+    return CONSENT.format(trials=config.total)
+
+
+def start_session(config: QuizConfig, *, agreed: bool, started: int) -> QuizSession:
+    """A new quiz session once the person has agreed; ``started`` is how many this browser session has begun.
+    ValueError (in words) without consent or past ``config.max_sessions``. Results go to the folder in
+    ``PLATES_HUMAN_RESULTS`` (read by `QuizSession.start`), or stay in memory when it is unset."""
+    if not agreed:
+        raise ValueError("please read the note and tick the box to agree before starting")
+    if started >= config.max_sessions:
+        raise ValueError(f"this page has started {started} quizzes; allowed: {config.max_sessions} per visit")
+    return QuizSession.start(palette=config.palette, trials=config.trials, illusion=config.illusion,
+                             illusion_trials=config.illusion_trials, size=config.size, limits=config.limits)
+
+
+def append_key(text: str | None, key: str, max_text: int) -> str:
+    """The answer box after pressing an on-screen key (`ANSWER_KEYS`): a digit or "?" appended (at most
+    ``max_text`` characters), "⌫" deletes the last character."""
+    text = text or ""
+    if key not in ANSWER_KEYS:
+        raise ValueError(f"key {key!r} is not known; allowed: {' '.join(ANSWER_KEYS)}")
+    if key == "⌫":
+        return text[:-1]
+    return (text + key)[:max_text]
+
+
+def progress_text(session: QuizSession) -> str:
+    """"Image n of N" and what to do with the image on screen."""
+    trial = session.next_trial()
+    what = "type the number you see, or `?`." if trial.block == "plate" else "which square looks darker?"
+    return f"**Image {trial.number} of {session.trials}** · {what}"
+
+
+def illusion_magnitude(estimate: AdaptiveEstimate, staircase: Staircase) -> tuple[float, float, float]:
+    """(magnitude, low, high) in ΔE2000 from a PSE estimate in the A/B frame (+ = A lighter): −PSE when the
+    illusion makes A look lighter, +PSE when it makes B look lighter (module docstring)."""
+    induced = render(staircase.stimulus).truth.get("induced_lighter")
+    sign = -1.0 if induced != "B" else 1.0
+    ends = sorted((sign * estimate.ci_low, sign * estimate.ci_high))
+    return sign * estimate.threshold, ends[0], ends[1]
+
+
+@dataclass(frozen=True)
+class ModelEstimate:
+    """One model's estimate beside the person's: ``measure`` "threshold" (plates, ΔE2000) or "magnitude"
+    (illusion, ΔE2000), the value and its 95% interval (±inf where open), the answers it rests on, and how it
+    was measured (``how``)."""
+
+    model: str
+    measure: str
+    value: float
+    ci_low: float
+    ci_high: float
+    n: int
+    how: str
+
+
+class ModelBoard:
+    """Models' estimates on the quiz's stimuli from stored results rows (module docstring); the rows are read
+    once (thread-safe) from ``folder`` (default: ``PLATES_QUIZ_MODELS``; none: an empty board)."""
+
+    def __init__(self, folder: str | Path | None = None) -> None:
+        env = os.environ.get(MODELS_ENV)
+        self.folder = Path(folder) if folder is not None else (Path(env) if env else None)
+        self._frame: pd.DataFrame | None = None
+        self._lock = threading.Lock()
+
+    def frame(self) -> pd.DataFrame:
+        with self._lock:
+            if self._frame is None:
+                rows = pd.DataFrame()
+                if self.folder is not None and self.folder.is_dir():
+                    rows = load_results(self.folder).frame
+                if len(rows) and "backend" in rows.columns:
+                    rows = rows[rows["backend"].astype(object) != "human"]
+                self._frame = rows
+            return self._frame
+
+    def plate_thresholds(self, stair: Staircase) -> list[ModelEstimate]:
+        """Per model, the chance-aware threshold (`plates.charts.people.threshold_table`) over its rows
+        on ``stair``'s colour set and prompt."""
+        rows = self.frame()
+        if rows.empty:
+            return []
+        rows = rows[(rows["prompt_name"] == stair.prompt) & (rows["colour_set"].astype(object) == stair.stimulus.palette)
+                    & rows["correct"].notna()]
+        table = threshold_table(rows)
+        return [ModelEstimate(str(r.model), "threshold", float(r.threshold), float(r.ci_low), float(r.ci_high),
+                              int(r.n), f"chance-aware fit over {int(r.n)} stored answers")
+                for r in table[table["status"] == "fit"].itertuples()]
+
+    def illusion_magnitudes(self, stair: Staircase) -> list[ModelEstimate]:
+        """Per model (and framing), the illusion's magnitude over its RCID comparison rows of ``stair``'s kind
+        and strength."""
+        rows = self.frame()
+        if rows.empty:
+            return []
+        table = pse_table(rows, by=("model", "framing", "kind", "strength"))
+        spec = stair.stimulus
+        table = table[(table["kind"] == spec.kind) & (table["strength"].astype(float).round(6) == round(spec.strength, 6))
+                      & (table["status"] == "fit")]
+        return [ModelEstimate(f"{r.model} ({r.framing} framing)", "magnitude", float(r.magnitude), float(-r.ci_high),
+                              float(-r.ci_low), int(r.n), f"PSE fit over {int(r.n)} stored answers")
+                for r in table.itertuples()]
+
+
+def _fmt(value: float, low: float, high: float) -> str:
+    ends = "-".join("open" if not math.isfinite(v) else f"{v:.1f}" for v in (low, high))
+    return f"{value:.1f} ({ends})"
+
+
+def result_markdown(session: QuizSession, reader: AdaptiveEstimate | None = None,
+                    models: Sequence[ModelEstimate] = ()) -> str:
+    """The result page: the person's plate threshold and illusion magnitude (95% credible intervals) beside
+    the bundled reader's threshold and the stored models' estimates (95% intervals)."""
+    plates = [r for r in session.rows if r["family"] == "ishihara"]
+    correct = sum(bool(r["correct"]) for r in plates)
+    mine = session.estimates()
+    lines = ["## Your result", f"You answered **{len(session.rows)}** images: **{len(plates)}** plates "
+             f"(**{correct}** read correctly) and **{len(session.rows) - len(plates)}** pairs of squares.", "",
+             "| who | plates: ΔE2000 threshold | illusion: magnitude, ΔE2000 | answers |", "|---|---|---|---|"]
+    person = mine["plate"]
+    illusion = "—"
+    if "illusion" in mine:
+        illusion = _fmt(*illusion_magnitude(mine["illusion"], session.blocks["illusion"].staircase))
+    lines.append(f"| **you** | {_fmt(person.threshold, person.ci_low, person.ci_high)} | {illusion} | "
+                 f"{len(session.rows)} |")
+    if reader is not None:
+        lines.append(f"| bundled reader (baseline-cnn) | {_fmt(reader.threshold, reader.ci_low, reader.ci_high)} | "
+                     f"declines illusion questions | {reader.trials} |")
+    for m in models:
+        value = _fmt(m.value, m.ci_low, m.ci_high)
+        cells = (value, "—") if m.measure == "threshold" else ("—", value)
+        lines.append(f"| {m.model} | {cells[0]} | {cells[1]} | {m.n} |")
+    lines.append("| a pixel-exact observer | — | 0.0 | — |")
+    lines += ["", "Intervals are 95% (credible for you and the reader, from the adaptive procedure; "
+              "profile-likelihood for stored model answers). **Threshold**: the colour difference (CIEDE2000 between "
+              "the number's dots and the background's) at which you read the number about halfway between guessing "
+              "and always right; lower is finer colour discrimination. **Magnitude**: how much darker, physically, "
+              "the square its surround makes look lighter had to be for the two squares to look the same to you; 0 "
+              "means the surround did not change what you saw. Both depend on your screen and lighting: this is not a "
+              "medical test."]
+    return "\n".join(lines)
+
+
+class ReaderCache:
+    """The bundled reader's threshold per quiz configuration, measured once (thread-safe) into a temporary
+    folder this object owns; one per app (never module state)."""
+
+    def __init__(self, root: str | Path | None = None) -> None:
+        self.root = Path(root) if root is not None else Path(tempfile.mkdtemp(prefix="plates-quiz-reader-"))
+        self._estimates: dict[str, AdaptiveEstimate] = {}
+        self._lock = threading.Lock()
+
+    def staircase(self, person: Staircase) -> Staircase:
+        """The reader's staircase equivalent to ``person``'s: same plates, prompt, range and trials; model
+        baseline-cnn, seed 0, out a folder named by the run id (a hash: nothing a visitor typed)."""
+        stair = dataclasses.replace(person, model=READER, seed=0, name="quiz-reader", out=str(self.root))
+        return dataclasses.replace(stair, out=str(self.root / stair.run_id))
+
+    def estimate(self, person: Staircase) -> AdaptiveEstimate:
+        """The reader's estimate on the staircase equivalent to ``person``'s (run on first use)."""
+        stair = self.staircase(person)
+        with self._lock:
+            if stair.run_id not in self._estimates:
+                self._estimates[stair.run_id] = run_staircase(stair).estimate
+            return self._estimates[stair.run_id]
+
+    @property
+    def known(self) -> Mapping[str, AdaptiveEstimate]:
+        return dict(self._estimates)

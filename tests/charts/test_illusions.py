@@ -1,0 +1,215 @@
+"""The family dashboard tables (plates.charts.illusions, scene_charts, people_charts) on real rows: the
+family presets run through `plates run` against tests/support/chat_server.py, plus quiz rows of two simulated people
+(tests/support/family_rows.py). Expected numbers are recounted here from the raw rows' truth_json, not from the
+metrics modules."""
+
+from __future__ import annotations
+
+import json
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from plates.charts import illusions as fc
+from plates.charts import people as pc
+from plates.charts import scenes as sc
+from plates.results import load_results
+from plates.results.reference import load_reference
+from tests.support.family_rows import write_family_results
+
+
+@pytest.fixture(scope="module")
+def folder(tmp_path_factory):
+    return write_family_results(tmp_path_factory.mktemp("families"))
+
+
+@pytest.fixture(scope="module")
+def frame(folder) -> pd.DataFrame:
+    return load_results(folder).frame
+
+
+@pytest.fixture(scope="module")
+def reference() -> pd.DataFrame:
+    return load_reference()
+
+
+def _facts(rows: pd.DataFrame) -> list[dict]:
+    return [json.loads(t) for t in rows["truth_json"]]
+
+
+def test_rcid_shares_recounted_from_the_raw_rows(frame, reference):
+    long = fc.rcid_long(frame, reference)
+    ours = long[long["source"] == "ours"]
+    rows = frame[(frame["task"] == "rcid-compare")]
+    facts = _facts(rows)
+    checked = 0
+    for (model, framing), part in ours[ours["metric"] == "Human-like"].groupby(["model", "framing"]):
+        for _, cell in part.iterrows():
+            hits = n = 0
+            for (_, row), f in zip(rows.iterrows(), facts):
+                if (row["model"], f["framing"], f["kind"], f["strength"], f["item_class"]) != (
+                        model, framing, cell["kind"], cell["strength"], "illusion") or f["human_answer"] is None:
+                    continue
+                n += 1
+                hits += f["meanings"].get(row["parsed"]) == f["human_answer"]
+            assert cell["n"] == n > 0
+            assert cell["value"] == pytest.approx(hits / n)
+            assert cell["low"] <= cell["value"] <= cell["high"]
+            checked += 1
+    assert checked >= 4
+    # HL + NI + N/A = 1 in every cell
+    wide = ours[ours["metric"].isin(["Human-like", "No-illusion", "N/A"])].groupby(
+        ["model", "framing", "kind", "strength"])["value"].sum()
+    assert np.allclose(wide.to_numpy(), 1.0)
+    # RCID Table 1 beside ours, the paper's numbers unchanged
+    paper = long[long["source"] == "RCID Table 1"]
+    printed = reference[(reference["source"] == "RCID Table 1") & (reference["task"] == "Contrast Illusion")
+                        & (reference["condition"] == "pixel-based prompt")
+                        & (reference["metric"] == "human_like_rate")]
+    got = paper[(paper["kind"] == "rcid-contrast") & (paper["framing"] == "pixel") & (paper["metric"] == "Human-like")]
+    assert sorted(got["value"]) == sorted(printed["value"]) and len(got) == 2
+    fig = fc.rcid_figure(long, "Human-like")
+    names = {t.name for t in fig.data}
+    assert {"model-a", "model-b"} <= names and any(n.startswith("RCID Table 1") for n in names)
+
+
+def test_illusionbench_accuracy_and_yes_bias(frame, reference):
+    long = fc.illusionbench_long(frame, reference)
+    tf = frame[frame["task"] == "illusionbench-tf"]
+    for model, part in tf.groupby("model"):
+        said = part["parsed"].astype(object)
+        truth = part["expected"].astype(str) == "True"
+        fp = int(((said == "True") & ~truth).sum())
+        fn = int(((said == "False") & truth).sum())
+        cell = long[(long["source"] == "ours") & (long["model"] == model) & (long["task"] == "true/false")
+                    & (long["column"] == "All")].iloc[0]
+        assert cell["value"] == pytest.approx(part["correct"].astype(bool).mean())
+        assert fp + fn > 0 and cell["yes_bias"] == pytest.approx(fp / (fp + fn))
+    human = long[(long["source"] == "IllusionBench+ Table III") & (long["model"] == "Human")]
+    assert dict(zip(human["column"], human["value"]))["All"] == pytest.approx(0.8975)
+    assert len(fc.illusionbench_figure(long).data) >= 3
+
+
+def _pixel_observer(rows: pd.DataFrame, magnitude: float) -> pd.DataFrame:
+    """The same rows answered by a scripted observer fooled by ``magnitude`` ΔE2000: it names the induced
+    target lighter whenever that target is physically lighter by more than −``magnitude``."""
+    parsed = []
+    for f in _facts(rows):
+        x = f["signed_delta_e"] if f["induced_lighter"] == "A" else -f["signed_delta_e"]
+        induced_lighter = x > -magnitude
+        darker = ("B" if f["induced_lighter"] == "A" else "A") if induced_lighter else f["induced_lighter"]
+        parsed.append({v: k for k, v in f["meanings"].items()}[f"{darker} darker"])
+    return rows.assign(parsed=parsed)
+
+
+def test_pse_of_a_scripted_observer_is_its_magnitude(frame):
+    rows = frame[(frame["dataset"] == "illusion-magnitude")]
+    table = fc.pse_table(_pixel_observer(rows, 3.0))
+    assert len(table) == 2 * 2  # two models x two strengths of one kind, pixel framing
+    for _, fit in table.iterrows():
+        assert fit["status"] == "fit" and fit["n"] == 42
+        assert -4.2 < fit["pse"] < -1.8 and fit["magnitude"] == pytest.approx(-fit["pse"])
+        assert fit["ci_low"] <= fit["pse"] <= fit["ci_high"]
+    fig = fc.pse_figure(table)
+    assert len(fig.data) == 2 and all(len(t.x) == 2 for t in fig.data)
+    # the random scripted model: one fit per model x framing x kind x strength, whatever its status
+    assert set(fc.pse_table(frame)["status"]) <= {"fit", "below-range", "above-range", "too-few"}
+
+
+def test_scene_tables_recounted(frame, reference):
+    raw = frame[frame["family"].isin(["scene", "scene-recolour"])]
+    recolour = [json.loads(t).get("recolour") for t in raw["truth_json"]]
+    colour = raw[~raw["grayscale"].astype(bool) & pd.Series([r in (None, "seed") for r in recolour], index=raw.index)]
+    tasks = sc.task_long(frame, reference)
+    for (model, task), part in colour.groupby(["model", "task"]):
+        cell = tasks[(tasks["source"] == "ours") & (tasks["model"] == model) & (tasks["task"] == task)].iloc[0]
+        assert cell["n"] == len(part) and cell["value"] == pytest.approx(part["correct"].astype(bool).mean())
+    human = tasks[(tasks["source"] == "ColorBench Table 1") & (tasks["model"] == "Human")]
+    assert dict(zip(human["task"], human["value"]))["colour-counting"] == pytest.approx(0.62)
+    overall = sc.overall_long(frame, reference)
+    pooled = colour[colour["task"] != "shape-counting"]
+    for model, part in pooled.groupby("model"):
+        cell = overall[(overall["source"] == "ours") & (overall["model"] == model)].iloc[0]
+        assert cell["value"] == pytest.approx(part["correct"].astype(bool).mean())  # micro, not macro
+    robust = sc.robustness_long(frame, reference)
+    variants = raw.assign(recolour=recolour)
+    variants = variants[variants["recolour"].notna() & ~variants["grayscale"].astype(bool)]
+    for model, part in variants.groupby("model"):
+        per_seed = part.groupby("colour_set").agg(rows=("recolour", "nunique"), right=("correct", "sum"))
+        judged = per_seed[per_seed["rows"] == 10]
+        cell = robust[(robust["source"] == "ours") & (robust["model"] == model)].iloc[0]
+        assert cell["n"] == len(judged) > 0 and cell["incomplete"] == len(per_seed) - len(judged)
+        assert cell["value"] == pytest.approx((judged["right"] == 10).mean())
+    assert (robust["source"] == "ColorBench Table 1").sum() >= 30
+
+
+def test_grayscale_effect_and_difficulty(frame, reference):
+    gray = sc.grayscale_long(frame, reference)
+    ours = gray[gray["source"] == "ours"]
+    raw = frame[frame["task"] == "colour-recognition"]
+    for model, part in raw.groupby("model"):
+        c = part[~part["grayscale"].astype(bool)]["correct"].astype(bool).mean()
+        g = part[part["grayscale"].astype(bool)]["correct"].astype(bool).mean()
+        cell = ours[ours["model"] == model].iloc[0]
+        assert cell["pairs"] == 8 and cell["effect"] == pytest.approx((c - g) / c)
+    table9 = gray[gray["source"] == "ColorBench Table 9"]
+    assert len(table9) == 5 * 11 and table9["effect"].notna().all()
+    params = sc.difficulty_params(frame)
+    assert "min_delta_e" in params
+    curve = sc.difficulty_long(frame, "min_delta_e", bins=4)
+    counting = frame[(frame["task"] == "colour-counting")]
+    assert curve[curve["task"] == "colour-counting"]["n"].sum() == len(counting)
+    assert curve.groupby(["model", "task"]).size().max() <= 4
+    assert len(sc.difficulty_figure(curve, "min_delta_e").data) == curve.groupby(["model", "task"]).ngroups
+    with pytest.raises(ValueError, match="allowed: .*min_delta_e"):
+        sc.difficulty_long(frame, "no-such-parameter")
+    assert sc.cot_long(frame, reference)["source"].eq("ColorBench Table 4").all()
+
+
+def test_people_thresholds_beside_models(frame, reference):
+    table = pc.threshold_table(frame)
+    people = table[table["who"] == "person"].sort_values("threshold")
+    assert len(people) == 2 and set(people["prompt_name"]) == {"huemanity-numeric"}
+    # the simulated people answer right above 6 and 10 dE2000 (tests/support/family_rows.py)
+    assert people["threshold"].to_numpy() == pytest.approx([6.0, 10.0], abs=1.5)
+    assert people["guess"].to_numpy() == pytest.approx([1 / 90, 1 / 90])
+    models = table[table["who"] == "model"]
+    assert set(models["model"]) == {"model-a", "model-b"} and (models["guess"] == 1 / 100).all()
+    assert {t.name for t in pc.threshold_figure(table).data} == {"people", "models"}
+    acc = pc.people_accuracy(frame, reference)
+    humans = acc[acc["who"] == "person"]
+    assert humans["paper_human"].tolist() == pytest.approx([0.9937, 0.9937])
+    assert len(pc.human_reference(reference)) >= 20
+    assert pc.guess_of_row("plain-open")[0] == 0.0 and "no finite" in pc.guess_of_row("plain-open")[1]
+
+
+def test_no_rows_of_a_family_give_empty_tables(frame):
+    plates_only = frame[frame["family"] == "ishihara"]
+    assert fc.family_rows(plates_only, "illusion").empty
+    assert (fc.rcid_long(plates_only)["source"] != "ours").all()
+    assert fc.pse_table(plates_only).empty and fc.illusionbench_long(plates_only).empty
+    assert sc.task_long(plates_only).empty and sc.difficulty_params(plates_only) == []
+    assert not pc.has_people(frame[frame["backend"] != "human"])
+    with pytest.raises(ValueError, match="allowed: .*Human-like"):
+        fc.rcid_figure(fc.rcid_long(frame), "deception")
+
+
+def test_rows_read_through_duckdb_give_the_same_tables(frame, folder):
+    """The dashboard reads rows through DuckDB (`plates.dashboard.queries.query_rows`, filters applied): the same
+    numbers as the Parquet rows read by pandas; a model filter keeps that model's rows only."""
+    from plates.dashboard.queries import Where, query_rows
+    from plates.results.query import open_results
+
+    results = open_results(folder)
+    scenes = query_rows(results, Where(), ["scene", "scene-recolour"])
+    ours = sc.task_long(scenes)
+    expected = sc.task_long(frame)
+    cols = ["model", "task", "value", "n"]
+    ours, expected = (t[cols].sort_values(cols[:2]).to_numpy().tolist() for t in (ours, expected))
+    assert ours == expected
+    only_a = query_rows(results, Where({"model": ["model-a"]}), ["illusion"])
+    assert set(only_a["model"]) == {"model-a"} and set(only_a["family"]) == {"illusion"}
+    assert len(fc.pse_table(only_a)) > 0
+    with pytest.raises(ValueError, match="allowed: a non-empty list"):
+        query_rows(results, Where(), "illusion")

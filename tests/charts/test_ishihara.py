@@ -1,0 +1,497 @@
+"""plates.charts.ishihara (and its paired, ΔE and comparison modules): every figure's numbers equal what
+plates.analysis.metrics computes, no chart pools conditions, runs or prompts (issue 11), and the papers'
+numbers appear at the same x as ours, labelled with their source."""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from plates.analysis import metrics
+from plates.analysis.psychometric import fit_psychometric
+from plates.charts import delta_e as delta_e_chart
+from plates.charts import ishihara as charts
+from plates.charts.comparison import compare, comparison_figure, model_key, paper_condition
+from plates.charts.delta_e import chance_rate
+from tests.support.dashboard_rows import concat, outcomes, rows
+
+
+def by_name(fig, name):
+    found = [t for t in fig.data if t.name == name]
+    assert found, f"no trace {name!r}; traces: {[t.name for t in fig.data]}"
+    return found[0]
+
+
+def reference(**columns) -> pd.DataFrame:
+    """A small hand-made reference table (the plates.results.reference long format)."""
+    n = max(len(v) if isinstance(v, list) else 1 for v in columns.values())
+    base = dict(
+        source="Paper Table 9",
+        paper="Paper",
+        table="Table 9",
+        model="PaperModel",
+        row_printed="PaperModel",
+        task="Open",
+        condition="standard",
+        colour_set=None,
+        font=None,
+        size=None,
+        shots=0,
+        metric="accuracy",
+        value=0.5,
+        printed="0.5",
+        ci_half_width=None,
+        n=None,
+        prompt_name="cbe-open",
+        note=None,
+    )
+    base.update(columns)
+    return pd.DataFrame({k: v if isinstance(v, list) else [v] * n for k, v in base.items()})
+
+
+# ------------------------------------------------------------------------------------------- conditions
+def test_condition_labels_name_each_part_and_stay_short():
+    assert charts.condition_label("standard", False, 0.0, "none", 0.0, 900) == "original @900px"
+    assert charts.condition_label("clear", True, 0.0, "none", 0.0, 300) == "clear · gray @300px"
+    assert (
+        charts.condition_label("standard", False, -30.0, "deutan", 0.6, 900) == "hue -30° · deutan 0.6 @900px"
+    )
+    assert charts.condition_label("standard", False, 0.0, "protan", 1.0, None) == "protan"
+    assert charts.condition_label(None, None, float("nan"), None, None, None) == "original"
+    assert charts.condition_label("standard", True, 0.0, "none", 0.0, 512, True) == "text-only @512px"
+
+
+def test_with_condition_labels_every_row_like_the_scalar_function_and_can_leave_a_column_out():
+    frame = concat(
+        rows(3),
+        rows(2, grayscale=True, size=300),
+        rows(2, cvd="tritan", cvd_severity=0.5),
+        rows(1, variant="mask"),
+        rows(1, text_only=True),
+    )
+    labelled = charts.with_condition(frame)
+    expected = [
+        charts.condition_label(**{c: r[c] for c in charts.CONDITION_COLUMNS})
+        for r in frame.to_dict("records")
+    ]
+    assert list(labelled[charts.CONDITION]) == expected and charts.CONDITION not in frame.columns
+    assert set(charts.with_condition(frame, without=("size",))[charts.CONDITION]) == {
+        "original",
+        "gray",
+        "tritan 0.5",
+        "mask",
+        "text-only",
+    }
+
+
+def test_a_model_in_two_runs_is_two_series_and_one_run_keeps_the_plain_name():
+    frame = concat(
+        outcomes("a", 3, 4, run_id="r1"), outcomes("a", 1, 4, run_id="r2"), outcomes("b", 2, 2, run_id="r3")
+    )
+    assert set(charts.with_series(frame)[charts.SERIES]) == {"a · r1", "a · r2", "b"}
+
+
+# --------------------------------------------------------------------------------------------- overview
+def test_overview_cells_are_counts_with_n_and_wilson_interval_per_series_prompt_and_condition():
+    frame = concat(outcomes("a", 3, 4), outcomes("b", 1, 5), outcomes("a", 2, 2, grayscale=True))
+    fig = charts.overview_figure(frame)
+    heat = fig.data[0]
+    table = metrics.accuracy_table(charts.with_condition(frame), ["model", "prompt_name", charts.CONDITION])
+    for _, row in table.iterrows():
+        i, j = (
+            list(heat.y).index(row["model"]),
+            list(heat.x).index(f"{row['prompt_name']} · {row[charts.CONDITION]}"),
+        )
+        assert heat.z[i][j] == pytest.approx(row["accuracy"])
+        assert (
+            f"n={row['n']}" in heat.text[i][j]
+            and f"[{row['ci_low']:.0%}, {row['ci_high']:.0%}]" in heat.text[i][j]
+        )
+    i, j = list(heat.y).index("b"), list(heat.x).index("cbe-open · gray @900px")
+    assert np.isnan(heat.z[i][j])  # b never ran grayscale: an empty cell, not a zero
+
+
+def test_two_runs_of_one_model_over_the_same_items_are_two_rows_never_n_doubled():
+    items = [f"i{i}" for i in range(10)]
+    frame = concat(
+        outcomes("m", 7, 10, run_id="tour-1", item_id=items),
+        outcomes("m", 9, 10, run_id="tour-2", item_id=items),
+    )
+    table = charts.overview_table(frame)
+    assert sorted(table[charts.SERIES]) == ["m · tour-1", "m · tour-2"] and set(table["n"]) == {10}
+    assert dict(zip(table[charts.SERIES], table["accuracy"])) == {"m · tour-1": 0.7, "m · tour-2": 0.9}
+
+
+def test_the_papers_value_is_printed_in_the_cell_it_matches_and_nowhere_else():
+    frame = concat(
+        outcomes("gpt-4o-2024-08-06", 1, 2),
+        outcomes("gpt-4o-2024-08-06", 1, 2, grayscale=True),
+        outcomes("other", 1, 2),
+    )
+    ref = reference(
+        model=["GPT-4o", "GPT-4o"],
+        prompt_name=["cbe-open", "huemanity-numeric"],
+        value=[0.308, 0.4],
+        task=["Open", "numeric"],
+        source="ColorBlindnessEval Table 1",
+        paper="ColorBlindnessEval",
+    )
+    heat = charts.overview_figure(frame, ref).data[0]
+    cells = {(y, x): heat.text[i][j] for i, y in enumerate(heat.y) for j, x in enumerate(heat.x)}
+    assert "paper 31% (Table 1)" in cells[("gpt-4o-2024-08-06", "cbe-open · original @900px")]
+    assert (
+        "paper" not in cells[("gpt-4o-2024-08-06", "cbe-open · gray @900px")]
+    )  # no published grayscale cell
+    assert "paper" not in cells[("other", "cbe-open · original @900px")]
+
+
+# ------------------------------------------------------------------------------ one condition at a time
+def test_colour_sets_show_one_condition_and_name_the_others_instead_of_pooling_grayscale():
+    frame = concat(
+        outcomes("a", 10, 10, colour_set="colorblindnesseval-1"),
+        outcomes("a", 1, 10, colour_set="colorblindnesseval-1", grayscale=True),
+        outcomes("a", 8, 10, colour_set="colorblindnesseval-3"),
+    )
+    fig = charts.colour_set_figure(frame)
+    assert fig.layout.meta["condition"] == "original @900px" and fig.layout.meta["others"] == ["gray @900px"]
+    assert "gray @900px" in fig.layout.title.text
+    bars = by_name(fig, "a")
+    assert dict(zip(bars.x, bars.y)) == {"colorblindnesseval-1": 1.0, "colorblindnesseval-3": 0.8}  # not 0.55
+    gray = by_name(charts.colour_set_figure(frame, condition="gray @900px"), "a")
+    assert list(gray.y) == [pytest.approx(0.1)]
+    expect = metrics.accuracy_table(frame[~frame["grayscale"]], ["colour_set"])
+    np.testing.assert_allclose(bars.error_y.array, expect["ci_high"] - expect["accuracy"])
+    with pytest.raises(ValueError, match="allowed: gray @900px, original @900px"):
+        charts.colour_set_figure(frame, condition="protan")
+
+
+def test_two_prompts_are_two_bars_not_one():
+    frame = concat(outcomes("a", 4, 5), outcomes("a", 1, 5, prompt_name="cbe-yn-correct"))
+    names = [t.name for t in charts.colour_set_figure(frame).data]
+    assert names == ["a · cbe-open", "a · cbe-yn-correct"]
+
+
+def test_resolution_lines_per_condition_without_size_and_huemanity_table5_drawn_with_its_wald_bars():
+    from plates.results.reference import load_reference
+
+    frame = concat(
+        *(
+            outcomes("gpt", k, 10, size=s, prompt_name="huemanity-numeric")
+            for s, k in ((900, 3), (300, 5), (500, 2))
+        ),
+        outcomes("gpt", 0, 10, size=300, prompt_name="huemanity-numeric", grayscale=True),
+    )
+    fig = charts.resolution_figure(frame, load_reference("HueManity"))
+    line = by_name(fig, "gpt")
+    assert list(line.x) == [300, 500, 900] and list(line.y) == pytest.approx([0.5, 0.2, 0.3])
+    assert fig.layout.meta["others"] == ["gray"]
+    paper = by_name(fig, "GPT-4.1 — HueManity Table 5 (± as printed: Wald)")
+    assert list(paper.x) == [300, 500, 700, 900, 1100, 1300]
+    assert paper.y[0] == pytest.approx(0.49) and paper.error_y.array[0] == pytest.approx(
+        0.098
+    )  # "49.0 ± 9.8%"
+    assert [t.name for t in charts.resolution_figure(frame).data] == ["gpt"]
+
+
+# ----------------------------------------------------------------------------------------- paired charts
+def test_grayscale_bars_are_metrics_grayscale_delta_per_series_and_condition():
+    frame = concat(
+        outcomes("a", 4, 5),
+        outcomes("a", 2, 5, grayscale=True),
+        outcomes("b", 2, 4),
+        outcomes("b", 3, 4, grayscale=True),
+        outcomes("a", 5, 5, size=300),
+        outcomes("a", 0, 5, size=300, grayscale=True),
+    )
+    fig = charts.grayscale_figure(frame)
+    assert fig.layout.meta["condition"] == "original @900px" and fig.layout.meta["others"] == [
+        "original @300px"
+    ]
+    expect = metrics.grayscale_delta(frame[frame["size"] == 900], ["model"]).set_index("model")
+    assert by_name(fig, "a").y[0] == pytest.approx(expect.loc["a", "delta"]) == pytest.approx(0.5)
+    assert by_name(fig, "b").y[0] == pytest.approx(-0.5)
+    small = charts.grayscale_figure(frame, condition="original @300px")
+    assert by_name(small, "a").y[0] == pytest.approx(1.0)
+
+
+def test_grayscale_and_cot_papers_sit_at_the_prompt_that_asks_their_colour_blindness_task():
+    from plates.results.reference import load_reference
+
+    ref = load_reference("ColorBench")
+    frame = concat(
+        outcomes("a", 4, 5, prompt_name="colorbench-mc", task="colorbench-mc"),
+        outcomes("a", 2, 5, grayscale=True, prompt_name="colorbench-mc", task="colorbench-mc"),
+        outcomes("a", 5, 5, prompt_name="colorbench-mc-cot", task="colorbench-mc-cot"),
+    )
+    gray = charts.grayscale_figure(frame, ref)
+    table9 = [t for t in gray.data if t.name.endswith("ColorBench Table 9")]
+    assert table9 and all(list(t.x) == ["colorbench-mc"] for t in table9)
+    cot = charts.cot_figure(frame, ref)
+    assert by_name(cot, "a").y[0] == pytest.approx(1.0 - 0.8)
+    paper = by_name(cot, "GPT-4o — ColorBench Table 4")
+    assert list(paper.x) == ["colorbench-mc"] and paper.y[0] == pytest.approx(0.082)  # C'Blind +8.2 points
+
+
+def test_yes_no_point_is_metrics_yes_no_balance_with_wilson_bars_on_both_axes():
+    from plates.results.reference import load_reference
+
+    frame = concat(
+        outcomes("a", 9, 10, prompt_name="cbe-yn-correct"),
+        outcomes("a", 3, 10, prompt_name="cbe-yn-incorrect"),
+    )
+    fig = charts.yes_no_figure(frame, load_reference("ColorBlindnessEval", "Table 1"))
+    balance = metrics.yes_no_balance(frame, "model").iloc[0]
+    point = by_name(fig, "a")
+    assert point.x[0] == pytest.approx(balance["y_star_n"]) == pytest.approx(0.9)
+    low, high = metrics.wilson_interval(3, 10)
+    assert point.y[0] == pytest.approx(0.3) and point.error_y.array[0] == pytest.approx(high - 0.3)
+    paper = by_name(fig, "published (ColorBlindnessEval)")
+    assert (0.936, 0.554) in {(round(x, 3), round(y, 3)) for x, y in zip(paper.x, paper.y)}
+
+
+def test_yes_no_and_count_tables_equal_the_row_metrics():
+    frame = concat(
+        outcomes("a", 9, 10, prompt_name="cbe-yn-correct"),
+        outcomes("a", 3, 10, prompt_name="cbe-yn-incorrect"),
+        rows(2, model="a", correct=None, prompt_name="cbe-yn-correct"),
+    )
+    got = charts.yes_no_table(frame).drop(columns=[charts.SERIES, charts.CONDITION])
+    want = metrics.yes_no_balance(frame, None)
+    pd.testing.assert_frame_equal(got[list(want.columns)], want, check_dtype=False)
+
+
+# ------------------------------------------------------------------------------------------------- ΔE2000
+def _psychometric(model, threshold, *, grayscale=False, colour_set="colorblindnesseval-1", prompt="cbe-open"):
+    levels = np.repeat([2.0, 4.0, 8.0, 16.0, 32.0], 8)
+    correct = [bool(i % 8 < (8 if de > threshold else 1)) for i, de in enumerate(levels)]
+    return rows(
+        len(levels),
+        model=model,
+        delta_e=list(levels),
+        correct=correct,
+        grayscale=grayscale,
+        colour_set=colour_set,
+        prompt_name=prompt,
+        item_id=[f"{model}{colour_set}{i}" for i in range(len(levels))],
+    )
+
+
+def test_one_fit_per_model_prompt_condition_and_colour_set_through_the_one_function(monkeypatch):
+    frame = concat(
+        _psychometric("a", 5),
+        _psychometric("a", 20, grayscale=True),
+        _psychometric("a", 10, colour_set="colorblindnesseval-3"),
+        _psychometric("b", 3),
+        _psychometric("a", 3, prompt="cbe-yn-correct"),
+    )
+    calls = []
+    real = delta_e_chart.fit_psychometric_counts
+
+    def spy(levels, n, correct, *, guess):
+        calls.append((tuple(levels), int(np.sum(n)), guess))
+        return real(levels, n, correct, guess=guess)
+
+    monkeypatch.setattr(delta_e_chart, "fit_psychometric_counts", spy)
+    fits = charts.psychometric_fits(frame)
+    assert len(calls) == len(fits) == 5  # a x {cs1, cs3} x original, a x gray, b, a x yes/no: never pooled
+    assert sorted(fits["guess"]) == pytest.approx(sorted([0.01] * 4 + [0.5]))  # open 1/100, yes/no 1/2
+    assert all(n == 40 for _, n, _ in calls)
+    fig = charts.delta_e_figure(frame)  # original @900px, cbe-open: a x 2 colour sets, b
+    assert fig.layout.meta["fits"] == 3 and fig.layout.meta["others"] == ["gray @900px"]
+    assert fig.layout.meta["prompt"] == "cbe-open" and fig.layout.meta["other_prompts"] == ["cbe-yn-correct"]
+    fit = fits[
+        (fits["series"] == "a")
+        & (fits["condition"] == "original @900px")
+        & (fits["colour_set"] == "colorblindnesseval-1")
+        & (fits["prompt_name"] == "cbe-open")
+    ]["fit"].iloc[0]
+    curve = by_name(fig, "a · colorblindnesseval-1 fit")
+    np.testing.assert_allclose(curve.y, fit.predict(curve.x))
+    gray = charts.delta_e_figure(frame, condition="gray @900px")
+    assert [t.name for t in gray.data if "threshold" in t.name][0].startswith("a threshold at ΔE")
+
+
+def test_counts_fit_equals_the_fit_of_the_answers():
+    de = [2.0] * 10 + [5.0] * 10 + [10.0] * 10 + [20.0] * 10
+    correct = (
+        [i < 1 for i in range(10)]
+        + [i < 4 for i in range(10)]
+        + [i < 7 for i in range(10)]
+        + [True] * 9
+        + [False]
+    )
+    frame = rows(40, model="a", delta_e=de, correct=correct, item_id=[f"i{i}" for i in range(40)])
+    guess = chance_rate(frame["prompt_name"].iloc[0])  # the chance-aware fit (issue 11), the prompt's guess rate
+    direct = fit_psychometric(np.array(de), np.array(correct), guess=guess, interval=False)
+    fig = charts.delta_e_figure(frame)
+    points = by_name(fig, "a")
+    np.testing.assert_allclose(points.x, [2, 5, 10, 20])
+    np.testing.assert_allclose(points.y, [0.1, 0.4, 0.7, 0.9])
+    threshold = [t for t in fig.data if t.name.startswith("a threshold at ΔE")][0]
+    assert threshold.x[0] == pytest.approx(direct.threshold, rel=1e-6)
+
+
+def test_a_threshold_outside_the_tested_delta_e_says_it_is_extrapolated():
+    de = [30.0] * 10 + [40.0] * 10
+    correct = [i < 9 for i in range(10)] + [i < 7 for i in range(10)]  # falls slowly: far beyond 40
+    frame = rows(20, model="a", delta_e=de, correct=correct, item_id=[f"i{i}" for i in range(20)])
+    guess = chance_rate(frame["prompt_name"].iloc[0])
+    fit = fit_psychometric(np.array(de), np.array(correct), guess=guess, interval=False)
+    names = [t.name for t in charts.delta_e_figure(frame).data if "threshold" in t.name]
+    assert names == [f"a threshold at ΔE {fit.threshold:.1f} (extrapolated)"]
+
+
+def test_delta_e_figure_needs_only_model_delta_e_and_correct():
+    """The explorer's ΔE sweep (plates.explorer.models.sweep_figure) calls it on just these columns."""
+    frame = pd.DataFrame(
+        {"model": ["m"] * 4, "delta_e": [2.0, 4.0, 8.0, 16.0], "correct": [False, True, False, True]}
+    )
+    np.testing.assert_allclose(by_name(charts.delta_e_figure(frame, bins=4), "m").y, [0, 1, 0, 1])
+
+
+def test_chance_rates_follow_the_prompt():
+    assert charts.chance_rate("cbe-yn-correct") == 0.5
+    assert charts.chance_rate("colorbench-mc") == 0.25
+    assert charts.chance_rate("huemanity-numeric") == pytest.approx(1 / 90)
+    assert charts.chance_rate("plain-open") == 0.0 and charts.chance_rate("nope") == 0.0
+
+
+# ------------------------------------------------------------------------------------------ failure modes
+def test_failure_mode_shares_are_counted_among_wrong_answers_only_per_condition():
+    frame = concat(
+        rows(
+            8,
+            model="a",
+            correct=[True, True, False, False, False, False, None, False],
+            failure_mode=[None, None, "hallucination", "hallucination", "evasion", None, None, "erratic"],
+        ),
+        rows(2, model="a", grayscale=True, correct=False, failure_mode="evasion"),
+    )
+    table = charts.failure_mode_table(frame).set_index(charts.CONDITION)
+    assert table.loc["original @900px", "wrong"] == 5 and table.loc["gray @900px", "wrong"] == 2
+    assert table.loc["original @900px", "hallucination"] == pytest.approx(2 / 5)
+    assert table.loc["original @900px", "other"] == pytest.approx(1 / 5)
+    fig = charts.failure_mode_figure(frame)
+    assert by_name(fig, "evasion").y[0] == pytest.approx(1 / 5) and fig.layout.meta["others"] == [
+        "gray @900px"
+    ]
+
+
+# --------------------------------------------------------------------------------------- papers vs ours
+def test_model_names_match_across_spellings():
+    assert model_key("gpt-4.1-2025-04-14") == model_key("GPT-4.1") != model_key("GPT-4.1 mini")
+    assert model_key("Qwen/Qwen2-VL-7B-Instruct") == model_key("Qwen2-VL-Instruct-7B")
+    assert model_key("claude-3-5-sonnet-20241022") == model_key("Claude3.5-Sonnet")
+    assert model_key("llava:13b") == model_key("LLaVA-v1.6-13B") != model_key("llava:7b")
+    assert paper_condition("gray @900px", "colorbench-mc") == "grayscale"
+    assert paper_condition("original @900px", "colorbench-mc-cot") == "cot"
+    assert paper_condition("hue +90° @900px", "cbe-open") is None
+
+
+def test_the_comparison_puts_the_papers_cell_beside_ours_with_difference_and_interval():
+    from plates.results.reference import load_reference
+
+    ref = load_reference()
+    frame = concat(
+        outcomes("gpt-4o", 160, 500),
+        outcomes("gpt-4.1-2025-04-14", 49, 100, size=300, prompt_name="huemanity-numeric"),
+        outcomes("gpt-4o", 40, 50, hue_shift=90.0),
+    )
+    table = compare(charts.overview_table(frame), ref)
+    cbe = table[table["prompt_name"] == "cbe-open"].iloc[0]
+    assert cbe["source"] == "ColorBlindnessEval Table 1" and cbe["paper_value"] == pytest.approx(0.308)
+    assert cbe["difference"] == pytest.approx(0.32 - 0.308) and cbe["inside"]
+    hue = table[table["condition"].str.startswith("hue")]
+    assert hue.empty  # no paper published a hue-shifted cell
+    hm = table[table["prompt_name"] == "huemanity-numeric"]
+    assert list(hm["source"]) == ["HueManity Table 5"] and hm["paper_value"].iloc[0] == pytest.approx(0.49)
+    fig = comparison_figure(table)
+    assert list(by_name(fig, "paper").x) == list(table["paper_value"]) and fig.layout.meta["matches"] == len(
+        table
+    )
+    outside = compare(charts.overview_table(outcomes("gpt-4o", 450, 500)), ref).iloc[0]
+    assert not outside["inside"] and outside["difference"] == pytest.approx(0.9 - 0.308)
+
+
+# ---------------------------------------------------------------------------------------------- all charts
+ALL_CHARTS = [
+    charts.overview_figure,
+    charts.colour_set_figure,
+    charts.resolution_figure,
+    charts.grayscale_figure,
+    charts.cot_figure,
+    charts.yes_no_figure,
+    charts.delta_e_figure,
+    charts.failure_mode_figure,
+]
+
+
+@pytest.mark.parametrize("chart", ALL_CHARTS)
+def test_every_chart_says_what_it_needs_instead_of_failing_on_rows_it_cannot_use(chart):
+    fig = chart(rows(2, correct=None, parse_status="error", error="timeout"))  # only failed requests
+    assert fig.layout.meta["empty"] and fig.layout.annotations[0].text == fig.layout.meta["empty"]
+
+
+@pytest.mark.parametrize("categorical", [False, True], ids=["strings", "categoricals"])
+@pytest.mark.parametrize("with_reference", [False, True], ids=["runs-only", "with-papers"])
+def test_every_chart_draws_a_run_of_every_kind_with_or_without_the_papers(categorical, with_reference):
+    from plates.results.reference import load_reference
+
+    items = [f"i{i}" for i in range(6)]
+    frame = concat(
+        outcomes("a", 4, 6, item_id=items, delta_e=[3.0, 6, 9, 12, 15, 18]),
+        outcomes("a", 2, 6, grayscale=True, item_id=items),
+        outcomes("a", 3, 6, size=300, item_id=items, prompt_name="huemanity-numeric"),
+        outcomes("a", 5, 6, item_id=items, prompt_name="cbe-yn-correct"),
+        outcomes("a", 1, 6, prompt_name="cbe-yn-incorrect"),
+        outcomes("a", 2, 6, item_id=items, prompt_name="colorbench-mc"),
+        outcomes("a", 4, 6, item_id=items, prompt_name="colorbench-mc-cot"),
+        rows(2, model="a", correct=None, error="timeout"),
+    )
+    if categorical:
+        frame = frame.astype(
+            {c: "category" for c in frame.columns if frame[c].dtype in (object, "str", "string")}
+        )
+    ref = load_reference() if with_reference else None
+    for chart in ALL_CHARTS:
+        fig = chart(frame, ref)
+        assert fig.data and not (fig.layout.meta or {}).get("empty"), (chart.__name__, fig.layout.meta)
+
+
+def test_one_model_still_has_its_name_in_a_legend():
+    frame = concat(
+        outcomes("solo", 4, 5), outcomes("solo", 2, 5, grayscale=True), outcomes("solo", 3, 5, size=300)
+    )
+    for chart in (charts.colour_set_figure, charts.resolution_figure, charts.grayscale_figure):
+        fig = chart(frame)
+        assert fig.layout.showlegend is True and by_name(fig, "solo")
+
+
+def test_delta_bars_print_their_value_so_a_zero_delta_is_not_an_empty_chart():
+    frame = concat(
+        outcomes("a", 4, 5, prompt_name="colorbench-mc"),
+        outcomes("a", 4, 5, grayscale=True, prompt_name="colorbench-mc"),
+        outcomes("a", 4, 5, prompt_name="colorbench-mc-cot"),
+    )
+    gray = by_name(charts.grayscale_figure(frame), "a")
+    assert gray.y[0] == 0 and list(gray.text) == ["+0.0%"] and gray.textposition == "outside"
+    assert list(by_name(charts.cot_figure(frame), "a").text) == ["+0.0%"]
+    never = concat(outcomes("b", 0, 5), outcomes("b", 2, 5, grayscale=True))
+    assert list(by_name(charts.grayscale_figure(never), "b").text) == ["n/a"]
+
+
+def test_overview_cell_text_shrinks_as_columns_narrow_so_intervals_do_not_overlap():
+    few = charts.overview_figure(outcomes("a", 3, 4))
+    many = charts.overview_figure(concat(*(outcomes("a", 3, 4, size=s) for s in range(100, 900, 100))))
+    assert len(many.data[0].x) == 8 and few.data[0].textfont.size == 12 and many.data[0].textfont.size <= 10
+
+
+def test_the_empty_yes_no_and_cot_charts_say_what_to_run_and_why_the_baseline_cannot():
+    only_open = outcomes("baseline-cnn", 4, 5)
+    for chart, prompts in (
+        (charts.yes_no_figure, ("cbe-yn-correct", "cbe-yn-incorrect")),
+        (charts.cot_figure, ("colorbench-mc", "colorbench-mc-cot")),
+    ):
+        message = chart(only_open).layout.meta["empty"]
+        assert all(p in message for p in prompts) and "baseline reader declines" in message

@@ -1,0 +1,192 @@
+"""`plates generate` end to end: a real subprocess, killed with SIGKILL mid-run, then resumed."""
+
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+
+import numpy as np
+import pyarrow.parquet as pq
+import pytest
+from PIL import Image
+
+from plates.cli import build_parser, main
+from plates.datasets import MANIFEST, MANIFEST_COLUMNS, load_dataset
+from plates.stimuli.ishihara.plate import render
+from tests.support import ROOT
+
+
+def _cmd(out, *extra):
+    return [sys.executable, "-m", "plates.cli", "generate", "--preset", "huemanity-numeric", "--out", str(out),
+            "--size", "200", "--no-progress", *extra]
+
+
+def test_registered_and_bad_preset_is_exit_2(tmp_path, capsys):
+    assert "generate" in build_parser().format_help()
+    assert main(["generate", "--preset", "nope", "--out", str(tmp_path)]) == 2
+    assert "allowed: colorblindnesseval" in capsys.readouterr().err
+
+
+def test_generate_small_in_process(tmp_path, capsys):
+    assert main(["generate", "--preset", "colorblindnesseval", "--out", str(tmp_path), "--limit", "2",
+                 "--size", "96", "--workers", "1", "--no-progress"]) == 0
+    assert '"written": 4' in capsys.readouterr().out
+    assert pq.read_table(tmp_path / MANIFEST).num_rows == 4
+
+
+@pytest.mark.slow
+def test_kill_9_then_resume(tmp_path):
+    env = {**os.environ, "PYTHONPATH": str(ROOT)}
+    out = tmp_path / "set"
+    proc = subprocess.Popen(_cmd(out, "--limit", "400", "--workers", "2"), cwd=ROOT, env=env,
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, start_new_session=True)
+    deadline = time.time() + 120
+    while time.time() < deadline and len(list(out.rglob("*.png"))) < 20:
+        time.sleep(0.05)
+    os.killpg(proc.pid, signal.SIGKILL)  # the whole process group: main process and its workers
+    proc.wait(timeout=30)
+    done = list(out.rglob("*.png"))
+    assert 20 <= len(done) < 400, "the run should be interrupted part-way"
+    assert all(not p.name.startswith(".tmp-") for p in done)  # partial files never look like PNGs
+    for p in done:  # every image on disk is complete
+        with Image.open(p) as im:
+            im.load()
+    assert not (out / MANIFEST).exists()
+
+    res = subprocess.run(_cmd(out, "--limit", "400", "--workers", "2"), cwd=ROOT, env=env,
+                         capture_output=True, text=True, timeout=600)
+    assert res.returncode == 0, res.stderr
+    assert not list(out.rglob(".tmp-*"))
+    items = load_dataset(out)
+    assert len(items) == 400 == len(list(out.rglob("*.png")))
+    for it in items[::97]:  # written by other processes, byte-identical to rendering here
+        with Image.open(it.path) as im:
+            assert np.array_equal(np.asarray(im.convert("RGB")), np.asarray(render(it.spec).image))
+
+
+def test_out_under_a_file_is_one_line_not_a_traceback(tmp_path, capsys):
+    blocker = tmp_path / "a-file"
+    blocker.write_text("x")
+    assert main(["generate", "--preset", "colorblindnesseval", "--limit", "1", "--size", "64",
+                 "--no-progress", "--out", str(blocker / "out")]) == 2
+    err = capsys.readouterr().err.strip()
+    assert len(err.splitlines()) == 1 and str(blocker) in err and "allowed:" in err
+    assert blocker.read_text() == "x"
+
+
+GRID = """
+name = "tiny-grid"
+labels = ["12", "A7"]
+colour_sets = ["colorblindnesseval-1"]
+fonts = ["liberation-sans-bold", "dejavu-sans-bold-oblique"]
+delta_e = [0, 4]
+sizes = [96]
+variants = ["standard", "clear"]
+
+[[colours]]
+name = "brick-on-sage"
+foreground = ["#b22222", [192, 57, 43]]
+background = ["#8fbc8f"]
+"""
+
+
+def _pairs(spec) -> list[float]:
+    """CIEDE2000 of every drawn foreground x background pair, computed here (sRGB 0-255 -> colour-science)."""
+    from plates.colour import delta_e2000
+
+    fg, bg = spec.colours
+    return [float(delta_e2000(np.array(f, float), np.array(b, float))) for f in fg for b in bg]
+
+
+def test_a_grid_file_makes_a_dataset_with_its_manifest(tmp_path, capsys):
+    """Issue 12: custom benchmark sets were possible only from Python. A grid file -> PNGs + manifest that
+    load_dataset and `plates run` read; pixels equal the spec's; ΔE2000 drawn and asked in the manifest."""
+    grid = tmp_path / "grid.toml"
+    grid.write_text(GRID)
+    out = tmp_path / "set"
+    assert main(["generate", "--grid", str(grid), "--out", str(out), "--workers", "1", "--no-progress"]) == 0
+    summary = json.loads(capsys.readouterr().out)
+    # 2 labels x 2 colour sets x 2 fonts x 2 ΔE2000 x 1 size, 2 variants each
+    assert (summary["plates"], summary["written"], summary["rows"]) == (16, 32, 32)
+    frame = pq.read_table(out / MANIFEST).to_pandas()
+    assert tuple(frame.columns) == MANIFEST_COLUMNS  # the preset manifests' columns, drawn ΔE2000 included
+    assert set(frame["colour_set"]) == {"colorblindnesseval-1", "brick-on-sage"}
+    assert frame["item_id"].is_unique
+    items = load_dataset(out)
+    assert len(items) == 32 == len(list(out.rglob("*.png")))
+    for item, row in zip(items, frame.itertuples()):
+        with Image.open(item.path) as im:  # the file's pixels are the spec's plate
+            expected = np.asarray(render(item.spec).variant(item.variant))
+            assert np.array_equal(np.asarray(im.convert("RGB")), expected)
+        assert row.delta_e == pytest.approx(np.mean(_pairs(item.spec)), abs=1e-9)
+        assert (row.delta_e_target is None or np.isnan(row.delta_e_target)) == (item.spec.delta_e is None)
+        pairs = _pairs(item.spec)  # no jitter here: every drawn dot pair is one of the colour set's pairs
+        assert min(pairs) - 1e-6 <= row.delta_e_drawn_min <= row.delta_e_drawn_median <= max(pairs) + 1e-6
+    asked = frame[frame["delta_e_target"] == 4]
+    assert set(asked["colour_set"]) == {"colorblindnesseval-1", "brick-on-sage"}
+    # the same label, colour set, font and size: the same dots at every ΔE2000 (only colours change)
+    same = frame[(frame["label"] == "12") & (frame["colour_set"] == "brick-on-sage")
+                 & (frame["font"] == "liberation-sans-bold") & (frame["variant"] == "standard")]
+    assert len(set(same["seed"])) == 1 and len(same) == 2
+    again = main(["generate", "--grid", str(grid), "--out", str(out), "--workers", "1", "--no-progress"])
+    assert again == 0 and json.loads(capsys.readouterr().out)["skipped"] == 32  # resumable
+    grid.write_text(GRID.replace("[0, 4]", "[0, 5]"))
+    assert main(["generate", "--grid", str(grid), "--out", str(out), "--no-progress"]) == 2
+    assert "made from another grid file" in capsys.readouterr().err
+    # and a model runs on it like on any generated folder
+    assert main(["run", "--dataset", str(out), "--prompt", "plain-open", "--backend", "baseline",
+                 "--limit", "4", "--no-progress", "--out", str(tmp_path / "runs")]) == 0, \
+        capsys.readouterr().err
+
+
+@pytest.mark.parametrize("change, message", [
+    (("", ""), None),
+    (("[0, 4]", "[0, 4, 70]"),
+     "colour set 'colorblindnesseval-1' at delta_e 70.0: delta_e target 70.0 is not reachable"),
+    (('labels = ["12", "A7"]', 'labels = ["12", "漢"]'), "has no glyph"),
+    (('sizes = [96]', 'sizes = [32]'), "size=32 is not valid"),
+    (('variants = ["standard", "clear"]', 'variants = ["blurred"]'),
+     "variants \\['blurred'\\] are not known"),
+    (('colour_sets = ["colorblindnesseval-1"]', 'colour_sets = ["sepia"]'),
+     "colour set 'sepia' is not a palette"),
+    (('name = "tiny-grid"', 'name = "tiny-grid"\nresolution = 3'),
+     "grid keys \\['resolution'\\] are not known"),
+    (('name = "tiny-grid"', 'name = "tiny grid!"'), "name 'tiny grid!' is not valid"),
+    (('labels = ["12", "A7"]', 'labels = {space = "cbe", count = 500}'),
+     "labels count 500 is not valid; allowed: 1-100"),
+    (('background = ["#8fbc8f"]', 'background = ["#8fbc8f"]\n[plate]\ntext = "99"'),
+     "\\[plate\\] keys \\['text'\\] are not allowed"),
+])
+def test_a_bad_grid_names_the_bad_value_and_what_is_allowed(tmp_path, change, message):
+    from plates.datasets.grid import load_grid
+
+    grid = tmp_path / "grid.toml"
+    grid.write_text(GRID.replace(*change))
+    if message is None:
+        assert load_grid(grid).plate_count == 16
+        return
+    with pytest.raises(ValueError, match=message):
+        load_grid(grid)
+
+
+def test_labels_from_a_space_are_a_seeded_sample_and_the_example_grid_is_valid():
+    from plates.datasets.grid import load_grid, parse_grid
+    from plates.stimuli.ishihara.labels import LABEL_SPACES
+
+    data = {"name": "s", "labels": {"space": "cbe", "count": 20}, "colour_sets": ["huemanity-06"],
+            "sizes": [96]}
+    first, again = parse_grid(data), parse_grid(data)
+    assert first.labels == again.labels and len(set(first.labels)) == 20
+    assert set(first.labels) <= set(LABEL_SPACES["cbe"])
+    assert parse_grid({**data, "seed": 1}).labels != first.labels
+    example = load_grid(ROOT / "examples" / "grid.toml")
+    assert example.plate_count == 60 and example.variants == ("standard", "clear")
+
+
+def test_grid_takes_no_preset_flags(tmp_path, capsys):
+    (tmp_path / "g.toml").write_text(GRID)
+    assert main(["generate", "--grid", str(tmp_path / "g.toml"), "--size", "200",
+                 "--out", str(tmp_path)]) == 2
+    assert "--size cannot be combined with --grid" in capsys.readouterr().err

@@ -1,0 +1,336 @@
+"""`plates run` and `plates prompts` as real subprocesses against the loopback chat server (tests/support/chat_server.py):
+kill -9 mid-run then resume, API-key secrecy, and the clear errors of bad input."""
+
+from __future__ import annotations
+
+import os
+import signal
+import socket
+import subprocess
+import sys
+import time
+
+import pytest
+
+from plates.results import load_results
+from tests.support import ROOT
+from tests.support.chat_server import ChatServer, Fault, image_urls
+
+SECRET = "sk-plates-test-5ecret-9f8e7d6c5b4a"
+
+
+def _plates(*args, env=None, timeout=120):
+    """Run `plates ...` in a subprocess; returns the CompletedProcess (text)."""
+    full_env = {**os.environ, "PYTHONUNBUFFERED": "1", **(env or {})}
+    return subprocess.run([sys.executable, "-m", "plates.cli", *map(str, args)], capture_output=True, text=True,
+                          check=False, env=full_env, cwd=ROOT, timeout=timeout)
+
+
+def _quick(url, out, *extra):
+    return ["run", "--dataset", "huemanity-numeric", "--prompt", "huemanity-numeric", "--model", "test-model",
+            "--base-url", url, "--size", "64", "--out", out, *extra]
+
+
+def _dead_url() -> str:
+    with socket.socket() as s:  # a port nobody listens on any more
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]
+    return f"http://127.0.0.1:{port}/v1"
+
+
+def test_prompts_lists_every_prompt():
+    from plates.tasks.prompts import PROMPTS
+
+    done = _plates("prompts")
+    assert done.returncode == 0, done.stderr
+    for name, template in PROMPTS.items():
+        line = next(line for line in done.stdout.splitlines() if line.startswith(name + " "))
+        assert template.kind in line and template.label_space in line and template.variant in line
+
+
+@pytest.mark.slow
+def test_quick_run_then_rerun_asks_nothing_new(tmp_path):
+    with ChatServer(answer=lambda body: "12") as server:
+        first = _plates(*_quick(server.url, tmp_path, "--no-api-key", "--limit", "3"))
+        assert first.returncode == 0, first.stderr
+        assert "3 rows written" in first.stdout and server.count == 3
+        assert "3/3" in first.stderr  # the progress bar: done/total
+        again = _plates(*_quick(server.url, tmp_path, "--no-api-key", "--limit", "3"))
+        assert again.returncode == 0 and "0 rows written" in again.stdout and "3 already there" in again.stdout
+        assert server.count == 3
+    assert len(load_results(tmp_path).frame) == 3
+
+
+_KILL_TOML = """
+seed = 0
+prompts = ["huemanity-numeric", "colorbench-mc"]
+out = "{out}"
+[dataset]
+source = "huemanity-numeric"
+limit = 8
+[conditions]
+sizes = [64]
+grayscale = [false, true]
+[[models]]
+backend = "openai"
+model = "test-model"
+base_url = "{url}"
+api_key_env = false
+concurrency = {concurrency}
+"""
+
+
+@pytest.mark.slow
+def test_kill_9_mid_run_then_rerun_loses_only_in_flight_and_never_duplicates(tmp_path):
+    concurrency, planned = 2, 8 * 2 * 2
+    out = tmp_path / "out"
+    with ChatServer(answer=lambda body: "12", delay=0.15) as server:
+        exp = tmp_path / "kill.toml"
+        exp.write_text(_KILL_TOML.format(out=out, url=server.url, concurrency=concurrency))
+        cmd = [sys.executable, "-m", "plates.cli", "run", str(exp), "--no-progress"]
+        proc = subprocess.Popen(cmd, cwd=ROOT, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        try:
+            deadline = time.monotonic() + 60
+            while time.monotonic() < deadline and not (server.count >= 10 and list(out.glob("*.parquet"))):
+                time.sleep(0.02)
+        finally:
+            proc.send_signal(signal.SIGKILL)
+            proc.wait()
+        asked_before_kill = server.count
+        assert 0 < asked_before_kill < planned, "the kill must land mid-run"
+        survived = load_results(out)
+        assert survived.skipped == [] and survived.frame["row_key"].is_unique
+        assert len(survived.frame) >= asked_before_kill - 3 * concurrency  # lost at most what was in flight
+        server.delay = 0.0
+        rerun = _plates("run", exp, "--no-progress")
+        assert rerun.returncode == 0, rerun.stderr
+    frame = load_results(out).frame
+    assert len(frame) == planned and frame["row_key"].is_unique
+    assert frame[["item_id", "prompt_name", "grayscale"]].drop_duplicates().shape[0] == planned
+    assert server.count - planned <= 3 * concurrency  # asked twice: only what was in flight at the kill
+    assert not list(out.glob(".*.tmp"))  # no temporaries left behind
+
+
+@pytest.mark.slow
+def test_api_key_never_appears_in_output_or_files(tmp_path):
+    env = {"PLATES_TEST_SECRET": SECRET}
+    seen = []
+
+    def faults(n, body):
+        seen.append(n)
+        if n % 5 == 1:
+            return Fault.http(429, retry_after=0.05)
+        if int.from_bytes(image_urls(body)[0].encode()[-40:], "big") % 3 == 0:
+            return Fault.http(500, message=f"server error; your key was {SECRET}")  # a careless server echoes it
+        return None
+
+    outputs = []
+    with ChatServer(answer=lambda body: "12", api_key=SECRET, faults=faults) as server:
+        ok = _plates(*_quick(server.url, tmp_path, "--api-key-env", "PLATES_TEST_SECRET", "--limit", "4",
+                             "--timeout", "2", "--max-attempts", "2"), env=env)
+        outputs += [ok.stdout, ok.stderr]
+        assert ok.returncode == 0, ok.stderr
+        wrong = _plates(*_quick(server.url, tmp_path, "--api-key-env", "PLATES_TEST_SECRET", "--limit", "6"),
+                        env={"PLATES_TEST_SECRET": SECRET[::-1]})  # the server refuses it: 401
+        outputs += [wrong.stdout, wrong.stderr]
+        assert wrong.returncode == 3 and "keeps failing" in wrong.stderr
+    dead = _plates(*_quick(_dead_url(), tmp_path, "--api-key-env", "PLATES_TEST_SECRET", "--limit", "6",
+                           "--max-attempts", "1"), env=env)
+    outputs += [dead.stdout, dead.stderr]
+    assert dead.returncode == 3
+    frame = load_results(tmp_path).frame
+    assert len(frame) == 4 and len(seen) > 4  # every item recorded, some requests failed first
+    errors = frame[frame["parse_status"] == "error"]
+    assert errors["error"].str.contains("your key was ***", regex=False).any()  # the server's echo, redacted
+    for text in outputs:
+        assert SECRET not in text and SECRET[::-1] not in text
+    files = [p for p in tmp_path.rglob("*") if p.is_file()]
+    assert files
+    for path in files:
+        data = path.read_bytes()
+        assert SECRET.encode() not in data and SECRET[::-1].encode() not in data, path
+
+
+@pytest.mark.slow
+def test_unreachable_server_exits_non_zero_and_keeps_written_parts(tmp_path):
+    with ChatServer(answer=lambda body: "12") as server:
+        assert _plates(*_quick(server.url, tmp_path, "--no-api-key", "--limit", "2")).returncode == 0
+    before = sorted(p.name for p in tmp_path.glob("*.parquet"))
+    done = _plates(*_quick(_dead_url(), tmp_path, "--no-api-key", "--limit", "4", "--max-attempts", "1"))
+    assert done.returncode == 3
+    assert "keeps failing" in done.stderr and "rerun the same command" in done.stderr
+    assert "Traceback" not in done.stderr and "stopped: stopping" not in done.stderr
+    assert sorted(p.name for p in tmp_path.glob("*.parquet")) == before
+    assert len(load_results(tmp_path).frame) == 2
+
+
+def test_missing_key_names_the_variable(tmp_path):
+    env = {k: v for k, v in os.environ.items() if k != "PLATES_NOT_SET_KEY"}
+    done = subprocess.run([sys.executable, "-m", "plates.cli", *_quick("http://127.0.0.1:9/v1", tmp_path,
+                           "--api-key-env", "PLATES_NOT_SET_KEY", "--limit", "1")],
+                          capture_output=True, text=True, check=False, env=env, cwd=ROOT, timeout=120)
+    assert done.returncode == 2 and "PLATES_NOT_SET_KEY" in done.stderr and "Traceback" not in done.stderr
+    assert not list(tmp_path.glob("*.parquet"))
+
+
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        (["--backend", "opneai"], "'opneai' is not one of openai, hf, baseline"),
+        (["--prompt", "cbe-opn"], "'cbe-opn' is not one of cbe-open"),
+        (["--dataset", "no-such-preset"], "is neither a preset"),
+    ],
+)
+def test_unknown_backend_prompt_or_dataset_is_a_clear_error(tmp_path, args, message):
+    base = {"--backend": "openai", "--prompt": "cbe-open", "--dataset": "colorblindnesseval"}
+    base.update(dict(zip(args[::2], args[1::2])))
+    cmd = ["run", "--model", "m", "--base-url", "http://127.0.0.1:9/v1", "--no-api-key", "--out", tmp_path,
+           *[x for pair in base.items() for x in pair]]
+    done = _plates(*cmd)
+    assert done.returncode == 2 and message in done.stderr and "Traceback" not in done.stderr
+
+
+@pytest.mark.slow
+def test_malformed_toml_and_bad_fields_are_named(tmp_path):
+    broken = tmp_path / "broken.toml"
+    broken.write_text('prompts = ["cbe-open"\n')
+    done = _plates("run", broken)
+    assert done.returncode == 2 and "broken.toml" in done.stderr and "not valid TOML" in done.stderr
+    bad = tmp_path / "bad.toml"
+    bad.write_text('prompts = ["cbe-open"]\ndataset = "colorblindnesseval"\n[[models]]\nbackend = "openai"\n'
+                   'model = "a"\n[[models]]\nbackend = "opneai"\nmodel = "b"\n')
+    done = _plates("run", bad)
+    assert done.returncode == 2 and "models[1].backend: 'opneai' is not one of openai, hf, baseline" in done.stderr
+    done = _plates("run", bad, "--model", "x")
+    assert done.returncode == 2 and "cannot be combined" in done.stderr
+    done = _plates("run", "--dataset", "colorblindnesseval")
+    assert done.returncode == 2 and "missing: --prompt, --model, --out" in done.stderr
+
+
+@pytest.mark.slow
+def test_a_generated_folder_runs_from_a_toml_with_a_relative_path(tmp_path):
+    from plates.datasets import generate, load_dataset
+
+    generate("huemanity-numeric", tmp_path / "data", limit=3, size=64, workers=1, progress=False)
+    items = load_dataset(tmp_path / "data")
+    (tmp_path / "exp.toml").write_text(
+        'prompts = ["huemanity-numeric"]\nout = "results"\n[dataset]\nsource = "data"\n'
+        '[[models]]\nbackend = "openai"\nmodel = "test-model"\nbase_url = "{url}"\napi_key_env = false\n'
+    )
+    with ChatServer(answer=lambda body: "Answer: 12") as server:
+        text = (tmp_path / "exp.toml").read_text().replace("{url}", server.url)
+        (tmp_path / "exp.toml").write_text(text)
+        done = _plates("run", tmp_path / "exp.toml", "--no-progress")
+        assert done.returncode == 0, done.stderr
+    frame = load_results(tmp_path / "results").frame
+    assert sorted(frame["item_id"]) == sorted(item.item_id for item in items)
+    assert set(frame["size"]) == {64} and (frame["parsed"] == "12").all()
+
+
+def test_quick_run_with_a_users_prompt_file(tmp_path, capsys):
+    from plates.cli import main
+
+    if True:
+        (tmp_path / "mine.toml").write_text('[[prompt]]\nname = "my-open"\nkind = "open"\n'
+                                            'label_space = "cbe"\ntemplate = "Which number do you see?"\n')
+        code = main(["run", "--dataset", "colorblindnesseval", "--prompt", "my-open", "--prompt-file",
+                     str(tmp_path / "mine.toml"), "--backend", "baseline", "--model", "baseline-cnn",
+                     "--limit", "2", "--size", "128", "--no-progress", "--out", str(tmp_path / "out")])
+        assert code == 0, capsys.readouterr().err
+        frame = load_results(tmp_path / "out").frame
+        assert list(frame["prompt_name"]) == ["my-open"]
+        assert list(frame["prompt_text"]) == ["Which number do you see?"]
+        assert list(frame["task"]) == ["plate-open"] and list(frame["family"]) == ["ishihara"]
+
+
+def test_prompts_lists_and_validates_a_users_prompt_file(tmp_path, capsys):
+    from plates.cli import main
+
+    if True:
+        good, bad = tmp_path / "mine.toml", tmp_path / "bad.toml"
+        good.write_text('[[prompt]]\nname = "my-open"\nkind = "open"\nlabel_space = "cbe"\ntemplate = "Which?"\n')
+        bad.write_text('[[prompt]]\nname = "my-yn"\nkind = "yesno"\nlabel_space = "cbe"\ntemplate = "Is it?"\n')
+        assert main(["prompts", "--prompt-file", str(good)]) == 0
+        assert any(line.startswith("my-open ") for line in capsys.readouterr().out.splitlines())
+        assert main(["prompts", "--prompt-file", str(bad)]) == 2
+        assert "my-yn" in capsys.readouterr().err
+
+
+def test_the_baseline_backend_needs_no_model_name(tmp_path, capsys):
+    """Issue 12: `plates run --backend baseline` insisted on --model although the backend has one model."""
+    from plates.cli import main
+
+    code = main(["run", "--dataset", "colorblindnesseval", "--prompt", "cbe-open", "--backend", "baseline",
+                 "--limit", "2", "--size", "128", "--no-progress", "--out", str(tmp_path / "out")])
+    assert code == 0, capsys.readouterr().err
+    frame = load_results(tmp_path / "out").frame
+    # CBE's first two items are one plate's standard and clear images: cbe-open asks the standard one
+    assert set(frame["model"]) == {"baseline-cnn"} and len(frame) == 1
+    assert main(["run", "--dataset", "colorblindnesseval", "--prompt", "cbe-open", "--backend", "openai",
+                 "--out", str(tmp_path / "x")]) == 2  # an API backend still needs its model's name
+    assert "missing: --model" in capsys.readouterr().err
+
+
+def test_out_help_names_no_default_that_does_not_exist(capsys):
+    """Issue 12: --out's help promised a default (results/runs) that a quick run does not have."""
+    from plates.cli import build_parser
+
+    with pytest.raises(SystemExit):
+        build_parser().parse_args(["run", "--help"])
+    text = " ".join(capsys.readouterr().out.split())
+    assert "required for a quick run" in text and "else results/runs" not in text
+
+
+def test_limit_0_is_refused_alike_by_run_and_generate(tmp_path, capsys):
+    """Issue 12: `plates generate --limit 0` succeeded (an empty set) while `plates run --limit 0` failed."""
+    from plates.cli import main
+
+    assert main(["run", "--dataset", "colorblindnesseval", "--prompt", "cbe-open", "--backend", "baseline",
+                 "--limit", "0", "--out", str(tmp_path / "r")]) == 2
+    run_err = capsys.readouterr().err
+    assert main(["generate", "--preset", "colorblindnesseval", "--limit", "0",
+                 "--out", str(tmp_path / "g")]) == 2
+    generate_err = capsys.readouterr().err
+    assert "--limit 0 is not allowed; expected an integer >= 1" in run_err
+    assert generate_err.replace("generate", "run") == run_err
+    assert not (tmp_path / "g").exists()
+
+
+def test_local_model_flags_reach_hf_models_only_and_keep_the_run_id(tmp_path, capsys):
+    """--device, --dtype and --batch-size (README: running a local model from the CLI) are operational options
+    of hf models: they reach the backend's options and leave the run id alone."""
+    from plates.cli import build_parser, main
+    from plates.cli.run import build_experiment
+
+    quick = ["run", "--dataset", "huemanity-numeric", "--prompt", "huemanity-numeric", "--backend", "hf",
+             "--model", "org/m", "--out", str(tmp_path)]
+    plain = build_experiment(build_parser().parse_args(quick))
+    local = build_experiment(build_parser().parse_args(
+        [*quick, "--device", "cuda:1", "--dtype", "bfloat16", "--batch-size", "16"]))
+    assert local.models[0].options == {"device": "cuda:1", "dtype": "bfloat16", "batch_size": 16}
+    assert local.run_id == plain.run_id
+    toml = tmp_path / "exp.toml"
+    toml.write_text('prompts = ["cbe-open"]\ndataset = "colorblindnesseval"\n[[models]]\nbackend = "hf"\n'
+                    'model = "org/a"\n[[models]]\nbackend = "baseline"\nmodel = "baseline-cnn"\n')
+    from_file = build_experiment(build_parser().parse_args(["run", str(toml), "--device", "cpu"]))
+    assert [m.options for m in from_file.models] == [{"device": "cpu"}, {}]
+    assert main(["run", "--dataset", "colorblindnesseval", "--prompt", "cbe-open", "--backend", "baseline",
+                 "--device", "cpu", "--out", str(tmp_path)]) == 2
+    assert "--device apply to local Hugging Face models only" in capsys.readouterr().err
+    assert main([*quick, "--dtype", "int4"]) == 2
+    assert "--dtype 'int4' is not allowed; allowed: auto, bfloat16" in capsys.readouterr().err
+
+
+@pytest.mark.slow  # imports torch + transformers and builds a tiny LLaVA offline (tests/support/tiny_vlm.py)
+def test_a_local_model_runs_from_the_command_line(tmp_path, capsys):
+    pytest.importorskip("transformers")
+    from plates.cli import main
+    from tests.support.tiny_vlm import build_tiny_vlm
+
+    path = build_tiny_vlm(tmp_path / "tiny-llava", arch="llava", seed=0)
+    code = main(["run", "--dataset", "colorblindnesseval", "--prompt", "cbe-open", "--backend", "hf",
+                 "--model", str(path), "--device", "cpu", "--dtype", "float32", "--batch-size", "2",
+                 "--limit", "4", "--size", "64", "--no-progress", "--out", str(tmp_path / "out")])
+    assert code == 0, capsys.readouterr().err
+    frame = load_results(tmp_path / "out").frame
+    assert len(frame) == 2 and set(frame["backend"]) == {"hf"} and frame["error"].isna().all()

@@ -1,0 +1,319 @@
+"""The Streamlit dashboard (plates/dashboard/app.py, and the checkout entry dashboard/app.py) driven by streamlit's AppTest: every page renders its chart from
+real Parquet parts on disk; two runs of one model over the same items and a run of mixed conditions show as
+what they are on every chart (issue 11); filters (run included) live in the query string; the drill-down pages
+count what the row choice keeps; uploads, "/", paths outside the results root and corrupt files are explained,
+never a traceback (issue 12)."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+from streamlit.testing.v1 import AppTest
+
+from tests.support.dashboard_app import APP, ENTRY
+from tests.support.dashboard_rows import concat, outcomes, rows, write_part
+
+CHART_PAGES = [
+    "overview",
+    "compare",
+    "colour_sets",
+    "resolution",
+    "grayscale",
+    "chain_of_thought",
+    "yes_no",
+    "delta_e",
+    "failure_modes",
+]
+
+
+@pytest.fixture(scope="module")
+def results(tmp_path_factory) -> Path:
+    """Model a in two runs over the same 10 items (run-2 also in grayscale and at 300 px), model b with the
+    yes/no and CoT prompt pairs: 70 rows."""
+    folder = tmp_path_factory.mktemp("results")
+    items = [f"i{i}" for i in range(10)]
+    write_part(
+        folder / "run-1" / "part-000.parquet",
+        outcomes(
+            "a",
+            6,
+            10,
+            run_id="run-1",
+            item_id=items,
+            colour_set="colorblindnesseval-1",
+            delta_e=[5.0 * (i + 1) for i in range(10)],
+        ),
+    )
+    write_part(
+        folder / "run-2" / "nested" / "part-000.parquet",
+        concat(
+            outcomes(
+                "a",
+                9,
+                10,
+                run_id="run-2",
+                item_id=items,
+                colour_set="colorblindnesseval-1",
+                delta_e=[5.0 * (i + 1) for i in range(10)],
+            ),
+            outcomes(
+                "a", 2, 10, run_id="run-2", item_id=items, colour_set="colorblindnesseval-1", grayscale=True
+            ),
+            outcomes("a", 5, 10, run_id="run-2", item_id=items, colour_set="colorblindnesseval-3", size=300),
+        ),
+    )
+    write_part(
+        folder / "run-3" / "part-000.parquet",
+        concat(
+            outcomes("b", 8, 10, run_id="run-3", prompt_name="cbe-yn-correct"),
+            outcomes("b", 4, 10, run_id="run-3", prompt_name="cbe-yn-incorrect"),
+            outcomes("b", 2, 5, run_id="run-3", item_id=items[:5], prompt_name="colorbench-mc"),
+            outcomes("b", 4, 5, run_id="run-3", item_id=items[:5], prompt_name="colorbench-mc-cot"),
+        ),
+    )
+    return folder
+
+
+def app(monkeypatch, path: Path, **query) -> AppTest:
+    monkeypatch.setenv("PLATES_RESULTS", str(path))
+    at = AppTest.from_file(str(APP), default_timeout=60)
+    for key, value in query.items():
+        at.query_params[key] = value
+    return at.run()
+
+
+def clean(at: AppTest) -> None:
+    assert not at.exception, [e.value for e in at.exception]
+    assert not at.error, [e.value for e in at.error]
+
+
+def figure(at: AppTest, index: int = 0) -> dict:
+    """The plotly figure the page sent, typed arrays ({"bdata", "dtype"}) decoded to lists."""
+    import base64
+
+    import numpy as np
+
+    def plain(value):
+        if isinstance(value, dict) and "bdata" in value:
+            array = np.frombuffer(base64.b64decode(value["bdata"]), dtype=value["dtype"])
+            shape = value.get("shape")
+            shape = [int(v) for v in shape.split(",")] if isinstance(shape, str) else shape
+            return array.reshape(shape).tolist() if shape else array.tolist()
+        if isinstance(value, dict):
+            return {k: plain(v) for k, v in value.items()}
+        if isinstance(value, list):
+            return [plain(v) for v in value]
+        return value
+
+    return plain(json.loads(at.get("plotly_chart")[index].proto.spec))
+
+
+def names(fig: dict) -> list[str]:
+    return [t.get("name") for t in fig["data"]]
+
+
+def test_the_checkout_entry_serves_the_packaged_app(monkeypatch, results):
+    """`streamlit run dashboard/app.py` (a few lines over `plates.dashboard.app`) draws the same overview and
+    offers every page of the packaged app."""
+    monkeypatch.setenv("PLATES_RESULTS", str(results))
+    at = AppTest.from_file(str(ENTRY), default_timeout=60).run()
+    clean(at)
+    assert len(at.get("plotly_chart")) == 1 and at.title[0].value == "Overview"
+    at.switch_page(str(APP.parent / "sections" / "drilldown.py")).run()
+    clean(at)
+    assert at.title[0].value != "Overview"
+
+
+@pytest.mark.parametrize("page", CHART_PAGES)
+def test_every_chart_page_renders_its_chart(monkeypatch, results, page):
+    at = app(monkeypatch, results)
+    at.switch_page(f"sections/{page}.py").run()
+    clean(at)
+    assert len(at.get("plotly_chart")) == 1 and at.title[0].value
+
+
+def test_the_overview_draws_each_run_of_a_model_as_its_own_row_and_says_the_items_repeat(
+    monkeypatch, results
+):
+    at = app(monkeypatch, results)
+    clean(at)
+    heat = figure(at)["data"][0]
+    assert set(heat["y"]) == {"a · run-1", "a · run-2", "b"}
+    assert "cbe-open · original @900px" in heat["x"] and "cbe-open · gray @900px" in heat["x"]
+    row, column = heat["y"].index("a · run-1"), heat["x"].index("cbe-open · original @900px")
+    assert "n=10" in heat["text"][row][column]  # not n=20: the same items asked twice are not pooled
+    assert any("10 item(s) asked in 2 runs (run-1, run-2)" in w.value for w in at.warning)
+
+
+def test_a_run_of_mixed_conditions_shows_one_condition_per_chart_and_the_choice_switches_it(
+    monkeypatch, results
+):
+    at = app(monkeypatch, results, run=["run-2"])
+    at.switch_page("sections/colour_sets.py").run()
+    clean(at)
+    box = at.selectbox(key="colour_sets_condition")
+    assert set(box.options) == {"original @900px", "gray @900px", "original @300px"}
+    fig = figure(at)
+    shown = fig["layout"]["meta"]["condition"]
+    assert set(fig["layout"]["meta"]["others"]) == set(box.options) - {shown}
+    bars = {t["name"]: t for t in fig["data"]}
+    values = {"original @900px": 0.9, "gray @900px": 0.2, "original @300px": 0.5}
+    assert bars["a"]["y"] == [pytest.approx(values[shown])]
+    box.set_value("gray @900px").run()
+    assert figure(at)["data"][0]["y"] == [pytest.approx(0.2)]  # never the pooled 16/30
+    at.switch_page("sections/resolution.py").run()
+    clean(at)
+    line = figure(at)["data"][0]
+    assert dict(zip(line["x"], line["y"])) == {300: 0.5, 900: 0.9}
+    at.switch_page("sections/grayscale.py").run()
+    assert figure(at)["data"][0]["y"] == [pytest.approx((0.9 - 0.2) / 0.9)]
+    at.switch_page("sections/delta_e.py").run()
+    clean(at)
+    assert figure(at)["layout"]["meta"]["fits"] >= 1
+
+
+def test_yes_no_and_cot_pages_show_the_models_that_ran_them(monkeypatch, results):
+    at = app(monkeypatch, results)
+    at.switch_page("sections/yes_no.py").run()
+    point = [t for t in figure(at)["data"] if t.get("name") == "b"][0]
+    assert (point["x"][0], point["y"][0]) == (pytest.approx(0.8), pytest.approx(0.4))
+    at.switch_page("sections/chain_of_thought.py").run()
+    bar = [t for t in figure(at)["data"] if t.get("name") == "b"][0]
+    assert bar["y"] == [pytest.approx(0.4)]
+    assert any(n and n.endswith("ColorBench Table 4") for n in names(figure(at)))  # CoT numbers as published
+
+
+def test_filters_narrow_the_rows_every_page_sees_and_live_in_the_url(monkeypatch, results):
+    at = app(monkeypatch, results)
+    clean(at)
+    assert at.multiselect(key="model").options == ["a", "b"]
+    assert at.multiselect(key="run").options == ["run-1", "run-2", "run-3"]
+    assert "Export 70 rows" in [h.value for h in at.sidebar.header]
+    at.multiselect(key="run").select("run-1").run()
+    clean(at)
+    assert "Export 10 rows" in [h.value for h in at.sidebar.header]
+    assert figure(at)["data"][0]["y"] == ["a"]  # one run left: the plain model name
+    at.multiselect(key="run").unselect("run-1").run()
+    at.multiselect(key="model").select("b").run()
+    at.multiselect(key="prompt").select("colorbench-mc").run()
+    clean(at)
+    assert "Export 5 rows" in [h.value for h in at.sidebar.header]
+    assert at.query_params == {"model": "b", "prompt": "colorbench-mc"}
+
+
+def test_query_string_round_trip_restores_the_same_view(monkeypatch, results):
+    at = app(monkeypatch, results, model=["a"], condition=["gray @900px"])
+    clean(at)
+    assert at.multiselect(key="condition").value == ["gray @900px"]
+    assert "Export 10 rows" in [h.value for h in at.sidebar.header]
+    at.multiselect(key="condition").unselect("gray @900px").select("original @300px").run()
+    shared = dict(at.query_params)
+    assert shared == {"model": "a", "condition": "original @300px"}
+    again = app(monkeypatch, results, **shared)
+    assert again.multiselect(key="condition").value == ["original @300px"]
+
+
+def test_a_shared_link_naming_values_not_in_these_results_is_explained(monkeypatch, results):
+    at = app(monkeypatch, results, model=["a", "gpt-9"])
+    clean(at)
+    assert at.multiselect(key="model").value == ["a"] and any("gpt-9" in w.value for w in at.sidebar.warning)
+
+
+def test_the_drilldown_counts_pages_of_the_rows_it_shows_and_regenerates_each_plate(monkeypatch, tmp_path):
+    from plates.stimuli.ishihara.plate import PlateSpec
+
+    specs = [PlateSpec(text=t, size=160, seed=i).to_json() for i, t in enumerate(["12", "74"] * 20)]
+    write_part(
+        tmp_path / "part.parquet",
+        rows(
+            40,
+            spec_json=specs,
+            size=96,
+            target=["12", "74"] * 20,
+            reply=["I see 12", "I see 21"] * 20,
+            parsed=["12", "21"] * 20,
+            correct=[True, False] * 19 + [True, True],
+            item_id=[f"p{i:02d}" for i in range(40)],
+        ),
+    )
+    at = app(monkeypatch, tmp_path)
+    at.switch_page("sections/drilldown.py").run()
+    clean(at)
+    assert at.number_input[0].label == "Page (of 7: 40 rows)"
+    assert len(at.image) == 6
+    at.selectbox(key="drill_only").set_value("incorrect").run()
+    clean(at)
+    assert at.number_input[0].label == "Page (of 4: 19 rows)"  # not "of 7": the filter is counted
+    assert {t.value for t in at.text} == {"I see 21"}
+    markdown = " ".join(m.value for m in at.markdown)
+    assert "**wrong**" in markdown and "parsed: `21`" in markdown
+
+
+def test_empty_folder_shows_how_to_make_results(monkeypatch, tmp_path):
+    at = app(monkeypatch, tmp_path)
+    clean(at)
+    assert "plates run" in at.info[0].value and not at.get("plotly_chart")
+
+
+def test_corrupt_file_is_skipped_with_a_warning_naming_it(monkeypatch, tmp_path):
+    write_part(tmp_path / "good.parquet", outcomes("a", 1, 2))
+    (tmp_path / "truncated.parquet").write_bytes(b"PAR1\x00\x01")
+    at = app(monkeypatch, tmp_path)
+    clean(at)
+    assert any("truncated.parquet" in w.value for w in at.warning) and len(at.get("plotly_chart")) == 1
+
+
+def test_a_corrupt_upload_is_named_as_uploaded_and_no_folder_message_follows(monkeypatch, results, tmp_path):
+    at = app(monkeypatch, results)
+    at.file_uploader(key="uploads").upload("my-results.parquet", b"PAR1 broken").run()
+    assert not at.exception
+    warnings = [w.value for w in at.warning]
+    assert any("my-results.parquet" in w for w in warnings)
+    assert not any("plates-upload-" in w or "/tmp" in w for w in warnings)  # no server temp path
+    assert "uploaded" in at.info[0].value and "No results found under" not in at.info[0].value
+
+
+def test_uploaded_parts_replace_the_folder(monkeypatch, tmp_path):
+    part = write_part(tmp_path / "upload" / "part.parquet", outcomes("uploaded-model", 1, 3))
+    (tmp_path / "empty").mkdir()
+    at = app(monkeypatch, tmp_path / "empty")
+    assert at.info
+    at.file_uploader(key="uploads").upload("upload.parquet", part.read_bytes()).run()
+    clean(at)
+    assert at.multiselect(key="model").options == ["uploaded-model"]
+
+
+def test_served_to_other_machines_the_path_box_reads_only_the_results_root(monkeypatch, results):
+    at = app(monkeypatch, results)  # AppTest binds no local address: the public case
+    at.text_input(key="path").set_value("/etc").run()
+    assert not at.exception and "served to other machines" in at.error[0].value
+    at.text_input(key="path").set_value("/").run()
+    assert not at.exception and at.error and not at.get("plotly_chart")
+    at.text_input(key="path").set_value(str(results / "run-1")).run()
+    clean(at)
+    assert at.multiselect(key="run").options == ["run-1"]
+
+
+def test_missing_path_is_an_error_not_a_traceback(monkeypatch, tmp_path):
+    at = app(monkeypatch, tmp_path / "nowhere")
+    assert not at.exception and "nowhere" in at.error[0].value
+
+
+def test_an_unexpected_error_shows_no_stack_trace_on_the_page(monkeypatch, results):
+    """House rule: no stack traces on the page, also under plain `streamlit run` (no CLI flags)."""
+    from plates.charts import ishihara as charts
+
+    def broken(*args, **kwargs):
+        raise RuntimeError("internal detail /srv/secret/path")
+
+    import streamlit as st
+
+    monkeypatch.setattr(charts, "colour_set_figure", broken)
+    st.cache_data.clear()  # pages are cached per results and filters: this one must be drawn again
+    at = app(monkeypatch, results)
+    at.switch_page("sections/colour_sets.py").run()
+    assert at.exception
+    shown = at.exception[0]
+    assert not shown.stack_trace and "/srv/secret/path" not in shown.message

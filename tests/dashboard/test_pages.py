@@ -1,0 +1,76 @@
+"""People and other families on the plate pages (issue 15): the ΔE2000 page fits plate rows only (an illusion
+staircase's signed ΔE2000 is not a plate's contrast), and a person's series reads "person: participant-…"."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from scipy.special import expit
+
+from plates.dashboard import pages
+from plates.dashboard import views as dashboard
+from plates.models.base import Reply
+from plates.results import ResultsWriter
+from plates.runs.experiment import ModelSpec
+from plates.runs.rows import build_row
+from plates.runs.staircase import Staircase
+from plates.stimuli.illusions import IllusionSpec
+from plates.stimuli.ishihara.plate import PlateSpec
+
+
+@pytest.fixture(scope="module")
+def folder(tmp_path_factory):
+    """A model and a person on plates (24 each), and the model on 60 illusion trials (more rows than plates)."""
+    out = tmp_path_factory.mktemp("mixed")
+    model = ModelSpec("openai", "vlm-z")
+    plate = Staircase(PlateSpec("12", size=64, palette="huemanity-01"), "huemanity-numeric", model)
+    illusion = Staircase(IllusionSpec("simultaneous-contrast", size=64), "rcid-compare-human", model)
+    rng = np.random.Generator(np.random.PCG64(3))
+    with ResultsWriter(out, "mixed") as writer:
+        n = 0
+        for who, backend, threshold in (("vlm-z", "openai", 8.0), ("participant-0123abcd", "human", 4.0)):
+            for level in np.geomspace(1.0, 30.0, 24):
+                shown = plate.present(n, float(level))
+                reads = rng.random() < expit(2.0 * (float(level) - threshold))
+                writer.add(build_row(plate.asked(shown, run_id="mixed", dataset="quiz", model=who, backend=backend),
+                                     Reply(shown.question.target if reads else "?")))
+                n += 1
+        for level in np.linspace(-10.0, 10.0, 60):
+            shown = illusion.present(n, float(level))
+            writer.add(build_row(illusion.asked(shown, run_id="mixed", dataset="staircase", model="vlm-z",
+                                                backend="openai"), Reply("II" if level > 0 else "I")))
+            n += 1
+    return out
+
+
+def test_the_delta_e_page_fits_plates_only_and_names_the_person(folder):
+    view = dashboard.View(dashboard.open_results(folder))
+    condition = pages.conditions(view)[0]
+    prompts = pages.plate_prompts(view, condition)
+    assert list(prompts.index) == ["huemanity-numeric"] and int(prompts.iloc[0]) == 48  # 60 illusion rows left out
+    page = pages.delta_e(view)
+    names = {trace.name for trace in page.figure.data if trace.name}
+    assert any(name.startswith("person: participant-0123abcd") for name in names)
+    assert not any(name.startswith("participant-") for name in names)
+    with pytest.raises(ValueError, match="rcid-compare-human.*no plate answers.*allowed: huemanity-numeric"):
+        pages.delta_e(view, prompt="rcid-compare-human")
+
+
+def test_the_overview_names_the_person_too(folder):
+    table = pages.overview(dashboard.View(dashboard.open_results(folder))).table
+    labels = set(map(str, table.get("series", table.get("model", []))))
+    assert any(label.startswith("person: participant-0123abcd") for label in labels), labels
+
+
+def test_accuracy_beside_the_papers_leaves_out_answers_without_a_key(folder):
+    from plates.charts.people import people_accuracy
+    from plates.results import load_results
+
+    frame = load_results(folder).frame
+    keyed = frame[(frame["prompt_name"] == "rcid-compare-human") & (frame["expected"].fillna("") != "")]
+    assert 0 < len(keyed) < 60  # most staircase trials have no human key (a trap's is undetermined)
+    table = people_accuracy(frame)
+    rcid = table[table["prompt_name"] == "rcid-compare-human"]
+    assert int(rcid["n"].sum()) == len(keyed)
+    plates = table[table["prompt_name"] == "huemanity-numeric"].set_index("model")
+    assert set(plates.index) == {"vlm-z", "participant-0123abcd"} and (plates["n"] == 24).all()

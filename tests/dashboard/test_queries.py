@@ -1,0 +1,229 @@
+"""plates.results.query and plates.dashboard.queries: DuckDB over real Parquet parts gives the same numbers as
+the row-level metrics on the rows load_results reads (issue 11), with load_results' semantics: latest row per
+row_key, corrupt and foreign files named, reference tables left out, compacted parts hiding what they
+replace."""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+import pyarrow as pa
+import pyarrow.parquet as pq
+import pytest
+
+from plates.analysis import metrics
+from plates.charts import ishihara as charts
+from plates.dashboard import queries
+from plates.results import load_results
+from plates.results.query import MAX_ENTRIES, list_parts, open_results
+from plates.results.schema import _SUPERSEDES
+from tests.support.dashboard_rows import concat, outcomes, rows, write_part
+
+
+def mixed(seed: int = 0, n_items: int = 12) -> pd.DataFrame:
+    """Two models, model a in two runs over the same items, colour and grayscale, two sizes, a CoT pair, the
+    yes/no pair, failed requests and failure modes; verdicts at random."""
+    rng = np.random.default_rng(seed)
+    items = [f"i{i}" for i in range(n_items)]
+
+    def some(model, run, **columns):
+        correct = [
+            None if f else bool(c) for c, f in zip(rng.random(n_items) < 0.6, rng.random(n_items) < 0.1)
+        ]
+        mode = [None if c is not False else rng.choice(["hallucination", "evasion", None]) for c in correct]
+        return rows(
+            n_items,
+            model=model,
+            run_id=run,
+            item_id=items,
+            correct=correct,
+            failure_mode=mode,
+            delta_e=list(np.round(rng.uniform(2, 30, n_items), 3)),
+            colour_set=[f"colorblindnesseval-{1 + i % 3}" for i in range(n_items)],
+            **columns,
+        )
+
+    return concat(
+        some("a", "run-1"),
+        some("a", "run-1", grayscale=True),
+        some("a", "run-1", size=300),
+        some("a", "run-2"),
+        some("a", "run-2", grayscale=True),
+        some("b", "run-3", prompt_name="colorbench-mc", task="colorbench-mc"),
+        some("b", "run-3", prompt_name="colorbench-mc-cot", task="colorbench-mc-cot"),
+        some("b", "run-3", prompt_name="cbe-yn-correct", task="cbe-yn-correct"),
+        some("b", "run-3", prompt_name="cbe-yn-incorrect", task="cbe-yn-incorrect", text_only=True),
+    )
+
+
+@pytest.fixture
+def folder(tmp_path):
+    frame = mixed()
+    half = len(frame) // 2
+    write_part(tmp_path / "run" / "part-0.parquet", frame.iloc[:half])
+    write_part(tmp_path / "run" / "deep" / "part-1.parquet", frame.iloc[half:])
+    return tmp_path
+
+
+def _plain(table: pd.DataFrame) -> pd.DataFrame:
+    table = table.reset_index(drop=True)
+    for c in table.columns:
+        if table[c].dtype.kind in "OUSb" or str(table[c].dtype) in ("category", "str", "string", "boolean"):
+            table[c] = [
+                None if v is None or (not isinstance(v, (list, np.ndarray)) and pd.isna(v)) else v
+                for v in table[c].astype(object)
+            ]
+    return table
+
+
+def test_the_cube_is_the_row_counts(folder):
+    results = open_results(folder)
+    frame = load_results(folder).frame
+    got = queries.cube(results)
+    want = charts.counts_from_rows(frame)
+    pd.testing.assert_frame_equal(_plain(got), _plain(want[list(got.columns)]), check_dtype=False)
+    assert results.row_count() == len(frame) == int((got["n"] + got["errors"]).sum())
+
+
+@pytest.mark.parametrize("by", [["model"], ["run_id", "model", "task", "size"]])
+def test_grayscale_pairs_give_metrics_grayscale_delta(folder, by):
+    results, frame = open_results(folder), load_results(folder).frame
+    pairs = queries.grayscale_pairs(results, queries.Where(), by)
+    got = metrics.grayscale_from_pairs(pairs, by)
+    want = metrics.grayscale_delta(frame, by)
+    pd.testing.assert_frame_equal(_plain(got), _plain(want), check_dtype=False)
+    assert (got["pairs"] > 0).any()
+
+
+def test_cot_pairs_give_metrics_cot_delta(folder):
+    results, frame = open_results(folder), load_results(folder).frame
+    pairs = queries.cot_pairs(results, queries.Where(), ["model"], "colorbench-mc", "colorbench-mc-cot")
+    got = metrics.cot_from_pairs(pairs, ["model"], prompt="colorbench-mc", cot_prompt="colorbench-mc-cot")
+    want = metrics.cot_delta(frame, ["model"])
+    pd.testing.assert_frame_equal(_plain(got), _plain(want[want["model"] == "b"]), check_dtype=False)
+
+
+def test_levels_failure_counts_and_filters_match_the_rows(folder):
+    results, frame = open_results(folder), load_results(folder).frame
+    where = queries.Where(
+        {"model": ["a"]},
+        [
+            dict(
+                variant="standard",
+                size=900,
+                grayscale=False,
+                hue_shift=0.0,
+                cvd="none",
+                cvd_severity=0.0,
+                text_only=None,
+            )
+        ],
+    )
+    keep = (frame["model"] == "a") & (frame["size"] == 900) & ~frame["grayscale"]
+    got = queries.levels(results, where, ["run_id", "colour_set"])
+    want = charts.levels_from_rows(frame[keep])
+    want = want.groupby(["run_id", "colour_set", "level"], as_index=False)[["n", "correct"]].sum()
+    pd.testing.assert_frame_equal(_plain(got), _plain(want), check_dtype=False)
+    wrong = queries.failure_counts(results, queries.Where(), ["model"])
+    assert wrong["wrong"].sum() == int((frame["correct"] == False).sum())
+    counts = wrong.set_index(["model", "failure_mode"])["wrong"].to_dict()
+    assert counts[("a", "evasion")] == int(
+        ((frame["model"] == "a") & (frame["failure_mode"] == "evasion")).sum()
+    )
+
+
+def test_drilldown_pages_follow_the_row_choice_in_a_stable_order(folder):
+    results, frame = open_results(folder), load_results(folder).frame
+    where = queries.Where({"model": ["a"]})
+    wrong = int(((frame["model"] == "a") & (frame["correct"] == False)).sum())
+    assert queries.drilldown_count(results, where, "incorrect") == wrong
+    assert queries.drilldown_count(results, where, "failed") == int(
+        ((frame["model"] == "a") & frame["correct"].isna()).sum()
+    )
+    first = queries.drilldown(results, where, only="incorrect", limit=5)
+    second = queries.drilldown(results, where, only="incorrect", limit=5, offset=5)
+    assert (first["correct"] == False).all() and len(first) == 5
+    assert not set(zip(first["run_id"], first["item_id"], first["size"], first["grayscale"])) & set(
+        zip(second["run_id"], second["item_id"], second["size"], second["grayscale"])
+    )
+    with pytest.raises(ValueError, match="allowed"):
+        queries.drilldown_count(results, where, "maybe")
+
+
+def test_repeated_items_are_found_across_runs(folder):
+    results = open_results(folder)
+    table = queries.repeated_items(results, queries.Where(), models=["a"])
+    assert (
+        set(table["prompt_name"]) == {"cbe-open"}
+        and (table["items"] == 12).all()
+        and (table["asked"] == 24).all()
+    )
+    assert [list(r) for r in table["runs"]] == [["run-1", "run-2"]] * len(table)
+    assert queries.repeated_items(results, queries.Where(), models=["b"]).empty
+
+
+def test_the_latest_row_per_row_key_wins_as_in_load_results(tmp_path):
+    first = rows(4, model="a", correct=[True, None, None, False])
+    write_part(tmp_path / "r-0.parquet", first)
+    retry = first.iloc[[1, 2]].assign(correct=[True, False], timestamp=pd.Timestamp("2026-02-01", tz="UTC"))
+    table = pa.Table.from_pandas(retry, preserve_index=False).replace_schema_metadata({_SUPERSEDES: b"1"})
+    pq.write_table(table, tmp_path / "r-1.parquet")
+    results = open_results(tmp_path)
+    assert results.row_count() == 4
+    got = results.query("SELECT item_id, correct FROM results ORDER BY item_id")
+    want = load_results(tmp_path).frame.sort_values("item_id")
+    assert got["correct"].tolist() == want["correct"].tolist() == [True, True, False, False]
+
+
+def test_corrupt_foreign_and_reference_files_as_load_results_says(tmp_path):
+    write_part(tmp_path / "good.parquet", outcomes("a", 1, 2))
+    (tmp_path / "broken.parquet").write_bytes(b"PAR1 not parquet")
+    pq.write_table(pa.table({"colour": ["red"]}), tmp_path / "foreign.parquet")
+    pq.write_table(pa.table({"model": ["m"], "size": ["big"]}), tmp_path / "typed.parquet")
+    from plates.results.reference import REFERENCE_DIR
+
+    (tmp_path / "t.parquet").write_bytes((REFERENCE_DIR / "huemanity_table5.parquet").read_bytes())
+    pq.write_table(
+        pa.Table.from_pandas(outcomes("b", 1, 1).assign(extra=1), preserve_index=False),
+        tmp_path / "newer.parquet",
+    )
+    results = open_results(tmp_path)
+    skipped = dict((name.rsplit("/", 1)[-1], why) for name, why in results.parts.skipped)
+    assert set(skipped) == {"broken.parquet", "foreign.parquet", "typed.parquet"}
+    assert "corrupt" in skipped["broken.parquet"] and "size" in skipped["typed.parquet"]
+    assert results.row_count() == 3 == len(load_results(tmp_path).frame)
+
+
+def test_a_compacted_part_hides_the_parts_it_replaced(tmp_path):
+    from plates.results import compact_run
+
+    for i in range(3):
+        write_part(tmp_path / f"r-{i}.parquet", outcomes("a", 1, 1, run_id="r", item_id=f"item-{i}"))
+    (tmp_path / "copy").mkdir()
+    merged = compact_run(tmp_path, "r")
+    assert merged is not None and open_results(tmp_path).row_count() == 3
+
+
+def test_the_walk_is_robust_and_refuses_a_whole_file_system(tmp_path, monkeypatch):
+    (tmp_path / ".hidden").mkdir()
+    write_part(tmp_path / ".hidden" / "x.parquet", rows(1))
+    write_part(tmp_path / "_tmp.parquet", rows(1))
+    write_part(tmp_path / "a" / "b.parquet", rows(1))
+    assert [p.name for p in list_parts(tmp_path)] == ["b.parquet"]
+    with pytest.raises(ValueError, match="nowhere"):
+        list_parts(tmp_path / "nowhere")
+    import plates.results.query as q
+
+    monkeypatch.setattr(q, "MAX_ENTRIES", 3)
+    for i in range(5):
+        (tmp_path / f"d{i}").mkdir()
+    with pytest.raises(ValueError, match="too much to be a results folder"):
+        list_parts(tmp_path)
+    assert MAX_ENTRIES >= 100_000
+
+
+def test_filter_values_are_parameters_not_sql(folder):
+    results = open_results(folder)
+    evil = "a'); DROP TABLE part_files; --"
+    assert queries.drilldown_count(results, queries.Where({"model": [evil]})) == 0
+    assert results.row_count() > 0

@@ -1,0 +1,292 @@
+"""The Gradio explorer built in-process, launched on a free port, driven with gradio_client (issue 6)."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+from PIL import Image
+
+gradio_client = pytest.importorskip("gradio_client")
+from gradio_client import Client
+from gradio_client.exceptions import AppError
+
+from plates.explorer import app as explorer_app
+from plates.explorer import plate as ex
+from tests.support import ROOT
+from tests.support.chat_server import ChatServer
+
+KEY = "sk-test-Zq8vR2mKpL4xW9nT"
+NO_MODEL = dict(hf_id="", api_model="", base_url="")
+
+
+def _launch(policy):
+    demo = explorer_app.build_app(policy)
+    demo.launch(prevent_thread_lock=True, quiet=True, **explorer_app.launch_options(policy=policy))
+    return demo
+
+
+@pytest.fixture(scope="module")
+def running():
+    demo = _launch(ex.Policy())
+    yield demo
+    demo.close()
+
+
+@pytest.fixture()
+def client(running):
+    return Client(running.local_url, verbose=False)
+
+
+def render(client, **changes):
+    c = ex.spec_to_controls(ex.default_spec())
+    values = {**c.__dict__, **changes}
+    return client.predict(*values.values(), api_name="/render")
+
+
+#: Positions in /render's outputs: six views, then these.
+STATS, SPEC_JSON, SPEC_FILE, SHARE, FG, BG, DRAWN, DOT_MIN, DOT_MAX = range(6, 15)
+
+
+def test_render_returns_every_view_at_the_asked_size_with_stats(client):
+    out = render(client, size=320, delta_e=8.0, text="47", seed=3)
+    views, stats, spec_json = out[:6], out[STATS], out[SPEC_JSON]
+    spec_file, share = out[SPEC_FILE], out[SHARE]
+    for path in views:
+        with Image.open(path) as im:
+            assert im.size == (320, 320)
+    assert Path(views[0]).suffix == ".png"  # the plate itself: exact, lossless pixels
+    spec = ex.spec_from_text(spec_json)
+    assert (spec.text, spec.size, spec.delta_e, spec.seed) == ("47", 320, 8.0, 3)
+    plate = ex.render(spec)
+    with Image.open(views[0]) as im:
+        assert im.convert("RGB").tobytes() == plate.image.tobytes()
+    assert stats == ex.stats_text(plate) and "(asked 8.00)" in stats
+    assert json.loads(Path(spec_file).read_text()) == json.loads(spec_json)
+    assert share.startswith("?spec=") and ex.decode_spec(share.split("?spec=")[1]) == spec  # no page: relative
+    # the swatches: a preset's pickers show the colours drawn after ΔE moved the background
+    assert (out[FG], out[BG]) == (ex.to_hex(spec.colours[0][0]), ex.to_hex(spec.colours[1][0]))
+    assert out[BG] in out[DRAWN]
+
+
+def test_no_run_history_keeps_inputs(running):
+    assert running.run_history is False and "runs" not in running.footer_links
+    assert explorer_app.launch_options(policy=ex.Policy(public=True))["max_file_size"] == "1mb"
+
+
+def test_analytics_are_off_and_errors_reach_the_page_without_details():
+    """The Space entry app.py (through plates.explorer) turns Gradio's analytics off (conftest sets the variable
+    too, so check a fresh process without it) and launches with show_error=False (no raw exception text on the
+    page)."""
+    import os
+    import subprocess
+    import sys
+
+    env = {k: v for k, v in os.environ.items() if k != "GRADIO_ANALYTICS_ENABLED"}
+    code = "import app, gradio.analytics as a; print(a.analytics_enabled())"
+    out = subprocess.run([sys.executable, "-c", code], env=env, cwd=ROOT,
+                         capture_output=True, text=True, timeout=120, check=False)
+    assert out.stdout.strip().splitlines()[-1] == "False", out.stderr[-2000:]
+    assert explorer_app.launch_options(policy=ex.Policy())["show_error"] is False
+
+
+def test_a_bad_value_leaves_the_plate_marked_not_redrawn_with_the_reason(client):
+    out = render(client, colour_pair=ex.CUSTOM, foreground="not-a-colour")
+    assert out[STATS].startswith("⚠️ **Not redrawn:** foreground colour 'not-a-colour' is not a colour; "
+                                 "allowed: '#rrggbb'")
+    assert render(client, text="")[STATS] == ("⚠️ **Not redrawn:** text '' is empty; type the label to draw "
+                                              "(e.g. '12' or 'A7'), or press a 'random' button")
+    assert "Dot radius min 8 px is larger than the automatic dot radius max at 256 px (4.3 px)" in render(
+        client, dot_min=8.0, size=256)[STATS]
+
+
+def test_out_of_range_values_are_refused_with_what_is_allowed(client):
+    with pytest.raises(AppError, match="4000 is greater than maximum value 2048"):  # the slider's own bound
+        render(client, size=4000)
+
+
+def test_the_dot_sliders_range_follows_the_plate_size(client):
+    out = render(client, size=256)
+    assert (out[DOT_MIN]["maximum"], out[DOT_MAX]["maximum"]) == ex.dot_slider_limits(
+        ex.default_spec().replace(size=256)) == (4.0, 32.0)
+
+
+def test_the_api_page_lists_only_the_named_endpoints(running):
+    """Issue 12: chained internal steps appeared as nine /render_plate_N endpoints."""
+    family_tabs = ["/illusion_ask", "/illusion_render", "/quiz_answer", "/quiz_option_0", "/quiz_option_1",
+                   "/quiz_option_2", "/quiz_start", "/scene_ask", "/scene_render"]
+    assert sorted(running.get_api_info()["named_endpoints"]) == sorted(["/apply_spec", "/ask", "/render", "/set_key",
+                                                                        "/sweep", *family_tabs])
+
+
+def test_pasted_spec_reproduces_the_plate(client):
+    spec = ex.default_spec().replace(text="8", palette="huemanity-05", jitter_rgb=7.0, seed=12, size=256)
+    controls = client.predict(ex.spec_to_json(spec), api_name="/apply_spec")
+    assert list(controls) == list(ex.spec_to_controls(spec).__dict__.values())
+    # the session keeps the pasted spec: fields no control shows (jitter_rgb alone) survive the re-render
+    spec_json = client.predict(*controls, api_name="/render")[SPEC_JSON]
+    assert ex.spec_from_text(spec_json) == spec
+    with pytest.raises(AppError, match="spec is not valid JSON"):
+        client.predict("{not json", api_name="/apply_spec")
+
+
+def test_the_default_model_answers_a_plate_correctly(client):
+    render(client, text="12")
+    reply, verdict, _table, parquet, _seen = client.predict(kind="baseline", **NO_MODEL, api_name="/ask")
+    assert reply.strip() == "12", verdict
+    assert "✅ correct" in verdict
+    rows = Path(parquet).read_bytes()
+    import pyarrow.parquet as pq
+
+    frame = pq.read_table(parquet).to_pandas()
+    assert len(rows) > 0 and frame["correct"].tolist() == [True] and frame["backend"].tolist() == ["baseline"]
+
+
+def test_sweep_streams_rows_and_a_figure(client):
+    with ChatServer(answer=lambda body: "12", delay=0.3) as server:
+        job = client.submit(2.0, 30.0, 4, "openai", "", "test-model", server.url, api_name="/sweep")
+        outputs = list(job)
+        assert server.max_in_flight == 4  # the points are asked at once, not one after another
+    assert 1 <= len(outputs) <= 4  # answers arriving together are shown together
+    assert [len(out[0]["data"]) for out in outputs][-1] == 4
+    table, figure, parquet, replies, summary = outputs[-1]
+    assert table["headers"][:4] == ["Model", "Prompt", "Text", "ΔE2000 drawn"]  # words, not column names
+    assert sorted(row[3] for row in table["data"]) == pytest.approx([2.0, 11.33, 20.67, 30.0], abs=0.5)
+    assert figure["type"] == "plotly" and "answers" in figure["plot"]
+    import pyarrow.parquet as pq
+
+    assert pq.read_table(parquet).num_rows == 4
+    # the raw reply and the verdict panel show the sweep, not the last single ask
+    assert replies.splitlines()[0].startswith("ΔE2000 2.00 (drawn 2.") and replies.count(": 12") == 4
+    assert summary.startswith("**Sweep:** 4 of 4 correct")
+
+
+def test_a_sweep_shows_requested_and_drawn_delta_e_and_warns_when_a_target_cannot_be_reached(client):
+    """Issue 11: the sweep asked 0.5 -> 6 on CBE set 1 and silently drew 1.39 -> 6.07. Requests beyond what
+    the colours reach in sRGB are named, not fatal."""
+    set1 = dict(colour_pair="colorblindnesseval-1", delta_e=0.0, text="12")
+    controls = list({**ex.spec_to_controls(ex.default_spec()).__dict__, **set1}.values())
+    model = ["baseline", "", "", "", "cbe-open", None, 0, False, 0, "none", 1.0, "standard"]
+    outputs = list(client.submit(0.5, 60.0, 3, *model, *controls, api_name="/sweep"))
+    table, _figure, _parquet, replies, summary = outputs[-1]
+    assert len(table["data"]) == 2  # 0.5 and 30.25 drawn; 60 is out of sRGB's reach from these colours
+    assert "| 0.50 | 1.39 |" in summary and "⚠️ ΔE2000 0.50 was asked but 1.39 is drawn" in summary
+    assert "⚠️ ΔE2000 60.00 cannot be reached: delta_e target 60.0 is not reachable" in summary
+    assert "ΔE2000 0.50 (drawn 1.39)" in replies
+
+
+def _all_text(outputs) -> str:
+    parts = []
+    for out in outputs if isinstance(outputs, (list, tuple)) else [outputs]:
+        parts.append(json.dumps(out, default=str))
+        if isinstance(out, str) and Path(out).is_file():
+            parts.append(Path(out).read_bytes().decode("latin-1"))
+    return "\n".join(parts)
+
+
+def test_a_key_given_in_the_session_never_appears_in_any_output(client):
+    with ChatServer(answer=lambda body: "12", api_key=KEY) as server:
+        status = client.predict(KEY, api_name="/set_key")
+        assert KEY not in status and "session" in status
+        out = client.predict(kind="openai", hf_id="", api_model="test-model", base_url=server.url,
+                             prompt_name="cbe-open", api_name="/ask")
+        assert out[0] == "12" and "✅" in out[1]
+        assert server.count >= 1  # the key really was used
+        assert KEY not in _all_text(out)
+    with ChatServer(answer=lambda body: f"your key is {KEY}", api_key=KEY) as server:
+        out = client.predict(kind="openai", hf_id="", api_model="test-model", base_url=server.url,
+                             api_name="/ask")
+        assert KEY not in _all_text(out)
+    with ChatServer(answer=lambda body: "12", api_key="another-key-entirely") as server:  # refused: 401
+        with pytest.raises(AppError) as err:
+            client.predict(kind="openai", hf_id="", api_model="test-model", base_url=server.url, api_name="/ask")
+        assert KEY not in str(err.value)
+
+
+def test_public_mode_refuses_endpoints_off_the_allow_list_and_needs_the_visitors_key():
+    demo = _launch(ex.Policy(public=True, allowed_base_urls=("https://allowed.example/v1",), max_plate_size=1024,
+                             max_sweep_points=12))
+    try:
+        client = Client(demo.local_url, verbose=False)
+        with pytest.raises(AppError, match=r"base URL 'http://127.0.0.1:9/v1' is not allowed here; allowed: "
+                                           r"https://allowed.example/v1"):
+            client.predict(kind="openai", hf_id="", api_model="m", base_url="http://127.0.0.1:9/v1", api_name="/ask")
+        with pytest.raises(AppError, match="an API key is needed"):
+            client.predict(kind="openai", hf_id="", api_model="m", base_url="https://allowed.example/v1",
+                           api_name="/ask")
+        with pytest.raises(AppError, match="Hugging Face model 'org/any' is not allowed here; allowed: none"):
+            client.predict(kind="hf", hf_id="org/any", api_model="", base_url="", api_name="/ask")
+        with pytest.raises(AppError, match="30 is greater than maximum value 12"):
+            client.predict(1.0, 9.0, 30, "baseline", *NO_MODEL.values(), api_name="/sweep")
+    finally:
+        demo.close()
+
+
+def test_public_mode_follows_no_redirect_and_never_shows_the_other_servers_reply():
+    """Issue 12: an allowed endpoint answering 301/302/307 sent the request on to another address on the
+    server's network (a 307 re-sent the whole POST), and that address's reply text appeared in the error."""
+    from tests.support.redirect_server import RedirectServer
+
+    with ChatServer(answer=lambda body: "INTERNAL-SECRET-REPLY") as inner:
+        for status in (301, 302, 307):
+            with RedirectServer(inner.url, status) as outer:
+                demo = _launch(ex.Policy(public=True, allowed_base_urls=(outer.url,)))
+                try:
+                    client = Client(demo.local_url, verbose=False)
+                    client.predict(KEY, api_name="/set_key")
+                    with pytest.raises(AppError) as err:
+                        client.predict(kind="openai", hf_id="", api_model="test-model", base_url=outer.url,
+                                       api_name="/ask")
+                finally:
+                    demo.close()
+                assert outer.requests, "the allowed endpoint was asked"
+            message = str(err.value)
+            assert f"HTTP {status}: the endpoint answered with a redirect, which is not followed" in message
+            assert "INTERNAL" not in message and "moved to" not in message and KEY not in message
+        assert inner.count == 0 and not inner.records  # the other address never saw a request
+
+
+def test_public_mode_caps_pasted_specs_and_prompts_at_the_door():
+    """Issue 12: a pasted spec had no size cap (2,200 x 2,200 colours took 11.7 s), prompts no length cap."""
+    policy = ex.Policy.from_env({"PLATES_PUBLIC": "1"})
+    demo = _launch(policy)
+    try:
+        client = Client(demo.local_url, verbose=False)
+        huge = json.dumps({"text": "12", "palette": None, "foreground": ["#102030"] * 2200,
+                           "background": ["#a0b0c0"] * 2200})
+        with pytest.raises(AppError, match="allowed: at most 8192 characters of JSON"):
+            client.predict(huge, api_name="/apply_spec")
+        many = json.dumps({"text": "12", "palette": None, "foreground": ["#102030"] * 40,
+                           "background": ["#a0b0c0"]})
+        with pytest.raises(AppError, match="foreground has 40 colours; allowed: 1-16"):
+            client.predict(many, api_name="/apply_spec")
+        status = client.predict("sk-" + "x" * 400, api_name="/set_key")
+        assert status == "No key set: it has 403 characters; allowed: at most 300."
+        long_prompt = "What number? " * 200
+        with pytest.raises(AppError, match=r"prompt text has 2600 characters; allowed: at most 1000"):
+            client.predict(kind="baseline", **NO_MODEL, prompt_text=long_prompt, api_name="/ask")
+    finally:
+        demo.close()
+
+
+def test_public_mode_fails_fast_on_an_allowed_hf_model_that_is_not_here():
+    """Issue 12: an allowed Hugging Face id that could not be loaded held the single model slot for 42 s.
+    Offline (tests/conftest.py sets HF_HUB_OFFLINE=1) and not in the cache, it is refused before any load."""
+    demo = _launch(ex.Policy(public=True, allowed_hf_models=("org/not-downloaded-here",)))
+    try:
+        client = Client(demo.local_url, verbose=False)
+        with pytest.raises(AppError, match="'org/not-downloaded-here' is not downloaded on this server and "
+                                           "the hub is offline"):
+            client.predict(kind="hf", hf_id="org/not-downloaded-here", api_model="", base_url="",
+                           api_name="/ask")
+    finally:
+        demo.close()
+
+
+def test_public_mode_queues_model_calls_one_at_a_time_in_a_bounded_queue():
+    """Issue 6: expensive calls are queued with limits (a shared model slot, a capped queue)."""
+    demo = explorer_app.build_app(ex.Policy(public=True))
+    limits = {f.api_name: (f.concurrency_limit, f.concurrency_id) for f in demo.fns.values()}
+    assert limits["ask"] == limits["sweep"] == (1, "model")  # ask and sweep share one slot
+    assert limits["render"] == (2, "render") and demo._queue.max_size == 32

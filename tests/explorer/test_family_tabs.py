@@ -1,0 +1,202 @@
+"""The explorer's Illusions, Scenes and Try-it-yourself tabs (issues 13-15) built in-process, launched on a free
+port, driven with gradio_client."""
+
+from __future__ import annotations
+
+import base64
+import functools
+import io
+from pathlib import Path
+
+import pyarrow.parquet as pq
+import pytest
+from PIL import Image
+
+gradio_client = pytest.importorskip("gradio_client")
+import gradio as gr
+from gradio_client import Client
+from gradio_client.exceptions import AppError
+
+from plates.explorer import app as explorer_app
+from plates.explorer import families as fv
+from plates.explorer import family_tabs
+from plates.explorer import models as em
+from plates.explorer import plate as ex
+from plates.explorer import quiz as qv
+from plates.results import load_results
+from plates.runs.quiz import QuizLimits
+from tests.support.chat_server import ChatServer, image_urls
+
+NO_MODEL = dict(kind="baseline", hf_id="", api_model="", base_url="")
+SCENE = dict(n_regions=6, n_colours=4, min_delta_e=20.0, clutter=0.0, area_ratio=1.0,
+             shapes=["circle", "square", "triangle", "star"], palette="xkcd-basic-11", seed=2, size=256)
+
+
+def family_demo(policy: ex.Policy, root: Path, quiz: qv.QuizConfig) -> gr.Blocks:
+    """The family tabs alone, with a model picker standing in for the Model tab's (what tests need: a short
+    quiz and a reader cache in a temporary folder)."""
+    with gr.Blocks() as demo:
+        key_state = gr.State("")
+        kind = gr.Radio(list(em.MODEL_KINDS), value="baseline", label="Model")
+        hf_id, api_model, base_url = gr.Textbox(), gr.Textbox(), gr.Textbox()
+        family_tabs.add_family_tabs(
+            policy, guard=functools.partial(explorer_app._guard, hide_paths=policy.public), cache=em.ModelCache(),
+            scratch=ex.Scratch(root / "scratch"), model=(kind, hf_id, api_model, base_url), key_state=key_state,
+            quiz=quiz, reader=qv.ReaderCache(root / "reader"))
+    demo.queue()
+    return demo
+
+
+@pytest.fixture(scope="module")
+def running():
+    demo = explorer_app.build_app(ex.Policy())
+    demo.launch(prevent_thread_lock=True, quiet=True, **explorer_app.launch_options(policy=ex.Policy()))
+    yield demo
+    demo.close()
+
+
+@pytest.fixture()
+def client(running):
+    return Client(running.local_url, verbose=False)
+
+
+def test_the_app_has_the_three_tabs_and_their_endpoints(client):
+    names = client.view_api(print_info=False, return_format="dict")["named_endpoints"]
+    for name in ("illusion_render", "illusion_ask", "scene_render", "scene_ask", "quiz_start", "quiz_answer",
+                 "quiz_option_0", "quiz_option_1", "quiz_option_2"):
+        assert f"/{name}" in names
+
+
+def test_an_illusion_renders_with_targets_outlined_and_its_measured_values(client):
+    path, truth = client.predict("whites", 1.0, -3.0, "up-down", False, 5, 256, api_name="/illusion_render")
+    stim = fv.render_illusion_controls(fv.IllusionControls("whites", 1.0, -3.0, "up-down", False, 5, 256), ex.Policy())
+    assert Path(path).suffix == ".png"
+    with Image.open(path) as im:
+        assert im.convert("RGB").tobytes() == fv.outlined(stim).tobytes()  # exact pixels, lossless
+    measured, de = fv.measure_targets(stim)
+    assert f"{de:.2f}" in truth and measured["A"].hex in truth and "pixel-darker:** A" in truth
+    assert "| top |" in truth.replace("**A** (magenta outline) ", "")
+    with pytest.raises(AppError, match="nope is not in the list of choices"):  # the dropdown's own check
+        client.predict("nope", 1.0, 0.0, "left-right", False, 0, 256, api_name="/illusion_render")
+
+
+def test_the_bundled_reader_declines_an_illusion_question_clearly(client):
+    question, reply, verdict, parquet = client.predict(*NO_MODEL.values(), "rcid-compare-human", "rcid-contrast",
+                                                       1.0, 0.0, "left-right", False, 0, 256, api_name="/illusion_ask")
+    assert "According to human perception" in question and reply == ""
+    assert "declines this question" in verdict and "unsupported" in verdict
+    frame = pq.read_table(parquet).to_pandas()
+    assert frame["parse_status"].tolist() == ["unsupported"] and frame["family"].tolist() == ["illusion"]
+
+
+def test_an_api_model_gets_the_exact_image_and_is_scored_with_either_framing(client):
+    stim = fv.render_illusion_controls(fv.IllusionControls("simultaneous-contrast", 1.0, 0.0, size=256), ex.Policy())
+    bodies = []
+
+    def answer(body):
+        bodies.append(body)
+        return "III"  # "They are exactly same": right by pixels, wrong by perception
+
+    # gradio_client sends every input it is not given at its component's initial value: pass them all
+    with ChatServer(answer=answer) as server:
+        model = ("openai", "", "test-model", server.url)
+        controls = ("simultaneous-contrast", 1.0, 0.0, "left-right", False, 0, 256)
+        pixel = client.predict(*model, "rcid-compare-pixel", *controls, api_name="/illusion_ask")
+        human = client.predict(*model, "rcid-compare-human", *controls, api_name="/illusion_ask")
+    assert "✅ correct" in pixel[2] and "❌ wrong" in human[2]
+    sent = Image.open(io.BytesIO(base64.b64decode(image_urls(bodies[-1])[-1].split(",", 1)[1])))
+    assert sent.format == "PNG" and sent.convert("RGB").tobytes() == stim.image.tobytes()
+    frame = pq.read_table(human[3]).to_pandas()
+    assert frame["prompt_name"].tolist()[-2:] == ["rcid-compare-pixel", "rcid-compare-human"]
+
+
+def test_a_scene_shows_its_question_and_says_when_it_cannot_carry_one(client):
+    path, facts, question = client.predict("colour-counting", *SCENE.values(), api_name="/scene_render")
+    stim = fv.render_scene_controls(fv.SceneControls(**{**SCENE, "shapes": tuple(SCENE["shapes"])}), ex.Policy())
+    with Image.open(path) as im:
+        assert im.convert("RGB").tobytes() == stim.image.tobytes()
+    assert "How many different colors" in question and "**A**" in question and "objects:** 6" in facts
+    *_, question = client.predict("colour-comparison", *SCENE.values(), api_name="/scene_render")
+    assert question.startswith("**Not askable:** this scene cannot carry a colour-comparison question")
+    with ChatServer(answer=lambda body: "(B)") as server:
+        model = ("openai", "", "test-model", server.url)
+        q, reply, verdict, parquet = client.predict(*model, "colour-counting", *SCENE.values(), api_name="/scene_ask")
+        with pytest.raises(AppError, match="cannot carry a colour-comparison question"):
+            client.predict(*model, "colour-comparison", *SCENE.values(), api_name="/scene_ask")
+    expected = fv.make_question(stim, fv.SCENE_PROMPTS["colour-counting"]).expected
+    assert reply == "(B)" and (("✅ correct" in verdict) == (expected == "B"))
+    assert pq.read_table(parquet).to_pandas()["family"].tolist()[-1] == "scene"
+
+
+def test_a_full_quiz_writes_human_rows_and_shows_both_thresholds(tmp_path, monkeypatch):
+    monkeypatch.setenv("PLATES_HUMAN_RESULTS", str(tmp_path / "human"))
+    quiz = qv.QuizConfig(trials=3, illusion_trials=2, size=128, limits=QuizLimits(min_seconds_between=0.0),
+                         max_sessions=2)
+    demo = family_demo(ex.Policy(), tmp_path, quiz)
+    demo.launch(prevent_thread_lock=True, quiet=True, **explorer_app.launch_options(policy=ex.Policy()))
+    try:
+        client = Client(demo.local_url, verbose=False)
+        with pytest.raises(AppError, match="tick the box"):
+            client.predict(False, api_name="/quiz_start")
+        out = client.predict(True, api_name="/quiz_start")
+        assert "Image 1 of 5" in out[0] and Path(out[1]).suffix == ".png"
+        with pytest.raises(AppError, match="asks for a typed number, not a button"):
+            client.predict(api_name="/quiz_option_0")
+        # plates and the illusion alternate: plate, illusion, plate, illusion, plate
+        steps = [("/quiz_answer", "12"), ("/quiz_option_2", "II"), ("/quiz_answer", "?"), ("/quiz_option_1", "III"),
+                 ("/quiz_answer", "../x")]
+        for n, (api, reply) in enumerate(steps, start=1):
+            if api == "/quiz_answer":
+                out = client.predict(reply, api_name=api)
+            else:
+                assert "which square looks darker" in out[0] and "Which square looks darker" in out[2]
+                out = client.predict(api_name=api)
+            if n < len(steps):
+                assert f"Image {n + 1} of 5" in out[0]
+        progress, result, download = out[0], out[-2], out[-1]
+        assert progress == "**Done.**" and "Your result" in result and "bundled reader" in result
+        assert "pixel-exact observer" in result and "3** plates" in result
+        frame = load_results(tmp_path / "human").frame.sort_values("item_id")
+        assert frame["reply"].tolist() == [r for _, r in steps] and set(frame["backend"]) == {"human"}
+        assert frame["family"].tolist() == ["ishihara", "illusion", "ishihara", "illusion", "ishihara"]
+        assert list(Path(tmp_path / "human").glob("*../x*")) == []
+        mine = pq.read_table(download["value"] if isinstance(download, dict) else download).to_pandas()
+        assert mine["reply"].tolist() == frame["reply"].tolist()
+        assert mine["row_key"].tolist() == frame["row_key"].tolist()
+        client.predict(True, api_name="/quiz_start")
+        with pytest.raises(AppError, match="allowed: 2 per visit"):
+            client.predict(True, api_name="/quiz_start")
+    finally:
+        demo.close()
+
+
+def test_public_mode_limits_sizes_and_shares_the_model_slot():
+    demo = explorer_app.build_app(ex.Policy(public=True))
+    limits = {f.api_name: (f.concurrency_limit, f.concurrency_id) for f in demo.fns.values()}
+    assert limits["illusion_ask"] == limits["scene_ask"] == limits["ask"] == (1, "model")
+    with pytest.raises(ValueError, match="image size 2048 px is not allowed"):
+        fv.IllusionControls(size=2048).spec(ex.Policy(public=True, max_plate_size=1024))
+
+
+def test_public_mode_quiz_limits_hold_for_a_hostile_visitor(tmp_path, monkeypatch):
+    monkeypatch.setenv("PLATES_HUMAN_RESULTS", str(tmp_path / "human"))
+    policy = ex.Policy(public=True)
+    quiz = qv.QuizConfig(trials=5, size=128, limits=QuizLimits(min_seconds_between=60.0, max_text=4), max_sessions=1)
+    demo = family_demo(policy, tmp_path, quiz)
+    demo.launch(prevent_thread_lock=True, quiet=True, **explorer_app.launch_options(policy=policy))
+    try:
+        client = Client(demo.local_url, verbose=False)
+        with pytest.raises(AppError, match="no quiz is running"):
+            client.predict("12", api_name="/quiz_answer")
+        client.predict(True, api_name="/quiz_start")
+        with pytest.raises(AppError, match="at most 4 characters"):
+            client.predict("../../etc/passwd", api_name="/quiz_answer")
+        client.predict("12", api_name="/quiz_answer")
+        with pytest.raises(AppError, match="answering too fast"):
+            client.predict("13", api_name="/quiz_answer")
+        with pytest.raises(AppError, match="allowed: 1 per visit"):
+            client.predict(True, api_name="/quiz_start")
+        files = list((tmp_path / "human").iterdir())
+        assert len(files) == 1 and files[0].name.startswith("human-") and "passwd" not in files[0].name
+    finally:
+        demo.close()

@@ -1,0 +1,138 @@
+"""The family tabs in a real headless Chromium (Debian's, via Playwright): a full "Try it yourself" session
+(consent -> plates and illusion images -> result) writes the expected human rows; the Illusions and Scenes tabs
+render and answer."""
+
+from __future__ import annotations
+
+import pytest
+
+pytestmark = [pytest.mark.browser, pytest.mark.slow]
+playwright_api = pytest.importorskip("playwright.sync_api")
+
+from plates.explorer import app as explorer_app
+from plates.explorer import plate as ex
+from plates.explorer import quiz as qv
+from plates.results import load_results
+from plates.runs.quiz import HUMAN_RESULTS_ENV, QuizLimits
+from tests.explorer.test_family_tabs import family_demo
+
+CHROMIUM = "/usr/bin/chromium"
+ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking"]
+TRIALS = 4  # plates; with ILLUSION_TRIALS illusion images, interleaved
+ILLUSION_TRIALS = 3
+
+
+@pytest.fixture(scope="module")
+def served(tmp_path_factory):
+    root = tmp_path_factory.mktemp("families")
+    quiz = qv.QuizConfig(trials=TRIALS, illusion_trials=ILLUSION_TRIALS, size=256,
+                         limits=QuizLimits(min_seconds_between=0.0))
+    demo = family_demo(ex.Policy(), root, quiz)
+    demo.launch(prevent_thread_lock=True, quiet=True, **explorer_app.launch_options())
+    yield demo.local_url, root
+    demo.close()
+
+
+@pytest.fixture(scope="module")
+def browser():
+    with playwright_api.sync_playwright() as p:
+        b = p.chromium.launch(executable_path=CHROMIUM, args=ARGS)
+        yield b
+        b.close()
+
+
+def text_of(page, elem_id: str) -> str:
+    return page.locator(f"#{elem_id}").inner_text()
+
+
+def wait_text(page, elem_id: str, needle: str, timeout: int = 60_000) -> None:
+    page.wait_for_function("([id, s]) => (document.querySelector('#' + id)?.innerText || '').includes(s)",
+                           arg=[elem_id, needle], timeout=timeout)
+
+
+def test_a_full_quiz_session_in_the_browser_writes_human_rows(served, browser, tmp_path, monkeypatch):
+    url, _ = served
+    monkeypatch.setenv(HUMAN_RESULTS_ENV, str(tmp_path / "human"))
+    page = browser.new_page(viewport={"width": 1300, "height": 1100})
+    page.goto(url)
+    page.get_by_role("tab", name="Try it yourself").click()
+    assert "What is stored" in text_of(page, "quiz-consent")
+    page.screenshot(path=str(tmp_path / "quiz-consent.png"), full_page=True)
+    page.locator("#quiz-agree input[type=checkbox]").check()
+    page.locator("#quiz-start").click()
+    total = TRIALS + ILLUSION_TRIALS
+    typed, families = [], []
+    for n in range(1, total + 1):
+        wait_text(page, "quiz-progress", f"Image {n} of {total}")
+        page.wait_for_function("() => document.querySelector('#quiz-plate img')?.src", timeout=60_000)
+        if "which square looks darker" in text_of(page, "quiz-progress"):  # an illusion: three buttons
+            assert "Which square looks darker to you" in text_of(page, "quiz-instruction")
+            assert not page.locator("#quiz-answer").is_visible()
+            if n == 2:
+                page.screenshot(path=str(tmp_path / "quiz-illusion.png"), full_page=True)
+            button = ("Left looks darker", "They look the same", "Right looks darker")[n % 3]
+            page.get_by_role("button", name=button, exact=True).click()
+            typed.append({"Left looks darker": "I", "They look the same": "III", "Right looks darker": "II"}[button])
+            families.append("illusion")
+            continue
+        if n == 1:
+            page.screenshot(path=str(tmp_path / "quiz-trial.png"), full_page=True)
+        if n % 2:  # the on-screen keys (each waits for its update: the box is read when a key is pressed)
+            for key, value in (("7", "7"), ("?", "7?"), ("⌫", "7")):
+                page.get_by_role("button", name=key, exact=True).click()
+                page.wait_for_function("v => document.querySelector('#quiz-answer textarea, #quiz-answer input')"
+                                       "?.value === v", arg=value, timeout=30_000)
+            answer = "7"
+            page.locator("#quiz-submit").click()
+        else:  # typed, sent with Enter
+            answer = f"{n}{n}"
+            box = page.locator("#quiz-answer textarea, #quiz-answer input").first
+            box.fill(answer)
+            box.press("Enter")
+        typed.append(answer)
+        families.append("ishihara")
+    wait_text(page, "quiz-result", "Your result")
+    result = text_of(page, "quiz-result")
+    assert "bundled reader" in result and f"You answered {total} images: {TRIALS} plates" in result
+    assert "pixel-exact observer" in result
+    page.locator("#quiz-download").wait_for(state="visible", timeout=30_000)
+    page.wait_for_function("() => [...document.querySelectorAll('#quiz-result [data-testid=markdown-wrapper]')]"
+                           ".every(e => getComputedStyle(e).opacity === '1')", timeout=30_000)  # no longer dimmed
+    page.screenshot(path=str(tmp_path / "quiz-result.png"), full_page=True)
+    frame = load_results(tmp_path / "human").frame.sort_values("item_id")
+    assert frame["reply"].tolist() == typed and set(frame["backend"]) == {"human"}
+    assert frame["family"].tolist() == families and families.count("illusion") == ILLUSION_TRIALS
+    assert frame["run_id"].nunique() == 1 and len(frame) == total
+    with page.expect_download() as info:
+        page.locator("#quiz-download").click()
+    import pyarrow.parquet as pq
+
+    mine = pq.read_table(info.value.path()).to_pandas()
+    assert mine["reply"].tolist() == typed
+    page.close()
+
+
+def test_the_illusion_and_scene_tabs_render_and_the_reader_declines(served, browser, tmp_path):
+    url, _ = served
+    page = browser.new_page(viewport={"width": 1400, "height": 1300})
+    page.goto(url)
+    page.get_by_role("tab", name="Illusions").click()
+    wait_text(page, "illusion-truth", "item class: illusion")  # drawn when the tab opens: ΔE 0, strength 1
+    slider = page.locator("#illusion-delta-e input[type=range]")
+    slider.focus()
+    for _ in range(6):  # ΔE2000 +3: a trap
+        page.keyboard.press("ArrowRight")
+    wait_text(page, "illusion-truth", "item class: trap")
+    page.get_by_role("button", name="Ask the model chosen in the Model tab").first.click()
+    wait_text(page, "illusion-verdict", "declines this question")
+    page.screenshot(path=str(tmp_path / "illusions.png"), full_page=True)
+    page.get_by_role("tab", name="Scenes").click()
+    wait_text(page, "scene-facts", "distinct colours")
+    before = page.locator("#scene-image img").first.get_attribute("src")
+    page.locator("#scene-clutter input[type=range]").focus()
+    page.keyboard.press("ArrowRight")
+    wait_text(page, "scene-question", "How many different colors")
+    page.wait_for_function("old => document.querySelector('#scene-image img')?.src !== old", arg=before,
+                           timeout=60_000)
+    page.screenshot(path=str(tmp_path / "scenes.png"), full_page=True)
+    page.close()

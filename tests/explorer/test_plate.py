@@ -1,0 +1,261 @@
+"""The explorer's plate-side logic (plates/explorer/plate.py), without any UI."""
+
+from __future__ import annotations
+
+import base64
+import json
+import zlib
+
+import pytest
+
+from plates.explorer import plate as ex
+from plates.stimuli.ishihara.labels import LABEL_SPACES
+from plates.stimuli.ishihara.plate import PlateSpec
+
+PUBLIC = ex.Policy.from_env({"PLATES_PUBLIC": "1"})
+
+
+def controls(**changes) -> ex.Controls:
+    base = ex.spec_to_controls(ex.default_spec())
+    return ex.Controls(**{**base.__dict__, **changes})
+
+
+def test_policy_from_env_reads_public_mode_and_allow_lists():
+    p = ex.Policy.from_env({"PLATES_PUBLIC": "1", "PLATES_ALLOWED_BASE_URLS": " https://a.example/v1/ ,https://b/v1",
+                            "PLATES_ALLOWED_HF_MODELS": "org/m"})
+    assert p.public and p.allowed_base_urls == ("https://a.example/v1", "https://b/v1")
+    assert p.allowed_hf_models == ("org/m",) and p.max_plate_size == 1024 and p.max_sweep_points == 12
+    assert not ex.Policy.from_env({}).public
+    with pytest.raises(ValueError, match="PLATES_PUBLIC='maybe'.*allowed"):
+        ex.Policy.from_env({"PLATES_PUBLIC": "maybe"})
+
+
+def test_choices_cover_the_papers_presets_and_custom():
+    choices = ex.colour_pair_choices()
+    assert choices[-1] == ex.CUSTOM
+    assert {f"colorblindnesseval-{i}" for i in range(1, 6)} <= set(choices)
+    assert sum(c.startswith("huemanity-") for c in choices) == 25
+    assert "dejavu-sans-bold-oblique" in ex.font_choices()
+    assert set(ex.label_space_choices()) == set(LABEL_SPACES)
+
+
+@pytest.mark.parametrize("space", list(LABEL_SPACES))
+def test_random_label_is_in_its_space_and_seeded(space):
+    assert ex.random_label(space, 3) == ex.random_label(space, 3)
+    assert ex.random_label(space) in LABEL_SPACES[space]
+    with pytest.raises(ValueError, match="allowed: cbe"):
+        ex.random_label("klingon")
+
+
+def test_controls_round_trip_through_a_spec():
+    drawn = ex.default_spec().replace(palette="huemanity-07", delta_e=6.5).colours
+    fg, bg = ex.to_hex(drawn[0][0]), ex.to_hex(drawn[1][0])  # a preset's pickers show its colours as drawn
+    c = controls(colour_pair="huemanity-07", foreground=fg, background=bg, delta_e=6.5, font="liberation-sans-bold", text="A7", dot_min=3.0,
+                 dot_max=9.0, density=0.6, jitter=0.5, size=384, seed=11)
+    spec = ex.controls_to_spec(c)
+    assert (spec.palette, spec.delta_e, spec.text, spec.size, spec.seed) == ("huemanity-07", 6.5, "A7", 384, 11)
+    assert spec.jitter_shift == pytest.approx(0.15) and spec.min_radius == 3.0
+    assert ex.spec_to_controls(spec) == c
+
+
+def test_custom_colours_and_a_bad_colour_gives_a_clear_message():
+    spec = ex.controls_to_spec(controls(colour_pair=ex.CUSTOM, foreground="#ff0000", background="rgb(0, 128, 0)"))
+    assert spec.palette is None and spec.foreground == ((255, 0, 0),) and spec.background == ((0, 128, 0),)
+    with pytest.raises(ValueError, match=r"foreground colour 'reddish'.*allowed: '#rrggbb'"):
+        ex.controls_to_spec(controls(colour_pair=ex.CUSTOM, foreground="reddish"))
+    with pytest.raises(ValueError, match="colour pair 'sepia' is unknown; allowed: colorblindnesseval-1"):
+        ex.controls_to_spec(controls(colour_pair="sepia"))
+
+
+def test_bad_values_name_themselves_and_what_is_allowed():
+    with pytest.raises(ValueError, match="text '  ' is empty"):
+        ex.controls_to_spec(controls(text="  "))
+    with pytest.raises(ValueError, match="Dot radius min 9 px is larger than dot radius max 3 px; allowed"):
+        ex.controls_to_spec(controls(dot_min=9.0, dot_max=3.0))
+    with pytest.raises(ValueError, match="jitter 2 is out of range; allowed: 0.0-1.0"):
+        ex.controls_to_spec(controls(jitter=2))
+
+
+def test_public_mode_caps_size_and_takes_fonts_by_name_only():
+    with pytest.raises(ValueError, match="plate size 2048 px is not allowed; allowed: 64-1024 px"):
+        ex.controls_to_spec(controls(size=2048), PUBLIC)
+    font_path = "/usr/share/fonts/truetype/dejavu/DejaVuSans.ttf"
+    with pytest.raises(ValueError, match="font '/usr/share.*is not allowed here; allowed: liberation-sans"):
+        ex.controls_to_spec(controls(font=font_path), PUBLIC)
+    assert ex.controls_to_spec(controls(font=font_path)).font == font_path  # private mode: a path is fine
+    pasted = ex.spec_to_json(ex.default_spec()).replace('"dejavu-sans-bold-oblique"', '"/etc/passwd"')
+    with pytest.raises(ValueError, match="font '/etc/passwd' is not allowed here"):  # refused before it is opened
+        ex.spec_from_text(pasted, PUBLIC)
+    with pytest.raises(ValueError, match="plate size 4096 px is not allowed"):
+        ex.decode_spec(ex.encode_spec(ex.default_spec().replace(size=4096)), PUBLIC)
+    base = ex.default_spec().replace(font=font_path)  # a base spec cannot smuggle a path past the controls
+    with pytest.raises(ValueError, match="is not allowed here"):
+        ex.controls_to_spec(ex.spec_to_controls(base), PUBLIC, base=base)
+    with pytest.raises(ValueError, match="has 9 characters; allowed: 1-8"):
+        ex.controls_to_spec(controls(text="123456789"), PUBLIC)
+
+
+def test_a_pasted_spec_survives_controls_that_cannot_show_it():
+    base = PlateSpec(text="42", size=256, palette=None, foreground=((200, 80, 60), (210, 90, 50)),
+                     background=((90, 160, 70),), jitter_rgb=12.0, gap=2.0, seed=5)
+    shown = ex.spec_to_controls(base)
+    assert ex.controls_to_spec(shown, base=base) == base
+    moved = ex.controls_to_spec(ex.Controls(**{**shown.__dict__, "seed": 6}), base=base)
+    assert moved == base.replace(seed=6)
+
+
+def test_render_views_gives_every_view_at_the_plate_size_and_stats():
+    spec = ex.controls_to_spec(controls(size=200, delta_e=12.0))
+    views = ex.render_views(spec)
+    assert tuple(views.images) == ex.VIEWS
+    assert {im.size for im in views.images.values()} == {(200, 200)}
+    assert {im.mode for im in views.images.values()} == {"RGB"}
+    assert views.plate.stats.delta_e == pytest.approx(12.0, abs=0.3)
+    assert f"{views.plate.stats.dot_count} dots" in views.stats and f"ΔE2000 {views.plate.stats.delta_e:.2f}" in views.stats
+    assert "(asked 12.00)" in views.stats
+    assert views.images["protan"].tobytes() != views.images["plate"].tobytes()
+
+
+def test_share_code_round_trips_compactly_and_url_safely():
+    spec = ex.controls_to_spec(controls(text="A7", delta_e=3.25, colour_pair="huemanity-03", seed=99))
+    code = ex.encode_spec(spec)
+    assert set(code) <= set("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_")
+    assert len(code) < len(spec.to_json())
+    assert ex.decode_spec(code) == spec
+    assert ex.share_query(spec) == f"?spec={code}"
+    assert ex.share_link(spec, "https://x.hf.space/?__theme=dark#top") == f"https://x.hf.space/?spec={code}"
+    assert ex.share_link(spec, "http://127.0.0.1:7860") == f"http://127.0.0.1:7860/?spec={code}"
+    assert ex.share_link(spec, None) == ex.share_link(spec, "javascript:alert(1)") == f"?spec={code}"
+
+
+@pytest.mark.parametrize("code, message", [
+    ("", "share code of 0 characters"),
+    ("!!!!", "not one the explorer made"),
+    ("x" * 9000, "share code of 9000 characters"),
+    (base64.urlsafe_b64encode(zlib.compress(b"{}" + b" " * 200000)).decode(), "expands past"),
+    (base64.urlsafe_b64encode(zlib.compress(b"[1,2]")).decode(), "not an object"),
+])
+def test_bad_share_codes_get_a_clear_message(code, message):
+    with pytest.raises(ValueError, match=message):
+        ex.decode_spec(code)
+
+
+def test_spec_from_text_takes_bytes_and_explains_bad_input():
+    spec = ex.default_spec()
+    assert ex.spec_from_text(ex.spec_to_json(spec).encode()) == spec
+    assert json.loads(ex.spec_to_json(spec))["text"] == "12"
+    with pytest.raises(ValueError, match="not valid JSON"):
+        ex.spec_from_text("{text: 12")
+    with pytest.raises(ValueError, match="not UTF-8"):
+        ex.spec_from_text(b"\xff\xfe\x00")
+    with pytest.raises(ValueError, match="spec is empty"):
+        ex.spec_from_text("  ")
+    with pytest.raises(ValueError, match=r"keys \['colour'\] are not known"):
+        ex.spec_from_text('{"text": "1", "colour": 3}')
+
+
+def test_plate_cache_reuses_recent_plates_only():
+    cache = ex.PlateCache(maxsize=2)
+    a, b, c = (ex.default_spec().replace(size=96, seed=i) for i in range(3))
+    first = cache(a)
+    assert cache(a) is first and ex.render_views(a, renderer=cache).plate is first
+    cache(b), cache(c)  # a is now the least recently used: dropped
+    assert cache(a) is not first and cache(a).image.tobytes() == first.image.tobytes()
+
+
+def _colours_in(image) -> set[str]:
+    """Every distinct colour of a PIL RGB image, as '#rrggbb' (sRGB 0-255)."""
+    import numpy as np
+
+    px = np.asarray(image.convert("RGB")).reshape(-1, 3)
+    return {ex.to_hex(tuple(int(v) for v in c)) for c in np.unique(px, axis=0)}
+
+
+def test_the_colour_swatches_follow_delta_e_moving_the_background():
+    """Issue 12: after ΔE moved the background, the pickers showed the preset's pink, the plate green.
+    Checked on the pixels: the swatches' colours are the ones painted (no jitter here: the plate holds the
+    foreground, the background and the white canvas only)."""
+    start = controls(colour_pair="huemanity-06", delta_e=0, size=160)
+    moved = ex.controls_to_spec(ex.Controls(**{**start.__dict__, "delta_e": 12.0}))
+    shown = ex.spec_to_controls(moved)
+    painted = _colours_in(ex.render(moved).image) - {"#ffffff"}
+    assert painted == {shown.foreground, shown.background}
+    assert shown.background != ex.preset_hex("huemanity-06")[1]  # the swatch moved with ΔE
+    assert ex.controls_to_spec(shown) == moved  # a preset's pickers are display only: the same plate again
+    swatches = ex.drawn_swatches(moved)
+    assert all(colour in swatches for colour in painted)
+
+
+def test_custom_pickers_keep_the_colours_given_and_the_drawn_swatches_show_the_moved_one():
+    given = controls(colour_pair=ex.CUSTOM, foreground="#d06090", background="#e8a0c0", delta_e=12.0,
+                     size=160)
+    spec = ex.controls_to_spec(given)
+    assert ex.spec_to_controls(spec) == given  # changing any other control keeps drawing the same plate
+    painted = _colours_in(ex.render(spec).image) - {"#ffffff", "#d06090"}
+    (moved,) = painted
+    swatches = ex.drawn_swatches(spec)
+    assert moved != "#e8a0c0" and moved in swatches and "#e8a0c0" not in swatches
+
+
+def test_dot_radius_errors_speak_the_panels_words_and_sliders_offer_valid_ranges():
+    """Issue 12: 'min_radius=20.0 > max_radius=8.53…' became words a visitor can act on; the sliders' ranges
+    follow the plate size."""
+    with pytest.raises(ValueError, match=r"Dot radius min 20 px is larger than the automatic dot radius max "
+                                         r"at 512 px \(8.5 px\); allowed: a min up to 8.5 px, or set Dot "
+                                         r"radius max"):
+        ex.controls_to_spec(controls(dot_min=20.0, dot_max=0.0, size=512))
+    with pytest.raises(ValueError, match=r"Dot radius max 70 px does not fit a 512 px plate; allowed: 0.5"):
+        ex.controls_to_spec(controls(dot_max=70.0, size=512))
+    with pytest.raises(ValueError, match=r"Dot radius max 1 px is smaller than the automatic dot radius min "
+                                         r"at 900 px"):
+        ex.controls_to_spec(controls(dot_max=1.0, size=900))
+    spec = ex.controls_to_spec(controls(size=512))
+    lo_hi, hi_hi = ex.dot_slider_limits(spec)
+    assert (lo_hi, hi_hi) == (8.5, 64.0)
+    for lo in (0.5, 4.0, lo_hi):  # every value the min slider offers draws a plate (max automatic)
+        assert ex.controls_to_spec(controls(size=512, dot_min=lo)).r_min == lo
+    assert ex.controls_to_spec(controls(size=512, dot_max=hi_hi)).r_max == hi_hi
+    assert ex.dot_slider_limits(ex.controls_to_spec(controls(size=512, dot_max=30.0))) == (30.0, 64.0)
+    assert ex.dot_slider_limits(ex.controls_to_spec(controls(size=64))) == (1.0, 8.0)
+
+
+def test_an_empty_text_names_what_to_do():
+    with pytest.raises(ValueError, match="text '' is empty; type the label to draw"):
+        ex.controls_to_spec(controls(text=""))
+
+
+def test_pasted_specs_are_capped_before_they_are_built():
+    """Issue 12: a pasted spec had no size cap; 2,200 x 2,200 colours took 11.7 s (the pairs grow with the
+    square). The text, and each colour list, are capped before any PlateSpec is made."""
+    huge = json.dumps({"text": "12", "palette": None, "foreground": ["#102030"] * 2200,
+                       "background": ["#a0b0c0"] * 2200})
+    with pytest.raises(ValueError, match=r"spec is \d+ characters; allowed: at most 8192 characters"):
+        ex.spec_from_text(huge, PUBLIC)
+    with pytest.raises(ValueError, match=r"spec is \d+ characters; allowed: at most 65536"):
+        ex.spec_from_text(json.dumps({"text": "12", "palette": None, "foreground": ["#102030"] * 6000,
+                                      "background": ["#a0b0c0"]}))
+    many = json.dumps({"text": "12", "palette": None, "foreground": ["#102030"] * 40,
+                       "background": ["#a0b0c0"]})
+    with pytest.raises(ValueError, match="foreground has 40 colours; allowed: 1-16 colours a list here"):
+        ex.spec_from_text(many, PUBLIC)
+    assert len(ex.spec_from_text(many).foreground) == 40  # private mode allows up to 64
+    with pytest.raises(ValueError, match="background has 65 colours; allowed: 1-64"):
+        ex.spec_from_text(many.replace('["#a0b0c0"]', json.dumps(["#a0b0c0"] * 65)))
+    with pytest.raises(ValueError, match="spec file is 9000 bytes; allowed: at most 8192 bytes"):
+        ex.spec_from_text(b" " * 9000, PUBLIC)
+    code = ex.encode_spec(PlateSpec(text="1", size=96, palette=None, foreground=["#102030"] * 20,
+                                    background=["#a0b0c0"]))
+    with pytest.raises(ValueError, match="foreground has 20 colours"):  # a share link meets the same caps
+        ex.decode_spec(code, PUBLIC)
+    base = PlateSpec(text="1", size=96, palette=None, foreground=["#102030"] * 20, background=["#a0b0c0"])
+    with pytest.raises(ValueError, match="foreground has 20 colours"):
+        ex.controls_to_spec(ex.spec_to_controls(base), PUBLIC, base=base)
+    p = ex.Policy.from_env({"PLATES_PUBLIC": "1"})
+    assert (p.max_spec_chars, p.max_colours, p.max_prompt_chars) == (8192, 16, 1000)
+
+
+def test_the_model_tab_caption_names_the_plate_it_asks_about():
+    plate = ex.render(ex.default_spec().replace(text="47", size=320, delta_e=8.0, seed=3))
+    caption = ex.plate_caption(plate)
+    assert "text `47`" in caption and "320 px" in caption and "seed 3" in caption
+    assert f"ΔE2000 {plate.stats.delta_e:.2f} (asked 8.00)" in caption and "colorblindnesseval-1" in caption

@@ -1,0 +1,99 @@
+"""Real results rows of every family for the family dashboard tests (issues 13, 14, 15).
+
+`write_family_results(folder)` runs the family presets through `plates run` against tests/support/chat_server.py (a
+real OpenAI-compatible HTTP server) with seeded scripted answers, and adds human rows written by the quiz
+(`plates.runs.quiz.QuizSession`, backend "human"). Answers are drawn from a hash of the request, so every
+answer is reproducible and the rows are the runner's own, truth_json and all.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from pathlib import Path
+
+from plates.cli import main
+from tests.support.chat_server import ChatServer, last_user_text
+
+
+def _pick(body: dict, choices: tuple[str, ...], salt: str) -> str:
+    """One of ``choices``, chosen by a hash of the question text and the image (deterministic)."""
+    h = int.from_bytes(hashlib.sha256(f"{salt}|{json.dumps(body, sort_keys=True)}".encode()).digest()[:4], "big")
+    return choices[h % len(choices)]
+
+
+def _answer(model: str):
+    def answer(body: dict) -> str:
+        text = last_user_text(body)
+        if "‘True’ or ‘False’" in text or "True or False" in text:
+            return _pick(body, ("True", "False"), model)
+        if "IV. " in text:
+            return _pick(body, ("I", "II", "III", "IV"), model)
+        if "(A)" in text:
+            return _pick(body, ("(A)", "(B)", "(C)", "(D)"), model)
+        if "number" in text.lower():
+            return _pick(body, ("12", "3", "45", "7"), model)
+        if "color" in text.lower() and "compare" not in text.lower():
+            return _pick(body, ("red", "green", "blue", "gray"), model)
+        return _pick(body, ("I", "II", "III"), model)
+
+    return answer
+
+
+RUNS = (
+    ("rcid-contrast", ("rcid-compare-pixel", "rcid-compare-human"), 24),
+    ("rcid-filter", ("rcid-name-pixel", "rcid-name-human"), 8),
+    ("illusion-magnitude", ("rcid-compare-pixel",), 84),
+    ("illusions-classic", ("illusionbench-tf", "illusionbench-mc"), 10),
+    ("colorbench-colour-counting", ("colorbench-colour-counting",), 12),
+    ("colorbench-colour-comparison", ("colorbench-colour-comparison",), 12),
+    ("colorbench-robustness", ("colorbench-shape-counting",), 20),
+    ("colorblindnesseval", ("cbe-open",), 24),
+)
+
+GRAYSCALE_TOML = """
+name = "scene-gray"
+prompts = ["colorbench-colour-recognition"]
+out = "{out}"
+[dataset]
+source = "colorbench-colour-recognition"
+limit = 8
+[conditions]
+grayscale = [false, true]
+[[models]]
+backend = "openai"
+model = "{model}"
+base_url = "{url}"
+api_key_env = false
+"""
+
+
+def write_family_results(folder: Path, models: tuple[str, ...] = ("model-a", "model-b"),
+                         participants: int = 2, trials: int = 16) -> Path:
+    """Runs every entry of `RUNS` for each model (sizes 128 px to stay quick), a colour/grayscale scene run,
+    and ``participants`` quiz sessions of ``trials`` answers; returns ``folder``."""
+    from plates.runs.quiz import QuizLimits, QuizSession
+
+    out = folder / "runs"
+    for model in models:
+        with ChatServer(answer=_answer(model), models=(model,)) as server:
+            for dataset, prompts, limit in RUNS:
+                for prompt in prompts:
+                    code = main(["run", "--dataset", dataset, "--prompt", prompt, "--backend", "openai",
+                                 "--model", model, "--base-url", server.url, "--no-api-key", "--limit",
+                                 str(limit), "--size", "128", "--no-progress", "--out", str(out)])
+                    if code != 0:
+                        raise RuntimeError(f"plates run {dataset} {prompt} exited {code}")
+            toml = folder / f"gray-{model}.toml"
+            toml.write_text(GRAYSCALE_TOML.format(out=out.as_posix(), model=model, url=server.url))
+            if main(["run", str(toml), "--no-progress"]) != 0:
+                raise RuntimeError("the grayscale scene run failed")
+    for p in range(participants):
+        session = QuizSession.start(trials=trials, illusion=None, size=128, seed=100 + p, folder=folder / "human",
+                                    limits=QuizLimits(min_seconds_between=0.0))
+        for t in range(trials):
+            if session.done:
+                break
+            trial = session.next_trial()  # a person with a threshold near 6 + 4p ΔE2000 (as tests/runs/test_quiz.py)
+            session.answer(session._shown[1].question.target if trial.level > 6 + 4 * p or t % 7 == 3 else "?")
+    return folder
