@@ -11,13 +11,12 @@ from pathlib import Path
 
 import pyarrow.parquet as pq
 import pytest
-from chat_server import ChatServer, image_urls
 
 from plates.results import load_results
 from plates.runs.runner import _run_lock
 from plates.shards import Shard
-
-ROOT = Path(__file__).resolve().parent.parent
+from tests.support import ROOT
+from tests.support.chat_server import ChatServer, image_urls
 
 
 def _answer(body) -> str:
