@@ -44,7 +44,7 @@ def lean_url(base_url: str) -> bool:
     """Whether requests to ``base_url`` may take this client: plain ``http://`` and no proxy for its host (the
     proxy environment variables, as httpx and urllib read them)."""
     parts = urlsplit(base_url)
-    if parts.scheme != "http" or not parts.hostname:
+    if parts.scheme != "http" or not parts.hostname or parts.username is not None:  # credentials: httpx's auth
         return False
     proxies = urllib.request.getproxies()
     return not (proxies.get("http") or proxies.get("all")) or bool(urllib.request.proxy_bypass(parts.hostname))
@@ -60,8 +60,7 @@ class Http1Pool:
         parts = urlsplit(base_url)
         self.host, self.port = parts.hostname or "", parts.port or 80
         self.prefix = parts.path.rstrip("/")
-        host = self.host if parts.port is None else f"{self.host}:{self.port}"
-        self._headers = _header_lines({"Host": host, **headers})
+        self._headers = _header_lines({"Host": parts.netloc, **headers})  # IPv6 keeps its brackets
         self._idle: list[tuple[asyncio.StreamReader, asyncio.StreamWriter]] = []
 
     async def post(self, path: str, body: bytes, extra_headers: Mapping[str, str] | None = None) -> Response:

@@ -103,3 +103,8 @@ def test_a_header_that_would_break_the_head_is_refused_without_quoting_it():
     with pytest.raises(ValueError, match="Authorization") as info:
         Http1Pool("http://127.0.0.1:1/v1", {"Authorization": "Bearer sk-SECRET\r\nX-Injected: 1"})
     assert "SECRET" not in str(info.value)
+
+
+def test_the_host_header_keeps_an_ipv6_address_and_credentials_go_to_httpx():
+    assert Http1Pool("http://[::1]:8000/v1", {})._headers == "Host: [::1]:8000\r\n"
+    assert not lean_url("http://user:secret@127.0.0.1:8000/v1")
