@@ -139,20 +139,13 @@ def plan(exp: Experiment, items: Sequence[Any]) -> list[Unit]:
 
 
 def existing_keys(out: str | Path, run_id: str, *, retry_errors: bool = False) -> set[str]:
-    """``row_key`` values of this run already under ``out`` (with ``retry_errors``, those not ended in error).
-    Another shard may merge its parts while they are read (a part vanishes between listing and reading,
-    its rows already in a merged part): the listing is then read again."""
-    for attempt in range(8):
-        files = sorted(Path(out).glob(f"{run_id}-*.parquet")) if Path(out).is_dir() else []
-        if not files:
-            return set()
-        try:
-            frame = load_results(files, columns=["run_id", "row_key", "parse_status"]).frame
-            break
-        except FileNotFoundError:
-            if attempt == 7:
-                raise
-            time.sleep(0.05 * (attempt + 1))
+    """``row_key`` values of this run already under ``out`` (with ``retry_errors``, those not ended in error). A
+    part another shard merges away while this reads is skipped by the reader (its rows are in the merged part,
+    and none of them is this shard's to ask)."""
+    files = sorted(Path(out).glob(f"{run_id}-*.parquet")) if Path(out).is_dir() else []
+    if not files:
+        return set()
+    frame = load_results(files, columns=["run_id", "row_key", "parse_status"]).frame
     frame = frame[frame["run_id"] == run_id]
     if retry_errors:
         frame = frame[frame["parse_status"] != "error"]
