@@ -86,11 +86,14 @@ def clean_message(text: str, secrets: Sequence[str | None], *, hide_paths: bool)
 
 @dataclass(frozen=True)
 class ModelChoice:
-    """Which model answers: ``kind`` in :data:`MODEL_KINDS`, ``model`` (HF id or API model name), ``base_url``."""
+    """Which model answers: ``kind`` in :data:`MODEL_KINDS`, ``model`` (HF id or API model name), ``base_url``;
+    ``trust_remote_code``: load an HF model that ships its own Python code (private mode only: it would run a
+    visitor's chosen repository's code on this server)."""
 
     kind: str = "baseline"
     model: str = ""
     base_url: str = ""
+    trust_remote_code: bool = False
 
     def validate(self, policy: Policy) -> ModelChoice:
         """The normalised choice, or ValueError naming the bad value and what is allowed under ``policy``."""
@@ -101,6 +104,13 @@ class ModelChoice:
             if len(value) > policy.max_field_chars:
                 raise ValueError(f"{what} {value[:40]!r}… has {len(value)} characters; allowed: at most "
                                  f"{policy.max_field_chars}")
+        if self.trust_remote_code is not False:
+            if self.trust_remote_code is not True or self.kind != "hf":
+                raise ValueError(f"trust_remote_code={self.trust_remote_code!r} is not allowed for a {self.kind} "
+                                 "model; allowed: True for a Hugging Face model, else False")
+            if policy.public:
+                raise ValueError("trust_remote_code is refused in public mode: it runs Python code from the "
+                                 "model's repository on this server; allowed: models that load without it")
         if self.kind == "hf":
             if not model:
                 raise ValueError("give a Hugging Face model id (e.g. 'HuggingFaceTB/SmolVLM-256M-Instruct')")
@@ -115,7 +125,7 @@ class ModelChoice:
             if policy.public and base_url not in policy.allowed_base_urls:
                 allowed = ", ".join(policy.allowed_base_urls) or "none on this server"
                 raise ValueError(f"base URL {base_url!r} is not allowed here; allowed: {allowed}")
-        return ModelChoice(self.kind, model, base_url)
+        return ModelChoice(self.kind, model, base_url, self.trust_remote_code)
 
 
 def _zero_gpu() -> bool:
@@ -166,6 +176,8 @@ class ModelCache:
             self.check_not_failed(choice)
             if key not in self._models:
                 options = {} if choice.kind == "baseline" else {"model_id_or_path": choice.model}
+                if choice.trust_remote_code:  # validated: private mode and an HF model only
+                    options["trust_remote_code"] = True
                 try:
                     self._models[key] = self._factory(choice.kind, **options)
                 except Exception as exc:

@@ -68,9 +68,12 @@ def new_slot() -> str:
     return f"plates-image-{uuid.uuid4().hex}"
 
 
-def parse_completion(status: int, headers: Mapping[str, str], content: bytes) -> tuple[str, int | None, int | None]:
-    """(text, prompt tokens, completion tokens) of a reply; raises :class:`HTTPStatusError` for a status other
-    than 2xx and :class:`Malformed` for a 2xx that is not a chat completion with text."""
+def parse_completion(status: int, headers: Mapping[str, str],
+                     content: bytes) -> tuple[str, int | None, int | None, str | None]:
+    """(text, prompt tokens, completion tokens, revision) of a reply; raises :class:`HTTPStatusError` for a
+    status other than 2xx and :class:`Malformed` for a 2xx that is not a chat completion with text. The revision
+    is what the server says answered: its ``model`` name, then ``@`` and its ``system_fingerprint`` if sent
+    (None without a model name)."""
     if not 200 <= status < 300:
         raise HTTPStatusError(status, headers, _error_detail(content))
     try:
@@ -82,7 +85,9 @@ def parse_completion(status: int, headers: Mapping[str, str], content: bytes) ->
     if not isinstance(text, str):
         raise Malformed(f"no text in the reply (finish_reason={choice.get('finish_reason')!r})")
     usage = data.get("usage") if isinstance(data.get("usage"), dict) else {}
-    return text, _count(usage.get("prompt_tokens")), _count(usage.get("completion_tokens"))
+    model, fingerprint = data.get("model"), data.get("system_fingerprint")
+    revision = (f"{model}@{fingerprint}" if fingerprint else str(model)) if model else None
+    return text, _count(usage.get("prompt_tokens")), _count(usage.get("completion_tokens")), revision
 
 
 def _count(value: Any) -> int | None:

@@ -69,6 +69,12 @@ COLUMNS: dict[str, tuple[pa.DataType, str]] = {
     "delta_e_drawn_p95": (pa.float64(), "95th percentile of CIEDE2000 over the dot pairs drawn (jitter included)"),
     "text_only": (pa.bool_(), "condition: the image was replaced by a black image of its size (ColorBench App. J)"),
     "protocol": (pa.string(), "paper protocol the sampling settings came from (plates.runs.protocols); null: ours"),
+    # whatever decided the answer, as sent (plates.models.base.Reply.settings / .revision)
+    "generation_json": (pa.string(), "every generation setting sent or applied, as JSON (sampling, temperature, "
+                                     "top-k/p, penalties, token budget, stop tokens, prompt format, what was left "
+                                     "to the server); null: no model generated the reply (a person)"),
+    "model_revision": (pa.string(), "what identifies the weights that answered: a local model's commit hash, an "
+                                    "API's served model name and '@' its system_fingerprint; null: unknown"),
 }
 
 #: The ΔE2000 columns a stimulus's measurement fills (`plates.stimuli.ishihara.measure.DrawnDeltaE.columns`).

@@ -74,7 +74,8 @@ CONDITION_KEYS = ("sizes", "grayscale", "hue_shifts", "cvd", "variants", "text_o
 MODEL_KEYS = ("backend", "model", "max_tokens", "temperature")
 #: Model options that change how a run goes, not what it answers: left out of the run id.
 OPERATIONAL_MODEL_KEYS = ("base_url", "api_key_env", "concurrency", "timeout", "max_attempts", "batch_size",
-                          "device", "dtype", "fail_after", "backoff_base", "backoff_max", "max_retry_after")
+                          "device", "dtype", "fail_after", "backoff_base", "backoff_max", "max_retry_after",
+                          "device_map", "trust_remote_code")
 _NAME_RE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$")
 
 
@@ -445,12 +446,17 @@ def quick_experiment(*, dataset: str, prompt: str, backend: str, model: str, out
                      shots: int = 0, seed: int = 0, timeout: float | None = None,
                      max_attempts: int | None = None, prompt_files: tuple[str, ...] = (),
                      protocol: str | None = None, sample: int | None = None,
-                     sample_seed: int | None = None) -> Experiment:
+                     sample_seed: int | None = None, sampling_fields: str | None = None) -> Experiment:
     """The experiment of ``plates run --dataset ... --prompt ... --backend ... --model ...`` (one model, one
-    prompt, one condition)."""
+    prompt, one condition). ``sampling_fields``: the openai backend's (plates.models.decoding)."""
     m: dict[str, Any] = {"backend": backend, "model": model}
     if base_url is not None:
         m["base_url"] = base_url
+    if sampling_fields is not None:
+        if backend != "openai":
+            raise ValueError(f"sampling_fields applies to the openai backend only, not {backend!r}; allowed: "
+                             "--backend openai")
+        m["sampling_fields"] = sampling_fields
     if backend == "openai":
         m["api_key_env"] = api_key_env if api_key_env else False
     if concurrency is not None:

@@ -85,6 +85,7 @@ def build_row(asked: Asked, reply: Reply, secrets: Sequence[str | None] = ()) ->
         **{c: asked.measured.get(c) for c in MEASURED_COLUMNS},
         "latency_s": float(reply.latency_s), "prompt_tokens": reply.prompt_tokens,
         "completion_tokens": reply.completion_tokens, "attempts": int(reply.attempts),
+        "generation_json": redact(reply.settings_json, secrets), "model_revision": reply.revision,
         "timestamp": datetime.now(UTC),
     }
     if reply.unsupported:

@@ -319,6 +319,13 @@ def test_local_model_flags_reach_hf_models_only_and_keep_the_run_id(tmp_path, ca
     assert "--device apply to local Hugging Face models only" in capsys.readouterr().err
     assert main([*quick, "--dtype", "int4"]) == 2
     assert "--dtype 'int4' is not allowed; allowed: auto, bfloat16" in capsys.readouterr().err
+    spread = build_experiment(build_parser().parse_args([*quick, "--device-map", "auto", "--trust-remote-code"]))
+    assert spread.models[0].options == {"device_map": "auto", "trust_remote_code": True}
+    assert spread.run_id == plain.run_id and plain.models[0].options == {}  # remote code: never by default
+    assert main([*quick, "--device-map", "auto", "--device", "cpu"]) == 2
+    assert "give --device or --device-map, not both" in capsys.readouterr().err
+    assert main([*quick, "--device-map", "everywhere"]) == 2
+    assert "--device-map 'everywhere' is not allowed; allowed: auto, balanced" in capsys.readouterr().err
 
 
 @pytest.mark.slow  # imports torch + transformers and builds a tiny LLaVA offline (tests/support/tiny_vlm.py)

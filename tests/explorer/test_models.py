@@ -55,6 +55,24 @@ def test_model_choice_follows_the_public_policy():
     assert em.ModelChoice("hf", "./local/dir").validate(ex.Policy()).model == "./local/dir"  # private: paths ok
 
 
+def test_remote_code_is_an_explicit_private_opt_in_and_refused_in_public_mode():
+    seen = []
+
+    def factory(kind, **options):
+        seen.append((kind, options))
+        return Scripted()
+
+    with pytest.raises(ValueError, match="trust_remote_code is refused in public mode"):
+        em.ModelChoice("hf", "org/ok", trust_remote_code=True).validate(PUBLIC)
+    with pytest.raises(ValueError, match="trust_remote_code=True is not allowed for a openai model"):
+        em.ModelChoice("openai", "m", "https://ok.example/v1", trust_remote_code=True).validate(ex.Policy())
+    cache = em.ModelCache(factory)
+    cache.get(em.ModelChoice("hf", "org/plain").validate(ex.Policy()))
+    cache.get(em.ModelChoice("hf", "org/own-code", trust_remote_code=True).validate(ex.Policy()))
+    assert seen == [("hf", {"model_id_or_path": "org/plain"}),
+                    ("hf", {"model_id_or_path": "org/own-code", "trust_remote_code": True})]
+
+
 def test_public_mode_never_uses_the_servers_key(monkeypatch):
     monkeypatch.setenv("OPENAI_API_KEY", "server-owned-key")
     with pytest.raises(ValueError, match="an API key is needed"):

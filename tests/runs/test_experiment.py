@@ -68,6 +68,15 @@ def test_quick_run_equals_the_same_toml():
     assert quick.run_id == parse_experiment(_data()).run_id
 
 
+def test_sampling_fields_change_the_run_id_and_apply_to_the_openai_backend_only():
+    common = dict(dataset="colorblindnesseval", prompt="cbe-open", model="m", out="x", base_url="http://127.0.0.1:1/v1")
+    plain = quick_experiment(backend="openai", **common)
+    vllm = quick_experiment(backend="openai", sampling_fields="vllm", **common)
+    assert vllm.models[0].options["sampling_fields"] == "vllm" and vllm.run_id != plain.run_id
+    with pytest.raises(ValueError, match="sampling_fields applies to the openai backend only"):
+        quick_experiment(backend="hf", sampling_fields="vllm", **common)
+
+
 @pytest.mark.parametrize(
     ("changes", "message"),
     [

@@ -120,8 +120,10 @@ class ChatServer:
         delay: float = 0.0,
         models: Sequence[str] = ("test-model",),
         api_key: str | None = None,
+        fingerprint: str | None = None,
     ) -> None:
         self.answer = answer
+        self.fingerprint = fingerprint  # the system_fingerprint each completion carries (None: not sent)
         self.faults = faults
         self.faults_by_text = {k: list(v) for k, v in (faults_by_text or {}).items()}
         self.delay = delay
@@ -325,7 +327,7 @@ class _Handler(BaseHTTPRequestHandler):
         completion_tokens = len(text.split())
         self._send_json(200, {
             "id": f"chatcmpl-{record.n}", "object": "chat.completion", "created": int(time.time()),
-            "model": record.model,
+            "model": record.model, **({"system_fingerprint": srv.fingerprint} if srv.fingerprint else {}),
             "choices": [{"index": 0, "message": {"role": "assistant", "content": text}, "finish_reason": "stop"}],
             "usage": {"prompt_tokens": prompt_tokens, "completion_tokens": completion_tokens,
                       "total_tokens": prompt_tokens + completion_tokens},
