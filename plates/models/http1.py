@@ -5,8 +5,8 @@ Measured with 512 px stored plates against a local server at concurrency 64 (ben
 machine): once the openai SDK was gone, httpx, httpcore and anyio were about half of the client's CPU per request
 (header models, the pool's bookkeeping, anyio's stream layers). Here each request is one ``write`` of a prepared
 head and the body on a kept-alive asyncio stream, and one read of the reply's head and body. ``https://`` URLs,
-proxied hosts and redirects the caller asked to follow go through httpx (`plates.models.openai_compat`): TLS,
-proxies and redirect rules are not reimplemented here.
+proxied hosts and redirects the caller asked to follow go through httpx (`HttpxLane`, chosen by `make_lanes`):
+TLS, proxies and redirect rules are not reimplemented here.
 
 Bounds (untrusted replies): a reply head of at most 64 kB, a body of at most `MAX_BODY` bytes.
 """
@@ -17,9 +17,13 @@ import asyncio
 import urllib.request
 from collections.abc import Mapping
 from dataclasses import dataclass
+from typing import Any
 from urllib.parse import urlsplit
 
+import httpx
+
 MAX_BODY = 64 * 1024 * 1024  # bytes of one reply body
+LANE_SIZE = 8  # connections per httpx client (see make_lanes)
 _HEAD_LIMIT = 64 * 1024
 
 
@@ -163,3 +167,40 @@ async def _read_body(reader: asyncio.StreamReader, headers: Mapping[str, str]) -
     if len(data) > MAX_BODY:
         raise Dropped(f"a reply body over {MAX_BODY} bytes")
     return data
+
+
+class HttpxLane:
+    """An httpx client of ``size`` connections with :class:`Http1Pool`'s ``post`` and ``aclose``."""
+
+    def __init__(self, base_url: str, headers: Mapping[str, str], timeout: float, size: int, *,
+                 follow_redirects: bool) -> None:
+        self.client = httpx.AsyncClient(
+            base_url=base_url + "/", headers=dict(headers), timeout=timeout, follow_redirects=follow_redirects,
+            limits=httpx.Limits(max_connections=size, max_keepalive_connections=size))
+
+    async def post(self, path: str, body: bytes, extra_headers: Mapping[str, str] | None = None) -> Response:
+        reply = await self.client.post(path, content=body, headers=extra_headers)
+        return Response(reply.status_code, reply.headers, reply.content)
+
+    async def aclose(self) -> None:
+        await self.client.aclose()
+
+
+def make_lanes(base_url: str, headers: Mapping[str, str], timeout: float, concurrency: int, *,
+               follow_redirects: bool) -> tuple[list[Any], list[Any], HttpxLane | None]:
+    """The transport for ``concurrency`` requests in flight to ``base_url``: (one lane per request slot, the
+    clients to close, the client that follows a redirect the lean client got, or None).
+
+    A plain ``http://`` URL without a proxy (`lean_url`) gets one :class:`Http1Pool` behind every slot, and,
+    when ``follow_redirects``, an httpx client for the 3xx answers (httpx's redirect rules). Anything else goes
+    through httpx, whose pool scans all its connections for every request it places (quadratic: 60% of the
+    client's CPU at concurrency 64 in one pool), so its slots are spread over clients of at most `LANE_SIZE`
+    connections each.
+    """
+    if lean_url(base_url):
+        pool = Http1Pool(base_url, headers)
+        redirects = HttpxLane(base_url, headers, timeout, 1, follow_redirects=True) if follow_redirects else None
+        return [pool] * concurrency, [pool, *([redirects] if redirects else [])], redirects
+    clients = [HttpxLane(base_url, headers, timeout, min(LANE_SIZE, concurrency - first),
+                         follow_redirects=follow_redirects) for first in range(0, concurrency, LANE_SIZE)]
+    return [clients[i // LANE_SIZE] for i in range(concurrency)], clients, None

@@ -4,10 +4,11 @@ One backend covers OpenAI, vLLM and SGLang servers, Ollama, OpenRouter and the O
 Gemini and Anthropic. Images (PIL, sRGB 0-255) go as base64 PNG data URLs in ``image_url`` content parts (a
 stored PNG as its own bytes, `plates.images.StoredPng`); few-shot examples go as earlier user/assistant messages.
 
-Transport: requests go over one shared ``httpx.AsyncClient`` per ``ask``, each body written once
-(`plates.models.chat_wire`), not through the openai SDK, which was the largest part of the client's CPU per
-request (see chat_wire). The request is what the SDK sent: ``POST {base_url}/chat/completions`` with a Bearer
-key, ``extra_body`` merged into the body and ``extra_headers`` added to the headers.
+Transport, not through the openai SDK (the largest part of the client's CPU per request; see chat_wire): each
+body is written once per request (`plates.models.chat_wire`) and sent by a lean HTTP/1.1 client to a plain
+``http://`` server, by httpx otherwise (`plates.models.http1.make_lanes`). The request is what the SDK sent:
+``POST {base_url}/chat/completions`` with a Bearer key, ``extra_body`` merged into the body and
+``extra_headers`` added to the headers.
 
 Reliability, done here so that attempts are counted:
 bounded concurrency; a per-request deadline; retries with exponential backoff and full jitter on 408, 409,
@@ -60,7 +61,7 @@ from plates.models.chat_wire import (
     png_base64,
 )
 from plates.models.decoding import SAMPLING_FIELDS, api_sampling
-from plates.models.http1 import ConnectFailed, Dropped, Http1Pool, Response, lean_url
+from plates.models.http1 import ConnectFailed, Dropped, make_lanes
 from plates.secrets import redact
 
 RETRY_STATUSES = frozenset({408, 409, 429}) | frozenset(range(500, 600))
@@ -69,7 +70,6 @@ TOKEN_PARAMS = ("max_tokens", "max_completion_tokens", None)
 IMAGE_DETAILS = ("auto", "low", "high", None)
 NO_KEY = "EMPTY"  # what local servers (vLLM, Ollama) accept when they need no key
 OPENAI_URL = "https://api.openai.com/v1"  # base_url None
-LANE_SIZE = 8  # connections per httpx client (see _Run._main)
 
 
 @dataclass(frozen=True)
@@ -343,23 +343,6 @@ def _short(text: str, limit: int = 200) -> str:
     return text if len(text) <= limit else text[: limit - 3] + "..."
 
 
-class _HttpxLane:
-    """An httpx client of ``size`` connections with the lean client's ``post`` (`plates.models.http1`)."""
-
-    def __init__(self, base_url: str, headers: dict[str, str], timeout: float, size: int, *,
-                 follow_redirects: bool) -> None:
-        self.client = httpx.AsyncClient(
-            base_url=base_url + "/", headers=headers, timeout=timeout, follow_redirects=follow_redirects,
-            limits=httpx.Limits(max_connections=size, max_keepalive_connections=size))
-
-    async def post(self, path: str, body: bytes, extra_headers: dict[str, str] | None) -> Response:
-        reply = await self.client.post(path, content=body, headers=extra_headers)
-        return Response(reply.status_code, reply.headers, reply.content)
-
-    async def aclose(self) -> None:
-        await self.client.aclose()
-
-
 _DONE = object()
 
 
@@ -402,30 +385,15 @@ class _Run:
         if self.cancelled.is_set():
             return
         # Everything that does not depend on the request is made once here: the transport (connections,
-        # headers) and the slot token image URLs are spliced into. A request takes a lane's token for its whole
-        # life (retries included), which bounds the requests in flight. A plain http:// server (a local vLLM)
-        # gets the lean HTTP/1.1 client (plates.models.http1); anything else goes through httpx, whose pool
-        # scans all its connections for every request it places (quadratic: 60% of the client's CPU at
-        # concurrency 64 in one pool), so its lanes are clients of at most LANE_SIZE connections each.
+        # headers; plates.models.http1.lanes) and the slot token image URLs are spliced into. A request takes
+        # a lane for its whole life (retries included), which bounds the requests in flight.
         headers = {"Authorization": f"Bearer {b._key}", "Content-Type": "application/json",
                    "Accept": "application/json", "User-Agent": f"plates/{__version__}"}
-        base_url = (b.base_url or OPENAI_URL).rstrip("/")
+        tokens, clients, self.redirects = make_lanes((b.base_url or OPENAI_URL).rstrip("/"), headers, b.timeout,
+                                                     b.concurrency, follow_redirects=b.follow_redirects)
         lanes: asyncio.Queue[Any] = asyncio.Queue()
-        clients: list[Any] = []
-        if lean_url(base_url):
-            clients.append(Http1Pool(base_url, headers))
-            for _ in range(b.concurrency):
-                lanes.put_nowait(clients[0])
-            self.redirects = _HttpxLane(base_url, headers, b.timeout, 1, follow_redirects=True) \
-                if b.follow_redirects else None  # a 3xx the caller wants followed: httpx's rules
-            clients += [self.redirects] if self.redirects is not None else []
-        else:
-            self.redirects = None
-            for first in range(0, b.concurrency, LANE_SIZE):
-                size = min(LANE_SIZE, b.concurrency - first)
-                clients.append(_HttpxLane(base_url, headers, b.timeout, size, follow_redirects=b.follow_redirects))
-                for _ in range(size):
-                    lanes.put_nowait(clients[-1])
+        for lane in tokens:
+            lanes.put_nowait(lane)
         self.slot = new_slot()
         seen: dict[int, int] = {}
         for query in self.queries:
