@@ -28,7 +28,6 @@ import os
 import random
 import sys
 import time
-from collections import OrderedDict
 from collections.abc import Callable, Iterator, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from contextlib import contextmanager
@@ -39,14 +38,13 @@ from typing import Any
 import numpy as np
 
 from plates.colour import delta_e2000
-from plates.conditions import apply_condition, changes_pixels
 from plates.datasets import PRESETS, load_dataset
 from plates.datasets.sample import Sample, load_sample
-from plates.images import StoredPng
 from plates.models import make_backend as registry_make
 from plates.models.base import Query
 from plates.results import ResultsWriter, compact_run, load_results
 from plates.runs.experiment import ConditionSpec, Experiment, ModelSpec
+from plates.runs.images import RunImages
 from plates.runs.rows import Asked, build_row
 from plates.shards import Shard
 from plates.stimuli import render
@@ -152,62 +150,6 @@ def existing_keys(out: str | Path, run_id: str, *, retry_errors: bool = False) -
     return set(frame["row_key"].dropna())
 
 
-#: Bytes of encoded PNGs (changed or rendered images for a backend that sends PNG) kept across chunks.
-ENCODED_CACHE_BYTES = 64_000_000
-
-
-class _Images:
-    """Prepared images (PIL RGB, sRGB 0-255), cached for the current item and its few-shot examples; images
-    encoded for a backend that sends PNG bytes are kept longer (`ENCODED_CACHE_BYTES`), so a plate shown as a
-    few-shot example in many chunks is encoded once."""
-
-    def __init__(self, items: Sequence[Any]) -> None:
-        self.items = items
-        self._plates: dict[int, Any] = {}
-        self._bases: dict[tuple[int, str], Any] = {}
-        self._cache: dict[tuple[int, str, ConditionSpec], Any] = {}
-        self._encoded: OrderedDict[tuple[int, str, ConditionSpec], StoredPng] = OrderedDict()  # oldest first
-        self._encoded_bytes = 0
-
-    def get(self, index: int, variant: str, cond: ConditionSpec, *, png: bool = False) -> Any:
-        """The item's image of ``variant`` under ``cond``: the stored (or rendered) image itself when the
-        condition changes no pixel, else a new one. With ``png`` (a backend that sends PNG bytes) as a
-        `plates.images.StoredPng`: a stored file's bytes as they are, any other image encoded once and kept
-        so that every question and few-shot example sends the same bytes."""
-        key = (index, variant, cond)
-        if png and key in self._encoded:
-            self._encoded.move_to_end(key)
-            return self._encoded[key]
-        if key not in self._cache:
-            base, condition = self._variant(index, variant), cond.to_condition()
-            self._cache[key] = apply_condition(base, condition) if changes_pixels(base, condition) else base
-        image = self._cache[key]
-        if png and not (isinstance(image, StoredPng) and image.stored is not None):
-            image = self._cache[key] = self._encoded[key] = StoredPng.of(image)
-            self._encoded_bytes += len(image.stored)
-            while self._encoded_bytes > ENCODED_CACHE_BYTES and len(self._encoded) > 1:
-                self._encoded_bytes -= len(self._encoded.popitem(last=False)[1].stored)
-        return image
-
-    def _variant(self, index: int, variant: str) -> Any:
-        if (index, variant) in self._bases:
-            return self._bases[(index, variant)]
-        item = self.items[index]
-        if variant == getattr(item, "variant", "standard") and getattr(item, "path", None) is not None:
-            image = item.image()  # read from the dataset folder (a StoredPng: its bytes kept)
-        else:  # rendered from its spec (exact, seeded), once: the drawn ΔE2000 reads the same rendering
-            if index not in self._plates:
-                self._plates[index] = render(item.spec)
-            image = self._plates[index].variant(variant)
-        self._bases[(index, variant)] = image
-        return image
-
-    def forget_except(self, keep: set[int]) -> None:
-        self._plates = {i: p for i, p in self._plates.items() if i in keep}
-        self._bases = {k: v for k, v in self._bases.items() if k[0] in keep}
-        self._cache = {k: v for k, v in self._cache.items() if k[0] in keep}
-
-
 def _examples(exp: Experiment, items: Sequence[Any], pool: Sequence[int], index: int, k: int) -> list[int]:
     """k other plates of ``pool`` (the items of the same colour set and variant), chosen with a generator
     seeded by (seed, item id, k); never the question's own plate."""
@@ -226,7 +168,7 @@ class _Builder:
     def __init__(self, exp: Experiment, items: Sequence[Any]) -> None:
         self.exp, self.items = exp, items
         self.run_id = exp.run_id  # a hash of the experiment's JSON: computed once, not per row
-        self.images = _Images(items)
+        self.images = RunImages(items)
         self._delta_e: dict[Any, float | None] = {}
         self._drawn: dict[int, dict[str, Any]] = {}
         self._spec_json: dict[int, str] = {}
@@ -269,7 +211,7 @@ class _Builder:
             elif item.drawn is not None:
                 self._drawn[index] = dict(item.drawn)
             else:
-                drawn = (self.images._plates.get(index) or render(item.spec)).stats.delta_e_drawn
+                drawn = (self.images.plates.get(index) or render(item.spec)).stats.delta_e_drawn
                 self._drawn[index] = {} if drawn is None else drawn.columns()
         return self._drawn[index]
 

@@ -327,6 +327,7 @@ def test_a_generated_folder_reports_the_drawn_delta_e_without_rendering_again(tm
     import pyarrow.parquet as pq
 
     from plates.datasets import generate, load_dataset
+    from plates.runs import images as run_images
     from plates.runs import runner
     from plates.runs.experiment import quick_experiment
 
@@ -337,6 +338,7 @@ def test_a_generated_folder_reports_the_drawn_delta_e_without_rendering_again(tm
         raise AssertionError("a plate was rendered again")
 
     monkeypatch.setattr(runner, "render", no_render)
+    monkeypatch.setattr(run_images, "render", no_render)
     monkeypatch.setattr(runner, "delta_e2000", lambda *a: pytest.fail("the nominal ΔE2000 was computed again"))
     exp = quick_experiment(dataset=str(tmp_path / "data"), prompt="huemanity-numeric", backend="baseline",
                            model="baseline-cnn", out=str(tmp_path / "out"))
