@@ -1,6 +1,6 @@
 """Client throughput of `plates run` against an OpenAI-compatible server that answers after a set latency.
 
-Targets (issue 23): 2,000 stored 512 px PNG plates of a generated set (HueManity numeric, in its paper's style),
+Targets: 2,000 stored 512 px PNG plates of a generated set (HueManity numeric, in its paper's style),
 a server that answers after 200 ms: efficiency >= 0.9 at concurrency 16 and >= 0.6 at concurrency 64 (efficiency
 = ideal / wall time, ideal = requests x latency / concurrency), client CPU <= 3 ms per request, client peak RSS
 <= 400 MB, on the project's 2-core machine with the server on it too.

@@ -64,6 +64,7 @@ def main(args: argparse.Namespace) -> int:
         raise ValueError("--sample-seed needs --sample N; allowed: --sample N [--sample-seed S]")
     shard = None if args.shard is None else Shard.parse(args.shard)
     if args.grid is not None:
+        # lazy: loads only when this subcommand runs (plates.cli)
         from plates.datasets.grid import generate_grid, load_grid
 
         if shard is not None:
@@ -78,6 +79,7 @@ def main(args: argparse.Namespace) -> int:
         summary = generate_grid(load_grid(args.grid), args.out, limit=limit, workers=args.workers,
                                 compress_level=args.compress_level, progress=not args.no_progress)
     else:
+        # lazy: loads only when this subcommand runs (plates.cli)
         from plates.datasets import generate
         from plates.datasets.sample import Sample
 

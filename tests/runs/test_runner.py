@@ -363,7 +363,7 @@ def _sent_png(url: str) -> bytes:
 
 
 def test_stored_pngs_are_sent_byte_for_byte_when_no_condition_changes_them(tmp_path, monkeypatch):
-    """Issue 23: a stored plate travels as its file's bytes (decoding and encoding it again was half the
+    """A stored plate travels as its file's bytes (decoding and encoding it again was half the
     client's CPU); its own size as the condition changes nothing either."""
     import plates.images
 
