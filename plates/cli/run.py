@@ -21,6 +21,7 @@ import dataclasses
 import sys
 
 from plates.cli import EXIT_BACKEND, EXIT_BAD_INPUT, positive
+from plates.shards import Shard
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
@@ -45,6 +46,9 @@ def register(subparsers: argparse._SubParsersAction) -> None:
                    help="images per generate() call of a local model (hf; default 8)")
     o.add_argument("--retry-errors", action="store_true", help="ask again the rows that ended in a request error")
     o.add_argument("--no-progress", action="store_true", help="no progress bar on stderr")
+    o.add_argument("--shard", metavar="I/N", help="ask only shard I of N of the rows (a deterministic slice; N "
+                   "shards into one --out equal the unsharded run, e.g. a Slurm job array: see the README); "
+                   "rerun without --shard afterwards to merge the parts")
     p.set_defaults(func=main)
 
 
@@ -178,9 +182,10 @@ def main(args: argparse.Namespace) -> int:
     from plates.runs.runner import key_values, run_experiment
     from plates.secrets import redact
 
+    shard = None if args.shard is None else Shard.parse(args.shard)
     exp = build_experiment(args)
     try:
-        summary = run_experiment(exp, retry_errors=args.retry_errors, progress=not args.no_progress)
+        summary = run_experiment(exp, retry_errors=args.retry_errors, progress=not args.no_progress, shard=shard)
     except BackendFailing as exc:
         why = redact(str(exc), key_values(exp)).removeprefix("stopping: ")
         print(f"plates run: error: the backend keeps failing, stopped: {why}\n"

@@ -14,6 +14,7 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 from PIL import Image
 
+from plates.images import StoredPng
 from plates.stimuli import family_of, render
 from plates.tasks.base import subject_of
 
@@ -95,6 +96,10 @@ class DatasetItem:
     #: ``delta_e_target``, ``delta_e_drawn_*``), so a run need not render the plate again to report it; None
     #: when not recorded (presets rendered in memory, other families).
     drawn: Mapping[str, float | None] | None = None
+    #: The plate's nominal ΔE2000 as the manifest recorded it (column ``delta_e``: mean CIEDE2000 over the
+    #: colour set's foreground x background pairs, `plates.stimuli.ishihara.plate.PlateStats.delta_e`), so a
+    #: run need not compute it again; None when not recorded.
+    delta_e: float | None = None
 
     @property
     def family(self) -> str:
@@ -117,8 +122,8 @@ class DatasetItem:
         return subject_of(render(self.spec), fixed)
 
     def image(self) -> Image.Image:
-        """The PIL RGB image: read from ``path`` when set, else rendered from ``spec``."""
+        """The PIL RGB image (sRGB 0-255): read from ``path`` when set (a `plates.images.StoredPng`, decoded
+        lazily, for a plain 8-bit RGB PNG), else rendered from ``spec``."""
         if self.path is not None:
-            with Image.open(self.path) as im:
-                return im.convert("RGB")
+            return StoredPng.read(self.path)  # its bytes kept, sent as they are when nothing changes them
         return render(self.spec).variant(self.variant)
