@@ -7,6 +7,7 @@ live in `plates.datasets.presets` (their writer is tuned for the 84k-image HueMa
 
 from __future__ import annotations
 
+import difflib
 from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass
 from itertools import chain
@@ -14,9 +15,11 @@ from types import MappingProxyType
 
 from plates.datasets import illusions as ill
 from plates.datasets import scenes as sc
+from plates.datasets.presets import PRESETS
 from plates.datasets.write import Entry
 
-__all__ = ["FAMILY_PRESETS", "FamilyPreset", "get_family_preset"]
+__all__ = ["FAMILY_PRESETS", "FamilyPreset", "get_family_preset", "presets_by_family", "presets_listing",
+           "unknown_preset"]
 
 
 @dataclass(frozen=True)
@@ -61,5 +64,32 @@ FAMILY_PRESETS: Mapping[str, FamilyPreset] = MappingProxyType(_presets())
 def get_family_preset(name: str) -> FamilyPreset:
     """The family preset called ``name``; ValueError listing them otherwise."""
     if name not in FAMILY_PRESETS:
-        raise ValueError(f"preset {name!r} is not known; allowed: {', '.join(FAMILY_PRESETS)}")
+        raise unknown_preset(name)
     return FAMILY_PRESETS[name]
+
+
+def presets_by_family() -> dict[str, tuple[str, ...]]:
+    """Every preset name, grouped by family: ``{"plate": (...), "illusion": (...), "scene": (...)}`` (plate
+    presets from `plates.datasets.presets.PRESETS`, the others from :data:`FAMILY_PRESETS`)."""
+    out: dict[str, tuple[str, ...]] = {"plate": tuple(PRESETS)}
+    for p in FAMILY_PRESETS.values():
+        out[p.family] = (*out.get(p.family, ()), p.name)
+    return out
+
+
+def presets_listing() -> str:
+    """One line per family, ``"plate: a, b; illusion: c; scene: d"``, for errors and ``--help``.
+
+    >>> presets_listing().startswith("plate: colorblindnesseval, ")
+    True
+    """
+    return "; ".join(f"{family}: {', '.join(names)}" for family, names in presets_by_family().items())
+
+
+def unknown_preset(name: object) -> ValueError:
+    """The error for a preset name that no family has: every family's presets (:func:`presets_listing`) and,
+    for a near-miss name, ``did you mean`` (``difflib.get_close_matches``). Returned, not raised."""
+    names = [n for group in presets_by_family().values() for n in group]
+    close = difflib.get_close_matches(name, names, n=1) if isinstance(name, str) else []
+    hint = f"; did you mean {close[0]!r}?" if close else ""
+    return ValueError(f"preset {name!r} is not known; allowed: {presets_listing()}{hint}")
