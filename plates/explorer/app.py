@@ -21,6 +21,7 @@ from plates.conditions import Condition
 from plates.explorer import family_tabs
 from plates.explorer import models as em
 from plates.explorer import plate as ex
+from plates.stimuli.ishihara.plate import PlateSpec
 
 log = logging.getLogger("plates.app")
 #: Seconds between the sweep's page updates (answers arriving faster are shown together).
@@ -188,7 +189,7 @@ def build_app(policy: ex.Policy | None = None) -> gr.Blocks:
         history = [*history, row][-em.MAX_HISTORY:]
         seen_png = scratch.write("model-input", "png", ex.png_bytes(seen))  # exact pixels, fast encoder
         return (row["reply"] or "", em.result_markdown(row), history, em.history_frame(history),
-                _parquet(history), run_id, seen_png)
+                _parquet(history), run_id, seen_png, em.sent(spec, ask, plates_seen)[1])
 
     def run_sweep(key, history, run_id, low, high, points, kind, hf_id, api_model, base_url, prompt_name,
                   prompt_text, size, grayscale, hue, cvd, severity, variant, base_json, *vals):
@@ -204,12 +205,15 @@ def build_app(policy: ex.Policy | None = None) -> gr.Blocks:
         rows: list[dict] = []
         try:  # one batch: an API backend asks every point at once; the page updates every SWEEP_UPDATE_S
             answers = em.ask_many(plan.specs, ask, backend, colour_set=vals[0], run_id=run_id, secrets=(key,),
-                                  gpu=cache.ask_on_gpu)
+                                  gpu=cache.ask_on_gpu, renderer=plates_seen)
             for batch in em.in_batches(answers, SWEEP_UPDATE_S):
                 rows += batch
                 history = [*history, *batch][-em.MAX_HISTORY:]
+                # "What the model received" follows the sweep: the latest answered point's image and request
+                latest, request_md = em.sent(PlateSpec.from_json(batch[-1]["spec_json"]), ask, plates_seen)
                 yield (history, em.history_frame(history), em.sweep_figure(rows), _parquet(history),
-                       em.sweep_replies(rows), em.sweep_summary(rows, plan.skipped))
+                       em.sweep_replies(rows), em.sweep_summary(rows, plan.skipped),
+                       scratch.write("model-input", "png", ex.png_bytes(latest)), request_md)
         finally:
             if close:
                 backend.close()
@@ -301,7 +305,7 @@ def build_app(policy: ex.Policy | None = None) -> gr.Blocks:
                                          visible=False, max_length=field_cap)
                     key_status = gr.Markdown("No key set.", visible=False)
                 with gr.Column():
-                    prompt_name = gr.Dropdown(list(em.PROMPTS), value="cbe-open", label="Prompt")
+                    prompt_name = gr.Dropdown(list(em.PROMPTS), value="cbe-open", label="Prompt", elem_id="prompt-name")
                     prompt_text = gr.Textbox(em.prompt_template_text("cbe-open"), lines=4,
                                              label="Prompt text (editable)",
                                              max_length=policy.max_prompt_chars)
@@ -316,11 +320,12 @@ def build_app(policy: ex.Policy | None = None) -> gr.Blocks:
             ask_btn = gr.Button("Ask the model", variant="primary")
             with gr.Row():
                 seen = gr.Image(label="What the model received", type="pil", format="png", interactive=False,
-                                height=220, scale=1)
+                                height=220, scale=1, elem_id="seen")
                 with gr.Column(scale=3):
                     reply = gr.Textbox(label="Raw reply (after a sweep: every point's)", lines=3,
                                        elem_id="reply")
                     verdict = gr.Markdown(elem_id="verdict")
+                    request_md = gr.Markdown(elem_id="sent-request")
             with gr.Accordion("ΔE2000 sweep: the same text at a range of differences", open=True):
                 with gr.Row():
                     sweep_lo = gr.Number(1.0, label="ΔE2000 from")
@@ -381,12 +386,13 @@ def build_app(policy: ex.Policy | None = None) -> gr.Blocks:
             return (args[0],)
 
         ask_btn.click(guard(ask_model, secrets), [key_state, history_state, run_state, *model_inputs],
-                      [reply, verdict, history_state, history_table, history_download, run_state, seen],
+                      [reply, verdict, history_state, history_table, history_download, run_state, seen, request_md],
                       api_name="ask",
                       concurrency_limit=model_limit, concurrency_id="model")
         sweep_btn.click(guard(run_sweep, secrets),
                         [key_state, history_state, run_state, sweep_lo, sweep_hi, sweep_n, *model_inputs],
-                        [history_state, history_table, sweep_plot, history_download, reply, verdict],
+                        [history_state, history_table, sweep_plot, history_download, reply, verdict, seen,
+                         request_md],
                         api_name="sweep",
                         concurrency_limit=model_limit, concurrency_id="model")
     demo.queue(max_size=32 if policy.public else None, default_concurrency_limit=2)

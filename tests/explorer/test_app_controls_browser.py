@@ -70,3 +70,30 @@ def test_a_share_link_with_a_font_alias_opens_its_plate(url, browser, tmp_path):
     assert text_colour == ex.to_hex(spec.colours[1][0])  # the palette's background colour paints the text
     page.screenshot(path=str(tmp_path / "alias-font.png"), full_page=True)
     page.close()
+
+
+def test_the_model_tab_shows_the_filled_prompt_and_options_and_the_sweeps_image(url, browser, tmp_path):  # noqa: F811
+    page = browser.new_page(viewport={"width": 1400, "height": 1000})
+    page.goto(url)
+    wait_for_plate(page)
+    page.get_by_role("tab", name="Model").click()
+    box = page.locator("#prompt-name input").first
+    box.click()
+    box.fill("colorbench-mc")
+    page.get_by_role("option", name="colorbench-mc", exact=True).click()
+    page.get_by_role("button", name="Ask the model").click()
+    page.wait_for_function(
+        "() => (document.querySelector('#sent-request')?.innerText || '').includes('Options:')", timeout=60_000)
+    request = page.locator("#sent-request").inner_text()
+    text = request
+    assert "{options}" not in text and "{candidate}" not in text
+    assert "A " in text and "B " in text and "Expected answer:" in text and "the plate's text: 12" in text
+    assert "Temperature 0 · max tokens" in text and "image 512×512 px as sent" in text
+    page.screenshot(path=str(tmp_path / "request.png"), full_page=True)
+    first = page.locator("#seen img").first.get_attribute("src")
+    page.get_by_role("button", name="Run sweep").click()
+    page.wait_for_function("() => (document.querySelector('#reply textarea')?.value || '').split('\\n').length >= 8",
+                           timeout=120_000)
+    page.wait_for_function("old => (document.querySelector('#seen img')?.src || old) !== old", arg=first,
+                           timeout=60_000)  # the image follows the sweep
+    page.close()
