@@ -32,7 +32,8 @@ def open_uploads(files: tuple[tuple[str, bytes], ...]) -> views.Opened:
 
 @st.cache_data(show_spinner=False)
 def reference() -> pd.DataFrame | None:
-    """The papers' published tables (results/reference/), or None with a warning when they cannot be read."""
+    """The papers' published tables (package data: plates/results/published/), or None with a warning when
+    they cannot be read."""
     try:
         from plates.results.reference import load_reference
 

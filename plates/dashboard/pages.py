@@ -15,11 +15,12 @@ import pandas as pd
 import plotly.graph_objects as go
 
 from plates.analysis import metrics
-from plates.charts import comparison
+from plates.charts import comparison, published
 from plates.charts import ishihara as charts
 from plates.charts.common import CONDITION
 from plates.dashboard import queries
 from plates.dashboard.views import View
+from plates.results.reference import load_reference
 from plates.tasks import TASKS
 
 _BY = ["run_id", "model", *queries.CONDITION_KEYS]
@@ -202,6 +203,23 @@ def failure_modes(view: View, condition: str | None = None) -> Page:
     return Page(charts.failure_mode_figure(counts=counts, condition=condition), table)
 
 
+#: Tasks the "Published numbers" page draws when none is chosen: the first few of the table, so a wide table
+#: (ColorBench Table 1: 12 tasks x 35 rows) stays readable.
+PUBLISHED_DEFAULT_TASKS = 3
+
+
+def published_numbers(view: View, source: str | None = None, tasks: tuple[str, ...] = ()) -> Page:
+    """One of the papers' own tables as a chart (`plates.charts.published`), whatever the results hold: the
+    view's reference tables, or the package's when the sidebar hides them from the other pages."""
+    reference = view.reference if view.reference is not None else load_reference()
+    source = source or published.sources(reference)[0]
+    tasks = tasks or tuple(published.tasks(reference, source)[:PUBLISHED_DEFAULT_TASKS])
+    table = published.published_table(reference, source, tasks)
+    columns = ["row", "task", "condition", "colour_set", "size", "shots", "metric", "printed", "n", "prompt_name",
+               "note"]
+    return Page(published.published_figure(reference, source, tasks), table[columns].reset_index(drop=True))
+
+
 #: Page name -> the function computing it from a view (and its own controls as keywords).
 PAGES: dict[str, Callable[..., Page]] = {
     "overview": overview,
@@ -213,6 +231,7 @@ PAGES: dict[str, Callable[..., Page]] = {
     "yes_no": yes_no,
     "delta_e": delta_e,
     "failure_modes": failure_modes,
+    "published": published_numbers,
 }
 
 __all__ = [
@@ -227,6 +246,7 @@ __all__ = [
     "grayscale",
     "overview",
     "plate_prompts",
+    "published_numbers",
     "repeated",
     "resolution",
     "yes_no",

@@ -25,6 +25,7 @@ CHART_PAGES = [
     "yes_no",
     "delta_e",
     "failure_modes",
+    "published",
 ]
 
 
@@ -317,3 +318,19 @@ def test_an_unexpected_error_shows_no_stack_trace_on_the_page(monkeypatch, resul
     assert at.exception
     shown = at.exception[0]
     assert not shown.stack_trace and "/srv/secret/path" not in shown.message
+
+
+def test_the_published_numbers_page_draws_the_table_chosen(monkeypatch, results):
+    from plates.results.reference import load_reference
+
+    at = app(monkeypatch, results)
+    at.switch_page("sections/published.py").run()
+    clean(at)
+    at.selectbox(key="published_source").set_value("HueManity Table 2").run()
+    clean(at)
+    fig = figure(at)
+    ref = load_reference(table="HueManity Table 2")
+    shown = sorted(x for trace in fig["data"] for x in trace["x"] if x is not None and x == x)  # gaps: NaN
+    chosen = ref[ref["task"].isin(ref["task"].unique()[:3])]
+    assert shown == pytest.approx(sorted(100 * chosen["value"]))
+    assert any(trace["error_x"]["visible"] for trace in fig["data"])  # HueManity prints its ±
