@@ -48,6 +48,7 @@ from plates.charts.common import (
     choose,
     condition_label,
     counts_from_rows,
+    run_hint,
     with_condition,
     with_series,
 )
@@ -358,7 +359,8 @@ def yes_no_figure(
         return _empty(
             title,
             "needs answered rows of both prompts cbe-yn-correct and cbe-yn-incorrect from a "
-            "vision-language model<br>(the offline baseline reader declines yes/no questions)",
+            "vision-language model<br>(the offline baseline reader declines yes/no questions). Run:"
+            + run_hint("--prompt cbe-yn-correct", "--prompt cbe-yn-incorrect"),
         )
     shown, others, table = choose(
         table.assign(answered=table["n_y_star"] + table["n_n_star"]), condition, "answered"
