@@ -8,7 +8,7 @@ missing extra comes from :func:`extra_hint`.
 from __future__ import annotations
 
 #: The extras pyproject.toml declares (``[project.optional-dependencies]``).
-EXTRAS = ("hf", "train", "space", "dev")
+EXTRAS = ("hf", "train", "space", "export", "dev")
 
 
 def extra_hint(extra: str | None = None) -> str:

@@ -9,6 +9,7 @@ from collections.abc import Callable
 import pandas as pd
 import streamlit as st
 
+from plates.charts import export as figure_export
 from plates.dashboard import pages, queries, views
 
 VIEW_KEY = "plates_view"
@@ -62,6 +63,16 @@ def plate_image(row: dict):
     return views.regenerate_plate(row)
 
 
+def export_buttons(name: str, figure) -> None:
+    """SVG, PDF and PNG downloads of ``figure`` at publication size (`plates.charts.export`), made only when
+    clicked (each export starts a headless Chromium: seconds, not worth paying on every rerun)."""
+    columns = st.columns(len(figure_export.FORMATS) + 3)
+    for column, (fmt, mime) in zip(columns, figure_export.FORMATS.items()):
+        column.download_button(f"Figure as {fmt.upper()}", data=lambda fmt=fmt: figure_export.figure_bytes(figure, fmt),
+                               file_name=f"plates-{name}.{fmt}", mime=mime, key=f"figure-{name}-{fmt}",
+                               on_click="ignore")
+
+
 def current_view() -> views.View:
     view = st.session_state.get(VIEW_KEY)
     if view is None:  # a page opened without the entry script (should not happen under st.navigation)
@@ -107,6 +118,7 @@ def chart_page(
     for note in result.notes:
         st.warning(note)
     st.plotly_chart(result.figure, key=f"chart-{name}")
+    export_buttons(name, result.figure)
     if not result.table.empty:
         with st.expander("Numbers", expanded=False):
             st.dataframe(result.table, hide_index=True)
