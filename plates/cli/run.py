@@ -10,7 +10,8 @@
 
 Rerunning the same command continues the same run (same run id): rows already under --out are not asked
 again. Exit codes: 0 done, 2 bad input (the message names the field or value), 3 the backend kept failing
-(parts already written are intact; fix the cause and rerun).
+(parts already written are intact; fix the cause and rerun), 4 the machine failed: a full, read-only or failing
+disk under --out (the message names it; rows already written are intact: free space and rerun).
 """
 
 from __future__ import annotations
@@ -20,11 +21,8 @@ import dataclasses
 import difflib
 import sys
 
-from plates.cli import PresetsHelpFormatter, positive
+from plates.cli import EXIT_BACKEND, EXIT_BAD_INPUT, PresetsHelpFormatter, positive
 from plates.models import BACKENDS
-
-#: The model a quick run uses when --model is left out: only backends with one model have one.
-DEFAULT_MODELS = {"baseline": "baseline-cnn"}
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
@@ -45,6 +43,10 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     q.add_argument("--api-key-env", default="OPENAI_API_KEY",
                    help="NAME of the environment variable holding the API key (default OPENAI_API_KEY)")
     q.add_argument("--no-api-key", action="store_true", help="the server needs no key (vLLM, Ollama)")
+    q.add_argument("--sampling-fields", help="openai backend: which sampling fields each request sends: openai "
+                   "(temperature only, for strict providers; the default) | vllm (also top_p, top_k, min_p and "
+                   "the penalties at neutral values, so the server imposes none of the model's defaults); joins "
+                   "the run id")
     q.add_argument("--size", type=int, nargs="+", metavar="PX",
                    help="side in pixels of the image sent; several sizes are crossed (default: the dataset's own)")
     q.add_argument("--grayscale", nargs="?", const="on", choices=("on", "both"),
@@ -72,8 +74,14 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     o.add_argument("--concurrency", type=int, help="requests in flight per model (openai)")
     o.add_argument("--device", help="where a local model runs (hf): auto | cuda | cuda:N | mps | cpu "
                    "(default auto)")
+    o.add_argument("--device-map", help="a local model spread by accelerate (hf), instead of --device: auto | "
+                   "balanced | balanced_low_0 | sequential (every GPU, then CPU memory, then disk)")
     o.add_argument("--dtype", help="a local model's weights (hf): auto | bfloat16 | float16 | float32 "
-                   "(default auto: bfloat16 on GPUs that have it, float32 on CPU)")
+                   "(default auto: bfloat16 on GPUs that have it, float32 on CPU, float16 elsewhere except "
+                   "for families that break in it, e.g. Gemma 3, which get float32)")
+    o.add_argument("--trust-remote-code", action="store_true",
+                   help="let a local model (hf) run the Python code its repository ships (moondream2, "
+                   "Phi-3.5-vision, MiniCPM-V need it): only for a repository you trust; off by default")
     o.add_argument("--batch-size", type=int,
                    help="images per generate() call of a local model (hf; default 8)")
     o.add_argument("--retry-errors", action="store_true", help="ask again the rows that ended in a request error")
@@ -82,17 +90,19 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 
 
 def build_experiment(args: argparse.Namespace):  # -> plates.runs.experiment.Experiment
+    from plates.models import DEFAULT_MODELS
     from plates.runs.experiment import load_experiment, quick_experiment
 
     quick_flags = [f"--{n.replace('_', '-')}" for n in ("dataset", "prompt", "model", "base_url", "size", "timeout",
-                                                               "max_attempts", "sample", "sample_seed",
+                                                               "max_attempts", "sample", "sample_seed", "sampling_fields",
                                                                "grayscale", "hue_shift", "cvd")
                    if getattr(args, n) is not None] + (["--prompt-file"] if args.prompt_file else [])
     if args.experiment:
         if quick_flags:
             raise ValueError(f"{', '.join(quick_flags)} cannot be combined with an experiment file; "
                              "put them in the TOML (allowed with a file: --out, --limit, --concurrency, "
-                             "--device, --dtype, --batch-size, --protocol)")
+                             "--device, --device-map, --dtype, --batch-size, --trust-remote-code, "
+                             "--protocol)")
         exp = load_experiment(args.experiment, protocol=args.protocol)
         if args.limit is not None:
             exp = dataclasses.replace(exp, limit=positive("--limit", args.limit))
@@ -123,17 +133,27 @@ def build_experiment(args: argparse.Namespace):  # -> plates.runs.experiment.Exp
         hue_shifts=tuple(args.hue_shift or ()), cvd=tuple(args.cvd or ()), seed=args.seed, timeout=args.timeout,
         max_attempts=positive("--max-attempts", args.max_attempts),
         prompt_files=tuple(args.prompt_file), protocol=args.protocol, sample=args.sample,
-        sample_seed=args.sample_seed,
+        sample_seed=args.sample_seed, sampling_fields=args.sampling_fields,
     )
     return _with_local_options(exp, args)
 
 
 def _with_local_options(exp, args: argparse.Namespace):
-    """``exp`` with --device, --dtype and --batch-size set on its local (hf) models: operational options,
-    outside the run id (plates.runs.experiment.OPERATIONAL_MODEL_KEYS). ValueError when given without one."""
-    from plates.models.hf import DEVICES, DTYPES
+    """``exp`` with --device, --device-map, --dtype, --batch-size and --trust-remote-code set on its local (hf)
+    models: operational options, outside the run id (plates.runs.experiment.OPERATIONAL_MODEL_KEYS). ValueError
+    when given without one."""
+    from plates.models.hf_loading import DEVICE_MAPS, DEVICES, DTYPES
 
     options: dict = {}
+    if args.device_map is not None:
+        if args.device_map not in DEVICE_MAPS:
+            raise ValueError(f"--device-map {args.device_map!r} is not allowed; allowed: {', '.join(DEVICE_MAPS)}")
+        if args.device is not None:
+            raise ValueError("give --device or --device-map, not both; allowed: --device-map alone spreads the "
+                             "model over every GPU, CPU memory and disk")
+        options["device_map"] = args.device_map
+    if args.trust_remote_code:
+        options["trust_remote_code"] = True
     if args.device is not None:
         if args.device.split(":", 1)[0] not in DEVICES:
             raise ValueError(f"--device {args.device!r} is not allowed; allowed: {', '.join(DEVICES)} or "
@@ -169,10 +189,10 @@ def main(args: argparse.Namespace) -> int:
         print(f"plates run: error: the backend keeps failing, stopped: {why}\n"
               f"plates run: the rows already written under {exp.out} are kept; fix the cause and rerun the same "
               "command to continue", file=sys.stderr)
-        return 3
+        return EXIT_BACKEND
     except ImportError as exc:
         print(f"plates run: error: {exc}", file=sys.stderr)
-        return 2
+        return EXIT_BAD_INPUT
     print(f"run {summary.run_id}: {summary.written} rows written ({summary.errors} errors, "
           f"{summary.unsupported} unsupported, {summary.correct} correct), {summary.existing} already there, "
           f"{summary.planned} planned; results in {summary.out} ({summary.seconds:.1f} s)")

@@ -25,6 +25,9 @@ DRAWN_COLUMNS = ("delta_e_target", "delta_e_drawn_min", "delta_e_drawn_p05", "de
                  "delta_e_drawn_p95")
 #: An optional manifest column (`plates.datasets.write`): the item's fixed question as JSON.
 QUESTION_COLUMN = "question_json"
+#: An optional manifest column (`plates.datasets.write`): where an illusion's human answer comes from
+#: (`plates.stimuli.illusions.kinds.HUMAN_KEYS`: "literature" or "unvalidated"); null for other families.
+HUMAN_KEY_COLUMN = "human_key"
 
 
 @dataclass(frozen=True)

@@ -1,13 +1,17 @@
 """The ColorBench presets on synthetic scenes (issue 14): each item is a scene plus the one question made for it.
 
 * ``colorbench-<task>``: ``ITEMS_PER_TASK`` questions of one task (ColorBench Table 7 names: colour
-  extraction, proportion, counting, object counting, comparison, recognition), over balanced difficulty:
-  regions 3-10, colours 2-6, minimum CIEDE2000 between colours 4 / 8 / 15 / 30, tight or spread colours, clutter
-  0-0.6, area ratios 1 / 4 / 10 (each drawn per item from a seeded stream).
+  extraction, proportion, counting, object counting, comparison, recognition, object recognition, colour
+  mimicry), its forms (`plates.tasks.colorbench.FORMS`: RGB / HSV / HEX, each comparison criterion, naming /
+  present / absent, counting with and without the background, mimicry count / which) taking turns item by
+  item, over balanced difficulty: regions 3-10, colours 2-6, minimum CIEDE2000 between colours 4 / 8 / 15 / 30
+  (counting: 10 / 15 / 30, `COUNT_MIN_DELTA_E`), tight or spread colours, clutter 0-0.6, area ratios 1 / 4 / 10
+  (each drawn per item from a seeded stream). Colour mimicry: 1-4 shapes of one colour on a mottled background
+  6 / 9 / 12 CIEDE2000 from it (tight), one shape for "which".
 * ``colorbench-robustness``: ``ROBUSTNESS_SEEDS`` seed scenes, each with its nine recoloured variants (§2.3,
   App. C: entire image / target / largest other region, hue 90 / 180 / 270° in HSV) and one colour-invariant
   question (shape counting, ours): a seed counts as robust only if all ten are answered right.
-* ``colorbench-synthetic``: all of the above (3,000 items).
+* ``colorbench-synthetic``: all of the above (3,500 items: 8 tasks x 250, and 150 x 10 robustness).
 
 A scene that cannot carry its question unambiguously (`plates.tasks.colorbench.NotAskable`) is replaced by the
 next seed of the same item; everything is derived from (preset seed, task, item index), so a set is the same in
@@ -22,7 +26,14 @@ import numpy as np
 
 from plates.datasets.write import Entry
 from plates.stimuli.scenes import SHAPES, SceneSpec, render
-from plates.tasks.colorbench import PAPER_NAMES, NotAskable, build_question, robustness_items
+from plates.tasks.colorbench import (
+    COUNT_MIN_DELTA_E,
+    FORMS,
+    PAPER_NAMES,
+    NotAskable,
+    build_question,
+    robustness_items,
+)
 
 __all__ = ["ITEMS_PER_TASK", "ROBUSTNESS_SEEDS", "SCENE_TASK_NAMES", "scene_entries", "robustness_entries"]
 
@@ -31,35 +42,45 @@ ROBUSTNESS_SEEDS = 150
 #: The ColorBench tasks with a preset of their own (shape counting serves robustness only).
 SCENE_TASK_NAMES = tuple(t for t in PAPER_NAMES if t != "shape-counting")
 #: Tasks whose questions name colours: their scenes draw from a named palette (xkcd basic 11, min ΔE2000 ~18).
-_NAMED = ("colour-proportion", "object-counting", "colour-recognition")
+_NAMED = ("colour-proportion", "object-counting", "colour-recognition", "object-recognition")
+_COUNTING = ("colour-counting",)
 _TRIES = 30
 
 
-def _spec(task: str, i: int, attempt: int, size: int, seed: int) -> SceneSpec:
+def _spec(task: str, i: int, attempt: int, size: int, seed: int, form: dict) -> SceneSpec:
     rng = np.random.Generator(np.random.PCG64([seed, SCENE_TASK_NAMES.index(task), i, attempt]))
     scene_seed = int(rng.integers(2**31))
     if task == "colour-extraction":  # a single-colour patch filling the image
         return SceneSpec(seed=scene_seed, size=size, n_regions=0, n_colours=0, background=None)
+    if task == "colour-mimicry":  # shapes of one colour camouflaged on a mottled background of a near colour
+        n = 1 if form.get("mode") == "which" else int(rng.integers(1, 5))
+        return SceneSpec(seed=scene_seed, size=size, n_regions=n, n_colours=1, background=None,
+                         min_delta_e=float(rng.choice([6, 9, 12])), spacing="tight", shading="mottled",
+                         shapes=SHAPES, fill=0.25)
     n = int(rng.integers(3, 11))
     k = int(rng.integers(2, min(n, 6) + 1))
     if task in _NAMED:
         return SceneSpec(seed=scene_seed, size=size, n_regions=n, n_colours=k, palette="xkcd-basic-11",
                          min_delta_e=15, shapes=SHAPES, clutter=float(rng.choice([0.0, 0.3])))
-    return SceneSpec(seed=scene_seed, size=size, n_regions=n, n_colours=k, min_delta_e=float(rng.choice([4, 8, 15, 30])),
+    floors = [COUNT_MIN_DELTA_E, 15, 30] if task in _COUNTING else [4, 8, 15, 30]
+    return SceneSpec(seed=scene_seed, size=size, n_regions=n, n_colours=k, min_delta_e=float(rng.choice(floors)),
                      spacing=str(rng.choice(["spread", "tight"])), clutter=float(rng.choice([0.0, 0.3, 0.6])),
                      area_ratio=float(rng.choice([1, 4, 10])), shapes=SHAPES)
 
 
 def scene_entries(task: str, *, n: int = ITEMS_PER_TASK, size: int = 512, seed: int = 0) -> Iterator[Entry]:
-    """``n`` items of ``task``: a scene and the question made for it (options 3 for comparison, else 4)."""
+    """``n`` items of ``task``: a scene and the question made for it (options 3 for comparison, else 4); item
+    i asks form i mod len(forms) of the task (`plates.tasks.colorbench.FORMS`), so the forms are balanced."""
     if task not in SCENE_TASK_NAMES:
         raise ValueError(f"scene task {task!r} is not known; allowed: {', '.join(SCENE_TASK_NAMES)}")
+    forms = FORMS[task]
     for i in range(n):
+        form = dict(forms[i % len(forms)])
         for attempt in range(_TRIES):
-            stim = render(_spec(task, i, attempt, size, seed))
+            stim = render(_spec(task, i, attempt, size, seed, form))
             try:
                 q = build_question(task, stim, seed=seed * 100_003 + i,
-                                   n_options=3 if task == "colour-comparison" else 4)
+                                   n_options=3 if task == "colour-comparison" else 4, **form)
             except NotAskable:
                 continue
             yield Entry(f"{task}:{i:04d}", stim.spec, label=q.answer_text, group=task, question=q.to_dict(),

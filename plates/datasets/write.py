@@ -2,8 +2,10 @@
 
 The preset writer (`plates.datasets.generate`) is tuned for the large plate sets (worker processes, resume);
 this one takes any stimulus specs (`plates.stimuli.STIMULI`): illusion and scene presets, grid files, a family a
-user adds. Each PNG is written atomically (tmp file + ``os.replace``) and losslessly (`plates.images.encode_png`);
-an image already on disk is kept (rerun to finish an interrupted write); the manifest is rewritten atomically
+user adds. Each PNG is written atomically and durably (`plates.images.write_png_file`: fsync before the rename)
+and losslessly (`plates.images.encode_png`); an image already on disk is kept when it is a whole PNG of the
+stimulus's size (`plates.images.png_intact`) and drawn again otherwise (rerun to finish an interrupted write or
+repair a damaged one); the manifest is rewritten atomically
 at the end from what is on disk.
 """
 
@@ -20,8 +22,8 @@ from typing import Any
 import pyarrow as pa
 import pyarrow.parquet as pq
 
-from plates.datasets.items import MANIFEST, MANIFEST_COLUMNS, QUESTION_COLUMN
-from plates.images import encode_png
+from plates.datasets.items import HUMAN_KEY_COLUMN, MANIFEST, MANIFEST_COLUMNS, QUESTION_COLUMN
+from plates.images import encode_png, png_intact, write_png_file
 from plates.stimuli import family_of, render
 
 __all__ = ["Entry", "write_items"]
@@ -55,7 +57,7 @@ def _schema() -> pa.Schema:
             return pa.float64()
         return pa.string()
 
-    return pa.schema([(c, kind(c)) for c in (*MANIFEST_COLUMNS, QUESTION_COLUMN)])
+    return pa.schema([(c, kind(c)) for c in (*MANIFEST_COLUMNS, QUESTION_COLUMN, HUMAN_KEY_COLUMN)])
 
 
 def _drawn(drawn: Any, target: Any) -> dict[str, Any]:
@@ -71,7 +73,7 @@ def write_items(dataset: str, entries: Iterable[Entry], out: str | os.PathLike) 
     """Write ``entries`` of ``dataset`` under ``out`` (``out/<dataset>/<group>/<n>_<id>.png`` and
     ``out/manifest.parquet``); returns the number of manifest rows. Item ids must be unique (ValueError)."""
     out = Path(out)
-    rows: dict[str, list] = {c: [] for c in (*MANIFEST_COLUMNS, QUESTION_COLUMN)}
+    rows: dict[str, list] = {c: [] for c in (*MANIFEST_COLUMNS, QUESTION_COLUMN, HUMAN_KEY_COLUMN)}
     seen: set[str] = set()
     for n, e in enumerate(entries):
         if e.item_id in seen:
@@ -81,17 +83,16 @@ def write_items(dataset: str, entries: Iterable[Entry], out: str | os.PathLike) 
         rel = f"{_SAFE.sub('-', dataset)}/{_SAFE.sub('-', e.group) or 'all'}/{n:06d}_{_SAFE.sub('-', e.item_id)}.png"
         path = out / rel
         stimulus = e.stimulus if e.stimulus is not None else render(e.spec)
-        if not path.is_file():
+        if not png_intact(path, stimulus.image.size):  # missing, or a damaged file with the final name: drawn
             path.parent.mkdir(parents=True, exist_ok=True)
-            tmp = path.with_name(f".tmp-{os.getpid()}-{path.name}.part")
-            tmp.write_bytes(encode_png(stimulus.variant(e.variant)))
-            os.replace(tmp, path)
+            write_png_file(encode_png(stimulus.variant(e.variant)), path)
         stats = dict(stimulus.stats)
         values = {
             "item_id": e.item_id, "dataset": dataset, "label": e.label, "colour_set": e.group,
             "delta_e": stats.get("delta_e"), "variant": e.variant, "font": getattr(e.spec, "font", None),
             "size": int(e.spec.size), "seed": int(e.spec.seed), "path": rel, "spec_json": e.spec.to_json(),
             "question_json": None if e.question is None else json.dumps(e.question, sort_keys=True),
+            HUMAN_KEY_COLUMN: stimulus.truth.get("human_key"),
             **_drawn(stats.get("delta_e_drawn"), stats.get("delta_e_target")),
         }
         for c in rows:

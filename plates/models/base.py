@@ -11,9 +11,12 @@ When every request keeps failing the same way (a wrong key, a wrong model name, 
 
 from __future__ import annotations
 
+import json
+import types
 from abc import ABC, abstractmethod
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
+from typing import Any
 
 from PIL import Image
 
@@ -97,6 +100,12 @@ class Reply:
     ``text`` is the model's raw reply, or None when the request failed (then ``error`` says why, never
     containing a secret) or was declined (``unsupported=True``). ``latency_s`` is the wall-clock seconds of the
     last attempt; ``attempts`` counts the requests made (1 = no retry).
+
+    ``settings`` is every generation setting that decided the answer, as the backend sent or applied it
+    (JSON-able values: sampling on or off, temperature, top-k/top-p/min-p, penalties, token budget, stop tokens,
+    the prompt format; and which settings were left to the server): stored per row as ``generation_json``. None:
+    nothing generated the text (a person's answer). ``revision`` is what identifies the weights that answered,
+    where known (a local model's commit hash; an API's served model name and system fingerprint).
     """
 
     text: str | None
@@ -106,6 +115,19 @@ class Reply:
     completion_tokens: int | None = None
     attempts: int = 1
     unsupported: bool = False
+    settings: Mapping[str, Any] | None = None
+    revision: str | None = None
+
+    def __post_init__(self) -> None:
+        if self.settings is not None:
+            if not isinstance(self.settings, Mapping):
+                raise ValueError(f"Reply settings must be a mapping or None, got {type(self.settings).__name__}")
+            object.__setattr__(self, "settings", types.MappingProxyType(dict(self.settings)))
+
+    @property
+    def settings_json(self) -> str | None:
+        """``settings`` as canonical JSON (sorted keys), or None when there are none."""
+        return None if self.settings is None else json.dumps(dict(self.settings), sort_keys=True)
 
     @property
     def ok(self) -> bool:

@@ -22,6 +22,7 @@ one of the built-in OPEN templates of :mod:`plates.tasks.prompts` takes that tem
 
 from __future__ import annotations
 
+import hashlib
 import re
 import time
 from collections.abc import Iterator, Sequence
@@ -83,6 +84,8 @@ class BaselineBackend(Backend):
         if model != self.model:
             raise ValueError(f"unknown baseline model {model!r}; allowed: {self.model}")
         self._reader = BaselineReader(model_path, threads=threads)
+        #: the weights that answer: "sha256:" and the first 16 hex digits of the ONNX file's digest
+        self.revision = "sha256:" + hashlib.sha256(self._reader.path.read_bytes()).hexdigest()[:16]
 
     def answer(self, query: Query) -> Reply:
         """One query -> Reply (declines non-open kinds; needs an image in the last user turn)."""
@@ -101,6 +104,10 @@ class BaselineBackend(Backend):
             latency_s=time.perf_counter() - start,
             prompt_tokens=sum(count_tokens(t.text, len(t.images)) for t in query.turns),
             completion_tokens=count_tokens(text),
+            # what decides the answer: the most likely character per position (no sampling), read in this space
+            settings={"decoding": "argmax", "label_space": space, "reader_mode": self._reader.mode,
+                      "input_size": self._reader.input_size},
+            revision=self.revision,
         )
 
     def ask(self, queries: Sequence[Query]) -> Iterator[tuple[int, Reply]]:

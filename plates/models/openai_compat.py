@@ -20,6 +20,11 @@ mode) none is followed: a 3xx answer stops at once with a message that carries n
 server's body nor its ``Location``, so no other address is ever contacted or quoted.
 
 The API key is read from an environment variable and never appears in errors, logs or reprs.
+
+Sampling fields are sent, not assumed (``sampling_fields``: "openai" sends temperature only, "vllm" every field
+vLLM would otherwise take from the model's file; plates.models.decoding). Each reply carries the settings sent
+and what they left to the server (``Reply.settings``), and the model and ``system_fingerprint`` the server says
+answered (``Reply.revision``).
 """
 
 from __future__ import annotations
@@ -38,6 +43,7 @@ from typing import Any
 
 from plates.images import image_to_data_url
 from plates.models.base import Backend, BackendFailing, Query, Reply
+from plates.models.decoding import SAMPLING_FIELDS, api_sampling
 from plates.secrets import redact
 
 RETRY_STATUSES = frozenset({408, 409, 429}) | frozenset(range(500, 600))
@@ -105,8 +111,9 @@ class OpenAIBackend(Backend):
     honoured, seconds; longer asks fail the request), ``fail_after`` (finished requests failing the same way in
     a row before :class:`BackendFailing`; 0 disables), ``max_tokens``/``temperature`` (override each query's),
     ``token_param`` ("max_tokens", "max_completion_tokens" for o-series/GPT-5, or None to send none),
-    ``send_temperature``, ``system`` (a system message), ``image_detail``, ``extra_body`` (provider options,
-    e.g. ``{"top_k": 1}``), ``extra_headers``, ``seed``, ``api_key`` (a key handed over directly, e.g. from one
+    ``send_temperature``, ``sampling_fields`` ("openai" | "vllm": which sampling fields are sent; see
+    plates.models.decoding), ``system`` (a system message), ``image_detail``, ``extra_body`` (provider options,
+    e.g. ``{"top_k": 1}``; they win over ``sampling_fields``' values), ``extra_headers``, ``seed``, ``api_key`` (a key handed over directly, e.g. from one
     UI session, instead of an environment variable; never shown), ``follow_redirects`` (False: a 3xx answer
     is a fatal error and no other address is contacted; see the module doc).
     """
@@ -130,6 +137,7 @@ class OpenAIBackend(Backend):
         temperature: float | None = None,
         token_param: str | None = "max_tokens",
         send_temperature: bool = True,
+        sampling_fields: str = "openai",
         system: str | None = None,
         image_detail: str | None = None,
         extra_body: dict[str, Any] | None = None,
@@ -152,6 +160,9 @@ class OpenAIBackend(Backend):
                 raise ValueError(f"{name} must be a positive number of seconds, got {value!r}")
         if token_param not in TOKEN_PARAMS:
             raise ValueError(f"token_param {token_param!r} is not allowed; allowed: {TOKEN_PARAMS}")
+        if sampling_fields not in SAMPLING_FIELDS:
+            raise ValueError(f"sampling_fields {sampling_fields!r} is not allowed; allowed: "
+                             f"{', '.join(SAMPLING_FIELDS)}")
         if image_detail not in IMAGE_DETAILS:
             raise ValueError(f"image_detail {image_detail!r} is not allowed; allowed: {IMAGE_DETAILS}")
         if not isinstance(follow_redirects, bool):
@@ -183,6 +194,7 @@ class OpenAIBackend(Backend):
         self.max_retry_after, self.fail_after = float(max_retry_after), fail_after
         self.max_tokens, self.temperature = max_tokens, temperature
         self.token_param, self.send_temperature = token_param, send_temperature
+        self.sampling_fields = sampling_fields
         self.system, self.image_detail, self.seed = system, image_detail, seed
         self.extra_body, self.extra_headers = dict(extra_body or {}), dict(extra_headers or {})
         self.follow_redirects = follow_redirects
@@ -238,19 +250,29 @@ class OpenAIBackend(Backend):
             messages.append({"role": "user", "content": parts})
         return messages
 
+    def _sampling(self, query: Query) -> tuple[dict[str, Any], dict[str, Any], list[str]]:
+        temperature = (self.temperature if self.temperature is not None else query.temperature
+                       ) if self.send_temperature else None
+        return api_sampling(self.sampling_fields, temperature=temperature, token_param=self.token_param,
+                            max_tokens=self.max_tokens if self.max_tokens is not None else query.max_tokens,
+                            seed=self.seed, extra_body=self.extra_body)
+
     def _request_options(self, query: Query) -> dict[str, Any]:
-        options: dict[str, Any] = {"model": self.model}
-        if self.token_param:
-            options[self.token_param] = self.max_tokens if self.max_tokens is not None else query.max_tokens
-        if self.send_temperature:
-            options["temperature"] = self.temperature if self.temperature is not None else query.temperature
-        if self.seed is not None:
-            options["seed"] = self.seed
-        if self.extra_body:
-            options["extra_body"] = self.extra_body
+        top, extra, _ = self._sampling(query)
+        options: dict[str, Any] = {"model": self.model, **top}
+        if extra:
+            options["extra_body"] = extra
         if self.extra_headers:
             options["extra_headers"] = self.extra_headers
         return options
+
+    def settings_for(self, query: Query) -> dict[str, Any]:
+        """What this backend sends that decides ``query``'s answer (stored per row as ``generation_json``):
+        the sampling fields, token budget and seed as sent, the system message and image detail, and
+        ``left_to_server``: the decisive fields the server chooses itself."""
+        top, extra, left = self._sampling(query)
+        return {**top, **extra, "sampling_fields": self.sampling_fields, "system": self.system,
+                "image_detail": self.image_detail, "left_to_server": left}
 
     def _redact(self, text: str) -> str:
         """``text`` (a server's or a library's error message) with the API key replaced by ``***`` in every
@@ -308,6 +330,14 @@ class _Malformed(Exception):
 def _short(text: str, limit: int = 200) -> str:
     text = " ".join(text.split())
     return text if len(text) <= limit else text[: limit - 3] + "..."
+
+
+def _revision(response: Any) -> str | None:
+    """What the server says answered: its ``model`` name, then ``@`` and its ``system_fingerprint`` if sent."""
+    model, fingerprint = getattr(response, "model", None), getattr(response, "system_fingerprint", None)
+    if not model:
+        return None
+    return f"{model}@{fingerprint}" if fingerprint else str(model)
 
 
 def _parse_completion(response: Any) -> tuple[str, int | None, int | None]:
@@ -460,7 +490,8 @@ class _Run:
                 else:
                     latency = time.monotonic() - started
                     return index, Reply(text, latency_s=latency, prompt_tokens=prompt_tokens,
-                                        completion_tokens=completion_tokens, attempts=attempt), None
+                                        completion_tokens=completion_tokens, attempts=attempt,
+                                        settings=b.settings_for(query), revision=_revision(response)), None
                 if not failure.retryable or failure.fatal or attempt >= b.max_attempts:
                     break
                 if failure.retry_after is not None:

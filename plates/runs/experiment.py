@@ -58,7 +58,7 @@ from plates.colour import CVD_VIEWS
 from plates.conditions import Condition
 from plates.datasets import PRESETS
 from plates.datasets.family_presets import FAMILY_PRESETS, unknown_preset
-from plates.models import BACKENDS, backend_class
+from plates.models import BACKENDS, DEFAULT_MODELS, backend_class
 from plates.stimuli import ENGINE_VERSION, STIMULI
 from plates.tasks.prompts import PROMPTS, PromptTemplate, get_prompt, load_prompt_file
 from plates.toml_files import read_toml
@@ -74,7 +74,8 @@ CONDITION_KEYS = ("sizes", "grayscale", "hue_shifts", "cvd", "variants", "text_o
 MODEL_KEYS = ("backend", "model", "max_tokens", "temperature")
 #: Model options that change how a run goes, not what it answers: left out of the run id.
 OPERATIONAL_MODEL_KEYS = ("base_url", "api_key_env", "concurrency", "timeout", "max_attempts", "batch_size",
-                          "device", "dtype", "fail_after", "backoff_base", "backoff_max", "max_retry_after")
+                          "device", "dtype", "fail_after", "backoff_base", "backoff_max", "max_retry_after",
+                          "device_map", "trust_remote_code")
 _NAME_RE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$")
 
 
@@ -281,7 +282,7 @@ def _model(where: str, table: Any) -> ModelSpec:
     if not isinstance(table, dict):
         raise ValueError(f"{where}: expected a table with backend and model, got {table!r:.60}")
     backend = _choice(f"{where}.backend", table.get("backend"), BACKEND_KINDS)
-    model = _str(f"{where}.model", table.get("model"))
+    model = _str(f"{where}.model", table.get("model", DEFAULT_MODELS.get(backend)))  # baseline: its one model
     opts = {k: v for k, v in table.items() if k not in MODEL_KEYS}
     if "api_key" in opts:
         raise ValueError(f"{where}.api_key: an API key never goes in an experiment file (it would be copied with "
@@ -387,6 +388,8 @@ def parse_experiment(data: dict[str, Any], *, base_dir: str | Path | None = None
 def _with_protocol(where: str, table: Any, protocol: str) -> Any:
     """A [[models]] table with the protocol's sampling keys filled in under its own (the table's keys win;
     ``extra_body`` dicts are merged the same way)."""
+    if isinstance(table, dict) and "model" not in table and table.get("backend") in DEFAULT_MODELS:
+        table = {**table, "model": DEFAULT_MODELS[table["backend"]]}
     if not isinstance(table, dict) or not isinstance(table.get("backend"), str) or not isinstance(
             table.get("model"), str):
         return table  # _model names what is wrong
@@ -446,15 +449,22 @@ def quick_experiment(*, dataset: str, prompt: str, backend: str, model: str, out
                      shots: int = 0, seed: int = 0, timeout: float | None = None,
                      max_attempts: int | None = None, prompt_files: tuple[str, ...] = (),
                      protocol: str | None = None, sample: int | None = None,
-                     sample_seed: int | None = None, grayscale: tuple[bool, ...] = (),
-                     hue_shifts: tuple[float, ...] = (), cvd: tuple[str, ...] = ()) -> Experiment:
+                     sample_seed: int | None = None, sampling_fields: str | None = None,
+                     grayscale: tuple[bool, ...] = (), hue_shifts: tuple[float, ...] = (),
+                     cvd: tuple[str, ...] = ()) -> Experiment:
     """The experiment of ``plates run --dataset ... --prompt ... --backend ... --model ...`` (one model, one
-    prompt). ``size`` (one or several px), ``grayscale`` (e.g. ``(False, True)``: ColorBench §3.2's pair),
-    ``hue_shifts`` (degrees, ColorBench §2.2) and ``cvd`` (views at full severity) fill ``[conditions]`` as a
-    TOML file would, crossed; empty means the dataset's own image."""
+    prompt). ``sampling_fields``: the openai backend's (plates.models.decoding). ``size`` (one or several px),
+    ``grayscale`` (e.g. ``(False, True)``: ColorBench §3.2's pair), ``hue_shifts`` (degrees, ColorBench §2.2)
+    and ``cvd`` (views at full severity) fill ``[conditions]`` as a TOML file would, crossed; empty means the
+    dataset's own image."""
     m: dict[str, Any] = {"backend": backend, "model": model}
     if base_url is not None:
         m["base_url"] = base_url
+    if sampling_fields is not None:
+        if backend != "openai":
+            raise ValueError(f"sampling_fields applies to the openai backend only, not {backend!r}; allowed: "
+                             "--backend openai")
+        m["sampling_fields"] = sampling_fields
     if backend == "openai":
         m["api_key_env"] = api_key_env if api_key_env else False
     if concurrency is not None:

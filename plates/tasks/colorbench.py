@@ -17,13 +17,22 @@ colour-counting        How many different colors are in this image?             
                        How many different colors do the shapes in this image have?  ours
 object-counting        How many objects with {name} color are in this image?        colorbench
 colour-comparison      Which object has a darker color in the image?                colorbench
-                       Which object has a warmer / more saturated color in the      ours
-                       image?
+                       Which object has a lighter / warmer / cooler / more          ours
+                       saturated / less saturated color in the image?
 colour-recognition     What is the color of object in this image? (one object)      colorbench
                        What is the color of the {shape} in this image?              ours
                        What color does not exist in this image?                     colorbench
+                       What color exists in this image?                             ours
 shape-counting         How many {shape}s are in this image?                         ours
+object-recognition,    `plates.tasks.colorbench_objects`
+colour-mimicry
 =====================  ===========================================================  ===========
+
+`FORMS` lists every form of each task (extraction in RGB, HSV and HEX; comparison by each criterion; recognition
+naming, present and absent; counting with and without the background; mimicry count and which), so a preset
+can draw them in balance. Counting questions need every two of the scene's colours at least
+`COUNT_MIN_DELTA_E` = 10 CIEDE2000 apart (stated in the question's ``params``, so in the manifest), so no count
+hangs on whether two near colours are "different".
 
 ``shape-counting`` is not a ColorBench task: it is the colour-invariant question for the robustness set
 (ColorBench App. C chooses "questions that are color-invariant"); a hue rotation leaves its answer unchanged.
@@ -32,7 +41,8 @@ For every other task `expected_for` recomputes the answer on a recoloured varian
 Definitions (ours; ColorBench gives none): *darker* = lower CIELAB L*; *more saturated* = higher CIELAB chroma
 C*ab = sqrt(a*² + b*²); *warmer* = higher ``C*ab · cos(h_ab − 50°)``, the colour's projection on the orange
 direction of the a*b* plane (h_ab 50°, between red ~40° and yellow ~100°; cool blues near 230° score lowest,
-greys 0). CIELAB D65 / 2° of the region's unshaded colour. The answer must lead the runner-up by ``margin``.
+greys 0); *lighter*, *cooler* and *less saturated* are the same scores negated. CIELAB D65 / 2° of the region's
+unshaded colour. The answer must lead the runner-up by ``margin``.
 
 Distractors: counts are a window of consecutive integers containing the answer at a random place; proportions
 are the answer's whole percent ± multiples of ``step`` percentage points; colour codes lie at ``delta_e``
@@ -45,7 +55,7 @@ from __future__ import annotations
 import inspect
 import math
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from types import MappingProxyType
 from typing import Any
 
@@ -58,12 +68,19 @@ from plates.stimuli.base import Stimulus
 from plates.stimuli.scenes.palettes import get_scene_palette
 from plates.stimuli.scenes.recolour import render_variant, variant_specs
 from plates.stimuli.scenes.shapes import plural
+from plates.tasks import scene_common as sc
+from plates.tasks.colorbench_objects import MIMICRY_MODES, OBJECT_TASKS
+from plates.tasks.colorbench_objects import solve as solve_objects
 from plates.tasks.colour_values import CODE_FORMATS, CODE_NAMES, distractor_colours, format_code
 from plates.tasks.prompts import COLORBENCH_COT_INSTRUCTION, COLORBENCH_INSTRUCTION
+from plates.tasks.scene_common import LETTERS, NotAskable, SceneQuestion
 
 __all__ = [
     "ANSWER_KIND",
+    "COUNT_MIN_DELTA_E",
     "CRITERIA",
+    "FORMS",
+    "RECOGNITION_MODES",
     "PAPER_NAMES",
     "TASKS",
     "NotAskable",
@@ -76,11 +93,13 @@ __all__ = [
     "robustness_items",
 ]
 
-LETTERS = "ABCDEF"
-CRITERIA = ("darker", "warmer", "more saturated")
-_MARGIN = MappingProxyType({"darker": 10.0, "warmer": 15.0, "more saturated": 15.0})
+CRITERIA = ("darker", "lighter", "warmer", "cooler", "more saturated", "less saturated")
+_MARGIN = MappingProxyType({"darker": 10.0, "lighter": 10.0, "warmer": 15.0, "cooler": 15.0,
+                            "more saturated": 15.0, "less saturated": 15.0})
+#: The least CIEDE2000 between any two colours of a scene a counting question is asked about.
+COUNT_MIN_DELTA_E = 10.0
+RECOGNITION_MODES = ("name", "present", "absent")
 _WARM_HUE = 50.0
-_MIN_VISIBLE = 0.5  # an object counts as clearly seen when at least half of it is visible
 
 #: Our task name -> ColorBench's (Table 7); "shape-counting" is ours (the robustness question).
 PAPER_NAMES = MappingProxyType({
@@ -88,6 +107,7 @@ PAPER_NAMES = MappingProxyType({
     "colour-counting": "Color Counting", "object-counting": "Object Counting",
     "colour-comparison": "Color Comparison", "colour-recognition": "Color Recognition",
     "shape-counting": "Shape Counting (ours; colour-invariant, for Color Robustness)",
+    "object-recognition": "Object Recognition", "colour-mimicry": "Color Mimicry",
 })
 
 
@@ -95,51 +115,8 @@ PAPER_NAMES = MappingProxyType({
 ANSWER_KIND = MappingProxyType({
     "colour-extraction": "colour", "colour-proportion": "proportion", "colour-counting": "count",
     "object-counting": "count", "colour-comparison": "choice", "colour-recognition": "choice",
-    "shape-counting": "count",
+    "shape-counting": "count", "object-recognition": "choice", "colour-mimicry": "count",
 })
-
-
-class NotAskable(ValueError):
-    """The scene cannot carry this question unambiguously (e.g. no palette names, too few distinct shapes)."""
-
-
-@dataclass(frozen=True)
-class SceneQuestion:
-    """One multiple-choice question about a scene. ``options``: {letter: text}, letters A.. in order;
-    ``answer``: the correct letter; ``target``: the mask names the question refers to (ColorBench's "target
-    segment"); ``params``: what was asked and the difficulty parameters (JSON-able); ``wording``: "colorbench"
-    (Table 7 verbatim) or "ours"; ``answer_kind``: `ANSWER_KIND` of the task (`plates.tasks.base.ANSWER_KINDS`;
-    every one is asked as multiple choice and scored by `plates.tasks.mc_scoring`)."""
-
-    task: str
-    text: str
-    options: Mapping[str, str]
-    answer: str
-    target: tuple[str, ...] = ()
-    params: Mapping[str, Any] = field(default_factory=dict)
-    wording: str = "colorbench"
-    answer_kind: str = "choice"
-
-    def __post_init__(self) -> None:
-        opts = dict(self.options)
-        if list(opts) != list(LETTERS[: len(opts)]) or not 3 <= len(opts) <= 6:
-            raise ValueError(f"options {opts!r} are not valid; allowed: 3-6 options lettered A.. in order")
-        if len(set(opts.values())) != len(opts):
-            raise ValueError(f"options {opts!r} repeat a text; allowed: distinct option texts")
-        if self.answer not in opts:
-            raise ValueError(f"answer {self.answer!r} is not an option letter; allowed: {', '.join(opts)}")
-        object.__setattr__(self, "options", MappingProxyType(opts))
-        object.__setattr__(self, "params", MappingProxyType(dict(self.params)))
-        object.__setattr__(self, "target", tuple(self.target))
-
-    @property
-    def answer_text(self) -> str:
-        return self.options[self.answer]
-
-    def to_dict(self) -> dict[str, Any]:
-        return {"task": self.task, "text": self.text, "options": dict(self.options), "answer": self.answer,
-                "target": list(self.target), "params": dict(self.params), "wording": self.wording,
-                "answer_kind": self.answer_kind}
 
 
 def prompt_text(question: SceneQuestion, *, cot: bool = False) -> str:
@@ -163,63 +140,27 @@ def _n_options(n: Any) -> int:
     return n
 
 
-def _arrange(correct: str, distractors: list[str], rng: np.random.Generator) -> dict[str, str]:
-    texts = [correct, *distractors]
-    order = rng.permutation(len(texts))
-    return {LETTERS[i]: texts[j] for i, j in enumerate(order)}
-
-
-def _window(count: int, n: int, lo: int, rng: np.random.Generator) -> dict[str, str]:
-    """n consecutive integers >= lo containing ``count`` at a random place, ascending."""
-    start = int(rng.integers(max(lo, count - n + 1), count + 1))
-    return {LETTERS[i]: str(start + i) for i in range(n)}
-
-
-def _visible(truth: Mapping) -> list[dict]:
-    return [r for r in truth["regions"] if r["share"] > 0]
-
-
-def _clear(regions: list[dict]) -> bool:
-    return all(r["visible_fraction"] >= _MIN_VISIBLE for r in regions)
-
-
-def _unique_shapes(truth: Mapping) -> list[dict]:
-    """Visible, clearly seen regions whose shape no other visible region has: "the {shape}" names one object."""
-    vis = _visible(truth)
-    shapes = [r["shape"] for r in vis]
-    return [r for r in vis if shapes.count(r["shape"]) == 1 and r["visible_fraction"] >= _MIN_VISIBLE]
-
-
-def _region(truth: Mapping, name: str) -> dict:
-    return truth["background"] if name == "background" else truth["regions"][int(name.split("-")[1])]
-
-
-def _named_colours(stimulus: Stimulus, task: str) -> list[dict]:
-    if getattr(stimulus.spec, "palette", None) is None:
-        raise NotAskable(f"{task} names colours, so the scene needs a named palette; allowed: SceneSpec(palette=...)")
-    return [c for c in stimulus.truth["colours"] if c["name"] is not None and c["objects"] > 0]
-
-
-def _flat(stimulus: Stimulus, task: str) -> None:
-    if stimulus.truth["shading"] != "flat":
-        raise NotAskable(f"{task} needs flat shading: a shaded region shows many pixel colours; allowed: shading='flat'")
-
-
 def _score(criterion: str, rgb) -> float:
+    """How strongly a colour (sRGB 0-255) meets ``criterion`` (module docstring): higher wins."""
     L, a, b = srgb255_to_lab(np.asarray(rgb, dtype=np.float64))
-    if criterion == "darker":
-        return float(-L)
-    if criterion == "more saturated":
-        return float(math.hypot(a, b))
-    return float(math.hypot(a, b) * math.cos(math.atan2(b, a) - math.radians(_WARM_HUE)))
+    if criterion in ("darker", "lighter"):
+        value = float(-L)
+    elif criterion in ("more saturated", "less saturated"):
+        value = float(math.hypot(a, b))
+    else:
+        value = float(math.hypot(a, b) * math.cos(math.atan2(b, a) - math.radians(_WARM_HUE)))
+    return -value if criterion in ("lighter", "cooler", "less saturated") else value
+
 
 
 # --- solvers: the correct option text from a (possibly recoloured) scene's truth, or None -----------------------
 
 def _solve(q: SceneQuestion, stimulus: Stimulus) -> str | None:
+    if q.task in OBJECT_TASKS:
+        return solve_objects(q, stimulus)
     t, p = stimulus.truth, q.params
     if q.task == "colour-extraction":
-        return format_code(_region(t, p["region"])["colour"], p["format"])
+        return format_code(sc.region(t, p["region"])["colour"], p["format"])
     if q.task == "colour-proportion":
         share = 100 * sum(c["share"] for c in t["colours"] if c["name"] == p["colour"])
         values = {int(v.rstrip("%")): v for v in q.options.values()}
@@ -228,19 +169,19 @@ def _solve(q: SceneQuestion, stimulus: Stimulus) -> str | None:
     if q.task == "colour-counting":
         return str(t["distinct_colours"] if p["include_background"] else t["object_colours"])
     if q.task == "object-counting":
-        return str(sum(1 for r in _visible(t) if r["name"] == p["colour"]))
+        return str(sum(1 for r in sc.visible(t) if r["name"] == p["colour"]))
     if q.task == "shape-counting":
-        return str(sum(1 for r in _visible(t) if r["shape"] == p["shape"]))
+        return str(sum(1 for r in sc.visible(t) if r["shape"] == p["shape"]))
     if q.task == "colour-comparison":
-        scores = sorted(((_score(p["criterion"], _region(t, r)["colour"]), _region(t, r)["shape"])
+        scores = sorted(((_score(p["criterion"], sc.region(t, r)["colour"]), sc.region(t, r)["shape"])
                          for r in p["regions"]), reverse=True)
         return scores[0][1] if scores[0][0] - scores[1][0] >= 1.0 else None
     if q.task == "colour-recognition":
         if p["mode"] == "name":
-            return _region(t, p["region"])["name"]
-        present = {r["name"] for r in _visible(t)} | ({t["background"]["name"]} if t["background"]["share"] > 0 else set())
-        absent = [v for v in q.options.values() if v not in present]
-        return absent[0] if len(absent) == 1 else None
+            return sc.region(t, p["region"])["name"]
+        present = {r["name"] for r in sc.visible(t)} | ({t["background"]["name"]} if t["background"]["share"] > 0 else set())
+        pick = [v for v in q.options.values() if (v in present) == (p["mode"] == "present")]
+        return pick[0] if len(pick) == 1 else None
     raise ValueError(f"task {q.task!r} is not known; allowed: {', '.join(TASKS)}")
 
 
@@ -254,11 +195,8 @@ def expected_for(question: SceneQuestion, stimulus: Stimulus) -> str | None:
 
 def _finish(task: str, text: str, options: dict[str, str], target, params: dict, wording: str,
             stimulus: Stimulus) -> SceneQuestion:
-    q = SceneQuestion(task, text, options, "A", tuple(target), params, wording, ANSWER_KIND[task])
-    answer = expected_for(q, stimulus)
-    if answer is None:
-        raise RuntimeError(f"{task}: built options {options} hold no correct answer (a bug)")
-    return SceneQuestion(task, text, options, answer, tuple(target), params, wording, ANSWER_KIND[task])
+    return sc.finish(task, text, options, target, params, wording, stimulus, answer_kind=ANSWER_KIND[task],
+                     solve=_solve)
 
 
 # --- builders ----------------------------------------------------------------------------------------------------
@@ -268,29 +206,29 @@ def _extraction(stim, rng, n, *, format: str = "rgb", delta_e: float = 10.0, reg
         raise ValueError(f"format={format!r} is not valid; allowed: {', '.join(CODE_FORMATS)}")
     if isinstance(delta_e, bool) or not isinstance(delta_e, int | float) or not 0.5 <= delta_e <= 60:
         raise ValueError(f"delta_e={delta_e!r} is not valid; allowed: a number in [0.5, 60] (CIEDE2000)")
-    _flat(stim, "colour-extraction")
+    sc.flat(stim, "colour-extraction")
     t = stim.truth
     if region is None:
         if not t["regions"]:
             region = "background"
         else:
-            choices = _unique_shapes(t)
+            choices = sc.unique_shapes(t)
             if not choices:
                 raise NotAskable("colour-extraction needs an object with a shape no other object has")
             region = choices[int(rng.integers(len(choices)))]["region"]
-    colour = _region(t, region)["colour"]
+    colour = sc.region(t, region)["colour"]
     try:
         distract = [format_code(c, format) for c in distractor_colours(colour, delta_e, n - 1, rng, fmt=format)]
     except ValueError as exc:  # the colour sits where sRGB ends: too few directions reach delta_e
         raise NotAskable(f"colour-extraction: {exc}") from None
-    options = _arrange(format_code(colour, format), distract, rng)
+    options = sc.arrange(format_code(colour, format), distract, rng)
     name = CODE_NAMES[format]
     if region == "background":
         if t["regions"]:
             raise NotAskable("the background's colour is 'the given color' only in a single-colour image")
         text, wording = f"What is the {name} value of the given color in the image?", "colorbench"
     else:
-        shape = _region(t, region)["shape"]
+        shape = sc.region(t, region)["shape"]
         text, wording = f"What is the {name} value of the color of the {shape} in the image?", "ours"
     params = {"format": format, "delta_e": float(delta_e), "region": region}
     return _finish("colour-extraction", text, options, (region,), params, wording, stim)
@@ -299,7 +237,7 @@ def _extraction(stim, rng, n, *, format: str = "rgb", delta_e: float = 10.0, reg
 def _proportion(stim, rng, n, *, step: int = 10, colour: str | None = None):
     if isinstance(step, bool) or not isinstance(step, int) or not 2 <= step <= 30:
         raise ValueError(f"step={step!r} is not valid; allowed: an integer 2-30 (percentage points)")
-    named = _named_colours(stim, "colour-proportion")
+    named = sc.named_colours(stim, "colour-proportion")
     if colour is not None:
         named = [c for c in named if c["name"] == colour]
         if not named:
@@ -321,13 +259,23 @@ def _proportion(stim, rng, n, *, step: int = 10, colour: str | None = None):
 
 
 def _colour_counting(stim, rng, n, *, include_background: bool = True):
-    _flat(stim, "colour-counting")
+    sc.flat(stim, "colour-counting")
     t = stim.truth
+    _far_apart(t, "colour-counting")
     count = t["distinct_colours"] if include_background else t["object_colours"]
     text, wording = ("How many different colors are in this image?", "colorbench") if include_background else (
         "How many different colors do the shapes in this image have?", "ours")
-    params = {"include_background": bool(include_background), "min_delta_e": t["min_delta_e"]}
-    return _finish("colour-counting", text, _window(count, n, 1, rng), (), params, wording, stim)
+    params = {"include_background": bool(include_background), "min_delta_e": t["min_delta_e"],
+              "min_delta_e_floor": COUNT_MIN_DELTA_E}
+    return _finish("colour-counting", text, sc.window(count, n, 1, rng), (), params, wording, stim)
+
+
+def _far_apart(truth, task: str) -> None:
+    """`NotAskable` when two of the scene's colours lie under `COUNT_MIN_DELTA_E` apart: a count of colours
+    (or of the objects of one colour) would hang on whether they are "different"."""
+    if truth["min_delta_e"] is not None and truth["min_delta_e"] < COUNT_MIN_DELTA_E:
+        raise NotAskable(f"{task}: two colours lie {truth['min_delta_e']:.1f} CIEDE2000 apart; allowed: scenes "
+                         f"whose colours are all >= {COUNT_MIN_DELTA_E:g} apart (SceneSpec.min_delta_e)")
 
 
 def _separate(stim, regions: list[dict]) -> bool:
@@ -339,32 +287,34 @@ def _separate(stim, regions: list[dict]) -> bool:
 
 
 def _object_counting(stim, rng, n, *, colour: str | None = None):
-    named = _named_colours(stim, "object-counting")
-    vis = _visible(stim.truth)
+    named = sc.named_colours(stim, "object-counting")
+    _far_apart(stim.truth, "object-counting")
+    vis = sc.visible(stim.truth)
     ok = []
     for c in named:
         if colour is not None and c["name"] != colour:
             continue
         mine = [r for r in vis if r["name"] == c["name"]]
-        if _clear(mine) and _separate(stim, mine):
+        if sc.clear(mine) and _separate(stim, mine):
             ok.append((c["name"], mine))
     if not ok:
         raise NotAskable("object-counting found no colour whose objects are all clearly visible and apart")
     name, mine = ok[int(rng.integers(len(ok)))]
     text = f"How many objects with {name} color are in this image?"
-    return _finish("object-counting", text, _window(len(mine), n, 0, rng), [r["region"] for r in mine],
-                   {"colour": name, "clutter": stim.spec.clutter}, "colorbench", stim)
+    return _finish("object-counting", text, sc.window(len(mine), n, 0, rng), [r["region"] for r in mine],
+                   {"colour": name, "clutter": stim.spec.clutter, "min_delta_e": stim.truth["min_delta_e"],
+                    "min_delta_e_floor": COUNT_MIN_DELTA_E}, "colorbench", stim)
 
 
 def _shape_counting(stim, rng, n, *, shape: str | None = None):
-    vis = _visible(stim.truth)
+    vis = sc.visible(stim.truth)
     shapes = sorted({r["shape"] for r in vis} if shape is None else {shape})
     ok = [(s, [r for r in vis if r["shape"] == s]) for s in shapes]
-    ok = [(s, mine) for s, mine in ok if mine and _clear(mine)]
+    ok = [(s, mine) for s, mine in ok if mine and sc.clear(mine)]
     if not ok:
         raise NotAskable("shape-counting found no shape whose objects are all clearly visible")
     s, mine = ok[int(rng.integers(len(ok)))]
-    return _finish("shape-counting", f"How many {plural(s)} are in this image?", _window(len(mine), n, 0, rng),
+    return _finish("shape-counting", f"How many {plural(s)} are in this image?", sc.window(len(mine), n, 0, rng),
                    [r["region"] for r in mine], {"shape": s}, "ours", stim)
 
 
@@ -374,12 +324,13 @@ def _comparison(stim, rng, n, *, criterion: str = "darker", margin: float | None
     margin = _MARGIN[criterion] if margin is None else margin
     if isinstance(margin, bool) or not isinstance(margin, int | float) or not 1.0 <= margin <= 100:
         raise ValueError(f"margin={margin!r} is not valid; allowed: a number in [1, 100]")
-    pool = _unique_shapes(stim.truth)
+    pool = sc.unique_shapes(stim.truth)
     if len(pool) < n:
         raise NotAskable(f"colour-comparison needs {n} objects of distinct shapes; the scene shows {len(pool)}")
+    score_of = {r["region"]: _score(criterion, r["colour"]) for r in pool}  # once per object, not per draw
     for _ in range(64):
         pick = [pool[i] for i in rng.choice(len(pool), n, replace=False)]
-        scores = sorted((_score(criterion, r["colour"]) for r in pick), reverse=True)
+        scores = sorted((score_of[r["region"]] for r in pick), reverse=True)
         if scores[0] - scores[1] >= margin:
             break
     else:
@@ -393,22 +344,24 @@ def _comparison(stim, rng, n, *, criterion: str = "darker", margin: float | None
 
 
 def _recognition(stim, rng, n, *, mode: str = "name"):
-    if mode not in ("name", "absent"):
-        raise ValueError(f"mode={mode!r} is not valid; allowed: name, absent")
-    _named_colours(stim, "colour-recognition")
+    if mode not in RECOGNITION_MODES:
+        raise ValueError(f"mode={mode!r} is not valid; allowed: {', '.join(RECOGNITION_MODES)}")
+    sc.named_colours(stim, "colour-recognition")
     t = stim.truth
     pal = list(get_scene_palette(stim.spec.palette).colours)
-    if mode == "absent":
-        present = sorted({r["name"] for r in _visible(t)} | ({t["background"]["name"]} - {None}), key=pal.index)
+    if mode in ("absent", "present"):
+        present = sorted({r["name"] for r in sc.visible(t)} | ({t["background"]["name"]} - {None}), key=pal.index)
         absent = [k for k in pal if k not in present]
-        if len(present) < n - 1 or not absent:
-            raise NotAskable(f"'absent' needs {n - 1} named colours present and one palette colour absent")
-        shown = [present[i] for i in rng.choice(len(present), n - 1, replace=False)]
-        options = _arrange(absent[int(rng.integers(len(absent)))], shown, rng)
-        return _finish("colour-recognition", "What color does not exist in this image?", options, (),
-                       {"mode": mode}, "colorbench", stim)
-    vis = _visible(t)
-    pool = vis if len(vis) == 1 else _unique_shapes(t)
+        right, wrong = (absent, present) if mode == "absent" else (present, absent)
+        if len(wrong) < n - 1 or not right:
+            raise NotAskable(f"'{mode}' needs one palette colour {mode} and {n - 1} the other way")
+        shown = [wrong[i] for i in rng.choice(len(wrong), n - 1, replace=False)]
+        options = sc.arrange(right[int(rng.integers(len(right)))], shown, rng)
+        text, wording = (("What color does not exist in this image?", "colorbench") if mode == "absent"
+                         else ("What color exists in this image?", "ours"))
+        return _finish("colour-recognition", text, options, (), {"mode": mode}, wording, stim)
+    vis = sc.visible(t)
+    pool = vis if len(vis) == 1 else sc.unique_shapes(t)
     pool = [r for r in pool if r["name"] is not None]
     if not pool:
         raise NotAskable("colour-recognition needs a named object with a shape no other object has")
@@ -419,7 +372,7 @@ def _recognition(stim, rng, n, *, mode: str = "name"):
         text, wording = "What is the color of object in this image?", "colorbench"
     else:
         text, wording = f"What is the color of the {reg['shape']} in this image?", "ours"
-    return _finish("colour-recognition", text, _arrange(reg["name"], distract, rng), (reg["region"],),
+    return _finish("colour-recognition", text, sc.arrange(reg["name"], distract, rng), (reg["region"],),
                    {"mode": mode, "region": reg["region"]}, wording, stim)
 
 
@@ -427,7 +380,20 @@ def _recognition(stim, rng, n, *, mode: str = "name"):
 TASKS: Mapping[str, Callable[..., SceneQuestion]] = MappingProxyType({
     "colour-extraction": _extraction, "colour-proportion": _proportion, "colour-counting": _colour_counting,
     "object-counting": _object_counting, "colour-comparison": _comparison, "colour-recognition": _recognition,
-    "shape-counting": _shape_counting,
+    "shape-counting": _shape_counting, **OBJECT_TASKS,
+})
+
+#: Task name -> every form it is asked in (the builder's parameters per form), ColorBench §2.1 and Table 7.
+FORMS: Mapping[str, tuple[Mapping[str, Any], ...]] = MappingProxyType({
+    "colour-extraction": tuple({"format": f} for f in CODE_FORMATS),
+    "colour-proportion": ({},),
+    "colour-counting": ({"include_background": True}, {"include_background": False}),
+    "object-counting": ({},),
+    "colour-comparison": tuple({"criterion": c} for c in CRITERIA),
+    "colour-recognition": tuple({"mode": m} for m in RECOGNITION_MODES),
+    "shape-counting": ({},),
+    "object-recognition": ({},),
+    "colour-mimicry": tuple({"mode": m} for m in MIMICRY_MODES),
 })
 
 
@@ -435,7 +401,8 @@ def build_question(task: str, stimulus: Stimulus, *, seed: int = 0, n_options: i
     """A seeded ``task`` question about a rendered scene. ``params`` are the task's own (module docstring):
     extraction ``format`` ("rgb"/"hsv"/"hex"), ``delta_e``, ``region``; proportion ``step``, ``colour``;
     colour counting ``include_background``; object counting ``colour``; comparison ``criterion``, ``margin``;
-    recognition ``mode`` ("name"/"absent"); shape counting ``shape``. Raises `NotAskable` (a ValueError) when
+    recognition ``mode`` ("name"/"present"/"absent"); shape counting ``shape``; object recognition ``colour``;
+    colour mimicry ``mode`` ("count"/"which"). Raises `NotAskable` (a ValueError) when
     the scene cannot carry the question unambiguously, ValueError for bad parameters."""
     if task not in TASKS:
         raise ValueError(f"task {task!r} is not known; allowed: {', '.join(TASKS)}")

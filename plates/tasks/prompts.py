@@ -229,7 +229,8 @@ def _builtin_prompts() -> dict[str, PromptTemplate]:
 
 #: The ColorBench tasks drawn as synthetic scenes (`plates.tasks.colorbench.TASKS`; shape counting is ours).
 _SCENE_TASKS = ("colour-extraction", "colour-proportion", "colour-counting", "object-counting",
-                "colour-comparison", "colour-recognition", "shape-counting")
+                "colour-comparison", "colour-recognition", "shape-counting", "object-recognition",
+                "colour-mimicry")
 
 
 def _scene_prompts() -> list[PromptTemplate]:

@@ -320,6 +320,13 @@ def test_local_model_flags_reach_hf_models_only_and_keep_the_run_id(tmp_path, ca
     assert "--device apply to local Hugging Face models only" in capsys.readouterr().err
     assert main([*quick, "--dtype", "int4"]) == 2
     assert "--dtype 'int4' is not allowed; allowed: auto, bfloat16" in capsys.readouterr().err
+    spread = build_experiment(build_parser().parse_args([*quick, "--device-map", "auto", "--trust-remote-code"]))
+    assert spread.models[0].options == {"device_map": "auto", "trust_remote_code": True}
+    assert spread.run_id == plain.run_id and plain.models[0].options == {}  # remote code: never by default
+    assert main([*quick, "--device-map", "auto", "--device", "cpu"]) == 2
+    assert "give --device or --device-map, not both" in capsys.readouterr().err
+    assert main([*quick, "--device-map", "everywhere"]) == 2
+    assert "--device-map 'everywhere' is not allowed; allowed: auto, balanced" in capsys.readouterr().err
 
 
 @pytest.mark.slow  # imports torch + transformers and builds a tiny LLaVA offline (tests/support/tiny_vlm.py)
@@ -441,3 +448,31 @@ def test_progress_counts_rows_already_there_on_resume(tmp_path, capsys):
     assert main([*base, "--limit", "4"]) == 0
     err = capsys.readouterr().err
     assert " 2/4 " in err and " 4/4 " in err and " 0/4 " not in err
+
+
+@pytest.mark.slow
+def test_a_4400_digit_reply_is_an_unparsed_row_and_the_run_completes(tmp_path):
+    # Before one bounded number reader, int() of the reply hit Python's 4,300-digit conversion limit: plates
+    # run exited 2 with nothing written, and the resume asked the same item and stopped again.
+    with ChatServer(answer=lambda body: "7" * 4400) as server:
+        done = _plates("run", "--dataset", "colorblindnesseval", "--prompt", "cbe-open", "--model", "test-model",
+                       "--base-url", server.url, "--size", "64", "--out", tmp_path, "--no-api-key", "--limit", "2")
+    assert done.returncode == 0, done.stderr
+    frame = load_results(tmp_path).frame
+    assert len(frame) >= 1 and (frame["reply"].str.len() == 4400).all()
+    assert set(frame["parse_status"]) == {"unparsed"} and set(frame["failure_mode"]) == {"erratic"}
+    assert not frame["correct"].any() and not frame["reply_truncated"].any()
+    from plates.tasks.answers import RULES_VERSION
+
+    assert set(frame["rules_version"]) == {RULES_VERSION}
+
+
+@pytest.mark.slow
+def test_a_megabyte_reply_is_read_as_head_and_tail_and_the_row_says_so(tmp_path):
+    reply = "Answer: 12. " + "The dots are orange and green. " * 33_000
+    with ChatServer(answer=lambda body: reply) as server:
+        done = _plates("run", "--dataset", "colorblindnesseval", "--prompt", "cbe-open", "--model", "test-model",
+                       "--base-url", server.url, "--size", "64", "--out", tmp_path, "--no-api-key", "--limit", "1")
+    assert done.returncode == 0, done.stderr
+    row = load_results(tmp_path).frame.iloc[0]
+    assert row["reply"] == reply and bool(row["reply_truncated"]) and row["parsed"] == "12"

@@ -50,6 +50,8 @@ def test_pages_show_the_papers_numbers_beside_ours(monkeypatch, families):
     chart = at.get("plotly_chart")[0]
     assert "RCID Table 1" in chart.proto.spec  # the paper's bars in the RCID chart
     assert any("Not in the papers' tables" in w.value for w in at.warning)
+    # the filter kind's human key is a prediction no person has checked: the page says so beside its rows
+    assert any("rcid-filter's human answer" in w.value and "unvalidated" in w.value for w in at.warning)
     at = open_page(monkeypatch, families, "scenes")
     overall = at.dataframe[0].value
     assert {"ours", "ColorBench Table 1"} <= set(overall["source"])

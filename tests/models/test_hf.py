@@ -10,7 +10,7 @@ import pytest
 from PIL import Image
 
 from plates.models import BackendFailing, Query, Turn, make_backend
-from plates.models.hf import HFBackend, resolve_device, resolve_dtype
+from plates.models.hf import HFBackend, to_conversation
 from tests.support.tiny_vlm import build_tiny_vlm
 
 pytestmark = pytest.mark.slow  # imports torch + transformers and builds a model (a few seconds)
@@ -70,6 +70,54 @@ def test_batched_answers_equal_one_at_a_time(arch, request):
     assert len({reply.text for reply in batched.values()}) > 1  # the answers depend on the input
 
 
+#: generation_config.json settings a model's authors may ship: sampling, a narrow top-k, penalties, an n-gram ban
+NOISY_FILE = {"do_sample": True, "temperature": 1.7, "top_k": 3, "top_p": 0.8, "repetition_penalty": 4.0,
+              "no_repeat_ngram_size": 1}
+
+
+@pytest.mark.parametrize("arch", ["llava", "idefics3"])
+def test_a_model_files_sampling_and_penalties_do_not_change_a_greedy_answer(arch, tmp_path):
+    import json
+    import shutil
+
+    import torch
+    import transformers
+
+    clean = build_tiny_vlm(tmp_path / "clean", arch=arch, seed=0)
+    noisy = tmp_path / "noisy"
+    shutil.copytree(clean, noisy)
+    config = json.loads((noisy / "generation_config.json").read_text())
+    (noisy / "generation_config.json").write_text(json.dumps({**config, **NOISY_FILE}))
+    queries = [q for q in _queries() if q.max_tokens >= 10]
+    plain, loud = (dict(make_backend("hf", model=str(path), batch_size=4).ask(queries)) for path in (clean, noisy))
+    for i in range(len(queries)):
+        assert plain[i].ok and plain[i].text == loud[i].text and plain[i].completion_tokens == 10, i
+    # the file does decide answers when a call leaves settings to it (a greedy call as transformers users write it)
+    reference = make_backend("hf", model=str(noisy))
+    network = transformers.AutoModelForImageTextToText.from_pretrained(str(noisy))
+    inputs = reference.processor.apply_chat_template(
+        [to_conversation(queries[3])], add_generation_prompt=True, tokenize=True, return_dict=True,
+        return_tensors="pt")
+    torch.manual_seed(0)
+    inherited = network.generate(**inputs, max_new_tokens=10, do_sample=False)[0, inputs["input_ids"].shape[1]:]
+    assert queries[3].turns[-1].text == "Say a number."
+    assert reference.processor.decode(inherited, skip_special_tokens=True).strip() != plain[3].text
+    settings = loud[0].settings  # what decided the answer, and what of the file it overrode
+    assert (settings["do_sample"], settings["num_beams"], settings["repetition_penalty"]) == (False, 1, 1.0)
+    assert settings["no_repeat_ngram_size"] == 0 and settings["max_new_tokens"] == queries[0].max_tokens
+    assert settings["model_file_overridden"] == NOISY_FILE and settings["prompt_format"] == "chat-template"
+    assert settings["dtype"] == "float32" and settings["eos_token_id"] and "top_k" not in settings
+    assert dict(plain[0].settings) == {**settings, "model_file_overridden": {}}
+
+
+def test_sampling_is_plain_sampling_at_the_query_temperature(backend):
+    query = Query((Turn("user", "Say a number."),), max_tokens=4, temperature=0.8)
+    settings = backend.ask_one(query).settings
+    assert (settings["do_sample"], settings["temperature"], settings["top_k"], settings["top_p"]) == (True, 0.8, 0,
+                                                                                                      1.0)
+    assert settings["min_p"] is None and settings["repetition_penalty"] == 1.0 and settings["seed"] is None
+
+
 def test_left_padding_is_used(backend, monkeypatch):
     seen = []
     original = backend.network.generate
@@ -119,22 +167,6 @@ def test_every_query_failing_the_same_way_stops(backend, monkeypatch):
         list(backend.ask(_queries()))
 
 
-def test_device_and_dtype_resolution():
-    import torch
-
-    auto = resolve_device("auto")
-    assert auto in ("cuda", "mps", "cpu")
-    assert resolve_dtype("auto", "cpu") == torch.float32
-    assert resolve_dtype("float16", "cpu") == torch.float16
-    with pytest.raises(ValueError, match="device 'tpu' is not allowed; allowed: auto, cuda, mps, cpu"):
-        resolve_device("tpu")
-    with pytest.raises(ValueError, match="dtype 'int8' is not allowed; allowed: auto, bfloat16, float16, float32"):
-        resolve_dtype("int8", "cpu")
-    if not torch.cuda.is_available():
-        with pytest.raises(ValueError, match="no CUDA GPU"):
-            resolve_device("cuda")
-
-
 def test_bad_options(tiny_path):
     with pytest.raises(ValueError, match="batch_size must be an int >= 1"):
         HFBackend(str(tiny_path), batch_size=0)
@@ -151,7 +183,7 @@ def test_a_processor_without_chat_template_is_refused(tiny_path, tmp_path):
     shutil.copytree(tiny_path, copy)
     for template in copy.glob("chat_template.*"):
         template.unlink()
-    with pytest.raises(ValueError, match="no chat template"):
+    with pytest.raises(ValueError, match=r"no chat template and its family \(llava\) has no prompt format"):
         HFBackend(str(copy))
 
 
@@ -179,3 +211,27 @@ def test_a_missing_model_folder_is_a_value_error_naming_it(tmp_path):
     missing = tmp_path / "no-such-model"
     with pytest.raises(ValueError, match=r"'.*no-such-model' cannot be loaded .*allowed: a local folder"):
         make_backend("hf", model_id_or_path=str(missing))
+
+
+def test_a_hub_models_revision_is_the_commit_of_its_snapshot(tiny_path, backend, tmp_path):
+    """A hub id loads from the local cache's snapshot of one commit: rows record that commit (run in a fresh
+    interpreter, since huggingface_hub reads HF_HUB_CACHE when imported)."""
+    import os
+    import shutil
+    import subprocess
+    import sys
+
+    commit = "0123456789abcdef0123456789abcdef01234567"
+    repo = tmp_path / "hub" / "models--plates-test--tiny-llava"
+    shutil.copytree(tiny_path, repo / "snapshots" / commit)
+    (repo / "refs").mkdir()
+    (repo / "refs" / "main").write_text(commit)
+    code = ("from plates.models import Query, Turn, make_backend\n"
+            "b = make_backend('hf', model='plates-test/tiny-llava')\n"
+            "print(b.ask_one(Query((Turn('user', 'Say a number.'),), max_tokens=2)).revision)")
+    env = {**os.environ, "HF_HUB_CACHE": str(tmp_path / "hub"), "HF_HUB_OFFLINE": "1"}
+    done = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True, timeout=300)
+    assert done.returncode == 0, done.stderr[-2000:]
+    assert done.stdout.strip().splitlines()[-1] == commit
+    assert backend.ask_one(Query((Turn("user", "Say a number."),), max_tokens=2)).revision is None  # a folder
+

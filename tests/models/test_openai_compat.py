@@ -85,6 +85,55 @@ def test_few_shot_turns_become_messages_and_options_pass_through():
     assert (body["max_completion_tokens"], body["temperature"], "max_tokens" in body) == (3, 1.0, False)
 
 
+def _sent(body: dict) -> dict:
+    """A request body without its conversation and model name: the settings it sent."""
+    return {k: v for k, v in body.items() if k not in ("messages", "model")}
+
+
+def test_openai_sampling_fields_send_temperature_only_and_name_what_the_server_chooses():
+    queries = [Query((Turn("user", "item-0?", (_plate(0),)),), max_tokens=9)]
+    with ChatServer(answer=lambda body: "12", fingerprint="fp_abc123") as server:
+        (reply,) = _answers(_backend(server), queries).values()
+        body = server.records[0].body
+    assert _sent(body) == {"max_tokens": 9, "temperature": 0.0}  # nothing outside the OpenAI schema
+    assert reply.revision == "test-model@fp_abc123"
+    assert dict(reply.settings) == {
+        "max_tokens": 9, "temperature": 0.0, "sampling_fields": "openai", "system": None, "image_detail": None,
+        "left_to_server": ["frequency_penalty", "min_p", "presence_penalty", "repetition_penalty", "top_k", "top_p"]}
+
+
+def test_vllm_sampling_fields_send_every_field_vllm_would_take_from_the_model_file():
+    greedy = Query((Turn("user", "item-0?", (_plate(0),)),), max_tokens=5)
+    warm = Query((Turn("user", "item-1?", (_plate(1),)),), max_tokens=5, temperature=0.7)
+    with ChatServer(answer=lambda body: "12") as server:
+        replies = _answers(_backend(server, sampling_fields="vllm", seed=3), [greedy, warm])
+        bodies = {r.text: r.body for r in server.records}
+    neutral = {"top_p": 1.0, "top_k": -1, "min_p": 0.0, "repetition_penalty": 1.0, "presence_penalty": 0.0,
+               "frequency_penalty": 0.0}
+    assert _sent(bodies["item-0?"]) == {"max_tokens": 5, "temperature": 0.0, "seed": 3, **neutral}
+    assert _sent(bodies["item-1?"]) == {"max_tokens": 5, "temperature": 0.7, "seed": 3, **neutral}
+    for i, text in enumerate(("item-0?", "item-1?")):  # the reply records exactly what the server received
+        recorded = {k: v for k, v in replies[i].settings.items()
+                    if k not in ("sampling_fields", "system", "image_detail", "left_to_server")}
+        assert recorded == _sent(bodies[text]) and replies[i].settings["left_to_server"] == []
+    assert replies[0].revision == "test-model"  # no system_fingerprint from this server
+
+
+def test_extra_body_wins_over_the_sampling_fields_and_a_protocol_can_leave_everything_to_the_server():
+    query = Query((Turn("user", "item-0?", (_plate(0),)),), max_tokens=5)
+    with ChatServer() as server:
+        (reply,) = _answers(_backend(server, sampling_fields="vllm", extra_body={"top_p": 0.9, "top_k": 40}),
+                            [query]).values()
+        (reply_left,) = _answers(_backend(server, sampling_fields="vllm", send_temperature=False, token_param=None),
+                                 [query]).values()
+        first, second = (r.body for r in server.records)
+    assert (first["top_p"], first["top_k"], first["repetition_penalty"]) == (0.9, 40, 1.0)
+    assert (reply.settings["top_p"], reply.settings["top_k"]) == (0.9, 40)
+    assert _sent(second) == {}
+    assert reply_left.settings["left_to_server"] == ["frequency_penalty", "max_tokens", "min_p", "presence_penalty",
+                                                     "repetition_penalty", "temperature", "top_k", "top_p"]
+
+
 FAULTS = {
     "429": Fault.http(429, retry_after=0.05),
     "500": Fault.http(500),
@@ -221,7 +270,8 @@ def test_missing_key_variable_is_named():
 
 
 @pytest.mark.parametrize("options", [{"concurrency": 0}, {"max_attempts": 0}, {"timeout": -1},
-                                     {"base_url": "127.0.0.1:8000"}, {"token_param": "tokens"}, {"model": ""}])
+                                     {"base_url": "127.0.0.1:8000"}, {"token_param": "tokens"}, {"model": ""},
+                                     {"sampling_fields": "anthropic"}])
 def test_bad_options_raise_value_errors_naming_them(options):
     with pytest.raises(ValueError, match=next(iter(options))):
         OpenAIBackend(**{"model": "m", "api_key_env": None, **options})

@@ -76,6 +76,35 @@ def test_one_complete_row_per_unit(tmp_path, items):
     assert first["delta_e"] == pytest.approx(render(items[0].spec).stats.delta_e, rel=1e-9)
 
 
+def test_rows_carry_the_settings_sent_and_the_model_revision(tmp_path, items):
+    with ChatServer(answer=lambda body: "12", fingerprint="fp_1") as server:
+        exp = _exp(server.url, tmp_path, model={"sampling_fields": "vllm"})
+        _run(exp, items)
+        bodies = [r.body for r in server.records]
+    frame = load_results(tmp_path).frame
+    assert len(frame) == len(bodies) == N_ITEMS and set(frame["model_revision"]) == {"test-model@fp_1"}
+    sent = {json.dumps({k: v for k, v in b.items() if k not in ("messages", "model")}, sort_keys=True)
+            for b in bodies}
+    assert len(sent) == 1  # every request carried the same settings
+    for stored in frame["generation_json"]:
+        settings = json.loads(stored)
+        assert settings.pop("sampling_fields") == "vllm" and settings.pop("left_to_server") == []
+        assert (settings.pop("system"), settings.pop("image_detail")) == (None, None)
+        assert json.dumps(settings, sort_keys=True) in sent
+        assert (settings["temperature"], settings["repetition_penalty"], settings["top_k"]) == (0.0, 1.0, -1)
+
+
+def test_a_key_among_the_settings_sent_never_reaches_the_rows(tmp_path, items, monkeypatch):
+    key = "sk-test-settings-key-0003"
+    monkeypatch.setenv("RUNNER_TEST_KEY", key)
+    with ChatServer(answer=lambda body: "12", api_key=key) as server:  # a provider option carrying the key too
+        exp = _exp(server.url, tmp_path, model={"api_key_env": "RUNNER_TEST_KEY", "extra_body": {"user": key}})
+        _run(exp, items[:2])
+        assert server.records[0].body["user"] == key
+    stored = load_results(tmp_path).frame["generation_json"]
+    assert len(stored) == 2 and all(json.loads(s)["user"] == "***" for s in stored)
+
+
 def test_the_image_sent_is_the_prompts_variant_under_the_condition(tmp_path, items):
     seen = {}
 

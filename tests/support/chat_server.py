@@ -79,6 +79,7 @@ class RequestRecord:
     fault: str | None = None
     status: int | None = None
     authorization_ok: bool = True
+    authorization: str = ""  # the Authorization header as received ("" when none)
     body: dict[str, Any] = field(default_factory=dict, repr=False)
 
 
@@ -120,8 +121,10 @@ class ChatServer:
         delay: float = 0.0,
         models: Sequence[str] = ("test-model",),
         api_key: str | None = None,
+        fingerprint: str | None = None,
     ) -> None:
         self.answer = answer
+        self.fingerprint = fingerprint  # the system_fingerprint each completion carries (None: not sent)
         self.faults = faults
         self.faults_by_text = {k: list(v) for k, v in (faults_by_text or {}).items()}
         self.delay = delay
@@ -270,6 +273,7 @@ class _Handler(BaseHTTPRequestHandler):
         record.text = last_user_text(body)
         record.images = len(image_urls(body))
         record.messages = len(body.get("messages") or [])
+        record.authorization = self.headers.get("Authorization") or ""
         if srv.api_key is not None and self.headers.get("Authorization") != f"Bearer {srv.api_key}":
             record.authorization_ok, record.status = False, 401
             self._send_json(401, {"error": {"message": "Incorrect API key provided.", "type": "invalid_request_error",
@@ -325,7 +329,7 @@ class _Handler(BaseHTTPRequestHandler):
         completion_tokens = len(text.split())
         self._send_json(200, {
             "id": f"chatcmpl-{record.n}", "object": "chat.completion", "created": int(time.time()),
-            "model": record.model,
+            "model": record.model, **({"system_fingerprint": srv.fingerprint} if srv.fingerprint else {}),
             "choices": [{"index": 0, "message": {"role": "assistant", "content": text}, "finish_reason": "stop"}],
             "usage": {"prompt_tokens": prompt_tokens, "completion_tokens": completion_tokens,
                       "total_tokens": prompt_tokens + completion_tokens},

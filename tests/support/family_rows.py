@@ -42,6 +42,7 @@ def _answer(model: str):
 
 RUNS = (
     ("rcid-contrast", ("rcid-compare-pixel", "rcid-compare-human"), 24),
+    ("rcid-filter", ("rcid-name-pixel", "rcid-name-human"), 8),
     ("illusion-magnitude", ("rcid-compare-pixel",), 84),
     ("illusions-classic", ("illusionbench-tf", "illusionbench-mc"), 10),
     ("colorbench-colour-counting", ("colorbench-colour-counting",), 12),

@@ -1,14 +1,23 @@
 """Tiny random image-text-to-text models, their tokenizers and processors, built offline in a test (no hub).
 
-Two architectures, so "any image-text-to-text model" is tested on more than one processor path:
+One architecture per family the hf backend supports, so "any image-text-to-text model" is tested on each
+processor path:
 
 - ``llava``: ``LlavaForConditionalGeneration`` (a 2-layer CLIP vision tower on 32x32 images in 8x8 patches, a
   projector, a 2-layer Llama) with a PIL CLIP image processor;
 - ``idefics3`` (the SmolVLM family): ``Idefics3ForConditionalGeneration`` (a 2-layer SigLIP-style tower, pixel
-  shuffle, a 2-layer Llama) with a PIL Idefics3 image processor that splits images into tiles.
+  shuffle, a 2-layer Llama) with a PIL Idefics3 image processor that splits images into tiles;
+- ``paligemma``: ``PaliGemmaForConditionalGeneration`` (a 2-layer SigLIP tower, a 2-layer Gemma) with no chat
+  template: its prompt format is PaliGemma's task prefix;
+- ``florence2``: ``Florence2ForConditionalGeneration`` (a one-block-per-stage DaViT tower, a 1+1-layer BART
+  encoder-decoder) with no chat template: its prompt format is a task token. Its generation_config.json asks
+  for beam search and an n-gram ban, as the published checkpoints' do;
+- ``remote-code``: the LLaVA model under a model type transformers does not know, whose config and model
+  classes live in a Python file inside the folder (``auto_map``), as moondream2's or MiniCPM-V's do: it loads
+  only with ``trust_remote_code=True``.
 
 Each has a byte-level BPE tokenizer trained with the ``tokenizers`` library on a few sentences (so any text
-encodes) and a small chat template. Seeded: the same seed gives the same weights. Saved with
+encodes) and, for the chat families, a small chat template. Seeded: the same seed gives the same weights. Saved with
 ``save_pretrained``; loads back through ``AutoProcessor`` and ``AutoModelForImageTextToText`` like any hub
 model. Well under 1 MB on disk.
 """
@@ -17,7 +26,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-ARCHITECTURES = ("llava", "idefics3")
+ARCHITECTURES = ("llava", "idefics3", "paligemma", "florence2", "remote-code")
 
 LLAVA_SPECIAL_TOKENS = ("<pad>", "<s>", "</s>", "<unk>", "<image>", "<|user|>", "<|assistant|>", "<|end|>")
 IDEFICS3_SPECIAL_TOKENS = ("<|endoftext|>", "<|im_start|>", "<end_of_utterance>", "<fake_token_around_image>",
@@ -117,11 +126,100 @@ def _idefics3():
     return Idefics3ForConditionalGeneration, config, processor, tokenizer
 
 
+def _paligemma():
+    from transformers import (
+        GemmaConfig,
+        PaliGemmaConfig,
+        PaliGemmaForConditionalGeneration,
+        PaliGemmaProcessor,
+        SiglipVisionConfig,
+    )
+    from transformers.models.siglip.image_processing_pil_siglip import SiglipImageProcessorPil
+
+    tokenizer = build_tokenizer(("<pad>", "<bos>", "<eos>", "<unk>", "<image>"), bos_token="<bos>",
+                                eos_token="<eos>", pad_token="<pad>", unk_token="<unk>",
+                                extra_special_tokens={"image_token": "<image>"})
+    image_processor = SiglipImageProcessorPil(size={"height": 32, "width": 32})
+    image_processor.image_seq_length = 16  # (32 / 8) ** 2 patches
+    processor = PaliGemmaProcessor(image_processor=image_processor, tokenizer=tokenizer)  # adds <loc>/<seg> tokens
+    text = _text_config(tokenizer, "<bos>", "<eos>", "<pad>")
+    text.update(model_type="gemma", num_key_value_heads=1, head_dim=16)
+    vision = SiglipVisionConfig(hidden_size=32, intermediate_size=64, num_hidden_layers=2, num_attention_heads=2,
+                                image_size=32, patch_size=8, projection_dim=32)
+    config = PaliGemmaConfig(text_config=GemmaConfig(**{k: v for k, v in text.items() if k != "model_type"}),
+                             vision_config=vision, image_token_id=tokenizer.convert_tokens_to_ids("<image>"),
+                             projection_dim=32)
+    return PaliGemmaForConditionalGeneration, config, processor, tokenizer
+
+
+def _florence2():
+    from transformers import (
+        BartConfig,
+        Florence2Config,
+        Florence2ForConditionalGeneration,
+        Florence2Processor,
+        Florence2VisionConfig,
+    )
+    from transformers.models.clip.image_processing_pil_clip import CLIPImageProcessorPil
+
+    tokenizer = build_tokenizer(("<pad>", "<s>", "</s>", "<unk>", "<image>", "<OCR>"), bos_token="<s>",
+                                eos_token="</s>", pad_token="<pad>", unk_token="<unk>",
+                                extra_special_tokens={"image_token": "<image>"})
+    image_processor = CLIPImageProcessorPil(size={"height": 64, "width": 64}, do_center_crop=False)
+    image_processor.image_seq_length = 5  # (64 / 32) ** 2 features + the pooled one
+    processor = Florence2Processor(image_processor=image_processor, tokenizer=tokenizer)
+    ids = tokenizer.convert_tokens_to_ids
+    text = BartConfig(vocab_size=len(tokenizer), d_model=32, encoder_layers=1, decoder_layers=1,
+                      encoder_attention_heads=2, decoder_attention_heads=2, encoder_ffn_dim=64, decoder_ffn_dim=64,
+                      max_position_embeddings=256, init_std=0.2, bos_token_id=ids("<s>"), eos_token_id=ids("</s>"),
+                      pad_token_id=ids("<pad>"), decoder_start_token_id=ids("</s>"))
+    vision = Florence2VisionConfig(depths=(1, 1, 1, 1), embed_dim=(8, 16, 32, 32), num_heads=(1, 1, 2, 2),
+                                   num_groups=(1, 1, 2, 2), window_size=2, projection_dim=32, drop_path_rate=0.0)
+    config = Florence2Config(text_config=text, vision_config=vision, image_token_id=ids("<image>"))
+    return Florence2ForConditionalGeneration, config, processor, tokenizer
+
+
+#: the Python file a remote-code model carries in its folder (transformers imports it with trust_remote_code)
+REMOTE_CODE_MODULE = """from transformers import LlavaConfig, LlavaForConditionalGeneration
+
+
+class PlatesTinyConfig(LlavaConfig):
+    model_type = "plates_tiny"
+
+
+class PlatesTinyForCausalLM(LlavaForConditionalGeneration):
+    config_class = PlatesTinyConfig
+"""
+
+
+def _remote_code(path: Path, llava) -> None:
+    """Save ``llava``'s weights at ``path`` as a remote-code model (see the module doc): the classes come from a
+    Python file in the folder, imported here from that file, as transformers will import it."""
+    import importlib.util
+    import json
+
+    source = path / "modeling_plates_tiny.py"
+    source.write_text(REMOTE_CODE_MODULE)
+    spec = importlib.util.spec_from_file_location("modeling_plates_tiny", source)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    settings = {k: v for k, v in llava.config.to_dict().items() if k != "model_type"}
+    remote = module.PlatesTinyForCausalLM(module.PlatesTinyConfig(**settings)).eval()
+    remote.load_state_dict(llava.state_dict())  # the same modules under the same names
+    remote.generation_config = llava.generation_config
+    remote.save_pretrained(path)
+    config = json.loads((path / "config.json").read_text())
+    config["auto_map"] = {"AutoConfig": "modeling_plates_tiny.PlatesTinyConfig",
+                          "AutoModelForCausalLM": "modeling_plates_tiny.PlatesTinyForCausalLM"}
+    (path / "config.json").write_text(json.dumps(config, indent=2))
+
+
 def build_tiny_vlm(path: Path | str, *, arch: str = "llava", seed: int = 0) -> Path:
     """Write a tiny random model of ``arch`` (one of ARCHITECTURES) + its processor to ``path``; return it."""
     import torch
 
-    builders = {"llava": _llava, "idefics3": _idefics3}
+    builders = {"llava": _llava, "idefics3": _idefics3, "paligemma": _paligemma, "florence2": _florence2,
+                "remote-code": _llava}
     if arch not in builders:
         raise ValueError(f"arch {arch!r} is not allowed; allowed: {', '.join(ARCHITECTURES)}")
     path = Path(path)
@@ -130,6 +228,11 @@ def build_tiny_vlm(path: Path | str, *, arch: str = "llava", seed: int = 0) -> P
     model = model_class(config).eval()
     model.generation_config.pad_token_id = tokenizer.pad_token_id
     model.generation_config.eos_token_id = tokenizer.eos_token_id
-    model.save_pretrained(path)
+    if arch == "florence2":  # as microsoft/Florence-2-base's generation_config.json
+        model.generation_config.update(num_beams=3, no_repeat_ngram_size=3, early_stopping=False)
     processor.save_pretrained(path)
+    if arch == "remote-code":
+        _remote_code(path, model)
+    else:
+        model.save_pretrained(path)
     return path

@@ -13,6 +13,7 @@ from plates.stimuli.base import Stimulus
 from plates.stimuli.scenes import SCENE_PALETTES, SHAPES, SceneSpec, render
 from plates.stimuli.scenes.recolour import NAME_TOLERANCE, VARIANTS
 from plates.tasks.colorbench import (
+    COUNT_MIN_DELTA_E,
     CRITERIA,
     TASKS,
     NotAskable,
@@ -126,8 +127,10 @@ def test_colour_comparison_answer_follows_cielab_definitions(criterion):
         for region in q.params["regions"]:
             L, a, b = srgb255_to_lab(stim.pixels[stim.masks[region]][0])
             shape = stim.truth["regions"][int(region.split("-")[1])]["shape"]
-            scores[shape] = {"darker": -L, "more saturated": math.hypot(a, b),
-                             "warmer": a * math.cos(math.radians(50)) + b * math.sin(math.radians(50))}[criterion]
+            base = {"darker": -L, "lighter": L, "more saturated": math.hypot(a, b),
+                    "warmer": a * math.cos(math.radians(50)) + b * math.sin(math.radians(50))}
+            base["less saturated"], base["cooler"] = -base["more saturated"], -base["warmer"]
+            scores[shape] = base[criterion]
         ranked = sorted(scores, key=scores.get, reverse=True)
         assert q.answer_text == ranked[0]
         assert scores[ranked[0]] - scores[ranked[1]] >= q.params["margin"]
@@ -170,6 +173,9 @@ def test_shape_counting_counts_the_masks_of_that_shape():
 @pytest.mark.parametrize("task", list(TASKS))
 def test_same_seed_same_question_and_answers_spread_over_letters(task):
     stims = _scenes(NAMED + PLAIN) if task != "colour-extraction" else _scenes(PATCHES)
+    if task == "colour-mimicry":  # camouflaged shapes need a mottled scene
+        stims = _scenes([s.replace(shading="mottled", n_colours=1, background=None, min_delta_e=8, spacing="tight",
+                                   palette=None) for s in PLAIN])
     params = {"n_options": 3} if task == "colour-comparison" else {}
     letters = []
     for stim in stims:
@@ -195,7 +201,7 @@ def test_same_seed_same_question_and_answers_spread_over_letters(task):
         ("colour-extraction", {"delta_e": 0}, "delta_e=0"),
         ("colour-comparison", {"criterion": "brighter"}, "allowed: darker"),
         ("colour-proportion", {"step": 50}, "step=50"),
-        ("colour-recognition", {"mode": "maybe"}, "allowed: name, absent"),
+        ("colour-recognition", {"mode": "maybe"}, "allowed: name, present, absent"),
     ],
 )
 def test_bad_parameters_raise_value_error(task, kwargs, needle):
@@ -303,7 +309,7 @@ def test_to_question_and_score_reply_round_trip():
     assert score_reply(common, q.answer_text).correct  # the option's text is an answer (ColorBench bug 2)
     assert score_reply(common, f"({q.answer}) {q.answer_text}").correct  # not read as a trailing letter (bug 1)
     ambiguous = score_reply(common, "A or B")
-    assert not ambiguous.correct and ambiguous.parse_status == "unparsed" and ambiguous.failure_mode == "erratic"
+    assert not ambiguous.correct and ambiguous.parse_status == "ambiguous" and ambiguous.failure_mode == "erratic"
     cot = to_question(q, cot=True)
     assert cot.text.startswith(COLORBENCH_COT_INSTRUCTION) and cot.name.endswith("-cot") and cot.cot
 
@@ -316,3 +322,24 @@ def test_scene_families_regenerate_from_their_specs():
     spec = RecolourSpec(NAMED[0], "image", 180)
     var = RECOLOURED_SCENES.render(RECOLOURED_SCENES.spec_type.from_json(spec.to_json()))
     assert var.image.size == stim.image.size and var.spec == spec
+
+
+# ---- forms added for every ColorBench form (recognition "present", the counting floor) -----------------------
+
+def test_recognition_present_colour_is_the_only_option_in_the_pixels():
+    for stim, q in _build_all("colour-recognition", _scenes(NAMED), mode="present"):
+        assert q.text == "What color exists in this image?" and q.wording == "ours"
+        for text in q.options.values():
+            assert _colour_pixels(stim, PALETTE[text]).any() == (text == q.answer_text), text
+
+
+def test_counting_refuses_colours_closer_than_the_floor_and_states_it():
+    close = render(SceneSpec(seed=1, size=128, n_regions=6, n_colours=4, min_delta_e=5, spacing="tight"))
+    assert close.truth["min_delta_e"] < COUNT_MIN_DELTA_E
+    with pytest.raises(NotAskable, match="CIEDE2000"):
+        build_question("colour-counting", close)
+    q = build_question("colour-counting", render(SceneSpec(seed=1, size=128, n_regions=6, n_colours=4,
+                                                           min_delta_e=12, spacing="tight")))
+    assert q.params["min_delta_e_floor"] == COUNT_MIN_DELTA_E >= 5 and q.params["min_delta_e"] >= 10
+
+

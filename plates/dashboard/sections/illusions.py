@@ -8,6 +8,7 @@ from plates.charts import illusions as fc
 from plates.charts import people as pc
 from plates.dashboard import common
 from plates.dashboard.queries import query_rows as fc_query
+from plates.stimuli.illusions.kinds import UNVALIDATED_KINDS, UNVALIDATED_NOTE
 
 
 @st.cache_data(show_spinner="Reading rows…", max_entries=8)
@@ -31,6 +32,8 @@ if rows.empty:
             "`plates run --dataset rcid-contrast --prompt rcid-compare-pixel ...`.")
     st.stop()
 st.warning(f"Not in the papers' tables: {fc.MISSING}", icon=":material/info:")
+if "kind" in rows.columns and rows["kind"].astype(object).isin(UNVALIDATED_KINDS).any():
+    st.warning(UNVALIDATED_NOTE, icon=":material/warning:")
 if pc.has_people(rows):
     st.caption("Human answers (backend “human”, from the explorer's quiz) are shown as “person: participant-…” "
                "in orange, and all of them together as “people (K participants)”; more on the People page.")

@@ -64,9 +64,16 @@ def draw_checker_shadow(job: Job) -> Drawing:
     (row n-2, column n-2) inside a soft capsule-shaped shadow cast by a shaded green cylinder at the upper
     right. Light checks interpolate from the target colour to the inducer with strength; the shadow multiplies
     linear RGB by tau = Y(target) / Y(light check) (full shadow) with a smoothstep penumbra of 0.6 checks
-    (shadow weight quantised to 4096 steps)."""
+    (shadow weight quantised to 4096 steps).
+
+    Strength 0 (the control) keeps the board at full check contrast (light checks = the inducer) and the
+    cylinder, casts no shadow, and puts B on the dark check of its row at column n-3: both targets are then
+    dark checks in the light with four light neighbours (A's context copied to B), equal in pixels at
+    delta_e 0 and still findable as checks. (The limit strength -> 0 of the illusion is a uniform board where
+    no check can be found; the control is that board's geometry with the inducer removed, not the limit.)"""
     size, spec = job.size, job.spec
     n = spec.resolved_count
+    control = spec.strength == 0
     m = _BOARD_MARGIN * size
     cell = (size - 2 * m) / n
     pos = np.arange(size, dtype=np.float64) + 0.5
@@ -82,12 +89,14 @@ def draw_checker_shadow(job: Job) -> Drawing:
     fixed = [
         _BACKDROP,
         spec.resolved_target,
-        lerp(spec.resolved_target, spec.resolved_inducers[0], spec.strength),
+        spec.resolved_inducers[0]
+        if control
+        else lerp(spec.resolved_target, spec.resolved_inducers[0], spec.strength),
         (_CYLINDER[0] + 18, _CYLINDER[1] * 0.8, _CYLINDER[2] * 0.8),
     ]
     colours = rgb8(np.vstack([np.asarray(fixed, dtype=float), shade]))
     palette, cap_rgb, shade_rgb = colours[:3], colours[3], colours[4:]  # backdrop, dark check, light check
-    tau = min(1.0, luminance(palette[1]) / max(luminance(palette[2]), 1e-9))
+    tau = 1.0 if control else min(1.0, luminance(palette[1]) / max(luminance(palette[2]), 1e-9))
     idx = np.floor((pos - m) / cell).astype(np.int64)  # check row (for y) or column (for x), -1 / n outside
     valid = (idx >= 0) & (idx < n)
     on = valid[:, None] & valid[None, :]
@@ -128,21 +137,37 @@ def draw_checker_shadow(job: Job) -> Drawing:
     paint(box, cap, cap_rgb)
     free = lit
     free[cy0:cy1, cx0:cx1] &= ~(body | cap)
-    a = np.zeros((size, size), dtype=bool)
-    a[np.ix_(idx == n - 2, idx == 1)] = True
-    b = np.zeros((size, size), dtype=bool)
-    b[np.ix_(idx == n - 2, idx == n - 2)] = True
+    b_col = n - 3 if control else n - 2
+    a, b = _check(idx, n - 2, 1), _check(idx, n - 2, b_col)
     paint(img, a, job.left)
     paint(img, b, job.right)
-    lighter = "right" if tau < 1.0 else None
+    if control:  # each target's context: its four neighbouring checks (light, in the light, for both)
+        ctx_a, ctx_b = _neighbours(idx, n - 2, 1), _neighbours(idx, n - 2, b_col)
+    else:
+        ctx_a, ctx_b = light_check & free, on & ~light_check & free & ~a
     return Drawing(
         img,
         a,
         b,
-        light_check & free,
-        on & ~light_check & free & ~a,
-        lighter,
+        ctx_a,
+        ctx_b,
+        "right" if tau < 1.0 else None,
         stats={"shadow_transmittance": round(float(tau), 4)},
+    )
+
+
+def _check(idx: np.ndarray, row: int, col: int) -> np.ndarray:
+    """Mask (S, S) of the check at (row, col); ``idx``: each pixel row's / column's check index (S,)."""
+    return (idx == row)[:, None] & (idx == col)[None, :]
+
+
+def _neighbours(idx: np.ndarray, row: int, col: int) -> np.ndarray:
+    """Mask (S, S) of the four checks sharing a side with the check at (row, col)."""
+    return (
+        _check(idx, row - 1, col)
+        | _check(idx, row + 1, col)
+        | _check(idx, row, col - 1)
+        | _check(idx, row, col + 1)
     )
 
 
@@ -154,9 +179,14 @@ def draw_cornsweet(job: Job) -> Drawing:
     target colour toward its edge colour along (1 - d / w)^2 (d: distance to the edge, w: ramp width), in
     CIELAB; ramp pixels that would round to either target's exact pixels move one level further toward the
     edge colour, so the target colours occur only in the flat parts (the masks). Columns only: every row is
-    the same."""
+    the same.
+
+    Strength 0 (the control) gives B's side A's full edge colour: a symmetric groove (or ridge) along the edge
+    that keeps the two fields findable, where the limit strength -> 0 is one uniform field."""
     size = job.size
     lab0, lab1, _, _ = inducer_pair(job.spec)
+    if job.spec.strength == 0:
+        lab0 = lab1 = np.asarray(job.spec.resolved_inducers[0], dtype=float)
     _, x = centres(size)
     xs = x[0]
     w = _RAMP * size
@@ -194,13 +224,19 @@ def draw_cornsweet(job: Job) -> Drawing:
 def draw_chevreul(job: Job) -> Drawing:
     """n = count (odd) vertical bands of equal width, colours stepping linearly in CIELAB from the first
     inducer to the second (both moved toward their midpoint by 1 - strength); the middle band holds the
-    targets: A its left half, B its right half."""
+    targets: A its left half, B its right half.
+
+    Strength 0 (the control) keeps the full steps on A's side and mirrors them onto B's side (a V-shaped
+    staircase), so both halves of the middle band have equal neighbours and the bands stay visible, where the
+    limit strength -> 0 is one uniform field."""
     size, n = job.size, job.spec.resolved_count
-    lab0, lab1, _, _ = inducer_pair(job.spec)
+    control = job.spec.strength == 0
+    lab0, lab1, _, _ = inducer_pair(job.spec, 1.0 if control else None)
     _, x = centres(size)
     band = np.minimum((x[0] * n / size).astype(int), n - 1)
-    steps = rgb8(np.stack([lerp(lab0, lab1, k / (n - 1)) for k in range(n)]))
     mid = n // 2
+    order = [min(k, n - 1 - k) for k in range(n)] if control else list(range(n))
+    steps = rgb8(np.stack([lerp(lab0, lab1, k / (n - 1)) for k in order]))
     cols = steps[band]
     a_cols = (band == mid) & (x[0] < size / 2)
     b_cols = (band == mid) & (x[0] >= size / 2)
@@ -226,11 +262,15 @@ def draw_neon(job: Job) -> Drawing:
     line width 1.2% of the size, at least 1 px); in the left half the segments inside a disc (radius 0.17 x
     size, centred in the half) take the neon colour (lattice colour -> neon colour with strength, CIELAB).
     Target A = the background inside that disc, B = its mirror image in the right half; the rest of the
-    background is the target's base colour."""
+    background is the target's base colour.
+
+    Strength 0 (the control) draws A's full neon disc in both halves: equal contexts, and both disc-shaped
+    areas stay findable, where the limit strength -> 0 is a plain lattice with no disc to be seen."""
     size, spec = job.size, job.spec
     n = spec.resolved_count
+    control = spec.strength == 0
     line_lab, neon_full = spec.resolved_inducers
-    neon_lab = lerp(line_lab, neon_full, spec.strength)
+    neon_lab = lerp(line_lab, neon_full, 1.0 if control else spec.strength)
     line, neon, ground = rgb8(line_lab), rgb8(neon_lab), rgb8(spec.resolved_target)
     y, x = centres(size)
     sp = size / (2 * n)
@@ -244,6 +284,8 @@ def draw_neon(job: Job) -> Drawing:
     a = d & ~lines
     b = a[:, ::-1]
     neon_segments = d & lines
+    if control:
+        neon_segments = neon_segments | neon_segments[:, ::-1]
     img = compose(lines.view(np.uint8) + neon_segments.view(np.uint8), np.stack([ground, line, neon]))
     paint(img, a, job.left)
     paint(img, b, job.right)
@@ -256,8 +298,8 @@ def draw_neon(job: Job) -> Drawing:
         img,
         a,
         b,
-        neon_segments,
-        neon_segments[:, ::-1],
+        d & lines,
+        (d & lines)[:, ::-1],
         lighter,
         tint="hue of the neon segments" if per_target else "",
         per_target=per_target,

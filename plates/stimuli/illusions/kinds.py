@@ -12,7 +12,18 @@ from __future__ import annotations
 from dataclasses import dataclass
 from types import MappingProxyType
 
-__all__ = ["DIRECTIONS", "ILLUSION_TYPES", "KINDS", "LAYOUTS", "STRIPE_KINDS", "IllusionType", "Lab"]
+__all__ = [
+    "DIRECTIONS",
+    "HUMAN_KEYS",
+    "ILLUSION_TYPES",
+    "KINDS",
+    "LAYOUTS",
+    "STRIPE_KINDS",
+    "UNVALIDATED_KINDS",
+    "UNVALIDATED_NOTE",
+    "IllusionType",
+    "Lab",
+]
 
 Lab = tuple[float, float, float]  # CIELAB, D65 / 2°
 
@@ -32,6 +43,10 @@ class IllusionType:
     ``count``: what the spec's ``count`` means, with its default and bounds (None: the kind has none).
     ``edge_noise``: default edge noise (fraction of the image size), None where the kind has none.
     ``random``: True when the seed changes the drawing (other kinds ignore it and reproduce across seeds).
+    ``human_key``: where the human answer (``prediction``) comes from: "literature" (the rule the cited
+    studies measured with people on this geometry) or "unvalidated" (our reading, never tested with people on
+    these images; `HUMAN_KEYS` says why for each kind). ``lettered``: the targets carry the letters A and B
+    (`plates.stimuli.illusions.marks`), where nothing else tells them from their like.
     ``regions``: how questions name the two targets, with ``{first}``/``{second}`` for the layout's words.
     """
 
@@ -50,11 +65,19 @@ class IllusionType:
     default_direction: str | None = None
     edge_noise: float | None = None
     random: bool = False
+    human_key: str = "literature"
+    lettered: bool = False
 
 
 _MIDPOINT = (
     "0: both inducers take their CIELAB midpoint (no illusion, a control); 1: the inducers as given; linear "
     "in CIELAB between"
+)
+
+# kinds whose midpoint limit is featureless: strength 0 draws a control that keeps the geometry instead
+_MIDPOINT_GEOMETRY = (
+    "(0, 1]: the inducers move from their CIELAB midpoint (toward 0) to the colours as given (1), linear in "
+    "CIELAB; 0 is a control that keeps the geometry with equal contexts: {control}"
 )
 
 _TYPES = (
@@ -111,6 +134,7 @@ _TYPES = (
         ((91.0, -47.0, -14.0),),
         "the two discs on the {first} and {second}",
         random=True,
+        human_key="unvalidated",
     ),
     IllusionType(
         "simultaneous-contrast",
@@ -173,13 +197,15 @@ _TYPES = (
     IllusionType(
         "checker-shadow",
         "Adelson's checker-shadow: a checkerboard with a green cylinder casting a soft shadow; A is a dark "
-        "check in the light, B a light check in the shadow (flat, without perspective).",
+        "check in the light, B a light check in the shadow (flat, without perspective); the two checks carry "
+        "the letters A and B, as in Adelson's figure.",
         "Adelson (1995), checker-shadow illusion; Adelson (2000), 'Lightness perception and lightness "
         "illusions', in The New Cognitive Neurosciences, MIT Press, 339-351",
         "the light check in the shadow looks lighter than the dark check in the light",
         "light-check colour, from the target colour (0: a uniform board without shadow, a control) to the "
         "inducer (1), linear in CIELAB; the shadow multiplies linear RGB by Y(target) / Y(light check), so "
-        "a light check in full shadow has the target's pixels",
+        "a light check in full shadow has the target's pixels. 0 is a control with the board's geometry: "
+        "full check contrast, no shadow, B on a dark check in the light (A's context)",
         ("light check",),
         (40.0, 0.0, 0.0),
         ((75.0, 0.0, 0.0),),
@@ -187,6 +213,7 @@ _TYPES = (
         count="checks per row (even)",
         default_count=6,
         count_range=(6, 16),
+        lettered=True,
     ),
     IllusionType(
         "cornsweet",
@@ -194,7 +221,7 @@ _TYPES = (
         "side rises lighter along quadratic ramps; the targets are the flat parts beyond the ramps.",
         "Cornsweet (1970), Visual Perception, Academic Press; O'Brien (1958), J. Opt. Soc. Am. 48(2):112-119",
         "the field whose edge ramp is lighter looks lighter as a whole",
-        "edge amplitude. " + _MIDPOINT,
+        "edge amplitude. " + _MIDPOINT_GEOMETRY.format(control="both sides ramp to the first edge colour"),
         ("edge colour on A's side", "edge colour on B's side"),
         (55.0, 0.0, 0.0),
         ((40.0, 0.0, 0.0), (70.0, 0.0, 0.0)),
@@ -207,7 +234,7 @@ _TYPES = (
         "Chevreul (1839); Ratliff (1965), Mach Bands, Holden-Day",
         "each band looks lighter next to its darker neighbour and darker next to its lighter one, so the "
         "half beside the darker band looks lighter",
-        "step contrast. " + _MIDPOINT,
+        "step contrast. " + _MIDPOINT_GEOMETRY.format(control="B's side mirrors A's steps"),
         ("first (A-side) step", "last (B-side) step"),
         (55.0, 0.0, 0.0),
         ((20.0, 0.0, 0.0), (90.0, 0.0, 0.0)),
@@ -234,8 +261,8 @@ _TYPES = (
         "van Tuijl (1975), Acta Psychol. 39(6):441-445; Bressan et al. (1997), Psychol. Rev. 104(1):1-22",
         "the background inside the neon disc looks tinted toward the segments' colour, so darker when the "
         "segments are darker than the background (lightness direction inferred from the tint)",
-        "segment colour, from the lattice colour (0: no neon disc, a control) to the neon colour (1), "
-        "linear in CIELAB",
+        "segment colour, from the lattice colour (toward 0) to the neon colour (1), linear in CIELAB; 0 is a "
+        "control drawing the full neon disc in both halves (equal contexts, both areas findable)",
         ("lattice lines", "neon segments"),
         (90.0, 0.0, 0.0),
         ((10.0, 0.0, 0.0), (50.0, 30.0, -65.0)),
@@ -250,3 +277,21 @@ _TYPES = (
 ILLUSION_TYPES = MappingProxyType({t.name: t for t in _TYPES})
 KINDS = tuple(ILLUSION_TYPES)
 STRIPE_KINDS = tuple(t.name for t in _TYPES if t.default_direction is not None)
+
+
+#: What each value of `IllusionType.human_key` means, as shown beside the numbers it decides.
+HUMAN_KEYS = MappingProxyType(
+    {
+        "literature": "the human answer is the illusion's direction as the cited studies measured it with people",
+        "unvalidated": "the human answer is our prediction, not measured with people on these images",
+    }
+)
+#: Why the filter kind's human answer is unvalidated (shown on the Illusions page, stored with each item).
+UNVALIDATED_NOTE = (
+    "rcid-filter's human answer (the disc's colour before the cast) is unvalidated: RCID (§3.2, §3.4) measured "
+    "it with people on photographs of familiar objects under a whole-image filter; our procedural scene casts "
+    "one half over an abstract disc, and no person has named these discs. Read its 'human' framing and "
+    "Human-like share as a test of a prediction, not as agreement with people."
+)
+#: Kinds whose human key is "unvalidated" (pages warn when their rows are shown).
+UNVALIDATED_KINDS = tuple(t.name for t in _TYPES if t.human_key == "unvalidated")

@@ -32,6 +32,7 @@ from plates.stimuli.illusions.classic import draw_checker_shadow, draw_chevreul,
 from plates.stimuli.illusions.contrast import draw_koffka, draw_rcid_contrast, draw_simultaneous
 from plates.stimuli.illusions.filter import draw_filter
 from plates.stimuli.illusions.geometry import Drawing, Job
+from plates.stimuli.illusions.marks import mark_letters
 from plates.stimuli.illusions.spec import IllusionSpec
 from plates.stimuli.illusions.stripes import draw_stripes
 
@@ -82,9 +83,14 @@ def _place(spec: IllusionSpec, d: Drawing) -> tuple[np.ndarray, dict, dict, str 
     if spec.layout == "up-down":
         px = px.transpose(1, 0, 2)
         ml, mr, cl, cr = ml.T, mr.T, cl.T, cr.T
-    masks = {"A": _frozen(ml), "B": _frozen(mr)}
+    px = np.ascontiguousarray(px)
+    masks = {"A": ml, "B": mr}
+    if spec.info.lettered:  # in the final frame, so the letters read normally
+        px = px.copy() if not px.flags.writeable or px.base is not None else px
+        masks = mark_letters(px, masks)
+    masks = {k: _frozen(v) for k, v in masks.items()}
     contexts = {"A": np.ascontiguousarray(cl, dtype=bool), "B": np.ascontiguousarray(cr, dtype=bool)}
-    return np.ascontiguousarray(px), masks, contexts, side_of[d.lighter], per
+    return px, masks, contexts, side_of[d.lighter], per
 
 
 def _measure(px: np.ndarray, mask: np.ndarray) -> tuple[np.ndarray, int, bool]:
@@ -167,6 +173,7 @@ def render(spec: IllusionSpec) -> Stimulus:
         "induced_lighter": induced,
         "prediction": info.prediction,
         "source": info.source,
+        "human_key": info.human_key,
         "layout": spec.layout,
         "positions": {"A": a_pos, "B": b_pos},
     }

@@ -92,7 +92,9 @@ class IllusionSpec:
         seed: 0 <= seed < 2**63; seeds numpy PCG64 streams (positions, edge noise, scene layout). Kinds whose
             `IllusionType.random` is False ignore it.
         strength: inducer strength 0-1 (each kind's ``strength`` text says what it controls; 0 is always a
-            control with equal inducer contexts, 1 the inducers as given).
+            control with equal inducer contexts that keeps the targets findable, 1 the inducers as given;
+            where the limit toward 0 would be featureless, checker-shadow, cornsweet, chevreul and
+            neon-spreading, 0 draws the scene's geometry with A's context copied to B).
         delta_e: signed CIEDE2000 between the drawn targets A and B: 0 = identical target pixels; positive = A
             physically lighter (L*(A) > L*(B)), negative = A darker. |delta_e| <= 100; met within 0.5 on the
             8-bit pixels (`plates.stimuli.illusions.colours.target_pair`) or refused with the reachable range.

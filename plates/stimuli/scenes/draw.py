@@ -11,6 +11,14 @@ the light direction across the object's bounding disc; a* and b* stay, and each 
 (clipped per channel where it leaves the gamut). The middle level is the object's own colour exactly. Truth
 (colour, colour counts, shares) is defined by the unshaded colours; every shaded pixel lies within 12 L* of its
 object's colour. Colours: sRGB 0-255 unless named otherwise.
+
+Mottled shading (``shading="mottled"``, camouflage for Colour Mimicry, ColorBench Table 7): the image is cut
+into square cells ``MOTTLE_CELLS`` to a side; each cell draws one CIELAB offset, uniform in a ball of radius
+``MOTTLE_SHARE`` = 0.35 times the smallest CIELAB distance between two of the scene's colours (background
+included), and every pixel is its region's colour plus its cell's offset, rounded to 8-bit sRGB (clipped per
+channel at the gamut's edge). Background and objects share one texture, so an object is told from its
+surround only by the colour difference under the noise; since every offset is under half the smallest
+distance, the nearest scene colour (CIELAB) of every pixel is its own region's, which the truth keeps.
 """
 
 from __future__ import annotations
@@ -24,9 +32,13 @@ from PIL import Image, ImageDraw
 from plates.colour import lab_to_srgb255, srgb255_to_lab
 from plates.stimuli.scenes.shapes import SHAPE_AREA, SHAPE_TURN, outline
 
-__all__ = ["MAX_RADIUS_SHARE", "SOFT_L", "SOFT_LEVELS", "Layout", "label_image", "layout", "paint"]
+__all__ = [
+    "MAX_RADIUS_SHARE", "MOTTLE_CELLS", "MOTTLE_SHARE", "SOFT_L", "SOFT_LEVELS", "Layout", "label_image", "layout",
+    "paint",
+]
 
 SOFT_L, SOFT_LEVELS = 12.0, 13
+MOTTLE_CELLS, MOTTLE_SHARE = 48, 0.35
 MAX_RADIUS_SHARE = 0.48  # an object's bounding radius is at most this share of the image side
 _LIGHT = np.array([-1.0, -1.0]) / math.sqrt(2.0)  # unit vector towards the light, image coordinates
 _CANDIDATES, _BATCHES, _SHRINK, _RESTARTS = 64, 24, 0.9, 40
@@ -149,11 +161,33 @@ def shade_levels(colours: np.ndarray) -> np.ndarray:
     return out
 
 
-def paint(labels: np.ndarray, lay: Layout, background, colours: np.ndarray, shading: str) -> np.ndarray:
+def _mottle(labels: np.ndarray, flat: np.ndarray, rng: np.random.Generator) -> np.ndarray:
+    """Mottled shading (module docstring): ``flat`` (k + 1, 3) sRGB 0-255, the colour of each label."""
+    h, w = labels.shape
+    lab = srgb255_to_lab(flat.astype(np.float64))
+    distinct = np.unique(lab, axis=0)
+    gaps = np.linalg.norm(distinct[:, None] - distinct[None], axis=-1)[np.triu_indices(len(distinct), 1)]
+    radius = MOTTLE_SHARE * float(gaps.min()) if len(gaps) else 0.0
+    cells = MOTTLE_CELLS * MOTTLE_CELLS
+    u = rng.normal(size=(cells, 3))
+    u *= (radius * rng.uniform(size=(cells, 1)) ** (1 / 3)) / np.linalg.norm(u, axis=1, keepdims=True)
+    lut = np.clip(np.rint(lab_to_srgb255(lab[:, None, :] + u[None])), 0, 255).astype(np.uint8)  # (k + 1, cells, 3)
+    row = np.minimum(np.arange(h) * MOTTLE_CELLS // h, MOTTLE_CELLS - 1)
+    col = np.minimum(np.arange(w) * MOTTLE_CELLS // w, MOTTLE_CELLS - 1)
+    return lut[labels, row[:, None] * MOTTLE_CELLS + col[None, :]]
+
+
+def paint(labels: np.ndarray, lay: Layout, background, colours: np.ndarray, shading: str,
+          rng: np.random.Generator | None = None) -> np.ndarray:
     """The (H, W, 3) uint8 sRGB 0-255 image of a label image: ``background`` where 0, object k's colour
-    (``colours[lay.colour_index[k]]``) where k + 1; soft shading as in the module docstring."""
+    (``colours[lay.colour_index[k]]``) where k + 1; soft and mottled shading as in the module docstring
+    (mottled draws its texture from ``rng``)."""
     obj = colours[lay.colour_index] if len(lay.shapes) else np.zeros((0, 3), dtype=np.uint8)
     flat = np.concatenate([np.asarray(background, dtype=np.uint8)[None], obj.astype(np.uint8)])
+    if shading == "mottled":
+        if rng is None:
+            raise ValueError("mottled shading draws a texture: paint needs rng")
+        return _mottle(labels, flat, rng)
     if shading == "flat" or not len(lay.shapes):
         return flat[labels]
     lut = np.concatenate([np.repeat(flat[:1, None], SOFT_LEVELS, axis=1), shade_levels(obj.astype(np.uint8))])

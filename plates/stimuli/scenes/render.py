@@ -1,7 +1,8 @@
 """render(SceneSpec) -> Stimulus: a synthetic colour scene with its masks and exact truth.
 
 Stages, each with its own numpy PCG64 stream spawned from ``SeedSequence(spec.seed)``: colours
-(`plates.stimuli.scenes.colours`), layout (shapes, colour assignment, sizes, places, poses), then drawing
+(`plates.stimuli.scenes.colours`), layout (shapes, colour assignment, sizes, places, poses), the mottled
+texture (mottled shading only), then drawing
 (`plates.stimuli.scenes.draw`: a label image, no anti-aliasing). Same spec, same bytes.
 
 Truth (JSON-able; colours sRGB 0-255 as [r, g, b] lists, shares of the whole image, 0-1):
@@ -90,14 +91,14 @@ def render(spec: SceneSpec) -> Stimulus:
     """Draw ``spec`` (see the module docstring for truth, masks and stats). Image: PIL RGB, sRGB 0-255."""
     if not isinstance(spec, SceneSpec):
         raise ValueError(f"render needs a SceneSpec, got {type(spec).__name__}")
-    streams = np.random.SeedSequence(spec.seed).spawn(2)
-    rng_colour, rng_layout = (np.random.Generator(np.random.PCG64(s)) for s in streams)
+    streams = np.random.SeedSequence(spec.seed).spawn(3)  # the first two as before a third was spawned
+    rng_colour, rng_layout, rng_texture = (np.random.Generator(np.random.PCG64(s)) for s in streams)
     choice = choose_colours(spec.n_colours, spec.min_delta_e, spec.background, rng_colour, spacing=spec.spacing,
                             palette=spec.palette)
     colours = np.array(choice.colours, dtype=np.uint8).reshape(-1, 3)
     lay = layout(spec, len(choice.colours), rng_layout)
     labels = label_image(lay, spec.size)
-    pixels = paint(labels, lay, choice.background, colours, spec.shading)
+    pixels = paint(labels, lay, choice.background, colours, spec.shading, rng_texture)
     n = spec.n_regions
     counts = np.bincount(labels.ravel(), minlength=n + 1)
     total = spec.size * spec.size

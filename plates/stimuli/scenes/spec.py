@@ -24,7 +24,7 @@ from plates.stimuli.scenes.shapes import SHAPES
 __all__ = ["FAMILY", "MAX_REGIONS", "SHADINGS", "SceneSpec"]
 
 FAMILY = "scene"
-SHADINGS = ("flat", "soft")
+SHADINGS = ("flat", "soft", "mottled")
 MAX_REGIONS = 64
 
 
@@ -65,7 +65,10 @@ class SceneSpec:
             The first min(n_regions, len(shapes)) objects get distinct shapes; the rest draw with replacement.
         shading: "flat" (every region one exact colour) or "soft" (each object's CIELAB L* steps through 13
             levels from +12 on its lit side (top-left) to -12, its own colour exactly at the middle level;
-            truth keeps the unshaded colour: see `plates.stimuli.scenes.draw`).
+            truth keeps the unshaded colour: see `plates.stimuli.scenes.draw`) or "mottled" (camouflage: one
+            texture of CIELAB offsets in square cells over background and objects alike, each offset under
+            half the smallest distance between the scene's colours, so each pixel's nearest scene colour is
+            its region's; ColorBench's Colour Mimicry).
         background: sRGB 0-255 colour, or None for a colour drawn with the others (then subject to
             min_delta_e too; with a palette, a palette colour).
         palette: a name of `SCENE_PALETTES` (colours then carry names: Colour Recognition, Object Counting,

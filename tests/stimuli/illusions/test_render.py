@@ -251,7 +251,7 @@ GOLDEN = {
     "simultaneous-contrast-chromatic": "ef1de19159704bd0",
     "whites": "3974f0ed20c19b18",
     "munker-white": "c7936557543b154b",
-    "checker-shadow": "78a83e94fa5a3391",
+    "checker-shadow": "e516d27f64815992",  # the letters A and B on the checks
     "cornsweet": "758c3d7aa212ab37",
     "chevreul": "0281aa86b8fe10e1",
     "koffka-ring": "03174661bac4af54",
