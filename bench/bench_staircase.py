@@ -1,4 +1,4 @@
-"""Benchmark `plates staircase` against a full constant-stimuli sweep, on the bundled offline reader (issue 15).
+"""Benchmark `plates staircase` against a full constant-stimuli sweep, on the bundled offline reader.
 
 Run: python3 bench/bench_staircase.py [--trials 40] [--levels 12] [--per-level 20] [--seeds 3] [--illusion-seeds 3]
 
@@ -10,7 +10,7 @@ the estimate with its interval for each:
   psychometric fit (`plates.analysis.psychometric.fit_psychometric`, profile-likelihood 95% interval). Its
   plates, questions and scoring are the staircase's own (`Staircase.present`, `Staircase.outcome`), asked in one
   batch.
-Issue 15's target: the staircase estimate lies within the sweep's interval, at >= 5x fewer queries. Wall times
+The target: the staircase estimate lies within the sweep's interval, at >= 5x fewer queries. Wall times
 depend on the machine's load (printed).
 
 Illusions (``--illusion-seeds``, default 3): the bundled reader declines illusion questions, so a simulated

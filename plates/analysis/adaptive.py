@@ -1,5 +1,5 @@
 """A Bayesian adaptive procedure over a grid posterior: QUEST+ (Watson 2017, *J. Vision* 17(3):10) with the
-Psi-marginal choice of stimulus (Prins 2013, *J. Vision* 13(7):3) by default (issue 15).
+Psi-marginal choice of stimulus (Prins 2013, *J. Vision* 13(7):3) by default.
 
 Two tasks share the machinery:
 
@@ -25,7 +25,7 @@ mean (default), its median (``"median"``: interpolated on the cumulative margina
 or its mode (``"map"``), with an equal-tailed credible interval. Stopping: ``max_trials`` or, after
 ``min_trials``, the credible interval narrower than ``ci_width``.
 
-Defaults, as measured on bench/bench_adaptive.py's simulated observers (issue 15; the figures, and which
+Defaults, as measured on bench/bench_adaptive.py's simulated observers (the figures, and which
 conditions each change was measured on, are in its docstring): the variance criterion, the median and the
 mode, the joint entropy, a log-uniform threshold prior, slopes bounded to 0.25..8 per ΔE2000 or scaled with
 the threshold (β α from 1 to 64, Weber-like), lapses to 0.1, 160 candidates and a two-step look-ahead were
@@ -58,6 +58,7 @@ from scipy import special
 
 from plates.analysis.pse import PSE_FAMILIES, outcomes, pse_probabilities
 from plates.analysis.psychometric import FAMILIES, psychometric
+from plates.validation import check_choice
 
 __all__ = ["TASKS", "AdaptiveEstimate", "AdaptiveSpec", "AdaptiveState"]
 
@@ -118,8 +119,7 @@ class AdaptiveSpec:
         for name, value, allowed in (("task", self.task, TASKS), ("entropy", self.entropy, _ENTROPIES),
                                      ("estimate", self.estimate, _ESTIMATES),
                                      ("criterion", self.criterion, CRITERIA)):
-            if value not in allowed:
-                raise ValueError(f"{name} {value!r} is not known; allowed: {', '.join(allowed)}")
+            check_choice(name, value, allowed)
         families = FAMILIES if self.task == "threshold" else PSE_FAMILIES
         if self.family not in families:
             raise ValueError(f"family {self.family!r} is not allowed for task {self.task!r}; "

@@ -1,4 +1,4 @@
-"""Chance-aware psychometric functions and their maximum-likelihood fits (issue 11).
+"""Chance-aware psychometric functions and their maximum-likelihood fits.
 
 The function of stimulus level ``x`` (plates: the CIEDE2000 difference ΔE2000 between text and background dots
 in CIELAB, D65, 2°; illusions: see `plates.analysis.pse`) is
@@ -21,7 +21,7 @@ Families (``F``; ``β`` is the slope parameter, its unit depends on the family):
 Fits (`fit_psychometric`) maximise the binomial likelihood over the distinct levels (scipy.optimize SLSQP
 in a box, started from a vectorised grid); ``λ`` is fitted inside [0, `LAPSE_MAX`] = [0, 0.06] (the range
 Wichmann & Hill 2001 allow it) or fixed by the caller. The threshold's interval is the **profile likelihood** interval
-(`plates.analysis._likelihood`), not a bootstrap: deterministic, no seed, and about 20 small optimisations per
+(`plates.analysis.likelihood`), not a bootstrap: deterministic, no seed, and about 20 small optimisations per
 fit. Its coverage on simulated observers (bench/bench_psychometric.py: 200 seeds per task, constant stimuli at
 ΔE2000 1..20, nominal 95%) measured 94-95.5% with 2,000 trials per observer and 91-93% with 200 trials, for
 yes/no, 4-way choice and open tasks alike.
@@ -37,8 +37,9 @@ import numpy as np
 import pandas as pd
 from scipy import special
 
-from plates.analysis import _likelihood
+from plates.analysis import likelihood
 from plates.stimuli.ishihara.labels import LABEL_SPACES
+from plates.validation import check_choice
 
 __all__ = [
     "ANSWER_KINDS",
@@ -81,8 +82,7 @@ def guess_rate(answer_kind: str, n_options: int | None = None, label_space_size:
             raise ValueError(f"{name} must be an integer >= 2 for answer kind {answer_kind!r}, got {value!r}")
         return int(value)
 
-    if answer_kind not in ANSWER_KINDS:
-        raise ValueError(f"answer kind {answer_kind!r} is not known; allowed: {', '.join(ANSWER_KINDS)}")
+    check_choice("answer kind", answer_kind, ANSWER_KINDS)
     extra = {"n_options": n_options, "label_space_size": label_space_size}
     wanted = {"yesno": None, "mc": "n_options", "open": "label_space_size"}[answer_kind]
     for name, value in extra.items():
@@ -107,8 +107,7 @@ def prompt_guess_rate(template: Any, n_options: int | None = None) -> float:
 
 
 def _check_family(family: str) -> None:
-    if family not in FAMILIES:
-        raise ValueError(f"family {family!r} is not known; allowed: {', '.join(FAMILIES)}")
+    check_choice("family", family, FAMILIES)
 
 
 def _to_u(family: str, x: np.ndarray) -> np.ndarray:
@@ -308,7 +307,7 @@ def fit_psychometric(
     """
     _check_family(family)
     _check_guess_lapse(guess, 0.0 if lapse is None else lapse)
-    cutoff = _likelihood.chi2_cutoff(confidence) if interval else None
+    cutoff = likelihood.chi2_cutoff(confidence) if interval else None
     xs, k, n, total = _grouped(levels, correct, family)
     fixed = lapse is not None
     common = {"guess": float(guess), "family": family, "n": total, "lapse_fixed": fixed,
@@ -336,7 +335,7 @@ def fit_psychometric(
         starts = [np.array([bounds[0][0], bounds[1][1], *([0.0] if not fixed else [])])]
     else:
         starts = _grid_starts(u, k, n, float(guess), lapse, family, bounds)
-    best, prof = _likelihood.fit(fun, starts, bounds, jac=True, cutoff=cutoff)
+    best, prof = likelihood.fit(fun, starts, bounds, jac=True, cutoff=cutoff)
     a_u, log_b = float(best.theta[0]), float(best.theta[1])
     lam = float(lapse) if fixed else float(best.theta[2])
     f_lo, f_hi = _cdf_pdf(family, np.exp(log_b) * (np.array([u_lo, u_hi]) - a_u))[0]

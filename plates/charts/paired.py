@@ -15,13 +15,13 @@ from plates.charts.common import (
     CONDITION,
     PLATE_TASKS,
     SERIES,
-    _by_source_row,
-    _empty,
-    _ref_marker,
-    _reference,
-    _titled,
+    by_source_row,
     choose,
+    empty_figure,
+    reference_marker,
+    reference_of,
     run_hint,
+    titled,
     with_condition,
     with_series,
 )
@@ -70,7 +70,7 @@ def grayscale_table(frame: pd.DataFrame | None = None, *, pairs: pd.DataFrame | 
 def reference_grayscale(reference: pd.DataFrame | None) -> pd.DataFrame:
     """(Acc_ori − Acc_gray) / Acc_ori from published accuracies: rows of the same source, model and task with
     condition "standard" and "grayscale" (ColorBench Table 9); columns source, model, task, value."""
-    acc = _reference(reference, "accuracy", condition=["standard", "grayscale"])
+    acc = reference_of(reference, "accuracy", condition=["standard", "grayscale"])
     empty = pd.DataFrame(columns=["source", "model", "task", "value"])
     if acc.empty:
         return empty
@@ -109,7 +109,7 @@ def grayscale_figure(
     table = grayscale_table(frame, pairs=pairs) if table is None else table
     table = table[table["pairs"] > 0]
     if table.empty:
-        return _empty(title, "needs the same items answered both in colour and in grayscale, in one run or two. "
+        return empty_figure(title, "needs the same items answered both in colour and in grayscale, in one run or two. "
                       "Run:" + run_hint("--prompt cbe-open --grayscale both")
                       + "<br>(or with --backend baseline instead of --backend openai --model ... --base-url ...)")
     shown, others, table = choose(table, condition, "pairs")
@@ -125,7 +125,7 @@ def grayscale_figure(
         xaxis_title="task",
         yaxis=dict(title="accuracy changing ratio (+: needs colour)", tickformat=".0%"),
     )
-    return _titled(fig, title, shown, others)
+    return titled(fig, title, shown, others)
 
 
 def cot_table(
@@ -168,7 +168,7 @@ def cot_figure(
     table = cot_table(frame, pairs=pairs) if table is None else table
     table = table[table["pairs"] > 0]
     if table.empty:
-        return _empty(
+        return empty_figure(
             title,
             "needs the same items answered with a prompt and its chain-of-thought variant "
             "(colorbench-mc and colorbench-mc-cot) by a vision-language model, in one run or two<br>"
@@ -176,7 +176,7 @@ def cot_figure(
             + run_hint("--prompt colorbench-mc", "--prompt colorbench-mc-cot"),
         )
     shown, others, table = choose(table, condition, "pairs")
-    ref = _at_our_tasks(_reference(reference, "delta", condition="cot"), table["prompt"].unique())
+    ref = _at_our_tasks(reference_of(reference, "delta", condition="cot"), table["prompt"].unique())
     fig = _delta_bars(
         table,
         "prompt",
@@ -188,7 +188,7 @@ def cot_figure(
         xaxis_title="task (prompt)",
         yaxis=dict(title="Δ accuracy", tickformat="+.0%"),
     )
-    return _titled(fig, title, shown, others)
+    return titled(fig, title, shown, others)
 
 
 def _delta_bars(
@@ -197,7 +197,7 @@ def _delta_bars(
     """Grouped bars of ``table["delta"]`` over column ``x``, one trace per series, each bar printing its value
     (a delta of 0 is otherwise an invisible bar; "n/a" where undefined); then the published values ``ref``
     (columns model, source, task = our x, value) as grey open symbols."""
-    table = table.assign(_hover=hover)
+    table = table.assign(accuracy_hover=hover)
     fig = go.Figure()
     for series, rows in table.groupby(SERIES, sort=True):
         fig.add_trace(
@@ -205,20 +205,20 @@ def _delta_bars(
                 x=rows[x],
                 y=rows["delta"],
                 name=str(series),
-                hovertext=list(rows["_hover"]),
+                hovertext=list(rows["accuracy_hover"]),
                 text=[f"{d:+.1%}" if np.isfinite(d) else "n/a" for d in rows["delta"].astype(float)],
                 textposition="outside",
                 cliponaxis=False,
             )
         )
-    for i, (name, rows) in _by_source_row(ref):
+    for i, (name, rows) in by_source_row(ref):
         fig.add_trace(
             go.Scatter(
                 x=rows["task"],
                 y=rows["value"],
                 mode="markers",
                 name=name,
-                marker=_ref_marker(i),
+                marker=reference_marker(i),
                 legendgroup="published",
                 hovertext=[f"{name}: {t}" for t in rows.get("paper_task", rows["task"])],
             )

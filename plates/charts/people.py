@@ -1,4 +1,4 @@
-"""People beside models (issue 15): each participant's and each model's ΔE2000 threshold on the plates, and the
+"""People beside models: each participant's and each model's ΔE2000 threshold on the plates, and the
 papers' human numbers: pure DataFrame -> DataFrame / plotly Figure.
 
 Input: results rows (every column). Human rows have ``backend == "human"`` (written by the quiz,

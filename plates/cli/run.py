@@ -18,11 +18,11 @@ from __future__ import annotations
 
 import argparse
 import dataclasses
-import difflib
 import sys
 
 from plates.cli import EXIT_BACKEND, EXIT_BAD_INPUT, PresetsHelpFormatter, positive
 from plates.models import BACKENDS
+from plates.validation import not_known
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
@@ -90,6 +90,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 
 
 def build_experiment(args: argparse.Namespace):  # -> plates.runs.experiment.Experiment
+    # lazy: loads only when this subcommand runs (plates.cli)
     from plates.models import DEFAULT_MODELS
     from plates.runs.experiment import load_experiment, quick_experiment
 
@@ -115,9 +116,7 @@ def build_experiment(args: argparse.Namespace):  # -> plates.runs.experiment.Exp
             exp = dataclasses.replace(exp, out=args.out)
         return _with_local_options(exp, args)
     if args.backend not in BACKENDS:  # before --model: `--backend hf2` is the mistake, not the missing model
-        close = difflib.get_close_matches(args.backend, list(BACKENDS), n=1)
-        raise ValueError(f"--backend {args.backend!r} is not known; allowed: {', '.join(BACKENDS)}"
-                         + (f"; did you mean {close[0]!r}?" if close else ""))
+        raise not_known("--backend", args.backend, BACKENDS)
     model = args.model if args.model is not None else DEFAULT_MODELS.get(args.backend)
     missing = [flag for flag, value in (("--dataset", args.dataset), ("--prompt", args.prompt),
                                         ("--model", model), ("--out", args.out)) if value is None]
@@ -142,6 +141,7 @@ def _with_local_options(exp, args: argparse.Namespace):
     """``exp`` with --device, --device-map, --dtype, --batch-size and --trust-remote-code set on its local (hf)
     models: operational options, outside the run id (plates.runs.experiment.OPERATIONAL_MODEL_KEYS). ValueError
     when given without one."""
+    # lazy: loads only when this subcommand runs (plates.cli)
     from plates.models.hf_loading import DEVICE_MAPS, DEVICES, DTYPES
 
     options: dict = {}
@@ -177,6 +177,7 @@ def _with_local_options(exp, args: argparse.Namespace):
 
 
 def main(args: argparse.Namespace) -> int:
+    # lazy: loads only when this subcommand runs (plates.cli)
     from plates.models import BackendFailing
     from plates.runs.runner import key_values, run_experiment
     from plates.secrets import redact

@@ -47,6 +47,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 
 
 def main(args: argparse.Namespace) -> int:
+    # lazy: loads only when this subcommand runs (plates.cli)
     from plates.models import DEFAULT_MODELS
     from plates.runs.staircase import load_staircase, parse_staircase, run_staircase, staircase_prompts
 

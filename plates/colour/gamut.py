@@ -9,7 +9,7 @@ from functools import lru_cache
 
 import numpy as np
 
-from plates.colour.spaces import RGB, _cs, lab_to_srgb255, parse_colour, srgb255_to_lab, to_hex
+from plates.colour.spaces import RGB, colour_science, lab_to_srgb255, parse_colour, srgb255_to_lab, to_hex
 
 __all__ = ["background_at_delta_e", "max_delta_e_along"]
 
@@ -57,7 +57,7 @@ def max_delta_e_along(fg_rgb, bg_direction_rgb) -> float:
     fg, d = parse_colour(fg_rgb), parse_colour(bg_direction_rgb)
     p0, v, tmax = _ray(fg, d)
     ts = np.linspace(0, tmax, 257)
-    de = _cs().delta_E(p0, p0 + ts[:, None] * v, method="CIE 2000")
+    de = colour_science().delta_E(p0, p0 + ts[:, None] * v, method="CIE 2000")
     return float(np.max(de))
 
 
@@ -78,7 +78,7 @@ def background_at_delta_e(fg_rgb, bg_direction_rgb, target: float) -> RGB:
         raise ValueError(f"delta_e target {target!r} is not valid; allowed: a number > 0 (CIEDE2000)")
     p0, v, tmax = _ray(fg, d)
     ts = np.linspace(0, tmax, 257)
-    de = _cs().delta_E(p0, p0 + ts[:, None] * v, method="CIE 2000")
+    de = colour_science().delta_E(p0, p0 + ts[:, None] * v, method="CIE 2000")
     reach = float(np.max(de))
     if target > reach + 0.25:
         raise ValueError(
@@ -93,7 +93,7 @@ def background_at_delta_e(fg_rgb, bg_direction_rgb, target: float) -> RGB:
         lo, hi = float(ts[max(k - 1, 0)]), float(ts[k])
         for _ in range(50):
             mid = (lo + hi) / 2
-            if _cs().delta_E(p0, p0 + mid * v, method="CIE 2000") < target:
+            if colour_science().delta_E(p0, p0 + mid * v, method="CIE 2000") < target:
                 lo = mid
             else:
                 hi = mid
@@ -102,7 +102,7 @@ def background_at_delta_e(fg_rgb, bg_direction_rgb, target: float) -> RGB:
     # 8-bit rounding can move ΔE by a few tenths: try the 27 neighbours and keep the closest
     offs = np.array([(a, b, c) for a in (-1, 0, 1) for b in (-1, 0, 1) for c in (-1, 0, 1)])
     cands = np.clip(best[None, :] + offs, 0, 255)
-    errs = np.abs(_cs().delta_E(p0, srgb255_to_lab(cands), method="CIE 2000") - target)
+    errs = np.abs(colour_science().delta_E(p0, srgb255_to_lab(cands), method="CIE 2000") - target)
     pick = cands[int(np.argmin(errs))]
     if float(np.min(errs)) > 0.5:
         raise ValueError(

@@ -61,6 +61,7 @@ def reference() -> pd.DataFrame | None:
     """The papers' published tables (package data: plates/results/published/), or None with a warning when
     they cannot be read."""
     try:
+        # lazy: inside the try, so a reference table that cannot load warns instead of stopping the page
         from plates.results.reference import load_reference
 
         return load_reference()

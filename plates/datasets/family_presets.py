@@ -7,7 +7,6 @@ live in `plates.datasets.presets` (their writer is tuned for the 84k-image HueMa
 
 from __future__ import annotations
 
-import difflib
 from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass
 from itertools import chain
@@ -17,6 +16,7 @@ from plates.datasets import illusions as ill
 from plates.datasets import scenes as sc
 from plates.datasets.presets import PRESETS
 from plates.datasets.write import Entry
+from plates.validation import suggestion
 
 __all__ = ["FAMILY_PRESETS", "FamilyPreset", "get_family_preset", "presets_by_family", "presets_listing",
            "unknown_preset"]
@@ -87,9 +87,10 @@ def presets_listing() -> str:
 
 
 def unknown_preset(name: object) -> ValueError:
-    """The error for a preset name that no family has: every family's presets (:func:`presets_listing`) and,
-    for a near-miss name, ``did you mean`` (``difflib.get_close_matches``). Returned, not raised."""
+    """The error for a preset name that no family has: every family's presets, grouped by family
+    (:func:`presets_listing`), with ``did you mean`` for a near-miss name (`plates.validation.suggestion`).
+    Returned, not raised."""
     names = [n for group in presets_by_family().values() for n in group]
-    close = difflib.get_close_matches(name, names, n=1) if isinstance(name, str) else []
-    hint = f"; did you mean {close[0]!r}?" if close else ""
+    close = suggestion(name, names)
+    hint = f"; did you mean {close!r}?" if close else ""
     return ValueError(f"preset {name!r} is not known; allowed: {presets_listing()}{hint}")

@@ -1,4 +1,4 @@
-"""The ColorBench presets on synthetic scenes (issue 14): each item is a scene plus the one question made for it.
+"""The ColorBench presets on synthetic scenes: each item is a scene plus the one question made for it.
 
 * ``colorbench-<task>``: ``ITEMS_PER_TASK`` questions of one task (ColorBench Table 7 names: colour
   extraction, proportion, counting, object counting, comparison, recognition, object recognition, colour
@@ -34,6 +34,7 @@ from plates.tasks.colorbench import (
     build_question,
     robustness_items,
 )
+from plates.validation import check_choice
 
 __all__ = ["ITEMS_PER_TASK", "ROBUSTNESS_SEEDS", "SCENE_TASK_NAMES", "scene_entries", "robustness_entries"]
 
@@ -71,8 +72,7 @@ def _spec(task: str, i: int, attempt: int, size: int, seed: int, form: dict) -> 
 def scene_entries(task: str, *, n: int = ITEMS_PER_TASK, size: int = 512, seed: int = 0) -> Iterator[Entry]:
     """``n`` items of ``task``: a scene and the question made for it (options 3 for comparison, else 4); item
     i asks form i mod len(forms) of the task (`plates.tasks.colorbench.FORMS`), so the forms are balanced."""
-    if task not in SCENE_TASK_NAMES:
-        raise ValueError(f"scene task {task!r} is not known; allowed: {', '.join(SCENE_TASK_NAMES)}")
+    check_choice("scene task", task, SCENE_TASK_NAMES)
     forms = FORMS[task]
     for i in range(n):
         form = dict(forms[i % len(forms)])

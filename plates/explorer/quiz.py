@@ -1,4 +1,4 @@
-"""The "Try it yourself" tab's logic (issue 15), apart from any widget: a person's quiz (`plates.runs.quiz`)
+"""The "Try it yourself" tab's logic, apart from any widget: a person's quiz (`plates.runs.quiz`)
 from consent to result, and the models' estimates on the same stimuli beside theirs.
 
 * The bundled reader's plate threshold: `plates.runs.staircase.run_staircase` with the baseline backend on the
@@ -47,6 +47,7 @@ from plates.runs.staircase import Staircase, run_staircase
 from plates.stimuli import render
 from plates.stimuli.illusions.kinds import ILLUSION_TYPES
 from plates.stimuli.ishihara.palettes import PALETTES
+from plates.validation import check_choice
 
 __all__ = ["ANSWER_KEYS", "MODELS_ENV", "ModelBoard", "ModelEstimate", "QuizConfig", "ReaderCache", "append_key",
            "consent_text", "illusion_magnitude", "progress_text", "result_markdown", "start_session"]
@@ -74,8 +75,7 @@ class QuizConfig:
     max_sessions: int = 5
 
     def __post_init__(self) -> None:
-        if self.palette not in PALETTES:
-            raise ValueError(f"palette {self.palette!r} is not known; allowed: {', '.join(PALETTES)}")
+        check_choice("palette", self.palette, PALETTES)
         if self.illusion is not None and self.illusion not in QUIZ_ILLUSIONS:
             raise ValueError(f"illusion {self.illusion!r} is not allowed; allowed: None, {', '.join(QUIZ_ILLUSIONS)}")
         for name in ("trials", "illusion_trials"):

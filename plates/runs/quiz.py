@@ -1,4 +1,4 @@
-"""The human quiz ("Try it yourself", issue 15): a person answers plates and illusions chosen by the adaptive
+"""The human quiz ("Try it yourself"): a person answers plates and illusions chosen by the adaptive
 procedure, and their ΔE2000 threshold (plates) and point of subjective equality (illusion) are measured the same
 way as a model's (`plates.runs.staircase`: the same trials, questions, rows and answer codes), then shown beside
 the models' on the same stimuli. Widget-free: the explorer's tab only shows what this module returns.

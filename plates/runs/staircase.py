@@ -1,6 +1,6 @@
 """``plates staircase``: an adaptive procedure (`plates.analysis.adaptive`, QUEST+ with Psi-marginal stimulus
 choice) asks a model about stimuli whose difficulty it chooses trial by trial, and reports an estimate with a
-credible interval after tens of queries instead of a full constant-stimuli sweep (issue 15). Two measurements:
+credible interval after tens of queries instead of a full constant-stimuli sweep. Two measurements:
 
 * **plates** (a plate prompt: open label, yes/no or multiple choice): the ΔE2000 **threshold** (CIEDE2000,
   CIELAB D65 2°) between the number's dots and the background's, where the psychometric function is halfway
@@ -44,7 +44,7 @@ from plates.analysis.adaptive import AdaptiveEstimate, AdaptiveSpec, AdaptiveSta
 from plates.analysis.psychometric import prompt_guess_rate
 from plates.models import make_backend as registry_make
 from plates.results import ResultsWriter, compact_run, load_results
-from plates.runs.experiment import ModelSpec, _model
+from plates.runs.experiment import ModelSpec, parse_model
 from plates.runs.rows import Asked, build_row
 from plates.stimuli import ENGINE_VERSION, Stimulus, render
 from plates.stimuli.illusions import IllusionSpec
@@ -361,7 +361,7 @@ def parse_staircase(data: Mapping[str, Any], *, base_dir: str | Path | None = No
         if value is not None and (isinstance(value, bool) or not isinstance(value, (int, float))):
             raise ValueError(f"{key}: {value!r} is not a number; allowed: a ΔE2000 (signed for illusions)")
         bounds[key] = None if value is None else float(value)
-    return Staircase(stimulus=spec, prompt=prompt, model=_model("models[0]", models[0]),
+    return Staircase(stimulus=spec, prompt=prompt, model=parse_model("models[0]", models[0]),
                      trials=data.get("trials", 40), min_trials=data.get("min_trials", 10),
                      ci_width=data.get("ci_width"), seed=data.get("seed", 0), out=out, name=name, **bounds)
 

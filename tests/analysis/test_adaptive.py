@@ -1,4 +1,4 @@
-"""The Bayesian adaptive procedure (plates.analysis.adaptive, issue 15): its posterior on scripted answers."""
+"""The Bayesian adaptive procedure (plates.analysis.adaptive): its posterior on scripted answers."""
 
 from __future__ import annotations
 
@@ -223,7 +223,7 @@ def test_stopping_rules():
 
 
 def test_simulated_observer_is_found_within_40_trials():
-    # Issue 15's figure in small: an open-answer observer (γ = 1/100), slope 2 per ΔE2000; bench_adaptive.py
+    # bench_adaptive.py's figure in small: an open-answer observer (γ = 1/100), slope 2 per ΔE2000; bench_adaptive.py
     # runs the full grid of tasks, slopes and lapses.
     errors = []
     for seed in range(6):

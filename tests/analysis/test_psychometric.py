@@ -1,8 +1,7 @@
-"""Chance-aware psychometric fits, PSE fits and simulated observers (plates.analysis, issue 11)."""
+"""Chance-aware psychometric fits, PSE fits and simulated observers (plates.analysis)."""
 
 from __future__ import annotations
 
-import importlib
 import math
 
 import numpy as np
@@ -10,7 +9,7 @@ import pandas as pd
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from scipy import special
+from scipy import optimize, special
 
 from plates.analysis.observers import ComparisonObserver, SimulatedObserver
 from plates.analysis.pse import fit_pse, outcomes, pse_probabilities
@@ -110,7 +109,7 @@ def test_fit_finds_the_truth_in_expected_counts(family):
 @pytest.mark.parametrize("kind, options", [("yesno", {}), ("mc", {"n_options": 4}),
                                            ("open", {"label_space_size": 100})])
 def test_simulated_observers_recover_their_threshold_within_half_a_delta_e(kind, options):
-    # Issue 11: constant stimuli (ΔE2000 1..20, 100 answers each), true threshold 8, slope 1, lapse 2%. (With
+    # Constant stimuli (ΔE2000 1..20, 100 answers each), true threshold 8, slope 1, lapse 2%. (With
     # 40 answers per level the yes/no estimates spread with SD 0.4: 30% of seeds miss by more than 0.5.)
     for seed in range(4):
         observer = SimulatedObserver(8.0, 1.0, kind, lapse=0.02, seed=seed, **options)
@@ -120,7 +119,7 @@ def test_simulated_observers_recover_their_threshold_within_half_a_delta_e(kind,
 
 
 def test_two_parameter_fit_is_biased_on_yes_no_and_the_chance_aware_fit_is_not():
-    # Issue 11: "simulated observers whose true threshold is ΔE 8 came out at 1.5-3.7". The old fit is this
+    # The two-parameter fit put simulated observers whose true threshold is ΔE 8 at 1.5-3.7: it is this
     # family with guess 0 and lapse 0 (a logistic through 50% correct).
     old, new = [], []
     for seed in range(15):
@@ -131,22 +130,40 @@ def test_two_parameter_fit_is_biased_on_yes_no_and_the_chance_aware_fit_is_not()
     assert abs(np.median(new) - 8.0) < 0.3
 
 
-def test_guess_zero_lapse_zero_is_the_old_two_parameter_fit():
-    old_module = None
-    for name in ("plates.analysis.metrics", "plates.metrics"):
-        try:
-            old_module = importlib.import_module(name)
-            break
-        except ImportError:
-            continue
-    if old_module is None or not hasattr(old_module, "fit_psychometric"):
-        pytest.skip("the old two-parameter fit_psychometric is gone")
+def two_parameter_logistic(x, y) -> tuple[float, float]:
+    """Reference for the guess 0, lapse 0 case: a plain logistic regression p = expit(a + b x) by maximum
+    likelihood (scipy BFGS on standardised x); threshold -a/b (50% correct), slope b per ΔE2000."""
+    x, y = np.asarray(x, float), np.asarray(y, float)
+    mu, sd = x.mean(), x.std()
+    z = (x - mu) / sd
+
+    def nll(p):
+        eta = p[0] + p[1] * z
+        return -float(np.sum(y * special.log_expit(eta) + (1 - y) * special.log_expit(-eta)))
+
+    a, b = optimize.minimize(nll, np.zeros(2), method="BFGS").x
+    return mu - sd * a / b, b / sd
+
+
+def test_guess_zero_lapse_zero_is_a_plain_logistic_regression():
     rng = np.random.default_rng(7)
     x = rng.uniform(0, 40, 2000)
     y = rng.random(2000) < special.expit(0.4 * (x - 18.0))
-    old = old_module.fit_psychometric(x, y)
+    threshold, slope = two_parameter_logistic(x, y)
     new = fit_psychometric(x, y, guess=0.0, lapse=0.0, interval=False)
-    assert new.threshold == pytest.approx(old.threshold, abs=1e-3) and new.slope == pytest.approx(old.slope, rel=1e-3)
+    assert new.threshold == pytest.approx(threshold, abs=1e-3) and new.slope == pytest.approx(slope, rel=1e-3)
+
+
+def test_guess_zero_lapse_zero_symmetric_data_by_hand():
+    # Symmetric around ΔE 10: at 5 one of four correct, at 10 two of four, at 15 three of four.
+    # By symmetry the maximum-likelihood threshold is exactly 10; the score equation for the slope b
+    # (sum (y - p) x = 0 with p(5) = expit(-5b), p(15) = expit(5b)) gives expit(5b) = 3/4, b = ln(3)/5.
+    x = [5] * 4 + [10] * 4 + [15] * 4
+    y = [1, 0, 0, 0] + [1, 1, 0, 0] + [1, 1, 1, 0]
+    fit = fit_psychometric(x, y, guess=0.0, lapse=0.0, interval=False)
+    assert fit.status == "fit" and fit.n == 12
+    assert fit.threshold == pytest.approx(10.0, abs=1e-4)
+    assert fit.slope == pytest.approx(math.log(3) / 5, rel=1e-4)
 
 
 def test_interval_covers_the_truth_in_most_seeded_runs():

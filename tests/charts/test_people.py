@@ -1,4 +1,4 @@
-"""People beside models on the illusions and the plates (issue 15): each participant's and each model's point of
+"""People beside models on the illusions and the plates: each participant's and each model's point of
 subjective equality and ΔE2000 threshold, with a pooled "people (K participants)" fit, in the library
 (`plates.charts.people`) and on the dashboard's People and Illusions pages (streamlit AppTest over real
 Parquet parts).

@@ -101,7 +101,7 @@ def _pairs(spec) -> list[float]:
 
 
 def test_a_grid_file_makes_a_dataset_with_its_manifest(tmp_path, capsys):
-    """Issue 12: custom benchmark sets were possible only from Python. A grid file -> PNGs + manifest that
+    """Regression: custom benchmark sets were possible only from Python. A grid file -> PNGs + manifest that
     load_dataset and `plates run` read; pixels equal the spec's; ΔE2000 drawn and asked in the manifest."""
     grid = tmp_path / "grid.toml"
     grid.write_text(GRID)

@@ -1,4 +1,4 @@
-"""The human quiz's library side (issue 15): a person drives the staircase, every answer a `human` row."""
+"""The human quiz's library side: a person drives the staircase, every answer a `human` row."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""plates staircase (issue 15): QUEST+ against a backend, every trial a row, resumable after a kill."""
+"""plates staircase: QUEST+ against a backend, every trial a row, resumable after a kill."""
 
 from __future__ import annotations
 

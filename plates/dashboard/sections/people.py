@@ -1,4 +1,4 @@
-"""People beside models (issue 15): each participant's and each model's ΔE2000 threshold on the plates and point
+"""People beside models: each participant's and each model's ΔE2000 threshold on the plates and point
 of subjective equality on the illusions (each with a pooled "people (K participants)" fit), their accuracy per
 prompt, and the papers' human numbers. Numbers: `plates.charts.people`."""
 
