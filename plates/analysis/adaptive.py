@@ -57,7 +57,7 @@ import numpy as np
 from scipy import special
 
 from plates.analysis.pse import PSE_FAMILIES, outcomes, pse_probabilities
-from plates.analysis.psychometric import FAMILIES, psychometric
+from plates.analysis.psychometric import FAMILIES, fit_psychometric, psychometric
 from plates.validation import check_choice
 
 __all__ = ["TASKS", "AdaptiveEstimate", "AdaptiveSpec", "AdaptiveState"]
@@ -244,6 +244,11 @@ class AdaptiveEstimate:
     trials: int
     done: bool
     stop_reason: str
+    status: str = "unchecked"
+    message: str = ""
+    deviance_p: float = float("nan")
+    monotone_p: float = float("nan")
+    chance_p: float = float("nan")
 
 
 def _entropy_terms(p: np.ndarray) -> np.ndarray:
@@ -380,8 +385,10 @@ class AdaptiveState:
             pick = int(np.random.Generator(np.random.PCG64(seq)).integers(self.spec.top_k))
         return self.spec.candidates[int(order[pick])]
 
-    def estimate(self) -> AdaptiveEstimate:
-        """The threshold's estimate and credible interval now (module docstring)."""
+    def estimate(self, *, check: bool = False) -> AdaptiveEstimate:
+        """The threshold's estimate and credible interval now (module docstring); with ``check`` (task
+        "threshold"), the status and goodness of fit of the answers so far (`AdaptiveEstimate`; one
+        maximum-likelihood fit, so the stopping rules leave it off)."""
         spec, post = self.spec, self.posterior
         grid = np.asarray(spec.thresholds)
         marginal = post.sum(axis=(1, 2, 3))
@@ -404,7 +411,20 @@ class AdaptiveState:
                                 slope=float(post.sum(axis=(0, 2, 3)) @ np.asarray(spec.slopes)),
                                 band=float(post.sum(axis=(0, 1, 3)) @ np.asarray(spec.bands)),
                                 lapse=float(post.sum(axis=(0, 1, 2)) @ np.asarray(spec.lapses)),
-                                trials=len(self.history), done=done, stop_reason=reason)
+                                trials=len(self.history), done=done, stop_reason=reason,
+                                **(self._check() if check and spec.task == "threshold" else {}))
+
+    def _check(self) -> dict[str, Any]:
+        """Status and goodness of fit of the history (`AdaptiveEstimate`): the maximum-likelihood fit of
+        `plates.analysis.psychometric.fit_psychometric` with the spec's guess rate and family. Its
+        "below-range" / "above-range" are no reason to refuse the posterior (the grid prior bounds it), so
+        they count as "fit"."""
+        levels = [h[0] for h in self.history]
+        fit = fit_psychometric(levels, [h[1] for h in self.history], guess=float(self.spec.guess),
+                               family=self.spec.family, interval=False)
+        status = fit.status if fit.status in ("non-monotonic", "at-chance", "too-few") else "fit"
+        return {"status": status, "message": fit.message if status != "fit" else "",
+                "deviance_p": fit.deviance_p, "monotone_p": fit.monotone_p, "chance_p": fit.chance_p}
 
     def _stopping(self, width: float) -> tuple[bool, str]:
         spec, trials = self.spec, len(self.history)

@@ -32,6 +32,7 @@ from huggingface_hub import HfApi, try_to_load_from_cache
 from huggingface_hub.utils import GatedRepoError, RepositoryNotFoundError
 from PIL import Image
 
+from plates.charts.common import CONDITION_COLUMNS
 from plates.charts.ishihara import delta_e_figure
 from plates.colour import delta_e2000
 from plates.conditions import Condition, apply_condition
@@ -40,6 +41,7 @@ from plates.models import BACKENDS, Backend, BackendFailing, Query, make_backend
 from plates.results import SCHEMA
 from plates.runs.rows import Asked, build_row
 from plates.secrets import redact as _redact
+from plates.stimuli.ishihara.directions import DIRECTION_MODES, with_direction
 from plates.stimuli.ishihara.labels import LABEL_SPACES
 from plates.stimuli.ishihara.plate import VARIANTS, PlateSpec, render
 from plates.tasks.prompts import PROMPTS, get_prompt, query_for, render_prompt
@@ -471,12 +473,18 @@ class SweepPlan:
     skipped: tuple[tuple[float, str], ...] = ()
 
 
-def sweep_plan(spec: PlateSpec, values: Sequence[float]) -> SweepPlan:
-    """``spec`` re-targeted at each ΔE2000 in ``values``; an unreachable value is skipped and named."""
+def sweep_plan(spec: PlateSpec, values: Sequence[float], directions: str = "distributed") -> SweepPlan:
+    """``spec`` re-targeted at each ΔE2000 in ``values``; an unreachable value is skipped and named. With
+    ``directions`` "distributed" (default) each point's background lies along its own CIELAB direction
+    (`plates.stimuli.ishihara.directions.with_direction`, seeded by the spec's seed and the point's index), so
+    the sweep's fit describes ΔE2000, not the palette line's 8-bit colours; "palette": the palette's line."""
+    if directions not in DIRECTION_MODES:
+        raise ValueError(f"directions {directions!r} is not known; allowed: {', '.join(DIRECTION_MODES)}")
     specs, skipped = [], []
-    for v in values:
+    for i, v in enumerate(values):
         try:
-            specs.append(spec.replace(delta_e=float(v)))
+            specs.append(with_direction(spec, float(v), spec.seed + i) if directions == "distributed"
+                         else spec.replace(delta_e=float(v)))
         except ValueError as exc:
             skipped.append((float(v), str(exc)))
     return SweepPlan(tuple(specs), tuple(skipped))
@@ -607,10 +615,11 @@ def sweep_figure(rows: Sequence[dict]):
     `plates.charts.delta_e.fit_psychometric_counts`: guess rate 0, as these rows name no prompt, a fitted lapse
     rate, and its threshold halfway between guess and ceiling, i.e. at 50% correct less half the lapse) plus
     each answer as a labelled point at 1 (correct) or 0 (wrong), placed at the ΔE2000 drawn (hover: the one
-    asked). When every ΔE holds one answer the binned points' Wilson bars (n=1: about 20-100%) are hidden:
+    asked). The fit is chance-aware (the prompt's guess rate) and one per prompt, condition and colour set
+    (`plates.charts.delta_e.FIT_GROUP`), like the dashboard's. When every ΔE holds one answer the binned points' Wilson bars (n=1: about 20-100%) are hidden:
     they would cover the plot and say nothing."""
-    frame = pd.DataFrame([{k: r.get(k) for k in ("model", "delta_e", "correct", "parsed")} for r in rows],
-                         columns=["model", "delta_e", "correct", "parsed"])
+    keep = ["model", "prompt_name", "colour_set", *CONDITION_COLUMNS, "delta_e", "correct", "parsed"]
+    frame = pd.DataFrame([{k: r.get(k) for k in keep} for r in rows], columns=keep)
     fig = delta_e_figure(frame, bins=max(1, len(rows)))
     done = sorted((r for r in rows if r.get("correct") is not None), key=lambda r: r["delta_e"])
     asked = [requested_delta_e(r) for r in done]

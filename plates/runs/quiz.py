@@ -230,11 +230,12 @@ class QuizSession:
     def estimates(self) -> Mapping[str, AdaptiveEstimate]:
         """Per block, the person's estimate so far with its credible interval: "plate" the ΔE2000 threshold,
         "illusion" the PSE (signed ΔE2000, + = A lighter)."""
-        return {name: b.state.estimate() for name, b in self.blocks.items()}
+        return {name: b.state.estimate(check=True) for name, b in self.blocks.items()}
 
     def estimate(self) -> AdaptiveEstimate:
-        """The person's plate threshold (ΔE2000) so far, with its credible interval."""
-        return self.blocks["plate"].state.estimate()
+        """The person's plate threshold (ΔE2000) so far, with its credible interval and status
+        (`plates.analysis.adaptive.AdaptiveEstimate`: "non-monotonic" or "at-chance" answers have no threshold)."""
+        return self.blocks["plate"].state.estimate(check=True)
 
     def parquet(self) -> bytes:
         """This session's rows as a Parquet file in the results schema (the participant's download)."""

@@ -22,7 +22,10 @@ st.caption(
     "Human answers (backend “human”, from the explorer's “Try it yourself” quiz; one anonymous participant "
     "per row label) beside the models. Threshold: the ΔE2000 where a chance-aware psychometric fit is halfway "
     "between the guess rate (from the prompt: yes/no ½, k options 1/k, open answers 1/label-space size) and "
-    "the ceiling, with its profile-likelihood 95% interval. The papers report human accuracies, not thresholds."
+    "the ceiling, with its profile-likelihood 95% interval; one fit per participant or model, prompt, viewing "
+    "condition and colour set (never pooled across them). A fit whose accuracy falls as ΔE2000 rises "
+    "(“non-monotonic”) or that cannot be told from guessing (“at chance”) has no threshold. The papers report "
+    "human accuracies, not thresholds."
 )
 full = family_rows(view.opened.key, view.filters, view)
 if not pc.has_people(full):

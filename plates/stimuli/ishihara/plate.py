@@ -48,7 +48,7 @@ MIN_RADIUS_900, MAX_RADIUS_900, GAP_900 = (STYLES["dense"].min_radius_900, STYLE
 # fields added after plate specs were first stored, with their defaults: left out of to_dict at these values,
 # so the JSON (and the pixels) of every spec written before them is unchanged
 _LATER_FIELDS = {"style": "dense", "colour_roles": "paper-text", "jitter_rule": "keep-hue", "antialias": None,
-                 "tries": None}
+                 "tries": None, "delta_e_direction": None}
 
 
 def _colours(value, what: str) -> tuple[C.RGB, ...] | None:
@@ -61,6 +61,22 @@ def _colours(value, what: str) -> tuple[C.RGB, ...] | None:
         raise ValueError(f"{what} {value!r} is empty; allowed: one or more colours (hex or sRGB 0-255 tuples)")
     return out
 
+
+
+def _direction(value, delta_e: float | None) -> tuple[float, float, float]:
+    """A CIELAB direction (ΔL*, Δa*, Δb*) as a unit vector rounded to 6 decimals (so its JSON is stable)."""
+    try:
+        v = np.array([float(c) for c in value], dtype=float)
+    except (TypeError, ValueError):
+        v = np.array([])
+    norm = float(np.linalg.norm(v)) if v.size == 3 and np.all(np.isfinite(v)) else 0.0
+    if norm < 1e-9:
+        raise ValueError(f"delta_e_direction={value!r} is not valid; allowed: None or three finite numbers "
+                         "(ΔL*, Δa*, Δb*), not all zero")
+    if delta_e is None:
+        raise ValueError(f"delta_e_direction={value!r} needs delta_e; allowed: None when delta_e is None")
+    u = np.round(v / norm, 6)
+    return (float(u[0]), float(u[1]), float(u[2]))
 
 
 @dataclass(frozen=True)
@@ -76,6 +92,13 @@ class PlateSpec(SpecBase):
         delta_e: CIEDE2000 target, or None. When set, each background colour is replaced by the colour at this
             ΔE2000 from the foreground reference (the CIELAB mean of the foreground colours, rounded to 8-bit),
             on the CIELAB line towards that background colour (`plates.colour.background_at_delta_e`).
+        delta_e_direction: None (default: the palette's lines above), or a CIELAB direction (ΔL*, Δa*, Δb*),
+            stored as a unit vector rounded to 6 decimals: the background becomes ONE colour, at ``delta_e``
+            from the foreground reference along that direction (`plates.colour.colour_at_delta_e`); needs
+            ``delta_e``. Sweeps and staircases draw it per trial (`plates.stimuli.ishihara.directions`), so a
+            threshold describes ΔE2000 and not the one 8-bit colour a level happened to get. The papers fixed
+            the colours: ColorBlindnessEval App. D draws each plate from a colour set of its own, HueManity
+            Table 7 moves nothing (25 fixed pairs), so neither measured a threshold over directions.
         seed: 0 <= seed < 2**63; seeds numpy PCG64 streams for packing, colour choice and jitter.
         min_radius, max_radius, gap: dot radii and the least space between dots, px (None: the style's values
             at 900 px scaled with size: dense 3, 15, 0.6 -- HueManity §3 used 4-15, which with our packer and a
@@ -129,6 +152,7 @@ class PlateSpec(SpecBase):
     jitter_rule: str = "keep-hue"
     antialias: bool | None = None
     tries: int | None = None
+    delta_e_direction: tuple[float, float, float] | None = None
 
     FAMILY: ClassVar[str] = "ishihara"
     LATER_FIELDS: ClassVar[Mapping[str, Any]] = _LATER_FIELDS
@@ -166,6 +190,8 @@ class PlateSpec(SpecBase):
             raise ValueError(f"allow_extremes={self.allow_extremes!r} is not valid; allowed: True or False")
         if self.delta_e is not None:
             s(self, "delta_e", check_number("delta_e", self.delta_e, 1e-6, 200.0))
+        if self.delta_e_direction is not None:
+            s(self, "delta_e_direction", _direction(self.delta_e_direction, self.delta_e))
         if self.style == "huemanity" and self.r_min < self.size / 900:
             raise ValueError(f"min_radius={self.r_min} is not valid for style 'huemanity' on a {self.size} px plate; "
                              f"allowed: >= {self.size / 900:g} px (one pixel of its 900 px lattice)")
@@ -232,7 +258,9 @@ class PlateSpec(SpecBase):
         pal = get_palette(self.palette) if self.palette is not None else None
         fg = self.foreground if self.foreground is not None else pal.foreground  # type: ignore[union-attr]
         bg = self.background if self.background is not None else pal.background  # type: ignore[union-attr]
-        if self.delta_e is not None:
+        if self.delta_e is not None and self.delta_e_direction is not None:
+            bg = (C.colour_at_delta_e(self.foreground_reference(fg), self.delta_e_direction, self.delta_e),)
+        elif self.delta_e is not None:
             ref = self.foreground_reference(fg)
             bg = tuple(C.background_at_delta_e(ref, b, self.delta_e) for b in bg)
         return tuple(fg), tuple(bg)
