@@ -207,6 +207,17 @@ def accuracy_hover(table: pd.DataFrame) -> list[str]:
     ]
 
 
+#: The quick-run command an empty page names: a model on an OpenAI-compatible server (a vLLM endpoint, ...).
+RUN_COMMAND = ("plates run --dataset colorblindnesseval --backend openai --model MODEL --base-url URL "
+               "--limit 100 --out results/runs/MODEL")
+
+
+def run_hint(*flag_sets: str) -> str:
+    """``<br>`` lines naming what to run to fill an empty page: one `RUN_COMMAND` per flag set (e.g.
+    ``"--prompt colorbench-mc"``), in code style."""
+    return "".join(f"<br><span style='font-family:monospace'>{RUN_COMMAND} {flags}</span>" for flags in flag_sets)
+
+
 def empty_figure(title: str, message: str) -> go.Figure:
     fig = go.Figure()
     fig.add_annotation(text=message, showarrow=False, x=0.5, y=0.5, xref="paper", yref="paper")

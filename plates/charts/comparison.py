@@ -24,7 +24,14 @@ import numpy as np
 import pandas as pd
 import plotly.graph_objects as go
 
-from plates.charts.common import CONDITION, REFERENCE_MARKER, SERIES, empty_figure, error_bars_between
+from plates.charts.common import (
+    CONDITION,
+    REFERENCE_MARKER,
+    SERIES,
+    empty_figure,
+    error_bars_between,
+    run_hint,
+)
 
 #: Per prompt: the published tasks (the reference's ``task``) that ask what our plates ask.
 TASKS: dict[str, tuple[str, ...]] = {
@@ -165,7 +172,9 @@ def comparison_figure(comparison: pd.DataFrame) -> go.Figure:
         return empty_figure(
             title,
             "no cell of these results has a published counterpart<br>(the papers' models, "
-            "prompts and conditions: see the table of published numbers)",
+            "prompts and conditions: see the 'Published numbers' page). Run one of the papers' models, e.g."
+            + run_hint("--prompt cbe-open")
+            + "<br>with MODEL one of the models a paper lists (its API name)",
         )
     labels = [
         f"{s} · {p} · {c} — {src}"

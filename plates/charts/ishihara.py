@@ -46,6 +46,7 @@ from plates.charts.common import (
     labelled_counts,
     reference_marker,
     reference_of,
+    run_hint,
     series_name,
     titled,
     with_condition,
@@ -357,7 +358,8 @@ def yes_no_figure(
         return empty_figure(
             title,
             "needs answered rows of both prompts cbe-yn-correct and cbe-yn-incorrect from a "
-            "vision-language model<br>(the offline baseline reader declines yes/no questions)",
+            "vision-language model<br>(the offline baseline reader declines yes/no questions). Run:"
+            + run_hint("--prompt cbe-yn-correct", "--prompt cbe-yn-incorrect"),
         )
     shown, others, table = choose(
         table.assign(answered=table["n_y_star"] + table["n_n_star"]), condition, "answered"

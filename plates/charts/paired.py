@@ -20,6 +20,7 @@ from plates.charts.common import (
     empty_figure,
     reference_marker,
     reference_of,
+    run_hint,
     titled,
     with_condition,
     with_series,
@@ -108,7 +109,9 @@ def grayscale_figure(
     table = grayscale_table(frame, pairs=pairs) if table is None else table
     table = table[table["pairs"] > 0]
     if table.empty:
-        return empty_figure(title, "needs the same items answered both in colour and in grayscale")
+        return empty_figure(title, "needs the same items answered both in colour and in grayscale, in one run or two. "
+                      "Run:" + run_hint("--prompt cbe-open --grayscale both")
+                      + "<br>(or with --backend baseline instead of --backend openai --model ... --base-url ...)")
     shown, others, table = choose(table, condition, "pairs")
     ref = _at_our_tasks(reference_grayscale(reference), table["task"].unique())
     fig = _delta_bars(
@@ -168,8 +171,9 @@ def cot_figure(
         return empty_figure(
             title,
             "needs the same items answered with a prompt and its chain-of-thought variant "
-            "(colorbench-mc and colorbench-mc-cot) by a vision-language model<br>"
-            "(the offline baseline reader declines multiple-choice prompts)",
+            "(colorbench-mc and colorbench-mc-cot) by a vision-language model, in one run or two<br>"
+            "(the offline baseline reader declines multiple-choice prompts). Run:"
+            + run_hint("--prompt colorbench-mc", "--prompt colorbench-mc-cot"),
         )
     shown, others, table = choose(table, condition, "pairs")
     ref = _at_our_tasks(reference_of(reference, "delta", condition="cot"), table["prompt"].unique())

@@ -97,6 +97,19 @@ def main(argv: list[str] | None = None) -> int:
         return 130
 
 
+class PresetsHelpFormatter(argparse.RawDescriptionHelpFormatter):
+    """Help with ``{presets}`` in an option's help replaced by every family's presets
+    (`plates.datasets.family_presets.presets_listing`), imported only when help is printed, so that
+    registering the subcommand stays cheap."""
+
+    def _get_help_string(self, action: argparse.Action) -> str:
+        text = super()._get_help_string(action) or ""
+        if "{presets}" in text:
+            from plates.datasets.family_presets import presets_listing  # renders nothing; only for --help
+
+            text = text.replace("{presets}", presets_listing())
+        return text
+
 
 def _quiet_broken_pipe() -> int:
     """Point stdout at /dev/null so Python's final flush does not fail again (and print "Exception ignored"),

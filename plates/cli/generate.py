@@ -21,7 +21,7 @@ import argparse
 import json
 import sys
 
-from plates.cli import positive
+from plates.cli import PresetsHelpFormatter, positive
 from plates.shards import Shard
 
 #: Image size of a preset when --size is not given (px).
@@ -31,11 +31,9 @@ DEFAULT_SIZE = 900
 def register(subparsers: argparse._SubParsersAction) -> None:
     p = subparsers.add_parser("generate",
                               help="write a benchmark set, a preset or your own grid (PNGs + manifest)",
-                              description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+                              description=__doc__, formatter_class=PresetsHelpFormatter)
     which = p.add_mutually_exclusive_group(required=True)
-    which.add_argument("--preset", help="a plate preset (colorblindnesseval, colorblindnesseval-dejavu, "
-                       "huemanity-numeric, huemanity-alnum, huemanity, or one of them + '-dense'), or a family "
-                       "preset (see the description)")
+    which.add_argument("--preset", help="a preset of any family ({presets})")
     which.add_argument("--grid", metavar="TOML", help="a grid file: labels, colour sets, fonts, ΔE2000 "
                        "values, sizes, variants (plates.datasets.grid)")
     p.add_argument("--out", required=True, help="output folder (created; existing images are kept and skipped)")

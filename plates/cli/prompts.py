@@ -1,9 +1,15 @@
-"""``plates prompts``: list the registered prompts (name, kind, label space, variant, source)."""
+"""``plates prompts``: list the registered prompts (name, task, kind, label space, variant, chain of thought), each
+with its source below it, indented and wrapped to the terminal (at most 100 columns); ``--json`` for scripts."""
 
 from __future__ import annotations
 
 import argparse
 import json
+import shutil
+import textwrap
+
+#: The widest `plates prompts` prints, whatever the terminal (a narrower terminal narrows it).
+MAX_WIDTH = 100
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
@@ -26,10 +32,25 @@ def main(args: argparse.Namespace) -> int:
         for row in rows:
             print(json.dumps(row))
         return 0
-    cols = ["name", "task", "kind", "label_space", "variant", "cot", "source"] + (["first_line"] if args.text else [])
-    table = [[str(row[c]) for c in cols] for row in rows]
-    widths = [max(len(c), *(len(r[i]) for r in table)) for i, c in enumerate(cols)]
-    print("  ".join(c.ljust(w) for c, w in zip(cols, widths)).rstrip())
-    for r in table:
-        print("  ".join(v.ljust(w) for v, w in zip(r, widths)).rstrip())
+    width = min(MAX_WIDTH, shutil.get_terminal_size((MAX_WIDTH, 24)).columns)
+    for line in table_lines(rows, width=width, text=args.text):
+        print(line)
     return 0
+
+
+def table_lines(rows: list[dict], *, width: int = MAX_WIDTH, text: bool = False) -> list[str]:
+    """The table as lines of at most ``width`` characters (a column wider than that is the only overflow):
+    one line of short columns per prompt, then its source (and with ``text`` its template's first line),
+    indented by four and wrapped."""
+    cols = ["name", "task", "kind", "label_space", "variant", "cot"]
+    table = [[("yes" if row[c] else "") if c == "cot" else str(row[c]) for c in cols] for row in rows]
+    widths = [max(len(c), *(len(r[i]) for r in table)) for i, c in enumerate(cols)]
+    lines = ["  ".join(c.ljust(w) for c, w in zip(cols, widths)).rstrip()]
+    for row, r in zip(rows, table):
+        lines.append("  ".join(v.ljust(w) for v, w in zip(r, widths)).rstrip())
+        lines += textwrap.wrap(row["source"], width, initial_indent="    ", subsequent_indent="    ",
+                               break_on_hyphens=False)
+        if text:
+            lines += textwrap.wrap(f"« {row['first_line']} »", width, initial_indent="    ", break_on_hyphens=False,
+                                   subsequent_indent="      ")
+    return lines

@@ -20,14 +20,16 @@ import argparse
 import dataclasses
 import sys
 
-from plates.cli import EXIT_BACKEND, EXIT_BAD_INPUT, positive
+from plates.cli import EXIT_BACKEND, EXIT_BAD_INPUT, PresetsHelpFormatter, positive
+from plates.models import BACKENDS
 from plates.shards import Shard
+from plates.validation import not_known
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
     p = subparsers.add_parser(
         "run", help="ask models about plates and write Parquet results (resumable)",
-        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter,
+        description=__doc__, formatter_class=PresetsHelpFormatter,
     )
     o = add_experiment_arguments(p, out_help="results folder: required for a quick run; with a TOML file it "
                                  "replaces the file's `out`")
@@ -59,7 +61,7 @@ def add_experiment_arguments(p: argparse.ArgumentParser, *, out_help: str,
     command line names the same rows in both. Returns the "operational" group for a caller's own flags."""
     p.add_argument("experiment", nargs="?", help="a TOML experiment file (see examples/); or use the flags below")
     q = p.add_argument_group("quick run (without a TOML file)")
-    q.add_argument("--dataset", help="a preset name or a folder with manifest.parquet")
+    q.add_argument("--dataset", help="a folder with manifest.parquet, or a preset of any family ({presets})")
     q.add_argument("--prompt", help="a prompt name (see `plates prompts`)")
     q.add_argument("--prompt-file", action="append", default=[], metavar="TOML",
                    help="register your own [[prompt]] templates first (repeatable; see plates.tasks.prompts)")
@@ -75,7 +77,15 @@ def add_experiment_arguments(p: argparse.ArgumentParser, *, out_help: str,
                    "(temperature only, for strict providers; the default) | vllm (also top_p, top_k, min_p and "
                    "the penalties at neutral values, so the server imposes none of the model's defaults); joins "
                    "the run id")
-    q.add_argument("--size", type=int, help="side in pixels of the image sent (default: the dataset's own)")
+    q.add_argument("--size", type=int, nargs="+", metavar="PX",
+                   help="side in pixels of the image sent; several sizes are crossed (default: the dataset's own)")
+    q.add_argument("--grayscale", nargs="?", const="on", choices=("on", "both"),
+                   help="send grayscale images (ColorBench §3.2); 'both': colour and grayscale, for the pair")
+    q.add_argument("--hue-shift", type=float, nargs="+", metavar="DEG",
+                   help="rotate hue by these degrees in HSV (ColorBench §2.2; e.g. 0 90 180 270)")
+    q.add_argument("--cvd", nargs="+", metavar="VIEW",
+                   help="simulated colour-vision-deficiency views at full severity: none, protan, deutan, tritan "
+                   "(Machado 2009; e.g. none deutan)")
     q.add_argument("--shots", type=int, default=0, help="few-shot examples of the same colour set (default 0)")
     q.add_argument("--seed", type=int, default=0, help="prompt and few-shot seed (default 0)")
     q.add_argument("--timeout", type=float, help="per-request timeout in seconds")
@@ -99,7 +109,8 @@ def build_experiment(args: argparse.Namespace):  # -> plates.runs.experiment.Exp
     from plates.runs.experiment import load_experiment, quick_experiment
 
     quick_flags = [f"--{n.replace('_', '-')}" for n in ("dataset", "prompt", "model", "base_url", "size", "timeout",
-                                                               "max_attempts", "sample", "sample_seed", "sampling_fields")
+                                                               "max_attempts", "sample", "sample_seed", "sampling_fields",
+                                                               "grayscale", "hue_shift", "cvd")
                    if getattr(args, n) is not None] + (["--prompt-file"] if args.prompt_file else [])
     if args.experiment:
         if quick_flags:
@@ -118,6 +129,8 @@ def build_experiment(args: argparse.Namespace):  # -> plates.runs.experiment.Exp
         if args.out is not None:
             exp = dataclasses.replace(exp, out=args.out)
         return _with_local_options(exp, args)
+    if args.backend not in BACKENDS:  # before --model: `--backend hf2` is the mistake, not the missing model
+        raise not_known("--backend", args.backend, BACKENDS)
     model = args.model if args.model is not None else DEFAULT_MODELS.get(args.backend)
     missing = [flag for flag, value in (("--dataset", args.dataset), ("--prompt", args.prompt),
                                         ("--model", model), ("--out", args.out)) if value is None]
@@ -128,8 +141,10 @@ def build_experiment(args: argparse.Namespace):  # -> plates.runs.experiment.Exp
         dataset=args.dataset, prompt=args.prompt, backend=args.backend, model=model, out=args.out,
         base_url=args.base_url, api_key_env=None if args.no_api_key else args.api_key_env,
         limit=positive("--limit", args.limit),
-        concurrency=positive("--concurrency", getattr(args, "concurrency", None)),
-        size=args.size, shots=args.shots, seed=args.seed, timeout=args.timeout,
+        concurrency=positive("--concurrency", getattr(args, "concurrency", None)),  # exporters have none
+        size=None if args.size is None else tuple(args.size), shots=args.shots,
+        grayscale={None: (), "on": (True,), "both": (False, True)}[args.grayscale],
+        hue_shifts=tuple(args.hue_shift or ()), cvd=tuple(args.cvd or ()), seed=args.seed, timeout=args.timeout,
         max_attempts=positive("--max-attempts", args.max_attempts),
         prompt_files=tuple(args.prompt_file), protocol=args.protocol, sample=args.sample,
         sample_seed=args.sample_seed, sampling_fields=args.sampling_fields,

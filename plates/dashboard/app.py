@@ -21,6 +21,7 @@ HERE = Path(__file__).resolve().parent  # the pages' scripts are in sections/ be
 # and mixes it with st.navigation (AppTest then loses the sidebar on reruns).
 PAGES = [
     ("sections/overview.py", "Overview", ":material/grid_view:", True),
+    ("sections/published.py", "Published numbers", ":material/menu_book:", False),
     ("sections/compare.py", "Ours vs the papers", ":material/compare_arrows:", False),
     ("sections/colour_sets.py", "Colour sets", ":material/palette:", False),
     ("sections/resolution.py", "Resolution", ":material/photo_size_select_large:", False),
@@ -100,7 +101,8 @@ def main() -> None:
     # a generic message; the details go to the server's console.
     st.set_option("client.showErrorDetails", "type")
     st.set_page_config(page_title="plates — results", page_icon=":material/palette:", layout="wide")
-    page = st.navigation([st.Page(HERE / p, title=t, icon=i, default=d) for p, t, i, d in PAGES])
+    # expanded: every page in the navigation (Streamlit folds more than ten under "View N more")
+    page = st.navigation([st.Page(HERE / p, title=t, icon=i, default=d) for p, t, i, d in PAGES], expanded=True)
     path, uploads, local = source_widgets()
     try:
         if uploads:

@@ -9,6 +9,7 @@ import pandas as pd
 import streamlit as st
 
 from plates.admission import SESSION_TTL_S, Admission, client_address, hosted_space
+from plates.charts import export as figure_export
 from plates.dashboard import pages, queries, views
 from plates.results.uploads import UploadFolders, check_uploads
 
@@ -57,7 +58,8 @@ def open_uploads(files: tuple[tuple[str, bytes], ...], client: str, local: bool)
 
 @st.cache_data(show_spinner=False)
 def reference() -> pd.DataFrame | None:
-    """The papers' published tables (results/reference/), or None with a warning when they cannot be read."""
+    """The papers' published tables (package data: plates/results/published/), or None with a warning when
+    they cannot be read."""
     try:
         # lazy: inside the try, so a reference table that cannot load warns instead of stopping the page
         from plates.results.reference import load_reference
@@ -91,6 +93,16 @@ def export(view: views.View, fmt: str) -> bytes:
 def plate_image(row: dict):
     """The image the model saw for one result row (`plates.dashboard.views.regenerate_plate`)."""
     return views.regenerate_plate(row)
+
+
+def export_buttons(name: str, figure) -> None:
+    """SVG, PDF and PNG downloads of ``figure`` at publication size (`plates.charts.export`), made only when
+    clicked (each export starts a headless Chromium: seconds, not worth paying on every rerun)."""
+    columns = st.columns(len(figure_export.FORMATS) + 3)
+    for column, (fmt, mime) in zip(columns, figure_export.FORMATS.items()):
+        column.download_button(f"Figure as {fmt.upper()}", data=lambda fmt=fmt: figure_export.figure_bytes(figure, fmt),
+                               file_name=f"plates-{name}.{fmt}", mime=mime, key=f"figure-{name}-{fmt}",
+                               on_click="ignore")
 
 
 def current_view() -> views.View:
@@ -138,6 +150,7 @@ def chart_page(
     for note in result.notes:
         st.warning(note)
     st.plotly_chart(result.figure, key=f"chart-{name}")
+    export_buttons(name, result.figure)
     if not result.table.empty:
         with st.expander("Numbers", expanded=False):
             st.dataframe(result.table, hide_index=True)

@@ -15,14 +15,31 @@ import pandas as pd
 import plotly.graph_objects as go
 
 from plates.analysis import metrics
-from plates.charts import comparison
+from plates.charts import comparison, published
 from plates.charts import ishihara as charts
 from plates.charts.common import CONDITION
 from plates.dashboard import queries
 from plates.dashboard.views import View
+from plates.results.reference import load_reference
 from plates.tasks import TASKS
 
 _BY = ["run_id", "model", *queries.CONDITION_KEYS]
+#: Pairs (colour vs grayscale, plain vs chain of thought) are found across runs of the same model, items and
+#: condition: a prompt in one run pairs with its CoT variant in another (`queries.pairs` lists the runs).
+_PAIR_BY = ["model", *queries.CONDITION_KEYS]
+
+
+def paired_runs_notes(pairs: pd.DataFrame, side_a: str, side_b: str) -> tuple[str, ...]:
+    """One line per model saying which runs were paired: ``side_a`` rows from these runs with ``side_b`` rows
+    from those (``runs_a`` / ``runs_b`` of `queries.pairs`)."""
+    notes = {}
+    for row in pairs.to_dict("records"):
+        if not row.get("pairs"):
+            continue
+        a, b = sorted(map(str, row["runs_a"])), sorted(map(str, row["runs_b"]))
+        line = f"{row['model']}: {side_a} from run {', '.join(a)} paired with {side_b} from run {', '.join(b)}"
+        notes.setdefault(line, None)
+    return tuple(notes)
 #: Tasks about other families than plates: the ΔE2000 page leaves their rows out (an illusion's signed ΔE2000
 #: or a scene's colour difference is not a plate's dot contrast).
 _NOT_PLATE_TASKS = frozenset(name for name, task in TASKS.items() if task.family != "ishihara")
@@ -122,7 +139,7 @@ def grayscale(view: View, condition: str | None = None) -> Page:
     gray = cube["grayscale"].fillna(False).astype(bool)
     sides = gray.groupby([cube[c] for c in ["prompt_name", *others]], dropna=False).transform("nunique")
     pairable = cube[sides.to_numpy() > 1]
-    by = [c for c in _BY if c != "grayscale"] + ["task"]  # grayscale is what the pairs compare
+    by = [c for c in _PAIR_BY if c != "grayscale"] + ["task"]  # grayscale is what the pairs compare
     if pairable.empty:
         pairs = pd.DataFrame(columns=[*by, *metrics.PAIR_COLUMNS])
     else:
@@ -131,21 +148,24 @@ def grayscale(view: View, condition: str | None = None) -> Page:
         prompts = sorted({str(p) for p in pairable["prompt_name"]})
         pairs = queries.grayscale_pairs(view.opened.results, where, by, prompts=prompts)
     table = charts.grayscale_table(pairs=view.label(pairs))
-    return Page(charts.grayscale_figure(reference=view.reference, table=table, condition=condition), table)
+    return Page(charts.grayscale_figure(reference=view.reference, table=table, condition=condition), table,
+                paired_runs_notes(pairs, "colour", "grayscale") if len(pairs) else ())
 
 
 def chain_of_thought(view: View, condition: str | None = None) -> Page:
     """Paired plain vs chain-of-thought counts from DuckDB, for each prompt pair the cube holds."""
     present = set(view.cube["prompt_name"].astype(str))
     pairs = [
-        view.label(queries.cot_pairs(view.opened.results, view.where, _BY, plain, cot)).assign(
+        view.label(queries.cot_pairs(view.opened.results, view.where, _PAIR_BY, plain, cot)).assign(
             prompt=plain, cot_prompt=cot
         )
         for cot, plain in metrics.cot_pairs().items()
         if {cot, plain} <= present
     ]
     table = charts.cot_table(pairs=pairs)
-    return Page(charts.cot_figure(reference=view.reference, table=table, condition=condition), table)
+    notes = tuple(n for p in pairs if len(p)
+                  for n in paired_runs_notes(p, p["cot_prompt"].iloc[0], p["prompt"].iloc[0]))
+    return Page(charts.cot_figure(reference=view.reference, table=table, condition=condition), table, notes)
 
 
 def delta_e(
@@ -202,6 +222,23 @@ def failure_modes(view: View, condition: str | None = None) -> Page:
     return Page(charts.failure_mode_figure(counts=counts, condition=condition), table)
 
 
+#: Tasks the "Published numbers" page draws when none is chosen: the first few of the table, so a wide table
+#: (ColorBench Table 1: 12 tasks x 35 rows) stays readable.
+PUBLISHED_DEFAULT_TASKS = 3
+
+
+def published_numbers(view: View, source: str | None = None, tasks: tuple[str, ...] = ()) -> Page:
+    """One of the papers' own tables as a chart (`plates.charts.published`), whatever the results hold: the
+    view's reference tables, or the package's when the sidebar hides them from the other pages."""
+    reference = view.reference if view.reference is not None else load_reference()
+    source = source or published.sources(reference)[0]
+    tasks = tasks or tuple(published.tasks(reference, source)[:PUBLISHED_DEFAULT_TASKS])
+    table = published.published_table(reference, source, tasks)
+    columns = ["row", "task", "condition", "colour_set", "size", "shots", "metric", "printed", "n", "prompt_name",
+               "note"]
+    return Page(published.published_figure(reference, source, tasks), table[columns].reset_index(drop=True))
+
+
 #: Page name -> the function computing it from a view (and its own controls as keywords).
 PAGES: dict[str, Callable[..., Page]] = {
     "overview": overview,
@@ -213,6 +250,7 @@ PAGES: dict[str, Callable[..., Page]] = {
     "yes_no": yes_no,
     "delta_e": delta_e,
     "failure_modes": failure_modes,
+    "published": published_numbers,
 }
 
 __all__ = [
@@ -227,6 +265,7 @@ __all__ = [
     "grayscale",
     "overview",
     "plate_prompts",
+    "published_numbers",
     "repeated",
     "resolution",
     "yes_no",

@@ -133,7 +133,11 @@ def pairs(
     One pass: each row's item (its ``by`` and item columns) is grouped by one 64-bit DuckDB ``hash`` of them
     and its group by a hash of ``by``, mapped back to the ``by`` values through the cube table. A hash
     collision (two items merged: about n² / 2^65 for n items, 3e-7 at three million) is the only way this
-    differs from the row-level metric; tests/dashboard/test_queries.py compares the two."""
+    differs from the row-level metric; tests/dashboard/test_queries.py compares the two.
+
+    Without ``run_id`` in ``by``, the same model's items pair across runs (a prompt in one run, its
+    chain-of-thought variant in another); ``runs_a`` / ``runs_b`` list the runs whose rows made pairs on each
+    side, so a page can say which runs were paired."""
     by = list(by)
     unknown = [c for c in by if c not in CUBE_COLUMNS]
     if unknown:
@@ -160,7 +164,9 @@ def pairs(
                 count(*) FILTER (WHERE ({split}) AND correct) AS ka,
                 count(*) FILTER (WHERE NOT ({split}) AND correct IS NOT NULL) AS nb,
                 count(*) FILTER (WHERE NOT ({split}) AND correct) AS kb,
-                count(*) FILTER (WHERE correct IS NULL) AS err
+                count(*) FILTER (WHERE correct IS NULL) AS err,
+                list(DISTINCT run_id) FILTER (WHERE ({split})) AS ra,
+                list(DISTINCT run_id) FILTER (WHERE NOT ({split})) AS rb
             FROM results {clause} GROUP BY h),
         totals AS (
             SELECT g,
@@ -169,15 +175,17 @@ def pairs(
                 coalesce(sum(nb) FILTER (WHERE na > 0 AND nb > 0), 0) AS n_b,
                 coalesce(sum(kb) FILTER (WHERE na > 0 AND nb > 0), 0) AS k_b,
                 count(*) FILTER (WHERE na > 0 AND nb > 0) AS pairs,
-                sum(err) AS errors
+                sum(err) AS errors,
+                list_sort(list_distinct(flatten(list(ra) FILTER (WHERE na > 0 AND nb > 0)))) AS runs_a,
+                list_sort(list_distinct(flatten(list(rb) FILTER (WHERE na > 0 AND nb > 0)))) AS runs_b
             FROM per GROUP BY g)"""
     if by:
         sql += f""",
         cells AS (SELECT {group} AS g, {cells} FROM {CUBE_TABLE} {clause} GROUP BY g)
-        SELECT {outer}, n_a, k_a, n_b, k_b, pairs, errors FROM totals JOIN cells USING (g)
+        SELECT {outer}, n_a, k_a, n_b, k_b, pairs, errors, runs_a, runs_b FROM totals JOIN cells USING (g)
         ORDER BY {", ".join(_q(c) for c in by)}"""
     else:
-        sql += " SELECT n_a, k_a, n_b, k_b, pairs, errors FROM totals"
+        sql += " SELECT n_a, k_a, n_b, k_b, pairs, errors, runs_a, runs_b FROM totals"
     table = results.query(sql, params)
     return table.astype({c: "int64" for c in ("n_a", "k_a", "n_b", "k_b", "pairs", "errors")})
 

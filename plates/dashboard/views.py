@@ -285,9 +285,12 @@ class View:
         return mixed_rules_note(rules_versions(self.opened.results, *self.where.sql()))
 
     def label(self, table: pd.DataFrame) -> pd.DataFrame:
-        """A DuckDB table (with model, run_id) with the view's ``series`` labels."""
+        """A DuckDB table (with model, and run_id unless it pools runs) with the view's ``series`` labels: the
+        model alone for a table without run_id (pairs found across runs)."""
         if table.empty:
             return table.assign(**{SERIES: pd.Series(dtype=object)})
+        if "run_id" not in table.columns:
+            return table.assign(**{SERIES: table["model"].astype(str)})
         return table.assign(**{SERIES: series_labels(table["model"], table["run_id"], self.several_runs)})
 
     @property

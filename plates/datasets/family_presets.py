@@ -14,10 +14,12 @@ from types import MappingProxyType
 
 from plates.datasets import illusions as ill
 from plates.datasets import scenes as sc
+from plates.datasets.presets import PRESETS
 from plates.datasets.write import Entry
-from plates.validation import lookup
+from plates.validation import suggestion
 
-__all__ = ["FAMILY_PRESETS", "FamilyPreset", "get_family_preset"]
+__all__ = ["FAMILY_PRESETS", "FamilyPreset", "get_family_preset", "presets_by_family", "presets_listing",
+           "unknown_preset"]
 
 
 @dataclass(frozen=True)
@@ -61,4 +63,34 @@ FAMILY_PRESETS: Mapping[str, FamilyPreset] = MappingProxyType(_presets())
 
 def get_family_preset(name: str) -> FamilyPreset:
     """The family preset called ``name``; ValueError listing them otherwise."""
-    return lookup(FAMILY_PRESETS, name, "preset")
+    if name not in FAMILY_PRESETS:
+        raise unknown_preset(name)
+    return FAMILY_PRESETS[name]
+
+
+def presets_by_family() -> dict[str, tuple[str, ...]]:
+    """Every preset name, grouped by family: ``{"plate": (...), "illusion": (...), "scene": (...)}`` (plate
+    presets from `plates.datasets.presets.PRESETS`, the others from :data:`FAMILY_PRESETS`)."""
+    out: dict[str, tuple[str, ...]] = {"plate": tuple(PRESETS)}
+    for p in FAMILY_PRESETS.values():
+        out[p.family] = (*out.get(p.family, ()), p.name)
+    return out
+
+
+def presets_listing() -> str:
+    """One line per family, ``"plate: a, b; illusion: c; scene: d"``, for errors and ``--help``.
+
+    >>> presets_listing().startswith("plate: colorblindnesseval, ")
+    True
+    """
+    return "; ".join(f"{family}: {', '.join(names)}" for family, names in presets_by_family().items())
+
+
+def unknown_preset(name: object) -> ValueError:
+    """The error for a preset name that no family has: every family's presets, grouped by family
+    (:func:`presets_listing`), with ``did you mean`` for a near-miss name (`plates.validation.suggestion`).
+    Returned, not raised."""
+    names = [n for group in presets_by_family().values() for n in group]
+    close = suggestion(name, names)
+    hint = f"; did you mean {close!r}?" if close else ""
+    return ValueError(f"preset {name!r} is not known; allowed: {presets_listing()}{hint}")

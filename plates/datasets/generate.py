@@ -13,7 +13,7 @@ import pyarrow.parquet as pq
 from PIL import Image
 from tqdm import tqdm
 
-from plates.datasets.family_presets import FAMILY_PRESETS
+from plates.datasets.family_presets import FAMILY_PRESETS, unknown_preset
 from plates.datasets.items import MANIFEST, MANIFEST_COLUMNS, publish_manifest
 from plates.datasets.presets import PRESETS, get_preset, make_spec, plate_order, relative_path
 from plates.datasets.sample import Sample, sample_plates
@@ -231,6 +231,8 @@ def generate(
         rows = write_items(name, entries, out)
         return {"preset": name, "plates": rows, "written": rows, "skipped": 0, "bytes": None, "rows": rows,
                 "out": str(out)}
+    if name not in PRESETS:
+        raise unknown_preset(name)
     p = get_preset(name)
     PlateSpec(text=p.labels[0], size=size, font=p.font, palette=p.palettes[0], seed=seed)  # validates size, seed
     if limit is not None and (isinstance(limit, bool) or not isinstance(limit, int) or limit < 0):

@@ -27,6 +27,7 @@ from plates.explorer import family_tabs
 from plates.explorer import models as em
 from plates.explorer import plate as ex
 from plates.secrets import clean_message
+from plates.stimuli.ishihara.plate import PlateSpec
 
 log = logging.getLogger("plates.app")
 #: Seconds between the sweep's page updates (answers arriving faster are shown together).
@@ -119,7 +120,23 @@ def build_app(policy: ex.Policy | None = None, admission: Admission | None = Non
         min_hi, max_hi = ex.dot_slider_limits(spec)
         return (plate_png, *(views.images[v] for v in ex.VIEWS[1:]), views.stats, spec_json, spec_file, share,
                 shown.foreground, shown.background, ex.drawn_swatches(spec), gr.update(maximum=min_hi),
-                gr.update(maximum=max_hi))
+                gr.update(maximum=max_hi), gr.update(value=shown.density, interactive=ex.density_is_free(spec.style)))
+
+    def picker_changed(request: gr.Request, base_json, *vals):
+        """A colour picker's value changed: typed (hex box), picked or dragged by the visitor, or set by a
+        render or a preset. The visitor's change makes the colours custom and redraws; a value the current
+        plate already shows (our own update) changes nothing."""
+        c = ex.Controls(*vals)
+        if c.colour_pair != ex.CUSTOM:
+            try:
+                shown = ex.spec_to_controls(make_spec(base_json, *vals))
+            except ValueError:
+                shown = None
+            if shown is not None and (c.foreground.lower(), c.background.lower()) == (
+                    shown.foreground.lower(), shown.background.lower()):
+                return (gr.skip(),) * (1 + len(plate_outputs))
+        custom = (ex.CUSTOM, *vals[1:])
+        return (ex.CUSTOM, *render_plate(request, base_json, *custom))
 
     def show_asked_plate(base_json, *vals):
         """The Model tab's picture and caption of the plate it will ask about (the Plate tab's, from the cache:
@@ -190,7 +207,7 @@ def build_app(policy: ex.Policy | None = None, admission: Admission | None = Non
         history = [*history, row][-em.MAX_HISTORY:]
         seen_png = scratch.write("model-input", "png", ex.png_bytes(seen))  # exact pixels, fast encoder
         return (row["reply"] or "", em.result_markdown(row), history, em.history_frame(history),
-                _parquet(history), run_id, seen_png)
+                _parquet(history), run_id, seen_png, em.sent(spec, ask, plates_seen)[1])
 
     def run_sweep(key, history, run_id, low, high, points, kind, hf_id, api_model, base_url, prompt_name,
                   prompt_text, size, grayscale, hue, cvd, severity, variant, base_json, *vals):
@@ -208,12 +225,15 @@ def build_app(policy: ex.Policy | None = None, admission: Admission | None = Non
         rows: list[dict] = []
         try:  # one batch: an API backend asks every point at once; the page updates every SWEEP_UPDATE_S
             answers = em.ask_many(plan.specs, ask, backend, colour_set=vals[0], run_id=run_id, secrets=(key,),
-                                  gpu=cache.ask_on_gpu)
+                                  gpu=cache.ask_on_gpu, renderer=plates_seen)
             for batch in em.in_batches(answers, SWEEP_UPDATE_S):
                 rows += batch
                 history = [*history, *batch][-em.MAX_HISTORY:]
+                # "What the model received" follows the sweep: the latest answered point's image and request
+                latest, request_md = em.sent(PlateSpec.from_json(batch[-1]["spec_json"]), ask, plates_seen)
                 yield (history, em.history_frame(history), em.sweep_figure(rows), _parquet(history),
-                       em.sweep_replies(rows), em.sweep_summary(rows, plan.skipped))
+                       em.sweep_replies(rows), em.sweep_summary(rows, plan.skipped),
+                       scratch.write("model-input", "png", ex.png_bytes(latest)), request_md)
         finally:
             if close:
                 backend.close()
@@ -235,13 +255,18 @@ def build_app(policy: ex.Policy | None = None, admission: Admission | None = Non
                     colour_pair = gr.Dropdown(ex.colour_pair_choices(), value=defaults.colour_pair,
                                               label="Colour pair (CBE sets 1-5, HueManity pairs) or custom")
                     with gr.Row():
-                        fg = gr.ColorPicker(defaults.foreground, label="Foreground (text)", elem_id="fg")
-                        bg = gr.ColorPicker(defaults.background, label="Background (ΔE2000 moves it)",
+                        fg = gr.ColorPicker(defaults.foreground, label="Palette foreground", elem_id="fg")
+                        bg = gr.ColorPicker(defaults.background, label="Palette background (ΔE2000 moves it)",
                                             elem_id="bg")
                     drawn = gr.HTML(ex.drawn_swatches(ex.default_spec()), elem_id="drawn-colours")
                     delta_e = gr.Slider(0, 40, value=defaults.delta_e, step=0.5, label="ΔE2000 (0 = colours as given)",
                                         elem_id="delta-e")
-                    font = gr.Dropdown(fonts, value=defaults.font, label="Font and style")
+                    font = gr.Dropdown(fonts, value=defaults.font, label="Font", allow_custom_value=True,
+                                       elem_id="font",
+                                       info=("a listed font or an alias (liberation-sans-regular, ...)"
+                                             if policy.public else "a listed font, an alias, or a .ttf/.otf path"))
+                    plate_style = gr.Radio(ex.style_choices(), value=defaults.style, elem_id="plate-style",
+                                           label="Plate style (dense: ours; cbe: CBE App. D; huemanity: HueManity §3)")
                     text = gr.Textbox(defaults.text, label="Text", max_length=policy.max_text_chars,
                                       elem_id="plate-text")
                     with gr.Row():
@@ -253,7 +278,9 @@ def build_app(policy: ex.Policy | None = None, admission: Admission | None = Non
                         dot_max = gr.Slider(0, max_hi, value=defaults.dot_max, step=0.5,
                                             label="Dot radius max (px, 0 = auto)", elem_id="dot-max")
                     with gr.Row():
-                        density = gr.Slider(0.05, 0.80, value=defaults.density, step=0.01, label="Density (dot coverage)")
+                        density = gr.Slider(0.05, 0.80, value=defaults.density, step=0.01, elem_id="density",
+                                            label="Density (dot coverage; the dense style only)",
+                                            interactive=ex.density_is_free(defaults.style))
                         jitter = gr.Slider(0, 1, value=defaults.jitter, step=0.01, label="Colour jitter (1 = HueManity §3)")
                     with gr.Row():
                         size = gr.Slider(policy.min_plate_size, policy.max_plate_size, value=defaults.size, step=16,
@@ -298,7 +325,7 @@ def build_app(policy: ex.Policy | None = None, admission: Admission | None = Non
                                          visible=False, max_length=field_cap)
                     key_status = gr.Markdown("No key set.", visible=False)
                 with gr.Column():
-                    prompt_name = gr.Dropdown(list(em.PROMPTS), value="cbe-open", label="Prompt")
+                    prompt_name = gr.Dropdown(list(em.PROMPTS), value="cbe-open", label="Prompt", elem_id="prompt-name")
                     prompt_text = gr.Textbox(em.prompt_template_text("cbe-open"), lines=4,
                                              label="Prompt text (editable)",
                                              max_length=policy.max_prompt_chars)
@@ -313,11 +340,12 @@ def build_app(policy: ex.Policy | None = None, admission: Admission | None = Non
             ask_btn = gr.Button("Ask the model", variant="primary")
             with gr.Row():
                 seen = gr.Image(label="What the model received", type="pil", format="png", interactive=False,
-                                height=220, scale=1)
+                                height=220, scale=1, elem_id="seen")
                 with gr.Column(scale=3):
                     reply = gr.Textbox(label="Raw reply (after a sweep: every point's)", lines=3,
                                        elem_id="reply")
                     verdict = gr.Markdown(elem_id="verdict")
+                    request_md = gr.Markdown(elem_id="sent-request")
             with gr.Accordion("ΔE2000 sweep: the same text at a range of differences", open=True):
                 with gr.Row():
                     sweep_lo = gr.Number(1.0, label="ΔE2000 from")
@@ -336,21 +364,24 @@ def build_app(policy: ex.Policy | None = None, admission: Admission | None = Non
                                     admission=admission)
 
         # ------------------------------------------------------------------------------------------ events
-        controls = [colour_pair, fg, bg, delta_e, font, text, dot_min, dot_max, density, jitter, size, seed]
+        controls = [colour_pair, fg, bg, delta_e, font, text, dot_min, dot_max, density, jitter, size, seed,
+                    plate_style]
         plate_inputs = [base_state, *controls]
         plate_outputs = [*(images[v] for v in ex.VIEWS), stats, spec_box, spec_download, share, fg, bg, drawn,
-                         dot_min, dot_max]
+                         dot_min, dot_max, density]
         render_kw = dict(fn=guard(render_plate), inputs=plate_inputs, outputs=plate_outputs,
                          concurrency_limit=2, concurrency_id="render")
         internal = dict(api_visibility="private")  # chained steps: not endpoints of the API page
         # The text box re-renders on `change`: its `input` event misses Backspace and select-all + Delete
-        live = (delta_e, font, dot_min, dot_max, density, jitter, size, seed)
-        gr.on([text.change, *(c.input for c in live)],
+        live = (delta_e, dot_min, dot_max, density, jitter, size, seed, plate_style)
+        # the font box re-renders on `change` too: a typed path or alias arrives without an `input` event
+        gr.on([text.change, font.change, *(c.input for c in live)],
               api_name="render", trigger_mode="always_last", **render_kw)
         colour_pair.input(guard(preset_colours), colour_pair, [fg, bg], **internal).then(
             **render_kw, **internal)
-        for picker in (fg, bg):
-            picker.input(lambda: ex.CUSTOM, None, colour_pair, **internal).then(**render_kw, **internal)
+        for picker in (fg, bg):  # `change`: a typed hex value arrives without an `input` event
+            picker.change(guard(picker_changed), plate_inputs, [colour_pair, *plate_outputs],
+                          trigger_mode="always_last", concurrency_limit=2, concurrency_id="render", **internal)
         for space, button in label_buttons.items():  # the new text's `change` re-renders
             button.click(functools.partial(ex.random_label, space), None, text, **internal)
         apply_btn.click(guard(apply_spec_text), spec_box, [base_state, *controls], api_name="apply_spec").then(
@@ -376,12 +407,13 @@ def build_app(policy: ex.Policy | None = None, admission: Admission | None = Non
             return (args[0],)
 
         ask_btn.click(guard(ask_model, secrets), [key_state, history_state, run_state, *model_inputs],
-                      [reply, verdict, history_state, history_table, history_download, run_state, seen],
+                      [reply, verdict, history_state, history_table, history_download, run_state, seen, request_md],
                       api_name="ask",
                       concurrency_limit=model_limit, concurrency_id="model")
         sweep_btn.click(guard(run_sweep, secrets),
                         [key_state, history_state, run_state, sweep_lo, sweep_hi, sweep_n, *model_inputs],
-                        [history_state, history_table, sweep_plot, history_download, reply, verdict],
+                        [history_state, history_table, sweep_plot, history_download, reply, verdict, seen,
+                         request_md],
                         api_name="sweep",
                         concurrency_limit=model_limit, concurrency_id="model")
     demo.queue(max_size=32 if policy.public else None, default_concurrency_limit=2)

@@ -40,7 +40,7 @@ from plates.tasks.colorbench import NotAskable
 from plates.tasks.prompts import PROMPTS, get_prompt, query_for
 
 __all__ = [
-    "ILLUSION_KINDS", "ILLUSION_PROMPTS", "NO_PALETTE", "OUTLINE", "SCENE_PROMPTS", "IllusionControls",
+    "ILLUSION_KINDS", "ILLUSION_PROMPTS", "illusion_prompts", "NO_PALETTE", "OUTLINE", "SCENE_PROMPTS", "IllusionControls",
     "SceneControls", "TargetValues", "ask_stimulus", "illusion_markdown", "make_question", "measure_targets",
     "outlined", "question_markdown", "render_illusion_controls", "render_scene_controls", "result_markdown",
     "scene_markdown", "subject_of", "LAYOUT_CHOICES", "PALETTE_CHOICES", "SHAPE_CHOICES",
@@ -210,6 +210,20 @@ def scene_markdown(stim: Stimulus) -> str:
 
 
 # ------------------------------------------------------------------------------------------------- questions
+def illusion_prompts(stim: Stimulus) -> list[str]:
+    """The illusion prompts (:data:`ILLUSION_PROMPTS`, in order) that can ask about ``stim``: those whose
+    question builder accepts it (RCID's filter kind is asked for colour names, every other kind for a
+    comparison), so the Question list follows the chosen kind instead of offering a question that fails."""
+    allowed = []
+    for name in ILLUSION_PROMPTS:
+        try:
+            make_question(stim, name)
+        except ValueError:
+            continue
+        allowed.append(name)
+    return allowed
+
+
 def make_question(stim: Stimulus, prompt_name: str, *, seed: int = 0) -> Question:
     """The prompt's question about ``stim``. ValueError (in words) when the prompt is unknown, asks about another
     family, or the stimulus cannot carry it (a scene's `NotAskable`)."""

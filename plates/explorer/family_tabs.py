@@ -66,9 +66,13 @@ def add_family_tabs(policy: ex.Policy, *, guard: Callable, cache: em.ModelCache,
     def illusion(*vals):
         return fv.render_illusion_controls(fv.IllusionControls(*vals), policy)
 
-    def render_illusion(*vals):
+    def render_illusion(outline, prompt, *vals):
+        """The illusion (its targets outlined when asked), its truth, and the questions this kind can carry
+        (the one chosen kept when it still applies)."""
         stim = illusion(*vals)
-        return png("illusion", fv.outlined(stim)), fv.illusion_markdown(stim)
+        allowed = fv.illusion_prompts(stim)
+        return (png("illusion", fv.outlined(stim) if outline else stim.image), fv.illusion_markdown(stim),
+                gr.update(choices=allowed, value=prompt if prompt in allowed else allowed[0]))
 
     def ask_illusion(key, run_id, rows, kind, hf_id, api_model, base_url, prompt_name, illusion_kind, strength,
                      delta_e, layout, swap, seed, size):
@@ -91,9 +95,11 @@ def add_family_tabs(policy: ex.Policy, *, guard: Callable, cache: em.ModelCache,
             with gr.Column(scale=2):
                 ill_image = gr.Image(label="Illusion (targets outlined: A magenta, B cyan)", format="png",
                                      interactive=False, elem_id="illusion-image", height=420)
+                ill_outline = gr.Checkbox(True, label="Outline the targets (display only: the model never sees "
+                                          "the outlines)", elem_id="illusion-outline")
                 ill_truth = gr.Markdown(elem_id="illusion-truth")
         with gr.Row():
-            ill_prompt = gr.Dropdown(list(fv.ILLUSION_PROMPTS), value="rcid-compare-human",
+            ill_prompt = gr.Dropdown(list(fv.ILLUSION_PROMPTS), value="rcid-compare-human", elem_id="illusion-prompt",
                                      label="Question (RCID pixel / human framing, IllusionBench+ true/false, choice)")
             ill_ask = gr.Button("Ask the model chosen in the Model tab", variant="primary")
         ill_question = gr.Markdown(elem_id="illusion-question")
@@ -102,9 +108,10 @@ def add_family_tabs(policy: ex.Policy, *, guard: Callable, cache: em.ModelCache,
         ill_download = gr.DownloadButton("Download these answers (Parquet, results schema)")
 
     ill_controls = [ill_kind, ill_strength, ill_de, ill_layout, ill_swap, ill_seed, ill_size]
-    ill_render = dict(fn=guard(render_illusion), inputs=ill_controls, outputs=[ill_image, ill_truth],
-                      concurrency_limit=2, concurrency_id="render")
-    gr.on([c.input for c in ill_controls], api_name="illusion_render", trigger_mode="always_last", **ill_render)
+    ill_render = dict(fn=guard(render_illusion), inputs=[ill_outline, ill_prompt, *ill_controls],
+                      outputs=[ill_image, ill_truth, ill_prompt], concurrency_limit=2, concurrency_id="render")
+    gr.on([c.input for c in (ill_outline, *ill_controls)], api_name="illusion_render", trigger_mode="always_last",
+          **ill_render)
     ill_tab.select(api_name=False, **ill_render)  # the tab opens on a drawn illusion
     ask_outputs = [rows_state, ill_download, run_state]
     ill_ask.click(guard(ask_illusion, secrets), [key_state, run_state, rows_state, *model, ill_prompt, *ill_controls],

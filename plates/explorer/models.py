@@ -399,14 +399,45 @@ def ask_one(spec: PlateSpec, ask: Ask, backend: Backend, *, colour_set: str, run
     return row, prepared[0][3].turns[-1].images[-1]
 
 
+def sent(spec: PlateSpec, ask: Ask, renderer: Callable = render) -> tuple[Image.Image, str]:
+    """What a model receives when asked ``ask`` about ``spec``: the image as sent (PIL RGB, sRGB 0-255, after
+    the condition) and :func:`request_markdown` of the request (the same `_prepare` the asking uses)."""
+    _, _, prompt, query = _prepare(spec, ask, renderer)
+    image = query.turns[-1].images[-1]
+    return image, request_markdown(prompt, query, image)
+
+
+def request_markdown(prompt, query: Query, image: Image.Image) -> str:
+    """The exact request as Markdown: the filled prompt text (``{candidate}`` / ``{options}`` replaced), the
+    options with their letters, the expected answer and its text, temperature, max tokens and the image size
+    as sent (px). ``prompt`` is the rendered `plates.tasks.base.Question`; visitor text sits in code spans."""
+    def code(text: str) -> str:
+        return "`` " + str(text).replace("`", "ˋ") + " ``"
+
+    lines = ["**The exact request**", "```text\n" + prompt.text.replace("```", "ˋˋˋ") + "\n```"]
+    if prompt.options:
+        lines.append("Options: " + " · ".join(f"**{k}** {code(v)}" for k, v in prompt.options.items()))
+    expected = prompt.expected
+    meaning = prompt.options.get(expected) if prompt.options else None
+    if meaning is None and prompt.kind == "yesno":
+        meaning = "the label asked is the plate's text" if expected == "yes" else "the label asked is not the plate's text"
+    lines.append(f"Expected answer: {code(expected)}" + (f" ({code(meaning)})" if meaning else "")
+                 + f" · the plate's text: {code(prompt.target)}")
+    lines.append(f"Temperature {query.temperature:g} · max tokens {query.max_tokens} · image {image.width}×"
+                 f"{image.height} px as sent (PNG) · answer kind {query.answer_kind or 'unstated'}")
+    return "\n\n".join(lines)
+
+
 def ask_many(specs: Sequence[PlateSpec], ask: Ask, backend: Backend, *, colour_set: str, run_id: str,
-             secrets: Sequence[str | None] = (), gpu: Callable | None = None) -> Iterator[dict]:
+             secrets: Sequence[str | None] = (), gpu: Callable | None = None,
+             renderer: Callable = render) -> Iterator[dict]:
     """Ask about every spec (one batch, so API backends run them concurrently); yield rows as replies arrive.
 
     ``gpu`` (``ModelCache.ask_on_gpu``) runs a local HF model's whole batch inside ``spaces.GPU`` on ZeroGPU.
     A backend failing on every request raises ValueError with the (redacted) reason.
     """
-    yield from _answer([_prepare(spec, ask) for spec in specs], ask, backend, colour_set, run_id, secrets, gpu)
+    yield from _answer([_prepare(spec, ask, renderer) for spec in specs], ask, backend, colour_set, run_id, secrets,
+                       gpu)
 
 
 def _answer(prepared, ask: Ask, backend: Backend, colour_set: str, run_id: str, secrets, gpu) -> Iterator[dict]:

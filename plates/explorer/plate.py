@@ -36,10 +36,11 @@ from plates.colour import parse_colour, to_hex
 from plates.conditions import cvd_view
 from plates.images import encode_png
 from plates.stimuli.ishihara import palettes
-from plates.stimuli.ishihara.glyphs import FONTS
+from plates.stimuli.ishihara.glyphs import FONT_ALIASES, FONTS
 from plates.stimuli.ishihara.labels import LABEL_SPACES
 from plates.stimuli.ishihara.labels import random_label as _random_label
 from plates.stimuli.ishihara.plate import (
+    DEFAULT_DENSITY,
     HUEMANITY_JITTER,
     MAX_RADIUS_900,
     MIN_RADIUS_900,
@@ -48,6 +49,7 @@ from plates.stimuli.ishihara.plate import (
     paint_dots,
     render,
 )
+from plates.stimuli.ishihara.styles import STYLES, get_style
 
 #: Views shown side by side, in display order.
 VIEWS = ("plate", "clear", "mask", "protan", "deutan", "tritan")
@@ -141,8 +143,15 @@ def colour_pair_choices() -> list[str]:
 
 
 def font_choices() -> list[str]:
-    """Font names a visitor may pick (plates.stimuli.ishihara.glyphs.FONTS); in public mode only these are accepted."""
+    """Font names the font control lists (plates.stimuli.ishihara.glyphs.FONTS). The control also shows any
+    other font the engine accepts: an alias (`FONT_ALIASES`, e.g. ``liberation-sans-regular``) from a
+    share link or a spec, and in local mode a .ttf/.otf path typed in."""
     return list(FONTS)
+
+
+def font_names() -> list[str]:
+    """Every font name the engine takes by name: `FONTS` and their aliases (all that public mode accepts)."""
+    return [*FONTS, *FONT_ALIASES]
 
 
 def label_space_choices() -> list[str]:
@@ -174,7 +183,8 @@ class Controls:
     Colours: ``"#rrggbb"`` sRGB 0-255 (used when ``colour_pair`` is :data:`CUSTOM`). ``delta_e``: CIEDE2000
     target, 0 = the colours as given. ``dot_min``/``dot_max``: dot radii in px, 0 = automatic (4-15 px at
     900 px, scaled). ``density``: dot coverage 0.05-0.80. ``jitter``: 0-1 times HueManity §3's jitter.
-    ``size``: px. ``seed``: integer >= 0.
+    ``size``: px. ``seed``: integer >= 0. ``style``: how dots are packed (`plates.stimuli.ishihara.styles`:
+    dense, or the papers' Monte Carlo cbe / huemanity, which fix the density: theirs stop after their tries).
     """
 
     colour_pair: str
@@ -189,6 +199,18 @@ class Controls:
     jitter: float
     size: int
     seed: int
+    style: str = "dense"
+
+
+def style_choices() -> list[str]:
+    """The plate-style control's choices: `plates.stimuli.ishihara.styles.STYLES` (dense, cbe, huemanity)."""
+    return list(STYLES)
+
+
+def density_is_free(style: str) -> bool:
+    """Whether the Density control applies to ``style``: only the dense packing stops at a coverage; the
+    Monte Carlo styles (CBE App. D, HueManity §3) stop after their tries, at `DEFAULT_DENSITY` in the spec."""
+    return get_style(style).tries is None
 
 
 def preset_hex(name: str) -> tuple[str, str]:
@@ -218,7 +240,9 @@ def _groups(c: Controls) -> dict[str, dict[str, object]]:
         "font": dict(font=c.font),
         "text": dict(text=c.text.strip() if isinstance(c.text, str) else c.text),
         "dots": dict(min_radius=float(c.dot_min) or None, max_radius=float(c.dot_max) or None),
-        "density": dict(density=_number("density", c.density, 0.0, 1.0)),
+        "style": dict(style=c.style),
+        "density": dict(density=_number("density", c.density, 0.0, 1.0) if density_is_free(c.style)
+                        else DEFAULT_DENSITY),
         "jitter": {k: v * j for k, v in HUEMANITY_JITTER.items()},
         "size": dict(size=int(_number("plate size", c.size, 1, 10**6))),
         "seed": dict(seed=int(_number("seed", c.seed, 0, 2**63 - 1))),
@@ -325,8 +349,8 @@ def check_policy(font, size, text, policy: Policy, colours=()) -> None:
     """ValueError unless the font, size (px), text and colour lists (each a colour field of a spec: None, a
     colour or a list) are allowed by ``policy``. Public mode takes a font by name only (never a server path),
     so this runs before anything opens a font file."""
-    if policy.public and font not in font_choices():
-        raise ValueError(f"font {font!r} is not allowed here; allowed: {', '.join(font_choices())}")
+    if policy.public and font not in font_names():
+        raise ValueError(f"font {font!r} is not allowed here; allowed: {', '.join(font_names())}")
     if size is not None:
         px = int(_number("plate size", size, 1, 10**6))
         if not policy.min_plate_size <= px <= policy.max_plate_size:
@@ -355,13 +379,19 @@ def spec_to_controls(spec: PlateSpec) -> Controls:
         colour_pair=spec.palette or CUSTOM, foreground=to_hex(drawn_fg[0]), background=to_hex(drawn_bg[0]),
         delta_e=spec.delta_e or 0.0, font=spec.font, text=spec.text,
         dot_min=spec.min_radius or 0.0, dot_max=spec.max_radius or 0.0, density=spec.density,
-        jitter=round(min(max(jitter, 0.0), 1.0), 4), size=spec.size, seed=spec.seed,
+        jitter=round(min(max(jitter, 0.0), 1.0), 4), size=spec.size, seed=spec.seed, style=spec.style,
     )
 
 
+#: What the swatches say on a plate whose ``colour_roles`` is "released-code" (HueManity's released code).
+ROLE_SWAP_NOTE = ("HueManity's released code paints Table 7's 'Background' colour on the text and its "
+                  "'Foreground' on the field, the opposite of the paper's text (colour_roles 'released-code')")
+
+
 def drawn_swatches(spec: PlateSpec) -> str:
-    """HTML swatches of the colours ``spec`` draws (sRGB 0-255 hex; the background after any ΔE2000 move),
-    foreground then background. Built only from validated colour triples, so it carries no visitor text."""
+    """HTML swatches of the colours ``spec`` draws, named by what they paint: on the text, then on the field
+    (sRGB 0-255 hex; after any ΔE2000 move), with the released-code role swap stated when the spec uses it.
+    Built only from validated colour triples and fixed text, so it carries no visitor text."""
 
     def chips(colours) -> str:
         return "".join(
@@ -370,10 +400,11 @@ def drawn_swatches(spec: PlateSpec) -> str:
             f'background:{to_hex(c)}"></span>'
             for c in colours)
 
-    fg, bg = spec.colours
-    first = f"{to_hex(fg[0])} on {to_hex(bg[0])}" + (" …" if len(fg) + len(bg) > 2 else "")
-    return (f'<div class="drawn-colours">Drawn: text {chips(fg)} background {chips(bg)} '
-            f'<code>{first}</code></div>')
+    text, field = spec.role_colours
+    first = f"{to_hex(text[0])} on {to_hex(field[0])}" + (" …" if len(text) + len(field) > 2 else "")
+    swap = f'<br><small class="role-swap">{ROLE_SWAP_NOTE}.</small>' if spec.colour_roles == "released-code" else ""
+    return (f'<div class="drawn-colours">Drawn: on the text {chips(text)} on the field {chips(field)} '
+            f'<code>{first}</code>{swap}</div>')
 
 
 def plate_caption(plate: Plate) -> str:

@@ -1,6 +1,7 @@
 """The papers' published tables, transcribed: one long-format schema, declared once, and its Parquet I/O.
 
-The human-readable transcription lives in ``results/reference/src/*.csv`` (one CSV per published table, the
+The human-readable transcription lives in ``plates/results/published/src/*.csv`` (``results/reference/`` in a
+checkout is a link to ``plates/results/published/``) (one CSV per published table, the
 source of truth, diffable); ``build_reference`` validates the CSVs and writes one Parquet file per table to
 ``results/reference/``; ``load_reference`` reads them back for the dashboard, which puts them beside a user's
 runs (join on ``prompt_name``, ``condition``, ``size`` and ``shots``). Rebuild with
@@ -46,7 +47,9 @@ from plates.validation import check_choice
 from plates.tasks.prompts import PAPERS  # one list of the papers: the one the prompts name
 
 #: The folder holding the built Parquet files (``*.parquet``) and, under ``src/``, the CSV transcriptions.
-REFERENCE_DIR: Path = Path(__file__).resolve().parents[2] / "results" / "reference"
+#: Inside the package, so an installed wheel has them (`plates dashboard`'s "Published numbers" page); a checkout's
+#: ``results/reference`` is a link to this folder, not a copy.
+REFERENCE_DIR: Path = Path(__file__).resolve().parent / "published"
 #: The folder of the CSV transcriptions (the source of truth).
 SRC_DIR: Path = REFERENCE_DIR / "src"
 

@@ -58,7 +58,7 @@ from typing import Any
 from plates.colour import CVD_VIEWS
 from plates.conditions import Condition
 from plates.datasets import PRESETS
-from plates.datasets.family_presets import FAMILY_PRESETS
+from plates.datasets.family_presets import FAMILY_PRESETS, unknown_preset
 from plates.models import BACKENDS, DEFAULT_MODELS, backend_class
 from plates.runs.protocols import get_protocol, model_settings
 from plates.stimuli import ENGINE_VERSION, STIMULI
@@ -400,8 +400,8 @@ def _resolve_source(source: str, base_dir: str | Path | None) -> str:
     if base_dir is not None and not path.is_absolute():
         path = Path(base_dir) / path
     if not (path / "manifest.parquet").is_file():
-        raise ValueError(f"dataset.source: {source!r} is neither a preset ({', '.join(presets)}) "
-                         "nor a folder with manifest.parquet")
+        raise ValueError(f"dataset.source: {source!r} is neither a preset nor a folder with manifest.parquet "
+                         f"({unknown_preset(source)})")
     return str(path.resolve())
 
 
@@ -430,13 +430,19 @@ def load_experiment(path: str | Path, *, protocol: str | None = None) -> Experim
 
 def quick_experiment(*, dataset: str, prompt: str, backend: str, model: str, out: str,
                      base_url: str | None = None, api_key_env: str | None = "OPENAI_API_KEY",
-                     limit: int | None = None, concurrency: int | None = None, size: int | None = None,
+                     limit: int | None = None, concurrency: int | None = None,
+                     size: int | tuple[int, ...] | None = None,
                      shots: int = 0, seed: int = 0, timeout: float | None = None,
                      max_attempts: int | None = None, prompt_files: tuple[str, ...] = (),
                      protocol: str | None = None, sample: int | None = None,
-                     sample_seed: int | None = None, sampling_fields: str | None = None) -> Experiment:
+                     sample_seed: int | None = None, sampling_fields: str | None = None,
+                     grayscale: tuple[bool, ...] = (), hue_shifts: tuple[float, ...] = (),
+                     cvd: tuple[str, ...] = ()) -> Experiment:
     """The experiment of ``plates run --dataset ... --prompt ... --backend ... --model ...`` (one model, one
-    prompt, one condition). ``sampling_fields``: the openai backend's (plates.models.decoding)."""
+    prompt). ``sampling_fields``: the openai backend's (plates.models.decoding). ``size`` (one or several px),
+    ``grayscale`` (e.g. ``(False, True)``: ColorBench §3.2's pair), ``hue_shifts`` (degrees, ColorBench §2.2)
+    and ``cvd`` (views at full severity) fill ``[conditions]`` as a TOML file would, crossed; empty means the
+    dataset's own image."""
     m: dict[str, Any] = {"backend": backend, "model": model}
     if base_url is not None:
         m["base_url"] = base_url
@@ -465,6 +471,12 @@ def quick_experiment(*, dataset: str, prompt: str, backend: str, model: str, out
         data["dataset"]["sample"] = sample
     if sample_seed is not None:
         data["dataset"]["sample_seed"] = sample_seed
+    conditions: dict[str, list] = {}
     if size is not None:
-        data["conditions"] = {"sizes": [size]}
+        conditions["sizes"] = list(size) if isinstance(size, tuple | list) else [size]
+    for key, values in (("grayscale", grayscale), ("hue_shifts", hue_shifts), ("cvd", cvd)):
+        if values:
+            conditions[key] = list(values)
+    if conditions:
+        data["conditions"] = conditions
     return parse_experiment(data)

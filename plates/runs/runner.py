@@ -360,16 +360,25 @@ def run_experiment(exp: Experiment, *, retry_errors: bool = False, progress: boo
     run_id, out = exp.run_id, Path(exp.out)
     if shard is not None and not isinstance(shard, Shard):
         raise ValueError(f"shard={shard!r} is not valid; allowed: None or a plates.shards.Shard")
+    created = [d for d in (out, *out.parents) if not d.exists()]  # the folders this run makes, innermost first
     try:
-        with _run_lock(out, run_id, shard):
-            return _run_locked(exp, items, out, retry_errors=retry_errors, progress=progress,
-                               make_backend=make_backend, flush_seconds=flush_seconds, flush_rows=flush_rows,
-                               t0=t0, shard=shard)
-    except OSError as exc:  # a full or failing disk under out (writing a part, compacting): named as such
-        failure = environment_failure(exc, out)
-        if failure is None or failure is exc:
-            raise
-        raise failure from exc
+        try:
+            with _run_lock(out, run_id, shard):
+                return _run_locked(exp, items, out, retry_errors=retry_errors, progress=progress,
+                                   make_backend=make_backend, flush_seconds=flush_seconds, flush_rows=flush_rows,
+                                   t0=t0, shard=shard)
+        except OSError as exc:  # a full or failing disk under out (writing a part, compacting): named as such
+            failure = environment_failure(exc, out)
+            if failure is None or failure is exc:
+                raise
+            raise failure from exc
+    except BaseException:
+        for folder in created:  # innermost first; a folder holding anything (results, others' runs) stays
+            try:
+                folder.rmdir()
+            except OSError:
+                break
+        raise
 
 
 @contextmanager
@@ -388,16 +397,28 @@ def _run_lock(out: Path, run_id: str, shard: Shard | None = None) -> Iterator[No
         try:
             if shard is None:
                 yield
-                return
-            with open(out / f".{run_id}.shard-{shard.tag}.lock", "a+") as own:
-                try:
-                    fcntl.flock(own.fileno(), fcntl.LOCK_EX | fcntl.LOCK_NB)
-                except BlockingIOError:
-                    raise ValueError(f"shard {shard.index}/{shard.count} of run {run_id} is already running in "
-                                     f"another process writing to {out}; wait for it or stop it") from None
-                yield
+            else:
+                with open(out / f".{run_id}.shard-{shard.tag}.lock", "a+") as own:
+                    try:
+                        fcntl.flock(own.fileno(), fcntl.LOCK_EX | fcntl.LOCK_NB)
+                    except BlockingIOError:
+                        raise ValueError(f"shard {shard.index}/{shard.count} of run {run_id} is already running "
+                                         f"in another process writing to {out}; wait for it or stop it") from None
+                    yield
+        except BaseException:
+            if shard is None:  # other shards may hold the run's lock file shared: only an unsharded run forgets it
+                _forget_lock_if_nothing_written(out, run_id)
+            raise
         finally:
             fcntl.flock(fh.fileno(), fcntl.LOCK_UN)
+
+
+def _forget_lock_if_nothing_written(out: Path, run_id: str) -> None:
+    """After a run that failed before writing any part (a missing key, a server that never answered, Ctrl-C
+    during a model's load), delete its ``.lock`` (still held), so a failed start leaves no stale lock file;
+    `run_experiment` then removes the folders it made when they are empty. A run with parts keeps its lock."""
+    if not any(p.name.startswith(f"{run_id}-") for p in out.iterdir()):
+        (out / f".{run_id}.lock").unlink(missing_ok=True)
 
 
 def _run_locked(exp: Experiment, items: list[Any], out: Path, *, retry_errors: bool, progress: bool,
@@ -428,6 +449,8 @@ def _run_locked(exp: Experiment, items: list[Any], out: Path, *, retry_errors: b
             except TypeError as exc:  # an option this backend's constructor does not take
                 raise ValueError(f"models[{mi}] (backend {m.backend!r}): {exc}; see the backend's options in "
                                  "plates.models") from None
+            if bar is not None:  # loading a local model is not answering: keep it out of the rate and the ETA
+                bar.unpause()
             try:
                 _run_model(backend, m, mine, builder, writer, summary, bar, key_values(exp))
             finally:
@@ -496,8 +519,10 @@ def _run_model(backend: Any, m: ModelSpec, units: list[Unit], builder: _Builder,
 
 
 def _progress(enabled: bool, *, total: int, initial: int, run_id: str) -> Any:
-    """A tqdm bar on stderr: done/total, errors, throughput, ETA (None when disabled)."""
+    """A tqdm bar on stderr (None when disabled): done/total counting the rows already there on a resumed run
+    (``initial``), errors, and the ETA from the rate of this session's answers only (tqdm measures from
+    ``initial``; ``smoothing`` 0.3 follows the current rate without trusting one slow first batch)."""
     if not enabled:
         return None
     return tqdm(total=total, initial=initial, desc=run_id, unit="req", file=sys.stderr, dynamic_ncols=True,
-                smoothing=0.1, postfix={"errors": 0})
+                smoothing=0.3, postfix={"errors": 0})

@@ -26,7 +26,7 @@ def _cmd(out, *extra):
 def test_registered_and_bad_preset_is_exit_2(tmp_path, capsys):
     assert "generate" in build_parser().format_help()
     assert main(["generate", "--preset", "nope", "--out", str(tmp_path)]) == 2
-    assert "allowed: colorblindnesseval" in capsys.readouterr().err
+    assert "allowed: plate: colorblindnesseval" in capsys.readouterr().err
 
 
 def test_generate_small_in_process(tmp_path, capsys):

@@ -176,7 +176,8 @@ def test_missing_key_names_the_variable(tmp_path):
 @pytest.mark.parametrize(
     ("args", "message"),
     [
-        (["--backend", "opneai"], "'opneai' is not known; allowed: openai, hf, baseline"),
+        (["--backend", "opneai"], "--backend 'opneai' is not known; allowed: openai, hf, baseline; did you mean "
+                                  "'openai'?"),
         (["--prompt", "cbe-opn"], "'cbe-opn' is not known; allowed: cbe-open"),
         (["--dataset", "no-such-preset"], "is neither a preset"),
     ],
@@ -341,6 +342,112 @@ def test_a_local_model_runs_from_the_command_line(tmp_path, capsys):
     assert code == 0, capsys.readouterr().err
     frame = load_results(tmp_path / "out").frame
     assert len(frame) == 2 and set(frame["backend"]) == {"hf"} and frame["error"].isna().all()
+
+
+def test_a_failed_start_leaves_no_empty_folder_or_lock(tmp_path):
+    """The README's OpenAI tour without a key stopped before asking anything but left the --out folder (and
+    its parents) behind with a stale .lock inside."""
+    env = {k: v for k, v in os.environ.items() if k != "PLATES_NOT_SET_KEY"}
+    out = tmp_path / "new" / "run"
+    done = subprocess.run([sys.executable, "-m", "plates.cli", *_quick("http://127.0.0.1:9/v1", out,
+                           "--api-key-env", "PLATES_NOT_SET_KEY", "--limit", "1")],
+                          capture_output=True, text=True, check=False, env=env, cwd=ROOT, timeout=120)
+    assert done.returncode == 2 and "PLATES_NOT_SET_KEY" in done.stderr
+    assert list(tmp_path.iterdir()) == []
+
+
+def test_a_failed_start_keeps_a_folder_that_holds_results(tmp_path, capsys):
+    from plates.cli import main
+
+    base = ["run", "--dataset", "colorblindnesseval", "--prompt", "cbe-open", "--size", "64", "--limit", "2",
+            "--no-progress", "--out", str(tmp_path / "out")]
+    assert main([*base, "--backend", "baseline"]) == 0
+    kept = sorted(p.name for p in (tmp_path / "out").iterdir())
+    env_key = "PLATES_NOT_SET_KEY"
+    os.environ.pop(env_key, None)
+    assert main([*base, "--model", "m", "--api-key-env", env_key]) == 2
+    assert sorted(p.name for p in (tmp_path / "out").iterdir()) == kept
+
+
+def test_the_backend_is_named_before_the_missing_model(capsys):
+    from plates.cli import main
+
+    assert main(["run", "--dataset", "colorblindnesseval", "--prompt", "cbe-open", "--backend", "hf2",
+                 "--out", "unused"]) == 2
+    err = capsys.readouterr().err
+    assert "--backend 'hf2' is not known; allowed: openai, hf, baseline; did you mean 'hf'?" in err
+    assert "--model" not in err
+
+
+@pytest.mark.parametrize("command", ["run", "generate"])
+def test_help_and_errors_list_every_familys_presets_with_a_suggestion(command, tmp_path, capsys):
+    from plates.cli import main
+    from plates.datasets.family_presets import presets_by_family
+
+    with pytest.raises(SystemExit):
+        main([command, "--help"])
+    helptext = " ".join(capsys.readouterr().out.split())
+    families = presets_by_family()
+    assert set(families) == {"plate", "illusion", "scene"}
+    for family, names in families.items():
+        assert f"{family}: " in helptext
+        for name in names:  # argparse may wrap at a hyphen: compare without line breaks
+            assert name in helptext.replace("- ", "-"), name
+    args = (["run", "--dataset", "rcid-filtr", "--prompt", "cbe-open", "--backend", "baseline"]
+            if command == "run" else ["generate", "--preset", "rcid-filtr"])
+    assert main([*args, "--out", str(tmp_path / "o")]) == 2
+    err = capsys.readouterr().err
+    assert "illusion: rcid-contrast" in err and "scene: colorbench-" in err and "did you mean 'rcid-filter'?" in err
+
+
+def test_prompts_fits_100_columns_and_keeps_every_field():
+    from plates.cli.prompts import table_lines
+    from plates.tasks.prompts import PROMPTS, list_prompts
+
+    rows = list_prompts()
+    for text in (False, True):
+        lines = table_lines(rows, width=100, text=text)
+        assert max(len(line) for line in lines) <= 100
+        joined = " ".join(" ".join(lines).split())
+        for row in rows:
+            assert " ".join(row["source"].split()) in joined
+            if text:
+                assert " ".join(row["first_line"].split()) in joined
+    starts = [line.split()[0] for line in table_lines(rows) if not line.startswith(" ")]
+    assert starts == ["name", *PROMPTS]
+
+
+def test_quick_run_condition_flags_cross_like_a_toml(tmp_path, capsys):
+    """--grayscale both / --hue-shift / --cvd / several --size fill [conditions] without a TOML file
+    (ColorBench §3.2's grayscale pair, §2.2's hue rotations, CVD views)."""
+    from plates.cli import build_parser, main
+    from plates.cli.run import build_experiment
+
+    exp = build_experiment(build_parser().parse_args([
+        "run", "--dataset", "colorblindnesseval", "--prompt", "cbe-open", "--backend", "baseline", "--out",
+        str(tmp_path), "--grayscale", "both", "--hue-shift", "0", "90", "--cvd", "none", "deutan", "--size", "64",
+        "128"]))
+    keys = {(c.size, c.grayscale, c.hue_shift, c.cvd) for c in exp.conditions}
+    assert len(keys) == 16 and {k[1] for k in keys} == {False, True} and {k[3] for k in keys} == {"none", "deutan"}
+    assert main(["run", "--dataset", "colorblindnesseval", "--prompt", "cbe-open", "--backend", "baseline",
+                 "--limit", "2", "--size", "64", "--grayscale", "--no-progress", "--out", str(tmp_path)]) == 0
+    frame = load_results(tmp_path).frame
+    assert frame["grayscale"].tolist() == [True]
+    with pytest.raises(SystemExit):
+        main(["run", "--grayscale", "half"])
+    assert "invalid choice: 'half'" in capsys.readouterr().err
+
+
+def test_progress_counts_rows_already_there_on_resume(tmp_path, capsys):
+    from plates.cli import main
+
+    base = ["run", "--dataset", "huemanity-numeric", "--prompt", "huemanity-numeric", "--backend", "baseline",
+            "--size", "64", "--out", str(tmp_path)]
+    assert main([*base, "--limit", "2"]) == 0
+    capsys.readouterr()
+    assert main([*base, "--limit", "4"]) == 0
+    err = capsys.readouterr().err
+    assert " 2/4 " in err and " 4/4 " in err and " 0/4 " not in err
 
 
 @pytest.mark.slow

@@ -25,6 +25,7 @@ CHART_PAGES = [
     "yes_no",
     "delta_e",
     "failure_modes",
+    "published",
 ]
 
 
@@ -349,6 +350,45 @@ def test_an_unexpected_error_shows_no_stack_trace_on_the_page(monkeypatch, resul
     assert at.exception
     shown = at.exception[0]
     assert not shown.stack_trace and "/srv/secret/path" not in shown.message
+
+
+def test_the_published_numbers_page_draws_the_table_chosen(monkeypatch, results):
+    from plates.results.reference import load_reference
+
+    at = app(monkeypatch, results)
+    at.switch_page("sections/published.py").run()
+    clean(at)
+    at.selectbox(key="published_source").set_value("HueManity Table 2").run()
+    clean(at)
+    fig = figure(at)
+    ref = load_reference(table="HueManity Table 2")
+    shown = sorted(x for trace in fig["data"] for x in trace["x"] if x is not None and x == x)  # gaps: NaN
+    chosen = ref[ref["task"].isin(ref["task"].unique()[:3])]
+    assert shown == pytest.approx(sorted(100 * chosen["value"]))
+    assert any(trace["error_x"]["visible"] for trace in fig["data"])  # HueManity prints its ±
+
+
+def test_cot_and_grayscale_pairs_are_found_across_two_runs_and_the_runs_are_named(monkeypatch, tmp_path):
+    """Two quick runs (`--prompt colorbench-mc`, then `--prompt colorbench-mc-cot`; one in colour, then one
+    with --grayscale) left the Chain-of-thought and Grayscale pages empty: pairs were looked for inside a run."""
+    items = [f"i{i}" for i in range(10)]
+    write_part(tmp_path / "plain" / "part.parquet",
+               outcomes("m", 4, 10, run_id="run-plain", item_id=items, prompt_name="colorbench-mc"))
+    write_part(tmp_path / "cot" / "part.parquet",
+               outcomes("m", 7, 10, run_id="run-cot", item_id=items, prompt_name="colorbench-mc-cot"))
+    write_part(tmp_path / "gray" / "part.parquet",
+               outcomes("m", 2, 10, run_id="run-gray", item_id=items, prompt_name="colorbench-mc", grayscale=True))
+    at = app(monkeypatch, tmp_path)
+    at.switch_page("sections/chain_of_thought.py").run()
+    clean(at)
+    bar = [t for t in figure(at)["data"] if t.get("name") == "m"][0]
+    assert bar["y"] == [pytest.approx(0.3)]  # 7/10 - 4/10 over the same ten items
+    assert any("colorbench-mc-cot from run run-cot paired with colorbench-mc from run run-plain" in w.value
+               for w in at.warning)
+    at.switch_page("sections/grayscale.py").run()
+    clean(at)
+    assert any("m: colour from run run-plain paired with grayscale from run run-gray" in w.value for w in at.warning)
+    assert [t for t in figure(at)["data"] if t.get("name") == "m"]
 
 
 def test_rows_judged_under_several_rules_versions_are_never_pooled_without_a_warning(monkeypatch, tmp_path):

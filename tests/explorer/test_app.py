@@ -133,7 +133,8 @@ def test_pasted_spec_reproduces_the_plate(client):
 
 def test_the_default_model_answers_a_plate_correctly(client):
     render(client, text="12")
-    reply, verdict, _table, parquet, _seen = client.predict(kind="baseline", **NO_MODEL, api_name="/ask")
+    reply, verdict, _table, parquet, _seen, request = client.predict(kind="baseline", **NO_MODEL, api_name="/ask")
+    assert "The exact request" in request and "image 512×512 px as sent" in request
     assert reply.strip() == "12", verdict
     assert "✅ correct" in verdict
     rows = Path(parquet).read_bytes()
@@ -150,7 +151,8 @@ def test_sweep_streams_rows_and_a_figure(client):
         assert server.max_in_flight == 4  # the points are asked at once, not one after another
     assert 1 <= len(outputs) <= 4  # answers arriving together are shown together
     assert [len(out[0]["data"]) for out in outputs][-1] == 4
-    table, figure, parquet, replies, summary = outputs[-1]
+    table, figure, parquet, replies, summary, seen, request = outputs[-1]
+    assert Path(seen).suffix == ".png" and "The exact request" in request  # the sweep's latest point
     assert table["headers"][:4] == ["Model", "Prompt", "Text", "ΔE2000 drawn"]  # words, not column names
     assert sorted(row[3] for row in table["data"]) == pytest.approx([2.0, 11.33, 20.67, 30.0], abs=0.5)
     assert figure["type"] == "plotly" and "answers" in figure["plot"]
@@ -169,7 +171,7 @@ def test_a_sweep_shows_requested_and_drawn_delta_e_and_warns_when_a_target_canno
     controls = list({**ex.spec_to_controls(ex.default_spec()).__dict__, **set1}.values())
     model = ["baseline", "", "", "", "cbe-open", None, 0, False, 0, "none", 1.0, "standard"]
     outputs = list(client.submit(0.5, 60.0, 3, *model, *controls, api_name="/sweep"))
-    table, _figure, _parquet, replies, summary = outputs[-1]
+    table, _figure, _parquet, replies, summary, _seen, _request = outputs[-1]
     assert len(table["data"]) == 2  # 0.5 and 30.25 drawn; 60 is out of sRGB's reach from these colours
     assert "| 0.50 | 1.39 |" in summary and "⚠️ ΔE2000 0.50 was asked but 1.39 is drawn" in summary
     assert "⚠️ ΔE2000 60.00 cannot be reached: delta_e target 60.0 is not reachable" in summary
@@ -180,7 +182,7 @@ def _all_text(outputs) -> str:
     parts = []
     for out in outputs if isinstance(outputs, (list, tuple)) else [outputs]:
         parts.append(json.dumps(out, default=str))
-        if isinstance(out, str) and Path(out).is_file():
+        if isinstance(out, str) and len(out) < 4096 and "\n" not in out and Path(out).is_file():  # a file we wrote
             parts.append(Path(out).read_bytes().decode("latin-1"))
     return "\n".join(parts)
 

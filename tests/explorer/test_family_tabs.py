@@ -68,7 +68,8 @@ def test_the_app_has_the_three_tabs_and_their_endpoints(client):
 
 
 def test_an_illusion_renders_with_targets_outlined_and_its_measured_values(client):
-    path, truth = client.predict("whites", 1.0, -3.0, "up-down", False, 5, 256, api_name="/illusion_render")
+    path, truth, _ = client.predict(True, "rcid-compare-human", "whites", 1.0, -3.0, "up-down", False, 5, 256,
+                                    api_name="/illusion_render")
     stim = fv.render_illusion_controls(fv.IllusionControls("whites", 1.0, -3.0, "up-down", False, 5, 256), ex.Policy())
     assert Path(path).suffix == ".png"
     with Image.open(path) as im:
@@ -77,7 +78,26 @@ def test_an_illusion_renders_with_targets_outlined_and_its_measured_values(clien
     assert f"{de:.2f}" in truth and measured["A"].hex in truth and "pixel-darker:** A" in truth
     assert "| top |" in truth.replace("**A** (magenta outline) ", "")
     with pytest.raises(AppError, match="nope is not in the list of choices"):  # the dropdown's own check
-        client.predict("nope", 1.0, 0.0, "left-right", False, 0, 256, api_name="/illusion_render")
+        client.predict(True, "rcid-compare-human", "nope", 1.0, 0.0, "left-right", False, 0, 256,
+                       api_name="/illusion_render")
+
+
+def test_the_question_list_follows_the_kind_and_the_outlines_toggle(client):
+    """rcid-filter is asked for colour names: its default question (a comparison) failed with an error naming
+    an internal function; the outlines covered the stimulus with no way to hide them."""
+    path, _, prompt = client.predict(False, "rcid-compare-human", "rcid-filter", 1.0, 0.0, "left-right", False, 0,
+                                     256, api_name="/illusion_render")
+    assert prompt["value"] == "rcid-name-pixel"  # the comparison does not apply; the first question that does
+    assert [c[0] for c in prompt["choices"]] == ["rcid-name-pixel", "rcid-name-human", "illusionbench-tf",
+                                                 "illusionbench-mc"]
+    stim = fv.render_illusion_controls(fv.IllusionControls("rcid-filter", 1.0, 0.0, "left-right", False, 0, 256),
+                                       ex.Policy())
+    assert fv.illusion_prompts(stim) == ["rcid-name-pixel", "rcid-name-human", "illusionbench-tf", "illusionbench-mc"]
+    with Image.open(path) as im:  # outlines off: the stimulus as the model receives it
+        assert im.convert("RGB").tobytes() == stim.image.convert("RGB").tobytes()
+    _, _, kept = client.predict(True, "illusionbench-tf", "whites", 1.0, 0.0, "left-right", False, 0, 256,
+                                api_name="/illusion_render")
+    assert kept["value"] == "illusionbench-tf"
 
 
 def test_the_bundled_reader_declines_an_illusion_question_clearly(client):

@@ -313,6 +313,19 @@ def test_a_sweep_names_points_the_colours_cannot_reach_and_tells_requested_from_
     assert list(em.history_frame(rows).columns) == em.history_headers()
 
 
+def test_the_request_shown_is_the_request_sent():
+    """The Model tab showed the template with {options} unfilled and 'expected B' without the options."""
+    ask = em.Ask("colorbench-mc", condition=Condition(size=96))
+    image, text = em.sent(spec(), ask)
+    assert image.size == (96, 96)
+    assert "{options}" not in text and "Options: **A**" in text
+    question = em.render_prompt(em.get_prompt("colorbench-mc"), spec().text, seed=0)
+    assert question.text in text and f"Expected answer: `` {question.expected} `` (`` {spec().text} ``)" in text
+    assert "Temperature 0 · max tokens 512 · image 96×96 px as sent" in text
+    _, yes_no = em.sent(spec(), em.Ask("cbe-yn-incorrect"))
+    assert "{candidate}" not in yes_no and "Expected answer: `` no `` (`` the label asked is not" in yes_no
+
+
 def test_a_pathological_reply_is_an_unparsed_row_not_an_error_in_the_explorer():
     # The explorer judges through the same row builder and readers as plates run: a 4,400-digit reply (once
     # Python's int-conversion error) and a 1 MB reply are rows, the second read as its head and tail.

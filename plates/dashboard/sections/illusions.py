@@ -47,7 +47,9 @@ if (rcid["source"] == "ours").any():
     with st.expander("Numbers", expanded=False):
         st.dataframe(rcid, hide_index=True, key="table-rcid")
 else:
-    st.info("No RCID comparison rows (prompts rcid-compare-pixel / rcid-compare-human) in these results.")
+    st.info("No RCID comparison rows (prompts rcid-compare-pixel / rcid-compare-human) in these results: run "
+            "`plates run --dataset rcid-contrast --prompt rcid-compare-pixel --model MODEL --base-url URL --out "
+            "results/runs/MODEL-rcid` (and again with `--prompt rcid-compare-human`).")
 
 st.header("IllusionBench+: accuracy and yes-bias")
 ib = fc.illusionbench_long(rows, view.reference)
@@ -58,7 +60,9 @@ if (ib["source"] == "ours").any():
     with st.expander("Numbers (yes_bias: FP/(FP+FN), true/false only)", expanded=False):
         st.dataframe(ib, hide_index=True, key="table-illusionbench")
 else:
-    st.info("No IllusionBench+ rows (prompts illusionbench-tf / illusionbench-mc) in these results.")
+    st.info("No IllusionBench+ rows (prompts illusionbench-tf / illusionbench-mc) in these results: run "
+            "`plates run --dataset illusions-classic --prompt illusionbench-tf --model MODEL --base-url URL --out "
+            "results/runs/MODEL-illusions`.")
 
 st.header("Point of subjective equality (ΔE2000)")
 pse = fc.pse_table(rows)

@@ -67,9 +67,12 @@ else:
 st.header("Grayscale and chain of thought")
 gray = sc.grayscale_long(rows, view.reference)
 if not (gray["source"] == "ours").any():
-    st.info("No grayscale rows: add `grayscale = [false, true]` to the experiment's [conditions].")
+    st.info("No grayscale rows: rerun the same quick run with `--grayscale both` (or add `grayscale = [false, "
+            "true]` to the experiment's [conditions]).")
 st.dataframe(gray, hide_index=True, key="table-scene-grayscale")
 cot = sc.cot_long(rows, view.reference)
 if not (cot["source"] == "ours").any():
-    st.info("No chain-of-thought pairs: ask a colorbench-…-cot prompt beside its plain twin.")
+    st.info("No chain-of-thought pairs: ask a colorbench-…-cot prompt beside its plain twin, e.g. `plates run "
+            "--dataset colorbench-colour-recognition --prompt colorbench-colour-recognition-cot --model MODEL "
+            "--base-url URL --out results/runs/MODEL-cot` after the same run with the plain prompt.")
 st.dataframe(cot, hide_index=True, key="table-scene-cot")
