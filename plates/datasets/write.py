@@ -12,8 +12,9 @@ from __future__ import annotations
 import json
 import os
 import re
-from collections.abc import Iterable, Mapping
-from dataclasses import dataclass
+from collections.abc import Callable, Iterable, Mapping
+from dataclasses import dataclass, replace
+from functools import partial
 from pathlib import Path
 from typing import Any
 
@@ -67,36 +68,82 @@ def _drawn(drawn: Any, target: Any) -> dict[str, Any]:
             "delta_e_drawn_p05": drawn.p05, "delta_e_drawn_median": drawn.median, "delta_e_drawn_p95": drawn.p95}
 
 
-def write_items(dataset: str, entries: Iterable[Entry], out: str | os.PathLike) -> int:
+def _prepare(e: Entry, compress_level: int = 2) -> tuple[Entry, bytes, dict[str, Any]]:
+    """One entry made ready to store, where the CPU goes (a worker process when `write_items` has several): its
+    stimulus rendered (unless the entry carries it), its image PNG-encoded (`plates.images.encode_png`) and its
+    manifest values except the path; the entry comes back without its stimulus (nothing large is pickled)."""
+    family_of(e.spec)  # a spec of a registered family, or a ValueError naming the families
+    stimulus = e.stimulus if e.stimulus is not None else render(e.spec)
+    stats = dict(stimulus.stats)
+    values = {
+        "item_id": e.item_id, "dataset": None, "label": e.label, "colour_set": e.group,
+        "delta_e": stats.get("delta_e"), "variant": e.variant, "font": getattr(e.spec, "font", None),
+        "size": int(e.spec.size), "seed": int(e.spec.seed), "spec_json": e.spec.to_json(),
+        "question_json": None if e.question is None else json.dumps(e.question, sort_keys=True),
+        HUMAN_KEY_COLUMN: stimulus.truth.get("human_key"),
+        **_drawn(stats.get("delta_e_drawn"), stats.get("delta_e_target")),
+    }  # the drawn-ΔE2000 columns describe plates only: null for other families
+    return replace(e, stimulus=None), encode_png(stimulus.variant(e.variant), compress_level), values
+
+
+def _prepare_job(job: Entry | Callable[[], Iterable[Entry]], compress_level: int = 2,
+                 ) -> list[tuple[Entry, bytes, dict[str, Any]]]:
+    """`_prepare` for every entry of one job: an `Entry`, or a picklable callable making entries (a scene item
+    renders its scene to fix its question, so that work belongs in the worker too)."""
+    return [_prepare(e, compress_level) for e in ([job] if isinstance(job, Entry) else job())]
+
+
+def write_items(dataset: str, entries: Iterable[Entry | Callable[[], Iterable[Entry]]], out: str | os.PathLike,
+                *, workers: int = 1, limit: int | None = None, compress_level: int = 2) -> int:
     """Write ``entries`` of ``dataset`` under ``out`` (``out/<dataset>/<group>/<n>_<id>.png`` and
-    ``out/manifest.parquet``); returns the number of manifest rows. Item ids must be unique (ValueError)."""
+    ``out/manifest.parquet``); returns the number of manifest rows. Item ids must be unique (ValueError).
+
+    ``entries`` may also hold jobs: picklable callables (e.g. a ``functools.partial`` of a module-level
+    function) that each make a few entries. With ``workers`` > 1, entries and jobs are rendered and encoded by
+    that many *spawned* processes (a script needs the ``if __name__ == "__main__":`` guard) in the given order;
+    this process alone writes the files and the manifest, so the set is byte-identical to ``workers=1``.
+    ``limit``: stop after that many entries. PNGs: `plates.images.encode_png` at zlib ``compress_level``."""
+    import multiprocessing as mp
+
+    if isinstance(workers, bool) or not isinstance(workers, int) or workers < 1:
+        raise ValueError(f"workers={workers!r} is not valid; allowed: an integer >= 1 (processes)")
+    if isinstance(compress_level, bool) or not isinstance(compress_level, int) or not 0 <= compress_level <= 9:
+        raise ValueError(f"compress_level={compress_level!r} is not valid; allowed: an integer 0-9")
+    prepare = partial(_prepare_job, compress_level=compress_level)
     out = Path(out)
     rows: dict[str, list] = {c: [] for c in (*MANIFEST_COLUMNS, QUESTION_COLUMN, HUMAN_KEY_COLUMN)}
     seen: set[str] = set()
-    for n, e in enumerate(entries):
-        if e.item_id in seen:
-            raise ValueError(f"item id {e.item_id!r} appears twice in dataset {dataset!r}; allowed: unique ids")
-        seen.add(e.item_id)
-        family_of(e.spec)  # a spec of a registered family, or a ValueError naming the families
-        rel = f"{_SAFE.sub('-', dataset)}/{_SAFE.sub('-', e.group) or 'all'}/{n:06d}_{_SAFE.sub('-', e.item_id)}.png"
-        path = out / rel
-        stimulus = e.stimulus if e.stimulus is not None else render(e.spec)
-        if not path.is_file():
-            path.parent.mkdir(parents=True, exist_ok=True)
-            tmp = path.with_name(f".tmp-{os.getpid()}-{path.name}.part")
-            tmp.write_bytes(encode_png(stimulus.variant(e.variant)))
-            os.replace(tmp, path)
-        stats = dict(stimulus.stats)
-        values = {
-            "item_id": e.item_id, "dataset": dataset, "label": e.label, "colour_set": e.group,
-            "delta_e": stats.get("delta_e"), "variant": e.variant, "font": getattr(e.spec, "font", None),
-            "size": int(e.spec.size), "seed": int(e.spec.seed), "path": rel, "spec_json": e.spec.to_json(),
-            "question_json": None if e.question is None else json.dumps(e.question, sort_keys=True),
-            HUMAN_KEY_COLUMN: stimulus.truth.get("human_key"),
-            **_drawn(stats.get("delta_e_drawn"), stats.get("delta_e_target")),
-        }
-        for c in rows:
-            rows[c].append(values.get(c))  # the drawn-ΔE2000 columns describe plates only: null here
+
+    def store(prepared: Iterable[list[tuple[Entry, bytes, dict[str, Any]]]]) -> None:
+        n = 0
+        for batch in prepared:
+            for e, png, values in batch:
+                if limit is not None and n >= limit:
+                    return
+                if e.item_id in seen:
+                    raise ValueError(f"item id {e.item_id!r} appears twice in dataset {dataset!r}; allowed: "
+                                     "unique ids")
+                seen.add(e.item_id)
+                rel = (f"{_SAFE.sub('-', dataset)}/{_SAFE.sub('-', e.group) or 'all'}/"
+                       f"{n:06d}_{_SAFE.sub('-', e.item_id)}.png")
+                path = out / rel
+                if not path.is_file():
+                    path.parent.mkdir(parents=True, exist_ok=True)
+                    tmp = path.with_name(f".tmp-{os.getpid()}-{path.name}.part")
+                    tmp.write_bytes(png)
+                    os.replace(tmp, path)
+                values = {**values, "dataset": dataset, "path": rel}
+                for c in rows:
+                    rows[c].append(values.get(c))
+                n += 1
+
+    if workers == 1:
+        store(map(prepare, entries))
+    else:
+        # spawned, as plates.datasets.generate's pool: workers import only what rendering needs; ordered
+        # results keep each item's index (its file name) the same as a serial run's
+        with mp.get_context("spawn").Pool(workers) as pool:
+            store(pool.imap(prepare, entries, chunksize=2))
     out.mkdir(parents=True, exist_ok=True)
     tmp = out / f".tmp-{os.getpid()}-{MANIFEST}"
     pq.write_table(pa.table(rows, schema=_schema()), tmp, compression="zstd")
