@@ -14,11 +14,19 @@ def _files(root):
     return {p.relative_to(root).as_posix(): p.read_bytes() for p in sorted(root.rglob("*.png"))}
 
 
-def test_a_family_preset_on_two_workers_is_the_serial_set_byte_for_byte(tmp_path):
+def test_a_family_preset_on_two_workers_is_the_serial_set_byte_for_byte(tmp_path, monkeypatch):
+    import multiprocessing as mp
+
+    methods = []
+    real = mp.get_context
+    monkeypatch.setattr(mp, "get_context", lambda method=None: methods.append(method) or real(method))
     # robustness jobs make 10 entries each: a limit of 13 stops inside the second job
     one = generate("colorbench-robustness", tmp_path / "one", limit=13, size=96, workers=1, progress=False)
     two = generate("colorbench-robustness", tmp_path / "two", limit=13, size=96, workers=2, progress=False)
     assert one["rows"] == two["rows"] == 13
+    # alone (a plain `plates generate`), workers fork with what this process imported; a whole-suite run may
+    # have left other tests' server threads running, and then they are spawned
+    assert methods == ["fork" if threading.active_count() == 1 else "spawn"]
     serial, parallel = _files(tmp_path / "one"), _files(tmp_path / "two")
     assert len(serial) == 13 and serial == parallel
     a = pq.read_table(tmp_path / "one" / "manifest.parquet")
@@ -39,3 +47,23 @@ def test_family_size_default_honoured_and_refused(tmp_path):
         generate("illusions-classic", tmp_path / "x", limit=1, size=3000, workers=1, progress=False)
     with pytest.raises(ValueError, match=r"workers=0 is not valid"):
         generate("illusions-classic", tmp_path / "x", limit=1, workers=0, progress=False)
+
+
+def test_a_threaded_caller_gets_spawned_workers_and_the_same_set(tmp_path, monkeypatch):
+    import multiprocessing as mp
+    import threading
+
+    methods = []
+    real = mp.get_context
+    monkeypatch.setattr(mp, "get_context", lambda method=None: methods.append(method) or real(method))
+    stop = threading.Event()
+    other = threading.Thread(target=stop.wait, daemon=True)  # a caller's thread: forking would copy its locks
+    other.start()
+    try:
+        generate("illusions-classic", tmp_path / "two", limit=3, size=96, workers=2, progress=False)
+    finally:
+        stop.set()
+        other.join()
+    generate("illusions-classic", tmp_path / "one", limit=3, size=96, workers=1, progress=False)
+    assert methods == ["spawn"]
+    assert len(_files(tmp_path / "one")) == 3 and _files(tmp_path / "one") == _files(tmp_path / "two")
