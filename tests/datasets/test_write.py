@@ -3,6 +3,9 @@ same set as one process, and a family preset's ``--size`` is honoured or refused
 
 from __future__ import annotations
 
+import multiprocessing as mp
+import threading
+
 import pyarrow.parquet as pq
 import pytest
 
@@ -15,8 +18,6 @@ def _files(root):
 
 
 def test_a_family_preset_on_two_workers_is_the_serial_set_byte_for_byte(tmp_path, monkeypatch):
-    import multiprocessing as mp
-
     methods = []
     real = mp.get_context
     monkeypatch.setattr(mp, "get_context", lambda method=None: methods.append(method) or real(method))
@@ -50,9 +51,6 @@ def test_family_size_default_honoured_and_refused(tmp_path):
 
 
 def test_a_threaded_caller_gets_spawned_workers_and_the_same_set(tmp_path, monkeypatch):
-    import multiprocessing as mp
-    import threading
-
     methods = []
     real = mp.get_context
     monkeypatch.setattr(mp, "get_context", lambda method=None: methods.append(method) or real(method))
