@@ -1,15 +1,22 @@
-"""Scoring throughput: replies scored per second by ``plates.tasks.scoring.score`` (pure string functions).
+"""Scoring: throughput on ordinary replies, and the time to score 1 MB pathological replies with every reader.
 
-Target (ours): at least 5,000 replies/s on one core, so that scoring a 100,000-row results table takes well under
-half a minute and never shows next to model latency. The replies mix the tricky cases of tests/tasks/test_scoring.py
-with a long chain-of-thought answer, over the open (CBE numbers, HueManity B.2), yes/no and multiple-choice rules.
+Targets (ours):
 
-    python3 bench/bench_scoring.py [--rounds 2000]
+* at least 5,000 ordinary replies/s on one core (the plate scorer, ``plates.tasks.ishihara.score``), so that
+  scoring a 100,000-row results table takes well under half a minute and never shows next to model latency (the
+  replies mix the tricky cases of tests/tasks/test_scoring.py with a long chain-of-thought answer);
+* at most 50 ms to score a 1 MB reply of each pathological shape with each reader (a hostile or broken model
+  reply must not hold the one public model slot, nor stop a run): "1 1 1 ...", "12 or " * N, one long digit
+  string, "(A) or " * N, nested ``<think>`` tags, Unicode digits, and a few more. Each reader bounds the reply
+  first (``plates.tasks.answers.text.MAX_REPLY_CHARS``) and is linear in what it keeps.
+
+    python3 bench/bench_scoring.py [--rounds 2000] [--mb 1]
 """
 
 from __future__ import annotations
 
 import argparse
+import statistics
 import sys
 import time
 from pathlib import Path
@@ -17,6 +24,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 TARGET = 5000.0  # replies per second
+TARGET_MS = 50.0  # per 1 MB pathological reply and reader
 
 REPLIES = [
     "42", "I see 12.", "Answer: 7b", "The number is not visible", "It's 12... no, actually 17", "L1L1L1L1",
@@ -26,17 +34,63 @@ REPLIES = [
 OPTIONS = {"A": "12", "B": "17", "C": "3", "D": "42"}
 
 
-def main() -> int:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--rounds", type=int, default=2000)
-    args = parser.parse_args()
-    from plates.tasks.scoring import score
+def shapes(size: int) -> dict[str, str]:
+    """Pathological replies of about ``size`` characters, by name."""
+    def fill(unit: str) -> str:
+        return (unit * (size // len(unit) + 1))[:size]
+
+    return {
+        "1 1 1 ...": fill("1 "),
+        "12 or ...": fill("12 or "),
+        "digits": fill("9"),
+        "(A) or ...": fill("(A) or "),
+        "nested <think>": "<think>" * (size // 14) + "12" + "</think>" * (size // 16),
+        "unclosed <think>": "<think>" + fill("12 or 17 "),
+        "unicode digits": fill("\u0661\u0662 "),
+        "spaces": "12" + " " * size + "17",
+        "answer is ...": fill("the answer is "),
+        "A. B. C. ...": fill("A. B. "),
+        "left is darker, ...": fill("left is darker, "),
+        "number words": fill("twenty-one "),
+    }
+
+
+def readers():
+    """(name, function(reply)) for every reader as the tasks call it."""
+    from plates.stimuli.illusions import IllusionSpec, render
+    from plates.tasks.illusions import (
+        mc_question,
+        rcid_name_question,
+        score_choice,
+        score_colour_name,
+        score_true_false,
+        tf_questions,
+    )
+    from plates.tasks.ishihara import score
+
+    truth = render(IllusionSpec("whites", size=64)).truth
+    mc, tf = mc_question(truth, seed=0), tf_questions(truth)[0]
+    name = rcid_name_question(render(IllusionSpec("rcid-filter", size=64)).truth, "pixel")
+    return [
+        ("plate number (cbe)", lambda r: score("open", r, "42", label_space="cbe")),
+        ("plate label (B.2)", lambda r: score("open", r, "Rw", label_space="huemanity-alnum")),
+        ("plate text (any)", lambda r: score("open", r, "HELLO")),
+        ("yes/no", lambda r: score("yesno", r, "yes")),
+        ("choice (letters)", lambda r: score("mc", r, "D", options=OPTIONS)),
+        ("choice (numerals)", lambda r: score_choice(mc, r)),
+        ("true/false", lambda r: score_true_false(tf, r)),
+        ("colour name", lambda r: score_colour_name(name, r)),
+    ]
+
+
+def throughput(rounds: int) -> float:
+    from plates.tasks.ishihara import score
 
     calls = [("open", "42", "cbe", None), ("open", "42", "huemanity-numeric", None),
              ("open", "Rw", "huemanity-alnum", None), ("yesno", "yes", None, None), ("mc", "D", None, OPTIONS)]
     n = 0
     t0 = time.perf_counter()
-    for _ in range(args.rounds):
+    for _ in range(rounds):
         for reply in REPLIES:
             for kind, expected, space, options in calls:
                 score(kind, reply, expected, label_space=space, options=options)
@@ -45,6 +99,38 @@ def main() -> int:
     rate = n / elapsed
     print(f"scored {n} replies in {elapsed:.2f} s: {rate:,.0f} replies/s; "
           f"target {TARGET:,.0f}/s; ratio {rate / TARGET:.2f}")
+    return rate
+
+
+def pathological(mb: float, repeats: int = 3) -> float:
+    size = int(mb * 1_000_000)
+    worst = 0.0
+    all_readers = readers()
+    print(f"\n{mb:g} MB replies, median of {repeats} per reader; target <= {TARGET_MS:.0f} ms each")
+    for shape, reply in shapes(size).items():
+        row = []
+        for name, read in all_readers:
+            times = []
+            for _ in range(repeats):
+                t0 = time.perf_counter()
+                read(reply)
+                times.append((time.perf_counter() - t0) * 1000)
+            row.append((statistics.median(times), name))
+        slowest, who = max(row)
+        worst = max(worst, slowest)
+        flag = "ok" if slowest <= TARGET_MS else "OVER"
+        print(f"  {shape:22s} slowest {slowest:7.1f} ms ({who}); {flag}")
+    print(f"worst {worst:.1f} ms; target {TARGET_MS:.0f} ms; ratio {worst / TARGET_MS:.2f}")
+    return worst
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--rounds", type=int, default=2000)
+    parser.add_argument("--mb", type=float, default=1.0, help="size of each pathological reply in MB (1e6 chars)")
+    args = parser.parse_args()
+    throughput(args.rounds)
+    pathological(args.mb)
     return 0
 
 

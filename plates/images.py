@@ -8,8 +8,10 @@ from __future__ import annotations
 import base64
 import binascii
 import io
+import os
 import struct
 import zlib
+from pathlib import Path
 
 import numpy as np
 from PIL import Image
@@ -37,6 +39,62 @@ def encode_png(image: Image.Image, compress_level: int = 2) -> bytes:
         b"\x89PNG\r\n\x1a\n", _chunk(b"IHDR", ihdr), _chunk(b"sRGB", b"\x00"),
         _chunk(b"IDAT", zlib.compress(rows.tobytes(), compress_level)), _chunk(b"IEND", b""),
     ))
+
+
+def write_png_file(data: bytes, path: str | os.PathLike) -> int:
+    """Write PNG bytes to ``path`` atomically and durably: a hidden temporary file in the same folder (never
+    ``*.png``, so globs never see it), fsync, ``os.replace``. A crash leaves either no file or the whole file,
+    so a resume can trust a name it finds (`png_intact` checks the rest). Returns the bytes written."""
+    path = Path(path)
+    tmp = path.with_name(f".tmp-{os.getpid()}-{path.name}.part")
+    try:
+        with open(tmp, "wb") as fh:
+            fh.write(data)
+            fh.flush()
+            os.fsync(fh.fileno())
+        os.replace(tmp, path)
+    finally:
+        tmp.unlink(missing_ok=True)
+    return len(data)
+
+
+def png_intact(path: str | os.PathLike, size: tuple[int, int]) -> bool:
+    """Whether ``path`` is a whole PNG of ``size`` (width, height in pixels): the signature, every chunk's
+    length and CRC-32, an IHDR of that size first and IEND last, nothing after it. Cheap (no inflate): what a
+    resume uses to tell a finished image from an empty, truncated, damaged or foreign file with the right name.
+
+    >>> import tempfile
+    >>> from PIL import Image
+    >>> folder = Path(tempfile.mkdtemp())
+    >>> n = write_png_file(encode_png(Image.new("RGB", (4, 3))), folder / "a.png")
+    >>> png_intact(folder / "a.png", (4, 3)), png_intact(folder / "a.png", (3, 3))
+    (True, False)
+    >>> _ = (folder / "a.png").write_bytes((folder / "a.png").read_bytes()[:-5])  # truncated
+    >>> png_intact(folder / "a.png", (4, 3))
+    False
+    """
+    try:
+        data = Path(path).read_bytes()
+    except OSError:
+        return False
+    if not data.startswith(b"\x89PNG\r\n\x1a\n"):
+        return False
+    at, first = 8, True
+    while at + 12 <= len(data):
+        (length,) = struct.unpack_from(">I", data, at)
+        kind = data[at + 4:at + 8]
+        end = at + 12 + length
+        if end > len(data):
+            return False
+        body = data[at + 4:at + 8 + length]
+        if struct.unpack_from(">I", data, at + 8 + length)[0] != zlib.crc32(body) & 0xFFFFFFFF:
+            return False
+        if first and (kind != b"IHDR" or length < 8 or struct.unpack_from(">II", data, at + 8) != tuple(size)):
+            return False
+        first, at = False, end
+        if kind == b"IEND":
+            return at == len(data)
+    return False
 
 
 def image_to_png_bytes(image: Image.Image, *, compress_level: int = 6) -> bytes:

@@ -1,4 +1,5 @@
-"""Keeping API keys out of every message: one redaction used by the backends, the runner and the explorer.
+"""Keeping API keys and server paths out of every message: one redaction used by the backends, the runner and
+both apps (`clean_message`: what a page may show a visitor).
 
 A key can reach an error message not only as sent but escaped: in the repr of a str or of the header bytes (a
 key read from a file with its trailing newline makes an illegal header whose error text carries
@@ -8,9 +9,10 @@ key read from a file with its trailing newline makes an illegal header whose err
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Sequence
 
-__all__ = ["key_forms", "redact"]
+__all__ = ["clean_message", "key_forms", "redact"]
 
 MASK = "***"
 
@@ -31,4 +33,17 @@ def redact(text: str | None, secrets: Sequence[str | None], *, min_length: int =
         if secret and len(secret) >= min_length:
             for form in key_forms(str(secret)):
                 text = text.replace(form, MASK)
+    return text
+
+
+_PATH = re.compile(r"(?<![\w:/.])(?:[A-Za-z]:)?(?:[\\/][\w.@+-]+){2,}")  # not inside a URL
+
+
+def clean_message(text: str, secrets: Sequence[str | None], *, hide_paths: bool) -> str:
+    """A message fit for a page: secrets redacted (those of 4 characters or more, so short ones do not garble
+    it) and, with ``hide_paths`` (a visitor on another machine), every absolute server path cut to its last
+    component (``/srv/app/plates/assets/x.onnx`` -> ``…/x.onnx``)."""
+    text = redact(text, secrets, min_length=4) or ""
+    if hide_paths:
+        text = _PATH.sub(lambda m: "…/" + re.split(r"[\\/]", m.group(0))[-1], text)
     return text

@@ -7,6 +7,10 @@ os.environ.setdefault("HF_HUB_OFFLINE", "1")
 os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
 os.environ.setdefault("HF_HUB_DISABLE_TELEMETRY", "1")
 os.environ.setdefault("STREAMLIT_BROWSER_GATHER_USAGE_STATS", "false")
+# The apps built in this process share it with every other test (torch, models, data): its RSS is not an app
+# server's, so public mode's memory budget (plates.admission) is set out of reach here; the tests of the
+# budget give their own.
+os.environ.setdefault("PLATES_MEMORY_BUDGET_MB", "1000000")
 
 import sys  # noqa: E402
 

@@ -3,6 +3,10 @@
 Each subcommand lives in its own module of this package and exposes ``register(subparsers)``, which adds
 its parser and sets ``func`` (a callable taking the parsed ``argparse.Namespace`` and returning an exit code).
 Registration must stay cheap: heavy imports happen inside ``func``.
+
+Exit codes (the same for every subcommand; :data:`EXIT_CODES` is what ``plates --help`` prints): 0 done, 2 bad
+input, 3 a backend kept failing, 4 the machine failed (a full, read-only or failing disk: nothing is wrong with
+the input), 130 interrupted, 141 the reader of the output went away.
 """
 
 from __future__ import annotations
@@ -13,11 +17,13 @@ import os
 import sys
 
 from plates import __version__
+from plates.faults import environment_failure
 
 # One line per subcommand module, in the order `plates --help` lists them.
 SUBCOMMAND_MODULES = (
     "generate",
     "run",
+    "rescore",
     "staircase",
     "prompts",
     "dashboard",
@@ -26,10 +32,30 @@ SUBCOMMAND_MODULES = (
 )
 
 
+#: Exit status when the input was wrong (the message names the field or value and what is allowed).
+EXIT_BAD_INPUT = 2
+#: Exit status when a model backend kept failing the same way (rows already written are kept).
+EXIT_BACKEND = 3
+#: Exit status when the machine failed, not the input: a full disk, a quota, a read-only or failing disk.
+EXIT_ENVIRONMENT = 4
+#: Exit status after the reader of our output went away: 128 + SIGPIPE, what `yes | head` leaves behind.
+EXIT_BROKEN_PIPE = 141
+
+EXIT_CODES = f"""exit codes:
+  0    done
+  {EXIT_BAD_INPUT}    bad input: the message names the field or value and what is allowed
+  {EXIT_BACKEND}    a model backend kept failing (run, staircase): rows already written are kept; fix and rerun
+  {EXIT_ENVIRONMENT}    the machine failed, not the input: a full, read-only or failing disk (the message names
+       the folder); free space or pick another --out, then rerun the same command to continue
+  130  interrupted (Ctrl-C); rerun the same command to resume
+  {EXIT_BROKEN_PIPE}  the reader of the output went away (`plates ... | head`)"""
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="plates",
         description="Colour-perception stimuli for vision-language models: generate plates, run models, review results.",
+        epilog=EXIT_CODES, formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     parser.add_argument("--version", action="version", version=f"plates {__version__}")
     subparsers = parser.add_subparsers(dest="command", metavar="COMMAND")
@@ -50,19 +76,23 @@ def main(argv: list[str] | None = None) -> int:
         return _quiet_broken_pipe()
     except ValueError as exc:  # bad input: a clear message, no traceback
         print(f"plates {args.command}: error: {exc}", file=sys.stderr)
-        return 2
-    except OSError as exc:  # an --out under a file, a folder without write permission, a full disk, ...
+        return EXIT_BAD_INPUT
+    except OSError as exc:
+        failure = environment_failure(exc)
+        if failure is not None:  # a full or failing disk: the machine's fault, not the input's
+            print(f"plates {args.command}: error: {failure}; nothing is wrong with the input: free space there "
+                  "(or choose another output folder) and rerun the same command; what was written is kept",
+                  file=sys.stderr)
+            return EXIT_ENVIRONMENT
+        # an --out under a file, a folder without write permission, an input file that is not there, ...
         print(f"plates {args.command}: error: {exc}; allowed: input files that exist and an output folder this "
               "user can create and write",
               file=sys.stderr)
-        return 2
+        return EXIT_BAD_INPUT
     except KeyboardInterrupt:
         print(f"plates {args.command}: interrupted; rerun the same command to resume", file=sys.stderr)
         return 130
 
-
-#: Exit status after the reader of our output went away: 128 + SIGPIPE, what `yes | head` leaves behind.
-EXIT_BROKEN_PIPE = 141
 
 
 def _quiet_broken_pipe() -> int:

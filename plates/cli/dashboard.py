@@ -31,7 +31,10 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 
 
 def streamlit_command(port: int, address: str) -> list[str]:
-    """The exact command line that serves the dashboard: headless, no usage statistics, no file watcher."""
+    """The exact command line that serves the dashboard: headless, no usage statistics, no file watcher, uploads
+    capped at `plates.results.uploads.UploadLimits`' bytes (MB, Streamlit's unit) instead of Streamlit's 200 MB."""
+    from plates.results.uploads import UploadLimits  # pyarrow: not at registration (plates.cli)
+
     if not 1 <= port <= 65535:
         raise ValueError(f"--port {port} is not a TCP port; allowed: 1-65535")
     if not APP_PATH.is_file():
@@ -59,6 +62,10 @@ def streamlit_command(port: int, address: str) -> list[str]:
         # server's busy time
         "--server.fileWatcherType",
         "none",
+        # Streamlit's own cap is 200 MB a file; an upload set is checked again as a whole, from its Parquet
+        # footers, before it is opened (plates.results.uploads.UploadLimits)
+        "--server.maxUploadSize",
+        str(UploadLimits().max_bytes // 1_000_000),
     ]
 
 

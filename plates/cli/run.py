@@ -10,7 +10,8 @@
 
 Rerunning the same command continues the same run (same run id): rows already under --out are not asked
 again. Exit codes: 0 done, 2 bad input (the message names the field or value), 3 the backend kept failing
-(parts already written are intact; fix the cause and rerun).
+(parts already written are intact; fix the cause and rerun), 4 the machine failed: a full, read-only or failing
+disk under --out (the message names it; rows already written are intact: free space and rerun).
 """
 
 from __future__ import annotations
@@ -19,10 +20,7 @@ import argparse
 import dataclasses
 import sys
 
-from plates.cli import positive
-
-#: The model a quick run uses when --model is left out: only backends with one model have one.
-DEFAULT_MODELS = {"baseline": "baseline-cnn"}
+from plates.cli import EXIT_BACKEND, EXIT_BAD_INPUT, positive
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
@@ -82,6 +80,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 
 
 def build_experiment(args: argparse.Namespace):  # -> plates.runs.experiment.Experiment
+    from plates.models import DEFAULT_MODELS
     from plates.runs.experiment import load_experiment, quick_experiment
 
     quick_flags = [f"--{n.replace('_', '-')}" for n in ("dataset", "prompt", "model", "base_url", "size", "timeout",
@@ -173,10 +172,10 @@ def main(args: argparse.Namespace) -> int:
         print(f"plates run: error: the backend keeps failing, stopped: {why}\n"
               f"plates run: the rows already written under {exp.out} are kept; fix the cause and rerun the same "
               "command to continue", file=sys.stderr)
-        return 3
+        return EXIT_BACKEND
     except ImportError as exc:
         print(f"plates run: error: {exc}", file=sys.stderr)
-        return 2
+        return EXIT_BAD_INPUT
     print(f"run {summary.run_id}: {summary.written} rows written ({summary.errors} errors, "
           f"{summary.unsupported} unsupported, {summary.correct} correct), {summary.existing} already there, "
           f"{summary.planned} planned; results in {summary.out} ({summary.seconds:.1f} s)")

@@ -47,6 +47,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 
 
 def main(args: argparse.Namespace) -> int:
+    from plates.models import DEFAULT_MODELS
     from plates.runs.staircase import load_staircase, parse_staircase, run_staircase, staircase_prompts
 
     if args.file:
@@ -54,8 +55,7 @@ def main(args: argparse.Namespace) -> int:
     else:
         if not args.prompt:
             raise ValueError("give a staircase TOML file, or --prompt (and --backend, --model)")
-        model: dict = {"backend": args.backend, "model": args.model or ("baseline-cnn" if args.backend == "baseline"
-                                                                        else "")}
+        model: dict = {"backend": args.backend, "model": args.model or DEFAULT_MODELS.get(args.backend, "")}
         if args.base_url:
             model["base_url"] = args.base_url
         if args.backend == "openai":

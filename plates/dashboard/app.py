@@ -13,6 +13,7 @@ from pathlib import Path
 import streamlit as st
 
 from plates.dashboard import common, views
+from plates.secrets import clean_message
 
 HERE = Path(__file__).resolve().parent  # the pages' scripts are in sections/ beside this module
 
@@ -103,21 +104,26 @@ def main() -> None:
     path, uploads, local = source_widgets()
     try:
         if uploads:
-            opened = common.open_uploads(tuple((u.name, u.getvalue()) for u in uploads))
+            opened = common.open_uploads(tuple((u.name, u.getvalue()) for u in uploads),
+                                         common.visitor_address(), local)
         else:
             where = views.results_path(path, views.default_root(), local=local)
             opened = common.open_folder(str(where), views.fingerprint(where))
-    except ValueError as exc:
-        st.error(str(exc))
+    except ValueError as exc:  # no absolute server path for a visitor on another machine
+        st.error(clean_message(str(exc), (), hide_paths=not local))
         st.stop()
     for name, why in opened.skipped:
-        st.warning(f"Skipped `{name}`: {why}")
+        shown = views.shown_name(name, views.default_root(), local=local)
+        st.warning(f"Skipped `{shown}`: {clean_message(why, (), hide_paths=not local)}")
     if opened.empty:
         st.info(views.NO_UPLOADED_RESULTS if uploads else views.empty_help(path))
         st.stop()
     filters = filter_widgets(opened.options)
     show_reference = st.sidebar.toggle("Show the papers' numbers", value=True, key="reference")
     view = views.View(opened, filters, common.reference() if show_reference else None)
+    note = common.rules_note(opened.key, filters, view)
+    if note:  # every page pools the rows it shows: never rows of several rules versions without saying so
+        st.warning(note)
     export_widgets(view)
     st.session_state[common.VIEW_KEY] = view
     page.run()

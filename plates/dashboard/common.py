@@ -3,13 +3,14 @@ layout. Thin: numbers come from `plates.analysis` via `plates.dashboard.pages`, 
 
 from __future__ import annotations
 
-import tempfile
 from collections.abc import Callable
 
 import pandas as pd
 import streamlit as st
 
+from plates.admission import SESSION_TTL_S, Admission, client_address, hosted_space
 from plates.dashboard import pages, queries, views
+from plates.results.uploads import UploadFolders, check_uploads
 
 VIEW_KEY = "plates_view"
 
@@ -21,13 +22,37 @@ def open_folder(path: str, fingerprint: tuple) -> views.Opened:
     return views.open_results(path)
 
 
-@st.cache_resource(show_spinner="Opening uploads…", max_entries=2)
-def open_uploads(files: tuple[tuple[str, bytes], ...]) -> views.Opened:
-    """Uploaded Parquet files, written to a temporary folder that lives as long as the cache entry; a skipped
-    file is named as the user named it, never by its temporary path."""
-    folder = tempfile.mkdtemp(prefix="plates-upload-")
-    names = views.write_uploads(folder, files)
-    return views.open_results(folder, names=names)
+@st.cache_resource
+def upload_folders() -> UploadFolders:
+    """Where this server keeps uploads: one folder per upload set, deleted after `SESSION_TTL_S`."""
+    return UploadFolders(ttl_s=SESSION_TTL_S)
+
+
+@st.cache_resource
+def admission() -> Admission:
+    """This server's limits for visitors on other machines (`plates.admission.Admission`)."""
+    return Admission(behind_proxy=hosted_space())
+
+
+def visitor_address() -> str:
+    """The address this session's limits count under (`plates.admission.client_address`)."""
+    return client_address(st.context.ip_address, dict(st.context.headers or {}),
+                          behind_proxy=admission().behind_proxy)
+
+
+@st.cache_resource(show_spinner="Opening uploads…", max_entries=2, ttl=SESSION_TTL_S)
+def open_uploads(files: tuple[tuple[str, bytes], ...], client: str, local: bool) -> views.Opened:
+    """Uploaded Parquet files, checked from their footers first (`plates.results.uploads.check_uploads`),
+    then, for a visitor on another machine (not ``local``), against the memory budget and the uploaded bytes
+    allowed per address (``client``) and in all; written to a folder of their own (deleted with the cache
+    entry's time to live) and read with every text column cut. A skipped file is named as the user named it,
+    never by its folder. Runs once per upload set (the cache): the script's reruns are not new uploads."""
+    check_uploads(files)
+    if not local:
+        admission().memory.check("more uploads")
+        admission().uploads.take(client, sum(len(data) for _, data in files))
+    folder, names = upload_folders().write(files)
+    return views.open_results(folder, names=names, uploaded=True)
 
 
 @st.cache_data(show_spinner=False)
@@ -49,6 +74,12 @@ def page_result(
     """One page's figure and numbers, cached per page, results, filters and controls (``_view`` is not part
     of the key: ``key``, ``filters`` and ``with_reference`` say what it holds)."""
     return pages.PAGES[name](_view, **dict(options))
+
+
+@st.cache_data(show_spinner=False, max_entries=64)
+def rules_note(key: str, filters: views.Filters, _view: views.View) -> str | None:
+    """`views.View.rules_note`, cached per opened results (``key``) and filters."""
+    return _view.rules_note
 
 
 def export(view: views.View, fmt: str) -> bytes:

@@ -16,7 +16,7 @@ from __future__ import annotations
 import hashlib
 import io
 import os
-from collections.abc import Iterable, Mapping
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from functools import cached_property
 from pathlib import Path
@@ -31,6 +31,7 @@ from plates.charts.common import CONDITION, SERIES, series_labels, with_conditio
 from plates.dashboard import queries
 from plates.results.query import Results
 from plates.results.query import open_results as _open
+from plates.results.versions import mixed_rules_note, rules_versions
 
 #: Filter key (as it appears in the query string) -> column of the results it selects on.
 FILTER_COLUMNS: dict[str, str] = {
@@ -121,11 +122,12 @@ class Opened:
         return self.cube.empty
 
 
-def open_results(path: str | Path, *, names: Mapping[str, str] | None = None) -> Opened:
+def open_results(path: str | Path, *, names: Mapping[str, str] | None = None, uploaded: bool = False) -> Opened:
     """Open every results part under ``path`` (see `plates.results.query`): footers, then the cube. The
     papers' reference tables are left out; corrupt and foreign files are listed in ``skipped`` under their
-    ``names`` (uploads: the names the user gave) or paths. A missing path is a ValueError naming it."""
-    results = _open(path, names=dict(names or {}))
+    ``names`` (uploads: the names the user gave) or paths. A missing path is a ValueError naming it.
+    ``uploaded``: a visitor's files, read with every text column cut (`plates.results.query.UPLOAD_TEXT_CAPS`)."""
+    results = _open(path, names=dict(names or {}), short_text=uploaded)
     cube = with_condition(queries.cube(results))
     key = hashlib.sha256(repr((str(path), results.parts.fingerprint)).encode()).hexdigest()[:16]
     return Opened(results, cube, list(results.parts.skipped), filter_options(cube), key)
@@ -175,20 +177,24 @@ def results_path(text: str, root: str | Path, *, local: bool) -> Path:
     resolved = (base / path).resolve() if not path.is_absolute() else path.resolve()
     if resolved != base and base not in resolved.parents:
         raise ValueError(
-            f"this dashboard is served to other machines: it reads only {str(base)!r} and the "
-            f"folders under it, not {text.strip()!r}"
+            f"this dashboard is served to other machines: it reads only the results folder it was started on "
+            f"and the folders under it, not {text.strip()!r}"
         )
     return resolved
 
 
-def write_uploads(folder: str | Path, files: Iterable[tuple[str, bytes]]) -> dict[str, str]:
-    """Write uploaded (name, bytes) into ``folder``; returns path -> the name the user gave (for messages)."""
-    names = {}
-    for index, (name, data) in enumerate(files):
-        target = Path(folder) / f"{index:03d}-{Path(name).name}"
-        target.write_bytes(data)
-        names[str(target)] = Path(name).name
-    return names
+def shown_name(name: str, root: str | Path, *, local: bool) -> str:
+    """A file's name as a page may show it: as is on this machine (``local``); for a visitor on another
+    machine, relative to ``root`` (the served folder) when under it, else only its last component, so no
+    absolute server path reaches them."""
+    if local:
+        return name
+    base = Path(root).resolve()
+    path = Path(name)
+    try:
+        return str(path.resolve().relative_to(base)) if path.is_absolute() else name
+    except ValueError:
+        return path.name
 
 
 # ---------------------------------------------------------------------------------------- filters, views
@@ -271,6 +277,12 @@ class View:
             chosen = self.opened.cube[self.opened.cube[CONDITION].isin(self.filters.condition)]
             conditions = chosen[list(queries.CONDITION_KEYS)].drop_duplicates().to_dict("records")
         return queries.Where(values, conditions)
+
+    @cached_property
+    def rules_note(self) -> str | None:
+        """The warning for filtered rows judged under several scoring-rules versions (`plates.results.versions`);
+        None when one version judged them all."""
+        return mixed_rules_note(rules_versions(self.opened.results, *self.where.sql()))
 
     def label(self, table: pd.DataFrame) -> pd.DataFrame:
         """A DuckDB table (with model, run_id) with the view's ``series`` labels."""

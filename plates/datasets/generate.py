@@ -14,35 +14,27 @@ from plates.datasets.items import MANIFEST, MANIFEST_COLUMNS
 from plates.datasets.presets import PRESETS, _plates, get_preset, make_spec, relative_path
 from plates.datasets.sample import Sample, sample_plates
 from plates.datasets.write import write_items
-from plates.images import encode_png
+from plates.images import encode_png, png_intact, write_png_file
 from plates.stimuli.ishihara.measure import target_kind
 from plates.stimuli.ishihara.plate import PlateSpec, render
 
 _TMP_MARK = ".tmp-"
 
 
-def _write_png(image: Image.Image, path: Path, compress_level: int) -> int:
-    """Save atomically: a temporary file in the same folder, then ``os.replace``. Returns bytes written."""
-    data = encode_png(image, compress_level)
-    tmp = path.with_name(f"{_TMP_MARK}{os.getpid()}-{path.name}.part")  # not *.png: globs never see it
-    with open(tmp, "wb") as f:
-        f.write(data)
-    os.replace(tmp, path)
-    return len(data)
-
-
 def _work(task: tuple) -> tuple[int, int, int, tuple, tuple]:
-    """Render one plate, write its missing variants and measure the ΔE2000 it draws. Returns (images written,
-    images skipped, bytes, the plate's key (index, label, colour set), its `_measured` values). A plate whose
-    images are all on disk is still rendered (without encoding) so the manifest can report what it draws."""
+    """Render one plate, write its missing or damaged variants and measure the ΔE2000 it draws. Returns (images
+    written, images skipped, bytes, the plate's key (index, label, colour set), its `_measured` values). A plate
+    whose images are all on disk is still rendered (without encoding) so the manifest can report what it draws;
+    an image on disk counts as done only when it is a whole PNG of the plate's size (`plates.images.png_intact`):
+    a 0-byte, truncated or damaged file with the final name is drawn again."""
     out, name, li, label, pal, size, seed, compress_level = task
     p = PRESETS[name]
     paths = [(v, Path(out) / relative_path(name, pal, li, label, v)) for v in p.variants]
-    todo = [(v, path) for v, path in paths if not path.exists()]
     plate = render(make_spec(name, label, pal, size=size, seed=seed))
+    todo = [(v, path) for v, path in paths if not png_intact(path, plate.image.size)]
     nbytes = 0
     for v, path in todo:
-        nbytes += _write_png(plate.variant(v), path, compress_level)
+        nbytes += write_png_file(encode_png(plate.variant(v), compress_level), path)
     return len(todo), len(paths) - len(todo), nbytes, (li, label, pal), _measured(plate)
 
 

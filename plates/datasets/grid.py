@@ -326,19 +326,21 @@ def grid_plates(grid: Grid) -> Iterator[GridPlate]:
 
 
 def _work(task: tuple[int, str, str, tuple[tuple[str, str], ...], int]) -> tuple[int, int, int, int, tuple]:
-    """Render one plate, write its missing images and measure the ΔE2000 it draws: (written, skipped, bytes,
-    the plate's index, its measured values as the preset manifests hold them). A plate whose images are all
-    on disk is still rendered (not encoded), so the manifest reports what it draws."""
-    from plates.datasets.generate import _measured, _write_png
+    """Render one plate, write its missing or damaged images and measure the ΔE2000 it draws: (written,
+    skipped, bytes, the plate's index, its measured values as the preset manifests hold them). A plate whose
+    images are all on disk is still rendered (not encoded), so the manifest reports what it draws; an image
+    counts as on disk only when it is a whole PNG of the plate's size (`plates.images.png_intact`)."""
+    from plates.datasets.generate import _measured
+    from plates.images import encode_png, png_intact, write_png_file
     from plates.stimuli.ishihara.plate import render
 
     index, out, spec_json, paths, compress_level = task
-    todo = [(v, Path(out) / rel) for v, rel in paths if not (Path(out) / rel).exists()]
     plate = render(PlateSpec.from_json(spec_json))
+    todo = [(v, Path(out) / rel) for v, rel in paths if not png_intact(Path(out) / rel, plate.image.size)]
     nbytes = 0
     for v, path in todo:
         path.parent.mkdir(parents=True, exist_ok=True)
-        nbytes += _write_png(plate.variant(v), path, compress_level)
+        nbytes += write_png_file(encode_png(plate.variant(v), compress_level), path)
     return len(todo), len(paths) - len(todo), nbytes, index, _measured(plate)
 
 

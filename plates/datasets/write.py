@@ -2,9 +2,11 @@
 
 The preset writer (`plates.datasets.generate`) is tuned for the large plate sets (worker processes, resume);
 this one takes any stimulus specs (`plates.stimuli.STIMULI`): illusion and scene presets, grid files, a family a
-user adds. Each PNG is written atomically (tmp file + ``os.replace``) and losslessly (`plates.images.encode_png`);
-an image already on disk is kept (rerun to finish an interrupted write); the manifest is rewritten atomically
-at the end from what is on disk.
+user adds, rendered and encoded by worker processes when asked (`write_items`'s ``workers``). Each PNG is written
+atomically and durably (`plates.images.write_png_file`: fsync before the rename) and losslessly
+(`plates.images.encode_png`); an image already on disk is kept when it is a whole PNG of the stimulus's size
+(`plates.images.png_intact`) and drawn again otherwise (rerun to finish an interrupted write or repair a damaged
+one); the manifest is rewritten atomically at the end from what is on disk.
 """
 
 from __future__ import annotations
@@ -23,7 +25,7 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 
 from plates.datasets.items import HUMAN_KEY_COLUMN, MANIFEST, MANIFEST_COLUMNS, QUESTION_COLUMN
-from plates.images import encode_png
+from plates.images import encode_png, png_intact, write_png_file
 from plates.stimuli import family_of, render
 
 __all__ = ["Entry", "write_items"]
@@ -129,11 +131,10 @@ def write_items(dataset: str, entries: Iterable[Entry | Callable[[], Iterable[En
                 rel = (f"{_SAFE.sub('-', dataset)}/{_SAFE.sub('-', e.group) or 'all'}/"
                        f"{n:06d}_{_SAFE.sub('-', e.item_id)}.png")
                 path = out / rel
-                if not path.is_file():
+                side = int(e.spec.size)  # every family's image is size x size px
+                if not png_intact(path, (side, side)):  # missing, or a damaged file with the final name: written
                     path.parent.mkdir(parents=True, exist_ok=True)
-                    tmp = path.with_name(f".tmp-{os.getpid()}-{path.name}.part")
-                    tmp.write_bytes(png)
-                    os.replace(tmp, path)
+                    write_png_file(png, path)
                 values = {**values, "dataset": dataset, "path": rel}
                 for c in rows:
                     rows[c].append(values.get(c))

@@ -2,8 +2,10 @@
 
 Thin on purpose: every decision lives in plates.explorer.plate / plates.explorer.models; this file lays out widgets
 and wires events. ``build_app()`` returns the Blocks (tests build and drive it); ``main()`` launches it
-(`app.py`, ``python -m plates.explorer``). Env: ``GRADIO_SERVER_NAME`` / ``GRADIO_SERVER_PORT`` (host/port), ``PLATES_PUBLIC=1``
-(public mode), ``PLATES_ALLOWED_BASE_URLS``, ``PLATES_ALLOWED_HF_MODELS``.
+(`app.py`, ``python -m plates.explorer``). Env: ``GRADIO_SERVER_NAME`` / ``GRADIO_SERVER_PORT`` (host/port),
+``PLATES_ALLOWED_BASE_URLS``, ``PLATES_ALLOWED_HF_MODELS``. Public mode is the default; ``--private`` or
+``PLATES_PUBLIC=0`` serves a private instance, except on a hosted Space (``SPACE_ID`` / ``SYSTEM=spaces``),
+which is always public (`plates.explorer.plate.Policy.from_env`).
 """
 
 from __future__ import annotations
@@ -16,11 +18,14 @@ import tempfile
 import uuid
 
 import gradio as gr
+from starlette.middleware import Middleware
 
+from plates.admission import SESSION_TTL_S, Admission, UploadGate, hosted_space
 from plates.conditions import Condition
 from plates.explorer import family_tabs
 from plates.explorer import models as em
 from plates.explorer import plate as ex
+from plates.secrets import clean_message
 
 log = logging.getLogger("plates.app")
 #: Seconds between the sweep's page updates (answers arriving faster are shown together).
@@ -35,7 +40,7 @@ def _guard(fn, secrets_from=None, hide_paths=False):
     """
 
     def scrub(msg, args):
-        return em.clean_message(msg, secrets_from(args) if secrets_from else (), hide_paths=hide_paths)
+        return clean_message(msg, secrets_from(args) if secrets_from else (), hide_paths=hide_paths)
 
     if inspect.isgeneratorfunction(fn):
         @functools.wraps(fn)
@@ -65,9 +70,19 @@ def _guard(fn, secrets_from=None, hide_paths=False):
     return run
 
 
-def build_app(policy: ex.Policy | None = None) -> gr.Blocks:
-    """The explorer's Blocks: plate panel (live), model panel, ΔE sweep. Nothing is launched here."""
+def admission_for(policy: ex.Policy) -> Admission | None:
+    """Public mode's limits per address and server-wide (`plates.admission.Admission`; addresses from the
+    Space's proxy on a hosted Space), None in private mode."""
+    return Admission(behind_proxy=hosted_space()) if policy.public else None
+
+
+def build_app(policy: ex.Policy | None = None, admission: Admission | None = None) -> gr.Blocks:
+    """The explorer's Blocks: plate panel (live), model panel, ΔE sweep. Nothing is launched here.
+    ``admission``: the limits the app checks (default: `admission_for` the policy; pass the same object to
+    `launch_options`, whose upload gate shares it)."""
     policy = policy or ex.Policy.from_env()
+    admission = admission if admission is not None else admission_for(policy)
+    ttl = SESSION_TTL_S if admission is not None else None  # public mode: no state outlives it unused
     guard = functools.partial(_guard, hide_paths=policy.public)
     slots = ex.concurrency(policy)  # events at once per group, up to the cores, and the queue's bound
     # public mode remembers a model that failed to load, so retries do not take the model slot again
@@ -90,7 +105,7 @@ def build_app(policy: ex.Policy | None = None) -> gr.Blocks:
         try:
             spec = make_spec(base_json, *vals)
         except ValueError as exc:  # the plate on screen stays, marked not redrawn, with the reason in words
-            message = em.clean_message(str(exc), (), hide_paths=policy.public)
+            message = clean_message(str(exc), (), hide_paths=policy.public)
             gr.Warning(message)
             return (*[gr.skip()] * len(ex.VIEWS), f"⚠️ **Not redrawn:** {message}",
                     *[gr.skip()] * (len(plate_outputs) - len(ex.VIEWS) - 1))
@@ -112,7 +127,7 @@ def build_app(policy: ex.Policy | None = None) -> gr.Blocks:
         try:
             spec = make_spec(base_json, *vals)
         except ValueError as exc:
-            why = em.clean_message(str(exc), (), hide_paths=policy.public)
+            why = clean_message(str(exc), (), hide_paths=policy.public)
             return None, f"⚠️ **The Plate tab's plate cannot be drawn:** {why}"
         plate = plates_seen(spec)
         return plate.image, ex.plate_caption(plate)
@@ -159,6 +174,8 @@ def build_app(policy: ex.Policy | None = None) -> gr.Blocks:
 
     def ask_model(key, history, run_id, kind, hf_id, api_model, base_url, prompt_name, prompt_text, size,
                   grayscale, hue, cvd, severity, variant, base_json, *vals):
+        if admission is not None:
+            admission.memory.check("a model call")
         spec = make_spec(base_json, *vals)
         ask = make_ask(prompt_name, prompt_text, size, grayscale, hue, cvd, severity, variant)
         run_id = run_id or f"explorer-{uuid.uuid4().hex[:12]}"
@@ -177,6 +194,8 @@ def build_app(policy: ex.Policy | None = None) -> gr.Blocks:
 
     def run_sweep(key, history, run_id, low, high, points, kind, hf_id, api_model, base_url, prompt_name,
                   prompt_text, size, grayscale, hue, cvd, severity, variant, base_json, *vals):
+        if admission is not None:
+            admission.memory.check("a sweep")
         spec = make_spec(base_json, *vals)
         values = em.sweep_values(float(low), float(high), int(points), policy)
         run_id = run_id or f"explorer-{uuid.uuid4().hex[:12]}"
@@ -208,7 +227,7 @@ def build_app(policy: ex.Policy | None = None) -> gr.Blocks:
                     "and ask a model what it reads." + (" *(public mode)*" if policy.public else ""))
         base_state = gr.State("")  # JSON of a pasted/linked spec: fields the controls do not show survive
         key_state = gr.State("")  # the visitor's API key: this session only, never an output
-        history_state = gr.State([])
+        history_state = gr.State([], time_to_live=ttl)
         run_state = gr.State("")  # this session's run id (set on load)
         with gr.Tab("Plate"):
             with gr.Row():
@@ -313,7 +332,8 @@ def build_app(policy: ex.Policy | None = None) -> gr.Blocks:
 
         # the family tabs: Illusions, Scenes, Try it yourself
         family_tabs.add_family_tabs(policy, guard=guard, cache=cache, scratch=scratch,
-                                    model=(kind, hf_id, api_model, base_url), key_state=key_state)
+                                    model=(kind, hf_id, api_model, base_url), key_state=key_state,
+                                    admission=admission)
 
         # ------------------------------------------------------------------------------------------ events
         controls = [colour_pair, fg, bg, delta_e, font, text, dot_min, dot_max, density, jitter, size, seed]
@@ -368,21 +388,44 @@ def build_app(policy: ex.Policy | None = None) -> gr.Blocks:
     return demo
 
 
-def launch_options(port: int | None = None, policy: ex.Policy | None = None) -> dict:
+#: Public mode: browser sessions whose Gradio state is kept at once (Gradio's default is 10,000; each holds a
+#: copy of the page's configuration, 6-9 MB after a render and a sweep); the least recently used go first.
+PUBLIC_SESSION_CAPACITY = 96
+
+
+def launch_options(port: int | None = None, policy: ex.Policy | None = None,
+                   admission: Admission | None = None) -> dict:
     """How the explorer is launched (tests and the bench use the same): host and port from the environment,
     no raw errors on the page, no run history (it would keep inputs, a visitor's key among them, in the
-    browser or a bucket), and in public mode uploads capped at 1 MB (a spec is a few hundred bytes)."""
+    browser or a bucket), and in public mode uploads capped at 1 MB a file (a spec is a few hundred bytes) and
+    per address and in total by an upload gate in front of Gradio's upload route (``admission.uploads``;
+    default: `admission_for` the policy), and at most `PUBLIC_SESSION_CAPACITY` sessions' state kept."""
     policy = policy or ex.Policy.from_env()
     if port is None and os.environ.get("GRADIO_SERVER_PORT"):
         port = int(os.environ["GRADIO_SERVER_PORT"])
     options = dict(server_name=os.environ.get("GRADIO_SERVER_NAME", "127.0.0.1"), server_port=port,
                    show_error=False, run_history=False, footer_links=["api", "settings"])
     if policy.public:
+        admission = admission if admission is not None else admission_for(policy)
         options["max_file_size"] = "1mb"
+        options["state_session_capacity"] = PUBLIC_SESSION_CAPACITY
+        options["app_kwargs"] = {"middleware": [Middleware(UploadGate, rate=admission.uploads,
+                                                           behind_proxy=admission.behind_proxy)]}
     return options
 
 
-def main() -> None:
+def main(argv: list[str] | None = None) -> None:
     """Build and serve the explorer (the Space entry `app.py` and `python -m plates.explorer`): port 7860
-    unless ``GRADIO_SERVER_PORT`` says otherwise."""
-    build_app().launch(**launch_options(port=None if os.environ.get("GRADIO_SERVER_PORT") else 7860))
+    unless ``GRADIO_SERVER_PORT`` says otherwise; public unless ``--private`` (or ``PLATES_PUBLIC=0``) and
+    always public on a hosted Space."""
+    import argparse
+
+    cli = argparse.ArgumentParser(description="Serve the plate explorer (public mode unless --private).")
+    cli.add_argument("--private", action="store_true", help="a private instance: your own endpoints and larger "
+                     "caps (ignored on a hosted Space, which is always public)")
+    policy = ex.Policy.from_env(private=cli.parse_args(argv).private)
+    if not policy.public:
+        log.warning("private mode: serve it on a trusted network only")
+    admission = admission_for(policy)
+    build_app(policy, admission).launch(**launch_options(
+        port=None if os.environ.get("GRADIO_SERVER_PORT") else 7860, policy=policy, admission=admission))

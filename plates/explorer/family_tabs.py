@@ -13,6 +13,7 @@ from collections.abc import Callable, Sequence
 
 import gradio as gr
 
+from plates.admission import SESSION_TTL_S, Admission
 from plates.explorer import families as fv
 from plates.explorer import models as em
 from plates.explorer import plate as ex
@@ -24,16 +25,18 @@ __all__ = ["add_family_tabs"]
 def add_family_tabs(policy: ex.Policy, *, guard: Callable, cache: em.ModelCache, scratch: ex.Scratch,
                     model: Sequence[gr.components.Component], key_state: gr.State,
                     quiz: qv.QuizConfig | None = None, reader: qv.ReaderCache | None = None,
-                    board: qv.ModelBoard | None = None) -> None:
+                    board: qv.ModelBoard | None = None, admission: Admission | None = None) -> None:
     """Add the three tabs to the Blocks being built. ``guard(fn, secrets_from)`` turns errors into page
-    messages (app._guard); ``model`` = the Model tab's (kind, hf_id, api_model, base_url) widgets."""
+    messages (app._guard); ``model`` = the Model tab's (kind, hf_id, api_model, base_url) widgets;
+    ``admission``: public mode's limits per address and server-wide (`plates.admission.Admission`)."""
     quiz = quiz or qv.QuizConfig()
     reader = reader or qv.ReaderCache()
     board = board or qv.ModelBoard()  # models' stored estimates (PLATES_QUIZ_MODELS), read on first result
     # Warm up before serving (as build_app does): colour-science loads now, not inside a visitor's request,
     # where its stand-in `matplotlib` module would break Gradio's matplotlib backend guard.
     fv.render_illusion_controls(fv.IllusionControls(size=64), policy)
-    rows_state = gr.State([])  # rows asked from these tabs (this session), for the Parquet download
+    ttl = SESSION_TTL_S if admission is not None else None  # public mode: no state outlives it unused
+    rows_state = gr.State([], time_to_live=ttl)  # rows asked from these tabs (this session), for the download
     run_state = gr.State("")
     secrets = lambda args: (args[0],)  # noqa: E731 - the key is every ask handler's first input
 
@@ -181,14 +184,18 @@ def add_family_tabs(policy: ex.Policy, *, guard: Callable, cache: em.ModelCache,
         return (qv.progress_text(session), png("quiz-image", trial.image), trial.prompt,
                 gr.update(visible=trial.block == "plate"), gr.update(visible=trial.block == "illusion"), *labels)
 
-    def start(agreed, started):
-        session = qv.start_session(quiz, agreed=bool(agreed), started=int(started or 0))
+    def start(request: gr.Request, agreed, started):  # Gradio fills `request` (the sender's address)
+        client = admission.client(request) if admission is not None else ""
+        session = qv.start_session(quiz, agreed=bool(agreed), started=int(started or 0), client=client,
+                                   admission=admission)
         return (session, int(started or 0) + 1, *show(session), "", gr.update(visible=True), "",
                 gr.update(visible=False))
 
     def answer(session, text):
         if session is None:
             raise ValueError("no quiz is running: tick the box and press Start")
+        if admission is not None:
+            admission.quizzes.touch(session.participant)
         session.answer(text if isinstance(text, str) else "")
         if not session.done:
             return (session, *show(session), "", gr.update(), gr.update(), gr.update())
@@ -212,7 +219,9 @@ def add_family_tabs(policy: ex.Policy, *, guard: Callable, cache: em.ModelCache,
         return press
 
     with gr.Tab("Try it yourself"):
-        quiz_state = gr.State(None)
+        # public mode: a quiz left idle is deleted after the session TTL, and its slot freed with it
+        quiz_state = gr.State(None, time_to_live=ttl,
+                              delete_callback=lambda session: _release(admission, session))
         started_state = gr.State(0)
         gr.Markdown(qv.consent_text(quiz), elem_id="quiz-consent")
         with gr.Row():
@@ -250,6 +259,12 @@ def add_family_tabs(policy: ex.Policy, *, guard: Callable, cache: em.ModelCache,
                      concurrency_limit=4, concurrency_id="quiz")
     for key, button in keys.items():
         button.click(_key_press(key, quiz.limits.max_text), typed, typed, api_name=False, show_progress="hidden")
+
+
+def _release(admission: Admission | None, session: object) -> None:
+    """Free a deleted quiz's slot (Gradio calls this when the state expires or its tab closed long ago)."""
+    if admission is not None and session is not None:
+        admission.quizzes.release(session.participant)
 
 
 def _key_press(key: str, max_text: int) -> Callable[[str], str]:

@@ -2,7 +2,7 @@
 
 Choosing a model (the offline baseline reader, a Hugging Face id, or an OpenAI-compatible endpoint) under the
 public-mode :class:`~plates.explorer.plate.Policy`, a cache of loaded models, asking one plate (the prompt by name, the
-condition the model receives, scoring with plates.tasks.scoring), the ΔE2000 sweep as a generator of rows, and the
+condition the model receives, scoring with the task's readers, plates.tasks.answers), the ΔE2000 sweep as a generator of rows, and the
 session history as rows of the results schema (plates.results.SCHEMA) written to Parquet.
 
 API keys: a visitor's key is passed in per call, handed to the backend and never stored here; every message
@@ -70,18 +70,6 @@ def redact(text: str | None, secrets: Sequence[str | None]) -> str | None:
     """``text`` with every secret of 4 or more characters replaced by ``***`` in every spelling
     (plates.secrets): keys never leave in a message."""
     return _redact(text, secrets, min_length=4)
-
-
-_PATH = re.compile(r"(?<![\w:/.])(?:[A-Za-z]:)?(?:[\\/][\w.@+-]+){2,}")  # not inside a URL
-
-
-def clean_message(text: str, secrets: Sequence[str | None], *, hide_paths: bool) -> str:
-    """A message fit for the page: secrets redacted and, with ``hide_paths`` (public mode), every absolute
-    server path cut to its last component (``/srv/app/plates/assets/x.onnx`` -> ``…/x.onnx``)."""
-    text = redact(text, secrets) or ""
-    if hide_paths:
-        text = _PATH.sub(lambda m: "…/" + re.split(r"[\\/]", m.group(0))[-1], text)
-    return text
 
 
 @dataclass(frozen=True)
@@ -271,7 +259,10 @@ def open_backend(choice: ModelChoice, api_key: str | None, policy: Policy, cache
     """The backend for ``choice`` and whether the caller must close it (True for per-call API backends).
 
     In public mode an API call needs the visitor's own key: the server's environment key is never used for a
-    visitor. The key is handed to the backend directly, never through a process-wide environment variable.
+    visitor. In private mode a call without a key gets the server's ``OPENAI_API_KEY`` only when its base URL
+    is the policy's ``key_endpoint`` (the key's own endpoint), and goes without a key anywhere else, so a typed
+    URL never receives it. The key is handed to the backend directly, never through a process-wide
+    environment variable.
     In public mode an API backend follows no redirect (an allowed endpoint could otherwise send the request,
     body and key, to any address its server can reach), and a Hugging Face model not loaded yet is checked
     first with ``check_hf`` (:func:`check_hf_model`: fast, before it takes the model slot).
@@ -289,8 +280,9 @@ def open_backend(choice: ModelChoice, api_key: str | None, policy: Policy, cache
                                   "timeout": 60, "max_attempts": 2}
     if policy.public:
         options["follow_redirects"] = False
-    if not key:  # private mode only: the server's own key if it has one, else a keyless local server
-        options["api_key_env"] = "OPENAI_API_KEY" if os.environ.get("OPENAI_API_KEY") else None
+    if not key:  # private mode only: the server's own key for its own endpoint, else a keyless local server
+        bound = bool(policy.key_endpoint) and choice.base_url == policy.key_endpoint
+        options["api_key_env"] = "OPENAI_API_KEY" if bound and os.environ.get("OPENAI_API_KEY") else None
         return make_backend("openai", **options), True
     return make_backend("openai", api_key=key, **options), True  # this instance only, never the environment
 
@@ -345,7 +337,7 @@ def prompt_defaults(name: str) -> tuple[str, str]:
 
 def prompt_label_space(template, target: str) -> str | None:
     """The label space to render and score with: the template's own, except that an OPEN prompt about a text
-    outside it (a visitor may type any text) uses "any" (parsing without a label space; plates.tasks.scoring)."""
+    outside it (a visitor may type any text) uses "any" (parsing without a label space; plates.tasks.ishihara.score)."""
     space = template.label_space
     if template.kind == "open" and space in LABEL_SPACES and target not in LABEL_SPACES[space]:
         return "any"

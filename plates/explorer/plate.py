@@ -30,6 +30,7 @@ from pathlib import Path
 import numpy as np
 from PIL import Image
 
+from plates.admission import hosted_space
 from plates.colour import to_hex
 from plates.conditions import cvd_view
 from plates.images import encode_png
@@ -62,13 +63,23 @@ _CODE_RE = re.compile(r"^[A-Za-z0-9_-]+$")
 
 
 # ----------------------------------------------------------------------------------------------------------- policy
+#: The endpoint the server's ``OPENAI_API_KEY`` belongs to when ``OPENAI_BASE_URL`` names none (the openai SDK's).
+DEFAULT_KEY_ENDPOINT = "https://api.openai.com/v1"
+_YES, _NO = ("1", "true", "yes"), ("0", "false", "no")
+
+
 @dataclass(frozen=True)
 class Policy:
-    """What a visitor may ask for. Public mode (env ``PLATES_PUBLIC=1``) is the safe-to-leave-running Space.
+    """What a visitor may ask for. Public mode is the safe-to-leave-running Space and the default of
+    :meth:`from_env`: an operator opts out with ``PLATES_PUBLIC=0`` (or ``python app.py --private``), and never
+    on a hosted Space (`plates.admission.hosted_space`).
 
     ``allowed_base_urls``: OpenAI-compatible endpoints a visitor may use in public mode (env
     ``PLATES_ALLOWED_BASE_URLS``, comma-separated; empty = none). ``allowed_hf_models``: Hugging Face ids that
     may be loaded in public mode (env ``PLATES_ALLOWED_HF_MODELS``; empty = none). Sizes are pixels.
+    ``key_endpoint``: the one base URL the server's own ``OPENAI_API_KEY`` is sent to in private mode (env
+    ``OPENAI_BASE_URL``, else :data:`DEFAULT_KEY_ENDPOINT`; empty = never): a key comes only with its configured
+    endpoint, never with a URL a visitor typed. Public mode never sends the server's key at all.
 
     Caps on everything a visitor sends, so no input's cost grows without bound (a spec's foreground x
     background pairs cost the product of the two list lengths): ``max_spec_chars`` (a pasted, uploaded or
@@ -79,6 +90,7 @@ class Policy:
     public: bool = False
     allowed_base_urls: tuple[str, ...] = ()
     allowed_hf_models: tuple[str, ...] = ()
+    key_endpoint: str = ""
     max_plate_size: int = 2048
     max_sweep_points: int = 41
     min_plate_size: int = 64
@@ -89,13 +101,18 @@ class Policy:
     max_field_chars: int = 300
 
     @classmethod
-    def from_env(cls, environ: Mapping[str, str] | None = None) -> Policy:
-        """Read the policy from environment variables (``os.environ`` by default)."""
+    def from_env(cls, environ: Mapping[str, str] | None = None, *, private: bool = False) -> Policy:
+        """Read the policy from environment variables (``os.environ`` by default). Public unless the operator
+        says private (``PLATES_PUBLIC=0|false|no``, or ``private=True``: ``app.py --private``); always public
+        on a hosted Space (`plates.admission.hosted_space`), whatever was said. ValueError for a flag that is neither,
+        or for ``PLATES_PUBLIC=1`` together with ``private``."""
         env = os.environ if environ is None else environ
         flag = env.get("PLATES_PUBLIC", "").strip().lower()
-        if flag not in ("", "0", "1", "true", "false", "yes", "no"):
+        if flag not in ("", *_YES, *_NO):
             raise ValueError(f"PLATES_PUBLIC={flag!r} is not allowed; allowed: 1/0, true/false, yes/no")
-        public = flag in ("1", "true", "yes")
+        if private and flag in _YES:
+            raise ValueError(f"--private contradicts PLATES_PUBLIC={flag!r}; allowed: one of them")
+        public = hosted_space(env) or not (private or flag in _NO)
 
         def _list(name: str) -> tuple[str, ...]:
             return tuple(x.strip().rstrip("/") for x in env.get(name, "").split(",") if x.strip())
@@ -104,6 +121,8 @@ class Policy:
             public=public,
             allowed_base_urls=_list("PLATES_ALLOWED_BASE_URLS"),
             allowed_hf_models=_list("PLATES_ALLOWED_HF_MODELS"),
+            key_endpoint="" if public else (env.get("OPENAI_BASE_URL", "").strip().rstrip("/")
+                                            or DEFAULT_KEY_ENDPOINT),
             max_plate_size=1024 if public else 2048,
             max_sweep_points=12 if public else 41,
             max_text_chars=8 if public else 12,

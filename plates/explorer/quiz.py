@@ -19,7 +19,8 @@ makes look lighter had to be for the two to look equal (−PSE in the frame alig
 `pse_table` reports it); 0 is a pixel-exact observer, and positive means fooled the way people are.
 
 Public mode: at most ``max_sessions`` quiz starts per browser session on top of the per-session limits of
-`plates.runs.quiz.QuizLimits`; a visitor's typed answer is only ever a reply text (never a path or a name).
+`plates.runs.quiz.QuizLimits`, and the per-address and server-wide limits of `plates.admission.Admission`
+(`start_session`); a visitor's typed answer is only ever a reply text (never a path or a name).
 """
 
 from __future__ import annotations
@@ -35,6 +36,7 @@ from pathlib import Path
 
 import pandas as pd
 
+from plates.admission import Admission
 from plates.analysis.adaptive import AdaptiveEstimate
 from plates.charts.illusions import pse_table
 from plates.charts.people import threshold_table
@@ -98,16 +100,27 @@ def consent_text(config: QuizConfig) -> str:
     return CONSENT.format(trials=config.total)
 
 
-def start_session(config: QuizConfig, *, agreed: bool, started: int) -> QuizSession:
+def start_session(config: QuizConfig, *, agreed: bool, started: int, client: str = "",
+                  admission: Admission | None = None) -> QuizSession:
     """A new quiz session once the person has agreed; ``started`` is how many this browser session has begun.
-    ValueError (in words) without consent or past ``config.max_sessions``. Results go to the folder in
-    ``PLATES_HUMAN_RESULTS`` (read by `QuizSession.start`), or stay in memory when it is unset."""
+    ValueError (in words) without consent or past ``config.max_sessions``. With ``admission`` (public mode),
+    `plates.admission.Refused` first when the server is over its memory budget, when ``client`` (the
+    sender's address: a fresh browser session is no fresh allowance) has started too many quizzes lately, or
+    when the most quizzes at once are running; the session then holds a slot until it is released or idle
+    for the slot's time to live. Results go to the folder in ``PLATES_HUMAN_RESULTS`` (read by
+    `QuizSession.start`), or stay in memory when it is unset."""
     if not agreed:
         raise ValueError("please read the note and tick the box to agree before starting")
     if started >= config.max_sessions:
         raise ValueError(f"this page has started {started} quizzes; allowed: {config.max_sessions} per visit")
-    return QuizSession.start(palette=config.palette, trials=config.trials, illusion=config.illusion,
-                             illusion_trials=config.illusion_trials, size=config.size, limits=config.limits)
+    if admission is not None:
+        admission.memory.check("a new quiz")
+        admission.quiz_starts.take(client)
+    session = QuizSession.start(palette=config.palette, trials=config.trials, illusion=config.illusion,
+                                illusion_trials=config.illusion_trials, size=config.size, limits=config.limits)
+    if admission is not None:
+        admission.quizzes.admit(session.participant)
+    return session
 
 
 def append_key(text: str | None, key: str, max_text: int) -> str:

@@ -21,6 +21,9 @@ BACKENDS: dict[str, str] = {
     "baseline": "plates.models.baseline:BaselineBackend",
 }
 
+#: Backend kind -> the model it runs when none is named (backends that hold one model only).
+DEFAULT_MODELS: dict[str, str] = {"baseline": "baseline-cnn"}
+
 #: Backend kind -> the extra that installs its SDK (None: the default install); see plates.install.extra_hint.
 EXTRAS: dict[str, str | None] = {"openai": None, "hf": "hf", "baseline": None}
 
@@ -54,4 +57,4 @@ def make_backend(kind: str, **options: Any) -> Backend:
     return backend_class(kind)(**options)
 
 
-__all__ = ["BACKENDS", "Backend", "BackendFailing", "Query", "Reply", "Turn", "backend_class", "make_backend"]
+__all__ = ["BACKENDS", "DEFAULT_MODELS", "Backend", "BackendFailing", "Query", "Reply", "Turn", "backend_class", "make_backend"]

@@ -14,7 +14,8 @@ and keeps `plates.results.load_results`' semantics:
 
 Every query selects only the columns and groups it needs; DuckDB reads those columns of those parts
 (projection and filter pushdown). Columns a part lacks read as null; every results column is cast to the
-schema's type (``TRY_CAST``: a value that does not fit reads as null). DuckDB runs with ``MEMORY_LIMIT``
+schema's type (``TRY_CAST``: a value that does not fit reads as null), and text is read cut to `TEXT_CAPS`
+characters. DuckDB runs with ``MEMORY_LIMIT``
 (it spills to a temporary folder beyond it) and
 ``THREADS`` threads. `Results` is safe to share between threads: each query runs on its own cursor.
 """
@@ -36,7 +37,16 @@ import pandas as pd
 import pyarrow as pa
 import pyarrow.parquet as pq
 
-from plates.results.schema import _COVERS, _KIND, _REFERENCE, _REPLACES, _SUPERSEDES, COLUMNS, SCHEMA
+from plates.results.schema import (
+    _COVERS,
+    _KIND,
+    _REFERENCE,
+    _REPLACES,
+    _SUPERSEDES,
+    ABSENT_DEFAULTS,
+    COLUMNS,
+    SCHEMA,
+)
 
 __all__ = ["MAX_ENTRIES", "MAX_PARTS", "Parts", "Results", "list_parts", "open_results", "scan_parts"]
 
@@ -47,6 +57,18 @@ MAX_ENTRIES = 200_000
 #: DuckDB's memory budget (it spills to a temporary folder beyond it) and threads.
 MEMORY_LIMIT = "320MB"
 THREADS = max(1, min(4, os.cpu_count() or 1))
+#: Characters of a text column the view reads (the rest stays on disk). Over a results folder, the long
+#: free-text columns keep 16 K (a model's reply, a prompt, a spec or an error is shown whole up to there) and
+#: the others are read whole, so filters still reach the Parquet scan (a filter on a cut value could not skip
+#: row groups by their statistics).
+TEXT_CAPS = {"reply": 16_384, "prompt_text": 16_384, "spec_json": 16_384, "options_json": 16_384,
+             "truth_json": 16_384, "error": 16_384}
+#: Over uploads (``short_text``) every text column is cut: the pages' JSON and error columns to 512, ids,
+#: names, labels and parsed answers to `TEXT_CAP`, so no crafted file of many short rows makes a page hold
+#: gigabytes of text (only the drill-down, a page of rows at a time, reads the 16 K columns).
+UPLOAD_TEXT_CAPS = {"reply": 16_384, "prompt_text": 16_384, "spec_json": 16_384, "options_json": 512,
+                    "truth_json": 512, "error": 512}
+TEXT_CAP = 128
 #: Pseudo file systems never walked when the walk starts at the file system root.
 _PSEUDO = frozenset({"proc", "sys", "dev", "run"})
 
@@ -65,7 +87,8 @@ def list_parts(path: str | Path) -> list[Path]:
     """Every ``*.parquet`` under ``path`` (a folder, walked without following links; or a file), sorted.
 
     Names starting with '.' or '_' are skipped (the writer's temporaries), as are entries that vanish or
-    cannot be read during the walk. A missing path is a ValueError naming it; so is a walk that passes
+    cannot be read during the walk, and links to files outside ``path`` (a link inside the root to
+    ``/etc/...`` or another user's results is never read). A missing path is a ValueError naming it; so is a walk that passes
     `MAX_PARTS` files or `MAX_ENTRIES` entries (naming the path: choose a results folder)."""
     root = Path(path)
     if root.is_file():
@@ -74,7 +97,12 @@ def list_parts(path: str | Path) -> list[Path]:
         raise ValueError(f"results path {str(root)!r} does not exist; give a results folder or Parquet file")
     found: list[Path] = []
     seen = 0
-    at_fs_root = root.resolve() == Path(root.resolve().anchor)
+    real_root = root.resolve()
+    at_fs_root = real_root == Path(real_root.anchor)
+
+    def inside(folder: str, name: str) -> bool:  # a file link must point under the root
+        entry = Path(folder) / name
+        return not entry.is_symlink() or real_root in entry.resolve().parents
     for folder, dirs, files in os.walk(root, onerror=lambda _exc: None, followlinks=False):
         seen += len(dirs) + len(files)
         if seen > MAX_ENTRIES or len(found) > MAX_PARTS:
@@ -87,7 +115,8 @@ def list_parts(path: str | Path) -> list[Path]:
         dirs[:] = sorted(
             d for d in dirs if not d.startswith((".", "_")) and not (skip_pseudo and d in _PSEUDO)
         )
-        found += [Path(folder) / f for f in files if f.endswith(".parquet") and not f.startswith((".", "_"))]
+        found += [Path(folder) / f for f in files
+                  if f.endswith(".parquet") and not f.startswith((".", "_")) and inside(folder, f)]
     return sorted(found)
 
 
@@ -239,6 +268,7 @@ class Results:
     results column cast to the schema's type (null where no part has it). Build with `open_results`."""
 
     parts: Parts
+    short_text: bool = False  # cut every text column (uploads), not only the free-text ones (TEXT_CAPS)
     _con: Any = field(repr=False, default=None)
     _lock: Any = field(repr=False, default_factory=threading.Lock)
 
@@ -258,12 +288,20 @@ class Results:
             )
             con.execute(f"CREATE VIEW results AS SELECT {select} WHERE false")
             return
+        def cap(n: str) -> int | None:
+            return UPLOAD_TEXT_CAPS.get(n, TEXT_CAP) if self.short_text else TEXT_CAPS.get(n)
+
         cols = [
-            f"TRY_CAST({_quote(n)} AS {_DUCK_TYPES[t]}) AS {_quote(n)}"
+            (f"left(TRY_CAST({_quote(n)} AS VARCHAR), {cap(n)}) AS {_quote(n)}"
+             if t == pa.string() and cap(n) is not None else f"TRY_CAST({_quote(n)} AS {_DUCK_TYPES[t]}) AS {_quote(n)}")
             if n in present
             else f"CAST(NULL AS {_DUCK_TYPES[t]}) AS {_quote(n)}"
             for n, (t, _) in COLUMNS.items()
         ]
+        # a column older parts lack reads as its ABSENT_DEFAULTS value (rules_version: UNVERSIONED), as in
+        # load_results
+        cols = [f"coalesce({c.removesuffix(f' AS {_quote(n)}')}, {ABSENT_DEFAULTS[n]}) AS {_quote(n)}"
+                if n in ABSENT_DEFAULTS else c for c, n in zip(cols, COLUMNS, strict=True)]
         files = list(self.parts.files)
         source = (
             f"read_parquet({_sql_list(files)}, union_by_name = true, filename = true, file_row_number = true)"
@@ -321,9 +359,10 @@ class Results:
         self._con.close()
 
 
-def open_results(path: str | Path, *, names: dict[str, str] | None = None) -> Results:
-    """`Results` over every part under ``path`` (see the module doc); ``names``: see `scan_parts`."""
-    return Results(scan_parts(path, names=names))
+def open_results(path: str | Path, *, names: dict[str, str] | None = None, short_text: bool = False) -> Results:
+    """`Results` over every part under ``path`` (see the module doc); ``names``: see `scan_parts`;
+    ``short_text`` (uploads): every text column cut (`UPLOAD_TEXT_CAPS`, `TEXT_CAP`), not only `TEXT_CAPS`."""
+    return Results(scan_parts(path, names=names), short_text=short_text)
 
 
 def schema_names() -> list[str]:

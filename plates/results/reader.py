@@ -22,6 +22,7 @@ from plates.results.schema import (
     _REFERENCE,
     _REPLACES,
     _SUPERSEDES,
+    ABSENT_DEFAULTS,
     CATEGORICAL_COLUMNS,
     COLUMNS,
     SCHEMA,
@@ -151,8 +152,16 @@ def _conform(table: pa.Table, schema: pa.Schema) -> pa.Table:
     if table.schema == schema:
         return table
     n, names = table.num_rows, set(table.column_names)
-    cols = [table.column(f.name) if f.name in names else pa.nulls(n, f.type) for f in schema]
+    cols = [table.column(f.name) if f.name in names else _absent(f, n) for f in schema]
     return pa.Table.from_arrays(cols, schema=schema)
+
+
+def _absent(field: pa.Field, n: int) -> pa.Array:
+    """The values of a column a file lacks: its `ABSENT_DEFAULTS` value (``rules_version`` reads as
+    ``UNVERSIONED``), else null."""
+    if field.name in ABSENT_DEFAULTS:
+        return pa.array(np.full(n, ABSENT_DEFAULTS[field.name]), type=COLUMNS[field.name][0]).cast(field.type)
+    return pa.nulls(n, field.type)
 
 
 def _union(tables: list[pa.Table], columns: Sequence[str] | None = None,

@@ -40,7 +40,8 @@ COLUMNS: dict[str, tuple[pa.DataType, str]] = {
     "spec_json": (pa.string(), "the plate's full PlateSpec as JSON: regenerates the plate exactly"),
     "reply": (pa.string(), "the model's raw reply text; null when the request failed"),
     "parsed": (pa.string(), "the answer parsed from the reply; null when unparsed or failed"),
-    "parse_status": (pa.string(), "'ok', 'unparsed', 'refusal', 'unsupported' or 'error'"),
+    "parse_status": (pa.string(), "'ok', 'ambiguous', 'unparsed', 'refusal' (plates.tasks.answers.PARSE_STATUSES), "
+                                 "'unsupported' or 'error'"),
     "correct": (pa.bool_(), "verdict; null when the request failed"),
     "failure_mode": (pa.string(), "HueManity App. E: 'hallucination', 'evasion', 'erratic'; null if correct"),
     "latency_s": (pa.float64(), "seconds from request to reply (last attempt)"),
@@ -75,7 +76,21 @@ COLUMNS: dict[str, tuple[pa.DataType, str]] = {
                                      "to the server); null: no model generated the reply (a person)"),
     "model_revision": (pa.string(), "what identifies the weights that answered: a local model's commit hash, an "
                                     "API's served model name and '@' its system_fingerprint; null: unknown"),
+    # verdicts that can be recomputed (plates.tasks.answers, `plates rescore`)
+    "rules_version": (pa.int32(), "plates.tasks.answers.RULES_VERSION of the rules that judged the reply; 0 "
+                                  "(UNVERSIONED) for rows written before rows recorded it"),
+    "reply_truncated": (pa.bool_(), "the reply was longer than the readers' cap: only its first and last "
+                                    "characters were read (plates.tasks.answers.text.MAX_REPLY_CHARS)"),
+    "label_space": (pa.string(), "the answer space the reply was read in (plates.stimuli.ishihara.labels: 'cbe', "
+                                 "'huemanity-numeric', 'huemanity-alnum', 'any'); null for rows written before it"),
+    "rescored_from": (pa.string(), "run id of the run whose stored replies this row re-judged (`plates rescore`); "
+                                   "null for a row judged when the reply arrived"),
 }
+
+#: What ``rules_version`` reads as for rows written before rows recorded it (a file without the column).
+UNVERSIONED = 0
+#: Columns a file written before they existed reads with this value instead of null.
+ABSENT_DEFAULTS: dict[str, Any] = {"rules_version": UNVERSIONED}
 
 #: The ΔE2000 columns a stimulus's measurement fills (`plates.stimuli.ishihara.measure.DrawnDeltaE.columns`).
 MEASURED_COLUMNS: tuple[str, ...] = ("delta_e_target", "delta_e_drawn_min", "delta_e_drawn_p05",

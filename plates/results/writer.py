@@ -15,6 +15,7 @@ from typing import Any
 import pyarrow as pa
 import pyarrow.parquet as pq
 
+from plates.faults import environment_failure
 from plates.results.schema import (
     _COVERS,
     _SAFE_RUN_ID,
@@ -52,7 +53,10 @@ class ResultsWriter:
     Rows are buffered and written as a new Parquet part (atomically, see ``write_part``) every ``flush_rows``
     rows or every ``flush_seconds`` seconds, whichever comes first; a background timer flushes a buffer that
     waits for the next row longer than ``flush_seconds``, so a ``kill -9`` loses at most about a second of
-    finished rows. Part names are unique per writer and sort by run, writer start time and counter:
+    finished rows. A write that fails (a full disk) keeps its rows buffered; when the timer's write fails, the
+    timer stops and the error is raised once in the caller's thread by the next ``add``, ``flush`` or ``close``
+    (no traceback from the background thread); later flushes retry the buffered rows. A full or failing disk is raised as
+    `plates.faults.EnvironmentFailure` naming ``out_dir``. Part names are unique per writer and sort by run, writer start time and counter:
     ``<run_id>-<UTC start>-<pid>-<random>-<counter>.parquet``; ``compact_run`` later merges a run's parts into
     one file. A writer's rows may carry ``row_key`` values already on disk (a retry
     of failed rows) only when created with ``supersedes=True``; that flag, stored in each part's metadata, tells
@@ -86,6 +90,7 @@ class ResultsWriter:
         self.parts: list[Path] = []
         self.rows_written = 0
         self._closed = threading.Event()
+        self._error: BaseException | None = None  # the timer's failed write, raised in the caller's thread
         self._timer: threading.Thread | None = None
         if autoflush:
             self._timer = threading.Thread(target=self._autoflush, name="results-autoflush", daemon=True)
@@ -99,6 +104,7 @@ class ResultsWriter:
         if self._closed.is_set():
             raise ValueError("this ResultsWriter is closed")
         with self._lock:
+            self._raise_timer_error()
             self._buffer.append(row)
             if len(self._buffer) >= self.flush_rows:
                 self._flush_locked()
@@ -106,20 +112,30 @@ class ResultsWriter:
     def flush(self) -> Path | None:
         """Write the buffered rows as one new part now; returns its path (None when nothing was buffered)."""
         with self._lock:
+            self._raise_timer_error()
             return self._flush_locked()
+
+    def _raise_timer_error(self) -> None:
+        """Raise the timer's failed write once (its rows stay buffered: a later flush retries them)."""
+        error, self._error = self._error, None
+        if error is not None:
+            raise error
 
     def _flush_locked(self) -> Path | None:
         self._last_flush = time.monotonic()
         if not self._buffer:
             return None
         table = rows_to_table(self._buffer)
-        path = self._write(table, self._counter, self._counter, 0)
-        self._levels[0].append((self._counter, self._counter, path))
-        self._counter += 1
-        self.parts.append(path)
-        self.rows_written += table.num_rows
-        self._buffer = []
-        self._merge_full_levels()
+        try:
+            path = self._write(table, self._counter, self._counter, 0)  # on failure the rows stay buffered
+            self._levels[0].append((self._counter, self._counter, path))
+            self._counter += 1
+            self.parts.append(path)
+            self.rows_written += table.num_rows
+            self._buffer = []
+            self._merge_full_levels()  # on failure the small parts stay (each covers its own rows)
+        except OSError as exc:  # a full disk is named as such
+            raise (environment_failure(exc, self.out_dir) or exc) from exc
         return path
 
     def _write(self, table: pa.Table, first: int, last: int, level: int) -> Path:
@@ -155,16 +171,23 @@ class ResultsWriter:
         while not self._closed.wait(self.flush_seconds / 4):
             if self._buffer and time.monotonic() - self._last_flush >= self.flush_seconds:
                 with self._lock:
-                    self._flush_locked()
+                    try:
+                        self._flush_locked()
+                    except Exception as exc:  # noqa: BLE001 - carried to the caller's thread, raised there
+                        self._error = exc
+                        return
 
     def close(self) -> None:
-        """Flush what is buffered and stop the timer (idempotent)."""
+        """Flush what is buffered and stop the timer (idempotent). Raises the error of a failed write (the
+        timer's or this last flush's); the writer is closed either way."""
         if self._closed.is_set():
             return
-        self.flush()
-        self._closed.set()
-        if self._timer is not None:
-            self._timer.join()
+        try:
+            self.flush()
+        finally:
+            self._closed.set()
+            if self._timer is not None:
+                self._timer.join()
 
     def __enter__(self) -> ResultsWriter:  # noqa: PYI034 - final in practice
         return self

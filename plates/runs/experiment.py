@@ -58,7 +58,7 @@ from plates.colour import CVD_VIEWS
 from plates.conditions import Condition
 from plates.datasets import PRESETS
 from plates.datasets.family_presets import FAMILY_PRESETS
-from plates.models import BACKENDS, backend_class
+from plates.models import BACKENDS, DEFAULT_MODELS, backend_class
 from plates.stimuli import ENGINE_VERSION, STIMULI
 from plates.tasks.prompts import PROMPTS, PromptTemplate, get_prompt, load_prompt_file
 from plates.toml_files import read_toml
@@ -282,7 +282,7 @@ def _model(where: str, table: Any) -> ModelSpec:
     if not isinstance(table, dict):
         raise ValueError(f"{where}: expected a table with backend and model, got {table!r:.60}")
     backend = _choice(f"{where}.backend", table.get("backend"), BACKEND_KINDS)
-    model = _str(f"{where}.model", table.get("model"))
+    model = _str(f"{where}.model", table.get("model", DEFAULT_MODELS.get(backend)))  # baseline: its one model
     opts = {k: v for k, v in table.items() if k not in MODEL_KEYS}
     if "api_key" in opts:
         raise ValueError(f"{where}.api_key: an API key never goes in an experiment file (it would be copied with "
@@ -388,6 +388,8 @@ def parse_experiment(data: dict[str, Any], *, base_dir: str | Path | None = None
 def _with_protocol(where: str, table: Any, protocol: str) -> Any:
     """A [[models]] table with the protocol's sampling keys filled in under its own (the table's keys win;
     ``extra_body`` dicts are merged the same way)."""
+    if isinstance(table, dict) and "model" not in table and table.get("backend") in DEFAULT_MODELS:
+        table = {**table, "model": DEFAULT_MODELS[table["backend"]]}
     if not isinstance(table, dict) or not isinstance(table.get("backend"), str) or not isinstance(
             table.get("model"), str):
         return table  # _model names what is wrong

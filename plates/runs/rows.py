@@ -19,6 +19,7 @@ from plates.results.schema import MEASURED_COLUMNS
 from plates.secrets import redact
 from plates.stimuli import ENGINE_VERSION
 from plates.tasks import Question, get_task
+from plates.tasks.answers import RULES_VERSION
 
 __all__ = ["PARTICIPANT_PREFIX", "Asked", "build_row"]
 
@@ -67,7 +68,9 @@ def build_row(asked: Asked, reply: Reply, secrets: Sequence[str | None] = ()) ->
 
     A failed request: reply/parsed/correct null, parse_status "error", the error message kept (redacted). A
     declined query (``Reply.unsupported``): parse_status "unsupported", correct null. Otherwise the question's
-    task scores the (redacted) reply.
+    task scores the (redacted) reply; the row records the rules' version (``rules_version``) and whether the
+    reply was cut to the readers' cap before it was read (``reply_truncated``; null when nothing was read).
+    The reply is stored whole: `plates rescore` reads it again.
     """
     q = asked.question
     row: dict[str, Any] = {
@@ -86,7 +89,8 @@ def build_row(asked: Asked, reply: Reply, secrets: Sequence[str | None] = ()) ->
         "latency_s": float(reply.latency_s), "prompt_tokens": reply.prompt_tokens,
         "completion_tokens": reply.completion_tokens, "attempts": int(reply.attempts),
         "generation_json": redact(reply.settings_json, secrets), "model_revision": reply.revision,
-        "timestamp": datetime.now(UTC),
+        "timestamp": datetime.now(UTC), "rules_version": RULES_VERSION, "reply_truncated": None,
+        "label_space": q.label_space, "rescored_from": None,
     }
     if reply.unsupported:
         row.update(reply=redact(reply.text, secrets), parsed=None, parse_status="unsupported", correct=None,
@@ -98,5 +102,5 @@ def build_row(asked: Asked, reply: Reply, secrets: Sequence[str | None] = ()) ->
         text = redact(reply.text, secrets)
         s = get_task(q.task).score(q, text)
         row.update(reply=text, parsed=s.parsed, parse_status=s.parse_status, correct=bool(s.correct),
-                   failure_mode=s.failure_mode, error=None)
+                   failure_mode=s.failure_mode, error=None, reply_truncated=bool(s.truncated))
     return row

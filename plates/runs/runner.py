@@ -3,7 +3,7 @@
 The path one row takes: the item's plate image (the variant the prompt or the experiment asks for, sRGB 0-255)
 -> ``plates.conditions.apply_condition`` (size, grayscale, hue shift, CVD view) -> ``plates.tasks.prompts`` renders
 the prompt and few-shot examples (k other items of the same colour set: ColorBlindnessEval App. B.2,
-HueManity Table 3) -> ``Backend.ask`` -> ``plates.tasks.scoring.score`` -> a ``ResultsWriter`` part under ``out``.
+HueManity Table 3) -> ``Backend.ask`` -> the task's scorer (``plates.tasks.answers`` readers) -> a ``ResultsWriter`` part under ``out``.
 
 Resume: the run id is a hash of the experiment (``Experiment.run_id``); each row carries a ``row_key`` (run id
 x item x model x condition x prompt x shots). A rerun reads this run's parts under ``out`` and asks only the
@@ -35,6 +35,7 @@ from plates.colour import delta_e2000
 from plates.conditions import apply_condition
 from plates.datasets import PRESETS, load_dataset
 from plates.datasets.sample import Sample, load_sample
+from plates.faults import environment_failure
 from plates.models import make_backend as registry_make
 from plates.models.base import Query
 from plates.results import ResultsWriter, compact_run, load_results
@@ -338,8 +339,9 @@ def run_experiment(exp: Experiment, *, retry_errors: bool = False, progress: boo
     """Run (or continue) ``exp``; returns a :class:`RunSummary`.
 
     Raises ``ValueError`` for bad input (unknown backend, missing key variable, a prompt that cannot ask about
-    an item) before anything is asked, and ``plates.models.BackendFailing`` when a backend keeps failing the same
-    way; in both cases the parts already written stay intact. ``items`` and ``make_backend`` replace the dataset
+    an item) before anything is asked, ``plates.models.BackendFailing`` when a backend keeps failing the same
+    way, and ``plates.faults.EnvironmentFailure`` naming ``exp.out`` when the disk holding it is full or failing;
+    in each case the parts already written stay intact. ``items`` and ``make_backend`` replace the dataset
     loader and the backend registry (for tests and callers that hold them already). A part is written every
     ``flush_rows`` rows (default: the largest model concurrency, so each completed batch) or ``flush_seconds``.
     """
@@ -351,9 +353,16 @@ def run_experiment(exp: Experiment, *, retry_errors: bool = False, progress: boo
             items = load_sample(exp.dataset, Sample(exp.sample, exp.sample_seed), limit=exp.limit)
     items = list(items)
     run_id, out = exp.run_id, Path(exp.out)
-    with _run_lock(out, run_id):
-        return _run_locked(exp, items, out, retry_errors=retry_errors, progress=progress,
-                           make_backend=make_backend, flush_seconds=flush_seconds, flush_rows=flush_rows, t0=t0)
+    try:
+        with _run_lock(out, run_id):
+            return _run_locked(exp, items, out, retry_errors=retry_errors, progress=progress,
+                               make_backend=make_backend, flush_seconds=flush_seconds, flush_rows=flush_rows,
+                               t0=t0)
+    except OSError as exc:  # a full or failing disk under out (writing a part, compacting): named as such
+        failure = environment_failure(exc, out)
+        if failure is None or failure is exc:
+            raise
+        raise failure from exc
 
 
 @contextmanager

@@ -29,13 +29,16 @@ QUERY_KIND_OF: Mapping[str, str] = {
 @dataclass(frozen=True)
 class Score:
     """The verdict on one reply. ``parsed`` is None unless ``parse_status`` is "ok"; ``failure_mode`` is
-    None when correct (and for a plain misreading). ``rule`` names the parsing rule that decided."""
+    None when correct (and for a plain misreading). ``rule`` names the parsing rule that decided;
+    ``truncated``: the reply was longer than the readers' cap and only its head and tail were read
+    (`plates.tasks.answers.text.MAX_REPLY_CHARS`)."""
 
     parsed: str | None
     parse_status: str
     correct: bool
     failure_mode: str | None
     rule: str = ""
+    truncated: bool = False
 
 
 @dataclass(frozen=True)

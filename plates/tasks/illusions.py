@@ -23,16 +23,16 @@ from __future__ import annotations
 
 import re
 from collections.abc import Mapping
-from dataclasses import dataclass
 from types import MappingProxyType
 from typing import Any
 
 import numpy as np
 
 from plates.stimuli.illusions.kinds import ILLUSION_TYPES
-from plates.stimuli.illusions.naming import SYNONYMS, names_in
+from plates.stimuli.illusions.naming import SYNONYMS
+from plates.tasks.answers import NUMERALS as ROMAN_NUMERALS
+from plates.tasks.answers import read_choice, read_colour_name, read_yes_no, verdict
 from plates.tasks.base import Question, Score
-from plates.tasks.scoring import clean, is_evasion, strip_answer_prefix
 
 __all__ = [
     "FRAMINGS",
@@ -42,12 +42,10 @@ __all__ = [
     "TF_TEMPLATE",
     "TRANSPORT_NOTE",
     "TASK_NAMES",
-    "OptionParse",
     "answer_keys",
+    "claims_in_words",
+    "described_option",
     "mc_question",
-    "parse_colour_answer",
-    "parse_option",
-    "parse_true_false",
     "rcid_name_question",
     "rcid_question",
     "rcid_questions",
@@ -64,7 +62,8 @@ TASK_NAMES = ("rcid-compare", "rcid-name", "illusionbench-tf", "illusionbench-mc
 FRAMINGS = MappingProxyType({"pixel": "Based on pixel values", "human": "According to human perception"})
 #: What an answer to a comparison means, whatever its option number.
 MEANINGS = ("A darker", "B darker", "same")
-NUMERALS = ("I", "II", "III", "IV")
+#: The numerals IllusionBench+ App. A1 numbers its four options with (`plates.tasks.answers.NUMERALS`).
+NUMERALS = ROMAN_NUMERALS[:4]
 _WORDS = MappingProxyType(
     {"left-right": ("Left", "Right"), "up-down": ("Top", "Bottom"), "letters": ("A", "B")}
 )
@@ -288,139 +287,49 @@ def mc_question(truth: Mapping[str, Any], seed: int) -> Question:
     )
 
 
-# --- reply parsing --------------------------------------------------------------------------------------
+# --- reading replies ----------------------------------------------------------------------------------
+# The readers are `plates.tasks.answers`' (one per answer kind, each with its policy); what is the illusions'
+# own is reading a comparison claimed in words, the multiple-choice reader's rule 9.
 
-
-@dataclass(frozen=True)
-class OptionParse:
-    """``option``: the numeral chosen (None: nothing or ambiguous); ``meaning``: what it claims; ``rule``: the
-    rule that decided; ``ambiguous``: the reply named more than one answer."""
-
-    option: str | None
-    meaning: str | None
-    rule: str
-    ambiguous: bool = False
-
-
-_THINK = re.compile(r"<think>.*?(?:</think>|\Z)", re.DOTALL | re.IGNORECASE)
-_NUMERAL = r"(III|II|IV|I)"  # longest first: "III" is not "II" + "I"
-_BARE = re.compile(r"^\(?\s*" + _NUMERAL + r"\s*\)?[.:)]?$", re.IGNORECASE)
-_LETTER = re.compile(r"^\(?([A-Da-d])\)?[.:)]?$")
-# Trap: the pronoun "I" ("I think II"): numerals inside a sentence count only after a marker or in
-# parentheses.
-_MARKED = re.compile(
-    r"\b(?:option|answer|choice|choose|select|pick)\s*(?:is\s*)?:?\s*\(?" + _NUMERAL + r"\b\)?", re.IGNORECASE
-)
-_PAREN = re.compile(r"\(" + _NUMERAL + r"\)")
-_LEADING = re.compile(r"^" + _NUMERAL + r"[.:)]\s")
-_POSITION = {
-    "left": "A",
-    "top": "A",
-    "upper": "A",
-    "first": "A",
-    "a": "A",
-    "right": "B",
-    "bottom": "B",
-    "lower": "B",
-    "second": "B",
-    "b": "B",
-}
+_POSITION = MappingProxyType({
+    "left": "A", "top": "A", "upper": "A", "first": "A", "a": "A",
+    "right": "B", "bottom": "B", "lower": "B", "second": "B", "b": "B",
+})
+_PART = r"(?: (?:one|square|patch|region|side|area|half|ring|disc|target|field|part))?"
 _CLAIM = re.compile(
-    r"\b(left|right|top|bottom|upper|lower|first|second|a|b)\b(?:\s+(?:one|square|patch|region|side|area|half|"
-    r"ring|disc|target|field|part))?\s+(?:is|looks|appears|seems)\s+(not\s+|n't\s+)?(?:\w+\s+)?"
-    r"(darker|lighter|brighter)\b",
+    r"\b(left|right|top|bottom|upper|lower|first|second|a|b)\b" + _PART + r" (?:is|looks|appears|seems) "
+    r"(not |n't )?(?:\w+ )?(darker|lighter|brighter)\b",
     re.IGNORECASE,
 )
 # "darker on the left", "the darker one is the right"
 _CLAIM_AFTER = re.compile(
-    r"\b(?:the\s+)?(darker|lighter|brighter)\b(?:\s+(?:one|square|patch|region|side|area|half|ring|disc|target|"
-    r"field|part))?\s+(?:is\s+)?(?:(?:on|at)\s+)?(?:the\s+)?(left|right|top|bottom|upper|lower|first|second|A|B)\b",
+    r"\b(?:the )?(darker|lighter|brighter)\b" + _PART + r" (?:is )?(?:(?:on|at) )?(?:the )?"
+    r"(left|right|top|bottom|upper|lower|first|second|A|B)\b",
     re.IGNORECASE,
 )
-_SEVERAL = re.compile(
-    r"^\(?" + _NUMERAL + r"\)?(?:\s*(?:or|/|,|and|&)\s*\(?" + _NUMERAL + r"\)?)+$", re.IGNORECASE
-)
 _SAME = re.compile(
-    r"\b(?:exactly\s+(?:the\s+)?same|the\s+same|identical|no\s+difference|equal(?:ly)?)\b", re.IGNORECASE
+    r"\b(?:exactly (?:the )?same|the same|identical|no difference|equal(?:ly)?)\b", re.IGNORECASE
 )
-_NEGATED = re.compile(
-    r"\b(?:not|isn't|aren't|n't)\s+(?:exactly\s+)?(?:the\s+same|identical|equal)", re.IGNORECASE
-)
+_NEGATED = re.compile(r"\b(?:not|isn't|aren't|n't) (?:exactly )?(?:the same|identical|equal)", re.IGNORECASE)
+_NOT_ALNUM = re.compile(r"[^a-z0-9 ]+")
 
 
-def _by_meaning(
-    meaning: str | None, meanings: Mapping[str, str], rule: str, ambiguous: bool = False
-) -> OptionParse:
-    inverse = {v: k for k, v in meanings.items()}
-    if meaning is None or meaning not in inverse:
-        return OptionParse(None, None, rule, ambiguous)
-    return OptionParse(inverse[meaning], meaning, rule)
+def _flat(text: str) -> str:
+    return " ".join(_NOT_ALNUM.sub(" ", text.lower()).split())
 
 
-def parse_option(reply: str, options: Mapping[str, str], meanings: Mapping[str, str]) -> OptionParse:
-    """The option a reply chooses, in this order (first rule that decides wins):
-
-    1. the whole reply is a numeral ("II", "(II)", "ii.", "Answer: III"), or one letter A-D (its position:
-       "B" is option II, which for RCID is also "B is darker");
-    2. a marked numeral ("Option II", "the answer is (III)"): the last one;
-    3. numerals in parentheses: exactly one distinct one ("(II) Right is darker"); several are ambiguous;
-    4. a leading numeral with punctuation ("II. Right is darker"; never "I think ...");
-    5. the reply is an option's text ("Right is darker"), or contains exactly one option's text;
-    6. what it claims: "the left one is darker", "right looks lighter" (-> the left is darker), "darker on the
-       left", "the darker one is the right", "they are the same"; a negated claim ("left is not darker":
-       same, or right?), contradictory claims ("the same, but the left is darker", also against a contained
-       option text) and several numerals ("I or II") are ambiguous.
-
-    Ambiguous or nothing found: option None (counted as N/A by the RCID metrics).
-    """
-    if not isinstance(reply, str):
-        raise ValueError(f"reply must be a str, got {type(reply).__name__}")
-    text = strip_answer_prefix(clean(_THINK.sub("", reply)))
-    body = text.strip(" \t\r\n.!\"'")
-    m = _BARE.match(body)
-    if m and m.group(1).upper() in options:
-        k = m.group(1).upper()
-        return OptionParse(k, meanings.get(k), "bare numeral")
-    m = _LETTER.match(body)
-    if m:
-        i = "ABCD".index(m.group(1).upper())
-        if i < len(NUMERALS) and NUMERALS[i] in options:
-            return OptionParse(NUMERALS[i], meanings.get(NUMERALS[i]), "bare letter (position)")
-    marked = [x.upper() for x in _MARKED.findall(text) if x.upper() in options]
-    if marked:
-        return OptionParse(marked[-1], meanings.get(marked[-1]), "marked numeral")
-    paren = list(dict.fromkeys(x for x in _PAREN.findall(text) if x in options))
-    if len(paren) == 1:
-        return OptionParse(paren[0], meanings.get(paren[0]), "numeral in parentheses")
-    if len(paren) > 1:
-        return OptionParse(None, None, "several numerals in parentheses", True)
-    m = _LEADING.match(text)
-    if m and m.group(1) in options:
-        return OptionParse(m.group(1), meanings.get(m.group(1)), "leading numeral")
-    low = " ".join(re.sub(r"[^a-z0-9 ]+", " ", body.lower()).split())
-    texts = {k: " ".join(re.sub(r"[^a-z0-9 ]+", " ", v.lower()).split()) for k, v in options.items()}
-    exact = [k for k, v in texts.items() if v == low]
-    if len(exact) == 1:
-        return OptionParse(exact[0], meanings.get(exact[0]), "option text")
-    if _SEVERAL.match(body):
-        return OptionParse(None, None, "several numerals", True)
-    inside = [k for k, v in texts.items() if re.search(r"\b" + re.escape(v) + r"\b", low)]
-    claimed = _claim(text, meanings)
-    if len(inside) == 1:
-        if claimed.ambiguous or (claimed.option is not None and claimed.option != inside[0]):
-            return OptionParse(None, None, "option text contradicted", True)
-        return OptionParse(inside[0], meanings.get(inside[0]), "contains option text")
-    return claimed
-
-
-def _claim(text: str, meanings: Mapping[str, str]) -> OptionParse:
+def claims_in_words(text: str) -> tuple[frozenset[str], bool]:
+    """The comparison meanings ("A darker", "B darker", "same") ``text`` claims in words: "the left one is
+    darker", "right looks lighter" (the left is darker), "darker on the left", "the darker one is the right",
+    "they are the same". Returns (meanings, undecidable): a negated claim ("the left is not darker": the same,
+    or the right?) is undecidable. Trap: the article "a" is not target A."""
     claims = set()
     for m in _CLAIM.finditer(text):
         pos = m.group(1).lower()
-        if pos in ("a", "b") and m.group(1) not in ("A", "B"):  # Trap: the article "a" is not target A
+        if pos in ("a", "b") and m.group(1) not in ("A", "B"):
             continue
-        if m.group(2):  # "the left is not darker": same, or the right? Undecidable.
-            return OptionParse(None, None, "negated claim", True)
+        if m.group(2):
+            return frozenset(), True
         side = _POSITION[pos]
         darker = side if m.group(3).lower() == "darker" else ("B" if side == "A" else "A")
         claims.add(f"{darker} darker")
@@ -432,91 +341,49 @@ def _claim(text: str, meanings: Mapping[str, str]) -> OptionParse:
         claims.add(f"{side if m.group(1).lower() == 'darker' else ('B' if side == 'A' else 'A')} darker")
     if _SAME.search(text) and not _NEGATED.search(text):
         claims.add("same")
-    if len(claims) > 1:
-        return OptionParse(None, None, "contradictory claims", True)
-    if claims:
-        return _by_meaning(claims.pop(), meanings, "claim in words")
-    return OptionParse(None, None, "no option found")
+    return frozenset(claims), False
 
 
-_TRUE_FALSE = re.compile(r"\b(true|false)\b", re.IGNORECASE)
-_NOT_TRUE = re.compile(r"\b(?:not\s+(?:true|correct|accurate)|incorrect|inaccurate|wrong)\b", re.IGNORECASE)
-_YES_NO = re.compile(r"^\W*(yes|no)\b", re.IGNORECASE)
+def described_option(meanings: Mapping[str, str]):
+    """The multiple-choice reader's rule 9 for a comparison question whose options mean ``meanings`` (numeral
+    -> "A darker" / "B darker" / "same" / ...): the options the reply claims in words, plus the one option
+    whose whole text the reply contains ("I'd say right is darker"). Contradictory or negated claims name
+    every option involved (the reader then abstains: ambiguous)."""
+    inverse = {v: k for k, v in meanings.items()}
 
+    def described(text: str, options: Mapping[str, str]) -> tuple[frozenset[str], str]:
+        meant, undecidable = claims_in_words(text)
+        if undecidable:
+            return frozenset(options), "negated claim"
+        keys = {inverse[m] for m in meant if m in inverse}
+        low = _flat(text)
+        inside = [k for k, v in options.items() if re.search(r"\b" + re.escape(_flat(v)) + r"\b", low)]
+        if len(inside) == 1:
+            keys.add(inside[0])
+        rule = "claim in words" if len(keys) <= 1 else "contradictory claims"
+        return frozenset(keys), rule
 
-def parse_true_false(reply: str) -> str | None:
-    """ "True", "False" or None (nothing, or both). Rules: a leading True/False ("True.", "False, because");
-    "not true"/"incorrect"/"wrong" -> False; the only True/False word of the reply ("The answer is true",
-    "It is true, because..." as IllusionBench+ App. B1 quotes); a leading yes/no as True/False. Both words
-    without a leading one ("true or false?") -> None."""
-    if not isinstance(reply, str):
-        raise ValueError(f"reply must be a str, got {type(reply).__name__}")
-    text = strip_answer_prefix(clean(_THINK.sub("", reply)))
-    m = re.match(r"^\W*(true|false)\b(?!\s*(?:or|/)\s*(?:true|false)\b)", text, re.IGNORECASE)
-    if m:
-        return m.group(1).capitalize()
-    if _NOT_TRUE.search(text):
-        return "False"
-    words = {w.lower() for w in _TRUE_FALSE.findall(text)}
-    if len(words) == 1:
-        return words.pop().capitalize()
-    if words:
-        return None
-    m = _YES_NO.match(text)
-    if m:
-        return "True" if m.group(1).lower() == "yes" else "False"
-    return None
-
-
-def parse_colour_answer(reply: str) -> tuple[str | None, bool]:
-    """(basic colour name or None, ambiguous) of an open colour answer: the one basic colour term the reply
-    names (synonyms count: "gray", "crimson"); two or more terms ("reddish grey", "red or grey") are
-    ambiguous (None, True). Compare the term with a question's ``answer`` (its ``accepted`` words map to
-    it)."""
-    if not isinstance(reply, str):
-        raise ValueError(f"reply must be a str, got {type(reply).__name__}")
-    found = names_in(strip_answer_prefix(clean(_THINK.sub("", reply))))
-    if len(found) == 1:
-        return found[0], False
-    return None, len(found) > 1
+    return described
 
 
 # --- scorers (plates.tasks.base.Task.score) ------------------------------------------------------------
 
 
-def _no_answer(reply: str, rule: str, ambiguous: bool) -> Score:
-    """An unanswered reply, with HueManity App. E's failure modes: several answers are "erratic", a refusal
-    is an "evasion", anything else a "hallucination"."""
-    text = clean(_THINK.sub("", reply))
-    if ambiguous:
-        return Score(None, "unparsed", False, "erratic", rule)
-    if not text or is_evasion(text):
-        return Score(None, "refusal" if text else "unparsed", False, "evasion", rule)
-    return Score(None, "unparsed", False, "hallucination", rule)
-
-
 def score_choice(question: Question, reply: str) -> Score:
-    """Judge a reply to an RCID comparison or IllusionBench+ multiple choice (`parse_option`): ``parsed`` is
-    the numeral chosen, correct when it is ``expected`` (never where the key is undetermined, "")."""
-    got = parse_option(reply, question.options or {}, question.extra.get("meanings", {}))
-    if got.option is None:
-        return _no_answer(reply, got.rule, got.ambiguous)
-    return Score(got.option, "ok", got.option == question.expected, None, got.rule)
+    """Judge a reply to an RCID comparison or IllusionBench+ multiple choice (`plates.tasks.answers.read_choice`
+    with Roman numerals, claims in words read by `described_option`): ``parsed`` is the numeral chosen, correct
+    when it is ``expected`` (never where the key is undetermined, "")."""
+    described = described_option(question.extra.get("meanings", {}))
+    return verdict(read_choice(reply, question.options or {}, described=described), question.expected)
 
 
 def score_true_false(question: Question, reply: str) -> Score:
-    """Judge an IllusionBench+ true/false reply (`parse_true_false`): ``parsed`` "True" or "False"."""
-    got = parse_true_false(reply)
-    if got is None:
-        words = {w.lower() for w in _TRUE_FALSE.findall(reply)}
-        return _no_answer(reply, "no true/false" if len(words) < 2 else "both true and false", len(words) > 1)
-    return Score(got, "ok", got == question.expected, None, "true/false")
+    """Judge an IllusionBench+ true/false reply (`plates.tasks.answers.read_yes_no`, vocabulary "true-false"):
+    ``parsed`` "True" or "False"."""
+    return verdict(read_yes_no(reply, "true-false"), question.expected)
 
 
 def score_colour_name(question: Question, reply: str) -> Score:
-    """Judge an RCID filter reply (`parse_colour_answer`): ``parsed`` the one basic colour term named,
-    correct when it is ``expected`` (the framing's name)."""
-    name, ambiguous = parse_colour_answer(reply)
-    if name is None:
-        return _no_answer(reply, "several colour names" if ambiguous else "no colour name", ambiguous)
-    return Score(name, "ok", name == question.expected, None, "basic colour term")
+    """Judge an RCID filter reply (`plates.tasks.answers.read_colour_name`): ``parsed`` the one basic colour
+    term named, correct when it is ``expected`` (the framing's name)."""
+    return verdict(read_colour_name(reply), question.expected)

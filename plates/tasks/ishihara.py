@@ -1,7 +1,8 @@
 """The plate tasks: the papers' protocols on Ishihara-style plates, as `plates.tasks.base.Task` values.
 
 Each reads the plate's label from its truth (``{"label": "12"}``), renders a prompt with
-`plates.tasks.prompts.render_prompt` and judges replies with `plates.tasks.scoring.score`:
+`plates.tasks.prompts.render_prompt` and judges replies with `score`, which hands the reply to the reader of
+the prompt's kind (`plates.tasks.answers`: open numbers and HueManity labels, yes/no, multiple choice):
 
 ==========================  ======  ===========================================================================
 task                        answer  source
@@ -19,14 +20,27 @@ task                        answer  source
 
 from __future__ import annotations
 
+import functools
+import string
 from collections.abc import Mapping, Sequence
 from typing import Any
 
+from plates.models.base import QUERY_KINDS
+from plates.stimuli.ishihara.labels import LABEL_SPACE_NAMES, LABEL_SPACES
+from plates.tasks.answers import (
+    canonical_number,
+    check_options,
+    read_choice,
+    read_label,
+    read_number,
+    read_text,
+    read_yes_no,
+    verdict,
+)
 from plates.tasks.base import Question, Score, Task
 from plates.tasks.prompts import PromptTemplate, few_shot_prompts, render_prompt
-from plates.tasks.scoring import score
 
-__all__ = ["PLATE_TASKS", "plate_question", "plate_examples", "plate_score"]
+__all__ = ["PLATE_TASKS", "plate_question", "plate_examples", "plate_score", "score"]
 
 FAMILY = "ishihara"
 
@@ -51,9 +65,69 @@ def plate_examples(truths: Sequence[Mapping[str, Any]], template: PromptTemplate
 
 
 def plate_score(question: Question, reply: str) -> Score:
-    """Judge ``reply`` against ``question`` (`plates.tasks.scoring.score`: one documented decision rule)."""
+    """Judge ``reply`` against ``question`` (`score`)."""
     return score(question.kind, reply, question.expected, label_space=question.label_space,
                  options=question.options)
+
+
+@functools.cache
+def _labels(space: str) -> frozenset[str]:
+    return frozenset(LABEL_SPACES[space])
+
+
+@functools.cache
+def _label_len(space: str) -> int:
+    return max(len(x) for x in LABEL_SPACES[space])
+
+
+def score(
+    kind: str, reply: str, expected: str, *, label_space: str | None = None, options: dict[str, str] | None = None
+) -> Score:
+    """Score one reply to a plate question with the reader of its kind (`plates.tasks.answers`).
+
+    ``kind``: "open" | "yesno" | "mc"; ``expected``: the label (open), "yes"/"no" (yesno) or an option letter
+    (mc); ``label_space`` (open): "cbe" (numbers, `read_number`), "huemanity-numeric" / "huemanity-alnum"
+    (HueManity App. B.2, `read_label`) or "any" (None means "any": a number for a numeric target, else the
+    exact text); ``options`` (mc, required): ``{letter: text}`` as rendered. ValueError for a bad question
+    (never for a reply).
+    """
+    if kind not in QUERY_KINDS:
+        raise ValueError(f"kind {kind!r} is not allowed; allowed: {', '.join(QUERY_KINDS)}")
+    if not isinstance(reply, str):
+        raise ValueError(
+            f"reply must be a str, got {type(reply).__name__} (a failed request is stored as an error, never scored)"
+        )
+    if not isinstance(expected, str) or not expected.strip():
+        raise ValueError(f"expected must be a non-empty str, got {expected!r}")
+    space = "any" if label_space is None else label_space
+    if space not in LABEL_SPACE_NAMES:
+        raise ValueError(f"label_space {label_space!r} is not allowed; allowed: {', '.join(LABEL_SPACE_NAMES)} or None")
+    if kind == "yesno":
+        if expected not in ("yes", "no"):
+            raise ValueError(f"expected {expected!r} is not allowed for a yes/no prompt; allowed: yes, no")
+        return verdict(read_yes_no(reply), expected)
+    if kind == "mc":
+        if options is None:
+            raise ValueError("a multiple-choice plate question needs its options {letter: text}; allowed: the "
+                             "options the prompt rendered")
+        options = check_options(options)
+        if any(len(k) != 1 or k not in string.ascii_uppercase for k in options):
+            raise ValueError(f"option keys {list(options)} are not allowed; allowed: single letters A-Z")
+        if expected not in options:
+            raise ValueError(f"expected option {expected!r} is not allowed; allowed: {', '.join(options)}")
+        return verdict(read_choice(reply, options), expected)
+    labels = _labels(space) if space != "any" else None
+    if labels is not None and expected not in labels:
+        raise ValueError(
+            f"expected {expected!r} is not in label space {space!r} ({len(labels)} labels; see plates.stimuli.ishihara.labels)"
+        )
+    if space == "cbe":
+        return verdict(read_number(reply, labels=labels, label_len=_label_len(space)), expected)
+    if space != "any":
+        return verdict(read_label(reply, space), expected)
+    if expected.isascii() and expected.isdigit():
+        return verdict(read_number(reply, label_len=len(expected)), canonical_number(expected))
+    return verdict(read_text(reply, len(expected)), expected)
 
 
 def _task(name: str, answer_kind: str, source: str) -> Task:

@@ -47,7 +47,7 @@ class SceneQuestion:
     ``answer``: the correct letter; ``target``: the mask names the question refers to (ColorBench's "target
     segment"); ``params``: what was asked and the difficulty parameters (JSON-able); ``wording``: "colorbench"
     (Table 7 verbatim) or "ours"; ``answer_kind``: the task's answer kind (`plates.tasks.base.ANSWER_KINDS`;
-    every one is asked as multiple choice and scored by `plates.tasks.mc_scoring`)."""
+    every one is asked as multiple choice and read by `plates.tasks.answers.read_choice`)."""
 
     task: str
     text: str

@@ -2,10 +2,8 @@
 
 `plates.tasks.colorbench` builds a `SceneQuestion` from a rendered scene; `to_question` turns it into the
 common `plates.tasks.base.Question` (prompt text with ColorBench's App. F instruction, query kind "mc", the
-correct letter as ``expected``), and `score_reply` judges a reply with `plates.tasks.mc_scoring` (the robust
-multiple-choice parser). Parse statuses map onto the results schema's: "ok" stays; "ambiguous", "unparsed"
-and "empty" become "unparsed", the reason kept in ``rule``; failure modes (HueManity App. E) are "erratic" for
-an ambiguous reply (several conflicting answers), "evasion" for an empty one, none otherwise.
+correct letter as ``expected``), and `score_reply` judges a reply with the one multiple-choice reader
+(`plates.tasks.answers.choice`), as every family's choice questions are.
 """
 
 from __future__ import annotations
@@ -14,6 +12,7 @@ from collections.abc import Mapping
 from dataclasses import replace
 from typing import Any
 
+from plates.tasks.answers import read_choice, verdict
 from plates.tasks.base import Question, Score, Task
 from plates.tasks.colorbench import (
     ANSWER_KIND,
@@ -24,12 +23,8 @@ from plates.tasks.colorbench import (
     prompt_text,
 )
 from plates.tasks.colorbench import TASKS as COLORBENCH_TASKS
-from plates.tasks.mc_scoring import parse_choice
 
 __all__ = ["SCENE_TASKS", "scene_question", "scene_question_from", "score_reply", "to_question"]
-
-_FAILURE = {"ambiguous": "erratic", "empty": "evasion"}
-
 
 def to_question(q: SceneQuestion, *, cot: bool = False, name: str | None = None) -> Question:
     """The common Question for ``q``: ``name`` (default "colorbench-<task>", "-cot" added with ``cot``),
@@ -48,14 +43,11 @@ def to_question(q: SceneQuestion, *, cot: bool = False, name: str | None = None)
 
 
 def score_reply(question: Question, reply: str) -> Score:
-    """Judge ``reply`` to a scene question (`plates.tasks.mc_scoring.parse_choice`)."""
+    """Judge ``reply`` to a scene question (`plates.tasks.answers.read_choice`); never correct where no option
+    is right after recolouring (``expected`` "")."""
     if not question.options:
         raise ValueError(f"question {question.name!r} has no options; a scene question is multiple choice")
-    c = parse_choice(reply, question.options)
-    correct = c.letter == question.expected
-    status = "ok" if c.status == "ok" else "unparsed"
-    return Score(c.letter, status, correct, None if c.status == "ok" else _FAILURE.get(c.status),
-                 f"{c.status}: {c.rule}")
+    return verdict(read_choice(reply, question.options), question.expected)
 
 
 def scene_question_from(data: Mapping[str, Any]) -> SceneQuestion:

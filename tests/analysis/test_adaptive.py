@@ -306,3 +306,15 @@ def test_update_bad_input():
         AdaptiveState.replay(SMALL, [(1.0, 1, 2)])
     with pytest.raises(ValueError, match="exactly 'spec' and 'history'"):
         AdaptiveState.from_json('{"history": []}')
+
+
+def test_states_share_tables_across_seeds_and_stopping_rules_but_not_models():
+    base = AdaptiveSpec.for_threshold(0.1)
+    one = AdaptiveState.start(base)
+    other = AdaptiveState.start(base.replace(seed=7, max_trials=12, ci_width=2.0, criterion="variance"))
+    assert one._table is other._table and not one._table.flags.writeable
+    assert AdaptiveState.start(base.replace(guess=0.2))._table is not one._table  # another model
+    joint = AdaptiveState.start(base.replace(entropy="joint"))
+    assert joint._table is one._table and joint._table_log is not None and one._table_log is None
+    replayed = AdaptiveState.replay(base, [(5.0, 1), (2.0, 0)])
+    assert np.array_equal(replayed.log_posterior, one.update(5.0, 1).update(2.0, 0).log_posterior)

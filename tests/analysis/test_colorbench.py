@@ -17,8 +17,8 @@ from plates.analysis.colorbench import (
 from plates.analysis.metrics import wilson_interval
 from plates.stimuli.scenes import SHAPES, SceneSpec, render
 from plates.stimuli.scenes.recolour import VARIANTS
+from plates.tasks.answers import read_choice, verdict
 from plates.tasks.colorbench import build_question, robustness_items
-from plates.tasks.mc_scoring import score_choice
 
 
 def test_overall_is_the_micro_average_not_the_mean_of_task_means():
@@ -48,7 +48,7 @@ def test_failed_requests_are_errors_not_wrong_answers():
 
 def _robustness_frame(reply_for) -> pd.DataFrame:
     """Real scenes, real questions, real recoloured variants; replies from ``reply_for(seed, item, question)``
-    scored by the multiple-choice scorer."""
+    scored by the multiple-choice reader."""
     rows = []
     for seed in range(4):
         stim = render(SceneSpec(seed=seed, n_regions=6, n_colours=4, shapes=SHAPES[:4], palette="xkcd-basic-11",
@@ -56,9 +56,9 @@ def _robustness_frame(reply_for) -> pd.DataFrame:
         q = build_question("shape-counting", stim, seed=seed)
         for item in robustness_items(stim, q):
             reply = reply_for(seed, item, q)
-            verdict = score_choice(reply, q.options, item.expected) if reply is not None else None
+            judged = verdict(read_choice(reply, q.options), item.expected or "") if reply is not None else None
             rows.append({"model": "scripted", "task": q.task, "seed_id": f"s{seed}", "recolour": item.variant,
-                         "correct": None if verdict is None else verdict.correct})
+                         "correct": None if judged is None else judged.correct})
     return pd.DataFrame(rows).astype({"correct": "boolean"})
 
 

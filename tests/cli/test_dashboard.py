@@ -14,6 +14,7 @@ def test_the_dashboard_is_served_headless_without_usage_statistics():
     flags = dict(zip(command[5::2], command[6::2]))
     assert flags["--browser.gatherUsageStats"] == "false" and flags["--server.headless"] == "true"
     assert flags["--server.port"] == "8600" and flags["--server.address"] == "127.0.0.1"
+    assert flags["--server.maxUploadSize"] == "50"  # MB: Streamlit's default let a visitor send 200 MB a file
 
 
 def test_the_dashboard_is_served_without_a_file_watcher():

@@ -341,3 +341,31 @@ def test_a_local_model_runs_from_the_command_line(tmp_path, capsys):
     assert code == 0, capsys.readouterr().err
     frame = load_results(tmp_path / "out").frame
     assert len(frame) == 2 and set(frame["backend"]) == {"hf"} and frame["error"].isna().all()
+
+
+@pytest.mark.slow
+def test_a_4400_digit_reply_is_an_unparsed_row_and_the_run_completes(tmp_path):
+    # Before one bounded number reader, int() of the reply hit Python's 4,300-digit conversion limit: plates
+    # run exited 2 with nothing written, and the resume asked the same item and stopped again.
+    with ChatServer(answer=lambda body: "7" * 4400) as server:
+        done = _plates("run", "--dataset", "colorblindnesseval", "--prompt", "cbe-open", "--model", "test-model",
+                       "--base-url", server.url, "--size", "64", "--out", tmp_path, "--no-api-key", "--limit", "2")
+    assert done.returncode == 0, done.stderr
+    frame = load_results(tmp_path).frame
+    assert len(frame) >= 1 and (frame["reply"].str.len() == 4400).all()
+    assert set(frame["parse_status"]) == {"unparsed"} and set(frame["failure_mode"]) == {"erratic"}
+    assert not frame["correct"].any() and not frame["reply_truncated"].any()
+    from plates.tasks.answers import RULES_VERSION
+
+    assert set(frame["rules_version"]) == {RULES_VERSION}
+
+
+@pytest.mark.slow
+def test_a_megabyte_reply_is_read_as_head_and_tail_and_the_row_says_so(tmp_path):
+    reply = "Answer: 12. " + "The dots are orange and green. " * 33_000
+    with ChatServer(answer=lambda body: reply) as server:
+        done = _plates("run", "--dataset", "colorblindnesseval", "--prompt", "cbe-open", "--model", "test-model",
+                       "--base-url", server.url, "--size", "64", "--out", tmp_path, "--no-api-key", "--limit", "1")
+    assert done.returncode == 0, done.stderr
+    row = load_results(tmp_path).frame.iloc[0]
+    assert row["reply"] == reply and bool(row["reply_truncated"]) and row["parsed"] == "12"

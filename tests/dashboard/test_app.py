@@ -275,6 +275,38 @@ def test_a_corrupt_upload_is_named_as_uploaded_and_no_folder_message_follows(mon
     assert "uploaded" in at.info[0].value and "No results found under" not in at.info[0].value
 
 
+def test_a_remote_visitor_sees_no_absolute_server_path(monkeypatch, tmp_path):
+    """Warnings named corrupt parts by their absolute path, and a refused path named the served root."""
+    root = tmp_path / "served-root"
+    write_part(root / "good.parquet", outcomes("a", 1, 2))
+    (root / "deep").mkdir()
+    (root / "deep" / "truncated.parquet").write_bytes(b"PAR1\x00\x01")
+    at = app(monkeypatch, root)  # AppTest binds no local address: the public case
+    warnings = [w.value for w in at.warning]
+    assert any("`deep/truncated.parquet`" in w for w in warnings)
+    assert not any(str(tmp_path) in w for w in warnings)
+    at.text_input(key="path").set_value("/etc").run()
+    assert "served to other machines" in at.error[0].value and str(tmp_path) not in at.error[0].value
+
+
+def test_a_crafted_million_row_upload_is_refused_before_it_loads(monkeypatch, results):
+    """A 1 MB file of a million dictionary-encoded rows took the People page from 400 MB to 1.9 GB."""
+    import io
+
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    n, buf = 1_000_000, io.BytesIO()
+    pq.write_table(pa.table({"reply": pa.DictionaryArray.from_arrays(pa.array([0] * n, pa.int32()),
+                                                                     pa.array(["x" * 1000])),
+                             "model": pa.array(["m"] * n)}), buf, compression="zstd")
+    at = app(monkeypatch, results)
+    at.file_uploader(key="uploads").upload("crafted.parquet", buf.getvalue()).run()
+    assert not at.exception and "more than 20,000 rows ('crafted.parquet' brings them to 1,000,000)" in (
+        at.error[0].value)
+    assert not at.get("plotly_chart")
+
+
 def test_uploaded_parts_replace_the_folder(monkeypatch, tmp_path):
     part = write_part(tmp_path / "upload" / "part.parquet", outcomes("uploaded-model", 1, 3))
     (tmp_path / "empty").mkdir()
@@ -317,3 +349,19 @@ def test_an_unexpected_error_shows_no_stack_trace_on_the_page(monkeypatch, resul
     assert at.exception
     shown = at.exception[0]
     assert not shown.stack_trace and "/srv/secret/path" not in shown.message
+
+
+def test_rows_judged_under_several_rules_versions_are_never_pooled_without_a_warning(monkeypatch, tmp_path):
+    # run-old: written before rows recorded the rules' version (no value: read as 0); run-new: rules 1
+    write_part(tmp_path / "old.parquet", outcomes("a", 3, 6, run_id="run-old", rules_version=None))
+    write_part(tmp_path / "new.parquet", outcomes("a", 5, 6, run_id="run-new", rules_version=1))
+    for page in ("overview", "delta_e", "failure_modes", "drilldown"):
+        at = app(monkeypatch, tmp_path)
+        at.switch_page(f"sections/{page}.py").run()
+        clean(at)
+        warned = [w.value for w in at.warning if "versions of the scoring rules" in w.value]
+        assert len(warned) == 1 and "unversioned" in warned[0] and "v1: 6 rows" in warned[0], page
+        assert "plates rescore" in warned[0]
+    at.multiselect(key="run").select("run-new").run()  # one run, one version: nothing to say
+    clean(at)
+    assert not [w.value for w in at.warning if "versions of the scoring rules" in w.value]

@@ -16,6 +16,7 @@ from plates.analysis import metrics
 from plates.charts.ishihara import CONDITION, SERIES
 from plates.dashboard import pages, views
 from plates.results import load_results
+from plates.results.uploads import UploadFolders
 from tests.support.dashboard_rows import concat, outcomes, rows, write_part
 
 
@@ -64,14 +65,14 @@ def test_open_reads_every_part_skips_corrupt_and_foreign_files_and_leaves_out_re
 def test_uploads_are_named_as_the_user_named_them_never_by_a_temporary_path(tmp_path):
     good = io.BytesIO()
     pq.write_table(pa.Table.from_pandas(outcomes("a", 1, 2), preserve_index=False), good)
-    names = views.write_uploads(tmp_path, [("mine.parquet", b"PAR1 junk"), ("good.parquet", good.getvalue())])
-    opened = views.open_results(tmp_path, names=names)
+    store = UploadFolders(tmp_path)
+    folder, names = store.write([("mine.parquet", b"PAR1 junk"), ("good.parquet", good.getvalue())])
+    opened = views.open_results(folder, names=names, uploaded=True)
     assert [name for name, _ in opened.skipped] == ["mine.parquet"] and str(tmp_path) not in str(
         opened.skipped
     )
-    only_bad = tmp_path / "bad"
-    only_bad.mkdir()
-    opened = views.open_results(only_bad, names=views.write_uploads(only_bad, [("x.parquet", b"nope")]))
+    only_bad, names = store.write([("x.parquet", b"nope")])
+    opened = views.open_results(only_bad, names=names, uploaded=True)
     assert opened.empty and opened.skipped[0][0] == "x.parquet"
     assert (
         "uploaded" in views.NO_UPLOADED_RESULTS and "No results found under" not in views.NO_UPLOADED_RESULTS

@@ -89,6 +89,30 @@ def test_generate_manifest_resume_and_load(tmp_path):
     assert len(load_dataset(tmp_path, limit=4)) == 4
 
 
+@pytest.mark.parametrize("preset, size", [("colorblindnesseval", 128), ("rcid-contrast", 96)])
+def test_resume_redraws_planted_empty_truncated_and_damaged_images(tmp_path, preset, size):
+    """A resume trusted any file with the final name: a planted 0-byte, truncated, bit-flipped or wrong-size
+    PNG was skipped as done. Both writers (plates and the other families) now draw those again."""
+    from PIL import Image
+
+    generate(preset, tmp_path, limit=4, size=size, workers=1, progress=False)
+    items = load_dataset(tmp_path)
+    good = {it.path: it.path.read_bytes() for it in items}
+    empty, truncated, flipped, small = (it.path for it in items[:4])
+    empty.write_bytes(b"")
+    truncated.write_bytes(good[truncated][: len(good[truncated]) // 2])
+    damaged = bytearray(good[flipped])
+    damaged[len(damaged) // 2] ^= 0xFF
+    flipped.write_bytes(bytes(damaged))
+    Image.new("RGB", (8, 8)).save(small)
+    again = generate(preset, tmp_path, limit=4, size=size, workers=1, progress=False)
+    if preset == "colorblindnesseval":
+        assert (again["written"], again["skipped"]) == (4, len(items) - 4)
+    for path, data in good.items():
+        assert path.read_bytes() == data, path  # every damaged file is the exact image again
+    assert not list(tmp_path.rglob(".tmp-*"))
+
+
 def test_generate_parallel_matches_serial(tmp_path):
     generate("huemanity-numeric", tmp_path / "a", limit=4, size=96, workers=1, progress=False)
     generate("huemanity-numeric", tmp_path / "b", limit=4, size=96, workers=2, progress=False)

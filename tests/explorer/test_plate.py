@@ -25,7 +25,7 @@ def test_policy_from_env_reads_public_mode_and_allow_lists():
                             "PLATES_ALLOWED_HF_MODELS": "org/m"})
     assert p.public and p.allowed_base_urls == ("https://a.example/v1", "https://b/v1")
     assert p.allowed_hf_models == ("org/m",) and p.max_plate_size == 1024 and p.max_sweep_points == 12
-    assert not ex.Policy.from_env({}).public
+    assert ex.Policy.from_env({}).public and not ex.Policy.from_env({"PLATES_PUBLIC": "0"}).public  # safe by default
     with pytest.raises(ValueError, match="PLATES_PUBLIC='maybe'.*allowed"):
         ex.Policy.from_env({"PLATES_PUBLIC": "maybe"})
 

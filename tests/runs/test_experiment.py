@@ -118,6 +118,28 @@ def test_malformed_toml_names_the_file(tmp_path):
         load_experiment(path)
     with pytest.raises(ValueError, match="does not exist"):
         load_experiment(tmp_path / "missing.toml")
+    binary = tmp_path / "binary.toml"
+    binary.write_bytes(b"\x00\x01\xff\xfe\x89PNG")  # its error named no file (a bare UnicodeDecodeError)
+    with pytest.raises(ValueError, match=r"binary\.toml.*not valid TOML: not UTF-8"):
+        load_experiment(binary)
+    with pytest.raises(ValueError, match=r"'.*' is a folder"):
+        load_experiment(tmp_path)
+
+
+def test_baseline_model_table_needs_no_model_name(tmp_path):
+    """The CLI runs the baseline without --model; a [[models]] table for it needed `model` all the same."""
+    path = tmp_path / "exp.toml"
+    path.write_text('prompts = ["cbe-open"]\n[dataset]\nsource = "colorblindnesseval"\n'
+                    '[[models]]\nbackend = "baseline"\n')
+    implied = load_experiment(path)
+    path.write_text(path.read_text() + 'model = "baseline-cnn"\n')
+    named = load_experiment(path)
+    assert implied.models[0].model == "baseline-cnn" and implied.run_id == named.run_id
+    path.write_text('protocol = "plates"\nprompts = ["cbe-open"]\n[dataset]\nsource = "colorblindnesseval"\n'
+                    '[[models]]\nbackend = "baseline"\n')
+    assert load_experiment(path).models[0].model == "baseline-cnn"  # a paper protocol fills it the same way
+    with pytest.raises(ValueError, match=r"models\[0\]\.model"):  # a backend serving many models still needs it
+        parse_experiment(_data(models=[{"backend": "openai"}]))
 
 
 def test_toml_field_errors_name_the_file_and_field(tmp_path):

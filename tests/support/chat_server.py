@@ -79,6 +79,7 @@ class RequestRecord:
     fault: str | None = None
     status: int | None = None
     authorization_ok: bool = True
+    authorization: str = ""  # the Authorization header as received ("" when none)
     body: dict[str, Any] = field(default_factory=dict, repr=False)
 
 
@@ -272,6 +273,7 @@ class _Handler(BaseHTTPRequestHandler):
         record.text = last_user_text(body)
         record.images = len(image_urls(body))
         record.messages = len(body.get("messages") or [])
+        record.authorization = self.headers.get("Authorization") or ""
         if srv.api_key is not None and self.headers.get("Authorization") != f"Bearer {srv.api_key}":
             record.authorization_ok, record.status = False, 401
             self._send_json(401, {"error": {"message": "Incorrect API key provided.", "type": "invalid_request_error",

@@ -309,7 +309,7 @@ def test_to_question_and_score_reply_round_trip():
     assert score_reply(common, q.answer_text).correct  # the option's text is an answer (ColorBench bug 2)
     assert score_reply(common, f"({q.answer}) {q.answer_text}").correct  # not read as a trailing letter (bug 1)
     ambiguous = score_reply(common, "A or B")
-    assert not ambiguous.correct and ambiguous.parse_status == "unparsed" and ambiguous.failure_mode == "erratic"
+    assert not ambiguous.correct and ambiguous.parse_status == "ambiguous" and ambiguous.failure_mode == "erratic"
     cot = to_question(q, cot=True)
     assert cot.text.startswith(COLORBENCH_COT_INSTRUCTION) and cot.name.endswith("-cot") and cot.cot
 

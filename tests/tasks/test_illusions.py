@@ -16,6 +16,7 @@ from plates.analysis.illusions import (
     rcid_table,
 )
 from plates.stimuli.illusions import IllusionSpec, render
+from plates.tasks.answers import read_choice, read_colour_name, read_yes_no
 from plates.tasks.base import Score
 from plates.tasks.illusions import (
     FRAMINGS,
@@ -23,10 +24,8 @@ from plates.tasks.illusions import (
     TF_TEMPLATE,
     TRANSPORT_NOTE,
     answer_keys,
+    described_option,
     mc_question,
-    parse_colour_answer,
-    parse_option,
-    parse_true_false,
     rcid_name_question,
     rcid_question,
     rcid_questions,
@@ -149,7 +148,21 @@ def test_illusionbench_multiple_choice_is_shuffled_by_seed_with_roman_numerals()
         assert line in q.text
 
 
-# --- reply parsing --------------------------------------------------------------------------------------
+# --- reply parsing (the shared readers of plates.tasks.answers, with the illusions' claims in words) -------
+
+
+def parse_option(reply, options, meanings):
+    return read_choice(reply, options, described=described_option(meanings))
+
+
+def parse_true_false(reply):
+    return read_yes_no(reply, "true-false").answer
+
+
+def parse_colour_answer(reply):
+    got = read_colour_name(reply)
+    return got.answer, got.status == "ambiguous"
+
 
 RCID_Q = rcid_question(_truth(), "pixel")
 
@@ -182,12 +195,13 @@ RCID_Q = rcid_question(_truth(), "pixel")
         ("<think>I think I</think>\nIII", "III"),
         ("They are not the same; the right one is darker", "II"),
         ("I think the left square is darker", "I"),
+        # A self-correction decides, as for every reader ("12... no, actually 17"); it was ambiguous here.
+        ("Left is darker, no wait, right is darker", "II"),
     ],
 )
 def test_parse_option_reads_what_the_reply_chooses(reply, option):
     got = parse_option(reply, RCID_Q.options, RCID_Q.extra["meanings"])
-    assert got.option == option, got
-    assert got.meaning == RCID_Q.extra["meanings"][option]
+    assert got.answer == option, got
 
 
 @pytest.mark.parametrize(
@@ -197,7 +211,6 @@ def test_parse_option_reads_what_the_reply_chooses(reply, option):
         ("(I) or (II)", True),
         ("The left is not darker", True),
         ("They look the same but the left is darker", True),
-        ("Left is darker, no wait, right is darker", True),
         ("I cannot tell", False),
         ("", False),
         ("It is a picture of stripes", False),
@@ -206,17 +219,17 @@ def test_parse_option_reads_what_the_reply_chooses(reply, option):
 )
 def test_parse_option_refuses_ambiguous_or_empty_replies(reply, ambiguous):
     got = parse_option(reply, RCID_Q.options, RCID_Q.extra["meanings"])
-    assert got.option is None and got.ambiguous is ambiguous, got
+    assert got.answer is None and (got.status == "ambiguous") is ambiguous, got
 
 
 def test_parse_option_on_shuffled_multiple_choice():
     q = mc_question(_truth(), seed=4)
     same = next(k for k, v in q.extra["meanings"].items() if v == "same")
-    assert parse_option(same, q.options, q.extra["meanings"]).option == same
-    assert parse_option(q.options[same], q.options, q.extra["meanings"]).option == same
-    assert parse_option("They are exactly the same colour.", q.options, q.extra["meanings"]).option == same
+    assert parse_option(same, q.options, q.extra["meanings"]).answer == same
+    assert parse_option(q.options[same], q.options, q.extra["meanings"]).answer == same
+    assert parse_option("They are exactly the same colour.", q.options, q.extra["meanings"]).answer == same
     letter = "ABCD"[["I", "II", "III", "IV"].index(same)]
-    assert parse_option(letter, q.options, q.extra["meanings"]).option == same  # a letter is a position
+    assert parse_option(letter, q.options, q.extra["meanings"]).answer == same  # a letter is a position
 
 
 @pytest.mark.parametrize(
@@ -277,7 +290,7 @@ def test_scorers_return_the_task_contracts_score_with_failure_modes():
     undetermined = rcid_question(_truth(delta_e=-4.0), "human")
     assert undetermined.expected == "" and score_choice(undetermined, "I").correct is False
     tf = tf_questions(_truth())[0]  # "exactly the same": True
-    assert score_true_false(tf, "True.") == Score("True", "ok", True, None, "true/false")
+    assert score_true_false(tf, "True.") == Score("True", "ok", True, None, "leading true-false")
     assert score_true_false(tf, "true or false").failure_mode == "erratic"
     name = rcid_name_question(render(IllusionSpec("rcid-filter", size=96)).truth, "human")
     assert score_colour_name(name, "It looks crimson").correct

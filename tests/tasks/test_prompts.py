@@ -9,6 +9,7 @@ from PIL import Image
 
 from plates.models.base import Turn
 from plates.stimuli.ishihara.labels import CBE_NUMBERS, HUEMANITY_ALNUM, HUEMANITY_NUMERIC
+from plates.tasks.ishihara import score
 from plates.tasks.prompts import (
     PROMPTS,
     PromptTemplate,
@@ -20,7 +21,6 @@ from plates.tasks.prompts import (
     load_prompt_file,
     render_prompt,
 )
-from plates.tasks.scoring import score
 
 # The papers' texts, copied here independently of plates/tasks/prompts.py.
 CBE_OPEN = (

@@ -1,4 +1,5 @@
-"""One test per tricky reply: what each parses to, and why (see the decision rule in plates/tasks/scoring.py)."""
+"""One test per tricky reply to a plate question: what each parses to, and why (the readers' policies in
+plates/tasks/answers/; the plate scorer plates.tasks.ishihara.score)."""
 
 from __future__ import annotations
 
@@ -13,7 +14,10 @@ from plates.stimuli.ishihara.labels import (
     HUEMANITY_SYMBOLS,
     LABEL_SPACES,
 )
-from plates.tasks.scoring import FAILURE_MODES, PARSE_STATUSES, Score, parse_number, score
+from plates.tasks.answers import FAILURE_MODES, PARSE_STATUSES
+from plates.tasks.answers.labels import parse_number
+from plates.tasks.base import Score
+from plates.tasks.ishihara import score
 
 OPTIONS = {"A": "12", "B": "17", "C": "3", "D": "45"}
 
@@ -44,10 +48,10 @@ def verdict(s: Score) -> tuple:
 
 # --- the replies the issue names ---------------------------------------------------------------------------
 
-def test_two_answers_12_or_17_is_unparsed_and_erratic():
+def test_two_answers_12_or_17_is_ambiguous_and_erratic():
     # Several conflicting answers: neither is the model's answer (HueManity App. E.3, erratic).
-    assert verdict(cbe("12 or 17")) == (None, "unparsed", False, "erratic")
-    assert verdict(cbe("12 or 17", "17")) == (None, "unparsed", False, "erratic")
+    assert verdict(cbe("12 or 17")) == (None, "ambiguous", False, "erratic")
+    assert verdict(cbe("12 or 17", "17")) == (None, "ambiguous", False, "erratic")
 
 
 def test_i_see_12_with_a_full_stop():
@@ -75,7 +79,7 @@ def test_self_correction_takes_the_number_after_the_correction():
 
 def test_rather_is_not_a_correction():
     # "12 rather than 17" names two numbers and corrects nothing.
-    assert verdict(cbe("12 rather than 17")) == (None, "unparsed", False, "erratic")
+    assert verdict(cbe("12 rather than 17")) == (None, "ambiguous", False, "erratic")
 
 
 def test_repeated_string_is_erratic():
@@ -131,10 +135,12 @@ def test_no_number_is_visible_is_not_the_answer_no():
     assert verdict(yn("No number is visible in this image.", "no")) == (None, "refusal", False, "evasion")
 
 
-def test_option_after_chain_of_thought_is_the_last_parenthesised_letter():
+def test_option_after_chain_of_thought_is_the_answer_phrase_and_two_bare_options_abstain():
     reply = "Looking closely, (A) 12 seems possible, but the top stroke is a 7. So the answer is (B)."
     assert verdict(mc(reply)) == ("B", "ok", True, None)
-    assert verdict(mc("(B) looks close, but the curve says (A).")) == ("A", "ok", False, None)
+    # No answer phrase decides between (B) and (A): abstain (lmms-eval's mcq_extract convention), the same
+    # verdict the scene and illusion tasks give; the plate scorer used to take the last "(X)".
+    assert verdict(mc("(B) looks close, but the curve says (A).")) == (None, "ambiguous", False, "erratic")
 
 
 def test_option_is_not_the_last_letter_anywhere():
@@ -275,7 +281,7 @@ def test_shrugs_are_evasions(reply):
 
 
 def test_answer_phrase_then_a_second_number_is_two_answers():
-    assert verdict(cbe("I see 12 and 17")) == (None, "unparsed", False, "erratic")
+    assert verdict(cbe("I see 12 and 17")) == (None, "ambiguous", False, "erratic")
     assert verdict(cbe("The number is 12, not 17")) == ("12", "ok", True, None)
 
 
@@ -290,7 +296,7 @@ def test_yes_no_word_inside_the_reply():
     assert verdict(yn("There is no 12 in this image.", "no")) == ("no", "ok", True, None)
     # Both words: no answer; an evasion when it says it cannot tell.
     assert verdict(yn("Yes or no, it is hard to say which.")) == (None, "refusal", False, "evasion")
-    assert verdict(yn("I would say yes for the top and no for the bottom"))[:3] == (None, "unparsed", False)
+    assert verdict(yn("I would say yes for the top and no for the bottom"))[:3] == (None, "ambiguous", False)
 
 
 def test_reasoning_block_is_not_the_answer():

@@ -64,9 +64,10 @@ SYNONYMS = MappingProxyType(
 
 _WORD = {w: name for name, words in SYNONYMS.items() for w in words}
 # Longest first, so "sky blue" is one word and "jet black" is not also "black" twice; whole words only, so
-# "redundant" holds no "red" and "tangerine" no "tan" (the trap in substring matching).
+# "redundant" holds no "red" and "tangerine" no "tan" (the trap in substring matching). The "(?=[a-z])" guard
+# tries the alternation only where a word starts, so a reply of digits or symbols is scanned in one pass.
 _PATTERN = re.compile(
-    r"(?<![a-z])(" + "|".join(re.escape(w) for w in sorted(_WORD, key=len, reverse=True)) + r")(?![a-z])"
+    r"(?<![a-z])(?=[a-z])(" + "|".join(re.escape(w) for w in sorted(_WORD, key=len, reverse=True)) + r")(?![a-z])"
 )
 
 

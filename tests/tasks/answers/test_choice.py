@@ -1,4 +1,5 @@
-"""The multiple-choice scorer: one test per trap, named after it (plates.tasks.mc_scoring)."""
+"""The multiple-choice reader: one test per trap, named after it (plates.tasks.answers.choice; the scene tasks'
+scorer plates.tasks.scenes.score_reply is the reader plus the verdict)."""
 
 from __future__ import annotations
 
@@ -6,26 +7,38 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from plates.tasks.mc_scoring import PARSE_STATUSES, parse_choice, score_choice
+from plates.tasks.answers import PARSE_STATUSES, read_choice
+from plates.tasks.answers.choice import check_options
+from plates.tasks.answers.text import verdict
 
 # five options so that "e" (what ColorBench's extractor reads from "(B) Blue") is a real option letter
 OPTIONS = {"A": "Red", "B": "Blue", "C": "Green", "D": "Yellow", "E": "Purple"}
 
 
 def _letter(reply: str, options=OPTIONS) -> str | None:
-    return parse_choice(reply, options).letter
+    return read_choice(reply, options).answer
+
+
+def parse_choice(reply, options):
+    return read_choice(reply, options)
+
+
+def score_choice(reply, options, expected):
+    if expected not in check_options(options):
+        raise ValueError(f"expected {expected!r} is not an option letter")
+    return verdict(read_choice(reply, options), expected)
 
 
 # ---- ColorBench's two bugs ------------------------------------------------------------------------------------
 
 def test_colorbench_bug_paren_letter_then_text_is_not_read_as_e():
     c = score_choice("(B) Blue", OPTIONS, "B")
-    assert c.letter == "B" and c.correct and c.letter != "E"
+    assert c.parsed == "B" and c.correct and c.parsed != "E"
 
 
 def test_colorbench_bug_option_text_alone_is_scored_correct():
     c = score_choice("Blue", OPTIONS, "B")
-    assert c.letter == "B" and c.status == "ok" and c.correct
+    assert c.parsed == "B" and c.parse_status == "ok" and c.correct
 
 
 # ---- accepted forms -------------------------------------------------------------------------------------------
@@ -64,7 +77,9 @@ def test_final_colon_after_discussing_an_option():
 
 def test_think_block_numbers_and_letters_are_not_the_answer():
     assert _letter("<think>maybe A, or (C)</think>B") == "B"
-    assert parse_choice("<think>I would say (A) but the reply was cut", OPTIONS).status == "empty"
+    # Cut off while thinking: nothing was answered (unparsed, evasion; the old scene parser said "empty").
+    c = parse_choice("<think>I would say (A) but the reply was cut", OPTIONS)
+    assert (c.status, c.failure_mode) == ("unparsed", "evasion")
 
 
 def test_lone_capital_in_a_sentence():
@@ -98,7 +113,7 @@ def test_hex_code_letters_are_not_option_letters():
 @pytest.mark.parametrize("reply", ["A or B", "A, B", "B and C", "(A)/(B)", "A & C"])
 def test_two_letters_are_ambiguous(reply):
     c = parse_choice(reply, OPTIONS)
-    assert c.letter is None and c.status == "ambiguous"
+    assert c.answer is None and c.status == "ambiguous"
 
 
 def test_two_parenthesised_letters_are_ambiguous():
@@ -108,27 +123,37 @@ def test_two_parenthesised_letters_are_ambiguous():
 def test_two_option_texts_are_ambiguous():
     for reply in ("Blue or Red", "Blue, Green", "It is either blue or red."):
         c = parse_choice(reply, OPTIONS)
-        assert c.letter is None and c.status == "ambiguous", reply
+        assert c.answer is None and c.status == "ambiguous", reply
 
 
 def test_letter_with_another_options_text_is_ambiguous():
     c = parse_choice("A) Blue", OPTIONS)
-    assert c.letter is None and c.status == "ambiguous"
+    assert c.answer is None and c.status == "ambiguous"
 
 
 def test_cot_reply_with_two_parenthesised_answers_is_ambiguous():
     assert parse_choice("It could be (A), but maybe (C).", OPTIONS).status == "ambiguous"
 
 
-def test_two_concluding_phrases_that_disagree_are_ambiguous():
-    assert parse_choice("The answer is A. On reflection, the answer is C.", OPTIONS).status == "ambiguous"
+def test_the_last_explicit_answer_phrase_wins():
+    # lmms-eval's mcq_extract convention (the old scene parser called this ambiguous): the last answer phrase,
+    # after a self-correction or not, is the answer.
+    assert _letter("The answer is A. On reflection, the answer is C.") == "C"
+    assert _letter("The answer is A. Checking the hue again, the answer is C.") == "C"
+    assert _letter("A. On reflection, the answer is B.") == "B"  # an answer phrase wins over a leading letter
+
+
+def test_an_answer_phrase_naming_two_options_is_ambiguous():
+    assert parse_choice("The answer is A or C.", OPTIONS).status == "ambiguous"
 
 
 # ---- refused: not an answer ------------------------------------------------------------------------------------
 
 def test_article_a_is_not_option_a():
     c = parse_choice("A blue circle", OPTIONS)
-    assert c.letter is None and c.status == "unparsed"
+    # No option; describing the image is an evasion (HueManity App. E.2), as for every reader.
+    assert c.answer is None and (c.status, c.failure_mode) == ("refusal", "evasion")
+    assert parse_choice("A blue one", OPTIONS).status == "unparsed"
 
 
 def test_answer_is_a_followed_by_words_is_not_option_a():
@@ -142,7 +167,7 @@ def test_pronoun_i_is_never_an_option():
 
 def test_letter_outside_the_options_is_unparsed():
     c = parse_choice("F", OPTIONS)
-    assert c.letter is None and c.status == "unparsed" and "not an option" in c.rule
+    assert c.answer is None and c.status == "unparsed" and "not an option" in c.rule
 
 
 def test_plural_option_s_is_not_answer_s():
@@ -156,10 +181,11 @@ def test_last_letter_of_a_word_is_never_read():
     assert parse_choice("Something purple-ish", OPTIONS).status == "unparsed"
 
 
-def test_empty_reply_is_empty_not_wrong_letter():
+def test_empty_reply_is_unparsed_evasion_not_wrong_letter():
+    # The old scene parser's own status "empty" is the shared "unparsed" with failure mode "evasion".
     for reply in ("", "   ", "**", "."):
         c = score_choice(reply, OPTIONS, "A")
-        assert c.status == "empty" and c.letter is None and c.correct is False
+        assert (c.parse_status, c.failure_mode, c.parsed, c.correct) == ("unparsed", "evasion", None, False)
 
 
 def test_a_negated_option_text_does_not_answer():
@@ -170,7 +196,7 @@ def test_a_negated_option_text_does_not_answer():
 
 def test_wrong_letter_is_parsed_and_wrong():
     c = score_choice("(C)", OPTIONS, "B")
-    assert c.letter == "C" and c.status == "ok" and c.correct is False
+    assert c.parsed == "C" and c.parse_status == "ok" and c.correct is False
 
 
 @pytest.mark.parametrize(
@@ -194,5 +220,5 @@ def test_bad_reply_and_expected_raise():
 def test_any_reply_gets_a_known_status_and_a_letter_only_when_ok(reply):
     c = parse_choice(reply, OPTIONS)
     assert c.status in PARSE_STATUSES
-    assert (c.letter is not None) == (c.status == "ok")
-    assert c.letter is None or c.letter in OPTIONS
+    assert (c.answer is not None) == (c.status == "ok")
+    assert c.answer is None or c.answer in OPTIONS

@@ -1,0 +1,299 @@
+"""Admitting a visitor's work on a public server: per-client rate limits (of events, or of bytes: uploads),
+session slots with a time to live, and a memory budget.
+
+A public Space assumes a hostile visitor, and a visitor can open as many browser sessions as they like, so a
+limit counted per session is no limit: every limit here is counted per **client address** (`client_address`),
+and a rate may also have a total over every address (uploads: bytes per address and in all, per window; the
+apps delete uploads after the same window, so the window's bytes bound what is held). Each check runs **before** the work is taken and refuses politely with a
+`Refused` (a ``ValueError``, so the apps show its words) that says what was refused, the limit, and when to try
+again. Widget-free: the explorer (Gradio) and the dashboard (Streamlit) call the same objects.
+
+Memory of the limiters themselves is bounded: each remembers at most ``max_clients`` addresses (the least
+recently seen are forgotten first) and only the events inside its window.
+
+>>> starts = RateLimit("quiz starts", 2, 60.0, clock=lambda: 0.0)
+>>> starts.take("203.0.113.7"); starts.take("203.0.113.7")
+>>> starts.take("203.0.113.7")
+Traceback (most recent call last):
+...
+plates.admission.Refused: too many quiz starts from your address: 2 in the last 1 min; allowed: 2 per 1 min. Please try again in 1 min.
+>>> starts.take("198.51.100.2")  # another address has its own allowance
+"""
+
+from __future__ import annotations
+
+import math
+import os
+import threading
+import time
+from collections import OrderedDict, deque
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+
+import psutil
+
+__all__ = ["MEMORY_BUDGET_BYTES", "MEMORY_BUDGET_ENV", "SESSION_TTL_S", "Admission", "MemoryBudget", "RateLimit", "Refused", "Slots", "UploadGate", "client_address", "hosted_space", "memory_budget", "process_rss"]
+
+
+def hosted_space(environ: Mapping[str, str] | None = None) -> bool:
+    """True where the environment says this is a hosted Hugging Face Space (``SPACE_ID`` set, or
+    ``SYSTEM=spaces``: both set by the Spaces runtime): public mode whatever the operator set, and client
+    addresses from the Space's proxy."""
+    env = os.environ if environ is None else environ
+    return bool(env.get("SPACE_ID", "").strip()) or env.get("SYSTEM", "").strip().lower() == "spaces"
+
+
+class Refused(ValueError):
+    """Work refused by a limit (rate, quota, capacity or memory); the message says which and when to retry."""
+
+
+def _minutes(seconds: float) -> str:
+    return f"{max(1, math.ceil(seconds / 60))} min"
+
+
+def client_address(host: str | None, headers: Mapping[str, str] | None = None, *, behind_proxy: bool = False) -> str:
+    """The address a visitor's limits are counted under: the connection's ``host``, or, ``behind_proxy`` (a
+    hosted Space, whose proxy appends the address it saw), the LAST entry of ``X-Forwarded-For``: the one the
+    trusted proxy wrote (earlier entries are whatever the visitor sent, so they never count). Without either,
+    "unknown" (all such visitors share one allowance: refusing them together is the safe side).
+
+    >>> client_address("10.0.0.5", {"x-forwarded-for": "1.2.3.4, 203.0.113.9"}, behind_proxy=True)
+    '203.0.113.9'
+    >>> client_address("10.0.0.5", {"x-forwarded-for": "1.2.3.4"})  # not behind a proxy: the header is ignored
+    '10.0.0.5'
+    """
+    if behind_proxy and headers is not None:
+        lowered = {str(k).lower(): v for k, v in headers.items()}
+        forwarded = [part.strip() for part in str(lowered.get("x-forwarded-for", "")).split(",") if part.strip()]
+        if forwarded:
+            return forwarded[-1][:64]
+    return (host or "unknown")[:64]
+
+
+class RateLimit:
+    """At most ``per_client`` of ``what`` per client address in any ``window_s`` seconds (a sliding window),
+    and at most ``total`` for every address together (None: no total). Each `take` counts ``amount`` (1: an
+    event; or bytes, for uploads) or raises `Refused`; nothing is counted for a refused take."""
+
+    def __init__(self, what: str, per_client: int, window_s: float, *, total: int | None = None,
+                 unit: str = "", max_clients: int = 10_000, clock: Callable[[], float] = time.monotonic) -> None:
+        if isinstance(per_client, bool) or not isinstance(per_client, int) or per_client < 1:
+            raise ValueError(f"per_client={per_client!r} is not allowed; allowed: an integer >= 1")
+        if total is not None and (isinstance(total, bool) or not isinstance(total, int) or total < per_client):
+            raise ValueError(f"total={total!r} is not allowed; allowed: None or an integer >= per_client")
+        if not (isinstance(window_s, (int, float)) and math.isfinite(window_s) and window_s > 0):
+            raise ValueError(f"window_s={window_s!r} is not allowed; allowed: seconds > 0")
+        self.what, self.per_client, self.total, self.unit = what, per_client, total, unit
+        self.window_s, self.max_clients, self._clock = float(window_s), int(max_clients), clock
+        self._events: OrderedDict[str, deque[tuple[float, int]]] = OrderedDict()
+        self._sum: dict[str, int] = {}
+        self._lock = threading.Lock()
+
+    def _amount(self, n: int) -> str:
+        return f"{n / 1e6:.1f} MB" if self.unit == "bytes" else f"{n}"
+
+    def _expire_locked(self, client: str, now: float) -> deque[tuple[float, int]]:
+        events = self._events.pop(client, None) or deque()
+        while events and now - events[0][0] >= self.window_s:
+            self._sum[client] = self._sum.get(client, 0) - events.popleft()[1]
+        if not events:
+            self._sum.pop(client, None)
+        return events
+
+    def take(self, client: str, amount: int = 1) -> None:
+        """Count ``amount`` for ``client``, or raise `Refused` when it would pass ``per_client`` (or ``total``)."""
+        if isinstance(amount, bool) or not isinstance(amount, int) or amount < 0:
+            raise ValueError(f"amount={amount!r} is not allowed; allowed: an integer >= 0")
+        now, span = self._clock(), _minutes(self.window_s)
+        with self._lock:
+            for other in list(self._events):  # the total needs every address's window up to date
+                if other != client:
+                    self._events[other] = self._expire_locked(other, now)
+            events = self._expire_locked(client, now)
+            self._events[client] = events  # most recently seen last
+            mine = self._sum.get(client, 0)
+            if mine + amount > self.per_client:
+                wait = self.window_s - (now - events[0][0]) if events else self.window_s
+                raise Refused(f"too many {self.what} from your address: {self._amount(mine)} in the last {span}; "
+                              f"allowed: {self._amount(self.per_client)} per {span}. Please try again in "
+                              f"{_minutes(wait)}.")
+            everyone = sum(self._sum.values())
+            if self.total is not None and everyone + amount > self.total:
+                raise Refused(f"too many {self.what} on this server: {self._amount(everyone)} in the last {span} "
+                              f"from every visitor; allowed: {self._amount(self.total)}. Please try again in a few "
+                              "minutes.")
+            events.append((now, amount))
+            self._sum[client] = mine + amount
+            while len(self._events) > self.max_clients:
+                gone, _ = self._events.popitem(last=False)
+                self._sum.pop(gone, None)
+
+
+def process_rss() -> int:
+    """This process's resident memory now (bytes; psutil)."""
+    return int(psutil.Process(os.getpid()).memory_info().rss)
+
+
+class MemoryBudget:
+    """The server's memory budget: `check` refuses new work while this process's resident memory is over
+    ``limit_bytes`` (work already taken goes on; sessions expiring bring it back under)."""
+
+    def __init__(self, limit_bytes: int, *, rss: Callable[[], int] = process_rss) -> None:
+        if isinstance(limit_bytes, bool) or not isinstance(limit_bytes, int) or limit_bytes < 1:
+            raise ValueError(f"limit_bytes={limit_bytes!r} is not allowed; allowed: bytes >= 1")
+        self.limit_bytes, self._rss = limit_bytes, rss
+
+    def check(self, what: str) -> None:
+        used = self._rss()
+        if used > self.limit_bytes:
+            raise Refused(f"this server is busy ({used / 1e6:.0f} MB of its {self.limit_bytes / 1e6:.0f} MB memory "
+                          f"budget in use), so it cannot take {what} now. Please try again in a few minutes.")
+
+
+class Slots:
+    """At most ``capacity`` live sessions of ``what`` at once; a session not touched for ``ttl_s`` seconds
+    is expired (its ``on_expire`` callback runs, outside the lock). `admit` takes a slot (or raises `Refused`),
+    `touch` keeps one alive, `release` frees one (a closed tab)."""
+
+    def __init__(self, what: str, capacity: int, ttl_s: float, *, on_expire: Callable[[str], None] | None = None,
+                 clock: Callable[[], float] = time.monotonic) -> None:
+        if isinstance(capacity, bool) or not isinstance(capacity, int) or capacity < 1:
+            raise ValueError(f"capacity={capacity!r} is not allowed; allowed: an integer >= 1")
+        if not (isinstance(ttl_s, (int, float)) and math.isfinite(ttl_s) and ttl_s > 0):
+            raise ValueError(f"ttl_s={ttl_s!r} is not allowed; allowed: seconds > 0")
+        self.what, self.capacity, self.ttl_s = what, capacity, float(ttl_s)
+        self._on_expire, self._clock = on_expire, clock
+        self._seen: OrderedDict[str, float] = OrderedDict()  # session -> last touched, oldest first
+        self._lock = threading.Lock()
+
+    def _expire_locked(self, now: float) -> list[str]:
+        gone = []
+        while self._seen and now - next(iter(self._seen.values())) >= self.ttl_s:
+            gone.append(self._seen.popitem(last=False)[0])
+        return gone
+
+    def _expired(self, gone: list[str]) -> None:
+        for session in gone:
+            if self._on_expire is not None:
+                self._on_expire(session)
+
+    def admit(self, session: str) -> None:
+        now = self._clock()
+        with self._lock:
+            gone = self._expire_locked(now)
+            if session not in self._seen and len(self._seen) >= self.capacity:
+                oldest = next(iter(self._seen.values()))
+                wait = self.ttl_s - (now - oldest)
+                refused = Refused(f"this server is running {len(self._seen)} {self.what} now, its most at once; "
+                                  f"please try again in {_minutes(wait)}.")
+            else:
+                refused = None
+                self._seen.pop(session, None)
+                self._seen[session] = now
+        self._expired(gone)
+        if refused is not None:
+            raise refused
+
+    def touch(self, session: str) -> bool:
+        """Keep ``session`` alive; False when it has expired (or was never admitted)."""
+        now = self._clock()
+        with self._lock:
+            gone = self._expire_locked(now)
+            alive = session in self._seen
+            if alive:
+                self._seen.move_to_end(session)
+                self._seen[session] = now
+        self._expired(gone)
+        return alive
+
+    def release(self, session: str) -> None:
+        with self._lock:
+            self._seen.pop(session, None)
+
+    def __len__(self) -> int:
+        now = self._clock()
+        with self._lock:
+            gone = self._expire_locked(now)
+            n = len(self._seen)
+        self._expired(gone)
+        return n
+
+
+class UploadGate:
+    """ASGI middleware in front of an app's upload route (Gradio's ``POST .../upload``): every upload takes
+    its declared ``Content-Length`` from ``rate`` (a `RateLimit` in bytes) under the sender's `client_address`
+    before a byte is read; a refusal is answered ``429`` with the refusal's words, and an upload without a
+    length (chunked) ``411``. Other requests pass untouched. Gradio's own cap is per file
+    (``max_file_size``); this one is per address and in total, over the window in which the app keeps files."""
+
+    def __init__(self, app: Callable, *, rate: RateLimit, behind_proxy: bool = False,
+                 path_suffix: str = "/upload") -> None:
+        self.app, self.rate, self.behind_proxy, self.path_suffix = app, rate, behind_proxy, path_suffix
+
+    async def __call__(self, scope: dict, receive: Callable, send: Callable) -> None:
+        if scope.get("type") != "http" or scope.get("method") != "POST" or \
+                not str(scope.get("path", "")).rstrip("/").endswith(self.path_suffix):
+            await self.app(scope, receive, send)
+            return
+        headers = {k.decode("latin-1").lower(): v.decode("latin-1") for k, v in scope.get("headers", [])}
+        host = (scope.get("client") or (None,))[0]
+        client = client_address(host, headers, behind_proxy=self.behind_proxy)
+        length = headers.get("content-length", "")
+        if not length.isdigit():
+            await _answer(send, 411, "an upload must declare its length (Content-Length)")
+            return
+        try:
+            self.rate.take(client, int(length))
+        except Refused as exc:
+            await _answer(send, 429, str(exc))
+            return
+        await self.app(scope, receive, send)
+
+
+async def _answer(send: Callable, status: int, text: str) -> None:
+    body = text.encode()
+    await send({"type": "http.response.start", "status": status,
+                "headers": [(b"content-type", b"text/plain; charset=utf-8"),
+                            (b"content-length", str(len(body)).encode())]})
+    await send({"type": "http.response.body", "body": body})
+
+
+#: The public explorer's memory budget (process RSS): new work is refused above it. A Space's smallest CPU
+#: machine has 16 GB; the budget leaves room for a loaded Hugging Face model beside the app. An operator
+#: changes it with ``PLATES_MEMORY_BUDGET_MB`` (`memory_budget`).
+MEMORY_BUDGET_BYTES = 1_500_000_000
+MEMORY_BUDGET_ENV = "PLATES_MEMORY_BUDGET_MB"
+
+
+def memory_budget(environ: Mapping[str, str] | None = None) -> MemoryBudget:
+    """The server's `MemoryBudget`: ``PLATES_MEMORY_BUDGET_MB`` when set (a whole number of MB >= 1; a
+    ValueError names anything else), else `MEMORY_BUDGET_BYTES`."""
+    env = os.environ if environ is None else environ
+    text = env.get(MEMORY_BUDGET_ENV, "").strip()
+    if not text:
+        return MemoryBudget(MEMORY_BUDGET_BYTES)
+    if not text.isdigit() or int(text) < 1:
+        raise ValueError(f"{MEMORY_BUDGET_ENV}={text!r} is not allowed; allowed: a whole number of MB >= 1")
+    return MemoryBudget(int(text) * 1_000_000)
+#: Seconds a quiz session, a visitor's upload allowance and session state live without use.
+SESSION_TTL_S = 1800.0
+
+
+@dataclass
+class Admission:
+    """One public app's limits (built per app, never module-wide): the memory budget, quiz starts per address
+    (5 per 10 min, 200 in all), live quizzes at once (100, expired after `SESSION_TTL_S` idle), and uploaded
+    bytes per address (20 MB) and in all (500 MB) per `SESSION_TTL_S` (the app deletes uploads after it).
+    ``behind_proxy``: addresses come from the hosted Space's proxy (`client_address`)."""
+
+    behind_proxy: bool = False
+    memory: MemoryBudget = field(default_factory=memory_budget)
+    quiz_starts: RateLimit = field(default_factory=lambda: RateLimit("quiz starts", 5, 600.0, total=200))
+    quizzes: Slots = field(default_factory=lambda: Slots("quizzes", 100, SESSION_TTL_S))
+    uploads: RateLimit = field(default_factory=lambda: RateLimit(
+        "uploads", 20_000_000, SESSION_TTL_S, total=500_000_000, unit="bytes"))
+
+    def client(self, request: object) -> str:
+        """The address of a Gradio (or Starlette) request's sender."""
+        host = getattr(getattr(request, "client", None), "host", None)
+        return client_address(host, dict(getattr(request, "headers", None) or {}), behind_proxy=self.behind_proxy)

@@ -1,0 +1,60 @@
+"""``plates rescore RESULTS [--out OUT]``: judge stored replies again under today's scoring rules, with no model
+call, and write each run found under RESULTS as a new run (``<run id>-rules<version>``, a ``rescored_from``
+column naming the source run) under OUT (default: beside RESULTS). Prints, per run, how many verdicts changed per
+prompt and the old -> new parse-status counts. A run already judged under today's rules, or already rescored
+under OUT, is left alone. The library side is `plates.runs.rescore`."""
+
+from __future__ import annotations
+
+import argparse
+from pathlib import Path
+
+
+def register(subparsers: argparse._SubParsersAction) -> None:
+    p = subparsers.add_parser("rescore", help="judge stored replies again under today's scoring rules (no model call)",
+                              description=__doc__)
+    p.add_argument("results", help="a results folder or Parquet file (folders are searched recursively)")
+    p.add_argument("--out", default=None, help="folder for the rescored runs (default: the RESULTS folder)")
+    p.set_defaults(func=main)
+
+
+def main(args: argparse.Namespace) -> int:
+    from plates.results import ResultsWriter, load_results
+    from plates.runs.rescore import rescore_run, rescored_run_id
+    from plates.tasks.answers import RULES_VERSION
+
+    source = Path(args.results)
+    if not source.exists():
+        raise ValueError(f"RESULTS {str(source)!r} does not exist; allowed: a results folder or Parquet file")
+    out = Path(args.out) if args.out else (source if source.is_dir() else source.parent)
+    loaded = load_results(source)
+    for path, reason in loaded.skipped:
+        print(f"skipped {path}: {reason}")
+    frame = loaded.frame
+    if frame.empty:
+        raise ValueError(f"no results rows under {str(source)!r}; allowed: a folder holding `plates run` parts")
+    present = set(load_results(out, columns=["run_id"]).frame["run_id"].dropna()) if out.exists() else set()
+    written = 0
+    for run_id, run in frame.groupby("run_id", sort=True):
+        versions = set(run["rules_version"].dropna().astype(int))
+        if versions == {RULES_VERSION}:
+            print(f"{run_id}: already judged under rules {RULES_VERSION}; left alone")
+            continue
+        if rescored_run_id(run_id) in present:
+            print(f"{run_id}: {rescored_run_id(run_id)} is already under {out}; left alone")
+            continue
+        done = rescore_run(run.to_dict("records"))
+        with ResultsWriter(out, done.run_id, flush_rows=max(len(done.rows), 1)) as writer:
+            for row in done.rows:
+                writer.add(row)
+        written += 1
+        old = ", ".join(str(v) for v in sorted(done.old_versions))
+        print(f"{run_id} (rules {old}) -> {done.run_id} (rules {RULES_VERSION}): {len(done.rows)} rows, "
+              f"{done.changed} verdicts changed" + (f"; label space inferred for {done.inferred} rows"
+                                                     if done.inferred else ""))
+        for prompt, (n, changed, before, after) in sorted(done.per_prompt.items()):
+            print(f"  {prompt}: {changed} of {n} verdicts changed; correct {before} -> {after}")
+        for (before, after), n in sorted(done.transitions.items(), key=lambda kv: (-kv[1], kv[0])):
+            print(f"  parse status {before} -> {after}: {n}")
+    print(f"{written} run(s) rescored under rules {RULES_VERSION}; results in {out}")
+    return 0

@@ -1,0 +1,70 @@
+"""One reader per answer kind, each with its policy written at the top of its module; every family's tasks use
+them (plates, ColorBench's Colour Blindness, scenes, illusions).
+
+=====================  ===================================================================================
+module                 reads
+=====================  ===================================================================================
+``text``               what all share: parse statuses, failure modes, the ``<think>`` stripper, the length
+                       cap, clean-up, self-corrections, evasions, the verdict
+``choice``             multiple choice, letters or Roman numerals (`read_choice`)
+``labels``             open answers: numbers, HueManity labels, any text (`read_number`, `read_label`,
+                       `read_text`)
+``yesno``              yes/no and true/false (`read_yes_no`)
+``colours``            colour values: the basic colour term named (`read_colour_name`)
+=====================  ===================================================================================
+
+Readers are pure functions over strings: bounded (a reply is read as at most ``MAX_REPLY_CHARS`` characters),
+linear in the reply's length, and they raise for no reply text, only for bad questions (ValueError naming what
+is allowed). ``RULES_VERSION`` names the rules: every results row records it (``rules_version``), and ``plates
+rescore`` re-judges stored replies under today's rules.
+"""
+
+from __future__ import annotations
+
+from plates.tasks.answers.choice import ALPHABETS, NUMERALS, alphabet_of, check_options, read_choice
+from plates.tasks.answers.colours import read_colour_name
+from plates.tasks.answers.labels import NUMBER_WORDS, canonical_number, read_label, read_number, read_text
+from plates.tasks.answers.text import (
+    FAILURE_MODES,
+    MAX_REPLY_CHARS,
+    PARSE_STATUSES,
+    ROW_STATUSES,
+    Reading,
+    prepare,
+    strip_reasoning,
+    verdict,
+)
+from plates.tasks.answers.yesno import VOCABULARIES, read_yes_no
+
+__all__ = [
+    "ALPHABETS",
+    "FAILURE_MODES",
+    "MAX_REPLY_CHARS",
+    "NUMBER_WORDS",
+    "NUMERALS",
+    "PARSE_STATUSES",
+    "ROW_STATUSES",
+    "RULES_VERSION",
+    "UNVERSIONED",
+    "VOCABULARIES",
+    "Reading",
+    "alphabet_of",
+    "canonical_number",
+    "check_options",
+    "prepare",
+    "read_choice",
+    "read_colour_name",
+    "read_label",
+    "read_number",
+    "read_text",
+    "read_yes_no",
+    "strip_reasoning",
+    "verdict",
+]
+
+#: The version of the scoring rules that judge replies; bump it with any change that can change a verdict.
+#: 1: one reader per answer kind (this package), replacing three multiple-choice parsers that disagreed; the
+#: "ambiguous" parse status; the length cap.
+RULES_VERSION = 1
+#: How rows written before rows recorded a version read (Parquet files without the ``rules_version`` column).
+UNVERSIONED = 0

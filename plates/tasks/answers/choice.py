@@ -1,0 +1,313 @@
+"""Multiple choice: the option a reply chooses, in one of two alphabets: letters ("A".."Z": ColorBench, the plate
+tasks) and Roman numerals ("I".."X": RCID and IllusionBench+, whose prompts number options I, II, III).
+
+Written against two traps in ColorBench's released evaluation code: its letter extractor reads "(B) Blue" as
+"e" (a letter from the end of the reply), and a reply giving the option's text ("Blue") is scored wrong. The
+convention for explicit answers follows lmms-eval's ``_task_utils/mcq_extract.py`` (an explicit answer phrase
+wins over an implicit label; the last explicit answer wins; conflicting implicit labels abstain) and
+inspect_ai's ``scorer/_common.py`` (a pure string function; every trap named).
+
+Policy (after the shared rules of `plates.tasks.answers.text`: reasoning stripped, length capped, whitespace
+collapsed, markdown and typographic quotes removed), first rule that decides wins:
+
+0. **A self-correction decides**: after the last "actually", "wait", "on reflection"..., the tail is read with
+   the rules below; only when it names no option is the whole reply read ("A. On reflection, the answer is
+   B." -> B; "Left is darker, no wait, right is darker" -> right).
+1. **A key alone**, after a leading answer phrase ("Answer:", "The correct answer is", "Option", "I choose"):
+   "B", "(b)", "[B]", "B.", "ii." -> it (any case: nothing else is in the reply). A key that is no option ->
+   unparsed. In the Roman alphabet a lone letter names the option at its position ("B" -> II).
+2. **An option's text alone** (case, spaces and a final full stop ignored): "Blue" -> B; "(30, 144, 255)".
+3. **Keys or texts listed**: "A or B", "(A) or (B)", "A, B", "Blue or Red", "I or II" -> ambiguous.
+4. **Explicit answer phrases** anywhere ("the answer is (B)", "answer: B", "Final: (B)", "the correct option
+   is B", "I'd go with C", "the answer is Blue"): the LAST one that names an option wins; one naming two
+   ("the answer is A or B") is ambiguous. After the phrase a key counts in parentheses, or before the end,
+   punctuation or "because/since/as": "the answer is a blue one" names no option.
+5. **A leading key with a delimiter**: "(B) Blue", "B) Blue", "b) 12", "B. Blue", "B: Blue", "B - because";
+   or "B Blue" (the key and its own text). When the rest is another key or another option's text ("A) Blue"
+   where Blue is B; "(A) (B)"), or names another key in parentheses ("(B) looks close, but the curve says
+   (A)") -> ambiguous.
+6. **Keys in parentheses** "(X)" (ColorBench's CoT format: "the option letter is in the parentheses like
+   (X)"): one distinct -> it; several -> ambiguous. Trap: "option(s)" is no "(S)".
+7. **"Option X"** mentions: one distinct -> it; several -> ambiguous.
+8. **A lone capital letter** (letters only) that is an option ("I believe D."): one distinct -> it; several ->
+   ambiguous. "A" counts only before punctuation or the end (otherwise it is the article); "I" is never read.
+9. **The task's own reading in words** (``described``; the illusion tasks read "the left one is darker").
+10. Otherwise: naming two or more option texts -> ambiguous; a refusal -> refusal; else unparsed. Trap: a
+    reply naming one option's text inside a sentence ("It is not blue.") does not choose it.
+
+Replies are never read backwards letter by letter, and the pronoun "I" in "I think II" is no numeral.
+"""
+
+from __future__ import annotations
+
+import functools
+import re
+import string
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
+
+from plates.tasks.answers.text import Prepared, Reading, after_correction, clean, prepare, unanswered
+
+__all__ = ["ALPHABETS", "NUMERALS", "Described", "alphabet_of", "check_options", "read_choice"]
+
+#: Roman numerals as option keys, in order (RCID Fig. 1: "I. Left is darker II. Right is darker ...").
+NUMERALS = ("I", "II", "III", "IV", "V", "VI", "VII", "VIII", "IX", "X")
+#: The two option alphabets.
+ALPHABETS = ("letters", "roman")
+
+#: A task's reading of claims in words: ``described(text, options)`` -> (the option keys the text claims, the
+#: rule's name); several keys -> ambiguous.
+Described = Callable[[str, Mapping[str, str]], tuple[frozenset[str], str]]
+
+_EDGES = " \t\r\n.,;:!?\"'*"
+
+
+def _norm(text: str) -> str:
+    return " ".join(text.split()).strip(_EDGES).casefold()
+
+
+def alphabet_of(options: Mapping[str, str]) -> str:
+    """"roman" when the keys are the first Roman numerals (at least two: "I" alone is a letter), else "letters"."""
+    keys = set(options)
+    return "roman" if len(keys) >= 2 and keys == set(NUMERALS[: len(keys)]) else "letters"
+
+
+def check_options(options: Mapping[str, str]) -> dict[str, str]:
+    """``options`` ({key: text}) validated: keys single letters A-Z or the first Roman numerals, texts non-empty
+    and distinct. ValueError naming what is wrong and what is allowed otherwise."""
+    if not isinstance(options, Mapping) or not options:
+        raise ValueError(f"options must be a non-empty mapping {{key: text}}, got {options!r:.80}")
+    if all(isinstance(k, str) and isinstance(v, str) for k, v in options.items()):
+        return dict(_checked(tuple(options.items())))
+    return _check(options)
+
+
+@functools.lru_cache(maxsize=256)
+def _checked(items: tuple[tuple[str, str], ...]) -> tuple[tuple[str, str], ...]:
+    """`_check` of a question's options, once per distinct option set (a run asks the same few many times)."""
+    return tuple(_check(dict(items)).items())
+
+
+def _check(options: Mapping[str, str]) -> dict[str, str]:
+    roman = alphabet_of(options) == "roman"
+    for key, value in options.items():
+        if not roman and not (isinstance(key, str) and len(key) == 1 and key in string.ascii_uppercase):
+            raise ValueError(f"option key {key!r} is not valid; allowed: single letters A-Z, or Roman numerals "
+                             "I, II, III ... in order")
+        if not isinstance(value, str) or not _norm(value):
+            raise ValueError(f"option {key!r} text {value!r} is not valid; allowed: a non-empty string")
+    texts = [_norm(v) for v in options.values()]
+    if len(set(texts)) != len(texts):
+        raise ValueError(f"options {dict(options)!r} repeat a text; allowed: distinct option texts")
+    return dict(options)
+
+
+@dataclass(frozen=True)
+class _Patterns:
+    alone: re.Pattern
+    lead: re.Pattern
+    lead_bare: re.Pattern
+    paren: re.Pattern
+    option_word: re.Pattern
+    after_key: re.Pattern
+    alternative: re.Pattern
+    key: re.Pattern
+
+
+@functools.cache
+def _patterns(alphabet: str) -> _Patterns:
+    if alphabet == "roman":  # longest numeral first: "III" is not "II" + "I"; a-h (never i) name positions
+        key = r"(?i:viii|vii|vi|iv|ix|iii|ii|i|v|x|[a-h])"
+        upper = key
+    else:
+        key, upper = r"[A-Za-z]", r"[A-Z]"
+    return _Patterns(
+        alone=re.compile(rf"[(\[]?({key})[)\]]?[.:)]?"),
+        lead=re.compile(rf"(?:\(({key})\)|\[({key})\]|({key})\)|({upper})(?:\.|:| -)) ?(.*)", re.DOTALL),
+        lead_bare=re.compile(rf"({upper}) (.+)", re.DOTALL),
+        paren=re.compile(rf"(?<![A-Za-z0-9])\(({key})\)"),
+        option_word=re.compile(rf"\b(?i:option) (?:\(({key})\)|({upper}))(?![A-Za-z0-9])"),
+        after_key=re.compile(rf"\(({key})\)|({key})(?= ?(?:$|[.,;:!?)\]\n]|\b(?:because|since|as)\b))"),
+        alternative=re.compile(rf" ?(?:,|/|&|\bor\b|\band\b) ?[(\[]?({key})[)\]]?(?![A-Za-z0-9])", re.IGNORECASE),
+        key=re.compile(key),
+    )
+
+
+_PREFIX = re.compile(
+    r"^(?:(?:the )?(?:final |correct |best |right )?(?:answer|option|choice)(?: is)?"
+    r"|my (?:final )?answer(?: is)?|i(?: would| will|'d)? (?:choose|pick|select|go with)) ?[:\-]? ?",
+    re.IGNORECASE,
+)
+_DECLARATION = re.compile(
+    r"\b(?:answer\b|final(?= ?:)|(?:correct|best|right|final) (?:option|choice)\b"
+    r"|i(?: would| will|'d)? (?:choose|pick|select|go with)\b)"
+    r"(?: (?:is|would be|should be|will be)\b)? ?[:\-=]? ?",
+    re.IGNORECASE,
+)
+_SEPARATORS = re.compile(r" ?(?:,|/|;|&|\bor\b|\band\b) ?", re.IGNORECASE)
+_SEGMENT_END = re.compile(r"[.\n;]|\bbecause\b|\bsince\b", re.IGNORECASE)
+_LONE = re.compile(r"(?<![A-Za-z0-9'#])([A-Z])(?![A-Za-z0-9'])")
+_AFTER_A = re.compile(r" ?(?:$|[.,;:!?)\]])")
+
+
+@functools.lru_cache(maxsize=256)
+def _by_text(items: tuple[tuple[str, str], ...]) -> dict[str, str]:
+    return {_norm(v): k for k, v in items}
+
+
+@functools.lru_cache(maxsize=256)
+def _text_patterns(items: tuple[tuple[str, str], ...]) -> tuple[tuple[re.Pattern, str], ...]:
+    """One whole-word pattern per option text (rule 10), compiled once per option set."""
+    return tuple((re.compile(r"(?<!\w)" + re.escape(t) + r"(?!\w)"), k) for t, k in _by_text(items).items())
+
+
+class _Reader:
+    """One reading of one reply against one question's options (rules 1-10 of the module docstring)."""
+
+    def __init__(self, options: dict[str, str], described: Described | None) -> None:
+        self.options = options
+        self.alphabet = alphabet_of(options)
+        self.p = _patterns(self.alphabet)
+        self.items = tuple(options.items())
+        self.by_text = _by_text(self.items)
+        # how far after an answer phrase an option's text can reach (its length, edges and spaces allowed)
+        self.longest = 2 * max(len(v) for v in options.values()) + 8
+        self.described = described
+
+    def key(self, token: str) -> str:
+        """The option key a matched token names (a Roman-alphabet letter names its position), or "" when the
+        token is not a key of this alphabet (it may still be no option)."""
+        token = token.upper()
+        if not token.isascii():  # Trap: under IGNORECASE "ſ" matches s and the Kelvin sign k
+            return ""
+        if self.alphabet == "letters":
+            return token
+        if token in NUMERALS:
+            return token
+        index = string.ascii_uppercase.index(token)
+        return NUMERALS[index] if index < len(NUMERALS) else ""
+
+    def _one(self, keys: list[str], rule: str) -> tuple[str | None, str, str]:
+        distinct = sorted(set(keys))
+        if len(distinct) == 1:
+            return distinct[0], "ok", rule
+        return None, "ambiguous", f"{rule}: {', '.join(distinct)}"
+
+    def declared(self, text: str) -> tuple[str | None, str, str] | None:
+        """Rule 4: what the last answer phrase naming an option names."""
+        last = None
+        for m in _DECLARATION.finditer(text):
+            pos = m.end()
+            head = self.p.after_key.match(text, pos)
+            if head:
+                k = self.key(head.group(1) or head.group(2))
+                if k in self.options:
+                    alt = self.p.alternative.match(text, head.end())
+                    if alt and self.key(alt.group(1)) in self.options and self.key(alt.group(1)) != k:
+                        last = (None, "ambiguous", f"answer phrase names {k} and {self.key(alt.group(1))}")
+                    else:
+                        last = (k, "ok", "answer phrase")
+                    continue
+            window = text[pos:pos + self.longest]
+            end = _SEGMENT_END.search(window)
+            first = _norm(window[: end.start()] if end else window)
+            if first in self.by_text:
+                last = (self.by_text[first], "ok", "answer phrase (option text)")
+        return last
+
+    def read(self, text: str) -> tuple[str | None, str, str]:
+        opts, by_text, p = self.options, self.by_text, self.p
+        body = text.strip(_EDGES)
+        for _ in range(2):  # "Answer: Option B"
+            body = _PREFIX.sub("", body, count=1).strip()
+        if not body.strip(_EDGES):
+            return None, "unparsed", "no option chosen"
+        # 1. a key alone
+        m = p.alone.fullmatch(body.strip(" \t\r\n.!"))
+        if m:
+            k = self.key(m.group(1))
+            if k in opts:
+                return k, "ok", "key alone"
+            if _norm(body) not in by_text:
+                return None, "unparsed", f"{m.group(1)} is not an option ({', '.join(opts)})"
+        # 2. an option's text alone (trap: ColorBench scores "Blue" wrong when Blue is the option)
+        if _norm(body) in by_text:
+            return by_text[_norm(body)], "ok", "option text"
+        # 3. keys or option texts listed
+        parts = [q for q in _SEPARATORS.split(body.strip(_EDGES)) if q.strip(_EDGES)]
+        if 2 <= len(parts) <= 26:
+            keys = [self.key(m.group(1)) for q in parts if (m := p.alone.fullmatch(q.strip(_EDGES + "()")))]
+            if len(keys) == len(parts) and all(k in opts for k in keys) and len(set(keys)) > 1:
+                return None, "ambiguous", f"several keys: {', '.join(sorted(set(keys)))}"
+            named = [by_text.get(_norm(q)) for q in parts]
+            if all(named) and len(set(named)) > 1:
+                return None, "ambiguous", f"several option texts: {', '.join(sorted(set(named)))}"
+        # 4. explicit answer phrases: the last one wins
+        declared = self.declared(text)
+        if declared is not None:
+            return declared
+        # 5. a leading key with a delimiter (trap: ColorBench reads "(B) Blue" as "e")
+        m = p.lead.fullmatch(body)
+        if m:
+            k = self.key(m.group(1) or m.group(2) or m.group(3) or m.group(4))
+            rest = m.group(5)
+            if k in opts:
+                again = p.alone.fullmatch(_norm(rest).strip("()"))
+                if again and self.key(again.group(1)) in opts and self.key(again.group(1)) != k:
+                    return None, "ambiguous", f"keys {k} and {self.key(again.group(1))}"
+                other = by_text.get(_norm(rest))
+                if other is not None and other != k:
+                    return None, "ambiguous", f"key {k} with option {other}'s text"
+                later = {self.key(x) for x in p.paren.findall(rest)} & set(opts) - {k}
+                if later:
+                    return None, "ambiguous", f"leading key {k}, later ({', '.join(sorted(later))})"
+                return k, "ok", "leading key"
+        m = p.lead_bare.fullmatch(body)
+        if m and self.key(m.group(1)) in opts and by_text.get(_norm(m.group(2))) == self.key(m.group(1)):
+            return self.key(m.group(1)), "ok", "key and its text"
+        # 6-8. keys in parentheses, "option X", lone capitals
+        found = [k for x in p.paren.findall(text) if (k := self.key(x)) in opts]
+        if found:
+            return self._one(found, "(X)")
+        found = [k for a, b in p.option_word.findall(text) if (k := self.key(a or b)) in opts]
+        if found:
+            return self._one(found, "option X")
+        if self.alphabet == "letters":
+            lone = [m.group(1) for m in _LONE.finditer(text) if m.group(1) in opts and m.group(1) != "I"
+                    and (m.group(1) != "A" or _AFTER_A.match(text, m.end()))]
+            if lone:
+                return self._one(lone, "lone capital")
+        # 9. the task's reading in words
+        if self.described is not None:
+            keys, rule = self.described(text, opts)
+            if keys:
+                return self._one(sorted(keys), rule)
+        # 10. nothing chosen; naming two option texts is ambiguous rather than unparsed
+        words = _norm(text)
+        named = {k for pattern, k in _text_patterns(self.items) if pattern.search(words)}
+        if len(named) >= 2:
+            return None, "ambiguous", f"several option texts: {', '.join(sorted(named))}"
+        return None, "unparsed", "no option chosen"
+
+
+def read_choice(reply: str, options: Mapping[str, str], *, described: Described | None = None) -> Reading:
+    """The option key ``reply`` chooses among ``options`` ({key: text}, letters or Roman numerals); see the
+    module docstring. ``described``: a task's reading of claims in words (rule 9)."""
+    reader = _Reader(check_options(options), described)
+    prepared = prepare(reply)
+    text = clean(prepared.text)
+    result = None
+    tail = after_correction(text)
+    if tail is not None:
+        key, status, rule = reader.read(tail)
+        if status == "ok":
+            result = (key, status, f"after a correction: {rule}")
+    if result is None:
+        result = reader.read(text)
+    return _reading(prepared, *result)
+
+
+def _reading(prepared: Prepared, key: str | None, status: str, rule: str) -> Reading:
+    if status == "ok":
+        return Reading(key, "ok", rule, None, prepared.truncated)
+    return unanswered(prepared, rule, label_len=1, ambiguous=status == "ambiguous")

@@ -1,0 +1,258 @@
+"""What every answer reader shares: the parse statuses, the failure modes, the one reasoning stripper, the length
+cap, text clean-up, evasion and self-correction phrases, and the verdict built from a reading.
+
+The shared policy (each reader's module adds its own on top):
+
+* **Reasoning is not the answer.** ``strip_reasoning``: when a reply holds a closing ``</think>``, everything up
+  to the LAST one is reasoning (nested blocks, several blocks, and replies whose opening tag was in the prompt,
+  as DeepSeek-R1's chat template does); with an opening ``<think>`` and no closing one, the reply was cut off
+  while thinking and everything from the first ``<think>`` on is reasoning. One greedy match
+  backing off from the end, one search: linear, and no lower-cased copy of the reply.
+* **Untrusted text is bounded before it is read.** A reply longer than ``MAX_REPLY_CHARS`` (after the reasoning
+  is stripped) is read as its first ``HEAD_CHARS`` and last ``TAIL_CHARS`` characters joined by a line holding
+  ``…``: an answer is given at the start ("B. Because ...") or at the end ("... so the answer is (B)") of a
+  reply. The reading says so (``Reading.truncated``; the results row's ``reply_truncated``).
+* **Whitespace is one space or one newline.** Runs collapse before any pattern runs, so no ``\\s*`` ever walks a
+  long run again and again (the quadratic trap of ``\\s*(?:,|or)`` on a reply of spaces).
+* **Only ASCII digits are digits.** ``"²".isdigit()`` and ``"١٢".isdigit()`` are True in Python; no reader
+  converts them, and no reader calls ``int`` on reply text (a 5,000-digit number would exceed Python's
+  int-conversion limit): numbers are compared as digit strings without leading zeros.
+* **A self-correction decides** (``after_correction``): "12... no, actually 17", "A. On reflection, the answer
+  is B.": what follows the last correction phrase is read first; only when it names no answer is the whole
+  reply read.
+* **Statuses** (``PARSE_STATUSES``): "ok" (an answer was read), "ambiguous" (several different answers and
+  nothing to choose between them: "(A) or (B)", "12 or 17"), "refusal" (the reply declines or describes the
+  image instead), "unparsed" (nothing readable, or an empty reply). The results rows add "unsupported" and
+  "error" (`ROW_STATUSES`), which no reader returns.
+* **Failure modes** (HueManity App. E, ``FAILURE_MODES``): "erratic" for several conflicting answers, repeated
+  patterns, digit strings longer than the label and random strings; "evasion" for refusals, descriptions and
+  empty replies; "hallucination" for everything else. A correct answer has none; a plain misreading of the
+  label's form has none (the human-like error HueManity App. E contrasts with the three).
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+from plates.tasks.base import Score
+
+__all__ = [
+    "FAILURE_MODES",
+    "HEAD_CHARS",
+    "MAX_REPLY_CHARS",
+    "PARSE_STATUSES",
+    "ROW_STATUSES",
+    "TAIL_CHARS",
+    "Prepared",
+    "Reading",
+    "after_correction",
+    "clean",
+    "failure_mode",
+    "is_evasion",
+    "prepare",
+    "strip_answer_prefix",
+    "strip_reasoning",
+    "unanswered",
+    "verdict",
+]
+
+#: What a reader can say about a reply (see the module docstring). Declared once for every answer kind.
+PARSE_STATUSES = ("ok", "ambiguous", "unparsed", "refusal")
+#: A results row's parse_status: a reader's, or "unsupported" (the backend declined the query) / "error" (the
+#: request failed; nothing was read).
+ROW_STATUSES = (*PARSE_STATUSES, "unsupported", "error")
+#: HueManity App. E's three failure modes of a reply that does not give the label.
+FAILURE_MODES = ("hallucination", "evasion", "erratic")
+
+#: Replies longer than this (characters, after the reasoning is stripped) are read as head + tail.
+MAX_REPLY_CHARS = 8192
+HEAD_CHARS = 4096
+TAIL_CHARS = 4096
+_ELLIPSIS = "\n…\n"
+
+
+@dataclass(frozen=True)
+class Prepared:
+    """A reply ready for a reader: ``text`` without reasoning, bounded and with collapsed whitespace (not yet
+    cleaned of markdown); ``truncated``: the reply was longer than ``MAX_REPLY_CHARS``."""
+
+    text: str
+    truncated: bool
+
+
+@dataclass(frozen=True)
+class Reading:
+    """What a reader read. ``answer``: the answer in the question's terms (a label, "yes"/"no", an option key, a
+    colour name), None unless ``status`` is "ok"; ``rule``: the rule that decided; ``failure_mode``: HueManity
+    App. E's mode (for an answer: the mode it gets when it is wrong, e.g. "erratic" for "121212"; None for a
+    plain misreading); ``truncated``: the reply was cut to head and tail before reading."""
+
+    answer: str | None
+    status: str
+    rule: str
+    failure_mode: str | None = None
+    truncated: bool = False
+
+
+_LAST_CLOSE = re.compile(r".*</think>", re.IGNORECASE | re.DOTALL)
+_OPEN = re.compile(r"<think>", re.IGNORECASE)
+
+
+def strip_reasoning(reply: str) -> str:
+    """``reply`` without its ``<think>`` reasoning (see the module docstring; case-insensitive tags).
+
+    >>> strip_reasoning("<think>12 or 17?</think> 17")
+    ' 17'
+    >>> strip_reasoning("so 17</think></think>Answer: 17")
+    'Answer: 17'
+    >>> strip_reasoning("<think>cut off while thinking")
+    ''
+    """
+    if "<" not in reply:
+        return reply
+    last = _LAST_CLOSE.match(reply)  # greedy: backs off from the end to the last closing tag, once
+    if last is not None:
+        return reply[last.end():]
+    start = _OPEN.search(reply)
+    return reply if start is None else reply[:start.start()]
+
+
+def prepare(reply: str) -> Prepared:
+    """``reply`` (any str) without reasoning, bounded to head + tail, whitespace collapsed. ValueError for a
+    non-str (a failed request is stored as an error, never read)."""
+    if not isinstance(reply, str):
+        raise ValueError(
+            f"reply must be a str, got {type(reply).__name__} (a failed request is stored as an error, never scored)"
+        )
+    text = strip_reasoning(reply)
+    truncated = len(text) > MAX_REPLY_CHARS
+    if truncated:
+        text = text[:HEAD_CHARS] + _ELLIPSIS + text[-TAIL_CHARS:]
+    lines = (" ".join(line.split()) for line in text.splitlines())
+    return Prepared("\n".join(line for line in lines if line), truncated)
+
+
+# --- clean-up -------------------------------------------------------------------------------------------------
+
+# Trap: models wrap answers in markdown ("**42**", "`42`", "### Answer"); a hex code "#1E90FF" keeps its "#".
+_MARKDOWN = re.compile(r"\*\*|__|`|^#{1,6} ", re.MULTILINE)
+# Trap: typographic quotes ("it’s") and full-width colon and parentheses.
+_QUOTES = str.maketrans({"\u2018": "'", "\u2019": "'", "\u201c": '"', "\u201d": '"', "\uff1a": ":",
+                         "\uff08": "(", "\uff09": ")"})
+# HueManity B.2 removes a possible "Answer: " prefix; we also accept "answer:", "Final answer :".
+_PREFIX = re.compile(r"^ ?(?:final )?answer ?: ?", re.IGNORECASE)
+
+
+_QUOTE_CHARS = "\u2018\u2019\u201c\u201d\uff1a\uff08\uff09"
+
+
+def clean(text: str) -> str:
+    """Markdown emphasis and typographic quotes removed, whitespace trimmed (text from `prepare`)."""
+    if any(c in text for c in _QUOTE_CHARS):  # translate is slow on non-ASCII text: only when needed
+        text = text.translate(_QUOTES)
+    return _MARKDOWN.sub("", text).strip()
+
+
+def strip_answer_prefix(text: str) -> str:
+    """``text`` without a leading "Answer:" (case-insensitive; HueManity App. B.2)."""
+    return _PREFIX.sub("", text, count=1).strip()
+
+
+# --- self-corrections -----------------------------------------------------------------------------------------
+
+# Trap: not "rather"/"instead": "12 rather than 17" is no correction.
+_CORRECTION = re.compile(
+    r"\b(?:actually|wait|correction|i mean|on (?:second thought|reflection|closer inspection)|scratch that)\b",
+    re.IGNORECASE,
+)
+
+
+def after_correction(text: str) -> str | None:
+    """The text after the last self-correction phrase of ``text``, or None when there is none."""
+    last = None
+    for last in _CORRECTION.finditer(text):  # noqa: B007 - the last match is the one wanted
+        pass
+    return None if last is None else text[last.end():]
+
+
+# --- evasion and failure modes (HueManity App. E) -------------------------------------------------------------
+
+_EVASION = re.compile(
+    r"\b(?:can ?not|can't|could ?not|couldn't|unable|not able|impossible|sorry|as an ai|i'm an ai"
+    r"|(?:do|does|did) ?n[o']t (?:see|contain|show|appear|detect|find)|don't see|no (?:\w+ ){0,2}"
+    r"(?:numbers?|digits?|text|characters?|letters?)\b|not (?:clearly )?(?:visible|discernible|legible|clear)"
+    r"|not sure|unclear|nothing|none|no idea|(?:do|did) ?n[o']t know|"
+    # Trap: the closing \b keeps "none" out of "nonetheless".
+    r"(?:hard|difficult) to (?:tell|say|see|read|determine|identify|make out))\b",
+    re.IGNORECASE,
+)
+# E.2: "providing a general description of the image (often correctly identifying it as a color vision test)".
+_DESCRIPTION = re.compile(
+    r"\b(?:ishihara|colou?r[- ]?blind(?:ness)?|colou?r vision|dots?|circles?|circular|pattern|mosaic)\b",
+    re.IGNORECASE,
+)
+# E.3: "flawed, repetitive patterns (e.g. '[L1L1L1]')": a unit of 1-4 characters repeated 3+ times.
+_REPEATED = re.compile(r"(.{1,4}?)\1{2,}(.{0,3})", re.DOTALL)
+_SEPARATORS = re.compile(r" ?(?:,|;|/|\||\bor\b|\band\b|\n) ?", re.IGNORECASE)
+_NOT_WORD = re.compile(r"[\s\W_]+")
+_EDGE_PUNCT = " \t\r\n.,;:!?\"'()[]{}<>*_"
+
+
+def is_evasion(text: str) -> bool:
+    """A refusal ("I cannot see any number", "not visible") or a description instead of an answer."""
+    return bool(_EVASION.search(text) or _DESCRIPTION.search(text))
+
+
+def failure_mode(text: str, *, label_len: int, ambiguous: bool = False, evasive: bool | None = None) -> str:
+    """The HueManity App. E failure mode of a reply (prepared text) that did not give a well-formed label.
+
+    ``label_len``: the length of a label (2 for the papers' spaces); ``ambiguous``: a reader found several
+    conflicting answers; ``evasive``: `is_evasion` of the cleaned text when the caller knows it already.
+    """
+    t = strip_answer_prefix(clean(text))
+    compact = _NOT_WORD.sub("", t)
+    if not compact:
+        return "evasion"
+    # Trap: "12 12 12" is repetitive, and "[L1L1L1]" too once brackets are gone: check before evasion words.
+    if len(compact) >= 6 and _REPEATED.fullmatch(compact):
+        return "erratic"
+    if is_evasion(t) if evasive is None else evasive:
+        return "evasion"
+    parts = [p.strip(_EDGE_PUNCT) for p in _SEPARATORS.split(t) if p.strip(_EDGE_PUNCT)]
+    short = [p for p in parts if " " not in p and len(p) <= max(label_len, 2)]
+    if ambiguous or (len(parts) >= 2 and len(short) == len(parts) and len(set(parts)) >= 2):
+        return "erratic"  # E.3: several conflicting answers
+    token = t.strip(_EDGE_PUNCT)
+    if token and " " not in token and "\n" not in token and len(token) > label_len:
+        if token.isascii() and token.isdigit():
+            return "erratic"  # E.3: "extreme numerical inventions", long sequential numbers
+        has_digit = any(c.isdigit() for c in token)
+        has_alpha = any(c.isalpha() for c in token)
+        if (has_digit and has_alpha) or not token.isalnum():
+            return "erratic"  # E.3: random strings
+    return "hallucination"  # E.1: words, phrases, more characters than the label
+
+
+def unanswered(prepared: Prepared, rule: str, *, label_len: int, ambiguous: bool = False) -> Reading:
+    """The reading of a reply that gave no usable answer: "ambiguous" (erratic) when a reader found several
+    answers; else "refusal" (evasion) for refusals and descriptions; else "unparsed" with its failure mode
+    (an empty reply: evasion, no answer was attempted)."""
+    text, cut = prepared.text, prepared.truncated
+    if not clean(text).strip(_EDGE_PUNCT):
+        return Reading(None, "unparsed", rule or "empty reply (after any <think> block)", "evasion", cut)
+    if ambiguous:
+        return Reading(None, "ambiguous", rule, "erratic", cut)
+    evasive = is_evasion(strip_answer_prefix(clean(text)))
+    mode = failure_mode(text, label_len=label_len, evasive=evasive)
+    if mode == "evasion" and evasive:
+        return Reading(None, "refusal", rule + "; evasion", "evasion", cut)
+    return Reading(None, "unparsed", rule, mode, cut)
+
+
+def verdict(reading: Reading, expected: str) -> Score:
+    """The `plates.tasks.base.Score` of ``reading`` against ``expected`` (the answer in the reader's terms;
+    "" where no answer is right, e.g. an undetermined human key: never correct)."""
+    correct = reading.status == "ok" and bool(expected) and reading.answer == expected
+    mode = None if correct else reading.failure_mode
+    return Score(reading.answer, reading.status, correct, mode, reading.rule, reading.truncated)

@@ -1,0 +1,130 @@
+"""`plates rescore`: stored replies judged again under today's rules, on real Parquet parts written as a run
+before rows recorded the rules' version (no rules_version, label_space, reply_truncated columns; the old
+verdicts the plate scorer gave)."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from plates.cli import main
+from plates.models.base import Reply
+from plates.results import load_results, rows_to_table, write_part
+from plates.runs.rescore import question_of, rescore_run, rescored_run_id
+from plates.runs.rows import Asked, build_row
+from plates.tasks.answers import RULES_VERSION
+from plates.tasks.prompts import render_prompt
+
+RUN = "colorblindnesseval-0123456789ab"
+NEW_COLUMNS = ["rules_version", "label_space", "reply_truncated", "rescored_from"]
+
+
+def _row(i: int, prompt: str, reply: Reply, old: tuple | None) -> dict:
+    q = render_prompt(prompt, "12", seed=i, label_space="cbe")
+    asked = Asked(run_id=RUN, row_key=f"key-{i}", item_id=f"item-{i}", dataset="colorblindnesseval", model="m",
+                  backend="openai", question=q, spec_json=json.dumps({"seed": i}), family="ishihara")
+    row = build_row(asked, reply)
+    if old is not None:  # what the rules before version 1 said
+        row.update(zip(("parsed", "parse_status", "correct", "failure_mode"), old, strict=True))
+    return row
+
+
+def _old_run(folder):
+    """Five rows as the old plate scorer judged them, in a Parquet file without the new columns."""
+    mc = render_prompt("colorbench-mc", "12", seed=0, label_space="cbe")
+    right, wrong = mc.expected, next(k for k in mc.options if k != mc.expected)
+    both = f"({wrong}) or ({right})"
+    rows = [
+        _row(0, "colorbench-mc", Reply(both), (right, "ok", True, None)),  # the old "(X)" rule: the last one
+        _row(1, "cbe-open", Reply("12 or 17"), (None, "unparsed", False, "erratic")),
+        _row(2, "cbe-open", Reply("12"), ("12", "ok", True, None)),
+        _row(3, "cbe-open", Reply(None, error="HTTP 500"), None),
+        _row(4, "cbe-open", Reply("7" * 4400), None),  # the old rules raised here: never stored; now stored
+    ]
+    rows[4].update(parsed="7" * 4400, parse_status="ok", correct=False, failure_mode="erratic")
+    table = rows_to_table(rows).drop_columns(NEW_COLUMNS)
+    write_part(table, folder / f"{RUN}-part.parquet")
+    return rows
+
+
+def test_old_files_without_the_column_read_as_unversioned(tmp_path):
+    _old_run(tmp_path)
+    frame = load_results(tmp_path).frame
+    assert list(frame["rules_version"]) == [0] * 5
+    assert frame["label_space"].isna().all()
+
+
+def test_rescore_judges_old_rows_under_todays_rules_as_a_new_run(tmp_path, capsys):
+    _old_run(tmp_path)
+    assert main(["rescore", str(tmp_path)]) == 0
+    printed = capsys.readouterr().out
+    frame = load_results(tmp_path).frame
+    new = frame[frame["run_id"] == rescored_run_id(RUN)].sort_values("item_id")
+    old = frame[frame["run_id"] == RUN].sort_values("item_id")
+    assert len(new) == len(old) == 5 and set(new["row_key"]).isdisjoint(old["row_key"])
+    assert set(new["rules_version"]) == {RULES_VERSION} and set(new["rescored_from"]) == {RUN}
+    assert list(new["parse_status"]) == ["ambiguous", "ambiguous", "ok", "error", "unparsed"]
+    assert list(new["correct"].astype(object)) == [False, False, True, None, False]
+    assert list(new["reply"]) == list(old["reply"])  # the stored replies, no model asked
+    assert set(new["label_space"].dropna()) == {"cbe"}
+    assert f"{RUN} (rules 0) -> {rescored_run_id(RUN)} (rules {RULES_VERSION}): 5 rows, 3 verdicts changed" in printed
+    assert "label space inferred for 4 rows" in printed
+    assert "colorbench-mc: 1 of 1 verdicts changed; correct 1 -> 0" in printed
+    assert "cbe-open: 2 of 4 verdicts changed; correct 1 -> 1" in printed
+    assert "parse status ok -> ambiguous: 1" in printed and "parse status unparsed -> ambiguous: 1" in printed
+    assert "parse status ok -> unparsed: 1" in printed
+    # Again: the source run is already rescored, the new run is already under today's rules.
+    assert main(["rescore", str(tmp_path)]) == 0
+    again = capsys.readouterr().out
+    assert "0 run(s) rescored" in again and "already" in again
+    assert len(load_results(tmp_path).frame) == 10
+
+
+def test_rescore_writes_under_out_and_never_mixes_versions_in_a_run(tmp_path, capsys):
+    src, out = tmp_path / "src", tmp_path / "out"
+    src.mkdir()
+    rows = _old_run(src)
+    # one row of the same run already judged under today's rules (a resumed run): the run is rescored whole
+    table = rows_to_table([{**rows[2], "row_key": "key-new"}])
+    write_part(table, src / f"{RUN}-later.parquet")
+    assert main(["rescore", str(src), "--out", str(out)]) == 0
+    written = load_results(out).frame
+    assert set(written["run_id"]) == {rescored_run_id(RUN)} and len(written) == 6
+    assert set(written["rules_version"]) == {RULES_VERSION}
+    assert "(rules 0, 1)" in capsys.readouterr().out
+    assert len(load_results(src).frame) == 6  # the source is left as it was
+
+
+def test_question_of_rebuilds_the_question_a_row_asked(tmp_path):
+    q = render_prompt("colorbench-mc", "12", seed=3, label_space="cbe")
+    asked = Asked(run_id=RUN, row_key="k", item_id="i", dataset="colorblindnesseval", model="m", backend="b",
+                  question=q, spec_json="{}", family="ishihara")
+    row = build_row(asked, Reply("(B)"))
+    again = question_of(row)
+    assert (again.kind, again.expected, again.options, again.label_space, again.task) == (
+        q.kind, q.expected, q.options, q.label_space, q.task)
+
+
+def test_rescore_refuses_what_it_cannot_read(tmp_path, capsys):
+    assert main(["rescore", str(tmp_path / "missing")]) == 2
+    assert "does not exist" in capsys.readouterr().err
+    with pytest.raises(ValueError, match="one run's rows"):
+        rescore_run([{"run_id": "a"}, {"run_id": "b"}])
+
+
+def test_the_versions_present_are_reported_from_a_frame_and_from_duckdb(tmp_path, capsys):
+    from plates.results.query import open_results
+    from plates.results.versions import mixed_rules_note, rules_versions
+
+    _old_run(tmp_path)
+    assert rules_versions(load_results(tmp_path).frame) == {0: 5}
+    assert mixed_rules_note(rules_versions(load_results(tmp_path).frame)) is None
+    assert main(["rescore", str(tmp_path)]) == 0
+    both = {0: 5, RULES_VERSION: 5}
+    assert rules_versions(load_results(tmp_path).frame) == both
+    assert rules_versions(open_results(tmp_path)) == both
+    note = mixed_rules_note(both)
+    assert "2 versions" in note and "unversioned" in note and f"v{RULES_VERSION}: 5 rows" in note
+    with pytest.raises(ValueError, match="results DataFrame or opened Results"):
+        rules_versions([1, 2])

@@ -1,0 +1,140 @@
+"""Safe by default: the explorer is public unless its operator says private, always public on a hosted Space,
+and private mode sends the server's key only to the endpoint it belongs to. Driven through the real app and
+real loopback chat servers (tests/support/chat_server.py)."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+gradio_client = pytest.importorskip("gradio_client")
+from gradio_client import Client
+from gradio_client.exceptions import AppError
+
+from plates.explorer import app as explorer_app
+from plates.explorer import plate as ex
+from tests.support.chat_server import ChatServer
+
+SERVER_KEY = "sk-server-owned-7Hq2Lm9XvB4c"
+
+
+@pytest.mark.parametrize("env, private, public", [
+    ({}, False, True),  # nothing said: public
+    ({"PLATES_PUBLIC": "0"}, False, False),
+    ({}, True, False),  # python app.py --private
+    ({"PLATES_PUBLIC": "false", "SPACE_ID": "someone/plates"}, False, True),  # a hosted Space: always public
+    ({"SYSTEM": "spaces"}, True, True),
+    ({"SPACE_ID": " "}, True, False),  # blank is not a Space
+])
+def test_public_unless_the_operator_says_private_and_always_on_a_space(env, private, public):
+    policy = ex.Policy.from_env(env, private=private)
+    assert policy.public is public
+    assert policy.max_plate_size == (1024 if public else 2048)
+    assert policy.key_endpoint == ("" if public else ex.DEFAULT_KEY_ENDPOINT)
+
+
+def test_contradicting_or_unknown_flags_are_refused():
+    with pytest.raises(ValueError, match=r"--private contradicts PLATES_PUBLIC='1'"):
+        ex.Policy.from_env({"PLATES_PUBLIC": "1"}, private=True)
+    with pytest.raises(ValueError, match="PLATES_PUBLIC='maybe'.*allowed"):
+        ex.Policy.from_env({"PLATES_PUBLIC": "maybe"})
+
+
+def _launch(policy):
+    demo = explorer_app.build_app(policy)
+    demo.launch(prevent_thread_lock=True, quiet=True, **explorer_app.launch_options(policy=policy))
+    return demo, Client(demo.local_url, verbose=False)
+
+
+def _text(out) -> str:
+    parts = [json.dumps(out, default=str)]
+    for value in out if isinstance(out, (list, tuple)) else [out]:
+        if isinstance(value, str) and Path(value).is_file():
+            parts.append(Path(value).read_bytes().decode("latin-1"))
+    return "\n".join(parts)
+
+
+def test_on_a_space_without_plates_public_a_typed_url_is_refused_and_the_servers_key_never_sent(monkeypatch):
+    """The attack: app.py served with SPACE_ID set and no PLATES_PUBLIC; a visitor picks the openai kind, types
+    their own base URL, leaves the key empty: the server's OPENAI_API_KEY went there and was echoed."""
+    monkeypatch.setenv("OPENAI_API_KEY", SERVER_KEY)
+    with ChatServer(answer=lambda body: f"thanks for {body}") as visitors_server:
+        for env in ({"SPACE_ID": "someone/plates"},
+                    {"SPACE_ID": "someone/plates", "PLATES_PUBLIC": "0"},  # what the operator set does not matter
+                    {"SPACE_ID": "someone/plates", "PLATES_ALLOWED_BASE_URLS": visitors_server.url}):
+            policy = ex.Policy.from_env({**env, "OPENAI_API_KEY": SERVER_KEY})
+            assert policy.public
+            demo, client = _launch(policy)
+            try:
+                with pytest.raises(AppError) as err:
+                    client.predict(kind="openai", hf_id="", api_model="test-model", base_url=visitors_server.url,
+                                   api_name="/ask")
+            finally:
+                demo.close()
+            allowed = "PLATES_ALLOWED_BASE_URLS" in env
+            assert ("an API key is needed" if allowed else "is not allowed here") in str(err.value)
+            assert SERVER_KEY not in str(err.value)
+        assert visitors_server.count == 0  # nothing reached the visitor's address, key or no key
+
+
+def test_private_mode_sends_the_servers_key_only_to_its_own_endpoint(monkeypatch):
+    """Keys are bound to configured endpoints: OPENAI_API_KEY goes with OPENAI_BASE_URL only; a URL a visitor
+    types gets no key at all."""
+    with ChatServer(answer=lambda body: "12", api_key=SERVER_KEY) as own, \
+            ChatServer(answer=lambda body: "12") as typed:
+        monkeypatch.setenv("OPENAI_API_KEY", SERVER_KEY)
+        policy = ex.Policy.from_env({"PLATES_PUBLIC": "0", "OPENAI_BASE_URL": own.url + "/"})
+        assert not policy.public and policy.key_endpoint == own.url
+        demo, client = _launch(policy)
+        try:
+            to_typed = client.predict(kind="openai", hf_id="", api_model="test-model", base_url=typed.url,
+                                      api_name="/ask")
+            to_own = client.predict(kind="openai", hf_id="", api_model="test-model", base_url=own.url,
+                                    api_name="/ask")
+        finally:
+            demo.close()
+        assert to_typed[0] == "12" and to_own[0] == "12"
+        assert typed.count == 1 and SERVER_KEY not in typed.records[0].authorization
+        assert own.count == 1 and own.records[0].authorization == f"Bearer {SERVER_KEY}"
+        assert SERVER_KEY not in _text(to_typed) + _text(to_own)
+
+
+def test_public_limits_count_per_address_not_per_browser_session(monkeypatch, tmp_path):
+    """Each quiz start held 33.5 MB and the cap counted per Gradio session, so fresh sessions were free; one
+    client parked ~14 MB/s of uploads for 30 minutes. Now: quiz starts and uploaded bytes are counted per
+    address (every client here is 127.0.0.1), the memory budget is checked before new work, and Gradio keeps
+    at most PUBLIC_SESSION_CAPACITY sessions' state."""
+    import httpx
+
+    from plates.admission import Admission, MemoryBudget, RateLimit
+
+    monkeypatch.delenv("PLATES_HUMAN_RESULTS", raising=False)
+    policy = ex.Policy(public=True)
+    used = [0]
+    admission = Admission(memory=MemoryBudget(1_000_000_000, rss=lambda: used[0]),
+                          quiz_starts=RateLimit("quiz starts", 2, 600.0),
+                          uploads=RateLimit("uploads", 1_500_000, 1800.0, total=10_000_000, unit="bytes"))
+    options = explorer_app.launch_options(policy=policy, admission=admission)
+    assert options["state_session_capacity"] == explorer_app.PUBLIC_SESSION_CAPACITY
+    demo = explorer_app.build_app(policy, admission)
+    demo.launch(prevent_thread_lock=True, quiet=True, **options)
+    try:
+        for _ in range(2):  # two fresh browser sessions from one address
+            Client(demo.local_url, verbose=False).predict(True, api_name="/quiz_start")
+        assert len(admission.quizzes) == 2
+        with pytest.raises(AppError, match="too many quiz starts from your address: 2 in the last 10 min"):
+            Client(demo.local_url, verbose=False).predict(True, api_name="/quiz_start")
+        used[0] = 2_000_000_000  # over the budget: new work refused politely, nothing else changes
+        with pytest.raises(AppError, match=r"this server is busy \(2000 MB of its 1000 MB memory budget"):
+            Client(demo.local_url, verbose=False).predict(kind="baseline", hf_id="", api_model="", base_url="",
+                                                          api_name="/ask")
+        upload = f"{demo.local_url.rstrip('/')}/gradio_api/upload"
+        spec = b"{" + b" " * 900_000 + b"}"
+        first = httpx.post(upload, files={"files": ("a.json", spec)}, timeout=30)
+        second = httpx.post(upload, files={"files": ("b.json", spec)}, timeout=30)  # another "session"
+        assert first.status_code == 200, first.text
+        assert second.status_code == 429 and "too many uploads from your address: 0.9 MB" in second.text
+    finally:
+        demo.close()
