@@ -45,7 +45,7 @@ MEASURED_COLUMNS = MANIFEST_COLUMNS[MANIFEST_COLUMNS.index("spec_json") + 1:]
 def _measured(plate) -> tuple:
     """A plate's `DrawnDeltaE` as the values of `MEASURED_COLUMNS`, in order (the drawn ones null for a plate
     with no dot of one class)."""
-    drawn = plate.stats.delta_e_drawn
+    drawn = plate.delta_e_drawn  # not plate.stats: the text coverage's painting is not a manifest column
     if drawn is None:
         return (plate.spec.delta_e, target_kind(plate.spec), None, None, None, None)
     return (drawn.target, drawn.target_kind, drawn.min, drawn.p05, drawn.median, drawn.p95)

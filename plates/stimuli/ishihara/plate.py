@@ -409,8 +409,7 @@ class Plate:
         painted = np.asarray(paint_dots(size, self.x[fg], self.y[fg], self.r[fg], ones, 0, mode="L")) > 0
         ink = int(self.mask_array.sum())
         text_cov = float((painted & self.mask_array).sum() / ink) if ink else 0.0
-        fgc, bgc = self.spec.colours
-        de = _pair_delta_e(fgc, bgc)
+        de = _pair_delta_e(*self.spec.colours)
         return PlateStats(
             dot_count=int(self.r.size),
             coverage=float(np.sum(self.r**2) / (R * R)),
@@ -418,10 +417,20 @@ class Plate:
             delta_e=float(de.mean()),
             delta_e_min=float(de.min()),
             delta_e_target=self.spec.delta_e,
-            delta_e_drawn=measure_dots(self.dot_colours, fg, nominal=float(de.mean()), target=self.spec.delta_e,
-                                       target_kind=target_kind(self.spec), seed=self.spec.seed)
-            if fg.any() and not fg.all() else None,  # a plate too small for its text draws no pair
+            delta_e_drawn=self.delta_e_drawn,
         )
+
+    @cached_property
+    def delta_e_drawn(self) -> DrawnDeltaE | None:
+        """`PlateStats.delta_e_drawn` alone (the manifest's columns), without painting the text coverage: the
+        ΔE2000 over the (foreground dot, background dot) pairs drawn, or None for a plate too small for its text
+        (no pair)."""
+        fg = self.is_fg
+        if not fg.any() or fg.all():
+            return None
+        nominal = float(_pair_delta_e(*self.spec.colours).mean())
+        return measure_dots(self.dot_colours, fg, nominal=nominal, target=self.spec.delta_e,
+                            target_kind=target_kind(self.spec), seed=self.spec.seed)
 
 
 def _pair_delta_e(fg: tuple[C.RGB, ...], bg: tuple[C.RGB, ...]) -> np.ndarray:
