@@ -1,4 +1,4 @@
-"""Benchmark the Bayesian adaptive procedure on simulated observers (issue 15).
+"""Benchmark the Bayesian adaptive procedure on simulated observers.
 
 Run: PYTHONPATH=. python bench/bench_adaptive.py [--runs 40] [--trials 40] [--criterion entropy|variance]
      [--entropy threshold|joint] [--estimate mean|median|map] [--ci-width W] [--no-oracle]
@@ -8,7 +8,7 @@ Plates: simulated observers (plates.analysis.observers) with a true threshold dr
 lapses 0 and 5%, answering yes/no (γ = ½), 4-way choice (γ = ¼) and open answers over 100 labels (γ = 1/100).
 The procedure (`AdaptiveSpec.for_threshold`: 80 candidates log-spaced over ΔE2000 0.5..40, threshold grid
 0.5..40 in steps of 0.25, slopes 0.1..8, lapses 0..0.06) runs ``--trials`` trials (or stops early at a
-credible-interval width ``--ci-width``). Issue 15's targets, per condition:
+credible-interval width ``--ci-width``). The targets, per condition:
 
 * the estimate lies within ±1 ΔE2000 of the truth in >= 90% of runs after <= 40 trials;
 * it lies within the 95% interval of a constant-stimuli sweep costing >= 5x more queries: 20 levels log-spaced

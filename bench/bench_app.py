@@ -1,11 +1,11 @@
-"""The live explorer's speed, measured through gradio_client against the running app (issue 6).
+"""The live explorer's speed, measured through gradio_client against the running app.
 
 Targets: a 512 px plate re-renders in <= 150 ms median per change (the /render endpoint: plate, clear plate,
 mask and three CVD views, stats, spec JSON and share link); the baseline reader answers in <= 100 ms median
 (the /ask endpoint about the plate on screen: condition, prompt, read, score, history row, Parquet download;
 the plate itself was rendered by the untimed /render before it, as in the app); an 8-point ΔE2000 sweep with
 the baseline reader completes in <= 1 s median (the /sweep endpoint, every streamed update received: 8 plates
-rendered and read, the rows, the chart, the replies and the requested-vs-drawn table; issue 12).
+rendered and read, the rows, the chart, the replies and the requested-vs-drawn table).
 
 Each change moves ΔE2000 and the seed, so no two requests ask for the same plate. Timings are wall-clock
 round trips seen by the client (``download_files=False``: the browser fetches images itself, lazily), after

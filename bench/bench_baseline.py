@@ -1,8 +1,8 @@
-"""Benchmark of the bundled baseline reader (issue 4) on FRESH plates (seeds never used in training).
+"""Benchmark of the bundled baseline reader on FRESH plates (seeds never used in training).
 
 Prints Markdown tables (for the README) and each figure's ratio to its target:
 
-1. accuracy at the papers' default difficulty, 900 px, on every preset and variant (issue 10): each paper's
+1. accuracy at the papers' default difficulty, 900 px, on every preset and variant: each paper's
    own style and conventions (HueManity §3-4, Table 7, in its released generator's style, colour roles and
    jitter; ColorBlindnessEval §2.1, App. D-E in its IshiharaMC style, Arial and DejaVu Sans) and the same sets
    in this project's dense style (``<preset>-dense``); targets by label space: numeric >= 97%, alphanumeric
@@ -11,7 +11,7 @@ Prints Markdown tables (for the README) and each figure's ratio to its target:
    foreground (PlateSpec.delta_e), with and without HueManity's jitter, plus the fitted 50% threshold;
 3. accuracy against resolution (300-1300 px) for the three sets;
 4. inference milliseconds per plate on one core (onnxruntime intra-op threads = 1), preprocessing included;
-5. figures no font draws (a stand-in for plates from generators the project does not contain, issue 10: aim
+5. figures no font draws (a stand-in for plates from generators the project does not contain; aim
    >= 95%): two-digit numbers in the classic 5 x 7 dot-matrix digits (HD44780 shapes, never seen in training),
    drawn on each paper preset's plates with ``render_on_mask``.
 
@@ -29,13 +29,14 @@ import time
 
 import numpy as np
 
-from plates.analysis.metrics import fit_psychometric, wilson_interval
+from plates.analysis.metrics import wilson_interval
+from plates.analysis.psychometric import fit_psychometric, guess_rate
 from plates.datasets import PRESETS, make_spec
 from plates.reader.reader import BaselineReader
 from plates.stimuli.ishihara.plate import render, render_on_mask
 
 BENCH_SEED = 777_000_001
-#: accuracy targets by label space (standard plates), issue 10
+#: accuracy targets by label space (standard plates)
 TARGETS = {"huemanity-numeric": 0.97, "huemanity-alnum": 0.93, "cbe": 0.95}
 #: the presets of the resolution table
 RESOLUTION_PRESETS = ("huemanity-numeric", "huemanity-alnum", "colorblindnesseval")
@@ -152,8 +153,9 @@ def delta_e_section(reader, n, n_cell, rng) -> None:
                 k += ok
             cells.append(fmt(k, len(specs)))
         print(f"| {de} | {cells[0]} | {cells[1]} |", flush=True)
+    guess = guess_rate("open", label_space_size=len(PRESETS["huemanity-numeric"].label_space))
     for key in xs:
-        fit = fit_psychometric(xs[key], ys[key])
+        fit = fit_psychometric(xs[key], ys[key], guess=guess, interval=False)
         print(f"\n50% threshold ({key}): ΔE2000 = {fit.threshold:.1f} (status {fit.status})", end="")
     print()
 

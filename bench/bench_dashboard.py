@@ -1,6 +1,6 @@
-"""Dashboard at scale: every page's numbers and figure over 1,000,000 and 10,000,000 result rows (issue 11).
+"""Dashboard at scale: every page's numbers and figure over 1,000,000 and 10,000,000 result rows.
 
-Targets (issue 11, this machine): over 10,000,000 rows in >= 20 Parquet parts, the first overview (open the
+Targets (this machine): over 10,000,000 rows in >= 20 Parquet parts, the first overview (open the
 results, scan the parts, aggregate, draw) <= 1.5 s, each other page <= 1 s, peak memory (RSS of the whole
 process) <= 600 MB. The 1M and 10M figures are printed side by side so the growth shows.
 
@@ -168,7 +168,7 @@ def make(folder: Path, rows: int, parts: int, retries: bool = False) -> None:
         import pyarrow as pa
         import pyarrow.compute as pc
 
-        from plates.results.schema import _SUPERSEDES
+        from plates.results.schema import SUPERSEDES_KEY
 
         first = pq.read_table(folder / "run-model-0" / "part-000.parquet")
         failed = first.filter(pc.is_null(first.column("correct")))
@@ -180,7 +180,7 @@ def make(folder: Path, rows: int, parts: int, retries: bool = False) -> None:
         later = pc.add(failed.column("timestamp"), pa.scalar(3_600_000_000, pa.duration("us")))
         fixed = fixed.set_column(fixed.schema.get_field_index("timestamp"), "timestamp", later)
         pq.write_table(
-            fixed.replace_schema_metadata({_SUPERSEDES: b"1"}), folder / "run-model-0" / "part-retry.parquet"
+            fixed.replace_schema_metadata({SUPERSEDES_KEY: b"1"}), folder / "run-model-0" / "part-retry.parquet"
         )
 
 

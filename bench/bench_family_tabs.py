@@ -1,4 +1,4 @@
-"""Benchmark the explorer's family tabs' work per event (issues 13-15), without the web layer.
+"""Benchmark the explorer's family tabs' work per event, without the web layer.
 
 Run: python3 bench/bench_family_tabs.py [--n 12] [--size 512]
 

@@ -1,6 +1,6 @@
 """Batched vs one-at-a-time throughput of the Hugging Face backend on the tiny random LLaVA (tests/support/tiny_vlm.py).
 
-Issue 3, "Speed": report batched against one-at-a-time generation. The model is built offline in a temporary
+Report batched against one-at-a-time generation. The model is built offline in a temporary
 folder (never the hub); each query carries one plate-like image (sRGB 0-255) and asks for up to
 ``--max-tokens`` new tokens, greedily. Also checks that the batched answers equal the one-at-a-time ones.
 

@@ -1,4 +1,4 @@
-"""Benchmark the illusion family: render time per kind, and a 2,000-image set generated on 2 cores (issue 13).
+"""Benchmark the illusion family: render time per kind, and a 2,000-image set generated on 2 cores.
 
 Run: python3 bench/bench_illusions.py [--n 30] [--size 512] [--images 2000] [--workers 2]
 

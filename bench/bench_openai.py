@@ -1,6 +1,6 @@
 """Throughput of the OpenAI-compatible backend against a loopback server that answers after 200 ms.
 
-Target (issue 3, "Speed"): 512 requests at concurrency 16 finish within 1.15x of the ideal 512 / 16 * 0.2 s
+Target: 512 requests at concurrency 16 finish within 1.15x of the ideal 512 / 16 * 0.2 s
 = 6.4 s. The server (bench/loopback.py: a minimal ASGI app under uvicorn) runs in its own process, so it
 measures our client rather than a slow server: tests/support/chat_server.py, the stdlib fault-injecting server, costs
 ~45 ms per request at this concurrency (`--server stdlib` to see it). Each request carries one small PNG

@@ -1,11 +1,11 @@
-"""Benchmark one plate: render time, packing vs. Pillow drawing, dots and coverage (issue 2 speed targets).
+"""Benchmark one plate: render time, packing vs. Pillow drawing, dots and coverage against the speed targets.
 
 Run: python3 bench/bench_plate.py [--n 60] [--size 900]
 
 Prints each figure with its ratio to the target (ratio <= 1 meets it):
 * render in memory (PlateSpec -> Plate with its standard image), 900 px, median <= 15 ms. Text masks are cached
   per (text, font, size) as the generator reuses them across palettes; the cold (first-use) mask cost is
-  printed separately. HueManity's own generator: 140 ms per plate (issue 2).
+  printed separately. HueManity's own generator: 140 ms per plate.
 * packing time / time Pillow takes to draw the same dots (ImageDraw.ellipse per dot) <= 2.
 * dots >= 2,000 and coverage (dot area / disc area) >= 0.70 at 900 px, worst plate of the sample.
 Timings are wall-clock (time.perf_counter) on whatever else the machine is doing, plus the same in CPU time

@@ -1,4 +1,4 @@
-"""Benchmark the chance-aware psychometric fit against the old two-parameter one (issue 11).
+"""Benchmark the chance-aware psychometric fit against the old two-parameter one.
 
 Run: python3 bench/bench_psychometric.py [--seeds 200]
 
@@ -6,9 +6,9 @@ Simulated observers (plates.analysis.observers) answer a constant-stimuli sweep:
 per level (400 trials). Printed against targets (ratio <= 1 meets them):
 
 * bias on yes/no prompts, true threshold ΔE2000 8, slopes 0.5 / 1 / 2 per ΔE2000: median fitted threshold of
-  the old fit (a logistic through 50% correct: this family with guess 0 and lapse 0, which is the old
-  ``plates.metrics.fit_psychometric`` model; checked equal to it below when that module is importable) and of
-  the new fit (guess ½, lapse fitted in [0, 0.06]). Issue 11: the old fit gave 1.5–3.7 (median bias −4.3 to
+  the old fit (a logistic through 50% correct: this family with guess 0 and lapse 0, the model of the deleted
+  two-parameter fit; tests/analysis/test_psychometric.py checks it against a plain logistic regression) and of
+  the new fit (guess ½, lapse fitted in [0, 0.06]). The old fit gave 1.5–3.7 (median bias −4.3 to
   −6.5); target for the new one |median bias| <= 0.1.
 * recovery per task (yes/no γ = ½, 4-way choice γ = ¼, open over 100 labels γ = 1/100), true threshold 8,
   slope 1, lapse 2%, 100 answers per level (2,000 trials): share of seeds within 0.5 ΔE2000 (target >= 0.9)
@@ -16,13 +16,12 @@ per level (400 trials). Printed against targets (ratio <= 1 meets them):
   answers per level (200 trials), where only the coverage has a target.
 * time per fit with its interval (median, wall and CPU), and `fit_groups` over a million answers in 40 groups
   (8 models x 5 prompts; 20 ΔE levels) with and without intervals, against the dashboard's whole-view budget
-  of 2 s (issue 5).
+  of 2 s.
 """
 
 from __future__ import annotations
 
 import argparse
-import importlib
 import statistics
 import sys
 import time
@@ -48,45 +47,28 @@ def line(name: str, value: float, unit: str, target: float, lower_is_better: boo
           f"ratio {ratio:5.2f}  {verdict}")
 
 
-def old_fit():
-    """The old two-parameter ``fit_psychometric`` where it still exists (plates.metrics or its new home)."""
-    for name in ("plates.analysis.metrics", "plates.metrics"):
-        try:
-            return importlib.import_module(name).fit_psychometric
-        except (ImportError, AttributeError):
-            continue
-    return None
-
-
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--seeds", type=int, default=200, help="simulated observers per condition")
     args = ap.parse_args()
-    legacy = old_fit()
     print(f"psychometric bench: {args.seeds} seeds per condition, constant stimuli at ΔE2000 1..20")
 
-    print("\nbias on yes/no prompts, true threshold 8, 20 answers per level (issue 11)")
-    worst_new, same_as_legacy = 0.0, []
+    print("\nbias on yes/no prompts, true threshold 8, 20 answers per level")
+    worst_new = 0.0
     for slope in (0.5, 1.0, 2.0):
         old, new = [], []
         for seed in range(args.seeds):
             observer = SimulatedObserver(8.0, slope, "yesno", seed=seed)
             x = np.repeat(LEVELS, 20)
             y = observer.correct(x, observer.rng())
-            two = fit_psychometric(x, y, guess=0.0, lapse=0.0, interval=False)
-            old.append(two.threshold)
+            old.append(fit_psychometric(x, y, guess=0.0, lapse=0.0, interval=False).threshold)
             new.append(fit_psychometric(x, y, guess=0.5, interval=False).threshold)
-            if legacy is not None and seed < 20:
-                same_as_legacy.append(abs(legacy(x, y).threshold - two.threshold))
         o, n = statistics.median(old), statistics.median(new)
         print(f"  slope {slope:g}/ΔE: old fit median {o:6.2f} (bias {o - 8:+6.2f}, "
               f"p10-p90 {np.percentile(old, 10):.2f}-{np.percentile(old, 90):.2f}); new fit median {n:6.2f} "
               f"(bias {n - 8:+6.3f}, p10-p90 {np.percentile(new, 10):.2f}-{np.percentile(new, 90):.2f})")
         worst_new = max(worst_new, abs(n - 8.0))
     line("new fit: worst |median bias| over the slopes", worst_new, "ΔE", 0.1)
-    if same_as_legacy:
-        print(f"  old plates.metrics.fit_psychometric vs guess=0, lapse=0: max |Δ threshold| "
-              f"{max(same_as_legacy):.2e} over {len(same_as_legacy)} fits")
 
     wall, cpu = [], []
     for repeats in (100, 10):

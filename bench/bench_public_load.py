@@ -3,7 +3,7 @@
 The explorer runs in its own process as a hosted Space would (``SYSTEM=spaces``: public mode, client addresses
 from the proxy's ``X-Forwarded-For``), so its resident memory is measured alone. Each visitor is a fresh
 gradio_client session from an address of its own (10.1.0.N in ``X-Forwarded-For``, as the Space's proxy would
-write it) and does what the attack of issue 20 did per session: starts a quiz (its first image drawn),
+write it) and does what a hostile visitor would do per session: starts a quiz (its first image drawn),
 redraws a plate, runs a 4-point ΔE2000 sweep with the bundled reader, and uploads a 200 KB spec file to
 Gradio's upload route. Visitors run ``--concurrency`` at a time. A sampler reads the server's RSS every 0.2 s.
 

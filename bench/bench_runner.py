@@ -2,7 +2,7 @@
 
 512 rows (32 HueManity plates, generated to a folder first as `plates generate` does, x 4 prompts x 4
 conditions at 64 px) at concurrency 16: the ideal is 512 / 16 x 0.2 s = 6.4 s; the target for the backend alone
-is 1.15x of it (issue 3, "Speed"). The runner adds image preparation (load PNG, apply condition, PNG encode;
+is 1.15x of it. The runner adds image preparation (load PNG, apply condition, PNG encode;
 overlapped with the requests of the previous chunk), scoring and Parquet parts. Prints wall time, throughput
 and the ratio to the ideal.
 

@@ -1,4 +1,4 @@
-"""Benchmark synthetic colour scenes (issue 14 speed targets): one render, and a whole preset with robustness.
+"""Benchmark synthetic colour scenes against the speed targets: one render, and a whole preset with robustness.
 
 Run: python3 bench/bench_scenes.py [--n 100] [--items 3000] [--workers 2] [--sample 1.0]
 

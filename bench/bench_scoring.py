@@ -32,6 +32,9 @@ REPLIES = [
     "Looking at the plate, the dots in the centre form two digits. " * 6 + "The number is 42.",
 ]
 OPTIONS = {"A": "12", "B": "17", "C": "3", "D": "42"}
+#: ColorBench Colour Extraction options in HSV and HEX (plates.tasks.colour_values.format_codes).
+HSV_OPTIONS = {"A": "(120°, 76%, 55%)", "B": "(200°, 50%, 40%)", "C": "(10°, 90%, 80%)", "D": "(300°, 20%, 70%)"}
+HEX_OPTIONS = {"A": "#228B22", "B": "#1E90FF", "C": "#1A2B3C", "D": "#000000"}
 
 
 def shapes(size: int) -> dict[str, str]:
@@ -52,6 +55,9 @@ def shapes(size: int) -> dict[str, str]:
         "A. B. C. ...": fill("A. B. "),
         "left is darker, ...": fill("left is darker, "),
         "number words": fill("twenty-one "),
+        "(1, 2, 3) ...": fill("(1, 2, 3), "),
+        "1,2,3,4,...": fill("1,2,"),
+        "hex digits": fill("1a2b3c"),
     }
 
 
@@ -78,6 +84,8 @@ def readers():
         ("yes/no", lambda r: score("yesno", r, "yes")),
         ("choice (letters)", lambda r: score("mc", r, "D", options=OPTIONS)),
         ("choice (numerals)", lambda r: score_choice(mc, r)),
+        ("choice (HSV codes)", lambda r: score("mc", r, "A", options=HSV_OPTIONS)),
+        ("choice (HEX codes)", lambda r: score("mc", r, "C", options=HEX_OPTIONS)),
         ("true/false", lambda r: score_true_false(tf, r)),
         ("colour name", lambda r: score_colour_name(name, r)),
     ]

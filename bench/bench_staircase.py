@@ -1,24 +1,33 @@
-"""Benchmark `plates staircase` against a full constant-stimuli sweep, on the bundled offline reader (issue 15).
+"""Benchmark `plates staircase` against a constant-stimuli sweep AT EQUAL PRECISION: the queries each needs to
+bring its 95% interval on the ΔE2000 threshold to a width <= 3 and <= 1.5, and whether the staircase's estimate
+lies inside an independent sweep's interval.
 
-Run: python3 bench/bench_staircase.py [--trials 40] [--levels 12] [--per-level 20] [--seeds 3] [--illusion-seeds 3]
+Run: python3 bench/bench_staircase.py [--runs 30] [--reader-seeds 3] [--per-level 8] [--illusion-seeds 3]
 
-For one colour set and prompt, measures the reader's ΔE2000 threshold two ways and prints queries, wall time and
-the estimate with its interval for each:
-* the staircase (`plates.runs.staircase.run_staircase`, QUEST+ with the chance rate of the prompt), ``--trials``
-  answers;
-* a sweep of ``--levels`` ΔE2000 levels (log-spaced) x ``--per-level`` plates, fitted with the chance-aware
-  psychometric fit (`plates.analysis.psychometric.fit_psychometric`, profile-likelihood 95% interval). Its
-  plates, questions and scoring are the staircase's own (`Staircase.present`, `Staircase.outcome`), asked in one
-  batch.
-Issue 15's target: the staircase estimate lies within the sweep's interval, at >= 5x fewer queries. Wall times
-depend on the machine's load (printed).
+* **Simulated observers** (`plates.analysis.observers.SimulatedObserver`; no images, so many runs): yes/no,
+  4-way choice and open answers over 90 labels, several slopes and lapses. The staircase is QUEST+
+  (`AdaptiveSpec.for_threshold` with the task's guess rate) stopped when its 95% credible interval is at most
+  the width; the sweep asks 12 log-spaced levels over 0.5-20 ΔE2000 one round at a time (one answer per level
+  per round), up to 32 rounds; the fewest rounds whose fit (`fit_psychometric`, profile-likelihood 95%
+  interval) is at most the width is found by bisection over rounds. Each staircase estimate (at width <= 1.5) is checked against the interval of
+  an independent sweep of the same observer (24 rounds, 288 answers). Target: inside in >= 90% of runs. Two
+  unbiased estimates of EQUAL precision meet that in only about 83% of runs (|z| < 1.96/√2), so the bench
+  also prints how often the two agree within their combined interval, √(h1² + h2²) (about 95% when both are
+  unbiased and calibrated).
+* **The bundled reader** (offline CNN, `huemanity-numeric`, 256 px): every trial's background lies along its
+  own CIELAB direction at the level as drawn in 8 bits (`plates.stimuli.ishihara.directions`); the sweep is a
+  FINE grid of 0.1 ΔE2000 steps over 1.5-5.5 (41 levels; the old coarse sweep stepped over the reader's dip at
+  3.4), ``--per-level`` rounds, fitted after each round; staircases (``--reader-seeds``) run until their
+  interval is <= 1.5 (or 200 trials), and the trial at which it first was <= 3 is read from the same run.
+  Its fit status is printed: a reader that answers to one colour rather than to ΔE2000 is "non-monotonic".
+* **Illusions** (``--illusion-seeds``): the bundled reader declines illusion questions, so a simulated
+  observer stands in behind the same backend interface: it reads targets A and B from the image's pixels
+  (simultaneous contrast, 256 px), takes their signed CIEDE2000 (+ = A lighter) and answers RCID's options
+  through `plates.analysis.observers.ComparisonObserver` (PSE -4 ΔE2000, slope 1, "same" half-band 1, lapse
+  2%); a 40-trial staircase against a sweep of 21 levels x 10 images fitted by `plates.analysis.pse.fit_pse`.
 
-Illusions (``--illusion-seeds``, default 3): the bundled reader declines illusion questions, so a simulated
-observer stands in for the model behind the same backend interface: it reads targets A and B from the image's
-pixels (simultaneous contrast, 256 px: the centres of the two halves), takes their signed CIEDE2000 (+ = A
-lighter) and answers RCID's options through `plates.analysis.observers.ComparisonObserver` (PSE -4 ΔE2000, slope
-1 per ΔE2000, "same" half-band 1, lapse 2%). The staircase (``--trials`` answers over -15..15) is compared with
-a sweep of 21 levels x 10 images over the same range fitted by `plates.analysis.pse.fit_pse`.
+Wall times and the machine's load are printed; the "6x fewer queries" of earlier versions compared a 40-trial
+staircase with a 240-answer sweep at unequal precision and is withdrawn.
 """
 
 from __future__ import annotations
@@ -32,7 +41,8 @@ from typing import Any
 
 import numpy as np
 
-from plates.analysis.observers import ComparisonObserver
+from plates.analysis.adaptive import AdaptiveSpec, AdaptiveState
+from plates.analysis.observers import ComparisonObserver, SimulatedObserver
 from plates.analysis.pse import fit_pse
 from plates.analysis.psychometric import fit_psychometric, prompt_guess_rate
 from plates.colour import delta_e2000, srgb255_to_lab
@@ -102,28 +112,175 @@ class PixelComparer(Backend):
             yield i, Reply({-1: "I", 0: "III", 1: "II"}[code])
 
 
+WIDTHS = (3.0, 1.5)
+SWEEP_LEVELS = np.geomspace(0.5, 20.0, 12)
+OBSERVERS = {  # name -> observer (threshold ΔE2000, logistic slope per ΔE2000, lapse)
+    "yes/no, slope 1, lapse 2%": SimulatedObserver(6.0, 1.0, "yesno", lapse=0.02),
+    "4-way, slope 0.5, lapse 4%": SimulatedObserver(8.0, 0.5, "mc", lapse=0.04, n_options=4),
+    "open/90, slope 2, lapse 0": SimulatedObserver(3.0, 2.0, "open", label_space_size=90),
+}
+
+
+def width_of(fit: Any) -> float:
+    return float(fit.ci_high - fit.ci_low) if fit.status == "fit" else float("inf")
+
+
+def sweep_queries(levels: np.ndarray, answer: Callable[[np.ndarray, int], np.ndarray], guess: float,
+                  rounds: int) -> tuple[dict[float, int | None], Any]:
+    """Ask ``rounds`` rounds of ``levels`` (``answer(levels, round)`` -> verdicts; one answer per level per
+    round) and find, for each width of `WIDTHS`, the fewest rounds whose fit (`fit_psychometric`) has a 95%
+    interval at most that wide (a bisection over rounds: the width shrinks as rounds are added, up to noise):
+    the queries needed (None: not within ``rounds``) and the fit of all rounds."""
+    x = [levels] * rounds
+    y = [answer(levels, r) for r in range(rounds)]
+
+    def fit_of(r: int) -> Any:
+        return fit_psychometric(np.concatenate(x[:r]), np.concatenate(y[:r]), guess=guess)
+
+    full = fit_of(rounds)
+    needed: dict[float, int | None] = {}
+    for w in WIDTHS:
+        if width_of(full) > w:
+            needed[w] = None
+            continue
+        lo, hi = 0, rounds  # width(lo rounds) > w (or lo = 0), width(hi rounds) <= w
+        while hi - lo > 1:
+            mid = (lo + hi) // 2
+            lo, hi = (lo, mid) if width_of(fit_of(mid)) <= w else (mid, hi)
+        needed[w] = hi * levels.size
+    return needed, full
+
+
+def staircase_queries(history: list[tuple[float, int]], spec: AdaptiveSpec) -> dict[float, int | None]:
+    """The trial at which the credible interval of the staircase ``history`` first reaches each width."""
+    state, needed = AdaptiveState.start(spec), {w: None for w in WIDTHS}
+    for n, (level, code) in enumerate(history, 1):
+        state = state.update(level, code)
+        e = state.estimate()
+        for w in WIDTHS:
+            if needed[w] is None and e.ci_high - e.ci_low <= w:
+                needed[w] = n
+    return needed
+
+
+def agrees(stair: Any, fit: Any) -> bool:
+    """|staircase − sweep| within the combined 95% half-widths, sqrt(h1² + h2²): what two unbiased, calibrated
+    estimates meet in about 95% of runs. "Inside the sweep's interval" is stricter: for two estimates of equal
+    precision it holds in only about 83% of runs (|z| < 1.96/sqrt 2), whatever the procedure."""
+    h1, h2 = (stair.ci_high - stair.ci_low) / 2, (fit.ci_high - fit.ci_low) / 2
+    return abs(stair.threshold - fit.threshold) <= float(np.hypot(h1, h2))
+
+
+def median_text(values: list[int | None]) -> str:
+    done = [v for v in values if v is not None]
+    if not done:
+        return "never"
+    q = np.percentile(done, [25, 50, 75])
+    miss = len(values) - len(done)
+    return f"{q[1]:.0f} ({q[0]:.0f}-{q[2]:.0f})" + (f", {miss} never" if miss else "")
+
+
+def simulated(runs: int) -> None:
+    print(f"\nsimulated observers, {runs} runs each: queries to reach a 95% interval of width <= 3 / <= 1.5 "
+          "ΔE2000, median (quartiles)")
+    for name, base in OBSERVERS.items():
+        t0 = time.perf_counter()
+        spec = AdaptiveSpec.for_threshold(base.guess, low=0.5, high=20.0, max_trials=400, ci_width=WIDTHS[-1])
+        stair_n: dict[float, list] = {w: [] for w in WIDTHS}
+        sweep_n: dict[float, list] = {w: [] for w in WIDTHS}
+        inside = agree = 0
+        for run in range(runs):
+            obs = base.replace(seed=run)
+            rng = obs.rng()
+            state = AdaptiveState.start(spec)
+            while not state.done:
+                level = state.next_level()
+                state = state.update(level, int(obs.correct([level], rng)[0]))
+            needed = staircase_queries(list(state.history), spec)
+            for w in WIDTHS:
+                stair_n[w].append(needed[w])
+            final = state.estimate()
+            estimate = final.threshold
+            got, _ = sweep_queries(SWEEP_LEVELS, lambda lv, r, obs=obs, rng=rng: obs.correct(lv, rng),
+                                   obs.guess, 32)
+            for w in WIDTHS:
+                sweep_n[w].append(got[w])
+            other = base.replace(seed=10_000 + run)  # an independent sweep: 24 rounds, 288 answers
+            other_rng = other.rng()
+            x = np.tile(SWEEP_LEVELS, 24)
+            ref = fit_psychometric(x, other.correct(x, other_rng), guess=other.guess)
+            inside += ref.status == "fit" and ref.ci_low <= estimate <= ref.ci_high
+            agree += ref.status == "fit" and agrees(final, ref)
+        print(f"{name:28s} (true {base.threshold:g}): staircase {' / '.join(median_text(stair_n[w]) for w in WIDTHS)}; "
+              f"sweep {' / '.join(median_text(sweep_n[w]) for w in WIDTHS)}; staircase estimate inside an "
+              f"independent sweep's interval: {inside}/{runs} ({inside / runs:.0%}, target >= 90%); the two "
+              f"agree within their combined 95% interval: {agree}/{runs}; {time.perf_counter() - t0:.0f} s")
+
+
+def reader(seeds: int, per_level: int, size: int, palette: str, prompt: str) -> None:
+    plates = {"prompt": prompt, "trials": 200, "min_trials": 0, "ci_width": WIDTHS[-1], "low": 0.5,
+              "high": 20.0, "models": [{"backend": "baseline", "model": "baseline-cnn"}],
+              "stimulus": {"palette": palette, "size": size, "font": "dejavu-sans-bold-oblique"}}
+    levels = np.round(np.arange(1.5, 5.501, 0.1), 2)
+    stair0 = parse_staircase({**plates, "out": ".", "seed": 12345})
+    backend = make_backend("baseline")
+    guess = prompt_guess_rate(get_prompt(prompt))
+    t0 = time.perf_counter()
+    drawn: list[float] = []
+
+    def answer(lv: np.ndarray, r: int) -> np.ndarray:
+        shown = [stair0.present(100_000 * r + i, float(v)) for i, v in enumerate(lv)]
+        codes = [0] * len(shown)
+        for i, reply in backend.ask([query_for(s.question, s.image) for s in shown]):
+            row = build_row(stair0.asked(shown[i], run_id="sweep", dataset="sweep", model="m", backend="b"), reply)
+            codes[i] = stair0.outcome(row) or 0
+        drawn.extend(s.level_drawn for s in shown)
+        return np.array(codes, dtype=bool)
+
+    needed, fit = sweep_queries(levels, answer, guess, per_level)
+    print(f"\nbundled reader, {prompt}, {palette}, {size} px, directions drawn per trial; sweep over "
+          f"{levels[0]}-{levels[-1]} ΔE2000 in 0.1 steps ({levels.size} levels), {len(drawn)} answers "
+          f"({time.perf_counter() - t0:.0f} s): status {fit.status}, threshold {fit.threshold:.2f} "
+          f"(95% {fit.ci_low:.2f}-{fit.ci_high:.2f}), monotonicity p {fit.monotone_p:.3g}, goodness-of-fit p "
+          f"{fit.deviance_p:.3g}; queries to width <= 3 / <= 1.5: "
+          f"{' / '.join(str(needed[w]) if needed[w] else 'not reached' for w in WIDTHS)}")
+    inside, agree, counts = 0, 0, {w: [] for w in WIDTHS}
+    for seed in range(seeds):
+        with tempfile.TemporaryDirectory() as tmp:
+            stair = parse_staircase({**plates, "out": tmp, "seed": seed})
+            t1 = time.perf_counter()
+            r = run_staircase(stair)
+        e = r.estimate
+        got = staircase_queries(r.history, stair.adaptive_spec())
+        for w in WIDTHS:
+            counts[w].append(got[w])
+        ok = fit.status == "fit" and fit.ci_low <= e.threshold <= fit.ci_high
+        inside += ok
+        agree += fit.status == "fit" and agrees(e, fit)
+        print(f"staircase seed {seed}: {r.queries} queries ({time.perf_counter() - t1:.0f} s), threshold "
+              f"{e.threshold:.2f} (95% credible {e.ci_low:.2f}-{e.ci_high:.2f}), status {e.status}; width <= 3 "
+              f"after {got[3.0]}, <= 1.5 after {got[1.5]}; inside the sweep's interval: {ok}")
+    print(f"reader: staircase {' / '.join(median_text(counts[w]) for w in WIDTHS)} vs sweep "
+          f"{' / '.join(str(needed[w]) for w in WIDTHS)} queries to width <= 3 / <= 1.5; inside {inside}/{seeds}; "
+          f"agree within the combined interval {agree}/{seeds}")
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--prompt", default="huemanity-numeric")
     ap.add_argument("--palette", default="huemanity-01")
     ap.add_argument("--size", type=int, default=256)
-    ap.add_argument("--trials", type=int, default=40)
-    ap.add_argument("--levels", type=int, default=12)
-    ap.add_argument("--per-level", type=int, default=20)
-    ap.add_argument("--seeds", type=int, default=3)
+    ap.add_argument("--runs", type=int, default=30)
+    ap.add_argument("--reader-seeds", type=int, default=3)
+    ap.add_argument("--per-level", type=int, default=8)
     ap.add_argument("--illusion-seeds", type=int, default=3)
+    ap.add_argument("--trials", type=int, default=40, help="illusion staircase trials")
     args = ap.parse_args()
-    print(f"load average {os.getloadavg()[0]:.2f} on {os.cpu_count()} cores; prompt {args.prompt}, "
-          f"palette {args.palette}, {args.size} px, bundled reader")
-    plates = {"prompt": args.prompt, "trials": args.trials, "min_trials": args.trials, "low": 0.5, "high": 20.0,
-              "models": [{"backend": "baseline", "model": "baseline-cnn"}],
-              "stimulus": {"palette": args.palette, "size": args.size, "font": "dejavu-sans-bold-oblique"}}
-    t0 = time.perf_counter()
-    fit, n_sweep = sweep(parse_staircase({**plates, "out": "."}), np.geomspace(0.5, 20.0, args.levels),
-                         args.per_level, make_backend("baseline"))
-    print(f"sweep      {n_sweep:4d} queries {time.perf_counter() - t0:6.1f} s  threshold {fit.threshold:6.2f} "
-          f"(95% {fit.ci_low:.2f}-{fit.ci_high:.2f}) status {fit.status}")
-    staircases(plates, args.seeds, None, fit, n_sweep, "threshold")
+    print(f"load average {os.getloadavg()[0]:.2f} on {os.cpu_count()} cores")
+    if args.runs:
+        simulated(args.runs)
+    if args.reader_seeds:
+        reader(args.reader_seeds, args.per_level, args.size, args.palette, args.prompt)
     if not args.illusion_seeds:
         return
     illusion = {"prompt": "rcid-compare-human", "trials": args.trials, "min_trials": args.trials, "low": -15.0,

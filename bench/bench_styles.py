@@ -1,4 +1,4 @@
-"""Benchmark the plate styles against what the papers' own generators draw (issue 10's table), and their speed.
+"""Benchmark the plate styles against what the papers' own generators draw, and their speed.
 
 Run: python3 bench/bench_styles.py [--n 60] [--size 900]
 
@@ -12,7 +12,7 @@ masks warm, as in `plates generate`, where a label's mask serves every colour se
   and of the dense style (2,126, 0.733, 3-15 px, 0.72 / 0.60); "within 10%" is the issue's criterion;
 * render time (PlateSpec -> Plate with its standard image), median wall-clock and CPU time (time.process_time,
   which leaves out waiting for a core on a busy machine): <= 50 ms for cbe, <= 30 ms for huemanity,
-  <= 15 ms for dense (issue 2); IshiharaMC takes ~12 s per plate and HueManity's loop ~0.29 s (issue 10);
+  <= 15 ms for dense; IshiharaMC takes ~12 s per plate and HueManity's loop ~0.29 s;
 * for the HueManity preset, the share of dots with a channel at 255 (released plates: 26%) and of near-white
   dots (every channel >= 250; released plates: 1.2%).
 
@@ -32,7 +32,7 @@ from bench_plate import line
 from plates.datasets import PRESETS, make_spec
 from plates.stimuli.ishihara.plate import render
 
-#: style -> (preset, dots, coverage, r_min, r_max, gap median, gap p5, render target ms): issue 10's table
+#: style -> (preset, dots, coverage, r_min, r_max, gap median, gap p5, render target ms), as measured on the papers' released generators
 TARGETS = {
     "dense": ("huemanity-alnum-dense", 2126, 0.733, 3.0, 15.0, 0.72, 0.60, 15.0),
     "cbe": ("colorblindnesseval", 647, 0.567, 4.5, 27.0, 6.15, 4.60, 50.0),

@@ -24,7 +24,8 @@ import numpy as np
 from PIL import Image
 
 from plates import colour as C
-from plates.colour.spaces import _cs
+from plates.colour.spaces import colour_science
+from plates.validation import check_choice
 
 __all__ = [
     "Condition",
@@ -67,13 +68,11 @@ class Condition:
             self.hue_shift
         ):
             raise ValueError(f"hue_shift={self.hue_shift!r} is not valid; allowed: a finite number of degrees")
-        if self.cvd not in CVD_VIEWS:
-            raise ValueError(f"cvd={self.cvd!r} is not valid; allowed: {', '.join(CVD_VIEWS)}")
+        check_choice("cvd", self.cvd, CVD_VIEWS)
         sev = self.cvd_severity
         if isinstance(sev, bool) or not isinstance(sev, int | float) or not 0 <= sev <= 1:
             raise ValueError(f"cvd_severity={sev!r} is not valid; allowed: a number in 0-1")
-        if self.hue_space not in HUE_SPACES:
-            raise ValueError(f"hue_space={self.hue_space!r} is not valid; allowed: {', '.join(HUE_SPACES)}")
+        check_choice("hue_space", self.hue_space, HUE_SPACES)
         if not isinstance(self.text_only, bool):
             raise ValueError(f"text_only={self.text_only!r} is not valid; allowed: True or False")
 
@@ -140,13 +139,12 @@ def _per_colour(image: Image.Image, fn) -> Image.Image:
 
 def hue_shift(image: Image.Image, degrees: float, space: str = "hsv") -> Image.Image:
     """Rotate hue by ``degrees`` in HSV (ColorBench) or in CIELAB's a*b* plane (``space="cielab"``)."""
-    if space not in HUE_SPACES:
-        raise ValueError(f"hue space {space!r} is not valid; allowed: {', '.join(HUE_SPACES)}")
+    check_choice("hue space", space, HUE_SPACES)
     if degrees % 360 == 0:
         return _rgb(image).copy()
 
     def hsv(cols: np.ndarray) -> np.ndarray:
-        cs = _cs()
+        cs = colour_science()
         h = cs.RGB_to_HSV(cols / 255.0)
         h[:, 0] = (h[:, 0] + degrees / 360.0) % 1.0
         return cs.HSV_to_RGB(h) * 255.0

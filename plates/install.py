@@ -7,6 +7,8 @@ missing extra comes from :func:`extra_hint`.
 
 from __future__ import annotations
 
+from plates.validation import check_choice
+
 #: The extras pyproject.toml declares (``[project.optional-dependencies]``).
 EXTRAS = ("hf", "train", "space", "dev")
 
@@ -14,8 +16,8 @@ EXTRAS = ("hf", "train", "space", "dev")
 def extra_hint(extra: str | None = None) -> str:
     """The install command for ``extra`` (one of :data:`EXTRAS`; None = the default install), run in a
     checkout of this repository; ValueError naming the extras otherwise."""
-    if extra is not None and extra not in EXTRAS:
-        raise ValueError(f"extra {extra!r} is unknown; allowed: {', '.join(EXTRAS)}")
+    if extra is not None:
+        check_choice("extra", extra, EXTRAS)
     target = "." if extra is None else f'".[{extra}]"'
     return (
         f"pip install -e {target} from the root of a checkout of this repository (the 'plates' package "

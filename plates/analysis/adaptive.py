@@ -1,5 +1,5 @@
 """A Bayesian adaptive procedure over a grid posterior: QUEST+ (Watson 2017, *J. Vision* 17(3):10) with the
-Psi-marginal choice of stimulus (Prins 2013, *J. Vision* 13(7):3) by default (issue 15).
+Psi-marginal choice of stimulus (Prins 2013, *J. Vision* 13(7):3) by default.
 
 Two tasks share the machinery:
 
@@ -25,7 +25,7 @@ mean (default), its median (``"median"``: interpolated on the cumulative margina
 or its mode (``"map"``), with an equal-tailed credible interval. Stopping: ``max_trials`` or, after
 ``min_trials``, the credible interval narrower than ``ci_width``.
 
-Defaults, as measured on bench/bench_adaptive.py's simulated observers (issue 15; the figures, and which
+Defaults, as measured on bench/bench_adaptive.py's simulated observers (the figures, and which
 conditions each change was measured on, are in its docstring): the variance criterion, the median and the
 mode, the joint entropy, a log-uniform threshold prior, slopes bounded to 0.25..8 per ΔE2000 or scaled with
 the threshold (β α from 1 to 64, Weber-like), lapses to 0.1, 160 candidates and a two-step look-ahead were
@@ -57,7 +57,8 @@ import numpy as np
 from scipy import special
 
 from plates.analysis.pse import PSE_FAMILIES, outcomes, pse_probabilities
-from plates.analysis.psychometric import FAMILIES, psychometric
+from plates.analysis.psychometric import FAMILIES, fit_psychometric, psychometric
+from plates.validation import check_choice
 
 __all__ = ["TASKS", "AdaptiveEstimate", "AdaptiveSpec", "AdaptiveState"]
 
@@ -118,8 +119,7 @@ class AdaptiveSpec:
         for name, value, allowed in (("task", self.task, TASKS), ("entropy", self.entropy, _ENTROPIES),
                                      ("estimate", self.estimate, _ESTIMATES),
                                      ("criterion", self.criterion, CRITERIA)):
-            if value not in allowed:
-                raise ValueError(f"{name} {value!r} is not known; allowed: {', '.join(allowed)}")
+            check_choice(name, value, allowed)
         families = FAMILIES if self.task == "threshold" else PSE_FAMILIES
         if self.family not in families:
             raise ValueError(f"family {self.family!r} is not allowed for task {self.task!r}; "
@@ -244,6 +244,11 @@ class AdaptiveEstimate:
     trials: int
     done: bool
     stop_reason: str
+    status: str = "unchecked"
+    message: str = ""
+    deviance_p: float = float("nan")
+    monotone_p: float = float("nan")
+    chance_p: float = float("nan")
 
 
 def _entropy_terms(p: np.ndarray) -> np.ndarray:
@@ -380,8 +385,10 @@ class AdaptiveState:
             pick = int(np.random.Generator(np.random.PCG64(seq)).integers(self.spec.top_k))
         return self.spec.candidates[int(order[pick])]
 
-    def estimate(self) -> AdaptiveEstimate:
-        """The threshold's estimate and credible interval now (module docstring)."""
+    def estimate(self, *, check: bool = False) -> AdaptiveEstimate:
+        """The threshold's estimate and credible interval now (module docstring); with ``check`` (task
+        "threshold"), the status and goodness of fit of the answers so far (`AdaptiveEstimate`; one
+        maximum-likelihood fit, so the stopping rules leave it off)."""
         spec, post = self.spec, self.posterior
         grid = np.asarray(spec.thresholds)
         marginal = post.sum(axis=(1, 2, 3))
@@ -404,7 +411,20 @@ class AdaptiveState:
                                 slope=float(post.sum(axis=(0, 2, 3)) @ np.asarray(spec.slopes)),
                                 band=float(post.sum(axis=(0, 1, 3)) @ np.asarray(spec.bands)),
                                 lapse=float(post.sum(axis=(0, 1, 2)) @ np.asarray(spec.lapses)),
-                                trials=len(self.history), done=done, stop_reason=reason)
+                                trials=len(self.history), done=done, stop_reason=reason,
+                                **(self._check() if check and spec.task == "threshold" else {}))
+
+    def _check(self) -> dict[str, Any]:
+        """Status and goodness of fit of the history (`AdaptiveEstimate`): the maximum-likelihood fit of
+        `plates.analysis.psychometric.fit_psychometric` with the spec's guess rate and family. Its
+        "below-range" / "above-range" are no reason to refuse the posterior (the grid prior bounds it), so
+        they count as "fit"."""
+        levels = [h[0] for h in self.history]
+        fit = fit_psychometric(levels, [h[1] for h in self.history], guess=float(self.spec.guess),
+                               family=self.spec.family, interval=False)
+        status = fit.status if fit.status in ("non-monotonic", "at-chance", "too-few") else "fit"
+        return {"status": status, "message": fit.message if status != "fit" else "",
+                "deviance_p": fit.deviance_p, "monotone_p": fit.monotone_p, "chance_p": fit.chance_p}
 
     def _stopping(self, width: float) -> tuple[bool, str]:
         spec, trials = self.spec, len(self.history)

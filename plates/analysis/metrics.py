@@ -2,15 +2,14 @@
 
 * ``accuracy_table``: accuracy with Wilson intervals (``wilson_intervals``: scipy's closed form, vectorised)
   by any grouping (HueManity Tables 2 and 3 print 95% Wilson half-widths; Table 5's ± fit the Wald formula).
-* ``yes_no_balance``: ColorBlindnessEval Table 1 / App. B.1-B.2: accuracy on the yes/no prompt that names the
-  correct number (Y*/N, ``cbe-yn-correct``) next to the one that names a wrong number (Y/N*,
-  ``cbe-yn-incorrect``), and which way a model leans.
+* ``yes_no_from_counts``: ColorBlindnessEval Table 1 / App. B.1-B.2: accuracy on the yes/no prompt that names
+  the correct number (Y*/N, ``cbe-yn-correct``) next to the one that names a wrong number (Y/N*,
+  ``cbe-yn-incorrect``), and which way a model leans, from per-prompt counts (`accuracy_table` of the rows).
 * ``grayscale_delta``: ColorBench §3.2 (Finding 4), App. M.2: (Acc_ori - Acc_gray) / Acc_ori.
 * ``cot_delta``: ColorBench Table 4: accuracy with the chain-of-thought prompt minus without.
-* ``robustness``: ColorBench §2.3 eq. (1)-(2): the share of seed items whose original and every recoloured
-  (hue-shifted) variant are answered correctly.
-* ``fit_psychometric`` / ``psychometric_table``: accuracy against CIEDE2000 difference with a logistic curve
-  fitted by maximum likelihood; the threshold is the ΔE2000 at 50% correct.
+
+Psychometric fits (accuracy against CIEDE2000 with the task's chance rate and a lapse rate) live in
+`plates.analysis.psychometric`; ColorBench's robustness (§2.3 eq. (1)-(2)) in `plates.analysis.colorbench`.
 
 Rows whose request failed have a null ``correct``: every metric leaves them out of its denominators and counts
 them in an ``errors`` column (never as wrong answers). Every metric is vectorised (a million rows in well
@@ -20,13 +19,13 @@ under a second) and accepts categorical (dictionary-encoded) string columns.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
-from itertools import pairwise
 from typing import Any
 
 import numpy as np
 import pandas as pd
-from scipy import optimize, special, stats
+from scipy import special, stats
+
+from plates.tasks.prompts import PROMPTS
 
 #: Columns that together identify one question asked of one model (an "item" under one condition).
 ITEM_KEYS = (
@@ -209,36 +208,6 @@ def accuracy_from_counts(
     return table[[*by, "n", "correct", "accuracy", "ci_low", "ci_high", "errors"]]
 
 
-def yes_no_balance(
-    df: pd.DataFrame,
-    by: str | Sequence[str] | None = "model",
-    *,
-    yes_prompt: str = "cbe-yn-correct",
-    no_prompt: str = "cbe-yn-incorrect",
-    alpha: float = 0.05,
-) -> pd.DataFrame:
-    """ColorBlindnessEval Table 1: accuracy on Y*/N (``yes_prompt``: "yes" expected) and Y/N* (``no_prompt``:
-    "no" expected) side by side, per group.
-
-    Columns: ``by..., n_y_star, y_star_n, n_n_star, y_n_star, balanced_accuracy, yes_bias, bias_p, lean,
-    errors``. ``yes_bias = y_star_n - y_n_star`` lies in [-1, 1]: +1 answers "yes" to everything, -1 "no" to
-    everything (Claude3-Haiku in Table 1: 0.008 vs 0.998). ``bias_p`` is Fisher's exact test of the two
-    accuracies; ``lean`` is "yes"/"no" when ``bias_p < alpha``, else "balanced" (CBE §4.1: "balanced
-    performance across both Y*/N and Y/N* indicates better overall capability").
-    """
-    by = _as_list(by)
-    _check_columns(df, [*by, "prompt_name", "correct"], "yes_no_balance")
-    keep = df["prompt_name"].isin([yes_prompt, no_prompt]).to_numpy(dtype=bool)
-    sub = df.loc[keep, list(dict.fromkeys([*by, "prompt_name", "correct"]))]
-    codes, table = _grouping(sub, by)
-    answered, right = _verdicts(sub["correct"])
-    is_yes = _equals(sub["prompt_name"], yes_prompt)
-    size = len(table)
-    return _yes_no(table, by, _count(codes, size, answered & is_yes), _count(codes, size, right & is_yes),
-                   _count(codes, size, answered & ~is_yes), _count(codes, size, right & ~is_yes),
-                   _count(codes, size, ~answered), alpha)
-
-
 def yes_no_from_counts(
     counts: pd.DataFrame,
     by: str | Sequence[str] | None = "model",
@@ -247,7 +216,16 @@ def yes_no_from_counts(
     no_prompt: str = "cbe-yn-incorrect",
     alpha: float = 0.05,
 ) -> pd.DataFrame:
-    """`yes_no_balance` of pre-aggregated counts (``by`` columns, ``prompt_name`` and `COUNT_COLUMNS`)."""
+    """ColorBlindnessEval Table 1: accuracy on Y*/N (``yes_prompt``: "yes" expected) and Y/N* (``no_prompt``:
+    "no" expected) side by side, per group, from pre-aggregated counts (``by`` columns, ``prompt_name`` and
+    `COUNT_COLUMNS`, e.g. `accuracy_table` of the rows by ``[*by, "prompt_name"]``).
+
+    Columns: ``by..., n_y_star, y_star_n, n_n_star, y_n_star, balanced_accuracy, yes_bias, bias_p, lean,
+    errors``. ``yes_bias = y_star_n - y_n_star`` lies in [-1, 1]: +1 answers "yes" to everything, -1 "no" to
+    everything (Claude3-Haiku in Table 1: 0.008 vs 0.998). ``bias_p`` is Fisher's exact test of the two
+    accuracies; ``lean`` is "yes"/"no" when ``bias_p < alpha``, else "balanced" (CBE §4.1: "balanced
+    performance across both Y*/N and Y/N* indicates better overall capability").
+    """
     by = _as_list(by)
     _check_columns(counts, [*by, "prompt_name", *COUNT_COLUMNS], "yes_no_from_counts")
     sub = counts[counts["prompt_name"].isin([yes_prompt, no_prompt]).to_numpy(dtype=bool)]
@@ -266,7 +244,7 @@ def yes_no_from_counts(
 
 def _yes_no(table: pd.DataFrame, by: list[str], n_y: np.ndarray, k_y: np.ndarray, n_n: np.ndarray,
             k_n: np.ndarray, errors: np.ndarray, alpha: float) -> pd.DataFrame:
-    """The yes/no balance columns from per-group counts (shared by the row and count versions)."""
+    """The yes/no balance columns from per-group counts."""
     size = len(table)
     acc_y, acc_n = _ratio(k_y, n_y), _ratio(k_n, n_n)
     bias_p, lean = np.full(size, np.nan), np.full(size, "unknown", dtype=object)
@@ -355,8 +333,6 @@ def cot_from_pairs(pairs: pd.DataFrame, by: str | Sequence[str] | None = "model"
 
 def cot_pairs() -> dict[str, str]:
     """Registered chain-of-thought prompts -> their plain counterparts ("colorbench-mc-cot" -> "colorbench-mc")."""
-    from plates.tasks.prompts import PROMPTS
-
     plain = {n: n.removesuffix("-cot") for n, t in PROMPTS.items() if t.cot and n.endswith("-cot")}
     return {cot: base for cot, base in plain.items() if base in PROMPTS}
 
@@ -389,158 +365,3 @@ def cot_delta(
     if not tables:
         return pd.DataFrame(columns=columns)
     return pd.concat(tables, ignore_index=True)
-
-
-def robustness(
-    df: pd.DataFrame,
-    by: str | Sequence[str] | None = "model",
-    *,
-    vary: str = "hue_shift",
-    original: Any = 0.0,
-    confidence: float = 0.95,
-) -> pd.DataFrame:
-    """ColorBench §2.3, eq. (1)-(2): ``robustness`` = share of seed items answered correctly on the original
-    (``vary == original``; default hue shift 0°) AND on every recoloured variant (any other value).
-
-    A seed item is one ``ITEM_KEYS`` combination but ``vary``. Items without an original or without any
-    variant, or with a failed request among them, cannot be judged: they are counted in ``incomplete`` and
-    left out. Columns: ``by..., items, robust, robustness, ci_low, ci_high, incomplete`` (Wilson over items).
-    """
-    by = _as_list(by)
-    if vary in by:
-        raise ValueError(f"robustness varies {vary!r}: it cannot also be a 'by' column")
-    _check_columns(df, [*by, vary, "correct"], "robustness")
-    keys = [*by, *_keys(df, [vary], by)]
-    codes, table = _grouping(df, by)
-    answered, right = _verdicts(df["correct"])
-    is_original = _equals(df[vary], original)
-    seed = _ids(df, keys, sort=False)
-    seeds = int(seed.max()) + 1 if len(seed) else 0
-    rows, originals = _count(seed, seeds, np.ones(len(seed), dtype=bool)), _count(seed, seeds, is_original)
-    complete = (originals > 0) & (originals < rows) & (_count(seed, seeds, ~answered) == 0)
-    robust_seed = complete & (_count(seed, seeds, ~right) == 0)
-    first = _first_rows(seed)  # each seed counted once, in its group (seed keys include ``by``)
-    size = len(table)
-    items = _count(codes, size, first & complete[seed])
-    robust = _count(codes, size, first & robust_seed[seed])
-    low, high = wilson_intervals(robust, items, confidence)
-    table = table.assign(items=items, robust=robust, robustness=_ratio(robust, items), ci_low=low,
-                         ci_high=high, incomplete=_count(codes, size, first & ~complete[seed]))
-    return table[[*by, "items", "robust", "robustness", "ci_low", "ci_high", "incomplete"]]
-
-
-# --- psychometric fit -------------------------------------------------------------------------------------
-
-@dataclass(frozen=True)
-class PsychometricFit:
-    """A logistic psychometric function ``p(x) = 1 / (1 + exp(-slope * (x - threshold)))`` over CIEDE2000
-    difference ``x``. ``threshold`` is the ΔE2000 at 50% correct; ``slope`` is per ΔE2000 unit.
-
-    ``status``: "fit" (maximum likelihood converged), "all-correct", "all-wrong" (threshold below / above
-    every ΔE tested: NaN, ``predict`` returns the constant), "separated" (every wrong answer at a smaller ΔE
-    than every correct one: threshold = midway, slope = inf, ``predict`` is a step), "too-few" (fewer than two
-    distinct ΔE values or no data). ``converged``: the optimiser reported success (False unless "fit").
-    """
-
-    threshold: float
-    slope: float
-    n: int
-    converged: bool
-    status: str = "fit"
-    log_likelihood: float = float("nan")
-    message: str = ""
-
-    def predict(self, x: Any) -> np.ndarray:
-        """Predicted share correct at ΔE2000 values ``x`` (array-like)."""
-        x = np.asarray(x, dtype=float)
-        if self.status == "all-correct":
-            return np.ones_like(x)
-        if self.status == "all-wrong":
-            return np.zeros_like(x)
-        if self.status == "separated":
-            return np.where(x > self.threshold, 1.0, np.where(x < self.threshold, 0.0, 0.5))
-        if self.status != "fit":
-            return np.full_like(x, np.nan)
-        return special.expit(self.slope * (x - self.threshold))
-
-
-def fit_psychometric(delta_e: Any, correct: Any) -> PsychometricFit:
-    """Fit ``P(correct | ΔE2000)`` with a two-parameter logistic by maximum likelihood (scipy.optimize).
-
-    ``delta_e``: CIEDE2000 differences (finite floats); ``correct``: booleans (or 0/1) of the same length.
-    Degenerate data (all correct, all wrong, perfectly separated, < 2 distinct ΔE) gives a clear status
-    instead of an error or a meaningless optimum.
-    """
-    x = np.asarray(delta_e, dtype=float).ravel()
-    y_raw = np.asarray(correct).ravel()
-    if y_raw.dtype.kind not in "biuf":  # objects (None, strings, pd.NA): checked one by one
-        y_raw = np.asarray(correct, dtype=object).ravel()
-    if x.shape != y_raw.shape:
-        raise ValueError(f"delta_e and correct differ in length: {x.size} vs {y_raw.size}")
-    if not np.all(np.isfinite(x)):
-        raise ValueError("delta_e must be finite numbers (CIEDE2000); found NaN or inf -- drop those rows first")
-    if y_raw.dtype.kind in "iuf":
-        bad = y_raw[(y_raw != 0) & (y_raw != 1)].tolist()
-    elif y_raw.dtype == object:
-        bad = [v for v in y_raw if not (isinstance(v, (bool, np.bool_)) or v in (0, 1))]
-    else:
-        bad = []
-    if bad:
-        raise ValueError(f"correct must hold booleans or 0/1; found {bad[0]!r} (drop failed requests first)")
-    y = y_raw.astype(float)
-    n = int(x.size)
-    if n == 0 or np.unique(x).size < 2:
-        return PsychometricFit(float("nan"), float("nan"), n, False, "too-few",
-                               message=f"need answers at two or more distinct ΔE2000 values; got {np.unique(x).size}")
-    if y.all():
-        return PsychometricFit(float("nan"), float("nan"), n, False, "all-correct",
-                               message=f"all {n} correct: the 50% threshold lies below ΔE2000 {x.min():.3g}")
-    if not y.any():
-        return PsychometricFit(float("nan"), float("nan"), n, False, "all-wrong",
-                               message=f"all {n} wrong: the 50% threshold lies above ΔE2000 {x.max():.3g}")
-    if x[y == 0].max() <= x[y == 1].min():  # (quasi-)complete separation: no finite maximum
-        mid = (x[y == 0].max() + x[y == 1].min()) / 2
-        ties = int(np.sum(x == mid))  # points at the step have p = 0.5; all others are predicted exactly
-        return PsychometricFit(float(mid), float("inf"), n, False, "separated", ties * float(np.log(0.5)),
-                               message="wrong answers all below correct ones: the maximum-likelihood slope is infinite")
-    # Standardise x for a well-conditioned optimisation of p = expit(a + b * z), z = (x - mu) / sd.
-    mu, sd = float(x.mean()), float(x.std())
-    z = (x - mu) / sd
-
-    def nll(params: np.ndarray) -> float:
-        eta = params[0] + params[1] * z
-        return -float(np.sum(y * special.log_expit(eta) + (1 - y) * special.log_expit(-eta)))
-
-    def grad(params: np.ndarray) -> np.ndarray:
-        r = special.expit(params[0] + params[1] * z) - y
-        return np.array([r.sum(), (r * z).sum()])
-
-    res = optimize.minimize(nll, np.zeros(2), jac=grad, method="BFGS")
-    a, b = (float(v) for v in res.x)
-    if b == 0.0:
-        return PsychometricFit(float("nan"), 0.0, n, bool(res.success), "fit", -float(res.fun),
-                               "flat fit: accuracy does not change with ΔE2000")
-    return PsychometricFit(mu - sd * a / b, b / sd, n, bool(res.success), "fit", -float(res.fun), str(res.message))
-
-
-def psychometric_table(
-    df: pd.DataFrame, by: str | Sequence[str] | None = "model", *, x: str = "delta_e"
-) -> pd.DataFrame:
-    """One logistic fit per group: columns ``by..., n, errors, threshold, slope, converged, status``.
-
-    Rows with a null ``correct`` (failed requests) or a missing ``x`` are left out (``errors`` counts them).
-    """
-    by = _as_list(by)
-    _check_columns(df, [*by, x, "correct"], "psychometric_table")
-    codes, table = _grouping(df, by)
-    answered, right = _verdicts(df["correct"])
-    values = df[x].to_numpy(dtype=float, na_value=np.nan)
-    ok = answered & ~np.isnan(values)
-    rows = np.flatnonzero(ok)
-    rows = rows[np.argsort(codes[rows], kind="stable")]  # grouped, each group's rows in frame order
-    bounds = np.searchsorted(codes[rows], np.arange(len(table) + 1))
-    fits = [fit_psychometric(values[rows[lo:hi]], right[rows[lo:hi]]) for lo, hi in pairwise(bounds)]
-    table = table.assign(n=[f.n for f in fits], errors=_count(codes, len(table), ~ok),
-                         threshold=[f.threshold for f in fits], slope=[f.slope for f in fits],
-                         converged=[f.converged for f in fits], status=[f.status for f in fits])
-    return table[[*by, "n", "errors", "threshold", "slope", "converged", "status"]]

@@ -1,4 +1,4 @@
-"""Simulated observers with a known psychometric function, for tests and benchmarks (issues 11 and 15).
+"""Simulated observers with a known psychometric function, for tests and benchmarks.
 
 An observer answers a trial at level ``x`` (plates: ΔE2000 between text and background dots, CIELAB D65 2°)
 correctly with probability ψ(x) = γ + (1 − γ − λ) F(x; α, β) (`plates.analysis.psychometric`) and otherwise
@@ -22,6 +22,7 @@ import numpy as np
 
 from plates.analysis.pse import PSE_FAMILIES, outcomes, pse_probabilities
 from plates.analysis.psychometric import FAMILIES, guess_rate, psychometric
+from plates.validation import check_choice
 
 __all__ = ["ComparisonObserver", "SimulatedObserver"]
 
@@ -53,8 +54,7 @@ class SimulatedObserver:
     seed: int = 0
 
     def __post_init__(self) -> None:
-        if self.family not in FAMILIES:
-            raise ValueError(f"family {self.family!r} is not known; allowed: {', '.join(FAMILIES)}")
+        check_choice("family", self.family, FAMILIES)
         if self.family == "weibull":
             _check_positive("threshold (weibull)", self.threshold)
         elif isinstance(self.threshold, bool) or not isinstance(

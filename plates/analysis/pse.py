@@ -1,4 +1,4 @@
-"""Points of subjective equality (PSE) from two- or three-alternative comparisons (issues 11 and 15).
+"""Points of subjective equality (PSE) from two- or three-alternative comparisons.
 
 An illusion shows two targets A and B whose physical difference ``x`` is signed: ``x > 0`` means B is
 physically darker than A by ``x`` (e.g. ``x = L*_A − L*_B`` in CIELAB, D65 2°, or a ΔE2000 with a sign; the
@@ -19,7 +19,7 @@ rate beyond λ/k, since no answer is "correct"), and ``δ ≥ 0`` the half-width
 (δ = 0 with two alternatives). The **PSE** is μ: there P(+1) = P(−1) (= ½ with two alternatives), i.e. the
 physical difference at which the targets look equal; an unbiased observer has μ = 0, and an illusion that makes
 B look darker gives μ < 0 (B must be made lighter to look equal). Fitted by maximum likelihood over the
-multinomial counts per level; the PSE's interval is the profile-likelihood interval (`_likelihood`).
+multinomial counts per level; the PSE's interval is the profile-likelihood interval (`likelihood`).
 """
 
 from __future__ import annotations
@@ -30,7 +30,7 @@ from typing import Any
 import numpy as np
 from scipy import special
 
-from plates.analysis import _likelihood
+from plates.analysis import likelihood
 from plates.analysis.psychometric import LAPSE_MAX
 
 __all__ = ["PSE_FAMILIES", "PSEFit", "fit_pse", "outcomes", "pse_probabilities"]
@@ -152,7 +152,7 @@ def fit_pse(
     _cdf(family, np.zeros(1))
     if lapse is not None and not 0.0 <= float(lapse) < 1.0:
         raise ValueError(f"lapse must be None (fitted) or lie in [0, 1), got {lapse!r}")
-    cutoff = _likelihood.chi2_cutoff(confidence) if interval else None
+    cutoff = likelihood.chi2_cutoff(confidence) if interval else None
     xs, counts, total = _counts(differences, responses, alternatives)
     fixed = lapse is not None
     common = {"alternatives": alternatives, "family": family, "n": total, "lapse_fixed": fixed,
@@ -198,7 +198,7 @@ def fit_pse(
     i, j, m, q = np.unravel_index(np.argmax(ll), ll.shape)
     start = [mu.ravel()[i], log_b.ravel()[j], *([band.ravel()[m]] if three else []),
              *([] if fixed else [lam.ravel()[q]])]
-    best, prof = _likelihood.fit(fun, [np.array(start)], bounds, jac=False, cutoff=cutoff)
+    best, prof = likelihood.fit(fun, [np.array(start)], bounds, jac=False, cutoff=cutoff)
     mu_hat, b_hat, band_hat, lam_hat = unpack(best.theta)
     fields = dict(slope=float(b_hat), band=float(band_hat), lapse=float(lam_hat), x_min=x_lo, x_max=x_hi,
                   log_likelihood=-best.nll, converged=best.converged, **common)

@@ -1,4 +1,4 @@
-"""Chance-aware psychometric functions and their maximum-likelihood fits (issue 11).
+"""Chance-aware psychometric functions and their maximum-likelihood fits.
 
 The function of stimulus level ``x`` (plates: the CIEDE2000 difference ΔE2000 between text and background dots
 in CIELAB, D65, 2°; illusions: see `plates.analysis.pse`) is
@@ -21,7 +21,7 @@ Families (``F``; ``β`` is the slope parameter, its unit depends on the family):
 Fits (`fit_psychometric`) maximise the binomial likelihood over the distinct levels (scipy.optimize SLSQP
 in a box, started from a vectorised grid); ``λ`` is fitted inside [0, `LAPSE_MAX`] = [0, 0.06] (the range
 Wichmann & Hill 2001 allow it) or fixed by the caller. The threshold's interval is the **profile likelihood** interval
-(`plates.analysis._likelihood`), not a bootstrap: deterministic, no seed, and about 20 small optimisations per
+(`plates.analysis.likelihood`), not a bootstrap: deterministic, no seed, and about 20 small optimisations per
 fit. Its coverage on simulated observers (bench/bench_psychometric.py: 200 seeds per task, constant stimuli at
 ΔE2000 1..20, nominal 95%) measured 94-95.5% with 2,000 trials per observer and 91-93% with 200 trials, for
 yes/no, 4-way choice and open tasks alike.
@@ -35,20 +35,25 @@ from typing import Any
 
 import numpy as np
 import pandas as pd
-from scipy import special
+from scipy import optimize, special, stats
 
-from plates.analysis import _likelihood
+from plates.analysis import likelihood
 from plates.stimuli.ishihara.labels import LABEL_SPACES
+from plates.validation import check_choice
 
 __all__ = [
     "ANSWER_KINDS",
     "FAMILIES",
     "LAPSE_MAX",
+    "CHANCE_ALPHA",
+    "MONOTONE_ALPHA",
     "STATUSES",
     "PsychometricFit",
     "fit_groups",
     "fit_psychometric",
+    "chance_test",
     "guess_rate",
+    "monotone_test",
     "prompt_guess_rate",
     "psychometric",
     "sigmoid",
@@ -61,9 +66,15 @@ FAMILIES = ("logistic", "gaussian", "weibull")
 LAPSE_MAX = 0.06
 #: Fit outcomes: "fit" (threshold located; ``extrapolated`` says whether outside the tested levels),
 #: "below-range" / "above-range" (every tested level sits on the ceiling / on the guess floor, so the data
-#: place the threshold below the lowest / above the highest level but not where), "too-few" (no data or fewer
-#: than two distinct levels).
-STATUSES = ("fit", "below-range", "above-range", "too-few")
+#: place the threshold below the lowest / above the highest level but not where), "non-monotonic" (accuracy
+#: falls as the level rises by more than chance allows: `monotone_test`; the observer answers to something
+#: other than the level, so no level is its threshold), "at-chance" (the answers cannot be told from guessing
+#: at any tested level: `chance_test`), "too-few" (no data or fewer than two distinct levels).
+STATUSES = ("fit", "below-range", "above-range", "non-monotonic", "at-chance", "too-few")
+#: Significance level of `monotone_test` and `chance_test` behind the "non-monotonic" and "at-chance" statuses.
+MONOTONE_ALPHA = 0.001
+CHANCE_ALPHA = 0.01
+_MONOTONE_DRAWS = 1000  # parametric bootstrap draws of `monotone_test` (its p is never below 1/1001)
 _EPS = 1e-12  # ψ is clipped to [_EPS, 1 - _EPS] inside logarithms
 
 
@@ -81,8 +92,7 @@ def guess_rate(answer_kind: str, n_options: int | None = None, label_space_size:
             raise ValueError(f"{name} must be an integer >= 2 for answer kind {answer_kind!r}, got {value!r}")
         return int(value)
 
-    if answer_kind not in ANSWER_KINDS:
-        raise ValueError(f"answer kind {answer_kind!r} is not known; allowed: {', '.join(ANSWER_KINDS)}")
+    check_choice("answer kind", answer_kind, ANSWER_KINDS)
     extra = {"n_options": n_options, "label_space_size": label_space_size}
     wanted = {"yesno": None, "mc": "n_options", "open": "label_space_size"}[answer_kind]
     for name, value in extra.items():
@@ -107,8 +117,7 @@ def prompt_guess_rate(template: Any, n_options: int | None = None) -> float:
 
 
 def _check_family(family: str) -> None:
-    if family not in FAMILIES:
-        raise ValueError(f"family {family!r} is not known; allowed: {', '.join(FAMILIES)}")
+    check_choice("family", family, FAMILIES)
 
 
 def _to_u(family: str, x: np.ndarray) -> np.ndarray:
@@ -179,6 +188,13 @@ class PsychometricFit:
     units); ``lapse``: fitted within [0, 0.06] unless ``lapse_fixed``; ``guess``: the task's γ.
     ``log_likelihood``: Σ log P(answer) over the ``n`` single trials (Bernoulli, no binomial coefficients).
     ``converged``: the optimiser's verdict. ``message``: what the status means for these data.
+
+    Goodness of fit (NaN for "too-few"): ``deviance`` = 2 (log L of one free accuracy per level − log L of
+    the curve), ``deviance_p`` its χ² tail with (levels − fitted parameters) degrees of freedom (NaN when
+    none are left; small p: the curve's shape does not describe the data, Wichmann & Hill 2001 §"goodness of
+    fit" use the same deviance); ``monotone_deviance`` / ``monotone_p``: `monotone_test` (status
+    "non-monotonic" when ``monotone_p`` < `MONOTONE_ALPHA`); ``chance_deviance`` / ``chance_p``: the curve
+    against guessing at every level (status "at-chance" when ``chance_p`` > `CHANCE_ALPHA`).
     """
 
     status: str
@@ -198,14 +214,20 @@ class PsychometricFit:
     confidence: float
     converged: bool
     message: str = ""
+    deviance: float = float("nan")
+    deviance_p: float = float("nan")
+    monotone_deviance: float = float("nan")
+    monotone_p: float = float("nan")
+    chance_deviance: float = float("nan")
+    chance_p: float = float("nan")
 
     def predict(self, x: Any) -> np.ndarray:
-        """ψ at levels ``x``. "below-range": the ceiling 1 − lapse; "above-range": the guess rate (the only
-        parts of the curve the data locate); "too-few": NaN."""
+        """ψ at levels ``x``. "below-range": the ceiling 1 − lapse; "above-range" and "at-chance": the guess
+        rate (the only parts of the curve the data locate); "non-monotonic" and "too-few": NaN."""
         x = np.asarray(x, dtype=float)
         if self.status == "below-range":
             return np.full(x.shape, 1.0 - self.lapse)
-        if self.status == "above-range":
+        if self.status in ("above-range", "at-chance"):
             return np.full(x.shape, self.guess)
         if self.status != "fit":
             return np.full(x.shape, np.nan)
@@ -294,6 +316,75 @@ def _grid_starts(u: np.ndarray, k: np.ndarray, n: np.ndarray, guess: float, laps
     return starts
 
 
+def _bernoulli_ll(k: np.ndarray, n: np.ndarray, p: np.ndarray) -> float:
+    """Σ k log p + (n − k) log(1 − p), with 0 log 0 = 0 (a probability of 0 or 1 where every answer agrees)."""
+    return float(np.sum(special.xlogy(k, p) + special.xlogy(n - k, 1.0 - p)))
+
+
+def _iso_deviance(k: np.ndarray, n: np.ndarray) -> tuple[float, np.ndarray]:
+    """2 (log L of one accuracy per level − log L of the best non-decreasing accuracies) and the latter."""
+    rate = k / n
+    iso = np.clip(optimize.isotonic_regression(rate, weights=n, increasing=True).x, 0.0, 1.0)
+    return max(0.0, 2.0 * (_bernoulli_ll(k, n, rate) - _bernoulli_ll(k, n, iso))), iso
+
+
+def _monotone(k: np.ndarray, n: np.ndarray) -> tuple[float, float]:
+    """(deviance, p) of the saturated per-level fit against the best non-decreasing one (`monotone_test`)."""
+    if k.size < 2:
+        return 0.0, 1.0
+    deviance, iso = _iso_deviance(k, n)
+    if deviance < 1e-9:
+        return 0.0, 1.0
+    pooled_out = k.size - 1 - int(np.count_nonzero(np.abs(np.diff(iso)) > 1e-12))
+    p = float(stats.chi2.sf(deviance, pooled_out))  # an upper bound: every pooled level a free parameter
+    if p < MONOTONE_ALPHA:
+        return deviance, p
+    # the bound is far from sharp when one dip pools many levels: a parametric bootstrap from the ordered
+    # fit (the likeliest monotone observer) settles it, with a fixed seed so the verdict is deterministic
+    rng = np.random.Generator(np.random.PCG64(0))
+    draws = rng.binomial(n.astype(np.int64), iso, size=(_MONOTONE_DRAWS, k.size)).astype(float)
+    above = sum(_iso_deviance(row, n)[0] >= deviance - 1e-9 for row in draws)
+    return deviance, (1 + above) / (1 + _MONOTONE_DRAWS)
+
+
+def _chance(k: np.ndarray, n: np.ndarray, guess: float, log_likelihood: float, params: int) -> tuple[float, float]:
+    """(deviance, p) of a fitted curve (``log_likelihood``, ``params`` free parameters) against answering at
+    the guess rate everywhere."""
+    deviance = max(0.0, 2.0 * (log_likelihood - _bernoulli_ll(k, n, np.full(k.shape, guess))))
+    return deviance, float(stats.chi2.sf(deviance, params))
+
+
+def monotone_test(levels: Any, correct: Any) -> tuple[float, float]:
+    """Does accuracy fall as the level rises? The likelihood-ratio test of the per-level accuracies against
+    the best non-decreasing sequence (isotonic regression by pool-adjacent-violators, weighted by answers:
+    Barlow et al. 1972, *Statistical Inference under Order Restrictions*, ch. 1; scipy's
+    `scipy.optimize.isotonic_regression`). Returns (deviance, p): the deviance is 0 for monotone data; p is
+    the χ² tail with one degree of freedom per level pooled into a neighbour (an upper bound on the χ̄²
+    tail of Robertson, Wright & Dykstra 1988 §2.3) when that is already below `MONOTONE_ALPHA`, else a
+    parametric bootstrap (1,000 draws, fixed seed) from the isotonic fit. On simulated monotone observers
+    (sweeps of 5-41 levels with 4-20 answers each, or 200 single answers) it called 0-0.5% non-monotonic.
+
+    A ψ that is not monotone in ΔE2000 is not a psychometric function of ΔE2000: an observer (or a VLM)
+    that answers to one 8-bit colour, not to the difference, can be always right at 3.3 and mostly wrong at
+    3.4. ``levels``: any numbers (ΔE2000 for plates); ``correct``: booleans or 0/1, one per level.
+
+    >>> monotone_test([1, 1, 2, 2, 3, 3], [0, 0, 1, 1, 1, 1])
+    (0.0, 1.0)
+    """
+    xs, k, n, _ = _grouped(levels, correct, "logistic")
+    deviance, p = _monotone(k, n)
+    return round(deviance, 12), p
+
+
+def chance_test(levels: Any, correct: Any, *, guess: float) -> tuple[float, float]:
+    """Can the answers be told from guessing? The likelihood-ratio test of the chance-aware fit
+    (`fit_psychometric`, lapse fitted) against ψ ≡ ``guess`` at every level; p from χ² with 3 degrees of
+    freedom (threshold, slope, lapse). At `CHANCE_ALPHA` = 0.01, an observer guessing at every level passes
+    for a rise in about 1% of runs (tests/analysis). Returns (deviance, p); the "at-chance" status is p > `CHANCE_ALPHA`."""
+    fit = fit_psychometric(levels, correct, guess=guess, interval=False)
+    return fit.chance_deviance, fit.chance_p
+
+
 def fit_psychometric(
     levels: Any, correct: Any, *, guess: float, lapse: float | None = None, family: str = "logistic",
     confidence: float = 0.95, interval: bool = True,
@@ -308,7 +399,7 @@ def fit_psychometric(
     """
     _check_family(family)
     _check_guess_lapse(guess, 0.0 if lapse is None else lapse)
-    cutoff = _likelihood.chi2_cutoff(confidence) if interval else None
+    cutoff = likelihood.chi2_cutoff(confidence) if interval else None
     xs, k, n, total = _grouped(levels, correct, family)
     fixed = lapse is not None
     common = {"guess": float(guess), "family": family, "n": total, "lapse_fixed": fixed,
@@ -336,14 +427,26 @@ def fit_psychometric(
         starts = [np.array([bounds[0][0], bounds[1][1], *([0.0] if not fixed else [])])]
     else:
         starts = _grid_starts(u, k, n, float(guess), lapse, family, bounds)
-    best, prof = _likelihood.fit(fun, starts, bounds, jac=True, cutoff=cutoff)
+    best, prof = likelihood.fit(fun, starts, bounds, jac=True, cutoff=cutoff)
     a_u, log_b = float(best.theta[0]), float(best.theta[1])
     lam = float(lapse) if fixed else float(best.theta[2])
     f_lo, f_hi = _cdf_pdf(family, np.exp(log_b) * (np.array([u_lo, u_hi]) - a_u))[0]
     low, high = (_from_u(family, prof.low), _from_u(family, prof.high)) if prof else (np.nan, np.nan)
     x_lo, x_hi = float(positive[0]), float(positive[-1])
-    fields = dict(slope=float(np.exp(log_b)), lapse=lam, x_min=x_lo, x_max=x_hi, log_likelihood=-best.nll,
-                  converged=best.converged, **common)
+    ll = -best.nll
+    params = 2 if fixed else 3
+    deviance = max(0.0, 2.0 * (_bernoulli_ll(k, n, k / n) - ll))
+    m_dev, m_p = _monotone(k, n)
+    c_dev, c_p = _chance(k, n, float(guess), ll, params)
+    fields = dict(slope=float(np.exp(log_b)), lapse=lam, x_min=x_lo, x_max=x_hi, log_likelihood=ll,
+                  converged=best.converged, deviance=deviance,
+                  deviance_p=float(stats.chi2.sf(deviance, xs.size - params)) if xs.size > params else np.nan,
+                  monotone_deviance=m_dev, monotone_p=m_p, chance_deviance=c_dev, chance_p=c_p, **common)
+    if m_p < MONOTONE_ALPHA:
+        return PsychometricFit("non-monotonic", np.nan, np.nan, np.nan, extrapolated=False,
+                               message=f"accuracy falls as the level rises (monotonicity test p = {m_p:.2g}, "
+                                       f"deviance {m_dev:.3g}): the answers follow something other than the "
+                                       "level, so no level is a threshold", **fields)
     if all_correct or f_lo >= 0.99:
         return PsychometricFit("below-range", np.nan, _from_u(family, -np.inf), high, extrapolated=True,
                                message=f"{'all' if all_correct else 'every level'} correct but for lapses: "
@@ -352,6 +455,11 @@ def fit_psychometric(
         return PsychometricFit("above-range", np.nan, low, np.inf, extrapolated=True,
                                message=f"at or below the guess rate {guess:.4g} at every level: the threshold "
                                        f"lies above {x_hi:.4g}", **fields)
+    if c_p > CHANCE_ALPHA:
+        return PsychometricFit("at-chance", np.nan, np.nan, np.nan, extrapolated=False,
+                               message=f"the answers cannot be told from guessing at rate {guess:.4g} "
+                                       f"(p = {c_p:.2g}) at the tested levels [{x_lo:.4g}, {x_hi:.4g}]",
+                               **fields)
     threshold = _from_u(family, a_u)
     extrapolated = not x_lo <= threshold <= x_hi
     steep = log_b >= bounds[1][1] - 1e-6

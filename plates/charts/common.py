@@ -154,7 +154,7 @@ def counts_from_rows(frame: pd.DataFrame) -> pd.DataFrame:
     return table[[*keys, "n", "correct", "errors"]]
 
 
-def _labelled(counts: pd.DataFrame, without: tuple[str, ...] = ()) -> pd.DataFrame:
+def labelled_counts(counts: pd.DataFrame, without: tuple[str, ...] = ()) -> pd.DataFrame:
     return with_series(with_condition(counts, without=without))
 
 
@@ -179,7 +179,7 @@ def choose(
     return condition, [c for c in present if c != condition], table[table[CONDITION] == condition]
 
 
-def _titled(fig: go.Figure, title: str, shown: str | None, others: list[str]) -> go.Figure:
+def titled(fig: go.Figure, title: str, shown: str | None, others: list[str]) -> go.Figure:
     """The title names the condition shown and the others present (none is pooled)."""
     if shown is not None:
         title += f" — {shown}"
@@ -190,35 +190,35 @@ def _titled(fig: go.Figure, title: str, shown: str | None, others: list[str]) ->
 
 
 # ------------------------------------------------------------------------------------------------ helpers
-def _bars(value, low, high) -> dict:
+def error_bars_between(value, low, high) -> dict:
     """Asymmetric error bars from an interval [low, high] around ``value`` (scalars or arrays)."""
     value, low, high = (np.atleast_1d(np.asarray(v, dtype=float)) for v in (value, low, high))
     return dict(type="data", symmetric=False, array=high - value, arrayminus=value - low)
 
 
-def _error_bars(table: pd.DataFrame) -> dict:
-    return _bars(table["accuracy"], table["ci_low"], table["ci_high"])
+def accuracy_error_bars(table: pd.DataFrame) -> dict:
+    return error_bars_between(table["accuracy"], table["ci_low"], table["ci_high"])
 
 
-def _hover(table: pd.DataFrame) -> list[str]:
+def accuracy_hover(table: pd.DataFrame) -> list[str]:
     return [
         f"accuracy {a:.1%} (n={int(n)}, 95% CI {lo:.1%}–{hi:.1%})"
         for a, n, lo, hi in zip(table["accuracy"], table["n"], table["ci_low"], table["ci_high"])
     ]
 
 
-def _empty(title: str, message: str) -> go.Figure:
+def empty_figure(title: str, message: str) -> go.Figure:
     fig = go.Figure()
     fig.add_annotation(text=message, showarrow=False, x=0.5, y=0.5, xref="paper", yref="paper")
     fig.update_layout(title=title, xaxis_visible=False, yaxis_visible=False, meta={"empty": message})
     return fig
 
 
-def _ref_marker(i: int) -> dict:
+def reference_marker(i: int) -> dict:
     return {**REFERENCE_MARKER, "symbol": REFERENCE_SYMBOLS[i % len(REFERENCE_SYMBOLS)]}
 
 
-def _reference(reference: pd.DataFrame | None, metric: str | tuple[str, ...], **equal) -> pd.DataFrame:
+def reference_of(reference: pd.DataFrame | None, metric: str | tuple[str, ...], **equal) -> pd.DataFrame:
     """Reference rows of ``metric`` whose columns equal ``equal`` (a value or a list); non-null values."""
     if reference is None or reference.empty:
         return pd.DataFrame(columns=REFERENCE_COLUMNS)
@@ -231,17 +231,17 @@ def _reference(reference: pd.DataFrame | None, metric: str | tuple[str, ...], **
     return rows
 
 
-def _by_source_row(ref: pd.DataFrame):
+def by_source_row(ref: pd.DataFrame):
     """(index, "model — source", rows) per published row label, in name order: one trace each."""
     named = ref.assign(name=[f"{m} — {s}" for m, s in zip(ref["model"], ref["source"])])
     return enumerate(named.groupby("name", sort=True))
 
 
-def _name(series: str, prompt, several_prompts: bool) -> str:
+def series_name(series: str, prompt, several_prompts: bool) -> str:
     return f"{series} · {prompt}" if several_prompts else str(series)
 
 
-def _counts(frame: pd.DataFrame | None, counts: pd.DataFrame | None) -> pd.DataFrame:
+def count_table(frame: pd.DataFrame | None, counts: pd.DataFrame | None) -> pd.DataFrame:
     if counts is not None:
         return counts
     if frame is None:

@@ -1,4 +1,4 @@
-"""Our cells beside the papers' cells for the same model, prompt and condition (issue 11).
+"""Our cells beside the papers' cells for the same model, prompt and condition.
 
 `compare(table, reference)` takes the overview's cells (series, prompt, condition: accuracy, n, Wilson 95%
 interval; `plates.charts.ishihara.overview_table`) and the papers' published accuracies
@@ -24,7 +24,7 @@ import numpy as np
 import pandas as pd
 import plotly.graph_objects as go
 
-from plates.charts.common import CONDITION, REFERENCE_MARKER, SERIES, _bars, _empty
+from plates.charts.common import CONDITION, REFERENCE_MARKER, SERIES, empty_figure, error_bars_between
 
 #: Per prompt: the published tasks (the reference's ``task``) that ask what our plates ask.
 TASKS: dict[str, tuple[str, ...]] = {
@@ -162,7 +162,7 @@ def comparison_figure(comparison: pd.DataFrame) -> go.Figure:
     interval and the paper's value (grey diamond), so a reader sees at once whether the paper lies inside."""
     title = "Ours vs the papers: same model, prompt and condition (Wilson 95% CI)"
     if comparison.empty:
-        return _empty(
+        return empty_figure(
             title,
             "no cell of these results has a published counterpart<br>(the papers' models, "
             "prompts and conditions: see the table of published numbers)",
@@ -182,7 +182,7 @@ def comparison_figure(comparison: pd.DataFrame) -> go.Figure:
             name="ours",
             marker=dict(size=10, color="#1f77b4"),
             orientation="h",
-            error_x=_bars(comparison["accuracy"], comparison["ci_low"], comparison["ci_high"]),
+            error_x=error_bars_between(comparison["accuracy"], comparison["ci_low"], comparison["ci_high"]),
             hovertext=[
                 f"ours {a:.1%} (n={n}), paper {v:.1%}: {'inside' if i else 'OUTSIDE'} our interval"
                 for a, n, v, i in zip(

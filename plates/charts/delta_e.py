@@ -1,5 +1,5 @@
 """Accuracy against ΔE2000 with psychometric fits: ONE fit per model (or model · run) x prompt x condition x
-colour set, through ONE function, `fit_psychometric_counts` (issue 11).
+colour set, through ONE function, `fit_psychometric_counts`.
 
 The fit's input is the answered and correct counts per ΔE2000 level (CIEDE2000 between foreground and
 background, CIELAB; levels rounded to 0.01), from the rows (`levels_from_rows`) or from DuckDB
@@ -17,19 +17,21 @@ from typing import Any
 
 import numpy as np
 import pandas as pd
+import plotly.colors
 import plotly.graph_objects as go
+from plotly.subplots import make_subplots
 
 from plates.analysis import metrics
+from plates.analysis.psychometric import PsychometricFit, prompt_guess_rate
 from plates.analysis.psychometric import fit_psychometric as fit_chance_aware
-from plates.analysis.psychometric import prompt_guess_rate
 from plates.charts.common import (
     CONDITION,
     COUNT_KEYS,
     SERIES,
-    _bars,
-    _empty,
-    _titled,
     choose,
+    empty_figure,
+    error_bars_between,
+    titled,
     with_condition,
     with_series,
 )
@@ -52,7 +54,7 @@ def chance_rate(prompt_name: str | None) -> float:
     return 0.0 if template is None else prompt_guess_rate(template)
 
 
-def fit_psychometric_counts(levels: Any, n: Any, correct: Any, *, guess: float) -> metrics.PsychometricFit:
+def fit_psychometric_counts(levels: Any, n: Any, correct: Any, *, guess: float) -> PsychometricFit:
     """THE psychometric fit of the ΔE chart: one group's answered ``n`` and ``correct`` per ΔE2000 level
     ``levels`` (arrays of one length), chance rate ``guess``: the chance-aware fit
     (`plates.analysis.psychometric.fit_psychometric`: ψ = γ + (1 − γ − λ)F, threshold halfway between guess and
@@ -182,7 +184,7 @@ def delta_e_figure(
     table = delta_e_table(levels=levels, bins=bins)
     table = table[table["n"] > 0]
     if table.empty:
-        return _empty(title, "no answered rows with a ΔE2000")
+        return empty_figure(title, "no answered rows with a ΔE2000")
     shown, others, table = choose(table, condition)
     prompts = sorted(table["prompt_name"].unique())
     if prompt is None:
@@ -202,8 +204,6 @@ def delta_e_figure(
     several_sets = len(sets) > 1
     columns = min(len(sets), 3)
     rows_n = -(-len(sets) // columns)
-    from plotly.subplots import make_subplots
-
     # a panel per colour set (a fit per model x colour set; panels keep them readable), a colour per model
     fig = make_subplots(
         rows=rows_n,
@@ -229,7 +229,7 @@ def delta_e_figure(
                 marker=dict(color=colour, size=8),
                 legendgroup=str(series),
                 showlegend=series not in in_legend,
-                error_y=_bars(rows["accuracy"], rows["ci_low"], rows["ci_high"]),
+                error_y=error_bars_between(rows["accuracy"], rows["ci_low"], rows["ci_high"]),
                 hovertext=[
                     f"{name}: accuracy {a:.1%} (n={int(n)})" for a, n in zip(rows["accuracy"], rows["n"])
                 ],
@@ -284,10 +284,8 @@ def delta_e_figure(
             "x": _X_TITLES.get(x, x),
         },
     )
-    return _titled(fig, f"{title} · {prompt} (chance {chance_rate(prompt):.0%})", shown, others)
+    return titled(fig, f"{title} · {prompt} (chance {chance_rate(prompt):.0%})", shown, others)
 
 
 def _palette() -> list[str]:
-    import plotly.colors
-
     return list(plotly.colors.qualitative.Plotly) * 20

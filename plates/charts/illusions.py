@@ -1,4 +1,4 @@
-"""The illusion family's dashboard tables and figures (issue 13): pure DataFrame -> DataFrame / plotly Figure.
+"""The illusion family's dashboard tables and figures: pure DataFrame -> DataFrame / plotly Figure.
 
 Input: results rows (`plates.results.schema.COLUMNS`, every column; the dashboard passes the filtered full rows)
 of any family; each function keeps the rows it needs (``family == "illusion"``) and expands their question
@@ -39,6 +39,7 @@ from plates.analysis.illusions import (
 from plates.analysis.pse import fit_pse
 from plates.analysis.truth import with_truth
 from plates.charts.common import PEOPLE_PREFIX, PERSON_PREFIX
+from plates.validation import check_choice
 
 __all__ = [
     "MISSING",
@@ -174,8 +175,7 @@ def rcid_figure(long: pd.DataFrame, metric: str = "Human-like") -> go.Figure:
     """Bars of one RCID ``metric`` (see `RCID_METRICS` labels) per kind · strength, one panel per framing,
     one bar per model (Wilson 95% bars), the paper's rows hatched in grey."""
     allowed = sorted(set(RCID_METRICS.values()))
-    if metric not in allowed:
-        raise ValueError(f"metric {metric!r} is not known; allowed: {', '.join(allowed)}")
+    check_choice("metric", metric, allowed)
     data = long[long["metric"] == metric]
     framings = [f for f in RCID_FRAMINGS if f in set(data["framing"].dropna())] or ["pixel"]
     fig = make_subplots(rows=1, cols=len(framings), shared_yaxes=True,

@@ -1,4 +1,4 @@
-"""Every chart the papers drew, as pure functions, never pooling what must not be pooled (issue 11).
+"""Every chart the papers drew, as pure functions, never pooling what must not be pooled.
 
 Each chart takes the result rows (a DataFrame in the schema of `plates.results`) or, at scale, the counts
 DuckDB computed (`plates.dashboard.queries`): ``counts`` (answered ``n``, ``correct``, ``errors`` per run,
@@ -34,23 +34,24 @@ from plates.charts.common import (
     REFERENCE_MARKER,
     SERIES,
     YES_NO_PROMPTS,
-    _bars,
-    _by_source_row,
-    _counts,
-    _empty,
-    _error_bars,
-    _hover,
-    _labelled,
-    _name,
-    _ref_marker,
-    _reference,
-    _titled,
+    accuracy_error_bars,
+    accuracy_hover,
+    by_source_row,
     choose,
     condition_label,
+    count_table,
     counts_from_rows,
+    empty_figure,
+    error_bars_between,
+    labelled_counts,
+    reference_marker,
+    reference_of,
+    series_name,
+    titled,
     with_condition,
     with_series,
 )
+from plates.charts.comparison import compare
 from plates.charts.delta_e import (
     chance_rate,
     delta_e_figure,
@@ -105,7 +106,7 @@ __all__ = [
 # ------------------------------------------------------------------------------------------------ overview
 def overview_table(frame: pd.DataFrame | None = None, *, counts: pd.DataFrame | None = None) -> pd.DataFrame:
     """Series (model, or model · run) x prompt x condition: accuracy, n, errors, Wilson 95% interval."""
-    table = _labelled(_counts(frame, counts))
+    table = labelled_counts(count_table(frame, counts))
     return metrics.accuracy_from_counts(table, [SERIES, "prompt_name", CONDITION])
 
 
@@ -124,12 +125,10 @@ def overview_figure(
     title = "Accuracy by model and condition (Wilson 95% CI)"
     table = overview_table(frame, counts=counts) if table is None else table
     if table.empty or not (table["n"] > 0).any():
-        return _empty(
+        return empty_figure(
             title, f"no answered rows ({int(table['errors'].sum()) if len(table) else 0} failed requests)"
         )
     if comparison is None and reference is not None:
-        from plates.charts.comparison import compare
-
         comparison = compare(table, reference)
     paper: dict[tuple[str, str, str], str] = {}
     if comparison is not None and not comparison.empty:
@@ -195,7 +194,7 @@ def colour_set_table(
 ) -> pd.DataFrame:
     """Accuracy per series, prompt, condition and colour set (ColorBlindnessEval §4.4, Fig. 2)."""
     return metrics.accuracy_from_counts(
-        _labelled(_counts(frame, counts)), [SERIES, "prompt_name", CONDITION, "colour_set"]
+        labelled_counts(count_table(frame, counts)), [SERIES, "prompt_name", CONDITION, "colour_set"]
     )
 
 
@@ -212,7 +211,7 @@ def colour_set_figure(
     table = colour_set_table(frame, counts=counts)
     table = table[table["n"] > 0]
     if table.empty:
-        return _empty(title, "no scored rows")
+        return empty_figure(title, "no scored rows")
     shown, others, table = choose(table, condition)
     several = table["prompt_name"].nunique() > 1
     fig = go.Figure()
@@ -222,26 +221,26 @@ def colour_set_figure(
             go.Bar(
                 x=rows["colour_set"],
                 y=rows["accuracy"],
-                name=_name(series, prompt, several),
-                error_y=_error_bars(rows),
-                hovertext=_hover(rows),
+                name=series_name(series, prompt, several),
+                error_y=accuracy_error_bars(rows),
+                hovertext=accuracy_hover(rows),
                 customdata=rows["n"],
             )
         )
-    ref = _reference(
+    ref = reference_of(
         reference,
         "accuracy",
         colour_set=list(table["colour_set"].unique()),
         prompt_name=list(table["prompt_name"].unique()),
     )
-    for i, (name, rows) in _by_source_row(ref):
+    for i, (name, rows) in by_source_row(ref):
         fig.add_trace(
             go.Scatter(
                 x=rows["colour_set"],
                 y=rows["value"],
                 mode="markers",
                 name=name,
-                marker=_ref_marker(i),
+                marker=reference_marker(i),
                 legendgroup="published",
             )
         )
@@ -251,14 +250,14 @@ def colour_set_figure(
         showlegend=True,
         yaxis=dict(title="accuracy", range=[0, 1.05], tickformat=".0%"),
     )
-    return _titled(fig, title, shown, others)
+    return titled(fig, title, shown, others)
 
 
 def resolution_table(
     frame: pd.DataFrame | None = None, *, counts: pd.DataFrame | None = None
 ) -> pd.DataFrame:
     """Accuracy per series, prompt, condition without size, and size (HueManity §5.4, Table 5)."""
-    table = _labelled(_counts(frame, counts), without=("size",))
+    table = labelled_counts(count_table(frame, counts), without=("size",))
     table = table[table["size"].notna()] if "size" in table.columns else table.iloc[0:0]
     return metrics.accuracy_from_counts(table, [SERIES, "prompt_name", CONDITION, "size"])
 
@@ -278,7 +277,7 @@ def resolution_figure(
     table = resolution_table(frame, counts=counts)
     table = table[table["n"] > 0]
     if table.empty:
-        return _empty(title, "no scored rows with a size")
+        return empty_figure(title, "no scored rows with a size")
     shown, others, table = choose(table, condition)
     several = table["prompt_name"].nunique() > 1
     fig = go.Figure()
@@ -289,13 +288,13 @@ def resolution_figure(
                 x=rows["size"],
                 y=rows["accuracy"],
                 mode="lines+markers",
-                name=_name(series, prompt, several),
-                error_y=_error_bars(rows),
-                hovertext=_hover(rows),
+                name=series_name(series, prompt, several),
+                error_y=accuracy_error_bars(rows),
+                hovertext=accuracy_hover(rows),
             )
         )
     paper_condition = {"original": "standard", "clear": "clear", "mask": "mask"}.get(shown)
-    ref = _reference(
+    ref = reference_of(
         reference,
         "accuracy",
         prompt_name=list(table["prompt_name"].unique()),
@@ -305,7 +304,7 @@ def resolution_figure(
         ref = ref[ref["size"].notna()]
         sweeps = ref.groupby("source")["size"].nunique()
         ref = ref[ref["source"].isin(sweeps[sweeps >= 2].index)]
-    for i, (name, rows) in _by_source_row(ref):
+    for i, (name, rows) in by_source_row(ref):
         rows = rows.sort_values("size")
         error = None
         if rows["ci_half_width"].notna().all():  # the printed ± (Wald in HueManity Table 5)
@@ -316,7 +315,7 @@ def resolution_figure(
                 y=rows["value"],
                 mode="lines+markers",
                 name=name + " (± as printed: Wald)",
-                marker=_ref_marker(i),
+                marker=reference_marker(i),
                 line=dict(dash="dash", color="#444444"),
                 error_y=error,
                 legendgroup="published",
@@ -327,14 +326,14 @@ def resolution_figure(
         showlegend=True,
         yaxis=dict(title="accuracy", range=[0, 1.05], tickformat=".0%"),
     )
-    return _titled(fig, title, shown, others)
+    return titled(fig, title, shown, others)
 
 
 # -------------------------------------------------------------------------------------------------- yes/no
 def yes_no_table(frame: pd.DataFrame | None = None, *, counts: pd.DataFrame | None = None) -> pd.DataFrame:
     """Per series and condition: `metrics.yes_no_from_counts` (Y*/N = ``y_star_n``, Y/N* = ``y_n_star``;
     ColorBlindnessEval Table 1) plus Wilson 95% bounds of both accuracies (``y_star_n_low`` ...)."""
-    table = metrics.yes_no_from_counts(_labelled(_counts(frame, counts)), [SERIES, CONDITION])
+    table = metrics.yes_no_from_counts(labelled_counts(count_table(frame, counts)), [SERIES, CONDITION])
     for acc, n in (("y_star_n", "n_y_star"), ("y_n_star", "n_n_star")):
         trials = table[n].to_numpy(float)
         k = np.round(np.nan_to_num(table[acc].to_numpy(float)) * trials)
@@ -355,7 +354,7 @@ def yes_no_figure(
     table = yes_no_table(frame, counts=counts)
     table = table[(table["n_y_star"] > 0) & (table["n_n_star"] > 0)]
     if table.empty:
-        return _empty(
+        return empty_figure(
             title,
             "needs answered rows of both prompts cbe-yn-correct and cbe-yn-incorrect from a "
             "vision-language model<br>(the offline baseline reader declines yes/no questions)",
@@ -384,15 +383,15 @@ def yes_no_figure(
                 textposition="top center",
                 name=str(row[SERIES]),
                 marker=dict(size=12),
-                error_x=_bars(x, row["y_star_n_low"], row["y_star_n_high"]),
-                error_y=_bars(y, row["y_n_star_low"], row["y_n_star_high"]),
+                error_x=error_bars_between(x, row["y_star_n_low"], row["y_star_n_high"]),
+                error_y=error_bars_between(y, row["y_n_star_low"], row["y_n_star_high"]),
                 hovertext=f"Y*/N {x:.1%} (n={int(row['n_y_star'])}), "
                 f"Y/N* {y:.1%} (n={int(row['n_n_star'])}), "
                 f"lean: {row['lean']}",
             )
         )
     paper_condition = {"original": "standard", "clear": "clear"}.get(shown.split(" @")[0], "-")
-    ref = _reference(
+    ref = reference_of(
         reference, "accuracy", prompt_name=list(YES_NO_PROMPTS.values()), condition=paper_condition
     )
     if not ref.empty:
@@ -418,7 +417,7 @@ def yes_no_figure(
         ),
         yaxis=dict(title="Y/N* accuracy (says no to a wrong number)", range=[-0.02, 1.02], tickformat=".0%"),
     )
-    return _titled(fig, title, shown, others)
+    return titled(fig, title, shown, others)
 
 
 # ----------------------------------------------------------------------------------------- failure modes
@@ -438,7 +437,7 @@ def failure_mode_table(
             .sum()
             .reset_index()
         )
-    table = _labelled(counts)
+    table = labelled_counts(counts)
     table = table.assign(
         failure_mode=table["failure_mode"].astype(object).where(table["failure_mode"].notna(), "other")
     )
@@ -470,9 +469,9 @@ def failure_mode_figure(
     title = "Failure modes among wrong answers (HueManity App. E)"
     table = failure_mode_table(frame, counts=counts)
     if table.empty:
-        return _empty(title, "no wrong answers")
+        return empty_figure(title, "no wrong answers")
     shown, others, table = choose(table, condition, "wrong")
-    x = [_name(s, p, table["prompt_name"].nunique() > 1) for s, p in zip(table[SERIES], table["prompt_name"])]
+    x = [series_name(s, p, table["prompt_name"].nunique() > 1) for s, p in zip(table[SERIES], table["prompt_name"])]
     fig = go.Figure()
     for mode in FAILURE_MODES:
         fig.add_trace(
@@ -484,4 +483,4 @@ def failure_mode_figure(
             )
         )
     fig.update_layout(barmode="stack", yaxis=dict(title="share of wrong answers", tickformat=".0%"))
-    return _titled(fig, title, shown, others)
+    return titled(fig, title, shown, others)

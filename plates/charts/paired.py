@@ -15,12 +15,12 @@ from plates.charts.common import (
     CONDITION,
     PLATE_TASKS,
     SERIES,
-    _by_source_row,
-    _empty,
-    _ref_marker,
-    _reference,
-    _titled,
+    by_source_row,
     choose,
+    empty_figure,
+    reference_marker,
+    reference_of,
+    titled,
     with_condition,
     with_series,
 )
@@ -69,7 +69,7 @@ def grayscale_table(frame: pd.DataFrame | None = None, *, pairs: pd.DataFrame | 
 def reference_grayscale(reference: pd.DataFrame | None) -> pd.DataFrame:
     """(Acc_ori − Acc_gray) / Acc_ori from published accuracies: rows of the same source, model and task with
     condition "standard" and "grayscale" (ColorBench Table 9); columns source, model, task, value."""
-    acc = _reference(reference, "accuracy", condition=["standard", "grayscale"])
+    acc = reference_of(reference, "accuracy", condition=["standard", "grayscale"])
     empty = pd.DataFrame(columns=["source", "model", "task", "value"])
     if acc.empty:
         return empty
@@ -108,7 +108,7 @@ def grayscale_figure(
     table = grayscale_table(frame, pairs=pairs) if table is None else table
     table = table[table["pairs"] > 0]
     if table.empty:
-        return _empty(title, "needs the same items answered both in colour and in grayscale")
+        return empty_figure(title, "needs the same items answered both in colour and in grayscale")
     shown, others, table = choose(table, condition, "pairs")
     ref = _at_our_tasks(reference_grayscale(reference), table["task"].unique())
     fig = _delta_bars(
@@ -122,7 +122,7 @@ def grayscale_figure(
         xaxis_title="task",
         yaxis=dict(title="accuracy changing ratio (+: needs colour)", tickformat=".0%"),
     )
-    return _titled(fig, title, shown, others)
+    return titled(fig, title, shown, others)
 
 
 def cot_table(
@@ -165,14 +165,14 @@ def cot_figure(
     table = cot_table(frame, pairs=pairs) if table is None else table
     table = table[table["pairs"] > 0]
     if table.empty:
-        return _empty(
+        return empty_figure(
             title,
             "needs the same items answered with a prompt and its chain-of-thought variant "
             "(colorbench-mc and colorbench-mc-cot) by a vision-language model<br>"
             "(the offline baseline reader declines multiple-choice prompts)",
         )
     shown, others, table = choose(table, condition, "pairs")
-    ref = _at_our_tasks(_reference(reference, "delta", condition="cot"), table["prompt"].unique())
+    ref = _at_our_tasks(reference_of(reference, "delta", condition="cot"), table["prompt"].unique())
     fig = _delta_bars(
         table,
         "prompt",
@@ -184,7 +184,7 @@ def cot_figure(
         xaxis_title="task (prompt)",
         yaxis=dict(title="Δ accuracy", tickformat="+.0%"),
     )
-    return _titled(fig, title, shown, others)
+    return titled(fig, title, shown, others)
 
 
 def _delta_bars(
@@ -193,7 +193,7 @@ def _delta_bars(
     """Grouped bars of ``table["delta"]`` over column ``x``, one trace per series, each bar printing its value
     (a delta of 0 is otherwise an invisible bar; "n/a" where undefined); then the published values ``ref``
     (columns model, source, task = our x, value) as grey open symbols."""
-    table = table.assign(_hover=hover)
+    table = table.assign(accuracy_hover=hover)
     fig = go.Figure()
     for series, rows in table.groupby(SERIES, sort=True):
         fig.add_trace(
@@ -201,20 +201,20 @@ def _delta_bars(
                 x=rows[x],
                 y=rows["delta"],
                 name=str(series),
-                hovertext=list(rows["_hover"]),
+                hovertext=list(rows["accuracy_hover"]),
                 text=[f"{d:+.1%}" if np.isfinite(d) else "n/a" for d in rows["delta"].astype(float)],
                 textposition="outside",
                 cliponaxis=False,
             )
         )
-    for i, (name, rows) in _by_source_row(ref):
+    for i, (name, rows) in by_source_row(ref):
         fig.add_trace(
             go.Scatter(
                 x=rows["task"],
                 y=rows["value"],
                 mode="markers",
                 name=name,
-                marker=_ref_marker(i),
+                marker=reference_marker(i),
                 legendgroup="published",
                 hovertext=[f"{name}: {t}" for t in rows.get("paper_task", rows["task"])],
             )

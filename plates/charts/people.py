@@ -1,4 +1,4 @@
-"""People beside models (issue 15): each participant's and each model's ΔE2000 threshold on the plates, and the
+"""People beside models: each participant's and each model's ΔE2000 threshold on the plates, and the
 papers' human numbers: pure DataFrame -> DataFrame / plotly Figure.
 
 Input: results rows (every column). Human rows have ``backend == "human"`` (written by the quiz,
@@ -41,6 +41,7 @@ import plotly.graph_objects as go
 
 from plates.analysis.metrics import wilson_intervals
 from plates.analysis.psychometric import fit_groups, prompt_guess_rate
+from plates.charts.common import with_condition
 from plates.charts.illusions import PEOPLE_PREFIX, PERSON_PREFIX, pse_table
 from plates.stimuli.ishihara.labels import LABEL_SPACES
 from plates.tasks.prompts import get_prompt
@@ -119,33 +120,45 @@ def _plate_rows(frame: pd.DataFrame) -> pd.DataFrame:
 
 
 def threshold_table(frame: pd.DataFrame, confidence: float = 0.95, *, pooled: bool = False) -> pd.DataFrame:
-    """Per participant / model x prompt on the plates (``family == "ishihara"``): ``who`` ("person" or
-    "model"), ``pooled`` (True for the fit over every participant's rows together, ``model`` "people (K
-    participants)"; only with ``pooled``), ``model``, ``prompt_name``, ``guess``, ``guess_from``, ``n``,
-    ``errors``, ``status``, ``threshold``, ``ci_low``, ``ci_high`` (ΔE2000), ``slope``, ``lapse``,
-    ``extrapolated``, ``message``."""
+    """One chance-aware fit per participant / model x prompt x viewing condition x colour set on the plates
+    (``family == "ishihara"``): never pooled across conditions or colour sets, whose accuracy moves with
+    grayscale or size and not with ΔE2000 alone. Columns: ``who`` ("person" or "model"), ``pooled`` (True for
+    the fit over every participant's rows together, ``model`` "people (K participants)"; only with
+    ``pooled``), ``model``, ``prompt_name``, ``condition`` (`plates.charts.common.condition_label`),
+    ``colour_set``, ``guess``, ``guess_from``, ``n``, ``errors``, ``status`` (`STATUSES` of
+    `plates.analysis.psychometric`: "non-monotonic" and "at-chance" fits carry no threshold), ``threshold``,
+    ``ci_low``, ``ci_high`` (ΔE2000), ``slope``, ``lapse``, ``extrapolated``, ``x_min``, ``x_max``,
+    ``deviance_p``, ``monotone_p``, ``chance_p``, ``message``."""
     rows = _plate_rows(frame)
-    columns = ["who", "pooled", "model", "prompt_name", "guess", "guess_from", "n", "errors", "status",
-               "threshold", "ci_low", "ci_high", "slope", "lapse", "extrapolated", "x_min", "x_max", "message"]
+    columns = ["who", "pooled", "model", "prompt_name", "condition", "colour_set", "guess", "guess_from", "n",
+               "errors", "status", "threshold", "ci_low", "ci_high", "slope", "lapse", "extrapolated", "x_min",
+               "x_max", "deviance_p", "monotone_p", "chance_p", "message"]
     if rows.empty:
         return pd.DataFrame(columns=columns)
-    rows = with_pooled(rows, pooled)
+    rows = with_condition(with_pooled(rows, pooled))
+    colour_set = rows["colour_set"] if "colour_set" in rows.columns else pd.Series("", index=rows.index)
+    rows = rows.assign(colour_set=colour_set.astype(object).fillna(""))
     options = rows["options_json"] if "options_json" in rows.columns else pd.Series(None, index=rows.index)
     guesses = [guess_of_row(str(p), o) for p, o in zip(rows["prompt_name"], options.astype(object))]
     rows = rows.assign(guess=[g for g, _ in guesses], guess_from=[w for _, w in guesses])
     # one γ per group: multiple-choice rows of one prompt may show different option counts, so ``guess_from``
     # (which names γ) is a group key too
-    table = fit_groups(rows, ["who", "pooled", "model", "prompt_name", "guess_from"], level="delta_e",
-                       guess="guess", confidence=confidence)
-    return table[columns].sort_values(["who", "pooled", "model", "prompt_name"],
-                                      ascending=[False, False, True, True], ignore_index=True)
+    by = ["who", "pooled", "model", "prompt_name", "condition", "colour_set"]
+    table = fit_groups(rows, [*by, "guess_from"], level="delta_e", guess="guess", confidence=confidence)
+    return table[columns].sort_values(by, ascending=[False, False, True, True, True, True], ignore_index=True)
+
+
+_STATUS_TEXT = {"below-range": "below tested range", "above-range": "above tested range",
+                "too-few": "too few levels", "non-monotonic": "non-monotonic: no threshold",
+                "at-chance": "at chance: no threshold"}
 
 
 def threshold_figure(table: pd.DataFrame) -> go.Figure:
     """Each participant's and model's threshold (ΔE2000) with its interval, one row per fit, people in
-    orange (the pooled "people (K participants)" fit as a diamond), models in blue; fits without a located
-    threshold ("below-range", "above-range", "too-few") are drawn as an open marker at the edge of the tested
-    range with their status in the hover."""
+    orange (the pooled "people (K participants)" fit as a diamond), models in blue, labelled by prompt,
+    condition and colour set; fits without a located threshold ("below-range", "above-range",
+    "non-monotonic", "at-chance", "too-few") are drawn as an open marker at the edge of the tested range
+    (the lower edge for "below-range") with their status beside it."""
     fig = go.Figure()
     pooled_col = table["pooled"] if "pooled" in table.columns else pd.Series(False, index=table.index)
     for who, colour in (("person", _PERSON), ("model", _MODEL)):
@@ -153,7 +166,9 @@ def threshold_figure(table: pd.DataFrame) -> go.Figure:
         if part.empty:
             continue
         pooled = pooled_col[part.index].astype(bool).to_numpy()
-        y = [f"{m} · {p}" for m, p in zip(part["model"], part["prompt_name"])]
+        y = [" · ".join(str(v) for v in key if v) for key in zip(
+            part["model"], part["prompt_name"], part.get("condition", pd.Series("", index=part.index)),
+            part.get("colour_set", pd.Series("", index=part.index)))]
         thr = part["threshold"].to_numpy(float)
         located = part["status"].eq("fit").to_numpy()
         edge = np.where(part["status"].eq("below-range"), part["x_min"], part["x_max"]).astype(float)
@@ -165,9 +180,7 @@ def threshold_figure(table: pd.DataFrame) -> go.Figure:
         fig.add_trace(go.Scatter(
             x=x, y=y, mode="markers+text", name="people" if who == "person" else "models",
             marker_color=np.where(pooled, _POOLED, colour).tolist(),
-            text=np.where(located, "", np.where(part["status"].eq("below-range"), "below tested range",
-                                                np.where(part["status"].eq("too-few"), "too few levels",
-                                                         "above tested range"))),
+            text=np.where(located, "", part["status"].map(_STATUS_TEXT).fillna(part["status"]).to_numpy(str)),
             textposition="middle left",
             marker_size=np.where(pooled, 14, 11).tolist(),
             marker_symbol=np.where(located, symbol, np.char.add(symbol, "-open")).tolist(),

@@ -1,4 +1,4 @@
-"""The scene family's dashboard tables and figures (issue 14, ColorBench on procedural scenes): pure
+"""The scene family's dashboard tables and figures (ColorBench on procedural scenes): pure
 DataFrame -> DataFrame / plotly Figure.
 
 Input: results rows of any family (every column); the scene rows (``family`` "scene" or "scene-recolour")

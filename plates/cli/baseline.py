@@ -1,4 +1,4 @@
-"""`plates train-baseline` and `plates serve-baseline --port P`: the offline baseline reader (issue 4).
+"""`plates train-baseline` and `plates serve-baseline --port P`: the offline baseline reader.
 
 train-baseline needs the ``train`` extra (torch, onnx; plates.install.extra_hint says how to install it) and
 writes to ``./baseline-reader`` unless told otherwise: the weights shipped inside the package are replaced
@@ -68,6 +68,7 @@ def run_train(args: argparse.Namespace) -> int:
         raise ValueError(f"--out {args.out!r} is the folder of the shipped weights; allowed: another folder "
                          f"(default ./{DEFAULT_TRAIN_OUT}), or add --replace-bundled to overwrite them")
     try:
+        # lazy: torch, the [train] extra
         from plates.reader.train import TrainConfig, train
     except ModuleNotFoundError as exc:
         raise ValueError(f"training needs {exc.name!r}: {extra_hint('train')}") from exc
@@ -83,6 +84,7 @@ def run_train(args: argparse.Namespace) -> int:
 
 
 def run_serve(args: argparse.Namespace) -> int:
+    # lazy: loads only when this subcommand runs (plates.cli)
     from plates.models.baseline import BaselineBackend
     from plates.reader.server import BaselineServer
 

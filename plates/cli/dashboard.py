@@ -1,4 +1,4 @@
-"""`plates dashboard [PATH] [--port P]`: the Streamlit results dashboard (issue 5) on a results folder.
+"""`plates dashboard [PATH] [--port P]`: the Streamlit results dashboard on a results folder.
 
 Runs ``streamlit run`` on the app inside the package (`plates.dashboard.app`, shipped in the wheel) headless,
 with usage statistics off. The results folder reaches the app

@@ -61,6 +61,7 @@ def main(args: argparse.Namespace) -> int:
     if args.sample is None and args.sample_seed is not None:
         raise ValueError("--sample-seed needs --sample N; allowed: --sample N [--sample-seed S]")
     if args.grid is not None:
+        # lazy: loads only when this subcommand runs (plates.cli)
         from plates.datasets.grid import generate_grid, load_grid
 
         given = [flag for flag, value in (("--size", args.size), ("--seed", args.seed), ("--sample", args.sample))
@@ -71,6 +72,7 @@ def main(args: argparse.Namespace) -> int:
         summary = generate_grid(load_grid(args.grid), args.out, limit=limit, workers=args.workers,
                                 compress_level=args.compress_level, progress=not args.no_progress)
     else:
+        # lazy: loads only when this subcommand runs (plates.cli)
         from plates.datasets import generate
         from plates.datasets.sample import Sample
 

@@ -17,6 +17,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 
 
 def main(args: argparse.Namespace) -> int:
+    # lazy: loads only when this subcommand runs (plates.cli)
     from plates.tasks.prompts import list_prompts, load_prompt_file
 
     own = {t.name: t for path in args.prompt_file for t in load_prompt_file(path)}

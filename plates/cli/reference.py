@@ -34,6 +34,7 @@ def _canonical(value: str | None, names) -> str | None:
 
 
 def main(args: argparse.Namespace) -> int:
+    # lazy: loads only when this subcommand runs (plates.cli)
     from plates.results import reference
 
     if args.action == "build":

@@ -80,6 +80,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 
 
 def build_experiment(args: argparse.Namespace):  # -> plates.runs.experiment.Experiment
+    # lazy: loads only when this subcommand runs (plates.cli)
     from plates.models import DEFAULT_MODELS
     from plates.runs.experiment import load_experiment, quick_experiment
 
@@ -125,6 +126,7 @@ def _with_local_options(exp, args: argparse.Namespace):
     """``exp`` with --device, --device-map, --dtype, --batch-size and --trust-remote-code set on its local (hf)
     models: operational options, outside the run id (plates.runs.experiment.OPERATIONAL_MODEL_KEYS). ValueError
     when given without one."""
+    # lazy: loads only when this subcommand runs (plates.cli)
     from plates.models.hf_loading import DEVICE_MAPS, DEVICES, DTYPES
 
     options: dict = {}
@@ -160,6 +162,7 @@ def _with_local_options(exp, args: argparse.Namespace):
 
 
 def main(args: argparse.Namespace) -> int:
+    # lazy: loads only when this subcommand runs (plates.cli)
     from plates.models import BackendFailing
     from plates.runs.runner import key_values, run_experiment
     from plates.secrets import redact

@@ -47,6 +47,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 
 
 def main(args: argparse.Namespace) -> int:
+    # lazy: loads only when this subcommand runs (plates.cli)
     from plates.models import DEFAULT_MODELS
     from plates.runs.staircase import load_staircase, parse_staircase, run_staircase, staircase_prompts
 
@@ -85,4 +86,6 @@ def main(args: argparse.Namespace) -> int:
     print(f"{stair.run_id}: {what} {e.threshold:.2f} (95% credible interval {e.ci_low:.2f}-{e.ci_high:.2f}) "
           f"after {result.answered} answers, {result.queries} queries ({result.errors} failed), "
           f"{result.seconds:.1f} s; stopped: {e.stop_reason}; rows in {result.out}")
+    if e.status not in ("fit", "unchecked"):
+        print(f"{stair.run_id}: status {e.status}, not a threshold: {e.message}")
     return 0

@@ -16,7 +16,7 @@ from functools import lru_cache
 
 import numpy as np
 
-from plates.colour.spaces import _cs
+from plates.colour.spaces import colour_science
 
 __all__ = ["CVD_KINDS", "CVD_VIEWS", "machado_matrix", "simulate_cvd"]
 
@@ -27,7 +27,7 @@ CVD_VIEWS = ("none", *CVD_KINDS)
 
 @lru_cache(maxsize=1)
 def _decode_lut() -> np.ndarray:
-    lut = _cs().cctf_decoding(np.arange(256) / 255.0, function="sRGB")
+    lut = colour_science().cctf_decoding(np.arange(256) / 255.0, function="sRGB")
     lut.setflags(write=False)
     return lut
 
@@ -35,9 +35,7 @@ def _decode_lut() -> np.ndarray:
 @lru_cache(maxsize=3)
 def _table(kind: str) -> tuple[np.ndarray, np.ndarray]:
     """(severities (11,), matrices (11, 3, 3)) of Machado et al.'s table for ``kind``, read-only."""
-    from colour.blindness import CVD_MATRICES_MACHADO2010
-
-    rows = CVD_MATRICES_MACHADO2010[CVD_KINDS[kind]]
+    rows = colour_science().blindness.CVD_MATRICES_MACHADO2010[CVD_KINDS[kind]]
     severities = np.array(sorted(rows), dtype=np.float64)
     matrices = np.stack([np.asarray(rows[s], dtype=np.float64) for s in severities])
     severities.setflags(write=False)
@@ -105,6 +103,6 @@ def simulate_cvd(rgb_array, kind: str, severity: float = 1.0) -> np.ndarray:
     uniq, inv = np.unique(packed, return_inverse=True)
     cols = np.stack([(uniq >> 16) & 255, (uniq >> 8) & 255, uniq & 255], axis=1)
     lin = _decode_lut()[cols] @ m.T
-    enc = _cs().cctf_encoding(np.clip(lin, 0, 1), function="sRGB")
+    enc = colour_science().cctf_encoding(np.clip(lin, 0, 1), function="sRGB")
     out = np.clip(np.rint(enc * 255), 0, 255).astype(np.uint8)
     return out[inv.reshape(-1)].reshape(u8.shape)

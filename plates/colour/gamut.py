@@ -9,9 +9,9 @@ from functools import lru_cache
 
 import numpy as np
 
-from plates.colour.spaces import RGB, _cs, lab_to_srgb255, parse_colour, srgb255_to_lab, to_hex
+from plates.colour.spaces import RGB, colour_science, lab_to_srgb255, parse_colour, srgb255_to_lab, to_hex
 
-__all__ = ["background_at_delta_e", "max_delta_e_along"]
+__all__ = ["background_at_delta_e", "colour_at_delta_e", "max_delta_e_along"]
 
 
 def _in_gamut(lab: np.ndarray, tol: float = 4e-4) -> np.ndarray:
@@ -30,7 +30,14 @@ def _ray(fg: RGB, direction: RGB) -> tuple[np.ndarray, np.ndarray, float]:
             f"background direction {direction!r} equals the foreground {fg!r}; allowed: any other sRGB colour"
         )
     p0 = srgb255_to_lab(fg)
-    v = srgb255_to_lab(direction) - p0
+    return _lab_ray(fg, tuple(float(v) for v in srgb255_to_lab(direction) - p0))
+
+
+@lru_cache(maxsize=4096)
+def _lab_ray(fg: RGB, step: tuple[float, float, float]) -> tuple[np.ndarray, np.ndarray, float]:
+    """`_ray` along a CIELAB step (ΔL*, Δa*, Δb*) from ``fg``: start point, step, largest in-gamut t."""
+    p0 = srgb255_to_lab(fg)
+    v = np.asarray(step, dtype=float)
     ts = np.linspace(0.0, 8.0, 801)
     ok = _in_gamut(p0 + ts[:, None] * v)
     bad = np.flatnonzero(~ok)
@@ -57,7 +64,7 @@ def max_delta_e_along(fg_rgb, bg_direction_rgb) -> float:
     fg, d = parse_colour(fg_rgb), parse_colour(bg_direction_rgb)
     p0, v, tmax = _ray(fg, d)
     ts = np.linspace(0, tmax, 257)
-    de = _cs().delta_E(p0, p0 + ts[:, None] * v, method="CIE 2000")
+    de = colour_science().delta_E(p0, p0 + ts[:, None] * v, method="CIE 2000")
     return float(np.max(de))
 
 
@@ -74,16 +81,46 @@ def background_at_delta_e(fg_rgb, bg_direction_rgb, target: float) -> RGB:
             line (the message states that maximum).
     """
     fg, d = parse_colour(fg_rgb), parse_colour(bg_direction_rgb)
+    _check_target(target)
+    return _along(fg, *_ray(fg, d), target, f"towards {to_hex(d)}")
+
+
+def colour_at_delta_e(fg_rgb, direction_lab, target: float) -> RGB:
+    """A colour at CIEDE2000 ``target`` from ``fg_rgb`` (sRGB 0-255) along a CIELAB direction.
+
+    ``direction_lab``: (ΔL*, Δa*, Δb*), any length but not zero (D65, 2°). The search is that of
+    `background_at_delta_e` (the first point on the ray at ``target``, rounded to 8-bit sRGB, the closest of
+    its 27 neighbours kept; within 0.5 of ``target``) along ``fg + t * direction`` instead of the line towards
+    a second colour. Raises ValueError naming the largest reachable ΔE2000 when the ray leaves sRGB first.
+    """
+    fg = parse_colour(fg_rgb)
+    _check_target(target)
+    try:
+        v = tuple(float(c) for c in direction_lab)
+    except (TypeError, ValueError):
+        raise ValueError(f"direction {direction_lab!r} is not valid; allowed: three numbers (ΔL*, Δa*, Δb*)") from None
+    if len(v) != 3 or not np.all(np.isfinite(v)) or not np.any(v):
+        raise ValueError(f"direction {direction_lab!r} is not valid; allowed: three finite numbers (ΔL*, Δa*, "
+                         "Δb*), not all zero")
+    scale = 100.0 / float(np.linalg.norm(v))  # 100 CIELAB units per step: the ray's search spans 0-800 units
+    step = tuple(float(c) * scale for c in v)
+    return _along(fg, *_lab_ray(fg, step), target, f"along CIELAB direction {tuple(round(c, 3) for c in v)}")
+
+
+def _check_target(target) -> None:
     if isinstance(target, bool) or not isinstance(target, int | float) or not np.isfinite(target) or target <= 0:
         raise ValueError(f"delta_e target {target!r} is not valid; allowed: a number > 0 (CIEDE2000)")
-    p0, v, tmax = _ray(fg, d)
+
+
+def _along(fg: RGB, p0: np.ndarray, v: np.ndarray, tmax: float, target: float, where: str) -> RGB:
+    """The 8-bit colour at ΔE2000 ``target`` from ``fg`` on the ray ``p0 + t v``, 0 <= t <= tmax."""
     ts = np.linspace(0, tmax, 257)
-    de = _cs().delta_E(p0, p0 + ts[:, None] * v, method="CIE 2000")
+    de = colour_science().delta_E(p0, p0 + ts[:, None] * v, method="CIE 2000")
     reach = float(np.max(de))
     if target > reach + 0.25:
         raise ValueError(
-            f"delta_e target {target} is not reachable in sRGB from foreground {to_hex(fg)} towards "
-            f"{to_hex(d)}; allowed: 0 < delta_e <= {reach:.2f} (the largest CIEDE2000 along that line)"
+            f"delta_e target {target} is not reachable in sRGB from foreground {to_hex(fg)} {where}; "
+            f"allowed: 0 < delta_e <= {reach:.2f} (the largest CIEDE2000 along that line)"
         )
     above = np.flatnonzero(de >= target)
     if above.size == 0:
@@ -93,7 +130,7 @@ def background_at_delta_e(fg_rgb, bg_direction_rgb, target: float) -> RGB:
         lo, hi = float(ts[max(k - 1, 0)]), float(ts[k])
         for _ in range(50):
             mid = (lo + hi) / 2
-            if _cs().delta_E(p0, p0 + mid * v, method="CIE 2000") < target:
+            if colour_science().delta_E(p0, p0 + mid * v, method="CIE 2000") < target:
                 lo = mid
             else:
                 hi = mid
@@ -102,11 +139,11 @@ def background_at_delta_e(fg_rgb, bg_direction_rgb, target: float) -> RGB:
     # 8-bit rounding can move ΔE by a few tenths: try the 27 neighbours and keep the closest
     offs = np.array([(a, b, c) for a in (-1, 0, 1) for b in (-1, 0, 1) for c in (-1, 0, 1)])
     cands = np.clip(best[None, :] + offs, 0, 255)
-    errs = np.abs(_cs().delta_E(p0, srgb255_to_lab(cands), method="CIE 2000") - target)
+    errs = np.abs(colour_science().delta_E(p0, srgb255_to_lab(cands), method="CIE 2000") - target)
     pick = cands[int(np.argmin(errs))]
     if float(np.min(errs)) > 0.5:
         raise ValueError(
-            f"delta_e target {target} cannot be met within 0.5 by an 8-bit sRGB colour from {to_hex(fg)} towards "
-            f"{to_hex(d)}; allowed: 0 < delta_e <= {reach:.2f}"
+            f"delta_e target {target} cannot be met within 0.5 by an 8-bit sRGB colour from {to_hex(fg)} {where}; "
+            f"allowed: 0 < delta_e <= {reach:.2f}"
         )
     return (int(pick[0]), int(pick[1]), int(pick[2]))

@@ -3,7 +3,7 @@
 Domains, every time: *sRGB 0-255* means IEC 61966-2-1 sRGB, gamma-encoded, 8-bit scale (what PNG pixels
 hold); *sRGB 0-1* the same on a unit scale; *linear RGB* the decoded sRGB primaries (0-1); *CIELAB* is
 CIE L*a*b* under D65 / CIE 1931 2° (L* 0-100). ΔE2000 is CIEDE2000 (Luo et al. 2001; HueManity App. C)
-computed by ``_cs().delta_E(..., method="CIE 2000")``.
+computed by ``colour_science().delta_E(..., method="CIE 2000")``.
 """
 
 from __future__ import annotations
@@ -18,11 +18,12 @@ import numpy as np
 __all__ = ["RGB", "srgb255_to_lab", "lab_to_srgb255", "delta_e2000", "parse_colour", "to_hex"]
 
 @lru_cache(maxsize=1)
-def _cs():
+def colour_science():
     """colour-science, imported on first use: it costs ~130 MB and half a second, and rendering a plate from a
     named palette never needs it (so `plates generate` workers stay small)."""
     with warnings.catch_warnings():  # colour-science warns once that matplotlib (plotting only) is absent
         warnings.filterwarnings("ignore", message=".*Matplotlib.*")
+        # lazy: colour-science (~130 MB, ~0.5 s): see the docstring
         import colour
 
     return colour
@@ -36,20 +37,20 @@ _ALLOWED = '"#rrggbb", "rgb(r, g, b)" or an (r, g, b) tuple of integers 0-255 (s
 def srgb255_to_lab(rgb) -> np.ndarray:
     """sRGB 0-255 (..., 3) -> CIELAB (..., 3), D65 / 2°."""
     a = np.asarray(rgb, dtype=np.float64) / 255.0
-    cs = _cs()
+    cs = colour_science()
     return cs.XYZ_to_Lab(cs.sRGB_to_XYZ(a))
 
 
 def lab_to_srgb255(lab) -> np.ndarray:
     """CIELAB (..., 3), D65 / 2° -> sRGB 0-255 as float64 (..., 3), NOT clipped: values outside 0-255
     mean the colour is outside the sRGB gamut. Round and clip yourself when you need pixels."""
-    cs = _cs()
+    cs = colour_science()
     return cs.XYZ_to_sRGB(cs.Lab_to_XYZ(np.asarray(lab, dtype=np.float64))) * 255.0
 
 
 def delta_e2000(rgb_a, rgb_b) -> np.ndarray | float:
     """CIEDE2000 difference between sRGB 0-255 colours (broadcasting (..., 3) arrays); float for one pair."""
-    d = _cs().delta_E(srgb255_to_lab(rgb_a), srgb255_to_lab(rgb_b), method="CIE 2000")
+    d = colour_science().delta_E(srgb255_to_lab(rgb_a), srgb255_to_lab(rgb_b), method="CIE 2000")
     return float(d) if np.ndim(d) == 0 else d
 
 

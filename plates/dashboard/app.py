@@ -1,4 +1,4 @@
-"""The results dashboard (issues 5, 11, 12): `plates dashboard [PATH]` or `streamlit run dashboard/app.py`.
+"""The results dashboard: `plates dashboard [PATH]` or `streamlit run dashboard/app.py`.
 
 This entry script runs on every rerun: it registers the pages, draws the sidebar (source, filters, export),
 opens the results (cached: DuckDB over the parts, never the rows in memory) and hands the view to the chosen

@@ -59,6 +59,7 @@ def open_uploads(files: tuple[tuple[str, bytes], ...], client: str, local: bool)
 def reference() -> pd.DataFrame | None:
     """The papers' published tables (results/reference/), or None with a warning when they cannot be read."""
     try:
+        # lazy: inside the try, so a reference table that cannot load warns instead of stopping the page
         from plates.results.reference import load_reference
 
         return load_reference()

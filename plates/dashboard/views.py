@@ -1,8 +1,8 @@
-"""Everything the results dashboard does that is not a widget (issues 5, 11, 12): opening results, where the
+"""Everything the results dashboard does that is not a widget: opening results, where the
 path box may point, filters and the query string, drill-down rows, plate regeneration and export bytes. The
 Streamlit pages in ``dashboard/`` are thin calls into this module and `plates.dashboard.pages`.
 
-At scale (issue 11) nothing loads the rows: `open_results` reads the parts' footers and one DuckDB aggregate
+At scale nothing loads the rows: `open_results` reads the parts' footers and one DuckDB aggregate
 (the cube: counts per run, model, prompt, colour set and condition; `plates.dashboard.queries.cube`); the
 filters, the options and the cube-based pages work on that small table, and the other pages ask DuckDB for
 exactly the columns and groups they need (`View.where`).
@@ -28,10 +28,13 @@ import pyarrow.csv as pacsv
 import pyarrow.parquet as pq
 
 from plates.charts.common import CONDITION, SERIES, series_labels, with_condition
+from plates.conditions import Condition, apply_condition
 from plates.dashboard import queries
-from plates.results.query import Results
+from plates.results.query import Results, list_parts
+from plates.results.query import fingerprint as _fingerprint
 from plates.results.query import open_results as _open
 from plates.results.versions import mixed_rules_note, rules_versions
+from plates.stimuli.ishihara.plate import PlateSpec, render
 
 #: Filter key (as it appears in the query string) -> column of the results it selects on.
 FILTER_COLUMNS: dict[str, str] = {
@@ -150,9 +153,6 @@ def fingerprint(path: str | Path) -> tuple[tuple[str, int, int], ...]:
     """(relative name, size, mtime in ns) of every Parquet part under ``path``: a cache key that changes when
     a run adds or rewrites a part. A missing path, or one the walk refuses (``/``), gives an empty tuple
     (opening it says what is wrong)."""
-    from plates.results.query import fingerprint as _fingerprint
-    from plates.results.query import list_parts
-
     try:
         return _fingerprint(list_parts(path), path)
     except ValueError:
@@ -340,9 +340,6 @@ def regenerate_plate(row: Mapping[str, object]):
     """The image the model saw for one result row: the plate re-rendered from ``spec_json``, its ``variant``
     taken, and the row's condition (size, grayscale, hue shift, CVD view, text-only) re-applied. PIL RGB,
     sRGB 0-255. DESIGN.md: a plate is fully determined by its spec, so no image is stored in results."""
-    from plates.conditions import Condition, apply_condition
-    from plates.stimuli.ishihara.plate import PlateSpec, render
-
     spec_json = row.get("spec_json")
     if not isinstance(spec_json, str) or not spec_json:
         raise ValueError(f"row {row.get('item_id')!r} has no spec_json; cannot regenerate its plate")

@@ -13,10 +13,10 @@ from plates.datasets.load import load_dataset
 from plates.datasets.presets import (
     PRESETS,
     Preset,
-    _plates,
     get_preset,
     item_seed,
     make_spec,
+    plate_order,
     preset_items,
     preset_size,
     relative_path,
@@ -25,5 +25,5 @@ from plates.datasets.write import Entry, write_items
 
 __all__ = [
     "Preset", "PRESETS", "DatasetItem", "MANIFEST", "MANIFEST_COLUMNS", "preset_items", "preset_size",
-    "load_dataset", "item_seed", "generate", "Entry", "write_items", "get_preset", "make_spec", "relative_path", "_plates",
+    "load_dataset", "item_seed", "generate", "Entry", "write_items", "get_preset", "make_spec", "relative_path", "plate_order",
 ]

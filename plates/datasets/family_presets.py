@@ -15,6 +15,7 @@ from types import MappingProxyType
 from plates.datasets import illusions as ill
 from plates.datasets import scenes as sc
 from plates.datasets.write import Entry
+from plates.validation import lookup
 
 __all__ = ["FAMILY_PRESETS", "FamilyPreset", "get_family_preset"]
 
@@ -82,6 +83,4 @@ FAMILY_PRESETS: Mapping[str, FamilyPreset] = MappingProxyType(_presets())
 
 def get_family_preset(name: str) -> FamilyPreset:
     """The family preset called ``name``; ValueError listing them otherwise."""
-    if name not in FAMILY_PRESETS:
-        raise ValueError(f"preset {name!r} is not known; allowed: {', '.join(FAMILY_PRESETS)}")
-    return FAMILY_PRESETS[name]
+    return lookup(FAMILY_PRESETS, name, "preset")

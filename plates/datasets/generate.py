@@ -3,27 +3,31 @@
 from __future__ import annotations
 
 import json
+import multiprocessing as mp
 import os
 from itertools import islice
 from pathlib import Path
 
+import pyarrow as pa
+import pyarrow.parquet as pq
 from PIL import Image
+from tqdm import tqdm
 
 from plates.datasets.family_presets import FAMILY_PRESETS
 from plates.datasets.items import MANIFEST, MANIFEST_COLUMNS
-from plates.datasets.presets import PRESETS, _plates, get_preset, make_spec, relative_path
+from plates.datasets.presets import PRESETS, get_preset, make_spec, plate_order, relative_path
 from plates.datasets.sample import Sample, sample_plates
 from plates.datasets.write import write_items
 from plates.images import encode_png, png_intact, write_png_file
 from plates.stimuli.ishihara.measure import target_kind
-from plates.stimuli.ishihara.plate import PlateSpec, render
+from plates.stimuli.ishihara.plate import PlateSpec, pair_delta_e, render
 
 _TMP_MARK = ".tmp-"
 
 
 def _work(task: tuple) -> tuple[int, int, int, tuple, tuple]:
     """Render one plate, write its missing or damaged variants and measure the ΔE2000 it draws. Returns (images
-    written, images skipped, bytes, the plate's key (index, label, colour set), its `_measured` values). A plate
+    written, images skipped, bytes, the plate's key (index, label, colour set), its `measured_values` values). A plate
     whose images are all on disk is still rendered (without encoding) so the manifest can report what it draws;
     an image on disk counts as done only when it is a whole PNG of the plate's size (`plates.images.png_intact`):
     a 0-byte, truncated or damaged file with the final name is drawn again."""
@@ -35,14 +39,14 @@ def _work(task: tuple) -> tuple[int, int, int, tuple, tuple]:
     nbytes = 0
     for v, path in todo:
         nbytes += write_png_file(encode_png(plate.variant(v), compress_level), path)
-    return len(todo), len(paths) - len(todo), nbytes, (li, label, pal), _measured(plate)
+    return len(todo), len(paths) - len(todo), nbytes, (li, label, pal), measured_values(plate)
 
 
 #: Manifest columns after ``spec_json``: the ΔE2000 request and what the plate draws (`plates.stimuli.ishihara.measure`).
 MEASURED_COLUMNS = MANIFEST_COLUMNS[MANIFEST_COLUMNS.index("spec_json") + 1:]
 
 
-def _measured(plate) -> tuple:
+def measured_values(plate) -> tuple:
     """A plate's `DrawnDeltaE` as the values of `MEASURED_COLUMNS`, in order (the drawn ones null for a plate
     with no dot of one class)."""
     drawn = plate.delta_e_drawn  # not plate.stats: the text coverage's painting is not a manifest column
@@ -73,14 +77,10 @@ def _write_manifest(out: Path, name: str, plates: list[tuple[int, str, str]], si
     ``delta_e_target`` (the spec's request, or null), ``delta_e_target_kind`` (which quantity the request sets:
     `plates.stimuli.ishihara.measure.TARGET_KINDS`) and the ΔE2000 over the (foreground dot, background dot)
     pairs the plate draws (min, 5th percentile, median, 95th percentile; jitter included), from ``measured``
-    ((index, label, colour set) -> `_measured` values, filled by the workers). Every variant row of a plate
+    ((index, label, colour set) -> `measured_values` values, filled by the workers). Every variant row of a plate
     carries its standard image's values. The schema's metadata records the style, colour roles and sample
     (`manifest_metadata`); each row's ``spec_json`` holds them too.
     """
-    import pyarrow as pa
-    import pyarrow.parquet as pq
-
-    from plates.stimuli.ishihara.plate import _pair_delta_e
 
     p = PRESETS[name]
     schema = pa.schema([
@@ -99,7 +99,7 @@ def _write_manifest(out: Path, name: str, plates: list[tuple[int, str, str]], si
         for li, label, pal in plates:
             spec = make_spec(name, label, pal, size=size, seed=seed)
             if pal not in de_cache:
-                de_cache[pal] = float(_pair_delta_e(*spec.colours).mean())
+                de_cache[pal] = float(pair_delta_e(*spec.colours).mean())
             js = spec.to_json()
             for v in p.variants:
                 rel = relative_path(name, pal, li, label, v)
@@ -133,8 +133,6 @@ def _check_same_generation(out: Path, name: str, size: int, seed: int, sample: S
     overwritten); else record this generation's parameters in ``OUT/<preset>/generate.json``."""
     manifest = out / MANIFEST
     if manifest.is_file():
-        import pyarrow.parquet as pq
-
         held = set(pq.read_table(manifest, columns=["dataset"]).column("dataset").to_pylist()) - {name}
         if held:
             raise ValueError(f"--out {str(out)!r} already holds preset {sorted(held)[0]!r} (its {MANIFEST}); "
@@ -189,10 +187,6 @@ def generate(
     (small, and independent of what the caller imported), so a script calling this with ``workers > 1``
     needs the usual ``if __name__ == "__main__":`` guard. Returns a summary dict (plates, written, skipped, bytes, rows).
     """
-    import multiprocessing as mp
-
-    from tqdm import tqdm
-
     cpu = os.cpu_count() or 1
     workers = cpu if workers is None else workers
     if isinstance(workers, bool) or not isinstance(workers, int) or workers < 1:
@@ -218,7 +212,7 @@ def generate(
     out = Path(out)
     if sample is not None and not isinstance(sample, Sample):
         raise ValueError(f"sample={sample!r} is not valid; allowed: None or a plates.datasets.sample.Sample")
-    plates = list(islice(_plates(name, seed) if sample is None else iter(sample_plates(name, sample)), limit))
+    plates = list(islice(plate_order(name, seed) if sample is None else iter(sample_plates(name, sample)), limit))
     _check_same_generation(out, name, size, seed, sample)
     for pal in p.palettes:
         (out / name / pal).mkdir(parents=True, exist_ok=True)

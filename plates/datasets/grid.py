@@ -12,6 +12,7 @@ resumable, in spawned worker processes, as `plates.datasets.generate` does for t
     sizes = [512, 900]                       # px
     variants = ["standard", "clear"]         # standard | clear | mask
     seed = 0
+    directions = "distributed"               # or "palette": each ΔE2000 level on the palette's own CIELAB line
 
     [[colours]]                              # your own colour sets (sRGB 0-255: hex or [r, g, b])
     name = "brick-on-sage"
@@ -22,11 +23,16 @@ resumable, in spawned worker processes, as `plates.datasets.generate` does for t
     density = 0.7
     jitter = "huemanity"                     # shorthand for HueManity §3's three jitters
 
-A ΔE2000 target moves each background colour along the CIELAB line from the foreground reference (the CIELAB
-mean of the foreground colours) to that distance (`PlateSpec.delta_e`). The manifest has the preset manifests'
+A ΔE2000 target puts the background at that distance from the foreground reference (the CIELAB mean of the
+foreground colours). ``directions = "distributed"`` (default) draws, per plate, a CIELAB direction around the
+foreground and one background colour along it, within 0.05 ΔE2000 of the target as drawn in 8 bits
+(`plates.stimuli.ishihara.directions`; seeded by the plate's seed and the target; the direction is in the
+spec, so in every row's spec_json): a sweep then measures ΔE2000, not the few 8-bit colours one palette line
+gives. ``directions = "palette"`` moves each background colour along the CIELAB line towards it instead
+(`PlateSpec.delta_e` alone; the behaviour of grids before directions existed). The manifest has the preset manifests'
 columns: ``delta_e`` (mean CIEDE2000 over the colour set's foreground x background colours), ``delta_e_target``
 (what was asked; null = the colours as given) and the distribution over the dot pairs actually drawn
-(``delta_e_drawn_min/p05/median/p95``, jitter included), so a multi-colour set's spread is visible (issue 11).
+(``delta_e_drawn_min/p05/median/p95``, jitter included), so a multi-colour set's spread is visible.
 
 Seeds: each plate's seed derives from (grid seed, name, colour set, label, font, size) through SHA-256
 (`plates.datasets.presets.item_seed`), not from ΔE2000, so the plates of one label differ across ΔE2000 only
@@ -36,6 +42,7 @@ in colour: the dots are the same, which is what a threshold sweep wants.
 from __future__ import annotations
 
 import json
+import multiprocessing as mp
 import os
 import re
 from collections.abc import Iterator, Mapping
@@ -46,14 +53,22 @@ from types import MappingProxyType
 from typing import Any
 
 import numpy as np
+import pyarrow as pa
+import pyarrow.parquet as pq
+from tqdm import tqdm
 
+from plates.colour import parse_colour
+from plates.datasets.generate import MEASURED_COLUMNS, measured_values
 from plates.datasets.items import MANIFEST
 from plates.datasets.presets import item_seed
+from plates.images import encode_png, png_intact, write_png_file
+from plates.stimuli.ishihara.directions import DIRECTION_MODES, with_direction
 from plates.stimuli.ishihara.glyphs import check_text
 from plates.stimuli.ishihara.labels import LABEL_SPACES
 from plates.stimuli.ishihara.palettes import PALETTES
-from plates.stimuli.ishihara.plate import HUEMANITY_JITTER, VARIANTS, PlateSpec
+from plates.stimuli.ishihara.plate import HUEMANITY_JITTER, VARIANTS, PlateSpec, pair_delta_e, render
 from plates.toml_files import read_toml
+from plates.validation import check_number
 
 #: Top-level keys of a grid file.
 GRID_KEYS = (
@@ -67,9 +82,11 @@ GRID_KEYS = (
     "variants",
     "seed",
     "plate",
+    "directions",
 )
 #: PlateSpec fields the grid itself sets (so [plate] may not).
-GRID_FIELDS = ("text", "size", "font", "palette", "foreground", "background", "delta_e", "seed")
+GRID_FIELDS = ("text", "size", "font", "palette", "foreground", "background", "delta_e", "seed",
+               "delta_e_direction")
 #: Where the grid a folder was made from is kept (beside its images), to refuse resuming with another one.
 GRID_RECORD = "grid.json"
 _NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9_-]{0,63}")
@@ -120,6 +137,7 @@ class Grid:
     variants: tuple[str, ...] = ("standard",)
     seed: int = 0
     plate: Mapping[str, Any] = field(default_factory=lambda: MappingProxyType({}))
+    directions: str = "distributed"
 
     def __post_init__(self) -> None:
         s = object.__setattr__
@@ -141,7 +159,9 @@ class Grid:
         bad = [v for v in self.variants if v not in VARIANTS]
         if bad:
             raise ValueError(f"variants {bad!r} are not known; allowed: {', '.join(VARIANTS)}")
-        s(self, "delta_e", tuple(None if not d else _number("delta_e", d, 0.0, 200.0) for d in self.delta_e))
+        s(self, "delta_e", tuple(None if not d else check_number("delta_e", d, 0.0, 200.0) for d in self.delta_e))
+        if self.directions not in DIRECTION_MODES:
+            raise ValueError(f"directions {self.directions!r} is not known; allowed: {', '.join(DIRECTION_MODES)}")
         if isinstance(self.seed, bool) or not isinstance(self.seed, int) or not 0 <= self.seed < 2**63:
             raise ValueError(f"seed {self.seed!r} is not valid; allowed: an integer 0 <= seed < 2**63")
         plate = dict(self.plate)
@@ -170,16 +190,22 @@ class Grid:
                 raise ValueError(f"colour set {colours.name!r} at delta_e {de}: {exc}") from None
 
     def spec(self, label: str, colours: ColourSet, font: str, delta_e: float | None, size: int) -> PlateSpec:
-        """The PlateSpec of one plate of the grid (its seed from :func:`plate_seed`)."""
-        return PlateSpec(
+        """The PlateSpec of one plate of the grid (its seed from :func:`plate_seed`; with ``directions``
+        "distributed" and a target, the background's direction from the plate's seed and the target)."""
+        seed = plate_seed(self, colours.name, label, font, size)
+        distributed = self.directions == "distributed" and delta_e is not None
+        spec = PlateSpec(
             text=label,
             size=size,
             font=font,
-            delta_e=delta_e,
+            delta_e=None if distributed else delta_e,
             **colours.spec_fields(),
-            seed=plate_seed(self, colours.name, label, font, size),
+            seed=seed,
             **self.plate,
         )
+        if not distributed:
+            return spec
+        return with_direction(spec, delta_e, item_seed(seed, self.name, colours.name, f"direction\x1f{delta_e!r}"))
 
     @property
     def plate_count(self) -> int:
@@ -194,11 +220,6 @@ def plate_seed(grid: Grid, colour_set: str, label: str, font: str, size: int) ->
     label's plates differ across ΔE2000 in colour only."""
     return item_seed(grid.seed, grid.name, colour_set, f"{label}\x1f{font}\x1f{size}")
 
-
-def _number(name: str, value: Any, lo: float, hi: float) -> float:
-    if isinstance(value, bool) or not isinstance(value, int | float) or not lo <= value <= hi:
-        raise ValueError(f"{name} {value!r} is not valid; allowed: a number in [{lo:g}, {hi:g}]")
-    return float(value)
 
 
 def _list(data: Mapping[str, Any], key: str, default: list) -> list:
@@ -263,8 +284,6 @@ def parse_grid(data: Mapping[str, Any]) -> Grid:
                 f"[[colours]] #{i + 1} = {table!r:.80} is not valid; allowed keys: name, foreground, "
                 "background"
             )
-        from plates.colour import parse_colour
-
         lists = {}
         for key in ("foreground", "background"):
             value = table.get(key)
@@ -291,6 +310,7 @@ def parse_grid(data: Mapping[str, Any]) -> Grid:
         variants=tuple(_list(data, "variants", ["standard"])),
         seed=seed,
         plate=plate,
+        directions=data.get("directions", "distributed"),
     )
 
 
@@ -330,10 +350,6 @@ def _work(task: tuple[int, str, str, tuple[tuple[str, str], ...], int]) -> tuple
     skipped, bytes, the plate's index, its measured values as the preset manifests hold them). A plate whose
     images are all on disk is still rendered (not encoded), so the manifest reports what it draws; an image
     counts as on disk only when it is a whole PNG of the plate's size (`plates.images.png_intact`)."""
-    from plates.datasets.generate import _measured
-    from plates.images import encode_png, png_intact, write_png_file
-    from plates.stimuli.ishihara.plate import render
-
     index, out, spec_json, paths, compress_level = task
     plate = render(PlateSpec.from_json(spec_json))
     todo = [(v, Path(out) / rel) for v, rel in paths if not png_intact(Path(out) / rel, plate.image.size)]
@@ -341,7 +357,7 @@ def _work(task: tuple[int, str, str, tuple[tuple[str, str], ...], int]) -> tuple
     for v, path in todo:
         path.parent.mkdir(parents=True, exist_ok=True)
         nbytes += write_png_file(encode_png(plate.variant(v), compress_level), path)
-    return len(todo), len(paths) - len(todo), nbytes, index, _measured(plate)
+    return len(todo), len(paths) - len(todo), nbytes, index, measured_values(plate)
 
 
 def grid_record(grid: Grid) -> dict[str, Any]:
@@ -355,6 +371,7 @@ def grid_record(grid: Grid) -> dict[str, Any]:
         "variants": list(grid.variants),
         "seed": grid.seed,
         "plate": dict(grid.plate),
+        "directions": grid.directions,
         "colour_sets": [
             {
                 "name": c.name,
@@ -371,8 +388,6 @@ def _check_same_grid(out: Path, grid: Grid) -> None:
     """Refuse to resume into a folder made from another grid or holding another dataset's manifest."""
     manifest = out / MANIFEST
     if manifest.is_file():
-        import pyarrow.parquet as pq
-
         held = set(pq.read_table(manifest, columns=["dataset"]).column("dataset").to_pylist()) - {grid.name}
         if held:
             raise ValueError(
@@ -400,12 +415,6 @@ def _write_manifest(out: Path, grid: Grid, plates: list[GridPlate], measured: di
     foreground x background colours as resolved (as PlateStats.delta_e), ``delta_e_target`` the request (null:
     the colours as given), and the ``delta_e_drawn_*`` columns the distribution over the dot pairs the plate
     draws (`plates.stimuli.ishihara.measure`; ``measured``: plate index -> those values, from the workers)."""
-    import pyarrow as pa
-    import pyarrow.parquet as pq
-
-    from plates.datasets.generate import MEASURED_COLUMNS
-    from plates.stimuli.ishihara.plate import _pair_delta_e
-
     schema = pa.schema(
         [
             ("item_id", pa.string()),
@@ -425,9 +434,10 @@ def _write_manifest(out: Path, grid: Grid, plates: list[GridPlate], measured: di
     drawn: dict[tuple, float] = {}
     rows: dict[str, list] = {name: [] for name in schema.names}
     for index, p in enumerate(plates):
-        key = (p.colour_set, p.delta_e_target)
+        # one background per (colour set, target) on the palette's lines; a direction per plate otherwise
+        key = (p.colour_set, p.delta_e_target, p.spec.delta_e_direction)
         if key not in drawn:
-            drawn[key] = float(_pair_delta_e(*p.spec.colours).mean())  # as PlateStats.delta_e
+            drawn[key] = float(pair_delta_e(*p.spec.colours).mean())  # as PlateStats.delta_e
         for variant, rel in p.paths:
             if not (out / rel).is_file():
                 continue
@@ -472,10 +482,6 @@ def generate_grid(
     made from another grid is refused. ``workers`` processes (default: every core) are *spawned*, so a script
     calling this with ``workers > 1`` needs the ``if __name__ == "__main__":`` guard. Returns a summary dict.
     """
-    import multiprocessing as mp
-
-    from tqdm import tqdm
-
     if limit is not None and (isinstance(limit, bool) or not isinstance(limit, int) or limit < 1):
         raise ValueError(f"limit={limit!r} is not valid; allowed: an integer >= 1 (plates, not images)")
     if (

@@ -1,4 +1,4 @@
-"""Illusion presets (issue 13): each item is one procedurally drawn illusion (`plates.stimuli.illusions`).
+"""Illusion presets: each item is one procedurally drawn illusion (`plates.stimuli.illusions`).
 
 * ``rcid-contrast``, ``rcid-stripe``, ``rcid-filter``: RCID's three kinds (§3): inducer strength 0 (controls:
   no inducer, targets identical or different), 0.5 and 1 (illusions: identical targets; traps: targets that

@@ -14,6 +14,15 @@ from plates.stimuli import family_of, render
 from plates.tasks.base import subject_of
 
 MANIFEST = "manifest.parquet"
+#: The columns every family's manifest written by `plates.datasets.write` starts with; the family's own
+#: columns follow (`plates.stimuli.base.Family.manifest_columns`). ``group``: the items few-shot examples are
+#: drawn from together (a plate's colour set, an illusion's kind, a scene's task or seed scene).
+COMMON_COLUMNS = ("item_id", "dataset", "family", "group", "variant", "size", "seed", "path", "spec_json",
+                  "question_json")
+#: The manifest of a plate set (`plates.datasets.generate`, `plates.datasets.grid`): the common columns but
+#: ``family``, ``group`` (a plate's group is its ``colour_set``) and ``question_json``, with the plate family's
+#: own (`plates.stimuli.ishihara.MANIFEST_COLUMNS`). Manifests of any family written before families declared
+#: their columns have these columns too, the family's fields squeezed into them.
 MANIFEST_COLUMNS = (
     "item_id", "dataset", "label", "colour_set", "delta_e", "variant", "font", "size", "seed", "path", "spec_json",
     # ΔE2000 as drawn (plates.stimuli.ishihara.measure; written by plates.datasets.generate)
@@ -25,16 +34,14 @@ DRAWN_COLUMNS = ("delta_e_target", "delta_e_drawn_min", "delta_e_drawn_p05", "de
                  "delta_e_drawn_p95")
 #: An optional manifest column (`plates.datasets.write`): the item's fixed question as JSON.
 QUESTION_COLUMN = "question_json"
-#: An optional manifest column (`plates.datasets.write`): where an illusion's human answer comes from
-#: (`plates.stimuli.illusions.kinds.HUMAN_KEYS`: "literature" or "unvalidated"); null for other families.
-HUMAN_KEY_COLUMN = "human_key"
 
 
 @dataclass(frozen=True)
 class DatasetItem:
     """One image of a benchmark set. ``spec``: any family's spec (`plates.stimuli.STIMULI`); ``label``: the
     item's answer as text where it has one (a plate's number; "" where the answer depends on the question);
-    ``colour_set``: the group few-shot examples are drawn from (a plate's colour set; a scene's seed scene);
+    ``colour_set``: the group few-shot examples are drawn from (a plate's colour set; an illusion's kind; a
+    scene's task or seed scene: the manifest's ``group`` column, or ``colour_set`` in a plate manifest);
     ``path``: set when loaded from a generated folder; ``question_json``: for an item made for one question
     (a ColorBench scene question, fixed when the set was generated so its robustness variants ask the same
     one), that question as JSON with its ``task``: only prompts of that task are asked on the item; ``drawn``:

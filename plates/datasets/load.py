@@ -1,4 +1,9 @@
-"""Loading a benchmark set: from a folder written by `plates generate` (its manifest) or from a preset name."""
+"""Loading a benchmark set: from a folder written by `plates generate` (its manifest) or from a preset name.
+
+Manifests of every age load: a plate set's (``colour_set`` is the few-shot group), one written with
+`plates.datasets.items.COMMON_COLUMNS` and each family's own columns (``group``), and an illusion or scene set
+written before families declared their columns (every family in the plate columns).
+"""
 
 from __future__ import annotations
 
@@ -7,8 +12,10 @@ import os
 from itertools import islice
 from pathlib import Path
 
+import pyarrow.parquet as pq
+
 from plates.datasets.family_presets import FAMILY_PRESETS
-from plates.datasets.items import DRAWN_COLUMNS, MANIFEST, MANIFEST_COLUMNS, QUESTION_COLUMN, DatasetItem
+from plates.datasets.items import COMMON_COLUMNS, DRAWN_COLUMNS, MANIFEST, QUESTION_COLUMN, DatasetItem
 from plates.datasets.presets import PRESETS, preset_items
 from plates.stimuli import spec_from_json
 
@@ -22,18 +29,18 @@ def load_dataset(dir_or_preset: str | os.PathLike, limit: int | None = None) -> 
         man = path / MANIFEST
         if not man.is_file():
             raise ValueError(f"folder {str(path)!r} has no {MANIFEST}; allowed: a folder written by `plates generate`")
-        import pyarrow.parquet as pq
-
         try:
             table = pq.read_table(man)
         except Exception as exc:  # noqa: BLE001 - pyarrow raises several kinds for a file that is not Parquet
             raise ValueError(f"{str(man)!r} cannot be read as Parquet ({exc}); allowed: a manifest written by "
                              "`plates generate`") from None
-        needed = ("item_id", "dataset", "spec_json", "variant", "label", "colour_set", "path")
-        missing = [c for c in needed if c not in table.column_names]  # question_json is optional
+        needed = ("item_id", "dataset", "spec_json", "variant", "path")
+        missing = [c for c in needed if c not in table.column_names]
+        if "group" not in table.column_names and "colour_set" not in table.column_names:
+            missing.append("group")  # a plate manifest (or one written before families had columns) has colour_set
         if missing:
             raise ValueError(f"{str(man)!r} lacks column(s) {', '.join(missing)}; allowed: a manifest written by "
-                             f"`plates generate` (columns {', '.join(MANIFEST_COLUMNS)})")
+                             f"`plates generate` (columns {', '.join(COMMON_COLUMNS)} and the family's own)")
         if limit is not None:
             table = table.slice(0, limit)
         cols = table.to_pydict()
@@ -41,16 +48,22 @@ def load_dataset(dir_or_preset: str | os.PathLike, limit: int | None = None) -> 
         if absent is not None:
             raise ValueError(f"{str(path / absent)!r} is listed in {str(man)!r} but missing; allowed: a complete "
                              "folder (rerun the `plates generate` command that wrote it to finish it)")
-        questions = cols.get(QUESTION_COLUMN) or [None] * table.num_rows  # plate manifests have none
+        n = table.num_rows
+        none = [None] * n
+        groups = cols["group"] if "group" in cols else cols["colour_set"]
+        # the answer as text: a plate's label; a scene's correct option (answer_text); "" where none is stored
+        labels = [lab if lab is not None else (text or "") for lab, text in
+                  zip(cols.get("label") or none, cols.get("answer_text") or none)]
+        questions = cols.get(QUESTION_COLUMN) or none  # plate manifests have none
         recorded = all(c in cols for c in DRAWN_COLUMNS)  # manifests written before the measurement have none
         return [
             DatasetItem(
                 cols["item_id"][i], cols["dataset"][i], spec_from_json(cols["spec_json"][i]), cols["variant"][i],
-                cols["label"][i], cols["colour_set"][i], path / cols["path"][i], questions[i],
+                labels[i], groups[i] or "", path / cols["path"][i], questions[i],
                 {c: cols[c][i] for c in DRAWN_COLUMNS} if recorded and cols["delta_e_drawn_median"][i] is not None
                 else None,
             )
-            for i in range(table.num_rows)
+            for i in range(n)
         ]
     if str(dir_or_preset) in PRESETS:
         return list(islice(preset_items(str(dir_or_preset)), limit))

@@ -49,6 +49,7 @@ from types import MappingProxyType
 from plates.datasets.items import DatasetItem
 from plates.stimuli.ishihara.labels import HUEMANITY_DATASET, LABEL_SPACES
 from plates.stimuli.ishihara.plate import HUEMANITY_JITTER, PlateSpec
+from plates.validation import lookup
 
 
 @dataclass(frozen=True)
@@ -122,9 +123,7 @@ PRESETS: Mapping[str, Preset] = MappingProxyType(_presets())
 
 def get_preset(name: str) -> Preset:
     """The :class:`Preset` called ``name`` (one of :data:`PRESETS`); ValueError listing the names otherwise."""
-    if name not in PRESETS:
-        raise ValueError(f"preset {name!r} is not known; allowed: {', '.join(PRESETS)}")
-    return PRESETS[name]
+    return lookup(PRESETS, name, "preset")
 
 
 def preset_size(name: str) -> int:
@@ -139,7 +138,7 @@ def item_seed(seed: int, dataset: str, colour_set: str, label: str) -> int:
     return int.from_bytes(digest[:8], "big") >> 1
 
 
-def _plates(name: str, seed: int) -> Iterator[tuple[int, str, str]]:
+def plate_order(name: str, seed: int) -> Iterator[tuple[int, str, str]]:
     """(label index, label, colour set) in generation order: label-major, so a label's text mask is reused
     across its colour sets while it is still cached."""
     p = get_preset(name)
@@ -167,7 +166,7 @@ def make_spec(name: str, label: str, colour_set: str, *, size: int, seed: int) -
 def preset_items(name: str, *, size: int = 900, seed: int = 0) -> Iterator[DatasetItem]:
     """Every item of preset ``name`` in a fixed order (path None: images render on demand)."""
     p = get_preset(name)
-    for _li, label, pal in _plates(name, seed):
+    for _li, label, pal in plate_order(name, seed):
         spec = make_spec(name, label, pal, size=size, seed=seed)
         for v in p.variants:
             yield DatasetItem(f"{name}:{pal}:{label}:{v}", name, spec, v, label, pal, None)

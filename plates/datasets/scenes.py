@@ -1,4 +1,4 @@
-"""The ColorBench presets on synthetic scenes (issue 14): each item is a scene plus the one question made for it.
+"""The ColorBench presets on synthetic scenes: each item is a scene plus the one question made for it.
 
 * ``colorbench-<task>``: ``ITEMS_PER_TASK`` questions of one task (ColorBench Table 7 names: colour
   extraction, proportion, counting, object counting, comparison, recognition, object recognition, colour
@@ -36,6 +36,7 @@ from plates.tasks.colorbench import (
     build_question,
     robustness_items,
 )
+from plates.validation import check_choice
 
 __all__ = ["ITEMS_PER_TASK", "ROBUSTNESS_SEEDS", "SCENE_TASK_NAMES", "robustness_entries", "robustness_item",
            "robustness_jobs", "scene_entries", "scene_item", "scene_jobs"]
@@ -75,8 +76,7 @@ def scene_item(task: str, i: int, size: int = 512, seed: int = 0) -> list[Entry]
     """Item ``i`` of ``task``'s preset (one entry: a scene and the question made for it; options 3 for
     comparison, else 4); it asks form i mod len(forms) of the task (`plates.tasks.colorbench.FORMS`), so the
     forms are balanced. Depends only on its arguments: any process makes the same item."""
-    if task not in SCENE_TASK_NAMES:
-        raise ValueError(f"scene task {task!r} is not known; allowed: {', '.join(SCENE_TASK_NAMES)}")
+    check_choice("scene task", task, SCENE_TASK_NAMES)
     forms = FORMS[task]
     form = dict(forms[i % len(forms)])
     for attempt in range(_TRIES):
@@ -94,8 +94,7 @@ def scene_item(task: str, i: int, size: int = 512, seed: int = 0) -> list[Entry]
 def scene_jobs(task: str, *, n: int = ITEMS_PER_TASK, size: int = 512, seed: int = 0) -> Iterator[partial]:
     """``n`` picklable jobs, job i making `scene_item` i of ``task`` (what `plates.datasets.write.write_items`
     hands its worker processes)."""
-    if task not in SCENE_TASK_NAMES:
-        raise ValueError(f"scene task {task!r} is not known; allowed: {', '.join(SCENE_TASK_NAMES)}")
+    check_choice("scene task", task, SCENE_TASK_NAMES)
     return (partial(scene_item, task, i, size, seed) for i in range(n))
 
 

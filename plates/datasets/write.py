@@ -2,16 +2,20 @@
 
 The preset writer (`plates.datasets.generate`) is tuned for the large plate sets (worker processes, resume);
 this one takes any stimulus specs (`plates.stimuli.STIMULI`): illusion and scene presets, grid files, a family a
-user adds, rendered and encoded by worker processes when asked (`write_items`'s ``workers``). Each PNG is written
-atomically and durably (`plates.images.write_png_file`: fsync before the rename) and losslessly
-(`plates.images.encode_png`); an image already on disk is kept when it is a whole PNG of the stimulus's size
-(`plates.images.png_intact`) and drawn again otherwise (rerun to finish an interrupted write or repair a damaged
-one); the manifest is rewritten atomically at the end from what is on disk.
+user adds, rendered and encoded by worker processes when asked (`write_items`'s ``workers``). Each PNG is
+written atomically and durably (`plates.images.write_png_file`: fsync before the rename) and losslessly (`plates.images.encode_png`); an image already on disk is kept when it is a whole PNG of the
+stimulus's size (`plates.images.png_intact`) and drawn again otherwise (rerun to finish an interrupted write or
+repair a damaged one); the manifest is rewritten atomically at the end from what is on disk. The manifest speaks
+each family's language: the common columns (`plates.datasets.items.COMMON_COLUMNS`), then the columns each
+family present declares (`plates.stimuli.base.Family.manifest_columns`: a plate's colour set and drawn ΔE2000,
+an illusion's kind, item class, strength, signed ΔE2000, predicted percept and human key, a scene's task,
+answer and options).
 """
 
 from __future__ import annotations
 
 import json
+import multiprocessing as mp
 import os
 import re
 import threading
@@ -24,11 +28,12 @@ from typing import Any
 import pyarrow as pa
 import pyarrow.parquet as pq
 
-from plates.datasets.items import HUMAN_KEY_COLUMN, MANIFEST, MANIFEST_COLUMNS, QUESTION_COLUMN
+from plates.datasets.items import COMMON_COLUMNS, MANIFEST
 from plates.images import encode_png, png_intact, write_png_file
 from plates.stimuli import family_of, render
+from plates.stimuli.base import Family
 
-__all__ = ["Entry", "write_items"]
+__all__ = ["Entry", "manifest_schema", "write_items"]
 
 _SAFE = re.compile(r"[^A-Za-z0-9._-]+")
 
@@ -48,44 +53,34 @@ class Entry:
     stimulus: Any = None  # the rendered stimulus when the caller has it already (not stored; saves a render)
 
 
-def _schema() -> pa.Schema:
-    """The manifest's columns: text, except sizes, seeds and the ΔE2000 figures (plate-only ones stay null)."""
-    def kind(c: str) -> pa.DataType:
-        if c in ("size",):
-            return pa.int32()
-        if c == "seed":
-            return pa.uint64()
-        if c.startswith("delta_e") and c != "delta_e_target_kind":
-            return pa.float64()
-        return pa.string()
-
-    return pa.schema([(c, kind(c)) for c in (*MANIFEST_COLUMNS, QUESTION_COLUMN, HUMAN_KEY_COLUMN)])
+#: Parquet types of the manifest's value types (`plates.stimuli.base.MANIFEST_TYPES`).
+_ARROW = {"string": pa.string(), "float64": pa.float64(), "int32": pa.int32()}
+_COMMON_TYPES = {"size": pa.int32(), "seed": pa.uint64()}  # the other common columns are text
 
 
-def _drawn(drawn: Any, target: Any) -> dict[str, Any]:
-    """The manifest's ΔE2000-as-drawn columns from an Ishihara plate's `DrawnDeltaE` (null for other families)."""
-    if drawn is None:
-        return {"delta_e_target": target, "delta_e_target_kind": None, "delta_e_drawn_min": None,
-                "delta_e_drawn_p05": None, "delta_e_drawn_median": None, "delta_e_drawn_p95": None}
-    return {"delta_e_target": drawn.target, "delta_e_target_kind": drawn.target_kind, "delta_e_drawn_min": drawn.min,
-            "delta_e_drawn_p05": drawn.p05, "delta_e_drawn_median": drawn.median, "delta_e_drawn_p95": drawn.p95}
+def manifest_schema(families: Iterable[Family]) -> pa.Schema:
+    """The manifest's columns for items of ``families``: `COMMON_COLUMNS`, then each family's own columns in
+    the order the families come (a column two families both declare appears once, with the first's type)."""
+    columns: dict[str, pa.DataType] = {c: _COMMON_TYPES.get(c, pa.string()) for c in COMMON_COLUMNS}
+    for family in families:
+        for column in family.manifest_columns:
+            columns.setdefault(column.name, _ARROW[column.type])
+    return pa.schema(list(columns.items()))
 
 
 def _prepare(e: Entry, compress_level: int = 2) -> tuple[Entry, bytes, dict[str, Any]]:
     """One entry made ready to store, where the CPU goes (a worker process when `write_items` has several): its
     stimulus rendered (unless the entry carries it), its image PNG-encoded (`plates.images.encode_png`) and its
-    manifest values except the path; the entry comes back without its stimulus (nothing large is pickled)."""
-    family_of(e.spec)  # a spec of a registered family, or a ValueError naming the families
+    manifest values except the dataset and path; the entry comes back without its stimulus (nothing large is
+    pickled)."""
+    family = family_of(e.spec)  # a spec of a registered family, or a ValueError naming the families
     stimulus = e.stimulus if e.stimulus is not None else render(e.spec)
-    stats = dict(stimulus.stats)
+    own = family.manifest_row(stimulus, label=e.label, group=e.group, question=e.question)
     values = {
-        "item_id": e.item_id, "dataset": None, "label": e.label, "colour_set": e.group,
-        "delta_e": stats.get("delta_e"), "variant": e.variant, "font": getattr(e.spec, "font", None),
+        **own, "item_id": e.item_id, "family": family.name, "group": e.group, "variant": e.variant,
         "size": int(e.spec.size), "seed": int(e.spec.seed), "spec_json": e.spec.to_json(),
         "question_json": None if e.question is None else json.dumps(e.question, sort_keys=True),
-        HUMAN_KEY_COLUMN: stimulus.truth.get("human_key"),
-        **_drawn(stats.get("delta_e_drawn"), stats.get("delta_e_target")),
-    }  # the drawn-ΔE2000 columns describe plates only: null for other families
+    }
     return replace(e, stimulus=None), encode_png(stimulus.variant(e.variant), compress_level), values
 
 
@@ -104,30 +99,31 @@ def write_items(dataset: str, entries: Iterable[Entry | Callable[[], Iterable[En
     ``entries`` may also hold jobs: picklable callables (e.g. a ``functools.partial`` of a module-level
     function) that each make a few entries. With ``workers`` > 1, entries and jobs are rendered and encoded by
     that many processes (forked from a process running no other thread, else spawned: a script needs the
-    ``if __name__ == "__main__":`` guard) in the given order;
-    this process alone writes the files and the manifest, so the set is byte-identical to ``workers=1``.
-    ``limit``: stop after that many entries. PNGs: `plates.images.encode_png` at zlib ``compress_level``."""
-    import multiprocessing as mp
-
+    ``if __name__ == "__main__":`` guard) in the given order; this process alone writes the files and the
+    manifest, so the set is byte-identical to ``workers=1``. ``limit``: stop after that many entries. PNGs:
+    `plates.images.encode_png` at zlib ``compress_level``."""
     if isinstance(workers, bool) or not isinstance(workers, int) or workers < 1:
         raise ValueError(f"workers={workers!r} is not valid; allowed: an integer >= 1 (processes)")
     if isinstance(compress_level, bool) or not isinstance(compress_level, int) or not 0 <= compress_level <= 9:
         raise ValueError(f"compress_level={compress_level!r} is not valid; allowed: an integer 0-9")
     prepare = partial(_prepare_job, compress_level=compress_level)
     out = Path(out)
-    rows: dict[str, list] = {c: [] for c in (*MANIFEST_COLUMNS, QUESTION_COLUMN, HUMAN_KEY_COLUMN)}
+    values: list[dict[str, Any]] = []
+    families: dict[str, Family] = {}
     seen: set[str] = set()
 
     def store(prepared: Iterable[list[tuple[Entry, bytes, dict[str, Any]]]]) -> None:
         n = 0
         for batch in prepared:
-            for e, png, values in batch:
+            for e, png, row in batch:
                 if limit is not None and n >= limit:
                     return
                 if e.item_id in seen:
                     raise ValueError(f"item id {e.item_id!r} appears twice in dataset {dataset!r}; allowed: "
                                      "unique ids")
                 seen.add(e.item_id)
+                family = family_of(e.spec)
+                families.setdefault(family.name, family)
                 rel = (f"{_SAFE.sub('-', dataset)}/{_SAFE.sub('-', e.group) or 'all'}/"
                        f"{n:06d}_{_SAFE.sub('-', e.item_id)}.png")
                 path = out / rel
@@ -135,9 +131,7 @@ def write_items(dataset: str, entries: Iterable[Entry | Callable[[], Iterable[En
                 if not png_intact(path, (side, side)):  # missing, or a damaged file with the final name: written
                     path.parent.mkdir(parents=True, exist_ok=True)
                     write_png_file(png, path)
-                values = {**values, "dataset": dataset, "path": rel}
-                for c in rows:
-                    rows[c].append(values.get(c))
+                values.append({**row, "dataset": dataset, "path": rel})
                 n += 1
 
     if workers == 1:
@@ -150,8 +144,11 @@ def write_items(dataset: str, entries: Iterable[Entry | Callable[[], Iterable[En
         method = "fork" if "fork" in mp.get_all_start_methods() and threading.active_count() == 1 else "spawn"
         with mp.get_context(method).Pool(workers) as pool:
             store(pool.imap(prepare, entries, chunksize=2))
+    schema = manifest_schema(families.values())
+    # a column that is not the row's family's stays null: no family's field lands in another's column
+    table = pa.table({c: [v.get(c) for v in values] for c in schema.names}, schema=schema)
     out.mkdir(parents=True, exist_ok=True)
     tmp = out / f".tmp-{os.getpid()}-{MANIFEST}"
-    pq.write_table(pa.table(rows, schema=_schema()), tmp, compression="zstd")
+    pq.write_table(table, tmp, compression="zstd")
     os.replace(tmp, out / MANIFEST)
-    return len(rows["item_id"])
+    return table.num_rows

@@ -1,4 +1,4 @@
-"""The live plate explorer (issue 6): the Gradio app the Hugging Face Space's `app.py` launches.
+"""The live plate explorer: the Gradio app the Hugging Face Space's `app.py` launches.
 
 Thin on purpose: every decision lives in plates.explorer.plate / plates.explorer.models; this file lays out widgets
 and wires events. ``build_app()`` returns the Blocks (tests build and drive it); ``main()`` launches it
@@ -10,6 +10,7 @@ which is always public (`plates.explorer.plate.Policy.from_env`).
 
 from __future__ import annotations
 
+import argparse
 import functools
 import inspect
 import logging
@@ -418,8 +419,6 @@ def main(argv: list[str] | None = None) -> None:
     """Build and serve the explorer (the Space entry `app.py` and `python -m plates.explorer`): port 7860
     unless ``GRADIO_SERVER_PORT`` says otherwise; public unless ``--private`` (or ``PLATES_PUBLIC=0``) and
     always public on a hosted Space."""
-    import argparse
-
     cli = argparse.ArgumentParser(description="Serve the plate explorer (public mode unless --private).")
     cli.add_argument("--private", action="store_true", help="a private instance: your own endpoints and larger "
                      "caps (ignored on a hosted Space, which is always public)")

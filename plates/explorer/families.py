@@ -1,11 +1,11 @@
-"""The explorer's illusion and scene tabs (issues 13, 14), apart from any widget.
+"""The explorer's illusion and scene tabs, apart from any widget.
 
 Controls become validated specs (`plates.stimuli.illusions.IllusionSpec`, `plates.stimuli.scenes.SceneSpec`)
 under the explorer's `plates.explorer.plate.Policy`; an illusion's two targets are outlined on a copy of its image
 and their pixel values measured from the image under the masks (independently of the renderer's own truth);
 a question is built by the prompt's task from the stimulus's truth (`plates.tasks.get_task`), asked of a backend
 with the exact image (a `plates.models.base.Query`; backends send PIL images as PNG, so the pixels arrive
-unchanged: issue 13 "images reach models losslessly") and scored into one results row through the one row
+unchanged: JPEG would change the colours under test) and scored into one results row through the one row
 builder (`plates.runs.rows.build_row`), as `plates.explorer.models` does for plates.
 
 The bundled baseline reader reads plate text only: it declines illusion and scene questions (``parse_status``

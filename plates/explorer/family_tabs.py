@@ -1,4 +1,4 @@
-"""The explorer's family tabs: Illusions (issue 13), Scenes (issue 14) and "Try it yourself" (issue 15).
+"""The explorer's family tabs: Illusions, Scenes and "Try it yourself".
 
 Thin on purpose, like `app`: every decision lives in plates.explorer.families and plates.explorer.quiz; this file
 lays out widgets and wires events. ``add_family_tabs`` is called inside ``app.build_app()``'s Blocks; the Illusion
@@ -18,6 +18,7 @@ from plates.explorer import families as fv
 from plates.explorer import models as em
 from plates.explorer import plate as ex
 from plates.explorer import quiz as qv
+from plates.validation import check_choice
 
 __all__ = ["add_family_tabs"]
 
@@ -121,15 +122,13 @@ def add_family_tabs(policy: ex.Policy, *, guard: Callable, cache: em.ModelCache,
             return f"**Not askable:** {exc}"
 
     def render_scene(task, *vals):
-        if task not in fv.SCENE_PROMPTS:
-            raise ValueError(f"task {task!r} is not known; allowed: {', '.join(fv.SCENE_PROMPTS)}")
+        check_choice("task", task, fv.SCENE_PROMPTS)
         stim = scene(*vals)
         return png("scene", stim.image), fv.scene_markdown(stim), scene_question(task, stim)
 
     def ask_scene(key, run_id, rows, kind, hf_id, api_model, base_url, task, objects, colours, min_delta_e,
                   clutter, area_ratio, shapes, palette, seed, size):
-        if task not in fv.SCENE_PROMPTS:
-            raise ValueError(f"task {task!r} is not known; allowed: {', '.join(fv.SCENE_PROMPTS)}")
+        check_choice("task", task, fv.SCENE_PROMPTS)
         stim = scene(objects, colours, min_delta_e, clutter, area_ratio, shapes, palette, seed, size)
         return ask(stim, fv.SCENE_PROMPTS[task], key, run_id, rows, kind, hf_id, api_model, base_url)
 

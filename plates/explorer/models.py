@@ -1,4 +1,4 @@
-"""The live plate explorer's model side (issue 6), apart from any widget.
+"""The live plate explorer's model side, apart from any widget.
 
 Choosing a model (the offline baseline reader, a Hugging Face id, or an OpenAI-compatible endpoint) under the
 public-mode :class:`~plates.explorer.plate.Policy`, a cache of loaded models, asking one plate (the prompt by name, the
@@ -24,16 +24,24 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 import numpy as np
+import pandas as pd
+import plotly.graph_objects as go
 import pyarrow as pa
 import pyarrow.parquet as pq
+from huggingface_hub import HfApi, try_to_load_from_cache
+from huggingface_hub.utils import GatedRepoError, RepositoryNotFoundError
 from PIL import Image
 
+from plates.charts.common import CONDITION_COLUMNS
+from plates.charts.ishihara import delta_e_figure
+from plates.colour import delta_e2000
 from plates.conditions import Condition, apply_condition
 from plates.explorer.plate import Policy
 from plates.models import BACKENDS, Backend, BackendFailing, Query, make_backend
 from plates.results import SCHEMA
 from plates.runs.rows import Asked, build_row
 from plates.secrets import redact as _redact
+from plates.stimuli.ishihara.directions import DIRECTION_MODES, with_direction
 from plates.stimuli.ishihara.labels import LABEL_SPACES
 from plates.stimuli.ishihara.plate import VARIANTS, PlateSpec, render
 from plates.tasks.prompts import PROMPTS, get_prompt, query_for, render_prompt
@@ -130,6 +138,7 @@ def gpu_wrapped(fn: Callable) -> Callable:
     """``fn`` wrapped with ``spaces.GPU`` on a ZeroGPU Space; ``fn`` itself anywhere else (no import there)."""
     if not _zero_gpu():
         return fn
+    # lazy: the `spaces` SDK exists only on a ZeroGPU Space
     import spaces
 
     return spaces.GPU(fn)
@@ -218,7 +227,7 @@ def hub_offline(environ: Mapping[str, str] | None = None) -> bool:
 def check_hf_model(model: str, *, timeout: float = HUB_CHECK_TIMEOUT_S) -> None:
     """ValueError within about ``timeout`` seconds when the Hugging Face model ``model`` cannot be loaded.
 
-    Before a load takes the model slot (issue 12: an allowed id that could not be loaded held it for 42 s): a
+    Before a load takes the model slot (an allowed id that could not be loaded once held it for 42 s): a
     folder must hold ``config.json``; an id in the local hub cache is fine; otherwise, with the hub offline,
     the id is not available, and online the hub must know it (one metadata request, time-boxed). A model that
     passes may still fail to load (memory, an architecture transformers lacks); public mode then remembers
@@ -233,16 +242,11 @@ def check_hf_model(model: str, *, timeout: float = HUB_CHECK_TIMEOUT_S) -> None:
     if not _HF_ID.fullmatch(model):
         raise ValueError(f"Hugging Face model {model!r} is neither a folder here nor an id; allowed: "
                          "'org/name' (e.g. 'HuggingFaceTB/SmolVLM-256M-Instruct') or a model folder")
-    from huggingface_hub import try_to_load_from_cache
-
     if isinstance(try_to_load_from_cache(model, "config.json"), str):
         return
     if hub_offline():
         raise ValueError(f"Hugging Face model {model!r} is not downloaded on this server and the hub is "
                          "offline (HF_HUB_OFFLINE); allowed: a model in the local cache or a model folder")
-    from huggingface_hub import HfApi
-    from huggingface_hub.utils import GatedRepoError, RepositoryNotFoundError
-
     try:
         HfApi().model_info(model, timeout=timeout)
     except GatedRepoError:
@@ -438,12 +442,18 @@ class SweepPlan:
     skipped: tuple[tuple[float, str], ...] = ()
 
 
-def sweep_plan(spec: PlateSpec, values: Sequence[float]) -> SweepPlan:
-    """``spec`` re-targeted at each ΔE2000 in ``values``; an unreachable value is skipped and named."""
+def sweep_plan(spec: PlateSpec, values: Sequence[float], directions: str = "distributed") -> SweepPlan:
+    """``spec`` re-targeted at each ΔE2000 in ``values``; an unreachable value is skipped and named. With
+    ``directions`` "distributed" (default) each point's background lies along its own CIELAB direction
+    (`plates.stimuli.ishihara.directions.with_direction`, seeded by the spec's seed and the point's index), so
+    the sweep's fit describes ΔE2000, not the palette line's 8-bit colours; "palette": the palette's line."""
+    if directions not in DIRECTION_MODES:
+        raise ValueError(f"directions {directions!r} is not known; allowed: {', '.join(DIRECTION_MODES)}")
     specs, skipped = [], []
-    for v in values:
+    for i, v in enumerate(values):
         try:
-            specs.append(spec.replace(delta_e=float(v)))
+            specs.append(with_direction(spec, float(v), spec.seed + i) if directions == "distributed"
+                         else spec.replace(delta_e=float(v)))
         except ValueError as exc:
             skipped.append((float(v), str(exc)))
     return SweepPlan(tuple(specs), tuple(skipped))
@@ -488,8 +498,6 @@ def requested_delta_e(row: Mapping) -> float | None:
 def pair_delta_e_range(spec: PlateSpec) -> tuple[float, float]:
     """(smallest, largest) CIEDE2000 over the foreground x background colour pairs ``spec`` draws (sRGB 0-255
     colours as resolved, before any jitter; plates.colour.delta_e2000)."""
-    from plates.colour import delta_e2000
-
     fg, bg = (np.asarray(c, dtype=np.float64) for c in spec.colours)
     grid = delta_e2000(np.repeat(fg, len(bg), axis=0), np.tile(bg, (len(fg), 1)))
     return float(np.min(grid)), float(np.max(grid))
@@ -504,7 +512,7 @@ def sweep_summary(rows: Sequence[dict], skipped: Sequence[tuple[float, str]] = (
     and drawn (mean over the colour set's pairs, and the smallest pair), the answer and verdict, ordered by
     the request; a warning for each point drawn more than :data:`SWEEP_TOLERANCE` from its request (a
     multi-colour set's pairs spread around the target, which is measured from the foregrounds' CIELAB mean)
-    and for each value the colours cannot reach (issue 11)."""
+    and for each value the colours cannot reach."""
     answered = [r for r in rows if r.get("correct") is not None]
     lines = [f"**Sweep:** {sum(bool(r['correct']) for r in answered)} of {len(answered)} correct"
              + (f" · {len(rows) - len(answered)} without a verdict" if len(answered) < len(rows) else "")]
@@ -559,8 +567,6 @@ def history_headers() -> list[str]:
 
 def history_frame(rows: Sequence[dict]):
     """The history table shown on the page as a DataFrame with :func:`history_headers`, newest first."""
-    import pandas as pd
-
     return pd.DataFrame(history_display(rows), columns=history_headers())
 
 
@@ -574,17 +580,15 @@ def history_display(rows: Sequence[dict]) -> list[list]:
 
 def sweep_figure(rows: Sequence[dict]):
     """The sweep's plotly figure: plates.charts.ishihara.delta_e_figure (accuracy against ΔE2000 — CIEDE2000
-    between foreground and background, CIELAB — with the logistic psychometric fit and its 50% threshold) plus
+    between foreground and background, CIELAB — with the chance-aware psychometric fit of
+    `plates.charts.delta_e.fit_psychometric_counts`: guess rate 0, as these rows name no prompt, a fitted lapse
+    rate, and its threshold halfway between guess and ceiling, i.e. at 50% correct less half the lapse) plus
     each answer as a labelled point at 1 (correct) or 0 (wrong), placed at the ΔE2000 drawn (hover: the one
-    asked). When every ΔE holds one answer the binned points' Wilson bars (n=1: about 20-100%) are hidden:
+    asked). The fit is chance-aware (the prompt's guess rate) and one per prompt, condition and colour set
+    (`plates.charts.delta_e.FIT_GROUP`), like the dashboard's. When every ΔE holds one answer the binned points' Wilson bars (n=1: about 20-100%) are hidden:
     they would cover the plot and say nothing."""
-    import pandas as pd
-    import plotly.graph_objects as go
-
-    from plates.charts.ishihara import delta_e_figure
-
-    frame = pd.DataFrame([{k: r.get(k) for k in ("model", "delta_e", "correct", "parsed")} for r in rows],
-                         columns=["model", "delta_e", "correct", "parsed"])
+    keep = ["model", "prompt_name", "colour_set", *CONDITION_COLUMNS, "delta_e", "correct", "parsed"]
+    frame = pd.DataFrame([{k: r.get(k) for k in keep} for r in rows], columns=keep)
     fig = delta_e_figure(frame, bins=max(1, len(rows)))
     done = sorted((r for r in rows if r.get("correct") is not None), key=lambda r: r["delta_e"])
     asked = [requested_delta_e(r) for r in done]

@@ -1,4 +1,4 @@
-"""The live plate explorer's logic (issue 6), apart from any widget: `plates.explorer.app` is a thin Gradio layer over it.
+"""The live plate explorer's logic, apart from any widget: `plates.explorer.app` is a thin Gradio layer over it.
 
 Plate side: controls -> :class:`~plates.stimuli.ishihara.plate.PlateSpec`, the views shown side by side (plate, clear plate, mask,
 and the Machado 2009 colour-vision-deficiency simulations), the stats line, random labels per label space, and a
@@ -26,15 +26,17 @@ import zlib
 from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
+from urllib.parse import urlsplit, urlunsplit
 
 import numpy as np
 from PIL import Image
 
 from plates.admission import hosted_space
-from plates.colour import to_hex
+from plates.colour import parse_colour, to_hex
 from plates.conditions import cvd_view
 from plates.images import encode_png
 from plates.stimuli.ishihara import palettes
+from plates.stimuli.ishihara.glyphs import FONTS
 from plates.stimuli.ishihara.labels import LABEL_SPACES
 from plates.stimuli.ishihara.labels import random_label as _random_label
 from plates.stimuli.ishihara.plate import (
@@ -140,8 +142,6 @@ def colour_pair_choices() -> list[str]:
 
 def font_choices() -> list[str]:
     """Font names a visitor may pick (plates.stimuli.ishihara.glyphs.FONTS); in public mode only these are accepted."""
-    from plates.stimuli.ishihara.glyphs import FONTS
-
     return list(FONTS)
 
 
@@ -159,8 +159,6 @@ def random_label(space: str, seed: int | None = None) -> str:
 
 def parse_hex(value: str, what: str) -> tuple[int, int, int]:
     """``"#rrggbb"`` / ``"rgb(r,g,b)"`` (sRGB 0-255) -> triple, or ValueError naming ``what`` and the forms."""
-    from plates.colour import parse_colour
-
     try:
         return tuple(int(c) for c in parse_colour(value))  # type: ignore[return-value]
     except (ValueError, TypeError) as exc:
@@ -558,8 +556,6 @@ def decode_spec(code: str, policy: Policy | None = None) -> PlateSpec:
 def share_link(spec: PlateSpec, page_url: str | None = None) -> str:
     """The link that reopens ``spec``: the page's URL (scheme, host, path; its own query dropped) with
     ``?spec=<code>``, or the bare query string (a relative link) when the page URL is unknown or not http(s)."""
-    from urllib.parse import urlsplit, urlunsplit
-
     query = share_query(spec)
     if page_url:
         parts = urlsplit(page_url)

@@ -1,4 +1,4 @@
-"""The "Try it yourself" tab's logic (issue 15), apart from any widget: a person's quiz (`plates.runs.quiz`)
+"""The "Try it yourself" tab's logic, apart from any widget: a person's quiz (`plates.runs.quiz`)
 from consent to result, and the models' estimates on the same stimuli beside theirs.
 
 * The bundled reader's plate threshold: `plates.runs.staircase.run_staircase` with the baseline backend on the
@@ -38,6 +38,7 @@ import pandas as pd
 
 from plates.admission import Admission
 from plates.analysis.adaptive import AdaptiveEstimate
+from plates.charts.common import condition_label
 from plates.charts.illusions import pse_table
 from plates.charts.people import threshold_table
 from plates.results import load_results
@@ -47,6 +48,8 @@ from plates.runs.staircase import Staircase, run_staircase
 from plates.stimuli import render
 from plates.stimuli.illusions.kinds import ILLUSION_TYPES
 from plates.stimuli.ishihara.palettes import PALETTES
+from plates.tasks.prompts import get_prompt
+from plates.validation import check_choice
 
 __all__ = ["ANSWER_KEYS", "MODELS_ENV", "ModelBoard", "ModelEstimate", "QuizConfig", "ReaderCache", "append_key",
            "consent_text", "illusion_magnitude", "progress_text", "result_markdown", "start_session"]
@@ -74,8 +77,7 @@ class QuizConfig:
     max_sessions: int = 5
 
     def __post_init__(self) -> None:
-        if self.palette not in PALETTES:
-            raise ValueError(f"palette {self.palette!r} is not known; allowed: {', '.join(PALETTES)}")
+        check_choice("palette", self.palette, PALETTES)
         if self.illusion is not None and self.illusion not in QUIZ_ILLUSIONS:
             raise ValueError(f"illusion {self.illusion!r} is not allowed; allowed: None, {', '.join(QUIZ_ILLUSIONS)}")
         for name in ("trials", "illusion_trials"):
@@ -187,14 +189,18 @@ class ModelBoard:
             return self._frame
 
     def plate_thresholds(self, stair: Staircase) -> list[ModelEstimate]:
-        """Per model, the chance-aware threshold (`plates.charts.people.threshold_table`) over its rows
-        on ``stair``'s colour set and prompt."""
+        """Per model, the chance-aware threshold (`plates.charts.people.threshold_table`: one fit per
+        condition and colour set) over its rows on ``stair``'s colour set, prompt and viewing condition (the
+        prompt's variant at the quiz's size, no other change): a model's answers in grayscale or at another
+        size are not the quiz's stimuli. Fits without a located threshold are left out."""
         rows = self.frame()
         if rows.empty:
             return []
         rows = rows[(rows["prompt_name"] == stair.prompt) & (rows["colour_set"].astype(object) == stair.stimulus.palette)
                     & rows["correct"].notna()]
         table = threshold_table(rows)
+        shown = condition_label(variant=get_prompt(stair.prompt).variant, size=stair.stimulus.size)
+        table = table[table["condition"] == shown]
         return [ModelEstimate(str(r.model), "threshold", float(r.threshold), float(r.ci_low), float(r.ci_high),
                               int(r.n), f"chance-aware fit over {int(r.n)} stored answers")
                 for r in table[table["status"] == "fit"].itertuples()]
@@ -219,6 +225,14 @@ def _fmt(value: float, low: float, high: float) -> str:
     return f"{value:.1f} ({ends})"
 
 
+def _threshold_cell(estimate: AdaptiveEstimate) -> str:
+    """A staircase's threshold with its interval, or why it has none (status "non-monotonic", "at-chance",
+    "too-few": `plates.analysis.adaptive.AdaptiveEstimate`)."""
+    if estimate.status in ("fit", "unchecked"):
+        return _fmt(estimate.threshold, estimate.ci_low, estimate.ci_high)
+    return f"no threshold: {estimate.status.replace('-', ' ')}"
+
+
 def result_markdown(session: QuizSession, reader: AdaptiveEstimate | None = None,
                     models: Sequence[ModelEstimate] = ()) -> str:
     """The result page: the person's plate threshold and illusion magnitude (95% credible intervals) beside
@@ -233,10 +247,10 @@ def result_markdown(session: QuizSession, reader: AdaptiveEstimate | None = None
     illusion = "—"
     if "illusion" in mine:
         illusion = _fmt(*illusion_magnitude(mine["illusion"], session.blocks["illusion"].staircase))
-    lines.append(f"| **you** | {_fmt(person.threshold, person.ci_low, person.ci_high)} | {illusion} | "
+    lines.append(f"| **you** | {_threshold_cell(person)} | {illusion} | "
                  f"{len(session.rows)} |")
     if reader is not None:
-        lines.append(f"| bundled reader (baseline-cnn) | {_fmt(reader.threshold, reader.ci_low, reader.ci_high)} | "
+        lines.append(f"| bundled reader (baseline-cnn) | {_threshold_cell(reader)} | "
                      f"declines illusion questions | {reader.trials} |")
     for m in models:
         value = _fmt(m.value, m.ci_low, m.ci_high)

@@ -1,4 +1,4 @@
-"""Model backends behind one protocol (issue 3, "Backends — one protocol").
+"""Model backends behind one protocol.
 
 ``make_backend("openai", model="gpt-4o-mini", base_url=...)`` builds a backend by name. Each backend lives in
 its own module and imports its SDK lazily, so importing this package costs nothing and a missing SDK raises an

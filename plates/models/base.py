@@ -1,4 +1,4 @@
-"""The one protocol every model backend speaks (issue 3, "Backends — one protocol").
+"""The one protocol every model backend speaks.
 
 A backend receives a sequence of :class:`Query` values (each a few-shot conversation of :class:`Turn` values
 whose images are PIL RGB images, sRGB 0-255) and yields ``(index, Reply)`` pairs as each answer completes, in

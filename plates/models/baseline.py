@@ -1,4 +1,4 @@
-"""The offline baseline reader as a backend (issue 4): kind ``"baseline"``, model ``"baseline-cnn"``.
+"""The offline baseline reader as a backend: kind ``"baseline"``, model ``"baseline-cnn"``.
 
 It answers the papers' OPEN prompts with the text the ONNX reader (:mod:`plates.reader.reader`) reads on the
 image of the query's last user turn, and DECLINES yes/no and multiple-choice prompts with

@@ -1,4 +1,4 @@
-"""Local Hugging Face vision-language models through transformers (issue 3, "Backends — one protocol").
+"""Local Hugging Face vision-language models through transformers.
 
 Any image-text-to-text model: ``AutoModelForImageTextToText`` + ``AutoProcessor`` + the processor's chat
 template (SmolVLM, Qwen2-VL/2.5-VL, LLaVA, Idefics3, Gemma 3, ...), from the hub or a local folder, and

@@ -1,4 +1,4 @@
-"""Any OpenAI-compatible chat-completions API through the official ``openai`` SDK (issue 3, "Backends").
+"""Any OpenAI-compatible chat-completions API through the official ``openai`` SDK.
 
 One backend covers OpenAI, vLLM and SGLang servers, Ollama, OpenRouter and the OpenAI-compatible endpoints of
 Gemini and Anthropic. Images (PIL, sRGB 0-255) go as base64 PNG data URLs in ``image_url`` content parts;

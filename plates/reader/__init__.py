@@ -1,4 +1,4 @@
-"""The offline baseline reader (issue 4): a small CNN trained on our own plates, run with onnxruntime.
+"""The offline baseline reader: a small CNN trained on our own plates, run with onnxruntime.
 
 Modules: :mod:`~plates.reader.coding` (labels <-> per-position classes), :mod:`~plates.reader.preprocess`
 (numpy/PIL image normalisation), :mod:`~plates.reader.reader` (onnxruntime inference, no torch),

@@ -17,6 +17,7 @@ import string
 import numpy as np
 
 from plates.stimuli.ishihara.labels import LABEL_SPACE_NAMES
+from plates.validation import check_choice
 
 #: The blank class: "no character at this position".
 BLANK = ""
@@ -55,8 +56,7 @@ def allowed_mask(label_space: str) -> np.ndarray:
 
     Position 0 is never blank. Joint constraints (no leading zero in "07") are applied by :func:`best_label`.
     """
-    if label_space not in LABEL_SPACES:
-        raise ValueError(f"unknown label space {label_space!r}; allowed: {', '.join(LABEL_SPACES)}")
+    check_choice("label space", label_space, LABEL_SPACES)
     mask = np.zeros((N_POSITIONS, N_CLASSES), dtype=bool)
     digits = [_INDEX[c] for c in string.digits]
     if label_space == "any":

@@ -16,12 +16,14 @@ import numpy as np
 from PIL import Image
 from scipy import ndimage
 
+from plates.colour import delta_e2000
 from plates.reader.coding import encode
 from plates.reader.preprocess import preprocess
 from plates.stimuli.ishihara.glyphs import FONTS, text_mask
 from plates.stimuli.ishihara.labels import LABEL_SPACES
 from plates.stimuli.ishihara.plate import HUEMANITY_JITTER, PlateSpec, render, render_on_mask
 from plates.stimuli.ishihara.styles import STYLES
+from plates.validation import not_known
 
 #: First plate seed of the training and validation sets; benchmarks and tests use seeds below 10^7.
 TRAIN_SEED_BASE = 10_000_000
@@ -71,8 +73,6 @@ def random_pair(rng: np.random.Generator, min_delta_e: float = 5.0) -> tuple[tup
     The background is the foreground plus Gaussian noise of a random spread (10-80 per channel), so distances
     from barely-visible to glaring all occur (cheaper than solving for an exact ΔE2000 per plate).
     """
-    from plates.colour import delta_e2000
-
     for _ in range(50):
         fg = rng.integers(20, 236, 3)
         bg = np.clip(fg + rng.normal(0.0, rng.uniform(10, 80), 3), 0, 255).round().astype(int)
@@ -85,8 +85,6 @@ def random_colour_sets(rng: np.random.Generator, min_delta_e: float = 6.0) -> tu
     """Random multi-colour (figure, surround) sets, sRGB 0-255: a `random_pair` at CIEDE2000 >= 12, each
     colour then varied in lightness (x0.7-1.3) and hue (+-12 per channel); a variant is kept only when it stays
     ``min_delta_e`` from every colour of the other set, so the classes differ however the colours vary."""
-    from plates.colour import delta_e2000
-
     fg0, bg0 = random_pair(rng, 12.0)
     fgs, bgs = [fg0], [bg0]
     for target, ref, n in ((fgs, fg0, int(rng.integers(0, 4))), (bgs, bg0, int(rng.integers(0, 5)))):
@@ -202,7 +200,7 @@ def figure_mask(spec: PlateSpec, change: tuple | None) -> np.ndarray:
     if kind == "erode":
         thin = ndimage.distance_transform_edt(mask) > amount
         return thin if thin.any() else mask
-    raise ValueError(f"mask change {kind!r} is not known; allowed: bitmap, dilate, erode")
+    raise not_known("mask change", kind, ("bitmap", "dilate", "erode"))
 
 
 def training_example(seed: int, render_size: int | None = None, mode: str = "contrast"):

@@ -11,10 +11,12 @@ import json
 import warnings
 from pathlib import Path
 
+import numpy as np
 import torch
 
 from plates.reader.coding import CLASSES
 from plates.reader.preprocess import INPUT_SIZE, MODES
+from plates.validation import check_choice
 
 OPSET = 17
 INPUT_NAME = "plate"
@@ -34,10 +36,10 @@ def export_onnx(
     Input ``plate``: (N, 3, input_size, input_size) float32 preprocessed with ``mode``; output ``logits``:
     (N, 2, 59). Metadata keys: ``classes`` (JSON list), ``input_size``, ``mode``, plus ``extra_metadata``.
     """
+    # lazy: onnx, the [train] extra
     import onnx
 
-    if mode not in MODES:
-        raise ValueError(f"unknown preprocessing mode {mode!r}; allowed: {', '.join(MODES)}")
+    check_choice("preprocessing mode", mode, MODES)
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
     model = model.eval()
@@ -75,7 +77,7 @@ def export_onnx(
 def max_abs_difference(model: torch.nn.Module, path: str | Path, input_size: int = INPUT_SIZE, n: int = 8,
                        seed: int = 0) -> float:
     """Largest |logit| difference between ``model`` (eval mode) and the ONNX file on ``n`` random inputs."""
-    import numpy as np
+    # lazy: onnxruntime (~50 MB), only to check an export
     import onnxruntime as ort
 
     x = torch.randn(n, 3, input_size, input_size, generator=torch.Generator().manual_seed(seed)).clamp(-4, 4)

@@ -22,11 +22,13 @@ experiment that decided between the two (see plates/assets/baseline/MODEL_CARD.m
 
 from __future__ import annotations
 
-import warnings
 from functools import lru_cache
 
 import numpy as np
 from PIL import Image
+
+from plates.colour.spaces import colour_science
+from plates.validation import check_choice
 
 #: Side in pixels of the network input.
 INPUT_SIZE = 96
@@ -41,9 +43,7 @@ CLIP = 4.0
 
 def _srgb255_to_lab(rgb: np.ndarray) -> np.ndarray:
     """(..., 3) sRGB 0-255 -> (..., 3) CIELAB (D65) via colour-science."""
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")
-        import colour
+    colour = colour_science()
     return colour.XYZ_to_Lab(colour.sRGB_to_XYZ(rgb / 255.0))
 
 
@@ -105,7 +105,6 @@ def scale_rgb(rgb: np.ndarray) -> np.ndarray:
 
 def preprocess(image: Image.Image, size: int = INPUT_SIZE, mode: str = "contrast") -> np.ndarray:
     """PIL plate image (sRGB 0-255) -> (3, size, size) float32 network input (see module doc)."""
-    if mode not in MODES:
-        raise ValueError(f"unknown preprocessing mode {mode!r}; allowed: {', '.join(MODES)}")
+    check_choice("preprocessing mode", mode, MODES)
     rgb = resize(image, size)
     return normalise(rgb) if mode == "contrast" else scale_rgb(rgb)

@@ -48,6 +48,7 @@ class BaselineReader:
     """
 
     def __init__(self, path: str | Path | None = None, *, threads: int = 1) -> None:
+        # lazy: onnxruntime (~50 MB, ~0.3 s) only when a reader is built
         import onnxruntime as ort
 
         self.path = Path(path) if path is not None else default_model_path()

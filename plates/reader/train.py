@@ -36,6 +36,7 @@ import numpy as np
 from plates.reader import data
 from plates.reader.coding import N_CLASSES, N_POSITIONS
 from plates.reader.preprocess import CLIP, INPUT_SIZE, MODES
+from plates.validation import check_choice
 
 QUANT = 127.0 / CLIP  # int8 storage of preprocessed values in [-CLIP, CLIP]
 
@@ -60,8 +61,7 @@ class TrainConfig:
     time_budget_s: float | None = None  # safety stop: exceeding it aborts the run (never changes the schedule)
 
     def __post_init__(self) -> None:
-        if self.mode not in MODES:
-            raise ValueError(f"unknown preprocessing mode {self.mode!r}; allowed: {', '.join(MODES)}")
+        check_choice("preprocessing mode", self.mode, MODES)
         for name in ("n_train", "n_val", "epochs", "batch_size", "width", "workers", "threads"):
             if getattr(self, name) < 1:
                 raise ValueError(f"{name} must be >= 1, got {getattr(self, name)}")
@@ -145,6 +145,7 @@ def one_cycle(progress: float, max_lr: float, warmup: float = 0.1) -> float:
 
 def evaluate(model, x_int8: np.ndarray, y: np.ndarray, groups: list[str]) -> dict[str, float]:
     """Exact-match accuracy (both positions right) overall and per plate group."""
+    # lazy: torch, the [train] extra
     import torch
 
     model.eval()
@@ -172,6 +173,7 @@ def train(config: TrainConfig, out_dir: str | Path, command: str = "plates train
     Raises :class:`BudgetExceeded` (writing nothing) when ``config.time_budget_s`` runs out. Torch's thread count
     and deterministic-algorithms flag are restored afterwards.
     """
+    # lazy: torch, the [train] extra
     import torch
 
     threads, deterministic = torch.get_num_threads(), torch.are_deterministic_algorithms_enabled()
@@ -183,6 +185,7 @@ def train(config: TrainConfig, out_dir: str | Path, command: str = "plates train
 
 
 def _train(config: TrainConfig, out_dir: str | Path, command: str, log) -> dict:
+    # lazy: torch, the [train] extra
     import torch
 
     from plates.reader.export import export_onnx

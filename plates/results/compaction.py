@@ -9,12 +9,12 @@ import secrets
 from datetime import UTC, datetime
 from pathlib import Path
 
-from plates.results.reader import _read_parts, _union, _visible
+from plates.results.reader import read_parts, union_tables, visible_parts
 from plates.results.schema import (
-    _REPLACES,
-    _SAFE_RUN_ID,
-    _SUPERSEDES,
-    _fsync_dir,
+    REPLACES_KEY,
+    SAFE_RUN_ID,
+    SUPERSEDES_KEY,
+    fsync_dir,
 )
 from plates.results.writer import write_part
 
@@ -45,24 +45,24 @@ def compact_run(out_dir: str | Path, run_id: str) -> Path | None:
     crash in between leaves both on disk, and ``load_results`` reads only the merged one. Keeps loading fast
     (one file per run instead of one per second of running).
     """
-    if not isinstance(run_id, str) or not _SAFE_RUN_ID.match(run_id):
+    if not isinstance(run_id, str) or not SAFE_RUN_ID.match(run_id):
         raise ValueError(f"run_id {run_id!r} must be 1-128 characters of letters, digits, '.', '_' or '-'")
     out_dir = Path(out_dir)
     _remove_stale_temporaries(out_dir, run_id)
     files = sorted(p for p in out_dir.glob(f"{run_id}-*.parquet") if p.is_file())
-    parts = _read_parts(files)
-    keep = _visible(files, parts)
+    parts = read_parts(files)
+    keep = visible_parts(files, parts)
     if len(keep) <= 1:
         return None
     tables = [parts[i].table for i in keep]
-    meta = {_REPLACES: json.dumps([files[i].name for i in range(len(files)) if parts[i].table is not None]).encode()}
+    meta = {REPLACES_KEY: json.dumps([files[i].name for i in range(len(files)) if parts[i].table is not None]).encode()}
     if any(parts[i].supersedes for i in keep):
-        meta[_SUPERSEDES] = b"1"
-    merged_table = _union(tables).replace_schema_metadata(meta)
+        meta[SUPERSEDES_KEY] = b"1"
+    merged_table = union_tables(tables).replace_schema_metadata(meta)
     stamp = datetime.now(UTC).strftime("%Y%m%dT%H%M%S%f")
     merged = write_part(merged_table, out_dir / f"{run_id}-{stamp}-{os.getpid()}-{secrets.token_hex(3)}-merged.parquet")
     for i, f in enumerate(files):
         if parts[i].table is not None:
             f.unlink(missing_ok=True)
-    _fsync_dir(out_dir)
+    fsync_dir(out_dir)
     return merged

@@ -38,11 +38,11 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 
 from plates.results.schema import (
-    _COVERS,
-    _KIND,
-    _REFERENCE,
-    _REPLACES,
-    _SUPERSEDES,
+    COVERS_KEY,
+    KIND_KEY,
+    REFERENCE_KIND,
+    REPLACES_KEY,
+    SUPERSEDES_KEY,
     ABSENT_DEFAULTS,
     COLUMNS,
     SCHEMA,
@@ -169,7 +169,7 @@ def _footer(path: Path) -> _Footer:
     except Exception as exc:  # noqa: BLE001 - any unreadable footer means a corrupt file
         return _Footer(path, f"corrupt Parquet file: {exc}")
     meta = schema.metadata or {}
-    if meta.get(_KIND) == _REFERENCE:
+    if meta.get(KIND_KEY) == REFERENCE_KIND:
         return _Footer(path, reference=True)
     known = [n for n in schema.names if n in COLUMNS]
     if not known:
@@ -184,11 +184,11 @@ def _footer(path: Path) -> _Footer:
                 path, f"column {name!r} has type {typ}, the results schema says {COLUMNS[name][0]}"
             )
     covers = None
-    if _COVERS in meta:
-        c = json.loads(meta[_COVERS])
+    if COVERS_KEY in meta:
+        c = json.loads(meta[COVERS_KEY])
         covers = (str(c["prefix"]), int(c["first"]), int(c["last"]), int(c["level"]))
-    replaces = tuple(json.loads(meta[_REPLACES])) if _REPLACES in meta else ()
-    return _Footer(path, None, False, tuple(schema.names), replaces, covers, _SUPERSEDES in meta)
+    replaces = tuple(json.loads(meta[REPLACES_KEY])) if REPLACES_KEY in meta else ()
+    return _Footer(path, None, False, tuple(schema.names), replaces, covers, SUPERSEDES_KEY in meta)
 
 
 def _visible(footers: list[_Footer]) -> list[_Footer]:

@@ -16,12 +16,12 @@ import pyarrow.compute as pc
 import pyarrow.parquet as pq
 
 from plates.results.schema import (
-    _COVERS,
-    _DICTIONARY,
-    _KIND,
-    _REFERENCE,
-    _REPLACES,
-    _SUPERSEDES,
+    COVERS_KEY,
+    DICTIONARY,
+    KIND_KEY,
+    REFERENCE_KIND,
+    REPLACES_KEY,
+    SUPERSEDES_KEY,
     ABSENT_DEFAULTS,
     CATEGORICAL_COLUMNS,
     COLUMNS,
@@ -78,12 +78,12 @@ _VANISHED = "vanished while reading"
 def _read_part(path: Path, use_threads: bool = False, columns: Sequence[str] | None = None,
                categorical: frozenset[str] = frozenset()) -> _Part:
     """One part, its results columns cast to ``SCHEMA``'s types; the ``categorical`` ones read
-    dictionary-encoded straight from Parquet's own dictionary pages (``_DICTIONARY``: no hashing of values)."""
+    dictionary-encoded straight from Parquet's own dictionary pages (``DICTIONARY``: no hashing of values)."""
     try:
         pf = pq.ParquetFile(path, pre_buffer=True)  # pre_buffer: one read per column chunk range (~25% less CPU)
         schema = pf.schema_arrow
         meta = schema.metadata or {}
-        if meta.get(_KIND) == _REFERENCE:
+        if meta.get(KIND_KEY) == REFERENCE_KIND:
             return _Part(None, reference=True)
         as_dict = [c for c in schema.names if c in categorical and (columns is None or c in columns)]
         if as_dict:  # the footer already read is reused
@@ -104,7 +104,7 @@ def _read_part(path: Path, use_threads: bool = False, columns: Sequence[str] | N
     for name in (n for n in known if n in table.column_names):
         want = COLUMNS[name][0]
         col = table.column(name)
-        if col.type != (_DICTIONARY if name in categorical else want):
+        if col.type != (DICTIONARY if name in categorical else want):
             try:
                 col = col.cast(want)
                 if name in categorical:
@@ -112,15 +112,15 @@ def _read_part(path: Path, use_threads: bool = False, columns: Sequence[str] | N
                 table = table.set_column(table.schema.get_field_index(name), name, col)
             except (pa.ArrowInvalid, pa.ArrowNotImplementedError, pa.ArrowTypeError) as exc:
                 return _Part(None, f"column {name!r} has type {col.type}, the results schema says {want}: {exc}")
-    replaces = tuple(json.loads(meta[_REPLACES])) if _REPLACES in meta else ()
+    replaces = tuple(json.loads(meta[REPLACES_KEY])) if REPLACES_KEY in meta else ()
     covers = None
-    if _COVERS in meta:
-        c = json.loads(meta[_COVERS])
+    if COVERS_KEY in meta:
+        c = json.loads(meta[COVERS_KEY])
         covers = (str(c["prefix"]), int(c["first"]), int(c["last"]), int(c["level"]))
-    return _Part(table.replace_schema_metadata(None), None, replaces, _SUPERSEDES in meta, covers)
+    return _Part(table.replace_schema_metadata(None), None, replaces, SUPERSEDES_KEY in meta, covers)
 
 
-def _read_parts(files: list[Path], columns: Sequence[str] | None = None,
+def read_parts(files: list[Path], columns: Sequence[str] | None = None,
                 categorical: frozenset[str] = frozenset()) -> list[_Part]:
     if len(files) < 4:  # few big files: let Arrow read each file's columns in parallel
         return [_read_part(f, True, columns, categorical) for f in files]
@@ -128,7 +128,7 @@ def _read_parts(files: list[Path], columns: Sequence[str] | None = None,
         return list(pool.map(lambda f: _read_part(f, False, columns, categorical), files))
 
 
-def _visible(files: list[Path], parts: list[_Part]) -> list[int]:
+def visible_parts(files: list[Path], parts: list[_Part]) -> list[int]:
     """Indices of the readable parts that no merged part (in the same folder) replaces or covers."""
     replaced = {(f.parent, name) for f, part in zip(files, parts) for name in part.replaces}
     by_writer: dict[tuple[Path, str], list[tuple[int, int, int]]] = {}
@@ -164,12 +164,12 @@ def _absent(field: pa.Field, n: int) -> pa.Array:
     return pa.nulls(n, field.type)
 
 
-def _union(tables: list[pa.Table], columns: Sequence[str] | None = None,
+def union_tables(tables: list[pa.Table], columns: Sequence[str] | None = None,
            categorical: frozenset[str] = frozenset()) -> pa.Table:
     """One table with the union of the columns: ``SCHEMA`` first, then extra columns in the order first seen
-    (or exactly ``columns``, in their order). The ``categorical`` columns are ``_DICTIONARY`` (each part keeps
+    (or exactly ``columns``, in their order). The ``categorical`` columns are ``DICTIONARY`` (each part keeps
     its own dictionary: concatenating copies no strings)."""
-    fields = [f.with_type(_DICTIONARY) if f.name in categorical else f for f in SCHEMA]
+    fields = [f.with_type(DICTIONARY) if f.name in categorical else f for f in SCHEMA]
     seen = set(SCHEMA.names)
     for table in tables:
         for f in table.schema:
@@ -216,14 +216,14 @@ def load_results(paths: str | Path | Iterable[str | Path], *, latest: bool = Tru
     read = None if columns is None else list(dict.fromkeys([*columns, *(["row_key", "timestamp"] if latest else [])]))
     for _attempt in range(3):  # a part deleted under us (compact_run merged it): list the folder again
         files = [f for f in find_parts(paths) if exclude is None or not exclude(f)]
-        parts = _read_parts(files, read, as_dict)
+        parts = read_parts(files, read, as_dict)
         if not any(p.reason == _VANISHED for p in parts):
             break
     skipped = [(str(f), p.reason or "unreadable") for f, p in zip(files, parts)
                if p.table is None and not p.reference]
-    keep = _visible(files, parts)
+    keep = visible_parts(files, parts)
     supersedes = any(parts[i].supersedes for i in keep)
-    combined = _union([parts[i].table for i in keep], read, as_dict)
+    combined = union_tables([parts[i].table for i in keep], read, as_dict)
     del parts  # the combined table holds the only references: to_pandas can free each column once converted
     if latest and supersedes:
         combined = _keep_latest(combined)

@@ -41,6 +41,7 @@ from pathlib import Path
 import pandas as pd
 import pyarrow as pa
 import pyarrow.parquet as pq
+from plates.validation import check_choice
 
 #: The folder holding the built Parquet files (``*.parquet``) and, under ``src/``, the CSV transcriptions.
 REFERENCE_DIR: Path = Path(__file__).resolve().parents[2] / "results" / "reference"
@@ -261,8 +262,8 @@ def load_reference(paper: str | None = None, table: str | None = None, *,
     ``paper`` is one of PAPERS; ``table`` is a table as its paper numbers it ('Table 1', 'Table II') or a full
     source ('ColorBench Table 4'). Reads ``reference_dir`` (default REFERENCE_DIR) built by ``build_reference``.
     """
-    if paper is not None and paper not in PAPERS:
-        raise ValueError(f"unknown paper {paper!r}; allowed: {', '.join(PAPERS)}")
+    if paper is not None:
+        check_choice("paper", paper, PAPERS)
     infos = [t for t in TABLES.values() if paper is None or t.paper == paper]
     if table is not None:
         chosen = [t for t in infos if table in (t.table, t.source)]

@@ -1,4 +1,4 @@
-"""The results schema, declared once: one row per item x model x condition x prompt (issue 3).
+"""The results schema, declared once: one row per item x model x condition x prompt.
 
 Every other module reads and writes results through it: the runner, the explorer's history, the dashboard and
 the reference tables' loaders. A row stores the stimulus's full spec as tagged JSON (``spec_json``), so any
@@ -62,7 +62,7 @@ COLUMNS: dict[str, tuple[pa.DataType, str]] = {
             "--retry-errors writes a newer row under the same key and load_results keeps the latest"
         ),
     ),
-    # issue 11: ΔE2000 as drawn (plates.stimuli.ishihara.measure), the text-only control, the paper protocol
+    # ΔE2000 as drawn (plates.stimuli.ishihara.measure), the text-only control, the paper protocol
     "delta_e_target": (pa.float64(), "the ΔE2000 the plate's spec requested; null when none (see delta_e_drawn_*)"),
     "delta_e_drawn_min": (pa.float64(), "smallest CIEDE2000 over the (foreground dot, background dot) pairs drawn"),
     "delta_e_drawn_p05": (pa.float64(), "5th percentile of CIEDE2000 over the dot pairs drawn (jitter included)"),
@@ -103,7 +103,7 @@ SCHEMA: pa.Schema = pa.schema([pa.field(name, typ) for name, (typ, _) in COLUMNS
 CATEGORICAL_COLUMNS: tuple[str, ...] = tuple(
     name for name, (typ, _) in COLUMNS.items() if typ == pa.string() and name != "row_key"
 )
-_DICTIONARY = pa.dictionary(pa.int32(), pa.string())  # how a categorical column is held until pandas
+DICTIONARY = pa.dictionary(pa.int32(), pa.string())  # how a categorical column is held until pandas
 
 
 # --------------------------------------------------------------------------------------------------------------
@@ -131,18 +131,18 @@ def rows_to_table(rows: Iterable[Mapping[str, Any]]) -> pa.Table:
 
 
 # Part metadata keys (Parquet schema metadata), shared by the writer, the reader and compaction
-_SAFE_RUN_ID = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]{0,127}$")
-_REPLACES = b"plates.replaces"  # schema metadata of a compacted part: JSON list of the part names it replaces
-_SUPERSEDES = b"plates.supersedes"  # schema metadata: rows here may supersede older rows with the same row_key
+SAFE_RUN_ID = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]{0,127}$")
+REPLACES_KEY = b"plates.replaces"  # schema metadata of a compacted part: JSON list of the part names it replaces
+SUPERSEDES_KEY = b"plates.supersedes"  # schema metadata: rows here may supersede older rows with the same row_key
 # schema metadata of a writer's part: JSON {"prefix", "first", "last", "level"}: the flush counters it holds.
 # A part of a higher level whose range contains another part's range of the same writer hides it.
-_COVERS = b"plates.covers"
+COVERS_KEY = b"plates.covers"
 # schema metadata of the papers' reference tables (`plates.results.reference.SCHEMA`): they are not runs, so
 # load_results leaves them out without calling them skipped (the dashboard reads them through plates.results.reference)
-_KIND, _REFERENCE = b"plates.kind", b"reference"
+KIND_KEY, REFERENCE_KIND = b"plates.kind", b"reference"
 
 
-def _fsync_dir(folder: Path) -> None:
+def fsync_dir(folder: Path) -> None:
     try:
         fd = os.open(folder, os.O_RDONLY)
     except OSError:  # pragma: no cover - platforms without directory fds

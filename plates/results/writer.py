@@ -17,11 +17,11 @@ import pyarrow.parquet as pq
 
 from plates.faults import environment_failure
 from plates.results.schema import (
-    _COVERS,
-    _SAFE_RUN_ID,
-    _SUPERSEDES,
+    COVERS_KEY,
+    SAFE_RUN_ID,
+    SUPERSEDES_KEY,
     COLUMNS,
-    _fsync_dir,
+    fsync_dir,
     rows_to_table,
 )
 
@@ -43,7 +43,7 @@ def write_part(table: pa.Table, path: Path) -> Path:
     finally:
         if tmp.exists():
             tmp.unlink()
-    _fsync_dir(path.parent)
+    fsync_dir(path.parent)
     return path
 
 
@@ -65,7 +65,7 @@ class ResultsWriter:
 
     def __init__(self, out_dir: str | Path, run_id: str, *, flush_rows: int = 64, flush_seconds: float = 1.0,
                  autoflush: bool = True, supersedes: bool = False, fanout: int = 16) -> None:
-        if not isinstance(run_id, str) or not _SAFE_RUN_ID.match(run_id):
+        if not isinstance(run_id, str) or not SAFE_RUN_ID.match(run_id):
             raise ValueError(f"run_id {run_id!r} must be 1-128 characters of letters, digits, '.', '_' or '-'")
         if int(flush_rows) < 1:
             raise ValueError(f"flush_rows must be >= 1, got {flush_rows!r}")
@@ -139,9 +139,9 @@ class ResultsWriter:
         return path
 
     def _write(self, table: pa.Table, first: int, last: int, level: int) -> Path:
-        meta = {_COVERS: json.dumps({"prefix": self._prefix, "first": first, "last": last, "level": level}).encode()}
+        meta = {COVERS_KEY: json.dumps({"prefix": self._prefix, "first": first, "last": last, "level": level}).encode()}
         if self.supersedes:
-            meta[_SUPERSEDES] = b"1"
+            meta[SUPERSEDES_KEY] = b"1"
         name = f"{self._prefix}-{first:06d}.parquet" if level == 0 else \
             f"{self._prefix}-{first:06d}-{last:06d}-L{level}.parquet"
         return write_part(table.replace_schema_metadata(meta), self.out_dir / name)
@@ -158,7 +158,7 @@ class ResultsWriter:
             merged = self._write(table, first, last, level + 1)
             for _, _, p in group:
                 p.unlink(missing_ok=True)
-            _fsync_dir(self.out_dir)
+            fsync_dir(self.out_dir)
             gone = {p for _, _, p in group}
             self.parts = [p for p in self.parts if p not in gone] + [merged]
             self._levels[level] = []

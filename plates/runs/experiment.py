@@ -1,4 +1,4 @@
-"""An experiment: items x models x conditions x prompts x shots, from a TOML file or quick-run flags (issue 3).
+"""An experiment: items x models x conditions x prompts x shots, from a TOML file or quick-run flags.
 
 A TOML experiment (see ``examples/cbe-smoke.toml``)::
 
@@ -46,6 +46,7 @@ shots, seed, max_tokens, temperature) makes a new run id.
 from __future__ import annotations
 
 import hashlib
+import inspect
 import json
 import re
 from collections.abc import Mapping
@@ -59,9 +60,11 @@ from plates.conditions import Condition
 from plates.datasets import PRESETS
 from plates.datasets.family_presets import FAMILY_PRESETS
 from plates.models import BACKENDS, DEFAULT_MODELS, backend_class
+from plates.runs.protocols import get_protocol, model_settings
 from plates.stimuli import ENGINE_VERSION, STIMULI
 from plates.tasks.prompts import PROMPTS, PromptTemplate, get_prompt, load_prompt_file
 from plates.toml_files import read_toml
+from plates.validation import check_choice, check_number
 
 BACKEND_KINDS = tuple(BACKENDS)
 #: Every variant some stimulus family offers (a condition may ask for one; items of a family without it fail
@@ -198,21 +201,10 @@ def _int(where: str, value: Any, low: int, high: int | None = None) -> int:
     return value
 
 
-def _num(where: str, value: Any, low: float, high: float) -> float:
-    if isinstance(value, bool) or not isinstance(value, (int, float)) or not low <= value <= high:
-        raise ValueError(f"{where}: {value!r} is not allowed; expected a number within {low}-{high}")
-    return float(value)
-
 
 def _str(where: str, value: Any) -> str:
     if not isinstance(value, str) or not value.strip():
         raise ValueError(f"{where}: {value!r} is not allowed; expected a non-empty string")
-    return value
-
-
-def _choice(where: str, value: Any, allowed: tuple[str, ...]) -> str:
-    if value not in allowed:
-        raise ValueError(f"{where}: {value!r} is not one of {', '.join(allowed)}")
     return value
 
 
@@ -235,11 +227,11 @@ def _unknown(where: str, table: Any, allowed: tuple[str, ...]) -> dict[str, Any]
 
 def _cvd(where: str, value: Any) -> tuple[str, float]:
     if isinstance(value, str):
-        view, severity = _choice(where, value, CVD_VIEWS), 1.0
+        view, severity = check_choice(where, value, CVD_VIEWS), 1.0
     elif isinstance(value, dict):
         _unknown(where, value, ("view", "severity"))
-        view = _choice(f"{where}.view", value.get("view"), CVD_VIEWS)
-        severity = _num(f"{where}.severity", value.get("severity", 1.0), 0.0, 1.0)
+        view = check_choice(f"{where}.view", value.get("view"), CVD_VIEWS)
+        severity = check_number(f"{where}.severity", value.get("severity", 1.0), 0.0, 1.0)
     else:
         raise ValueError(f"{where}: {value!r} is not allowed; expected one of {', '.join(CVD_VIEWS)} "
                          "or a table {{ view = ..., severity = 0-1 }}")
@@ -254,11 +246,11 @@ def _conditions(table: dict[str, Any]) -> tuple[ConditionSpec, ...]:
     for i, g in enumerate(grays):
         if not isinstance(g, bool):
             raise ValueError(f"conditions.grayscale[{i}]: {g!r} is not allowed; expected true or false")
-    hues = [_num(f"conditions.hue_shifts[{i}]", v, -360.0, 360.0)
+    hues = [check_number(f"conditions.hue_shifts[{i}]", v, -360.0, 360.0)
             for i, v in enumerate(_list("conditions.hue_shifts", table.get("hue_shifts", [0.0])))]
     cvds = [_cvd(f"conditions.cvd[{i}]", v) for i, v in enumerate(_list("conditions.cvd", table.get("cvd", ["none"])))]
     variants = [None] if "variants" not in table else [
-        _choice(f"conditions.variants[{i}]", v, VARIANTS) for i, v in enumerate(_list("conditions.variants",
+        check_choice(f"conditions.variants[{i}]", v, VARIANTS) for i, v in enumerate(_list("conditions.variants",
                                                                                       table["variants"]))]
     blanks = _list("conditions.text_only", table.get("text_only", [False]))
     for i, t in enumerate(blanks):
@@ -278,10 +270,10 @@ def _conditions(table: dict[str, Any]) -> tuple[ConditionSpec, ...]:
     return tuple(out)
 
 
-def _model(where: str, table: Any) -> ModelSpec:
+def parse_model(where: str, table: Any) -> ModelSpec:
     if not isinstance(table, dict):
         raise ValueError(f"{where}: expected a table with backend and model, got {table!r:.60}")
-    backend = _choice(f"{where}.backend", table.get("backend"), BACKEND_KINDS)
+    backend = check_choice(f"{where}.backend", table.get("backend"), BACKEND_KINDS)
     model = _str(f"{where}.model", table.get("model", DEFAULT_MODELS.get(backend)))  # baseline: its one model
     opts = {k: v for k, v in table.items() if k not in MODEL_KEYS}
     if "api_key" in opts:
@@ -295,7 +287,7 @@ def _model(where: str, table: Any) -> ModelSpec:
     if "concurrency" in opts:
         _int(f"{where}.concurrency", opts["concurrency"], 1, 1024)
     if "timeout" in opts:
-        _num(f"{where}.timeout", opts["timeout"], 0.001, 86400.0)
+        check_number(f"{where}.timeout", opts["timeout"], 0.001, 86400.0)
     if "base_url" in opts and not str(opts["base_url"]).startswith(("http://", "https://")):
         raise ValueError(f"{where}.base_url: {opts['base_url']!r} is not allowed; expected an http:// or https:// URL")
     if "api_key_env" in opts:
@@ -306,15 +298,13 @@ def _model(where: str, table: Any) -> ModelSpec:
             raise ValueError(f"{where}.api_key_env: expected the NAME of an environment variable (e.g. "
                              "OPENAI_API_KEY) or false for a server that needs no key")
     max_tokens = _int(f"{where}.max_tokens", table.get("max_tokens", 512), 1, 1_000_000)
-    temperature = _num(f"{where}.temperature", table.get("temperature", 0.0), 0.0, 2.0)
+    temperature = check_number(f"{where}.temperature", table.get("temperature", 0.0), 0.0, 2.0)
     return ModelSpec(backend, model, max_tokens, temperature, opts)
 
 
 def _backend_options(kind: str) -> tuple[str, ...] | None:
     """The keyword options of backend ``kind``'s constructor (None when they cannot be known: the backend's
     module needs a package that is not installed, or it takes ``**kwargs``)."""
-    import inspect
-
     try:
         cls = backend_class(kind)
     except ImportError:
@@ -355,11 +345,9 @@ def parse_experiment(data: dict[str, Any], *, base_dir: str | Path | None = None
         raise ValueError("models: missing; give at least one [[models]] table with backend and model")
     protocol = data.get("protocol")
     if protocol is not None:
-        from plates.runs.protocols import get_protocol
-
         protocol = get_protocol(_str("protocol", protocol)).name
         models = [_with_protocol(f"models[{i}]", m, protocol) for i, m in enumerate(models)]
-    model_specs = tuple(_model(f"models[{i}]", m) for i, m in enumerate(models))
+    model_specs = tuple(parse_model(f"models[{i}]", m) for i, m in enumerate(models))
     own: dict[str, PromptTemplate] = {}
     if data.get("prompt_files") is not None:
         for i, f in enumerate(_list("prompt_files", data["prompt_files"])):
@@ -370,7 +358,7 @@ def parse_experiment(data: dict[str, Any], *, base_dir: str | Path | None = None
     if not prompts:
         raise ValueError(f"prompts: missing; give one or more of {', '.join([*PROMPTS, *own])}")
     for i, p in enumerate(prompts):
-        _choice(f"prompts[{i}]", p, (*PROMPTS, *own))
+        check_choice(f"prompts[{i}]", p, (*PROMPTS, *own))
     user_prompts = tuple((p, json.dumps(asdict(own[p]), sort_keys=True))
                          for p in dict.fromkeys(prompts) if p not in PROMPTS)
     shots = tuple(_int(f"shots[{i}]", s, 0, 16) for i, s in enumerate(_list("shots", data.get("shots", [0]))))
@@ -392,9 +380,7 @@ def _with_protocol(where: str, table: Any, protocol: str) -> Any:
         table = {**table, "model": DEFAULT_MODELS[table["backend"]]}
     if not isinstance(table, dict) or not isinstance(table.get("backend"), str) or not isinstance(
             table.get("model"), str):
-        return table  # _model names what is wrong
-    from plates.runs.protocols import model_settings
-
+        return table  # parse_model names what is wrong
     try:
         settings = model_settings(protocol, table["backend"], table["model"], given=tuple(table))
     except ValueError as exc:

@@ -29,6 +29,8 @@ from collections.abc import Collection, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
+from plates.validation import lookup
+
 __all__ = ["PROTOCOLS", "Protocol", "Sampling", "get_protocol", "model_settings"]
 
 
@@ -158,9 +160,7 @@ PROTOCOLS: Mapping[str, Protocol] = types.MappingProxyType(
 
 def get_protocol(name: str) -> Protocol:
     """The protocol called ``name`` (case-insensitive); ValueError lists the names."""
-    if isinstance(name, str) and name.lower() in PROTOCOLS:
-        return PROTOCOLS[name.lower()]
-    raise ValueError(f"protocol {name!r} is not known; allowed: {', '.join(PROTOCOLS)}")
+    return lookup(PROTOCOLS, name.lower() if isinstance(name, str) else name, "protocol")
 
 
 def model_settings(protocol: str, backend: str, model: str, given: Collection[str] = ()) -> dict[str, Any]:

@@ -1,4 +1,4 @@
-"""The human quiz ("Try it yourself", issue 15): a person answers plates and illusions chosen by the adaptive
+"""The human quiz ("Try it yourself"): a person answers plates and illusions chosen by the adaptive
 procedure, and their ΔE2000 threshold (plates) and point of subjective equality (illusion) are measured the same
 way as a model's (`plates.runs.staircase`: the same trials, questions, rows and answer codes), then shown beside
 the models' on the same stimuli. Widget-free: the explorer's tab only shows what this module returns.
@@ -230,11 +230,12 @@ class QuizSession:
     def estimates(self) -> Mapping[str, AdaptiveEstimate]:
         """Per block, the person's estimate so far with its credible interval: "plate" the ΔE2000 threshold,
         "illusion" the PSE (signed ΔE2000, + = A lighter)."""
-        return {name: b.state.estimate() for name, b in self.blocks.items()}
+        return {name: b.state.estimate(check=True) for name, b in self.blocks.items()}
 
     def estimate(self) -> AdaptiveEstimate:
-        """The person's plate threshold (ΔE2000) so far, with its credible interval."""
-        return self.blocks["plate"].state.estimate()
+        """The person's plate threshold (ΔE2000) so far, with its credible interval and status
+        (`plates.analysis.adaptive.AdaptiveEstimate`: "non-monotonic" or "at-chance" answers have no threshold)."""
+        return self.blocks["plate"].state.estimate(check=True)
 
     def parquet(self) -> bytes:
         """This session's rows as a Parquet file in the results schema (the participant's download)."""

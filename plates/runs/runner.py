@@ -1,4 +1,4 @@
-"""Run an experiment: every item x model x condition x prompt x shots becomes one results row (issue 3).
+"""Run an experiment: every item x model x condition x prompt x shots becomes one results row.
 
 The path one row takes: the item's plate image (the variant the prompt or the experiment asks for, sRGB 0-255)
 -> ``plates.conditions.apply_condition`` (size, grayscale, hue shift, CVD view) -> ``plates.tasks.prompts`` renders
@@ -30,6 +30,7 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
+from tqdm import tqdm
 
 from plates.colour import delta_e2000
 from plates.conditions import apply_condition
@@ -349,7 +350,7 @@ def run_experiment(exp: Experiment, *, retry_errors: bool = False, progress: boo
     if items is None:
         if exp.sample is None:
             items = load_dataset(exp.dataset, limit=exp.limit)
-        else:  # issue 10: a seeded random subset, balanced across colour sets
+        else:  # a seeded random subset (HueManity §4's random 1,000-image subsets), balanced across colour sets
             items = load_sample(exp.dataset, Sample(exp.sample, exp.sample_seed), limit=exp.limit)
     items = list(items)
     run_id, out = exp.run_id, Path(exp.out)
@@ -478,7 +479,5 @@ def _progress(enabled: bool, *, total: int, initial: int, run_id: str) -> Any:
     """A tqdm bar on stderr: done/total, errors, throughput, ETA (None when disabled)."""
     if not enabled:
         return None
-    from tqdm import tqdm
-
     return tqdm(total=total, initial=initial, desc=run_id, unit="req", file=sys.stderr, dynamic_ncols=True,
                 smoothing=0.1, postfix={"errors": 0})

@@ -1,12 +1,15 @@
 """``plates staircase``: an adaptive procedure (`plates.analysis.adaptive`, QUEST+ with Psi-marginal stimulus
 choice) asks a model about stimuli whose difficulty it chooses trial by trial, and reports an estimate with a
-credible interval after tens of queries instead of a full constant-stimuli sweep (issue 15). Two measurements:
+credible interval after tens of queries instead of a full constant-stimuli sweep. Two measurements:
 
 * **plates** (a plate prompt: open label, yes/no or multiple choice): the ΔE2000 **threshold** (CIEDE2000,
   CIELAB D65 2°) between the number's dots and the background's, where the psychometric function is halfway
-  between the prompt's guess rate and its ceiling. Each trial's plate is the base `PlateSpec` with ``delta_e``
-  set to the level, a label drawn from the prompt's label space and a seed; the outcome is the task's verdict
-  (correct or not).
+  between the prompt's guess rate and its ceiling. Each trial's plate is the base `PlateSpec` at the level, a
+  label drawn from the prompt's label space and a seed; with ``directions = "distributed"`` (default) its
+  background lies along a CIELAB direction drawn per trial (`plates.stimuli.ishihara.directions`: within 0.05
+  ΔE2000 of the level as drawn in 8 bits; the row's ``delta_e`` is that drawn value and ``spec_json`` holds
+  the direction), with ``"palette"`` on the palette's own line (one 8-bit colour per level: a threshold of
+  that colour as much as of ΔE2000). The outcome is the task's verdict (correct or not).
 * **illusions** (``rcid-compare-pixel`` / ``rcid-compare-human``: RCID §3.3's three options): the **point of
   subjective equality**, the signed physical difference (`IllusionSpec.delta_e`, CIEDE2000 with a sign: + = A
   lighter, i.e. B darker) at which targets A and B look equal. Each trial's image is the base `IllusionSpec`
@@ -44,10 +47,11 @@ from plates.analysis.adaptive import AdaptiveEstimate, AdaptiveSpec, AdaptiveSta
 from plates.analysis.psychometric import prompt_guess_rate
 from plates.models import make_backend as registry_make
 from plates.results import ResultsWriter, compact_run, load_results
-from plates.runs.experiment import ModelSpec, _model
+from plates.runs.experiment import ModelSpec, parse_model
 from plates.runs.rows import Asked, build_row
 from plates.stimuli import ENGINE_VERSION, Stimulus, render
 from plates.stimuli.illusions import IllusionSpec
+from plates.stimuli.ishihara.directions import DIRECTION_MODES, drawn_delta_e, with_direction
 from plates.stimuli.ishihara.labels import LABEL_SPACES
 from plates.stimuli.ishihara.plate import PlateSpec
 from plates.tasks import Question, subject_of, task_of
@@ -59,7 +63,7 @@ __all__ = ["MEASURES", "PSE_CODES", "Presented", "Staircase", "StaircaseResult",
 
 _NAME_RE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$")
 TOP_KEYS = ("name", "seed", "prompt", "trials", "min_trials", "ci_width", "low", "high", "out", "stimulus",
-            "models")
+            "models", "directions")
 #: What a staircase measures per stimulus family: (spec type, measure, default level range).
 MEASURES: Mapping[str, tuple[type, str, tuple[float, float]]] = {
     "ishihara": (PlateSpec, "threshold", (0.5, 40.0)),
@@ -90,7 +94,8 @@ def staircase_prompts() -> dict[str, str]:
 class Presented:
     """One trial as shown: its number, the level the procedure asked for, the spec drawn, the rendered stimulus,
     the question and the image sent (the prompt's variant, PIL RGB, sRGB 0-255). ``level_drawn``: the level the
-    image has (plates: the request; illusions: the 8-bit image's signed ΔE2000)."""
+    image has (plates: the 8-bit ΔE2000 drawn with distributed directions, else the request; illusions: the
+    8-bit image's signed ΔE2000)."""
 
     number: int
     level: float
@@ -107,7 +112,8 @@ class Staircase:
     for an RCID comparison prompt; its ``delta_e`` is set per trial), the ``prompt``, the ``model``, the level
     range ``low``..``high`` (ΔE2000; signed for illusions; None = the family's default, `MEASURES`),
     ``trials`` (most answers), ``ci_width`` (stop once the credible interval is narrower, after
-    ``min_trials``), ``seed``, ``out`` folder and an optional ``name``."""
+    ``min_trials``), ``seed``, ``out`` folder, an optional ``name`` and, for plates, ``directions``
+    ("distributed" or "palette": how each trial's background is drawn, module docstring)."""
 
     stimulus: Any
     prompt: str
@@ -120,8 +126,11 @@ class Staircase:
     seed: int = 0
     out: str = "results/runs/staircase"
     name: str | None = None
+    directions: str = "distributed"
 
     def __post_init__(self) -> None:
+        if self.directions not in DIRECTION_MODES:
+            raise ValueError(f"directions={self.directions!r} is not known; allowed: {', '.join(DIRECTION_MODES)}")
         prompts = staircase_prompts()
         if self.prompt not in prompts:
             get_prompt(self.prompt)  # an unknown name: ValueError listing the prompts
@@ -176,7 +185,8 @@ class Staircase:
                 "model": {"backend": self.model.backend, "model": self.model.model,
                           "max_tokens": self.model.max_tokens, "temperature": self.model.temperature},
                 "trials": self.trials, "min_trials": self.min_trials, "ci_width": self.ci_width, "low": self.low,
-                "high": self.high, "seed": self.seed, "engine": ENGINE_VERSION}
+                "high": self.high, "seed": self.seed, "engine": ENGINE_VERSION,
+                **({"directions": self.directions} if self.family == "ishihara" else {})}
 
     @property
     def run_id(self) -> str:
@@ -204,6 +214,8 @@ class Staircase:
         if self.family == "illusion":  # closer to 0 than 8-bit targets can differ: identical targets
             return self.stimulus.replace(delta_e=0.0 if abs(level) < _PSE_ZERO else float(level), seed=seed)
         label = self.labels[int.from_bytes(digest[:8], "big") % len(self.labels)]
+        if self.directions == "distributed":
+            return with_direction(self.stimulus.replace(text=label, seed=seed), float(level), seed)
         return self.stimulus.replace(text=label, delta_e=float(level), seed=seed)
 
     def present(self, n: int, level: float) -> Presented:
@@ -213,7 +225,10 @@ class Staircase:
         template = get_prompt(self.prompt)
         subject = stim.truth if self.family == "ishihara" else subject_of(stim)
         question = task_of(template).question(subject, template, seed=self.seed + n)
-        drawn = float(stim.truth["signed_delta_e2000"]) if self.family == "illusion" else float(level)
+        if self.family == "illusion":
+            drawn = float(stim.truth["signed_delta_e2000"])
+        else:
+            drawn = drawn_delta_e(spec) if self.directions == "distributed" else float(level)
         return Presented(n, float(level), spec, stim, question, stim.variant(template.variant), drawn)
 
     def asked(self, shown: Presented, *, run_id: str, dataset: str, model: str, backend: str) -> Asked:
@@ -315,7 +330,7 @@ def run_staircase(stair: Staircase, *, make_backend: Callable[..., Any] | None =
         writer.close()
         backend.close()
     compact_run(out, run_id)
-    return StaircaseResult(run_id, str(out), state.estimate(), len(history), queries, errors,
+    return StaircaseResult(run_id, str(out), state.estimate(check=True), len(history), queries, errors,
                            time.monotonic() - t0, history, stair.measure)
 
 
@@ -361,9 +376,10 @@ def parse_staircase(data: Mapping[str, Any], *, base_dir: str | Path | None = No
         if value is not None and (isinstance(value, bool) or not isinstance(value, (int, float))):
             raise ValueError(f"{key}: {value!r} is not a number; allowed: a ΔE2000 (signed for illusions)")
         bounds[key] = None if value is None else float(value)
-    return Staircase(stimulus=spec, prompt=prompt, model=_model("models[0]", models[0]),
+    return Staircase(stimulus=spec, prompt=prompt, model=parse_model("models[0]", models[0]),
                      trials=data.get("trials", 40), min_trials=data.get("min_trials", 10),
-                     ci_width=data.get("ci_width"), seed=data.get("seed", 0), out=out, name=name, **bounds)
+                     ci_width=data.get("ci_width"), seed=data.get("seed", 0), out=out, name=name,
+                     directions=data.get("directions", "distributed"), **bounds)
 
 
 def load_staircase(path: str | Path) -> Staircase:

@@ -19,6 +19,7 @@ from typing import Any
 
 from plates.stimuli import illusions, ishihara, scenes
 from plates.stimuli.base import FAMILY_KEY, Family, Stimulus, StimulusSpec, tagged_json
+from plates.validation import lookup
 
 __all__ = [
     "ENGINE_VERSION", "STIMULI", "Family", "Stimulus", "StimulusSpec", "get_family", "family_of", "spec_from_json",
@@ -39,10 +40,7 @@ def _registry() -> Mapping[str, Family]:
 
 def get_family(name: str) -> Family:
     """The family called ``name``; ValueError listing the family names otherwise."""
-    families = _registry()
-    if isinstance(name, str) and name in families:
-        return families[name]
-    raise ValueError(f"stimulus family {name!r} is not known; allowed: {', '.join(families)}")
+    return lookup(_registry(), name, "stimulus family")
 
 
 def family_of(spec: Any) -> Family:

@@ -9,15 +9,20 @@ Colours: images are PIL RGB, sRGB 0-255; masks are bool arrays (H, W) in image p
 
 from __future__ import annotations
 
+import dataclasses
 import json
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
+from types import MappingProxyType
 from typing import Any, ClassVar, Protocol, runtime_checkable
 
 import numpy as np
 from PIL import Image
 
-__all__ = ["FAMILY_KEY", "StimulusSpec", "Stimulus", "Family", "tagged_json"]
+from plates.validation import not_known
+
+__all__ = ["FAMILY_KEY", "MANIFEST_TYPES", "Family", "ManifestColumn", "SpecBase", "Stimulus", "StimulusSpec",
+           "tagged_json"]
 
 #: The key under which a spec's JSON names its family ({"family": "illusion", ...}). Plate specs written
 #: before families existed carry no tag and read as "ishihara".
@@ -69,19 +74,54 @@ class Stimulus:
             return self.image
         if name in self.variants:
             return self.variants[name]()
-        raise ValueError(f"variant {name!r} is not known; allowed: {', '.join(('standard', *self.variants))}")
+        raise not_known("variant", name, ("standard", *self.variants))
+
+
+#: The value types a manifest column may hold (Parquet: string, float64, int32).
+MANIFEST_TYPES = ("string", "float64", "int32")
+
+
+@dataclass(frozen=True)
+class ManifestColumn:
+    """One column a family adds to a generated set's ``manifest.parquet``: its name, value type (one of
+    `MANIFEST_TYPES`; every value may be null) and what it holds, in the family's own words and units."""
+
+    name: str
+    type: str
+    doc: str
+
+    def __post_init__(self) -> None:
+        if self.type not in MANIFEST_TYPES:
+            raise ValueError(f"manifest column {self.name!r} type {self.type!r} is not known; allowed: "
+                             f"{', '.join(MANIFEST_TYPES)}")
+
+
+#: What a family's ``manifest_row`` is given: the rendered stimulus, the item's answer label (text, "" where
+#: the answer depends on the question), its group and its fixed question (a dict with its ``task``, or None).
+ManifestRow = Callable[..., Mapping[str, Any]]
+
+
+def _no_columns(stimulus: Stimulus, *, label: str, group: str, question: Mapping[str, Any] | None) -> dict:
+    return {}
 
 
 @dataclass(frozen=True)
 class Family:
     """One entry of `plates.stimuli.STIMULI`: a family name, its spec type, its renderer, the variants its
-    stimuli offer, and the papers it follows."""
+    stimuli offer, the papers it follows, and the columns its items show in a generated set's manifest.
+
+    ``manifest_columns`` / ``manifest_row``: the family's own manifest columns and the function that fills
+    them, ``manifest_row(stimulus, *, label, group, question) -> {column: value}`` (`ManifestRow`); every
+    family's items also get the common columns of `plates.datasets.items.COMMON_COLUMNS`. A column that is not
+    the family's is left null in its rows, so no family's field is stored in another's column."""
 
     name: str
     spec_type: type
     render: Callable[[Any], Any]
     variants: tuple[str, ...] = ("standard",)
     source: str = ""
+    manifest_columns: tuple[ManifestColumn, ...] = ()
+    manifest_row: ManifestRow = _no_columns
 
 
 def tagged_json(family: str, fields: Mapping[str, Any]) -> str:
@@ -89,3 +129,84 @@ def tagged_json(family: str, fields: Mapping[str, Any]) -> str:
     if FAMILY_KEY in fields:
         raise ValueError(f"a spec field may not be called {FAMILY_KEY!r} (it tags the family)")
     return json.dumps({FAMILY_KEY: family, **fields}, sort_keys=True, separators=(",", ":"))
+
+
+def _lists(value: Any) -> Any:
+    """JSON-able copy of a field value: tuples become lists (recursively), a nested spec its `to_dict`."""
+    if isinstance(value, SpecBase):
+        return value.to_dict()
+    if isinstance(value, tuple | list):
+        return [_lists(v) for v in value]
+    if isinstance(value, dict):
+        return {k: _lists(v) for k, v in value.items()}
+    return value
+
+
+def _tuples(value: Any) -> Any:
+    """A JSON list back to the tuple a frozen spec holds (recursively); other values unchanged."""
+    return tuple(_tuples(v) for v in value) if isinstance(value, list) else value
+
+
+class SpecBase:
+    """What every family's spec inherits: plain dict, tagged JSON, the inverse, and a validated ``replace``.
+
+    A family's spec is a ``@dataclass(frozen=True)`` subclass that sets ``FAMILY`` (the tag its JSON carries)
+    and validates its fields in ``__post_init__`` (a ValueError naming the bad value and what is allowed).
+    Hooks: ``LATER_FIELDS`` (fields added after specs were first stored: left out of the JSON at exactly these
+    defaults, so older specs keep their JSON and their golden digests) and `decode_fields` (JSON values back
+    to field values; by default lists become tuples).
+    """
+
+    FAMILY: ClassVar[str]
+    LATER_FIELDS: ClassVar[Mapping[str, Any]] = MappingProxyType({})
+
+    def to_dict(self) -> dict:
+        """Plain dict of the fields in field order (tuples as lists, a nested spec as its dict), without the
+        `LATER_FIELDS` at their defaults."""
+        out = {}
+        for f in dataclasses.fields(self):  # type: ignore[arg-type]
+            value = getattr(self, f.name)
+            if f.name in self.LATER_FIELDS:
+                default = self.LATER_FIELDS[f.name]
+                if value == default and type(value) is type(default):
+                    continue
+            out[f.name] = _lists(value)
+        return out
+
+    def to_json(self) -> str:
+        """Compact JSON with keys sorted and the family tag (``"family": FAMILY``): equal specs give equal
+        strings, and `plates.stimuli.spec_from_json` knows which family to rebuild."""
+        return tagged_json(self.FAMILY, self.to_dict())
+
+    @classmethod
+    def decode_fields(cls, data: dict) -> dict:
+        """Field values from their JSON form: lists back to tuples. A spec with nested specs overrides it."""
+        return {k: _tuples(v) for k, v in data.items()}
+
+    @classmethod
+    def from_json(cls, text: str | bytes | Mapping[str, Any]) -> Any:
+        """Inverse of `to_json` (also takes the dict). No tag reads as this family (specs stored before
+        families existed carry none); another family's tag, or keys that are not fields, is a ValueError."""
+        data: Any = json.loads(text) if isinstance(text, str | bytes) else text
+        if not isinstance(data, Mapping):
+            raise ValueError(f"{cls.__name__} JSON {text!r:.80} is not an object; allowed: a JSON object of "
+                             "its fields")
+        data = dict(data)
+        family = data.pop(FAMILY_KEY, cls.FAMILY)
+        if family != cls.FAMILY:
+            raise ValueError(f"spec JSON of family {family!r} is not a {cls.__name__}; allowed: {cls.FAMILY!r} "
+                             "or no tag (plates.stimuli.spec_from_json reads any family)")
+        names = [f.name for f in dataclasses.fields(cls)]  # type: ignore[arg-type]
+        unknown = sorted(set(data) - set(names))
+        if unknown:
+            raise ValueError(f"{cls.__name__} keys {unknown} are not known; allowed: {', '.join(names)}")
+        return cls(**cls.decode_fields(data))
+
+    def replace(self, **changes: Any) -> Any:
+        """A copy with ``changes`` applied (validated again); a name that is not a field is a ValueError."""
+        names = [f.name for f in dataclasses.fields(self)]  # type: ignore[arg-type]
+        unknown = sorted(set(changes) - set(names))
+        if unknown:
+            raise ValueError(f"{type(self).__name__} fields {unknown} are not known; allowed: "
+                             f"{', '.join(sorted(names))}")
+        return dataclasses.replace(self, **changes)  # type: ignore[type-var]

@@ -17,6 +17,7 @@ from plates.tasks.illusion_tasks import ILLUSION_TASKS
 from plates.tasks.ishihara import PLATE_TASKS
 from plates.tasks.prompts import PromptTemplate
 from plates.tasks.scenes import SCENE_TASKS
+from plates.validation import lookup
 
 __all__ = ["TASKS", "ANSWER_KINDS", "QUERY_KIND_OF", "Question", "Score", "Task", "get_task", "subject_of", "task_of"]
 
@@ -27,10 +28,7 @@ TASKS: Mapping[str, Task] = MappingProxyType({t.name: t for t in (*PLATE_TASKS, 
 def get_task(name: str) -> Task:
     """The task called ``name``; ValueError listing the task names otherwise. Reads the module's `TASKS` at
     call time, so a caller (a test) that swaps the mapping sees its own entries."""
-    tasks = globals()["TASKS"]
-    if isinstance(name, str) and name in tasks:
-        return tasks[name]
-    raise ValueError(f"task {name!r} is not known; allowed: {', '.join(tasks)}")
+    return lookup(globals()["TASKS"], name, "task")
 
 
 def task_of(template: PromptTemplate) -> Task:

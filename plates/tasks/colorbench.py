@@ -74,6 +74,7 @@ from plates.tasks.colorbench_objects import solve as solve_objects
 from plates.tasks.colour_values import CODE_FORMATS, CODE_NAMES, distractor_colours, format_code
 from plates.tasks.prompts import COLORBENCH_COT_INSTRUCTION, COLORBENCH_INSTRUCTION
 from plates.tasks.scene_common import LETTERS, NotAskable, SceneQuestion
+from plates.validation import check_choice, not_known
 
 __all__ = [
     "ANSWER_KIND",
@@ -182,7 +183,7 @@ def _solve(q: SceneQuestion, stimulus: Stimulus) -> str | None:
         present = {r["name"] for r in sc.visible(t)} | ({t["background"]["name"]} if t["background"]["share"] > 0 else set())
         pick = [v for v in q.options.values() if (v in present) == (p["mode"] == "present")]
         return pick[0] if len(pick) == 1 else None
-    raise ValueError(f"task {q.task!r} is not known; allowed: {', '.join(TASKS)}")
+    raise not_known("task", q.task, TASKS)
 
 
 def expected_for(question: SceneQuestion, stimulus: Stimulus) -> str | None:
@@ -202,8 +203,7 @@ def _finish(task: str, text: str, options: dict[str, str], target, params: dict,
 # --- builders ----------------------------------------------------------------------------------------------------
 
 def _extraction(stim, rng, n, *, format: str = "rgb", delta_e: float = 10.0, region: str | None = None):
-    if format not in CODE_FORMATS:
-        raise ValueError(f"format={format!r} is not valid; allowed: {', '.join(CODE_FORMATS)}")
+    check_choice("format", format, CODE_FORMATS)
     if isinstance(delta_e, bool) or not isinstance(delta_e, int | float) or not 0.5 <= delta_e <= 60:
         raise ValueError(f"delta_e={delta_e!r} is not valid; allowed: a number in [0.5, 60] (CIEDE2000)")
     sc.flat(stim, "colour-extraction")
@@ -319,8 +319,7 @@ def _shape_counting(stim, rng, n, *, shape: str | None = None):
 
 
 def _comparison(stim, rng, n, *, criterion: str = "darker", margin: float | None = None):
-    if criterion not in CRITERIA:
-        raise ValueError(f"criterion={criterion!r} is not valid; allowed: {', '.join(CRITERIA)}")
+    check_choice("criterion", criterion, CRITERIA)
     margin = _MARGIN[criterion] if margin is None else margin
     if isinstance(margin, bool) or not isinstance(margin, int | float) or not 1.0 <= margin <= 100:
         raise ValueError(f"margin={margin!r} is not valid; allowed: a number in [1, 100]")
@@ -404,8 +403,7 @@ def build_question(task: str, stimulus: Stimulus, *, seed: int = 0, n_options: i
     recognition ``mode`` ("name"/"present"/"absent"); shape counting ``shape``; object recognition ``colour``;
     colour mimicry ``mode`` ("count"/"which"). Raises `NotAskable` (a ValueError) when
     the scene cannot carry the question unambiguously, ValueError for bad parameters."""
-    if task not in TASKS:
-        raise ValueError(f"task {task!r} is not known; allowed: {', '.join(TASKS)}")
+    check_choice("task", task, TASKS)
     if isinstance(seed, bool) or not isinstance(seed, int) or seed < 0:
         raise ValueError(f"seed={seed!r} is not valid; allowed: an integer >= 0")
     allowed = [p.name for p in inspect.signature(TASKS[task]).parameters.values() if p.kind == p.KEYWORD_ONLY]

@@ -13,7 +13,8 @@ from __future__ import annotations
 import numpy as np
 
 from plates.colour import lab_to_srgb255, srgb255_to_lab
-from plates.colour.spaces import _cs
+from plates.colour.spaces import colour_science
+from plates.validation import not_known
 
 __all__ = ["CODE_FORMATS", "CODE_NAMES", "distractor_colours", "format_code", "format_codes"]
 
@@ -30,9 +31,9 @@ def format_codes(rgb, fmt: str) -> list[str]:
     if fmt == "hex":
         return [f"#{r:02X}{g:02X}{b:02X}" for r, g, b in arr.tolist()]
     if fmt == "hsv":
-        hsv = np.atleast_2d(_cs().RGB_to_HSV(arr / 255.0))
+        hsv = np.atleast_2d(colour_science().RGB_to_HSV(arr / 255.0))
         return [f"({round(h * 360) % 360}°, {round(s * 100)}%, {round(v * 100)}%)" for h, s, v in hsv.tolist()]
-    raise ValueError(f"colour code format {fmt!r} is not known; allowed: {', '.join(CODE_FORMATS)}")
+    raise not_known("colour code format", fmt, CODE_FORMATS)
 
 
 def format_code(rgb, fmt: str) -> str:
@@ -47,7 +48,7 @@ RAY_STEPS = 96
 
 
 def _de(a: np.ndarray, b: np.ndarray) -> np.ndarray:
-    return np.asarray(_cs().delta_E(a, b, method="CIE 2000"), dtype=np.float64)
+    return np.asarray(colour_science().delta_E(a, b, method="CIE 2000"), dtype=np.float64)
 
 
 def distractor_colours(

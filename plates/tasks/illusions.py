@@ -33,6 +33,7 @@ from plates.stimuli.illusions.naming import SYNONYMS
 from plates.tasks.answers import NUMERALS as ROMAN_NUMERALS
 from plates.tasks.answers import read_choice, read_colour_name, read_yes_no, verdict
 from plates.tasks.base import Question, Score
+from plates.validation import check_choice
 
 __all__ = [
     "FRAMINGS",
@@ -144,8 +145,7 @@ def rcid_question(truth: Mapping[str, Any], framing: str, *, words: str = "layou
     "human_answer", "item_class", "illusion", "wording". ``words`` "layout" names the targets Left/Right or
     Top/Bottom (the layout in ``truth``); "letters" names them A/B and says which is which (that clause is
     ours; RCID showed A/B labels on the image)."""
-    if framing not in FRAMINGS:
-        raise ValueError(f"framing {framing!r} is not known; allowed: {', '.join(FRAMINGS)}")
+    check_choice("framing", framing, FRAMINGS)
     if truth["kind"] == "rcid-filter":
         raise ValueError(
             "rcid-filter images are asked for colour names (rcid_name_question); allowed kinds: "
@@ -193,8 +193,7 @@ def rcid_name_question(truth: Mapping[str, Any], framing: str, target: str = "A"
     colour people report through the cast: an unvalidated prediction, ``extra["human_key"]``);
     ``extra["accepted"]`` lists the words counted as that name,
     ``extra["pixel_answer"]`` / ``["human_answer"]`` both names."""
-    if framing not in FRAMINGS:
-        raise ValueError(f"framing {framing!r} is not known; allowed: {', '.join(FRAMINGS)}")
+    check_choice("framing", framing, FRAMINGS)
     if "colour_names" not in truth:
         raise ValueError(f"kind {truth.get('kind')!r} has no colour names; allowed: rcid-filter")
     if target not in ("A", "B"):

@@ -48,6 +48,7 @@ from plates.stimuli.ishihara.labels import LABEL_SPACE_NAMES, LABEL_SPACES
 from plates.stimuli.ishihara.plate import VARIANTS as PLATE_VARIANTS
 from plates.tasks.base import Question
 from plates.toml_files import read_toml
+from plates.validation import lookup
 
 #: Prompt kinds: what a backend is asked to do (answer openly, yes/no, pick an option letter).
 KINDS = QUERY_KINDS
@@ -280,12 +281,7 @@ BUILTIN_NAMES = tuple(PROMPTS)
 def get_prompt(name: str, user: Mapping[str, PromptTemplate] | None = None) -> PromptTemplate:
     """The template called ``name``: a built-in, or one of ``user`` (a user's own, e.g. from
     `load_prompt_file`); ValueError listing the names otherwise."""
-    if isinstance(name, str) and name in PROMPTS:
-        return PROMPTS[name]
-    if user and isinstance(name, str) and name in user:
-        return user[name]
-    known = [*PROMPTS, *(user or {})]
-    raise ValueError(f"unknown prompt {name!r}; known prompts: {', '.join(known)}")
+    return lookup({**(user or {}), **PROMPTS}, name, "prompt")
 
 
 _TOML_FIELDS = {f.name for f in dataclasses.fields(PromptTemplate)}

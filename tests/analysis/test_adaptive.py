@@ -1,4 +1,4 @@
-"""The Bayesian adaptive procedure (plates.analysis.adaptive, issue 15): its posterior on scripted answers."""
+"""The Bayesian adaptive procedure (plates.analysis.adaptive): its posterior on scripted answers."""
 
 from __future__ import annotations
 
@@ -223,7 +223,7 @@ def test_stopping_rules():
 
 
 def test_simulated_observer_is_found_within_40_trials():
-    # Issue 15's figure in small: an open-answer observer (γ = 1/100), slope 2 per ΔE2000; bench_adaptive.py
+    # bench_adaptive.py's figure in small: an open-answer observer (γ = 1/100), slope 2 per ΔE2000; bench_adaptive.py
     # runs the full grid of tasks, slopes and lapses.
     errors = []
     for seed in range(6):
@@ -306,6 +306,30 @@ def test_update_bad_input():
         AdaptiveState.replay(SMALL, [(1.0, 1, 2)])
     with pytest.raises(ValueError, match="exactly 'spec' and 'history'"):
         AdaptiveState.from_json('{"history": []}')
+
+
+def test_a_staircase_reports_status_and_goodness_of_fit():
+    spec = AdaptiveSpec.for_threshold(0.5, low=1.0, high=8.0, n_candidates=15, max_trials=200)
+    levels = np.asarray(spec.candidates)
+    rng = np.random.Generator(np.random.PCG64(4))
+    # an observer that answers to one colour, not to the level: wrong at the two levels nearest 4 ΔE2000
+    dip = np.argsort(np.abs(levels - 4.0))[:2]
+    history = []
+    for level in np.repeat(levels, 12):
+        right = 0.1 if level in levels[dip] else (0.5 if level < 3 else 0.98)
+        history.append((float(level), int(rng.random() < right)))
+    estimate = AdaptiveState.replay(spec, history).estimate(check=True)
+    assert estimate.status == "non-monotonic" and estimate.monotone_p < 1e-3 and "falls" in estimate.message
+    assert math.isfinite(estimate.threshold)  # the posterior has a mean; the status says it is no threshold
+    # at chance everywhere
+    chance = [(float(x), int(rng.random() < 0.5)) for x in np.repeat(levels, 6)]
+    assert AdaptiveState.replay(spec, chance).estimate(check=True).status == "at-chance"
+    # a monotone observer is "fit", with its goodness of fit; without check the status is "unchecked"
+    obs = SimulatedObserver(threshold=4.0, slope=2.0, answer_kind="yesno", lapse=0.02, seed=1)
+    state = run(AdaptiveState.start(spec.replace(max_trials=60)), obs, obs.rng(), 60)
+    checked = state.estimate(check=True)
+    assert checked.status == "fit" and checked.message == "" and 0 <= checked.deviance_p <= 1
+    assert state.estimate().status == "unchecked" and math.isnan(state.estimate().monotone_p)
 
 
 def test_states_share_tables_across_seeds_and_stopping_rules_but_not_models():

@@ -7,23 +7,23 @@ import math
 import numpy as np
 import pandas as pd
 import pytest
-from hypothesis import given, settings
-from hypothesis import strategies as st
 
 from plates.analysis.metrics import (
-    PsychometricFit,
     accuracy_table,
     cot_delta,
-    fit_psychometric,
     grayscale_delta,
-    psychometric_table,
-    robustness,
     wilson_interval,
     wilson_intervals,
-    yes_no_balance,
+    yes_no_from_counts,
 )
 
 T, F, NA = True, False, None
+
+
+def yes_no_balance(df: pd.DataFrame, by) -> pd.DataFrame:
+    """The yes/no balance of result rows as the app computes it: per-prompt counts, then `yes_no_from_counts`."""
+    by = [by] if isinstance(by, str) else list(by)
+    return yes_no_from_counts(accuracy_table(df, [*by, "prompt_name"]), by)
 
 
 def frame(**columns) -> pd.DataFrame:
@@ -154,100 +154,6 @@ def test_cot_delta_custom_pairs_and_no_data():
     df = frame(model=["m"] * 2, item_id=["1", "1"], prompt_name=["mine", "mine-think"], correct=[F, T])
     assert cot_delta(df, pairs={"mine-think": "mine"}).iloc[0]["delta"] == 1.0
     assert cot_delta(df).empty  # no colorbench rows at all
-
-
-# --- robustness -------------------------------------------------------------------------------------------
-
-def test_robustness_by_hand():
-    # Seed 1: original + 3 hue shifts all correct -> robust. Seed 2: one shift wrong -> not robust.
-    # Seed 3: original wrong -> not robust. Seed 4: no variant -> incomplete. Seed 5: a failed request -> incomplete.
-    rows = (
-        [("1", h, T) for h in (0.0, 90.0, 180.0, 270.0)]
-        + [("2", h, c) for h, c in ((0.0, T), (90.0, T), (180.0, F), (270.0, T))]
-        + [("3", h, c) for h, c in ((0.0, F), (90.0, T))]
-        + [("4", 0.0, T)]
-        + [("5", h, c) for h, c in ((0.0, T), (90.0, NA))]
-    )
-    df = frame(model=["m"] * len(rows), item_id=[r[0] for r in rows], hue_shift=[r[1] for r in rows],
-               correct=[r[2] for r in rows])
-    row = robustness(df).iloc[0]
-    assert (row["items"], row["robust"], row["incomplete"]) == (3, 1, 2)
-    assert row["robustness"] == pytest.approx(1 / 3)
-    assert (row["ci_low"], row["ci_high"]) == pytest.approx(wilson_interval(1, 3))
-
-
-def test_robustness_keeps_conditions_apart():
-    # The same item under two CVD views is two seeds: deutan robust, none not.
-    df = frame(model=["m"] * 4, item_id=["1"] * 4, cvd=["none", "none", "deutan", "deutan"],
-               hue_shift=[0.0, 90.0, 0.0, 90.0], correct=[T, F, T, T])
-    table = robustness(df, ["model", "cvd"]).set_index("cvd")
-    assert table.loc["deutan", "robustness"] == 1.0 and table.loc["none", "robustness"] == 0.0
-    with pytest.raises(ValueError, match="cannot also be a 'by' column"):
-        robustness(df, "hue_shift")
-
-
-# --- psychometric -----------------------------------------------------------------------------------------
-
-def test_fit_psychometric_symmetric_data_by_hand():
-    # Symmetric around ΔE 10: at 5 one of four correct, at 10 two of four, at 15 three of four.
-    # By symmetry the maximum-likelihood threshold is exactly 10; the score equation for the slope b
-    # (sum (y - p) x = 0 with p(5) = expit(-5b), p(15) = expit(5b)) gives expit(5b) = 3/4, b = ln(3)/5.
-    x = [5] * 4 + [10] * 4 + [15] * 4
-    y = [1, 0, 0, 0] + [1, 1, 0, 0] + [1, 1, 1, 0]
-    fit = fit_psychometric(x, y)
-    assert fit.status == "fit" and fit.converged and fit.n == 12
-    assert fit.threshold == pytest.approx(10.0, abs=1e-4)
-    assert fit.slope == pytest.approx(math.log(3) / 5, rel=1e-4)
-    assert fit.predict([5, 10, 15]) == pytest.approx([0.25, 0.5, 0.75], abs=1e-4)
-
-
-def test_fit_psychometric_recovers_a_simulated_threshold():
-    rng = np.random.default_rng(7)
-    x = rng.uniform(0, 40, 4000)
-    y = rng.random(4000) < 1 / (1 + np.exp(-0.4 * (x - 18.0)))
-    fit = fit_psychometric(x, y)
-    assert fit.threshold == pytest.approx(18.0, abs=0.6) and fit.slope == pytest.approx(0.4, abs=0.05)
-
-
-def test_fit_psychometric_degenerate_data():
-    all_right = fit_psychometric([1, 2, 3], [T, T, T])
-    assert (all_right.status, all_right.converged) == ("all-correct", False)
-    assert math.isnan(all_right.threshold) and "below ΔE2000 1" in all_right.message
-    assert list(all_right.predict([0, 9])) == [1.0, 1.0]
-    all_wrong = fit_psychometric([1, 2, 3], [0, 0, 0])
-    assert all_wrong.status == "all-wrong" and list(all_wrong.predict([5])) == [0.0]
-    step = fit_psychometric([1, 2, 3, 4], [F, F, T, T])
-    assert (step.status, step.threshold, step.slope) == ("separated", 2.5, math.inf)
-    assert list(step.predict([2, 2.5, 3])) == [0.0, 0.5, 1.0]
-    one_x = fit_psychometric([5, 5], [T, F])
-    assert one_x.status == "too-few" and math.isnan(one_x.predict([5])[0])
-    assert fit_psychometric([], []).status == "too-few"
-
-
-def test_fit_psychometric_bad_input():
-    with pytest.raises(ValueError, match="differ in length"):
-        fit_psychometric([1, 2], [T])
-    with pytest.raises(ValueError, match="finite"):
-        fit_psychometric([1, float("nan")], [T, F])
-    with pytest.raises(ValueError, match="booleans or 0/1; found 'yes'"):
-        fit_psychometric([1, 2], ["yes", F])
-
-
-@settings(max_examples=60, deadline=None)
-@given(st.lists(st.tuples(st.floats(0, 100), st.booleans()), max_size=30))
-def test_fit_psychometric_never_crashes(points):
-    fit = fit_psychometric([p[0] for p in points], [p[1] for p in points])
-    assert isinstance(fit, PsychometricFit) and fit.n == len(points)
-    assert fit.status in ("fit", "all-correct", "all-wrong", "separated", "too-few")
-
-
-def test_psychometric_table():
-    df = frame(model=["a"] * 12 + ["b"] * 3,
-               delta_e=[5.0] * 4 + [10.0] * 4 + [15.0] * 4 + [1.0, 2.0, 3.0],
-               correct=[T, F, F, F, T, T, F, F, T, T, T, F, T, T, NA])
-    table = psychometric_table(df, "model").set_index("model")
-    assert table.loc["a", "threshold"] == pytest.approx(10.0, abs=1e-4) and table.loc["a", "status"] == "fit"
-    assert (table.loc["b", "n"], table.loc["b", "errors"], table.loc["b", "status"]) == (2, 1, "all-correct")
 
 
 def test_pairs_never_cross_groups():
@@ -382,29 +288,6 @@ def reference_cot(df, by, cot="colorbench-mc-cot", plain="colorbench-mc"):
     return pd.DataFrame(rows, columns=[*by, *columns])
 
 
-def reference_robustness(df, by):
-    keys = [*by, *(c for c in ("item_id", "model", "prompt_name", "grayscale", "size", "cvd") if c not in by)]
-    seeds = {}
-    for row in df.itertuples(index=False):
-        seeds.setdefault(_key(getattr(row, c) for c in keys), []).append((row.hue_shift, row.correct))
-    rows = []
-    for key, _ in reference_groups(df, by):
-        items = robust = incomplete = 0
-        for seed, answers in seeds.items():
-            if seed[: len(by)] != _key(key):
-                continue
-            originals = [h == 0.0 for h, _ in answers]
-            if not any(originals) or all(originals) or any(pd.isna(c) for _, c in answers):
-                incomplete += 1
-                continue
-            items += 1
-            robust += all(c for _, c in answers)
-        low, high = wilson_interval(robust, items)
-        rows.append([*key, items, robust, robust / items if items else np.nan, low, high, incomplete])
-    columns = ["items", "robust", "robustness", "ci_low", "ci_high", "incomplete"]
-    return pd.DataFrame(rows, columns=[*by, *columns])
-
-
 def reference_yes_no(df, by):
     rows = []
     for key, sub in reference_groups(df[df["prompt_name"].isin(["cbe-yn-correct", "cbe-yn-incorrect"])], by):
@@ -422,15 +305,6 @@ def reference_yes_no(df, by):
     columns = ["n_y_star", "y_star_n", "n_n_star", "y_n_star", "balanced_accuracy", "yes_bias", "bias_p",
                "lean", "errors"]
     return pd.DataFrame(rows, columns=[*by, *columns])
-
-
-def reference_psychometric(df, by):
-    rows = []
-    for key, sub in reference_groups(df, by):
-        ok = sub["correct"].notna() & sub["delta_e"].notna()
-        fit = fit_psychometric(sub.loc[ok, "delta_e"].to_numpy(float), sub.loc[ok, "correct"].to_numpy(bool))
-        rows.append([*key, fit.n, int((~ok).sum()), fit.threshold, fit.slope, fit.converged, fit.status])
-    return pd.DataFrame(rows, columns=[*by, "n", "errors", "threshold", "slope", "converged", "status"])
 
 
 def assert_same_table(ours: pd.DataFrame, expected: pd.DataFrame) -> None:
@@ -455,6 +329,4 @@ def test_fast_metrics_equal_simple_references_on_random_frames(seed, categorical
         assert_same_table(yes_no_balance(df, by), reference_yes_no(df, by))
         assert_same_table(grayscale_delta(df, by), reference_grayscale(df, by))
         assert_same_table(cot_delta(df, by), reference_cot(df, by))
-        assert_same_table(robustness(df, by), reference_robustness(df, by))
-        assert_same_table(psychometric_table(df, by), reference_psychometric(df, by))
     assert "unseen" not in set(accuracy_table(df, "model")["model"].dropna())

@@ -1,8 +1,7 @@
-"""Chance-aware psychometric fits, PSE fits and simulated observers (plates.analysis, issue 11)."""
+"""Chance-aware psychometric fits, PSE fits and simulated observers (plates.analysis)."""
 
 from __future__ import annotations
 
-import importlib
 import math
 
 import numpy as np
@@ -10,15 +9,17 @@ import pandas as pd
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from scipy import special
+from scipy import optimize, special
 
 from plates.analysis.observers import ComparisonObserver, SimulatedObserver
 from plates.analysis.pse import fit_pse, outcomes, pse_probabilities
 from plates.analysis.psychometric import (
     STATUSES,
+    chance_test,
     fit_groups,
     fit_psychometric,
     guess_rate,
+    monotone_test,
     psychometric,
     sigmoid,
 )
@@ -110,7 +111,7 @@ def test_fit_finds_the_truth_in_expected_counts(family):
 @pytest.mark.parametrize("kind, options", [("yesno", {}), ("mc", {"n_options": 4}),
                                            ("open", {"label_space_size": 100})])
 def test_simulated_observers_recover_their_threshold_within_half_a_delta_e(kind, options):
-    # Issue 11: constant stimuli (ΔE2000 1..20, 100 answers each), true threshold 8, slope 1, lapse 2%. (With
+    # Constant stimuli (ΔE2000 1..20, 100 answers each), true threshold 8, slope 1, lapse 2%. (With
     # 40 answers per level the yes/no estimates spread with SD 0.4: 30% of seeds miss by more than 0.5.)
     for seed in range(4):
         observer = SimulatedObserver(8.0, 1.0, kind, lapse=0.02, seed=seed, **options)
@@ -120,7 +121,7 @@ def test_simulated_observers_recover_their_threshold_within_half_a_delta_e(kind,
 
 
 def test_two_parameter_fit_is_biased_on_yes_no_and_the_chance_aware_fit_is_not():
-    # Issue 11: "simulated observers whose true threshold is ΔE 8 came out at 1.5-3.7". The old fit is this
+    # The two-parameter fit put simulated observers whose true threshold is ΔE 8 at 1.5-3.7: it is this
     # family with guess 0 and lapse 0 (a logistic through 50% correct).
     old, new = [], []
     for seed in range(15):
@@ -131,22 +132,40 @@ def test_two_parameter_fit_is_biased_on_yes_no_and_the_chance_aware_fit_is_not()
     assert abs(np.median(new) - 8.0) < 0.3
 
 
-def test_guess_zero_lapse_zero_is_the_old_two_parameter_fit():
-    old_module = None
-    for name in ("plates.analysis.metrics", "plates.metrics"):
-        try:
-            old_module = importlib.import_module(name)
-            break
-        except ImportError:
-            continue
-    if old_module is None or not hasattr(old_module, "fit_psychometric"):
-        pytest.skip("the old two-parameter fit_psychometric is gone")
+def two_parameter_logistic(x, y) -> tuple[float, float]:
+    """Reference for the guess 0, lapse 0 case: a plain logistic regression p = expit(a + b x) by maximum
+    likelihood (scipy BFGS on standardised x); threshold -a/b (50% correct), slope b per ΔE2000."""
+    x, y = np.asarray(x, float), np.asarray(y, float)
+    mu, sd = x.mean(), x.std()
+    z = (x - mu) / sd
+
+    def nll(p):
+        eta = p[0] + p[1] * z
+        return -float(np.sum(y * special.log_expit(eta) + (1 - y) * special.log_expit(-eta)))
+
+    a, b = optimize.minimize(nll, np.zeros(2), method="BFGS").x
+    return mu - sd * a / b, b / sd
+
+
+def test_guess_zero_lapse_zero_is_a_plain_logistic_regression():
     rng = np.random.default_rng(7)
     x = rng.uniform(0, 40, 2000)
     y = rng.random(2000) < special.expit(0.4 * (x - 18.0))
-    old = old_module.fit_psychometric(x, y)
+    threshold, slope = two_parameter_logistic(x, y)
     new = fit_psychometric(x, y, guess=0.0, lapse=0.0, interval=False)
-    assert new.threshold == pytest.approx(old.threshold, abs=1e-3) and new.slope == pytest.approx(old.slope, rel=1e-3)
+    assert new.threshold == pytest.approx(threshold, abs=1e-3) and new.slope == pytest.approx(slope, rel=1e-3)
+
+
+def test_guess_zero_lapse_zero_symmetric_data_by_hand():
+    # Symmetric around ΔE 10: at 5 one of four correct, at 10 two of four, at 15 three of four.
+    # By symmetry the maximum-likelihood threshold is exactly 10; the score equation for the slope b
+    # (sum (y - p) x = 0 with p(5) = expit(-5b), p(15) = expit(5b)) gives expit(5b) = 3/4, b = ln(3)/5.
+    x = [5] * 4 + [10] * 4 + [15] * 4
+    y = [1, 0, 0, 0] + [1, 1, 0, 0] + [1, 1, 1, 0]
+    fit = fit_psychometric(x, y, guess=0.0, lapse=0.0, interval=False)
+    assert fit.status == "fit" and fit.n == 12
+    assert fit.threshold == pytest.approx(10.0, abs=1e-4)
+    assert fit.slope == pytest.approx(math.log(3) / 5, rel=1e-4)
 
 
 def test_interval_covers_the_truth_in_most_seeded_runs():
@@ -179,6 +198,77 @@ def test_extrapolated_threshold_is_flagged():
     fit = fit_psychometric(*expected_counts(levels, p), guess=0.5, lapse=0.0)
     assert fit.status == "fit" and fit.extrapolated and fit.threshold == pytest.approx(8.0, abs=0.05)
     assert "extrapolated" in fit.message
+
+
+def dip_observer(levels: np.ndarray, seed: int) -> np.ndarray:
+    """A yes/no observer that answers to one 8-bit colour, not to ΔE2000: a logistic rise (threshold 3,
+    slope 4 per ΔE2000), except 15% correct from 3.35 to 3.55 (the bundled reader's dip, issue text: 20/20
+    right at 3.3, 3/20 at 3.4, 19/20 at 3.7)."""
+    p = psychometric(levels, 3.0, 4.0, guess=0.5)
+    p = np.where((levels >= 3.35) & (levels <= 3.55), 0.15, p)
+    return np.random.Generator(np.random.PCG64(seed)).random(levels.shape) < p
+
+
+@pytest.mark.parametrize("seed", range(5))
+def test_a_non_monotonic_observer_gets_a_status_not_a_threshold(seed):
+    x = np.repeat(np.round(np.arange(2.0, 5.01, 0.1), 2), 20)  # a fine grid: 0.1 ΔE2000 steps, 20 answers each
+    y = dip_observer(x, seed)
+    fit = fit_psychometric(x, y, guess=0.5)
+    assert fit.status == "non-monotonic" and math.isnan(fit.threshold) and math.isnan(fit.ci_low)
+    assert fit.monotone_p < 1e-3 and "falls" in fit.message
+    assert np.isnan(fit.predict([3.0])).all()
+    deviance, p = monotone_test(x, y)
+    assert deviance == pytest.approx(fit.monotone_deviance) and p == fit.monotone_p
+    # the same observer on a coarse grid that steps over the dip (1 ΔE2000 steps) looks monotonic: the test
+    # only sees what was sampled
+    coarse = np.repeat(np.arange(1.0, 8.0), 20)
+    assert fit_psychometric(coarse, dip_observer(coarse, seed), guess=0.5).status == "fit"
+
+
+@pytest.mark.parametrize("kind, options", [("yesno", {}), ("mc", {"n_options": 4})])
+def test_monotonic_observers_are_not_called_non_monotonic(kind, options):
+    statuses = []
+    for seed in range(30):
+        obs = SimulatedObserver(threshold=5.0, slope=2.0, answer_kind=kind, lapse=0.03, seed=seed, **options)
+        x = np.repeat(np.arange(2.0, 8.01, 0.25), 10)  # 25 levels, 10 answers each
+        fit = fit_psychometric(x, obs.correct(x, obs.rng()), guess=obs.guess, interval=False)
+        statuses.append(fit.status)
+        assert fit.monotone_p >= 1e-3 and 0 <= fit.deviance_p <= 1
+    assert statuses == ["fit"] * 30
+
+
+@pytest.mark.parametrize("guess", [0.5, 0.25])
+def test_an_observer_at_chance_everywhere_gets_no_threshold(guess):
+    statuses = []
+    for seed in range(20):
+        rng = np.random.Generator(np.random.PCG64(seed))
+        x = np.repeat(np.arange(1.0, 41.0), 10)
+        y = rng.random(x.size) < guess
+        fit = fit_psychometric(x, y, guess=guess)
+        statuses.append(fit.status)
+        if fit.status == "at-chance":
+            assert math.isnan(fit.threshold)
+            assert fit.chance_p > 0.05 and "guessing" in fit.message
+            assert fit.predict([1.0, 40.0]).tolist() == [guess, guess]
+    # CHANCE_ALPHA = 0.01: guessing passes for a rise in about 1% of runs
+    assert statuses.count("fit") <= 1 and "at-chance" in statuses
+    # a clear rise is told from guessing
+    obs = SimulatedObserver(threshold=10.0, slope=1.0, answer_kind="yesno")
+    x, y = sweep(obs, 10)
+    deviance, p = chance_test(x, y, guess=0.5)
+    assert deviance > 50 and p < 1e-6
+
+
+def test_goodness_of_fit_flags_a_curve_that_does_not_describe_the_data():
+    x = np.repeat(np.arange(1.0, 11.0), 40)
+    good = psychometric(x, 5.0, 1.5, guess=0.5) > np.random.Generator(np.random.PCG64(3)).random(x.size)
+    assert fit_psychometric(x, good, guess=0.5, interval=False).deviance_p > 0.01
+    # guessing at 1-2 ΔE2000, 75% from 3 to 8, always right at 9-10: monotone, but two steps, no logistic
+    x = np.repeat(np.arange(1.0, 11.0), 200)
+    steps = np.where((x >= 3) & (x <= 8), 0.75, np.where(x < 3, 0.5, 1.0))
+    bad = np.random.Generator(np.random.PCG64(4)).random(x.size) < steps
+    fit = fit_psychometric(x, bad, guess=0.5, interval=False)
+    assert fit.status == "fit" and fit.monotone_p > 0.01 and fit.deviance_p < 1e-6
 
 
 def test_fit_bad_input():

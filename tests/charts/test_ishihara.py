@@ -1,5 +1,5 @@
 """plates.charts.ishihara (and its paired, ΔE and comparison modules): every figure's numbers equal what
-plates.analysis.metrics computes, no chart pools conditions, runs or prompts (issue 11), and the papers'
+plates.analysis.metrics computes, no chart pools conditions, runs or prompts, and the papers'
 numbers appear at the same x as ours, labelled with their source."""
 
 from __future__ import annotations
@@ -233,7 +233,7 @@ def test_grayscale_and_cot_papers_sit_at_the_prompt_that_asks_their_colour_blind
     assert list(paper.x) == ["colorbench-mc"] and paper.y[0] == pytest.approx(0.082)  # C'Blind +8.2 points
 
 
-def test_yes_no_point_is_metrics_yes_no_balance_with_wilson_bars_on_both_axes():
+def test_yes_no_point_is_the_yes_no_balance_with_wilson_bars_on_both_axes():
     from plates.results.reference import load_reference
 
     frame = concat(
@@ -241,24 +241,27 @@ def test_yes_no_point_is_metrics_yes_no_balance_with_wilson_bars_on_both_axes():
         outcomes("a", 3, 10, prompt_name="cbe-yn-incorrect"),
     )
     fig = charts.yes_no_figure(frame, load_reference("ColorBlindnessEval", "Table 1"))
-    balance = metrics.yes_no_balance(frame, "model").iloc[0]
     point = by_name(fig, "a")
-    assert point.x[0] == pytest.approx(balance["y_star_n"]) == pytest.approx(0.9)
+    assert point.x[0] == pytest.approx(0.9)  # Y*/N: 9 of 10
     low, high = metrics.wilson_interval(3, 10)
     assert point.y[0] == pytest.approx(0.3) and point.error_y.array[0] == pytest.approx(high - 0.3)
     paper = by_name(fig, "published (ColorBlindnessEval)")
     assert (0.936, 0.554) in {(round(x, 3), round(y, 3)) for x, y in zip(paper.x, paper.y)}
 
 
-def test_yes_no_and_count_tables_equal_the_row_metrics():
+def test_yes_no_table_by_hand():
     frame = concat(
         outcomes("a", 9, 10, prompt_name="cbe-yn-correct"),
         outcomes("a", 3, 10, prompt_name="cbe-yn-incorrect"),
         rows(2, model="a", correct=None, prompt_name="cbe-yn-correct"),
     )
-    got = charts.yes_no_table(frame).drop(columns=[charts.SERIES, charts.CONDITION])
-    want = metrics.yes_no_balance(frame, None)
-    pd.testing.assert_frame_equal(got[list(want.columns)], want, check_dtype=False)
+    got = charts.yes_no_table(frame).iloc[0]
+    # Y*/N 9 of 10, Y/N* 3 of 10 (the two failed requests are errors, not wrong answers); Fisher's exact test
+    # on [[9, 1], [3, 7]]: two-sided p = 0.0198 < 0.05, so the model leans "yes".
+    assert (got["n_y_star"], got["y_star_n"], got["n_n_star"], got["y_n_star"], got["errors"]) == (
+        10, pytest.approx(0.9), 10, pytest.approx(0.3), 2)
+    assert got["yes_bias"] == pytest.approx(0.6) and got["balanced_accuracy"] == pytest.approx(0.6)
+    assert got["bias_p"] == pytest.approx(0.0198, abs=1e-4) and got["lean"] == "yes"
 
 
 # ------------------------------------------------------------------------------------------------- ΔE2000
@@ -322,7 +325,7 @@ def test_counts_fit_equals_the_fit_of_the_answers():
         + [False]
     )
     frame = rows(40, model="a", delta_e=de, correct=correct, item_id=[f"i{i}" for i in range(40)])
-    guess = chance_rate(frame["prompt_name"].iloc[0])  # the chance-aware fit (issue 11), the prompt's guess rate
+    guess = chance_rate(frame["prompt_name"].iloc[0])  # the chance-aware fit, the prompt's guess rate
     direct = fit_psychometric(np.array(de), np.array(correct), guess=guess, interval=False)
     fig = charts.delta_e_figure(frame)
     points = by_name(fig, "a")

@@ -1,4 +1,4 @@
-"""People beside models on the illusions and the plates (issue 15): each participant's and each model's point of
+"""People beside models on the illusions and the plates: each participant's and each model's point of
 subjective equality and ΔE2000 threshold, with a pooled "people (K participants)" fit, in the library
 (`plates.charts.people`) and on the dashboard's People and Illusions pages (streamlit AppTest over real
 Parquet parts).
@@ -12,6 +12,7 @@ from the Parquet rows with `fit_pse` / `fit_psychometric`, independently of the 
 from __future__ import annotations
 
 import json
+import math
 import os
 from pathlib import Path
 
@@ -264,3 +265,36 @@ def test_people_page_with_human_plate_rows_only_says_where_illusion_pses_come_fr
     at = open_page(monkeypatch, tmp_path, "people")
     assert len(at.get("plotly_chart")) == 1
     assert any("No human illusion rows" in i.value for i in at.info), [i.value for i in at.info]
+
+
+def test_thresholds_are_one_fit_per_condition_and_colour_set_never_pooled():
+    """The bundled reader's complaint: 2,040 rows pooled over colour and grayscale got a 'fit' of 32.3 ΔE2000
+    whose accuracy moved with grayscale, not ΔE2000; a model at chance everywhere got 'fit' too."""
+    rng = np.random.Generator(np.random.PCG64(21))
+    levels = np.repeat(np.arange(1.0, 21.0), 12)
+    rows = []
+    for model, grayscale, colour_set, p in (
+            ("reader", False, "huemanity-01", lambda x: 0.01 + 0.98 / (1 + np.exp(-1.5 * (x - 6.0)))),
+            ("reader", True, "huemanity-01", lambda x: np.full(x.shape, 0.01)),
+            ("reader", False, "huemanity-02", lambda x: 0.01 + 0.98 / (1 + np.exp(-1.5 * (x - 12.0)))),
+            ("chance", False, "huemanity-01", lambda x: np.full(x.shape, 0.5))):
+        right = rng.random(levels.size) < p(levels)
+        rows += [{"family": "ishihara", "backend": "openai", "model": model, "run_id": "r",
+                  "prompt_name": "cbe-yn-correct" if model == "chance" else "huemanity-numeric",
+                  "delta_e": x, "correct": bool(c), "grayscale": grayscale, "size": 300, "variant": "standard",
+                  "colour_set": colour_set} for x, c in zip(levels, right)]
+    frame = pd.DataFrame(rows)
+    table = pc.threshold_table(frame)
+    assert len(table) == 4 and set(table["condition"]) == {"original @300px", "gray @300px"}
+    by = {(r.model, r.condition, r.colour_set): r for r in table.itertuples()}
+    colour = by[("reader", "original @300px", "huemanity-01")]
+    other_set = by[("reader", "original @300px", "huemanity-02")]
+    assert colour.status == "fit" and 5.0 < colour.threshold < 7.0 and colour.n == levels.size
+    assert other_set.status == "fit" and 11.0 < other_set.threshold < 13.0
+    assert by[("reader", "gray @300px", "huemanity-01")].status in ("above-range", "at-chance")
+    chance = by[("chance", "original @300px", "huemanity-01")]
+    assert chance.status in ("at-chance", "above-range") and math.isnan(chance.threshold)
+    fig = pc.threshold_figure(table)
+    labels = [y for trace in fig.data for y in trace.y]
+    assert "reader · huemanity-numeric · gray @300px · huemanity-01" in labels
+    assert any("no threshold" in t or "above tested range" in t for trace in fig.data for t in trace.text)

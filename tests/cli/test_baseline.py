@@ -18,7 +18,7 @@ def test_ctrl_c_stops_the_server_with_exit_0(monkeypatch, capsys):
 
 
 def test_train_baseline_does_not_overwrite_the_shipped_weights_by_default(capsys, tmp_path):
-    """Issue 12: `plates train-baseline` wrote into plates/assets/baseline/ by default."""
+    """Regression: `plates train-baseline` wrote into plates/assets/baseline/ by default."""
     from pathlib import Path
 
     from plates.cli import build_parser
@@ -35,7 +35,7 @@ def test_train_baseline_does_not_overwrite_the_shipped_weights_by_default(capsys
 
 
 def test_missing_extras_are_named_with_an_install_from_this_repository(monkeypatch):
-    """Issue 12: the hint said `pip install "plates[hf]"`, but `plates` on PyPI is an unrelated package."""
+    """Regression: the hint said `pip install "plates[hf]"`, but `plates` on PyPI is an unrelated package."""
     import sys
 
     import pytest
@@ -50,5 +50,5 @@ def test_missing_extras_are_named_with_an_install_from_this_repository(monkeypat
     assert 'pip install -e ".[hf]" from the root of a checkout of this repository' in message
     assert "plates[hf]" not in message and "unrelated" in message
     assert extra_hint("train").startswith('pip install -e ".[train]"')
-    with pytest.raises(ValueError, match="extra 'gpu' is unknown; allowed: hf, train, space, dev"):
+    with pytest.raises(ValueError, match="extra 'gpu' is not known; allowed: hf, train, space, dev"):
         extra_hint("gpu")

@@ -110,7 +110,7 @@ def _pairs(spec) -> list[float]:
 
 
 def test_a_grid_file_makes_a_dataset_with_its_manifest(tmp_path, capsys):
-    """Issue 12: custom benchmark sets were possible only from Python. A grid file -> PNGs + manifest that
+    """Regression: custom benchmark sets were possible only from Python. A grid file -> PNGs + manifest that
     load_dataset and `plates run` read; pixels equal the spec's; ΔE2000 drawn and asked in the manifest."""
     grid = tmp_path / "grid.toml"
     grid.write_text(GRID)
@@ -135,10 +135,22 @@ def test_a_grid_file_makes_a_dataset_with_its_manifest(tmp_path, capsys):
         assert min(pairs) - 1e-6 <= row.delta_e_drawn_min <= row.delta_e_drawn_median <= max(pairs) + 1e-6
     asked = frame[frame["delta_e_target"] == 4]
     assert set(asked["colour_set"]) == {"colorblindnesseval-1", "brick-on-sage"}
+    # each plate at ΔE2000 4 has its own CIELAB direction and one background colour within 0.05 of 4 as drawn
+    at_4 = [item.spec for item in items if item.spec.delta_e == 4]
+    assert len({s.delta_e_direction for s in at_4}) == len(at_4) // 2  # two variants per plate
+    from plates.stimuli.ishihara.directions import drawn_delta_e
+
+    assert all(len(s.colours[1]) == 1 and abs(drawn_delta_e(s) - 4) <= 0.05 for s in at_4)
     # the same label, colour set, font and size: the same dots at every ΔE2000 (only colours change)
     same = frame[(frame["label"] == "12") & (frame["colour_set"] == "brick-on-sage")
                  & (frame["font"] == "liberation-sans-bold") & (frame["variant"] == "standard")]
     assert len(set(same["seed"])) == 1 and len(same) == 2
+    from plates.datasets.grid import load_grid
+
+    line = tmp_path / "line.toml"
+    line.write_text(GRID.replace("[0, 4]", "[0, 4]\ndirections = 'palette'"))
+    assert all(load_grid(line).spec("12", c, "liberation-sans-bold", 4.0, 96).delta_e_direction is None
+               for c in load_grid(line).colour_sets)
     again = main(["generate", "--grid", str(grid), "--out", str(out), "--workers", "1", "--no-progress"])
     assert again == 0 and json.loads(capsys.readouterr().out)["skipped"] == 32  # resumable
     grid.write_text(GRID.replace("[0, 4]", "[0, 5]"))
@@ -152,8 +164,11 @@ def test_a_grid_file_makes_a_dataset_with_its_manifest(tmp_path, capsys):
 
 @pytest.mark.parametrize("change, message", [
     (("", ""), None),
-    (("[0, 4]", "[0, 4, 70]"),
+    (("[0, 4]", "[0, 4, 150]"),
+     "colour set 'colorblindnesseval-1' at delta_e 150.0: delta_e 150.0 is not reachable"),
+    (("[0, 4]", "[0, 4, 70]\ndirections = 'palette'"),
      "colour set 'colorblindnesseval-1' at delta_e 70.0: delta_e target 70.0 is not reachable"),
+    (("[0, 4]", "[0, 4]\ndirections = 'sideways'"), "directions 'sideways' is not known"),
     (('labels = ["12", "A7"]', 'labels = ["12", "漢"]'), "has no glyph"),
     (('sizes = [96]', 'sizes = [32]'), "size=32 is not valid"),
     (('variants = ["standard", "clear"]', 'variants = ["blurred"]'),

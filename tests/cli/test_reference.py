@@ -35,14 +35,14 @@ def test_build_writes_every_table(tmp_path, capsys):
 
 
 def test_paper_and_table_names_are_taken_in_any_case(capsys):
-    """Issue 12: `--paper huemanity` was refused (only `HueManity`)."""
+    """Regression: `--paper huemanity` was refused (only `HueManity`)."""
     assert main(["reference", "show", "--paper", "huemanity", "--table", "table 5"]) == 0
     frame = pd.read_csv(io.StringIO(capsys.readouterr().out))
     assert len(frame) == 24 and set(frame["paper"]) == {"HueManity"}
 
 
 def test_a_closed_pipe_ends_quietly(tmp_path):
-    """Issue 12: `plates reference show | head` read as a file error. A real pipe whose reader stops after one
+    """Regression: `plates reference show | head` read as a file error. A real pipe whose reader stops after one
     line (the whole output is larger than a pipe's buffer, so the writer does meet the closed end)."""
     import os
     import subprocess

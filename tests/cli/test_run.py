@@ -176,8 +176,8 @@ def test_missing_key_names_the_variable(tmp_path):
 @pytest.mark.parametrize(
     ("args", "message"),
     [
-        (["--backend", "opneai"], "'opneai' is not one of openai, hf, baseline"),
-        (["--prompt", "cbe-opn"], "'cbe-opn' is not one of cbe-open"),
+        (["--backend", "opneai"], "'opneai' is not known; allowed: openai, hf, baseline"),
+        (["--prompt", "cbe-opn"], "'cbe-opn' is not known; allowed: cbe-open"),
         (["--dataset", "no-such-preset"], "is neither a preset"),
     ],
 )
@@ -200,7 +200,7 @@ def test_malformed_toml_and_bad_fields_are_named(tmp_path):
     bad.write_text('prompts = ["cbe-open"]\ndataset = "colorblindnesseval"\n[[models]]\nbackend = "openai"\n'
                    'model = "a"\n[[models]]\nbackend = "opneai"\nmodel = "b"\n')
     done = _plates("run", bad)
-    assert done.returncode == 2 and "models[1].backend: 'opneai' is not one of openai, hf, baseline" in done.stderr
+    assert done.returncode == 2 and "models[1].backend 'opneai' is not known; allowed: openai, hf, baseline; did you mean 'openai'?" in done.stderr
     done = _plates("run", bad, "--model", "x")
     assert done.returncode == 2 and "cannot be combined" in done.stderr
     done = _plates("run", "--dataset", "colorblindnesseval")
@@ -257,7 +257,7 @@ def test_prompts_lists_and_validates_a_users_prompt_file(tmp_path, capsys):
 
 
 def test_the_baseline_backend_needs_no_model_name(tmp_path, capsys):
-    """Issue 12: `plates run --backend baseline` insisted on --model although the backend has one model."""
+    """Regression: `plates run --backend baseline` insisted on --model although the backend has one model."""
     from plates.cli import main
 
     code = main(["run", "--dataset", "colorblindnesseval", "--prompt", "cbe-open", "--backend", "baseline",
@@ -272,7 +272,7 @@ def test_the_baseline_backend_needs_no_model_name(tmp_path, capsys):
 
 
 def test_out_help_names_no_default_that_does_not_exist(capsys):
-    """Issue 12: --out's help promised a default (results/runs) that a quick run does not have."""
+    """Regression: --out's help promised a default (results/runs) that a quick run does not have."""
     from plates.cli import build_parser
 
     with pytest.raises(SystemExit):
@@ -282,7 +282,7 @@ def test_out_help_names_no_default_that_does_not_exist(capsys):
 
 
 def test_limit_0_is_refused_alike_by_run_and_generate(tmp_path, capsys):
-    """Issue 12: `plates generate --limit 0` succeeded (an empty set) while `plates run --limit 0` failed."""
+    """Regression: `plates generate --limit 0` succeeded (an empty set) while `plates run --limit 0` failed."""
     from plates.cli import main
 
     assert main(["run", "--dataset", "colorblindnesseval", "--prompt", "cbe-open", "--backend", "baseline",

@@ -1,4 +1,4 @@
-"""Illusions and scenes end to end (issues 13, 14): family presets through `plates run` against a real HTTP
+"""Illusions and scenes end to end: family presets through `plates run` against a real HTTP
 server, rows in Parquet, and the papers' metrics computed from them."""
 
 from __future__ import annotations

@@ -1,5 +1,5 @@
 """plates.colour.cvd: Machado et al. (2009) matrices, exact at the table's 0.1-step rows and linearly
-interpolated between them (issue 11). The table rows below are copied from Machado et al.'s published
+interpolated between them. The table rows below are copied from Machado et al.'s published
 matrices (the same numbers colour-science ships), so the expected matrices are computed here by hand, not by
 the code under test."""
 

@@ -1,8 +1,8 @@
 """The Streamlit dashboard (plates/dashboard/app.py, and the checkout entry dashboard/app.py) driven by streamlit's AppTest: every page renders its chart from
 real Parquet parts on disk; two runs of one model over the same items and a run of mixed conditions show as
-what they are on every chart (issue 11); filters (run included) live in the query string; the drill-down pages
+what they are on every chart; filters (run included) live in the query string; the drill-down pages
 count what the row choice keeps; uploads, "/", paths outside the results root and corrupt files are explained,
-never a traceback (issue 12)."""
+never a traceback."""
 
 from __future__ import annotations
 

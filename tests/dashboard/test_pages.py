@@ -1,4 +1,4 @@
-"""People and other families on the plate pages (issue 15): the ΔE2000 page fits plate rows only (an illusion
+"""People and other families on the plate pages: the ΔE2000 page fits plate rows only (an illusion
 staircase's signed ΔE2000 is not a plate's contrast), and a person's series reads "person: participant-…"."""
 
 from __future__ import annotations

@@ -1,5 +1,5 @@
 """plates.results.query and plates.dashboard.queries: DuckDB over real Parquet parts gives the same numbers as
-the row-level metrics on the rows load_results reads (issue 11), with load_results' semantics: latest row per
+the row-level metrics on the rows load_results reads, with load_results' semantics: latest row per
 row_key, corrupt and foreign files named, reference tables left out, compacted parts hiding what they
 replace."""
 
@@ -16,7 +16,7 @@ from plates.charts import ishihara as charts
 from plates.dashboard import queries
 from plates.results import load_results
 from plates.results.query import MAX_ENTRIES, list_parts, open_results
-from plates.results.schema import _SUPERSEDES
+from plates.results.schema import SUPERSEDES_KEY
 from tests.support.dashboard_rows import concat, outcomes, rows, write_part
 
 
@@ -166,7 +166,7 @@ def test_the_latest_row_per_row_key_wins_as_in_load_results(tmp_path):
     first = rows(4, model="a", correct=[True, None, None, False])
     write_part(tmp_path / "r-0.parquet", first)
     retry = first.iloc[[1, 2]].assign(correct=[True, False], timestamp=pd.Timestamp("2026-02-01", tz="UTC"))
-    table = pa.Table.from_pandas(retry, preserve_index=False).replace_schema_metadata({_SUPERSEDES: b"1"})
+    table = pa.Table.from_pandas(retry, preserve_index=False).replace_schema_metadata({SUPERSEDES_KEY: b"1"})
     pq.write_table(table, tmp_path / "r-1.parquet")
     results = open_results(tmp_path)
     assert results.row_count() == 4

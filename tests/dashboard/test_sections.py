@@ -1,4 +1,4 @@
-"""The family pages of the dashboard (Illusions, Scenes, People; issues 13-15) driven by streamlit's AppTest on
+"""The family pages of the dashboard (Illusions, Scenes, People) driven by streamlit's AppTest on
 real Parquet parts (tests/support/family_rows.py): each page draws its charts and tables from rows of its family,
 and says so plainly when the loaded results hold none."""
 

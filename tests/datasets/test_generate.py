@@ -8,10 +8,10 @@ from plates.datasets import (
     MANIFEST,
     MANIFEST_COLUMNS,
     PRESETS,
-    _plates,
     generate,
     item_seed,
     load_dataset,
+    plate_order,
     preset_items,
     preset_size,
     relative_path,
@@ -35,7 +35,7 @@ def test_items_are_deterministic_unique_and_paired():
     assert a == b and len(a) == 1000 and len({i.item_id for i in a}) == 1000
     std, clear = a[0], a[1]
     assert (std.variant, clear.variant) == ("standard", "clear") and std.spec == clear.spec
-    # issue 10: the CBE preset draws in its paper's style with Arial's regular stand-in; the dense style and
+    # the CBE preset draws in its paper's style with Arial's regular stand-in; the dense style and
     # Liberation Sans Bold it had before stay available as colorblindnesseval-dense, with the same plate seeds
     assert std.spec.font == "liberation-sans" and std.spec.style == "cbe" and std.spec.jitter_rgb == 0
     dense = next(preset_items("colorblindnesseval-dense"))
@@ -51,7 +51,7 @@ def test_items_are_deterministic_unique_and_paired():
 
 def test_paths_unique_even_on_case_insensitive_file_systems():
     paths = [relative_path("huemanity-alnum", pal, li, lab, "standard").lower()
-             for li, lab, pal in _plates("huemanity-alnum", 0)]
+             for li, lab, pal in plate_order("huemanity-alnum", 0)]
     assert len(paths) == len(set(paths)) == 84100
 
 

@@ -1,4 +1,4 @@
-"""Seeded random subsets (issue 10, HueManity §4's random 1,000-image subsets): seeded, balanced across colour
+"""Seeded random subsets (HueManity §4's random 1,000-image subsets): seeded, balanced across colour
 sets, resumable, recorded in the manifest and the run id."""
 
 from __future__ import annotations

@@ -1,16 +1,136 @@
-"""The family writer (`plates.datasets.write.write_items` through `plates generate`): worker processes write the
-same set as one process, and a family preset's ``--size`` is honoured or refused naming the allowed sizes."""
+"""Manifests per family (plates.datasets.write): each family's items show its own columns, no family's field
+sits in another's column, old manifests still load, and `plates run` reads a generated folder of each family;
+worker processes write the same set as one process, and a family preset's ``--size`` is honoured or refused
+naming the allowed sizes."""
 
 from __future__ import annotations
 
+import json
+import math
 import multiprocessing as mp
 import threading
 
+import pyarrow as pa
 import pyarrow.parquet as pq
 import pytest
 
-from plates.datasets import generate
+from plates.cli import main
+from plates.datasets import generate, load_dataset
 from plates.datasets.family_presets import FAMILY_PRESETS
+from plates.datasets.items import COMMON_COLUMNS, MANIFEST, MANIFEST_COLUMNS
+from plates.datasets.write import Entry, write_items
+from plates.results import load_results
+from plates.stimuli import render
+from plates.stimuli.illusions import IllusionSpec
+from plates.stimuli.ishihara import PlateSpec
+from tests.support.chat_server import ChatServer, last_user_text
+
+ILLUSION_COLUMNS = ["kind", "item_class", "strength", "signed_delta_e2000", "predicted_percept", "human_key"]
+SCENE_COLUMNS = ["task", "answer", "answer_text", "options"]
+
+
+def _generate(preset: str, out, limit: int) -> list[dict]:
+    assert main(["generate", "--preset", preset, "--out", str(out), "--limit", str(limit), "--size", "128",
+                 "--no-progress"]) == 0
+    return pq.read_table(out / MANIFEST).to_pylist()
+
+
+def test_an_illusion_manifest_speaks_illusion(tmp_path):
+    rows = _generate("illusions-classic", tmp_path / "ill", 5)  # control, 2 illusions, 2 traps (±3 ΔE2000)
+    assert list(rows[0]) == [*COMMON_COLUMNS, *ILLUSION_COLUMNS]  # no label, colour_set or plate ΔE column
+    assert [r["item_class"] for r in rows] == ["control", "illusion", "illusion", "trap", "trap"]
+    assert [r["strength"] for r in rows] == [0.0, 0.5, 1.0, 1.0, 1.0]
+    for r in rows:
+        spec = IllusionSpec.from_json(r["spec_json"])
+        truth = render(spec).truth
+        assert (r["family"], r["kind"], r["group"]) == ("illusion", spec.kind, spec.kind)
+        assert r["signed_delta_e2000"] == truth["signed_delta_e2000"]  # as drawn, not as asked
+        assert r["predicted_percept"] == truth["perceived_lighter"]
+    assert rows[0]["signed_delta_e2000"] == 0.0 and rows[0]["predicted_percept"] == "same"
+    traps = [r["signed_delta_e2000"] for r in rows[3:]]
+    assert traps[0] == pytest.approx(3.0, abs=0.1) and traps[1] == pytest.approx(-3.0, abs=0.1)
+
+
+def test_the_filter_kind_predicts_colour_names(tmp_path):
+    spec = IllusionSpec(kind="rcid-filter", size=128, strength=1.0)
+    write_items("f", [Entry("f:0", spec, group="rcid-filter")], tmp_path)
+    row = pq.read_table(tmp_path / MANIFEST).to_pylist()[0]
+    names = render(spec).truth["colour_names"]
+    assert row["predicted_percept"] == f"A: {names['A']['perceived']}, B: {names['B']['perceived']}"
+
+
+def test_a_scene_manifest_shows_its_question(tmp_path):
+    rows = _generate("colorbench-colour-counting", tmp_path / "scn", 3)
+    assert list(rows[0]) == [*COMMON_COLUMNS, *SCENE_COLUMNS]
+    for r in rows:
+        question = json.loads(r["question_json"])
+        assert (r["family"], r["task"], r["answer"]) == ("scene", "colour-counting", question["answer"])
+        assert json.loads(r["options"]) == question["options"]
+        assert r["answer_text"] == question["options"][question["answer"]]
+
+
+def test_mixed_families_leave_each_others_columns_null(tmp_path):
+    plate = PlateSpec(text="12", size=128, palette="colorblindnesseval-1")
+    illusion = IllusionSpec(kind="whites", size=128, strength=1.0)
+    write_items("mixed", [Entry("p", plate, label="12", group="colorblindnesseval-1"),
+                          Entry("i", illusion, group="whites")], tmp_path)
+    table = pq.read_table(tmp_path / MANIFEST)
+    plate_row, illusion_row = table.to_pylist()
+    assert set(MANIFEST_COLUMNS) <= set(table.column_names)  # the plate keeps its columns
+    assert plate_row["colour_set"] == "colorblindnesseval-1" and plate_row["delta_e_drawn_median"] > 0
+    assert all(plate_row[c] is None for c in ILLUSION_COLUMNS)
+    assert all(illusion_row[c] is None for c in ("label", "colour_set", "delta_e", "font", "delta_e_drawn_median"))
+    assert illusion_row["kind"] == "whites"
+    items = {i.item_id: i for i in load_dataset(tmp_path)}
+    assert (items["p"].label, items["p"].colour_set, items["i"].label, items["i"].colour_set) == (
+        "12", "colorblindnesseval-1", "", "whites")
+    assert items["p"].drawn["delta_e_drawn_median"] == plate_row["delta_e_drawn_median"] and items["i"].drawn is None
+
+
+def test_an_illusion_folder_in_the_old_manifest_format_still_loads(tmp_path):
+    """Before families declared columns, an illusion manifest squeezed into the plate columns: the kind in
+    colour_set, label empty, delta_e NaN although drawn at ΔE2000 3.0."""
+    spec = IllusionSpec(kind="whites", size=128, strength=1.0, delta_e=3.0)
+    (tmp_path / "x").mkdir()
+    render(spec).image.save(tmp_path / "x" / "0.png")
+    old = {c: [None] for c in MANIFEST_COLUMNS}
+    old.update(item_id=["old:0"], dataset=["illusions-classic"], label=[""], colour_set=["whites"],
+               delta_e=[math.nan], variant=["standard"], size=[128], seed=[0], path=["x/0.png"],
+               spec_json=[spec.to_json()])
+    pq.write_table(pa.table({**old, "question_json": [None]}), tmp_path / MANIFEST)
+    (item,) = load_dataset(tmp_path)
+    assert (item.item_id, item.spec, item.label, item.colour_set, item.family) == (
+        "old:0", spec, "", "whites", "illusion")
+    assert item.drawn is None and item.image().size == (128, 128)
+
+
+def test_a_manifest_without_a_group_column_is_refused_naming_it(tmp_path):
+    pq.write_table(pa.table({"item_id": ["a"], "dataset": ["d"], "spec_json": ["{}"], "variant": ["standard"],
+                             "path": ["a.png"]}), tmp_path / MANIFEST)
+    with pytest.raises(ValueError, match="lacks column.*group"):
+        load_dataset(tmp_path)
+
+
+def _answer(body: dict) -> str:
+    text = last_user_text(body)
+    return "(A)" if "(A)" in text else "III"
+
+
+@pytest.mark.parametrize(("preset", "prompt", "family"), [
+    ("rcid-contrast", "rcid-compare-pixel", "illusion"),
+    ("colorbench-colour-counting", "colorbench-colour-counting", "scene"),
+])
+def test_plates_run_over_a_generated_folder_of_each_family(tmp_path, preset, prompt, family):
+    rows = _generate(preset, tmp_path / "data", 4)
+    with ChatServer(answer=_answer, models=("m",)) as server:
+        assert main(["run", "--dataset", str(tmp_path / "data"), "--prompt", prompt, "--backend", "openai",
+                     "--model", "m", "--base-url", server.url, "--no-api-key", "--no-progress",
+                     "--out", str(tmp_path / "out")]) == 0
+    frame = load_results(tmp_path / "out").frame.set_index("item_id")
+    assert sorted(frame.index) == sorted(r["item_id"] for r in rows)
+    assert set(frame["family"]) == {family} and frame["correct"].notna().all()
+    for r in rows:  # the rows' group is the manifest's
+        assert frame.loc[r["item_id"], "colour_set"] == r["group"]
 
 
 def _files(root):

@@ -1,4 +1,4 @@
-"""The Gradio explorer built in-process, launched on a free port, driven with gradio_client (issue 6)."""
+"""The Gradio explorer built in-process, launched on a free port, driven with gradio_client."""
 
 from __future__ import annotations
 
@@ -113,7 +113,7 @@ def test_the_dot_sliders_range_follows_the_plate_size(client):
 
 
 def test_the_api_page_lists_only_the_named_endpoints(running):
-    """Issue 12: chained internal steps appeared as nine /render_plate_N endpoints."""
+    """Regression: chained internal steps appeared as nine /render_plate_N endpoints."""
     family_tabs = ["/illusion_ask", "/illusion_render", "/quiz_answer", "/quiz_option_0", "/quiz_option_1",
                    "/quiz_option_2", "/quiz_start", "/scene_ask", "/scene_render"]
     assert sorted(running.get_api_info()["named_endpoints"]) == sorted(["/apply_spec", "/ask", "/render", "/set_key",
@@ -163,7 +163,7 @@ def test_sweep_streams_rows_and_a_figure(client):
 
 
 def test_a_sweep_shows_requested_and_drawn_delta_e_and_warns_when_a_target_cannot_be_reached(client):
-    """Issue 11: the sweep asked 0.5 -> 6 on CBE set 1 and silently drew 1.39 -> 6.07. Requests beyond what
+    """Regression: the sweep asked 0.5 -> 6 on CBE set 1 and silently drew 1.39 -> 6.07. Requests beyond what
     the colours reach in sRGB are named, not fatal."""
     set1 = dict(colour_pair="colorblindnesseval-1", delta_e=0.0, text="12")
     controls = list({**ex.spec_to_controls(ex.default_spec()).__dict__, **set1}.values())
@@ -224,7 +224,7 @@ def test_public_mode_refuses_endpoints_off_the_allow_list_and_needs_the_visitors
 
 
 def test_public_mode_follows_no_redirect_and_never_shows_the_other_servers_reply():
-    """Issue 12: an allowed endpoint answering 301/302/307 sent the request on to another address on the
+    """Regression: an allowed endpoint answering 301/302/307 sent the request on to another address on the
     server's network (a 307 re-sent the whole POST), and that address's reply text appeared in the error."""
     from tests.support.redirect_server import RedirectServer
 
@@ -248,7 +248,7 @@ def test_public_mode_follows_no_redirect_and_never_shows_the_other_servers_reply
 
 
 def test_public_mode_caps_pasted_specs_and_prompts_at_the_door():
-    """Issue 12: a pasted spec had no size cap (2,200 x 2,200 colours took 11.7 s), prompts no length cap."""
+    """Regression: a pasted spec had no size cap (2,200 x 2,200 colours took 11.7 s), prompts no length cap."""
     policy = ex.Policy.from_env({"PLATES_PUBLIC": "1"})
     demo = _launch(policy)
     try:
@@ -271,7 +271,7 @@ def test_public_mode_caps_pasted_specs_and_prompts_at_the_door():
 
 
 def test_public_mode_fails_fast_on_an_allowed_hf_model_that_is_not_here():
-    """Issue 12: an allowed Hugging Face id that could not be loaded held the single model slot for 42 s.
+    """Regression: an allowed Hugging Face id that could not be loaded held the single model slot for 42 s.
     Offline (tests/conftest.py sets HF_HUB_OFFLINE=1) and not in the cache, it is refused before any load."""
     demo = _launch(ex.Policy(public=True, allowed_hf_models=("org/not-downloaded-here",)))
     try:
@@ -285,7 +285,7 @@ def test_public_mode_fails_fast_on_an_allowed_hf_model_that_is_not_here():
 
 
 def test_public_mode_queues_model_calls_one_at_a_time_in_a_bounded_queue(monkeypatch):
-    """Issue 6: expensive calls are queued with limits (a shared model slot, a capped queue); renders run up
+    """Expensive calls are queued with limits (a shared model slot, a capped queue); renders run up
     to the cores (here said to be 6)."""
     monkeypatch.setattr(ex, "cores", lambda: 6)
     demo = explorer_app.build_app(ex.Policy(public=True))

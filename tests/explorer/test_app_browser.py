@@ -89,7 +89,7 @@ def wait_for_stats(page, other_than: str) -> str:
 
 
 def test_deleting_text_re_renders_and_an_empty_text_says_what_to_do(url, browser, tmp_path):
-    """Issue 12: Backspace and select-all + Delete left the plate showing "12" while the box said "1"/""."""
+    """Regression: Backspace and select-all + Delete left the plate showing "12" while the box said "1"/""."""
     page = browser.new_page(viewport={"width": 1400, "height": 1000})
     page.goto(url)
     first = wait_for_plate(page)
@@ -120,7 +120,7 @@ def picker_colour(page, elem_id: str) -> str:
 
 
 def test_the_background_swatch_follows_delta_e(url, browser):
-    """Issue 12: the swatch stayed pink while ΔE had moved the plate's background to green."""
+    """Regression: the swatch stayed pink while ΔE had moved the plate's background to green."""
     page = browser.new_page(viewport={"width": 1400, "height": 1000})
     page.goto(url)
     wait_for_plate(page)

@@ -1,4 +1,4 @@
-"""The family tabs' library side (issues 13-15): plates.explorer.families and plates.explorer.quiz, no widgets."""
+"""The family tabs' library side: plates.explorer.families and plates.explorer.quiz, no widgets."""
 
 from __future__ import annotations
 

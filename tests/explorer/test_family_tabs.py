@@ -1,4 +1,4 @@
-"""The explorer's Illusions, Scenes and Try-it-yourself tabs (issues 13-15) built in-process, launched on a free
+"""The explorer's Illusions, Scenes and Try-it-yourself tabs built in-process, launched on a free
 port, driven with gradio_client."""
 
 from __future__ import annotations

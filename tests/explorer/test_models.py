@@ -234,7 +234,7 @@ def test_public_messages_lose_server_paths_but_keep_urls():
 
 
 def test_public_mode_checks_an_hf_model_before_loading_and_remembers_a_failed_load(tmp_path):
-    """Issue 12: an allowed Hugging Face id that could not be loaded held the single model slot for 42 s. The
+    """Regression: an allowed Hugging Face id that could not be loaded held the single model slot for 42 s. The
     check runs before any load (the factory, which holds the slot, is never called for a missing model), and a
     load that fails is answered at once for FAILED_LOAD_MEMORY_S seconds."""
     made = []
@@ -288,7 +288,7 @@ def test_in_batches_groups_fast_answers_and_passes_slow_ones_through():
 
 
 def test_a_sweep_names_points_the_colours_cannot_reach_and_tells_requested_from_drawn():
-    """Issue 11: the explorer's sweep asked 0.5 -> 6 on CBE set 1 and silently drew 1.39 -> 6.07."""
+    """Regression: the explorer's sweep asked 0.5 -> 6 on CBE set 1 and silently drew 1.39 -> 6.07."""
     base = ex.default_spec().replace(size=128)  # CBE set 1: 2 foreground colours, 1 background
     plan = em.sweep_plan(base, [0.5, 6.0, 80.0])
     assert [s.delta_e for s in plan.specs] == [0.5, 6.0]

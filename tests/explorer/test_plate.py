@@ -172,7 +172,7 @@ def _colours_in(image) -> set[str]:
 
 
 def test_the_colour_swatches_follow_delta_e_moving_the_background():
-    """Issue 12: after ΔE moved the background, the pickers showed the preset's pink, the plate green.
+    """Regression: after ΔE moved the background, the pickers showed the preset's pink, the plate green.
     Checked on the pixels: the swatches' colours are the ones painted (no jitter here: the plate holds the
     foreground, the background and the white canvas only)."""
     start = controls(colour_pair="huemanity-06", delta_e=0, size=160)
@@ -198,7 +198,7 @@ def test_custom_pickers_keep_the_colours_given_and_the_drawn_swatches_show_the_m
 
 
 def test_dot_radius_errors_speak_the_panels_words_and_sliders_offer_valid_ranges():
-    """Issue 12: 'min_radius=20.0 > max_radius=8.53…' became words a visitor can act on; the sliders' ranges
+    """Regression: 'min_radius=20.0 > max_radius=8.53…' became words a visitor can act on; the sliders' ranges
     follow the plate size."""
     with pytest.raises(ValueError, match=r"Dot radius min 20 px is larger than the automatic dot radius max "
                                          r"at 512 px \(8.5 px\); allowed: a min up to 8.5 px, or set Dot "
@@ -225,7 +225,7 @@ def test_an_empty_text_names_what_to_do():
 
 
 def test_pasted_specs_are_capped_before_they_are_built():
-    """Issue 12: a pasted spec had no size cap; 2,200 x 2,200 colours took 11.7 s (the pairs grow with the
+    """Regression: a pasted spec had no size cap; 2,200 x 2,200 colours took 11.7 s (the pairs grow with the
     square). The text, and each colour list, are capped before any PlateSpec is made."""
     huge = json.dumps({"text": "12", "palette": None, "foreground": ["#102030"] * 2200,
                        "background": ["#a0b0c0"] * 2200})

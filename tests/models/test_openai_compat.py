@@ -1,6 +1,6 @@
 """The OpenAI-compatible backend against a real chat-completions server on 127.0.0.1 (tests/support/chat_server.py).
 
-Every fault path of issue 3 ("Reliability"): 429 with Retry-After, 500/503, slow answers past the timeout,
+Every fault path a real API shows: 429 with Retry-After, 500/503, slow answers past the timeout,
 malformed JSON, dropped connections, 401/404, an unreachable server. Counts are exact: every item is answered
 or recorded as an error, and the server saw exactly the attempts the replies report.
 """
@@ -363,7 +363,7 @@ def test_empty_and_bad_queries():
 
 @pytest.mark.parametrize("status", [301, 302, 307, 308])
 def test_with_follow_redirects_off_a_redirect_reaches_no_other_address_and_is_not_quoted(status):
-    """Issue 12: an allowed endpoint answering 3xx sent the request on (a 307 re-sent the whole POST) to
+    """Regression: an allowed endpoint answering 3xx sent the request on (a 307 re-sent the whole POST) to
     another address, whose reply text then appeared in the error. With follow_redirects=False (the explorer's
     public mode) the target never sees a request, and the message quotes neither body nor Location."""
     from tests.support.redirect_server import RedirectServer

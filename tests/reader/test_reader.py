@@ -1,4 +1,4 @@
-"""The baseline reader (issue 4): label coding, preprocessing, ONNX/PyTorch agreement, the shipped model's
+"""The baseline reader: label coding, preprocessing, ONNX/PyTorch agreement, the shipped model's
 accuracy on fresh plates, and the backend's handling of prompt kinds."""
 
 from __future__ import annotations

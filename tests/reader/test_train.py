@@ -1,4 +1,4 @@
-"""Training the baseline reader is deterministic for a given command (issue 4: "reproducible from the command in
+"""Training the baseline reader is deterministic for a given command ("reproducible from the command in
 the model card"): the step count alone decides the schedule, seeds fix data, order and augmentation, and the
 rendering worker count does not matter. Tiny runs (64 plates at 96 px, 4 steps, width 8)."""
 

@@ -412,7 +412,7 @@ def test_load_reference_filters_and_errors(ref):
     assert set(hue["source"]) == {"HueManity Table 2", "HueManity Table 3", "HueManity Table 5"}
     assert len(load_reference("ColorBench", "Table 4")) == 36
     assert len(load_reference(table="IllusionBench+ Table II")) == 117
-    with pytest.raises(ValueError, match="unknown paper 'HueMan'.*allowed: ColorBlindnessEval"):
+    with pytest.raises(ValueError, match="paper 'HueMan' is not known; allowed: ColorBlindnessEval"):
         load_reference("HueMan")
     with pytest.raises(ValueError, match="unknown table 'Table 7' in RCID; allowed: RCID Table 1"):
         load_reference("RCID", "Table 7")

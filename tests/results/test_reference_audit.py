@@ -1,4 +1,4 @@
-"""The audit's findings about the papers' numbers and citations stay fixed (issue 11): HueManity Table 5's ±
+"""The audit's findings about the papers' numbers and citations stay fixed: HueManity Table 5's ±
 are Wald half-widths (Tables 2-3's are Wilson), and the section citations the audit found wrong appear
 nowhere."""
 

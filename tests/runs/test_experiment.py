@@ -81,19 +81,19 @@ def test_sampling_fields_change_the_run_id_and_apply_to_the_openai_backend_only(
     ("changes", "message"),
     [
         ({"models": [{"backend": "openai", "model": "a"}, {"backend": "opneai", "model": "b"}]},
-         r"models\[1\]\.backend: 'opneai' is not one of openai, hf, baseline"),
+         r"models\[1\]\.backend 'opneai' is not known; allowed: openai, hf, baseline"),
         ({"models": [{"backend": "openai"}]}, r"models\[0\]\.model"),
         ({"models": []}, r"models: missing"),
         ({"models": [{"backend": "openai", "model": "m", "concurrency": 0}]}, r"models\[0\]\.concurrency"),
         ({"models": [{"backend": "openai", "model": "m", "api_key_env": "sk-live-123 oops"}]},
          r"models\[0\]\.api_key_env: expected the NAME"),
-        ({"prompts": ["cbe-opn"]}, r"prompts\[0\]: 'cbe-opn' is not one of cbe-open, "),
+        ({"prompts": ["cbe-opn"]}, r"prompts\[0\] 'cbe-opn' is not known; allowed: cbe-open, "),
         ({"prompts": []}, r"prompts: missing"),
         ({"conditions": {"sizes": [8]}}, r"conditions\.sizes\[0\]: 8 is not allowed"),
-        ({"conditions": {"cvd": ["deuteranopia"]}}, r"conditions\.cvd\[0\]: 'deuteranopia' is not one of none"),
+        ({"conditions": {"cvd": ["deuteranopia"]}}, r"conditions\.cvd\[0\] 'deuteranopia' is not known; allowed: none"),
         ({"conditions": {"cvd": [{"view": "protan", "severity": 2}]}}, r"conditions\.cvd\[0\]\.severity"),
         ({"conditions": {"grayscale": ["yes"]}}, r"conditions\.grayscale\[0\]"),
-        ({"conditions": {"variants": ["blurry"]}}, r"conditions\.variants\[0\]: 'blurry' is not one of standard"),
+        ({"conditions": {"variants": ["blurry"]}}, r"conditions\.variants\[0\] 'blurry' is not known; allowed: standard"),
         ({"conditions": {"size": [128]}}, r"conditions: unknown key\(s\) size; allowed: sizes"),
         ({"shots": [-1]}, r"shots\[0\]"),
         ({"seed": "zero"}, r"seed: 'zero'"),
@@ -146,7 +146,7 @@ def test_toml_field_errors_name_the_file_and_field(tmp_path):
     path = tmp_path / "exp.toml"
     path.write_text('prompts = ["cbe-open"]\n[dataset]\nsource = "colorblindnesseval"\n'
                     '[[models]]\nbackend = "openai"\nmodel = "a"\n[[models]]\nbackend = "opneai"\nmodel = "b"\n')
-    with pytest.raises(ValueError, match=r"exp\.toml: models\[1\]\.backend: 'opneai' is not one of"):
+    with pytest.raises(ValueError, match=r"exp\.toml: models\[1\]\.backend 'opneai' is not known; allowed: .*did you mean 'openai'"):
         load_experiment(path)
 
 
@@ -158,7 +158,7 @@ def test_experiment_json_holds_the_key_variable_name_never_a_key(monkeypatch):
 
 
 def test_experiment_reads_the_one_declaration_of_each_list():
-    """Issue 9: backend kinds, CVD views, variants and preset names are declared once; the experiment parser
+    """Backend kinds, CVD views, variants and preset names are declared once; the experiment parser
     accepts exactly what the rest of the package does (a new family's variant, a new preset)."""
     from plates.colour import CVD_VIEWS
     from plates.datasets import PRESETS
@@ -177,7 +177,7 @@ def _prompt_file(path, text):
 
 
 def test_prompt_files_give_a_users_template_and_its_text_is_part_of_the_run_id(tmp_path):
-    """Issue 3: "A user can add a template of their own" — from a TOML experiment and `plates run`, not only
+    """A user can add a template of their own — from a TOML experiment and `plates run`, not only
     from Python; and a changed template text must start a new run, never resume the old one's rows."""
     _prompt_file(tmp_path / "mine.toml", "Which number do you see?")
     exp_file = tmp_path / "exp.toml"
@@ -200,7 +200,7 @@ def test_prompt_files_give_a_users_template_and_its_text_is_part_of_the_run_id(t
 
 def test_built_in_prompts_keep_their_run_ids_until_the_pixels_change(monkeypatch):
     """Run ids of runs already on disk must not move (rerunning continues them) unless the pixels do: the
-    engine version is part of the identity (issue 9), so a change of pixels starts a new run."""
+    engine version is part of the identity, so a change of pixels starts a new run."""
     exp = quick_experiment(dataset="colorblindnesseval", prompt="cbe-open", backend="baseline",
                            model="baseline-cnn", out="x", limit=4, size=256)
     assert exp.run_id == "colorblindnesseval-187cf582b089"  # engine version 2

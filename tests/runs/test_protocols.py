@@ -1,4 +1,4 @@
-"""plates.runs.protocols and the text-only control (issue 11): the papers' sampling settings reach the server
+"""plates.runs.protocols and the text-only control: the papers' sampling settings reach the server
 as each paper reports them (checked on the request bodies a real server on 127.0.0.1 receives), and the
 ColorBench App. J text-only control sends a black image of the same size and enters the run id and row key."""
 

@@ -1,4 +1,4 @@
-"""The human quiz's library side (issue 15): a person drives the staircase, every answer a `human` row."""
+"""The human quiz's library side: a person drives the staircase, every answer a `human` row."""
 
 from __future__ import annotations
 
@@ -146,6 +146,7 @@ def test_stored_plate_rows_give_a_models_threshold_beside_the_person(tmp_path):
     s = QuizSession.start(trials=4, illusion=None, size=64, seed=1, limits=FAST)
     stair = s.staircase
     other = stair.__class__(**{**stair.__dict__, "stimulus": stair.stimulus.replace(palette="huemanity-02")})
+    bigger = stair.__class__(**{**stair.__dict__, "stimulus": stair.stimulus.replace(size=96)})
     rng = np.random.Generator(np.random.PCG64(7))
     with ResultsWriter(tmp_path, "stored") as writer:
         n = 0
@@ -158,9 +159,14 @@ def test_stored_plate_rows_give_a_models_threshold_beside_the_person(tmp_path):
                 wrong = other.present(10_000 + n, float(level))  # the same model, another colour set: never reads
                 writer.add(build_row(other.asked(wrong, run_id="stored", dataset="staircase", model="vlm-y",
                                                  backend="openai"), Reply("?")))
+                if _ < 3:  # the same model and colour set at another size: another condition, never pooled
+                    big = bigger.present(20_000 + n, float(level))
+                    writer.add(build_row(bigger.asked(big, run_id="stored", dataset="staircase", model="vlm-y",
+                                                      backend="openai"), Reply(big.question.target)))
                 n += 1
     found = qv.ModelBoard(tmp_path).plate_thresholds(stair)
-    assert [m.model for m in found] == ["vlm-y"] and found[0].n == 144  # only the quiz's colour set counts
+    # only the quiz's colour set and condition (its size) count
+    assert [m.model for m in found] == ["vlm-y"] and found[0].n == 144
     assert abs(found[0].value - 10.0) < 1.5 and found[0].ci_low < 10.0 < found[0].ci_high
 
 

@@ -1,4 +1,4 @@
-"""plates staircase (issue 15): QUEST+ against a backend, every trial a row, resumable after a kill."""
+"""plates staircase: QUEST+ against a backend, every trial a row, resumable after a kill."""
 
 from __future__ import annotations
 
@@ -60,7 +60,33 @@ def test_the_estimate_approaches_a_scripted_observers_threshold(tmp_path):
     frame = load_results(tmp_path / "out").frame
     assert len(frame) == 25 and set(frame["dataset"]) == {"staircase"} and frame["row_key"].is_unique
     assert sorted(frame["item_id"]) == [f"trial-{n:04d}" for n in range(25)]
-    assert (frame["delta_e"].between(1.0, 30.0)).all()
+    assert (frame["delta_e"].between(1.0 - 0.05, 30.0 + 0.05)).all()
+
+
+def test_each_trial_draws_its_own_direction_at_the_level_and_records_it(tmp_path):
+    import json
+
+    import numpy as np
+
+    from plates.stimuli.ishihara.directions import TOLERANCE, drawn_delta_e
+    from plates.stimuli.ishihara.plate import PlateSpec
+
+    stair = _stair(tmp_path, trials=12, min_trials=12)
+    result = run_staircase(stair, make_backend=lambda *a, **k: Observer(12.0))
+    frame = load_results(tmp_path / "out").frame.sort_values("item_id")
+    specs = [PlateSpec.from_json(s) for s in frame["spec_json"]]
+    directions = {s.delta_e_direction for s in specs}
+    assert None not in directions and len(directions) == 12  # one direction per trial, in every row
+    assert np.allclose(frame["delta_e"], [drawn_delta_e(s) for s in specs])  # the row's level is as drawn
+    assert all(abs(drawn_delta_e(s) - s.delta_e) <= TOLERANCE for s in specs)
+    assert [level for level, _ in result.history] == frame["delta_e"].tolist()
+    assert result.estimate.status == "fit"  # checked: the scripted observer is monotonic in ΔE2000
+    # "palette" keeps the palette's own line (one colour per level), under another run id
+    line = _stair(tmp_path, directions="palette")
+    assert line.run_id != stair.run_id and line.trial(0, 5.0).delta_e_direction is None
+    assert json.loads(line.trial(0, 5.0).to_json()).get("delta_e_direction") is None
+    with pytest.raises(ValueError, match="directions"):
+        _stair(tmp_path, directions="sideways")
 
 
 def test_a_stopped_staircase_continues_to_the_same_answers(tmp_path):

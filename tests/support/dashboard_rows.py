@@ -1,4 +1,4 @@
-"""Small hand-made result rows in the results schema, for the chart, view and dashboard tests (issue 5).
+"""Small hand-made result rows in the results schema, for the chart, view and dashboard tests.
 
 `rows(...)` fills every column of `plates.results.SCHEMA` with a sensible default, so a test only states what
 it is about (model, correct, grayscale, ...). `write_part` writes rows as one Parquet part with that schema.

@@ -1,4 +1,4 @@
-"""Real results rows of every family for the family dashboard tests (issues 13, 14, 15).
+"""Real results rows of every family for the family dashboard tests.
 
 `write_family_results(folder)` runs the family presets through `plates run` against tests/support/chat_server.py (a
 real OpenAI-compatible HTTP server) with seeded scripted answers, and adds human rows written by the quiz

@@ -1,4 +1,4 @@
-"""A real HTTP server on 127.0.0.1 that answers every request with a redirect (issue 12's public-mode hole).
+"""A real HTTP server on 127.0.0.1 that answers every request with a redirect.
 
 Every request is recorded (method, path, body length) and answered with ``status`` (301, 302, 307, 308) and a
 ``Location`` pointing at ``target`` + the request's path after ``/v1``, plus a body naming the target, as a

@@ -96,6 +96,43 @@ def test_every_trap_gets_one_verdict_whichever_family_asks(reply):
     assert len(set(verdicts.values())) == 1, verdicts
 
 
+# The one answer-phrase rule (plates.tasks.answers.text.last_answer): the last explicit final-answer phrase
+# wins in every reader. Verdicts these replies had before the rule was one (each reader its own):
+# numbers "ambiguous" (all phrases had to agree), yes/no the leading word, colours "ambiguous".
+LAST_PHRASE = [
+    ("number", lambda r: read_number(r), "The number is 12. Answer: 17", "17"),
+    ("number", lambda r: read_number(r), "I see 12. The answer is 17.", "17"),
+    ("number", lambda r: read_number(r), "Answer: 12. The number is 17.", "17"),
+    ("number", lambda r: read_number(r), "The answer is 12. On reflection, the answer is 17.", "17"),
+    ("yes-no", lambda r: read_yes_no(r), "Yes. On closer look the answer is no.", "no"),
+    ("yes-no", lambda r: read_yes_no(r), "The answer is yes. Final answer: no", "no"),
+    ("yes-no", lambda r: read_yes_no(r), "Yes... wait, no", "no"),
+    ("true-false", lambda r: read_yes_no(r, "true-false"), "True. Looking again, the answer is false.", "False"),
+    ("colour", read_colour_name, "The answer is grey. It looked red at first.", "grey"),
+    ("colour", read_colour_name, "The answer is red. On reflection, the answer is grey.", "grey"),
+    ("colour", read_colour_name, "Red, actually grey", "grey"),
+    ("choice", lambda r: read_choice(r, OPTIONS), "The answer is A. On reflection, the answer is C.", "C"),
+    ("choice", lambda r: read_choice(r, OPTIONS), "The answer is 7. Final answer: 12", "B"),
+]
+
+
+@pytest.mark.parametrize(("kind", "read", "reply", "answer"), LAST_PHRASE, ids=[f"{k}: {r}" for k, _, r, _ in
+                                                                                 LAST_PHRASE])
+def test_the_last_explicit_answer_phrase_wins_in_every_reader(kind, read, reply, answer):
+    got = read(reply)
+    assert (got.answer, got.status) == (answer, "ok"), got
+
+
+@pytest.mark.parametrize(("read", "reply"), [
+    (lambda r: read_number(r), "The answer is 12 or 17"),  # one phrase naming two answers abstains
+    (lambda r: read_number(r), "I see 12. It is 17."),  # implicit mentions never outvote each other
+    (lambda r: read_choice(r, OPTIONS), "The answer is A or C."),
+    (read_colour_name, "The answer is reddish grey."),
+])
+def test_a_phrase_naming_two_answers_or_conflicting_implicit_mentions_abstain(read, reply):
+    assert read(reply).status == "ambiguous"
+
+
 def test_roman_numerals_and_letters_are_two_alphabets_of_one_reader():
     q = _illusion_question()
     for reply in ("II", "(II)", "ii.", "B", "Answer: (ii)", "The answer is II because the left is lighter"):
@@ -152,6 +189,8 @@ def _readers():
         "true-false": lambda r: read_yes_no(r, "true-false"),
         "colour": read_colour_name,
         "choice": lambda r: read_choice(r, OPTIONS),
+        "choice-hsv": lambda r: read_choice(r, {"A": "(120°, 76%, 55%)", "B": "(200°, 50%, 40%)"}),
+        "choice-hex": lambda r: read_choice(r, {"A": "#1A2B3C", "B": "#000000"}),
         "illusion-mc": lambda r: get_task(mc.task).score(mc, r),
         "illusion-tf": lambda r: get_task(tf.task).score(tf, r),
         "illusion-name": lambda r: get_task(name.task).score(name, r),
@@ -177,6 +216,8 @@ HUGE = {
     "nested think": "<think>" * 30_000 + "B" + "</think>" * 20_000,
     "unicode digits": "\u0661\u0662 " * 100_000,
     "spaces": "12" + " " * 300_000 + "17",
+    "colour triples": "(1, 2, 3), " * 100_000,
+    "hex digits": "1a2b3c" * 150_000,
 }
 
 
@@ -206,7 +247,8 @@ def test_an_answer_in_the_head_or_the_tail_of_a_cut_reply_is_read():
 
 _NASTY = st.sampled_from(["1", " ", "or", "(", ")", "A", "B", "I", "V", "<think>", "</think>", "\n", "answer is",
                           "9" * 50, "\u0661", "²", "ſ", "\u212a", "yes", "no", "true", "red", "grey", ".", ",",
-                          "actually", "left is darker", "twenty-one", "plate", "#", ":", "**"])
+                          "actually", "left is darker", "twenty-one", "plate", "#", ":", "**", "°", "%",
+                          "1a2b3c", "(120, 76, 55)", "rgb("])
 
 
 @settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])

@@ -111,6 +111,22 @@ def test_colour_extraction_answer_is_the_pixel_value_and_distractors_sit_at_delt
                     assert abs(delta_e2000(pixel, rgb) - 8.0) <= 1.0
 
 
+@pytest.mark.parametrize("fmt", ["rgb", "hsv", "hex"])
+def test_colour_extraction_is_scored_by_the_colour_value_in_the_options_format(fmt):
+    from plates.tasks.scenes import score_reply, to_question
+
+    stim, q = next(iter(_build_all("colour-extraction", _scenes(PATCHES[:1]), format=fmt, delta_e=8.0)))
+    common = to_question(q)
+    # The value as a model writes it: HSV without ° and %, HEX lower case without "#", RGB as rgb(r,g,b).
+    plain = q.answer_text.replace("°", "").replace("%", "")
+    replies = {"rgb": f"rgb{plain.replace(' ', '')}", "hsv": plain, "hex": q.answer_text.lower().lstrip("#")}
+    for reply in (replies[fmt], f"The {fmt.upper()} value is {replies[fmt]}."):
+        got = score_reply(common, reply)
+        assert (got.parsed, got.correct) == (q.answer, True), (reply, got)
+    wrong = next(k for k in q.options if k != q.answer)
+    assert score_reply(common, q.options[wrong].lower()).parsed == wrong
+
+
 def test_colour_extraction_of_a_shape_in_a_scene():
     for stim, q in _build_all("colour-extraction", _scenes(PLAIN), format="hex"):
         _check_options(q)

@@ -143,7 +143,7 @@ def test_any_space_needs_a_label_space_for_distractors():
 
 
 def test_unknown_prompt_lists_the_names():
-    with pytest.raises(ValueError, match="unknown prompt 'nope'.*cbe-open.*colorbench-mc-cot"):
+    with pytest.raises(ValueError, match="prompt 'nope' is not known; allowed: .*cbe-open.*colorbench-mc-cot"):
         get_prompt("nope")
 
 
@@ -174,7 +174,7 @@ def test_a_user_template_renders_and_is_found_only_where_it_was_given():
     assert r.expected == "no" and r.text.endswith("{yes}/{no}") and "5?" not in r.text
     assert r.task == "plate-yes-no" and r.answer_kind == "yesno"
     assert get_prompt("my-yn", {"my-yn": t}) is t
-    with pytest.raises(ValueError, match="unknown prompt 'my-yn'"):
+    with pytest.raises(ValueError, match="prompt 'my-yn' is not known"):
         get_prompt("my-yn")  # nothing leaked into the built-in registry
 
 

@@ -1,4 +1,4 @@
-"""Illusions (issue 13): RCID's Human-like / No-illusion / N/A, IllusionBench+ accuracy and yes-bias, and the
+"""Illusions: RCID's Human-like / No-illusion / N/A, IllusionBench+ accuracy and yes-bias, and the
 point of subjective equality in ΔE2000, beside the papers' numbers. Numbers: `plates.charts.illusions`."""
 
 import pandas as pd

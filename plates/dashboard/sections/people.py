@@ -1,4 +1,4 @@
-"""People beside models (issue 15): each participant's and each model's ΔE2000 threshold on the plates and point
+"""People beside models: each participant's and each model's ΔE2000 threshold on the plates and point
 of subjective equality on the illusions (each with a pooled "people (K participants)" fit), their accuracy per
 prompt, and the papers' human numbers. Numbers: `plates.charts.people`."""
 
@@ -25,7 +25,10 @@ st.caption(
     "Human answers (backend “human”, from the explorer's “Try it yourself” quiz; one anonymous participant "
     "per row label) beside the models. Threshold: the ΔE2000 where a chance-aware psychometric fit is halfway "
     "between the guess rate (from the prompt: yes/no ½, k options 1/k, open answers 1/label-space size) and "
-    "the ceiling, with its profile-likelihood 95% interval. The papers report human accuracies, not thresholds."
+    "the ceiling, with its profile-likelihood 95% interval; one fit per participant or model, prompt, viewing "
+    "condition and colour set (never pooled across them). A fit whose accuracy falls as ΔE2000 rises "
+    "(“non-monotonic”) or that cannot be told from guessing (“at chance”) has no threshold. The papers report "
+    "human accuracies, not thresholds."
 )
 # asked of DuckDB first: reading every plate row into pandas to find none human took 14.5 GB at 10M rows
 if not has_rows(view.opened.results, view.where, "backend", "human", FAMILIES):

@@ -1,4 +1,4 @@
-"""Scenes / ColorBench (issue 14): per-task accuracy, accuracy against difficulty, robustness, the overall
+"""Scenes / ColorBench: per-task accuracy, accuracy against difficulty, robustness, the overall
 micro-averaged score, grayscale and chain-of-thought effects, beside ColorBench's Tables 1, 4 and 9.
 Numbers: `plates.charts.scenes`."""
 

@@ -18,7 +18,7 @@ from functools import lru_cache
 import numpy as np
 
 from plates import colour as C
-from plates.colour.spaces import _cs
+from plates.colour.spaces import colour_science
 
 __all__ = [
     "TOLERANCE",
@@ -58,13 +58,13 @@ def lerp(a, b, t: float) -> np.ndarray:
 
 def decode_srgb(rgb) -> np.ndarray:
     """sRGB 0-255 -> linear RGB 0-1 (IEC 61966-2-1 decoding, via colour-science)."""
-    return _cs().cctf_decoding(np.asarray(rgb, dtype=float) / 255.0, function="sRGB")
+    return colour_science().cctf_decoding(np.asarray(rgb, dtype=float) / 255.0, function="sRGB")
 
 
 @lru_cache(maxsize=1)
 def _encode_thresholds() -> np.ndarray:
     """Linear values at which the 8-bit sRGB code steps up: decode((k + 0.5) / 255), k = 0..254."""
-    return np.asarray(_cs().cctf_decoding((np.arange(255) + 0.5) / 255.0, function="sRGB"), dtype=float)
+    return np.asarray(colour_science().cctf_decoding((np.arange(255) + 0.5) / 255.0, function="sRGB"), dtype=float)
 
 
 def encode_linear(linear) -> np.ndarray:
@@ -119,7 +119,7 @@ def target_pair(
     rounded = np.clip(np.rint(srgb), 0, 255)
     lab_r = C.srgb255_to_lab(rounded)
     la, lb = lab_r[: s.size], lab_r[s.size :]
-    de = np.asarray(_cs().delta_E(la, lb, method="CIE 2000"))
+    de = np.asarray(colour_science().delta_E(la, lb, method="CIE 2000"))
     ok &= sign * (la[:, 0] - lb[:, 0]) > 0  # the requested order of lightness, pixels differing
     if not ok.any():
         raise ValueError(

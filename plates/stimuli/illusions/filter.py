@@ -19,7 +19,7 @@ from __future__ import annotations
 import numpy as np
 
 from plates import colour as C
-from plates.colour.spaces import _cs
+from plates.colour.spaces import colour_science
 from plates.stimuli.illusions.colours import CAST_ALPHA, cast, rgb8, uncast
 from plates.stimuli.illusions.geometry import Drawing, Job, compose, disc, paint
 from plates.stimuli.illusions.naming import colour_name
@@ -49,7 +49,7 @@ _RING_RGB = (20, 20, 20)
 
 def _palette(avoid: np.ndarray) -> np.ndarray:
     pal = np.asarray(SCENE_PALETTE, dtype=float)
-    de = _cs().delta_E(
+    de = colour_science().delta_E(
         C.srgb255_to_lab(pal)[:, None, :], C.srgb255_to_lab(avoid)[None, :, :], method="CIE 2000"
     )
     keep = pal[np.min(de, axis=1) >= 15.0].astype(np.uint8)

@@ -7,27 +7,25 @@ image.
 
 from __future__ import annotations
 
-import json
 import math
-from dataclasses import asdict, dataclass, fields
-from dataclasses import replace as _dc_replace
+from dataclasses import dataclass
 from functools import cached_property
-from typing import Any, ClassVar
+from typing import ClassVar
 
 import numpy as np
 
 from plates import colour as C
-from plates.stimuli.base import FAMILY_KEY, tagged_json
+from plates.stimuli.base import SpecBase
 from plates.stimuli.illusions.colours import CAST_ALPHA, in_gamut, max_cast_alpha, rgb8, target_pair, uncast
 from plates.stimuli.illusions.kinds import (
     DIRECTIONS,
     ILLUSION_TYPES,
-    KINDS,
     LAYOUTS,
     STRIPE_KINDS,
     IllusionType,
     Lab,
 )
+from plates.validation import check_choice, check_number, lookup
 
 __all__ = ["FAMILY_NAME", "IllusionSpec", "lab"]
 
@@ -42,18 +40,6 @@ def lab(colour) -> Lab:
     v = C.srgb255_to_lab(C.parse_colour(colour))
     return (round(float(v[0]), 2), round(float(v[1]), 2), round(float(v[2]), 2))
 
-
-def _number(name: str, value, lo: float, hi: float, *, integer: bool = False):
-    kind = int if integer else (int, float)
-    if (
-        isinstance(value, bool)
-        or not isinstance(value, kind)
-        or not math.isfinite(value)
-        or not lo <= value <= hi
-    ):
-        what = "an integer" if integer else "a number"
-        raise ValueError(f"{name}={value!r} is not valid; allowed: {what} in [{lo:g}, {hi:g}]")
-    return int(value) if integer else float(value)
 
 
 def _lab(name: str, value) -> Lab:
@@ -83,7 +69,7 @@ def _lab(name: str, value) -> Lab:
 
 
 @dataclass(frozen=True)
-class IllusionSpec:
+class IllusionSpec(SpecBase):
     """One procedurally drawn colour illusion (a kind of `ILLUSION_TYPES`). Colours: CIELAB (D65, 2°).
 
     Fields:
@@ -130,12 +116,11 @@ class IllusionSpec:
 
     def __post_init__(self) -> None:
         s = object.__setattr__
-        if not isinstance(self.kind, str) or self.kind not in ILLUSION_TYPES:
-            raise ValueError(f"kind {self.kind!r} is not known; allowed: {', '.join(KINDS)}")
-        s(self, "size", _number("size", self.size, 64, 2048, integer=True))
-        s(self, "seed", _number("seed", self.seed, 0, 2**63 - 1, integer=True))
-        s(self, "strength", _number("strength", self.strength, 0.0, 1.0))
-        s(self, "delta_e", _number("delta_e", self.delta_e, -_MAX_DELTA_E, _MAX_DELTA_E) + 0.0)  # -0.0 -> 0.0
+        lookup(ILLUSION_TYPES, self.kind, "kind")
+        s(self, "size", check_number("size", self.size, 64, 2048, integer=True))
+        s(self, "seed", check_number("seed", self.seed, 0, 2**63 - 1, integer=True))
+        s(self, "strength", check_number("strength", self.strength, 0.0, 1.0))
+        s(self, "delta_e", check_number("delta_e", self.delta_e, -_MAX_DELTA_E, _MAX_DELTA_E) + 0.0)  # -0.0 -> 0.0
         if self.target is not None:
             s(self, "target", _lab("target", self.target))
         info = self.info
@@ -146,8 +131,7 @@ class IllusionSpec:
                     f"{len(info.inducers)} CIELAB triple(s): {'; '.join(info.inducers)}"
                 )
             s(self, "inducers", tuple(_lab(f"inducers[{i}]", v) for i, v in enumerate(self.inducers)))
-        if self.layout not in LAYOUTS:
-            raise ValueError(f"layout {self.layout!r} is not known; allowed: {', '.join(LAYOUTS)}")
+        check_choice("layout", self.layout, LAYOUTS)
         if not isinstance(self.swap, bool):
             raise ValueError(f"swap={self.swap!r} is not valid; allowed: True or False")
         self._check_direction(info)
@@ -156,7 +140,7 @@ class IllusionSpec:
             if info.edge_noise is None:
                 with_noise = ", ".join(k for k, t in ILLUSION_TYPES.items() if t.edge_noise is not None)
                 raise ValueError(f"edge_noise applies to {with_noise} only, not {self.kind}; allowed: None")
-            s(self, "edge_noise", _number("edge_noise", self.edge_noise, 0.0, _EDGE_NOISE_MAX))
+            s(self, "edge_noise", check_number("edge_noise", self.edge_noise, 0.0, _EDGE_NOISE_MAX))
         _ = self.target_srgb  # an unreachable difference fails here, naming the reachable range
         if self.kind == "rcid-filter":
             self._check_cast()
@@ -168,10 +152,7 @@ class IllusionSpec:
             raise ValueError(
                 f"direction applies to {', '.join(STRIPE_KINDS)} only, not {self.kind}; allowed: None"
             )
-        if self.direction not in DIRECTIONS:
-            raise ValueError(
-                f"direction {self.direction!r} is not known; allowed: {', '.join(DIRECTIONS)} or None"
-            )
+        check_choice("direction", self.direction, DIRECTIONS, extra=" or None")
 
     def _check_count(self, info: IllusionType) -> None:
         if self.count is not None and info.count is None:
@@ -180,7 +161,7 @@ class IllusionSpec:
         if self.count is not None:
             lo, hi = info.count_range  # type: ignore[misc]
             object.__setattr__(
-                self, "count", _number(f"count ({info.count})", self.count, lo, hi, integer=True)
+                self, "count", check_number(f"count ({info.count})", self.count, lo, hi, integer=True)
             )
         n = self.resolved_count
         if n is None:
@@ -247,52 +228,3 @@ class IllusionSpec:
     def target_srgb(self) -> tuple[tuple[int, ...], tuple[int, ...]]:
         """(A, B) target colours as drawn, sRGB 0-255 int triples (`colours.target_pair`)."""
         return target_pair(self.resolved_target, self.delta_e)
-
-    # ---- JSON -------------------------------------------------------------------------------------------
-    def to_dict(self) -> dict:
-        """Plain dict of the fields (colours as lists), in field order."""
-        d = asdict(self)
-        if d["target"] is not None:
-            d["target"] = list(d["target"])
-        if d["inducers"] is not None:
-            d["inducers"] = [list(c) for c in d["inducers"]]
-        return d
-
-    def to_json(self) -> str:
-        """Compact JSON tagged {"family": "illusion"}, keys sorted: equal specs give equal strings."""
-        return tagged_json(FAMILY_NAME, self.to_dict())
-
-    @classmethod
-    def from_json(cls, s: str | bytes | dict) -> IllusionSpec:
-        """Inverse of `to_json` (also takes the dict). A family tag other than "illusion", or unknown keys,
-        is a ValueError naming what is allowed."""
-        d: Any = json.loads(s) if isinstance(s, str | bytes) else dict(s)
-        if not isinstance(d, dict):
-            raise ValueError(
-                f"illusion spec JSON {s!r:.80} is not an object; allowed: a JSON object of fields"
-            )
-        d = dict(d)
-        family = d.pop(FAMILY_KEY, FAMILY_NAME)
-        if family != FAMILY_NAME:
-            raise ValueError(
-                f"spec family {family!r} is not {FAMILY_NAME!r}; allowed: {FAMILY_NAME!r} (or no tag)"
-            )
-        names = [f.name for f in fields(cls)]
-        unknown = sorted(set(d) - set(names))
-        if unknown:
-            raise ValueError(f"illusion spec keys {unknown} are not known; allowed: {', '.join(names)}")
-        if isinstance(d.get("target"), list):
-            d["target"] = tuple(d["target"])
-        if isinstance(d.get("inducers"), list):
-            d["inducers"] = tuple(tuple(c) if isinstance(c, list) else c for c in d["inducers"])
-        return cls(**d)
-
-    def replace(self, **changes: Any) -> IllusionSpec:
-        """A copy with ``changes`` applied (validated again)."""
-        names = {f.name for f in fields(self)}
-        unknown = sorted(set(changes) - names)
-        if unknown:
-            raise ValueError(
-                f"illusion spec fields {unknown} are not known; allowed: {', '.join(sorted(names))}"
-            )
-        return _dc_replace(self, **changes)

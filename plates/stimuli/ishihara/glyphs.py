@@ -18,6 +18,8 @@ from pathlib import Path
 import numpy as np
 from PIL import Image, ImageDraw, ImageFont
 
+from plates.validation import not_known
+
 __all__ = [
     "FONTS",
     "FONT_ALIASES",
@@ -98,7 +100,7 @@ def resolve_font(name_or_path: str) -> str:
         except OSError as exc:
             raise ValueError(f"font file {name_or_path!r} is not a readable TrueType/OpenType font ({exc})") from None
         return str(p.resolve())
-    raise ValueError(f"font {name_or_path!r} is not known; allowed: {', '.join(available_fonts())} or a .ttf path")
+    raise not_known("font", name_or_path, available_fonts(), extra=" or a .ttf path")
 
 
 @lru_cache(maxsize=64)

@@ -24,6 +24,8 @@ import math
 
 import numpy as np
 
+from plates.validation import check_choice
+
 __all__ = ["HUEMANITY_JITTER", "JITTER_RULES", "jitter"]
 
 #: HueManity §3's jitter in PlateSpec units: shift up to 0.3 of the way to the other colour, RGB +-30,
@@ -38,8 +40,7 @@ def jitter(base: np.ndarray, other: np.ndarray, rng: np.random.Generator, *, shi
     """Jitter (n, 3) float sRGB 0-255 colours ``base`` (``other``: each dot's colour of the other class);
     returns uint8 (n, 3) sRGB 0-255. Draws, in order: the shift fractions (n,), the RGB shifts (n, 3), the
     lightness draws (n,) from ``rng``."""
-    if rule not in JITTER_RULES:
-        raise ValueError(f"jitter rule {rule!r} is not known; allowed: {', '.join(JITTER_RULES)}")
+    check_choice("jitter rule", rule, JITTER_RULES)
     n = base.shape[0]
     t = rng.random(n) * shift
     if rule == "keep-hue":

@@ -14,6 +14,8 @@ from types import MappingProxyType
 
 import numpy as np
 
+from plates.validation import check_choice
+
 __all__ = [
     "CBE_NUMBERS",
     "HUEMANITY_NUMERIC",
@@ -47,7 +49,6 @@ LABEL_SPACE_NAMES: tuple[str, ...] = (*LABEL_SPACES, "any")
 
 def random_label(space: str, rng: np.random.Generator) -> str:
     """One label drawn uniformly from the label space ``space`` with the numpy Generator ``rng``."""
-    if space not in LABEL_SPACES:
-        raise ValueError(f"label space {space!r} is not known; allowed: {', '.join(LABEL_SPACES)}")
+    check_choice("label space", space, LABEL_SPACES)
     labels = LABEL_SPACES[space]
     return labels[int(rng.integers(len(labels)))]

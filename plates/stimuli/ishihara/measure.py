@@ -1,4 +1,4 @@
-"""ΔE2000 measured on what a plate draws, beside the value the spec asked for (issue 11).
+"""ΔE2000 measured on what a plate draws, beside the value the spec asked for.
 
 A plate's nominal ΔE (`PlateStats.delta_e`) is the mean CIEDE2000 over the palette's (foreground, background)
 colour pairs before jitter. What a reader sees differs in two ways:
@@ -35,6 +35,8 @@ import numpy as np
 from scipy.spatial import cKDTree
 
 from plates import colour as C
+from plates.colour.spaces import colour_science
+from plates.validation import check_choice
 
 if TYPE_CHECKING:  # plate.py imports this module; these are for type hints only
     from plates.stimuli.ishihara.plate import Plate, PlateSpec
@@ -144,8 +146,7 @@ def measure_dots(
             f"dot_colours {colours.shape} and is_foreground {fg_mask.shape} are not valid; "
             "allowed: (n, 3) sRGB 0-255 and (n,) booleans"
         )
-    if target_kind not in TARGET_KINDS:
-        raise ValueError(f"target_kind {target_kind!r} is not valid; allowed: {', '.join(TARGET_KINDS)}")
+    check_choice("target_kind", target_kind, TARGET_KINDS)
     if isinstance(sample, bool) or not isinstance(sample, int) or sample < 1:
         raise ValueError(f"sample={sample!r} is not valid; allowed: an integer >= 1 (dot pairs)")
     if colours.size and (colours.min() < 0 or colours.max() > 255):
@@ -201,9 +202,7 @@ def measure_dots(
 
 def _delta_e_lab(a: np.ndarray, b: np.ndarray) -> np.ndarray:
     """CIEDE2000 between CIELAB rows (colour-science "CIE 2000")."""
-    from plates.colour.spaces import _cs
-
-    return np.asarray(_cs().delta_E(a, b, method="CIE 2000"), dtype=float)
+    return np.asarray(colour_science().delta_E(a, b, method="CIE 2000"), dtype=float)
 
 
 def _smallest_near(fg_lab: np.ndarray, bg_lab: np.ndarray) -> float:
@@ -244,8 +243,7 @@ def smallest_pair_delta_e(foreground, background, *, reduce: str = "min") -> flo
     """CIEDE2000 over every (foreground, background) colour pair of two sRGB 0-255 lists, reduced by "min"
     (the smallest pair), "mean" (the nominal `PlateStats.delta_e`) or "max"."""
     reducers = {"min": np.min, "mean": np.mean, "max": np.max}
-    if reduce not in reducers:
-        raise ValueError(f"reduce={reduce!r} is not valid; allowed: {', '.join(reducers)}")
+    check_choice("reduce", reduce, reducers)
     a = C.srgb255_to_lab(np.asarray(foreground, dtype=float).reshape(-1, 3))
     b = C.srgb255_to_lab(np.asarray(background, dtype=float).reshape(-1, 3))
     return float(reducers[reduce](_delta_e_lab(np.repeat(a, len(b), axis=0), np.tile(b, (len(a), 1)))))

@@ -11,6 +11,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from plates.colour import RGB
+from plates.validation import lookup
 
 __all__ = ["Palette", "PALETTES", "get_palette"]
 
@@ -97,7 +98,4 @@ PALETTES: dict[str, Palette] = _build()
 
 def get_palette(name: str) -> Palette:
     """The palette called ``name``; ValueError listing the names otherwise."""
-    try:
-        return PALETTES[name]
-    except (KeyError, TypeError):
-        raise ValueError(f"palette {name!r} is not known; allowed: {', '.join(PALETTES)}") from None
+    return lookup(PALETTES, name, "palette")

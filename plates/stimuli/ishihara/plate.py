@@ -15,24 +15,23 @@ Colours are sRGB 0-255 everywhere in this module.
 
 from __future__ import annotations
 
-import json
-import math
+from collections.abc import Mapping
 from dataclasses import asdict, dataclass, field, fields
-from dataclasses import replace as _dc_replace
 from functools import cached_property, lru_cache
-from typing import ClassVar
+from typing import Any, ClassVar
 
 import numpy as np
 from PIL import Image
 
 from plates import colour as C
-from plates.stimuli.base import FAMILY_KEY, tagged_json
+from plates.stimuli.base import SpecBase
 from plates.stimuli.ishihara.glyphs import TEXT_SCALE, check_text, text_mask
 from plates.stimuli.ishihara.jitter import HUEMANITY_JITTER, JITTER_RULES, jitter
 from plates.stimuli.ishihara.measure import DrawnDeltaE, measure_dots, target_kind
 from plates.stimuli.ishihara.paint import paint_dots, paint_dots_aa
 from plates.stimuli.ishihara.palettes import PALETTES, get_palette
 from plates.stimuli.ishihara.styles import STYLES, Style, get_style, pack_style
+from plates.validation import check_choice, check_number, not_known
 
 __all__ = ["COLOUR_ROLES", "HUEMANITY_JITTER", "VARIANTS", "Plate", "PlateSpec", "PlateStats", "paint_dots", "render",
            "render_on_mask"]
@@ -49,7 +48,7 @@ MIN_RADIUS_900, MAX_RADIUS_900, GAP_900 = (STYLES["dense"].min_radius_900, STYLE
 # fields added after plate specs were first stored, with their defaults: left out of to_dict at these values,
 # so the JSON (and the pixels) of every spec written before them is unchanged
 _LATER_FIELDS = {"style": "dense", "colour_roles": "paper-text", "jitter_rule": "keep-hue", "antialias": None,
-                 "tries": None}
+                 "tries": None, "delta_e_direction": None}
 
 
 def _colours(value, what: str) -> tuple[C.RGB, ...] | None:
@@ -63,20 +62,25 @@ def _colours(value, what: str) -> tuple[C.RGB, ...] | None:
     return out
 
 
-def _number(name: str, value, lo: float, hi: float, *, none_ok: bool = False, integer: bool = False):
-    if value is None and none_ok:
-        return None
-    kind = int if integer else (int, float)
-    if isinstance(value, bool) or not isinstance(value, kind) or not math.isfinite(value) or not lo <= value <= hi:
-        raise ValueError(
-            f"{name}={value!r} is not valid; allowed: {'an integer' if integer else 'a number'} in [{lo}, {hi}]"
-            + (" or None" if none_ok else "")
-        )
-    return value if integer else float(value)
+
+def _direction(value, delta_e: float | None) -> tuple[float, float, float]:
+    """A CIELAB direction (ΔL*, Δa*, Δb*) as a unit vector rounded to 6 decimals (so its JSON is stable)."""
+    try:
+        v = np.array([float(c) for c in value], dtype=float)
+    except (TypeError, ValueError):
+        v = np.array([])
+    norm = float(np.linalg.norm(v)) if v.size == 3 and np.all(np.isfinite(v)) else 0.0
+    if norm < 1e-9:
+        raise ValueError(f"delta_e_direction={value!r} is not valid; allowed: None or three finite numbers "
+                         "(ΔL*, Δa*, Δb*), not all zero")
+    if delta_e is None:
+        raise ValueError(f"delta_e_direction={value!r} needs delta_e; allowed: None when delta_e is None")
+    u = np.round(v / norm, 6)
+    return (float(u[0]), float(u[1]), float(u[2]))
 
 
 @dataclass(frozen=True)
-class PlateSpec:
+class PlateSpec(SpecBase):
     """Everything that decides a plate's pixels. Colours: sRGB 0-255 (hex strings accepted, stored as tuples).
 
     Fields:
@@ -88,6 +92,13 @@ class PlateSpec:
         delta_e: CIEDE2000 target, or None. When set, each background colour is replaced by the colour at this
             ΔE2000 from the foreground reference (the CIELAB mean of the foreground colours, rounded to 8-bit),
             on the CIELAB line towards that background colour (`plates.colour.background_at_delta_e`).
+        delta_e_direction: None (default: the palette's lines above), or a CIELAB direction (ΔL*, Δa*, Δb*),
+            stored as a unit vector rounded to 6 decimals: the background becomes ONE colour, at ``delta_e``
+            from the foreground reference along that direction (`plates.colour.colour_at_delta_e`); needs
+            ``delta_e``. Sweeps and staircases draw it per trial (`plates.stimuli.ishihara.directions`), so a
+            threshold describes ΔE2000 and not the one 8-bit colour a level happened to get. The papers fixed
+            the colours: ColorBlindnessEval App. D draws each plate from a colour set of its own, HueManity
+            Table 7 moves nothing (25 fixed pairs), so neither measured a threshold over directions.
         seed: 0 <= seed < 2**63; seeds numpy PCG64 streams for packing, colour choice and jitter.
         min_radius, max_radius, gap: dot radii and the least space between dots, px (None: the style's values
             at 900 px scaled with size: dense 3, 15, 0.6 -- HueManity §3 used 4-15, which with our packer and a
@@ -141,14 +152,16 @@ class PlateSpec:
     jitter_rule: str = "keep-hue"
     antialias: bool | None = None
     tries: int | None = None
+    delta_e_direction: tuple[float, float, float] | None = None
 
     FAMILY: ClassVar[str] = "ishihara"
+    LATER_FIELDS: ClassVar[Mapping[str, Any]] = _LATER_FIELDS
 
     def __post_init__(self) -> None:
         s = object.__setattr__
-        _number("size", self.size, 64, 4096, integer=True)
+        check_number("size", self.size, 64, 4096, integer=True)
         self._check_style()
-        _number("seed", self.seed, 0, 2**63 - 1, integer=True)
+        check_number("seed", self.seed, 0, 2**63 - 1, integer=True)
         if self.palette is not None and self.palette not in PALETTES:
             get_palette(self.palette)  # raises, listing the names
         s(self, "foreground", _colours(self.foreground, "foreground"))
@@ -161,22 +174,24 @@ class PlateSpec:
             )
         s(self, "canvas", C.parse_colour(self.canvas))
         for name in ("min_radius", "max_radius", "gap"):
-            s(self, name, _number(name, getattr(self, name), 0.0 if name == "gap" else 0.5, self.size / 8, none_ok=True))
+            s(self, name, check_number(name, getattr(self, name), 0.0 if name == "gap" else 0.5, self.size / 8, none_ok=True))
         if self.r_min > self.r_max:
             raise ValueError(
                 f"min_radius={self.r_min} > max_radius={self.r_max}; allowed: min_radius <= max_radius"
             )
         if self.r_gap > self.r_max:
             raise ValueError(f"gap={self.r_gap} is not valid; allowed: 0 <= gap <= max_radius ({self.r_max})")
-        s(self, "density", _number("density", self.density, 0.05, 0.80))
-        s(self, "text_scale", _number("text_scale", self.text_scale, 0.05, 2.0))
-        s(self, "jitter_shift", _number("jitter_shift", self.jitter_shift, 0.0, 1.0))
-        s(self, "jitter_rgb", _number("jitter_rgb", self.jitter_rgb, 0.0, 255.0))
-        s(self, "jitter_lightness", _number("jitter_lightness", self.jitter_lightness, 0.0, 1.0))
+        s(self, "density", check_number("density", self.density, 0.05, 0.80))
+        s(self, "text_scale", check_number("text_scale", self.text_scale, 0.05, 2.0))
+        s(self, "jitter_shift", check_number("jitter_shift", self.jitter_shift, 0.0, 1.0))
+        s(self, "jitter_rgb", check_number("jitter_rgb", self.jitter_rgb, 0.0, 255.0))
+        s(self, "jitter_lightness", check_number("jitter_lightness", self.jitter_lightness, 0.0, 1.0))
         if not isinstance(self.allow_extremes, bool):
             raise ValueError(f"allow_extremes={self.allow_extremes!r} is not valid; allowed: True or False")
         if self.delta_e is not None:
-            s(self, "delta_e", _number("delta_e", self.delta_e, 1e-6, 200.0))
+            s(self, "delta_e", check_number("delta_e", self.delta_e, 1e-6, 200.0))
+        if self.delta_e_direction is not None:
+            s(self, "delta_e_direction", _direction(self.delta_e_direction, self.delta_e))
         if self.style == "huemanity" and self.r_min < self.size / 900:
             raise ValueError(f"min_radius={self.r_min} is not valid for style 'huemanity' on a {self.size} px plate; "
                              f"allowed: >= {self.size / 900:g} px (one pixel of its 900 px lattice)")
@@ -187,8 +202,7 @@ class PlateSpec:
         st = get_style(self.style)  # raises, listing the styles
         for name, value, allowed in (("colour_roles", self.colour_roles, COLOUR_ROLES),
                                      ("jitter_rule", self.jitter_rule, JITTER_RULES)):
-            if value not in allowed:
-                raise ValueError(f"{name}={value!r} is not known; allowed: {', '.join(allowed)}")
+            check_choice(name, value, allowed)
         if self.antialias is not None and not isinstance(self.antialias, bool):
             raise ValueError(f"antialias={self.antialias!r} is not valid; allowed: True, False or None (the style's)")
         if self.tries is not None:
@@ -196,7 +210,7 @@ class PlateSpec:
                 raise ValueError(f"tries={self.tries!r} is not valid for style {self.style!r}; allowed: None "
                                  f"(only the Monte Carlo styles {', '.join(n for n, v in STYLES.items() if v.tries)} "
                                  "take tries)")
-            _number(f"tries (style {self.style!r})", self.tries, *st.tries_range, integer=True)
+            check_number(f"tries (style {self.style!r})", self.tries, *st.tries_range, integer=True)
         if st.tries is not None and self.density != DEFAULT_DENSITY:
             raise ValueError(f"density={self.density!r} is not valid for style {self.style!r}, which stops after its "
                              f"tries; allowed: {DEFAULT_DENSITY} (density applies to style 'dense' only)")
@@ -244,7 +258,9 @@ class PlateSpec:
         pal = get_palette(self.palette) if self.palette is not None else None
         fg = self.foreground if self.foreground is not None else pal.foreground  # type: ignore[union-attr]
         bg = self.background if self.background is not None else pal.background  # type: ignore[union-attr]
-        if self.delta_e is not None:
+        if self.delta_e is not None and self.delta_e_direction is not None:
+            bg = (C.colour_at_delta_e(self.foreground_reference(fg), self.delta_e_direction, self.delta_e),)
+        elif self.delta_e is not None:
             ref = self.foreground_reference(fg)
             bg = tuple(C.background_at_delta_e(ref, b, self.delta_e) for b in bg)
         return tuple(fg), tuple(bg)
@@ -256,54 +272,6 @@ class PlateSpec:
             return fg[0]
         rgb = np.clip(np.rint(C.lab_to_srgb255(C.srgb255_to_lab(np.array(fg)).mean(axis=0))), 0, 255).astype(int)
         return (int(rgb[0]), int(rgb[1]), int(rgb[2]))
-
-    # ---- JSON -------------------------------------------------------------------------------------------
-    def to_dict(self) -> dict:
-        """Plain dict of the fields (colours as lists), in field order; fields added later (style, colour_roles,
-        jitter_rule, antialias, tries) are left out at their defaults, so older specs keep their JSON."""
-        d = asdict(self)
-        for k, default in _LATER_FIELDS.items():
-            if d[k] == default and type(d[k]) is type(default):
-                del d[k]
-        for k in ("foreground", "background"):
-            if d[k] is not None:
-                d[k] = [list(c) for c in d[k]]
-        d["canvas"] = list(d["canvas"])
-        return d
-
-    def to_json(self) -> str:
-        """Compact JSON with keys sorted and the family tag (``"family": "ishihara"``): equal specs give equal
-        strings, and `plates.stimuli.spec_from_json` knows which family to rebuild."""
-        return tagged_json(self.FAMILY, self.to_dict())
-
-    @classmethod
-    def from_json(cls, s: str | dict) -> PlateSpec:
-        """Inverse of `to_json` (also accepts the dict). Unknown keys are a ValueError listing the fields."""
-        d = json.loads(s) if isinstance(s, str | bytes) else dict(s)
-        if not isinstance(d, dict):
-            raise ValueError(f"plate spec JSON {s!r} is not an object; allowed: a JSON object of PlateSpec fields")
-        family = d.pop(FAMILY_KEY, cls.FAMILY)  # specs stored before families existed carry no tag
-        if family != cls.FAMILY:
-            raise ValueError(f"spec JSON of family {family!r} is not a plate spec; allowed: {cls.FAMILY!r} (or "
-                             "plates.stimuli.spec_from_json for any family)")
-        names = [f.name for f in fields(cls)]
-        unknown = sorted(set(d) - set(names))
-        if unknown:
-            raise ValueError(f"plate spec keys {unknown} are not known; allowed: {', '.join(names)}")
-        for k in ("foreground", "background"):
-            if d.get(k) is not None:
-                d[k] = tuple(tuple(c) if isinstance(c, list) else c for c in d[k])
-        if isinstance(d.get("canvas"), list):
-            d["canvas"] = tuple(d["canvas"])
-        return cls(**d)
-
-    def replace(self, **changes) -> PlateSpec:
-        """A copy with ``changes`` applied (validated again)."""
-        names = {f.name for f in fields(self)}
-        unknown = sorted(set(changes) - names)
-        if unknown:
-            raise ValueError(f"plate spec fields {unknown} are not known; allowed: {', '.join(sorted(names))}")
-        return _dc_replace(self, **changes)
 
 
 @dataclass(frozen=True)
@@ -384,10 +352,11 @@ class Plate:
             return self.clear
         if name == "mask":
             return self.mask.convert("RGB")
-        raise ValueError(f"variant {name!r} is not known; allowed: {', '.join(VARIANTS)}")
+        raise not_known("variant", name, VARIANTS)
 
     @cached_property
     def dots(self):
+        # lazy: pandas (~100 MB) for this table only; plate workers never load it
         import pandas as pd
 
         hexes = np.array([C.to_hex(tuple(int(v) for v in c)) for c in self.dot_colours], dtype=object)
@@ -409,7 +378,7 @@ class Plate:
         painted = np.asarray(paint_dots(size, self.x[fg], self.y[fg], self.r[fg], ones, 0, mode="L")) > 0
         ink = int(self.mask_array.sum())
         text_cov = float((painted & self.mask_array).sum() / ink) if ink else 0.0
-        de = _pair_delta_e(*self.spec.colours)
+        de = pair_delta_e(*self.spec.colours)
         return PlateStats(
             dot_count=int(self.r.size),
             coverage=float(np.sum(self.r**2) / (R * R)),
@@ -428,20 +397,20 @@ class Plate:
         fg = self.is_fg
         if not fg.any() or fg.all():
             return None
-        nominal = float(_pair_delta_e(*self.spec.colours).mean())
+        nominal = float(pair_delta_e(*self.spec.colours).mean())
         return measure_dots(self.dot_colours, fg, nominal=nominal, target=self.spec.delta_e,
                             target_kind=target_kind(self.spec), seed=self.spec.seed)
 
 
-def _pair_delta_e(fg: tuple[C.RGB, ...], bg: tuple[C.RGB, ...]) -> np.ndarray:
+def pair_delta_e(fg: tuple[C.RGB, ...], bg: tuple[C.RGB, ...]) -> np.ndarray:
     """CIEDE2000 of every (foreground, background) pair, shape (len(fg), len(bg)); read-only (memoised)."""
     return _pair_delta_e_memo(tuple(tuple(c) for c in fg), tuple(tuple(c) for c in bg))
 
 
 @lru_cache(maxsize=1024)
 def _pair_delta_e_memo(fg: tuple[C.RGB, ...], bg: tuple[C.RGB, ...]) -> np.ndarray:
-    """`_pair_delta_e` for hashable colours: a set's few colour sets (every plate of one asks the same pairs)
-    cost one colour-science call each instead of one per plate (about 11% of a HueManity-style plate's time)."""
+    """`pair_delta_e` for hashable colours: a set's few colour sets (every plate of one asks the same pairs)
+    cost one colour-science call each instead of one per plate."""
     a = np.array(fg, dtype=np.float64)[:, None, :]
     b = np.array(bg, dtype=np.float64)[None, :, :]
     out = np.array(C.delta_e2000(np.broadcast_to(a, (len(fg), len(bg), 3)),

@@ -35,6 +35,7 @@ from plates.stimuli.ishihara.packing_mc import (
     pack_largest,
     pack_layers,
 )
+from plates.validation import lookup
 
 __all__ = ["HUEMANITY_LATTICE", "STYLES", "Style", "get_style", "pack_style"]
 
@@ -58,7 +59,7 @@ class Style:
 
 
 STYLES = MappingProxyType({
-    "dense": Style("dense", "this project (issue 2): HueManity-like dense packing", 3.0, 15.0, 0.6, None, None, False),
+    "dense": Style("dense", "this project: HueManity-like dense packing", 3.0, 15.0, 0.6, None, None, False),
     "cbe": Style("cbe", "ColorBlindnessEval App. E Algorithm 1 + IshiharaMC layers", 4.5, 27.0, 4.5, 180_000,
                  (1_000, 2_000_000), False),
     "huemanity": Style("huemanity", "HueManity §3, released generator", 4.0, 15.0, 0.0, 30_000, (1_000, 1_000_000),
@@ -68,10 +69,7 @@ STYLES = MappingProxyType({
 
 def get_style(name: str) -> Style:
     """The `Style` called ``name``; ValueError listing the names otherwise."""
-    try:
-        return STYLES[name]
-    except (KeyError, TypeError):
-        raise ValueError(f"style {name!r} is not known; allowed: {', '.join(STYLES)}") from None
+    return lookup(STYLES, name, "style")
 
 
 def pack_style(style: str, size: int, min_r: float, max_r: float, gap: float, tries: int | None, density: float,

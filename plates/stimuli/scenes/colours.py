@@ -33,8 +33,9 @@ from functools import lru_cache
 import numpy as np
 
 from plates.colour import RGB, lab_to_srgb255, srgb255_to_lab
-from plates.colour.spaces import _cs
+from plates.colour.spaces import colour_science
 from plates.stimuli.scenes.palettes import get_scene_palette
+from plates.validation import check_choice
 
 __all__ = [
     "MAX_COLOURS",
@@ -54,7 +55,7 @@ _BATCH = 48
 
 def delta_e_lab(a: np.ndarray, b: np.ndarray) -> np.ndarray:
     """CIEDE2000 between CIELAB arrays (broadcasting)."""
-    return np.asarray(_cs().delta_E(a, b, method="CIE 2000"), dtype=np.float64)
+    return np.asarray(colour_science().delta_E(a, b, method="CIE 2000"), dtype=np.float64)
 
 
 @lru_cache(maxsize=1)
@@ -215,8 +216,7 @@ def choose_colours(
         rgb = np.array([bg, *(pal.colours[k] for k in names)])
         return ColourChoice(bg, tuple(pal.colours[k] for k in names), tuple(names),
                             f"palette:{palette}", _min_pairwise(rgb))
-    if spacing not in SPACINGS:
-        raise ValueError(f"spacing {spacing!r} is not known; allowed: {', '.join(SPACINGS)}")
+    check_choice("spacing", spacing, SPACINGS)
     if n == 0:  # a single-colour image: the background alone (drawn when not given)
         rgb = np.array([background]) if background is not None else _uniform(rng, 1)
         return ColourChoice(tuple(int(v) for v in rgb[0]), (), (), spacing, float("inf"))  # type: ignore[arg-type]

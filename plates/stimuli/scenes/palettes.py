@@ -23,6 +23,7 @@ from types import MappingProxyType
 import numpy as np
 
 from plates.colour import RGB, delta_e2000, parse_colour
+from plates.validation import lookup
 
 __all__ = ["SCENE_PALETTES", "ScenePalette", "get_scene_palette"]
 
@@ -78,7 +79,4 @@ SCENE_PALETTES: MappingProxyType = MappingProxyType({
 
 def get_scene_palette(name: str) -> ScenePalette:
     """The palette called ``name``; ValueError listing the names."""
-    try:
-        return SCENE_PALETTES[name]
-    except (KeyError, TypeError):
-        raise ValueError(f"scene palette {name!r} is not known; allowed: {', '.join(SCENE_PALETTES)}") from None
+    return lookup(SCENE_PALETTES, name, "scene palette")

@@ -29,9 +29,7 @@ pixels kept inside the masks (the same per-colour function either way). Images: 
 from __future__ import annotations
 
 import copy
-import json
 from dataclasses import dataclass
-from dataclasses import replace as _dc_replace
 from typing import Any, ClassVar
 
 import numpy as np
@@ -39,11 +37,12 @@ from PIL import Image
 
 from plates.colour import srgb255_to_lab
 from plates.conditions import HUE_SPACES, hue_shift
-from plates.stimuli.base import FAMILY_KEY, Stimulus, tagged_json
+from plates.stimuli.base import SpecBase, Stimulus
 from plates.stimuli.scenes.colours import delta_e_lab
 from plates.stimuli.scenes.palettes import get_scene_palette
 from plates.stimuli.scenes.render import render, summarise
 from plates.stimuli.scenes.spec import SceneSpec
+from plates.validation import check_choice
 
 __all__ = [
     "DEGREES",
@@ -69,7 +68,7 @@ VARIANTS = tuple(f"{s}-{d}" for s in STRATEGIES for d in DEGREES)
 
 
 @dataclass(frozen=True)
-class RecolourSpec:
+class RecolourSpec(SpecBase):
     """One recoloured variant of a scene: ``scene`` rendered, then ``regions`` (names of its masks:
     "background", "region-k"; empty for the entire image) hue-rotated by ``degrees`` in ``space`` ("hsv" as
     ColorBench, or "cielab"). ``strategy`` (image / target / largest) records why those regions."""
@@ -85,13 +84,11 @@ class RecolourSpec:
     def __post_init__(self) -> None:
         if not isinstance(self.scene, SceneSpec):
             raise ValueError(f"scene must be a SceneSpec, got {type(self.scene).__name__}")
-        if self.strategy not in STRATEGIES:
-            raise ValueError(f"strategy={self.strategy!r} is not valid; allowed: {', '.join(STRATEGIES)}")
+        check_choice("strategy", self.strategy, STRATEGIES)
         d = self.degrees
         if isinstance(d, bool) or not isinstance(d, int | float) or not np.isfinite(d) or not 0 < d < 360:
             raise ValueError(f"degrees={d!r} is not valid; allowed: a number in (0, 360) (ColorBench: 90, 180, 270)")
-        if self.space not in HUE_SPACES:
-            raise ValueError(f"space={self.space!r} is not valid; allowed: {', '.join(HUE_SPACES)}")
+        check_choice("space", self.space, HUE_SPACES)
         regions = (self.regions,) if isinstance(self.regions, str) else tuple(self.regions)
         allowed = {"background", *(f"region-{k}" for k in range(self.scene.n_regions))}
         bad = [r for r in regions if r not in allowed]
@@ -117,27 +114,13 @@ class RecolourSpec:
         """The variant's name, e.g. "target-90"."""
         return f"{self.strategy}-{self.degrees:g}"
 
-    def to_dict(self) -> dict:
-        return {"scene": self.scene.to_dict(), "strategy": self.strategy, "degrees": self.degrees,
-                "regions": list(self.regions), "space": self.space}
-
-    def to_json(self) -> str:
-        """Key-sorted JSON tagged ``{"family": "scene-recolour"}``: regenerates the variant exactly."""
-        return tagged_json(FAMILY, self.to_dict())
-
     @classmethod
-    def from_json(cls, text: str | dict) -> RecolourSpec:
-        data = json.loads(text) if isinstance(text, str) else dict(text)
-        family = data.pop(FAMILY_KEY, FAMILY)
-        if family != FAMILY:
-            raise ValueError(f"spec family {family!r} is not valid here; allowed: {FAMILY!r}")
-        unknown = sorted(set(data) - {"scene", "strategy", "degrees", "regions", "space"})
-        if unknown:
-            raise ValueError(f"unknown recolour spec keys {unknown}; allowed: scene, strategy, degrees, regions, space")
-        return cls(SceneSpec.from_json(data.pop("scene")), regions=tuple(data.pop("regions", ())), **data)
-
-    def replace(self, **changes: Any) -> RecolourSpec:
-        return _dc_replace(self, **changes)
+    def decode_fields(cls, data: dict) -> dict:
+        """The nested scene's dict back to its `SceneSpec`, lists back to tuples."""
+        out = super().decode_fields(data)
+        if "scene" in out:
+            out["scene"] = SceneSpec.from_json(data["scene"])
+        return out
 
 
 def _rotate_colours(colours: list[list[int]], degrees: float, space: str) -> list[list[int]]:

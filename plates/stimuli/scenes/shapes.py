@@ -13,6 +13,8 @@ from types import MappingProxyType
 
 import numpy as np
 
+from plates.validation import lookup
+
 __all__ = ["SHAPES", "SHAPE_AREA", "SHAPE_TURN", "outline", "plural"]
 
 
@@ -96,9 +98,7 @@ def plural(shape: str) -> str:
 def outline(shape: str, cx: float, cy: float, r: float, angle_deg: float) -> list[tuple[float, float]] | None:
     """The polygon of ``shape`` centred at (cx, cy) px with bounding radius ``r`` px, turned by ``angle_deg``
     (clockwise on screen), as a list of (x, y) vertices for ``ImageDraw.polygon``; None for a circle."""
-    if shape not in _OUTLINES:
-        raise ValueError(f"shape {shape!r} is not known; allowed: {', '.join(SHAPES)}")
-    poly = _OUTLINES[shape]
+    poly = lookup(_OUTLINES, shape, "shape")
     if poly is None:
         return None
     t = math.radians(angle_deg)

@@ -1,4 +1,4 @@
-"""SceneSpec: everything that decides a synthetic colour scene's pixels (ColorBench-style, issue 14).
+"""SceneSpec: everything that decides a synthetic colour scene's pixels (ColorBench-style).
 
 A scene is flat (or softly shaded) shapes on a background, every region's mask and colour known, for the
 ColorBench tasks that can be drawn with exact truth (Liang et al., ColorBench, Table 7: Colour Extraction,
@@ -9,17 +9,16 @@ ratio, clutter, size. Colours: sRGB 0-255 (hex strings accepted, stored as tuple
 
 from __future__ import annotations
 
-import json
 import math
-from dataclasses import asdict, dataclass, fields
-from dataclasses import replace as _dc_replace
-from typing import Any, ClassVar
+from dataclasses import dataclass
+from typing import ClassVar
 
 from plates import colour as C
-from plates.stimuli.base import FAMILY_KEY, tagged_json
+from plates.stimuli.base import SpecBase
 from plates.stimuli.scenes.colours import MAX_COLOURS, SPACINGS, farthest_point_bound, palette_subsets
 from plates.stimuli.scenes.palettes import SCENE_PALETTES, get_scene_palette
 from plates.stimuli.scenes.shapes import SHAPES
+from plates.validation import check_choice, check_number
 
 __all__ = ["FAMILY", "MAX_REGIONS", "SHADINGS", "SceneSpec"]
 
@@ -28,17 +27,9 @@ SHADINGS = ("flat", "soft", "mottled")
 MAX_REGIONS = 64
 
 
-def _number(name: str, value: Any, lo: float, hi: float, *, integer: bool = False) -> Any:
-    kind = int if integer else (int, float)
-    if isinstance(value, bool) or not isinstance(value, kind) or not math.isfinite(value) or not lo <= value <= hi:
-        raise ValueError(
-            f"{name}={value!r} is not valid; allowed: {'an integer' if integer else 'a number'} in [{lo}, {hi}]"
-        )
-    return value if integer else float(value)
-
 
 @dataclass(frozen=True)
-class SceneSpec:
+class SceneSpec(SpecBase):
     """A synthetic colour scene. Validated on construction (ValueError naming the bad value and what is allowed).
 
     Fields:
@@ -93,10 +84,10 @@ class SceneSpec:
 
     def __post_init__(self) -> None:
         s = object.__setattr__
-        _number("seed", self.seed, 0, 2**63 - 1, integer=True)
-        _number("size", self.size, 64, 4096, integer=True)
-        _number("n_regions", self.n_regions, 0, MAX_REGIONS, integer=True)
-        _number("n_colours", self.n_colours, 0, MAX_COLOURS, integer=True)
+        check_number("seed", self.seed, 0, 2**63 - 1, integer=True)
+        check_number("size", self.size, 64, 4096, integer=True)
+        check_number("n_regions", self.n_regions, 0, MAX_REGIONS, integer=True)
+        check_number("n_colours", self.n_colours, 0, MAX_COLOURS, integer=True)
         if self.n_regions == 0 and self.n_colours != 0:
             raise ValueError(f"n_colours={self.n_colours} is not valid with n_regions=0; allowed: 0")
         if self.n_regions > 0 and not 1 <= self.n_colours <= self.n_regions:
@@ -104,12 +95,11 @@ class SceneSpec:
                 f"n_colours={self.n_colours} is not valid with n_regions={self.n_regions}; allowed: 1 to "
                 f"{min(self.n_regions, MAX_COLOURS)} (every colour is used by at least one object)"
             )
-        s(self, "min_delta_e", _number("min_delta_e", self.min_delta_e, 0.5, 100.0))
-        if self.spacing not in SPACINGS:
-            raise ValueError(f"spacing={self.spacing!r} is not valid; allowed: {', '.join(SPACINGS)}")
-        s(self, "area_ratio", _number("area_ratio", self.area_ratio, 1.0, 100.0))
-        s(self, "fill", _number("fill", self.fill, 0.01, 0.6))
-        s(self, "clutter", _number("clutter", self.clutter, 0.0, 1.0))
+        s(self, "min_delta_e", check_number("min_delta_e", self.min_delta_e, 0.5, 100.0))
+        check_choice("spacing", self.spacing, SPACINGS)
+        s(self, "area_ratio", check_number("area_ratio", self.area_ratio, 1.0, 100.0))
+        s(self, "fill", check_number("fill", self.fill, 0.01, 0.6))
+        s(self, "clutter", check_number("clutter", self.clutter, 0.0, 1.0))
         shapes = (self.shapes,) if isinstance(self.shapes, str) else self.shapes
         if not isinstance(shapes, tuple | list) or not shapes:
             raise ValueError(f"shapes={self.shapes!r} is not valid; allowed: one or more of {', '.join(SHAPES)}")
@@ -119,8 +109,7 @@ class SceneSpec:
         if len(set(shapes)) != len(shapes):
             raise ValueError(f"shapes={tuple(shapes)!r} repeats a shape; allowed: each shape at most once")
         s(self, "shapes", tuple(shapes))
-        if self.shading not in SHADINGS:
-            raise ValueError(f"shading={self.shading!r} is not valid; allowed: {', '.join(SHADINGS)}")
+        check_choice("shading", self.shading, SHADINGS)
         if self.background is not None:
             s(self, "background", C.parse_colour(self.background))
         if self.palette is not None:
@@ -158,38 +147,3 @@ class SceneSpec:
                 f"{self.n_colours} colours (greedy farthest-point bound over a 16-level sRGB grid)"
             )
 
-    # --- serialisation --------------------------------------------------------------------------------------
-
-    def to_dict(self) -> dict:
-        """JSON-able fields (tuples as lists)."""
-        d = asdict(self)
-        d["shapes"] = list(self.shapes)
-        d["background"] = None if self.background is None else list(self.background)
-        return d
-
-    def to_json(self) -> str:
-        """Compact, key-sorted JSON tagged ``{"family": "scene"}`` (`plates.stimuli.base.tagged_json`)."""
-        return tagged_json(FAMILY, self.to_dict())
-
-    @classmethod
-    def from_json(cls, text: str | dict) -> SceneSpec:
-        """The spec of ``to_json`` (a JSON string or its dict). ValueError for another family or unknown keys."""
-        data = json.loads(text) if isinstance(text, str) else dict(text)
-        if not isinstance(data, dict):
-            raise ValueError(f"scene spec JSON must be an object, got {type(data).__name__}")
-        family = data.pop(FAMILY_KEY, FAMILY)
-        if family != FAMILY:
-            raise ValueError(f"spec family {family!r} is not valid here; allowed: {FAMILY!r}")
-        known = {f.name for f in fields(cls)}
-        unknown = sorted(set(data) - known)
-        if unknown:
-            raise ValueError(f"unknown scene spec keys {unknown}; allowed: {', '.join(sorted(known))}")
-        if isinstance(data.get("shapes"), list):
-            data["shapes"] = tuple(data["shapes"])
-        if isinstance(data.get("background"), list):
-            data["background"] = tuple(data["background"])
-        return cls(**data)
-
-    def replace(self, **changes: Any) -> SceneSpec:
-        """A copy with ``changes`` applied (validated again)."""
-        return _dc_replace(self, **changes)

@@ -5,12 +5,13 @@ them (plates, ColorBench's Colour Blindness, scenes, illusions).
 module                 reads
 =====================  ===================================================================================
 ``text``               what all share: parse statuses, failure modes, the ``<think>`` stripper, the length
-                       cap, clean-up, self-corrections, evasions, the verdict
+                       cap, clean-up, the answer-phrase rule, self-corrections, evasions, the verdict
 ``choice``             multiple choice, letters or Roman numerals (`read_choice`)
 ``labels``             open answers: numbers, HueManity labels, any text (`read_number`, `read_label`,
                        `read_text`)
 ``yesno``              yes/no and true/false (`read_yes_no`)
-``colours``            colour values: the basic colour term named (`read_colour_name`)
+``colours``            colour values: the basic colour term named (`read_colour_name`), colour codes
+                       (RGB, HSV, HEX) as the choice reader matches them to options (`colour_code`)
 =====================  ===================================================================================
 
 Readers are pure functions over strings: bounded (a reply is read as at most ``MAX_REPLY_CHARS`` characters),
@@ -64,7 +65,8 @@ __all__ = [
 
 #: The version of the scoring rules that judge replies; bump it with any change that can change a verdict.
 #: 1: one reader per answer kind (this package), replacing three multiple-choice parsers that disagreed; the
-#: "ambiguous" parse status; the length cap.
+#: "ambiguous" parse status; the length cap; one answer-phrase rule (the last explicit final-answer phrase wins,
+#: `text.last_answer`); colour values matched in an option's format (`colours.colour_code`).
 RULES_VERSION = 1
 #: How rows written before rows recorded a version read (Parquet files without the ``rules_version`` column).
 UNVERSIONED = 0

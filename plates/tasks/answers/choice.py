@@ -16,16 +16,23 @@ collapsed, markdown and typographic quotes removed), first rule that decides win
 1. **A key alone**, after a leading answer phrase ("Answer:", "The correct answer is", "Option", "I choose"):
    "B", "(b)", "[B]", "B.", "ii." -> it (any case: nothing else is in the reply). A key that is no option ->
    unparsed. In the Roman alphabet a lone letter names the option at its position ("B" -> II).
-2. **An option's text alone** (case, spaces and a final full stop ignored): "Blue" -> B; "(30, 144, 255)".
+2. **An option's text or colour value alone** (case, spaces and a final full stop ignored): "Blue" -> B;
+   "(30, 144, 255)"; for colour-code options (ColorBench's Colour Extraction) the value in the option's format
+   (`plates.tasks.answers.colours`): "(120, 76, 55)" or "120°, 76%, 55%" names "(120°, 76%, 55%)", "1e90ff"
+   names "#1E90FF", "rgb(30,144,255)" names "(30, 144, 255)". Everywhere below, "an option's text" includes
+   its colour value.
 3. **Keys or texts listed**: "A or B", "(A) or (B)", "A, B", "Blue or Red", "I or II" -> ambiguous.
 4. **Explicit answer phrases** anywhere ("the answer is (B)", "answer: B", "Final: (B)", "the correct option
-   is B", "I'd go with C", "the answer is Blue"): the LAST one that names an option wins; one naming two
+   is B", "I'd go with C", "the answer is Blue"): the LAST one that names an option wins (the rule every
+   reader shares: `plates.tasks.answers.text.last_answer`); one naming two
    ("the answer is A or B") is ambiguous. After the phrase a key counts in parentheses, or before the end,
    punctuation or "because/since/as": "the answer is a blue one" names no option.
 5. **A leading key with a delimiter**: "(B) Blue", "B) Blue", "b) 12", "B. Blue", "B: Blue", "B - because";
    or "B Blue" (the key and its own text). When the rest is another key or another option's text ("A) Blue"
    where Blue is B; "(A) (B)"), or names another key in parentheses ("(B) looks close, but the curve says
    (A)") -> ambiguous.
+5b. **Colour values** (colour-code options only) named anywhere: "The HSV value is (120, 76, 55)." -> that
+   option; values of several options -> ambiguous; a value that is no option's names nothing.
 6. **Keys in parentheses** "(X)" (ColorBench's CoT format: "the option letter is in the parentheses like
    (X)"): one distinct -> it; several -> ambiguous. Trap: "option(s)" is no "(S)".
 7. **"Option X"** mentions: one distinct -> it; several -> ambiguous.
@@ -41,12 +48,23 @@ Replies are never read backwards letter by letter, and the pronoun "I" in "I thi
 from __future__ import annotations
 
 import functools
+import itertools
 import re
 import string
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 
-from plates.tasks.answers.text import Prepared, Reading, after_correction, clean, prepare, unanswered
+from plates.tasks.answers.colours import colour_code, colour_code_at, colour_codes_in
+from plates.tasks.answers.text import (
+    ANSWER_PHRASE,
+    Prepared,
+    Reading,
+    after_correction,
+    clean,
+    last_answer,
+    prepare,
+    unanswered,
+)
 
 __all__ = ["ALPHABETS", "NUMERALS", "Described", "alphabet_of", "check_options", "read_choice"]
 
@@ -75,17 +93,38 @@ def alphabet_of(options: Mapping[str, str]) -> str:
 def check_options(options: Mapping[str, str]) -> dict[str, str]:
     """``options`` ({key: text}) validated: keys single letters A-Z or the first Roman numerals, texts non-empty
     and distinct. ValueError naming what is wrong and what is allowed otherwise."""
+    return dict(_plan_of(options).options)
+
+
+def _plan_of(options: Mapping[str, str]) -> _Plan:
     if not isinstance(options, Mapping) or not options:
         raise ValueError(f"options must be a non-empty mapping {{key: text}}, got {options!r:.80}")
-    if all(isinstance(k, str) and isinstance(v, str) for k, v in options.items()):
-        return dict(_checked(tuple(options.items())))
-    return _check(options)
+    items = tuple(options.items())
+    try:
+        return _plan(items)  # once per distinct option set (a run asks the same few many times)
+    except TypeError:  # an unhashable key or text: _check names it
+        _check(options)
+        raise
+
+
+@dataclass(frozen=True)
+class _Plan:
+    """What a reading needs of one option set, validated and computed once (`_plan`)."""
+
+    options: dict[str, str]
+    items: tuple[tuple[str, str], ...]
+    alphabet: str
+    by_text: dict[str, str]
+    codes: dict[tuple[str, ...], str]
+    longest: int
 
 
 @functools.lru_cache(maxsize=256)
-def _checked(items: tuple[tuple[str, str], ...]) -> tuple[tuple[str, str], ...]:
-    """`_check` of a question's options, once per distinct option set (a run asks the same few many times)."""
-    return tuple(_check(dict(items)).items())
+def _plan(items: tuple[tuple[str, str], ...]) -> _Plan:
+    options = _check(dict(items))
+    return _Plan(options, items, alphabet_of(options), _by_text(items), _codes(items),
+                 # how far after an answer phrase an option's text can reach (its length, edges and spaces)
+                 2 * max(len(v) for v in options.values()) + 8)
 
 
 def _check(options: Mapping[str, str]) -> dict[str, str]:
@@ -138,10 +177,11 @@ _PREFIX = re.compile(
     r"|my (?:final )?answer(?: is)?|i(?: would| will|'d)? (?:choose|pick|select|go with)) ?[:\-]? ?",
     re.IGNORECASE,
 )
-_DECLARATION = re.compile(
-    r"\b(?:answer\b|final(?= ?:)|(?:correct|best|right|final) (?:option|choice)\b"
+# The explicit answer phrases: the shared one (`text.ANSWER_PHRASE`) and the choice's own.
+_DECLARATION = re.compile(  # the lookahead on first letters skips other positions at once (text._CORRECTION)
+    r"(?=[abcfir])(?:" + ANSWER_PHRASE + r"|\b(?:final(?= ?:)|(?:correct|best|right|final) (?:option|choice)\b"
     r"|i(?: would| will|'d)? (?:choose|pick|select|go with)\b)"
-    r"(?: (?:is|would be|should be|will be)\b)? ?[:\-=]? ?",
+    r"(?: (?:is|would be|should be|will be)\b)? ?[:\-=]? ?)",
     re.IGNORECASE,
 )
 _SEPARATORS = re.compile(r" ?(?:,|/|;|&|\bor\b|\band\b) ?", re.IGNORECASE)
@@ -161,17 +201,32 @@ def _text_patterns(items: tuple[tuple[str, str], ...]) -> tuple[tuple[re.Pattern
     return tuple((re.compile(r"(?<!\w)" + re.escape(t) + r"(?!\w)"), k) for t, k in _by_text(items).items())
 
 
+@functools.lru_cache(maxsize=256)
+def _codes(items: tuple[tuple[str, str], ...]) -> dict[tuple[str, ...], str]:
+    """{colour value: option key} for the options whose text is a colour code (`colours.colour_code`); an HSV
+    option is also named by its three numbers without ° and % (unless another option is that triple)."""
+    codes = {}
+    for key, value in items:
+        code = colour_code(value)
+        if code is not None:
+            codes[code] = key
+    for code, key in list(codes.items()):
+        if code[0] == "hsv":
+            codes.setdefault(("triple", *code[1:]), key)
+    return codes
+
+
 class _Reader:
     """One reading of one reply against one question's options (rules 1-10 of the module docstring)."""
 
-    def __init__(self, options: dict[str, str], described: Described | None) -> None:
-        self.options = options
-        self.alphabet = alphabet_of(options)
+    def __init__(self, plan: _Plan, described: Described | None) -> None:
+        self.options = plan.options
+        self.alphabet = plan.alphabet
         self.p = _patterns(self.alphabet)
-        self.items = tuple(options.items())
-        self.by_text = _by_text(self.items)
-        # how far after an answer phrase an option's text can reach (its length, edges and spaces allowed)
-        self.longest = 2 * max(len(v) for v in options.values()) + 8
+        self.items = plan.items
+        self.by_text = plan.by_text
+        self.codes = plan.codes
+        self.longest = plan.longest
         self.described = described
 
     def key(self, token: str) -> str:
@@ -193,27 +248,56 @@ class _Reader:
             return distinct[0], "ok", rule
         return None, "ambiguous", f"{rule}: {', '.join(distinct)}"
 
+    def named(self, text: str) -> str | None:
+        """The option whose text, or colour value in the option's format, ``text`` is as a whole (rule 2)."""
+        key = self.by_text.get(_norm(text))
+        if key is None and self.codes:
+            code = colour_code(text)
+            key = None if code is None else self.codes.get(code)
+        return key
+
+    def listed(self, body: str) -> list[str] | None:
+        """Rule 3's parts of ``body`` (split at separators, empty parts dropped), or None as soon as one part is
+        neither a key of the options nor an option's text or value, or more than 26 parts: the rule cannot
+        decide then, and a long reply is not split past its first sentence."""
+        parts, start = [], 0
+        for m in itertools.chain(_SEPARATORS.finditer(body), (None,)):
+            q = body[start:m.start()] if m is not None else body[start:]
+            if m is not None:
+                start = m.end()
+            if not q.strip(_EDGES):
+                continue
+            a = self.p.alone.fullmatch(q.strip(_EDGES + "()"))
+            if not (a and self.key(a.group(1)) in self.options) and self.named(q) is None:
+                return None
+            parts.append(q)
+            if len(parts) > 26:
+                return None
+        return parts
+
     def declared(self, text: str) -> tuple[str | None, str, str] | None:
-        """Rule 4: what the last answer phrase naming an option names."""
-        last = None
-        for m in _DECLARATION.finditer(text):
-            pos = m.end()
-            head = self.p.after_key.match(text, pos)
-            if head:
-                k = self.key(head.group(1) or head.group(2))
-                if k in self.options:
-                    alt = self.p.alternative.match(text, head.end())
-                    if alt and self.key(alt.group(1)) in self.options and self.key(alt.group(1)) != k:
-                        last = (None, "ambiguous", f"answer phrase names {k} and {self.key(alt.group(1))}")
-                    else:
-                        last = (k, "ok", "answer phrase")
-                    continue
-            window = text[pos:pos + self.longest]
-            end = _SEGMENT_END.search(window)
-            first = _norm(window[: end.start()] if end else window)
-            if first in self.by_text:
-                last = (self.by_text[first], "ok", "answer phrase (option text)")
-        return last
+        """Rule 4: what the last answer phrase naming an option names (`text.last_answer`)."""
+        return last_answer(text, _DECLARATION, self._at_phrase)
+
+    def _at_phrase(self, text: str, pos: int) -> tuple[str | None, str, str] | None:
+        head = self.p.after_key.match(text, pos)
+        if head:
+            k = self.key(head.group(1) or head.group(2))
+            if k in self.options:
+                alt = self.p.alternative.match(text, head.end())
+                if alt and self.key(alt.group(1)) in self.options and self.key(alt.group(1)) != k:
+                    return None, "ambiguous", f"answer phrase names {k} and {self.key(alt.group(1))}"
+                return k, "ok", "answer phrase"
+        window = text[pos:pos + self.longest]
+        end = _SEGMENT_END.search(window)
+        first = _norm(window[: end.start()] if end else window)
+        if first in self.by_text:
+            return self.by_text[first], "ok", "answer phrase (option text)"
+        if self.codes:  # "the answer is (120, 76, 55), since ...": the code right after the phrase
+            code = colour_code_at(text, pos)
+            if code in self.codes:
+                return self.codes[code], "ok", "answer phrase (colour value)"
+        return None
 
     def read(self, text: str) -> tuple[str | None, str, str]:
         opts, by_text, p = self.options, self.by_text, self.p
@@ -231,15 +315,16 @@ class _Reader:
             if _norm(body) not in by_text:
                 return None, "unparsed", f"{m.group(1)} is not an option ({', '.join(opts)})"
         # 2. an option's text alone (trap: ColorBench scores "Blue" wrong when Blue is the option)
-        if _norm(body) in by_text:
-            return by_text[_norm(body)], "ok", "option text"
+        alone = self.named(body)
+        if alone is not None:
+            return alone, "ok", "option text" if _norm(body) in by_text else "option colour value"
         # 3. keys or option texts listed
-        parts = [q for q in _SEPARATORS.split(body.strip(_EDGES)) if q.strip(_EDGES)]
-        if 2 <= len(parts) <= 26:
+        parts = self.listed(body.strip(_EDGES))
+        if parts is not None and 2 <= len(parts):
             keys = [self.key(m.group(1)) for q in parts if (m := p.alone.fullmatch(q.strip(_EDGES + "()")))]
             if len(keys) == len(parts) and all(k in opts for k in keys) and len(set(keys)) > 1:
                 return None, "ambiguous", f"several keys: {', '.join(sorted(set(keys)))}"
-            named = [by_text.get(_norm(q)) for q in parts]
+            named = [self.named(q) for q in parts]
             if all(named) and len(set(named)) > 1:
                 return None, "ambiguous", f"several option texts: {', '.join(sorted(set(named)))}"
         # 4. explicit answer phrases: the last one wins
@@ -255,7 +340,7 @@ class _Reader:
                 again = p.alone.fullmatch(_norm(rest).strip("()"))
                 if again and self.key(again.group(1)) in opts and self.key(again.group(1)) != k:
                     return None, "ambiguous", f"keys {k} and {self.key(again.group(1))}"
-                other = by_text.get(_norm(rest))
+                other = self.named(rest)
                 if other is not None and other != k:
                     return None, "ambiguous", f"key {k} with option {other}'s text"
                 later = {self.key(x) for x in p.paren.findall(rest)} & set(opts) - {k}
@@ -263,8 +348,13 @@ class _Reader:
                     return None, "ambiguous", f"leading key {k}, later ({', '.join(sorted(later))})"
                 return k, "ok", "leading key"
         m = p.lead_bare.fullmatch(body)
-        if m and self.key(m.group(1)) in opts and by_text.get(_norm(m.group(2))) == self.key(m.group(1)):
+        if m and self.key(m.group(1)) in opts and self.named(m.group(2)) == self.key(m.group(1)):
             return self.key(m.group(1)), "ok", "key and its text"
+        # 5b. colour values in the options' format (ColorBench's Colour Extraction)
+        if self.codes:
+            found = [k for code in colour_codes_in(text) if (k := self.codes.get(code)) is not None]
+            if found:
+                return self._one(found, "option colour value")
         # 6-8. keys in parentheses, "option X", lone capitals
         found = [k for x in p.paren.findall(text) if (k := self.key(x)) in opts]
         if found:
@@ -293,7 +383,7 @@ class _Reader:
 def read_choice(reply: str, options: Mapping[str, str], *, described: Described | None = None) -> Reading:
     """The option key ``reply`` chooses among ``options`` ({key: text}, letters or Roman numerals); see the
     module docstring. ``described``: a task's reading of claims in words (rule 9)."""
-    reader = _Reader(check_options(options), described)
+    reader = _Reader(_plan_of(options), described)
     prepared = prepare(reply)
     text = clean(prepared.text)
     result = None

@@ -12,9 +12,12 @@ whitespace collapsed, markdown and typographic quotes removed):
 
   1. the whole reply is a number or a number word ("42", "Forty-two.");
   2. after the last self-correction ("actually", "wait", "on reflection"...), the one number named there;
-  3. explicit answer phrases ("answer:", "the number is", "I see", "shows", "it's"...) followed by a number:
-     they must all name the same number, else ambiguous; an answer phrase followed by a second number ("I see
-     12 and 17") is ambiguous;
+  3. explicit final-answer phrases ("answer:", "the answer is", "the number is", "number:") followed by a
+     number: the LAST one wins, the rule every reader shares (`plates.tasks.answers.text.last_answer`): "The
+     number is 12. On closer look the answer is 17." -> 17; one followed by a second number ("the answer is
+     12 or 17") is ambiguous;
+  3b. implicit mentions ("I see", "shows", "it's", "looks like"...) followed by a number: they must all name
+     the same number, else ambiguous; one followed by a second number ("I see 12 and 17") is ambiguous;
   4. every standalone number that is not a reference ("plate 5", "200 dots", "3 of 10") must agree; two
      different ones are ambiguous ("12 or 17", "12 rather than 17").
 
@@ -36,11 +39,13 @@ import re
 
 from plates.stimuli.ishihara.labels import HUEMANITY_SYMBOLS, LABEL_SPACES
 from plates.tasks.answers.text import (
+    ANSWER_PHRASE,
     Reading,
     after_correction,
     clean,
     failure_mode,
     is_evasion,
+    last_answer,
     prepare,
     strip_answer_prefix,
     unanswered,
@@ -74,15 +79,20 @@ _NUMBER = r"(?<![\w.])(?:[0-9]+(?![\w]|\.[0-9]))"
 # Trap: "I see a two-digit number", "it is one of the plates", "2 digits": a count, not an answer.
 _NOT_ANSWER = r"(?![-\w])(?! (?:of|digits?|numbers?|colou?rs?|dots?)\b)"
 _NUMBER_RE = re.compile(_NUMBER)
-# Explicit answer phrases; the number must follow directly (quotes/brackets allowed). The phrase is found first
-# and the number read at its end (`_value_at`): one attempt per phrase, never a 200-word alternation retried at
-# every backtracking step.
-_PHRASE = re.compile(
-    r"(?:\banswer ?(?:is)? ?[:=]?|\b(?:the )?(?:number|digit)s? ?(?:(?:in|on|shown in) (?:the|this) "
-    r"(?:image|plate|picture) )?(?:is|appears to be|seems to be|looks like|reads|would be) ?:?|\bnumber ?:"
-    r"|\bi (?:can )?see(?: the number| a| an)?|\bit(?:'s| is)(?: the number)?|\bshows(?: the number| a)?"
-    r"|\breads|\bappears to be|\blooks like(?: a| the number)?|\bseems to be)"
-    r" ?[\"'(\[]{0,3} ?",
+# Answer phrases; the number must follow directly (quotes/brackets allowed). A phrase is found first and the
+# number read at its end (`_value_at`): one attempt per phrase, never a 200-word alternation retried at every
+# backtracking step. Explicit final-answer phrases (the shared `text.ANSWER_PHRASE`, "the number is", "number:"):
+# the last one wins; implicit ones ("I see", "it's", "shows"): all must agree.
+_QUOTED = r" ?[\"'(\[]{0,3} ?"
+_EXPLICIT = re.compile(
+    r"(?:" + ANSWER_PHRASE + r"|\b(?:the )?(?:number|digit)s? ?(?:(?:in|on|shown in) (?:the|this) "
+    r"(?:image|plate|picture) )?(?:is|appears to be|seems to be|looks like|reads|would be) ?:?|\bnumber ?:)"
+    + _QUOTED,
+    re.IGNORECASE,
+)
+_IMPLICIT = re.compile(
+    r"(?:\bi (?:can )?see(?: the number| a| an)?|\bit(?:'s| is)(?: the number)?|\bshows(?: the number| a)?"
+    r"|\breads|\bappears to be|\blooks like(?: a| the number)?|\bseems to be)" + _QUOTED,
     re.IGNORECASE,
 )
 _DIGIT_VALUE = re.compile(rf"({_NUMBER})\b{_NOT_ANSWER}", re.IGNORECASE)
@@ -166,9 +176,25 @@ class NumberParse:
         return f"NumberParse({self.value!r}, {self.rule!r}, ambiguous={self.ambiguous})"
 
 
+def _declared_at(text: str, pos: int) -> NumberParse | None:
+    """The number an explicit answer phrase ending at ``pos`` names (`text.last_answer`), or None."""
+    found = _value_at(text, pos)
+    if found is None:
+        return None
+    value, end = found
+    if _ALTERNATIVE.match(text, end):  # "the answer is 12 or 17": two answers
+        return NumberParse(None, "answer phrase names two numbers", ambiguous=True)
+    if len(value) > MAX_DIGITS:
+        return None
+    return NumberParse(canonical_number(value), "answer phrase")
+
+
 def _number_in(text: str) -> NumberParse:
-    marks = [v for m in _PHRASE.finditer(text) if (v := _value_at(text, m.end())) is not None]
-    # Trap: "I see 12 and 17" -- an answer phrase followed by a second number is two answers.
+    declared = last_answer(text, _EXPLICIT, _declared_at)
+    if declared is not None:
+        return declared
+    marks = [v for m in _IMPLICIT.finditer(text) if (v := _value_at(text, m.end())) is not None]
+    # Trap: "I see 12 and 17" -- an implicit mention followed by a second number is two answers.
     if any(_ALTERNATIVE.match(text, end) for _, end in marks):
         return NumberParse(None, "alternatives", ambiguous=True)
     marked = {canonical_number(value) for value, _ in marks if len(value) <= MAX_DIGITS}

@@ -17,6 +17,13 @@ The shared policy (each reader's module adds its own on top):
 * **Only ASCII digits are digits.** ``"²".isdigit()`` and ``"١٢".isdigit()`` are True in Python; no reader
   converts them, and no reader calls ``int`` on reply text (a 5,000-digit number would exceed Python's
   int-conversion limit): numbers are compared as digit strings without leading zeros.
+* **The last explicit final-answer phrase wins** (``last_answer``; lmms-eval's ``mcq_extract`` and
+  inspect_ai's ``answer`` pattern): "The answer is 12. On reflection, the answer is 17." -> 17, in every reader.
+  An explicit phrase is ``ANSWER_PHRASE`` ("answer:", "the answer is", "final answer is", "my answer would
+  be") or one a reader adds for its kind ("I'd go with B", "the number is 17"); a phrase counts only when an
+  answer of the reader's kind follows it directly, and one followed by two answers ("the answer is 12 or
+  17") is ambiguous. Weaker, implicit mentions ("I see 12", "(B)", "yes") never outvote an explicit phrase;
+  conflicting implicit mentions abstain (ambiguous).
 * **A self-correction decides** (``after_correction``): "12... no, actually 17", "A. On reflection, the answer
   is B.": what follows the last correction phrase is read first; only when it names no answer is the whole
   reply read.
@@ -33,7 +40,9 @@ The shared policy (each reader's module adds its own on top):
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from dataclasses import dataclass
+from typing import TypeVar
 
 from plates.tasks.base import Score
 
@@ -46,16 +55,20 @@ __all__ = [
     "TAIL_CHARS",
     "Prepared",
     "Reading",
+    "ANSWER_PHRASE",
     "after_correction",
     "clean",
     "failure_mode",
     "is_evasion",
+    "last_answer",
     "prepare",
     "strip_answer_prefix",
     "strip_reasoning",
     "unanswered",
     "verdict",
 ]
+
+T = TypeVar("T")
 
 #: What a reader can say about a reply (see the module docstring). Declared once for every answer kind.
 PARSE_STATUSES = ("ok", "ambiguous", "unparsed", "refusal")
@@ -149,7 +162,8 @@ _QUOTE_CHARS = "\u2018\u2019\u201c\u201d\uff1a\uff08\uff09"
 
 def clean(text: str) -> str:
     """Markdown emphasis and typographic quotes removed, whitespace trimmed (text from `prepare`)."""
-    if any(c in text for c in _QUOTE_CHARS):  # translate is slow on non-ASCII text: only when needed
+    # translate is slow on non-ASCII text: only when a quote is there (isascii is O(1) in CPython)
+    if not text.isascii() and any(c in text for c in _QUOTE_CHARS):
         text = text.translate(_QUOTES)
     return _MARKDOWN.sub("", text).strip()
 
@@ -162,8 +176,10 @@ def strip_answer_prefix(text: str) -> str:
 # --- self-corrections -----------------------------------------------------------------------------------------
 
 # Trap: not "rather"/"instead": "12 rather than 17" is no correction.
+# Each pattern of alternated words starts with a lookahead on the words' first letters: the engine then skips
+# every other position at once instead of trying each alternative there (2-3x faster on an ordinary reply).
 _CORRECTION = re.compile(
-    r"\b(?:actually|wait|correction|i mean|on (?:second thought|reflection|closer inspection)|scratch that)\b",
+    r"(?=[awciso])\b(?:actually|wait|correction|i mean|on (?:second thought|reflection|closer inspection)|scratch that)\b",
     re.IGNORECASE,
 )
 
@@ -176,10 +192,29 @@ def after_correction(text: str) -> str | None:
     return None if last is None else text[last.end():]
 
 
+# --- explicit answer phrases -------------------------------------------------------------------------------
+
+#: The explicit final-answer phrase every reader knows (a pattern source; readers add their kind's phrases by
+#: alternation): "answer: B", "the answer is 17", "Final answer = yes", "my answer would be: grey".
+ANSWER_PHRASE = r"\banswer\b(?: (?:is|would be|should be|will be)\b)? ?[:\-=]? ?"
+
+
+def last_answer(text: str, phrases: re.Pattern, read: Callable[[str, int], T | None]) -> T | None:
+    """The answer-phrase rule of every reader: ``read(text, end)`` at the end of each match of ``phrases``
+    (None when no answer of the reader's kind follows), the LAST non-None reading wins; None when no phrase
+    names an answer. One pass over the phrases; ``read`` looks only a bounded way past the phrase."""
+    found = None
+    for m in phrases.finditer(text):
+        value = read(text, m.end())
+        if value is not None:
+            found = value
+    return found
+
+
 # --- evasion and failure modes (HueManity App. E) -------------------------------------------------------------
 
-_EVASION = re.compile(
-    r"\b(?:can ?not|can't|could ?not|couldn't|unable|not able|impossible|sorry|as an ai|i'm an ai"
+_EVASION = re.compile(  # first letters: see _CORRECTION
+    r"(?=[acdhinsu])\b(?:can ?not|can't|could ?not|couldn't|unable|not able|impossible|sorry|as an ai|i'm an ai"
     r"|(?:do|does|did) ?n[o']t (?:see|contain|show|appear|detect|find)|don't see|no (?:\w+ ){0,2}"
     r"(?:numbers?|digits?|text|characters?|letters?)\b|not (?:clearly )?(?:visible|discernible|legible|clear)"
     r"|not sure|unclear|nothing|none|no idea|(?:do|did) ?n[o']t know|"
@@ -210,7 +245,11 @@ def failure_mode(text: str, *, label_len: int, ambiguous: bool = False, evasive:
     ``label_len``: the length of a label (2 for the papers' spaces); ``ambiguous``: a reader found several
     conflicting answers; ``evasive``: `is_evasion` of the cleaned text when the caller knows it already.
     """
-    t = strip_answer_prefix(clean(text))
+    return _mode(strip_answer_prefix(clean(text)), label_len, ambiguous, evasive)
+
+
+def _mode(t: str, label_len: int, ambiguous: bool, evasive: bool | None) -> str:
+    """`failure_mode` of ``t``, text already cleaned and without its answer prefix."""
     compact = _NOT_WORD.sub("", t)
     if not compact:
         return "evasion"
@@ -238,13 +277,14 @@ def unanswered(prepared: Prepared, rule: str, *, label_len: int, ambiguous: bool
     """The reading of a reply that gave no usable answer: "ambiguous" (erratic) when a reader found several
     answers; else "refusal" (evasion) for refusals and descriptions; else "unparsed" with its failure mode
     (an empty reply: evasion, no answer was attempted)."""
-    text, cut = prepared.text, prepared.truncated
-    if not clean(text).strip(_EDGE_PUNCT):
+    cleaned, cut = clean(prepared.text), prepared.truncated
+    if not cleaned.strip(_EDGE_PUNCT):
         return Reading(None, "unparsed", rule or "empty reply (after any <think> block)", "evasion", cut)
     if ambiguous:
         return Reading(None, "ambiguous", rule, "erratic", cut)
-    evasive = is_evasion(strip_answer_prefix(clean(text)))
-    mode = failure_mode(text, label_len=label_len, evasive=evasive)
+    body = strip_answer_prefix(cleaned)
+    evasive = is_evasion(body)
+    mode = _mode(body, label_len, False, evasive)
     if mode == "evasion" and evasive:
         return Reading(None, "refusal", rule + "; evasion", "evasion", cut)
     return Reading(None, "unparsed", rule, mode, cut)

@@ -389,7 +389,7 @@ def test_any_valid_spec_meets_its_difference(kind, delta, strength, layout, swap
 
 
 def test_png_data_url_is_lossless_and_jpeg_is_not_on_munker_white():
-    """Issue 13: PNG keeps the pixels; JPEG turns identical 2 px Munker-White targets into different
+    """Regression: PNG keeps the pixels; JPEG turns identical 2 px Munker-White targets into different
     colours."""
     stim = render(IllusionSpec("munker-white", count=128))
     px = np.asarray(stim.image)

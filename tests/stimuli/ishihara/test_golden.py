@@ -1,4 +1,4 @@
-"""Golden digests: the pixels each preset and style draws, pinned (issue 9 "Pixels pinned").
+"""Golden digests: the pixels each preset and style draws, pinned.
 
 A change here is a change of pixels: bump `plates.stimuli.ENGINE_VERSION` (which starts new runs rather than
 mixing old and new images into one) and update the digests in the same commit, saying why. The digests cover
@@ -30,7 +30,7 @@ def test_the_digests_below_belong_to_this_engine_version():
 
 
 PRESET_DIGESTS = {  # first three items of each preset at 256 px
-    # issue 10: the paper presets draw in their papers' styles (cbe, huemanity) and conventions
+    # the paper presets draw in their papers' styles (cbe, huemanity) and conventions
     "colorblindnesseval": ["83bdd0e50f3ed248", "5e4fee4f2c418dbc", "5cd400c769a12f93"],
     "colorblindnesseval-dejavu": ["133a2b7aa80fb8dc", "2df5642ecdea4deb", "69151b087dc5f0de"],
     "huemanity-numeric": ["9baf369476dc43cb", "14fbeb053fe1f576", "f6db2a4265c01d76"],

@@ -1,4 +1,4 @@
-"""plates.stimuli.ishihara.measure: the ΔE2000 a plate draws (issue 11), checked against its pixels.
+"""plates.stimuli.ishihara.measure: the ΔE2000 a plate draws, checked against its pixels.
 
 Truth comes from the images, not the generator's bookkeeping: each dot's colour is the pixel at its centre in
 the standard image, and its class is whether that pixel lies on the text in the ``mask`` image. Every
@@ -36,10 +36,10 @@ def all_pairs(colours: np.ndarray, is_fg: np.ndarray) -> np.ndarray:
     """CIEDE2000 of every (foreground dot, background dot) pair, by brute force."""
     fg = C.srgb255_to_lab(colours[is_fg].astype(float))
     bg = C.srgb255_to_lab(colours[~is_fg].astype(float))
-    from plates.colour.spaces import _cs
+    from plates.colour.spaces import colour_science
 
     return np.asarray(
-        _cs().delta_E(np.repeat(fg, len(bg), axis=0), np.tile(bg, (len(fg), 1)), method="CIE 2000")
+        colour_science().delta_E(np.repeat(fg, len(bg), axis=0), np.tile(bg, (len(fg), 1)), method="CIE 2000")
     )
 
 
@@ -164,7 +164,7 @@ def test_the_manifest_reports_what_each_generated_plate_draws(tmp_path, preset):
 
     from plates.datasets import MANIFEST, generate, load_dataset
 
-    # HueManity's own preset (issue 10) lets jitter clip dots to pure white, the canvas colour: pixel_truth
+    # HueManity's own preset lets jitter clip dots to pure white, the canvas colour: pixel_truth
     # classifies dots by the text mask, so those count too
     generate(preset, tmp_path, limit=2, size=400, workers=1, progress=False)
     table = pq.read_table(tmp_path / MANIFEST).to_pandas()

@@ -40,7 +40,7 @@ def test_json_round_trip_and_replace():
         (dict(palette=None), "both colour lists"),
         (dict(delta_e=500), r"\[1e-06, 200"),
         (dict(delta_e=90), r"delta_e <= \d"),
-        (dict(jitter_shift=2), r"\[0.0, 1.0\]"),
+        (dict(jitter_shift=2), r"\[0, 1\]"),
         (dict(seed=-1), "integer"),
         (dict(density=0.99), "0.8"),
     ],

@@ -1,4 +1,4 @@
-"""Plate styles (issue 10): the papers' own packings as exact sequential processes, their statistics measured
+"""Plate styles: the papers' own packings as exact sequential processes, their statistics measured
 from pixels, centre-based colouring, colour roles, the released code's jitter, anti-aliasing, validation."""
 
 from __future__ import annotations
@@ -99,7 +99,7 @@ def _pixel_coverage(image, size) -> float:
 
 
 def test_cbe_style_statistics():
-    """ColorBlindnessEval/IshiharaMC (issue 10 table: 647 dots, 0.567 covered, 4.5-27 px, gap median 6.15 px,
+    """ColorBlindnessEval/IshiharaMC (measured on its released generator: 647 dots, 0.567 covered, 4.5-27 px, gap median 6.15 px,
     5th percentile 4.60): six discrete radii, a 4.5 px gap everywhere, inside the disc."""
     p = render(PlateSpec("52", style="cbe", font="liberation-sans", palette="colorblindnesseval-1", seed=3))
     assert 550 <= p.r.size <= 750
@@ -111,7 +111,7 @@ def test_cbe_style_statistics():
 
 
 def test_huemanity_style_statistics():
-    """HueManity's generator (issue 10 table: 2,029 dots, 0.764 of the disc's pixels, 4-15 px, gap median 0.56):
+    """HueManity's generator (measured on its released generator: 2,029 dots, 0.764 of the disc's pixels, 4-15 px, gap median 0.56):
     whole-pixel radii and centres on pixel centres, no overlap, anti-aliased rims."""
     p = render(make_spec("huemanity-numeric", "47", "huemanity-07", size=900, seed=0))
     assert 1850 <= p.r.size <= 2250
@@ -183,7 +183,7 @@ def test_colour_roles_per_preset(preset, on_text):
 
 # ---- jitter: the released code clips, ours keeps the hue ------------------------------------------------------------
 def test_released_code_jitter_clips_at_255_and_keep_hue_does_not():
-    """HueManity's released plates: 26% of dots have a channel at 255 (issue 10); its linear lightness factor
+    """HueManity's released plates: 26% of dots have a channel at 255; its linear lightness factor
     up to 1.5 saturates bright channels. Our keep-hue rule never clips a channel that the palette has below 247."""
     released = render(make_spec("huemanity-numeric", "58", "huemanity-01", size=400, seed=0)).dot_colours
     share = float((released == 255).any(axis=1).mean())

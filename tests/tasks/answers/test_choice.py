@@ -104,8 +104,51 @@ def test_colour_code_option_texts_with_commas_match_whole():
 
 def test_hex_code_letters_are_not_option_letters():
     codes = {"A": "#228B22", "B": "#1E90FF", "C": "#FF0000", "D": "#C0FFEE"}
-    assert _letter("I think it is #1E90FF", codes) is None  # the B and D inside the code are no answer
+    # The B and D inside a code are no answer: a code naming no option chooses nothing ...
+    assert _letter("I think it is #1E90FE", codes) is None
+    # ... and one naming an option chooses it by its value (it was unparsed before colour values were read).
+    assert _letter("I think it is #1E90FF", codes) == "B"
     assert _letter("#1e90ff", codes) == "B"
+
+
+HSV = {"A": "(120°, 76%, 55%)", "B": "(200°, 50%, 40%)", "C": "(10°, 90%, 80%)", "D": "(300°, 20%, 70%)"}
+RGB = {"A": "(34, 139, 34)", "B": "(30, 144, 255)", "C": "(255, 0, 0)", "D": "(0, 0, 0)"}
+HEX = {"A": "#228B22", "B": "#1E90FF", "C": "#1A2B3C", "D": "#000000"}
+
+
+@pytest.mark.parametrize(("options", "reply", "key"), [
+    (HSV, "(120, 76, 55)", "A"),  # without ° and %
+    (HSV, "120°, 76%, 55%", "A"),  # without brackets
+    (HSV, "(120 °, 76 %, 55 %)", "A"),
+    (HSV, "The HSV value is (200, 50, 40).", "B"),
+    (HSV, "The answer is (10, 90, 80), since the patch is a light red.", "C"),
+    (RGB, "rgb(30,144,255)", "B"),
+    (RGB, "(030, 144, 255)", "B"),  # leading zeros
+    (RGB, "The RGB value is (34, 139, 34).", "A"),
+    (HEX, "#1a2b3c", "C"),
+    (HEX, "1A2B3C", "C"),  # without "#"
+    (HEX, "1a2b3c.", "C"),
+    (HEX, "The answer is 1e90ff.", "B"),
+    (HEX, "HEX: #000000", "D"),
+])
+def test_a_reply_naming_an_options_colour_value_in_its_format_chooses_it(options, reply, key):
+    got = read_choice(reply, options)
+    assert (got.answer, got.status) == (key, "ok"), got
+
+
+@pytest.mark.parametrize(("options", "reply", "status"), [
+    (HSV, "(121, 76, 55)", "unparsed"),  # a value that is no option names nothing (no nearest option)
+    (HSV, "(34, 139, 34, 1)", "unparsed"),  # four numbers (RGBA) are no code
+    (HSV, "(120.5°, 76%, 55%)", "unparsed"),  # decimals are no code
+    (RGB, "(30°, 144%, 255%)", "unparsed"),  # an HSV-written triple never names an RGB option
+    (HEX, "#abc", "unparsed"),  # no shorthand
+    (HSV, "(120, 76, 55) or (200, 50, 40)", "ambiguous"),
+    (HEX, "#1a2b3c or #000000", "ambiguous"),
+    (HSV, "(B) (120°, 76%, 55%)", "ambiguous"),  # a key with another option's value
+])
+def test_colour_values_naming_no_option_or_several_do_not_choose(options, reply, status):
+    got = read_choice(reply, options)
+    assert (got.answer, got.status) == (None, status), got
 
 
 # ---- refused: ambiguous replies --------------------------------------------------------------------------------
