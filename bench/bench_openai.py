@@ -1,142 +1,125 @@
-"""Throughput of the OpenAI-compatible backend against a loopback server that answers after 200 ms.
+"""Client throughput of `plates run` against an OpenAI-compatible server that answers after a set latency.
 
-Target: 512 requests at concurrency 16 finish within 1.15x of the ideal 512 / 16 * 0.2 s
-= 6.4 s. The server (bench/loopback.py: a minimal ASGI app under uvicorn) runs in its own process, so it
-measures our client rather than a slow server: tests/support/chat_server.py, the stdlib fault-injecting server, costs
-~45 ms per request at this concurrency (`--server stdlib` to see it). Each request carries one small PNG
-plate-like image (sRGB 0-255).
+Targets: 2,000 stored 512 px PNG plates of a generated set (HueManity numeric, in its paper's style),
+a server that answers after 200 ms: efficiency >= 0.9 at concurrency 16 and >= 0.6 at concurrency 64 (efficiency
+= ideal / wall time, ideal = requests x latency / concurrency), client CPU <= 3 ms per request, client peak RSS
+<= 400 MB, on the project's 2-core machine with the server on it too.
 
-    python3 bench/bench_openai.py [--requests 512] [--concurrency 16] [--delay 0.2] [--image-size 64]
+The whole client is measured, as `plates run --dataset DIR` works: reading the stored PNGs, building requests,
+the backend, scoring and writing Parquet parts. Each concurrency runs in a fresh spawned process, so its CPU
+time (user + system, every thread) and peak RSS are its own; the server (bench/loopback.py: uvicorn in its own
+process) is measured apart. The set is generated once into --data and reused.
+
+    python3 bench/bench_openai.py [--requests 2000] [--concurrency 16 64] [--delay 0.2] [--data DIR]
 """
 
 from __future__ import annotations
 
 import argparse
 import multiprocessing
-import statistics
+import os
+import resource
 import sys
+import tempfile
 import time
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path[:0] = [str(ROOT), str(ROOT / "bench")]
 
-TARGET_RATIO = 1.15
+TARGET_EFFICIENCY = {16: 0.9, 64: 0.6}
+TARGET_CPU_MS = 3.0
+TARGET_RSS_MB = 400.0
+PRESET, SIZE = "huemanity-numeric", 512
 
 
-def _serve(delay: float, port_pipe, stop_event) -> None:
-    from tests.support.chat_server import ChatServer
+def _ensure_set(data: Path, requests: int) -> None:
+    """Generate the first ``requests`` plates of the preset at 512 px into ``data`` unless they are there."""
+    from plates.datasets import generate
 
-    with ChatServer(answer=lambda body: "12", delay=delay) as server:
-        port_pipe.send(server.port)
-        stop_event.wait()
-        port_pipe.send((server.count, server.max_in_flight))
+    manifest = data / "manifest.parquet"
+    if manifest.is_file():
+        import pyarrow.parquet as pq
+
+        if pq.read_metadata(manifest).num_rows >= requests:
+            return
+    print(f"generating {requests} {SIZE} px plates of {PRESET} into {data} (once)", flush=True)
+    generate(PRESET, data, limit=requests, size=SIZE, progress=False)
 
 
-async def _floor(url: str, bodies: list[dict], concurrency: int) -> float:
-    """Seconds for the same requests sent by a bare httpx client (no SDK, no retries): the machine's floor."""
-    import asyncio
+def _client(data: str, requests: int, concurrency: int, url: str, out: str, conn) -> None:
+    """One measured run in this (spawned) process; sends its figures back through ``conn``."""
+    import plates.models.openai_compat  # noqa: F401 - imported before the clock starts, as in a long run
+    from plates.datasets import load_dataset
+    from plates.runs.experiment import parse_experiment
+    from plates.runs.runner import run_experiment
 
-    import httpx
+    items = load_dataset(data, limit=requests)
+    exp = parse_experiment({"dataset": data, "prompts": [PRESET], "out": out, "models": [
+        {"backend": "openai", "model": "bench", "base_url": url, "api_key_env": False,
+         "concurrency": concurrency, "timeout": 60}]})
+    before, started = resource.getrusage(resource.RUSAGE_SELF), time.perf_counter()
+    summary = run_experiment(exp, items=items, progress=False)
+    elapsed, after = time.perf_counter() - started, resource.getrusage(resource.RUSAGE_SELF)
+    cpu = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
+    conn.send({"elapsed": elapsed, "cpu": cpu, "rss_mb": after.ru_maxrss / 1024, "written": summary.written,
+               "errors": summary.errors})
 
-    semaphore = asyncio.Semaphore(concurrency)
-    async with httpx.AsyncClient(timeout=30) as client:
-        async def one(body: dict) -> None:
-            async with semaphore:
-                response = await client.post(f"{url}/chat/completions", json=body)
-                response.json()["choices"][0]["message"]["content"]
 
-        await one(bodies[0])
-        started = time.perf_counter()
-        await asyncio.gather(*(one(body) for body in bodies))
-        return time.perf_counter() - started
+def _server_cpu(pid: int) -> float:
+    import psutil
+
+    times = psutil.Process(pid).cpu_times()
+    return times.user + times.system
 
 
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--requests", type=int, default=512)
-    parser.add_argument("--concurrency", type=int, default=16)
-    parser.add_argument("--delay", type=float, default=0.2, help="server answer delay in seconds")
-    parser.add_argument("--image-size", type=int, default=64, help="side of the image sent; 0 = text only")
-    parser.add_argument("--no-floor", action="store_true", help="skip the bare-httpx comparison run")
-    parser.add_argument("--server", choices=("uvicorn", "stdlib"), default="uvicorn",
-                        help="loopback server: bench/loopback.py (default) or tests/support/chat_server.py")
+    parser.add_argument("--requests", type=int, default=2000)
+    parser.add_argument("--concurrency", type=int, nargs="+", default=[16, 64])
+    parser.add_argument("--delay", type=float, default=0.2, help="server latency in seconds")
+    parser.add_argument("--data", type=Path, default=Path(tempfile.gettempdir()) / "plates-bench-openai-512",
+                        help="where the generated set is kept between runs")
     args = parser.parse_args()
 
-    import numpy as np
-    from PIL import Image
+    from loopback import LoopbackServer
 
-    from plates.models import Query, Turn
-    from plates.models.openai_compat import OpenAIBackend
-
-    if args.server == "uvicorn":
-        from loopback import LoopbackServer
-
-        fast = LoopbackServer(delay=args.delay).__enter__()
-        port = fast.port
-    else:
-        ctx = multiprocessing.get_context("spawn")
-        ours, theirs = ctx.Pipe()
-        stop = ctx.Event()
-        server = ctx.Process(target=_serve, args=(args.delay, theirs, stop), daemon=True)
-        server.start()
-        port = ours.recv()
-
-    rng = np.random.default_rng(0)
-    queries = []
-    for i in range(args.requests):
-        images = ()
-        if args.image_size:
-            pixels = rng.integers(0, 256, (args.image_size, args.image_size, 3), dtype=np.uint8)
-            images = (Image.fromarray(pixels, "RGB"),)
-        queries.append(Query((Turn("user", f"What number do you see? ({i})", images),), max_tokens=8))
-
-    backend = OpenAIBackend("test-model", base_url=f"http://127.0.0.1:{port}/v1", api_key_env=None,
-                            concurrency=args.concurrency, timeout=30)
-    list(backend.ask(queries[:2]))  # warm-up: SDK imports, first connections
-
-    started = time.perf_counter()
-    replies = dict(backend.ask(queries))
-    elapsed = time.perf_counter() - started
-    floor = None
-    if not args.no_floor:
-        import asyncio
-
-        from plates.images import image_to_data_url
-
-        bodies = []
-        for query in queries:
-            content = [{"type": "image_url", "image_url": {"url": image_to_data_url(image)}}
-                       for image in query.images] + [{"type": "text", "text": query.turns[-1].text}]
-            bodies.append({"model": "test-model", "messages": [{"role": "user", "content": content}],
-                           "max_tokens": 8, "temperature": 0.0})
-        floor = asyncio.run(_floor(f"http://127.0.0.1:{port}/v1", bodies, args.concurrency))
-    if args.server == "uvicorn":
-        fast.__exit__(None, None, None)
-        served, max_in_flight = fast.count, fast.max_in_flight
-    else:
-        stop.set()
-        served, max_in_flight = ours.recv()
-        server.join(timeout=5)
-
-    ideal = args.requests / args.concurrency * args.delay
-    ratio = elapsed / ideal
-    ok = sum(r.ok for r in replies.values())
-    latencies = [r.latency_s for r in replies.values()]
-    print(f"requests {args.requests}  concurrency {args.concurrency}  server delay {args.delay * 1000:.0f} ms  "
-          f"image {args.image_size}px  server {args.server}")
-    extra = 0 if floor is None else args.requests + 1
-    print(f"answered {ok}/{args.requests}  server saw {served - 2 - extra} (+2 warm-up"
-          f"{', + the bare-httpx run' if extra else ''})  max in flight {max_in_flight}")
-    print(f"elapsed {elapsed:.2f} s  ideal {ideal:.2f} s  throughput {args.requests / elapsed:.1f} req/s")
-    print(f"latency median {statistics.median(latencies) * 1000:.0f} ms  "
-          f"max {max(latencies) * 1000:.0f} ms")
-    if floor is not None:
-        print(f"bare httpx on this machine now: {floor:.2f} s = ratio {floor / ideal:.3f} "
-              "(the floor: what load on the machine costs without the SDK, retries and bookkeeping)")
-    verdict = "PASS" if ratio <= TARGET_RATIO else "MISS"
-    print(f"ratio to ideal {ratio:.3f} (target <= {TARGET_RATIO})  {verdict}")
-    return 0 if ok == args.requests else 1
+    _ensure_set(args.data, args.requests)
+    ctx = multiprocessing.get_context("spawn")
+    print(f"{args.requests} stored {SIZE} px PNGs of {PRESET} ({args.data}), server latency "
+          f"{args.delay * 1000:.0f} ms, {os.cpu_count()} cores, load {os.getloadavg()[0]:.1f} at start")
+    ok = True
+    with LoopbackServer(delay=args.delay) as server:
+        for concurrency in args.concurrency:
+            with tempfile.TemporaryDirectory() as out:
+                ours, theirs = ctx.Pipe()
+                server_before = _server_cpu(server.pid)
+                client = ctx.Process(target=_client, args=(str(args.data), args.requests, concurrency,
+                                                           server.base_url, out, theirs))
+                client.start()
+                got = ours.recv()
+                client.join()
+                server_cpu = _server_cpu(server.pid) - server_before
+            ideal = args.requests * args.delay / concurrency
+            efficiency = ideal / got["elapsed"]
+            cpu_ms = got["cpu"] / args.requests * 1000
+            target = TARGET_EFFICIENCY.get(concurrency)
+            verdicts = [
+                f"efficiency {efficiency:.2f}" + ("" if target is None else
+                                                   f" (target >= {target}: {'PASS' if efficiency >= target else 'MISS'})"),
+                f"client CPU {cpu_ms:.2f} ms/request (target <= {TARGET_CPU_MS}: "
+                f"{'PASS' if cpu_ms <= TARGET_CPU_MS else 'MISS'})",
+                f"client peak RSS {got['rss_mb']:.0f} MB (target <= {TARGET_RSS_MB:.0f}: "
+                f"{'PASS' if got['rss_mb'] <= TARGET_RSS_MB else 'MISS'})",
+            ]
+            print(f"concurrency {concurrency}: {got['written']} rows, {got['errors']} errors, "
+                  f"{got['elapsed']:.2f} s vs ideal {ideal:.2f} s; server CPU "
+                  f"{server_cpu / args.requests * 1000:.2f} ms/request; load {os.getloadavg()[0]:.1f}")
+            for line in verdicts:
+                print(f"  {line}")
+            ok = ok and got["written"] == args.requests and got["errors"] == 0
+    print(f"server: {server.count} requests, at most {server.max_in_flight} in flight")
+    return 0 if ok else 1
 
 
 if __name__ == "__main__":

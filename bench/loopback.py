@@ -8,7 +8,7 @@ with a fixed chat completion, and counts requests and the most in flight.
 
     with LoopbackServer(delay=0.2) as server:      # server.base_url -> "http://127.0.0.1:PORT/v1"
         ...
-    server.count, server.max_in_flight
+    server.count, server.max_in_flight, server.pid  # pid: to read the server's own CPU time
 """
 
 from __future__ import annotations
@@ -83,6 +83,11 @@ class LoopbackServer:
                     raise RuntimeError("the loopback bench server did not start") from None
                 time.sleep(0.05)
         return self
+
+    @property
+    def pid(self) -> int:
+        """The server process's id (to read its CPU time)."""
+        return self._process.pid
 
     @property
     def base_url(self) -> str:

@@ -98,10 +98,8 @@ def resize(image: Image.Image, size: int) -> Image.Image:
     if isinstance(size, bool) or not isinstance(size, int) or not 16 <= size <= 4096:
         raise ValueError(f"size={size!r} is not valid; allowed: an integer 16-4096 (px)")
     im = _rgb(image)
-    w, h = im.size
-    s = size / max(w, h)
-    new = (max(1, round(w * s)), max(1, round(h * s)))
-    return im if new == (w, h) else im.resize(new, Image.Resampling.LANCZOS)
+    new = _fit(im.size, size)
+    return im if new == im.size else im.resize(new, Image.Resampling.LANCZOS)
 
 
 def grayscale(image: Image.Image) -> Image.Image:
@@ -170,6 +168,24 @@ def text_only(image: Image.Image) -> Image.Image:
     return Image.new("RGB", _rgb(image).size, (0, 0, 0))
 
 
+def changes_pixels(image: Image.Image, condition: Condition) -> bool:
+    """Whether `apply_condition` would give other pixels than ``image``'s own (an RGB image, sRGB 0-255):
+    False for no hue shift, no CVD view, no grey, no text-only and a size that is the image's own (or None).
+    Reads the size and mode only, so a stored PNG is not decoded to answer (`plates.images.StoredPng`)."""
+    if not isinstance(condition, Condition):
+        raise ValueError(f"condition {condition!r} is not valid; allowed: a plates.conditions.Condition")
+    return (image.mode != "RGB" or condition.text_only or condition.hue_shift % 360 != 0 or condition.grayscale
+            or (condition.cvd != "none" and condition.cvd_severity > 0)
+            or (condition.size is not None and _fit(image.size, condition.size) != image.size))
+
+
+def _fit(size: tuple[int, int], longest: int) -> tuple[int, int]:
+    """(width, height) scaled so the longest side is ``longest`` px, aspect kept."""
+    w, h = size
+    s = longest / max(w, h)
+    return max(1, round(w * s)), max(1, round(h * s))
+
+
 def apply_condition(image: Image.Image, condition: Condition) -> Image.Image:
     """``image`` seen under ``condition`` (hue shift, CVD view, grayscale, then resize); a new RGB image. A
     text-only condition gives a black image of the size the resize would give (nothing else is computed)."""
@@ -177,11 +193,7 @@ def apply_condition(image: Image.Image, condition: Condition) -> Image.Image:
         raise ValueError(f"condition {condition!r} is not valid; allowed: a plates.conditions.Condition")
     im = _rgb(image)
     if condition.text_only:
-        w, h = im.size
-        if condition.size is not None:
-            s = condition.size / max(w, h)
-            w, h = max(1, round(w * s)), max(1, round(h * s))
-        return Image.new("RGB", (w, h), (0, 0, 0))
+        return Image.new("RGB", im.size if condition.size is None else _fit(im.size, condition.size), (0, 0, 0))
     if condition.hue_shift % 360 != 0:
         im = hue_shift(im, condition.hue_shift, condition.hue_space)
     if condition.cvd != "none" and condition.cvd_severity > 0:

@@ -1,6 +1,8 @@
 """PIL images <-> base64 PNG data URLs, the form OpenAI-compatible chat APIs take images in.
 
-Images are PIL RGB (sRGB 0-255); PNG is lossless, so a plate arrives at the model pixel-exact.
+Images are PIL RGB (sRGB 0-255); PNG is lossless, so a plate arrives at the model pixel-exact. A stored PNG whose
+pixels nothing changed travels as the bytes it was stored as (:class:`StoredPng`): decoding it and encoding the
+same pixels again was half of an API client's CPU per request.
 """
 
 from __future__ import annotations
@@ -12,11 +14,16 @@ import os
 import struct
 import zlib
 from pathlib import Path
+from typing import Any
 
 import numpy as np
-from PIL import Image
+from PIL import Image, PngImagePlugin
 
 _PNG_PREFIX = "data:image/png;base64,"
+_PNG_SIGNATURE = b"\x89PNG\r\n\x1a\n"
+#: PNG chunks that make a decoder show other colours than the stored 8-bit samples (a palette, transparency,
+#: gamma, chromaticities, an ICC profile, significant bits, HDR metadata): a file carrying one is not sent as is.
+_COLOUR_CHUNKS = frozenset({b"PLTE", b"tRNS", b"gAMA", b"cHRM", b"iCCP", b"sBIT", b"cICP", b"mDCV", b"cLLI"})
 
 
 def _chunk(kind: bytes, data: bytes) -> bytes:
@@ -39,6 +46,76 @@ def encode_png(image: Image.Image, compress_level: int = 2) -> bytes:
         b"\x89PNG\r\n\x1a\n", _chunk(b"IHDR", ihdr), _chunk(b"sRGB", b"\x00"),
         _chunk(b"IDAT", zlib.compress(rows.tobytes(), compress_level)), _chunk(b"IEND", b""),
     ))
+
+
+def plain_rgb_png(data: bytes) -> bool:
+    """True when PNG ``data`` decodes to exactly its own 8-bit RGB samples, sRGB 0-255: 8-bit truecolour
+    without alpha (IHDR bit depth 8, colour type 2) and no chunk of `_COLOUR_CHUNKS`. Walks the chunk headers
+    only (no decompression, no CRC check: a corrupt file fails where it is decoded).
+
+    >>> plain_rgb_png(encode_png(Image.new("RGB", (2, 2))))
+    True
+    >>> plain_rgb_png(image_to_png_bytes(Image.new("RGBA", (2, 2))))
+    False
+    """
+    if not data.startswith(_PNG_SIGNATURE) or data[12:16] != b"IHDR" or data[24:26] != b"\x08\x02":
+        return False
+    pos = len(_PNG_SIGNATURE)
+    while pos + 8 <= len(data):
+        length, kind = struct.unpack_from(">I4s", data, pos)
+        if kind in _COLOUR_CHUNKS:
+            return False
+        if kind == b"IEND":
+            return True
+        pos += 12 + length
+    return False
+
+
+class StoredPng(PngImagePlugin.PngImageFile):
+    """A PIL image (mode RGB, sRGB 0-255) that keeps the PNG bytes it was stored as, so they can be sent as
+    they are (`image_to_png_bytes` returns them). It decodes lazily like any opened image: size and mode are
+    known from the header, the pixels are decoded the first time something reads them, never to send them.
+
+    ``stored`` holds the bytes while they describe the image: an in-place edit (``paste``, ``putpixel``,
+    ``ImageDraw``: every edit that goes through Pillow's ``_ensure_mutable``) drops them, and the image is then
+    encoded like any other. Operations that return a new image (``convert``, ``resize``, ``copy``) return plain
+    PIL images. Pickled, it travels as its bytes.
+    """
+
+    def __init__(self, data: bytes) -> None:
+        if not isinstance(data, bytes) or not plain_rgb_png(data):
+            raise ValueError("StoredPng takes the bytes of an 8-bit RGB PNG without palette, transparency or colour "
+                             "profile chunks; allowed: such bytes (other PNGs are decoded: see StoredPng.read)")
+        super().__init__(io.BytesIO(data))
+        self.stored: bytes | None = data
+
+    @classmethod
+    def read(cls, path: str | os.PathLike) -> Image.Image:
+        """The image stored at ``path``: a :class:`StoredPng` when the file is a plain 8-bit RGB PNG
+        (`plain_rgb_png`), else the file decoded and converted to RGB (any format Pillow reads)."""
+        with open(path, "rb") as fh:
+            data = fh.read()
+        if plain_rgb_png(data):
+            return cls(data)
+        with Image.open(io.BytesIO(data)) as im:
+            return im.convert("RGB")
+
+    @classmethod
+    def of(cls, image: Image.Image, compress_level: int = 2) -> StoredPng:
+        """``image`` (sRGB 0-255) encoded once (`image_to_png_bytes`), as a :class:`StoredPng`."""
+        if isinstance(image, StoredPng) and image.stored is not None:
+            return image
+        return cls(image_to_png_bytes(image.convert("RGB") if image.mode != "RGB" else image,
+                                      compress_level=compress_level))
+
+    def _ensure_mutable(self) -> None:  # Pillow calls it before every in-place edit
+        self.stored = None
+        super()._ensure_mutable()
+
+    def __reduce__(self) -> tuple[Any, ...]:
+        if self.stored is not None:
+            return (StoredPng, (self.stored,))
+        return self.copy().__reduce__()
 
 
 def write_png_file(data: bytes, path: str | os.PathLike) -> int:
@@ -99,11 +176,14 @@ def png_intact(path: str | os.PathLike, size: tuple[int, int]) -> bool:
 
 def image_to_png_bytes(image: Image.Image, *, compress_level: int = 6) -> bytes:
     """Encode a PIL image (sRGB 0-255) as PNG bytes; modes other than RGB/RGBA/L/LA are converted to RGB.
-    RGB images (every plate and condition) go through `encode_png`; the others through Pillow."""
+    A :class:`StoredPng` gives its stored bytes as they are (``compress_level`` does not apply); other RGB
+    images (every plate and condition) go through `encode_png`; the rest through Pillow."""
     if not isinstance(image, Image.Image):
         raise ValueError(f"expected a PIL image, got {type(image).__name__}")
     if not 0 <= compress_level <= 9:
         raise ValueError(f"compress_level must be within 0-9, got {compress_level!r}")
+    if isinstance(image, StoredPng) and image.stored is not None:
+        return image.stored
     if image.mode not in ("RGB", "RGBA", "L", "LA"):
         image = image.convert("RGB")
     if image.mode == "RGB":

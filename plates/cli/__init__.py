@@ -29,6 +29,8 @@ SUBCOMMAND_MODULES = (
     "dashboard",
     "reference",
     "baseline",
+    "export",
+    "importing",
 )
 
 
@@ -67,6 +69,7 @@ def build_parser() -> argparse.ArgumentParser:
 def main(argv: list[str] | None = None) -> int:
     parser = build_parser()
     args = parser.parse_args(argv)
+    args.argv = list(sys.argv[1:] if argv is None else argv)  # the command as typed (an export's card quotes it)
     if not getattr(args, "func", None):
         parser.print_help()
         return 2

@@ -22,6 +22,7 @@ import json
 import sys
 
 from plates.cli import positive
+from plates.shards import Shard
 
 #: Image size of a preset when --size is not given (px).
 DEFAULT_SIZE = 900
@@ -53,6 +54,9 @@ def register(subparsers: argparse._SubParsersAction) -> None:
                    help="processes, for plate and family presets and grids (default: every core)")
     p.add_argument("--compress-level", type=int, default=2, help="PNG zlib level 0-9 (default 2: fast)")
     p.add_argument("--no-progress", action="store_true", help="no progress bar")
+    p.add_argument("--shard", metavar="I/N", help="write only shard I of N of a plate preset's plates (a "
+                   "deterministic slice; N shards into one --out equal the unsharded set, e.g. a Slurm job "
+                   "array: see the README)")
     p.set_defaults(func=main)
 
 
@@ -60,9 +64,14 @@ def main(args: argparse.Namespace) -> int:
     limit = positive("--limit", args.limit)  # as `plates run --limit`: 0 plates is not a set
     if args.sample is None and args.sample_seed is not None:
         raise ValueError("--sample-seed needs --sample N; allowed: --sample N [--sample-seed S]")
+    shard = None if args.shard is None else Shard.parse(args.shard)
     if args.grid is not None:
         # lazy: loads only when this subcommand runs (plates.cli)
         from plates.datasets.grid import generate_grid, load_grid
+
+        if shard is not None:
+            raise ValueError("--shard cannot be combined with --grid; allowed: --shard with --preset (a plate "
+                             "preset)")
 
         given = [flag for flag, value in (("--size", args.size), ("--seed", args.seed), ("--sample", args.sample))
                  if value is not None]
@@ -80,7 +89,7 @@ def main(args: argparse.Namespace) -> int:
         summary = generate(
             args.preset, args.out, limit=limit, size=args.size,
             seed=0 if args.seed is None else args.seed, workers=args.workers,
-            compress_level=args.compress_level, progress=not args.no_progress, sample=sample,
+            compress_level=args.compress_level, progress=not args.no_progress, sample=sample, shard=shard,
         )
     print(json.dumps(summary), file=sys.stdout)
     return 0

@@ -21,6 +21,7 @@ import dataclasses
 import sys
 
 from plates.cli import EXIT_BACKEND, EXIT_BAD_INPUT, positive
+from plates.shards import Shard
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
@@ -28,13 +29,42 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         "run", help="ask models about plates and write Parquet results (resumable)",
         description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter,
     )
+    o = add_experiment_arguments(p, out_help="results folder: required for a quick run; with a TOML file it "
+                                 "replaces the file's `out`")
+    o.add_argument("--concurrency", type=int, help="requests in flight per model (openai)")
+    o.add_argument("--device", help="where a local model runs (hf): auto | cuda | cuda:N | mps | cpu "
+                   "(default auto)")
+    o.add_argument("--device-map", help="a local model spread by accelerate (hf), instead of --device: auto | "
+                   "balanced | balanced_low_0 | sequential (every GPU, then CPU memory, then disk)")
+    o.add_argument("--dtype", help="a local model's weights (hf): auto | bfloat16 | float16 | float32 "
+                   "(default auto: bfloat16 on GPUs that have it, float32 on CPU, float16 elsewhere except "
+                   "for families that break in it, e.g. Gemma 3, which get float32)")
+    o.add_argument("--trust-remote-code", action="store_true",
+                   help="let a local model (hf) run the Python code its repository ships (moondream2, "
+                   "Phi-3.5-vision, MiniCPM-V need it): only for a repository you trust; off by default")
+    o.add_argument("--batch-size", type=int,
+                   help="images per generate() call of a local model (hf; default 8)")
+    o.add_argument("--retry-errors", action="store_true", help="ask again the rows that ended in a request error")
+    o.add_argument("--no-progress", action="store_true", help="no progress bar on stderr")
+    o.add_argument("--shard", metavar="I/N", help="ask only shard I of N of the rows (a deterministic slice; N "
+                   "shards into one --out equal the unsharded run, e.g. a Slurm job array: see the README); "
+                   "rerun without --shard afterwards to merge the parts")
+    p.set_defaults(func=main)
+
+
+def add_experiment_arguments(p: argparse.ArgumentParser, *, out_help: str,
+                             default_backend: str = "openai") -> argparse._ArgumentGroup:
+    """The arguments that say which rows an experiment plans (an experiment file, or the quick-run flags;
+    --protocol, --out and --limit): `plates run`'s, shared with the exporters (`plates export ...`) so that one
+    command line names the same rows in both. Returns the "operational" group for a caller's own flags."""
     p.add_argument("experiment", nargs="?", help="a TOML experiment file (see examples/); or use the flags below")
     q = p.add_argument_group("quick run (without a TOML file)")
     q.add_argument("--dataset", help="a preset name or a folder with manifest.parquet")
     q.add_argument("--prompt", help="a prompt name (see `plates prompts`)")
     q.add_argument("--prompt-file", action="append", default=[], metavar="TOML",
                    help="register your own [[prompt]] templates first (repeatable; see plates.tasks.prompts)")
-    q.add_argument("--backend", default="openai", help="openai | hf | baseline (default openai)")
+    q.add_argument("--backend", default=default_backend,
+                   help=f"openai | hf | baseline (default {default_backend})")
     q.add_argument("--model", help="model name as the server knows it (openai), a Hugging Face id or folder "
                    "(hf); not needed for baseline (baseline-cnn)")
     q.add_argument("--base-url", help="OpenAI-compatible server URL, e.g. http://127.0.0.1:8000/v1")
@@ -57,26 +87,10 @@ def register(subparsers: argparse._SubParsersAction) -> None:
                    "colorblindnesseval (§3.1 defaults), colorbench (App. E: none reported), plates (ours: "
                    "temperature 0, 512 tokens; the default); joins the run id")
     o = p.add_argument_group("both ways (operational: they do not change the run id)")
-    o.add_argument("--out", help="results folder: required for a quick run; with a TOML file it replaces the "
-                   "file's `out`")
+    o.add_argument("--out", help=out_help)
     o.add_argument("--limit", type=int, help="ask about the first N dataset items only (the CBE preset holds "
                    "each plate twice, standard and clear: a prompt asks the items of its own variant)")
-    o.add_argument("--concurrency", type=int, help="requests in flight per model (openai)")
-    o.add_argument("--device", help="where a local model runs (hf): auto | cuda | cuda:N | mps | cpu "
-                   "(default auto)")
-    o.add_argument("--device-map", help="a local model spread by accelerate (hf), instead of --device: auto | "
-                   "balanced | balanced_low_0 | sequential (every GPU, then CPU memory, then disk)")
-    o.add_argument("--dtype", help="a local model's weights (hf): auto | bfloat16 | float16 | float32 "
-                   "(default auto: bfloat16 on GPUs that have it, float32 on CPU, float16 elsewhere except "
-                   "for families that break in it, e.g. Gemma 3, which get float32)")
-    o.add_argument("--trust-remote-code", action="store_true",
-                   help="let a local model (hf) run the Python code its repository ships (moondream2, "
-                   "Phi-3.5-vision, MiniCPM-V need it): only for a repository you trust; off by default")
-    o.add_argument("--batch-size", type=int,
-                   help="images per generate() call of a local model (hf; default 8)")
-    o.add_argument("--retry-errors", action="store_true", help="ask again the rows that ended in a request error")
-    o.add_argument("--no-progress", action="store_true", help="no progress bar on stderr")
-    p.set_defaults(func=main)
+    return o
 
 
 def build_experiment(args: argparse.Namespace):  # -> plates.runs.experiment.Experiment
@@ -96,7 +110,7 @@ def build_experiment(args: argparse.Namespace):  # -> plates.runs.experiment.Exp
         exp = load_experiment(args.experiment, protocol=args.protocol)
         if args.limit is not None:
             exp = dataclasses.replace(exp, limit=positive("--limit", args.limit))
-        if args.concurrency is not None:
+        if getattr(args, "concurrency", None) is not None:
             n = positive("--concurrency", args.concurrency)
             exp = dataclasses.replace(exp, models=tuple(  # requests in flight: the OpenAI-compatible backend's
                 dataclasses.replace(m, options={**m.options, "concurrency": n}) if m.backend == "openai" else m
@@ -113,7 +127,8 @@ def build_experiment(args: argparse.Namespace):  # -> plates.runs.experiment.Exp
     exp = quick_experiment(
         dataset=args.dataset, prompt=args.prompt, backend=args.backend, model=model, out=args.out,
         base_url=args.base_url, api_key_env=None if args.no_api_key else args.api_key_env,
-        limit=positive("--limit", args.limit), concurrency=positive("--concurrency", args.concurrency),
+        limit=positive("--limit", args.limit),
+        concurrency=positive("--concurrency", getattr(args, "concurrency", None)),
         size=args.size, shots=args.shots, seed=args.seed, timeout=args.timeout,
         max_attempts=positive("--max-attempts", args.max_attempts),
         prompt_files=tuple(args.prompt_file), protocol=args.protocol, sample=args.sample,
@@ -130,25 +145,25 @@ def _with_local_options(exp, args: argparse.Namespace):
     from plates.models.hf_loading import DEVICE_MAPS, DEVICES, DTYPES
 
     options: dict = {}
-    if args.device_map is not None:
+    if getattr(args, "device_map", None) is not None:
         if args.device_map not in DEVICE_MAPS:
             raise ValueError(f"--device-map {args.device_map!r} is not allowed; allowed: {', '.join(DEVICE_MAPS)}")
-        if args.device is not None:
+        if getattr(args, "device", None) is not None:
             raise ValueError("give --device or --device-map, not both; allowed: --device-map alone spreads the "
                              "model over every GPU, CPU memory and disk")
         options["device_map"] = args.device_map
-    if args.trust_remote_code:
+    if getattr(args, "trust_remote_code", False):
         options["trust_remote_code"] = True
-    if args.device is not None:
+    if getattr(args, "device", None) is not None:
         if args.device.split(":", 1)[0] not in DEVICES:
             raise ValueError(f"--device {args.device!r} is not allowed; allowed: {', '.join(DEVICES)} or "
                              "cuda:N")
         options["device"] = args.device
-    if args.dtype is not None:
+    if getattr(args, "dtype", None) is not None:
         if args.dtype not in DTYPES:
             raise ValueError(f"--dtype {args.dtype!r} is not allowed; allowed: {', '.join(DTYPES)}")
         options["dtype"] = args.dtype
-    if args.batch_size is not None:
+    if getattr(args, "batch_size", None) is not None:
         options["batch_size"] = positive("--batch-size", args.batch_size)
     if not options:
         return exp
@@ -167,9 +182,10 @@ def main(args: argparse.Namespace) -> int:
     from plates.runs.runner import key_values, run_experiment
     from plates.secrets import redact
 
+    shard = None if args.shard is None else Shard.parse(args.shard)
     exp = build_experiment(args)
     try:
-        summary = run_experiment(exp, retry_errors=args.retry_errors, progress=not args.no_progress)
+        summary = run_experiment(exp, retry_errors=args.retry_errors, progress=not args.no_progress, shard=shard)
     except BackendFailing as exc:
         why = redact(str(exc), key_values(exp)).removeprefix("stopping: ")
         print(f"plates run: error: the backend keeps failing, stopped: {why}\n"

@@ -14,11 +14,12 @@ from PIL import Image
 from tqdm import tqdm
 
 from plates.datasets.family_presets import FAMILY_PRESETS
-from plates.datasets.items import MANIFEST, MANIFEST_COLUMNS
+from plates.datasets.items import MANIFEST, MANIFEST_COLUMNS, publish_manifest
 from plates.datasets.presets import PRESETS, get_preset, make_spec, plate_order, relative_path
 from plates.datasets.sample import Sample, sample_plates
 from plates.datasets.write import write_items
 from plates.images import encode_png, png_intact, write_png_file
+from plates.shards import Shard
 from plates.stimuli.ishihara.measure import target_kind
 from plates.stimuli.ishihara.plate import PlateSpec, pair_delta_e, render
 
@@ -69,8 +70,9 @@ def manifest_metadata(name: str, sample: Sample | None) -> dict[str, str]:
 
 
 def _write_manifest(out: Path, name: str, plates: list[tuple[int, str, str]], size: int, seed: int,
-                    measured: dict[tuple, tuple], sample: Sample | None = None) -> int:
-    """Rewrite ``manifest.parquet`` (atomically) with one row per image present on disk; returns the row count.
+                    measured: dict[tuple, tuple], sample: Sample | None = None, path: Path | None = None) -> int:
+    """Rewrite ``manifest.parquet`` (atomically; or ``path``: a shard's part) with one row per image of
+    ``plates`` present on disk; returns the row count.
 
     ``delta_e`` is the plate's nominal `PlateStats.delta_e` (mean CIEDE2000 over the colour set's foreground x
     background pairs, before jitter), computed once per colour set. Beside it (`MEASURED_COLUMNS`):
@@ -94,7 +96,8 @@ def _write_manifest(out: Path, name: str, plates: list[tuple[int, str, str]], si
     de_cache: dict[str, float] = {}
     cols: dict[str, list] = {c: [] for c in MANIFEST_COLUMNS}
     rows = 0
-    tmp = out / f"{_TMP_MARK}{os.getpid()}-{MANIFEST}"
+    path = out / MANIFEST if path is None else path
+    tmp = path.with_name(f"{_TMP_MARK}{os.getpid()}-{path.name}")
     with pq.ParquetWriter(tmp, schema, compression="zstd") as writer:
         for li, label, pal in plates:
             spec = make_spec(name, label, pal, size=size, seed=seed)
@@ -116,8 +119,34 @@ def _write_manifest(out: Path, name: str, plates: list[tuple[int, str, str]], si
         if cols["item_id"] or rows == 0:
             writer.write_table(pa.table(cols, schema=schema))
             rows += len(cols["item_id"])
-    os.replace(tmp, out / MANIFEST)
+    if path == out / MANIFEST:
+        publish_manifest(tmp, out)
+    else:  # a shard's part: merged (and published) by _merge_shard_manifests
+        os.replace(tmp, path)
     return rows
+
+
+SHARD_MANIFESTS = "manifest.shards"  # under OUT: one manifest part per shard, `<I>-of-<N>.parquet`
+
+
+def _merge_shard_manifests(out: Path, name: str, plates: list[tuple[int, str, str]], count: int) -> bool:
+    """When every shard of ``count`` has written its manifest part, write ``manifest.parquet`` from them in the
+    unsharded plan order (``plates``: the whole plan), so it equals the unsharded manifest; returns whether it
+    did. Each shard calls this after writing its own part, so the last one to finish always finds all parts
+    (two finishing together both write the same file, atomically)."""
+    parts = [out / SHARD_MANIFESTS / f"{i}-of-{count}.parquet" for i in range(1, count + 1)]
+    if not all(part.is_file() for part in parts):
+        return False
+    table = pa.concat_tables([pq.read_table(part) for part in parts])
+    variants = PRESETS[name].variants
+    order = {f"{name}:{pal}:{label}:{v}": k * len(variants) + j
+             for k, (_, label, pal) in enumerate(plates) for j, v in enumerate(variants)}
+    ids = table.column("item_id").to_pylist()
+    table = table.take(sorted(range(table.num_rows), key=lambda r: order[ids[r]]))
+    tmp = out / f"{_TMP_MARK}{os.getpid()}-{MANIFEST}"
+    pq.write_table(table, tmp, compression="zstd", row_group_size=_MANIFEST_BATCH)
+    publish_manifest(tmp, out)
+    return True
 
 
 PARAMS = "generate.json"  # under OUT/<preset>/: the size and seed its images were made with
@@ -171,6 +200,7 @@ def generate(
     progress: bool = True,
     chunksize: int | None = None,
     sample: Sample | None = None,
+    shard: Shard | None = None,
 ) -> dict:
     """Write preset ``name`` (its first ``limit`` plates when given) as PNGs under ``out`` plus a manifest.
 
@@ -186,7 +216,14 @@ def generate(
     `plates.images.encode_png` at zlib level ``compress_level`` (0-9; default 2: fast and small). Workers are *spawned*
     (small, and independent of what the caller imported), so a script calling this with ``workers > 1``
     needs the usual ``if __name__ == "__main__":`` guard. Returns a summary dict (plates, written, skipped, bytes, rows).
+
+    ``shard`` (`plates.shards.Shard`, plate presets only): write only the plates this shard owns, and its
+    manifest rows as ``OUT/manifest.shards/<I>-of-<N>.parquet``; the shard that finds all N parts written
+    writes ``manifest.parquet``, equal to the unsharded one. Shards never remove each other's temporary files.
     """
+    if shard is not None and (name in FAMILY_PRESETS or not isinstance(shard, Shard)):
+        raise ValueError(f"shard={shard!r} is not valid for preset {name!r}; allowed: a plates.shards.Shard with a "
+                         f"plate preset ({', '.join(PRESETS)}), none with a family preset")
     cpu = os.cpu_count() or 1
     workers = cpu if workers is None else workers
     if isinstance(workers, bool) or not isinstance(workers, int) or workers < 1:
@@ -212,12 +249,14 @@ def generate(
     out = Path(out)
     if sample is not None and not isinstance(sample, Sample):
         raise ValueError(f"sample={sample!r} is not valid; allowed: None or a plates.datasets.sample.Sample")
-    plates = list(islice(plate_order(name, seed) if sample is None else iter(sample_plates(name, sample)), limit))
+    plan = list(islice(plate_order(name, seed) if sample is None else iter(sample_plates(name, sample)), limit))
+    plates = plan if shard is None else [t for t in plan if shard.owns(f"{name}:{t[2]}:{t[0]}:{t[1]}")]
     _check_same_generation(out, name, size, seed, sample)
     for pal in p.palettes:
         (out / name / pal).mkdir(parents=True, exist_ok=True)
-    for stale in (out / name).glob(f"*/{_TMP_MARK}*"):  # leftovers of a killed run
-        stale.unlink(missing_ok=True)
+    if shard is None:  # another shard's temporary files are not leftovers: only an unsharded run clears them
+        for stale in (out / name).glob(f"*/{_TMP_MARK}*"):  # leftovers of a killed run
+            stale.unlink(missing_ok=True)
     tasks = ((str(out), name, li, label, pal, size, seed, compress_level) for li, label, pal in plates)
     chunksize = chunksize or max(1, min(64, len(plates) // (workers * 8) or 1))
     written = skipped = nbytes = 0
@@ -240,6 +279,12 @@ def generate(
                     bar.update(1)
     finally:
         bar.close()
-    rows = _write_manifest(out, name, plates, size, seed, measured, sample)
+    if shard is None:
+        rows = _write_manifest(out, name, plates, size, seed, measured, sample)
+    else:
+        (out / SHARD_MANIFESTS).mkdir(exist_ok=True)
+        rows = _write_manifest(out, name, plates, size, seed, measured, sample,
+                               path=out / SHARD_MANIFESTS / f"{shard.tag}.parquet")
+        _merge_shard_manifests(out, name, plan, shard.count)
     return {"preset": name, "plates": len(plates), "written": written, "skipped": skipped, "bytes": nbytes,
             "rows": rows, "out": str(out), "sample": sample.tag if sample is not None else None}

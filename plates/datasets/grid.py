@@ -59,7 +59,7 @@ from tqdm import tqdm
 
 from plates.colour import parse_colour
 from plates.datasets.generate import MEASURED_COLUMNS, measured_values
-from plates.datasets.items import MANIFEST
+from plates.datasets.items import MANIFEST, publish_manifest
 from plates.datasets.presets import item_seed
 from plates.images import encode_png, png_intact, write_png_file
 from plates.stimuli.ishihara.directions import DIRECTION_MODES, with_direction
@@ -463,7 +463,7 @@ def _write_manifest(out: Path, grid: Grid, plates: list[GridPlate], measured: di
                 rows[name].append(value)
     tmp = out / f"{_TMP_MARK}{os.getpid()}-{MANIFEST}"
     pq.write_table(pa.table(rows, schema=schema), tmp, compression="zstd")
-    os.replace(tmp, out / MANIFEST)
+    publish_manifest(tmp, out)
     return len(rows["item_id"])
 
 

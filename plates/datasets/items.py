@@ -3,13 +3,18 @@
 from __future__ import annotations
 
 import json
+import os
+import shutil
 from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+import pyarrow as pa
+import pyarrow.parquet as pq
 from PIL import Image
 
+from plates.images import StoredPng
 from plates.stimuli import family_of, render
 from plates.tasks.base import subject_of
 
@@ -34,6 +39,38 @@ DRAWN_COLUMNS = ("delta_e_target", "delta_e_drawn_min", "delta_e_drawn_p05", "de
                  "delta_e_drawn_p95")
 #: An optional manifest column (`plates.datasets.write`): the item's fixed question as JSON.
 QUESTION_COLUMN = "question_json"
+#: The name and column the `datasets` ImageFolder convention reads metadata from: ``metadata.parquet`` beside
+#: the images, whose ``file_name`` names each image relative to it (`publish_manifest` adds both).
+IMAGEFOLDER_METADATA = "metadata.parquet"
+FILE_NAME_COLUMN = "file_name"
+
+
+def publish_manifest(tmp: Path, out: Path) -> None:
+    """Move a manifest written at ``tmp`` into place as ``out/manifest.parquet``, the one step every dataset
+    writer ends with. The manifest gets a ``file_name`` column (its ``path``, relative to the folder) and the
+    same file is linked as ``metadata.parquet``, so ``datasets.load_dataset("imagefolder", data_dir=out)``
+    loads the images with every manifest column. `load_dataset` reads ``manifest.parquet`` and ignores the
+    extra column: folders written before keep loading. A filesystem without hard links gets a copy."""
+    out = Path(out)
+    with pq.ParquetFile(tmp) as src:
+        schema = src.schema_arrow
+        if FILE_NAME_COLUMN not in schema.names:
+            staged = tmp.with_name(f"{tmp.name}.named")
+            with pq.ParquetWriter(staged, schema.append(pa.field(FILE_NAME_COLUMN, pa.string())),
+                                  compression="zstd") as writer:
+                for batch in src.iter_batches(batch_size=8192):
+                    table = pa.Table.from_batches([batch], schema=schema)
+                    writer.write_table(table.append_column(FILE_NAME_COLUMN, table.column("path")))
+    if FILE_NAME_COLUMN not in schema.names:
+        os.replace(staged, tmp)
+    os.replace(tmp, out / MANIFEST)
+    link = out / f".tmp-{os.getpid()}-{IMAGEFOLDER_METADATA}"
+    link.unlink(missing_ok=True)
+    try:
+        os.link(out / MANIFEST, link)
+    except OSError:
+        shutil.copyfile(out / MANIFEST, link)
+    os.replace(link, out / IMAGEFOLDER_METADATA)
 
 
 @dataclass(frozen=True)
@@ -59,6 +96,10 @@ class DatasetItem:
     #: ``delta_e_target``, ``delta_e_drawn_*``), so a run need not render the plate again to report it; None
     #: when not recorded (presets rendered in memory, other families).
     drawn: Mapping[str, float | None] | None = None
+    #: The plate's nominal ΔE2000 as the manifest recorded it (column ``delta_e``: mean CIEDE2000 over the
+    #: colour set's foreground x background pairs, `plates.stimuli.ishihara.plate.PlateStats.delta_e`), so a
+    #: run need not compute it again; None when not recorded.
+    delta_e: float | None = None
 
     @property
     def family(self) -> str:
@@ -81,8 +122,8 @@ class DatasetItem:
         return subject_of(render(self.spec), fixed)
 
     def image(self) -> Image.Image:
-        """The PIL RGB image: read from ``path`` when set, else rendered from ``spec``."""
+        """The PIL RGB image (sRGB 0-255): read from ``path`` when set (a `plates.images.StoredPng`, decoded
+        lazily, for a plain 8-bit RGB PNG), else rendered from ``spec``."""
         if self.path is not None:
-            with Image.open(self.path) as im:
-                return im.convert("RGB")
+            return StoredPng.read(self.path)  # its bytes kept, sent as they are when nothing changes them
         return render(self.spec).variant(self.variant)

@@ -56,12 +56,14 @@ def load_dataset(dir_or_preset: str | os.PathLike, limit: int | None = None) -> 
                   zip(cols.get("label") or none, cols.get("answer_text") or none)]
         questions = cols.get(QUESTION_COLUMN) or none  # plate manifests have none
         recorded = all(c in cols for c in DRAWN_COLUMNS)  # manifests written before the measurement have none
+        nominal = cols.get("delta_e") or [None] * table.num_rows  # a hand-made manifest may lack it
         return [
             DatasetItem(
                 cols["item_id"][i], cols["dataset"][i], spec_from_json(cols["spec_json"][i]), cols["variant"][i],
                 labels[i], groups[i] or "", path / cols["path"][i], questions[i],
                 {c: cols[c][i] for c in DRAWN_COLUMNS} if recorded and cols["delta_e_drawn_median"][i] is not None
                 else None,
+                delta_e=nominal[i],
             )
             for i in range(n)
         ]

@@ -28,7 +28,7 @@ from typing import Any
 import pyarrow as pa
 import pyarrow.parquet as pq
 
-from plates.datasets.items import COMMON_COLUMNS, MANIFEST
+from plates.datasets.items import COMMON_COLUMNS, MANIFEST, publish_manifest
 from plates.images import encode_png, png_intact, write_png_file
 from plates.stimuli import family_of, render
 from plates.stimuli.base import Family
@@ -150,5 +150,5 @@ def write_items(dataset: str, entries: Iterable[Entry | Callable[[], Iterable[En
     out.mkdir(parents=True, exist_ok=True)
     tmp = out / f".tmp-{os.getpid()}-{MANIFEST}"
     pq.write_table(table, tmp, compression="zstd")
-    os.replace(tmp, out / MANIFEST)
+    publish_manifest(tmp, out)
     return table.num_rows

@@ -147,6 +147,9 @@ class Backend(ABC):
 
     kind: str = ""
     model: str = ""
+    #: True when the backend sends images as PNG bytes (an HTTP API): the runner then hands it every image as a
+    #: `plates.images.StoredPng`, a stored file's bytes as they are and a changed image encoded once.
+    sends_png: bool = False
 
     @abstractmethod
     def ask(self, queries: Sequence[Query]) -> Iterator[tuple[int, Reply]]:

@@ -1,10 +1,16 @@
-"""Any OpenAI-compatible chat-completions API through the official ``openai`` SDK.
+"""Any OpenAI-compatible chat-completions API.
 
 One backend covers OpenAI, vLLM and SGLang servers, Ollama, OpenRouter and the OpenAI-compatible endpoints of
-Gemini and Anthropic. Images (PIL, sRGB 0-255) go as base64 PNG data URLs in ``image_url`` content parts;
-few-shot examples go as earlier user/assistant messages.
+Gemini and Anthropic. Images (PIL, sRGB 0-255) go as base64 PNG data URLs in ``image_url`` content parts (a
+stored PNG as its own bytes, `plates.images.StoredPng`); few-shot examples go as earlier user/assistant messages.
 
-Reliability, done here rather than in the SDK (whose own retries are off) so that attempts are counted:
+Transport, not through the openai SDK (the largest part of the client's CPU per request; see chat_wire): each
+body is written once per request (`plates.models.chat_wire`) and sent by a lean HTTP/1.1 client to a plain
+``http://`` server, by httpx otherwise (`plates.models.http1.make_lanes`). The request is what the SDK sent:
+``POST {base_url}/chat/completions`` with a Bearer key, ``extra_body`` merged into the body and
+``extra_headers`` added to the headers.
+
+Reliability, done here so that attempts are counted:
 bounded concurrency; a per-request deadline; retries with exponential backoff and full jitter on 408, 409,
 429, 5xx, timeouts, dropped connections and malformed replies, honouring ``Retry-After`` (seconds or an HTTP
 date) and ``retry-after-ms`` (a 429's wait holds back every request's next attempt, since rate limits are
@@ -14,8 +20,8 @@ error=...)``. When requests keep failing the same way, :class:`BackendFailing` s
 ``fail_after`` finished requests in a row that failed with the same error. The failures of such a streak are
 not yielded, so a rerun after fixing the cause asks them again.
 
-Redirects: the SDK follows them by default (a 307/308 re-sends the whole POST, key included, to wherever the
-``Location`` points; a 301/302 turns it into a GET). With ``follow_redirects=False`` (the explorer's public
+Redirects: followed by default, as the SDK did (a 307/308 re-sends the whole POST to wherever the ``Location``
+points, the key only to the same origin; a 301/302 turns it into a GET). With ``follow_redirects=False`` (the explorer's public
 mode) none is followed: a 3xx answer stops at once with a message that carries neither the redirecting
 server's body nor its ``Location``, so no other address is ever contacted or quoted.
 
@@ -34,16 +40,28 @@ import email.utils
 import os
 import queue
 import random
-import re
 import threading
 import time
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from plates.images import image_to_data_url
+import httpx
+
+from plates import __version__
+from plates.images import image_to_png_bytes
 from plates.models.base import Backend, BackendFailing, Query, Reply
+from plates.models.chat_wire import (
+    EXTRA_HEADERS,
+    HTTPStatusError,
+    Malformed,
+    encode_body,
+    new_slot,
+    parse_completion,
+    png_base64,
+)
 from plates.models.decoding import SAMPLING_FIELDS, api_sampling
+from plates.models.http1 import ConnectFailed, Dropped, make_lanes
 from plates.secrets import redact
 
 RETRY_STATUSES = frozenset({408, 409, 429}) | frozenset(range(500, 600))
@@ -51,6 +69,7 @@ FATAL_STATUSES = frozenset({401, 403, 404})
 TOKEN_PARAMS = ("max_tokens", "max_completion_tokens", None)
 IMAGE_DETAILS = ("auto", "low", "high", None)
 NO_KEY = "EMPTY"  # what local servers (vLLM, Ollama) accept when they need no key
+OPENAI_URL = "https://api.openai.com/v1"  # base_url None
 
 
 @dataclass(frozen=True)
@@ -119,6 +138,7 @@ class OpenAIBackend(Backend):
     """
 
     kind = "openai"
+    sends_png = True
 
     def __init__(
         self,
@@ -234,15 +254,16 @@ class OpenAIBackend(Backend):
             thread.join(timeout=10)
 
     # ---- one request -------------------------------------------------------------------------------------
-    def _messages(self, query: Query, urls: dict[int, str]) -> list[dict[str, Any]]:
+    def _messages(self, query: Query, slot: str) -> list[dict[str, Any]]:
+        """The request's messages, every image URL the placeholder ``slot`` (`plates.models.chat_wire`)."""
         messages: list[dict[str, Any]] = [{"role": "system", "content": self.system}] if self.system else []
         for turn in query.turns:
             if turn.role == "assistant" or not turn.images:
                 messages.append({"role": turn.role, "content": turn.text})
                 continue
             parts: list[dict[str, Any]] = []
-            for image in turn.images:
-                image_url: dict[str, Any] = {"url": urls[id(image)]}
+            for _ in turn.images:  # one slot per image, filled in order by chat_wire.encode_body
+                image_url: dict[str, Any] = {"url": slot}
                 if self.image_detail:
                     image_url["detail"] = self.image_detail
                 parts.append({"type": "image_url", "image_url": image_url})
@@ -281,37 +302,31 @@ class OpenAIBackend(Backend):
         return redact(text, [self._key] if self._key != NO_KEY else [])
 
     def _classify(self, exc: BaseException) -> _Failure:
-        import openai
-
-        if isinstance(exc, asyncio.TimeoutError | openai.APITimeoutError):
+        if isinstance(exc, asyncio.TimeoutError | httpx.TimeoutException):
             return _Failure("timeout", f"no reply within {self.timeout:g} s", retryable=True)
-        if isinstance(exc, openai.APIStatusError) and 300 <= exc.status_code < 400:
+        if isinstance(exc, HTTPStatusError) and 300 <= exc.status < 400:
             # only reached with follow_redirects=False: say so, and quote neither the body nor the Location
-            status = exc.status_code
+            status = exc.status
             return _Failure(f"HTTP {status}", f"HTTP {status}: the endpoint answered with a redirect, which "
                             "is not followed here (the request went nowhere else); allowed: the final URL as "
                             "the base URL", retryable=False, fatal=True)
-        if isinstance(exc, openai.APIStatusError):
-            status = exc.status_code
-            detail = str(getattr(exc, "message", "") or exc)
-            detail = _short(self._redact(re.sub(r"^Error code: \d+ - ", "", detail)))
-            message = f"HTTP {status}: {detail}"
+        if isinstance(exc, HTTPStatusError):
+            status = exc.status
+            message = f"HTTP {status}: {_short(self._redact(exc.detail))}"
             if status in FATAL_STATUSES:
                 hint = {401: f"check the key in ${self.api_key_env}" if self.api_key_env else
                          "check the API key" if self._key != NO_KEY else "the server wants an API key",
                         403: "the key has no access to this model or endpoint",
                         404: f"check the model name {self.model!r} and the base URL"}[status]
                 return _Failure(f"HTTP {status}", f"{message} ({hint})", retryable=False, fatal=True)
-            retry_after = parse_retry_after(exc.response.headers) if exc.response is not None else None
-            return _Failure(f"HTTP {status}", message, retryable=status in RETRY_STATUSES, retry_after=retry_after)
-        if isinstance(exc, openai.APIConnectionError):
-            cause = exc.__cause__
-            # httpx's ConnectError (the SDK may ship its own httpx fork, hence by name): nothing answered at all
-            unreachable = any(cls.__name__ == "ConnectError" for cls in type(cause).__mro__)
+            return _Failure(f"HTTP {status}", message, retryable=status in RETRY_STATUSES,
+                            retry_after=parse_retry_after(exc.headers))
+        if isinstance(exc, httpx.TransportError | httpx.TooManyRedirects | ConnectFailed | Dropped):
+            unreachable = isinstance(exc, httpx.ConnectError | ConnectFailed)  # nothing answered at all
             what = "cannot connect" if unreachable else "connection dropped"
-            detail = _short(self._redact(str(cause or exc)))
+            detail = _short(self._redact(str(exc) or type(exc).__name__))
             return _Failure("connection", f"{what}: {detail}", retryable=True, unreachable=unreachable)
-        if isinstance(exc, ValueError | openai.APIResponseValidationError | _Malformed):
+        if isinstance(exc, ValueError | Malformed):
             return _Failure("malformed reply", f"malformed reply: {_short(self._redact(str(exc)))}", retryable=True)
         text = str(exc)
         if self._redact(text) != text:  # an error of a kind not classified here still never carries the key
@@ -323,34 +338,9 @@ class OpenAIBackend(Backend):
         return random.uniform(0.0, min(self.backoff_max, self.backoff_base * 2 ** (attempt - 1)))
 
 
-class _Malformed(Exception):
-    """The server answered 200 with something that is not a chat completion."""
-
-
 def _short(text: str, limit: int = 200) -> str:
     text = " ".join(text.split())
     return text if len(text) <= limit else text[: limit - 3] + "..."
-
-
-def _revision(response: Any) -> str | None:
-    """What the server says answered: its ``model`` name, then ``@`` and its ``system_fingerprint`` if sent."""
-    model, fingerprint = getattr(response, "model", None), getattr(response, "system_fingerprint", None)
-    if not model:
-        return None
-    return f"{model}@{fingerprint}" if fingerprint else str(model)
-
-
-def _parse_completion(response: Any) -> tuple[str, int | None, int | None]:
-    """(text, prompt tokens, completion tokens) from a ChatCompletion, or raise _Malformed."""
-    try:
-        choice = response.choices[0]
-        text = choice.message.content
-    except (AttributeError, IndexError, TypeError, KeyError) as exc:
-        raise _Malformed(f"not a chat completion ({type(response).__name__})") from exc
-    if text is None:
-        raise _Malformed(f"no text in the reply (finish_reason={getattr(choice, 'finish_reason', None)!r})")
-    usage = getattr(response, "usage", None)
-    return text, getattr(usage, "prompt_tokens", None), getattr(usage, "completion_tokens", None)
 
 
 _DONE = object()
@@ -389,18 +379,22 @@ class _Run:
                 pass
 
     async def _main(self) -> None:
-        import openai
-
         b = self.backend
         self.loop = asyncio.get_running_loop()
         self.task = asyncio.current_task()
         if self.cancelled.is_set():
             return
-        http_client = None if b.follow_redirects else openai.DefaultAsyncHttpxClient(follow_redirects=False)
-        client = openai.AsyncOpenAI(api_key=str(b._key), base_url=b.base_url, max_retries=0,
-                                    timeout=b.timeout, http_client=http_client)
-        client.chat.completions  # noqa: B018 - the SDK imports its resources lazily: not inside the first deadline
-        semaphore = asyncio.Semaphore(b.concurrency)
+        # Everything that does not depend on the request is made once here: the transport (connections,
+        # headers; plates.models.http1.lanes) and the slot token image URLs are spliced into. A request takes
+        # a lane for its whole life (retries included), which bounds the requests in flight.
+        headers = {"Authorization": f"Bearer {b._key}", "Content-Type": "application/json",
+                   "Accept": "application/json", "User-Agent": f"plates/{__version__}"}
+        tokens, clients, self.redirects = make_lanes((b.base_url or OPENAI_URL).rstrip("/"), headers, b.timeout,
+                                                     b.concurrency, follow_redirects=b.follow_redirects)
+        lanes: asyncio.Queue[Any] = asyncio.Queue()
+        for lane in tokens:
+            lanes.put_nowait(lane)
+        self.slot = new_slot()
         seen: dict[int, int] = {}
         for query in self.queries:
             for image in query.images:
@@ -408,8 +402,8 @@ class _Run:
         # Images used more than once (few-shot examples) are encoded once and kept; the rest are dropped
         # with their request, so a long run does not hold every plate's PNG in memory.
         self.shared = {key for key, count in seen.items() if count > 1}
-        self.shared_urls: dict[int, str] = {}
-        tasks = [asyncio.create_task(self._one(client, semaphore, i, q)) for i, q in enumerate(self.queries)]
+        self.shared_urls: dict[int, bytes] = {}
+        tasks = [asyncio.create_task(self._one(lanes, i, q)) for i, q in enumerate(self.queries)]
         try:
             for next_done in asyncio.as_completed(tasks):
                 index, reply, failure = await next_done
@@ -420,7 +414,8 @@ class _Run:
             for task in tasks:
                 task.cancel()
             await asyncio.gather(*tasks, return_exceptions=True)
-            await client.close()
+            for client in clients:
+                await client.aclose()
 
     def _finish(self, index: int, reply: Reply, failure: _Failure | None) -> None:
         b = self.backend
@@ -451,37 +446,46 @@ class _Run:
                 f"({failure.signature}) after {reply.attempts} attempts each: {failure.message}"
             )
 
-    async def _encode(self, query: Query, urls: dict[int, str]) -> None:
+    async def _body(self, query: Query, options: dict[str, Any]) -> bytes:
+        """The request body, written once for all attempts; a stored PNG goes as its bytes, any other image is
+        encoded off the loop (`plates.images.image_to_png_bytes`)."""
+        urls = []
         for image in query.images:
             key = id(image)
-            if key in urls:
-                continue
-            if key in self.shared_urls:
-                urls[key] = self.shared_urls[key]
-                continue
-            urls[key] = await asyncio.to_thread(image_to_data_url, image)  # PNG encoding off the loop
-            if key in self.shared:
-                self.shared_urls[key] = urls[key]
+            url = self.shared_urls.get(key)
+            if url is None:
+                stored = getattr(image, "stored", None)
+                png = stored if stored is not None else await asyncio.to_thread(image_to_png_bytes, image)
+                url = png_base64(png)
+                if key in self.shared:
+                    self.shared_urls[key] = url
+            urls.append(url)
+        return encode_body(self.backend._messages(query, self.slot), options, urls, self.slot)
 
-    async def _one(self, client: Any, semaphore: asyncio.Semaphore, index: int,
+    async def _one(self, lanes: asyncio.Queue[Any], index: int,
                    query: Query) -> tuple[int, Reply, _Failure | None]:
         b = self.backend
         attempt, failure, latency = 0, None, 0.0
-        urls: dict[int, str] = {}
-        # A request holds its slot through its retries and their waits: a failing or rate-limiting server
+        # A request holds its lane through its retries and their waits: a failing or rate-limiting server
         # then sees at most `concurrency` requests at a time, and a stop comes before the queue is spent.
-        async with semaphore:
-            await self._encode(query, urls)
+        client = await lanes.get()
+        try:
             options = b._request_options(query)
+            body = await self._body(query, options)
+            extra_headers = options.get(EXTRA_HEADERS) or None
             while attempt < b.max_attempts:
                 attempt += 1
                 while (pause := self.paused_until - time.monotonic()) > 0:  # the account is rate limited
                     await asyncio.sleep(pause)
                 started = time.monotonic()
                 try:
-                    response = await asyncio.wait_for(
-                        client.chat.completions.create(messages=b._messages(query, urls), **options), b.timeout)
-                    text, prompt_tokens, completion_tokens = _parse_completion(response)
+                    response = await asyncio.wait_for(client.post("chat/completions", body, extra_headers),
+                                                      b.timeout)
+                    if 300 <= response.status < 400 and self.redirects is not None:
+                        response = await asyncio.wait_for(
+                            self.redirects.post("chat/completions", body, extra_headers), b.timeout)
+                    text, prompt_tokens, completion_tokens, revision = parse_completion(
+                        response.status, response.headers, response.content)
                 except asyncio.CancelledError:
                     raise
                 except Exception as exc:  # noqa: BLE001 - classified; unknown kinds re-raised there
@@ -491,7 +495,7 @@ class _Run:
                     latency = time.monotonic() - started
                     return index, Reply(text, latency_s=latency, prompt_tokens=prompt_tokens,
                                         completion_tokens=completion_tokens, attempts=attempt,
-                                        settings=b.settings_for(query), revision=_revision(response)), None
+                                        settings=b.settings_for(query), revision=revision), None
                 if not failure.retryable or failure.fatal or attempt >= b.max_attempts:
                     break
                 if failure.retry_after is not None:
@@ -506,6 +510,8 @@ class _Run:
                 else:
                     wait = b._backoff(attempt)
                 await asyncio.sleep(wait)
+        finally:
+            lanes.put_nowait(client)
         if failure is None:  # unreachable: max_attempts >= 1 is validated
             raise RuntimeError("no attempt was made")
         error = f"{failure.message} (after {attempt} attempt{'s' if attempt > 1 else ''})"

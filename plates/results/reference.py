@@ -43,6 +43,8 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 from plates.validation import check_choice
 
+from plates.tasks.prompts import PAPERS  # one list of the papers: the one the prompts name
+
 #: The folder holding the built Parquet files (``*.parquet``) and, under ``src/``, the CSV transcriptions.
 REFERENCE_DIR: Path = Path(__file__).resolve().parents[2] / "results" / "reference"
 #: The folder of the CSV transcriptions (the source of truth).
@@ -81,7 +83,6 @@ REQUIRED: tuple[str, ...] = ("source", "paper", "table", "model", "row_printed",
 #: One value per key: a (source, row, column) cell of a published table.
 KEY: tuple[str, ...] = ("source", "model", "task", "condition", "colour_set", "font", "size", "shots", "metric")
 
-PAPERS: tuple[str, ...] = ("ColorBlindnessEval", "HueManity", "ColorBench", "IllusionBench+", "RCID")
 METRICS: dict[str, str] = {
     "accuracy": "proportion correct, 0-1",
     "robustness": "ColorBench Robust_M (Eq. 2): share of seed images correct under every recolouring, 0-1",

@@ -85,6 +85,11 @@ COLUMNS: dict[str, tuple[pa.DataType, str]] = {
                                  "'huemanity-numeric', 'huemanity-alnum', 'any'); null for rows written before it"),
     "rescored_from": (pa.string(), "run id of the run whose stored replies this row re-judged (`plates rescore`); "
                                    "null for a row judged when the reply arrived"),
+    # rows imported from an evaluation harness's log (plates.integrations.importing)
+    "harness": (pa.string(), "the harness whose log the row was imported from (e.g. 'inspect_ai 0.3.285', "
+                             "'lmms-eval'); null for rows plates asked itself"),
+    "harness_correct": (pa.bool_(), "the harness's own verdict on the reply, beside ours (`correct`); null when "
+                                    "the harness gave none or the row was not imported"),
 }
 
 #: What ``rules_version`` reads as for rows written before rows recorded it (a file without the column).

@@ -11,6 +11,12 @@ keys not there yet, so it never duplicates a row. Rows that ended in a request e
 ``retry_errors=True`` (``plates run --retry-errors``) asks them again and writes newer rows under the same key,
 which ``load_results`` prefers. A part is written for every completed batch of ``concurrency`` rows (and at
 least every second), so a ``kill -9`` loses at most the requests in flight and never duplicates a row.
+
+Shards (``shard=Shard(I, N)``, ``plates run --shard I/N``): each asks only the rows whose key it owns
+(`plates.shards`), so N processes on any machines sharing ``out`` together write the unsharded run's rows.
+They never rewrite a shared file: each writes parts with unique names, holds the run's lock shared (an
+unsharded process of the same run, which may compact, is refused while any shard runs) and its own shard's
+lock exclusively (the same shard twice is refused), and leaves compaction to the next unsharded run.
 """
 
 from __future__ import annotations
@@ -33,7 +39,6 @@ import numpy as np
 from tqdm import tqdm
 
 from plates.colour import delta_e2000
-from plates.conditions import apply_condition
 from plates.datasets import PRESETS, load_dataset
 from plates.datasets.sample import Sample, load_sample
 from plates.faults import environment_failure
@@ -41,7 +46,9 @@ from plates.models import make_backend as registry_make
 from plates.models.base import Query
 from plates.results import ResultsWriter, compact_run, load_results
 from plates.runs.experiment import ConditionSpec, Experiment, ModelSpec
+from plates.runs.images import RunImages
 from plates.runs.rows import Asked, build_row
+from plates.shards import Shard
 from plates.stimuli import render
 from plates.tasks import Question, task_of
 from plates.tasks.prompts import query_for
@@ -132,7 +139,9 @@ def plan(exp: Experiment, items: Sequence[Any]) -> list[Unit]:
 
 
 def existing_keys(out: str | Path, run_id: str, *, retry_errors: bool = False) -> set[str]:
-    """``row_key`` values of this run already under ``out`` (with ``retry_errors``, those not ended in error)."""
+    """``row_key`` values of this run already under ``out`` (with ``retry_errors``, those not ended in error). A
+    part another shard merges away while this reads is skipped by the reader (its rows are in the merged part,
+    and none of them is this shard's to ask)."""
     files = sorted(Path(out).glob(f"{run_id}-*.parquet")) if Path(out).is_dir() else []
     if not files:
         return set()
@@ -141,40 +150,6 @@ def existing_keys(out: str | Path, run_id: str, *, retry_errors: bool = False) -
     if retry_errors:
         frame = frame[frame["parse_status"] != "error"]
     return set(frame["row_key"].dropna())
-
-
-class _Images:
-    """Prepared images (PIL RGB, sRGB 0-255), cached for the current item and its few-shot examples."""
-
-    def __init__(self, items: Sequence[Any]) -> None:
-        self.items = items
-        self._plates: dict[int, Any] = {}
-        self._bases: dict[tuple[int, str], Any] = {}
-        self._cache: dict[tuple[int, str, ConditionSpec], Any] = {}
-
-    def get(self, index: int, variant: str, cond: ConditionSpec) -> Any:
-        key = (index, variant, cond)
-        if key not in self._cache:
-            self._cache[key] = apply_condition(self._variant(index, variant), cond.to_condition())
-        return self._cache[key]
-
-    def _variant(self, index: int, variant: str) -> Any:
-        if (index, variant) in self._bases:
-            return self._bases[(index, variant)]
-        item = self.items[index]
-        if variant == getattr(item, "variant", "standard"):
-            image = item.image()  # read from the dataset folder, or rendered
-        else:  # another variant: render the plate from its spec (exact, seeded)
-            if index not in self._plates:
-                self._plates[index] = render(item.spec)
-            image = self._plates[index].variant(variant)
-        self._bases[(index, variant)] = image
-        return image
-
-    def forget_except(self, keep: set[int]) -> None:
-        self._plates = {i: p for i, p in self._plates.items() if i in keep}
-        self._bases = {k: v for k, v in self._bases.items() if k[0] in keep}
-        self._cache = {k: v for k, v in self._cache.items() if k[0] in keep}
 
 
 def _examples(exp: Experiment, items: Sequence[Any], pool: Sequence[int], index: int, k: int) -> list[int]:
@@ -194,8 +169,9 @@ class _Builder:
 
     def __init__(self, exp: Experiment, items: Sequence[Any]) -> None:
         self.exp, self.items = exp, items
-        self.images = _Images(items)
-        self._delta_e: dict[int, float | None] = {}
+        self.run_id = exp.run_id  # a hash of the experiment's JSON: computed once, not per row
+        self.images = RunImages(items)
+        self._delta_e: dict[Any, float | None] = {}
         self._drawn: dict[int, dict[str, Any]] = {}
         self._spec_json: dict[int, str] = {}
         self._pools: dict[tuple[str, str], list[int]] = {}
@@ -215,9 +191,16 @@ class _Builder:
         return self._spec_json[index]
 
     def delta_e(self, index: int) -> float | None:
-        if index not in self._delta_e:
-            self._delta_e[index] = _delta_e(self.items[index])
-        return self._delta_e[index]
+        """The item's nominal ΔE2000: the manifest's value, else computed once per colour pair set (a preset
+        has a few colour sets and thousands of plates; `nominal_delta_e`)."""
+        item = self.items[index]
+        recorded = getattr(item, "delta_e", None)
+        if recorded is not None:
+            return float(recorded)
+        colours = getattr(item.spec, "colours", None)  # (fg, bg) tuples of sRGB 0-255 triples; None: no pair
+        if colours not in self._delta_e:
+            self._delta_e[colours] = nominal_delta_e(colours)
+        return self._delta_e[colours]
 
     def drawn(self, index: int) -> dict[str, Any]:
         """The ΔE2000 an Ishihara item's plate draws (`plates.stimuli.ishihara.measure`), as results columns:
@@ -230,11 +213,12 @@ class _Builder:
             elif item.drawn is not None:
                 self._drawn[index] = dict(item.drawn)
             else:
-                drawn = (self.images._plates.get(index) or render(item.spec)).stats.delta_e_drawn
+                drawn = (self.images.plates.get(index) or render(item.spec)).stats.delta_e_drawn
                 self._drawn[index] = {} if drawn is None else drawn.columns()
         return self._drawn[index]
 
-    def question(self, unit: Unit, *, images: bool = True) -> tuple[Question, tuple[tuple[Any, Question], ...]]:
+    def question(self, unit: Unit, *, images: bool = True,
+                 png: bool = False) -> tuple[Question, tuple[tuple[Any, Question], ...]]:
         """The unit's question about its item, and its few-shot examples as (image, question) pairs (with
         ``images=False``: only checked, no image prepared, no examples returned)."""
         item = self.items[unit.item]
@@ -258,17 +242,20 @@ class _Builder:
                 return question, ()
             ex = task.examples([self.items[i].truth() for i in picks], template, seed=self.exp.seed,
                                label_space=space)
-            examples = tuple((self.images.get(i, unit.variant, unit.condition), q) for i, q in zip(picks, ex))
+            examples = tuple((self.images.get(i, unit.variant, unit.condition, png=png), q)
+                             for i, q in zip(picks, ex))
         return question, examples
 
-    def build(self, unit: Unit, m: ModelSpec) -> tuple[Query, Asked]:
+    def build(self, unit: Unit, m: ModelSpec, *, png: bool = False) -> tuple[Query, Asked]:
+        """The unit's request and what its row records; ``png``: images as `plates.images.StoredPng`
+        (`Backend.sends_png`)."""
         item = self.items[unit.item]
-        question, examples = self.question(unit)
-        image = self.images.get(unit.item, unit.variant, unit.condition)
+        question, examples = self.question(unit, png=png)
+        image = self.images.get(unit.item, unit.variant, unit.condition, png=png)
         query = query_for(question, image, examples, max_tokens=m.max_tokens, temperature=m.temperature)
         cond = unit.condition
         asked = Asked(
-            run_id=self.exp.run_id, row_key=unit.key, item_id=item.item_id, dataset=item.dataset, model=m.model,
+            run_id=self.run_id, row_key=unit.key, item_id=item.item_id, dataset=item.dataset, model=m.model,
             backend=m.backend, question=question, spec_json=self.spec_json(unit.item), family=item.family,
             variant=unit.variant, colour_set=item.colour_set, delta_e=self.delta_e(unit.item),
             font=str(getattr(item.spec, "font", "")) or None, size=int(image.size[0]), grayscale=cond.grayscale,
@@ -288,15 +275,13 @@ def label_space(item: Any) -> str | None:
     return None if preset is None else preset.label_space
 
 
-def _delta_e(item: Any) -> float | None:
-    """The item's achieved CIEDE2000: the manifest's value, else the mean over (foreground, background) colour
-    pairs of its spec (sRGB 0-255 -> CIEDE2000, as ``Plate.stats.delta_e``), which needs no rendering."""
-    value = getattr(item, "delta_e", None)
-    if value is not None:
-        return float(value)
-    if not hasattr(item.spec, "colours"):  # a family without a foreground/background pair
+def nominal_delta_e(colours: Any) -> float | None:
+    """The mean CIEDE2000 over the (foreground, background) pairs of ``colours`` (a spec's ``(fg, bg)``, each a
+    tuple of sRGB 0-255 triples), as ``Plate.stats.delta_e``: no rendering needed. None for no pairs (a family
+    without a foreground/background pair passes None)."""
+    if colours is None:
         return None
-    fg, bg = item.spec.colours
+    fg, bg = colours
     pairs = [(f, b) for f in fg for b in bg]
     if not pairs:
         return None
@@ -334,9 +319,32 @@ def _chunks(units: list[Unit], items: Sequence[Any], concurrency: int) -> list[l
     return out
 
 
+def load_items(exp: Experiment) -> list[Any]:
+    """The dataset items ``exp`` asks about: its dataset's first ``limit`` items, or its seeded random subset
+    (``sample``, HueManity §4's random subsets, balanced across colour sets)."""
+    if exp.sample is None:
+        return list(load_dataset(exp.dataset, limit=exp.limit))
+    return list(load_sample(exp.dataset, Sample(exp.sample, exp.sample_seed), limit=exp.limit))
+
+
+def prepared(exp: Experiment, items: Sequence[Any], units: Sequence[Unit]) -> Iterator[tuple[Unit, Query, Asked]]:
+    """Each unit's request (`Query`: the prompt text and the images exactly as a backend receives them) and
+    what its row records (`Asked`), in order, checked first as a run checks them (``ValueError`` naming the
+    prompt and item). A unit's images are prepared once and dropped after its item: memory stays bounded.
+    The exporters (`plates.integrations`) read the runner's plan through this, never through a copy."""
+    builder = _Builder(exp, items)
+    units = list(units)
+    _check_units(exp, items, builder, units)
+    for u in units:
+        query, asked = builder.build(u, exp.models[u.model])
+        yield u, query, asked
+        builder.images.forget_except({u.item})
+
+
 def run_experiment(exp: Experiment, *, retry_errors: bool = False, progress: bool = True,
                    items: Sequence[Any] | None = None, make_backend: Callable[..., Any] | None = None,
-                   flush_seconds: float = 1.0, flush_rows: int | None = None) -> RunSummary:
+                   flush_seconds: float = 1.0, flush_rows: int | None = None,
+                   shard: Shard | None = None) -> RunSummary:
     """Run (or continue) ``exp``; returns a :class:`RunSummary`.
 
     Raises ``ValueError`` for bad input (unknown backend, missing key variable, a prompt that cannot ask about
@@ -345,20 +353,18 @@ def run_experiment(exp: Experiment, *, retry_errors: bool = False, progress: boo
     in each case the parts already written stay intact. ``items`` and ``make_backend`` replace the dataset
     loader and the backend registry (for tests and callers that hold them already). A part is written every
     ``flush_rows`` rows (default: the largest model concurrency, so each completed batch) or ``flush_seconds``.
+    ``shard``: ask only this shard's rows (see the module doc); the run id and row keys stay the unsharded run's.
     """
     t0 = time.monotonic()
-    if items is None:
-        if exp.sample is None:
-            items = load_dataset(exp.dataset, limit=exp.limit)
-        else:  # a seeded random subset (HueManity §4's random 1,000-image subsets), balanced across colour sets
-            items = load_sample(exp.dataset, Sample(exp.sample, exp.sample_seed), limit=exp.limit)
-    items = list(items)
+    items = load_items(exp) if items is None else list(items)
     run_id, out = exp.run_id, Path(exp.out)
+    if shard is not None and not isinstance(shard, Shard):
+        raise ValueError(f"shard={shard!r} is not valid; allowed: None or a plates.shards.Shard")
     try:
-        with _run_lock(out, run_id):
+        with _run_lock(out, run_id, shard):
             return _run_locked(exp, items, out, retry_errors=retry_errors, progress=progress,
                                make_backend=make_backend, flush_seconds=flush_seconds, flush_rows=flush_rows,
-                               t0=t0)
+                               t0=t0, shard=shard)
     except OSError as exc:  # a full or failing disk under out (writing a part, compacting): named as such
         failure = environment_failure(exc, out)
         if failure is None or failure is exc:
@@ -367,28 +373,41 @@ def run_experiment(exp: Experiment, *, retry_errors: bool = False, progress: boo
 
 
 @contextmanager
-def _run_lock(out: Path, run_id: str) -> Iterator[None]:
-    """One process per run and out folder (an flock, released by the OS even on ``kill -9``): two processes
-    continuing the same run at once would ask the same rows twice."""
+def _run_lock(out: Path, run_id: str, shard: Shard | None = None) -> Iterator[None]:
+    """One process per run and out folder, or per shard of it (flocks, released by the OS even on ``kill -9``):
+    two processes continuing the same rows at once would ask them twice. An unsharded run holds the run's lock
+    exclusively; a shard holds it shared and its own shard's lock exclusively."""
     out.mkdir(parents=True, exist_ok=True)
     with open(out / f".{run_id}.lock", "a+") as fh:
         try:
-            fcntl.flock(fh.fileno(), fcntl.LOCK_EX | fcntl.LOCK_NB)
+            fcntl.flock(fh.fileno(), (fcntl.LOCK_EX if shard is None else fcntl.LOCK_SH) | fcntl.LOCK_NB)
         except BlockingIOError:
-            raise ValueError(f"run {run_id} is already running in another process writing to {out}; wait for it "
-                             "or stop it, then rerun to continue") from None
+            what = "is already running" if shard is None else "is running unsharded"
+            raise ValueError(f"run {run_id} {what} in another process writing to {out}; wait for it or stop "
+                             "it, then rerun to continue") from None
         try:
-            yield
+            if shard is None:
+                yield
+                return
+            with open(out / f".{run_id}.shard-{shard.tag}.lock", "a+") as own:
+                try:
+                    fcntl.flock(own.fileno(), fcntl.LOCK_EX | fcntl.LOCK_NB)
+                except BlockingIOError:
+                    raise ValueError(f"shard {shard.index}/{shard.count} of run {run_id} is already running in "
+                                     f"another process writing to {out}; wait for it or stop it") from None
+                yield
         finally:
             fcntl.flock(fh.fileno(), fcntl.LOCK_UN)
 
 
 def _run_locked(exp: Experiment, items: list[Any], out: Path, *, retry_errors: bool, progress: bool,
                 make_backend: Callable[..., Any] | None, flush_seconds: float, flush_rows: int | None,
-                t0: float) -> RunSummary:
+                t0: float, shard: Shard | None = None) -> RunSummary:
     run_id = exp.run_id
     summary = RunSummary(run_id=run_id, out=str(out))
     units = plan(exp, items)
+    if shard is not None:
+        units = [u for u in units if shard.owns(u.key)]
     done = existing_keys(out, run_id, retry_errors=retry_errors)
     todo = [u for u in units if u.key not in done]
     summary.planned, summary.existing = len(units), len(units) - len(todo)
@@ -419,7 +438,8 @@ def _run_locked(exp: Experiment, items: list[Any], out: Path, *, retry_errors: b
             bar.close()
         summary.parts = [str(p) for p in writer.parts]
         summary.seconds = time.monotonic() - t0
-    compact_run(out, run_id)
+    if shard is None:  # a shard never rewrites other shards' parts; the next unsharded run merges them
+        compact_run(out, run_id)
     return summary
 
 
@@ -452,7 +472,7 @@ def _run_model(backend: Any, m: ModelSpec, units: list[Unit], builder: _Builder,
                summary: RunSummary, bar: Any, keys: Sequence[str] = ()) -> None:
     """Ask ``units`` of one model in chunks; the next chunk's images are prepared while this one is asked."""
     def prepare(chunk: list[Unit]) -> list[tuple[Query, Asked]]:
-        built = [builder.build(u, m) for u in chunk]
+        built = [builder.build(u, m, png=backend.sends_png) for u in chunk]
         builder.images.forget_except({u.item for u in chunk[-1:]})
         return built
 

@@ -12,14 +12,24 @@ from __future__ import annotations
 from collections.abc import Mapping
 from types import MappingProxyType
 
-from plates.tasks.base import ANSWER_KINDS, QUERY_KIND_OF, Question, Score, Task, subject_of
+from plates.tasks.base import (
+    ANSWER_KINDS,
+    QUERY_KIND_OF,
+    Question,
+    Score,
+    Task,
+    question_from_json,
+    question_to_json,
+    subject_of,
+)
 from plates.tasks.illusion_tasks import ILLUSION_TASKS
 from plates.tasks.ishihara import PLATE_TASKS
 from plates.tasks.prompts import PromptTemplate
 from plates.tasks.scenes import SCENE_TASKS
 from plates.validation import lookup
 
-__all__ = ["TASKS", "ANSWER_KINDS", "QUERY_KIND_OF", "Question", "Score", "Task", "get_task", "subject_of", "task_of"]
+__all__ = ["TASKS", "ANSWER_KINDS", "QUERY_KIND_OF", "Question", "Score", "Task", "get_task", "question_from_json",
+           "question_to_json", "subject_of", "task_of"]
 
 #: Task name -> Task (read-only). One entry per task, grouped by the module that defines them.
 TASKS: Mapping[str, Task] = MappingProxyType({t.name: t for t in (*PLATE_TASKS, *ILLUSION_TASKS, *SCENE_TASKS)})

@@ -9,11 +9,13 @@ touches them. No colours are involved here: questions and replies are text.
 
 from __future__ import annotations
 
+import json
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass, field
+from dataclasses import asdict, dataclass, field, fields
 from typing import Any
 
-__all__ = ["ANSWER_KINDS", "QUERY_KIND_OF", "Question", "Task", "Score", "subject_of"]
+__all__ = ["ANSWER_KINDS", "QUERY_KIND_OF", "Question", "Task", "Score", "question_from_json", "question_to_json",
+           "subject_of"]
 
 #: What a correct answer is: a text label (a plate's number), yes/no, an option letter, a count, an area share,
 #: a colour value, a colour name. Declared once; every task names one.
@@ -69,6 +71,27 @@ class Question:
     answer_kind: str = "label"
     answer_format: str = "{answer}"
     extra: Mapping[str, Any] = field(default_factory=dict)
+
+
+def question_to_json(question: Question) -> str:
+    """``question`` as JSON (every field), so a question asked elsewhere (an exported dataset row, a harness's
+    sample) is judged by the same `Task.score` as the runner's: `question_from_json` rebuilds it."""
+    return json.dumps(asdict(question), sort_keys=True)
+
+
+def question_from_json(text: str) -> Question:
+    """The `Question` that `question_to_json` wrote; ValueError naming what is wrong otherwise."""
+    try:
+        data = json.loads(text)
+    except (TypeError, json.JSONDecodeError) as exc:
+        raise ValueError(f"a question must be JSON written by question_to_json; got {str(text)[:60]!r} ({exc})") \
+            from None
+    allowed = {f.name for f in fields(Question)}
+    if not isinstance(data, dict) or not {"name", "kind", "text", "expected"} <= data.keys() \
+            or not data.keys() <= allowed:
+        raise ValueError(f"a question's JSON must be an object with name, kind, text and expected, and only the "
+                         f"fields {', '.join(sorted(allowed))}")
+    return Question(**data)
 
 
 @dataclass(frozen=True)

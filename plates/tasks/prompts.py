@@ -276,6 +276,18 @@ def _illusion_prompts() -> list[PromptTemplate]:
 #: the session that loaded them, never here, so nothing one run loads leaks into another.
 PROMPTS: Mapping[str, PromptTemplate] = MappingProxyType(_builtin_prompts())
 BUILTIN_NAMES = tuple(PROMPTS)
+#: The papers whose prompts, stimuli and scoring this project reproduces, as a prompt's ``source`` names them.
+PAPERS: tuple[str, ...] = ("ColorBlindnessEval", "HueManity", "ColorBench", "IllusionBench+", "RCID")
+
+
+def paper_of(template: PromptTemplate) -> str | None:
+    """The paper (`PAPERS`) a template's ``source`` names first, or None for prompts of our own.
+
+    >>> paper_of(PROMPTS["cbe-open"]), paper_of(PROMPTS["plain-open"])
+    ('ColorBlindnessEval', None)
+    """
+    hits = [(template.source.index(p), p) for p in PAPERS if p in template.source]
+    return min(hits)[1] if hits else None
 
 
 def get_prompt(name: str, user: Mapping[str, PromptTemplate] | None = None) -> PromptTemplate:

@@ -120,7 +120,8 @@ def test_a_grid_file_makes_a_dataset_with_its_manifest(tmp_path, capsys):
     # 2 labels x 2 colour sets x 2 fonts x 2 ΔE2000 x 1 size, 2 variants each
     assert (summary["plates"], summary["written"], summary["rows"]) == (16, 32, 32)
     frame = pq.read_table(out / MANIFEST).to_pandas()
-    assert tuple(frame.columns) == MANIFEST_COLUMNS  # the preset manifests' columns, drawn ΔE2000 included
+    # the preset manifests' columns, drawn ΔE2000 included, and the ImageFolder convention's file_name
+    assert tuple(frame.columns) == (*MANIFEST_COLUMNS, "file_name")
     assert set(frame["colour_set"]) == {"colorblindnesseval-1", "brick-on-sage"}
     assert frame["item_id"].is_unique
     items = load_dataset(out)

@@ -70,7 +70,9 @@ def test_generate_manifest_resume_and_load(tmp_path):
     s = generate("colorblindnesseval", tmp_path, limit=3, size=128, workers=1, progress=False)
     assert s["written"] == 6 and s["rows"] == 6
     table = pq.read_table(tmp_path / MANIFEST)
-    assert tuple(table.column_names) == MANIFEST_COLUMNS and table.num_rows == 6
+    # the ImageFolder convention's file_name (= path) ends the manifest (plates.datasets.items.publish_manifest)
+    assert tuple(table.column_names) == (*MANIFEST_COLUMNS, "file_name") and table.num_rows == 6
+    assert table.column("file_name").to_pylist() == table.column("path").to_pylist()
     assert set(table.column("variant").to_pylist()) == {"standard", "clear"}
     items = load_dataset(tmp_path)
     from plates.stimuli.ishihara.plate import render

@@ -37,7 +37,8 @@ def _generate(preset: str, out, limit: int) -> list[dict]:
 
 def test_an_illusion_manifest_speaks_illusion(tmp_path):
     rows = _generate("illusions-classic", tmp_path / "ill", 5)  # control, 2 illusions, 2 traps (±3 ΔE2000)
-    assert list(rows[0]) == [*COMMON_COLUMNS, *ILLUSION_COLUMNS]  # no label, colour_set or plate ΔE column
+    # no label, colour_set or plate ΔE column; the ImageFolder convention's file_name last
+    assert list(rows[0]) == [*COMMON_COLUMNS, *ILLUSION_COLUMNS, "file_name"]
     assert [r["item_class"] for r in rows] == ["control", "illusion", "illusion", "trap", "trap"]
     assert [r["strength"] for r in rows] == [0.0, 0.5, 1.0, 1.0, 1.0]
     for r in rows:
@@ -61,7 +62,7 @@ def test_the_filter_kind_predicts_colour_names(tmp_path):
 
 def test_a_scene_manifest_shows_its_question(tmp_path):
     rows = _generate("colorbench-colour-counting", tmp_path / "scn", 3)
-    assert list(rows[0]) == [*COMMON_COLUMNS, *SCENE_COLUMNS]
+    assert list(rows[0]) == [*COMMON_COLUMNS, *SCENE_COLUMNS, "file_name"]
     for r in rows:
         question = json.loads(r["question_json"])
         assert (r["family"], r["task"], r["answer"]) == ("scene", "colour-counting", question["answer"])

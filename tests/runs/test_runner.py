@@ -306,7 +306,7 @@ def test_distractors_come_from_the_datasets_label_space(tmp_path):
     exp = _exp("http://127.0.0.1:9/v1", tmp_path, dataset="huemanity-numeric",
                prompts=["colorbench-mc", "cbe-yn-incorrect"], shots=[0, 1])
     builder = _Builder(exp, items)
-    builder.images.get = lambda *args: Image.new("RGB", (64, 64))  # the prompts are under test, not the plates
+    builder.images.get = lambda *args, **kw: Image.new("RGB", (64, 64))  # the prompts are under test, not the plates
     seen = set()
     for unit in plan(exp, items):
         query, asked = builder.build(unit, exp.models[0])
@@ -321,11 +321,13 @@ def test_distractors_come_from_the_datasets_label_space(tmp_path):
 
 
 def test_a_generated_folder_reports_the_drawn_delta_e_without_rendering_again(tmp_path, monkeypatch):
-    """The manifest records each plate's drawn ΔE2000; a run over the folder takes it from there instead of
-    rendering every plate a second time (the images themselves are read from their PNGs)."""
+    """The manifest records each plate's nominal and drawn ΔE2000; a run over the folder takes them from there
+    instead of rendering every plate a second time or computing CIEDE2000 again (it was 15% of a baseline
+    run's time); the images themselves are read from their PNGs."""
     import pyarrow.parquet as pq
 
     from plates.datasets import generate, load_dataset
+    from plates.runs import images as run_images
     from plates.runs import runner
     from plates.runs.experiment import quick_experiment
 
@@ -336,10 +338,70 @@ def test_a_generated_folder_reports_the_drawn_delta_e_without_rendering_again(tm
         raise AssertionError("a plate was rendered again")
 
     monkeypatch.setattr(runner, "render", no_render)
+    monkeypatch.setattr(run_images, "render", no_render)
+    monkeypatch.setattr(runner, "delta_e2000", lambda *a: pytest.fail("the nominal ΔE2000 was computed again"))
     exp = quick_experiment(dataset=str(tmp_path / "data"), prompt="huemanity-numeric", backend="baseline",
                            model="baseline-cnn", out=str(tmp_path / "out"))
     run_experiment(exp, progress=False, items=load_dataset(tmp_path / "data"))
     rows = load_results(tmp_path / "out").frame.set_index("item_id")
     assert len(rows) == 3
-    for c in ("delta_e_drawn_min", "delta_e_drawn_median", "delta_e_drawn_p95"):
+    for c in ("delta_e", "delta_e_drawn_min", "delta_e_drawn_median", "delta_e_drawn_p95"):
         assert rows[c].to_dict() == manifest.loc[rows.index, c].to_dict()
+
+
+def _generated(tmp_path, n=3):
+    from plates.datasets import generate, load_dataset
+
+    generate("huemanity-numeric", tmp_path / "data", limit=n, size=96, workers=1, progress=False)
+    return load_dataset(tmp_path / "data")
+
+
+def _sent_png(url: str) -> bytes:
+    import base64
+
+    return base64.b64decode(url.split(",", 1)[1])
+
+
+def test_stored_pngs_are_sent_byte_for_byte_when_no_condition_changes_them(tmp_path, monkeypatch):
+    """A stored plate travels as its file's bytes (decoding and encoding it again was half the
+    client's CPU); its own size as the condition changes nothing either."""
+    import plates.images
+
+    items = _generated(tmp_path)
+    monkeypatch.setattr(plates.images, "encode_png", lambda *a, **k: pytest.fail("a stored plate was re-encoded"))
+    with ChatServer(answer=lambda body: "Answer: 12") as server:
+        exp = _exp(server.url, tmp_path / "out", prompts=["huemanity-numeric"], conditions={"sizes": [96]})
+        summary = _run(exp, items)
+        sent = [_sent_png(u) for r in server.records for u in image_urls(r.body)]
+    assert summary.written == len(items) and summary.errors == 0 and len(server.records) == len(items)
+    files = [item.path.read_bytes() for item in items]
+    assert sorted(sent) == sorted(files)
+
+
+def test_a_changed_image_is_encoded_once_for_every_request_that_shows_it(tmp_path, monkeypatch):
+    """A condition that changes pixels (grey, another size) is applied and encoded once per plate, however many
+    prompts and few-shot requests show it; the bytes sent decode to exactly the conditioned pixels."""
+    import plates.images
+
+    loaded = _generated(tmp_path, n=27)  # 25 colour sets in turn: the first two sets get two plates each
+    items = [item for item in loaded if item.colour_set in {loaded[0].colour_set, loaded[1].colour_set}]
+    calls = []
+    real = plates.images.encode_png
+    monkeypatch.setattr(plates.images, "encode_png", lambda image, *a, **k: calls.append(1) or real(image, *a, **k))
+    with ChatServer(answer=lambda body: "Answer: 12") as server:
+        exp = _exp(server.url, tmp_path / "out", prompts=["huemanity-numeric", "cbe-open"], shots=[0, 1],
+                   conditions={"sizes": [64], "grayscale": [True]})
+        summary = _run(exp, items)
+        bodies = [r.body for r in server.records]
+    assert summary.errors == 0 and summary.written == len(bodies) == len(items) * 2 * 2
+    assert len(calls) == len(items)  # one encoding per plate, not per request or per few-shot use
+    want = {apply_condition(item.image(), Condition(size=64, grayscale=True)).tobytes() for item in items}
+    sent = {_sent_png(u) for body in bodies for u in image_urls(body)}
+    assert len(sent) == len(items) and {data_url_to_image(f"data:image/png;base64,{_b64(p)}").tobytes()
+                                        for p in sent} == want
+
+
+def _b64(data: bytes) -> str:
+    import base64
+
+    return base64.b64encode(data).decode()
