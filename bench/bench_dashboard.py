@@ -126,6 +126,7 @@ def synthetic_run(model: int, items: int, seed: int, start: int, stop: int):
         "delta_e_drawn_median": delta_e,
         "delta_e_drawn_p95": delta_e * 1.2,
         "text_only": np.zeros(n, dtype=bool),
+        "family": _dict(np.zeros(n), ["ishihara"]),
     }
     columns["parse_status"] = _dict(np.where(failed, 2, np.where(correct, 0, 1)), ["ok", "refusal", "error"])
     arrays, fields = [], []
@@ -211,6 +212,13 @@ def measure(folder: Path) -> dict:
     for name, page in pages.PAGES.items():
         if name != "overview":
             timed_step(f"page_{name}", lambda page=page: page(views.View(opened)).figure.to_json())
+    # the People page's work when no row is human (it stops there): one DuckDB EXISTS, no rows read
+    from plates.dashboard.queries import has_rows
+
+    out["people_has_humans"] = None
+    timed_step("page_people_without_humans",
+               lambda: out.update(people_has_humans=has_rows(opened.results, views.View(opened).where, "backend",
+                                                             "human", ("ishihara", "illusion"))))
     timed_step("page_drilldown", lambda: views.drilldown(views.View(opened), only="incorrect", page=2))
     filtered = views.View(opened, views.Filters(model=("model-1",), prompt=("cbe-open",)))
     timed_step("filtered_overview_and_delta_e",

@@ -44,10 +44,12 @@ def register(subparsers: argparse._SubParsersAction) -> None:
                         "(recorded in the manifest)")
     p.add_argument("--sample-seed", type=int, default=None, help="seed of --sample's draw (default 0)")
     p.add_argument("--size", type=int, default=None,
-                   help=f"preset image size in px (64-4096; default {DEFAULT_SIZE}); a grid has its own")
+                   help=f"preset image size in px (plate presets 64-4096, default {DEFAULT_SIZE}; illusion presets "
+                        "64-2048 and scene presets 64-4096, default 512); a grid has its own")
     p.add_argument("--seed", type=int, default=None,
                    help="preset seed; each plate's seed derives from it (default 0); a grid has its own")
-    p.add_argument("--workers", type=int, default=None, help="processes (default: every core)")
+    p.add_argument("--workers", type=int, default=None,
+                   help="processes, for plate and family presets and grids (default: every core)")
     p.add_argument("--compress-level", type=int, default=2, help="PNG zlib level 0-9 (default 2: fast)")
     p.add_argument("--no-progress", action="store_true", help="no progress bar")
     p.add_argument("--shard", metavar="I/N", help="write only shard I of N of a plate preset's plates (a "
@@ -83,7 +85,7 @@ def main(args: argparse.Namespace) -> int:
 
         sample = None if args.sample is None else Sample(args.sample, args.sample_seed or 0)
         summary = generate(
-            args.preset, args.out, limit=limit, size=DEFAULT_SIZE if args.size is None else args.size,
+            args.preset, args.out, limit=limit, size=args.size,
             seed=0 if args.seed is None else args.seed, workers=args.workers,
             compress_level=args.compress_level, progress=not args.no_progress, sample=sample, shard=shard,
         )

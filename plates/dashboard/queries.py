@@ -336,3 +336,16 @@ def query_rows(results, where, families: Sequence[str]) -> pd.DataFrame:
     clause, more = where.sql(in_list("family", list(families), "family", params))
     columns = ", ".join(f'"{c}"' for c in FAMILY_ROW_COLUMNS)
     return results.query(f"SELECT {columns} FROM results {clause}", {**params, **more})
+
+
+def has_rows(results, where, column: str, value: str, families: Sequence[str] = ()) -> bool:
+    """Whether any row passing the filters (and of ``families``, when given) has ``column`` = ``value``; DuckDB
+    stops at the first. The People page asks it before reading rows, so results without a human row never
+    reach pandas."""
+    params: dict = {"has_value": value}
+    extra = f"{_q(column)} = $has_value"
+    if families:
+        extra += " AND " + in_list("family", list(families), "family", params)
+    clause, more = where.sql(extra)
+    frame = results.query(f"SELECT EXISTS (SELECT 1 FROM results {clause}) AS found", {**params, **more})
+    return bool(frame["found"].iloc[0])

@@ -7,7 +7,7 @@ live in `plates.datasets.presets` (their writer is tuned for the 84k-image HueMa
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator, Mapping
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass
 from itertools import chain
 from types import MappingProxyType
@@ -24,13 +24,33 @@ __all__ = ["FAMILY_PRESETS", "FamilyPreset", "get_family_preset", "presets_by_fa
 
 @dataclass(frozen=True)
 class FamilyPreset:
-    """A benchmark set of one family: ``entries(size=, seed=)`` makes its items in a fixed order."""
+    """A benchmark set of one family. ``jobs(size=, seed=)`` yields its work in a fixed order: entries, or
+    picklable callables that each make a few (a scene item renders its scene to fix its question), which
+    `plates.datasets.write.write_items` spreads over worker processes; ``entries(size=, seed=)`` makes the
+    items here, in the same order. ``sizes``: the image sizes its stimuli allow (px, inclusive)."""
 
     name: str
     family: str
     source: str
-    entries: Callable[..., Iterator[Entry]]
+    jobs: Callable[..., Iterator[Entry | Callable[[], Iterable[Entry]]]]
     default_size: int = 512
+    sizes: tuple[int, int] = (64, 2048)
+
+    def entries(self, *, size: int | None = None, seed: int = 0) -> Iterator[Entry]:
+        """Every item of the preset in order, made in this process."""
+        return chain.from_iterable([job] if isinstance(job, Entry) else job()
+                                   for job in self.jobs(size=self.check_size(size), seed=seed))
+
+    def check_size(self, size: int | None) -> int:
+        """``size`` (None: `default_size`) if the preset's stimuli can be drawn at it; ValueError naming the
+        allowed sizes otherwise (never replaced by another size)."""
+        if size is None:
+            return self.default_size
+        lo, hi = self.sizes
+        if isinstance(size, bool) or not isinstance(size, int) or not lo <= size <= hi:
+            raise ValueError(f"size={size!r} is not valid for preset {self.name!r}; allowed: an integer "
+                             f"{lo}-{hi} (px; default {self.default_size})")
+        return size
 
 
 def _presets() -> dict[str, FamilyPreset]:
@@ -46,14 +66,16 @@ def _presets() -> dict[str, FamilyPreset]:
         FamilyPreset("illusion-magnitude", "illusion", "signed-difference sweeps for points of subjective equality",
                      ill.magnitude_entries),
     ]
+    scene_sizes = (64, 4096)  # plates.stimuli.scenes.SceneSpec
     for task in sc.SCENE_TASK_NAMES:
         out.append(FamilyPreset(f"colorbench-{task}", "scene", f"ColorBench Table 7 {task} on synthetic scenes",
-                                lambda task=task, **kw: sc.scene_entries(task, **kw)))
+                                lambda task=task, **kw: sc.scene_jobs(task, **kw), sizes=scene_sizes))
     out.append(FamilyPreset("colorbench-robustness", "scene", "ColorBench §2.3 / App. C robustness on scenes",
-                            sc.robustness_entries))
+                            sc.robustness_jobs, sizes=scene_sizes))
     out.append(FamilyPreset(
         "colorbench-synthetic", "scene", "every ColorBench scene task, balanced difficulty, plus robustness",
-        lambda **kw: chain(*(sc.scene_entries(t, **kw) for t in sc.SCENE_TASK_NAMES), sc.robustness_entries(**kw))))
+        lambda **kw: chain(*(sc.scene_jobs(t, **kw) for t in sc.SCENE_TASK_NAMES), sc.robustness_jobs(**kw)),
+        sizes=scene_sizes))
     return {p.name: p for p in out}
 
 

@@ -50,7 +50,7 @@ MEASURED_COLUMNS = MANIFEST_COLUMNS[MANIFEST_COLUMNS.index("spec_json") + 1:]
 def measured_values(plate) -> tuple:
     """A plate's `DrawnDeltaE` as the values of `MEASURED_COLUMNS`, in order (the drawn ones null for a plate
     with no dot of one class)."""
-    drawn = plate.stats.delta_e_drawn
+    drawn = plate.delta_e_drawn  # not plate.stats: the text coverage's painting is not a manifest column
     if drawn is None:
         return (plate.spec.delta_e, target_kind(plate.spec), None, None, None, None)
     return (drawn.target, drawn.target_kind, drawn.min, drawn.p05, drawn.median, drawn.p95)
@@ -193,7 +193,7 @@ def generate(
     out: str | os.PathLike,
     *,
     limit: int | None = None,
-    size: int = 900,
+    size: int | None = None,
     seed: int = 0,
     workers: int | None = None,
     compress_level: int = 2,
@@ -203,6 +203,10 @@ def generate(
     shard: Shard | None = None,
 ) -> dict:
     """Write preset ``name`` (its first ``limit`` plates when given) as PNGs under ``out`` plus a manifest.
+
+    ``size``: image side in px (None: 900 for a plate preset, the family preset's `FamilyPreset.default_size`
+    otherwise; a size a family's stimuli cannot take is refused naming the allowed ones). A family preset
+    (illusions, scenes) is written by `plates.datasets.write.write_items` with ``workers`` processes too.
 
     ``sample``: draw that seeded random subset instead of the fixed order (`plates.datasets.sample`; ``limit``
     then keeps the first plates of the draw); recorded in the manifest's metadata and ``generate.json``.
@@ -220,29 +224,30 @@ def generate(
     if shard is not None and (name in FAMILY_PRESETS or not isinstance(shard, Shard)):
         raise ValueError(f"shard={shard!r} is not valid for preset {name!r}; allowed: a plates.shards.Shard with a "
                          f"plate preset ({', '.join(PRESETS)}), none with a family preset")
-    if name in FAMILY_PRESETS:  # illusions, scenes: any family's items through the generic writer
+    cpu = os.cpu_count() or 1
+    workers = cpu if workers is None else workers
+    if isinstance(workers, bool) or not isinstance(workers, int) or workers < 1:
+        raise ValueError(f"workers={workers!r} is not valid; allowed: an integer >= 1 (this machine has {cpu} cores)")
+    if name in FAMILY_PRESETS:  # illusions, scenes: any family's items through the generic writer, in parallel
         if sample is not None:
             raise ValueError(f"sample={sample!r} is not valid for family preset {name!r}; allowed: None (samples "
                              "draw plates of a plate preset, balanced across its colour sets)")
         if limit is not None and (isinstance(limit, bool) or not isinstance(limit, int) or limit < 0):
             raise ValueError(f"limit={limit!r} is not valid; allowed: an integer >= 0 (items)")
         fp = FAMILY_PRESETS[name]
-        entries = islice(fp.entries(size=size if size != 900 else fp.default_size, seed=seed), limit)
-        rows = write_items(name, entries, out)
+        jobs = fp.jobs(size=fp.check_size(size), seed=seed)
+        rows = write_items(name, jobs, out, workers=workers, limit=limit, compress_level=compress_level)
         return {"preset": name, "plates": rows, "written": rows, "skipped": 0, "bytes": None, "rows": rows,
                 "out": str(out)}
     if name not in PRESETS:
         raise unknown_preset(name)
+    size = 900 if size is None else size
     p = get_preset(name)
     PlateSpec(text=p.labels[0], size=size, font=p.font, palette=p.palettes[0], seed=seed)  # validates size, seed
     if limit is not None and (isinstance(limit, bool) or not isinstance(limit, int) or limit < 0):
         raise ValueError(f"limit={limit!r} is not valid; allowed: an integer >= 0 (plates, not images)")
     if not isinstance(compress_level, int) or not 0 <= compress_level <= 9:
         raise ValueError(f"compress_level={compress_level!r} is not valid; allowed: an integer 0-9")
-    cpu = os.cpu_count() or 1
-    workers = cpu if workers is None else workers
-    if isinstance(workers, bool) or not isinstance(workers, int) or workers < 1:
-        raise ValueError(f"workers={workers!r} is not valid; allowed: an integer >= 1 (this machine has {cpu} cores)")
     out = Path(out)
     if sample is not None and not isinstance(sample, Sample):
         raise ValueError(f"sample={sample!r} is not valid; allowed: None or a plates.datasets.sample.Sample")

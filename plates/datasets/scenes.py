@@ -21,6 +21,8 @@ any process. Colours: sRGB 0-255.
 from __future__ import annotations
 
 from collections.abc import Iterator
+from functools import partial
+from itertools import chain
 
 import numpy as np
 
@@ -36,7 +38,8 @@ from plates.tasks.colorbench import (
 )
 from plates.validation import check_choice
 
-__all__ = ["ITEMS_PER_TASK", "ROBUSTNESS_SEEDS", "SCENE_TASK_NAMES", "scene_entries", "robustness_entries"]
+__all__ = ["ITEMS_PER_TASK", "ROBUSTNESS_SEEDS", "SCENE_TASK_NAMES", "robustness_entries", "robustness_item",
+           "robustness_jobs", "scene_entries", "scene_item", "scene_jobs"]
 
 ITEMS_PER_TASK = 250
 ROBUSTNESS_SEEDS = 150
@@ -69,43 +72,59 @@ def _spec(task: str, i: int, attempt: int, size: int, seed: int, form: dict) -> 
                      area_ratio=float(rng.choice([1, 4, 10])), shapes=SHAPES)
 
 
-def scene_entries(task: str, *, n: int = ITEMS_PER_TASK, size: int = 512, seed: int = 0) -> Iterator[Entry]:
-    """``n`` items of ``task``: a scene and the question made for it (options 3 for comparison, else 4); item
-    i asks form i mod len(forms) of the task (`plates.tasks.colorbench.FORMS`), so the forms are balanced."""
+def scene_item(task: str, i: int, size: int = 512, seed: int = 0) -> list[Entry]:
+    """Item ``i`` of ``task``'s preset (one entry: a scene and the question made for it; options 3 for
+    comparison, else 4); it asks form i mod len(forms) of the task (`plates.tasks.colorbench.FORMS`), so the
+    forms are balanced. Depends only on its arguments: any process makes the same item."""
     check_choice("scene task", task, SCENE_TASK_NAMES)
     forms = FORMS[task]
-    for i in range(n):
-        form = dict(forms[i % len(forms)])
-        for attempt in range(_TRIES):
-            stim = render(_spec(task, i, attempt, size, seed, form))
-            try:
-                q = build_question(task, stim, seed=seed * 100_003 + i,
-                                   n_options=3 if task == "colour-comparison" else 4, **form)
-            except NotAskable:
-                continue
-            yield Entry(f"{task}:{i:04d}", stim.spec, label=q.answer_text, group=task, question=q.to_dict(),
-                        stimulus=stim)
-            break
-        else:
-            raise ValueError(f"{task} item {i}: no scene could carry the question in {_TRIES} tries")
+    form = dict(forms[i % len(forms)])
+    for attempt in range(_TRIES):
+        stim = render(_spec(task, i, attempt, size, seed, form))
+        try:
+            q = build_question(task, stim, seed=seed * 100_003 + i,
+                               n_options=3 if task == "colour-comparison" else 4, **form)
+        except NotAskable:
+            continue
+        return [Entry(f"{task}:{i:04d}", stim.spec, label=q.answer_text, group=task, question=q.to_dict(),
+                      stimulus=stim)]
+    raise ValueError(f"{task} item {i}: no scene could carry the question in {_TRIES} tries")
+
+
+def scene_jobs(task: str, *, n: int = ITEMS_PER_TASK, size: int = 512, seed: int = 0) -> Iterator[partial]:
+    """``n`` picklable jobs, job i making `scene_item` i of ``task`` (what `plates.datasets.write.write_items`
+    hands its worker processes)."""
+    check_choice("scene task", task, SCENE_TASK_NAMES)
+    return (partial(scene_item, task, i, size, seed) for i in range(n))
+
+
+def scene_entries(task: str, *, n: int = ITEMS_PER_TASK, size: int = 512, seed: int = 0) -> Iterator[Entry]:
+    """``n`` items of ``task`` in order (`scene_item` 0, 1, ...)."""
+    return chain.from_iterable(job() for job in scene_jobs(task, n=n, size=size, seed=seed))
+
+
+def robustness_item(i: int, size: int = 512, seed: int = 0) -> list[Entry]:
+    """Robustness seed ``i``: its scene and the 9 recoloured variants, one shape-counting question each."""
+    for attempt in range(_TRIES):
+        spec = SceneSpec(seed=int(np.random.Generator(np.random.PCG64([seed, 99, i, attempt])).integers(2**31)),
+                         size=size, n_regions=6, n_colours=4, palette="xkcd-basic-11", min_delta_e=15,
+                         shapes=SHAPES[:5])
+        stim = render(spec)
+        try:
+            q = build_question("shape-counting", stim, seed=seed * 100_003 + i)
+            variants = robustness_items(stim, q)
+        except (NotAskable, ValueError):
+            continue
+        return [Entry(f"robustness:{i:04d}:{v.variant}", v.spec, label=q.answer_text, group=f"robustness-{i:04d}",
+                      question=q.to_dict(), stimulus=v.stimulus) for v in variants]
+    raise ValueError(f"robustness seed {i}: no usable scene in {_TRIES} tries")
+
+
+def robustness_jobs(*, n: int = ROBUSTNESS_SEEDS, size: int = 512, seed: int = 0) -> Iterator[partial]:
+    """``n`` picklable jobs, job i making `robustness_item` i."""
+    return (partial(robustness_item, i, size, seed) for i in range(n))
 
 
 def robustness_entries(*, n: int = ROBUSTNESS_SEEDS, size: int = 512, seed: int = 0) -> Iterator[Entry]:
     """``n`` seed scenes x (the seed + 9 recoloured variants), one shape-counting question each."""
-    for i in range(n):
-        for attempt in range(_TRIES):
-            spec = SceneSpec(seed=int(np.random.Generator(np.random.PCG64([seed, 99, i, attempt])).integers(2**31)),
-                             size=size, n_regions=6, n_colours=4, palette="xkcd-basic-11", min_delta_e=15,
-                             shapes=SHAPES[:5])
-            stim = render(spec)
-            try:
-                q = build_question("shape-counting", stim, seed=seed * 100_003 + i)
-                variants = robustness_items(stim, q)
-            except (NotAskable, ValueError):
-                continue
-            for v in variants:
-                yield Entry(f"robustness:{i:04d}:{v.variant}", v.spec, label=q.answer_text,
-                            group=f"robustness-{i:04d}", question=q.to_dict(), stimulus=v.stimulus)
-            break
-        else:
-            raise ValueError(f"robustness seed {i}: no usable scene in {_TRIES} tries")
+    return chain.from_iterable(job() for job in robustness_jobs(n=n, size=size, seed=seed))

@@ -86,6 +86,7 @@ def build_app(policy: ex.Policy | None = None, admission: Admission | None = Non
     admission = admission if admission is not None else admission_for(policy)
     ttl = SESSION_TTL_S if admission is not None else None  # public mode: no state outlives it unused
     guard = functools.partial(_guard, hide_paths=policy.public)
+    slots = ex.concurrency(policy)  # events at once per group, up to the cores, and the queue's bound
     # public mode remembers a model that failed to load, so retries do not take the model slot again
     cache = em.ModelCache(remember_failures_s=em.FAILED_LOAD_MEMORY_S if policy.public else 0.0)
     plates_seen = ex.PlateCache()  # the plates on screen, reused when a model is asked about them
@@ -370,7 +371,7 @@ def build_app(policy: ex.Policy | None = None, admission: Admission | None = Non
         plate_outputs = [*(images[v] for v in ex.VIEWS), stats, spec_box, spec_download, share, fg, bg, drawn,
                          dot_min, dot_max, density]
         render_kw = dict(fn=guard(render_plate), inputs=plate_inputs, outputs=plate_outputs,
-                         concurrency_limit=2, concurrency_id="render")
+                         concurrency_limit=slots["render"], concurrency_id="render")
         internal = dict(api_visibility="private")  # chained steps: not endpoints of the API page
         # The text box re-renders on `change`: its `input` event misses Backspace and select-all + Delete
         live = (delta_e, dot_min, dot_max, density, jitter, size, seed, plate_style)
@@ -401,7 +402,7 @@ def build_app(policy: ex.Policy | None = None, admission: Admission | None = Non
         prompt_name.input(guard(em.prompt_defaults), prompt_name, [prompt_text, variant], **internal)
         model_inputs = [kind, hf_id, api_model, base_url, prompt_name, prompt_text, cond_size, grayscale, hue, cvd,
                         severity, variant, *plate_inputs]
-        model_limit = 1 if policy.public else 2  # model calls at once, shared by ask and sweep
+        model_limit = slots["model"]  # model calls at once, shared by ask and sweep
 
         def secrets(args):  # the session's key: the first input of ask and sweep
             return (args[0],)
@@ -416,7 +417,7 @@ def build_app(policy: ex.Policy | None = None, admission: Admission | None = Non
                          request_md],
                         api_name="sweep",
                         concurrency_limit=model_limit, concurrency_id="model")
-    demo.queue(max_size=32 if policy.public else None, default_concurrency_limit=2)
+    demo.queue(max_size=slots["queue"], default_concurrency_limit=slots["default"])
     return demo
 
 

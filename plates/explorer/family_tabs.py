@@ -109,14 +109,15 @@ def add_family_tabs(policy: ex.Policy, *, guard: Callable, cache: em.ModelCache,
 
     ill_controls = [ill_kind, ill_strength, ill_de, ill_layout, ill_swap, ill_seed, ill_size]
     ill_render = dict(fn=guard(render_illusion), inputs=[ill_outline, ill_prompt, *ill_controls],
-                      outputs=[ill_image, ill_truth, ill_prompt], concurrency_limit=2, concurrency_id="render")
+                      outputs=[ill_image, ill_truth, ill_prompt], concurrency_limit=ex.concurrency(policy)["render"],
+                      concurrency_id="render")
     gr.on([c.input for c in (ill_outline, *ill_controls)], api_name="illusion_render", trigger_mode="always_last",
           **ill_render)
     ill_tab.select(api_name=False, **ill_render)  # the tab opens on a drawn illusion
     ask_outputs = [rows_state, ill_download, run_state]
     ill_ask.click(guard(ask_illusion, secrets), [key_state, run_state, rows_state, *model, ill_prompt, *ill_controls],
                   [ill_question, ill_reply, ill_verdict, *ask_outputs], api_name="illusion_ask",
-                  concurrency_limit=1 if policy.public else 2, concurrency_id="model")
+                  concurrency_limit=ex.concurrency(policy)["model"], concurrency_id="model")
 
     # ---------------------------------------------------------------------------------------------- scenes
     def scene(*vals):
@@ -174,13 +175,13 @@ def add_family_tabs(policy: ex.Policy, *, guard: Callable, cache: em.ModelCache,
 
     sc_controls = [sc_regions, sc_colours, sc_min_de, sc_clutter, sc_ratio, sc_shapes, sc_palette, sc_seed, sc_size]
     sc_render = dict(fn=guard(render_scene), inputs=[sc_task, *sc_controls], outputs=[sc_image, sc_facts, sc_question],
-                     concurrency_limit=2, concurrency_id="render")
+                     concurrency_limit=ex.concurrency(policy)["render"], concurrency_id="render")
     gr.on([c.input for c in (sc_task, *sc_controls)], api_name="scene_render", trigger_mode="always_last",
           **sc_render)
     sc_tab.select(api_name=False, **sc_render)  # the tab opens on a drawn scene
     sc_ask.click(guard(ask_scene, secrets), [key_state, run_state, rows_state, *model, sc_task, *sc_controls],
                  [sc_question, sc_reply, sc_verdict, rows_state, sc_download, run_state], api_name="scene_ask",
-                 concurrency_limit=1 if policy.public else 2, concurrency_id="model")
+                 concurrency_limit=ex.concurrency(policy)["model"], concurrency_id="model")
 
     # ------------------------------------------------------------------------------------ try it yourself
     def show(session):

@@ -598,3 +598,27 @@ def share_link(spec: PlateSpec, page_url: str | None = None) -> str:
 def share_query(spec: PlateSpec) -> str:
     """The query string that reproduces ``spec`` when appended to the explorer's URL: ``?spec=<code>``."""
     return f"?{QUERY_PARAM}={encode_spec(spec)}"
+
+
+# ------------------------------------------------------------------------------------------------------ concurrency
+#: Events waiting in the explorer's queue at most (a visitor beyond it is told the server is busy): public mode
+#: keeps it short, so a crowd waits seconds rather than minutes; private mode allows a sweep-heavy session.
+QUEUE_SIZE = {True: 32, False: 64}
+
+
+def cores() -> int:
+    """Cores this process may run on (its CPU affinity where the platform says, else ``os.cpu_count()``)."""
+    try:
+        return max(1, len(os.sched_getaffinity(0)))
+    except AttributeError:  # macOS, Windows
+        return max(1, os.cpu_count() or 1)
+
+
+def concurrency(policy: Policy) -> dict[str, int]:
+    """Events run at once per concurrency group of the explorer (Gradio ``concurrency_id``), and the queue's
+    bound: renders (every plate, illusion and scene redraw) and, in private mode, model answers (ask and sweep
+    share one group; the baseline reader is CPU-bound like a render) up to the cores; a public server answers one
+    model call at a time (a visitor's model may be a large local one). ``default``: events of no group.
+    ``queue`` is Gradio's ``max_size``: bounded in both modes."""
+    n = cores()
+    return {"render": n, "model": 1 if policy.public else n, "default": n, "queue": QUEUE_SIZE[policy.public]}

@@ -17,6 +17,16 @@ def test_the_dashboard_is_served_headless_without_usage_statistics():
     assert flags["--server.maxUploadSize"] == "50"  # MB: Streamlit's default let a visitor send 200 MB a file
 
 
+def test_the_dashboard_is_served_without_a_file_watcher():
+    from streamlit import config
+
+    command = streamlit_command(8600, "127.0.0.1")
+    flags = dict(zip(command[5::2], command[6::2]))
+    assert flags["--server.fileWatcherType"] == "none"
+    option = config.get_config_options()["server.fileWatcherType"]  # a real option, taking that value
+    assert "none" in option.description
+
+
 def test_path_and_port_are_parsed_with_results_as_the_default():
     args = build_parser().parse_args(["dashboard"])
     assert args.path == "results" and args.port == 8501

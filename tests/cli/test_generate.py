@@ -36,6 +36,15 @@ def test_generate_small_in_process(tmp_path, capsys):
     assert pq.read_table(tmp_path / MANIFEST).num_rows == 4
 
 
+def test_the_cli_passes_workers_and_size_to_a_family_preset(tmp_path, capsys):
+    assert main(["generate", "--preset", "rcid-contrast", "--out", str(tmp_path), "--limit", "3", "--size", "128",
+                 "--workers", "2", "--no-progress"]) == 0
+    assert pq.read_table(tmp_path / "manifest.parquet").column("size").to_pylist() == [128] * 3
+    assert main(["generate", "--preset", "rcid-contrast", "--out", str(tmp_path / "b"), "--size", "4000",
+                 "--no-progress"]) == 2
+    assert "allowed: an integer 64-2048" in capsys.readouterr().err
+
+
 @pytest.mark.slow
 def test_kill_9_then_resume(tmp_path):
     env = {**os.environ, "PYTHONPATH": str(ROOT)}

@@ -286,9 +286,21 @@ def test_public_mode_fails_fast_on_an_allowed_hf_model_that_is_not_here():
         demo.close()
 
 
-def test_public_mode_queues_model_calls_one_at_a_time_in_a_bounded_queue():
-    """Expensive calls are queued with limits (a shared model slot, a capped queue)."""
+def test_public_mode_queues_model_calls_one_at_a_time_in_a_bounded_queue(monkeypatch):
+    """Expensive calls are queued with limits (a shared model slot, a capped queue); renders run up
+    to the cores (here said to be 6)."""
+    monkeypatch.setattr(ex, "cores", lambda: 6)
     demo = explorer_app.build_app(ex.Policy(public=True))
     limits = {f.api_name: (f.concurrency_limit, f.concurrency_id) for f in demo.fns.values()}
     assert limits["ask"] == limits["sweep"] == (1, "model")  # ask and sweep share one slot
-    assert limits["render"] == (2, "render") and demo._queue.max_size == 32
+    assert limits["render"] == (6, "render") and demo._queue.max_size == 32
+    groups = {f.concurrency_id: f.concurrency_limit for f in demo.fns.values() if f.concurrency_id == "render"}
+    assert groups == {"render": 6}  # the family tabs' redraws share the same slots
+
+
+def test_private_mode_answers_and_renders_up_to_the_cores_in_a_bounded_queue(monkeypatch):
+    monkeypatch.setattr(ex, "cores", lambda: 3)
+    demo = explorer_app.build_app(ex.Policy(public=False))
+    limits = {f.api_name: (f.concurrency_limit, f.concurrency_id) for f in demo.fns.values()}
+    assert limits["ask"] == limits["sweep"] == (3, "model") and limits["render"] == (3, "render")
+    assert demo._queue.max_size == ex.QUEUE_SIZE[False] and demo._queue.default_concurrency_limit == 3

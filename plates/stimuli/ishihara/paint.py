@@ -99,16 +99,22 @@ def paint_dots_aa(size: int, x, y, r, colours: np.ndarray, canvas) -> Image.Imag
     ks = key[order]
     starts = np.flatnonzero(np.r_[True, ks[1:] != ks[:-1]])
     ends = np.r_[starts[1:], n]
-    best = np.zeros(side * side, dtype=np.int32)  # per padded pixel: (alpha << 23) | dot, the largest wins
     dot_id = order.astype(np.int32)
+    # per padded pixel: (alpha << 23) | dot, the largest wins; every rim pixel of every dot as one int64
+    # (pixel << 32 | value), sorted once: the last of each pixel's run is its largest (no ufunc.at scatter)
+    keys = []
     for s, e in zip(starts.tolist(), ends.tolist()):
         k = int(ks[s])
         off, packed = _rim(k // (q * q), (k // q) % q, k % q, side)
         members = dot_id[s:e]
-        np.maximum.at(best, (base[members][:, None] + off[None, :]).ravel(),
-                      (packed[None, :] | members[:, None]).ravel())
-    pad_pix = np.flatnonzero(best)
-    win = best[pad_pix]
+        keys.append((((base[members][:, None] + off[None, :]).astype(np.int64) << 32)
+                     | (packed[None, :] | members[:, None])).ravel())
+    rims = np.concatenate(keys)
+    rims.sort()
+    pixel = rims >> 32
+    last = np.r_[pixel[1:] != pixel[:-1], True]
+    pad_pix = pixel[last]
+    win = (rims[last] & 0xFFFFFFFF).astype(np.int32)
     row, col = np.divmod(pad_pix, side)
     row, col = row - _PAD, col - _PAD
     inside = (row >= 0) & (row < size) & (col >= 0) & (col < size)

@@ -17,7 +17,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import asdict, dataclass, field, fields
-from functools import cached_property
+from functools import cached_property, lru_cache
 from typing import Any, ClassVar
 
 import numpy as np
@@ -378,8 +378,7 @@ class Plate:
         painted = np.asarray(paint_dots(size, self.x[fg], self.y[fg], self.r[fg], ones, 0, mode="L")) > 0
         ink = int(self.mask_array.sum())
         text_cov = float((painted & self.mask_array).sum() / ink) if ink else 0.0
-        fgc, bgc = self.spec.colours
-        de = pair_delta_e(fgc, bgc)
+        de = pair_delta_e(*self.spec.colours)
         return PlateStats(
             dot_count=int(self.r.size),
             coverage=float(np.sum(self.r**2) / (R * R)),
@@ -387,17 +386,37 @@ class Plate:
             delta_e=float(de.mean()),
             delta_e_min=float(de.min()),
             delta_e_target=self.spec.delta_e,
-            delta_e_drawn=measure_dots(self.dot_colours, fg, nominal=float(de.mean()), target=self.spec.delta_e,
-                                       target_kind=target_kind(self.spec), seed=self.spec.seed)
-            if fg.any() and not fg.all() else None,  # a plate too small for its text draws no pair
+            delta_e_drawn=self.delta_e_drawn,
         )
+
+    @cached_property
+    def delta_e_drawn(self) -> DrawnDeltaE | None:
+        """`PlateStats.delta_e_drawn` alone (the manifest's columns), without painting the text coverage: the
+        ΔE2000 over the (foreground dot, background dot) pairs drawn, or None for a plate too small for its text
+        (no pair)."""
+        fg = self.is_fg
+        if not fg.any() or fg.all():
+            return None
+        nominal = float(pair_delta_e(*self.spec.colours).mean())
+        return measure_dots(self.dot_colours, fg, nominal=nominal, target=self.spec.delta_e,
+                            target_kind=target_kind(self.spec), seed=self.spec.seed)
 
 
 def pair_delta_e(fg: tuple[C.RGB, ...], bg: tuple[C.RGB, ...]) -> np.ndarray:
-    """CIEDE2000 of every (foreground, background) pair, shape (len(fg), len(bg))."""
+    """CIEDE2000 of every (foreground, background) pair, shape (len(fg), len(bg)); read-only (memoised)."""
+    return _pair_delta_e_memo(tuple(tuple(c) for c in fg), tuple(tuple(c) for c in bg))
+
+
+@lru_cache(maxsize=1024)
+def _pair_delta_e_memo(fg: tuple[C.RGB, ...], bg: tuple[C.RGB, ...]) -> np.ndarray:
+    """`pair_delta_e` for hashable colours: a set's few colour sets (every plate of one asks the same pairs)
+    cost one colour-science call each instead of one per plate."""
     a = np.array(fg, dtype=np.float64)[:, None, :]
     b = np.array(bg, dtype=np.float64)[None, :, :]
-    return np.asarray(C.delta_e2000(np.broadcast_to(a, (len(fg), len(bg), 3)), np.broadcast_to(b, (len(fg), len(bg), 3))))
+    out = np.array(C.delta_e2000(np.broadcast_to(a, (len(fg), len(bg), 3)),
+                                 np.broadcast_to(b, (len(fg), len(bg), 3))), dtype=np.float64)
+    out.setflags(write=False)
+    return out
 
 
 def _jitter(spec: PlateSpec, base: np.ndarray, other: np.ndarray, rng: np.random.Generator) -> np.ndarray:
