@@ -382,7 +382,7 @@ def build_app(policy: ex.Policy | None = None, admission: Admission | None = Non
             **render_kw, **internal)
         for picker in (fg, bg):  # `change`: a typed hex value arrives without an `input` event
             picker.change(guard(picker_changed), plate_inputs, [colour_pair, *plate_outputs],
-                          trigger_mode="always_last", concurrency_limit=2, concurrency_id="render", **internal)
+                          trigger_mode="always_last", concurrency_limit=slots["render"], concurrency_id="render", **internal)
         for space, button in label_buttons.items():  # the new text's `change` re-renders
             button.click(functools.partial(ex.random_label, space), None, text, **internal)
         apply_btn.click(guard(apply_spec_text), spec_box, [base_state, *controls], api_name="apply_spec").then(
