@@ -10,6 +10,11 @@
 * `magnitude_table`: per group and signed physical difference, the shares of "same" / "A darker" /
   "B darker" answers (or, aligned, "induced target lighter/darker"): the data a point-of-subjective-equality
   fit takes (one row per x with counts per response).
+* `pse_table`: per model x framing x kind x strength, the PSE in ΔE2000 (CIEDE2000 between the two targets'
+  mean colours, CIELAB D65 2°) from a three-alternative fit (`plates.analysis.pse.fit_pse`) over
+  `magnitude_table`'s aligned counts; ``magnitude = -pse`` (how far the induced target must be physically
+  darker to look equal).
+* `family_rows`: results rows (every column) of the given families, their ``truth_json`` facts expanded.
 
 Columns (strings may be categorical): ``answer`` what the reply claims ("A darker", "B darker", "same", a
 colour name; null: unparsed or ambiguous), ``pixel_answer`` / ``human_answer`` the keys under the two
@@ -25,13 +30,17 @@ import numpy as np
 import pandas as pd
 
 from plates.analysis.metrics import wilson_intervals
+from plates.analysis.pse import fit_pse
+from plates.analysis.truth import with_truth
 
 __all__ = [
     "RESPONSES",
+    "family_rows",
     "illusionbench_mc_table",
     "illusionbench_tf_table",
     "magnitude_table",
     "majority_over_rounds",
+    "pse_table",
     "rcid_table",
 ]
 
@@ -269,3 +278,54 @@ def magnitude_table(
     for name in responses:
         out[f"share_{name}"] = out[f"n_{name}"] / out["n"]
     return out
+
+
+def family_rows(frame: pd.DataFrame, families: str | Sequence[str]) -> pd.DataFrame:
+    """The rows of ``frame`` whose ``family`` is one of ``families``, with their facts expanded
+    (`with_truth`); an empty frame (same columns) when there are none or ``frame`` has no ``family`` column."""
+    if not isinstance(frame, pd.DataFrame):
+        raise ValueError(f"family_rows needs a pandas DataFrame, got {type(frame).__name__}")
+    wanted = [families] if isinstance(families, str) else list(families)
+    if "family" not in frame.columns:
+        return frame.iloc[0:0]
+    rows = frame[frame["family"].astype(object).isin(wanted)]
+    if rows.empty:
+        return rows
+    out = with_truth(rows)
+    if "error" in out.columns:  # a failed request: left out of every share and counted
+        out["failed"] = out["error"].notna() & out["correct"].isna()
+    return out
+
+
+_CODES = {"n_induced_lighter": 1, "n_induced_darker": -1, "n_same": 0}
+
+
+def pse_table(frame: pd.DataFrame, by: Sequence[str] = ("model", "framing", "kind", "strength"),
+              confidence: float = 0.95) -> pd.DataFrame:
+    """The point of subjective equality per group (module docstring): ``by..., n, status, pse, ci_low,
+    ci_high, magnitude, band, extrapolated, message``. Aligned x: + when the target the illusion makes look
+    lighter is physically lighter (ΔE2000); responses +1 induced target named lighter, -1 darker, 0 same;
+    unparsed answers are left out (counted in ``unanswered``). Fits need two or more distinct differences."""
+    by = list(by)
+    rows = family_rows(frame, "illusion")
+    columns = [*by, "n", "unanswered", "status", "pse", "ci_low", "ci_high", "magnitude", "band",
+               "extrapolated", "message"]
+    need = {"signed_delta_e", "induced_lighter", *by}
+    if rows.empty or not need <= set(rows.columns):
+        return pd.DataFrame(columns=columns)
+    rows = rows[(rows["task"].astype(object) == "rcid-compare") & rows["signed_delta_e"].notna()]
+    if rows.empty:
+        return pd.DataFrame(columns=columns)
+    counts = magnitude_table(rows, by=by, align=True)
+    out = []
+    for key, g in counts.groupby(by, sort=True, dropna=False):
+        key = key if isinstance(key, tuple) else (key,)
+        reps = {c: g[c].to_numpy(np.int64) for c in _CODES}
+        x = np.concatenate([np.repeat(g["x"].to_numpy(float), reps[c]) for c in _CODES])
+        r = np.concatenate([np.full(int(reps[c].sum()), code) for c, code in _CODES.items()])
+        fit = fit_pse(x, r, alternatives=3, confidence=confidence)
+        out.append({**dict(zip(by, key)), "n": int(r.size), "unanswered": int(g["n_unanswered"].sum()),
+                    "status": fit.status, "pse": fit.pse, "ci_low": fit.ci_low, "ci_high": fit.ci_high,
+                    "magnitude": -fit.pse, "band": fit.band, "extrapolated": fit.extrapolated,
+                    "message": fit.message})
+    return pd.DataFrame(out, columns=columns)

@@ -1,9 +1,9 @@
 """The illusion family's dashboard tables and figures: pure DataFrame -> DataFrame / plotly Figure.
 
 Input: results rows (`plates.results.schema.COLUMNS`, every column; the dashboard passes the filtered full rows)
-of any family; each function keeps the rows it needs (``family == "illusion"``) and expands their question
-facts with `plates.analysis.truth.with_truth`. Numbers come from `plates.analysis.illusions` (RCID §4.1 and
-IllusionBench+ App. A2 metrics) and `plates.analysis.pse` (points of subjective equality); the papers' numbers
+of any family; each function keeps the rows it needs (``family == "illusion"``, with their question facts
+expanded: `plates.analysis.illusions.family_rows`). Numbers come from `plates.analysis.illusions` (RCID §4.1 and
+IllusionBench+ App. A2 metrics, points of subjective equality by `plates.analysis.pse`); the papers' numbers
 from `plates.results.reference.load_reference` (RCID Table 1; IllusionBench+ Tables II and III).
 
 * `rcid_long`: Human-like / No-illusion / N/A (illusion items), control and trap accuracy per model x framing
@@ -14,9 +14,7 @@ from `plates.results.reference.load_reference` (RCID Table 1; IllusionBench+ Tab
   columns as: every item -> "All", illusion -> "Classical" (our illusions are the classic kinds, procedurally
   drawn), control -> "No Illusion", trap -> "Trap" (mapping ours; approximate: the paper's images are
   collected, ours drawn). The paper prints no yes-bias per model in a table we transcribe: `MISSING` says so.
-* `pse_table`: per model x framing x kind x strength, the PSE in ΔE2000 (CIEDE2000 between the two targets'
-  mean colours, CIELAB D65 2°) from a three-alternative fit (`fit_pse`) over `magnitude_table`'s aligned
-  counts; ``magnitude = -pse`` (how far the induced target must be physically darker to look equal).
+* `pse_figure`: the PSE per model x framing x kind x strength (`plates.analysis.illusions.pse_table`, ΔE2000).
   Neither paper measures a PSE (`MISSING`).
 """
 
@@ -31,25 +29,19 @@ import plotly.graph_objects as go
 from plotly.subplots import make_subplots
 
 from plates.analysis.illusions import (
+    family_rows,
     illusionbench_mc_table,
     illusionbench_tf_table,
-    magnitude_table,
     rcid_table,
 )
-from plates.analysis.pse import fit_pse
-from plates.analysis.truth import with_truth
-from plates.charts.common import PEOPLE_PREFIX, PERSON_PREFIX
+from plates.analysis.people import PEOPLE_PREFIX, PERSON_PREFIX
 from plates.validation import check_choice
 
 __all__ = [
     "MISSING",
-    "PEOPLE_PREFIX",
-    "PERSON_PREFIX",
-    "family_rows",
     "illusionbench_figure",
     "illusionbench_long",
     "pse_figure",
-    "pse_table",
     "rcid_figure",
     "rcid_long",
     "reference_rows",
@@ -76,23 +68,6 @@ IB_TASKS = {"illusionbench-tf": ("true/false", "True-or-false"), "illusionbench-
                                                                                      "Multiple-choice")}
 _GREY = "rgba(120,120,120,0.55)"
 _PEOPLE_COLOURS = ("#e67e22", "#f0a04b", "#d35400", "#f5b041", "#ba4a00")
-
-
-def family_rows(frame: pd.DataFrame, families: str | Sequence[str]) -> pd.DataFrame:
-    """The rows of ``frame`` whose ``family`` is one of ``families``, with their facts expanded
-    (`with_truth`); an empty frame (same columns) when there are none or ``frame`` has no ``family`` column."""
-    if not isinstance(frame, pd.DataFrame):
-        raise ValueError(f"family_rows needs a pandas DataFrame, got {type(frame).__name__}")
-    wanted = [families] if isinstance(families, str) else list(families)
-    if "family" not in frame.columns:
-        return frame.iloc[0:0]
-    rows = frame[frame["family"].astype(object).isin(wanted)]
-    if rows.empty:
-        return rows
-    out = with_truth(rows)
-    if "error" in out.columns:  # a failed request: left out of every share and counted
-        out["failed"] = out["error"].notna() & out["correct"].isna()
-    return out
 
 
 def reference_rows(reference: pd.DataFrame | None, source: str) -> pd.DataFrame:
@@ -242,40 +217,6 @@ def illusionbench_figure(long: pd.DataFrame, paper_models: Sequence[str] = ("Hum
     fig.update_layout(barmode="group", yaxis_title="accuracy", height=420, legend_title="model")
     fig.update_yaxes(range=[0, 1.05])
     return fig
-
-
-_CODES = {"n_induced_lighter": 1, "n_induced_darker": -1, "n_same": 0}
-
-
-def pse_table(frame: pd.DataFrame, by: Sequence[str] = ("model", "framing", "kind", "strength"),
-              confidence: float = 0.95) -> pd.DataFrame:
-    """The point of subjective equality per group (module docstring): ``by..., n, status, pse, ci_low,
-    ci_high, magnitude, band, extrapolated, message``. Aligned x: + when the target the illusion makes look
-    lighter is physically lighter (ΔE2000); responses +1 induced target named lighter, -1 darker, 0 same;
-    unparsed answers are left out (counted in ``unanswered``). Fits need two or more distinct differences."""
-    by = list(by)
-    rows = family_rows(frame, "illusion")
-    columns = [*by, "n", "unanswered", "status", "pse", "ci_low", "ci_high", "magnitude", "band",
-               "extrapolated", "message"]
-    need = {"signed_delta_e", "induced_lighter", *by}
-    if rows.empty or not need <= set(rows.columns):
-        return pd.DataFrame(columns=columns)
-    rows = rows[(rows["task"].astype(object) == "rcid-compare") & rows["signed_delta_e"].notna()]
-    if rows.empty:
-        return pd.DataFrame(columns=columns)
-    counts = magnitude_table(rows, by=by, align=True)
-    out = []
-    for key, g in counts.groupby(by, sort=True, dropna=False):
-        key = key if isinstance(key, tuple) else (key,)
-        reps = {c: g[c].to_numpy(np.int64) for c in _CODES}
-        x = np.concatenate([np.repeat(g["x"].to_numpy(float), reps[c]) for c in _CODES])
-        r = np.concatenate([np.full(int(reps[c].sum()), code) for c, code in _CODES.items()])
-        fit = fit_pse(x, r, alternatives=3, confidence=confidence)
-        out.append({**dict(zip(by, key)), "n": int(r.size), "unanswered": int(g["n_unanswered"].sum()),
-                    "status": fit.status, "pse": fit.pse, "ci_low": fit.ci_low, "ci_high": fit.ci_high,
-                    "magnitude": -fit.pse, "band": fit.band, "extrapolated": fit.extrapolated,
-                    "message": fit.message})
-    return pd.DataFrame(out, columns=columns)
 
 
 def pse_figure(table: pd.DataFrame) -> go.Figure:

@@ -25,9 +25,10 @@ import pandas as pd
 import plotly.graph_objects as go
 
 from plates.analysis import metrics
+from plates.analysis.comparison import compare
+from plates.analysis.conditions import CONDITION_COLUMNS, condition_label
 from plates.charts.common import (
     CONDITION,
-    CONDITION_COLUMNS,
     COUNT_KEYS,
     FAILURE_MODES,
     PLATE_TASKS,
@@ -38,7 +39,6 @@ from plates.charts.common import (
     accuracy_hover,
     by_source_row,
     choose,
-    condition_label,
     count_table,
     counts_from_rows,
     empty_figure,
@@ -52,7 +52,6 @@ from plates.charts.common import (
     with_condition,
     with_series,
 )
-from plates.charts.comparison import compare
 from plates.charts.delta_e import (
     chance_rate,
     delta_e_figure,
@@ -121,7 +120,7 @@ def overview_figure(
 ) -> go.Figure:
     """Heatmap of accuracy, series (rows) x prompt · condition (columns); each cell prints accuracy, n and the
     Wilson 95% interval, and the paper's value for the same model, prompt and condition where one is
-    published (``comparison``: `plates.charts.comparison.compare`; computed from ``reference`` when not
+    published (``comparison``: `plates.analysis.comparison.compare`; computed from ``reference`` when not
     given)."""
     title = "Accuracy by model and condition (Wilson 95% CI)"
     table = overview_table(frame, counts=counts) if table is None else table

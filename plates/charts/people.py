@@ -1,151 +1,20 @@
-"""People beside models: each participant's and each model's ΔE2000 threshold on the plates, and the
-papers' human numbers: pure DataFrame -> DataFrame / plotly Figure.
-
-Input: results rows (every column). Human rows have ``backend == "human"`` (written by the quiz,
-`plates.runs.quiz`: one ``model`` per anonymous participant, "participant-<id>"). The threshold is the level of
-the CIEDE2000 difference between text and background dots (``delta_e``; CIELAB D65 2°) where a chance-aware
-psychometric function is halfway between the guess rate and the ceiling (`plates.analysis.psychometric`,
-Wichmann & Hill 2001), fitted per participant / model x prompt by maximum likelihood with a profile-likelihood
-95% interval. The guess rate comes from the prompt's kind (`guess_rate`): yes/no ½; multiple choice 1 / the
-options the row showed (``options_json``; else the template's ``n_options``); open answers 1 / the size of the
-prompt's label space (`plates.stimuli.ishihara.labels.LABEL_SPACES`: cbe 100, huemanity-numeric 90,
-huemanity-alnum 3,364). A prompt over the open label space "any" has no finite label space: its guess rate is
-0, said in the ``guess_from`` column (not silently).
-
-Illusions (`pse_people_table`): each participant's and model's point of subjective equality (PSE, signed
-ΔE2000 in favour of the target the illusion makes look lighter; magnitude = −PSE) per framing x kind x inducer
-strength, from `plates.charts.illusions.pse_table` (three-alternative fit, `plates.analysis.pse`). Human
-illusion rows are the quiz's comparison trials, built as `plates staircase` builds them (task "rcid-compare",
-prompt "rcid-compare-human", ``delta_e`` the signed ΔE2000 drawn).
-
-Pooled people (``pooled``): beside each participant, one fit over every human row together, labelled
-"people (K participants)" (`pooled_label`; our wording). It treats all answers as one observer's (a fixed-effect
-pool, not a mixed model), so its interval is narrower than a between-participant spread would be.
-
-The papers publish human accuracies, never thresholds or PSEs: `human_reference` lists them (ColorBlindnessEval
-Table 2, HueManity Table 2, ColorBench Table 1, IllusionBench+ Tables II / III); `people_accuracy` puts our
-people's and models' accuracy per prompt beside the paper's human accuracy for the same prompt
-(``prompt_name``). RCID Table 1 has no human raters' rates (`plates.charts.illusions.MISSING`).
-
-Other pages (`label_people`): human rows keep their participant but are named "person: participant-…", so a
-chart that groups by ``model`` shows them as people, never as a model.
-"""
+"""People beside models, as figures: each participant's and each model's ΔE2000 threshold on the plates
+(`threshold_figure` of `plates.analysis.people.threshold_table`) and point of subjective equality on the
+illusions (`pse_people_figure` of `plates.analysis.people.pse_people_table`); `plates.analysis.people` explains
+the fits, the pooled people fit and the papers' human numbers."""
 
 from __future__ import annotations
-
-import json
 
 import numpy as np
 import pandas as pd
 import plotly.graph_objects as go
 
-from plates.analysis.metrics import wilson_intervals
-from plates.analysis.psychometric import fit_groups, prompt_guess_rate
-from plates.charts.common import with_condition
-from plates.charts.illusions import PEOPLE_PREFIX, PERSON_PREFIX, pse_table
-from plates.stimuli.ishihara.labels import LABEL_SPACES
-from plates.tasks.prompts import get_prompt
+from plates.analysis.people import PERSON_PREFIX
 
-__all__ = ["PERSON_PREFIX", "guess_of_row", "has_people", "human_reference", "label_people", "people_accuracy",
-           "pooled_label", "pse_people_figure", "pse_people_table", "threshold_figure", "threshold_table",
-           "with_pooled"]
+__all__ = ["pse_people_figure", "threshold_figure"]
 
 _PERSON, _POOLED, _MODEL = "#e67e22", "#a04000", "#1f77b4"
 _MODEL_COLOURS = (_MODEL, "#08306b", "#6baed6", "#2ca02c", "#9467bd", "#17becf")  # blues first, never orange
-
-
-def has_people(frame: pd.DataFrame) -> bool:
-    """Whether ``frame`` holds any human row (``backend == "human"``)."""
-    return "backend" in frame.columns and bool(frame["backend"].astype(object).eq("human").any())
-
-
-def _who(frame: pd.DataFrame) -> np.ndarray:
-    return np.where(frame["backend"].astype(object).eq("human"), "person", "model")
-
-
-def pooled_label(participants: int) -> str:
-    """The name of the pooled people fit: "people (K participants)" (our wording)."""
-    if isinstance(participants, bool) or not isinstance(participants, (int, np.integer)) or participants < 1:
-        raise ValueError(f"participants must be a whole number >= 1, got {participants!r}")
-    return f"{PEOPLE_PREFIX}{participants} participant{'s' if participants != 1 else ''})"
-
-
-def with_pooled(rows: pd.DataFrame, pooled: bool = True) -> pd.DataFrame:
-    """``rows`` (with a ``backend`` column) with ``who`` ("person" / "model") and ``pooled`` (False) columns,
-    plus, with ``pooled`` and when there are human rows, a copy of every human row with ``model`` =
-    `pooled_label` (K = the distinct human ``model`` values) and ``pooled`` True: grouping by model then fits
-    the people together too."""
-    if "backend" not in rows.columns or "model" not in rows.columns:
-        raise ValueError(f"with_pooled needs columns backend and model; got {', '.join(map(str, rows.columns))}")
-    rows = rows.assign(who=_who(rows), pooled=False)
-    human = rows[rows["who"] == "person"]
-    if not pooled or human.empty:
-        return rows
-    pool = human.assign(model=pooled_label(int(human["model"].astype(object).nunique())), pooled=True)
-    return pd.concat([rows, pool], ignore_index=True)
-
-
-def label_people(frame: pd.DataFrame, *, pooled: bool = True) -> pd.DataFrame:
-    """``frame`` with each human row's ``model`` named "person: participant-…" (`PERSON_PREFIX`) and, with
-    ``pooled``, the human rows once more as "people (K participants)" (`with_pooled`): for pages whose charts
-    group by ``model``. Adds ``who`` and ``pooled``. Rows of models are unchanged."""
-    if "backend" not in frame.columns or "model" not in frame.columns:
-        return frame
-    out = with_pooled(frame, pooled)
-    person = (out["who"] == "person") & ~out["pooled"].astype(bool)
-    out.loc[person, "model"] = PERSON_PREFIX + out.loc[person, "model"].astype(str)
-    return out
-
-
-def guess_of_row(prompt_name: str, options_json: object = None) -> tuple[float, str]:
-    """(γ, how it was set) for one row of a built-in prompt (module docstring)."""
-    template = get_prompt(prompt_name)
-    if template.kind == "yesno":
-        return prompt_guess_rate(template), "yes/no: 1/2"
-    if template.kind == "mc":
-        options = json.loads(options_json) if isinstance(options_json, str) and options_json else None
-        k = len(options) if options else template.n_options
-        return prompt_guess_rate(template, n_options=k), f"multiple choice: 1/{k}"
-    space = template.label_space
-    if space not in LABEL_SPACES:
-        return 0.0, f"open over label space {space!r}: no finite label space, guess 0"
-    return prompt_guess_rate(template), f"open over {space}: 1/{len(LABEL_SPACES[space])}"
-
-
-def _plate_rows(frame: pd.DataFrame) -> pd.DataFrame:
-    need = {"family", "delta_e", "correct", "prompt_name", "model", "backend"}
-    if not need <= set(frame.columns):
-        return frame.iloc[0:0]
-    return frame[frame["family"].astype(object).eq("ishihara") & frame["delta_e"].notna()]
-
-
-def threshold_table(frame: pd.DataFrame, confidence: float = 0.95, *, pooled: bool = False) -> pd.DataFrame:
-    """One chance-aware fit per participant / model x prompt x viewing condition x colour set on the plates
-    (``family == "ishihara"``): never pooled across conditions or colour sets, whose accuracy moves with
-    grayscale or size and not with ΔE2000 alone. Columns: ``who`` ("person" or "model"), ``pooled`` (True for
-    the fit over every participant's rows together, ``model`` "people (K participants)"; only with
-    ``pooled``), ``model``, ``prompt_name``, ``condition`` (`plates.charts.common.condition_label`),
-    ``colour_set``, ``guess``, ``guess_from``, ``n``, ``errors``, ``status`` (`STATUSES` of
-    `plates.analysis.psychometric`: "non-monotonic" and "at-chance" fits carry no threshold), ``threshold``,
-    ``ci_low``, ``ci_high`` (ΔE2000), ``slope``, ``lapse``, ``extrapolated``, ``x_min``, ``x_max``,
-    ``deviance_p``, ``monotone_p``, ``chance_p``, ``message``."""
-    rows = _plate_rows(frame)
-    columns = ["who", "pooled", "model", "prompt_name", "condition", "colour_set", "guess", "guess_from", "n",
-               "errors", "status", "threshold", "ci_low", "ci_high", "slope", "lapse", "extrapolated", "x_min",
-               "x_max", "deviance_p", "monotone_p", "chance_p", "message"]
-    if rows.empty:
-        return pd.DataFrame(columns=columns)
-    rows = with_condition(with_pooled(rows, pooled))
-    colour_set = rows["colour_set"] if "colour_set" in rows.columns else pd.Series("", index=rows.index)
-    rows = rows.assign(colour_set=colour_set.astype(object).fillna(""))
-    options = rows["options_json"] if "options_json" in rows.columns else pd.Series(None, index=rows.index)
-    guesses = [guess_of_row(str(p), o) for p, o in zip(rows["prompt_name"], options.astype(object))]
-    rows = rows.assign(guess=[g for g, _ in guesses], guess_from=[w for _, w in guesses])
-    # one γ per group: multiple-choice rows of one prompt may show different option counts, so ``guess_from``
-    # (which names γ) is a group key too
-    by = ["who", "pooled", "model", "prompt_name", "condition", "colour_set"]
-    table = fit_groups(rows, [*by, "guess_from"], level="delta_e", guess="guess", confidence=confidence)
-    return table[columns].sort_values(by, ascending=[False, False, True, True, True, True], ignore_index=True)
 
 
 _STATUS_TEXT = {"below-range": "below tested range", "above-range": "above tested range",
@@ -192,29 +61,6 @@ def threshold_figure(table: pd.DataFrame) -> go.Figure:
     return fig
 
 
-def pse_people_table(frame: pd.DataFrame, confidence: float = 0.95, *, pooled: bool = True) -> pd.DataFrame:
-    """The point of subjective equality per participant / model x framing x kind x strength (module
-    docstring; `family_charts.pse_table` over the illusion comparison rows): ``who``, ``pooled`` (the fit over
-    every human row together, ``model`` "people (K participants)", only with ``pooled``), ``model``,
-    ``framing``, ``kind``, ``strength``, ``n``, ``unanswered``, ``status``, ``pse``, ``ci_low``, ``ci_high``
-    (signed ΔE2000), ``magnitude`` (−PSE), ``band``, ``extrapolated``, ``message``; people first."""
-    by = ["who", "pooled", "model", "framing", "kind", "strength"]
-    columns = [*by, "n", "unanswered", "status", "pse", "ci_low", "ci_high", "magnitude", "band", "extrapolated",
-               "message"]
-    need = {"family", "backend", "model"}
-    if not need <= set(frame.columns):
-        return pd.DataFrame(columns=columns)
-    rows = frame[frame["family"].astype(object).eq("illusion")]
-    if rows.empty:
-        return pd.DataFrame(columns=columns)
-    rows = with_pooled(rows, pooled)
-    table = pse_table(rows, by=by, confidence=confidence)
-    if table.empty:
-        return pd.DataFrame(columns=columns)
-    return table[columns].sort_values(["who", "pooled", "model", "framing", "kind", "strength"],
-                                      ascending=[False, False, True, True, True, True], ignore_index=True)
-
-
 def _kind_label(kind: object, strength: object) -> str:
     return f"{kind} · s={float(strength):g}" if pd.notna(strength) else str(kind)
 
@@ -256,41 +102,3 @@ def pse_people_figure(table: pd.DataFrame) -> go.Figure:
     return fig
 
 
-def people_accuracy(frame: pd.DataFrame, reference: pd.DataFrame | None = None, *,
-                    pooled: bool = False) -> pd.DataFrame:
-    """Accuracy (Wilson 95%) per who x model x prompt over every family, beside the paper's human accuracy for
-    the same ``prompt_name`` where a reference table has one (``paper_human``, ``paper_source``); with
-    ``pooled`` also every participant's answers together ("people (K participants)", ``pooled`` True). Rows
-    without an answer key (``expected`` empty: an RCID comparison whose human answer is undetermined, as on
-    most trials of an illusion staircase, which measure a PSE instead) are left out: they have no accuracy."""
-    need = {"backend", "model", "prompt_name", "correct"}
-    columns = ["who", "pooled", "model", "prompt_name", "n", "accuracy", "ci_low", "ci_high", "paper_human",
-               "paper_source"]
-    if not need <= set(frame.columns) or frame.empty:
-        return pd.DataFrame(columns=columns)
-    rows = frame[frame["correct"].notna()]
-    if "expected" in rows.columns:
-        rows = rows[rows["expected"].astype(object).fillna("").astype(str) != ""]
-    rows = with_pooled(rows, pooled)
-    rows = rows.assign(right=rows["correct"].astype(bool).astype(np.int64))
-    g = rows.groupby(["who", "pooled", "model", "prompt_name"], sort=True, observed=True)["right"].agg(
-        ["size", "sum"])
-    g = g.reset_index().rename(columns={"size": "n", "sum": "k"})
-    low, high = wilson_intervals(g["k"].to_numpy(np.int64), g["n"].to_numpy(np.int64), 0.95)
-    g = g.assign(accuracy=g["k"] / g["n"], ci_low=low, ci_high=high)
-    ref = human_reference(reference)
-    ref = ref[ref["prompt_name"].notna() & (ref["metric"] == "accuracy")]
-    ref = ref.groupby("prompt_name", sort=True).agg(paper_human=("value", "mean"),
-                                                     paper_source=("source", "first")).reset_index()
-    return g.merge(ref, on="prompt_name", how="left")[columns].sort_values(
-        ["who", "pooled", "model", "prompt_name"], ascending=[False, False, True, True], ignore_index=True)
-
-
-def human_reference(reference: pd.DataFrame | None) -> pd.DataFrame:
-    """The papers' human rows (``model == "Human"``): ``source, task, condition, prompt_name, metric, value,
-    printed, n, note`` (empty when the reference tables are hidden or lack them)."""
-    columns = ["source", "task", "condition", "prompt_name", "metric", "value", "printed", "n", "note"]
-    if reference is None or "model" not in reference.columns:
-        return pd.DataFrame(columns=columns)
-    rows = reference[reference["model"].astype(str).str.fullmatch("Human")]
-    return rows[[c for c in columns if c in rows.columns]].reset_index(drop=True)

@@ -2,7 +2,7 @@
 DataFrame -> DataFrame / plotly Figure.
 
 Input: results rows of any family (every column); the scene rows (``family`` "scene" or "scene-recolour")
-are kept and their facts expanded (`plates.charts.illusions.family_rows`). Numbers come from
+are kept and their facts expanded (`plates.analysis.illusions.family_rows`). Numbers come from
 `plates.analysis.colorbench` (Liang et al., ColorBench §2.3, §3.2, App. J); the papers' numbers from the
 reference tables: Table 1 (per-task accuracy, "P & R Overall", "Robustness: Color Robustness"), Table 4 (the
 change with chain of thought, percentage points stored as fractions) and Table 9 (standard vs grayscale
@@ -30,7 +30,8 @@ import pandas as pd
 import plotly.graph_objects as go
 
 from plates.analysis import colorbench as cb
-from plates.charts.illusions import family_rows, reference_rows
+from plates.analysis.illusions import family_rows
+from plates.charts.illusions import reference_rows
 
 __all__ = [
     "PAPER_TASKS",

@@ -14,6 +14,7 @@ from dataclasses import dataclass, field
 import pandas as pd
 import plotly.graph_objects as go
 
+from plates.analysis import comparison as matching
 from plates.analysis import metrics
 from plates.charts import comparison, published
 from plates.charts import ishihara as charts
@@ -99,14 +100,14 @@ def overview(view: View) -> Page:
     """Series x prompt · condition heatmap (the papers' values in the cells they match), its numbers, and a
     note per repeated item set."""
     table = charts.overview_table(counts=view.cube)
-    matched = comparison.compare(table, view.reference)
+    matched = matching.compare(table, view.reference)
     _, notes = repeated(view)
     return Page(charts.overview_figure(table=table, comparison=matched), table, notes)
 
 
 def compare(view: View) -> Page:
     """Our cells beside the papers' cells (same model, prompt, condition): difference and inside-or-not."""
-    table = comparison.compare(charts.overview_table(counts=view.cube), view.reference)
+    table = matching.compare(charts.overview_table(counts=view.cube), view.reference)
     return Page(comparison.comparison_figure(table), table)
 
 

@@ -32,7 +32,7 @@ from huggingface_hub import HfApi, try_to_load_from_cache
 from huggingface_hub.utils import GatedRepoError, RepositoryNotFoundError
 from PIL import Image
 
-from plates.charts.common import CONDITION_COLUMNS
+from plates.analysis.conditions import CONDITION_COLUMNS
 from plates.charts.ishihara import delta_e_figure
 from plates.colour import delta_e2000
 from plates.conditions import Condition, apply_condition

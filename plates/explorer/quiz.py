@@ -10,9 +10,9 @@ from consent to result, and the models' estimates on the same stimuli beside the
 * Other models (`ModelBoard`): results rows a Space's operator stored in the folder named by
   ``PLATES_QUIZ_MODELS`` (e.g. from ``plates staircase examples/staircase-illusion.toml`` against an API
   model, or a ``plates run``): per model, the plate threshold by the chance-aware fit over its rows on the
-  quiz's colour set and prompt (`plates.charts.people.threshold_table`), and the illusion magnitude by
+  quiz's colour set and prompt (`plates.analysis.people.threshold_table`), and the illusion magnitude by
   the PSE fit over its RCID comparison rows of the quiz's illusion kind and strength
-  (`plates.charts.illusions.pse_table`). Human rows there are left out.
+  (`plates.analysis.illusions.pse_table`). Human rows there are left out.
 
 The illusion is reported as its **magnitude** (ΔE2000): how much darker, physically, the target the illusion
 makes look lighter had to be for the two to look equal (−PSE in the frame aligned with that target, as
@@ -38,9 +38,9 @@ import pandas as pd
 
 from plates.admission import Admission
 from plates.analysis.adaptive import AdaptiveEstimate
-from plates.charts.common import condition_label
-from plates.charts.illusions import pse_table
-from plates.charts.people import threshold_table
+from plates.analysis.conditions import condition_label
+from plates.analysis.illusions import pse_table
+from plates.analysis.people import threshold_table
 from plates.results import load_results
 from plates.runs.experiment import ModelSpec
 from plates.runs.quiz import CONSENT, QuizLimits, QuizSession
@@ -189,7 +189,7 @@ class ModelBoard:
             return self._frame
 
     def plate_thresholds(self, stair: Staircase) -> list[ModelEstimate]:
-        """Per model, the chance-aware threshold (`plates.charts.people.threshold_table`: one fit per
+        """Per model, the chance-aware threshold (`plates.analysis.people.threshold_table`: one fit per
         condition and colour set) over its rows on ``stair``'s colour set, prompt and viewing condition (the
         prompt's variant at the quiz's size, no other change): a model's answers in grayscale or at another
         size are not the quiz's stimuli. Fits without a located threshold are left out."""

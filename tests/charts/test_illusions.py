@@ -11,6 +11,8 @@ import numpy as np
 import pandas as pd
 import pytest
 
+from plates.analysis import illusions as ia
+from plates.analysis import people as pa
 from plates.charts import illusions as fc
 from plates.charts import people as pc
 from plates.charts import scenes as sc
@@ -105,7 +107,7 @@ def _pixel_observer(rows: pd.DataFrame, magnitude: float) -> pd.DataFrame:
 
 def test_pse_of_a_scripted_observer_is_its_magnitude(frame):
     rows = frame[(frame["dataset"] == "illusion-magnitude")]
-    table = fc.pse_table(_pixel_observer(rows, 3.0))
+    table = ia.pse_table(_pixel_observer(rows, 3.0))
     assert len(table) == 2 * 2  # two models x two strengths of one kind, pixel framing
     for _, fit in table.iterrows():
         assert fit["status"] == "fit" and fit["n"] == 42
@@ -114,7 +116,7 @@ def test_pse_of_a_scripted_observer_is_its_magnitude(frame):
     fig = fc.pse_figure(table)
     assert len(fig.data) == 2 and all(len(t.x) == 2 for t in fig.data)
     # the random scripted model: one fit per model x framing x kind x strength, whatever its status
-    assert set(fc.pse_table(frame)["status"]) <= {"fit", "below-range", "above-range", "too-few"}
+    assert set(ia.pse_table(frame)["status"]) <= {"fit", "below-range", "above-range", "too-few"}
 
 
 def test_scene_tables_recounted(frame, reference):
@@ -168,7 +170,7 @@ def test_grayscale_effect_and_difficulty(frame, reference):
 
 
 def test_people_thresholds_beside_models(frame, reference):
-    table = pc.threshold_table(frame)
+    table = pa.threshold_table(frame)
     people = table[table["who"] == "person"].sort_values("threshold")
     assert len(people) == 2 and set(people["prompt_name"]) == {"huemanity-numeric"}
     # the simulated people answer right above 6 and 10 dE2000 (tests/support/family_rows.py)
@@ -177,20 +179,20 @@ def test_people_thresholds_beside_models(frame, reference):
     models = table[table["who"] == "model"]
     assert set(models["model"]) == {"model-a", "model-b"} and (models["guess"] == 1 / 100).all()
     assert {t.name for t in pc.threshold_figure(table).data} == {"people", "models"}
-    acc = pc.people_accuracy(frame, reference)
+    acc = pa.people_accuracy(frame, reference)
     humans = acc[acc["who"] == "person"]
     assert humans["paper_human"].tolist() == pytest.approx([0.9937, 0.9937])
-    assert len(pc.human_reference(reference)) >= 20
-    assert pc.guess_of_row("plain-open")[0] == 0.0 and "no finite" in pc.guess_of_row("plain-open")[1]
+    assert len(pa.human_reference(reference)) >= 20
+    assert pa.guess_of_row("plain-open")[0] == 0.0 and "no finite" in pa.guess_of_row("plain-open")[1]
 
 
 def test_no_rows_of_a_family_give_empty_tables(frame):
     plates_only = frame[frame["family"] == "ishihara"]
-    assert fc.family_rows(plates_only, "illusion").empty
+    assert ia.family_rows(plates_only, "illusion").empty
     assert (fc.rcid_long(plates_only)["source"] != "ours").all()
-    assert fc.pse_table(plates_only).empty and fc.illusionbench_long(plates_only).empty
+    assert ia.pse_table(plates_only).empty and fc.illusionbench_long(plates_only).empty
     assert sc.task_long(plates_only).empty and sc.difficulty_params(plates_only) == []
-    assert not pc.has_people(frame[frame["backend"] != "human"])
+    assert not pa.has_people(frame[frame["backend"] != "human"])
     with pytest.raises(ValueError, match="allowed: .*Human-like"):
         fc.rcid_figure(fc.rcid_long(frame), "deception")
 
@@ -210,6 +212,6 @@ def test_rows_read_through_duckdb_give_the_same_tables(frame, folder):
     assert ours == expected
     only_a = query_rows(results, Where({"model": ["model-a"]}), ["illusion"])
     assert set(only_a["model"]) == {"model-a"} and set(only_a["family"]) == {"illusion"}
-    assert len(fc.pse_table(only_a)) > 0
+    assert len(ia.pse_table(only_a)) > 0
     with pytest.raises(ValueError, match="allowed: a non-empty list"):
         query_rows(results, Where(), "illusion")

@@ -9,10 +9,11 @@ import pandas as pd
 import pytest
 
 from plates.analysis import metrics
+from plates.analysis.comparison import compare, model_key, paper_condition
 from plates.analysis.psychometric import fit_psychometric
 from plates.charts import delta_e as delta_e_chart
 from plates.charts import ishihara as charts
-from plates.charts.comparison import compare, comparison_figure, model_key, paper_condition
+from plates.charts.comparison import comparison_figure
 from plates.charts.delta_e import chance_rate
 from tests.support.dashboard_rows import concat, outcomes, rows
 

@@ -21,6 +21,8 @@ import pandas as pd
 import pytest
 from streamlit.testing.v1 import AppTest
 
+from plates.analysis import illusions as ia
+from plates.analysis import people as pa
 from plates.analysis.pse import fit_pse
 from plates.analysis.psychometric import fit_psychometric
 from plates.charts import illusions as fc
@@ -123,8 +125,8 @@ def _illusions(frame, models=None):
 
 
 def test_pse_people_table_fits_each_participant_the_pool_and_the_models(frame):
-    table = pc.pse_people_table(frame)
-    assert list(table["model"]) == [pc.pooled_label(2), P1, P2, "model-a"]  # pooled people, people, models
+    table = pa.pse_people_table(frame)
+    assert list(table["model"]) == [pa.pooled_label(2), P1, P2, "model-a"]  # pooled people, people, models
     assert list(table["who"]) == ["person", "person", "person", "model"]
     assert list(table["pooled"]) == [True, False, False, False]
     assert set(table["framing"]) == {"human"} and set(table["kind"]) == {"simultaneous-contrast"}
@@ -134,19 +136,19 @@ def test_pse_people_table_fits_each_participant_the_pool_and_the_models(frame):
     for model in (P1, P2, "model-a"):
         assert got[model] == pytest.approx(_expected_pse(_illusions(frame, [model])), abs=1e-6)
         assert got[model] == pytest.approx(OBSERVERS[model][1], abs=1.5)  # the scripted PSE, recovered
-    assert got[pc.pooled_label(2)] == pytest.approx(_expected_pse(_illusions(frame, [P1, P2])), abs=1e-6)
+    assert got[pa.pooled_label(2)] == pytest.approx(_expected_pse(_illusions(frame, [P1, P2])), abs=1e-6)
     assert table["magnitude"].to_numpy() == pytest.approx(-table["pse"].to_numpy())
     assert (table["ci_low"] <= table["pse"]).all() and (table["pse"] <= table["ci_high"]).all()
-    alone = pc.pse_people_table(frame, pooled=False)
+    alone = pa.pse_people_table(frame, pooled=False)
     assert list(alone["model"]) == [P1, P2, "model-a"]
 
 
 def test_pse_people_figure_marks_people_apart_from_models(frame):
-    fig = pc.pse_people_figure(pc.pse_people_table(frame))
+    fig = pc.pse_people_figure(pa.pse_people_table(frame))
     by_name = {t.name: t for t in fig.data}
-    assert set(by_name) == {f"{pc.pooled_label(2)} (human framing)", f"person: {P1} (human framing)",
+    assert set(by_name) == {f"{pa.pooled_label(2)} (human framing)", f"person: {P1} (human framing)",
                             f"person: {P2} (human framing)", "model-a (human framing)"}
-    pooled, person, model = (by_name[f"{pc.pooled_label(2)} (human framing)"],
+    pooled, person, model = (by_name[f"{pa.pooled_label(2)} (human framing)"],
                              by_name[f"person: {P1} (human framing)"], by_name["model-a (human framing)"])
     assert pooled.marker.symbol == "diamond" and person.marker.symbol == "star"
     assert {pooled.legendgroup, person.legendgroup, model.legendgroup} == {"person", "model"}
@@ -158,59 +160,59 @@ def test_pse_people_figure_marks_people_apart_from_models(frame):
 
 def test_thresholds_with_the_pooled_people(frame):
     plates = frame[frame["family"] == "ishihara"]
-    table = pc.threshold_table(frame, pooled=True)
-    assert list(table["model"]) == [pc.pooled_label(2), P1, P2, "model-a"]
+    table = pa.threshold_table(frame, pooled=True)
+    assert list(table["model"]) == [pa.pooled_label(2), P1, P2, "model-a"]
     assert list(table["pooled"]) == [True, False, False, False]
     got = dict(zip(table["model"], table["threshold"]))
     for model in (P1, P2, "model-a"):
         assert got[model] == pytest.approx(_expected_threshold(plates[plates["model"] == model]), abs=1e-6)
     pooled = _expected_threshold(plates[plates["model"].isin([P1, P2])])
-    assert got[pc.pooled_label(2)] == pytest.approx(pooled, abs=1e-6)
-    assert got[P1] < got[pc.pooled_label(2)] < got[P2]
+    assert got[pa.pooled_label(2)] == pytest.approx(pooled, abs=1e-6)
+    assert got[P1] < got[pa.pooled_label(2)] < got[P2]
     # the default stays per participant, and the figure keeps two traces, the pool a diamond among the people
-    assert pc.pooled_label(2) not in set(pc.threshold_table(frame)["model"])
+    assert pa.pooled_label(2) not in set(pa.threshold_table(frame)["model"])
     people = next(t for t in pc.threshold_figure(table).data if t.name == "people")
     assert people.marker.symbol[0] == "diamond" and list(people.marker.symbol[1:]) == ["circle", "circle"]
 
 
 def test_accuracy_of_people_pooled_beside_the_papers_people(frame):
-    acc = pc.people_accuracy(frame, load_reference(), pooled=True)
+    acc = pa.people_accuracy(frame, load_reference(), pooled=True)
     plates = frame[(frame["family"] == "ishihara") & frame["backend"].eq("human")]
     pooled = acc[acc["pooled"] & (acc["prompt_name"] == "huemanity-numeric")].iloc[0]
-    assert pooled["model"] == pc.pooled_label(2) and pooled["who"] == "person" and pooled["n"] == len(plates)
+    assert pooled["model"] == pa.pooled_label(2) and pooled["who"] == "person" and pooled["n"] == len(plates)
     assert pooled["accuracy"] == pytest.approx(plates["correct"].astype(bool).mean())
     assert pooled["paper_human"] == pytest.approx(0.9937)  # HueManity Table 2, human accuracy (numeric)
     assert pooled["paper_source"].startswith("HueManity")
-    assert not pc.people_accuracy(frame, load_reference())["pooled"].any()
+    assert not pa.people_accuracy(frame, load_reference())["pooled"].any()
 
 
 def test_labels_and_pooling_helpers(frame):
-    labelled = pc.label_people(frame)
-    assert set(labelled["model"]) == {f"person: {P1}", f"person: {P2}", pc.pooled_label(2), "model-a"}
+    labelled = pa.label_people(frame)
+    assert set(labelled["model"]) == {f"person: {P1}", f"person: {P2}", pa.pooled_label(2), "model-a"}
     assert len(labelled) == len(frame) + int((frame["backend"] == "human").sum())
     assert (labelled.loc[labelled["model"] == "model-a", "who"] == "model").all()
-    plain = pc.label_people(frame, pooled=False)
+    plain = pa.label_people(frame, pooled=False)
     assert len(plain) == len(frame) and not plain["pooled"].any()
     models_only = frame[frame["backend"] != "human"]
-    assert len(pc.with_pooled(models_only)) == len(models_only)
-    assert pc.pooled_label(1) == "people (1 participant)"
+    assert len(pa.with_pooled(models_only)) == len(models_only)
+    assert pa.pooled_label(1) == "people (1 participant)"
     for bad in (0, -2, 1.5, True):
         with pytest.raises(ValueError, match="participants must be"):
-            pc.pooled_label(bad)
+            pa.pooled_label(bad)
     with pytest.raises(ValueError, match="backend and model"):
-        pc.with_pooled(frame.drop(columns=["backend"]))
-    assert pc.pse_people_table(frame[frame["family"] == "ishihara"]).empty
+        pa.with_pooled(frame.drop(columns=["backend"]))
+    assert pa.pse_people_table(frame[frame["family"] == "ishihara"]).empty
 
 
 def test_people_in_the_illusion_charts_are_named_and_coloured_as_people(frame):
-    rows = pc.label_people(fc.family_rows(frame, "illusion"))
+    rows = pa.label_people(ia.family_rows(frame, "illusion"))
     rcid = fc.rcid_long(rows)
-    assert {f"person: {P1}", pc.pooled_label(2), "model-a"} <= set(rcid["model"])
+    assert {f"person: {P1}", pa.pooled_label(2), "model-a"} <= set(rcid["model"])
     fig = fc.rcid_figure(rcid, "trap accuracy")
     colours = {t.name: t.marker.color for t in fig.data}
-    assert colours[pc.pooled_label(2)] == "#a04000" and colours[f"person: {P1}"] == "#e67e22"
+    assert colours[pa.pooled_label(2)] == "#a04000" and colours[f"person: {P1}"] == "#e67e22"
     assert colours["model-a"] not in {"#a04000", "#e67e22", "#FFA15A"}
-    pse = fc.pse_table(rows)
+    pse = ia.pse_table(rows)
     assert dict(zip(pse["model"], pse["pse"]))[f"person: {P2}"] == pytest.approx(
         _expected_pse(_illusions(frame, [P2])), abs=1e-6)
 
@@ -227,18 +229,18 @@ def test_people_page_shows_thresholds_and_pses_of_people_and_models(monkeypatch,
     assert [h.value for h in at.header][:2] == ["Thresholds (ΔE2000)",
                                                 "Illusions: point of subjective equality (ΔE2000)"]
     pse = _table(at, "pse")
-    assert list(pse["model"]) == [pc.pooled_label(2), P1, P2, "model-a"]
+    assert list(pse["model"]) == [pa.pooled_label(2), P1, P2, "model-a"]
     got = dict(zip(pse["model"], pse["pse"]))
     assert got[P1] == pytest.approx(_expected_pse(_illusions(frame, [P1])), abs=1e-6)
-    assert got[pc.pooled_label(2)] == pytest.approx(_expected_pse(_illusions(frame, [P1, P2])), abs=1e-6)
+    assert got[pa.pooled_label(2)] == pytest.approx(_expected_pse(_illusions(frame, [P1, P2])), abs=1e-6)
     thresholds = _table(at, "threshold")
     plates = frame[frame["family"] == "ishihara"]
-    assert dict(zip(thresholds["model"], thresholds["threshold"]))[pc.pooled_label(2)] == pytest.approx(
+    assert dict(zip(thresholds["model"], thresholds["threshold"]))[pa.pooled_label(2)] == pytest.approx(
         _expected_threshold(plates[plates["model"].isin([P1, P2])]), abs=1e-6)
     chart = at.get("plotly_chart")[1].proto.spec
-    assert f"person: {P1}" in chart and pc.pooled_label(2) in chart
+    assert f"person: {P1}" in chart and pa.pooled_label(2) in chart
     accuracy = _table(at, "paper_human")
-    beside = accuracy[(accuracy["model"] == pc.pooled_label(2)) & (accuracy["prompt_name"] == "huemanity-numeric")]
+    beside = accuracy[(accuracy["model"] == pa.pooled_label(2)) & (accuracy["prompt_name"] == "huemanity-numeric")]
     assert beside["paper_human"].tolist() == pytest.approx([0.9937])
 
 
@@ -246,7 +248,7 @@ def test_illusions_page_names_people_as_people(monkeypatch, folder, frame):
     at = open_page(monkeypatch, folder, "illusions")
     assert any("person: participant-" in c.value for c in at.caption)
     pse = _table(at, "magnitude")
-    assert {f"person: {P1}", f"person: {P2}", pc.pooled_label(2), "model-a"} == set(pse["model"])
+    assert {f"person: {P1}", f"person: {P2}", pa.pooled_label(2), "model-a"} == set(pse["model"])
     assert P1 not in set(pse["model"])  # never shown as if it were a model
 
 
@@ -284,7 +286,7 @@ def test_thresholds_are_one_fit_per_condition_and_colour_set_never_pooled():
                   "delta_e": x, "correct": bool(c), "grayscale": grayscale, "size": 300, "variant": "standard",
                   "colour_set": colour_set} for x, c in zip(levels, right)]
     frame = pd.DataFrame(rows)
-    table = pc.threshold_table(frame)
+    table = pa.threshold_table(frame)
     assert len(table) == 4 and set(table["condition"]) == {"original @300px", "gray @300px"}
     by = {(r.model, r.condition, r.colour_set): r for r in table.itertuples()}
     colour = by[("reader", "original @300px", "huemanity-01")]

@@ -63,7 +63,7 @@ def test_the_overview_names_the_person_too(folder):
 
 
 def test_accuracy_beside_the_papers_leaves_out_answers_without_a_key(folder):
-    from plates.charts.people import people_accuracy
+    from plates.analysis.people import people_accuracy
     from plates.results import load_results
 
     frame = load_results(folder).frame

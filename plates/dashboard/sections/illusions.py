@@ -1,11 +1,12 @@
 """Illusions: RCID's Human-like / No-illusion / N/A, IllusionBench+ accuracy and yes-bias, and the
-point of subjective equality in ΔE2000, beside the papers' numbers. Numbers: `plates.charts.illusions`."""
+point of subjective equality in ΔE2000, beside the papers' numbers. Numbers: `plates.analysis.illusions`, figures: `plates.charts.illusions`."""
 
 import pandas as pd
 import streamlit as st
 
+from plates.analysis import illusions as ia
+from plates.analysis import people as pa
 from plates.charts import illusions as fc
-from plates.charts import people as pc
 from plates.dashboard import common
 from plates.dashboard.queries import query_rows as fc_query
 from plates.stimuli.illusions.kinds import UNVALIDATED_KINDS, UNVALIDATED_NOTE
@@ -26,7 +27,7 @@ st.caption(
     "(App. A2): accuracy and the yes-bias FP/(FP+FN). The PSE: the physical difference (ΔE2000) at which "
     "the two targets look equal to the model."
 )
-rows = fc.family_rows(family_rows(view.opened.key, view.filters, view), "illusion")
+rows = ia.family_rows(family_rows(view.opened.key, view.filters, view), "illusion")
 if rows.empty:
     st.info("No illusion rows in the loaded results (family “illusion”): run an illusion preset, e.g. "
             "`plates run --dataset rcid-contrast --prompt rcid-compare-pixel ...`.")
@@ -34,10 +35,10 @@ if rows.empty:
 st.warning(f"Not in the papers' tables: {fc.MISSING}", icon=":material/info:")
 if "kind" in rows.columns and rows["kind"].astype(object).isin(UNVALIDATED_KINDS).any():
     st.warning(UNVALIDATED_NOTE, icon=":material/warning:")
-if pc.has_people(rows):
+if pa.has_people(rows):
     st.caption("Human answers (backend “human”, from the explorer's quiz) are shown as “person: participant-…” "
                "in orange, and all of them together as “people (K participants)”; more on the People page.")
-rows = pc.label_people(rows)
+rows = pa.label_people(rows)
 
 st.header("RCID: Human-like, No-illusion, N/A")
 metric = st.selectbox("Metric", list(fc.RCID_METRICS.values()), key="illusions_metric")
@@ -65,7 +66,7 @@ else:
             "results/runs/MODEL-illusions`.")
 
 st.header("Point of subjective equality (ΔE2000)")
-pse = fc.pse_table(rows)
+pse = ia.pse_table(rows)
 if len(pse):
     st.plotly_chart(fc.pse_figure(pse), key="chart-pse")
     st.caption("x: the physical difference in favour of the target the illusion makes look lighter; a PSE "

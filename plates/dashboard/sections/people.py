@@ -1,10 +1,11 @@
 """People beside models: each participant's and each model's ΔE2000 threshold on the plates and point
 of subjective equality on the illusions (each with a pooled "people (K participants)" fit), their accuracy per
-prompt, and the papers' human numbers. Numbers: `plates.charts.people`."""
+prompt, and the papers' human numbers. Numbers: `plates.analysis.people`, figures: `plates.charts.people`."""
 
 import pandas as pd
 import streamlit as st
 
+from plates.analysis import people as pa
 from plates.charts import people as pc
 from plates.dashboard import common
 from plates.dashboard.queries import has_rows
@@ -38,7 +39,7 @@ if not has_rows(view.opened.results, view.where, "backend", "human", FAMILIES):
 full = family_rows(view.opened.key, view.filters, view)
 
 st.header("Thresholds (ΔE2000)")
-table = pc.threshold_table(full, pooled=True)
+table = pa.threshold_table(full, pooled=True)
 if len(table):
     st.plotly_chart(pc.threshold_figure(table), key="chart-people")
     st.caption("Orange: people (the diamond: one fit over every participant's answers together, “people (K "
@@ -48,7 +49,7 @@ else:
     st.info("No plate rows with a ΔE2000 level to fit.")
 
 st.header("Illusions: point of subjective equality (ΔE2000)")
-pse = pc.pse_people_table(full)
+pse = pa.pse_people_table(full)
 if (pse["who"] == "person").any():
     st.plotly_chart(pc.pse_people_figure(pse), key="chart-people-pse")
     st.caption("x: the physical difference (signed ΔE2000) in favour of the target the illusion makes look "
@@ -61,10 +62,10 @@ else:
             "participant's point of subjective equality here.")
 
 st.header("Accuracy beside the papers' people")
-st.dataframe(pc.people_accuracy(full, view.reference, pooled=True), hide_index=True,
+st.dataframe(pa.people_accuracy(full, view.reference, pooled=True), hide_index=True,
              key="table-people-accuracy")
 st.subheader("The papers' human numbers")
-human = pc.human_reference(view.reference)
+human = pa.human_reference(view.reference)
 if human.empty:
     st.info("The papers' tables are hidden (sidebar) or hold no human rows.")
 else:

@@ -1,0 +1,158 @@
+"""Our cells beside the papers' cells for the same model, prompt and condition: numbers only (the figure is
+`plates.charts.comparison.comparison_figure`).
+
+`compare(table, reference)` takes the overview's cells (series, prompt, condition: accuracy, n, Wilson 95%
+interval; the plate overview's table) and the papers' published accuracies
+(`plates.results.reference.load_reference`) and returns one row per match, with the difference (ours −
+paper) and whether the paper's value lies inside our interval. A match needs:
+
+* the same model, by `model_key` (case, punctuation, a provider prefix "org/" and a date suffix ignored;
+  tokens in any order; the API ids of HueManity Table 6 mapped to its row names by `MODEL_IDS`);
+* the same prompt (the reference's ``prompt_name``) and the published task our plates are an instance of
+  (`TASKS`: ColorBench's Color Blindness task for its multiple-choice prompts);
+* the paper's condition for ours (`paper_condition`): original -> "standard", clear, mask, gray ->
+  "grayscale", text-only, a chain-of-thought prompt -> "cot"; hue shifts and CVD views have no published
+  counterpart;
+* the paper's image side where it states one, and its shots (none stated: zero-shot);
+* the paper's own font (a font study, ColorBlindnessEval Table 5's DejaVu Sans, is not our plates).
+"""
+
+from __future__ import annotations
+
+import re
+
+import pandas as pd
+
+from plates.analysis.conditions import CONDITION, SERIES
+
+__all__ = ["COLUMNS", "MODEL_IDS", "PAPER_FONTS", "TASKS", "compare", "model_key", "paper_condition"]
+
+#: Per prompt: the published tasks (the reference's ``task``) that ask what our plates ask.
+TASKS: dict[str, tuple[str, ...]] = {
+    "cbe-open": ("Open",),
+    "cbe-open-clear": ("Open-clear",),
+    "cbe-yn-correct": ("Y*/N",),
+    "cbe-yn-incorrect": ("Y/N*",),
+    "huemanity-numeric": ("numeric",),
+    "huemanity-alnum": ("alphanumeric",),
+    "colorbench-mc": ("Reasoning: Color Blindness",),
+    "colorbench-mc-cot": ("Reasoning: Color Blindness",),
+}
+#: Each paper's own font for the plates its main tables report (rows naming another font are a font study).
+PAPER_FONTS = {"ColorBlindnessEval": ("Arial",), "HueManity": ("DejaVu Sans Bold Oblique",)}
+#: HueManity Table 6's model versions (API ids) -> the row names its tables print.
+MODEL_IDS: dict[str, str] = {
+    "gpt-4.1-mini-2025-04-14": "GPT-4.1 mini",
+    "gpt-4.1-2025-04-14": "GPT-4.1",
+    "claude-3-7-sonnet-20250219": "Claude 3.7 Sonnet",
+    "llava:7b": "LLaVA-v1.6-7B",
+    "llava:13b": "LLaVA-v1.6-13B",
+    "llava:34b": "LLaVA-v1.6-34B",
+    "mistral-small-3.1-24b-instruct": "Mistral-small3.1-24b",
+    "qwen/qwen-vl-max": "Qwen VL Max",
+    "pixtral-large-2411": "Pixtral",
+    "gemini-2.0-flash": "Gemini-2-flash",
+}
+COLUMNS = [
+    SERIES,
+    "prompt_name",
+    CONDITION,
+    "n",
+    "accuracy",
+    "ci_low",
+    "ci_high",
+    "source",
+    "paper_model",
+    "paper_task",
+    "paper_condition",
+    "paper_value",
+    "paper_printed",
+    "paper_n",
+    "difference",
+    "inside",
+]
+_DATE = re.compile(r"[-_:@]?(20\d\d)-?(0[1-9]|1[0-2])-?([0-3]\d)$")
+
+
+def model_key(name: str) -> tuple[str, ...]:
+    """A model name reduced for matching: ``"gpt-4.1-2025-04-14"`` and ``"GPT-4.1"`` both give
+    ``("1", "4", "gpt")``; ``"Qwen/Qwen2-VL-7B-Instruct"`` and ``"Qwen2-VL-Instruct-7B"`` agree."""
+    name = MODEL_IDS.get(str(name), str(name))
+    name = str(name).split("/")[-1].lower().removesuffix("-latest")
+    name = _DATE.sub("", name)
+    tokens = re.findall(r"[a-z]+|\d+", name)
+    return tuple(sorted(tokens))
+
+
+def paper_condition(condition: str, prompt: str) -> str | None:
+    """The reference's condition for one of our condition labels (size left out), or None when the papers
+    publish nothing under it (hue shifts, CVD views, several at once)."""
+    base = condition.split(" @")[0]
+    if prompt.endswith("-cot"):
+        return "cot" if base == "original" else None
+    return {
+        "original": "standard",
+        "clear": "clear",
+        "mask": "mask",
+        "gray": "grayscale",
+        "clear · gray": None,
+        "text-only": "text-only",
+    }.get(base)
+
+
+def _size(condition: str) -> int | None:
+    match = re.search(r"@(\d+)px$", condition)
+    return int(match.group(1)) if match else None
+
+
+def compare(table: pd.DataFrame, reference: pd.DataFrame | None, *, shots: int = 0) -> pd.DataFrame:
+    """One row per (our cell, matching published accuracy): `COLUMNS`. ``table``: overview cells with
+    ``series``, ``prompt_name``, ``condition``, ``n``, ``accuracy``, ``ci_low``, ``ci_high`` (and ``model``
+    when the series is "model · run"; else the series is the model). ``shots``: the cells' shots."""
+    if reference is None or reference.empty or table.empty:
+        return pd.DataFrame(columns=COLUMNS)
+    ref = reference[
+        (reference["metric"] == "accuracy") & reference["value"].notna() & reference["prompt_name"].notna()
+    ]
+    ref = ref.assign(key=[model_key(m) for m in ref["model"]])
+    rows = []
+    for cell in table[table["n"] > 0].to_dict("records"):
+        prompt, condition = str(cell["prompt_name"]), str(cell[CONDITION])
+        wanted = paper_condition(condition, prompt)
+        if wanted is None or prompt not in TASKS:
+            continue
+        model = cell.get("model") or str(cell[SERIES]).split(" · ")[0]
+        size = _size(condition)
+        hits = ref[
+            (ref["prompt_name"] == prompt)
+            & (ref["condition"] == wanted)
+            & ref["task"].isin(TASKS[prompt])
+            & (ref["key"] == model_key(model))
+        ]
+        hits = hits[hits["size"].isna() | (hits["size"] == size)]
+        hits = hits[(hits["shots"].isna() & (shots == 0)) | (hits["shots"] == shots)]
+        fonts = hits["paper"].map(lambda p: PAPER_FONTS.get(p, ()))
+        hits = hits[[f is None or not isinstance(f, str) or f in ok for f, ok in zip(hits["font"], fonts)]]
+        for hit in hits.to_dict("records"):
+            value = float(hit["value"])
+            rows.append(
+                {
+                    SERIES: cell[SERIES],
+                    "prompt_name": prompt,
+                    CONDITION: condition,
+                    "n": int(cell["n"]),
+                    "accuracy": cell["accuracy"],
+                    "ci_low": cell["ci_low"],
+                    "ci_high": cell["ci_high"],
+                    "source": hit["source"],
+                    "paper_model": hit["model"],
+                    "paper_task": hit["task"],
+                    "paper_condition": wanted,
+                    "paper_value": value,
+                    "paper_printed": hit["printed"],
+                    "paper_n": hit["n"],
+                    "difference": cell["accuracy"] - value,
+                    "inside": bool(cell["ci_low"] <= value <= cell["ci_high"]),
+                }
+            )
+    return pd.DataFrame(rows, columns=COLUMNS)
