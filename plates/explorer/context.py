@@ -1,0 +1,51 @@
+"""What the explorer's tabs share while `plates.explorer.app.build_app` builds them: one `AppContext` per app
+(limits, guard, caches, scratch folder), the Plate tab's inputs other tabs read (`PlateTab`), and the options of
+the events the page wires for itself (`INTERNAL`)."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+
+from plates.admission import Admission
+from plates.explorer import models as em
+from plates.explorer import plate as ex
+
+__all__ = ["INTERNAL", "AppContext", "PlateTab"]
+
+#: Chained steps and events the page wires for itself: not endpoints of the API page.
+INTERNAL = dict(api_visibility="private")
+
+
+@dataclass
+class AppContext:
+    """What every tab of one app uses: the policy and admission limits, the error guard, the concurrency
+    slots, the model cache, the plates on screen, the scratch folder for the files we name, and the session
+    state's time to live."""
+
+    policy: ex.Policy
+    admission: Admission | None
+    guard: Callable
+    slots: dict
+    cache: em.ModelCache
+    plates_seen: ex.PlateCache
+    scratch: ex.Scratch
+    ttl: float | None
+
+    def make_spec(self, base_json, *vals):
+        """The Plate tab's controls (and the pasted/linked spec they sit on) as a PlateSpec."""
+        base = ex.spec_from_text(base_json, self.policy) if base_json else None
+        return ex.controls_to_spec(ex.Controls(*vals), self.policy, base=base)
+
+    def parquet(self, history):
+        return self.scratch.write("explorer-history", "parquet", em.history_parquet(history))
+
+
+@dataclass
+class PlateTab:
+    """The Plate tab's widgets other tabs read: its controls, their inputs (the base spec first) and the
+    render event's arguments."""
+
+    controls: list
+    plate_inputs: list
+    render_kw: dict
