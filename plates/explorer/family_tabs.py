@@ -1,9 +1,9 @@
 """The explorer's family tabs: Illusions, Scenes and "Try it yourself".
 
 Thin on purpose, like `app`: every decision lives in plates.explorer.families and plates.explorer.quiz; this file
-lays out widgets and wires events. ``add_family_tabs`` is called inside ``app.build_app()``'s Blocks; the Illusion
-and Scene tabs ask the model chosen in the Model tab (its kind / id / URL widgets and the session's key state
-are passed in), through the same backend cache.
+lays out widgets and wires events, one function per tab. ``add_family_tabs`` is called inside
+``app.build_app()``'s Blocks; the Illusion and Scene tabs ask the model chosen in the Model tab (its kind / id /
+URL widgets and the session's key state are passed in), through the same backend cache.
 """
 
 from __future__ import annotations
@@ -39,7 +39,6 @@ def add_family_tabs(policy: ex.Policy, *, guard: Callable, cache: em.ModelCache,
     ttl = SESSION_TTL_S if admission is not None else None  # public mode: no state outlives it unused
     rows_state = gr.State([], time_to_live=ttl)  # rows asked from these tabs (this session), for the download
     run_state = gr.State("")
-    secrets = lambda args: (args[0],)  # noqa: E731 - the key is every ask handler's first input
 
     def backend_for(key, kind, hf_id, api_model, base_url):
         choice = em.ModelChoice(kind, hf_id if kind == "hf" else api_model, base_url)
@@ -62,7 +61,16 @@ def add_family_tabs(policy: ex.Policy, *, guard: Callable, cache: em.ModelCache,
     def png(stem, image):
         return scratch.write(stem, "png", ex.png_bytes(image))  # the exact pixels, lossless
 
-    # ------------------------------------------------------------------------------------------- illusions
+    _illusions_tab(policy, guard, ask, png, model, key_state, run_state, rows_state)
+    _scenes_tab(policy, guard, ask, png, model, key_state, run_state, rows_state)
+    _quiz_tab(policy, guard, png, scratch, admission, quiz, reader, board, ttl)
+
+
+def _illusions_tab(policy: ex.Policy, guard: Callable, ask: Callable, png: Callable,
+                   model: Sequence[gr.components.Component], key_state: gr.State, run_state: gr.State,
+                   rows_state: gr.State) -> None:
+    """The Illusions tab: one illusion drawn from its controls, its truth, and a question asked of the model
+    chosen in the Model tab (``ask``)."""
     def illusion(*vals):
         return fv.render_illusion_controls(fv.IllusionControls(*vals), policy)
 
@@ -115,11 +123,16 @@ def add_family_tabs(policy: ex.Policy, *, guard: Callable, cache: em.ModelCache,
           **ill_render)
     ill_tab.select(api_name=False, **ill_render)  # the tab opens on a drawn illusion
     ask_outputs = [rows_state, ill_download, run_state]
-    ill_ask.click(guard(ask_illusion, secrets), [key_state, run_state, rows_state, *model, ill_prompt, *ill_controls],
+    ill_ask.click(guard(ask_illusion, _secrets), [key_state, run_state, rows_state, *model, ill_prompt, *ill_controls],
                   [ill_question, ill_reply, ill_verdict, *ask_outputs], api_name="illusion_ask",
                   concurrency_limit=ex.concurrency(policy)["model"], concurrency_id="model")
 
-    # ---------------------------------------------------------------------------------------------- scenes
+
+def _scenes_tab(policy: ex.Policy, guard: Callable, ask: Callable, png: Callable,
+                model: Sequence[gr.components.Component], key_state: gr.State, run_state: gr.State,
+                rows_state: gr.State) -> None:
+    """The Scenes tab: one ColorBench-style scene drawn from its controls, its facts, and a task's question
+    asked of the model chosen in the Model tab (``ask``)."""
     def scene(*vals):
         return fv.render_scene_controls(fv.SceneControls(*vals), policy)
 
@@ -179,11 +192,15 @@ def add_family_tabs(policy: ex.Policy, *, guard: Callable, cache: em.ModelCache,
     gr.on([c.input for c in (sc_task, *sc_controls)], api_name="scene_render", trigger_mode="always_last",
           **sc_render)
     sc_tab.select(api_name=False, **sc_render)  # the tab opens on a drawn scene
-    sc_ask.click(guard(ask_scene, secrets), [key_state, run_state, rows_state, *model, sc_task, *sc_controls],
+    sc_ask.click(guard(ask_scene, _secrets), [key_state, run_state, rows_state, *model, sc_task, *sc_controls],
                  [sc_question, sc_reply, sc_verdict, rows_state, sc_download, run_state], api_name="scene_ask",
                  concurrency_limit=ex.concurrency(policy)["model"], concurrency_id="model")
 
-    # ------------------------------------------------------------------------------------ try it yourself
+
+def _quiz_tab(policy: ex.Policy, guard: Callable, png: Callable, scratch: ex.Scratch, admission: Admission | None,
+              quiz: qv.QuizConfig, reader: qv.ReaderCache, board: qv.ModelBoard, ttl: float | None) -> None:
+    """The "Try it yourself" tab: consent, the quiz's trials (typed numbers or option buttons), and the
+    person's result beside the models' (`plates.explorer.quiz`)."""
     def show(session):
         """The widgets' updates for the image now on screen: plate (typed answer) or illusion (buttons)."""
         trial = session.next_trial()
@@ -266,6 +283,10 @@ def add_family_tabs(policy: ex.Policy, *, guard: Callable, cache: em.ModelCache,
                      concurrency_limit=4, concurrency_id="quiz")
     for key, button in keys.items():
         button.click(_key_press(key, quiz.limits.max_text), typed, typed, api_name=False, show_progress="hidden")
+
+
+def _secrets(args):  # the session's key: every ask handler's first input
+    return (args[0],)
 
 
 def _release(admission: Admission | None, session: object) -> None:
