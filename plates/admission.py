@@ -281,8 +281,8 @@ def memory_budget(environ: Mapping[str, str] | None = None) -> MemoryBudget:
     return MemoryBudget(int(text) * 1_000_000)
 #: Seconds a quiz session, a visitor's upload allowance and session state live without use.
 SESSION_TTL_S = 1800.0
-#: One address's share of the quiz's answer store per `QUIZ_STORE_WINDOW_S`: 10 MB, about ten full quizzes
-#: (one answer is one Parquet part of about 25 KB), a twentieth of the store's 200 MB cap.
+#: One address's share of the quiz's answer store per `QUIZ_STORE_WINDOW_S` (a day): 10 MB, about fifteen
+#: full 40-image quizzes (one answer is one Parquet part of 16-18 KB), a twentieth of the store's 200 MB cap.
 QUIZ_STORE_SHARE_BYTES = 10_000_000
 QUIZ_STORE_WINDOW_S = 86_400.0
 
