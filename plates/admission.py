@@ -32,7 +32,8 @@ from dataclasses import dataclass, field
 
 import psutil
 
-__all__ = ["MEMORY_BUDGET_BYTES", "MEMORY_BUDGET_ENV", "SESSION_TTL_S", "Admission", "MemoryBudget", "RateLimit", "Refused", "Slots", "UploadGate", "client_address", "hosted_space", "memory_budget", "process_rss"]
+__all__ = ["MEMORY_BUDGET_BYTES", "MEMORY_BUDGET_ENV", "QUIZ_STORE_SHARE_BYTES",
+           "QUIZ_STORE_WINDOW_S", "SESSION_TTL_S", "Admission", "MemoryBudget", "RateLimit", "Refused", "Slots", "UploadGate", "client_address", "hosted_space", "memory_budget", "process_rss"]
 
 
 def hosted_space(environ: Mapping[str, str] | None = None) -> bool:
@@ -48,6 +49,9 @@ class Refused(ValueError):
 
 
 def _minutes(seconds: float) -> str:
+    """A wait or a window in words: whole minutes, or whole hours from two hours up."""
+    if seconds >= 7200:
+        return f"{math.ceil(seconds / 3600)} h"
     return f"{max(1, math.ceil(seconds / 60))} min"
 
 
@@ -277,13 +281,19 @@ def memory_budget(environ: Mapping[str, str] | None = None) -> MemoryBudget:
     return MemoryBudget(int(text) * 1_000_000)
 #: Seconds a quiz session, a visitor's upload allowance and session state live without use.
 SESSION_TTL_S = 1800.0
+#: One address's share of the quiz's answer store per `QUIZ_STORE_WINDOW_S` (a day): 10 MB, about fifteen
+#: full 40-image quizzes (one answer is one Parquet part of 16-18 KB), a twentieth of the store's 200 MB cap.
+QUIZ_STORE_SHARE_BYTES = 10_000_000
+QUIZ_STORE_WINDOW_S = 86_400.0
 
 
 @dataclass
 class Admission:
     """One public app's limits (built per app, never module-wide): the memory budget, quiz starts per address
-    (5 per 10 min, 200 in all), live quizzes at once (100, expired after `SESSION_TTL_S` idle), and uploaded
-    bytes per address (20 MB) and in all (500 MB) per `SESSION_TTL_S` (the app deletes uploads after it).
+    (5 per 10 min, 200 in all), live quizzes at once (100, expired after `SESSION_TTL_S` idle), uploaded
+    bytes per address (20 MB) and in all (500 MB) per `SESSION_TTL_S` (the app deletes uploads after it), and
+    each address's share of the quiz's answer store (`QUIZ_STORE_SHARE_BYTES` per `QUIZ_STORE_WINDOW_S`, counted
+    as the stored parts' bytes on disk: one visitor cannot fill `plates.runs.quiz.QuizLimits.max_folder_bytes`).
     ``behind_proxy``: addresses come from the hosted Space's proxy (`client_address`)."""
 
     behind_proxy: bool = False
@@ -292,6 +302,8 @@ class Admission:
     quizzes: Slots = field(default_factory=lambda: Slots("quizzes", 100, SESSION_TTL_S))
     uploads: RateLimit = field(default_factory=lambda: RateLimit(
         "uploads", 20_000_000, SESSION_TTL_S, total=500_000_000, unit="bytes"))
+    quiz_store: RateLimit = field(default_factory=lambda: RateLimit(
+        "stored quiz answers", QUIZ_STORE_SHARE_BYTES, QUIZ_STORE_WINDOW_S, unit="bytes"))
 
     def client(self, request: object) -> str:
         """The address of a Gradio (or Starlette) request's sender."""

@@ -102,3 +102,22 @@ def test_the_memory_budget_comes_from_the_environment_or_the_default():
     assert memory_budget({"PLATES_MEMORY_BUDGET_MB": "4000"}).limit_bytes == 4_000_000_000
     with pytest.raises(ValueError, match="PLATES_MEMORY_BUDGET_MB='1.5GB' is not allowed"):
         memory_budget({"PLATES_MEMORY_BUDGET_MB": "1.5GB"})
+
+
+def test_each_address_has_its_own_daily_share_of_the_quiz_answer_store():
+    from plates.admission import QUIZ_STORE_SHARE_BYTES, QUIZ_STORE_WINDOW_S, Admission
+
+    clock = Clock()
+    store = Admission(memory=MemoryBudget(1 << 40)).quiz_store
+    assert (store.per_client, store.window_s, store.total) == (QUIZ_STORE_SHARE_BYTES, QUIZ_STORE_WINDOW_S, None)
+    share = RateLimit(store.what, store.per_client, store.window_s, unit=store.unit, clock=clock)
+    share.take("a", 9_990_000)
+    with pytest.raises(Refused, match=r"too many stored quiz answers from your address: 10\.0 MB in the last 24 h; "
+                                      r"allowed: 10\.0 MB per 24 h\. Please try again in 24 h\."):
+        share.take("a", 25_000)
+    share.take("b", 25_000)  # another address still stores
+    clock.now = 20 * 3600.0
+    with pytest.raises(Refused, match=r"Please try again in 4 h\."):
+        share.take("a", 25_000)
+    clock.now = QUIZ_STORE_WINDOW_S
+    share.take("a", 25_000)

@@ -51,10 +51,12 @@ def source_widgets() -> tuple[str, list, bool]:
     local = views.is_local(st.get_option("server.address"))
     path = st.sidebar.text_input(
         "Folder or Parquet file",
-        value=views.default_root(),
+        # served to other machines the box starts at "." (the folder it was started on, `views.results_path`):
+        # a visitor never sees the server's absolute path
+        value=views.default_root() if local else ".",
         key="path",
         help="every *.parquet under it is read, recursively"
-        + ("" if local else f" (served to other machines: only {views.default_root()} and below)"),
+        + ("" if local else " (served to other machines: only the folder it was started on, `.`, and below)"),
     )
     uploads = st.sidebar.file_uploader(
         "…or upload Parquet parts", type=["parquet"], accept_multiple_files=True, key="uploads"

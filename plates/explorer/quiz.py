@@ -110,7 +110,8 @@ def start_session(config: QuizConfig, *, agreed: bool, started: int, client: str
     sender's address: a fresh browser session is no fresh allowance) has started too many quizzes lately, or
     when the most quizzes at once are running; the session then holds a slot until it is released or idle
     for the slot's time to live. Results go to the folder in ``PLATES_HUMAN_RESULTS`` (read by
-    `QuizSession.start`), or stay in memory when it is unset."""
+    `QuizSession.start`), or stay in memory when it is unset; with ``admission``, at most ``client``'s share of
+    that folder (``admission.quiz_store``), past which the quiz goes on without storing."""
     if not agreed:
         raise ValueError("please read the note and tick the box to agree before starting")
     if started >= config.max_sessions:
@@ -119,7 +120,8 @@ def start_session(config: QuizConfig, *, agreed: bool, started: int, client: str
         admission.memory.check("a new quiz")
         admission.quiz_starts.take(client)
     session = QuizSession.start(palette=config.palette, trials=config.trials, illusion=config.illusion,
-                                illusion_trials=config.illusion_trials, size=config.size, limits=config.limits)
+                                illusion_trials=config.illusion_trials, size=config.size, limits=config.limits,
+                                client=client, store_share=admission.quiz_store if admission is not None else None)
     if admission is not None:
         admission.quizzes.admit(session.participant)
     return session
@@ -137,10 +139,12 @@ def append_key(text: str | None, key: str, max_text: int) -> str:
 
 
 def progress_text(session: QuizSession) -> str:
-    """"Image n of N" and what to do with the image on screen."""
+    """"Image n of N" and what to do with the image on screen, and why answers are no longer stored when
+    they are not (`QuizSession.store_note`)."""
     trial = session.next_trial()
     what = "type the number you see, or `?`." if trial.block == "plate" else "which square looks darker?"
-    return f"**Image {trial.number} of {session.trials}** · {what}"
+    note = f"\n\n*{session.store_note}*" if session.store_note else ""
+    return f"**Image {trial.number} of {session.trials}** · {what}{note}"
 
 
 def illusion_magnitude(estimate: AdaptiveEstimate, staircase: Staircase) -> tuple[float, float, float]:
@@ -257,6 +261,8 @@ def result_markdown(session: QuizSession, reader: AdaptiveEstimate | None = None
         cells = (value, "—") if m.measure == "threshold" else ("—", value)
         lines.append(f"| {m.model} | {cells[0]} | {cells[1]} | {m.n} |")
     lines.append("| a pixel-exact observer | — | 0.0 | — |")
+    if session.store_note:
+        lines += ["", f"*{session.store_note}*"]
     lines += ["", "Intervals are 95% (credible for you and the reader, from the adaptive procedure; "
               "profile-likelihood for stored model answers). **Threshold**: the colour difference (CIEDE2000 between "
               "the number's dots and the background's) at which you read the number about halfway between guessing "

@@ -16,7 +16,11 @@ nothing already answered) under the folder in ``PLATES_HUMAN_RESULTS`` (a Space'
 type becomes a path: file names come from the participant id and counters only.
 
 Public mode limits (`QuizLimits`): answers per session, a least time between answers, text length, and a cap
-on the folder's total size (a full folder stops writing, never deletes).
+on the folder's total size (a full folder stops writing, never deletes); and, given a ``store_share`` (a
+`plates.admission.RateLimit` in bytes, counted per client address), each address's share of that folder: the
+part just written is counted at its size on disk, and removed again when it passes the address's share. Either
+way the session goes on without storing (`QuizSession.store_note` says why); its answers stay in the session
+and in the person's download.
 """
 
 from __future__ import annotations
@@ -33,6 +37,7 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 from PIL import Image
 
+from plates.admission import RateLimit, Refused
 from plates.analysis.adaptive import AdaptiveEstimate, AdaptiveState
 from plates.models.base import Reply
 from plates.results import SCHEMA, ResultsWriter
@@ -60,6 +65,10 @@ CONSENT = (
     "answers, the images' settings, the time you took and a random participant id: no name, no e-mail, no IP "
     "address. You can download your own answers at the end. Tick the box to agree and start."
 )
+
+
+_STILL_TAKE_IT = ("You can still take the quiz and see your result: your answers are kept in this session only, "
+                  "and you can download them at the end.")
 
 
 @dataclass(frozen=True)
@@ -139,22 +148,28 @@ class QuizSession:
     folder: Path | None = None
     participant: str = field(default_factory=lambda: uuid.uuid4().hex[:16])
     rows: list[dict] = field(default_factory=list)
+    client: str = ""
+    store_share: RateLimit | None = None
+    #: Why this session's answers are no longer stored (empty while they are), in words for the page.
+    store_note: str = ""
     _shown: tuple[Trial, Presented, float] | None = None
     _last_answer: float = 0.0
 
     @classmethod
     def start(cls, *, palette: str = "huemanity-01", trials: int = 24, illusion: str | None = "simultaneous-contrast",
               illusion_trials: int = 16, size: int = 512, seed: int | None = None, limits: QuizLimits | None = None,
-              folder: str | os.PathLike | None = None) -> QuizSession:
+              folder: str | os.PathLike | None = None, client: str = "",
+              store_share: RateLimit | None = None) -> QuizSession:
         """A new session: ``trials`` plates of colour set ``palette`` and ``illusion_trials`` images of the
-        ``illusion`` kind (None or 0 trials: plates only), at most ``limits.max_answers`` answers in all."""
+        ``illusion`` kind (None or 0 trials: plates only), at most ``limits.max_answers`` answers in all;
+        stored answers count against ``client``'s ``store_share`` (module docstring)."""
         limits = limits or QuizLimits()
         seed = int(uuid.uuid4().int % 2**31) if seed is None else seed
         env = os.environ.get(HUMAN_RESULTS_ENV)
         where = Path(folder) if folder is not None else (Path(env) if env else None)
         blocks = _blocks(palette=palette, trials=trials, illusion=illusion, illusion_trials=illusion_trials,
                          size=size, seed=seed, where=where)
-        return cls(blocks, limits, where)
+        return cls(blocks, limits, where, client=client, store_share=store_share)
 
     @property
     def run_id(self) -> str:
@@ -220,12 +235,24 @@ class QuizSession:
         return row
 
     def _store(self, row: dict) -> None:
-        if self.folder is None:
+        """Write ``row`` as its own part, unless storing has stopped (`store_note`): the folder is over its cap,
+        or this part passes the client's share (then it is removed again)."""
+        if self.folder is None or self.store_note:
             return
         if folder_bytes(self.folder) > self.limits.max_folder_bytes:
-            raise ValueError("the answer store is full; your answers are kept in this session only: download them")
+            self.store_note = ("Your answers are no longer stored: the answer store is full. "
+                               + _STILL_TAKE_IT)
+            return
         with ResultsWriter(self.folder, self.run_id, flush_rows=1) as writer:
             writer.add(row)
+        if self.store_share is None:
+            return
+        try:
+            self.store_share.take(self.client, sum(p.stat().st_size for p in writer.parts))
+        except Refused as exc:
+            for part in writer.parts:
+                part.unlink(missing_ok=True)
+            self.store_note = f"Your answers are no longer stored: {exc} {_STILL_TAKE_IT}"
 
     def estimates(self) -> Mapping[str, AdaptiveEstimate]:
         """Per block, the person's estimate so far with its credible interval: "plate" the ΔE2000 threshold,

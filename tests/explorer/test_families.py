@@ -11,6 +11,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from plates.admission import Admission, MemoryBudget, RateLimit
 from plates.explorer import families as fv
 from plates.explorer import quiz as qv
 from plates.explorer.models import history_parquet
@@ -169,6 +170,25 @@ def test_quiz_needs_consent_and_caps_restarts(tmp_path, monkeypatch):
         qv.QuizConfig(illusion_trials=-1)
     with pytest.raises(ValueError, match="illusion 'rcid-filter' is not allowed; allowed: None, rcid-contrast"):
         qv.QuizConfig(illusion="rcid-filter")
+
+
+def test_public_quiz_stores_each_address_up_to_its_share_and_says_so_on_the_page(tmp_path, monkeypatch):
+    monkeypatch.setenv("PLATES_HUMAN_RESULTS", str(tmp_path))
+    share = RateLimit("stored quiz answers", 1, 86_400.0, unit="bytes")  # smaller than any part
+    admission = Admission(memory=MemoryBudget(1 << 40), quiz_store=share)
+    config = qv.QuizConfig(trials=3, illusion=None, size=128, limits=QuizLimits(min_seconds_between=0.0))
+    hog = qv.start_session(config, agreed=True, started=0, client="203.0.113.7", admission=admission)
+    assert hog.store_share is share and hog.client == "203.0.113.7"
+    hog.next_trial()
+    hog.answer("1")
+    assert not list(tmp_path.glob("*.parquet")) and len(hog.rows) == 1  # refused: removed, kept in the session
+    page = qv.progress_text(hog)
+    assert "**Image 2 of 3**" in page and "too many stored quiz answers from your address" in page
+    assert "You can still take the quiz" in page
+    while not hog.done:
+        hog.next_trial()
+        hog.answer("?")
+    assert "too many stored quiz answers" in qv.result_markdown(hog)
 
 
 def test_the_reader_runs_the_participants_staircase_once_and_the_result_shows_both(tmp_path):

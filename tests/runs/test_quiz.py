@@ -7,6 +7,7 @@ import io
 import pyarrow.parquet as pq
 import pytest
 
+from plates.admission import RateLimit
 from plates.results import load_results
 from plates.runs.quiz import HUMAN_RESULTS_ENV, QuizLimits, QuizSession
 
@@ -69,10 +70,52 @@ def test_a_full_store_stops_writing_and_says_so(tmp_path):
                           limits=QuizLimits(min_seconds_between=0.0, max_folder_bytes=1), folder=tmp_path)
     s.next_trial()
     s.answer("1")  # the folder is empty before this one
+    assert s.store_note == ""
     s.next_trial()
-    with pytest.raises(ValueError, match="store is full"):
-        s.answer("2")
+    s.answer("2")  # the quiz goes on: the answer is kept, not stored
+    assert s.store_note.startswith("Your answers are no longer stored: the answer store is full.")
+    assert "You can still take the quiz" in s.store_note
     assert len(list(tmp_path.glob("*.parquet"))) == 1 and len(s.rows) == 2  # kept for the download
+    s.next_trial()
+    s.answer("3")
+    assert len(list(tmp_path.glob("*.parquet"))) == 1 and len(s.rows) == 3
+
+
+def test_each_address_stores_at_most_its_share_and_another_address_still_stores(tmp_path):
+    """One visitor cannot fill the store for everyone: stored parts count (bytes on disk) against the sender's
+    address in `plates.admission`'s per-address accounting; past the share that visitor's quiz goes on
+    without storing, and another address's answers are still stored."""
+    probe = QuizSession.start(trials=3, illusion=None, size=128, seed=6, limits=FAST, folder=tmp_path / "probe")
+    probe.next_trial()
+    probe.answer("1")  # learn one part's size on disk
+    part = sum(p.stat().st_size for p in (tmp_path / "probe").glob("*.parquet"))
+    share = RateLimit("stored quiz answers", int(part * 3.5), 86_400.0, unit="bytes")
+    store = tmp_path / "human"
+    hog = QuizSession.start(trials=8, illusion=None, size=128, seed=7, limits=FAST, folder=store,
+                            client="203.0.113.7", store_share=share)
+    for i in range(5):
+        hog.next_trial()
+        hog.answer(str(i))
+    assert len(hog.rows) == 5 and not hog.done  # every answer kept, the quiz goes on
+    assert len(load_results(store).frame) == 3  # the fourth part passed the share and was removed again
+    assert hog.store_note.startswith("Your answers are no longer stored: too many stored quiz answers from your "
+                                     "address: ")
+    assert "per 24 h. Please try again in 24 h." in hog.store_note
+    assert "You can still take the quiz" in hog.store_note
+    again = QuizSession.start(trials=3, illusion=None, size=128, seed=8, limits=FAST, folder=store,
+                              client="203.0.113.7", store_share=share)  # a fresh session: the same address
+    again.next_trial()
+    again.answer("1")
+    assert again.store_note.startswith("Your answers are no longer stored: too many stored quiz answers")
+    other = QuizSession.start(trials=3, illusion=None, size=128, seed=9, limits=FAST, folder=store,
+                              client="198.51.100.2", store_share=share)
+    for _ in range(3):
+        other.next_trial()
+        other.answer("?")
+    assert other.store_note == "" and other.done
+    frame = load_results(store).frame
+    assert len(frame) == 6 and set(frame["model"]) == {f"participant-{hog.participant}",
+                                                        f"participant-{other.participant}"}
 
 
 def test_plates_and_illusion_trials_interleave_and_measure_both(tmp_path):
