@@ -51,7 +51,8 @@ def _launch(policy):
 def _text(out) -> str:
     parts = [json.dumps(out, default=str)]
     for value in out if isinstance(out, (list, tuple)) else [out]:
-        if isinstance(value, str) and Path(value).is_file():
+        # a file the app wrote (a path is one short line; page text is not a path and may be too long for one)
+        if isinstance(value, str) and len(value) < 4096 and "\n" not in value and Path(value).is_file():
             parts.append(Path(value).read_bytes().decode("latin-1"))
     return "\n".join(parts)
 
