@@ -30,6 +30,7 @@ from typing import Any
 import pyarrow as pa
 import pyarrow.parquet as pq
 
+from plates.install import extra_hint
 from plates.integrations.card import dataset_card
 from plates.integrations.rows import SCHEMA, ExportRow, export_rows
 from plates.runs.experiment import Experiment
@@ -181,7 +182,7 @@ def push_to_hub(folder: str | os.PathLike, repo_id: str, *, token_env: str = "HF
     try:
         from huggingface_hub import HfApi
     except ImportError:
-        raise ImportError("pushing to the Hub needs huggingface_hub: pip install 'plates[hub]'") from None
+        raise ImportError(f"pushing to the Hub needs huggingface_hub: {extra_hint('hub')}") from None
     token = os.environ.get(token_env)
     if not token:
         raise ValueError(f"the environment variable {token_env} is not set (or empty): export a Hugging Face "

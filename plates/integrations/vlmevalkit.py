@@ -44,7 +44,8 @@ OUR_COLUMNS = ("category", "sample_id", "item_id", "prompt_name", "question_json
 _NAME = re.compile(r"^[A-Za-z][A-Za-z0-9_]{0,63}$")
 
 CLASS_FILE = '''"""plates for VLMEvalKit: copy into vlmeval/dataset/ and add PlatesDataset to IMAGE_DATASET in
-vlmeval/dataset/__init__.py. Needs the plates package importable (pip install plates). Written by
+vlmeval/dataset/__init__.py. Needs the plates package importable (pip install -e . in a checkout of
+its repository; the 'plates' package on PyPI is an unrelated project). Written by
 `plates export vlmevalkit`; see plates.integrations.vlmevalkit for why the images stay PNG."""
 
 import os

@@ -91,6 +91,7 @@ def build_row(asked: Asked, reply: Reply, secrets: Sequence[str | None] = ()) ->
         "generation_json": redact(reply.settings_json, secrets), "model_revision": reply.revision,
         "timestamp": datetime.now(UTC), "rules_version": RULES_VERSION, "reply_truncated": None,
         "label_space": q.label_space, "rescored_from": None,
+        "harness": None, "harness_correct": None,  # set only on rows imported from a harness's log
     }
     if reply.unsupported:
         row.update(reply=redact(reply.text, secrets), parsed=None, parse_status="unsupported", correct=None,

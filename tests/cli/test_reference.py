@@ -26,7 +26,7 @@ def test_show_prints_one_table_as_csv(capsys):
 
 def test_bad_paper_is_a_clear_error(capsys):
     assert main(["reference", "show", "--paper", "Ishihara"]) == 2
-    assert "unknown paper 'Ishihara'; allowed: ColorBlindnessEval" in capsys.readouterr().err
+    assert "paper 'Ishihara' is not known; allowed: ColorBlindnessEval" in capsys.readouterr().err
 
 
 def test_build_writes_every_table(tmp_path, capsys):
