@@ -193,6 +193,7 @@ def _wire_plate(shared: AppContext, demo: gr.Blocks, base_state: gr.State, w: di
     and a share link opened on load."""
     policy, guard, slots, scratch, plates_seen = (shared.policy, shared.guard, shared.slots, shared.scratch,
                                                   shared.plates_seen)
+    sent = ex.SentColours()  # what this app's renders put in the pickers, per session
     images, fg, bg, text, font, colour_pair = w["images"], w["fg"], w["bg"], w["text"], w["font"], w["colour_pair"]
     controls = [colour_pair, fg, bg, w["delta_e"], font, text, w["dot_min"], w["dot_max"], w["density"],
                 w["jitter"], w["size"], w["seed"], w["plate_style"]]
@@ -215,6 +216,7 @@ def _wire_plate(shared: AppContext, demo: gr.Blocks, base_state: gr.State, w: di
         page = request.headers.get("referer") if request is not None else None  # the page the visitor is on
         share = ex.share_link(spec, page)
         shown = ex.spec_to_controls(spec)
+        sent.remember(getattr(request, "session_hash", None), shown.foreground, shown.background)
         min_hi, max_hi = ex.dot_slider_limits(spec)
         return (plate_png, *(views.images[v] for v in ex.VIEWS[1:]), views.stats, spec_json, spec_file, share,
                 shown.foreground, shown.background, ex.drawn_swatches(spec), gr.update(maximum=min_hi),
@@ -222,9 +224,12 @@ def _wire_plate(shared: AppContext, demo: gr.Blocks, base_state: gr.State, w: di
 
     def picker_changed(request: gr.Request, base_json, *vals):
         """A colour picker's value changed: typed (hex box), picked or dragged by the visitor, or set by a
-        render or a preset. The visitor's change makes the colours custom and redraws; a value the current
-        plate already shows (our own update) changes nothing."""
+        render or a preset. The visitor's change makes the colours custom and redraws; a value a render of this
+        session put there (`plates.explorer.plate.SentColours`: the latest or an earlier one, arriving late
+        during fast ΔE changes) or the current plate already shows changes nothing."""
         c = ex.Controls(*vals)
+        if sent.was_sent(getattr(request, "session_hash", None), c.foreground, c.background):
+            return (gr.skip(),) * (1 + len(plate_outputs))  # a render's own update, perhaps an earlier one's
         if c.colour_pair != ex.CUSTOM:
             try:
                 shown = ex.spec_to_controls(shared.make_spec(base_json, *vals))

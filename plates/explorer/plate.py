@@ -23,6 +23,7 @@ import threading
 import time
 import uuid
 import zlib
+from collections import OrderedDict, deque
 from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
@@ -473,6 +474,40 @@ def png_bytes(image: Image.Image) -> bytes:
     """Lossless PNG of ``image`` (plates.images.encode_png, unfiltered zlib level 1): the exact pixels,
     encoded fast enough for a live view."""
     return encode_png(image, 1)
+
+
+class SentColours:
+    """The colours each session's renders last put into the two colour pickers (hex, lower case), so that a
+    picker's ``change`` event can tell the app's own update from the visitor's typed or dragged colour.
+
+    Needed because a picker's ``change`` fires on both: during fast ΔE changes an earlier render's colour arrives
+    after the slider has moved on, and was taken for the visitor's own (the plate went custom with a stale
+    background). Bounded: the last ``per_session`` pairs of the last ``sessions`` sessions.
+
+    >>> sent = SentColours()
+    >>> sent.remember("s1", "#AA0000", "#00aa00")
+    >>> sent.was_sent("s1", "#aa0000", "#00AA00"), sent.was_sent("s2", "#aa0000", "#00aa00")
+    (True, False)
+    """
+
+    def __init__(self, sessions: int = 512, per_session: int = 16) -> None:
+        self._pairs: OrderedDict[str, deque[tuple[str, str]]] = OrderedDict()
+        self._sessions, self._per_session = sessions, per_session
+        self._lock = threading.Lock()
+
+    def remember(self, session: str | None, foreground: str, background: str) -> None:
+        if session is None:
+            return
+        with self._lock:
+            pairs = self._pairs.setdefault(session, deque(maxlen=self._per_session))
+            self._pairs.move_to_end(session)
+            pairs.append((foreground.lower(), background.lower()))
+            while len(self._pairs) > self._sessions:
+                self._pairs.popitem(last=False)
+
+    def was_sent(self, session: str | None, foreground: str, background: str) -> bool:
+        with self._lock:
+            return (foreground.lower(), background.lower()) in self._pairs.get(session or "", ())
 
 
 class Scratch:
