@@ -6,7 +6,7 @@ Run: python3 bench/bench_family_workers.py [--presets illusions-classic colorben
 For each preset, its first ``--items`` items are generated (`plates.datasets.generate`, as `plates generate
 --preset P --limit N --workers W`) into fresh temporary folders with 1 and with 2 worker processes, the two
 interleaved ``--repeat`` times; the median wall-clock rate (items per second, worker start-up included) of each
-and their ratio are printed against the target (issue 23): 2 workers >= 1.7x the rate of 1. The sets are
+and their ratio are printed against the target: 2 workers >= 1.7x the rate of 1. The sets are
 checked equal (same files, same bytes). The load average is printed: on a busy shared machine two workers
 cannot get two cores, so the wall ratio there says little. Beside it, from CPU time (this process's and its
 reaped workers'): the rate two idle cores would give, items / max(this process's CPU, the workers' CPU / 2),
