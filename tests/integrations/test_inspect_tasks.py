@@ -4,25 +4,14 @@ inspect` brings the log back as rows the dashboard shows."""
 
 import json
 import subprocess
-import threading
 
 import pytest
 
 from plates.cli import main
-from plates.reader.server import BaselineServer
 from plates.results import load_results
 from tests.support.harness_venv import CHECKOUT, INSPECT, harness_env, venv
 
 pytestmark = pytest.mark.slow
-
-
-@pytest.fixture(scope="module")
-def server():
-    srv = BaselineServer(port=0)
-    threading.Thread(target=srv.serve_forever, daemon=True).start()
-    yield srv
-    srv.shutdown()
-    srv.server_close()
 
 
 def _inspect(task, data, logs, server):

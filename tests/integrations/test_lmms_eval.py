@@ -5,7 +5,6 @@ lmms-eval's aggregation; `plates import lmms-eval` brings its per-sample log bac
 import importlib.util
 import json
 import subprocess
-import threading
 
 import pytest
 import yaml
@@ -13,18 +12,8 @@ import yaml
 from plates.analysis.metrics import wilson_interval
 from plates.cli import main
 from plates.integrations.exported import read_export
-from plates.reader.server import BaselineServer
 from plates.results import load_results
 from tests.support.harness_venv import LMMS_EVAL, LMMS_EVAL_NO_DEPS, harness_env, venv
-
-
-@pytest.fixture(scope="module")
-def server():
-    srv = BaselineServer(port=0)
-    threading.Thread(target=srv.serve_forever, daemon=True).start()
-    yield srv
-    srv.shutdown()
-    srv.server_close()
 
 
 class _Loader(yaml.SafeLoader):
