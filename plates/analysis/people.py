@@ -27,6 +27,9 @@ Table 2, HueManity Table 2, ColorBench Table 1, IllusionBench+ Tables II / III);
 people's and models' accuracy per prompt beside the paper's human accuracy for the same prompt
 (``prompt_name``). RCID Table 1 has no human raters' rates (`plates.charts.illusions.MISSING`).
 
+A ``weight`` column (`plates.analysis.metrics.WEIGHT`: the dashboard's collapsed rows) makes a row count as that
+many answers in every table here.
+
 Other pages (`label_people`): human rows keep their participant but are named "person: participant-…", so a
 chart that groups by ``model`` shows them as people, never as a model.
 """
@@ -40,7 +43,7 @@ import pandas as pd
 
 from plates.analysis.conditions import with_condition
 from plates.analysis.illusions import pse_table
-from plates.analysis.metrics import wilson_intervals
+from plates.analysis.metrics import row_weights, wilson_intervals
 from plates.analysis.psychometric import fit_groups, prompt_guess_rate
 from plates.stimuli.ishihara.labels import LABEL_SPACES
 from plates.tasks.prompts import get_prompt
@@ -186,10 +189,10 @@ def people_accuracy(frame: pd.DataFrame, reference: pd.DataFrame | None = None, 
     if "expected" in rows.columns:
         rows = rows[rows["expected"].astype(object).fillna("").astype(str) != ""]
     rows = with_pooled(rows, pooled)
-    rows = rows.assign(right=rows["correct"].astype(bool).astype(np.int64))
-    g = rows.groupby(["who", "pooled", "model", "prompt_name"], sort=True, observed=True)["right"].agg(
-        ["size", "sum"])
-    g = g.reset_index().rename(columns={"size": "n", "sum": "k"})
+    w = row_weights(rows)  # a collapsed row (the dashboard's DuckDB counts) stands for `weight` answers
+    rows = rows.assign(_n=w, k=rows["correct"].astype(bool).astype(np.int64) * w)
+    g = rows.groupby(["who", "pooled", "model", "prompt_name"], sort=True, observed=True)[["_n", "k"]].sum()
+    g = g.reset_index().rename(columns={"_n": "n"})
     low, high = wilson_intervals(g["k"].to_numpy(np.int64), g["n"].to_numpy(np.int64), 0.95)
     g = g.assign(accuracy=g["k"] / g["n"], ci_low=low, ci_high=high)
     ref = human_reference(reference)

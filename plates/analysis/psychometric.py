@@ -38,6 +38,7 @@ import pandas as pd
 from scipy import optimize, special, stats
 
 from plates.analysis import likelihood
+from plates.analysis.metrics import row_weights
 from plates.stimuli.ishihara.labels import LABEL_SPACES
 from plates.validation import check_choice
 
@@ -254,20 +255,25 @@ def _binary(correct: Any) -> np.ndarray:
     return raw.astype(float)
 
 
-def _grouped(levels: Any, correct: Any, family: str) -> tuple[np.ndarray, np.ndarray, np.ndarray, int]:
-    """(distinct levels, correct per level, trials per level, n) after validation."""
+def _grouped(levels: Any, correct: Any, family: str,
+             weights: Any = None) -> tuple[np.ndarray, np.ndarray, np.ndarray, int]:
+    """(distinct levels, correct per level, trials per level, n) after validation; ``weights``: trials each
+    (level, verdict) stands for (default 1 each)."""
     x = np.asarray(levels, dtype=float).ravel()
     y = _binary(correct)
     if x.shape != y.shape:
         raise ValueError(f"levels and correct differ in length: {x.size} vs {y.size}")
+    w = np.ones(x.size) if weights is None else np.asarray(weights, dtype=float).ravel()
+    if w.shape != x.shape or not np.all(np.isfinite(w)) or np.any(w < 1):
+        raise ValueError(f"weights must be one number >= 1 per level ({x.size}); got {w.size} values")
     if not np.all(np.isfinite(x)):
         raise ValueError("levels must be finite numbers; found NaN or inf -- drop those rows first")
     if family == "weibull" and np.any(x < 0):
         raise ValueError(f"the weibull family needs levels >= 0; found {x[x < 0][0]!r}")
     xs, inverse = np.unique(x, return_inverse=True)
-    k = np.bincount(inverse, weights=y, minlength=xs.size)
-    n = np.bincount(inverse, minlength=xs.size).astype(float)
-    return xs, k, n, int(x.size)
+    k = np.bincount(inverse, weights=y * w, minlength=xs.size)
+    n = np.bincount(inverse, weights=w, minlength=xs.size)
+    return xs, k, n, int(round(w.sum()))
 
 
 def _nll(theta: np.ndarray, u: np.ndarray, k: np.ndarray, n: np.ndarray, guess: float, lapse: float | None,
@@ -387,7 +393,7 @@ def chance_test(levels: Any, correct: Any, *, guess: float) -> tuple[float, floa
 
 def fit_psychometric(
     levels: Any, correct: Any, *, guess: float, lapse: float | None = None, family: str = "logistic",
-    confidence: float = 0.95, interval: bool = True,
+    confidence: float = 0.95, interval: bool = True, weights: Any = None,
 ) -> PsychometricFit:
     """Fit ψ(x) = γ + (1 − γ − λ) F(x; α, β) by maximum likelihood (module docstring).
 
@@ -400,7 +406,7 @@ def fit_psychometric(
     _check_family(family)
     _check_guess_lapse(guess, 0.0 if lapse is None else lapse)
     cutoff = likelihood.chi2_cutoff(confidence) if interval else None
-    xs, k, n, total = _grouped(levels, correct, family)
+    xs, k, n, total = _grouped(levels, correct, family, weights)
     fixed = lapse is not None
     common = {"guess": float(guess), "family": family, "n": total, "lapse_fixed": fixed,
               "confidence": float(confidence)}
@@ -481,7 +487,8 @@ def fit_groups(
 
     ``guess``: a γ for every group, or the name of a column holding each row's γ (constant within a group:
     e.g. filled from `guess_rate` per prompt kind). Rows with a null ``correct`` (failed requests) or a null
-    level are left out and counted in ``errors``. Columns: ``by...``, ``n``, ``errors`` and the fields of
+    level are left out and counted in ``errors``. A ``weight`` column (`plates.analysis.metrics.WEIGHT`) makes a
+    row count as that many trials. Columns: ``by...``, ``n``, ``errors`` and the fields of
     `PsychometricFit` (but ``family``/``confidence``, the same on every row).
     """
     by = [by] if isinstance(by, str) else list(by)
@@ -508,10 +515,11 @@ def fit_groups(
         verdicts = used[correct]
         verdicts = verdicts.to_numpy(dtype=bool) if pd.api.types.is_bool_dtype(verdicts.dtype) else (
             verdicts.to_numpy(dtype=object) if verdicts.dtype == object else verdicts.to_numpy())
+        w = row_weights(group)  # a collapsed row (the dashboard's DuckDB counts) stands for `weight` rows
         result = fit_psychometric(used[level].to_numpy(dtype=float), verdicts,
                                   guess=group_guess, lapse=lapse, family=family, confidence=confidence,
-                                  interval=interval)
-        rows.append({**dict(zip(by, key)), "errors": int((~ok).sum()),
+                                  interval=interval, weights=w[ok])
+        rows.append({**dict(zip(by, key)), "errors": int(w[~ok].sum()),
                      **{f: getattr(result, f) for f in fields}})
     table = pd.DataFrame(rows, columns=[*by, "errors", *fields])
     return table[[*by, "n", "errors", *[f for f in fields if f != "n"]]]

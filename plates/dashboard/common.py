@@ -113,10 +113,11 @@ def current_view() -> views.View:
     return view
 
 
-def condition_control(view: views.View, key: str, *, without: tuple[str, ...] = ()) -> dict:
-    """A selectbox of the conditions present (most rows first): the chart shows the one chosen and names the
-    others; with one condition, no widget."""
-    present = pages.conditions(view, without=without)
+def condition_control(view: views.View, key: str, *, without: tuple[str, ...] = (),
+                      prompts: tuple[str, ...] | None = None) -> dict:
+    """A selectbox of the conditions present (of ``prompts``' rows when given; most rows first): the chart
+    shows the one chosen and names the others; with one condition, no widget."""
+    present = pages.conditions(view, without=without, prompts=prompts)
     if len(present) <= 1:
         return {}
     return {"condition": st.selectbox("Condition shown (never pooled)", present, key=key)}

@@ -63,9 +63,11 @@ class Page:
     notes: tuple[str, ...] = field(default_factory=tuple)
 
 
-def conditions(view: View, *, without: tuple[str, ...] = ()) -> list[str]:
-    """The condition labels present in the view (leaving out ``without`` columns), most rows first."""
-    cube = charts.with_condition(view.cube, without=without, column="_c")
+def conditions(view: View, *, without: tuple[str, ...] = (), prompts: tuple[str, ...] | None = None) -> list[str]:
+    """The condition labels present in the view (leaving out ``without`` columns; only rows of ``prompts`` when
+    given), most rows first."""
+    cube = view.cube if prompts is None else view.cube[view.cube["prompt_name"].astype(str).isin(list(prompts))]
+    cube = charts.with_condition(cube, without=without, column="_c")
     sizes = (cube["n"] + cube["errors"]).groupby(cube["_c"]).sum().sort_values(ascending=False, kind="stable")
     return [str(c) for c in sizes.index]
 
@@ -151,6 +153,14 @@ def grayscale(view: View, condition: str | None = None) -> Page:
     table = charts.grayscale_table(pairs=view.label(pairs))
     return Page(charts.grayscale_figure(reference=view.reference, table=table, condition=condition), table,
                 paired_runs_notes(pairs, "colour", "grayscale") if len(pairs) else ())
+
+
+def cot_prompts(view: View) -> tuple[str, ...]:
+    """The prompts of the view that have their chain-of-thought twin in it too (`metrics.cot_pairs`): the only
+    rows the Chain of thought page pairs, so its condition choice offers their conditions only."""
+    present = set(view.cube["prompt_name"].astype(str))
+    return tuple(sorted(p for cot, plain in metrics.cot_pairs().items() if {cot, plain} <= present
+                        for p in (cot, plain)))
 
 
 def chain_of_thought(view: View, condition: str | None = None) -> Page:
@@ -261,6 +271,7 @@ __all__ = [
     "colour_sets",
     "compare",
     "conditions",
+    "cot_prompts",
     "delta_e",
     "failure_modes",
     "grayscale",

@@ -8,14 +8,15 @@ from plates.analysis import illusions as ia
 from plates.analysis import people as pa
 from plates.charts import illusions as fc
 from plates.dashboard import common
-from plates.dashboard.queries import query_rows as fc_query
+from plates.dashboard.family_queries import illusion_counts
 from plates.stimuli.illusions.kinds import UNVALIDATED_KINDS, UNVALIDATED_NOTE
 
 
-@st.cache_data(show_spinner="Reading rows…", max_entries=8)
+@st.cache_data(show_spinner="Counting rows…", max_entries=8)
 def family_rows(key: str, filters, _view) -> pd.DataFrame:
-    """The filtered rows of this page's families (cached per results and filters)."""
-    return fc_query(_view.opened.results, _view.where, ("illusion",))
+    """The filtered illusion rows collapsed by DuckDB, each with its ``weight`` (cached per results and
+    filters): `plates.dashboard.family_queries.illusion_counts`."""
+    return illusion_counts(_view.opened.results, _view.where)
 
 
 view = common.current_view()
