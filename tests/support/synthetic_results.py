@@ -241,21 +241,21 @@ def _write(table: pa.Table, path: Path) -> None:
     pq.write_table(table, path, compression="zstd", row_group_size=1 << 20)
 
 
-def write_synthetic(folder: Path, rows: int, parts: int = 24, seed: int = 0) -> dict[str, int]:
-    """About ``rows`` rows under ``folder`` (module docstring), plate rows in at least ``parts`` parts; the rows
-    written per family ("plates", "illusions", "scenes", "human")."""
+def write_synthetic(folder: Path, rows: int, parts: int = 24, seed: int = 0, models: int = MODELS) -> dict[str, int]:
+    """About ``rows`` rows under ``folder`` (module docstring) from ``models`` models, plate rows in at least
+    ``parts`` parts; the rows written per family ("plates", "illusions", "scenes", "human")."""
     sizes = {"illusions": int(rows * ILLUSION_SHARE), "scenes": int(rows * SCENE_SHARE),
              "human": max(2, int(rows * HUMAN_SHARE))}
     sizes["plates"] = rows - sum(sizes.values())
-    chunks = max(1, -(-parts // MODELS))
-    for m in range(MODELS):
-        total = sizes["plates"] // MODELS + (1 if m < sizes["plates"] % MODELS else 0)
+    chunks = max(1, -(-parts // models))
+    for m in range(models):
+        total = sizes["plates"] // models + (1 if m < sizes["plates"] % models else 0)
         bounds = [total * c // chunks for c in range(chunks + 1)]
         for c, (a, b) in enumerate(zip(bounds, bounds[1:])):
             if b > a:
                 _write(plate_rows(m, a, b, seed=seed), folder / f"run-model-{m}" / f"part-{c:03d}.parquet")
         for name, make in (("illusions", illusion_rows), ("scenes", scene_rows)):
-            share = sizes[name] // MODELS
+            share = sizes[name] // models
             if share:
                 _write(make(m, 0, share, seed=seed), folder / f"{name}-model-{m}" / "part-000.parquet")
     people = max(2, sizes["human"] // 60)  # quiz sessions of about 40 plates and 20 illusion comparisons
