@@ -133,7 +133,7 @@ def _from_u(family: str, u: float) -> float:
     return float(np.exp(u)) if family == "weibull" else float(u)
 
 
-def _cdf_pdf(family: str, z: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+def cdf_pdf(family: str, z: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """F(z) and dF/dz of the standard curve of ``family`` (F(0) = ½)."""
     if family == "logistic":
         f = special.expit(z)
@@ -165,7 +165,7 @@ def sigmoid(x: Any, threshold: Any, slope: Any, family: str = "logistic") -> np.
     if family == "weibull" and (np.any(x < 0) or not np.all(a > 0)):
         raise ValueError(f"the weibull family needs levels >= 0 and thresholds > 0, got x={x!r}, "
                          f"threshold={threshold!r}")
-    return _cdf_pdf(family, b * (_to_u(family, x) - _to_u(family, a)))[0]
+    return cdf_pdf(family, b * (_to_u(family, x) - _to_u(family, a)))[0]
 
 
 def psychometric(
@@ -284,7 +284,7 @@ def _nll(theta: np.ndarray, u: np.ndarray, k: np.ndarray, n: np.ndarray, guess: 
     b = np.exp(log_b)
     with np.errstate(invalid="ignore"):
         z = b * (u - a)
-    f, df = _cdf_pdf(family, z)
+    f, df = cdf_pdf(family, z)
     scale = 1.0 - guess - lam
     psi = np.clip(guess + scale * f, _EPS, 1.0 - _EPS)
     ll = float(np.sum(k * np.log(psi) + (n - k) * np.log1p(-psi)))
@@ -307,7 +307,7 @@ def _grid_starts(u: np.ndarray, k: np.ndarray, n: np.ndarray, guess: float, laps
     log_b = np.linspace(*bounds[1], 25)
     lam = np.array([0.0, 0.03, LAPSE_MAX]) if lapse is None else np.array([lapse])
     z = np.exp(log_b)[None, :, None, None] * (u[None, None, None, :] - a[:, None, None, None])
-    psi = guess + (1.0 - guess - lam)[None, None, :, None] * _cdf_pdf(family, z)[0]
+    psi = guess + (1.0 - guess - lam)[None, None, :, None] * cdf_pdf(family, z)[0]
     psi = np.clip(psi, _EPS, 1.0 - _EPS)
     ll = np.sum(k * np.log(psi) + (n - k) * np.log1p(-psi), axis=-1)  # (α, β, λ)
     order = np.argsort(-ll, axis=None)
@@ -436,7 +436,7 @@ def fit_psychometric(
     best, prof = likelihood.fit(fun, starts, bounds, jac=True, cutoff=cutoff)
     a_u, log_b = float(best.theta[0]), float(best.theta[1])
     lam = float(lapse) if fixed else float(best.theta[2])
-    f_lo, f_hi = _cdf_pdf(family, np.exp(log_b) * (np.array([u_lo, u_hi]) - a_u))[0]
+    f_lo, f_hi = cdf_pdf(family, np.exp(log_b) * (np.array([u_lo, u_hi]) - a_u))[0]
     low, high = (_from_u(family, prof.low), _from_u(family, prof.high)) if prof else (np.nan, np.nan)
     x_lo, x_hi = float(positive[0]), float(positive[-1])
     ll = -best.nll
