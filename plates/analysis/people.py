@@ -76,9 +76,14 @@ def with_pooled(rows: pd.DataFrame, pooled: bool = True) -> pd.DataFrame:
     """``rows`` (with a ``backend`` column) with ``who`` ("person" / "model") and ``pooled`` (False) columns,
     plus, with ``pooled`` and when there are human rows, a copy of every human row with ``model`` =
     `pooled_label` (K = the distinct human ``model`` values) and ``pooled`` True: grouping by model then fits
-    the people together too."""
+    the people together too. Rows that carry a ``pooled`` column already hold their pool (the dashboard pools in
+    DuckDB, every participant, while it fits only some one by one): kept as they are (without ``pooled``: the
+    pooled rows dropped)."""
     if "backend" not in rows.columns or "model" not in rows.columns:
         raise ValueError(f"with_pooled needs columns backend and model; got {', '.join(map(str, rows.columns))}")
+    if "pooled" in rows.columns:  # pooled already (the dashboard's DuckDB counts pool every participant's rows)
+        rows = rows.assign(who=_who(rows), pooled=rows["pooled"].astype(bool))
+        return rows if pooled else rows[~rows["pooled"]]
     rows = rows.assign(who=_who(rows), pooled=False)
     human = rows[rows["who"] == "person"]
     if not pooled or human.empty:

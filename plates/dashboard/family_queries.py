@@ -13,9 +13,11 @@ pairs them: ColorBench §3.2).
 * `illusion_counts`: every column the Illusions page reads (RCID §4.1, IllusionBench+ App. A2, the PSE).
 * `scene_counts`, `scene_pairs`, `scene_params`, `scene_param_counts`: per task, robustness (the seed is the
   row's colour set), the grayscale / chain-of-thought pairs, the difficulty parameters (truth ``params``).
-* `has_rows`, `people_counts`: the People page asks whether any human row passes the filters before anything
-  else; then plate levels, illusion comparisons and accuracy rows of the people and of the models on the
-  prompts people answered (a model beside people on a prompt no person answered compares with no one).
+* `has_rows`, `participants`, `people_counts`: the People page asks whether any human row passes the filters
+  before anything else; then plate levels, illusion comparisons and accuracy rows of the people and of the
+  models on the prompts people answered (a model beside people on a prompt no person answered compares with no
+  one), the people pooled in DuckDB ("people (K participants)") and fitted one by one only for those shown (a
+  public quiz gathers hundreds: each fit costs tens of milliseconds, and a chart of hundreds reads as none).
 """
 
 from __future__ import annotations
@@ -27,11 +29,12 @@ from typing import Any
 import pandas as pd
 
 from plates.analysis.metrics import WEIGHT
+from plates.analysis.people import pooled_label
 from plates.dashboard.queries import CONDITION_KEYS, Where, in_list, quote
 from plates.results.query import Results
 
-__all__ = ["ILLUSION_FACTS", "PEOPLE_FAMILIES", "SCENE_FAMILIES", "has_rows", "illusion_counts",
-           "people_counts", "scene_counts", "scene_pairs", "scene_param_counts", "scene_params"]
+__all__ = ["ILLUSION_FACTS", "PEOPLE_FAMILIES", "SCENE_FAMILIES", "collapsed", "has_rows", "illusion_counts",
+           "participants", "people_counts", "scene_counts", "scene_pairs", "scene_param_counts", "scene_params"]
 
 #: The illusion facts of ``truth_json`` the pages read -> their DuckDB type (`plates.tasks.illusion_tasks`).
 ILLUSION_FACTS = {"framing": "VARCHAR", "kind": "VARCHAR", "strength": "DOUBLE", "item_class": "VARCHAR",
@@ -150,24 +153,44 @@ def has_rows(results: Results, where: Where, column: str, value: str, families: 
     return bool(frame["found"].iloc[0])
 
 
-def people_counts(results: Results, where: Where) -> dict[str, pd.DataFrame]:
+def participants(results: Results, where: Where) -> pd.DataFrame:
+    """The people (human ``model`` values) whose plate or illusion rows pass the filters, with their
+    ``answers``, most answers first (then by name)."""
+    params: dict[str, Any] = {}
+    clause, more = where.sql(f"{in_list('family', list(PEOPLE_FAMILIES), 'family', params)} AND {_HUMAN}")
+    return results.query(f"SELECT model, count(*) AS answers FROM results {clause} GROUP BY model "
+                         "ORDER BY answers DESC, model", {**params, **more})
+
+
+def people_counts(results: Results, where: Where, shown: Sequence[str] | None = None) -> dict[str, pd.DataFrame]:
     """The People page's collapsed rows of the people and of the models on the prompts people answered (module
-    docstring): ``"plates"`` (ΔE2000 levels per prompt, condition and colour set: the threshold fits),
-    ``"illusions"`` (the comparison facts: the PSE fits), ``"accuracy"`` (rows with an answer key:
-    `plates.analysis.people.people_accuracy`)."""
+    docstring), each with ``pooled``: ``"plates"`` (ΔE2000 levels per prompt, condition and colour set: the
+    threshold fits), ``"illusions"`` (the comparison facts: the PSE fits), ``"accuracy"`` (rows with an answer
+    key: `plates.analysis.people.people_accuracy`). People are fitted one by one only when in ``shown`` (None:
+    every one); every participant's rows are pooled as "people (K participants)" (`pooled_label`, ``pooled``
+    True), K counting them all."""
     params: dict[str, Any] = {}
     families = in_list("family", list(PEOPLE_FAMILIES), "hf", params)
     clause, more = where.sql(f"{families} AND {_HUMAN}")
     params.update(more)
-    beside = f"{_HUMAN} OR prompt_name IN (SELECT DISTINCT prompt_name FROM results {clause})"
-    who = ["model", "backend", "family", "prompt_name"]
-    plates = collapsed(results, where, ("ishihara",), [*who, "options_json", *CONDITION_KEYS, "colour_set",
-                                                       "delta_e", "correct"], f"delta_e IS NOT NULL AND ({beside})",
-                       params)
+    beside = f"({_HUMAN} OR prompt_name IN (SELECT DISTINCT prompt_name FROM results {clause}))"
+    one_by_one = f"NOT {_HUMAN}" + (f" OR {in_list('model', list(shown), 'shown', params)}" if shown else "") \
+        if shown is not None else "true"
+    who = ["backend", "family", "prompt_name"]
     facts = [_fact(n, t) for n, t in ILLUSION_FACTS.items() if n in ("framing", "kind", "strength",
                                                                         "signed_delta_e", "induced_lighter")]
-    illusions = collapsed(results, where, ("illusion",), [*who, "task", *facts, ANSWER, FAILED],
-                          f"task = 'rcid-compare' AND ({beside})", params)
-    accuracy = collapsed(results, where, PEOPLE_FAMILIES, [*who, "correct"],
-                         f"correct IS NOT NULL AND coalesce(expected, '') <> '' AND ({beside})", params)
-    return {"plates": plates, "illusions": illusions, "accuracy": accuracy}
+    asks = {"plates": (("ishihara",), [*who, "options_json", *CONDITION_KEYS, "colour_set", "delta_e", "correct"],
+                       "delta_e IS NOT NULL"),
+            "illusions": (("illusion",), [*who, "task", *facts, ANSWER, FAILED], "task = 'rcid-compare'"),
+            "accuracy": (PEOPLE_FAMILIES, [*who, "correct"], "correct IS NOT NULL AND coalesce(expected, '') <> ''")}
+    out = {}
+    for name, (fams, select, extra) in asks.items():
+        each = collapsed(results, where, fams, ["model", *select, "false AS pooled"],
+                         f"{extra} AND {beside} AND ({one_by_one})", params)
+        # K: the participants whose rows this pool holds (as `plates.analysis.people.with_pooled` counts them)
+        people = collapsed(results, where, fams, ["count(DISTINCT model) AS people"], f"{extra} AND {_HUMAN}")
+        k = int(people["people"].iloc[0]) if len(people) else 0
+        pool = collapsed(results, where, fams, [f"'{pooled_label(max(k, 1))}' AS model", *select, "true AS pooled"],
+                         f"{extra} AND {_HUMAN}") if k else each.iloc[0:0]
+        out[name] = pd.concat([each, pool], ignore_index=True)
+    return out

@@ -87,6 +87,20 @@ def test_collapsed_rows_give_the_row_level_tables(request, which):
     assert set(pa.threshold_table(people["plates"])["who"]) == {"person", "model"}
 
 
+def test_people_shown_one_by_one_are_chosen_and_the_pool_keeps_every_one(synthetic):
+    results = open_results(synthetic)
+    people = fq.participants(results, Where())
+    assert list(people["model"]) == ["participant-0000", "participant-0001"] and (people["answers"] == 60).all()
+    every = pa.threshold_table(fq.people_counts(results, Where())["plates"], pooled=True)
+    one = pa.threshold_table(fq.people_counts(results, Where(), ("participant-0001",))["plates"], pooled=True)
+    persons = one[(one["who"] == "person") & ~one["pooled"]]
+    assert set(persons["model"]) == {"participant-0001"}
+    pooled = [t[t["pooled"]].drop(columns="pooled").reset_index(drop=True) for t in (every, one)]
+    _same(pooled[0], pooled[1])  # the pool is every participant's, whoever is shown
+    assert set(pooled[0]["model"]) == {pa.pooled_label(2)}
+    assert set(one.loc[one["who"] == "model", "model"]) == set(every.loc[every["who"] == "model", "model"])
+
+
 def test_the_family_queries_apply_the_filters_and_refuse_bad_input(synthetic):
     results = open_results(synthetic)
     only = Where({"model": ["model-1"]})
