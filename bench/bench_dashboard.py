@@ -112,6 +112,7 @@ def measure(folder: Path) -> dict:
         key = Path(path).stem
         out[f"{key}_s"], out[f"{key}_cpu"] = time.perf_counter() - t, time.process_time() - c
         out[f"{key}_mb"] = sampler.peak()
+        print(f"{title}: {out[f'{key}_s']:.2f} s, {out[f'{key}_mb']:.0f} MB", file=sys.stderr, flush=True)
         problems = [e.value for e in at.exception] + [e.value for e in at.error]
         if problems:
             raise RuntimeError(f"page {title!r} failed: {problems[0]}")
@@ -131,6 +132,8 @@ def timed(folder: Path, repeat: int) -> list[dict]:
         if child.returncode:
             raise RuntimeError(f"bench child failed: {child.stderr[-3000:]}")
         runs.append(json.loads(child.stdout.strip().splitlines()[-1]))
+        print(f"  {folder.name}: " + ", ".join(f"{k.removesuffix('_s')} {v:.2f} s / {runs[-1][k[:-2] + '_mb']:.0f} MB"
+                                            for k, v in runs[-1].items() if k.endswith("_s")), flush=True)
     return runs
 
 

@@ -34,7 +34,7 @@ from plates.dashboard.queries import CONDITION_KEYS, Where, in_list, quote
 from plates.results.query import Results
 
 __all__ = ["ILLUSION_FACTS", "PEOPLE_FAMILIES", "SCENE_FAMILIES", "collapsed", "has_rows", "illusion_counts",
-           "participants", "people_counts", "scene_counts", "scene_pairs", "scene_param_counts", "scene_params"]
+           "participants", "people_counts", "with_people", "scene_counts", "scene_pairs", "scene_param_counts", "scene_params"]
 
 #: The illusion facts of ``truth_json`` the pages read -> their DuckDB type (`plates.tasks.illusion_tasks`).
 ILLUSION_FACTS = {"framing": "VARCHAR", "kind": "VARCHAR", "strength": "DOUBLE", "item_class": "VARCHAR",
@@ -73,13 +73,15 @@ def collapsed(results: Results, where: Where, families: Sequence[str], select: S
                          "ORDER BY ALL", {**params, **more})
 
 
-def illusion_counts(results: Results, where: Where) -> pd.DataFrame:
+def illusion_counts(results: Results, where: Where, shown: Sequence[str] | None = None) -> pd.DataFrame:
     """The Illusions page's collapsed rows: model, backend, family, task, prompt, expected and parsed answers,
-    verdict, `ILLUSION_FACTS`, ``answer``, ``failed``, ``weight``."""
+    verdict, `ILLUSION_FACTS`, ``answer``, ``failed``, ``weight``. With ``shown`` (the people drawn one by
+    one), the other people's rows only in the pool "people (K participants)" (`with_people`, ``pooled``)."""
     facts = [_fact(n, t) for n, t in ILLUSION_FACTS.items()]
-    select = ["model", "backend", "family", "task", "prompt_name", "expected", "parsed", "correct", *facts,
-              ANSWER, FAILED]
-    return collapsed(results, where, ("illusion",), select)
+    select = ["backend", "family", "task", "prompt_name", "expected", "parsed", "correct", *facts, ANSWER, FAILED]
+    if shown is None:
+        return collapsed(results, where, ("illusion",), ["model", *select])
+    return with_people(results, where, ("illusion",), select, "true", shown)
 
 
 _RECOLOUR = "json_extract_string(truth_json, '$.recolour') AS recolour"
@@ -162,20 +164,37 @@ def participants(results: Results, where: Where) -> pd.DataFrame:
                          "ORDER BY answers DESC, model", {**params, **more})
 
 
+def with_people(results: Results, where: Where, families: Sequence[str], select: Sequence[str], extra: str,
+                shown: Sequence[str] | None, params: dict[str, Any] | None = None) -> pd.DataFrame:
+    """`collapsed` rows (``select`` after ``model``, under the SQL ``extra``) with ``pooled``: the models' rows
+    and those of the people in ``shown`` (None: every person) as they are, then every person's rows once more
+    under "people (K participants)" (`plates.analysis.people.pooled_label`, K the people behind them) with
+    ``pooled`` True, as `plates.analysis.people.with_pooled` pools them: a public quiz gathers hundreds of people,
+    and a fit or a bar per person costs time and reads as none."""
+    params, named = dict(params or {}), dict(params or {})  # ``named``: with the people shown
+    one_by_one = "true" if shown is None else f"NOT {_HUMAN}" + (
+        f" OR {in_list('model', list(shown), 'shown', named)}" if shown else "")
+    each = collapsed(results, where, families, ["model", *select, "false AS pooled"], f"({extra}) AND ({one_by_one})",
+                     named)
+    people = collapsed(results, where, families, ["count(DISTINCT model) AS people"], f"({extra}) AND {_HUMAN}",
+                       params)
+    k = int(people["people"].iloc[0]) if len(people) else 0
+    if not k:
+        return each
+    pool = collapsed(results, where, families, [f"'{pooled_label(k)}' AS model", *select, "true AS pooled"],
+                     f"({extra}) AND {_HUMAN}", params)
+    return pd.concat([each, pool], ignore_index=True)
+
+
 def people_counts(results: Results, where: Where, shown: Sequence[str] | None = None) -> dict[str, pd.DataFrame]:
     """The People page's collapsed rows of the people and of the models on the prompts people answered (module
-    docstring), each with ``pooled``: ``"plates"`` (ΔE2000 levels per prompt, condition and colour set: the
-    threshold fits), ``"illusions"`` (the comparison facts: the PSE fits), ``"accuracy"`` (rows with an answer
-    key: `plates.analysis.people.people_accuracy`). People are fitted one by one only when in ``shown`` (None:
-    every one); every participant's rows are pooled as "people (K participants)" (`pooled_label`, ``pooled``
-    True), K counting them all."""
+    docstring), by `with_people` (``shown``: the people fitted one by one; None: every one): ``"plates"``
+    (ΔE2000 levels per prompt, condition and colour set: the threshold fits), ``"illusions"`` (the comparison
+    facts: the PSE fits), ``"accuracy"`` (rows with an answer key: `plates.analysis.people.people_accuracy`)."""
     params: dict[str, Any] = {}
-    families = in_list("family", list(PEOPLE_FAMILIES), "hf", params)
-    clause, more = where.sql(f"{families} AND {_HUMAN}")
+    clause, more = where.sql(f"{in_list('family', list(PEOPLE_FAMILIES), 'hf', params)} AND {_HUMAN}")
     params.update(more)
     beside = f"({_HUMAN} OR prompt_name IN (SELECT DISTINCT prompt_name FROM results {clause}))"
-    one_by_one = f"NOT {_HUMAN}" + (f" OR {in_list('model', list(shown), 'shown', params)}" if shown else "") \
-        if shown is not None else "true"
     who = ["backend", "family", "prompt_name"]
     facts = [_fact(n, t) for n, t in ILLUSION_FACTS.items() if n in ("framing", "kind", "strength",
                                                                         "signed_delta_e", "induced_lighter")]
@@ -183,14 +202,5 @@ def people_counts(results: Results, where: Where, shown: Sequence[str] | None = 
                        "delta_e IS NOT NULL"),
             "illusions": (("illusion",), [*who, "task", *facts, ANSWER, FAILED], "task = 'rcid-compare'"),
             "accuracy": (PEOPLE_FAMILIES, [*who, "correct"], "correct IS NOT NULL AND coalesce(expected, '') <> ''")}
-    out = {}
-    for name, (fams, select, extra) in asks.items():
-        each = collapsed(results, where, fams, ["model", *select, "false AS pooled"],
-                         f"{extra} AND {beside} AND ({one_by_one})", params)
-        # K: the participants whose rows this pool holds (as `plates.analysis.people.with_pooled` counts them)
-        people = collapsed(results, where, fams, ["count(DISTINCT model) AS people"], f"{extra} AND {_HUMAN}")
-        k = int(people["people"].iloc[0]) if len(people) else 0
-        pool = collapsed(results, where, fams, [f"'{pooled_label(max(k, 1))}' AS model", *select, "true AS pooled"],
-                         f"{extra} AND {_HUMAN}") if k else each.iloc[0:0]
-        out[name] = pd.concat([each, pool], ignore_index=True)
-    return out
+    return {name: with_people(results, where, fams, select, f"{extra} AND {beside}", shown, params)
+            for name, (fams, select, extra) in asks.items()}

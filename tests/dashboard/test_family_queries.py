@@ -160,3 +160,19 @@ def test_has_rows_asks_duckdb_within_the_filters_and_families(tmp_path):
     assert not fq.has_rows(results, where, "backend", "human", ("ishihara", "illusion"))
     assert fq.has_rows(results, where, "backend", "human", ("scene",))
     assert not fq.has_rows(results, Where({"model": ["a"]}), "backend", "human")
+
+
+def test_a_crowd_of_people_is_pooled_and_the_most_answering_are_shown_one_by_one(monkeypatch, tmp_path):
+    """Past `common.PEOPLE_SHOWN` people, the People and Illusions pages draw the first ones one by one (a choice
+    above the charts) and pool every one of them."""
+    from plates.dashboard.common import PEOPLE_SHOWN
+
+    write_synthetic(tmp_path, 4_000, parts=1, models=1, people=PEOPLE_SHOWN + 2)
+    for page, key in (("people", "people_shown"), ("illusions", "illusions_shown")):
+        at = open_page(monkeypatch, tmp_path, page)
+        chosen = at.multiselect(key)
+        assert len(chosen.value) == PEOPLE_SHOWN and len(chosen.options) == PEOPLE_SHOWN + 2
+    rcid = next(d.value for d in at.dataframe if {"metric", "model"} <= set(d.value.columns))  # the Illusions page
+    models = set(rcid["model"])
+    assert {pa.pooled_label(PEOPLE_SHOWN + 2), "person: participant-0000"} <= models
+    assert "person: participant-0013" not in models

@@ -241,9 +241,11 @@ def _write(table: pa.Table, path: Path) -> None:
     pq.write_table(table, path, compression="zstd", row_group_size=1 << 20)
 
 
-def write_synthetic(folder: Path, rows: int, parts: int = 24, seed: int = 0, models: int = MODELS) -> dict[str, int]:
-    """About ``rows`` rows under ``folder`` (module docstring) from ``models`` models, plate rows in at least
-    ``parts`` parts; the rows written per family ("plates", "illusions", "scenes", "human")."""
+def write_synthetic(folder: Path, rows: int, parts: int = 24, seed: int = 0, models: int = MODELS,
+                    people: int | None = None) -> dict[str, int]:
+    """About ``rows`` rows under ``folder`` (module docstring) from ``models`` models and ``people`` quiz
+    sessions (default: `HUMAN_SHARE` of the rows, 60 answers each), plate rows in at least ``parts`` parts; the
+    rows written per family ("plates", "illusions", "scenes", "human")."""
     sizes = {"illusions": int(rows * ILLUSION_SHARE), "scenes": int(rows * SCENE_SHARE),
              "human": max(2, int(rows * HUMAN_SHARE))}
     sizes["plates"] = rows - sum(sizes.values())
@@ -258,7 +260,7 @@ def write_synthetic(folder: Path, rows: int, parts: int = 24, seed: int = 0, mod
             share = sizes[name] // models
             if share:
                 _write(make(m, 0, share, seed=seed), folder / f"{name}-model-{m}" / "part-000.parquet")
-    people = max(2, sizes["human"] // 60)  # quiz sessions of about 40 plates and 20 illusion comparisons
+    people = people or max(2, sizes["human"] // 60)  # quiz sessions of 40 plates and 20 illusion comparisons
     for first in range(0, people, 100):  # the quiz's parts, compacted: 100 sessions a part
         group = range(first, min(people, first + 100))
         for name, make, count in (("plates", plate_rows, 40), ("illusions", illusion_rows, 20)):

@@ -13,10 +13,10 @@ from plates.stimuli.illusions.kinds import UNVALIDATED_KINDS, UNVALIDATED_NOTE
 
 
 @st.cache_data(show_spinner="Counting rows…", max_entries=8)
-def family_rows(key: str, filters, _view) -> pd.DataFrame:
-    """The filtered illusion rows collapsed by DuckDB, each with its ``weight`` (cached per results and
-    filters): `plates.dashboard.family_queries.illusion_counts`."""
-    return illusion_counts(_view.opened.results, _view.where)
+def family_rows(key: str, filters, shown: tuple[str, ...] | None, _view) -> pd.DataFrame:
+    """The filtered illusion rows collapsed by DuckDB, each with its ``weight`` (cached per results, filters
+    and people shown): `plates.dashboard.family_queries.illusion_counts`."""
+    return illusion_counts(_view.opened.results, _view.where, shown)
 
 
 view = common.current_view()
@@ -28,7 +28,8 @@ st.caption(
     "(App. A2): accuracy and the yes-bias FP/(FP+FN). The PSE: the physical difference (ΔE2000) at which "
     "the two targets look equal to the model."
 )
-rows = ia.family_rows(family_rows(view.opened.key, view.filters, view), "illusion")
+rows = ia.family_rows(family_rows(view.opened.key, view.filters, common.people_control(view, "illusions_shown"),
+                                  view), "illusion")
 if rows.empty:
     st.info("No illusion rows in the loaded results (family “illusion”): run an illusion preset, e.g. "
             "`plates run --dataset rcid-contrast --prompt rcid-compare-pixel ...`.")

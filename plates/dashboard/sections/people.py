@@ -8,10 +8,7 @@ import streamlit as st
 from plates.analysis import people as pa
 from plates.charts import people as pc
 from plates.dashboard import common
-from plates.dashboard.family_queries import PEOPLE_FAMILIES, has_rows, participants, people_counts
-
-#: Participants fitted one by one unless the visitor chooses others (the pooled fit takes every one).
-SHOWN = 12
+from plates.dashboard.family_queries import PEOPLE_FAMILIES, has_rows, people_counts
 
 
 @st.cache_data(show_spinner="Counting rows…", max_entries=8)
@@ -19,20 +16,6 @@ def family_rows(key: str, filters, shown: tuple[str, ...] | None, _view) -> dict
     """The people's and the models' rows collapsed by DuckDB (cached per results, filters and participants
     shown): `plates.dashboard.family_queries.people_counts`."""
     return people_counts(_view.opened.results, _view.where, shown)
-
-
-def shown_widget(view) -> tuple[str, ...] | None:
-    """Every participant when at most `SHOWN` answered; else a choice of whom to fit one by one (the `SHOWN`
-    with most answers first)."""
-    people = participants(view.opened.results, view.where)
-    if len(people) <= SHOWN:
-        return None
-    names = [str(m) for m in people["model"]]
-    chosen = st.multiselect("Participants fitted one by one (most answers first)", names, default=names[:SHOWN],
-                            key="people_shown")
-    st.caption(f"{len(names):,} participants answered: {len(chosen)} are fitted one by one; the pooled “people” "
-               "fit and the accuracy of all people together take every one of them.")
-    return tuple(chosen)
 
 
 view = common.current_view()
@@ -51,7 +34,7 @@ if not has_rows(view.opened.results, view.where, "backend", "human", PEOPLE_FAMI
     st.info("No human rows in the loaded results (backend “human”): answers from the explorer's quiz are "
             "written to the folder in PLATES_HUMAN_RESULTS; load that folder (or upload its parts).")
     st.stop()
-counts = family_rows(view.opened.key, view.filters, shown_widget(view), view)
+counts = family_rows(view.opened.key, view.filters, common.people_control(view, "people_shown"), view)
 
 st.header("Thresholds (ΔE2000)")
 table = pa.threshold_table(counts["plates"], pooled=True)
