@@ -76,9 +76,14 @@ def repeated(view: View) -> tuple[pd.DataFrame, tuple[str, ...]]:
     """Items asked more than once of one model under one prompt and condition (in several runs, or twice in an
     explorer session), and a note for each: such cells are drawn per run, never pooled, and flagged."""
     explorer = view.cube.loc[view.cube["dataset"].astype(str) == "explorer", "run_id"].dropna().unique()
-    table = queries.repeated_items(
-        view.opened.results, view.where, models=sorted(view.several_runs), runs=sorted(map(str, explorer))
-    )
+    # an item can repeat across runs only where one model has the same dataset, prompt and condition in several
+    # runs (the cube says): only those models' rows are scanned (a model's plate, illusion and scene runs are
+    # several runs, but no item of one is in another; scanning every row of such models took 11.7 s and
+    # 618 MB at 1M rows)
+    cells = ["model", "dataset", "prompt_name", *queries.CONDITION_KEYS, "shots"]
+    runs = view.cube.groupby(cells, dropna=False, observed=True)["run_id"].nunique()
+    models = sorted({str(key[0]) for key in runs[runs > 1].index})
+    table = queries.repeated_items(view.opened.results, view.where, models=models, runs=sorted(map(str, explorer)))
     if table.empty:
         return table, ()
     table = charts.with_condition(table)

@@ -176,3 +176,16 @@ def test_a_crowd_of_people_is_pooled_and_the_most_answering_are_shown_one_by_one
     models = set(rcid["model"])
     assert {pa.pooled_label(PEOPLE_SHOWN + 2), "person: participant-0000"} <= models
     assert "person: participant-0013" not in models
+
+
+def test_a_models_runs_of_other_families_are_not_scanned_for_repeated_items(monkeypatch, synthetic):
+    """Each model ran plates, illusions and scenes in runs of their own: no cell (dataset, prompt, condition) of
+    one model is in two runs, so the overview asks DuckDB for no repeated items (it scanned every row)."""
+    from plates.dashboard import pages, views
+
+    asked = []
+    monkeypatch.setattr(pages.queries, "repeated_items", lambda *a, **k: asked.append(k) or pd.DataFrame())
+    view = views.View(views.open_results(synthetic))
+    assert {"model-0", "model-1"} <= view.several_runs  # each model is in several runs ...
+    pages.repeated(view)
+    assert asked == [{"models": [], "runs": []}]  # ... but no item of one run can be in another
