@@ -120,9 +120,9 @@ def scene_params(results: Results, where: Where) -> list[str]:
     params: dict[str, Any] = {}
     clause, more = where.sql(in_list("family", list(SCENE_FAMILIES), "family", params)
                              + f" AND json_type({_PARAMS}) = 'OBJECT'")
-    keys = results.query(
-        f"""WITH k AS (SELECT DISTINCT unnest(json_keys({_PARAMS})) AS key, {_PARAMS} AS p FROM results {clause})
-            SELECT DISTINCT key FROM k
+    keys = results.query(  # streamed: only the distinct keys are kept, never the rows' parameters
+        f"""SELECT DISTINCT key FROM (SELECT unnest(json_keys(p)) AS key, p
+                                     FROM (SELECT {_PARAMS} AS p FROM results {clause}))
             WHERE json_type(p, '$."' || replace(key, '"', '') || '"') IN ('BIGINT', 'UBIGINT', 'DOUBLE', 'VARCHAR')
             ORDER BY key""", {**params, **more})
     return [str(k) for k in keys["key"]]
