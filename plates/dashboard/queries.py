@@ -155,6 +155,20 @@ def pairs(
     item_cols = [c for c in [*by, *keys] if c not in CUBE_COLUMNS or c in varying]
     group_cols = [c for c in by if c in varying]
     item = "hash(" + ", ".join(quote(c) for c in item_cols) + ")" if item_cols else "0"
+    # the runs behind each side: with at most 64 runs scanned (the cube says), one bit per run (its place among
+    # them, sorted) OR-ed per item, since a list of run names per item made the query 13x slower (1.5M items at
+    # 10M rows: 15.9 s against 1.2 s); with more, the lists
+    runs = [str(r) for r in results.query(f"SELECT DISTINCT run_id FROM {CUBE_TABLE} {clause} ORDER BY run_id",
+                                          params)["run_id"].dropna()]
+    masks = len(runs) <= 64
+    names = ", ".join("'" + r.replace("'", "''") + "'" for r in runs)
+    if masks:
+        run_set = (f"bit_or(CAST(1 AS UBIGINT) << (list_position([{names}]::VARCHAR[], run_id) - 1)) "
+                   "FILTER (WHERE {side})") if runs else "NULL::UBIGINT"
+        runs_of = "bit_or({side}) FILTER (WHERE na > 0 AND nb > 0)"
+    else:
+        run_set = "list(DISTINCT run_id) FILTER (WHERE {side})"
+        runs_of = "list_sort(list_distinct(flatten(list({side}) FILTER (WHERE na > 0 AND nb > 0))))"
     group = "hash(" + ", ".join(quote(c) for c in group_cols) + ")" if group_cols else "0"
     cells = ", ".join(f"any_value({quote(c)}) AS {quote(c)}" for c in by)
     outer = ", ".join(f"cells.{quote(c)}" for c in by)
@@ -166,8 +180,8 @@ def pairs(
                 count(*) FILTER (WHERE NOT ({split}) AND correct IS NOT NULL) AS nb,
                 count(*) FILTER (WHERE NOT ({split}) AND correct) AS kb,
                 count(*) FILTER (WHERE correct IS NULL) AS err,
-                list(DISTINCT run_id) FILTER (WHERE ({split})) AS ra,
-                list(DISTINCT run_id) FILTER (WHERE NOT ({split})) AS rb
+                {run_set.replace("{side}", f"({split})")} AS ra,
+                {run_set.replace("{side}", f"NOT ({split})")} AS rb
             FROM results {clause} GROUP BY h),
         totals AS (
             SELECT g,
@@ -177,8 +191,8 @@ def pairs(
                 coalesce(sum(kb) FILTER (WHERE na > 0 AND nb > 0), 0) AS k_b,
                 count(*) FILTER (WHERE na > 0 AND nb > 0) AS pairs,
                 sum(err) AS errors,
-                list_sort(list_distinct(flatten(list(ra) FILTER (WHERE na > 0 AND nb > 0)))) AS runs_a,
-                list_sort(list_distinct(flatten(list(rb) FILTER (WHERE na > 0 AND nb > 0)))) AS runs_b
+                {runs_of.replace("{side}", "ra")} AS runs_a,
+                {runs_of.replace("{side}", "rb")} AS runs_b
             FROM per GROUP BY g)"""
     if by:
         sql += f""",
@@ -188,6 +202,10 @@ def pairs(
     else:
         sql += " SELECT n_a, k_a, n_b, k_b, pairs, errors, runs_a, runs_b FROM totals"
     table = results.query(sql, params)
+    if masks:  # the runs' bits -> their names (sorted, as `runs` is)
+        for side in ("runs_a", "runs_b"):
+            table[side] = [[r for i, r in enumerate(runs) if int(m) >> i & 1] if pd.notna(m) else []
+                           for m in table[side]]
     return table.astype({c: "int64" for c in ("n_a", "k_a", "n_b", "k_b", "pairs", "errors")})
 
 
