@@ -32,6 +32,7 @@ from collections.abc import Callable, Iterator, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from contextlib import contextmanager
 from dataclasses import dataclass, field
+from functools import partial
 from pathlib import Path
 from typing import Any
 
@@ -164,7 +165,7 @@ def _examples(exp: Experiment, items: Sequence[Any], pool: Sequence[int], index:
     return random.Random(int.from_bytes(digest[:8], "big")).sample(candidates, k)
 
 
-class _Builder:
+class Builder:
     """Turns units into (Query, row fields) pairs; a unit's images, prompt text and expected answer."""
 
     def __init__(self, exp: Experiment, items: Sequence[Any]) -> None:
@@ -332,9 +333,9 @@ def prepared(exp: Experiment, items: Sequence[Any], units: Sequence[Unit]) -> It
     what its row records (`Asked`), in order, checked first as a run checks them (``ValueError`` naming the
     prompt and item). A unit's images are prepared once and dropped after its item: memory stays bounded.
     The exporters (`plates.integrations`) read the runner's plan through this, never through a copy."""
-    builder = _Builder(exp, items)
+    builder = Builder(exp, items)
     units = list(units)
-    _check_units(exp, items, builder, units)
+    check_units(exp, items, builder, units)
     for u in units:
         query, asked = builder.build(u, exp.models[u.model])
         yield u, query, asked
@@ -344,7 +345,7 @@ def prepared(exp: Experiment, items: Sequence[Any], units: Sequence[Unit]) -> It
 def run_experiment(exp: Experiment, *, retry_errors: bool = False, progress: bool = True,
                    items: Sequence[Any] | None = None, make_backend: Callable[..., Any] | None = None,
                    flush_seconds: float = 1.0, flush_rows: int | None = None,
-                   shard: Shard | None = None) -> RunSummary:
+                   shard: Shard | None = None, executor: Executor | None = None) -> RunSummary:
     """Run (or continue) ``exp``; returns a :class:`RunSummary`.
 
     Raises ``ValueError`` for bad input (unknown backend, missing key variable, a prompt that cannot ask about
@@ -354,6 +355,8 @@ def run_experiment(exp: Experiment, *, retry_errors: bool = False, progress: boo
     loader and the backend registry (for tests and callers that hold them already). A part is written every
     ``flush_rows`` rows (default: the largest model concurrency, so each completed batch) or ``flush_seconds``.
     ``shard``: ask only this shard's rows (see the module doc); the run id and row keys stay the unsharded run's.
+    ``executor``: who asks the rows still to do (default `ask_locally`: this process); e.g.
+    `plates.runs.ray_executor.RayExecutor`. Planning, resume, checks, the lock and compaction stay here.
     """
     t0 = time.monotonic()
     items = load_items(exp) if items is None else list(items)
@@ -366,7 +369,7 @@ def run_experiment(exp: Experiment, *, retry_errors: bool = False, progress: boo
             with _run_lock(out, run_id, shard):
                 return _run_locked(exp, items, out, retry_errors=retry_errors, progress=progress,
                                    make_backend=make_backend, flush_seconds=flush_seconds, flush_rows=flush_rows,
-                                   t0=t0, shard=shard)
+                                   t0=t0, shard=shard, executor=executor or ask_locally)
         except OSError as exc:  # a full or failing disk under out (writing a part, compacting): named as such
             failure = environment_failure(exc, out)
             if failure is None or failure is exc:
@@ -421,9 +424,30 @@ def _forget_lock_if_nothing_written(out: Path, run_id: str) -> None:
         (out / f".{run_id}.lock").unlink(missing_ok=True)
 
 
+@dataclass(frozen=True)
+class PartsTarget:
+    """Where and how an executor writes a run's parts: each writer it opens (one per process or actor) writes
+    parts with unique names under ``out`` (`plates.results.ResultsWriter`), so any number write side by side."""
+
+    out: str
+    run_id: str
+    flush_rows: int
+    flush_seconds: float
+    supersedes: bool
+
+    def open(self) -> ResultsWriter:
+        return ResultsWriter(self.out, self.run_id, flush_rows=self.flush_rows, flush_seconds=self.flush_seconds,
+                             supersedes=self.supersedes)
+
+
+#: An executor asks ``todo`` (units checked already) and writes their rows: ``executor(exp, items, todo,
+#: target, summary, bar)``, counting into ``summary`` (written, errors, unsupported, correct, parts) and ``bar``.
+Executor = Callable[[Experiment, Sequence[Any], list[Unit], PartsTarget, RunSummary, Any], None]
+
+
 def _run_locked(exp: Experiment, items: list[Any], out: Path, *, retry_errors: bool, progress: bool,
                 make_backend: Callable[..., Any] | None, flush_seconds: float, flush_rows: int | None,
-                t0: float, shard: Shard | None = None) -> RunSummary:
+                t0: float, shard: Shard | None = None, executor: Executor) -> RunSummary:
     run_id = exp.run_id
     summary = RunSummary(run_id=run_id, out=str(out))
     units = plan(exp, items)
@@ -432,41 +456,60 @@ def _run_locked(exp: Experiment, items: list[Any], out: Path, *, retry_errors: b
     done = existing_keys(out, run_id, retry_errors=retry_errors)
     todo = [u for u in units if u.key not in done]
     summary.planned, summary.existing = len(units), len(units) - len(todo)
-    builder = _Builder(exp, items)
-    _check_units(exp, items, builder, todo)
-    _check_keys(exp, {u.model for u in todo})
+    check_units(exp, items, Builder(exp, items), todo)
+    check_keys(exp, {u.model for u in todo})
     bar = _progress(progress, total=len(units), initial=summary.existing, run_id=run_id)
     if flush_rows is None:
         flush_rows = min(256, max(m.concurrency for m in exp.models))
-    writer = ResultsWriter(out, run_id, flush_rows=flush_rows, flush_seconds=flush_seconds, supersedes=retry_errors)
+    target = PartsTarget(str(out), run_id, flush_rows, flush_seconds, retry_errors)
+    if make_backend is not None:  # a caller's backend factory (tests): this process only
+        executor = partial(ask_locally, make_backend=make_backend)
     try:
-        for mi, m in enumerate(exp.models):
-            mine = [u for u in todo if u.model == mi]
-            if not mine:
-                continue
-            try:
-                backend = (make_backend or registry_make)(m.backend, model=m.model, **m.options)
-            except TypeError as exc:  # an option this backend's constructor does not take
-                raise ValueError(f"models[{mi}] (backend {m.backend!r}): {exc}; see the backend's options in "
-                                 "plates.models") from None
-            if bar is not None:  # loading a local model is not answering: keep it out of the rate and the ETA
-                bar.unpause()
-            try:
-                _run_model(backend, m, mine, builder, writer, summary, bar, key_values(exp))
-            finally:
-                backend.close()
+        executor(exp, items, todo, target, summary, bar)
     finally:
-        writer.close()
         if bar is not None:
             bar.close()
-        summary.parts = [str(p) for p in writer.parts]
         summary.seconds = time.monotonic() - t0
     if shard is None:  # a shard never rewrites other shards' parts; the next unsharded run merges them
         compact_run(out, run_id)
     return summary
 
 
-def _check_units(exp: Experiment, items: Sequence[Any], builder: _Builder, units: list[Unit]) -> None:
+def ask_locally(exp: Experiment, items: Sequence[Any], todo: list[Unit], target: PartsTarget, summary: RunSummary,
+                bar: Any, *, make_backend: Callable[..., Any] | None = None) -> None:
+    """The default executor: this process asks ``todo`` model by model (each model loaded once) and writes one
+    writer's parts."""
+    builder = Builder(exp, items)
+    writer = target.open()
+    try:
+        for mi, m in enumerate(exp.models):
+            mine = [u for u in todo if u.model == mi]
+            if not mine:
+                continue
+            backend = open_backend(exp, mi, make_backend)
+            if bar is not None:  # loading a local model is not answering: keep it out of the rate and the ETA
+                bar.unpause()
+            try:
+                ask_units(backend, m, mine, builder, writer, summary, bar, key_values(exp))
+            finally:
+                backend.close()
+    finally:
+        writer.close()
+        summary.parts += [str(p) for p in writer.parts]
+
+
+def open_backend(exp: Experiment, mi: int, make_backend: Callable[..., Any] | None = None) -> Any:
+    """Model ``mi`` of ``exp`` as a backend (`plates.models.make_backend`, or ``make_backend``); an option its
+    constructor does not take is a ValueError naming the model."""
+    m = exp.models[mi]
+    try:
+        return (make_backend or registry_make)(m.backend, model=m.model, **m.options)
+    except TypeError as exc:  # an option this backend's constructor does not take
+        raise ValueError(f"models[{mi}] (backend {m.backend!r}): {exc}; see the backend's options in "
+                         "plates.models") from None
+
+
+def check_units(exp: Experiment, items: Sequence[Any], builder: Builder, units: list[Unit]) -> None:
     """Fail before any request is paid for: every prompt must fit every item's label, every few-shot request
     must find its examples."""
     seen: set[tuple[str, str]] = set()
@@ -479,7 +522,7 @@ def _check_units(exp: Experiment, items: Sequence[Any], builder: _Builder, units
             _examples(exp, items, builder.pool(u.variant, item.colour_set), u.item, u.shots)
 
 
-def _check_keys(exp: Experiment, models: set[int]) -> None:
+def check_keys(exp: Experiment, models: set[int]) -> None:
     """Every OpenAI-compatible model still to ask has its key variable set: fail before the first model runs,
     not after it (the message names the variable, never a value)."""
     for mi in sorted(models):
@@ -491,7 +534,7 @@ def _check_keys(exp: Experiment, models: set[int]) -> None:
                              "or use api_key_env = false / --no-api-key for a local server that needs no key")
 
 
-def _run_model(backend: Any, m: ModelSpec, units: list[Unit], builder: _Builder, writer: ResultsWriter,
+def ask_units(backend: Any, m: ModelSpec, units: list[Unit], builder: Builder, writer: ResultsWriter,
                summary: RunSummary, bar: Any, keys: Sequence[str] = ()) -> None:
     """Ask ``units`` of one model in chunks; the next chunk's images are prepared while this one is asked."""
     def prepare(chunk: list[Unit]) -> list[tuple[Query, Asked]]:
