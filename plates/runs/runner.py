@@ -30,7 +30,7 @@ import sys
 import time
 from collections.abc import Callable, Iterator, Sequence
 from concurrent.futures import ThreadPoolExecutor
-from contextlib import contextmanager
+from contextlib import contextmanager, nullcontext
 from dataclasses import dataclass, field
 from functools import partial
 from pathlib import Path
@@ -51,6 +51,7 @@ from plates.runs.images import RunImages
 from plates.runs.rows import Asked, build_row
 from plates.shards import Shard
 from plates.stimuli import render
+from plates.storage import is_url, open_store
 from plates.tasks import Question, task_of
 from plates.tasks.prompts import query_for
 
@@ -143,10 +144,16 @@ def existing_keys(out: str | Path, run_id: str, *, retry_errors: bool = False) -
     """``row_key`` values of this run already under ``out`` (with ``retry_errors``, those not ended in error). A
     part another shard merges away while this reads is skipped by the reader (its rows are in the merged part,
     and none of them is this shard's to ask)."""
-    files = sorted(Path(out).glob(f"{run_id}-*.parquet")) if Path(out).is_dir() else []
-    if not files:
-        return set()
-    frame = load_results(files, columns=["run_id", "row_key", "parse_status"]).frame
+    columns = ["run_id", "row_key", "parse_status"]
+    if is_url(out):  # an object store: this run's committed parts directly under out
+        root = open_store(out).root
+        frame = load_results(out, columns=columns, exclude=lambda f: str(f.parent) != root
+                             or not f.name.startswith(f"{run_id}-")).frame
+    else:
+        files = sorted(Path(out).glob(f"{run_id}-*.parquet")) if Path(out).is_dir() else []
+        if not files:
+            return set()
+        frame = load_results(files, columns=columns).frame
     frame = frame[frame["run_id"] == run_id]
     if retry_errors:
         frame = frame[frame["parse_status"] != "error"]
@@ -360,13 +367,15 @@ def run_experiment(exp: Experiment, *, retry_errors: bool = False, progress: boo
     """
     t0 = time.monotonic()
     items = load_items(exp) if items is None else list(items)
-    run_id, out = exp.run_id, Path(exp.out)
+    remote = is_url(exp.out)  # an object store (plates.storage): no folders to make, no lock to take
+    run_id, out = exp.run_id, exp.out if remote else Path(exp.out)
     if shard is not None and not isinstance(shard, Shard):
         raise ValueError(f"shard={shard!r} is not valid; allowed: None or a plates.shards.Shard")
-    created = [d for d in (out, *out.parents) if not d.exists()]  # the folders this run makes, innermost first
+    # the folders this run makes, innermost first
+    created = [] if remote else [d for d in (out, *out.parents) if not d.exists()]
     try:
         try:
-            with _run_lock(out, run_id, shard):
+            with nullcontext() if remote else _run_lock(out, run_id, shard):
                 return _run_locked(exp, items, out, retry_errors=retry_errors, progress=progress,
                                    make_backend=make_backend, flush_seconds=flush_seconds, flush_rows=flush_rows,
                                    t0=t0, shard=shard, executor=executor or ask_locally)
@@ -445,7 +454,7 @@ class PartsTarget:
 Executor = Callable[[Experiment, Sequence[Any], list[Unit], PartsTarget, RunSummary, Any], None]
 
 
-def _run_locked(exp: Experiment, items: list[Any], out: Path, *, retry_errors: bool, progress: bool,
+def _run_locked(exp: Experiment, items: list[Any], out: Path | str, *, retry_errors: bool, progress: bool,
                 make_backend: Callable[..., Any] | None, flush_seconds: float, flush_rows: int | None,
                 t0: float, shard: Shard | None = None, executor: Executor) -> RunSummary:
     run_id = exp.run_id
