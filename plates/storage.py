@@ -9,7 +9,9 @@ through `Store.commit`, and every reader lists through `Store.list`, which retur
   an exception on the way out: the object is written under its unique final name, then a small commit record
   ``<folder>/_commits/<name>`` (its size, as JSON) is written last. `Store.list` returns an object only when its
   record exists (one listing finds both: no request per object), so a writer that dies mid-object leaves nothing
-  a reader sees (a stray object without a record is ignored). `Store.delete` removes the record first.
+  a reader sees (a stray object without a record is ignored). `Store.delete` removes the record first. (Checked
+  with pyarrow 26 on moto: an S3 output stream left by an exception completes the upload with the bytes
+  written so far, so without records a killed writer could publish half a part.)
 
 URLs: ``s3://bucket/prefix`` through pyarrow's S3 filesystem (the AWS C++ SDK). Credentials come only from the
 standard AWS chain (``AWS_ACCESS_KEY_ID`` / ``AWS_SECRET_ACCESS_KEY`` / ``AWS_SESSION_TOKEN``, ``~/.aws``
@@ -34,7 +36,7 @@ from urllib.parse import urlsplit
 
 import pyarrow.fs as pafs
 
-__all__ = ["COMMITS", "Store", "is_url", "open_store"]
+__all__ = ["COMMITS", "Store", "is_url", "mirror", "open_store"]
 
 #: The folder (beside the objects it commits) holding each committed object's record, on object stores.
 COMMITS = "_commits"
@@ -217,3 +219,24 @@ def open_store(location: str | os.PathLike | Store) -> Store:
         return Store(str(location), fs, root, True)
     path = Path(location).expanduser()
     return Store(str(location), pafs.LocalFileSystem(), str(path.absolute()), False)
+
+
+def mirror(location: str | os.PathLike | Store, folder: str | os.PathLike, *, suffix: str = ".parquet") -> int:
+    """Make the local ``folder`` hold exactly the committed ``*suffix`` files under ``location`` (recursively,
+    same relative names): copy the new and changed ones (by size), each published whole, and delete the local
+    ones no longer committed (a compaction merged them away). Returns the number of files copied. What
+    `plates dashboard s3://...` serves: DuckDB reads the local copies (its own S3 support is a download)."""
+    source, target = open_store(location), open_store(folder)
+    if target.object_store:
+        raise ValueError(f"mirror target {target.url!r} must be a local folder; allowed: a path")
+    wanted = source.list(suffix=suffix, recursive=True)
+    sizes = {i.path: i.size for i in source.fs.get_file_info([source.path(n) for n in wanted])}
+    copied = 0
+    for name in wanted:
+        local = Path(target.path(name))
+        if not local.is_file() or local.stat().st_size != sizes.get(source.path(name)):
+            target.commit(name, source.read_bytes(name))
+            copied += 1
+    keep = set(wanted)
+    target.delete([n for n in target.list(suffix=suffix, recursive=True) if n not in keep])
+    return copied

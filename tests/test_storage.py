@@ -107,3 +107,33 @@ def test_plates_run_to_s3_resumes_and_stores_no_secret(s3, capsys):
     for key in s3.keys():
         body = s3.read(key)
         assert SECRET.encode() not in body and ACCESS_KEY.encode() not in body, key
+
+
+def test_mirror_copies_committed_parts_and_drops_merged_ones(s3, tmp_path):
+    from plates.storage import mirror
+
+    url = s3.url("mirror")
+    with ResultsWriter(url, "r1", flush_rows=1) as writer:
+        for k in "abc":
+            writer.add(_row(k))
+    s3.client().put_object(Bucket="plates-test", Key="mirror/r1-uncommitted.parquet", Body=b"half")
+    assert mirror(url, tmp_path) == 3 and mirror(url, tmp_path) == 0  # the second pass finds nothing new
+    assert sorted(load_results(tmp_path).frame["row_key"]) == list("abc")
+    compact_run(url, "r1")
+    assert mirror(url, tmp_path) == 1
+    assert len(list(tmp_path.glob("*.parquet"))) == 1 and sorted(load_results(tmp_path).frame["row_key"]) == list("abc")
+
+
+def test_plates_dashboard_on_a_url_serves_a_kept_copy(s3, tmp_path, monkeypatch):
+    import os
+
+    url = s3.url("dash")
+    with ResultsWriter(url, "r1") as writer:
+        writer.add(_row("a"))
+    seen = {}
+    monkeypatch.setattr(os, "execve", lambda exe, argv, env: seen.update(env=env, argv=argv))
+    assert main(["dashboard", url, "--cache", str(tmp_path / "copy"), "--port", "8599"]) == 0
+    assert seen["env"]["PLATES_RESULTS"] == str((tmp_path / "copy").resolve())
+    assert seen["env"]["PLATES_RESULTS_URL"] == url
+    assert len(load_results(tmp_path / "copy").frame) == 1
+    assert main(["dashboard", str(tmp_path), "--cache", str(tmp_path)]) == 2  # --cache needs a URL

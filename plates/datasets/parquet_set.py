@@ -86,12 +86,15 @@ def _features(schema: pa.Schema) -> bytes:
 
 
 def is_parquet_set(location: str | os.PathLike) -> bool:
-    """Whether ``location`` holds a committed parquet set's manifest."""
+    """Whether ``location`` holds a committed Parquet set's manifest (False for an unreadable one)."""
     store = open_store(location)
     if not store.exists(MANIFEST):
         return False
-    with store.open(MANIFEST) as fh:
-        return (pq.read_schema(fh).metadata or {}).get(FORMAT_KEY) == b"parquet"
+    try:
+        with store.open(MANIFEST) as fh:
+            return (pq.read_schema(fh).metadata or {}).get(FORMAT_KEY) == b"parquet"
+    except (OSError, pa.ArrowInvalid):  # not Parquet: the loose-PNG loader names what is wrong with it
+        return False
 
 
 def committed_ids(out: str | os.PathLike | Store) -> set[str]:
