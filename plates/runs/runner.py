@@ -17,11 +17,15 @@ Shards (``shard=Shard(I, N)``, ``plates run --shard I/N``): each asks only the r
 They never rewrite a shared file: each writes parts with unique names, holds the run's lock shared (an
 unsharded process of the same run, which may compact, is refused while any shard runs) and its own shard's
 lock exclusively (the same shard twice is refused), and leaves compaction to the next unsharded run.
+
+Executors: who asks the rows still to do is an `Executor` (`ask_locally`, this process, by default;
+`plates.runs.ray_executor.RayExecutor` for Ray actors); planning, resume, the checks, the lock and compaction
+stay here. Object storage (``out`` an ``s3://`` URL, `plates.storage`): parts are committed by record, listed
+committed only, and no lock is taken (`plates.runs.locks`).
 """
 
 from __future__ import annotations
 
-import fcntl
 import hashlib
 import json
 import os
@@ -30,7 +34,7 @@ import sys
 import time
 from collections.abc import Callable, Iterator, Sequence
 from concurrent.futures import ThreadPoolExecutor
-from contextlib import contextmanager, nullcontext
+from contextlib import nullcontext
 from dataclasses import dataclass, field
 from functools import partial
 from pathlib import Path
@@ -48,6 +52,7 @@ from plates.models.base import Query
 from plates.results import ResultsWriter, compact_run, load_results
 from plates.runs.experiment import ConditionSpec, Experiment, ModelSpec
 from plates.runs.images import RunImages
+from plates.runs.locks import run_lock
 from plates.runs.rows import Asked, build_row
 from plates.shards import Shard
 from plates.stimuli import render
@@ -375,7 +380,7 @@ def run_experiment(exp: Experiment, *, retry_errors: bool = False, progress: boo
     created = [] if remote else [d for d in (out, *out.parents) if not d.exists()]
     try:
         try:
-            with nullcontext() if remote else _run_lock(out, run_id, shard):
+            with nullcontext() if remote else run_lock(out, run_id, shard):
                 return _run_locked(exp, items, out, retry_errors=retry_errors, progress=progress,
                                    make_backend=make_backend, flush_seconds=flush_seconds, flush_rows=flush_rows,
                                    t0=t0, shard=shard, executor=executor or ask_locally)
@@ -391,46 +396,6 @@ def run_experiment(exp: Experiment, *, retry_errors: bool = False, progress: boo
             except OSError:
                 break
         raise
-
-
-@contextmanager
-def _run_lock(out: Path, run_id: str, shard: Shard | None = None) -> Iterator[None]:
-    """One process per run and out folder, or per shard of it (flocks, released by the OS even on ``kill -9``):
-    two processes continuing the same rows at once would ask them twice. An unsharded run holds the run's lock
-    exclusively; a shard holds it shared and its own shard's lock exclusively."""
-    out.mkdir(parents=True, exist_ok=True)
-    with open(out / f".{run_id}.lock", "a+") as fh:
-        try:
-            fcntl.flock(fh.fileno(), (fcntl.LOCK_EX if shard is None else fcntl.LOCK_SH) | fcntl.LOCK_NB)
-        except BlockingIOError:
-            what = "is already running" if shard is None else "is running unsharded"
-            raise ValueError(f"run {run_id} {what} in another process writing to {out}; wait for it or stop "
-                             "it, then rerun to continue") from None
-        try:
-            if shard is None:
-                yield
-            else:
-                with open(out / f".{run_id}.shard-{shard.tag}.lock", "a+") as own:
-                    try:
-                        fcntl.flock(own.fileno(), fcntl.LOCK_EX | fcntl.LOCK_NB)
-                    except BlockingIOError:
-                        raise ValueError(f"shard {shard.index}/{shard.count} of run {run_id} is already running "
-                                         f"in another process writing to {out}; wait for it or stop it") from None
-                    yield
-        except BaseException:
-            if shard is None:  # other shards may hold the run's lock file shared: only an unsharded run forgets it
-                _forget_lock_if_nothing_written(out, run_id)
-            raise
-        finally:
-            fcntl.flock(fh.fileno(), fcntl.LOCK_UN)
-
-
-def _forget_lock_if_nothing_written(out: Path, run_id: str) -> None:
-    """After a run that failed before writing any part (a missing key, a server that never answered, Ctrl-C
-    during a model's load), delete its ``.lock`` (still held), so a failed start leaves no stale lock file;
-    `run_experiment` then removes the folders it made when they are empty. A run with parts keeps its lock."""
-    if not any(p.name.startswith(f"{run_id}-") for p in out.iterdir()):
-        (out / f".{run_id}.lock").unlink(missing_ok=True)
 
 
 @dataclass(frozen=True)

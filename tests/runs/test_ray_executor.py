@@ -15,6 +15,7 @@ from plates.runs.experiment import parse_experiment
 from plates.runs.runner import run_experiment
 from plates.shards import Shard
 from tests.support.chat_server import ChatServer, Fault, image_urls
+from tests.support.s3_server import SECRET, S3Server
 
 ray = pytest.importorskip("ray")
 
@@ -27,10 +28,15 @@ SAME = ["row_key", "item_id", "model", "prompt_name", "size", "reply", "parsed",
 
 @pytest.fixture(scope="module")
 def cluster():
+    """A local cluster, started after the S3 server so its workers inherit the AWS variables (as a real
+    cluster's nodes carry their own credentials); yields the server."""
     os.environ["RAY_USAGE_STATS_ENABLED"] = "0"
-    ray.init(num_cpus=2, include_dashboard=False, log_to_driver=False)
-    yield
-    ray.shutdown()
+    with S3Server() as s3:
+        ray.init(num_cpus=2, include_dashboard=False, log_to_driver=False)
+        try:
+            yield s3
+        finally:
+            ray.shutdown()
 
 
 @pytest.fixture(scope="module")
@@ -66,6 +72,18 @@ def test_baseline_rows_equal_single_process(tmp_path, items, cluster):
     assert a.equals(b)
     # both actors wrote parts side by side; the driver compacted them into one afterwards
     assert len(list((tmp_path / "ray").glob(f"{exp_ray.run_id}-*.parquet"))) == 1
+
+
+def test_actors_write_to_object_storage(tmp_path, items, cluster):
+    model = {"backend": "baseline", "model": "baseline-cnn"}
+    url = cluster.url("ray-runs")
+    run_experiment(_exp(tmp_path, model), items=items, progress=False)
+    summary = run_experiment(_exp(url, model), items=items, progress=False, executor=RayExecutor(actors=2, batch=3))
+    assert summary.written == len(items)
+    assert _rows(tmp_path).equals(_rows(url))
+    parts = [k for k in cluster.keys("ray-runs/") if "/_commits/" not in k]
+    assert len(parts) == 1 and parts[0].endswith("-merged.parquet")  # the actors' parts, compacted on the store
+    assert all(SECRET.encode() not in cluster.read(k) for k in cluster.keys())
 
 
 def _bucket(body) -> int:
@@ -123,3 +141,22 @@ def test_address_forms_refused(text):
 def test_bad_actor_count_refused():
     with pytest.raises(ValueError, match="actors=0 is not valid"):
         RayExecutor(actors=0)
+
+
+def test_the_command_line_runs_on_ray_and_shows_progress(tmp_path, cluster, capsys):
+    from plates.cli import main
+
+    argv = ["run", "--dataset", "colorblindnesseval", "--prompt", "cbe-open", "--backend", "baseline", "--limit",
+            "6", "--size", "64", "--out", str(tmp_path), "--executor", "ray", "--ray-actors", "2"]
+    assert main(argv) == 0
+    captured = capsys.readouterr()
+    assert "3 rows written" in captured.out and "3/3" in captured.err  # the bar counts the actors' batches
+    assert main(argv) == 0 and "0 rows written" in capsys.readouterr().out  # resumed: nothing left to ask
+
+
+def test_ray_options_need_the_ray_executor(tmp_path, capsys):
+    from plates.cli import main
+
+    assert main(["run", "--dataset", "colorblindnesseval", "--prompt", "cbe-open", "--backend", "baseline",
+                 "--out", str(tmp_path), "--ray-actors", "2"]) == 2
+    assert "--ray-actors need --executor ray" in capsys.readouterr().err

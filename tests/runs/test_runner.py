@@ -269,10 +269,10 @@ def test_few_shot_conversation_shape(tmp_path, pool_items):
 
 
 def test_a_second_process_on_the_same_run_is_refused(tmp_path, items):
-    from plates.runs.runner import _run_lock
+    from plates.runs.locks import run_lock
 
     exp = _exp("http://127.0.0.1:9/v1", tmp_path)
-    with _run_lock(tmp_path, exp.run_id), pytest.raises(ValueError, match="already running in another process"):
+    with run_lock(tmp_path, exp.run_id), pytest.raises(ValueError, match="already running in another process"):
         _run(exp, items, make_backend=lambda kind, **options: _Picky())
     assert _run(exp, items, make_backend=lambda kind, **options: _Picky()).written == N_ITEMS  # released
 
