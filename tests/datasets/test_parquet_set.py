@@ -87,3 +87,21 @@ def test_generate_and_run_on_object_storage(tmp_path, capsys):
         for key in s3.keys():
             body = s3.read(key)
             assert SECRET.encode() not in body and ACCESS_KEY.encode() not in body, key
+
+
+def test_the_hub_exporter_sends_the_stored_bytes_of_a_parquet_set(tmp_path):
+    from plates.cli import build_parser
+    from plates.cli.run import build_experiment
+    from plates.integrations.rows import export_rows
+
+    generate("colorblindnesseval", tmp_path / "set", limit=2, size=64, workers=1, progress=False, fmt="parquet")
+    exp = build_experiment(build_parser().parse_args(["run", "--dataset", str(tmp_path / "set"), "--prompt",
+                                                      "cbe-open", "--backend", "baseline", "--out", "unused"]))
+    items = {i.item_id: i for i in load_dataset(tmp_path / "set")}
+    rows = list(export_rows(exp))
+    assert len(rows) == 2
+    for row in rows:
+        values = row.values
+        item = items[values["item_id"]]
+        assert values["image"]["bytes"] == item.path.read()  # the shard's PNG as written, not re-encoded
+        assert values["path"] is None
