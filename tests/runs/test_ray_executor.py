@@ -160,3 +160,18 @@ def test_ray_options_need_the_ray_executor(tmp_path, capsys):
     assert main(["run", "--dataset", "colorblindnesseval", "--prompt", "cbe-open", "--backend", "baseline",
                  "--out", str(tmp_path), "--ray-actors", "2"]) == 2
     assert "--ray-actors need --executor ray" in capsys.readouterr().err
+
+
+@pytest.mark.slow  # imports torch + transformers in the actor and builds a tiny LLaVA offline
+def test_a_local_transformers_model_in_an_actor_answers_as_in_this_process(tmp_path, items, cluster):
+    pytest.importorskip("transformers")
+    from tests.support.tiny_vlm import build_tiny_vlm
+
+    path = build_tiny_vlm(tmp_path / "tiny-llava", arch="llava", seed=0)
+    model = {"backend": "hf", "model": str(path), "device": "cpu", "dtype": "float32", "batch_size": 2}
+    run_experiment(_exp(tmp_path / "local", model), items=items[:4], progress=False)
+    summary = run_experiment(_exp(tmp_path / "ray", model), items=items[:4], progress=False,
+                             executor=RayExecutor())  # no GPU in this cluster: one actor, on a CPU
+    assert summary.written == 4
+    a, b = _rows(tmp_path / "local"), _rows(tmp_path / "ray")
+    assert a.equals(b) and b["error"].isna().all()
