@@ -11,7 +11,9 @@ through `Store.commit`, and every reader lists through `Store.list`, which retur
   record exists (one listing finds both: no request per object), so a writer that dies mid-object leaves nothing
   a reader sees (a stray object without a record is ignored). `Store.delete` removes the record first. (Checked
   with pyarrow 26 on moto: an S3 output stream left by an exception completes the upload with the bytes
-  written so far, so without records a killed writer could publish half a part.)
+  written so far, so without records a killed writer could publish half a part.) A killed writer's stray
+  object stays in the bucket, unread: nothing here can tell it from a live writer's object whose record is
+  on its way, so it is never deleted automatically.
 
 URLs: ``s3://bucket/prefix`` through pyarrow's S3 filesystem (the AWS C++ SDK). Credentials come only from the
 standard AWS chain (``AWS_ACCESS_KEY_ID`` / ``AWS_SECRET_ACCESS_KEY`` / ``AWS_SESSION_TOKEN``, ``~/.aws``
