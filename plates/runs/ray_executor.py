@@ -27,17 +27,20 @@ actors).
 
 from __future__ import annotations
 
+import dataclasses
 import math
 import os
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
 
 from plates.install import extra_hint
 from plates.models import BackendFailing
 from plates.runs.experiment import Experiment
 from plates.runs.runner import Builder, PartsTarget, RunSummary, Unit, ask_units, key_values, open_backend
+from plates.storage import is_url
 
 __all__ = ["RayExecutor", "parse_address"]
 
@@ -124,6 +127,11 @@ class RayExecutor:
                 ray.init(num_cpus=os.cpu_count() or 1, include_dashboard=False, log_to_driver=False)
             else:
                 ray.init(address=self.address, log_to_driver=False)
+        # other nodes start elsewhere: local paths (parts, stored images) travel absolute
+        if not is_url(target.out):
+            target = dataclasses.replace(target, out=str(Path(target.out).absolute()))
+        items = [dataclasses.replace(i, path=i.path.absolute()) if isinstance(getattr(i, "path", None), Path) else i
+                 for i in items]
         try:
             items_ref = ray.put(list(items))
             for mi in sorted({u.model for u in todo}):
