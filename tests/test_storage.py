@@ -137,3 +137,11 @@ def test_plates_dashboard_on_a_url_serves_a_kept_copy(s3, tmp_path, monkeypatch)
     assert seen["env"]["PLATES_RESULTS_URL"] == url
     assert len(load_results(tmp_path / "copy").frame) == 1
     assert main(["dashboard", str(tmp_path), "--cache", str(tmp_path)]) == 2  # --cache needs a URL
+
+
+def test_subcommands_that_write_local_folders_refuse_an_object_store_out(tmp_path, capsys, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    assert main(["rescore", str(tmp_path), "--out", f"s3://{ACCESS_KEY}:{SECRET}@bucket/x"]) == 2
+    err = capsys.readouterr().err
+    assert "only plates run and plates generate --format parquet write" in err and SECRET not in err
+    assert list(tmp_path.iterdir()) == []  # no folder named after the URL
