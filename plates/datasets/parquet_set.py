@@ -68,10 +68,15 @@ class ShardImage:
         return _row_group(self.location, self.shard, self.row // ROWS_PER_GROUP)[self.row % ROWS_PER_GROUP]
 
 
+@lru_cache(maxsize=8)
+def _store(location: str) -> Store:
+    """One store (one S3 client, credentials resolved once) per set location and process."""
+    return open_store(location)
+
+
 @lru_cache(maxsize=4)
 def _row_group(location: str, shard: str, group: int) -> list[bytes]:
-    store = open_store(location)
-    with store.open(shard) as fh:
+    with _store(location).open(shard) as fh:
         table = pq.ParquetFile(fh).read_row_group(group, columns=["image"])
     return [v["bytes"] for v in table.column("image").to_pylist()]
 
