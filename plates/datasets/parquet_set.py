@@ -65,18 +65,20 @@ class ShardImage:
 
     def read(self) -> bytes:
         """The PNG bytes (one row group read; the last few groups are kept per process)."""
-        return _row_group(self.location, self.shard, self.row // ROWS_PER_GROUP)[self.row % ROWS_PER_GROUP]
+        endpoint = (os.environ.get("AWS_ENDPOINT_URL_S3"), os.environ.get("AWS_ENDPOINT_URL"))
+        group = _row_group(self.location, endpoint, self.shard, self.row // ROWS_PER_GROUP)
+        return group[self.row % ROWS_PER_GROUP]
 
 
 @lru_cache(maxsize=8)
-def _store(location: str) -> Store:
-    """One store (one S3 client, credentials resolved once) per set location and process."""
+def _store(location: str, endpoint: tuple) -> Store:
+    """One store (one S3 client, credentials resolved once) per set location, endpoint and process."""
     return open_store(location)
 
 
 @lru_cache(maxsize=4)
-def _row_group(location: str, shard: str, group: int) -> list[bytes]:
-    with _store(location).open(shard) as fh:
+def _row_group(location: str, endpoint: tuple, shard: str, group: int) -> list[bytes]:
+    with _store(location, endpoint).open(shard) as fh:
         table = pq.ParquetFile(fh).read_row_group(group, columns=["image"])
     return [v["bytes"] for v in table.column("image").to_pylist()]
 
