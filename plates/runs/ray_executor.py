@@ -145,7 +145,12 @@ class RayExecutor:
         m = exp.models[mi]
         resources = ray.cluster_resources()
         gpus = int(resources.get("GPU", 0)) if m.backend == "hf" else 0
-        default = gpus or (1 if m.backend == "hf" else max(1, int(resources.get("CPU", 1))))
+        cpus = int(resources.get("CPU", 0))
+        capacity, what = (gpus, "GPUs") if gpus else (cpus, "CPUs")
+        if self.actors is not None and self.actors > capacity:  # the extra actors would wait forever
+            raise ValueError(f"--ray-actors {self.actors} is more than the cluster's {capacity} {what} (each actor "
+                             f"holds one); allowed: 1-{capacity}")
+        default = gpus or (1 if m.backend == "hf" else max(1, cpus))
         n = min(self.actors or default, len(units))
         size = self.batch or max(1, min(max(32, 8 * m.concurrency), math.ceil(len(units) / (4 * n))))
         batches = [units[i:i + size] for i in range(0, len(units), size)]

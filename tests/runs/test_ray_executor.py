@@ -175,3 +175,9 @@ def test_a_local_transformers_model_in_an_actor_answers_as_in_this_process(tmp_p
     assert summary.written == 4
     a, b = _rows(tmp_path / "local"), _rows(tmp_path / "ray")
     assert a.equals(b) and b["error"].isna().all()
+
+
+def test_more_actors_than_the_cluster_holds_are_refused(tmp_path, items, cluster):
+    exp = _exp(tmp_path, {"backend": "baseline", "model": "baseline-cnn"})
+    with pytest.raises(ValueError, match="--ray-actors 3 is more than the cluster's 2 CPUs"):
+        run_experiment(exp, items=items, progress=False, executor=RayExecutor(actors=3))
