@@ -32,6 +32,7 @@ Coordinates are pixels with the origin at the image's top-left corner; the disc 
 from __future__ import annotations
 
 import math
+from functools import lru_cache
 
 import numpy as np
 from PIL import Image, ImageDraw
@@ -75,25 +76,32 @@ def largest_tries(rng: np.random.Generator, tries: int, lattice: int = 900) -> t
 
 class _Grid:
     """Lookup grid over the accepted dots: cells of side ``cell``; the 3 x 3 cells around a point hold every dot
-    whose centre is within ``cell`` of it. Rebuilt after each batch (a few thousand dots: cheap)."""
+    whose centre is within ``cell`` of it. Dots are appended as they are accepted (a cell's slots in acceptance
+    order); the table widens when a cell fills."""
 
     def __init__(self, extent: float, cell: float):
         self.cell = cell
         self.n = math.ceil(extent / cell) + 3
         self.neigh = np.array([dy * self.n + dx for dy in (-1, 0, 1) for dx in (-1, 0, 1)], dtype=np.int64)
         self.table = np.full((self.n * self.n, 1), -1, dtype=np.int64)
+        self.counts = np.zeros(self.n * self.n, dtype=np.int64)
 
     def cells(self, x: np.ndarray, y: np.ndarray) -> np.ndarray:
         return (np.floor(x / self.cell).astype(np.int64) + 1) + (np.floor(y / self.cell).astype(np.int64) + 1) * self.n
 
-    def build(self, x: np.ndarray, y: np.ndarray) -> None:
+    def add(self, x: np.ndarray, y: np.ndarray, first: int) -> None:
+        """Append dots ``first, first + 1, ...`` at (x, y)."""
         ci = self.cells(x, y)
         order = np.argsort(ci, kind="stable")
         cs = ci[order]
-        slot = np.arange(cs.size) - np.searchsorted(cs, cs, side="left")
-        table = np.full((self.n * self.n, int(slot.max()) + 1 if cs.size else 1), -1, dtype=np.int64)
-        table[cs, slot] = order
-        self.table = table
+        slot = self.counts[cs] + (np.arange(cs.size) - np.searchsorted(cs, cs, side="left"))
+        width = int(slot.max()) + 1
+        if width > self.table.shape[1]:
+            wider = np.full((self.table.shape[0], width), -1, dtype=np.int64)
+            wider[:, : self.table.shape[1]] = self.table
+            self.table = wider
+        self.table[cs, slot] = order + first
+        self.counts += np.bincount(cs, minlength=self.counts.size)
 
     def near(self, x: np.ndarray, y: np.ndarray) -> np.ndarray:
         """(B, 9 K) indices of the accepted dots near each point; -1 where a slot is empty."""
@@ -106,10 +114,13 @@ class _Raster:
 
     Stamps are drawn at once (Pillow, ink 1) but the numpy view ``blocked`` is refreshed only once ``refresh``
     dots are pending: a stale view only lets more tries through to the exact check, never changes a result.
+    Stamps shrink by a further ``margin`` px, so a point read up to ``margin`` px away from the true one (the
+    float32 centres of `pack_layers`) still finds only pixels where the true one is rejected.
     """
 
-    def __init__(self, extent: float, q: float, refresh: int = 48):
+    def __init__(self, extent: float, q: float, refresh: int = 48, margin: float = 0.0):
         self.q = q
+        self.slack = _SLACK + margin / q
         self.side = math.ceil(extent / q)
         self.image = Image.new("L", (self.side, self.side), 0)
         self.draw = ImageDraw.Draw(self.image).draw
@@ -119,7 +130,7 @@ class _Raster:
 
     def stamp(self, x: np.ndarray, y: np.ndarray, reach: np.ndarray, *, now: bool = False) -> None:
         """Mark raster px lying wholly within ``reach`` of (x, y)."""
-        h = reach / self.q - _SLACK
+        h = reach / self.q - self.slack
         cx, cy = x / self.q, y / self.q
         draw, ink = self.draw.draw_ellipse, self.ink
         for a, b, hh in zip(cx.tolist(), cy.tolist(), h.tolist()):
@@ -134,6 +145,52 @@ class _Raster:
         col = np.minimum((x / self.q).astype(np.int64), self.side - 1)
         row = np.minimum((y / self.q).astype(np.int64), self.side - 1)
         return ~self.blocked[row, col]
+
+
+class _PixelRaster:
+    """Lattice pixels (side 1) where no try of `pack_largest` can be accepted any more, kept in numpy.
+
+    A dot stamps every pixel whose centre lies within ``reach - slack`` of its own pixel's centre: ``slack`` is
+    0 when every try and dot sits on a pixel centre (HueManity's lattice: the stamp is then exactly the set of
+    tries the dot rejects), else sqrt(2) (a point lies within sqrt(2) / 2 of its pixel's centre). Stamps are
+    flat offsets cached per reach; the raster is padded so stamps never wrap.
+    """
+
+    def __init__(self, extent: float, reach_max: float, centred: bool):
+        self.side = math.ceil(extent)
+        self.pad = math.ceil(reach_max) + 2
+        self.w = self.side + 2 * self.pad
+        self.blocked = np.zeros(self.w * self.w, dtype=bool)
+        self.slack = 0.0 if centred else math.sqrt(2.0)
+
+    def _flat(self, x: np.ndarray, y: np.ndarray) -> np.ndarray:
+        col = np.minimum(np.floor(x).astype(np.int64), self.side - 1) + self.pad
+        row = np.minimum(np.floor(y).astype(np.int64), self.side - 1) + self.pad
+        return row * self.w + col
+
+    def stamp(self, x: np.ndarray, y: np.ndarray, reach: np.ndarray) -> None:
+        """Mark the pixels every point of which is within ``reach`` of (x, y) (rejected tries, by 1e-6 px)."""
+        flat = self._flat(x, y)
+        keys, inv = np.unique(reach, return_inverse=True)
+        for k, value in enumerate(keys.tolist()):
+            offsets = _disc_offsets(value - self.slack - 1e-6, self.w)
+            if offsets.size:
+                self.blocked[(flat[inv == k, None] + offsets[None, :]).ravel()] = True
+
+    def free(self, x: np.ndarray, y: np.ndarray) -> np.ndarray:
+        return ~self.blocked[self._flat(x, y)]
+
+
+@lru_cache(maxsize=256)
+def _disc_offsets(radius: float, stride: int) -> np.ndarray:
+    """Flat offsets (dy * stride + dx) of the pixels whose centre lies strictly within ``radius`` of a pixel
+    centre (read-only; empty for radius <= 0)."""
+    k = max(math.ceil(radius), 0)
+    dy, dx = np.mgrid[-k : k + 1, -k : k + 1]
+    inside = np.sqrt(dx * dx + dy * dy) < radius
+    out = (dy[inside] * stride + dx[inside]).astype(np.int64)
+    out.setflags(write=False)
+    return out
 
 
 def _dist(ax, ay, bx, by):
@@ -170,7 +227,8 @@ def pack_largest(cx: np.ndarray, cy: np.ndarray, disc_radius: float, min_r: floa
     Rr = np.zeros(n_t + 1)
     n = 0
     grid = _Grid(2 * R, 2 * max_r + gap)
-    raster = _Raster(2 * R, 1.0, refresh=128)
+    centred = bool(np.all(cx % 1 == 0.5) and np.all(cy % 1 == 0.5))
+    raster = _PixelRaster(2 * R, max_r + gap + min_r, centred)
     pos, bs = 0, 128
     while pos < n_t:
         stop = min(pos + bs, n_t)
@@ -189,35 +247,53 @@ def pack_largest(cx: np.ndarray, cy: np.ndarray, disc_radius: float, min_r: floa
             X[n : n + m], Y[n : n + m], Rr[n : n + m] = qx[acc], qy[acc], r[acc]
             raster.stamp(qx[acc], qy[acc], r[acc] + gap + min_r)
             n += m
-            grid.build(X[:n], Y[:n])
+            grid.add(qx[acc], qy[acc], n - m)
         bs = _next_batch(bs, stop - pos, qx.size)
         pos = stop
     return Packing(x=X[:n] * scale, y=Y[:n] * scale, r=Rr[:n] * scale, centre=R * scale, radius=R * scale)
 
 
+def _pairs(inter: np.ndarray, values: np.ndarray) -> list[tuple[int, list[int], list[float]]]:
+    """The rows of a lower-triangular (m, m) bool matrix that have a True entry, in row order: (row, its True
+    columns ascending, ``values`` at them)."""
+    rows, cols = np.nonzero(inter)  # row-major: rows ascending, columns ascending within a row
+    if rows.size == 0:
+        return []
+    starts = np.flatnonzero(np.r_[True, rows[1:] != rows[:-1]]).tolist()
+    ends = [*starts[1:], rows.size]
+    rl, cl, vl = rows.tolist(), cols.tolist(), values[rows, cols].tolist()
+    return [(rl[s], cl[s:e], vl[s:e]) for s, e in zip(starts, ends)]
+
+
 def _resolve_largest(x, y, b, min_r, max_r, gap):
-    """Decide survivors of one batch in try order (HueManity's rule): returns (kept mask, radii)."""
+    """Decide survivors of one batch in try order (HueManity's rule): returns (kept mask, radii).
+
+    A try that no earlier try of the batch can shrink keeps its own outcome (``b >= min_r``, radius
+    ``min(floor(b), max_r)``); the others are decided one by one in try order over the few earlier tries that
+    can reach them (plain floats: the same IEEE arithmetic as the array expressions)."""
     m = x.size
+    # an outcome only depends on b up to max_r + 1 (kept, radius max_r beyond): capping it keeps far tries apart
+    b = np.minimum(b, max_r + 1.0)
     ub = np.minimum(np.floor(b), max_r)  # each try's radius if no earlier try of the batch is kept
     if m == 0:
         return np.zeros(0, dtype=bool), ub
     D = _dist(x[:, None], y[:, None], x[None, :], y[None, :])
     inter = np.tril(D - ub[None, :] - gap < b[:, None], -1)  # earlier try j could shrink try i
-    if not inter.any():
-        return np.ones(m, dtype=bool), ub
-    decided = np.zeros(m, dtype=bool)
-    acc = np.zeros(m, dtype=bool)
-    r = ub.copy()
-    while not decided.all():
-        ready = ~decided & ~(inter & ~decided[None, :]).any(axis=1)
-        rows = np.flatnonzero(ready)
-        sub = inter[rows] & acc[None, :]
-        lim = np.where(sub, D[rows] - r[None, :] - gap, np.inf).min(axis=1)
-        bb = np.minimum(b[rows], lim)
-        acc[rows] = bb >= min_r
-        r[rows] = np.minimum(np.floor(bb), max_r)
-        decided[rows] = True
-    return acc, r
+    acc = b >= min_r
+    pairs = _pairs(inter, D)
+    if not pairs:
+        return acc, ub
+    acc_l, r_l, b_l = acc.tolist(), ub.tolist(), b.tolist()
+    for i, cols, ds in pairs:
+        bb = b_l[i]
+        for j, d in zip(cols, ds):
+            if acc_l[j]:
+                v = d - r_l[j] - gap
+                if v < bb:
+                    bb = v
+        acc_l[i] = bb >= min_r
+        r_l[i] = min(float(math.floor(bb)), max_r)
+    return np.array(acc_l, dtype=bool), np.array(r_l, dtype=np.float64)
 
 
 def pack_layers(disc_radius: float, sizes: tuple[tuple[float, ...], ...], tries: tuple[int, ...], gap: float,
@@ -242,25 +318,29 @@ def pack_layers(disc_radius: float, sizes: tuple[tuple[float, ...], ...], tries:
     X, Y, Rr = np.full(cap, _FAR), np.full(cap, _FAR), np.zeros(cap)
     n = 0
     grid = _Grid(2 * R, 2 * max_r + gap)
-    q = max(2 * R / 450, 1e-9)  # raster of 450 x 450 px at any plate size
+    q = max(2 * R / 900, 1e-9)  # raster of 900 x 900 px at any plate size
+    margin = 1e-5 * R  # bound on the float32 centres' error (< 1e-6 R), with room to spare
     for layer, n_try in zip(sizes, tries):
         layer_r = np.asarray(layer, dtype=np.float64)
         u = rng.random((2, int(n_try)))
         k = rng.integers(0, layer_r.size, size=int(n_try))
         rho, theta, rad = R * u[0], 2 * np.pi * u[1], layer_r[k]
         inside = rho + rad < R
-        cx, cy = R + rho * np.cos(theta), R + rho * np.sin(theta)
-        cx, cy, rad = cx[inside], cy[inside], rad[inside]
-        raster = _Raster(2 * R, q)
+        rho, theta, rad = rho[inside], theta[inside], rad[inside]
+        # the raster reads float32 centres (vectorised cos and sin); the exact float64 centres, as the one-by-one
+        # loop computes them, are computed only for the tries it lets through (elementwise: the same values)
+        t32, r32 = theta.astype(np.float32), rho.astype(np.float32)
+        ax, ay = np.float32(R) + r32 * np.cos(t32), np.float32(R) + r32 * np.sin(t32)
+        raster = _Raster(2 * R, q, refresh=32, margin=margin)
         s_min = float(layer_r.min())
         if n:
             raster.stamp(X[:n], Y[:n], Rr[:n] + gap + s_min, now=True)
-        pos, bs, n_t = 0, 128, cx.size
+        pos, bs, n_t = 0, 128, rad.size
         while pos < n_t:
             stop = min(pos + bs, n_t)
-            qx, qy, qr = cx[pos:stop], cy[pos:stop], rad[pos:stop]
-            f = raster.free(qx, qy)
-            qx, qy, qr = qx[f], qy[f], qr[f]
+            sel = np.flatnonzero(raster.free(ax[pos:stop], ay[pos:stop])) + pos
+            qr, qrho, qth = rad[sel], rho[sel], theta[sel]
+            qx, qy = R + qrho * np.cos(qth), R + qrho * np.sin(qth)
             if n and qx.size:
                 idx = grid.near(qx, qy)
                 clash = _dist(X[idx], Y[idx], qx[:, None], qy[:, None]) < (Rr[idx] + qr[:, None]) + gap
@@ -271,27 +351,25 @@ def pack_layers(disc_radius: float, sizes: tuple[tuple[float, ...], ...], tries:
             if m:
                 X[n : n + m], Y[n : n + m], Rr[n : n + m] = qx[acc], qy[acc], qr[acc]
                 raster.stamp(qx[acc], qy[acc], qr[acc] + gap + s_min)
+                grid.add(qx[acc], qy[acc], n)
                 n += m
-                grid.build(X[:n], Y[:n])
             bs = _next_batch(bs, stop - pos, qx.size)
             pos = stop
     return Packing(x=X[:n].copy(), y=Y[:n].copy(), r=Rr[:n].copy(), centre=R, radius=R)
 
 
 def _resolve_fixed(x, y, r, gap):
-    """Decide survivors of one batch in try order (fixed radii): kept unless it clashes with a kept earlier try."""
+    """Decide survivors of one batch in try order (fixed radii): kept unless it clashes with a kept earlier try
+    (decided one by one in try order over the tries that have an earlier clash)."""
     m = x.size
     if m == 0:
         return np.zeros(0, dtype=bool)
     D = _dist(x[:, None], y[:, None], x[None, :], y[None, :])
     clash = np.tril(D < (r[None, :] + r[:, None]) + gap, -1)
-    if not clash.any():
+    pairs = _pairs(clash, D)
+    if not pairs:
         return np.ones(m, dtype=bool)
-    decided = np.zeros(m, dtype=bool)
-    acc = np.zeros(m, dtype=bool)
-    while not decided.all():
-        ready = ~decided & ~(clash & ~decided[None, :]).any(axis=1)
-        rows = np.flatnonzero(ready)
-        acc[rows] = ~(clash[rows] & acc[None, :]).any(axis=1)
-        decided[rows] = True
-    return acc
+    acc = [True] * m
+    for i, cols, _ in pairs:
+        acc[i] = not any(acc[j] for j in cols)
+    return np.array(acc, dtype=bool)

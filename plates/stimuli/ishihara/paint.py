@@ -115,13 +115,15 @@ def paint_dots_aa(size: int, x, y, r, colours: np.ndarray, canvas) -> Image.Imag
     last = np.r_[pixel[1:] != pixel[:-1], True]
     pad_pix = pixel[last]
     win = (rims[last] & 0xFFFFFFFF).astype(np.int32)
-    row, col = np.divmod(pad_pix, side)
-    row, col = row - _PAD, col - _PAD
+    row = np.floor((pad_pix + 0.5) * (1.0 / side)).astype(np.int64)  # pad_pix // side (exact: < 2**40)
+    col = pad_pix - row * side - _PAD
+    row -= _PAD
     inside = (row >= 0) & (row < size) & (col >= 0) & (col < size)
     pix, win = row[inside] * size + col[inside], win[inside]
     a = (win >> _DOT_BITS)[:, None]
-    c = colours[win & ((1 << _DOT_BITS) - 1)].astype(np.int32)
+    c = colours.astype(np.int32)[win & ((1 << _DOT_BITS) - 1)]
     bg = np.asarray(canvas, dtype=np.int32)[None, :]
+    v = a * (c - bg) + (255 * bg + 127)  # = a * c + (255 - a) * bg + 127, within 0-65152
     arr = np.array(im)  # (size, size, 3) uint8, writable copy
-    arr.reshape(-1, 3)[pix] = ((a * c + (255 - a) * bg + 127) // 255).astype(np.uint8)
+    arr.reshape(-1, 3)[pix] = ((v + 1 + (v >> 8)) >> 8).astype(np.uint8)  # v // 255 (exact for 0 <= v < 65536)
     return Image.fromarray(arr, "RGB")
