@@ -39,7 +39,7 @@ def _work(task: tuple) -> tuple[int, int, int, tuple, tuple]:
     todo = [(v, path) for v, path in paths if not png_intact(path, plate.image.size)]
     nbytes = 0
     for v, path in todo:
-        nbytes += write_png_file(encode_png(plate.variant(v), compress_level), path)
+        nbytes += write_png_file(encode_png(plate.variant_pixels(v), compress_level), path)
     return len(todo), len(paths) - len(todo), nbytes, (li, label, pal), measured_values(plate)
 
 

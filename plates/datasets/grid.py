@@ -356,7 +356,7 @@ def _work(task: tuple[int, str, str, tuple[tuple[str, str], ...], int]) -> tuple
     nbytes = 0
     for v, path in todo:
         path.parent.mkdir(parents=True, exist_ok=True)
-        nbytes += write_png_file(encode_png(plate.variant(v), compress_level), path)
+        nbytes += write_png_file(encode_png(plate.variant_pixels(v), compress_level), path)
     return len(todo), len(paths) - len(todo), nbytes, index, measured_values(plate)
 
 

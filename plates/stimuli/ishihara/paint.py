@@ -11,7 +11,7 @@ from functools import lru_cache
 import numpy as np
 from PIL import Image, ImageDraw
 
-__all__ = ["AA_QUANTUM", "RIM_INNER", "paint_dots", "paint_dots_aa"]
+__all__ = ["AA_QUANTUM", "RIM_INNER", "paint_dots", "paint_dots_aa", "paint_dots_aa_pixels"]
 
 #: The anti-aliased painter recomputes every pixel within this many px inside a dot's edge (Pillow's ellipse
 #: fill, which paints the rest, is within about 0.75 px of the exact disc).
@@ -70,6 +70,11 @@ def _rim(r_q: int, fx_q: int, fy_q: int, stride: int) -> tuple[np.ndarray, np.nd
 
 
 def paint_dots_aa(size: int, x, y, r, colours: np.ndarray, canvas) -> Image.Image:
+    """`paint_dots_aa_pixels` as a PIL RGB image."""
+    return Image.fromarray(paint_dots_aa_pixels(size, x, y, r, colours, canvas), "RGB")
+
+
+def paint_dots_aa_pixels(size: int, x, y, r, colours: np.ndarray, canvas) -> np.ndarray:
     """Anti-aliased dots, as HueManity's generator draws them (pygame ``gfxdraw.filled_circle`` then
     ``aacircle``: a solid disc with a one-pixel anti-aliased rim), on a ``canvas``-coloured RGB image.
 
@@ -79,14 +84,15 @@ def paint_dots_aa(size: int, x, y, r, colours: np.ndarray, canvas) -> Image.Imag
     larger alpha wins (ties: the later dot, as drawn later). Rims blend over the canvas, never over another dot
     (pygame blends a rim over whatever was drawn before: a sub-pixel difference, at most where dots touch).
     Inputs as `paint_dots` (colours (n, 3) uint8 sRGB 0-255; fewer than 2^23 dots). Centres and radii are
-    rounded to 1/8 px for the rim only (exact for HueManity's whole-pixel centres and radii).
+    rounded to 1/8 px for the rim only (exact for HueManity's whole-pixel centres and radii). Returns the
+    (size, size, 3) uint8 sRGB 0-255 pixels (read-only).
     """
     colours = np.asarray(colours, dtype=np.uint8)
     x, y, r = (np.asarray(v, dtype=np.float64) for v in (x, y, r))
     im = paint_dots(size, x, y, r, colours, canvas)  # Pillow's disc: exact up to the rim recomputed below
     n = r.size
     if n == 0:
-        return im
+        return _read_only(np.array(im))
     if n >= 1 << _DOT_BITS:
         raise ValueError(f"{n} dots is too many to anti-alias; allowed: fewer than {1 << _DOT_BITS}")
     q, side = AA_QUANTUM, size + 2 * _PAD
@@ -126,4 +132,9 @@ def paint_dots_aa(size: int, x, y, r, colours: np.ndarray, canvas) -> Image.Imag
     v = a * (c - bg) + (255 * bg + 127)  # = a * c + (255 - a) * bg + 127, within 0-65152
     arr = np.array(im)  # (size, size, 3) uint8, writable copy
     arr.reshape(-1, 3)[pix] = ((v + 1 + (v >> 8)) >> 8).astype(np.uint8)  # v // 255 (exact for 0 <= v < 65536)
-    return Image.fromarray(arr, "RGB")
+    return _read_only(arr)
+
+
+def _read_only(a: np.ndarray) -> np.ndarray:
+    a.setflags(write=False)
+    return a
