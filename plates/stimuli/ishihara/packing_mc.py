@@ -36,6 +36,7 @@ from functools import lru_cache
 
 import numpy as np
 from PIL import Image, ImageDraw
+from scipy.spatial import cKDTree
 
 from plates.stimuli.ishihara.packing import Packing
 
@@ -253,16 +254,26 @@ def pack_largest(cx: np.ndarray, cy: np.ndarray, disc_radius: float, min_r: floa
     return Packing(x=X[:n] * scale, y=Y[:n] * scale, r=Rr[:n] * scale, centre=R * scale, radius=R * scale)
 
 
-def _pairs(inter: np.ndarray, values: np.ndarray) -> list[tuple[int, list[int], list[float]]]:
-    """The rows of a lower-triangular (m, m) bool matrix that have a True entry, in row order: (row, its True
-    columns ascending, ``values`` at them)."""
-    rows, cols = np.nonzero(inter)  # row-major: rows ascending, columns ascending within a row
-    if rows.size == 0:
+def _pairs(x: np.ndarray, y: np.ndarray, reach: float, interacts) -> list[tuple[int, list[int], list[float]]]:
+    """The tries of a batch that an earlier try of it reaches, in try order: (try i, the earlier tries j
+    ascending, the distances D_ij). Candidates are the pairs closer than ``reach`` (a k-d tree, with a margin
+    for its own rounding); ``interacts(i, j, D)`` (arrays) keeps those that matter. D_ij is computed as the
+    one-by-one loop does (`_dist`)."""
+    found = cKDTree(np.c_[x, y]).query_pairs(reach + 1e-6 * (1.0 + reach), output_type="ndarray")
+    if found.size == 0:
         return []
-    starts = np.flatnonzero(np.r_[True, rows[1:] != rows[:-1]]).tolist()
-    ends = [*starts[1:], rows.size]
-    rl, cl, vl = rows.tolist(), cols.tolist(), values[rows, cols].tolist()
-    return [(rl[s], cl[s:e], vl[s:e]) for s, e in zip(starts, ends)]
+    j, i = found[:, 0].astype(np.int64), found[:, 1].astype(np.int64)  # j < i: j is the earlier try
+    d = _dist(x[i], y[i], x[j], y[j])
+    keep = interacts(i, j, d)
+    i, j, d = i[keep], j[keep], d[keep]
+    if i.size == 0:
+        return []
+    order = np.lexsort((j, i))
+    i, j, d = i[order], j[order], d[order]
+    starts = np.flatnonzero(np.r_[True, i[1:] != i[:-1]]).tolist()
+    ends = [*starts[1:], i.size]
+    il, jl, dl = i.tolist(), j.tolist(), d.tolist()
+    return [(il[s], jl[s:e], dl[s:e]) for s, e in zip(starts, ends)]
 
 
 def _resolve_largest(x, y, b, min_r, max_r, gap):
@@ -277,10 +288,9 @@ def _resolve_largest(x, y, b, min_r, max_r, gap):
     ub = np.minimum(np.floor(b), max_r)  # each try's radius if no earlier try of the batch is kept
     if m == 0:
         return np.zeros(0, dtype=bool), ub
-    D = _dist(x[:, None], y[:, None], x[None, :], y[None, :])
-    inter = np.tril(D - ub[None, :] - gap < b[:, None], -1)  # earlier try j could shrink try i
     acc = b >= min_r
-    pairs = _pairs(inter, D)
+    # earlier try j could shrink try i: D_ij - ub_j - gap < b_i (b <= max_r + 1, ub <= max_r)
+    pairs = _pairs(x, y, 2 * max_r + gap + 1.0, lambda i, j, d: d - ub[j] - gap < b[i])
     if not pairs:
         return acc, ub
     acc_l, r_l, b_l = acc.tolist(), ub.tolist(), b.tolist()
@@ -364,9 +374,7 @@ def _resolve_fixed(x, y, r, gap):
     m = x.size
     if m == 0:
         return np.zeros(0, dtype=bool)
-    D = _dist(x[:, None], y[:, None], x[None, :], y[None, :])
-    clash = np.tril(D < (r[None, :] + r[:, None]) + gap, -1)
-    pairs = _pairs(clash, D)
+    pairs = _pairs(x, y, 2 * float(r.max()) + gap, lambda i, j, d: d < (r[j] + r[i]) + gap)
     if not pairs:
         return np.ones(m, dtype=bool)
     acc = [True] * m
