@@ -19,11 +19,13 @@ Two rules, each the exact sequential process of a published generator for a give
   not repeated.
 
 Vectorised, and still exactly the one-by-one process: tries are handled in batches. A batch is (1) filtered
-through a raster of points where no dot can go any more (Pillow-stamped discs shrunk by 1 + sqrt(2) raster
-pixels, so a marked point is certainly rejected); (2) the rest is checked exactly against the accepted dots
-through a lookup grid (3 x 3 cells of side ``2 * max_r + gap`` hold every dot that can matter); (3) the
-survivors are resolved among themselves in try order, in rounds: a try is decided once every earlier try of
-the batch that could change its outcome is decided. tests/stimuli/ishihara/test_styles.py compares the result with a plain
+through a raster of points where no dot can go any more, so a marked point is certainly rejected (CBE: Pillow
+discs shrunk by 1 + sqrt(2) raster pixels on a 900 x 900 raster, read through float32 centres with a margin for
+their error; HueManity: exact numpy stamps on its pixel-centred lattice); (2) the rest is checked exactly
+against the accepted dots through a lookup grid (3 x 3 cells of side ``2 * max_r + gap`` hold every dot that
+can matter); (3) the survivors are resolved among themselves in try order: a try that no earlier try of the
+batch reaches (pairs within reach from a k-d tree) keeps its outcome, the others are decided one by one over
+the few earlier tries that reach them. tests/stimuli/ishihara/test_styles.py compares the result with a plain
 Python loop over the same tries.
 
 Coordinates are pixels with the origin at the image's top-left corner; the disc is centred at (R, R).
@@ -113,23 +115,25 @@ class _Grid:
 class _Raster:
     """Points (raster px of side ``q``) where no try can be accepted any more, stamped conservatively.
 
-    Stamps are drawn at once (Pillow, ink 1) but the numpy view ``blocked`` is refreshed only once ``refresh``
-    dots are pending: a stale view only lets more tries through to the exact check, never changes a result.
+    Pillow draws the stamps (ink 1) straight into the numpy array ``blocked`` (an image made over its buffer
+    and marked writable), so tries read every stamp at once. Were Pillow ever to copy the buffer instead, the
+    array would only block fewer tries: a raster filters tries for the exact check, it never decides one.
     Stamps shrink by a further ``margin`` px, so a point read up to ``margin`` px away from the true one (the
     float32 centres of `pack_layers`) still finds only pixels where the true one is rejected.
     """
 
-    def __init__(self, extent: float, q: float, refresh: int = 48, margin: float = 0.0):
+    def __init__(self, extent: float, q: float, margin: float = 0.0):
         self.q = q
         self.slack = _SLACK + margin / q
         self.side = math.ceil(extent / q)
-        self.image = Image.new("L", (self.side, self.side), 0)
-        self.draw = ImageDraw.Draw(self.image).draw
+        self.blocked = np.zeros((self.side, self.side), dtype=np.uint8)
+        image = Image.frombuffer("L", (self.side, self.side), self.blocked, "raw", "L", 0, 1)
+        image.readonly = 0  # draw into the array's memory (frombuffer images are read-only by default)
+        self.image = image
+        self.draw = ImageDraw.Draw(image).draw
         self.ink = self.draw.draw_ink(1)
-        self.blocked = np.zeros((self.side, self.side), dtype=bool)
-        self.refresh, self.pending = refresh, 0
 
-    def stamp(self, x: np.ndarray, y: np.ndarray, reach: np.ndarray, *, now: bool = False) -> None:
+    def stamp(self, x: np.ndarray, y: np.ndarray, reach: np.ndarray) -> None:
         """Mark raster px lying wholly within ``reach`` of (x, y)."""
         h = reach / self.q - self.slack
         cx, cy = x / self.q, y / self.q
@@ -137,15 +141,11 @@ class _Raster:
         for a, b, hh in zip(cx.tolist(), cy.tolist(), h.tolist()):
             if hh > 0:
                 draw((a - hh, b - hh, a + hh, b + hh), ink, 1)
-        self.pending += x.size
-        if now or self.pending >= self.refresh:
-            self.blocked = np.frombuffer(self.image.tobytes(), dtype=bool).reshape(self.side, self.side)
-            self.pending = 0
 
     def free(self, x: np.ndarray, y: np.ndarray) -> np.ndarray:
         col = np.minimum((x / self.q).astype(np.int64), self.side - 1)
         row = np.minimum((y / self.q).astype(np.int64), self.side - 1)
-        return ~self.blocked[row, col]
+        return self.blocked[row, col] == 0
 
 
 class _PixelRaster:
@@ -336,19 +336,19 @@ def pack_layers(disc_radius: float, sizes: tuple[tuple[float, ...], ...], tries:
         k = rng.integers(0, layer_r.size, size=int(n_try))
         rho, theta, rad = R * u[0], 2 * np.pi * u[1], layer_r[k]
         inside = rho + rad < R
-        rho, theta, rad = rho[inside], theta[inside], rad[inside]
         # the raster reads float32 centres (vectorised cos and sin); the exact float64 centres, as the one-by-one
-        # loop computes them, are computed only for the tries it lets through (elementwise: the same values)
+        # loop computes them, are computed only for the tries inside the disc that it lets through (elementwise:
+        # the same values)
         t32, r32 = theta.astype(np.float32), rho.astype(np.float32)
         ax, ay = np.float32(R) + r32 * np.cos(t32), np.float32(R) + r32 * np.sin(t32)
-        raster = _Raster(2 * R, q, refresh=32, margin=margin)
+        raster = _Raster(2 * R, q, margin=margin)
         s_min = float(layer_r.min())
         if n:
-            raster.stamp(X[:n], Y[:n], Rr[:n] + gap + s_min, now=True)
+            raster.stamp(X[:n], Y[:n], Rr[:n] + gap + s_min)
         pos, bs, n_t = 0, 128, rad.size
         while pos < n_t:
             stop = min(pos + bs, n_t)
-            sel = np.flatnonzero(raster.free(ax[pos:stop], ay[pos:stop])) + pos
+            sel = np.flatnonzero(raster.free(ax[pos:stop], ay[pos:stop]) & inside[pos:stop]) + pos
             qr, qrho, qth = rad[sel], rho[sel], theta[sel]
             qx, qy = R + qrho * np.cos(qth), R + qrho * np.sin(qth)
             if n and qx.size:
