@@ -121,18 +121,30 @@ def paint_dots_aa_pixels(size: int, x, y, r, colours: np.ndarray, canvas) -> np.
     last = np.r_[pixel[1:] != pixel[:-1], True]
     pad_pix = pixel[last]
     win = (rims[last] & 0xFFFFFFFF).astype(np.int32)
-    row = np.floor((pad_pix + 0.5) * (1.0 / side)).astype(np.int64)  # pad_pix // side (exact: < 2**40)
-    col = pad_pix - row * side - _PAD
-    row -= _PAD
-    inside = (row >= 0) & (row < size) & (col >= 0) & (col < size)
-    pix, win = row[inside] * size + col[inside], win[inside]
-    a = (win >> _DOT_BITS)[:, None]
-    c = colours.astype(np.int32)[win & ((1 << _DOT_BITS) - 1)]
-    bg = np.asarray(canvas, dtype=np.int32)[None, :]
-    v = a * (c - bg) + (255 * bg + 127)  # = a * c + (255 - a) * bg + 127, within 0-65152
-    arr = np.array(im)  # (size, size, 3) uint8, writable copy
-    arr.reshape(-1, 3)[pix] = ((v + 1 + (v >> 8)) >> 8).astype(np.uint8)  # v // 255 (exact for 0 <= v < 65536)
-    return _read_only(arr)
+    keep = (pad_pix >= 0) & (pad_pix < side * side)  # only a dot centred off the image reaches past the pad
+    pad_pix, win = pad_pix[keep], win[keep]
+    # blend on the padded image (rims reaching past the image land in the pad): per channel, a table of
+    # round(alpha * dot + (1 - alpha) * canvas) over (alpha, dot channel), the canvas channel fixed
+    arr = np.empty((side, side, 3), dtype=np.uint8)
+    arr[_PAD : _PAD + size, _PAD : _PAD + size] = np.asarray(im)
+    lut = _blend_table(tuple(int(v) for v in canvas))
+    a8 = (win >> _DOT_BITS) << 8
+    rgb = (colours[:, 0].astype(np.int32) | (colours[:, 1].astype(np.int32) << 8)
+           | (colours[:, 2].astype(np.int32) << 16))[win & ((1 << _DOT_BITS) - 1)]
+    out = np.empty((win.size, 3), dtype=np.uint8)
+    for ch in range(3):
+        out[:, ch] = lut[ch][a8 | ((rgb >> (8 * ch)) & 255)]
+    arr.reshape(-1, 3)[pad_pix] = out
+    return _read_only(np.ascontiguousarray(arr[_PAD : _PAD + size, _PAD : _PAD + size]))
+
+
+@lru_cache(maxsize=64)
+def _blend_table(canvas: tuple[int, int, int]) -> tuple[np.ndarray, ...]:
+    """Per channel, (alpha * c + (255 - alpha) * canvas + 127) // 255 as uint8, indexed by alpha << 8 | c
+    (alpha, c: 0-255; sRGB 0-255)."""
+    a = np.arange(256, dtype=np.int32)[:, None]
+    c = np.arange(256, dtype=np.int32)[None, :]
+    return tuple(((a * c + (255 - a) * bg + 127) // 255).astype(np.uint8).ravel() for bg in canvas)
 
 
 def _read_only(a: np.ndarray) -> np.ndarray:
