@@ -270,7 +270,7 @@ def _pairs(x: np.ndarray, y: np.ndarray, reach: float, interacts) -> list[tuple[
         return []
     order = np.lexsort((j, i))
     i, j, d = i[order], j[order], d[order]
-    starts = np.flatnonzero(np.r_[True, i[1:] != i[:-1]]).tolist()
+    starts = [0, *(np.flatnonzero(i[1:] != i[:-1]) + 1).tolist()]  # (np.r_ costs more than the rest)
     ends = [*starts[1:], i.size]
     il, jl, dl = i.tolist(), j.tolist(), d.tolist()
     return [(il[s], jl[s:e], dl[s:e]) for s, e in zip(starts, ends)]

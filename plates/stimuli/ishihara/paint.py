@@ -26,7 +26,7 @@ def paint_dots(size: int, x, y, r, colours: np.ndarray, canvas, mode: str = "RGB
     """Draw dots (centres x, y and radii r in px; colours (n, 3) uint8 sRGB 0-255, or (n,) for mode "L") on a
     ``canvas``-coloured image with Pillow's ellipse fill (hard-edged).
 
-    Calls Pillow's core ``draw_ellipse`` with inks resolved once per distinct colour: the same pixels as
+    Calls Pillow's core ``draw_ellipse`` with inks resolved for every dot at once: the same pixels as
     ``ImageDraw.ellipse(..., fill=colour)``, without its per-call colour parsing.
     """
     im = Image.new(mode, (size, size), canvas)
@@ -35,11 +35,15 @@ def paint_dots(size: int, x, y, r, colours: np.ndarray, canvas, mode: str = "RGB
         packed = colours[:, 0].astype(np.int64) | (colours[:, 1].astype(np.int64) << 8) | (
             colours[:, 2].astype(np.int64) << 16
         )
+        # Pillow's ink for an RGB colour is the packed pixel r | g << 8 | b << 16 | 255 << 24 as a signed
+        # int32: computed for every dot at once, and checked against Pillow's own for the first dot
+        ink_of = (packed | (255 << 24)).astype(np.uint32).view(np.int32).tolist()
+        if packed.size and core.draw_ink(tuple(int(v) for v in colours[0])) != ink_of[0]:
+            ink_of = [core.draw_ink((int(u) & 255, (int(u) >> 8) & 255, int(u) >> 16)) for u in packed.tolist()]
     else:
-        packed = colours.astype(np.int64)
-    uniq, inv = np.unique(packed, return_inverse=True)
-    inks = [core.draw_ink((int(u) & 255, (int(u) >> 8) & 255, int(u) >> 16) if mode == "RGB" else int(u)) for u in uniq]
-    ink_of = [inks[i] for i in inv.tolist()]
+        uniq, inv = np.unique(np.asarray(colours).astype(np.int64), return_inverse=True)
+        inks = [core.draw_ink(int(u)) for u in uniq.tolist()]
+        ink_of = [inks[i] for i in inv.ravel().tolist()]
     # Pillow fills the pixels of the box's inclusive corners: this box paints closest to the pixels whose
     # centres lie within r of (x, y)
     h = np.maximum(np.asarray(r) - 0.5, 0.0)
@@ -103,13 +107,13 @@ def paint_dots_aa_pixels(size: int, x, y, r, colours: np.ndarray, canvas) -> np.
     key = (np.rint(r * q).astype(np.int64) * q + fx) * q + fy
     order = np.argsort(key, kind="stable")
     ks = key[order]
-    starts = np.flatnonzero(np.r_[True, ks[1:] != ks[:-1]])
-    ends = np.r_[starts[1:], n]
+    starts = [0, *(np.flatnonzero(ks[1:] != ks[:-1]) + 1).tolist()]
+    ends = [*starts[1:], n]
     dot_id = order.astype(np.int32)
     # per padded pixel: (alpha << 23) | dot, the largest wins; every rim pixel of every dot as one int64
     # (pixel << 32 | value), sorted once: the last of each pixel's run is its largest (no ufunc.at scatter)
     keys = []
-    for s, e in zip(starts.tolist(), ends.tolist()):
+    for s, e in zip(starts, ends):
         k = int(ks[s])
         off, packed = _rim(k // (q * q), (k // q) % q, k % q, side)
         members = dot_id[s:e]
@@ -118,7 +122,9 @@ def paint_dots_aa_pixels(size: int, x, y, r, colours: np.ndarray, canvas) -> np.
     rims = np.concatenate(keys)
     rims.sort()
     pixel = rims >> 32
-    last = np.r_[pixel[1:] != pixel[:-1], True]
+    last = np.empty(pixel.size, dtype=bool)  # the last entry of each pixel's run
+    np.not_equal(pixel[1:], pixel[:-1], out=last[:-1])
+    last[-1] = True
     pad_pix = pixel[last]
     win = (rims[last] & 0xFFFFFFFF).astype(np.int32)
     keep = (pad_pix >= 0) & (pad_pix < side * side)  # only a dot centred off the image reaches past the pad
