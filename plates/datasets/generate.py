@@ -24,6 +24,7 @@ from plates.datasets.items import (
 )
 from plates.datasets.presets import PRESETS, get_preset, make_spec, plate_order, relative_path
 from plates.datasets.sample import Sample, sample_plates
+from plates.datasets.workers import init_worker
 from plates.datasets.write import write_items
 from plates.images import encode_png, png_intact, write_png_file
 from plates.shards import Shard
@@ -274,7 +275,7 @@ def generate(
         else:
             # spawned workers import only what rendering needs (not colour-science, pyarrow or the caller's
             # modules), so each stays ~50 MB and memory does not depend on what the parent has loaded
-            with mp.get_context("spawn").Pool(workers) as pool:
+            with mp.get_context("spawn").Pool(workers, initializer=init_worker) as pool:
                 for w, s, b, key, values in pool.imap_unordered(_work, tasks, chunksize=chunksize):
                     written, skipped, nbytes = written + w, skipped + s, nbytes + b
                     measured[key] = values

@@ -67,6 +67,7 @@ from plates.datasets.items import (
     write_shard_manifest,
 )
 from plates.datasets.presets import item_seed
+from plates.datasets.workers import init_worker
 from plates.images import encode_png, png_intact, write_png_file
 from plates.shards import Shard
 from plates.stimuli.ishihara.directions import DIRECTION_MODES, with_direction
@@ -537,7 +538,7 @@ def generate_grid(
                 measured[i] = values
                 bar.update(1)
         else:
-            with mp.get_context("spawn").Pool(min(workers, len(tasks))) as pool:
+            with mp.get_context("spawn").Pool(min(workers, len(tasks)), initializer=init_worker) as pool:
                 chunksize = max(1, min(64, len(tasks) // (workers * 8) or 1))
                 for w, s, b, i, values in pool.imap_unordered(_work, tasks, chunksize=chunksize):
                     written, skipped, nbytes = written + w, skipped + s, nbytes + b

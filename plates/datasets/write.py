@@ -37,6 +37,7 @@ from plates.datasets.items import (
     publish_manifest,
     write_shard_manifest,
 )
+from plates.datasets.workers import init_worker
 from plates.images import encode_png, png_intact, write_png_file
 from plates.shards import Shard
 from plates.stimuli import family_of, render
@@ -165,7 +166,7 @@ def write_items(dataset: str, entries: Iterable[Entry | Callable[[], Iterable[En
         # preset's time); spawned otherwise, as plates.datasets.generate's pool, since forking a threaded
         # process can deadlock. Ordered results keep each item's index (its file name) as a serial run's.
         method = "fork" if "fork" in mp.get_all_start_methods() and threading.active_count() == 1 else "spawn"
-        with mp.get_context(method).Pool(workers) as pool:
+        with mp.get_context(method).Pool(workers, initializer=init_worker) as pool:
             store(pool.imap(prepare, jobs, chunksize=2))
     schema = manifest_schema(families.values())
     # a column that is not the row's family's stays null: no family's field lands in another's column
