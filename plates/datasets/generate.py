@@ -44,7 +44,7 @@ def _work(task: tuple) -> tuple[int, int, int, tuple, tuple]:
     p = PRESETS[name]
     paths = [(v, Path(out) / relative_path(name, pal, li, label, v)) for v in p.variants]
     plate = render(make_spec(name, label, pal, size=size, seed=seed))
-    todo = [(v, path) for v, path in paths if not png_intact(path, plate.image.size)]
+    todo = [(v, path) for v, path in paths if not png_intact(path, (size, size))]
     nbytes = 0
     for v, path in todo:
         nbytes += write_png_file(encode_png(plate.variant_pixels(v), compress_level), path)

@@ -360,7 +360,8 @@ def _work(task: tuple[int, str, str, tuple[tuple[str, str], ...], int]) -> tuple
     counts as on disk only when it is a whole PNG of the plate's size (`plates.images.png_intact`)."""
     index, out, spec_json, paths, compress_level = task
     plate = render(PlateSpec.from_json(spec_json))
-    todo = [(v, Path(out) / rel) for v, rel in paths if not png_intact(Path(out) / rel, plate.image.size)]
+    side = plate.spec.size
+    todo = [(v, Path(out) / rel) for v, rel in paths if not png_intact(Path(out) / rel, (side, side))]
     nbytes = 0
     for v, path in todo:
         path.parent.mkdir(parents=True, exist_ok=True)

@@ -311,15 +311,25 @@ class Plate:
     §3 "clear"), ``mask`` (PIL "L", white text on black: HueManity §4's text-mask condition), ``dots``
     (pandas DataFrame x, y, r, class, colour as "#rrggbb") and ``stats`` (`PlateStats`)."""
 
-    def __init__(self, spec: PlateSpec, x, y, r, is_fg, colours, mask: np.ndarray, image: Image.Image,
+    def __init__(self, spec: PlateSpec, x, y, r, is_fg, colours, mask: np.ndarray, image: Image.Image | None,
                  pixels: np.ndarray | None = None):
+        if image is None and pixels is None:
+            raise ValueError("a Plate needs its image or its pixels; allowed: either or both")
         self.spec = spec
+        self._image = image
         self._pixels = pixels  # the painter's (size, size, 3) uint8 array of ``image``, when it made one
         self.x, self.y, self.r = x, y, r  # px, float64 (n,)
         self.is_fg = is_fg  # bool (n,)
         self.dot_colours = colours  # uint8 (n, 3) sRGB 0-255
         self.mask_array = mask  # bool (size, size), read-only
-        self.image = image  # PIL RGB, sRGB 0-255
+
+    @property
+    def image(self) -> Image.Image:
+        """The standard plate, PIL RGB, sRGB 0-255 (made from the painter's pixels on first use: writing a set
+        encodes the pixels and never needs it)."""
+        if self._image is None:
+            self._image = Image.fromarray(self._pixels, "RGB")
+        return self._image
 
     @property
     def pixels(self) -> np.ndarray:
@@ -472,5 +482,5 @@ def render_on_mask(spec: PlateSpec, mask: np.ndarray) -> Plate:
         colours = own.astype(np.uint8)
     if spec.anti_aliased:
         pixels = paint_dots_aa_pixels(size, x, y, r, colours, spec.canvas)
-        return Plate(spec, x, y, r, is_fg, colours, mask, Image.fromarray(pixels, "RGB"), pixels)
+        return Plate(spec, x, y, r, is_fg, colours, mask, None, pixels)
     return Plate(spec, x, y, r, is_fg, colours, mask, paint_dots(size, x, y, r, colours, spec.canvas))
