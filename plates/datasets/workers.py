@@ -1,5 +1,5 @@
 """What every dataset writer's worker process runs first (`plates.datasets.generate`, `plates.datasets.grid`,
-`plates.datasets.write`).
+`plates.datasets.write`, `plates.datasets.parquet_set`).
 
 Rendering a 900 px plate allocates and frees arrays of a few MB each (pixels, rims, rasters). glibc's malloc
 serves those from fresh ``mmap`` pages and hands them back at once, so every plate faulted its pages in again:

@@ -94,13 +94,18 @@ def _prepare(e: Entry, compress_level: int = 2) -> tuple[Entry, bytes, dict[str,
     return replace(e, stimulus=None), encode_png(stimulus.variant(e.variant), compress_level), values
 
 
-def _prepare_job(numbered: tuple[int, Entry | Callable[[], Iterable[Entry]]], compress_level: int = 2,
-                 ) -> tuple[int, list[tuple[Entry, bytes, dict[str, Any]]]]:
-    """`_prepare` for every entry of one job (its number in the plan, and an `Entry` or a picklable callable
-    making entries: a scene item renders its scene to fix its question, so that work belongs in the worker
-    too); returns the job's number with them."""
+def prepare_job(job: Entry | Callable[[], Iterable[Entry]], compress_level: int = 2,
+                ) -> list[tuple[Entry, bytes, dict[str, Any]]]:
+    """`_prepare` for every entry of one job: an `Entry`, or a picklable callable making entries (a scene item
+    renders its scene to fix its question, so that work belongs in the worker too)."""
+    return [_prepare(e, compress_level) for e in ([job] if isinstance(job, Entry) else job())]
+
+
+def _prepare_numbered(numbered: tuple[int, Entry | Callable[[], Iterable[Entry]]], compress_level: int = 2,
+                      ) -> tuple[int, list[tuple[Entry, bytes, dict[str, Any]]]]:
+    """`prepare_job` of a job given with its number in the plan; returns the number with the entries."""
     index, job = numbered
-    return index, [_prepare(e, compress_level) for e in ([job] if isinstance(job, Entry) else job())]
+    return index, prepare_job(job, compress_level)
 
 
 def write_items(dataset: str, entries: Iterable[Entry | Callable[[], Iterable[Entry]]], out: str | os.PathLike,
@@ -126,7 +131,7 @@ def write_items(dataset: str, entries: Iterable[Entry | Callable[[], Iterable[En
         raise ValueError(f"compress_level={compress_level!r} is not valid; allowed: an integer 0-9")
     if shard is not None and not isinstance(shard, Shard):
         raise ValueError(f"shard={shard!r} is not valid; allowed: None or a plates.shards.Shard")
-    prepare = partial(_prepare_job, compress_level=compress_level)
+    prepare = partial(_prepare_numbered, compress_level=compress_level)
     out = Path(out)
     values: list[dict[str, Any]] = []
     families: dict[str, Family] = {}
