@@ -105,7 +105,7 @@ def build_app(policy: ex.Policy | None = None, admission: Admission | None = Non
         run_state = gr.State("")  # this session's run id (set on load)
         demo.load(lambda: f"explorer-{uuid.uuid4().hex[:12]}", None, run_state, **INTERNAL)
         plate = _plate_tab(shared, demo, base_state)
-        model = model_tab(shared, plate, key_state, history_state, run_state)
+        model = model_tab(shared, plate, demo, key_state, history_state, run_state)
         # the family tabs: Illusions, Scenes, Try it yourself
         family_tabs.add_family_tabs(policy, guard=shared.guard, cache=shared.cache, scratch=shared.scratch,
                                     model=model, key_state=key_state, admission=admission)

@@ -76,8 +76,8 @@ class ModelView:
     variant: str = "standard"
 
     @classmethod
-    def from_widgets(cls, kind, hf_id, api_model, base_url, compare_text, prompt_name, prompt_text, size,
-                     grayscale, hue, cvd, severity, variant) -> ModelView:
+    def from_widgets(cls, kind, hf_id, api_model, base_url, prompt_name, prompt_text, size, grayscale, hue, cvd,
+                     severity, variant, compare_text="") -> ModelView:
         """The Model tab's widget values (in this order) as a view: the HF id or the API name is the model,
         by kind; the prompt text is kept only where it differs from the named prompt's template."""
         text = prompt_text if prompt_text and prompt_text.strip() else None
@@ -92,9 +92,9 @@ class ModelView:
     def widgets(self) -> tuple:
         """The Model tab's widget values for this view, in :meth:`from_widgets`' order."""
         return (self.kind, self.model if self.kind == "hf" else "", self.model if self.kind == "openai" else "",
-                self.base_url, self.compare, self.prompt_name,
+                self.base_url, self.prompt_name,
                 em.prompt_template_text(self.prompt_name) if self.prompt_text is None else self.prompt_text,
-                self.size, self.grayscale, self.hue_shift, self.cvd, self.cvd_severity, self.variant)
+                self.size, self.grayscale, self.hue_shift, self.cvd, self.cvd_severity, self.variant, self.compare)
 
     def choice(self) -> em.ModelChoice:
         """The model this view asks (`plates.explorer.models.ModelChoice`)."""
