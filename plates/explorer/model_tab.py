@@ -309,9 +309,9 @@ def _share_widgets() -> dict:
                                    buttons=["copy"])}
     with gr.Accordion("Reproduce: the Python and CLI lines that give what is on screen", open=True):
         w["repro_python"] = gr.Code(language="python", label="Python (the library)", interactive=False,
-                                    elem_id="repro-python")
+                                    wrap_lines=True, elem_id="repro-python", buttons=["copy"])
         w["repro_cli"] = gr.Code(language="shell", label="CLI (plates generate, then plates run)",
-                                 interactive=False, elem_id="repro-cli")
+                                 interactive=False, wrap_lines=True, elem_id="repro-cli", buttons=["copy"])
     return w
 
 

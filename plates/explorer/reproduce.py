@@ -67,8 +67,11 @@ def python_lines(spec: PlateSpec, view: ModelView) -> str:
         f"backend = {_backend_call(view.choice())}",
         "[(_, reply)] = backend.ask([query_for(question, image)])",
         "backend.close()",
-        "score = get_task(question.task).score(question, reply.text)",
-        "print(repr(reply.text), score.parsed, score.correct)",
+        "if reply.text is None:  # a failed request, or a model that declines this kind of question",
+        "    print('no answer:', reply.error or 'the model declines this kind of prompt')",
+        "else:",
+        "    score = get_task(question.task).score(question, reply.text)",
+        "    print(repr(reply.text), '->', score.parsed, 'correct' if score.correct else 'wrong')",
     ]
     return "\n".join(line for line in lines if line is not None).lstrip("\n") + "\n"
 
