@@ -409,15 +409,15 @@ def _check_same_grid(out: Path, grid: Grid) -> None:
     os.replace(tmp, record)
 
 
-def write_manifest(out: Path, name: str, plates: list[GridPlate], measured: dict[int, tuple],
+def write_manifest(out: Path, dataset: str, plates: list[GridPlate], measured: dict[int, tuple],
                    item_id: Callable[[GridPlate, str], str] | None = None) -> int:
     """Rewrite ``manifest.parquet`` atomically: one row per image on disk, in the preset manifests' columns
     (`plates.datasets.items.MANIFEST_COLUMNS`): ``delta_e`` is the mean CIEDE2000 over the colour set's
     foreground x background colours as resolved (as PlateStats.delta_e), ``delta_e_target`` the request (null:
     the colours as given), and the ``delta_e_drawn_*`` columns the distribution over the dot pairs the plate
     draws (`plates.stimuli.ishihara.measure`; ``measured``: plate index -> those values, from the workers).
-    ``name``: the dataset column; ``item_id(plate, variant)``: each image's id (default: the grid's, from
-    name, colour set, font, size, ΔE2000 target, label and variant)."""
+    ``dataset``: the dataset column; ``item_id(plate, variant)``: each image's id (default: the grid's, from
+    the dataset name, colour set, font, size, ΔE2000 target, label and variant)."""
     schema = pa.schema(
         [
             ("item_id", pa.string()),
@@ -447,8 +447,8 @@ def write_manifest(out: Path, name: str, plates: list[GridPlate], measured: dict
             de = "given" if p.delta_e_target is None else f"{p.delta_e_target:g}"
             values = (
                 item_id(p, variant) if item_id is not None
-                else f"{name}:{p.colour_set}:{p.spec.font}:{p.spec.size}px:de{de}:{p.spec.text}:{variant}",
-                name,
+                else f"{dataset}:{p.colour_set}:{p.spec.font}:{p.spec.size}px:de{de}:{p.spec.text}:{variant}",
+                dataset,
                 p.spec.text,
                 p.colour_set,
                 drawn[key],

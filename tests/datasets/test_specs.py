@@ -24,7 +24,7 @@ def test_each_spec_is_drawn_exactly_and_run_can_read_it(tmp_path):
     summary = generate_specs([SPEC, other], tmp_path, variants=("standard", "clear"))
     assert summary["written"] == 4 and summary["rows"] == 4
     rows = pq.read_table(tmp_path / MANIFEST).to_pylist()
-    assert {r["colour_set"] for r in rows} == {"custom", "huemanity-02"}
+    assert {r["colour_set"] for r in rows} == {"custom", "huemanity-02"} and {r["dataset"] for r in rows} == {"specs"}
     assert len({r["item_id"] for r in rows}) == 4
     for r in rows:
         spec = PlateSpec.from_json(r["spec_json"])
