@@ -171,11 +171,14 @@ def _wire_model(shared: AppContext, plate: PlateTab, model_tab: gr.Tab, w: dict,
 def _compare_widgets(policy: ex.Policy) -> dict:
     """The comparison box, its buttons, the side-by-side table and the request they all received, by name."""
     w: dict = {}
-    # the label names no model kind: the kind radio's labels ("openai", ...) stay unique on the page
+    # label and info name no model kind: the kind radio's labels ("openai", ...) stay unique on the page; the
+    # line forms are the placeholder
     w["compare_box"] = gr.Textbox(
         label=f"Models to compare, one a line (at most {policy.max_compare_models})", lines=3,
         max_length=policy.max_compare_models * (policy.max_field_chars * 2 + 16), elem_id="compare-models",
-        info=(f"each line: {compare.LINE_FORMS}; the key above goes only to the base URL it was typed for"
+        placeholder="baseline\nhf ORG/NAME\nopenai MODEL BASE_URL",
+        info=("each line: the kind, then its model name and base URL where it has them; the key above goes only "
+              "to the base URL it was typed for"
               + (f"; allowed base URLs: {', '.join(policy.allowed_base_urls) or 'none'}" if policy.public else "")))
     with gr.Row():
         w["add_btn"] = gr.Button("Add the model above", size="sm")
