@@ -62,7 +62,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
                    help="processes, for plate and family presets and grids (default: every core)")
     p.add_argument("--compress-level", type=int, default=2, help="PNG zlib level 0-9 (default 2: fast)")
     p.add_argument("--no-progress", action="store_true", help="no progress bar")
-    p.add_argument("--shard", metavar="I/N", help="write only shard I of N of a plate preset's plates (a "
+    p.add_argument("--shard", metavar="I/N", help="write only shard I of N of the set (any preset or grid: a "
                    "deterministic slice; N shards into one --out equal the unsharded set, e.g. a Slurm job "
                    "array: see the README)")
     p.set_defaults(func=main)
@@ -89,9 +89,8 @@ def main(args: argparse.Namespace) -> int:
         # lazy: loads only when this subcommand runs (plates.cli)
         from plates.datasets.grid import generate_grid, load_grid
 
-        if shard is not None or args.format != "png":
-            raise ValueError("--shard and --format parquet cannot be combined with --grid; allowed: them with "
-                             "--preset")
+        if args.format != "png":
+            raise ValueError("--format parquet cannot be combined with --grid; allowed: it with --preset")
 
         given = [flag for flag, value in (("--size", args.size), ("--seed", args.seed), ("--sample", args.sample))
                  if value is not None]
@@ -99,7 +98,7 @@ def main(args: argparse.Namespace) -> int:
             raise ValueError(f"{', '.join(given)} cannot be combined with --grid; put sizes and seed in the "
                              "grid file (--sample draws from a plate preset)")
         summary = generate_grid(load_grid(args.grid), args.out, limit=limit, workers=args.workers,
-                                compress_level=args.compress_level, progress=not args.no_progress)
+                                compress_level=args.compress_level, progress=not args.no_progress, shard=shard)
     else:
         # lazy: loads only when this subcommand runs (plates.cli)
         from plates.datasets import generate
