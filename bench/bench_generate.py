@@ -1,18 +1,24 @@
-"""Benchmark `plates generate`: time per PNG and peak memory, extrapolated to HueManity's full 83,850-image set.
+"""Benchmark `plates generate`: CPU per plate per paper style, peak memory, extrapolated to the full sets.
 
-Run: python3 bench/bench_generate.py [--plates 1000] [--workers N] [--size 900] [--full] [--keep]
+Run: python3 bench/bench_generate.py [--preset huemanity --preset colorblindnesseval] [--plates 1000]
+                                     [--workers N] [--size 900] [--full] [--keep]
 
-Generates the first ``--plates`` plates of the ``huemanity`` preset (HueManity §3: 83,850 images at 900 px,
-jittered DejaVu Sans Bold Oblique) into a temporary folder with every core, then prints:
-* the measured wall time per PNG and the EXTRAPOLATION to 83,850 PNGs on this many workers, against the
-  target of <= 25 min on 2 cores (ratio <= 1 meets it), and the same from the workers' CPU time, which is
-  what two otherwise idle cores would take (a busy shared machine inflates the wall-clock figure). With --full it writes all 83,850 (about 7 GB at
-  compress level 2) and the figure is measured, not extrapolated;
-* render vs. PNG-encode time per image (one process, 50 images), to show where the time goes;
-* peak resident memory of the whole process tree (sampled every 0.1 s with psutil), at half-way and at the
-  end of the sample, against <= 500 MB: equal figures mean memory stays flat as the set grows;
+For each ``--preset`` (default: ``huemanity``, HueManity §3's 83,850 images in its own style, and
+``colorblindnesseval``, CBE's style with its standard and clear image per plate), generates its first ``--plates``
+plates into a temporary folder with ``--workers`` processes (default: every core), then prints:
+* CPU time per plate (the workers' CPU plus this process's, which writes the manifest: what two otherwise idle
+  cores would spend; a busy shared machine inflates wall-clock figures much more than CPU time) against the
+  style's target (HueManity style <= 36 ms, CBE style <= 40 ms, PNG encoding and manifest included): steady
+  state, i.e. less the CPU of the same command on a few plates (the workers' start-up, paid once per set), and
+  with the start-up spread over the sample; the full set on 2 workers from it (HueManity: <= 25 min);
+* the measured wall time per plate and the same extrapolation from it (with --full the whole set is written
+  and the figure is measured, not extrapolated);
+* where one plate's time goes, one process, 50 plates: render (pack, colour, paint), the manifest's drawn-ΔE
+  statistics, PNG encoding (every variant the preset writes);
+* peak resident memory of the whole process tree (sampled with psutil), at half-way and at the end of the
+  sample, against <= 500 MB: equal figures mean memory stays flat as the set grows;
 * bytes per PNG.
-Timings are wall-clock on whatever else this machine runs: rerun on a quiet machine for final figures.
+The machine's load average is printed at the start and the end of each preset.
 """
 
 from __future__ import annotations
@@ -26,11 +32,13 @@ import tempfile
 import threading
 import time
 
-from plates.datasets import generate, make_spec, preset_size
+from plates.datasets import PRESETS, generate, make_spec, preset_size
+from plates.datasets.generate import measured_values
 from plates.images import encode_png
 from plates.stimuli.ishihara.plate import render
 
-FULL = preset_size("huemanity")
+#: CPU ms per plate (PNG encoding and manifest included) that each paper style must stay within
+TARGET_MS = {"huemanity": 36.0, "cbe": 40.0, "dense": 36.0}
 
 
 class RssMonitor(threading.Thread):
@@ -46,7 +54,13 @@ class RssMonitor(threading.Thread):
         self.proc = psutil.Process() if psutil else None
         self.peak = 0
         self.peak_pss = 0
+        self.samples: list[tuple[float, int, int]] = []  # (perf_counter, RSS sum, PSS sum)
         self.stop = threading.Event()
+
+    def peaks_until(self, t: float) -> tuple[int, int]:
+        """Peak RSS and PSS sums sampled up to ``t`` (perf_counter)."""
+        before = [(rss, pss) for at, rss, pss in self.samples if at <= t]
+        return max((b[0] for b in before), default=0), max((b[1] for b in before), default=0)
 
     def run(self) -> None:
         if self.proc is None:
@@ -65,6 +79,7 @@ class RssMonitor(threading.Thread):
                 pass
             self.peak = max(self.peak, total)
             self.peak_pss = max(self.peak_pss, pss)
+            self.samples.append((time.perf_counter(), total, pss))
             time.sleep(0.2)
 
 
@@ -74,47 +89,65 @@ def line(name: str, value: float, unit: str, target: float) -> None:
           f"{'meets' if ratio <= 1 else 'MISSES'}")
 
 
-def main() -> None:
-    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--plates", type=int, default=1000, help="sample size (plates = PNGs for this preset)")
-    ap.add_argument("--workers", type=int, default=os.cpu_count() or 1)
-    ap.add_argument("--size", type=int, default=900)
-    ap.add_argument("--compress-level", type=int, default=2)
-    ap.add_argument("--full", action="store_true", help=f"write all {FULL:,} PNGs instead of a sample")
-    ap.add_argument("--keep", action="store_true", help="keep the generated folder")
-    args = ap.parse_args()
-    n = FULL if args.full else args.plates
+def _cpu() -> float:
+    """CPU seconds of this process and its reaped children, user + system."""
+    own, kids = resource.getrusage(resource.RUSAGE_SELF), resource.getrusage(resource.RUSAGE_CHILDREN)
+    return own.ru_utime + own.ru_stime + kids.ru_utime + kids.ru_stime
 
-    # where the time goes, in one process
-    rt, et = [], []
+
+def where_time_goes(name: str, size: int, compress_level: int) -> tuple[float, float, float]:
+    """Median CPU ms per plate of render, drawn-ΔE statistics and PNG encoding (every variant), one process."""
+    p = PRESETS[name]
+    render(make_spec(name, p.labels[0], p.palettes[0], size=size, seed=0)).delta_e_drawn  # noqa: B018 - warm-up
+    rt, mt, et = [], [], []
     for i in range(50):
-        spec = make_spec("huemanity", "Wg" if i % 2 else "A7", f"huemanity-{i % 25 + 1:02d}", size=args.size, seed=i)
-        t0 = time.perf_counter()
-        im = render(spec).image
-        t1 = time.perf_counter()
-        encode_png(im, args.compress_level)
-        rt.append(t1 - t0)
-        et.append(time.perf_counter() - t1)
+        spec = make_spec(name, p.labels[(7 * i) % len(p.labels)], p.palettes[i % len(p.palettes)], size=size, seed=i)
+        c0 = time.process_time()
+        plate = render(spec)
+        c1 = time.process_time()
+        measured_values(plate)
+        c2 = time.process_time()
+        for v in p.variants:
+            encode_png(plate.variant(v), compress_level)
+        rt.append(c1 - c0)
+        mt.append(c2 - c1)
+        et.append(time.process_time() - c2)
+    return statistics.median(rt) * 1e3, statistics.median(mt) * 1e3, statistics.median(et) * 1e3
 
+
+def bench_preset(name: str, args) -> None:
+    p = PRESETS[name]
+    full = preset_size(name) // len(p.variants)  # plates in the whole set
+    n = full if args.full else min(args.plates, full)
+    load0 = os.getloadavg()[0]
+    render_ms, measure_ms, png_ms = where_time_goes(name, args.size, args.compress_level)
     # load colour-science and pyarrow now, as the manifest step does, so both halves of the sample start from
     # the same parent process (otherwise the second half's parent carries them and looks like growth)
-    render(make_spec("huemanity", "A7", "huemanity-01", size=args.size, seed=0)).stats  # noqa: B018 - computing the stats is the warm-up
     import pyarrow.parquet  # noqa: F401
+    # the same command on a few plates: its CPU is mostly the workers' start-up (spawned processes import numpy,
+    # Pillow, scipy and, for the drawn ΔE, colour-science), which the full set pays once
+    few = min(2 * args.workers, n)
+    small = tempfile.mkdtemp(prefix="plates-bench-")
+    try:
+        c0 = _cpu()
+        generate(name, small, limit=few, size=args.size, workers=args.workers, compress_level=args.compress_level,
+                 progress=False)
+        startup = _cpu() - c0
+    finally:
+        shutil.rmtree(small, ignore_errors=True)
     out = tempfile.mkdtemp(prefix="plates-bench-")
     mon = RssMonitor()
     mon.start()
     try:
-        half = n // 2
-        ru0 = resource.getrusage(resource.RUSAGE_CHILDREN)
+        ru0c, ru0s = resource.getrusage(resource.RUSAGE_CHILDREN), resource.getrusage(resource.RUSAGE_SELF)
         t0 = time.perf_counter()
-        generate("huemanity", out, limit=half, size=args.size, workers=args.workers,
-                 compress_level=args.compress_level, progress=False)
-        peak_half, pss_half = mon.peak, mon.peak_pss
-        s = generate("huemanity", out, limit=n, size=args.size, workers=args.workers,
+        s = generate(name, out, limit=n, size=args.size, workers=args.workers,
                      compress_level=args.compress_level, progress=False)
         wall = time.perf_counter() - t0
-        ru1 = resource.getrusage(resource.RUSAGE_CHILDREN)
-        child_cpu = (ru1.ru_utime - ru0.ru_utime) + (ru1.ru_stime - ru0.ru_stime)  # all workers, reaped
+        ru1c, ru1s = resource.getrusage(resource.RUSAGE_CHILDREN), resource.getrusage(resource.RUSAGE_SELF)
+        child_cpu = (ru1c.ru_utime - ru0c.ru_utime) + (ru1c.ru_stime - ru0c.ru_stime)  # all workers, reaped
+        own_cpu = (ru1s.ru_utime - ru0s.ru_utime) + (ru1s.ru_stime - ru0s.ru_stime)  # manifest, the pool
+        peak_half, pss_half = mon.peaks_until(t0 + wall / 2)
         peak_end, pss_end = mon.peak, mon.peak_pss
         if mon.proc is None:  # getrusage: this process's peak plus the largest worker's, times the workers
             kb = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
@@ -123,35 +156,53 @@ def main() -> None:
             print("psutil not installed: memory figures are getrusage peaks (no half-way figure)")
     finally:
         mon.stop.set()
-        nbytes = sum(f.stat().st_size for f in os.scandir(out) if f.is_file())
+        nbytes = 0
         for root, _dirs, files in os.walk(out):
             nbytes += sum(os.path.getsize(os.path.join(root, f)) for f in files if f.endswith(".png"))
         if not args.keep:
             shutil.rmtree(out, ignore_errors=True)
         else:
             print(f"kept {out}")
-
-    per_png = wall / n
-    full_min_2 = per_png * FULL * args.workers / 2 / 60  # the same per-worker speed on 2 workers
-    print(f"generate bench: huemanity preset, {n:,} of {FULL:,} PNGs at {args.size} px, {args.workers} workers, "
-          f"PNG compress level {args.compress_level} ({s['rows']:,} manifest rows)")
-    print(f"{'  wall time for the sample':<50} {wall:10.1f} s")
-    print(f"{'  per PNG (wall, all workers)':<50} {per_png * 1e3:10.2f} ms;  per PNG per worker "
-          f"{per_png * args.workers * 1e3:.2f} ms (target ~36 ms)")
-    label = "full set on 2 cores (MEASURED)" if args.full and args.workers == 2 else (
-        "full set on 2 cores (EXTRAPOLATED from the sample)")
+    pngs = n * len(p.variants)
+    cpu_plate = (child_cpu + own_cpu) / n
+    print(f"\n## {name} (style {p.style}): {n:,} of {full:,} plates ({pngs:,} PNGs, {s['rows']:,} manifest rows) "
+          f"at {args.size} px, {args.workers} workers, PNG compress level {args.compress_level}; load average "
+          f"{load0:.2f} at the start, {os.getloadavg()[0]:.2f} at the end, {os.cpu_count()} cores")
+    steady = (child_cpu + own_cpu - startup) / max(n - few, 1)
+    line("CPU per plate, steady (start-up subtracted)", steady * 1e3, "ms", TARGET_MS[p.style])
+    print(f"{'  with the workers start-up spread over the sample':<50} {cpu_plate * 1e3:10.2f} ms "
+          f"(start-up {startup:.1f} s CPU, measured on {few} plates)")
+    line("  full set on 2 idle cores, from CPU time (EXTRAP.)", (steady * full + startup) / 2 / 60, "min", 25.0)
+    per_plate = wall / n
+    full_min_2 = per_plate * full * args.workers / 2 / 60  # the same per-worker speed on 2 workers
+    label = "full set on 2 workers, wall (MEASURED)" if args.full and args.workers == 2 else (
+        "full set on 2 workers, wall (EXTRAPOLATED)")
+    print(f"{'  wall time for the sample':<50} {wall:10.1f} s ({per_plate * args.workers * 1e3:.2f} ms per plate "
+          "per worker)")
     line(label, full_min_2, "min", 25.0)
-    cpu_png = child_cpu / n
-    print(f"{'  workers CPU time per PNG (incl. worker start-up)':<50} {cpu_png * 1e3:10.2f} ms")
-    line("  full set on 2 idle cores, from CPU time (EXTRAP.)", cpu_png * FULL / 2 / 60, "min", 25.0)
-    print(f"{'  render / PNG encode, one process, median':<50} {statistics.median(rt) * 1e3:10.2f} / "
-          f"{statistics.median(et) * 1e3:.2f} ms")
+    print(f"{'  one process, median CPU: render / drawn ΔE / PNG':<50} {render_ms:10.2f} / {measure_ms:.2f} / "
+          f"{png_ms:.2f} ms per plate")
     line("peak memory (PSS sum), process tree", pss_end / 2**20, "MB", 500.0)
-    print(f"{'  peak PSS at half the sample (flat if equal)':<50} {pss_half / 2**20:10.1f} MB")
+    print(f"{'  peak PSS in the first half of the run (flat if equal)':<50} {pss_half / 2**20:10.1f} MB")
     print(f"{'  peak RSS sum (shared pages counted per process)':<50} {peak_end / 2**20:10.1f} MB "
           f"(half-way {peak_half / 2**20:.1f} MB)")
-    print(f"{'  bytes per PNG':<50} {nbytes / max(n, 1) / 1024:10.1f} KiB  (full set ~ "
-          f"{nbytes / max(n, 1) * FULL / 2**30:.1f} GiB)")
+    print(f"{'  bytes per PNG':<50} {nbytes / max(pngs, 1) / 1024:10.1f} KiB  (full set ~ "
+          f"{nbytes / max(pngs, 1) * full * len(p.variants) / 2**30:.1f} GiB)")
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--preset", action="append", choices=sorted(PRESETS),
+                    help="plate preset (repeatable; default: huemanity and colorblindnesseval)")
+    ap.add_argument("--plates", type=int, default=1000, help="sample size per preset, in plates")
+    ap.add_argument("--workers", type=int, default=os.cpu_count() or 1)
+    ap.add_argument("--size", type=int, default=900)
+    ap.add_argument("--compress-level", type=int, default=2)
+    ap.add_argument("--full", action="store_true", help="write every plate of each preset instead of a sample")
+    ap.add_argument("--keep", action="store_true", help="keep the generated folders")
+    args = ap.parse_args()
+    for name in args.preset or ["huemanity", "colorblindnesseval"]:
+        bench_preset(name, args)
 
 
 if __name__ == "__main__":

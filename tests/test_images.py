@@ -115,3 +115,15 @@ def test_a_changed_image_is_encoded_once():
     image = _pixels()
     once = StoredPng.of(image)
     assert once.tobytes() == image.tobytes() and StoredPng.of(once) is once
+
+
+def test_an_array_encodes_to_the_bytes_of_its_image():
+    """encode_png takes the painter's (H, W, 3) uint8 array as it is: the same PNG as its PIL image, any view."""
+    pixels = np.random.default_rng(0).integers(0, 256, (5, 7, 3), dtype=np.uint8)
+    assert encode_png(pixels, 2) == encode_png(Image.fromarray(pixels, "RGB"), 2)
+    view = np.random.default_rng(1).integers(0, 256, (6, 9, 3), dtype=np.uint8)[::2, 1:8]  # not contiguous
+    assert encode_png(view) == encode_png(Image.fromarray(np.ascontiguousarray(view), "RGB"))
+    assert np.array_equal(np.asarray(Image.open(io.BytesIO(encode_png(view)))), view)
+    for bad in (pixels.astype(np.float32), pixels[..., :2], pixels[..., 0]):
+        with pytest.raises(ValueError, match=r"\(H, W, 3\) uint8"):
+            encode_png(bad)

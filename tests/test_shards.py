@@ -7,14 +7,20 @@ import hashlib
 import os
 import subprocess
 import sys
+import tomllib
 from pathlib import Path
 
 import pyarrow.parquet as pq
 import pytest
 
+from plates.datasets import generate
+from plates.datasets.grid import generate_grid, parse_grid
+from plates.datasets.scenes import robustness_jobs
+from plates.datasets.write import write_items
 from plates.results import load_results
 from plates.runs.locks import run_lock
 from plates.shards import Shard
+from tests.cli.test_generate import GRID
 from tests.support import ROOT
 from tests.support.chat_server import ChatServer, image_urls
 
@@ -107,6 +113,57 @@ def test_three_generate_shards_at_once_equal_the_unsharded_set(tmp_path):
         assert (tmp_path / "sharded" / rel).read_bytes() == (tmp_path / "alone" / rel).read_bytes()
     assert sorted(p.name for p in (tmp_path / "sharded" / "manifest.shards").iterdir()) == [
         "1-of-3.parquet", "2-of-3.parquet", "3-of-3.parquet"]
-    refused = subprocess.run([sys.executable, "-m", "plates.cli", "generate", "--preset", "rcid-contrast", "--out",
-                              tmp_path / "family", "--shard", "1/2"], capture_output=True, text=True, cwd=ROOT)
-    assert refused.returncode != 0 and "plate preset" in refused.stderr
+
+
+def _same_set(a: Path, b: Path) -> None:
+    """Two generated folders hold the same manifest (rows, order, schema and its metadata) and the same PNGs."""
+    ta, tb = (pq.read_table(d / "manifest.parquet") for d in (a, b))
+    assert tb.equals(ta) and tb.schema.metadata == ta.schema.metadata
+    assert ta.column("item_id").to_pylist() == list(dict.fromkeys(ta.column("item_id").to_pylist()))  # no repeats
+    files = {p.relative_to(a).as_posix() for p in a.rglob("*.png")}
+    assert files == {p.relative_to(b).as_posix() for p in b.rglob("*.png")} == set(ta.column("path").to_pylist())
+    for rel in files:
+        assert (b / rel).read_bytes() == (a / rel).read_bytes()
+
+
+def _shards_then_whole(make, tmp_path: Path, count: int = 3) -> None:
+    """``make(out, shard)`` unsharded, then as ``count`` shards into one folder: the same set; the manifest
+    appears only once the last shard has written its part."""
+    make(tmp_path / "alone", None)
+    for i in range(1, count + 1):
+        assert not (tmp_path / "sharded" / "manifest.parquet").exists()
+        make(tmp_path / "sharded", Shard(i, count))
+    _same_set(tmp_path / "alone", tmp_path / "sharded")
+
+
+def test_family_preset_shards_equal_the_unsharded_set(tmp_path):
+    """An illusion preset (one image per item, a limit allowed with shards) and ColorBench's robustness (ten
+    images per seed: a shard owns whole seeds) sharded into one folder: the unsharded set, file for file."""
+    _shards_then_whole(lambda out, shard: generate("rcid-contrast", out, limit=20, size=64, workers=1,
+                                                   progress=False, shard=shard), tmp_path / "ill")
+    _shards_then_whole(lambda out, shard: write_items("colorbench-robustness",
+                                                      robustness_jobs(n=3, size=64), out, shard=shard),
+                       tmp_path / "rob")
+    names = [p.name for p in sorted((tmp_path / "rob" / "alone").rglob("*.png"))]
+    assert len(names) == 30 and names[0].startswith("000000_") and names[-1].startswith("000002_")
+    with pytest.raises(ValueError, match="limit=5 cannot be combined with a shard for preset 'colorbench-robustness'"):
+        generate("colorbench-robustness", tmp_path / "x", limit=5, size=64, workers=1, progress=False,
+                 shard=Shard(1, 2))
+
+
+def test_grid_shards_equal_the_unsharded_set(tmp_path):
+    grid = parse_grid(tomllib.loads(GRID))
+    _shards_then_whole(lambda out, shard: generate_grid(grid, out, workers=1, progress=False, shard=shard),
+                       tmp_path)
+    assert pq.read_table(tmp_path / "alone" / "manifest.parquet").num_rows == 32  # 16 plates x 2 variants
+
+
+def test_run_shards_of_a_family_preset_ask_each_row_once(tmp_path):
+    """`plates run --shard` on an illusion preset: the shards' rows are the unsharded run's (keys, verdicts)."""
+    common = ["run", "--dataset", "rcid-contrast", "--prompt", "rcid-compare-pixel", "--backend", "baseline",
+              "--limit", "12", "--size", "64", "--no-progress"]
+    _finish(_start(*common, "--out", tmp_path / "alone"))
+    outs = [_finish(_start(*common, "--out", tmp_path / "sharded", "--shard", f"{i}/2")) for i in (1, 2)]
+    written = [int(o.split(" rows written")[0].rsplit(" ", 1)[1]) for o in outs]
+    assert sum(written) == 12 and all(w > 0 for w in written)
+    assert _rows(tmp_path / "sharded").equals(_rows(tmp_path / "alone"))

@@ -27,7 +27,8 @@ class FamilyPreset:
     """A benchmark set of one family. ``jobs(size=, seed=)`` yields its work in a fixed order: entries, or
     picklable callables that each make a few (a scene item renders its scene to fix its question), which
     `plates.datasets.write.write_items` spreads over worker processes; ``entries(size=, seed=)`` makes the
-    items here, in the same order. ``sizes``: the image sizes its stimuli allow (px, inclusive)."""
+    items here, in the same order. ``sizes``: the image sizes its stimuli allow (px, inclusive). A job is what
+    a shard owns (`plates.shards`); ``entries_per_job`` says how many images each makes (None: several)."""
 
     name: str
     family: str
@@ -35,6 +36,7 @@ class FamilyPreset:
     jobs: Callable[..., Iterator[Entry | Callable[[], Iterable[Entry]]]]
     default_size: int = 512
     sizes: tuple[int, int] = (64, 2048)
+    entries_per_job: int | None = 1  # images each job makes (None: several, e.g. a robustness seed's variants)
 
     def entries(self, *, size: int | None = None, seed: int = 0) -> Iterator[Entry]:
         """Every item of the preset in order, made in this process."""
@@ -71,11 +73,11 @@ def _presets() -> dict[str, FamilyPreset]:
         out.append(FamilyPreset(f"colorbench-{task}", "scene", f"ColorBench Table 7 {task} on synthetic scenes",
                                 lambda task=task, **kw: sc.scene_jobs(task, **kw), sizes=scene_sizes))
     out.append(FamilyPreset("colorbench-robustness", "scene", "ColorBench §2.3 / App. C robustness on scenes",
-                            sc.robustness_jobs, sizes=scene_sizes))
+                            sc.robustness_jobs, sizes=scene_sizes, entries_per_job=None))
     out.append(FamilyPreset(
         "colorbench-synthetic", "scene", "every ColorBench scene task, balanced difficulty, plus robustness",
         lambda **kw: chain(*(sc.scene_jobs(t, **kw) for t in sc.SCENE_TASK_NAMES), sc.robustness_jobs(**kw)),
-        sizes=scene_sizes))
+        sizes=scene_sizes, entries_per_job=None))
     return {p.name: p for p in out}
 
 

@@ -15,10 +15,18 @@ from PIL import Image
 from tqdm import tqdm
 
 from plates.datasets.family_presets import FAMILY_PRESETS, unknown_preset
-from plates.datasets.items import MANIFEST, MANIFEST_COLUMNS, publish_manifest
+from plates.datasets.items import (
+    MANIFEST,
+    MANIFEST_COLUMNS,
+    PLAN_POSITION,
+    merge_shard_manifests,
+    publish_manifest,
+    shard_manifest_path,
+)
 from plates.datasets.parquet_set import committed_ids, write_parquet_set
 from plates.datasets.presets import PRESETS, get_preset, make_spec, plate_order, relative_path
 from plates.datasets.sample import Sample, sample_plates
+from plates.datasets.workers import init_worker
 from plates.datasets.write import Entry, write_items
 from plates.images import encode_png, png_intact, write_png_file
 from plates.shards import Shard
@@ -43,10 +51,10 @@ def _work(task: tuple) -> tuple[int, int, int, tuple, tuple]:
     p = PRESETS[name]
     paths = [(v, Path(out) / relative_path(name, pal, li, label, v)) for v in p.variants]
     plate = render(make_spec(name, label, pal, size=size, seed=seed))
-    todo = [(v, path) for v, path in paths if not png_intact(path, plate.image.size)]
+    todo = [(v, path) for v, path in paths if not png_intact(path, (size, size))]
     nbytes = 0
     for v, path in todo:
-        nbytes += write_png_file(encode_png(plate.variant(v), compress_level), path)
+        nbytes += write_png_file(encode_png(plate.variant_pixels(v), compress_level), path)
     return len(todo), len(paths) - len(todo), nbytes, (li, label, pal), measured_values(plate)
 
 
@@ -77,8 +85,10 @@ def manifest_metadata(name: str, sample: Sample | None) -> dict[str, str]:
 
 
 def _write_manifest(out: Path, name: str, plates: list[tuple[int, str, str]], size: int, seed: int,
-                    measured: dict[tuple, tuple], sample: Sample | None = None, path: Path | None = None) -> int:
-    """Rewrite ``manifest.parquet`` (atomically; or ``path``: a shard's part) with one row per image of
+                    measured: dict[tuple, tuple], sample: Sample | None = None, shard: Shard | None = None,
+                    plan: list[tuple[int, str, str]] | None = None) -> int:
+    """Rewrite ``manifest.parquet`` (atomically; with ``shard``: that shard's part, each row with its position in
+    the unsharded manifest of ``plan``, `plates.datasets.items.merge_shard_manifests`) with one row per image of
     ``plates`` present on disk; returns the row count.
 
     ``delta_e`` is the plate's nominal `PlateStats.delta_e` (mean CIEDE2000 over the colour set's foreground x
@@ -100,10 +110,16 @@ def _write_manifest(out: Path, name: str, plates: list[tuple[int, str, str]], si
         ("delta_e_drawn_p05", pa.float64()), ("delta_e_drawn_median", pa.float64()),
         ("delta_e_drawn_p95", pa.float64()),
     ]).with_metadata(manifest_metadata(name, sample))
+    columns = list(MANIFEST_COLUMNS)
+    position: dict[tuple, int] = {}
+    if shard is not None:
+        schema = schema.append(pa.field(PLAN_POSITION, pa.int64()))
+        columns.append(PLAN_POSITION)
+        position = {key: k for k, key in enumerate(plan if plan is not None else plates)}
     de_cache: dict[str, float] = {}
-    cols: dict[str, list] = {c: [] for c in MANIFEST_COLUMNS}
+    cols: dict[str, list] = {c: [] for c in columns}
     rows = 0
-    path = out / MANIFEST if path is None else path
+    path = out / MANIFEST if shard is None else shard_manifest_path(out, shard)
     tmp = path.with_name(f"{_TMP_MARK}{os.getpid()}-{path.name}")
     with pq.ParquetWriter(tmp, schema, compression="zstd") as writer:
         for li, label, pal in plates:
@@ -111,49 +127,28 @@ def _write_manifest(out: Path, name: str, plates: list[tuple[int, str, str]], si
             if pal not in de_cache:
                 de_cache[pal] = float(pair_delta_e(*spec.colours).mean())
             js = spec.to_json()
-            for v in p.variants:
+            for j, v in enumerate(p.variants):
                 rel = relative_path(name, pal, li, label, v)
                 if not (out / rel).is_file():
                     continue
                 row = (f"{name}:{pal}:{label}:{v}", name, label, pal, de_cache[pal], v, p.font, size, spec.seed, rel, js,
                        *measured[(li, label, pal)])
-                for c, val in zip(MANIFEST_COLUMNS, row):
+                if shard is not None:
+                    row = (*row, position[(li, label, pal)] * len(p.variants) + j)
+                for c, val in zip(columns, row):
                     cols[c].append(val)
             if len(cols["item_id"]) >= _MANIFEST_BATCH:
                 writer.write_table(pa.table(cols, schema=schema))
                 rows += len(cols["item_id"])
-                cols = {c: [] for c in MANIFEST_COLUMNS}
+                cols = {c: [] for c in columns}
         if cols["item_id"] or rows == 0:
             writer.write_table(pa.table(cols, schema=schema))
             rows += len(cols["item_id"])
-    if path == out / MANIFEST:
+    if shard is None:
         publish_manifest(tmp, out)
-    else:  # a shard's part: merged (and published) by _merge_shard_manifests
+    else:  # a shard's part: merged (and published) by merge_shard_manifests
         os.replace(tmp, path)
     return rows
-
-
-SHARD_MANIFESTS = "manifest.shards"  # under OUT: one manifest part per shard, `<I>-of-<N>.parquet`
-
-
-def _merge_shard_manifests(out: Path, name: str, plates: list[tuple[int, str, str]], count: int) -> bool:
-    """When every shard of ``count`` has written its manifest part, write ``manifest.parquet`` from them in the
-    unsharded plan order (``plates``: the whole plan), so it equals the unsharded manifest; returns whether it
-    did. Each shard calls this after writing its own part, so the last one to finish always finds all parts
-    (two finishing together both write the same file, atomically)."""
-    parts = [out / SHARD_MANIFESTS / f"{i}-of-{count}.parquet" for i in range(1, count + 1)]
-    if not all(part.is_file() for part in parts):
-        return False
-    table = pa.concat_tables([pq.read_table(part) for part in parts])
-    variants = PRESETS[name].variants
-    order = {f"{name}:{pal}:{label}:{v}": k * len(variants) + j
-             for k, (_, label, pal) in enumerate(plates) for j, v in enumerate(variants)}
-    ids = table.column("item_id").to_pylist()
-    table = table.take(sorted(range(table.num_rows), key=lambda r: order[ids[r]]))
-    tmp = out / f"{_TMP_MARK}{os.getpid()}-{MANIFEST}"
-    pq.write_table(table, tmp, compression="zstd", row_group_size=_MANIFEST_BATCH)
-    publish_manifest(tmp, out)
-    return True
 
 
 def plate_entries(name: str, label: str, colour_set: str, size: int, seed: int) -> list[Entry]:
@@ -250,20 +245,25 @@ def generate(
     (small, and independent of what the caller imported), so a script calling this with ``workers > 1``
     needs the usual ``if __name__ == "__main__":`` guard. Returns a summary dict (plates, written, skipped, bytes, rows).
 
-    ``shard`` (`plates.shards.Shard`, plate presets only): write only the plates this shard owns, and its
-    manifest rows as ``OUT/manifest.shards/<I>-of-<N>.parquet``; the shard that finds all N parts written
+    ``shard`` (`plates.shards.Shard`): write only the plates (a family preset: the items) this shard owns, and
+    its manifest rows as ``OUT/manifest.shards/<I>-of-<N>.parquet``; the shard that finds all N parts written
     writes ``manifest.parquet``, equal to the unsharded one. Shards never remove each other's temporary files.
+    A family preset whose items are several images each (`FamilyPreset.entries_per_job`) takes no ``limit``
+    with a shard.
 
     ``fmt``: ``"png"`` (loose PNG files, the default) or ``"parquet"`` (Parquet shards holding the PNG bytes,
-    `plates.datasets.parquet_set`; ``out`` may then be an object-store URL, `plates.storage`; shards as above).
+    `plates.datasets.parquet_set`; ``out`` may then be an object-store URL, `plates.storage`; shards as above
+    for plate presets).
     """
     check_choice("format", fmt, FORMATS)
     if is_url(out) and fmt != "parquet":
         raise ValueError(f"--out {out!r} is on object storage, which takes a set as Parquet shards only; allowed: "
                          "--format parquet with a URL, or a local folder")
-    if shard is not None and (name in FAMILY_PRESETS or not isinstance(shard, Shard)):
-        raise ValueError(f"shard={shard!r} is not valid for preset {name!r}; allowed: a plates.shards.Shard with a "
-                         f"plate preset ({', '.join(PRESETS)}), none with a family preset")
+    if shard is not None and not isinstance(shard, Shard):
+        raise ValueError(f"shard={shard!r} is not valid; allowed: None or a plates.shards.Shard")
+    if shard is not None and fmt == "parquet" and name in FAMILY_PRESETS:
+        raise ValueError(f"shard={shard!r} with format 'parquet' is not valid for family preset {name!r}; allowed: "
+                         "a shard of a family preset as PNG files (format 'png'), or Parquet without a shard")
     cpu = os.cpu_count() or 1
     workers = cpu if workers is None else workers
     if isinstance(workers, bool) or not isinstance(workers, int) or workers < 1:
@@ -275,11 +275,16 @@ def generate(
         if limit is not None and (isinstance(limit, bool) or not isinstance(limit, int) or limit < 0):
             raise ValueError(f"limit={limit!r} is not valid; allowed: an integer >= 0 (items)")
         fp = FAMILY_PRESETS[name]
+        if shard is not None and limit is not None and fp.entries_per_job != 1:
+            raise ValueError(f"limit={limit!r} cannot be combined with a shard for preset {name!r}, whose items are "
+                             "several images each (a shard cannot tell where another shard's images end); "
+                             "allowed: no limit with a shard, or a limit without one")
         jobs = fp.jobs(size=fp.check_size(size), seed=seed)
         if fmt == "parquet":
             return write_parquet_set(name, jobs, None, out, workers=workers, compress_level=compress_level,
                                      limit=limit, params={"preset": name, "size": fp.check_size(size), "seed": seed})
-        rows = write_items(name, jobs, out, workers=workers, limit=limit, compress_level=compress_level)
+        rows = write_items(name, jobs, out, workers=workers, limit=limit, compress_level=compress_level,
+                           shard=shard)
         return {"preset": name, "plates": rows, "written": rows, "skipped": 0, "bytes": None, "rows": rows,
                 "out": str(out)}
     if name not in PRESETS:
@@ -320,7 +325,7 @@ def generate(
         else:
             # spawned workers import only what rendering needs (not colour-science, pyarrow or the caller's
             # modules), so each stays ~50 MB and memory does not depend on what the parent has loaded
-            with mp.get_context("spawn").Pool(workers) as pool:
+            with mp.get_context("spawn").Pool(workers, initializer=init_worker) as pool:
                 for w, s, b, key, values in pool.imap_unordered(_work, tasks, chunksize=chunksize):
                     written, skipped, nbytes = written + w, skipped + s, nbytes + b
                     measured[key] = values
@@ -330,9 +335,7 @@ def generate(
     if shard is None:
         rows = _write_manifest(out, name, plates, size, seed, measured, sample)
     else:
-        (out / SHARD_MANIFESTS).mkdir(exist_ok=True)
-        rows = _write_manifest(out, name, plates, size, seed, measured, sample,
-                               path=out / SHARD_MANIFESTS / f"{shard.tag}.parquet")
-        _merge_shard_manifests(out, name, plan, shard.count)
+        rows = _write_manifest(out, name, plates, size, seed, measured, sample, shard=shard, plan=plan)
+        merge_shard_manifests(out, shard.count, row_group_size=_MANIFEST_BATCH)
     return {"preset": name, "plates": len(plates), "written": written, "skipped": skipped, "bytes": nbytes,
             "rows": rows, "out": str(out), "sample": sample.tag if sample is not None else None}

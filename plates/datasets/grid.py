@@ -45,7 +45,7 @@ import json
 import multiprocessing as mp
 import os
 import re
-from collections.abc import Iterator, Mapping
+from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass, field, fields
 from itertools import islice, product
 from pathlib import Path
@@ -59,9 +59,17 @@ from tqdm import tqdm
 
 from plates.colour import parse_colour
 from plates.datasets.generate import MEASURED_COLUMNS, measured_values
-from plates.datasets.items import MANIFEST, publish_manifest
+from plates.datasets.items import (
+    MANIFEST,
+    PLAN_POSITION,
+    merge_shard_manifests,
+    publish_manifest,
+    write_shard_manifest,
+)
 from plates.datasets.presets import item_seed
+from plates.datasets.workers import init_worker
 from plates.images import encode_png, png_intact, write_png_file
+from plates.shards import Shard
 from plates.stimuli.ishihara.directions import DIRECTION_MODES, with_direction
 from plates.stimuli.ishihara.glyphs import check_text
 from plates.stimuli.ishihara.labels import LABEL_SPACES
@@ -345,18 +353,19 @@ def grid_plates(grid: Grid) -> Iterator[GridPlate]:
         yield GridPlate(li, colours.name, de, spec, paths)
 
 
-def _work(task: tuple[int, str, str, tuple[tuple[str, str], ...], int]) -> tuple[int, int, int, int, tuple]:
+def render_task(task: tuple[int, str, str, tuple[tuple[str, str], ...], int]) -> tuple[int, int, int, int, tuple]:
     """Render one plate, write its missing or damaged images and measure the ΔE2000 it draws: (written,
     skipped, bytes, the plate's index, its measured values as the preset manifests hold them). A plate whose
     images are all on disk is still rendered (not encoded), so the manifest reports what it draws; an image
     counts as on disk only when it is a whole PNG of the plate's size (`plates.images.png_intact`)."""
     index, out, spec_json, paths, compress_level = task
     plate = render(PlateSpec.from_json(spec_json))
-    todo = [(v, Path(out) / rel) for v, rel in paths if not png_intact(Path(out) / rel, plate.image.size)]
+    side = plate.spec.size
+    todo = [(v, Path(out) / rel) for v, rel in paths if not png_intact(Path(out) / rel, (side, side))]
     nbytes = 0
     for v, path in todo:
         path.parent.mkdir(parents=True, exist_ok=True)
-        nbytes += write_png_file(encode_png(plate.variant(v), compress_level), path)
+        nbytes += write_png_file(encode_png(plate.variant_pixels(v), compress_level), path)
     return len(todo), len(paths) - len(todo), nbytes, index, measured_values(plate)
 
 
@@ -409,12 +418,19 @@ def _check_same_grid(out: Path, grid: Grid) -> None:
     os.replace(tmp, record)
 
 
-def _write_manifest(out: Path, grid: Grid, plates: list[GridPlate], measured: dict[int, tuple]) -> int:
-    """Rewrite ``manifest.parquet`` atomically: one row per image on disk, in the preset manifests' columns
+def write_manifest(out: Path, dataset: str, plates: list[GridPlate], measured: dict[int, tuple],
+                   item_id: Callable[[GridPlate, str], str] | None = None, *, numbers: list[int] | None = None,
+                   shard: Shard | None = None) -> int:
+    """Rewrite ``manifest.parquet`` atomically (with ``shard``: write that shard's part and merge the parts
+    once all are there, `plates.datasets.items.merge_shard_manifests`): one row per image on disk, in the
+    preset manifests' columns
     (`plates.datasets.items.MANIFEST_COLUMNS`): ``delta_e`` is the mean CIEDE2000 over the colour set's
     foreground x background colours as resolved (as PlateStats.delta_e), ``delta_e_target`` the request (null:
     the colours as given), and the ``delta_e_drawn_*`` columns the distribution over the dot pairs the plate
-    draws (`plates.stimuli.ishihara.measure`; ``measured``: plate index -> those values, from the workers)."""
+    draws (`plates.stimuli.ishihara.measure`; ``measured``: plate index -> those values, from the workers).
+    ``dataset``: the dataset column; ``item_id(plate, variant)``: each image's id (default: the grid's, from
+    the dataset name, colour set, font, size, ΔE2000 target, label and variant); ``numbers``: each plate's
+    number in the whole set, the keys of ``measured`` (default 0, 1, ...)."""
     schema = pa.schema(
         [
             ("item_id", pa.string()),
@@ -433,21 +449,21 @@ def _write_manifest(out: Path, grid: Grid, plates: list[GridPlate], measured: di
     )
     drawn: dict[tuple, float] = {}
     rows: dict[str, list] = {name: [] for name in schema.names}
-    for index, p in enumerate(plates):
+    positions: list[int] = []
+    for index, p in zip(range(len(plates)) if numbers is None else numbers, plates):
         # one background per (colour set, target) on the palette's lines; a direction per plate otherwise
         key = (p.colour_set, p.delta_e_target, p.spec.delta_e_direction)
         if key not in drawn:
             drawn[key] = float(pair_delta_e(*p.spec.colours).mean())  # as PlateStats.delta_e
-        for variant, rel in p.paths:
+        for j, (variant, rel) in enumerate(p.paths):
             if not (out / rel).is_file():
                 continue
+            positions.append(index * len(p.paths) + j)
             de = "given" if p.delta_e_target is None else f"{p.delta_e_target:g}"
-            item_id = (
-                f"{grid.name}:{p.colour_set}:{p.spec.font}:{p.spec.size}px:de{de}:{p.spec.text}:{variant}"
-            )
             values = (
-                item_id,
-                grid.name,
+                item_id(p, variant) if item_id is not None
+                else f"{dataset}:{p.colour_set}:{p.spec.font}:{p.spec.size}px:de{de}:{p.spec.text}:{variant}",
+                dataset,
                 p.spec.text,
                 p.colour_set,
                 drawn[key],
@@ -461,10 +477,15 @@ def _write_manifest(out: Path, grid: Grid, plates: list[GridPlate], measured: di
             )
             for name, value in zip(schema.names, values):
                 rows[name].append(value)
+    table = pa.table(rows, schema=schema)
+    if shard is not None:
+        write_shard_manifest(table.append_column(PLAN_POSITION, pa.array(positions, pa.int64())), out, shard)
+        merge_shard_manifests(out, shard.count)
+        return table.num_rows
     tmp = out / f"{_TMP_MARK}{os.getpid()}-{MANIFEST}"
-    pq.write_table(pa.table(rows, schema=schema), tmp, compression="zstd")
+    pq.write_table(table, tmp, compression="zstd")
     publish_manifest(tmp, out)
-    return len(rows["item_id"])
+    return table.num_rows
 
 
 def generate_grid(
@@ -475,13 +496,18 @@ def generate_grid(
     workers: int | None = None,
     compress_level: int = 2,
     progress: bool = True,
+    shard: Shard | None = None,
 ) -> dict:
     """Write ``grid`` (its first ``limit`` plates when given) as PNGs under ``out`` plus ``manifest.parquet``.
 
     Resumable: images already on disk are skipped, a killed run leaves no half-written file, and a folder
     made from another grid is refused. ``workers`` processes (default: every core) are *spawned*, so a script
     calling this with ``workers > 1`` needs the ``if __name__ == "__main__":`` guard. Returns a summary dict.
+    ``shard`` (`plates.shards.Shard`): only the plates it owns (plate n's key is ``"<grid name>:<n>"``), its
+    manifest rows as a part that the last shard merges: N shards into one ``out`` equal the unsharded set.
     """
+    if shard is not None and not isinstance(shard, Shard):
+        raise ValueError(f"shard={shard!r} is not valid; allowed: None or a plates.shards.Shard")
     if limit is not None and (isinstance(limit, bool) or not isinstance(limit, int) or limit < 1):
         raise ValueError(f"limit={limit!r} is not valid; allowed: an integer >= 1 (plates, not images)")
     if (
@@ -497,31 +523,34 @@ def generate_grid(
             f"workers={workers!r} is not valid; allowed: an integer >= 1 (this machine has {cpu} cores)"
         )
     out = Path(out)
-    plates = list(islice(grid_plates(grid), limit))
+    plates = [(i, p) for i, p in enumerate(islice(grid_plates(grid), limit))
+              if shard is None or shard.owns(f"{grid.name}:{i}")]
     _check_same_grid(out, grid)
-    for stale in (out / grid.name).rglob(f"{_TMP_MARK}*.part"):  # leftovers of a killed run
-        stale.unlink(missing_ok=True)
-    tasks = [(i, str(out), p.spec.to_json(), p.paths, compress_level) for i, p in enumerate(plates)]
+    if shard is None:  # another shard's temporary files are not leftovers: only an unsharded run clears them
+        for stale in (out / grid.name).rglob(f"{_TMP_MARK}*.part"):  # leftovers of a killed run
+            stale.unlink(missing_ok=True)
+    tasks = [(i, str(out), p.spec.to_json(), p.paths, compress_level) for i, p in plates]
     written = skipped = nbytes = 0
     measured: dict[int, tuple] = {}
     bar = tqdm(total=len(tasks), unit="plate", desc=f"plates generate {grid.name}", disable=not progress)
     try:
         if workers == 1 or len(tasks) < 2:
-            results = map(_work, tasks)
+            results = map(render_task, tasks)
             for w, s, b, i, values in results:
                 written, skipped, nbytes = written + w, skipped + s, nbytes + b
                 measured[i] = values
                 bar.update(1)
         else:
-            with mp.get_context("spawn").Pool(min(workers, len(tasks))) as pool:
+            with mp.get_context("spawn").Pool(min(workers, len(tasks)), initializer=init_worker) as pool:
                 chunksize = max(1, min(64, len(tasks) // (workers * 8) or 1))
-                for w, s, b, i, values in pool.imap_unordered(_work, tasks, chunksize=chunksize):
+                for w, s, b, i, values in pool.imap_unordered(render_task, tasks, chunksize=chunksize):
                     written, skipped, nbytes = written + w, skipped + s, nbytes + b
                     measured[i] = values
                     bar.update(1)
     finally:
         bar.close()
-    rows = _write_manifest(out, grid, plates, measured)
+    rows = write_manifest(out, grid.name, [p for _, p in plates], measured, numbers=[i for i, _ in plates],
+                          shard=shard)
     return {
         "grid": grid.name,
         "plates": len(plates),

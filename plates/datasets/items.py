@@ -11,6 +11,7 @@ from pathlib import Path
 from typing import Any
 
 import pyarrow as pa
+import pyarrow.compute as pc
 import pyarrow.parquet as pq
 from PIL import Image
 
@@ -43,6 +44,49 @@ QUESTION_COLUMN = "question_json"
 #: the images, whose ``file_name`` names each image relative to it (`publish_manifest` adds both).
 IMAGEFOLDER_METADATA = "metadata.parquet"
 FILE_NAME_COLUMN = "file_name"
+
+
+#: Under a dataset folder: one manifest part per shard, ``<I>-of-<N>.parquet`` (`plates.shards`).
+SHARD_MANIFESTS = "manifest.shards"
+#: A shard part's extra column: each row's position in the unsharded manifest (dropped when parts merge).
+PLAN_POSITION = "plan_position"
+
+
+def write_shard_manifest(table: pa.Table, out: Path, shard) -> Path:
+    """Write shard ``shard``'s manifest rows (``table``, with a `PLAN_POSITION` column) atomically as
+    ``out/manifest.shards/<I>-of-<N>.parquet``; returns its path. Shards write only their own part."""
+    if PLAN_POSITION not in table.column_names:
+        raise ValueError(f"a shard's manifest part needs a {PLAN_POSITION!r} column; allowed: the rows with "
+                         "their positions in the unsharded manifest")
+    path = shard_manifest_path(out, shard)
+    tmp = path.with_name(f".tmp-{os.getpid()}-{path.name}")
+    pq.write_table(table, tmp, compression="zstd")
+    os.replace(tmp, path)
+    return path
+
+
+def shard_manifest_path(out: Path, shard) -> Path:
+    """Where shard ``shard`` (`plates.shards.Shard`) keeps its manifest part under ``out`` (folder created)."""
+    folder = Path(out) / SHARD_MANIFESTS
+    folder.mkdir(parents=True, exist_ok=True)
+    return folder / f"{shard.tag}.parquet"
+
+
+def merge_shard_manifests(out: Path, count: int, *, row_group_size: int | None = None) -> bool:
+    """When every one of ``count`` shards has written its part (`write_shard_manifest`), write
+    ``manifest.parquet`` from them in `PLAN_POSITION` order without that column, i.e. the unsharded manifest;
+    returns whether it did. Each shard calls this after writing its part, so the last to finish always finds
+    them all (two finishing together both write the same file, atomically)."""
+    out = Path(out)
+    parts = [out / SHARD_MANIFESTS / f"{i}-of-{count}.parquet" for i in range(1, count + 1)]
+    if not all(part.is_file() for part in parts):
+        return False
+    table = pa.concat_tables([pq.read_table(part) for part in parts], promote_options="default")
+    table = table.take(pc.sort_indices(table, [(PLAN_POSITION, "ascending")])).drop_columns([PLAN_POSITION])
+    tmp = out / f".tmp-{os.getpid()}-{MANIFEST}"
+    pq.write_table(table, tmp, compression="zstd", row_group_size=row_group_size)
+    publish_manifest(tmp, out)
+    return True
 
 
 def publish_manifest(tmp: Path, out: Path) -> None:

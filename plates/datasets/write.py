@@ -22,14 +22,24 @@ import threading
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, replace
 from functools import partial
+from itertools import islice
 from pathlib import Path
 from typing import Any
 
 import pyarrow as pa
 import pyarrow.parquet as pq
 
-from plates.datasets.items import COMMON_COLUMNS, MANIFEST, publish_manifest
+from plates.datasets.items import (
+    COMMON_COLUMNS,
+    MANIFEST,
+    PLAN_POSITION,
+    merge_shard_manifests,
+    publish_manifest,
+    write_shard_manifest,
+)
+from plates.datasets.workers import init_worker
 from plates.images import encode_png, png_intact, write_png_file
+from plates.shards import Shard
 from plates.stimuli import family_of, render
 from plates.stimuli.base import Family
 
@@ -85,16 +95,29 @@ def _prepare(e: Entry, compress_level: int = 2) -> tuple[Entry, bytes, dict[str,
 
 
 def prepare_job(job: Entry | Callable[[], Iterable[Entry]], compress_level: int = 2,
-                 ) -> list[tuple[Entry, bytes, dict[str, Any]]]:
+                ) -> list[tuple[Entry, bytes, dict[str, Any]]]:
     """`_prepare` for every entry of one job: an `Entry`, or a picklable callable making entries (a scene item
     renders its scene to fix its question, so that work belongs in the worker too)."""
     return [_prepare(e, compress_level) for e in ([job] if isinstance(job, Entry) else job())]
 
 
+def _prepare_numbered(numbered: tuple[int, Entry | Callable[[], Iterable[Entry]]], compress_level: int = 2,
+                      ) -> tuple[int, list[tuple[Entry, bytes, dict[str, Any]]]]:
+    """`prepare_job` of a job given with its number in the plan; returns the number with the entries."""
+    index, job = numbered
+    return index, prepare_job(job, compress_level)
+
+
 def write_items(dataset: str, entries: Iterable[Entry | Callable[[], Iterable[Entry]]], out: str | os.PathLike,
-                *, workers: int = 1, limit: int | None = None, compress_level: int = 2) -> int:
-    """Write ``entries`` of ``dataset`` under ``out`` (``out/<dataset>/<group>/<n>_<id>.png`` and
-    ``out/manifest.parquet``); returns the number of manifest rows. Item ids must be unique (ValueError).
+                *, workers: int = 1, limit: int | None = None, compress_level: int = 2,
+                shard: Shard | None = None) -> int:
+    """Write ``entries`` of ``dataset`` under ``out`` (``out/<dataset>/<group>/<n>_<id>.png``, n the number of
+    the entry's job in ``entries``, and ``out/manifest.parquet``); returns the number of manifest rows (with a
+    shard: of its part). Item ids must be unique (ValueError).
+
+    ``shard`` (`plates.shards.Shard`): only the jobs it owns (job n's key is ``"<dataset>:<n>"``), their rows
+    written as a manifest part that the last shard to finish merges (`plates.datasets.items.merge_shard_manifests`):
+    N shards into one ``out`` equal the unsharded set. With a shard, ``limit`` keeps the first ``limit`` jobs.
 
     ``entries`` may also hold jobs: picklable callables (e.g. a ``functools.partial`` of a module-level
     function) that each make a few entries. With ``workers`` > 1, entries and jobs are rendered and encoded by
@@ -106,16 +129,22 @@ def write_items(dataset: str, entries: Iterable[Entry | Callable[[], Iterable[En
         raise ValueError(f"workers={workers!r} is not valid; allowed: an integer >= 1 (processes)")
     if isinstance(compress_level, bool) or not isinstance(compress_level, int) or not 0 <= compress_level <= 9:
         raise ValueError(f"compress_level={compress_level!r} is not valid; allowed: an integer 0-9")
-    prepare = partial(prepare_job, compress_level=compress_level)
+    if shard is not None and not isinstance(shard, Shard):
+        raise ValueError(f"shard={shard!r} is not valid; allowed: None or a plates.shards.Shard")
+    prepare = partial(_prepare_numbered, compress_level=compress_level)
     out = Path(out)
     values: list[dict[str, Any]] = []
     families: dict[str, Family] = {}
     seen: set[str] = set()
+    jobs: Iterable[tuple[int, Any]] = enumerate(entries)
+    if shard is not None:
+        jobs = ((i, job) for i, job in islice(jobs, limit) if shard.owns(f"{dataset}:{i}"))
+        limit = None
 
-    def store(prepared: Iterable[list[tuple[Entry, bytes, dict[str, Any]]]]) -> None:
+    def store(prepared: Iterable[tuple[int, list[tuple[Entry, bytes, dict[str, Any]]]]]) -> None:
         n = 0
-        for batch in prepared:
-            for e, png, row in batch:
+        for index, batch in prepared:
+            for k, (e, png, row) in enumerate(batch):
                 if limit is not None and n >= limit:
                     return
                 if e.item_id in seen:
@@ -125,29 +154,34 @@ def write_items(dataset: str, entries: Iterable[Entry | Callable[[], Iterable[En
                 family = family_of(e.spec)
                 families.setdefault(family.name, family)
                 rel = (f"{_SAFE.sub('-', dataset)}/{_SAFE.sub('-', e.group) or 'all'}/"
-                       f"{n:06d}_{_SAFE.sub('-', e.item_id)}.png")
+                       f"{index:06d}_{_SAFE.sub('-', e.item_id)}.png")
                 path = out / rel
                 side = int(e.spec.size)  # every family's image is size x size px
                 if not png_intact(path, (side, side)):  # missing, or a damaged file with the final name: written
                     path.parent.mkdir(parents=True, exist_ok=True)
                     write_png_file(png, path)
-                values.append({**row, "dataset": dataset, "path": rel})
+                values.append({**row, "dataset": dataset, "path": rel, PLAN_POSITION: (index << 20) + k})
                 n += 1
 
     if workers == 1:
-        store(map(prepare, entries))
+        store(map(prepare, jobs))
     else:
         # forked when this process runs no other thread (a plain `plates generate`): workers start at once with
         # what is imported here (spawned ones re-import the families, about 1 s of CPU each, most of a small
         # preset's time); spawned otherwise, as plates.datasets.generate's pool, since forking a threaded
         # process can deadlock. Ordered results keep each item's index (its file name) as a serial run's.
         method = "fork" if "fork" in mp.get_all_start_methods() and threading.active_count() == 1 else "spawn"
-        with mp.get_context(method).Pool(workers) as pool:
-            store(pool.imap(prepare, entries, chunksize=2))
+        with mp.get_context(method).Pool(workers, initializer=init_worker) as pool:
+            store(pool.imap(prepare, jobs, chunksize=2))
     schema = manifest_schema(families.values())
     # a column that is not the row's family's stays null: no family's field lands in another's column
     table = pa.table({c: [v.get(c) for v in values] for c in schema.names}, schema=schema)
     out.mkdir(parents=True, exist_ok=True)
+    if shard is not None:
+        write_shard_manifest(table.append_column(PLAN_POSITION, pa.array([v[PLAN_POSITION] for v in values],
+                                                                          pa.int64())), out, shard)
+        merge_shard_manifests(out, shard.count)
+        return table.num_rows
     tmp = out / f".tmp-{os.getpid()}-{MANIFEST}"
     pq.write_table(table, tmp, compression="zstd")
     publish_manifest(tmp, out)

@@ -19,11 +19,13 @@ Two rules, each the exact sequential process of a published generator for a give
   not repeated.
 
 Vectorised, and still exactly the one-by-one process: tries are handled in batches. A batch is (1) filtered
-through a raster of points where no dot can go any more (Pillow-stamped discs shrunk by 1 + sqrt(2) raster
-pixels, so a marked point is certainly rejected); (2) the rest is checked exactly against the accepted dots
-through a lookup grid (3 x 3 cells of side ``2 * max_r + gap`` hold every dot that can matter); (3) the
-survivors are resolved among themselves in try order, in rounds: a try is decided once every earlier try of
-the batch that could change its outcome is decided. tests/stimuli/ishihara/test_styles.py compares the result with a plain
+through a raster of points where no dot can go any more, so a marked point is certainly rejected (CBE: Pillow
+discs shrunk by 1 + sqrt(2) raster pixels on a 900 x 900 raster, read through float32 centres with a margin for
+their error; HueManity: exact numpy stamps on its pixel-centred lattice); (2) the rest is checked exactly
+against the accepted dots through a lookup grid (3 x 3 cells of side ``2 * max_r + gap`` hold every dot that
+can matter); (3) the survivors are resolved among themselves in try order: a try that no earlier try of the
+batch reaches (pairs within reach from a k-d tree) keeps its outcome, the others are decided one by one over
+the few earlier tries that reach them. tests/stimuli/ishihara/test_styles.py compares the result with a plain
 Python loop over the same tries.
 
 Coordinates are pixels with the origin at the image's top-left corner; the disc is centred at (R, R).
@@ -32,9 +34,11 @@ Coordinates are pixels with the origin at the image's top-left corner; the disc 
 from __future__ import annotations
 
 import math
+from functools import lru_cache
 
 import numpy as np
 from PIL import Image, ImageDraw
+from scipy.spatial import cKDTree
 
 from plates.stimuli.ishihara.packing import Packing
 
@@ -75,25 +79,32 @@ def largest_tries(rng: np.random.Generator, tries: int, lattice: int = 900) -> t
 
 class _Grid:
     """Lookup grid over the accepted dots: cells of side ``cell``; the 3 x 3 cells around a point hold every dot
-    whose centre is within ``cell`` of it. Rebuilt after each batch (a few thousand dots: cheap)."""
+    whose centre is within ``cell`` of it. Dots are appended as they are accepted (a cell's slots in acceptance
+    order); the table widens when a cell fills."""
 
     def __init__(self, extent: float, cell: float):
         self.cell = cell
         self.n = math.ceil(extent / cell) + 3
         self.neigh = np.array([dy * self.n + dx for dy in (-1, 0, 1) for dx in (-1, 0, 1)], dtype=np.int64)
         self.table = np.full((self.n * self.n, 1), -1, dtype=np.int64)
+        self.counts = np.zeros(self.n * self.n, dtype=np.int64)
 
     def cells(self, x: np.ndarray, y: np.ndarray) -> np.ndarray:
         return (np.floor(x / self.cell).astype(np.int64) + 1) + (np.floor(y / self.cell).astype(np.int64) + 1) * self.n
 
-    def build(self, x: np.ndarray, y: np.ndarray) -> None:
+    def add(self, x: np.ndarray, y: np.ndarray, first: int) -> None:
+        """Append dots ``first, first + 1, ...`` at (x, y)."""
         ci = self.cells(x, y)
         order = np.argsort(ci, kind="stable")
         cs = ci[order]
-        slot = np.arange(cs.size) - np.searchsorted(cs, cs, side="left")
-        table = np.full((self.n * self.n, int(slot.max()) + 1 if cs.size else 1), -1, dtype=np.int64)
-        table[cs, slot] = order
-        self.table = table
+        slot = self.counts[cs] + (np.arange(cs.size) - np.searchsorted(cs, cs, side="left"))
+        width = int(slot.max()) + 1
+        if width > self.table.shape[1]:
+            wider = np.full((self.table.shape[0], width), -1, dtype=np.int64)
+            wider[:, : self.table.shape[1]] = self.table
+            self.table = wider
+        self.table[cs, slot] = order + first
+        self.counts += np.bincount(cs, minlength=self.counts.size)
 
     def near(self, x: np.ndarray, y: np.ndarray) -> np.ndarray:
         """(B, 9 K) indices of the accepted dots near each point; -1 where a slot is empty."""
@@ -104,36 +115,83 @@ class _Grid:
 class _Raster:
     """Points (raster px of side ``q``) where no try can be accepted any more, stamped conservatively.
 
-    Stamps are drawn at once (Pillow, ink 1) but the numpy view ``blocked`` is refreshed only once ``refresh``
-    dots are pending: a stale view only lets more tries through to the exact check, never changes a result.
+    Pillow draws the stamps (ink 1) straight into the numpy array ``blocked`` (an image made over its buffer
+    and marked writable), so tries read every stamp at once. Were Pillow ever to copy the buffer instead, the
+    array would only block fewer tries: a raster filters tries for the exact check, it never decides one.
+    Stamps shrink by a further ``margin`` px, so a point read up to ``margin`` px away from the true one (the
+    float32 centres of `pack_layers`) still finds only pixels where the true one is rejected.
     """
 
-    def __init__(self, extent: float, q: float, refresh: int = 48):
+    def __init__(self, extent: float, q: float, margin: float = 0.0):
         self.q = q
+        self.slack = _SLACK + margin / q
         self.side = math.ceil(extent / q)
-        self.image = Image.new("L", (self.side, self.side), 0)
-        self.draw = ImageDraw.Draw(self.image).draw
+        self.blocked = np.zeros((self.side, self.side), dtype=np.uint8)
+        image = Image.frombuffer("L", (self.side, self.side), self.blocked, "raw", "L", 0, 1)
+        image.readonly = 0  # draw into the array's memory (frombuffer images are read-only by default)
+        self.image = image
+        self.draw = ImageDraw.Draw(image).draw
         self.ink = self.draw.draw_ink(1)
-        self.blocked = np.zeros((self.side, self.side), dtype=bool)
-        self.refresh, self.pending = refresh, 0
 
-    def stamp(self, x: np.ndarray, y: np.ndarray, reach: np.ndarray, *, now: bool = False) -> None:
+    def stamp(self, x: np.ndarray, y: np.ndarray, reach: np.ndarray) -> None:
         """Mark raster px lying wholly within ``reach`` of (x, y)."""
-        h = reach / self.q - _SLACK
+        h = reach / self.q - self.slack
         cx, cy = x / self.q, y / self.q
         draw, ink = self.draw.draw_ellipse, self.ink
         for a, b, hh in zip(cx.tolist(), cy.tolist(), h.tolist()):
             if hh > 0:
                 draw((a - hh, b - hh, a + hh, b + hh), ink, 1)
-        self.pending += x.size
-        if now or self.pending >= self.refresh:
-            self.blocked = np.frombuffer(self.image.tobytes(), dtype=bool).reshape(self.side, self.side)
-            self.pending = 0
 
     def free(self, x: np.ndarray, y: np.ndarray) -> np.ndarray:
         col = np.minimum((x / self.q).astype(np.int64), self.side - 1)
         row = np.minimum((y / self.q).astype(np.int64), self.side - 1)
-        return ~self.blocked[row, col]
+        return self.blocked[row, col] == 0
+
+
+class _PixelRaster:
+    """Lattice pixels (side 1) where no try of `pack_largest` can be accepted any more, kept in numpy.
+
+    A dot stamps every pixel whose centre lies within ``reach - slack`` of its own pixel's centre: ``slack`` is
+    0 when every try and dot sits on a pixel centre (HueManity's lattice: the stamp is then exactly the set of
+    tries the dot rejects), else sqrt(2) (a point lies within sqrt(2) / 2 of its pixel's centre). Stamps are
+    flat offsets cached per reach; the raster is padded so stamps never wrap.
+    """
+
+    def __init__(self, extent: float, reach_max: float, centred: bool):
+        self.side = math.ceil(extent)
+        self.pad = math.ceil(reach_max) + 2
+        self.w = self.side + 2 * self.pad
+        self.blocked = np.zeros(self.w * self.w, dtype=bool)
+        self.slack = 0.0 if centred else math.sqrt(2.0)
+
+    def _flat(self, x: np.ndarray, y: np.ndarray) -> np.ndarray:
+        col = np.minimum(np.floor(x).astype(np.int64), self.side - 1) + self.pad
+        row = np.minimum(np.floor(y).astype(np.int64), self.side - 1) + self.pad
+        return row * self.w + col
+
+    def stamp(self, x: np.ndarray, y: np.ndarray, reach: np.ndarray) -> None:
+        """Mark the pixels every point of which is within ``reach`` of (x, y) (rejected tries, by 1e-6 px)."""
+        flat = self._flat(x, y)
+        keys, inv = np.unique(reach, return_inverse=True)
+        for k, value in enumerate(keys.tolist()):
+            offsets = _disc_offsets(value - self.slack - 1e-6, self.w)
+            if offsets.size:
+                self.blocked[(flat[inv == k, None] + offsets[None, :]).ravel()] = True
+
+    def free(self, x: np.ndarray, y: np.ndarray) -> np.ndarray:
+        return ~self.blocked[self._flat(x, y)]
+
+
+@lru_cache(maxsize=256)
+def _disc_offsets(radius: float, stride: int) -> np.ndarray:
+    """Flat offsets (dy * stride + dx) of the pixels whose centre lies strictly within ``radius`` of a pixel
+    centre (read-only; empty for radius <= 0)."""
+    k = max(math.ceil(radius), 0)
+    dy, dx = np.mgrid[-k : k + 1, -k : k + 1]
+    inside = np.sqrt(dx * dx + dy * dy) < radius
+    out = (dy[inside] * stride + dx[inside]).astype(np.int64)
+    out.setflags(write=False)
+    return out
 
 
 def _dist(ax, ay, bx, by):
@@ -170,7 +228,8 @@ def pack_largest(cx: np.ndarray, cy: np.ndarray, disc_radius: float, min_r: floa
     Rr = np.zeros(n_t + 1)
     n = 0
     grid = _Grid(2 * R, 2 * max_r + gap)
-    raster = _Raster(2 * R, 1.0, refresh=128)
+    centred = bool(np.all(cx % 1 == 0.5) and np.all(cy % 1 == 0.5))
+    raster = _PixelRaster(2 * R, max_r + gap + min_r, centred)
     pos, bs = 0, 128
     while pos < n_t:
         stop = min(pos + bs, n_t)
@@ -189,35 +248,62 @@ def pack_largest(cx: np.ndarray, cy: np.ndarray, disc_radius: float, min_r: floa
             X[n : n + m], Y[n : n + m], Rr[n : n + m] = qx[acc], qy[acc], r[acc]
             raster.stamp(qx[acc], qy[acc], r[acc] + gap + min_r)
             n += m
-            grid.build(X[:n], Y[:n])
+            grid.add(qx[acc], qy[acc], n - m)
         bs = _next_batch(bs, stop - pos, qx.size)
         pos = stop
     return Packing(x=X[:n] * scale, y=Y[:n] * scale, r=Rr[:n] * scale, centre=R * scale, radius=R * scale)
 
 
+def _pairs(x: np.ndarray, y: np.ndarray, reach: float, interacts) -> list[tuple[int, list[int], list[float]]]:
+    """The tries of a batch that an earlier try of it reaches, in try order: (try i, the earlier tries j
+    ascending, the distances D_ij). Candidates are the pairs closer than ``reach`` (a k-d tree, with a margin
+    for its own rounding); ``interacts(i, j, D)`` (arrays) keeps those that matter. D_ij is computed as the
+    one-by-one loop does (`_dist`)."""
+    found = cKDTree(np.c_[x, y]).query_pairs(reach + 1e-6 * (1.0 + reach), output_type="ndarray")
+    if found.size == 0:
+        return []
+    j, i = found[:, 0].astype(np.int64), found[:, 1].astype(np.int64)  # j < i: j is the earlier try
+    d = _dist(x[i], y[i], x[j], y[j])
+    keep = interacts(i, j, d)
+    i, j, d = i[keep], j[keep], d[keep]
+    if i.size == 0:
+        return []
+    order = np.lexsort((j, i))
+    i, j, d = i[order], j[order], d[order]
+    starts = [0, *(np.flatnonzero(i[1:] != i[:-1]) + 1).tolist()]  # (np.r_ costs more than the rest)
+    ends = [*starts[1:], i.size]
+    il, jl, dl = i.tolist(), j.tolist(), d.tolist()
+    return [(il[s], jl[s:e], dl[s:e]) for s, e in zip(starts, ends)]
+
+
 def _resolve_largest(x, y, b, min_r, max_r, gap):
-    """Decide survivors of one batch in try order (HueManity's rule): returns (kept mask, radii)."""
+    """Decide survivors of one batch in try order (HueManity's rule): returns (kept mask, radii).
+
+    A try that no earlier try of the batch can shrink keeps its own outcome (``b >= min_r``, radius
+    ``min(floor(b), max_r)``); the others are decided one by one in try order over the few earlier tries that
+    can reach them (plain floats: the same IEEE arithmetic as the array expressions)."""
     m = x.size
+    # an outcome only depends on b up to max_r + 1 (kept, radius max_r beyond): capping it keeps far tries apart
+    b = np.minimum(b, max_r + 1.0)
     ub = np.minimum(np.floor(b), max_r)  # each try's radius if no earlier try of the batch is kept
     if m == 0:
         return np.zeros(0, dtype=bool), ub
-    D = _dist(x[:, None], y[:, None], x[None, :], y[None, :])
-    inter = np.tril(D - ub[None, :] - gap < b[:, None], -1)  # earlier try j could shrink try i
-    if not inter.any():
-        return np.ones(m, dtype=bool), ub
-    decided = np.zeros(m, dtype=bool)
-    acc = np.zeros(m, dtype=bool)
-    r = ub.copy()
-    while not decided.all():
-        ready = ~decided & ~(inter & ~decided[None, :]).any(axis=1)
-        rows = np.flatnonzero(ready)
-        sub = inter[rows] & acc[None, :]
-        lim = np.where(sub, D[rows] - r[None, :] - gap, np.inf).min(axis=1)
-        bb = np.minimum(b[rows], lim)
-        acc[rows] = bb >= min_r
-        r[rows] = np.minimum(np.floor(bb), max_r)
-        decided[rows] = True
-    return acc, r
+    acc = b >= min_r
+    # earlier try j could shrink try i: D_ij - ub_j - gap < b_i (b <= max_r + 1, ub <= max_r)
+    pairs = _pairs(x, y, 2 * max_r + gap + 1.0, lambda i, j, d: d - ub[j] - gap < b[i])
+    if not pairs:
+        return acc, ub
+    acc_l, r_l, b_l = acc.tolist(), ub.tolist(), b.tolist()
+    for i, cols, ds in pairs:
+        bb = b_l[i]
+        for j, d in zip(cols, ds):
+            if acc_l[j]:
+                v = d - r_l[j] - gap
+                if v < bb:
+                    bb = v
+        acc_l[i] = bb >= min_r
+        r_l[i] = min(float(math.floor(bb)), max_r)
+    return np.array(acc_l, dtype=bool), np.array(r_l, dtype=np.float64)
 
 
 def pack_layers(disc_radius: float, sizes: tuple[tuple[float, ...], ...], tries: tuple[int, ...], gap: float,
@@ -242,25 +328,29 @@ def pack_layers(disc_radius: float, sizes: tuple[tuple[float, ...], ...], tries:
     X, Y, Rr = np.full(cap, _FAR), np.full(cap, _FAR), np.zeros(cap)
     n = 0
     grid = _Grid(2 * R, 2 * max_r + gap)
-    q = max(2 * R / 450, 1e-9)  # raster of 450 x 450 px at any plate size
+    q = max(2 * R / 900, 1e-9)  # raster of 900 x 900 px at any plate size
+    margin = 1e-5 * R  # bound on the float32 centres' error (< 1e-6 R), with room to spare
     for layer, n_try in zip(sizes, tries):
         layer_r = np.asarray(layer, dtype=np.float64)
         u = rng.random((2, int(n_try)))
         k = rng.integers(0, layer_r.size, size=int(n_try))
         rho, theta, rad = R * u[0], 2 * np.pi * u[1], layer_r[k]
         inside = rho + rad < R
-        cx, cy = R + rho * np.cos(theta), R + rho * np.sin(theta)
-        cx, cy, rad = cx[inside], cy[inside], rad[inside]
-        raster = _Raster(2 * R, q)
+        # the raster reads float32 centres (vectorised cos and sin); the exact float64 centres, as the one-by-one
+        # loop computes them, are computed only for the tries inside the disc that it lets through (elementwise:
+        # the same values)
+        t32, r32 = theta.astype(np.float32), rho.astype(np.float32)
+        ax, ay = np.float32(R) + r32 * np.cos(t32), np.float32(R) + r32 * np.sin(t32)
+        raster = _Raster(2 * R, q, margin=margin)
         s_min = float(layer_r.min())
         if n:
-            raster.stamp(X[:n], Y[:n], Rr[:n] + gap + s_min, now=True)
-        pos, bs, n_t = 0, 128, cx.size
+            raster.stamp(X[:n], Y[:n], Rr[:n] + gap + s_min)
+        pos, bs, n_t = 0, 128, rad.size
         while pos < n_t:
             stop = min(pos + bs, n_t)
-            qx, qy, qr = cx[pos:stop], cy[pos:stop], rad[pos:stop]
-            f = raster.free(qx, qy)
-            qx, qy, qr = qx[f], qy[f], qr[f]
+            sel = np.flatnonzero(raster.free(ax[pos:stop], ay[pos:stop]) & inside[pos:stop]) + pos
+            qr, qrho, qth = rad[sel], rho[sel], theta[sel]
+            qx, qy = R + qrho * np.cos(qth), R + qrho * np.sin(qth)
             if n and qx.size:
                 idx = grid.near(qx, qy)
                 clash = _dist(X[idx], Y[idx], qx[:, None], qy[:, None]) < (Rr[idx] + qr[:, None]) + gap
@@ -271,27 +361,23 @@ def pack_layers(disc_radius: float, sizes: tuple[tuple[float, ...], ...], tries:
             if m:
                 X[n : n + m], Y[n : n + m], Rr[n : n + m] = qx[acc], qy[acc], qr[acc]
                 raster.stamp(qx[acc], qy[acc], qr[acc] + gap + s_min)
+                grid.add(qx[acc], qy[acc], n)
                 n += m
-                grid.build(X[:n], Y[:n])
             bs = _next_batch(bs, stop - pos, qx.size)
             pos = stop
     return Packing(x=X[:n].copy(), y=Y[:n].copy(), r=Rr[:n].copy(), centre=R, radius=R)
 
 
 def _resolve_fixed(x, y, r, gap):
-    """Decide survivors of one batch in try order (fixed radii): kept unless it clashes with a kept earlier try."""
+    """Decide survivors of one batch in try order (fixed radii): kept unless it clashes with a kept earlier try
+    (decided one by one in try order over the tries that have an earlier clash)."""
     m = x.size
     if m == 0:
         return np.zeros(0, dtype=bool)
-    D = _dist(x[:, None], y[:, None], x[None, :], y[None, :])
-    clash = np.tril(D < (r[None, :] + r[:, None]) + gap, -1)
-    if not clash.any():
+    pairs = _pairs(x, y, 2 * float(r.max()) + gap, lambda i, j, d: d < (r[j] + r[i]) + gap)
+    if not pairs:
         return np.ones(m, dtype=bool)
-    decided = np.zeros(m, dtype=bool)
-    acc = np.zeros(m, dtype=bool)
-    while not decided.all():
-        ready = ~decided & ~(clash & ~decided[None, :]).any(axis=1)
-        rows = np.flatnonzero(ready)
-        acc[rows] = ~(clash[rows] & acc[None, :]).any(axis=1)
-        decided[rows] = True
-    return acc
+    acc = [True] * m
+    for i, cols, _ in pairs:
+        acc[i] = not any(acc[j] for j in cols)
+    return np.array(acc, dtype=bool)

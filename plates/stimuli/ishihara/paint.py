@@ -11,7 +11,7 @@ from functools import lru_cache
 import numpy as np
 from PIL import Image, ImageDraw
 
-__all__ = ["AA_QUANTUM", "RIM_INNER", "paint_dots", "paint_dots_aa"]
+__all__ = ["AA_QUANTUM", "RIM_INNER", "paint_dots", "paint_dots_aa", "paint_dots_aa_pixels"]
 
 #: The anti-aliased painter recomputes every pixel within this many px inside a dot's edge (Pillow's ellipse
 #: fill, which paints the rest, is within about 0.75 px of the exact disc).
@@ -26,7 +26,7 @@ def paint_dots(size: int, x, y, r, colours: np.ndarray, canvas, mode: str = "RGB
     """Draw dots (centres x, y and radii r in px; colours (n, 3) uint8 sRGB 0-255, or (n,) for mode "L") on a
     ``canvas``-coloured image with Pillow's ellipse fill (hard-edged).
 
-    Calls Pillow's core ``draw_ellipse`` with inks resolved once per distinct colour: the same pixels as
+    Calls Pillow's core ``draw_ellipse`` with inks resolved for every dot at once: the same pixels as
     ``ImageDraw.ellipse(..., fill=colour)``, without its per-call colour parsing.
     """
     im = Image.new(mode, (size, size), canvas)
@@ -35,11 +35,15 @@ def paint_dots(size: int, x, y, r, colours: np.ndarray, canvas, mode: str = "RGB
         packed = colours[:, 0].astype(np.int64) | (colours[:, 1].astype(np.int64) << 8) | (
             colours[:, 2].astype(np.int64) << 16
         )
+        # Pillow's ink for an RGB colour is the packed pixel r | g << 8 | b << 16 | 255 << 24 as a signed
+        # int32: computed for every dot at once, and checked against Pillow's own for the first dot
+        ink_of = (packed | (255 << 24)).astype(np.uint32).view(np.int32).tolist()
+        if packed.size and core.draw_ink(tuple(int(v) for v in colours[0])) != ink_of[0]:
+            ink_of = [core.draw_ink((int(u) & 255, (int(u) >> 8) & 255, int(u) >> 16)) for u in packed.tolist()]
     else:
-        packed = colours.astype(np.int64)
-    uniq, inv = np.unique(packed, return_inverse=True)
-    inks = [core.draw_ink((int(u) & 255, (int(u) >> 8) & 255, int(u) >> 16) if mode == "RGB" else int(u)) for u in uniq]
-    ink_of = [inks[i] for i in inv.tolist()]
+        uniq, inv = np.unique(np.asarray(colours).astype(np.int64), return_inverse=True)
+        inks = [core.draw_ink(int(u)) for u in uniq.tolist()]
+        ink_of = [inks[i] for i in inv.ravel().tolist()]
     # Pillow fills the pixels of the box's inclusive corners: this box paints closest to the pixels whose
     # centres lie within r of (x, y)
     h = np.maximum(np.asarray(r) - 0.5, 0.0)
@@ -70,6 +74,11 @@ def _rim(r_q: int, fx_q: int, fy_q: int, stride: int) -> tuple[np.ndarray, np.nd
 
 
 def paint_dots_aa(size: int, x, y, r, colours: np.ndarray, canvas) -> Image.Image:
+    """`paint_dots_aa_pixels` as a PIL RGB image."""
+    return Image.fromarray(paint_dots_aa_pixels(size, x, y, r, colours, canvas), "RGB")
+
+
+def paint_dots_aa_pixels(size: int, x, y, r, colours: np.ndarray, canvas) -> np.ndarray:
     """Anti-aliased dots, as HueManity's generator draws them (pygame ``gfxdraw.filled_circle`` then
     ``aacircle``: a solid disc with a one-pixel anti-aliased rim), on a ``canvas``-coloured RGB image.
 
@@ -79,14 +88,15 @@ def paint_dots_aa(size: int, x, y, r, colours: np.ndarray, canvas) -> Image.Imag
     larger alpha wins (ties: the later dot, as drawn later). Rims blend over the canvas, never over another dot
     (pygame blends a rim over whatever was drawn before: a sub-pixel difference, at most where dots touch).
     Inputs as `paint_dots` (colours (n, 3) uint8 sRGB 0-255; fewer than 2^23 dots). Centres and radii are
-    rounded to 1/8 px for the rim only (exact for HueManity's whole-pixel centres and radii).
+    rounded to 1/8 px for the rim only (exact for HueManity's whole-pixel centres and radii). Returns the
+    (size, size, 3) uint8 sRGB 0-255 pixels (read-only).
     """
     colours = np.asarray(colours, dtype=np.uint8)
     x, y, r = (np.asarray(v, dtype=np.float64) for v in (x, y, r))
     im = paint_dots(size, x, y, r, colours, canvas)  # Pillow's disc: exact up to the rim recomputed below
     n = r.size
     if n == 0:
-        return im
+        return _read_only(np.array(im))
     if n >= 1 << _DOT_BITS:
         raise ValueError(f"{n} dots is too many to anti-alias; allowed: fewer than {1 << _DOT_BITS}")
     q, side = AA_QUANTUM, size + 2 * _PAD
@@ -97,13 +107,13 @@ def paint_dots_aa(size: int, x, y, r, colours: np.ndarray, canvas) -> Image.Imag
     key = (np.rint(r * q).astype(np.int64) * q + fx) * q + fy
     order = np.argsort(key, kind="stable")
     ks = key[order]
-    starts = np.flatnonzero(np.r_[True, ks[1:] != ks[:-1]])
-    ends = np.r_[starts[1:], n]
+    starts = [0, *(np.flatnonzero(ks[1:] != ks[:-1]) + 1).tolist()]
+    ends = [*starts[1:], n]
     dot_id = order.astype(np.int32)
     # per padded pixel: (alpha << 23) | dot, the largest wins; every rim pixel of every dot as one int64
     # (pixel << 32 | value), sorted once: the last of each pixel's run is its largest (no ufunc.at scatter)
     keys = []
-    for s, e in zip(starts.tolist(), ends.tolist()):
+    for s, e in zip(starts, ends):
         k = int(ks[s])
         off, packed = _rim(k // (q * q), (k // q) % q, k % q, side)
         members = dot_id[s:e]
@@ -112,16 +122,37 @@ def paint_dots_aa(size: int, x, y, r, colours: np.ndarray, canvas) -> Image.Imag
     rims = np.concatenate(keys)
     rims.sort()
     pixel = rims >> 32
-    last = np.r_[pixel[1:] != pixel[:-1], True]
+    last = np.empty(pixel.size, dtype=bool)  # the last entry of each pixel's run
+    np.not_equal(pixel[1:], pixel[:-1], out=last[:-1])
+    last[-1] = True
     pad_pix = pixel[last]
     win = (rims[last] & 0xFFFFFFFF).astype(np.int32)
-    row, col = np.divmod(pad_pix, side)
-    row, col = row - _PAD, col - _PAD
-    inside = (row >= 0) & (row < size) & (col >= 0) & (col < size)
-    pix, win = row[inside] * size + col[inside], win[inside]
-    a = (win >> _DOT_BITS)[:, None]
-    c = colours[win & ((1 << _DOT_BITS) - 1)].astype(np.int32)
-    bg = np.asarray(canvas, dtype=np.int32)[None, :]
-    arr = np.array(im)  # (size, size, 3) uint8, writable copy
-    arr.reshape(-1, 3)[pix] = ((a * c + (255 - a) * bg + 127) // 255).astype(np.uint8)
-    return Image.fromarray(arr, "RGB")
+    keep = (pad_pix >= 0) & (pad_pix < side * side)  # only a dot centred off the image reaches past the pad
+    pad_pix, win = pad_pix[keep], win[keep]
+    # blend on the padded image (rims reaching past the image land in the pad): per channel, a table of
+    # round(alpha * dot + (1 - alpha) * canvas) over (alpha, dot channel), the canvas channel fixed
+    arr = np.empty((side, side, 3), dtype=np.uint8)
+    arr[_PAD : _PAD + size, _PAD : _PAD + size] = np.asarray(im)
+    lut = _blend_table(tuple(int(v) for v in canvas))
+    a8 = (win >> _DOT_BITS) << 8
+    rgb = (colours[:, 0].astype(np.int32) | (colours[:, 1].astype(np.int32) << 8)
+           | (colours[:, 2].astype(np.int32) << 16))[win & ((1 << _DOT_BITS) - 1)]
+    out = np.empty((win.size, 3), dtype=np.uint8)
+    for ch in range(3):
+        out[:, ch] = lut[ch][a8 | ((rgb >> (8 * ch)) & 255)]
+    arr.reshape(-1, 3)[pad_pix] = out
+    return _read_only(np.ascontiguousarray(arr[_PAD : _PAD + size, _PAD : _PAD + size]))
+
+
+@lru_cache(maxsize=64)
+def _blend_table(canvas: tuple[int, int, int]) -> tuple[np.ndarray, ...]:
+    """Per channel, (alpha * c + (255 - alpha) * canvas + 127) // 255 as uint8, indexed by alpha << 8 | c
+    (alpha, c: 0-255; sRGB 0-255)."""
+    a = np.arange(256, dtype=np.int32)[:, None]
+    c = np.arange(256, dtype=np.int32)[None, :]
+    return tuple(((a * c + (255 - a) * bg + 127) // 255).astype(np.uint8).ravel() for bg in canvas)
+
+
+def _read_only(a: np.ndarray) -> np.ndarray:
+    a.setflags(write=False)
+    return a

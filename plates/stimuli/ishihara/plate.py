@@ -28,7 +28,7 @@ from plates.stimuli.base import SpecBase
 from plates.stimuli.ishihara.glyphs import TEXT_SCALE, check_text, text_mask
 from plates.stimuli.ishihara.jitter import HUEMANITY_JITTER, JITTER_RULES, jitter
 from plates.stimuli.ishihara.measure import DrawnDeltaE, measure_dots, target_kind
-from plates.stimuli.ishihara.paint import paint_dots, paint_dots_aa
+from plates.stimuli.ishihara.paint import paint_dots, paint_dots_aa, paint_dots_aa_pixels
 from plates.stimuli.ishihara.palettes import PALETTES, get_palette
 from plates.stimuli.ishihara.styles import STYLES, Style, get_style, pack_style
 from plates.validation import check_choice, check_number, not_known
@@ -311,18 +311,30 @@ class Plate:
     §3 "clear"), ``mask`` (PIL "L", white text on black: HueManity §4's text-mask condition), ``dots``
     (pandas DataFrame x, y, r, class, colour as "#rrggbb") and ``stats`` (`PlateStats`)."""
 
-    def __init__(self, spec: PlateSpec, x, y, r, is_fg, colours, mask: np.ndarray, image: Image.Image):
+    def __init__(self, spec: PlateSpec, x, y, r, is_fg, colours, mask: np.ndarray, image: Image.Image | None,
+                 pixels: np.ndarray | None = None):
+        if image is None and pixels is None:
+            raise ValueError("a Plate needs its image or its pixels; allowed: either or both")
         self.spec = spec
+        self._image = image
+        self._pixels = pixels  # the painter's (size, size, 3) uint8 array of ``image``, when it made one
         self.x, self.y, self.r = x, y, r  # px, float64 (n,)
         self.is_fg = is_fg  # bool (n,)
         self.dot_colours = colours  # uint8 (n, 3) sRGB 0-255
         self.mask_array = mask  # bool (size, size), read-only
-        self.image = image  # PIL RGB, sRGB 0-255
+
+    @property
+    def image(self) -> Image.Image:
+        """The standard plate, PIL RGB, sRGB 0-255 (made from the painter's pixels on first use: writing a set
+        encodes the pixels and never needs it)."""
+        if self._image is None:
+            self._image = Image.fromarray(self._pixels, "RGB")
+        return self._image
 
     @property
     def pixels(self) -> np.ndarray:
-        """The standard plate as a (size, size, 3) uint8 array, sRGB 0-255."""
-        return np.asarray(self.image)
+        """The standard plate as a (size, size, 3) uint8 array, sRGB 0-255 (read-only)."""
+        return self._pixels if self._pixels is not None else np.asarray(self.image)
 
     @property
     def masks(self) -> dict[str, np.ndarray]:
@@ -343,6 +355,11 @@ class Plate:
     @cached_property
     def mask(self) -> Image.Image:
         return Image.fromarray(self.mask_array.astype(np.uint8) * 255, "L")
+
+    def variant_pixels(self, name: str) -> np.ndarray | Image.Image:
+        """What `plates.images.encode_png` takes for one variant: the standard plate's pixel array (no copy
+        out of PIL), or the variant's image."""
+        return self.pixels if name == "standard" else self.variant(name)
 
     def variant(self, name: str) -> Image.Image:
         """The PIL RGB image of one variant: "standard", "clear" or "mask"."""
@@ -463,6 +480,7 @@ def render_on_mask(spec: PlateSpec, mask: np.ndarray) -> Plate:
         colours = _jitter(spec, own, other, np.random.Generator(np.random.PCG64(s_jit)))
     else:
         colours = own.astype(np.uint8)
-    paint = paint_dots_aa if spec.anti_aliased else paint_dots
-    image = paint(size, x, y, r, colours, spec.canvas)
-    return Plate(spec, x, y, r, is_fg, colours, mask, image)
+    if spec.anti_aliased:
+        pixels = paint_dots_aa_pixels(size, x, y, r, colours, spec.canvas)
+        return Plate(spec, x, y, r, is_fg, colours, mask, None, pixels)
+    return Plate(spec, x, y, r, is_fg, colours, mask, paint_dots(size, x, y, r, colours, spec.canvas))
