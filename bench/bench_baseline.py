@@ -13,11 +13,17 @@ Prints Markdown tables (for the README) and each figure's ratio to its target:
 4. inference milliseconds per plate on one core (onnxruntime intra-op threads = 1), preprocessing included;
 5. figures no font draws (a stand-in for plates from generators the project does not contain; aim
    >= 95%): two-digit numbers in the classic 5 x 7 dot-matrix digits (HD44780 shapes, never seen in training),
-   drawn on each paper preset's plates with ``render_on_mask``.
+   drawn on each paper preset's plates with ``render_on_mask``;
+6. plates from an independent mini-generator the training never sees (``bench/foreign_plates.py``: ~800 large
+   or ~3,000 small dots, uniform / bimodal / power-law radii, thin / bold / outlined strokes, every system font
+   the project does not train on, white / black / coloured / textured surrounds, discs in a margin, square plates,
+   confusion-line and random-hue palettes), one row per variant against >= 95%;
+7. training time of the default recipe (``plates train-baseline`` with no options, into a scratch folder)
+   against <= 15 min wall-clock: opt-in (``--sections train-time``), it trains a whole model.
 
 Plate seeds come from plates.datasets.item_seed with preset seed BENCH_SEED (SHA-256 hashes, so they never
 meet the training seeds 10^7-2.1x10^7). Run: ``python3 bench/bench_baseline.py [--n 200] [--quick] [--model M]
-[--sections presets,delta-e,resolution,speed,dot-matrix]``.
+[--sections presets,delta-e,resolution,speed,dot-matrix,foreign] [--variants a,b]``.
 """
 
 from __future__ import annotations
@@ -25,7 +31,9 @@ from __future__ import annotations
 import argparse
 import statistics
 import sys
+import tempfile
 import time
+from pathlib import Path
 
 import numpy as np
 
@@ -34,6 +42,9 @@ from plates.analysis.psychometric import fit_psychometric, guess_rate
 from plates.datasets import PRESETS, make_spec
 from plates.reader.reader import BaselineReader
 from plates.stimuli.ishihara.plate import render, render_on_mask
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+import foreign_plates  # noqa: E402  (bench/, held out from the package on purpose)
 
 BENCH_SEED = 777_000_001
 #: accuracy targets by label space (standard plates)
@@ -105,11 +116,19 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--n-cell", type=int, default=40, help="plates per table cell (default 40)")
     ap.add_argument("--quick", action="store_true", help="n=40, n-cell=15: a smoke run")
     ap.add_argument("--model", default=None, help="ONNX weights (default: the bundled ones)")
-    ap.add_argument("--sections", default=",".join(SECTIONS),
+    ap.add_argument("--variants", default=None,
+                    help=f"foreign-generator variants (default all: {','.join(foreign_plates.VARIANTS)})")
+    ap.add_argument("--n-foreign", type=int, default=80, help="plates per foreign variant (default 80)")
+    ap.add_argument("--sections", default=",".join(DEFAULT_SECTIONS),
                     help=f"comma-separated sections to run (default all: {','.join(SECTIONS)}); each draws its "
                          "plates from its own seed, so a section's figures do not depend on the others")
     args = ap.parse_args(argv)
     n, n_cell = (40, 15) if args.quick else (args.n, args.n_cell)
+    variants = list(foreign_plates.VARIANTS) if args.variants is None else args.variants.split(",")
+    bad = sorted(set(variants) - set(foreign_plates.VARIANTS))
+    if bad:
+        ap.error(f"--variants {bad} not known; allowed: {', '.join(foreign_plates.VARIANTS)}")
+    FOREIGN.update(variants=variants, n=15 if args.quick else args.n_foreign)
     sections = [x for x in args.sections.split(",") if x]
     unknown = sorted(set(sections) - set(SECTIONS))
     if unknown:
@@ -202,8 +221,50 @@ def dot_matrix_section(reader, n, n_cell, rng) -> None:
               flush=True)
 
 
+#: what the foreign section runs (set from the command line)
+FOREIGN: dict = {"variants": list(foreign_plates.VARIANTS), "n": 80}
+FOREIGN_SEED = 913_000_000
+TRAIN_TIME_TARGET_S = 15 * 60
+
+
+def foreign_section(reader, n, n_cell, rng) -> None:
+    fonts = ", ".join(p.name for p in foreign_plates.held_out_fonts()) or "none found"
+    m = FOREIGN["n"]
+    print(f"\n## Plates of an independent mini-generator (bench/foreign_plates.py, {m} plates per variant)\n")
+    print(f"Held-out fonts (system fonts the reader never trains on): {fonts}\n")
+    print("| variant | accuracy | target | ratio |\n|---|---|---|---|")
+    worst = 1.0
+    for i, name in enumerate(FOREIGN["variants"]):
+        cfg = foreign_plates.VARIANTS[name]
+        space = "cbe" if cfg.labels == "numbers" else "huemanity-alnum"
+        k = 0
+        for j in range(m):
+            image, label = foreign_plates.make_plate(cfg, FOREIGN_SEED + 10_000 * i + j)
+            k += reader.read(image, space).text == label
+        worst = min(worst, k / m)
+        print(f"| {name} | {fmt(k, m)} | >= 95% | {k / m / 0.95:.3f} |", flush=True)
+    print(f"\nworst variant: {worst:.1%} (target >= 95%, ratio {worst / 0.95:.3f})")
+
+
+def train_time_section(reader, n, n_cell, rng) -> None:
+    # lazy: torch, the [train] extra
+    from plates.reader.train import TrainConfig, train
+
+    with tempfile.TemporaryDirectory() as tmp:
+        t = time.perf_counter()
+        metrics = train(TrainConfig(), tmp, command="plates train-baseline", log=lambda _m: None)
+        wall = time.perf_counter() - t
+    print("\n## Training the default recipe (plates train-baseline)\n")
+    print(f"{wall / 60:.1f} min wall ({metrics['render_s'] / 60:.1f} min rendering, {metrics['cpu_s'] / 60:.1f} "
+          f"CPU-min); target <= {TRAIN_TIME_TARGET_S / 60:.0f} min, ratio {wall / TRAIN_TIME_TARGET_S:.2f}; "
+          f"validation {metrics['history'][-1]['all']:.1%}")
+
+
 SECTIONS = {"presets": presets_section, "delta-e": delta_e_section, "resolution": resolution_section,
-            "speed": speed_section, "dot-matrix": dot_matrix_section}
+            "speed": speed_section, "dot-matrix": dot_matrix_section, "foreign": foreign_section,
+            "train-time": train_time_section}
+#: every section but the training run
+DEFAULT_SECTIONS = tuple(s for s in SECTIONS if s != "train-time")
 
 
 if __name__ == "__main__":

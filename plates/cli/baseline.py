@@ -24,7 +24,7 @@ DEFAULT_TRAIN_OUT = "baseline-reader"
 def register(subparsers: argparse._SubParsersAction) -> None:
     train = subparsers.add_parser(
         "train-baseline",
-        help="train the baseline plate reader (CPU, deterministic, ~22 CPU-minutes) and export it to ONNX",
+        help="train the baseline plate reader (CPU, deterministic, about 15 CPU-minutes) and export it to ONNX",
         description="Train the baseline CNN on freshly generated plates, export ONNX + MODEL_CARD.md.",
     )
     train.add_argument("--out", default=DEFAULT_TRAIN_OUT,
@@ -33,21 +33,23 @@ def register(subparsers: argparse._SubParsersAction) -> None:
                             "model_path)")
     train.add_argument("--replace-bundled", action="store_true",
                        help=f"allow --out to be the shipped weights' folder ({ASSET_DIR}) and overwrite them")
-    train.add_argument("--seed", type=int, default=0, help="training seed (default: 0)")
-    train.add_argument("--n-train", type=int, default=24000, help="training plates (default: 24000)")
-    train.add_argument("--n-val", type=int, default=1000, help="validation plates (default: 1000)")
-    train.add_argument("--epochs", type=int, default=6, help="epochs (default: 6)")
+    # every recipe option defaults to None = TrainConfig's value (plates/reader/train.py is the recipe's one home;
+    # importing it here would load numpy/scipy for every `plates` command)
+    train.add_argument("--seed", type=int, default=None, help="training seed (default: 0)")
+    train.add_argument("--n-train", type=int, default=None, help="training plates (default: 12000)")
+    train.add_argument("--n-val", type=int, default=None, help="validation plates (default: 600)")
+    train.add_argument("--epochs", type=int, default=None, help="epochs (default: 10)")
     train.add_argument("--steps", type=int, default=None,
                        help="exactly this many optimiser steps instead of whole epochs (default: epochs x batches)")
-    train.add_argument("--batch-size", type=int, default=64, help="batch size (default: 64)")
-    train.add_argument("--width", type=int, default=32, help="network width (default: 32)")
+    train.add_argument("--batch-size", type=int, default=None, help="batch size (default: 64)")
+    train.add_argument("--width", type=int, default=None, help="network width (default: 32)")
     train.add_argument("--render-size", type=int, default=None,
                        help="render every plate at this size (default: a mix of 192-900 px)")
-    train.add_argument("--workers", type=int, default=2,
+    train.add_argument("--workers", type=int, default=None,
                        help="rendering processes (default: 2; the weights do not depend on it)")
-    train.add_argument("--threads", type=int, default=1,
-                       help="torch threads (default: 1; part of the recipe: float sums depend on it)")
-    train.add_argument("--mode", default="contrast", help="preprocessing: contrast | rgb (default: contrast)")
+    train.add_argument("--threads", type=int, default=None,
+                       help="torch threads (default: 2; part of the recipe: float sums depend on it)")
+    train.add_argument("--mode", default=None, help="preprocessing: contrast | rgb (default: contrast)")
     train.add_argument("--time-budget", type=float, default=None,
                        help="safety stop in seconds: a run that exceeds it ABORTS (writes nothing); it never "
                             "changes the schedule (default: none)")
@@ -72,11 +74,12 @@ def run_train(args: argparse.Namespace) -> int:
         from plates.reader.train import TrainConfig, train
     except ModuleNotFoundError as exc:
         raise ValueError(f"training needs {exc.name!r}: {extra_hint('train')}") from exc
-    config = TrainConfig(
+    given = dict(
         seed=args.seed, n_train=args.n_train, n_val=args.n_val, epochs=args.epochs, steps=args.steps,
         batch_size=args.batch_size, width=args.width, render_size=args.render_size, workers=args.workers,
         threads=args.threads, mode=args.mode, time_budget_s=args.time_budget,
     )
+    config = TrainConfig(**{k: v for k, v in given.items() if v is not None})
     command = "plates " + " ".join(shlex.quote(a) for a in sys.argv[1:]) if sys.argv[1:2] == ["train-baseline"] \
         else "plates train-baseline"
     train(config, args.out, command=command)

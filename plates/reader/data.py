@@ -13,7 +13,7 @@ dots whose colours vary in hue and lightness within each class. Colours: sRGB 0-
 from __future__ import annotations
 
 import numpy as np
-from PIL import Image
+from PIL import Image, ImageDraw
 from scipy import ndimage
 
 from plates.colour import delta_e2000
@@ -52,13 +52,25 @@ App. E Algorithm 1 with IshiharaMC's layers), 37% `huemanity` (HueManity's relea
 - free: colours from a Table 7 pair, a CBE set, a random pair (CIEDE2000 >= 5) or random multi-colour sets
   (1-4 figure and 1-5 surround colours spread in lightness and hue, every figure/surround pair >= 6 apart),
   either colour-role convention, no jitter or either jitter rule at 0-100% of HueManity's amounts, any of the
-  8 fonts, labels from "0".."99" (30%), "10".."99" (15%) or the alphanumeric pairs (55%), and 25% of the time
-  a changed figure: bitmap-like (the text drawn on a 40-90 px canvas, enlarged without smoothing), bolder or
-  thinner (the mask dilated or eroded by 0.5-2% of the plate).
-Every plate also draws its dot radii (x0.75-1.3 of the style's), gap (dense x0.5-5, cbe x0.6-1.5, huemanity
-0 or up to 2 px at 900 px), Monte Carlo tries (x0.6-1.3), anti-aliasing (the style's default 70%), text scale
-(0.5-0.68 of the plate), a render size (192, 256, 384, 512 or 900 px) and, 5% of the time, the "clear"
-variant (figure dots only); the reader box-filters every plate to 96 px."""
+  8 fonts, labels from "0".."99" (30%), "10".."99" (15%) or the alphanumeric pairs (55%); smallest and largest
+  dot radius scaled apart (x0.6-1.5 and x0.7-2.0 of the style's; at most x1.3 for cbe, x1.7 for huemanity: a
+  narrow or a wide spread of dot sizes, ~600 to ~4,000 dots); the canvas (between dots and outside the disc)
+  white (55%), black (15%) or any colour (30%); 45% of the time a changed figure: bitmap-like (the text drawn on
+  a 40-90 px canvas, enlarged without smoothing), bolder (mask dilated by 0.5-3% of the plate), thinner
+  (eroded by 0.5-2%), outlined (a ring 1.2-3% of the plate wide inside each stroke) or stretched (glyph width
+  x0.6-1.45: condensed and extended faces); and a scene: the disc filling the frame (55%), the disc on a larger
+  page (33%: disc 60-100% of the side, the page flat, a colour gradient with noise, or random rectangles) or
+  the central square of dots without the disc's edge (12%, text 0.36-0.46 of the plate).
+Paper plates keep the style's radii scaled together (x0.75-1.3) and fill the frame. Every plate also draws a
+gap (dense x0.5-5, cbe x0.6-1.5, huemanity 0 or up to 2 px at 900 px), Monte Carlo tries (x0.6-1.3),
+anti-aliasing (the style's default 70%), text scale (0.5-0.68 of the plate), a render size (192, 256, 384, 512
+or 900 px) and, 5% of the time, the "clear" variant (figure dots only); the reader crops a plate on a flat page
+to the plate and box-filters it to 96 px.
+Held out (never in training, measured by bench/bench_baseline.py --sections foreign): every system font but the
+8 bundled DejaVu Sans / Liberation Sans faces (DejaVu Serif, Sans Mono, Sans Condensed, Serif Condensed, Sans
+ExtraLight; Liberation Serif, Mono, Sans Narrow), the mini-generator's own rejection packing and radius
+distributions (uniform, bimodal, power-law), Pillow-stroked bold and outlined glyphs, its confusion-line and
+random-hue palettes and its upsampled-noise surround."""
 
 
 def _font(rng: np.random.Generator, preferred: str | None, p_preferred: float) -> str:
@@ -112,11 +124,12 @@ def _jitter(rng: np.random.Generator) -> dict:
             "allow_extremes": rule == "released-code"}
 
 
-def sample_plate(seed: int, render_size: int | None = None) -> tuple[PlateSpec, str, str, tuple | None]:
-    """The training plate of ``seed`` -> (PlateSpec, group, variant, mask change or None).
+def sample_plate(seed: int, render_size: int | None = None) -> tuple[PlateSpec, str, str, tuple | None, tuple | None]:
+    """The training plate of ``seed`` -> (PlateSpec, group, variant, mask change or None, scene or None).
 
-    ``render_size`` None draws one of RENDER_SIZES. A mask change is ("bitmap", canvas px), ("dilate", px) or
-    ("erode", px): see :func:`figure_mask`.
+    ``render_size`` None draws one of RENDER_SIZES. A mask change is ("bitmap", canvas px), ("dilate", px),
+    ("erode", px), ("outline", px) or ("stretch", factor): see :func:`figure_mask`; a scene is how the plate sits
+    in its image (:func:`_scene`, :func:`place`).
     """
     rng = np.random.default_rng([seed, 5])
     style = str(rng.choice(list(STYLE_SHARES), p=list(STYLE_SHARES.values())))
@@ -124,10 +137,16 @@ def sample_plate(seed: int, render_size: int | None = None) -> tuple[PlateSpec, 
     size = int(rng.choice(RENDER_SIZES)) if render_size is None else render_size
     st = STYLES[style]
     f = float(rng.uniform(0.75, 1.3))
+    # free plates: smallest and largest radius scaled apart (a narrow or wide spread of dot sizes, 600-4,000 dots)
+    cap = {"dense": 2.0, "cbe": 1.3, "huemanity": 1.7}[style]  # beyond this the figure dissolves into few dots
+    f_min, f_max = (f, f) if paper else (float(rng.uniform(0.6, min(cap, 1.5))), float(rng.uniform(0.7, cap)))
     u = size / 900
+    scene = None if paper else _scene(rng)
+    scale = (0.36, 0.46) if scene is not None and scene[0] == "square" else (0.5, 0.68)
     common: dict = {"size": size, "seed": int(seed), "style": style,
-                    "min_radius": max(0.5, st.min_radius_900 * u * f, u if style == "huemanity" else 0.5),
-                    "max_radius": max(st.max_radius_900 * u * f, u), "text_scale": float(rng.uniform(0.5, 0.68))}
+                    "min_radius": max(0.5, st.min_radius_900 * u * f_min, u if style == "huemanity" else 0.5),
+                    "max_radius": max(st.max_radius_900 * u * f_max, u), "text_scale": float(rng.uniform(*scale))}
+    common["max_radius"] = max(common["max_radius"], common["min_radius"])
     if style == "dense":
         common["gap"] = st.gap_900 * u * float(rng.uniform(0.5, 5.0))
     elif style == "cbe":
@@ -174,19 +193,48 @@ def sample_plate(seed: int, render_size: int | None = None) -> tuple[PlateSpec, 
         font = _font(rng, None, 0.0)
         text = _label(rng, {"cbe": 0.3, "huemanity-numeric": 0.15, "huemanity-alnum": 0.55})
         extra = _jitter(rng)
-        if rng.random() < 0.25:
-            kind = str(rng.choice(["bitmap", "dilate", "erode"], p=[0.4, 0.3, 0.3]))
-            amount = int(rng.integers(40, 91)) if kind == "bitmap" else max(1, round(size * rng.uniform(0.005, 0.02)))
+        canvas = rng.random()
+        if canvas < 0.15:
+            colours["canvas"] = (0, 0, 0)
+        elif canvas < 0.45:
+            colours["canvas"] = tuple(int(v) for v in rng.integers(0, 256, 3))
+        if rng.random() < 0.45:
+            kind = str(rng.choice(MASK_CHANGES, p=[0.15, 0.25, 0.2, 0.2, 0.2]))
+            if kind == "bitmap":
+                amount: float = int(rng.integers(40, 91))
+            elif kind == "stretch":
+                amount = float(rng.uniform(0.6, 1.45))
+            elif kind == "outline":
+                amount = max(1, round(size * rng.uniform(0.012, 0.03)))
+            else:
+                amount = max(1, round(size * rng.uniform(0.005, 0.03 if kind == "dilate" else 0.02)))
             change = (kind, amount)
     variant = "clear" if rng.random() < 0.05 else "standard"
     spec = PlateSpec(text=text, font=font, antialias=aa, **colours, **extra, **common)
-    return spec, f"{style}-{'paper' if paper else 'free'}", variant, change
+    return spec, f"{style}-{'paper' if paper else 'free'}", variant, change, scene
+
+
+#: Ways the training figure's mask is changed (see `figure_mask`).
+MASK_CHANGES = ("bitmap", "dilate", "erode", "outline", "stretch")
+
+
+def _scene(rng: np.random.Generator) -> tuple | None:
+    """How a free plate sits in its image: None (the disc fills the frame, 55%), ("page", disc share of the side
+    0.6-1.0, surround) with surround "flat" (the canvas colour) or "pattern" (a colour gradient with noise, or
+    random rectangles), 33%, or ("square", 0) -- the central square of dots, no disc edge, 12%."""
+    u = rng.random()
+    if u < 0.55:
+        return None
+    if u < 0.88:
+        return ("page", float(rng.uniform(0.6, 1.0)), str(rng.choice(["flat", "gradient", "rectangles"])))
+    return ("square", 0.0, "")
 
 
 def figure_mask(spec: PlateSpec, change: tuple | None) -> np.ndarray:
     """The figure mask of ``spec`` (bool (size, size)) after ``change``: ("bitmap", n) draws the text on an
     n px canvas and enlarges it without smoothing (blocky, like bitmap digits); ("dilate", k) / ("erode", k)
-    make strokes k px bolder / thinner (Euclidean distance transform)."""
+    make strokes k px bolder / thinner (Euclidean distance transform); ("outline", k) keeps a k px ring inside
+    each stroke (outlined digits); ("stretch", f) scales the glyphs' width by f (condensed or extended faces)."""
     size = spec.size
     if change is None:
         return text_mask(spec.text, spec.font, size, spec.r_max, spec.text_scale)
@@ -200,18 +248,61 @@ def figure_mask(spec: PlateSpec, change: tuple | None) -> np.ndarray:
     if kind == "erode":
         thin = ndimage.distance_transform_edt(mask) > amount
         return thin if thin.any() else mask
-    raise not_known("mask change", kind, ("bitmap", "dilate", "erode"))
+    if kind == "outline":  # the strokes' edges only: a ring ``amount`` px wide inside each stroke
+        ring = mask & (ndimage.distance_transform_edt(mask) <= amount)
+        return ring if ring.any() else mask
+    if kind == "stretch":  # wider or narrower glyphs (condensed / extended faces), centred
+        ys, xs = np.nonzero(mask)
+        if xs.size == 0:
+            return mask
+        x0, x1 = xs.min(), xs.max() + 1
+        new_w = min(round(0.8 * size), max(1, round((x1 - x0) * amount)))  # stays inside the disc
+        band = Image.fromarray(mask[:, x0:x1]).resize((new_w, size), Image.Resampling.NEAREST)
+        out = np.zeros_like(mask)
+        left = (size - new_w) // 2
+        out[:, left : left + new_w] = np.asarray(band)
+        return out
+    raise not_known("mask change", kind, MASK_CHANGES)
+
+
+def place(image: Image.Image, scene: tuple | None, canvas: tuple, seed: int) -> Image.Image:
+    """The plate ``image`` (sRGB 0-255, disc filling the frame) set in its ``scene`` (see `_scene`): on a larger
+    page whose surround is ``canvas`` or a pattern drawn from ``seed``, or cut to the central square of dots."""
+    if scene is None:
+        return image
+    kind, share, surround = scene
+    size = image.width
+    if kind == "square":
+        side = round(size * 0.72)
+        o = (size - side) // 2
+        return image.crop((o, o, o + side, o + side))
+    side = max(size, round(size / share))
+    rng = np.random.default_rng([seed, 11])
+    if surround == "flat":
+        page = Image.new("RGB", (side, side), canvas)
+    elif surround == "gradient":
+        a, b = rng.integers(0, 256, (2, 3))
+        t = np.linspace(0, 1, side)[None, :, None] if rng.random() < 0.5 else np.linspace(0, 1, side)[:, None, None]
+        pix = a + (b - a) * t + rng.normal(0, rng.uniform(0, 30), (side, side, 3))
+        page = Image.fromarray(np.clip(pix, 0, 255).astype(np.uint8))
+    else:
+        page = Image.new("RGB", (side, side), tuple(int(v) for v in rng.integers(0, 256, 3)))
+        draw = ImageDraw.Draw(page)
+        for _ in range(int(rng.integers(5, 40))):
+            x0, y0 = rng.integers(0, side, 2)
+            w, h = rng.integers(side // 20 + 1, side // 3 + 2, 2)
+            draw.rectangle((int(x0), int(y0), int(x0 + w), int(y0 + h)), fill=tuple(int(v) for v in rng.integers(0, 256, 3)))
+    o = (side - size) // 2
+    disc = Image.new("L", (size, size), 0)
+    ImageDraw.Draw(disc).ellipse((0, 0, size - 1, size - 1), fill=255)
+    page.paste(image.convert("RGB"), (o, o), disc)
+    return page
 
 
 def training_example(seed: int, render_size: int | None = None, mode: str = "contrast"):
     """Seed -> (preprocessed (3, 96, 96) float32, per-position classes (2,), group name)."""
-    spec, group, variant, change = sample_plate(seed, render_size)
+    spec, group, variant, change, scene = sample_plate(seed, render_size)
     plate = render(spec) if change is None else render_on_mask(spec, figure_mask(spec, change))
-    return preprocess(plate.variant(variant), mode=mode), encode(spec.text), group
-
-
-def sample_spec(seed: int, render_size: int | None = None) -> tuple[PlateSpec, str]:
-    """The training plate of ``seed`` -> (PlateSpec, group name) (`sample_plate` without variant and mask)."""
-    spec, group, _variant, _change = sample_plate(seed, render_size)
-    return spec, group
+    image = place(plate.variant(variant), scene, spec.canvas, seed)
+    return preprocess(image, mode=mode), encode(spec.text), group
 

@@ -4,7 +4,9 @@ A plate is read from its colour *contrast*, not its absolute hues: the same netw
 foreground/background pairs (HueManity §3, App. D Table 7), ColorBlindnessEval's five multi-colour sets
 (CBE App. D) and random pairs. So each image is normalised on its own:
 
-1. resize to ``size`` x ``size`` (PIL box filter: an area average, so a 900 px plate and a 128 px plate of the
+1. crop to the plate (:func:`plate_box`): when the image's border is one flat colour (a plate drawn on a page
+   with a margin, as many generators do), keep the square around everything that differs from it; then
+   resize to ``size`` x ``size`` (PIL box filter: an area average, so a 900 px plate and a 128 px plate of the
    same spec look alike);
 2. convert sRGB 0-255 -> CIELAB (D65, colour-science);
 3. take the pixels of the plate's disc (centre 90% of the radius), subtract their median colour (the
@@ -57,13 +59,69 @@ def _disc(size: int, fraction: float) -> np.ndarray:
     return disc
 
 
+#: Side (px) of the thumbnail on which the plate's box is found.
+BOX_PROBE = 128
+#: Border pixels within this many sRGB 0-255 units (largest channel difference) of the border's median are "flat".
+BORDER_TOLERANCE = 12
+#: Share of border pixels that must be flat for the image to count as a plate on a page.
+BORDER_FLAT_SHARE = 0.9
+#: Least share of the box's inscribed ellipse the plate must cover (a plate is a disc or square of dots; the
+#: figure alone on white, the "clear" variant, is not).
+PLATE_FILL = 0.6
+#: Pixels further than this (largest channel difference) from the border colour belong to the plate.
+INK_THRESHOLD = 24
+
+
+def plate_box(rgb: Image.Image) -> tuple[tuple[int, int, int, int], tuple[int, int, int]] | None:
+    """The square (left, top, right, bottom) px holding the plate in the RGB image ``rgb`` and the page's sRGB
+    0-255 colour, or None to keep the whole image.
+
+    Found on a ``BOX_PROBE`` px thumbnail: if at least ``BORDER_FLAT_SHARE`` of the outermost 2-px ring lies within
+    ``BORDER_TOLERANCE`` of the ring's median colour, the plate is what differs from that colour by more than
+    ``INK_THRESHOLD``; its bounding box, made square about its centre, is the crop, if that box is about square
+    (aspect 0.85-1.18) and the plate covers at least ``PLATE_FILL`` of its inscribed ellipse. Plates whose dots reach the
+    image edge (a disc filling the frame, a square of dots, a textured surround) have no flat border and keep
+    the whole image; so does a box covering >= 95% of the side.
+    """
+    w, h = rgb.size
+    thumb = np.asarray(rgb.resize((BOX_PROBE, BOX_PROBE), Image.Resampling.BOX), dtype=np.int16)
+    ring = np.concatenate([thumb[:2].reshape(-1, 3), thumb[-2:].reshape(-1, 3), thumb[:, :2].reshape(-1, 3),
+                           thumb[:, -2:].reshape(-1, 3)])
+    edge = np.median(ring, axis=0)
+    if np.mean(np.abs(ring - edge).max(axis=1) <= BORDER_TOLERANCE) < BORDER_FLAT_SHARE:
+        return None
+    ink = np.abs(thumb - edge).max(axis=2) > INK_THRESHOLD
+    rows, cols = np.flatnonzero(ink.sum(axis=1) >= 2), np.flatnonzero(ink.sum(axis=0) >= 2)
+    if rows.size == 0 or cols.size == 0:
+        return None
+    sx, sy = w / BOX_PROBE, h / BOX_PROBE
+    x0, x1, y0, y1 = cols[0] * sx, (cols[-1] + 1) * sx, rows[0] * sy, (rows[-1] + 1) * sy
+    side = max(x1 - x0, y1 - y0)
+    bw, bh = cols[-1] + 1 - cols[0], rows[-1] + 1 - rows[0]
+    fill = ink[rows[0] : rows[-1] + 1, cols[0] : cols[-1] + 1].sum() / (np.pi / 4 * bw * bh)
+    if side >= 0.95 * min(w, h) or not 0.85 <= bw / bh <= 1.18 or fill < PLATE_FILL:
+        return None
+    cx, cy = (x0 + x1) / 2, (y0 + y1) / 2
+    half = side / 2
+    box = (round(cx - half), round(cy - half), round(cx - half) + round(side), round(cy - half) + round(side))
+    return box, tuple(int(v) for v in edge)
+
+
 def resize(image: Image.Image, size: int = INPUT_SIZE) -> np.ndarray:
-    """PIL image (any mode, any size) -> (size, size, 3) float64 sRGB 0-255 (box-filtered resize)."""
+    """PIL image (any mode, any size) -> (size, size, 3) float64 sRGB 0-255: cropped to the plate
+    (:func:`plate_box`; a crop reaching past the image is filled with the border colour) and box-filtered."""
     if not isinstance(image, Image.Image):
         raise ValueError(f"expected a PIL image, got {type(image).__name__}")
     if not 16 <= size <= 1024:
         raise ValueError(f"input size {size} is outside the allowed 16-1024 px")
     rgb = image.convert("RGB")
+    found = plate_box(rgb)
+    if found is not None:
+        (x0, y0, x1, y1), page = found
+        crop = Image.new("RGB", (x1 - x0, y1 - y0), page)  # a box reaching past the image: the page's colour
+        crop.paste(rgb.crop((max(x0, 0), max(y0, 0), min(x1, rgb.width), min(y1, rgb.height))),
+                   (max(-x0, 0), max(-y0, 0)))
+        rgb = crop
     if rgb.size != (size, size):
         rgb = rgb.resize((size, size), Image.Resampling.BOX)
     return np.asarray(rgb, dtype=np.float64)

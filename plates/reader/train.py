@@ -15,7 +15,7 @@ Deterministic for a given command: the number of steps (``epochs`` x ceil(n_trai
 alone decides the learning-rate schedule; nothing that touches the weights reads the clock. Seeds:
 ``torch.manual_seed(seed)``, a numpy ``Generator(seed)`` for the batch order, a torch ``Generator(seed)`` for
 augmentation, plate seeds fixed by ``seed`` and rendered in seed order whatever the worker count; torch runs
-``threads`` intra-op threads with ``torch.use_deterministic_algorithms(True)``. Same command, same torch build
+``threads`` intra-op threads (default 2: the two cores this recipe is sized for) with ``torch.use_deterministic_algorithms(True)``. Same command, same torch build
 and CPU kind -> byte-identical ONNX (tests/reader/test_train.py); float reductions may differ across thread
 counts or CPU instruction sets, so the thread count is part of the command. ``time_budget_s`` is only a safety
 stop: exceeding it ABORTS the run (nothing is written) instead of bending the schedule.
@@ -46,16 +46,16 @@ class TrainConfig:
     """Every knob of one training run (recorded in the model card)."""
 
     seed: int = 0
-    n_train: int = 24000
-    n_val: int = 1000
-    epochs: int = 6
+    n_train: int = 12000
+    n_val: int = 600
+    epochs: int = 10
     batch_size: int = 64
     lr: float = 3e-3
     weight_decay: float = 1e-4
     width: int = 32
     render_size: int | None = None  # None: each plate draws one of data.RENDER_SIZES
     workers: int = 2
-    threads: int = 1
+    threads: int = 2
     mode: str = "contrast"
     steps: int | None = None  # None: epochs x ceil(n_train / batch_size); else exactly this many steps
     time_budget_s: float | None = None  # safety stop: exceeding it aborts the run (never changes the schedule)

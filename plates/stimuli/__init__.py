@@ -7,7 +7,9 @@ entry in ``STIMULI``. Specs serialise to JSON tagged with their family, so any s
 ``ENGINE_VERSION`` counts changes to the pixels a spec draws. It enters every run's identity and every result
 row, so a change of pixels starts a new run instead of mixing old and new images in one. History: 1 = plates
 read Liberation Sans 1.07 from the system; 2 = fonts bundled (Liberation Sans 2.1.5, DejaVu Sans 2.37) and the
-paper presets drawn in their papers' plate styles (one bump for both: they landed together).
+paper presets drawn in their papers' plate styles (one bump for both: they landed together); 3 = the neon
+spreading illusion's B carries the same coloured segments as A behind a gap that stops the spreading (it was a
+plain lattice).
 """
 
 from __future__ import annotations
@@ -26,7 +28,7 @@ __all__ = [
     "render", "tagged_json", "FAMILY_KEY",
 ]
 
-ENGINE_VERSION = 2
+ENGINE_VERSION = 3
 
 #: Family name -> Family (read-only).
 STIMULI: Mapping[str, Family] = MappingProxyType({

@@ -52,3 +52,21 @@ def test_missing_extras_are_named_with_an_install_from_this_repository(monkeypat
     assert extra_hint("train").startswith('pip install -e ".[train]"')
     with pytest.raises(ValueError, match="extra 'gpu' is not known; allowed: hf, train, hub, inspect, export, space, ray, dev"):
         extra_hint("gpu")
+
+
+def test_train_baseline_help_states_the_recipe_s_defaults():
+    """The CLI's stated defaults are TrainConfig's (the recipe's one home): they once disagreed with the README."""
+    import dataclasses
+    import re
+
+    from plates.cli import build_parser
+    from plates.reader.train import TrainConfig
+
+    parser = build_parser()
+    sub = next(a for a in parser._subparsers._group_actions if a.choices and "train-baseline" in a.choices)
+    helps = {a.dest: a.help for a in sub.choices["train-baseline"]._actions}
+    for f in dataclasses.fields(TrainConfig):
+        if f.name in helps and helps[f.name] and "(default: " in helps[f.name]:
+            stated = re.search(r"\(default: ([^;)]+)", helps[f.name]).group(1)
+            if stated.split()[0].replace(".", "").isdigit() or f.name == "mode":
+                assert stated.split()[0] == str(f.default), f.name

@@ -79,6 +79,26 @@ def test_preprocess_reads_contrast_not_hue():
     assert np.corrcoef(a[0].ravel(), b[0].ravel())[0, 1] > 0.95
 
 
+def test_a_plate_on_a_flat_page_is_cropped_to_the_plate_and_nothing_else_is():
+    """Generators that leave a margin round the disc: the reader sees the plate as if it filled the frame."""
+    from plates.reader.preprocess import plate_box
+    from plates.stimuli.ishihara.plate import PlateSpec, render
+
+    plate = render(PlateSpec(text="42", size=300, seed=4_200_000, palette="huemanity-05"))
+    page = Image.new("RGB", (440, 440), (255, 255, 255))
+    page.paste(plate.image, (90, 50))
+    (x0, y0, x1, y1), colour = plate_box(page)
+    assert colour == (255, 255, 255)
+    assert abs(x0 - 90) <= 5 and abs(y0 - 50) <= 5 and abs(x1 - 390) <= 5 and abs(y1 - 350) <= 5
+    a, b = preprocess(plate.image), preprocess(page)
+    assert np.corrcoef(a[0].ravel(), b[0].ravel())[0, 1] > 0.9
+    assert plate_box(plate.image) is None  # the disc already fills the frame
+    assert plate_box(plate.clear) is None  # the figure alone on white is not a plate
+    noisy = Image.fromarray(np.random.default_rng(0).integers(0, 256, (440, 440, 3), dtype=np.uint8))
+    noisy.paste(plate.image, (90, 50))
+    assert plate_box(noisy) is None  # no flat border: keep the whole image
+
+
 def test_preprocess_rejects_non_images():
     with pytest.raises(ValueError, match="PIL"):
         preprocess(np.zeros((10, 10, 3)))

@@ -203,9 +203,9 @@ def test_built_in_prompts_keep_their_run_ids_until_the_pixels_change(monkeypatch
     engine version is part of the identity, so a change of pixels starts a new run."""
     exp = quick_experiment(dataset="colorblindnesseval", prompt="cbe-open", backend="baseline",
                            model="baseline-cnn", out="x", limit=4, size=256)
-    assert exp.run_id == "colorblindnesseval-187cf582b089"  # engine version 2
-    monkeypatch.setattr(experiment, "ENGINE_VERSION", 3)
-    assert exp.identity()["engine"] == 3 and exp.run_id != "colorblindnesseval-187cf582b089"
+    assert exp.run_id == "colorblindnesseval-50321868248f"  # engine version 3 (2 gave -187cf582b089)
+    monkeypatch.setattr(experiment, "ENGINE_VERSION", 4)
+    assert exp.identity()["engine"] == 4 and exp.run_id != "colorblindnesseval-50321868248f"
 
 
 def test_unknown_model_key_lists_each_allowed_key_once_and_never_api_key():

@@ -259,13 +259,19 @@ def draw_chevreul(job: Job) -> Drawing:
 
 def draw_neon(job: Job) -> Drawing:
     """A square-celled lattice of lines in each half (count lines across a half, spacing size / (2 count),
-    line width 1.2% of the size, at least 1 px); in the left half the segments inside a disc (radius 0.17 x
-    size, centred in the half) take the neon colour (lattice colour -> neon colour with strength, CIELAB).
-    Target A = the background inside that disc, B = its mirror image in the right half; the rest of the
-    background is the target's base colour.
+    line width 1.2% of the size, at least 1 px); in both halves the segments inside a disc (radius 0.17 x size,
+    centred in the half) take the neon colour (lattice colour -> neon colour with strength, CIELAB). In A's
+    half the coloured segments continue the dark lines, which is what makes the colour spread over the
+    background inside the disc (van Tuijl 1975); in B's half the same coloured segments stop short of the dark
+    lines, a gap of 1.5 line widths (at least 2 px) round the disc's edge, and a gap that small abolishes the
+    spreading (Bressan et al. 1997, §"Neon color spreading": the effect needs the coloured and dark segments to
+    be collinear and continuous). So both halves hold the same coloured ink in the same disc: only A spreads.
+    Target A = the background inside A's disc, B = its mirror image; the rest of the background is the
+    target's base colour.
 
-    Strength 0 (the control) draws A's full neon disc in both halves: equal contexts, and both disc-shaped
-    areas stay findable, where the limit strength -> 0 is a plain lattice with no disc to be seen."""
+    Strength 0 (the control) draws A's continuous neon disc in both halves: equal contexts, both disc-shaped
+    areas findable (the geometry kept). The inducer contexts measured are the lattice lines across the gap's
+    ring: neon-coloured in A, absent (background) in B."""
     size, spec = job.size, job.spec
     n = spec.resolved_count
     control = spec.strength == 0
@@ -280,13 +286,15 @@ def draw_neon(job: Job) -> Drawing:
     left_half = x < size / 2
     lines = (on_x | on_y) & left_half
     lines = lines | lines[:, ::-1]
-    d = disc(size, size / 4, size / 2, _NEON_R * size)
+    r = _NEON_R * size
+    d = disc(size, size / 4, size / 2, r)
+    ring = d & ~disc(size, size / 4, size / 2, max(r - max(1.5 * lw, 2.0), 1.0))  # the gap round B's disc
     a = d & ~lines
     b = a[:, ::-1]
-    neon_segments = d & lines
-    if control:
-        neon_segments = neon_segments | neon_segments[:, ::-1]
-    img = compose(lines.view(np.uint8) + neon_segments.view(np.uint8), np.stack([ground, line, neon]))
+    neon_segments = (d & lines) | (d & lines)[:, ::-1]
+    gap = np.zeros_like(lines) if control else (ring & lines)[:, ::-1]
+    img = compose(lines.view(np.uint8) + neon_segments.view(np.uint8) - 2 * gap.view(np.uint8),
+                  np.stack([ground, line, neon]))
     paint(img, a, job.left)
     paint(img, b, job.right)
     target_l = float(C.srgb255_to_lab(ground.astype(float))[0])
@@ -298,8 +306,8 @@ def draw_neon(job: Job) -> Drawing:
         img,
         a,
         b,
-        d & lines,
-        (d & lines)[:, ::-1],
+        ring & lines,
+        (ring & lines)[:, ::-1],
         lighter,
         tint="hue of the neon segments" if per_target else "",
         per_target=per_target,

@@ -256,13 +256,14 @@ _TYPES = (
     ),
     IllusionType(
         "neon-spreading",
-        "Neon colour spreading: a black lattice in each half; in A's half the lattice segments inside a "
-        "disc are coloured, and the colour seems to spread over the background inside the disc.",
+        "Neon colour spreading: a black lattice in each half with the segments inside a disc coloured; in A's "
+        "half they continue the black lines and the colour seems to spread over the background inside the "
+        "disc; in B's half a small gap separates them from the black lines, which stops the spreading.",
         "van Tuijl (1975), Acta Psychol. 39(6):441-445; Bressan et al. (1997), Psychol. Rev. 104(1):1-22",
-        "the background inside the neon disc looks tinted toward the segments' colour, so darker when the "
+        "the background inside A's neon disc looks tinted toward the segments' colour, so darker when the "
         "segments are darker than the background (lightness direction inferred from the tint)",
         "segment colour, from the lattice colour (toward 0) to the neon colour (1), linear in CIELAB; 0 is a "
-        "control drawing the full neon disc in both halves (equal contexts, both areas findable)",
+        "control drawing A's continuous neon disc in both halves (equal contexts, both areas findable)",
         ("lattice lines", "neon segments"),
         (90.0, 0.0, 0.0),
         ((10.0, 0.0, 0.0), (50.0, 30.0, -65.0)),

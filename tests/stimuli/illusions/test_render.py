@@ -113,8 +113,10 @@ def test_inducer_contexts_really_differ(kind):
     elif kind == "chevreul":
         n = spec.resolved_count
         c0, c1 = px[0, int((n // 2 - 0.5) * s / n)], px[0, int((n // 2 + 1.5) * s / n)]  # the neighbour bands
-    else:  # neon: the lattice line through the left disc's centre vs its mirror image
-        c0, c1 = px[s // 2 + 5, s // 4], px[s // 2 + 5, s - 1 - s // 4]
+    else:  # neon: the lattice line through the left disc's centre, just inside the disc's edge, vs its mirror
+        # image: a neon segment continuing the dark line in A, the gap that stops the spreading in B
+        y = s // 2 + int(0.17 * s) - 1
+        c0, c1 = px[y, s // 4], px[y, s - 1 - s // 4]
     assert _de(c0, c1) > 10, (kind, c0, c1)
     assert stim.stats["inducer_delta_e2000"] > 5
 
@@ -255,7 +257,7 @@ GOLDEN = {
     "cornsweet": "758c3d7aa212ab37",
     "chevreul": "0281aa86b8fe10e1",
     "koffka-ring": "03174661bac4af54",
-    "neon-spreading": "b5f0816840b45772",
+    "neon-spreading": "b0f7197cf12ea876",
 }
 _SNIPPET = """
 import hashlib

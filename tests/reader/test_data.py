@@ -1,0 +1,59 @@
+"""The reader's training plates: the figure changes and scenes that widen the mix are what they say."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from plates.reader import data
+from plates.stimuli.ishihara.plate import PlateSpec, render
+
+
+@pytest.fixture(scope="module")
+def spec():
+    return PlateSpec(text="48", size=300, seed=4_300_000, palette="huemanity-03")
+
+
+def test_outline_keeps_only_the_edges_of_each_stroke(spec):
+    full = data.figure_mask(spec, None)
+    ring = data.figure_mask(spec, ("outline", 3))
+    assert ring.any() and not (ring & ~full).any()  # inside the strokes
+    assert 0.1 < ring.sum() / full.sum() < 0.9  # the strokes' middles are gone
+
+
+def test_stretch_scales_the_glyphs_width_within_the_disc_and_keeps_them_centred(spec):
+    """Width x factor, but never wider than 80% of the plate (the figure stays on the disc)."""
+    for s in (spec, spec.replace(text="7")):
+        full = data.figure_mask(s, None)
+        for factor in (0.6, 1.4):
+            out = data.figure_mask(s, ("stretch", factor))
+            w0, w1 = np.ptp(np.nonzero(full)[1]) + 1, np.ptp(np.nonzero(out)[1]) + 1
+            assert abs(w1 - min(w0 * factor, 0.8 * s.size)) <= 2
+            assert abs(np.nonzero(out)[1].mean() - s.size / 2) < 0.08 * s.size
+
+
+def test_a_page_scene_sets_the_disc_in_a_larger_image_and_square_cuts_the_edge_away(spec):
+    image = render(spec).image
+    page = data.place(image, ("page", 0.7, "rectangles"), spec.canvas, seed=1)
+    assert page.width == round(300 / 0.7)
+    o = (page.width - 300) // 2
+    assert np.array_equal(np.asarray(page)[o + 150, o + 150], np.asarray(image)[150, 150])
+    square = data.place(image, ("square", 0.0, ""), spec.canvas, seed=1)
+    assert square.size == (216, 216)
+    assert data.place(image, None, spec.canvas, seed=1) is image
+
+
+def test_unknown_mask_changes_are_refused(spec):
+    with pytest.raises(ValueError, match="allowed"):
+        data.figure_mask(spec, ("shear", 2))
+
+
+def test_training_examples_cover_the_new_changes_and_scenes():
+    """Over 400 seeds every mask change and scene kind occurs (the mix is what the recipe says)."""
+    changes, scenes = set(), set()
+    for i in range(400):
+        _spec, _group, _variant, change, scene = data.sample_plate(data.TRAIN_SEED_BASE + i, render_size=96)
+        changes.add(change[0] if change else None)
+        scenes.add(scene[0] if scene else None)
+    assert changes == {None, *data.MASK_CHANGES}
+    assert scenes == {None, "page", "square"}
