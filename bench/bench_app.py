@@ -7,12 +7,19 @@ the plate itself was rendered by the untimed /render before it, as in the app); 
 the baseline reader completes in <= 1 s median (the /sweep endpoint, every streamed update received: 8 plates
 rendered and read, the rows, the chart, the replies and the requested-vs-drawn table).
 
+``--visitors N`` measures the explorer under a crowd instead: it serves the explorer in a process of its own as
+a hosted Space would (`bench_public_load`: public mode, each visitor from an address of its own) and N visitors,
+each a gradio_client session, start together and each re-render ``--renders`` 512 px plates in a row (/render,
+ΔE2000 and seed moving); it prints the round trips' p50 / p95 / max against the target p95 <= 1 s at 10
+visitors, and the server's render concurrency (the cores) and queue bound.
+
 Each change moves ΔE2000 and the seed, so no two requests ask for the same plate. Timings are wall-clock
 round trips seen by the client (``download_files=False``: the browser fetches images itself, lazily), after
 warm-up requests. By default the bench builds the app in-process and launches it on a free port; ``--url``
 points it at an app that is already running (e.g. ``python app.py``).
 
     python3 bench/bench_app.py [--changes 40] [--asks 20] [--sweeps 10] [--url http://127.0.0.1:7860/]
+    python3 bench/bench_app.py --visitors 10 [--renders 6]
 """
 
 from __future__ import annotations
@@ -28,6 +35,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 os.environ.setdefault("GRADIO_ANALYTICS_ENABLED", "False")
 
 RENDER_TARGET_MS = 150.0
+CROWD_P95_TARGET_MS = 1000.0  # 10 concurrent visitors rendering 512 px plates
 ASK_TARGET_MS = 100.0
 SWEEP_TARGET_MS = 1000.0
 SWEEP_POINTS = 8
@@ -72,13 +80,78 @@ def framework_floor(n: int) -> list[float]:
         echo.close()
 
 
+def crowd(visitors: int, renders: int) -> int:
+    """``visitors`` gradio_client sessions against the explorer served in its own process (module docstring):
+    milliseconds of every /render round trip after each visitor's untimed first render, then the figures."""
+    import threading
+
+    from bench_public_load import free_port, serve, wait_up
+    from gradio_client import Client
+
+    from plates.explorer import plate as ex
+
+    port = free_port()
+    url = f"http://127.0.0.1:{port}/"
+    proc = serve(port)
+    times: list[float] = []
+    lock = threading.Lock()
+    start = threading.Barrier(visitors)
+    base = ex.spec_to_controls(ex.default_spec().replace(size=512)).__dict__
+
+    def visitor(n: int) -> None:
+        client = Client(url, verbose=False, download_files=False,
+                        headers={"X-Forwarded-For": f"10.2.{n // 250}.{n % 250 + 1}"})
+        try:
+            def render(i: int) -> float:
+                controls = {**base, "delta_e": 4.0 + ((n * 7 + i) % 40) * 0.5, "seed": 10_000 + 100 * n + i}
+                t = time.perf_counter()
+                client.predict(*controls.values(), api_name="/render")
+                return 1000 * (time.perf_counter() - t)
+
+            render(-1)  # the session's first render (page load), untimed
+            start.wait()
+            mine = [render(i) for i in range(renders)]
+            with lock:
+                times.extend(mine)
+        finally:
+            client.close()
+
+    try:
+        wait_up(url, proc)
+        threads = [threading.Thread(target=visitor, args=(n,)) for n in range(visitors)]
+        t0 = time.perf_counter()
+        for t in threads:
+            t.start()
+        for t in threads:
+            t.join()
+        wall = time.perf_counter() - t0
+    finally:
+        proc.terminate()
+        proc.wait(timeout=20)
+    ms = sorted(times)
+    p50, p95 = statistics.median(ms), ms[min(len(ms) - 1, int(round(0.95 * (len(ms) - 1))))]
+    slots = ex.concurrency(ex.Policy(public=True))
+    print(f"{visitors} concurrent visitors x {renders} renders of a 512 px plate (/render, explorer in its own "
+          f"process, public mode: {slots['render']} renders at once = the cores, queue bound {slots['queue']}): "
+          f"p50 {p50:.0f} ms, p95 {p95:.0f} ms, max {ms[-1]:.0f} ms over {len(ms)} requests "
+          f"({len(ms) / wall:.1f} renders/s); target p95 <= {CROWD_P95_TARGET_MS:.0f} ms: ratio "
+          f"{p95 / CROWD_P95_TARGET_MS:.2f} ({'meets' if p95 <= CROWD_P95_TARGET_MS else 'MISSES'}); "
+          f"load {os.getloadavg()[0]:.1f} on {os.cpu_count()} CPUs")
+    return 0
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--changes", type=int, default=40, help="plate re-renders to time")
     parser.add_argument("--asks", type=int, default=20, help="baseline answers to time")
     parser.add_argument("--sweeps", type=int, default=10, help=f"{SWEEP_POINTS}-point ΔE2000 sweeps to time")
     parser.add_argument("--url", default=None, help="an explorer already running (default: launch one here)")
+    parser.add_argument("--visitors", type=int, default=0,
+                        help="measure N concurrent visitors re-rendering plates instead (target: 10)")
+    parser.add_argument("--renders", type=int, default=6, help="renders per visitor with --visitors")
     args = parser.parse_args(argv)
+    if args.visitors:
+        return crowd(args.visitors, args.renders)
 
     from gradio_client import Client
 

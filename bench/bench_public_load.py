@@ -32,13 +32,13 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 
-def _free_port() -> int:
+def free_port() -> int:
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))
         return s.getsockname()[1]
 
 
-def _serve(port: int) -> subprocess.Popen:
+def serve(port: int) -> subprocess.Popen:
     env = {**os.environ, "GRADIO_ANALYTICS_ENABLED": "False", "HF_HUB_OFFLINE": "1", "SYSTEM": "spaces",
            "GRADIO_SERVER_NAME": "127.0.0.1", "GRADIO_SERVER_PORT": str(port), "PYTHONPATH": str(ROOT)}
     env.pop("PLATES_PUBLIC", None)
@@ -47,7 +47,7 @@ def _serve(port: int) -> subprocess.Popen:
                             stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
 
 
-def _wait_up(url: str, proc: subprocess.Popen, timeout: float = 120.0) -> None:
+def wait_up(url: str, proc: subprocess.Popen, timeout: float = 120.0) -> None:
     import httpx
 
     deadline = time.monotonic() + timeout
@@ -124,13 +124,13 @@ def main(argv: list[str] | None = None) -> int:
     from plates.admission import MEMORY_BUDGET_BYTES
 
     started = time.monotonic()
-    port = _free_port()
+    port = free_port()
     url = f"http://127.0.0.1:{port}/"
-    proc = _serve(port)
+    proc = serve(port)
     samples: list[float] = []
     stop = threading.Event()
     try:
-        _wait_up(url, proc)
+        wait_up(url, proc)
         server = psutil.Process(proc.pid)
         before = server.memory_info().rss
 

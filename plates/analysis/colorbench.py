@@ -10,6 +10,9 @@ Columns read (the caller maps its results onto them; only those a function needs
   (`plates.stimuli.scenes.recolour.VARIANTS`, "image-90" ... "largest-270").
 * ``grayscale`` (bool), ``text_only`` (bool): the conditions of App. M.2 and App. J.
 
+A ``weight`` column (`plates.analysis.metrics.WEIGHT`: the dashboard's collapsed rows) makes a row count as
+that many result rows; without it every row counts once.
+
 Functions:
 
 * `task_accuracy`: accuracy per task with Wilson intervals (scipy's closed form, `plates.analysis.metrics`).
@@ -31,7 +34,7 @@ from collections.abc import Sequence
 import numpy as np
 import pandas as pd
 
-from plates.analysis.metrics import wilson_intervals
+from plates.analysis.metrics import row_weights, wilson_intervals
 from plates.stimuli.scenes.recolour import VARIANTS
 
 __all__ = ["accuracy_by", "grayscale_effect", "overall_score", "robustness", "task_accuracy", "text_only_gap"]
@@ -52,12 +55,15 @@ def _need(df: pd.DataFrame, columns: Sequence[str], what: str) -> None:
 
 
 def _verdicts(df: pd.DataFrame) -> pd.DataFrame:
-    """``answered`` and ``right`` (0/1 ints) from the nullable ``correct`` column."""
+    """``_answered``, ``_right`` and ``_error``: result rows answered, right and failed (0/1 per row, times its
+    weight: `plates.analysis.metrics.row_weights`) from the nullable ``correct`` column; ``_w`` the weight."""
     c = df["correct"]
     answered = c.notna().to_numpy()
     right = np.zeros(len(df), dtype=np.int64)
     right[answered] = c[answered].astype(bool).to_numpy()
-    return df.assign(_answered=answered.astype(np.int64), _right=right, _error=(~answered).astype(np.int64))
+    w = row_weights(df)
+    return df.assign(_answered=answered.astype(np.int64) * w, _right=right * w,
+                     _error=(~answered).astype(np.int64) * w, _w=w)
 
 
 def _table(df: pd.DataFrame, keys: list[str], confidence: float) -> pd.DataFrame:
@@ -126,7 +132,7 @@ def robustness(df: pd.DataFrame, by: str | Sequence[str] | None = "model", *,
         raise ValueError(f"{variant_col} values {unknown} are not known; allowed: {', '.join(wanted)}")
     seed_keys = [*keys, seed_col]
     per_seed = v.groupby(seed_keys, observed=True, dropna=False, sort=True).agg(
-        rows=("_wanted", "size"), kinds=(variant_col, "nunique"), answered=("_answered", "sum"),
+        rows=("_w", "sum"), kinds=(variant_col, "nunique"), answered=("_answered", "sum"),
         right=("_right", "sum"),
     ).reset_index()
     complete = (per_seed["rows"] == len(wanted)) & (per_seed["kinds"] == len(wanted)) & (
@@ -152,7 +158,7 @@ def _paired(df: pd.DataFrame, keys: list[str], flag: str, what: str) -> pd.DataF
     """Per group: accuracy with ``flag`` False (a) and True (b) over items answered under both."""
     _need(df, [*keys, "item_id", flag, "correct"], what)
     v = _verdicts(df)
-    v = v[v["_answered"] == 1].assign(_flag=v[flag].fillna(False).astype(bool))
+    v = v[v["_answered"] > 0].assign(_flag=v[flag].fillna(False).astype(bool))
     item_keys = [*keys, "item_id"]
     both = v.groupby(item_keys, observed=True, dropna=False)["_flag"].agg(["min", "max"]).reset_index()
     both = both[~both["min"].astype(bool) & both["max"].astype(bool)][item_keys]
@@ -163,8 +169,8 @@ def _paired(df: pd.DataFrame, keys: list[str], flag: str, what: str) -> pd.DataF
         key = key if isinstance(key, tuple) else (key,)
         a, b = part[~part["_flag"]], part[part["_flag"]]
         rows.append({**dict(zip(keys, key)), "pairs": int(part["item_id"].nunique()),
-                     "acc_a": a["_right"].mean() if len(a) else np.nan,
-                     "acc_b": b["_right"].mean() if len(b) else np.nan})
+                     "acc_a": a["_right"].sum() / a["_answered"].sum() if len(a) else np.nan,
+                     "acc_b": b["_right"].sum() / b["_answered"].sum() if len(b) else np.nan})
     return pd.DataFrame(rows, columns=[*keys, "pairs", "acc_a", "acc_b"])
 
 

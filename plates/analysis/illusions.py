@@ -16,6 +16,9 @@
   darker to look equal).
 * `family_rows`: results rows (every column) of the given families, their ``truth_json`` facts expanded.
 
+Every table counts a row as many result rows as its ``weight`` column says (`plates.analysis.metrics.WEIGHT`:
+the dashboard's collapsed rows); without it, once.
+
 Columns (strings may be categorical): ``answer`` what the reply claims ("A darker", "B darker", "same", a
 colour name; null: unparsed or ambiguous), ``pixel_answer`` / ``human_answer`` the keys under the two
 framings (`plates.tasks.illusions.answer_keys`; null human answer: undetermined), ``item_class``
@@ -29,7 +32,7 @@ from collections.abc import Sequence
 import numpy as np
 import pandas as pd
 
-from plates.analysis.metrics import wilson_intervals
+from plates.analysis.metrics import row_weights, wilson_intervals
 from plates.analysis.pse import fit_pse
 from plates.analysis.truth import with_truth
 
@@ -83,8 +86,9 @@ def _groups(df: pd.DataFrame, by: list[str]) -> tuple[np.ndarray, pd.DataFrame]:
     return codes, keys
 
 
-def _count(codes: np.ndarray, size: int, mask: np.ndarray) -> np.ndarray:
-    return np.bincount(codes[mask], minlength=size).astype(np.int64)
+def _count(codes: np.ndarray, size: int, mask: np.ndarray, weights: np.ndarray) -> np.ndarray:
+    """Result rows per group among ``mask``: each row counts its weight (`plates.analysis.metrics.row_weights`)."""
+    return np.bincount(codes[mask], weights=weights[mask], minlength=size).round().astype(np.int64)
 
 
 def _share(table: pd.DataFrame, name: str, k: np.ndarray, n: np.ndarray, confidence: float) -> None:
@@ -108,6 +112,7 @@ def rcid_table(
     by = _by(by)
     _check(df, [*by, "answer", "pixel_answer", "human_answer", "item_class"], "rcid_table")
     codes, table = _groups(df, by)
+    w = row_weights(df)
     size = len(table)
     failed = _failed(df)
     cls = df["item_class"].astype(object)
@@ -120,19 +125,19 @@ def rcid_table(
         )
     known = illusion & df["human_answer"].notna().to_numpy(dtype=bool)
     hl, ni = known & _eq(df["answer"], df["human_answer"]), known & _eq(df["answer"], df["pixel_answer"])
-    n_ill = _count(codes, size, known)
+    n_ill = _count(codes, size, known, w)
     table["illusion_n"] = n_ill
-    _share(table, "human_like", _count(codes, size, hl), n_ill, confidence)
-    _share(table, "no_illusion", _count(codes, size, ni), n_ill, confidence)
-    _share(table, "na", _count(codes, size, known & ~hl & ~ni), n_ill, confidence)
-    table["undetermined"] = _count(codes, size, illusion & ~known)
+    _share(table, "human_like", _count(codes, size, hl, w), n_ill, confidence)
+    _share(table, "no_illusion", _count(codes, size, ni, w), n_ill, confidence)
+    _share(table, "na", _count(codes, size, known & ~hl & ~ni, w), n_ill, confidence)
+    table["undetermined"] = _count(codes, size, illusion & ~known, w)
     for name in ("control", "trap"):
         rows = cls.eq(name).to_numpy(dtype=bool) & ~failed
         right = rows & _eq(df["answer"], df["pixel_answer"])
-        n = _count(codes, size, rows)
+        n = _count(codes, size, rows, w)
         table[f"{name}_n"] = n
-        _share(table, f"{name}_accuracy", _count(codes, size, right), n, confidence)
-    table["failed"] = _count(codes, size, failed)
+        _share(table, f"{name}_accuracy", _count(codes, size, right, w), n, confidence)
+    table["failed"] = _count(codes, size, failed, w)
     return table.reset_index(drop=True)
 
 
@@ -158,6 +163,7 @@ def illusionbench_tf_table(
     by = _by(by)
     _check(df, [*by, "expected", "parsed"], "illusionbench_tf_table")
     codes, table = _groups(df, by)
+    w = row_weights(df)
     size = len(table)
     failed = _failed(df)
     expected = _true_false(df["expected"], "expected")
@@ -168,15 +174,15 @@ def illusionbench_tf_table(
     said_true = parsed.eq(True).to_numpy(dtype=bool) & ~failed
     said_false = parsed.eq(False).to_numpy(dtype=bool) & ~failed
     ok = ~failed
-    n = _count(codes, size, ok)
+    n = _count(codes, size, ok, w)
     table["n"] = n
-    _share(table, "accuracy", _count(codes, size, (said_true & exp) | (said_false & ~exp)), n, confidence)
-    fp, fn = _count(codes, size, said_true & ~exp), _count(codes, size, said_false & exp)
+    _share(table, "accuracy", _count(codes, size, (said_true & exp) | (said_false & ~exp), w), n, confidence)
+    fp, fn = _count(codes, size, said_true & ~exp, w), _count(codes, size, said_false & exp, w)
     table["fp"], table["fn"] = fp, fn
-    table["unparsed"] = _count(codes, size, ok & ~said_true & ~said_false)
+    table["unparsed"] = _count(codes, size, ok & ~said_true & ~said_false, w)
     with np.errstate(invalid="ignore", divide="ignore"):
         table["fp_ratio"] = np.where(fp + fn > 0, fp / np.maximum(fp + fn, 1), np.nan)
-    table["failed"] = _count(codes, size, failed)
+    table["failed"] = _count(codes, size, failed, w)
     return table.reset_index(drop=True)
 
 
@@ -189,14 +195,15 @@ def illusionbench_mc_table(
     by = _by(by)
     _check(df, [*by, "expected", "parsed"], "illusionbench_mc_table")
     codes, table = _groups(df, by)
+    w = row_weights(df)
     size = len(table)
     failed = _failed(df)
     ok = ~failed
-    n = _count(codes, size, ok)
+    n = _count(codes, size, ok, w)
     table["n"] = n
-    _share(table, "accuracy", _count(codes, size, ok & _eq(df["parsed"], df["expected"])), n, confidence)
-    table["unparsed"] = _count(codes, size, ok & df["parsed"].isna().to_numpy(dtype=bool))
-    table["failed"] = _count(codes, size, failed)
+    _share(table, "accuracy", _count(codes, size, ok & _eq(df["parsed"], df["expected"]), w), n, confidence)
+    table["unparsed"] = _count(codes, size, ok & df["parsed"].isna().to_numpy(dtype=bool), w)
+    table["failed"] = _count(codes, size, failed, w)
     return table.reset_index(drop=True)
 
 
@@ -267,11 +274,12 @@ def magnitude_table(
     responses["same"] = _eq(answer, "same")
     frame = df.loc[keep, by].copy() if by else pd.DataFrame(index=df.index[keep])
     frame["x"] = np.round(x[keep], 6)
+    w = row_weights(df)[keep]  # collapsed rows count the result rows they stand for
     for name, hit in responses.items():
-        frame[f"n_{name}"] = hit[keep].astype(np.int64)
+        frame[f"n_{name}"] = hit[keep].astype(np.int64) * w
     frame["n_unanswered"] = (~np.any(np.stack([h[keep] for h in responses.values()]), axis=0)).astype(
         np.int64
-    )
+    ) * w
     counts = [c for c in frame.columns if c.startswith("n_")]
     out = frame.groupby([*by, "x"], dropna=False, sort=True, observed=True)[counts].sum().reset_index()
     out.insert(len(by) + 1, "n", out[counts].sum(axis=1).astype(np.int64))

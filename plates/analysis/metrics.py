@@ -35,6 +35,22 @@ ITEM_KEYS = (
 #: The count columns of a pre-aggregated table (`accuracy_from_counts`, `yes_no_from_counts`): answered rows,
 #: correct rows, failed requests.
 COUNT_COLUMNS = ("n", "correct", "errors")
+#: A frame of collapsed rows (the dashboard's DuckDB aggregations, `plates.dashboard.family_queries`) carries
+#: how many result rows each of its rows stands for in this column; the family metrics (illusions, ColorBench,
+#: people, psychometric fits) count each row that many times. Without it every row counts once.
+WEIGHT = "weight"
+
+
+def row_weights(df: pd.DataFrame) -> np.ndarray:
+    """How many result rows each row of ``df`` stands for (int64): its `WEIGHT` column, else 1 per row. A
+    weight below 1 (or a null one) is a ValueError: a collapsed row stands for at least one result row."""
+    if WEIGHT not in df.columns:
+        return np.ones(len(df), dtype=np.int64)
+    weights = df[WEIGHT]
+    if weights.isna().any() or (len(weights) and int(weights.min()) < 1):
+        raise ValueError(f"column {WEIGHT!r} holds a null or a value below 1; allowed: whole numbers >= 1 "
+                         "(the result rows each row stands for)")
+    return weights.to_numpy(dtype=np.int64)
 
 
 def wilson_interval(k: int, n: int, confidence: float = 0.95) -> tuple[float, float]:

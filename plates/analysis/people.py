@@ -27,6 +27,9 @@ Table 2, HueManity Table 2, ColorBench Table 1, IllusionBench+ Tables II / III);
 people's and models' accuracy per prompt beside the paper's human accuracy for the same prompt
 (``prompt_name``). RCID Table 1 has no human raters' rates (`plates.charts.illusions.MISSING`).
 
+A ``weight`` column (`plates.analysis.metrics.WEIGHT`: the dashboard's collapsed rows) makes a row count as that
+many answers in every table here.
+
 Other pages (`label_people`): human rows keep their participant but are named "person: participant-…", so a
 chart that groups by ``model`` shows them as people, never as a model.
 """
@@ -40,7 +43,7 @@ import pandas as pd
 
 from plates.analysis.conditions import with_condition
 from plates.analysis.illusions import pse_table
-from plates.analysis.metrics import wilson_intervals
+from plates.analysis.metrics import row_weights, wilson_intervals
 from plates.analysis.psychometric import fit_groups, prompt_guess_rate
 from plates.stimuli.ishihara.labels import LABEL_SPACES
 from plates.tasks.prompts import get_prompt
@@ -73,9 +76,14 @@ def with_pooled(rows: pd.DataFrame, pooled: bool = True) -> pd.DataFrame:
     """``rows`` (with a ``backend`` column) with ``who`` ("person" / "model") and ``pooled`` (False) columns,
     plus, with ``pooled`` and when there are human rows, a copy of every human row with ``model`` =
     `pooled_label` (K = the distinct human ``model`` values) and ``pooled`` True: grouping by model then fits
-    the people together too."""
+    the people together too. Rows that carry a ``pooled`` column already hold their pool (the dashboard pools in
+    DuckDB, every participant, while it fits only some one by one): kept as they are (without ``pooled``: the
+    pooled rows dropped)."""
     if "backend" not in rows.columns or "model" not in rows.columns:
         raise ValueError(f"with_pooled needs columns backend and model; got {', '.join(map(str, rows.columns))}")
+    if "pooled" in rows.columns:  # pooled already (the dashboard's DuckDB counts pool every participant's rows)
+        rows = rows.assign(who=_who(rows), pooled=rows["pooled"].astype(bool))
+        return rows if pooled else rows[~rows["pooled"]]
     rows = rows.assign(who=_who(rows), pooled=False)
     human = rows[rows["who"] == "person"]
     if not pooled or human.empty:
@@ -186,10 +194,10 @@ def people_accuracy(frame: pd.DataFrame, reference: pd.DataFrame | None = None, 
     if "expected" in rows.columns:
         rows = rows[rows["expected"].astype(object).fillna("").astype(str) != ""]
     rows = with_pooled(rows, pooled)
-    rows = rows.assign(right=rows["correct"].astype(bool).astype(np.int64))
-    g = rows.groupby(["who", "pooled", "model", "prompt_name"], sort=True, observed=True)["right"].agg(
-        ["size", "sum"])
-    g = g.reset_index().rename(columns={"size": "n", "sum": "k"})
+    w = row_weights(rows)  # a collapsed row (the dashboard's DuckDB counts) stands for `weight` answers
+    rows = rows.assign(_n=w, k=rows["correct"].astype(bool).astype(np.int64) * w)
+    g = rows.groupby(["who", "pooled", "model", "prompt_name"], sort=True, observed=True)[["_n", "k"]].sum()
+    g = g.reset_index().rename(columns={"_n": "n"})
     low, high = wilson_intervals(g["k"].to_numpy(np.int64), g["n"].to_numpy(np.int64), 0.95)
     g = g.assign(accuracy=g["k"] / g["n"], ci_low=low, ci_high=high)
     ref = human_reference(reference)

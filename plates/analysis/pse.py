@@ -31,7 +31,7 @@ import numpy as np
 from scipy import special
 
 from plates.analysis import likelihood
-from plates.analysis.psychometric import LAPSE_MAX
+from plates.analysis.psychometric import LAPSE_MAX, cdf_pdf
 
 __all__ = ["PSE_FAMILIES", "PSEFit", "fit_pse", "outcomes", "pse_probabilities"]
 
@@ -179,8 +179,35 @@ def fit_pse(
         c = c.reshape(c.shape[0], *[1] * (p.ndim - 2), c.shape[-1])  # (answers, ..., levels)
         return np.sum(c * np.log(np.clip(p, _EPS, 1.0)), axis=(0, -1))
 
-    def fun(theta: np.ndarray) -> float:
-        return -float(loglik(*unpack(theta)))
+    k = len(outcomes(alternatives))
+
+    def fun(theta: np.ndarray) -> tuple[float, np.ndarray]:
+        """The negative log-likelihood and its gradient in θ = (μ, log β[, δ][, λ]) (analytic: the optimiser
+        and the profile interval call it thousands of times)."""
+        mu, b, band, lam = unpack(theta)
+        z_up, z_low = b * (xs - mu - band), b * (xs - mu + band)
+        f_up, d_up = cdf_pdf(family, z_up)
+        f_low, d_low = cdf_pdf(family, z_low)
+        keep = 1.0 - lam
+        minus, plus = lam / k + keep * (1.0 - f_low), lam / k + keep * f_up
+        # dP/dz_low and dP/dz_up per outcome (rows in `outcomes` order), and dP/dλ
+        probs = [minus, lam / k + keep * (f_low - f_up), plus] if three else [minus, plus]
+        by_low = [-keep * d_low, keep * d_low, 0.0 * d_low] if three else [-keep * d_low, 0.0 * d_low]
+        by_up = [0.0 * d_up, -keep * d_up, keep * d_up] if three else [0.0 * d_up, keep * d_up]
+        by_lam = [1.0 / k - (1.0 - f_low), 1.0 / k - (f_low - f_up), 1.0 / k - f_up] if three else \
+            [1.0 / k - (1.0 - f_low), 1.0 / k - f_up]
+        p = np.stack(probs)
+        inside = p > _EPS  # where the log is clipped, the likelihood is flat in θ
+        weight = np.where(inside, counts / np.where(inside, p, 1.0), 0.0)
+        nll = -float(np.sum(counts * np.log(np.clip(p, _EPS, 1.0))))
+        dlow, dup = np.stack(by_low), np.stack(by_up)
+        # z_low, z_up against μ: −β, −β; against log β: z_low, z_up; against δ: +β, −β
+        grad = [-np.sum(weight * (dlow * -b + dup * -b)), -np.sum(weight * (dlow * z_low + dup * z_up))]
+        if three:
+            grad.append(-np.sum(weight * (dlow * b - dup * b)))
+        if not fixed:
+            grad.append(-np.sum(weight * np.stack(by_lam)))
+        return nll, np.array(grad)
 
     # Vectorised grid over the box (axes: μ, log β, δ, λ) for the optimiser's start; more than 64 levels are
     # pooled into 64 bins for it (the grid only seeds the optimiser, which uses every level).
@@ -198,7 +225,7 @@ def fit_pse(
     i, j, m, q = np.unravel_index(np.argmax(ll), ll.shape)
     start = [mu.ravel()[i], log_b.ravel()[j], *([band.ravel()[m]] if three else []),
              *([] if fixed else [lam.ravel()[q]])]
-    best, prof = likelihood.fit(fun, [np.array(start)], bounds, jac=False, cutoff=cutoff)
+    best, prof = likelihood.fit(fun, [np.array(start)], bounds, jac=True, cutoff=cutoff)
     mu_hat, b_hat, band_hat, lam_hat = unpack(best.theta)
     fields = dict(slope=float(b_hat), band=float(band_hat), lapse=float(lam_hat), x_min=x_lo, x_max=x_hi,
                   log_likelihood=-best.nll, converged=best.converged, **common)

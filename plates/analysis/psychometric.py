@@ -38,6 +38,7 @@ import pandas as pd
 from scipy import optimize, special, stats
 
 from plates.analysis import likelihood
+from plates.analysis.metrics import row_weights
 from plates.stimuli.ishihara.labels import LABEL_SPACES
 from plates.validation import check_choice
 
@@ -132,7 +133,7 @@ def _from_u(family: str, u: float) -> float:
     return float(np.exp(u)) if family == "weibull" else float(u)
 
 
-def _cdf_pdf(family: str, z: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+def cdf_pdf(family: str, z: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """F(z) and dF/dz of the standard curve of ``family`` (F(0) = ½)."""
     if family == "logistic":
         f = special.expit(z)
@@ -164,7 +165,7 @@ def sigmoid(x: Any, threshold: Any, slope: Any, family: str = "logistic") -> np.
     if family == "weibull" and (np.any(x < 0) or not np.all(a > 0)):
         raise ValueError(f"the weibull family needs levels >= 0 and thresholds > 0, got x={x!r}, "
                          f"threshold={threshold!r}")
-    return _cdf_pdf(family, b * (_to_u(family, x) - _to_u(family, a)))[0]
+    return cdf_pdf(family, b * (_to_u(family, x) - _to_u(family, a)))[0]
 
 
 def psychometric(
@@ -254,20 +255,25 @@ def _binary(correct: Any) -> np.ndarray:
     return raw.astype(float)
 
 
-def _grouped(levels: Any, correct: Any, family: str) -> tuple[np.ndarray, np.ndarray, np.ndarray, int]:
-    """(distinct levels, correct per level, trials per level, n) after validation."""
+def _grouped(levels: Any, correct: Any, family: str,
+             weights: Any = None) -> tuple[np.ndarray, np.ndarray, np.ndarray, int]:
+    """(distinct levels, correct per level, trials per level, n) after validation; ``weights``: trials each
+    (level, verdict) stands for (default 1 each)."""
     x = np.asarray(levels, dtype=float).ravel()
     y = _binary(correct)
     if x.shape != y.shape:
         raise ValueError(f"levels and correct differ in length: {x.size} vs {y.size}")
+    w = np.ones(x.size) if weights is None else np.asarray(weights, dtype=float).ravel()
+    if w.shape != x.shape or not np.all(np.isfinite(w)) or np.any(w < 1):
+        raise ValueError(f"weights must be one number >= 1 per level ({x.size}); got {w.size} values")
     if not np.all(np.isfinite(x)):
         raise ValueError("levels must be finite numbers; found NaN or inf -- drop those rows first")
     if family == "weibull" and np.any(x < 0):
         raise ValueError(f"the weibull family needs levels >= 0; found {x[x < 0][0]!r}")
     xs, inverse = np.unique(x, return_inverse=True)
-    k = np.bincount(inverse, weights=y, minlength=xs.size)
-    n = np.bincount(inverse, minlength=xs.size).astype(float)
-    return xs, k, n, int(x.size)
+    k = np.bincount(inverse, weights=y * w, minlength=xs.size)
+    n = np.bincount(inverse, weights=w, minlength=xs.size)
+    return xs, k, n, int(round(w.sum()))
 
 
 def _nll(theta: np.ndarray, u: np.ndarray, k: np.ndarray, n: np.ndarray, guess: float, lapse: float | None,
@@ -278,7 +284,7 @@ def _nll(theta: np.ndarray, u: np.ndarray, k: np.ndarray, n: np.ndarray, guess: 
     b = np.exp(log_b)
     with np.errstate(invalid="ignore"):
         z = b * (u - a)
-    f, df = _cdf_pdf(family, z)
+    f, df = cdf_pdf(family, z)
     scale = 1.0 - guess - lam
     psi = np.clip(guess + scale * f, _EPS, 1.0 - _EPS)
     ll = float(np.sum(k * np.log(psi) + (n - k) * np.log1p(-psi)))
@@ -301,7 +307,7 @@ def _grid_starts(u: np.ndarray, k: np.ndarray, n: np.ndarray, guess: float, laps
     log_b = np.linspace(*bounds[1], 25)
     lam = np.array([0.0, 0.03, LAPSE_MAX]) if lapse is None else np.array([lapse])
     z = np.exp(log_b)[None, :, None, None] * (u[None, None, None, :] - a[:, None, None, None])
-    psi = guess + (1.0 - guess - lam)[None, None, :, None] * _cdf_pdf(family, z)[0]
+    psi = guess + (1.0 - guess - lam)[None, None, :, None] * cdf_pdf(family, z)[0]
     psi = np.clip(psi, _EPS, 1.0 - _EPS)
     ll = np.sum(k * np.log(psi) + (n - k) * np.log1p(-psi), axis=-1)  # (α, β, λ)
     order = np.argsort(-ll, axis=None)
@@ -387,7 +393,7 @@ def chance_test(levels: Any, correct: Any, *, guess: float) -> tuple[float, floa
 
 def fit_psychometric(
     levels: Any, correct: Any, *, guess: float, lapse: float | None = None, family: str = "logistic",
-    confidence: float = 0.95, interval: bool = True,
+    confidence: float = 0.95, interval: bool = True, weights: Any = None,
 ) -> PsychometricFit:
     """Fit ψ(x) = γ + (1 − γ − λ) F(x; α, β) by maximum likelihood (module docstring).
 
@@ -400,7 +406,7 @@ def fit_psychometric(
     _check_family(family)
     _check_guess_lapse(guess, 0.0 if lapse is None else lapse)
     cutoff = likelihood.chi2_cutoff(confidence) if interval else None
-    xs, k, n, total = _grouped(levels, correct, family)
+    xs, k, n, total = _grouped(levels, correct, family, weights)
     fixed = lapse is not None
     common = {"guess": float(guess), "family": family, "n": total, "lapse_fixed": fixed,
               "confidence": float(confidence)}
@@ -430,7 +436,7 @@ def fit_psychometric(
     best, prof = likelihood.fit(fun, starts, bounds, jac=True, cutoff=cutoff)
     a_u, log_b = float(best.theta[0]), float(best.theta[1])
     lam = float(lapse) if fixed else float(best.theta[2])
-    f_lo, f_hi = _cdf_pdf(family, np.exp(log_b) * (np.array([u_lo, u_hi]) - a_u))[0]
+    f_lo, f_hi = cdf_pdf(family, np.exp(log_b) * (np.array([u_lo, u_hi]) - a_u))[0]
     low, high = (_from_u(family, prof.low), _from_u(family, prof.high)) if prof else (np.nan, np.nan)
     x_lo, x_hi = float(positive[0]), float(positive[-1])
     ll = -best.nll
@@ -481,7 +487,8 @@ def fit_groups(
 
     ``guess``: a γ for every group, or the name of a column holding each row's γ (constant within a group:
     e.g. filled from `guess_rate` per prompt kind). Rows with a null ``correct`` (failed requests) or a null
-    level are left out and counted in ``errors``. Columns: ``by...``, ``n``, ``errors`` and the fields of
+    level are left out and counted in ``errors``. A ``weight`` column (`plates.analysis.metrics.WEIGHT`) makes a
+    row count as that many trials. Columns: ``by...``, ``n``, ``errors`` and the fields of
     `PsychometricFit` (but ``family``/``confidence``, the same on every row).
     """
     by = [by] if isinstance(by, str) else list(by)
@@ -508,10 +515,11 @@ def fit_groups(
         verdicts = used[correct]
         verdicts = verdicts.to_numpy(dtype=bool) if pd.api.types.is_bool_dtype(verdicts.dtype) else (
             verdicts.to_numpy(dtype=object) if verdicts.dtype == object else verdicts.to_numpy())
+        w = row_weights(group)  # a collapsed row (the dashboard's DuckDB counts) stands for `weight` rows
         result = fit_psychometric(used[level].to_numpy(dtype=float), verdicts,
                                   guess=group_guess, lapse=lapse, family=family, confidence=confidence,
-                                  interval=interval)
-        rows.append({**dict(zip(by, key)), "errors": int((~ok).sum()),
+                                  interval=interval, weights=w[ok])
+        rows.append({**dict(zip(by, key)), "errors": int(w[~ok].sum()),
                      **{f: getattr(result, f) for f in fields}})
     table = pd.DataFrame(rows, columns=[*by, "errors", *fields])
     return table[[*by, "n", "errors", *[f for f in fields if f != "n"]]]

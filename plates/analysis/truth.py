@@ -18,8 +18,9 @@ __all__ = ["with_truth"]
 def with_truth(frame: pd.DataFrame) -> pd.DataFrame:
     """A copy of ``frame`` with the ``truth_json`` facts as columns and the ``answer`` column (module doc)."""
     out = frame.copy()
-    if "truth_json" not in out.columns:
-        out["answer"] = out.get("parsed")
+    if "truth_json" not in out.columns:  # facts already columns (the dashboard's DuckDB counts keep ``answer``)
+        if "answer" not in out.columns:
+            out["answer"] = out.get("parsed")
         return out
     facts = [json.loads(t) if isinstance(t, str) else {} for t in out["truth_json"].astype(object)]
     keys = sorted({k for f in facts for k in f if k not in ("meanings", "wording")})

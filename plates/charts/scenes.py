@@ -31,6 +31,7 @@ import plotly.graph_objects as go
 
 from plates.analysis import colorbench as cb
 from plates.analysis.illusions import family_rows
+from plates.analysis.metrics import row_weights
 from plates.charts.illusions import reference_rows
 
 __all__ = [
@@ -158,12 +159,14 @@ def difficulty_long(frame: pd.DataFrame, param: str, bins: int = 6) -> pd.DataFr
     if values.nunique() <= bins:
         table = cb.accuracy_by(rows, "value", by=("model", "task"))
         return table.drop(columns="errors").assign(bin=lambda t: t["value"].map("{:g}".format))
-    edges = np.unique(np.quantile(values.to_numpy(), np.linspace(0.0, 1.0, bins + 1)))
+    w = row_weights(rows)  # collapsed rows (the dashboard's DuckDB counts): quantiles over the result rows
+    edges = np.unique(np.quantile(np.repeat(values.to_numpy(), w), np.linspace(0.0, 1.0, bins + 1)))
     edges[0] -= 1e-9 * max(1.0, abs(edges[0]))  # right-closed bins: keep the smallest value
     table = cb.accuracy_by(rows, "value", by=("model", "task"), bins=edges).drop(columns="errors")
     table = table[table["n"] > 0]
     # x = the mean parameter value of each bin's rows (the bins are quantiles of the rows' values)
-    centre = rows.assign(_bin=pd.cut(values, edges)).groupby("_bin", observed=True)["value"].mean()
+    sums = rows.assign(_bin=pd.cut(values, edges), _vw=values * w, _w=w).groupby("_bin", observed=True)
+    centre = sums["_vw"].sum() / sums["_w"].sum()
     return table.assign(bin=table["value"].astype(str), value=table["value"].map(centre).astype(float))
 
 

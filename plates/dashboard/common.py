@@ -10,7 +10,7 @@ import streamlit as st
 
 from plates.admission import SESSION_TTL_S, Admission, client_address, hosted_space
 from plates.charts import export as figure_export
-from plates.dashboard import pages, queries, views
+from plates.dashboard import family_queries, pages, queries, views
 from plates.results.uploads import UploadFolders, check_uploads
 from plates.storage import mirror
 
@@ -122,13 +122,33 @@ def current_view() -> views.View:
     return view
 
 
-def condition_control(view: views.View, key: str, *, without: tuple[str, ...] = ()) -> dict:
-    """A selectbox of the conditions present (most rows first): the chart shows the one chosen and names the
-    others; with one condition, no widget."""
-    present = pages.conditions(view, without=without)
+def condition_control(view: views.View, key: str, *, without: tuple[str, ...] = (),
+                      prompts: tuple[str, ...] | None = None) -> dict:
+    """A selectbox of the conditions present (of ``prompts``' rows when given; most rows first): the chart
+    shows the one chosen and names the others; with one condition, no widget."""
+    present = pages.conditions(view, without=without, prompts=prompts)
     if len(present) <= 1:
         return {}
     return {"condition": st.selectbox("Condition shown (never pooled)", present, key=key)}
+
+
+#: People drawn and fitted one by one on the Illusions and People pages unless the visitor chooses others (the
+#: pooled "people (K participants)" takes every one: `plates.dashboard.family_queries.with_people`).
+PEOPLE_SHOWN = 12
+
+
+def people_control(view: views.View, key: str) -> tuple[str, ...] | None:
+    """None (every person one by one) when at most `PEOPLE_SHOWN` people answered; else a choice of whom to draw
+    one by one, the `PEOPLE_SHOWN` with most answers first."""
+    people = family_queries.participants(view.opened.results, view.where)
+    if len(people) <= PEOPLE_SHOWN:
+        return None
+    names = [str(m) for m in people["model"]]
+    chosen = st.multiselect("People shown one by one (most answers first)", names, default=names[:PEOPLE_SHOWN],
+                            key=key)
+    st.caption(f"{len(names):,} people answered: {len(chosen)} are shown one by one; “people (K participants)” "
+               "pools every one of them.")
+    return tuple(chosen)
 
 
 def chart_page(

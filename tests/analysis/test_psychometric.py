@@ -434,3 +434,24 @@ def test_observer_bad_input():
         observer.answer_yesno([1.0], ["yes"], np.random.default_rng(0))
     with pytest.raises(ValueError, match="band must be >= 0, and 0 with two alternatives"):
         ComparisonObserver(0.0, 1.0, alternatives=2, band=1.0)
+
+
+def test_weighted_rows_fit_as_the_rows_they_stand_for():
+    """A collapsed row with weight w (the dashboard's DuckDB counts) counts as w trials: the same fit, n and
+    errors as the expanded rows; a weight below 1 is refused."""
+    rng = np.random.default_rng(3)
+    levels = np.repeat(np.linspace(2.0, 20.0, 10), 2)
+    correct = np.repeat(np.linspace(2.0, 20.0, 10) > 9.0, 2) | np.tile([True, False], 10)
+    weights = rng.integers(1, 9, levels.size)
+    ours = fit_psychometric(levels, correct, guess=0.5, weights=weights)
+    rows = fit_psychometric(np.repeat(levels, weights), np.repeat(correct, weights), guess=0.5)
+    assert ours.n == rows.n == weights.sum()
+    assert ours.status == rows.status == "fit"
+    assert (ours.threshold, ours.ci_low, ours.ci_high) == pytest.approx((rows.threshold, rows.ci_low, rows.ci_high),
+                                                                         rel=1e-6)
+    frame = pd.DataFrame({"g": "a", "delta_e": levels, "correct": pd.array(correct, dtype=object), "weight": weights})
+    frame.loc[0, "correct"] = None
+    table = fit_groups(frame, "g", guess=0.5)
+    assert int(table["errors"].iloc[0]) == weights[0] and int(table["n"].iloc[0]) == weights[1:].sum()
+    with pytest.raises(ValueError, match="weights must be one number >= 1"):
+        fit_psychometric(levels, correct, guess=0.5, weights=weights * 0)

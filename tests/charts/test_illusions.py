@@ -198,20 +198,19 @@ def test_no_rows_of_a_family_give_empty_tables(frame):
 
 
 def test_rows_read_through_duckdb_give_the_same_tables(frame, folder):
-    """The dashboard reads rows through DuckDB (`plates.dashboard.queries.query_rows`, filters applied): the same
-    numbers as the Parquet rows read by pandas; a model filter keeps that model's rows only."""
-    from plates.dashboard.queries import Where, query_rows
+    """The dashboard reads collapsed rows through DuckDB (`plates.dashboard.family_queries`, filters applied):
+    the same numbers as the Parquet rows read by pandas; a model filter keeps that model's rows only."""
+    from plates.dashboard.family_queries import illusion_counts, scene_counts
+    from plates.dashboard.queries import Where
     from plates.results.query import open_results
 
     results = open_results(folder)
-    scenes = query_rows(results, Where(), ["scene", "scene-recolour"])
+    scenes = scene_counts(results, Where())
     ours = sc.task_long(scenes)
     expected = sc.task_long(frame)
     cols = ["model", "task", "value", "n"]
     ours, expected = (t[cols].sort_values(cols[:2]).to_numpy().tolist() for t in (ours, expected))
     assert ours == expected
-    only_a = query_rows(results, Where({"model": ["model-a"]}), ["illusion"])
+    only_a = illusion_counts(results, Where({"model": ["model-a"]}))
     assert set(only_a["model"]) == {"model-a"} and set(only_a["family"]) == {"illusion"}
     assert len(ia.pse_table(only_a)) > 0
-    with pytest.raises(ValueError, match="allowed: a non-empty list"):
-        query_rows(results, Where(), "illusion")

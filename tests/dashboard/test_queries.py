@@ -227,19 +227,3 @@ def test_filter_values_are_parameters_not_sql(folder):
     evil = "a'); DROP TABLE part_files; --"
     assert queries.drilldown_count(results, queries.Where({"model": [evil]})) == 0
     assert results.row_count() > 0
-
-
-def test_has_rows_asks_duckdb_within_the_filters_and_families(tmp_path):
-    write_part(tmp_path / "run" / "part-0.parquet", mixed())
-    where = queries.Where()
-    results = open_results(tmp_path)
-    assert queries.has_rows(results, where, "backend", "baseline")
-    assert not queries.has_rows(results, where, "backend", "human")
-    write_part(tmp_path / "quiz" / "part-0.parquet",
-               rows(2, backend="human", model="person-1", run_id="quiz", family="scene", item_id=["h0", "h1"]))
-    results = open_results(tmp_path)
-    assert queries.has_rows(results, where, "backend", "human")
-    assert not queries.has_rows(results, where, "backend", "human", ("ishihara", "illusion"))
-    assert queries.has_rows(results, where, "backend", "human", ("scene",))
-    assert not queries.has_rows(results, queries.Where({"model": ["a"]}), "backend", "human")
-    assert not queries.has_rows(results, where, "backend", "x') OR TRUE --")  # a parameter, not SQL

@@ -49,6 +49,7 @@ RUNS = (
     ("colorbench-colour-comparison", ("colorbench-colour-comparison",), 12),
     ("colorbench-robustness", ("colorbench-shape-counting",), 20),
     ("colorblindnesseval", ("cbe-open",), 24),
+    ("huemanity-numeric", ("huemanity-numeric",), 16),  # the quiz's prompt: the models beside the people
 )
 
 GRAYSCALE_TOML = """

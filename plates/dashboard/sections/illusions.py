@@ -8,14 +8,15 @@ from plates.analysis import illusions as ia
 from plates.analysis import people as pa
 from plates.charts import illusions as fc
 from plates.dashboard import common
-from plates.dashboard.queries import query_rows as fc_query
+from plates.dashboard.family_queries import illusion_counts
 from plates.stimuli.illusions.kinds import UNVALIDATED_KINDS, UNVALIDATED_NOTE
 
 
-@st.cache_data(show_spinner="Reading rows…", max_entries=8)
-def family_rows(key: str, filters, _view) -> pd.DataFrame:
-    """The filtered rows of this page's families (cached per results and filters)."""
-    return fc_query(_view.opened.results, _view.where, ("illusion",))
+@st.cache_data(show_spinner="Counting rows…", max_entries=8)
+def family_rows(key: str, filters, shown: tuple[str, ...] | None, _view) -> pd.DataFrame:
+    """The filtered illusion rows collapsed by DuckDB, each with its ``weight`` (cached per results, filters
+    and people shown): `plates.dashboard.family_queries.illusion_counts`."""
+    return illusion_counts(_view.opened.results, _view.where, shown)
 
 
 view = common.current_view()
@@ -27,7 +28,8 @@ st.caption(
     "(App. A2): accuracy and the yes-bias FP/(FP+FN). The PSE: the physical difference (ΔE2000) at which "
     "the two targets look equal to the model."
 )
-rows = ia.family_rows(family_rows(view.opened.key, view.filters, view), "illusion")
+rows = ia.family_rows(family_rows(view.opened.key, view.filters, common.people_control(view, "illusions_shown"),
+                                  view), "illusion")
 if rows.empty:
     st.info("No illusion rows in the loaded results (family “illusion”): run an illusion preset, e.g. "
             "`plates run --dataset rcid-contrast --prompt rcid-compare-pixel ...`.")

@@ -8,16 +8,14 @@ import streamlit as st
 from plates.analysis import people as pa
 from plates.charts import people as pc
 from plates.dashboard import common
-from plates.dashboard.queries import has_rows
-from plates.dashboard.queries import query_rows as fc_query
-
-FAMILIES = ("ishihara", "illusion")  # the families whose people this page fits
+from plates.dashboard.family_queries import PEOPLE_FAMILIES, has_rows, people_counts
 
 
-@st.cache_data(show_spinner="Reading rows…", max_entries=8)
-def family_rows(key: str, filters, _view) -> pd.DataFrame:
-    """The filtered rows of this page's families (cached per results and filters)."""
-    return fc_query(_view.opened.results, _view.where, FAMILIES)
+@st.cache_data(show_spinner="Counting rows…", max_entries=8)
+def family_rows(key: str, filters, shown: tuple[str, ...] | None, _view) -> dict[str, pd.DataFrame]:
+    """The people's and the models' rows collapsed by DuckDB (cached per results, filters and participants
+    shown): `plates.dashboard.family_queries.people_counts`."""
+    return people_counts(_view.opened.results, _view.where, shown)
 
 
 view = common.current_view()
@@ -31,15 +29,15 @@ st.caption(
     "(“non-monotonic”) or that cannot be told from guessing (“at chance”) has no threshold. The papers report "
     "human accuracies, not thresholds."
 )
-# asked of DuckDB first: reading every plate row into pandas to find none human took 14.5 GB at 10M rows
-if not has_rows(view.opened.results, view.where, "backend", "human", FAMILIES):
+# asked of DuckDB first: results without a human row read nothing more
+if not has_rows(view.opened.results, view.where, "backend", "human", PEOPLE_FAMILIES):
     st.info("No human rows in the loaded results (backend “human”): answers from the explorer's quiz are "
             "written to the folder in PLATES_HUMAN_RESULTS; load that folder (or upload its parts).")
     st.stop()
-full = family_rows(view.opened.key, view.filters, view)
+counts = family_rows(view.opened.key, view.filters, common.people_control(view, "people_shown"), view)
 
 st.header("Thresholds (ΔE2000)")
-table = pa.threshold_table(full, pooled=True)
+table = pa.threshold_table(counts["plates"], pooled=True)
 if len(table):
     st.plotly_chart(pc.threshold_figure(table), key="chart-people")
     st.caption("Orange: people (the diamond: one fit over every participant's answers together, “people (K "
@@ -49,7 +47,7 @@ else:
     st.info("No plate rows with a ΔE2000 level to fit.")
 
 st.header("Illusions: point of subjective equality (ΔE2000)")
-pse = pa.pse_people_table(full)
+pse = pa.pse_people_table(counts["illusions"])
 if (pse["who"] == "person").any():
     st.plotly_chart(pc.pse_people_figure(pse), key="chart-people-pse")
     st.caption("x: the physical difference (signed ΔE2000) in favour of the target the illusion makes look "
@@ -62,7 +60,7 @@ else:
             "participant's point of subjective equality here.")
 
 st.header("Accuracy beside the papers' people")
-st.dataframe(pa.people_accuracy(full, view.reference, pooled=True), hide_index=True,
+st.dataframe(pa.people_accuracy(counts["accuracy"], view.reference, pooled=True), hide_index=True,
              key="table-people-accuracy")
 st.subheader("The papers' human numbers")
 human = pa.human_reference(view.reference)

@@ -7,13 +7,21 @@ import streamlit as st
 
 from plates.charts import scenes as sc
 from plates.dashboard import common
-from plates.dashboard.queries import query_rows as fc_query
+from plates.dashboard import family_queries as fq
 
 
-@st.cache_data(show_spinner="Reading rows…", max_entries=8)
-def family_rows(key: str, filters, _view) -> pd.DataFrame:
-    """The filtered rows of this page's families (cached per results and filters)."""
-    return fc_query(_view.opened.results, _view.where, ("scene", "scene-recolour"))
+@st.cache_data(show_spinner="Counting rows…", max_entries=8)
+def family_rows(key: str, filters, _view) -> tuple[pd.DataFrame, pd.DataFrame, list[str]]:
+    """The filtered scene rows collapsed by DuckDB, the rows of the items asked both ways (grayscale, chain of
+    thought) and the question parameters (cached per results and filters): `plates.dashboard.family_queries`."""
+    results, where = _view.opened.results, _view.where
+    return fq.scene_counts(results, where), fq.scene_pairs(results, where), fq.scene_params(results, where)
+
+
+@st.cache_data(show_spinner="Counting rows…", max_entries=16)
+def param_rows(key: str, filters, param: str, _view) -> pd.DataFrame:
+    """The colour rows collapsed per value of one question parameter (`family_queries.scene_param_counts`)."""
+    return fq.scene_param_counts(_view.opened.results, _view.where, param)
 
 
 view = common.current_view()
@@ -25,7 +33,7 @@ st.caption(
     "grayscale effect (Acc_colour − Acc_gray) / Acc_colour. The paper's numbers (hatched grey) come from its "
     "own collected images, not ours."
 )
-full = family_rows(view.opened.key, view.filters, view)
+full, paired, params = family_rows(view.opened.key, view.filters, view)
 rows = sc.scene_rows(full)
 if rows.empty:
     st.info("No scene rows in the loaded results (family “scene” or “scene-recolour”): run a ColorBench "
@@ -46,10 +54,9 @@ st.dataframe(overall[(overall["source"] == "ours") | overall["model"].isin(refer
              hide_index=True, key="table-scene-overall")
 
 st.header("Accuracy against difficulty")
-params = sc.difficulty_params(rows)
 if params:
     param = st.selectbox("Question parameter", params, key="scenes_param")
-    curve = sc.difficulty_long(rows, param)
+    curve = sc.difficulty_long(param_rows(view.opened.key, view.filters, param, view), param)
     st.plotly_chart(sc.difficulty_figure(curve, param), key="chart-scene-difficulty")
     with st.expander("Numbers", expanded=False):
         st.dataframe(curve, hide_index=True)
@@ -65,12 +72,12 @@ else:
     st.info("No recoloured variants: run the `colorbench-robustness` preset.")
 
 st.header("Grayscale and chain of thought")
-gray = sc.grayscale_long(rows, view.reference)
+gray = sc.grayscale_long(paired, view.reference)
 if not (gray["source"] == "ours").any():
     st.info("No grayscale rows: rerun the same quick run with `--grayscale both` (or add `grayscale = [false, "
             "true]` to the experiment's [conditions]).")
 st.dataframe(gray, hide_index=True, key="table-scene-grayscale")
-cot = sc.cot_long(rows, view.reference)
+cot = sc.cot_long(paired, view.reference)
 if not (cot["source"] == "ours").any():
     st.info("No chain-of-thought pairs: ask a colorbench-…-cot prompt beside its plain twin, e.g. `plates run "
             "--dataset colorbench-colour-recognition --prompt colorbench-colour-recognition-cot --model MODEL "

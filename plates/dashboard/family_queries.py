@@ -1,0 +1,206 @@
+"""The family pages' numbers as DuckDB aggregations (Illusions, Scenes (ColorBench), People): collapsed rows.
+
+A family metric counts result rows that share what it reads (a model, a prompt, the question's facts, the
+verdict), so each page asks DuckDB for exactly those columns, the facts taken out of ``truth_json`` by DuckDB's
+JSON functions (`plates.analysis.truth.with_truth`'s columns, and its ``answer``: the option's meaning, else the
+parsed answer), grouped, with ``weight`` = the result rows each group stands for (`plates.analysis.metrics.WEIGHT`):
+the metrics of `plates.analysis.illusions`, `plates.analysis.colorbench`, `plates.analysis.people` and the
+psychometric fits count each collapsed row ``weight`` times, so the tables equal the row-level ones
+(tests/dashboard/test_family_queries.py compares them). No page reads ``truth_json``, ``reply`` or an item id
+into pandas, except the Scenes page's paired rows, which are only the items asked both ways (an item is what
+pairs them: ColorBench §3.2).
+
+* `illusion_counts`: every column the Illusions page reads (RCID §4.1, IllusionBench+ App. A2, the PSE).
+* `scene_counts`, `scene_pairs`, `scene_params`, `scene_param_counts`: per task, robustness (the seed is the
+  row's colour set), the grayscale / chain-of-thought pairs, the difficulty parameters (truth ``params``).
+* `has_rows`, `participants`, `people_counts`: the People page asks whether any human row passes the filters
+  before anything else; then plate levels, illusion comparisons and accuracy rows of the people and of the
+  models on the prompts people answered (a model beside people on a prompt no person answered compares with no
+  one), the people pooled in DuckDB ("people (K participants)") and fitted one by one only for those shown (a
+  public quiz gathers hundreds: each fit costs tens of milliseconds, and a chart of hundreds reads as none).
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Sequence
+from typing import Any
+
+import pandas as pd
+
+from plates.analysis.metrics import WEIGHT
+from plates.analysis.people import pooled_label
+from plates.dashboard.queries import CONDITION_KEYS, Where, in_list, quote
+from plates.results.query import Results
+
+__all__ = ["ILLUSION_FACTS", "PEOPLE_FAMILIES", "SCENE_FAMILIES", "collapsed", "has_rows", "illusion_counts",
+           "participants", "people_counts", "with_people", "scene_counts", "scene_pairs", "scene_param_counts", "scene_params"]
+
+#: The illusion facts of ``truth_json`` the pages read -> their DuckDB type (`plates.tasks.illusion_tasks`).
+ILLUSION_FACTS = {"framing": "VARCHAR", "kind": "VARCHAR", "strength": "DOUBLE", "item_class": "VARCHAR",
+                  "pixel_answer": "VARCHAR", "human_answer": "VARCHAR", "signed_delta_e": "DOUBLE",
+                  "induced_lighter": "VARCHAR"}
+SCENE_FAMILIES = ("scene", "scene-recolour")
+PEOPLE_FAMILIES = ("ishihara", "illusion")
+#: `with_truth`'s ``answer``: what a parsed option means (``meanings``, e.g. "II" -> "B darker"), else the
+#: parsed answer itself.
+ANSWER = ("coalesce(TRY_CAST(json_extract(truth_json, '$.meanings') AS MAP(VARCHAR, VARCHAR))[parsed], parsed)"
+          " AS answer")
+#: `plates.analysis.illusions.family_rows`' ``failed``: the request failed (an error and no verdict).
+FAILED = "(error IS NOT NULL AND correct IS NULL) AS failed"
+_HUMAN = "backend = 'human'"
+
+
+def _fact(name: str, kind: str) -> str:
+    path = "'$." + name + "'"
+    if kind == "VARCHAR":
+        return f"json_extract_string(truth_json, {path}) AS {quote(name)}"
+    return f"TRY_CAST(json_extract(truth_json, {path}) AS {kind}) AS {quote(name)}"
+
+
+def collapsed(results: Results, where: Where, families: Sequence[str], select: Sequence[str],
+              extra: str = "", params: dict[str, Any] | None = None) -> pd.DataFrame:
+    """``select`` (column names or SQL expressions ``... AS name``) of the rows of ``families`` passing
+    ``where`` (and the SQL ``extra``, with its ``params``), one row per distinct combination with its
+    ``weight`` (result rows), sorted."""
+    if isinstance(families, str) or not families:
+        raise ValueError(f"families={families!r} is not valid; allowed: a non-empty list of family names")
+    params = dict(params or {})
+    restrict = in_list("family", list(families), "family", params) + (f" AND ({extra})" if extra else "")
+    clause, more = where.sql(restrict)
+    columns = ", ".join(c if " AS " in c else quote(c) for c in select)
+    return results.query(f"SELECT {columns}, count(*) AS {WEIGHT} FROM results {clause} GROUP BY ALL "
+                         "ORDER BY ALL", {**params, **more})
+
+
+def illusion_counts(results: Results, where: Where, shown: Sequence[str] | None = None) -> pd.DataFrame:
+    """The Illusions page's collapsed rows: model, backend, family, task, prompt, expected and parsed answers,
+    verdict, `ILLUSION_FACTS`, ``answer``, ``failed``, ``weight``. With ``shown`` (the people drawn one by
+    one), the other people's rows only in the pool "people (K participants)" (`with_people`, ``pooled``)."""
+    facts = [_fact(n, t) for n, t in ILLUSION_FACTS.items()]
+    select = ["backend", "family", "task", "prompt_name", "expected", "parsed", "correct", *facts, ANSWER, FAILED]
+    if shown is None:
+        return collapsed(results, where, ("illusion",), ["model", *select])
+    return with_people(results, where, ("illusion",), select, "true", shown)
+
+
+_RECOLOUR = "json_extract_string(truth_json, '$.recolour') AS recolour"
+_SCENE = ["model", "backend", "family", "task", "prompt_name", "grayscale", "colour_set", "correct", _RECOLOUR,
+          FAILED]
+_SEED = "coalesce(json_extract_string(truth_json, '$.recolour'), 'seed') = 'seed'"
+
+
+def scene_counts(results: Results, where: Where) -> pd.DataFrame:
+    """The Scenes page's collapsed rows for accuracy per task, the overall score and robustness (ColorBench
+    §2.3: the seed is the row's ``colour_set``, the variant its ``recolour`` fact)."""
+    return collapsed(results, where, SCENE_FAMILIES, _SCENE)
+
+
+def scene_pairs(results: Results, where: Where) -> pd.DataFrame:
+    """The rows (seed scenes, with ``item_id``) of the items a model answered both in colour and in grayscale,
+    or with a "-cot" prompt and its plain twin: the only rows ColorBench's grayscale and chain-of-thought
+    effects pair (`plates.charts.scenes.grayscale_long`, `cot_long`)."""
+    params: dict[str, Any] = {}
+    families = in_list("family", list(SCENE_FAMILIES), "pf", params)
+    clause, more = where.sql(f"{families} AND {_SEED}")
+    base = "regexp_replace(prompt_name, '-cot$', '')"
+    pairable = (f"(model, item_id, {base}) IN (SELECT model, item_id, {base} FROM results {clause} "
+                f"GROUP BY ALL HAVING count(DISTINCT coalesce(grayscale, false)) > 1 "
+                f"OR count(DISTINCT prompt_name) > 1)")
+    return collapsed(results, where, SCENE_FAMILIES, ["item_id", *_SCENE], f"{_SEED} AND {pairable}",
+                     {**params, **more})
+
+
+_PARAMS = "json_extract(truth_json, '$.params')"
+
+
+def scene_params(results: Results, where: Where) -> list[str]:
+    """The question parameters (truth ``params`` keys) with a number or a label on some scene row, sorted
+    (`plates.charts.scenes.difficulty_params`' answer, from DuckDB)."""
+    params: dict[str, Any] = {}
+    clause, more = where.sql(in_list("family", list(SCENE_FAMILIES), "family", params)
+                             + f" AND json_type({_PARAMS}) = 'OBJECT'")
+    keys = results.query(  # streamed: only the distinct keys are kept, never the rows' parameters
+        f"""SELECT DISTINCT key FROM (SELECT unnest(json_keys(p)) AS key, p
+                                     FROM (SELECT {_PARAMS} AS p FROM results {clause}))
+            WHERE json_type(p, '$."' || replace(key, '"', '') || '"') IN ('BIGINT', 'UBIGINT', 'DOUBLE', 'VARCHAR')
+            ORDER BY key""", {**params, **more})
+    return [str(k) for k in keys["key"]]
+
+
+def scene_param_counts(results: Results, where: Where, param: str) -> pd.DataFrame:
+    """`scene_counts`' columns with one question parameter ``param`` (one of `scene_params`) as ``params``, a
+    {param: value} dict per row, as `plates.charts.scenes.difficulty_long` reads it (numbers as floats)."""
+    allowed = scene_params(results, where)
+    if param not in allowed:
+        raise ValueError(f"difficulty parameter {param!r} is not in these rows; allowed: {', '.join(allowed) or 'none'}")
+    params = {"param_path": f'$.params."{param}"'}
+    value = "json_extract(truth_json, $param_path)"
+    select = [*_SCENE, f"json_type({value}) AS _type", f"CAST({value} AS VARCHAR) AS _value"]
+    rows = collapsed(results, where, SCENE_FAMILIES, select,
+                     f"json_type({value}) IN ('BIGINT', 'UBIGINT', 'DOUBLE', 'VARCHAR')", params)
+    values = [float(v) if t != "VARCHAR" else json.loads(v) for t, v in zip(rows["_type"], rows["_value"])]
+    return rows.drop(columns=["_type", "_value"]).assign(params=[{param: v} for v in values])
+
+
+def has_rows(results: Results, where: Where, column: str, value: str, families: Sequence[str] = ()) -> bool:
+    """Whether any row passing the filters (and of ``families``, when given) has ``column`` = ``value``; DuckDB
+    stops at the first. The People page asks it first, so results without a human row read nothing more."""
+    params: dict = {"has_value": value}
+    extra = f"{quote(column)} = $has_value"
+    if families:
+        extra += " AND " + in_list("family", list(families), "family", params)
+    clause, more = where.sql(extra)
+    frame = results.query(f"SELECT EXISTS (SELECT 1 FROM results {clause}) AS found", {**params, **more})
+    return bool(frame["found"].iloc[0])
+
+
+def participants(results: Results, where: Where) -> pd.DataFrame:
+    """The people (human ``model`` values) whose plate or illusion rows pass the filters, with their
+    ``answers``, most answers first (then by name)."""
+    params: dict[str, Any] = {}
+    clause, more = where.sql(f"{in_list('family', list(PEOPLE_FAMILIES), 'family', params)} AND {_HUMAN}")
+    return results.query(f"SELECT model, count(*) AS answers FROM results {clause} GROUP BY model "
+                         "ORDER BY answers DESC, model", {**params, **more})
+
+
+def with_people(results: Results, where: Where, families: Sequence[str], select: Sequence[str], extra: str,
+                shown: Sequence[str] | None, params: dict[str, Any] | None = None) -> pd.DataFrame:
+    """`collapsed` rows (``select`` after ``model``, under the SQL ``extra``) with ``pooled``: the models' rows
+    and those of the people in ``shown`` (None: every person) as they are, then every person's rows once more
+    under "people (K participants)" (`plates.analysis.people.pooled_label`, K the people behind them) with
+    ``pooled`` True, as `plates.analysis.people.with_pooled` pools them: a public quiz gathers hundreds of people,
+    and a fit or a bar per person costs time and reads as none."""
+    params, named = dict(params or {}), dict(params or {})  # ``named``: with the people shown
+    one_by_one = "true" if shown is None else f"NOT {_HUMAN}" + (
+        f" OR {in_list('model', list(shown), 'shown', named)}" if shown else "")
+    each = collapsed(results, where, families, ["model", *select, "false AS pooled"], f"({extra}) AND ({one_by_one})",
+                     named)
+    people = collapsed(results, where, families, ["count(DISTINCT model) AS people"], f"({extra}) AND {_HUMAN}",
+                       params)
+    k = int(people["people"].iloc[0]) if len(people) else 0
+    if not k:
+        return each
+    pool = collapsed(results, where, families, [f"'{pooled_label(k)}' AS model", *select, "true AS pooled"],
+                     f"({extra}) AND {_HUMAN}", params)
+    return pd.concat([each, pool], ignore_index=True)
+
+
+def people_counts(results: Results, where: Where, shown: Sequence[str] | None = None) -> dict[str, pd.DataFrame]:
+    """The People page's collapsed rows of the people and of the models on the prompts people answered (module
+    docstring), by `with_people` (``shown``: the people fitted one by one; None: every one): ``"plates"``
+    (ΔE2000 levels per prompt, condition and colour set: the threshold fits), ``"illusions"`` (the comparison
+    facts: the PSE fits), ``"accuracy"`` (rows with an answer key: `plates.analysis.people.people_accuracy`)."""
+    params: dict[str, Any] = {}
+    clause, more = where.sql(f"{in_list('family', list(PEOPLE_FAMILIES), 'hf', params)} AND {_HUMAN}")
+    params.update(more)
+    beside = f"({_HUMAN} OR prompt_name IN (SELECT DISTINCT prompt_name FROM results {clause}))"
+    who = ["backend", "family", "prompt_name"]
+    facts = [_fact(n, t) for n, t in ILLUSION_FACTS.items() if n in ("framing", "kind", "strength",
+                                                                        "signed_delta_e", "induced_lighter")]
+    asks = {"plates": (("ishihara",), [*who, "options_json", *CONDITION_KEYS, "colour_set", "delta_e", "correct"],
+                       "delta_e IS NOT NULL"),
+            "illusions": (("illusion",), [*who, "task", *facts, ANSWER, FAILED], "task = 'rcid-compare'"),
+            "accuracy": (PEOPLE_FAMILIES, [*who, "correct"], "correct IS NOT NULL AND coalesce(expected, '') <> ''")}
+    return {name: with_people(results, where, fams, select, f"{extra} AND {beside}", shown, params)
+            for name, (fams, select, extra) in asks.items()}
