@@ -3,6 +3,9 @@ tables from rows, error bars and the papers' markers (`plates.charts.ishihara` e
 
 from __future__ import annotations
 
+import hashlib
+from collections.abc import Iterable
+
 import numpy as np
 import pandas as pd
 import plotly.graph_objects as go
@@ -132,6 +135,48 @@ def titled(fig: go.Figure, title: str, shown: str | None, others: list[str]) -> 
             title += f"<br><sup>also in these results (choose above): {', '.join(others)}</sup>"
     fig.update_layout(title=title, meta={**(fig.layout.meta or {}), "condition": shown, "others": others})
     return fig
+
+
+# ------------------------------------------------------------------------------------------------ colours
+#: 24 series colours (sRGB hex), chosen greedily for the largest smallest CIEDE2000 difference between any two
+#: (16.1 ΔE2000) from an sRGB grid of step 17, keeping CIELAB L* 30-72 (readable on white, not black), chroma
+#: ≥ 28 (greys are the papers' markers) and no oranges (hue 45-75°: people's colour on the illusion pages).
+MODEL_PALETTE = (
+    "#2277bb", "#99bb00", "#ff3300", "#005522", "#ff00ff", "#773355", "#886611", "#00aa99",
+    "#2200ee", "#ee8899", "#aaaaee", "#990000", "#00bbee", "#ccaa77", "#8866aa", "#dd1155",
+    "#009933", "#007777", "#aa6655", "#444477", "#cc0099", "#667722", "#88bb88", "#cc88cc",
+)
+
+
+def _slot(name: str) -> int:
+    """A stable palette index from the name (sha256, not Python's per-process salted ``hash``)."""
+    return int.from_bytes(hashlib.sha256(str(name).encode("utf-8")).digest()[:8], "big") % len(MODEL_PALETTE)
+
+
+def model_colour(name: str) -> str:
+    """The colour (sRGB hex) of a model or series ``name``: the same in every page, both apps and every
+    process, since it depends on the name alone.
+
+    >>> model_colour("baseline") == model_colour("baseline")
+    True
+    """
+    return MODEL_PALETTE[_slot(name)]
+
+
+def model_colours(names: Iterable[str]) -> dict[str, str]:
+    """A colour per distinct name, no two alike while there are at most ``len(MODEL_PALETTE)`` (24) names.
+    Each name takes `model_colour` (its own slot) unless an earlier name in sorted order holds it; then the next
+    free slot. So a model keeps its colour across pages except when its slot is shared in that figure."""
+    out: dict[str, str] = {}
+    taken: set[int] = set()
+    for name in sorted({str(n) for n in names}):
+        slot = _slot(name)
+        if len(taken) < len(MODEL_PALETTE):
+            while slot in taken:
+                slot = (slot + 1) % len(MODEL_PALETTE)
+        taken.add(slot)
+        out[name] = MODEL_PALETTE[slot]
+    return out
 
 
 # ------------------------------------------------------------------------------------------------ helpers

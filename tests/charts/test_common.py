@@ -1,0 +1,32 @@
+"""The series colours: stable from the name, distinct for a figure's series, distinguishable."""
+
+import itertools
+import subprocess
+import sys
+
+import numpy as np
+
+from plates.charts.common import MODEL_PALETTE, model_colour, model_colours
+from plates.colour.spaces import delta_e2000, parse_colour
+
+
+def test_palette_colours_are_far_apart_in_ciede2000():
+    rgb = np.array([parse_colour(c) for c in MODEL_PALETTE], float)
+    assert len(set(MODEL_PALETTE)) == len(MODEL_PALETTE) >= 20
+    smallest = min(float(delta_e2000(rgb[[a]], rgb[[b]])[0]) for a, b in itertools.combinations(range(len(rgb)), 2))
+    assert smallest > 15.0
+
+
+def test_model_colour_is_the_same_in_another_process():
+    code = "from plates.charts.common import model_colour; print(model_colour('Qwen/Qwen2-VL-7B-Instruct'))"
+    other = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout.strip()
+    assert other == model_colour("Qwen/Qwen2-VL-7B-Instruct")
+
+
+def test_twenty_four_series_get_twenty_four_colours_and_keep_own_slot_when_free():
+    names = [f"model-{i}" for i in range(24)]
+    colours = model_colours(names)
+    assert len(set(colours.values())) == 24
+    first = sorted(names)[0]
+    assert colours[first] == model_colour(first)  # the first in order always has its own colour
+    assert model_colours(["baseline"]) == {"baseline": model_colour("baseline")}
