@@ -84,7 +84,24 @@ def series_labels(model: pd.Series, run: pd.Series, several: set) -> np.ndarray:
     split = model.isin(several).to_numpy(bool)
     names = model.astype(str)
     names = names.where(~names.str.startswith(PARTICIPANT_PREFIX), PERSON_PREFIX + names)
-    return np.where(split, names + " · " + run.astype(str), names).astype(object)
+    shown = run_names(pd.DataFrame({"m": model.astype(str).to_numpy(), "r": run.astype(str).to_numpy()}))
+    return np.where(split, names.to_numpy(object) + " · " + shown, names.to_numpy(object)).astype(object)
+
+
+#: A run id's tail: the experiment's hash (`plates.runs.experiment.Experiment.run_id`: name-<12 hex digits>).
+_RUN_HASH = r"-[0-9a-f]{12}$"
+
+
+def run_names(pairs: pd.DataFrame) -> np.ndarray:
+    """Per row of ``pairs`` (columns ``m`` model, ``r`` run id), the run as a legend shows it: the experiment's
+    name without its hash ("baseline-cbe-71ba3e1d4bc7" -> "baseline-cbe"), or the whole id where two runs of one
+    model share that name (a legend never merges two runs, and never shows a hash it does not need)."""
+    short = pairs["r"].str.replace(_RUN_HASH, "", regex=True)
+    distinct = pd.DataFrame({"m": pairs["m"], "r": pairs["r"], "s": short}).drop_duplicates()
+    clash = distinct.groupby(["m", "s"])["r"].transform("nunique") > 1
+    clashing = set(zip(distinct.loc[clash, "m"], distinct.loc[clash, "s"]))
+    keep = [(m, s) in clashing for m, s in zip(pairs["m"], short)]
+    return np.where(keep, pairs["r"], short).astype(object)
 
 
 def _plain(column: pd.Series) -> pd.Series:
