@@ -26,6 +26,7 @@ Functions:
 
 from __future__ import annotations
 
+import json
 from collections.abc import Sequence
 
 import numpy as np
@@ -75,6 +76,19 @@ def _table(df: pd.DataFrame, keys: list[str], confidence: float) -> pd.DataFrame
         acc = np.where(n > 0, k / np.maximum(n, 1), np.nan)
     out = g[keys].copy() if keys else pd.DataFrame(index=range(len(g)))
     return out.assign(n=n, correct=k, accuracy=acc, ci_low=low, ci_high=high, errors=g["_error"].to_numpy(np.int64))
+
+
+def chance_by_task(df: pd.DataFrame) -> dict[str, float]:
+    """Per task, guessing's expected accuracy over its rows: the mean of 1/(options shown) from each row's
+    ``question_json`` (ColorBench asks every task as multiple choice with 2-6 options); tasks without options
+    are left out."""
+    _need(df, ["task", "question_json"], "chance_by_task")
+    shares: dict[str, list[float]] = {}
+    for task, text in zip(df["task"].astype(str), df["question_json"].astype(object)):
+        options = json.loads(text).get("options") if isinstance(text, str) else None
+        if options:
+            shares.setdefault(task, []).append(1.0 / len(options))
+    return {task: float(np.mean(v)) for task, v in sorted(shares.items())}
 
 
 def task_accuracy(df: pd.DataFrame, by: str | Sequence[str] | None = ("model", "task"),

@@ -228,6 +228,22 @@ def newcombe_difference(k1: Any, n1: Any, k2: Any, n2: Any, confidence: float = 
     return d - np.sqrt((p1 - l1) ** 2 + (u2 - p2) ** 2), d + np.sqrt((u1 - p1) ** 2 + (p2 - l2) ** 2)
 
 
+def effect_vs_first(table: pd.DataFrame, by: Sequence[str], along: str) -> pd.DataFrame:
+    """Per group of ``by`` columns in an accuracy table (``correct`` of ``n``, e.g. `accuracy_from_counts`), the
+    accuracy at each value of ``along`` minus at its smallest value (HueManity §5.4's resolution effect: each
+    size against the smallest), with Newcombe's 95% interval (`newcombe_difference`; the sizes' answers are
+    counted as independent). Adds ``vs`` (the smallest value), ``delta``, ``delta_low``, ``delta_high`` (NaN on
+    the smallest value's own row)."""
+    _check_columns(table, [*by, along, "n", "correct"], "effect_vs_first")
+    out = table.sort_values([*by, along], kind="stable").reset_index(drop=True)
+    first = out.groupby(list(by), dropna=False, sort=False)[[along, "n", "correct"]].transform("first")
+    low, high = newcombe_difference(out["correct"], out["n"], first["correct"], first["n"])
+    delta = _ratio(out["correct"], out["n"]) - _ratio(first["correct"], first["n"])
+    itself = (out[along] == first[along]).to_numpy(bool)  # the smallest value against itself: no effect to show
+    return out.assign(vs=first[along], delta=np.where(itself, np.nan, delta),
+                      delta_low=np.where(itself, np.nan, low), delta_high=np.where(itself, np.nan, high))
+
+
 def mover_ratio(k1: Any, n1: Any, k2: Any, n2: Any, confidence: float = 0.95) -> tuple[np.ndarray, np.ndarray]:
     """95% interval of ``(k1/n1) / (k2/n2)`` (arrays): MOVER-R from the two Wilson intervals (Donner & Zou
     2012, Stat. Methods Med. Res. 21:347, eq. 6), the two proportions independent (conservative when paired).

@@ -196,6 +196,40 @@ def model_colours(names: Iterable[str]) -> dict[str, str]:
     return out
 
 
+# ------------------------------------------------------------------------------------------------ axes
+def percent_format(values, *, signed: bool = False) -> str:
+    """A d3 tick format for shares in ``values`` (0-1 units) with as many decimals as their spread needs, so
+    ticks never read "0%, 0%, 0%, -1%": plotly steps ticks by about a fifth of the spread (0 and the values),
+    so 0 decimals for a spread of at least 5 points, 1 for 0.5, 2 for 0.05, else 3. ``signed``: a "+" on
+    positive ticks (deltas).
+
+    >>> percent_format([0.0, -0.012]), percent_format([0.2, 0.9]), percent_format([-0.3, 0.1], signed=True)
+    ('.1%', '.0%', '+.0%')
+    """
+    v = np.asarray(pd.to_numeric(pd.Series(np.ravel(values)), errors="coerce"), dtype=float)
+    v = v[np.isfinite(v)]
+    spread = float(max(v.max(), 0.0) - min(v.min(), 0.0)) if v.size else 1.0
+    decimals = 0 if spread >= 0.05 else 1 if spread >= 0.005 else 2 if spread >= 0.0005 else 3
+    return ("+" if signed else "") + f".{decimals}%"
+
+
+def add_chance_lines(fig: go.Figure, chances: dict[str, float], **where) -> go.Figure:
+    """A dashed grey line at each distinct chance rate (guessing's accuracy, 0-1) with the prompts it is for:
+    yes/no ½, k options 1/k, an open answer 1/|label space| (≈0 for an open space). ``chances``: prompt -> rate.
+    ``where``: `add_hline`'s row / col for a subplot."""
+    by_rate: dict[float, list[str]] = {}
+    for prompt, rate in chances.items():
+        by_rate.setdefault(round(float(rate), 4), []).append(str(prompt))
+    several = len(by_rate) > 1
+    for rate, prompts in sorted(by_rate.items()):
+        label = f"chance {rate:.0%}" if rate >= 0.01 else f"chance {rate:.1%}"
+        if several:
+            label += f" ({', '.join(prompts)})"
+        fig.add_hline(y=rate, line_dash="dash", line_color="#777777", line_width=1, annotation_text=label,
+                      annotation_position="top left", annotation_font_color="#555555", **where)
+    return fig
+
+
 # ------------------------------------------------------------------------------------------------ helpers
 def error_bars_between(value, low, high) -> dict:
     """Asymmetric error bars from an interval [low, high] around ``value`` (scalars or arrays)."""

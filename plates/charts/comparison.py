@@ -12,8 +12,41 @@ from plates.charts.common import (
     REFERENCE_MARKER,
     empty_figure,
     error_bars_between,
+    model_colours,
     run_hint,
 )
+
+
+def context_figure(context: pd.DataFrame) -> go.Figure:
+    """Where no cell has a same-model published value: each of our cells (a row: series · prompt · condition;
+    accuracy with its Wilson 95% interval, in the model's colour) beside every published accuracy on the same
+    question by the papers' own models (`plates.analysis.comparison.context`: grey, each labelled with its
+    model). Context, not a replication: the title says so."""
+    title = ("Ours beside the papers' models on the same prompt and condition"
+             "<br><sup>no published value for these models: the grey points are OTHER models (context, not a "
+             "replication)</sup>")
+    cells = context.drop_duplicates([SERIES, "prompt_name", CONDITION])
+    labels = [f"{s} · {p} · {c}" for s, p, c in zip(cells[SERIES], cells["prompt_name"], cells[CONDITION])]
+    colours = model_colours(cells[SERIES])
+    fig = go.Figure()
+    for label, cell in zip(labels, cells.to_dict("records")):
+        fig.add_trace(go.Scatter(
+            x=[cell["accuracy"]], y=[label], mode="markers", name=str(cell[SERIES]), legendgroup=str(cell[SERIES]),
+            marker=dict(size=11, color=colours[str(cell[SERIES])]), showlegend=label == labels[0] or None,
+            error_x=error_bars_between(cell["accuracy"], cell["ci_low"], cell["ci_high"]),
+            hovertext=f"ours {cell['accuracy']:.1%} (n={int(cell['n'])})"))
+    label_of = dict(zip(zip(cells[SERIES], cells["prompt_name"], cells[CONDITION]), labels))
+    y = [label_of[(s, p, c)] for s, p, c in zip(context[SERIES], context["prompt_name"], context[CONDITION])]
+    fig.add_trace(go.Scatter(
+        x=context["paper_value"], y=y, mode="markers+text", name="the papers' models (published)",
+        marker={**REFERENCE_MARKER, "size": 8}, text=[str(m) for m in context["paper_model"]],
+        textposition="top center", textfont=dict(size=9, color="#555555"),
+        hovertext=[f"{m} — {src}: {v:.1%}" for m, src, v in zip(context["paper_model"], context["source"],
+                                                                 context["paper_value"])]))
+    fig.update_layout(title=title, xaxis=dict(title="accuracy", range=[-0.02, 1.02], tickformat=".0%"),
+                      yaxis=dict(autorange="reversed"), height=max(320, 90 * len(cells) + 200),
+                      meta={"context": len(context), "cells": len(cells)})
+    return fig
 
 
 def comparison_figure(comparison: pd.DataFrame) -> go.Figure:

@@ -37,6 +37,7 @@ from plates.charts.common import (
     YES_NO_PROMPTS,
     accuracy_error_bars,
     accuracy_hover,
+    add_chance_lines,
     by_source_row,
     choose,
     count_table,
@@ -44,6 +45,7 @@ from plates.charts.common import (
     empty_figure,
     error_bars_between,
     labelled_counts,
+    model_colours,
     reference_marker,
     reference_of,
     run_hint,
@@ -189,6 +191,12 @@ def _cell_font_size(columns: int) -> int:
 
 
 # ---------------------------------------------------------------------------------- colour sets, resolution
+#: One series' prompts apart: its colour is the model's (`model_colours`), the prompt changes the bar's pattern
+#: or the line's dash.
+_PROMPT_PATTERNS = ("", "/", ".", "x")
+_PROMPT_DASHES = ("solid", "dash", "dot", "dashdot")
+
+
 def colour_set_table(
     frame: pd.DataFrame | None = None, *, counts: pd.DataFrame | None = None
 ) -> pd.DataFrame:
@@ -215,6 +223,7 @@ def colour_set_figure(
     shown, others, table = choose(table, condition)
     several = table["prompt_name"].nunique() > 1
     fig = go.Figure()
+    colours = model_colours(table[SERIES])
     for (series, prompt), rows in table.groupby([SERIES, "prompt_name"], sort=True):
         rows = rows.sort_values("colour_set")
         fig.add_trace(
@@ -222,11 +231,14 @@ def colour_set_figure(
                 x=rows["colour_set"],
                 y=rows["accuracy"],
                 name=series_name(series, prompt, several),
+                marker_color=colours[str(series)],
+                marker_pattern_shape=_PROMPT_PATTERNS[sorted(table["prompt_name"].unique()).index(prompt) % 4],
                 error_y=accuracy_error_bars(rows),
                 hovertext=accuracy_hover(rows),
                 customdata=rows["n"],
             )
         )
+    add_chance_lines(fig, {p: chance_rate(p) for p in table["prompt_name"].unique()})
     ref = reference_of(
         reference,
         "accuracy",
@@ -256,10 +268,12 @@ def colour_set_figure(
 def resolution_table(
     frame: pd.DataFrame | None = None, *, counts: pd.DataFrame | None = None
 ) -> pd.DataFrame:
-    """Accuracy per series, prompt, condition without size, and size (HueManity §5.4, Table 5)."""
+    """Accuracy per series, prompt, condition without size, and size (HueManity §5.4, Table 5), and each size's
+    effect against the smallest (``vs``, ``delta`` with Newcombe's 95% ``delta_low`` / ``delta_high``)."""
     table = labelled_counts(count_table(frame, counts), without=("size",))
     table = table[table["size"].notna()] if "size" in table.columns else table.iloc[0:0]
-    return metrics.accuracy_from_counts(table, [SERIES, "prompt_name", CONDITION, "size"])
+    table = metrics.accuracy_from_counts(table, [SERIES, "prompt_name", CONDITION, "size"])
+    return metrics.effect_vs_first(table, [SERIES, "prompt_name", CONDITION], "size")
 
 
 def resolution_figure(
@@ -281,6 +295,8 @@ def resolution_figure(
     shown, others, table = choose(table, condition)
     several = table["prompt_name"].nunique() > 1
     fig = go.Figure()
+    colours = model_colours(table[SERIES])
+    prompts = sorted(table["prompt_name"].unique())
     for (series, prompt), rows in table.groupby([SERIES, "prompt_name"], sort=True):
         rows = rows.sort_values("size")
         fig.add_trace(
@@ -289,10 +305,12 @@ def resolution_figure(
                 y=rows["accuracy"],
                 mode="lines+markers",
                 name=series_name(series, prompt, several),
+                line=dict(color=colours[str(series)], dash=_PROMPT_DASHES[prompts.index(prompt) % 4]),
                 error_y=accuracy_error_bars(rows),
                 hovertext=accuracy_hover(rows),
             )
         )
+    add_chance_lines(fig, {p: chance_rate(p) for p in prompts})
     paper_condition = {"original": "standard", "clear": "clear", "mask": "mask"}.get(shown)
     ref = reference_of(
         reference,
@@ -373,6 +391,7 @@ def yes_no_figure(
             hoverinfo="skip",
         )
     )
+    colours = model_colours(table[SERIES])
     for _, row in table.iterrows():
         x, y = row["y_star_n"], row["y_n_star"]
         fig.add_trace(
@@ -383,7 +402,7 @@ def yes_no_figure(
                 text=[row[SERIES]],
                 textposition="top center",
                 name=str(row[SERIES]),
-                marker=dict(size=12),
+                marker=dict(size=12, color=colours[str(row[SERIES])]),
                 error_x=error_bars_between(x, row["y_star_n_low"], row["y_star_n_high"]),
                 error_y=error_bars_between(y, row["y_n_star_low"], row["y_n_star_high"]),
                 hovertext=f"Y*/N {x:.1%} (n={int(row['n_y_star'])}), "
@@ -405,9 +424,13 @@ def yes_no_figure(
                 go.Scatter(
                     x=pivot[YES_NO_PROMPTS["Y*/N"]],
                     y=pivot[YES_NO_PROMPTS["Y/N*"]],
-                    mode="markers",
+                    mode="markers+text",
                     marker=REFERENCE_MARKER,
-                    name="published (ColorBlindnessEval)",
+                    # each published point names its model (grey, small: ours are the coloured ones)
+                    text=[str(m) for m, _ in pivot.index],
+                    textposition=[_label_side(i) for i in range(len(pivot))],
+                    textfont=dict(size=10, color="#555555"),
+                    name="published (ColorBlindnessEval Table 1)",
                     legendgroup="published",
                     hovertext=[f"{m} — {s}" for m, s in pivot.index],
                 )
@@ -419,6 +442,11 @@ def yes_no_figure(
         yaxis=dict(title="Y/N* accuracy (says no to a wrong number)", range=[-0.02, 1.02], tickformat=".0%"),
     )
     return titled(fig, title, shown, others)
+
+
+def _label_side(i: int) -> str:
+    """Published points' labels alternate sides, so neighbours' names overlap less."""
+    return ("top right", "bottom left", "top left", "bottom right")[i % 4]
 
 
 # ----------------------------------------------------------------------------------------- failure modes

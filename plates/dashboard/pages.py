@@ -107,7 +107,14 @@ def overview(view: View) -> Page:
 
 def compare(view: View) -> Page:
     """Our cells beside the papers' cells (same model, prompt, condition): difference and inside-or-not."""
-    table = matching.compare(charts.overview_table(counts=view.cube), view.reference)
+    cells = charts.overview_table(counts=view.cube)
+    table = matching.compare(cells, view.reference)
+    if table.empty:  # no same-model value: the papers' models on the same questions, labelled as context
+        near = matching.context(cells, view.reference)
+        if len(near):
+            return Page(comparison.context_figure(near), near,
+                        ("No published value for these models. The grey points are the papers' OWN models on "
+                         "the same prompt and condition: context for our cells, not a replication.",))
     return Page(comparison.comparison_figure(table), table)
 
 

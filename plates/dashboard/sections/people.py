@@ -34,8 +34,8 @@ st.caption(
 # asked of DuckDB first: reading every plate row into pandas to find none human took 14.5 GB at 10M rows
 if not has_rows(view.opened.results, view.where, "backend", "human", FAMILIES):
     st.info("No human rows in the loaded results (backend “human”): answers from the explorer's quiz are "
-            "written to the folder in PLATES_HUMAN_RESULTS; load that folder (or upload its parts).")
-    st.stop()
+            "written to the folder in PLATES_HUMAN_RESULTS; load that folder (or upload its parts). Below: the "
+            "models' own fits and the papers' human numbers, for when people are added.")
 full = family_rows(view.opened.key, view.filters, view)
 
 st.header("Thresholds (ΔE2000)")
@@ -50,7 +50,7 @@ else:
 
 st.header("Illusions: point of subjective equality (ΔE2000)")
 pse = pa.pse_people_table(full)
-if (pse["who"] == "person").any():
+if len(pse):
     st.plotly_chart(pc.pse_people_figure(pse), key="chart-people-pse")
     st.caption("x: the physical difference (signed ΔE2000) in favour of the target the illusion makes look "
                "lighter at which the two targets look equal; below 0 the observer is fooled (magnitude = −PSE). "
