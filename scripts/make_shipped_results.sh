@@ -5,7 +5,8 @@
 #
 # * the bundled reader (backend baseline, plates/assets/baseline/) on ColorBlindnessEval:
 #   examples/baseline-cbe.toml (standard and clear plates, 300 and 900 px, colour and grayscale: 4,000 rows),
-#   examples/shipped/reader-cvd.toml (200 plates in the four CVD views) and reader-sizes.toml (150/600/1200 px);
+#   examples/shipped/reader-cvd.toml (100 plates in colour and the three CVD views) and reader-sizes.toml (the
+#   same plates at 150, 300, 600, 900 and 1200 px);
 # * the pixel-reading reference observer (backend reference-pixels: "reference observer (reads pixels; a
 #   ceiling, not a model)", plates/models/reference.py) on every illusion preset and on the ColorBench scene
 #   presets (40 items a task, each prompt and its chain-of-thought twin; 5 robustness seeds x 10 variants).
@@ -72,4 +73,5 @@ done
 while [ "$(jobs -rp | wc -l)" -gt 0 ]; do wait -n || failed=1; done
 [ "$failed" = 0 ] || { echo "make_shipped_results: a run failed (its log is above)" >&2; exit 1; }
 find "$OUT" -name '*.lock' -delete
-echo "shipped results in $OUT: $(du -sh "$OUT" | cut -f1), $(( $(date +%s) - start )) s"
+echo "shipped results in $OUT: $(du -sh "$OUT" | cut -f1), $(( $(date +%s) - start )) s wall; CPU (user, system) of the runs:"
+times | tail -n 1

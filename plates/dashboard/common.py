@@ -113,10 +113,10 @@ def current_view() -> views.View:
     return view
 
 
-def condition_control(view: views.View, key: str, *, without: tuple[str, ...] = ()) -> dict:
-    """A selectbox of the conditions present (most rows first): the chart shows the one chosen and names the
-    others; with one condition, no widget."""
-    present = pages.conditions(view, without=without)
+def condition_control(view: views.View, key: str, *, without: tuple[str, ...] = (), plates: bool = False) -> dict:
+    """A selectbox of the conditions present (most rows first; ``plates``: of plate rows only): the chart shows
+    the one chosen and names the others; with one condition, no widget."""
+    present = pages.conditions(view, without=without, plates=plates)
     if len(present) <= 1:
         return {}
     return {"condition": st.selectbox("Condition shown (never pooled)", present, key=key)}

@@ -63,9 +63,10 @@ class Page:
     notes: tuple[str, ...] = field(default_factory=tuple)
 
 
-def conditions(view: View, *, without: tuple[str, ...] = ()) -> list[str]:
-    """The condition labels present in the view (leaving out ``without`` columns), most rows first."""
-    cube = charts.with_condition(view.cube, without=without, column="_c")
+def conditions(view: View, *, without: tuple[str, ...] = (), plates: bool = False) -> list[str]:
+    """The condition labels present in the view (leaving out ``without`` columns), most rows first;
+    ``plates``: of the plates' rows only (`plate_cube`)."""
+    cube = charts.with_condition(plate_cube(view) if plates else view.cube, without=without, column="_c")
     sizes = (cube["n"] + cube["errors"]).groupby(cube["_c"]).sum().sort_values(ascending=False, kind="stable")
     return [str(c) for c in sizes.index]
 
@@ -118,25 +119,34 @@ def compare(view: View) -> Page:
     return Page(comparison.comparison_figure(table), table)
 
 
+def plate_cube(view: View) -> pd.DataFrame:
+    """The view's cube without other families' tasks: colour sets and image sizes are the plates' questions
+    (an illusion's kind or a scene's seed in ``colour_set`` is not a colour set)."""
+    return view.cube[~view.cube["task"].astype(object).isin(_NOT_PLATE_TASKS)]
+
+
 def colour_sets(view: View, condition: str | None = None) -> Page:
+    cube = plate_cube(view)
     return Page(
-        charts.colour_set_figure(reference=view.reference, counts=view.cube, condition=condition),
-        charts.colour_set_table(counts=view.cube),
+        charts.colour_set_figure(reference=view.reference, counts=cube, condition=condition),
+        charts.colour_set_table(counts=cube),
     )
 
 
 def resolution(view: View, condition: str | None = None) -> Page:
+    cube = plate_cube(view)
     return Page(
-        charts.resolution_figure(reference=view.reference, counts=view.cube, condition=condition),
-        charts.resolution_table(counts=view.cube),
+        charts.resolution_figure(reference=view.reference, counts=cube, condition=condition),
+        charts.resolution_table(counts=cube),
     )
 
 
 def yes_no(view: View, condition: str | None = None) -> Page:
-    return Page(
-        charts.yes_no_figure(reference=view.reference, counts=view.cube, condition=condition),
-        charts.yes_no_table(counts=view.cube),
-    )
+    figure = charts.yes_no_figure(reference=view.reference, counts=view.cube, condition=condition)
+    hint = (figure.layout.meta or {}).get("hint")  # the paper's points only: say what adds ours
+    notes = (hint.replace("<br>", " ").replace("<span style='font-family:monospace'>", "`")
+             .replace("</span>", "` "),) if hint else ()
+    return Page(figure, charts.yes_no_table(counts=view.cube), notes)
 
 
 def grayscale(view: View, condition: str | None = None) -> Page:
@@ -181,13 +191,13 @@ def delta_e(
 ) -> Page:
     """ΔE2000 levels from DuckDB for one condition (default: the most rows) and one prompt (default: the most
     answers); one fit per series x colour set (`plates.charts.delta_e`), shown under the figure."""
-    present = conditions(view)
+    present = conditions(view, plates=True)
     if not present:
         return Page(
             charts.delta_e_figure(levels=pd.DataFrame(columns=["model", "level", "n", "correct"])),
             pd.DataFrame(),
         )
-    chosen = condition or present[0]
+    chosen = condition or present[0]  # the plates' conditions only: illusion and scene rows have no ΔE2000 level
     if chosen not in present:
         raise ValueError(f"condition {chosen!r} is not in these results; allowed: {', '.join(present)}")
     cube = view.cube[(view.cube[CONDITION] == chosen) & (view.cube["n"] > 0)]
@@ -272,6 +282,7 @@ __all__ = [
     "failure_modes",
     "grayscale",
     "overview",
+    "plate_cube",
     "plate_prompts",
     "published_numbers",
     "repeated",
