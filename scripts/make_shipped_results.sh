@@ -6,7 +6,7 @@
 # * the bundled reader (backend baseline, plates/assets/baseline/) on ColorBlindnessEval:
 #   examples/baseline-cbe.toml (standard and clear plates, 300 and 900 px, colour and grayscale: 4,000 rows),
 #   examples/shipped/reader-cvd.toml (100 plates in colour and the three CVD views) and reader-sizes.toml (the
-#   same plates at 150, 300, 600, 900 and 1200 px);
+#   same plates at 150, 300, 600, 900 and 1200 px), and an 80-trial ΔE2000 staircase (`plates staircase`);
 # * the pixel-reading reference observer (backend reference-pixels: "reference observer (reads pixels; a
 #   ceiling, not a model)", plates/models/reference.py) on every illusion preset and on the ColorBench scene
 #   presets (40 items a task, each prompt and its chain-of-thought twin; 5 robustness seeds x 10 variants).
@@ -22,10 +22,11 @@ TMP=$(mktemp -d)
 trap 'rm -rf "$TMP"' EXIT
 start=$(date +%s)
 
-run() {  # run NAME ARGS...: one `plates run` into $OUT/NAME, its log in $TMP/NAME.log
-    local name=$1; shift
+run() {  # run NAME COMMAND ARGS...: `plates COMMAND ARGS` into $OUT/NAME, its log in $TMP/NAME.log
+    local name=$1 command=$2; shift 2
     rm -rf "${OUT:?}/$name"
-    python3 -m plates.cli run "$@" --out "$OUT/$name" --no-progress >"$TMP/$name.log" 2>&1 \
+    local quiet=(--no-progress); [ "$command" = run ] || quiet=()
+    python3 -m plates.cli "$command" "$@" --out "$OUT/$name" "${quiet[@]}" >"$TMP/$name.log" 2>&1 \
         || { cat "$TMP/$name.log" >&2; return 1; }
     tail -n 1 "$TMP/$name.log"
 }
@@ -48,20 +49,23 @@ TOML
 }
 
 jobs_list=()
-jobs_list+=("baseline-cbe examples/baseline-cbe.toml")
-jobs_list+=("reader-cvd examples/shipped/reader-cvd.toml")
-jobs_list+=("reader-sizes examples/shipped/reader-sizes.toml")
-jobs_list+=("reference-rcid-contrast $(reference_toml reference-rcid-contrast rcid-contrast all rcid-compare-pixel rcid-compare-human)")
-jobs_list+=("reference-rcid-stripe $(reference_toml reference-rcid-stripe rcid-stripe 240 rcid-compare-pixel rcid-compare-human)")
-jobs_list+=("reference-rcid-filter $(reference_toml reference-rcid-filter rcid-filter all rcid-name-pixel rcid-name-human)")
-jobs_list+=("reference-illusions-classic $(reference_toml reference-illusions-classic illusions-classic all rcid-compare-human illusionbench-tf illusionbench-mc)")
-jobs_list+=("reference-illusion-magnitude $(reference_toml reference-illusion-magnitude illusion-magnitude all rcid-compare-human)")
+jobs_list+=("baseline-cbe run examples/baseline-cbe.toml")
+jobs_list+=("reader-cvd run examples/shipped/reader-cvd.toml")
+jobs_list+=("reader-sizes run examples/shipped/reader-sizes.toml")
+# the ΔE2000 page's psychometric fit: 80 adaptive trials near the reader's threshold (each trial's background
+# along its own CIELAB direction at the level as drawn)
+jobs_list+=("reader-staircase staircase --prompt huemanity-numeric --backend baseline --palette huemanity-01 --trials 80 --size 512")
+jobs_list+=("reference-rcid-contrast run $(reference_toml reference-rcid-contrast rcid-contrast all rcid-compare-pixel rcid-compare-human)")
+jobs_list+=("reference-rcid-stripe run $(reference_toml reference-rcid-stripe rcid-stripe 240 rcid-compare-pixel rcid-compare-human)")
+jobs_list+=("reference-rcid-filter run $(reference_toml reference-rcid-filter rcid-filter all rcid-name-pixel rcid-name-human)")
+jobs_list+=("reference-illusions-classic run $(reference_toml reference-illusions-classic illusions-classic all rcid-compare-human illusionbench-tf illusionbench-mc)")
+jobs_list+=("reference-illusion-magnitude run $(reference_toml reference-illusion-magnitude illusion-magnitude all rcid-compare-human)")
 for task in colour-extraction colour-proportion colour-counting object-counting colour-comparison colour-recognition \
             object-recognition colour-mimicry; do
-    jobs_list+=("reference-colorbench-$task $(reference_toml reference-colorbench-$task colorbench-$task 40 \
+    jobs_list+=("reference-colorbench-$task run $(reference_toml reference-colorbench-$task colorbench-$task 40 \
         colorbench-$task colorbench-$task-cot)")
 done
-jobs_list+=("reference-colorbench-robustness $(reference_toml reference-colorbench-robustness colorbench-robustness 50 colorbench-shape-counting)")
+jobs_list+=("reference-colorbench-robustness run $(reference_toml reference-colorbench-robustness colorbench-robustness 50 colorbench-shape-counting)")
 
 mkdir -p "$OUT"
 failed=0

@@ -149,7 +149,7 @@ def titled(fig: go.Figure, title: str, shown: str | None, others: list[str]) -> 
     if shown is not None:
         title += f" — {shown}"
         if others:
-            title += f"<br><sup>also in these results (choose above): {', '.join(others)}</sup>"
+            title += f"<br><sup>{_wrapped('also in these results (choose above): ' + ', '.join(others))}</sup>"
     fig.update_layout(title=title, meta={**(fig.layout.meta or {}), "condition": shown, "others": others})
     return fig
 
@@ -231,6 +231,19 @@ def add_chance_lines(fig: go.Figure, chances: dict[str, float], **where) -> go.F
 
 
 # ------------------------------------------------------------------------------------------------ helpers
+def _wrapped(text: str, width: int = 110) -> str:
+    """``text`` broken with ``<br>`` at the last ", " before each ``width`` characters (a subtitle listing many
+    conditions stays inside an exported figure)."""
+    lines, line = [], ""
+    for part in text.split(", "):
+        if line and len(line) + len(part) + 2 > width:
+            lines.append(line + ",")
+            line = part
+        else:
+            line = f"{line}, {part}" if line else part
+    return "<br>".join([*lines, line])
+
+
 def error_bars_between(value, low, high) -> dict:
     """Asymmetric error bars from an interval [low, high] around ``value`` (scalars or arrays)."""
     value, low, high = (np.atleast_1d(np.asarray(v, dtype=float)) for v in (value, low, high))

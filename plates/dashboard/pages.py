@@ -18,7 +18,7 @@ from plates.analysis import comparison as matching
 from plates.analysis import metrics
 from plates.charts import comparison, published
 from plates.charts import ishihara as charts
-from plates.charts.common import CONDITION
+from plates.charts.common import CONDITION, titled
 from plates.dashboard import queries
 from plates.dashboard.views import View
 from plates.results.reference import load_reference
@@ -227,10 +227,7 @@ def delta_e(
         }
     )
     if others and not meta.get("empty"):
-        fig.update_layout(
-            title=fig.layout.title.text.split(" — ")[0] + f" — {chosen}<br><sup>also in these "
-            f"results (choose above): {', '.join(others)}</sup>"
-        )
+        titled(fig, fig.layout.title.text.split(" — ")[0], chosen, others)
     return Page(fig, fits.drop(columns=["fit"]) if fits is not None else pd.DataFrame())
 
 
