@@ -6,7 +6,10 @@ PaliGemma and Florence-2 through their own prompt formats. Placement (one device
 over several GPUs, CPU and disk), the dtype default, remote code and prompt formats: plates.models.hf_loading.
 Queries are answered in batches with left padding, greedily unless a query asks for a temperature; only the
 new tokens are decoded. Images are PIL RGB (sRGB 0-255); the processor resizes
-and normalises them as the model expects.
+and normalises them as the model expects. In float32 a batched greedy answer equals the one-at-a-time answer;
+in bfloat16 (the GPU default) padding changes the rounding, and a greedy reply near a tie can change with the
+batch it was asked in (seen on an H200 with a tiny random model): for answers that must not depend on the
+batch, use ``dtype="float32"`` or ``batch_size=1``. Every row records the dtype.
 
 Decoding is stated, never inherited (plates.models.decoding): the loaded model's generation config is
 replaced by one holding only its special-token ids, and every call passes the full settings of

@@ -1,7 +1,9 @@
 """The Hugging Face backend on a tiny random LLaVA built offline in the test (tests/support/tiny_vlm.py; never the hub).
 
 Greedy batched answers must equal one-at-a-time answers: left padding and decoding only the new tokens are
-what make that true.
+what make that true. These tests load on the CPU in float32 (``device="cpu"``) wherever they run: on a GPU the
+default dtype is bfloat16, where a padded batch rounds differently from one query alone and a tiny random
+model's greedy reply can change (seen on an H200); tests/models/test_hf_gpu.py covers the GPU.
 """
 
 from __future__ import annotations
@@ -24,12 +26,12 @@ def tiny_path(tmp_path_factory):
 @pytest.fixture(scope="module")
 def idefics3_backend(tmp_path_factory) -> HFBackend:
     path = build_tiny_vlm(tmp_path_factory.mktemp("tiny-idefics3"), arch="idefics3", seed=0)
-    return make_backend("hf", model_id_or_path=str(path), batch_size=4)
+    return make_backend("hf", model_id_or_path=str(path), batch_size=4, device="cpu")
 
 
 @pytest.fixture(scope="module")
 def backend(tiny_path) -> HFBackend:
-    return make_backend("hf", model_id_or_path=str(tiny_path), batch_size=4)
+    return make_backend("hf", model_id_or_path=str(tiny_path), batch_size=4, device="cpu")
 
 
 def _image(i: int) -> Image.Image:
@@ -89,11 +91,11 @@ def test_a_model_files_sampling_and_penalties_do_not_change_a_greedy_answer(arch
     config = json.loads((noisy / "generation_config.json").read_text())
     (noisy / "generation_config.json").write_text(json.dumps({**config, **NOISY_FILE}))
     queries = [q for q in _queries() if q.max_tokens >= 10]
-    plain, loud = (dict(make_backend("hf", model=str(path), batch_size=4).ask(queries)) for path in (clean, noisy))
+    plain, loud = (dict(make_backend("hf", model=str(path), batch_size=4, device="cpu").ask(queries)) for path in (clean, noisy))
     for i in range(len(queries)):
         assert plain[i].ok and plain[i].text == loud[i].text and plain[i].completion_tokens == 10, i
     # the file does decide answers when a call leaves settings to it (a greedy call as transformers users write it)
-    reference = make_backend("hf", model=str(noisy))
+    reference = make_backend("hf", model=str(noisy), device="cpu")
     network = transformers.AutoModelForImageTextToText.from_pretrained(str(noisy))
     inputs = reference.processor.apply_chat_template(
         [to_conversation(queries[3])], add_generation_prompt=True, tokenize=True, return_dict=True,
