@@ -57,9 +57,9 @@ if len(pse):
                "Three-way fit (A darker / same / B darker), profile-likelihood 95% interval; fits that located "
                "no PSE are in the table only. Neither paper measures a PSE: no paper numbers beside it.")
     st.dataframe(pse, hide_index=True, key="table-people-pse")
-else:
+if not (pse["who"] == "person").any():
     st.info("No human illusion rows: the quiz's illusion trials (prompt rcid-compare-human) give each "
-            "participant's point of subjective equality here.")
+            "participant's point of subjective equality here" + (", beside the models' above." if len(pse) else "."))
 
 st.header("Accuracy beside the papers' people")
 st.dataframe(pa.people_accuracy(full, view.reference, pooled=True), hide_index=True,
