@@ -34,7 +34,7 @@ from plates.analysis.illusions import (
     rcid_table,
 )
 from plates.analysis.people import PEOPLE_PREFIX, PERSON_PREFIX
-from plates.charts.common import model_colours
+from plates.charts.common import add_chance_lines, model_colours
 from plates.validation import check_choice
 
 __all__ = [
@@ -212,8 +212,10 @@ def illusionbench_figure(long: pd.DataFrame, paper_models: Sequence[str] = ("Hum
             _bars(fig, g, name, g["column"], grey=source != "ours", row=1, col=c, legend=name not in seen,
                   colour=colours.get(name))
             seen.add(name)
+    for c, task in enumerate(tasks, start=1):  # true/false: 1/2; the 4-option multiple choice: 1/4
+        add_chance_lines(fig, {task: 0.25 if "choice" in task else 0.5}, row=1, col=c)
     fig.update_layout(barmode="group", yaxis_title="accuracy", height=420, legend_title="model")
-    fig.update_yaxes(range=[0, 1.05])
+    fig.update_yaxes(range=[0, 1.05], tickformat=".0%")
     return fig
 
 
