@@ -535,3 +535,18 @@ def test_the_empty_yes_no_and_cot_charts_say_what_to_run_and_why_the_baseline_ca
     ):
         message = chart(only_open).layout.meta["empty"]
         assert all(p in message for p in prompts) and "baseline reader declines" in message
+
+
+def test_without_a_same_model_match_the_papers_models_are_context_never_a_match():
+    from plates.analysis.comparison import context
+    from plates.charts.comparison import context_figure
+    from plates.results.reference import load_reference
+
+    cells = charts.overview_table(outcomes("baseline-cnn", 95, 100))
+    reference = load_reference("ColorBlindnessEval", "Table 1")
+    assert compare(cells, reference).empty  # no paper ran the bundled reader
+    near = context(cells, reference)
+    assert len(near) >= 5 and "GPT-4o" in set(near["paper_model"])
+    fig = context_figure(near)
+    assert "OTHER models" in fig.layout.title.text and "not a replication" in fig.layout.title.text
+    assert [t.name for t in fig.data].count("baseline-cnn") == 1
