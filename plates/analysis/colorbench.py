@@ -80,12 +80,12 @@ def _table(df: pd.DataFrame, keys: list[str], confidence: float) -> pd.DataFrame
 
 def chance_by_task(df: pd.DataFrame) -> dict[str, float]:
     """Per task, guessing's expected accuracy over its rows: the mean of 1/(options shown) from each row's
-    ``question_json`` (ColorBench asks every task as multiple choice with 2-6 options); tasks without options
-    are left out."""
-    _need(df, ["task", "question_json"], "chance_by_task")
+    ``options_json`` (ColorBench asks every task as multiple choice: 3 options for a comparison, 4 otherwise
+    here); tasks without options are left out."""
+    _need(df, ["task", "options_json"], "chance_by_task")
     shares: dict[str, list[float]] = {}
-    for task, text in zip(df["task"].astype(str), df["question_json"].astype(object)):
-        options = json.loads(text).get("options") if isinstance(text, str) else None
+    for task, text in zip(df["task"].astype(str), df["options_json"].astype(object)):
+        options = json.loads(text) if isinstance(text, str) else None
         if options:
             shares.setdefault(task, []).append(1.0 / len(options))
     return {task: float(np.mean(v)) for task, v in sorted(shares.items())}

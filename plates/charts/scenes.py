@@ -106,7 +106,7 @@ def _ours(table: pd.DataFrame, value: str = "accuracy") -> pd.DataFrame:
 def task_chance(frame: pd.DataFrame) -> dict[str, float]:
     """Guessing's accuracy per task over the colour rows `task_long` counts (`cb.chance_by_task`)."""
     rows = colour_rows(scene_rows(frame))
-    return cb.chance_by_task(rows) if len(rows) and "question_json" in rows.columns else {}
+    return cb.chance_by_task(rows) if len(rows) else {}
 
 
 def task_long(frame: pd.DataFrame, reference: pd.DataFrame | None = None) -> pd.DataFrame:
@@ -212,7 +212,7 @@ def task_figure(long: pd.DataFrame, paper_models: Sequence[str] = ("Human", "GPT
     chance = {t: v for t, v in (chance or {}).items() if t in shown}
     if chance:
         fig.add_trace(go.Scatter(x=list(chance), y=list(chance.values()), mode="markers", name="chance (1 / options)",
-                                 marker=dict(symbol="line-ew-open", size=44, line=dict(width=2, color="#555555")),
+                                 marker=dict(symbol="line-ew-open", size=44, color="#555555", line=dict(width=2)),
                                  hovertemplate="%{x}: chance %{y:.1%}<extra></extra>"))
     fig.update_layout(barmode="group", yaxis_title="accuracy", yaxis_range=[0, 1.05], height=440,
                       legend_title="model", yaxis_tickformat=".0%")
