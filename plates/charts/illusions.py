@@ -164,7 +164,7 @@ def rcid_figure(long: pd.DataFrame, metric: str = "Human-like") -> go.Figure:
                   colour=colours.get(name))
             seen.add(name)
     fig.update_layout(barmode="group", yaxis_title=f"{metric} (share)", height=460, legend_title="model")
-    fig.update_yaxes(range=[0, 1.05])
+    fig.update_yaxes(range=[0, 1.05], tickformat=".0%")
     return fig
 
 

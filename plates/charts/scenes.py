@@ -189,7 +189,8 @@ def difficulty_figure(table: pd.DataFrame, param: str) -> go.Figure:
             error_y=dict(type="data", symmetric=False, array=g["ci_high"].to_numpy(float) - acc,
                          arrayminus=acc - g["ci_low"].to_numpy(float)),
             customdata=g[["n", "bin"]].to_numpy(), hovertemplate="%{customdata[1]}: %{y:.3f} (n=%{customdata[0]})"))
-    fig.update_layout(xaxis_title=param, yaxis_title="accuracy", yaxis_range=[0, 1.05], height=420)
+    fig.update_layout(xaxis_title=param, yaxis_title="accuracy", yaxis_range=[0, 1.05], yaxis_tickformat=".0%",
+                      height=420)
     return fig
 
 
