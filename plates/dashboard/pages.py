@@ -97,10 +97,28 @@ def repeated(view: View) -> tuple[pd.DataFrame, tuple[str, ...]]:
     return table, notes
 
 
-def overview(view: View) -> Page:
+#: The overview's family choices: label -> the stimulus families whose tasks it shows.
+OVERVIEW_FAMILIES = {"plates": ("ishihara",), "illusions": ("illusion",), "scenes": ("scene",)}
+
+
+def overview_families(view: View) -> list[str]:
+    """The `OVERVIEW_FAMILIES` the view has answers for, in that order."""
+    tasks = set(view.cube.loc[view.cube["n"] > 0, "task"].astype(str))
+    return [label for label, fams in OVERVIEW_FAMILIES.items()
+            if any(TASKS[t].family in fams for t in tasks if t in TASKS)]
+
+
+def overview(view: View, family: str | None = None) -> Page:
     """Series x prompt · condition heatmap (the papers' values in the cells they match), its numbers, and a
-    note per repeated item set."""
-    table = charts.overview_table(counts=view.cube)
+    note per repeated item set. ``family`` (an `OVERVIEW_FAMILIES` label): only that family's tasks, so a
+    first start holding plates, illusions and scenes stays readable; None: every row."""
+    cube = view.cube
+    if family is not None:
+        if family not in OVERVIEW_FAMILIES:
+            raise ValueError(f"family {family!r} is not known; allowed: {', '.join(OVERVIEW_FAMILIES)}")
+        wanted = {t for t, task in TASKS.items() if task.family in OVERVIEW_FAMILIES[family]}
+        cube = cube[cube["task"].astype(object).isin(wanted)]
+    table = charts.overview_table(counts=cube)
     matched = matching.compare(table, view.reference)
     _, notes = repeated(view)
     return Page(charts.overview_figure(table=table, comparison=matched), table, notes)
@@ -279,6 +297,7 @@ __all__ = [
     "failure_modes",
     "grayscale",
     "overview",
+    "overview_families",
     "plate_cube",
     "plate_prompts",
     "published_numbers",

@@ -54,7 +54,8 @@ def test_every_page_draws_on_the_shipped_results_and_a_figure_exports_as_svg(tmp
         page.wait_for_selector("text=Accuracy by model and condition", timeout=120_000)
         for _, title, _, _ in PAGES:
             drawn = wait_for_page(page, title)
-            page.screenshot(path=str(tmp_path / f"page-{title.split(' ')[0].lower()}.png"), full_page=True)
+            slug = "".join(c if c.isalnum() else "-" for c in title.lower())
+            page.screenshot(path=str(tmp_path / f"page-{slug}.png"), full_page=True)
             seen[title] = drawn
             assert drawn["drawn"] + drawn["tables"] > 0, f"{title}: nothing drawn ({drawn})"
             if drawn["plots"]:
