@@ -6,6 +6,7 @@ Screenshots of every page land in the test's tmp_path (look at them)."""
 
 from __future__ import annotations
 
+import time
 import xml.etree.ElementTree as ET
 from pathlib import Path
 
@@ -33,16 +34,19 @@ DRAWN = """() => {
 }"""
 
 
-def wait_for_page(page, title: str) -> dict:
-    """Open the page ``title`` from the navigation and wait until Streamlit has finished running it."""
+def wait_for_page(page, title: str, timeout_s: float = 240.0) -> dict:
+    """Open the page ``title`` from the navigation and wait until it has drawn a figure with data or a table
+    and no spinner is left (Streamlit computes a page in steps; plotly draws a moment after); what it drew."""
     page.get_by_role("link", name=title, exact=True).click()
     page.wait_for_selector(f"h1:has-text('{title.split(' (')[0]}')", timeout=120_000)
-    page.wait_for_function(
-        "!document.querySelector('[data-testid=\"stStatusWidget\"]') || "
-        "!document.querySelector('[data-testid=\"stStatusWidget\"]').innerText.includes('Running')",
-        timeout=180_000)
-    page.wait_for_timeout(1500)  # plotly draws a moment after Streamlit reports the run done
-    return page.evaluate(DRAWN)
+    deadline = time.monotonic() + timeout_s
+    while True:
+        page.wait_for_timeout(1000)
+        drawn = page.evaluate(DRAWN)
+        busy = page.locator('[data-testid="stSpinner"]').count() > 0
+        if (drawn["drawn"] + drawn["tables"] > 0 and not busy) or time.monotonic() > deadline:
+            page.wait_for_timeout(1500)  # the last traces of a page with several charts
+            return page.evaluate(DRAWN)
 
 
 def test_every_page_draws_on_the_shipped_results_and_a_figure_exports_as_svg(tmp_path, monkeypatch):
