@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Rebuild the dashboard's first-start results under results/runs/ (or the folder given), from scratch:
 #
-#   scripts/make_shipped_results.sh [OUT]          # ~5 min on 2 free cores; rerun after the reader's weights change
+#   scripts/make_shipped_results.sh [OUT]   # rerun after the reader's weights change; 553 s wall on 2 cores
+#                                           # shared at load ~8 (2026-11-26), deterministic run ids and answers
 #
 # * the bundled reader (backend baseline, plates/assets/baseline/) on ColorBlindnessEval:
 #   examples/baseline-cbe.toml (standard and clear plates, 300 and 900 px, colour and grayscale: 4,000 rows),
@@ -78,4 +79,5 @@ while [ "$(jobs -rp | wc -l)" -gt 0 ]; do wait -n || failed=1; done
 [ "$failed" = 0 ] || { echo "make_shipped_results: a run failed (its log is above)" >&2; exit 1; }
 find "$OUT" -name '*.lock' -delete
 echo "shipped results in $OUT: $(du -sh "$OUT" | cut -f1), $(( $(date +%s) - start )) s wall; CPU (user, system) of the runs:"
-times | tail -n 1
+times >"$TMP/times"  # (not in a pipe: a pipeline's subshell has no children of its own to count)
+tail -n 1 "$TMP/times"
