@@ -149,7 +149,9 @@ def titled(fig: go.Figure, title: str, shown: str | None, others: list[str]) -> 
     if shown is not None:
         title += f" — {shown}"
         if others:
-            title += f"<br><sup>{_wrapped('also in these results (choose above): ' + ', '.join(others))}</sup>"
+            wrapped = _wrapped("also in these results (choose above): " + ", ".join(others))
+            title += f"<br><sup>{wrapped}</sup>"
+            fig.update_layout(margin=dict(t=80 + 14 * wrapped.count("<br>")))  # room above subplot titles
     fig.update_layout(title=title, meta={**(fig.layout.meta or {}), "condition": shown, "others": others})
     return fig
 

@@ -28,7 +28,7 @@ def publication_figure(fig: go.Figure, *, width: int = WIDTH_PX, height: int | N
     out.update_layout(width=width, height=tall, template="plotly_white", font=dict(size=11),
                       # the legend at the foot of the whole figure, below the axis and its tick labels
                       legend=dict(orientation="h", yref="container", yanchor="bottom", y=0.01, xanchor="left", x=0),
-                      margin=dict(l=60, r=20, t=60, b=120), paper_bgcolor="white")
+                      margin=dict(l=60, r=20, t=max(60, fig.layout.margin.t or 0), b=120), paper_bgcolor="white")
     return out
 
 

@@ -204,12 +204,25 @@ def chain_of_thought(view: View, condition: str | None = None) -> Page:
     return Page(charts.cot_figure(reference=view.reference, table=table, condition=condition), table, notes)
 
 
+def delta_e_conditions(view: View) -> list[str]:
+    """The plates' conditions for the ΔE2000 page, those with the most distinct ΔE2000 levels first (a sweep or
+    a staircase before a preset that has one level per colour set: nothing to fit there), then most rows."""
+    present = conditions(view, plates=True)
+    if len(present) <= 1:
+        return present
+    cube = plate_cube(view)
+    where = queries.Where(view.where.values, cube[list(queries.CONDITION_KEYS)].drop_duplicates().to_dict("records"))
+    levels = charts.with_condition(queries.levels(view.opened.results, where, list(queries.CONDITION_KEYS)))
+    spread = levels.groupby(CONDITION)["level"].nunique()
+    return sorted(present, key=lambda c: (-int(spread.get(c, 0)), present.index(c)))
+
+
 def delta_e(
     view: View, condition: str | None = None, prompt: str | None = None, bins: int = 8, x: str = "delta_e"
 ) -> Page:
     """ΔE2000 levels from DuckDB for one condition (default: the most rows) and one prompt (default: the most
     answers); one fit per series x colour set (`plates.charts.delta_e`), shown under the figure."""
-    present = conditions(view, plates=True)
+    present = delta_e_conditions(view)
     if not present:
         return Page(
             charts.delta_e_figure(levels=pd.DataFrame(columns=["model", "level", "n", "correct"])),
@@ -294,6 +307,7 @@ __all__ = [
     "compare",
     "conditions",
     "delta_e",
+    "delta_e_conditions",
     "failure_modes",
     "grayscale",
     "overview",
