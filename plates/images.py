@@ -94,7 +94,11 @@ class StoredPng(PngImagePlugin.PngImageFile):
         """The image stored at ``path``: a :class:`StoredPng` when the file is a plain 8-bit RGB PNG
         (`plain_rgb_png`), else the file decoded and converted to RGB (any format Pillow reads)."""
         with open(path, "rb") as fh:
-            data = fh.read()
+            return cls.from_bytes(fh.read())
+
+    @classmethod
+    def from_bytes(cls, data: bytes) -> Image.Image:
+        """Stored image bytes (a file's, a Parquet set's) as `read` makes them an image."""
         if plain_rgb_png(data):
             return cls(data)
         with Image.open(io.BytesIO(data)) as im:

@@ -29,10 +29,10 @@ def test_timer_flush_on_a_full_disk_raises_in_the_callers_thread_and_keeps_the_r
     real_write_part, full = writer_module.write_part, threading.Event()
     full.set()
 
-    def write_part(table, path):
+    def write_part(table, path, store=None):
         if full.is_set():
             raise OSError(errno.ENOSPC, "No space left on device")
-        return real_write_part(table, path)
+        return real_write_part(table, path, store)
 
     thread_errors = []
     monkeypatch.setattr(threading, "excepthook", lambda args: thread_errors.append(args))
@@ -51,7 +51,7 @@ def test_timer_flush_on_a_full_disk_raises_in_the_callers_thread_and_keeps_the_r
 
 
 def test_close_on_a_full_disk_raises_the_named_failure_and_closes(tmp_path, monkeypatch):
-    def write_part(table, path):
+    def write_part(table, path, store=None):
         raise OSError(errno.ENOSPC, "No space left on device")
 
     monkeypatch.setattr(writer_module, "write_part", write_part)
@@ -65,7 +65,7 @@ def test_close_on_a_full_disk_raises_the_named_failure_and_closes(tmp_path, monk
 
 
 def test_other_os_errors_keep_their_own_type(tmp_path, monkeypatch):
-    def write_part(table, path):
+    def write_part(table, path, store=None):
         raise PermissionError(errno.EACCES, "Permission denied", str(path))
 
     monkeypatch.setattr(writer_module, "write_part", write_part)

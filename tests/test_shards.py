@@ -13,7 +13,7 @@ import pyarrow.parquet as pq
 import pytest
 
 from plates.results import load_results
-from plates.runs.runner import _run_lock
+from plates.runs.locks import run_lock
 from plates.shards import Shard
 from tests.support import ROOT
 from tests.support.chat_server import ChatServer, image_urls
@@ -78,18 +78,18 @@ def test_three_shards_at_once_into_one_folder_equal_the_unsharded_run(tmp_path):
 
 
 def test_the_same_shard_twice_or_an_unsharded_run_beside_shards_is_refused(tmp_path):
-    with _run_lock(tmp_path, "run-x", Shard(1, 2)):
-        with _run_lock(tmp_path, "run-x", Shard(2, 2)):  # another shard: fine
+    with run_lock(tmp_path, "run-x", Shard(1, 2)):
+        with run_lock(tmp_path, "run-x", Shard(2, 2)):  # another shard: fine
             pass
         with pytest.raises(ValueError, match="shard 1/2 of run run-x is already running"):
-            with _run_lock(tmp_path, "run-x", Shard(1, 2)):
+            with run_lock(tmp_path, "run-x", Shard(1, 2)):
                 pass
         with pytest.raises(ValueError, match="run run-x is running unsharded|already running"):
-            with _run_lock(tmp_path, "run-x"):
+            with run_lock(tmp_path, "run-x"):
                 pass
-    with _run_lock(tmp_path, "run-x"):
+    with run_lock(tmp_path, "run-x"):
         with pytest.raises(ValueError, match="is running unsharded"):
-            with _run_lock(tmp_path, "run-x", Shard(1, 2)):
+            with run_lock(tmp_path, "run-x", Shard(1, 2)):
                 pass
 
 

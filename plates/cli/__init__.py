@@ -74,6 +74,7 @@ def main(argv: list[str] | None = None) -> int:
         parser.print_help()
         return 2
     try:
+        _check_out(args)
         return int(args.func(args) or 0)
     except BrokenPipeError:  # `plates reference show | head`: the reader stopped reading; nothing went wrong
         return _quiet_broken_pipe()
@@ -95,6 +96,21 @@ def main(argv: list[str] | None = None) -> int:
     except KeyboardInterrupt:
         print(f"plates {args.command}: interrupted; rerun the same command to resume", file=sys.stderr)
         return 130
+
+
+#: The subcommands whose --out may be an object-store URL (`plates.storage`); the others write local folders.
+OBJECT_STORE_OUT = ("run", "generate")
+
+
+def _check_out(args: argparse.Namespace) -> None:
+    """ValueError for an object-store --out where a subcommand writes local folders only (it would otherwise
+    make a folder named after the URL). The URL is not echoed: it may carry credentials."""
+    from plates.storage import is_url  # pyarrow: after parsing, so `plates --help` stays fast
+
+    if args.command not in OBJECT_STORE_OUT and is_url(getattr(args, "out", None)):
+        raise ValueError("--out is an object-store URL, which only plates run and plates generate --format "
+                         "parquet write (plates run --dataset and plates dashboard read them); allowed here: a "
+                         "local folder")
 
 
 class PresetsHelpFormatter(argparse.RawDescriptionHelpFormatter):

@@ -8,6 +8,7 @@ through the ``PLATES_RESULTS`` environment variable (the app's path box starts t
 from __future__ import annotations
 
 import argparse
+import hashlib
 import os
 import sys
 from pathlib import Path
@@ -23,8 +24,12 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         description="Open the Streamlit results dashboard on every Parquet part under PATH (recursively).",
     )
     parser.add_argument(
-        "path", nargs="?", default="results", help="results folder or Parquet file (default: results)"
+        "path", nargs="?", default="results", help="results folder or Parquet file (default: results), or an "
+        "object-store URL, s3://BUCKET/PREFIX: its committed parts are copied to --cache and kept in step while "
+        "the dashboard runs (credentials from the environment: see plates.storage)"
     )
+    parser.add_argument("--cache", help="with a URL: the local folder holding the copies (default: "
+                        "~/.cache/plates/mirror/<hash of the URL>)")
     parser.add_argument("--port", type=int, default=8501, help="port to serve on (default: 8501)")
     parser.add_argument("--address", default="127.0.0.1", help="address to bind (default: 127.0.0.1)")
     parser.set_defaults(func=run)
@@ -69,16 +74,37 @@ def streamlit_command(port: int, address: str) -> list[str]:
     ]
 
 
+def mirror_folder(url: str, cache: str | None) -> Path:
+    """Where the parts of ``url`` are copied for the dashboard: ``cache``, else a folder per URL under
+    ``~/.cache/plates/mirror``."""
+    if cache is not None:
+        return Path(cache).expanduser()
+    return Path.home() / ".cache" / "plates" / "mirror" / hashlib.sha256(url.encode()).hexdigest()[:16]
+
+
 def run(args: argparse.Namespace) -> int:
-    path = Path(args.path)
+    from plates.storage import is_url, mirror  # pyarrow: not at registration (plates.cli)
+
+    extra = {}
+    if is_url(args.path):
+        path = mirror_folder(args.path, args.cache)
+        copied = mirror(args.path, path)
+        print(f"plates dashboard: {copied} parts copied from {args.path} to {path}", file=sys.stderr, flush=True)
+        extra = {"PLATES_RESULTS_URL": args.path}
+    elif args.cache is not None:
+        raise ValueError("--cache applies to an object-store URL only; allowed: plates dashboard s3://BUCKET/PREFIX "
+                         "--cache DIR")
+    else:
+        path = Path(args.path)
     if not path.exists():
         raise ValueError(
             f"results path {str(path)!r} does not exist; give a folder of Parquet parts (e.g. results/)"
         )
-    env = dict(os.environ, PLATES_RESULTS=str(path.resolve()), STREAMLIT_BROWSER_GATHER_USAGE_STATS="false")
+    env = dict(os.environ, PLATES_RESULTS=str(path.resolve()), STREAMLIT_BROWSER_GATHER_USAGE_STATS="false",
+               **extra)
     command = streamlit_command(args.port, args.address)
     print(
-        f"plates dashboard: serving {path} on http://{args.address}:{args.port}", file=sys.stderr, flush=True
+        f"plates dashboard: serving {args.path} on http://{args.address}:{args.port}", file=sys.stderr, flush=True
     )
     # Become the Streamlit server (no child process): stopping `plates dashboard` stops the server.
     os.execve(command[0], command, env)

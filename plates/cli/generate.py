@@ -36,7 +36,12 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     which.add_argument("--preset", help="a preset of any family ({presets})")
     which.add_argument("--grid", metavar="TOML", help="a grid file: labels, colour sets, fonts, ΔE2000 "
                        "values, sizes, variants (plates.datasets.grid)")
-    p.add_argument("--out", required=True, help="output folder (created; existing images are kept and skipped)")
+    p.add_argument("--out", required=True, help="output folder (created; existing images are kept and skipped), "
+                   "or with --format parquet an object-store URL, s3://BUCKET/PREFIX (credentials from the "
+                   "environment: see plates.storage)")
+    p.add_argument("--format", choices=("png", "parquet"), default="png", help="png: one PNG file per image plus "
+                   "manifest.parquet (the default); parquet: Parquet shards holding the PNG bytes (a few large "
+                   "files, readable by `plates run` and Hugging Face datasets; needed for an s3:// --out)")
     p.add_argument("--limit", type=int, default=None,
                    help="only the first N plates of the set's fixed order (N >= 1; with --sample: of the sample)")
     p.add_argument("--sample", type=int, default=None, metavar="N",
@@ -67,9 +72,9 @@ def main(args: argparse.Namespace) -> int:
         # lazy: loads only when this subcommand runs (plates.cli)
         from plates.datasets.grid import generate_grid, load_grid
 
-        if shard is not None:
-            raise ValueError("--shard cannot be combined with --grid; allowed: --shard with --preset (a plate "
-                             "preset)")
+        if shard is not None or args.format != "png":
+            raise ValueError("--shard and --format parquet cannot be combined with --grid; allowed: them with "
+                             "--preset")
 
         given = [flag for flag, value in (("--size", args.size), ("--seed", args.seed), ("--sample", args.sample))
                  if value is not None]
@@ -88,6 +93,7 @@ def main(args: argparse.Namespace) -> int:
             args.preset, args.out, limit=limit, size=args.size,
             seed=0 if args.seed is None else args.seed, workers=args.workers,
             compress_level=args.compress_level, progress=not args.no_progress, sample=sample, shard=shard,
+            fmt=args.format,
         )
     print(json.dumps(summary), file=sys.stdout)
     return 0

@@ -51,6 +51,14 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     o.add_argument("--shard", metavar="I/N", help="ask only shard I of N of the rows (a deterministic slice; N "
                    "shards into one --out equal the unsharded run, e.g. a Slurm job array: see the README); "
                    "rerun without --shard afterwards to merge the parts")
+    o.add_argument("--executor", choices=("local", "ray"), default="local",
+                   help="who asks the rows: local (this process; the default) or ray (Ray actors, each rendering "
+                   "its plates from their specs and writing its own parts under --out; needs the ray extra and "
+                   "an --out every node reaches)")
+    o.add_argument("--ray-address", metavar="ADDRESS", help="with --executor ray: auto (the cluster this machine "
+                   "belongs to), HOST:PORT or ray://HOST:PORT; default: a local cluster started for this run")
+    o.add_argument("--ray-actors", type=int, metavar="N", help="with --executor ray: actors per model (default: "
+                   "one per CPU of the cluster; one per GPU for --backend hf on a cluster with GPUs)")
     p.set_defaults(func=main)
 
 
@@ -192,6 +200,20 @@ def _with_local_options(exp, args: argparse.Namespace):
         for m in exp.models))
 
 
+def _executor(args: argparse.Namespace):  # -> plates.runs.runner.Executor | None
+    """The executor --executor names (None: this process), with its --ray-* options; ValueError for a
+    --ray-* option without --executor ray."""
+    if args.executor != "ray":
+        given = [flag for flag, value in (("--ray-address", args.ray_address), ("--ray-actors", args.ray_actors))
+                 if value is not None]
+        if given:
+            raise ValueError(f"{', '.join(given)} need --executor ray; allowed: --executor ray {given[0]} ...")
+        return None
+    from plates.runs.ray_executor import RayExecutor  # lazy: ray is an optional extra
+
+    return RayExecutor(address=args.ray_address, actors=positive("--ray-actors", args.ray_actors))
+
+
 def main(args: argparse.Namespace) -> int:
     # lazy: loads only when this subcommand runs (plates.cli)
     from plates.models import BackendFailing
@@ -199,9 +221,11 @@ def main(args: argparse.Namespace) -> int:
     from plates.secrets import redact
 
     shard = None if args.shard is None else Shard.parse(args.shard)
+    executor = _executor(args)
     exp = build_experiment(args)
     try:
-        summary = run_experiment(exp, retry_errors=args.retry_errors, progress=not args.no_progress, shard=shard)
+        summary = run_experiment(exp, retry_errors=args.retry_errors, progress=not args.no_progress, shard=shard,
+                                 executor=executor)
     except BackendFailing as exc:
         why = redact(str(exc), key_values(exp)).removeprefix("stopping: ")
         print(f"plates run: error: the backend keeps failing, stopped: {why}\n"

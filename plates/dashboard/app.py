@@ -8,6 +8,7 @@ here is a function that returns its values.
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 
 import streamlit as st
@@ -107,6 +108,11 @@ def main() -> None:
     # expanded: every page in the navigation (Streamlit folds more than ten under "View N more")
     page = st.navigation([st.Page(HERE / p, title=t, icon=i, default=d) for p, t, i, d in PAGES], expanded=True)
     path, uploads, local = source_widgets()
+    if os.environ.get("PLATES_RESULTS_URL"):  # `plates dashboard s3://...`: keep the local copy in step
+        try:
+            common.refresh_mirror(os.environ["PLATES_RESULTS_URL"], views.default_root())
+        except OSError:  # the store is unreachable: the parts copied before are still served
+            st.sidebar.warning("The object store could not be reached: showing the parts copied before.")
     try:
         if uploads:
             opened = common.open_uploads(tuple((u.name, u.getvalue()) for u in uploads),

@@ -12,6 +12,7 @@ from plates.admission import SESSION_TTL_S, Admission, client_address, hosted_sp
 from plates.charts import export as figure_export
 from plates.dashboard import pages, queries, views
 from plates.results.uploads import UploadFolders, check_uploads
+from plates.storage import mirror
 
 VIEW_KEY = "plates_view"
 
@@ -21,6 +22,14 @@ VIEW_KEY = "plates_view"
 @st.cache_resource(show_spinner="Opening results…", max_entries=4)
 def open_folder(path: str, fingerprint: tuple) -> views.Opened:
     return views.open_results(path)
+
+
+@st.cache_data(ttl=30, show_spinner=False)
+def refresh_mirror(url: str, folder: str) -> int:
+    """Copy an object store's new parts into the local folder the dashboard serves (`plates.storage.mirror`),
+    at most every 30 s; only for the URL `plates dashboard` was started on (``PLATES_RESULTS_URL``), never one
+    a visitor types."""
+    return mirror(url, folder)
 
 
 @st.cache_resource

@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import multiprocessing as mp
 import os
+from functools import partial
 from itertools import islice
 from pathlib import Path
 
@@ -15,15 +16,21 @@ from tqdm import tqdm
 
 from plates.datasets.family_presets import FAMILY_PRESETS, unknown_preset
 from plates.datasets.items import MANIFEST, MANIFEST_COLUMNS, publish_manifest
+from plates.datasets.parquet_set import committed_ids, write_parquet_set
 from plates.datasets.presets import PRESETS, get_preset, make_spec, plate_order, relative_path
 from plates.datasets.sample import Sample, sample_plates
-from plates.datasets.write import write_items
+from plates.datasets.write import Entry, write_items
 from plates.images import encode_png, png_intact, write_png_file
 from plates.shards import Shard
+from plates.stimuli import render as render_stimulus
 from plates.stimuli.ishihara.measure import target_kind
 from plates.stimuli.ishihara.plate import PlateSpec, pair_delta_e, render
+from plates.storage import is_url
+from plates.validation import check_choice
 
 _TMP_MARK = ".tmp-"
+#: How a set is stored: loose PNG files plus a manifest, or Parquet shards holding the PNG bytes.
+FORMATS = ("png", "parquet")
 
 
 def _work(task: tuple) -> tuple[int, int, int, tuple, tuple]:
@@ -149,6 +156,31 @@ def _merge_shard_manifests(out: Path, name: str, plates: list[tuple[int, str, st
     return True
 
 
+def plate_entries(name: str, label: str, colour_set: str, size: int, seed: int) -> list[Entry]:
+    """Every variant of one plate of preset ``name`` as entries sharing one rendering (a worker's job)."""
+    spec = make_spec(name, label, colour_set, size=size, seed=seed)
+    plate = render_stimulus(spec)
+    return [Entry(f"{name}:{colour_set}:{label}:{v}", spec, v, label, colour_set, stimulus=plate)
+            for v in PRESETS[name].variants]
+
+
+def _generate_parquet(name: str, out: str | os.PathLike, plan: list[tuple[int, str, str]],
+                      plates: list[tuple[int, str, str]], *, size: int, seed: int, workers: int,
+                      compress_level: int, progress: bool, sample: Sample | None, shard: Shard | None) -> dict:
+    """A plate preset (or its shard ``plates`` of ``plan``) as Parquet shards (`plates.datasets.parquet_set`)."""
+    variants = PRESETS[name].variants
+    ids = [f"{name}:{pal}:{label}:{v}" for _, label, pal in plan for v in variants]
+    done = committed_ids(out)
+    todo = [t for t in plates if any(f"{name}:{t[2]}:{t[1]}:{v}" not in done for v in variants)]
+    params = {"preset": name, "size": size, "seed": seed, **({"sample": sample.as_dict()} if sample else {})}
+    jobs = [partial(plate_entries, name, label, pal, size, seed) for _, label, pal in todo]
+    with tqdm(total=len(todo) * len(variants), unit="image", desc=f"plates generate {name}",
+              disable=not progress) as bar:
+        summary = write_parquet_set(name, jobs, ids, out, workers=workers, compress_level=compress_level,
+                                    progress=bar, tag="all" if shard is None else shard.tag, params=params)
+    return {**summary, "plates": len(plates), "sample": sample.tag if sample is not None else None}
+
+
 PARAMS = "generate.json"  # under OUT/<preset>/: the size and seed its images were made with
 
 
@@ -201,6 +233,7 @@ def generate(
     chunksize: int | None = None,
     sample: Sample | None = None,
     shard: Shard | None = None,
+    fmt: str = "png",
 ) -> dict:
     """Write preset ``name`` (its first ``limit`` plates when given) as PNGs under ``out`` plus a manifest.
 
@@ -220,7 +253,14 @@ def generate(
     ``shard`` (`plates.shards.Shard`, plate presets only): write only the plates this shard owns, and its
     manifest rows as ``OUT/manifest.shards/<I>-of-<N>.parquet``; the shard that finds all N parts written
     writes ``manifest.parquet``, equal to the unsharded one. Shards never remove each other's temporary files.
+
+    ``fmt``: ``"png"`` (loose PNG files, the default) or ``"parquet"`` (Parquet shards holding the PNG bytes,
+    `plates.datasets.parquet_set`; ``out`` may then be an object-store URL, `plates.storage`; shards as above).
     """
+    check_choice("format", fmt, FORMATS)
+    if is_url(out) and fmt != "parquet":
+        raise ValueError(f"--out {out!r} is on object storage, which takes a set as Parquet shards only; allowed: "
+                         "--format parquet with a URL, or a local folder")
     if shard is not None and (name in FAMILY_PRESETS or not isinstance(shard, Shard)):
         raise ValueError(f"shard={shard!r} is not valid for preset {name!r}; allowed: a plates.shards.Shard with a "
                          f"plate preset ({', '.join(PRESETS)}), none with a family preset")
@@ -236,6 +276,9 @@ def generate(
             raise ValueError(f"limit={limit!r} is not valid; allowed: an integer >= 0 (items)")
         fp = FAMILY_PRESETS[name]
         jobs = fp.jobs(size=fp.check_size(size), seed=seed)
+        if fmt == "parquet":
+            return write_parquet_set(name, jobs, None, out, workers=workers, compress_level=compress_level,
+                                     limit=limit, params={"preset": name, "size": fp.check_size(size), "seed": seed})
         rows = write_items(name, jobs, out, workers=workers, limit=limit, compress_level=compress_level)
         return {"preset": name, "plates": rows, "written": rows, "skipped": 0, "bytes": None, "rows": rows,
                 "out": str(out)}
@@ -248,11 +291,14 @@ def generate(
         raise ValueError(f"limit={limit!r} is not valid; allowed: an integer >= 0 (plates, not images)")
     if not isinstance(compress_level, int) or not 0 <= compress_level <= 9:
         raise ValueError(f"compress_level={compress_level!r} is not valid; allowed: an integer 0-9")
-    out = Path(out)
+    location, out = out, Path(out)  # location: as given (an object-store URL stays one)
     if sample is not None and not isinstance(sample, Sample):
         raise ValueError(f"sample={sample!r} is not valid; allowed: None or a plates.datasets.sample.Sample")
     plan = list(islice(plate_order(name, seed) if sample is None else iter(sample_plates(name, sample)), limit))
     plates = plan if shard is None else [t for t in plan if shard.owns(f"{name}:{t[2]}:{t[0]}:{t[1]}")]
+    if fmt == "parquet":
+        return _generate_parquet(name, location, plan, plates, size=size, seed=seed, workers=workers,
+                                 compress_level=compress_level, progress=progress, sample=sample, shard=shard)
     _check_same_generation(out, name, size, seed, sample)
     for pal in p.palettes:
         (out / name / pal).mkdir(parents=True, exist_ok=True)

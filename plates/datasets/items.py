@@ -79,7 +79,8 @@ class DatasetItem:
     item's answer as text where it has one (a plate's number; "" where the answer depends on the question);
     ``colour_set``: the group few-shot examples are drawn from (a plate's colour set; an illusion's kind; a
     scene's task or seed scene: the manifest's ``group`` column, or ``colour_set`` in a plate manifest);
-    ``path``: set when loaded from a generated folder; ``question_json``: for an item made for one question
+    ``path``: set when loaded from a generated folder (a file's Path; a Parquet set's
+    `plates.datasets.parquet_set.ShardImage`); ``question_json``: for an item made for one question
     (a ColorBench scene question, fixed when the set was generated so its robustness variants ask the same
     one), that question as JSON with its ``task``: only prompts of that task are asked on the item; ``drawn``:
     see below."""
@@ -90,7 +91,7 @@ class DatasetItem:
     variant: str
     label: str
     colour_set: str
-    path: Path | None = None
+    path: Any = None  # a Path, a Parquet set's ShardImage, or None
     question_json: str | None = None
     #: The ΔE2000 its plate draws as the manifest recorded it (`plates.stimuli.ishihara.measure` columns
     #: ``delta_e_target``, ``delta_e_drawn_*``), so a run need not render the plate again to report it; None
@@ -124,6 +125,8 @@ class DatasetItem:
     def image(self) -> Image.Image:
         """The PIL RGB image (sRGB 0-255): read from ``path`` when set (a `plates.images.StoredPng`, decoded
         lazily, for a plain 8-bit RGB PNG), else rendered from ``spec``."""
-        if self.path is not None:
+        if isinstance(self.path, Path):
             return StoredPng.read(self.path)  # its bytes kept, sent as they are when nothing changes them
+        if self.path is not None:  # a row of a Parquet set's shard (plates.datasets.parquet_set.ShardImage)
+            return StoredPng.from_bytes(self.path.read())
         return render(self.spec).variant(self.variant)

@@ -16,14 +16,22 @@ import pyarrow.parquet as pq
 
 from plates.datasets.family_presets import FAMILY_PRESETS
 from plates.datasets.items import COMMON_COLUMNS, DRAWN_COLUMNS, MANIFEST, QUESTION_COLUMN, DatasetItem
+from plates.datasets.parquet_set import is_parquet_set, load_parquet_set
 from plates.datasets.presets import PRESETS, preset_items
 from plates.stimuli import spec_from_json
+from plates.storage import is_url
 
 
 def load_dataset(dir_or_preset: str | os.PathLike, limit: int | None = None) -> list[DatasetItem]:
-    """Items of a generated folder (its ``manifest.parquet``) or of a preset name (rendered in memory)."""
+    """Items of a generated folder (its ``manifest.parquet``: loose PNGs, or a Parquet set's shards,
+    `plates.datasets.parquet_set`, also at an object-store URL) or of a preset name (rendered in memory)."""
     if limit is not None and (isinstance(limit, bool) or not isinstance(limit, int) or limit < 0):
         raise ValueError(f"limit={limit!r} is not valid; allowed: None or an integer >= 0")
+    if is_url(dir_or_preset) or (Path(dir_or_preset).is_dir() and is_parquet_set(dir_or_preset)):
+        if not is_parquet_set(dir_or_preset):
+            raise ValueError(f"{str(dir_or_preset)!r} holds no committed {MANIFEST} of a Parquet set; allowed on "
+                             "object storage: a set written by `plates generate --format parquet --out URL`")
+        return load_parquet_set(dir_or_preset, limit=limit)
     path = Path(dir_or_preset)
     if path.is_dir():
         man = path / MANIFEST

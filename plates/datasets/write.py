@@ -84,7 +84,7 @@ def _prepare(e: Entry, compress_level: int = 2) -> tuple[Entry, bytes, dict[str,
     return replace(e, stimulus=None), encode_png(stimulus.variant(e.variant), compress_level), values
 
 
-def _prepare_job(job: Entry | Callable[[], Iterable[Entry]], compress_level: int = 2,
+def prepare_job(job: Entry | Callable[[], Iterable[Entry]], compress_level: int = 2,
                  ) -> list[tuple[Entry, bytes, dict[str, Any]]]:
     """`_prepare` for every entry of one job: an `Entry`, or a picklable callable making entries (a scene item
     renders its scene to fix its question, so that work belongs in the worker too)."""
@@ -106,7 +106,7 @@ def write_items(dataset: str, entries: Iterable[Entry | Callable[[], Iterable[En
         raise ValueError(f"workers={workers!r} is not valid; allowed: an integer >= 1 (processes)")
     if isinstance(compress_level, bool) or not isinstance(compress_level, int) or not 0 <= compress_level <= 9:
         raise ValueError(f"compress_level={compress_level!r} is not valid; allowed: an integer 0-9")
-    prepare = partial(_prepare_job, compress_level=compress_level)
+    prepare = partial(prepare_job, compress_level=compress_level)
     out = Path(out)
     values: list[dict[str, Any]] = []
     families: dict[str, Family] = {}

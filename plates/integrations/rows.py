@@ -22,6 +22,7 @@ import pyarrow as pa
 
 from plates.conditions import Condition
 from plates.datasets.items import DRAWN_COLUMNS, MANIFEST_COLUMNS
+from plates.datasets.parquet_set import ShardImage
 from plates.images import image_to_png_bytes
 from plates.runs.experiment import ConditionSpec, Experiment
 from plates.runs.runner import load_items, plan, prepared, row_key
@@ -95,7 +96,9 @@ def _sent_png(item: Any, variant: str, condition: ConditionSpec, image: Any) -> 
     """The PNG of the image a model receives: the stored file's bytes when no condition changes it, else the
     backend's encoding of the prepared image."""
     unchanged = item.path is not None and variant == item.variant and condition.to_condition() == Condition()
-    return Path(item.path).read_bytes() if unchanged else image_to_png_bytes(image)
+    if not unchanged:
+        return image_to_png_bytes(image)
+    return item.path.read() if isinstance(item.path, ShardImage) else Path(item.path).read_bytes()
 
 
 def export_rows(exp: Experiment, items: Sequence[Any] | None = None) -> Iterator[ExportRow]:
@@ -119,7 +122,7 @@ def export_rows(exp: Experiment, items: Sequence[Any] | None = None) -> Iterator
             "item_id": item.item_id, "dataset": item.dataset, "label": item.label, "colour_set": item.colour_set,
             "delta_e": asked.delta_e, "variant": item.variant, "font": asked.font, "size": int(item.spec.size),
             "seed": int(item.spec.seed), "spec_json": asked.spec_json,
-            "path": None if item.path is None or root is None else Path(item.path).relative_to(root).as_posix(),
+            "path": Path(item.path).relative_to(root).as_posix() if isinstance(item.path, Path) and root else None,
             **{col: asked.measured.get(col) for col in DRAWN_COLUMNS},
             "delta_e_target_kind": None,  # the manifest's own record; `load_dataset` does not carry it
         }

@@ -7,16 +7,16 @@ import json
 import os
 import secrets
 from datetime import UTC, datetime
-from pathlib import Path
+from pathlib import Path, PurePosixPath
 
 from plates.results.reader import read_parts, union_tables, visible_parts
 from plates.results.schema import (
     REPLACES_KEY,
     SAFE_RUN_ID,
     SUPERSEDES_KEY,
-    fsync_dir,
 )
 from plates.results.writer import write_part
+from plates.storage import Store, open_store
 
 
 def _remove_stale_temporaries(out_dir: Path, run_id: str) -> None:
@@ -38,19 +38,24 @@ def _alive(pid: int) -> bool:
     return True
 
 
-def compact_run(out_dir: str | Path, run_id: str) -> Path | None:
-    """Merge the parts of run ``run_id`` directly under ``out_dir`` into one part; returns it (None if <= 1).
+def compact_run(out_dir: str | Path | Store, run_id: str) -> Path | str | None:
+    """Merge the parts of run ``run_id`` directly under ``out_dir`` (a folder or an object-store URL,
+    `plates.storage`) into one part; returns it (None if <= 1).
 
-    The merged part (written atomically) lists the parts it replaces in its metadata, then they are deleted: a
-    crash in between leaves both on disk, and ``load_results`` reads only the merged one. Keeps loading fast
-    (one file per run instead of one per second of running).
+    The merged part (published whole, `plates.storage.Store.commit`) lists the parts it replaces in its
+    metadata, then they are deleted: a crash in between leaves both, and ``load_results`` reads only the merged
+    one. Keeps loading fast (one file per run instead of one per second of running).
     """
     if not isinstance(run_id, str) or not SAFE_RUN_ID.match(run_id):
         raise ValueError(f"run_id {run_id!r} must be 1-128 characters of letters, digits, '.', '_' or '-'")
-    out_dir = Path(out_dir)
-    _remove_stale_temporaries(out_dir, run_id)
-    files = sorted(p for p in out_dir.glob(f"{run_id}-*.parquet") if p.is_file())
-    parts = read_parts(files)
+    store = open_store(out_dir)
+    if store.local is not None:
+        _remove_stale_temporaries(store.local, run_id)
+        files = sorted(p for p in store.local.glob(f"{run_id}-*.parquet") if p.is_file())
+        parts = read_parts(files)
+    else:
+        files = [PurePosixPath(store.path(n)) for n in store.list(prefix=f"{run_id}-", suffix=".parquet")]
+        parts = read_parts(files, store=store)
     keep = visible_parts(files, parts)
     if len(keep) <= 1:
         return None
@@ -60,9 +65,6 @@ def compact_run(out_dir: str | Path, run_id: str) -> Path | None:
         meta[SUPERSEDES_KEY] = b"1"
     merged_table = union_tables(tables).replace_schema_metadata(meta)
     stamp = datetime.now(UTC).strftime("%Y%m%dT%H%M%S%f")
-    merged = write_part(merged_table, out_dir / f"{run_id}-{stamp}-{os.getpid()}-{secrets.token_hex(3)}-merged.parquet")
-    for i, f in enumerate(files):
-        if parts[i].table is not None:
-            f.unlink(missing_ok=True)
-    fsync_dir(out_dir)
+    merged = write_part(merged_table, f"{run_id}-{stamp}-{os.getpid()}-{secrets.token_hex(3)}-merged.parquet", store)
+    store.delete([f.name for i, f in enumerate(files) if parts[i].table is not None])
     return merged

@@ -7,7 +7,7 @@ import os
 from collections.abc import Callable, Iterable, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
-from pathlib import Path
+from pathlib import Path, PurePosixPath
 
 import numpy as np
 import pandas as pd
@@ -16,17 +16,18 @@ import pyarrow.compute as pc
 import pyarrow.parquet as pq
 
 from plates.results.schema import (
+    ABSENT_DEFAULTS,
+    CATEGORICAL_COLUMNS,
+    COLUMNS,
     COVERS_KEY,
     DICTIONARY,
     KIND_KEY,
     REFERENCE_KIND,
     REPLACES_KEY,
-    SUPERSEDES_KEY,
-    ABSENT_DEFAULTS,
-    CATEGORICAL_COLUMNS,
-    COLUMNS,
     SCHEMA,
+    SUPERSEDES_KEY,
 )
+from plates.storage import Store, is_url, open_store
 
 
 @dataclass(frozen=True)
@@ -43,10 +44,14 @@ def find_parts(paths: str | Path | Iterable[str | Path]) -> list[Path]:
     """Every ``*.parquet`` file under the given folders (recursively, sorted) and the given files.
 
     Hidden files and folders (names starting with '.' or '_', e.g. the writer's temporaries) are ignored. A path
-    that does not exist raises ``ValueError`` naming it.
+    that does not exist raises ``ValueError`` naming it. An object-store URL is read with `store_parts`.
     """
     if isinstance(paths, (str, os.PathLike)):
         paths = [paths]
+    urls = [p for p in paths if is_url(p)]
+    if urls:
+        raise ValueError(f"{urls[0]!r} is an object-store URL; allowed here: local paths (load_results takes "
+                         "one URL on its own)")
     found: list[Path] = []
     for raw in paths:
         path = Path(raw)
@@ -75,19 +80,27 @@ class _Part:
 _VANISHED = "vanished while reading"
 
 
+def store_parts(store: Store, *, prefix: str = "") -> list[PurePosixPath]:
+    """The committed ``*.parquet`` parts under an object store's folder (recursively; `plates.storage`), as
+    paths in its file system (read them with ``read_parts(..., store=store)``)."""
+    return [PurePosixPath(store.path(name)) for name in store.list(prefix=prefix, suffix=".parquet", recursive=True)]
+
+
 def _read_part(path: Path, use_threads: bool = False, columns: Sequence[str] | None = None,
-               categorical: frozenset[str] = frozenset()) -> _Part:
+               categorical: frozenset[str] = frozenset(), store: Store | None = None) -> _Part:
     """One part, its results columns cast to ``SCHEMA``'s types; the ``categorical`` ones read
-    dictionary-encoded straight from Parquet's own dictionary pages (``DICTIONARY``: no hashing of values)."""
+    dictionary-encoded straight from Parquet's own dictionary pages (``DICTIONARY``: no hashing of values).
+    ``store``: an object store ``path`` is in (else a local file)."""
     try:
-        pf = pq.ParquetFile(path, pre_buffer=True)  # pre_buffer: one read per column chunk range (~25% less CPU)
+        source = path if store is None else store.fs.open_input_file(str(path))
+        pf = pq.ParquetFile(source, pre_buffer=True)  # pre_buffer: one read per column chunk range (~25% less CPU)
         schema = pf.schema_arrow
         meta = schema.metadata or {}
         if meta.get(KIND_KEY) == REFERENCE_KIND:
             return _Part(None, reference=True)
         as_dict = [c for c in schema.names if c in categorical and (columns is None or c in columns)]
         if as_dict:  # the footer already read is reused
-            pf = pq.ParquetFile(path, read_dictionary=as_dict, metadata=pf.metadata, pre_buffer=True)
+            pf = pq.ParquetFile(source, read_dictionary=as_dict, metadata=pf.metadata, pre_buffer=True)
     except FileNotFoundError:
         return _Part(None, _VANISHED)
     except Exception as exc:  # noqa: BLE001 - any unreadable footer means a corrupt file
@@ -121,11 +134,12 @@ def _read_part(path: Path, use_threads: bool = False, columns: Sequence[str] | N
 
 
 def read_parts(files: list[Path], columns: Sequence[str] | None = None,
-                categorical: frozenset[str] = frozenset()) -> list[_Part]:
+                categorical: frozenset[str] = frozenset(), store: Store | None = None) -> list[_Part]:
     if len(files) < 4:  # few big files: let Arrow read each file's columns in parallel
-        return [_read_part(f, True, columns, categorical) for f in files]
-    with ThreadPoolExecutor(max_workers=min(8, os.cpu_count() or 2)) as pool:
-        return list(pool.map(lambda f: _read_part(f, False, columns, categorical), files))
+        return [_read_part(f, True, columns, categorical, store) for f in files]
+    workers = min(8, os.cpu_count() or 2) if store is None else 16  # object-store reads wait on the network
+    with ThreadPoolExecutor(max_workers=workers) as pool:
+        return list(pool.map(lambda f: _read_part(f, False, columns, categorical, store), files))
 
 
 def visible_parts(files: list[Path], parts: list[_Part]) -> list[int]:
@@ -198,7 +212,8 @@ def load_results(paths: str | Path | Iterable[str | Path], *, latest: bool = Tru
     reason; a compacted part hides the small parts it replaced. With ``latest`` (the default), where rows were
     retried (``plates run --retry-errors``) only the newest row per ``row_key`` (by ``timestamp``) is kept.
     ``columns`` reads only those columns (faster; an unknown name raises ``ValueError``); ``exclude(path)`` True
-    leaves a file out silently. The papers' reference tables (schema metadata ``plates.kind = reference``,
+    leaves a file out silently. ``paths`` may be one object-store URL (``s3://bucket/prefix``, `plates.storage`):
+    its committed parts are read. The papers' reference tables (schema metadata ``plates.kind = reference``,
     `plates.results.reference`) are not runs: always left out, and not listed as skipped.
 
     ``categorical`` returns the `CATEGORICAL_COLUMNS` (every string column but ``row_key``) as pandas
@@ -214,9 +229,11 @@ def load_results(paths: str | Path | Iterable[str | Path], *, latest: bool = Tru
             raise ValueError(f"columns must be a list of column names, got {columns!r:.80}")
         columns = list(dict.fromkeys(columns))
     read = None if columns is None else list(dict.fromkeys([*columns, *(["row_key", "timestamp"] if latest else [])]))
+    store = open_store(paths) if is_url(paths) else None
     for _attempt in range(3):  # a part deleted under us (compact_run merged it): list the folder again
-        files = [f for f in find_parts(paths) if exclude is None or not exclude(f)]
-        parts = read_parts(files, read, as_dict)
+        found = find_parts(paths) if store is None else store_parts(store)
+        files = [f for f in found if exclude is None or not exclude(f)]
+        parts = read_parts(files, read, as_dict, store)
         if not any(p.reason == _VANISHED for p in parts):
             break
     skipped = [(str(f), p.reason or "unreadable") for f, p in zip(files, parts)

@@ -1,4 +1,5 @@
-"""Writing results: append-only Parquet parts, each written atomically (tmp file, fsync, os.replace)."""
+"""Writing results: append-only Parquet parts, each published whole or not at all (`plates.storage.Store.commit`:
+a temporary file and a rename on a local folder; a unique name and a commit record on an object store)."""
 
 from __future__ import annotations
 
@@ -17,34 +18,27 @@ import pyarrow.parquet as pq
 
 from plates.faults import environment_failure
 from plates.results.schema import (
+    COLUMNS,
     COVERS_KEY,
     SAFE_RUN_ID,
     SUPERSEDES_KEY,
-    COLUMNS,
-    fsync_dir,
     rows_to_table,
 )
+from plates.storage import Store, open_store
 
 
-def write_part(table: pa.Table, path: Path) -> Path:
-    """Write ``table`` to ``path`` atomically: a hidden temporary file in the same folder, fsync, os.replace.
-
-    A reader (or a crash) therefore sees either no file or the whole file, never a half-written one; temporary
-    files start with '.' so ``load_results`` never reads them.
-    """
-    path = Path(path)
-    tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
-    try:
-        with open(tmp, "wb") as fh:
-            pq.write_table(table, fh, compression="snappy")
-            fh.flush()
-            os.fsync(fh.fileno())
-        os.replace(tmp, path)
-    finally:
-        if tmp.exists():
-            tmp.unlink()
-    fsync_dir(path.parent)
-    return path
+def write_part(table: pa.Table, path: str | Path, store: Store | None = None) -> Path | str:
+    """Write ``table`` as the Parquet part ``path`` so that a reader (or a crash) sees either no part or the
+    whole part (`plates.storage.Store.commit`); ``store``: the store ``path`` is relative to (default: ``path``
+    is a local file). Temporary files start with '.' so ``load_results`` never reads them. Returns the part's
+    path (a local Path, or the path in the object store)."""
+    buffer = pa.BufferOutputStream()
+    pq.write_table(table, buffer, compression="snappy")
+    if store is None:
+        path = Path(path)
+        store, path = open_store(path.parent), path.name
+    written = store.commit(str(path), buffer.getvalue().to_pybytes())
+    return Path(written) if store.local is not None else written
 
 
 class ResultsWriter:
@@ -71,8 +65,10 @@ class ResultsWriter:
             raise ValueError(f"flush_rows must be >= 1, got {flush_rows!r}")
         if not float(flush_seconds) > 0:
             raise ValueError(f"flush_seconds must be > 0, got {flush_seconds!r}")
-        self.out_dir = Path(out_dir)
-        self.out_dir.mkdir(parents=True, exist_ok=True)
+        self.store = open_store(out_dir)
+        self.out_dir = self.store.local or self.store.url  # a Path, or the URL of an object-store folder
+        if self.store.local is not None:
+            self.store.local.mkdir(parents=True, exist_ok=True)
         self.run_id = run_id
         self.flush_rows = int(flush_rows)
         self.flush_seconds = float(flush_seconds)
@@ -80,14 +76,14 @@ class ResultsWriter:
         if int(fanout) < 2:
             raise ValueError(f"fanout must be >= 2, got {fanout!r}")
         self.fanout = int(fanout)
-        self._levels: list[list[tuple[int, int, Path]]] = [[]]
+        self._levels: list[list[tuple[int, int, Path | str]]] = [[]]
         start = datetime.now(UTC).strftime("%Y%m%dT%H%M%S%f")
         self._prefix = f"{run_id}-{start}-{os.getpid()}-{secrets.token_hex(3)}"
         self._counter = 0
         self._buffer: list[Mapping[str, Any]] = []
         self._lock = threading.Lock()
         self._last_flush = time.monotonic()
-        self.parts: list[Path] = []
+        self.parts: list[Path | str] = []
         self.rows_written = 0
         self._closed = threading.Event()
         self._error: BaseException | None = None  # the timer's failed write, raised in the caller's thread
@@ -109,7 +105,7 @@ class ResultsWriter:
             if len(self._buffer) >= self.flush_rows:
                 self._flush_locked()
 
-    def flush(self) -> Path | None:
+    def flush(self) -> Path | str | None:
         """Write the buffered rows as one new part now; returns its path (None when nothing was buffered)."""
         with self._lock:
             self._raise_timer_error()
@@ -121,7 +117,7 @@ class ResultsWriter:
         if error is not None:
             raise error
 
-    def _flush_locked(self) -> Path | None:
+    def _flush_locked(self) -> Path | str | None:
         self._last_flush = time.monotonic()
         if not self._buffer:
             return None
@@ -138,13 +134,13 @@ class ResultsWriter:
             raise (environment_failure(exc, self.out_dir) or exc) from exc
         return path
 
-    def _write(self, table: pa.Table, first: int, last: int, level: int) -> Path:
+    def _write(self, table: pa.Table, first: int, last: int, level: int) -> Path | str:
         meta = {COVERS_KEY: json.dumps({"prefix": self._prefix, "first": first, "last": last, "level": level}).encode()}
         if self.supersedes:
             meta[SUPERSEDES_KEY] = b"1"
         name = f"{self._prefix}-{first:06d}.parquet" if level == 0 else \
             f"{self._prefix}-{first:06d}-{last:06d}-L{level}.parquet"
-        return write_part(table.replace_schema_metadata(meta), self.out_dir / name)
+        return write_part(table.replace_schema_metadata(meta), name, self.store)
 
     def _merge_full_levels(self) -> None:
         """Merge ``fanout`` parts of one level into one part of the next (an LSM-style cascade): a long run
@@ -153,12 +149,10 @@ class ResultsWriter:
         level = 0
         while level < len(self._levels) and len(self._levels[level]) >= self.fanout:
             group = self._levels[level]
-            table = pa.concat_tables(pq.read_table(p) for _, _, p in group).replace_schema_metadata(None)
+            table = pa.concat_tables(pq.read_table(self._open(p)) for _, _, p in group).replace_schema_metadata(None)
             first, last = group[0][0], group[-1][1]
             merged = self._write(table, first, last, level + 1)
-            for _, _, p in group:
-                p.unlink(missing_ok=True)
-            fsync_dir(self.out_dir)
+            self.store.delete([self._name(p) for _, _, p in group])
             gone = {p for _, _, p in group}
             self.parts = [p for p in self.parts if p not in gone] + [merged]
             self._levels[level] = []
@@ -166,6 +160,12 @@ class ResultsWriter:
                 self._levels.append([])
             self._levels[level + 1].append((first, last, merged))
             level += 1
+
+    def _name(self, part: Path | str) -> str:
+        return Path(part).name if self.store.local is not None else str(part).rsplit("/", 1)[-1]
+
+    def _open(self, part: Path | str) -> Any:
+        return part if self.store.local is not None else self.store.open(self._name(part))
 
     def _autoflush(self) -> None:
         while not self._closed.wait(self.flush_seconds / 4):

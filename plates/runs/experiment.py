@@ -62,6 +62,7 @@ from plates.datasets.family_presets import FAMILY_PRESETS, unknown_preset
 from plates.models import BACKENDS, DEFAULT_MODELS, backend_class
 from plates.runs.protocols import get_protocol, model_settings
 from plates.stimuli import ENGINE_VERSION, STIMULI
+from plates.storage import is_url
 from plates.tasks.prompts import PROMPTS, PromptTemplate, get_prompt, load_prompt_file
 from plates.toml_files import read_toml
 from plates.validation import check_choice, check_number
@@ -392,9 +393,10 @@ def _with_protocol(where: str, table: Any, protocol: str) -> Any:
 
 
 def _resolve_source(source: str, base_dir: str | Path | None) -> str:
-    """A preset name stays as is; a folder becomes an absolute path (so the run id does not depend on cwd)."""
+    """A preset name stays as is, and an object-store URL (a Parquet set, `plates.storage`; its loader checks
+    it); a folder becomes an absolute path (so the run id does not depend on cwd)."""
     presets = _preset_names()
-    if source in presets:
+    if source in presets or is_url(source):
         return source
     path = Path(source)
     if base_dir is not None and not path.is_absolute():

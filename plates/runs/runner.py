@@ -17,11 +17,15 @@ Shards (``shard=Shard(I, N)``, ``plates run --shard I/N``): each asks only the r
 They never rewrite a shared file: each writes parts with unique names, holds the run's lock shared (an
 unsharded process of the same run, which may compact, is refused while any shard runs) and its own shard's
 lock exclusively (the same shard twice is refused), and leaves compaction to the next unsharded run.
+
+Executors: who asks the rows still to do is an `Executor` (`ask_locally`, this process, by default;
+`plates.runs.ray_executor.RayExecutor` for Ray actors); planning, resume, the checks, the lock and compaction
+stay here. Object storage (``out`` an ``s3://`` URL, `plates.storage`): parts are committed by record, listed
+committed only, and no lock is taken (`plates.runs.locks`).
 """
 
 from __future__ import annotations
 
-import fcntl
 import hashlib
 import json
 import os
@@ -30,8 +34,9 @@ import sys
 import time
 from collections.abc import Callable, Iterator, Sequence
 from concurrent.futures import ThreadPoolExecutor
-from contextlib import contextmanager
+from contextlib import nullcontext
 from dataclasses import dataclass, field, replace
+from functools import partial
 from pathlib import Path
 from typing import Any
 
@@ -47,9 +52,11 @@ from plates.models.base import Query
 from plates.results import ResultsWriter, compact_run, load_results
 from plates.runs.experiment import ConditionSpec, Experiment, ModelSpec
 from plates.runs.images import RunImages
+from plates.runs.locks import run_lock
 from plates.runs.rows import Asked, build_row
 from plates.shards import Shard
 from plates.stimuli import render
+from plates.storage import is_url, open_store
 from plates.tasks import Question, task_of
 from plates.tasks.prompts import query_for
 
@@ -142,10 +149,16 @@ def existing_keys(out: str | Path, run_id: str, *, retry_errors: bool = False) -
     """``row_key`` values of this run already under ``out`` (with ``retry_errors``, those not ended in error). A
     part another shard merges away while this reads is skipped by the reader (its rows are in the merged part,
     and none of them is this shard's to ask)."""
-    files = sorted(Path(out).glob(f"{run_id}-*.parquet")) if Path(out).is_dir() else []
-    if not files:
-        return set()
-    frame = load_results(files, columns=["run_id", "row_key", "parse_status"]).frame
+    columns = ["run_id", "row_key", "parse_status"]
+    if is_url(out):  # an object store: this run's committed parts directly under out
+        root = open_store(out).root
+        frame = load_results(out, columns=columns, exclude=lambda f: str(f.parent) != root
+                             or not f.name.startswith(f"{run_id}-")).frame
+    else:
+        files = sorted(Path(out).glob(f"{run_id}-*.parquet")) if Path(out).is_dir() else []
+        if not files:
+            return set()
+        frame = load_results(files, columns=columns).frame
     frame = frame[frame["run_id"] == run_id]
     if retry_errors:
         frame = frame[frame["parse_status"] != "error"]
@@ -164,7 +177,7 @@ def _examples(exp: Experiment, items: Sequence[Any], pool: Sequence[int], index:
     return random.Random(int.from_bytes(digest[:8], "big")).sample(candidates, k)
 
 
-class _Builder:
+class Builder:
     """Turns units into (Query, row fields) pairs; a unit's images, prompt text and expected answer."""
 
     def __init__(self, exp: Experiment, items: Sequence[Any]) -> None:
@@ -335,9 +348,9 @@ def prepared(exp: Experiment, items: Sequence[Any], units: Sequence[Unit]) -> It
     what its row records (`Asked`), in order, checked first as a run checks them (``ValueError`` naming the
     prompt and item). A unit's images are prepared once and dropped after its item: memory stays bounded.
     The exporters (`plates.integrations`) read the runner's plan through this, never through a copy."""
-    builder = _Builder(exp, items)
+    builder = Builder(exp, items)
     units = list(units)
-    _check_units(exp, items, builder, units)
+    check_units(exp, items, builder, units)
     for u in units:
         query, asked = builder.build(u, exp.models[u.model])
         yield u, query, asked
@@ -347,7 +360,7 @@ def prepared(exp: Experiment, items: Sequence[Any], units: Sequence[Unit]) -> It
 def run_experiment(exp: Experiment, *, retry_errors: bool = False, progress: bool = True,
                    items: Sequence[Any] | None = None, make_backend: Callable[..., Any] | None = None,
                    flush_seconds: float = 1.0, flush_rows: int | None = None,
-                   shard: Shard | None = None) -> RunSummary:
+                   shard: Shard | None = None, executor: Executor | None = None) -> RunSummary:
     """Run (or continue) ``exp``; returns a :class:`RunSummary`.
 
     Raises ``ValueError`` for bad input (unknown backend, missing key variable, a prompt that cannot ask about
@@ -357,19 +370,23 @@ def run_experiment(exp: Experiment, *, retry_errors: bool = False, progress: boo
     loader and the backend registry (for tests and callers that hold them already). A part is written every
     ``flush_rows`` rows (default: the largest model concurrency, so each completed batch) or ``flush_seconds``.
     ``shard``: ask only this shard's rows (see the module doc); the run id and row keys stay the unsharded run's.
+    ``executor``: who asks the rows still to do (default `ask_locally`: this process); e.g.
+    `plates.runs.ray_executor.RayExecutor`. Planning, resume, checks, the lock and compaction stay here.
     """
     t0 = time.monotonic()
     items = load_items(exp) if items is None else list(items)
-    run_id, out = exp.run_id, Path(exp.out)
+    remote = is_url(exp.out)  # an object store (plates.storage): no folders to make, no lock to take
+    run_id, out = exp.run_id, exp.out if remote else Path(exp.out)
     if shard is not None and not isinstance(shard, Shard):
         raise ValueError(f"shard={shard!r} is not valid; allowed: None or a plates.shards.Shard")
-    created = [d for d in (out, *out.parents) if not d.exists()]  # the folders this run makes, innermost first
+    # the folders this run makes, innermost first
+    created = [] if remote else [d for d in (out, *out.parents) if not d.exists()]
     try:
         try:
-            with _run_lock(out, run_id, shard):
+            with nullcontext() if remote else run_lock(out, run_id, shard):
                 return _run_locked(exp, items, out, retry_errors=retry_errors, progress=progress,
                                    make_backend=make_backend, flush_seconds=flush_seconds, flush_rows=flush_rows,
-                                   t0=t0, shard=shard)
+                                   t0=t0, shard=shard, executor=executor or ask_locally)
         except OSError as exc:  # a full or failing disk under out (writing a part, compacting): named as such
             failure = environment_failure(exc, out)
             if failure is None or failure is exc:
@@ -384,49 +401,30 @@ def run_experiment(exp: Experiment, *, retry_errors: bool = False, progress: boo
         raise
 
 
-@contextmanager
-def _run_lock(out: Path, run_id: str, shard: Shard | None = None) -> Iterator[None]:
-    """One process per run and out folder, or per shard of it (flocks, released by the OS even on ``kill -9``):
-    two processes continuing the same rows at once would ask them twice. An unsharded run holds the run's lock
-    exclusively; a shard holds it shared and its own shard's lock exclusively."""
-    out.mkdir(parents=True, exist_ok=True)
-    with open(out / f".{run_id}.lock", "a+") as fh:
-        try:
-            fcntl.flock(fh.fileno(), (fcntl.LOCK_EX if shard is None else fcntl.LOCK_SH) | fcntl.LOCK_NB)
-        except BlockingIOError:
-            what = "is already running" if shard is None else "is running unsharded"
-            raise ValueError(f"run {run_id} {what} in another process writing to {out}; wait for it or stop "
-                             "it, then rerun to continue") from None
-        try:
-            if shard is None:
-                yield
-            else:
-                with open(out / f".{run_id}.shard-{shard.tag}.lock", "a+") as own:
-                    try:
-                        fcntl.flock(own.fileno(), fcntl.LOCK_EX | fcntl.LOCK_NB)
-                    except BlockingIOError:
-                        raise ValueError(f"shard {shard.index}/{shard.count} of run {run_id} is already running "
-                                         f"in another process writing to {out}; wait for it or stop it") from None
-                    yield
-        except BaseException:
-            if shard is None:  # other shards may hold the run's lock file shared: only an unsharded run forgets it
-                _forget_lock_if_nothing_written(out, run_id)
-            raise
-        finally:
-            fcntl.flock(fh.fileno(), fcntl.LOCK_UN)
+@dataclass(frozen=True)
+class PartsTarget:
+    """Where and how an executor writes a run's parts: each writer it opens (one per process or actor) writes
+    parts with unique names under ``out`` (`plates.results.ResultsWriter`), so any number write side by side."""
+
+    out: str
+    run_id: str
+    flush_rows: int
+    flush_seconds: float
+    supersedes: bool
+
+    def open(self) -> ResultsWriter:
+        return ResultsWriter(self.out, self.run_id, flush_rows=self.flush_rows, flush_seconds=self.flush_seconds,
+                             supersedes=self.supersedes)
 
 
-def _forget_lock_if_nothing_written(out: Path, run_id: str) -> None:
-    """After a run that failed before writing any part (a missing key, a server that never answered, Ctrl-C
-    during a model's load), delete its ``.lock`` (still held), so a failed start leaves no stale lock file;
-    `run_experiment` then removes the folders it made when they are empty. A run with parts keeps its lock."""
-    if not any(p.name.startswith(f"{run_id}-") for p in out.iterdir()):
-        (out / f".{run_id}.lock").unlink(missing_ok=True)
+#: An executor asks ``todo`` (units checked already) and writes their rows: ``executor(exp, items, todo,
+#: target, summary, bar)``, counting into ``summary`` (written, errors, unsupported, correct, parts) and ``bar``.
+Executor = Callable[[Experiment, Sequence[Any], list[Unit], PartsTarget, RunSummary, Any], None]
 
 
-def _run_locked(exp: Experiment, items: list[Any], out: Path, *, retry_errors: bool, progress: bool,
+def _run_locked(exp: Experiment, items: list[Any], out: Path | str, *, retry_errors: bool, progress: bool,
                 make_backend: Callable[..., Any] | None, flush_seconds: float, flush_rows: int | None,
-                t0: float, shard: Shard | None = None) -> RunSummary:
+                t0: float, shard: Shard | None = None, executor: Executor) -> RunSummary:
     run_id = exp.run_id
     summary = RunSummary(run_id=run_id, out=str(out))
     units = plan(exp, items)
@@ -435,41 +433,60 @@ def _run_locked(exp: Experiment, items: list[Any], out: Path, *, retry_errors: b
     done = existing_keys(out, run_id, retry_errors=retry_errors)
     todo = [u for u in units if u.key not in done]
     summary.planned, summary.existing = len(units), len(units) - len(todo)
-    builder = _Builder(exp, items)
-    _check_units(exp, items, builder, todo)
-    _check_keys(exp, {u.model for u in todo})
+    check_units(exp, items, Builder(exp, items), todo)
+    check_keys(exp, {u.model for u in todo})
     bar = _progress(progress, total=len(units), initial=summary.existing, run_id=run_id)
     if flush_rows is None:
         flush_rows = min(256, max(m.concurrency for m in exp.models))
-    writer = ResultsWriter(out, run_id, flush_rows=flush_rows, flush_seconds=flush_seconds, supersedes=retry_errors)
+    target = PartsTarget(str(out), run_id, flush_rows, flush_seconds, retry_errors)
+    if make_backend is not None:  # a caller's backend factory (tests): this process only
+        executor = partial(ask_locally, make_backend=make_backend)
     try:
-        for mi, m in enumerate(exp.models):
-            mine = [u for u in todo if u.model == mi]
-            if not mine:
-                continue
-            try:
-                backend = (make_backend or registry_make)(m.backend, model=m.model, **m.options)
-            except TypeError as exc:  # an option this backend's constructor does not take
-                raise ValueError(f"models[{mi}] (backend {m.backend!r}): {exc}; see the backend's options in "
-                                 "plates.models") from None
-            if bar is not None:  # loading a local model is not answering: keep it out of the rate and the ETA
-                bar.unpause()
-            try:
-                _run_model(backend, m, mine, builder, writer, summary, bar, key_values(exp))
-            finally:
-                backend.close()
+        executor(exp, items, todo, target, summary, bar)
     finally:
-        writer.close()
         if bar is not None:
             bar.close()
-        summary.parts = [str(p) for p in writer.parts]
         summary.seconds = time.monotonic() - t0
     if shard is None:  # a shard never rewrites other shards' parts; the next unsharded run merges them
         compact_run(out, run_id)
     return summary
 
 
-def _check_units(exp: Experiment, items: Sequence[Any], builder: _Builder, units: list[Unit]) -> None:
+def ask_locally(exp: Experiment, items: Sequence[Any], todo: list[Unit], target: PartsTarget, summary: RunSummary,
+                bar: Any, *, make_backend: Callable[..., Any] | None = None) -> None:
+    """The default executor: this process asks ``todo`` model by model (each model loaded once) and writes one
+    writer's parts."""
+    builder = Builder(exp, items)
+    writer = target.open()
+    try:
+        for mi, m in enumerate(exp.models):
+            mine = [u for u in todo if u.model == mi]
+            if not mine:
+                continue
+            backend = open_backend(exp, mi, make_backend)
+            if bar is not None:  # loading a local model is not answering: keep it out of the rate and the ETA
+                bar.unpause()
+            try:
+                ask_units(backend, m, mine, builder, writer, summary, bar, key_values(exp))
+            finally:
+                backend.close()
+    finally:
+        writer.close()
+        summary.parts += [str(p) for p in writer.parts]
+
+
+def open_backend(exp: Experiment, mi: int, make_backend: Callable[..., Any] | None = None) -> Any:
+    """Model ``mi`` of ``exp`` as a backend (`plates.models.make_backend`, or ``make_backend``); an option its
+    constructor does not take is a ValueError naming the model."""
+    m = exp.models[mi]
+    try:
+        return (make_backend or registry_make)(m.backend, model=m.model, **m.options)
+    except TypeError as exc:  # an option this backend's constructor does not take
+        raise ValueError(f"models[{mi}] (backend {m.backend!r}): {exc}; see the backend's options in "
+                         "plates.models") from None
+
+
+def check_units(exp: Experiment, items: Sequence[Any], builder: Builder, units: list[Unit]) -> None:
     """Fail before any request is paid for: every prompt must fit every item's label, every few-shot request
     must find its examples."""
     seen: set[tuple[str, str]] = set()
@@ -482,7 +499,7 @@ def _check_units(exp: Experiment, items: Sequence[Any], builder: _Builder, units
             _examples(exp, items, builder.pool(u.variant, item.colour_set), u.item, u.shots)
 
 
-def _check_keys(exp: Experiment, models: set[int]) -> None:
+def check_keys(exp: Experiment, models: set[int]) -> None:
     """Every OpenAI-compatible model still to ask has its key variable set: fail before the first model runs,
     not after it (the message names the variable, never a value)."""
     for mi in sorted(models):
@@ -494,7 +511,7 @@ def _check_keys(exp: Experiment, models: set[int]) -> None:
                              "or use api_key_env = false / --no-api-key for a local server that needs no key")
 
 
-def _run_model(backend: Any, m: ModelSpec, units: list[Unit], builder: _Builder, writer: ResultsWriter,
+def ask_units(backend: Any, m: ModelSpec, units: list[Unit], builder: Builder, writer: ResultsWriter,
                summary: RunSummary, bar: Any, keys: Sequence[str] = ()) -> None:
     """Ask ``units`` of one model in chunks; the next chunk's images are prepared while this one is asked."""
     def prepare(chunk: list[Unit]) -> list[tuple[Query, Asked]]:

@@ -405,3 +405,27 @@ def test_rows_judged_under_several_rules_versions_are_never_pooled_without_a_war
     at.multiselect(key="run").select("run-new").run()  # one run, one version: nothing to say
     clean(at)
     assert not [w.value for w in at.warning if "versions of the scoring rules" in w.value]
+
+
+def test_served_from_object_storage_the_copy_is_refreshed(monkeypatch, tmp_path):
+    """`plates dashboard s3://...` serves a local copy (PLATES_RESULTS) of the store named in PLATES_RESULTS_URL:
+    parts committed there after it started appear when a page runs."""
+    import pyarrow as pa
+
+    from plates.results import SCHEMA
+    from plates.results import write_part as commit_part
+    from plates.storage import open_store
+
+    pytest.importorskip("moto")
+    from tests.support.s3_server import S3Server
+
+    with S3Server() as s3:
+        url = s3.url("dash")
+        monkeypatch.setenv("PLATES_RESULTS_URL", url)
+        (tmp_path / "copy").mkdir()  # empty: `plates dashboard` copied nothing, the part came later
+        table = pa.Table.from_pandas(outcomes("a", 3, 4, run_id="run-s3"), schema=SCHEMA, preserve_index=False)
+        commit_part(table, "run-s3-part.parquet", open_store(url))
+        at = app(monkeypatch, tmp_path / "copy")
+        clean(at)
+        assert [p.name for p in (tmp_path / "copy").glob("*.parquet")] == ["run-s3-part.parquet"]
+        assert not any("No results" in i.value for i in at.info)

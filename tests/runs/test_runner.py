@@ -14,7 +14,7 @@ from plates.images import data_url_to_image
 from plates.models.base import Backend, BackendFailing, Query, Reply
 from plates.results import SCHEMA, load_results
 from plates.runs.experiment import parse_experiment
-from plates.runs.runner import _Builder, _examples, plan, run_experiment
+from plates.runs.runner import Builder, _examples, plan, run_experiment
 from plates.stimuli.ishihara.plate import PlateSpec, render
 from tests.support.chat_server import ChatServer, Fault, image_urls
 
@@ -228,7 +228,7 @@ def test_retry_errors_asks_failed_rows_again_and_readers_keep_the_latest(tmp_pat
 
 def test_few_shot_examples_come_from_the_same_colour_set(tmp_path, pool_items):
     exp = _exp("http://127.0.0.1:9/v1", tmp_path, shots=[1, 2])
-    builder = _Builder(exp, pool_items)
+    builder = Builder(exp, pool_items)
     units = plan(exp, pool_items)
     assert units
     for unit in units:
@@ -269,10 +269,10 @@ def test_few_shot_conversation_shape(tmp_path, pool_items):
 
 
 def test_a_second_process_on_the_same_run_is_refused(tmp_path, items):
-    from plates.runs.runner import _run_lock
+    from plates.runs.locks import run_lock
 
     exp = _exp("http://127.0.0.1:9/v1", tmp_path)
-    with _run_lock(tmp_path, exp.run_id), pytest.raises(ValueError, match="already running in another process"):
+    with run_lock(tmp_path, exp.run_id), pytest.raises(ValueError, match="already running in another process"):
         _run(exp, items, make_backend=lambda kind, **options: _Picky())
     assert _run(exp, items, make_backend=lambda kind, **options: _Picky()).written == N_ITEMS  # released
 
@@ -305,7 +305,7 @@ def test_distractors_come_from_the_datasets_label_space(tmp_path):
     assert {item.label for item in items} == set(HUEMANITY_NUMERIC)
     exp = _exp("http://127.0.0.1:9/v1", tmp_path, dataset="huemanity-numeric",
                prompts=["colorbench-mc", "cbe-yn-incorrect"], shots=[0, 1])
-    builder = _Builder(exp, items)
+    builder = Builder(exp, items)
     builder.images.get = lambda *args, **kw: Image.new("RGB", (64, 64))  # the prompts are under test, not the plates
     seen = set()
     for unit in plan(exp, items):

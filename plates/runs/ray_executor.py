@@ -1,0 +1,184 @@
+"""Run an experiment's rows as Ray actors (`plates run --executor ray`): past one machine, or one GPU per actor.
+
+The driver (`plates.runs.runner.run_experiment`) plans the run, reads which row keys are already under ``out``
+(resume), checks every prompt against every item and every key variable, holds the run's lock and compacts at the
+end, exactly as a single-process run; only asking changes hands. `RayExecutor` then:
+
+1. puts the items into Ray's object store once: specs, labels and stored-image paths, never an image (a few KB a
+   plate), so each worker renders its stimulus from its spec (`plates.stimuli.render`) or reads the stored PNG
+   from the shared set itself;
+2. starts ``actors`` actors per model still to ask (default: one per CPU of the cluster for API and baseline
+   models; one per GPU, each pinned to its GPU by Ray's ``num_gpus=1``, for a local transformers model);
+   each actor loads the model once and opens its own `plates.results.ResultsWriter`, whose part names are
+   unique (the shards' rule: N writers, one output, no shared file rewritten);
+3. hands out batches of units (`plates.runs.runner.Unit`) as actors free up (`ray.util.ActorPool`); an actor
+   asks a batch with the same code as a single-process run (`plates.runs.runner.ask_units`: chunks, the
+   backend's concurrency, the one row builder, error rows), and its parts flush every completed batch or
+   second, so a killed run loses at most the rows in flight and a rerun asks only the keys not on disk.
+
+The rows are those a single-process run writes (same keys, replies, verdicts; tests/runs/test_ray_executor.py),
+with this process's bar counting finished batches. ``out`` must be storage every node reaches: a shared folder
+or an object-store URL (`plates.storage`). A worker reads API keys from its own environment (they are never sent
+through Ray). Ray's usage statistics are switched off (``RAY_USAGE_STATS_ENABLED=0``) before Ray starts.
+
+References: Moritz et al. 2018, "Ray: A Distributed Framework for Emerging AI Applications", OSDI §3 (tasks and
+actors).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import math
+import os
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from plates.install import extra_hint
+from plates.models import BackendFailing
+from plates.runs.experiment import Experiment
+from plates.runs.runner import Builder, PartsTarget, RunSummary, Unit, ask_units, key_values, open_backend
+from plates.storage import is_url
+
+__all__ = ["RayExecutor", "parse_address"]
+
+_ADDRESS = re.compile(r"^(ray://)?[A-Za-z0-9][A-Za-z0-9.-]*:\d{1,5}$")
+
+
+def parse_address(text: str | None) -> str | None:
+    """``--ray-address``: None (start a local cluster for this run), ``auto`` (the cluster this machine belongs
+    to), ``HOST:PORT`` or ``ray://HOST:PORT`` (Ray Client); ValueError naming the allowed forms otherwise."""
+    if text is None:
+        return None
+    value = text.strip()
+    if value == "auto" or _ADDRESS.match(value):
+        return value
+    raise ValueError(f"--ray-address {text!r} is not valid; allowed: auto, HOST:PORT or ray://HOST:PORT (none: "
+                     "a local cluster started for this run)")
+
+
+def _ray() -> Any:
+    """The ray module (lazy: an optional extra), with usage statistics off unless the user set them."""
+    os.environ.setdefault("RAY_USAGE_STATS_ENABLED", "0")
+    try:
+        import ray
+    except ImportError:
+        raise ImportError(f"--executor ray needs Ray: {extra_hint('ray')}") from None
+    return ray
+
+
+class _Asker:
+    """One actor: one model loaded once, one writer; asks batches of units (the body of a Ray actor)."""
+
+    def __init__(self, exp: Experiment, items: Sequence[Any], model_index: int, target: PartsTarget) -> None:
+        self.exp, self.model = exp, exp.models[model_index]
+        self.builder = Builder(exp, items)
+        self.backend = open_backend(exp, model_index)
+        self.writer = target.open()
+        self.keys = key_values(exp)  # this worker's own environment: keys are never shipped through Ray
+
+    def ask(self, units: list[Unit]) -> dict[str, int]:
+        counts = RunSummary(run_id=self.writer.run_id, out=str(self.writer.out_dir))
+        ask_units(self.backend, self.model, units, self.builder, self.writer, counts, None, self.keys)
+        self.builder.images.forget_except(set())
+        return {"written": counts.written, "errors": counts.errors, "unsupported": counts.unsupported,
+                "correct": counts.correct}
+
+    def close(self) -> list[str]:
+        """Flush the last rows and free the model; the parts this actor's writer left."""
+        try:
+            self.writer.close()
+        finally:
+            self.backend.close()
+        return [str(p) for p in self.writer.parts]
+
+
+@dataclass(frozen=True)
+class RayExecutor:
+    """Asks a run's rows on a Ray cluster (see the module doc); an executor of `plates.runs.runner.run_experiment`.
+
+    ``address``: see `parse_address` (None: a local cluster of this machine's cores, shut down after the run;
+    a cluster already initialised in this process is used as it is). ``actors``: actors per model (None: one per
+    CPU of the cluster, or one per GPU for a local transformers model when the cluster has GPUs).
+    ``batch``: units per task (None: 8 waves of the model's concurrency, at least 32, at most a quarter of an
+    actor's share so the actors stay balanced)."""
+
+    address: str | None = None
+    actors: int | None = None
+    batch: int | None = None
+
+    def __post_init__(self) -> None:
+        for name in ("actors", "batch"):
+            value = getattr(self, name)
+            if value is not None and (isinstance(value, bool) or not isinstance(value, int) or value < 1):
+                raise ValueError(f"{name}={value!r} is not valid; allowed: None or an integer >= 1")
+        parse_address(self.address)
+
+    def __call__(self, exp: Experiment, items: Sequence[Any], todo: list[Unit], target: PartsTarget,
+                 summary: RunSummary, bar: Any) -> None:
+        if not todo:
+            return
+        ray = _ray()
+        started = not ray.is_initialized()
+        if started:
+            if self.address is None:
+                ray.init(num_cpus=os.cpu_count() or 1, include_dashboard=False, log_to_driver=False)
+            else:
+                ray.init(address=self.address, log_to_driver=False)
+        # other nodes start elsewhere: local paths (parts, stored images) travel absolute
+        if not is_url(target.out):
+            target = dataclasses.replace(target, out=str(Path(target.out).absolute()))
+        items = [dataclasses.replace(i, path=i.path.absolute()) if isinstance(getattr(i, "path", None), Path) else i
+                 for i in items]
+        try:
+            items_ref = ray.put(list(items))
+            for mi in sorted({u.model for u in todo}):
+                self._ask_model(ray, exp, items_ref, mi, [u for u in todo if u.model == mi], target, summary, bar)
+        finally:
+            if started:
+                ray.shutdown()
+
+    def _ask_model(self, ray: Any, exp: Experiment, items_ref: Any, mi: int, units: list[Unit],
+                   target: PartsTarget, summary: RunSummary, bar: Any) -> None:
+        m = exp.models[mi]
+        resources = ray.cluster_resources()
+        gpus = int(resources.get("GPU", 0)) if m.backend == "hf" else 0
+        cpus = int(resources.get("CPU", 0))
+        capacity, what = (gpus, "GPUs") if gpus else (cpus, "CPUs")
+        if self.actors is not None and self.actors > capacity:  # the extra actors would wait forever
+            raise ValueError(f"--ray-actors {self.actors} is more than the cluster's {capacity} {what} (each actor "
+                             f"holds one); allowed: 1-{capacity}")
+        default = gpus or (1 if m.backend == "hf" else max(1, cpus))
+        n = min(self.actors or default, len(units))
+        size = self.batch or max(1, min(max(32, 8 * m.concurrency), math.ceil(len(units) / (4 * n))))
+        batches = [units[i:i + size] for i in range(0, len(units), size)]
+        actor = ray.remote(num_cpus=1, num_gpus=1 if gpus else 0)(_Asker)
+        actors = [actor.remote(exp, items_ref, mi, target) for _ in range(n)]
+        pool = ray.util.ActorPool(actors)
+        failure: BaseException | None = None
+        try:
+            for counts in pool.map_unordered(lambda a, b: a.ask.remote(b), batches):
+                for key, value in counts.items():
+                    setattr(summary, key, getattr(summary, key) + value)
+                if bar is not None:
+                    bar.update(counts["written"])
+                    bar.set_postfix(errors=summary.errors, refresh=False)
+        except ray.exceptions.RayTaskError as exc:  # the actor's own error (BackendFailing, ValueError, OSError)
+            failure = exc.cause if isinstance(exc.cause, BaseException) else exc
+        finally:
+            # every actor flushes what it holds (rows already answered are kept), even after a failure
+            closing = [a.close.remote() for a in actors]
+            for ref in closing:
+                try:
+                    summary.parts += ray.get(ref)
+                except ray.exceptions.RayError as exc:
+                    failure = failure or (exc.cause if isinstance(getattr(exc, "cause", None), BaseException)
+                                          else exc)
+            for a in actors:
+                ray.kill(a)
+        if failure is not None:
+            if isinstance(failure, (BackendFailing, ValueError, OSError)):
+                raise failure
+            raise RuntimeError(f"a Ray actor of model {m.model!r} failed: {failure}") from failure

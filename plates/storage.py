@@ -1,0 +1,244 @@
+"""Where results and sets live: a local folder or an object store (``s3://bucket/prefix``), under one commit rule.
+
+Every writer that must never leave a half-written file visible (results parts, set shards, manifests) publishes
+through `Store.commit`, and every reader lists through `Store.list`, which returns committed files only:
+
+* a local folder: a hidden temporary file beside the final name, fsync, ``os.replace`` (atomic on POSIX), fsync
+  of the folder;
+* an object store, where rename is a copy and a writer's stream can be closed, and so published, half-written by
+  an exception on the way out: the object is written under its unique final name, then a small commit record
+  ``<folder>/_commits/<name>`` (its size, as JSON) is written last. `Store.list` returns an object only when its
+  record exists (one listing finds both: no request per object), so a writer that dies mid-object leaves nothing
+  a reader sees (a stray object without a record is ignored). `Store.delete` removes the record first. (Checked
+  with pyarrow 26 on moto: an S3 output stream left by an exception completes the upload with the bytes
+  written so far, so without records a killed writer could publish half a part.) A killed writer's stray
+  object stays in the bucket, unread: nothing here can tell it from a live writer's object whose record is
+  on its way, so it is never deleted automatically.
+
+URLs: ``s3://bucket/prefix`` through pyarrow's S3 filesystem (the AWS C++ SDK). Credentials come only from the
+standard AWS chain (``AWS_ACCESS_KEY_ID`` / ``AWS_SECRET_ACCESS_KEY`` / ``AWS_SESSION_TOKEN``, ``~/.aws``
+profiles, instance metadata); a URL carrying credentials or options is refused, so no secret can reach a
+result row, a manifest or a log through ``--out``. A server other than AWS (MinIO, Ceph, moto) is named by the
+SDKs' standard ``AWS_ENDPOINT_URL_S3`` or ``AWS_ENDPOINT_URL`` (e.g. ``http://127.0.0.1:9000``); the region by
+``AWS_REGION`` or ``AWS_DEFAULT_REGION``. The bucket must exist (nothing here creates or deletes buckets).
+
+>>> is_url("s3://bucket/runs"), is_url("results/runs")
+(True, False)
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import posixpath
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+from urllib.parse import urlsplit
+
+import pyarrow.fs as pafs
+
+__all__ = ["COMMITS", "Store", "is_url", "mirror", "open_store"]
+
+#: The folder (beside the objects it commits) holding each committed object's record, on object stores.
+COMMITS = "_commits"
+#: URL schemes accepted for object storage.
+SCHEMES = ("s3",)
+
+
+def is_url(location: Any) -> bool:
+    """Whether ``location`` names object storage (``scheme://...``) rather than a local path."""
+    return isinstance(location, str) and "://" in location
+
+
+def _endpoint() -> tuple[str | None, str | None]:
+    """(``host:port``, ``http``/``https``) of the S3 endpoint the environment names, or (None, None): AWS."""
+    raw = os.environ.get("AWS_ENDPOINT_URL_S3") or os.environ.get("AWS_ENDPOINT_URL")
+    if not raw:
+        return None, None
+    parts = urlsplit(raw)
+    if parts.scheme not in ("http", "https") or not parts.hostname or parts.username or parts.password:
+        raise ValueError("AWS_ENDPOINT_URL(_S3) is not valid; allowed: http://HOST[:PORT] or https://HOST[:PORT] "
+                         "(credentials belong in AWS_ACCESS_KEY_ID / AWS_SECRET_ACCESS_KEY, not in the URL)")
+    host = parts.hostname if parts.port is None else f"{parts.hostname}:{parts.port}"
+    return host, parts.scheme
+
+
+def _s3(url: str) -> tuple[pafs.FileSystem, str]:
+    parts = urlsplit(url)
+    shown = f"{parts.scheme}://{parts.hostname or ''}{parts.path}"  # never the user-info part of a bad URL
+    if "@" in parts.netloc or parts.query or parts.fragment:
+        raise ValueError(f"object-store URL {shown!r} carries credentials or options; allowed: s3://BUCKET[/PREFIX] "
+                         "with credentials from the environment (AWS_ACCESS_KEY_ID, AWS_SECRET_ACCESS_KEY or a "
+                         "profile) and a non-AWS server in AWS_ENDPOINT_URL")
+    bucket, prefix = parts.netloc, parts.path.strip("/")
+    if not bucket or any(p in (".", "..") for p in prefix.split("/")):
+        raise ValueError(f"object-store URL {shown!r} is not valid; allowed: s3://BUCKET[/PREFIX] (no '.' or '..')")
+    endpoint, scheme = _endpoint()
+    region = os.environ.get("AWS_REGION") or os.environ.get("AWS_DEFAULT_REGION")
+    options: dict[str, Any] = {}
+    if endpoint is not None:
+        options.update(endpoint_override=endpoint, scheme=scheme, region=region or "us-east-1")
+    elif region:
+        options["region"] = region
+    return pafs.S3FileSystem(**options), posixpath.join(bucket, prefix) if prefix else bucket
+
+
+@dataclass(frozen=True)
+class Store:
+    """A folder on a file system: ``fs`` (pyarrow), ``root`` (the folder's path in it), ``url`` (as the user
+    gave it: safe to show) and ``object_store`` (commit records instead of renames). Build with `open_store`."""
+
+    url: str
+    fs: pafs.FileSystem
+    root: str
+    object_store: bool
+
+    @property
+    def local(self) -> Path | None:
+        """The folder as a local path (None on an object store)."""
+        return None if self.object_store else Path(self.root)
+
+    def path(self, name: str) -> str:
+        """The full path in ``fs`` of ``name`` (relative to the root, '/'-separated)."""
+        return posixpath.join(self.root, name) if name else self.root
+
+    def child(self, name: str) -> Store:
+        """The sub-folder ``name`` as a store of its own."""
+        url = self.url.rstrip("/") + "/" + name if self.object_store else str(Path(self.url) / name)
+        return Store(url, self.fs, self.path(name), self.object_store)
+
+    def shown(self, name: str = "") -> str:
+        """``name`` under this store as a user reads it (the URL form on an object store)."""
+        if not name:
+            return self.url
+        return self.url.rstrip("/") + "/" + name if self.object_store else str(Path(self.url) / name)
+
+    def list(self, *, prefix: str = "", suffix: str = "", recursive: bool = False) -> list[str]:
+        """Committed files under the root whose names start with ``prefix`` and end with ``suffix``, as names
+        relative to the root, sorted; names with a component starting with '.' or '_' (temporaries, commit
+        records) are left out. A missing root lists nothing."""
+        # an object store lists its commit records with the objects (one recursive listing: a prefix scan)
+        deep = recursive or self.object_store
+        infos = self.fs.get_file_info(pafs.FileSelector(self.root, recursive=deep, allow_not_found=True))
+        files: list[str] = []
+        records: set[str] = set()
+        base = len(self.root.rstrip("/")) + 1
+        for info in infos:
+            if info.type != pafs.FileType.File:
+                continue
+            rel = info.path[base:]
+            folder, name = posixpath.split(rel)
+            if posixpath.basename(folder) == COMMITS and self.object_store:
+                records.add(posixpath.join(posixpath.dirname(folder), name))
+                continue
+            if any(c.startswith((".", "_")) for c in rel.split("/")) or (not recursive and folder):
+                continue
+            if name.startswith(prefix) and name.endswith(suffix):
+                files.append(rel)
+        return sorted(rel for rel in files if not self.object_store or rel in records)
+
+    def exists(self, name: str) -> bool:
+        """Whether ``name`` is a committed file."""
+        if not self.object_store:
+            return self.fs.get_file_info(self.path(name)).type == pafs.FileType.File
+        folder, base = posixpath.split(name)
+        record = self.fs.get_file_info(self.path(posixpath.join(folder, COMMITS, base)))
+        return record.type == pafs.FileType.File
+
+    def open(self, name: str) -> Any:
+        """A random-access reader of ``name`` (a pyarrow NativeFile; Parquet reads its footer from it)."""
+        return self.fs.open_input_file(self.path(name))
+
+    def read_bytes(self, name: str) -> bytes:
+        with self.fs.open_input_stream(self.path(name)) as fh:
+            return fh.read()
+
+    def commit(self, name: str, data: bytes) -> str:
+        """Publish ``data`` as ``name`` so that a reader sees all of it or nothing (the module doc's rule);
+        returns its full path. Names must be unique per writer on an object store (an existing object would be
+        replaced in place)."""
+        target = self.path(name)
+        if not self.object_store:
+            path = Path(target)
+            path.parent.mkdir(parents=True, exist_ok=True)
+            tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
+            try:
+                with open(tmp, "wb") as fh:
+                    fh.write(data)
+                    fh.flush()
+                    os.fsync(fh.fileno())
+                os.replace(tmp, path)
+            finally:
+                tmp.unlink(missing_ok=True)
+            _fsync_dir(path.parent)
+            return str(path)
+        with self.fs.open_output_stream(target) as out:
+            out.write(data)
+        folder, base = posixpath.split(name)
+        with self.fs.open_output_stream(self.path(posixpath.join(folder, COMMITS, base))) as out:
+            out.write(json.dumps({"bytes": len(data)}).encode())
+        return target
+
+    def delete(self, names: list[str]) -> None:
+        """Remove committed files (their records first on an object store); a missing one is no error."""
+        for name in names:
+            paths = [self.path(name)]
+            if self.object_store:
+                folder, base = posixpath.split(name)
+                paths.insert(0, self.path(posixpath.join(folder, COMMITS, base)))
+            for path in paths:
+                try:
+                    self.fs.delete_file(path)
+                except FileNotFoundError:
+                    pass
+        if not self.object_store and names:
+            _fsync_dir(Path(self.path(posixpath.dirname(names[0]))))
+
+
+def _fsync_dir(folder: Path) -> None:
+    try:
+        fd = os.open(folder, os.O_RDONLY)
+    except OSError:  # pragma: no cover - platforms without directory fds
+        return
+    try:
+        os.fsync(fd)
+    finally:
+        os.close(fd)
+
+
+def open_store(location: str | os.PathLike | Store) -> Store:
+    """The `Store` of ``location``: a local folder (need not exist yet) or ``s3://bucket/prefix``; ValueError
+    naming the allowed forms for another scheme, or a URL with credentials or options in it."""
+    if isinstance(location, Store):
+        return location
+    if is_url(location):
+        scheme = str(location).split("://", 1)[0].lower()
+        if scheme not in SCHEMES:
+            raise ValueError(f"storage scheme {scheme!r} is not supported; allowed: a local folder or "
+                             f"{', '.join(s + '://BUCKET/PREFIX' for s in SCHEMES)}")
+        fs, root = _s3(str(location))
+        return Store(str(location), fs, root, True)
+    path = Path(location).expanduser()
+    return Store(str(location), pafs.LocalFileSystem(), str(path.absolute()), False)
+
+
+def mirror(location: str | os.PathLike | Store, folder: str | os.PathLike, *, suffix: str = ".parquet") -> int:
+    """Make the local ``folder`` hold exactly the committed ``*suffix`` files under ``location`` (recursively,
+    same relative names): copy the new and changed ones (by size), each published whole, and delete the local
+    ones no longer committed (a compaction merged them away). Returns the number of files copied. What
+    `plates dashboard s3://...` serves: DuckDB reads the local copies (its own S3 support is a download)."""
+    source, target = open_store(location), open_store(folder)
+    if target.object_store:
+        raise ValueError(f"mirror target {target.url!r} must be a local folder; allowed: a path")
+    wanted = source.list(suffix=suffix, recursive=True)
+    sizes = {i.path: i.size for i in source.fs.get_file_info([source.path(n) for n in wanted])}
+    copied = 0
+    for name in wanted:
+        local = Path(target.path(name))
+        if not local.is_file() or local.stat().st_size != sizes.get(source.path(name)):
+            target.commit(name, source.read_bytes(name))
+            copied += 1
+    keep = set(wanted)
+    target.delete([n for n in target.list(suffix=suffix, recursive=True) if n not in keep])
+    return copied
