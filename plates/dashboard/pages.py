@@ -162,8 +162,8 @@ def resolution(view: View, condition: str | None = None) -> Page:
 def yes_no(view: View, condition: str | None = None) -> Page:
     figure = charts.yes_no_figure(reference=view.reference, counts=view.cube, condition=condition)
     hint = (figure.layout.meta or {}).get("hint")  # the paper's points only: say what adds ours
-    notes = (hint.replace("<br>", " ").replace("<span style='font-family:monospace'>", "`")
-             .replace("</span>", "` "),) if hint else ()
+    notes = (hint.replace("<br>", " ").replace("<span style='font-family:monospace'>", " `")
+             .replace("</span>", "`;").rstrip(";"),) if hint else ()
     return Page(figure, charts.yes_no_table(counts=view.cube), notes)
 
 
