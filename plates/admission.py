@@ -281,6 +281,9 @@ def memory_budget(environ: Mapping[str, str] | None = None) -> MemoryBudget:
     return MemoryBudget(int(text) * 1_000_000)
 #: Seconds a quiz session, a visitor's upload allowance and session state live without use.
 SESSION_TTL_S = 1800.0
+#: Model answers (one question to one model; a sweep of n points to k models is n x k) per address and from
+#: every address together per 10 minutes: 20 full comparisons of 3 models x 12-point sweeps per visitor.
+MODEL_ANSWERS_PER_CLIENT, MODEL_ANSWERS_TOTAL = 720, 20_000
 #: One address's share of the quiz's answer store per `QUIZ_STORE_WINDOW_S` (a day): 10 MB, about fifteen
 #: full 40-image quizzes (one answer is one Parquet part of 16-18 KB), a twentieth of the store's 200 MB cap.
 QUIZ_STORE_SHARE_BYTES = 10_000_000
@@ -293,7 +296,9 @@ class Admission:
     (5 per 10 min, 200 in all), live quizzes at once (100, expired after `SESSION_TTL_S` idle), uploaded
     bytes per address (20 MB) and in all (500 MB) per `SESSION_TTL_S` (the app deletes uploads after it), and
     each address's share of the quiz's answer store (`QUIZ_STORE_SHARE_BYTES` per `QUIZ_STORE_WINDOW_S`, counted
-    as the stored parts' bytes on disk: one visitor cannot fill `plates.runs.quiz.QuizLimits.max_folder_bytes`).
+    as the stored parts' bytes on disk: one visitor cannot fill `plates.runs.quiz.QuizLimits.max_folder_bytes`),
+    and model answers per address (`MODEL_ANSWERS_PER_CLIENT`) and in all per 10 minutes (the explorer's asks,
+    sweeps and side-by-side comparisons count one per model per plate).
     ``behind_proxy``: addresses come from the hosted Space's proxy (`client_address`)."""
 
     behind_proxy: bool = False
@@ -304,6 +309,8 @@ class Admission:
         "uploads", 20_000_000, SESSION_TTL_S, total=500_000_000, unit="bytes"))
     quiz_store: RateLimit = field(default_factory=lambda: RateLimit(
         "stored quiz answers", QUIZ_STORE_SHARE_BYTES, QUIZ_STORE_WINDOW_S, unit="bytes"))
+    model_answers: RateLimit = field(default_factory=lambda: RateLimit(
+        "model answers", MODEL_ANSWERS_PER_CLIENT, 600.0, total=MODEL_ANSWERS_TOTAL))
 
     def client(self, request: object) -> str:
         """The address of a Gradio (or Starlette) request's sender."""

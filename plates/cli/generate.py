@@ -5,7 +5,8 @@ huemanity-alnum (84,100), huemanity (HueManity's 83,850), each in its paper's pl
 project's dense style as <preset>-dense, and the illusion and scene families' presets
 (plates.datasets.family_presets.FAMILY_PRESETS: rcid-contrast, illusions-classic, colorbench-..., ...).
 Your own set (--grid FILE): a TOML grid of labels x colour sets x fonts x ΔE2000 x sizes (see
-plates.datasets.grid; example: examples/grid.toml). A killed run leaves no half-written file; rerun the same
+plates.datasets.grid; example: examples/grid.toml). Exact plates (--spec, repeatable): a spec JSON file or the
+JSON itself, each plate drawn as it says (plates.datasets.specs). A killed run leaves no half-written file; rerun the same
 command to finish the rest. `plates run --dataset OUT` asks models about the result. --sample N draws a seeded
 random subset of N plates of a plate preset, balanced across its colour sets (HueManity §4 evaluated random
 1,000-image subsets), instead of its first N.
@@ -13,6 +14,7 @@ random subset of N plates of a plate preset, balanced across its colour sets (Hu
     plates generate --preset colorblindnesseval --out data/cbe
     plates generate --preset huemanity-numeric --sample 1000 --out data/hm-1000
     plates generate --grid examples/grid.toml --out data/my-grid
+    plates generate --spec plate-spec.json --out data/my-plate    # one exact plate, from the explorer
 """
 
 from __future__ import annotations
@@ -36,6 +38,9 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     which.add_argument("--preset", help="a preset of any family ({presets})")
     which.add_argument("--grid", metavar="TOML", help="a grid file: labels, colour sets, fonts, ΔE2000 "
                        "values, sizes, variants (plates.datasets.grid)")
+    which.add_argument("--spec", metavar="JSON", action="append",
+                       help="an exact plate: a spec JSON file (the explorer's 'Download spec JSON') or the JSON "
+                            "itself; repeatable (plates.datasets.specs; the explorer's Reproduce box writes it)")
     p.add_argument("--out", required=True, help="output folder (created; existing images are kept and skipped), "
                    "or with --format parquet an object-store URL, s3://BUCKET/PREFIX (credentials from the "
                    "environment: see plates.storage)")
@@ -68,7 +73,19 @@ def main(args: argparse.Namespace) -> int:
     if args.sample is None and args.sample_seed is not None:
         raise ValueError("--sample-seed needs --sample N; allowed: --sample N [--sample-seed S]")
     shard = None if args.shard is None else Shard.parse(args.shard)
-    if args.grid is not None:
+    if args.spec is not None:
+        # lazy: loads only when this subcommand runs (plates.cli)
+        from plates.datasets.specs import generate_specs, read_spec_argument
+
+        given = [flag for flag, value in (("--size", args.size), ("--seed", args.seed), ("--sample", args.sample),
+                                          ("--limit", args.limit), ("--shard", args.shard)) if value is not None]
+        given += ["--format parquet"] if args.format != "png" else []
+        if given:
+            raise ValueError(f"{', '.join(given)} cannot be combined with --spec: a spec is one exact plate "
+                             "(its size and seed are in it)")
+        summary = generate_specs([read_spec_argument(v) for v in args.spec], args.out,
+                                 compress_level=args.compress_level)
+    elif args.grid is not None:
         # lazy: loads only when this subcommand runs (plates.cli)
         from plates.datasets.grid import generate_grid, load_grid
 

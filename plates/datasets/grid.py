@@ -45,7 +45,7 @@ import json
 import multiprocessing as mp
 import os
 import re
-from collections.abc import Iterator, Mapping
+from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass, field, fields
 from itertools import islice, product
 from pathlib import Path
@@ -345,7 +345,7 @@ def grid_plates(grid: Grid) -> Iterator[GridPlate]:
         yield GridPlate(li, colours.name, de, spec, paths)
 
 
-def _work(task: tuple[int, str, str, tuple[tuple[str, str], ...], int]) -> tuple[int, int, int, int, tuple]:
+def render_task(task: tuple[int, str, str, tuple[tuple[str, str], ...], int]) -> tuple[int, int, int, int, tuple]:
     """Render one plate, write its missing or damaged images and measure the ΔE2000 it draws: (written,
     skipped, bytes, the plate's index, its measured values as the preset manifests hold them). A plate whose
     images are all on disk is still rendered (not encoded), so the manifest reports what it draws; an image
@@ -409,12 +409,15 @@ def _check_same_grid(out: Path, grid: Grid) -> None:
     os.replace(tmp, record)
 
 
-def _write_manifest(out: Path, grid: Grid, plates: list[GridPlate], measured: dict[int, tuple]) -> int:
+def write_manifest(out: Path, dataset: str, plates: list[GridPlate], measured: dict[int, tuple],
+                   item_id: Callable[[GridPlate, str], str] | None = None) -> int:
     """Rewrite ``manifest.parquet`` atomically: one row per image on disk, in the preset manifests' columns
     (`plates.datasets.items.MANIFEST_COLUMNS`): ``delta_e`` is the mean CIEDE2000 over the colour set's
     foreground x background colours as resolved (as PlateStats.delta_e), ``delta_e_target`` the request (null:
     the colours as given), and the ``delta_e_drawn_*`` columns the distribution over the dot pairs the plate
-    draws (`plates.stimuli.ishihara.measure`; ``measured``: plate index -> those values, from the workers)."""
+    draws (`plates.stimuli.ishihara.measure`; ``measured``: plate index -> those values, from the workers).
+    ``dataset``: the dataset column; ``item_id(plate, variant)``: each image's id (default: the grid's, from
+    the dataset name, colour set, font, size, ΔE2000 target, label and variant)."""
     schema = pa.schema(
         [
             ("item_id", pa.string()),
@@ -442,12 +445,10 @@ def _write_manifest(out: Path, grid: Grid, plates: list[GridPlate], measured: di
             if not (out / rel).is_file():
                 continue
             de = "given" if p.delta_e_target is None else f"{p.delta_e_target:g}"
-            item_id = (
-                f"{grid.name}:{p.colour_set}:{p.spec.font}:{p.spec.size}px:de{de}:{p.spec.text}:{variant}"
-            )
             values = (
-                item_id,
-                grid.name,
+                item_id(p, variant) if item_id is not None
+                else f"{dataset}:{p.colour_set}:{p.spec.font}:{p.spec.size}px:de{de}:{p.spec.text}:{variant}",
+                dataset,
                 p.spec.text,
                 p.colour_set,
                 drawn[key],
@@ -507,7 +508,7 @@ def generate_grid(
     bar = tqdm(total=len(tasks), unit="plate", desc=f"plates generate {grid.name}", disable=not progress)
     try:
         if workers == 1 or len(tasks) < 2:
-            results = map(_work, tasks)
+            results = map(render_task, tasks)
             for w, s, b, i, values in results:
                 written, skipped, nbytes = written + w, skipped + s, nbytes + b
                 measured[i] = values
@@ -515,13 +516,13 @@ def generate_grid(
         else:
             with mp.get_context("spawn").Pool(min(workers, len(tasks))) as pool:
                 chunksize = max(1, min(64, len(tasks) // (workers * 8) or 1))
-                for w, s, b, i, values in pool.imap_unordered(_work, tasks, chunksize=chunksize):
+                for w, s, b, i, values in pool.imap_unordered(render_task, tasks, chunksize=chunksize):
                     written, skipped, nbytes = written + w, skipped + s, nbytes + b
                     measured[i] = values
                     bar.update(1)
     finally:
         bar.close()
-    rows = _write_manifest(out, grid, plates, measured)
+    rows = write_manifest(out, grid.name, plates, measured)
     return {
         "grid": grid.name,
         "plates": len(plates),

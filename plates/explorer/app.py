@@ -105,7 +105,7 @@ def build_app(policy: ex.Policy | None = None, admission: Admission | None = Non
         run_state = gr.State("")  # this session's run id (set on load)
         demo.load(lambda: f"explorer-{uuid.uuid4().hex[:12]}", None, run_state, **INTERNAL)
         plate = _plate_tab(shared, demo, base_state)
-        model = model_tab(shared, plate, key_state, history_state, run_state)
+        model = model_tab(shared, plate, demo, key_state, history_state, run_state)
         # the family tabs: Illusions, Scenes, Try it yourself
         family_tabs.add_family_tabs(policy, guard=shared.guard, cache=shared.cache, scratch=shared.scratch,
                                     model=model, key_state=key_state, admission=admission)
@@ -289,6 +289,13 @@ def _wire_plate(shared: AppContext, demo: gr.Blocks, base_state: gr.State, w: di
     return PlateTab(controls=controls, plate_inputs=plate_inputs, render_kw=render_kw)
 
 
+#: The page's own style: the exact request's prompt (a Markdown code block) wraps instead of scrolling sideways.
+EXPLORER_CSS = """
+#sent-request pre, #sent-request pre code, #compare-request pre, #compare-request pre code {
+  white-space: pre-wrap !important; overflow-wrap: anywhere; word-break: break-word; overflow-x: hidden;
+}
+"""
+
 #: Public mode: browser sessions whose Gradio state is kept at once (Gradio's default is 10,000; each holds a
 #: copy of the page's configuration, 6-9 MB after a render and a sweep); the least recently used go first.
 PUBLIC_SESSION_CAPACITY = 96
@@ -297,7 +304,7 @@ PUBLIC_SESSION_CAPACITY = 96
 def launch_options(port: int | None = None, policy: ex.Policy | None = None,
                    admission: Admission | None = None) -> dict:
     """How the explorer is launched (tests and the bench use the same): host and port from the environment,
-    no raw errors on the page, no run history (it would keep inputs, a visitor's key among them, in the
+    the page's style (`EXPLORER_CSS`), no raw errors on the page, no run history (it would keep inputs, a visitor's key among them, in the
     browser or a bucket), and in public mode uploads capped at 1 MB a file (a spec is a few hundred bytes) and
     per address and in total by an upload gate in front of Gradio's upload route (``admission.uploads``;
     default: `admission_for` the policy), and at most `PUBLIC_SESSION_CAPACITY` sessions' state kept."""
@@ -305,7 +312,7 @@ def launch_options(port: int | None = None, policy: ex.Policy | None = None,
     if port is None and os.environ.get("GRADIO_SERVER_PORT"):
         port = int(os.environ["GRADIO_SERVER_PORT"])
     options = dict(server_name=os.environ.get("GRADIO_SERVER_NAME", "127.0.0.1"), server_port=port,
-                   show_error=False, run_history=False, footer_links=["api", "settings"])
+                   show_error=False, run_history=False, footer_links=["api", "settings"], css=EXPLORER_CSS)
     if policy.public:
         admission = admission if admission is not None else admission_for(policy)
         options["max_file_size"] = "1mb"

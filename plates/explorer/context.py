@@ -37,6 +37,14 @@ class AppContext:
         base = ex.spec_from_text(base_json, self.policy) if base_json else None
         return ex.controls_to_spec(ex.Controls(*vals), self.policy, base=base)
 
+    def admit_answers(self, request, answers: int, what: str) -> None:
+        """Public mode: refuse (`plates.admission.Refused`, a ValueError the page shows) a model call while
+        the process is over its memory budget, or when ``answers`` more model answers would pass this
+        visitor's share (`plates.admission.Admission.model_answers`); nothing in private mode."""
+        if self.admission is not None:
+            self.admission.memory.check(what)
+            self.admission.model_answers.take(self.admission.client(request), answers)
+
     def parquet(self, history):
         return self.scratch.write("explorer-history", "parquet", em.history_parquet(history))
 

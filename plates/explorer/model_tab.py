@@ -5,13 +5,15 @@ this session's history (`model_tab`, called by `plates.explorer.app.build_app`).
 from __future__ import annotations
 
 import uuid
+from dataclasses import fields
 
 import gradio as gr
 
-from plates.conditions import Condition
+from plates.explorer import compare, reproduce, share
 from plates.explorer import models as em
 from plates.explorer import plate as ex
 from plates.explorer.context import INTERNAL, AppContext, PlateTab
+from plates.explorer.share import ModelView
 from plates.secrets import clean_message
 from plates.stimuli.ishihara.plate import PlateSpec
 
@@ -21,22 +23,32 @@ __all__ = ["SWEEP_UPDATE_S", "model_tab"]
 SWEEP_UPDATE_S = 0.5
 
 
-def model_tab(shared: AppContext, plate: PlateTab, key_state: gr.State, history_state: gr.State,
-               run_state: gr.State) -> tuple:
-    """The Model tab: the plate to ask about, the model and prompt, one question, the ΔE2000 sweep and this
-    session's history. Returns the model widgets (kind, hf_id, api_model, base_url) the family tabs ask with."""
+def model_tab(shared: AppContext, plate: PlateTab, demo: gr.Blocks, key_state: gr.State, history_state: gr.State,
+              run_state: gr.State) -> tuple:
+    """The Model tab: the plate to ask about, the model and prompt, one question, the models compared side by
+    side, the ΔE2000 sweeps (kept and overlaid until cleared), this session's history, the share link and the
+    reproduce box. Returns the model widgets (kind, hf_id, api_model, base_url) the family tabs ask with."""
     with gr.Tab("Model") as model_tab:
         w = _model_widgets(shared.policy)
-        with gr.Accordion("ΔE2000 sweep: the same text at a range of differences", open=True):
+        with gr.Accordion("Compare models side by side: the same request to each", open=True):
+            w |= _compare_widgets(shared.policy)
+        with gr.Accordion("ΔE2000 sweep: the same text at a range of differences (kept until cleared)", open=True):
             sweep = _sweep_widgets(shared.policy)
         w["history_table"] = gr.Dataframe(headers=em.history_headers(), label="This session's queries",
                                           interactive=False, elem_id="history")
         w["history_download"] = gr.DownloadButton("Download history (Parquet, results schema)")
-    model_inputs = [w["kind"], w["hf_id"], w["api_model"], w["base_url"], w["prompt_name"], w["prompt_text"],
-                    w["cond_size"], w["grayscale"], w["hue"], w["cvd"], w["severity"], w["variant"],
-                    *plate.plate_inputs]
+        w |= _share_widgets()
+    # the Model tab's own controls, in `plates.explorer.share.ModelView.from_widgets` order (the comparison box
+    # last); the ask and sweep endpoints take them without the box, then the Plate tab's inputs
+    asked = [w["kind"], w["hf_id"], w["api_model"], w["base_url"], w["prompt_name"], w["prompt_text"],
+             w["cond_size"], w["grayscale"], w["hue"], w["cvd"], w["severity"], w["variant"]]
+    model_inputs = [*asked, *plate.plate_inputs]
+    view_inputs = [*asked, w["compare_box"], *plate.plate_inputs]
+    sweep_state = gr.State([], time_to_live=shared.ttl)  # every sweep's rows since the last "Clear sweeps"
     _wire_model(shared, plate, model_tab, w, model_inputs, key_state, history_state, run_state)
-    _wire_sweep(shared, w, sweep, model_inputs, key_state, history_state, run_state)
+    _wire_compare(shared, w, view_inputs, key_state, history_state, run_state)
+    _wire_sweep(shared, w, sweep, model_inputs, view_inputs, key_state, history_state, run_state, sweep_state)
+    _wire_share(shared, demo, model_tab, w, [*asked, w["compare_box"]], view_inputs, key_state)
     return w["kind"], w["hf_id"], w["api_model"], w["base_url"]
 
 
@@ -84,25 +96,23 @@ def _model_widgets(policy: ex.Policy) -> dict:
     return w
 
 
-def _make_ask(policy: ex.Policy, prompt_name, prompt_text, size, grayscale, hue, cvd, severity, variant) -> em.Ask:
-    size = int(size) if size else None
-    cond = Condition(size=size, grayscale=bool(grayscale), hue_shift=float(hue), cvd=cvd,
-                     cvd_severity=float(severity))
-    ask = em.Ask(prompt_name=prompt_name, prompt_text=prompt_text, condition=cond, variant=variant)
-    ask.validate(policy)
-    return ask
+def _view_and_spec(shared: AppContext, vals, compare: bool = False) -> tuple[ModelView, PlateSpec]:
+    """The Model tab's values as its view and the plate's spec: ``vals`` are the view's widgets (with the
+    comparison box when ``compare``), then the Plate tab's inputs."""
+    n = len(fields(ModelView)) + (1 if compare else 0)  # the model is two boxes (HF id, API name)
+    return ModelView.from_widgets(*vals[:n]), shared.make_spec(*vals[n:])
 
 
-def _secrets(args):  # the session's key: the first input of ask and sweep
-    return (args[0],)
+def _secrets(args):  # the session's key: the first input of ask and sweep (after Gradio's request)
+    return tuple(a for a in args[:2] if isinstance(a, str))
 
 
 def _wire_model(shared: AppContext, plate: PlateTab, model_tab: gr.Tab, w: dict, model_inputs: list,
                 key_state: gr.State, history_state: gr.State, run_state: gr.State) -> None:
     """The Model tab's events: the plate to ask about on opening, the model fields, the key, the prompt's
     defaults, and one question."""
-    policy, guard, admission, cache, scratch, plates_seen = (shared.policy, shared.guard, shared.admission,
-                                                             shared.cache, shared.scratch, shared.plates_seen)
+    policy, guard, cache, scratch, plates_seen = (shared.policy, shared.guard, shared.cache, shared.scratch,
+                                                  shared.plates_seen)
 
     def show_asked_plate(base_json, *vals):
         """The Model tab's picture and caption of the plate it will ask about (the Plate tab's, from the cache:
@@ -121,18 +131,18 @@ def _wire_model(shared: AppContext, plate: PlateTab, model_tab: gr.Tab, w: dict,
             return "", f"No key set: it has {len(key)} characters; allowed: at most {policy.max_field_chars}."
         return key, ("A key is set for this session only." if key else "No key set.")
 
-    def ask_model(key, history, run_id, kind, hf_id, api_model, base_url, prompt_name, prompt_text, size,
-                  grayscale, hue, cvd, severity, variant, base_json, *vals):
-        if admission is not None:
-            admission.memory.check("a model call")
-        spec = shared.make_spec(base_json, *vals)
-        ask = _make_ask(policy, prompt_name, prompt_text, size, grayscale, hue, cvd, severity, variant)
+    # named parameters: the `ask` endpoint's API takes them by name
+    def ask_model(request: gr.Request, key, history, run_id, kind, hf_id, api_model, base_url, prompt_name,
+                  prompt_text, size, grayscale, hue, cvd, severity, variant, base_json, *vals):
+        shared.admit_answers(request, 1, "a model call")
+        view, spec = _view_and_spec(shared, (kind, hf_id, api_model, base_url, prompt_name, prompt_text, size,
+                                             grayscale, hue, cvd, severity, variant, base_json, *vals))
+        ask = view.ask(policy)
         run_id = run_id or f"explorer-{uuid.uuid4().hex[:12]}"
-        choice = em.ModelChoice(kind, hf_id if kind == "hf" else api_model, base_url)
-        backend, close = em.open_backend(choice, key, policy, cache)
+        backend, close = em.open_backend(view.choice(), key, policy, cache)
         try:
-            row, seen = em.ask_one(spec, ask, backend, colour_set=vals[0], run_id=run_id, secrets=(key,),
-                                   gpu=cache.ask_on_gpu, renderer=plates_seen)
+            row, seen = em.ask_one(spec, ask, backend, colour_set=spec.palette or ex.CUSTOM, run_id=run_id,
+                                   secrets=(key,), gpu=cache.ask_on_gpu, renderer=plates_seen)
         finally:
             if close:
                 backend.close()
@@ -157,59 +167,187 @@ def _wire_model(shared: AppContext, plate: PlateTab, model_tab: gr.Tab, w: dict,
                        api_name="ask", concurrency_limit=shared.slots["model"], concurrency_id="model")
 
 
+# ---------------------------------------------------------------------------------------------- comparison
+def _compare_widgets(policy: ex.Policy) -> dict:
+    """The comparison box, its buttons, the side-by-side table and the request they all received, by name."""
+    w: dict = {}
+    # label and info name no model kind: the kind radio's labels ("openai", ...) stay unique on the page; the
+    # line forms are the placeholder
+    w["compare_box"] = gr.Textbox(
+        label=f"Models to compare, one a line (at most {policy.max_compare_models})", lines=3,
+        max_length=policy.max_compare_models * (policy.max_field_chars * 2 + 16), elem_id="compare-models",
+        placeholder="baseline\nhf ORG/NAME\nopenai MODEL BASE_URL",
+        info=("each line: the kind, then its model name and base URL where it has them; the key above goes only "
+              "to the base URL it was typed for"
+              + (f"; allowed base URLs: {', '.join(policy.allowed_base_urls) or 'none'}" if policy.public else "")))
+    with gr.Row():
+        w["add_btn"] = gr.Button("Add the model above", size="sm")
+        w["compare_btn"] = gr.Button("Ask them all", variant="primary", elem_id="compare-ask")
+    w["compare_table"] = gr.Dataframe(headers=compare.COMPARE_HEADERS, label="Side by side: the same plate, "
+                                      "prompt and condition", interactive=False, wrap=True, elem_id="compare-table")
+    w["compare_request"] = gr.Markdown(elem_id="compare-request")
+    return w
+
+
+def _wire_compare(shared: AppContext, w: dict, view_inputs: list, key_state: gr.State, history_state: gr.State,
+                  run_state: gr.State) -> None:
+    """The comparison's events: add the model above to the box; ask every model in it the same request, the
+    table growing as each answers (one model call at a time, in the model slot)."""
+    policy, cache, scratch, plates_seen = shared.policy, shared.cache, shared.scratch, shared.plates_seen
+
+    def add_model(text, kind, hf_id, api_model, base_url):
+        choice = em.ModelChoice(kind, hf_id if kind == "hf" else api_model, base_url).validate(policy)
+        choices = compare.parse_models(text, policy)
+        if choice in choices:
+            return gr.skip()
+        return compare.format_models((*choices, choice))
+
+    def ask_all(request: gr.Request, key, history, run_id, *vals):
+        view, spec = _view_and_spec(shared, vals, compare=True)
+        ask = view.ask(policy)
+        choices = compare.parse_models(view.compare, policy)
+        shared.admit_answers(request, max(1, len(choices)), "a comparison")
+        run_id = run_id or f"explorer-{uuid.uuid4().hex[:12]}"
+        seen, request_md = em.sent(spec, ask, plates_seen)
+        seen_png = scratch.write("model-input", "png", ex.png_bytes(seen))
+        shared_md = "**Every model received the same request:**\n\n" + request_md
+        answers: list[compare.Answered] = []
+        for answered in compare.ask_models(spec, ask, choices, key=key, key_url=view.base_url, policy=policy,
+                                           cache=cache, colour_set=spec.palette or ex.CUSTOM, run_id=run_id,
+                                           renderer=plates_seen):
+            answers.append(answered)
+            if answered.row is not None:
+                history = [*history, answered.row][-em.MAX_HISTORY:]
+            yield (compare.comparison_frame(answers), shared_md, history, em.history_frame(history),
+                   shared.parquet(history), run_id, seen_png)
+
+    w["add_btn"].click(shared.guard(add_model), [w["compare_box"], w["kind"], w["hf_id"], w["api_model"],
+                                                 w["base_url"]], w["compare_box"], **INTERNAL)
+    w["compare_btn"].click(shared.guard(ask_all, _secrets), [key_state, history_state, run_state, *view_inputs],
+                           [w["compare_table"], w["compare_request"], history_state, w["history_table"],
+                            w["history_download"], run_state, w["seen"]],
+                           api_name="compare", concurrency_limit=shared.slots["model"], concurrency_id="model")
+
+
 # ---------------------------------------------------------------------------------------------------- sweep
 def _sweep_widgets(policy: ex.Policy) -> dict:
-    """The ΔE2000 sweep's range, points, button and plot, by name."""
+    """The ΔE2000 sweep's range, points, buttons and plot, by name."""
     w: dict = {}
     with gr.Row():
         w["sweep_lo"] = gr.Number(1.0, label="ΔE2000 from")
         w["sweep_hi"] = gr.Number(20.0, label="ΔE2000 to")
         w["sweep_n"] = gr.Slider(2, policy.max_sweep_points, value=min(8, policy.max_sweep_points), step=1,
                                  label="Points")
+    with gr.Row():
         w["sweep_btn"] = gr.Button("Run sweep")
-    w["sweep_plot"] = gr.Plot(label="Answers and accuracy vs ΔE2000 drawn", elem_id="sweep-plot")
+        w["sweep_all_btn"] = gr.Button("Sweep the compared models", elem_id="sweep-compared")
+        w["sweep_clear"] = gr.Button("Clear sweeps", size="sm")
+    w["sweep_plot"] = gr.Plot(label="Answers and accuracy vs ΔE2000 drawn, one series per model",
+                              elem_id="sweep-plot")
     return w
 
 
-def _wire_sweep(shared: AppContext, model: dict, w: dict, model_inputs: list, key_state: gr.State,
-                history_state: gr.State, run_state: gr.State) -> None:
-    """The sweep's event: the same question at a range of ΔE2000, the page updated as answers arrive (every
-    `SWEEP_UPDATE_S`); it shares the model slot with one question."""
-    policy, admission, cache, scratch, plates_seen = (shared.policy, shared.admission, shared.cache,
-                                                      shared.scratch, shared.plates_seen)
+def _wire_sweep(shared: AppContext, model: dict, w: dict, model_inputs: list, view_inputs: list,
+                key_state: gr.State, history_state: gr.State, run_state: gr.State, sweep_state: gr.State) -> None:
+    """The sweeps' events: the same question at a range of ΔE2000, of the model above or of every compared
+    model, the page updated as answers arrive (every `SWEEP_UPDATE_S`); every sweep since "Clear sweeps" stays
+    on the chart, a series per model. Sweeps share the model slot with one question."""
+    policy, cache, scratch, plates_seen = shared.policy, shared.cache, shared.scratch, shared.plates_seen
 
-    def run_sweep(key, history, run_id, low, high, points, kind, hf_id, api_model, base_url, prompt_name,
-                  prompt_text, size, grayscale, hue, cvd, severity, variant, base_json, *vals):
-        if admission is not None:
-            admission.memory.check("a sweep")
-        spec = shared.make_spec(base_json, *vals)
+    # named parameters: the `sweep` endpoint's API takes them by name (the comparison box after variant when
+    # sweeping the compared models)
+    def run_sweep(request: gr.Request, key, history, run_id, kept, low, high, points, kind, hf_id, api_model,
+                  base_url, prompt_name, prompt_text, size, grayscale, hue, cvd, severity, variant, *vals,
+                  every=False):
+        view, spec = _view_and_spec(shared, (kind, hf_id, api_model, base_url, prompt_name, prompt_text, size,
+                                             grayscale, hue, cvd, severity, variant, *vals), compare=every)
         values = em.sweep_values(float(low), float(high), int(points), policy)
+        ask = view.ask(policy)
+        choices = compare.parse_models(view.compare, policy) if every else (view.choice(),)
+        if every and not choices:
+            raise ValueError(f"no models to compare: add one a line ({compare.LINE_FORMS})")
+        shared.admit_answers(request, len(values) * len(choices), "a sweep")
         run_id = run_id or f"explorer-{uuid.uuid4().hex[:12]}"
-        ask = _make_ask(policy, prompt_name, prompt_text, size, grayscale, hue, cvd, severity, variant)
         plan = em.sweep_plan(spec, values)  # values these colours cannot reach are named, not fatal
-        if not plan.specs:
-            raise ValueError(f"no ΔE2000 of the sweep can be drawn with these colours: {plan.skipped[0][1]}")
-        choice = em.ModelChoice(kind, hf_id if kind == "hf" else api_model, base_url)
-        backend, close = em.open_backend(choice, key, policy, cache)
         rows: list[dict] = []
-        try:  # one batch: an API backend asks every point at once; the page updates every SWEEP_UPDATE_S
-            answers = em.ask_many(plan.specs, ask, backend, colour_set=vals[0], run_id=run_id, secrets=(key,),
-                                  gpu=cache.ask_on_gpu, renderer=plates_seen)
-            for batch in em.in_batches(answers, SWEEP_UPDATE_S):
-                rows += batch
-                history = [*history, *batch][-em.MAX_HISTORY:]
-                # "What the model received" follows the sweep: the latest answered point's image and request
-                latest, request_md = em.sent(PlateSpec.from_json(batch[-1]["spec_json"]), ask, plates_seen)
-                yield (history, em.history_frame(history), em.sweep_figure(rows), shared.parquet(history),
-                       em.sweep_replies(rows), em.sweep_summary(rows, plan.skipped),
-                       scratch.write("model-input", "png", ex.png_bytes(latest)), request_md)
-        finally:
-            if close:
-                backend.close()
+        failed: list[str] = []
+        answers = compare.sweep_models(spec, values, ask, choices, key=key, key_url=view.base_url, policy=policy,
+                                       cache=cache, colour_set=spec.palette or ex.CUSTOM, run_id=run_id,
+                                       renderer=plates_seen)
+        for batch in em.in_batches(answers, SWEEP_UPDATE_S):
+            failed += [f"⚠️ {compare.model_line(a.choice)}: {a.error}" for a in batch if a.error]
+            new = [a.row for a in batch if a.row is not None]
+            if not every and failed:  # the model above: its failure is the sweep's
+                raise ValueError(failed[0].split(": ", 1)[1])
+            rows += new
+            history = [*history, *new][-em.MAX_HISTORY:]
+            kept = [*kept, *new][-em.MAX_HISTORY:]
+            if rows:  # "What the model received" follows the sweep: the latest answered point's image and request
+                latest, request_md = em.sent(PlateSpec.from_json(rows[-1]["spec_json"]), ask, plates_seen)
+                seen = scratch.write("model-input", "png", ex.png_bytes(latest))
+            else:
+                seen, request_md = gr.skip(), gr.skip()
+            summary = "\n\n".join([em.sweep_summary(rows, plan.skipped) if rows else "", *failed]).strip()
+            yield (history, em.history_frame(history), kept, compare.sweep_figure(kept) if kept else None,
+                   shared.parquet(history), em.sweep_replies(rows), summary, seen, request_md)
 
-    w["sweep_btn"].click(shared.guard(run_sweep, _secrets),
-                         [key_state, history_state, run_state, w["sweep_lo"], w["sweep_hi"], w["sweep_n"],
-                          *model_inputs],
-                         [history_state, model["history_table"], w["sweep_plot"], model["history_download"],
-                          model["reply"], model["verdict"], model["seen"], model["request_md"]],
-                         api_name="sweep", concurrency_limit=shared.slots["model"], concurrency_id="model")
+    def run_sweep_all(request: gr.Request, *args):
+        yield from run_sweep(request, *args, every=True)
+
+    inputs = [key_state, history_state, run_state, sweep_state, w["sweep_lo"], w["sweep_hi"], w["sweep_n"]]
+    outputs = [history_state, model["history_table"], sweep_state, w["sweep_plot"], model["history_download"],
+               model["reply"], model["verdict"], model["seen"], model["request_md"]]
+    slot = dict(concurrency_limit=shared.slots["model"], concurrency_id="model")
+    w["sweep_btn"].click(shared.guard(run_sweep, _secrets), [*inputs, *model_inputs], outputs, api_name="sweep",
+                         **slot)
+    w["sweep_all_btn"].click(shared.guard(run_sweep_all, _secrets), [*inputs, *view_inputs], outputs,
+                             api_name="sweep_compared", **slot)
+    w["sweep_clear"].click(lambda: ([], None), None, [sweep_state, w["sweep_plot"]], **INTERNAL)
+
+
+# ------------------------------------------------------------------------------------ share link, reproduce
+def _share_widgets() -> dict:
+    """The Model tab's share link and its reproduce box (Python and CLI), by name."""
+    w: dict = {"share": gr.Textbox(label="Share link: this plate, model, compared models, prompt and condition "
+                                         "(never your key)", elem_id="model-share", interactive=False,
+                                   buttons=["copy"])}
+    with gr.Accordion("Reproduce: the Python and CLI lines that give what is on screen", open=True):
+        w["repro_python"] = gr.Code(language="python", label="Python (the library)", interactive=False,
+                                    wrap_lines=True, elem_id="repro-python", buttons=["copy"])
+        w["repro_cli"] = gr.Code(language="shell", label="CLI (plates generate, then plates run)",
+                                 interactive=False, wrap_lines=True, elem_id="repro-cli", buttons=["copy"])
+    return w
+
+
+def _wire_share(shared: AppContext, demo: gr.Blocks, model_tab: gr.Tab, w: dict, view_widgets: list,
+                view_inputs: list, key_state: gr.State) -> None:
+    """The share link and reproduce box follow every control of the tab (and the plate, when the tab opens);
+    a link's ``ask`` code sets the tab's controls on load (validated as typed input)."""
+    policy = shared.policy
+
+    def describe(request: gr.Request, key, *vals):
+        try:
+            view, spec = _view_and_spec(shared, vals, compare=True)
+            others = compare.parse_models(view.compare, policy)
+        except ValueError as exc:
+            why = clean_message(str(exc), (key,), hide_paths=policy.public)
+            return f"(no link while this cannot be asked: {why})", gr.skip(), gr.skip()
+        page = request.headers.get("referer") if request is not None else None
+        python, cli = reproduce.reproduce_box(spec, view, others)
+        return share.share_link(spec, view, page, secrets=(key,)), python, cli
+
+    def restore(request: gr.Request):
+        code = dict(request.query_params).get(share.VIEW_PARAM) if request is not None else None
+        if not code:
+            return (gr.skip(),) * len(view_widgets)
+        try:
+            return share.decode_view(code, policy).widgets()
+        except ValueError as exc:
+            gr.Warning("The link's model and prompt could not be opened: "
+                       + clean_message(str(exc), (), hide_paths=policy.public))
+            return (gr.skip(),) * len(view_widgets)
+
+    triggers = [c.change for c in view_widgets] + [model_tab.select, key_state.change]
+    gr.on(triggers, describe, [key_state, *view_inputs], [w["share"], w["repro_python"], w["repro_cli"]],
+          trigger_mode="always_last", show_progress="hidden", **INTERNAL)
+    demo.load(restore, None, view_widgets, **INTERNAL)

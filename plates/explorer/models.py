@@ -25,15 +25,12 @@ from pathlib import Path
 
 import numpy as np
 import pandas as pd
-import plotly.graph_objects as go
 import pyarrow as pa
 import pyarrow.parquet as pq
 from huggingface_hub import HfApi, try_to_load_from_cache
 from huggingface_hub.utils import GatedRepoError, RepositoryNotFoundError
 from PIL import Image
 
-from plates.analysis.conditions import CONDITION_COLUMNS
-from plates.charts.ishihara import delta_e_figure
 from plates.colour import delta_e2000
 from plates.conditions import Condition, apply_condition
 from plates.explorer.plate import Policy
@@ -348,7 +345,8 @@ def prompt_label_space(template, target: str) -> str | None:
     return None
 
 
-def _template(ask: Ask):
+def asked_template(ask: Ask):
+    """The prompt template ``ask`` names, with its edited text when it has one that differs."""
     template = get_prompt(ask.prompt_name)
     if ask.prompt_text is not None and ask.prompt_text.strip() and ask.prompt_text != template.template:
         template = dataclasses.replace(template, template=ask.prompt_text)
@@ -357,7 +355,7 @@ def _template(ask: Ask):
 
 def _prepare(spec: PlateSpec, ask: Ask, renderer: Callable = render):
     """Render ``spec``, apply the condition, render the prompt: (plate, template, RenderedPrompt, Query)."""
-    template = _template(ask)
+    template = asked_template(ask)
     prompt = render_prompt(template, spec.text, seed=ask.seed, label_space=prompt_label_space(template, spec.text))
     plate = renderer(spec)
     image = apply_condition(plate.variant(ask.variant), ask.condition)
@@ -607,30 +605,3 @@ def history_display(rows: Sequence[dict]) -> list[list]:
     for r in reversed(rows):
         out.append([round(r[c], 3) if isinstance(r.get(c), float) else r.get(c) for c in HISTORY_COLUMNS])
     return out
-
-
-def sweep_figure(rows: Sequence[dict]):
-    """The sweep's plotly figure: plates.charts.ishihara.delta_e_figure (accuracy against ΔE2000 — CIEDE2000
-    between foreground and background, CIELAB — with the chance-aware psychometric fit of
-    `plates.charts.delta_e.fit_psychometric_counts`: guess rate 0, as these rows name no prompt, a fitted lapse
-    rate, and its threshold halfway between guess and ceiling, i.e. at 50% correct less half the lapse) plus
-    each answer as a labelled point at 1 (correct) or 0 (wrong), placed at the ΔE2000 drawn (hover: the one
-    asked). The fit is chance-aware (the prompt's guess rate) and one per prompt, condition and colour set
-    (`plates.charts.delta_e.FIT_GROUP`), like the dashboard's. When every ΔE holds one answer the binned points' Wilson bars (n=1: about 20-100%) are hidden:
-    they would cover the plot and say nothing."""
-    keep = ["model", "prompt_name", "colour_set", *CONDITION_COLUMNS, "delta_e", "correct", "parsed"]
-    frame = pd.DataFrame([{k: r.get(k) for k in keep} for r in rows], columns=keep)
-    fig = delta_e_figure(frame, bins=max(1, len(rows)))
-    done = sorted((r for r in rows if r.get("correct") is not None), key=lambda r: r["delta_e"])
-    asked = [requested_delta_e(r) for r in done]
-    fig.add_trace(go.Scatter(
-        x=[r["delta_e"] for r in done], y=[1.0 if r["correct"] else 0.0 for r in done], mode="markers+text",
-        name="answers", text=[str(r.get("parsed")) for r in done], textposition="bottom center",
-        hovertext=[f"asked ΔE2000 {a:.2f}, drawn {r['delta_e']:.2f}: {r.get('parsed')}" if a is not None else
-                   f"drawn ΔE2000 {r['delta_e']:.2f}: {r.get('parsed')}" for a, r in zip(asked, done)],
-        hoverinfo="text",
-        marker=dict(size=8, symbol="x", color=["#1a9850" if r["correct"] else "#d73027" for r in done])))
-    if len({r["delta_e"] for r in done}) == len(done):  # one answer per ΔE: a Wilson bar of n=1 spans
-        fig.update_traces(error_y=dict(visible=False), selector=dict(mode="markers"))  # ~20-100%: clutter
-    fig.update_layout(height=380, margin=dict(l=50, r=10, t=50, b=40))
-    return fig

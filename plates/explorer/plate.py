@@ -12,8 +12,6 @@ Colours at this boundary are hex strings ``"#rrggbb"`` (sRGB 0-255); images are 
 
 from __future__ import annotations
 
-import base64
-import binascii
 import contextlib
 import json
 import math
@@ -22,12 +20,10 @@ import re
 import threading
 import time
 import uuid
-import zlib
 from collections import OrderedDict, deque
 from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
-from urllib.parse import urlsplit, urlunsplit
 
 import numpy as np
 from PIL import Image
@@ -35,6 +31,7 @@ from PIL import Image
 from plates.admission import hosted_space
 from plates.colour import parse_colour, to_hex
 from plates.conditions import cvd_view
+from plates.explorer.codes import pack_json, page_link, unpack_bytes
 from plates.images import encode_png
 from plates.stimuli.ishihara import palettes
 from plates.stimuli.ishihara.glyphs import FONT_ALIASES, FONTS
@@ -58,13 +55,14 @@ VIEWS = ("plate", "clear", "mask", "protan", "deutan", "tritan")
 CUSTOM = "custom"
 #: Query-string parameter carrying a share code.
 QUERY_PARAM = "spec"
-#: Longest share code accepted (characters) and largest decompressed spec (bytes): guards against zip bombs.
-MAX_CODE_CHARS = 8192
+#: Largest decompressed spec (bytes; a code is at most `plates.explorer.codes.MAX_CODE_CHARS` characters):
+#: guards against zip bombs.
 MAX_SPEC_BYTES = 65536
 #: Public mode's caps (see :class:`Policy`): a spec of 16 + 16 colours is under 2 KB of JSON; the papers'
 #: colour sets have at most 9 colours a list; the papers' prompts are under 500 characters.
 PUBLIC_MAX_SPEC_CHARS, PUBLIC_MAX_COLOURS, PUBLIC_MAX_PROMPT_CHARS = 8192, 16, 1000
-_CODE_RE = re.compile(r"^[A-Za-z0-9_-]+$")
+#: Public mode's models compared side by side at once (each asked the same request; a sweep asks each).
+PUBLIC_MAX_COMPARE_MODELS = 3
 
 
 # ----------------------------------------------------------------------------------------------------------- policy
@@ -89,7 +87,8 @@ class Policy:
     Caps on everything a visitor sends, so no input's cost grows without bound (a spec's foreground x
     background pairs cost the product of the two list lengths): ``max_spec_chars`` (a pasted, uploaded or
     linked spec's JSON), ``max_colours`` (each colour list of a spec), ``max_prompt_chars`` (an edited
-    prompt), ``max_field_chars`` (a model id, API model name or base URL).
+    prompt), ``max_field_chars`` (a model id, API model name or base URL), ``max_compare_models`` (models
+    asked side by side, `plates.explorer.compare`).
     """
 
     public: bool = False
@@ -104,6 +103,7 @@ class Policy:
     max_colours: int = 64
     max_prompt_chars: int = 8000
     max_field_chars: int = 300
+    max_compare_models: int = 8
 
     @classmethod
     def from_env(cls, environ: Mapping[str, str] | None = None, *, private: bool = False) -> Policy:
@@ -134,6 +134,7 @@ class Policy:
             max_spec_chars=PUBLIC_MAX_SPEC_CHARS if public else MAX_SPEC_BYTES,
             max_colours=PUBLIC_MAX_COLOURS if public else 64,
             max_prompt_chars=PUBLIC_MAX_PROMPT_CHARS if public else 8000,
+            max_compare_models=PUBLIC_MAX_COMPARE_MODELS if public else 8,
         )
 
 
@@ -594,45 +595,29 @@ def spec_from_text(text: str | bytes, policy: Policy | None = None) -> PlateSpec
 
 
 def encode_spec(spec: PlateSpec) -> str:
-    """Compact share code: URL-safe base64 (no padding) of zlib-compressed, minified JSON of the spec."""
-    raw = json.dumps(json.loads(spec.to_json()), separators=(",", ":"), sort_keys=True).encode()
-    return base64.urlsafe_b64encode(zlib.compress(raw, 9)).decode().rstrip("=")
+    """Compact share code: URL-safe base64 (no padding) of zlib-compressed, minified JSON of the spec
+    (`plates.explorer.codes.pack_json`)."""
+    return pack_json(json.loads(spec.to_json()))
 
 
 def decode_spec(code: str, policy: Policy | None = None) -> PlateSpec:
     """Share code (from :func:`encode_spec`) -> PlateSpec, or ValueError saying what is wrong with it."""
-    code = (code or "").strip().rstrip("=")
-    if not code or len(code) > MAX_CODE_CHARS:
-        raise ValueError(f"share code of {len(code)} characters is not allowed; allowed: 1-{MAX_CODE_CHARS}")
     try:
-        if not _CODE_RE.match(code):
-            raise ValueError("it has characters outside A-Z a-z 0-9 - _")
-        packed = base64.urlsafe_b64decode(code + "=" * (-len(code) % 4))
-        inflater = zlib.decompressobj()
-        raw = inflater.decompress(packed, MAX_SPEC_BYTES)
-        if inflater.unconsumed_tail:
-            raise ValueError(f"share code expands past {MAX_SPEC_BYTES} bytes")
-        if not inflater.eof:
-            raise ValueError("it is cut short")
-    except (binascii.Error, zlib.error, ValueError) as exc:
-        raise ValueError(f"share code is not one the explorer made ({exc}); allowed: the code after ?spec=") from None
+        raw = unpack_bytes(code, MAX_SPEC_BYTES, "share code")
+    except ValueError as exc:
+        raise ValueError(f"{exc}; allowed: the code after ?{QUERY_PARAM}=") from None
     return spec_from_text(raw, policy)
 
 
 def share_link(spec: PlateSpec, page_url: str | None = None) -> str:
     """The link that reopens ``spec``: the page's URL (scheme, host, path; its own query dropped) with
     ``?spec=<code>``, or the bare query string (a relative link) when the page URL is unknown or not http(s)."""
-    query = share_query(spec)
-    if page_url:
-        parts = urlsplit(page_url)
-        if parts.scheme in ("http", "https") and parts.netloc:
-            return urlunsplit((parts.scheme, parts.netloc, parts.path or "/", query[1:], ""))
-    return query
+    return page_link(page_url, {QUERY_PARAM: encode_spec(spec)})
 
 
 def share_query(spec: PlateSpec) -> str:
     """The query string that reproduces ``spec`` when appended to the explorer's URL: ``?spec=<code>``."""
-    return f"?{QUERY_PARAM}={encode_spec(spec)}"
+    return page_link(None, {QUERY_PARAM: encode_spec(spec)})
 
 
 # ------------------------------------------------------------------------------------------------------ concurrency

@@ -383,7 +383,7 @@ def test_a_threshold_outside_the_tested_delta_e_says_it_is_extrapolated():
 
 
 def test_delta_e_figure_needs_only_model_delta_e_and_correct():
-    """The explorer's ΔE sweep (plates.explorer.models.sweep_figure) calls it on just these columns."""
+    """The explorer's ΔE sweep (plates.explorer.compare.sweep_figure) calls it on just these columns."""
     frame = pd.DataFrame(
         {"model": ["m"] * 4, "delta_e": [2.0, 4.0, 8.0, 16.0], "correct": [False, True, False, True]}
     )

@@ -139,3 +139,31 @@ def test_public_limits_count_per_address_not_per_browser_session(monkeypatch, tm
         assert second.status_code == 429 and "too many uploads from your address: 0.9 MB" in second.text
     finally:
         demo.close()
+
+
+def test_public_comparisons_take_allowed_models_only_and_count_each_answer_per_address():
+    """Side by side in public mode: a model outside the allow-lists is refused before anything is asked, and
+    every compared model's answer counts against the address's share of model answers (plates.admission)."""
+    from plates.admission import Admission, RateLimit
+
+    with ChatServer(answer=lambda body: "12") as allowed, ChatServer(answer=lambda body: "12") as other:
+        policy = ex.Policy(public=True, allowed_base_urls=(allowed.url,))
+        admission = Admission(model_answers=RateLimit("model answers", 3, 600.0))
+        demo = explorer_app.build_app(policy, admission)
+        demo.launch(prevent_thread_lock=True, quiet=True,
+                    **explorer_app.launch_options(policy=policy, admission=admission))
+        model = ["baseline", "", "", "", "cbe-open", "", 0, False, 0, "none", 1, "standard"]
+        try:
+            client = Client(demo.local_url, verbose=False)
+            with pytest.raises(AppError, match="line 2 of the models to compare: base URL .* is not allowed here"):
+                client.predict(*model, f"baseline\nopenai test-model {other.url}", api_name="/compare")
+            table = client.predict(*model, f"baseline\nopenai test-model {allowed.url}", api_name="/compare")[0]
+            verdicts = [row[5] for row in table["data"]]
+            assert verdicts == ["✅ correct", "error"]  # no key typed: the endpoint is not asked without one
+            assert "an API key is needed" in table["data"][1][2]
+            client.predict(kind="baseline", hf_id="", api_model="", base_url="", api_name="/ask")  # the third
+            with pytest.raises(AppError, match="too many model answers from your address: 3 in the last 10 min"):
+                Client(demo.local_url, verbose=False).predict(*model, "baseline", api_name="/compare")
+        finally:
+            demo.close()
+        assert other.count == 0 and allowed.count == 0

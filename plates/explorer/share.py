@@ -1,0 +1,165 @@
+"""The Model tab's state as a share link, apart from any widget.
+
+A link ``?spec=<plate code>&ask=<model code>`` reopens the plate (`plates.explorer.plate.encode_spec`) and every
+control of the Model tab: the model (kind, name, base URL), the models compared beside it, the prompt (and its
+edited text), and the condition the model receives (size, grayscale, hue shift, CVD view and severity,
+variant). :class:`ModelView` is that state; :func:`encode_view` / :func:`decode_view` pack it
+(`plates.explorer.codes`).
+
+What a link never carries: an API key (there is no field for one, and any text that spells the session's key
+is cut out before packing), and a base URL's credentials (``user:password@``), query string or fragment
+(:func:`shareable_url`), where a token might sit. Opening a link validates it like typed input: in public mode
+a base URL or Hugging Face id outside the allow-lists is refused with the reason, so a link cannot point the
+server anywhere a visitor could not.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import asdict, dataclass, fields, replace
+from urllib.parse import urlsplit, urlunsplit
+
+from plates.conditions import CVD_VIEWS, Condition
+from plates.explorer import compare
+from plates.explorer import models as em
+from plates.explorer.codes import pack_json, page_link, unpack_json
+from plates.explorer.plate import QUERY_PARAM, Policy, encode_spec
+from plates.secrets import redact
+from plates.stimuli.ishihara.plate import PlateSpec
+
+__all__ = ["VIEW_PARAM", "ModelView", "decode_view", "encode_view", "share_link", "shareable_url"]
+
+#: Query-string parameter carrying the Model tab's state.
+VIEW_PARAM = "ask"
+#: Largest decompressed Model-tab state (bytes): an 8,000-character prompt and 8 compared models fit.
+MAX_VIEW_BYTES = 32768
+
+
+def shareable_url(url: str) -> str:
+    """``url`` without what may be secret: the ``user:password@`` part, the query string and the fragment.
+
+    >>> shareable_url("https://me:sk-123@host.example:8443/v1/?api_key=sk-123#x")
+    'https://host.example:8443/v1'
+    >>> shareable_url("")
+    ''
+    """
+    url = (url or "").strip()
+    if not url:
+        return ""
+    parts = urlsplit(url)
+    host = parts.hostname or ""
+    if ":" in host:  # an IPv6 literal keeps its brackets
+        host = f"[{host}]"
+    netloc = host + (f":{parts.port}" if parts.port is not None else "")
+    return urlunsplit((parts.scheme, netloc, parts.path, "", "")).rstrip("/")
+
+
+@dataclass(frozen=True)
+class ModelView:
+    """What the Model tab shows, as plain values: the model (``kind`` in `MODEL_KINDS`; ``model``: the
+    Hugging Face id or API model name; ``base_url``), ``compare``: the comparison box's text (one model a line,
+    `plates.explorer.compare.parse_models`), the prompt by name and its edited text (None: the template as
+    registered), and the condition: ``size`` px (0 = as rendered), ``grayscale``, ``hue_shift`` degrees, ``cvd``
+    view with ``cvd_severity`` 0-1 (Machado 2009), and the plate ``variant``."""
+
+    kind: str = "baseline"
+    model: str = ""
+    base_url: str = ""
+    compare: str = ""
+    prompt_name: str = "cbe-open"
+    prompt_text: str | None = None
+    size: int = 0
+    grayscale: bool = False
+    hue_shift: float = 0.0
+    cvd: str = "none"
+    cvd_severity: float = 1.0
+    variant: str = "standard"
+
+    @classmethod
+    def from_widgets(cls, kind, hf_id, api_model, base_url, prompt_name, prompt_text, size, grayscale, hue, cvd,
+                     severity, variant, compare_text="") -> ModelView:
+        """The Model tab's widget values (in this order) as a view: the HF id or the API name is the model,
+        by kind; the prompt text is kept only where it differs from the named prompt's template."""
+        text = prompt_text if prompt_text and prompt_text.strip() else None
+        if text is not None and prompt_name in em.PROMPTS and text == em.prompt_template_text(prompt_name):
+            text = None
+        return cls(kind=kind, model=(hf_id if kind == "hf" else api_model if kind == "openai" else "") or "",
+                   base_url=(base_url or "") if kind == "openai" else "", compare=compare_text or "",
+                   prompt_name=prompt_name, prompt_text=text, size=int(size or 0), grayscale=bool(grayscale),
+                   hue_shift=float(hue or 0.0), cvd=cvd or "none",
+                   cvd_severity=float(1.0 if severity is None else severity), variant=variant or "standard")
+
+    def widgets(self) -> tuple:
+        """The Model tab's widget values for this view, in :meth:`from_widgets`' order."""
+        return (self.kind, self.model if self.kind == "hf" else "", self.model if self.kind == "openai" else "",
+                self.base_url, self.prompt_name,
+                em.prompt_template_text(self.prompt_name) if self.prompt_text is None else self.prompt_text,
+                self.size, self.grayscale, self.hue_shift, self.cvd, self.cvd_severity, self.variant, self.compare)
+
+    def choice(self) -> em.ModelChoice:
+        """The model this view asks (`plates.explorer.models.ModelChoice`)."""
+        return em.ModelChoice(self.kind, self.model, self.base_url)
+
+    def condition(self) -> Condition:
+        """The viewing condition the model receives (`plates.conditions.Condition`)."""
+        return Condition(size=self.size or None, grayscale=self.grayscale, hue_shift=self.hue_shift,
+                         cvd=self.cvd, cvd_severity=self.cvd_severity)
+
+    def ask(self, policy: Policy) -> em.Ask:
+        """The question (`plates.explorer.models.Ask`), validated under ``policy``."""
+        ask = em.Ask(prompt_name=self.prompt_name, prompt_text=self.prompt_text, condition=self.condition(),
+                     variant=self.variant)
+        ask.validate(policy)
+        return ask
+
+    def validate(self, policy: Policy) -> ModelView:
+        """This view checked as typed input would be (ValueError naming the value and what is allowed): the
+        model (public mode: allow-lists only), the compared models, the prompt and the condition."""
+        for f in fields(self):
+            value, default = getattr(self, f.name), f.default
+            kinds = (int, float) if isinstance(default, float) else str if default is None else type(default)
+            ok = (value is None and default is None) or (
+                isinstance(value, kinds) and (isinstance(default, bool) or not isinstance(value, bool)))
+            if not ok or (isinstance(value, float) and not math.isfinite(value)):
+                raise ValueError(f"{f.name} {value!r:.60} is not allowed; allowed: a "
+                                 f"{'str or null' if default is None else type(default).__name__}")
+        if self.cvd not in CVD_VIEWS:
+            raise ValueError(f"CVD view {self.cvd!r} is unknown; allowed: {', '.join(CVD_VIEWS)}")
+        choice = self.choice().validate(policy)
+        compare.parse_models(self.compare, policy)
+        self.ask(policy)
+        return replace(self, model=choice.model, base_url=choice.base_url)
+
+
+def encode_view(view: ModelView, secrets: tuple[str | None, ...] = ()) -> str:
+    """The Model-tab code of ``view``: its base URLs (the model's and each compared one's) through
+    :func:`shareable_url`, and every text with each of ``secrets`` (the session's key) cut out."""
+    lines = []
+    for line in view.compare.splitlines():
+        words = line.split()
+        if words[:1] == ["openai"] and len(words) == 3:
+            words[2] = shareable_url(words[2])
+        lines.append(" ".join(words))
+    safe = replace(view, base_url=shareable_url(view.base_url), compare="\n".join(lines))
+    values = {k: redact(v, secrets, min_length=4) if isinstance(v, str) else v for k, v in asdict(safe).items()}
+    return pack_json(values)
+
+
+def decode_view(code: str, policy: Policy) -> ModelView:
+    """The :class:`ModelView` a code carries, validated under ``policy`` (:meth:`ModelView.validate`), or
+    ValueError saying what is wrong."""
+    value = unpack_json(code, MAX_VIEW_BYTES, "the link's model code")
+    if not isinstance(value, dict):
+        raise ValueError("the link's model code is not an object; allowed: a code the explorer made")
+    known = {f.name for f in fields(ModelView)}
+    unknown = sorted(set(value) - known)
+    if unknown:
+        raise ValueError(f"the link's model code has unknown fields {unknown}; allowed: {', '.join(sorted(known))}")
+    return ModelView(**value).validate(policy)
+
+
+def share_link(spec: PlateSpec, view: ModelView, page_url: str | None = None,
+               secrets: tuple[str | None, ...] = ()) -> str:
+    """The link that reopens the plate of ``spec`` and the Model tab as ``view`` shows it (``?spec=...&ask=...``
+    on the page's URL; a relative link when the page is unknown), never carrying ``secrets``."""
+    return page_link(page_url, {QUERY_PARAM: encode_spec(spec), VIEW_PARAM: encode_view(view, secrets)})
