@@ -29,6 +29,7 @@ Functions:
 
 from __future__ import annotations
 
+import json
 from collections.abc import Sequence
 
 import numpy as np
@@ -81,6 +82,25 @@ def _table(df: pd.DataFrame, keys: list[str], confidence: float) -> pd.DataFrame
         acc = np.where(n > 0, k / np.maximum(n, 1), np.nan)
     out = g[keys].copy() if keys else pd.DataFrame(index=range(len(g)))
     return out.assign(n=n, correct=k, accuracy=acc, ci_low=low, ci_high=high, errors=g["_error"].to_numpy(np.int64))
+
+
+def chance_by_task(df: pd.DataFrame) -> dict[str, float]:
+    """Per task, guessing's expected accuracy over its rows: the mean of 1/(options shown) from each row's
+    ``options_json`` or, in rows DuckDB collapsed, its ``n_options`` (ColorBench asks every task as multiple
+    choice: 3 options for a comparison, 4 otherwise here), each row counted by its weight (`row_weights`);
+    tasks without options are left out."""
+    counts = "n_options" if "n_options" in df.columns else "options_json"
+    _need(df, ["task", counts], "chance_by_task")
+    if counts == "options_json":
+        sizes = [len(json.loads(text) or ()) if isinstance(text, str) else 0 for text in df[counts].astype(object)]
+    else:
+        sizes = [int(n) if pd.notna(n) else 0 for n in df[counts]]
+    shares: dict[str, list[tuple[float, int]]] = {}
+    for task, size, weight in zip(df["task"].astype(str), sizes, row_weights(df)):
+        if size:
+            shares.setdefault(task, []).append((1.0 / size, int(weight)))
+    return {task: float(np.average([s for s, _ in v], weights=[w for _, w in v]))
+            for task, v in sorted(shares.items())}
 
 
 def task_accuracy(df: pd.DataFrame, by: str | Sequence[str] | None = ("model", "task"),

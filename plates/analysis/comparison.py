@@ -25,7 +25,7 @@ import pandas as pd
 
 from plates.analysis.conditions import CONDITION, SERIES
 
-__all__ = ["COLUMNS", "MODEL_IDS", "PAPER_FONTS", "TASKS", "compare", "model_key", "paper_condition"]
+__all__ = ["COLUMNS", "MODEL_IDS", "PAPER_FONTS", "TASKS", "compare", "context", "model_key", "paper_condition"]
 
 #: Per prompt: the published tasks (the reference's ``task``) that ask what our plates ask.
 TASKS: dict[str, tuple[str, ...]] = {
@@ -109,6 +109,17 @@ def compare(table: pd.DataFrame, reference: pd.DataFrame | None, *, shots: int =
     """One row per (our cell, matching published accuracy): `COLUMNS`. ``table``: overview cells with
     ``series``, ``prompt_name``, ``condition``, ``n``, ``accuracy``, ``ci_low``, ``ci_high`` (and ``model``
     when the series is "model · run"; else the series is the model). ``shots``: the cells' shots."""
+    return _matches(table, reference, shots=shots, same_model=True)
+
+
+def context(table: pd.DataFrame, reference: pd.DataFrame | None, *, shots: int = 0) -> pd.DataFrame:
+    """`compare`'s rows without the same-model rule: every published accuracy for the same prompt, task,
+    condition, size, shots and font as one of our cells, whatever model the paper ran. Context for a cell
+    (where the papers' models lie on the same question), never a replication: ``paper_model`` says whose."""
+    return _matches(table, reference, shots=shots, same_model=False)
+
+
+def _matches(table: pd.DataFrame, reference: pd.DataFrame | None, *, shots: int, same_model: bool) -> pd.DataFrame:
     if reference is None or reference.empty or table.empty:
         return pd.DataFrame(columns=COLUMNS)
     ref = reference[
@@ -132,7 +143,7 @@ def compare(table: pd.DataFrame, reference: pd.DataFrame | None, *, shots: int =
             (ref["prompt_name"] == prompt)
             & (ref["condition"] == wanted)
             & ref["task"].isin(TASKS[prompt])
-            & (ref["key"] == model_key(model))
+            & ((ref["key"] == model_key(model)) if same_model else True)
         ]
         hits = hits[hits["size"].isna() | (hits["size"] == size)]
         hits = hits[(hits["shots"].isna() & (shots == 0)) | (hits["shots"] == shots)]

@@ -7,6 +7,8 @@
   ``cbe-yn-incorrect``), and which way a model leans, from per-prompt counts (`accuracy_table` of the rows).
 * ``grayscale_delta``: ColorBench §3.2 (Finding 4), App. M.2: (Acc_ori - Acc_gray) / Acc_ori.
 * ``cot_delta``: ColorBench Table 4: accuracy with the chain-of-thought prompt minus without.
+* Every delta carries a 95% interval (``*_low`` / ``*_high``): differences by Newcombe's hybrid score
+  (``newcombe_difference``), the grayscale ratio by MOVER-R (``mover_ratio``); both from Wilson intervals.
 
 Psychometric fits (accuracy against CIEDE2000 with the task's chance rate and a lapse rate) live in
 `plates.analysis.psychometric`; ColorBench's robustness (§2.3 eq. (1)-(2)) in `plates.analysis.colorbench`.
@@ -224,6 +226,62 @@ def accuracy_from_counts(
     return table[[*by, "n", "correct", "accuracy", "ci_low", "ci_high", "errors"]]
 
 
+def newcombe_difference(k1: Any, n1: Any, k2: Any, n2: Any, confidence: float = 0.95
+                        ) -> tuple[np.ndarray, np.ndarray]:
+    """95% interval of ``k1/n1 - k2/n2`` (arrays, element by element): Newcombe's hybrid score interval from
+    the two Wilson intervals (Newcombe 1998, Stat. Med. 17:873, method 10). The two proportions are taken as
+    independent: for the same items answered twice (paired) it is conservative, never too narrow when the
+    answers agree more often than chance. NaN where either side has no answers.
+
+    >>> [round(float(v[0]), 4) for v in newcombe_difference(56, 70, 48, 80)]  # Newcombe 1998 Table II, (a)
+    [0.0524, 0.3339]
+    """
+    k1, n1, k2, n2 = np.broadcast_arrays(*(np.atleast_1d(np.asarray(v, dtype=float)) for v in (k1, n1, k2, n2)))
+    l1, u1 = wilson_intervals(k1.astype(np.int64), n1.astype(np.int64), confidence)
+    l2, u2 = wilson_intervals(k2.astype(np.int64), n2.astype(np.int64), confidence)
+    p1, p2 = _ratio(k1, n1), _ratio(k2, n2)
+    d = p1 - p2
+    return d - np.sqrt((p1 - l1) ** 2 + (u2 - p2) ** 2), d + np.sqrt((u1 - p1) ** 2 + (p2 - l2) ** 2)
+
+
+def effect_vs_first(table: pd.DataFrame, by: Sequence[str], along: str) -> pd.DataFrame:
+    """Per group of ``by`` columns in an accuracy table (``correct`` of ``n``, e.g. `accuracy_from_counts`), the
+    accuracy at each value of ``along`` minus at its smallest value (HueManity §5.4's resolution effect: each
+    size against the smallest), with Newcombe's 95% interval (`newcombe_difference`; the sizes' answers are
+    counted as independent). Adds ``vs`` (the smallest value), ``delta``, ``delta_low``, ``delta_high`` (NaN on
+    the smallest value's own row)."""
+    _check_columns(table, [*by, along, "n", "correct"], "effect_vs_first")
+    out = table.sort_values([*by, along], kind="stable").reset_index(drop=True)
+    first = out.groupby(list(by), dropna=False, sort=False)[[along, "n", "correct"]].transform("first")
+    low, high = newcombe_difference(out["correct"], out["n"], first["correct"], first["n"])
+    delta = _ratio(out["correct"], out["n"]) - _ratio(first["correct"], first["n"])
+    itself = (out[along] == first[along]).to_numpy(bool)  # the smallest value against itself: no effect to show
+    return out.assign(vs=first[along], delta=np.where(itself, np.nan, delta),
+                      delta_low=np.where(itself, np.nan, low), delta_high=np.where(itself, np.nan, high))
+
+
+def mover_ratio(k1: Any, n1: Any, k2: Any, n2: Any, confidence: float = 0.95) -> tuple[np.ndarray, np.ndarray]:
+    """95% interval of ``(k1/n1) / (k2/n2)`` (arrays): MOVER-R from the two Wilson intervals (Donner & Zou
+    2012, Stat. Methods Med. Res. 21:347, eq. 6), the two proportions independent (conservative when paired).
+    The upper bound is ``inf`` where the denominator's lower Wilson bound is 0; NaN where ``k2`` is 0.
+
+    >>> [round(float(v[0]), 3) for v in mover_ratio(40, 50, 40, 50)]  # equal sides: bounds reciprocal
+    [0.814, 1.228]
+    """
+    k1, n1, k2, n2 = np.broadcast_arrays(*(np.atleast_1d(np.asarray(v, dtype=float)) for v in (k1, n1, k2, n2)))
+    l1, u1 = wilson_intervals(k1.astype(np.int64), n1.astype(np.int64), confidence)
+    l2, u2 = wilson_intervals(k2.astype(np.int64), n2.astype(np.int64), confidence)
+    p1, p2 = _ratio(k1, n1), _ratio(k2, n2)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        low = (p1 * p2 - np.sqrt(np.maximum((p1 * p2) ** 2 - l1 * u2 * (2 * p1 - l1) * (2 * p2 - u2), 0.0))) / (
+            u2 * (2 * p2 - u2))
+        high = (p1 * p2 + np.sqrt(np.maximum((p1 * p2) ** 2 - u1 * l2 * (2 * p1 - u1) * (2 * p2 - l2), 0.0))) / (
+            l2 * (2 * p2 - l2))
+    high = np.where(l2 > 0, high, np.inf)
+    bad = ~(p2 > 0)
+    return np.where(bad, np.nan, np.maximum(low, 0.0)), np.where(bad, np.nan, high)
+
+
 def yes_no_from_counts(
     counts: pd.DataFrame,
     by: str | Sequence[str] | None = "model",
@@ -271,11 +329,12 @@ def _yes_no(table: pd.DataFrame, by: list[str], n_y: np.ndarray, k_y: np.ndarray
             tests[counts] = float(stats.fisher_exact([counts[:2], counts[2:]]).pvalue)
         bias_p[i] = tests[counts]
         lean[i] = "balanced" if bias_p[i] >= alpha else ("yes" if acc_y[i] > acc_n[i] else "no")
+    bias_low, bias_high = newcombe_difference(k_y, n_y, k_n, n_n)
     table = table.assign(n_y_star=n_y, y_star_n=acc_y, n_n_star=n_n, y_n_star=acc_n,
-                         balanced_accuracy=(acc_y + acc_n) / 2, yes_bias=acc_y - acc_n, bias_p=bias_p,
-                         lean=lean, errors=errors)
+                         balanced_accuracy=(acc_y + acc_n) / 2, yes_bias=acc_y - acc_n, yes_bias_low=bias_low,
+                         yes_bias_high=bias_high, bias_p=bias_p, lean=lean, errors=errors)
     return table[[*by, "n_y_star", "y_star_n", "n_n_star", "y_n_star", "balanced_accuracy", "yes_bias",
-                  "bias_p", "lean", "errors"]]
+                  "yes_bias_low", "yes_bias_high", "bias_p", "lean", "errors"]]
 
 
 def _paired_delta(df: pd.DataFrame, by: list[str], split: np.ndarray, keys: list[str]) -> pd.DataFrame:
@@ -331,8 +390,11 @@ def grayscale_from_pairs(pairs: pd.DataFrame, by: str | Sequence[str] | None = "
     acc_o, acc_g = _ratio(pairs["k_a"], pairs["n_a"]), _ratio(pairs["k_b"], pairs["n_b"])
     with np.errstate(invalid="ignore", divide="ignore"):
         delta = np.where(acc_o > 0, (acc_o - acc_g) / acc_o, np.nan)
-    table = pairs.assign(acc_ori=acc_o, acc_gray=acc_g, delta=delta)
-    return table[[*by, "pairs", "acc_ori", "acc_gray", "delta", "errors"]].reset_index(drop=True)
+    # delta = 1 - Acc_gray / Acc_ori: its interval is 1 minus the ratio's (MOVER-R), reversed
+    r_low, r_high = mover_ratio(pairs["k_b"], pairs["n_b"], pairs["k_a"], pairs["n_a"])
+    table = pairs.assign(acc_ori=acc_o, acc_gray=acc_g, delta=delta, delta_low=1.0 - r_high, delta_high=1.0 - r_low)
+    return table[[*by, "pairs", "acc_ori", "acc_gray", "delta", "delta_low", "delta_high", "errors"]].reset_index(
+        drop=True)
 
 
 def cot_from_pairs(pairs: pd.DataFrame, by: str | Sequence[str] | None = "model", *, prompt: str,
@@ -342,9 +404,11 @@ def cot_from_pairs(pairs: pd.DataFrame, by: str | Sequence[str] | None = "model"
     by = _as_list(by)
     _check_columns(pairs, [*by, *PAIR_COLUMNS], "cot_from_pairs")
     acc_c, acc_p = _ratio(pairs["k_a"], pairs["n_a"]), _ratio(pairs["k_b"], pairs["n_b"])
-    table = pairs.assign(prompt=prompt, cot_prompt=cot_prompt, acc_plain=acc_p, acc_cot=acc_c, delta=acc_c - acc_p)
-    return table[[*by, "prompt", "cot_prompt", "pairs", "acc_plain", "acc_cot", "delta", "errors"]].reset_index(
-        drop=True)
+    low, high = newcombe_difference(pairs["k_a"], pairs["n_a"], pairs["k_b"], pairs["n_b"])
+    table = pairs.assign(prompt=prompt, cot_prompt=cot_prompt, acc_plain=acc_p, acc_cot=acc_c, delta=acc_c - acc_p,
+                         delta_low=low, delta_high=high)
+    return table[[*by, "prompt", "cot_prompt", "pairs", "acc_plain", "acc_cot", "delta", "delta_low", "delta_high",
+                  "errors"]].reset_index(drop=True)
 
 
 def cot_pairs() -> dict[str, str]:
@@ -367,7 +431,8 @@ def cot_delta(
         raise ValueError("cot_delta compares prompts: 'prompt_name' cannot be a 'by' column")
     _check_columns(df, [*by, "prompt_name", "correct"], "cot_delta")
     pairs = cot_pairs() if pairs is None else dict(pairs)
-    columns = [*by, "prompt", "cot_prompt", "pairs", "acc_plain", "acc_cot", "delta", "errors"]
+    columns = [*by, "prompt", "cot_prompt", "pairs", "acc_plain", "acc_cot", "delta", "delta_low", "delta_high",
+               "errors"]
     keys = _keys(df, ["prompt_name"], by)
     narrow = df[list(dict.fromkeys([*by, *keys, "prompt_name", "correct"]))]
     tables = []

@@ -84,7 +84,24 @@ def series_labels(model: pd.Series, run: pd.Series, several: set) -> np.ndarray:
     split = model.isin(several).to_numpy(bool)
     names = model.astype(str)
     names = names.where(~names.str.startswith(PARTICIPANT_PREFIX), PERSON_PREFIX + names)
-    return np.where(split, names + " · " + run.astype(str), names).astype(object)
+    shown = run_names(pd.DataFrame({"m": model.astype(str).to_numpy(), "r": run.astype(str).to_numpy()}))
+    return np.where(split, names.to_numpy(object) + " · " + shown, names.to_numpy(object)).astype(object)
+
+
+#: A run id's tail: the experiment's hash (`plates.runs.experiment.Experiment.run_id`: name-<12 hex digits>).
+_RUN_HASH = r"-[0-9a-f]{12}$"
+
+
+def run_names(pairs: pd.DataFrame) -> np.ndarray:
+    """Per row of ``pairs`` (columns ``m`` model, ``r`` run id), the run as a legend shows it: the experiment's
+    name without its hash ("baseline-cbe-71ba3e1d4bc7" -> "baseline-cbe"), or the whole id where two runs of one
+    model share that name (a legend never merges two runs, and never shows a hash it does not need)."""
+    short = pairs["r"].str.replace(_RUN_HASH, "", regex=True)
+    distinct = pd.DataFrame({"m": pairs["m"], "r": pairs["r"], "s": short}).drop_duplicates()
+    clash = distinct.groupby(["m", "s"])["r"].transform("nunique") > 1
+    clashing = set(zip(distinct.loc[clash, "m"], distinct.loc[clash, "s"]))
+    keep = [(m, s) in clashing for m, s in zip(pairs["m"], short)]
+    return np.where(keep, pairs["r"], short).astype(object)
 
 
 def _plain(column: pd.Series) -> pd.Series:
@@ -132,7 +149,9 @@ def titled(fig: go.Figure, title: str, shown: str | None, others: list[str]) -> 
     if shown is not None:
         title += f" — {shown}"
         if others:
-            title += f"<br><sup>also in these results (choose above): {', '.join(others)}</sup>"
+            wrapped = _wrapped("also in these results (choose above): " + ", ".join(others))
+            title += f"<br><sup>{wrapped}</sup>"
+            fig.update_layout(margin=dict(t=80 + 14 * wrapped.count("<br>")))  # room above subplot titles
     fig.update_layout(title=title, meta={**(fig.layout.meta or {}), "condition": shown, "others": others})
     return fig
 
@@ -179,7 +198,54 @@ def model_colours(names: Iterable[str]) -> dict[str, str]:
     return out
 
 
+# ------------------------------------------------------------------------------------------------ axes
+def percent_format(values, *, signed: bool = False) -> str:
+    """A d3 tick format for shares in ``values`` (0-1 units) with as many decimals as their spread needs, so
+    ticks never read "0%, 0%, 0%, -1%": plotly steps ticks by about a fifth of the spread (0 and the values),
+    so 0 decimals for a spread of at least 5 points, 1 for 0.5, 2 for 0.05, else 3. ``signed``: a "+" on
+    positive ticks (deltas).
+
+    >>> percent_format([0.0, -0.012]), percent_format([0.2, 0.9]), percent_format([-0.3, 0.1], signed=True)
+    ('.1%', '.0%', '+.0%')
+    """
+    v = np.asarray(pd.to_numeric(pd.Series(np.ravel(values)), errors="coerce"), dtype=float)
+    v = v[np.isfinite(v)]
+    spread = float(max(v.max(), 0.0) - min(v.min(), 0.0)) if v.size else 1.0
+    decimals = 0 if spread >= 0.05 else 1 if spread >= 0.005 else 2 if spread >= 0.0005 else 3
+    return ("+" if signed else "") + f".{decimals}%"
+
+
+def add_chance_lines(fig: go.Figure, chances: dict[str, float], **where) -> go.Figure:
+    """A dashed grey line at each distinct chance rate (guessing's accuracy, 0-1) with the prompts it is for:
+    yes/no ½, k options 1/k, an open answer 1/|label space| (≈0 for an open space). ``chances``: prompt -> rate.
+    ``where``: `add_hline`'s row / col for a subplot."""
+    by_rate: dict[float, list[str]] = {}
+    for prompt, rate in chances.items():
+        by_rate.setdefault(round(float(rate), 4), []).append(str(prompt))
+    several = len(by_rate) > 1
+    for rate, prompts in sorted(by_rate.items()):
+        label = f"chance {rate:.0%}" if rate >= 0.01 else f"chance {rate:.1%}"
+        if several:
+            label += f" ({', '.join(prompts)})"
+        fig.add_hline(y=rate, line_dash="dash", line_color="#777777", line_width=1, annotation_text=label,
+                      annotation_position="top left", annotation_font_color="#555555", **where)
+    return fig
+
+
 # ------------------------------------------------------------------------------------------------ helpers
+def _wrapped(text: str, width: int = 110) -> str:
+    """``text`` broken with ``<br>`` at the last ", " before each ``width`` characters (a subtitle listing many
+    conditions stays inside an exported figure)."""
+    lines, line = [], ""
+    for part in text.split(", "):
+        if line and len(line) + len(part) + 2 > width:
+            lines.append(line + ",")
+            line = part
+        else:
+            line = f"{line}, {part}" if line else part
+    return "<br>".join([*lines, line])
+
+
 def error_bars_between(value, low, high) -> dict:
     """Asymmetric error bars from an interval [low, high] around ``value`` (scalars or arrays)."""
     value, low, high = (np.atleast_1d(np.asarray(v, dtype=float)) for v in (value, low, high))

@@ -17,7 +17,6 @@ from typing import Any
 
 import numpy as np
 import pandas as pd
-import plotly.colors
 import plotly.graph_objects as go
 from plotly.subplots import make_subplots
 
@@ -28,9 +27,11 @@ from plates.charts.common import (
     CONDITION,
     COUNT_KEYS,
     SERIES,
+    add_chance_lines,
     choose,
     empty_figure,
     error_bars_between,
+    model_colours,
     titled,
     with_condition,
     with_series,
@@ -213,7 +214,7 @@ def delta_e_figure(
         vertical_spacing=0.12 if rows_n > 1 else 0.0,
         subplot_titles=sets if several_sets else None,
     )
-    colour_of = dict(zip(sorted(table[SERIES].unique()), _palette()))
+    colour_of = model_colours(table[SERIES])
     in_legend: set[str] = set()
     for (series, colour_set), rows in table.groupby([SERIES, "colour_set"], sort=True):
         colour = colour_of[series]
@@ -271,6 +272,10 @@ def delta_e_figure(
                 **cell,
             )
     fig.update_xaxes(title_text=_X_TITLES.get(x, x) if not several_sets else "ΔE2000", row=rows_n)
+    guess = chance_rate(prompt)
+    for i in range(len(sets)):
+        r, c = divmod(i, columns)
+        add_chance_lines(fig, {str(prompt): guess}, row=r + 1, col=c + 1)
     fig.update_yaxes(range=[-0.02, 1.05], tickformat=".0%")
     fig.update_yaxes(title_text="accuracy", col=1)
     fig.update_layout(height=320 * rows_n + 140)
@@ -287,5 +292,4 @@ def delta_e_figure(
     return titled(fig, f"{title} · {prompt} (chance {chance_rate(prompt):.0%})", shown, others)
 
 
-def _palette() -> list[str]:
-    return list(plotly.colors.qualitative.Plotly) * 20
+

@@ -26,8 +26,9 @@ def publication_figure(fig: go.Figure, *, width: int = WIDTH_PX, height: int | N
     out = go.Figure(fig)
     tall = height or max(HEIGHT_PX, int(fig.layout.height or 0) * width // 1000)
     out.update_layout(width=width, height=tall, template="plotly_white", font=dict(size=11),
-                      legend=dict(orientation="h", yanchor="top", y=-0.18, xanchor="left", x=0),
-                      margin=dict(l=60, r=20, t=60, b=120), paper_bgcolor="white")
+                      # the legend at the foot of the whole figure, below the axis and its tick labels
+                      legend=dict(orientation="h", yref="container", yanchor="bottom", y=0.01, xanchor="left", x=0),
+                      margin=dict(l=60, r=20, t=max(60, fig.layout.margin.t or 0), b=120), paper_bgcolor="white")
     return out
 
 

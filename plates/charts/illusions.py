@@ -24,7 +24,6 @@ from collections.abc import Sequence
 
 import numpy as np
 import pandas as pd
-import plotly.colors
 import plotly.graph_objects as go
 from plotly.subplots import make_subplots
 
@@ -35,6 +34,7 @@ from plates.analysis.illusions import (
     rcid_table,
 )
 from plates.analysis.people import PEOPLE_PREFIX, PERSON_PREFIX
+from plates.charts.common import add_chance_lines, model_colours
 from plates.validation import check_choice
 
 __all__ = [
@@ -120,17 +120,15 @@ def _label(kind: object, strength: object) -> str:
 
 
 def _colours(names: Sequence[str]) -> dict[str, str]:
-    """One plotly qualitative colour per name (the same model has the same colour in every panel); people
-    ("person: …") in oranges, the pooled "people (K participants)" dark orange, models never orange."""
-    palette = [c for c in plotly.colors.qualitative.Plotly if c != "#FFA15A"]  # orange is for people
-    colours, p, m = {}, 0, 0
-    for name in sorted(set(map(str, names))):
+    """A colour per name: each model its own (`model_colours`, the same on every page; the palette has no
+    oranges); people ("person: …") in oranges, the pooled "people (K participants)" dark orange."""
+    names = sorted(set(map(str, names)))
+    colours, p = model_colours(n for n in names if not n.startswith((PEOPLE_PREFIX, PERSON_PREFIX))), 0
+    for name in names:
         if name.startswith(PEOPLE_PREFIX):  # people in oranges, the pooled fit darkest
             colours[name] = "#a04000"
         elif name.startswith(PERSON_PREFIX):
             colours[name], p = _PEOPLE_COLOURS[p % len(_PEOPLE_COLOURS)], p + 1
-        else:
-            colours[name], m = palette[m % len(palette)], m + 1
     return colours
 
 
@@ -166,7 +164,7 @@ def rcid_figure(long: pd.DataFrame, metric: str = "Human-like") -> go.Figure:
                   colour=colours.get(name))
             seen.add(name)
     fig.update_layout(barmode="group", yaxis_title=f"{metric} (share)", height=460, legend_title="model")
-    fig.update_yaxes(range=[0, 1.05])
+    fig.update_yaxes(range=[0, 1.05], tickformat=".0%")
     return fig
 
 
@@ -214,8 +212,10 @@ def illusionbench_figure(long: pd.DataFrame, paper_models: Sequence[str] = ("Hum
             _bars(fig, g, name, g["column"], grey=source != "ours", row=1, col=c, legend=name not in seen,
                   colour=colours.get(name))
             seen.add(name)
+    for c, task in enumerate(tasks, start=1):  # true/false: 1/2; the 4-option multiple choice: 1/4
+        add_chance_lines(fig, {task: 0.25 if "choice" in task else 0.5}, row=1, col=c)
     fig.update_layout(barmode="group", yaxis_title="accuracy", height=420, legend_title="model")
-    fig.update_yaxes(range=[0, 1.05])
+    fig.update_yaxes(range=[0, 1.05], tickformat=".0%")
     return fig
 
 

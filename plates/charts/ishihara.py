@@ -25,7 +25,7 @@ import pandas as pd
 import plotly.graph_objects as go
 
 from plates.analysis import metrics
-from plates.analysis.comparison import compare
+from plates.analysis.comparison import PAPER_FONTS, compare
 from plates.analysis.conditions import CONDITION_COLUMNS, condition_label
 from plates.charts.common import (
     CONDITION,
@@ -37,6 +37,7 @@ from plates.charts.common import (
     YES_NO_PROMPTS,
     accuracy_error_bars,
     accuracy_hover,
+    add_chance_lines,
     by_source_row,
     choose,
     count_table,
@@ -44,6 +45,7 @@ from plates.charts.common import (
     empty_figure,
     error_bars_between,
     labelled_counts,
+    model_colours,
     reference_marker,
     reference_of,
     run_hint,
@@ -189,6 +191,12 @@ def _cell_font_size(columns: int) -> int:
 
 
 # ---------------------------------------------------------------------------------- colour sets, resolution
+#: One series' prompts apart: its colour is the model's (`model_colours`), the prompt changes the bar's pattern
+#: or the line's dash.
+_PROMPT_PATTERNS = ("", "/", ".", "x")
+_PROMPT_DASHES = ("solid", "dash", "dot", "dashdot")
+
+
 def colour_set_table(
     frame: pd.DataFrame | None = None, *, counts: pd.DataFrame | None = None
 ) -> pd.DataFrame:
@@ -215,6 +223,7 @@ def colour_set_figure(
     shown, others, table = choose(table, condition)
     several = table["prompt_name"].nunique() > 1
     fig = go.Figure()
+    colours = model_colours(table[SERIES])
     for (series, prompt), rows in table.groupby([SERIES, "prompt_name"], sort=True):
         rows = rows.sort_values("colour_set")
         fig.add_trace(
@@ -222,11 +231,14 @@ def colour_set_figure(
                 x=rows["colour_set"],
                 y=rows["accuracy"],
                 name=series_name(series, prompt, several),
+                marker_color=colours[str(series)],
+                marker_pattern_shape=_PROMPT_PATTERNS[sorted(table["prompt_name"].unique()).index(prompt) % 4],
                 error_y=accuracy_error_bars(rows),
                 hovertext=accuracy_hover(rows),
                 customdata=rows["n"],
             )
         )
+    add_chance_lines(fig, {p: chance_rate(p) for p in table["prompt_name"].unique()})
     ref = reference_of(
         reference,
         "accuracy",
@@ -256,10 +268,12 @@ def colour_set_figure(
 def resolution_table(
     frame: pd.DataFrame | None = None, *, counts: pd.DataFrame | None = None
 ) -> pd.DataFrame:
-    """Accuracy per series, prompt, condition without size, and size (HueManity §5.4, Table 5)."""
+    """Accuracy per series, prompt, condition without size, and size (HueManity §5.4, Table 5), and each size's
+    effect against the smallest (``vs``, ``delta`` with Newcombe's 95% ``delta_low`` / ``delta_high``)."""
     table = labelled_counts(count_table(frame, counts), without=("size",))
     table = table[table["size"].notna()] if "size" in table.columns else table.iloc[0:0]
-    return metrics.accuracy_from_counts(table, [SERIES, "prompt_name", CONDITION, "size"])
+    table = metrics.accuracy_from_counts(table, [SERIES, "prompt_name", CONDITION, "size"])
+    return metrics.effect_vs_first(table, [SERIES, "prompt_name", CONDITION], "size")
 
 
 def resolution_figure(
@@ -281,6 +295,8 @@ def resolution_figure(
     shown, others, table = choose(table, condition)
     several = table["prompt_name"].nunique() > 1
     fig = go.Figure()
+    colours = model_colours(table[SERIES])
+    prompts = sorted(table["prompt_name"].unique())
     for (series, prompt), rows in table.groupby([SERIES, "prompt_name"], sort=True):
         rows = rows.sort_values("size")
         fig.add_trace(
@@ -289,10 +305,12 @@ def resolution_figure(
                 y=rows["accuracy"],
                 mode="lines+markers",
                 name=series_name(series, prompt, several),
+                line=dict(color=colours[str(series)], dash=_PROMPT_DASHES[prompts.index(prompt) % 4]),
                 error_y=accuracy_error_bars(rows),
                 hovertext=accuracy_hover(rows),
             )
         )
+    add_chance_lines(fig, {p: chance_rate(p) for p in prompts})
     paper_condition = {"original": "standard", "clear": "clear", "mask": "mask"}.get(shown)
     ref = reference_of(
         reference,
@@ -353,26 +371,22 @@ def yes_no_figure(
     title = "Yes/No balance: Y*/N vs Y/N* (ColorBlindnessEval Table 1)"
     table = yes_no_table(frame, counts=counts)
     table = table[(table["n_y_star"] > 0) & (table["n_n_star"] > 0)]
-    if table.empty:
-        return empty_figure(
-            title,
-            "needs answered rows of both prompts cbe-yn-correct and cbe-yn-incorrect from a "
+    hint = ("needs answered rows of both prompts cbe-yn-correct and cbe-yn-incorrect from a "
             "vision-language model<br>(the offline baseline reader declines yes/no questions). Run:"
-            + run_hint("--prompt cbe-yn-correct", "--prompt cbe-yn-incorrect"),
-        )
+            + run_hint("--prompt cbe-yn-correct", "--prompt cbe-yn-incorrect"))
+    if table.empty:
+        published = _published_yes_no(reference, "standard")
+        if len(published.data) > 1:  # the paper's own points (beside the balance line), labelled
+            published.update_layout(meta={"ours": 0, "hint": hint})
+            return titled(published, title + "<br><sup>the paper's models only: none of these results answered "
+                          "both cbe-yn-correct and cbe-yn-incorrect</sup>", None, [])
+        return empty_figure(title, hint)
     shown, others, table = choose(
         table.assign(answered=table["n_y_star"] + table["n_n_star"]), condition, "answered"
     )
-    fig = go.Figure(
-        go.Scatter(
-            x=[0, 1],
-            y=[0, 1],
-            mode="lines",
-            line=dict(dash="dot", color="#999999"),
-            name="balance",
-            hoverinfo="skip",
-        )
-    )
+    paper_condition = {"original": "standard", "clear": "clear"}.get(shown.split(" @")[0], "-")
+    fig = _published_yes_no(reference, paper_condition)
+    colours = model_colours(table[SERIES])
     for _, row in table.iterrows():
         x, y = row["y_star_n"], row["y_n_star"]
         fig.add_trace(
@@ -383,18 +397,37 @@ def yes_no_figure(
                 text=[row[SERIES]],
                 textposition="top center",
                 name=str(row[SERIES]),
-                marker=dict(size=12),
+                marker=dict(size=12, color=colours[str(row[SERIES])]),
                 error_x=error_bars_between(x, row["y_star_n_low"], row["y_star_n_high"]),
                 error_y=error_bars_between(y, row["y_n_star_low"], row["y_n_star_high"]),
                 hovertext=f"Y*/N {x:.1%} (n={int(row['n_y_star'])}), "
                 f"Y/N* {y:.1%} (n={int(row['n_n_star'])}), "
-                f"lean: {row['lean']}",
+                f"lean: {row['lean']} (Y*/N − Y/N* {row['yes_bias']:+.1%}, 95% CI "
+                f"{row['yes_bias_low']:+.1%} to {row['yes_bias_high']:+.1%})",
             )
         )
-    paper_condition = {"original": "standard", "clear": "clear"}.get(shown.split(" @")[0], "-")
+    return titled(fig, title, shown, others)
+
+
+def _published_yes_no(reference: pd.DataFrame | None, paper_condition: str) -> go.Figure:
+    """The yes/no plane (balance diagonal, axes in %) with ColorBlindnessEval Table 1's models for
+    ``paper_condition`` as grey open diamonds, each labelled with its model."""
+    fig = go.Figure(
+        go.Scatter(
+            x=[0, 1],
+            y=[0, 1],
+            mode="lines",
+            line=dict(dash="dot", color="#999999"),
+            name="balance",
+            hoverinfo="skip",
+        )
+    )
     ref = reference_of(
         reference, "accuracy", prompt_name=list(YES_NO_PROMPTS.values()), condition=paper_condition
     )
+    if not ref.empty:  # zero-shot, in the paper's own font (Table 4 is 2-shot, Table 5 a font study)
+        ref = ref[ref["shots"].fillna(0).eq(0)]
+        ref = ref[[not isinstance(f, str) or f in PAPER_FONTS.get(p, ()) for f, p in zip(ref["font"], ref["paper"])]]
     if not ref.empty:
         pivot = ref.pivot_table(
             index=["model", "source"], columns="prompt_name", values="value", aggfunc="first"
@@ -405,9 +438,18 @@ def yes_no_figure(
                 go.Scatter(
                     x=pivot[YES_NO_PROMPTS["Y*/N"]],
                     y=pivot[YES_NO_PROMPTS["Y/N*"]],
-                    mode="markers",
+                    mode="markers+text",
                     marker=REFERENCE_MARKER,
-                    name="published (ColorBlindnessEval)",
+                    # each published point names its model (grey, small: ours are the coloured ones)
+                    text=_cluster_labels(pivot[YES_NO_PROMPTS["Y*/N"]], pivot[YES_NO_PROMPTS["Y/N*"]],
+                                         [f"{m} ({src.split(' ', 1)[-1]})" if twice else str(m)
+                                          for (m, src), twice in zip(pivot.index,
+                                                                     pivot.index.get_level_values(0).duplicated(
+                                                                         keep=False))]),
+                    textposition=_label_sides(pivot[YES_NO_PROMPTS["Y*/N"]], pivot[YES_NO_PROMPTS["Y/N*"]]),
+                    textfont=dict(size=10, color="#555555"),
+                    cliponaxis=False,
+                    name="published (ColorBlindnessEval Table 1)",
                     legendgroup="published",
                     hovertext=[f"{m} — {s}" for m, s in pivot.index],
                 )
@@ -418,7 +460,34 @@ def yes_no_figure(
         ),
         yaxis=dict(title="Y/N* accuracy (says no to a wrong number)", range=[-0.02, 1.02], tickformat=".0%"),
     )
-    return titled(fig, title, shown, others)
+    return fig
+
+
+def _cluster_labels(x: pd.Series, y: pd.Series, names: list[str], near: float = 0.04) -> list[str]:
+    """One label per group of points closer than ``near`` (in axis units) to the group's first point: its
+    names stacked on that point, the others' labels empty (several models at one spot stay readable)."""
+    xs, ys = np.asarray(x, dtype=float), np.asarray(y, dtype=float)
+    labels, owner = [""] * len(names), [-1] * len(names)
+    for i in range(len(names)):
+        if owner[i] >= 0:
+            continue
+        group = [j for j in range(i, len(names)) if owner[j] < 0 and abs(xs[j] - xs[i]) < near
+                 and abs(ys[j] - ys[i]) < near]
+        for j in group:
+            owner[j] = i
+        labels[i] = "<br>".join(names[j] for j in group)
+    return labels
+
+
+def _label_sides(x: pd.Series, y: pd.Series) -> list[str]:
+    """Where each published point's label goes: towards the middle of the plane (right of points on the left
+    half, left of those on the right), above or below by turns among points in order of x, so close
+    neighbours' names do not sit on each other."""
+    order = np.argsort(np.asarray(x, dtype=float), kind="stable")
+    sides = [""] * len(order)
+    for rank, i in enumerate(order):
+        sides[i] = ("top " if rank % 2 == 0 else "bottom ") + ("right" if float(x.iloc[i]) < 0.5 else "left")
+    return sides
 
 
 # ----------------------------------------------------------------------------------------- failure modes

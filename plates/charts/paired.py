@@ -18,6 +18,9 @@ from plates.charts.common import (
     by_source_row,
     choose,
     empty_figure,
+    error_bars_between,
+    model_colours,
+    percent_format,
     reference_marker,
     reference_of,
     run_hint,
@@ -134,7 +137,8 @@ def cot_table(
     """Per series, condition and prompt pair: `metrics.cot_delta` — accuracy without and with chain of thought
     on the same items and delta = Acc_CoT − Acc_plain. ``pairs``: DuckDB's paired counts, one table per prompt
     pair with ``prompt`` and ``cot_prompt`` columns (`plates.dashboard.queries.cot_pairs`)."""
-    columns = [SERIES, CONDITION, "prompt", "cot_prompt", "pairs", "acc_plain", "acc_cot", "delta", "errors"]
+    columns = [SERIES, CONDITION, "prompt", "cot_prompt", "pairs", "acc_plain", "acc_cot", "delta", "delta_low",
+               "delta_high", "errors"]
     if pairs is not None:
         tables = [
             metrics.cot_from_pairs(
@@ -194,17 +198,25 @@ def cot_figure(
 def _delta_bars(
     table: pd.DataFrame, x: str, ref: pd.DataFrame, *, hover: list[str], xaxis_title: str, yaxis: dict
 ) -> go.Figure:
-    """Grouped bars of ``table["delta"]`` over column ``x``, one trace per series, each bar printing its value
-    (a delta of 0 is otherwise an invisible bar; "n/a" where undefined); then the published values ``ref``
-    (columns model, source, task = our x, value) as grey open symbols."""
-    table = table.assign(accuracy_hover=hover)
+    """Grouped bars of ``table["delta"]`` over column ``x``, one trace per series in its model's colour, with the
+    delta's 95% interval (``delta_low`` / ``delta_high``, `plates.analysis.metrics`; an unbounded lower end is
+    drawn to −100%), each bar printing its value (a delta of 0 is otherwise an invisible bar; "n/a" where
+    undefined); then the published values ``ref`` (columns model, source, task = our x, value) as grey open
+    symbols. Ticks have the decimals the values need (`percent_format`)."""
+    table = table.assign(accuracy_hover=[
+        f"{h}; Δ 95% CI {lo:+.1%} to {hi:+.1%}" if np.isfinite(lo) and np.isfinite(hi) else h
+        for h, lo, hi in zip(hover, table["delta_low"].astype(float), table["delta_high"].astype(float))])
     fig = go.Figure()
+    colours = model_colours(table[SERIES])
     for series, rows in table.groupby(SERIES, sort=True):
+        low = rows["delta_low"].astype(float).clip(lower=-1.0)  # the ratio's interval may be unbounded below
         fig.add_trace(
             go.Bar(
                 x=rows[x],
                 y=rows["delta"],
                 name=str(series),
+                marker_color=colours[str(series)],
+                error_y=error_bars_between(rows["delta"], low, rows["delta_high"]),
                 hovertext=list(rows["accuracy_hover"]),
                 text=[f"{d:+.1%}" if np.isfinite(d) else "n/a" for d in rows["delta"].astype(float)],
                 textposition="outside",
@@ -223,5 +235,8 @@ def _delta_bars(
                 hovertext=[f"{name}: {t}" for t in rows.get("paper_task", rows["task"])],
             )
         )
+    shown = [*table["delta"], *table["delta_low"], *table["delta_high"], *ref["value"]]
+    yaxis = {**yaxis, "tickformat": percent_format(shown, signed=yaxis.get("tickformat", "").startswith("+"))}
+    fig.add_hline(y=0.0, line_color="#444444", line_width=1)
     fig.update_layout(barmode="group", xaxis_title=xaxis_title, yaxis=yaxis, showlegend=True)
     return fig

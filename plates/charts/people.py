@@ -27,8 +27,12 @@ def threshold_figure(table: pd.DataFrame) -> go.Figure:
     orange (the pooled "people (K participants)" fit as a diamond), models in blue, labelled by prompt,
     condition and colour set; fits without a located threshold ("below-range", "above-range",
     "non-monotonic", "at-chance", "too-few") are drawn as an open marker at the edge of the tested range
-    (the lower edge for "below-range") with their status beside it."""
+    (the lower edge for "below-range") with their status beside it. "too-few" fits (fewer than the levels a
+    fit needs: a preset with one ΔE2000 per colour set) have no range to draw and are counted in the title,
+    listed in the table only."""
     fig = go.Figure()
+    few = int(table["status"].eq("too-few").sum()) if len(table) else 0
+    table = table[~table["status"].eq("too-few")] if few else table
     pooled_col = table["pooled"] if "pooled" in table.columns else pd.Series(False, index=table.index)
     for who, colour in (("person", _PERSON), ("model", _MODEL)):
         part = table[table["who"] == who]
@@ -57,7 +61,10 @@ def threshold_figure(table: pd.DataFrame) -> go.Figure:
             customdata=part[["status", "n", "guess_from"]].to_numpy(),
             hovertemplate="%{y}: %{x:.2f} ΔE2000 (%{customdata[0]}, n=%{customdata[1]}, guess %{customdata[2]})"))
     fig.update_layout(xaxis_title="threshold (ΔE2000, halfway between guess rate and ceiling)",
-                      height=max(320, 36 * len(table) + 160), legend_title="who")
+                      height=max(320, 36 * len(table) + 160), legend_title="who", meta={"too_few": few})
+    if few:
+        fig.update_layout(title=f"<sup>{few} fit(s) with too few ΔE2000 levels to locate a threshold: in the table "
+                                "only</sup>")
     return fig
 
 

@@ -32,6 +32,7 @@ import plotly.graph_objects as go
 from plates.analysis import colorbench as cb
 from plates.analysis.illusions import family_rows
 from plates.analysis.metrics import row_weights
+from plates.charts.common import model_colours
 from plates.charts.illusions import reference_rows
 
 __all__ = [
@@ -62,6 +63,7 @@ PAPER_TASKS = {
 _TO_OURS = {v: k for k, v in PAPER_TASKS.items()}
 _OUT = ["source", "model", "task", "value", "low", "high", "n"]
 _GREY = "rgba(120,120,120,0.55)"
+_DASHES = ("solid", "dash", "dot", "dashdot", "longdash", "longdashdot")
 
 
 def scene_rows(frame: pd.DataFrame) -> pd.DataFrame:
@@ -100,6 +102,12 @@ def _ours(table: pd.DataFrame, value: str = "accuracy") -> pd.DataFrame:
                          "task": table["task"].astype(str) if "task" in table.columns else "P & R Overall",
                          "value": table[value].astype(float), "low": table["ci_low"].astype(float),
                          "high": table["ci_high"].astype(float), "n": table.get("n", table.get("seeds"))})
+
+
+def task_chance(frame: pd.DataFrame) -> dict[str, float]:
+    """Guessing's accuracy per task over the colour rows `task_long` counts (`cb.chance_by_task`)."""
+    rows = colour_rows(scene_rows(frame))
+    return cb.chance_by_task(rows) if len(rows) else {}
 
 
 def task_long(frame: pd.DataFrame, reference: pd.DataFrame | None = None) -> pd.DataFrame:
@@ -171,33 +179,47 @@ def difficulty_long(frame: pd.DataFrame, param: str, bins: int = 6) -> pd.DataFr
 
 
 def difficulty_figure(table: pd.DataFrame, param: str) -> go.Figure:
-    """Accuracy against ``param``: one line per model x task, Wilson 95% bars."""
+    """Accuracy against ``param``: one line per model x task (the model's colour, a dash per task), Wilson 95%
+    bars."""
     fig = go.Figure()
+    colours, tasks = model_colours(table["model"]), sorted(table["task"].astype(str).unique())
     for (model, task), g in table.groupby(["model", "task"], sort=True):
         g = g.sort_values("value")
         acc = g["accuracy"].to_numpy(float)
         fig.add_trace(go.Scatter(
-            x=g["value"], y=acc, mode="lines+markers", name=f"{model} · {task}",
+            x=g["value"], y=acc, mode="lines+markers", name=f"{model} · {task}", line_color=colours[str(model)],
+            line_dash=_DASHES[tasks.index(str(task)) % len(_DASHES)],
             error_y=dict(type="data", symmetric=False, array=g["ci_high"].to_numpy(float) - acc,
                          arrayminus=acc - g["ci_low"].to_numpy(float)),
             customdata=g[["n", "bin"]].to_numpy(), hovertemplate="%{customdata[1]}: %{y:.3f} (n=%{customdata[0]})"))
-    fig.update_layout(xaxis_title=param, yaxis_title="accuracy", yaxis_range=[0, 1.05], height=420)
+    fig.update_layout(xaxis_title=param, yaxis_title="accuracy", yaxis_range=[0, 1.05], yaxis_tickformat=".0%",
+                      height=420)
     return fig
 
 
-def task_figure(long: pd.DataFrame, paper_models: Sequence[str] = ("Human", "GPT-4o")) -> go.Figure:
-    """Bars per task: our models with Wilson 95% bars; the paper's ``paper_models`` hatched grey."""
+def task_figure(long: pd.DataFrame, paper_models: Sequence[str] = ("Human", "GPT-4o"),
+                chance: dict[str, float] | None = None) -> go.Figure:
+    """Bars per task: our models with Wilson 95% bars, each in its model's colour; the paper's ``paper_models``
+    hatched grey; ``chance`` (task -> guessing's accuracy, `plates.analysis.colorbench.chance_by_task`) as a
+    grey dash over each task."""
     fig = go.Figure()
     part = long[(long["source"] == "ours") | long["model"].isin(list(paper_models))]
+    colours = model_colours(part.loc[part["source"] == "ours", "model"])
     for (source, model), g in part.groupby(["source", "model"], sort=True):
         ours = source == "ours"
         err = dict(type="data", symmetric=False, array=(g["high"] - g["value"]).to_numpy(float),
                    arrayminus=(g["value"] - g["low"]).to_numpy(float)) if ours else None
         fig.add_trace(go.Bar(x=g["task"], y=g["value"], name=str(model) if ours else f"{source}: {model}",
-                             error_y=err, marker_color=None if ours else _GREY,
+                             error_y=err, marker_color=colours[str(model)] if ours else _GREY,
                              marker_pattern_shape="" if ours else "/"))
+    shown = set(part["task"].astype(str))
+    chance = {t: v for t, v in (chance or {}).items() if t in shown}
+    if chance:
+        fig.add_trace(go.Scatter(x=list(chance), y=list(chance.values()), mode="markers", name="chance (1 / options)",
+                                 marker=dict(symbol="line-ew-open", size=44, color="#555555", line=dict(width=2)),
+                                 hovertemplate="%{x}: chance %{y:.1%}<extra></extra>"))
     fig.update_layout(barmode="group", yaxis_title="accuracy", yaxis_range=[0, 1.05], height=440,
-                      legend_title="model")
+                      legend_title="model", yaxis_tickformat=".0%")
     return fig
 
 

@@ -14,6 +14,7 @@ from pathlib import Path
 import streamlit as st
 
 from plates.dashboard import common, views
+from plates.models.reference import MODEL as REFERENCE_OBSERVER
 from plates.secrets import clean_message
 
 HERE = Path(__file__).resolve().parent  # the pages' scripts are in sections/ beside this module
@@ -129,6 +130,9 @@ def main() -> None:
         st.info(views.NO_UPLOADED_RESULTS if uploads else views.empty_help(path))
         st.stop()
     filters = filter_widgets(opened.options)
+    if REFERENCE_OBSERVER in opened.options.get("model", ()):
+        st.sidebar.info(f"“{REFERENCE_OBSERVER}” answers from the stimuli's own pixels (illusion targets' "
+                        "measured colours, scenes' drawn answers): a ceiling to read models against, not a model.")
     show_reference = st.sidebar.toggle("Show the papers' numbers", value=True, key="reference")
     view = views.View(opened, filters, common.reference() if show_reference else None)
     note = common.rules_note(opened.key, filters, view)

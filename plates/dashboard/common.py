@@ -122,11 +122,18 @@ def current_view() -> views.View:
     return view
 
 
-def condition_control(view: views.View, key: str, *, without: tuple[str, ...] = (),
-                      prompts: tuple[str, ...] | None = None) -> dict:
-    """A selectbox of the conditions present (of ``prompts``' rows when given; most rows first): the chart
-    shows the one chosen and names the others; with one condition, no widget."""
-    present = pages.conditions(view, without=without, prompts=prompts)
+def condition_control(view: views.View, key: str, *, without: tuple[str, ...] = (), plates: bool = False,
+                      prompts: tuple[str, ...] | None = None, page: str | None = None) -> dict:
+    """A selectbox of the conditions present (most rows first; ``plates``: of plate rows only; ``prompts``: of
+    those prompts' rows; ``page``: the conditions that page's own table holds, its default first: a paired page
+    offers only conditions with pairs): the chart shows the one chosen and names the others; with one
+    condition, no widget."""
+    if page is not None:
+        default = page_result(page, view.opened.key, view.filters, view.reference is not None, (), view)
+        meta = default.figure.layout.meta or {}
+        present = [meta["condition"], *meta.get("others", [])] if meta.get("condition") else []
+    else:
+        present = pages.conditions(view, without=without, plates=plates, prompts=prompts)
     if len(present) <= 1:
         return {}
     return {"condition": st.selectbox("Condition shown (never pooled)", present, key=key)}

@@ -85,8 +85,10 @@ def illusion_counts(results: Results, where: Where, shown: Sequence[str] | None 
 
 
 _RECOLOUR = "json_extract_string(truth_json, '$.recolour') AS recolour"
+#: the options a row's question showed (guessing's accuracy: `plates.analysis.colorbench.chance_by_task`)
+_N_OPTIONS = "CAST(json_array_length(options_json) AS INTEGER) AS n_options"
 _SCENE = ["model", "backend", "family", "task", "prompt_name", "grayscale", "colour_set", "correct", _RECOLOUR,
-          FAILED]
+          _N_OPTIONS, FAILED]
 _SEED = "coalesce(json_extract_string(truth_json, '$.recolour'), 'seed') = 'seed'"
 
 
@@ -186,15 +188,17 @@ def with_people(results: Results, where: Where, families: Sequence[str], select:
     return pd.concat([each, pool], ignore_index=True)
 
 
-def people_counts(results: Results, where: Where, shown: Sequence[str] | None = None) -> dict[str, pd.DataFrame]:
+def people_counts(results: Results, where: Where, shown: Sequence[str] | None = None, *,
+                  everyone: bool = False) -> dict[str, pd.DataFrame]:
     """The People page's collapsed rows of the people and of the models on the prompts people answered (module
-    docstring), by `with_people` (``shown``: the people fitted one by one; None: every one): ``"plates"``
+    docstring; ``everyone``: the models on every prompt, what the page draws before any person has answered),
+    by `with_people` (``shown``: the people fitted one by one; None: every one): ``"plates"``
     (ΔE2000 levels per prompt, condition and colour set: the threshold fits), ``"illusions"`` (the comparison
     facts: the PSE fits), ``"accuracy"`` (rows with an answer key: `plates.analysis.people.people_accuracy`)."""
     params: dict[str, Any] = {}
     clause, more = where.sql(f"{in_list('family', list(PEOPLE_FAMILIES), 'hf', params)} AND {_HUMAN}")
     params.update(more)
-    beside = f"({_HUMAN} OR prompt_name IN (SELECT DISTINCT prompt_name FROM results {clause}))"
+    beside = "TRUE" if everyone else f"({_HUMAN} OR prompt_name IN (SELECT DISTINCT prompt_name FROM results {clause}))"
     who = ["backend", "family", "prompt_name"]
     facts = [_fact(n, t) for n, t in ILLUSION_FACTS.items() if n in ("framing", "kind", "strength",
                                                                         "signed_delta_e", "induced_lighter")]

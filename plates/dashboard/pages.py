@@ -18,7 +18,7 @@ from plates.analysis import comparison as matching
 from plates.analysis import metrics
 from plates.charts import comparison, published
 from plates.charts import ishihara as charts
-from plates.charts.common import CONDITION
+from plates.charts.common import CONDITION, titled
 from plates.dashboard import queries
 from plates.dashboard.views import View
 from plates.results.reference import load_reference
@@ -63,10 +63,13 @@ class Page:
     notes: tuple[str, ...] = field(default_factory=tuple)
 
 
-def conditions(view: View, *, without: tuple[str, ...] = (), prompts: tuple[str, ...] | None = None) -> list[str]:
+def conditions(view: View, *, without: tuple[str, ...] = (), prompts: tuple[str, ...] | None = None,
+               plates: bool = False) -> list[str]:
     """The condition labels present in the view (leaving out ``without`` columns; only rows of ``prompts`` when
-    given), most rows first."""
-    cube = view.cube if prompts is None else view.cube[view.cube["prompt_name"].astype(str).isin(list(prompts))]
+    given; ``plates``: of the plates' rows only, `plate_cube`), most rows first."""
+    cube = plate_cube(view) if plates else view.cube
+    if prompts is not None:
+        cube = cube[cube["prompt_name"].astype(str).isin(list(prompts))]
     cube = charts.with_condition(cube, without=without, column="_c")
     sizes = (cube["n"] + cube["errors"]).groupby(cube["_c"]).sum().sort_values(ascending=False, kind="stable")
     return [str(c) for c in sizes.index]
@@ -103,10 +106,28 @@ def repeated(view: View) -> tuple[pd.DataFrame, tuple[str, ...]]:
     return table, notes
 
 
-def overview(view: View) -> Page:
+#: The overview's family choices: label -> the stimulus families whose tasks it shows.
+OVERVIEW_FAMILIES = {"plates": ("ishihara",), "illusions": ("illusion",), "scenes": ("scene",)}
+
+
+def overview_families(view: View) -> list[str]:
+    """The `OVERVIEW_FAMILIES` the view has answers for, in that order."""
+    tasks = set(view.cube.loc[view.cube["n"] > 0, "task"].astype(str))
+    return [label for label, fams in OVERVIEW_FAMILIES.items()
+            if any(TASKS[t].family in fams for t in tasks if t in TASKS)]
+
+
+def overview(view: View, family: str | None = None) -> Page:
     """Series x prompt · condition heatmap (the papers' values in the cells they match), its numbers, and a
-    note per repeated item set."""
-    table = charts.overview_table(counts=view.cube)
+    note per repeated item set. ``family`` (an `OVERVIEW_FAMILIES` label): only that family's tasks, so a
+    first start holding plates, illusions and scenes stays readable; None: every row."""
+    cube = view.cube
+    if family is not None:
+        if family not in OVERVIEW_FAMILIES:
+            raise ValueError(f"family {family!r} is not known; allowed: {', '.join(OVERVIEW_FAMILIES)}")
+        wanted = {t for t, task in TASKS.items() if task.family in OVERVIEW_FAMILIES[family]}
+        cube = cube[cube["task"].astype(object).isin(wanted)]
+    table = charts.overview_table(counts=cube)
     matched = matching.compare(table, view.reference)
     _, notes = repeated(view)
     return Page(charts.overview_figure(table=table, comparison=matched), table, notes)
@@ -114,29 +135,45 @@ def overview(view: View) -> Page:
 
 def compare(view: View) -> Page:
     """Our cells beside the papers' cells (same model, prompt, condition): difference and inside-or-not."""
-    table = matching.compare(charts.overview_table(counts=view.cube), view.reference)
+    cells = charts.overview_table(counts=view.cube)
+    table = matching.compare(cells, view.reference)
+    if table.empty:  # no same-model value: the papers' models on the same questions, labelled as context
+        near = matching.context(cells, view.reference)
+        if len(near):
+            return Page(comparison.context_figure(near), near,
+                        ("No published value for these models. The grey points are the papers' OWN models on "
+                         "the same prompt and condition: context for our cells, not a replication.",))
     return Page(comparison.comparison_figure(table), table)
 
 
+def plate_cube(view: View) -> pd.DataFrame:
+    """The view's cube without other families' tasks: colour sets and image sizes are the plates' questions
+    (an illusion's kind or a scene's seed in ``colour_set`` is not a colour set)."""
+    return view.cube[~view.cube["task"].astype(object).isin(_NOT_PLATE_TASKS)]
+
+
 def colour_sets(view: View, condition: str | None = None) -> Page:
+    cube = plate_cube(view)
     return Page(
-        charts.colour_set_figure(reference=view.reference, counts=view.cube, condition=condition),
-        charts.colour_set_table(counts=view.cube),
+        charts.colour_set_figure(reference=view.reference, counts=cube, condition=condition),
+        charts.colour_set_table(counts=cube),
     )
 
 
 def resolution(view: View, condition: str | None = None) -> Page:
+    cube = plate_cube(view)
     return Page(
-        charts.resolution_figure(reference=view.reference, counts=view.cube, condition=condition),
-        charts.resolution_table(counts=view.cube),
+        charts.resolution_figure(reference=view.reference, counts=cube, condition=condition),
+        charts.resolution_table(counts=cube),
     )
 
 
 def yes_no(view: View, condition: str | None = None) -> Page:
-    return Page(
-        charts.yes_no_figure(reference=view.reference, counts=view.cube, condition=condition),
-        charts.yes_no_table(counts=view.cube),
-    )
+    figure = charts.yes_no_figure(reference=view.reference, counts=view.cube, condition=condition)
+    hint = (figure.layout.meta or {}).get("hint")  # the paper's points only: say what adds ours
+    notes = (hint.replace("<br>", " ").replace("<span style='font-family:monospace'>", " `")
+             .replace("</span>", "`;").rstrip(";"),) if hint else ()
+    return Page(figure, charts.yes_no_table(counts=view.cube), notes)
 
 
 def grayscale(view: View, condition: str | None = None) -> Page:
@@ -160,14 +197,6 @@ def grayscale(view: View, condition: str | None = None) -> Page:
                 paired_runs_notes(pairs, "colour", "grayscale") if len(pairs) else ())
 
 
-def cot_prompts(view: View) -> tuple[str, ...]:
-    """The prompts of the view that have their chain-of-thought twin in it too (`metrics.cot_pairs`): the only
-    rows the Chain of thought page pairs, so its condition choice offers their conditions only."""
-    present = set(view.cube["prompt_name"].astype(str))
-    return tuple(sorted(p for cot, plain in metrics.cot_pairs().items() if {cot, plain} <= present
-                        for p in (cot, plain)))
-
-
 def chain_of_thought(view: View, condition: str | None = None) -> Page:
     """Paired plain vs chain-of-thought counts from DuckDB, for each prompt pair the cube holds."""
     present = set(view.cube["prompt_name"].astype(str))
@@ -184,18 +213,31 @@ def chain_of_thought(view: View, condition: str | None = None) -> Page:
     return Page(charts.cot_figure(reference=view.reference, table=table, condition=condition), table, notes)
 
 
+def delta_e_conditions(view: View) -> list[str]:
+    """The plates' conditions for the ΔE2000 page, those with the most distinct ΔE2000 levels first (a sweep or
+    a staircase before a preset that has one level per colour set: nothing to fit there), then most rows."""
+    present = conditions(view, plates=True)
+    if len(present) <= 1:
+        return present
+    cube = plate_cube(view)
+    where = queries.Where(view.where.values, cube[list(queries.CONDITION_KEYS)].drop_duplicates().to_dict("records"))
+    levels = charts.with_condition(queries.levels(view.opened.results, where, list(queries.CONDITION_KEYS)))
+    spread = levels.groupby(CONDITION)["level"].nunique()
+    return sorted(present, key=lambda c: (-int(spread.get(c, 0)), present.index(c)))
+
+
 def delta_e(
     view: View, condition: str | None = None, prompt: str | None = None, bins: int = 8, x: str = "delta_e"
 ) -> Page:
     """ΔE2000 levels from DuckDB for one condition (default: the most rows) and one prompt (default: the most
     answers); one fit per series x colour set (`plates.charts.delta_e`), shown under the figure."""
-    present = conditions(view)
+    present = delta_e_conditions(view)
     if not present:
         return Page(
             charts.delta_e_figure(levels=pd.DataFrame(columns=["model", "level", "n", "correct"])),
             pd.DataFrame(),
         )
-    chosen = condition or present[0]
+    chosen = condition or present[0]  # the plates' conditions only: illusion and scene rows have no ΔE2000 level
     if chosen not in present:
         raise ValueError(f"condition {chosen!r} is not in these results; allowed: {', '.join(present)}")
     cube = view.cube[(view.cube[CONDITION] == chosen) & (view.cube["n"] > 0)]
@@ -225,10 +267,7 @@ def delta_e(
         }
     )
     if others and not meta.get("empty"):
-        fig.update_layout(
-            title=fig.layout.title.text.split(" — ")[0] + f" — {chosen}<br><sup>also in these "
-            f"results (choose above): {', '.join(others)}</sup>"
-        )
+        titled(fig, fig.layout.title.text.split(" — ")[0], chosen, others)
     return Page(fig, fits.drop(columns=["fit"]) if fits is not None else pd.DataFrame())
 
 
@@ -276,11 +315,13 @@ __all__ = [
     "colour_sets",
     "compare",
     "conditions",
-    "cot_prompts",
     "delta_e",
+    "delta_e_conditions",
     "failure_modes",
     "grayscale",
     "overview",
+    "overview_families",
+    "plate_cube",
     "plate_prompts",
     "published_numbers",
     "repeated",

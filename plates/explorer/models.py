@@ -34,7 +34,7 @@ from PIL import Image
 from plates.colour import delta_e2000
 from plates.conditions import Condition, apply_condition
 from plates.explorer.plate import Policy
-from plates.models import BACKENDS, Backend, BackendFailing, Query, make_backend
+from plates.models import BACKENDS, REFERENCE_KINDS, Backend, BackendFailing, Query, make_backend
 from plates.results import SCHEMA
 from plates.runs.rows import Asked, build_row
 from plates.secrets import redact as _redact
@@ -44,7 +44,7 @@ from plates.stimuli.ishihara.plate import VARIANTS, PlateSpec, render
 from plates.tasks.prompts import PROMPTS, get_prompt, query_for, render_prompt
 
 #: Model kinds a visitor can pick, in display order.
-MODEL_KINDS = ("baseline", *sorted(kind for kind in BACKENDS if kind != "baseline"))
+MODEL_KINDS = ("baseline", *sorted(kind for kind in BACKENDS if kind != "baseline" and kind not in REFERENCE_KINDS))
 #: The line under the model choice, per kind.
 MODEL_KIND_INFO = {
     "baseline": "baseline: the bundled offline reader (no key, no network)",

@@ -19,13 +19,19 @@ BACKENDS: dict[str, str] = {
     "openai": "plates.models.openai_compat:OpenAIBackend",
     "hf": "plates.models.hf:HFBackend",
     "baseline": "plates.models.baseline:BaselineBackend",
+    "reference-pixels": "plates.models.reference:ReferencePixelsBackend",
 }
 
 #: Backend kind -> the model it runs when none is named (backends that hold one model only).
-DEFAULT_MODELS: dict[str, str] = {"baseline": "baseline-cnn"}
+DEFAULT_MODELS: dict[str, str] = {
+    "baseline": "baseline-cnn",
+    "reference-pixels": "reference observer (reads pixels; a ceiling, not a model)",
+}
+#: Backend kinds that are not models (a reference observer): never offered as a model to pick in the apps.
+REFERENCE_KINDS: frozenset[str] = frozenset({"reference-pixels"})
 
 #: Backend kind -> the extra that installs its SDK (None: the default install); see plates.install.extra_hint.
-EXTRAS: dict[str, str | None] = {"openai": None, "hf": "hf", "baseline": None}
+EXTRAS: dict[str, str | None] = {"openai": None, "hf": "hf", "baseline": None, "reference-pixels": None}
 
 
 def backend_class(kind: str) -> type[Backend]:
@@ -57,4 +63,4 @@ def make_backend(kind: str, **options: Any) -> Backend:
     return backend_class(kind)(**options)
 
 
-__all__ = ["BACKENDS", "DEFAULT_MODELS", "Backend", "BackendFailing", "Query", "Reply", "Turn", "backend_class", "make_backend"]
+__all__ = ["BACKENDS", "DEFAULT_MODELS", "REFERENCE_KINDS", "Backend", "BackendFailing", "Query", "Reply", "Turn", "backend_class", "make_backend"]

@@ -69,6 +69,9 @@ class Query:
     answer_kind: str | None = None
     label_space: str | None = None
     answer_format: str | None = None
+    #: What an observer reading the stimulus's pixels replies (`plates.tasks.base.pixel_reply`); None where
+    #: pixels do not decide the answer. Only the reference observer reads it: no backend sends it anywhere.
+    pixel_reply: str | None = None
 
     def __post_init__(self) -> None:
         turns = tuple(self.turns)

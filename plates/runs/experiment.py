@@ -25,7 +25,7 @@ A TOML experiment (see ``examples/cbe-smoke.toml``)::
     text_only = [false, true]     # ColorBench App. J control: the image replaced by a black one of its size
 
     [[models]]
-    backend = "openai"            # openai | hf | baseline
+    backend = "openai"            # openai | hf | baseline | reference-pixels
     model = "gpt-4o-mini"
     base_url = "https://api.openai.com/v1"
     api_key_env = "OPENAI_API_KEY"  # the NAME of the variable holding the key; false for keyless local servers

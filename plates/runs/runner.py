@@ -35,7 +35,7 @@ import time
 from collections.abc import Callable, Iterator, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from contextlib import nullcontext
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from functools import partial
 from pathlib import Path
 from typing import Any
@@ -267,6 +267,9 @@ class Builder:
         image = self.images.get(unit.item, unit.variant, unit.condition, png=png)
         query = query_for(question, image, examples, max_tokens=m.max_tokens, temperature=m.temperature)
         cond = unit.condition
+        if cond.grayscale or cond.hue_shift or cond.cvd != "none" or cond.text_only:
+            # the pixel reply was measured on the stimulus as drawn, not on the image this condition sends
+            query = replace(query, pixel_reply=None)
         asked = Asked(
             run_id=self.run_id, row_key=unit.key, item_id=item.item_id, dataset=item.dataset, model=m.model,
             backend=m.backend, question=question, spec_json=self.spec_json(unit.item), family=item.family,

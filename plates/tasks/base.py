@@ -14,8 +14,8 @@ from collections.abc import Callable, Mapping
 from dataclasses import asdict, dataclass, field, fields
 from typing import Any
 
-__all__ = ["ANSWER_KINDS", "QUERY_KIND_OF", "Question", "Task", "Score", "question_from_json", "question_to_json",
-           "subject_of"]
+__all__ = ["ANSWER_KINDS", "QUERY_KIND_OF", "Question", "Task", "Score", "pixel_reply", "question_from_json",
+           "question_to_json", "subject_of"]
 
 #: What a correct answer is: a text label (a plate's number), yes/no, an option letter, a count, an area share,
 #: a colour value, a colour name. Declared once; every task names one.
@@ -71,6 +71,38 @@ class Question:
     answer_kind: str = "label"
     answer_format: str = "{answer}"
     extra: Mapping[str, Any] = field(default_factory=dict)
+
+
+def pixel_reply(question: Question) -> str | None:
+    """The reply of an observer that reads the stimulus's pixels, written in the question's answer format; None
+    where pixels do not decide the answer (a plate's figure must be read as a shape) or where no option is right.
+
+    An illusion question answers what the renderer measured under the target masks (mean sRGB 0-255 of each
+    target, CIEDE2000 and CIELAB L*; ``extra["pixel_answer"]``, `plates.stimuli.illusions.render`): RCID's and
+    IllusionBench+'s options through their ``meanings``, RCID's colour names as the pixels' basic colour name,
+    IllusionBench+'s true/false statements (they are about the pixels) as ``expected``. A scene question answers
+    ``expected``, which the task recomputes on the drawn scene (ColorBench Table 7's tasks on our scenes).
+    Whatever framing a question asks in (RCID's "as a human would perceive it"), this is the pixels' answer:
+    a ceiling on pixel truth and the zero of every "fooled like people" measure, not a model.
+
+    >>> pixel_reply(Question("rcid-human", "mc", "?", expected="I", options={"I": "L", "II": "R", "III": "="},
+    ...     extra={"pixel_answer": "same", "meanings": {"I": "A darker", "II": "B darker", "III": "same"}}))
+    'III'
+    """
+    extra = question.extra
+    if "pixel_answer" in extra:
+        key = extra["pixel_answer"]
+        if "meanings" in extra:
+            answer = next((k for k, v in extra["meanings"].items() if v == key), None)
+        elif question.answer_kind == "name":
+            answer = key
+        else:
+            answer = question.expected
+    elif "paper_task" in extra:
+        answer = question.expected or None
+    else:
+        answer = None
+    return None if answer is None else question.answer_format.format(answer=answer)
 
 
 def question_to_json(question: Question) -> str:

@@ -46,7 +46,7 @@ from typing import Any
 from plates.models.base import QUERY_KINDS, Query, Turn
 from plates.stimuli.ishihara.labels import LABEL_SPACE_NAMES, LABEL_SPACES
 from plates.stimuli.ishihara.plate import VARIANTS as PLATE_VARIANTS
-from plates.tasks.base import Question
+from plates.tasks.base import Question, pixel_reply
 from plates.toml_files import read_toml
 from plates.validation import lookup
 
@@ -459,7 +459,7 @@ def query_for(prompt: RenderedPrompt, image: Any, examples: Sequence[tuple[Any, 
     space and answer format) so that no backend has to guess it from the prompt text."""
     return Query(build_turns(prompt, image, examples), kind=prompt.kind, max_tokens=max_tokens,
                  temperature=temperature, answer_kind=prompt.answer_kind, label_space=prompt.label_space,
-                 answer_format=prompt.answer_format)
+                 answer_format=prompt.answer_format, pixel_reply=pixel_reply(prompt))
 
 
 def list_prompts(user: Sequence[PromptTemplate] = ()) -> list[dict[str, Any]]:

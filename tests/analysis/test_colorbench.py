@@ -132,3 +132,16 @@ def test_accuracy_against_a_difficulty_parameter_exact_and_binned():
 def test_missing_columns_are_named():
     with pytest.raises(ValueError, match=r"needs columns \['task'\]"):
         task_accuracy(pd.DataFrame({"model": ["m"], "correct": [True]}))
+
+
+def test_chance_per_task_is_the_mean_of_one_over_the_options_shown():
+    import json
+
+    import pandas as pd
+
+    from plates.analysis.colorbench import chance_by_task
+
+    rows = pd.DataFrame({"task": ["a", "a", "b", "c"],
+                         "options_json": [json.dumps({"A": "1", "B": "2"}), json.dumps(dict.fromkeys("ABCD", "x")),
+                                          json.dumps(dict.fromkeys("ABC", "x")), None]})
+    assert chance_by_task(rows) == {"a": (0.5 + 0.25) / 2, "b": 1 / 3}

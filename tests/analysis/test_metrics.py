@@ -8,6 +8,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
+from plates.analysis import metrics
 from plates.analysis.metrics import (
     accuracy_table,
     cot_delta,
@@ -308,6 +309,8 @@ def reference_yes_no(df, by):
 
 
 def assert_same_table(ours: pd.DataFrame, expected: pd.DataFrame) -> None:
+    # the deltas' intervals (``*_low`` / ``*_high``) are checked on their own (coverage, below)
+    ours = ours.drop(columns=[c for c in ours.columns if c.endswith(("_low", "_high")) and c not in expected])
     assert list(ours.columns) == list(expected.columns)
     ours, expected = ours.reset_index(drop=True), expected.reset_index(drop=True)
     for c in ours.columns:
@@ -330,3 +333,24 @@ def test_fast_metrics_equal_simple_references_on_random_frames(seed, categorical
         assert_same_table(grayscale_delta(df, by), reference_grayscale(df, by))
         assert_same_table(cot_delta(df, by), reference_cot(df, by))
     assert "unseen" not in set(accuracy_table(df, "model")["model"].dropna())
+
+
+@pytest.mark.parametrize("p1, p2, n", [(0.9, 0.6, 50), (0.3, 0.8, 100), (0.95, 0.95, 200), (0.5, 0.2, 40)])
+def test_delta_intervals_cover_the_truth_about_95_percent_of_the_time(p1, p2, n):
+    """Newcombe's difference and MOVER-R's ratio, on 20,000 simulated pairs of independent binomial counts."""
+    rng = np.random.default_rng(0)
+    k1, k2 = rng.binomial(n, p1, 20_000), rng.binomial(n, p2, 20_000)
+    low, high = metrics.newcombe_difference(k1, n, k2, n)
+    assert 0.935 <= np.mean((low <= p1 - p2) & (p1 - p2 <= high)) <= 0.97
+    low, high = metrics.mover_ratio(k1, n, k2, n)
+    assert 0.935 <= np.mean((low <= p1 / p2) & (p1 / p2 <= high)) <= 0.97
+
+
+def test_every_paired_delta_carries_its_interval():
+    pairs = pd.DataFrame({"model": ["m"], "n_a": [100], "k_a": [90], "n_b": [100], "k_b": [45], "pairs": [100],
+                          "errors": [0]})
+    gray = metrics.grayscale_from_pairs(pairs)
+    assert gray["delta"][0] == pytest.approx(0.5) and gray["delta_low"][0] < 0.5 < gray["delta_high"][0]
+    cot = metrics.cot_from_pairs(pairs, prompt="p", cot_prompt="p-cot")
+    assert cot["delta"][0] == pytest.approx(0.45) and cot["delta_low"][0] < 0.45 < cot["delta_high"][0]
+    assert metrics.grayscale_from_pairs(pairs.assign(k_a=0))["delta_low"].isna().all()  # no colour answers right

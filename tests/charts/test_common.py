@@ -30,3 +30,15 @@ def test_twenty_four_series_get_twenty_four_colours_and_keep_own_slot_when_free(
     first = sorted(names)[0]
     assert colours[first] == model_colour(first)  # the first in order always has its own colour
     assert model_colours(["baseline"]) == {"baseline": model_colour("baseline")}
+
+
+def test_legends_name_runs_without_their_hash_unless_two_runs_share_a_name():
+    import pandas as pd
+
+    from plates.charts.common import series_labels
+
+    model = pd.Series(["a", "a", "a", "b", "b"])
+    run = pd.Series(["cbe-71ba3e1d4bc7", "cvd-0351d322b74f", "cbe-71ba3e1d4bc7", "x-111111111111", "x-222222222222"])
+    labels = list(series_labels(model, run, {"a", "b"}))
+    assert labels[:3] == ["a · cbe", "a · cvd", "a · cbe"]
+    assert labels[3:] == ["b · x-111111111111", "b · x-222222222222"]  # same name: the ids keep them apart

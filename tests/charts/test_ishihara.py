@@ -246,8 +246,44 @@ def test_yes_no_point_is_the_yes_no_balance_with_wilson_bars_on_both_axes():
     assert point.x[0] == pytest.approx(0.9)  # Y*/N: 9 of 10
     low, high = metrics.wilson_interval(3, 10)
     assert point.y[0] == pytest.approx(0.3) and point.error_y.array[0] == pytest.approx(high - 0.3)
-    paper = by_name(fig, "published (ColorBlindnessEval)")
+    paper = by_name(fig, "published (ColorBlindnessEval Table 1)")
     assert (0.936, 0.554) in {(round(x, 3), round(y, 3)) for x, y in zip(paper.x, paper.y)}
+    labels = "<br>".join(paper.text)  # every published point names its model (close points share a label)
+    assert "GPT-4o" in labels and "Claude3-Haiku" in labels and "Qwen2-VL-Instruct-72B" in labels
+
+
+def test_yes_no_without_our_rows_draws_the_papers_labelled_points_and_says_what_to_run():
+    from plates.results.reference import load_reference
+
+    fig = charts.yes_no_figure(outcomes("a", 9, 10), load_reference("ColorBlindnessEval", "Table 1"))
+    assert not fig.layout.meta.get("empty") and fig.layout.meta["ours"] == 0
+    paper = by_name(fig, "published (ColorBlindnessEval Table 1)")
+    assert len(paper.x) == 9 and "GPT-4o-mini" in "<br>".join(paper.text)  # zero-shot Table 1 only
+    assert "cbe-yn-incorrect" in fig.layout.meta["hint"]
+
+
+def test_accuracy_bars_carry_the_prompts_chance_line_and_model_colours():
+    from plates.charts.common import model_colour
+
+    frame = concat(outcomes("model-a", 7, 10, colour_set="colorblindnesseval-1"),
+                   outcomes("model-b", 5, 10, colour_set="colorblindnesseval-1"))
+    fig = charts.colour_set_figure(frame)
+    lines = [s for s in fig.layout.shapes if s.y0 == s.y1]
+    assert [round(s.y0, 4) for s in lines] == [round(charts.chance_rate("cbe-open"), 4)]
+    assert any("chance" in a.text for a in fig.layout.annotations)
+    assert by_name(fig, "model-a").marker.color == model_colour("model-a")
+
+
+def test_chain_of_thought_deltas_carry_their_interval_and_ticks_follow_the_data():
+    frame = concat(
+        outcomes("m", 50, 100, prompt_name="colorbench-mc"),
+        outcomes("m", 51, 100, prompt_name="colorbench-mc-cot"),
+    )
+    fig = charts.cot_figure(frame)
+    bar = by_name(fig, "m")
+    assert bar.y[0] == pytest.approx(0.01)
+    assert bar.error_y.array[0] > 0.05 and bar.error_y.arrayminus[0] > 0.05  # 100 pairs: about ±14 points
+    assert fig.layout.yaxis.tickformat in ("+.0%", "+.1%")
 
 
 def test_yes_no_table_by_hand():
@@ -499,3 +535,18 @@ def test_the_empty_yes_no_and_cot_charts_say_what_to_run_and_why_the_baseline_ca
     ):
         message = chart(only_open).layout.meta["empty"]
         assert all(p in message for p in prompts) and "baseline reader declines" in message
+
+
+def test_without_a_same_model_match_the_papers_models_are_context_never_a_match():
+    from plates.analysis.comparison import context
+    from plates.charts.comparison import context_figure
+    from plates.results.reference import load_reference
+
+    cells = charts.overview_table(outcomes("baseline-cnn", 95, 100))
+    reference = load_reference("ColorBlindnessEval", "Table 1")
+    assert compare(cells, reference).empty  # no paper ran the bundled reader
+    near = context(cells, reference)
+    assert len(near) >= 5 and "GPT-4o" in set(near["paper_model"])
+    fig = context_figure(near)
+    assert "OTHER models" in fig.layout.title.text and "not a replication" in fig.layout.title.text
+    assert [t.name for t in fig.data].count("baseline-cnn") == 1

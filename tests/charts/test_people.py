@@ -265,7 +265,7 @@ def test_people_page_with_human_plate_rows_only_says_where_illusion_pses_come_fr
         target.parent.mkdir(parents=True, exist_ok=True)
         target.write_bytes(part.read_bytes())
     at = open_page(monkeypatch, tmp_path, "people")
-    assert len(at.get("plotly_chart")) == 1
+    assert len(at.get("plotly_chart")) == 2  # the thresholds, and the models' own PSEs (no person's yet)
     assert any("No human illusion rows" in i.value for i in at.info), [i.value for i in at.info]
 
 

@@ -176,7 +176,7 @@ def test_missing_key_names_the_variable(tmp_path):
 @pytest.mark.parametrize(
     ("args", "message"),
     [
-        (["--backend", "opneai"], "--backend 'opneai' is not known; allowed: openai, hf, baseline; did you mean "
+        (["--backend", "opneai"], "--backend 'opneai' is not known; allowed: openai, hf, baseline, reference-pixels; did you mean "
                                   "'openai'?"),
         (["--prompt", "cbe-opn"], "'cbe-opn' is not known; allowed: cbe-open"),
         (["--dataset", "no-such-preset"], "is neither a preset"),
@@ -201,7 +201,7 @@ def test_malformed_toml_and_bad_fields_are_named(tmp_path):
     bad.write_text('prompts = ["cbe-open"]\ndataset = "colorblindnesseval"\n[[models]]\nbackend = "openai"\n'
                    'model = "a"\n[[models]]\nbackend = "opneai"\nmodel = "b"\n')
     done = _plates("run", bad)
-    assert done.returncode == 2 and "models[1].backend 'opneai' is not known; allowed: openai, hf, baseline; did you mean 'openai'?" in done.stderr
+    assert done.returncode == 2 and "models[1].backend 'opneai' is not known; allowed: openai, hf, baseline, reference-pixels; did you mean 'openai'?" in done.stderr
     done = _plates("run", bad, "--model", "x")
     assert done.returncode == 2 and "cannot be combined" in done.stderr
     done = _plates("run", "--dataset", "colorblindnesseval")
@@ -375,7 +375,7 @@ def test_the_backend_is_named_before_the_missing_model(capsys):
     assert main(["run", "--dataset", "colorblindnesseval", "--prompt", "cbe-open", "--backend", "hf2",
                  "--out", "unused"]) == 2
     err = capsys.readouterr().err
-    assert "--backend 'hf2' is not known; allowed: openai, hf, baseline; did you mean 'hf'?" in err
+    assert "--backend 'hf2' is not known; allowed: openai, hf, baseline, reference-pixels; did you mean 'hf'?" in err
     assert "--model" not in err
 
 

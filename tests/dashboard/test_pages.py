@@ -74,3 +74,16 @@ def test_accuracy_beside_the_papers_leaves_out_answers_without_a_key(folder):
     assert int(rcid["n"].sum()) == len(keyed)
     plates = table[table["prompt_name"] == "huemanity-numeric"].set_index("model")
     assert set(plates.index) == {"vlm-z", "participant-0123abcd"} and (plates["n"] == 24).all()
+
+
+def test_the_overview_shows_one_stimulus_family_at_a_time_when_asked():
+    from tests.support import ROOT
+
+    view = dashboard.View(dashboard.open_results(ROOT / "results"))  # the shipped first-start results
+    assert pages.overview_families(view) == ["plates", "illusions", "scenes"]
+    plates = pages.overview(view, family="plates").table
+    assert set(plates["prompt_name"]) <= {"cbe-open", "cbe-open-clear", "huemanity-numeric"}
+    scenes = pages.overview(view, family="scenes").table
+    assert set(scenes["prompt_name"]) and all(p.startswith("colorbench-") for p in scenes["prompt_name"])
+    with pytest.raises(ValueError, match="allowed: plates, illusions, scenes"):
+        pages.overview(view, family="plate")

@@ -19,7 +19,7 @@ os.environ.setdefault("STREAMLIT_BROWSER_GATHER_USAGE_STATS", "false")
 PAGES = {
     "illusions": (3, "magnitude", "No illusion rows"),
     "scenes": (2, "macro", "No scene rows"),
-    "people": (1, "threshold", "No human rows"),
+    "people": (2, "threshold", "No human rows"),  # the models' thresholds and PSEs, no person yet
 }
 
 

@@ -49,8 +49,8 @@ def test_reply_ok_means_answer_text():
 
 
 def test_registry_names_and_unknown_kind():
-    assert set(BACKENDS) == {"openai", "hf", "baseline"}
-    with pytest.raises(ValueError, match="unknown backend 'gpt'; allowed: openai, hf, baseline"):
+    assert set(BACKENDS) == {"openai", "hf", "baseline", "reference-pixels"}
+    with pytest.raises(ValueError, match="unknown backend 'gpt'; allowed: openai, hf, baseline, reference-pixels"):
         make_backend("gpt")
 
 

@@ -81,7 +81,7 @@ def test_sampling_fields_change_the_run_id_and_apply_to_the_openai_backend_only(
     ("changes", "message"),
     [
         ({"models": [{"backend": "openai", "model": "a"}, {"backend": "opneai", "model": "b"}]},
-         r"models\[1\]\.backend 'opneai' is not known; allowed: openai, hf, baseline"),
+         r"models\[1\]\.backend 'opneai' is not known; allowed: openai, hf, baseline, reference-pixels"),
         ({"models": [{"backend": "openai"}]}, r"models\[0\]\.model"),
         ({"models": []}, r"models: missing"),
         ({"models": [{"backend": "openai", "model": "m", "concurrency": 0}]}, r"models\[0\]\.concurrency"),

@@ -7,8 +7,10 @@ from plates.dashboard import common, pages
 
 def controls(view) -> dict:
     """Condition and prompt shown (one each: never pooled), the ΔE2000 axis, the bins of the points."""
-    options = common.condition_control(view, "delta_e_condition")
-    chosen = options.get("condition") or (pages.conditions(view) or [None])[0]
+    present = pages.delta_e_conditions(view)  # the conditions with a ΔE2000 spread to fit first
+    options = {"condition": st.selectbox("Condition shown (never pooled)", present, key="delta_e_condition")} \
+        if len(present) > 1 else {}
+    chosen = options.get("condition") or (present or [None])[0]
     prompts = list(pages.plate_prompts(view, chosen).index) if chosen is not None else []
     if len(prompts) > 1:
         options["prompt"] = st.selectbox("Prompt shown", prompts, key="delta_e_prompt")
@@ -33,7 +35,7 @@ common.chart_page(
     "Accuracy against the CIEDE2000 difference between foreground and background dots (binned, Wilson 95% "
     "bars) for one condition and prompt, with one fitted curve per model and colour set (maximum likelihood "
     "over the answers) and its threshold (dotted; *extrapolated* outside the ΔE2000 tested: a guess of the "
-    "fit, not a measurement). The chance rate of the prompt is printed in the title. The papers publish no "
+    "fit, not a measurement). The chance rate of the prompt is the dashed line (and in the title). The papers publish no "
     "ΔE sweep.",
     controls,
 )

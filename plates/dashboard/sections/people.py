@@ -12,10 +12,12 @@ from plates.dashboard.family_queries import PEOPLE_FAMILIES, has_rows, people_co
 
 
 @st.cache_data(show_spinner="Counting rows…", max_entries=8)
-def family_rows(key: str, filters, shown: tuple[str, ...] | None, _view) -> dict[str, pd.DataFrame]:
+def family_rows(key: str, filters, shown: tuple[str, ...] | None, _view, everyone: bool = False
+                ) -> dict[str, pd.DataFrame]:
     """The people's and the models' rows collapsed by DuckDB (cached per results, filters and participants
-    shown): `plates.dashboard.family_queries.people_counts`."""
-    return people_counts(_view.opened.results, _view.where, shown)
+    shown; ``everyone``: every model's rows, for results with no person yet):
+    `plates.dashboard.family_queries.people_counts`."""
+    return people_counts(_view.opened.results, _view.where, shown, everyone=everyone)
 
 
 view = common.current_view()
@@ -32,9 +34,11 @@ st.caption(
 # asked of DuckDB first: results without a human row read nothing more
 if not has_rows(view.opened.results, view.where, "backend", "human", PEOPLE_FAMILIES):
     st.info("No human rows in the loaded results (backend “human”): answers from the explorer's quiz are "
-            "written to the folder in PLATES_HUMAN_RESULTS; load that folder (or upload its parts).")
-    st.stop()
-counts = family_rows(view.opened.key, view.filters, common.people_control(view, "people_shown"), view)
+            "written to the folder in PLATES_HUMAN_RESULTS; load that folder (or upload its parts). Below: the "
+            "models' own fits and the papers' human numbers, for when people are added.")
+    counts = family_rows(view.opened.key, view.filters, None, view, everyone=True)
+else:
+    counts = family_rows(view.opened.key, view.filters, common.people_control(view, "people_shown"), view)
 
 st.header("Thresholds (ΔE2000)")
 table = pa.threshold_table(counts["plates"], pooled=True)
@@ -48,16 +52,16 @@ else:
 
 st.header("Illusions: point of subjective equality (ΔE2000)")
 pse = pa.pse_people_table(counts["illusions"])
-if (pse["who"] == "person").any():
+if len(pse):
     st.plotly_chart(pc.pse_people_figure(pse), key="chart-people-pse")
     st.caption("x: the physical difference (signed ΔE2000) in favour of the target the illusion makes look "
                "lighter at which the two targets look equal; below 0 the observer is fooled (magnitude = −PSE). "
                "Three-way fit (A darker / same / B darker), profile-likelihood 95% interval; fits that located "
                "no PSE are in the table only. Neither paper measures a PSE: no paper numbers beside it.")
     st.dataframe(pse, hide_index=True, key="table-people-pse")
-else:
+if not (pse["who"] == "person").any():
     st.info("No human illusion rows: the quiz's illusion trials (prompt rcid-compare-human) give each "
-            "participant's point of subjective equality here.")
+            "participant's point of subjective equality here" + (", beside the models' above." if len(pse) else "."))
 
 st.header("Accuracy beside the papers' people")
 st.dataframe(pa.people_accuracy(counts["accuracy"], view.reference, pooled=True), hide_index=True,

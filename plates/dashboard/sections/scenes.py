@@ -47,7 +47,7 @@ if view.reference is not None:
     reference_models = st.multiselect("Paper rows beside ours (ColorBench Table 1)", paper,
                                       default=[m for m in ("Human", "GPT-4o") if m in paper], key="scenes_ref")
 tasks = sc.task_long(rows, view.reference)
-st.plotly_chart(sc.task_figure(tasks, reference_models), key="chart-scene-tasks")
+st.plotly_chart(sc.task_figure(tasks, reference_models, chance=sc.task_chance(full)), key="chart-scene-tasks")
 overall = sc.overall_long(rows, view.reference)
 st.subheader("Overall (P & R, micro-average over instances)")
 st.dataframe(overall[(overall["source"] == "ours") | overall["model"].isin(reference_models)],
