@@ -126,14 +126,14 @@ def _matches(table: pd.DataFrame, reference: pd.DataFrame | None, *, shots: int,
         (reference["metric"] == "accuracy") & reference["value"].notna() & reference["prompt_name"].notna()
     ]
     ref = ref.assign(key=[model_key(m) for m in ref["model"]])
-    # a cell whose prompt or model no paper printed matches nothing: skipped before any filtering (a quiz's
-    # hundreds of participants are cells of their own)
+    # a cell whose prompt (or, for the same-model rule, model) no paper printed matches nothing: skipped before
+    # any filtering (a quiz's hundreds of participants are cells of their own)
     prompts, keys = set(ref["prompt_name"]), set(ref["key"])
     rows = []
     for cell in table[table["n"] > 0].to_dict("records"):
         prompt, condition = str(cell["prompt_name"]), str(cell[CONDITION])
         model = cell.get("model") or str(cell[SERIES]).split(" · ")[0]
-        if prompt not in prompts or model_key(model) not in keys:
+        if prompt not in prompts or (same_model and model_key(model) not in keys):
             continue
         wanted = paper_condition(condition, prompt)
         if wanted is None or prompt not in TASKS:

@@ -195,10 +195,17 @@ def people_counts(results: Results, where: Where, shown: Sequence[str] | None = 
     by `with_people` (``shown``: the people fitted one by one; None: every one): ``"plates"``
     (ΔE2000 levels per prompt, condition and colour set: the threshold fits), ``"illusions"`` (the comparison
     facts: the PSE fits), ``"accuracy"`` (rows with an answer key: `plates.analysis.people.people_accuracy`)."""
-    params: dict[str, Any] = {}
-    clause, more = where.sql(f"{in_list('family', list(PEOPLE_FAMILIES), 'hf', params)} AND {_HUMAN}")
-    params.update(more)
-    beside = "TRUE" if everyone else f"({_HUMAN} OR prompt_name IN (SELECT DISTINCT prompt_name FROM results {clause}))"
+    def beside(families: Sequence[str], params: dict[str, Any]) -> str:
+        """Models beside people on the prompts people answered in ``families``; before any person answered
+        there (``everyone``, or no human row of those families), every model's rows: the page draws the models'
+        own fits for when people are added."""
+        if everyone:
+            return "TRUE"
+        clause, more = where.sql(f"{in_list('family', list(families), 'hf', params)} AND {_HUMAN}")
+        params.update(more)
+        people_prompts = f"SELECT DISTINCT prompt_name FROM results {clause}"
+        return f"({_HUMAN} OR prompt_name IN ({people_prompts}) OR NOT EXISTS ({people_prompts}))"
+
     who = ["backend", "family", "prompt_name"]
     facts = [_fact(n, t) for n, t in ILLUSION_FACTS.items() if n in ("framing", "kind", "strength",
                                                                         "signed_delta_e", "induced_lighter")]
@@ -206,5 +213,8 @@ def people_counts(results: Results, where: Where, shown: Sequence[str] | None = 
                        "delta_e IS NOT NULL"),
             "illusions": (("illusion",), [*who, "task", *facts, ANSWER, FAILED], "task = 'rcid-compare'"),
             "accuracy": (PEOPLE_FAMILIES, [*who, "correct"], "correct IS NOT NULL AND coalesce(expected, '') <> ''")}
-    return {name: with_people(results, where, fams, select, f"{extra} AND {beside}", shown, params)
-            for name, (fams, select, extra) in asks.items()}
+    counts = {}
+    for name, (fams, select, extra) in asks.items():
+        params: dict[str, Any] = {}  # each query gets exactly its own parameters (DuckDB refuses extra ones)
+        counts[name] = with_people(results, where, fams, select, f"{extra} AND {beside(fams, params)}", shown, params)
+    return counts
