@@ -147,12 +147,3 @@ COVERS_KEY = b"plates.covers"
 KIND_KEY, REFERENCE_KIND = b"plates.kind", b"reference"
 
 
-def fsync_dir(folder: Path) -> None:
-    try:
-        fd = os.open(folder, os.O_RDONLY)
-    except OSError:  # pragma: no cover - platforms without directory fds
-        return
-    try:
-        os.fsync(fd)
-    finally:
-        os.close(fd)
