@@ -24,8 +24,8 @@ multinomial counts per level; the PSE's interval is the profile-likelihood inter
 
 from __future__ import annotations
 
-from dataclasses import asdict, dataclass
 from collections.abc import Sequence
+from dataclasses import asdict, dataclass
 from typing import Any
 
 import numpy as np
