@@ -195,6 +195,29 @@ def test_resolution_lines_per_condition_without_size_and_huemanity_table5_drawn_
     assert [t.name for t in charts.resolution_figure(frame).data] == ["gpt"]
 
 
+def test_resolution_draws_people_as_one_median_line_in_an_interquartile_band_beside_each_model():
+    """Hundreds of quiz participants are one orange line (the median of their accuracies per size) in a band
+    from the 25th to the 75th percentile, never a line each; models keep a line each."""
+    people = {"participant-0001": (2, 8), "participant-0002": (5, 9), "participant-0003": (6, 10),
+              "participant-0004": (9, 10)}  # correct of 10 at 300 px, at 900 px
+    frame = concat(
+        *(outcomes(m, k, 10, size=s, backend="human", prompt_name="huemanity-numeric")
+          for m, ks in people.items() for s, k in zip((300, 900), ks)),
+        *(outcomes("gpt", k, 10, size=s, prompt_name="huemanity-numeric") for s, k in ((300, 4), (900, 7))),
+    )
+    fig = charts.resolution_figure(frame)
+    assert [t.name for t in fig.data if t.showlegend is not False] == [
+        "gpt", "people (4 participants): median, 25-75%"]
+    assert not [t for t in fig.data if str(t.name).startswith("person: ")]
+    median = by_name(fig, "people (4 participants): median, 25-75%")
+    assert list(median.x) == [300, 900] and list(median.y) == pytest.approx([0.55, 0.95])
+    high, low = [t for t in fig.data if t.showlegend is False and t.legendgroup == median.legendgroup]
+    assert list(high.y) == pytest.approx(np.quantile([[0.2, 0.5, 0.6, 0.9], [0.8, 0.9, 1.0, 1.0]], 0.75, axis=1))
+    assert list(low.y) == pytest.approx(np.quantile([[0.2, 0.5, 0.6, 0.9], [0.8, 0.9, 1.0, 1.0]], 0.25, axis=1))
+    assert low.fill == "tonexty"
+    assert list(by_name(fig, "gpt").y) == pytest.approx([0.4, 0.7])
+
+
 # ----------------------------------------------------------------------------------------- paired charts
 def test_grayscale_bars_are_metrics_grayscale_delta_per_series_and_condition():
     frame = concat(
@@ -328,9 +351,9 @@ def test_one_fit_per_model_prompt_condition_and_colour_set_through_the_one_funct
     calls = []
     real = delta_e_chart.fit_psychometric_counts
 
-    def spy(levels, n, correct, *, guess):
-        calls.append((tuple(levels), int(np.sum(n)), guess))
-        return real(levels, n, correct, guess=guess)
+    def spy(groups):
+        calls.extend((tuple(levels), int(np.sum(n)), guess) for levels, n, _, guess in groups)
+        return real(groups)
 
     monkeypatch.setattr(delta_e_chart, "fit_psychometric_counts", spy)
     fits = charts.psychometric_fits(frame)
