@@ -18,8 +18,9 @@ Families (``F``; ``β`` is the slope parameter, its unit depends on the family):
 * ``"weibull"``: F = 1 − exp(−ln 2 · (x/α)^β), x ≥ 0, β the (unit-free) shape; the ln 2 (our choice) puts
   F(α) = ½. A Gumbel curve in log x, the natural choice on a log ΔE scale.
 
-Fits (`fit_psychometric`) maximise the binomial likelihood over the distinct levels (scipy.optimize SLSQP
-in a box, started from a vectorised grid); ``λ`` is fitted inside [0, `LAPSE_MAX`] = [0, 0.06] (the range
+Fits (`fit_psychometric`; many groups at once: `fit_psychometric_counts`, `fit_groups`) maximise the binomial
+likelihood over the distinct levels (a projected Newton method in a box, started from a vectorised grid,
+every group together: `plates.analysis.likelihood.fit_batch`; scipy's SLSQP for a group it cannot settle); ``λ`` is fitted inside [0, `LAPSE_MAX`] = [0, 0.06] (the range
 Wichmann & Hill 2001 allow it) or fixed by the caller. The threshold's interval is the **profile likelihood** interval
 (`plates.analysis.likelihood`), not a bootstrap: deterministic, no seed, and about 20 small optimisations per
 fit. Its coverage on simulated observers (bench/bench_psychometric.py: 200 seeds per task, constant stimuli at

@@ -10,9 +10,9 @@ likelihood, so counts lose nothing. The chance rate of each prompt (`chance_rate
 `fit_psychometric_counts` calls the chance-aware fit of `plates.analysis.psychometric` (a lapse rate, the
 threshold halfway between guess and ceiling) on the answers the counts stand for, every group at once.
 
-People (the quiz's participants, "person: participant-…") are one series here, "people (K participants)":
-their answers pooled, as the People page pools them beside each participant's own fit (a public quiz gathers
-hundreds of people, and hundreds of curves read as none).
+People (the quiz's participants, "person: participant-…"): past `PEOPLE_SHOWN` of them, one series here,
+"people (K participants)", their answers pooled, as the People page pools them beside each participant's own
+fit (a public quiz gathers hundreds of people, and hundreds of curves read as none).
 """
 
 from __future__ import annotations
@@ -26,7 +26,7 @@ import plotly.graph_objects as go
 from plotly.subplots import make_subplots
 
 from plates.analysis import metrics
-from plates.analysis.people import PERSON_PREFIX, pooled_label
+from plates.analysis.people import PEOPLE_SHOWN, PERSON_PREFIX, pooled_label
 from plates.analysis.psychometric import PsychometricFit, prompt_guess_rate
 from plates.analysis.psychometric import fit_psychometric_counts as fit_chance_aware_counts
 from plates.charts.common import (
@@ -95,13 +95,14 @@ def levels_from_rows(frame: pd.DataFrame, x: str = "delta_e") -> pd.DataFrame:
 
 
 def _groups(levels: pd.DataFrame) -> pd.DataFrame:
-    """The levels with their series (model, or model · run) and condition; the quiz's participants pooled
-    into one series, "people (K participants)" (`plates.analysis.people.pooled_label`)."""
+    """The levels with their series (model, or model · run) and condition; past `PEOPLE_SHOWN` participants,
+    the quiz's people pooled into one series, "people (K participants)" (`plates.analysis.people.pooled_label`)."""
     table = with_series(with_condition(levels))
     series = table[SERIES].astype(object).astype(str)
     person = series.str.startswith(PERSON_PREFIX).to_numpy()
-    if person.any():  # a curve per person is hundreds of curves: each one's own fit is on the People page
-        table[SERIES] = np.where(person, pooled_label(int(series[person].nunique())), series)
+    people = int(series[person].nunique())
+    if people > PEOPLE_SHOWN:  # a curve per person is hundreds of curves: each one's own fit is on the People page
+        table[SERIES] = np.where(person, pooled_label(people), series)
     for column in ("prompt_name", "colour_set"):
         if column not in table.columns:
             table[column] = ""

@@ -27,7 +27,7 @@ import plotly.graph_objects as go
 from plates.analysis import metrics
 from plates.analysis.comparison import PAPER_FONTS, compare
 from plates.analysis.conditions import CONDITION_COLUMNS, condition_label
-from plates.analysis.people import PERSON_PREFIX
+from plates.analysis.people import PEOPLE_SHOWN, PERSON_PREFIX
 from plates.charts.common import (
     CONDITION,
     COUNT_KEYS,
@@ -300,6 +300,8 @@ def resolution_figure(
     colours = model_colours(table[SERIES])
     prompts = sorted(table["prompt_name"].unique())
     person = table[SERIES].astype(str).str.startswith(PERSON_PREFIX)
+    if table.loc[person, SERIES].nunique() <= PEOPLE_SHOWN:  # a few people: a line each, as the models
+        person = person & False
     for (series, prompt), rows in table[~person].groupby([SERIES, "prompt_name"], sort=True):
         rows = rows.sort_values("size")
         fig.add_trace(

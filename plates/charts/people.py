@@ -113,7 +113,8 @@ def pse_people_figure(table: pd.DataFrame) -> go.Figure:
 
 def people_band(fig: go.Figure, people: pd.DataFrame, prompts: list[str], several: bool,
                 dashes: tuple[str, ...]) -> None:
-    """The quiz's participants on the resolution chart (our choice of summary): per prompt, the median of
+    """The quiz's participants on the resolution chart past `plates.analysis.people.PEOPLE_SHOWN` of them (our
+    choice of summary): per prompt, the median of
     their accuracies at each size (a line) inside the band from the 25th to the 75th percentile, named
     "people (K participants)": hundreds of lines, one per person, read as none (and cost seconds to draw).
     ``people``: `plates.charts.ishihara.resolution_table` rows of the participants ("person: …" series);

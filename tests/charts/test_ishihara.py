@@ -195,27 +195,32 @@ def test_resolution_lines_per_condition_without_size_and_huemanity_table5_drawn_
     assert [t.name for t in charts.resolution_figure(frame).data] == ["gpt"]
 
 
-def test_resolution_draws_people_as_one_median_line_in_an_interquartile_band_beside_each_model():
-    """Hundreds of quiz participants are one orange line (the median of their accuracies per size) in a band
-    from the 25th to the 75th percentile, never a line each; models keep a line each."""
-    people = {"participant-0001": (2, 8), "participant-0002": (5, 9), "participant-0003": (6, 10),
-              "participant-0004": (9, 10)}  # correct of 10 at 300 px, at 900 px
+def test_resolution_draws_many_people_as_one_median_line_in_an_interquartile_band_beside_each_model():
+    """Past PEOPLE_SHOWN quiz participants, people are one orange line (the median of their accuracies per size)
+    in a band from the 25th to the 75th percentile, never a line each; models keep a line each."""
+    from plates.analysis.people import PEOPLE_SHOWN
+
+    right = [(k % 10, 5 + k % 6) for k in range(PEOPLE_SHOWN + 1)]  # correct of 10 at 300 px, at 900 px
+    people = {f"participant-{i:04d}": ks for i, ks in enumerate(right)}
     frame = concat(
         *(outcomes(m, k, 10, size=s, backend="human", prompt_name="huemanity-numeric")
           for m, ks in people.items() for s, k in zip((300, 900), ks)),
         *(outcomes("gpt", k, 10, size=s, prompt_name="huemanity-numeric") for s, k in ((300, 4), (900, 7))),
     )
+    label = f"people ({PEOPLE_SHOWN + 1} participants): median, 25-75%"
     fig = charts.resolution_figure(frame)
-    assert [t.name for t in fig.data if t.showlegend is not False] == [
-        "gpt", "people (4 participants): median, 25-75%"]
+    assert [t.name for t in fig.data if t.showlegend is not False] == ["gpt", label]
     assert not [t for t in fig.data if str(t.name).startswith("person: ")]
-    median = by_name(fig, "people (4 participants): median, 25-75%")
-    assert list(median.x) == [300, 900] and list(median.y) == pytest.approx([0.55, 0.95])
+    accuracy = np.array(right, dtype=float).T / 10  # (sizes, people)
+    median = by_name(fig, label)
+    assert list(median.x) == [300, 900] and list(median.y) == pytest.approx(np.median(accuracy, axis=1))
     high, low = [t for t in fig.data if t.showlegend is False and t.legendgroup == median.legendgroup]
-    assert list(high.y) == pytest.approx(np.quantile([[0.2, 0.5, 0.6, 0.9], [0.8, 0.9, 1.0, 1.0]], 0.75, axis=1))
-    assert list(low.y) == pytest.approx(np.quantile([[0.2, 0.5, 0.6, 0.9], [0.8, 0.9, 1.0, 1.0]], 0.25, axis=1))
+    assert list(high.y) == pytest.approx(np.quantile(accuracy, 0.75, axis=1))
+    assert list(low.y) == pytest.approx(np.quantile(accuracy, 0.25, axis=1))
     assert low.fill == "tonexty"
     assert list(by_name(fig, "gpt").y) == pytest.approx([0.4, 0.7])
+    few = charts.resolution_figure(frame[frame["model"].isin(["gpt", "participant-0000", "participant-0001"])])
+    assert [t.name for t in few.data] == ["gpt", "person: participant-0000", "person: participant-0001"]
 
 
 # ----------------------------------------------------------------------------------------- paired charts
