@@ -52,11 +52,16 @@ FAILED = "(error IS NOT NULL AND correct IS NULL) AS failed"
 _HUMAN = "backend = 'human'"
 
 
-def _fact(name: str, kind: str) -> str:
-    path = "'$." + name + "'"
-    if kind == "VARCHAR":
-        return f"json_extract_string(truth_json, {path}) AS {quote(name)}"
-    return f"TRY_CAST(json_extract(truth_json, {path}) AS {kind}) AS {quote(name)}"
+def _facts(names: Sequence[str]) -> list[str]:
+    """The `ILLUSION_FACTS` ``names`` out of ``truth_json`` as SQL columns, the document parsed once for all of
+    them (DuckDB shares the one list extraction; a json_extract per fact parsed it once each, 3-4x the time)."""
+    paths = "[" + ", ".join(f"'$.{name}'" for name in names) + "]"
+    columns = []
+    for i, name in enumerate(names, start=1):
+        value = f"json_extract_string(truth_json, {paths})[{i}]"
+        kind = ILLUSION_FACTS[name]
+        columns.append(f"{value} AS {quote(name)}" if kind == "VARCHAR" else f"TRY_CAST({value} AS {kind}) AS {quote(name)}")
+    return columns
 
 
 def collapsed(results: Results, where: Where, families: Sequence[str], select: Sequence[str],
@@ -78,7 +83,7 @@ def illusion_counts(results: Results, where: Where, shown: Sequence[str] | None 
     """The Illusions page's collapsed rows: model, backend, family, task, prompt, expected and parsed answers,
     verdict, `ILLUSION_FACTS`, ``answer``, ``failed``, ``weight``. With ``shown`` (the people drawn one by
     one), the other people's rows only in the pool "people (K participants)" (`with_people`, ``pooled``)."""
-    facts = [_fact(n, t) for n, t in ILLUSION_FACTS.items()]
+    facts = _facts(list(ILLUSION_FACTS))
     select = ["backend", "family", "task", "prompt_name", "expected", "parsed", "correct", *facts, ANSWER, FAILED]
     if shown is None:
         return collapsed(results, where, ("illusion",), ["model", *select])
@@ -208,8 +213,7 @@ def people_counts(results: Results, where: Where, shown: Sequence[str] | None = 
         return f"({_HUMAN} OR prompt_name IN ({people_prompts}) OR NOT EXISTS ({people_prompts}))"
 
     who = ["backend", "family", "prompt_name"]
-    facts = [_fact(n, t) for n, t in ILLUSION_FACTS.items() if n in ("framing", "kind", "strength",
-                                                                        "signed_delta_e", "induced_lighter")]
+    facts = _facts(["framing", "kind", "strength", "signed_delta_e", "induced_lighter"])
     asks = {"plates": (("ishihara",), [*who, "options_json", *CONDITION_KEYS, "colour_set", "delta_e", "correct"],
                        "delta_e IS NOT NULL"),
             "illusions": (("illusion",), [*who, "task", *facts, ANSWER, FAILED], "task = 'rcid-compare'"),
