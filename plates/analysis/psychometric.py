@@ -334,7 +334,9 @@ def _monotone(k: np.ndarray, n: np.ndarray) -> tuple[float, float]:
     if k.size > _MAXMIN_LEVELS:
         above = sum(_iso_deviance(row, n)[0] >= deviance - 1e-9 for row in draws)
     else:
-        above = int(np.count_nonzero(_iso_deviances(draws, n) >= deviance - 1e-9))
+        chunk = max(1, 2**20 // (k.size * k.size))  # draws per pass: about 8 MB of means each
+        above = sum(int(np.count_nonzero(_iso_deviances(draws[i:i + chunk], n) >= deviance - 1e-9))
+                    for i in range(0, len(draws), chunk))
     return deviance, (1 + above) / (1 + _MONOTONE_DRAWS)
 
 
