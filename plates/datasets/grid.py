@@ -68,13 +68,14 @@ from plates.datasets.items import (
 )
 from plates.datasets.presets import item_seed
 from plates.datasets.workers import init_worker
-from plates.images import encode_png, png_intact, write_png_file
+from plates.images import encode_png, png_intact
 from plates.shards import Shard
 from plates.stimuli.ishihara.directions import DIRECTION_MODES, with_direction
 from plates.stimuli.ishihara.glyphs import check_text
 from plates.stimuli.ishihara.labels import LABEL_SPACES
 from plates.stimuli.ishihara.palettes import PALETTES
 from plates.stimuli.ishihara.plate import HUEMANITY_JITTER, VARIANTS, PlateSpec, pair_delta_e, render
+from plates.storage import TEMPORARIES, write_atomic
 from plates.toml_files import read_toml
 from plates.validation import check_number
 
@@ -365,7 +366,7 @@ def render_task(task: tuple[int, str, str, tuple[tuple[str, str], ...], int]) ->
     nbytes = 0
     for v, path in todo:
         path.parent.mkdir(parents=True, exist_ok=True)
-        nbytes += write_png_file(encode_png(plate.variant_pixels(v), compress_level), path)
+        nbytes += write_atomic(encode_png(plate.variant_pixels(v), compress_level), path)
     return len(todo), len(paths) - len(todo), nbytes, index, measured_values(plate)
 
 
@@ -413,9 +414,7 @@ def _check_same_grid(out: Path, grid: Grid) -> None:
             )
         return
     record.parent.mkdir(parents=True, exist_ok=True)
-    tmp = record.with_name(f"{_TMP_MARK}{os.getpid()}-{GRID_RECORD}")
-    tmp.write_text(mine, encoding="utf-8")
-    os.replace(tmp, record)
+    write_atomic(mine.encode("utf-8"), record)
 
 
 def write_manifest(out: Path, dataset: str, plates: list[GridPlate], measured: dict[int, tuple],
@@ -527,7 +526,7 @@ def generate_grid(
               if shard is None or shard.owns(f"{grid.name}:{i}")]
     _check_same_grid(out, grid)
     if shard is None:  # another shard's temporary files are not leftovers: only an unsharded run clears them
-        for stale in (out / grid.name).rglob(f"{_TMP_MARK}*.part"):  # leftovers of a killed run
+        for stale in (out / grid.name).rglob(TEMPORARIES):  # leftovers of a killed run
             stale.unlink(missing_ok=True)
     tasks = [(i, str(out), p.spec.to_json(), p.paths, compress_level) for i, p in plates]
     written = skipped = nbytes = 0
