@@ -38,7 +38,8 @@ from urllib.parse import urlsplit
 
 import pyarrow.fs as pafs
 
-__all__ = ["COMMITS", "TEMPORARIES", "Store", "is_url", "mirror", "open_store", "temporary_name", "write_atomic"]
+__all__ = ["COMMITS", "TEMPORARIES", "Store", "is_url", "mirror", "open_store", "s3_endpoint", "temporary_name",
+           "write_atomic"]
 
 #: The folder (beside the objects it commits) holding each committed object's record, on object stores.
 COMMITS = "_commits"
@@ -51,7 +52,7 @@ def is_url(location: Any) -> bool:
     return isinstance(location, str) and "://" in location
 
 
-def _endpoint() -> tuple[str | None, str | None]:
+def s3_endpoint() -> tuple[str | None, str | None]:
     """(``host:port``, ``http``/``https``) of the S3 endpoint the environment names, or (None, None): AWS."""
     raw = os.environ.get("AWS_ENDPOINT_URL_S3") or os.environ.get("AWS_ENDPOINT_URL")
     if not raw:
@@ -74,7 +75,7 @@ def _s3(url: str) -> tuple[pafs.FileSystem, str]:
     bucket, prefix = parts.netloc, parts.path.strip("/")
     if not bucket or any(p in (".", "..") for p in prefix.split("/")):
         raise ValueError(f"object-store URL {shown!r} is not valid; allowed: s3://BUCKET[/PREFIX] (no '.' or '..')")
-    endpoint, scheme = _endpoint()
+    endpoint, scheme = s3_endpoint()
     region = os.environ.get("AWS_REGION") or os.environ.get("AWS_DEFAULT_REGION")
     options: dict[str, Any] = {}
     if endpoint is not None:
