@@ -88,6 +88,8 @@ class RunSummary:
     correct: int = 0
     seconds: float = 0.0
     parts: list[str] = field(default_factory=list)
+    #: where each worker asked, for executors that place workers (`plates.runs.ray_executor`: one dict per actor)
+    placements: list[dict[str, Any]] = field(default_factory=list)
 
 
 def row_key(run_id: str, dataset: str, item_id: str, backend: str, model: str, condition: ConditionSpec,
