@@ -59,13 +59,7 @@ from tqdm import tqdm
 
 from plates.colour import parse_colour
 from plates.datasets.generate import MEASURED_COLUMNS, measured_values
-from plates.datasets.items import (
-    MANIFEST,
-    PLAN_POSITION,
-    merge_shard_manifests,
-    publish_manifest,
-    write_shard_manifest,
-)
+from plates.datasets.items import MANIFEST, finish_manifest
 from plates.datasets.presets import item_seed
 from plates.datasets.workers import init_worker
 from plates.images import encode_png, png_intact
@@ -99,7 +93,6 @@ GRID_FIELDS = ("text", "size", "font", "palette", "foreground", "background", "d
 #: Where the grid a folder was made from is kept (beside its images), to refuse resuming with another one.
 GRID_RECORD = "grid.json"
 _NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9_-]{0,63}")
-_TMP_MARK = ".tmp-"
 
 
 @dataclass(frozen=True)
@@ -476,15 +469,7 @@ def write_manifest(out: Path, dataset: str, plates: list[GridPlate], measured: d
             )
             for name, value in zip(schema.names, values):
                 rows[name].append(value)
-    table = pa.table(rows, schema=schema)
-    if shard is not None:
-        write_shard_manifest(table.append_column(PLAN_POSITION, pa.array(positions, pa.int64())), out, shard)
-        merge_shard_manifests(out, shard.count)
-        return table.num_rows
-    tmp = out / f"{_TMP_MARK}{os.getpid()}-{MANIFEST}"
-    pq.write_table(table, tmp, compression="zstd")
-    publish_manifest(tmp, out)
-    return table.num_rows
+    return finish_manifest(pa.table(rows, schema=schema), out, shard, positions)
 
 
 def generate_grid(

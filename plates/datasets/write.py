@@ -25,16 +25,8 @@ from pathlib import Path
 from typing import Any
 
 import pyarrow as pa
-import pyarrow.parquet as pq
 
-from plates.datasets.items import (
-    COMMON_COLUMNS,
-    MANIFEST,
-    PLAN_POSITION,
-    merge_shard_manifests,
-    publish_manifest,
-    write_shard_manifest,
-)
+from plates.datasets.items import COMMON_COLUMNS, PLAN_POSITION, finish_manifest
 from plates.datasets.workers import family_pool
 from plates.images import encode_png, png_intact
 from plates.shards import Shard
@@ -192,12 +184,4 @@ def write_items(dataset: str, entries: Iterable[Entry | Callable[[], Iterable[En
     # a column that is not the row's family's stays null: no family's field lands in another's column
     table = pa.table({c: [v.get(c) for v in values] for c in schema.names}, schema=schema)
     out.mkdir(parents=True, exist_ok=True)
-    if shard is not None:
-        write_shard_manifest(table.append_column(PLAN_POSITION, pa.array([v[PLAN_POSITION] for v in values],
-                                                                          pa.int64())), out, shard)
-        merge_shard_manifests(out, shard.count)
-        return table.num_rows
-    tmp = out / f".tmp-{os.getpid()}-{MANIFEST}"
-    pq.write_table(table, tmp, compression="zstd")
-    publish_manifest(tmp, out)
-    return table.num_rows
+    return finish_manifest(table, out, shard, [v[PLAN_POSITION] for v in values])
