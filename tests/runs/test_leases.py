@@ -77,11 +77,11 @@ def test_of_writers_starting_together_exactly_one_holds_the_lease(s3):
 
 def test_a_crashed_runs_lease_is_taken_over_only_when_asked_and_expired(s3):
     url = s3.url("leases/crash")
-    _plant(s3, "leases/crash", "r.lease", ttl=1.0)
-    with pytest.raises(ValueError, match=r"node-7 pid 4242 \(owner crashed01\).*"):
+    _plant(s3, "leases/crash", "r.lease", ttl=3.0)
+    with pytest.raises(ValueError, match=r"node-7 pid 4242 \(owner crashed01\).*wait for that run"):
         with run_lease(url, "r", take_over=True):  # not expired yet: a live holder is never displaced
             pass
-    time.sleep(2.5)  # the server's clock passes its 1 s time to live
+    time.sleep(4.5)  # the server's clock passes its 3 s time to live
     with pytest.raises(ValueError, match=r"expired, so that run has stopped .*--take-over-lock"):
         with run_lease(url, "r"):
             pass
