@@ -239,7 +239,7 @@ def generate(
 
     Uses ``workers`` processes (default: every core) through ``Pool.imap_unordered`` in chunks; images already
     on disk are skipped, so rerunning after an interruption finishes the rest. PNGs are written by
-    `plates.images.encode_png` at zlib level ``compress_level`` (0-9; default 2: fast and small). Workers are *spawned*
+    `plates.images.encode_png` at deflate level ``compress_level`` (0-9; default 2: ISA-L, fast). Workers are *spawned*
     (small, and independent of what the caller imported), so a script calling this with ``workers > 1``
     needs the usual ``if __name__ == "__main__":`` guard. Returns a summary dict (plates, written, skipped, bytes, rows).
 
