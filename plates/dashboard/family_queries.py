@@ -109,14 +109,21 @@ def scene_pairs(results: Results, where: Where) -> pd.DataFrame:
     or with a "-cot" prompt and its plain twin: the only rows ColorBench's grayscale and chain-of-thought
     effects pair (`plates.charts.scenes.grayscale_long`, `cot_long`)."""
     params: dict[str, Any] = {}
-    families = in_list("family", list(SCENE_FAMILIES), "pf", params)
+    families = in_list("family", list(SCENE_FAMILIES), "family", params)
     clause, more = where.sql(f"{families} AND {_SEED}")
-    base = "regexp_replace(prompt_name, '-cot$', '')"
-    pairable = (f"(model, item_id, {base}) IN (SELECT model, item_id, {base} FROM results {clause} "
-                f"GROUP BY ALL HAVING count(DISTINCT coalesce(grayscale, false)) > 1 "
-                f"OR count(DISTINCT prompt_name) > 1)")
-    return collapsed(results, where, SCENE_FAMILIES, ["item_id", *_SCENE], f"{_SEED} AND {pairable}",
-                     {**params, **more})
+    columns = ", ".join(c if " AS " in c else quote(c) for c in ["item_id", *_SCENE])
+    # one scan: the seed rows collapsed first, then an item is kept where its (model, item, plain prompt) window
+    # holds both grayscale values or two prompts (min <> max: count(DISTINCT ...) > 1 without NULLs; a NULL
+    # model, item or prompt pairs with nothing, as a tuple IN never matches one)
+    return results.query(
+        f"""SELECT * EXCLUDE (_plain) FROM (
+                SELECT *, regexp_replace(prompt_name, '-cot$', '') AS _plain FROM (
+                    SELECT {columns}, count(*) AS {WEIGHT} FROM results {clause} GROUP BY ALL))
+            WHERE model IS NOT NULL AND item_id IS NOT NULL AND prompt_name IS NOT NULL
+            WINDOW pair AS (PARTITION BY model, item_id, _plain)
+            QUALIFY min(coalesce(grayscale, false)) OVER pair <> max(coalesce(grayscale, false)) OVER pair
+                 OR min(prompt_name) OVER pair <> max(prompt_name) OVER pair
+            ORDER BY ALL""", {**params, **more})
 
 
 _PARAMS = "json_extract(truth_json, '$.params')"
@@ -139,14 +146,18 @@ def scene_params(results: Results, where: Where) -> list[str]:
 def scene_param_counts(results: Results, where: Where, param: str) -> pd.DataFrame:
     """`scene_counts`' columns with one question parameter ``param`` (one of `scene_params`) as ``params``, a
     {param: value} dict per row, as `plates.charts.scenes.difficulty_long` reads it (numbers as floats)."""
-    allowed = scene_params(results, where)
-    if param not in allowed:
-        raise ValueError(f"difficulty parameter {param!r} is not in these rows; allowed: {', '.join(allowed) or 'none'}")
     params = {"param_path": f'$.params."{param}"'}
     value = "json_extract(truth_json, $param_path)"
     select = [*_SCENE, f"json_type({value}) AS _type", f"CAST({value} AS VARCHAR) AS _value"]
     rows = collapsed(results, where, SCENE_FAMILIES, select,
                      f"json_type({value}) IN ('BIGINT', 'UBIGINT', 'DOUBLE', 'VARCHAR')", params)
+    # no row holds it as a number or a label: exactly a parameter `scene_params` does not list (the allowed
+    # names are scanned for only then, not on every call)
+    if rows.empty or '"' in param:
+        allowed = scene_params(results, where)
+        if param not in allowed:
+            raise ValueError(f"difficulty parameter {param!r} is not in these rows; allowed: "
+                             f"{', '.join(allowed) or 'none'}")
     values = [float(v) if t != "VARCHAR" else json.loads(v) for t, v in zip(rows["_type"], rows["_value"])]
     return rows.drop(columns=["_type", "_value"]).assign(params=[{param: v} for v in values])
 
