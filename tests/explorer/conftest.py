@@ -1,0 +1,32 @@
+"""The fixtures of the explorer's browser tests. They share one running explorer (default policy, not public)
+for the whole session: every test opens pages of its own, and nothing a test does in its page reaches another's
+(Gradio keeps state per page session), so building and launching it once per module only cost time. The headless
+Chromium is one per module: Playwright's sync API holds an event loop on the thread while it runs, which the
+other modules' tests (Gradio clients, asyncio) must not find there."""
+
+from __future__ import annotations
+
+import pytest
+
+from tests.support.browser import ARGS, CHROMIUM
+
+
+@pytest.fixture(scope="session")
+def url():
+    """The local URL of the explorer as `plates explore` builds it (`plates.explorer.app.build_app`)."""
+    from plates.explorer import app as explorer_app
+    from plates.explorer import plate as ex
+
+    demo = explorer_app.build_app(ex.Policy())
+    demo.launch(prevent_thread_lock=True, quiet=True, **explorer_app.launch_options())
+    yield demo.local_url
+    demo.close()
+
+
+@pytest.fixture(scope="module")
+def browser():
+    playwright_api = pytest.importorskip("playwright.sync_api")
+    with playwright_api.sync_playwright() as p:
+        b = p.chromium.launch(executable_path=CHROMIUM, args=ARGS)
+        yield b
+        b.close()
