@@ -1,7 +1,7 @@
 """`plates run` and `plates prompts` against the loopback chat server (tests/support/chat_server.py): as real
 subprocesses where the process matters (kill -9 mid-run then resume, API-key secrecy in everything a process
 prints, exit statuses), in this process through the same `plates.cli.main` where only the clear errors of bad
-input are checked (a subprocess there cost seconds of imports each and checked nothing more)."""
+input are checked (a subprocess there cost about a second of start-up each and checked nothing more)."""
 
 from __future__ import annotations
 
