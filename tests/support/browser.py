@@ -3,6 +3,8 @@
 
 from __future__ import annotations
 
+#: Debian's Chromium and the flags every browser test launches it with (no sandbox in the container, no GPU,
+#: nothing fetched in the background).
 CHROMIUM = "/usr/bin/chromium"
 ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking"]
 STATS = "#plate-stats [data-testid=markdown]"  # the text itself, without the progress timer around it
