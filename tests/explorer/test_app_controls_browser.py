@@ -81,6 +81,9 @@ def test_the_model_tab_shows_the_filled_prompt_and_options_and_the_sweeps_image(
     box.click()
     box.fill("colorbench-mc")
     page.get_by_role("option", name="colorbench-mc", exact=True).click()
+    # the choice fills the prompt text from the server; asking before it lands sends cbe-open's text (no {options})
+    page.wait_for_function("() => [...document.querySelectorAll('textarea')].some(t => t.value.includes('{options}'))",
+                           timeout=60_000)
     page.get_by_role("button", name="Ask the model").click()
     page.wait_for_function(
         "() => (document.querySelector('#sent-request')?.innerText || '').includes('Options:')", timeout=60_000)
