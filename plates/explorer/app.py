@@ -29,6 +29,7 @@ from plates.explorer import models as em
 from plates.explorer import plate as ex
 from plates.explorer.context import INTERNAL, AppContext, PlateTab
 from plates.explorer.model_tab import model_tab
+from plates.explorer.render_pool import PlateRenderer, render_workers
 from plates.secrets import clean_message
 
 log = logging.getLogger("plates.app")
@@ -84,14 +85,17 @@ def build_app(policy: ex.Policy | None = None, admission: Admission | None = Non
     pass the same object to `launch_options`, whose upload gate shares it)."""
     policy = policy or ex.Policy.from_env()
     admission = admission if admission is not None else admission_for(policy)
+    plates_seen = ex.PlateCache()  # the plates on screen, reused when a model is asked about them
     shared = AppContext(
         policy=policy, admission=admission, guard=functools.partial(_guard, hide_paths=policy.public),
         slots=ex.concurrency(policy),  # events at once per group, up to the cores, and the queue's bound
         # public mode remembers a model that failed to load, so retries do not take the model slot again
         cache=em.ModelCache(remember_failures_s=em.FAILED_LOAD_MEMORY_S if policy.public else 0.0),
-        plates_seen=ex.PlateCache(),  # the plates on screen, reused when a model is asked about them
+        plates_seen=plates_seen,
         scratch=ex.Scratch(tempfile.mkdtemp(prefix="plates-explorer-")),  # files we name, never user paths
-        ttl=SESSION_TTL_S if admission is not None else None)  # public mode: no state outlives it unused
+        ttl=SESSION_TTL_S if admission is not None else None,  # public mode: no state outlives it unused
+        # renders in worker processes, one per core, in public mode (plates.explorer.render_pool)
+        renderer=PlateRenderer(plates_seen, render_workers(policy)))
     # Warm up before serving: fonts, packing and colour-science load now, not in a visitor's first request.
     # colour-science also registers a stand-in `matplotlib` module when matplotlib is absent; importing it
     # inside a request would break Gradio's matplotlib backend guard around that request.
@@ -191,8 +195,7 @@ def _plate_views() -> dict:
 def _wire_plate(shared: AppContext, demo: gr.Blocks, base_state: gr.State, w: dict) -> PlateTab:
     """The Plate tab's events: live redraw, colour presets and pickers, random labels, spec paste / upload,
     and a share link opened on load."""
-    policy, guard, slots, scratch, plates_seen = (shared.policy, shared.guard, shared.slots, shared.scratch,
-                                                  shared.plates_seen)
+    policy, guard, slots, scratch = shared.policy, shared.guard, shared.slots, shared.scratch
     sent = ex.SentColours()  # what this app's renders put in the pickers, per session
     images, fg, bg, text, font, colour_pair = w["images"], w["fg"], w["bg"], w["text"], w["font"], w["colour_pair"]
     controls = [colour_pair, fg, bg, w["delta_e"], font, text, w["dot_min"], w["dot_max"], w["density"],
@@ -209,16 +212,17 @@ def _wire_plate(shared: AppContext, demo: gr.Blocks, base_state: gr.State, w: di
             gr.Warning(message)
             return (*[gr.skip()] * len(ex.VIEWS), f"⚠️ **Not redrawn:** {message}",
                     *[gr.skip()] * (len(plate_outputs) - len(ex.VIEWS) - 1))
-        views = ex.render_views(spec, renderer=plates_seen)
+        encoded = shared.renderer(spec)  # in a worker process in public mode (plates.explorer.render_pool)
         spec_json = ex.spec_to_json(spec)
-        plate_png = scratch.write("plate", "png", ex.png_bytes(views.images["plate"]))  # exact pixels
+        plate_png = scratch.write("plate", "png", encoded.png)  # exact pixels
+        shown_views = [scratch.write(f"view-{v}", "jpeg", encoded.jpeg[v]) for v in ex.VIEWS[1:]]
         spec_file = scratch.write("plate-spec", "json", spec_json.encode())
         page = request.headers.get("referer") if request is not None else None  # the page the visitor is on
         share = ex.share_link(spec, page)
         shown = ex.spec_to_controls(spec)
         sent.remember(getattr(request, "session_hash", None), shown.foreground, shown.background)
         min_hi, max_hi = ex.dot_slider_limits(spec)
-        return (plate_png, *(views.images[v] for v in ex.VIEWS[1:]), views.stats, spec_json, spec_file, share,
+        return (plate_png, *shown_views, encoded.stats, spec_json, spec_file, share,
                 shown.foreground, shown.background, ex.drawn_swatches(spec), gr.update(maximum=min_hi),
                 gr.update(maximum=max_hi), gr.update(value=shown.density, interactive=ex.density_is_free(spec.style)))
 

@@ -442,10 +442,13 @@ class PlateCache:
     def __call__(self, spec: PlateSpec) -> Plate:
         with self._lock:
             plate = self._plates.pop(spec, None)
-        if plate is None:
-            plate = render(spec)
+        return self.put(render(spec) if plate is None else plate)
+
+    def put(self, plate: Plate) -> Plate:
+        """Remember ``plate`` (rendered elsewhere: a worker process) as its spec's, most recently used."""
         with self._lock:
-            self._plates[spec] = plate  # most recently used last
+            self._plates.pop(plate.spec, None)
+            self._plates[plate.spec] = plate  # most recently used last
             while len(self._plates) > self.maxsize:
                 self._plates.pop(next(iter(self._plates)))
         return plate
@@ -523,8 +526,9 @@ class Scratch:
 
     def write(self, stem: str, suffix: str, data: bytes) -> str:
         """Write ``data`` to a fresh file ``<stem>-<random>.<suffix>`` and return its path."""
-        if not re.fullmatch(r"[a-z0-9-]{1,40}", stem) or suffix not in ("png", "json", "parquet"):
-            raise ValueError(f"scratch name {stem!r}.{suffix!r} is not allowed; allowed: [a-z0-9-] and png/json/parquet")
+        if not re.fullmatch(r"[a-z0-9-]{1,40}", stem) or suffix not in ("png", "jpeg", "json", "parquet"):
+            raise ValueError(f"scratch name {stem!r}.{suffix!r} is not allowed; allowed: [a-z0-9-] and "
+                             "png/jpeg/json/parquet")
         now = time.time()
         if now - self._last_prune > 60:
             self._last_prune = now
