@@ -1,0 +1,99 @@
+"""The explorer's renders in worker processes (plates.explorer.render_pool): the same bytes as in this process
+and as Gradio's own encoder, the plate in the plates-on-screen cache, the worker count from the environment, and
+a public app whose renders run in real workers serving the same files a private app serves."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import psutil
+import pytest
+from gradio.processing_utils import encode_pil_to_bytes
+
+from plates.explorer import plate as ex
+from plates.explorer.render_pool import RENDER_WORKERS_ENV, PlateRenderer, encode_views, jpeg_bytes, render_workers
+
+SPEC = ex.default_spec().replace(size=256, delta_e=6.0, seed=11, text="38")
+
+
+def test_views_are_encoded_byte_for_byte_as_gradio_encodes_them():
+    views = ex.render_views(SPEC)
+    encoded = encode_views(SPEC)
+    assert encoded.png == ex.png_bytes(views.images["plate"]) and encoded.stats == views.stats
+    assert set(encoded.jpeg) == set(ex.VIEWS[1:])
+    for v in ex.VIEWS[1:]:
+        assert encoded.jpeg[v] == jpeg_bytes(views.images[v]) == encode_pil_to_bytes(views.images[v], "jpeg")
+
+
+def test_worker_renders_equal_this_processs_and_fill_the_plates_on_screen():
+    cache = ex.PlateCache()
+    renderer = PlateRenderer(cache, 2)
+    try:
+        here = encode_views(SPEC)
+        there = renderer(SPEC)
+        assert (there.png, there.jpeg, there.stats) == (here.png, here.jpeg, here.stats)
+        assert len(renderer.pool.pids()) == 2
+        assert cache(SPEC) is there.plate  # a model asked about it does not render it again
+        pids = renderer.pool.pids()
+    finally:
+        renderer.close()
+    assert renderer.pool is None
+    assert not any(psutil.pid_exists(p) and psutil.Process(p).status() != psutil.STATUS_ZOMBIE for p in pids)
+
+
+def test_in_process_renders_go_through_the_cache():
+    cache = ex.PlateCache()
+    encoded = PlateRenderer(cache, 0)(SPEC)
+    assert cache(SPEC) is encoded.plate
+
+
+@pytest.mark.parametrize("env, public, expected", [
+    ({RENDER_WORKERS_ENV: "3"}, False, 3),
+    ({RENDER_WORKERS_ENV: " 0 "}, True, 0),
+    ({}, False, 0),  # a private explorer: one visitor, renders in its threads
+])
+def test_render_workers_from_the_environment(env, public, expected):
+    assert render_workers(ex.Policy(public=public), env) == expected
+
+
+def test_public_mode_renders_in_one_worker_per_core_on_a_multicore_machine(monkeypatch):
+    monkeypatch.setattr(ex, "cores", lambda: 4)
+    assert render_workers(ex.Policy(public=True), {}) == 4
+    monkeypatch.setattr(ex, "cores", lambda: 1)
+    assert render_workers(ex.Policy(public=True), {}) == 0
+
+
+@pytest.mark.parametrize("text", ["-1", "two", "1.5"])
+def test_a_bad_worker_count_is_refused(text):
+    with pytest.raises(ValueError, match=rf"PLATES_RENDER_WORKERS='{text}' is not allowed; allowed: a whole number"):
+        render_workers(ex.Policy(), {RENDER_WORKERS_ENV: text})
+    with pytest.raises(ValueError, match="workers=-1 is not allowed"):
+        PlateRenderer(ex.PlateCache(), -1)
+
+
+def test_a_public_app_rendering_in_workers_serves_the_files_a_private_app_serves(monkeypatch):
+    from gradio_client import Client
+
+    from plates.explorer import app as explorer_app
+
+    controls = ex.spec_to_controls(SPEC).__dict__
+    outs = {}
+    for public, workers in ((False, "0"), (True, "2")):
+        monkeypatch.setenv(RENDER_WORKERS_ENV, workers)
+        before = {p.pid for p in psutil.Process().children(recursive=True)}
+        policy = ex.Policy(public=public)
+        demo = explorer_app.build_app(policy)
+        demo.launch(prevent_thread_lock=True, quiet=True, **explorer_app.launch_options(policy=policy))
+        try:
+            outs[public] = Client(demo.local_url, verbose=False).predict(*controls.values(), api_name="/render")
+            spawned = {p.pid for p in psutil.Process().children(recursive=True)} - before
+        finally:
+            demo.close()
+        if public:  # the two workers (and perhaps multiprocessing's resource tracker)
+            assert len(spawned) >= 2
+        else:
+            assert not spawned  # a private app renders in its own threads
+    private, public = outs[False], outs[True]
+    for mine, theirs in zip(private[:6], public[:6]):
+        assert Path(mine).read_bytes() == Path(theirs).read_bytes()
+    assert private[6:8] == public[6:8]  # the stats line and the spec JSON
