@@ -11,7 +11,13 @@ import pytest
 from gradio.processing_utils import encode_pil_to_bytes
 
 from plates.explorer import plate as ex
-from plates.explorer.render_pool import RENDER_WORKERS_ENV, PlateRenderer, encode_views, jpeg_bytes, render_workers
+from plates.explorer.render_pool import (
+    RENDER_WORKERS_ENV,
+    PlateRenderer,
+    encode_views,
+    jpeg_bytes,
+    render_workers,
+)
 
 SPEC = ex.default_spec().replace(size=256, delta_e=6.0, seed=11, text="38")
 
