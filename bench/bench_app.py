@@ -130,9 +130,11 @@ def crowd(visitors: int, renders: int) -> int:
         proc.wait(timeout=20)
     ms = sorted(times)
     p50, p95 = statistics.median(ms), ms[min(len(ms) - 1, int(round(0.95 * (len(ms) - 1))))]
-    slots = ex.concurrency(ex.Policy(public=True))
+    policy = ex.Policy(public=True)
+    slots, workers = ex.concurrency(policy), ex.render_workers(policy)
+    where = f"in {workers} worker processes" if workers else "in the server's threads"
     print(f"{visitors} concurrent visitors x {renders} renders of a 512 px plate (/render, explorer in its own "
-          f"process, public mode: {slots['render']} renders at once = the cores, queue bound {slots['queue']}): "
+          f"process, public mode: renders {where}, {slots['render']} at once, queue bound {slots['queue']}): "
           f"p50 {p50:.0f} ms, p95 {p95:.0f} ms, max {ms[-1]:.0f} ms over {len(ms)} requests "
           f"({len(ms) / wall:.1f} renders/s); target p95 <= {CROWD_P95_TARGET_MS:.0f} ms: ratio "
           f"{p95 / CROWD_P95_TARGET_MS:.2f} ({'meets' if p95 <= CROWD_P95_TARGET_MS else 'MISSES'}); "

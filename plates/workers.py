@@ -77,9 +77,14 @@ class WorkerPool:
     def _start(self) -> cf.ProcessPoolExecutor:
         executor = cf.ProcessPoolExecutor(self.workers, mp_context=mp.get_context("spawn"),
                                           initializer=_init_worker, initargs=(os.getpid(), self._warm))
-        for _ in range(self.workers):  # a spawned executor starts a process per waiting call: start them all now
-            executor.submit(os.getpid)
+        # a spawned executor starts a process per waiting call: start them all now; each answers once warm
+        self._started = [executor.submit(os.getpid) for _ in range(self.workers)]
         return executor
+
+    def wait_ready(self, timeout: float | None = None) -> bool:
+        """Wait until every worker has started and warmed (True), or ``timeout`` seconds have passed (False)."""
+        done, _ = cf.wait(self._started, timeout=timeout)
+        return len(done) == len(self._started)
 
     def call(self, fn: Callable, *args, timeout: float | None = None):
         """``fn(*args)`` in a worker; its result, or its exception raised here. `Refused` when ``max_pending``

@@ -29,7 +29,7 @@ from plates.explorer import models as em
 from plates.explorer import plate as ex
 from plates.explorer.context import INTERNAL, AppContext, PlateTab
 from plates.explorer.model_tab import model_tab
-from plates.explorer.render_pool import PlateRenderer, render_workers
+from plates.explorer.render_pool import PlateRenderer
 from plates.secrets import clean_message
 
 log = logging.getLogger("plates.app")
@@ -95,11 +95,12 @@ def build_app(policy: ex.Policy | None = None, admission: Admission | None = Non
         scratch=ex.Scratch(tempfile.mkdtemp(prefix="plates-explorer-")),  # files we name, never user paths
         ttl=SESSION_TTL_S if admission is not None else None,  # public mode: no state outlives it unused
         # renders in worker processes, one per core, in public mode (plates.explorer.render_pool)
-        renderer=PlateRenderer(plates_seen, render_workers(policy)))
+        renderer=PlateRenderer(plates_seen, ex.render_workers(policy)))
     # Warm up before serving: fonts, packing and colour-science load now, not in a visitor's first request.
     # colour-science also registers a stand-in `matplotlib` module when matplotlib is absent; importing it
     # inside a request would break Gradio's matplotlib backend guard around that request.
     ex.render_views(ex.default_spec())
+    shared.renderer.start()  # the render workers, if any, start and warm while the page is built
     with gr.Blocks(title="plates · live plate explorer", delete_cache=(900, 1800)) as demo:
         gr.Markdown("# plates · live plate explorer\nTweak one Ishihara-style plate, see it through other eyes, "
                     "and ask a model what it reads." + (" *(public mode)*" if policy.public else ""))
@@ -114,7 +115,20 @@ def build_app(policy: ex.Policy | None = None, admission: Admission | None = Non
         family_tabs.add_family_tabs(policy, guard=shared.guard, cache=shared.cache, scratch=shared.scratch,
                                     model=model, key_state=key_state, admission=admission)
     demo.queue(max_size=shared.slots["queue"], default_concurrency_limit=shared.slots["default"])
+    demo.close = _closing(demo.close, shared.renderer)
     return demo
+
+
+def _closing(close, renderer: PlateRenderer):
+    """The Blocks' ``close`` that also stops its render workers (Gradio has no hook for it). A server killed
+    without closing leaves none either: each worker exits when its parent dies (`plates.workers`)."""
+    @functools.wraps(close)
+    def close_all(*args, **kwargs):
+        try:
+            return close(*args, **kwargs)
+        finally:
+            renderer.close()
+    return close_all
 
 
 # ------------------------------------------------------------------------------------------------ plate tab

@@ -638,11 +638,32 @@ def cores() -> int:
         return max(1, os.cpu_count() or 1)
 
 
+#: Worker processes for the explorer's renders: a whole number >= 0 (0: render in the server's own process).
+RENDER_WORKERS_ENV = "PLATES_RENDER_WORKERS"
+
+
+def render_workers(policy: Policy, environ: Mapping[str, str] | None = None) -> int:
+    """Worker processes for renders: ``PLATES_RENDER_WORKERS`` when set (a whole number >= 0; a ValueError
+    names anything else), else one per core in public mode on a machine of two cores or more (many visitors),
+    else 0: a private explorer has one visitor, whose renders run in the server's own threads."""
+    env = os.environ if environ is None else environ
+    text = env.get(RENDER_WORKERS_ENV, "").strip()
+    if text:
+        if not text.isdigit():
+            raise ValueError(f"{RENDER_WORKERS_ENV}={text!r} is not allowed; allowed: a whole number >= 0")
+        return int(text)
+    n = cores()
+    return n if policy.public and n > 1 else 0
+
+
 def concurrency(policy: Policy) -> dict[str, int]:
     """Events run at once per concurrency group of the explorer (Gradio ``concurrency_id``), and the queue's
     bound: renders (every plate, illusion and scene redraw) and, in private mode, model answers (ask and sweep
     share one group; the baseline reader is CPU-bound like a render) up to the cores; a public server answers one
     model call at a time (a visitor's model may be a large local one). ``default``: events of no group.
-    ``queue`` is Gradio's ``max_size``: bounded in both modes."""
+    ``queue`` is Gradio's ``max_size``: bounded in both modes. Where renders run in worker processes
+    (`render_workers`), twice as many render events as workers run at once: a render's server thread mostly
+    waits, and the next render reaches a worker while this one's files are written and sent."""
     n = cores()
-    return {"render": n, "model": 1 if policy.public else n, "default": n, "queue": QUEUE_SIZE[policy.public]}
+    workers = render_workers(policy)
+    return {"render": 2 * workers if workers else n, "model": 1 if policy.public else n, "default": n, "queue": QUEUE_SIZE[policy.public]}

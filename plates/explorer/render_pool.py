@@ -3,16 +3,14 @@
 A render is the plate and its views (`plates.explorer.plate.render_views`) encoded as the page serves them: the
 plate as exact PNG (`plates.explorer.plate.png_bytes`), the other views as JPEG written as Gradio's own image
 encoder writes them (display only). All of it is CPU work under Python's GIL, so a public server renders in a
-`plates.workers.WorkerPool` of one spawned process per core (`render_workers`) and only writes the bytes it gets
+`plates.workers.WorkerPool` of one spawned process per core (`plates.explorer.plate.render_workers`) and only writes the bytes it gets
 back; the plate comes back too, for the plates-on-screen cache the model tabs read.
 """
 
 from __future__ import annotations
 
 import io
-import os
 import threading
-from collections.abc import Mapping
 from dataclasses import dataclass
 
 from PIL import Image
@@ -20,11 +18,7 @@ from PIL import Image
 from plates.explorer import plate as ex
 from plates.workers import WorkerPool
 
-__all__ = ["RENDER_WORKERS_ENV", "EncodedViews", "PlateRenderer", "encode_views", "jpeg_bytes", "render_workers"]
-
-#: Worker processes for the explorer's renders: a whole number >= 0 (0: render in the server's own process).
-RENDER_WORKERS_ENV = "PLATES_RENDER_WORKERS"
-
+__all__ = ["EncodedViews", "PlateRenderer", "encode_views", "jpeg_bytes"]
 
 def jpeg_bytes(image: Image.Image) -> bytes:
     """``image`` as JPEG, byte for byte as Gradio encodes a PIL image for ``gr.Image(format="jpeg")``
@@ -58,23 +52,9 @@ def warm() -> None:
     encode_views(ex.default_spec().replace(size=128))
 
 
-def render_workers(policy: ex.Policy, environ: Mapping[str, str] | None = None) -> int:
-    """Worker processes for renders: ``PLATES_RENDER_WORKERS`` when set (a whole number >= 0; a ValueError
-    names anything else), else one per core in public mode on a machine of two cores or more (many visitors),
-    else 0: a private explorer has one visitor, whose renders run in the server's own threads."""
-    env = os.environ if environ is None else environ
-    text = env.get(RENDER_WORKERS_ENV, "").strip()
-    if text:
-        if not text.isdigit():
-            raise ValueError(f"{RENDER_WORKERS_ENV}={text!r} is not allowed; allowed: a whole number >= 0")
-        return int(text)
-    n = ex.cores()
-    return n if policy.public and n > 1 else 0
-
-
 class PlateRenderer:
-    """One app's renders: `encode_views` in ``workers`` worker processes (started, all together, at the first
-    render; at most ``max_pending`` renders waiting or running), or in this process when ``workers`` is 0; every
+    """One app's renders: `encode_views` in ``workers`` worker processes (started all together by `start`, or
+    the first render; at most ``max_pending`` renders waiting or running), or in this process when ``workers`` is 0; every
     plate rendered is put in ``cache`` (the plates on screen)."""
 
     def __init__(self, cache: ex.PlateCache, workers: int, max_pending: int | None = None) -> None:
@@ -84,6 +64,12 @@ class PlateRenderer:
         self._pool: WorkerPool | None = None
         self._lock = threading.Lock()
 
+    def start(self) -> None:
+        """Start the workers now (they warm while the app is built), not at the first render."""
+        with self._lock:
+            if self.workers and self._pool is None:
+                self._pool = WorkerPool(self.workers, warm=warm, max_pending=self.max_pending, what="renders")
+
     @property
     def pool(self) -> WorkerPool | None:
         """The worker pool, once the first render has started it (None in-process)."""
@@ -92,11 +78,8 @@ class PlateRenderer:
     def __call__(self, spec: ex.PlateSpec) -> EncodedViews:
         if self.workers == 0:
             return encode_views(spec, renderer=self.cache)
-        with self._lock:
-            if self._pool is None:
-                self._pool = WorkerPool(self.workers, warm=warm, max_pending=self.max_pending, what="renders")
-            pool = self._pool
-        encoded = pool.call(encode_views, spec)
+        self.start()
+        encoded = self._pool.call(encode_views, spec)
         self.cache.put(encoded.plate)
         return encoded
 

@@ -11,13 +11,7 @@ import pytest
 from gradio.processing_utils import encode_pil_to_bytes
 
 from plates.explorer import plate as ex
-from plates.explorer.render_pool import (
-    RENDER_WORKERS_ENV,
-    PlateRenderer,
-    encode_views,
-    jpeg_bytes,
-    render_workers,
-)
+from plates.explorer.render_pool import PlateRenderer, encode_views, jpeg_bytes
 
 SPEC = ex.default_spec().replace(size=256, delta_e=6.0, seed=11, text="38")
 
@@ -54,25 +48,25 @@ def test_in_process_renders_go_through_the_cache():
 
 
 @pytest.mark.parametrize("env, public, expected", [
-    ({RENDER_WORKERS_ENV: "3"}, False, 3),
-    ({RENDER_WORKERS_ENV: " 0 "}, True, 0),
+    ({ex.RENDER_WORKERS_ENV: "3"}, False, 3),
+    ({ex.RENDER_WORKERS_ENV: " 0 "}, True, 0),
     ({}, False, 0),  # a private explorer: one visitor, renders in its threads
 ])
 def test_render_workers_from_the_environment(env, public, expected):
-    assert render_workers(ex.Policy(public=public), env) == expected
+    assert ex.render_workers(ex.Policy(public=public), env) == expected
 
 
 def test_public_mode_renders_in_one_worker_per_core_on_a_multicore_machine(monkeypatch):
     monkeypatch.setattr(ex, "cores", lambda: 4)
-    assert render_workers(ex.Policy(public=True), {}) == 4
+    assert ex.render_workers(ex.Policy(public=True), {}) == 4
     monkeypatch.setattr(ex, "cores", lambda: 1)
-    assert render_workers(ex.Policy(public=True), {}) == 0
+    assert ex.render_workers(ex.Policy(public=True), {}) == 0
 
 
 @pytest.mark.parametrize("text", ["-1", "two", "1.5"])
 def test_a_bad_worker_count_is_refused(text):
     with pytest.raises(ValueError, match=rf"PLATES_RENDER_WORKERS='{text}' is not allowed; allowed: a whole number"):
-        render_workers(ex.Policy(), {RENDER_WORKERS_ENV: text})
+        ex.render_workers(ex.Policy(), {ex.RENDER_WORKERS_ENV: text})
     with pytest.raises(ValueError, match="workers=-1 is not allowed"):
         PlateRenderer(ex.PlateCache(), -1)
 
@@ -84,22 +78,30 @@ def test_a_public_app_rendering_in_workers_serves_the_files_a_private_app_serves
 
     controls = ex.spec_to_controls(SPEC).__dict__
     outs = {}
-    for public, workers in ((False, "0"), (True, "2")):
-        monkeypatch.setenv(RENDER_WORKERS_ENV, workers)
+    for public, count in ((False, "0"), (True, "2")):
+        monkeypatch.setenv(ex.RENDER_WORKERS_ENV, count)
         before = {p.pid for p in psutil.Process().children(recursive=True)}
         policy = ex.Policy(public=public)
         demo = explorer_app.build_app(policy)
         demo.launch(prevent_thread_lock=True, quiet=True, **explorer_app.launch_options(policy=policy))
         try:
             outs[public] = Client(demo.local_url, verbose=False).predict(*controls.values(), api_name="/render")
-            spawned = {p.pid for p in psutil.Process().children(recursive=True)} - before
+            spawned = [p for p in psutil.Process().children(recursive=True) if p.pid not in before]
+            workers = [p.pid for p in spawned if "resource_tracker" not in " ".join(p.cmdline())]
         finally:
             demo.close()
-        if public:  # the two workers (and perhaps multiprocessing's resource tracker)
-            assert len(spawned) >= 2
-        else:
-            assert not spawned  # a private app renders in its own threads
+        assert len(workers) == int(count)  # a private app renders in its own threads
+        assert not any(psutil.pid_exists(p) and psutil.Process(p).status() != psutil.STATUS_ZOMBIE
+                       for p in workers)  # the app's close stopped its workers
     private, public = outs[False], outs[True]
     for mine, theirs in zip(private[:6], public[:6]):
         assert Path(mine).read_bytes() == Path(theirs).read_bytes()
     assert private[6:8] == public[6:8]  # the stats line and the spec JSON
+
+
+def test_with_render_workers_twice_as_many_render_events_run_at_once(monkeypatch):
+    monkeypatch.setattr(ex, "cores", lambda: 2)
+    monkeypatch.setenv(ex.RENDER_WORKERS_ENV, "3")
+    assert ex.concurrency(ex.Policy(public=True))["render"] == 6  # a worker is never idle while files are sent
+    monkeypatch.setenv(ex.RENDER_WORKERS_ENV, "0")
+    assert ex.concurrency(ex.Policy(public=True))["render"] == 2  # in this process: one per core
