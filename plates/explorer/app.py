@@ -219,14 +219,14 @@ def _wire_plate(shared: AppContext, demo: gr.Blocks, base_state: gr.State, w: di
                      fg, bg, w["drawn"], w["dot_min"], w["dot_max"], w["density"]]
 
     def render_plate(request: gr.Request, base_json, *vals):  # Gradio fills `request` (first: before *vals)
-        try:
-            spec = shared.make_spec(base_json, *vals)
+        try:  # the spec's colour search and the render: in a worker process in public mode (render_pool)
+            encoded = shared.renderer.from_controls(policy, base_json, *vals)
         except ValueError as exc:  # the plate on screen stays, marked not redrawn, with the reason in words
             message = clean_message(str(exc), (), hide_paths=policy.public)
             gr.Warning(message)
             return (*[gr.skip()] * len(ex.VIEWS), f"⚠️ **Not redrawn:** {message}",
                     *[gr.skip()] * (len(plate_outputs) - len(ex.VIEWS) - 1))
-        encoded = shared.renderer(spec)  # in a worker process in public mode (plates.explorer.render_pool)
+        spec = encoded.plate.spec
         spec_json = ex.spec_to_json(spec)
         plate_png = scratch.write("plate", "png", encoded.png)  # exact pixels
         shown_views = [scratch.write(f"view-{v}", "jpeg", encoded.jpeg[v]) for v in ex.VIEWS[1:]]

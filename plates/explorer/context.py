@@ -36,8 +36,7 @@ class AppContext:
 
     def make_spec(self, base_json, *vals):
         """The Plate tab's controls (and the pasted/linked spec they sit on) as a PlateSpec."""
-        base = ex.spec_from_text(base_json, self.policy) if base_json else None
-        return ex.controls_to_spec(ex.Controls(*vals), self.policy, base=base)
+        return ex.spec_from_controls(self.policy, base_json, *vals)
 
     def admit_answers(self, request, answers: int, what: str) -> None:
         """Public mode: refuse (`plates.admission.Refused`, a ValueError the page shows) a model call while

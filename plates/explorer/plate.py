@@ -564,6 +564,13 @@ def spec_to_json(spec: PlateSpec) -> str:
     return json.dumps(json.loads(spec.to_json()), indent=2, sort_keys=True)
 
 
+def spec_from_controls(policy: Policy, base_json: str | None, *vals) -> PlateSpec:
+    """The Plate tab's control values (`Controls` order) as a spec, on the pasted or linked spec ``base_json``
+    when there is one (its fields the controls do not show are kept); a ValueError names a bad value."""
+    base = spec_from_text(base_json, policy) if base_json else None
+    return controls_to_spec(Controls(*vals), policy, base=base)
+
+
 def spec_from_text(text: str | bytes, policy: Policy | None = None) -> PlateSpec:
     """Parse a pasted or uploaded spec (JSON text or bytes; never a path) -> PlateSpec, or a clear ValueError.
 

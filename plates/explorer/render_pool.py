@@ -18,7 +18,7 @@ from PIL import Image
 from plates.explorer import plate as ex
 from plates.workers import WorkerPool
 
-__all__ = ["EncodedViews", "PlateRenderer", "encode_views", "jpeg_bytes"]
+__all__ = ["EncodedViews", "PlateRenderer", "encode_controls", "encode_views", "jpeg_bytes"]
 
 def jpeg_bytes(image: Image.Image) -> bytes:
     """``image`` as JPEG, byte for byte as Gradio encodes a PIL image for ``gr.Image(format="jpeg")``
@@ -44,6 +44,13 @@ def encode_views(spec: ex.PlateSpec, renderer=ex.render) -> EncodedViews:
     views = ex.render_views(spec, renderer=renderer)
     return EncodedViews(plate=views.plate, png=ex.png_bytes(views.images["plate"]),
                         jpeg={v: jpeg_bytes(views.images[v]) for v in ex.VIEWS[1:]}, stats=views.stats)
+
+
+def encode_controls(policy: ex.Policy, base_json: str | None, vals: tuple) -> EncodedViews:
+    """The Plate tab's controls as a spec (`plates.explorer.plate.spec_from_controls`: a ValueError names a bad
+    value), rendered and encoded; a worker process's task, so the spec's colour search (the background at the
+    asked ΔE2000, ~35 ms when the slider moves) runs there too."""
+    return encode_views(ex.spec_from_controls(policy, base_json, *vals))
 
 
 def warm() -> None:
@@ -75,11 +82,13 @@ class PlateRenderer:
         """The worker pool, once the first render has started it (None in-process)."""
         return self._pool
 
-    def __call__(self, spec: ex.PlateSpec) -> EncodedViews:
+    def from_controls(self, policy: ex.Policy, base_json: str | None, *vals) -> EncodedViews:
+        """`encode_controls` here or in a worker (a ValueError names a bad control); the plate goes in the cache.
+        The rendered spec is ``.plate.spec``."""
         if self.workers == 0:
-            return encode_views(spec, renderer=self.cache)
+            return encode_views(ex.spec_from_controls(policy, base_json, *vals), renderer=self.cache)
         self.start()
-        encoded = self._pool.call(encode_views, spec)
+        encoded = self._pool.call(encode_controls, policy, base_json, tuple(vals))
         self.cache.put(encoded.plate)
         return encoded
 

@@ -14,6 +14,8 @@ from plates.explorer import plate as ex
 from plates.explorer.render_pool import PlateRenderer, encode_views, jpeg_bytes
 
 SPEC = ex.default_spec().replace(size=256, delta_e=6.0, seed=11, text="38")
+CONTROLS = tuple(ex.spec_to_controls(SPEC).__dict__.values())
+POLICY = ex.Policy(public=True)
 
 
 def test_views_are_encoded_byte_for_byte_as_gradio_encodes_them():
@@ -30,7 +32,8 @@ def test_worker_renders_equal_this_processs_and_fill_the_plates_on_screen():
     renderer = PlateRenderer(cache, 2)
     try:
         here = encode_views(SPEC)
-        there = renderer(SPEC)
+        there = renderer.from_controls(POLICY, None, *CONTROLS)
+        assert there.plate.spec == SPEC
         assert (there.png, there.jpeg, there.stats) == (here.png, here.jpeg, here.stats)
         assert len(renderer.pool.pids()) == 2
         assert cache(SPEC) is there.plate  # a model asked about it does not render it again
@@ -43,8 +46,19 @@ def test_worker_renders_equal_this_processs_and_fill_the_plates_on_screen():
 
 def test_in_process_renders_go_through_the_cache():
     cache = ex.PlateCache()
-    encoded = PlateRenderer(cache, 0)(SPEC)
-    assert cache(SPEC) is encoded.plate
+    encoded = PlateRenderer(cache, 0).from_controls(POLICY, None, *CONTROLS)
+    assert encoded.plate.spec == SPEC and cache(SPEC) is encoded.plate
+
+
+def test_a_bad_control_is_refused_in_words_from_a_worker_too():
+    bad = (ex.CUSTOM, "not-a-colour", *CONTROLS[2:])  # custom colours, a bad foreground
+    renderer = PlateRenderer(ex.PlateCache(), 1)
+    try:
+        for workers in (PlateRenderer(ex.PlateCache(), 0), renderer):
+            with pytest.raises(ValueError, match="foreground colour 'not-a-colour' is not a colour"):
+                workers.from_controls(POLICY, None, *bad)
+    finally:
+        renderer.close()
 
 
 @pytest.mark.parametrize("env, public, expected", [
