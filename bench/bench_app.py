@@ -11,7 +11,8 @@ rendered and read, the rows, the chart, the replies and the requested-vs-drawn t
 a hosted Space would (`bench_public_load`: public mode, each visitor from an address of its own) and N visitors,
 each a gradio_client session, start together and each re-render ``--renders`` 512 px plates in a row (/render,
 ΔE2000 and seed moving); it prints the round trips' p50 / p95 / max against the target p95 <= 1 s at 10
-visitors, and the server's render concurrency (the cores) and queue bound.
+visitors, where the server renders (worker processes: `plates.explorer.render_pool`), how many at once, and
+the queue bound.
 
 Each change moves ΔE2000 and the seed, so no two requests ask for the same plate. Timings are wall-clock
 round trips seen by the client (``download_files=False``: the browser fetches images itself, lazily), after
@@ -85,6 +86,7 @@ def crowd(visitors: int, renders: int) -> int:
     milliseconds of every /render round trip after each visitor's untimed first render, then the figures."""
     import threading
 
+    import psutil
     from bench_public_load import free_port, serve, wait_up
     from gradio_client import Client
 
@@ -95,7 +97,14 @@ def crowd(visitors: int, renders: int) -> int:
     proc = serve(port)
     times: list[float] = []
     lock = threading.Lock()
-    start = threading.Barrier(visitors)
+    cpu: list[tuple[float, float]] = []  # (server, its workers) CPU seconds when the timed renders start
+
+    def server_cpu() -> tuple[float, float]:
+        server = psutil.Process(proc.pid)
+        own = sum(server.cpu_times()[:2])
+        return own, sum(sum(c.cpu_times()[:2]) for c in server.children(recursive=True))
+
+    start = threading.Barrier(visitors, action=lambda: cpu.append(server_cpu()))
     base = ex.spec_to_controls(ex.default_spec().replace(size=512)).__dict__
 
     def visitor(n: int) -> None:
@@ -125,6 +134,7 @@ def crowd(visitors: int, renders: int) -> int:
         for t in threads:
             t.join()
         wall = time.perf_counter() - t0
+        cpu.append(server_cpu())
     finally:
         proc.terminate()
         proc.wait(timeout=20)
@@ -139,6 +149,10 @@ def crowd(visitors: int, renders: int) -> int:
           f"({len(ms) / wall:.1f} renders/s); target p95 <= {CROWD_P95_TARGET_MS:.0f} ms: ratio "
           f"{p95 / CROWD_P95_TARGET_MS:.2f} ({'meets' if p95 <= CROWD_P95_TARGET_MS else 'MISSES'}); "
           f"load {os.getloadavg()[0]:.1f} on {os.cpu_count()} CPUs")
+    (own0, kids0), (own1, kids1) = cpu
+    print(f"  server CPU per timed render: {1000 * (own1 - own0 + kids1 - kids0) / len(ms):.0f} ms "
+          f"({1000 * (own1 - own0) / len(ms):.0f} ms in the server process, {1000 * (kids1 - kids0) / len(ms):.0f} ms "
+          f"in its workers): at full use of C free cores a render costs at best this / C of wall time")
     return 0
 
 
