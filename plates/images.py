@@ -147,23 +147,6 @@ class StoredPng(PngImagePlugin.PngImageFile):
         return self.copy().__reduce__()
 
 
-def write_png_file(data: bytes, path: str | os.PathLike) -> int:
-    """Write PNG bytes to ``path`` atomically and durably: a hidden temporary file in the same folder (never
-    ``*.png``, so globs never see it), fsync, ``os.replace``. A crash leaves either no file or the whole file,
-    so a resume can trust a name it finds (`png_intact` checks the rest). Returns the bytes written."""
-    path = Path(path)
-    tmp = path.with_name(f".tmp-{os.getpid()}-{path.name}.part")
-    try:
-        with open(tmp, "wb") as fh:
-            fh.write(data)
-            fh.flush()
-            os.fsync(fh.fileno())
-        os.replace(tmp, path)
-    finally:
-        tmp.unlink(missing_ok=True)
-    return len(data)
-
-
 def png_intact(path: str | os.PathLike, size: tuple[int, int]) -> bool:
     """Whether ``path`` is a whole PNG of ``size`` (width, height in pixels): the signature, every chunk's
     length and CRC-32, an IHDR of that size first and IEND last, nothing after it. Cheap (no inflate): what a
@@ -172,7 +155,7 @@ def png_intact(path: str | os.PathLike, size: tuple[int, int]) -> bool:
     >>> import tempfile
     >>> from PIL import Image
     >>> folder = Path(tempfile.mkdtemp())
-    >>> n = write_png_file(encode_png(Image.new("RGB", (4, 3))), folder / "a.png")
+    >>> n = (folder / "a.png").write_bytes(encode_png(Image.new("RGB", (4, 3))))
     >>> png_intact(folder / "a.png", (4, 3)), png_intact(folder / "a.png", (3, 3))
     (True, False)
     >>> _ = (folder / "a.png").write_bytes((folder / "a.png").read_bytes()[:-5])  # truncated
