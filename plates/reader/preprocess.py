@@ -27,7 +27,7 @@ from __future__ import annotations
 from functools import lru_cache
 
 import numpy as np
-from PIL import Image
+from PIL import Image, ImageChops
 
 from plates.colour.spaces import colour_science
 from plates.validation import check_choice
@@ -107,9 +107,62 @@ def plate_box(rgb: Image.Image) -> tuple[tuple[int, int, int, int], tuple[int, i
     return box, tuple(int(v) for v in edge)
 
 
-def resize(image: Image.Image, size: int = INPUT_SIZE) -> np.ndarray:
+#: Side (px, a share of the plate's side) of the corner patches where the canvas colour is looked for.
+CANVAS_CORNER = 0.04
+#: Pixels within this many sRGB 0-255 units (largest channel difference) of the canvas colour are canvas.
+CANVAS_TOLERANCE = 6
+
+
+def canvas_colour(rgb: np.ndarray) -> np.ndarray | None:
+    """The flat colour between and around the dots of the (H, W, 3) uint8 plate ``rgb``, or None.
+
+    A disc filling its frame leaves its four corners to the canvas (the paper between the dots): when at least
+    three corner patches (``CANVAS_CORNER`` of the side) are each flat within ``CANVAS_TOLERANCE`` and agree, their
+    median is the canvas. A square of dots or a textured surround has no flat corners and gets None.
+    """
+    h, w = rgb.shape[:2]
+    k = max(2, round(CANVAS_CORNER * min(h, w)))
+    patches = [rgb[:k, :k], rgb[:k, -k:], rgb[-k:, :k], rgb[-k:, -k:]]
+    flat = []
+    for patch in patches:
+        px = patch.reshape(-1, 3).astype(np.int16)
+        med = np.median(px, axis=0)
+        if np.abs(px - med).max() <= CANVAS_TOLERANCE:
+            flat.append(med)
+    if len(flat) < 3:
+        return None
+    med = np.median(np.array(flat), axis=0)
+    if sum(np.abs(f - med).max() <= CANVAS_TOLERANCE for f in flat) < 3:
+        return None
+    return med
+
+
+def dots_only(rgb: Image.Image, size: int) -> np.ndarray | None:
+    """(size, size, 3) float64 sRGB 0-255 area averages of the plate's dots alone, or None without a canvas.
+
+    Canvas pixels (:func:`canvas_colour`) get weight 0, so a cell's colour is the mean of its dot pixels whatever
+    the canvas (white, black or any colour: the generator's paper no longer tints the plate); cells holding no dot
+    keep the canvas colour. The weights ride in an alpha channel: PIL box-filters RGBA with premultiplied alpha,
+    i.e. exactly the weighted mean (to 8 bits)."""
+    canvas = canvas_colour(np.asarray(rgb))
+    if canvas is None:
+        return None
+    # per channel 255 where the value is further than the tolerance from the canvas's (one lookup table each)
+    lut = [255 if abs(v - c) > CANVAS_TOLERANCE else 0 for c in canvas for v in range(256)]
+    far = rgb.point(lut).split()
+    alpha = ImageChops.lighter(ImageChops.lighter(far[0], far[1]), far[2])
+    rgba = rgb.copy()
+    rgba.putalpha(alpha)
+    small = np.asarray(rgba.resize((size, size), Image.Resampling.BOX), dtype=np.float64)
+    out = small[..., :3]
+    out[small[..., 3] == 0] = canvas
+    return out
+
+
+def resize(image: Image.Image, size: int = INPUT_SIZE, neutralise_canvas: bool = False) -> np.ndarray:
     """PIL image (any mode, any size) -> (size, size, 3) float64 sRGB 0-255: cropped to the plate
-    (:func:`plate_box`; a crop reaching past the image is filled with the border colour) and box-filtered."""
+    (:func:`plate_box`; a crop reaching past the image is filled with the border colour) and box-filtered
+    (with ``neutralise_canvas``, over the dots alone where the plate has a flat canvas: :func:`dots_only`)."""
     if not isinstance(image, Image.Image):
         raise ValueError(f"expected a PIL image, got {type(image).__name__}")
     if not 16 <= size <= 1024:
@@ -122,6 +175,10 @@ def resize(image: Image.Image, size: int = INPUT_SIZE) -> np.ndarray:
         crop.paste(rgb.crop((max(x0, 0), max(y0, 0), min(x1, rgb.width), min(y1, rgb.height))),
                    (max(-x0, 0), max(-y0, 0)))
         rgb = crop
+    if neutralise_canvas:
+        dots = dots_only(rgb, size)
+        if dots is not None:
+            return dots
     if rgb.size != (size, size):
         rgb = rgb.resize((size, size), Image.Resampling.BOX)
     return np.asarray(rgb, dtype=np.float64)
@@ -151,8 +208,9 @@ def normalise(rgb: np.ndarray) -> np.ndarray:
     return np.ascontiguousarray(proj.transpose(2, 0, 1), dtype=np.float32)
 
 
-#: Preprocessing modes: per-image contrast normalisation (default) or plain scaled sRGB.
-MODES = ("contrast", "rgb")
+#: Preprocessing modes: per-image contrast normalisation (default), the same over the dots alone (canvas
+#: between the dots neutralised, :func:`dots_only`) or plain scaled sRGB.
+MODES = ("contrast", "contrast-dots", "rgb")
 
 
 def scale_rgb(rgb: np.ndarray) -> np.ndarray:
@@ -164,5 +222,5 @@ def scale_rgb(rgb: np.ndarray) -> np.ndarray:
 def preprocess(image: Image.Image, size: int = INPUT_SIZE, mode: str = "contrast") -> np.ndarray:
     """PIL plate image (sRGB 0-255) -> (3, size, size) float32 network input (see module doc)."""
     check_choice("preprocessing mode", mode, MODES)
-    rgb = resize(image, size)
-    return normalise(rgb) if mode == "contrast" else scale_rgb(rgb)
+    rgb = resize(image, size, neutralise_canvas=mode == "contrast-dots")
+    return scale_rgb(rgb) if mode == "rgb" else normalise(rgb)
