@@ -56,8 +56,8 @@ class TrainConfig:
     render_size: int | None = None  # None: each plate draws one of data.RENDER_SIZES
     workers: int = 2
     threads: int = 2
-    mode: str = "contrast"
-    skew: float = 0.0  # extra shear / aspect augmentation on the preprocessed batch (see _augment); 0: none
+    mode: str = "contrast-dots"
+    skew: float = 0.1  # extra shear / aspect augmentation on the preprocessed batch (see _augment); 0: none
     steps: int | None = None  # None: epochs x ceil(n_train / batch_size); else exactly this many steps
     time_budget_s: float | None = None  # safety stop: exceeding it aborts the run (never changes the schedule)
 
