@@ -28,6 +28,7 @@ from functools import lru_cache
 
 import numpy as np
 from PIL import Image, ImageChops
+from scipy import ndimage
 
 from plates.colour.spaces import colour_science
 from plates.validation import check_choice
@@ -111,6 +112,8 @@ def plate_box(rgb: Image.Image) -> tuple[tuple[int, int, int, int], tuple[int, i
 CANVAS_CORNER = 0.04
 #: Pixels within this many sRGB 0-255 units (largest channel difference) of the canvas colour are canvas.
 CANVAS_TOLERANCE = 6
+#: Side (cells) of the neighbourhood whose dots fill a cell that holds none (see :func:`dots_only`).
+EMPTY_FILL = 5
 
 
 def canvas_colour(rgb: np.ndarray) -> np.ndarray | None:
@@ -141,8 +144,8 @@ def dots_only(rgb: Image.Image, size: int) -> np.ndarray | None:
     """(size, size, 3) float64 sRGB 0-255 area averages of the plate's dots alone, or None without a canvas.
 
     Canvas pixels (:func:`canvas_colour`) get weight 0, so a cell's colour is the mean of its dot pixels whatever
-    the canvas (white, black or any colour: the generator's paper no longer tints the plate); cells holding no dot
-    keep the canvas colour. The weights ride in an alpha channel: PIL box-filters RGBA with premultiplied alpha,
+    the canvas (white, black or any colour: the generator's paper no longer tints the plate); a cell holding no dot
+    takes the mean of the dots within ``EMPTY_FILL`` cells, and keeps the canvas only with none that near. The weights ride in an alpha channel: PIL box-filters RGBA with premultiplied alpha,
     i.e. exactly the weighted mean (to 8 bits)."""
     canvas = canvas_colour(np.asarray(rgb))
     if canvas is None:
@@ -154,9 +157,16 @@ def dots_only(rgb: Image.Image, size: int) -> np.ndarray | None:
     rgba = rgb.copy()
     rgba.putalpha(alpha)
     small = np.asarray(rgba.resize((size, size), Image.Resampling.BOX), dtype=np.float64)
-    out = small[..., :3]
-    out[small[..., 3] == 0] = canvas
-    return out
+    out, cover = small[..., :3], small[..., 3] / 255.0
+    # cells between dots take the mean of the dots around them (within EMPTY_FILL cells), so the canvas's colour
+    # does not come back through the gaps; cells with no dot that near (a "clear" plate's surround) keep it
+    near_cover = ndimage.uniform_filter(cover, EMPTY_FILL, mode="constant")
+    near = np.stack([ndimage.uniform_filter(out[..., c] * cover, EMPTY_FILL, mode="constant") for c in range(3)], -1)
+    empty = cover == 0
+    fill = empty & (near_cover > 1e-3)  # (the filter's running sums leave ~1e-17 where no dot is near)
+    out[fill] = near[fill] / near_cover[fill][:, None]
+    out[empty & ~fill] = canvas
+    return np.clip(out, 0.0, 255.0)
 
 
 def resize(image: Image.Image, size: int = INPUT_SIZE, neutralise_canvas: bool = False) -> np.ndarray:
