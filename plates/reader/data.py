@@ -55,17 +55,22 @@ App. E Algorithm 1 with IshiharaMC's layers), 37% `huemanity` (HueManity's relea
   8 fonts, labels from "0".."99" (30%), "10".."99" (15%) or the alphanumeric pairs (55%); smallest and largest
   dot radius scaled apart (x0.6-1.5 and x0.7-2.0 of the style's; at most x1.3 for cbe, x1.7 for huemanity: a
   narrow or a wide spread of dot sizes, ~600 to ~4,000 dots); the canvas (between dots and outside the disc)
-  white (55%), black (15%) or any colour (30%); 45% of the time a changed figure: bitmap-like (the text drawn on
-  a 40-90 px canvas, enlarged without smoothing), bolder (mask dilated by 0.5-3% of the plate), thinner
-  (eroded by 0.5-2%), outlined (a ring 1.2-3% of the plate wide inside each stroke) or stretched (glyph width
-  x0.6-1.45: condensed and extended faces); and a scene: the disc filling the frame (55%), the disc on a larger
-  page (33%: disc 60-100% of the side, the page flat, a colour gradient with noise, or random rectangles) or
-  the central square of dots without the disc's edge (12%, text 0.36-0.46 of the plate).
+  white (55%), black (15%) or any colour (30%); 60% of the time a changed figure: bitmap-like (8%: the text
+  drawn on a 40-90 px canvas, enlarged without smoothing), bolder (20%: mask dilated by 0.5-4% of the plate),
+  thinner (14%: eroded by 0.5-2%), outlined (22%: a ring 0.8-3.5% of the plate wide inside each stroke),
+  stretched (12%: glyph width x0.6-1.45, condensed and extended faces), warped (14%: a smooth random
+  displacement of up to 1-3% of the plate) or sheared (10%: slant -0.35 to 0.35, upright and back-slanted
+  figures from the oblique faces), and 40% of the changed figures are also warped or sheared first (glyph
+  shapes none of the 8 fonts draws, without using the held-out fonts); and a scene: the disc filling the
+  frame (55%), the disc on a larger page (33%: disc 60-100% of the side, the page flat, a colour gradient with
+  noise, or random rectangles) or the central square of dots without the disc's edge (12%, text 0.36-0.46 of
+  the plate).
 Paper plates keep the style's radii scaled together (x0.75-1.3) and fill the frame. Every plate also draws a
 gap (dense x0.5-5, cbe x0.6-1.5, huemanity 0 or up to 2 px at 900 px), Monte Carlo tries (x0.6-1.3),
 anti-aliasing (the style's default 70%), text scale (0.5-0.68 of the plate), a render size (192, 256, 384, 512
 or 900 px) and, 5% of the time, the "clear" variant (figure dots only); the reader crops a plate on a flat page
-to the plate and box-filters it to 96 px.
+to the plate and box-filters it to 96 px (mode `contrast-dots`: over the dots alone). Training also shears
+(+-0.1) and stretches (x0.83-1.2 in width against height) the network's input at random (`skew` 0.1).
 Held out (never in training, measured by bench/bench_baseline.py --sections foreign): every system font but the
 8 bundled DejaVu Sans / Liberation Sans faces (DejaVu Serif, Sans Mono, Sans Condensed, Serif Condensed, Sans
 ExtraLight; Liberation Serif, Mono, Sans Narrow), the mini-generator's own rejection packing and radius

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from PIL import Image
 
 from plates.reader.preprocess import canvas_colour, dots_only, preprocess, resize
 from plates.stimuli.ishihara.plate import PlateSpec, render
