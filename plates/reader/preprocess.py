@@ -7,7 +7,8 @@ foreground/background pairs (HueManity §3, App. D Table 7), ColorBlindnessEval'
 1. crop to the plate (:func:`plate_box`): when the image's border is one flat colour (a plate drawn on a page
    with a margin, as many generators do), keep the square around everything that differs from it; then
    resize to ``size`` x ``size`` (PIL box filter: an area average, so a 900 px plate and a 128 px plate of the
-   same spec look alike);
+   same spec look alike; mode ``"contrast-dots"`` averages the dots alone, :func:`dots_only`, so the canvas
+   between them -- white, black or coloured paper -- does not tint the plate);
 2. convert sRGB 0-255 -> CIELAB (D65, colour-science);
 3. take the pixels of the plate's disc (centre 90% of the radius), subtract their median colour (the
    dominant, background colour) and project onto the principal axes of their CIELAB covariance (PCA);
