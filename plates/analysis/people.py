@@ -48,12 +48,16 @@ from plates.analysis.psychometric import fit_groups, prompt_guess_rate
 from plates.stimuli.ishihara.labels import LABEL_SPACES
 from plates.tasks.prompts import get_prompt
 
-__all__ = ["PEOPLE_PREFIX", "PERSON_PREFIX", "guess_of_row", "has_people", "human_reference", "label_people",
+__all__ = ["PEOPLE_PREFIX", "PEOPLE_SHOWN", "PERSON_PREFIX", "guess_of_row", "has_people", "human_reference", "label_people",
            "people_accuracy", "pooled_label", "pse_people_table", "threshold_table", "with_pooled"]
 
 #: How a human row's participant is named on a table or chart that groups by model ("person: participant-…");
 #: the pooled people fit is named "people (K participants)" (`pooled_label`, `label_people`).
 PERSON_PREFIX, PEOPLE_PREFIX = "person: ", "people ("
+#: People drawn one by one at most on a chart (the dashboard's People and Illusions pages offer a choice of
+#: whom past this; the ΔE2000 and Resolution charts draw more people as one pooled series): a chart of
+#: hundreds of people reads as none.
+PEOPLE_SHOWN = 12
 
 
 def has_people(frame: pd.DataFrame) -> bool:
