@@ -37,7 +37,7 @@ import numpy as np
 import pandas as pd
 from scipy import optimize, special, stats
 
-from plates.analysis import likelihood
+from plates.analysis import likelihood, posterior
 from plates.analysis.metrics import row_weights
 from plates.stimuli.ishihara.labels import LABEL_SPACES
 from plates.validation import check_choice
@@ -322,6 +322,22 @@ def _grid_starts(u: np.ndarray, k: np.ndarray, n: np.ndarray, guess: float, laps
     return starts
 
 
+def _grid_loglik(u: np.ndarray, k: np.ndarray, n: np.ndarray, guess: float, family: str):
+    """The log-likelihood of the grouped answers on a grid of (α on the u axis, log β, λ), for
+    `plates.analysis.posterior.credible_interval`; thresholds in blocks so memory stays small."""
+    def loglik(a: np.ndarray, log_b: np.ndarray, lam: np.ndarray) -> np.ndarray:
+        out = np.empty((a.size, log_b.size, lam.size))
+        scale = (1.0 - guess - lam)[None, None, :, None]
+        b = np.exp(log_b)[None, :, None]
+        step = max(1, 200_000 // max(1, log_b.size * lam.size * u.size))
+        for i in range(0, a.size, step):
+            f = cdf_pdf(family, b * (u[None, None, :] - a[i:i + step, None, None]))[0]
+            psi = np.clip(guess + scale * f[:, :, None, :], _EPS, 1.0 - _EPS)
+            out[i:i + step] = np.log(psi) @ k + np.log1p(-psi) @ (n - k)
+        return out
+    return loglik
+
+
 def _bernoulli_ll(k: np.ndarray, n: np.ndarray, p: np.ndarray) -> float:
     """Σ k log p + (n − k) log(1 − p), with 0 log 0 = 0 (a probability of 0 or 1 where every answer agrees)."""
     return float(np.sum(special.xlogy(k, p) + special.xlogy(n - k, 1.0 - p)))
@@ -389,6 +405,20 @@ def chance_test(levels: Any, correct: Any, *, guess: float) -> tuple[float, floa
     for a rise in about 1% of runs (tests/analysis). Returns (deviance, p); the "at-chance" status is p > `CHANCE_ALPHA`."""
     fit = fit_psychometric(levels, correct, guess=guess, interval=False)
     return fit.chance_deviance, fit.chance_p
+
+
+def _threshold_interval(u: np.ndarray, k: np.ndarray, n: np.ndarray, guess: float, lapse: float | None,
+                        family: str, u_range: tuple[float, float], log_b_range: tuple[float, float],
+                        confidence: float, prof: likelihood.Profile) -> tuple[float, float]:
+    """THE interval of a located threshold (status "fit"), in level units: the equal-tailed credible interval
+    of `plates.analysis.posterior` (threshold uniform over the tested levels on the fit's axis, slope
+    log-uniform over the fit's box, lapse uniform on 0, 0.02, 0.04, 0.06 as in
+    `plates.analysis.adaptive.AdaptiveSpec`, or fixed), widened where needed to
+    the profile-likelihood interval ``prof`` (module docstring: why)."""
+    lapses = np.array([lapse]) if lapse is not None else np.linspace(0.0, LAPSE_MAX, 4)
+    low, high = posterior.credible_interval(_grid_loglik(u, k, n, guess, family), u_range, log_b_range,
+                                            lapses, confidence=confidence)
+    return _from_u(family, min(low, prof.low)), _from_u(family, max(high, prof.high))
 
 
 def fit_psychometric(
@@ -468,6 +498,9 @@ def fit_psychometric(
                                **fields)
     threshold = _from_u(family, a_u)
     extrapolated = not x_lo <= threshold <= x_hi
+    if interval:
+        low, high = _threshold_interval(u, k, n, float(guess), lapse, family, (u_lo, u_hi), bounds[1],
+                                        confidence, prof)
     steep = log_b >= bounds[1][1] - 1e-6
     message = "; ".join(m for m in (
         f"threshold {threshold:.4g} extrapolated outside the tested levels [{x_lo:.4g}, {x_hi:.4g}]"
