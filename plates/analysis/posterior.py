@@ -10,9 +10,9 @@ slopes, lapses 0-0.06; Watson 2017, *J. Vision* 17(3):10, §"Prior"). The margin
 over the nuisances (Prins 2013, *J. Vision* 13(7):3, "Psi-marginal": nuisances integrated out, not profiled);
 the interval's ends are its quantiles, interpolated on the trapezoid cumulative.
 
-Two passes: a coarse grid over the whole box, then a fine one over the part of it holding all but 1e-7 of the
-coarse posterior's peak (in ``a`` and in ``log_b``), so a narrow posterior from many answers is resolved as well
-as a wide one from few. Deterministic: no sampling, no seed.
+Passes: a coarse grid over the whole box, then a fine one over the part of it where the marginals exceed 1e-7 of
+their peak (in ``a`` and in ``log_b``), zooming again (4 fine passes at most) until that part fills at least half
+the fine grid, so a posterior 1/1000 of the range wide is resolved as well as a wide one. Deterministic: no sampling, no seed.
 """
 
 from __future__ import annotations
@@ -25,6 +25,7 @@ __all__ = ["credible_interval"]
 
 COARSE = (61, 17)  # grid points in (a, log_b) of the first pass
 FINE = (121, 25)  # and of the second, over the region that holds the posterior
+_PASSES = 4  # fine passes at most: each zooms in on the kept part until it fills at least half the grid
 _KEEP = 1e-7  # a grid slice is kept for the second pass where its marginal exceeds this share of the peak
 
 
@@ -57,9 +58,13 @@ def credible_interval(loglik: Callable, a_range: tuple[float, float], log_b_rang
     lam = np.atleast_1d(np.asarray(lapses, dtype=float))
     a, log_b = np.linspace(a_lo, a_hi, COARSE[0]), np.linspace(b_lo, b_hi, COARSE[1])
     marginal_a, marginal_b = _marginals(loglik, a, log_b, lam)
-    a = np.linspace(*_span(marginal_a, a), FINE[0])
-    log_b = np.linspace(*_span(marginal_b, log_b), FINE[1])
-    marginal_a, _ = _marginals(loglik, a, log_b, lam)
+    for _ in range(_PASSES):
+        (a0, a1), (b0, b1) = _span(marginal_a, a), _span(marginal_b, log_b)
+        resolved = a.size == FINE[0] and a1 - a0 > (a[-1] - a[0]) / 2  # the kept part is most of the grid
+        if resolved:
+            break
+        a, log_b = np.linspace(a0, a1, FINE[0]), np.linspace(b0, b1, FINE[1])
+        marginal_a, marginal_b = _marginals(loglik, a, log_b, lam)
     cdf = np.concatenate(([0.0], np.cumsum((marginal_a[1:] + marginal_a[:-1]) / 2.0)))
     cdf /= cdf[-1]
     tail = (1.0 - float(confidence)) / 2.0
