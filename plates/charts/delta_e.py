@@ -60,7 +60,7 @@ def fit_psychometric_counts(levels: Any, n: Any, correct: Any, *, guess: float) 
     ``levels`` (arrays of one length), chance rate ``guess``: the chance-aware fit
     (`plates.analysis.psychometric.fit_psychometric`: ψ = γ + (1 − γ − λ)F, threshold halfway between guess and
     ceiling, lapse fitted in 0-0.06) on the answers the counts stand for; the page draws no interval, so none is
-    computed here (the fit's profile-likelihood interval is in `plates.analysis.psychometric.fit_groups`)."""
+    computed here (the fit's interval is in `plates.analysis.psychometric.fit_groups`)."""
     levels = np.asarray(levels, dtype=float)
     n, correct = np.asarray(n, dtype=np.int64), np.asarray(correct, dtype=np.int64)
     if not (levels.shape == n.shape == correct.shape) or (correct > n).any() or (correct < 0).any():
