@@ -14,7 +14,7 @@ plates into a temporary folder with ``--workers`` processes (default: every core
 * the measured wall time per plate and the same extrapolation from it (with --full the whole set is written
   and the figure is measured, not extrapolated);
 * where one plate's time goes, one process, 50 plates: render (pack, colour, paint), the manifest's drawn-ΔE
-  statistics, PNG encoding (every variant the preset writes);
+  statistics, PNG encoding (every variant the preset writes, from the arrays a worker encodes);
 * peak resident memory of the whole process tree (sampled with psutil), at half-way and at the end of the
   sample, against <= 500 MB: equal figures mean memory stays flat as the set grows;
 * bytes per PNG.
@@ -107,8 +107,8 @@ def where_time_goes(name: str, size: int, compress_level: int) -> tuple[float, f
         c1 = time.process_time()
         measured_values(plate)
         c2 = time.process_time()
-        for v in p.variants:
-            encode_png(plate.variant(v), compress_level)
+        for v in p.variants:  # what a generate worker encodes: the painter's pixel array, no PIL image
+            encode_png(plate.variant_pixels(v), compress_level)
         rt.append(c1 - c0)
         mt.append(c2 - c1)
         et.append(time.process_time() - c2)

@@ -13,4 +13,4 @@ for one table), and a CLI subcommand's own work, so that ``plates --help`` stays
 
 #: The package version, a literal: pyproject.toml reads it from here (``[tool.setuptools.dynamic]``), so the
 #: two never differ and ``import plates`` does not ask importlib.metadata (which was ~85% of the import).
-__version__ = "0.1.0"
+__version__ = "0.2.0"

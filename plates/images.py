@@ -17,9 +17,13 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
+from isal import isal_zlib
 from PIL import Image, PngImagePlugin
 
 _PNG_PREFIX = "data:image/png;base64,"
+#: zlib levels `encode_png` hands to ISA-L's deflate (``isal_zlib``, the same level number): 1-3. Level 0 (stored,
+#: uncompressed) and 4-9 stay with the standard library's zlib.
+ISAL_LEVELS = range(1, 4)
 _PNG_SIGNATURE = b"\x89PNG\r\n\x1a\n"
 #: PNG chunks that make a decoder show other colours than the stored 8-bit samples (a palette, transparency,
 #: gamma, chromaticities, an ICC profile, significant bits, HDR metadata): a file carrying one is not sent as is.
@@ -32,12 +36,17 @@ def _chunk(kind: bytes, data: bytes) -> bytes:
 
 def encode_png(image: Image.Image | np.ndarray, compress_level: int = 2) -> bytes:
     """An RGB image (PIL, or a (H, W, 3) uint8 array: sRGB 0-255) as PNG bytes: 8-bit sRGB (with an sRGB
-    chunk), no row filters, zlib ``compress_level``.
+    chunk), no row filters, deflate at ``compress_level`` (0-9).
 
     Pillow's encoder spends most of its time choosing row filters; Ishihara plates (flat dots, every jittered
-    dot a different colour) gain nothing from them, so unfiltered rows at zlib level 2 come out about 3x
-    faster and smaller than Pillow's ``compress_level=1``. Any PNG reader decodes them. An array is encoded as
-    it is (no copy out of PIL): the same bytes as its PIL image.
+    dot a different colour) gain nothing from them, so unfiltered rows come out about 3x faster and smaller
+    than Pillow's ``compress_level=1``. Levels 1-3 (`ISAL_LEVELS`: sets are written at 2, the explorer at 1)
+    deflate with ISA-L (``isal_zlib``, Intel's assembly deflate): on a 900 px plate about 3.5x faster than
+    zlib at the same level (HueManity style 3.0 against 10.9 ms, CBE style 1.5 against 5.8 ms, one process),
+    its bytes up to 14% larger on jittered plates (HueManity style) and the same size on flat ones (CBE).
+    Level 0 (stored) and 4-9 use the standard library's zlib. Either way the stream is standard zlib/deflate:
+    any PNG reader decodes the same pixels; only the compressed bytes depend on the encoder (as they always
+    did on the zlib build). An array is encoded as it is (no copy out of PIL): the same bytes as its PIL image.
     """
     if isinstance(image, np.ndarray):
         if image.ndim != 3 or image.shape[2] != 3 or image.dtype != np.uint8:
@@ -53,8 +62,15 @@ def encode_png(image: Image.Image | np.ndarray, compress_level: int = 2) -> byte
     ihdr = struct.pack(">IIBBBBB", w, h, 8, 2, 0, 0, 0)  # 8-bit truecolour, deflate, no interlace
     return b"".join((
         b"\x89PNG\r\n\x1a\n", _chunk(b"IHDR", ihdr), _chunk(b"sRGB", b"\x00"),
-        _chunk(b"IDAT", zlib.compress(rows, compress_level)), _chunk(b"IEND", b""),
+        _chunk(b"IDAT", _deflate(rows, compress_level)), _chunk(b"IEND", b""),
     ))
+
+
+def _deflate(data: np.ndarray, level: int) -> bytes:
+    """``data`` as a zlib stream at ``level``: ISA-L for `ISAL_LEVELS`, the standard library's zlib otherwise."""
+    if level in ISAL_LEVELS:
+        return isal_zlib.compress(data, level)
+    return zlib.compress(data, level)
 
 
 def plain_rgb_png(data: bytes) -> bool:
@@ -131,23 +147,6 @@ class StoredPng(PngImagePlugin.PngImageFile):
         return self.copy().__reduce__()
 
 
-def write_png_file(data: bytes, path: str | os.PathLike) -> int:
-    """Write PNG bytes to ``path`` atomically and durably: a hidden temporary file in the same folder (never
-    ``*.png``, so globs never see it), fsync, ``os.replace``. A crash leaves either no file or the whole file,
-    so a resume can trust a name it finds (`png_intact` checks the rest). Returns the bytes written."""
-    path = Path(path)
-    tmp = path.with_name(f".tmp-{os.getpid()}-{path.name}.part")
-    try:
-        with open(tmp, "wb") as fh:
-            fh.write(data)
-            fh.flush()
-            os.fsync(fh.fileno())
-        os.replace(tmp, path)
-    finally:
-        tmp.unlink(missing_ok=True)
-    return len(data)
-
-
 def png_intact(path: str | os.PathLike, size: tuple[int, int]) -> bool:
     """Whether ``path`` is a whole PNG of ``size`` (width, height in pixels): the signature, every chunk's
     length and CRC-32, an IHDR of that size first and IEND last, nothing after it. Cheap (no inflate): what a
@@ -156,7 +155,7 @@ def png_intact(path: str | os.PathLike, size: tuple[int, int]) -> bool:
     >>> import tempfile
     >>> from PIL import Image
     >>> folder = Path(tempfile.mkdtemp())
-    >>> n = write_png_file(encode_png(Image.new("RGB", (4, 3))), folder / "a.png")
+    >>> n = (folder / "a.png").write_bytes(encode_png(Image.new("RGB", (4, 3))))
     >>> png_intact(folder / "a.png", (4, 3)), png_intact(folder / "a.png", (3, 3))
     (True, False)
     >>> _ = (folder / "a.png").write_bytes((folder / "a.png").read_bytes()[:-5])  # truncated

@@ -10,7 +10,7 @@ from __future__ import annotations
 from plates.validation import check_choice
 
 #: The extras pyproject.toml declares (``[project.optional-dependencies]``).
-EXTRAS = ("hf", "train", "hub", "inspect", "export", "space", "ray", "dev")
+EXTRAS = ("hf", "train", "hub", "inspect", "export", "space", "ray", "s3", "dev")
 
 
 def extra_hint(extra: str | None = None) -> str:

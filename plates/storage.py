@@ -38,7 +38,8 @@ from urllib.parse import urlsplit
 
 import pyarrow.fs as pafs
 
-__all__ = ["COMMITS", "Store", "is_url", "mirror", "open_store"]
+__all__ = ["COMMITS", "TEMPORARIES", "Store", "is_url", "mirror", "open_store", "s3_endpoint", "temporary_name",
+           "write_atomic"]
 
 #: The folder (beside the objects it commits) holding each committed object's record, on object stores.
 COMMITS = "_commits"
@@ -51,7 +52,7 @@ def is_url(location: Any) -> bool:
     return isinstance(location, str) and "://" in location
 
 
-def _endpoint() -> tuple[str | None, str | None]:
+def s3_endpoint() -> tuple[str | None, str | None]:
     """(``host:port``, ``http``/``https``) of the S3 endpoint the environment names, or (None, None): AWS."""
     raw = os.environ.get("AWS_ENDPOINT_URL_S3") or os.environ.get("AWS_ENDPOINT_URL")
     if not raw:
@@ -74,7 +75,7 @@ def _s3(url: str) -> tuple[pafs.FileSystem, str]:
     bucket, prefix = parts.netloc, parts.path.strip("/")
     if not bucket or any(p in (".", "..") for p in prefix.split("/")):
         raise ValueError(f"object-store URL {shown!r} is not valid; allowed: s3://BUCKET[/PREFIX] (no '.' or '..')")
-    endpoint, scheme = _endpoint()
+    endpoint, scheme = s3_endpoint()
     region = os.environ.get("AWS_REGION") or os.environ.get("AWS_DEFAULT_REGION")
     options: dict[str, Any] = {}
     if endpoint is not None:
@@ -162,16 +163,7 @@ class Store:
         if not self.object_store:
             path = Path(target)
             path.parent.mkdir(parents=True, exist_ok=True)
-            tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
-            try:
-                with open(tmp, "wb") as fh:
-                    fh.write(data)
-                    fh.flush()
-                    os.fsync(fh.fileno())
-                os.replace(tmp, path)
-            finally:
-                tmp.unlink(missing_ok=True)
-            _fsync_dir(path.parent)
+            write_atomic(data, path, sync_folder=True)
             return str(path)
         with self.fs.open_output_stream(target) as out:
             out.write(data)
@@ -194,6 +186,37 @@ class Store:
                     pass
         if not self.object_store and names:
             _fsync_dir(Path(self.path(posixpath.dirname(names[0]))))
+
+
+def temporary_name(path: Path) -> Path:
+    """The hidden temporary file `write_atomic` writes before renaming it to ``path``:
+    ``.<name>.<pid>.tmp`` beside it (never ``*.png`` or ``*.parquet``, so globs and `Store.list` skip it; the
+    pid tells a dead writer's leftover from a live one's)."""
+    return path.with_name(f".{path.name}.{os.getpid()}.tmp")
+
+
+#: Matches every leftover of `write_atomic` in a folder (``folder.glob(TEMPORARIES)``).
+TEMPORARIES = ".*.*.tmp"
+
+
+def write_atomic(data: bytes, path: str | os.PathLike, *, sync_folder: bool = False) -> int:
+    """Write ``data`` to the local file ``path`` atomically and durably: `temporary_name` beside it, fsync,
+    ``os.replace`` (atomic on POSIX); with ``sync_folder`` the folder is fsynced too, so the new name survives a
+    power cut (results parts and manifests; a set's images skip it: a lost name is drawn again on resume). A
+    crash leaves either no file or the whole file. The folder must exist. Returns the bytes written."""
+    path = Path(path)
+    tmp = temporary_name(path)
+    try:
+        with open(tmp, "wb") as fh:
+            fh.write(data)
+            fh.flush()
+            os.fsync(fh.fileno())
+        os.replace(tmp, path)
+    finally:
+        tmp.unlink(missing_ok=True)
+    if sync_folder:
+        _fsync_dir(path.parent)
+    return len(data)
 
 
 def _fsync_dir(folder: Path) -> None:

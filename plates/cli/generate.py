@@ -60,7 +60,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
                    help="preset seed; each plate's seed derives from it (default 0); a grid has its own")
     p.add_argument("--workers", type=int, default=None,
                    help="processes, for plate and family presets and grids (default: every core)")
-    p.add_argument("--compress-level", type=int, default=2, help="PNG zlib level 0-9 (default 2: fast)")
+    p.add_argument("--compress-level", type=int, default=2, help="PNG deflate level 0-9 (default 2; 1-3 ISA-L, fast; 0 and 4-9 zlib, 4-9 smaller and slower)")
     p.add_argument("--no-progress", action="store_true", help="no progress bar")
     p.add_argument("--shard", metavar="I/N", help="write only shard I of N of the set (any preset or grid: a "
                    "deterministic slice; N shards into one --out equal the unsharded set, e.g. a Slurm job "

@@ -51,6 +51,9 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     o.add_argument("--shard", metavar="I/N", help="ask only shard I of N of the rows (a deterministic slice; N "
                    "shards into one --out equal the unsharded run, e.g. a Slurm job array: see the README); "
                    "rerun without --shard afterwards to merge the parts")
+    o.add_argument("--take-over-lock", action="store_true",
+                   help="with an s3:// --out: take over the run's lease that a crashed or killed run left "
+                   "(only once it has expired: 2 minutes without renewal)")
     o.add_argument("--executor", choices=("local", "ray"), default="local",
                    help="who asks the rows: local (this process; the default) or ray (Ray actors, each rendering "
                    "its plates from their specs and writing its own parts under --out; needs the ray extra and "
@@ -225,7 +228,7 @@ def main(args: argparse.Namespace) -> int:
     exp = build_experiment(args)
     try:
         summary = run_experiment(exp, retry_errors=args.retry_errors, progress=not args.no_progress, shard=shard,
-                                 executor=executor)
+                                 executor=executor, take_over_lock=args.take_over_lock)
     except BackendFailing as exc:
         why = redact(str(exc), key_values(exp)).removeprefix("stopping: ")
         print(f"plates run: error: the backend keeps failing, stopped: {why}\n"

@@ -9,7 +9,7 @@ from functools import lru_cache
 
 import numpy as np
 
-from plates.colour.spaces import RGB, colour_science, lab_to_srgb255, parse_colour, srgb255_to_lab, to_hex
+from plates.colour.spaces import RGB, delta_e2000_lab, lab_to_srgb255, parse_colour, srgb255_to_lab, to_hex
 
 __all__ = ["background_at_delta_e", "colour_at_delta_e", "max_delta_e_along"]
 
@@ -64,7 +64,7 @@ def max_delta_e_along(fg_rgb, bg_direction_rgb) -> float:
     fg, d = parse_colour(fg_rgb), parse_colour(bg_direction_rgb)
     p0, v, tmax = _ray(fg, d)
     ts = np.linspace(0, tmax, 257)
-    de = colour_science().delta_E(p0, p0 + ts[:, None] * v, method="CIE 2000")
+    de = delta_e2000_lab(p0, p0 + ts[:, None] * v)
     return float(np.max(de))
 
 
@@ -82,6 +82,14 @@ def background_at_delta_e(fg_rgb, bg_direction_rgb, target: float) -> RGB:
     """
     fg, d = parse_colour(fg_rgb), parse_colour(bg_direction_rgb)
     _check_target(target)
+    return _background_at(fg, d, target)
+
+
+@lru_cache(maxsize=4096)
+def _background_at(fg: RGB, d: RGB, target: float) -> RGB:
+    """`background_at_delta_e` of parsed colours, memoised: its search makes ~80 colour-science calls (~25 ms),
+    and a set's plates (one per label and colour set) or an explorer's ΔE2000 slider ask the same few (colour,
+    direction, target) again and again. A failed search raises each time (exceptions are not cached)."""
     return _along(fg, *_ray(fg, d), target, f"towards {to_hex(d)}")
 
 
@@ -104,6 +112,13 @@ def colour_at_delta_e(fg_rgb, direction_lab, target: float) -> RGB:
                          "Δb*), not all zero")
     scale = 100.0 / float(np.linalg.norm(v))  # 100 CIELAB units per step: the ray's search spans 0-800 units
     step = tuple(float(c) * scale for c in v)
+    return _colour_along(fg, step, tuple(v), target)
+
+
+@lru_cache(maxsize=4096)
+def _colour_along(fg: RGB, step: tuple[float, float, float], v: tuple[float, ...], target: float) -> RGB:
+    """`colour_at_delta_e` of a parsed colour and scaled step (``v``: the direction as given, for the message),
+    memoised like `_background_at`."""
     return _along(fg, *_lab_ray(fg, step), target, f"along CIELAB direction {tuple(round(c, 3) for c in v)}")
 
 
@@ -115,7 +130,7 @@ def _check_target(target) -> None:
 def _along(fg: RGB, p0: np.ndarray, v: np.ndarray, tmax: float, target: float, where: str) -> RGB:
     """The 8-bit colour at ΔE2000 ``target`` from ``fg`` on the ray ``p0 + t v``, 0 <= t <= tmax."""
     ts = np.linspace(0, tmax, 257)
-    de = colour_science().delta_E(p0, p0 + ts[:, None] * v, method="CIE 2000")
+    de = delta_e2000_lab(p0, p0 + ts[:, None] * v)
     reach = float(np.max(de))
     if target > reach + 0.25:
         raise ValueError(
@@ -130,7 +145,7 @@ def _along(fg: RGB, p0: np.ndarray, v: np.ndarray, tmax: float, target: float, w
         lo, hi = float(ts[max(k - 1, 0)]), float(ts[k])
         for _ in range(50):
             mid = (lo + hi) / 2
-            if colour_science().delta_E(p0, p0 + mid * v, method="CIE 2000") < target:
+            if delta_e2000_lab(p0, p0 + mid * v) < target:
                 lo = mid
             else:
                 hi = mid
@@ -139,7 +154,7 @@ def _along(fg: RGB, p0: np.ndarray, v: np.ndarray, tmax: float, target: float, w
     # 8-bit rounding can move ΔE by a few tenths: try the 27 neighbours and keep the closest
     offs = np.array([(a, b, c) for a in (-1, 0, 1) for b in (-1, 0, 1) for c in (-1, 0, 1)])
     cands = np.clip(best[None, :] + offs, 0, 255)
-    errs = np.abs(colour_science().delta_E(p0, srgb255_to_lab(cands), method="CIE 2000") - target)
+    errs = np.abs(delta_e2000_lab(p0, srgb255_to_lab(cands)) - target)
     pick = cands[int(np.argmin(errs))]
     if float(np.min(errs)) > 0.5:
         raise ValueError(

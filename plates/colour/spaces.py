@@ -15,7 +15,7 @@ from functools import lru_cache
 
 import numpy as np
 
-__all__ = ["RGB", "srgb255_to_lab", "lab_to_srgb255", "delta_e2000", "parse_colour", "to_hex"]
+__all__ = ["RGB", "srgb255_to_lab", "lab_to_srgb255", "delta_e2000", "delta_e2000_lab", "parse_colour", "to_hex"]
 
 @lru_cache(maxsize=1)
 def colour_science():
@@ -48,9 +48,17 @@ def lab_to_srgb255(lab) -> np.ndarray:
     return cs.XYZ_to_sRGB(cs.Lab_to_XYZ(np.asarray(lab, dtype=np.float64))) * 255.0
 
 
+def delta_e2000_lab(lab_a, lab_b):
+    """CIEDE2000 between CIELAB colours (D65, 2°; broadcasting (..., 3) arrays): colour-science's
+    ``delta_E_CIE2000``, the function its ``delta_E(..., method="CIE 2000")`` dispatches to (the same values),
+    called without that dispatch, which is a third of a one-pair call (~0.2 of ~0.55 ms). The ΔE2000 searches
+    (`plates.colour.gamut`) make ~80 one-pair calls each."""
+    return colour_science().difference.delta_E_CIE2000(lab_a, lab_b)
+
+
 def delta_e2000(rgb_a, rgb_b) -> np.ndarray | float:
     """CIEDE2000 difference between sRGB 0-255 colours (broadcasting (..., 3) arrays); float for one pair."""
-    d = colour_science().delta_E(srgb255_to_lab(rgb_a), srgb255_to_lab(rgb_b), method="CIE 2000")
+    d = delta_e2000_lab(srgb255_to_lab(rgb_a), srgb255_to_lab(rgb_b))
     return float(d) if np.ndim(d) == 0 else d
 
 

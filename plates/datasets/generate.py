@@ -28,12 +28,12 @@ from plates.datasets.presets import PRESETS, get_preset, make_spec, plate_order,
 from plates.datasets.sample import Sample, sample_plates
 from plates.datasets.workers import init_worker
 from plates.datasets.write import Entry, write_items
-from plates.images import encode_png, png_intact, write_png_file
+from plates.images import encode_png, png_intact
 from plates.shards import Shard
 from plates.stimuli import render as render_stimulus
 from plates.stimuli.ishihara.measure import target_kind
 from plates.stimuli.ishihara.plate import PlateSpec, pair_delta_e, render
-from plates.storage import is_url
+from plates.storage import TEMPORARIES, is_url, write_atomic
 from plates.validation import check_choice
 
 _TMP_MARK = ".tmp-"
@@ -54,7 +54,7 @@ def _work(task: tuple) -> tuple[int, int, int, tuple, tuple]:
     todo = [(v, path) for v, path in paths if not png_intact(path, (size, size))]
     nbytes = 0
     for v, path in todo:
-        nbytes += write_png_file(encode_png(plate.variant_pixels(v), compress_level), path)
+        nbytes += write_atomic(encode_png(plate.variant_pixels(v), compress_level), path)
     return len(todo), len(paths) - len(todo), nbytes, (li, label, pal), measured_values(plate)
 
 
@@ -210,9 +210,7 @@ def _check_same_generation(out: Path, name: str, size: int, seed: int, sample: S
             f"{_sample_note(params)}; allowed: the same {flags} to resume it, or another --out")
     if not marker.is_file():
         marker.parent.mkdir(parents=True, exist_ok=True)
-        tmp = marker.with_name(f"{_TMP_MARK}{os.getpid()}-{PARAMS}")
-        tmp.write_text(json.dumps(params, sort_keys=True), encoding="utf-8")
-        os.replace(tmp, marker)
+        write_atomic(json.dumps(params, sort_keys=True).encode("utf-8"), marker)
 
 
 def generate(
@@ -241,7 +239,7 @@ def generate(
 
     Uses ``workers`` processes (default: every core) through ``Pool.imap_unordered`` in chunks; images already
     on disk are skipped, so rerunning after an interruption finishes the rest. PNGs are written by
-    `plates.images.encode_png` at zlib level ``compress_level`` (0-9; default 2: fast and small). Workers are *spawned*
+    `plates.images.encode_png` at deflate level ``compress_level`` (0-9; default 2: ISA-L, fast). Workers are *spawned*
     (small, and independent of what the caller imported), so a script calling this with ``workers > 1``
     needs the usual ``if __name__ == "__main__":`` guard. Returns a summary dict (plates, written, skipped, bytes, rows).
 
@@ -308,7 +306,7 @@ def generate(
     for pal in p.palettes:
         (out / name / pal).mkdir(parents=True, exist_ok=True)
     if shard is None:  # another shard's temporary files are not leftovers: only an unsharded run clears them
-        for stale in (out / name).glob(f"*/{_TMP_MARK}*"):  # leftovers of a killed run
+        for stale in (out / name).glob(f"*/{TEMPORARIES}"):  # leftovers of a killed run
             stale.unlink(missing_ok=True)
     tasks = ((str(out), name, li, label, pal, size, seed, compress_level) for li, label, pal in plates)
     chunksize = chunksize or max(1, min(64, len(plates) // (workers * 8) or 1))

@@ -59,22 +59,17 @@ from tqdm import tqdm
 
 from plates.colour import parse_colour
 from plates.datasets.generate import MEASURED_COLUMNS, measured_values
-from plates.datasets.items import (
-    MANIFEST,
-    PLAN_POSITION,
-    merge_shard_manifests,
-    publish_manifest,
-    write_shard_manifest,
-)
+from plates.datasets.items import MANIFEST, finish_manifest
 from plates.datasets.presets import item_seed
 from plates.datasets.workers import init_worker
-from plates.images import encode_png, png_intact, write_png_file
+from plates.images import encode_png, png_intact
 from plates.shards import Shard
 from plates.stimuli.ishihara.directions import DIRECTION_MODES, with_direction
 from plates.stimuli.ishihara.glyphs import check_text
 from plates.stimuli.ishihara.labels import LABEL_SPACES
 from plates.stimuli.ishihara.palettes import PALETTES
 from plates.stimuli.ishihara.plate import HUEMANITY_JITTER, VARIANTS, PlateSpec, pair_delta_e, render
+from plates.storage import TEMPORARIES, write_atomic
 from plates.toml_files import read_toml
 from plates.validation import check_number
 
@@ -98,7 +93,6 @@ GRID_FIELDS = ("text", "size", "font", "palette", "foreground", "background", "d
 #: Where the grid a folder was made from is kept (beside its images), to refuse resuming with another one.
 GRID_RECORD = "grid.json"
 _NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9_-]{0,63}")
-_TMP_MARK = ".tmp-"
 
 
 @dataclass(frozen=True)
@@ -365,7 +359,7 @@ def render_task(task: tuple[int, str, str, tuple[tuple[str, str], ...], int]) ->
     nbytes = 0
     for v, path in todo:
         path.parent.mkdir(parents=True, exist_ok=True)
-        nbytes += write_png_file(encode_png(plate.variant_pixels(v), compress_level), path)
+        nbytes += write_atomic(encode_png(plate.variant_pixels(v), compress_level), path)
     return len(todo), len(paths) - len(todo), nbytes, index, measured_values(plate)
 
 
@@ -413,9 +407,7 @@ def _check_same_grid(out: Path, grid: Grid) -> None:
             )
         return
     record.parent.mkdir(parents=True, exist_ok=True)
-    tmp = record.with_name(f"{_TMP_MARK}{os.getpid()}-{GRID_RECORD}")
-    tmp.write_text(mine, encoding="utf-8")
-    os.replace(tmp, record)
+    write_atomic(mine.encode("utf-8"), record)
 
 
 def write_manifest(out: Path, dataset: str, plates: list[GridPlate], measured: dict[int, tuple],
@@ -477,15 +469,7 @@ def write_manifest(out: Path, dataset: str, plates: list[GridPlate], measured: d
             )
             for name, value in zip(schema.names, values):
                 rows[name].append(value)
-    table = pa.table(rows, schema=schema)
-    if shard is not None:
-        write_shard_manifest(table.append_column(PLAN_POSITION, pa.array(positions, pa.int64())), out, shard)
-        merge_shard_manifests(out, shard.count)
-        return table.num_rows
-    tmp = out / f"{_TMP_MARK}{os.getpid()}-{MANIFEST}"
-    pq.write_table(table, tmp, compression="zstd")
-    publish_manifest(tmp, out)
-    return table.num_rows
+    return finish_manifest(pa.table(rows, schema=schema), out, shard, positions)
 
 
 def generate_grid(
@@ -527,7 +511,7 @@ def generate_grid(
               if shard is None or shard.owns(f"{grid.name}:{i}")]
     _check_same_grid(out, grid)
     if shard is None:  # another shard's temporary files are not leftovers: only an unsharded run clears them
-        for stale in (out / grid.name).rglob(f"{_TMP_MARK}*.part"):  # leftovers of a killed run
+        for stale in (out / grid.name).rglob(TEMPORARIES):  # leftovers of a killed run
             stale.unlink(missing_ok=True)
     tasks = [(i, str(out), p.spec.to_json(), p.paths, compress_level) for i, p in plates]
     written = skipped = nbytes = 0

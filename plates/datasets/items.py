@@ -89,6 +89,22 @@ def merge_shard_manifests(out: Path, count: int, *, row_group_size: int | None =
     return True
 
 
+def finish_manifest(table: pa.Table, out: Path, shard: Any = None, positions: list[int] | None = None) -> int:
+    """How every writer that holds its whole manifest ends: ``table`` published as ``out/manifest.parquet``
+    (`publish_manifest`), or with a ``shard`` (`plates.shards.Shard`) written as that shard's part with each
+    row's place in the unsharded plan (``positions``) and merged once every shard's part is there
+    (`merge_shard_manifests`). Returns the rows written."""
+    out = Path(out)
+    if shard is not None:
+        write_shard_manifest(table.append_column(PLAN_POSITION, pa.array(positions, pa.int64())), out, shard)
+        merge_shard_manifests(out, shard.count)
+        return table.num_rows
+    tmp = out / f".tmp-{os.getpid()}-{MANIFEST}"
+    pq.write_table(table, tmp, compression="zstd")
+    publish_manifest(tmp, out)
+    return table.num_rows
+
+
 def publish_manifest(tmp: Path, out: Path) -> None:
     """Move a manifest written at ``tmp`` into place as ``out/manifest.parquet``, the one step every dataset
     writer ends with. The manifest gets a ``file_name`` column (its ``path``, relative to the folder) and the

@@ -21,10 +21,8 @@ decodes the images as the PNGs written.
 from __future__ import annotations
 
 import json
-import multiprocessing as mp
 import os
 import secrets
-import threading
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 from functools import lru_cache, partial
@@ -35,7 +33,7 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 
 from plates.datasets.items import DRAWN_COLUMNS, MANIFEST, QUESTION_COLUMN, DatasetItem
-from plates.datasets.workers import init_worker
+from plates.datasets.workers import family_pool
 from plates.datasets.write import Entry, manifest_schema, prepare_job
 from plates.stimuli import family_of, spec_from_json
 from plates.storage import Store, open_store
@@ -164,9 +162,8 @@ def write_parquet_set(dataset: str, jobs: Iterable[Entry | Callable[[], Iterable
     todo = (j for j in jobs if not (isinstance(j, Entry) and j.item_id in done))
     if workers == 1:
         store_all(map(prepare, todo))
-    else:  # as plates.datasets.write: forked when no other thread runs, else spawned
-        method = "fork" if "fork" in mp.get_all_start_methods() and threading.active_count() == 1 else "spawn"
-        with mp.get_context(method).Pool(workers, initializer=init_worker) as pool:
+    else:
+        with family_pool(workers) as pool:
             store_all(pool.imap(prepare, todo, chunksize=2))
     flush()
     rows = _publish_manifest(store, ids)

@@ -1,5 +1,6 @@
-"""What every dataset writer's worker process runs first (`plates.datasets.generate`, `plates.datasets.grid`,
-`plates.datasets.write`, `plates.datasets.parquet_set`).
+"""Dataset writers' worker processes: what each runs first (`init_worker`: `plates.datasets.generate`,
+`plates.datasets.grid`, `plates.datasets.write`, `plates.datasets.parquet_set`) and the family writers' pool
+(`family_pool`).
 
 Rendering a 900 px plate allocates and frees arrays of a few MB each (pixels, rims, rasters). glibc's malloc
 serves those from fresh ``mmap`` pages and hands them back at once, so every plate faulted its pages in again:
@@ -13,8 +14,13 @@ from __future__ import annotations
 
 import ctypes
 import ctypes.util
+import multiprocessing as mp
+import threading
+from multiprocessing.pool import Pool
 
-__all__ = ["init_worker", "keep_freed_memory"]
+from plates.colour.spaces import colour_science
+
+__all__ = ["family_pool", "init_worker", "keep_freed_memory"]
 
 _M_TRIM_THRESHOLD = -1  # glibc mallopt parameters (malloc.h)
 _M_MMAP_THRESHOLD = -3
@@ -35,3 +41,16 @@ def keep_freed_memory(mmap_below: int = 32 * 2**20, trim_above: int = 256 * 2**2
 def init_worker() -> None:
     """A dataset writer's pool initializer."""
     keep_freed_memory()
+
+
+def family_pool(workers: int) -> Pool:
+    """The pool of the writers of any family's items (`plates.datasets.write`, `plates.datasets.parquet_set`):
+    forked when this process runs no other thread (a plain `plates generate`), so workers start at once with
+    what is imported here; spawned otherwise, since forking a threaded process can deadlock (a spawned worker
+    re-imports the families, about 1 s of CPU each). Before forking, colour-science is imported here: every
+    family's manifest values need it (ΔE2000) and it loaded lazily in each worker, about 1 s of CPU per worker
+    (measured: 20 ColorBench colour-counting items on 2 workers, 2.7 s of worker CPU before, 0.75 s after)."""
+    method = "fork" if "fork" in mp.get_all_start_methods() and threading.active_count() == 1 else "spawn"
+    if method == "fork":
+        colour_science()
+    return mp.get_context(method).Pool(workers, initializer=init_worker)

@@ -3,7 +3,7 @@
 The preset writer (`plates.datasets.generate`) is tuned for the large plate sets (worker processes, resume);
 this one takes any stimulus specs (`plates.stimuli.STIMULI`): illusion and scene presets, grid files, a family a
 user adds, rendered and encoded by worker processes when asked (`write_items`'s ``workers``). Each PNG is
-written atomically and durably (`plates.images.write_png_file`: fsync before the rename) and losslessly (`plates.images.encode_png`); an image already on disk is kept when it is a whole PNG of the
+written atomically and durably (`plates.storage.write_atomic`: fsync before the rename) and losslessly (`plates.images.encode_png`); an image already on disk is kept when it is a whole PNG of the
 stimulus's size (`plates.images.png_intact`) and drawn again otherwise (rerun to finish an interrupted write or
 repair a damaged one); the manifest is rewritten atomically at the end from what is on disk. The manifest speaks
 each family's language: the common columns (`plates.datasets.items.COMMON_COLUMNS`), then the columns each
@@ -15,10 +15,8 @@ answer and options).
 from __future__ import annotations
 
 import json
-import multiprocessing as mp
 import os
 import re
-import threading
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, replace
 from functools import partial
@@ -27,21 +25,14 @@ from pathlib import Path
 from typing import Any
 
 import pyarrow as pa
-import pyarrow.parquet as pq
 
-from plates.datasets.items import (
-    COMMON_COLUMNS,
-    MANIFEST,
-    PLAN_POSITION,
-    merge_shard_manifests,
-    publish_manifest,
-    write_shard_manifest,
-)
-from plates.datasets.workers import init_worker
-from plates.images import encode_png, png_intact, write_png_file
+from plates.datasets.items import COMMON_COLUMNS, PLAN_POSITION, finish_manifest
+from plates.datasets.workers import family_pool
+from plates.images import encode_png, png_intact
 from plates.shards import Shard
 from plates.stimuli import family_of, render
 from plates.stimuli.base import Family
+from plates.storage import write_atomic
 
 __all__ = ["Entry", "manifest_schema", "write_items"]
 
@@ -101,11 +92,30 @@ def prepare_job(job: Entry | Callable[[], Iterable[Entry]], compress_level: int 
     return [_prepare(e, compress_level) for e in ([job] if isinstance(job, Entry) else job())]
 
 
-def _prepare_numbered(numbered: tuple[int, Entry | Callable[[], Iterable[Entry]]], compress_level: int = 2,
-                      ) -> tuple[int, list[tuple[Entry, bytes, dict[str, Any]]]]:
-    """`prepare_job` of a job given with its number in the plan; returns the number with the entries."""
+def item_path(dataset: str, index: int, e: Entry) -> str:
+    """Where entry ``e`` of job ``index`` is stored, relative to the output folder:
+    ``<dataset>/<group or 'all'>/<index:06d>_<id>.png`` (unsafe characters become '-')."""
+    return f"{_SAFE.sub('-', dataset)}/{_SAFE.sub('-', e.group) or 'all'}/{index:06d}_{_SAFE.sub('-', e.item_id)}.png"
+
+
+def _write_job(numbered: tuple[int, Entry | Callable[[], Iterable[Entry]]], out: str, dataset: str,
+               compress_level: int = 2) -> tuple[int, list[tuple[Entry, str, bool, dict[str, Any]]]]:
+    """`prepare_job` of job ``numbered`` (its number in the plan, the job), then each image stored where the CPU
+    went (a worker process when `write_items` has several; the parent only gathers rows): written
+    (`plates.storage.write_atomic`) unless a whole PNG of its size is there already (`plates.images.png_intact`).
+    Returns the number with (entry, relative path, whether this call wrote the file, manifest values) each."""
     index, job = numbered
-    return index, prepare_job(job, compress_level)
+    done = []
+    for e, png, row in prepare_job(job, compress_level):
+        rel = item_path(dataset, index, e)
+        path = Path(out) / rel
+        side = int(e.spec.size)  # every family's image is size x size px
+        fresh = not png_intact(path, (side, side))  # missing, or a damaged file with the final name: written
+        if fresh:
+            path.parent.mkdir(parents=True, exist_ok=True)
+            write_atomic(png, path)
+        done.append((e, rel, fresh, row))
+    return index, done
 
 
 def write_items(dataset: str, entries: Iterable[Entry | Callable[[], Iterable[Entry]]], out: str | os.PathLike,
@@ -121,9 +131,10 @@ def write_items(dataset: str, entries: Iterable[Entry | Callable[[], Iterable[En
 
     ``entries`` may also hold jobs: picklable callables (e.g. a ``functools.partial`` of a module-level
     function) that each make a few entries. With ``workers`` > 1, entries and jobs are rendered and encoded by
-    that many processes (forked from a process running no other thread, else spawned: a script needs the
-    ``if __name__ == "__main__":`` guard) in the given order; this process alone writes the files and the
-    manifest, so the set is byte-identical to ``workers=1``. ``limit``: stop after that many entries. PNGs:
+    that many processes (`plates.datasets.workers.family_pool`: forked from a process running no other thread,
+    else spawned: a script needs the ``if __name__ == "__main__":`` guard), which also write the images (each its
+    own file); this process gathers the rows in plan order and alone writes the manifest, so the set is
+    byte-identical to ``workers=1``. ``limit``: stop after that many entries. PNGs:
     `plates.images.encode_png` at zlib ``compress_level``."""
     if isinstance(workers, bool) or not isinstance(workers, int) or workers < 1:
         raise ValueError(f"workers={workers!r} is not valid; allowed: an integer >= 1 (processes)")
@@ -131,58 +142,46 @@ def write_items(dataset: str, entries: Iterable[Entry | Callable[[], Iterable[En
         raise ValueError(f"compress_level={compress_level!r} is not valid; allowed: an integer 0-9")
     if shard is not None and not isinstance(shard, Shard):
         raise ValueError(f"shard={shard!r} is not valid; allowed: None or a plates.shards.Shard")
-    prepare = partial(_prepare_numbered, compress_level=compress_level)
     out = Path(out)
+    work = partial(_write_job, out=str(out), dataset=dataset, compress_level=compress_level)
     values: list[dict[str, Any]] = []
     families: dict[str, Family] = {}
     seen: set[str] = set()
-    jobs: Iterable[tuple[int, Any]] = enumerate(entries)
+    # every job makes at least one entry: the first `limit` jobs hold the first `limit` entries (no worker draws
+    # or writes past them)
+    jobs: Iterable[tuple[int, Any]] = enumerate(islice(entries, limit))
     if shard is not None:
-        jobs = ((i, job) for i, job in islice(jobs, limit) if shard.owns(f"{dataset}:{i}"))
+        jobs = ((i, job) for i, job in jobs if shard.owns(f"{dataset}:{i}"))
         limit = None
 
-    def store(prepared: Iterable[tuple[int, list[tuple[Entry, bytes, dict[str, Any]]]]]) -> None:
-        n = 0
-        for index, batch in prepared:
-            for k, (e, png, row) in enumerate(batch):
-                if limit is not None and n >= limit:
-                    return
+    def store(done: Iterable[tuple[int, list[tuple[Entry, str, bool, dict[str, Any]]]]]) -> None:
+        extra: list[str] = []  # files the workers wrote past the limit (a job of several entries cut short)
+        for index, batch in done:
+            for k, (e, rel, fresh, row) in enumerate(batch):
+                if limit is not None and len(values) >= limit:
+                    if fresh:
+                        extra.append(rel)
+                    continue
                 if e.item_id in seen:
+                    if fresh:
+                        (out / rel).unlink(missing_ok=True)
                     raise ValueError(f"item id {e.item_id!r} appears twice in dataset {dataset!r}; allowed: "
                                      "unique ids")
                 seen.add(e.item_id)
                 family = family_of(e.spec)
                 families.setdefault(family.name, family)
-                rel = (f"{_SAFE.sub('-', dataset)}/{_SAFE.sub('-', e.group) or 'all'}/"
-                       f"{index:06d}_{_SAFE.sub('-', e.item_id)}.png")
-                path = out / rel
-                side = int(e.spec.size)  # every family's image is size x size px
-                if not png_intact(path, (side, side)):  # missing, or a damaged file with the final name: written
-                    path.parent.mkdir(parents=True, exist_ok=True)
-                    write_png_file(png, path)
                 values.append({**row, "dataset": dataset, "path": rel, PLAN_POSITION: (index << 20) + k})
-                n += 1
+        for rel in extra:
+            (out / rel).unlink(missing_ok=True)
 
     if workers == 1:
-        store(map(prepare, jobs))
+        store(map(work, jobs))
     else:
-        # forked when this process runs no other thread (a plain `plates generate`): workers start at once with
-        # what is imported here (spawned ones re-import the families, about 1 s of CPU each, most of a small
-        # preset's time); spawned otherwise, as plates.datasets.generate's pool, since forking a threaded
-        # process can deadlock. Ordered results keep each item's index (its file name) as a serial run's.
-        method = "fork" if "fork" in mp.get_all_start_methods() and threading.active_count() == 1 else "spawn"
-        with mp.get_context(method).Pool(workers, initializer=init_worker) as pool:
-            store(pool.imap(prepare, jobs, chunksize=2))
+        # ordered results keep each item's index (its file name) as a serial run's
+        with family_pool(workers) as pool:
+            store(pool.imap(work, jobs, chunksize=2))
     schema = manifest_schema(families.values())
     # a column that is not the row's family's stays null: no family's field lands in another's column
     table = pa.table({c: [v.get(c) for v in values] for c in schema.names}, schema=schema)
     out.mkdir(parents=True, exist_ok=True)
-    if shard is not None:
-        write_shard_manifest(table.append_column(PLAN_POSITION, pa.array([v[PLAN_POSITION] for v in values],
-                                                                          pa.int64())), out, shard)
-        merge_shard_manifests(out, shard.count)
-        return table.num_rows
-    tmp = out / f".tmp-{os.getpid()}-{MANIFEST}"
-    pq.write_table(table, tmp, compression="zstd")
-    publish_manifest(tmp, out)
-    return table.num_rows
+    return finish_manifest(table, out, shard, [v[PLAN_POSITION] for v in values])

@@ -1,7 +1,6 @@
 """The lock of a run writing to a local folder (`plates.runs.runner.run_experiment`): flocks beside its parts.
 
-An object store has no flock: a run writing there takes none (each writer's part names are unique; run each
-shard of a plan once, as a batch scheduler does).
+An object store has no flock: a run writing there holds a lease object instead (`plates.runs.leases`).
 """
 
 from __future__ import annotations

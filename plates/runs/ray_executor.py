@@ -8,9 +8,16 @@ end, exactly as a single-process run; only asking changes hands. `RayExecutor` t
    plate), so each worker renders its stimulus from its spec (`plates.stimuli.render`) or reads the stored PNG
    from the shared set itself;
 2. starts ``actors`` actors per model still to ask (default: one per CPU of the cluster for API and baseline
-   models; one per GPU, each pinned to its GPU by Ray's ``num_gpus=1``, for a local transformers model);
-   each actor loads the model once and opens its own `plates.results.ResultsWriter`, whose part names are
-   unique (the shards' rule: N writers, one output, no shared file rewritten);
+   models; one per GPU for a local transformers model on a cluster with GPUs); each actor loads the model
+   once and opens its own `plates.results.ResultsWriter`, whose part names are unique (the shards' rule: N
+   writers, one output, no shared file rewritten). GPU pinning: a transformers model whose ``device`` is
+   "auto" or "cuda" (and no ``device_map``) asks Ray for one GPU per actor (``num_gpus=1``); Ray sets the
+   actor's ``CUDA_VISIBLE_DEVICES`` to that GPU alone, the actor checks it against ``ray.get_gpu_ids()`` and
+   loads the model on "cuda:0", the one GPU it sees (`actor_device`). Where torch in the actor sees no CUDA
+   device (a cluster declaring GPUs torch cannot use) the model loads on the CPU and the driver warns. Each
+   actor's placement (GPU ids, ``CUDA_VISIBLE_DEVICES``, the model's device) is in the run summary's
+   ``placements``. A model given ``device="cpu"`` takes no GPU; "cuda:N" and ``device_map`` are refused
+   (an actor sees only its own GPU);
 3. hands out batches of units (`plates.runs.runner.Unit`) as actors free up (`ray.util.ActorPool`); an actor
    asks a batch with the same code as a single-process run (`plates.runs.runner.ask_units`: chunks, the
    backend's concurrency, the one row builder, error rows), and its parts flush every completed batch or
@@ -31,6 +38,7 @@ import dataclasses
 import math
 import os
 import re
+import warnings
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -42,7 +50,7 @@ from plates.runs.experiment import Experiment
 from plates.runs.runner import Builder, PartsTarget, RunSummary, Unit, ask_units, key_values, open_backend
 from plates.storage import is_url
 
-__all__ = ["RayExecutor", "parse_address"]
+__all__ = ["RayExecutor", "actor_device", "gpus_per_actor", "parse_address"]
 
 _ADDRESS = re.compile(r"^(ray://)?[A-Za-z0-9][A-Za-z0-9.-]*:\d{1,5}$")
 
@@ -59,6 +67,36 @@ def parse_address(text: str | None) -> str | None:
                      "a local cluster started for this run)")
 
 
+def gpus_per_actor(backend: str, options: dict[str, Any], cluster_gpus: int) -> int:
+    """GPUs each actor of a model asks Ray for: 1 for a transformers model (``hf``) placed by ``device`` "auto"
+    or "cuda" on a cluster with GPUs, else 0. ValueError for "cuda:N" or a ``device_map`` on such a cluster:
+    an actor sees only the GPU Ray gives it."""
+    if backend != "hf" or cluster_gpus < 1:
+        return 0
+    device = str(options.get("device", "auto"))
+    if options.get("device_map") is not None or (device.startswith("cuda:") and device != "cuda:0"):
+        raise ValueError(f"with --executor ray each actor holds one GPU and sees only it; device={device!r} / "
+                         f"device_map={options.get('device_map')!r} cannot be placed; allowed: device 'auto' or "
+                         "'cuda' (the actor's GPU), or 'cpu'")
+    return 1 if device in ("auto", "cuda", "cuda:0") else 0
+
+
+def actor_device(gpu_ids: Sequence[Any], visible: str | None, cuda: bool) -> str:
+    """The device a transformers model loads on in an actor that Ray gave ``gpu_ids``, given the actor's
+    ``CUDA_VISIBLE_DEVICES`` (``visible``) and whether torch sees a CUDA device (``cuda``): "cuda:0", the one GPU
+    Ray left visible; "cpu" where torch sees none. RuntimeError when ``visible`` is not exactly ``gpu_ids``
+    (the actor would compute on another actor's GPU).
+
+    >>> actor_device(["1"], "1", cuda=True), actor_device([1], "1", cuda=False)
+    ('cuda:0', 'cpu')
+    """
+    wanted = ",".join(str(g) for g in gpu_ids)
+    if visible != wanted:
+        raise RuntimeError(f"this Ray actor was given GPU(s) {wanted} but sees CUDA_VISIBLE_DEVICES={visible!r}; "
+                           "it would not compute on its own GPU")
+    return "cuda:0" if cuda else "cpu"
+
+
 def _ray() -> Any:
     """The ray module (lazy: an optional extra), with usage statistics off unless the user set them."""
     os.environ.setdefault("RAY_USAGE_STATS_ENABLED", "0")
@@ -72,12 +110,30 @@ def _ray() -> Any:
 class _Asker:
     """One actor: one model loaded once, one writer; asks batches of units (the body of a Ray actor)."""
 
-    def __init__(self, exp: Experiment, items: Sequence[Any], model_index: int, target: PartsTarget) -> None:
+    def __init__(self, exp: Experiment, items: Sequence[Any], model_index: int, target: PartsTarget,
+                 pinned: bool = False) -> None:
         self.exp, self.model = exp, exp.models[model_index]
         self.builder = Builder(exp, items)
+        gpu_ids = _ray().get_gpu_ids() if pinned else []
+        self.where: dict[str, Any] = {"model": self.model.model, "gpu_ids": [str(g) for g in gpu_ids],
+                                      "cuda_visible_devices": os.environ.get("CUDA_VISIBLE_DEVICES")}
+        if pinned:
+            if len(gpu_ids) != 1:
+                raise RuntimeError(f"this Ray actor asked for one GPU and was given {gpu_ids!r}")
+            import torch  # lazy: the hf backend's own dependency, loaded by it a moment later anyway
+
+            device = actor_device(gpu_ids, self.where["cuda_visible_devices"], torch.cuda.is_available())
+            exp = dataclasses.replace(exp, models=tuple(
+                dataclasses.replace(m, options={**m.options, "device": device}) if i == model_index else m
+                for i, m in enumerate(exp.models)))
         self.backend = open_backend(exp, model_index)
+        self.where["device"] = str(getattr(self.backend, "device", "")) or None
         self.writer = target.open()
         self.keys = key_values(exp)  # this worker's own environment: keys are never shipped through Ray
+
+    def placement(self) -> dict[str, Any]:
+        """Where this actor asks: its model, the GPU ids Ray gave it, its CUDA_VISIBLE_DEVICES, the model's device."""
+        return dict(self.where)
 
     def ask(self, units: list[Unit]) -> dict[str, int]:
         counts = RunSummary(run_id=self.writer.run_id, out=str(self.writer.out_dir))
@@ -144,7 +200,8 @@ class RayExecutor:
                    target: PartsTarget, summary: RunSummary, bar: Any) -> None:
         m = exp.models[mi]
         resources = ray.cluster_resources()
-        gpus = int(resources.get("GPU", 0)) if m.backend == "hf" else 0
+        pinned = gpus_per_actor(m.backend, dict(m.options), int(resources.get("GPU", 0)))
+        gpus = int(resources.get("GPU", 0)) if pinned else 0
         cpus = int(resources.get("CPU", 0))
         capacity, what = (gpus, "GPUs") if gpus else (cpus, "CPUs")
         if self.actors is not None and self.actors > capacity:  # the extra actors would wait forever
@@ -154,11 +211,17 @@ class RayExecutor:
         n = min(self.actors or default, len(units))
         size = self.batch or max(1, min(max(32, 8 * m.concurrency), math.ceil(len(units) / (4 * n))))
         batches = [units[i:i + size] for i in range(0, len(units), size)]
-        actor = ray.remote(num_cpus=1, num_gpus=1 if gpus else 0)(_Asker)
-        actors = [actor.remote(exp, items_ref, mi, target) for _ in range(n)]
+        actor = ray.remote(num_cpus=1, num_gpus=pinned)(_Asker)
+        actors = [actor.remote(exp, items_ref, mi, target, bool(pinned)) for _ in range(n)]
         pool = ray.util.ActorPool(actors)
         failure: BaseException | None = None
         try:
+            placed = ray.get([a.placement.remote() for a in actors])
+            summary.placements += placed
+            on_cpu = [p["gpu_ids"] for p in placed if p["gpu_ids"] and p["device"] == "cpu"]
+            if on_cpu:
+                warnings.warn(f"model {m.model!r}: Ray gave its actors GPUs {on_cpu} but torch in the actors sees "
+                              "no CUDA device; the model runs on the CPU there", RuntimeWarning, stacklevel=2)
             for counts in pool.map_unordered(lambda a, b: a.ask.remote(b), batches):
                 for key, value in counts.items():
                     setattr(summary, key, getattr(summary, key) + value)

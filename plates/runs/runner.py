@@ -34,7 +34,6 @@ import sys
 import time
 from collections.abc import Callable, Iterator, Sequence
 from concurrent.futures import ThreadPoolExecutor
-from contextlib import nullcontext
 from dataclasses import dataclass, field, replace
 from functools import partial
 from pathlib import Path
@@ -52,6 +51,7 @@ from plates.models.base import Query
 from plates.results import ResultsWriter, compact_run, load_results
 from plates.runs.experiment import ConditionSpec, Experiment, ModelSpec
 from plates.runs.images import RunImages
+from plates.runs.leases import run_lease
 from plates.runs.locks import run_lock
 from plates.runs.rows import Asked, build_row
 from plates.shards import Shard
@@ -88,6 +88,8 @@ class RunSummary:
     correct: int = 0
     seconds: float = 0.0
     parts: list[str] = field(default_factory=list)
+    #: where each worker asked, for executors that place workers (`plates.runs.ray_executor`: one dict per actor)
+    placements: list[dict[str, Any]] = field(default_factory=list)
 
 
 def row_key(run_id: str, dataset: str, item_id: str, backend: str, model: str, condition: ConditionSpec,
@@ -360,7 +362,8 @@ def prepared(exp: Experiment, items: Sequence[Any], units: Sequence[Unit]) -> It
 def run_experiment(exp: Experiment, *, retry_errors: bool = False, progress: bool = True,
                    items: Sequence[Any] | None = None, make_backend: Callable[..., Any] | None = None,
                    flush_seconds: float = 1.0, flush_rows: int | None = None,
-                   shard: Shard | None = None, executor: Executor | None = None) -> RunSummary:
+                   shard: Shard | None = None, executor: Executor | None = None,
+                   take_over_lock: bool = False) -> RunSummary:
     """Run (or continue) ``exp``; returns a :class:`RunSummary`.
 
     Raises ``ValueError`` for bad input (unknown backend, missing key variable, a prompt that cannot ask about
@@ -372,18 +375,25 @@ def run_experiment(exp: Experiment, *, retry_errors: bool = False, progress: boo
     ``shard``: ask only this shard's rows (see the module doc); the run id and row keys stay the unsharded run's.
     ``executor``: who asks the rows still to do (default `ask_locally`: this process); e.g.
     `plates.runs.ray_executor.RayExecutor`. Planning, resume, checks, the lock and compaction stay here.
+    The lock: flocks in a local ``out`` (`plates.runs.locks`), a lease object on an object store
+    (`plates.runs.leases`); ``take_over_lock`` takes over an object-store lease a crashed run left (expired).
     """
     t0 = time.monotonic()
     items = load_items(exp) if items is None else list(items)
-    remote = is_url(exp.out)  # an object store (plates.storage): no folders to make, no lock to take
+    remote = is_url(exp.out)  # an object store (plates.storage): no folders to make; a lease for a lock
     run_id, out = exp.run_id, exp.out if remote else Path(exp.out)
     if shard is not None and not isinstance(shard, Shard):
         raise ValueError(f"shard={shard!r} is not valid; allowed: None or a plates.shards.Shard")
+    if take_over_lock and not remote:
+        raise ValueError(f"--take-over-lock is for an object-store --out (s3://...); {exp.out} is a local folder, "
+                         "whose lock the system releases when its run ends, however it ends")
     # the folders this run makes, innermost first
     created = [] if remote else [d for d in (out, *out.parents) if not d.exists()]
     try:
         try:
-            with nullcontext() if remote else run_lock(out, run_id, shard):
+            lock = (run_lease(out, run_id, shard, take_over=take_over_lock) if remote
+                    else run_lock(out, run_id, shard))
+            with lock:
                 return _run_locked(exp, items, out, retry_errors=retry_errors, progress=progress,
                                    make_backend=make_backend, flush_seconds=flush_seconds, flush_rows=flush_rows,
                                    t0=t0, shard=shard, executor=executor or ask_locally)

@@ -55,6 +55,39 @@ def test_background_at_delta_e_unreachable_names_maximum():
         C.background_at_delta_e(fg, fg, 5)
 
 
+def test_delta_e2000_lab_is_colour_sciences_cie_2000_bit_for_bit():
+    """The direct call gives the very values of colour-science's dispatching ``delta_E(method="CIE 2000")``:
+    the searches and drawn-ΔE statistics built on it keep every figure and colour they had."""
+    from plates.colour.spaces import colour_science, delta_e2000_lab
+
+    rng = np.random.default_rng(3)
+    a = rng.uniform([0, -100, -100], [100, 100, 100], (500, 3))
+    b = a + rng.normal(0, 5, (500, 3))
+    slow = colour_science().delta_E(a, b, method="CIE 2000")
+    assert np.array_equal(delta_e2000_lab(a, b), slow)
+    assert delta_e2000_lab(a[0], b[0]) == colour_science().delta_E(a[0], b[0], method="CIE 2000")
+
+
+def test_delta_e_searches_are_memoised_with_the_same_answers():
+    """A set's plates and the explorer's slider ask the same searches again: the second answer is the memo's,
+    equal to a fresh search's, whichever spelling of the colours; an unreachable target raises every time."""
+    from plates.colour import gamut
+
+    fg, direction = (30, 140, 200), (200, 90, 40)
+    gamut._background_at.cache_clear()
+    gamut._colour_along.cache_clear()
+    first = C.background_at_delta_e(fg, direction, 7.5)
+    assert C.background_at_delta_e("#1e8cc8", [200, 90, 40], 7.5) == first
+    assert gamut._background_at.cache_info().hits == 1
+    assert first == gamut._along(fg, *gamut._ray(fg, direction), 7.5, "")  # the search itself, uncached
+    lab = (2.0, -1.0, 0.5)
+    assert C.colour_at_delta_e(fg, lab, 4.0) == C.colour_at_delta_e(fg, np.array(lab), 4.0)
+    assert gamut._colour_along.cache_info().hits == 1
+    for _ in range(2):
+        with pytest.raises(ValueError, match=r"allowed: 0 < delta_e <= \d+\.\d\d"):
+            C.background_at_delta_e((128, 128, 128), (140, 128, 128), 90.0)
+
+
 def test_simulate_cvd():
     img = np.array([[[255, 0, 0], [0, 255, 0]], [[0, 0, 255], [120, 120, 120]]], dtype=np.uint8)
     for kind in ("protan", "deutan", "tritan"):

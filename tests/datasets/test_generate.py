@@ -84,10 +84,10 @@ def test_generate_manifest_resume_and_load(tmp_path):
     # resume: a lost image and a leftover temporary file from a killed run
     victim = items[3].path
     victim.unlink()
-    (victim.parent / f".tmp-999-{victim.name}.part").write_bytes(b"half")
+    (victim.parent / f".{victim.name}.999.tmp").write_bytes(b"half")
     s2 = generate("colorblindnesseval", tmp_path, limit=3, size=128, workers=1, progress=False)
     assert (s2["written"], s2["skipped"], s2["rows"]) == (1, 5, 6)
-    assert victim.is_file() and not list(victim.parent.glob(".tmp-*"))
+    assert victim.is_file() and not list(victim.parent.glob(".*.tmp"))
     assert len(load_dataset(tmp_path, limit=4)) == 4
 
 
@@ -112,7 +112,7 @@ def test_resume_redraws_planted_empty_truncated_and_damaged_images(tmp_path, pre
         assert (again["written"], again["skipped"]) == (4, len(items) - 4)
     for path, data in good.items():
         assert path.read_bytes() == data, path  # every damaged file is the exact image again
-    assert not list(tmp_path.rglob(".tmp-*"))
+    assert not list(tmp_path.rglob(".*.tmp")) and not list(tmp_path.rglob(".tmp-*"))
 
 
 def test_generate_parallel_matches_serial(tmp_path):

@@ -10,27 +10,7 @@ import pytest
 pytestmark = [pytest.mark.browser, pytest.mark.slow]
 playwright_api = pytest.importorskip("playwright.sync_api")
 
-from plates.explorer import app as explorer_app
 from plates.explorer import plate as ex
-
-CHROMIUM = "/usr/bin/chromium"
-ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking"]
-
-
-@pytest.fixture(scope="module")
-def url():
-    demo = explorer_app.build_app(ex.Policy())
-    demo.launch(prevent_thread_lock=True, quiet=True, **explorer_app.launch_options())
-    yield demo.local_url
-    demo.close()
-
-
-@pytest.fixture(scope="module")
-def browser():
-    with playwright_api.sync_playwright() as p:
-        b = p.chromium.launch(executable_path=CHROMIUM, args=ARGS)
-        yield b
-        b.close()
 
 
 def plate_src(page) -> str:

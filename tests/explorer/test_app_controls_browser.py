@@ -11,7 +11,7 @@ pytestmark = [pytest.mark.browser, pytest.mark.slow]
 playwright_api = pytest.importorskip("playwright.sync_api")
 
 from plates.explorer import plate as ex
-from tests.explorer.test_app_browser import browser, stats_text, url, wait_for_plate, wait_for_stats  # noqa: F401
+from tests.explorer.test_app_browser import stats_text, wait_for_plate, wait_for_stats
 
 
 def test_typing_a_hex_colour_redraws_the_plate(url, browser, tmp_path):  # noqa: F811

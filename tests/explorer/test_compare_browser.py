@@ -12,11 +12,10 @@ import pytest
 pytestmark = [pytest.mark.browser, pytest.mark.slow]
 playwright_api = pytest.importorskip("playwright.sync_api")
 
-from plates.explorer import app as explorer_app
 from plates.explorer import plate as ex
 from plates.explorer import share
 from plates.explorer.share import ModelView
-from tests.explorer.test_app_browser import ARGS, CHROMIUM, wait_for_plate
+from tests.explorer.test_app_browser import wait_for_plate
 from tests.support.chat_server import ChatServer
 
 KEY = "sk-browser-5Tg8Hn2Qp6Wz"
@@ -26,22 +25,6 @@ KEY = "sk-browser-5Tg8Hn2Qp6Wz"
 def chat():
     with ChatServer(answer=lambda body: "I see the number 47.") as server:
         yield server
-
-
-@pytest.fixture(scope="module")
-def url():
-    demo = explorer_app.build_app(ex.Policy())
-    demo.launch(prevent_thread_lock=True, quiet=True, **explorer_app.launch_options())
-    yield demo.local_url
-    demo.close()
-
-
-@pytest.fixture(scope="module")
-def browser():
-    with playwright_api.sync_playwright() as p:
-        b = p.chromium.launch(executable_path=CHROMIUM, args=ARGS)
-        yield b
-        b.close()
 
 
 def open_model_tab(page, url: str) -> None:

@@ -16,8 +16,6 @@ from plates.results import load_results
 from plates.runs.quiz import HUMAN_RESULTS_ENV, QuizLimits
 from tests.explorer.test_family_tabs import family_demo
 
-CHROMIUM = "/usr/bin/chromium"
-ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking"]
 TRIALS = 4  # plates; with ILLUSION_TRIALS illusion images, interleaved
 ILLUSION_TRIALS = 3
 
@@ -31,14 +29,6 @@ def served(tmp_path_factory):
     demo.launch(prevent_thread_lock=True, quiet=True, **explorer_app.launch_options())
     yield demo.local_url, root
     demo.close()
-
-
-@pytest.fixture(scope="module")
-def browser():
-    with playwright_api.sync_playwright() as p:
-        b = p.chromium.launch(executable_path=CHROMIUM, args=ARGS)
-        yield b
-        b.close()
 
 
 def text_of(page, elem_id: str) -> str:

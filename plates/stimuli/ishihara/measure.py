@@ -35,7 +35,7 @@ import numpy as np
 from scipy.spatial import cKDTree
 
 from plates import colour as C
-from plates.colour.spaces import colour_science
+from plates.colour.spaces import delta_e2000_lab
 from plates.validation import check_choice
 
 if TYPE_CHECKING:  # plate.py imports this module; these are for type hints only
@@ -209,7 +209,7 @@ def measure_dots(
 
 def _delta_e_lab(a: np.ndarray, b: np.ndarray) -> np.ndarray:
     """CIEDE2000 between CIELAB rows (colour-science "CIE 2000")."""
-    return np.asarray(colour_science().delta_E(a, b, method="CIE 2000"), dtype=float)
+    return np.asarray(delta_e2000_lab(a, b), dtype=float)
 
 
 def _nearest_pairs(fg_lab: np.ndarray, bg_lab: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
