@@ -14,6 +14,7 @@ AppTest, every page of its navigation opened in turn as a visitor clicks through
 each page's peak is its own.
 
     python3 bench/bench_dashboard.py [--rows 1000000 10000000] [--parts 24] [--repeat 3] [--dir DIR]
+                                     [--pages illusions people ...]
 """
 
 from __future__ import annotations
@@ -88,10 +89,11 @@ class PeakSampler:
         self._thread.join()
 
 
-def measure(folder: Path) -> dict:
+def measure(folder: Path, pages: list[str] | None = None) -> dict:
     """In this (fresh) process: the dashboard served on ``folder`` through Streamlit's AppTest, then every
     page of its navigation in turn (the first: the overview, which opens the results); wall and CPU seconds
-    and the peak RSS during each page (MB, the whole process: the dashboard's server)."""
+    and the peak RSS during each page (MB, the whole process: the dashboard's server). ``pages``: only these
+    (file stems, e.g. "illusions") after the first page, which opens the results."""
     from streamlit.testing.v1 import AppTest
 
     import plates.dashboard
@@ -106,6 +108,8 @@ def measure(folder: Path) -> dict:
     out: dict = {"start_mb": sampler.peak()}
     at = AppTest.from_file(app, default_timeout=600)
     for path, title, _, default in sorted(PAGES, key=lambda page: not page[3]):  # the default page first
+        if pages and not default and Path(path).stem not in pages:
+            continue
         sampler.reset()
         t, c = time.perf_counter(), time.process_time()
         at = at.run() if default else at.switch_page(path).run()
@@ -122,12 +126,13 @@ def measure(folder: Path) -> dict:
     return out
 
 
-def timed(folder: Path, repeat: int) -> list[dict]:
-    """``repeat`` fresh child processes, each one `measure`."""
+def timed(folder: Path, repeat: int, pages: list[str] | None = None) -> list[dict]:
+    """``repeat`` fresh child processes, each one `measure` (of ``pages`` only, when given)."""
     runs = []
     for _ in range(max(1, repeat)):
         child = subprocess.run(
-            [sys.executable, __file__, "--measure", str(folder)], capture_output=True, text=True
+            [sys.executable, __file__, "--measure", str(folder), *(["--pages", *pages] if pages else [])],
+            capture_output=True, text=True,
         )
         if child.returncode:
             raise RuntimeError(f"bench child failed: {child.stderr[-3000:]}")
@@ -146,10 +151,12 @@ def main() -> int:
     parser.add_argument(
         "--dir", type=Path, help="where to write the synthetic parts (default: a temporary folder)"
     )
+    parser.add_argument("--pages", nargs="+", help="only these pages (file stems: illusions, people, ...) "
+                        "after the overview, which opens the results: for iterating, not the target's figure")
     parser.add_argument("--measure", type=Path, help=argparse.SUPPRESS)  # the child process
     args = parser.parse_args()
     if args.measure:
-        print(json.dumps(measure(args.measure)))
+        print(json.dumps(measure(args.measure, args.pages)))
         return 0
     results = {}
     with tempfile.TemporaryDirectory(prefix="plates-bench-") as tmp:
@@ -165,7 +172,7 @@ def main() -> int:
                     f"{time.perf_counter() - t0:.1f} s",
                     flush=True,
                 )
-            results[rows] = timed(folder, args.repeat)
+            results[rows] = timed(folder, args.repeat, args.pages)
     report(results)
     return 0
 

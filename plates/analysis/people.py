@@ -5,9 +5,10 @@ Input: results rows (every column). Human rows have ``backend == "human"`` (writ
 `plates.runs.quiz`: one ``model`` per anonymous participant, "participant-<id>"). The threshold is the level of
 the CIEDE2000 difference between text and background dots (``delta_e``; CIELAB D65 2°) where a chance-aware
 psychometric function is halfway between the guess rate and the ceiling (`plates.analysis.psychometric`,
-Wichmann & Hill 2001), fitted per participant / model x prompt by maximum likelihood with the fit's 95% interval (a posterior
-under the staircase's priors, never narrower than the profile likelihood: `plates.analysis.psychometric`). The guess rate comes from the prompt's kind (`guess_rate`): yes/no ½; multiple choice 1 / the
-options the row showed (``options_json``; else the template's ``n_options``); open answers 1 / the size of the
+Wichmann & Hill 2001), fitted per participant / model x prompt by maximum likelihood with the fit's 95%
+interval (a posterior under the staircase's priors, never narrower than the profile likelihood:
+`plates.analysis.psychometric`). The guess rate comes from the prompt's kind (`guess_rate`): yes/no ½; multiple
+choice 1 / the options the row showed (``options_json``; else the template's ``n_options``); open answers 1 / the size of the
 prompt's label space (`plates.stimuli.ishihara.labels.LABEL_SPACES`: cbe 100, huemanity-numeric 90,
 huemanity-alnum 3,364). A prompt over the open label space "any" has no finite label space: its guess rate is
 0, said in the ``guess_from`` column (not silently).
@@ -48,12 +49,16 @@ from plates.analysis.psychometric import fit_groups, prompt_guess_rate
 from plates.stimuli.ishihara.labels import LABEL_SPACES
 from plates.tasks.prompts import get_prompt
 
-__all__ = ["PEOPLE_PREFIX", "PERSON_PREFIX", "guess_of_row", "has_people", "human_reference", "label_people",
+__all__ = ["PEOPLE_PREFIX", "PEOPLE_SHOWN", "PERSON_PREFIX", "guess_of_row", "has_people", "human_reference", "label_people",
            "people_accuracy", "pooled_label", "pse_people_table", "threshold_table", "with_pooled"]
 
 #: How a human row's participant is named on a table or chart that groups by model ("person: participant-…");
 #: the pooled people fit is named "people (K participants)" (`pooled_label`, `label_people`).
 PERSON_PREFIX, PEOPLE_PREFIX = "person: ", "people ("
+#: People drawn one by one at most on a chart (the dashboard's People and Illusions pages offer a choice of
+#: whom past this; the ΔE2000 and Resolution charts draw more people as one pooled series): a chart of
+#: hundreds of people reads as none.
+PEOPLE_SHOWN = 12
 
 
 def has_people(frame: pd.DataFrame) -> bool:

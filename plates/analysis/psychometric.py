@@ -18,8 +18,9 @@ Families (``F``; ``β`` is the slope parameter, its unit depends on the family):
 * ``"weibull"``: F = 1 − exp(−ln 2 · (x/α)^β), x ≥ 0, β the (unit-free) shape; the ln 2 (our choice) puts
   F(α) = ½. A Gumbel curve in log x, the natural choice on a log ΔE scale.
 
-Fits (`fit_psychometric`) maximise the binomial likelihood over the distinct levels (scipy.optimize SLSQP
-in a box, started from a vectorised grid); ``λ`` is fitted inside [0, `LAPSE_MAX`] = [0, 0.06] (the range
+Fits (`fit_psychometric`; many groups at once: `fit_psychometric_counts`, `fit_groups`) maximise the binomial
+likelihood over the distinct levels (a projected Newton method in a box, started from a vectorised grid,
+every group together: `plates.analysis.likelihood.fit_batch`; scipy's SLSQP for a group it cannot settle); ``λ`` is fitted inside [0, `LAPSE_MAX`] = [0, 0.06] (the range
 Wichmann & Hill 2001 allow it) or fixed by the caller.
 
 **The threshold's interval** (`_threshold_interval`, the one every page, report and bench shows for a located
@@ -63,6 +64,7 @@ __all__ = [
     "PsychometricFit",
     "fit_groups",
     "fit_psychometric",
+    "fit_psychometric_counts",
     "chance_test",
     "guess_rate",
     "monotone_test",
@@ -287,26 +289,6 @@ def _grouped(levels: Any, correct: Any, family: str,
     return xs, k, n, int(round(w.sum()))
 
 
-def _nll(theta: np.ndarray, u: np.ndarray, k: np.ndarray, n: np.ndarray, guess: float, lapse: float | None,
-         family: str) -> tuple[float, np.ndarray]:
-    """Negative binomial log-likelihood of θ = (α on the u axis, log β[, λ]) and its gradient."""
-    a, log_b = theta[0], theta[1]
-    lam = theta[2] if lapse is None else lapse
-    b = np.exp(log_b)
-    with np.errstate(invalid="ignore"):
-        z = b * (u - a)
-    f, df = cdf_pdf(family, z)
-    scale = 1.0 - guess - lam
-    psi = np.clip(guess + scale * f, _EPS, 1.0 - _EPS)
-    ll = float(np.sum(k * np.log(psi) + (n - k) * np.log1p(-psi)))
-    dpsi = k / psi - (n - k) / (1.0 - psi)
-    zdf = np.where(df > 0, z * df, 0.0)
-    grad = [-np.sum(dpsi * scale * df) * b, np.sum(dpsi * scale * zdf)]
-    if lapse is None:
-        grad.append(-np.sum(dpsi * f))
-    return -ll, -np.asarray(grad)
-
-
 def _grid_starts(u: np.ndarray, k: np.ndarray, n: np.ndarray, guess: float, lapse: float | None, family: str,
                  bounds: list[tuple[float, float]]) -> list[np.ndarray]:
     """The two best points (different thresholds) of a vectorised grid over the box, as optimiser starts."""
@@ -349,6 +331,22 @@ def _grid_loglik(u: np.ndarray, k: np.ndarray, n: np.ndarray, guess: float, fami
     return loglik
 
 
+def _threshold_interval(xs: np.ndarray, k: np.ndarray, n: np.ndarray, positive: np.ndarray, guess: float,
+                        lapse: float | None, family: str, log_b_max: float, confidence: float,
+                        prof_low: float, prof_high: float) -> tuple[float, float]:
+    """THE interval of a located threshold (status "fit"), in level units: the equal-tailed credible interval
+    of `plates.analysis.posterior` (threshold uniform over the tested levels on the fit's axis, slope
+    log-uniform over the fit's box, lapse uniform on 0, 0.02, 0.04, 0.06 as in
+    `plates.analysis.adaptive.AdaptiveSpec`, or fixed), widened where needed to the profile-likelihood interval
+    (``prof_low``, ``prof_high`` on the fit's axis; module docstring: why)."""
+    u_lo, u_hi = _to_u(family, positive[[0, -1]])
+    lapses = np.array([lapse]) if lapse is not None else np.linspace(0.0, LAPSE_MAX, 4)
+    low, high = posterior.credible_interval(_grid_loglik(_to_u(family, xs), k, n, guess, family), (u_lo, u_hi),
+                                            (float(np.log(0.5 / (u_hi - u_lo))), log_b_max), lapses,
+                                            confidence=confidence)
+    return _from_u(family, min(low, prof_low)), _from_u(family, max(high, prof_high))
+
+
 def _bernoulli_ll(k: np.ndarray, n: np.ndarray, p: np.ndarray) -> float:
     """Σ k log p + (n − k) log(1 − p), with 0 log 0 = 0 (a probability of 0 or 1 where every answer agrees)."""
     return float(np.sum(special.xlogy(k, p) + special.xlogy(n - k, 1.0 - p)))
@@ -376,8 +374,35 @@ def _monotone(k: np.ndarray, n: np.ndarray) -> tuple[float, float]:
     # fit (the likeliest monotone observer) settles it, with a fixed seed so the verdict is deterministic
     rng = np.random.Generator(np.random.PCG64(0))
     draws = rng.binomial(n.astype(np.int64), iso, size=(_MONOTONE_DRAWS, k.size)).astype(float)
-    above = sum(_iso_deviance(row, n)[0] >= deviance - 1e-9 for row in draws)
+    if k.size > _MAXMIN_LEVELS:
+        above = sum(_iso_deviance(row, n)[0] >= deviance - 1e-9 for row in draws)
+    else:
+        chunk = max(1, 2**20 // (k.size * k.size))  # draws per pass: about 8 MB of means each
+        above = sum(int(np.count_nonzero(_iso_deviances(draws[i:i + chunk], n) >= deviance - 1e-9))
+                    for i in range(0, len(draws), chunk))
     return deviance, (1 + above) / (1 + _MONOTONE_DRAWS)
+
+
+_MAXMIN_LEVELS = 64  # `_iso_deviances` holds draws x levels x levels numbers: beyond this, PAVA draw by draw
+
+
+def _iso_deviances(k: np.ndarray, n: np.ndarray) -> np.ndarray:
+    """`_iso_deviance` of each row of ``k`` (draws, levels) over the same trials ``n``, all at once: the
+    isotonic fit by the max-min formula (Barlow et al. 1972, ch. 1: the fit at level i is the largest over
+    j <= i of the smallest over k >= i of the weighted mean of levels j..k), equal to pool-adjacent-violators."""
+    cum = np.concatenate([np.zeros((k.shape[0], 1)), np.cumsum(k, axis=1)], axis=1)
+    weight = np.concatenate([[0.0], np.cumsum(n)])
+    size = n.size
+    j, last = np.triu_indices(size)
+    means = np.full((k.shape[0], size, size), np.inf)  # [draw, j, k]: the mean of levels j..k
+    means[:, j, last] = (cum[:, last + 1] - cum[:, j]) / (weight[last + 1] - weight[j])
+    suffix_min = np.minimum.accumulate(means[:, :, ::-1], axis=2)[:, :, ::-1]  # [draw, j, i]: min over k >= i
+    suffix_min[:, np.tril_indices(size, -1)[0], np.tril_indices(size, -1)[1]] = -np.inf  # j > i: not a start
+    iso = np.clip(suffix_min.max(axis=1), 0.0, 1.0)
+    rate = k / n
+    ll_rate = np.sum(special.xlogy(k, rate) + special.xlogy(n - k, 1.0 - rate), axis=1)
+    ll_iso = np.sum(special.xlogy(k, iso) + special.xlogy(n - k, 1.0 - iso), axis=1)
+    return np.maximum(0.0, 2.0 * (ll_rate - ll_iso))
 
 
 def _chance(k: np.ndarray, n: np.ndarray, guess: float, log_likelihood: float, params: int) -> tuple[float, float]:
@@ -418,20 +443,6 @@ def chance_test(levels: Any, correct: Any, *, guess: float) -> tuple[float, floa
     return fit.chance_deviance, fit.chance_p
 
 
-def _threshold_interval(u: np.ndarray, k: np.ndarray, n: np.ndarray, guess: float, lapse: float | None,
-                        family: str, u_range: tuple[float, float], log_b_range: tuple[float, float],
-                        confidence: float, prof: likelihood.Profile) -> tuple[float, float]:
-    """THE interval of a located threshold (status "fit"), in level units: the equal-tailed credible interval
-    of `plates.analysis.posterior` (threshold uniform over the tested levels on the fit's axis, slope
-    log-uniform over the fit's box, lapse uniform on 0, 0.02, 0.04, 0.06 as in
-    `plates.analysis.adaptive.AdaptiveSpec`, or fixed), widened where needed to
-    the profile-likelihood interval ``prof`` (module docstring: why)."""
-    lapses = np.array([lapse]) if lapse is not None else np.linspace(0.0, LAPSE_MAX, 4)
-    low, high = posterior.credible_interval(_grid_loglik(u, k, n, guess, family), u_range, log_b_range,
-                                            lapses, confidence=confidence)
-    return _from_u(family, min(low, prof.low)), _from_u(family, max(high, prof.high))
-
-
 def fit_psychometric(
     levels: Any, correct: Any, *, guess: float, lapse: float | None = None, family: str = "logistic",
     confidence: float = 0.95, interval: bool = True, weights: Any = None,
@@ -446,49 +457,152 @@ def fit_psychometric(
     """
     _check_family(family)
     _check_guess_lapse(guess, 0.0 if lapse is None else lapse)
-    cutoff = likelihood.chi2_cutoff(confidence) if interval else None
     xs, k, n, total = _grouped(levels, correct, family, weights)
+    return _fit_counts([(xs, k, n, total, float(guess))], lapse=lapse, family=family, confidence=confidence,
+                       interval=interval)[0]
+
+
+def fit_psychometric_counts(
+    groups: Sequence[tuple[Any, Any, Any, float]], *, lapse: float | None = None, family: str = "logistic",
+    confidence: float = 0.95, interval: bool = True,
+) -> list[PsychometricFit]:
+    """`fit_psychometric` of many groups given as counts, all fitted together: each group is (levels, correct,
+    trials, γ): per level (ΔE2000 for plates) the answers that were right of the trials there, and the task's
+    guess rate. Levels may repeat (their counts add up); levels without trials are ignored."""
+    _check_family(family)
+    grouped = []
+    for levels, correct, trials, guess in groups:
+        _check_guess_lapse(guess, 0.0 if lapse is None else lapse)
+        x, k, n = (np.asarray(v, dtype=float).ravel() for v in (levels, correct, trials))
+        if not (x.shape == k.shape == n.shape) or np.any(k < 0) or np.any(k > n) or not np.all(np.isfinite(n)):
+            raise ValueError(f"levels, correct and trials must be one number per level with 0 <= correct <= "
+                             f"trials; got shapes {x.shape}, {k.shape}, {n.shape}")
+        used = n > 0
+        x, k, n = x[used], k[used], n[used]
+        if not np.all(np.isfinite(x)):
+            raise ValueError("levels must be finite numbers; found NaN or inf -- drop those rows first")
+        if family == "weibull" and np.any(x < 0):
+            raise ValueError(f"the weibull family needs levels >= 0; found {x[x < 0][0]!r}")
+        xs, inverse = np.unique(x, return_inverse=True)
+        grouped.append((xs, np.bincount(inverse, weights=k, minlength=xs.size),
+                        np.bincount(inverse, weights=n, minlength=xs.size), int(round(n.sum())), float(guess)))
+    return _fit_counts(grouped, lapse=lapse, family=family, confidence=confidence, interval=interval)
+
+
+def _fit_counts(groups: Sequence[tuple[np.ndarray, np.ndarray, np.ndarray, int, float]], *, lapse: float | None,
+                family: str, confidence: float, interval: bool) -> list[PsychometricFit]:
+    """`fit_psychometric` of many groups at once, each (distinct levels, correct per level, trials per level,
+    n, γ) from `_grouped`: every group's maximum and profile interval together
+    (`plates.analysis.likelihood.fit_batch`: the same estimates as one scipy fit per group, far cheaper)."""
+    cutoff = likelihood.chi2_cutoff(confidence) if interval else None
     fixed = lapse is not None
-    common = {"guess": float(guess), "family": family, "n": total, "lapse_fixed": fixed,
-              "confidence": float(confidence)}
-    positive = xs[xs > 0] if family == "weibull" else xs
-    if positive.size < 2:
-        what = "positive levels (the weibull family ignores level 0)" if family == "weibull" else "levels"
-        nan = float("nan")
-        return PsychometricFit("too-few", nan, nan, nan, nan, float(lapse) if fixed else nan, x_min=nan,
-                               x_max=nan, extrapolated=False, log_likelihood=nan, converged=False,
-                               message=f"need answers at two or more distinct {what}; got {positive.size}",
-                               **common)
-    u = _to_u(family, xs)
+    fits: list[PsychometricFit | None] = [None] * len(groups)
+    todo = []
+    for i, (xs, _k, _n, total, guess) in enumerate(groups):
+        common = {"guess": guess, "family": family, "n": total, "lapse_fixed": fixed, "confidence": float(confidence)}
+        positive = xs[xs > 0] if family == "weibull" else xs
+        if positive.size < 2:
+            what = "positive levels (the weibull family ignores level 0)" if family == "weibull" else "levels"
+            nan = float("nan")
+            fits[i] = PsychometricFit("too-few", nan, nan, nan, nan, float(lapse) if fixed else nan, x_min=nan,
+                                      x_max=nan, extrapolated=False, log_likelihood=nan, converged=False,
+                                      message=f"need answers at two or more distinct {what}; got {positive.size}",
+                                      **common)
+        else:
+            todo.append((i, common, positive))
+    if not todo:
+        return fits
+    width = max(groups[i][0].size for i, _, _ in todo)
+    u, k_all, n_all = np.zeros((len(todo), width)), np.zeros((len(todo), width)), np.zeros((len(todo), width))
+    guesses = np.array([groups[i][4] for i, _, _ in todo])
+    lower, upper, starts, start_rows = [], [], [], []
+    for row, (i, _, positive) in enumerate(todo):
+        xs, k, n = groups[i][:3]
+        ui = _to_u(family, xs)
+        u[row, :xs.size], u[row, xs.size:] = ui, ui[-1]  # padding: no trials there
+        k_all[row, :xs.size], n_all[row, :xs.size] = k, n
+        u_lo, u_hi = _to_u(family, positive[[0, -1]])
+        span = u_hi - u_lo
+        bounds = [(u_lo - span, u_hi + span), (np.log(0.5 / span), np.log(1000.0 / span))]
+        if not fixed:
+            bounds.append((0.0, LAPSE_MAX))
+        lower.append([b[0] for b in bounds])
+        upper.append([b[1] for b in bounds])
+        if bool(np.all(k == n)):  # the likelihood is 1 on a plateau below the levels: start on it, lower corner
+            group_starts = [np.array([bounds[0][0], bounds[1][1], *([0.0] if not fixed else [])])]
+        else:
+            group_starts = _grid_starts(ui, k, n, guesses[row], lapse, family, bounds)
+        starts += group_starts
+        start_rows += [row] * len(group_starts)
+    fun = _batch_nll(u, k_all, n_all, guesses, lapse, family)
+    lower_a, upper_a, start_rows_a = np.array(lower), np.array(upper), np.array(start_rows)
+    batch = likelihood.fit_batch(fun, np.array(starts), start_rows_a, lower_a, upper_a, cutoff=cutoff)
+    for row, (i, common, positive) in enumerate(todo):
+        theta, nll, converged = batch.theta[row], float(batch.nll[row]), bool(batch.converged[row])
+        prof_low, prof_high = float(batch.low[row]), float(batch.high[row])
+        if batch.trouble[row]:  # one by one with scipy (a local minimum met while profiling, or no descent)
+            def one(t: np.ndarray, row: int = row) -> tuple[float, np.ndarray]:
+                value, grad = fun(t[None, :], np.array([row]))
+                return float(value[0]), grad[0]
+
+            best, prof = likelihood.fit(one, [starts[s] for s in np.flatnonzero(start_rows_a == row)],
+                                        list(zip(lower[row], upper[row])), jac=True, cutoff=cutoff)
+            theta, nll, converged = best.theta, best.nll, best.converged
+            prof_low, prof_high = (prof.low, prof.high) if prof else (np.nan, np.nan)
+        xs, k, n, _, guess = groups[i]
+        fits[i] = _psychometric_fit(theta, nll, converged, prof_low, prof_high, xs, k, n, positive, guess, lapse,
+                                    family, upper[row][1], interval, common)
+    return fits
+
+
+def _batch_nll(u: np.ndarray, k: np.ndarray, n: np.ndarray, guess: np.ndarray, lapse: float | None,
+               family: str) -> likelihood.BatchFun:
+    """The negative binomial log-likelihood of θ = (α on the u axis, log β[, λ]) and its analytic gradient, for
+    many groups: ``u`` (G, levels) on each family's axis, ``k``/``n`` correct and trials per level (padded
+    levels hold none), ``guess`` (G,) each group's γ."""
+    def fun(theta: np.ndarray, rows: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        uu, kk, nn, g = u[rows], k[rows], n[rows], guess[rows][:, None]
+        a, b = theta[:, :1], np.exp(theta[:, 1:2])
+        lam = theta[:, 2:3] if lapse is None else lapse
+        with np.errstate(invalid="ignore"):
+            z = b * (uu - a)
+        f, df = cdf_pdf(family, z)
+        scale = 1.0 - g - lam
+        psi = np.clip(g + scale * f, _EPS, 1.0 - _EPS)
+        ll = np.sum(kk * np.log(psi) + (nn - kk) * np.log1p(-psi), axis=1)
+        dpsi = kk / psi - (nn - kk) / (1.0 - psi)
+        zdf = np.where(df > 0, z * df, 0.0)
+        grad = [-np.sum(dpsi * scale * df, axis=1) * b[:, 0], np.sum(dpsi * scale * zdf, axis=1)]
+        if lapse is None:
+            grad.append(-np.sum(dpsi * f, axis=1))
+        return -ll, -np.stack(grad, axis=1)
+
+    return fun
+
+
+def _psychometric_fit(theta: np.ndarray, nll: float, converged: bool, prof_low: float, prof_high: float,
+                      xs: np.ndarray, k: np.ndarray, n: np.ndarray, positive: np.ndarray, guess: float,
+                      lapse: float | None, family: str, log_b_max: float, interval: bool,
+                      common: dict[str, Any]) -> PsychometricFit:
+    """The `PsychometricFit` of an optimum θ with its interval: goodness of fit, the monotonicity and chance
+    tests, and the status they and the curve's place on the levels give."""
+    fixed = lapse is not None
+    a_u, log_b = float(theta[0]), float(theta[1])
+    lam = float(lapse) if fixed else float(theta[2])
     u_lo, u_hi = _to_u(family, positive[[0, -1]])
-    span = u_hi - u_lo
-    bounds = [(u_lo - span, u_hi + span), (np.log(0.5 / span), np.log(1000.0 / span))]
-    if not fixed:
-        bounds.append((0.0, LAPSE_MAX))
-
-    def fun(theta: np.ndarray) -> tuple[float, np.ndarray]:
-        return _nll(theta, u, k, n, float(guess), lapse, family)
-
-    all_correct = bool(np.all(k == n))
-    if all_correct:  # the likelihood is 1 on a plateau below the levels: start on it, at the lower corner
-        starts = [np.array([bounds[0][0], bounds[1][1], *([0.0] if not fixed else [])])]
-    else:
-        starts = _grid_starts(u, k, n, float(guess), lapse, family, bounds)
-    best, prof = likelihood.fit(fun, starts, bounds, jac=True, cutoff=cutoff)
-    a_u, log_b = float(best.theta[0]), float(best.theta[1])
-    lam = float(lapse) if fixed else float(best.theta[2])
     f_lo, f_hi = cdf_pdf(family, np.exp(log_b) * (np.array([u_lo, u_hi]) - a_u))[0]
-    low, high = (_from_u(family, prof.low), _from_u(family, prof.high)) if prof else (np.nan, np.nan)
+    low, high = (_from_u(family, prof_low), _from_u(family, prof_high)) if interval else (np.nan, np.nan)
     x_lo, x_hi = float(positive[0]), float(positive[-1])
-    ll = -best.nll
+    ll = -nll
     params = 2 if fixed else 3
     deviance = max(0.0, 2.0 * (_bernoulli_ll(k, n, k / n) - ll))
     m_dev, m_p = _monotone(k, n)
     c_dev, c_p = _chance(k, n, float(guess), ll, params)
     fields = dict(slope=float(np.exp(log_b)), lapse=lam, x_min=x_lo, x_max=x_hi, log_likelihood=ll,
-                  converged=best.converged, deviance=deviance,
+                  converged=converged, deviance=deviance,
                   deviance_p=float(stats.chi2.sf(deviance, xs.size - params)) if xs.size > params else np.nan,
                   monotone_deviance=m_dev, monotone_p=m_p, chance_deviance=c_dev, chance_p=c_p, **common)
+    all_correct = bool(np.all(k == n))
     if m_p < MONOTONE_ALPHA:
         return PsychometricFit("non-monotonic", np.nan, np.nan, np.nan, extrapolated=False,
                                message=f"accuracy falls as the level rises (monotonicity test p = {m_p:.2g}, "
@@ -510,9 +624,9 @@ def fit_psychometric(
     threshold = _from_u(family, a_u)
     extrapolated = not x_lo <= threshold <= x_hi
     if interval:
-        low, high = _threshold_interval(u, k, n, float(guess), lapse, family, (u_lo, u_hi), bounds[1],
-                                        confidence, prof)
-    steep = log_b >= bounds[1][1] - 1e-6
+        low, high = _threshold_interval(xs, k, n, positive, float(guess), lapse, family, log_b_max,
+                                        common["confidence"], prof_low, prof_high)
+    steep = log_b >= log_b_max - 1e-6
     message = "; ".join(m for m in (
         f"threshold {threshold:.4g} extrapolated outside the tested levels [{x_lo:.4g}, {x_hi:.4g}]"
         if extrapolated else "",
@@ -543,7 +657,8 @@ def fit_groups(
     if missing:
         raise ValueError(f"fit_groups needs columns {missing}; the frame has {list(frame.columns)}")
     fields = [f for f in PsychometricFit.__dataclass_fields__ if f not in ("family", "confidence")]
-    rows = []
+    _check_family(family)
+    rows, counts = [], []
     for key, group in frame.groupby(by, sort=True, dropna=False, observed=True):
         key = key if isinstance(key, tuple) else (key,)
         ok = group[correct].notna().to_numpy() & group[level].notna().to_numpy()
@@ -560,10 +675,11 @@ def fit_groups(
         verdicts = verdicts.to_numpy(dtype=bool) if pd.api.types.is_bool_dtype(verdicts.dtype) else (
             verdicts.to_numpy(dtype=object) if verdicts.dtype == object else verdicts.to_numpy())
         w = row_weights(group)  # a collapsed row (the dashboard's DuckDB counts) stands for `weight` rows
-        result = fit_psychometric(used[level].to_numpy(dtype=float), verdicts,
-                                  guess=group_guess, lapse=lapse, family=family, confidence=confidence,
-                                  interval=interval, weights=w[ok])
-        rows.append({**dict(zip(by, key)), "errors": int(w[~ok].sum()),
-                     **{f: getattr(result, f) for f in fields}})
+        _check_guess_lapse(group_guess, 0.0 if lapse is None else lapse)
+        xs, k, n, total = _grouped(used[level].to_numpy(dtype=float), verdicts, family, w[ok])
+        counts.append((xs, k, n, total, float(group_guess)))
+        rows.append({**dict(zip(by, key)), "errors": int(w[~ok].sum())})
+    fits = _fit_counts(counts, lapse=lapse, family=family, confidence=confidence, interval=interval)  # all at once
+    rows = [{**row, **{f: getattr(fit, f) for f in fields}} for row, fit in zip(rows, fits)]
     table = pd.DataFrame(rows, columns=[*by, "errors", *fields])
     return table[[*by, "n", "errors", *[f for f in fields if f != "n"]]]

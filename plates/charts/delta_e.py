@@ -8,11 +8,16 @@ likelihood, so counts lose nothing. The chance rate of each prompt (`chance_rate
 1/k, open answers 1/|label space|) is passed to the fit.
 
 `fit_psychometric_counts` calls the chance-aware fit of `plates.analysis.psychometric` (a lapse rate, the
-threshold halfway between guess and ceiling) on the answers the counts stand for.
+threshold halfway between guess and ceiling) on the answers the counts stand for, every group at once.
+
+People (the quiz's participants, "person: participant-…"): past `PEOPLE_SHOWN` of them, one series here,
+"people (K participants)", their answers pooled, as the People page pools them beside each participant's own
+fit (a public quiz gathers hundreds of people, and hundreds of curves read as none).
 """
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Any
 
 import numpy as np
@@ -21,8 +26,9 @@ import plotly.graph_objects as go
 from plotly.subplots import make_subplots
 
 from plates.analysis import metrics
+from plates.analysis.people import PEOPLE_SHOWN, PERSON_PREFIX, pooled_label
 from plates.analysis.psychometric import PsychometricFit, prompt_guess_rate
-from plates.analysis.psychometric import fit_psychometric as fit_chance_aware
+from plates.analysis.psychometric import fit_psychometric_counts as fit_chance_aware_counts
 from plates.charts.common import (
     CONDITION,
     COUNT_KEYS,
@@ -55,25 +61,24 @@ def chance_rate(prompt_name: str | None) -> float:
     return 0.0 if template is None else prompt_guess_rate(template)
 
 
-def fit_psychometric_counts(levels: Any, n: Any, correct: Any, *, guess: float) -> PsychometricFit:
-    """THE psychometric fit of the ΔE chart: one group's answered ``n`` and ``correct`` per ΔE2000 level
-    ``levels`` (arrays of one length), chance rate ``guess``: the chance-aware fit
-    (`plates.analysis.psychometric.fit_psychometric`: ψ = γ + (1 − γ − λ)F, threshold halfway between guess and
-    ceiling, lapse fitted in 0-0.06) on the answers the counts stand for; the page draws no interval, so none is
-    computed here (the fit's interval is in `plates.analysis.psychometric.fit_groups`)."""
-    levels = np.asarray(levels, dtype=float)
-    n, correct = np.asarray(n, dtype=np.int64), np.asarray(correct, dtype=np.int64)
-    if not (levels.shape == n.shape == correct.shape) or (correct > n).any() or (correct < 0).any():
-        raise ValueError(
-            f"levels, n and correct must be arrays of one length with 0 <= correct <= n; got shapes "
-            f"{levels.shape}, {n.shape}, {correct.shape}"
-        )
-    x = np.concatenate(
-        [np.repeat(levels, correct), np.repeat(levels, n - correct)]
-    )  # the answers, in any order
-    y = np.zeros(x.size, dtype=bool)
-    y[: int(correct.sum())] = True
-    return fit_chance_aware(x, y, guess=guess, interval=False)
+def fit_psychometric_counts(groups: Sequence[tuple[Any, Any, Any, float]]) -> list[PsychometricFit]:
+    """THE psychometric fit of the ΔE chart, for each group (levels, answered ``n``, ``correct``, chance rate
+    ``guess``): per ΔE2000 level (arrays of one length) the answers and the right ones; the chance-aware fit
+    (`plates.analysis.psychometric.fit_psychometric_counts`: ψ = γ + (1 − γ − λ)F, threshold halfway between
+    guess and ceiling, lapse fitted in 0-0.06) on the answers the counts stand for, every group at once; the
+    page draws no interval, so none is computed here (the fit's interval is in
+    `plates.analysis.psychometric.fit_groups`)."""
+    counts = []
+    for levels, n, correct, guess in groups:
+        levels = np.asarray(levels, dtype=float)
+        n, correct = np.asarray(n, dtype=np.int64), np.asarray(correct, dtype=np.int64)
+        if not (levels.shape == n.shape == correct.shape) or (correct > n).any() or (correct < 0).any():
+            raise ValueError(
+                f"levels, n and correct must be arrays of one length with 0 <= correct <= n; got shapes "
+                f"{levels.shape}, {n.shape}, {correct.shape}"
+            )
+        counts.append((levels, correct, n, guess))
+    return fit_chance_aware_counts(counts, interval=False)
 
 
 def levels_from_rows(frame: pd.DataFrame, x: str = "delta_e") -> pd.DataFrame:
@@ -90,7 +95,14 @@ def levels_from_rows(frame: pd.DataFrame, x: str = "delta_e") -> pd.DataFrame:
 
 
 def _groups(levels: pd.DataFrame) -> pd.DataFrame:
+    """The levels with their series (model, or model · run) and condition; past `PEOPLE_SHOWN` participants,
+    the quiz's people pooled into one series, "people (K participants)" (`plates.analysis.people.pooled_label`)."""
     table = with_series(with_condition(levels))
+    series = table[SERIES].astype(object).astype(str)
+    person = series.str.startswith(PERSON_PREFIX).to_numpy()
+    people = int(series[person].nunique())
+    if people > PEOPLE_SHOWN:  # a curve per person is hundreds of curves: each one's own fit is on the People page
+        table[SERIES] = np.where(person, pooled_label(people), series)
     for column in ("prompt_name", "colour_set"):
         if column not in table.columns:
             table[column] = ""
@@ -108,24 +120,14 @@ def psychometric_fits(
     ``fit``: the fit object, whose ``predict`` draws the curve)."""
     levels = levels_from_rows(frame, x) if levels is None else levels
     table = _groups(levels)
-    out = []
+    keys, counts = [], []
     for key, rows in table.groupby(list(FIT_GROUP), sort=True, dropna=False):
         rows = rows.groupby("level", sort=True)[["n", "correct"]].sum().reset_index()
-        guess = chance_rate(key[1] or None)
-        fit = fit_psychometric_counts(rows["level"], rows["n"], rows["correct"], guess=guess)
-        out.append(
-            (
-                *key,
-                int(rows["n"].sum()),
-                guess,
-                fit.threshold,
-                fit.slope,
-                fit.status,
-                float(rows["level"].min()),
-                float(rows["level"].max()),
-                fit,
-            )
-        )
+        keys.append((key, chance_rate(key[1] or None), rows))
+        counts.append((rows["level"], rows["n"], rows["correct"], keys[-1][1]))
+    fits = fit_psychometric_counts(counts)  # every group at once
+    out = [(*key, int(rows["n"].sum()), guess, fit.threshold, fit.slope, fit.status, float(rows["level"].min()),
+            float(rows["level"].max()), fit) for (key, guess, rows), fit in zip(keys, fits)]
     return pd.DataFrame(
         out, columns=[*FIT_GROUP, "n", "guess", "threshold", "slope", "status", "low", "high", "fit"]
     )

@@ -27,6 +27,7 @@ import plotly.graph_objects as go
 from plates.analysis import metrics
 from plates.analysis.comparison import PAPER_FONTS, compare
 from plates.analysis.conditions import CONDITION_COLUMNS, condition_label
+from plates.analysis.people import PEOPLE_SHOWN, PERSON_PREFIX
 from plates.charts.common import (
     CONDITION,
     COUNT_KEYS,
@@ -69,6 +70,7 @@ from plates.charts.paired import (
     grayscale_table,
     reference_grayscale,
 )
+from plates.charts.people import people_band
 
 __all__ = [
     "CONDITION",
@@ -297,7 +299,10 @@ def resolution_figure(
     fig = go.Figure()
     colours = model_colours(table[SERIES])
     prompts = sorted(table["prompt_name"].unique())
-    for (series, prompt), rows in table.groupby([SERIES, "prompt_name"], sort=True):
+    person = table[SERIES].astype(str).str.startswith(PERSON_PREFIX)
+    if table.loc[person, SERIES].nunique() <= PEOPLE_SHOWN:  # a few people: a line each, as the models
+        person = person & False
+    for (series, prompt), rows in table[~person].groupby([SERIES, "prompt_name"], sort=True):
         rows = rows.sort_values("size")
         fig.add_trace(
             go.Scatter(
@@ -310,6 +315,7 @@ def resolution_figure(
                 hovertext=accuracy_hover(rows),
             )
         )
+    people_band(fig, table[person], prompts, several, _PROMPT_DASHES)
     add_chance_lines(fig, {p: chance_rate(p) for p in prompts})
     paper_condition = {"original": "standard", "clear": "clear", "mask": "mask"}.get(shown)
     ref = reference_of(

@@ -9,9 +9,11 @@ import numpy as np
 import pandas as pd
 import plotly.graph_objects as go
 
-from plates.analysis.people import PERSON_PREFIX
+from plates.analysis.conditions import SERIES
+from plates.analysis.people import PERSON_PREFIX, pooled_label
+from plates.charts.common import series_name
 
-__all__ = ["pse_people_figure", "threshold_figure"]
+__all__ = ["people_band", "pse_people_figure", "threshold_figure"]
 
 _PERSON, _POOLED, _MODEL = "#e67e22", "#a04000", "#1f77b4"
 _MODEL_COLOURS = (_MODEL, "#08306b", "#6baed6", "#2ca02c", "#9467bd", "#17becf")  # blues first, never orange
@@ -109,3 +111,32 @@ def pse_people_figure(table: pd.DataFrame) -> go.Figure:
     return fig
 
 
+def people_band(fig: go.Figure, people: pd.DataFrame, prompts: list[str], several: bool,
+                dashes: tuple[str, ...]) -> None:
+    """The quiz's participants on the resolution chart past `plates.analysis.people.PEOPLE_SHOWN` of them (our
+    choice of summary): per prompt, the median of
+    their accuracies at each size (a line) inside the band from the 25th to the 75th percentile, named
+    "people (K participants)": hundreds of lines, one per person, read as none (and cost seconds to draw).
+    ``people``: `plates.charts.ishihara.resolution_table` rows of the participants ("person: …" series);
+    ``dashes``: the prompts' line styles, in ``prompts`` order."""
+    for prompt, rows in people.groupby("prompt_name", sort=True):
+        by_size = rows.groupby("size", sort=True)["accuracy"]
+        size = by_size.median().index.to_numpy(float)
+        median, low, high = (by_size.median().to_numpy(float), by_size.quantile(0.25).to_numpy(float),
+                             by_size.quantile(0.75).to_numpy(float))
+        people_at = by_size.size().to_numpy(int)
+        name = series_name(pooled_label(int(rows[SERIES].nunique())), prompt, several) + ": median, 25-75%"
+        group = f"people-{prompt}"
+        fig.add_trace(go.Scatter(x=size, y=high, mode="lines", line=dict(width=0, color=_PEOPLE_ORANGE),
+                                 legendgroup=group, showlegend=False, hoverinfo="skip"))
+        fig.add_trace(go.Scatter(x=size, y=low, mode="lines", line=dict(width=0, color=_PEOPLE_ORANGE),
+                                 fill="tonexty", fillcolor="rgba(230, 126, 34, 0.25)", legendgroup=group,
+                                 showlegend=False, hoverinfo="skip"))
+        fig.add_trace(go.Scatter(
+            x=size, y=median, mode="lines+markers", name=name, legendgroup=group,
+            line=dict(color=_PEOPLE_ORANGE, dash=dashes[prompts.index(prompt) % len(dashes)]),
+            hovertext=[f"{k} people: median {m:.1%}, 25-75% {lo:.1%}-{hi:.1%}"
+                       for k, m, lo, hi in zip(people_at, median, low, high)]))
+
+
+_PEOPLE_ORANGE = "#d35400"

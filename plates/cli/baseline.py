@@ -49,7 +49,10 @@ def register(subparsers: argparse._SubParsersAction) -> None:
                        help="rendering processes (default: 2; the weights do not depend on it)")
     train.add_argument("--threads", type=int, default=None,
                        help="torch threads (default: 2; part of the recipe: float sums depend on it)")
-    train.add_argument("--mode", default=None, help="preprocessing: contrast | rgb (default: contrast)")
+    train.add_argument("--mode", default=None,
+                       help="preprocessing: contrast | contrast-dots | rgb (default: contrast-dots)")
+    train.add_argument("--skew", type=float, default=None,
+                       help="shear / aspect augmentation of the network input, 0-0.5 (default: 0.1)")
     train.add_argument("--time-budget", type=float, default=None,
                        help="safety stop in seconds: a run that exceeds it ABORTS (writes nothing); it never "
                             "changes the schedule (default: none)")
@@ -77,7 +80,7 @@ def run_train(args: argparse.Namespace) -> int:
     given = dict(
         seed=args.seed, n_train=args.n_train, n_val=args.n_val, epochs=args.epochs, steps=args.steps,
         batch_size=args.batch_size, width=args.width, render_size=args.render_size, workers=args.workers,
-        threads=args.threads, mode=args.mode, time_budget_s=args.time_budget,
+        threads=args.threads, mode=args.mode, skew=args.skew, time_budget_s=args.time_budget,
     )
     config = TrainConfig(**{k: v for k, v in given.items() if v is not None})
     command = "plates " + " ".join(shlex.quote(a) for a in sys.argv[1:]) if sys.argv[1:2] == ["train-baseline"] \

@@ -9,6 +9,7 @@ import pandas as pd
 import streamlit as st
 
 from plates.admission import SESSION_TTL_S, Admission, client_address, hosted_space
+from plates.analysis import people
 from plates.charts import export as figure_export
 from plates.dashboard import family_queries, pages, queries, views
 from plates.results.uploads import UploadFolders, check_uploads
@@ -141,7 +142,7 @@ def condition_control(view: views.View, key: str, *, without: tuple[str, ...] = 
 
 #: People drawn and fitted one by one on the Illusions and People pages unless the visitor chooses others (the
 #: pooled "people (K participants)" takes every one: `plates.dashboard.family_queries.with_people`).
-PEOPLE_SHOWN = 12
+PEOPLE_SHOWN = people.PEOPLE_SHOWN
 
 
 def people_control(view: views.View, key: str) -> tuple[str, ...] | None:

@@ -26,6 +26,7 @@ import json
 from collections.abc import Sequence
 from typing import Any
 
+import numpy as np
 import pandas as pd
 
 from plates.analysis.metrics import WEIGHT
@@ -51,11 +52,16 @@ FAILED = "(error IS NOT NULL AND correct IS NULL) AS failed"
 _HUMAN = "backend = 'human'"
 
 
-def _fact(name: str, kind: str) -> str:
-    path = "'$." + name + "'"
-    if kind == "VARCHAR":
-        return f"json_extract_string(truth_json, {path}) AS {quote(name)}"
-    return f"TRY_CAST(json_extract(truth_json, {path}) AS {kind}) AS {quote(name)}"
+def _facts(names: Sequence[str]) -> list[str]:
+    """The `ILLUSION_FACTS` ``names`` out of ``truth_json`` as SQL columns, the document parsed once for all of
+    them (DuckDB shares the one list extraction; a json_extract per fact parsed it once each, 3-4x the time)."""
+    paths = "[" + ", ".join(f"'$.{name}'" for name in names) + "]"
+    columns = []
+    for i, name in enumerate(names, start=1):
+        value = f"json_extract_string(truth_json, {paths})[{i}]"
+        kind = ILLUSION_FACTS[name]
+        columns.append(f"{value} AS {quote(name)}" if kind == "VARCHAR" else f"TRY_CAST({value} AS {kind}) AS {quote(name)}")
+    return columns
 
 
 def collapsed(results: Results, where: Where, families: Sequence[str], select: Sequence[str],
@@ -77,7 +83,7 @@ def illusion_counts(results: Results, where: Where, shown: Sequence[str] | None 
     """The Illusions page's collapsed rows: model, backend, family, task, prompt, expected and parsed answers,
     verdict, `ILLUSION_FACTS`, ``answer``, ``failed``, ``weight``. With ``shown`` (the people drawn one by
     one), the other people's rows only in the pool "people (K participants)" (`with_people`, ``pooled``)."""
-    facts = [_fact(n, t) for n, t in ILLUSION_FACTS.items()]
+    facts = _facts(list(ILLUSION_FACTS))
     select = ["backend", "family", "task", "prompt_name", "expected", "parsed", "correct", *facts, ANSWER, FAILED]
     if shown is None:
         return collapsed(results, where, ("illusion",), ["model", *select])
@@ -172,20 +178,20 @@ def with_people(results: Results, where: Where, families: Sequence[str], select:
     and those of the people in ``shown`` (None: every person) as they are, then every person's rows once more
     under "people (K participants)" (`plates.analysis.people.pooled_label`, K the people behind them) with
     ``pooled`` True, as `plates.analysis.people.with_pooled` pools them: a public quiz gathers hundreds of people,
-    and a fit or a bar per person costs time and reads as none."""
-    params, named = dict(params or {}), dict(params or {})  # ``named``: with the people shown
-    one_by_one = "true" if shown is None else f"NOT {_HUMAN}" + (
-        f" OR {in_list('model', list(shown), 'shown', named)}" if shown else "")
-    each = collapsed(results, where, families, ["model", *select, "false AS pooled"], f"({extra}) AND ({one_by_one})",
-                     named)
-    people = collapsed(results, where, families, ["count(DISTINCT model) AS people"], f"({extra}) AND {_HUMAN}",
-                       params)
-    k = int(people["people"].iloc[0]) if len(people) else 0
-    if not k:
+    and a fit or a bar per person costs time and reads as none. One pass over the results (the facts read out
+    of ``truth_json`` once): DuckDB collapses every model's and person's rows; the pool adds up the people's
+    collapsed rows."""
+    rows = collapsed(results, where, families, ["model", *select], extra, params)
+    human = rows["backend"].astype(object).eq("human").to_numpy() if len(rows) else np.zeros(0, dtype=bool)
+    one_by_one = ~human | (rows["model"].isin(list(shown)).to_numpy() if shown is not None else True)
+    each = rows[one_by_one].assign(pooled=False).reset_index(drop=True)
+    people = rows[human]
+    if people.empty:
         return each
-    pool = collapsed(results, where, families, [f"'{pooled_label(k)}' AS model", *select, "true AS pooled"],
-                     f"({extra}) AND {_HUMAN}", params)
-    return pd.concat([each, pool], ignore_index=True)
+    keys = [c for c in rows.columns if c not in ("model", WEIGHT)]
+    pool = (people.groupby(keys, dropna=False, sort=True, observed=True)[WEIGHT].sum().reset_index()
+            .assign(model=pooled_label(int(people["model"].nunique())), pooled=True))
+    return pd.concat([each, pool[each.columns]], ignore_index=True)
 
 
 def people_counts(results: Results, where: Where, shown: Sequence[str] | None = None, *,
@@ -207,8 +213,7 @@ def people_counts(results: Results, where: Where, shown: Sequence[str] | None = 
         return f"({_HUMAN} OR prompt_name IN ({people_prompts}) OR NOT EXISTS ({people_prompts}))"
 
     who = ["backend", "family", "prompt_name"]
-    facts = [_fact(n, t) for n, t in ILLUSION_FACTS.items() if n in ("framing", "kind", "strength",
-                                                                        "signed_delta_e", "induced_lighter")]
+    facts = _facts(["framing", "kind", "strength", "signed_delta_e", "induced_lighter"])
     asks = {"plates": (("ishihara",), [*who, "options_json", *CONDITION_KEYS, "colour_set", "delta_e", "correct"],
                        "delta_e IS NOT NULL"),
             "illusions": (("illusion",), [*who, "task", *facts, ANSWER, FAILED], "task = 'rcid-compare'"),

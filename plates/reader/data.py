@@ -55,17 +55,22 @@ App. E Algorithm 1 with IshiharaMC's layers), 37% `huemanity` (HueManity's relea
   8 fonts, labels from "0".."99" (30%), "10".."99" (15%) or the alphanumeric pairs (55%); smallest and largest
   dot radius scaled apart (x0.6-1.5 and x0.7-2.0 of the style's; at most x1.3 for cbe, x1.7 for huemanity: a
   narrow or a wide spread of dot sizes, ~600 to ~4,000 dots); the canvas (between dots and outside the disc)
-  white (55%), black (15%) or any colour (30%); 45% of the time a changed figure: bitmap-like (the text drawn on
-  a 40-90 px canvas, enlarged without smoothing), bolder (mask dilated by 0.5-3% of the plate), thinner
-  (eroded by 0.5-2%), outlined (a ring 1.2-3% of the plate wide inside each stroke) or stretched (glyph width
-  x0.6-1.45: condensed and extended faces); and a scene: the disc filling the frame (55%), the disc on a larger
-  page (33%: disc 60-100% of the side, the page flat, a colour gradient with noise, or random rectangles) or
-  the central square of dots without the disc's edge (12%, text 0.36-0.46 of the plate).
+  white (55%), black (15%) or any colour (30%); 60% of the time a changed figure: bitmap-like (8%: the text
+  drawn on a 40-90 px canvas, enlarged without smoothing), bolder (20%: mask dilated by 0.5-4% of the plate),
+  thinner (14%: eroded by 0.5-2%), outlined (22%: a ring 0.8-3.5% of the plate wide inside each stroke),
+  stretched (12%: glyph width x0.6-1.45, condensed and extended faces), warped (14%: a smooth random
+  displacement of up to 1-3% of the plate) or sheared (10%: slant -0.35 to 0.35, upright and back-slanted
+  figures from the oblique faces), and 40% of the changed figures are also warped or sheared first (glyph
+  shapes none of the 8 fonts draws, without using the held-out fonts); and a scene: the disc filling the
+  frame (55%), the disc on a larger page (33%: disc 60-100% of the side, the page flat, a colour gradient with
+  noise, or random rectangles) or the central square of dots without the disc's edge (12%, text 0.36-0.46 of
+  the plate).
 Paper plates keep the style's radii scaled together (x0.75-1.3) and fill the frame. Every plate also draws a
 gap (dense x0.5-5, cbe x0.6-1.5, huemanity 0 or up to 2 px at 900 px), Monte Carlo tries (x0.6-1.3),
 anti-aliasing (the style's default 70%), text scale (0.5-0.68 of the plate), a render size (192, 256, 384, 512
 or 900 px) and, 5% of the time, the "clear" variant (figure dots only); the reader crops a plate on a flat page
-to the plate and box-filters it to 96 px.
+to the plate and box-filters it to 96 px (mode `contrast-dots`: over the dots alone). Training also shears
+(+-0.1) and stretches (x0.83-1.2 in width against height) the network's input at random (`skew` 0.1).
 Held out (never in training, measured by bench/bench_baseline.py --sections foreign): every system font but the
 8 bundled DejaVu Sans / Liberation Sans faces (DejaVu Serif, Sans Mono, Sans Condensed, Serif Condensed, Sans
 ExtraLight; Liberation Serif, Mono, Sans Narrow), the mini-generator's own rejection packing and radius
@@ -198,24 +203,60 @@ def sample_plate(seed: int, render_size: int | None = None) -> tuple[PlateSpec, 
             colours["canvas"] = (0, 0, 0)
         elif canvas < 0.45:
             colours["canvas"] = tuple(int(v) for v in rng.integers(0, 256, 3))
-        if rng.random() < 0.45:
-            kind = str(rng.choice(MASK_CHANGES, p=[0.15, 0.25, 0.2, 0.2, 0.2]))
-            if kind == "bitmap":
-                amount: float = int(rng.integers(40, 91))
-            elif kind == "stretch":
-                amount = float(rng.uniform(0.6, 1.45))
-            elif kind == "outline":
-                amount = max(1, round(size * rng.uniform(0.012, 0.03)))
-            else:
-                amount = max(1, round(size * rng.uniform(0.005, 0.03 if kind == "dilate" else 0.02)))
-            change = (kind, amount)
+        if rng.random() < CHANGE_SHARE:
+            change = _mask_change(rng, size)
+            if rng.random() < WARP_SHARE:  # the glyphs' shapes varied as well: a smooth warp or a shear first
+                shape = ("warp", float(rng.uniform(0.01, 0.03))) if rng.random() < 0.6 else \
+                    ("shear", float(rng.uniform(-0.35, 0.35)))
+                if change[0] not in ("warp", "shear"):  # a bitmap figure is drawn first, then warped
+                    change = (change, shape) if change[0] == "bitmap" else (shape, change)
     variant = "clear" if rng.random() < 0.05 else "standard"
     spec = PlateSpec(text=text, font=font, antialias=aa, **colours, **extra, **common)
     return spec, f"{style}-{'paper' if paper else 'free'}", variant, change, scene
 
 
-#: Ways the training figure's mask is changed (see `figure_mask`).
-MASK_CHANGES = ("bitmap", "dilate", "erode", "outline", "stretch")
+#: Ways the training figure's mask is changed (see `figure_mask`) and how often each is drawn.
+MASK_CHANGES = ("bitmap", "dilate", "erode", "outline", "stretch", "warp", "shear")
+CHANGE_WEIGHTS = (0.08, 0.2, 0.14, 0.22, 0.12, 0.14, 0.1)
+#: Share of free plates whose figure is changed, and of those whose glyph shapes are also warped or sheared.
+CHANGE_SHARE = 0.6
+WARP_SHARE = 0.4
+
+
+def _mask_change(rng: np.random.Generator, size: int) -> tuple:
+    """One (kind, amount) of `MASK_CHANGES` for a plate of ``size`` px (amounts: see `figure_mask`)."""
+    kind = str(rng.choice(MASK_CHANGES, p=CHANGE_WEIGHTS))
+    if kind == "bitmap":
+        return kind, int(rng.integers(40, 91))
+    if kind == "stretch":
+        return kind, float(rng.uniform(0.6, 1.45))
+    if kind == "warp":
+        return kind, float(rng.uniform(0.01, 0.03))
+    if kind == "shear":
+        return kind, float(rng.uniform(-0.35, 0.35))
+    low, high = {"outline": (0.008, 0.035), "dilate": (0.005, 0.04), "erode": (0.005, 0.02)}[kind]
+    return kind, max(1, round(size * rng.uniform(low, high)))
+
+
+def _warp(mask: np.ndarray, amplitude: float, seed: int) -> np.ndarray:
+    """``mask`` moved by a smooth random displacement field (each axis Gaussian noise blurred over ~12% of the
+    side, scaled so its largest shift is ``amplitude`` of the side): glyph shapes no font draws."""
+    size = mask.shape[0]
+    rng = np.random.default_rng([seed, 17])
+    coarse = 9  # the field is drawn on a 9 x 9 grid and enlarged: smooth at any plate size
+    field = ndimage.zoom(rng.normal(0.0, 1.0, (2, coarse, coarse)), (1, size / coarse, size / coarse), order=3)
+    field *= amplitude * size / max(np.abs(field).max(), 1e-9)
+    yy, xx = np.mgrid[0:size, 0:size].astype(np.float32)
+    coords = np.stack([yy + field[0][:size, :size], xx + field[1][:size, :size]])
+    return ndimage.map_coordinates(mask, coords, order=0, mode="constant", cval=False)
+
+
+def _shear(mask: np.ndarray, factor: float) -> np.ndarray:
+    """``mask`` sheared horizontally about its centre row (x += factor * (y - centre)): italic or back-slanted."""
+    size = mask.shape[0]
+    c = (size - 1) / 2
+    matrix = np.array([[1.0, 0.0], [factor, 1.0]])  # input (y, x) = matrix @ output (y, x) + offset
+    return ndimage.affine_transform(mask, matrix, offset=(0.0, -factor * c), order=0, cval=False)
 
 
 def _scene(rng: np.random.Generator) -> tuple | None:
@@ -231,18 +272,41 @@ def _scene(rng: np.random.Generator) -> tuple | None:
 
 
 def figure_mask(spec: PlateSpec, change: tuple | None) -> np.ndarray:
+    """The figure mask of ``spec`` after ``change``: None, one (kind, amount) or a tuple of them applied in order
+    (see `figure_change`)."""
+    if change is not None and isinstance(change[0], tuple):
+        mask = figure_change(spec, change[0])
+        for step in change[1:]:
+            mask = _apply(mask, spec, step)
+        return mask
+    return figure_change(spec, change)
+
+
+def figure_change(spec: PlateSpec, change: tuple | None) -> np.ndarray:
     """The figure mask of ``spec`` (bool (size, size)) after ``change``: ("bitmap", n) draws the text on an
     n px canvas and enlarges it without smoothing (blocky, like bitmap digits); ("dilate", k) / ("erode", k)
     make strokes k px bolder / thinner (Euclidean distance transform); ("outline", k) keeps a k px ring inside
-    each stroke (outlined digits); ("stretch", f) scales the glyphs' width by f (condensed or extended faces)."""
+    each stroke (outlined digits); ("stretch", f) scales the glyphs' width by f (condensed or extended faces);
+    ("warp", a) moves the mask by a smooth random field of at most a x the side (seeded by the plate's seed);
+    ("shear", f) slants it by f (x += f * y)."""
     size = spec.size
     if change is None:
         return text_mask(spec.text, spec.font, size, spec.r_max, spec.text_scale)
-    kind, amount = change
-    if kind == "bitmap":
+    if change[0] == "bitmap":
+        amount = change[1]
         small = text_mask(spec.text, spec.font, amount, spec.r_max * amount / size, spec.text_scale)
         return np.asarray(Image.fromarray(small).resize((size, size), Image.Resampling.NEAREST))
-    mask = text_mask(spec.text, spec.font, size, spec.r_max, spec.text_scale)
+    return _apply(text_mask(spec.text, spec.font, size, spec.r_max, spec.text_scale), spec, change)
+
+
+def _apply(mask: np.ndarray, spec: PlateSpec, change: tuple) -> np.ndarray:
+    """``mask`` after one (kind, amount) change other than "bitmap" (see `figure_change`)."""
+    kind, amount = change
+    size = spec.size
+    if kind == "warp":
+        return _warp(mask, amount, spec.seed)
+    if kind == "shear":
+        return _shear(mask, amount)
     if kind == "dilate":
         return ndimage.distance_transform_edt(~mask) <= amount
     if kind == "erode":

@@ -7,7 +7,8 @@ foreground/background pairs (HueManity §3, App. D Table 7), ColorBlindnessEval'
 1. crop to the plate (:func:`plate_box`): when the image's border is one flat colour (a plate drawn on a page
    with a margin, as many generators do), keep the square around everything that differs from it; then
    resize to ``size`` x ``size`` (PIL box filter: an area average, so a 900 px plate and a 128 px plate of the
-   same spec look alike);
+   same spec look alike; mode ``"contrast-dots"`` averages the dots alone, :func:`dots_only`, so the canvas
+   between them -- white, black or coloured paper -- does not tint the plate);
 2. convert sRGB 0-255 -> CIELAB (D65, colour-science);
 3. take the pixels of the plate's disc (centre 90% of the radius), subtract their median colour (the
    dominant, background colour) and project onto the principal axes of their CIELAB covariance (PCA);
@@ -27,7 +28,8 @@ from __future__ import annotations
 from functools import lru_cache
 
 import numpy as np
-from PIL import Image
+from PIL import Image, ImageChops
+from scipy import ndimage
 
 from plates.colour.spaces import colour_science
 from plates.validation import check_choice
@@ -107,9 +109,71 @@ def plate_box(rgb: Image.Image) -> tuple[tuple[int, int, int, int], tuple[int, i
     return box, tuple(int(v) for v in edge)
 
 
-def resize(image: Image.Image, size: int = INPUT_SIZE) -> np.ndarray:
+#: Side (px, a share of the plate's side) of the corner patches where the canvas colour is looked for.
+CANVAS_CORNER = 0.04
+#: Pixels within this many sRGB 0-255 units (largest channel difference) of the canvas colour are canvas.
+CANVAS_TOLERANCE = 6
+#: Side (cells) of the neighbourhood whose dots fill a cell that holds none (see :func:`dots_only`).
+EMPTY_FILL = 5
+
+
+def canvas_colour(rgb: np.ndarray) -> np.ndarray | None:
+    """The flat colour between and around the dots of the (H, W, 3) uint8 plate ``rgb``, or None.
+
+    A disc filling its frame leaves its four corners to the canvas (the paper between the dots): when at least
+    three corner patches (``CANVAS_CORNER`` of the side) are each flat within ``CANVAS_TOLERANCE`` and agree, their
+    median is the canvas. A square of dots or a textured surround has no flat corners and gets None.
+    """
+    h, w = rgb.shape[:2]
+    k = max(2, round(CANVAS_CORNER * min(h, w)))
+    patches = [rgb[:k, :k], rgb[:k, -k:], rgb[-k:, :k], rgb[-k:, -k:]]
+    flat = []
+    for patch in patches:
+        px = patch.reshape(-1, 3).astype(np.int16)
+        med = np.median(px, axis=0)
+        if np.abs(px - med).max() <= CANVAS_TOLERANCE:
+            flat.append(med)
+    if len(flat) < 3:
+        return None
+    med = np.median(np.array(flat), axis=0)
+    if sum(np.abs(f - med).max() <= CANVAS_TOLERANCE for f in flat) < 3:
+        return None
+    return med
+
+
+def dots_only(rgb: Image.Image, size: int) -> np.ndarray | None:
+    """(size, size, 3) float64 sRGB 0-255 area averages of the plate's dots alone, or None without a canvas.
+
+    Canvas pixels (:func:`canvas_colour`) get weight 0, so a cell's colour is the mean of its dot pixels whatever
+    the canvas (white, black or any colour: the generator's paper no longer tints the plate); a cell holding no dot
+    takes the mean of the dots within ``EMPTY_FILL`` cells, and keeps the canvas only with none that near. The weights ride in an alpha channel: PIL box-filters RGBA with premultiplied alpha,
+    i.e. exactly the weighted mean (to 8 bits)."""
+    canvas = canvas_colour(np.asarray(rgb))
+    if canvas is None:
+        return None
+    # per channel 255 where the value is further than the tolerance from the canvas's (one lookup table each)
+    lut = [255 if abs(v - c) > CANVAS_TOLERANCE else 0 for c in canvas for v in range(256)]
+    far = rgb.point(lut).split()
+    alpha = ImageChops.lighter(ImageChops.lighter(far[0], far[1]), far[2])
+    rgba = rgb.copy()
+    rgba.putalpha(alpha)
+    small = np.asarray(rgba.resize((size, size), Image.Resampling.BOX), dtype=np.float64)
+    out, cover = small[..., :3], small[..., 3] / 255.0
+    # cells between dots take the mean of the dots around them (within EMPTY_FILL cells), so the canvas's colour
+    # does not come back through the gaps; cells with no dot that near (a "clear" plate's surround) keep it
+    near_cover = ndimage.uniform_filter(cover, EMPTY_FILL, mode="constant")
+    near = np.stack([ndimage.uniform_filter(out[..., c] * cover, EMPTY_FILL, mode="constant") for c in range(3)], -1)
+    empty = cover == 0
+    fill = empty & (near_cover > 1e-3)  # (the filter's running sums leave ~1e-17 where no dot is near)
+    out[fill] = near[fill] / near_cover[fill][:, None]
+    out[empty & ~fill] = canvas
+    return np.clip(out, 0.0, 255.0)
+
+
+def resize(image: Image.Image, size: int = INPUT_SIZE, neutralise_canvas: bool = False) -> np.ndarray:
     """PIL image (any mode, any size) -> (size, size, 3) float64 sRGB 0-255: cropped to the plate
-    (:func:`plate_box`; a crop reaching past the image is filled with the border colour) and box-filtered."""
+    (:func:`plate_box`; a crop reaching past the image is filled with the border colour) and box-filtered
+    (with ``neutralise_canvas``, over the dots alone where the plate has a flat canvas: :func:`dots_only`)."""
     if not isinstance(image, Image.Image):
         raise ValueError(f"expected a PIL image, got {type(image).__name__}")
     if not 16 <= size <= 1024:
@@ -122,6 +186,10 @@ def resize(image: Image.Image, size: int = INPUT_SIZE) -> np.ndarray:
         crop.paste(rgb.crop((max(x0, 0), max(y0, 0), min(x1, rgb.width), min(y1, rgb.height))),
                    (max(-x0, 0), max(-y0, 0)))
         rgb = crop
+    if neutralise_canvas:
+        dots = dots_only(rgb, size)
+        if dots is not None:
+            return dots
     if rgb.size != (size, size):
         rgb = rgb.resize((size, size), Image.Resampling.BOX)
     return np.asarray(rgb, dtype=np.float64)
@@ -151,8 +219,9 @@ def normalise(rgb: np.ndarray) -> np.ndarray:
     return np.ascontiguousarray(proj.transpose(2, 0, 1), dtype=np.float32)
 
 
-#: Preprocessing modes: per-image contrast normalisation (default) or plain scaled sRGB.
-MODES = ("contrast", "rgb")
+#: Preprocessing modes: per-image contrast normalisation (default), the same over the dots alone (canvas
+#: between the dots neutralised, :func:`dots_only`) or plain scaled sRGB.
+MODES = ("contrast", "contrast-dots", "rgb")
 
 
 def scale_rgb(rgb: np.ndarray) -> np.ndarray:
@@ -164,5 +233,5 @@ def scale_rgb(rgb: np.ndarray) -> np.ndarray:
 def preprocess(image: Image.Image, size: int = INPUT_SIZE, mode: str = "contrast") -> np.ndarray:
     """PIL plate image (sRGB 0-255) -> (3, size, size) float32 network input (see module doc)."""
     check_choice("preprocessing mode", mode, MODES)
-    rgb = resize(image, size)
-    return normalise(rgb) if mode == "contrast" else scale_rgb(rgb)
+    rgb = resize(image, size, neutralise_canvas=mode == "contrast-dots")
+    return scale_rgb(rgb) if mode == "rgb" else normalise(rgb)

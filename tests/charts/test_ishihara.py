@@ -195,6 +195,34 @@ def test_resolution_lines_per_condition_without_size_and_huemanity_table5_drawn_
     assert [t.name for t in charts.resolution_figure(frame).data] == ["gpt"]
 
 
+def test_resolution_draws_many_people_as_one_median_line_in_an_interquartile_band_beside_each_model():
+    """Past PEOPLE_SHOWN quiz participants, people are one orange line (the median of their accuracies per size)
+    in a band from the 25th to the 75th percentile, never a line each; models keep a line each."""
+    from plates.analysis.people import PEOPLE_SHOWN
+
+    right = [(k % 10, 5 + k % 6) for k in range(PEOPLE_SHOWN + 1)]  # correct of 10 at 300 px, at 900 px
+    people = {f"participant-{i:04d}": ks for i, ks in enumerate(right)}
+    frame = concat(
+        *(outcomes(m, k, 10, size=s, backend="human", prompt_name="huemanity-numeric")
+          for m, ks in people.items() for s, k in zip((300, 900), ks)),
+        *(outcomes("gpt", k, 10, size=s, prompt_name="huemanity-numeric") for s, k in ((300, 4), (900, 7))),
+    )
+    label = f"people ({PEOPLE_SHOWN + 1} participants): median, 25-75%"
+    fig = charts.resolution_figure(frame)
+    assert [t.name for t in fig.data if t.showlegend is not False] == ["gpt", label]
+    assert not [t for t in fig.data if str(t.name).startswith("person: ")]
+    accuracy = np.array(right, dtype=float).T / 10  # (sizes, people)
+    median = by_name(fig, label)
+    assert list(median.x) == [300, 900] and list(median.y) == pytest.approx(np.median(accuracy, axis=1))
+    high, low = [t for t in fig.data if t.showlegend is False and t.legendgroup == median.legendgroup]
+    assert list(high.y) == pytest.approx(np.quantile(accuracy, 0.75, axis=1))
+    assert list(low.y) == pytest.approx(np.quantile(accuracy, 0.25, axis=1))
+    assert low.fill == "tonexty"
+    assert list(by_name(fig, "gpt").y) == pytest.approx([0.4, 0.7])
+    few = charts.resolution_figure(frame[frame["model"].isin(["gpt", "participant-0000", "participant-0001"])])
+    assert [t.name for t in few.data] == ["gpt", "person: participant-0000", "person: participant-0001"]
+
+
 # ----------------------------------------------------------------------------------------- paired charts
 def test_grayscale_bars_are_metrics_grayscale_delta_per_series_and_condition():
     frame = concat(
@@ -328,9 +356,9 @@ def test_one_fit_per_model_prompt_condition_and_colour_set_through_the_one_funct
     calls = []
     real = delta_e_chart.fit_psychometric_counts
 
-    def spy(levels, n, correct, *, guess):
-        calls.append((tuple(levels), int(np.sum(n)), guess))
-        return real(levels, n, correct, guess=guess)
+    def spy(groups):
+        calls.extend((tuple(levels), int(np.sum(n)), guess) for levels, n, _, guess in groups)
+        return real(groups)
 
     monkeypatch.setattr(delta_e_chart, "fit_psychometric_counts", spy)
     fits = charts.psychometric_fits(frame)

@@ -50,7 +50,7 @@ def test_missing_extras_are_named_with_an_install_from_this_repository(monkeypat
     assert 'pip install -e ".[hf]" from the root of a checkout of this repository' in message
     assert "plates[hf]" not in message and "unrelated" in message
     assert extra_hint("train").startswith('pip install -e ".[train]"')
-    with pytest.raises(ValueError, match="extra 'gpu' is not known; allowed: hf, train, hub, inspect, export, space, ray, dev"):
+    with pytest.raises(ValueError, match="extra 'gpu' is not known; allowed: hf, train, hub, inspect, export, space, ray, s3, dev"):
         extra_hint("gpu")
 
 

@@ -45,7 +45,39 @@ def test_a_page_scene_sets_the_disc_in_a_larger_image_and_square_cuts_the_edge_a
 
 def test_unknown_mask_changes_are_refused(spec):
     with pytest.raises(ValueError, match="allowed"):
-        data.figure_mask(spec, ("shear", 2))
+        data.figure_mask(spec, ("smear", 2))
+
+
+def test_shear_slants_the_figure_about_its_centre_row(spec):
+    full = data.figure_mask(spec, None)
+    slanted = data.figure_mask(spec, ("shear", 0.3))
+    rows = np.nonzero(full.any(axis=1))[0]
+    top, bottom = rows[len(rows) // 8], rows[-len(rows) // 8]
+    shift = [np.nonzero(slanted[r])[0].mean() - np.nonzero(full[r])[0].mean() for r in (top, bottom)]
+    c = (spec.size - 1) / 2
+    assert shift[0] == pytest.approx(-0.3 * (top - c), abs=4)  # x moves by -f (y - centre): tops lean right
+    assert shift[1] == pytest.approx(-0.3 * (bottom - c), abs=4)
+    assert abs(slanted.sum() / full.sum() - 1) < 0.05  # a shear keeps the area
+
+
+def test_warp_moves_the_strokes_smoothly_and_by_at_most_its_amplitude(spec):
+    full = data.figure_mask(spec, None)
+    warped = data.figure_mask(spec, ("warp", 0.03))
+    assert warped.any() and not np.array_equal(warped, full)
+    assert abs(warped.sum() / full.sum() - 1) < 0.25
+    from scipy import ndimage
+
+    # every warped pixel lies within the amplitude (3% of the side) of the original figure
+    assert ndimage.distance_transform_edt(~full)[warped].max() <= 0.03 * spec.size + 1.5
+    assert np.array_equal(warped, data.figure_mask(spec, ("warp", 0.03)))  # seeded by the plate
+
+
+def test_chained_changes_apply_in_order(spec):
+    chained = data.figure_mask(spec, (("shear", 0.2), ("outline", 3)))
+    sheared = data.figure_mask(spec, ("shear", 0.2))
+    assert chained.any() and not (chained & ~sheared).any()  # the outline of the sheared figure
+    blocky = data.figure_mask(spec, (("bitmap", 60), ("warp", 0.02)))
+    assert blocky.any()
 
 
 def test_training_examples_cover_the_new_changes_and_scenes():
@@ -53,7 +85,10 @@ def test_training_examples_cover_the_new_changes_and_scenes():
     changes, scenes = set(), set()
     for i in range(400):
         _spec, _group, _variant, change, scene = data.sample_plate(data.TRAIN_SEED_BASE + i, render_size=96)
-        changes.add(change[0] if change else None)
+        steps = () if change is None else change if isinstance(change[0], tuple) else (change,)
+        changes.update(step[0] for step in steps)
+        if not steps:
+            changes.add(None)
         scenes.add(scene[0] if scene else None)
     assert changes == {None, *data.MASK_CHANGES}
     assert scenes == {None, "page", "square"}

@@ -1,0 +1,194 @@
+"""Exploration of baseline-reader recipes on a GPU machine (not a benchmark of the shipped weights).
+
+Renders, on every core, the benchmark's foreign plates (bench/foreign_plates.py, the seeds of
+``bench_baseline.py --sections foreign``, ``N_FOREIGN`` per variant), ``N_PRESET`` plates of every preset's
+standard variant (900 px) and ``N_TRAIN`` training plates of :func:`plates.reader.data.sample_plate` (the
+training seeds), each preprocessed in both modes (``contrast``, ``contrast-dots``); then trains each candidate of
+the JSON list ``CANDS`` on the GPU with the training schedule of :mod:`plates.reader.train` (AdamW, warm-up +
+cosine, the same affine augmentation, batch 64) and scores it on those plates (exact match, the benchmark's label
+spaces). Candidate keys: name, mode, skew, n (plates), steps, width, lr, seed, mix2 (a second mix with more
+changed figures, ``N_MIX2`` plates). Writes one ONNX per candidate, ``results.json`` and ``table.md`` to ``OUT``.
+
+GPU float sums differ from the CPU recipe, so its weights are not what ``plates train-baseline`` writes; the
+shipped model card says which one it ships. Run (environment variables): ``FONT_DIR=/usr/share/fonts
+N_TRAIN=12000 N_FOREIGN=80 N_PRESET=100 WORKERS=16 OUT=out CANDS='[{"name": "a", "mode": "contrast-dots",
+"skew": 0.1}]' python3 bench/explore_reader.py``.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import os
+import sys
+import time
+from concurrent.futures import ProcessPoolExecutor
+from pathlib import Path
+
+import numpy as np
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+import foreign_plates as F  # noqa: E402  (bench/, held out from the package on purpose)
+
+from plates.reader import data  # noqa: E402
+from plates.reader.coding import N_CLASSES, N_POSITIONS, best_label, encode  # noqa: E402
+from plates.reader.preprocess import preprocess  # noqa: E402
+from plates.stimuli.ishihara.plate import render, render_on_mask  # noqa: E402
+
+F.SYSTEM_FONT_DIR = Path(os.environ.get("FONT_DIR", "/usr/share/fonts"))
+MODES = ("contrast", "contrast-dots")
+QUANT = 127.0 / 4.0
+FOREIGN_SEED = 913_000_000  # bench_baseline.FOREIGN_SEED
+BASE = (data.CHANGE_SHARE, data.CHANGE_WEIGHTS, data.WARP_SHARE)
+MIX2 = (0.75, (0.06, 0.18, 0.1, 0.32, 0.1, 0.14, 0.1), 0.5)
+T0 = time.perf_counter()
+
+
+def log(message: str) -> None:
+    print(f"[{time.perf_counter() - T0:6.0f}s] {message}", flush=True)
+
+
+def both_modes(image) -> list[np.ndarray]:
+    return [np.clip(np.round(preprocess(image, mode=m) * QUANT), -127, 127).astype(np.int8) for m in MODES]
+
+
+def train_chunk(args):
+    seeds, mix2 = args
+    data.CHANGE_SHARE, data.CHANGE_WEIGHTS, data.WARP_SHARE = MIX2 if mix2 else BASE
+    out = []
+    for seed in seeds:
+        spec, group, variant, change, scene = data.sample_plate(seed, None)
+        plate = render(spec) if change is None else render_on_mask(spec, data.figure_mask(spec, change))
+        out.append((both_modes(data.place(plate.variant(variant), scene, spec.canvas, seed)), encode(spec.text),
+                    group))
+    return out
+
+
+def foreign_chunk(args):
+    i, name, js = args
+    cfg = F.VARIANTS[name]
+    space = "cbe" if cfg.labels == "numbers" else "huemanity-alnum"
+    out = []
+    for j in js:
+        image, label = F.make_plate(cfg, FOREIGN_SEED + 10_000 * i + j)
+        out.append((name, both_modes(image), label, space))
+    return out
+
+
+def preset_chunk(args):
+    import bench_baseline
+
+    from plates.datasets import PRESETS
+
+    preset, n, k = args
+    rng = np.random.default_rng([bench_baseline.BENCH_SEED, 99, k])
+    return [(preset, both_modes(render(spec).variant("standard")), label, PRESETS[preset].label_space)
+            for spec, label in bench_baseline.sample_specs(preset, n, 900, rng)]
+
+
+def score(evalset: dict, predict, mode: str) -> dict[str, float]:
+    """Exact-match share per set; ``predict`` maps (N, 3, S, S) float32 to (N, 2, 59) log-probabilities."""
+    k = MODES.index(mode)
+    result = {}
+    for name, items in evalset.items():
+        lp = predict(np.stack([x[k] for x, _, _ in items]).astype(np.float32) / QUANT)
+        result[name] = float(np.mean([best_label(lp[i], space)[0] == label
+                                      for i, (_, label, space) in enumerate(items)]))
+    return result
+
+
+def train_candidate(cand: dict, xs: dict, ys: np.ndarray, dev: str):
+    import torch
+
+    from plates.reader.model import PlateReader
+    from plates.reader.train import affine_params, one_cycle
+
+    mode, n, seed = cand.get("mode", "contrast"), cand.get("n", 12000), cand.get("seed", 0)
+    steps, bs, lr, skew = cand.get("steps", 1880), cand.get("bs", 64), cand.get("lr", 3e-3), cand.get("skew", 0.0)
+    torch.manual_seed(seed)
+    xt, yt = torch.from_numpy(xs[mode][:n]).to(dev), torch.from_numpy(ys[:n]).to(dev)
+    model = PlateReader(width=cand.get("width", 32)).to(dev)
+    opt = torch.optim.AdamW(model.parameters(), lr=lr, weight_decay=1e-4)
+    loss_fn = torch.nn.CrossEntropyLoss(label_smoothing=0.05)
+    gen, rng = torch.Generator().manual_seed(seed), np.random.default_rng(seed)
+    per_epoch, order = math.ceil(n / bs), None
+    model.train()
+    for step in range(steps):
+        b = step % per_epoch
+        if b == 0:
+            order = torch.from_numpy(rng.permutation(n)).to(dev)
+        for group in opt.param_groups:
+            group["lr"] = one_cycle(step / steps, lr)
+        idx = order[b * bs : (b + 1) * bs]
+        xb = xt[idx].float() / QUANT
+        theta = affine_params(torch, xb.shape[0], gen, skew).to(dev)
+        grid = torch.nn.functional.affine_grid(theta, list(xb.shape), align_corners=False)
+        xb = torch.nn.functional.grid_sample(xb, grid, padding_mode="zeros", align_corners=False)
+        loss = loss_fn(model(xb).reshape(-1, N_CLASSES), yt[idx].reshape(-1)) * N_POSITIONS
+        opt.zero_grad(set_to_none=True)
+        loss.backward()
+        opt.step()
+    return model.eval(), float(loss.item())
+
+
+def main() -> None:
+    import onnxruntime as ort
+    import torch
+
+    from plates.datasets import PRESETS
+    from plates.reader.export import export_onnx
+
+    n_train, n_mix2 = int(os.environ.get("N_TRAIN", 12000)), int(os.environ.get("N_MIX2", 0))
+    n_foreign, n_preset = int(os.environ.get("N_FOREIGN", 80)), int(os.environ.get("N_PRESET", 100))
+    out_dir = Path(os.environ.get("OUT", "explore-out"))
+    out_dir.mkdir(parents=True, exist_ok=True)
+    dev = os.environ.get("DEV", "cuda")
+    seeds = [data.TRAIN_SEED_BASE + i for i in range(max(n_train, n_mix2))]
+    with ProcessPoolExecutor(int(os.environ.get("WORKERS", os.cpu_count() or 1))) as pool:
+        foreign = [pool.submit(foreign_chunk, (i, name, list(range(j, min(j + 4, n_foreign)))))
+                   for i, name in enumerate(F.VARIANTS) for j in range(0, n_foreign, 4)]
+        presets = [pool.submit(preset_chunk, (p, max(1, n_preset // 4), k)) for p in PRESETS for k in range(4)]
+        train_jobs = [pool.submit(train_chunk, (seeds[i : i + 100], False)) for i in range(0, n_train, 100)]
+        train_jobs += [pool.submit(train_chunk, (seeds[i : i + 100], True)) for i in range(0, n_mix2, 100)]
+        evalset: dict[str, list] = {}
+        for fut in foreign + presets:
+            for name, xs, label, space in fut.result():
+                evalset.setdefault(name, []).append((xs, label, space))
+        log(f"eval sets rendered: {sum(len(v) for v in evalset.values())} plates")
+        rows = [r for fut in train_jobs for r in fut.result()]
+    log(f"training plates rendered: {len(rows)}")
+    sets = {False: rows[:n_train], True: rows[n_train:]}
+    xs = {k: {m: np.stack([r[0][i] for r in v]) for i, m in enumerate(MODES)} for k, v in sets.items() if v}
+    ys = {k: np.stack([r[1] for r in v]).astype(np.int64) for k, v in sets.items() if v}
+    session = ort.InferenceSession(str(Path(data.__file__).parent.parent / "assets/baseline/baseline.onnx"))
+
+    def shipped(xb):
+        logits = session.run(None, {session.get_inputs()[0].name: xb})[0]
+        return torch.log_softmax(torch.from_numpy(logits), -1).numpy()
+
+    shipped_mode = session.get_modelmeta().custom_metadata_map.get("mode", "contrast")
+    results = {"shipped": score(evalset, shipped, shipped_mode)}
+    for cand in json.loads(os.environ["CANDS"]):
+        mix2 = bool(cand.get("mix2"))
+        model, loss = train_candidate(cand, xs[mix2], ys[mix2], dev)
+
+        def predict(xb, model=model):
+            with torch.no_grad():
+                return torch.log_softmax(model(torch.from_numpy(xb).to(dev)), -1).cpu().numpy()
+
+        mode = cand.get("mode", "contrast")
+        results[cand["name"]] = res = score(evalset, predict, mode)
+        foreign_acc = [v for k, v in res.items() if k in F.VARIANTS]
+        log(f"{cand['name']}: loss {loss:.3f}, foreign >= 95%: {sum(v >= 0.95 for v in foreign_acc)}/"
+            f"{len(foreign_acc)}, worst {min(foreign_acc):.3f}")
+        export_onnx(model.cpu(), out_dir / f"{cand['name']}.onnx", mode=mode)
+        (out_dir / "results.json").write_text(json.dumps(results, indent=1))
+    names = list(results)
+    lines = ["| set | " + " | ".join(names) + " |", "|---" * (len(names) + 1) + "|"]
+    lines += [f"| {k} | " + " | ".join(f"{results[n][k]:.3f}" for n in names) + " |" for k in evalset]
+    (out_dir / "table.md").write_text("\n".join(lines) + "\n")
+    print("\n".join(lines))
+
+
+if __name__ == "__main__":
+    main()
