@@ -11,7 +11,8 @@ rendered and read, the rows, the chart, the replies and the requested-vs-drawn t
 a hosted Space would (`bench_public_load`: public mode, each visitor from an address of its own) and N visitors,
 each a gradio_client session, start together and each re-render ``--renders`` 512 px plates in a row (/render,
 ΔE2000 and seed moving); it prints the round trips' p50 / p95 / max against the target p95 <= 1 s at 10
-visitors, and the server's render concurrency (the cores) and queue bound.
+visitors, where the server renders (worker processes: `plates.explorer.render_pool`), how many at once, and
+the queue bound.
 
 Each change moves ΔE2000 and the seed, so no two requests ask for the same plate. Timings are wall-clock
 round trips seen by the client (``download_files=False``: the browser fetches images itself, lazily), after
@@ -85,6 +86,7 @@ def crowd(visitors: int, renders: int) -> int:
     milliseconds of every /render round trip after each visitor's untimed first render, then the figures."""
     import threading
 
+    import psutil
     from bench_public_load import free_port, serve, wait_up
     from gradio_client import Client
 
@@ -95,7 +97,15 @@ def crowd(visitors: int, renders: int) -> int:
     proc = serve(port)
     times: list[float] = []
     lock = threading.Lock()
-    start = threading.Barrier(visitors)
+    cpu: list[tuple[float, float]] = []  # (server, its workers) CPU seconds when the timed renders start
+
+    def server_cpu() -> tuple[float, float, float]:
+        server = psutil.Process(proc.pid)
+        own = sum(server.cpu_times()[:2])
+        kids = sum(sum(c.cpu_times()[:2]) for c in server.children(recursive=True))
+        return own, kids, sum(psutil.Process().cpu_times()[:2])  # and the visitors' (this process's)
+
+    start = threading.Barrier(visitors, action=lambda: cpu.append(server_cpu()))
     base = ex.spec_to_controls(ex.default_spec().replace(size=512)).__dict__
 
     def visitor(n: int) -> None:
@@ -125,18 +135,26 @@ def crowd(visitors: int, renders: int) -> int:
         for t in threads:
             t.join()
         wall = time.perf_counter() - t0
+        cpu.append(server_cpu())
     finally:
         proc.terminate()
         proc.wait(timeout=20)
     ms = sorted(times)
     p50, p95 = statistics.median(ms), ms[min(len(ms) - 1, int(round(0.95 * (len(ms) - 1))))]
-    slots = ex.concurrency(ex.Policy(public=True))
+    policy = ex.Policy(public=True)
+    slots, workers = ex.concurrency(policy), ex.render_workers(policy)
+    where = f"in {workers} worker processes" if workers else "in the server's threads"
     print(f"{visitors} concurrent visitors x {renders} renders of a 512 px plate (/render, explorer in its own "
-          f"process, public mode: {slots['render']} renders at once = the cores, queue bound {slots['queue']}): "
+          f"process, public mode: renders {where}, {slots['render']} at once, queue bound {slots['queue']}): "
           f"p50 {p50:.0f} ms, p95 {p95:.0f} ms, max {ms[-1]:.0f} ms over {len(ms)} requests "
           f"({len(ms) / wall:.1f} renders/s); target p95 <= {CROWD_P95_TARGET_MS:.0f} ms: ratio "
           f"{p95 / CROWD_P95_TARGET_MS:.2f} ({'meets' if p95 <= CROWD_P95_TARGET_MS else 'MISSES'}); "
           f"load {os.getloadavg()[0]:.1f} on {os.cpu_count()} CPUs")
+    (own0, kids0, us0), (own1, kids1, us1) = cpu
+    print(f"  server CPU per timed render: {1000 * (own1 - own0 + kids1 - kids0) / len(ms):.0f} ms "
+          f"({1000 * (own1 - own0) / len(ms):.0f} ms in the server process, {1000 * (kids1 - kids0) / len(ms):.0f} ms "
+          f"in its workers); the {visitors} gradio_client visitors, threads of this one process: "
+          f"{1000 * (us1 - us0) / len(ms):.0f} ms CPU per render")
     return 0
 
 

@@ -121,7 +121,7 @@ def main(argv: list[str] | None = None) -> int:
 
     import psutil
 
-    from plates.admission import MEMORY_BUDGET_BYTES
+    from plates.admission import MEMORY_BUDGET_BYTES, process_rss
 
     started = time.monotonic()
     port = free_port()
@@ -131,13 +131,12 @@ def main(argv: list[str] | None = None) -> int:
     stop = threading.Event()
     try:
         wait_up(url, proc)
-        server = psutil.Process(proc.pid)
-        before = server.memory_info().rss
+        before = process_rss(proc.pid)  # the server and its render workers
 
         def sample() -> None:
             while not stop.wait(0.2):
                 try:
-                    samples.append(server.memory_info().rss)
+                    samples.append(process_rss(proc.pid))
                 except psutil.Error:
                     return
 
@@ -154,7 +153,7 @@ def main(argv: list[str] | None = None) -> int:
                 f.cancel()
         load_s = time.monotonic() - load_start
         time.sleep(args.settle)
-        after = server.memory_info().rss
+        after = process_rss(proc.pid)
         stop.set()
         peak = max([before, after, *samples])
         budget = MEMORY_BUDGET_BYTES
@@ -164,7 +163,7 @@ def main(argv: list[str] | None = None) -> int:
               f"every step in {load_s:.0f} s{f', {cancelled} not started before the deadline' if cancelled else ''}")
         for key in sorted(k for k in outcome if ":" in k):
             print(f"  {key}: {outcome[key]}")
-        print(f"server RSS: {before / 1e6:.0f} MB at start, peak {peak / 1e6:.0f} MB, {after / 1e6:.0f} MB "
+        print(f"server RSS (with its render workers): {before / 1e6:.0f} MB at start, peak {peak / 1e6:.0f} MB, {after / 1e6:.0f} MB "
               f"{args.settle:.0f} s after the last visitor; budget <= {budget / 1e6:.0f} MB "
               f"(peak/budget {peak / budget:.2f}: {'inside' if peak <= budget else 'OVER'})")
     finally:

@@ -133,13 +133,22 @@ class RateLimit:
                 self._sum.pop(gone, None)
 
 
-def process_rss() -> int:
-    """This process's resident memory now (bytes; psutil)."""
-    return int(psutil.Process(os.getpid()).memory_info().rss)
+def process_rss(pid: int | None = None) -> int:
+    """Resident memory now (bytes; psutil) of process ``pid`` (default: this one) and all its children: a
+    server's worker processes (`plates.workers`) count against its budget."""
+    root = psutil.Process(os.getpid() if pid is None else pid)
+    total = root.memory_info().rss
+    for child in root.children(recursive=True):
+        try:
+            total += child.memory_info().rss
+        except psutil.NoSuchProcess:  # ended between the listing and the reading: it holds nothing now
+            pass
+    return int(total)
 
 
 class MemoryBudget:
-    """The server's memory budget: `check` refuses new work while this process's resident memory is over
+    """The server's memory budget: `check` refuses new work while this process's resident memory (its worker
+    processes' included: `process_rss`) is over
     ``limit_bytes`` (work already taken goes on; sessions expiring bring it back under)."""
 
     def __init__(self, limit_bytes: int, *, rss: Callable[[], int] = process_rss) -> None:

@@ -29,6 +29,7 @@ from plates.explorer import models as em
 from plates.explorer import plate as ex
 from plates.explorer.context import INTERNAL, AppContext, PlateTab
 from plates.explorer.model_tab import model_tab
+from plates.explorer.render_pool import PlateRenderer
 from plates.secrets import clean_message
 
 log = logging.getLogger("plates.app")
@@ -84,18 +85,22 @@ def build_app(policy: ex.Policy | None = None, admission: Admission | None = Non
     pass the same object to `launch_options`, whose upload gate shares it)."""
     policy = policy or ex.Policy.from_env()
     admission = admission if admission is not None else admission_for(policy)
+    plates_seen = ex.PlateCache()  # the plates on screen, reused when a model is asked about them
     shared = AppContext(
         policy=policy, admission=admission, guard=functools.partial(_guard, hide_paths=policy.public),
         slots=ex.concurrency(policy),  # events at once per group, up to the cores, and the queue's bound
         # public mode remembers a model that failed to load, so retries do not take the model slot again
         cache=em.ModelCache(remember_failures_s=em.FAILED_LOAD_MEMORY_S if policy.public else 0.0),
-        plates_seen=ex.PlateCache(),  # the plates on screen, reused when a model is asked about them
+        plates_seen=plates_seen,
         scratch=ex.Scratch(tempfile.mkdtemp(prefix="plates-explorer-")),  # files we name, never user paths
-        ttl=SESSION_TTL_S if admission is not None else None)  # public mode: no state outlives it unused
+        ttl=SESSION_TTL_S if admission is not None else None,  # public mode: no state outlives it unused
+        # renders in worker processes, one per core, in public mode (plates.explorer.render_pool)
+        renderer=PlateRenderer(plates_seen, ex.render_workers(policy)))
     # Warm up before serving: fonts, packing and colour-science load now, not in a visitor's first request.
     # colour-science also registers a stand-in `matplotlib` module when matplotlib is absent; importing it
     # inside a request would break Gradio's matplotlib backend guard around that request.
     ex.render_views(ex.default_spec())
+    shared.renderer.start()  # the render workers, if any, start and warm while the page is built
     with gr.Blocks(title="plates · live plate explorer", delete_cache=(900, 1800)) as demo:
         gr.Markdown("# plates · live plate explorer\nTweak one Ishihara-style plate, see it through other eyes, "
                     "and ask a model what it reads." + (" *(public mode)*" if policy.public else ""))
@@ -110,7 +115,20 @@ def build_app(policy: ex.Policy | None = None, admission: Admission | None = Non
         family_tabs.add_family_tabs(policy, guard=shared.guard, cache=shared.cache, scratch=shared.scratch,
                                     model=model, key_state=key_state, admission=admission)
     demo.queue(max_size=shared.slots["queue"], default_concurrency_limit=shared.slots["default"])
+    demo.close = _closing(demo.close, shared.renderer)
     return demo
+
+
+def _closing(close, renderer: PlateRenderer):
+    """The Blocks' ``close`` that also stops its render workers (Gradio has no hook for it). A server killed
+    without closing leaves none either: each worker exits when its parent dies (`plates.workers`)."""
+    @functools.wraps(close)
+    def close_all(*args, **kwargs):
+        try:
+            return close(*args, **kwargs)
+        finally:
+            renderer.close()
+    return close_all
 
 
 # ------------------------------------------------------------------------------------------------ plate tab
@@ -191,8 +209,7 @@ def _plate_views() -> dict:
 def _wire_plate(shared: AppContext, demo: gr.Blocks, base_state: gr.State, w: dict) -> PlateTab:
     """The Plate tab's events: live redraw, colour presets and pickers, random labels, spec paste / upload,
     and a share link opened on load."""
-    policy, guard, slots, scratch, plates_seen = (shared.policy, shared.guard, shared.slots, shared.scratch,
-                                                  shared.plates_seen)
+    policy, guard, slots, scratch = shared.policy, shared.guard, shared.slots, shared.scratch
     sent = ex.SentColours()  # what this app's renders put in the pickers, per session
     images, fg, bg, text, font, colour_pair = w["images"], w["fg"], w["bg"], w["text"], w["font"], w["colour_pair"]
     controls = [colour_pair, fg, bg, w["delta_e"], font, text, w["dot_min"], w["dot_max"], w["density"],
@@ -202,23 +219,24 @@ def _wire_plate(shared: AppContext, demo: gr.Blocks, base_state: gr.State, w: di
                      fg, bg, w["drawn"], w["dot_min"], w["dot_max"], w["density"]]
 
     def render_plate(request: gr.Request, base_json, *vals):  # Gradio fills `request` (first: before *vals)
-        try:
-            spec = shared.make_spec(base_json, *vals)
+        try:  # the spec's colour search and the render: in a worker process in public mode (render_pool)
+            encoded = shared.renderer.from_controls(policy, base_json, *vals)
         except ValueError as exc:  # the plate on screen stays, marked not redrawn, with the reason in words
             message = clean_message(str(exc), (), hide_paths=policy.public)
             gr.Warning(message)
             return (*[gr.skip()] * len(ex.VIEWS), f"⚠️ **Not redrawn:** {message}",
                     *[gr.skip()] * (len(plate_outputs) - len(ex.VIEWS) - 1))
-        views = ex.render_views(spec, renderer=plates_seen)
+        spec = encoded.plate.spec
         spec_json = ex.spec_to_json(spec)
-        plate_png = scratch.write("plate", "png", ex.png_bytes(views.images["plate"]))  # exact pixels
+        plate_png = scratch.write("plate", "png", encoded.png)  # exact pixels
+        shown_views = [scratch.write(f"view-{v}", "jpeg", encoded.jpeg[v]) for v in ex.VIEWS[1:]]
         spec_file = scratch.write("plate-spec", "json", spec_json.encode())
         page = request.headers.get("referer") if request is not None else None  # the page the visitor is on
         share = ex.share_link(spec, page)
         shown = ex.spec_to_controls(spec)
         sent.remember(getattr(request, "session_hash", None), shown.foreground, shown.background)
         min_hi, max_hi = ex.dot_slider_limits(spec)
-        return (plate_png, *(views.images[v] for v in ex.VIEWS[1:]), views.stats, spec_json, spec_file, share,
+        return (plate_png, *shown_views, encoded.stats, spec_json, spec_file, share,
                 shown.foreground, shown.background, ex.drawn_swatches(spec), gr.update(maximum=min_hi),
                 gr.update(maximum=max_hi), gr.update(value=shown.density, interactive=ex.density_is_free(spec.style)))
 

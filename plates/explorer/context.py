@@ -10,6 +10,7 @@ from dataclasses import dataclass
 from plates.admission import Admission
 from plates.explorer import models as em
 from plates.explorer import plate as ex
+from plates.explorer.render_pool import PlateRenderer
 
 __all__ = ["INTERNAL", "AppContext", "PlateTab"]
 
@@ -21,7 +22,7 @@ INTERNAL = dict(api_visibility="private")
 class AppContext:
     """What every tab of one app uses: the policy and admission limits, the error guard, the concurrency
     slots, the model cache, the plates on screen, the scratch folder for the files we name, and the session
-    state's time to live."""
+    state's time to live, and the renderer."""
 
     policy: ex.Policy
     admission: Admission | None
@@ -31,11 +32,11 @@ class AppContext:
     plates_seen: ex.PlateCache
     scratch: ex.Scratch
     ttl: float | None
+    renderer: PlateRenderer  # the Plate tab's renders (worker processes or this one); fills plates_seen
 
     def make_spec(self, base_json, *vals):
         """The Plate tab's controls (and the pasted/linked spec they sit on) as a PlateSpec."""
-        base = ex.spec_from_text(base_json, self.policy) if base_json else None
-        return ex.controls_to_spec(ex.Controls(*vals), self.policy, base=base)
+        return ex.spec_from_controls(self.policy, base_json, *vals)
 
     def admit_answers(self, request, answers: int, what: str) -> None:
         """Public mode: refuse (`plates.admission.Refused`, a ValueError the page shows) a model call while

@@ -442,10 +442,13 @@ class PlateCache:
     def __call__(self, spec: PlateSpec) -> Plate:
         with self._lock:
             plate = self._plates.pop(spec, None)
-        if plate is None:
-            plate = render(spec)
+        return self.put(render(spec) if plate is None else plate)
+
+    def put(self, plate: Plate) -> Plate:
+        """Remember ``plate`` (rendered elsewhere: a worker process) as its spec's, most recently used."""
         with self._lock:
-            self._plates[spec] = plate  # most recently used last
+            self._plates.pop(plate.spec, None)
+            self._plates[plate.spec] = plate  # most recently used last
             while len(self._plates) > self.maxsize:
                 self._plates.pop(next(iter(self._plates)))
         return plate
@@ -523,8 +526,9 @@ class Scratch:
 
     def write(self, stem: str, suffix: str, data: bytes) -> str:
         """Write ``data`` to a fresh file ``<stem>-<random>.<suffix>`` and return its path."""
-        if not re.fullmatch(r"[a-z0-9-]{1,40}", stem) or suffix not in ("png", "json", "parquet"):
-            raise ValueError(f"scratch name {stem!r}.{suffix!r} is not allowed; allowed: [a-z0-9-] and png/json/parquet")
+        if not re.fullmatch(r"[a-z0-9-]{1,40}", stem) or suffix not in ("png", "jpeg", "json", "parquet"):
+            raise ValueError(f"scratch name {stem!r}.{suffix!r} is not allowed; allowed: [a-z0-9-] and "
+                             "png/jpeg/json/parquet")
         now = time.time()
         if now - self._last_prune > 60:
             self._last_prune = now
@@ -558,6 +562,13 @@ _PRIVATE_CAPS = Policy(max_plate_size=4096, max_text_chars=1000)
 def spec_to_json(spec: PlateSpec) -> str:
     """The spec as pretty JSON (what the download and the paste box hold)."""
     return json.dumps(json.loads(spec.to_json()), indent=2, sort_keys=True)
+
+
+def spec_from_controls(policy: Policy, base_json: str | None, *vals) -> PlateSpec:
+    """The Plate tab's control values (`Controls` order) as a spec, on the pasted or linked spec ``base_json``
+    when there is one (its fields the controls do not show are kept); a ValueError names a bad value."""
+    base = spec_from_text(base_json, policy) if base_json else None
+    return controls_to_spec(Controls(*vals), policy, base=base)
 
 
 def spec_from_text(text: str | bytes, policy: Policy | None = None) -> PlateSpec:
@@ -634,11 +645,32 @@ def cores() -> int:
         return max(1, os.cpu_count() or 1)
 
 
+#: Worker processes for the explorer's renders: a whole number >= 0 (0: render in the server's own process).
+RENDER_WORKERS_ENV = "PLATES_RENDER_WORKERS"
+
+
+def render_workers(policy: Policy, environ: Mapping[str, str] | None = None) -> int:
+    """Worker processes for renders: ``PLATES_RENDER_WORKERS`` when set (a whole number >= 0; a ValueError
+    names anything else), else one per core in public mode on a machine of two cores or more (many visitors),
+    else 0: a private explorer has one visitor, whose renders run in the server's own threads."""
+    env = os.environ if environ is None else environ
+    text = env.get(RENDER_WORKERS_ENV, "").strip()
+    if text:
+        if not text.isdigit():
+            raise ValueError(f"{RENDER_WORKERS_ENV}={text!r} is not allowed; allowed: a whole number >= 0")
+        return int(text)
+    n = cores()
+    return n if policy.public and n > 1 else 0
+
+
 def concurrency(policy: Policy) -> dict[str, int]:
     """Events run at once per concurrency group of the explorer (Gradio ``concurrency_id``), and the queue's
     bound: renders (every plate, illusion and scene redraw) and, in private mode, model answers (ask and sweep
     share one group; the baseline reader is CPU-bound like a render) up to the cores; a public server answers one
     model call at a time (a visitor's model may be a large local one). ``default``: events of no group.
-    ``queue`` is Gradio's ``max_size``: bounded in both modes."""
+    ``queue`` is Gradio's ``max_size``: bounded in both modes. Where renders run in worker processes
+    (`render_workers`), twice as many render events as workers run at once: a render's server thread mostly
+    waits, and the next render reaches a worker while this one's files are written and sent."""
     n = cores()
-    return {"render": n, "model": 1 if policy.public else n, "default": n, "queue": QUEUE_SIZE[policy.public]}
+    workers = render_workers(policy)
+    return {"render": 2 * workers if workers else n, "model": 1 if policy.public else n, "default": n, "queue": QUEUE_SIZE[policy.public]}

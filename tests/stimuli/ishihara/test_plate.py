@@ -253,3 +253,16 @@ def test_each_huemanity_jitter_stays_within_its_own_bound():
     light = jit(jitter_lightness=HUEMANITY_JITTER["jitter_lightness"])
     ratio = light.sum(1) / base.sum(1)
     assert 0.66 <= ratio.min() < 0.7 and 1.45 < ratio.max() <= 1.51
+
+
+def test_a_pickled_plate_leaves_out_derived_images_and_remakes_them_the_same():
+    import pickle
+
+    plate = render(PlateSpec(text="5", size=160, seed=4, delta_e=6.0))
+    views = (np.asarray(plate.clear), np.asarray(plate.mask), plate.stats)
+    state = plate.__getstate__()
+    assert "clear" not in state and "mask" not in state and "stats" in state
+    copy = pickle.loads(pickle.dumps(plate))
+    assert np.array_equal(np.asarray(copy.image), np.asarray(plate.image))
+    assert np.array_equal(np.asarray(copy.clear), views[0]) and np.array_equal(np.asarray(copy.mask), views[1])
+    assert copy.stats == views[2] and copy.spec == plate.spec
