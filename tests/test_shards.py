@@ -1,5 +1,7 @@
 """Shards (plates.shards): `plates run --shard I/N` and `plates generate --shard I/N` as real processes writing to
-one folder at once together equal the unsharded run: the same row keys, verdicts and manifest, no duplicates."""
+one folder at once together equal the unsharded run: the same row keys, verdicts and manifest, no duplicates.
+The unsharded runs to compare with, and shards run one after another, go through `plates.cli.main` in this
+process: only shards running at once need processes of their own."""
 
 from __future__ import annotations
 
@@ -13,6 +15,7 @@ from pathlib import Path
 import pyarrow.parquet as pq
 import pytest
 
+from plates.cli import main
 from plates.datasets import generate
 from plates.datasets.grid import generate_grid, parse_grid
 from plates.datasets.scenes import robustness_jobs
@@ -44,6 +47,14 @@ def _finish(process: subprocess.Popen) -> str:
     return out
 
 
+def _here(capsys, *args) -> str:
+    """`plates ...` in this process (the `main` that `python -m plates.cli` exits with); its stdout."""
+    code = main([str(a) for a in args])
+    out, err = capsys.readouterr()
+    assert code == 0, err
+    return out
+
+
 def _rows(folder: Path):
     frame = load_results(folder).frame
     assert frame["row_key"].is_unique
@@ -62,11 +73,11 @@ def test_a_shard_is_a_deterministic_partition():
 
 
 @pytest.mark.slow
-def test_three_shards_at_once_into_one_folder_equal_the_unsharded_run(tmp_path):
+def test_three_shards_at_once_into_one_folder_equal_the_unsharded_run(tmp_path, capsys):
     common = ["run", "--dataset", "huemanity-numeric", "--prompt", "huemanity-numeric", "--model", "test-model",
               "--no-api-key", "--size", "64", "--limit", "24", "--no-progress"]
     with ChatServer(answer=_answer) as server:
-        alone = _finish(_start(*common, "--base-url", server.url, "--out", tmp_path / "alone"))
+        alone = _here(capsys, *common, "--base-url", server.url, "--out", tmp_path / "alone")
         assert "24 rows written" in alone
         shards = [_start(*common, "--base-url", server.url, "--out", tmp_path / "sharded", "--shard", f"{i}/3")
                   for i in (1, 2, 3)]
@@ -77,7 +88,7 @@ def test_three_shards_at_once_into_one_folder_equal_the_unsharded_run(tmp_path):
     assert _rows(tmp_path / "sharded").equals(_rows(tmp_path / "alone"))
     # the unsharded command afterwards asks nothing and merges the shards' parts into one
     with ChatServer(answer=_answer) as server:
-        merge = _finish(_start(*common, "--base-url", server.url, "--out", tmp_path / "sharded"))
+        merge = _here(capsys, *common, "--base-url", server.url, "--out", tmp_path / "sharded")
         assert "0 rows written" in merge and "24 already there" in merge and server.count == 0
     assert len(list((tmp_path / "sharded").glob("*.parquet"))) == 1
     assert _rows(tmp_path / "sharded").equals(_rows(tmp_path / "alone"))
@@ -100,10 +111,10 @@ def test_the_same_shard_twice_or_an_unsharded_run_beside_shards_is_refused(tmp_p
 
 
 @pytest.mark.slow
-def test_three_generate_shards_at_once_equal_the_unsharded_set(tmp_path):
+def test_three_generate_shards_at_once_equal_the_unsharded_set(tmp_path, capsys):
     common = ["generate", "--preset", "colorblindnesseval", "--limit", "12", "--size", "96", "--workers", "1",
               "--no-progress"]
-    _finish(_start(*common, "--out", tmp_path / "alone"))
+    _here(capsys, *common, "--out", tmp_path / "alone")
     for p in [_start(*common, "--out", tmp_path / "sharded", "--shard", f"{i}/3") for i in (1, 2, 3)]:
         _finish(p)
     alone, sharded = (pq.read_table(tmp_path / d / "manifest.parquet") for d in ("alone", "sharded"))
@@ -158,12 +169,12 @@ def test_grid_shards_equal_the_unsharded_set(tmp_path):
     assert pq.read_table(tmp_path / "alone" / "manifest.parquet").num_rows == 32  # 16 plates x 2 variants
 
 
-def test_run_shards_of_a_family_preset_ask_each_row_once(tmp_path):
+def test_run_shards_of_a_family_preset_ask_each_row_once(tmp_path, capsys):
     """`plates run --shard` on an illusion preset: the shards' rows are the unsharded run's (keys, verdicts)."""
     common = ["run", "--dataset", "rcid-contrast", "--prompt", "rcid-compare-pixel", "--backend", "baseline",
               "--limit", "12", "--size", "64", "--no-progress"]
-    _finish(_start(*common, "--out", tmp_path / "alone"))
-    outs = [_finish(_start(*common, "--out", tmp_path / "sharded", "--shard", f"{i}/2")) for i in (1, 2)]
+    _here(capsys, *common, "--out", tmp_path / "alone")
+    outs = [_here(capsys, *common, "--out", tmp_path / "sharded", "--shard", f"{i}/2") for i in (1, 2)]
     written = [int(o.split(" rows written")[0].rsplit(" ", 1)[1]) for o in outs]
     assert sum(written) == 12 and all(w > 0 for w in written)
     assert _rows(tmp_path / "sharded").equals(_rows(tmp_path / "alone"))

@@ -1,5 +1,7 @@
-"""`plates run` and `plates prompts` as real subprocesses against the loopback chat server (tests/support/chat_server.py):
-kill -9 mid-run then resume, API-key secrecy, and the clear errors of bad input."""
+"""`plates run` and `plates prompts` against the loopback chat server (tests/support/chat_server.py): as real
+subprocesses where the process matters (kill -9 mid-run then resume, API-key secrecy in everything a process
+prints, exit statuses), in this process through the same `plates.cli.main` where only the clear errors of bad
+input are checked (a subprocess there cost about a second of start-up each and checked nothing more)."""
 
 from __future__ import annotations
 
@@ -12,6 +14,7 @@ import time
 
 import pytest
 
+from plates.cli import main
 from plates.results import load_results
 from tests.support import ROOT
 from tests.support.chat_server import ChatServer, Fault, image_urls
@@ -26,6 +29,17 @@ def _plates(*args, env=None, timeout=120):
                           check=False, env=full_env, cwd=ROOT, timeout=timeout)
 
 
+def _main(capsys, *args) -> tuple[int, str, str]:
+    """`plates ...` in this process, through the `main` that `python -m plates.cli` exits with (argparse's own
+    exits caught): exit status, stdout, stderr."""
+    try:
+        code = main([str(a) for a in args])
+    except SystemExit as exc:
+        code = exc.code
+    out, err = capsys.readouterr()
+    return code, out, err
+
+
 def _quick(url, out, *extra):
     return ["run", "--dataset", "huemanity-numeric", "--prompt", "huemanity-numeric", "--model", "test-model",
             "--base-url", url, "--size", "64", "--out", out, *extra]
@@ -38,13 +52,13 @@ def _dead_url() -> str:
     return f"http://127.0.0.1:{port}/v1"
 
 
-def test_prompts_lists_every_prompt():
+def test_prompts_lists_every_prompt(capsys):
     from plates.tasks.prompts import PROMPTS
 
-    done = _plates("prompts")
-    assert done.returncode == 0, done.stderr
+    code, out, err = _main(capsys, "prompts")
+    assert code == 0, err
     for name, template in PROMPTS.items():
-        line = next(line for line in done.stdout.splitlines() if line.startswith(name + " "))
+        line = next(line for line in out.splitlines() if line.startswith(name + " "))
         assert template.kind in line and template.label_space in line and template.variant in line
 
 
@@ -164,12 +178,11 @@ def test_unreachable_server_exits_non_zero_and_keeps_written_parts(tmp_path):
     assert len(load_results(tmp_path).frame) == 2
 
 
-def test_missing_key_names_the_variable(tmp_path):
-    env = {k: v for k, v in os.environ.items() if k != "PLATES_NOT_SET_KEY"}
-    done = subprocess.run([sys.executable, "-m", "plates.cli", *_quick("http://127.0.0.1:9/v1", tmp_path,
-                           "--api-key-env", "PLATES_NOT_SET_KEY", "--limit", "1")],
-                          capture_output=True, text=True, check=False, env=env, cwd=ROOT, timeout=120)
-    assert done.returncode == 2 and "PLATES_NOT_SET_KEY" in done.stderr and "Traceback" not in done.stderr
+def test_missing_key_names_the_variable(tmp_path, capsys, monkeypatch):
+    monkeypatch.delenv("PLATES_NOT_SET_KEY", raising=False)
+    code, _, err = _main(capsys, *_quick("http://127.0.0.1:9/v1", tmp_path, "--api-key-env", "PLATES_NOT_SET_KEY",
+                                         "--limit", "1"))
+    assert code == 2 and "PLATES_NOT_SET_KEY" in err and "Traceback" not in err
     assert not list(tmp_path.glob("*.parquet"))
 
 
@@ -182,30 +195,30 @@ def test_missing_key_names_the_variable(tmp_path):
         (["--dataset", "no-such-preset"], "is neither a preset"),
     ],
 )
-def test_unknown_backend_prompt_or_dataset_is_a_clear_error(tmp_path, args, message):
+def test_unknown_backend_prompt_or_dataset_is_a_clear_error(tmp_path, capsys, args, message):
     base = {"--backend": "openai", "--prompt": "cbe-open", "--dataset": "colorblindnesseval"}
     base.update(dict(zip(args[::2], args[1::2])))
     cmd = ["run", "--model", "m", "--base-url", "http://127.0.0.1:9/v1", "--no-api-key", "--out", tmp_path,
            *[x for pair in base.items() for x in pair]]
-    done = _plates(*cmd)
-    assert done.returncode == 2 and message in done.stderr and "Traceback" not in done.stderr
+    code, _, err = _main(capsys, *cmd)
+    assert code == 2 and message in err and "Traceback" not in err
 
 
 @pytest.mark.slow
-def test_malformed_toml_and_bad_fields_are_named(tmp_path):
+def test_malformed_toml_and_bad_fields_are_named(tmp_path, capsys):
     broken = tmp_path / "broken.toml"
     broken.write_text('prompts = ["cbe-open"\n')
-    done = _plates("run", broken)
-    assert done.returncode == 2 and "broken.toml" in done.stderr and "not valid TOML" in done.stderr
+    code, _, err = _main(capsys, "run", broken)
+    assert code == 2 and "broken.toml" in err and "not valid TOML" in err
     bad = tmp_path / "bad.toml"
     bad.write_text('prompts = ["cbe-open"]\ndataset = "colorblindnesseval"\n[[models]]\nbackend = "openai"\n'
                    'model = "a"\n[[models]]\nbackend = "opneai"\nmodel = "b"\n')
-    done = _plates("run", bad)
-    assert done.returncode == 2 and "models[1].backend 'opneai' is not known; allowed: openai, hf, baseline, reference-pixels; did you mean 'openai'?" in done.stderr
-    done = _plates("run", bad, "--model", "x")
-    assert done.returncode == 2 and "cannot be combined" in done.stderr
-    done = _plates("run", "--dataset", "colorblindnesseval")
-    assert done.returncode == 2 and "missing: --prompt, --model, --out" in done.stderr
+    code, _, err = _main(capsys, "run", bad)
+    assert code == 2 and "models[1].backend 'opneai' is not known; allowed: openai, hf, baseline, reference-pixels; did you mean 'openai'?" in err
+    code, _, err = _main(capsys, "run", bad, "--model", "x")
+    assert code == 2 and "cannot be combined" in err
+    code, _, err = _main(capsys, "run", "--dataset", "colorblindnesseval")
+    assert code == 2 and "missing: --prompt, --model, --out" in err
 
 
 @pytest.mark.slow
@@ -229,7 +242,6 @@ def test_a_generated_folder_runs_from_a_toml_with_a_relative_path(tmp_path):
 
 
 def test_quick_run_with_a_users_prompt_file(tmp_path, capsys):
-    from plates.cli import main
 
     if True:
         (tmp_path / "mine.toml").write_text('[[prompt]]\nname = "my-open"\nkind = "open"\n'
@@ -245,7 +257,6 @@ def test_quick_run_with_a_users_prompt_file(tmp_path, capsys):
 
 
 def test_prompts_lists_and_validates_a_users_prompt_file(tmp_path, capsys):
-    from plates.cli import main
 
     if True:
         good, bad = tmp_path / "mine.toml", tmp_path / "bad.toml"
@@ -259,7 +270,6 @@ def test_prompts_lists_and_validates_a_users_prompt_file(tmp_path, capsys):
 
 def test_the_baseline_backend_needs_no_model_name(tmp_path, capsys):
     """Regression: `plates run --backend baseline` insisted on --model although the backend has one model."""
-    from plates.cli import main
 
     code = main(["run", "--dataset", "colorblindnesseval", "--prompt", "cbe-open", "--backend", "baseline",
                  "--limit", "2", "--size", "128", "--no-progress", "--out", str(tmp_path / "out")])
@@ -284,7 +294,6 @@ def test_out_help_names_no_default_that_does_not_exist(capsys):
 
 def test_limit_0_is_refused_alike_by_run_and_generate(tmp_path, capsys):
     """Regression: `plates generate --limit 0` succeeded (an empty set) while `plates run --limit 0` failed."""
-    from plates.cli import main
 
     assert main(["run", "--dataset", "colorblindnesseval", "--prompt", "cbe-open", "--backend", "baseline",
                  "--limit", "0", "--out", str(tmp_path / "r")]) == 2
@@ -332,7 +341,6 @@ def test_local_model_flags_reach_hf_models_only_and_keep_the_run_id(tmp_path, ca
 @pytest.mark.slow  # imports torch + transformers and builds a tiny LLaVA offline (tests/support/tiny_vlm.py)
 def test_a_local_model_runs_from_the_command_line(tmp_path, capsys):
     pytest.importorskip("transformers")
-    from plates.cli import main
     from tests.support.tiny_vlm import build_tiny_vlm
 
     path = build_tiny_vlm(tmp_path / "tiny-llava", arch="llava", seed=0)
@@ -357,7 +365,6 @@ def test_a_failed_start_leaves_no_empty_folder_or_lock(tmp_path):
 
 
 def test_a_failed_start_keeps_a_folder_that_holds_results(tmp_path, capsys):
-    from plates.cli import main
 
     base = ["run", "--dataset", "colorblindnesseval", "--prompt", "cbe-open", "--size", "64", "--limit", "2",
             "--no-progress", "--out", str(tmp_path / "out")]
@@ -370,7 +377,6 @@ def test_a_failed_start_keeps_a_folder_that_holds_results(tmp_path, capsys):
 
 
 def test_the_backend_is_named_before_the_missing_model(capsys):
-    from plates.cli import main
 
     assert main(["run", "--dataset", "colorblindnesseval", "--prompt", "cbe-open", "--backend", "hf2",
                  "--out", "unused"]) == 2
@@ -381,7 +387,6 @@ def test_the_backend_is_named_before_the_missing_model(capsys):
 
 @pytest.mark.parametrize("command", ["run", "generate"])
 def test_help_and_errors_list_every_familys_presets_with_a_suggestion(command, tmp_path, capsys):
-    from plates.cli import main
     from plates.datasets.family_presets import presets_by_family
 
     with pytest.raises(SystemExit):
@@ -439,7 +444,6 @@ def test_quick_run_condition_flags_cross_like_a_toml(tmp_path, capsys):
 
 
 def test_progress_counts_rows_already_there_on_resume(tmp_path, capsys):
-    from plates.cli import main
 
     base = ["run", "--dataset", "huemanity-numeric", "--prompt", "huemanity-numeric", "--backend", "baseline",
             "--size", "64", "--out", str(tmp_path)]

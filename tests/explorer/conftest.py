@@ -1,19 +1,20 @@
-"""The explorer's browser tests' shared parts: Debian's Chromium through Playwright (never ``playwright
-install``), and the explorer with the default policy served on 127.0.0.1 for a test module."""
+"""The explorer's browser tests' shared fixtures: Debian's Chromium through Playwright (never ``playwright
+install``; its path and flags in tests/support/browser.py), and the explorer with the default policy served on
+127.0.0.1. The explorer is one for the whole session: every test opens pages of its own, and nothing a test does
+in its page reaches another's (Gradio keeps state per page session). The headless Chromium is one per module:
+Playwright's sync API holds an event loop on the thread while it runs, which the other modules' tests (Gradio
+clients, asyncio) must not find there."""
 
 from __future__ import annotations
 
 import pytest
 
-#: Debian's Chromium and the flags every browser test launches it with (no sandbox in the container, no GPU,
-#: nothing fetched in the background).
-CHROMIUM = "/usr/bin/chromium"
-ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking"]
+from tests.support.browser import ARGS, CHROMIUM
 
 
-@pytest.fixture(scope="module")
+@pytest.fixture(scope="session")
 def url():
-    """The explorer (`plates.explorer.app.build_app` with the default policy) launched for the module; its URL."""
+    """The explorer (`plates.explorer.app.build_app` with the default policy) launched once; its URL."""
     from plates.explorer import app as explorer_app
     from plates.explorer import plate as ex
 

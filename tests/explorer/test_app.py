@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from contextlib import ExitStack
 from pathlib import Path
 
 import pytest
@@ -232,22 +233,23 @@ def test_public_mode_follows_no_redirect_and_never_shows_the_other_servers_reply
     server's network (a 307 re-sent the whole POST), and that address's reply text appeared in the error."""
     from tests.support.redirect_server import RedirectServer
 
-    with ChatServer(answer=lambda body: "INTERNAL-SECRET-REPLY") as inner:
-        for status in (301, 302, 307):
-            with RedirectServer(inner.url, status) as outer:
-                demo = _launch(ex.Policy(public=True, allowed_base_urls=(outer.url,)))
-                try:
-                    client = Client(demo.local_url, verbose=False)
-                    client.predict(KEY, api_name="/set_key")
-                    with pytest.raises(AppError) as err:
-                        client.predict(kind="openai", hf_id="", api_model="test-model", base_url=outer.url,
-                                       api_name="/ask")
-                finally:
-                    demo.close()
+    statuses = (301, 302, 307)
+    with ChatServer(answer=lambda body: "INTERNAL-SECRET-REPLY") as inner, ExitStack() as stack:
+        outers = [stack.enter_context(RedirectServer(inner.url, status)) for status in statuses]
+        demo = _launch(ex.Policy(public=True, allowed_base_urls=tuple(o.url for o in outers)))  # one app, three
+        try:
+            client = Client(demo.local_url, verbose=False)
+            client.predict(KEY, api_name="/set_key")
+            for status, outer in zip(statuses, outers):
+                with pytest.raises(AppError) as err:
+                    client.predict(kind="openai", hf_id="", api_model="test-model", base_url=outer.url,
+                                   api_name="/ask")
                 assert outer.requests, "the allowed endpoint was asked"
-            message = str(err.value)
-            assert f"HTTP {status}: the endpoint answered with a redirect, which is not followed" in message
-            assert "INTERNAL" not in message and "moved to" not in message and KEY not in message
+                message = str(err.value)
+                assert f"HTTP {status}: the endpoint answered with a redirect, which is not followed" in message
+                assert "INTERNAL" not in message and "moved to" not in message and KEY not in message
+        finally:
+            demo.close()
         assert inner.count == 0 and not inner.records  # the other address never saw a request
 
 

@@ -11,17 +11,7 @@ pytestmark = [pytest.mark.browser, pytest.mark.slow]
 playwright_api = pytest.importorskip("playwright.sync_api")
 
 from plates.explorer import plate as ex
-
-
-def plate_src(page) -> str:
-    return page.locator("#view-plate img").first.get_attribute("src") or ""
-
-
-def wait_for_plate(page, other_than: str = "") -> str:
-    page.wait_for_function(
-        "old => { const i = document.querySelector('#view-plate img'); return i && i.src && i.src !== old; }",
-        arg=other_than, timeout=60_000)
-    return plate_src(page)
+from tests.support.browser import stats_text, wait_for_plate, wait_for_stats
 
 
 def test_moving_the_delta_e_slider_changes_the_plate(url, browser, tmp_path):
@@ -50,22 +40,6 @@ def test_moving_the_delta_e_slider_changes_the_plate(url, browser, tmp_path):
     page.screenshot(path=str(tmp_path / "explorer.png"), full_page=True)
     assert (tmp_path / "explorer.png").stat().st_size > 10_000
     page.close()
-
-
-STATS = "#plate-stats [data-testid=markdown]"  # the text itself, without the progress timer around it
-
-
-def stats_text(page) -> str:
-    return page.locator(STATS).inner_text().strip()
-
-
-def wait_for_stats(page, other_than: str) -> str:
-    """The stats line once it differs from ``other_than`` and no render is in progress."""
-    page.wait_for_function(
-        """old => { const s = document.querySelector('#plate-stats [data-testid=markdown]');
-                    const busy = document.querySelector('#plate-stats [data-testid=status-tracker]:not(.hide)');
-                    return s && !busy && s.innerText.trim() !== old; }""", arg=other_than, timeout=60_000)
-    return stats_text(page)
 
 
 def test_deleting_text_re_renders_and_an_empty_text_says_what_to_do(url, browser, tmp_path):

@@ -11,10 +11,10 @@ pytestmark = [pytest.mark.browser, pytest.mark.slow]
 playwright_api = pytest.importorskip("playwright.sync_api")
 
 from plates.explorer import plate as ex
-from tests.explorer.test_app_browser import stats_text, wait_for_plate, wait_for_stats
+from tests.support.browser import stats_text, wait_for_plate, wait_for_stats
 
 
-def test_typing_a_hex_colour_redraws_the_plate(url, browser, tmp_path):  # noqa: F811
+def test_typing_a_hex_colour_redraws_the_plate(url, browser, tmp_path):
     page = browser.new_page(viewport={"width": 1400, "height": 1000})
     page.goto(url)
     before = wait_for_plate(page)
@@ -36,7 +36,7 @@ def test_typing_a_hex_colour_redraws_the_plate(url, browser, tmp_path):  # noqa:
     page.close()
 
 
-def test_the_style_control_switches_style_and_density_follows(url, browser, tmp_path):  # noqa: F811
+def test_the_style_control_switches_style_and_density_follows(url, browser, tmp_path):
     page = browser.new_page(viewport={"width": 1400, "height": 1000})
     page.goto(url)
     before = wait_for_plate(page)
@@ -52,7 +52,7 @@ def test_the_style_control_switches_style_and_density_follows(url, browser, tmp_
     page.close()
 
 
-def test_a_share_link_with_a_font_alias_opens_its_plate(url, browser, tmp_path):  # noqa: F811
+def test_a_share_link_with_a_font_alias_opens_its_plate(url, browser, tmp_path):
     spec = ex.default_spec().replace(text="74", font="liberation-sans-regular", style="huemanity",
                                      colour_roles="released-code", palette="huemanity-02")
     page = browser.new_page(viewport={"width": 1400, "height": 1000})
@@ -72,7 +72,7 @@ def test_a_share_link_with_a_font_alias_opens_its_plate(url, browser, tmp_path):
     page.close()
 
 
-def test_the_model_tab_shows_the_filled_prompt_and_options_and_the_sweeps_image(url, browser, tmp_path):  # noqa: F811
+def test_the_model_tab_shows_the_filled_prompt_and_options_and_the_sweeps_image(url, browser, tmp_path):
     page = browser.new_page(viewport={"width": 1400, "height": 1000})
     page.goto(url)
     wait_for_plate(page)
@@ -81,6 +81,9 @@ def test_the_model_tab_shows_the_filled_prompt_and_options_and_the_sweeps_image(
     box.click()
     box.fill("colorbench-mc")
     page.get_by_role("option", name="colorbench-mc", exact=True).click()
+    # the choice fills the prompt text from the server; asking before it lands sends cbe-open's text (no {options})
+    page.wait_for_function("() => [...document.querySelectorAll('textarea')].some(t => t.value.includes('{options}'))",
+                           timeout=60_000)
     page.get_by_role("button", name="Ask the model").click()
     page.wait_for_function(
         "() => (document.querySelector('#sent-request')?.innerText || '').includes('Options:')", timeout=60_000)

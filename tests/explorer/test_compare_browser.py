@@ -15,7 +15,7 @@ playwright_api = pytest.importorskip("playwright.sync_api")
 from plates.explorer import plate as ex
 from plates.explorer import share
 from plates.explorer.share import ModelView
-from tests.explorer.test_app_browser import wait_for_plate
+from tests.support.browser import wait_for_plate
 from tests.support.chat_server import ChatServer
 
 KEY = "sk-browser-5Tg8Hn2Qp6Wz"

@@ -199,10 +199,11 @@ def test_stored_plate_rows_give_a_models_threshold_beside_the_person(tmp_path):
                 reads = rng.random() < 1 / 90 + (89 / 90) * expit(float(level) - 10.0)
                 writer.add(build_row(stair.asked(shown, run_id="stored", dataset="staircase", model="vlm-y",
                                                  backend="openai"), Reply(shown.question.target if reads else "?")))
-                wrong = other.present(10_000 + n, float(level))  # the same model, another colour set: never reads
-                writer.add(build_row(other.asked(wrong, run_id="stored", dataset="staircase", model="vlm-y",
-                                                 backend="openai"), Reply("?")))
-                if _ < 3:  # the same model and colour set at another size: another condition, never pooled
+                if _ < 3:  # 36 rows each: pooling any of them would make n 180, not 144
+                    wrong = other.present(10_000 + n, float(level))  # the same model, another colour set: never reads
+                    writer.add(build_row(other.asked(wrong, run_id="stored", dataset="staircase", model="vlm-y",
+                                                     backend="openai"), Reply("?")))
+                    # the same model and colour set at another size: another condition, never pooled
                     big = bigger.present(20_000 + n, float(level))
                     writer.add(build_row(bigger.asked(big, run_id="stored", dataset="staircase", model="vlm-y",
                                                       backend="openai"), Reply(big.question.target)))

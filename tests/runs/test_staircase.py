@@ -102,7 +102,7 @@ def test_a_stopped_staircase_continues_to_the_same_answers(tmp_path):
 
 @pytest.mark.slow
 def test_kill_9_then_rerun_finishes_the_run(tmp_path):
-    cmd = [sys.executable, "-m", "plates.cli", "staircase", "--prompt", "huemanity-numeric", "--trials", "60",
+    cmd = [sys.executable, "-m", "plates.cli", "staircase", "--prompt", "huemanity-numeric", "--trials", "30",
            "--size", "128", "--out", str(tmp_path / "out")]
     proc = subprocess.Popen(cmd, stderr=subprocess.PIPE, text=True, start_new_session=True)
     seen = 0
@@ -117,7 +117,7 @@ def test_kill_9_then_rerun_finishes_the_run(tmp_path):
     done = subprocess.run(cmd, capture_output=True, text=True, timeout=300, check=False)
     assert done.returncode == 0, done.stderr
     frame = load_results(tmp_path / "out").frame
-    assert len(frame) == 60 and frame["row_key"].is_unique and "threshold ΔE2000" in done.stdout
+    assert len(frame) == 30 and frame["row_key"].is_unique and "threshold ΔE2000" in done.stdout
 
 
 def test_bad_staircases_name_what_is_allowed(tmp_path):

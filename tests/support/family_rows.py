@@ -4,12 +4,19 @@
 real OpenAI-compatible HTTP server) with seeded scripted answers, and adds human rows written by the quiz
 (`plates.runs.quiz.QuizSession`, backend "human"). Answers are drawn from a hash of the request, so every
 answer is reproducible and the rows are the runner's own, truth_json and all.
+
+The rows take minutes to write (26 runs and two quiz sessions) and three test modules read them (the charts' and
+the dashboard's), so one process writes them once per set of arguments into a folder of its own and each call
+gets a copy of it: the same files, with only the folder in the grayscale TOMLs' ``out`` changed to the caller's.
 """
 
 from __future__ import annotations
 
+import atexit
 import hashlib
 import json
+import shutil
+import tempfile
 from pathlib import Path
 
 from plates.cli import main
@@ -69,10 +76,31 @@ api_key_env = false
 """
 
 
+#: Folders written by `_write` in this process, by the arguments they were written with.
+_WRITTEN: dict[tuple, Path] = {}
+
+
 def write_family_results(folder: Path, models: tuple[str, ...] = ("model-a", "model-b"),
                          participants: int = 2, trials: int = 16) -> Path:
     """Runs every entry of `RUNS` for each model (sizes 128 px to stay quick), a colour/grayscale scene run,
-    and ``participants`` quiz sessions of ``trials`` answers; returns ``folder``."""
+    and ``participants`` quiz sessions of ``trials`` answers into ``folder``; returns ``folder``.
+
+    Written once per process and arguments (into a private folder, removed at exit) and copied into ``folder``
+    on every call, so a caller may change its copy freely."""
+    key = (tuple(models), participants, trials)
+    if key not in _WRITTEN:
+        master = Path(tempfile.mkdtemp(prefix="plates-family-rows-"))
+        atexit.register(shutil.rmtree, master, ignore_errors=True)
+        _write(master, models, participants, trials)
+        _WRITTEN[key] = master
+    master = _WRITTEN[key]
+    shutil.copytree(master, folder, dirs_exist_ok=True)
+    for toml in Path(folder).glob("gray-*.toml"):  # the one place the folder is written down
+        toml.write_text(toml.read_text().replace((master / "runs").as_posix(), (Path(folder) / "runs").as_posix()))
+    return folder
+
+
+def _write(folder: Path, models: tuple[str, ...], participants: int, trials: int) -> None:
     from plates.runs.quiz import QuizLimits, QuizSession
 
     out = folder / "runs"
@@ -97,4 +125,3 @@ def write_family_results(folder: Path, models: tuple[str, ...] = ("model-a", "mo
                 break
             trial = session.next_trial()  # a person with a threshold near 6 + 4p ΔE2000 (as tests/runs/test_quiz.py)
             session.answer(session._shown[1].question.target if trial.level > 6 + 4 * p or t % 7 == 3 else "?")
-    return folder
