@@ -12,7 +12,7 @@ credible-interval width ``--ci-width``). The targets, per condition:
 
 * the estimate lies within ±1 ΔE2000 of the truth in >= 90% of runs after <= 40 trials;
 * it lies within the 95% interval of a constant-stimuli sweep costing >= 5x more queries: 20 levels log-spaced
-  over ΔE2000 0.5..40, 10 answers each (200 trials), fitted by `fit_psychometric` (profile-likelihood
+  over ΔE2000 0.5..40, 10 answers each (200 trials), fitted by `fit_psychometric` (its
   interval). Read as the issue words it; "sweep cover" shows that interval covers the truth in 92-98% of runs
   (so it is computed right). That share cannot reach 90% unless the 40-trial estimate is much more precise
   than the 200-trial sweep: with independent normal errors of SD σa (adaptive) and σs (sweep) it is

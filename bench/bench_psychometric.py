@@ -12,8 +12,12 @@ per level (400 trials). Printed against targets (ratio <= 1 meets them):
   −6.5); target for the new one |median bias| <= 0.1.
 * recovery per task (yes/no γ = ½, 4-way choice γ = ¼, open over 100 labels γ = 1/100), true threshold 8,
   slope 1, lapse 2%, 100 answers per level (2,000 trials): share of seeds within 0.5 ΔE2000 (target >= 0.9)
-  and the coverage of the 95% profile-likelihood interval (target >= 0.9; nominal 0.95); the same with 10
-  answers per level (200 trials), where only the coverage has a target.
+  and the coverage of the threshold's 95% interval (`plates.analysis.psychometric`: a grid posterior widened to
+  the profile likelihood; target >= 0.9, nominal 0.95); the same with 10 answers per level (200 trials), where
+  only the coverage has a target.
+* small n: coverage of that interval with ONE answer at each of 40 levels over ΔE2000 0.5-40 (the sweep
+  `bench/bench_staircase.py` sets against a 40-trial staircase), for the yes/no, 4-way and open observers of that
+  bench (target >= 0.9; the profile-likelihood interval alone held the truth in 74-80% of yes/no and 4-way runs).
 * time per fit with its interval (median, wall and CPU), and `fit_groups` over a million answers in 40 groups
   (8 models x 5 prompts; 20 ΔE levels) with and without intervals, against the dashboard's whole-view budget
   of 2 s.
@@ -38,6 +42,9 @@ from plates.analysis.psychometric import fit_groups, fit_psychometric
 LEVELS = np.arange(1.0, 21.0)
 TASKS = {"yes/no (γ=1/2)": ("yesno", {}), "4-choice (γ=1/4)": ("mc", {"n_options": 4}),
          "open, 100 labels (γ=1/100)": ("open", {"label_space_size": 100})}
+SMALL_N = {"yes/no, threshold 6, slope 1, lapse 2%": SimulatedObserver(6.0, 1.0, "yesno", lapse=0.02),
+           "4-way, threshold 8, slope 0.5, lapse 4%": SimulatedObserver(8.0, 0.5, "mc", lapse=0.04, n_options=4),
+           "open/90, threshold 3, slope 2": SimulatedObserver(3.0, 2.0, "open", label_space_size=90)}
 
 
 def line(name: str, value: float, unit: str, target: float, lower_is_better: bool = True) -> None:
@@ -90,7 +97,17 @@ def main() -> None:
             else:
                 print(f"{name + ': share within 0.5 ΔE2000':<52} {np.mean(within):10.3f}       (no target: sparse)")
             line(f"{name}: 95% interval coverage", float(np.mean(covered)), "", 0.9, lower_is_better=False)
-    print(f"{'fit with profile interval, median wall / CPU':<52} {statistics.median(wall) * 1e3:10.1f} / "
+    print("\nsmall n: one answer at each of 40 levels over ΔE2000 0.5-40 (bench/bench_staircase.py's equal-cost sweep)")
+    for name, observer in SMALL_N.items():
+        x, covered = np.linspace(0.5, 40.0, 40), []
+        for seed in range(args.seeds):
+            obs = observer.replace(seed=30_000 + seed)
+            fit = fit_psychometric(x, obs.correct(x, obs.rng()), guess=obs.guess)
+            if fit.status == "fit":
+                covered.append(fit.ci_low <= obs.threshold <= fit.ci_high)
+        line(f"{name}: 95% interval coverage ({len(covered)} fits)", float(np.mean(covered)), "", 0.9,
+             lower_is_better=False)
+    print(f"{'fit with its interval, median wall / CPU':<52} {statistics.median(wall) * 1e3:10.1f} / "
           f"{statistics.median(cpu) * 1e3:.1f} ms")
 
     rng = np.random.default_rng(0)

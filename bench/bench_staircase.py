@@ -17,7 +17,7 @@ Run: python3 bench/bench_staircase.py [--runs 30] [--reader-runs 30] [--reader-s
   4-way choice and open answers over 90 labels. The staircase is QUEST+ (`AdaptiveSpec.for_threshold` with the
   task's guess rate) stopped when its 95% credible interval is at most the width; the sweep asks 12 log-spaced
   levels over 0.5-20 ΔE2000 one round at a time, up to 32 rounds; the fewest rounds whose fit
-  (`fit_psychometric`, profile-likelihood 95% interval) is at most the width is found by bisection. Each
+  (`fit_psychometric` and its 95% interval) is at most the width is found by bisection. Each
   staircase estimate (at width <= 1.5) is checked against an independent sweep of as many rounds as that run's
   sweep needed to reach width <= 1.5 (equal precision; a fixed 288 answers made the steep open observer's sweep
   far narrower than the staircase, and "inside" failed on precision, not bias).

@@ -5,9 +5,10 @@ Input: results rows (every column). Human rows have ``backend == "human"`` (writ
 `plates.runs.quiz`: one ``model`` per anonymous participant, "participant-<id>"). The threshold is the level of
 the CIEDE2000 difference between text and background dots (``delta_e``; CIELAB D65 2°) where a chance-aware
 psychometric function is halfway between the guess rate and the ceiling (`plates.analysis.psychometric`,
-Wichmann & Hill 2001), fitted per participant / model x prompt by maximum likelihood with a profile-likelihood
-95% interval. The guess rate comes from the prompt's kind (`guess_rate`): yes/no ½; multiple choice 1 / the
-options the row showed (``options_json``; else the template's ``n_options``); open answers 1 / the size of the
+Wichmann & Hill 2001), fitted per participant / model x prompt by maximum likelihood with the fit's 95%
+interval (a posterior under the staircase's priors, never narrower than the profile likelihood:
+`plates.analysis.psychometric`). The guess rate comes from the prompt's kind (`guess_rate`): yes/no ½; multiple
+choice 1 / the options the row showed (``options_json``; else the template's ``n_options``); open answers 1 / the size of the
 prompt's label space (`plates.stimuli.ishihara.labels.LABEL_SPACES`: cbe 100, huemanity-numeric 90,
 huemanity-alnum 3,364). A prompt over the open label space "any" has no finite label space: its guess rate is
 0, said in the ``guess_from`` column (not silently).

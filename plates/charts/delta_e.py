@@ -66,7 +66,7 @@ def fit_psychometric_counts(groups: Sequence[tuple[Any, Any, Any, float]]) -> li
     ``guess``): per ΔE2000 level (arrays of one length) the answers and the right ones; the chance-aware fit
     (`plates.analysis.psychometric.fit_psychometric_counts`: ψ = γ + (1 − γ − λ)F, threshold halfway between
     guess and ceiling, lapse fitted in 0-0.06) on the answers the counts stand for, every group at once; the
-    page draws no interval, so none is computed here (the fit's profile-likelihood interval is in
+    page draws no interval, so none is computed here (the fit's interval is in
     `plates.analysis.psychometric.fit_groups`)."""
     counts = []
     for levels, n, correct, guess in groups:

@@ -22,6 +22,40 @@ def _in_gamut(lab: np.ndarray, tol: float = 4e-4) -> np.ndarray:
     return np.all((s >= -tol) & (s <= 1 + tol), axis=-1)
 
 
+def bisect(keep_lo, lo: float, hi: float, steps: int, depth: int = 8) -> tuple[float, float]:
+    """``steps`` rounds of bisection, ``mid = (lo + hi) / 2`` then ``lo = mid`` where ``keep_lo(mid)`` else
+    ``hi = mid``; the final (lo, hi).
+
+    ``keep_lo`` takes an array of midpoints and answers for each. Each call asks it about the whole binary tree of
+    the next ``depth`` midpoints (2**depth - 1 of them), computed with the loop's own float operations, then
+    walks the tree: the same (lo, hi) as the one-at-a-time loop in ceil(steps / depth) calls instead of
+    ``steps`` (each colour-science call costs ~2.5 ms whatever its size, so a 40-step gamut search fell from
+    ~100 ms to ~15 ms).
+    """
+    if steps < 0 or depth < 1:
+        raise ValueError(f"bisect needs steps >= 0 and depth >= 1, got steps={steps}, depth={depth}")
+    while steps > 0:
+        d = min(depth, steps)
+        levels: list[list[float]] = []
+        los, his = [lo], [hi]
+        for _ in range(d):
+            mids = [(a + b) / 2 for a, b in zip(los, his)]
+            levels.append(mids)
+            # node j's children at the next level: 2j when keep_lo (mid, hi), 2j + 1 otherwise (lo, mid)
+            los = [x for a, m in zip(los, mids) for x in (m, a)]
+            his = [x for b, m in zip(his, mids) for x in (b, m)]
+        answers = np.asarray(keep_lo(np.array([m for mids in levels for m in mids])), dtype=bool)
+        node = start = 0
+        for mids in levels:
+            if answers[start + node]:
+                lo, node = mids[node], 2 * node
+            else:
+                hi, node = mids[node], 2 * node + 1
+            start += len(mids)
+        steps -= d
+    return lo, hi
+
+
 @lru_cache(maxsize=4096)
 def _ray(fg: RGB, direction: RGB) -> tuple[np.ndarray, np.ndarray, float]:
     """CIELAB start point, unit-free step (direction - fg) and the largest in-gamut t along the ray."""
@@ -45,12 +79,7 @@ def _lab_ray(fg: RGB, step: tuple[float, float, float]) -> tuple[np.ndarray, np.
         raise RuntimeError(f"sRGB colour {fg!r} tests out of the sRGB gamut after the CIELAB round trip")
     hi = ts[bad[0]] if bad.size else ts[-1]
     lo = ts[bad[0] - 1] if bad.size else ts[-1]
-    for _ in range(40):  # bisect the gamut exit
-        mid = (lo + hi) / 2
-        if _in_gamut(p0 + mid * v):
-            lo = mid
-        else:
-            hi = mid
+    lo, _ = bisect(lambda t: _in_gamut(p0 + t[:, None] * v), lo, hi, steps=40)  # the gamut exit
     return p0, v, float(lo)
 
 
@@ -143,13 +172,7 @@ def _along(fg: RGB, p0: np.ndarray, v: np.ndarray, tmax: float, target: float, w
     else:
         k = int(above[0])
         lo, hi = float(ts[max(k - 1, 0)]), float(ts[k])
-        for _ in range(50):
-            mid = (lo + hi) / 2
-            if delta_e2000_lab(p0, p0 + mid * v) < target:
-                lo = mid
-            else:
-                hi = mid
-        t = hi
+        _, t = bisect(lambda m: delta_e2000_lab(p0, p0 + m[:, None] * v) < target, lo, hi, steps=50)
     best = np.rint(_rgb_at(p0, v, t)).astype(int)
     # 8-bit rounding can move ΔE by a few tenths: try the 27 neighbours and keep the closest
     offs = np.array([(a, b, c) for a in (-1, 0, 1) for b in (-1, 0, 1) for c in (-1, 0, 1)])

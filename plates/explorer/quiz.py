@@ -264,7 +264,9 @@ def result_markdown(session: QuizSession, reader: AdaptiveEstimate | None = None
     if session.store_note:
         lines += ["", f"*{session.store_note}*"]
     lines += ["", "Intervals are 95% (credible for you and the reader, from the adaptive procedure; "
-              "profile-likelihood for stored model answers). **Threshold**: the colour difference (CIEDE2000 between "
+              "for stored model answers a threshold's from its fit's posterior under the same priors, never narrower "
+              "than the profile likelihood, a magnitude's profile-likelihood). **Threshold**: the colour difference "
+              "(CIEDE2000 between "
               "the number's dots and the background's) at which you read the number about halfway between guessing "
               "and always right; lower is finer colour discrimination. **Magnitude**: how much darker, physically, "
               "the square its surround makes look lighter had to be for the two squares to look the same to you; 0 "

@@ -26,7 +26,7 @@ def _observer_counts(threshold: float, kind: str, seed: int, repeats: int = 30):
 
 def _scipy_threshold(k: np.ndarray, n: np.ndarray, guess: float) -> tuple[float, float, float]:
     """The threshold and its interval by `likelihood.fit` (scipy SLSQP, `profile_interval`) on the model's
-    likelihood: what every fit ran before the batch."""
+    likelihood (what every fit ran before the batch), through the fit's interval rule."""
     fun = psychometric._batch_nll(LEVELS[None], k[None], n[None], np.array([guess]), None, "logistic")
 
     def one(theta):
@@ -38,7 +38,10 @@ def _scipy_threshold(k: np.ndarray, n: np.ndarray, guess: float) -> tuple[float,
               (0.0, psychometric.LAPSE_MAX)]
     starts = psychometric._grid_starts(LEVELS, k, n, guess, None, "logistic", bounds)
     best, prof = likelihood.fit(one, starts, bounds, jac=True, cutoff=likelihood.chi2_cutoff(0.95))
-    return float(best.theta[0]), prof.low, prof.high
+    # the interval a located threshold reports: the posterior's, widened to this profile interval
+    low, high = psychometric._threshold_interval(LEVELS, k, n, LEVELS, guess, None, "logistic", bounds[1][1], 0.95,
+                                                 prof.low, prof.high)
+    return float(best.theta[0]), low, high
 
 
 def test_psychometric_fits_together_equal_scipy_fits_one_by_one():
