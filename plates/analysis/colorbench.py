@@ -38,7 +38,8 @@ import pandas as pd
 from plates.analysis.metrics import row_weights, wilson_intervals
 from plates.stimuli.scenes.recolour import VARIANTS
 
-__all__ = ["accuracy_by", "grayscale_effect", "overall_score", "robustness", "task_accuracy", "text_only_gap"]
+__all__ = ["accuracy_by", "grayscale_effect", "overall_score", "robustness", "task_accuracy", "text_only_gap",
+           "with_grayscale_effect"]
 
 
 def _by(by: str | Sequence[str] | None) -> list[str]:
@@ -200,9 +201,16 @@ def grayscale_effect(df: pd.DataFrame, by: str | Sequence[str] | None = ("model"
     NaN when acc_colour is 0. Columns: ``by..., pairs, acc_colour, acc_gray, effect``."""
     keys = _by(by)
     t = _paired(df, keys, "grayscale", "grayscale_effect").rename(columns={"acc_a": "acc_colour", "acc_b": "acc_gray"})
+    return with_grayscale_effect(t)
+
+
+def with_grayscale_effect(table: pd.DataFrame) -> pd.DataFrame:
+    """``table`` (``acc_colour``, ``acc_gray``: accuracies 0-1) with ColorBench §3.2's ``effect = (acc_colour -
+    acc_gray) / acc_colour``, NaN when acc_colour is 0."""
+    colour, gray = table["acc_colour"].astype(float), table["acc_gray"].astype(float)
     with np.errstate(invalid="ignore", divide="ignore"):
-        effect = np.where(t["acc_colour"] > 0, (t["acc_colour"] - t["acc_gray"]) / t["acc_colour"], np.nan)
-    return t.assign(effect=effect)
+        effect = np.where(colour > 0, (colour - gray) / colour, np.nan)
+    return table.assign(effect=effect)
 
 
 def text_only_gap(df: pd.DataFrame, by: str | Sequence[str] | None = ("model", "task")) -> pd.DataFrame:

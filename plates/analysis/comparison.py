@@ -125,31 +125,37 @@ def _matches(table: pd.DataFrame, reference: pd.DataFrame | None, *, shots: int,
     ref = reference[
         (reference["metric"] == "accuracy") & reference["value"].notna() & reference["prompt_name"].notna()
     ]
-    ref = ref.assign(key=[model_key(m) for m in ref["model"]])
+    # the published values grouped once by (prompt, paper condition), each group's rows in the reference's
+    # order, the task, shots and font rules applied here (they do not depend on the cell): a cell then looks
+    # up its few candidates instead of filtering the whole reference (hundreds of cells x the table was
+    # seconds for the context comparison, which keeps every model)
+    candidates: dict[tuple[str, str], list[dict]] = {}
+    for hit in ref.to_dict("records"):
+        prompt = str(hit["prompt_name"])
+        if prompt not in TASKS or hit["task"] not in TASKS[prompt]:
+            continue
+        if not ((pd.isna(hit["shots"]) and shots == 0) or hit["shots"] == shots):
+            continue
+        font = hit["font"]
+        if isinstance(font, str) and font not in PAPER_FONTS.get(hit["paper"], ()):
+            continue
+        candidates.setdefault((prompt, hit["condition"]), []).append({**hit, "key": model_key(hit["model"])})
     # a cell whose prompt (or, for the same-model rule, model) no paper printed matches nothing: skipped before
     # any filtering (a quiz's hundreds of participants are cells of their own)
-    prompts, keys = set(ref["prompt_name"]), set(ref["key"])
     rows = []
     for cell in table[table["n"] > 0].to_dict("records"):
         prompt, condition = str(cell["prompt_name"]), str(cell[CONDITION])
-        model = cell.get("model") or str(cell[SERIES]).split(" · ")[0]
-        if prompt not in prompts or (same_model and model_key(model) not in keys):
+        if prompt not in TASKS:
             continue
         wanted = paper_condition(condition, prompt)
-        if wanted is None or prompt not in TASKS:
-            continue
+        hits = candidates.get((prompt, wanted), []) if wanted is not None else []
+        if same_model and hits:
+            key = model_key(cell.get("model") or str(cell[SERIES]).split(" · ")[0])
+            hits = [hit for hit in hits if hit["key"] == key]
         size = _size(condition)
-        hits = ref[
-            (ref["prompt_name"] == prompt)
-            & (ref["condition"] == wanted)
-            & ref["task"].isin(TASKS[prompt])
-            & ((ref["key"] == model_key(model)) if same_model else True)
-        ]
-        hits = hits[hits["size"].isna() | (hits["size"] == size)]
-        hits = hits[(hits["shots"].isna() & (shots == 0)) | (hits["shots"] == shots)]
-        fonts = hits["paper"].map(lambda p: PAPER_FONTS.get(p, ()))
-        hits = hits[[f is None or not isinstance(f, str) or f in ok for f, ok in zip(hits["font"], fonts)]]
-        for hit in hits.to_dict("records"):
+        for hit in hits:
+            if not (pd.isna(hit["size"]) or (size is not None and hit["size"] == size)):
+                continue
             value = float(hit["value"])
             rows.append(
                 {

@@ -17,8 +17,10 @@ accuracy per model-size bucket, from which the grayscale effect (std − gray) /
   (truth_json ``params``; numbers or short labels), per model x task.
 * `robustness_long`: ColorBench eq. (1)-(2) per model; the seed id is the row's ``colour_set`` and the variant
   the ``recolour`` fact.
+* `scene_effects`: the items asked both ways (colour and grayscale; a "-cot" prompt and its plain twin) paired
+  per model x task: pairs and each side's accuracy (DuckDB computes the same table for the dashboard).
 * `grayscale_long`, `cot_long`: (Acc_colour − Acc_gray) / Acc_colour and Acc_CoT − Acc_standard per model x
-  task, paired by item, beside Table 9 / Table 4.
+  task from a `scene_effects` table, beside Table 9 / Table 4.
 """
 
 from __future__ import annotations
@@ -42,9 +44,11 @@ __all__ = [
     "difficulty_figure",
     "difficulty_long",
     "difficulty_params",
+    "EFFECT_COLUMNS",
     "grayscale_long",
     "overall_long",
     "robustness_long",
+    "scene_effects",
     "scene_rows",
     "task_figure",
     "task_long",
@@ -238,25 +242,51 @@ def robustness_long(frame: pd.DataFrame, reference: pd.DataFrame | None = None) 
     return pd.concat([ours, paper], ignore_index=True)
 
 
+#: `scene_effects`' columns: per effect ("grayscale": side a colour, b grayscale; "cot": side a the "-cot"
+#: prompt, b its plain twin), model and task, the items paired and each side's accuracy over them.
+EFFECT_COLUMNS = ["effect", "model", "task", "pairs", "acc_a", "acc_b"]
+
+
 def _effects(rows: pd.DataFrame, flag: str) -> pd.DataFrame:
     rows = rows.assign(item_id=rows["item_id"].astype(str) + "|" + rows["prompt_name"].astype(str).str.removesuffix(
         "-cot") if flag == "cot" else rows["item_id"].astype(str))
     if flag == "cot":
         return cb.text_only_gap(rows.assign(text_only=~rows["cot"]), by=("model", "task")).rename(
-            columns={"acc_image": "acc_cot", "acc_text": "acc_standard"})
-    return cb.grayscale_effect(rows, by=("model", "task"))
+            columns={"acc_image": "acc_a", "acc_text": "acc_b"})
+    return cb.grayscale_effect(rows, by=("model", "task")).rename(columns={"acc_colour": "acc_a", "acc_gray": "acc_b"})
 
 
-def grayscale_long(frame: pd.DataFrame, reference: pd.DataFrame | None = None) -> pd.DataFrame:
-    """(Acc_colour − Acc_gray) / Acc_colour per model x task (paired items), and the same computed from
-    ColorBench Table 9's standard and grayscale accuracy per size bucket (mapped task names). Columns:
-    ``source, model, task, pairs, acc_colour, acc_gray, effect``."""
+def scene_effects(frame: pd.DataFrame) -> pd.DataFrame:
+    """`EFFECT_COLUMNS` from scene rows (`cb.grayscale_effect`, `cb.text_only_gap` over the seed scenes: items
+    answered in colour and in grayscale with the same prompt; items asked with a "-cot" prompt and its plain
+    twin, in colour). `plates.dashboard.family_queries.scene_effects` computes the same table in DuckDB."""
     rows = scene_rows(frame)
+    parts = []
+    if len(rows):
+        seed = rows["recolour"].isna() | rows["recolour"].astype(object).eq("seed")
+        if rows["grayscale"].any():
+            parts.append(_effects(rows[seed & ~rows["cot"]], "grayscale").assign(effect="grayscale"))
+        if rows["cot"].any() and (~rows["cot"]).any():
+            parts.append(_effects(rows[seed & ~rows["grayscale"]], "cot").assign(effect="cot"))
+    parts = [p[EFFECT_COLUMNS] for p in parts if len(p)]
+    return pd.concat(parts, ignore_index=True) if parts else pd.DataFrame(columns=EFFECT_COLUMNS)
+
+
+def _effect_rows(effects: pd.DataFrame, effect: str) -> pd.DataFrame:
+    """One effect's rows of a `scene_effects` table (either home), task names as text."""
+    t = effects[effects["effect"] == effect].drop(columns="effect")
+    return t.assign(model=t["model"].astype(str), task=t["task"].astype(str)).reset_index(drop=True)
+
+
+def grayscale_long(effects: pd.DataFrame, reference: pd.DataFrame | None = None) -> pd.DataFrame:
+    """(Acc_colour − Acc_gray) / Acc_colour per model x task (paired items: a `scene_effects` table, from rows
+    or from DuckDB), and the same computed from ColorBench Table 9's standard and grayscale accuracy per size
+    bucket (mapped task names). Columns: ``source, model, task, pairs, acc_colour, acc_gray, effect``."""
     columns = ["source", "model", "task", "pairs", "acc_colour", "acc_gray", "effect"]
     parts = []
-    if len(rows) and rows["grayscale"].any():
-        rows = rows[(rows["recolour"].isna() | rows["recolour"].astype(object).eq("seed")) & ~rows["cot"]]
-        parts.append(_effects(rows, "grayscale").assign(source="ours"))
+    ours = _effect_rows(effects, "grayscale").rename(columns={"acc_a": "acc_colour", "acc_b": "acc_gray"})
+    if len(ours):
+        parts.append(cb.with_grayscale_effect(ours).assign(source="ours"))
     ref = reference_rows(reference, "ColorBench Table 9")
     if len(ref):
         wide = ref[ref["metric"] == "accuracy"].pivot_table(index=["model", "task"], columns="condition",
@@ -264,21 +294,19 @@ def grayscale_long(frame: pd.DataFrame, reference: pd.DataFrame | None = None) -
         if {"standard", "grayscale"} <= set(wide.columns):
             wide = wide.assign(source="ColorBench Table 9", pairs=np.nan, acc_colour=wide["standard"],
                                acc_gray=wide["grayscale"], task=wide["task"].map(lambda t: _TO_OURS.get(t, t)))
-            wide["effect"] = (wide["acc_colour"] - wide["acc_gray"]) / wide["acc_colour"]
-            parts.append(wide)
+            parts.append(cb.with_grayscale_effect(wide))
     return pd.concat([p[columns] for p in parts], ignore_index=True) if parts else pd.DataFrame(columns=columns)
 
 
-def cot_long(frame: pd.DataFrame, reference: pd.DataFrame | None = None) -> pd.DataFrame:
+def cot_long(effects: pd.DataFrame, reference: pd.DataFrame | None = None) -> pd.DataFrame:
     """Acc_CoT − Acc_standard per model x task over items asked both ways (a "-cot" prompt and its plain
-    twin), beside ColorBench Table 4's deltas. Columns: ``source, model, task, pairs, delta``."""
-    rows = scene_rows(frame)
+    twin: a `scene_effects` table, from rows or from DuckDB), beside ColorBench Table 4's deltas. Columns:
+    ``source, model, task, pairs, delta``."""
     columns = ["source", "model", "task", "pairs", "delta"]
     parts = []
-    if len(rows) and rows["cot"].any() and (~rows["cot"]).any():
-        rows = rows[(rows["recolour"].isna() | rows["recolour"].astype(object).eq("seed")) & ~rows["grayscale"]]
-        t = _effects(rows, "cot")
-        parts.append(t.assign(source="ours", delta=t["acc_cot"] - t["acc_standard"]))
+    ours = _effect_rows(effects, "cot")
+    if len(ours):
+        parts.append(ours.assign(source="ours", delta=ours["acc_a"] - ours["acc_b"]))
     ref = reference_rows(reference, "ColorBench Table 4")
     if len(ref):
         ref = ref[ref["metric"] == "delta"]

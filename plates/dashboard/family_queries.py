@@ -7,11 +7,10 @@ parsed answer), grouped, with ``weight`` = the result rows each group stands for
 the metrics of `plates.analysis.illusions`, `plates.analysis.colorbench`, `plates.analysis.people` and the
 psychometric fits count each collapsed row ``weight`` times, so the tables equal the row-level ones
 (tests/dashboard/test_family_queries.py compares them). No page reads ``truth_json``, ``reply`` or an item id
-into pandas, except the Scenes page's paired rows, which are only the items asked both ways (an item is what
-pairs them: ColorBench §3.2).
+into pandas: the Scenes page's items asked both ways are paired in DuckDB (`scene_effects`; ColorBench §3.2).
 
 * `illusion_counts`: every column the Illusions page reads (RCID §4.1, IllusionBench+ App. A2, the PSE).
-* `scene_counts`, `scene_pairs`, `scene_params`, `scene_param_counts`: per task, robustness (the seed is the
+* `scene_counts`, `scene_effects`, `scene_params`, `scene_param_counts`: per task, robustness (the seed is the
   row's colour set), the grayscale / chain-of-thought pairs, the difficulty parameters (truth ``params``).
 * `has_rows`, `participants`, `people_counts`: the People page asks whether any human row passes the filters
   before anything else; then plate levels, illusion comparisons and accuracy rows of the people and of the
@@ -35,7 +34,7 @@ from plates.dashboard.queries import CONDITION_KEYS, Where, in_list, quote
 from plates.results.query import Results
 
 __all__ = ["ILLUSION_FACTS", "PEOPLE_FAMILIES", "SCENE_FAMILIES", "collapsed", "has_rows", "illusion_counts",
-           "participants", "people_counts", "with_people", "scene_counts", "scene_pairs", "scene_param_counts", "scene_params"]
+           "participants", "people_counts", "with_people", "scene_counts", "scene_effects", "scene_param_counts", "scene_params"]
 
 #: The illusion facts of ``truth_json`` the pages read -> their DuckDB type (`plates.tasks.illusion_tasks`).
 ILLUSION_FACTS = {"framing": "VARCHAR", "kind": "VARCHAR", "strength": "DOUBLE", "item_class": "VARCHAR",
@@ -104,19 +103,33 @@ def scene_counts(results: Results, where: Where) -> pd.DataFrame:
     return collapsed(results, where, SCENE_FAMILIES, _SCENE)
 
 
-def scene_pairs(results: Results, where: Where) -> pd.DataFrame:
-    """The rows (seed scenes, with ``item_id``) of the items a model answered both in colour and in grayscale,
-    or with a "-cot" prompt and its plain twin: the only rows ColorBench's grayscale and chain-of-thought
-    effects pair (`plates.charts.scenes.grayscale_long`, `cot_long`)."""
+def scene_effects(results: Results, where: Where) -> pd.DataFrame:
+    """`plates.charts.scenes.scene_effects` in DuckDB (`EFFECT_COLUMNS`): per model and task, the seed scenes'
+    items answered both in colour and in grayscale (same prompt, no chain of thought), and both with a "-cot"
+    prompt and its plain twin (in colour), with each side's accuracy over the paired items (ColorBench §3.2,
+    Table 4). Only these aggregates reach pandas, never the items (`plates.analysis.colorbench._paired`'s
+    rules: a row counts when answered; an item pairs when both sides have an answered row)."""
     params: dict[str, Any] = {}
-    families = in_list("family", list(SCENE_FAMILIES), "pf", params)
-    clause, more = where.sql(f"{families} AND {_SEED}")
-    base = "regexp_replace(prompt_name, '-cot$', '')"
-    pairable = (f"(model, item_id, {base}) IN (SELECT model, item_id, {base} FROM results {clause} "
-                f"GROUP BY ALL HAVING count(DISTINCT coalesce(grayscale, false)) > 1 "
-                f"OR count(DISTINCT prompt_name) > 1)")
-    return collapsed(results, where, SCENE_FAMILIES, ["item_id", *_SCENE], f"{_SEED} AND {pairable}",
-                     {**params, **more})
+    clause, more = where.sql(f"{in_list('family', list(SCENE_FAMILIES), 'family', params)} AND {_SEED}")
+    answered = "count(*) FILTER (WHERE correct IS NOT NULL)"
+    side = ("SELECT model, task, {item} AS _item, {flag} AS _flag, sum(_answered) AS _answered, "
+            "sum(_right) AS _right FROM rows WHERE {keep} GROUP BY ALL")
+    pair = ("SELECT '{effect}' AS effect, model, task, count(DISTINCT _item) AS pairs, "
+            "sum(_right) FILTER (WHERE {a}) / sum(_answered) FILTER (WHERE {a}) AS acc_a, "
+            "sum(_right) FILTER (WHERE NOT ({a})) / sum(_answered) FILTER (WHERE NOT ({a})) AS acc_b "
+            "FROM (SELECT * FROM {name} WINDOW it AS (PARTITION BY model, task, _item) "
+            "QUALIFY min(_flag) OVER it <> max(_flag) OVER it) GROUP BY model, task")
+    return results.query(
+        f"""WITH rows AS (
+                SELECT model, task, item_id, regexp_replace(prompt_name, '-cot$', '') AS _plain,
+                       coalesce(grayscale, false) AS _gray, coalesce(ends_with(prompt_name, '-cot'), false) AS _cot,
+                       {answered} AS _answered, count(*) FILTER (WHERE correct) AS _right
+                FROM results {clause} GROUP BY ALL HAVING {answered} > 0),
+            gray AS ({side.format(item="item_id", flag="_gray", keep="NOT _cot")}),
+            cot AS ({side.format(item="item_id || '|' || _plain", flag="_cot", keep="NOT _gray")})
+            {pair.format(effect="grayscale", a="NOT _flag", name="gray")}
+            UNION ALL {pair.format(effect="cot", a="_flag", name="cot")}
+            ORDER BY effect DESC, model NULLS LAST, task NULLS LAST""", {**params, **more})
 
 
 _PARAMS = "json_extract(truth_json, '$.params')"
@@ -139,14 +152,18 @@ def scene_params(results: Results, where: Where) -> list[str]:
 def scene_param_counts(results: Results, where: Where, param: str) -> pd.DataFrame:
     """`scene_counts`' columns with one question parameter ``param`` (one of `scene_params`) as ``params``, a
     {param: value} dict per row, as `plates.charts.scenes.difficulty_long` reads it (numbers as floats)."""
-    allowed = scene_params(results, where)
-    if param not in allowed:
-        raise ValueError(f"difficulty parameter {param!r} is not in these rows; allowed: {', '.join(allowed) or 'none'}")
     params = {"param_path": f'$.params."{param}"'}
     value = "json_extract(truth_json, $param_path)"
     select = [*_SCENE, f"json_type({value}) AS _type", f"CAST({value} AS VARCHAR) AS _value"]
     rows = collapsed(results, where, SCENE_FAMILIES, select,
                      f"json_type({value}) IN ('BIGINT', 'UBIGINT', 'DOUBLE', 'VARCHAR')", params)
+    # no row holds it as a number or a label: exactly a parameter `scene_params` does not list (the allowed
+    # names are scanned for only then, not on every call)
+    if rows.empty or '"' in param:
+        allowed = scene_params(results, where)
+        if param not in allowed:
+            raise ValueError(f"difficulty parameter {param!r} is not in these rows; allowed: "
+                             f"{', '.join(allowed) or 'none'}")
     values = [float(v) if t != "VARCHAR" else json.loads(v) for t, v in zip(rows["_type"], rows["_value"])]
     return rows.drop(columns=["_type", "_value"]).assign(params=[{param: v} for v in values])
 

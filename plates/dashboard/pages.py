@@ -213,16 +213,26 @@ def chain_of_thought(view: View, condition: str | None = None) -> Page:
     return Page(charts.cot_figure(reference=view.reference, table=table, condition=condition), table, notes)
 
 
+def plate_levels(view: View, x: str = "delta_e") -> pd.DataFrame:
+    """Answered ``n`` and ``correct`` per series, condition, prompt, colour set and ΔE2000 level (``x``) of the
+    plates' conditions, with the ``condition`` label (`queries.levels`): one scan serves the ΔE2000 page's
+    condition order and its figure, kept in the view's memo (its controls and its figure ask in one run)."""
+    if ("plate_levels", x) not in view.memo:
+        cube = plate_cube(view)
+        where = queries.Where(view.where.values,
+                              cube[list(queries.CONDITION_KEYS)].drop_duplicates().to_dict("records"))
+        levels = queries.levels(view.opened.results, where, [*_BY, "prompt_name", "colour_set"], x=x)
+        view.memo["plate_levels", x] = charts.with_condition(levels)
+    return view.memo["plate_levels", x]
+
+
 def delta_e_conditions(view: View) -> list[str]:
     """The plates' conditions for the ΔE2000 page, those with the most distinct ΔE2000 levels first (a sweep or
     a staircase before a preset that has one level per colour set: nothing to fit there), then most rows."""
     present = conditions(view, plates=True)
     if len(present) <= 1:
         return present
-    cube = plate_cube(view)
-    where = queries.Where(view.where.values, cube[list(queries.CONDITION_KEYS)].drop_duplicates().to_dict("records"))
-    levels = charts.with_condition(queries.levels(view.opened.results, where, list(queries.CONDITION_KEYS)))
-    spread = levels.groupby(CONDITION)["level"].nunique()
+    spread = plate_levels(view).groupby(CONDITION)["level"].nunique()
     return sorted(present, key=lambda c: (-int(spread.get(c, 0)), present.index(c)))
 
 
@@ -240,18 +250,17 @@ def delta_e(
     chosen = condition or present[0]  # the plates' conditions only: illusion and scene rows have no ΔE2000 level
     if chosen not in present:
         raise ValueError(f"condition {chosen!r} is not in these results; allowed: {', '.join(present)}")
-    cube = view.cube[(view.cube[CONDITION] == chosen) & (view.cube["n"] > 0)]
     prompts = plate_prompts(view, chosen)
     if prompt is None and len(prompts):
         prompt = str(prompts.index[0])
     if prompt is not None and prompt not in prompts.index:
         raise ValueError(f"prompt {prompt!r} has no plate answers under {chosen!r}; allowed: "
                          f"{', '.join(map(str, prompts.index)) or 'none'}")
-    where = queries.Where(
-        {**view.where.values, "prompt_name": [prompt] if prompt else []},
-        cube[list(queries.CONDITION_KEYS)].drop_duplicates().to_dict("records"),
-    )
-    levels = view.label(queries.levels(view.opened.results, where, [*_BY, "prompt_name", "colour_set"], x=x))
+    every = plate_levels(view, x)  # the chosen condition's and prompt's rows of the one scan
+    keep = every[CONDITION] == chosen
+    if prompt:
+        keep &= every["prompt_name"].astype(object) == prompt
+    levels = view.label(every[keep].drop(columns=[CONDITION]).reset_index(drop=True))
     fits = charts.psychometric_fits(levels=levels) if len(levels) else None
     fig = charts.delta_e_figure(
         levels=levels, bins=bins, prompt=prompt if len(levels) else None, x=x, fits=fits

@@ -253,6 +253,9 @@ class View:
     opened: Opened
     filters: Filters = Filters()
     reference: pd.DataFrame | None = None
+    #: tables derived from this view by name (`plates.dashboard.pages.plate_levels`): a page's controls and
+    #: its figure, computed in the same script run, scan the results once; dropped with the view (one per run)
+    memo: dict = field(default_factory=dict, compare=False, repr=False)
 
     @cached_property
     def cube(self) -> pd.DataFrame:

@@ -147,7 +147,7 @@ def test_scene_tables_recounted(frame, reference):
 
 
 def test_grayscale_effect_and_difficulty(frame, reference):
-    gray = sc.grayscale_long(frame, reference)
+    gray = sc.grayscale_long(sc.scene_effects(frame), reference)
     ours = gray[gray["source"] == "ours"]
     raw = frame[frame["task"] == "colour-recognition"]
     for model, part in raw.groupby("model"):
@@ -166,7 +166,7 @@ def test_grayscale_effect_and_difficulty(frame, reference):
     assert len(sc.difficulty_figure(curve, "min_delta_e").data) == curve.groupby(["model", "task"]).ngroups
     with pytest.raises(ValueError, match="allowed: .*min_delta_e"):
         sc.difficulty_long(frame, "no-such-parameter")
-    assert sc.cot_long(frame, reference)["source"].eq("ColorBench Table 4").all()
+    assert sc.cot_long(sc.scene_effects(frame), reference)["source"].eq("ColorBench Table 4").all()
 
 
 def test_people_thresholds_beside_models(frame, reference):

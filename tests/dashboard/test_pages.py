@@ -56,6 +56,24 @@ def test_the_delta_e_page_fits_plates_only_and_names_the_person(folder):
         pages.delta_e(view, prompt="rcid-compare-human")
 
 
+def test_the_delta_e_page_scans_the_levels_once_per_view_and_axis(folder, monkeypatch):
+    """The page's controls (the condition order) and its figure run in one script run on one view: the ΔE2000
+    levels come from one scan per axis, and the figure's numbers are those of a fresh view's."""
+    scans = []
+    levels = dashboard.queries.levels
+    monkeypatch.setattr(dashboard.queries, "levels", lambda *a, **k: scans.append(k.get("x")) or levels(*a, **k))
+    view = dashboard.View(dashboard.open_results(folder))
+    pages.delta_e_conditions(view)
+    first = pages.delta_e(view)
+    again = pages.delta_e(view)
+    assert scans == ["delta_e"]
+    assert first.table.equals(again.table) and first.figure.to_json() == again.figure.to_json()
+    drawn = pages.delta_e(view, x="delta_e_drawn_median")
+    assert scans == ["delta_e", "delta_e_drawn_median"]
+    fresh = pages.delta_e(dashboard.View(dashboard.open_results(folder)), x="delta_e_drawn_median")
+    assert drawn.figure.to_json() == fresh.figure.to_json()
+
+
 def test_the_overview_names_the_person_too(folder):
     table = pages.overview(dashboard.View(dashboard.open_results(folder))).table
     labels = set(map(str, table.get("series", table.get("model", []))))

@@ -12,10 +12,11 @@ from plates.dashboard import family_queries as fq
 
 @st.cache_data(show_spinner="Counting rows…", max_entries=8)
 def family_rows(key: str, filters, _view) -> tuple[pd.DataFrame, pd.DataFrame, list[str]]:
-    """The filtered scene rows collapsed by DuckDB, the rows of the items asked both ways (grayscale, chain of
-    thought) and the question parameters (cached per results and filters): `plates.dashboard.family_queries`."""
+    """The filtered scene rows collapsed by DuckDB, the items asked both ways (grayscale, chain of thought)
+    paired by DuckDB and the question parameters (cached per results and filters):
+    `plates.dashboard.family_queries`."""
     results, where = _view.opened.results, _view.where
-    return fq.scene_counts(results, where), fq.scene_pairs(results, where), fq.scene_params(results, where)
+    return fq.scene_counts(results, where), fq.scene_effects(results, where), fq.scene_params(results, where)
 
 
 @st.cache_data(show_spinner="Counting rows…", max_entries=16)
@@ -33,7 +34,7 @@ st.caption(
     "grayscale effect (Acc_colour − Acc_gray) / Acc_colour. The paper's numbers (hatched grey) come from its "
     "own collected images, not ours."
 )
-full, paired, params = family_rows(view.opened.key, view.filters, view)
+full, effects, params = family_rows(view.opened.key, view.filters, view)
 rows = sc.scene_rows(full)
 if rows.empty:
     st.info("No scene rows in the loaded results (family “scene” or “scene-recolour”): run a ColorBench "
@@ -72,12 +73,12 @@ else:
     st.info("No recoloured variants: run the `colorbench-robustness` preset.")
 
 st.header("Grayscale and chain of thought")
-gray = sc.grayscale_long(paired, view.reference)
+gray = sc.grayscale_long(effects, view.reference)
 if not (gray["source"] == "ours").any():
     st.info("No grayscale rows: rerun the same quick run with `--grayscale both` (or add `grayscale = [false, "
             "true]` to the experiment's [conditions]).")
 st.dataframe(gray, hide_index=True, key="table-scene-grayscale")
-cot = sc.cot_long(paired, view.reference)
+cot = sc.cot_long(effects, view.reference)
 if not (cot["source"] == "ours").any():
     st.info("No chain-of-thought pairs: ask a colorbench-…-cot prompt beside its plain twin, e.g. `plates run "
             "--dataset colorbench-colour-recognition --prompt colorbench-colour-recognition-cot --model MODEL "
