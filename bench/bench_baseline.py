@@ -234,8 +234,10 @@ def foreign_section(reader, n, n_cell, rng) -> None:
     print(f"Held-out fonts (system fonts the reader never trains on): {fonts}\n")
     print("| variant | accuracy | target | ratio |\n|---|---|---|---|")
     worst = 1.0
-    for i, name in enumerate(FOREIGN["variants"]):
-        cfg = foreign_plates.VARIANTS[name]
+    for name in FOREIGN["variants"]:
+        # a variant's plates depend on its name (its place in foreign_plates.VARIANTS), never on which other
+        # variants this run includes: `--variants a,b` draws the same plates as the full run
+        i, cfg = list(foreign_plates.VARIANTS).index(name), foreign_plates.VARIANTS[name]
         space = "cbe" if cfg.labels == "numbers" else "huemanity-alnum"
         k = 0
         for j in range(m):
