@@ -282,11 +282,12 @@ def simulated(runs: int) -> None:
               f"{time.perf_counter() - t0:.0f} s")
 
 
-def reader(seeds: int, per_level: int, size: int, palette: str, prompt: str) -> None:
-    plates = {"prompt": prompt, "trials": 200, "min_trials": 0, "ci_width": WIDTHS[-1], "low": 0.5,
+def reader(seeds: int, per_level: int, size: int, palette: str, prompt: str,
+           low: float = 0.5, grid: tuple[float, float] = (1.5, 0.1)) -> None:
+    plates = {"prompt": prompt, "trials": 200, "min_trials": 0, "ci_width": WIDTHS[-1], "low": low,
               "high": 20.0, "models": [{"backend": "baseline", "model": "baseline-cnn"}],
               "stimulus": {"palette": palette, "size": size, "font": "dejavu-sans-bold-oblique"}}
-    levels = np.round(np.arange(1.5, 5.501, 0.1), 2)
+    levels = np.round(grid[0] + grid[1] * np.arange(41), 3)  # 41 levels: 1.5-5.5 at the defaults
     stair0 = parse_staircase({**plates, "out": ".", "seed": 12345})
     backend = make_backend("baseline")
     guess = prompt_guess_rate(get_prompt(prompt))
@@ -304,7 +305,7 @@ def reader(seeds: int, per_level: int, size: int, palette: str, prompt: str) -> 
 
     needed, fit = sweep_queries(levels, answer, guess, per_level)
     print(f"\nbundled reader, {prompt}, {palette}, {size} px, directions drawn per trial; sweep over "
-          f"{levels[0]}-{levels[-1]} ΔE2000 in 0.1 steps ({levels.size} levels), {len(drawn)} answers "
+          f"{levels[0]}-{levels[-1]} ΔE2000 in {grid[1]} steps ({levels.size} levels), staircase from {low}, {len(drawn)} answers "
           f"({time.perf_counter() - t0:.0f} s): status {fit.status}, threshold {fit.threshold:.2f} "
           f"(95% {fit.ci_low:.2f}-{fit.ci_high:.2f}), monotonicity p {fit.monotone_p:.3g}, goodness-of-fit p "
           f"{fit.deviance_p:.3g}; queries to width <= 3 / <= 1.5: "
@@ -330,15 +331,16 @@ def reader(seeds: int, per_level: int, size: int, palette: str, prompt: str) -> 
           f"agree within the combined interval {agree}/{seeds}")
 
 
-def reader_equal_cost(runs: int, size: int, palette: str, prompt: str) -> None:
+def reader_equal_cost(runs: int, size: int, palette: str, prompt: str,
+                      rng: tuple[float, float] = DEFAULT_RANGE, grid: tuple[float, float] = (1.5, 0.1)) -> None:
     """Equal cost on the bundled reader: ``runs`` staircases at the default budget (`DEFAULT_TRIALS`,
     `DEFAULT_RANGE`), each against its own independent sweep of the same number of answers on the FINE grid
     (one answer at each of 1.5, 1.6, ... ΔE2000, `DEFAULT_TRIALS` levels; every trial's background along its own
     CIELAB direction, as in the staircase). Target: the staircase inside the sweep's interval in >= 90%."""
-    base = {"prompt": prompt, "trials": DEFAULT_TRIALS, "low": DEFAULT_RANGE[0], "high": DEFAULT_RANGE[1],
+    base = {"prompt": prompt, "trials": DEFAULT_TRIALS, "low": rng[0], "high": rng[1],
             "models": [{"backend": "baseline", "model": "baseline-cnn"}],
             "stimulus": {"palette": palette, "size": size, "font": "dejavu-sans-bold-oblique"}}
-    levels = np.round(1.5 + 0.1 * np.arange(DEFAULT_TRIALS), 2)
+    levels = np.round(grid[0] + grid[1] * np.arange(DEFAULT_TRIALS), 3)
     backend = make_backend("baseline")
     guess = prompt_guess_rate(get_prompt(prompt))
     t0 = time.perf_counter()
@@ -362,8 +364,8 @@ def reader_equal_cost(runs: int, size: int, palette: str, prompt: str) -> None:
             sweep_w.append(fit.ci_high - fit.ci_low)
             inside += fit.ci_low <= e.threshold <= fit.ci_high
     print(f"\nbundled reader, {prompt}, {palette}, {size} px, {runs} runs, EQUAL COST: staircase at its default "
-          f"budget ({DEFAULT_TRIALS} trials, {DEFAULT_RANGE[0]}-{DEFAULT_RANGE[1]} ΔE2000) vs an independent sweep of "
-          f"{DEFAULT_TRIALS} answers on the fine grid {levels[0]}-{levels[-1]} (0.1 steps): inside the sweep's "
+          f"budget ({DEFAULT_TRIALS} trials, {rng[0]}-{rng[1]} ΔE2000) vs an independent sweep of "
+          f"{DEFAULT_TRIALS} answers on the fine grid {levels[0]}-{levels[-1]} ({grid[1]} steps): inside the sweep's "
           f"interval {verdict(inside, runs)} (sweeps that located a threshold: {fitted}/{runs}); staircase "
           f"estimates median {np.median(estimates):.2f} (10-90th pct {np.percentile(estimates, 10):.2f}-"
           f"{np.percentile(estimates, 90):.2f}); median 95% width staircase {np.median(stair_w):.2f} vs sweep "
@@ -375,6 +377,11 @@ def main() -> None:
     ap.add_argument("--prompt", default="huemanity-numeric")
     ap.add_argument("--palette", default="huemanity-01")
     ap.add_argument("--size", type=int, default=256)
+    ap.add_argument("--reader-range", type=float, nargs=2, default=list(DEFAULT_RANGE), metavar=("LOW", "HIGH"),
+                    help="the reader's staircase range in ΔE2000 (default: plates staircase's); set it around the "
+                         "reader's threshold (the weights of 2026-11-26 read huemanity-01 at 256 px from ~0.35)")
+    ap.add_argument("--reader-grid", type=float, nargs=2, default=[1.5, 0.1], metavar=("START", "STEP"),
+                    help="the reader's fine sweep grid: START + STEP * k ΔE2000 (default 1.5 0.1)")
     ap.add_argument("--runs", type=int, default=30)
     ap.add_argument("--reader-runs", type=int, default=30, help="reader staircases against equal-cost sweeps")
     ap.add_argument("--reader-seeds", type=int, default=3, help="reader staircases at equal width")
@@ -387,9 +394,11 @@ def main() -> None:
         equal_cost(args.runs)
         simulated(args.runs)
     if args.reader_runs:
-        reader_equal_cost(args.reader_runs, args.size, args.palette, args.prompt)
+        reader_equal_cost(args.reader_runs, args.size, args.palette, args.prompt, tuple(args.reader_range),
+                          tuple(args.reader_grid))
     if args.reader_seeds:
-        reader(args.reader_seeds, args.per_level, args.size, args.palette, args.prompt)
+        reader(args.reader_seeds, args.per_level, args.size, args.palette, args.prompt, args.reader_range[0],
+               tuple(args.reader_grid))
     if not args.illusion_seeds:
         return
     illusion = {"prompt": "rcid-compare-human", "trials": args.trials, "min_trials": args.trials, "low": -15.0,
