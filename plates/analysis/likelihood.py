@@ -216,6 +216,24 @@ def _newton(fun: BatchFun, theta: np.ndarray, rows: np.ndarray, lower: np.ndarra
     return theta, f, ok
 
 
+def refit_row(
+    fun: Callable, row: int, starts: Sequence[np.ndarray], lower: Sequence[float], upper: Sequence[float],
+    cutoff: float | None,
+) -> tuple[np.ndarray, float, bool, float, float]:
+    """One group of a batch fitted again by `fit` (scipy), for a row `fit_batch` marks ``trouble`` (a local
+    minimum met while profiling, or no descent). ``fun`` is the batch's objective (θ rows, group rows) -> (value,
+    gradient); ``starts``, ``lower`` and ``upper`` are that row's. Returns θ, its negative log-likelihood, whether
+    it converged, and the profile interval's ends (NaN without one)."""
+
+    def one(t: np.ndarray) -> tuple[float, np.ndarray]:
+        value, grad = fun(t[None, :], np.array([row]))
+        return float(value[0]), grad[0]
+
+    best, prof = fit(one, list(starts), list(zip(lower, upper)), jac=True, cutoff=cutoff)
+    low, high = (prof.low, prof.high) if prof else (np.nan, np.nan)
+    return best.theta, best.nll, best.converged, low, high
+
+
 def fit_batch(fun: BatchFun, starts: np.ndarray, start_rows: np.ndarray, lower: np.ndarray, upper: np.ndarray,
               *, cutoff: float | None) -> BatchFit:
     """`fit` for G groups at once (the notes above): ``starts`` (S, P) optimiser starts, ``start_rows`` (S,)

@@ -211,15 +211,9 @@ def fit_pse_counts(
         xs, counts = checked[i]
         theta, nll, converged = batch.theta[row], float(batch.nll[row]), bool(batch.converged[row])
         low, high = float(batch.low[row]), float(batch.high[row])
-        if batch.trouble[row]:  # one by one with scipy (a local minimum met while profiling, or no descent)
-            def one(t: np.ndarray, row: int = row) -> tuple[float, np.ndarray]:
-                value, grad = fun(t[None, :], np.array([row]))
-                return float(value[0]), grad[0]
-
-            best, prof = likelihood.fit(one, [np.array(starts[row])], list(zip(lower[row], upper[row])), jac=True,
-                                        cutoff=cutoff)
-            theta, nll, converged = best.theta, best.nll, best.converged
-            low, high = (prof.low, prof.high) if prof else (np.nan, np.nan)
+        if batch.trouble[row]:
+            theta, nll, converged, low, high = likelihood.refit_row(fun, row, [np.array(starts[row])], lower[row],
+                                                                    upper[row], cutoff)
         fits[i] = _pse_fit(theta, nll, converged, low, high, xs, int(round(counts.sum())), lapse, three, family,
                            common)
     return fits

@@ -540,15 +540,9 @@ def _fit_counts(groups: Sequence[tuple[np.ndarray, np.ndarray, np.ndarray, int, 
     for row, (i, common, positive) in enumerate(todo):
         theta, nll, converged = batch.theta[row], float(batch.nll[row]), bool(batch.converged[row])
         prof_low, prof_high = float(batch.low[row]), float(batch.high[row])
-        if batch.trouble[row]:  # one by one with scipy (a local minimum met while profiling, or no descent)
-            def one(t: np.ndarray, row: int = row) -> tuple[float, np.ndarray]:
-                value, grad = fun(t[None, :], np.array([row]))
-                return float(value[0]), grad[0]
-
-            best, prof = likelihood.fit(one, [starts[s] for s in np.flatnonzero(start_rows_a == row)],
-                                        list(zip(lower[row], upper[row])), jac=True, cutoff=cutoff)
-            theta, nll, converged = best.theta, best.nll, best.converged
-            prof_low, prof_high = (prof.low, prof.high) if prof else (np.nan, np.nan)
+        if batch.trouble[row]:
+            theta, nll, converged, prof_low, prof_high = likelihood.refit_row(
+                fun, row, [starts[s] for s in np.flatnonzero(start_rows_a == row)], lower[row], upper[row], cutoff)
         xs, k, n, _, guess = groups[i]
         fits[i] = _psychometric_fit(theta, nll, converged, prof_low, prof_high, xs, k, n, positive, guess, lapse,
                                     family, upper[row][1], interval, common)
