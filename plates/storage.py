@@ -38,7 +38,7 @@ from urllib.parse import urlsplit
 
 import pyarrow.fs as pafs
 
-__all__ = ["COMMITS", "TEMPORARIES", "Store", "is_url", "mirror", "open_store", "s3_endpoint", "temporary_name",
+__all__ = ["COMMITS", "TEMPORARIES", "Store", "is_url", "mirror", "open_store", "s3_endpoint", "s3_region", "temporary_name",
            "write_atomic"]
 
 #: The folder (beside the objects it commits) holding each committed object's record, on object stores.
@@ -65,6 +65,14 @@ def s3_endpoint() -> tuple[str | None, str | None]:
     return host, parts.scheme
 
 
+def s3_region(endpoint: str | None) -> str | None:
+    """The region of S3 requests: ``AWS_REGION`` or ``AWS_DEFAULT_REGION``; with a non-AWS ``endpoint``
+    (`s3_endpoint`) and neither set, ``us-east-1`` (S3-compatible servers answer in any region, but signing
+    needs one). None: the SDK's own default (AWS)."""
+    region = os.environ.get("AWS_REGION") or os.environ.get("AWS_DEFAULT_REGION")
+    return region or "us-east-1" if endpoint is not None else region
+
+
 def _s3(url: str) -> tuple[pafs.FileSystem, str]:
     parts = urlsplit(url)
     shown = f"{parts.scheme}://{parts.hostname or ''}{parts.path}"  # never the user-info part of a bad URL
@@ -76,12 +84,10 @@ def _s3(url: str) -> tuple[pafs.FileSystem, str]:
     if not bucket or any(p in (".", "..") for p in prefix.split("/")):
         raise ValueError(f"object-store URL {shown!r} is not valid; allowed: s3://BUCKET[/PREFIX] (no '.' or '..')")
     endpoint, scheme = s3_endpoint()
-    region = os.environ.get("AWS_REGION") or os.environ.get("AWS_DEFAULT_REGION")
-    options: dict[str, Any] = {}
+    region = s3_region(endpoint)
+    options: dict[str, Any] = {} if region is None else {"region": region}
     if endpoint is not None:
-        options.update(endpoint_override=endpoint, scheme=scheme, region=region or "us-east-1")
-    elif region:
-        options["region"] = region
+        options.update(endpoint_override=endpoint, scheme=scheme)
     return pafs.S3FileSystem(**options), posixpath.join(bucket, prefix) if prefix else bucket
 
 

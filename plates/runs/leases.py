@@ -47,7 +47,7 @@ from typing import Any
 
 from plates.install import extra_hint
 from plates.shards import Shard
-from plates.storage import Store, open_store, s3_endpoint
+from plates.storage import Store, open_store, s3_endpoint, s3_region
 
 __all__ = ["LEASES", "TTL", "Lease", "run_lease"]
 
@@ -64,12 +64,10 @@ def _client() -> Any:
     except ImportError:
         raise ImportError(f"a run writing to s3:// takes its lock with boto3: {extra_hint('s3')}") from None
     endpoint, scheme = s3_endpoint()
-    region = os.environ.get("AWS_REGION") or os.environ.get("AWS_DEFAULT_REGION")
-    options: dict[str, Any] = {}
+    region = s3_region(endpoint)
+    options: dict[str, Any] = {} if region is None else {"region_name": region}
     if endpoint is not None:
-        options.update(endpoint_url=f"{scheme}://{endpoint}", region_name=region or "us-east-1")
-    elif region:
-        options["region_name"] = region
+        options["endpoint_url"] = f"{scheme}://{endpoint}"
     return boto3.client("s3", **options)
 
 
