@@ -20,6 +20,7 @@ from plates.workers import WorkerPool
 
 __all__ = ["EncodedViews", "PlateRenderer", "encode_controls", "encode_views", "jpeg_bytes"]
 
+
 def jpeg_bytes(image: Image.Image) -> bytes:
     """``image`` as JPEG, byte for byte as Gradio encodes a PIL image for ``gr.Image(format="jpeg")``
     (Pillow's defaults, quality 75; no EXIF: our images have none)."""
