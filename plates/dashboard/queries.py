@@ -20,6 +20,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+import numpy as np
 import pandas as pd
 
 from plates.analysis.metrics import ITEM_KEYS
@@ -127,18 +128,23 @@ def pairs(
     prompts: Sequence[str] | None = None,
 ) -> pd.DataFrame:
     """Paired counts per ``by`` group (`plates.analysis.metrics.PAIR_COLUMNS`): rows are split by the SQL
-    condition ``split`` (side A where it holds), an item is `ITEM_KEYS` but ``exclude`` and ``by``, and only
-    items answered on both sides count (`metrics._paired_delta`'s semantics). ``prompts`` restricts the scan
-    to those prompts (the only rows that can pair); ``by`` must be `CUBE_COLUMNS`.
+    condition ``split`` (side A where it holds; it may read only cube columns), an item is `ITEM_KEYS` but
+    ``exclude`` and ``by``, and only items answered on both sides count (`metrics._paired_delta`'s semantics).
+    ``prompts`` restricts the scan to those prompts (the only rows that can pair); ``by`` must be
+    `CUBE_COLUMNS`.
 
-    One pass: each row's item (its ``by`` and item columns) is grouped by one 64-bit DuckDB ``hash`` of them
-    and its group by a hash of ``by``, mapped back to the ``by`` values through the cube table. A hash
-    collision (two items merged: about n² / 2^65 for n items, 3e-7 at three million) is the only way this
-    differs from the row-level metric; tests/dashboard/test_queries.py compares the two.
+    One pass over the rows, grouped on two 64-bit integers: the group (a DuckDB ``hash`` of the ``by``
+    columns that vary) and the item within it (a hash of ``item_id`` and the item columns the cube cannot
+    rule out: `_item_columns`), four counts per item; only per-group sums reach pandas, the groups mapped
+    back to their ``by`` values through the cube table. The failed requests per group are the cube's. A hash
+    collision (two items of one group merged: about n² / 2^65 for n items, 3e-7 at three million) is the only
+    way this differs from the row-level metric; tests/dashboard/test_queries.py compares the two.
 
     Without ``run_id`` in ``by``, the same model's items pair across runs (a prompt in one run, its
     chain-of-thought variant in another); ``runs_a`` / ``runs_b`` list the runs whose rows made pairs on each
-    side, so a page can say which runs were paired."""
+    side, so a page can say which runs were paired. Where the cube shows at most one run per group and side
+    (the usual case: one run asked both sides, or one run per side), that run is the answer whenever the group
+    has pairs; otherwise each item ORs one bit per run (at most 64 runs scanned) or lists them."""
     by = list(by)
     unknown = [c for c in by if c not in CUBE_COLUMNS]
     if unknown:
@@ -149,64 +155,88 @@ def pairs(
     restrict = in_list("prompt_name", prompts, "p", params) if prompts else ""
     clause, more = where.sql(restrict)
     params.update(more)
-    # a column with one value over the rows scanned (the cube says, under the same filters) tells no item or
-    # group apart: it is left out of the hashes (fewer columns hashed per row), never out of the output
     varying = _varying(results, [c for c in dict.fromkeys([*by, *keys]) if c in CUBE_COLUMNS], clause, params)
-    item_cols = [c for c in [*by, *keys] if c not in CUBE_COLUMNS or c in varying]
     group_cols = [c for c in by if c in varying]
+    item_cols = _item_columns(results, group_cols, [c for c in keys if c not in CUBE_COLUMNS or c in varying],
+                              clause, params)
+    group_sql = ", ".join(quote(c) for c in group_cols)
+    group = f"hash({group_sql})" if group_cols else "0"
     item = "hash(" + ", ".join(quote(c) for c in item_cols) + ")" if item_cols else "0"
-    # the runs behind each side: with at most 64 runs scanned (the cube says), one bit per run (its place among
-    # them, sorted) OR-ed per item, since a list of run names per item made the query 13x slower (1.5M items at
-    # 10M rows: 15.9 s against 1.2 s); with more, the lists
+    # the runs behind each side: one per group and side where the cube says so (no per-item work), else per
+    # item: with at most 64 runs scanned one bit per run (its place among them, sorted) OR-ed, since a list of
+    # run names per item made the query 13x slower (1.5M items at 10M rows: 15.9 s against 1.2 s)
+    side = f"CASE WHEN ({split}) THEN 1 ELSE 0 END"
+    per_side = ", ".join([*(quote(c) for c in group_cols), side])
+    widest = results.query(f"SELECT max(k) AS k FROM (SELECT count(DISTINCT run_id) + max(CASE WHEN run_id IS NULL "
+                           f"THEN 1 ELSE 0 END) AS k FROM {CUBE_TABLE} {clause} GROUP BY {per_side})", params)["k"]
+    per_item = len(widest) > 0 and pd.notna(widest.iloc[0]) and int(widest.iloc[0]) > 1
     runs = [str(r) for r in results.query(f"SELECT DISTINCT run_id FROM {CUBE_TABLE} {clause} ORDER BY run_id",
-                                          params)["run_id"].dropna()]
-    masks = len(runs) <= 64
-    names = ", ".join("'" + r.replace("'", "''") + "'" for r in runs)
+                                          params)["run_id"].dropna()] if per_item else []
+    masks = per_item and len(runs) <= 64
     if masks:
-        run_set = (f"bit_or(CAST(1 AS UBIGINT) << (list_position([{names}]::VARCHAR[], run_id) - 1)) "
-                   "FILTER (WHERE {side})") if runs else "NULL::UBIGINT"
-        runs_of = "bit_or({side}) FILTER (WHERE na > 0 AND nb > 0)"
+        names = ", ".join("'" + r.replace("'", "''") + "'" for r in runs)
+        run_set = f"bit_or(CAST(1 AS UBIGINT) << (list_position([{names}]::VARCHAR[], run_id) - 1)) FILTER (WHERE {{side}})"
+        runs_of = "bit_or({side})"
     else:
         run_set = "list(DISTINCT run_id) FILTER (WHERE {side})"
-        runs_of = "list_sort(list_distinct(flatten(list({side}) FILTER (WHERE na > 0 AND nb > 0))))"
-    group = "hash(" + ", ".join(quote(c) for c in group_cols) + ")" if group_cols else "0"
+        runs_of = "list_sort(list_distinct(flatten(list({side}))))"
+    item_runs = (f", {run_set.replace('{side}', f'({split})')} AS ra, "
+                 f"{run_set.replace('{side}', f'NOT ({split})')} AS rb") if per_item else ""
+    totals_runs = (f", {runs_of.replace('{side}', 'ra')} AS runs_a, {runs_of.replace('{side}', 'rb')} AS runs_b"
+                   if per_item else "")
+    cell_runs = ("" if per_item else f", any_value(run_id) FILTER (WHERE {split}) AS run_a, "
+                 f"any_value(run_id) FILTER (WHERE NOT ({split})) AS run_b")
     cells = ", ".join(f"any_value({quote(c)}) AS {quote(c)}" for c in by)
-    outer = ", ".join(f"cells.{quote(c)}" for c in by)
     sql = f"""
         WITH per AS (
-            SELECT {item} AS h, any_value({group}) AS g,
+            SELECT {group} AS g, {item} AS h,
                 count(*) FILTER (WHERE ({split}) AND correct IS NOT NULL) AS na,
                 count(*) FILTER (WHERE ({split}) AND correct) AS ka,
                 count(*) FILTER (WHERE NOT ({split}) AND correct IS NOT NULL) AS nb,
-                count(*) FILTER (WHERE NOT ({split}) AND correct) AS kb,
-                count(*) FILTER (WHERE correct IS NULL) AS err,
-                {run_set.replace("{side}", f"({split})")} AS ra,
-                {run_set.replace("{side}", f"NOT ({split})")} AS rb
-            FROM results {clause} GROUP BY h),
+                count(*) FILTER (WHERE NOT ({split}) AND correct) AS kb{item_runs}
+            FROM results {clause} GROUP BY g, h),
         totals AS (
-            SELECT g,
-                coalesce(sum(na) FILTER (WHERE na > 0 AND nb > 0), 0) AS n_a,
-                coalesce(sum(ka) FILTER (WHERE na > 0 AND nb > 0), 0) AS k_a,
-                coalesce(sum(nb) FILTER (WHERE na > 0 AND nb > 0), 0) AS n_b,
-                coalesce(sum(kb) FILTER (WHERE na > 0 AND nb > 0), 0) AS k_b,
-                count(*) FILTER (WHERE na > 0 AND nb > 0) AS pairs,
-                sum(err) AS errors,
-                {runs_of.replace("{side}", "ra")} AS runs_a,
-                {runs_of.replace("{side}", "rb")} AS runs_b
-            FROM per GROUP BY g)"""
-    if by:
-        sql += f""",
-        cells AS (SELECT {group} AS g, {cells} FROM {CUBE_TABLE} {clause} GROUP BY g)
-        SELECT {outer}, n_a, k_a, n_b, k_b, pairs, errors, runs_a, runs_b FROM totals JOIN cells USING (g)
-        ORDER BY {", ".join(quote(c) for c in by)}"""
-    else:
-        sql += " SELECT n_a, k_a, n_b, k_b, pairs, errors, runs_a, runs_b FROM totals"
+            SELECT g, sum(na) AS n_a, sum(ka) AS k_a, sum(nb) AS n_b, sum(kb) AS k_b, count(*) AS pairs{totals_runs}
+            FROM per WHERE na > 0 AND nb > 0 GROUP BY g),
+        cells AS (
+            SELECT {group} AS g{', ' + cells if by else ''}, sum(errors) AS errors{cell_runs}
+            FROM {CUBE_TABLE} {clause} GROUP BY g)
+        SELECT {''.join(f'cells.{quote(c)}, ' for c in by)}coalesce(n_a, 0) AS n_a, coalesce(k_a, 0) AS k_a,
+            coalesce(n_b, 0) AS n_b, coalesce(k_b, 0) AS k_b, coalesce(pairs, 0) AS pairs, errors,
+            {'runs_a, runs_b' if per_item else 'run_a, run_b'}
+        FROM cells LEFT JOIN totals USING (g)
+        {'ORDER BY ' + ', '.join(quote(c) for c in by) if by else ''}"""
     table = results.query(sql, params)
     if masks:  # the runs' bits -> their names (sorted, as `runs` is)
-        for side in ("runs_a", "runs_b"):
-            table[side] = [[r for i, r in enumerate(runs) if int(m) >> i & 1] if pd.notna(m) else []
-                           for m in table[side]]
+        for name in ("runs_a", "runs_b"):
+            table[name] = [[r for i, r in enumerate(runs) if int(m) >> i & 1] if pd.notna(m) else []
+                           for m in table[name]]
+    elif per_item:
+        for name in ("runs_a", "runs_b"):
+            table[name] = [list(v) if isinstance(v, (list, np.ndarray)) else [] for v in table[name]]
+    else:  # one run per group and side: it made the pairs when there are any
+        for name, run in (("runs_a", "run_a"), ("runs_b", "run_b")):
+            table[name] = [[str(r)] if p > 0 and pd.notna(r) else [] for r, p in zip(table[run], table["pairs"])]
+        table = table.drop(columns=["run_a", "run_b"])
     return table.astype({c: "int64" for c in ("n_a", "k_a", "n_b", "k_b", "pairs", "errors")})
+
+
+def _item_columns(results: Results, group: Sequence[str], keys: Sequence[str], clause: str,
+                  params: dict[str, Any]) -> list[str]:
+    """``keys`` (the item columns but the group's) without those the others fix: a cube column that takes one
+    value (null counts as one) in every cube cell of the same group and other item columns tells no two items
+    of a group apart that the rest does not (rows that agree on the rest agree on it), so it is left out of
+    the item's hash (fewer columns read and hashed per row). Columns not in the cube (``item_id``) stay."""
+    kept = list(keys)
+    for column in [c for c in keys if c in CUBE_COLUMNS]:
+        rest = [c for c in (*group, *kept) if c != column and c in CUBE_COLUMNS]
+        values = f"count(DISTINCT {quote(column)}) + max(CASE WHEN {quote(column)} IS NULL THEN 1 ELSE 0 END)"
+        grouped = f" GROUP BY {', '.join(quote(c) for c in rest)}" if rest else ""
+        widest = results.query(f"SELECT max(k) AS k FROM (SELECT {values} AS k FROM {CUBE_TABLE} {clause}{grouped})",
+                               params)["k"]
+        if len(widest) and (pd.isna(widest.iloc[0]) or int(widest.iloc[0]) <= 1):
+            kept.remove(column)
+    return kept
 
 
 def _varying(results: Results, columns: Sequence[str], clause: str, params: dict[str, Any]) -> set[str]:

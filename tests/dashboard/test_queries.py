@@ -95,6 +95,47 @@ def test_grayscale_pairs_give_metrics_grayscale_delta(folder, by):
     assert (got["pairs"] > 0).any()
 
 
+def test_items_of_another_dataset_or_backend_never_pair(tmp_path):
+    """The same item id in two datasets (or from two backends) of one model and prompt is two items: colour
+    in one and grayscale in the other make no pair, although each column alone looks droppable."""
+    items = [f"i{i}" for i in range(6)]
+    frame = concat(
+        rows(6, item_id=items, dataset="d1"),
+        rows(6, item_id=items, dataset="d2", grayscale=True),
+        rows(6, item_id=items, dataset="d3", backend="b1", correct=[True, False] * 3),
+        rows(6, item_id=items, dataset="d3", backend="b2", grayscale=True),
+        rows(6, item_id=items, dataset="d3", backend="b1", grayscale=True, correct=False),
+    )
+    write_part(tmp_path / "run" / "part-0.parquet", frame)
+    results = open_results(tmp_path)
+    got = metrics.grayscale_from_pairs(queries.grayscale_pairs(results, queries.Where(), ["model"]), ["model"])
+    want = metrics.grayscale_delta(load_results(tmp_path).frame, ["model"])
+    pd.testing.assert_frame_equal(_plain(got), _plain(want), check_dtype=False)
+    assert got["pairs"].tolist() == [6]  # d3 from b1 only
+
+
+def test_the_runs_named_are_those_whose_rows_made_pairs(tmp_path):
+    """runs_a / runs_b: only runs with rows of paired items, one run per side (read from the cube) or
+    several (per item); a group without pairs names none."""
+    items = [f"i{i}" for i in range(4)]
+    frame = concat(
+        rows(4, item_id=items, model="one", run_id="colour"),  # one run per side
+        rows(4, item_id=items, model="one", run_id="gray", grayscale=True),
+        rows(4, item_id=[f"x{i}" for i in range(4)], model="many", run_id="r3"),  # never paired
+        rows(2, item_id=items[:2], model="many", run_id="r1"),  # r1 and r6 pair with r2
+        rows(2, item_id=items[2:], model="many", run_id="r6"),
+        rows(4, item_id=items, model="many", run_id="r2", grayscale=True),
+        rows(4, item_id=items, model="none", run_id="r4"),  # no grayscale row: no pairs
+        rows(4, item_id=[f"y{i}" for i in range(4)], model="none", run_id="r5", grayscale=True),
+    )
+    write_part(tmp_path / "run" / "part-0.parquet", frame)
+    got = queries.grayscale_pairs(open_results(tmp_path), queries.Where(), ["model"]).set_index("model")
+    assert got.loc["one", "runs_a"] == ["colour"] and got.loc["one", "runs_b"] == ["gray"]
+    assert got.loc["many", "runs_a"] == ["r1", "r6"] and got.loc["many", "runs_b"] == ["r2"]
+    assert got.loc["none", "runs_a"] == [] and got.loc["none", "runs_b"] == [] and got.loc["none", "pairs"] == 0
+    assert got["pairs"].to_dict() == {"many": 4, "none": 0, "one": 4}
+
+
 def test_cot_pairs_give_metrics_cot_delta(folder):
     results, frame = open_results(folder), load_results(folder).frame
     pairs = queries.cot_pairs(results, queries.Where(), ["model"], "colorbench-mc", "colorbench-mc-cot")
