@@ -22,7 +22,9 @@ into pandas: the Scenes page's items asked both ways are paired in DuckDB (`scen
 from __future__ import annotations
 
 import json
+import uuid
 from collections.abc import Sequence
+from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
@@ -34,7 +36,8 @@ from plates.dashboard.queries import CONDITION_KEYS, Where, in_list, quote
 from plates.results.query import Results
 
 __all__ = ["ILLUSION_FACTS", "PEOPLE_FAMILIES", "SCENE_FAMILIES", "collapsed", "has_rows", "illusion_counts",
-           "participants", "people_counts", "with_people", "scene_counts", "scene_effects", "scene_param_counts", "scene_params"]
+           "participants", "people_counts", "with_people", "scene_counts", "scene_effects", "scene_page", "scene_param_counts", "scene_params",
+           "ScenePage"]
 
 #: The illusion facts of ``truth_json`` the pages read -> their DuckDB type (`plates.tasks.illusion_tasks`).
 ILLUSION_FACTS = {"framing": "VARCHAR", "kind": "VARCHAR", "strength": "DOUBLE", "item_class": "VARCHAR",
@@ -92,15 +95,55 @@ def illusion_counts(results: Results, where: Where, shown: Sequence[str] | None 
 _RECOLOUR = "json_extract_string(truth_json, '$.recolour') AS recolour"
 #: the options a row's question showed (guessing's accuracy: `plates.analysis.colorbench.chance_by_task`)
 _N_OPTIONS = "CAST(json_array_length(options_json) AS INTEGER) AS n_options"
-_SCENE = ["model", "backend", "family", "task", "prompt_name", "grayscale", "colour_set", "correct", _RECOLOUR,
-          _N_OPTIONS, FAILED]
-_SEED = "coalesce(json_extract_string(truth_json, '$.recolour'), 'seed') = 'seed'"
+#: What the Scenes page reads of a scene row, the facts out of truth_json and options_json (``params``: the
+#: question's parameters, a JSON object) ...
+_SCENE_ROWS = ["model", "backend", "family", "task", "prompt_name", "grayscale", "colour_set", "correct", "item_id",
+               _RECOLOUR, _N_OPTIONS, FAILED, "json_extract(truth_json, '$.params') AS params"]
+#: ... and what its counts keep of them (one weight per distinct combination)
+_SCENE = ["model", "backend", "family", "task", "prompt_name", "grayscale", "colour_set", "correct", "recolour",
+          "n_options", "failed"]
+#: the parameter values the difficulty curves read: numbers and labels
+_SCALARS = "('BIGINT', 'UBIGINT', 'DOUBLE', 'VARCHAR')"
+
+
+def _scene_source(where: Where) -> tuple[str, dict[str, Any]]:
+    """(SQL of the scene rows passing ``where`` as `_SCENE_ROWS`, its parameters): what every Scenes query
+    reads, the results' rows (one query) or `scene_page`'s table of them (several)."""
+    params: dict[str, Any] = {}
+    clause, more = where.sql(in_list("family", list(SCENE_FAMILIES), "family", params))
+    return f"(SELECT {', '.join(_SCENE_ROWS)} FROM results {clause})", {**params, **more}
+
+
+def _counts(results: Results, source: str, params: dict[str, Any]) -> pd.DataFrame:
+    columns = ", ".join(quote(c) for c in _SCENE)
+    return results.query(f"SELECT {columns}, count(*) AS {WEIGHT} FROM {source} GROUP BY ALL ORDER BY ALL", params)
 
 
 def scene_counts(results: Results, where: Where) -> pd.DataFrame:
     """The Scenes page's collapsed rows for accuracy per task, the overall score and robustness (ColorBench
     §2.3: the seed is the row's ``colour_set``, the variant its ``recolour`` fact)."""
-    return collapsed(results, where, SCENE_FAMILIES, _SCENE)
+    return _counts(results, *_scene_source(where))
+
+
+def _effects(results: Results, source: str, params: dict[str, Any]) -> pd.DataFrame:
+    """`scene_effects` over ``source``: each side's answered and right rows counted per item in one pass (an
+    item pairs when both sides have an answered row), then summed per model and task."""
+    sides = ("SELECT model, task, count(*) FILTER (WHERE {a} AND correct IS NOT NULL) AS na, "
+             "count(*) FILTER (WHERE {a} AND correct) AS ka, count(*) FILTER (WHERE NOT {a} AND correct IS NOT NULL) "
+             "AS nb, count(*) FILTER (WHERE NOT {a} AND correct) AS kb FROM seed WHERE {keep} GROUP BY {item}")
+    pair = ("SELECT '{effect}' AS effect, model, task, count(*) AS pairs, sum(ka) / sum(na) AS acc_a, "
+            "sum(kb) / sum(nb) AS acc_b FROM {name} WHERE na > 0 AND nb > 0 GROUP BY model, task")
+    return results.query(
+        f"""WITH seed AS (
+                SELECT model, task, item_id, prompt_name, coalesce(grayscale, false) AS _gray,
+                       coalesce(ends_with(prompt_name, '-cot'), false) AS _cot, correct
+                FROM {source} WHERE coalesce(recolour, 'seed') = 'seed'),
+            gray AS ({sides.format(a="NOT _gray", keep="NOT _cot", item="model, task, item_id")}),
+            cot AS ({sides.format(a="_cot", keep="NOT _gray",
+                                  item="model, task, item_id, regexp_replace(prompt_name, '-cot$', '')")})
+            {pair.format(effect="grayscale", name="gray")}
+            UNION ALL {pair.format(effect="cot", name="cot")}
+            ORDER BY effect DESC, model NULLS LAST, task NULLS LAST""", params)
 
 
 def scene_effects(results: Results, where: Where) -> pd.DataFrame:
@@ -109,63 +152,75 @@ def scene_effects(results: Results, where: Where) -> pd.DataFrame:
     prompt and its plain twin (in colour), with each side's accuracy over the paired items (ColorBench §3.2,
     Table 4). Only these aggregates reach pandas, never the items (`plates.analysis.colorbench._paired`'s
     rules: a row counts when answered; an item pairs when both sides have an answered row)."""
-    params: dict[str, Any] = {}
-    clause, more = where.sql(f"{in_list('family', list(SCENE_FAMILIES), 'family', params)} AND {_SEED}")
-    answered = "count(*) FILTER (WHERE correct IS NOT NULL)"
-    side = ("SELECT model, task, {item} AS _item, {flag} AS _flag, sum(_answered) AS _answered, "
-            "sum(_right) AS _right FROM rows WHERE {keep} GROUP BY ALL")
-    pair = ("SELECT '{effect}' AS effect, model, task, count(DISTINCT _item) AS pairs, "
-            "sum(_right) FILTER (WHERE {a}) / sum(_answered) FILTER (WHERE {a}) AS acc_a, "
-            "sum(_right) FILTER (WHERE NOT ({a})) / sum(_answered) FILTER (WHERE NOT ({a})) AS acc_b "
-            "FROM (SELECT * FROM {name} WINDOW it AS (PARTITION BY model, task, _item) "
-            "QUALIFY min(_flag) OVER it <> max(_flag) OVER it) GROUP BY model, task")
-    return results.query(
-        f"""WITH rows AS (
-                SELECT model, task, item_id, regexp_replace(prompt_name, '-cot$', '') AS _plain,
-                       coalesce(grayscale, false) AS _gray, coalesce(ends_with(prompt_name, '-cot'), false) AS _cot,
-                       {answered} AS _answered, count(*) FILTER (WHERE correct) AS _right
-                FROM results {clause} GROUP BY ALL HAVING {answered} > 0),
-            gray AS ({side.format(item="item_id", flag="_gray", keep="NOT _cot")}),
-            cot AS ({side.format(item="item_id || '|' || _plain", flag="_cot", keep="NOT _gray")})
-            {pair.format(effect="grayscale", a="NOT _flag", name="gray")}
-            UNION ALL {pair.format(effect="cot", a="_flag", name="cot")}
-            ORDER BY effect DESC, model NULLS LAST, task NULLS LAST""", {**params, **more})
+    return _effects(results, *_scene_source(where))
 
 
-_PARAMS = "json_extract(truth_json, '$.params')"
+def _param_names(results: Results, source: str, params: dict[str, Any]) -> list[str]:
+    # the distinct shapes of the rows' parameters (a few: one per kind of question), never the rows' values; a
+    # name holding '"' cannot be asked for by its JSON path and is left out
+    shapes = results.query(f"SELECT DISTINCT json_structure(params) AS shape FROM {source} "
+                           "WHERE json_type(params) = 'OBJECT'", params)
+    scalars = {t.strip("'") for t in _SCALARS.strip("()").split(", ")}
+    return sorted({key for shape in shapes["shape"] for key, kind in json.loads(shape).items()
+                   if isinstance(kind, str) and kind in scalars and '"' not in key})
 
 
 def scene_params(results: Results, where: Where) -> list[str]:
     """The question parameters (truth ``params`` keys) with a number or a label on some scene row, sorted
     (`plates.charts.scenes.difficulty_params`' answer, from DuckDB)."""
-    params: dict[str, Any] = {}
-    clause, more = where.sql(in_list("family", list(SCENE_FAMILIES), "family", params)
-                             + f" AND json_type({_PARAMS}) = 'OBJECT'")
-    keys = results.query(  # streamed: only the distinct keys are kept, never the rows' parameters
-        f"""SELECT DISTINCT key FROM (SELECT unnest(json_keys(p)) AS key, p
-                                     FROM (SELECT {_PARAMS} AS p FROM results {clause}))
-            WHERE json_type(p, '$."' || replace(key, '"', '') || '"') IN ('BIGINT', 'UBIGINT', 'DOUBLE', 'VARCHAR')
-            ORDER BY key""", {**params, **more})
-    return [str(k) for k in keys["key"]]
+    return _param_names(results, *_scene_source(where))
+
+
+def _param_counts(results: Results, source: str, params: dict[str, Any], param: str) -> pd.DataFrame:
+    columns = ", ".join(quote(c) for c in _SCENE)
+    rows = results.query(
+        f"""SELECT {columns}, json_type(_v) AS _type, CAST(_v AS VARCHAR) AS _value, count(*) AS {WEIGHT}
+            FROM (SELECT *, json_extract(params, $param_path) AS _v FROM {source})
+            WHERE json_type(_v) IN {_SCALARS} GROUP BY ALL ORDER BY ALL""",
+        {**params, "param_path": f'$."{param}"'})
+    values = [float(v) if t != "VARCHAR" else json.loads(v) for t, v in zip(rows["_type"], rows["_value"])]
+    return rows.drop(columns=["_type", "_value"]).assign(params=[{param: v} for v in values])
 
 
 def scene_param_counts(results: Results, where: Where, param: str) -> pd.DataFrame:
     """`scene_counts`' columns with one question parameter ``param`` (one of `scene_params`) as ``params``, a
     {param: value} dict per row, as `plates.charts.scenes.difficulty_long` reads it (numbers as floats)."""
-    params = {"param_path": f'$.params."{param}"'}
-    value = "json_extract(truth_json, $param_path)"
-    select = [*_SCENE, f"json_type({value}) AS _type", f"CAST({value} AS VARCHAR) AS _value"]
-    rows = collapsed(results, where, SCENE_FAMILIES, select,
-                     f"json_type({value}) IN ('BIGINT', 'UBIGINT', 'DOUBLE', 'VARCHAR')", params)
+    source, params = _scene_source(where)
+    rows = _param_counts(results, source, params, param)
     # no row holds it as a number or a label: exactly a parameter `scene_params` does not list (the allowed
     # names are scanned for only then, not on every call)
     if rows.empty or '"' in param:
-        allowed = scene_params(results, where)
+        allowed = _param_names(results, source, params)
         if param not in allowed:
             raise ValueError(f"difficulty parameter {param!r} is not in these rows; allowed: "
                              f"{', '.join(allowed) or 'none'}")
-    values = [float(v) if t != "VARCHAR" else json.loads(v) for t, v in zip(rows["_type"], rows["_value"])]
-    return rows.drop(columns=["_type", "_value"]).assign(params=[{param: v} for v in values])
+    return rows
+
+
+@dataclass(frozen=True)
+class ScenePage:
+    """What the Scenes page draws on its first view: `scene_counts`, `scene_effects`, `scene_params` and the
+    first parameter's `scene_param_counts` (None without parameters)."""
+
+    counts: pd.DataFrame
+    effects: pd.DataFrame
+    params: list[str]
+    first: pd.DataFrame | None
+
+
+def scene_page(results: Results, where: Where) -> ScenePage:
+    """`ScenePage` from one scan: the scene rows' `_SCENE_ROWS` (truth_json parsed once) are kept in a DuckDB
+    table for the four aggregations, then dropped (four scans of the results parsed each row's JSON four
+    times: 1.6 s of the page at 10M rows)."""
+    source, params = _scene_source(where)
+    table = f"scene_rows_{uuid.uuid4().hex}"
+    results.execute(f"CREATE TABLE {table} AS SELECT * FROM {source}", params)
+    try:
+        names = _param_names(results, table, {})
+        return ScenePage(_counts(results, table, {}), _effects(results, table, {}), names,
+                         _param_counts(results, table, {}, names[0]) if names else None)
+    finally:
+        results.execute(f"DROP TABLE IF EXISTS {table}")
 
 
 def has_rows(results: Results, where: Where, column: str, value: str, families: Sequence[str] = ()) -> bool:

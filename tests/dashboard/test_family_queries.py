@@ -95,6 +95,21 @@ def test_collapsed_rows_give_the_row_level_tables(request, which):
     assert set(pa.threshold_table(people["plates"])["who"]) == {"person", "model"}
 
 
+@pytest.mark.parametrize("where", [Where(), Where({"model": ["model-1"]})])
+def test_the_scenes_page_one_scan_gives_each_querys_table(synthetic, where):
+    """`scene_page` (the scene rows kept once in a DuckDB table) equals the four queries over the results,
+    under the filters, and leaves no table behind."""
+    results = open_results(synthetic)
+    page = fq.scene_page(results, where)
+    _same(page.counts, fq.scene_counts(results, where))
+    _same(page.effects, fq.scene_effects(results, where))
+    assert page.params == fq.scene_params(results, where) and page.params
+    _same(page.first, fq.scene_param_counts(results, where, page.params[0]))
+    assert set(page.counts["model"]) == ({"model-1"} if where.values else {"model-0", "model-1"})
+    left = results.query("SELECT table_name FROM duckdb_tables() WHERE table_name LIKE 'scene_rows_%'")
+    assert left.empty
+
+
 def test_people_shown_one_by_one_are_chosen_and_the_pool_keeps_every_one(synthetic):
     results = open_results(synthetic)
     people = fq.participants(results, Where())

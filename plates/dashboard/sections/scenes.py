@@ -11,12 +11,11 @@ from plates.dashboard import family_queries as fq
 
 
 @st.cache_data(show_spinner="Counting rows…", max_entries=8)
-def family_rows(key: str, filters, _view) -> tuple[pd.DataFrame, pd.DataFrame, list[str]]:
+def family_rows(key: str, filters, _view) -> fq.ScenePage:
     """The filtered scene rows collapsed by DuckDB, the items asked both ways (grayscale, chain of thought)
-    paired by DuckDB and the question parameters (cached per results and filters):
-    `plates.dashboard.family_queries`."""
-    results, where = _view.opened.results, _view.where
-    return fq.scene_counts(results, where), fq.scene_effects(results, where), fq.scene_params(results, where)
+    paired by DuckDB, the question parameters and the first one's counts, from one scan (cached per results
+    and filters): `plates.dashboard.family_queries.scene_page`."""
+    return fq.scene_page(_view.opened.results, _view.where)
 
 
 @st.cache_data(show_spinner="Counting rows…", max_entries=16)
@@ -34,7 +33,8 @@ st.caption(
     "grayscale effect (Acc_colour − Acc_gray) / Acc_colour. The paper's numbers (hatched grey) come from its "
     "own collected images, not ours."
 )
-full, effects, params = family_rows(view.opened.key, view.filters, view)
+page = family_rows(view.opened.key, view.filters, view)
+full, effects, params = page.counts, page.effects, page.params
 rows = sc.scene_rows(full)
 if rows.empty:
     st.info("No scene rows in the loaded results (family “scene” or “scene-recolour”): run a ColorBench "
@@ -57,7 +57,8 @@ st.dataframe(overall[(overall["source"] == "ours") | overall["model"].isin(refer
 st.header("Accuracy against difficulty")
 if params:
     param = st.selectbox("Question parameter", params, key="scenes_param")
-    curve = sc.difficulty_long(param_rows(view.opened.key, view.filters, param, view), param)
+    counted = page.first if param == params[0] else param_rows(view.opened.key, view.filters, param, view)
+    curve = sc.difficulty_long(counted, param)
     st.plotly_chart(sc.difficulty_figure(curve, param), key="chart-scene-difficulty")
     with st.expander("Numbers", expanded=False):
         st.dataframe(curve, hide_index=True)
