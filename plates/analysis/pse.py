@@ -24,7 +24,9 @@ multinomial counts per level; the PSE's interval is the profile-likelihood inter
 
 from __future__ import annotations
 
+import os
 from collections.abc import Sequence
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import asdict, dataclass
 from typing import Any
 
@@ -38,6 +40,8 @@ __all__ = ["PSE_FAMILIES", "PSEFit", "fit_pse", "fit_pse_counts", "outcomes", "p
 
 PSE_FAMILIES = ("logistic", "gaussian")
 _EPS = 1e-12
+#: Threads computing the groups' grid starts (`fit_pse_counts`).
+_THREADS = max(1, min(4, os.cpu_count() or 1))
 
 
 def outcomes(alternatives: int) -> tuple[int, ...]:
@@ -195,15 +199,24 @@ def fit_pse_counts(
     width = max(checked[i][0].size for i in fitted)
     x = np.empty((len(fitted), width))
     c = np.zeros((len(fitted), k, width))
-    lower, upper, starts = [], [], []
+    lower, upper, boxes = [], [], []
     for row, i in enumerate(fitted):
         xs, counts = checked[i]
         x[row, :xs.size], x[row, xs.size:] = xs, xs[-1]  # padding: no answers there
         c[row, :, :xs.size] = counts
-        box = _bounds(xs, three, fixed)
-        lower.append([b[0] for b in box])
-        upper.append([b[1] for b in box])
-        starts.append(_grid_start(xs, counts, box, alternatives, lapse, family))
+        boxes.append(_bounds(xs, three, fixed))
+        lower.append([b[0] for b in boxes[-1]])
+        upper.append([b[1] for b in boxes[-1]])
+    # each group's grid start on its own: numpy's ufuncs and BLAS release the GIL, so threads share the work
+    # (the same arithmetic per group whatever thread runs it)
+    def start(row: int) -> list[float]:
+        return _grid_start(*checked[fitted[row]], boxes[row], alternatives, lapse, family)
+
+    if len(fitted) >= 8 and _THREADS > 1:
+        with ThreadPoolExecutor(_THREADS) as pool:
+            starts = list(pool.map(start, range(len(fitted))))
+    else:
+        starts = [start(row) for row in range(len(fitted))]
     fun = _batch_nll(x, c, alternatives, lapse, family)
     lower_a, upper_a = np.array(lower), np.array(upper)
     batch = likelihood.fit_batch(fun, np.array(starts), np.arange(len(fitted)), lower_a, upper_a, cutoff=cutoff)

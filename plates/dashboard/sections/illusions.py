@@ -19,6 +19,13 @@ def family_rows(key: str, filters, shown: tuple[str, ...] | None, _view) -> pd.D
     return illusion_counts(_view.opened.results, _view.where, shown)
 
 
+@st.cache_data(show_spinner="Fitting…", max_entries=8)
+def pse_fits(key: str, filters, shown: tuple[str, ...] | None, _rows: pd.DataFrame) -> pd.DataFrame:
+    """`plates.analysis.illusions.pse_table` of the page's rows (cached per results, filters and people shown,
+    which are what `family_rows` made ``_rows`` from: a visitor changing the RCID metric does not refit)."""
+    return ia.pse_table(_rows)
+
+
 view = common.current_view()
 st.title("Illusions")
 st.caption(
@@ -28,8 +35,8 @@ st.caption(
     "(App. A2): accuracy and the yes-bias FP/(FP+FN). The PSE: the physical difference (ΔE2000) at which "
     "the two targets look equal to the model."
 )
-rows = ia.family_rows(family_rows(view.opened.key, view.filters, common.people_control(view, "illusions_shown"),
-                                  view), "illusion")
+shown = common.people_control(view, "illusions_shown")
+rows = ia.family_rows(family_rows(view.opened.key, view.filters, shown, view), "illusion")
 if rows.empty:
     st.info("No illusion rows in the loaded results (family “illusion”): run an illusion preset, e.g. "
             "`plates run --dataset rcid-contrast --prompt rcid-compare-pixel ...`.")
@@ -68,7 +75,7 @@ else:
             "results/runs/MODEL-illusions`.")
 
 st.header("Point of subjective equality (ΔE2000)")
-pse = ia.pse_table(rows)
+pse = pse_fits(view.opened.key, view.filters, shown, rows)
 if len(pse):
     st.plotly_chart(fc.pse_figure(pse), key="chart-pse")
     st.caption("x: the physical difference in favour of the target the illusion makes look lighter; a PSE "
