@@ -22,6 +22,7 @@ into pandas: the Scenes page's items asked both ways are paired in DuckDB (`scen
 from __future__ import annotations
 
 import json
+import re
 import uuid
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -34,6 +35,7 @@ from plates.analysis.metrics import WEIGHT
 from plates.analysis.people import pooled_label
 from plates.dashboard.queries import CONDITION_KEYS, Where, in_list, quote
 from plates.results.query import Results
+from plates.results.schema import COLUMNS
 
 __all__ = ["ILLUSION_FACTS", "PEOPLE_FAMILIES", "SCENE_FAMILIES", "collapsed", "has_rows", "illusion_counts",
            "participants", "people_counts", "with_people", "scene_counts", "scene_effects", "scene_page", "scene_param_counts", "scene_params",
@@ -46,8 +48,7 @@ ILLUSION_FACTS = {"framing": "VARCHAR", "kind": "VARCHAR", "strength": "DOUBLE",
 SCENE_FAMILIES = ("scene", "scene-recolour")
 PEOPLE_FAMILIES = ("ishihara", "illusion")
 #: `with_truth`'s ``answer``: what a parsed option means (``meanings``, e.g. "II" -> "B darker"), else the
-#: parsed answer itself. In a `collapsed` select it is read once per distinct (meanings, parsed answer), not per
-#: row (`_ANSWERED`).
+#: parsed answer itself.
 ANSWER = ("coalesce(TRY_CAST(json_extract(truth_json, '$.meanings') AS MAP(VARCHAR, VARCHAR))[parsed], parsed)"
           " AS answer")
 #: `plates.analysis.illusions.family_rows`' ``failed``: the request failed (an error and no verdict).
@@ -55,16 +56,15 @@ FAILED = "(error IS NOT NULL AND correct IS NULL) AS failed"
 _HUMAN = "backend = 'human'"
 #: Every truth_json value the family queries read, in one list extraction: DuckDB parses the document once for
 #: all of them (a json_extract per fact parsed it once each, 3-4x the time).
-_PATHS = "[" + ", ".join(f"'$.{name}'" for name in [*ILLUSION_FACTS, "meanings"]) + "]"
-#: `ANSWER` after the grouping: the option meanings' JSON text (from the one extraction) and the parsed answer
-#: are grouped on first, then mapped (the map cast per row was 3.1 of the Illusions query's 7.9 s of work).
-_ANSWERED = {"inner": [f"json_extract_string(truth_json, {_PATHS})[{len(ILLUSION_FACTS) + 1}] AS _meanings",
-                       "parsed AS _parsed"],
-             "outer": "coalesce(TRY_CAST(TRY_CAST(_meanings AS JSON) AS MAP(VARCHAR, VARCHAR))[_parsed], _parsed) AS answer"}
+_PATHS = "[" + ", ".join(f"'$.{name}'" for name in ILLUSION_FACTS) + "]"
+#: What a `collapsed` expression over it reads once per distinct document, not per row ...
+_DOC = "truth_json"
+#: ... and the results columns such an expression may read besides it (`ANSWER`: the parsed option)
+_WORDS = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 
 
 def _facts(names: Sequence[str]) -> list[str]:
-    """The `ILLUSION_FACTS` ``names`` out of ``truth_json`` as SQL columns (`_PATHS`: one parse per row)."""
+    """The `ILLUSION_FACTS` ``names`` out of ``truth_json`` as SQL columns (`_PATHS`: one parse per document)."""
     columns = []
     for name in names:
         value = f"json_extract_string(truth_json, {_PATHS})[{list(ILLUSION_FACTS).index(name) + 1}]"
@@ -83,18 +83,36 @@ def collapsed(results: Results, where: Where, families: Sequence[str], select: S
     params = dict(params or {})
     restrict = in_list("family", list(families), "family", params) + (f" AND ({extra})" if extra else "")
     clause, more = where.sql(restrict)
-    if ANSWER not in select:
+    every = {**params, **more}
+    docs = [c for c in select if " AS " in c and _DOC in _WORDS.findall(c)]
+    if not docs:
         columns = ", ".join(c if " AS " in c else quote(c) for c in select)
         return results.query(f"SELECT {columns}, count(*) AS {WEIGHT} FROM results {clause} GROUP BY ALL "
-                             "ORDER BY ALL", {**params, **more})
-    # the answer's map read once per distinct (meanings, parsed answer) of the collapsed rows (`_ANSWERED`)
-    inner = [c for c in select if c != ANSWER] + _ANSWERED["inner"]
-    outer = [_ANSWERED["outer"] if c == ANSWER else quote(c.rsplit(" AS ", 1)[1].strip('"')) if " AS " in c
-             else quote(c) for c in select]
-    columns = ", ".join(c if " AS " in c else quote(c) for c in inner)
-    return results.query(f"SELECT {', '.join(outer)}, CAST(sum({WEIGHT}) AS BIGINT) AS {WEIGHT} FROM "
-                         f"(SELECT {columns}, count(*) AS {WEIGHT} FROM results {clause} GROUP BY ALL) "
-                         "GROUP BY ALL ORDER BY ALL", {**params, **more})
+                             "ORDER BY ALL", every)
+    # expressions over truth_json read each distinct document once (1,134 documents behind 513,000 illusion
+    # rows at 10M rows: parsing every row's was most of the Illusions page's query), joined back on its 64-bit
+    # hash to the rows collapsed without it (a collision, ~n² / 2^65 for n documents, is the only way two
+    # documents could mix); an expression reading another column too (`ANSWER`: ``parsed``) is evaluated
+    # after the join, that column kept in the collapsed rows
+    reads = {c: set(_WORDS.findall(c)) & (set(COLUMNS) - {_DOC}) for c in docs}
+    kept = [c for c in select if c not in docs]
+    names = {c for c in kept if " AS " not in c}
+    hidden = sorted({name for used in reads.values() for name in used} - names)
+    inner = ", ".join([*(c if " AS " in c else quote(c) for c in kept), *(quote(h) for h in hidden),
+                       f"hash({_DOC}) AS _doc"])
+    pure = [c for c in docs if not reads[c]]
+    per_doc = ", ".join([f"hash({_DOC}) AS _doc", _DOC, *pure])
+
+    def name(c: str) -> str:
+        return quote(c.rsplit(" AS ", 1)[1].strip().strip('"') if " AS " in c else c)
+
+    outer = ", ".join(f"f.{name(c)}" if c in pure else c if c in docs else f"r.{name(c)}" for c in select)
+    return results.query(
+        f"""WITH docs AS (SELECT DISTINCT {_DOC} FROM results {clause}),
+                 f AS (SELECT {per_doc} FROM docs),
+                 r AS (SELECT {inner}, count(*) AS {WEIGHT} FROM results {clause} GROUP BY ALL)
+            SELECT {outer}, CAST(sum(r.{WEIGHT}) AS BIGINT) AS {WEIGHT} FROM r JOIN f USING (_doc)
+            GROUP BY ALL ORDER BY ALL""", every)
 
 
 def illusion_counts(results: Results, where: Where, shown: Sequence[str] | None = None) -> pd.DataFrame:

@@ -6,6 +6,7 @@ free text, but the drill-down's one page."""
 
 from __future__ import annotations
 
+import json
 import os
 from pathlib import Path
 
@@ -108,6 +109,31 @@ def test_the_scenes_page_one_scan_gives_each_querys_table(synthetic, where):
     assert set(page.counts["model"]) == ({"model-1"} if where.values else {"model-0", "model-1"})
     left = results.query("SELECT table_name FROM duckdb_tables() WHERE table_name LIKE 'scene_rows_%'")
     assert left.empty
+
+
+def test_truth_facts_read_once_per_document_equal_the_per_row_query(tmp_path):
+    """`collapsed` reads the facts once per distinct truth_json and joins them back: the same table as reading
+    every row's, with documents shared by many rows, option meanings mapped per row's parsed answer, rows
+    without a document and a fact of another type."""
+    meanings = {"I": "A darker", "II": "B darker", "III": "same"}
+    docs = [json.dumps({"framing": "pixel", "kind": "sbc", "strength": 0.5, "signed_delta_e": d,
+                        "induced_lighter": "A", "meanings": meanings}) for d in (-2.0, 0.0, 2.0)]
+    docs += [json.dumps({"framing": "human", "strength": "strong"}), None]
+    n = 40
+    frame = rows(n, family="illusion", task="rcid-compare", truth_json=[docs[i % len(docs)] for i in range(n)],
+                 parsed=[["I", "II", "III", "?"][i % 4] for i in range(n)], correct=[None if i % 7 == 0 else i % 3 == 0
+                                                                                for i in range(n)],
+                 error=[("timeout" if i % 7 == 0 else None) for i in range(n)], model=[f"m{i % 2}" for i in range(n)])
+    write_part(tmp_path / "run" / "part-0.parquet", frame)
+    results = open_results(tmp_path)
+    select = ["model", "task", "parsed", "correct", *fq._facts(list(fq.ILLUSION_FACTS)), fq.ANSWER, fq.FAILED]
+    got = fq.collapsed(results, Where(), ("illusion",), select)
+    columns = ", ".join(c if " AS " in c else f'"{c}"' for c in select)
+    want = results.query(f"SELECT {columns}, count(*) AS weight FROM results WHERE family = 'illusion' "
+                         "GROUP BY ALL ORDER BY ALL")
+    _same(got, want)
+    assert got["weight"].sum() == n and {"A darker", "B darker", "same", "?", "I"} <= set(got["answer"].dropna())
+    assert got["strength"].isna().any() and got["framing"].isna().any()  # "strong" is no number; no document
 
 
 def test_people_shown_one_by_one_are_chosen_and_the_pool_keeps_every_one(synthetic):
