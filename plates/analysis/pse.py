@@ -24,9 +24,7 @@ multinomial counts per level; the PSE's interval is the profile-likelihood inter
 
 from __future__ import annotations
 
-import os
 from collections.abc import Sequence
-from concurrent.futures import ThreadPoolExecutor
 from dataclasses import asdict, dataclass
 from typing import Any
 
@@ -40,8 +38,6 @@ __all__ = ["PSE_FAMILIES", "PSEFit", "fit_pse", "fit_pse_counts", "outcomes", "p
 
 PSE_FAMILIES = ("logistic", "gaussian")
 _EPS = 1e-12
-#: Threads computing the groups' grid starts (`fit_pse_counts`).
-_THREADS = max(1, min(4, os.cpu_count() or 1))
 
 
 def outcomes(alternatives: int) -> tuple[int, ...]:
@@ -207,16 +203,7 @@ def fit_pse_counts(
         boxes.append(_bounds(xs, three, fixed))
         lower.append([b[0] for b in boxes[-1]])
         upper.append([b[1] for b in boxes[-1]])
-    # each group's grid start on its own: numpy's ufuncs and BLAS release the GIL, so threads share the work
-    # (the same arithmetic per group whatever thread runs it)
-    def start(row: int) -> list[float]:
-        return _grid_start(*checked[fitted[row]], boxes[row], alternatives, lapse, family)
-
-    if len(fitted) >= 8 and _THREADS > 1:
-        with ThreadPoolExecutor(_THREADS) as pool:
-            starts = list(pool.map(start, range(len(fitted))))
-    else:
-        starts = [start(row) for row in range(len(fitted))]
+    starts = [_grid_start(*checked[i], boxes[row], alternatives, lapse, family) for row, i in enumerate(fitted)]
     fun = _batch_nll(x, c, alternatives, lapse, family)
     lower_a, upper_a = np.array(lower), np.array(upper)
     batch = likelihood.fit_batch(fun, np.array(starts), np.arange(len(fitted)), lower_a, upper_a, cutoff=cutoff)
