@@ -248,13 +248,14 @@ def scene_page(results: Results, where: Where) -> ScenePage:
     times: 1.6 s of the page at 10M rows)."""
     source, params = _scene_source(where)
     table = f"scene_rows_{uuid.uuid4().hex}"
-    results.execute(f"CREATE TABLE {table} AS SELECT * FROM {source}", params)
+    # on a cursor of its own (`Results.query`), not the shared connection's lock: other visitors' queries run on
+    results.query(f"CREATE TABLE {table} AS SELECT * FROM {source}", params)
     try:
         names = _param_names(results, table, {})
         return ScenePage(_counts(results, table, {}), _effects(results, table, {}), names,
                          _param_counts(results, table, {}, names[0]) if names else None)
     finally:
-        results.execute(f"DROP TABLE IF EXISTS {table}")
+        results.query(f"DROP TABLE IF EXISTS {table}")
 
 
 def has_rows(results: Results, where: Where, column: str, value: str, families: Sequence[str] = ()) -> bool:

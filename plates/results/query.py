@@ -337,11 +337,10 @@ class Results:
         finally:
             cursor.close()
 
-    def execute(self, sql: str, params: dict[str, Any] | Sequence[Any] | None = None) -> None:
-        """A statement (e.g. ``CREATE TABLE IF NOT EXISTS ...``) on the shared connection, one at a time, with
-        its ``params``."""
+    def execute(self, sql: str) -> None:
+        """A statement (e.g. ``CREATE TABLE IF NOT EXISTS ...``) on the shared connection, one at a time."""
         with self._lock:
-            self._con.execute(sql, params) if params else self._con.execute(sql)
+            self._con.execute(sql)
 
     def arrow(self, sql: str, params: dict[str, Any] | Sequence[Any] | None = None) -> pa.Table:
         """Like `query`, as an Arrow table (no pandas conversion: exports)."""
