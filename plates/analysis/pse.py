@@ -265,7 +265,8 @@ def _grid_start(xs: np.ndarray, counts: np.ndarray, bounds: list[tuple[float, fl
         for outcome, c in zip(outcome_f, grid_counts):
             p = outcome.reshape(-1, levels)
             p = p if lam_q == 0.0 else lam_q / k + (1.0 - lam_q) * p
-            total += np.log(np.maximum(p, _EPS)) @ c  # P <= 1 always: only the lower clip can bite
+            # P <= 1 always: only the lower clip can bite, and not where the lapse alone gives more than it
+            total += np.log(p if lam_q / k > _EPS else np.maximum(p, _EPS)) @ c
         ll[..., q] = total.reshape(cells)
     i, j, m, q = np.unravel_index(np.argmax(ll), ll.shape)
     return [mu[i], log_b[j], *([band[m]] if three else []), *([] if fixed else [lam[q]])]
