@@ -90,29 +90,27 @@ def collapsed(results: Results, where: Where, families: Sequence[str], select: S
         return results.query(f"SELECT {columns}, count(*) AS {WEIGHT} FROM results {clause} GROUP BY ALL "
                              "ORDER BY ALL", every)
     # expressions over truth_json read each distinct document once (1,134 documents behind 513,000 illusion
-    # rows at 10M rows: parsing every row's was most of the Illusions page's query), joined back on its 64-bit
-    # hash to the rows collapsed without it (a collision, ~n² / 2^65 for n documents, is the only way two
-    # documents could mix); an expression reading another column too (`ANSWER`: ``parsed``) is evaluated
-    # after the join, that column kept in the collapsed rows
+    # rows at 10M rows: parsing every row's was most of the Illusions page's query): the rows are collapsed with
+    # their document, the documents' facts read from the collapsed rows' distinct documents and joined back (a
+    # row without one too); an expression reading another column too (`ANSWER`: ``parsed``) is evaluated after
+    # the join, that column kept in the collapsed rows
     reads = {c: set(_WORDS.findall(c)) & (set(COLUMNS) - {_DOC}) for c in docs}
     kept = [c for c in select if c not in docs]
     names = {c for c in kept if " AS " not in c}
     hidden = sorted({name for used in reads.values() for name in used} - names)
     inner = ", ".join([*(c if " AS " in c else quote(c) for c in kept), *(quote(h) for h in hidden),
-                       f"hash({_DOC}) AS _doc"])
+                       f"{_DOC} AS _doc"])
     pure = [c for c in docs if not reads[c]]
-    per_doc = ", ".join([f"hash({_DOC}) AS _doc", _DOC, *pure])
 
     def name(c: str) -> str:
         return quote(c.rsplit(" AS ", 1)[1].strip().strip('"') if " AS " in c else c)
 
     outer = ", ".join(f"f.{name(c)}" if c in pure else c if c in docs else f"r.{name(c)}" for c in select)
     return results.query(
-        f"""WITH docs AS (SELECT DISTINCT {_DOC} FROM results {clause}),
-                 f AS (SELECT {per_doc} FROM docs),
-                 r AS (SELECT {inner}, count(*) AS {WEIGHT} FROM results {clause} GROUP BY ALL)
-            SELECT {outer}, CAST(sum(r.{WEIGHT}) AS BIGINT) AS {WEIGHT} FROM r JOIN f USING (_doc)
-            GROUP BY ALL ORDER BY ALL""", every)
+        f"""WITH r AS (SELECT {inner}, count(*) AS {WEIGHT} FROM results {clause} GROUP BY ALL),
+                 f AS (SELECT {', '.join(['_doc', _DOC, *pure])} FROM (SELECT DISTINCT _doc, _doc AS {_DOC} FROM r))
+            SELECT {outer}, CAST(sum(r.{WEIGHT}) AS BIGINT) AS {WEIGHT}
+            FROM r JOIN f ON r._doc IS NOT DISTINCT FROM f._doc GROUP BY ALL ORDER BY ALL""", every)
 
 
 def illusion_counts(results: Results, where: Where, shown: Sequence[str] | None = None) -> pd.DataFrame:
