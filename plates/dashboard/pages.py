@@ -176,9 +176,12 @@ def yes_no(view: View, condition: str | None = None) -> Page:
     return Page(figure, charts.yes_no_table(counts=view.cube), notes)
 
 
-def grayscale(view: View, condition: str | None = None) -> Page:
+def grayscale_pairs(view: View) -> pd.DataFrame:
     """Paired colour vs grayscale counts from DuckDB, scanning only the rows that can pair: the prompts and
-    conditions (but grayscale) the cube shows both in colour and in grayscale."""
+    conditions (but grayscale) the cube shows both in colour and in grayscale. Kept in the view's memo: the
+    page's condition control and its figure ask in one run (the figure per condition, the pairs the same)."""
+    if "grayscale_pairs" in view.memo:
+        return view.memo["grayscale_pairs"]
     cube = view.cube[view.cube["n"] > 0]
     others = [c for c in queries.CONDITION_KEYS if c != "grayscale"]
     gray = cube["grayscale"].fillna(False).astype(bool)
@@ -192,6 +195,13 @@ def grayscale(view: View, condition: str | None = None) -> Page:
                               pairable[list(queries.CONDITION_KEYS)].drop_duplicates().to_dict("records"))
         prompts = sorted({str(p) for p in pairable["prompt_name"]})
         pairs = queries.grayscale_pairs(view.opened.results, where, by, prompts=prompts)
+    view.memo["grayscale_pairs"] = pairs
+    return pairs
+
+
+def grayscale(view: View, condition: str | None = None) -> Page:
+    """`grayscale_pairs` as the grayscale table, and its figure for one condition."""
+    pairs = grayscale_pairs(view)
     table = charts.grayscale_table(pairs=view.label(pairs))
     return Page(charts.grayscale_figure(reference=view.reference, table=table, condition=condition), table,
                 paired_runs_notes(pairs, "colour", "grayscale") if len(pairs) else ())
@@ -328,6 +338,7 @@ __all__ = [
     "delta_e_conditions",
     "failure_modes",
     "grayscale",
+    "grayscale_pairs",
     "overview",
     "overview_families",
     "plate_cube",

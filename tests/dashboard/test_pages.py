@@ -16,6 +16,7 @@ from plates.runs.rows import build_row
 from plates.runs.staircase import Staircase
 from plates.stimuli.illusions import IllusionSpec
 from plates.stimuli.ishihara.plate import PlateSpec
+from tests.support.dashboard_rows import concat, rows, write_part
 
 
 @pytest.fixture(scope="module")
@@ -105,3 +106,23 @@ def test_the_overview_shows_one_stimulus_family_at_a_time_when_asked():
     assert set(scenes["prompt_name"]) and all(p.startswith("colorbench-") for p in scenes["prompt_name"])
     with pytest.raises(ValueError, match="allowed: plates, illusions, scenes"):
         pages.overview(view, family="plate")
+
+
+def test_the_grayscale_page_pairs_once_per_view_whatever_condition_is_drawn(tmp_path, monkeypatch):
+    """The condition control and the figure ask for the grayscale page in one run on one view (the figure for
+    the condition chosen): one pairing scan, and the same table and notes as a fresh view's."""
+    items = [f"i{i}" for i in range(8)]
+    frame = concat(*(rows(8, item_id=items, size=size, grayscale=gray, correct=[(i + gray) % 3 > 0 for i in range(8)])
+                     for size in (900, 512) for gray in (False, True)))
+    write_part(tmp_path / "run" / "part-0.parquet", frame)
+    scans = []
+    pairs = dashboard.queries.grayscale_pairs
+    monkeypatch.setattr(dashboard.queries, "grayscale_pairs", lambda *a, **k: scans.append(1) or pairs(*a, **k))
+    view = dashboard.View(dashboard.open_results(tmp_path))
+    default = pages.grayscale(view)
+    conditions = default.figure.layout.meta["others"]
+    chosen = pages.grayscale(view, condition=conditions[0])
+    assert len(scans) == 1 and chosen.table.equals(default.table) and chosen.notes == default.notes
+    fresh = pages.grayscale(dashboard.View(dashboard.open_results(tmp_path)), condition=conditions[0])
+    assert len(scans) == 2 and fresh.figure.to_json() == chosen.figure.to_json()
+    assert set(default.table["pairs"]) == {8}
