@@ -21,7 +21,7 @@ import threading
 import time
 import uuid
 from collections import OrderedDict, deque
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -432,17 +432,19 @@ class Views:
 
 class PlateCache:
     """The last few rendered plates by spec (an LRU of ``maxsize``), so asking a model about the plate on
-    screen does not render it again. Thread-safe; one per app, never module state."""
+    screen does not render it again; a plate not there is drawn by ``render`` (spec -> Plate: `render`, or a
+    worker process's, `plates.explorer.pool.ExplorerPool.render_plate`). Thread-safe; one per app, never
+    module state."""
 
-    def __init__(self, maxsize: int = 16) -> None:
-        self.maxsize = maxsize
+    def __init__(self, maxsize: int = 16, render: Callable[[PlateSpec], Plate] = render) -> None:
+        self.maxsize, self._render = maxsize, render
         self._plates: dict[PlateSpec, Plate] = {}
         self._lock = threading.Lock()
 
     def __call__(self, spec: PlateSpec) -> Plate:
         with self._lock:
             plate = self._plates.pop(spec, None)
-        return self.put(render(spec) if plate is None else plate)
+        return self.put(self._render(spec) if plate is None else plate)
 
     def put(self, plate: Plate) -> Plate:
         """Remember ``plate`` (rendered elsewhere: a worker process) as its spec's, most recently used."""
@@ -665,12 +667,15 @@ def render_workers(policy: Policy, environ: Mapping[str, str] | None = None) -> 
 
 def concurrency(policy: Policy) -> dict[str, int]:
     """Events run at once per concurrency group of the explorer (Gradio ``concurrency_id``), and the queue's
-    bound: renders (every plate, illusion and scene redraw) and, in private mode, model answers (ask and sweep
-    share one group; the baseline reader is CPU-bound like a render) up to the cores; a public server answers one
-    model call at a time (a visitor's model may be a large local one). ``default``: events of no group.
-    ``queue`` is Gradio's ``max_size``: bounded in both modes. Where renders run in worker processes
-    (`render_workers`), twice as many render events as workers run at once: a render's server thread mostly
-    waits, and the next render reaches a worker while this one's files are written and sent."""
+    bound: renders (every plate, illusion and scene redraw) and model answers (ask and sweep share one group;
+    the baseline reader is CPU-bound like a render) up to the cores in this process. Where renders and the
+    reader's answers run in worker processes (`render_workers`, `plates.explorer.pool`), twice as many render
+    events, and as many model events, as workers run at once: an event's server thread mostly waits, and the
+    next one reaches a worker while this one's files are written and sent; a local Hugging Face model still
+    answers one question at a time (`plates.explorer.models.ModelCache.turn`). A public server that computes in
+    its own threads answers one model call at a time. ``default``: events of no group. ``queue`` is Gradio's
+    ``max_size``: bounded in both modes."""
     n = cores()
     workers = render_workers(policy)
-    return {"render": 2 * workers if workers else n, "model": 1 if policy.public else n, "default": n, "queue": QUEUE_SIZE[policy.public]}
+    model = 2 * workers if workers else (1 if policy.public else n)
+    return {"render": 2 * workers if workers else n, "model": model, "default": n, "queue": QUEUE_SIZE[policy.public]}
