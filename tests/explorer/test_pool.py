@@ -154,7 +154,7 @@ def test_a_full_pool_tells_the_visitor_the_server_is_busy_for_answers_and_family
                     "an illusion": lambda: work.illusion(ILLUSION, POLICY, True),
                     "a scene": lambda: work.scene(SCENE, POLICY, "colour-counting"),
                     "a stimulus to ask about": lambda: work.stimulus(SCENE, POLICY)}
-        for what, attempt in attempts.items():
+        for attempt in attempts.values():
             with pytest.raises(Refused, match="this server is busy: 1 renders and answers are waiting or "
                                               "running, its most at once. Please try again in a few seconds."):
                 attempt()
