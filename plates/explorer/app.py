@@ -85,11 +85,11 @@ def build_app(policy: ex.Policy | None = None, admission: Admission | None = Non
     pass the same object to `launch_options`, whose upload gate shares it)."""
     policy = policy or ex.Policy.from_env()
     admission = admission if admission is not None else admission_for(policy)
+    slots = ex.concurrency(policy)  # events at once per group, up to the cores, and the queue's bound
     # renders and the reader's answers in worker processes, one per core, in public mode (plates.explorer.pool)
-    work = ExplorerPool(ex.render_workers(policy))
+    work = ExplorerPool(ex.render_workers(policy), max_pending=ex.pool_bound(policy))
     shared = AppContext(
-        policy=policy, admission=admission, guard=functools.partial(_guard, hide_paths=policy.public),
-        slots=ex.concurrency(policy),  # events at once per group, up to the cores, and the queue's bound
+        policy=policy, admission=admission, guard=functools.partial(_guard, hide_paths=policy.public), slots=slots,
         # public mode remembers a model that failed to load, so retries do not take the model slot again;
         # the bundled reader answers in the workers
         cache=em.ModelCache(work.make_backend,

@@ -647,14 +647,16 @@ def cores() -> int:
         return max(1, os.cpu_count() or 1)
 
 
-#: Worker processes for the explorer's renders: a whole number >= 0 (0: render in the server's own process).
+#: Worker processes for the explorer's renders and the bundled reader's answers: a whole number >= 0 (0: in the
+#: server's own process).
 RENDER_WORKERS_ENV = "PLATES_RENDER_WORKERS"
 
 
 def render_workers(policy: Policy, environ: Mapping[str, str] | None = None) -> int:
-    """Worker processes for renders: ``PLATES_RENDER_WORKERS`` when set (a whole number >= 0; a ValueError
-    names anything else), else one per core in public mode on a machine of two cores or more (many visitors),
-    else 0: a private explorer has one visitor, whose renders run in the server's own threads."""
+    """Worker processes for renders and the reader's answers (`plates.explorer.pool`): ``PLATES_RENDER_WORKERS``
+    when set (a whole number >= 0; a ValueError names anything else), else one per core in public mode on a
+    machine of two cores or more (many visitors), else 0: a private explorer has one visitor, whose renders run
+    in the server's own threads."""
     env = os.environ if environ is None else environ
     text = env.get(RENDER_WORKERS_ENV, "").strip()
     if text:
@@ -679,3 +681,16 @@ def concurrency(policy: Policy) -> dict[str, int]:
     workers = render_workers(policy)
     model = 2 * workers if workers else (1 if policy.public else n)
     return {"render": 2 * workers if workers else n, "model": model, "default": n, "queue": QUEUE_SIZE[policy.public]}
+
+
+def pool_bound(policy: Policy) -> int | None:
+    """Calls the explorer's worker pool (`plates.explorer.pool.ExplorerPool`) takes at once, waiting or running:
+    as many as the events `concurrency` runs at once can make (a render event one call; a model event, a sweep,
+    one per worker; an event of no group, the Model tab drawing the plate it asks about, one), so an event the
+    page has admitted is never refused there; past that a call is refused in words ("this server is busy ...").
+    Gradio's queue (``queue``) bounds the events waiting before them. None without workers."""
+    workers = render_workers(policy)
+    if not workers:
+        return None
+    slots = concurrency(policy)
+    return slots["render"] + slots["model"] * workers + slots["default"]

@@ -241,6 +241,15 @@ def test_with_workers_twice_as_many_render_and_model_events_run_at_once(monkeypa
     monkeypatch.setenv(ex.RENDER_WORKERS_ENV, "0")
     slots = ex.concurrency(ex.Policy(public=True))
     assert slots["render"] == 2 and slots["model"] == 1  # in this process: one per core; one model call
+    assert ex.pool_bound(ex.Policy(public=True)) is None
+
+
+def test_the_pool_takes_every_call_the_admitted_events_can_make(monkeypatch):
+    """Six render events (one call each), six model events (a sweep: one call per worker) at three workers and
+    two events of no group: 26 calls; an event the page admitted is never told the server is busy."""
+    monkeypatch.setattr(ex, "cores", lambda: 2)
+    monkeypatch.setenv(ex.RENDER_WORKERS_ENV, "3")
+    assert ex.pool_bound(ex.Policy(public=True)) == 6 + 6 * 3 + 2
 
 
 def test_a_local_model_answers_one_question_at_a_time_and_others_at_once():
