@@ -37,7 +37,7 @@ def add_family_tabs(policy: ex.Policy, *, guard: Callable, cache: em.ModelCache,
     ``work``: where illusions and scenes are drawn (default: in this process)."""
     work = work if work is not None else ExplorerPool(0)
     quiz = quiz or qv.QuizConfig()
-    reader = reader or qv.ReaderCache()
+    reader = reader or qv.ReaderCache(run=work.run)  # the reader's own staircase runs where its answers do
     board = board or qv.ModelBoard()  # models' stored estimates (PLATES_QUIZ_MODELS), read on first result
     # Warm up before serving (as build_app does): colour-science loads now, not inside a visitor's request,
     # where its stand-in `matplotlib` module would break Gradio's matplotlib backend guard.
@@ -198,6 +198,7 @@ def _quiz_tab(policy: ex.Policy, guard: Callable, png: Callable, scratch: ex.Scr
               quiz: qv.QuizConfig, reader: qv.ReaderCache, board: qv.ModelBoard, ttl: float | None) -> None:
     """The "Try it yourself" tab: consent, the quiz's trials (typed numbers or option buttons), and the
     person's result beside the models' (`plates.explorer.quiz`)."""
+    slots = ex.concurrency(policy)
     def show(session):
         """The widgets' updates for the image now on screen: plate (typed answer) or illusion (buttons)."""
         trial = session.next_trial()
@@ -269,15 +270,15 @@ def _quiz_tab(policy: ex.Policy, guard: Callable, png: Callable, scratch: ex.Scr
     shown = [progress, plate, instruction, typed_box, option_box, *options]
     start_btn.click(guard(start), [agree, started_state],
                     [quiz_state, started_state, *shown, typed, trial_box, result_md, quiz_download],
-                    api_name="quiz_start", concurrency_limit=4, concurrency_id="quiz")
+                    api_name="quiz_start", concurrency_limit=slots["quiz"], concurrency_id="quiz")
     answer_out = [quiz_state, *shown, typed, trial_box, result_md, quiz_download]
-    answer_kw = dict(fn=guard(answer), inputs=[quiz_state, typed], outputs=answer_out, concurrency_limit=4,
-                     concurrency_id="quiz")
+    answer_kw = dict(fn=guard(answer), inputs=[quiz_state, typed], outputs=answer_out,
+                     concurrency_limit=slots["quiz"], concurrency_id="quiz")
     submit.click(api_name="quiz_answer", **answer_kw)
     typed.submit(api_name=False, **answer_kw)
     for i, button in enumerate(options):
         button.click(guard(option_answer(i)), [quiz_state], answer_out, api_name=f"quiz_option_{i}",
-                     concurrency_limit=4, concurrency_id="quiz")
+                     concurrency_limit=slots["quiz"], concurrency_id="quiz")
     for key, button in keys.items():
         button.click(_key_press(key, quiz.limits.max_text), typed, typed, api_name=False, show_progress="hidden")
 

@@ -637,6 +637,8 @@ def share_query(spec: PlateSpec) -> str:
 #: Events waiting in the explorer's queue at most (a visitor beyond it is told the server is busy): public mode
 #: keeps it short, so a crowd waits seconds rather than minutes; private mode allows a sweep-heavy session.
 QUEUE_SIZE = {True: 32, False: 64}
+#: Quiz events (start, answer) run at once: each is short (a trial's image; at the end, the result).
+QUIZ_AT_ONCE = 4
 
 
 def cores() -> int:
@@ -675,22 +677,24 @@ def concurrency(policy: Policy) -> dict[str, int]:
     events, and as many model events, as workers run at once: an event's server thread mostly waits, and the
     next one reaches a worker while this one's files are written and sent; a local Hugging Face model still
     answers one question at a time (`plates.explorer.models.ModelCache.turn`). A public server that computes in
-    its own threads answers one model call at a time. ``default``: events of no group. ``queue`` is Gradio's
-    ``max_size``: bounded in both modes."""
+    its own threads answers one model call at a time. ``quiz``: the quiz's events (`QUIZ_AT_ONCE`).
+    ``default``: events of no group. ``queue`` is Gradio's ``max_size``: bounded in both modes."""
     n = cores()
     workers = render_workers(policy)
     model = 2 * workers if workers else (1 if policy.public else n)
-    return {"render": 2 * workers if workers else n, "model": model, "default": n, "queue": QUEUE_SIZE[policy.public]}
+    return {"render": 2 * workers if workers else n, "model": model, "quiz": QUIZ_AT_ONCE, "default": n,
+            "queue": QUEUE_SIZE[policy.public]}
 
 
 def pool_bound(policy: Policy) -> int | None:
     """Calls the explorer's worker pool (`plates.explorer.pool.ExplorerPool`) takes at once, waiting or running:
     as many as the events `concurrency` runs at once can make (a render event one call; a model event, a sweep,
-    one per worker; an event of no group, the Model tab drawing the plate it asks about, one), so an event the
+    one per worker; a quiz event, the reader's staircase at a result, and an event of no group, the Model tab
+    drawing the plate it asks about, one), so an event the
     page has admitted is never refused there; past that a call is refused in words ("this server is busy ...").
     Gradio's queue (``queue``) bounds the events waiting before them. None without workers."""
     workers = render_workers(policy)
     if not workers:
         return None
     slots = concurrency(policy)
-    return slots["render"] + slots["model"] * workers + slots["default"]
+    return slots["render"] + slots["model"] * workers + slots["quiz"] + slots["default"]

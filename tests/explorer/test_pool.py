@@ -18,6 +18,7 @@ from plates.admission import Refused
 from plates.explorer import families as fv
 from plates.explorer import models as em
 from plates.explorer import plate as ex
+from plates.explorer import quiz as qv
 from plates.explorer.pool import ExplorerPool, PooledBaseline, encode_views, jpeg_bytes
 from plates.models.baseline import BaselineBackend
 from plates.reader.reader import BaselineReader
@@ -137,6 +138,18 @@ def test_the_readers_answers_are_computed_in_the_workers_not_here(work, monkeypa
     assert work.pool.calls >= calls + 1 + len(SWEEP)  # the sweep's plates were rendered here (no cache given)
 
 
+def test_the_quiz_readers_staircase_runs_in_a_worker_with_the_same_estimate(work, tmp_path, monkeypatch):
+    config = qv.QuizConfig(trials=8, illusion_trials=3, size=128)
+    person = qv.start_session(config, agreed=True, started=0).staircase
+    here = qv.ReaderCache(tmp_path / "here").estimate(person)
+    monkeypatch.setattr(BaselineReader, "read", _unreadable)  # this process only
+    calls = work.pool.calls
+    there = qv.ReaderCache(tmp_path / "there", run=work.run).estimate(person)
+    assert work.pool.calls == calls + 1
+    assert (there.threshold, there.ci_low, there.ci_high, there.trials) == (
+        here.threshold, here.ci_low, here.ci_high, here.trials)
+
+
 def test_a_full_pool_tells_the_visitor_the_server_is_busy_for_answers_and_family_renders():
     work = ExplorerPool(1, max_pending=1)
     try:
@@ -245,11 +258,12 @@ def test_with_workers_twice_as_many_render_and_model_events_run_at_once(monkeypa
 
 
 def test_the_pool_takes_every_call_the_admitted_events_can_make(monkeypatch):
-    """Six render events (one call each), six model events (a sweep: one call per worker) at three workers and
-    two events of no group: 26 calls; an event the page admitted is never told the server is busy."""
+    """Six render events (one call each), six model events (a sweep: one call per worker) at three workers,
+    four quiz events and two events of no group: 30 calls; an event the page admitted is never told the server
+    is busy."""
     monkeypatch.setattr(ex, "cores", lambda: 2)
     monkeypatch.setenv(ex.RENDER_WORKERS_ENV, "3")
-    assert ex.pool_bound(ex.Policy(public=True)) == 6 + 6 * 3 + 2
+    assert ex.pool_bound(ex.Policy(public=True)) == 6 + 6 * 3 + 4 + 2
 
 
 def test_a_local_model_answers_one_question_at_a_time_and_others_at_once():
