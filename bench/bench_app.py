@@ -100,7 +100,8 @@ def crowd_request(kind: str, base: dict, n: int, i: int) -> tuple[str, list]:
         model = ["baseline", "", "", "", "cbe-open", None, 0, False, 0, "none", 1.0, "standard"]
         return "/ask", [*model, *{**base, "delta_e": delta_e, "seed": seed}.values()]
     if kind == "illusion":
-        kinds = ("rcid-contrast", "simultaneous-contrast", "whites", "checker-shadow", "rcid-filter")
+        # kinds the comparison question applies to (rcid-filter's list of questions leaves it out)
+        kinds = ("rcid-contrast", "simultaneous-contrast", "whites", "checker-shadow", "munker-white")
         return "/illusion_render", [True, "rcid-compare-human", kinds[(n + i) % len(kinds)], 1.0,
                                     (i % 9) - 4.0, "left-right", False, seed, 512]
     if kind == "scene":
