@@ -115,6 +115,25 @@ def _percentiles(ms: list[float]) -> tuple[float, float, float]:
     return statistics.median(ms), ms[min(len(ms) - 1, int(round(0.95 * (len(ms) - 1))))], ms[-1]
 
 
+def settled(pid: int, timeout: float = 120.0) -> None:
+    """Wait until process ``pid`` and its children (the explorer's workers, warming) use under 5% of a core
+    over a second, or ``timeout`` seconds have passed."""
+    import psutil
+
+    def cpu() -> float:
+        server = psutil.Process(pid)
+        return sum(server.cpu_times()[:2]) + sum(sum(c.cpu_times()[:2]) for c in server.children(recursive=True))
+
+    deadline = time.monotonic() + timeout
+    before = cpu()
+    while time.monotonic() < deadline:
+        time.sleep(1.0)
+        now = cpu()
+        if now - before < 0.05:
+            return
+        before = now
+
+
 def crowd(visitors: int, renders: int, work: tuple[str, ...] = ("plate",)) -> int:
     """``visitors`` gradio_client sessions against the explorer served in its own process (module docstring),
     each making ``renders`` rounds of the ``work`` requests (`crowd_request`): milliseconds of every round trip
@@ -177,6 +196,7 @@ def crowd(visitors: int, renders: int, work: tuple[str, ...] = ("plate",)) -> in
 
     try:
         wait_up(url, proc)
+        settled(proc.pid)  # the workers warmed (fonts, colour-science, the reader) before any visitor comes
         threads = [threading.Thread(target=visitor, args=(n,)) for n in range(visitors)]
         t0 = time.perf_counter()
         for t in threads:
