@@ -189,6 +189,16 @@ class ExplorerPool:
         """The plate of ``spec`` (`plates.explorer.plate.render`), rendered in a worker."""
         return self.run(ex.render, spec)
 
+    def plates_for(self, specs: Sequence[ex.PlateSpec]) -> Callable[[ex.PlateSpec], ex.Plate]:
+        """A renderer (spec -> Plate) for a sweep: with workers, the plates of ``specs`` not on screen are drawn
+        now, one per worker at a time (a ValueError or refusal raised here), and kept for this sweep alone;
+        without, the plates on screen (``plates``), each drawn when asked."""
+        if not self.workers or not specs:
+            return self.plates
+        with cf.ThreadPoolExecutor(min(len(specs), self.workers), thread_name_prefix="plates") as threads:
+            drawn = dict(zip(specs, threads.map(self.plates, specs)))
+        return lambda spec: drawn[spec] if spec in drawn else self.plates(spec)
+
     def from_controls(self, policy: ex.Policy, base_json: str | None, *vals) -> EncodedViews:
         """`encode_controls` here or in a worker (a ValueError names a bad control); the plate goes in
         ``plates``. The rendered spec is ``.plate.spec``."""

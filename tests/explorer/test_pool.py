@@ -75,6 +75,17 @@ def test_worker_renders_equal_this_processs_and_fill_the_plates_on_screen(work):
     assert work.pool.calls == calls + 2
 
 
+def test_a_sweeps_plates_are_drawn_at_once_in_the_workers_and_kept_for_it(work):
+    specs = [SPEC.replace(delta_e=v, seed=40 + i) for i, v in enumerate(SWEEP)]
+    calls = work.pool.calls
+    drawn = work.plates_for(specs)
+    assert work.pool.calls == calls + len(specs)
+    for spec in specs:
+        assert drawn(spec).image.tobytes() == ex.render(spec).image.tobytes()
+    assert work.pool.calls == calls + len(specs)  # asking about them draws nothing more
+    assert ExplorerPool(0).plates_for(specs)(specs[0]).spec == specs[0]  # in this process: drawn when asked
+
+
 def test_closing_stops_the_workers_and_a_later_call_starts_fresh_ones():
     work = ExplorerPool(1)
     try:
