@@ -7,7 +7,7 @@ background, CIELAB; levels rounded to 0.01), from the rows (`levels_from_rows`) 
 likelihood, so counts lose nothing. The chance rate of each prompt (`chance_rate`: yes/no 1/2, k options
 1/k, open answers 1/|label space|) is passed to the fit.
 
-`fit_psychometric_counts` calls the chance-aware fit of `plates.analysis.psychometric` (a lapse rate, the
+`fit_psychometric_counts` calls the chance-aware fit of `plates.analysis.psychometric_fits` (a lapse rate, the
 threshold halfway between guess and ceiling) on the answers the counts stand for, every group at once.
 
 People (the quiz's participants, "person: participant-…"): past `PEOPLE_SHOWN` of them, one series here,
@@ -28,7 +28,7 @@ from plotly.subplots import make_subplots
 from plates.analysis import metrics
 from plates.analysis.people import PEOPLE_SHOWN, PERSON_PREFIX, pooled_label
 from plates.analysis.psychometric import PsychometricFit, prompt_guess_rate
-from plates.analysis.psychometric import fit_psychometric_counts as fit_chance_aware_counts
+from plates.analysis.psychometric_fits import fit_psychometric_counts as fit_chance_aware_counts
 from plates.charts.common import (
     CONDITION,
     COUNT_KEYS,
@@ -64,10 +64,10 @@ def chance_rate(prompt_name: str | None) -> float:
 def fit_psychometric_counts(groups: Sequence[tuple[Any, Any, Any, float]]) -> list[PsychometricFit]:
     """THE psychometric fit of the ΔE chart, for each group (levels, answered ``n``, ``correct``, chance rate
     ``guess``): per ΔE2000 level (arrays of one length) the answers and the right ones; the chance-aware fit
-    (`plates.analysis.psychometric.fit_psychometric_counts`: ψ = γ + (1 − γ − λ)F, threshold halfway between
+    (`plates.analysis.psychometric_fits.fit_psychometric_counts`: ψ = γ + (1 − γ − λ)F, threshold halfway between
     guess and ceiling, lapse fitted in 0-0.06) on the answers the counts stand for, every group at once; the
     page draws no interval, so none is computed here (the fit's interval is in
-    `plates.analysis.psychometric.fit_groups`)."""
+    `plates.analysis.psychometric_fits.fit_groups`)."""
     counts = []
     for levels, n, correct, guess in groups:
         levels = np.asarray(levels, dtype=float)

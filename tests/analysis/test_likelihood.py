@@ -6,11 +6,11 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from plates.analysis import likelihood, psychometric
+from plates.analysis import likelihood, psychometric, psychometric_fits
 from plates.analysis import pse as pse_module
 from plates.analysis.observers import ComparisonObserver, SimulatedObserver
 from plates.analysis.pse import fit_pse, fit_pse_counts, outcomes
-from plates.analysis.psychometric import fit_psychometric, fit_psychometric_counts
+from plates.analysis.psychometric_fits import fit_psychometric, fit_psychometric_counts
 
 LEVELS = np.linspace(1.0, 20.0, 12)
 
@@ -27,7 +27,7 @@ def _observer_counts(threshold: float, kind: str, seed: int, repeats: int = 30):
 def _scipy_threshold(k: np.ndarray, n: np.ndarray, guess: float) -> tuple[float, float, float]:
     """The threshold and its interval by `likelihood.fit` (scipy SLSQP, `profile_interval`) on the model's
     likelihood (what every fit ran before the batch), through the fit's interval rule."""
-    fun = psychometric._batch_nll(LEVELS[None], k[None], n[None], np.array([guess]), None, "logistic")
+    fun = psychometric_fits._batch_nll(LEVELS[None], k[None], n[None], np.array([guess]), None, "logistic")
 
     def one(theta):
         value, grad = fun(theta[None], np.array([0]))
@@ -36,11 +36,11 @@ def _scipy_threshold(k: np.ndarray, n: np.ndarray, guess: float) -> tuple[float,
     span = LEVELS[-1] - LEVELS[0]
     bounds = [(LEVELS[0] - span, LEVELS[-1] + span), (np.log(0.5 / span), np.log(1000.0 / span)),
               (0.0, psychometric.LAPSE_MAX)]
-    starts = psychometric._grid_starts(LEVELS, k, n, guess, None, "logistic", bounds)
+    starts = psychometric_fits._grid_starts(LEVELS, k, n, guess, None, "logistic", bounds)
     best, prof = likelihood.fit(one, starts, bounds, jac=True, cutoff=likelihood.chi2_cutoff(0.95))
     # the interval a located threshold reports: the posterior's, widened to this profile interval
-    low, high = psychometric._threshold_interval(LEVELS, k, n, LEVELS, guess, None, "logistic", bounds[1][1], 0.95,
-                                                 prof.low, prof.high)
+    low, high = psychometric_fits.threshold_interval(LEVELS, k, n, LEVELS, guess, None, "logistic", bounds[1][1],
+                                                     0.95, prof.low, prof.high)
     return float(best.theta[0]), low, high
 
 

@@ -24,7 +24,7 @@ from streamlit.testing.v1 import AppTest
 from plates.analysis import illusions as ia
 from plates.analysis import people as pa
 from plates.analysis.pse import fit_pse
-from plates.analysis.psychometric import fit_psychometric
+from plates.analysis.psychometric_fits import fit_psychometric
 from plates.charts import illusions as fc
 from plates.charts import people as pc
 from plates.models.base import Reply
