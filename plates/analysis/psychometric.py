@@ -25,6 +25,7 @@ return, its statuses, and the monotonicity test (`monotone_test`) behind the "no
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import asdict, dataclass
 from typing import Any
 
@@ -278,49 +279,86 @@ def _iso_deviance(k: np.ndarray, n: np.ndarray) -> tuple[float, np.ndarray]:
     return max(0.0, 2.0 * (bernoulli_ll(k, n, rate) - bernoulli_ll(k, n, iso))), iso
 
 
-def monotone_from_counts(k: np.ndarray, n: np.ndarray) -> tuple[float, float]:
-    """(deviance, p) of the saturated per-level fit against the best non-decreasing one (`monotone_test`)."""
-    if k.size < 2:
-        return 0.0, 1.0
-    deviance, iso = _iso_deviance(k, n)
-    if deviance < 1e-9:
-        return 0.0, 1.0
-    pooled_out = k.size - 1 - int(np.count_nonzero(np.abs(np.diff(iso)) > 1e-12))
-    p = float(stats.chi2.sf(deviance, pooled_out))  # an upper bound: every pooled level a free parameter
-    if p < MONOTONE_ALPHA:
-        return deviance, p
-    # the bound is far from sharp when one dip pools many levels: a parametric bootstrap from the ordered
-    # fit (the likeliest monotone observer) settles it, with a fixed seed so the verdict is deterministic
-    rng = np.random.Generator(np.random.PCG64(0))
-    draws = rng.binomial(n.astype(np.int64), iso, size=(_MONOTONE_DRAWS, k.size)).astype(float)
-    if k.size > _MAXMIN_LEVELS:
-        above = sum(_iso_deviance(row, n)[0] >= deviance - 1e-9 for row in draws)
-    else:
-        chunk = max(1, 2**20 // (k.size * k.size))  # draws per pass: about 8 MB of means each
-        above = sum(int(np.count_nonzero(_iso_deviances(draws[i:i + chunk], n) >= deviance - 1e-9))
-                    for i in range(0, len(draws), chunk))
-    return deviance, (1 + above) / (1 + _MONOTONE_DRAWS)
+def monotone_from_counts(groups: Sequence[tuple[np.ndarray, np.ndarray]]) -> list[tuple[float, float]]:
+    """(deviance, p) of the saturated per-level fit against the best non-decreasing one (`monotone_test`) for
+    each group of (correct per level, trials per level), every group's bootstrap together (`_iso_deviances`)."""
+    out: list[tuple[float, float]] = [(0.0, 1.0)] * len(groups)
+    boot = []  # (group, trials, observed deviance, isotonic fit): the groups the bootstrap settles
+    for g, (k, n) in enumerate(groups):
+        if k.size < 2:
+            continue
+        deviance, iso = _iso_deviance(k, n)
+        if deviance < 1e-9:
+            continue
+        pooled_out = k.size - 1 - int(np.count_nonzero(np.abs(np.diff(iso)) > 1e-12))
+        p = float(stats.chi2.sf(deviance, pooled_out))  # an upper bound: every pooled level a free parameter
+        out[g] = (deviance, p)
+        if p >= MONOTONE_ALPHA:
+            boot.append((g, n, deviance, iso))
+    # the bound is far from sharp when one dip pools many levels: a parametric bootstrap from the ordered fit
+    # (the likeliest monotone observer) settles it, each group's draws from its own generator with a fixed seed
+    # (the verdict is deterministic, whatever else is fitted beside it), the groups of similar level counts
+    # together in passes of about `_BOOT_CELLS` numbers
+    boot.sort(key=lambda b: b[1].size)
+    while boot:
+        take = 1
+        while take < len(boot) and (take + 1) * _MONOTONE_DRAWS * boot[take][1].size <= _BOOT_CELLS:
+            take += 1
+        part, boot = boot[:take], boot[take:]
+        width = part[-1][1].size
+        k_all = np.zeros((take * _MONOTONE_DRAWS, width))
+        n_all = np.zeros((take * _MONOTONE_DRAWS, width))
+        for j, (_, n, _, iso) in enumerate(part):
+            rows = slice(j * _MONOTONE_DRAWS, (j + 1) * _MONOTONE_DRAWS)
+            rng = np.random.Generator(np.random.PCG64(0))
+            k_all[rows, :n.size] = rng.binomial(n.astype(np.int64), iso, size=(_MONOTONE_DRAWS, n.size))
+            n_all[rows, :n.size] = n
+        above = (_iso_deviances(k_all, n_all).reshape(take, _MONOTONE_DRAWS)
+                 >= np.array([d for _, _, d, _ in part])[:, None] - 1e-9).sum(axis=1)
+        for (g, _, deviance, _), count in zip(part, above):
+            out[g] = (deviance, (1 + int(count)) / (1 + _MONOTONE_DRAWS))
+    return out
 
 
-_MAXMIN_LEVELS = 64  # `_iso_deviances` holds draws x levels x levels numbers: beyond this, PAVA draw by draw
+_BOOT_CELLS = 2**21  # draws x levels per bootstrap pass (16 MB a number array)
 
 
 def _iso_deviances(k: np.ndarray, n: np.ndarray) -> np.ndarray:
-    """`_iso_deviance` of each row of ``k`` (draws, levels) over the same trials ``n``, all at once: the
-    isotonic fit by the max-min formula (Barlow et al. 1972, ch. 1: the fit at level i is the largest over
-    j <= i of the smallest over k >= i of the weighted mean of levels j..k), equal to pool-adjacent-violators."""
-    cum = np.concatenate([np.zeros((k.shape[0], 1)), np.cumsum(k, axis=1)], axis=1)
-    weight = np.concatenate([[0.0], np.cumsum(n)])
-    size = n.size
-    j, last = np.triu_indices(size)
-    means = np.full((k.shape[0], size, size), np.inf)  # [draw, j, k]: the mean of levels j..k
-    means[:, j, last] = (cum[:, last + 1] - cum[:, j]) / (weight[last + 1] - weight[j])
-    suffix_min = np.minimum.accumulate(means[:, :, ::-1], axis=2)[:, :, ::-1]  # [draw, j, i]: min over k >= i
-    suffix_min[:, np.tril_indices(size, -1)[0], np.tril_indices(size, -1)[1]] = -np.inf  # j > i: not a start
-    iso = np.clip(suffix_min.max(axis=1), 0.0, 1.0)
-    rate = k / n
-    ll_rate = np.sum(special.xlogy(k, rate) + special.xlogy(n - k, 1.0 - rate), axis=1)
-    ll_iso = np.sum(special.xlogy(k, iso) + special.xlogy(n - k, 1.0 - iso), axis=1)
+    """`_iso_deviance` of each row of ``k`` (rows, levels) over its trials ``n`` (rows, levels; a row of fewer
+    levels padded at the end with no trials), all rows at once: pool-adjacent-violators (Barlow et al. 1972,
+    ch. 1) on every row together, a stack of blocks (answers, trials) per row; each level is pushed, or pooled
+    into the block below while its accuracy is lower (compared as cross products of whole counts: exact). The
+    pooled accuracies are sums of whole counts over sums of trials: the max-min formula's weighted means."""
+    rows, size = k.shape
+    base = np.arange(rows)  # the flat arrays below hold block b of row r at b * rows + r (level-major: cached)
+    total, trials = np.empty(rows * size), np.empty(rows * size)
+    first = np.zeros(rows * size, dtype=np.int64)  # the level each block starts at
+    top = np.full(rows, -1, dtype=np.int64)  # each row's top block
+    k_levels, n_levels = np.ascontiguousarray(k.T), np.ascontiguousarray(n.T)
+    for i in range(size):
+        top += 1
+        at = base + top * rows
+        total[at], trials[at], first[at] = k_levels[i], n_levels[i], i
+        live, at = (base, at) if i else (base[:0], at[:0])
+        while live.size:  # a top block less accurate than the block under it pools into it; padding (no
+            # trials) never does: 0 < 0 is false
+            low = total[at] * trials[at - rows] < total[at - rows] * trials[at]
+            live, at = live[low], at[low]
+            total[at - rows] += total[at]
+            trials[at - rows] += trials[at]
+            top[live] -= 1
+            live, at = live[top[live] >= 1], at[top[live] >= 1] - rows
+    kept = np.arange(size)[:, None] <= top[None, :]  # (blocks, rows)
+    starts = np.zeros((size, rows), dtype=bool)
+    starts[first.reshape(size, rows)[kept], np.broadcast_to(base, (size, rows))[kept]] = True
+    block = np.cumsum(starts, axis=0) - 1  # (levels, rows): the block of each level
+    used = n > 0
+    with np.errstate(invalid="ignore", divide="ignore"):
+        iso = np.clip(np.take_along_axis(total.reshape(size, rows), block, 0)
+                      / np.take_along_axis(trials.reshape(size, rows), block, 0), 0.0, 1.0).T
+        rate = k / n
+    ll_rate = np.sum(np.where(used, special.xlogy(k, rate) + special.xlogy(n - k, 1.0 - rate), 0.0), axis=1)
+    ll_iso = np.sum(np.where(used, special.xlogy(k, iso) + special.xlogy(n - k, 1.0 - iso), 0.0), axis=1)
     return np.maximum(0.0, 2.0 * (ll_rate - ll_iso))
 
 
@@ -349,5 +387,5 @@ def monotone_test(levels: Any, correct: Any) -> tuple[float, float]:
     (0.0, 1.0)
     """
     xs, k, n, _ = grouped(levels, correct, "logistic")
-    deviance, p = monotone_from_counts(k, n)
+    (deviance, p), = monotone_from_counts([(k, n)])
     return round(deviance, 12), p

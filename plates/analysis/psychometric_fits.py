@@ -216,6 +216,7 @@ def _fit_counts(groups: Sequence[tuple[np.ndarray, np.ndarray, np.ndarray, int, 
     fun = _batch_nll(u, k_all, n_all, guesses, lapse, family)
     lower_a, upper_a, start_rows_a = np.array(lower), np.array(upper), np.array(start_rows)
     batch = likelihood.fit_batch(fun, np.array(starts), start_rows_a, lower_a, upper_a, cutoff=cutoff)
+    monotone = monotone_from_counts([groups[i][1:3] for i, _, _ in todo])  # every group's bootstrap together
     for row, (i, common, positive) in enumerate(todo):
         theta, nll, converged = batch.theta[row], float(batch.nll[row]), bool(batch.converged[row])
         prof_low, prof_high = float(batch.low[row]), float(batch.high[row])
@@ -224,7 +225,7 @@ def _fit_counts(groups: Sequence[tuple[np.ndarray, np.ndarray, np.ndarray, int, 
                 fun, row, [starts[s] for s in np.flatnonzero(start_rows_a == row)], lower[row], upper[row], cutoff)
         xs, k, n, _, guess = groups[i]
         fits[i] = _psychometric_fit(theta, nll, converged, prof_low, prof_high, xs, k, n, positive, guess, lapse,
-                                    family, upper[row][1], interval, common)
+                                    family, upper[row][1], interval, common, monotone[row])
     return fits
 
 
@@ -256,7 +257,7 @@ def _batch_nll(u: np.ndarray, k: np.ndarray, n: np.ndarray, guess: np.ndarray, l
 def _psychometric_fit(theta: np.ndarray, nll: float, converged: bool, prof_low: float, prof_high: float,
                       xs: np.ndarray, k: np.ndarray, n: np.ndarray, positive: np.ndarray, guess: float,
                       lapse: float | None, family: str, log_b_max: float, interval: bool,
-                      common: dict[str, Any]) -> PsychometricFit:
+                      common: dict[str, Any], monotone: tuple[float, float]) -> PsychometricFit:
     """The `PsychometricFit` of an optimum θ with its interval: goodness of fit, the monotonicity and chance
     tests, and the status they and the curve's place on the levels give."""
     fixed = lapse is not None
@@ -269,7 +270,7 @@ def _psychometric_fit(theta: np.ndarray, nll: float, converged: bool, prof_low: 
     ll = -nll
     params = 2 if fixed else 3
     deviance = max(0.0, 2.0 * (bernoulli_ll(k, n, k / n) - ll))
-    m_dev, m_p = monotone_from_counts(k, n)
+    m_dev, m_p = monotone  # `plates.analysis.psychometric.monotone_from_counts`
     c_dev, c_p = chance_from_counts(k, n, float(guess), ll, params)
     fields = dict(slope=float(np.exp(log_b)), lapse=lam, x_min=x_lo, x_max=x_hi, log_likelihood=ll,
                   converged=converged, deviance=deviance,

@@ -112,4 +112,28 @@ def test_bootstrap_isotonic_fits_at_once_equal_pool_adjacent_violators():
         p[rng.integers(0, size)] *= rng.random()  # a dip
         draws = rng.binomial(n.astype(int), p, size=(20, size)).astype(float)
         one_by_one = [psychometric._iso_deviance(row, n)[0] for row in draws]
-        assert psychometric._iso_deviances(draws, n) == pytest.approx(one_by_one, abs=1e-9)
+        trials = np.broadcast_to(n, draws.shape)
+        assert psychometric._iso_deviances(draws, trials) == pytest.approx(one_by_one, abs=1e-9)
+        # rows of fewer levels, padded at the end with no trials, beside wider ones: the same deviances
+        pad = int(rng.integers(1, 4))
+        padded = np.pad(draws, ((0, 0), (0, pad)))
+        wider = np.hstack([draws, rng.binomial(5, 0.5, size=(20, pad))]).astype(float)
+        together = psychometric._iso_deviances(np.vstack([padded, wider]),
+                                               np.vstack([np.pad(trials, ((0, 0), (0, pad))),
+                                                          np.hstack([trials, np.full((20, pad), 5.0)])]))
+        assert together[:20] == pytest.approx(one_by_one, abs=1e-9)
+
+
+def test_monotonicity_bootstrap_of_many_groups_equals_each_alone():
+    """Each group's bootstrap draws come from its own seeded generator: its p is the same fitted alone or
+    beside groups of other level counts (the dashboard fits hundreds together)."""
+    rng = np.random.default_rng(11)
+    groups = []
+    for size in (3, 8, 20, 8, 5, 20):
+        n = rng.integers(5, 60, size).astype(float)
+        p = np.sort(rng.uniform(0.3, 0.9, size))
+        p[size // 2] *= 0.8  # a small dip: the chi-square bound does not settle it, the bootstrap does
+        groups.append((rng.binomial(n.astype(int), p).astype(float), n))
+    together = psychometric.monotone_from_counts(groups)
+    assert together == [psychometric.monotone_from_counts([g])[0] for g in groups]
+    assert any(1 / 1001 < p < 1 for _, p in together)  # some went through the bootstrap
