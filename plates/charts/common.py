@@ -218,7 +218,7 @@ def percent_format(values, *, signed: bool = False) -> str:
 def add_chance_lines(fig: go.Figure, chances: dict[str, float], **where) -> go.Figure:
     """A dashed grey line at each distinct chance rate (guessing's accuracy, 0-1) with the prompts it is for:
     yes/no ½, k options 1/k, an open answer 1/|label space| (≈0 for an open space). ``chances``: prompt -> rate.
-    ``where``: `add_hline`'s row / col for a subplot."""
+    ``where``: `add_hline`'s row / col for a subplot (and its other keywords)."""
     by_rate: dict[float, list[str]] = {}
     for prompt, rate in chances.items():
         by_rate.setdefault(round(float(rate), 4), []).append(str(prompt))

@@ -218,12 +218,13 @@ def delta_e_figure(
     )
     colour_of = model_colours(table[SERIES])
     in_legend: set[str] = set()
+    traces, cells = [], []  # added together: plotly checks the grid once, not once per trace
     for (series, colour_set), rows in table.groupby([SERIES, "colour_set"], sort=True):
         colour = colour_of[series]
         name = f"{series} · {colour_set}" if several_sets else str(series)
         at = divmod(sets.index(colour_set), columns)
-        cell = dict(row=at[0] + 1, col=at[1] + 1)
-        fig.add_trace(
+        cell = (at[0] + 1, at[1] + 1)
+        traces.append(
             go.Scatter(
                 x=rows["delta_e"],
                 y=rows["accuracy"],
@@ -236,16 +237,16 @@ def delta_e_figure(
                 hovertext=[
                     f"{name}: accuracy {a:.1%} (n={int(n)})" for a, n in zip(rows["accuracy"], rows["n"])
                 ],
-            ),
-            **cell,
+            )
         )
+        cells.append(cell)
         in_legend.add(series)
         match = fits[(fits[SERIES] == series) & (fits["colour_set"] == colour_set)]
         if match.empty:
             continue
         fit, low, high = match["fit"].iloc[0], match["low"].iloc[0], match["high"].iloc[0]
         xs = np.linspace(0.0, max(high, 1.0) * 1.05, 200)
-        fig.add_trace(
+        traces.append(
             go.Scatter(
                 x=xs,
                 y=fit.predict(xs),
@@ -254,13 +255,13 @@ def delta_e_figure(
                 name=f"{name} fit",
                 legendgroup=str(series),
                 showlegend=False,
-            ),
-            **cell,
+            )
         )
+        cells.append(cell)
         if np.isfinite(fit.threshold):
             outside = not low <= fit.threshold <= high  # the fit's guess, not a measurement
             label = f"{name} threshold at ΔE {fit.threshold:.1f}" + (" (extrapolated)" if outside else "")
-            fig.add_trace(
+            traces.append(
                 go.Scatter(
                     x=[fit.threshold, fit.threshold],
                     y=[0, 1],
@@ -270,14 +271,16 @@ def delta_e_figure(
                     name=label,
                     showlegend=False,
                     hovertext=label,
-                ),
-                **cell,
+                )
             )
+            cells.append(cell)
+    fig.add_traces(traces, rows=[r for r, _ in cells], cols=[c for _, c in cells])
     fig.update_xaxes(title_text=_X_TITLES.get(x, x) if not several_sets else "ΔE2000", row=rows_n)
     guess = chance_rate(prompt)
     for i in range(len(sets)):
         r, c = divmod(i, columns)
-        add_chance_lines(fig, {str(prompt): guess}, row=r + 1, col=c + 1)
+        # every panel holds traces: plotly need not scan them all to check (slow with many traces)
+        add_chance_lines(fig, {str(prompt): guess}, row=r + 1, col=c + 1, exclude_empty_subplots=False)
     fig.update_yaxes(range=[-0.02, 1.05], tickformat=".0%")
     fig.update_yaxes(title_text="accuracy", col=1)
     fig.update_layout(height=320 * rows_n + 140)
