@@ -326,19 +326,19 @@ _BOOT_CELLS = 2**21  # draws x levels per bootstrap pass (16 MB a number array)
 def _iso_deviances(k: np.ndarray, n: np.ndarray) -> np.ndarray:
     """`_iso_deviance` of each row of ``k`` (rows, levels) over its trials ``n`` (rows, levels; a row of fewer
     levels padded at the end with no trials), all rows at once: pool-adjacent-violators (Barlow et al. 1972,
-    ch. 1) on every row together, a stack of blocks (answers, trials) per row; each level is pushed, or pooled
-    into the block below while its accuracy is lower (compared as cross products of whole counts: exact). The
-    pooled accuracies are sums of whole counts over sums of trials: the max-min formula's weighted means."""
+    ch. 1) on every row together, a stack of blocks (answers, trials) per row; each level is pushed, then pooled
+    into the block below while less accurate (compared as cross products of whole counts: exact). A block's
+    accuracy is its answers over its trials (the max-min formula's weighted mean), the same at each of its
+    levels, so the isotonic fit's log-likelihood is the blocks' own."""
     rows, size = k.shape
     base = np.arange(rows)  # the flat arrays below hold block b of row r at b * rows + r (level-major: cached)
-    total, trials = np.empty(rows * size), np.empty(rows * size)
-    first = np.zeros(rows * size, dtype=np.int64)  # the level each block starts at
+    total, trials = np.zeros(rows * size), np.zeros(rows * size)
     top = np.full(rows, -1, dtype=np.int64)  # each row's top block
     k_levels, n_levels = np.ascontiguousarray(k.T), np.ascontiguousarray(n.T)
     for i in range(size):
         top += 1
         at = base + top * rows
-        total[at], trials[at], first[at] = k_levels[i], n_levels[i], i
+        total[at], trials[at] = k_levels[i], n_levels[i]
         live, at = (base, at) if i else (base[:0], at[:0])
         while live.size:  # a top block less accurate than the block under it pools into it; padding (no
             # trials) never does: 0 < 0 is false
@@ -348,17 +348,15 @@ def _iso_deviances(k: np.ndarray, n: np.ndarray) -> np.ndarray:
             trials[at - rows] += trials[at]
             top[live] -= 1
             live, at = live[top[live] >= 1], at[top[live] >= 1] - rows
-    kept = np.arange(size)[:, None] <= top[None, :]  # (blocks, rows)
-    starts = np.zeros((size, rows), dtype=bool)
-    starts[first.reshape(size, rows)[kept], np.broadcast_to(base, (size, rows))[kept]] = True
-    block = np.cumsum(starts, axis=0) - 1  # (levels, rows): the block of each level
-    used = n > 0
+    blocks = (np.arange(size)[:, None] <= top[None, :]) & (trials.reshape(size, rows) > 0)
+    total, trials = total.reshape(size, rows), trials.reshape(size, rows)
+    used = n_levels > 0
     with np.errstate(invalid="ignore", divide="ignore"):
-        iso = np.clip(np.take_along_axis(total.reshape(size, rows), block, 0)
-                      / np.take_along_axis(trials.reshape(size, rows), block, 0), 0.0, 1.0).T
-        rate = k / n
-    ll_rate = np.sum(np.where(used, special.xlogy(k, rate) + special.xlogy(n - k, 1.0 - rate), 0.0), axis=1)
-    ll_iso = np.sum(np.where(used, special.xlogy(k, iso) + special.xlogy(n - k, 1.0 - iso), 0.0), axis=1)
+        p_iso, rate = total / trials, k_levels / n_levels
+        ll_iso = np.sum(np.where(blocks, special.xlogy(total, p_iso) + special.xlogy(trials - total, 1.0 - p_iso),
+                                 0.0), axis=0)
+        ll_rate = np.sum(np.where(used, special.xlogy(k_levels, rate) + special.xlogy(n_levels - k_levels,
+                                                                                       1.0 - rate), 0.0), axis=0)
     return np.maximum(0.0, 2.0 * (ll_rate - ll_iso))
 
 
