@@ -34,7 +34,7 @@ import pandas as pd
 from scipy import stats
 
 from plates.analysis import likelihood, posterior
-from plates.analysis.metrics import row_weights
+from plates.analysis.metrics import WEIGHT, row_weights
 from plates.analysis.psychometric import (
     CHANCE_ALPHA,
     EPS,
@@ -333,6 +333,9 @@ def fit_groups(
     fields = [f for f in PsychometricFit.__dataclass_fields__ if f not in ("family", "confidence")]
     check_family(family)
     rows, counts = [], []
+    # only the columns a fit reads travel into each group (a wide table copied group by group costs more than
+    # the grouping)
+    frame = frame[list(dict.fromkeys([*columns, *([WEIGHT] if WEIGHT in frame.columns else [])]))]
     for key, group in frame.groupby(by, sort=True, dropna=False, observed=True):
         key = key if isinstance(key, tuple) else (key,)
         ok = group[correct].notna().to_numpy() & group[level].notna().to_numpy()
