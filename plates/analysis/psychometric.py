@@ -320,7 +320,7 @@ def monotone_from_counts(groups: Sequence[tuple[np.ndarray, np.ndarray]]) -> lis
     return out
 
 
-_BOOT_CELLS = 2**21  # draws x levels per bootstrap pass (16 MB a number array)
+_BOOT_CELLS = 2**19  # draws x levels per bootstrap pass (4 MB a number array: the page stays small)
 
 
 def _iso_deviances(k: np.ndarray, n: np.ndarray) -> np.ndarray:
