@@ -120,14 +120,22 @@ def psychometric_fits(
     ``fit``: the fit object, whose ``predict`` draws the curve)."""
     levels = levels_from_rows(frame, x) if levels is None else levels
     table = _groups(levels)
+    # answers per group and level in one grouping (sorted by group, then level), then cut at each group's start
+    summed = table.groupby([*FIT_GROUP, "level"], sort=True, dropna=False)[["n", "correct"]].sum()
+    group_of = summed.index.droplevel("level")
+    codes = summed.groupby(level=list(range(len(FIT_GROUP))), sort=False, dropna=False).ngroup().to_numpy()
+    starts = np.flatnonzero(np.r_[True, codes[1:] != codes[:-1]]) if len(summed) else np.zeros(0, dtype=int)
+    ends = np.r_[starts[1:], len(summed)]
+    level, n, correct = (summed.index.get_level_values("level").to_numpy(float), summed["n"].to_numpy(),
+                         summed["correct"].to_numpy())
     keys, counts = [], []
-    for key, rows in table.groupby(list(FIT_GROUP), sort=True, dropna=False):
-        rows = rows.groupby("level", sort=True)[["n", "correct"]].sum().reset_index()
-        keys.append((key, chance_rate(key[1] or None), rows))
-        counts.append((rows["level"], rows["n"], rows["correct"], keys[-1][1]))
+    for start, end in zip(starts, ends):
+        key = group_of[start]
+        keys.append((key, chance_rate(key[1] or None), start, end))
+        counts.append((level[start:end], n[start:end], correct[start:end], keys[-1][1]))
     fits = fit_psychometric_counts(counts)  # every group at once
-    out = [(*key, int(rows["n"].sum()), guess, fit.threshold, fit.slope, fit.status, float(rows["level"].min()),
-            float(rows["level"].max()), fit) for (key, guess, rows), fit in zip(keys, fits)]
+    out = [(*key, int(n[start:end].sum()), guess, fit.threshold, fit.slope, fit.status, float(level[start]),
+            float(level[end - 1]), fit) for (key, guess, start, end), fit in zip(keys, fits)]
     return pd.DataFrame(
         out, columns=[*FIT_GROUP, "n", "guess", "threshold", "slope", "status", "low", "high", "fit"]
     )
