@@ -43,6 +43,7 @@ __all__ = [
     "MONOTONE_ALPHA",
     "STATUSES",
     "PsychometricFit",
+    "cdf",
     "cdf_pdf",
     "guess_rate",
     "monotone_test",
@@ -122,6 +123,16 @@ def to_u(family: str, x: np.ndarray) -> np.ndarray:
 
 def from_u(family: str, u: float) -> float:
     return float(np.exp(u)) if family == "weibull" else float(u)
+
+
+def cdf(family: str, z: np.ndarray) -> np.ndarray:
+    """F(z) of the standard curve of ``family`` (F(0) = ½): the first of `cdf_pdf`, without the density."""
+    if family == "logistic":
+        return special.expit(z)
+    if family == "gaussian":
+        return special.ndtr(z)
+    with np.errstate(over="ignore"):
+        return -np.expm1(-(np.log(2.0) * np.exp(z)))
 
 
 def cdf_pdf(family: str, z: np.ndarray) -> tuple[np.ndarray, np.ndarray]:

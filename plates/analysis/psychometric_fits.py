@@ -42,6 +42,7 @@ from plates.analysis.psychometric import (
     MONOTONE_ALPHA,
     PsychometricFit,
     bernoulli_ll,
+    cdf,
     cdf_pdf,
     chance_from_counts,
     check_family,
@@ -89,10 +90,12 @@ def _grid_loglik(u: np.ndarray, k: np.ndarray, n: np.ndarray, guess: float, fami
         scale = (1.0 - guess - lam)[None, None, :, None]
         b = np.exp(log_b)[None, :, None]
         step = max(1, 200_000 // max(1, log_b.size * lam.size * u.size))
-        for i in range(0, a.size, step):
-            f = cdf_pdf(family, b * (u[None, None, :] - a[i:i + step, None, None]))[0]
-            psi = np.clip(guess + scale * f[:, :, None, :], EPS, 1.0 - EPS)
-            out[i:i + step] = np.log(psi) @ k + np.log1p(-psi) @ (n - k)
+        for i in range(0, a.size, step):  # in place: one (thresholds, slopes, lapses, levels) array per block
+            psi = scale * cdf(family, b * (u[None, None, :] - a[i:i + step, None, None]))[:, :, None, :]
+            psi += guess
+            np.clip(psi, EPS, 1.0 - EPS, out=psi)
+            right = np.log(psi) @ k
+            out[i:i + step] = right + np.log1p(np.negative(psi, out=psi), out=psi) @ (n - k)
         return out
     return loglik
 
