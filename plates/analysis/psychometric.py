@@ -167,7 +167,7 @@ def sigmoid(x: Any, threshold: Any, slope: Any, family: str = "logistic") -> np.
     if family == "weibull" and (np.any(x < 0) or not np.all(a > 0)):
         raise ValueError(f"the weibull family needs levels >= 0 and thresholds > 0, got x={x!r}, "
                          f"threshold={threshold!r}")
-    return cdf_pdf(family, b * (to_u(family, x) - to_u(family, a)))[0]
+    return cdf(family, b * (to_u(family, x) - to_u(family, a)))
 
 
 def psychometric(

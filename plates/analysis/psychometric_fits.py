@@ -67,7 +67,7 @@ def _grid_starts(u: np.ndarray, k: np.ndarray, n: np.ndarray, guess: float, laps
     log_b = np.linspace(*bounds[1], 25)
     lam = np.array([0.0, 0.03, LAPSE_MAX]) if lapse is None else np.array([lapse])
     z = np.exp(log_b)[None, :, None, None] * (u[None, None, None, :] - a[:, None, None, None])
-    psi = guess + (1.0 - guess - lam)[None, None, :, None] * cdf_pdf(family, z)[0]
+    psi = guess + (1.0 - guess - lam)[None, None, :, None] * cdf(family, z)
     psi = np.clip(psi, EPS, 1.0 - EPS)
     ll = np.sum(k * np.log(psi) + (n - k) * np.log1p(-psi), axis=-1)  # (α, β, λ)
     order = np.argsort(-ll, axis=None)
@@ -267,7 +267,7 @@ def _psychometric_fit(theta: np.ndarray, nll: float, converged: bool, prof_low: 
     a_u, log_b = float(theta[0]), float(theta[1])
     lam = float(lapse) if fixed else float(theta[2])
     u_lo, u_hi = to_u(family, positive[[0, -1]])
-    f_lo, f_hi = cdf_pdf(family, np.exp(log_b) * (np.array([u_lo, u_hi]) - a_u))[0]
+    f_lo, f_hi = cdf(family, np.exp(log_b) * (np.array([u_lo, u_hi]) - a_u))
     low, high = (from_u(family, prof_low), from_u(family, prof_high)) if interval else (np.nan, np.nan)
     x_lo, x_hi = float(positive[0]), float(positive[-1])
     ll = -nll
