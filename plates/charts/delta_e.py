@@ -234,8 +234,8 @@ def delta_e_figure(
         cell = (at[0] + 1, at[1] + 1)
         traces.append(
             go.Scatter(
-                x=rows["delta_e"],
-                y=rows["accuracy"],
+                x=rows["delta_e"].to_numpy(),
+                y=rows["accuracy"].to_numpy(),
                 mode="markers",
                 name=str(series),
                 marker=dict(color=colour, size=8),
