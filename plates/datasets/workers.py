@@ -1,5 +1,5 @@
 """Dataset writers' worker processes: what each runs first (`init_worker`: `plates.datasets.generate`,
-`plates.datasets.grid`, `plates.datasets.write`, `plates.datasets.parquet_set`) and the family writers' pool
+`plates.datasets.grid`, `plates.datasets.write`, `plates.datasets.parquet_set`) and every writer's pool
 (`family_pool`).
 
 Rendering a 900 px plate allocates and frees arrays of a few MB each (pixels, rims, rasters). glibc's malloc
