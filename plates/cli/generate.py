@@ -72,6 +72,9 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 
 
 def main(args: argparse.Namespace) -> int:
+    # lazy: loads only when this subcommand runs (plates.cli)
+    from plates.datasets.workers import keep_freed_memory
+
     limit = positive("--limit", args.limit)  # as `plates run --limit`: 0 plates is not a set
     if args.sample is None and args.sample_seed is not None:
         raise ValueError("--sample-seed needs --sample N; allowed: --sample N [--sample-seed S]")
@@ -79,6 +82,9 @@ def main(args: argparse.Namespace) -> int:
     if args.take_over_lock and args.preset is None:
         raise ValueError("--take-over-lock cannot be combined with --spec or --grid, which write local folders (no "
                          "lease); allowed: it with --preset and an s3:// --out")
+    # this process renders too when it is the only writer (--workers 1, --spec): it keeps freed memory as the
+    # workers do (their forked copies inherit it), or each 900 px plate faults its arrays' pages in again
+    keep_freed_memory()
     if args.spec is not None:
         # lazy: loads only when this subcommand runs (plates.cli)
         from plates.datasets.specs import generate_specs, read_spec_argument
