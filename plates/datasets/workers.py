@@ -6,8 +6,9 @@ Rendering a 900 px plate allocates and frees arrays of a few MB each (pixels, ri
 serves those from fresh ``mmap`` pages and hands them back at once, so every plate faulted its pages in again:
 ~6 ms of system CPU a HueManity plate, about a tenth of its cost. A worker keeps them instead: blocks up to
 32 MB come from the heap and freed memory stays with the process (its peak memory, not its growth: a worker
-renders one plate at a time). Only the worker processes change; elsewhere glibc's defaults stand, and on a C
-library other than glibc nothing changes (`keep_freed_memory` returns False).
+renders one plate at a time). Only the worker processes and the `plates generate` command's own process (a writer
+too with ``--workers 1``) change; elsewhere (a server, a library caller) glibc's defaults stand, and on a C library
+other than glibc nothing changes (`keep_freed_memory` returns False).
 """
 
 from __future__ import annotations
