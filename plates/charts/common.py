@@ -256,7 +256,8 @@ def chance_labels(chances: dict[str, float]) -> dict[float, str | None]:
 def add_chance_lines(fig: go.Figure, chances: dict[str, float], **where) -> go.Figure:
     """A dashed grey line at each distinct chance rate (guessing's accuracy, 0-1) with the prompts it is for:
     yes/no ½, k options 1/k, an open answer 1/|label space| (≈0 for an open space). ``chances``: prompt -> rate.
-    Lines close together share one label (`chance_labels`). ``where``: `add_hline`'s row / col for a subplot."""
+    Lines close together share one label (`chance_labels`). ``where``: `add_hline`'s row / col for a subplot
+    (and its other keywords)."""
     for rate, label in chance_labels(chances).items():
         # on a light box: a line's markers or error bars behind the words do not strike them through
         text = dict(annotation_text=label, annotation_position="top left", annotation_font_color="#555555",

@@ -10,7 +10,7 @@ import pytest
 
 from plates.analysis import metrics
 from plates.analysis.comparison import compare, model_key, paper_condition
-from plates.analysis.psychometric import fit_psychometric
+from plates.analysis.psychometric_fits import fit_psychometric
 from plates.charts import delta_e as delta_e_chart
 from plates.charts import ishihara as charts
 from plates.charts.comparison import comparison_figure
