@@ -54,7 +54,8 @@ import numpy as np
 from plates.analysis.adaptive import AdaptiveSpec, AdaptiveState
 from plates.analysis.observers import ComparisonObserver, SimulatedObserver
 from plates.analysis.pse import fit_pse
-from plates.analysis.psychometric import fit_psychometric, prompt_guess_rate
+from plates.analysis.psychometric import prompt_guess_rate
+from plates.analysis.psychometric_fits import fit_psychometric
 from plates.colour import delta_e2000, srgb255_to_lab
 from plates.models import make_backend
 from plates.models.base import Backend, Reply
