@@ -35,6 +35,7 @@ from plates.explorer.codes import pack_json, page_link, unpack_bytes
 from plates.images import encode_png
 from plates.stimuli.ishihara import palettes
 from plates.stimuli.ishihara.glyphs import FONT_ALIASES, FONTS
+from plates.stimuli.ishihara.jitter import huemanity_jitter
 from plates.stimuli.ishihara.labels import LABEL_SPACES
 from plates.stimuli.ishihara.labels import random_label as _random_label
 from plates.stimuli.ishihara.plate import (
@@ -245,7 +246,7 @@ def _groups(c: Controls) -> dict[str, dict[str, object]]:
         "style": dict(style=c.style),
         "density": dict(density=_number("density", c.density, 0.0, 1.0) if density_is_free(c.style)
                         else DEFAULT_DENSITY),
-        "jitter": {k: v * j for k, v in HUEMANITY_JITTER.items()},
+        "jitter": huemanity_jitter(j),
         "size": dict(size=int(_number("plate size", c.size, 1, 10**6))),
         "seed": dict(seed=int(_number("seed", c.seed, 0, 2**63 - 1))),
     }
