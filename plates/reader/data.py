@@ -40,7 +40,8 @@ PAPER_SHARE = 0.6
 #: Plate groups (style x paper/free): validation accuracy is reported per group.
 GROUPS = tuple(f"{s}-{k}" for s in STYLE_SHARES for k in ("paper", "free"))
 #: The reader's extra training faces (plates/reader/fonts, made by scripts/subset_reader_fonts.py: Roboto, Caladea,
-#: Source Serif, Source Sans, Manrope; none of them a font the benchmark holds out), as .ttf paths.
+#: Source Serif, Source Sans, Manrope and the monospaced Roboto Mono, Source Code Pro, IBM Plex Mono; none of them a
+#: font the benchmark holds out), as .ttf paths.
 EXTRA_FONT_DIR = Path(__file__).resolve().parent / "fonts"
 EXTRA_FONTS = tuple(str(p) for p in sorted(EXTRA_FONT_DIR.glob("*.ttf")))
 #: Render sizes (px) drawn uniformly; the reader box-filters every plate down to its input size.

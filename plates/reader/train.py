@@ -335,7 +335,8 @@ def model_card(metrics: dict, command: str) -> str:
                  "BatchNorm statistics frozen (plates/reader/export.py, load_onnx_weights).")
     if cfg.get("extra_fonts"):
         stage += (f" {cfg['extra_fonts']:.0%} of the free plates are drawn in the reader's extra training faces "
-                  "(plates/reader/fonts: Roboto, Caladea, Source Serif, Source Sans, Manrope).")
+                  "(plates/reader/fonts: Roboto, Caladea, Source Serif, Source Sans, Manrope, Roboto Mono, "
+                  "Source Code Pro, IBM Plex Mono).")
     timing = (f"{metrics['total_s'] / 60:.1f} min wall-clock on this machine ({metrics['render_s'] / 60:.1f} min "
               f"of it rendering), {metrics['cpu_s'] / 60:.1f} CPU-minutes over all processes")
     return f"""# baseline-cnn: the offline plate reader
