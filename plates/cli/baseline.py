@@ -57,7 +57,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
                        help="fine-tune from these ONNX weights (BatchNorm statistics frozen) instead of training "
                             "from scratch (default: from scratch)")
     train.add_argument("--extra-fonts", type=float, default=None,
-                       help="share 0-1 of free plates drawn in the reader's extra training faces (default: 0)")
+                       help="share 0-1 of free plates drawn in the reader's extra training faces (default: 0.0)")
     train.add_argument("--lr", type=float, default=None, help="peak learning rate (default: 0.003)")
     train.add_argument("--time-budget", type=float, default=None,
                        help="safety stop in seconds: a run that exceeds it ABORTS (writes nothing); it never "
