@@ -75,7 +75,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 from plates.analysis.adaptive import AdaptiveSpec, AdaptiveState
 from plates.analysis.observers import ComparisonObserver, SimulatedObserver
 from plates.analysis.pse import pse_probabilities
-from plates.analysis.psychometric import fit_psychometric, guess_rate
+from plates.analysis.psychometric import guess_rate
+from plates.analysis.psychometric_fits import fit_psychometric
 
 TASKS = {"yes/no": ("yesno", {}), "4-choice": ("mc", {"n_options": 4}),
          "open/100": ("open", {"label_space_size": 100})}

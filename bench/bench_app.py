@@ -9,10 +9,12 @@ rendered and read, the rows, the chart, the replies and the requested-vs-drawn t
 
 ``--visitors N`` measures the explorer under a crowd instead: it serves the explorer in a process of its own as
 a hosted Space would (`bench_public_load`: public mode, each visitor from an address of its own) and N visitors,
-each a gradio_client session, start together and each re-render ``--renders`` 512 px plates in a row (/render,
-ΔE2000 and seed moving); it prints the round trips' p50 / p95 / max against the target p95 <= 1 s at 10
-visitors, where the server renders (worker processes: `plates.explorer.render_pool`), how many at once, and
-the queue bound.
+each a gradio_client session, start together and each make ``--renders`` rounds of requests: by default a 512 px
+plate re-render (/render, ΔE2000 and seed moving); ``--work mixed`` also asks the bundled reader about a new
+512 px plate (/ask) and redraws a 512 px illusion (/illusion_render) and scene (/scene_render) in every round
+(``--work reader,scene`` picks some). It prints the round trips' p50 / p95 / max per kind and together against
+the target p95 <= 1 s at 10 visitors, requests refused as busy, where the server computes (worker processes:
+`plates.explorer.pool`), how many events run at once, and the queue bound.
 
 Each change moves ΔE2000 and the seed, so no two requests ask for the same plate. Timings are wall-clock
 round trips seen by the client (``download_files=False``: the browser fetches images itself, lazily), after
@@ -20,7 +22,7 @@ warm-up requests. By default the bench builds the app in-process and launches it
 points it at an app that is already running (e.g. ``python app.py``).
 
     python3 bench/bench_app.py [--changes 40] [--asks 20] [--sweeps 10] [--url http://127.0.0.1:7860/]
-    python3 bench/bench_app.py --visitors 10 [--renders 6]
+    python3 bench/bench_app.py --visitors 10 [--renders 6] [--work mixed]
 """
 
 from __future__ import annotations
@@ -81,9 +83,61 @@ def framework_floor(n: int) -> list[float]:
         echo.close()
 
 
-def crowd(visitors: int, renders: int) -> int:
-    """``visitors`` gradio_client sessions against the explorer served in its own process (module docstring):
-    milliseconds of every /render round trip after each visitor's untimed first render, then the figures."""
+#: What a crowd's visitor asks for, by name: the endpoint and its arguments for the visitor's i-th request (each
+#: request a new plate, illusion or scene: ΔE2000 / strength and the seed move).
+CROWD_WORK = ("plate", "reader", "illusion", "scene")
+
+
+def crowd_request(kind: str, base: dict, n: int, i: int) -> tuple[str, list]:
+    """(endpoint, arguments) of visitor ``n``'s ``i``-th request of ``kind`` (`CROWD_WORK`): a 512 px plate
+    re-render, the bundled reader asked about a new 512 px plate (rendered for the question: not on screen), a
+    512 px illusion (targets outlined, truth, its questions) or a 512 px scene (facts, a ColorBench question)."""
+    seed = 10_000 + 100 * n + i
+    delta_e = 4.0 + ((n * 7 + i) % 40) * 0.5
+    if kind == "plate":
+        return "/render", list({**base, "delta_e": delta_e, "seed": seed}.values())
+    if kind == "reader":
+        model = ["baseline", "", "", "", "cbe-open", None, 0, False, 0, "none", 1.0, "standard"]
+        return "/ask", [*model, *{**base, "delta_e": delta_e, "seed": seed}.values()]
+    if kind == "illusion":
+        # kinds the comparison question applies to (rcid-filter's list of questions leaves it out)
+        kinds = ("rcid-contrast", "simultaneous-contrast", "whites", "checker-shadow", "munker-white")
+        return "/illusion_render", [True, "rcid-compare-human", kinds[(n + i) % len(kinds)], 1.0,
+                                    (i % 9) - 4.0, "left-right", False, seed, 512]
+    if kind == "scene":
+        return "/scene_render", ["colour-counting", 6, 4, 20.0, 0.2, 1.0, ["circle", "square", "triangle", "star"],
+                                 "xkcd-basic-11", seed, 512]
+    raise ValueError(f"crowd work {kind!r} is not known; allowed: {', '.join(CROWD_WORK)}")
+
+
+def _percentiles(ms: list[float]) -> tuple[float, float, float]:
+    ms = sorted(ms)
+    return statistics.median(ms), ms[min(len(ms) - 1, int(round(0.95 * (len(ms) - 1))))], ms[-1]
+
+
+def settled(pid: int, timeout: float = 120.0) -> None:
+    """Wait until process ``pid`` and its children (the explorer's workers, warming) use under 5% of a core
+    over a second, or ``timeout`` seconds have passed."""
+    import psutil
+
+    def cpu() -> float:
+        server = psutil.Process(pid)
+        return sum(server.cpu_times()[:2]) + sum(sum(c.cpu_times()[:2]) for c in server.children(recursive=True))
+
+    deadline = time.monotonic() + timeout
+    before = cpu()
+    while time.monotonic() < deadline:
+        time.sleep(1.0)
+        now = cpu()
+        if now - before < 0.05:
+            return
+        before = now
+
+
+def crowd(visitors: int, renders: int, work: tuple[str, ...] = ("plate",)) -> int:
+    """``visitors`` gradio_client sessions against the explorer served in its own process (module docstring),
+    each making ``renders`` rounds of the ``work`` requests (`crowd_request`): milliseconds of every round trip
+    after each visitor's untimed first round, then the figures per kind of request and together."""
     import threading
 
     import psutil
@@ -92,12 +146,15 @@ def crowd(visitors: int, renders: int) -> int:
 
     from plates.explorer import plate as ex
 
+    for kind in work:
+        crowd_request(kind, {}, 0, 0)  # a ValueError names a kind not known, before a server starts
     port = free_port()
     url = f"http://127.0.0.1:{port}/"
     proc = serve(port)
-    times: list[float] = []
+    times: dict[str, list[float]] = {kind: [] for kind in work}
+    errors: list[str] = []
     lock = threading.Lock()
-    cpu: list[tuple[float, float]] = []  # (server, its workers) CPU seconds when the timed renders start
+    cpu: list[tuple[float, float]] = []  # (server, its workers) CPU seconds when the timed requests start
 
     def server_cpu() -> tuple[float, float, float]:
         server = psutil.Process(proc.pid)
@@ -111,23 +168,35 @@ def crowd(visitors: int, renders: int) -> int:
     def visitor(n: int) -> None:
         client = Client(url, verbose=False, download_files=False,
                         headers={"X-Forwarded-For": f"10.2.{n // 250}.{n % 250 + 1}"})
+        mine: dict[str, list[float]] = {kind: [] for kind in work}
         try:
-            def render(i: int) -> float:
-                controls = {**base, "delta_e": 4.0 + ((n * 7 + i) % 40) * 0.5, "seed": 10_000 + 100 * n + i}
+            def request(kind: str, i: int) -> None:
+                endpoint, args = crowd_request(kind, base, n, i)
                 t = time.perf_counter()
-                client.predict(*controls.values(), api_name="/render")
-                return 1000 * (time.perf_counter() - t)
+                try:
+                    client.predict(*args, api_name=endpoint)
+                except Exception as exc:  # noqa: BLE001 - a refusal ("busy") is counted and reported
+                    with lock:
+                        errors.append(f"{kind}: {type(exc).__name__}: {str(exc)[:120]}")
+                    return
+                if i >= 0:
+                    mine[kind].append(1000 * (time.perf_counter() - t))
 
-            render(-1)  # the session's first render (page load), untimed
+            for kind in work:  # the session's first requests (page load, tab opened), untimed
+                request(kind, -1)
             start.wait()
-            mine = [render(i) for i in range(renders)]
+            for i in range(renders):
+                for kind in work[n % len(work):] + work[:n % len(work)]:  # visitors start on different work
+                    request(kind, i)
             with lock:
-                times.extend(mine)
+                for kind in work:
+                    times[kind].extend(mine[kind])
         finally:
             client.close()
 
     try:
         wait_up(url, proc)
+        settled(proc.pid)  # the workers warmed (fonts, colour-science, the reader) before any visitor comes
         threads = [threading.Thread(target=visitor, args=(n,)) for n in range(visitors)]
         t0 = time.perf_counter()
         for t in threads:
@@ -139,22 +208,32 @@ def crowd(visitors: int, renders: int) -> int:
     finally:
         proc.terminate()
         proc.wait(timeout=20)
-    ms = sorted(times)
-    p50, p95 = statistics.median(ms), ms[min(len(ms) - 1, int(round(0.95 * (len(ms) - 1))))]
+    every = [ms for kind in work for ms in times[kind]]
+    if not every:
+        print(f"no request answered; errors: {errors[:3]}")
+        return 1
     policy = ex.Policy(public=True)
     slots, workers = ex.concurrency(policy), ex.render_workers(policy)
     where = f"in {workers} worker processes" if workers else "in the server's threads"
-    print(f"{visitors} concurrent visitors x {renders} renders of a 512 px plate (/render, explorer in its own "
-          f"process, public mode: renders {where}, {slots['render']} at once, queue bound {slots['queue']}): "
-          f"p50 {p50:.0f} ms, p95 {p95:.0f} ms, max {ms[-1]:.0f} ms over {len(ms)} requests "
-          f"({len(ms) / wall:.1f} renders/s); target p95 <= {CROWD_P95_TARGET_MS:.0f} ms: ratio "
-          f"{p95 / CROWD_P95_TARGET_MS:.2f} ({'meets' if p95 <= CROWD_P95_TARGET_MS else 'MISSES'}); "
+    print(f"{visitors} concurrent visitors x {renders} rounds of {' + '.join(work)} at 512 px (explorer in its own "
+          f"process, public mode: renders and the reader's answers {where}, {slots['render']} renders and "
+          f"{slots['model']} model calls at once, queue bound {slots['queue']}); "
           f"load {os.getloadavg()[0]:.1f} on {os.cpu_count()} CPUs")
+    for kind in work:
+        if times[kind]:
+            p50, p95, top = _percentiles(times[kind])
+            print(f"  {kind:8s} ({crowd_request(kind, base, 0, 0)[0]}): p50 {p50:.0f} ms, p95 {p95:.0f} ms, "
+                  f"max {top:.0f} ms over {len(times[kind])}")
+    p50, p95, top = _percentiles(every)
+    print(f"  all: p50 {p50:.0f} ms, p95 {p95:.0f} ms, max {top:.0f} ms over {len(every)} requests "
+          f"({len(every) / wall:.1f} requests/s); target p95 <= {CROWD_P95_TARGET_MS:.0f} ms: ratio "
+          f"{p95 / CROWD_P95_TARGET_MS:.2f} ({'meets' if p95 <= CROWD_P95_TARGET_MS else 'MISSES'})"
+          + (f"; {len(errors)} refused or failed, e.g. {errors[0]}" if errors else "; none refused"))
     (own0, kids0, us0), (own1, kids1, us1) = cpu
-    print(f"  server CPU per timed render: {1000 * (own1 - own0 + kids1 - kids0) / len(ms):.0f} ms "
-          f"({1000 * (own1 - own0) / len(ms):.0f} ms in the server process, {1000 * (kids1 - kids0) / len(ms):.0f} ms "
-          f"in its workers); the {visitors} gradio_client visitors, threads of this one process: "
-          f"{1000 * (us1 - us0) / len(ms):.0f} ms CPU per render")
+    print(f"  server CPU per timed request: {1000 * (own1 - own0 + kids1 - kids0) / len(every):.0f} ms "
+          f"({1000 * (own1 - own0) / len(every):.0f} ms in the server process, "
+          f"{1000 * (kids1 - kids0) / len(every):.0f} ms in its workers); the {visitors} gradio_client visitors, "
+          f"threads of this one process: {1000 * (us1 - us0) / len(every):.0f} ms CPU per request")
     return 0
 
 
@@ -166,10 +245,13 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--url", default=None, help="an explorer already running (default: launch one here)")
     parser.add_argument("--visitors", type=int, default=0,
                         help="measure N concurrent visitors re-rendering plates instead (target: 10)")
-    parser.add_argument("--renders", type=int, default=6, help="renders per visitor with --visitors")
+    parser.add_argument("--renders", type=int, default=6, help="rounds per visitor with --visitors")
+    parser.add_argument("--work", default="plate", help="with --visitors: what each visitor asks for in a round, "
+                        f"comma-separated from {', '.join(CROWD_WORK)} (default: plate; 'mixed': all four)")
     args = parser.parse_args(argv)
     if args.visitors:
-        return crowd(args.visitors, args.renders)
+        work = CROWD_WORK if args.work == "mixed" else tuple(w.strip() for w in args.work.split(","))
+        return crowd(args.visitors, args.renders, work)
 
     from gradio_client import Client
 

@@ -38,7 +38,8 @@ from pathlib import Path
 import numpy as np
 
 from plates.analysis.metrics import wilson_interval
-from plates.analysis.psychometric import fit_psychometric, guess_rate
+from plates.analysis.psychometric import guess_rate
+from plates.analysis.psychometric_fits import fit_psychometric
 from plates.datasets import PRESETS, make_spec
 from plates.reader.reader import BaselineReader
 from plates.stimuli.ishihara.plate import render, render_on_mask

@@ -5,8 +5,10 @@ Run: python3 bench/bench_generate.py [--preset huemanity --preset colorblindness
 
 For each ``--preset`` (default: ``huemanity``, HueManity §3's 83,850 images in its own style, and
 ``colorblindnesseval``, CBE's style with its standard and clear image per plate), generates its first ``--plates``
-plates into a temporary folder with ``--workers`` processes (default: every core), then prints:
-* CPU time per plate (the workers' CPU plus this process's, which writes the manifest: what two otherwise idle
+plates into a temporary folder with ``--workers`` processes (default: every core), each time as a user does: a
+fresh ``plates generate`` process (its workers forked from it, as from any command run alone; this bench's own
+imports, threads and memory are not the command's), then prints:
+* CPU time per plate (the workers' CPU plus the command's, which writes the manifest: what two otherwise idle
   cores would spend; a busy shared machine inflates wall-clock figures much more than CPU time) against the
   style's target (HueManity style <= 36 ms, CBE style <= 40 ms, PNG encoding and manifest included): steady
   state, i.e. less the CPU of the same command on a few plates (the workers' start-up, paid once per set), and
@@ -15,7 +17,7 @@ plates into a temporary folder with ``--workers`` processes (default: every core
   and the figure is measured, not extrapolated);
 * where one plate's time goes, one process, 50 plates: render (pack, colour, paint), the manifest's drawn-ΔE
   statistics, PNG encoding (every variant the preset writes, from the arrays a worker encodes);
-* peak resident memory of the whole process tree (sampled with psutil), at half-way and at the end of the
+* peak resident memory of the command's whole process tree (sampled with psutil), at half-way and at the end of the
   sample, against <= 500 MB: equal figures mean memory stays flat as the set grows;
 * bytes per PNG.
 The machine's load average is printed at the start and the end of each preset.
@@ -24,15 +26,18 @@ The machine's load average is printed at the start and the end of each preset.
 from __future__ import annotations
 
 import argparse
+import json
 import os
 import resource
 import shutil
 import statistics
+import subprocess
+import sys
 import tempfile
 import threading
 import time
 
-from plates.datasets import PRESETS, generate, make_spec, preset_size
+from plates.datasets import PRESETS, make_spec, preset_size
 from plates.datasets.generate import measured_values
 from plates.images import encode_png
 from plates.stimuli.ishihara.plate import render
@@ -42,16 +47,16 @@ TARGET_MS = {"huemanity": 36.0, "cbe": 40.0, "dense": 36.0}
 
 
 class RssMonitor(threading.Thread):
-    """Peak summed RSS and PSS (bytes) of this process and all its descendants. RSS counts pages shared by the
+    """Peak summed RSS and PSS (bytes) of process ``pid`` and all its descendants. RSS counts pages shared by the
     forked workers once per process (an upper bound); PSS splits them fairly (the real total)."""
 
-    def __init__(self) -> None:
+    def __init__(self, pid: int) -> None:
         super().__init__(daemon=True)
         try:
             import psutil
         except ImportError:  # not a project dependency: fall back to getrusage peaks (printed as such)
             psutil = None
-        self.proc = psutil.Process() if psutil else None
+        self.proc = psutil.Process(pid) if psutil else None
         self.peak = 0
         self.peak_pss = 0
         self.samples: list[tuple[float, int, int]] = []  # (perf_counter, RSS sum, PSS sum)
@@ -115,47 +120,54 @@ def where_time_goes(name: str, size: int, compress_level: int) -> tuple[float, f
     return statistics.median(rt) * 1e3, statistics.median(mt) * 1e3, statistics.median(et) * 1e3
 
 
+def _command(name: str, out: str, plates: int, args) -> subprocess.Popen:
+    """``plates generate`` of the first ``plates`` plates of preset ``name`` into ``out``, started as a user
+    starts it (stdout: its JSON summary)."""
+    return subprocess.Popen([sys.executable, "-m", "plates.cli", "generate", "--preset", name, "--out", out,
+                             "--limit", str(plates), "--size", str(args.size), "--workers", str(args.workers),
+                             "--compress-level", str(args.compress_level), "--no-progress"], stdout=subprocess.PIPE)
+
+
 def bench_preset(name: str, args) -> None:
     p = PRESETS[name]
     full = preset_size(name) // len(p.variants)  # plates in the whole set
     n = full if args.full else min(args.plates, full)
     load0 = os.getloadavg()[0]
     render_ms, measure_ms, png_ms = where_time_goes(name, args.size, args.compress_level)
-    # load colour-science and pyarrow now, as the manifest step does, so both halves of the sample start from
-    # the same parent process (otherwise the second half's parent carries them and looks like growth)
-    import pyarrow.parquet  # noqa: F401
-    # the same command on a few plates: its CPU is mostly the workers' start-up (spawned processes import numpy,
-    # Pillow, scipy and, for the drawn ΔE, colour-science), which the full set pays once
+    # the same command on a few plates: its CPU is mostly the command's start-up (imports: numpy, Pillow, scipy,
+    # colour-science), which the full set pays once
     few = min(2 * args.workers, n)
     small = tempfile.mkdtemp(prefix="plates-bench-")
     try:
         c0 = _cpu()
-        generate(name, small, limit=few, size=args.size, workers=args.workers, compress_level=args.compress_level,
-                 progress=False)
+        _command(name, small, few, args).wait()
         startup = _cpu() - c0
     finally:
         shutil.rmtree(small, ignore_errors=True)
     out = tempfile.mkdtemp(prefix="plates-bench-")
-    mon = RssMonitor()
-    mon.start()
     try:
-        ru0c, ru0s = resource.getrusage(resource.RUSAGE_CHILDREN), resource.getrusage(resource.RUSAGE_SELF)
+        ru0c = resource.getrusage(resource.RUSAGE_CHILDREN)
         t0 = time.perf_counter()
-        s = generate(name, out, limit=n, size=args.size, workers=args.workers,
-                     compress_level=args.compress_level, progress=False)
+        proc = _command(name, out, n, args)
+        mon = RssMonitor(proc.pid)
+        mon.start()
+        stdout, _ = proc.communicate()
         wall = time.perf_counter() - t0
-        ru1c, ru1s = resource.getrusage(resource.RUSAGE_CHILDREN), resource.getrusage(resource.RUSAGE_SELF)
-        child_cpu = (ru1c.ru_utime - ru0c.ru_utime) + (ru1c.ru_stime - ru0c.ru_stime)  # all workers, reaped
-        own_cpu = (ru1s.ru_utime - ru0s.ru_utime) + (ru1s.ru_stime - ru0s.ru_stime)  # manifest, the pool
+        mon.stop.set()
+        mon.join()
+        if proc.returncode != 0:
+            raise RuntimeError(f"plates generate exited with {proc.returncode}")
+        s = json.loads(stdout)
+        ru1c = resource.getrusage(resource.RUSAGE_CHILDREN)
+        # the command, its workers (reaped by it) and nothing of this process
+        cmd_cpu = (ru1c.ru_utime - ru0c.ru_utime) + (ru1c.ru_stime - ru0c.ru_stime)
         peak_half, pss_half = mon.peaks_until(t0 + wall / 2)
         peak_end, pss_end = mon.peak, mon.peak_pss
-        if mon.proc is None:  # getrusage: this process's peak plus the largest worker's, times the workers
-            kb = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
-            kb += resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss * args.workers
+        if mon.proc is None:  # getrusage: the largest process's peak times the processes (an upper bound)
+            kb = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss * (args.workers + 1)
             peak_end = pss_end = peak_half = pss_half = kb * 1024
             print("psutil not installed: memory figures are getrusage peaks (no half-way figure)")
     finally:
-        mon.stop.set()
         nbytes = 0
         for root, _dirs, files in os.walk(out):
             nbytes += sum(os.path.getsize(os.path.join(root, f)) for f in files if f.endswith(".png"))
@@ -164,11 +176,11 @@ def bench_preset(name: str, args) -> None:
         else:
             print(f"kept {out}")
     pngs = n * len(p.variants)
-    cpu_plate = (child_cpu + own_cpu) / n
+    cpu_plate = cmd_cpu / n
     print(f"\n## {name} (style {p.style}): {n:,} of {full:,} plates ({pngs:,} PNGs, {s['rows']:,} manifest rows) "
           f"at {args.size} px, {args.workers} workers, PNG compress level {args.compress_level}; load average "
           f"{load0:.2f} at the start, {os.getloadavg()[0]:.2f} at the end, {os.cpu_count()} cores")
-    steady = (child_cpu + own_cpu - startup) / max(n - few, 1)
+    steady = (cmd_cpu - startup) / max(n - few, 1)
     line("CPU per plate, steady (start-up subtracted)", steady * 1e3, "ms", TARGET_MS[p.style])
     print(f"{'  with the workers start-up spread over the sample':<50} {cpu_plate * 1e3:10.2f} ms "
           f"(start-up {startup:.1f} s CPU, measured on {few} plates)")

@@ -12,7 +12,7 @@ per level (400 trials). Printed against targets (ratio <= 1 meets them):
   −6.5); target for the new one |median bias| <= 0.1.
 * recovery per task (yes/no γ = ½, 4-way choice γ = ¼, open over 100 labels γ = 1/100), true threshold 8,
   slope 1, lapse 2%, 100 answers per level (2,000 trials): share of seeds within 0.5 ΔE2000 (target >= 0.9)
-  and the coverage of the threshold's 95% interval (`plates.analysis.psychometric`: a grid posterior widened to
+  and the coverage of the threshold's 95% interval (`plates.analysis.psychometric_fits`: a grid posterior widened to
   the profile likelihood; target >= 0.9, nominal 0.95); the same with 10 answers per level (200 trials), where
   only the coverage has a target.
 * small n: coverage of that interval with ONE answer at each of 40 levels over ΔE2000 0.5-40 (the sweep
@@ -37,7 +37,7 @@ import pandas as pd
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from plates.analysis.observers import SimulatedObserver
-from plates.analysis.psychometric import fit_groups, fit_psychometric
+from plates.analysis.psychometric_fits import fit_groups, fit_psychometric
 
 LEVELS = np.arange(1.0, 21.0)
 TASKS = {"yes/no (γ=1/2)": ("yesno", {}), "4-choice (γ=1/4)": ("mc", {"n_options": 4}),

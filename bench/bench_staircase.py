@@ -2,14 +2,14 @@
 default budget against a sweep given the same number of answers) and at EQUAL PRECISION (the answers each
 needs to bring its 95% interval on the ΔE2000 threshold to a width <= 3 and <= 1.5).
 
-Run: python3 bench/bench_staircase.py [--runs 30] [--reader-runs 30] [--reader-seeds 3] [--per-level 8]
+Run: python3 bench/bench_staircase.py [--runs 30] [--reader-runs 30] [--reader-seeds 10] [--per-level 8]
      [--illusion-seeds 3]
 
 * **Equal cost** (target: the staircase's estimate inside an independent sweep's 95% interval in >= 90% of
   runs). The staircase runs at `plates staircase`'s defaults (40 trials over 0.5-40 ΔE2000); the sweep gets the
   same 40 answers, one per level: simulated observers on 40 levels evenly spaced over the same range, the
-  bundled reader on the fine grid 1.5, 1.6, ... 5.4 ΔE2000 (the old coarse sweep stepped over the reader's dip
-  at 3.4). A sweep that does not adapt spends most answers away from the threshold, so its interval is the
+  bundled reader on the fine grid 4, 4.75, ... 33.25 ΔE2000 (``--reader-grid``; the old coarse sweep stepped
+  over a dip of the old reader's at 3.4). A sweep that does not adapt spends most answers away from the threshold, so its interval is the
   wider one: that is the comparison at equal cost. The bench also prints how often the sweep's own interval
   holds the TRUE threshold (simulated observers): under 90% there means the sweep's interval is too narrow at
   40 answers, which no staircase can fix.
@@ -24,8 +24,12 @@ Run: python3 bench/bench_staircase.py [--runs 30] [--reader-runs 30] [--reader-s
   Two unbiased estimates of EQUAL precision meet "inside" in only about 83% of runs (|z| < 1.96/√2), so the
   bench also prints how often they agree within their combined interval, √(h1² + h2²) (about 95%).
 * **The bundled reader at equal precision** (``--reader-seeds``, offline CNN, `huemanity-numeric`, 256 px):
-  every trial's background lies along its own CIELAB direction at the level as drawn in 8 bits; the sweep is
-  the fine grid of 0.1 ΔE2000 steps over 1.5-5.5 (41 levels), ``--per-level`` rounds; staircases run until
+  every trial's background lies along its own CIELAB direction at the level as drawn in 8 bits, and every dot
+  carries HueManity §3's colour jitter (``--jitter 1``, the default; `plates staircase --jitter`). Without
+  jitter every dot of a class is one colour, a pixel-exact reader separates the classes from ~0.3 ΔE2000 and
+  both methods sit at the lowest level 8 bits draw (``--jitter 0 --reader-range 0.25 40 --reader-grid 0.25
+  0.02`` shows it); with it the reader's threshold is ~15 ΔE2000, inside the staircase's default range. The
+  sweep is the grid of 0.75 ΔE2000 steps over 4-34 (41 levels), ``--per-level`` rounds; staircases run until
   their interval is <= 1.5 (or 200 trials). Its fit status is printed: a reader that answers to one colour
   rather than to ΔE2000 is "non-monotonic".
 * **Illusions** (``--illusion-seeds``): a simulated observer reads targets A and B from the image's pixels
@@ -50,12 +54,14 @@ import numpy as np
 from plates.analysis.adaptive import AdaptiveSpec, AdaptiveState
 from plates.analysis.observers import ComparisonObserver, SimulatedObserver
 from plates.analysis.pse import fit_pse
-from plates.analysis.psychometric import fit_psychometric, prompt_guess_rate
+from plates.analysis.psychometric import prompt_guess_rate
+from plates.analysis.psychometric_fits import fit_psychometric
 from plates.colour import delta_e2000, srgb255_to_lab
 from plates.models import make_backend
 from plates.models.base import Backend, Reply
 from plates.runs.rows import build_row
 from plates.runs.staircase import Staircase, parse_staircase, run_staircase
+from plates.stimuli.ishihara.jitter import HUEMANITY_JITTER, huemanity_jitter
 from plates.tasks.prompts import get_prompt, query_for
 
 
@@ -282,12 +288,17 @@ def simulated(runs: int) -> None:
               f"{time.perf_counter() - t0:.0f} s")
 
 
-def reader(seeds: int, per_level: int, size: int, palette: str, prompt: str,
-           low: float = 0.5, grid: tuple[float, float] = (1.5, 0.1)) -> None:
-    plates = {"prompt": prompt, "trials": 200, "min_trials": 0, "ci_width": WIDTHS[-1], "low": low,
-              "high": 20.0, "models": [{"backend": "baseline", "model": "baseline-cnn"}],
-              "stimulus": {"palette": palette, "size": size, "font": "dejavu-sans-bold-oblique"}}
-    levels = np.round(grid[0] + grid[1] * np.arange(41), 3)  # 41 levels: 1.5-5.5 at the defaults
+def jitter_text(stimulus: Mapping[str, Any]) -> str:
+    amount = stimulus.get("jitter_rgb", 0.0) / HUEMANITY_JITTER["jitter_rgb"]
+    return f"{amount:g} of HueManity §3's jitter" if amount else "no jitter"
+
+
+def reader(seeds: int, per_level: int, stimulus: Mapping[str, Any], prompt: str,
+           rng: tuple[float, float] = DEFAULT_RANGE, grid: tuple[float, float] = (4.0, 0.75)) -> None:
+    plates = {"prompt": prompt, "trials": 200, "min_trials": 0, "ci_width": WIDTHS[-1], "low": rng[0],
+              "high": rng[1], "models": [{"backend": "baseline", "model": "baseline-cnn"}], "stimulus": dict(stimulus)}
+    palette, size, low = stimulus["palette"], stimulus["size"], rng[0]
+    levels = np.round(grid[0] + grid[1] * np.arange(41), 3)  # 41 levels: 4-34 at the defaults
     stair0 = parse_staircase({**plates, "out": ".", "seed": 12345})
     backend = make_backend("baseline")
     guess = prompt_guess_rate(get_prompt(prompt))
@@ -304,7 +315,8 @@ def reader(seeds: int, per_level: int, size: int, palette: str, prompt: str,
         return np.array(codes, dtype=bool)
 
     needed, fit = sweep_queries(levels, answer, guess, per_level)
-    print(f"\nbundled reader, {prompt}, {palette}, {size} px, directions drawn per trial; sweep over "
+    print(f"\nbundled reader, {prompt}, {palette}, {size} px, {jitter_text(stimulus)}, directions drawn per trial; "
+          f"sweep over "
           f"{levels[0]}-{levels[-1]} ΔE2000 in {grid[1]} steps ({levels.size} levels), staircase from {low}, {len(drawn)} answers "
           f"({time.perf_counter() - t0:.0f} s): status {fit.status}, threshold {fit.threshold:.2f} "
           f"(95% {fit.ci_low:.2f}-{fit.ci_high:.2f}), monotonicity p {fit.monotone_p:.3g}, goodness-of-fit p "
@@ -331,15 +343,15 @@ def reader(seeds: int, per_level: int, size: int, palette: str, prompt: str,
           f"agree within the combined interval {agree}/{seeds}")
 
 
-def reader_equal_cost(runs: int, size: int, palette: str, prompt: str,
-                      rng: tuple[float, float] = DEFAULT_RANGE, grid: tuple[float, float] = (1.5, 0.1)) -> None:
+def reader_equal_cost(runs: int, stimulus: Mapping[str, Any], prompt: str,
+                      rng: tuple[float, float] = DEFAULT_RANGE, grid: tuple[float, float] = (4.0, 0.75)) -> None:
     """Equal cost on the bundled reader: ``runs`` staircases at the default budget (`DEFAULT_TRIALS`,
     `DEFAULT_RANGE`), each against its own independent sweep of the same number of answers on the FINE grid
-    (one answer at each of 1.5, 1.6, ... ΔE2000, `DEFAULT_TRIALS` levels; every trial's background along its own
+    (one answer at each of 4, 4.75, ... ΔE2000 at the defaults, `DEFAULT_TRIALS` levels; every trial's background along its own
     CIELAB direction, as in the staircase). Target: the staircase inside the sweep's interval in >= 90%."""
     base = {"prompt": prompt, "trials": DEFAULT_TRIALS, "low": rng[0], "high": rng[1],
-            "models": [{"backend": "baseline", "model": "baseline-cnn"}],
-            "stimulus": {"palette": palette, "size": size, "font": "dejavu-sans-bold-oblique"}}
+            "models": [{"backend": "baseline", "model": "baseline-cnn"}], "stimulus": dict(stimulus)}
+    palette, size = stimulus["palette"], stimulus["size"]
     levels = np.round(grid[0] + grid[1] * np.arange(DEFAULT_TRIALS), 3)
     backend = make_backend("baseline")
     guess = prompt_guess_rate(get_prompt(prompt))
@@ -363,7 +375,8 @@ def reader_equal_cost(runs: int, size: int, palette: str, prompt: str,
             fitted += 1
             sweep_w.append(fit.ci_high - fit.ci_low)
             inside += fit.ci_low <= e.threshold <= fit.ci_high
-    print(f"\nbundled reader, {prompt}, {palette}, {size} px, {runs} runs, EQUAL COST: staircase at its default "
+    print(f"\nbundled reader, {prompt}, {palette}, {size} px, {jitter_text(stimulus)}, {runs} runs, EQUAL COST: "
+          f"staircase at its default "
           f"budget ({DEFAULT_TRIALS} trials, {rng[0]}-{rng[1]} ΔE2000) vs an independent sweep of "
           f"{DEFAULT_TRIALS} answers on the fine grid {levels[0]}-{levels[-1]} ({grid[1]} steps): inside the sweep's "
           f"interval {verdict(inside, runs)} (sweeps that located a threshold: {fitted}/{runs}); staircase "
@@ -377,14 +390,19 @@ def main() -> None:
     ap.add_argument("--prompt", default="huemanity-numeric")
     ap.add_argument("--palette", default="huemanity-01")
     ap.add_argument("--size", type=int, default=256)
+    ap.add_argument("--jitter", type=float, default=1.0,
+                    help="the reader's plates: per-dot colour jitter, 0-1 of HueManity §3's (shift 0.3, sRGB ±30, "
+                         "lightness ×e^±ln 1.5; `plates staircase --jitter`); default 1. At 0 every dot of a class "
+                         "is one colour and a pixel-exact reader separates them from ~0.3 ΔE2000")
     ap.add_argument("--reader-range", type=float, nargs=2, default=list(DEFAULT_RANGE), metavar=("LOW", "HIGH"),
                     help="the reader's staircase range in ΔE2000 (default: plates staircase's); set it around the "
-                         "reader's threshold (the weights of 2026-11-26 read huemanity-01 at 256 px from ~0.35)")
-    ap.add_argument("--reader-grid", type=float, nargs=2, default=[1.5, 0.1], metavar=("START", "STEP"),
-                    help="the reader's fine sweep grid: START + STEP * k ΔE2000 (default 1.5 0.1)")
+                         "reader's threshold (the weights of 2026-11-26 read huemanity-01 at 256 px without jitter "
+                         "from ~0.35, with HueManity's jitter from ~15)")
+    ap.add_argument("--reader-grid", type=float, nargs=2, default=[4.0, 0.75], metavar=("START", "STEP"),
+                    help="the reader's fine sweep grid: START + STEP * k ΔE2000 (default 4 0.75: 4-34)")
     ap.add_argument("--runs", type=int, default=30)
     ap.add_argument("--reader-runs", type=int, default=30, help="reader staircases against equal-cost sweeps")
-    ap.add_argument("--reader-seeds", type=int, default=3, help="reader staircases at equal width")
+    ap.add_argument("--reader-seeds", type=int, default=10, help="reader staircases at equal width")
     ap.add_argument("--per-level", type=int, default=8)
     ap.add_argument("--illusion-seeds", type=int, default=3)
     ap.add_argument("--trials", type=int, default=40, help="illusion staircase trials")
@@ -393,11 +411,12 @@ def main() -> None:
     if args.runs:
         equal_cost(args.runs)
         simulated(args.runs)
+    stimulus = {"palette": args.palette, "size": args.size, "font": "dejavu-sans-bold-oblique",
+                **huemanity_jitter(args.jitter)}
     if args.reader_runs:
-        reader_equal_cost(args.reader_runs, args.size, args.palette, args.prompt, tuple(args.reader_range),
-                          tuple(args.reader_grid))
+        reader_equal_cost(args.reader_runs, stimulus, args.prompt, tuple(args.reader_range), tuple(args.reader_grid))
     if args.reader_seeds:
-        reader(args.reader_seeds, args.per_level, args.size, args.palette, args.prompt, args.reader_range[0],
+        reader(args.reader_seeds, args.per_level, stimulus, args.prompt, tuple(args.reader_range),
                tuple(args.reader_grid))
     if not args.illusion_seeds:
         return

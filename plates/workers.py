@@ -1,4 +1,4 @@
-"""A small pool of warm worker processes for a server's CPU-bound requests (the explorer's renders).
+"""A small pool of warm worker processes for a server's CPU-bound requests (the explorer's renders and answers).
 
 Threads of one Python process share its GIL: two Gradio threads rendering plates ran at 1.36x the rate of one.
 A `WorkerPool` runs each call in one of ``workers`` *spawned* processes (a fresh interpreter: no copy of the
@@ -69,6 +69,7 @@ class WorkerPool:
             raise ValueError(f"max_pending={max_pending!r} is not allowed; allowed: an integer >= 1")
         self.workers, self.max_pending, self.what, self._warm = workers, max_pending, what, warm
         self.restarts = 0  # times dead workers were replaced
+        self.calls = 0  # calls handed to a worker so far (refused ones not counted)
         self._pending = threading.BoundedSemaphore(max_pending)
         self._lock = threading.Lock()
         self._box: list = [self._start()]
@@ -97,6 +98,7 @@ class WorkerPool:
         try:
             with self._lock:
                 executor = self._box[0]
+                self.calls += executor is not None
             if executor is None:
                 raise RuntimeError(f"the {self.what} pool is closed")
             try:

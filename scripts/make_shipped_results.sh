@@ -7,7 +7,8 @@
 # * the bundled reader (backend baseline, plates/assets/baseline/) on ColorBlindnessEval:
 #   examples/baseline-cbe.toml (standard and clear plates, 300 and 900 px, colour and grayscale: 4,000 rows),
 #   examples/shipped/reader-cvd.toml (100 plates in colour and the three CVD views) and reader-sizes.toml (the
-#   same plates at 150, 300, 600, 900 and 1200 px), and an 80-trial ΔE2000 staircase (`plates staircase`);
+#   same plates at 150, 300, 600, 900 and 1200 px), and an 80-trial ΔE2000 staircase (`plates staircase`,
+#   with HueManity's per-dot jitter);
 # * the pixel-reading reference observer (backend reference-pixels: "reference observer (reads pixels; a
 #   ceiling, not a model)", plates/models/reference.py) on every illusion preset and on the ColorBench scene
 #   presets (40 items a task, each prompt and its chain-of-thought twin; 5 robustness seeds x 10 variants).
@@ -55,7 +56,7 @@ jobs_list+=("reader-cvd run examples/shipped/reader-cvd.toml")
 jobs_list+=("reader-sizes run examples/shipped/reader-sizes.toml")
 # the ΔE2000 page's psychometric fit: 80 adaptive trials near the reader's threshold (each trial's background
 # along its own CIELAB direction at the level as drawn)
-jobs_list+=("reader-staircase staircase --prompt huemanity-numeric --backend baseline --palette huemanity-01 --trials 80 --size 512")
+jobs_list+=("reader-staircase staircase --prompt huemanity-numeric --backend baseline --palette huemanity-01 --jitter 1 --trials 80 --size 512")
 jobs_list+=("reference-rcid-contrast run $(reference_toml reference-rcid-contrast rcid-contrast all rcid-compare-pixel rcid-compare-human)")
 jobs_list+=("reference-rcid-stripe run $(reference_toml reference-rcid-stripe rcid-stripe 240 rcid-compare-pixel rcid-compare-human)")
 jobs_list+=("reference-rcid-filter run $(reference_toml reference-rcid-filter rcid-filter all rcid-name-pixel rcid-name-human)")

@@ -11,8 +11,8 @@ os.environ.setdefault("STREAMLIT_BROWSER_GATHER_USAGE_STATS", "false")
 # server's, so public mode's memory budget (plates.admission) is set out of reach here; the tests of the
 # budget give their own.
 os.environ.setdefault("PLATES_MEMORY_BUDGET_MB", "1000000")
-# Public-mode apps built here render in this process: worker processes (plates.explorer.render_pool) for every
-# app a test builds would cost seconds of CPU each; tests/explorer/test_render_pool.py turns them on itself.
+# Public-mode apps built here compute in this process: worker processes (plates.explorer.pool) for every
+# app a test builds would cost seconds of CPU each; tests/explorer/test_pool.py turns them on itself.
 os.environ.setdefault("PLATES_RENDER_WORKERS", "0")
 
 import sys  # noqa: E402

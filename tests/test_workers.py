@@ -35,11 +35,13 @@ def pool():
 
 
 def test_calls_run_in_other_processes_and_their_errors_come_back(pool):
+    before = pool.calls
     assert [pool.call(tasks.square, n) for n in range(5)] == [0, 1, 4, 9, 16]
     workers = {pool.call(tasks.pid) for _ in range(6)}
     assert os.getpid() not in workers and workers <= set(pool.pids()) and len(pool.pids()) == 2
     with pytest.raises(ValueError, match="refused in the worker: no"):
         pool.call(tasks.refuse, "no")
+    assert pool.calls == before + 12  # every call counted, the one that failed in its worker too
     assert pool.rss() > 10_000_000  # two Python processes, counted
 
 
@@ -48,8 +50,10 @@ def test_more_than_max_pending_calls_at_once_are_refused(pool):
     for t in started:
         t.start()
     time.sleep(0.3)
+    calls = pool.calls
     with pytest.raises(Refused, match="2 squares are waiting or running, its most at once"):
         pool.call(tasks.square, 3)
+    assert pool.calls == calls  # a refused call never reached a worker
     for t in started:
         t.join()
     assert pool.call(tasks.square, 3) == 9  # room again

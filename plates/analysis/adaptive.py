@@ -57,7 +57,8 @@ import numpy as np
 from scipy import special
 
 from plates.analysis.pse import PSE_FAMILIES, outcomes, pse_probabilities
-from plates.analysis.psychometric import FAMILIES, fit_psychometric, psychometric
+from plates.analysis.psychometric import FAMILIES, psychometric
+from plates.analysis.psychometric_fits import fit_psychometric
 from plates.validation import check_choice
 
 __all__ = ["TASKS", "AdaptiveEstimate", "AdaptiveSpec", "AdaptiveState"]
@@ -416,7 +417,7 @@ class AdaptiveState:
 
     def _check(self) -> dict[str, Any]:
         """Status and goodness of fit of the history (`AdaptiveEstimate`): the maximum-likelihood fit of
-        `plates.analysis.psychometric.fit_psychometric` with the spec's guess rate and family. Its
+        `plates.analysis.psychometric_fits.fit_psychometric` with the spec's guess rate and family. Its
         "below-range" / "above-range" are no reason to refuse the posterior (the grid prior bounds it), so
         they count as "fit"."""
         levels = [h[0] for h in self.history]

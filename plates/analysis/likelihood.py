@@ -1,6 +1,6 @@
 """Maximum likelihood and profile-likelihood intervals for small bounded models (scipy.optimize).
 
-Shared by `plates.analysis.psychometric` and `plates.analysis.pse`. `fit_batch` fits many groups at once (the
+Shared by `plates.analysis.psychometric_fits` and `plates.analysis.pse`. `fit_batch` fits many groups at once (the
 dashboard's tables: hundreds of small fits), `fit` one group with scipy (and the groups `fit_batch` hands back). A model is a negative log-likelihood
 ``fun(theta)`` over a parameter vector whose first entry is the parameter of interest (a threshold or a PSE);
 every parameter has a finite box bound. With ``jac=True`` ``fun`` returns ``(nll, gradient)``.

@@ -7,7 +7,7 @@ the CIEDE2000 difference between text and background dots (``delta_e``; CIELAB D
 psychometric function is halfway between the guess rate and the ceiling (`plates.analysis.psychometric`,
 Wichmann & Hill 2001), fitted per participant / model x prompt by maximum likelihood with the fit's 95%
 interval (a posterior under the staircase's priors, never narrower than the profile likelihood:
-`plates.analysis.psychometric`). The guess rate comes from the prompt's kind (`guess_rate`): yes/no ½; multiple
+`plates.analysis.psychometric_fits`). The guess rate comes from the prompt's kind (`guess_rate`): yes/no ½; multiple
 choice 1 / the options the row showed (``options_json``; else the template's ``n_options``); open answers 1 / the size of the
 prompt's label space (`plates.stimuli.ishihara.labels.LABEL_SPACES`: cbe 100, huemanity-numeric 90,
 huemanity-alnum 3,364). A prompt over the open label space "any" has no finite label space: its guess rate is
@@ -45,7 +45,8 @@ import pandas as pd
 from plates.analysis.conditions import with_condition
 from plates.analysis.illusions import pse_table
 from plates.analysis.metrics import row_weights, wilson_intervals
-from plates.analysis.psychometric import fit_groups, prompt_guess_rate
+from plates.analysis.psychometric import prompt_guess_rate
+from plates.analysis.psychometric_fits import fit_groups
 from plates.stimuli.ishihara.labels import LABEL_SPACES
 from plates.tasks.prompts import get_prompt
 

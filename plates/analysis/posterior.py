@@ -1,6 +1,6 @@
 """Equal-tailed credible intervals of one parameter from a grid posterior (numpy), for small bounded models.
 
-Shared by `plates.analysis.psychometric` (the threshold interval of a constant-stimuli fit). A model gives its
+Shared by `plates.analysis.psychometric_fits` (the threshold interval of a constant-stimuli fit). A model gives its
 log-likelihood on a grid, ``loglik(a, log_b, lam)`` -> array of shape ``(a.size, log_b.size, lam.size)``: ``a``
 the parameter of interest (a threshold on the fit's axis), ``log_b`` the log of a scale nuisance (a slope), ``lam``
 a second nuisance (a lapse rate). The prior is uniform in ``a`` over its range, uniform in ``log_b`` (log-uniform

@@ -215,20 +215,54 @@ def percent_format(values, *, signed: bool = False) -> str:
     return ("+" if signed else "") + f".{decimals}%"
 
 
-def add_chance_lines(fig: go.Figure, chances: dict[str, float], **where) -> go.Figure:
-    """A dashed grey line at each distinct chance rate (guessing's accuracy, 0-1) with the prompts it is for:
-    yes/no ½, k options 1/k, an open answer 1/|label space| (≈0 for an open space). ``chances``: prompt -> rate.
-    ``where``: `add_hline`'s row / col for a subplot."""
+#: Chance lines closer than this (accuracy, 0-1) share one label: their labels would overlap.
+CHANCE_LABEL_GAP = 0.06
+
+
+def _chance_percent(rate: float, digits: int) -> str:
+    return f"{rate:.{digits}%}" if rate >= 0.01 or digits else f"{rate:.1%}"
+
+
+def chance_labels(chances: dict[str, float]) -> dict[float, str | None]:
+    """Each distinct chance rate (0-1, rounded to 4 places) -> its line's label, or None where the line is
+    labelled with a neighbour: rates closer than `CHANCE_LABEL_GAP` share one label on the highest of them,
+    each rate with its prompts (`add_chance_lines`), so labels never print over each other; rates that read the
+    same at whole percents get one decimal (1/100 and 1/90: "1.0%" and "1.1%").
+
+    >>> chance_labels({"cbe-open": 0.01, "huemanity-numeric": 1 / 90, "cbe-yn": 0.5})
+    {0.01: None, 0.0111: 'chance 1.0% (cbe-open) · 1.1% (huemanity-numeric)', 0.5: 'chance 50% (cbe-yn)'}
+    >>> chance_labels({"a": 0.5, "b": 0.5})
+    {0.5: 'chance 50%'}
+    """
     by_rate: dict[float, list[str]] = {}
     for prompt, rate in chances.items():
         by_rate.setdefault(round(float(rate), 4), []).append(str(prompt))
     several = len(by_rate) > 1
-    for rate, prompts in sorted(by_rate.items()):
-        label = f"chance {rate:.0%}" if rate >= 0.01 else f"chance {rate:.1%}"
-        if several:
-            label += f" ({', '.join(prompts)})"
-        fig.add_hline(y=rate, line_dash="dash", line_color="#777777", line_width=1, annotation_text=label,
-                      annotation_position="top left", annotation_font_color="#555555", **where)
+    groups: list[list[float]] = []
+    for rate in sorted(by_rate):
+        if groups and rate - groups[-1][-1] < CHANCE_LABEL_GAP:
+            groups[-1].append(rate)
+        else:
+            groups.append([rate])
+    out: dict[float, str | None] = {}
+    for group in groups:
+        digits = 1 if len({_chance_percent(r, 0) for r in group}) < len(group) else 0
+        parts = [_chance_percent(r, digits) + (f" ({', '.join(by_rate[r])})" if several else "") for r in group]
+        out |= {r: None for r in group[:-1]}
+        out[group[-1]] = "chance " + " · ".join(parts)
+    return out
+
+
+def add_chance_lines(fig: go.Figure, chances: dict[str, float], **where) -> go.Figure:
+    """A dashed grey line at each distinct chance rate (guessing's accuracy, 0-1) with the prompts it is for:
+    yes/no ½, k options 1/k, an open answer 1/|label space| (≈0 for an open space). ``chances``: prompt -> rate.
+    Lines close together share one label (`chance_labels`). ``where``: `add_hline`'s row / col for a subplot
+    (and its other keywords)."""
+    for rate, label in chance_labels(chances).items():
+        # on a light box: a line's markers or error bars behind the words do not strike them through
+        text = dict(annotation_text=label, annotation_position="top left", annotation_font_color="#555555",
+                    annotation_bgcolor="rgba(255,255,255,0.8)") if label else {}
+        fig.add_hline(y=rate, line_dash="dash", line_color="#777777", line_width=1, **text, **where)
     return fig
 
 

@@ -7,7 +7,7 @@ background, CIELAB; levels rounded to 0.01), from the rows (`levels_from_rows`) 
 likelihood, so counts lose nothing. The chance rate of each prompt (`chance_rate`: yes/no 1/2, k options
 1/k, open answers 1/|label space|) is passed to the fit.
 
-`fit_psychometric_counts` calls the chance-aware fit of `plates.analysis.psychometric` (a lapse rate, the
+`fit_psychometric_counts` calls the chance-aware fit of `plates.analysis.psychometric_fits` (a lapse rate, the
 threshold halfway between guess and ceiling) on the answers the counts stand for, every group at once.
 
 People (the quiz's participants, "person: participant-…"): past `PEOPLE_SHOWN` of them, one series here,
@@ -28,7 +28,7 @@ from plotly.subplots import make_subplots
 from plates.analysis import metrics
 from plates.analysis.people import PEOPLE_SHOWN, PERSON_PREFIX, pooled_label
 from plates.analysis.psychometric import PsychometricFit, prompt_guess_rate
-from plates.analysis.psychometric import fit_psychometric_counts as fit_chance_aware_counts
+from plates.analysis.psychometric_fits import fit_psychometric_counts as fit_chance_aware_counts
 from plates.charts.common import (
     CONDITION,
     COUNT_KEYS,
@@ -64,10 +64,10 @@ def chance_rate(prompt_name: str | None) -> float:
 def fit_psychometric_counts(groups: Sequence[tuple[Any, Any, Any, float]]) -> list[PsychometricFit]:
     """THE psychometric fit of the ΔE chart, for each group (levels, answered ``n``, ``correct``, chance rate
     ``guess``): per ΔE2000 level (arrays of one length) the answers and the right ones; the chance-aware fit
-    (`plates.analysis.psychometric.fit_psychometric_counts`: ψ = γ + (1 − γ − λ)F, threshold halfway between
+    (`plates.analysis.psychometric_fits.fit_psychometric_counts`: ψ = γ + (1 − γ − λ)F, threshold halfway between
     guess and ceiling, lapse fitted in 0-0.06) on the answers the counts stand for, every group at once; the
     page draws no interval, so none is computed here (the fit's interval is in
-    `plates.analysis.psychometric.fit_groups`)."""
+    `plates.analysis.psychometric_fits.fit_groups`)."""
     counts = []
     for levels, n, correct, guess in groups:
         levels = np.asarray(levels, dtype=float)
@@ -120,14 +120,22 @@ def psychometric_fits(
     ``fit``: the fit object, whose ``predict`` draws the curve)."""
     levels = levels_from_rows(frame, x) if levels is None else levels
     table = _groups(levels)
+    # answers per group and level in one grouping (sorted by group, then level), then cut at each group's start
+    summed = table.groupby([*FIT_GROUP, "level"], sort=True, dropna=False)[["n", "correct"]].sum()
+    group_of = summed.index.droplevel("level")
+    codes = summed.groupby(level=list(range(len(FIT_GROUP))), sort=False, dropna=False).ngroup().to_numpy()
+    starts = np.flatnonzero(np.r_[True, codes[1:] != codes[:-1]]) if len(summed) else np.zeros(0, dtype=int)
+    ends = np.r_[starts[1:], len(summed)]
+    level, n, correct = (summed.index.get_level_values("level").to_numpy(float), summed["n"].to_numpy(),
+                         summed["correct"].to_numpy())
     keys, counts = [], []
-    for key, rows in table.groupby(list(FIT_GROUP), sort=True, dropna=False):
-        rows = rows.groupby("level", sort=True)[["n", "correct"]].sum().reset_index()
-        keys.append((key, chance_rate(key[1] or None), rows))
-        counts.append((rows["level"], rows["n"], rows["correct"], keys[-1][1]))
+    for start, end in zip(starts, ends):
+        key = group_of[start]
+        keys.append((key, chance_rate(key[1] or None), start, end))
+        counts.append((level[start:end], n[start:end], correct[start:end], keys[-1][1]))
     fits = fit_psychometric_counts(counts)  # every group at once
-    out = [(*key, int(rows["n"].sum()), guess, fit.threshold, fit.slope, fit.status, float(rows["level"].min()),
-            float(rows["level"].max()), fit) for (key, guess, rows), fit in zip(keys, fits)]
+    out = [(*key, int(n[start:end].sum()), guess, fit.threshold, fit.slope, fit.status, float(level[start]),
+            float(level[end - 1]), fit) for (key, guess, start, end), fit in zip(keys, fits)]
     return pd.DataFrame(
         out, columns=[*FIT_GROUP, "n", "guess", "threshold", "slope", "status", "low", "high", "fit"]
     )
@@ -218,15 +226,16 @@ def delta_e_figure(
     )
     colour_of = model_colours(table[SERIES])
     in_legend: set[str] = set()
+    traces, cells = [], []  # added together: plotly checks the grid once, not once per trace
     for (series, colour_set), rows in table.groupby([SERIES, "colour_set"], sort=True):
         colour = colour_of[series]
         name = f"{series} · {colour_set}" if several_sets else str(series)
         at = divmod(sets.index(colour_set), columns)
-        cell = dict(row=at[0] + 1, col=at[1] + 1)
-        fig.add_trace(
+        cell = (at[0] + 1, at[1] + 1)
+        traces.append(
             go.Scatter(
-                x=rows["delta_e"],
-                y=rows["accuracy"],
+                x=rows["delta_e"].to_numpy(),
+                y=rows["accuracy"].to_numpy(),
                 mode="markers",
                 name=str(series),
                 marker=dict(color=colour, size=8),
@@ -236,16 +245,16 @@ def delta_e_figure(
                 hovertext=[
                     f"{name}: accuracy {a:.1%} (n={int(n)})" for a, n in zip(rows["accuracy"], rows["n"])
                 ],
-            ),
-            **cell,
+            )
         )
+        cells.append(cell)
         in_legend.add(series)
         match = fits[(fits[SERIES] == series) & (fits["colour_set"] == colour_set)]
         if match.empty:
             continue
         fit, low, high = match["fit"].iloc[0], match["low"].iloc[0], match["high"].iloc[0]
         xs = np.linspace(0.0, max(high, 1.0) * 1.05, 200)
-        fig.add_trace(
+        traces.append(
             go.Scatter(
                 x=xs,
                 y=fit.predict(xs),
@@ -254,13 +263,13 @@ def delta_e_figure(
                 name=f"{name} fit",
                 legendgroup=str(series),
                 showlegend=False,
-            ),
-            **cell,
+            )
         )
+        cells.append(cell)
         if np.isfinite(fit.threshold):
             outside = not low <= fit.threshold <= high  # the fit's guess, not a measurement
             label = f"{name} threshold at ΔE {fit.threshold:.1f}" + (" (extrapolated)" if outside else "")
-            fig.add_trace(
+            traces.append(
                 go.Scatter(
                     x=[fit.threshold, fit.threshold],
                     y=[0, 1],
@@ -270,14 +279,16 @@ def delta_e_figure(
                     name=label,
                     showlegend=False,
                     hovertext=label,
-                ),
-                **cell,
+                )
             )
+            cells.append(cell)
+    fig.add_traces(traces, rows=[r for r, _ in cells], cols=[c for _, c in cells])
     fig.update_xaxes(title_text=_X_TITLES.get(x, x) if not several_sets else "ΔE2000", row=rows_n)
     guess = chance_rate(prompt)
     for i in range(len(sets)):
         r, c = divmod(i, columns)
-        add_chance_lines(fig, {str(prompt): guess}, row=r + 1, col=c + 1)
+        # every panel holds traces: plotly need not scan them all to check (slow with many traces)
+        add_chance_lines(fig, {str(prompt): guess}, row=r + 1, col=c + 1, exclude_empty_subplots=False)
     fig.update_yaxes(range=[-0.02, 1.05], tickformat=".0%")
     fig.update_yaxes(title_text="accuracy", col=1)
     fig.update_layout(height=320 * rows_n + 140)

@@ -62,6 +62,9 @@ def register(subparsers: argparse._SubParsersAction) -> None:
                    help="processes, for plate and family presets and grids (default: every core)")
     p.add_argument("--compress-level", type=int, default=2, help="PNG deflate level 0-9 (default 2; 1-3 ISA-L, fast; 0 and 4-9 zlib, 4-9 smaller and slower)")
     p.add_argument("--no-progress", action="store_true", help="no progress bar")
+    p.add_argument("--take-over-lock", action="store_true",
+                   help="with an s3:// --out: take over the lease a crashed `plates generate` left (expired; a live "
+                        "writer's lease is never taken)")
     p.add_argument("--shard", metavar="I/N", help="write only shard I of N of the set (any preset or grid: a "
                    "deterministic slice; N shards into one --out equal the unsharded set, e.g. a Slurm job "
                    "array: see the README)")
@@ -69,10 +72,19 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 
 
 def main(args: argparse.Namespace) -> int:
+    # lazy: loads only when this subcommand runs (plates.cli)
+    from plates.datasets.workers import keep_freed_memory
+
     limit = positive("--limit", args.limit)  # as `plates run --limit`: 0 plates is not a set
     if args.sample is None and args.sample_seed is not None:
         raise ValueError("--sample-seed needs --sample N; allowed: --sample N [--sample-seed S]")
     shard = None if args.shard is None else Shard.parse(args.shard)
+    if args.take_over_lock and args.preset is None:
+        raise ValueError("--take-over-lock cannot be combined with --spec or --grid, which write local folders (no "
+                         "lease); allowed: it with --preset and an s3:// --out")
+    # this process renders too when it is the only writer (--workers 1, --spec): it keeps freed memory as the
+    # workers do (their forked copies inherit it), or each 900 px plate faults its arrays' pages in again
+    keep_freed_memory()
     if args.spec is not None:
         # lazy: loads only when this subcommand runs (plates.cli)
         from plates.datasets.specs import generate_specs, read_spec_argument
@@ -109,7 +121,7 @@ def main(args: argparse.Namespace) -> int:
             args.preset, args.out, limit=limit, size=args.size,
             seed=0 if args.seed is None else args.seed, workers=args.workers,
             compress_level=args.compress_level, progress=not args.no_progress, sample=sample, shard=shard,
-            fmt=args.format,
+            fmt=args.format, take_over_lock=args.take_over_lock,
         )
     print(json.dumps(summary), file=sys.stdout)
     return 0

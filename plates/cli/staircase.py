@@ -34,6 +34,9 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     p.add_argument("--no-api-key", action="store_true", help="the server needs no key (vLLM, Ollama)")
     p.add_argument("--palette", default="huemanity-01", help="plates: colour set (default huemanity-01)")
     p.add_argument("--font", default="dejavu-sans-bold-oblique", help="plates: font name (default: HueManity's)")
+    p.add_argument("--jitter", type=float, default=0.0,
+                   help="plates: per-dot colour jitter, 0-1 of HueManity §3's (default 0: every dot of a class one "
+                        "colour, which a pixel-exact reader separates from a fraction of one ΔE2000)")
     p.add_argument("--kind", default="simultaneous-contrast", help="illusions: the kind (default simultaneous-contrast)")
     p.add_argument("--strength", type=float, default=1.0, help="illusions: inducer strength 0-1 (default 1)")
     p.add_argument("--size", type=int, default=512, help="image size in px (default 512)")
@@ -50,6 +53,7 @@ def main(args: argparse.Namespace) -> int:
     # lazy: loads only when this subcommand runs (plates.cli)
     from plates.models import DEFAULT_MODELS
     from plates.runs.staircase import load_staircase, parse_staircase, run_staircase, staircase_prompts
+    from plates.stimuli.ishihara.jitter import huemanity_jitter
 
     if args.file:
         stair = load_staircase(args.file)
@@ -64,7 +68,8 @@ def main(args: argparse.Namespace) -> int:
         if staircase_prompts().get(args.prompt) == "illusion":
             stimulus = {"kind": args.kind, "strength": args.strength, "size": args.size}
         else:
-            stimulus = {"palette": args.palette, "font": args.font, "size": args.size}
+            stimulus = {"palette": args.palette, "font": args.font, "size": args.size,
+                        **(huemanity_jitter(args.jitter) if args.jitter else {})}
         stair = parse_staircase({"prompt": args.prompt, "trials": args.trials, "ci_width": args.ci_width,
                                  "seed": args.seed, "out": args.out, "models": [model], "stimulus": stimulus,
                                  "low": args.low, "high": args.high})

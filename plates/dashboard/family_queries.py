@@ -13,8 +13,8 @@ into pandas: the Scenes page's items asked both ways are paired in DuckDB (`scen
 * `scene_counts`, `scene_effects`, `scene_params`, `scene_param_counts`: per task, robustness (the seed is the
   row's colour set), the grayscale / chain-of-thought pairs, the difficulty parameters (truth ``params``).
 * `has_rows`, `participants`, `people_counts`: the People page asks whether any human row passes the filters
-  before anything else; then plate levels, illusion comparisons and accuracy rows of the people and of the
-  models on the prompts people answered (a model beside people on a prompt no person answered compares with no
+  before anything else; then, for the section it shows, plate levels, illusion comparisons or accuracy rows of
+  the people and of the models on the prompts people answered (a model beside people on a prompt no person answered compares with no
   one), the people pooled in DuckDB ("people (K participants)") and fitted one by one only for those shown (a
   public quiz gathers hundreds: each fit costs tens of milliseconds, and a chart of hundreds reads as none).
 """
@@ -33,7 +33,7 @@ from plates.analysis.people import pooled_label
 from plates.dashboard.queries import CONDITION_KEYS, Where, in_list, quote
 from plates.results.query import Results
 
-__all__ = ["ILLUSION_FACTS", "PEOPLE_FAMILIES", "SCENE_FAMILIES", "collapsed", "has_rows", "illusion_counts",
+__all__ = ["ILLUSION_FACTS", "PEOPLE_FAMILIES", "PEOPLE_PARTS", "SCENE_FAMILIES", "collapsed", "has_rows", "illusion_counts",
            "participants", "people_counts", "with_people", "scene_counts", "scene_effects", "scene_param_counts", "scene_params"]
 
 #: The illusion facts of ``truth_json`` the pages read -> their DuckDB type (`plates.tasks.illusion_tasks`).
@@ -211,13 +211,21 @@ def with_people(results: Results, where: Where, families: Sequence[str], select:
     return pd.concat([each, pool[each.columns]], ignore_index=True)
 
 
+#: The People page's tables, each its own scan (`people_counts`): the page reads the one it shows.
+PEOPLE_PARTS = ("plates", "illusions", "accuracy")
+
+
 def people_counts(results: Results, where: Where, shown: Sequence[str] | None = None, *,
-                  everyone: bool = False) -> dict[str, pd.DataFrame]:
+                  everyone: bool = False, parts: Sequence[str] = PEOPLE_PARTS) -> dict[str, pd.DataFrame]:
     """The People page's collapsed rows of the people and of the models on the prompts people answered (module
     docstring; ``everyone``: the models on every prompt, what the page draws before any person has answered),
     by `with_people` (``shown``: the people fitted one by one; None: every one): ``"plates"``
     (ΔE2000 levels per prompt, condition and colour set: the threshold fits), ``"illusions"`` (the comparison
-    facts: the PSE fits), ``"accuracy"`` (rows with an answer key: `plates.analysis.people.people_accuracy`)."""
+    facts: the PSE fits), ``"accuracy"`` (rows with an answer key: `plates.analysis.people.people_accuracy`);
+    only the ``parts`` asked for (of `PEOPLE_PARTS`), one scan each."""
+    unknown = [p for p in parts if p not in PEOPLE_PARTS]
+    if unknown:
+        raise ValueError(f"people_counts parts {unknown} are not known; allowed: {', '.join(PEOPLE_PARTS)}")
     def beside(families: Sequence[str], params: dict[str, Any]) -> str:
         """Models beside people on the prompts people answered in ``families``; before any person answered
         there (``everyone``, or no human row of those families), every model's rows: the page draws the models'
@@ -236,7 +244,8 @@ def people_counts(results: Results, where: Where, shown: Sequence[str] | None = 
             "illusions": (("illusion",), [*who, "task", *facts, ANSWER, FAILED], "task = 'rcid-compare'"),
             "accuracy": (PEOPLE_FAMILIES, [*who, "correct"], "correct IS NOT NULL AND coalesce(expected, '') <> ''")}
     counts = {}
-    for name, (fams, select, extra) in asks.items():
+    for name in parts:
+        fams, select, extra = asks[name]
         params: dict[str, Any] = {}  # each query gets exactly its own parameters (DuckDB refuses extra ones)
         counts[name] = with_people(results, where, fams, select, f"{extra} AND {beside(fams, params)}", shown, params)
     return counts

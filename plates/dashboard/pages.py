@@ -215,13 +215,14 @@ def chain_of_thought(view: View, condition: str | None = None) -> Page:
 
 def plate_levels(view: View, x: str = "delta_e") -> pd.DataFrame:
     """Answered ``n`` and ``correct`` per series, condition, prompt, colour set and ΔE2000 level (``x``) of the
-    plates' conditions, with the ``condition`` label (`queries.levels`): one scan serves the ΔE2000 page's
-    condition order and its figure, kept in the view's memo (its controls and its figure ask in one run)."""
+    plates' rows (other families' tasks left out: an illusion's signed ΔE2000 is not a plate's level), with the
+    ``condition`` label (`queries.levels`): one scan serves the ΔE2000 page's condition order and its figure,
+    kept in the view's memo (its controls and its figure ask in one run)."""
     if ("plate_levels", x) not in view.memo:
-        cube = plate_cube(view)
-        where = queries.Where(view.where.values,
-                              cube[list(queries.CONDITION_KEYS)].drop_duplicates().to_dict("records"))
-        levels = queries.levels(view.opened.results, where, [*_BY, "prompt_name", "colour_set"], x=x)
+        # the view's filters and the plates' tasks: the rows of the plates' conditions (`plate_cube`) without
+        # asking DuckDB to match every row against each condition's seven columns
+        levels = queries.levels(view.opened.results, view.where, [*_BY, "prompt_name", "colour_set"], x=x,
+                                not_tasks=sorted(_NOT_PLATE_TASKS))
         view.memo["plate_levels", x] = charts.with_condition(levels)
     return view.memo["plate_levels", x]
 

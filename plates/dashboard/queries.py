@@ -246,20 +246,39 @@ def cot_pairs(
     )
 
 
-def levels(results: Results, where: Where, by: Sequence[str], x: str = "delta_e") -> pd.DataFrame:
-    """Answered ``n`` and ``correct`` per ``by`` group and ΔE2000 level (``x`` rounded to `LEVEL_DECIMALS`;
-    rows without one left out), sorted: the input of one psychometric fit per group."""
+def _level_column(x: str) -> str:
+    """``x`` rounded to `LEVEL_DECIMALS` as SQL: floor(x * 100 + 0.5) / 100, the same float operations as
+    `plates.charts.delta_e.levels_from_rows`."""
     if x not in ("delta_e", "delta_e_drawn_median", "delta_e_target", "delta_e_drawn_min"):
         raise ValueError(
             f"ΔE2000 column {x!r} is not valid; allowed: delta_e, delta_e_drawn_median, "
             "delta_e_target, delta_e_drawn_min"
         )
+    scale = 10**LEVEL_DECIMALS
+    return f"floor({quote(x)} * {scale} + 0.5) / {scale}"
+
+
+def _level_where(where: Where, x: str, not_tasks: Sequence[str]) -> tuple[str, dict[str, Any]]:
+    """The WHERE of the level queries: rows with a level and a verdict, none of the tasks ``not_tasks``."""
+    params: dict[str, Any] = {}
+    extra = f"{quote(x)} IS NOT NULL AND correct IS NOT NULL"
+    if not_tasks:
+        extra += f" AND NOT coalesce({in_list('task', list(not_tasks), 'not_task', params)}, false)"
+    clause, more = where.sql(extra)
+    return clause, {**params, **more}
+
+
+def levels(results: Results, where: Where, by: Sequence[str], x: str = "delta_e",
+           not_tasks: Sequence[str] = ()) -> pd.DataFrame:
+    """Answered ``n`` and ``correct`` per ``by`` group and ΔE2000 level (``x`` rounded to `LEVEL_DECIMALS`;
+    rows without one, and rows of the tasks ``not_tasks``, left out), sorted: the input of one psychometric fit
+    per group."""
+    level = _level_column(x)
     group = ", ".join(quote(c) for c in by)
-    clause, params = where.sql(f"{quote(x)} IS NOT NULL AND correct IS NOT NULL")
+    clause, params = _level_where(where, x, not_tasks)
     lead = f"{group}, " if by else ""
-    scale = 10**LEVEL_DECIMALS  # floor(x * 100 + 0.5) / 100: the same float operations as levels_from_rows
     return results.query(
-        f"""SELECT {lead}floor({quote(x)} * {scale} + 0.5) / {scale} AS level, count(*) AS n,
+        f"""SELECT {lead}{level} AS level, count(*) AS n,
                                     count(*) FILTER (WHERE correct) AS correct
                              FROM results {clause} GROUP BY ALL ORDER BY ALL""",
         params,

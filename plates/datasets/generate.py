@@ -1,9 +1,8 @@
-"""Writing a preset to disk: PNGs (atomic, resumable, in spawned worker processes) and ``manifest.parquet``."""
+"""Writing a preset to disk: PNGs (atomic, resumable, in worker processes) and ``manifest.parquet``."""
 
 from __future__ import annotations
 
 import json
-import multiprocessing as mp
 import os
 from functools import partial
 from itertools import islice
@@ -26,9 +25,10 @@ from plates.datasets.items import (
 from plates.datasets.parquet_set import committed_ids, write_parquet_set
 from plates.datasets.presets import PRESETS, get_preset, make_spec, plate_order, relative_path
 from plates.datasets.sample import Sample, sample_plates
-from plates.datasets.workers import init_worker
+from plates.datasets.workers import family_pool
 from plates.datasets.write import Entry, write_items
 from plates.images import encode_png, png_intact
+from plates.leases import set_lease
 from plates.shards import Shard
 from plates.stimuli import render as render_stimulus
 from plates.stimuli.ishihara.measure import target_kind
@@ -227,6 +227,7 @@ def generate(
     sample: Sample | None = None,
     shard: Shard | None = None,
     fmt: str = "png",
+    take_over_lock: bool = False,
 ) -> dict:
     """Write preset ``name`` (its first ``limit`` plates when given) as PNGs under ``out`` plus a manifest.
 
@@ -239,9 +240,10 @@ def generate(
 
     Uses ``workers`` processes (default: every core) through ``Pool.imap_unordered`` in chunks; images already
     on disk are skipped, so rerunning after an interruption finishes the rest. PNGs are written by
-    `plates.images.encode_png` at deflate level ``compress_level`` (0-9; default 2: ISA-L, fast). Workers are *spawned*
-    (small, and independent of what the caller imported), so a script calling this with ``workers > 1``
-    needs the usual ``if __name__ == "__main__":`` guard. Returns a summary dict (plates, written, skipped, bytes, rows).
+    `plates.images.encode_png` at deflate level ``compress_level`` (0-9; default 2: ISA-L, fast). Workers come from
+    `plates.datasets.workers.family_pool`: forked from a process running no other thread (sharing its pages),
+    spawned otherwise, so a threaded script calling this with ``workers > 1`` needs the usual
+    ``if __name__ == "__main__":`` guard. Returns a summary dict (plates, written, skipped, bytes, rows).
 
     ``shard`` (`plates.shards.Shard`): write only the plates (a family preset: the items) this shard owns, and
     its manifest rows as ``OUT/manifest.shards/<I>-of-<N>.parquet``; the shard that finds all N parts written
@@ -251,7 +253,9 @@ def generate(
 
     ``fmt``: ``"png"`` (loose PNG files, the default) or ``"parquet"`` (Parquet shards holding the PNG bytes,
     `plates.datasets.parquet_set`; ``out`` may then be an object-store URL, `plates.storage`; shards as above
-    for plate presets).
+    for plate presets). On an object store the writer holds a lease (`plates.leases.set_lease`: one writer
+    per output, shards side by side, never beside an unsharded writer), and ``take_over_lock`` takes over an
+    expired one (a crashed writer's); a local folder takes no lease, and ``take_over_lock`` is refused there.
     """
     check_choice("format", fmt, FORMATS)
     if is_url(out) and fmt != "parquet":
@@ -262,6 +266,23 @@ def generate(
     if shard is not None and fmt == "parquet" and name in FAMILY_PRESETS:
         raise ValueError(f"shard={shard!r} with format 'parquet' is not valid for family preset {name!r}; allowed: "
                          "a shard of a family preset as PNG files (format 'png'), or Parquet without a shard")
+    if take_over_lock and not is_url(out):
+        raise ValueError(f"--take-over-lock is for an object-store --out (s3://...); {str(out)!r} is a local folder, "
+                         "which holds no lease")
+    if is_url(out):
+        # the lease's renewal thread makes the writers' pool spawned, not forked (plates.datasets.workers)
+        with set_lease(out, shard, take_over=take_over_lock):
+            return _generate(name, out, limit=limit, size=size, seed=seed, workers=workers,
+                             compress_level=compress_level, progress=progress, chunksize=chunksize, sample=sample,
+                             shard=shard, fmt=fmt)
+    return _generate(name, out, limit=limit, size=size, seed=seed, workers=workers, compress_level=compress_level,
+                     progress=progress, chunksize=chunksize, sample=sample, shard=shard, fmt=fmt)
+
+
+def _generate(name: str, out: str | os.PathLike, *, limit: int | None, size: int | None, seed: int,
+              workers: int | None, compress_level: int, progress: bool, chunksize: int | None,
+              sample: Sample | None, shard: Shard | None, fmt: str) -> dict:
+    """`generate` once its lease (on an object store) is held."""
     cpu = os.cpu_count() or 1
     workers = cpu if workers is None else workers
     if isinstance(workers, bool) or not isinstance(workers, int) or workers < 1:
@@ -312,24 +333,20 @@ def generate(
     chunksize = chunksize or max(1, min(64, len(plates) // (workers * 8) or 1))
     written = skipped = nbytes = 0
     measured: dict[tuple, tuple] = {}
+    # the pool first: forked (family_pool) only while this process runs no other thread, and tqdm's bar starts one
+    pool = family_pool(workers) if workers > 1 else None
     bar = tqdm(total=len(plates), unit="plate", desc=f"plates generate {name}", disable=not progress, smoothing=0.05)
     try:
-        if workers == 1:
-            results = map(_work, tasks)
-            for w, s, b, key, values in results:
-                written, skipped, nbytes = written + w, skipped + s, nbytes + b
-                measured[key] = values
-                bar.update(1)
-        else:
-            # spawned workers import only what rendering needs (not colour-science, pyarrow or the caller's
-            # modules), so each stays ~50 MB and memory does not depend on what the parent has loaded
-            with mp.get_context("spawn").Pool(workers, initializer=init_worker) as pool:
-                for w, s, b, key, values in pool.imap_unordered(_work, tasks, chunksize=chunksize):
-                    written, skipped, nbytes = written + w, skipped + s, nbytes + b
-                    measured[key] = values
-                    bar.update(1)
+        results = map(_work, tasks) if pool is None else pool.imap_unordered(_work, tasks, chunksize=chunksize)
+        for w, s, b, key, values in results:
+            written, skipped, nbytes = written + w, skipped + s, nbytes + b
+            measured[key] = values
+            bar.update(1)
     finally:
         bar.close()
+        if pool is not None:
+            pool.terminate()  # every result is in (or the run failed): nothing left to wait for
+            pool.join()
     if shard is None:
         rows = _write_manifest(out, name, plates, size, seed, measured, sample)
     else:

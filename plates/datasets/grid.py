@@ -1,7 +1,7 @@
 """A custom benchmark set from a grid file: labels x colour sets x fonts x ΔE2000 x sizes -> PNGs + manifest.
 
 ``plates generate --grid my-set.toml --out data/my-set`` writes every plate of the grid as PNGs (atomically,
-resumable, in spawned worker processes, as `plates.datasets.generate` does for the presets) and a
+resumable, in worker processes, as `plates.datasets.generate` does for the presets) and a
 ``manifest.parquet`` that `plates.datasets.load_dataset` and ``plates run --dataset data/my-set`` read::
 
     name = "red-green-sweep"                 # the dataset's name (letters, digits, - and _)
@@ -42,7 +42,6 @@ in colour: the dots are the same, which is what a threshold sweep wants.
 from __future__ import annotations
 
 import json
-import multiprocessing as mp
 import os
 import re
 from collections.abc import Callable, Iterator, Mapping
@@ -61,7 +60,7 @@ from plates.colour import parse_colour
 from plates.datasets.generate import MEASURED_COLUMNS, measured_values
 from plates.datasets.items import MANIFEST, finish_manifest
 from plates.datasets.presets import item_seed
-from plates.datasets.workers import init_worker
+from plates.datasets.workers import family_pool
 from plates.images import encode_png, png_intact
 from plates.shards import Shard
 from plates.stimuli.ishihara.directions import DIRECTION_MODES, with_direction
@@ -485,8 +484,9 @@ def generate_grid(
     """Write ``grid`` (its first ``limit`` plates when given) as PNGs under ``out`` plus ``manifest.parquet``.
 
     Resumable: images already on disk are skipped, a killed run leaves no half-written file, and a folder
-    made from another grid is refused. ``workers`` processes (default: every core) are *spawned*, so a script
-    calling this with ``workers > 1`` needs the ``if __name__ == "__main__":`` guard. Returns a summary dict.
+    made from another grid is refused. ``workers`` processes (default: every core) come from
+    `plates.datasets.workers.family_pool` (forked, or spawned from a threaded caller: a script calling this with
+    ``workers > 1`` needs the ``if __name__ == "__main__":`` guard). Returns a summary dict.
     ``shard`` (`plates.shards.Shard`): only the plates it owns (plate n's key is ``"<grid name>:<n>"``), its
     manifest rows as a part that the last shard merges: N shards into one ``out`` equal the unsharded set.
     """
@@ -516,23 +516,21 @@ def generate_grid(
     tasks = [(i, str(out), p.spec.to_json(), p.paths, compress_level) for i, p in plates]
     written = skipped = nbytes = 0
     measured: dict[int, tuple] = {}
+    # the pool first: forked (family_pool) only while this process runs no other thread, and tqdm's bar starts one
+    pool = family_pool(min(workers, len(tasks))) if workers > 1 and len(tasks) >= 2 else None
     bar = tqdm(total=len(tasks), unit="plate", desc=f"plates generate {grid.name}", disable=not progress)
     try:
-        if workers == 1 or len(tasks) < 2:
-            results = map(render_task, tasks)
-            for w, s, b, i, values in results:
-                written, skipped, nbytes = written + w, skipped + s, nbytes + b
-                measured[i] = values
-                bar.update(1)
-        else:
-            with mp.get_context("spawn").Pool(min(workers, len(tasks)), initializer=init_worker) as pool:
-                chunksize = max(1, min(64, len(tasks) // (workers * 8) or 1))
-                for w, s, b, i, values in pool.imap_unordered(render_task, tasks, chunksize=chunksize):
-                    written, skipped, nbytes = written + w, skipped + s, nbytes + b
-                    measured[i] = values
-                    bar.update(1)
+        chunksize = max(1, min(64, len(tasks) // (workers * 8) or 1))
+        results = map(render_task, tasks) if pool is None else pool.imap_unordered(render_task, tasks, chunksize)
+        for w, s, b, i, values in results:
+            written, skipped, nbytes = written + w, skipped + s, nbytes + b
+            measured[i] = values
+            bar.update(1)
     finally:
         bar.close()
+        if pool is not None:
+            pool.terminate()  # every result is in (or the run failed): nothing left to wait for
+            pool.join()
     rows = write_manifest(out, grid.name, [p for _, p in plates], measured, numbers=[i for i, _ in plates],
                           shard=shard)
     return {

@@ -29,7 +29,7 @@ from plates.explorer import models as em
 from plates.explorer import plate as ex
 from plates.explorer.context import INTERNAL, AppContext, PlateTab
 from plates.explorer.model_tab import model_tab
-from plates.explorer.render_pool import PlateRenderer
+from plates.explorer.pool import ExplorerPool
 from plates.secrets import clean_message
 
 log = logging.getLogger("plates.app")
@@ -85,22 +85,24 @@ def build_app(policy: ex.Policy | None = None, admission: Admission | None = Non
     pass the same object to `launch_options`, whose upload gate shares it)."""
     policy = policy or ex.Policy.from_env()
     admission = admission if admission is not None else admission_for(policy)
-    plates_seen = ex.PlateCache()  # the plates on screen, reused when a model is asked about them
+    slots = ex.concurrency(policy)  # events at once per group, up to the cores, and the queue's bound
+    # renders and the reader's answers in worker processes, one per core, in public mode (plates.explorer.pool)
+    work = ExplorerPool(ex.render_workers(policy), max_pending=ex.pool_bound(policy))
     shared = AppContext(
-        policy=policy, admission=admission, guard=functools.partial(_guard, hide_paths=policy.public),
-        slots=ex.concurrency(policy),  # events at once per group, up to the cores, and the queue's bound
-        # public mode remembers a model that failed to load, so retries do not take the model slot again
-        cache=em.ModelCache(remember_failures_s=em.FAILED_LOAD_MEMORY_S if policy.public else 0.0),
-        plates_seen=plates_seen,
+        policy=policy, admission=admission, guard=functools.partial(_guard, hide_paths=policy.public), slots=slots,
+        # public mode remembers a model that failed to load, so retries do not take the model slot again;
+        # the bundled reader answers in the workers
+        cache=em.ModelCache(work.make_backend,
+                            remember_failures_s=em.FAILED_LOAD_MEMORY_S if policy.public else 0.0),
+        plates_seen=work.plates,  # the plates on screen, reused when a model is asked about them
         scratch=ex.Scratch(tempfile.mkdtemp(prefix="plates-explorer-")),  # files we name, never user paths
         ttl=SESSION_TTL_S if admission is not None else None,  # public mode: no state outlives it unused
-        # renders in worker processes, one per core, in public mode (plates.explorer.render_pool)
-        renderer=PlateRenderer(plates_seen, ex.render_workers(policy)))
+        work=work)
     # Warm up before serving: fonts, packing and colour-science load now, not in a visitor's first request.
     # colour-science also registers a stand-in `matplotlib` module when matplotlib is absent; importing it
     # inside a request would break Gradio's matplotlib backend guard around that request.
     ex.render_views(ex.default_spec())
-    shared.renderer.start()  # the render workers, if any, start and warm while the page is built
+    work.start()  # the workers, if any, start and warm while the page is built
     with gr.Blocks(title="plates · live plate explorer", delete_cache=(900, 1800)) as demo:
         gr.Markdown("# plates · live plate explorer\nTweak one Ishihara-style plate, see it through other eyes, "
                     "and ask a model what it reads." + (" *(public mode)*" if policy.public else ""))
@@ -113,21 +115,21 @@ def build_app(policy: ex.Policy | None = None, admission: Admission | None = Non
         model = model_tab(shared, plate, demo, key_state, history_state, run_state)
         # the family tabs: Illusions, Scenes, Try it yourself
         family_tabs.add_family_tabs(policy, guard=shared.guard, cache=shared.cache, scratch=shared.scratch,
-                                    model=model, key_state=key_state, admission=admission)
+                                    model=model, key_state=key_state, admission=admission, work=work)
     demo.queue(max_size=shared.slots["queue"], default_concurrency_limit=shared.slots["default"])
-    demo.close = _closing(demo.close, shared.renderer)
+    demo.close = _closing(demo.close, work)
     return demo
 
 
-def _closing(close, renderer: PlateRenderer):
-    """The Blocks' ``close`` that also stops its render workers (Gradio has no hook for it). A server killed
+def _closing(close, work: ExplorerPool):
+    """The Blocks' ``close`` that also stops its workers (Gradio has no hook for it). A server killed
     without closing leaves none either: each worker exits when its parent dies (`plates.workers`)."""
     @functools.wraps(close)
     def close_all(*args, **kwargs):
         try:
             return close(*args, **kwargs)
         finally:
-            renderer.close()
+            work.close()
     return close_all
 
 
@@ -219,8 +221,8 @@ def _wire_plate(shared: AppContext, demo: gr.Blocks, base_state: gr.State, w: di
                      fg, bg, w["drawn"], w["dot_min"], w["dot_max"], w["density"]]
 
     def render_plate(request: gr.Request, base_json, *vals):  # Gradio fills `request` (first: before *vals)
-        try:  # the spec's colour search and the render: in a worker process in public mode (render_pool)
-            encoded = shared.renderer.from_controls(policy, base_json, *vals)
+        try:  # the spec's colour search and the render: in a worker process in public mode (plates.explorer.pool)
+            encoded = shared.work.from_controls(policy, base_json, *vals)
         except ValueError as exc:  # the plate on screen stays, marked not redrawn, with the reason in words
             message = clean_message(str(exc), (), hide_paths=policy.public)
             gr.Warning(message)

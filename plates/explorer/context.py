@@ -10,7 +10,7 @@ from dataclasses import dataclass
 from plates.admission import Admission
 from plates.explorer import models as em
 from plates.explorer import plate as ex
-from plates.explorer.render_pool import PlateRenderer
+from plates.explorer.pool import ExplorerPool
 
 __all__ = ["INTERNAL", "AppContext", "PlateTab"]
 
@@ -22,7 +22,7 @@ INTERNAL = dict(api_visibility="private")
 class AppContext:
     """What every tab of one app uses: the policy and admission limits, the error guard, the concurrency
     slots, the model cache, the plates on screen, the scratch folder for the files we name, and the session
-    state's time to live, and the renderer."""
+    state's time to live, and where the CPU work runs."""
 
     policy: ex.Policy
     admission: Admission | None
@@ -32,7 +32,7 @@ class AppContext:
     plates_seen: ex.PlateCache
     scratch: ex.Scratch
     ttl: float | None
-    renderer: PlateRenderer  # the Plate tab's renders (worker processes or this one); fills plates_seen
+    work: ExplorerPool  # renders and the reader's answers (worker processes or this one); owns plates_seen
 
     def make_spec(self, base_json, *vals):
         """The Plate tab's controls (and the pasted/linked spec they sit on) as a PlateSpec."""

@@ -38,12 +38,13 @@ from plates.tasks import Question, get_task, subject_of
 from plates.tasks.colorbench import TASKS as SCENE_TASKS
 from plates.tasks.colorbench import NotAskable
 from plates.tasks.prompts import PROMPTS, get_prompt, query_for
+from plates.validation import check_choice
 
 __all__ = [
     "ILLUSION_KINDS", "ILLUSION_PROMPTS", "illusion_prompts", "NO_PALETTE", "OUTLINE", "SCENE_PROMPTS", "IllusionControls",
     "SceneControls", "TargetValues", "ask_stimulus", "illusion_markdown", "make_question", "measure_targets",
     "outlined", "question_markdown", "render_illusion_controls", "render_scene_controls", "result_markdown",
-    "scene_markdown", "subject_of", "LAYOUT_CHOICES", "PALETTE_CHOICES", "SHAPE_CHOICES",
+    "scene_markdown", "scene_question_markdown", "subject_of", "LAYOUT_CHOICES", "PALETTE_CHOICES", "SHAPE_CHOICES",
 ]
 
 #: Illusion kinds a visitor can pick (`plates.stimuli.illusions.ILLUSION_TYPES`, in its order).
@@ -236,6 +237,16 @@ def make_question(stim: Stimulus, prompt_name: str, *, seed: int = 0) -> Questio
         return task.question(subject_of(stim), template, seed=int(seed))
     except NotAskable as exc:
         raise ValueError(f"this scene cannot carry a {task.name} question: {exc}") from None
+
+
+def scene_question_markdown(stim: Stimulus, task: str) -> str:
+    """The ColorBench ``task``'s question about the scene ``stim`` as Markdown (`question_markdown`), or why the
+    scene cannot carry it, in words ("Not askable: ..."), for the page to show instead of an error."""
+    check_choice("task", task, SCENE_PROMPTS)
+    try:
+        return question_markdown(make_question(stim, SCENE_PROMPTS[task]))
+    except ValueError as exc:
+        return f"**Not askable:** {exc}"
 
 
 def question_markdown(question: Question) -> str:

@@ -3,7 +3,9 @@
 Thin on purpose, like `app`: every decision lives in plates.explorer.families and plates.explorer.quiz; this file
 lays out widgets and wires events, one function per tab. ``add_family_tabs`` is called inside
 ``app.build_app()``'s Blocks; the Illusion and Scene tabs ask the model chosen in the Model tab (its kind / id /
-URL widgets and the session's key state are passed in), through the same backend cache.
+URL widgets and the session's key state are passed in), through the same backend cache. Their renders, and the
+stimuli a model is asked about, are drawn by the app's `plates.explorer.pool.ExplorerPool` (worker processes in
+public mode).
 """
 
 from __future__ import annotations
@@ -18,6 +20,7 @@ from plates.explorer import families as fv
 from plates.explorer import models as em
 from plates.explorer import plate as ex
 from plates.explorer import quiz as qv
+from plates.explorer.pool import ExplorerPool
 from plates.validation import check_choice
 
 __all__ = ["add_family_tabs"]
@@ -26,12 +29,15 @@ __all__ = ["add_family_tabs"]
 def add_family_tabs(policy: ex.Policy, *, guard: Callable, cache: em.ModelCache, scratch: ex.Scratch,
                     model: Sequence[gr.components.Component], key_state: gr.State,
                     quiz: qv.QuizConfig | None = None, reader: qv.ReaderCache | None = None,
-                    board: qv.ModelBoard | None = None, admission: Admission | None = None) -> None:
+                    board: qv.ModelBoard | None = None, admission: Admission | None = None,
+                    work: ExplorerPool | None = None) -> None:
     """Add the three tabs to the Blocks being built. ``guard(fn, secrets_from)`` turns errors into page
     messages (app._guard); ``model`` = the Model tab's (kind, hf_id, api_model, base_url) widgets;
-    ``admission``: public mode's limits per address and server-wide (`plates.admission.Admission`)."""
+    ``admission``: public mode's limits per address and server-wide (`plates.admission.Admission`);
+    ``work``: where illusions and scenes are drawn (default: in this process)."""
+    work = work if work is not None else ExplorerPool(0)
     quiz = quiz or qv.QuizConfig()
-    reader = reader or qv.ReaderCache()
+    reader = reader or qv.ReaderCache(run=work.run)  # the reader's own staircase runs where its answers do
     board = board or qv.ModelBoard()  # models' stored estimates (PLATES_QUIZ_MODELS), read on first result
     # Warm up before serving (as build_app does): colour-science loads now, not inside a visitor's request,
     # where its stand-in `matplotlib` module would break Gradio's matplotlib backend guard.
@@ -44,12 +50,16 @@ def add_family_tabs(policy: ex.Policy, *, guard: Callable, cache: em.ModelCache,
         choice = em.ModelChoice(kind, hf_id if kind == "hf" else api_model, base_url)
         return em.open_backend(choice, key, policy, cache)
 
-    def ask(stim, prompt_name, key, run_id, rows, kind, hf_id, api_model, base_url):
+    def ask(controls, prompt_name, key, run_id, rows, kind, hf_id, api_model, base_url):
+        """Ask the chosen model ``prompt_name`` about the illusion or scene ``controls`` describe (drawn by
+        ``work``: in a worker process in public mode)."""
+        stim = work.stimulus(controls, policy)
         question = fv.make_question(stim, prompt_name)
         run_id = run_id or f"explorer-{uuid.uuid4().hex[:12]}"
         backend, close = backend_for(key, kind, hf_id, api_model, base_url)
         try:
-            row = fv.ask_stimulus(stim, question, backend, run_id=run_id, secrets=(key,), gpu=cache.ask_on_gpu)
+            with cache.turn(backend):  # a local model answers one question at a time
+                row = fv.ask_stimulus(stim, question, backend, run_id=run_id, secrets=(key,), gpu=cache.ask_on_gpu)
         finally:
             if close:
                 backend.close()
@@ -61,31 +71,28 @@ def add_family_tabs(policy: ex.Policy, *, guard: Callable, cache: em.ModelCache,
     def png(stem, image):
         return scratch.write(stem, "png", ex.png_bytes(image))  # the exact pixels, lossless
 
-    _illusions_tab(policy, guard, ask, png, model, key_state, run_state, rows_state)
-    _scenes_tab(policy, guard, ask, png, model, key_state, run_state, rows_state)
+    _illusions_tab(policy, guard, work, ask, scratch, model, key_state, run_state, rows_state)
+    _scenes_tab(policy, guard, work, ask, scratch, model, key_state, run_state, rows_state)
     _quiz_tab(policy, guard, png, scratch, admission, quiz, reader, board, ttl)
 
 
-def _illusions_tab(policy: ex.Policy, guard: Callable, ask: Callable, png: Callable,
+def _illusions_tab(policy: ex.Policy, guard: Callable, work: ExplorerPool, ask: Callable, scratch: ex.Scratch,
                    model: Sequence[gr.components.Component], key_state: gr.State, run_state: gr.State,
                    rows_state: gr.State) -> None:
-    """The Illusions tab: one illusion drawn from its controls, its truth, and a question asked of the model
-    chosen in the Model tab (``ask``)."""
-    def illusion(*vals):
-        return fv.render_illusion_controls(fv.IllusionControls(*vals), policy)
-
+    """The Illusions tab: one illusion drawn from its controls (by ``work``), its truth, and a question asked
+    of the model chosen in the Model tab (``ask``)."""
     def render_illusion(outline, prompt, *vals):
         """The illusion (its targets outlined when asked), its truth, and the questions this kind can carry
         (the one chosen kept when it still applies)."""
-        stim = illusion(*vals)
-        allowed = fv.illusion_prompts(stim)
-        return (png("illusion", fv.outlined(stim) if outline else stim.image), fv.illusion_markdown(stim),
+        shown = work.illusion(fv.IllusionControls(*vals), policy, bool(outline))
+        allowed = list(shown.question)
+        return (scratch.write("illusion", "png", shown.png), shown.truth,
                 gr.update(choices=allowed, value=prompt if prompt in allowed else allowed[0]))
 
     def ask_illusion(key, run_id, rows, kind, hf_id, api_model, base_url, prompt_name, illusion_kind, strength,
                      delta_e, layout, swap, seed, size):
-        stim = illusion(illusion_kind, strength, delta_e, layout, swap, seed, size)
-        return ask(stim, prompt_name, key, run_id, rows, kind, hf_id, api_model, base_url)
+        controls = fv.IllusionControls(illusion_kind, strength, delta_e, layout, swap, seed, size)
+        return ask(controls, prompt_name, key, run_id, rows, kind, hf_id, api_model, base_url)
 
     with gr.Tab("Illusions") as ill_tab:
         with gr.Row():
@@ -128,30 +135,20 @@ def _illusions_tab(policy: ex.Policy, guard: Callable, ask: Callable, png: Calla
                   concurrency_limit=ex.concurrency(policy)["model"], concurrency_id="model")
 
 
-def _scenes_tab(policy: ex.Policy, guard: Callable, ask: Callable, png: Callable,
+def _scenes_tab(policy: ex.Policy, guard: Callable, work: ExplorerPool, ask: Callable, scratch: ex.Scratch,
                 model: Sequence[gr.components.Component], key_state: gr.State, run_state: gr.State,
                 rows_state: gr.State) -> None:
-    """The Scenes tab: one ColorBench-style scene drawn from its controls, its facts, and a task's question
-    asked of the model chosen in the Model tab (``ask``)."""
-    def scene(*vals):
-        return fv.render_scene_controls(fv.SceneControls(*vals), policy)
-
-    def scene_question(task, stim):
-        try:
-            return fv.question_markdown(fv.make_question(stim, fv.SCENE_PROMPTS[task]))
-        except ValueError as exc:  # the scene cannot carry it: said in words, not as an error popup
-            return f"**Not askable:** {exc}"
-
+    """The Scenes tab: one ColorBench-style scene drawn from its controls (by ``work``), its facts, and a
+    task's question asked of the model chosen in the Model tab (``ask``)."""
     def render_scene(task, *vals):
-        check_choice("task", task, fv.SCENE_PROMPTS)
-        stim = scene(*vals)
-        return png("scene", stim.image), fv.scene_markdown(stim), scene_question(task, stim)
+        shown = work.scene(fv.SceneControls(*vals), policy, task)  # a task it cannot carry: said in words
+        return scratch.write("scene", "png", shown.png), shown.truth, shown.question
 
     def ask_scene(key, run_id, rows, kind, hf_id, api_model, base_url, task, objects, colours, min_delta_e,
                   clutter, area_ratio, shapes, palette, seed, size):
-        check_choice("task", task, fv.SCENE_PROMPTS)
-        stim = scene(objects, colours, min_delta_e, clutter, area_ratio, shapes, palette, seed, size)
-        return ask(stim, fv.SCENE_PROMPTS[task], key, run_id, rows, kind, hf_id, api_model, base_url)
+        prompt = fv.SCENE_PROMPTS[check_choice("task", task, fv.SCENE_PROMPTS)]
+        controls = fv.SceneControls(objects, colours, min_delta_e, clutter, area_ratio, shapes, palette, seed, size)
+        return ask(controls, prompt, key, run_id, rows, kind, hf_id, api_model, base_url)
 
     defaults = fv.SceneControls()
     with gr.Tab("Scenes") as sc_tab:
@@ -201,6 +198,7 @@ def _quiz_tab(policy: ex.Policy, guard: Callable, png: Callable, scratch: ex.Scr
               quiz: qv.QuizConfig, reader: qv.ReaderCache, board: qv.ModelBoard, ttl: float | None) -> None:
     """The "Try it yourself" tab: consent, the quiz's trials (typed numbers or option buttons), and the
     person's result beside the models' (`plates.explorer.quiz`)."""
+    slots = ex.concurrency(policy)
     def show(session):
         """The widgets' updates for the image now on screen: plate (typed answer) or illusion (buttons)."""
         trial = session.next_trial()
@@ -272,15 +270,15 @@ def _quiz_tab(policy: ex.Policy, guard: Callable, png: Callable, scratch: ex.Scr
     shown = [progress, plate, instruction, typed_box, option_box, *options]
     start_btn.click(guard(start), [agree, started_state],
                     [quiz_state, started_state, *shown, typed, trial_box, result_md, quiz_download],
-                    api_name="quiz_start", concurrency_limit=4, concurrency_id="quiz")
+                    api_name="quiz_start", concurrency_limit=slots["quiz"], concurrency_id="quiz")
     answer_out = [quiz_state, *shown, typed, trial_box, result_md, quiz_download]
-    answer_kw = dict(fn=guard(answer), inputs=[quiz_state, typed], outputs=answer_out, concurrency_limit=4,
-                     concurrency_id="quiz")
+    answer_kw = dict(fn=guard(answer), inputs=[quiz_state, typed], outputs=answer_out,
+                     concurrency_limit=slots["quiz"], concurrency_id="quiz")
     submit.click(api_name="quiz_answer", **answer_kw)
     typed.submit(api_name=False, **answer_kw)
     for i, button in enumerate(options):
         button.click(guard(option_answer(i)), [quiz_state], answer_out, api_name=f"quiz_option_{i}",
-                     concurrency_limit=4, concurrency_id="quiz")
+                     concurrency_limit=slots["quiz"], concurrency_id="quiz")
     for key, button in keys.items():
         button.click(_key_press(key, quiz.limits.max_text), typed, typed, api_name=False, show_progress="hidden")
 

@@ -141,8 +141,9 @@ def _wire_model(shared: AppContext, plate: PlateTab, model_tab: gr.Tab, w: dict,
         run_id = run_id or f"explorer-{uuid.uuid4().hex[:12]}"
         backend, close = em.open_backend(view.choice(), key, policy, cache)
         try:
-            row, seen = em.ask_one(spec, ask, backend, colour_set=spec.palette or ex.CUSTOM, run_id=run_id,
-                                   secrets=(key,), gpu=cache.ask_on_gpu, renderer=plates_seen)
+            with cache.turn(backend):  # a local model answers one question at a time
+                row, seen = em.ask_one(spec, ask, backend, colour_set=spec.palette or ex.CUSTOM, run_id=run_id,
+                                       secrets=(key,), gpu=cache.ask_on_gpu, renderer=plates_seen)
         finally:
             if close:
                 backend.close()
@@ -269,11 +270,12 @@ def _wire_sweep(shared: AppContext, model: dict, w: dict, model_inputs: list, vi
         shared.admit_answers(request, len(values) * len(choices), "a sweep")
         run_id = run_id or f"explorer-{uuid.uuid4().hex[:12]}"
         plan = em.sweep_plan(spec, values)  # values these colours cannot reach are named, not fatal
+        drawn = shared.work.plates_for(plan.specs)  # the sweep's plates, drawn at once in the workers if any
         rows: list[dict] = []
         failed: list[str] = []
         answers = compare.sweep_models(spec, values, ask, choices, key=key, key_url=view.base_url, policy=policy,
                                        cache=cache, colour_set=spec.palette or ex.CUSTOM, run_id=run_id,
-                                       renderer=plates_seen)
+                                       renderer=drawn)
         for batch in em.in_batches(answers, SWEEP_UPDATE_S):
             failed += [f"⚠️ {compare.model_line(a.choice)}: {a.error}" for a in batch if a.error]
             new = [a.row for a in batch if a.row is not None]

@@ -11,6 +11,7 @@ that leaves this module goes through :func:`redact` first.
 
 from __future__ import annotations
 
+import contextlib
 import dataclasses
 import hashlib
 import io
@@ -157,6 +158,7 @@ class ModelCache:
         # public mode: (kind, model) -> (when, why) of a load that failed, answered at once for a while
         self.remember_failures_s, self._clock = remember_failures_s, clock
         self._failed: dict[tuple[str, str], tuple[float, str]] = {}
+        self._local = threading.Lock()  # held by a local (HF) model's answers: `turn`
         # HF generation holds a GPU only while it runs on ZeroGPU; wrapped once, when the app is built
         self.ask_on_gpu: Callable[[Backend, Sequence[Query]], list] | None = (
             gpu_wrapped(ask_all) if _zero_gpu() else None)
@@ -182,6 +184,12 @@ class ModelCache:
             while len(self._models) > self.max_models:
                 self._models.pop(next(iter(self._models))).close()
             return self._models[key]
+
+    def turn(self, backend: Backend) -> contextlib.AbstractContextManager:
+        """What to hold while ``backend`` answers: a Hugging Face model loaded in this process answers one
+        question or sweep at a time, however many events the page runs at once (it shares this process's
+        memory and GPU); every other backend (an API, the bundled reader) answers at once."""
+        return self._local if backend.kind == "hf" else contextlib.nullcontext()
 
     def has(self, choice: ModelChoice) -> bool:
         """True when ``choice`` is loaded already."""

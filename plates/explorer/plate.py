@@ -21,7 +21,7 @@ import threading
 import time
 import uuid
 from collections import OrderedDict, deque
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -432,17 +432,19 @@ class Views:
 
 class PlateCache:
     """The last few rendered plates by spec (an LRU of ``maxsize``), so asking a model about the plate on
-    screen does not render it again. Thread-safe; one per app, never module state."""
+    screen does not render it again; a plate not there is drawn by ``render`` (spec -> Plate: `render`, or a
+    worker process's, `plates.explorer.pool.ExplorerPool.render_plate`). Thread-safe; one per app, never
+    module state."""
 
-    def __init__(self, maxsize: int = 16) -> None:
-        self.maxsize = maxsize
+    def __init__(self, maxsize: int = 16, render: Callable[[PlateSpec], Plate] = render) -> None:
+        self.maxsize, self._render = maxsize, render
         self._plates: dict[PlateSpec, Plate] = {}
         self._lock = threading.Lock()
 
     def __call__(self, spec: PlateSpec) -> Plate:
         with self._lock:
             plate = self._plates.pop(spec, None)
-        return self.put(render(spec) if plate is None else plate)
+        return self.put(self._render(spec) if plate is None else plate)
 
     def put(self, plate: Plate) -> Plate:
         """Remember ``plate`` (rendered elsewhere: a worker process) as its spec's, most recently used."""
@@ -635,6 +637,8 @@ def share_query(spec: PlateSpec) -> str:
 #: Events waiting in the explorer's queue at most (a visitor beyond it is told the server is busy): public mode
 #: keeps it short, so a crowd waits seconds rather than minutes; private mode allows a sweep-heavy session.
 QUEUE_SIZE = {True: 32, False: 64}
+#: Quiz events (start, answer) run at once: each is short (a trial's image; at the end, the result).
+QUIZ_AT_ONCE = 4
 
 
 def cores() -> int:
@@ -645,14 +649,16 @@ def cores() -> int:
         return max(1, os.cpu_count() or 1)
 
 
-#: Worker processes for the explorer's renders: a whole number >= 0 (0: render in the server's own process).
+#: Worker processes for the explorer's renders and the bundled reader's answers: a whole number >= 0 (0: in the
+#: server's own process).
 RENDER_WORKERS_ENV = "PLATES_RENDER_WORKERS"
 
 
 def render_workers(policy: Policy, environ: Mapping[str, str] | None = None) -> int:
-    """Worker processes for renders: ``PLATES_RENDER_WORKERS`` when set (a whole number >= 0; a ValueError
-    names anything else), else one per core in public mode on a machine of two cores or more (many visitors),
-    else 0: a private explorer has one visitor, whose renders run in the server's own threads."""
+    """Worker processes for renders and the reader's answers (`plates.explorer.pool`): ``PLATES_RENDER_WORKERS``
+    when set (a whole number >= 0; a ValueError names anything else), else one per core in public mode on a
+    machine of two cores or more (many visitors), else 0: a private explorer has one visitor, whose renders run
+    in the server's own threads."""
     env = os.environ if environ is None else environ
     text = env.get(RENDER_WORKERS_ENV, "").strip()
     if text:
@@ -665,12 +671,30 @@ def render_workers(policy: Policy, environ: Mapping[str, str] | None = None) -> 
 
 def concurrency(policy: Policy) -> dict[str, int]:
     """Events run at once per concurrency group of the explorer (Gradio ``concurrency_id``), and the queue's
-    bound: renders (every plate, illusion and scene redraw) and, in private mode, model answers (ask and sweep
-    share one group; the baseline reader is CPU-bound like a render) up to the cores; a public server answers one
-    model call at a time (a visitor's model may be a large local one). ``default``: events of no group.
-    ``queue`` is Gradio's ``max_size``: bounded in both modes. Where renders run in worker processes
-    (`render_workers`), twice as many render events as workers run at once: a render's server thread mostly
-    waits, and the next render reaches a worker while this one's files are written and sent."""
+    bound: renders (every plate, illusion and scene redraw) and model answers (ask and sweep share one group;
+    the baseline reader is CPU-bound like a render) up to the cores in this process. Where renders and the
+    reader's answers run in worker processes (`render_workers`, `plates.explorer.pool`), twice as many render
+    events, and as many model events, as workers run at once: an event's server thread mostly waits, and the
+    next one reaches a worker while this one's files are written and sent; a local Hugging Face model still
+    answers one question at a time (`plates.explorer.models.ModelCache.turn`). A public server that computes in
+    its own threads answers one model call at a time. ``quiz``: the quiz's events (`QUIZ_AT_ONCE`).
+    ``default``: events of no group. ``queue`` is Gradio's ``max_size``: bounded in both modes."""
     n = cores()
     workers = render_workers(policy)
-    return {"render": 2 * workers if workers else n, "model": 1 if policy.public else n, "default": n, "queue": QUEUE_SIZE[policy.public]}
+    model = 2 * workers if workers else (1 if policy.public else n)
+    return {"render": 2 * workers if workers else n, "model": model, "quiz": QUIZ_AT_ONCE, "default": n,
+            "queue": QUEUE_SIZE[policy.public]}
+
+
+def pool_bound(policy: Policy) -> int | None:
+    """Calls the explorer's worker pool (`plates.explorer.pool.ExplorerPool`) takes at once, waiting or running:
+    as many as the events `concurrency` runs at once can make (a render event one call; a model event, a sweep,
+    one per worker; a quiz event, the reader's staircase at a result, and an event of no group, the Model tab
+    drawing the plate it asks about, one), so an event the
+    page has admitted is never refused there; past that a call is refused in words ("this server is busy ...").
+    Gradio's queue (``queue``) bounds the events waiting before them. None without workers."""
+    workers = render_workers(policy)
+    if not workers:
+        return None
+    slots = concurrency(policy)
+    return slots["render"] + slots["model"] * workers + slots["quiz"] + slots["default"]

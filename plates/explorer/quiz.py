@@ -30,7 +30,7 @@ import math
 import os
 import tempfile
 import threading
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -275,12 +275,23 @@ def result_markdown(session: QuizSession, reader: AdaptiveEstimate | None = None
     return "\n".join(lines)
 
 
+def reader_estimate(stair: Staircase) -> AdaptiveEstimate:
+    """Run the reader's staircase ``stair`` (`plates.runs.staircase.run_staircase`) and return its estimate; a
+    top-level function, so a worker process can run it (`plates.explorer.pool.ExplorerPool.run`)."""
+    return run_staircase(stair).estimate
+
+
 class ReaderCache:
     """The bundled reader's threshold per quiz configuration, measured once (thread-safe) into a temporary
-    folder this object owns; one per app (never module state)."""
+    folder this object owns; one per app (never module state). ``run(fn, stair)`` runs `reader_estimate`
+    (default: here; the app passes its `plates.explorer.pool.ExplorerPool.run`, a worker process in public
+    mode)."""
 
-    def __init__(self, root: str | Path | None = None) -> None:
+    def __init__(self, root: str | Path | None = None,
+                 run: Callable[[Callable[[Staircase], AdaptiveEstimate], Staircase], AdaptiveEstimate] | None = None,
+                 ) -> None:
         self.root = Path(root) if root is not None else Path(tempfile.mkdtemp(prefix="plates-quiz-reader-"))
+        self._run = run if run is not None else (lambda fn, stair: fn(stair))
         self._estimates: dict[str, AdaptiveEstimate] = {}
         self._lock = threading.Lock()
 
@@ -295,7 +306,7 @@ class ReaderCache:
         stair = self.staircase(person)
         with self._lock:
             if stair.run_id not in self._estimates:
-                self._estimates[stair.run_id] = run_staircase(stair).estimate
+                self._estimates[stair.run_id] = self._run(reader_estimate, stair)
             return self._estimates[stair.run_id]
 
     @property

@@ -1,6 +1,6 @@
 """The lock of a run writing to a local folder (`plates.runs.runner.run_experiment`): flocks beside its parts.
 
-An object store has no flock: a run writing there holds a lease object instead (`plates.runs.leases`).
+An object store has no flock: a run writing there holds a lease object instead (`plates.leases`).
 """
 
 from __future__ import annotations

@@ -46,12 +46,12 @@ from plates.colour import delta_e2000
 from plates.datasets import PRESETS, load_dataset
 from plates.datasets.sample import Sample, load_sample
 from plates.faults import environment_failure
+from plates.leases import run_lease
 from plates.models import make_backend as registry_make
 from plates.models.base import Query
 from plates.results import ResultsWriter, compact_run, load_results
 from plates.runs.experiment import ConditionSpec, Experiment, ModelSpec
 from plates.runs.images import RunImages
-from plates.runs.leases import run_lease
 from plates.runs.locks import run_lock
 from plates.runs.rows import Asked, build_row
 from plates.shards import Shard
@@ -376,7 +376,7 @@ def run_experiment(exp: Experiment, *, retry_errors: bool = False, progress: boo
     ``executor``: who asks the rows still to do (default `ask_locally`: this process); e.g.
     `plates.runs.ray_executor.RayExecutor`. Planning, resume, checks, the lock and compaction stay here.
     The lock: flocks in a local ``out`` (`plates.runs.locks`), a lease object on an object store
-    (`plates.runs.leases`); ``take_over_lock`` takes over an object-store lease a crashed run left (expired).
+    (`plates.leases`); ``take_over_lock`` takes over an object-store lease a crashed run left (expired).
     """
     t0 = time.monotonic()
     items = load_items(exp) if items is None else list(items)

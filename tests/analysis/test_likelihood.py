@@ -6,11 +6,11 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from plates.analysis import likelihood, psychometric
+from plates.analysis import likelihood, psychometric, psychometric_fits
 from plates.analysis import pse as pse_module
 from plates.analysis.observers import ComparisonObserver, SimulatedObserver
 from plates.analysis.pse import fit_pse, fit_pse_counts, outcomes
-from plates.analysis.psychometric import fit_psychometric, fit_psychometric_counts
+from plates.analysis.psychometric_fits import fit_psychometric, fit_psychometric_counts
 
 LEVELS = np.linspace(1.0, 20.0, 12)
 
@@ -27,7 +27,7 @@ def _observer_counts(threshold: float, kind: str, seed: int, repeats: int = 30):
 def _scipy_threshold(k: np.ndarray, n: np.ndarray, guess: float) -> tuple[float, float, float]:
     """The threshold and its interval by `likelihood.fit` (scipy SLSQP, `profile_interval`) on the model's
     likelihood (what every fit ran before the batch), through the fit's interval rule."""
-    fun = psychometric._batch_nll(LEVELS[None], k[None], n[None], np.array([guess]), None, "logistic")
+    fun = psychometric_fits._batch_nll(LEVELS[None], k[None], n[None], np.array([guess]), None, "logistic")
 
     def one(theta):
         value, grad = fun(theta[None], np.array([0]))
@@ -36,11 +36,11 @@ def _scipy_threshold(k: np.ndarray, n: np.ndarray, guess: float) -> tuple[float,
     span = LEVELS[-1] - LEVELS[0]
     bounds = [(LEVELS[0] - span, LEVELS[-1] + span), (np.log(0.5 / span), np.log(1000.0 / span)),
               (0.0, psychometric.LAPSE_MAX)]
-    starts = psychometric._grid_starts(LEVELS, k, n, guess, None, "logistic", bounds)
+    starts = psychometric_fits._grid_starts(LEVELS, k, n, guess, None, "logistic", bounds)
     best, prof = likelihood.fit(one, starts, bounds, jac=True, cutoff=likelihood.chi2_cutoff(0.95))
     # the interval a located threshold reports: the posterior's, widened to this profile interval
-    low, high = psychometric._threshold_interval(LEVELS, k, n, LEVELS, guess, None, "logistic", bounds[1][1], 0.95,
-                                                 prof.low, prof.high)
+    low, high = psychometric_fits.threshold_interval(LEVELS, k, n, LEVELS, guess, None, "logistic", bounds[1][1],
+                                                     0.95, prof.low, prof.high)
     return float(best.theta[0]), low, high
 
 
@@ -112,4 +112,28 @@ def test_bootstrap_isotonic_fits_at_once_equal_pool_adjacent_violators():
         p[rng.integers(0, size)] *= rng.random()  # a dip
         draws = rng.binomial(n.astype(int), p, size=(20, size)).astype(float)
         one_by_one = [psychometric._iso_deviance(row, n)[0] for row in draws]
-        assert psychometric._iso_deviances(draws, n) == pytest.approx(one_by_one, abs=1e-9)
+        trials = np.broadcast_to(n, draws.shape)
+        assert psychometric._iso_deviances(draws, trials) == pytest.approx(one_by_one, abs=1e-9)
+        # rows of fewer levels, padded at the end with no trials, beside wider ones: the same deviances
+        pad = int(rng.integers(1, 4))
+        padded = np.pad(draws, ((0, 0), (0, pad)))
+        wider = np.hstack([draws, rng.binomial(5, 0.5, size=(20, pad))]).astype(float)
+        together = psychometric._iso_deviances(np.vstack([padded, wider]),
+                                               np.vstack([np.pad(trials, ((0, 0), (0, pad))),
+                                                          np.hstack([trials, np.full((20, pad), 5.0)])]))
+        assert together[:20] == pytest.approx(one_by_one, abs=1e-9)
+
+
+def test_monotonicity_bootstrap_of_many_groups_equals_each_alone():
+    """Each group's bootstrap draws come from its own seeded generator: its p is the same fitted alone or
+    beside groups of other level counts (the dashboard fits hundreds together)."""
+    rng = np.random.default_rng(11)
+    groups = []
+    for size in (3, 8, 20, 8, 5, 20):
+        n = rng.integers(5, 60, size).astype(float)
+        p = np.sort(rng.uniform(0.3, 0.9, size))
+        p[size // 2] *= 0.8  # a small dip: the chi-square bound does not settle it, the bootstrap does
+        groups.append((rng.binomial(n.astype(int), p).astype(float), n))
+    together = psychometric.monotone_from_counts(groups)
+    assert together == [psychometric.monotone_from_counts([g])[0] for g in groups]
+    assert any(1 / 1001 < p < 1 for _, p in together)  # some went through the bootstrap

@@ -13,16 +13,8 @@ from scipy import optimize, special
 
 from plates.analysis.observers import ComparisonObserver, SimulatedObserver
 from plates.analysis.pse import fit_pse, outcomes, pse_probabilities
-from plates.analysis.psychometric import (
-    STATUSES,
-    chance_test,
-    fit_groups,
-    fit_psychometric,
-    guess_rate,
-    monotone_test,
-    psychometric,
-    sigmoid,
-)
+from plates.analysis.psychometric import STATUSES, guess_rate, monotone_test, psychometric, sigmoid
+from plates.analysis.psychometric_fits import chance_test, fit_groups, fit_psychometric
 
 LEVELS = np.arange(1.0, 21.0)  # ΔE2000 1..20, a constant-stimuli design
 

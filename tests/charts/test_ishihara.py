@@ -10,7 +10,7 @@ import pytest
 
 from plates.analysis import metrics
 from plates.analysis.comparison import compare, model_key, paper_condition
-from plates.analysis.psychometric import fit_psychometric
+from plates.analysis.psychometric_fits import fit_psychometric
 from plates.charts import delta_e as delta_e_chart
 from plates.charts import ishihara as charts
 from plates.charts.comparison import comparison_figure
@@ -300,6 +300,19 @@ def test_accuracy_bars_carry_the_prompts_chance_line_and_model_colours():
     assert [round(s.y0, 4) for s in lines] == [round(charts.chance_rate("cbe-open"), 4)]
     assert any("chance" in a.text for a in fig.layout.annotations)
     assert by_name(fig, "model-a").marker.color == model_colour("model-a")
+
+
+def test_chance_lines_close_together_share_one_label_instead_of_printing_over_each_other():
+    """Regression: cbe-open's 1/100 and huemanity-numeric's 1/90 both read "chance 1%" and their labels, a
+    tenth of a point apart, printed over each other on the Resolution chart."""
+    frame = concat(*(outcomes("gpt", 3, 10, size=s, prompt_name=p) for s in (300, 900)
+                     for p in ("cbe-open", "huemanity-numeric", "cbe-yn-correct")))
+    fig = charts.resolution_figure(frame)
+    lines = sorted(round(s.y0, 4) for s in fig.layout.shapes if s.y0 == s.y1)
+    assert lines == [0.01, 0.0111, 0.5]  # every chance line is still drawn
+    labels = sorted((round(a.y, 4), a.text) for a in fig.layout.annotations if "chance" in a.text)
+    assert labels == [(0.0111, "chance 1.0% (cbe-open) · 1.1% (huemanity-numeric)"),
+                      (0.5, "chance 50% (cbe-yn-correct)")]
 
 
 def test_chain_of_thought_deltas_carry_their_interval_and_ticks_follow_the_data():

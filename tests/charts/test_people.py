@@ -24,7 +24,7 @@ from streamlit.testing.v1 import AppTest
 from plates.analysis import illusions as ia
 from plates.analysis import people as pa
 from plates.analysis.pse import fit_pse
-from plates.analysis.psychometric import fit_psychometric
+from plates.analysis.psychometric_fits import fit_psychometric
 from plates.charts import illusions as fc
 from plates.charts import people as pc
 from plates.models.base import Reply
@@ -223,22 +223,31 @@ def _table(at: AppTest, column: str) -> pd.DataFrame:
     return tables[0]
 
 
+def _section(at: AppTest, name: str) -> AppTest:
+    """The People page switched to its section ``name`` (one section at a time, each its own scan)."""
+    at.radio(key="people_section").set_value(name).run()
+    assert not at.exception, [e.value for e in at.exception]
+    return at
+
+
 def test_people_page_shows_thresholds_and_pses_of_people_and_models(monkeypatch, folder, frame):
     at = open_page(monkeypatch, folder, "people")
-    assert len(at.get("plotly_chart")) == 2
-    assert [h.value for h in at.header][:2] == ["Thresholds (ΔE2000)",
-                                                "Illusions: point of subjective equality (ΔE2000)"]
+    assert len(at.get("plotly_chart")) == 1 and "Thresholds (ΔE2000)" in [h.value for h in at.header]
+    thresholds = _table(at, "threshold")
+    plates = frame[frame["family"] == "ishihara"]
+    assert dict(zip(thresholds["model"], thresholds["threshold"]))[pa.pooled_label(2)] == pytest.approx(
+        _expected_threshold(plates[plates["model"].isin([P1, P2])]), abs=1e-6)
+    _section(at, "Illusions (PSE)")
+    assert len(at.get("plotly_chart")) == 1
+    assert "Illusions: point of subjective equality (ΔE2000)" in [h.value for h in at.header]
     pse = _table(at, "pse")
     assert list(pse["model"]) == [pa.pooled_label(2), P1, P2, "model-a"]
     got = dict(zip(pse["model"], pse["pse"]))
     assert got[P1] == pytest.approx(_expected_pse(_illusions(frame, [P1])), abs=1e-6)
     assert got[pa.pooled_label(2)] == pytest.approx(_expected_pse(_illusions(frame, [P1, P2])), abs=1e-6)
-    thresholds = _table(at, "threshold")
-    plates = frame[frame["family"] == "ishihara"]
-    assert dict(zip(thresholds["model"], thresholds["threshold"]))[pa.pooled_label(2)] == pytest.approx(
-        _expected_threshold(plates[plates["model"].isin([P1, P2])]), abs=1e-6)
-    chart = at.get("plotly_chart")[1].proto.spec
+    chart = at.get("plotly_chart")[0].proto.spec
     assert f"person: {P1}" in chart and pa.pooled_label(2) in chart
+    _section(at, "Accuracy beside the papers")
     accuracy = _table(at, "paper_human")
     beside = accuracy[(accuracy["model"] == pa.pooled_label(2)) & (accuracy["prompt_name"] == "huemanity-numeric")]
     assert beside["paper_human"].tolist() == pytest.approx([0.9937])
@@ -265,7 +274,9 @@ def test_people_page_with_human_plate_rows_only_says_where_illusion_pses_come_fr
         target.parent.mkdir(parents=True, exist_ok=True)
         target.write_bytes(part.read_bytes())
     at = open_page(monkeypatch, tmp_path, "people")
-    assert len(at.get("plotly_chart")) == 2  # the thresholds, and the models' own PSEs (no person's yet)
+    assert len(at.get("plotly_chart")) == 1  # the thresholds
+    _section(at, "Illusions (PSE)")
+    assert len(at.get("plotly_chart")) == 1  # the models' own PSEs (no person's yet)
     assert any("No human illusion rows" in i.value for i in at.info), [i.value for i in at.info]
 
 

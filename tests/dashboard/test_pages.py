@@ -54,6 +54,9 @@ def test_the_delta_e_page_fits_plates_only_and_names_the_person(folder):
     assert not any(name.startswith("participant-") for name in names)
     with pytest.raises(ValueError, match="rcid-compare-human.*no plate answers.*allowed: huemanity-numeric"):
         pages.delta_e(view, prompt="rcid-compare-human")
+    # the condition order counts the plates' levels only: the 60 illusion levels are not a sweep of plates
+    levels = pages.plate_levels(view)
+    assert set(levels["prompt_name"]) == {"huemanity-numeric"} and (levels["level"] > 0).all()
 
 
 def test_the_delta_e_page_scans_the_levels_once_per_view_and_axis(folder, monkeypatch):

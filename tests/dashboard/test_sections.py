@@ -19,7 +19,7 @@ os.environ.setdefault("STREAMLIT_BROWSER_GATHER_USAGE_STATS", "false")
 PAGES = {
     "illusions": (3, "magnitude", "No illusion rows"),
     "scenes": (2, "macro", "No scene rows"),
-    "people": (2, "threshold", "No human rows"),  # the models' thresholds and PSEs, no person yet
+    "people": (1, "threshold", "No human rows"),  # the models' thresholds (its first section), no person yet
 }
 
 
@@ -58,6 +58,26 @@ def test_pages_show_the_papers_numbers_beside_ours(monkeypatch, families):
     at = open_page(monkeypatch, families, "people")
     people = at.dataframe[0].value
     assert set(people["who"]) == {"person", "model"} and people["threshold"].notna().any()
+
+
+def test_the_people_page_reads_the_section_it_shows(monkeypatch, families):
+    """One section at a time, each its own scan: the thresholds first, then the PSEs and the accuracy beside the
+    papers' people when chosen."""
+    sections = ("Thresholds (ΔE2000)", "Illusions: point of subjective equality (ΔE2000)",
+                "Accuracy beside the papers' people")
+
+    def shown(at):
+        return [h.value for h in at.header if h.value in sections]
+
+    at = open_page(monkeypatch, families, "people")
+    assert shown(at) == [sections[0]] and len(at.get("plotly_chart")) == 1
+    at.radio(key="people_section").set_value("Illusions (PSE)").run()
+    assert not at.exception and shown(at) == [sections[1]] and len(at.get("plotly_chart")) == 1
+    assert "magnitude" in at.dataframe[0].value.columns
+    at.radio(key="people_section").set_value("Accuracy beside the papers").run()
+    assert not at.exception and shown(at) == [sections[2]] and len(at.get("plotly_chart")) == 0
+    accuracy = at.dataframe[0].value
+    assert {"accuracy", "paper_human"} <= set(accuracy.columns) and set(accuracy["who"]) >= {"person", "model"}
 
 
 @pytest.mark.parametrize("page", PAGES)

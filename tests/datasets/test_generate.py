@@ -1,5 +1,8 @@
 """plates.datasets: preset contents, deterministic seeds, generation, manifest, resume, loading."""
 
+import multiprocessing as mp
+import threading
+
 import numpy as np
 import pyarrow.parquet as pq
 import pytest
@@ -115,13 +118,22 @@ def test_resume_redraws_planted_empty_truncated_and_damaged_images(tmp_path, pre
     assert not list(tmp_path.rglob(".*.tmp")) and not list(tmp_path.rglob(".tmp-*"))
 
 
-def test_generate_parallel_matches_serial(tmp_path):
-    generate("huemanity-numeric", tmp_path / "a", limit=4, size=96, workers=1, progress=False)
+def test_generate_parallel_matches_serial(tmp_path, monkeypatch):
+    methods = []
+    real = mp.get_context
+    monkeypatch.setattr(mp, "get_context", lambda method=None: methods.append(method) or real(method))
+    alone = threading.active_count() == 1
     generate("huemanity-numeric", tmp_path / "b", limit=4, size=96, workers=2, progress=False)
+    # alone (a plain `plates generate`), the workers fork from this process, even with its progress bar: the pool
+    # starts before tqdm's monitor thread (which then outlives the bar); a whole-suite run may have left other
+    # tests' threads (tqdm's among them), and then they are spawned
+    assert methods == ["fork" if alone else "spawn"]
+    generate("huemanity-numeric", tmp_path / "a", limit=4, size=96, workers=1, progress=False)
     serial, parallel = sorted((tmp_path / "a").rglob("*.png")), sorted((tmp_path / "b").rglob("*.png"))
     assert len(serial) == 4  # with no PNG on either side the loop below would assert nothing
     for pa_, pb in zip(serial, parallel, strict=True):
         assert pa_.name == pb.name and pa_.read_bytes() == pb.read_bytes()
+    assert pq.read_table(tmp_path / "a" / MANIFEST).equals(pq.read_table(tmp_path / "b" / MANIFEST))
 
 
 @pytest.mark.parametrize("kw, match", [(dict(limit=-2), "limit"), (dict(workers=0), "workers"),

@@ -219,6 +219,25 @@ def test_plates_staircase_measures_an_api_models_pse_through_a_real_http_server(
     assert set(frame["model"]) == {"comparer"} and set(frame["backend"]) == {"openai"}
 
 
+def test_plates_staircase_jitter_puts_huemanitys_per_dot_jitter_on_every_trial_and_refuses_more(tmp_path, capsys):
+    import json
+
+    from plates.cli import main
+    from plates.stimuli.ishihara.jitter import HUEMANITY_JITTER
+
+    base = ["staircase", "--prompt", "huemanity-numeric", "--size", "96", "--trials", "2", "--out"]
+    assert main([*base, str(tmp_path / "half"), "--jitter", "0.5"]) == 0, capsys.readouterr().err
+    specs = [json.loads(s) for s in load_results(tmp_path / "half").frame["spec_json"]]
+    assert len(specs) == 2 and all(s[k] == v * 0.5 for s in specs for k, v in HUEMANITY_JITTER.items())
+    assert main([*base, str(tmp_path / "none")]) == 0, capsys.readouterr().err
+    specs = [json.loads(s) for s in load_results(tmp_path / "none").frame["spec_json"]]
+    assert all(s["jitter_rgb"] == 0 and s["jitter_shift"] == 0 for s in specs)  # the default: no jitter
+    capsys.readouterr()
+    assert main([*base, str(tmp_path / "bad"), "--jitter", "1.5"]) == 2
+    assert "jitter=1.5 is not valid; allowed: a number in [0, 1]" in capsys.readouterr().err
+    assert not (tmp_path / "bad").exists()
+
+
 @pytest.mark.parametrize(("name", "measure"), [("staircase-baseline.toml", "threshold"),
                                                ("staircase-illusion.toml", "pse")])
 def test_the_example_staircases_load(name, measure):

@@ -1,6 +1,7 @@
 """People beside models: each participant's and each model's ΔE2000 threshold on the plates and point
 of subjective equality on the illusions (each with a pooled "people (K participants)" fit), their accuracy per
-prompt, and the papers' human numbers. Numbers: `plates.analysis.people`, figures: `plates.charts.people`."""
+prompt, and the papers' human numbers, one section at a time (each is its own scan and its own fits: a page of
+10 million rows reads only what it shows). Numbers: `plates.analysis.people`, figures: `plates.charts.people`."""
 
 import pandas as pd
 import streamlit as st
@@ -10,14 +11,17 @@ from plates.charts import people as pc
 from plates.dashboard import common
 from plates.dashboard.family_queries import PEOPLE_FAMILIES, has_rows, people_counts
 
+#: The page's sections -> the `people_counts` part each reads.
+SECTIONS = {"Thresholds (ΔE2000)": "plates", "Illusions (PSE)": "illusions", "Accuracy beside the papers": "accuracy"}
+
 
 @st.cache_data(show_spinner="Counting rows…", max_entries=8)
-def family_rows(key: str, filters, shown: tuple[str, ...] | None, _view, everyone: bool = False
-                ) -> dict[str, pd.DataFrame]:
-    """The people's and the models' rows collapsed by DuckDB (cached per results, filters and participants
-    shown; ``everyone``: every model's rows, for results with no person yet):
+def family_rows(key: str, filters, shown: tuple[str, ...] | None, part: str, _view, everyone: bool = False
+                ) -> pd.DataFrame:
+    """The people's and the models' rows of one section collapsed by DuckDB (cached per results, filters,
+    participants shown and section; ``everyone``: every model's rows, for results with no person yet):
     `plates.dashboard.family_queries.people_counts`."""
-    return people_counts(_view.opened.results, _view.where, shown, everyone=everyone)
+    return people_counts(_view.opened.results, _view.where, shown, everyone=everyone, parts=(part,))[part]
 
 
 view = common.current_view()
@@ -33,43 +37,47 @@ st.caption(
     "human accuracies, not thresholds."
 )
 # asked of DuckDB first: results without a human row read nothing more
-if not has_rows(view.opened.results, view.where, "backend", "human", PEOPLE_FAMILIES):
+everyone = not has_rows(view.opened.results, view.where, "backend", "human", PEOPLE_FAMILIES)
+if everyone:
     st.info("No human rows in the loaded results (backend “human”): answers from the explorer's quiz are "
             "written to the folder in PLATES_HUMAN_RESULTS; load that folder (or upload its parts). Below: the "
             "models' own fits and the papers' human numbers, for when people are added.")
-    counts = family_rows(view.opened.key, view.filters, None, view, everyone=True)
-else:
-    counts = family_rows(view.opened.key, view.filters, common.people_control(view, "people_shown"), view)
+shown = None if everyone else common.people_control(view, "people_shown")
+section = st.radio("Section", list(SECTIONS), horizontal=True, key="people_section")
+counts = family_rows(view.opened.key, view.filters, shown, SECTIONS[section], view, everyone=everyone)
 
-st.header("Thresholds (ΔE2000)")
-table = pa.threshold_table(counts["plates"], pooled=True)
-if len(table):
-    st.plotly_chart(pc.threshold_figure(table), key="chart-people")
-    st.caption("Orange: people (the diamond: one fit over every participant's answers together, “people (K "
-               "participants)”); blue: models.")
-    st.dataframe(table, hide_index=True, key="table-people")
+if section == "Thresholds (ΔE2000)":
+    st.header("Thresholds (ΔE2000)")
+    table = pa.threshold_table(counts, pooled=True)
+    if len(table):
+        st.plotly_chart(pc.threshold_figure(table), key="chart-people")
+        st.caption("Orange: people (the diamond: one fit over every participant's answers together, “people (K "
+                   "participants)”); blue: models.")
+        st.dataframe(table, hide_index=True, key="table-people")
+    else:
+        st.info("No plate rows with a ΔE2000 level to fit.")
+elif section == "Illusions (PSE)":
+    st.header("Illusions: point of subjective equality (ΔE2000)")
+    pse = pa.pse_people_table(counts)
+    if len(pse):
+        st.plotly_chart(pc.pse_people_figure(pse), key="chart-people-pse")
+        st.caption("x: the physical difference (signed ΔE2000) in favour of the target the illusion makes look "
+                   "lighter at which the two targets look equal; below 0 the observer is fooled (magnitude = "
+                   "−PSE). Three-way fit (A darker / same / B darker), profile-likelihood 95% interval; fits that "
+                   "located no PSE are in the table only. Neither paper measures a PSE: no paper numbers beside "
+                   "it.")
+        st.dataframe(pse, hide_index=True, key="table-people-pse")
+    if not (pse["who"] == "person").any():
+        st.info("No human illusion rows: the quiz's illusion trials (prompt rcid-compare-human) give each "
+                "participant's point of subjective equality here"
+                + (", beside the models' above." if len(pse) else "."))
 else:
-    st.info("No plate rows with a ΔE2000 level to fit.")
-
-st.header("Illusions: point of subjective equality (ΔE2000)")
-pse = pa.pse_people_table(counts["illusions"])
-if len(pse):
-    st.plotly_chart(pc.pse_people_figure(pse), key="chart-people-pse")
-    st.caption("x: the physical difference (signed ΔE2000) in favour of the target the illusion makes look "
-               "lighter at which the two targets look equal; below 0 the observer is fooled (magnitude = −PSE). "
-               "Three-way fit (A darker / same / B darker), profile-likelihood 95% interval; fits that located "
-               "no PSE are in the table only. Neither paper measures a PSE: no paper numbers beside it.")
-    st.dataframe(pse, hide_index=True, key="table-people-pse")
-if not (pse["who"] == "person").any():
-    st.info("No human illusion rows: the quiz's illusion trials (prompt rcid-compare-human) give each "
-            "participant's point of subjective equality here" + (", beside the models' above." if len(pse) else "."))
-
-st.header("Accuracy beside the papers' people")
-st.dataframe(pa.people_accuracy(counts["accuracy"], view.reference, pooled=True), hide_index=True,
-             key="table-people-accuracy")
-st.subheader("The papers' human numbers")
-human = pa.human_reference(view.reference)
-if human.empty:
-    st.info("The papers' tables are hidden (sidebar) or hold no human rows.")
-else:
-    st.dataframe(human, hide_index=True, key="table-people-reference")
+    st.header("Accuracy beside the papers' people")
+    st.dataframe(pa.people_accuracy(counts, view.reference, pooled=True), hide_index=True,
+                 key="table-people-accuracy")
+    st.subheader("The papers' human numbers")
+    human = pa.human_reference(view.reference)
+    if human.empty:
+        st.info("The papers' tables are hidden (sidebar) or hold no human rows.")
+    else:
+        st.dataframe(human, hide_index=True, key="table-people-reference")

@@ -24,15 +24,22 @@ import math
 
 import numpy as np
 
-from plates.validation import check_choice
+from plates.validation import check_choice, check_number
 
-__all__ = ["HUEMANITY_JITTER", "JITTER_RULES", "jitter"]
+__all__ = ["HUEMANITY_JITTER", "JITTER_RULES", "huemanity_jitter", "jitter"]
 
 #: HueManity §3's jitter in PlateSpec units: shift up to 0.3 of the way to the other colour, RGB +-30,
 #: lightness factor range e^(+-s) with s = ln 1.5 (0.667-1.5).
 HUEMANITY_JITTER = {"jitter_shift": 0.3, "jitter_rgb": 30.0, "jitter_lightness": math.log(1.5)}
 JITTER_RULES = ("keep-hue", "released-code")
 EXTREME_LO, EXTREME_HI = 8, 247  # jitter may not push a channel past these unless allow_extremes
+
+
+def huemanity_jitter(amount: float) -> dict[str, float]:
+    """PlateSpec's jitter fields at ``amount`` (0-1) of HueManity §3's jitter (`HUEMANITY_JITTER`): 0 none (every
+    dot of a class one colour), 1 the paper's. A ValueError names a value outside 0-1."""
+    amount = check_number("jitter", amount, 0.0, 1.0)
+    return {k: v * amount for k, v in HUEMANITY_JITTER.items()}
 
 
 def jitter(base: np.ndarray, other: np.ndarray, rng: np.random.Generator, *, shift: float, rgb: float,

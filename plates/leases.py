@@ -1,4 +1,5 @@
-"""The lock of a run writing to an object store (``s3://``): a lease object that only one writer can create.
+"""The lock of a run, or of `plates generate`, writing to an object store (``s3://``): a lease object that only one
+writer can create (`run_lease`; `set_lease` for a set, whose lease is ``<out>/_locks/generate.lease``).
 
 A local run holds flocks beside its parts (`plates.runs.locks`); an object store has no flock and no atomic
 rename, but S3 has conditional writes (AWS, since August and November 2024; MinIO and moto too): a PUT with
@@ -39,7 +40,7 @@ import secrets
 import socket
 import threading
 from collections.abc import Iterator
-from contextlib import contextmanager
+from contextlib import AbstractContextManager, contextmanager
 from dataclasses import dataclass
 from datetime import datetime, timezone
 from email.utils import parsedate_to_datetime
@@ -49,7 +50,7 @@ from plates.install import extra_hint
 from plates.shards import Shard
 from plates.storage import Store, open_store, s3_endpoint, s3_region
 
-__all__ = ["LEASES", "TTL", "Lease", "run_lease"]
+__all__ = ["GENERATE", "LEASES", "TTL", "Lease", "run_lease", "set_lease"]
 
 #: The folder under a run's output holding its leases.
 LEASES = "_locks"
@@ -156,22 +157,44 @@ def _name(run_id: str, shard: Shard | None) -> str:
     return f"{run_id}.lease" if shard is None else f"{run_id}.shard-{shard.tag}.lease"
 
 
-@contextmanager
+#: The lease name of `plates generate` on an object store (one set per output, whatever its preset).
+GENERATE = "generate"
+
+
 def run_lease(out: str | Store, run_id: str, shard: Shard | None = None, *, take_over: bool = False,
-              ttl: float = TTL) -> Iterator[Lease]:
+              ttl: float = TTL) -> AbstractContextManager[Lease]:
     """Hold run ``run_id``'s lease on the object store ``out`` (or its shard's) while inside; ValueError naming
     the holder when another writer holds it, or holds the other kind (see the module doc). ``take_over``: take
     an expired lease (a crashed run's). Raises RuntimeError on the way out when another writer took the lease
     over while this one held it (it had stalled past ``ttl``)."""
+    return _hold(out, run_id, f"run {run_id}", shard, take_over=take_over, ttl=ttl,
+                 lost="both may have asked the same rows (the results keep one row per key); check that run")
+
+
+def set_lease(out: str | Store, shard: Shard | None = None, *, take_over: bool = False,
+              ttl: float = TTL) -> AbstractContextManager[Lease]:
+    """`run_lease`'s rules for `plates generate` writing a set to the object store ``out``: one writer per output
+    (lease ``<out>/_locks/generate.lease``), shards of the set side by side (``generate.shard-<I>-of-<N>.lease``)
+    but never beside an unsharded writer. Two writers adding the same items would commit them twice (each
+    writer's shard files have unique names), and the manifest would list both."""
+    return _hold(out, GENERATE, "plates generate", shard, take_over=take_over, ttl=ttl,
+                 lost="both may have written the same items (the manifest would list them twice); check that "
+                      "writer and generate again into a fresh --out if it did")
+
+
+@contextmanager
+def _hold(out: str | Store, name: str, whole: str, shard: Shard | None, *, take_over: bool, ttl: float,
+          lost: str) -> Iterator[Lease]:
+    """The lease ``name`` (``whole``: the writer in words; ``lost``: what a lost lease means) under ``out``."""
     if not (isinstance(ttl, (int, float)) and not isinstance(ttl, bool) and ttl >= 4):
         raise ValueError(f"ttl={ttl!r} is not valid; allowed: a number of seconds >= 4")
     store = open_store(out)
     if not store.object_store:
-        raise ValueError(f"run_lease is for object stores; {store.url!r} is a local folder (plates.runs.locks)")
+        raise ValueError(f"leases are for object stores; {store.url!r} is a local folder (plates.runs.locks)")
     leases = _Leases(store)
-    what = f"run {run_id}" if shard is None else f"shard {shard.index}/{shard.count} of run {run_id}"
-    mine = Lease(leases.bucket, leases.prefix + _name(run_id, shard), {
-        "owner": secrets.token_hex(8), "host": socket.gethostname(), "pid": os.getpid(), "run_id": run_id,
+    what = whole if shard is None else f"shard {shard.index}/{shard.count} of {whole}"
+    mine = Lease(leases.bucket, leases.prefix + _name(name, shard), {
+        "owner": secrets.token_hex(8), "host": socket.gethostname(), "pid": os.getpid(), "run_id": name,
         "shard": None if shard is None else shard.tag, "ttl": float(ttl),
         "started": datetime.now(timezone.utc).isoformat(timespec="seconds")})
     if not leases.put(mine):
@@ -181,7 +204,7 @@ def run_lease(out: str | Store, run_id: str, shard: Shard | None = None, *, take
                 detail = "another writer released it this instant"
             elif held.expired:
                 detail = (f"{held.describe()}: expired, so that run has stopped (crashed or killed); rerun with "
-                          "--take-over-lock (run_lease(take_over=True)) to take it over")
+                          "--take-over-lock to take it over")
             else:
                 detail = f"{held.describe()}; wait for that run or stop it, then rerun to continue"
             raise ValueError(f"{what} is already running on {store.url}: its lease {mine.key!r} is {detail}")
@@ -190,40 +213,39 @@ def run_lease(out: str | Store, run_id: str, shard: Shard | None = None, *, take
                              "at the same time; rerun to see who holds it")
     try:
         if shard is None:
-            other = leases.live(f"{run_id}.shard-")
+            other = leases.live(f"{name}.shard-")
             if other:
                 raise ValueError(f"{what} cannot start on {store.url}: shards of it are running ({other[0].key!r} "
                                  f"{other[0].describe()}); wait for them or stop them")
         else:
-            whole = leases.read(leases.prefix + _name(run_id, None))
-            if whole is not None and not whole.expired:
-                raise ValueError(f"{what} cannot start on {store.url}: the run is running unsharded ("
-                                 f"{whole.describe()}); wait for it or stop it")
+            whole_lease = leases.read(leases.prefix + _name(name, None))
+            if whole_lease is not None and not whole_lease.expired:
+                raise ValueError(f"{what} cannot start on {store.url}: it is running unsharded ("
+                                 f"{whole_lease.describe()}); wait for it or stop it")
     except BaseException:
         leases.delete(mine)
         raise
-    lost = threading.Event()
+    lost_it = threading.Event()
     stop = threading.Event()
 
     def renew() -> None:
         while not stop.wait(ttl / 4):
             try:
                 if not leases.put(mine, replacing=mine.etag):
-                    lost.set()
+                    lost_it.set()
                     return
             except Exception:  # a failed renewal (network): tried again next time; the lease expires if it lasts
                 continue
 
-    renewer = threading.Thread(target=renew, name=f"lease-{run_id}", daemon=True)
+    renewer = threading.Thread(target=renew, name=f"lease-{name}", daemon=True)
     renewer.start()
     try:
         yield mine
     finally:
         stop.set()
         renewer.join()
-        if not lost.is_set():
+        if not lost_it.is_set():
             leases.delete(mine)
-    if lost.is_set():
+    if lost_it.is_set():
         raise RuntimeError(f"{what} on {store.url} lost its lease {mine.key!r} while writing: it was not renewed "
-                           f"for {ttl:.0f} s and another run took it over; both may have asked the same rows "
-                           "(the results keep one row per key); check that run")
+                           f"for {ttl:.0f} s and another run took it over; {lost}")

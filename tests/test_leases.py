@@ -1,7 +1,7 @@
-"""`plates.runs.leases` on a real S3-compatible server on 127.0.0.1 (moto's server mode, which implements
-S3's conditional writes): one writer per run and output, a crashed run's lease taken over only when asked and
-only once expired, shards beside shards but not beside their unsharded run, a lease lost while held is
-reported, and `plates run --out s3://...` holds it."""
+"""`plates.leases` on a real S3-compatible server on 127.0.0.1 (moto's server mode, which implements S3's
+conditional writes): one writer per run and output, a crashed run's lease taken over only when asked and only
+once expired, shards beside shards but not beside their unsharded run, a lease lost while held is reported, and
+`plates run --out s3://...` and `plates generate --out s3://...` hold it."""
 
 from __future__ import annotations
 
@@ -12,7 +12,7 @@ import time
 import pytest
 
 from plates.cli import main
-from plates.runs.leases import LEASES, run_lease
+from plates.leases import LEASES, run_lease, set_lease
 from plates.shards import Shard
 from tests.support.s3_server import ACCESS_KEY, BUCKET, SECRET, S3Server
 
@@ -146,3 +146,64 @@ def test_plates_run_on_s3_holds_the_lease_and_takes_over_a_crashed_one(s3, capsy
         assert SECRET.encode() not in body and ACCESS_KEY.encode() not in body, key
     assert main(_argv(str(tmp_path), "--take-over-lock")) == 2
     assert "--take-over-lock is for an object-store --out" in capsys.readouterr().err
+
+
+def _generate(url: str, *extra: str) -> list[str]:
+    return ["generate", "--preset", "colorblindnesseval", "--limit", "2", "--size", "64", "--workers", "1",
+            "--format", "parquet", "--out", url, "--no-progress", *extra]
+
+
+def _leases(s3, prefix: str) -> list[str]:
+    return [k for k in s3.keys(prefix) if f"/{LEASES}/" in k]
+
+
+def test_plates_generate_on_s3_holds_one_lease_per_output(s3, capsys):
+    url = s3.url("leases/set")
+    with set_lease(url) as other:  # another `plates generate` writing this set
+        assert main(_generate(url)) == 2
+        err = capsys.readouterr().err
+        assert f"plates generate is already running on {url}" in err and f"pid {other.holder['pid']}" in err
+        assert f"owner {other.holder['owner']}" in err and "wait for that run" in err
+    assert not s3.keys("leases/set/data/")  # refused before writing anything
+    assert main(_generate(url)) == 0
+    assert json.loads(capsys.readouterr().out)["rows"] == 4  # two plates, standard and clear images
+    assert _leases(s3, "leases/set/") == []  # released at the end
+    # whatever the preset: one set per output, so a family preset is refused beside it too
+    with set_lease(url):
+        assert main([*_generate(url)[:2], "illusions-classic", *_generate(url)[3:]]) == 2
+        assert "plates generate is already running" in capsys.readouterr().err
+
+
+def test_a_crashed_generates_lease_is_taken_over_only_when_asked(s3, capsys, tmp_path):
+    url = s3.url("leases/crashed-set")
+    _plant(s3, "leases/crashed-set", "generate.lease", ttl=1.0)
+    assert main(_generate(url)) == 2
+    assert "node-7 pid 4242" in capsys.readouterr().err
+    time.sleep(2.5)  # expired now, but taken over only when asked
+    assert main(_generate(url)) == 2
+    err = capsys.readouterr().err
+    assert "expired, so that run has stopped" in err and "--take-over-lock" in err
+    assert main(_generate(url, "--take-over-lock")) == 0
+    assert json.loads(capsys.readouterr().out)["rows"] == 4
+    assert _leases(s3, "leases/crashed-set/") == []  # the taken-over lease is released as its own
+    for key in s3.keys("leases/crashed-set/"):
+        assert SECRET.encode() not in s3.read(key) and ACCESS_KEY.encode() not in s3.read(key), key
+    assert main(["generate", "--preset", "colorblindnesseval", "--limit", "1", "--size", "64", "--out",
+                 str(tmp_path / "local"), "--take-over-lock", "--no-progress"]) == 2
+    assert "--take-over-lock is for an object-store --out" in capsys.readouterr().err
+    assert not (tmp_path / "local").exists()  # refused before anything was written
+
+
+def test_generate_shards_write_side_by_side_but_never_beside_an_unsharded_writer(s3, capsys):
+    url = s3.url("leases/set-shards")
+    with set_lease(url, Shard(2, 2)):  # shard 2/2 running elsewhere
+        assert main(_generate(url, "--shard", "1/2")) == 0  # its sibling writes beside it
+        capsys.readouterr()
+        assert main(_generate(url)) == 2
+        assert "shards of it are running" in capsys.readouterr().err
+    with set_lease(url):  # an unsharded writer running
+        assert main(_generate(url, "--shard", "2/2")) == 2
+        assert "shard 2/2 of plates generate cannot start" in capsys.readouterr().err
+    assert main(_generate(url, "--shard", "2/2")) == 0
+    assert json.loads(capsys.readouterr().out)["rows"] == 4  # the last shard published the whole manifest
+    assert _leases(s3, "leases/set-shards/") == []

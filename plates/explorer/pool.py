@@ -1,0 +1,235 @@
+"""The explorer's CPU work, in this process or in warm worker processes: renders and the bundled reader's answers.
+
+Everything the explorer computes for a visitor is CPU work under Python's GIL: the Plate tab's render (the plate
+and its views, `plates.explorer.plate.render_views`, encoded as the page serves them: the plate as exact PNG, the
+other views as JPEG written as Gradio's own image encoder writes them, display only), the Illusions and Scenes
+tabs' renders (the image as exact PNG, its truth and the questions it can carry, `plates.explorer.families`), the
+plates a model is asked about that are not on screen (a ΔE2000 sweep's), and the bundled reader's answers (ONNX
+inference, `plates.models.baseline`). A public server runs all of it in one `plates.workers.WorkerPool` of one
+spawned process per core (`plates.explorer.plate.render_workers`) and only writes the bytes it gets back, so N
+visitors use N cores; a private explorer (workers 0) computes in its own threads. The pool is bounded: past its
+``max_pending`` calls a visitor is told the server is busy (`plates.admission.Refused`), never left waiting.
+
+Each worker loads the reader once (`warm`) with one onnxruntime intra-op thread, so N workers use N cores, not
+N x cores threads fighting for them.
+"""
+
+from __future__ import annotations
+
+import concurrent.futures as cf
+import dataclasses
+import functools
+import io
+import threading
+from collections.abc import Callable, Iterator, Sequence
+from dataclasses import dataclass
+
+from PIL import Image
+
+from plates.explorer import families as fv
+from plates.explorer import plate as ex
+from plates.models import Backend, Query, Reply, make_backend
+from plates.stimuli.base import Stimulus
+from plates.workers import WorkerPool
+
+__all__ = ["EncodedStimulus", "EncodedViews", "ExplorerPool", "PooledBaseline", "encode_controls",
+           "encode_illusion", "encode_scene", "encode_views", "jpeg_bytes"]
+
+
+def jpeg_bytes(image: Image.Image) -> bytes:
+    """``image`` as JPEG, byte for byte as Gradio encodes a PIL image for ``gr.Image(format="jpeg")``
+    (Pillow's defaults, quality 75; no EXIF: our images have none)."""
+    with io.BytesIO() as out:
+        image.save(out, "jpeg")
+        return out.getvalue()
+
+
+@dataclass(frozen=True)
+class EncodedViews:
+    """A render as the page shows it: the plate, its exact PNG, each other view's JPEG (keyed as
+    `plates.explorer.plate.VIEWS` after the plate) and the stats line."""
+
+    plate: ex.Plate
+    png: bytes
+    jpeg: dict[str, bytes]
+    stats: str
+
+
+def encode_views(spec: ex.PlateSpec, renderer=ex.render) -> EncodedViews:
+    """Render ``spec`` and encode its views (module docstring); a worker process's task."""
+    views = ex.render_views(spec, renderer=renderer)
+    return EncodedViews(plate=views.plate, png=ex.png_bytes(views.images["plate"]),
+                        jpeg={v: jpeg_bytes(views.images[v]) for v in ex.VIEWS[1:]}, stats=views.stats)
+
+
+def encode_controls(policy: ex.Policy, base_json: str | None, vals: tuple) -> EncodedViews:
+    """The Plate tab's controls as a spec (`plates.explorer.plate.spec_from_controls`: a ValueError names a bad
+    value), rendered and encoded; a worker process's task, so the spec's colour search (the background at the
+    asked ΔE2000, ~35 ms when the slider moves) runs there too."""
+    return encode_views(ex.spec_from_controls(policy, base_json, *vals))
+
+
+@dataclass(frozen=True)
+class EncodedStimulus:
+    """An Illusions or Scenes tab render as the page shows it: the image's exact PNG (an illusion's targets
+    outlined when asked), its truth as Markdown, and ``question``: the illusion prompts this kind can carry
+    (`plates.explorer.families.illusion_prompts`) or the scene task's question as Markdown."""
+
+    png: bytes
+    truth: str
+    question: tuple[str, ...] | str
+
+
+def encode_illusion(controls: fv.IllusionControls, policy: ex.Policy, outline: bool) -> EncodedStimulus:
+    """The Illusions tab's render (a worker process's task): the illusion, outlined when ``outline``."""
+    stim = fv.render_illusion_controls(controls, policy)
+    return EncodedStimulus(ex.png_bytes(fv.outlined(stim) if outline else stim.image), fv.illusion_markdown(stim),
+                           tuple(fv.illusion_prompts(stim)))
+
+
+def encode_scene(controls: fv.SceneControls, policy: ex.Policy, task: str) -> EncodedStimulus:
+    """The Scenes tab's render (a worker process's task): the scene and the ColorBench ``task``'s question."""
+    stim = fv.render_scene_controls(controls, policy)
+    return EncodedStimulus(ex.png_bytes(stim.image), fv.scene_markdown(stim), fv.scene_question_markdown(stim, task))
+
+
+def render_stimulus(controls: fv.IllusionControls | fv.SceneControls, policy: ex.Policy) -> Stimulus:
+    """The illusion or scene the controls describe, as a model is asked about it (a worker process's task):
+    its image, masks, truth and stats; its variants (functions, which do not cross processes) are left out."""
+    stim = (fv.render_illusion_controls(controls, policy) if isinstance(controls, fv.IllusionControls)
+            else fv.render_scene_controls(controls, policy))
+    return Stimulus(stim.spec, stim.image, stim.masks, stim.truth, stim.stats)
+
+
+@functools.cache
+def worker_reader() -> Backend:
+    """This process's bundled reader (`plates.models.baseline.BaselineBackend`, one onnxruntime intra-op thread),
+    loaded once per worker process and kept for its life."""
+    return make_backend("baseline", threads=1)
+
+
+def answer_query(query: Query) -> dict:
+    """The bundled reader's reply to ``query`` (a worker process's task; it declines what it cannot answer), as
+    the `plates.models.Reply` fields (its settings a plain dict: a read-only mapping does not pickle)."""
+    reply = worker_reader().ask_one(query)
+    fields = {f.name: getattr(reply, f.name) for f in dataclasses.fields(reply)}
+    return {**fields, "settings": None if reply.settings is None else dict(reply.settings)}
+
+
+def warm() -> None:
+    """A worker's first work: one small plate, illusion and scene, and the reader loaded and asked once, so fonts,
+    colour-science, the painters and onnxruntime are loaded before a visitor waits on them."""
+    policy = ex.Policy()
+    encode_views(ex.default_spec().replace(size=128))
+    encode_illusion(fv.IllusionControls(size=64), policy, True)
+    encode_scene(fv.SceneControls(size=64), policy, next(iter(fv.SCENE_PROMPTS)))
+    worker_reader()
+
+
+class PooledBaseline(Backend):
+    """The bundled reader answering in ``explorer``'s worker processes: the same replies as
+    `plates.models.baseline.BaselineBackend` (each worker holds one), the queries of one `ask` spread over
+    the workers (at most one in flight per worker, so one sweep does not fill the pool's bound alone)."""
+
+    kind = "baseline"
+    model = "baseline-cnn"
+
+    def __init__(self, explorer: ExplorerPool) -> None:
+        if not explorer.workers:
+            raise ValueError("PooledBaseline needs an ExplorerPool with workers; allowed: workers >= 1")
+        self._explorer = explorer
+
+    def ask(self, queries: Sequence[Query]) -> Iterator[tuple[int, Reply]]:
+        if not queries:
+            return
+        threads = cf.ThreadPoolExecutor(min(len(queries), self._explorer.workers), thread_name_prefix="baseline")
+        try:
+            futures = {threads.submit(self._explorer.run, answer_query, q): i for i, q in enumerate(queries)}
+            for future in cf.as_completed(futures):
+                yield futures[future], Reply(**future.result())  # a refusal (the pool is full) is raised here
+        finally:
+            threads.shutdown(wait=False, cancel_futures=True)
+
+
+class ExplorerPool:
+    """One app's CPU work (module docstring): in ``workers`` worker processes (started all together by `start`,
+    or the first call; at most ``max_pending`` calls waiting or running), or in this process when ``workers``
+    is 0. ``plates`` are the plates on screen (an LRU, `plates.explorer.plate.PlateCache`): every plate the
+    Plate tab renders goes in, and a plate asked about that is not there is rendered here or in a worker."""
+
+    def __init__(self, workers: int, max_pending: int | None = None, plates_kept: int = 16) -> None:
+        if isinstance(workers, bool) or not isinstance(workers, int) or workers < 0:
+            raise ValueError(f"workers={workers!r} is not allowed; allowed: an integer >= 0")
+        self.workers, self.max_pending = workers, max_pending
+        self.plates = ex.PlateCache(plates_kept, render=self.render_plate if workers else ex.render)
+        self._pool: WorkerPool | None = None
+        self._lock = threading.Lock()
+
+    def start(self) -> None:
+        """Start the workers now (they warm while the app is built), not at the first call."""
+        with self._lock:
+            if self.workers and self._pool is None:
+                self._pool = WorkerPool(self.workers, warm=warm, max_pending=self.max_pending,
+                                        what="renders and answers")
+
+    @property
+    def pool(self) -> WorkerPool | None:
+        """The worker pool, once started (None in-process)."""
+        return self._pool
+
+    def run(self, fn: Callable, *args):
+        """``fn(*args)``: in a worker (a picklable top-level function; `plates.admission.Refused` when the
+        pool is full) or here; its exception, a ValueError naming a bad value among them, is raised here."""
+        if self.workers == 0:
+            return fn(*args)
+        self.start()
+        return self._pool.call(fn, *args)
+
+    def render_plate(self, spec: ex.PlateSpec) -> ex.Plate:
+        """The plate of ``spec`` (`plates.explorer.plate.render`), rendered in a worker."""
+        return self.run(ex.render, spec)
+
+    def plates_for(self, specs: Sequence[ex.PlateSpec]) -> Callable[[ex.PlateSpec], ex.Plate]:
+        """A renderer (spec -> Plate) for a sweep: with workers, the plates of ``specs`` not on screen are drawn
+        now, one per worker at a time (a ValueError or refusal raised here), and kept for this sweep alone;
+        without, the plates on screen (``plates``), each drawn when asked."""
+        if not self.workers or not specs:
+            return self.plates
+        with cf.ThreadPoolExecutor(min(len(specs), self.workers), thread_name_prefix="plates") as threads:
+            drawn = dict(zip(specs, threads.map(self.plates, specs)))
+        return lambda spec: drawn[spec] if spec in drawn else self.plates(spec)
+
+    def from_controls(self, policy: ex.Policy, base_json: str | None, *vals) -> EncodedViews:
+        """`encode_controls` here or in a worker (a ValueError names a bad control); the plate goes in
+        ``plates``. The rendered spec is ``.plate.spec``."""
+        if self.workers == 0:
+            return encode_views(ex.spec_from_controls(policy, base_json, *vals), renderer=self.plates)
+        encoded = self.run(encode_controls, policy, base_json, tuple(vals))
+        self.plates.put(encoded.plate)
+        return encoded
+
+    def illusion(self, controls: fv.IllusionControls, policy: ex.Policy, outline: bool) -> EncodedStimulus:
+        """`encode_illusion` here or in a worker."""
+        return self.run(encode_illusion, controls, policy, outline)
+
+    def scene(self, controls: fv.SceneControls, policy: ex.Policy, task: str) -> EncodedStimulus:
+        """`encode_scene` here or in a worker."""
+        return self.run(encode_scene, controls, policy, task)
+
+    def stimulus(self, controls: fv.IllusionControls | fv.SceneControls, policy: ex.Policy) -> Stimulus:
+        """`render_stimulus` here or in a worker: what a model is asked about."""
+        return self.run(render_stimulus, controls, policy)
+
+    def make_backend(self, kind: str, **options) -> Backend:
+        """`plates.models.make_backend`, except that the bundled reader answers in the workers when there are
+        any (`PooledBaseline`); the app's `plates.explorer.models.ModelCache` builds its models with this."""
+        if kind == "baseline" and self.workers and not options:
+            return PooledBaseline(self)
+        return make_backend(kind, **options)
+
+    def close(self) -> None:
+        """Stop the worker processes (a later call starts fresh ones)."""
+        with self._lock:
+            pool, self._pool = self._pool, None
+        if pool is not None:
+            pool.close()
