@@ -12,6 +12,8 @@ dots whose colours vary in hue and lightness within each class. Colours: sRGB 0-
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import numpy as np
 from PIL import Image, ImageDraw
 from scipy import ndimage
@@ -37,6 +39,11 @@ STYLE_SHARES = {"dense": 0.26, "cbe": 0.37, "huemanity": 0.37}
 PAPER_SHARE = 0.6
 #: Plate groups (style x paper/free): validation accuracy is reported per group.
 GROUPS = tuple(f"{s}-{k}" for s in STYLE_SHARES for k in ("paper", "free"))
+#: The reader's extra training faces (plates/reader/fonts, made by scripts/subset_reader_fonts.py: Roboto, Caladea,
+#: Source Serif, Source Sans, Manrope and the monospaced Roboto Mono, Source Code Pro, IBM Plex Mono; none of them a
+#: font the benchmark holds out), as .ttf paths.
+EXTRA_FONT_DIR = Path(__file__).resolve().parent / "fonts"
+EXTRA_FONTS = tuple(str(p) for p in sorted(EXTRA_FONT_DIR.glob("*.ttf")))
 #: Render sizes (px) drawn uniformly; the reader box-filters every plate down to its input size.
 RENDER_SIZES = (192, 256, 384, 512, 900)
 
@@ -129,10 +136,13 @@ def _jitter(rng: np.random.Generator) -> dict:
             "allow_extremes": rule == "released-code"}
 
 
-def sample_plate(seed: int, render_size: int | None = None) -> tuple[PlateSpec, str, str, tuple | None, tuple | None]:
+def sample_plate(seed: int, render_size: int | None = None, extra_fonts: float = 0.0,
+                 ) -> tuple[PlateSpec, str, str, tuple | None, tuple | None]:
     """The training plate of ``seed`` -> (PlateSpec, group, variant, mask change or None, scene or None).
 
-    ``render_size`` None draws one of RENDER_SIZES. A mask change is ("bitmap", canvas px), ("dilate", px),
+    ``render_size`` None draws one of RENDER_SIZES. ``extra_fonts`` (0-1) is the share of free plates drawn in
+    one of :data:`EXTRA_FONTS` instead of the 8 bundled faces (0: the first stage's mix, seed for seed the same
+    plates; the draw comes last, so the other choices of a seed never depend on it). A mask change is ("bitmap", canvas px), ("dilate", px),
     ("erode", px), ("outline", px) or ("stretch", factor): see :func:`figure_mask`; a scene is how the plate sits
     in its image (:func:`_scene`, :func:`place`).
     """
@@ -211,6 +221,8 @@ def sample_plate(seed: int, render_size: int | None = None) -> tuple[PlateSpec, 
                 if change[0] not in ("warp", "shear"):  # a bitmap figure is drawn first, then warped
                     change = (change, shape) if change[0] == "bitmap" else (shape, change)
     variant = "clear" if rng.random() < 0.05 else "standard"
+    if not paper and extra_fonts > 0 and rng.random() < extra_fonts:
+        font = EXTRA_FONTS[int(rng.integers(len(EXTRA_FONTS)))]
     spec = PlateSpec(text=text, font=font, antialias=aa, **colours, **extra, **common)
     return spec, f"{style}-{'paper' if paper else 'free'}", variant, change, scene
 
@@ -363,9 +375,9 @@ def place(image: Image.Image, scene: tuple | None, canvas: tuple, seed: int) -> 
     return page
 
 
-def training_example(seed: int, render_size: int | None = None, mode: str = "contrast"):
+def training_example(seed: int, render_size: int | None = None, mode: str = "contrast", extra_fonts: float = 0.0):
     """Seed -> (preprocessed (3, 96, 96) float32, per-position classes (2,), group name)."""
-    spec, group, variant, change, scene = sample_plate(seed, render_size)
+    spec, group, variant, change, scene = sample_plate(seed, render_size, extra_fonts)
     plate = render(spec) if change is None else render_on_mask(spec, figure_mask(spec, change))
     image = place(plate.variant(variant), scene, spec.canvas, seed)
     return preprocess(image, mode=mode), encode(spec.text), group

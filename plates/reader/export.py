@@ -86,3 +86,59 @@ def max_abs_difference(model: torch.nn.Module, path: str | Path, input_size: int
     session = ort.InferenceSession(str(path), providers=["CPUExecutionProvider"])
     got = session.run(None, {session.get_inputs()[0].name: x.numpy()})[0]
     return float(np.abs(got - expected).max())
+
+
+def load_onnx_weights(model: torch.nn.Module, path: str | Path) -> torch.nn.Module:
+    """Load the weights of an exported reader (``path``, ONNX written by :func:`export_onnx`) into ``model``, a
+    :class:`~plates.reader.model.PlateReader` of the same width; returns ``model`` (for a fine-tune stage).
+
+    The exporter folds each BatchNorm into the convolution before it (conv weight x gamma / sqrt(var + eps), plus
+    a bias). So each convolution takes the folded weight, and its BatchNorm becomes the identity on those
+    statistics (running mean 0, running variance 1 - eps, scale 1) with the folded bias as its shift; the model
+    then computes what the ONNX file computes as long as its BatchNorms stay in eval mode (a fine-tune keeps
+    them there: :func:`freeze_batch_norm`). Raises ValueError when the file's layers do not match the model.
+    """
+    # lazy: onnx, the [train] extra
+    import onnx
+    from onnx import numpy_helper
+
+    proto = onnx.load(str(path))
+    tensors = {t.name: numpy_helper.to_array(t) for t in proto.graph.initializer}
+    convs = [n for n in proto.graph.node if n.op_type == "Conv"]
+    modules = list(model.modules())
+    pairs = [(m, modules[i + 1]) for i, m in enumerate(modules[:-1]) if isinstance(m, torch.nn.Conv2d)]
+    if len(convs) != len(pairs) or any(len(n.input) != 3 for n in convs):
+        raise ValueError(f"{path}: {len(convs)} folded convolutions, the model has {len(pairs)} conv + BatchNorm "
+                         "pairs; allowed: weights exported from a PlateReader of the same width")
+    state = {}
+    names = {id(m): name for name, m in model.named_modules()}
+    for node, (conv, bn) in zip(convs, pairs):
+        if not isinstance(bn, torch.nn.BatchNorm2d):
+            raise ValueError(f"{path}: a convolution of the model is not followed by a BatchNorm")
+        weight, bias = tensors[node.input[1]], tensors[node.input[2]]
+        if tuple(weight.shape) != tuple(conv.weight.shape):
+            raise ValueError(f"{path}: convolution weight {weight.shape} does not fit the model's "
+                             f"{tuple(conv.weight.shape)}; allowed: the same network width")
+        c, b = names[id(conv)], names[id(bn)]
+        state[f"{c}.weight"] = torch.from_numpy(weight.copy())
+        state[f"{b}.weight"] = torch.ones(bias.shape[0])
+        state[f"{b}.bias"] = torch.from_numpy(bias.copy())
+        state[f"{b}.running_mean"] = torch.zeros(bias.shape[0])
+        state[f"{b}.running_var"] = torch.full((bias.shape[0],), 1.0 - bn.eps)
+    for name, value in model.state_dict().items():
+        if name in state or name.endswith("num_batches_tracked"):
+            continue
+        if name not in tensors or tuple(tensors[name].shape) != tuple(value.shape):
+            raise ValueError(f"{path}: no tensor {name!r} of shape {tuple(value.shape)}; allowed: weights exported "
+                             "from a PlateReader of the same width")
+        state[name] = torch.from_numpy(tensors[name].copy())
+    model.load_state_dict(state, strict=False)
+    return model
+
+
+def freeze_batch_norm(model: torch.nn.Module) -> torch.nn.Module:
+    """Put every BatchNorm of ``model`` in eval mode (its statistics fixed, its scale and shift still trained)."""
+    for module in model.modules():
+        if isinstance(module, torch.nn.BatchNorm2d):
+            module.eval()
+    return model

@@ -23,6 +23,7 @@ stop: exceeding it ABORTS the run (nothing is written) instead of bending the sc
 
 from __future__ import annotations
 
+import hashlib
 import json
 import math
 import resource
@@ -59,6 +60,8 @@ class TrainConfig:
     mode: str = "contrast-dots"
     skew: float = 0.1  # extra shear / aspect augmentation on the preprocessed batch (see _augment); 0: none
     steps: int | None = None  # None: epochs x ceil(n_train / batch_size); else exactly this many steps
+    init: str | None = None  # None: train from scratch; else fine-tune from these ONNX weights (BatchNorm frozen)
+    extra_fonts: float = 0.0  # share of free plates drawn in data.EXTRA_FONTS (0: the 8 bundled faces only)
     time_budget_s: float | None = None  # safety stop: exceeding it aborts the run (never changes the schedule)
 
     def __post_init__(self) -> None:
@@ -72,6 +75,13 @@ class TrainConfig:
             raise ValueError(f"steps must be >= 1 (or None for whole epochs), got {self.steps}")
         if self.time_budget_s is not None and not self.time_budget_s > 0:
             raise ValueError(f"time_budget_s must be > 0 seconds (or None for no limit), got {self.time_budget_s}")
+        if not 0.0 <= self.extra_fonts <= 1.0:
+            raise ValueError(f"extra_fonts must be a share within 0-1, got {self.extra_fonts}")
+        if self.extra_fonts > 0 and not data.EXTRA_FONTS:
+            raise ValueError(f"extra_fonts {self.extra_fonts} needs the reader's training fonts in "
+                             f"{data.EXTRA_FONT_DIR}, which holds none (a damaged install: reinstall plates)")
+        if self.init is not None and not Path(self.init).is_file():
+            raise ValueError(f"init {self.init!r} is not a file; allowed: the path of exported ONNX weights")
         if self.render_size is not None and not 48 <= self.render_size <= 4096:
             raise ValueError(f"render_size {self.render_size} is outside the allowed 48-4096 px (or None)")
 
@@ -93,27 +103,29 @@ def _print_flush(message: str) -> None:
     print(message, flush=True)
 
 
-def _render_chunk(args: tuple[list[int], int, str]) -> tuple[np.ndarray, np.ndarray, list[str]]:
-    seeds, render_size, mode = args
+def _render_chunk(args: tuple[list[int], int, str, float]) -> tuple[np.ndarray, np.ndarray, list[str]]:
+    seeds, render_size, mode, extra_fonts = args
     xs, ys, groups = [], [], []
     for seed in seeds:
-        x, y, group = data.training_example(seed, render_size, mode)
+        x, y, group = data.training_example(seed, render_size, mode, extra_fonts)
         xs.append(np.clip(np.round(x * QUANT), -127, 127).astype(np.int8))
         ys.append(y)
         groups.append(group)
     return np.stack(xs), np.asarray(ys, dtype=np.int64), groups
 
 
-def render_set(seeds: list[int], render_size: int | None, mode: str, workers: int, log=_print_flush):
+def render_set(seeds: list[int], render_size: int | None, mode: str, workers: int, log=_print_flush,
+               extra_fonts: float = 0.0):
     """Render and preprocess plates for ``seeds`` in ``workers`` processes -> (X int8, Y int64, groups)."""
     chunks = [seeds[i : i + 100] for i in range(0, len(seeds), 100)]
+    jobs = [(c, render_size, mode, extra_fonts) for c in chunks]
     start = time.perf_counter()
     parts = []
     if workers == 1:
-        results = map(_render_chunk, [(c, render_size, mode) for c in chunks])
+        results = map(_render_chunk, jobs)
     else:
         pool = ProcessPoolExecutor(max_workers=workers)
-        results = pool.map(_render_chunk, [(c, render_size, mode) for c in chunks])
+        results = pool.map(_render_chunk, jobs)
     for i, part in enumerate(results):
         parts.append(part)
         if (i + 1) % 20 == 0:
@@ -158,6 +170,15 @@ def one_cycle(progress: float, max_lr: float, warmup: float = 0.1) -> float:
         return max_lr * (0.04 + 0.96 * progress / warmup)
     t = (progress - warmup) / (1.0 - warmup)
     return max_lr * (0.01 + 0.99 * 0.5 * (1.0 + math.cos(math.pi * min(1.0, t))))
+
+
+def train_mode(model, config: TrainConfig):
+    """``model`` in training mode; a fine-tune stage (``config.init``) keeps BatchNorm statistics frozen."""
+    # lazy: torch, the [train] extra
+    from plates.reader.export import freeze_batch_norm
+
+    model.train()
+    return freeze_batch_norm(model) if config.init is not None else model
 
 
 def evaluate(model, x_int8: np.ndarray, y: np.ndarray, groups: list[str]) -> dict[str, float]:
@@ -205,7 +226,7 @@ def _train(config: TrainConfig, out_dir: str | Path, command: str, log) -> dict:
     # lazy: torch, the [train] extra
     import torch
 
-    from plates.reader.export import export_onnx
+    from plates.reader.export import export_onnx, load_onnx_weights
     from plates.reader.model import PlateReader
 
     if log is None:
@@ -218,8 +239,8 @@ def _train(config: TrainConfig, out_dir: str | Path, command: str, log) -> dict:
     train_seeds = [data.TRAIN_SEED_BASE + config.seed * 1_000_000 + i for i in range(config.n_train)]
     val_seeds = [data.VAL_SEED_BASE + config.seed * 1_000_000 + i for i in range(config.n_val)]
     log(f"rendering {config.n_train} training + {config.n_val} validation plates")
-    x_tr, y_tr, _ = render_set(train_seeds, config.render_size, config.mode, config.workers, log)
-    x_va, y_va, g_va = render_set(val_seeds, config.render_size, config.mode, config.workers, log)
+    x_tr, y_tr, _ = render_set(train_seeds, config.render_size, config.mode, config.workers, log, config.extra_fonts)
+    x_va, y_va, g_va = render_set(val_seeds, config.render_size, config.mode, config.workers, log, config.extra_fonts)
     t_render = time.perf_counter() - t0
     log(f"rendered in {t_render:.0f} s")
 
@@ -229,6 +250,8 @@ def _train(config: TrainConfig, out_dir: str | Path, command: str, log) -> dict:
                                  f"{total_steps} steps; use fewer --steps/--epochs/--n-train (nothing was written)")
 
     model = PlateReader(width=config.width)
+    if config.init is not None:  # a fine-tune stage: the given weights, BatchNorm statistics frozen
+        load_onnx_weights(model, config.init)
     opt = torch.optim.AdamW(model.parameters(), lr=config.lr, weight_decay=config.weight_decay)
     steps_per_epoch, total_steps = config.steps_per_epoch, config.total_steps
     loss_fn = torch.nn.CrossEntropyLoss(label_smoothing=0.05)
@@ -239,7 +262,7 @@ def _train(config: TrainConfig, out_dir: str | Path, command: str, log) -> dict:
         check_budget(step)
         b = step % steps_per_epoch
         if b == 0:
-            model.train()
+            train_mode(model, config)
             order = rng.permutation(config.n_train)
             total, n_batches = 0.0, 0
         for group in opt.param_groups:
@@ -261,19 +284,21 @@ def _train(config: TrainConfig, out_dir: str | Path, command: str, log) -> dict:
             history.append({"epoch": epoch, "steps": step + 1, "loss": total / n_batches, **acc})
             log(f"epoch {epoch}: step {step + 1}/{total_steps}, loss {total / n_batches:.3f}, "
                 f"val {json.dumps({k: round(v, 3) for k, v in acc.items()})} ({time.perf_counter() - t0:.0f} s)")
-            model.train()
+            train_mode(model, config)
     check_budget(total_steps)
     elapsed = time.perf_counter() - t0
     out_dir = Path(out_dir)
     weights_config = {k: v for k, v in asdict(config).items() if k not in NOT_IN_WEIGHTS}
     metadata = {"model": "baseline-cnn", "train_config": json.dumps(weights_config),
                 "val_accuracy": json.dumps(history[-1])}
+    if config.init is not None:  # which bytes the stage started from (the path alone says nothing elsewhere)
+        metadata["init_sha256"] = hashlib.sha256(Path(config.init).read_bytes()).hexdigest()
     path = export_onnx(model, out_dir / "baseline.onnx", input_size=INPUT_SIZE, mode=config.mode,
                        extra_metadata=metadata)
     children = resource.getrusage(resource.RUSAGE_CHILDREN)
     cpu_s = time.process_time() + children.ru_utime + children.ru_stime
     metrics = {"config": asdict(config), "history": history, "render_s": t_render, "total_s": elapsed,
-               "cpu_s": cpu_s,
+               "cpu_s": cpu_s, "init_sha256": metadata.get("init_sha256"),
                "onnx": str(path), "onnx_bytes": path.stat().st_size}
     (out_dir / "MODEL_CARD.md").write_text(model_card(metrics, command))
     log(f"wrote {path} ({path.stat().st_size / 1e6:.2f} MB) in {elapsed:.0f} s")
@@ -304,6 +329,14 @@ def model_card(metrics: dict, command: str) -> str:
     size_mb = metrics["onnx_bytes"] / 1e6
     sizes = cfg["render_size"] or "mixed"
     steps = last.get("steps", "?")
+    stage = ""
+    if cfg.get("init"):
+        stage = (f"\n\nA fine-tune stage: it starts from the weights {cfg['init']} (sha256 {metrics['init_sha256']}), "
+                 "BatchNorm statistics frozen (plates/reader/export.py, load_onnx_weights).")
+    if cfg.get("extra_fonts"):
+        stage += (f" {cfg['extra_fonts']:.0%} of the free plates are drawn in the reader's extra training faces "
+                  "(plates/reader/fonts: Roboto, Caladea, Source Serif, Source Sans, Manrope, Roboto Mono, "
+                  "Source Code Pro, IBM Plex Mono).")
     timing = (f"{metrics['total_s'] / 60:.1f} min wall-clock on this machine ({metrics['render_s'] / 60:.1f} min "
               f"of it rendering), {metrics['cpu_s'] / 60:.1f} CPU-minutes over all processes")
     return f"""# baseline-cnn: the offline plate reader
@@ -322,7 +355,7 @@ numpy (plates/reader/preprocess.py, mode `{cfg['mode']}`), no PyTorch.
 Seed {cfg['seed']}; {cfg['n_train']} training plates (plate seeds {data.TRAIN_SEED_BASE} + seed x 10^6 + i) and
 {cfg['n_val']} validation plates (seeds {data.VAL_SEED_BASE} + seed x 10^6 + i), rendered at {sizes} px and
 downsized to {INPUT_SIZE} px; {steps} steps ({len(metrics['history'])} epochs) of AdamW (lr {cfg['lr']}, warm-up +
-cosine), batch {cfg['batch_size']}, width {cfg['width']}, {cfg['threads']} torch thread(s). Took {timing}.
+cosine), batch {cfg['batch_size']}, width {cfg['width']}, {cfg['threads']} torch thread(s). Took {timing}.{stage}
 
 Deterministic: the step count alone sets the learning-rate schedule (no clock), seeds fix the plates, batch
 order and augmentation, torch runs deterministic algorithms on the given thread count, so the same command with

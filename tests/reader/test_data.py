@@ -92,3 +92,27 @@ def test_training_examples_cover_the_new_changes_and_scenes():
         scenes.add(scene[0] if scene else None)
     assert changes == {None, *data.MASK_CHANGES}
     assert scenes == {None, "page", "square"}
+
+
+def test_extra_fonts_change_only_the_font_of_free_plates():
+    """extra_fonts 0 is the first stage's mix seed for seed; at 1 every free plate takes one of the reader's extra
+    faces and every paper plate keeps its paper's font; each extra face draws every symbol a plate can show."""
+    from plates.reader.coding import SYMBOLS
+    from plates.stimuli.ishihara.glyphs import check_text
+
+    assert len(data.EXTRA_FONTS) >= 10
+    for path in data.EXTRA_FONTS:
+        check_text("".join(SYMBOLS), path)
+    seen = set()
+    for i in range(60):
+        seed = data.TRAIN_SEED_BASE + i
+        base, group, *rest = data.sample_plate(seed, render_size=96)
+        assert data.sample_plate(seed, 96, extra_fonts=0.0)[0] == base
+        extra, group2, *rest2 = data.sample_plate(seed, 96, extra_fonts=1.0)
+        assert (group2, rest2) == (group, rest)
+        if group.endswith("-free"):
+            assert extra.font in data.EXTRA_FONTS and extra.replace(font=base.font) == base
+            seen.add(extra.font)
+        else:
+            assert extra == base
+    assert len(seen) >= 5
