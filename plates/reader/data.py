@@ -22,6 +22,7 @@ from plates.colour import delta_e2000
 from plates.reader.coding import encode
 from plates.reader.preprocess import preprocess
 from plates.stimuli.ishihara.glyphs import FONTS, text_mask
+from plates.stimuli.ishihara.jitter import huemanity_jitter
 from plates.stimuli.ishihara.labels import LABEL_SPACES
 from plates.stimuli.ishihara.plate import HUEMANITY_JITTER, PlateSpec, render, render_on_mask
 from plates.stimuli.ishihara.styles import STYLES
@@ -132,7 +133,7 @@ def _jitter(rng: np.random.Generator) -> dict:
     if amount == 0:
         return {}
     rule = str(rng.choice(["keep-hue", "released-code"]))
-    return {**{k: v * amount for k, v in HUEMANITY_JITTER.items()}, "jitter_rule": rule,
+    return {**huemanity_jitter(amount), "jitter_rule": rule,
             "allow_extremes": rule == "released-code"}
 
 
