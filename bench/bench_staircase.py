@@ -9,8 +9,8 @@ Run: python3 bench/bench_staircase.py [--runs 30] [--reader-runs 30] [--reader-s
   runs). The staircase runs at `plates staircase`'s defaults (40 trials over 0.5-40 ΔE2000); the sweep gets the
   same 40 answers, one per level: simulated observers on 40 levels evenly spaced over the same range, the
   bundled reader on the fine grid 4, 4.75, ... 33.25 ΔE2000 (``--reader-grid``; the old coarse sweep stepped
-  over a dip of the old reader's at 3.4). A sweep that does not adapt spends most answers away from the threshold, so its interval is the
-  wider one: that is the comparison at equal cost. The bench also prints how often the sweep's own interval
+  over a dip of the old reader's at 3.4). A sweep that does not adapt spends most answers away from the
+  threshold, so its interval is the wider one: that is the comparison at equal cost. The bench also prints how often the sweep's own interval
   holds the TRUE threshold (simulated observers): under 90% there means the sweep's interval is too narrow at
   40 answers, which no staircase can fix.
 * **Equal precision** (`--runs`, simulated observers, `plates.analysis.observers.SimulatedObserver`): yes/no,
@@ -293,11 +293,16 @@ def jitter_text(stimulus: Mapping[str, Any]) -> str:
     return f"{amount:g} of HueManity §3's jitter" if amount else "no jitter"
 
 
+def reader_staircase(stimulus: Mapping[str, Any], prompt: str, rng: tuple[float, float], **more: Any) -> dict:
+    """A staircase's TOML data for the bundled reader on ``stimulus`` over ``rng`` (ΔE2000), plus ``more``."""
+    return {"prompt": prompt, "low": rng[0], "high": rng[1], "stimulus": dict(stimulus),
+            "models": [{"backend": "baseline", "model": "baseline-cnn"}], **more}
+
+
 def reader(seeds: int, per_level: int, stimulus: Mapping[str, Any], prompt: str,
            rng: tuple[float, float] = DEFAULT_RANGE, grid: tuple[float, float] = (4.0, 0.75)) -> None:
-    plates = {"prompt": prompt, "trials": 200, "min_trials": 0, "ci_width": WIDTHS[-1], "low": rng[0],
-              "high": rng[1], "models": [{"backend": "baseline", "model": "baseline-cnn"}], "stimulus": dict(stimulus)}
-    palette, size, low = stimulus["palette"], stimulus["size"], rng[0]
+    plates = reader_staircase(stimulus, prompt, rng, trials=200, min_trials=0, ci_width=WIDTHS[-1])
+    palette, size = stimulus["palette"], stimulus["size"]
     levels = np.round(grid[0] + grid[1] * np.arange(41), 3)  # 41 levels: 4-34 at the defaults
     stair0 = parse_staircase({**plates, "out": ".", "seed": 12345})
     backend = make_backend("baseline")
@@ -316,8 +321,8 @@ def reader(seeds: int, per_level: int, stimulus: Mapping[str, Any], prompt: str,
 
     needed, fit = sweep_queries(levels, answer, guess, per_level)
     print(f"\nbundled reader, {prompt}, {palette}, {size} px, {jitter_text(stimulus)}, directions drawn per trial; "
-          f"sweep over "
-          f"{levels[0]}-{levels[-1]} ΔE2000 in {grid[1]} steps ({levels.size} levels), staircase from {low}, {len(drawn)} answers "
+          f"sweep over {levels[0]}-{levels[-1]} ΔE2000 in {grid[1]} steps ({levels.size} levels), staircase from "
+          f"{rng[0]}, {len(drawn)} answers "
           f"({time.perf_counter() - t0:.0f} s): status {fit.status}, threshold {fit.threshold:.2f} "
           f"(95% {fit.ci_low:.2f}-{fit.ci_high:.2f}), monotonicity p {fit.monotone_p:.3g}, goodness-of-fit p "
           f"{fit.deviance_p:.3g}; queries to width <= 3 / <= 1.5: "
@@ -347,10 +352,9 @@ def reader_equal_cost(runs: int, stimulus: Mapping[str, Any], prompt: str,
                       rng: tuple[float, float] = DEFAULT_RANGE, grid: tuple[float, float] = (4.0, 0.75)) -> None:
     """Equal cost on the bundled reader: ``runs`` staircases at the default budget (`DEFAULT_TRIALS`,
     `DEFAULT_RANGE`), each against its own independent sweep of the same number of answers on the FINE grid
-    (one answer at each of 4, 4.75, ... ΔE2000 at the defaults, `DEFAULT_TRIALS` levels; every trial's background along its own
-    CIELAB direction, as in the staircase). Target: the staircase inside the sweep's interval in >= 90%."""
-    base = {"prompt": prompt, "trials": DEFAULT_TRIALS, "low": rng[0], "high": rng[1],
-            "models": [{"backend": "baseline", "model": "baseline-cnn"}], "stimulus": dict(stimulus)}
+    (one answer at each of 4, 4.75, ... ΔE2000 at the defaults, `DEFAULT_TRIALS` levels; every trial's
+    background along its own CIELAB direction, as in the staircase). Target: the staircase inside the sweep's interval in >= 90%."""
+    base = reader_staircase(stimulus, prompt, rng, trials=DEFAULT_TRIALS)
     palette, size = stimulus["palette"], stimulus["size"]
     levels = np.round(grid[0] + grid[1] * np.arange(DEFAULT_TRIALS), 3)
     backend = make_backend("baseline")
@@ -376,8 +380,7 @@ def reader_equal_cost(runs: int, stimulus: Mapping[str, Any], prompt: str,
             sweep_w.append(fit.ci_high - fit.ci_low)
             inside += fit.ci_low <= e.threshold <= fit.ci_high
     print(f"\nbundled reader, {prompt}, {palette}, {size} px, {jitter_text(stimulus)}, {runs} runs, EQUAL COST: "
-          f"staircase at its default "
-          f"budget ({DEFAULT_TRIALS} trials, {rng[0]}-{rng[1]} ΔE2000) vs an independent sweep of "
+          f"staircase at its default budget ({DEFAULT_TRIALS} trials, {rng[0]}-{rng[1]} ΔE2000) vs an independent sweep of "
           f"{DEFAULT_TRIALS} answers on the fine grid {levels[0]}-{levels[-1]} ({grid[1]} steps): inside the sweep's "
           f"interval {verdict(inside, runs)} (sweeps that located a threshold: {fitted}/{runs}); staircase "
           f"estimates median {np.median(estimates):.2f} (10-90th pct {np.percentile(estimates, 10):.2f}-"
