@@ -29,10 +29,9 @@ from dataclasses import asdict, dataclass
 from typing import Any
 
 import numpy as np
-from scipy import special
 
 from plates.analysis import likelihood
-from plates.analysis.psychometric import LAPSE_MAX, cdf_pdf
+from plates.analysis.psychometric import LAPSE_MAX, cdf, cdf_pdf
 
 __all__ = ["PSE_FAMILIES", "PSEFit", "fit_pse", "fit_pse_counts", "outcomes", "pse_probabilities"]
 
@@ -52,7 +51,7 @@ def _cdf(family: str, z: np.ndarray) -> np.ndarray:
     if family not in PSE_FAMILIES:
         raise ValueError(f"family {family!r} is not allowed for a PSE (a symmetric curve is needed); "
                          f"allowed: {', '.join(PSE_FAMILIES)}")
-    return special.expit(z) if family == "logistic" else special.ndtr(z)
+    return cdf(family, z)
 
 
 def pse_probabilities(

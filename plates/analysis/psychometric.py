@@ -268,14 +268,19 @@ def grouped(levels: Any, correct: Any, family: str,
     w = np.ones(x.size) if weights is None else np.asarray(weights, dtype=float).ravel()
     if w.shape != x.shape or not np.all(np.isfinite(w)) or np.any(w < 1):
         raise ValueError(f"weights must be one number >= 1 per level ({x.size}); got {w.size} values")
+    return (*pool_levels(x, y * w, w, family), int(round(w.sum())))
+
+
+def pool_levels(x: np.ndarray, k: np.ndarray, n: np.ndarray,
+                family: str) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """(distinct levels, correct per level, trials per level) of per-answer or per-level counts ``k`` of ``n``
+    at levels ``x`` (float arrays of one length), after checking the levels suit ``family``."""
     if not np.all(np.isfinite(x)):
         raise ValueError("levels must be finite numbers; found NaN or inf -- drop those rows first")
     if family == "weibull" and np.any(x < 0):
         raise ValueError(f"the weibull family needs levels >= 0; found {x[x < 0][0]!r}")
     xs, inverse = np.unique(x, return_inverse=True)
-    k = np.bincount(inverse, weights=y * w, minlength=xs.size)
-    n = np.bincount(inverse, weights=w, minlength=xs.size)
-    return xs, k, n, int(round(w.sum()))
+    return xs, np.bincount(inverse, weights=k, minlength=xs.size), np.bincount(inverse, weights=n, minlength=xs.size)
 
 
 def bernoulli_ll(k: np.ndarray, n: np.ndarray, p: np.ndarray) -> float:

@@ -50,6 +50,7 @@ from plates.analysis.psychometric import (
     from_u,
     grouped,
     monotone_from_counts,
+    pool_levels,
     to_u,
 )
 
@@ -152,7 +153,7 @@ def fit_psychometric_counts(
     trials, γ): per level (ΔE2000 for plates) the answers that were right of the trials there, and the task's
     guess rate. Levels may repeat (their counts add up); levels without trials are ignored."""
     check_family(family)
-    grouped = []
+    counts = []
     for levels, correct, trials, guess in groups:
         check_guess_lapse(guess, 0.0 if lapse is None else lapse)
         x, k, n = (np.asarray(v, dtype=float).ravel() for v in (levels, correct, trials))
@@ -161,14 +162,8 @@ def fit_psychometric_counts(
                              f"trials; got shapes {x.shape}, {k.shape}, {n.shape}")
         used = n > 0
         x, k, n = x[used], k[used], n[used]
-        if not np.all(np.isfinite(x)):
-            raise ValueError("levels must be finite numbers; found NaN or inf -- drop those rows first")
-        if family == "weibull" and np.any(x < 0):
-            raise ValueError(f"the weibull family needs levels >= 0; found {x[x < 0][0]!r}")
-        xs, inverse = np.unique(x, return_inverse=True)
-        grouped.append((xs, np.bincount(inverse, weights=k, minlength=xs.size),
-                        np.bincount(inverse, weights=n, minlength=xs.size), int(round(n.sum())), float(guess)))
-    return _fit_counts(grouped, lapse=lapse, family=family, confidence=confidence, interval=interval)
+        counts.append((*pool_levels(x, k, n, family), int(round(n.sum())), float(guess)))
+    return _fit_counts(counts, lapse=lapse, family=family, confidence=confidence, interval=interval)
 
 
 def _fit_counts(groups: Sequence[tuple[np.ndarray, np.ndarray, np.ndarray, int, float]], *, lapse: float | None,

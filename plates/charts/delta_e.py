@@ -72,12 +72,7 @@ def fit_psychometric_counts(groups: Sequence[tuple[Any, Any, Any, float]]) -> li
     for levels, n, correct, guess in groups:
         levels = np.asarray(levels, dtype=float)
         n, correct = np.asarray(n, dtype=np.int64), np.asarray(correct, dtype=np.int64)
-        if not (levels.shape == n.shape == correct.shape) or (correct > n).any() or (correct < 0).any():
-            raise ValueError(
-                f"levels, n and correct must be arrays of one length with 0 <= correct <= n; got shapes "
-                f"{levels.shape}, {n.shape}, {correct.shape}"
-            )
-        counts.append((levels, correct, n, guess))
+        counts.append((levels, correct, n, guess))  # checked there: one length, 0 <= correct <= n
     return fit_chance_aware_counts(counts, interval=False)
 
 

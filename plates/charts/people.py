@@ -121,9 +121,9 @@ def people_band(fig: go.Figure, people: pd.DataFrame, prompts: list[str], severa
     ``dashes``: the prompts' line styles, in ``prompts`` order."""
     for prompt, rows in people.groupby("prompt_name", sort=True):
         by_size = rows.groupby("size", sort=True)["accuracy"]
-        size = by_size.median().index.to_numpy(float)
-        median, low, high = (by_size.median().to_numpy(float), by_size.quantile(0.25).to_numpy(float),
-                             by_size.quantile(0.75).to_numpy(float))
+        med = by_size.median()
+        size, median = med.index.to_numpy(float), med.to_numpy(float)
+        low, high = by_size.quantile(0.25).to_numpy(float), by_size.quantile(0.75).to_numpy(float)
         people_at = by_size.size().to_numpy(int)
         name = series_name(pooled_label(int(rows[SERIES].nunique())), prompt, several) + ": median, 25-75%"
         group = f"people-{prompt}"
