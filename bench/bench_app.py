@@ -37,6 +37,8 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 os.environ.setdefault("GRADIO_ANALYTICS_ENABLED", "False")
 
+from plates.validation import check_choice  # noqa: E402 (after the path insert, as the other benches)
+
 RENDER_TARGET_MS = 150.0
 CROWD_P95_TARGET_MS = 1000.0  # 10 concurrent visitors rendering 512 px plates
 ASK_TARGET_MS = 100.0
@@ -85,29 +87,29 @@ def framework_floor(n: int) -> list[float]:
 
 #: What a crowd's visitor asks for, by name: the endpoint and its arguments for the visitor's i-th request (each
 #: request a new plate, illusion or scene: ΔE2000 / strength and the seed move).
-CROWD_WORK = ("plate", "reader", "illusion", "scene")
+CROWD_ENDPOINTS = {"plate": "/render", "reader": "/ask", "illusion": "/illusion_render", "scene": "/scene_render"}
+CROWD_WORK = tuple(CROWD_ENDPOINTS)
 
 
 def crowd_request(kind: str, base: dict, n: int, i: int) -> tuple[str, list]:
     """(endpoint, arguments) of visitor ``n``'s ``i``-th request of ``kind`` (`CROWD_WORK`): a 512 px plate
     re-render, the bundled reader asked about a new 512 px plate (rendered for the question: not on screen), a
     512 px illusion (targets outlined, truth, its questions) or a 512 px scene (facts, a ColorBench question)."""
+    endpoint = CROWD_ENDPOINTS[check_choice("crowd work", kind, CROWD_WORK)]
     seed = 10_000 + 100 * n + i
     delta_e = 4.0 + ((n * 7 + i) % 40) * 0.5
     if kind == "plate":
-        return "/render", list({**base, "delta_e": delta_e, "seed": seed}.values())
+        return endpoint, list({**base, "delta_e": delta_e, "seed": seed}.values())
     if kind == "reader":
         model = ["baseline", "", "", "", "cbe-open", None, 0, False, 0, "none", 1.0, "standard"]
-        return "/ask", [*model, *{**base, "delta_e": delta_e, "seed": seed}.values()]
+        return endpoint, [*model, *{**base, "delta_e": delta_e, "seed": seed}.values()]
     if kind == "illusion":
         # kinds the comparison question applies to (rcid-filter's list of questions leaves it out)
         kinds = ("rcid-contrast", "simultaneous-contrast", "whites", "checker-shadow", "munker-white")
-        return "/illusion_render", [True, "rcid-compare-human", kinds[(n + i) % len(kinds)], 1.0,
-                                    (i % 9) - 4.0, "left-right", False, seed, 512]
-    if kind == "scene":
-        return "/scene_render", ["colour-counting", 6, 4, 20.0, 0.2, 1.0, ["circle", "square", "triangle", "star"],
-                                 "xkcd-basic-11", seed, 512]
-    raise ValueError(f"crowd work {kind!r} is not known; allowed: {', '.join(CROWD_WORK)}")
+        return endpoint, [True, "rcid-compare-human", kinds[(n + i) % len(kinds)], 1.0,
+                          (i % 9) - 4.0, "left-right", False, seed, 512]
+    return endpoint, ["colour-counting", 6, 4, 20.0, 0.2, 1.0, ["circle", "square", "triangle", "star"],
+                      "xkcd-basic-11", seed, 512]
 
 
 def _percentiles(ms: list[float]) -> tuple[float, float, float]:
@@ -115,20 +117,22 @@ def _percentiles(ms: list[float]) -> tuple[float, float, float]:
     return statistics.median(ms), ms[min(len(ms) - 1, int(round(0.95 * (len(ms) - 1))))], ms[-1]
 
 
+def tree_cpu(pid: int) -> tuple[float, float]:
+    """(user + system CPU seconds of process ``pid``, of all its children): the server and its workers."""
+    import psutil
+
+    server = psutil.Process(pid)
+    return sum(server.cpu_times()[:2]), sum(sum(c.cpu_times()[:2]) for c in server.children(recursive=True))
+
+
 def settled(pid: int, timeout: float = 120.0) -> None:
     """Wait until process ``pid`` and its children (the explorer's workers, warming) use under 5% of a core
     over a second, or ``timeout`` seconds have passed."""
-    import psutil
-
-    def cpu() -> float:
-        server = psutil.Process(pid)
-        return sum(server.cpu_times()[:2]) + sum(sum(c.cpu_times()[:2]) for c in server.children(recursive=True))
-
     deadline = time.monotonic() + timeout
-    before = cpu()
+    before = sum(tree_cpu(pid))
     while time.monotonic() < deadline:
         time.sleep(1.0)
-        now = cpu()
+        now = sum(tree_cpu(pid))
         if now - before < 0.05:
             return
         before = now
@@ -146,8 +150,8 @@ def crowd(visitors: int, renders: int, work: tuple[str, ...] = ("plate",)) -> in
 
     from plates.explorer import plate as ex
 
-    for kind in work:
-        crowd_request(kind, {}, 0, 0)  # a ValueError names a kind not known, before a server starts
+    for kind in work:  # a ValueError names a kind not known, before a server starts
+        check_choice("crowd work", kind, CROWD_WORK)
     port = free_port()
     url = f"http://127.0.0.1:{port}/"
     proc = serve(port)
@@ -157,10 +161,7 @@ def crowd(visitors: int, renders: int, work: tuple[str, ...] = ("plate",)) -> in
     cpu: list[tuple[float, float]] = []  # (server, its workers) CPU seconds when the timed requests start
 
     def server_cpu() -> tuple[float, float, float]:
-        server = psutil.Process(proc.pid)
-        own = sum(server.cpu_times()[:2])
-        kids = sum(sum(c.cpu_times()[:2]) for c in server.children(recursive=True))
-        return own, kids, sum(psutil.Process().cpu_times()[:2])  # and the visitors' (this process's)
+        return *tree_cpu(proc.pid), sum(psutil.Process().cpu_times()[:2])  # and the visitors' (this process's)
 
     start = threading.Barrier(visitors, action=lambda: cpu.append(server_cpu()))
     base = ex.spec_to_controls(ex.default_spec().replace(size=512)).__dict__
@@ -222,7 +223,7 @@ def crowd(visitors: int, renders: int, work: tuple[str, ...] = ("plate",)) -> in
     for kind in work:
         if times[kind]:
             p50, p95, top = _percentiles(times[kind])
-            print(f"  {kind:8s} ({crowd_request(kind, base, 0, 0)[0]}): p50 {p50:.0f} ms, p95 {p95:.0f} ms, "
+            print(f"  {kind:8s} ({CROWD_ENDPOINTS[kind]}): p50 {p50:.0f} ms, p95 {p95:.0f} ms, "
                   f"max {top:.0f} ms over {len(times[kind])}")
     p50, p95, top = _percentiles(every)
     print(f"  all: p50 {p50:.0f} ms, p95 {p95:.0f} ms, max {top:.0f} ms over {len(every)} requests "

@@ -161,7 +161,7 @@ class ExplorerPool:
         if isinstance(workers, bool) or not isinstance(workers, int) or workers < 0:
             raise ValueError(f"workers={workers!r} is not allowed; allowed: an integer >= 0")
         self.workers, self.max_pending = workers, max_pending
-        self.plates = ex.PlateCache(plates_kept, render=self.render_plate if workers else ex.render)
+        self.plates = ex.PlateCache(plates_kept, render=self.render_plate)
         self._pool: WorkerPool | None = None
         self._lock = threading.Lock()
 
@@ -186,7 +186,7 @@ class ExplorerPool:
         return self._pool.call(fn, *args)
 
     def render_plate(self, spec: ex.PlateSpec) -> ex.Plate:
-        """The plate of ``spec`` (`plates.explorer.plate.render`), rendered in a worker."""
+        """The plate of ``spec`` (`plates.explorer.plate.render`), rendered in a worker (here without workers)."""
         return self.run(ex.render, spec)
 
     def plates_for(self, specs: Sequence[ex.PlateSpec]) -> Callable[[ex.PlateSpec], ex.Plate]:
