@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 from functools import partial
@@ -25,7 +26,7 @@ from plates.datasets.items import (
 from plates.datasets.parquet_set import committed_ids, write_parquet_set
 from plates.datasets.presets import PRESETS, get_preset, make_spec, plate_order, relative_path
 from plates.datasets.sample import Sample, sample_plates
-from plates.datasets.workers import family_pool
+from plates.datasets.workers import results_of
 from plates.datasets.write import Entry, write_items
 from plates.images import encode_png, png_intact
 from plates.leases import set_lease
@@ -269,14 +270,12 @@ def generate(
     if take_over_lock and not is_url(out):
         raise ValueError(f"--take-over-lock is for an object-store --out (s3://...); {str(out)!r} is a local folder, "
                          "which holds no lease")
-    if is_url(out):
-        # the lease's renewal thread makes the writers' pool spawned, not forked (plates.datasets.workers)
-        with set_lease(out, shard, take_over=take_over_lock):
-            return _generate(name, out, limit=limit, size=size, seed=seed, workers=workers,
-                             compress_level=compress_level, progress=progress, chunksize=chunksize, sample=sample,
-                             shard=shard, fmt=fmt)
-    return _generate(name, out, limit=limit, size=size, seed=seed, workers=workers, compress_level=compress_level,
-                     progress=progress, chunksize=chunksize, sample=sample, shard=shard, fmt=fmt)
+    # on an object store, one writer per output (the lease's renewal thread makes the writers' pool spawned,
+    # not forked: plates.datasets.workers)
+    with set_lease(out, shard, take_over=take_over_lock) if is_url(out) else contextlib.nullcontext():
+        return _generate(name, out, limit=limit, size=size, seed=seed, workers=workers,
+                         compress_level=compress_level, progress=progress, chunksize=chunksize, sample=sample,
+                         shard=shard, fmt=fmt)
 
 
 def _generate(name: str, out: str | os.PathLike, *, limit: int | None, size: int | None, seed: int,
@@ -333,20 +332,13 @@ def _generate(name: str, out: str | os.PathLike, *, limit: int | None, size: int
     chunksize = chunksize or max(1, min(64, len(plates) // (workers * 8) or 1))
     written = skipped = nbytes = 0
     measured: dict[tuple, tuple] = {}
-    # the pool first: forked (family_pool) only while this process runs no other thread, and tqdm's bar starts one
-    pool = family_pool(workers) if workers > 1 else None
-    bar = tqdm(total=len(plates), unit="plate", desc=f"plates generate {name}", disable=not progress, smoothing=0.05)
-    try:
-        results = map(_work, tasks) if pool is None else pool.imap_unordered(_work, tasks, chunksize=chunksize)
+    with results_of(_work, tasks, workers, chunksize) as results, \
+            tqdm(total=len(plates), unit="plate", desc=f"plates generate {name}", disable=not progress,
+                 smoothing=0.05) as bar:
         for w, s, b, key, values in results:
             written, skipped, nbytes = written + w, skipped + s, nbytes + b
             measured[key] = values
             bar.update(1)
-    finally:
-        bar.close()
-        if pool is not None:
-            pool.terminate()  # every result is in (or the run failed): nothing left to wait for
-            pool.join()
     if shard is None:
         rows = _write_manifest(out, name, plates, size, seed, measured, sample)
     else:

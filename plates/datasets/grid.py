@@ -60,7 +60,7 @@ from plates.colour import parse_colour
 from plates.datasets.generate import MEASURED_COLUMNS, measured_values
 from plates.datasets.items import MANIFEST, finish_manifest
 from plates.datasets.presets import item_seed
-from plates.datasets.workers import family_pool
+from plates.datasets.workers import results_of
 from plates.images import encode_png, png_intact
 from plates.shards import Shard
 from plates.stimuli.ishihara.directions import DIRECTION_MODES, with_direction
@@ -516,21 +516,13 @@ def generate_grid(
     tasks = [(i, str(out), p.spec.to_json(), p.paths, compress_level) for i, p in plates]
     written = skipped = nbytes = 0
     measured: dict[int, tuple] = {}
-    # the pool first: forked (family_pool) only while this process runs no other thread, and tqdm's bar starts one
-    pool = family_pool(min(workers, len(tasks))) if workers > 1 and len(tasks) >= 2 else None
-    bar = tqdm(total=len(tasks), unit="plate", desc=f"plates generate {grid.name}", disable=not progress)
-    try:
-        chunksize = max(1, min(64, len(tasks) // (workers * 8) or 1))
-        results = map(render_task, tasks) if pool is None else pool.imap_unordered(render_task, tasks, chunksize)
+    chunksize = max(1, min(64, len(tasks) // (workers * 8) or 1))
+    with results_of(render_task, tasks, min(workers, len(tasks)), chunksize) as results, \
+            tqdm(total=len(tasks), unit="plate", desc=f"plates generate {grid.name}", disable=not progress) as bar:
         for w, s, b, i, values in results:
             written, skipped, nbytes = written + w, skipped + s, nbytes + b
             measured[i] = values
             bar.update(1)
-    finally:
-        bar.close()
-        if pool is not None:
-            pool.terminate()  # every result is in (or the run failed): nothing left to wait for
-            pool.join()
     rows = write_manifest(out, grid.name, [p for _, p in plates], measured, numbers=[i for i, _ in plates],
                           shard=shard)
     return {

@@ -18,11 +18,13 @@ import ctypes.util
 import gc
 import multiprocessing as mp
 import threading
+from collections.abc import Callable, Iterable, Iterator
+from contextlib import contextmanager
 from multiprocessing.pool import Pool
 
 from plates.colour.spaces import colour_science
 
-__all__ = ["family_pool", "init_worker", "keep_freed_memory"]
+__all__ = ["family_pool", "init_worker", "keep_freed_memory", "results_of"]
 
 _M_TRIM_THRESHOLD = -1  # glibc mallopt parameters (malloc.h)
 _M_MMAP_THRESHOLD = -3
@@ -69,3 +71,18 @@ def family_pool(workers: int) -> Pool:
         return mp.get_context(method).Pool(workers, initializer=init_worker)  # forks its workers before returning
     finally:
         gc.unfreeze()
+
+
+@contextmanager
+def results_of(fn: Callable, tasks: Iterable, workers: int, chunksize: int = 1) -> Iterator[Iterator]:
+    """``fn`` over ``tasks``: in this process when ``workers`` <= 1, else unordered in a `family_pool` of
+    ``workers``, made on entry (so before a progress bar the caller opens next: tqdm starts a thread, and the
+    pool forks only while this process runs none) and stopped on exit (every result is in, or the run failed:
+    nothing left to wait for)."""
+    pool = family_pool(workers) if workers > 1 else None
+    try:
+        yield map(fn, tasks) if pool is None else pool.imap_unordered(fn, tasks, chunksize=chunksize)
+    finally:
+        if pool is not None:
+            pool.terminate()
+            pool.join()
