@@ -35,6 +35,7 @@ import numpy as np
 from scipy.spatial import cKDTree
 
 from plates import colour as C
+from plates.colour.gamut import bisect
 from plates.colour.spaces import delta_e2000_lab
 from plates.validation import check_choice
 
@@ -299,13 +300,8 @@ def target_smallest_pair(spec: PlateSpec, delta_e: float) -> PlateSpec:
                 f"the line leaves sRGB first; allowed: 0 < delta_e <= {near.max():.2f}"
             )
         k = int(above[0])
-        lo, hi = float(ts[max(k - 1, 0)]), float(ts[k])
-        for _ in range(50):
-            mid = (lo + hi) / 2
-            if _nearest_fg(fg_lab, (p0 + mid * v)[None])[0] < delta_e:
-                lo = mid
-            else:
-                hi = mid
+        _, hi = bisect(lambda mids, p0=p0, v=v: _nearest_fg(fg_lab, p0 + mids[:, None] * v) < delta_e,
+                       float(ts[max(k - 1, 0)]), float(ts[k]), steps=50)
         best = np.clip(np.rint(C.lab_to_srgb255(p0 + hi * v)), 0, 255).astype(int)
         cands = np.clip(best[None, :] + offs, 0, 255)
         errs = np.abs(_nearest_fg(fg_lab, C.srgb255_to_lab(cands.astype(float))) - delta_e)
