@@ -33,11 +33,11 @@ import foreign_plates as F  # noqa: E402  (bench/, held out from the package on 
 from plates.reader import data  # noqa: E402
 from plates.reader.coding import N_CLASSES, N_POSITIONS, best_label, encode  # noqa: E402
 from plates.reader.preprocess import preprocess  # noqa: E402
+from plates.reader.train import QUANT  # noqa: E402
 from plates.stimuli.ishihara.plate import render, render_on_mask  # noqa: E402
 
 F.SYSTEM_FONT_DIR = Path(os.environ.get("FONT_DIR", "/usr/share/fonts"))
 MODES = ("contrast", "contrast-dots")
-QUANT = 127.0 / 4.0
 FOREIGN_SEED = 913_000_000  # bench_baseline.FOREIGN_SEED
 BASE = (data.CHANGE_SHARE, data.CHANGE_WEIGHTS, data.WARP_SHARE)
 MIX2 = (0.75, (0.06, 0.18, 0.1, 0.32, 0.1, 0.14, 0.1), 0.5)

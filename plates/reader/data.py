@@ -217,8 +217,7 @@ def sample_plate(seed: int, render_size: int | None = None, extra_fonts: float =
         if rng.random() < CHANGE_SHARE:
             change = _mask_change(rng, size)
             if rng.random() < WARP_SHARE:  # the glyphs' shapes varied as well: a smooth warp or a shear first
-                shape = ("warp", float(rng.uniform(0.01, 0.03))) if rng.random() < 0.6 else \
-                    ("shear", float(rng.uniform(-0.35, 0.35)))
+                shape = _shape_change(rng, "warp" if rng.random() < 0.6 else "shear")
                 if change[0] not in ("warp", "shear"):  # a bitmap figure is drawn first, then warped
                     change = (change, shape) if change[0] == "bitmap" else (shape, change)
     variant = "clear" if rng.random() < 0.05 else "standard"
@@ -234,6 +233,12 @@ CHANGE_WEIGHTS = (0.08, 0.2, 0.14, 0.22, 0.12, 0.14, 0.1)
 #: Share of free plates whose figure is changed, and of those whose glyph shapes are also warped or sheared.
 CHANGE_SHARE = 0.6
 WARP_SHARE = 0.4
+#: the glyph-shape changes' amounts, drawn uniformly: a smooth warp's strength, a shear's slope
+SHAPE_CHANGES = {"warp": (0.01, 0.03), "shear": (-0.35, 0.35)}
+
+
+def _shape_change(rng: np.random.Generator, kind: str) -> tuple[str, float]:
+    return kind, float(rng.uniform(*SHAPE_CHANGES[kind]))
 
 
 def _mask_change(rng: np.random.Generator, size: int) -> tuple:
@@ -243,10 +248,8 @@ def _mask_change(rng: np.random.Generator, size: int) -> tuple:
         return kind, int(rng.integers(40, 91))
     if kind == "stretch":
         return kind, float(rng.uniform(0.6, 1.45))
-    if kind == "warp":
-        return kind, float(rng.uniform(0.01, 0.03))
-    if kind == "shear":
-        return kind, float(rng.uniform(-0.35, 0.35))
+    if kind in SHAPE_CHANGES:
+        return _shape_change(rng, kind)
     low, high = {"outline": (0.008, 0.035), "dilate": (0.005, 0.04), "erode": (0.005, 0.02)}[kind]
     return kind, max(1, round(size * rng.uniform(low, high)))
 

@@ -37,7 +37,7 @@ import numpy as np
 from plates.reader import data
 from plates.reader.coding import N_CLASSES, N_POSITIONS
 from plates.reader.preprocess import CLIP, INPUT_SIZE, MODES
-from plates.validation import check_choice
+from plates.validation import check_choice, check_number
 
 QUANT = 127.0 / CLIP  # int8 storage of preprocessed values in [-CLIP, CLIP]
 
@@ -66,8 +66,7 @@ class TrainConfig:
 
     def __post_init__(self) -> None:
         check_choice("preprocessing mode", self.mode, MODES)
-        if not 0.0 <= self.skew <= 0.5:
-            raise ValueError(f"skew must be within 0-0.5 (0: no shear/aspect augmentation), got {self.skew}")
+        check_number("skew (0: no shear/aspect augmentation)", self.skew, 0.0, 0.5)
         for name in ("n_train", "n_val", "epochs", "batch_size", "width", "workers", "threads"):
             if getattr(self, name) < 1:
                 raise ValueError(f"{name} must be >= 1, got {getattr(self, name)}")
@@ -75,8 +74,7 @@ class TrainConfig:
             raise ValueError(f"steps must be >= 1 (or None for whole epochs), got {self.steps}")
         if self.time_budget_s is not None and not self.time_budget_s > 0:
             raise ValueError(f"time_budget_s must be > 0 seconds (or None for no limit), got {self.time_budget_s}")
-        if not 0.0 <= self.extra_fonts <= 1.0:
-            raise ValueError(f"extra_fonts must be a share within 0-1, got {self.extra_fonts}")
+        check_number("extra_fonts (a share of the free plates)", self.extra_fonts, 0.0, 1.0)
         if self.extra_fonts > 0 and not data.EXTRA_FONTS:
             raise ValueError(f"extra_fonts {self.extra_fonts} needs the reader's training fonts in "
                              f"{data.EXTRA_FONT_DIR}, which holds none (a damaged install: reinstall plates)")

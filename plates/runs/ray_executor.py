@@ -200,8 +200,9 @@ class RayExecutor:
                    target: PartsTarget, summary: RunSummary, bar: Any) -> None:
         m = exp.models[mi]
         resources = ray.cluster_resources()
-        pinned = gpus_per_actor(m.backend, dict(m.options), int(resources.get("GPU", 0)))
-        gpus = int(resources.get("GPU", 0)) if pinned else 0
+        cluster_gpus = int(resources.get("GPU", 0))
+        pinned = gpus_per_actor(m.backend, dict(m.options), cluster_gpus)
+        gpus = cluster_gpus if pinned else 0
         cpus = int(resources.get("CPU", 0))
         capacity, what = (gpus, "GPUs") if gpus else (cpus, "CPUs")
         if self.actors is not None and self.actors > capacity:  # the extra actors would wait forever
