@@ -167,9 +167,7 @@ def pairs(
     # run names per item made the query 13x slower (1.5M items at 10M rows: 15.9 s against 1.2 s)
     side = f"CASE WHEN ({split}) THEN 1 ELSE 0 END"
     per_side = ", ".join([*(quote(c) for c in group_cols), side])
-    widest = results.query(f"SELECT max(k) AS k FROM (SELECT count(DISTINCT run_id) + max(CASE WHEN run_id IS NULL "
-                           f"THEN 1 ELSE 0 END) AS k FROM {CUBE_TABLE} {clause} GROUP BY {per_side})", params)["k"]
-    per_item = len(widest) > 0 and pd.notna(widest.iloc[0]) and int(widest.iloc[0]) > 1
+    per_item = (_most_values(results, "run_id", per_side, clause, params) or 0) > 1
     runs = [str(r) for r in results.query(f"SELECT DISTINCT run_id FROM {CUBE_TABLE} {clause} ORDER BY run_id",
                                           params)["run_id"].dropna()] if per_item else []
     masks = per_item and len(runs) <= 64
@@ -230,21 +228,31 @@ def _item_columns(results: Results, group: Sequence[str], keys: Sequence[str], c
     kept = list(keys)
     for column in [c for c in keys if c in CUBE_COLUMNS]:
         rest = [c for c in (*group, *kept) if c != column and c in CUBE_COLUMNS]
-        values = f"count(DISTINCT {quote(column)}) + max(CASE WHEN {quote(column)} IS NULL THEN 1 ELSE 0 END)"
-        grouped = f" GROUP BY {', '.join(quote(c) for c in rest)}" if rest else ""
-        widest = results.query(f"SELECT max(k) AS k FROM (SELECT {values} AS k FROM {CUBE_TABLE} {clause}{grouped})",
-                               params)["k"]
-        if len(widest) and (pd.isna(widest.iloc[0]) or int(widest.iloc[0]) <= 1):
+        most = _most_values(results, column, ", ".join(quote(c) for c in rest), clause, params)
+        if most is None or most <= 1:
             kept.remove(column)
     return kept
+
+
+def _values(column: str) -> str:
+    """SQL: the number of distinct values of ``column`` (a name) in a group, null counting as one."""
+    return f"count(DISTINCT {quote(column)}) + max(CASE WHEN {quote(column)} IS NULL THEN 1 ELSE 0 END)"
+
+
+def _most_values(results: Results, column: str, group_sql: str, clause: str, params: dict[str, Any]) -> int | None:
+    """The most distinct values (`_values`) ``column`` takes in any group of the cube's rows under ``clause``,
+    grouped by ``group_sql`` (SQL expressions; "" for one group); None when no row is left."""
+    grouped = f" GROUP BY {group_sql}" if group_sql else ""
+    most = results.query(f"SELECT max(k) AS k FROM (SELECT {_values(column)} AS k FROM {CUBE_TABLE} {clause}"
+                         f"{grouped})", params)["k"]
+    return int(most.iloc[0]) if len(most) and pd.notna(most.iloc[0]) else None
 
 
 def _varying(results: Results, columns: Sequence[str], clause: str, params: dict[str, Any]) -> set[str]:
     """The ``columns`` (of the cube) that take more than one value (null counts as one) under ``clause``."""
     if not columns:
         return set()
-    nulls = "max(CASE WHEN {0} IS NULL THEN 1 ELSE 0 END)"
-    counts = ", ".join(f"count(DISTINCT {quote(c)}) + {nulls.format(quote(c))} AS {quote(c)}" for c in columns)
+    counts = ", ".join(f"{_values(c)} AS {quote(c)}" for c in columns)
     row = results.query(f"SELECT {counts} FROM {CUBE_TABLE} {clause}", params)
     if row.empty:
         return set()
