@@ -30,7 +30,7 @@ from fontTools import subset
 from fontTools.ttLib import TTFont
 
 OUT = Path(__file__).resolve().parent.parent / "plates" / "reader" / "fonts"
-#: (package, file, licence file in the package) -> output file name stem
+#: (PyPI package, TTF file) -> output file name stem
 FACES = {
     ("font_roboto", "Roboto-Regular.ttf"): "roboto-regular",
     ("font_roboto", "Roboto-Italic.ttf"): "roboto-italic",
