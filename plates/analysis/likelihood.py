@@ -180,13 +180,18 @@ def _newton(fun: BatchFun, theta: np.ndarray, rows: np.ndarray, lower: np.ndarra
         free = ~(((th <= lo + edge) & (gi > 0)) | ((th >= hi - edge) & (gi < 0)))
         if hold_first:
             free[:, 0] = False
-        hess = np.empty((idx.size, p, p))
+        hess = np.zeros((idx.size, p, p))
         for j in range(p):
-            h = 1e-7 * np.maximum(1.0, np.abs(th[:, j]))
-            h = np.where(th[:, j] + h > hi[:, j], -h, h)
-            moved = th.copy()
+            # a column is read only where its variable is free (below): differences only there (a profile's
+            # held first parameter, a lapse or band on its bound, costs no gradient)
+            moving = np.flatnonzero(free[:, j])
+            if not moving.size:
+                continue
+            h = 1e-7 * np.maximum(1.0, np.abs(th[moving, j]))
+            h = np.where(th[moving, j] + h > hi[moving, j], -h, h)
+            moved = th[moving].copy()
             moved[:, j] += h
-            hess[:, :, j] = (fun(moved, r)[1] - gi) / h[:, None]
+            hess[moving, :, j] = (fun(moved, r[moving])[1] - gi[moving]) / h[:, None]
         both = free[:, :, None] & free[:, None, :]
         hess = np.where(both, 0.5 * (hess + hess.transpose(0, 2, 1)), 0.0) + np.eye(p) * (~free)[:, :, None]
         w, v = np.linalg.eigh(hess)

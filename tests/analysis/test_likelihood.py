@@ -85,12 +85,32 @@ def test_pse_fits_together_equal_scipy_fits_one_by_one_and_the_row_fit():
             return float(value[0]), grad[0]
 
         box = pse_module._bounds(xs, True, False)
-        start = pse_module._grid_start(xs, counts, box, 3, None, "logistic")
+        start = pse_module._grid_starts([(xs, counts)], [box], 3, None, "logistic")[0]
         best, prof = likelihood.fit(one, [np.array(start)], box, jac=True, cutoff=cutoff)
         assert (fit.pse, fit.ci_low, fit.ci_high) == pytest.approx((best.theta[0], prof.low, prof.high), abs=1e-3)
         by_rows = fit_pse(x, r, alternatives=3)
         assert (by_rows.pse, by_rows.ci_low, by_rows.ci_high, by_rows.n) == pytest.approx(
             (fit.pse, fit.ci_low, fit.ci_high, fit.n), abs=1e-9)
+
+
+def test_pse_grid_starts_of_a_batch_equal_each_group_alone():
+    """Groups with the same levels share the grid's log-probabilities (`pse._grid_starts`): each group's start is
+    the one it gets alone, bit for bit, beside groups of other levels, of more than 64 levels (pooled into bins
+    weighted by its own counts) and of two alternatives or a fixed lapse."""
+    rng = np.random.default_rng(3)
+    shared = np.linspace(-10.0, 10.0, 11)
+    for alternatives, lapse in ((3, None), (2, None), (3, 0.02)):
+        k = len(outcomes(alternatives))
+        groups = [(levels, rng.integers(1, 20, (k, levels.size)).astype(float)) for levels in
+                  (shared, shared, np.linspace(-4.0, 6.0, 7), shared, np.linspace(-30.0, 30.0, 90),
+                   np.linspace(-30.0, 30.0, 90))]
+        plateau = np.zeros((k, shared.size))
+        plateau[0] = 5.0  # every answer "A darker": a plateau of equal grid cells, the first one wins alone or not
+        groups.append((shared, plateau))
+        boxes = [pse_module._bounds(xs, alternatives == 3, lapse is not None) for xs, _ in groups]
+        together = pse_module._grid_starts(groups, boxes, alternatives, lapse, "logistic")
+        alone = [pse_module._grid_starts([g], [b], alternatives, lapse, "logistic")[0] for g, b in zip(groups, boxes)]
+        assert together == alone
 
 
 def test_counts_entry_points_refuse_bad_groups():
