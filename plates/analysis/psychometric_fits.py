@@ -57,6 +57,17 @@ from plates.analysis.psychometric import (
 __all__ = ["chance_test", "fit_groups", "fit_psychometric", "fit_psychometric_counts"]
 
 
+def _psi_grid(u: np.ndarray, guess: float, family: str, a: np.ndarray, log_b: np.ndarray,
+              lam: np.ndarray) -> np.ndarray:
+    """ψ = γ + (1 − γ − λ) F(β (u − α)) at every (α, log β, λ) of a grid and level ``u`` (on the family's axis),
+    shape (α, β, λ, levels), clipped into [`EPS`, 1 − `EPS`]: the grid of the optimiser's starts
+    (`_grid_starts`) and of the posterior (`_grid_loglik`)."""
+    psi = (1.0 - guess - lam)[None, None, :, None] * cdf(
+        family, np.exp(log_b)[None, :, None] * (u[None, None, :] - a[:, None, None]))[:, :, None, :]
+    psi += guess
+    return np.clip(psi, EPS, 1.0 - EPS, out=psi)
+
+
 def _grid_starts(u: np.ndarray, k: np.ndarray, n: np.ndarray, guess: float, lapse: float | None, family: str,
                  bounds: list[tuple[float, float]]) -> list[np.ndarray]:
     """The two best points (different thresholds) of a vectorised grid over the box, as optimiser starts."""
@@ -67,9 +78,9 @@ def _grid_starts(u: np.ndarray, k: np.ndarray, n: np.ndarray, guess: float, laps
     a = np.linspace(*bounds[0], 49)[1:-1]
     log_b = np.linspace(*bounds[1], 25)
     lam = np.array([0.0, 0.03, LAPSE_MAX]) if lapse is None else np.array([lapse])
-    z = np.exp(log_b)[None, :, None, None] * (u[None, None, None, :] - a[:, None, None, None])
-    psi = guess + (1.0 - guess - lam)[None, None, :, None] * cdf(family, z)
-    psi = np.clip(psi, EPS, 1.0 - EPS)
+    psi = _psi_grid(u, guess, family, a, log_b, lam)
+    # summed over the levels elementwise (not by `_grid_loglik`'s products: where grid points tie, the order of
+    # the sum picks the start, and a start on a flat ridge picks the slope a step fit reports)
     ll = np.sum(k * np.log(psi) + (n - k) * np.log1p(-psi), axis=-1)  # (α, β, λ)
     order = np.argsort(-ll, axis=None)
     starts, used = [], []
@@ -84,17 +95,13 @@ def _grid_starts(u: np.ndarray, k: np.ndarray, n: np.ndarray, guess: float, laps
 
 
 def _grid_loglik(u: np.ndarray, k: np.ndarray, n: np.ndarray, guess: float, family: str):
-    """The log-likelihood of the grouped answers on a grid of (α on the u axis, log β, λ), for
+    """The log-likelihood of the grouped answers on a grid of (α on the u axis, log β, λ) (`_psi_grid`), for
     `plates.analysis.posterior.credible_interval`; thresholds in blocks so memory stays small."""
     def loglik(a: np.ndarray, log_b: np.ndarray, lam: np.ndarray) -> np.ndarray:
         out = np.empty((a.size, log_b.size, lam.size))
-        scale = (1.0 - guess - lam)[None, None, :, None]
-        b = np.exp(log_b)[None, :, None]
         step = max(1, 200_000 // max(1, log_b.size * lam.size * u.size))
         for i in range(0, a.size, step):  # in place: one (thresholds, slopes, lapses, levels) array per block
-            psi = scale * cdf(family, b * (u[None, None, :] - a[i:i + step, None, None]))[:, :, None, :]
-            psi += guess
-            np.clip(psi, EPS, 1.0 - EPS, out=psi)
+            psi = _psi_grid(u, guess, family, a[i:i + step], log_b, lam)
             right = np.log(psi) @ k
             out[i:i + step] = right + np.log1p(np.negative(psi, out=psi), out=psi) @ (n - k)
         return out

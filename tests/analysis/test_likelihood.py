@@ -11,6 +11,7 @@ from plates.analysis import pse as pse_module
 from plates.analysis.observers import ComparisonObserver, SimulatedObserver
 from plates.analysis.pse import fit_pse, fit_pse_counts, outcomes
 from plates.analysis.psychometric_fits import fit_psychometric, fit_psychometric_counts
+from tests.support.reference_grid import grid_starts_elementwise
 
 LEVELS = np.linspace(1.0, 20.0, 12)
 
@@ -111,6 +112,26 @@ def test_pse_grid_starts_of_a_batch_equal_each_group_alone():
         together = pse_module._grid_starts(groups, boxes, alternatives, lapse, "logistic")
         alone = [pse_module._grid_starts([g], [b], alternatives, lapse, "logistic")[0] for g, b in zip(groups, boxes)]
         assert together == alone
+
+
+def test_psychometric_grid_starts_on_the_shared_psi_grid_are_the_starts_before():
+    """The starts' ψ grid is the posterior's (`psychometric_fits._psi_grid`) instead of one of their own
+    (tests/support/reference_grid.py, the code before): the very same starts, bit for bit, on simulated observers
+    of every answer kind and where grid points tie exactly (answers at the guess rate, ψ = γ wherever the curve
+    has not risen; a step, flat in the slope past it), with the lapse fitted or fixed: no fit can change."""
+    groups = [(*_observer_counts(t, kind, seed)[:2], _observer_counts(t, kind, seed)[2])
+              for seed, (t, kind) in enumerate([(6.0, "yesno"), (9.0, "open"), (12.0, "mc"), (4.0, "yesno"),
+                                                (15.0, "open"), (2.0, "mc"), (18.0, "yesno")])]
+    groups += [(np.full(LEVELS.size, 10.0), np.full(LEVELS.size, 20.0), 0.5),  # always at chance: ties
+               (np.r_[np.full(6, 10.0), np.full(6, 20.0)], np.full(LEVELS.size, 20.0), 0.5)]  # a step: ties
+    span = LEVELS[-1] - LEVELS[0]
+    bounds = [(LEVELS[0] - span, LEVELS[-1] + span), (np.log(0.5 / span), np.log(1000.0 / span))]
+    for lapse in (None, 0.02):
+        for k, n, guess in groups:
+            shared = psychometric_fits._grid_starts(LEVELS, k, n, guess, lapse, "logistic", bounds)
+            before = grid_starts_elementwise(LEVELS, k, n, guess, lapse, "logistic", bounds)
+            assert len(shared) == len(before) == 2
+            assert all(np.array_equal(a, b) for a, b in zip(shared, before))
 
 
 def test_counts_entry_points_refuse_bad_groups():
