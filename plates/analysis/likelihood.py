@@ -181,17 +181,16 @@ def _newton(fun: BatchFun, theta: np.ndarray, rows: np.ndarray, lower: np.ndarra
         if hold_first:
             free[:, 0] = False
         hess = np.zeros((idx.size, p, p))
-        for j in range(p):
-            # a column is read only where its variable is free (below): differences only there (a profile's
-            # held first parameter, a lapse or band on its bound, costs no gradient)
-            moving = np.flatnonzero(free[:, j])
-            if not moving.size:
-                continue
-            h = 1e-7 * np.maximum(1.0, np.abs(th[moving, j]))
-            h = np.where(th[moving, j] + h > hi[moving, j], -h, h)
+        # a column is read only where its variable is free (below): differences only there (a profile's held
+        # first parameter, a lapse or band on its bound, costs no gradient); every column's moved points in one
+        # call of ``fun`` (each row's value depends on that row alone: the same numbers as a call per column)
+        which, moving = np.nonzero(free.T)  # (column, row) of each difference
+        if which.size:
+            h = 1e-7 * np.maximum(1.0, np.abs(th[moving, which]))
+            h = np.where(th[moving, which] + h > hi[moving, which], -h, h)
             moved = th[moving].copy()
-            moved[:, j] += h
-            hess[moving, :, j] = (fun(moved, r[moving])[1] - gi[moving]) / h[:, None]
+            moved[np.arange(which.size), which] += h
+            hess[moving, :, which] = (fun(moved, r[moving])[1] - gi[moving]) / h[:, None]
         both = free[:, :, None] & free[:, None, :]
         hess = np.where(both, 0.5 * (hess + hess.transpose(0, 2, 1)), 0.0) + np.eye(p) * (~free)[:, :, None]
         w, v = np.linalg.eigh(hess)
