@@ -338,29 +338,40 @@ def fit_groups(
     fields = [f for f in PsychometricFit.__dataclass_fields__ if f not in ("family", "confidence")]
     check_family(family)
     rows, counts = [], []
-    # only the columns a fit reads travel into each group (a wide table copied group by group costs more than
-    # the grouping)
+    # only the columns a fit reads travel into the grouping (a wide table copied costs more than the grouping);
+    # one groupby numbers the groups, then each group is a slice of numpy arrays (a pandas group apiece cost
+    # milliseconds: hundreds of groups on the dashboard)
     frame = frame[list(dict.fromkeys([*columns, *([WEIGHT] if WEIGHT in frame.columns else [])]))]
-    for key, group in frame.groupby(by, sort=True, dropna=False, observed=True):
-        key = key if isinstance(key, tuple) else (key,)
-        ok = group[correct].notna().to_numpy() & group[level].notna().to_numpy()
-        used = group[ok]
-        if isinstance(guess, str):
-            rates = (used if len(used) else group)[guess].dropna().unique()
-            if len(rates) != 1:
+    grouper = frame.groupby(by, sort=True, dropna=False, observed=True)
+    keys = list(grouper.size().reset_index()[by].itertuples(index=False, name=None))
+    rank = np.argsort(grouper.ngroup().to_numpy(dtype=np.int64), kind="stable")
+    ordered = frame.iloc[rank]
+    ok = ordered[correct].notna().to_numpy() & ordered[level].notna().to_numpy()
+    w = row_weights(ordered)  # a collapsed row (the dashboard's DuckDB counts) stands for `weight` rows
+    verdicts = ordered[correct][ok]
+    verdicts = verdicts.to_numpy(dtype=bool) if pd.api.types.is_bool_dtype(verdicts.dtype) else (
+        verdicts.to_numpy(dtype=object) if verdicts.dtype == object else verdicts.to_numpy())
+    levels = ordered[level][ok].to_numpy(dtype=float)
+    rates = ordered[guess].to_numpy(dtype=float) if isinstance(guess, str) else None
+    edges = np.concatenate([[0], np.cumsum(grouper.size().to_numpy())])
+    used_edges = np.concatenate([[0], np.cumsum(ok)])[edges]  # the same groups among the rows a fit uses
+    for g, key in enumerate(keys):
+        start, stop, used_start, used_stop = edges[g], edges[g + 1], used_edges[g], used_edges[g + 1]
+        if rates is not None:
+            part = rates[start:stop][ok[start:stop]] if used_stop > used_start else rates[start:stop]
+            values = np.unique(part[~np.isnan(part)])
+            if len(values) != 1:
                 raise ValueError(f"guess column {guess!r} must hold one value per group; group {key} has "
-                                 f"{sorted(rates.tolist())}")
-            group_guess = float(rates[0])
+                                 f"{sorted(values.tolist())}")
+            group_guess = float(values[0])
         else:
             group_guess = guess
-        verdicts = used[correct]
-        verdicts = verdicts.to_numpy(dtype=bool) if pd.api.types.is_bool_dtype(verdicts.dtype) else (
-            verdicts.to_numpy(dtype=object) if verdicts.dtype == object else verdicts.to_numpy())
-        w = row_weights(group)  # a collapsed row (the dashboard's DuckDB counts) stands for `weight` rows
         check_guess_lapse(group_guess, 0.0 if lapse is None else lapse)
-        xs, k, n, total = grouped(used[level].to_numpy(dtype=float), verdicts, family, w[ok])
+        group_w = w[start:stop]
+        xs, k, n, total = grouped(levels[used_start:used_stop], verdicts[used_start:used_stop], family,
+                                  group_w[ok[start:stop]])
         counts.append((xs, k, n, total, float(group_guess)))
-        rows.append({**dict(zip(by, key)), "errors": int(w[~ok].sum())})
+        rows.append({**dict(zip(by, key)), "errors": int(group_w[~ok[start:stop]].sum())})
     fits = _fit_counts(counts, lapse=lapse, family=family, confidence=confidence, interval=interval)  # all at once
     rows = [{**row, **{f: getattr(fit, f) for f in fields}} for row, fit in zip(rows, fits)]
     table = pd.DataFrame(rows, columns=[*by, "errors", *fields])
