@@ -94,6 +94,33 @@ def test_pse_fits_together_equal_scipy_fits_one_by_one_and_the_row_fit():
             (fit.pse, fit.ci_low, fit.ci_high, fit.n), abs=1e-9)
 
 
+def test_a_local_minimum_is_refitted_in_the_batch_as_scipy_refits_it(monkeypatch):
+    """Three answers at three levels (a participant's cell on the Illusions page): the grid start's optimum is a
+    local one, the profile meets a better point, and the batch fits again from there (`fit_batch`'s restarts),
+    ending where scipy's `fit` (which restarts from the better point too) ends: no group refitted one by one."""
+    levels = np.array([-10.0, -9.0, -8.0])
+    groups = [(levels, np.array([[0.0, 0.0, 1.0], [1.0, 0.0, 0.0], [0.0, 1.0, 0.0]])),
+              (levels, np.array([[0.0, 1.0, 0.0], [0.0, 0.0, 1.0], [1.0, 0.0, 0.0]]))]
+    box = pse_module._bounds(levels, True, False)
+    starts = pse_module._grid_starts(groups, [box, box], 3, None, "logistic")
+    fun = pse_module._batch_nll(np.stack([levels, levels]), np.stack([c for _, c in groups]), 3, None, "logistic")
+    lower, upper = np.array([[b[0] for b in box]] * 2), np.array([[b[1] for b in box]] * 2)
+    cutoff = likelihood.chi2_cutoff(0.95)
+    first = likelihood.fit_batch(fun, np.array(starts), np.arange(2), lower, upper, cutoff=cutoff, restarts=0)
+    assert first.trouble.all()  # without a restart both are left to the one-by-one refit
+    batch = likelihood.fit_batch(fun, np.array(starts), np.arange(2), lower, upper, cutoff=cutoff)
+    assert not batch.trouble.any() and (batch.nll < first.nll - 0.1).all()
+    for row in range(2):
+        theta, nll, _, low, high = likelihood.refit_row(fun, row, [np.array(starts[row])], lower[row], upper[row],
+                                                        cutoff)
+        assert batch.nll[row] == pytest.approx(nll, abs=1e-9)
+        assert batch.theta[row][0] == pytest.approx(theta[0], abs=1e-6)
+        assert (batch.low[row], batch.high[row]) == (low, high)
+    monkeypatch.setattr(likelihood, "refit_row", None)  # fit_pse_counts must not need it
+    fits = fit_pse_counts(groups, alternatives=3)
+    assert [f.pse for f in fits] == pytest.approx(list(batch.theta[:, 0]), abs=1e-12)
+
+
 def test_pse_grid_starts_of_a_batch_equal_each_group_alone():
     """Groups with the same levels share the grid's log-probabilities (`pse._grid_starts`): each group's start is
     the one it gets alone, bit for bit, beside groups of other levels, of more than 64 levels (pooled into bins
