@@ -228,8 +228,8 @@ def sample_plate(seed: int, render_size: int | None = None, extra_fonts: float =
 
 
 #: Ways the training figure's mask is changed (see `figure_mask`) and how often each is drawn.
-MASK_CHANGES = ("bitmap", "dilate", "erode", "outline", "stretch", "warp", "shear")
-CHANGE_WEIGHTS = (0.08, 0.2, 0.14, 0.22, 0.12, 0.14, 0.1)
+MASK_CHANGES = ("bitmap", "dilate", "erode", "outline", "rim", "stretch", "warp", "shear")
+CHANGE_WEIGHTS = (0.07, 0.18, 0.12, 0.13, 0.14, 0.11, 0.14, 0.11)
 #: Share of free plates whose figure is changed, and of those whose glyph shapes are also warped or sheared.
 CHANGE_SHARE = 0.6
 WARP_SHARE = 0.4
@@ -250,7 +250,8 @@ def _mask_change(rng: np.random.Generator, size: int) -> tuple:
         return kind, float(rng.uniform(0.6, 1.45))
     if kind in SHAPE_CHANGES:
         return _shape_change(rng, kind)
-    low, high = {"outline": (0.008, 0.035), "dilate": (0.005, 0.04), "erode": (0.005, 0.02)}[kind]
+    low, high = {"outline": (0.008, 0.035), "rim": (0.008, 0.035), "dilate": (0.005, 0.04),
+                 "erode": (0.005, 0.02)}[kind]
     return kind, max(1, round(size * rng.uniform(low, high)))
 
 
@@ -302,7 +303,8 @@ def figure_change(spec: PlateSpec, change: tuple | None) -> np.ndarray:
     """The figure mask of ``spec`` (bool (size, size)) after ``change``: ("bitmap", n) draws the text on an
     n px canvas and enlarges it without smoothing (blocky, like bitmap digits); ("dilate", k) / ("erode", k)
     make strokes k px bolder / thinner (Euclidean distance transform); ("outline", k) keeps a k px ring inside
-    each stroke (outlined digits); ("stretch", f) scales the glyphs' width by f (condensed or extended faces);
+    each stroke (outlined digits); ("rim", k) keeps a ring from 1 px inside each stroke's edge to k px outside it
+    (a hollow figure whose inside is the whole glyph: outlined lettering of thin faces); ("stretch", f) scales the glyphs' width by f (condensed or extended faces);
     ("warp", a) moves the mask by a smooth random field of at most a x the side (seeded by the plate's seed);
     ("shear", f) slants it by f (x += f * y)."""
     size = spec.size
@@ -330,6 +332,9 @@ def _apply(mask: np.ndarray, spec: PlateSpec, change: tuple) -> np.ndarray:
         return thin if thin.any() else mask
     if kind == "outline":  # the strokes' edges only: a ring ``amount`` px wide inside each stroke
         ring = mask & (ndimage.distance_transform_edt(mask) <= amount)
+        return ring if ring.any() else mask
+    if kind == "rim":  # a hollow figure drawn around the strokes: ``amount`` px outside the edge + 1 px inside
+        ring = (ndimage.distance_transform_edt(~mask) <= amount) & ~(ndimage.distance_transform_edt(mask) > 1)
         return ring if ring.any() else mask
     if kind == "stretch":  # wider or narrower glyphs (condensed / extended faces), centred
         ys, xs = np.nonzero(mask)
