@@ -228,6 +228,16 @@ FOREIGN_SEED = 913_000_000
 TRAIN_TIME_TARGET_S = 15 * 60
 
 
+def foreign_plate(name: str, j: int):
+    """Plate ``j`` of foreign variant ``name`` -> (image sRGB 0-255, label, the label space it is read in).
+
+    A variant's plates depend on its name (its place in foreign_plates.VARIANTS) and ``j`` only, never on which
+    other variants a run includes: ``--variants a,b`` draws the same plates as the full run."""
+    i, cfg = list(foreign_plates.VARIANTS).index(name), foreign_plates.VARIANTS[name]
+    image, label = foreign_plates.make_plate(cfg, FOREIGN_SEED + 10_000 * i + j)
+    return image, label, "cbe" if cfg.labels == "numbers" else "huemanity-alnum"
+
+
 def foreign_section(reader, n, n_cell, rng) -> None:
     fonts = ", ".join(p.name for p in foreign_plates.held_out_fonts()) or "none found"
     m = FOREIGN["n"]
@@ -236,13 +246,9 @@ def foreign_section(reader, n, n_cell, rng) -> None:
     print("| variant | accuracy | target | ratio |\n|---|---|---|---|")
     worst = 1.0
     for name in FOREIGN["variants"]:
-        # a variant's plates depend on its name (its place in foreign_plates.VARIANTS), never on which other
-        # variants this run includes: `--variants a,b` draws the same plates as the full run
-        i, cfg = list(foreign_plates.VARIANTS).index(name), foreign_plates.VARIANTS[name]
-        space = "cbe" if cfg.labels == "numbers" else "huemanity-alnum"
         k = 0
         for j in range(m):
-            image, label = foreign_plates.make_plate(cfg, FOREIGN_SEED + 10_000 * i + j)
+            image, label, space = foreign_plate(name, j)
             k += reader.read(image, space).text == label
         worst = min(worst, k / m)
         print(f"| {name} | {fmt(k, m)} | >= 95% | {k / m / 0.95:.3f} |", flush=True)

@@ -36,8 +36,8 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     # every recipe option defaults to None = TrainConfig's value (plates/reader/train.py is the recipe's one home;
     # importing it here would load numpy/scipy for every `plates` command)
     train.add_argument("--seed", type=int, default=None, help="training seed (default: 0)")
-    train.add_argument("--n-train", type=int, default=None, help="training plates (default: 11000)")
-    train.add_argument("--n-val", type=int, default=None, help="validation plates (default: 600)")
+    train.add_argument("--n-train", type=int, default=None, help="training plates (default: 9000)")
+    train.add_argument("--n-val", type=int, default=None, help="validation plates (default: 400)")
     train.add_argument("--epochs", type=int, default=None, help="epochs (default: 11)")
     train.add_argument("--steps", type=int, default=None,
                        help="exactly this many optimiser steps instead of whole epochs (default: epochs x batches)")

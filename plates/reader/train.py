@@ -47,8 +47,8 @@ class TrainConfig:
     """Every knob of one training run (recorded in the model card)."""
 
     seed: int = 0
-    n_train: int = 11000
-    n_val: int = 600
+    n_train: int = 9000
+    n_val: int = 400
     epochs: int = 11
     batch_size: int = 64
     lr: float = 3e-3
@@ -140,7 +140,7 @@ def _augment(torch, x, gen, skew: float = 0.0):
     """Random scale 0.9-1.1, shift +-6%, rotation +-6 degrees on a (N, 3, S, S) batch (zero padding); with
     ``skew`` > 0 also a horizontal shear of up to +-skew and a width/height ratio of up to x(1 + 2 skew) either way
     (slanted, condensed and extended figures)."""
-    theta = affine_params(torch, x.shape[0], gen, skew)
+    theta = affine_params(torch, x.shape[0], gen, skew).to(x.device)  # drawn on the CPU generator, used where x is
     grid = torch.nn.functional.affine_grid(theta, list(x.shape), align_corners=False)
     return torch.nn.functional.grid_sample(x, grid, padding_mode="zeros", align_corners=False)
 
