@@ -36,9 +36,9 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     # every recipe option defaults to None = TrainConfig's value (plates/reader/train.py is the recipe's one home;
     # importing it here would load numpy/scipy for every `plates` command)
     train.add_argument("--seed", type=int, default=None, help="training seed (default: 0)")
-    train.add_argument("--n-train", type=int, default=None, help="training plates (default: 9000)")
-    train.add_argument("--n-val", type=int, default=None, help="validation plates (default: 400)")
-    train.add_argument("--epochs", type=int, default=None, help="epochs (default: 11)")
+    train.add_argument("--n-train", type=int, default=None, help="training plates (default: 12000)")
+    train.add_argument("--n-val", type=int, default=None, help="validation plates (default: 600)")
+    train.add_argument("--epochs", type=int, default=None, help="epochs (default: 10)")
     train.add_argument("--steps", type=int, default=None,
                        help="exactly this many optimiser steps instead of whole epochs (default: epochs x batches)")
     train.add_argument("--batch-size", type=int, default=None, help="batch size (default: 64)")
@@ -57,7 +57,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
                        help="fine-tune from these ONNX weights (BatchNorm statistics frozen) instead of training "
                             "from scratch (default: from scratch)")
     train.add_argument("--extra-fonts", type=float, default=None,
-                       help="share 0-1 of free plates drawn in the reader's extra training faces (default: 0.8)")
+                       help="share 0-1 of free plates drawn in the reader's extra training faces (default: 0.0)")
     train.add_argument("--lr", type=float, default=None, help="peak learning rate (default: 0.003)")
     train.add_argument("--time-budget", type=float, default=None,
                        help="safety stop in seconds: a run that exceeds it ABORTS (writes nothing); it never "
