@@ -59,18 +59,19 @@ App. E Algorithm 1 with IshiharaMC's layers), 37% `huemanity` (HueManity's relea
 - paper, dense: a Table 7 pair with HueManity's jitter (60%) or a CBE set (40%), the paper's labels and font;
 - free: colours from a Table 7 pair, a CBE set, a random pair (CIEDE2000 >= 5) or random multi-colour sets
   (1-4 figure and 1-5 surround colours spread in lightness and hue, every figure/surround pair >= 6 apart),
-  either colour-role convention, no jitter or either jitter rule at 0-100% of HueManity's amounts, one of
-  25 extra training faces (80%: plates/reader/fonts, Roboto, Caladea, Source Serif, Source Sans, Manrope and
-  the monospaced Roboto Mono, Source Code Pro, IBM Plex Mono; OFL / Apache-2.0) or any of the 8 fonts, labels from "0".."99" (30%), "10".."99" (15%) or the alphanumeric pairs (55%); smallest and largest
-  dot radius scaled apart (x0.6-1.5 and x0.7-2.0 of the style's; at most x1.3 for cbe, x1.7 for huemanity: a
+  either colour-role convention, no jitter or either jitter rule at 0-100% of HueManity's amounts, any of the
+  8 fonts (with `extra_fonts` f > 0, a share f of free plates instead takes one of 25 extra training faces,
+  plates/reader/fonts: Roboto, Caladea, Source Serif, Source Sans, Manrope and the monospaced Roboto Mono,
+  Source Code Pro, IBM Plex Mono; OFL / Apache-2.0), labels from "0".."99" (30%), "10".."99" (15%) or the
+  alphanumeric pairs (55%); smallest and largest dot radius scaled apart (x0.6-1.5 and x0.7-2.0 of the style's; at most x1.3 for cbe, x1.7 for huemanity: a
   narrow or a wide spread of dot sizes, ~600 to ~4,000 dots); the canvas (between dots and outside the disc)
   white (55%), black (15%) or any colour (30%); 60% of the time a changed figure: bitmap-like (7%: the text
   drawn on a 40-90 px canvas, enlarged without smoothing), bolder (18%: mask dilated by 0.5-4% of the plate),
   thinner (12%: eroded by 0.5-2%), outlined (13%: a ring 0.8-3.5% of the plate wide inside each stroke),
   hollow (14%: a ring from 1 px inside each stroke's edge to 0.8-3.5% of the plate outside it), stretched
   (11%: glyph width x0.6-1.45, condensed and extended faces), warped (14%: a smooth random displacement of up
-  to 1-3% of the plate) or sheared (11%: slant -0.35 to 0.35, upright and back-slanted
-  figures from the oblique faces), and 40% of the changed figures are also warped or sheared first (glyph
+  to 1-3% of the plate) or sheared (11%: slant -0.35 to 0.35, upright and back-slanted figures from the
+  oblique faces), and 40% of the changed figures are also warped or sheared first (glyph
   shapes none of the 8 fonts draws, without using the held-out fonts); and a scene: the disc filling the
   frame (55%), the disc on a larger page (33%: disc 60-100% of the side, the page flat, a colour gradient with
   noise, or random rectangles) or the central square of dots without the disc's edge (12%, text 0.36-0.46 of
@@ -144,8 +145,8 @@ def sample_plate(seed: int, render_size: int | None = None, extra_fonts: float =
     """The training plate of ``seed`` -> (PlateSpec, group, variant, mask change or None, scene or None).
 
     ``render_size`` None draws one of RENDER_SIZES. ``extra_fonts`` (0-1) is the share of free plates drawn in
-    one of :data:`EXTRA_FONTS` instead of the 8 bundled faces (0: the first stage's mix, seed for seed the same
-    plates; the draw comes last, so the other choices of a seed never depend on it). A mask change is one of
+    one of :data:`EXTRA_FONTS` instead of the 8 bundled faces (0: the plates without it, seed for seed the
+    same; the draw comes last, so the other choices of a seed never depend on it). A mask change is one of
     :data:`MASK_CHANGES` with its amount, or a pair of them: see :func:`figure_mask`; a scene is how the plate sits
     in its image (:func:`_scene`, :func:`place`).
     """
