@@ -11,7 +11,7 @@ import pytest
 from plates.cli import main
 from plates.results import ResultsWriter, compact_run, load_results
 from plates.runs.runner import existing_keys
-from plates.storage import COMMITS, is_url, open_store
+from plates.storage import COMMITS, TEMPORARIES, is_url, open_store, sync_filesystem, write_atomic
 from tests.support.s3_server import ACCESS_KEY, SECRET, S3Server
 
 pytest.importorskip("moto")
@@ -145,3 +145,18 @@ def test_subcommands_that_write_local_folders_refuse_an_object_store_out(tmp_pat
     err = capsys.readouterr().err
     assert "only plates run and plates generate --format parquet write" in err and SECRET not in err
     assert list(tmp_path.iterdir()) == []  # no folder named after the URL
+
+
+@pytest.mark.parametrize("durable", [True, False])
+def test_write_atomic_leaves_the_whole_file_and_no_temporary(tmp_path, durable):
+    path = tmp_path / "a.png"
+    path.write_bytes(b"old")
+    assert write_atomic(b"new bytes", path, durable=durable) == 9
+    assert path.read_bytes() == b"new bytes" and not list(tmp_path.glob(TEMPORARIES))
+
+
+def test_sync_filesystem_flushes_a_folder_and_names_a_missing_one(tmp_path):
+    write_atomic(b"x", tmp_path / "a.png", durable=False)
+    sync_filesystem(tmp_path)  # returns once the filesystem's writes are on disk
+    with pytest.raises(FileNotFoundError):
+        sync_filesystem(tmp_path / "missing")

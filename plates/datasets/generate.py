@@ -35,7 +35,7 @@ from plates.shards import Shard
 from plates.stimuli import render as render_stimulus
 from plates.stimuli.ishihara.measure import target_kind
 from plates.stimuli.ishihara.plate import PlateSpec, pair_delta_e, render
-from plates.storage import TEMPORARIES, is_url, temporary_name, write_atomic
+from plates.storage import TEMPORARIES, is_url, sync_filesystem, temporary_name, write_atomic
 from plates.validation import check_choice
 
 #: How a set is stored: loose PNG files plus a manifest, or Parquet shards holding the PNG bytes.
@@ -55,7 +55,7 @@ def _work(task: tuple) -> tuple[int, int, int, tuple, tuple]:
     todo = [(v, path) for v, path in paths if not png_intact(path, (size, size))]
     nbytes = 0
     for v, path in todo:
-        nbytes += write_atomic(encode_png(plate.variant_pixels(v), compress_level), path)
+        nbytes += write_atomic(encode_png(plate.variant_pixels(v), compress_level), path, durable=False)
     return len(todo), len(paths) - len(todo), nbytes, (li, label, pal), measured_values(plate)
 
 
@@ -148,6 +148,7 @@ def _write_manifest(out: Path, name: str, plates: list[tuple[int, str, str]], si
             if cols["item_id"] or rows == 0:
                 writer.write_table(pa.table(cols, schema=schema))
                 rows += len(cols["item_id"])
+        sync_filesystem(out)  # the images (written without an fsync each) and this manifest, before its name
         os.replace(tmp, path)
     finally:  # a failed write leaves no temporary file behind
         tmp.unlink(missing_ok=True)
