@@ -1,7 +1,7 @@
 """Choosing a scene's colours in CIELAB under a minimum CIEDE2000 between every two of them.
 
 Colours in and out are 8-bit sRGB 0-255 triples; distances are CIEDE2000 between their CIELAB values (D65, 2°),
-computed by colour-science (``delta_E(..., method="CIE 2000")``), always on the exact 8-bit colours drawn, so
+computed by colour-science (``delta_E_CIE2000``), always on the exact 8-bit colours drawn, so
 the minimum holds for the pixels and not only for an unrounded ideal. The background counts as one of the
 colours: every object colour is at least ``min_delta_e`` from it too.
 
@@ -33,7 +33,7 @@ from functools import lru_cache
 import numpy as np
 
 from plates.colour import RGB, lab_to_srgb255, srgb255_to_lab
-from plates.colour.spaces import colour_science
+from plates.colour.spaces import delta_e2000_lab
 from plates.stimuli.scenes.palettes import get_scene_palette
 from plates.validation import check_choice
 
@@ -54,8 +54,9 @@ _BATCH = 48
 
 
 def delta_e_lab(a: np.ndarray, b: np.ndarray) -> np.ndarray:
-    """CIEDE2000 between CIELAB arrays (broadcasting)."""
-    return np.asarray(colour_science().delta_E(a, b, method="CIE 2000"), dtype=np.float64)
+    """CIEDE2000 between CIELAB arrays (broadcasting), as a float64 array: `plates.colour.spaces.delta_e2000_lab`
+    (colour-science's ``delta_E_CIE2000`` without the ``delta_E`` dispatch, the same values)."""
+    return np.asarray(delta_e2000_lab(a, b), dtype=np.float64)
 
 
 @lru_cache(maxsize=1)
