@@ -55,7 +55,7 @@ def _work(task: tuple) -> tuple[int, int, int, tuple, tuple]:
     todo = [(v, path) for v, path in paths if not png_intact(path, (size, size))]
     nbytes = 0
     for v, path in todo:
-        nbytes += write_atomic(encode_png(plate.variant_pixels(v), compress_level), path, durable=False)
+        nbytes += write_atomic(encode_png(plate.variant_pixels(v), compress_level), path, defer_sync=True)
     return len(todo), len(paths) - len(todo), nbytes, (li, label, pal), measured_values(plate)
 
 

@@ -115,7 +115,7 @@ def _write_job(numbered: tuple[int, Entry | Callable[[], Iterable[Entry]]], out:
         fresh = not png_intact(path, (side, side))  # missing, or a damaged file with the final name: written
         if fresh:
             path.parent.mkdir(parents=True, exist_ok=True)
-            write_atomic(png, path, durable=False)  # made durable with the manifest (items.write_parquet_atomic)
+            write_atomic(png, path, defer_sync=True)  # made durable with the manifest (items.write_parquet_atomic)
         done.append((e, rel, fresh, row))
     return index, done
 
