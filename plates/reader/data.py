@@ -65,13 +65,12 @@ App. E Algorithm 1 with IshiharaMC's layers), 37% `huemanity` (HueManity's relea
   Source Code Pro, IBM Plex Mono; OFL / Apache-2.0), labels from "0".."99" (30%), "10".."99" (15%) or the
   alphanumeric pairs (55%); smallest and largest dot radius scaled apart (x0.6-1.5 and x0.7-2.0 of the style's; at most x1.3 for cbe, x1.7 for huemanity: a
   narrow or a wide spread of dot sizes, ~600 to ~4,000 dots); the canvas (between dots and outside the disc)
-  white (55%), black (15%) or any colour (30%); 60% of the time a changed figure: bitmap-like (7%: the text
-  drawn on a 40-90 px canvas, enlarged without smoothing), bolder (18%: mask dilated by 0.5-4% of the plate),
-  thinner (12%: eroded by 0.5-2%), outlined (13%: a ring 0.8-3.5% of the plate wide inside each stroke),
-  hollow (14%: a ring from 1 px inside each stroke's edge to 0.8-3.5% of the plate outside it), stretched
-  (11%: glyph width x0.6-1.45, condensed and extended faces), warped (14%: a smooth random displacement of up
-  to 1-3% of the plate) or sheared (11%: slant -0.35 to 0.35, upright and back-slanted figures from the
-  oblique faces), and 40% of the changed figures are also warped or sheared first (glyph
+  white (55%), black (15%) or any colour (30%); 60% of the time a changed figure: bitmap-like (8%: the text
+  drawn on a 40-90 px canvas, enlarged without smoothing), bolder (20%: mask dilated by 0.5-4% of the plate),
+  thinner (14%: eroded by 0.5-2%), outlined (22%: a ring 0.8-3.5% of the plate wide inside each stroke),
+  stretched (12%: glyph width x0.6-1.45, condensed and extended faces), warped (14%: a smooth random
+  displacement of up to 1-3% of the plate) or sheared (10%: slant -0.35 to 0.35, upright and back-slanted
+  figures from the oblique faces), and 40% of the changed figures are also warped or sheared first (glyph
   shapes none of the 8 fonts draws, without using the held-out fonts); and a scene: the disc filling the
   frame (55%), the disc on a larger page (33%: disc 60-100% of the side, the page flat, a colour gradient with
   noise, or random rectangles) or the central square of dots without the disc's edge (12%, text 0.36-0.46 of
@@ -145,8 +144,8 @@ def sample_plate(seed: int, render_size: int | None = None, extra_fonts: float =
     """The training plate of ``seed`` -> (PlateSpec, group, variant, mask change or None, scene or None).
 
     ``render_size`` None draws one of RENDER_SIZES. ``extra_fonts`` (0-1) is the share of free plates drawn in
-    one of :data:`EXTRA_FONTS` instead of the 8 bundled faces (0: the plates without it, seed for seed the
-    same; the draw comes last, so the other choices of a seed never depend on it). A mask change is one of
+    one of :data:`EXTRA_FONTS` instead of the 8 bundled faces (0: the first stage's mix, seed for seed the
+    same plates; the draw comes last, so the other choices of a seed never depend on it). A mask change is one of
     :data:`MASK_CHANGES` with its amount, or a pair of them: see :func:`figure_mask`; a scene is how the plate sits
     in its image (:func:`_scene`, :func:`place`).
     """
@@ -231,8 +230,8 @@ def sample_plate(seed: int, render_size: int | None = None, extra_fonts: float =
 
 
 #: Ways the training figure's mask is changed (see `figure_mask`) and how often each is drawn.
-MASK_CHANGES = ("bitmap", "dilate", "erode", "outline", "rim", "stretch", "warp", "shear")
-CHANGE_WEIGHTS = (0.07, 0.18, 0.12, 0.13, 0.14, 0.11, 0.14, 0.11)
+MASK_CHANGES = ("bitmap", "dilate", "erode", "outline", "stretch", "warp", "shear")
+CHANGE_WEIGHTS = (0.08, 0.2, 0.14, 0.22, 0.12, 0.14, 0.1)
 #: Share of free plates whose figure is changed, and of those whose glyph shapes are also warped or sheared.
 CHANGE_SHARE = 0.6
 WARP_SHARE = 0.4
@@ -253,8 +252,7 @@ def _mask_change(rng: np.random.Generator, size: int) -> tuple:
         return kind, float(rng.uniform(0.6, 1.45))
     if kind in SHAPE_CHANGES:
         return _shape_change(rng, kind)
-    low, high = {"outline": (0.008, 0.035), "rim": (0.008, 0.035), "dilate": (0.005, 0.04),
-                 "erode": (0.005, 0.02)}[kind]
+    low, high = {"outline": (0.008, 0.035), "dilate": (0.005, 0.04), "erode": (0.005, 0.02)}[kind]
     return kind, max(1, round(size * rng.uniform(low, high)))
 
 
@@ -306,8 +304,7 @@ def figure_change(spec: PlateSpec, change: tuple | None) -> np.ndarray:
     """The figure mask of ``spec`` (bool (size, size)) after ``change``: ("bitmap", n) draws the text on an
     n px canvas and enlarges it without smoothing (blocky, like bitmap digits); ("dilate", k) / ("erode", k)
     make strokes k px bolder / thinner (Euclidean distance transform); ("outline", k) keeps a k px ring inside
-    each stroke (outlined digits); ("rim", k) keeps a ring from 1 px inside each stroke's edge to k px outside it
-    (a hollow figure whose inside is the whole glyph: outlined lettering of thin faces); ("stretch", f) scales the glyphs' width by f (condensed or extended faces);
+    each stroke (outlined digits); ("stretch", f) scales the glyphs' width by f (condensed or extended faces);
     ("warp", a) moves the mask by a smooth random field of at most a x the side (seeded by the plate's seed);
     ("shear", f) slants it by f (x += f * y)."""
     size = spec.size
@@ -335,9 +332,6 @@ def _apply(mask: np.ndarray, spec: PlateSpec, change: tuple) -> np.ndarray:
         return thin if thin.any() else mask
     if kind == "outline":  # the strokes' edges only: a ring ``amount`` px wide inside each stroke
         ring = mask & (ndimage.distance_transform_edt(mask) <= amount)
-        return ring if ring.any() else mask
-    if kind == "rim":  # a hollow figure drawn around the strokes: ``amount`` px outside the edge + 1 px inside
-        ring = (ndimage.distance_transform_edt(~mask) <= amount) & ~(ndimage.distance_transform_edt(mask) > 1)
         return ring if ring.any() else mask
     if kind == "stretch":  # wider or narrower glyphs (condensed / extended faces), centred
         ys, xs = np.nonzero(mask)

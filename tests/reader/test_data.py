@@ -21,19 +21,6 @@ def test_outline_keeps_only_the_edges_of_each_stroke(spec):
     assert 0.1 < ring.sum() / full.sum() < 0.9  # the strokes' middles are gone
 
 
-def test_rim_is_a_hollow_figure_drawn_around_the_strokes(spec):
-    """A ring from 1 px inside each stroke's edge to k px outside it: the strokes' middles empty, the ring reaching
-    k px beyond the glyph (where "outline" stays inside it), nothing farther out."""
-    from scipy import ndimage
-
-    full = data.figure_mask(spec, None)
-    rim = data.figure_mask(spec, ("rim", 4))
-    outside = ndimage.distance_transform_edt(~full)
-    assert rim[(outside > 3) & (outside <= 4)].all() and not rim[outside > 4.5].any()
-    assert not rim[ndimage.distance_transform_edt(full) > 1.5].any()  # hollow: only 1 px kept inside the edge
-    assert rim[full].any()
-
-
 def test_stretch_scales_the_glyphs_width_within_the_disc_and_keeps_them_centred(spec):
     """Width x factor, but never wider than 80% of the plate (the figure stays on the disc)."""
     for s in (spec, spec.replace(text="7")):
