@@ -214,7 +214,8 @@ def crowd(visitors: int, renders: int, work: tuple[str, ...] = ("plate",)) -> in
         print(f"no request answered; errors: {errors[:3]}")
         return 1
     policy = ex.Policy(public=True)
-    slots, workers = ex.concurrency(policy), ex.render_workers(policy)
+    workers = ex.render_workers(policy)
+    slots = ex.concurrency(policy, workers)
     where = f"in {workers} worker processes" if workers else "in the server's threads"
     print(f"{visitors} concurrent visitors x {renders} rounds of {' + '.join(work)} at 512 px (explorer in its own "
           f"process, public mode: renders and the reader's answers {where}, {slots['render']} renders and "

@@ -29,7 +29,7 @@ import io
 import os
 import time
 import uuid
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -193,14 +193,16 @@ class QuizSession:
         open_blocks = [b for b in self.blocks.values() if not b.done]
         return min(open_blocks, key=lambda b: (b.answered / b.staircase.trials, BLOCKS.index(b.name)))
 
-    def next_trial(self) -> Trial:
-        """The image to show (the same one again until it is answered)."""
+    def next_trial(self, present: Callable[[Staircase, int, float], Presented] = Staircase.present) -> Trial:
+        """The image to show (the same one again until it is answered). A new one is drawn by
+        ``present(staircase, n, level)`` (`plates.runs.staircase.Staircase.present`, or where a server draws its
+        images: `plates.explorer.pool.ExplorerPool.quiz_trial`, in a worker process)."""
         if self._shown is not None:
             return self._shown[0]
         if self.done:
             raise ValueError("this session is finished; see the result, or start again")
         block = self._next_block()
-        shown = block.staircase.present(len(self.rows), block.state.next_level())
+        shown = present(block.staircase, len(self.rows), block.state.next_level())
         prompt, options = _instruction(shown, block.name)
         trial = Trial(len(self.rows) + 1, block.name, shown.level_drawn, shown.image, prompt, options)
         self._shown = (trial, shown, time.monotonic())
