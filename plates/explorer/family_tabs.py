@@ -60,8 +60,7 @@ def add_family_tabs(policy: ex.Policy, *, guard: Callable, cache: em.ModelCache,
         run_id = run_id or f"explorer-{uuid.uuid4().hex[:12]}"
         backend, close = backend_for(key, kind, hf_id, api_model, base_url)
         try:
-            with cache.turn(backend):  # a local model answers one question at a time
-                row = fv.ask_stimulus(stim, question, backend, run_id=run_id, secrets=(key,), gpu=cache.ask_on_gpu)
+            row = fv.ask_stimulus(stim, question, backend, run_id=run_id, secrets=(key,))
         finally:
             if close:
                 backend.close()

@@ -309,20 +309,3 @@ def test_the_pool_takes_every_call_the_admitted_events_can_make(monkeypatch):
     calls; an event the page admitted is never told the server is busy."""
     monkeypatch.setattr(ex, "cores", lambda: 2)
     assert ex.pool_bound(ex.concurrency(ex.Policy(public=True), 3), 3) == 6 + 6 * 3 + 4 + 2
-
-
-def test_a_local_model_answers_one_question_at_a_time_and_others_at_once():
-    cache = em.ModelCache()
-
-    class Local:
-        kind = "hf"
-
-    class Api:
-        kind = "openai"
-
-    with cache.turn(Local()):
-        assert not cache.turn(Local()).acquire(blocking=False)  # a second HF answer waits its turn
-        with cache.turn(Api()), cache.turn(Api()):  # an API's (or the reader's) do not
-            pass
-    with cache.turn(Local()):
-        pass
