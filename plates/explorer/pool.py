@@ -4,9 +4,9 @@ Everything the explorer computes for a visitor is CPU work under Python's GIL: t
 and its views, `plates.explorer.plate.render_views`, encoded as the page serves them: the plate as exact PNG, the
 other views as JPEG written as Gradio's own image encoder writes them, display only), the Illusions and Scenes
 tabs' renders (the image as exact PNG, its truth and the questions it can carry, `plates.explorer.families`), the
-quiz's images (a person's next trial, drawn and encoded as exact PNG, `present_trial`), the plates a model is
-asked about that are not on screen (a ΔE2000 sweep's), and the bundled reader's answers (ONNX inference,
-`plates.models.baseline`). A public server runs all of it in one `plates.workers.WorkerPool` of one
+quiz's trials (a person's next level, chosen by the adaptive procedure, and its image, drawn and encoded as
+exact PNG, `present_trial`), the plates a model is asked about that are not on screen (a ΔE2000 sweep's), and
+the bundled reader's answers (ONNX inference, `plates.models.baseline`). A public server runs all of it in one `plates.workers.WorkerPool` of one
 spawned process per core (`plates.explorer.plate.render_workers`) and only writes the bytes it gets back, so N
 visitors use N cores; a private explorer (workers 0) computes in its own threads. The pool is bounded: past its
 ``max_pending`` calls a visitor is told the server is busy (`plates.admission.Refused`), never left waiting.
@@ -27,8 +27,10 @@ from dataclasses import dataclass
 
 from PIL import Image
 
+from plates.analysis.adaptive import AdaptiveState
 from plates.explorer import families as fv
 from plates.explorer import plate as ex
+from plates.explorer import quiz as qv
 from plates.images import StoredPng
 from plates.models import Backend, Query, Reply, make_backend
 from plates.runs.staircase import Presented, Staircase
@@ -108,11 +110,14 @@ def render_stimulus(controls: fv.IllusionControls | fv.SceneControls, policy: ex
                     else fv.render_scene_controls(controls, policy))
 
 
-def present_trial(staircase: Staircase, n: int, level: float) -> Presented:
-    """Trial ``n`` of a person's quiz staircase at ``level`` (`plates.runs.staircase.Staircase.present`; a
-    worker process's task), its image already encoded as the page serves it: a `plates.images.StoredPng` of
-    `plates.explorer.plate.png_bytes`'s bytes (the exact pixels), which crosses back as those bytes and is
-    written as they are (`plates.runs.quiz.QuizSession.next_trial` takes this as its ``present``)."""
+def present_trial(staircase: Staircase, history: tuple[tuple[float, int], ...], n: int) -> Presented:
+    """Trial ``n`` of a person's quiz staircase (a worker process's task): the level its procedure picks after
+    ``history`` (`plates.analysis.adaptive.AdaptiveState.replay` then ``next_level``: the same level as the
+    session's own state, which is not sent: it shares a 10 MB likelihood table each worker builds once) and
+    its image (`plates.runs.staircase.Staircase.present`), already encoded as the page serves it: a
+    `plates.images.StoredPng` of `plates.explorer.plate.png_bytes`'s bytes (the exact pixels), which crosses
+    back as those bytes and is written as they are."""
+    level = AdaptiveState.replay(staircase.adaptive_spec(), history).next_level()
     shown = staircase.present(n, level)
     return dataclasses.replace(shown, stimulus=portable(shown.stimulus),
                                image=StoredPng(ex.png_bytes(shown.image)))
@@ -134,12 +139,16 @@ def answer_query(query: Query) -> dict:
 
 
 def warm() -> None:
-    """A worker's first work: one small plate, illusion and scene, and the reader loaded and asked once, so fonts,
-    colour-science, the painters and onnxruntime are loaded before a visitor waits on them."""
+    """A worker's first work: one small plate, illusion, scene and quiz trial of each block, and the reader
+    loaded and asked once, so fonts, colour-science, the painters, the quiz's adaptive procedures and
+    onnxruntime are loaded before a visitor waits on them."""
     policy = ex.Policy()
     encode_views(ex.default_spec().replace(size=128))
     encode_illusion(fv.IllusionControls(size=64), policy, True)
     encode_scene(fv.SceneControls(size=64), policy, next(iter(fv.SCENE_PROMPTS)))
+    quiz = qv.start_session(qv.QuizConfig(size=64), agreed=True, started=0)  # its procedures' likelihood tables
+    for block in quiz.blocks.values():
+        present_trial(block.staircase, (), 0)
     worker_reader()
 
 
@@ -237,10 +246,10 @@ class ExplorerPool:
         """`render_stimulus` here or in a worker: what a model is asked about."""
         return self.run(render_stimulus, controls, policy)
 
-    def quiz_trial(self, staircase: Staircase, n: int, level: float) -> Presented:
-        """`present_trial` here or in a worker: a quiz trial's image, drawn and encoded (the ``present`` of
-        `plates.runs.quiz.QuizSession.next_trial`)."""
-        return self.run(present_trial, staircase, n, level)
+    def quiz_trial(self, staircase: Staircase, n: int, state: AdaptiveState) -> Presented:
+        """`present_trial` after ``state``'s answers, here or in a worker: a quiz trial's level, image and PNG
+        (the ``present`` of `plates.runs.quiz.QuizSession.next_trial`)."""
+        return self.run(present_trial, staircase, state.history, n)
 
     def make_backend(self, kind: str, **options) -> Backend:
         """`plates.models.make_backend`, except that the bundled reader answers in the workers when there are

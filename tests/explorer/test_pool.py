@@ -15,6 +15,7 @@ import pytest
 from gradio.processing_utils import encode_pil_to_bytes
 
 from plates.admission import Refused
+from plates.analysis.adaptive import AdaptiveState
 from plates.explorer import families as fv
 from plates.explorer import models as em
 from plates.explorer import plate as ex
@@ -165,9 +166,9 @@ def test_the_quiz_readers_staircase_runs_in_a_worker_with_the_same_estimate(work
 
 
 def test_a_quiz_trials_image_is_drawn_and_encoded_in_a_worker_with_this_processs_bytes(work, monkeypatch):
-    """Both blocks (plates and the illusion) of two sessions with one seed and the same answers: the worker's
-    trials carry the PNG it encoded (sent back as those bytes), byte for byte this process's, and record the
-    same rows."""
+    """Both blocks (plates and the illusion) of two sessions with one seed and the same answers: the worker
+    chooses the same levels and its trials carry the PNG it encoded (sent back as those bytes), byte for byte
+    this process's, and record the same rows."""
     limits = QuizLimits(min_seconds_between=0.0)
     start = dict(trials=3, illusion_trials=3, size=128, seed=5, limits=limits)
     here, there = QuizSession.start(**start), QuizSession.start(**start)
@@ -178,6 +179,7 @@ def test_a_quiz_trials_image_is_drawn_and_encoded_in_a_worker_with_this_processs
         mine.append((trial, ex.png_bytes(trial.image)))
         here.answer(text)
     monkeypatch.setattr(staircase, "render", _drawn_here)  # this process only: the workers never see it
+    monkeypatch.setattr(AdaptiveState, "next_level", _drawn_here)  # nor is the next level chosen here
     with pytest.raises(AssertionError, match="a quiz trial was drawn in the server process"):
         QuizSession.start(**start).next_trial()  # so the checks below can fail
     calls = work.pool.calls
@@ -193,7 +195,7 @@ def test_a_quiz_trials_image_is_drawn_and_encoded_in_a_worker_with_this_processs
     assert [{k: r[k] for k in fields} for r in there.rows] == [{k: r[k] for k in fields} for r in here.rows]
 
 
-def _drawn_here(spec):
+def _drawn_here(_):
     raise AssertionError("a quiz trial was drawn in the server process")
 
 
