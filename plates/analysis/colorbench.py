@@ -38,8 +38,8 @@ import pandas as pd
 from plates.analysis.metrics import row_weights, wilson_intervals
 from plates.stimuli.scenes.recolour import VARIANTS
 
-__all__ = ["accuracy_by", "grayscale_effect", "overall_score", "robustness", "task_accuracy", "text_only_gap",
-           "with_grayscale_effect"]
+__all__ = ["accuracy_by", "grayscale_effect", "overall_score", "paired_accuracy", "robustness", "task_accuracy",
+           "text_only_gap", "with_grayscale_effect"]
 
 
 def _by(by: str | Sequence[str] | None) -> list[str]:
@@ -175,8 +175,10 @@ def robustness(df: pd.DataFrame, by: str | Sequence[str] | None = "model", *,
                       incomplete=g["_incomplete"].to_numpy(np.int64))
 
 
-def _paired(df: pd.DataFrame, keys: list[str], flag: str, what: str) -> pd.DataFrame:
-    """Per group: accuracy with ``flag`` False (a) and True (b) over items answered under both."""
+def paired_accuracy(df: pd.DataFrame, keys: list[str], flag: str, what: str) -> pd.DataFrame:
+    """Per group of ``keys``: accuracy with the boolean column ``flag`` False (``acc_a``) and True (``acc_b``)
+    over the items (``item_id``) answered under both, and those items (``pairs``): the pairing behind ColorBench
+    §3.2's grayscale effect and App. J's text-only gap (``what``: the caller, named in a missing-column error)."""
     _need(df, [*keys, "item_id", flag, "correct"], what)
     v = _verdicts(df)
     v = v[v["_answered"] > 0].assign(_flag=v[flag].fillna(False).astype(bool))
@@ -200,7 +202,7 @@ def grayscale_effect(df: pd.DataFrame, by: str | Sequence[str] | None = ("model"
     both in colour (``grayscale`` False) and in grayscale. Positive: colour helped; negative: colour misled;
     NaN when acc_colour is 0. Columns: ``by..., pairs, acc_colour, acc_gray, effect``."""
     keys = _by(by)
-    t = _paired(df, keys, "grayscale", "grayscale_effect").rename(columns={"acc_a": "acc_colour", "acc_b": "acc_gray"})
+    t = paired_accuracy(df, keys, "grayscale", "grayscale_effect").rename(columns={"acc_a": "acc_colour", "acc_b": "acc_gray"})
     return with_grayscale_effect(t)
 
 
@@ -218,7 +220,7 @@ def text_only_gap(df: pd.DataFrame, by: str | Sequence[str] | None = ("model", "
     both with their image and text-only (``text_only`` True: a black image of the same size). Columns:
     ``by..., pairs, acc_image, acc_text, gap``."""
     keys = _by(by)
-    t = _paired(df, keys, "text_only", "text_only_gap").rename(columns={"acc_a": "acc_image", "acc_b": "acc_text"})
+    t = paired_accuracy(df, keys, "text_only", "text_only_gap").rename(columns={"acc_a": "acc_image", "acc_b": "acc_text"})
     return t.assign(gap=t["acc_image"] - t["acc_text"])
 
 

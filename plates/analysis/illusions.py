@@ -327,10 +327,9 @@ def pse_table(frame: pd.DataFrame, by: Sequence[str] = ("model", "framing", "kin
         return pd.DataFrame(columns=columns)
     counts = magnitude_table(rows, by=by, align=True)
     order = [name for name, _ in sorted(_CODES.items(), key=lambda item: item[1])]  # codes -1, 0, +1
-    grouper = counts.groupby(by, sort=True, dropna=False)
-    keys = [k if isinstance(k, tuple) else (k,) for k in grouper.size().index]
+    codes, key_frame = _groups(counts, by)
+    keys = list(key_frame.itertuples(index=False, name=None))
     # each group's slice of the (group, x)-sorted counts, by numpy (a pandas group apiece costs milliseconds)
-    codes = grouper.ngroup().to_numpy()
     rank = np.argsort(codes, kind="stable")
     edges = np.searchsorted(codes[rank], np.arange(len(keys) + 1))
     x, answers = counts["x"].to_numpy(float)[rank], counts[order].to_numpy(float)[rank]

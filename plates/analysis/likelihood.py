@@ -180,13 +180,17 @@ def _newton(fun: BatchFun, theta: np.ndarray, rows: np.ndarray, lower: np.ndarra
         free = ~(((th <= lo + edge) & (gi > 0)) | ((th >= hi - edge) & (gi < 0)))
         if hold_first:
             free[:, 0] = False
-        hess = np.empty((idx.size, p, p))
-        for j in range(p):
-            h = 1e-7 * np.maximum(1.0, np.abs(th[:, j]))
-            h = np.where(th[:, j] + h > hi[:, j], -h, h)
-            moved = th.copy()
-            moved[:, j] += h
-            hess[:, :, j] = (fun(moved, r)[1] - gi) / h[:, None]
+        hess = np.zeros((idx.size, p, p))
+        # a column is read only where its variable is free (below): differences only there (a profile's held
+        # first parameter, a lapse or band on its bound, costs no gradient); every column's moved points in one
+        # call of ``fun`` (each row's value depends on that row alone: the same numbers as a call per column)
+        which, moving = np.nonzero(free.T)  # (column, row) of each difference
+        if which.size:
+            h = 1e-7 * np.maximum(1.0, np.abs(th[moving, which]))
+            h = np.where(th[moving, which] + h > hi[moving, which], -h, h)
+            moved = th[moving].copy()
+            moved[np.arange(which.size), which] += h
+            hess[moving, :, which] = (fun(moved, r[moving])[1] - gi[moving]) / h[:, None]
         both = free[:, :, None] & free[:, None, :]
         hess = np.where(both, 0.5 * (hess + hess.transpose(0, 2, 1)), 0.0) + np.eye(p) * (~free)[:, :, None]
         w, v = np.linalg.eigh(hess)
@@ -235,11 +239,13 @@ def refit_row(
 
 
 def fit_batch(fun: BatchFun, starts: np.ndarray, start_rows: np.ndarray, lower: np.ndarray, upper: np.ndarray,
-              *, cutoff: float | None) -> BatchFit:
+              *, cutoff: float | None, restarts: int = 2) -> BatchFit:
     """`fit` for G groups at once (the notes above): ``starts`` (S, P) optimiser starts, ``start_rows`` (S,)
     the group of each (every group at least one; the best end point wins), ``lower``/``upper`` (G, P) each
     group's box; the profile interval of theta[:, 0] when ``cutoff`` is given, solved as `profile_interval`
-    solves it (the bracket doubled from span/64, then the crossing to span x 1e-6)."""
+    solves it (the bracket doubled from span/64, then the crossing to span x 1e-6). A group whose profile met a
+    better point than its optimum (a local minimum) is fitted again from the best such point, in a batch of its
+    own, ``restarts`` times at most, as `fit` restarts from it (still in trouble after: refit one by one)."""
     groups = lower.shape[0]
     ends, values, ok = _newton(fun, starts, start_rows, lower[start_rows], upper[start_rows], hold_first=False)
     theta = np.empty_like(lower)
@@ -253,6 +259,7 @@ def fit_batch(fun: BatchFun, starts: np.ndarray, start_rows: np.ndarray, lower: 
     trouble = ~converged
     if cutoff is None:
         return BatchFit(theta, nll, converged, low, high, trouble)
+    better, better_nll = np.full_like(theta, np.nan), nll - 1e-6  # the best point met below each optimum
     rows = np.arange(groups)
     span = upper[:, 0] - lower[:, 0]
     for direction, out in ((-1, low), (1, high)):
@@ -270,6 +277,8 @@ def fit_batch(fun: BatchFun, starts: np.ndarray, start_rows: np.ndarray, lower: 
             probe[:, 0] = np.clip(a_in[k] + direction * step[k], lower[k, 0], upper[k, 0])
             probe, value, good = _newton(fun, probe, rows[k], lower[k], upper[k], hold_first=True)
             trouble[k] |= ~good | (value < nll[k] - 1e-6)
+            met = value < better_nll[k]
+            better[k[met]], better_nll[k[met]] = probe[met], value[met]
             dev = 2.0 * (value - nll[k])
             crossed = dev > cutoff
             at_edge = probe[:, 0] == edge[k]
@@ -295,6 +304,8 @@ def fit_batch(fun: BatchFun, starts: np.ndarray, start_rows: np.ndarray, lower: 
             probe[:, 0] = a
             probe, value, good = _newton(fun, probe, rows[k], lower[k], upper[k], hold_first=True)
             trouble[k] |= ~good | (value < nll[k] - 1e-6)
+            met = value < better_nll[k]
+            better[k[met]], better_nll[k[met]] = probe[met], value[met]
             h = np.sqrt(np.maximum(2.0 * (value - nll[k]), 0.0)) - np.sqrt(cutoff)
             below = h < 0
             kb, ka = k[below], k[~below]
@@ -308,4 +319,15 @@ def fit_batch(fun: BatchFun, starts: np.ndarray, start_rows: np.ndarray, lower: 
                                         0.5 * (a_in[k[finished]] + a_out[k[finished]]))
             solving[k[finished]] = False
         trouble |= solving
+    again = np.flatnonzero(trouble & converged & ~np.isnan(better[:, 0]))
+    if restarts and again.size:  # local minima: the same fit from the better point, these groups alone
+        def sub(t: np.ndarray, r: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+            return fun(t, again[r])
+
+        redo = fit_batch(sub, better[again], np.arange(again.size), lower[again], upper[again], cutoff=cutoff,
+                         restarts=restarts - 1)
+        for j, g in enumerate(again):
+            if redo.nll[j] < nll[g]:
+                theta[g], nll[g], converged[g] = redo.theta[j], redo.nll[j], redo.converged[j]
+                low[g], high[g], trouble[g] = redo.low[j], redo.high[j], redo.trouble[j]
     return BatchFit(theta, nll, converged, low, high, trouble)

@@ -202,7 +202,7 @@ def fit_pse_counts(
         boxes.append(_bounds(xs, three, fixed))
         lower.append([b[0] for b in boxes[-1]])
         upper.append([b[1] for b in boxes[-1]])
-    starts = [_grid_start(*checked[i], boxes[row], alternatives, lapse, family) for row, i in enumerate(fitted)]
+    starts = _grid_starts([checked[i] for i in fitted], boxes, alternatives, lapse, family)
     fun = _batch_nll(x, c, alternatives, lapse, family)
     lower_a, upper_a = np.array(lower), np.array(upper)
     batch = likelihood.fit_batch(fun, np.array(starts), np.arange(len(fitted)), lower_a, upper_a, cutoff=cutoff)
@@ -228,17 +228,46 @@ def _bounds(xs: np.ndarray, three: bool, fixed: bool) -> list[tuple[float, float
     return bounds + ([] if fixed else [(0.0, LAPSE_MAX)])
 
 
-def _grid_start(xs: np.ndarray, counts: np.ndarray, bounds: list[tuple[float, float]], alternatives: int,
-                lapse: float | None, family: str) -> list[float]:
-    """The best point of a vectorised grid over the box (axes: μ, log β, δ, λ): the optimiser's start. More
-    than 64 levels are pooled into 64 bins for it (the grid only seeds the optimiser, which uses every level)."""
+def _grid_starts(groups: Sequence[tuple[np.ndarray, np.ndarray]], boxes: Sequence[list[tuple[float, float]]],
+                 alternatives: int, lapse: float | None, family: str) -> list[list[float]]:
+    """Each group's best point of a vectorised grid over its box (axes: μ, log β, δ, λ): the optimiser's start.
+    ``groups``: (levels, counts (alternatives, levels)) each, ``boxes`` their `_bounds`. More than 64 levels
+    are pooled into 64 bins for it (the grid only seeds the optimiser, which uses every level).
+
+    The log-probabilities on the grid depend on the levels and the box alone, not on the counts: groups with
+    the same levels and box (a page's models and people asked the same differences) share them, and each group
+    sums them against its own counts, one matrix-vector product per lapse and answer as a group alone would (so a
+    group's start is the same, bit for bit, alone or in any batch)."""
     three, fixed = alternatives == 3, lapse is not None
-    grid_x, grid_counts = xs, counts
-    if xs.size > 64:
-        edges = np.linspace(0, xs.size, 65).astype(int)[:-1]
-        per_level = counts.sum(axis=0)
-        grid_x = np.add.reduceat(xs * per_level, edges) / np.add.reduceat(per_level, edges)
-        grid_counts = np.add.reduceat(counts, edges, axis=1)
+    pooled = []
+    for xs, counts in groups:
+        grid_x, grid_counts = xs, counts
+        if xs.size > 64:
+            edges = np.linspace(0, xs.size, 65).astype(int)[:-1]
+            per_level = counts.sum(axis=0)
+            grid_x = np.add.reduceat(xs * per_level, edges) / np.add.reduceat(per_level, edges)
+            grid_counts = np.add.reduceat(counts, edges, axis=1)
+        pooled.append((grid_x, grid_counts))
+    shared: dict[bytes, list[int]] = {}
+    for g, ((grid_x, _), box) in enumerate(zip(pooled, boxes)):
+        shared.setdefault(grid_x.tobytes() + np.asarray(box, dtype=float).tobytes(), []).append(g)
+    starts: list[list[float]] = [[] for _ in groups]
+    for members in shared.values():
+        grid_x, bounds = pooled[members[0]][0], boxes[members[0]]
+        mu, log_b, band, lam, logs = _grid_logs(grid_x, bounds, alternatives, lapse, family)
+        for g in members:
+            # each answer's log P at every grid point, summed over the levels by a product
+            ll = np.stack([sum(log_p @ c for log_p, c in zip(by_lapse, pooled[g][1])) for by_lapse in logs], axis=-1)
+            i, j, m, q = np.unravel_index(np.argmax(ll), (mu.size, log_b.size, band.size, lam.size))
+            starts[g] = [mu[i], log_b[j], *([band[m]] if three else []), *([] if fixed else [lam[q]])]
+    return starts
+
+
+def _grid_logs(grid_x: np.ndarray, bounds: list[tuple[float, float]], alternatives: int, lapse: float | None,
+               family: str) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, list[list[np.ndarray]]]:
+    """The grid of `_grid_starts` over one box (μ, log β, δ, λ axes) and, per lapse and per answer of `outcomes`,
+    log P at every (μ, β, δ) cell and level: (cells, levels) arrays, C-ordered cells."""
+    three, fixed = alternatives == 3, lapse is not None
     # μ on the 47 inner points of 49 across its box, span/16 apart; the band's half-widths 0, span/8 and span/4
     # are 0, 2 and 4 of those steps, so F(β(x − μ ∓ δ)) is F(β(x − μ')) at a neighbour μ' of the grid: F is
     # computed once on the μ grid widened by 4 steps each side and each band reads it shifted (a fifth of the
@@ -256,19 +285,16 @@ def _grid_start(xs: np.ndarray, counts: np.ndarray, bounds: list[tuple[float, fl
     f_low = np.stack([f[reach - o:reach - o + 47] for o in offsets], axis=2)  # F(β(x − μ + δ))
     k = len(outcomes(alternatives))
     outcome_f = [1.0 - f_low, f_low - f_up, f_up] if three else [1.0 - f_low, f_up]
-    levels = grid_x.size
-    cells = f_up.shape[:-1]
-    ll = np.zeros((*cells, lam.size))
-    for q, lam_q in enumerate(lam):  # each answer's log P at every grid point, summed over the levels by a product
-        total = np.zeros(int(np.prod(cells)))
-        for outcome, c in zip(outcome_f, grid_counts):
-            p = outcome.reshape(-1, levels)
+    logs = []
+    for lam_q in lam:
+        by_outcome = []
+        for outcome in outcome_f:
+            p = outcome.reshape(-1, grid_x.size)
             p = p if lam_q == 0.0 else lam_q / k + (1.0 - lam_q) * p
             # P <= 1 always: only the lower clip can bite, and not where the lapse alone gives more than it
-            total += np.log(p if lam_q / k > _EPS else np.maximum(p, _EPS)) @ c
-        ll[..., q] = total.reshape(cells)
-    i, j, m, q = np.unravel_index(np.argmax(ll), ll.shape)
-    return [mu[i], log_b[j], *([band[m]] if three else []), *([] if fixed else [lam[q]])]
+            by_outcome.append(np.log(p if lam_q / k > _EPS else np.maximum(p, _EPS)))
+        logs.append(by_outcome)
+    return mu, log_b, band, lam, logs
 
 
 def _batch_nll(x: np.ndarray, counts: np.ndarray, alternatives: int, lapse: float | None,

@@ -57,6 +57,17 @@ from plates.analysis.psychometric import (
 __all__ = ["chance_test", "fit_groups", "fit_psychometric", "fit_psychometric_counts"]
 
 
+def _psi_grid(u: np.ndarray, guess: float, family: str, a: np.ndarray, log_b: np.ndarray,
+              lam: np.ndarray) -> np.ndarray:
+    """ψ = γ + (1 − γ − λ) F(β (u − α)) at every (α, log β, λ) of a grid and level ``u`` (on the family's axis),
+    shape (α, β, λ, levels), clipped into [`EPS`, 1 − `EPS`]: the grid of the optimiser's starts
+    (`_grid_starts`) and of the posterior (`_grid_loglik`)."""
+    psi = (1.0 - guess - lam)[None, None, :, None] * cdf(
+        family, np.exp(log_b)[None, :, None] * (u[None, None, :] - a[:, None, None]))[:, :, None, :]
+    psi += guess
+    return np.clip(psi, EPS, 1.0 - EPS, out=psi)
+
+
 def _grid_starts(u: np.ndarray, k: np.ndarray, n: np.ndarray, guess: float, lapse: float | None, family: str,
                  bounds: list[tuple[float, float]]) -> list[np.ndarray]:
     """The two best points (different thresholds) of a vectorised grid over the box, as optimiser starts."""
@@ -67,9 +78,9 @@ def _grid_starts(u: np.ndarray, k: np.ndarray, n: np.ndarray, guess: float, laps
     a = np.linspace(*bounds[0], 49)[1:-1]
     log_b = np.linspace(*bounds[1], 25)
     lam = np.array([0.0, 0.03, LAPSE_MAX]) if lapse is None else np.array([lapse])
-    z = np.exp(log_b)[None, :, None, None] * (u[None, None, None, :] - a[:, None, None, None])
-    psi = guess + (1.0 - guess - lam)[None, None, :, None] * cdf(family, z)
-    psi = np.clip(psi, EPS, 1.0 - EPS)
+    psi = _psi_grid(u, guess, family, a, log_b, lam)
+    # summed over the levels elementwise (not by `_grid_loglik`'s products: where grid points tie, the order of
+    # the sum picks the start, and a start on a flat ridge picks the slope a step fit reports)
     ll = np.sum(k * np.log(psi) + (n - k) * np.log1p(-psi), axis=-1)  # (α, β, λ)
     order = np.argsort(-ll, axis=None)
     starts, used = [], []
@@ -84,17 +95,13 @@ def _grid_starts(u: np.ndarray, k: np.ndarray, n: np.ndarray, guess: float, laps
 
 
 def _grid_loglik(u: np.ndarray, k: np.ndarray, n: np.ndarray, guess: float, family: str):
-    """The log-likelihood of the grouped answers on a grid of (α on the u axis, log β, λ), for
+    """The log-likelihood of the grouped answers on a grid of (α on the u axis, log β, λ) (`_psi_grid`), for
     `plates.analysis.posterior.credible_interval`; thresholds in blocks so memory stays small."""
     def loglik(a: np.ndarray, log_b: np.ndarray, lam: np.ndarray) -> np.ndarray:
         out = np.empty((a.size, log_b.size, lam.size))
-        scale = (1.0 - guess - lam)[None, None, :, None]
-        b = np.exp(log_b)[None, :, None]
         step = max(1, 200_000 // max(1, log_b.size * lam.size * u.size))
         for i in range(0, a.size, step):  # in place: one (thresholds, slopes, lapses, levels) array per block
-            psi = scale * cdf(family, b * (u[None, None, :] - a[i:i + step, None, None]))[:, :, None, :]
-            psi += guess
-            np.clip(psi, EPS, 1.0 - EPS, out=psi)
+            psi = _psi_grid(u, guess, family, a[i:i + step], log_b, lam)
             right = np.log(psi) @ k
             out[i:i + step] = right + np.log1p(np.negative(psi, out=psi), out=psi) @ (n - k)
         return out
@@ -331,29 +338,40 @@ def fit_groups(
     fields = [f for f in PsychometricFit.__dataclass_fields__ if f not in ("family", "confidence")]
     check_family(family)
     rows, counts = [], []
-    # only the columns a fit reads travel into each group (a wide table copied group by group costs more than
-    # the grouping)
+    # only the columns a fit reads travel into the grouping (a wide table copied costs more than the grouping);
+    # one groupby numbers the groups, then each group is a slice of numpy arrays (a pandas group apiece cost
+    # milliseconds: hundreds of groups on the dashboard)
     frame = frame[list(dict.fromkeys([*columns, *([WEIGHT] if WEIGHT in frame.columns else [])]))]
-    for key, group in frame.groupby(by, sort=True, dropna=False, observed=True):
-        key = key if isinstance(key, tuple) else (key,)
-        ok = group[correct].notna().to_numpy() & group[level].notna().to_numpy()
-        used = group[ok]
-        if isinstance(guess, str):
-            rates = (used if len(used) else group)[guess].dropna().unique()
-            if len(rates) != 1:
+    grouper = frame.groupby(by, sort=True, dropna=False, observed=True)
+    keys = list(grouper.size().reset_index()[by].itertuples(index=False, name=None))
+    rank = np.argsort(grouper.ngroup().to_numpy(dtype=np.int64), kind="stable")
+    ordered = frame.iloc[rank]
+    ok = ordered[correct].notna().to_numpy() & ordered[level].notna().to_numpy()
+    w = row_weights(ordered)  # a collapsed row (the dashboard's DuckDB counts) stands for `weight` rows
+    verdicts = ordered[correct][ok]
+    verdicts = verdicts.to_numpy(dtype=bool) if pd.api.types.is_bool_dtype(verdicts.dtype) else (
+        verdicts.to_numpy(dtype=object) if verdicts.dtype == object else verdicts.to_numpy())
+    levels = ordered[level][ok].to_numpy(dtype=float)
+    rates = ordered[guess].to_numpy(dtype=float) if isinstance(guess, str) else None
+    edges = np.concatenate([[0], np.cumsum(grouper.size().to_numpy())])
+    used_edges = np.concatenate([[0], np.cumsum(ok)])[edges]  # the same groups among the rows a fit uses
+    for g, key in enumerate(keys):
+        start, stop, used_start, used_stop = edges[g], edges[g + 1], used_edges[g], used_edges[g + 1]
+        if rates is not None:
+            part = rates[start:stop][ok[start:stop]] if used_stop > used_start else rates[start:stop]
+            values = np.unique(part[~np.isnan(part)])
+            if len(values) != 1:
                 raise ValueError(f"guess column {guess!r} must hold one value per group; group {key} has "
-                                 f"{sorted(rates.tolist())}")
-            group_guess = float(rates[0])
+                                 f"{sorted(values.tolist())}")
+            group_guess = float(values[0])
         else:
             group_guess = guess
-        verdicts = used[correct]
-        verdicts = verdicts.to_numpy(dtype=bool) if pd.api.types.is_bool_dtype(verdicts.dtype) else (
-            verdicts.to_numpy(dtype=object) if verdicts.dtype == object else verdicts.to_numpy())
-        w = row_weights(group)  # a collapsed row (the dashboard's DuckDB counts) stands for `weight` rows
         check_guess_lapse(group_guess, 0.0 if lapse is None else lapse)
-        xs, k, n, total = grouped(used[level].to_numpy(dtype=float), verdicts, family, w[ok])
+        group_w = w[start:stop]
+        xs, k, n, total = grouped(levels[used_start:used_stop], verdicts[used_start:used_stop], family,
+                                  group_w[ok[start:stop]])
         counts.append((xs, k, n, total, float(group_guess)))
-        rows.append({**dict(zip(by, key)), "errors": int(w[~ok].sum())})
+        rows.append({**dict(zip(by, key)), "errors": int(group_w[~ok[start:stop]].sum())})
     fits = _fit_counts(counts, lapse=lapse, family=family, confidence=confidence, interval=interval)  # all at once
     rows = [{**row, **{f: getattr(fit, f) for f in fields}} for row, fit in zip(rows, fits)]
     table = pd.DataFrame(rows, columns=[*by, "errors", *fields])

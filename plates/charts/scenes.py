@@ -248,12 +248,14 @@ EFFECT_COLUMNS = ["effect", "model", "task", "pairs", "acc_a", "acc_b"]
 
 
 def _effects(rows: pd.DataFrame, flag: str) -> pd.DataFrame:
-    rows = rows.assign(item_id=rows["item_id"].astype(str) + "|" + rows["prompt_name"].astype(str).str.removesuffix(
-        "-cot") if flag == "cot" else rows["item_id"].astype(str))
-    if flag == "cot":
-        return cb.text_only_gap(rows.assign(text_only=~rows["cot"]), by=("model", "task")).rename(
-            columns={"acc_image": "acc_a", "acc_text": "acc_b"})
-    return cb.grayscale_effect(rows, by=("model", "task")).rename(columns={"acc_colour": "acc_a", "acc_gray": "acc_b"})
+    """One effect's paired accuracies (`EFFECT_COLUMNS` but ``effect``): the effect itself is computed once, by
+    `grayscale_long` / `cot_long`, from this table or DuckDB's."""
+    if flag == "cot":  # a "-cot" prompt pairs with its plain twin: the item is the item under the plain prompt
+        rows = rows.assign(item_id=rows["item_id"].astype(str) + "|"
+                           + rows["prompt_name"].astype(str).str.removesuffix("-cot"), plain=~rows["cot"])
+        return cb.paired_accuracy(rows, ["model", "task"], "plain", "scene_effects")
+    return cb.paired_accuracy(rows.assign(item_id=rows["item_id"].astype(str)), ["model", "task"], "grayscale",
+                              "scene_effects")
 
 
 def scene_effects(frame: pd.DataFrame) -> pd.DataFrame:

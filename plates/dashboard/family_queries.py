@@ -182,7 +182,7 @@ def scene_effects(results: Results, where: Where) -> pd.DataFrame:
     """`plates.charts.scenes.scene_effects` in DuckDB (`EFFECT_COLUMNS`): per model and task, the seed scenes'
     items answered both in colour and in grayscale (same prompt, no chain of thought), and both with a "-cot"
     prompt and its plain twin (in colour), with each side's accuracy over the paired items (ColorBench §3.2,
-    Table 4). Only these aggregates reach pandas, never the items (`plates.analysis.colorbench._paired`'s
+    Table 4). Only these aggregates reach pandas, never the items (`plates.analysis.colorbench.paired_accuracy`'s
     rules: a row counts when answered; an item pairs when both sides have an answered row)."""
     return _effects(results, *_scene_source(where))
 

@@ -11,6 +11,7 @@ from plates.analysis import pse as pse_module
 from plates.analysis.observers import ComparisonObserver, SimulatedObserver
 from plates.analysis.pse import fit_pse, fit_pse_counts, outcomes
 from plates.analysis.psychometric_fits import fit_psychometric, fit_psychometric_counts
+from tests.support.reference_grid import grid_starts_elementwise
 
 LEVELS = np.linspace(1.0, 20.0, 12)
 
@@ -85,12 +86,79 @@ def test_pse_fits_together_equal_scipy_fits_one_by_one_and_the_row_fit():
             return float(value[0]), grad[0]
 
         box = pse_module._bounds(xs, True, False)
-        start = pse_module._grid_start(xs, counts, box, 3, None, "logistic")
+        start = pse_module._grid_starts([(xs, counts)], [box], 3, None, "logistic")[0]
         best, prof = likelihood.fit(one, [np.array(start)], box, jac=True, cutoff=cutoff)
         assert (fit.pse, fit.ci_low, fit.ci_high) == pytest.approx((best.theta[0], prof.low, prof.high), abs=1e-3)
         by_rows = fit_pse(x, r, alternatives=3)
         assert (by_rows.pse, by_rows.ci_low, by_rows.ci_high, by_rows.n) == pytest.approx(
             (fit.pse, fit.ci_low, fit.ci_high, fit.n), abs=1e-9)
+
+
+def test_a_local_minimum_is_refitted_in_the_batch_as_scipy_refits_it(monkeypatch):
+    """Three answers at three levels (a participant's cell on the Illusions page): the grid start's optimum is a
+    local one, the profile meets a better point, and the batch fits again from there (`fit_batch`'s restarts),
+    ending where scipy's `fit` (which restarts from the better point too) ends: no group refitted one by one."""
+    levels = np.array([-10.0, -9.0, -8.0])
+    groups = [(levels, np.array([[0.0, 0.0, 1.0], [1.0, 0.0, 0.0], [0.0, 1.0, 0.0]])),
+              (levels, np.array([[0.0, 1.0, 0.0], [0.0, 0.0, 1.0], [1.0, 0.0, 0.0]]))]
+    box = pse_module._bounds(levels, True, False)
+    starts = pse_module._grid_starts(groups, [box, box], 3, None, "logistic")
+    fun = pse_module._batch_nll(np.stack([levels, levels]), np.stack([c for _, c in groups]), 3, None, "logistic")
+    lower, upper = np.array([[b[0] for b in box]] * 2), np.array([[b[1] for b in box]] * 2)
+    cutoff = likelihood.chi2_cutoff(0.95)
+    first = likelihood.fit_batch(fun, np.array(starts), np.arange(2), lower, upper, cutoff=cutoff, restarts=0)
+    assert first.trouble.all()  # without a restart both are left to the one-by-one refit
+    batch = likelihood.fit_batch(fun, np.array(starts), np.arange(2), lower, upper, cutoff=cutoff)
+    assert not batch.trouble.any() and (batch.nll < first.nll - 0.1).all()
+    for row in range(2):
+        theta, nll, _, low, high = likelihood.refit_row(fun, row, [np.array(starts[row])], lower[row], upper[row],
+                                                        cutoff)
+        assert batch.nll[row] == pytest.approx(nll, abs=1e-9)
+        assert batch.theta[row][0] == pytest.approx(theta[0], abs=1e-6)
+        assert (batch.low[row], batch.high[row]) == (low, high)
+    monkeypatch.setattr(likelihood, "refit_row", None)  # fit_pse_counts must not need it
+    fits = fit_pse_counts(groups, alternatives=3)
+    assert [f.pse for f in fits] == pytest.approx(list(batch.theta[:, 0]), abs=1e-12)
+
+
+def test_pse_grid_starts_of_a_batch_equal_each_group_alone():
+    """Groups with the same levels share the grid's log-probabilities (`pse._grid_starts`): each group's start is
+    the one it gets alone, bit for bit, beside groups of other levels, of more than 64 levels (pooled into bins
+    weighted by its own counts) and of two alternatives or a fixed lapse."""
+    rng = np.random.default_rng(3)
+    shared = np.linspace(-10.0, 10.0, 11)
+    for alternatives, lapse in ((3, None), (2, None), (3, 0.02)):
+        k = len(outcomes(alternatives))
+        groups = [(levels, rng.integers(1, 20, (k, levels.size)).astype(float)) for levels in
+                  (shared, shared, np.linspace(-4.0, 6.0, 7), shared, np.linspace(-30.0, 30.0, 90),
+                   np.linspace(-30.0, 30.0, 90))]
+        plateau = np.zeros((k, shared.size))
+        plateau[0] = 5.0  # every answer "A darker": a plateau of equal grid cells, the first one wins alone or not
+        groups.append((shared, plateau))
+        boxes = [pse_module._bounds(xs, alternatives == 3, lapse is not None) for xs, _ in groups]
+        together = pse_module._grid_starts(groups, boxes, alternatives, lapse, "logistic")
+        alone = [pse_module._grid_starts([g], [b], alternatives, lapse, "logistic")[0] for g, b in zip(groups, boxes)]
+        assert together == alone
+
+
+def test_psychometric_grid_starts_on_the_shared_psi_grid_are_the_starts_before():
+    """The starts' ψ grid is the posterior's (`psychometric_fits._psi_grid`) instead of one of their own
+    (tests/support/reference_grid.py, the code before): the very same starts, bit for bit, on simulated observers
+    of every answer kind and where grid points tie exactly (answers at the guess rate, ψ = γ wherever the curve
+    has not risen; a step, flat in the slope past it), with the lapse fitted or fixed: no fit can change."""
+    groups = [(*_observer_counts(t, kind, seed)[:2], _observer_counts(t, kind, seed)[2])
+              for seed, (t, kind) in enumerate([(6.0, "yesno"), (9.0, "open"), (12.0, "mc"), (4.0, "yesno"),
+                                                (15.0, "open"), (2.0, "mc"), (18.0, "yesno")])]
+    groups += [(np.full(LEVELS.size, 10.0), np.full(LEVELS.size, 20.0), 0.5),  # always at chance: ties
+               (np.r_[np.full(6, 10.0), np.full(6, 20.0)], np.full(LEVELS.size, 20.0), 0.5)]  # a step: ties
+    span = LEVELS[-1] - LEVELS[0]
+    bounds = [(LEVELS[0] - span, LEVELS[-1] + span), (np.log(0.5 / span), np.log(1000.0 / span))]
+    for lapse in (None, 0.02):
+        for k, n, guess in groups:
+            shared = psychometric_fits._grid_starts(LEVELS, k, n, guess, lapse, "logistic", bounds)
+            before = grid_starts_elementwise(LEVELS, k, n, guess, lapse, "logistic", bounds)
+            assert len(shared) == len(before) == 2
+            assert all(np.array_equal(a, b) for a, b in zip(shared, before))
 
 
 def test_counts_entry_points_refuse_bad_groups():

@@ -119,6 +119,18 @@ def test_pse_of_a_scripted_observer_is_its_magnitude(frame):
     assert set(ia.pse_table(frame)["status"]) <= {"fit", "below-range", "above-range", "too-few"}
 
 
+def test_pse_table_groups_categorical_keys_as_text_keys(frame):
+    """pse_table's groups are `illusions._groups`' (observed keys only): categorical model and kind columns, with
+    categories no row has, give the same table as text columns, one row per group that has rows."""
+    rows = _pixel_observer(frame[(frame["dataset"] == "illusion-magnitude")], 3.0)
+    as_text = ia.pse_table(rows)
+    categorical = rows.assign(model=pd.Categorical(rows["model"], categories=[*sorted(rows["model"].unique()),
+                                                                              "never-asked"]))
+    table = ia.pse_table(categorical)
+    assert len(table) == len(as_text) == 4 and "never-asked" not in set(table["model"].astype(str))
+    pd.testing.assert_frame_equal(table.assign(model=table["model"].astype(as_text["model"].dtype)), as_text)
+
+
 def test_scene_tables_recounted(frame, reference):
     raw = frame[frame["family"].isin(["scene", "scene-recolour"])]
     recolour = [json.loads(t).get("recolour") for t in raw["truth_json"]]
