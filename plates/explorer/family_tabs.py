@@ -3,9 +3,9 @@
 Thin on purpose, like `app`: every decision lives in plates.explorer.families and plates.explorer.quiz; this file
 lays out widgets and wires events, one function per tab. ``add_family_tabs`` is called inside
 ``app.build_app()``'s Blocks; the Illusion and Scene tabs ask the model chosen in the Model tab (its kind / id /
-URL widgets and the session's key state are passed in), through the same backend cache. Their renders, and the
-stimuli a model is asked about, are drawn by the app's `plates.explorer.pool.ExplorerPool` (worker processes in
-public mode).
+URL widgets and the session's key state are passed in), through the same backend cache. Their renders, the
+stimuli a model is asked about and the quiz's trials are drawn by the app's `plates.explorer.pool.ExplorerPool`
+(worker processes in public mode).
 """
 
 from __future__ import annotations
