@@ -4,14 +4,17 @@ nothing visible; credentials never reach a written object; `plates run --out s3:
 
 from __future__ import annotations
 
+import os
+
 import pyarrow as pa
 import pyarrow.parquet as pq
 import pytest
 
+from plates import storage
 from plates.cli import main
 from plates.results import ResultsWriter, compact_run, load_results
 from plates.runs.runner import existing_keys
-from plates.storage import COMMITS, is_url, open_store
+from plates.storage import COMMITS, TEMPORARIES, is_url, open_store, sync_filesystem, write_atomic
 from tests.support.s3_server import ACCESS_KEY, SECRET, S3Server
 
 pytest.importorskip("moto")
@@ -145,3 +148,31 @@ def test_subcommands_that_write_local_folders_refuse_an_object_store_out(tmp_pat
     err = capsys.readouterr().err
     assert "only plates run and plates generate --format parquet write" in err and SECRET not in err
     assert list(tmp_path.iterdir()) == []  # no folder named after the URL
+
+
+@pytest.mark.parametrize("defer_sync", [False, True])
+def test_write_atomic_leaves_the_whole_file_and_no_temporary(tmp_path, defer_sync):
+    path = tmp_path / "a.png"
+    path.write_bytes(b"old")
+    assert write_atomic(b"new bytes", path, defer_sync=defer_sync) == 9
+    assert path.read_bytes() == b"new bytes" and not list(tmp_path.glob(TEMPORARIES))
+
+
+def test_sync_filesystem_flushes_a_folder_and_names_a_missing_one(tmp_path):
+    write_atomic(b"x", tmp_path / "a.png", defer_sync=True)
+    sync_filesystem(tmp_path)  # returns once the filesystem's writes are on disk
+    with pytest.raises(FileNotFoundError):
+        sync_filesystem(tmp_path / "missing")
+
+
+@pytest.mark.parametrize("flush", [True, False])
+def test_a_deferred_write_is_fsynced_at_once_where_no_filesystem_flush_exists(tmp_path, monkeypatch, flush):
+    """Where sync_filesystem can flush later (Linux, macOS) a deferred write skips its fsync; where it cannot
+    (Windows), the write is fsynced as usual and sync_filesystem does nothing: every image stays durable."""
+    synced = []
+    monkeypatch.setattr(storage, "_filesystem_flush", lambda: (lambda folder: synced.append(folder)) if flush else None)
+    real_fsync = os.fsync
+    monkeypatch.setattr(os, "fsync", lambda fd: synced.append("fsync") or real_fsync(fd))
+    write_atomic(b"x", tmp_path / "a.png", defer_sync=True)
+    sync_filesystem(tmp_path)
+    assert synced == ([tmp_path] if flush else ["fsync"])

@@ -7,9 +7,17 @@
 
 from plates.colour.cvd import CVD_KINDS, CVD_VIEWS, simulate_cvd
 from plates.colour.gamut import background_at_delta_e, colour_at_delta_e, max_delta_e_along
-from plates.colour.spaces import RGB, delta_e2000, lab_to_srgb255, parse_colour, srgb255_to_lab, to_hex
+from plates.colour.spaces import (
+    RGB,
+    delta_e2000,
+    delta_e2000_lab,
+    lab_to_srgb255,
+    parse_colour,
+    srgb255_to_lab,
+    to_hex,
+)
 
 __all__ = [
-    "RGB", "CVD_KINDS", "CVD_VIEWS", "srgb255_to_lab", "lab_to_srgb255", "delta_e2000", "parse_colour", "to_hex",
+    "RGB", "CVD_KINDS", "CVD_VIEWS", "srgb255_to_lab", "lab_to_srgb255", "delta_e2000", "delta_e2000_lab", "parse_colour", "to_hex",
     "background_at_delta_e", "colour_at_delta_e", "max_delta_e_along", "simulate_cvd",
 ]

@@ -16,11 +16,12 @@ from tqdm import tqdm
 
 from plates.datasets.family_presets import FAMILY_PRESETS, unknown_preset
 from plates.datasets.items import (
+    FILE_NAME_COLUMN,
     MANIFEST,
     MANIFEST_COLUMNS,
     PLAN_POSITION,
+    link_metadata,
     merge_shard_manifests,
-    publish_manifest,
     shard_manifest_path,
 )
 from plates.datasets.parquet_set import committed_ids, write_parquet_set
@@ -34,10 +35,9 @@ from plates.shards import Shard
 from plates.stimuli import render as render_stimulus
 from plates.stimuli.ishihara.measure import target_kind
 from plates.stimuli.ishihara.plate import PlateSpec, pair_delta_e, render
-from plates.storage import TEMPORARIES, is_url, write_atomic
+from plates.storage import TEMPORARIES, is_url, sync_filesystem, temporary_name, write_atomic
 from plates.validation import check_choice
 
-_TMP_MARK = ".tmp-"
 #: How a set is stored: loose PNG files plus a manifest, or Parquet shards holding the PNG bytes.
 FORMATS = ("png", "parquet")
 
@@ -55,7 +55,7 @@ def _work(task: tuple) -> tuple[int, int, int, tuple, tuple]:
     todo = [(v, path) for v, path in paths if not png_intact(path, (size, size))]
     nbytes = 0
     for v, path in todo:
-        nbytes += write_atomic(encode_png(plate.variant_pixels(v), compress_level), path)
+        nbytes += write_atomic(encode_png(plate.variant_pixels(v), compress_level), path, defer_sync=True)
     return len(todo), len(paths) - len(todo), nbytes, (li, label, pal), measured_values(plate)
 
 
@@ -117,38 +117,44 @@ def _write_manifest(out: Path, name: str, plates: list[tuple[int, str, str]], si
         schema = schema.append(pa.field(PLAN_POSITION, pa.int64()))
         columns.append(PLAN_POSITION)
         position = {key: k for k, key in enumerate(plan if plan is not None else plates)}
+    else:  # the ImageFolder convention's file_name (its path) ends a published manifest (link_metadata)
+        schema = schema.append(pa.field(FILE_NAME_COLUMN, pa.string()))
+        columns.append(FILE_NAME_COLUMN)
     de_cache: dict[str, float] = {}
     cols: dict[str, list] = {c: [] for c in columns}
     rows = 0
     path = out / MANIFEST if shard is None else shard_manifest_path(out, shard)
-    tmp = path.with_name(f"{_TMP_MARK}{os.getpid()}-{path.name}")
-    with pq.ParquetWriter(tmp, schema, compression="zstd") as writer:
-        for li, label, pal in plates:
-            spec = make_spec(name, label, pal, size=size, seed=seed)
-            if pal not in de_cache:
-                de_cache[pal] = float(pair_delta_e(*spec.colours).mean())
-            js = spec.to_json()
-            for j, v in enumerate(p.variants):
-                rel = relative_path(name, pal, li, label, v)
-                if not (out / rel).is_file():
-                    continue
-                row = (f"{name}:{pal}:{label}:{v}", name, label, pal, de_cache[pal], v, p.font, size, spec.seed, rel, js,
-                       *measured[(li, label, pal)])
-                if shard is not None:
-                    row = (*row, position[(li, label, pal)] * len(p.variants) + j)
-                for c, val in zip(columns, row):
-                    cols[c].append(val)
-            if len(cols["item_id"]) >= _MANIFEST_BATCH:
+    tmp = temporary_name(path)
+    try:
+        with pq.ParquetWriter(tmp, schema, compression="zstd") as writer:
+            for li, label, pal in plates:
+                spec = make_spec(name, label, pal, size=size, seed=seed)
+                if pal not in de_cache:
+                    de_cache[pal] = float(pair_delta_e(*spec.colours).mean())
+                js = spec.to_json()
+                for j, v in enumerate(p.variants):
+                    rel = relative_path(name, pal, li, label, v)
+                    if not (out / rel).is_file():
+                        continue
+                    row = (f"{name}:{pal}:{label}:{v}", name, label, pal, de_cache[pal], v, p.font, size, spec.seed, rel, js,
+                           *measured[(li, label, pal)])
+                    row = (*row, rel) if shard is None else (*row, position[(li, label, pal)] * len(p.variants) + j)
+                    for c, val in zip(columns, row):
+                        cols[c].append(val)
+                if len(cols["item_id"]) >= _MANIFEST_BATCH:
+                    writer.write_table(pa.table(cols, schema=schema))
+                    rows += len(cols["item_id"])
+                    cols = {c: [] for c in columns}
+            if cols["item_id"] or rows == 0:
                 writer.write_table(pa.table(cols, schema=schema))
                 rows += len(cols["item_id"])
-                cols = {c: [] for c in columns}
-        if cols["item_id"] or rows == 0:
-            writer.write_table(pa.table(cols, schema=schema))
-            rows += len(cols["item_id"])
-    if shard is None:
-        publish_manifest(tmp, out)
-    else:  # a shard's part: merged (and published) by merge_shard_manifests
+        sync_filesystem(out)  # the images (written without an fsync each) and this manifest, before its name
         os.replace(tmp, path)
+    finally:  # a failed write leaves no temporary file behind
+        tmp.unlink(missing_ok=True)
+    if shard is None:
+        link_metadata(out)
+    # else a shard's part: merged (and published) by merge_shard_manifests
     return rows
 
 

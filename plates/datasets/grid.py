@@ -358,7 +358,7 @@ def render_task(task: tuple[int, str, str, tuple[tuple[str, str], ...], int]) ->
     nbytes = 0
     for v, path in todo:
         path.parent.mkdir(parents=True, exist_ok=True)
-        nbytes += write_atomic(encode_png(plate.variant_pixels(v), compress_level), path)
+        nbytes += write_atomic(encode_png(plate.variant_pixels(v), compress_level), path, defer_sync=True)
     return len(todo), len(paths) - len(todo), nbytes, index, measured_values(plate)
 
 

@@ -17,6 +17,7 @@ from PIL import Image
 
 from plates.images import StoredPng
 from plates.stimuli import family_of, render
+from plates.storage import sync_filesystem, temporary_name
 from plates.tasks.base import subject_of
 
 MANIFEST = "manifest.parquet"
@@ -52,17 +53,29 @@ SHARD_MANIFESTS = "manifest.shards"
 PLAN_POSITION = "plan_position"
 
 
+def write_parquet_atomic(table: pa.Table, path: Path, *, row_group_size: int | None = None) -> Path:
+    """Write ``table`` as the Parquet file ``path`` (zstd) atomically and durably: under
+    `plates.storage.temporary_name` beside it, `plates.storage.sync_filesystem`, then ``os.replace``, so no
+    reader ever opens half a manifest, a killed writer's leftover matches `plates.storage.TEMPORARIES`, and the
+    manifest's name appears only once its bytes and every image written before it are on disk (the set
+    writers write images without an fsync each: `plates.storage.write_atomic`). Returns ``path``."""
+    tmp = temporary_name(path)
+    try:
+        pq.write_table(table, tmp, compression="zstd", row_group_size=row_group_size)
+        sync_filesystem(path.parent)
+        os.replace(tmp, path)
+    finally:
+        tmp.unlink(missing_ok=True)
+    return path
+
+
 def write_shard_manifest(table: pa.Table, out: Path, shard) -> Path:
     """Write shard ``shard``'s manifest rows (``table``, with a `PLAN_POSITION` column) atomically as
     ``out/manifest.shards/<I>-of-<N>.parquet``; returns its path. Shards write only their own part."""
     if PLAN_POSITION not in table.column_names:
         raise ValueError(f"a shard's manifest part needs a {PLAN_POSITION!r} column; allowed: the rows with "
                          "their positions in the unsharded manifest")
-    path = shard_manifest_path(out, shard)
-    tmp = path.with_name(f".tmp-{os.getpid()}-{path.name}")
-    pq.write_table(table, tmp, compression="zstd")
-    os.replace(tmp, path)
-    return path
+    return write_parquet_atomic(table, shard_manifest_path(out, shard))
 
 
 def shard_manifest_path(out: Path, shard) -> Path:
@@ -83,9 +96,7 @@ def merge_shard_manifests(out: Path, count: int, *, row_group_size: int | None =
         return False
     table = pa.concat_tables([pq.read_table(part) for part in parts], promote_options="default")
     table = table.take(pc.sort_indices(table, [(PLAN_POSITION, "ascending")])).drop_columns([PLAN_POSITION])
-    tmp = out / f".tmp-{os.getpid()}-{MANIFEST}"
-    pq.write_table(table, tmp, compression="zstd", row_group_size=row_group_size)
-    publish_manifest(tmp, out)
+    publish_manifest(table, out, row_group_size=row_group_size)
     return True
 
 
@@ -99,32 +110,35 @@ def finish_manifest(table: pa.Table, out: Path, shard: Any = None, positions: li
         write_shard_manifest(table.append_column(PLAN_POSITION, pa.array(positions, pa.int64())), out, shard)
         merge_shard_manifests(out, shard.count)
         return table.num_rows
-    tmp = out / f".tmp-{os.getpid()}-{MANIFEST}"
-    pq.write_table(table, tmp, compression="zstd")
-    publish_manifest(tmp, out)
+    publish_manifest(table, out)
     return table.num_rows
 
 
-def publish_manifest(tmp: Path, out: Path) -> None:
-    """Move a manifest written at ``tmp`` into place as ``out/manifest.parquet``, the one step every dataset
-    writer ends with. The manifest gets a ``file_name`` column (its ``path``, relative to the folder) and the
-    same file is linked as ``metadata.parquet``, so ``datasets.load_dataset("imagefolder", data_dir=out)``
-    loads the images with every manifest column. `load_dataset` reads ``manifest.parquet`` and ignores the
-    extra column: folders written before keep loading. A filesystem without hard links gets a copy."""
+def with_file_name(table: pa.Table) -> pa.Table:
+    """``table`` with the ImageFolder convention's ``file_name`` column last (its ``path``: relative to the
+    folder), unless it has one already."""
+    if FILE_NAME_COLUMN in table.column_names:
+        return table
+    return table.append_column(FILE_NAME_COLUMN, table.column("path"))
+
+
+def publish_manifest(table: pa.Table, out: Path, *, row_group_size: int | None = None) -> None:
+    """Write ``table`` as ``out/manifest.parquet``, the one step every dataset writer that holds its manifest
+    ends with (`write_parquet_atomic`). The manifest gets a ``file_name`` column (`with_file_name`) and the same
+    file is linked as ``metadata.parquet`` (`link_metadata`), so ``datasets.load_dataset("imagefolder",
+    data_dir=out)`` loads the images with every manifest column. `load_dataset` reads ``manifest.parquet`` and
+    ignores the extra column: folders written before keep loading."""
     out = Path(out)
-    with pq.ParquetFile(tmp) as src:
-        schema = src.schema_arrow
-        if FILE_NAME_COLUMN not in schema.names:
-            staged = tmp.with_name(f"{tmp.name}.named")
-            with pq.ParquetWriter(staged, schema.append(pa.field(FILE_NAME_COLUMN, pa.string())),
-                                  compression="zstd") as writer:
-                for batch in src.iter_batches(batch_size=8192):
-                    table = pa.Table.from_batches([batch], schema=schema)
-                    writer.write_table(table.append_column(FILE_NAME_COLUMN, table.column("path")))
-    if FILE_NAME_COLUMN not in schema.names:
-        os.replace(staged, tmp)
-    os.replace(tmp, out / MANIFEST)
-    link = out / f".tmp-{os.getpid()}-{IMAGEFOLDER_METADATA}"
+    write_parquet_atomic(with_file_name(table), out / MANIFEST, row_group_size=row_group_size)
+    link_metadata(out)
+
+
+def link_metadata(out: Path) -> None:
+    """Link ``out/manifest.parquet`` (which ends with its ``file_name`` column) as ``out/metadata.parquet``,
+    the name the ImageFolder convention reads; a filesystem without hard links gets a copy. Atomic, as the
+    manifest is."""
+    out = Path(out)
+    link = temporary_name(out / IMAGEFOLDER_METADATA)
     link.unlink(missing_ok=True)
     try:
         os.link(out / MANIFEST, link)

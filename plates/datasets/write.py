@@ -3,7 +3,9 @@
 The preset writer (`plates.datasets.generate`) is tuned for the large plate sets (worker processes, resume);
 this one takes any stimulus specs (`plates.stimuli.STIMULI`): illusion and scene presets, grid files, a family a
 user adds, rendered and encoded by worker processes when asked (`write_items`'s ``workers``). Each PNG is
-written atomically and durably (`plates.storage.write_atomic`: fsync before the rename) and losslessly (`plates.images.encode_png`); an image already on disk is kept when it is a whole PNG of the
+written atomically (`plates.storage.write_atomic`: a temporary file, then a rename) and losslessly
+(`plates.images.encode_png`), and made durable all at once before the manifest that lists it is written
+(`plates.datasets.items.write_parquet_atomic`); an image already on disk is kept when it is a whole PNG of the
 stimulus's size (`plates.images.png_intact`) and drawn again otherwise (rerun to finish an interrupted write or
 repair a damaged one); the manifest is rewritten atomically at the end from what is on disk. The manifest speaks
 each family's language: the common columns (`plates.datasets.items.COMMON_COLUMNS`), then the columns each
@@ -113,7 +115,7 @@ def _write_job(numbered: tuple[int, Entry | Callable[[], Iterable[Entry]]], out:
         fresh = not png_intact(path, (side, side))  # missing, or a damaged file with the final name: written
         if fresh:
             path.parent.mkdir(parents=True, exist_ok=True)
-            write_atomic(png, path)
+            write_atomic(png, path, defer_sync=True)  # made durable with the manifest (items.write_parquet_atomic)
         done.append((e, rel, fresh, row))
     return index, done
 

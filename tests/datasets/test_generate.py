@@ -1,7 +1,9 @@
 """plates.datasets: preset contents, deterministic seeds, generation, manifest, resume, loading."""
 
 import multiprocessing as mp
+import sys
 import threading
+from pathlib import Path
 
 import numpy as np
 import pyarrow.parquet as pq
@@ -20,6 +22,7 @@ from plates.datasets import (
     relative_path,
 )
 from plates.stimuli.ishihara.labels import HUEMANITY_ALNUM, HUEMANITY_DATASET
+from plates.storage import TEMPORARIES
 
 
 def test_preset_sizes_match_the_papers():
@@ -115,7 +118,7 @@ def test_resume_redraws_planted_empty_truncated_and_damaged_images(tmp_path, pre
         assert (again["written"], again["skipped"]) == (4, len(items) - 4)
     for path, data in good.items():
         assert path.read_bytes() == data, path  # every damaged file is the exact image again
-    assert not list(tmp_path.rglob(".*.tmp")) and not list(tmp_path.rglob(".tmp-*"))
+    assert not list(tmp_path.rglob(TEMPORARIES)) and not list(tmp_path.rglob(".tmp-*"))
 
 
 def test_generate_parallel_matches_serial(tmp_path, monkeypatch):
@@ -181,3 +184,20 @@ def test_a_broken_folder_is_a_value_error_naming_the_file(tmp_path):
     victim.unlink()
     with pytest.raises(ValueError, match=rf"{victim.name}' is listed in .* but missing; allowed: a complete folder"):
         load_dataset(tmp_path / "z")
+
+
+@pytest.mark.parametrize("preset", ["colorblindnesseval", "illusions-classic"])
+def test_the_images_are_flushed_to_disk_before_a_manifest_names_them(tmp_path, monkeypatch, preset):
+    """Images are written without an fsync each; the set is flushed once, after its last image and before its
+    manifest's name appears (plates.storage.sync_filesystem), so every image a manifest lists is on disk."""
+    seen = []
+
+    def flushed(folder):
+        seen.append((Path(folder), len(list(tmp_path.rglob("*.png"))), (tmp_path / MANIFEST).exists()))
+
+    # plates.datasets.generate is also the name of the function the package exports: the module from sys.modules
+    monkeypatch.setattr(sys.modules["plates.datasets.generate"], "sync_filesystem", flushed)  # plate presets
+    monkeypatch.setattr(sys.modules["plates.datasets.items"], "sync_filesystem", flushed)  # manifests written whole
+    summary = generate(preset, tmp_path, limit=2, size=96, workers=1, progress=False)
+    assert seen == [(tmp_path, summary["rows"], False)]
+    assert (tmp_path / MANIFEST).is_file() and not list(tmp_path.rglob(TEMPORARIES))

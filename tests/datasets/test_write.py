@@ -23,6 +23,7 @@ from plates.results import load_results
 from plates.stimuli import render
 from plates.stimuli.illusions import IllusionSpec
 from plates.stimuli.ishihara import PlateSpec
+from plates.storage import TEMPORARIES
 from tests.support.chat_server import ChatServer, last_user_text
 
 ILLUSION_COLUMNS = ["kind", "item_class", "strength", "signed_delta_e2000", "predicted_percept", "human_key"]
@@ -154,6 +155,9 @@ def test_a_family_preset_on_two_workers_is_the_serial_set_byte_for_byte(tmp_path
     a = pq.read_table(tmp_path / "one" / "manifest.parquet")
     b = pq.read_table(tmp_path / "two" / "manifest.parquet")
     assert a.equals(b)
+    for root in (tmp_path / "one", tmp_path / "two"):  # the ImageFolder link is the manifest; no temporary left
+        assert (root / "metadata.parquet").read_bytes() == (root / MANIFEST).read_bytes()
+        assert not list(root.rglob(TEMPORARIES))
     assert set(a.column("size").to_pylist()) == {96}
     assert len(set(a.column("item_id").to_pylist())) == 13
 
