@@ -28,7 +28,6 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
-import numpy as np
 import pandas as pd
 
 from plates.analysis.metrics import WEIGHT
@@ -78,6 +77,18 @@ def collapsed(results: Results, where: Where, families: Sequence[str], select: S
     """``select`` (column names or SQL expressions ``... AS name``) of the rows of ``families`` passing
     ``where`` (and the SQL ``extra``, with its ``params``), one row per distinct combination with its
     ``weight`` (result rows), sorted."""
+    sql, every = _collapsed_sql(where, families, select, extra, params)
+    return results.query(f"{sql} ORDER BY ALL", every)
+
+
+def _name(column: str) -> str:
+    """The output name of a ``select`` entry (a column name, or an SQL expression ``... AS name``)."""
+    return column.rsplit(" AS ", 1)[1].strip().strip('"') if " AS " in column else column
+
+
+def _collapsed_sql(where: Where, families: Sequence[str], select: Sequence[str], extra: str = "",
+                   params: dict[str, Any] | None = None) -> tuple[str, dict[str, Any]]:
+    """`collapsed`'s query (unsorted) and its parameters."""
     if isinstance(families, str) or not families:
         raise ValueError(f"families={families!r} is not valid; allowed: a non-empty list of family names")
     params = dict(params or {})
@@ -87,8 +98,7 @@ def collapsed(results: Results, where: Where, families: Sequence[str], select: S
     docs = [c for c in select if " AS " in c and _DOC in _WORDS.findall(c)]
     if not docs:
         columns = ", ".join(c if " AS " in c else quote(c) for c in select)
-        return results.query(f"SELECT {columns}, count(*) AS {WEIGHT} FROM results {clause} GROUP BY ALL "
-                             "ORDER BY ALL", every)
+        return f"SELECT {columns}, count(*) AS {WEIGHT} FROM results {clause} GROUP BY ALL", every
     # expressions over truth_json read each distinct document once (1,134 documents behind 513,000 illusion
     # rows at 10M rows: parsing every row's was most of the Illusions page's query): the rows are collapsed with
     # their document, the documents' facts read from the collapsed rows' distinct documents and joined back (a
@@ -101,16 +111,12 @@ def collapsed(results: Results, where: Where, families: Sequence[str], select: S
     inner = ", ".join([*(c if " AS " in c else quote(c) for c in kept), *(quote(h) for h in hidden),
                        f"{_DOC} AS _doc"])
     pure = [c for c in docs if not reads[c]]
-
-    def name(c: str) -> str:
-        return quote(c.rsplit(" AS ", 1)[1].strip().strip('"') if " AS " in c else c)
-
-    outer = ", ".join(f"f.{name(c)}" if c in pure else c if c in docs else f"r.{name(c)}" for c in select)
-    return results.query(
-        f"""WITH r AS (SELECT {inner}, count(*) AS {WEIGHT} FROM results {clause} GROUP BY ALL),
+    outer = ", ".join(f"f.{quote(_name(c))}" if c in pure else c if c in docs else f"r.{quote(_name(c))}"
+                      for c in select)
+    return (f"""WITH r AS (SELECT {inner}, count(*) AS {WEIGHT} FROM results {clause} GROUP BY ALL),
                  f AS (SELECT {', '.join(['_doc', _DOC, *pure])} FROM (SELECT DISTINCT _doc, _doc AS {_DOC} FROM r))
             SELECT {outer}, CAST(sum(r.{WEIGHT}) AS BIGINT) AS {WEIGHT}
-            FROM r JOIN f ON r._doc IS NOT DISTINCT FROM f._doc GROUP BY ALL ORDER BY ALL""", every)
+            FROM r JOIN f ON r._doc IS NOT DISTINCT FROM f._doc GROUP BY ALL""", every)
 
 
 def illusion_counts(results: Results, where: Where, shown: Sequence[str] | None = None) -> pd.DataFrame:
@@ -283,20 +289,34 @@ def with_people(results: Results, where: Where, families: Sequence[str], select:
     and those of the people in ``shown`` (None: every person) as they are, then every person's rows once more
     under "people (K participants)" (`plates.analysis.people.pooled_label`, K the people behind them) with
     ``pooled`` True, as `plates.analysis.people.with_pooled` pools them: a public quiz gathers hundreds of people,
-    and a fit or a bar per person costs time and reads as none. One pass over the results (the facts read out
-    of ``truth_json`` once): DuckDB collapses every model's and person's rows; the pool adds up the people's
-    collapsed rows."""
-    rows = collapsed(results, where, families, ["model", *select], extra, params)
-    human = rows["backend"].astype(object).eq("human").to_numpy() if len(rows) else np.zeros(0, dtype=bool)
-    one_by_one = ~human | (rows["model"].isin(list(shown)).to_numpy() if shown is not None else True)
-    each = rows[one_by_one].assign(pooled=False).reset_index(drop=True)
-    people = rows[human]
-    if people.empty:
-        return each
-    keys = [c for c in rows.columns if c not in ("model", WEIGHT)]
-    pool = (people.groupby(keys, dropna=False, sort=True, observed=True)[WEIGHT].sum().reset_index()
-            .assign(model=pooled_label(int(people["model"].nunique())), pooled=True))
-    return pd.concat([each, pool[each.columns]], ignore_index=True)
+    and a fit or a bar per person costs time and reads as none. One query (the facts read out of ``truth_json``
+    once): DuckDB collapses every model's and person's rows, keeps those drawn one by one and adds up the
+    people's collapsed rows into the pool, so the rows of people not shown never reach pandas."""
+    select = ["model", *select]
+    sql, every = _collapsed_sql(where, families, select, extra, params)
+    human = "coalesce(backend = 'human', false)"
+    if shown is None:
+        one_by_one = "TRUE"
+    elif len(shown):
+        one_by_one = f"NOT {human} OR coalesce({in_list('model', list(shown), 'shown', every)}, false)"
+    else:
+        one_by_one = f"NOT {human}"
+    names = [_name(c) for c in select]
+    keys = ", ".join(quote(n) for n in names[1:])
+    # the pool's rows sort after every row drawn one by one, each part in `collapsed`'s order (the pool's
+    # model is one label: its keys' order)
+    rows = results.query(
+        f"""WITH c AS ({sql})
+            SELECT *, NULL::BIGINT AS _k FROM (SELECT *, false AS pooled FROM c WHERE {one_by_one})
+            UNION ALL
+            SELECT NULL::VARCHAR AS model, {keys}, CAST(sum({WEIGHT}) AS BIGINT) AS {WEIGHT}, true AS pooled,
+                   (SELECT count(DISTINCT model) FROM c WHERE {human}) AS _k
+            FROM c WHERE {human} GROUP BY ALL
+            ORDER BY pooled, {', '.join(quote(n) for n in [*names, WEIGHT])}""", every)
+    pooled = rows["pooled"].to_numpy(bool)
+    if pooled.any():
+        rows.loc[pooled, "model"] = pooled_label(int(rows.loc[pooled, "_k"].iloc[0]))
+    return rows.drop(columns="_k")
 
 
 #: The People page's tables, each its own scan (`people_counts`): the page reads the one it shows.

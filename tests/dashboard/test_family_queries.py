@@ -150,6 +150,43 @@ def test_people_shown_one_by_one_are_chosen_and_the_pool_keeps_every_one(synthet
     assert set(one.loc[one["who"] == "model", "model"]) == set(every.loc[every["who"] == "model", "model"])
 
 
+def _pooled_in_pandas(rows: pd.DataFrame, shown) -> pd.DataFrame:
+    """What `with_people` returns, from `collapsed`'s rows by pandas (the pool as
+    `plates.analysis.people.with_pooled` forms it): the reference its one query is held to."""
+    human = rows["backend"].astype(object).eq("human").to_numpy()
+    one_by_one = ~human | (rows["model"].isin(list(shown)).to_numpy() if shown is not None else True)
+    each = rows[one_by_one].assign(pooled=False).reset_index(drop=True)
+    people = rows[human]
+    keys = [c for c in rows.columns if c not in ("model", "weight")]
+    pool = (people.groupby(keys, dropna=False, sort=True, observed=True)["weight"].sum().reset_index()
+            .assign(model=pa.pooled_label(int(people["model"].nunique())), pooled=True))
+    return pd.concat([each, pool[each.columns]], ignore_index=True)
+
+
+@pytest.mark.parametrize("shown", [None, (), ("participant-0001",), ("participant-0000", "nobody")])
+def test_the_people_pool_formed_by_duckdb_equals_pandas_pooling_the_collapsed_rows(tmp_path, shown):
+    """`with_people` keeps the rows drawn one by one and sums every person's rows into the pool in one DuckDB
+    query: the same table, row for row and in the same order, as pandas pooling `collapsed`'s rows, with people
+    shown or not, facts missing (NULL keys) and a row without a backend (a model's, never pooled)."""
+    docs = [json.dumps({"framing": "pixel", "kind": "sbc", "strength": s, "signed_delta_e": d,
+                        "induced_lighter": "A"}) for s in (0.5, None) for d in (-2.0, 2.0)] + [None]
+    n = 90
+    who = [("human", f"participant-{i % 3:04d}") if i % 3 < 2 else ("api", f"m{i % 2}") for i in range(n)]
+    who[4] = ("human", "participant-0002")  # a third person
+    frame = rows(n, family="illusion", task="rcid-compare", truth_json=[docs[i % len(docs)] for i in range(n)],
+                 parsed=[["A", "B", None][i % 3] for i in range(n)], correct=[[True, False, None][i % 3 if i % 4 else 0]
+                                                                        for i in range(n)],
+                 backend=[None if i == 5 else w[0] for i, w in enumerate(who)], model=[w[1] for w in who])
+    write_part(tmp_path / "run" / "part-0.parquet", frame)
+    results = open_results(tmp_path)
+    select = ["backend", "task", "parsed", "correct", *fq._facts(["strength", "signed_delta_e"])]
+    got = fq.with_people(results, Where(), ("illusion",), select, "true", shown)
+    want = _pooled_in_pandas(fq.collapsed(results, Where(), ("illusion",), ["model", *select]), shown)
+    pd.testing.assert_frame_equal(got, want, check_exact=True)
+    assert got["pooled"].sum() > 1 and set(got.loc[got["pooled"], "model"]) == {pa.pooled_label(3)}
+    assert got.loc[got["pooled"], "weight"].sum() == (frame["backend"] == "human").sum() == 60
+
+
 def test_the_family_queries_apply_the_filters_and_refuse_bad_input(synthetic):
     results = open_results(synthetic)
     only = Where({"model": ["model-1"]})
