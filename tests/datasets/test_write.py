@@ -200,8 +200,8 @@ def test_a_threaded_caller_gets_spawned_workers_and_the_same_set(tmp_path, monke
 
 def test_family_items_do_not_depend_on_what_the_process_made_before():
     """Every illusion and scene preset's first jobs, made again in the reverse order after the caches they fill
-    are emptied (the scene colours' feasibility bound and palette subsets, colour-science's caches), write the
-    same PNG bytes and manifest values: no state carried from one item to the next decides a pixel."""
+    are emptied (the scene colours' feasibility bound and palette subsets, colour-science's caches), draw the
+    same pixels and manifest values: no state carried from one item to the next decides a pixel."""
     jobs = family_hashes.preset_jobs()
     first = family_hashes.hashes(jobs)
     farthest_point_bound.cache_clear()
@@ -211,10 +211,10 @@ def test_family_items_do_not_depend_on_what_the_process_made_before():
     assert len(first) == len(again) > len(jobs) and again == first
 
 
-def test_family_items_are_the_same_bytes_in_a_process_with_other_threads_and_heap():
+def test_family_items_draw_the_same_in_a_process_with_other_threads_and_heap():
     """The same items from a fresh process with one BLAS/OpenMP thread (this one: the library's default), a
     random hash seed and glibc filling every allocation with junk (``MALLOC_PERTURB_``: an array read before it
-    is written would differ) hash the same as here."""
+    is written would differ) hash the same as here (pixels and manifest values)."""
     env = {k: v for k, v in os.environ.items() if k not in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS")}
     env.update(PYTHONPATH=str(ROOT), PYTHONHASHSEED="random", OMP_NUM_THREADS="1", OPENBLAS_NUM_THREADS="1",
                MALLOC_PERTURB_="165", PYTHONWARNINGS="ignore")
