@@ -12,7 +12,11 @@ a hosted Space would (`bench_public_load`: public mode, each visitor from an add
 each a gradio_client session, start together and each make ``--renders`` rounds of requests: by default a 512 px
 plate re-render (/render, ΔE2000 and seed moving); ``--work mixed`` also asks the bundled reader about a new
 512 px plate (/ask) and redraws a 512 px illusion (/illusion_render) and scene (/scene_render) in every round
-(``--work reader,scene`` picks some). It prints the round trips' p50 / p95 / max per kind and together against
+(``--work reader,scene`` picks some); ``--work quiz`` has each visitor take the "Try it yourself" quiz instead: it
+starts one (untimed) and then answers a trial per round, each answer's reply carrying the next trial's 512 px
+image drawn in a worker (a plate's typed number, or the first button of an illusion's pair; at least
+`QUIZ_ANSWER_GAP_S` between a visitor's answers, as the quiz allows, untimed). It prints the round trips'
+p50 / p95 / max per kind and together against
 the target p95 <= 1 s at 10 visitors, requests refused as busy, where the server computes (worker processes:
 `plates.explorer.pool`), how many events run at once, and the queue bound.
 
@@ -22,7 +26,7 @@ warm-up requests. By default the bench builds the app in-process and launches it
 points it at an app that is already running (e.g. ``python app.py``).
 
     python3 bench/bench_app.py [--changes 40] [--asks 20] [--sweeps 10] [--url http://127.0.0.1:7860/]
-    python3 bench/bench_app.py --visitors 10 [--renders 6] [--work mixed]
+    python3 bench/bench_app.py --visitors 10 [--renders 6] [--work mixed | --work quiz]
 """
 
 from __future__ import annotations
@@ -87,15 +91,25 @@ def framework_floor(n: int) -> list[float]:
 
 #: What a crowd's visitor asks for, by name: the endpoint and its arguments for the visitor's i-th request (each
 #: request a new plate, illusion or scene: ΔE2000 / strength and the seed move).
-CROWD_ENDPOINTS = {"plate": "/render", "reader": "/ask", "illusion": "/illusion_render", "scene": "/scene_render"}
-CROWD_WORK = tuple(CROWD_ENDPOINTS)
+CROWD_ENDPOINTS = {"plate": "/render", "reader": "/ask", "illusion": "/illusion_render", "scene": "/scene_render",
+                   "quiz": "/quiz_answer"}
+#: What ``--work mixed`` asks for in every round (the quiz, whose trials a person paces, is asked for by name).
+CROWD_WORK = ("plate", "reader", "illusion", "scene")
+#: Seconds a quiz visitor leaves between answers: just over `plates.runs.quiz.QuizLimits.min_seconds_between`.
+QUIZ_ANSWER_GAP_S = 0.55
 
 
-def crowd_request(kind: str, base: dict, n: int, i: int) -> tuple[str, list]:
-    """(endpoint, arguments) of visitor ``n``'s ``i``-th request of ``kind`` (`CROWD_WORK`): a 512 px plate
+def crowd_request(kind: str, base: dict, n: int, i: int, shown: str = "") -> tuple[str, list]:
+    """(endpoint, arguments) of visitor ``n``'s ``i``-th request of ``kind`` (`CROWD_ENDPOINTS`): a 512 px plate
     re-render, the bundled reader asked about a new 512 px plate (rendered for the question: not on screen), a
-    512 px illusion (targets outlined, truth, its questions) or a 512 px scene (facts, a ColorBench question)."""
-    endpoint = CROWD_ENDPOINTS[check_choice("crowd work", kind, CROWD_WORK)]
+    512 px illusion (targets outlined, truth, its questions), a 512 px scene (facts, a ColorBench question), or
+    the quiz: started when ``i`` < 0, else the trial on screen answered (``shown``: the quiz's progress line
+    from the previous reply, which says whether it is a plate or an illusion's pair)."""
+    endpoint = CROWD_ENDPOINTS[check_choice("crowd work", kind, CROWD_ENDPOINTS)]
+    if kind == "quiz":
+        if i < 0:
+            return "/quiz_start", [True]
+        return ("/quiz_option_0", []) if "darker" in shown else (endpoint, ["12"])
     seed = 10_000 + 100 * n + i
     delta_e = 4.0 + ((n * 7 + i) % 40) * 0.5
     if kind == "plate":
@@ -151,7 +165,10 @@ def crowd(visitors: int, renders: int, work: tuple[str, ...] = ("plate",)) -> in
     from plates.explorer import plate as ex
 
     for kind in work:  # a ValueError names a kind not known, before a server starts
-        check_choice("crowd work", kind, CROWD_WORK)
+        check_choice("crowd work", kind, CROWD_ENDPOINTS)
+    if "quiz" in work and renders >= 40:
+        raise ValueError(f"--renders {renders} is not allowed with the quiz; allowed: at most 39 (a quiz shows 40 "
+                         "images)")
     port = free_port()
     url = f"http://127.0.0.1:{port}/"
     proc = serve(port)
@@ -170,18 +187,24 @@ def crowd(visitors: int, renders: int, work: tuple[str, ...] = ("plate",)) -> in
         client = Client(url, verbose=False, download_files=False,
                         headers={"X-Forwarded-For": f"10.2.{n // 250}.{n % 250 + 1}"})
         mine: dict[str, list[float]] = {kind: [] for kind in work}
+        quiz = {"shown": "", "at": 0.0}  # the quiz's progress line on screen, and when it came
         try:
             def request(kind: str, i: int) -> None:
-                endpoint, args = crowd_request(kind, base, n, i)
+                endpoint, args = crowd_request(kind, base, n, i, quiz["shown"])
+                if kind == "quiz":  # a person looks before answering: the quiz refuses answers too fast
+                    time.sleep(max(0.0, quiz["at"] + QUIZ_ANSWER_GAP_S - time.monotonic()))
                 t = time.perf_counter()
                 try:
-                    client.predict(*args, api_name=endpoint)
+                    out = client.predict(*args, api_name=endpoint)
                 except Exception as exc:  # noqa: BLE001 - a refusal ("busy") is counted and reported
                     with lock:
                         errors.append(f"{kind}: {type(exc).__name__}: {str(exc)[:120]}")
                     return
                 if i >= 0:
                     mine[kind].append(1000 * (time.perf_counter() - t))
+                if kind == "quiz":
+                    quiz["at"] = time.monotonic()
+                    quiz["shown"] = next(o for o in out if isinstance(o, str) and o.startswith("**Image"))
 
             for kind in work:  # the session's first requests (page load, tab opened), untimed
                 request(kind, -1)
@@ -214,11 +237,12 @@ def crowd(visitors: int, renders: int, work: tuple[str, ...] = ("plate",)) -> in
         print(f"no request answered; errors: {errors[:3]}")
         return 1
     policy = ex.Policy(public=True)
-    slots, workers = ex.concurrency(policy), ex.render_workers(policy)
+    workers = ex.render_workers(policy)
+    slots = ex.concurrency(policy, workers)
     where = f"in {workers} worker processes" if workers else "in the server's threads"
     print(f"{visitors} concurrent visitors x {renders} rounds of {' + '.join(work)} at 512 px (explorer in its own "
           f"process, public mode: renders and the reader's answers {where}, {slots['render']} renders and "
-          f"{slots['model']} model calls at once, queue bound {slots['queue']}); "
+          f"{slots['model']} model calls and {slots['quiz']} quiz events at once, queue bound {slots['queue']}); "
           f"load {os.getloadavg()[0]:.1f} on {os.cpu_count()} CPUs")
     for kind in work:
         if times[kind]:
@@ -248,7 +272,8 @@ def main(argv: list[str] | None = None) -> int:
                         help="measure N concurrent visitors re-rendering plates instead (target: 10)")
     parser.add_argument("--renders", type=int, default=6, help="rounds per visitor with --visitors")
     parser.add_argument("--work", default="plate", help="with --visitors: what each visitor asks for in a round, "
-                        f"comma-separated from {', '.join(CROWD_WORK)} (default: plate; 'mixed': all four)")
+                        f"comma-separated from {', '.join(CROWD_ENDPOINTS)} (default: plate; 'mixed': "
+                        f"{', '.join(CROWD_WORK)})")
     args = parser.parse_args(argv)
     if args.visitors:
         work = CROWD_WORK if args.work == "mixed" else tuple(w.strip() for w in args.work.split(","))

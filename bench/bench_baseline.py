@@ -36,6 +36,7 @@ import time
 from pathlib import Path
 
 import numpy as np
+from PIL import Image, ImageDraw
 
 from plates.analysis.metrics import wilson_interval
 from plates.analysis.psychometric import guess_rate
@@ -120,6 +121,9 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--variants", default=None,
                     help=f"foreign-generator variants (default all: {','.join(foreign_plates.VARIANTS)})")
     ap.add_argument("--n-foreign", type=int, default=80, help="plates per foreign variant (default 80)")
+    ap.add_argument("--misses", default=None,
+                    help="folder for contact sheets of the foreign plates read wrong, one PNG per variant with "
+                         "misses (each plate captioned 'plate j: label -> read'; default: none)")
     ap.add_argument("--sections", default=",".join(DEFAULT_SECTIONS),
                     help=f"comma-separated sections to run (default all: {','.join(SECTIONS)}); each draws its "
                          "plates from its own seed, so a section's figures do not depend on the others")
@@ -129,7 +133,8 @@ def main(argv: list[str] | None = None) -> int:
     bad = sorted(set(variants) - set(foreign_plates.VARIANTS))
     if bad:
         ap.error(f"--variants {bad} not known; allowed: {', '.join(foreign_plates.VARIANTS)}")
-    FOREIGN.update(variants=variants, n=15 if args.quick else args.n_foreign)
+    FOREIGN.update(variants=variants, n=15 if args.quick else args.n_foreign,
+                   misses=None if args.misses is None else Path(args.misses))
     sections = [x for x in args.sections.split(",") if x]
     unknown = sorted(set(sections) - set(SECTIONS))
     if unknown:
@@ -223,9 +228,32 @@ def dot_matrix_section(reader, n, n_cell, rng) -> None:
 
 
 #: what the foreign section runs (set from the command line)
-FOREIGN: dict = {"variants": list(foreign_plates.VARIANTS), "n": 80}
+FOREIGN: dict = {"variants": list(foreign_plates.VARIANTS), "n": 80, "misses": None}
 FOREIGN_SEED = 913_000_000
 TRAIN_TIME_TARGET_S = 15 * 60
+
+
+def foreign_plate(name: str, j: int):
+    """Plate ``j`` of foreign variant ``name`` -> (image sRGB 0-255, label, the label space it is read in).
+
+    A variant's plates depend on its name (its place in foreign_plates.VARIANTS) and ``j`` only, never on which
+    other variants a run includes: ``--variants a,b`` draws the same plates as the full run."""
+    i, cfg = list(foreign_plates.VARIANTS).index(name), foreign_plates.VARIANTS[name]
+    image, label = foreign_plates.make_plate(cfg, FOREIGN_SEED + 10_000 * i + j)
+    return image, label, "cbe" if cfg.labels == "numbers" else "huemanity-alnum"
+
+
+def contact_sheet(tiles: list[tuple[Image.Image, str]], path: Path, side: int = 220, columns: int = 6) -> Path:
+    """Write ``tiles`` (image, caption) as one PNG grid, each image ``side`` px with its caption under it."""
+    rows = -(-len(tiles) // columns)
+    sheet = Image.new("RGB", (min(len(tiles), columns) * side, rows * (side + 24)), "white")
+    for i, (image, caption) in enumerate(tiles):
+        x, y = (i % columns) * side, (i // columns) * (side + 24)
+        sheet.paste(image.convert("RGB").resize((side, side)), (x, y))
+        ImageDraw.Draw(sheet).text((x + 4, y + side + 6), caption, fill="black")
+    path.parent.mkdir(parents=True, exist_ok=True)
+    sheet.save(path)
+    return path
 
 
 def foreign_section(reader, n, n_cell, rng) -> None:
@@ -236,14 +264,15 @@ def foreign_section(reader, n, n_cell, rng) -> None:
     print("| variant | accuracy | target | ratio |\n|---|---|---|---|")
     worst = 1.0
     for name in FOREIGN["variants"]:
-        # a variant's plates depend on its name (its place in foreign_plates.VARIANTS), never on which other
-        # variants this run includes: `--variants a,b` draws the same plates as the full run
-        i, cfg = list(foreign_plates.VARIANTS).index(name), foreign_plates.VARIANTS[name]
-        space = "cbe" if cfg.labels == "numbers" else "huemanity-alnum"
-        k = 0
+        k, misses = 0, []
         for j in range(m):
-            image, label = foreign_plates.make_plate(cfg, FOREIGN_SEED + 10_000 * i + j)
-            k += reader.read(image, space).text == label
+            image, label, space = foreign_plate(name, j)
+            read = reader.read(image, space).text
+            k += read == label
+            if read != label:
+                misses.append((image, f"plate {j}: {label} -> {read}"))
+        if misses and FOREIGN["misses"] is not None:
+            contact_sheet(misses, FOREIGN["misses"] / f"misses-{name}.png")
         worst = min(worst, k / m)
         print(f"| {name} | {fmt(k, m)} | >= 95% | {k / m / 0.95:.3f} |", flush=True)
     print(f"\nworst variant: {worst:.1%} (target >= 95%, ratio {worst / 0.95:.3f})")

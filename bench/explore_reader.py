@@ -7,7 +7,10 @@ training seeds), each preprocessed in both modes (``contrast``, ``contrast-dots`
 the JSON list ``CANDS`` on the GPU with the training schedule of :mod:`plates.reader.train` (AdamW, warm-up +
 cosine, the same affine augmentation, batch 64) and scores it on those plates (exact match, the benchmark's label
 spaces). Candidate keys: name, mode, skew, n (plates), steps, width, lr, seed, mix2 (a second mix with more
-changed figures, ``N_MIX2`` plates). Writes one ONNX per candidate, ``results.json`` and ``table.md`` to ``OUT``.
+changed figures, ``N_MIX2`` plates); ``EXTRA_FONTS`` is the training plates' ``extra_fonts`` share (as
+``TrainConfig.extra_fonts``; default 0). Plates, augmentation and the benchmark's seeds come from
+:func:`plates.reader.data.training_image`, :func:`plates.reader.train._augment` and
+``bench_baseline.foreign_plate``. Writes one ONNX per candidate, ``results.json`` and ``table.md`` to ``OUT``.
 
 GPU float sums differ from the CPU recipe, so its weights are not what ``plates train-baseline`` writes; the
 shipped model card says which one it ships. Run (environment variables): ``FONT_DIR=/usr/share/fonts
@@ -28,19 +31,19 @@ from pathlib import Path
 import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
+import bench_baseline  # noqa: E402  (bench/: the benchmark's plates and seeds)
 import foreign_plates as F  # noqa: E402  (bench/, held out from the package on purpose)
 
 from plates.reader import data  # noqa: E402
 from plates.reader.coding import N_CLASSES, N_POSITIONS, best_label, encode  # noqa: E402
 from plates.reader.preprocess import preprocess  # noqa: E402
-from plates.reader.train import QUANT  # noqa: E402
-from plates.stimuli.ishihara.plate import render, render_on_mask  # noqa: E402
+from plates.reader.train import QUANT, _augment  # noqa: E402
+from plates.stimuli.ishihara.plate import render  # noqa: E402
 
 F.SYSTEM_FONT_DIR = Path(os.environ.get("FONT_DIR", "/usr/share/fonts"))
 MODES = ("contrast", "contrast-dots")
-FOREIGN_SEED = 913_000_000  # bench_baseline.FOREIGN_SEED
 BASE = (data.CHANGE_SHARE, data.CHANGE_WEIGHTS, data.WARP_SHARE)
-MIX2 = (0.75, (0.06, 0.18, 0.1, 0.32, 0.1, 0.14, 0.1), 0.5)
+MIX2 = (0.75, (0.06, 0.16, 0.1, 0.16, 0.16, 0.1, 0.16, 0.1), 0.5)  # more changed figures, same kinds
 T0 = time.perf_counter()
 
 
@@ -53,31 +56,25 @@ def both_modes(image) -> list[np.ndarray]:
 
 
 def train_chunk(args):
-    seeds, mix2 = args
+    seeds, mix2, extra_fonts = args
     data.CHANGE_SHARE, data.CHANGE_WEIGHTS, data.WARP_SHARE = MIX2 if mix2 else BASE
     out = []
     for seed in seeds:
-        spec, group, variant, change, scene = data.sample_plate(seed, None)
-        plate = render(spec) if change is None else render_on_mask(spec, data.figure_mask(spec, change))
-        out.append((both_modes(data.place(plate.variant(variant), scene, spec.canvas, seed)), encode(spec.text),
-                    group))
+        image, text, group = data.training_image(seed, None, extra_fonts)
+        out.append((both_modes(image), encode(text), group))
     return out
 
 
 def foreign_chunk(args):
-    i, name, js = args
-    cfg = F.VARIANTS[name]
-    space = "cbe" if cfg.labels == "numbers" else "huemanity-alnum"
+    name, js = args
     out = []
     for j in js:
-        image, label = F.make_plate(cfg, FOREIGN_SEED + 10_000 * i + j)
+        image, label, space = bench_baseline.foreign_plate(name, j)
         out.append((name, both_modes(image), label, space))
     return out
 
 
 def preset_chunk(args):
-    import bench_baseline
-
     from plates.datasets import PRESETS
 
     preset, n, k = args
@@ -101,7 +98,7 @@ def train_candidate(cand: dict, xs: dict, ys: np.ndarray, dev: str):
     import torch
 
     from plates.reader.model import PlateReader
-    from plates.reader.train import affine_params, one_cycle
+    from plates.reader.train import one_cycle
 
     mode, n, seed = cand.get("mode", "contrast"), cand.get("n", 12000), cand.get("seed", 0)
     steps, bs, lr, skew = cand.get("steps", 1880), cand.get("bs", 64), cand.get("lr", 3e-3), cand.get("skew", 0.0)
@@ -120,10 +117,7 @@ def train_candidate(cand: dict, xs: dict, ys: np.ndarray, dev: str):
         for group in opt.param_groups:
             group["lr"] = one_cycle(step / steps, lr)
         idx = order[b * bs : (b + 1) * bs]
-        xb = xt[idx].float() / QUANT
-        theta = affine_params(torch, xb.shape[0], gen, skew).to(dev)
-        grid = torch.nn.functional.affine_grid(theta, list(xb.shape), align_corners=False)
-        xb = torch.nn.functional.grid_sample(xb, grid, padding_mode="zeros", align_corners=False)
+        xb = _augment(torch, xt[idx].float() / QUANT, gen, skew)
         loss = loss_fn(model(xb).reshape(-1, N_CLASSES), yt[idx].reshape(-1)) * N_POSITIONS
         opt.zero_grad(set_to_none=True)
         loss.backward()
@@ -140,16 +134,19 @@ def main() -> None:
 
     n_train, n_mix2 = int(os.environ.get("N_TRAIN", 12000)), int(os.environ.get("N_MIX2", 0))
     n_foreign, n_preset = int(os.environ.get("N_FOREIGN", 80)), int(os.environ.get("N_PRESET", 100))
+    extra_fonts = float(os.environ.get("EXTRA_FONTS", 0.0))
     out_dir = Path(os.environ.get("OUT", "explore-out"))
     out_dir.mkdir(parents=True, exist_ok=True)
     dev = os.environ.get("DEV", "cuda")
     seeds = [data.TRAIN_SEED_BASE + i for i in range(max(n_train, n_mix2))]
     with ProcessPoolExecutor(int(os.environ.get("WORKERS", os.cpu_count() or 1))) as pool:
-        foreign = [pool.submit(foreign_chunk, (i, name, list(range(j, min(j + 4, n_foreign)))))
-                   for i, name in enumerate(F.VARIANTS) for j in range(0, n_foreign, 4)]
+        foreign = [pool.submit(foreign_chunk, (name, list(range(j, min(j + 4, n_foreign)))))
+                   for name in F.VARIANTS for j in range(0, n_foreign, 4)]
         presets = [pool.submit(preset_chunk, (p, max(1, n_preset // 4), k)) for p in PRESETS for k in range(4)]
-        train_jobs = [pool.submit(train_chunk, (seeds[i : i + 100], False)) for i in range(0, n_train, 100)]
-        train_jobs += [pool.submit(train_chunk, (seeds[i : i + 100], True)) for i in range(0, n_mix2, 100)]
+        train_jobs = [pool.submit(train_chunk, (seeds[i : i + 100], False, extra_fonts))
+                      for i in range(0, n_train, 100)]
+        train_jobs += [pool.submit(train_chunk, (seeds[i : i + 100], True, extra_fonts))
+                       for i in range(0, n_mix2, 100)]
         evalset: dict[str, list] = {}
         for fut in foreign + presets:
             for name, xs, label, space in fut.result():

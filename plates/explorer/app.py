@@ -85,9 +85,10 @@ def build_app(policy: ex.Policy | None = None, admission: Admission | None = Non
     pass the same object to `launch_options`, whose upload gate shares it)."""
     policy = policy or ex.Policy.from_env()
     admission = admission if admission is not None else admission_for(policy)
-    slots = ex.concurrency(policy)  # events at once per group, up to the cores, and the queue's bound
     # renders and the reader's answers in worker processes, one per core, in public mode (plates.explorer.pool)
-    work = ExplorerPool(ex.render_workers(policy), max_pending=ex.pool_bound(policy))
+    workers = ex.render_workers(policy)
+    slots = ex.concurrency(policy, workers)  # events at once per group, up to the cores, and the queue's bound
+    work = ExplorerPool(workers, max_pending=ex.pool_bound(slots, workers))
     shared = AppContext(
         policy=policy, admission=admission, guard=functools.partial(_guard, hide_paths=policy.public), slots=slots,
         # public mode remembers a model that failed to load, so retries do not take the model slot again;
@@ -115,7 +116,7 @@ def build_app(policy: ex.Policy | None = None, admission: Admission | None = Non
         model = model_tab(shared, plate, demo, key_state, history_state, run_state)
         # the family tabs: Illusions, Scenes, Try it yourself
         family_tabs.add_family_tabs(policy, guard=shared.guard, cache=shared.cache, scratch=shared.scratch,
-                                    model=model, key_state=key_state, admission=admission, work=work)
+                                    model=model, key_state=key_state, slots=slots, admission=admission, work=work)
     demo.queue(max_size=shared.slots["queue"], default_concurrency_limit=shared.slots["default"])
     demo.close = _closing(demo.close, work)
     return demo

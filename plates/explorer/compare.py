@@ -130,9 +130,8 @@ def ask_models(spec: PlateSpec, ask: em.Ask, choices: Sequence[em.ModelChoice], 
         try:
             backend, close = em.open_backend(choice, secret, policy, cache, check_hf=check_hf)
             try:
-                with cache.turn(backend):  # a local model answers one question at a time
-                    row, _ = em.ask_one(spec, ask, backend, colour_set=colour_set, run_id=run_id, secrets=(key,),
-                                        gpu=cache.ask_on_gpu, renderer=renderer)
+                row, _ = em.ask_one(spec, ask, backend, colour_set=colour_set, run_id=run_id, secrets=(key,),
+                                    renderer=renderer)
             finally:
                 if close:
                     backend.close()
@@ -157,10 +156,9 @@ def sweep_models(spec: PlateSpec, values: Sequence[float], ask: em.Ask, choices:
         try:
             backend, close = em.open_backend(choice, secret, policy, cache, check_hf=check_hf)
             try:
-                with cache.turn(backend):  # a local model answers one sweep at a time
-                    for row in em.ask_many(plan.specs, ask, backend, colour_set=colour_set, run_id=run_id,
-                                           secrets=(key,), gpu=cache.ask_on_gpu, renderer=renderer):
-                        yield Answered(choice, row=row)
+                for row in em.ask_many(plan.specs, ask, backend, colour_set=colour_set, run_id=run_id,
+                                       secrets=(key,), renderer=renderer):
+                    yield Answered(choice, row=row)
             finally:
                 if close:
                     backend.close()

@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import hashlib
 import time
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -257,15 +257,14 @@ def question_markdown(question: Question) -> str:
 
 
 def ask_stimulus(stim: Stimulus, question: Question, backend: Backend, *, run_id: str,
-                 secrets: Sequence[str | None] = (), gpu: Callable | None = None) -> dict:
+                 secrets: Sequence[str | None] = ()) -> dict:
     """Ask ``backend`` ``question`` about ``stim``'s exact image (PIL RGB, sRGB 0-255; sent as PNG); the scored
     row of the results schema. ``delta_e``: an illusion's measured signed CIEDE2000 between its targets (+ = A
     lighter), None for scenes. A backend failing every request raises ValueError with the redacted reason."""
     spec = stim.spec
     query = query_for(question, stim.image)
     try:
-        answered = gpu(backend, [query]) if (backend.kind == "hf" and gpu is not None) else backend.ask([query])
-        (_, reply), = list(answered)
+        (_, reply), = list(backend.ask([query]))
     except BackendFailing as exc:
         raise ValueError(f"the model keeps failing: {redact(str(exc), secrets, min_length=4)}") from None
     spec_json = spec.to_json()

@@ -3,15 +3,15 @@
 Thin on purpose, like `app`: every decision lives in plates.explorer.families and plates.explorer.quiz; this file
 lays out widgets and wires events, one function per tab. ``add_family_tabs`` is called inside
 ``app.build_app()``'s Blocks; the Illusion and Scene tabs ask the model chosen in the Model tab (its kind / id /
-URL widgets and the session's key state are passed in), through the same backend cache. Their renders, and the
-stimuli a model is asked about, are drawn by the app's `plates.explorer.pool.ExplorerPool` (worker processes in
-public mode).
+URL widgets and the session's key state are passed in), through the same backend cache. Their renders, the
+stimuli a model is asked about and the quiz's trials are drawn by the app's `plates.explorer.pool.ExplorerPool`
+(worker processes in public mode).
 """
 
 from __future__ import annotations
 
 import uuid
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 
 import gradio as gr
 
@@ -28,13 +28,15 @@ __all__ = ["add_family_tabs"]
 
 def add_family_tabs(policy: ex.Policy, *, guard: Callable, cache: em.ModelCache, scratch: ex.Scratch,
                     model: Sequence[gr.components.Component], key_state: gr.State,
-                    quiz: qv.QuizConfig | None = None, reader: qv.ReaderCache | None = None,
-                    board: qv.ModelBoard | None = None, admission: Admission | None = None,
-                    work: ExplorerPool | None = None) -> None:
+                    slots: Mapping[str, int], quiz: qv.QuizConfig | None = None,
+                    reader: qv.ReaderCache | None = None, board: qv.ModelBoard | None = None,
+                    admission: Admission | None = None, work: ExplorerPool | None = None) -> None:
     """Add the three tabs to the Blocks being built. ``guard(fn, secrets_from)`` turns errors into page
     messages (app._guard); ``model`` = the Model tab's (kind, hf_id, api_model, base_url) widgets;
-    ``admission``: public mode's limits per address and server-wide (`plates.admission.Admission`);
-    ``work``: where illusions and scenes are drawn (default: in this process)."""
+    ``slots``: events at once per concurrency group (`plates.explorer.plate.concurrency`, as the app computed
+    them for its workers); ``admission``: public mode's limits per address and server-wide
+    (`plates.admission.Admission`); ``work``: where illusions, scenes and the quiz's images are drawn (default:
+    in this process)."""
     work = work if work is not None else ExplorerPool(0)
     quiz = quiz or qv.QuizConfig()
     reader = reader or qv.ReaderCache(run=work.run)  # the reader's own staircase runs where its answers do
@@ -58,8 +60,7 @@ def add_family_tabs(policy: ex.Policy, *, guard: Callable, cache: em.ModelCache,
         run_id = run_id or f"explorer-{uuid.uuid4().hex[:12]}"
         backend, close = backend_for(key, kind, hf_id, api_model, base_url)
         try:
-            with cache.turn(backend):  # a local model answers one question at a time
-                row = fv.ask_stimulus(stim, question, backend, run_id=run_id, secrets=(key,), gpu=cache.ask_on_gpu)
+            row = fv.ask_stimulus(stim, question, backend, run_id=run_id, secrets=(key,))
         finally:
             if close:
                 backend.close()
@@ -71,13 +72,13 @@ def add_family_tabs(policy: ex.Policy, *, guard: Callable, cache: em.ModelCache,
     def png(stem, image):
         return scratch.write(stem, "png", ex.png_bytes(image))  # the exact pixels, lossless
 
-    _illusions_tab(policy, guard, work, ask, scratch, model, key_state, run_state, rows_state)
-    _scenes_tab(policy, guard, work, ask, scratch, model, key_state, run_state, rows_state)
-    _quiz_tab(policy, guard, png, scratch, admission, quiz, reader, board, ttl)
+    _illusions_tab(policy, guard, slots, work, ask, scratch, model, key_state, run_state, rows_state)
+    _scenes_tab(policy, guard, slots, work, ask, scratch, model, key_state, run_state, rows_state)
+    _quiz_tab(guard, slots, work, png, scratch, admission, quiz, reader, board, ttl)
 
 
-def _illusions_tab(policy: ex.Policy, guard: Callable, work: ExplorerPool, ask: Callable, scratch: ex.Scratch,
-                   model: Sequence[gr.components.Component], key_state: gr.State, run_state: gr.State,
+def _illusions_tab(policy: ex.Policy, guard: Callable, slots: Mapping[str, int], work: ExplorerPool, ask: Callable,
+                   scratch: ex.Scratch, model: Sequence[gr.components.Component], key_state: gr.State, run_state: gr.State,
                    rows_state: gr.State) -> None:
     """The Illusions tab: one illusion drawn from its controls (by ``work``), its truth, and a question asked
     of the model chosen in the Model tab (``ask``)."""
@@ -124,7 +125,7 @@ def _illusions_tab(policy: ex.Policy, guard: Callable, work: ExplorerPool, ask: 
 
     ill_controls = [ill_kind, ill_strength, ill_de, ill_layout, ill_swap, ill_seed, ill_size]
     ill_render = dict(fn=guard(render_illusion), inputs=[ill_outline, ill_prompt, *ill_controls],
-                      outputs=[ill_image, ill_truth, ill_prompt], concurrency_limit=ex.concurrency(policy)["render"],
+                      outputs=[ill_image, ill_truth, ill_prompt], concurrency_limit=slots["render"],
                       concurrency_id="render")
     gr.on([c.input for c in (ill_outline, *ill_controls)], api_name="illusion_render", trigger_mode="always_last",
           **ill_render)
@@ -132,11 +133,11 @@ def _illusions_tab(policy: ex.Policy, guard: Callable, work: ExplorerPool, ask: 
     ask_outputs = [rows_state, ill_download, run_state]
     ill_ask.click(guard(ask_illusion, _secrets), [key_state, run_state, rows_state, *model, ill_prompt, *ill_controls],
                   [ill_question, ill_reply, ill_verdict, *ask_outputs], api_name="illusion_ask",
-                  concurrency_limit=ex.concurrency(policy)["model"], concurrency_id="model")
+                  concurrency_limit=slots["model"], concurrency_id="model")
 
 
-def _scenes_tab(policy: ex.Policy, guard: Callable, work: ExplorerPool, ask: Callable, scratch: ex.Scratch,
-                model: Sequence[gr.components.Component], key_state: gr.State, run_state: gr.State,
+def _scenes_tab(policy: ex.Policy, guard: Callable, slots: Mapping[str, int], work: ExplorerPool, ask: Callable,
+                scratch: ex.Scratch, model: Sequence[gr.components.Component], key_state: gr.State, run_state: gr.State,
                 rows_state: gr.State) -> None:
     """The Scenes tab: one ColorBench-style scene drawn from its controls (by ``work``), its facts, and a
     task's question asked of the model chosen in the Model tab (``ask``)."""
@@ -185,25 +186,26 @@ def _scenes_tab(policy: ex.Policy, guard: Callable, work: ExplorerPool, ask: Cal
 
     sc_controls = [sc_regions, sc_colours, sc_min_de, sc_clutter, sc_ratio, sc_shapes, sc_palette, sc_seed, sc_size]
     sc_render = dict(fn=guard(render_scene), inputs=[sc_task, *sc_controls], outputs=[sc_image, sc_facts, sc_question],
-                     concurrency_limit=ex.concurrency(policy)["render"], concurrency_id="render")
+                     concurrency_limit=slots["render"], concurrency_id="render")
     gr.on([c.input for c in (sc_task, *sc_controls)], api_name="scene_render", trigger_mode="always_last",
           **sc_render)
     sc_tab.select(api_name=False, **sc_render)  # the tab opens on a drawn scene
     sc_ask.click(guard(ask_scene, _secrets), [key_state, run_state, rows_state, *model, sc_task, *sc_controls],
                  [sc_question, sc_reply, sc_verdict, rows_state, sc_download, run_state], api_name="scene_ask",
-                 concurrency_limit=ex.concurrency(policy)["model"], concurrency_id="model")
+                 concurrency_limit=slots["model"], concurrency_id="model")
 
 
-def _quiz_tab(policy: ex.Policy, guard: Callable, png: Callable, scratch: ex.Scratch, admission: Admission | None,
-              quiz: qv.QuizConfig, reader: qv.ReaderCache, board: qv.ModelBoard, ttl: float | None) -> None:
-    """The "Try it yourself" tab: consent, the quiz's trials (typed numbers or option buttons), and the
-    person's result beside the models' (`plates.explorer.quiz`)."""
-    slots = ex.concurrency(policy)
+def _quiz_tab(guard: Callable, slots: Mapping[str, int], work: ExplorerPool, png: Callable, scratch: ex.Scratch,
+              admission: Admission | None, quiz: qv.QuizConfig, reader: qv.ReaderCache, board: qv.ModelBoard,
+              ttl: float | None) -> None:
+    """The "Try it yourself" tab: consent, the quiz's trials (typed numbers or option buttons; each image
+    drawn and encoded by ``work``: in a worker process in public mode), and the person's result beside the
+    models' (`plates.explorer.quiz`)."""
     def show(session):
         """The widgets' updates for the image now on screen: plate (typed answer) or illusion (buttons)."""
-        trial = session.next_trial()
+        trial = session.next_trial(work.quiz_trial)
         labels = [label for _, label in trial.options] or [gr.update()] * 3
-        return (qv.progress_text(session), png("quiz-image", trial.image), trial.prompt,
+        return (qv.progress_text(session, trial), png("quiz-image", trial.image), trial.prompt,
                 gr.update(visible=trial.block == "plate"), gr.update(visible=trial.block == "illusion"), *labels)
 
     def start(request: gr.Request, agreed, started):  # Gradio fills `request` (the sender's address)
@@ -234,7 +236,7 @@ def _quiz_tab(policy: ex.Policy, guard: Callable, png: Callable, scratch: ex.Scr
         def press(session):
             if session is None:
                 raise ValueError("no quiz is running: tick the box and press Start")
-            trial = session.next_trial()
+            trial = session.next_trial(work.quiz_trial)
             if not trial.options:
                 raise ValueError("this image asks for a typed number, not a button")
             return answer(session, trial.options[index][0])

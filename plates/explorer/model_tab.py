@@ -141,9 +141,8 @@ def _wire_model(shared: AppContext, plate: PlateTab, model_tab: gr.Tab, w: dict,
         run_id = run_id or f"explorer-{uuid.uuid4().hex[:12]}"
         backend, close = em.open_backend(view.choice(), key, policy, cache)
         try:
-            with cache.turn(backend):  # a local model answers one question at a time
-                row, seen = em.ask_one(spec, ask, backend, colour_set=spec.palette or ex.CUSTOM, run_id=run_id,
-                                       secrets=(key,), gpu=cache.ask_on_gpu, renderer=plates_seen)
+            row, seen = em.ask_one(spec, ask, backend, colour_set=spec.palette or ex.CUSTOM, run_id=run_id,
+                                   secrets=(key,), renderer=plates_seen)
         finally:
             if close:
                 backend.close()

@@ -11,7 +11,6 @@ that leaves this module goes through :func:`redact` first.
 
 from __future__ import annotations
 
-import contextlib
 import dataclasses
 import hashlib
 import io
@@ -35,7 +34,7 @@ from PIL import Image
 from plates.colour import delta_e2000
 from plates.conditions import Condition, apply_condition
 from plates.explorer.plate import Policy
-from plates.models import BACKENDS, REFERENCE_KINDS, Backend, BackendFailing, Query, make_backend
+from plates.models import BACKENDS, REFERENCE_KINDS, Backend, BackendFailing, Query, Reply, make_backend
 from plates.results import SCHEMA
 from plates.runs.rows import Asked, build_row
 from plates.secrets import redact as _redact
@@ -142,8 +141,34 @@ def gpu_wrapped(fn: Callable) -> Callable:
     return spaces.GPU(fn)
 
 
+class OneAtATime(Backend):
+    """A Hugging Face model loaded in this process (``backend``), answering one `ask` at a time however many
+    events the page runs at once: it shares this process's memory and GPU with every other local model, so
+    all of them hold one ``lock`` (`ModelCache`'s). The ask takes the lock itself and reads the model's
+    answers to a list under it, then hands them out: a caller that stops reading (a page closed mid-sweep, an
+    abandoned generator) never keeps the lock held, and the plates asked about are drawn before the ask,
+    outside it. ``answer_all`` reads the answers (`ask_all`; on a ZeroGPU Space `gpu_wrapped`, so the GPU is
+    held only while the model answers, never while it waits its turn). `close` waits for an answer in
+    progress: a model is never closed while it answers."""
+
+    def __init__(self, backend: Backend, lock: threading.Lock,
+                 answer_all: Callable[[Backend, Sequence[Query]], list] = ask_all) -> None:
+        self.backend, self._lock, self._answer_all = backend, lock, answer_all
+        self.kind, self.model, self.sends_png = backend.kind, backend.model, backend.sends_png
+
+    def ask(self, queries: Sequence[Query]) -> Iterator[tuple[int, Reply]]:
+        with self._lock:
+            answered = self._answer_all(self.backend, queries)
+        yield from answered
+
+    def close(self) -> None:
+        with self._lock:
+            self.backend.close()
+
+
 class ModelCache:
-    """Loaded models, built once per (kind, model) and shared by every session (baseline and HF only).
+    """Loaded models, built once per (kind, model) and shared by every session (baseline and HF only); a
+    Hugging Face model answers one ask at a time (`OneAtATime`), the bundled reader at once.
 
     OpenAI-compatible backends carry a visitor's key, so they are never cached: one is made per call and
     closed after it.
@@ -158,10 +183,9 @@ class ModelCache:
         # public mode: (kind, model) -> (when, why) of a load that failed, answered at once for a while
         self.remember_failures_s, self._clock = remember_failures_s, clock
         self._failed: dict[tuple[str, str], tuple[float, str]] = {}
-        self._local = threading.Lock()  # held by a local (HF) model's answers: `turn`
+        self._local = threading.Lock()  # held by a local (HF) model's answers (`OneAtATime`)
         # HF generation holds a GPU only while it runs on ZeroGPU; wrapped once, when the app is built
-        self.ask_on_gpu: Callable[[Backend, Sequence[Query]], list] | None = (
-            gpu_wrapped(ask_all) if _zero_gpu() else None)
+        self._ask_all = gpu_wrapped(ask_all)
 
     def get(self, choice: ModelChoice) -> Backend:
         """The cached backend for a baseline or HF choice, loading it on first use."""
@@ -175,21 +199,17 @@ class ModelCache:
                 if choice.trust_remote_code:  # validated: private mode and an HF model only
                     options["trust_remote_code"] = True
                 try:
-                    self._models[key] = self._factory(choice.kind, **options)
+                    backend = self._factory(choice.kind, **options)
                 except Exception as exc:
                     if self.remember_failures_s > 0:
                         self._failed[key] = (self._clock(), f"{type(exc).__name__}: {exc}")
                     raise
+                local = choice.kind == "hf"
+                self._models[key] = OneAtATime(backend, self._local, self._ask_all) if local else backend
             self._models[key] = self._models.pop(key)  # most recently used last
             while len(self._models) > self.max_models:
                 self._models.pop(next(iter(self._models))).close()
             return self._models[key]
-
-    def turn(self, backend: Backend) -> contextlib.AbstractContextManager:
-        """What to hold while ``backend`` answers: a Hugging Face model loaded in this process answers one
-        question or sweep at a time, however many events the page runs at once (it shares this process's
-        memory and GPU); every other backend (an API, the bundled reader) answers at once."""
-        return self._local if backend.kind == "hf" else contextlib.nullcontext()
 
     def has(self, choice: ModelChoice) -> bool:
         """True when ``choice`` is loaded already."""
@@ -390,18 +410,17 @@ def _row(plate, template, prompt, ask: Ask, backend: Backend, reply, colour_set:
 
 
 def ask_plate(spec: PlateSpec, ask: Ask, backend: Backend, *, colour_set: str, run_id: str,
-              secrets: Sequence[str | None] = (), gpu: Callable | None = None) -> dict:
+              secrets: Sequence[str | None] = ()) -> dict:
     """Ask ``backend`` about the plate of ``spec`` once; the scored row in the results schema."""
-    return ask_one(spec, ask, backend, colour_set=colour_set, run_id=run_id, secrets=secrets, gpu=gpu)[0]
+    return ask_one(spec, ask, backend, colour_set=colour_set, run_id=run_id, secrets=secrets)[0]
 
 
 def ask_one(spec: PlateSpec, ask: Ask, backend: Backend, *, colour_set: str, run_id: str,
-            secrets: Sequence[str | None] = (), gpu: Callable | None = None,
-            renderer: Callable = render) -> tuple[dict, Image.Image]:
+            secrets: Sequence[str | None] = (), renderer: Callable = render) -> tuple[dict, Image.Image]:
     """Like :func:`ask_plate`, also returning the image the model received (PIL RGB, sRGB 0-255).
     ``renderer`` (spec -> Plate, e.g. a plates.explorer.plate.PlateCache) reuses a plate already on screen."""
     prepared = [_prepare(spec, ask, renderer)]
-    row = next(_answer(prepared, ask, backend, colour_set, run_id, secrets, gpu))
+    row = next(_answer(prepared, ask, backend, colour_set, run_id, secrets))
     return row, prepared[0][3].turns[-1].images[-1]
 
 
@@ -435,25 +454,19 @@ def request_markdown(prompt, query: Query, image: Image.Image) -> str:
 
 
 def ask_many(specs: Sequence[PlateSpec], ask: Ask, backend: Backend, *, colour_set: str, run_id: str,
-             secrets: Sequence[str | None] = (), gpu: Callable | None = None,
-             renderer: Callable = render) -> Iterator[dict]:
-    """Ask about every spec (one batch, so API backends run them concurrently); yield rows as replies arrive.
+             secrets: Sequence[str | None] = (), renderer: Callable = render) -> Iterator[dict]:
+    """Ask about every spec (one batch, so API backends run them concurrently); yield rows as replies arrive
+    (a local Hugging Face model's all at once: `OneAtATime`). Every plate is drawn before the batch is asked.
 
-    ``gpu`` (``ModelCache.ask_on_gpu``) runs a local HF model's whole batch inside ``spaces.GPU`` on ZeroGPU.
     A backend failing on every request raises ValueError with the (redacted) reason.
     """
-    yield from _answer([_prepare(spec, ask, renderer) for spec in specs], ask, backend, colour_set, run_id, secrets,
-                       gpu)
+    yield from _answer([_prepare(spec, ask, renderer) for spec in specs], ask, backend, colour_set, run_id, secrets)
 
 
-def _answer(prepared, ask: Ask, backend: Backend, colour_set: str, run_id: str, secrets, gpu) -> Iterator[dict]:
+def _answer(prepared, ask: Ask, backend: Backend, colour_set: str, run_id: str, secrets) -> Iterator[dict]:
     queries = [q for *_, q in prepared]
     try:
-        if backend.kind == "hf" and gpu is not None:
-            answered = iter(gpu(backend, queries))
-        else:
-            answered = backend.ask(queries)
-        for index, reply in answered:
+        for index, reply in backend.ask(queries):
             plate, template, prompt, _ = prepared[index]
             yield _row(plate, template, prompt, ask, backend, reply, colour_set, run_id, secrets)
     except BackendFailing as exc:
@@ -497,15 +510,14 @@ def sweep_plan(spec: PlateSpec, values: Sequence[float], directions: str = "dist
 
 
 def sweep(spec: PlateSpec, values: Sequence[float], ask: Ask, backend: Backend, *, colour_set: str,
-          run_id: str, secrets: Sequence[str | None] = (), gpu: Callable | None = None) -> Iterator[dict]:
+          run_id: str, secrets: Sequence[str | None] = ()) -> Iterator[dict]:
     """The ΔE sweep: the same plate re-rendered at each ΔE2000 in ``values``, asked as one batch (an API
     backend runs the requests concurrently); yields scored rows as they come. Values this colour set cannot
     reach are left out (:func:`sweep_plan` names them); none reachable is a ValueError."""
     plan = sweep_plan(spec, values)
     if not plan.specs:
         raise ValueError(f"no ΔE2000 of the sweep can be drawn with these colours: {plan.skipped[0][1]}")
-    yield from ask_many(plan.specs, ask, backend, colour_set=colour_set, run_id=run_id, secrets=secrets,
-                        gpu=gpu)
+    yield from ask_many(plan.specs, ask, backend, colour_set=colour_set, run_id=run_id, secrets=secrets)
 
 
 def in_batches(items: Iterable, every_s: float,

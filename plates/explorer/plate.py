@@ -32,7 +32,7 @@ from plates.admission import hosted_space
 from plates.colour import parse_colour, to_hex
 from plates.conditions import cvd_view
 from plates.explorer.codes import pack_json, page_link, unpack_bytes
-from plates.images import encode_png
+from plates.images import StoredPng, encode_png
 from plates.stimuli.ishihara import palettes
 from plates.stimuli.ishihara.glyphs import FONT_ALIASES, FONTS
 from plates.stimuli.ishihara.jitter import huemanity_jitter
@@ -479,7 +479,10 @@ def render_views(spec: PlateSpec, *, cvd: bool = True, renderer=render) -> Views
 
 def png_bytes(image: Image.Image) -> bytes:
     """Lossless PNG of ``image`` (plates.images.encode_png, unfiltered, ISA-L deflate level 1): the exact pixels,
-    encoded fast enough for a live view."""
+    encoded fast enough for a live view. A `plates.images.StoredPng` (an image a worker process encoded with
+    this function, `plates.explorer.pool`) gives the bytes it holds."""
+    if isinstance(image, StoredPng) and image.stored is not None:
+        return image.stored
     return encode_png(image, 1)
 
 
@@ -670,32 +673,30 @@ def render_workers(policy: Policy, environ: Mapping[str, str] | None = None) -> 
     return n if policy.public and n > 1 else 0
 
 
-def concurrency(policy: Policy) -> dict[str, int]:
+def concurrency(policy: Policy, workers: int) -> dict[str, int]:
     """Events run at once per concurrency group of the explorer (Gradio ``concurrency_id``), and the queue's
     bound: renders (every plate, illusion and scene redraw) and model answers (ask and sweep share one group;
     the baseline reader is CPU-bound like a render) up to the cores in this process. Where renders and the
-    reader's answers run in worker processes (`render_workers`, `plates.explorer.pool`), twice as many render
-    events, and as many model events, as workers run at once: an event's server thread mostly waits, and the
-    next one reaches a worker while this one's files are written and sent; a local Hugging Face model still
-    answers one question at a time (`plates.explorer.models.ModelCache.turn`). A public server that computes in
-    its own threads answers one model call at a time. ``quiz``: the quiz's events (`QUIZ_AT_ONCE`).
+    reader's answers run in ``workers`` worker processes (`render_workers`, `plates.explorer.pool`), twice as
+    many render events, and as many model events, as workers run at once: an event's server thread mostly waits,
+    and the next one reaches a worker while this one's files are written and sent; a local Hugging Face model
+    still answers one question at a time (`plates.explorer.models.OneAtATime`). A public server that computes
+    in its own threads answers one model call at a time. ``quiz``: the quiz's events (`QUIZ_AT_ONCE`).
     ``default``: events of no group. ``queue`` is Gradio's ``max_size``: bounded in both modes."""
     n = cores()
-    workers = render_workers(policy)
     model = 2 * workers if workers else (1 if policy.public else n)
     return {"render": 2 * workers if workers else n, "model": model, "quiz": QUIZ_AT_ONCE, "default": n,
             "queue": QUEUE_SIZE[policy.public]}
 
 
-def pool_bound(policy: Policy) -> int | None:
-    """Calls the explorer's worker pool (`plates.explorer.pool.ExplorerPool`) takes at once, waiting or running:
-    as many as the events `concurrency` runs at once can make (a render event one call; a model event, a sweep,
-    one per worker; a quiz event, the reader's staircase at a result, and an event of no group, the Model tab
-    drawing the plate it asks about, one), so an event the
-    page has admitted is never refused there; past that a call is refused in words ("this server is busy ...").
-    Gradio's queue (``queue``) bounds the events waiting before them. None without workers."""
-    workers = render_workers(policy)
+def pool_bound(slots: Mapping[str, int], workers: int) -> int | None:
+    """Calls the explorer's worker pool (`plates.explorer.pool.ExplorerPool`) of ``workers`` processes takes at
+    once, waiting or running, given the events ``slots`` (`concurrency`) runs at once: as many as those events
+    can make (a render event one call; a model event, a sweep, one per worker; a quiz event one, the trial's
+    image or the reader's staircase at a result; and an event of no group, the Model tab drawing the plate it
+    asks about, one), so an event the page has admitted is never refused there; past that a call is refused in
+    words ("this server is busy ..."). Gradio's queue (``queue``) bounds the events waiting before them. None
+    without workers."""
     if not workers:
         return None
-    slots = concurrency(policy)
     return slots["render"] + slots["model"] * workers + slots["quiz"] + slots["default"]

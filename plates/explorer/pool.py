@@ -4,8 +4,9 @@ Everything the explorer computes for a visitor is CPU work under Python's GIL: t
 and its views, `plates.explorer.plate.render_views`, encoded as the page serves them: the plate as exact PNG, the
 other views as JPEG written as Gradio's own image encoder writes them, display only), the Illusions and Scenes
 tabs' renders (the image as exact PNG, its truth and the questions it can carry, `plates.explorer.families`), the
-plates a model is asked about that are not on screen (a ΔE2000 sweep's), and the bundled reader's answers (ONNX
-inference, `plates.models.baseline`). A public server runs all of it in one `plates.workers.WorkerPool` of one
+quiz's trials (a person's next level, chosen by the adaptive procedure, and its image, drawn and encoded as
+exact PNG, `present_trial`), the plates a model is asked about that are not on screen (a ΔE2000 sweep's), and
+the bundled reader's answers (ONNX inference, `plates.models.baseline`). A public server runs all of it in one `plates.workers.WorkerPool` of one
 spawned process per core (`plates.explorer.plate.render_workers`) and only writes the bytes it gets back, so N
 visitors use N cores; a private explorer (workers 0) computes in its own threads. The pool is bounded: past its
 ``max_pending`` calls a visitor is told the server is busy (`plates.admission.Refused`), never left waiting.
@@ -26,9 +27,13 @@ from dataclasses import dataclass
 
 from PIL import Image
 
+from plates.analysis.adaptive import AdaptiveState
 from plates.explorer import families as fv
 from plates.explorer import plate as ex
+from plates.explorer import quiz as qv
+from plates.images import StoredPng
 from plates.models import Backend, Query, Reply, make_backend
+from plates.runs.staircase import Presented, Staircase
 from plates.stimuli.base import Stimulus
 from plates.workers import WorkerPool
 
@@ -93,12 +98,29 @@ def encode_scene(controls: fv.SceneControls, policy: ex.Policy, task: str) -> En
     return EncodedStimulus(ex.png_bytes(stim.image), fv.scene_markdown(stim), fv.scene_question_markdown(stim, task))
 
 
-def render_stimulus(controls: fv.IllusionControls | fv.SceneControls, policy: ex.Policy) -> Stimulus:
-    """The illusion or scene the controls describe, as a model is asked about it (a worker process's task):
-    its image, masks, truth and stats; its variants (functions, which do not cross processes) are left out."""
-    stim = (fv.render_illusion_controls(controls, policy) if isinstance(controls, fv.IllusionControls)
-            else fv.render_scene_controls(controls, policy))
+def portable(stim: Stimulus) -> Stimulus:
+    """``stim`` as it crosses to another process: its spec, image, masks, truth and stats; its variants
+    (functions, which do not cross processes) are left out."""
     return Stimulus(stim.spec, stim.image, stim.masks, stim.truth, stim.stats)
+
+
+def render_stimulus(controls: fv.IllusionControls | fv.SceneControls, policy: ex.Policy) -> Stimulus:
+    """The illusion or scene the controls describe, as a model is asked about it (a worker process's task)."""
+    return portable(fv.render_illusion_controls(controls, policy) if isinstance(controls, fv.IllusionControls)
+                    else fv.render_scene_controls(controls, policy))
+
+
+def present_trial(staircase: Staircase, history: tuple[tuple[float, int], ...], n: int) -> Presented:
+    """Trial ``n`` of a person's quiz staircase (a worker process's task): the level its procedure picks after
+    ``history`` (`plates.analysis.adaptive.AdaptiveState.replay` then ``next_level``: the same level as the
+    session's own state, which is not sent: it shares a 10 MB likelihood table each worker builds once) and
+    its image (`plates.runs.staircase.Staircase.present`), already encoded as the page serves it: a
+    `plates.images.StoredPng` of `plates.explorer.plate.png_bytes`'s bytes (the exact pixels), which crosses
+    back as those bytes and is written as they are."""
+    level = AdaptiveState.replay(staircase.adaptive_spec(), history).next_level()
+    shown = staircase.present(n, level)
+    return dataclasses.replace(shown, stimulus=portable(shown.stimulus),
+                               image=StoredPng(ex.png_bytes(shown.image)))
 
 
 @functools.cache
@@ -117,12 +139,16 @@ def answer_query(query: Query) -> dict:
 
 
 def warm() -> None:
-    """A worker's first work: one small plate, illusion and scene, and the reader loaded and asked once, so fonts,
-    colour-science, the painters and onnxruntime are loaded before a visitor waits on them."""
+    """A worker's first work: one small plate, illusion, scene and quiz trial of each block, and the reader
+    loaded and asked once, so fonts, colour-science, the painters, the quiz's adaptive procedures and
+    onnxruntime are loaded before a visitor waits on them."""
     policy = ex.Policy()
     encode_views(ex.default_spec().replace(size=128))
     encode_illusion(fv.IllusionControls(size=64), policy, True)
     encode_scene(fv.SceneControls(size=64), policy, next(iter(fv.SCENE_PROMPTS)))
+    quiz = qv.start_session(qv.QuizConfig(size=64), agreed=True, started=0)  # its procedures' likelihood tables
+    for block in quiz.blocks.values():
+        present_trial(block.staircase, (), 0)
     worker_reader()
 
 
@@ -219,6 +245,11 @@ class ExplorerPool:
     def stimulus(self, controls: fv.IllusionControls | fv.SceneControls, policy: ex.Policy) -> Stimulus:
         """`render_stimulus` here or in a worker: what a model is asked about."""
         return self.run(render_stimulus, controls, policy)
+
+    def quiz_trial(self, staircase: Staircase, n: int, state: AdaptiveState) -> Presented:
+        """`present_trial` after ``state``'s answers, here or in a worker: a quiz trial's level, image and PNG
+        (the ``present`` of `plates.runs.quiz.QuizSession.next_trial`)."""
+        return self.run(present_trial, staircase, state.history, n)
 
     def make_backend(self, kind: str, **options) -> Backend:
         """`plates.models.make_backend`, except that the bundled reader answers in the workers when there are

@@ -43,7 +43,7 @@ from plates.analysis.illusions import pse_table
 from plates.analysis.people import threshold_table
 from plates.results import load_results
 from plates.runs.experiment import ModelSpec
-from plates.runs.quiz import CONSENT, QuizLimits, QuizSession
+from plates.runs.quiz import CONSENT, QuizLimits, QuizSession, Trial
 from plates.runs.staircase import Staircase, run_staircase
 from plates.stimuli import render
 from plates.stimuli.illusions.kinds import ILLUSION_TYPES
@@ -138,10 +138,9 @@ def append_key(text: str | None, key: str, max_text: int) -> str:
     return (text + key)[:max_text]
 
 
-def progress_text(session: QuizSession) -> str:
-    """"Image n of N" and what to do with the image on screen, and why answers are no longer stored when
-    they are not (`QuizSession.store_note`)."""
-    trial = session.next_trial()
+def progress_text(session: QuizSession, trial: Trial) -> str:
+    """"Image n of N" and what to do with ``trial``, the image on screen, and why answers are no longer stored
+    when they are not (`QuizSession.store_note`)."""
     what = "type the number you see, or `?`." if trial.block == "plate" else "which square looks darker?"
     note = f"\n\n*{session.store_note}*" if session.store_note else ""
     return f"**Image {trial.number} of {session.trials}** · {what}{note}"

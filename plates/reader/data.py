@@ -60,8 +60,10 @@ App. E Algorithm 1 with IshiharaMC's layers), 37% `huemanity` (HueManity's relea
 - free: colours from a Table 7 pair, a CBE set, a random pair (CIEDE2000 >= 5) or random multi-colour sets
   (1-4 figure and 1-5 surround colours spread in lightness and hue, every figure/surround pair >= 6 apart),
   either colour-role convention, no jitter or either jitter rule at 0-100% of HueManity's amounts, any of the
-  8 fonts, labels from "0".."99" (30%), "10".."99" (15%) or the alphanumeric pairs (55%); smallest and largest
-  dot radius scaled apart (x0.6-1.5 and x0.7-2.0 of the style's; at most x1.3 for cbe, x1.7 for huemanity: a
+  8 fonts (with `extra_fonts` f > 0, a share f of free plates instead takes one of 25 extra training faces,
+  plates/reader/fonts: Roboto, Caladea, Source Serif, Source Sans, Manrope and the monospaced Roboto Mono,
+  Source Code Pro, IBM Plex Mono; OFL / Apache-2.0), labels from "0".."99" (30%), "10".."99" (15%) or the
+  alphanumeric pairs (55%); smallest and largest dot radius scaled apart (x0.6-1.5 and x0.7-2.0 of the style's; at most x1.3 for cbe, x1.7 for huemanity: a
   narrow or a wide spread of dot sizes, ~600 to ~4,000 dots); the canvas (between dots and outside the disc)
   white (55%), black (15%) or any colour (30%); 60% of the time a changed figure: bitmap-like (8%: the text
   drawn on a 40-90 px canvas, enlarged without smoothing), bolder (20%: mask dilated by 0.5-4% of the plate),
@@ -142,9 +144,9 @@ def sample_plate(seed: int, render_size: int | None = None, extra_fonts: float =
     """The training plate of ``seed`` -> (PlateSpec, group, variant, mask change or None, scene or None).
 
     ``render_size`` None draws one of RENDER_SIZES. ``extra_fonts`` (0-1) is the share of free plates drawn in
-    one of :data:`EXTRA_FONTS` instead of the 8 bundled faces (0: the first stage's mix, seed for seed the same
-    plates; the draw comes last, so the other choices of a seed never depend on it). A mask change is ("bitmap", canvas px), ("dilate", px),
-    ("erode", px), ("outline", px) or ("stretch", factor): see :func:`figure_mask`; a scene is how the plate sits
+    one of :data:`EXTRA_FONTS` instead of the 8 bundled faces (0: the first stage's mix, seed for seed the
+    same plates; the draw comes last, so the other choices of a seed never depend on it). A mask change is one of
+    :data:`MASK_CHANGES` with its amount, or a pair of them: see :func:`figure_mask`; a scene is how the plate sits
     in its image (:func:`_scene`, :func:`place`).
     """
     rng = np.random.default_rng([seed, 5])
@@ -379,10 +381,16 @@ def place(image: Image.Image, scene: tuple | None, canvas: tuple, seed: int) -> 
     return page
 
 
-def training_example(seed: int, render_size: int | None = None, mode: str = "contrast", extra_fonts: float = 0.0):
-    """Seed -> (preprocessed (3, 96, 96) float32, per-position classes (2,), group name)."""
+def training_image(seed: int, render_size: int | None = None, extra_fonts: float = 0.0,
+                   ) -> tuple[Image.Image, str, str]:
+    """Seed -> (the training plate as the reader sees it, sRGB 0-255; its text; group name)."""
     spec, group, variant, change, scene = sample_plate(seed, render_size, extra_fonts)
     plate = render(spec) if change is None else render_on_mask(spec, figure_mask(spec, change))
-    image = place(plate.variant(variant), scene, spec.canvas, seed)
-    return preprocess(image, mode=mode), encode(spec.text), group
+    return place(plate.variant(variant), scene, spec.canvas, seed), spec.text, group
+
+
+def training_example(seed: int, render_size: int | None = None, mode: str = "contrast", extra_fonts: float = 0.0):
+    """Seed -> (preprocessed (3, 96, 96) float32, per-position classes (2,), group name)."""
+    image, text, group = training_image(seed, render_size, extra_fonts)
+    return preprocess(image, mode=mode), encode(text), group
 

@@ -29,7 +29,7 @@ import io
 import os
 import time
 import uuid
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -48,7 +48,7 @@ from plates.stimuli.illusions import IllusionSpec
 from plates.stimuli.ishihara.plate import PlateSpec
 
 __all__ = ["BLOCKS", "CONSENT", "HUMAN_RESULTS_ENV", "ILLUSION_ANSWERS", "Block", "QuizLimits", "QuizSession",
-           "Trial", "folder_bytes"]
+           "Trial", "folder_bytes", "present_here"]
 
 HUMAN_RESULTS_ENV = "PLATES_HUMAN_RESULTS"
 BLOCKS = ("plate", "illusion")
@@ -139,6 +139,12 @@ def _instruction(shown: Presented, block: str) -> tuple[str, tuple[tuple[str, st
     return f"Which square looks darker to you: the {first.lower()} one or the {second.lower()} one?", buttons
 
 
+def present_here(staircase: Staircase, n: int, state: AdaptiveState) -> Presented:
+    """Trial ``n`` of ``staircase`` at the level ``state`` picks next (`AdaptiveState.next_level`: the
+    expected-entropy search, most of a trial's CPU besides its image), drawn in this process."""
+    return staircase.present(n, state.next_level())
+
+
 @dataclass
 class QuizSession:
     """One participant's session: interleaved staircases (`Block`) whose answers come from a person."""
@@ -193,14 +199,17 @@ class QuizSession:
         open_blocks = [b for b in self.blocks.values() if not b.done]
         return min(open_blocks, key=lambda b: (b.answered / b.staircase.trials, BLOCKS.index(b.name)))
 
-    def next_trial(self) -> Trial:
-        """The image to show (the same one again until it is answered)."""
+    def next_trial(self, present: Callable[[Staircase, int, AdaptiveState], Presented] | None = None) -> Trial:
+        """The image to show (the same one again until it is answered). A new one, trial ``n`` of the next
+        block's staircase at the level its procedure's state picks, is drawn by ``present(staircase, n,
+        state)``: `present_here` by default, or where a server draws its images
+        (`plates.explorer.pool.ExplorerPool.quiz_trial`: the level and the image in a worker process)."""
         if self._shown is not None:
             return self._shown[0]
         if self.done:
             raise ValueError("this session is finished; see the result, or start again")
         block = self._next_block()
-        shown = block.staircase.present(len(self.rows), block.state.next_level())
+        shown = (present or present_here)(block.staircase, len(self.rows), block.state)
         prompt, options = _instruction(shown, block.name)
         trial = Trial(len(self.rows) + 1, block.name, shown.level_drawn, shown.image, prompt, options)
         self._shown = (trial, shown, time.monotonic())

@@ -182,7 +182,7 @@ def test_public_quiz_stores_each_address_up_to_its_share_and_says_so_on_the_page
     hog.next_trial()
     hog.answer("1")
     assert not list(tmp_path.glob("*.parquet")) and len(hog.rows) == 1  # refused: removed, kept in the session
-    page = qv.progress_text(hog)
+    page = qv.progress_text(hog, hog.next_trial())
     assert "**Image 2 of 3**" in page and "too many stored quiz answers from your address" in page
     assert "You can still take the quiz" in page
     while not hog.done:

@@ -42,7 +42,7 @@ def family_demo(policy: ex.Policy, root: Path, quiz: qv.QuizConfig) -> gr.Blocks
         family_tabs.add_family_tabs(
             policy, guard=functools.partial(explorer_app._guard, hide_paths=policy.public), cache=em.ModelCache(),
             scratch=ex.Scratch(root / "scratch"), model=(kind, hf_id, api_model, base_url), key_state=key_state,
-            quiz=quiz, reader=qv.ReaderCache(root / "reader"))
+            slots=ex.concurrency(policy, 0), quiz=quiz, reader=qv.ReaderCache(root / "reader"))
     demo.queue()
     return demo
 

@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import io
+import threading
+import time
 from collections.abc import Sequence
 
 import pyarrow.parquet as pq
@@ -15,6 +17,7 @@ from plates.explorer import plate as ex
 from plates.models import Backend, BackendFailing, Query, Reply
 from plates.results import SCHEMA
 from plates.secrets import clean_message
+from plates.tasks.prompts import query_for, render_prompt
 from tests.support.chat_server import ChatServer
 
 KEY = "sk-session-7hQ2pX9wLm3vR8tN"
@@ -195,35 +198,162 @@ def test_redact_and_gpu_wrapping_off_zero_gpu(monkeypatch):
     assert em.gpu_wrapped(fn) is fn
 
 
-def test_local_hf_models_run_inside_the_gpu_wrapper_when_one_is_given():
-    class Local(Scripted):
-        kind, model = "hf", "org/tiny"
+class Local(Scripted):
+    """A local Hugging Face model stand-in: while ``go`` is clear an ask waits inside (``inside`` set), so a
+    test can look at what happens meanwhile; ``most`` is the most asks it ever ran at once."""
 
+    kind, model = "hf", "org/tiny"
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.inside, self.go = threading.Event(), threading.Event()
+        self.go.set()
+        self.running = self.most = 0
+        self._count = threading.Lock()
+
+    def ask(self, queries):
+        with self._count:
+            self.running += 1
+            self.most = max(self.most, self.running)
+        try:
+            self.inside.set()
+            assert self.go.wait(10)
+            time.sleep(0.05)  # long enough for an overlapping ask to be seen
+            yield from super().ask(queries)
+        finally:
+            with self._count:
+                self.running -= 1
+
+
+def query(seed: int = 0) -> Query:
+    """The cbe-open question about the plate of ``spec(seed=seed)``."""
+    return query_for(render_prompt("cbe-open", "12", seed=0), ex.render(spec(seed=seed)).image)
+
+
+def local_cache() -> em.ModelCache:
+    """A cache whose Hugging Face models are `Local` stand-ins (the reader a `Scripted`)."""
+    return em.ModelCache(lambda kind, **options: Local() if kind == "hf" else Scripted())
+
+
+def finishes(fn, timeout: float = 10.0) -> bool:
+    """Whether ``fn()`` returns within ``timeout`` seconds in a thread of its own."""
+    thread = threading.Thread(target=fn, daemon=True)
+    thread.start()
+    thread.join(timeout)
+    return not thread.is_alive()
+
+
+def test_a_local_models_batch_runs_inside_the_gpu_wrapper_when_one_is_given():
     calls = []
 
     def on_gpu(backend, queries):
         calls.append(len(queries))
         return em.ask_all(backend, queries)
 
-    rows = list(em.sweep(spec(), [3.0, 9.0], em.Ask("cbe-open"), Local(), colour_set="x", run_id="r", gpu=on_gpu))
+    local = em.OneAtATime(Local(), threading.Lock(), on_gpu)
+    rows = list(em.sweep(spec(), [3.0, 9.0], em.Ask("cbe-open"), local, colour_set="x", run_id="r"))
     assert calls == [2] and len(rows) == 2 and all(r["backend"] == "hf" for r in rows)
-    assert em.ModelCache().ask_on_gpu is None  # not on ZeroGPU here: HF answers stream as they come
+    cache = local_cache()
+    assert isinstance(cache.get(em.ModelChoice("hf", "org/tiny")), em.OneAtATime)
+    assert isinstance(cache.get(em.ModelChoice()), Scripted)  # the reader (and an API) answer at once
+
+
+def test_local_models_never_answer_at_once_and_plates_are_drawn_outside_their_turn():
+    """Two threads ask one local model while it answers: the second thread's plate is drawn at once (outside
+    the model's turn) and a render proceeds, but its question waits until the first answer is done."""
+    cache = local_cache()
+    local = cache.get(em.ModelChoice("hf", "org/tiny"))
+    other = cache.get(em.ModelChoice("hf", "org/other"))  # two local models share the process: one turn
+    held = local.backend
+    held.go.clear()
+    rows, drawn = [], []
+
+    def renderer(s):
+        drawn.append(s)
+        return ex.render(s)
+
+    first = threading.Thread(target=lambda: rows.append(em.ask_plate(spec(), em.Ask("cbe-open"), local,
+                                                                     colour_set="x", run_id="r")))
+    first.start()
+    assert held.inside.wait(10)
+    second = threading.Thread(target=lambda: rows.append(em.ask_one(spec(seed=5), em.Ask("cbe-open"), other,
+                                                                    colour_set="x", run_id="r",
+                                                                    renderer=renderer)[0]))
+    second.start()
+    deadline = time.monotonic() + 10
+    while not drawn and time.monotonic() < deadline:
+        time.sleep(0.01)
+    assert drawn == [spec(seed=5)] and first.is_alive()  # drawn while the first question is being answered
+    assert finishes(lambda: ex.render(spec(seed=9)))  # a render proceeds meanwhile
+    time.sleep(0.2)
+    assert other.backend.seen == []  # the second question has not reached its model
+    held.go.set()
+    first.join(10)
+    second.join(10)
+    assert len(rows) == 2 and held.most == other.backend.most == 1 and len(other.backend.seen) == 1
+    asked = query()
+    many = [threading.Thread(target=lambda: rows.append(list(local.ask([asked])))) for _ in range(4)]
+    for t in many:
+        t.start()
+    for t in many:
+        t.join(10)
+    assert held.most == 1 and len(rows) == 6
+
+
+def test_an_abandoned_ask_of_a_local_model_does_not_keep_its_turn():
+    cache = local_cache()
+    local = cache.get(em.ModelChoice("hf", "org/tiny"))
+    queries = [query(seed) for seed in range(3)]
+    started = local.ask(queries)
+    assert next(started)[1].text == "12"  # one answer read, the other two never: the page went away
+    assert finishes(lambda: list(local.ask(queries[:1])))  # another visitor's question is answered
+    assert finishes(lambda: cache.get(em.ModelChoice("hf", "org/other")).ask_one(queries[0]))
+    never_read = local.ask(queries)  # an ask never read holds nothing either
+    assert finishes(lambda: list(local.ask(queries[:1])))
+    del started, never_read
 
 
 @pytest.mark.slow  # imports torch + transformers and builds a tiny model offline (tests/support/tiny_vlm.py)
-def test_a_local_hf_model_is_loaded_once_and_answers(tmp_path):
+def test_a_local_hf_model_is_loaded_once_answers_and_answers_one_thread_at_a_time(tmp_path):
     from tests.support.tiny_vlm import build_tiny_vlm
 
     path = str(build_tiny_vlm(tmp_path / "tiny-llava", arch="llava", seed=0))
     cache = em.ModelCache()
     backend, close = em.open_backend(em.ModelChoice("hf", path), None, ex.Policy(), cache)
     assert not close and em.open_backend(em.ModelChoice("hf", path), None, ex.Policy(), cache)[0] is backend
-    row = em.ask_plate(spec(), em.Ask("cbe-open", condition=Condition(size=64)), backend, colour_set="x", run_id="r",
-                       gpu=cache.ask_on_gpu)
+    ask = em.Ask("cbe-open", condition=Condition(size=64))
+    row = em.ask_plate(spec(), ask, backend, colour_set="x", run_id="r")
     assert row["backend"] == "hf" and row["error"] is None and isinstance(row["reply"], str)
     from plates.tasks.answers import PARSE_STATUSES
 
     assert row["parse_status"] in PARSE_STATUSES
+    model, running, most, count = backend.backend, [0], [0], threading.Lock()
+    real = model.ask
+
+    def counted(queries):  # the real model's ask, counting asks that run at once
+        with count:
+            running[0] += 1
+            most[0] = max(most[0], running[0])
+        try:
+            time.sleep(0.1)
+            yield from real(queries)
+        finally:
+            with count:
+                running[0] -= 1
+
+    model.ask = counted
+    for asker in (model, backend):  # the model itself (the count sees two at once), then as the cache serves it
+        most[0], rows = 0, []
+        def one(seed, asker=asker, rows=rows):
+            rows.append(em.ask_plate(spec(seed=seed), ask, asker, colour_set="x", run_id="r"))
+
+        threads = [threading.Thread(target=one, args=(seed,)) for seed in (1, 2)]
+        for t in threads:
+            t.start()
+        for t in threads:
+            t.join(120)
+        assert len(rows) == 2 and all(r["error"] is None for r in rows)
+        assert most[0] == (2 if asker is model else 1)
     cache.close()
 
 

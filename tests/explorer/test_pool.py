@@ -1,6 +1,6 @@
 """The explorer's CPU work in worker processes (plates.explorer.pool): plates, illusions and scenes drawn there
 with the same bytes as in this process (and, for the plate's views, as Gradio's own encoder), the bundled
-reader's answers computed there and not here, a full pool refusing in words, the worker count from the
+reader's answers and the quiz's images computed there and not here, a full pool refusing in words, the worker count from the
 environment, and a public app whose work runs in real workers serving what a private app serves."""
 
 from __future__ import annotations
@@ -15,13 +15,17 @@ import pytest
 from gradio.processing_utils import encode_pil_to_bytes
 
 from plates.admission import Refused
+from plates.analysis.adaptive import AdaptiveState
 from plates.explorer import families as fv
 from plates.explorer import models as em
 from plates.explorer import plate as ex
 from plates.explorer import quiz as qv
 from plates.explorer.pool import ExplorerPool, PooledBaseline, encode_views, jpeg_bytes
+from plates.images import StoredPng
 from plates.models.baseline import BaselineBackend
 from plates.reader.reader import BaselineReader
+from plates.runs import staircase
+from plates.runs.quiz import QuizLimits, QuizSession
 from tests.support import pool_tasks
 
 SPEC = ex.default_spec().replace(size=256, delta_e=6.0, seed=11, text="38")
@@ -161,6 +165,40 @@ def test_the_quiz_readers_staircase_runs_in_a_worker_with_the_same_estimate(work
         here.threshold, here.ci_low, here.ci_high, here.trials)
 
 
+def test_a_quiz_trials_image_is_drawn_and_encoded_in_a_worker_with_this_processs_bytes(work, monkeypatch):
+    """Both blocks (plates and the illusion) of two sessions with one seed and the same answers: the worker
+    chooses the same levels and its trials carry the PNG it encoded (sent back as those bytes), byte for byte
+    this process's, and record the same rows."""
+    limits = QuizLimits(min_seconds_between=0.0)
+    start = dict(trials=3, illusion_trials=3, size=128, seed=5, limits=limits)
+    here, there = QuizSession.start(**start), QuizSession.start(**start)
+    answers = ["12", "I", "?", "III", "7", "II"]
+    mine = []
+    for text in answers:
+        trial = here.next_trial()
+        mine.append((trial, ex.png_bytes(trial.image)))
+        here.answer(text)
+    monkeypatch.setattr(staircase, "render", _drawn_here)  # this process only: the workers never see it
+    monkeypatch.setattr(AdaptiveState, "next_level", _drawn_here)  # nor is the next level chosen here
+    with pytest.raises(AssertionError, match="a quiz trial was drawn in the server process"):
+        QuizSession.start(**start).next_trial()  # so the checks below can fail
+    calls = work.pool.calls
+    for (trial, png), text in zip(mine, answers):
+        theirs = there.next_trial(work.quiz_trial)
+        assert isinstance(theirs.image, StoredPng) and ex.png_bytes(theirs.image) == png
+        assert (theirs.number, theirs.block, theirs.level, theirs.prompt, theirs.options) == (
+            trial.number, trial.block, trial.level, trial.prompt, trial.options)
+        there.answer(text)
+    assert work.pool.calls == calls + len(answers)
+    assert {t.block for t, _ in mine} == {"plate", "illusion"}
+    fields = ("item_id", "spec_json", "delta_e", "parsed", "correct", "family", "size", "truth_json")
+    assert [{k: r[k] for k in fields} for r in there.rows] == [{k: r[k] for k in fields} for r in here.rows]
+
+
+def _drawn_here(_):
+    raise AssertionError("a quiz trial was drawn in the server process")
+
+
 def test_a_full_pool_tells_the_visitor_the_server_is_busy_for_answers_and_family_renders():
     work = ExplorerPool(1, max_pending=1)
     try:
@@ -177,7 +215,8 @@ def test_a_full_pool_tells_the_visitor_the_server_is_busy_for_answers_and_family
         attempts = {"an answer": lambda: em.ask_one(SPEC, ASK, reader, colour_set="x", run_id="r", renderer=plates),
                     "an illusion": lambda: work.illusion(ILLUSION, POLICY, True),
                     "a scene": lambda: work.scene(SCENE, POLICY, "colour-counting"),
-                    "a stimulus to ask about": lambda: work.stimulus(SCENE, POLICY)}
+                    "a stimulus to ask about": lambda: work.stimulus(SCENE, POLICY),
+                    "a quiz trial": lambda: QuizSession.start(size=64).next_trial(work.quiz_trial)}
         for attempt in attempts.values():
             with pytest.raises(Refused, match="this server is busy: 1 renders and answers are waiting or "
                                               "running, its most at once. Please try again in a few seconds."):
@@ -259,36 +298,16 @@ def test_a_public_app_working_in_workers_serves_what_a_private_app_serves(monkey
 
 def test_with_workers_twice_as_many_render_and_model_events_run_at_once(monkeypatch):
     monkeypatch.setattr(ex, "cores", lambda: 2)
-    monkeypatch.setenv(ex.RENDER_WORKERS_ENV, "3")
-    slots = ex.concurrency(ex.Policy(public=True))
+    slots = ex.concurrency(ex.Policy(public=True), 3)
     assert slots["render"] == slots["model"] == 6  # a worker is never idle while files are sent
-    monkeypatch.setenv(ex.RENDER_WORKERS_ENV, "0")
-    slots = ex.concurrency(ex.Policy(public=True))
+    slots = ex.concurrency(ex.Policy(public=True), 0)
     assert slots["render"] == 2 and slots["model"] == 1  # in this process: one per core; one model call
-    assert ex.pool_bound(ex.Policy(public=True)) is None
+    assert ex.pool_bound(slots, 0) is None
 
 
 def test_the_pool_takes_every_call_the_admitted_events_can_make(monkeypatch):
     """Six render events (one call each), six model events (a sweep: one call per worker) at three workers,
-    four quiz events and two events of no group: 30 calls; an event the page admitted is never told the server
-    is busy."""
+    four quiz events (a trial's image, or the reader's staircase at a result) and two events of no group: 30
+    calls; an event the page admitted is never told the server is busy."""
     monkeypatch.setattr(ex, "cores", lambda: 2)
-    monkeypatch.setenv(ex.RENDER_WORKERS_ENV, "3")
-    assert ex.pool_bound(ex.Policy(public=True)) == 6 + 6 * 3 + 4 + 2
-
-
-def test_a_local_model_answers_one_question_at_a_time_and_others_at_once():
-    cache = em.ModelCache()
-
-    class Local:
-        kind = "hf"
-
-    class Api:
-        kind = "openai"
-
-    with cache.turn(Local()):
-        assert not cache.turn(Local()).acquire(blocking=False)  # a second HF answer waits its turn
-        with cache.turn(Api()), cache.turn(Api()):  # an API's (or the reader's) do not
-            pass
-    with cache.turn(Local()):
-        pass
+    assert ex.pool_bound(ex.concurrency(ex.Policy(public=True), 3), 3) == 6 + 6 * 3 + 4 + 2

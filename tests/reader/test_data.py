@@ -95,7 +95,7 @@ def test_training_examples_cover_the_new_changes_and_scenes():
 
 
 def test_extra_fonts_change_only_the_font_of_free_plates():
-    """extra_fonts 0 is the first stage's mix seed for seed; at 1 every free plate takes one of the reader's extra
+    """extra_fonts 0 is the mix without extra faces, seed for seed; at 1 every free plate takes one of the reader's extra
     faces and every paper plate keeps its paper's font; each extra face draws every symbol a plate can show."""
     from plates.reader.coding import SYMBOLS
     from plates.stimuli.ishihara.glyphs import check_text
