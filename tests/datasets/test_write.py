@@ -8,6 +8,9 @@ from __future__ import annotations
 import json
 import math
 import multiprocessing as mp
+import os
+import subprocess
+import sys
 import threading
 
 import pyarrow as pa
@@ -15,6 +18,7 @@ import pyarrow.parquet as pq
 import pytest
 
 from plates.cli import main
+from plates.colour.spaces import colour_science
 from plates.datasets import generate, load_dataset
 from plates.datasets.family_presets import FAMILY_PRESETS
 from plates.datasets.items import COMMON_COLUMNS, MANIFEST, MANIFEST_COLUMNS
@@ -23,7 +27,9 @@ from plates.results import load_results
 from plates.stimuli import render
 from plates.stimuli.illusions import IllusionSpec
 from plates.stimuli.ishihara import PlateSpec
+from plates.stimuli.scenes.colours import farthest_point_bound, palette_subsets
 from plates.storage import TEMPORARIES
+from tests.support import ROOT, family_hashes
 from tests.support.chat_server import ChatServer, last_user_text
 
 ILLUSION_COLUMNS = ["kind", "item_class", "strength", "signed_delta_e2000", "predicted_percept", "human_key"]
@@ -190,3 +196,28 @@ def test_a_threaded_caller_gets_spawned_workers_and_the_same_set(tmp_path, monke
     generate("illusions-classic", tmp_path / "one", limit=3, size=96, workers=1, progress=False)
     assert methods == ["spawn"]
     assert len(_files(tmp_path / "one")) == 3 and _files(tmp_path / "one") == _files(tmp_path / "two")
+
+
+def test_family_items_do_not_depend_on_what_the_process_made_before():
+    """Every illusion and scene preset's first jobs, made again in the reverse order after the caches they fill
+    are emptied (the scene colours' feasibility bound and palette subsets, colour-science's caches), draw the
+    same pixels and manifest values: no state carried from one item to the next decides a pixel."""
+    jobs = family_hashes.preset_jobs()
+    first = family_hashes.hashes(jobs)
+    farthest_point_bound.cache_clear()
+    palette_subsets.cache_clear()
+    colour_science().utilities.CACHE_REGISTRY.clear_all_caches()
+    again = family_hashes.hashes(jobs[::-1])
+    assert len(first) == len(again) > len(jobs) and again == first
+
+
+def test_family_items_draw_the_same_in_a_process_with_other_threads_and_heap():
+    """The same items from a fresh process with one BLAS/OpenMP thread (this one: the library's default), a
+    random hash seed and glibc filling every allocation with junk (``MALLOC_PERTURB_``: an array read before it
+    is written would differ) hash the same as here (pixels and manifest values)."""
+    env = {k: v for k, v in os.environ.items() if k not in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS")}
+    env.update(PYTHONPATH=str(ROOT), PYTHONHASHSEED="random", OMP_NUM_THREADS="1", OPENBLAS_NUM_THREADS="1",
+               MALLOC_PERTURB_="165", PYTHONWARNINGS="ignore")
+    out = subprocess.run([sys.executable, "-m", "tests.support.family_hashes"], capture_output=True, text=True,
+                         env=env, cwd=ROOT, timeout=300, check=True).stdout
+    assert json.loads(out) == family_hashes.hashes(family_hashes.preset_jobs())
