@@ -34,6 +34,7 @@ from plates.install import extra_hint
 from plates.integrations.card import dataset_card
 from plates.integrations.rows import SCHEMA, ExportRow, export_rows
 from plates.runs.experiment import Experiment
+from plates.storage import temporary_name
 
 __all__ = ["ExportSummary", "export_hf", "features", "push_to_hub"]
 
@@ -156,7 +157,7 @@ def export_hf(exp: Experiment, out: str | os.PathLike, *, command: str, items: S
         raise ValueError(f"--out {str(out)!r} exists and is not an empty folder; allowed: a new or empty folder "
                          "(an earlier export's shards would mix in)")
     out.parent.mkdir(parents=True, exist_ok=True)
-    tmp = out.with_name(f".{out.name}.tmp-{os.getpid()}")
+    tmp = temporary_name(out)
     shutil.rmtree(tmp, ignore_errors=True)
     try:
         summary = write_rows(export_rows(exp, items), tmp, shard_bytes=shard_bytes)

@@ -34,6 +34,7 @@ import yaml
 
 from plates.analysis.metrics import wilson_interval
 from plates.integrations.exported import read_export
+from plates.storage import temporary_name
 from plates.tasks import get_task, question_from_json
 
 __all__ = ["FAILURE_MODES", "doc_to_text", "doc_to_visual", "export_lmms_eval", "process_results"]
@@ -156,7 +157,7 @@ def export_lmms_eval(source: str | os.PathLike, out: str | os.PathLike, *, name:
                                        "metric_list": _metrics(rows)})
     files[f"{name}.yaml"] = _dump({"group": name, "task": tasks, "aggregate_metric_list": [
         {"metric": "accuracy", "aggregation": "mean", "weight_by_size": True}], "metadata": {"version": 0}})
-    tmp = out.with_name(f".{out.name}.tmp-{os.getpid()}")
+    tmp = temporary_name(out)
     shutil.rmtree(tmp, ignore_errors=True)
     tmp.mkdir(parents=True)
     for fname, text in files.items():

@@ -34,6 +34,7 @@ import pandas as pd
 from plates.analysis.metrics import wilson_interval
 from plates.integrations.rows import export_rows
 from plates.runs.experiment import Experiment
+from plates.storage import temporary_name
 from plates.tasks import get_task, question_from_json
 
 __all__ = ["TSV_COLUMNS", "export_vlmevalkit", "score_predictions", "write_png"]
@@ -97,7 +98,7 @@ def write_png(b64: str, path: str | os.PathLike) -> str:
     path = Path(path)
     if not (path.is_file() and path.read_bytes() == data):
         path.parent.mkdir(parents=True, exist_ok=True)
-        tmp = path.with_name(f".tmp-{os.getpid()}-{path.name}")
+        tmp = temporary_name(path)
         tmp.write_bytes(data)
         os.replace(tmp, path)
     return str(path)
@@ -152,7 +153,7 @@ def export_vlmevalkit(exp: Experiment, out: str | os.PathLike, *, name: str = "p
     out.mkdir(parents=True, exist_ok=True)
     rows = []
     letters: list[str] = []
-    tmp_images = out / f".tmp-{os.getpid()}-{name}.images"
+    tmp_images = temporary_name(out / f"{name}.images")
     # two passes over the rows would render every image twice: keep the base64 on disk, one line per row
     with open(tmp_images, "w", encoding="ascii") as images:
         for row in export_rows(exp, items):
@@ -168,7 +169,7 @@ def export_vlmevalkit(exp: Experiment, out: str | os.PathLike, *, name: str = "p
         raise ValueError(f"the experiment plans no rows for dataset {exp.dataset!r}; allowed: a dataset, prompts "
                          "and limit that ask at least one item")
     columns = [*TSV_COLUMNS, *sorted(letters), *OUR_COLUMNS]
-    tmp = out / f".tmp-{os.getpid()}-{name}.tsv"
+    tmp = temporary_name(out / f"{name}.tsv")
     with open(tmp, "w", newline="", encoding="utf-8") as fh, open(tmp_images, encoding="ascii") as images:
         writer = csv.DictWriter(fh, columns, delimiter="\t", lineterminator="\n")
         writer.writeheader()
