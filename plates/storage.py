@@ -34,6 +34,8 @@ import errno
 import json
 import os
 import posixpath
+from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
@@ -43,7 +45,7 @@ from urllib.parse import urlsplit
 import pyarrow.fs as pafs
 
 __all__ = ["COMMITS", "TEMPORARIES", "Store", "is_url", "mirror", "open_store", "s3_endpoint", "s3_region", "sync_filesystem",
-           "temporary_name", "write_atomic"]
+           "temporary_name", "write_atomic", "written_in_place"]
 
 #: The folder (beside the objects it commits) holding each committed object's record, on object stores.
 COMMITS = "_commits"
@@ -236,6 +238,23 @@ def write_atomic(data: bytes, path: str | os.PathLike, *, sync_folder: bool = Fa
     if sync_folder:
         _fsync_dir(path.parent)
     return len(data)
+
+
+@contextmanager
+def written_in_place(path: Path) -> Iterator[Path]:
+    """A local file written under `temporary_name` beside ``path`` (the path this yields) and, once the block
+    ends without an error, flushed to disk with everything written before it (`sync_filesystem`) and renamed to
+    ``path``: no reader ever opens half a file, and its name appears only once its bytes, and the images a set
+    wrote before it without an fsync each (`write_atomic`'s ``defer_sync``), are on disk. A failed block leaves
+    no temporary file and ``path`` as it was. For writers that stream to a path (Parquet writers); bytes in
+    hand take `write_atomic`."""
+    tmp = temporary_name(path)
+    try:
+        yield tmp
+        sync_filesystem(path.parent)
+        os.replace(tmp, path)
+    finally:
+        tmp.unlink(missing_ok=True)
 
 
 def sync_filesystem(folder: str | os.PathLike) -> None:

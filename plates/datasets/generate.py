@@ -35,7 +35,7 @@ from plates.shards import Shard
 from plates.stimuli import render as render_stimulus
 from plates.stimuli.ishihara.measure import target_kind
 from plates.stimuli.ishihara.plate import PlateSpec, pair_delta_e, render
-from plates.storage import TEMPORARIES, is_url, sync_filesystem, temporary_name, write_atomic
+from plates.storage import TEMPORARIES, is_url, write_atomic, written_in_place
 from plates.validation import check_choice
 
 #: How a set is stored: loose PNG files plus a manifest, or Parquet shards holding the PNG bytes.
@@ -124,8 +124,8 @@ def _write_manifest(out: Path, name: str, plates: list[tuple[int, str, str]], si
     cols: dict[str, list] = {c: [] for c in columns}
     rows = 0
     path = out / MANIFEST if shard is None else shard_manifest_path(out, shard)
-    tmp = temporary_name(path)
-    try:
+    # durable with the images written before it (without an fsync each), before its name appears
+    with written_in_place(path) as tmp:
         with pq.ParquetWriter(tmp, schema, compression="zstd") as writer:
             for li, label, pal in plates:
                 spec = make_spec(name, label, pal, size=size, seed=seed)
@@ -148,10 +148,6 @@ def _write_manifest(out: Path, name: str, plates: list[tuple[int, str, str]], si
             if cols["item_id"] or rows == 0:
                 writer.write_table(pa.table(cols, schema=schema))
                 rows += len(cols["item_id"])
-        sync_filesystem(out)  # the images (written without an fsync each) and this manifest, before its name
-        os.replace(tmp, path)
-    finally:  # a failed write leaves no temporary file behind
-        tmp.unlink(missing_ok=True)
     if shard is None:
         link_metadata(out)
     # else a shard's part: merged (and published) by merge_shard_manifests

@@ -17,7 +17,7 @@ from PIL import Image
 
 from plates.images import StoredPng
 from plates.stimuli import family_of, render
-from plates.storage import sync_filesystem, temporary_name
+from plates.storage import temporary_name, written_in_place
 from plates.tasks.base import subject_of
 
 MANIFEST = "manifest.parquet"
@@ -54,18 +54,12 @@ PLAN_POSITION = "plan_position"
 
 
 def write_parquet_atomic(table: pa.Table, path: Path, *, row_group_size: int | None = None) -> Path:
-    """Write ``table`` as the Parquet file ``path`` (zstd) atomically and durably: under
-    `plates.storage.temporary_name` beside it, `plates.storage.sync_filesystem`, then ``os.replace``, so no
-    reader ever opens half a manifest, a killed writer's leftover matches `plates.storage.TEMPORARIES`, and the
-    manifest's name appears only once its bytes and every image written before it are on disk (the set
+    """Write ``table`` as the Parquet file ``path`` (zstd) atomically and durably (`plates.storage.written_in_place`),
+    so no reader ever opens half a manifest, a killed writer's leftover matches `plates.storage.TEMPORARIES`, and
+    the manifest's name appears only once its bytes and every image written before it are on disk (the set
     writers write images without an fsync each: `plates.storage.write_atomic`). Returns ``path``."""
-    tmp = temporary_name(path)
-    try:
+    with written_in_place(path) as tmp:
         pq.write_table(table, tmp, compression="zstd", row_group_size=row_group_size)
-        sync_filesystem(path.parent)
-        os.replace(tmp, path)
-    finally:
-        tmp.unlink(missing_ok=True)
     return path
 
 

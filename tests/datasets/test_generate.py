@@ -1,7 +1,6 @@
 """plates.datasets: preset contents, deterministic seeds, generation, manifest, resume, loading."""
 
 import multiprocessing as mp
-import sys
 import threading
 from pathlib import Path
 
@@ -9,6 +8,7 @@ import numpy as np
 import pyarrow.parquet as pq
 import pytest
 
+import plates.storage
 from plates.datasets import (
     MANIFEST,
     MANIFEST_COLUMNS,
@@ -195,9 +195,9 @@ def test_the_images_are_flushed_to_disk_before_a_manifest_names_them(tmp_path, m
     def flushed(folder):
         seen.append((Path(folder), len(list(tmp_path.rglob("*.png"))), (tmp_path / MANIFEST).exists()))
 
-    # plates.datasets.generate is also the name of the function the package exports: the module from sys.modules
-    monkeypatch.setattr(sys.modules["plates.datasets.generate"], "sync_filesystem", flushed)  # plate presets
-    monkeypatch.setattr(sys.modules["plates.datasets.items"], "sync_filesystem", flushed)  # manifests written whole
+    # every manifest writer (plate presets streaming theirs, family sets writing theirs whole) goes through
+    # plates.storage.written_in_place, which flushes by this
+    monkeypatch.setattr(plates.storage, "sync_filesystem", flushed)
     summary = generate(preset, tmp_path, limit=2, size=96, workers=1, progress=False)
     assert seen == [(tmp_path, summary["rows"], False)]
     assert (tmp_path / MANIFEST).is_file() and not list(tmp_path.rglob(TEMPORARIES))
