@@ -58,6 +58,9 @@ def register(subparsers: argparse._SubParsersAction) -> None:
                             "from scratch (default: from scratch)")
     train.add_argument("--extra-fonts", type=float, default=None,
                        help="share 0-1 of free plates drawn in the reader's extra training faces (default: 0.0)")
+    train.add_argument("--rim", type=float, default=None,
+                       help="share 0-1 of free plates whose figure is a hollow ring drawn around the glyphs "
+                            "(stroked outline lettering; default: 0.0)")
     train.add_argument("--lr", type=float, default=None, help="peak learning rate (default: 0.003)")
     train.add_argument("--time-budget", type=float, default=None,
                        help="safety stop in seconds: a run that exceeds it ABORTS (writes nothing); it never "
@@ -87,7 +90,7 @@ def run_train(args: argparse.Namespace) -> int:
         seed=args.seed, n_train=args.n_train, n_val=args.n_val, epochs=args.epochs, steps=args.steps,
         batch_size=args.batch_size, width=args.width, render_size=args.render_size, workers=args.workers,
         threads=args.threads, mode=args.mode, skew=args.skew, time_budget_s=args.time_budget, init=args.init,
-        extra_fonts=args.extra_fonts, lr=args.lr,
+        extra_fonts=args.extra_fonts, rim=args.rim, lr=args.lr,
     )
     config = TrainConfig(**{k: v for k, v in given.items() if v is not None})
     command = "plates " + " ".join(shlex.quote(a) for a in sys.argv[1:]) if sys.argv[1:2] == ["train-baseline"] \

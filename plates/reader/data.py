@@ -139,13 +139,15 @@ def _jitter(rng: np.random.Generator) -> dict:
             "allow_extremes": rule == "released-code"}
 
 
-def sample_plate(seed: int, render_size: int | None = None, extra_fonts: float = 0.0,
+def sample_plate(seed: int, render_size: int | None = None, extra_fonts: float = 0.0, rim: float = 0.0,
                  ) -> tuple[PlateSpec, str, str, tuple | None, tuple | None]:
     """The training plate of ``seed`` -> (PlateSpec, group, variant, mask change or None, scene or None).
 
     ``render_size`` None draws one of RENDER_SIZES. ``extra_fonts`` (0-1) is the share of free plates drawn in
     one of :data:`EXTRA_FONTS` instead of the 8 bundled faces (0: the first stage's mix, seed for seed the
-    same plates; the draw comes last, so the other choices of a seed never depend on it). A mask change is one of
+    same plates; the draw comes last, so the other choices of a seed never depend on it). ``rim`` (0-1) is the
+    share of free plates whose figure becomes a hollow "rim" instead of the change drawn before (see
+    :func:`figure_change`; drawn after the font, so 0 leaves every plate as it was). A mask change is one of
     :data:`MASK_CHANGES` with its amount, or a pair of them: see :func:`figure_mask`; a scene is how the plate sits
     in its image (:func:`_scene`, :func:`place`).
     """
@@ -225,6 +227,8 @@ def sample_plate(seed: int, render_size: int | None = None, extra_fonts: float =
     variant = "clear" if rng.random() < 0.05 else "standard"
     if not paper and extra_fonts > 0 and rng.random() < extra_fonts:
         font = EXTRA_FONTS[int(rng.integers(len(EXTRA_FONTS)))]
+    if not paper and rim > 0 and rng.random() < rim:
+        change = ("rim", max(1, round(size * float(rng.uniform(*RIM_WIDTH)))))
     spec = PlateSpec(text=text, font=font, antialias=aa, **colours, **extra, **common)
     return spec, f"{style}-{'paper' if paper else 'free'}", variant, change, scene
 
@@ -232,6 +236,10 @@ def sample_plate(seed: int, render_size: int | None = None, extra_fonts: float =
 #: Ways the training figure's mask is changed (see `figure_mask`) and how often each is drawn.
 MASK_CHANGES = ("bitmap", "dilate", "erode", "outline", "stretch", "warp", "shear")
 CHANGE_WEIGHTS = (0.08, 0.2, 0.14, 0.22, 0.12, 0.14, 0.1)
+#: Width of the hollow "rim" figure's ring outside the glyph's edge, as a share of the plate's side: outlined
+#: lettering whose ring is drawn around each glyph (a stroked outline), so an open figure such as '3' becomes a
+#: closed contour -- unlike "outline", whose ring stays inside each stroke.
+RIM_WIDTH = (0.012, 0.035)
 #: Share of free plates whose figure is changed, and of those whose glyph shapes are also warped or sheared.
 CHANGE_SHARE = 0.6
 WARP_SHARE = 0.4
@@ -304,7 +312,8 @@ def figure_change(spec: PlateSpec, change: tuple | None) -> np.ndarray:
     """The figure mask of ``spec`` (bool (size, size)) after ``change``: ("bitmap", n) draws the text on an
     n px canvas and enlarges it without smoothing (blocky, like bitmap digits); ("dilate", k) / ("erode", k)
     make strokes k px bolder / thinner (Euclidean distance transform); ("outline", k) keeps a k px ring inside
-    each stroke (outlined digits); ("stretch", f) scales the glyphs' width by f (condensed or extended faces);
+    each stroke (outlined digits); ("rim", k) keeps a ring from 1 px inside each stroke's edge to k px outside it
+    (a hollow figure drawn around the glyphs: stroked outline lettering); ("stretch", f) scales the glyphs' width by f (condensed or extended faces);
     ("warp", a) moves the mask by a smooth random field of at most a x the side (seeded by the plate's seed);
     ("shear", f) slants it by f (x += f * y)."""
     size = spec.size
@@ -333,6 +342,9 @@ def _apply(mask: np.ndarray, spec: PlateSpec, change: tuple) -> np.ndarray:
     if kind == "outline":  # the strokes' edges only: a ring ``amount`` px wide inside each stroke
         ring = mask & (ndimage.distance_transform_edt(mask) <= amount)
         return ring if ring.any() else mask
+    if kind == "rim":  # a hollow figure drawn around the strokes: ``amount`` px outside the edge + 1 px inside
+        ring = (ndimage.distance_transform_edt(~mask) <= amount) & ~(ndimage.distance_transform_edt(mask) > 1)
+        return ring if ring.any() else mask
     if kind == "stretch":  # wider or narrower glyphs (condensed / extended faces), centred
         ys, xs = np.nonzero(mask)
         if xs.size == 0:
@@ -344,7 +356,7 @@ def _apply(mask: np.ndarray, spec: PlateSpec, change: tuple) -> np.ndarray:
         left = (size - new_w) // 2
         out[:, left : left + new_w] = np.asarray(band)
         return out
-    raise not_known("mask change", kind, MASK_CHANGES)
+    raise not_known("mask change", kind, (*MASK_CHANGES, "rim"))
 
 
 def place(image: Image.Image, scene: tuple | None, canvas: tuple, seed: int) -> Image.Image:
@@ -381,16 +393,17 @@ def place(image: Image.Image, scene: tuple | None, canvas: tuple, seed: int) -> 
     return page
 
 
-def training_image(seed: int, render_size: int | None = None, extra_fonts: float = 0.0,
+def training_image(seed: int, render_size: int | None = None, extra_fonts: float = 0.0, rim: float = 0.0,
                    ) -> tuple[Image.Image, str, str]:
     """Seed -> (the training plate as the reader sees it, sRGB 0-255; its text; group name)."""
-    spec, group, variant, change, scene = sample_plate(seed, render_size, extra_fonts)
+    spec, group, variant, change, scene = sample_plate(seed, render_size, extra_fonts, rim)
     plate = render(spec) if change is None else render_on_mask(spec, figure_mask(spec, change))
     return place(plate.variant(variant), scene, spec.canvas, seed), spec.text, group
 
 
-def training_example(seed: int, render_size: int | None = None, mode: str = "contrast", extra_fonts: float = 0.0):
+def training_example(seed: int, render_size: int | None = None, mode: str = "contrast", extra_fonts: float = 0.0,
+                     rim: float = 0.0):
     """Seed -> (preprocessed (3, 96, 96) float32, per-position classes (2,), group name)."""
-    image, text, group = training_image(seed, render_size, extra_fonts)
+    image, text, group = training_image(seed, render_size, extra_fonts, rim)
     return preprocess(image, mode=mode), encode(text), group
 

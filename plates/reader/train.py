@@ -69,6 +69,7 @@ class TrainConfig:
     steps: int | None = None  # None: epochs x ceil(n_train / batch_size); else exactly this many steps
     init: str | None = None  # None: train from scratch; else fine-tune from these ONNX weights (BatchNorm frozen)
     extra_fonts: float = 0.0  # share of free plates drawn in data.EXTRA_FONTS (0: the 8 bundled faces only)
+    rim: float = 0.0  # share of free plates whose figure is a hollow rim around the glyphs (data.sample_plate)
     time_budget_s: float | None = None  # safety stop: exceeding it aborts the run (never changes the schedule)
 
     def __post_init__(self) -> None:
@@ -82,6 +83,7 @@ class TrainConfig:
         if self.time_budget_s is not None and not self.time_budget_s > 0:
             raise ValueError(f"time_budget_s must be > 0 seconds (or None for no limit), got {self.time_budget_s}")
         check_number("extra_fonts (a share of the free plates)", self.extra_fonts, 0.0, 1.0)
+        check_number("rim (a share of the free plates)", self.rim, 0.0, 1.0)
         if self.extra_fonts > 0 and not data.EXTRA_FONTS:
             raise ValueError(f"extra_fonts {self.extra_fonts} needs the reader's training fonts in "
                              f"{data.EXTRA_FONT_DIR}, which holds none (a damaged install: reinstall plates)")
@@ -109,10 +111,10 @@ def _print_flush(message: str) -> None:
 
 
 def _render_chunk(args: tuple[list[int], int, str, float]) -> tuple[np.ndarray, np.ndarray, list[str]]:
-    seeds, render_size, mode, extra_fonts = args
+    seeds, render_size, mode, extra_fonts, rim = args
     xs, ys, groups = [], [], []
     for seed in seeds:
-        x, y, group = data.training_example(seed, render_size, mode, extra_fonts)
+        x, y, group = data.training_example(seed, render_size, mode, extra_fonts, rim)
         xs.append(np.clip(np.round(x * QUANT), -127, 127).astype(np.int8))
         ys.append(y)
         groups.append(group)
@@ -120,10 +122,10 @@ def _render_chunk(args: tuple[list[int], int, str, float]) -> tuple[np.ndarray, 
 
 
 def render_set(seeds: list[int], render_size: int | None, mode: str, workers: int, log=_print_flush,
-               extra_fonts: float = 0.0):
+               extra_fonts: float = 0.0, rim: float = 0.0):
     """Render and preprocess plates for ``seeds`` in ``workers`` processes -> (X int8, Y int64, groups)."""
     chunks = [seeds[i : i + 100] for i in range(0, len(seeds), 100)]
-    jobs = [(c, render_size, mode, extra_fonts) for c in chunks]
+    jobs = [(c, render_size, mode, extra_fonts, rim) for c in chunks]
     start = time.perf_counter()
     parts = []
     if workers == 1:
@@ -244,8 +246,10 @@ def _train(config: TrainConfig, out_dir: str | Path, command: str, log) -> dict:
     train_seeds = [data.TRAIN_SEED_BASE + config.seed * 1_000_000 + i for i in range(config.n_train)]
     val_seeds = [data.VAL_SEED_BASE + config.seed * 1_000_000 + i for i in range(config.n_val)]
     log(f"rendering {config.n_train} training + {config.n_val} validation plates")
-    x_tr, y_tr, _ = render_set(train_seeds, config.render_size, config.mode, config.workers, log, config.extra_fonts)
-    x_va, y_va, g_va = render_set(val_seeds, config.render_size, config.mode, config.workers, log, config.extra_fonts)
+    x_tr, y_tr, _ = render_set(train_seeds, config.render_size, config.mode, config.workers, log, config.extra_fonts,
+                                config.rim)
+    x_va, y_va, g_va = render_set(val_seeds, config.render_size, config.mode, config.workers, log, config.extra_fonts,
+                                config.rim)
     t_render = time.perf_counter() - t0
     log(f"rendered in {t_render:.0f} s")
 
@@ -342,6 +346,9 @@ def model_card(metrics: dict, command: str) -> str:
         stage += (f" {cfg['extra_fonts']:.0%} of the free plates are drawn in the reader's extra training faces "
                   "(plates/reader/fonts: Roboto, Caladea, Source Serif, Source Sans, Manrope, Roboto Mono, "
                   "Source Code Pro, IBM Plex Mono).")
+    if cfg.get("rim"):
+        stage += (f" {cfg['rim']:.0%} of the free plates draw their figure as a hollow rim around the glyphs (a ring "
+                  f"{data.RIM_WIDTH[0]:.1%}-{data.RIM_WIDTH[1]:.1%} of the plate outside each stroke's edge).")
     timing = (f"{metrics['total_s'] / 60:.1f} min wall-clock on this machine ({metrics['render_s'] / 60:.1f} min "
               f"of it rendering), {metrics['cpu_s'] / 60:.1f} CPU-minutes over all processes")
     return f"""# baseline-cnn: the offline plate reader

@@ -21,6 +21,38 @@ def test_outline_keeps_only_the_edges_of_each_stroke(spec):
     assert 0.1 < ring.sum() / full.sum() < 0.9  # the strokes' middles are gone
 
 
+def test_rim_is_a_hollow_figure_drawn_around_the_strokes(spec):
+    """A ring from 1 px inside each stroke's edge to k px outside it: the strokes' middles empty, the ring reaching
+    k px beyond the glyph (where "outline" stays inside it), nothing farther out."""
+    from scipy import ndimage
+
+    full = data.figure_mask(spec, None)
+    rim = data.figure_mask(spec, ("rim", 4))
+    outside = ndimage.distance_transform_edt(~full)
+    assert rim[(outside > 3) & (outside <= 4)].all() and not rim[outside > 4.5].any()
+    assert not rim[ndimage.distance_transform_edt(full) > 1.5].any()  # hollow: only 1 px kept inside the edge
+    assert rim[full].any()
+
+
+def test_rim_share_changes_only_the_figure_of_free_plates():
+    """rim 0 is the mix without rims, seed for seed; at 1 every free plate's figure is a rim whose width lies in
+    RIM_WIDTH of its side, and paper plates and every other choice of the seed stay as they were."""
+    kinds = set()
+    for i in range(60):
+        seed = data.TRAIN_SEED_BASE + i
+        base = data.sample_plate(seed, 300, extra_fonts=0.5)
+        assert data.sample_plate(seed, 300, extra_fonts=0.5, rim=0.0) == base
+        rimmed = data.sample_plate(seed, 300, extra_fonts=0.5, rim=1.0)
+        assert rimmed[:3] == base[:3] and rimmed[4] == base[4]
+        if base[1].endswith("-free"):
+            kind, width = rimmed[3]
+            assert kind == "rim" and 300 * data.RIM_WIDTH[0] - 1 <= width <= 300 * data.RIM_WIDTH[1] + 1
+            kinds.add(None if base[3] is None else base[3][0])
+        else:
+            assert rimmed[3] == base[3]
+    assert len(kinds) >= 3  # replaces whatever change (or none) the seed drew
+
+
 def test_stretch_scales_the_glyphs_width_within_the_disc_and_keeps_them_centred(spec):
     """Width x factor, but never wider than 80% of the plate (the figure stays on the disc)."""
     for s in (spec, spec.replace(text="7")):
