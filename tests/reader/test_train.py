@@ -65,7 +65,7 @@ def test_the_onnx_metadata_leaves_out_what_cannot_change_the_weights():
 
 
 @pytest.mark.parametrize("bad", [{"steps": 0}, {"time_budget_s": 0.0}, {"render_size": 32}, {"mode": "hsv"},
-                                 {"extra_fonts": 1.5}, {"init": "no-such-weights.onnx"}])
+                                 {"extra_fonts": 1.5}, {"rim": -0.1}, {"init": "no-such-weights.onnx"}])
 def test_bad_configs_are_refused(bad):
     with pytest.raises(ValueError, match="allowed|must be"):
         _tiny(**bad)
