@@ -147,7 +147,8 @@ def sample_plate(seed: int, render_size: int | None = None, extra_fonts: float =
     one of :data:`EXTRA_FONTS` instead of the 8 bundled faces (0: the first stage's mix, seed for seed the
     same plates; the draw comes last, so the other choices of a seed never depend on it). ``rim`` (0-1) is the
     share of free plates whose figure becomes a hollow "rim" instead of the change drawn before (see
-    :func:`figure_change`; drawn after the font, so 0 leaves every plate as it was). A mask change is one of
+    :func:`figure_change`), its dots no wider than the ring (drawn after the font, so 0 leaves every plate as
+    it was). A mask change is one of
     :data:`MASK_CHANGES` with its amount, or a pair of them: see :func:`figure_mask`; a scene is how the plate sits
     in its image (:func:`_scene`, :func:`place`).
     """
@@ -229,6 +230,11 @@ def sample_plate(seed: int, render_size: int | None = None, extra_fonts: float =
         font = EXTRA_FONTS[int(rng.integers(len(EXTRA_FONTS)))]
     if not paper and rim > 0 and rng.random() < rim:
         change = ("rim", max(1, round(size * float(rng.uniform(*RIM_WIDTH)))))
+        # dots no wider than the ring (k px outside + 1 inside): a hollow figure one or two dots wide, as
+        # stroked outlines are drawn on fine-dotted plates; larger dots would leave no figure to read
+        common["max_radius"] = min(common["max_radius"], max(0.5, (change[1] + 1) / 2))
+        common["min_radius"] = min(common["min_radius"], common["max_radius"])
+        common["gap"] = min(common["gap"], common["max_radius"])
     spec = PlateSpec(text=text, font=font, antialias=aa, **colours, **extra, **common)
     return spec, f"{style}-{'paper' if paper else 'free'}", variant, change, scene
 

@@ -36,20 +36,25 @@ def test_rim_is_a_hollow_figure_drawn_around_the_strokes(spec):
 
 def test_rim_share_changes_only_the_figure_of_free_plates():
     """rim 0 is the mix without rims, seed for seed; at 1 every free plate's figure is a rim whose width lies in
-    RIM_WIDTH of its side, and paper plates and every other choice of the seed stay as they were."""
+    RIM_WIDTH of its side, drawn in dots no wider than the ring; paper plates and every other choice of the seed
+    stay as they were."""
     kinds = set()
     for i in range(60):
         seed = data.TRAIN_SEED_BASE + i
         base = data.sample_plate(seed, 300, extra_fonts=0.5)
         assert data.sample_plate(seed, 300, extra_fonts=0.5, rim=0.0) == base
         rimmed = data.sample_plate(seed, 300, extra_fonts=0.5, rim=1.0)
-        assert rimmed[:3] == base[:3] and rimmed[4] == base[4]
+        assert rimmed[1:3] == base[1:3] and rimmed[4] == base[4]
         if base[1].endswith("-free"):
             kind, width = rimmed[3]
             assert kind == "rim" and 300 * data.RIM_WIDTH[0] - 1 <= width <= 300 * data.RIM_WIDTH[1] + 1
+            spec = rimmed[0]
+            assert 2 * spec.max_radius <= width + 1 and spec.min_radius <= spec.max_radius
+            assert spec.replace(min_radius=base[0].min_radius, max_radius=base[0].max_radius,
+                                gap=base[0].gap) == base[0]
             kinds.add(None if base[3] is None else base[3][0])
         else:
-            assert rimmed[3] == base[3]
+            assert rimmed == base
     assert len(kinds) >= 3  # replaces whatever change (or none) the seed drew
 
 
