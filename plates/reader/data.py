@@ -71,7 +71,9 @@ App. E Algorithm 1 with IshiharaMC's layers), 37% `huemanity` (HueManity's relea
   stretched (12%: glyph width x0.6-1.45, condensed and extended faces), warped (14%: a smooth random
   displacement of up to 1-3% of the plate) or sheared (10%: slant -0.35 to 0.35, upright and back-slanted
   figures from the oblique faces), and 40% of the changed figures are also warped or sheared first (glyph
-  shapes none of the 8 fonts draws, without using the held-out fonts); and a scene: the disc filling the
+  shapes none of the 8 fonts draws, without using the held-out fonts; with `rim` r > 0, a share r of free
+  plates instead draws a hollow rim: a ring from 1 px inside each stroke's edge to 1.2-3.5% of the plate
+  outside it, in dots no wider than the ring -- stroked outline lettering); and a scene: the disc filling the
   frame (55%), the disc on a larger page (33%: disc 60-100% of the side, the page flat, a colour gradient with
   noise, or random rectangles) or the central square of dots without the disc's edge (12%, text 0.36-0.46 of
   the plate).
