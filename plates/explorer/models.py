@@ -168,7 +168,8 @@ def request_markdown(prompt, query: Query, image: Image.Image) -> str:
 def ask_many(specs: Sequence[PlateSpec], ask: Ask, backend: Backend, *, colour_set: str, run_id: str,
              secrets: Sequence[str | None] = (), renderer: Callable = render) -> Iterator[dict]:
     """Ask about every spec (one batch, so API backends run them concurrently); yield rows as replies arrive
-    (a local Hugging Face model's all at once: `OneAtATime`). Every plate is drawn before the batch is asked.
+    (a local Hugging Face model's all at once: `plates.explorer.backends.OneAtATime`). Every plate is drawn
+    before the batch is asked.
 
     A backend failing on every request raises ValueError with the (redacted) reason.
     """
