@@ -201,3 +201,18 @@ def test_the_images_are_flushed_to_disk_before_a_manifest_names_them(tmp_path, m
     summary = generate(preset, tmp_path, limit=2, size=96, workers=1, progress=False)
     assert seen == [(tmp_path, summary["rows"], False)]
     assert (tmp_path / MANIFEST).is_file() and not list(tmp_path.rglob(TEMPORARIES))
+
+
+def test_a_family_forks_every_presets_workers_from_its_one_process(tmp_path, monkeypatch):
+    """`generate_family` pays the imports once: no preset's pool is spawned (a spawned worker re-imports
+    colour-science, ~1.2 s of CPU), because nothing a preset leaves behind runs a thread."""
+    from plates.datasets import workers as workers_module
+    from plates.datasets.family_presets import presets_by_family
+    from plates.datasets.generate import generate_family
+
+    methods = []
+    real = workers_module.mp.get_context
+    monkeypatch.setattr(workers_module.mp, "get_context", lambda method=None: methods.append(method) or real(method))
+    summary = generate_family("illusion", tmp_path, limit=1, size=64, workers=2)
+    assert methods == ["fork"] * len(presets_by_family()["illusion"])
+    assert summary["rows"] == len(methods)
