@@ -15,6 +15,7 @@ from PIL import Image
 from plates.cli import build_parser, main
 from plates.datasets import MANIFEST, MANIFEST_COLUMNS, load_dataset
 from plates.datasets import workers as workers_module
+from plates.datasets.family_presets import presets_by_family
 from plates.stimuli.ishihara.plate import render
 from tests.support import ROOT
 
@@ -235,8 +236,6 @@ def _tree(root):
 def test_family_writes_every_preset_as_preset_would(tmp_path, capsys):
     """`--family illusion` = `--preset P --out OUT/P` for each illusion preset, file for file (PNGs, manifest,
     generate.json), with workers forked in this one process for every preset (a worker count of 2 against 1)."""
-    from plates.datasets.family_presets import presets_by_family
-
     names = presets_by_family()["illusion"]
     assert main(["generate", "--family", "illusion", "--out", str(tmp_path / "fam"), "--limit", "2",
                  "--size", "96", "--workers", "2", "--no-progress"]) == 0
