@@ -379,8 +379,13 @@ def generate_family(family: str, out: str | os.PathLike, *, limit: int | None = 
     cannot take is refused, naming its allowed sizes); ``limit`` and ``shard`` apply to each preset. Returns
     ``{"family", "presets": {name: generate's summary}, "rows", "out"}``."""
     names = family_preset_names(family)
-    for name in names:
-        FAMILY_PRESETS[name].check_size(size)
+    for name in names:  # what one preset would refuse, refused before any preset is written
+        fp = FAMILY_PRESETS[name]
+        fp.check_size(size)
+        if shard is not None and limit is not None and fp.entries_per_job != 1:
+            raise ValueError(f"limit={limit!r} cannot be combined with a shard for family {family!r}: its preset "
+                             f"{name!r} has items of several images each (a shard cannot tell where another "
+                             "shard's images end); allowed: no limit with a shard, or a limit without one")
     summaries = {name: generate(name, sub_location(out, name), limit=limit, size=size, seed=seed,
                                 workers=workers, compress_level=compress_level, progress=progress, shard=shard,
                                 fmt=fmt, take_over_lock=take_over_lock)

@@ -273,3 +273,21 @@ def test_family_and_preset_are_one_choice(tmp_path, capsys):
     with pytest.raises(SystemExit):
         main(["generate", "--family", "scene", "--preset", "rcid-contrast", "--out", str(tmp_path)])
     assert "not allowed with argument" in capsys.readouterr().err
+
+
+def test_family_shards_into_one_out_equal_the_unsharded_family(tmp_path, capsys):
+    common = ["--family", "illusion", "--limit", "3", "--size", "64", "--workers", "1", "--no-progress"]
+    assert main(["generate", *common, "--out", str(tmp_path / "whole")]) == 0
+    for i in (1, 2):
+        assert main(["generate", *common, "--out", str(tmp_path / "sharded"), "--shard", f"{i}/2"]) == 0
+    capsys.readouterr()
+    got, want = _tree(tmp_path / "sharded"), _tree(tmp_path / "whole")
+    assert {k: v for k, v in got.items() if "manifest.shards" not in k} == want
+
+
+def test_a_family_refuses_limit_with_shard_before_writing_anything(tmp_path, capsys):
+    out = tmp_path / "scenes"
+    assert main(["generate", "--family", "scene", "--limit", "2", "--shard", "1/2", "--out", str(out),
+                 "--no-progress"]) == 2
+    assert "preset 'colorbench-robustness' has items of several images each" in capsys.readouterr().err
+    assert not out.exists()
