@@ -163,6 +163,8 @@ def crowd(visitors: int, renders: int, work: tuple[str, ...] = ("plate",)) -> in
     from gradio_client import Client
 
     from plates.explorer import plate as ex
+    from plates.explorer.concurrency import concurrency, render_workers
+    from plates.explorer.policy import Policy
 
     for kind in work:  # a ValueError names a kind not known, before a server starts
         check_choice("crowd work", kind, CROWD_ENDPOINTS)
@@ -236,9 +238,9 @@ def crowd(visitors: int, renders: int, work: tuple[str, ...] = ("plate",)) -> in
     if not every:
         print(f"no request answered; errors: {errors[:3]}")
         return 1
-    policy = ex.Policy(public=True)
-    workers = ex.render_workers(policy)
-    slots = ex.concurrency(policy, workers)
+    policy = Policy(public=True)
+    workers = render_workers(policy)
+    slots = concurrency(policy, workers)
     where = f"in {workers} worker processes" if workers else "in the server's threads"
     print(f"{visitors} concurrent visitors x {renders} rounds of {' + '.join(work)} at 512 px (explorer in its own "
           f"process, public mode: renders and the reader's answers {where}, {slots['render']} renders and "
@@ -282,13 +284,14 @@ def main(argv: list[str] | None = None) -> int:
     from gradio_client import Client
 
     from plates.explorer import plate as ex
+    from plates.explorer.policy import Policy
 
     demo = None
     url = args.url
     if url is None:
         from plates.explorer import app as explorer_app
 
-        demo = explorer_app.build_app(ex.Policy())
+        demo = explorer_app.build_app(Policy())
         demo.launch(prevent_thread_lock=True, quiet=True, **explorer_app.launch_options())
         url = demo.local_url
     try:

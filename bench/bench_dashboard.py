@@ -103,11 +103,11 @@ def measure(folder: Path, pages: list[str] | None = None) -> dict:
     from streamlit.testing.v1 import AppTest
 
     import plates.dashboard
-    from plates.charts import ishihara as charts
+    from plates.charts.overview import overview_figure
     from plates.dashboard.app import PAGES
 
     # a served dashboard has imported its modules and drawn a figure before the first visitor: warm up
-    charts.overview_figure(pd.DataFrame({"model": ["m"], "prompt_name": ["p"], "correct": [True]})).to_json()
+    overview_figure(pd.DataFrame({"model": ["m"], "prompt_name": ["p"], "correct": [True]})).to_json()
     os.environ["PLATES_RESULTS"] = str(folder)
     app = str(Path(plates.dashboard.__file__).resolve().parent / "app.py")
     sampler = PeakSampler()

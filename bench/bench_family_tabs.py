@@ -20,7 +20,8 @@ import time
 
 from plates.explorer import families as fv
 from plates.explorer import quiz as qv
-from plates.explorer.plate import Policy, png_bytes
+from plates.explorer.plate import png_bytes
+from plates.explorer.policy import Policy
 
 
 def line(name: str, value: float, unit: str, target: float) -> None:

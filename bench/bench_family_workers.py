@@ -8,7 +8,10 @@ process as a user starts it (imports, workers' start-up and their lazy imports i
 folders with 1 and with 2 worker processes, the two interleaved ``--repeat`` times. Per preset: the median
 wall-clock rate (images per second) of each, their ratio against the target (2 workers >= 1.7x the rate of 1),
 and whether the two sets are identical (every PNG and ``manifest.parquet`` byte for byte). Per family: the totals a
-user generating every preset of the family waits for (sum of images / sum of the median wall times).
+user generating every preset of the family one command at a time waits for (sum of images / sum of the median
+wall times), and then the family as one command, `plates generate --family F` (every preset in one process, so
+its ~1.2 s of imports is paid once), with 1 and 2 workers interleaved the same way; its files are checked against
+the preset-by-preset sets too (each ``OUT/<preset>`` equal to that preset's own set).
 
 Beside each wall ratio, the ratio from CPU time (the command's and its workers', RUSAGE_CHILDREN): images /
 (CPU / workers), the rate if every process had a core to itself and the command's own (serial) share were spread
@@ -20,6 +23,7 @@ says little. The CPU column also shows what the wall clock holds that is not CPU
 from __future__ import annotations
 
 import argparse
+import hashlib
 import json
 import os
 import resource
@@ -38,15 +42,16 @@ TARGET_RATIO = 1.7
 FAMILIES = ("illusion", "scene")
 
 
-def _files(root: Path) -> dict[str, bytes]:
-    """Every PNG and the manifest under ``root``, by relative path (the set a user gets)."""
-    paths = [*root.rglob("*.png"), root / "manifest.parquet"]
-    return {p.relative_to(root).as_posix(): p.read_bytes() for p in sorted(paths)}
+def _files(root: Path) -> dict[str, str]:
+    """Every PNG and manifest under ``root``, by relative path: its SHA-256 (the set a user gets)."""
+    paths = [*root.rglob("*.png"), *root.rglob("manifest.parquet")]
+    return {p.relative_to(root).as_posix(): hashlib.sha256(p.read_bytes()).hexdigest() for p in sorted(paths)}
 
 
-def _run(preset: str, workers: int, out: Path) -> tuple[int, float, float]:
-    """One fresh `plates generate`: (images, wall s, CPU s of the command and its workers)."""
-    command = [sys.executable, "-m", "plates.cli", "generate", "--preset", preset, "--workers", str(workers),
+def _run(which: list[str], workers: int, out: Path) -> tuple[int, float, float]:
+    """One fresh `plates generate` of ``which`` (``["--preset", P]`` or ``["--family", F]``): (images, wall s,
+    CPU s of the command and its workers)."""
+    command = [sys.executable, "-m", "plates.cli", "generate", *which, "--workers", str(workers),
                "--out", str(out), "--no-progress"]
     t0, kids0 = time.perf_counter(), resource.getrusage(resource.RUSAGE_CHILDREN)
     done = subprocess.run(command, check=True, stdout=subprocess.PIPE)
@@ -60,23 +65,35 @@ def _verdict(ratio: float) -> str:
     return "meets" if ratio >= TARGET_RATIO else "MISSES"
 
 
-def bench_preset(preset: str, repeat: int, tmp: Path) -> dict:
-    """Median wall and CPU time of ``preset`` with 1 and 2 workers, interleaved ``repeat`` times."""
+def _interleaved(which: list[str], repeat: int, tmp: Path) -> dict:
+    """Median wall and CPU time of ``which`` with 1 and 2 workers, interleaved ``repeat`` times; whether the
+    two sets are identical, and the set's files (`_files`)."""
     walls: dict[int, list[float]] = {1: [], 2: []}
     cpus: dict[int, list[float]] = {1: [], 2: []}
     load0 = os.getloadavg()[0]
-    same, images = True, 0
+    same, images, files = True, 0, {}
     for r in range(repeat):
         for workers in ((1, 2) if r % 2 == 0 else (2, 1)):
-            images, wall, cpu = _run(preset, workers, tmp / f"{preset}-w{workers}")
+            images, wall, cpu = _run(which, workers, tmp / f"{which[1]}-w{workers}")
             walls[workers].append(wall)
             cpus[workers].append(cpu)
-        same = same and _files(tmp / f"{preset}-w1") == _files(tmp / f"{preset}-w2")
+        files = _files(tmp / f"{which[1]}-w1")
+        same = same and files == _files(tmp / f"{which[1]}-w2")
         for workers in (1, 2):
-            shutil.rmtree(tmp / f"{preset}-w{workers}")
-    return {"preset": preset, "images": images, "load": (load0, os.getloadavg()[0]), "same": same,
+            shutil.rmtree(tmp / f"{which[1]}-w{workers}")
+    return {"images": images, "load": (load0, os.getloadavg()[0]), "same": same, "files": files,
             **{f"wall{w}": statistics.median(walls[w]) for w in (1, 2)},
             **{f"cpu{w}": statistics.median(cpus[w]) for w in (1, 2)}}
+
+
+def bench_preset(preset: str, repeat: int, tmp: Path) -> dict:
+    """`_interleaved` for ``plates generate --preset preset``."""
+    return {"preset": preset, **_interleaved(["--preset", preset], repeat, tmp)}
+
+
+def bench_family_command(family: str, repeat: int, tmp: Path) -> dict:
+    """`_interleaved` for ``plates generate --family family`` (every preset in one process)."""
+    return _interleaved(["--family", family], repeat, tmp)
 
 
 def report(name: str, images: int, wall1: float, wall2: float, cpu1: float, cpu2: float, note: str) -> None:
@@ -102,18 +119,27 @@ def main() -> None:
     print(f"family workers bench; load average {os.getloadavg()[0]:.2f} on {os.cpu_count()} cores at the start; "
           f"target: 2 workers >= {TARGET_RATIO}x the rate of 1 (wall; CPU: the bound if each process had a core)")
     rows = []
-    with tempfile.TemporaryDirectory(prefix="plates-bench-") as tmp:
+    with tempfile.TemporaryDirectory(prefix="plates-bench-") as tmp_dir:
+        tmp = Path(tmp_dir)
         for preset in presets:
-            row = bench_preset(preset, args.repeat, Path(tmp))
+            row = bench_preset(preset, args.repeat, tmp)
             rows.append(row)
             report(preset, row["images"], row["wall1"], row["wall2"], row["cpu1"], row["cpu2"],
                    f"load {row['load'][0]:.1f}-{row['load'][1]:.1f}; sets identical: {row['same']}")
-    for family in FAMILIES:
-        mine = [r for r in rows if FAMILY_PRESETS[r["preset"]].family == family]
-        if len(mine) > 1:
-            total = {k: sum(r[k] for r in mine) for k in ("images", "wall1", "wall2", "cpu1", "cpu2")}
-            report(f"{family} family, {len(mine)} presets", total["images"], total["wall1"], total["wall2"],
-                   total["cpu1"], total["cpu2"], f"sets identical: {all(r['same'] for r in mine)}")
+        for family in FAMILIES:
+            mine = [r for r in rows if FAMILY_PRESETS[r["preset"]].family == family]
+            if len(mine) > 1:
+                total = {k: sum(r[k] for r in mine) for k in ("images", "wall1", "wall2", "cpu1", "cpu2")}
+                report(f"{family} family, {len(mine)} presets", total["images"], total["wall1"], total["wall2"],
+                       total["cpu1"], total["cpu2"], f"sets identical: {all(r['same'] for r in mine)}")
+        for family in args.family if args.presets is None else ():
+            # what a user generating the whole family runs: one `plates generate --family` (the imports paid once)
+            row = bench_family_command(family, args.repeat, tmp)
+            per_preset = {f"{r['preset']}/{rel}": digest for r in rows if FAMILY_PRESETS[r["preset"]].family == family
+                          for rel, digest in r["files"].items()}
+            report(f"{family} family, --family", row["images"], row["wall1"], row["wall2"], row["cpu1"], row["cpu2"],
+                   f"load {row['load'][0]:.1f}-{row['load'][1]:.1f}; sets identical: {row['same']}; "
+                   f"= the presets' sets: {row['files'] == per_preset}")
     print(f"load average {os.getloadavg()[0]:.2f} at the end")
 
 

@@ -44,7 +44,7 @@ from urllib.parse import urlsplit
 
 import pyarrow.fs as pafs
 
-__all__ = ["COMMITS", "TEMPORARIES", "Store", "is_url", "mirror", "open_store", "s3_endpoint", "s3_region", "sync_filesystem",
+__all__ = ["COMMITS", "TEMPORARIES", "Store", "is_url", "mirror", "open_store", "s3_endpoint", "sub_location", "s3_region", "sync_filesystem",
            "temporary_name", "write_atomic", "written_in_place"]
 
 #: The folder (beside the objects it commits) holding each committed object's record, on object stores.
@@ -118,14 +118,11 @@ class Store:
 
     def child(self, name: str) -> Store:
         """The sub-folder ``name`` as a store of its own."""
-        url = self.url.rstrip("/") + "/" + name if self.object_store else str(Path(self.url) / name)
-        return Store(url, self.fs, self.path(name), self.object_store)
+        return Store(sub_location(self.url, name), self.fs, self.path(name), self.object_store)
 
     def shown(self, name: str = "") -> str:
         """``name`` under this store as a user reads it (the URL form on an object store)."""
-        if not name:
-            return self.url
-        return self.url.rstrip("/") + "/" + name if self.object_store else str(Path(self.url) / name)
+        return sub_location(self.url, name) if name else self.url
 
     def list(self, *, prefix: str = "", suffix: str = "", recursive: bool = False) -> list[str]:
         """Committed files under the root whose names start with ``prefix`` and end with ``suffix``, as names
@@ -309,6 +306,18 @@ def _fsync_dir(folder: Path) -> None:
         os.fsync(fd)
     finally:
         os.close(fd)
+
+
+def sub_location(location: str | os.PathLike, name: str) -> str:
+    """The location of ``name`` under ``location`` as a user writes it: ``s3://b/p`` + ``x`` -> ``s3://b/p/x``,
+    a local folder joined as a path.
+
+    >>> sub_location("s3://bucket/sets/", "rcid-contrast")
+    's3://bucket/sets/rcid-contrast'
+    """
+    if is_url(location):
+        return str(location).rstrip("/") + "/" + name
+    return str(Path(location) / name)
 
 
 def open_store(location: str | os.PathLike | Store) -> Store:

@@ -2,7 +2,7 @@
 
 import json
 
-from plates.explorer.models import redact as explorer_redact
+from plates.explorer.backends import redact as explorer_redact
 from plates.secrets import redact
 
 KEY = "sk-test-\u00e9\n"

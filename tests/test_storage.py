@@ -13,7 +13,7 @@ import pytest
 from plates import storage
 from plates.cli import main
 from plates.results import ResultsWriter, compact_run, load_results
-from plates.runs.runner import existing_keys
+from plates.runs.plan import existing_keys
 from plates.storage import COMMITS, TEMPORARIES, is_url, open_store, sync_filesystem, write_atomic
 from tests.support.s3_server import ACCESS_KEY, SECRET, S3Server
 

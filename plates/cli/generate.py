@@ -4,6 +4,7 @@ Presets (--preset): colorblindnesseval (1,000 images) and colorblindnesseval-dej
 huemanity-alnum (84,100), huemanity (HueManity's 83,850), each in its paper's plate style, the same in this
 project's dense style as <preset>-dense, and the illusion and scene families' presets
 (plates.datasets.family_presets.FAMILY_PRESETS: rcid-contrast, illusions-classic, colorbench-..., ...).
+--family illusion (or scene) writes every preset of that family, each into OUT/<preset>, in one process.
 Your own set (--grid FILE): a TOML grid of labels x colour sets x fonts x ΔE2000 x sizes (see
 plates.datasets.grid; example: examples/grid.toml). Exact plates (--spec, repeatable): a spec JSON file or the
 JSON itself, each plate drawn as it says (plates.datasets.specs). A killed run leaves no half-written file; rerun the same
@@ -13,6 +14,7 @@ random subset of N plates of a plate preset, balanced across its colour sets (Hu
 
     plates generate --preset colorblindnesseval --out data/cbe
     plates generate --preset huemanity-numeric --sample 1000 --out data/hm-1000
+    plates generate --family illusion --out data/illusions   # data/illusions/rcid-contrast, ...
     plates generate --grid examples/grid.toml --out data/my-grid
     plates generate --spec plate-spec.json --out data/my-plate    # one exact plate, from the explorer
 """
@@ -36,6 +38,8 @@ def register(subparsers: argparse._SubParsersAction) -> None:
                               description=__doc__, formatter_class=PresetsHelpFormatter)
     which = p.add_mutually_exclusive_group(required=True)
     which.add_argument("--preset", help="a preset of any family ({presets})")
+    which.add_argument("--family", help="illusion or scene: every preset of the family, each into OUT/<preset> as "
+                       "--preset writes it (one process for the family: its imports are paid once)")
     which.add_argument("--grid", metavar="TOML", help="a grid file: labels, colour sets, fonts, ΔE2000 "
                        "values, sizes, variants (plates.datasets.grid)")
     which.add_argument("--spec", metavar="JSON", action="append",
@@ -79,9 +83,9 @@ def main(args: argparse.Namespace) -> int:
     if args.sample is None and args.sample_seed is not None:
         raise ValueError("--sample-seed needs --sample N; allowed: --sample N [--sample-seed S]")
     shard = None if args.shard is None else Shard.parse(args.shard)
-    if args.take_over_lock and args.preset is None:
+    if args.take_over_lock and args.preset is None and args.family is None:
         raise ValueError("--take-over-lock cannot be combined with --spec or --grid, which write local folders (no "
-                         "lease); allowed: it with --preset and an s3:// --out")
+                         "lease); allowed: it with --preset or --family and an s3:// --out")
     # this process renders too when it is the only writer (--workers 1, --spec): it keeps freed memory as the
     # workers do (their forked copies inherit it), or each 900 px plate faults its arrays' pages in again
     keep_freed_memory()
@@ -111,6 +115,17 @@ def main(args: argparse.Namespace) -> int:
                              "grid file (--sample draws from a plate preset)")
         summary = generate_grid(load_grid(args.grid), args.out, limit=limit, workers=args.workers,
                                 compress_level=args.compress_level, progress=not args.no_progress, shard=shard)
+    elif args.family is not None:
+        # lazy: loads only when this subcommand runs (plates.cli)
+        from plates.datasets.generate import generate_family
+
+        if args.sample is not None:
+            raise ValueError("--sample cannot be combined with --family (a sample draws plates of a plate preset, "
+                             "balanced across its colour sets); allowed: --sample with --preset")
+        summary = generate_family(
+            args.family, args.out, limit=limit, size=args.size, seed=0 if args.seed is None else args.seed,
+            workers=args.workers, compress_level=args.compress_level, progress=not args.no_progress, shard=shard,
+            fmt=args.format, take_over_lock=args.take_over_lock)
     else:
         # lazy: loads only when this subcommand runs (plates.cli)
         from plates.datasets import generate

@@ -19,6 +19,9 @@ from plates.analysis import metrics
 from plates.charts import comparison, published
 from plates.charts import ishihara as charts
 from plates.charts.common import CONDITION, titled
+from plates.charts.failure_modes import failure_mode_figure, failure_mode_table
+from plates.charts.overview import overview_figure, overview_table
+from plates.charts.yes_no import yes_no_figure, yes_no_table
 from plates.dashboard import queries
 from plates.dashboard.views import View
 from plates.results.reference import load_reference
@@ -127,15 +130,15 @@ def overview(view: View, family: str | None = None) -> Page:
             raise ValueError(f"family {family!r} is not known; allowed: {', '.join(OVERVIEW_FAMILIES)}")
         wanted = {t for t, task in TASKS.items() if task.family in OVERVIEW_FAMILIES[family]}
         cube = cube[cube["task"].astype(object).isin(wanted)]
-    table = charts.overview_table(counts=cube)
+    table = overview_table(counts=cube)
     matched = matching.compare(table, view.reference)
     _, notes = repeated(view)
-    return Page(charts.overview_figure(table=table, comparison=matched), table, notes)
+    return Page(overview_figure(table=table, comparison=matched), table, notes)
 
 
 def compare(view: View) -> Page:
     """Our cells beside the papers' cells (same model, prompt, condition): difference and inside-or-not."""
-    cells = charts.overview_table(counts=view.cube)
+    cells = overview_table(counts=view.cube)
     table = matching.compare(cells, view.reference)
     if table.empty:  # no same-model value: the papers' models on the same questions, labelled as context
         near = matching.context(cells, view.reference)
@@ -169,11 +172,11 @@ def resolution(view: View, condition: str | None = None) -> Page:
 
 
 def yes_no(view: View, condition: str | None = None) -> Page:
-    figure = charts.yes_no_figure(reference=view.reference, counts=view.cube, condition=condition)
+    figure = yes_no_figure(reference=view.reference, counts=view.cube, condition=condition)
     hint = (figure.layout.meta or {}).get("hint")  # the paper's points only: say what adds ours
     notes = (hint.replace("<br>", " ").replace("<span style='font-family:monospace'>", " `")
              .replace("</span>", "`;").rstrip(";"),) if hint else ()
-    return Page(figure, charts.yes_no_table(counts=view.cube), notes)
+    return Page(figure, yes_no_table(counts=view.cube), notes)
 
 
 def grayscale_pairs(view: View) -> pd.DataFrame:
@@ -293,8 +296,8 @@ def delta_e(
 
 def failure_modes(view: View, condition: str | None = None) -> Page:
     counts = view.label(queries.failure_counts(view.opened.results, view.where, [*_BY, "prompt_name"]))
-    table = charts.failure_mode_table(counts=counts)
-    return Page(charts.failure_mode_figure(counts=counts, condition=condition), table)
+    table = failure_mode_table(counts=counts)
+    return Page(failure_mode_figure(counts=counts, condition=condition), table)
 
 
 #: Tasks the "Published numbers" page draws when none is chosen: the first few of the table, so a wide table

@@ -14,7 +14,7 @@ import pyarrow.parquet as pq
 from PIL import Image
 from tqdm import tqdm
 
-from plates.datasets.family_presets import FAMILY_PRESETS, unknown_preset
+from plates.datasets.family_presets import FAMILY_PRESETS, presets_by_family, unknown_preset
 from plates.datasets.items import (
     FILE_NAME_COLUMN,
     MANIFEST,
@@ -35,7 +35,7 @@ from plates.shards import Shard
 from plates.stimuli import render as render_stimulus
 from plates.stimuli.ishihara.measure import target_kind
 from plates.stimuli.ishihara.plate import PlateSpec, pair_delta_e, render
-from plates.storage import TEMPORARIES, is_url, write_atomic, written_in_place
+from plates.storage import TEMPORARIES, is_url, sub_location, write_atomic, written_in_place
 from plates.validation import check_choice
 
 #: How a set is stored: loose PNG files plus a manifest, or Parquet shards holding the PNG bytes.
@@ -348,3 +348,47 @@ def _generate(name: str, out: str | os.PathLike, *, limit: int | None, size: int
         merge_shard_manifests(out, shard.count, row_group_size=_MANIFEST_BATCH)
     return {"preset": name, "plates": len(plates), "written": written, "skipped": skipped, "bytes": nbytes,
             "rows": rows, "out": str(out), "sample": sample.tag if sample is not None else None}
+
+
+#: Families `generate_family` writes whole: their presets are a few thousand images each, drawn by one pool.
+WHOLE_FAMILIES = ("illusion", "scene")
+
+
+def family_preset_names(family: str) -> tuple[str, ...]:
+    """The presets of ``family`` (one of `WHOLE_FAMILIES`) in `FAMILY_PRESETS` order; ValueError naming the
+    allowed families otherwise (the plate presets are several versions of the same sets, each generated
+    with ``--preset``)."""
+    check_choice("family", family, WHOLE_FAMILIES,
+                 extra=" (plate presets: one at a time, with --preset)")
+    return presets_by_family()[family]
+
+
+def generate_family(family: str, out: str | os.PathLike, *, limit: int | None = None, size: int | None = None,
+                    seed: int = 0, workers: int | None = None, compress_level: int = 2, progress: bool = True,
+                    shard: Shard | None = None, fmt: str = "png", take_over_lock: bool = False) -> dict:
+    """Every preset of ``family`` ("illusion" or "scene"), each written by `generate` into ``OUT/<preset>``
+    exactly as ``plates generate --preset <preset> --out OUT/<preset>`` writes it (its own manifest, resumable;
+    ``out`` may be an object-store URL with ``fmt="parquet"``), one preset after another in this process.
+
+    Why one command: a ``plates generate`` process spends ~1.2 s of CPU importing colour-science (with pandas
+    and scipy under it), which no worker can share and which bounds a 160-image preset's speed-up from a second
+    worker to ~1.5x; here the import is paid once for the family, and each preset's workers are forked from
+    this process with it loaded (`plates.datasets.workers.family_pool`).
+
+    ``size`` applies to every preset and is checked against each before anything is written (a size one preset
+    cannot take is refused, naming its allowed sizes); ``limit`` and ``shard`` apply to each preset. Returns
+    ``{"family", "presets": {name: generate's summary}, "rows", "out"}``."""
+    names = family_preset_names(family)
+    for name in names:  # what one preset would refuse, refused before any preset is written
+        fp = FAMILY_PRESETS[name]
+        fp.check_size(size)
+        if shard is not None and limit is not None and fp.entries_per_job != 1:
+            raise ValueError(f"limit={limit!r} cannot be combined with a shard for family {family!r}: its preset "
+                             f"{name!r} has items of several images each (a shard cannot tell where another "
+                             "shard's images end); allowed: no limit with a shard, or a limit without one")
+    summaries = {name: generate(name, sub_location(out, name), limit=limit, size=size, seed=seed,
+                                workers=workers, compress_level=compress_level, progress=progress, shard=shard,
+                                fmt=fmt, take_over_lock=take_over_lock)
+                 for name in names}
+    return {"family": family, "presets": summaries, "rows": sum(s["rows"] for s in summaries.values()),
+            "out": str(out)}

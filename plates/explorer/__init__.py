@@ -1,10 +1,12 @@
 """The explorer: the whole Gradio app (`app.build_app`; `python -m plates.explorer` or the Space's `app.py`
 serves it). One module per tab holds its widget-free logic, tested without a browser: `plate` (the plate
-designer, and the public-mode `Policy` every tab obeys), `models` (asking a model, the ΔE2000 sweep, the
-history), `compare` (models side by side, overlaid sweeps), `share` (the Model tab's state in a link),
+designer: controls <-> spec, views), `specs` (a spec as JSON and as a share code), `backends` (which model
+answers: the choice, the model cache), `models` (asking a model), `sweep` (the ΔE2000 sweep), `history` (the
+session's rows), `compare` (models side by side, overlaid sweeps), `share` (the Model tab's state in a link),
 `reproduce` (the Python and CLI lines of what is on screen), `codes` (the bounded link codes), `families` (the
-illusion and scene tabs), `quiz` ("Try it yourself"); `app`, `model_tab` and `family_tabs` lay out the widgets and
-wire the events."""
+illusion and scene tabs), `quiz` ("Try it yourself"). Every tab obeys the public-mode `Policy` (`policy`);
+`concurrency` says how many events run at once and in how many worker processes (`pool`); `app`, `model_tab`
+and `family_tabs` lay out the widgets and wire the events, sharing `context`."""
 
 import os
 

@@ -1,13 +1,13 @@
 """The live plate explorer: the Gradio app the Hugging Face Space's `app.py` launches.
 
-Thin on purpose: every decision lives in plates.explorer.plate / plates.explorer.models; this file lays out the
-Plate tab and wires its events, and ``build_app()`` puts the tabs together (the Model tab with its sweep:
-`plates.explorer.model_tab`; Illusions, Scenes, Try it yourself: `plates.explorer.family_tabs`; what they share:
-`plates.explorer.context`). ``build_app()`` returns the Blocks (tests build and drive it); ``main()`` launches it
+Thin on purpose: every decision lives in the widget-free modules beside it (plates.explorer.plate, .specs,
+.policy, .concurrency, .backends, .models, .sweep, .history); this file lays out the Plate tab and wires its
+events, and ``build_app()`` puts the tabs together (the Model tab with its sweep: `plates.explorer.model_tab`;
+Illusions, Scenes, Try it yourself: `plates.explorer.family_tabs`; what they share: `plates.explorer.context`). ``build_app()`` returns the Blocks (tests build and drive it); ``main()`` launches it
 (`app.py`, ``python -m plates.explorer``). Env: ``GRADIO_SERVER_NAME`` / ``GRADIO_SERVER_PORT`` (host/port),
 ``PLATES_ALLOWED_BASE_URLS``, ``PLATES_ALLOWED_HF_MODELS``. Public mode is the default; ``--private`` or
 ``PLATES_PUBLIC=0`` serves a private instance, except on a hosted Space (``SPACE_ID`` / ``SYSTEM=spaces``),
-which is always public (`plates.explorer.plate.Policy.from_env`).
+which is always public (`plates.explorer.policy.Policy.from_env`).
 """
 
 from __future__ import annotations
@@ -25,11 +25,14 @@ from starlette.middleware import Middleware
 
 from plates.admission import SESSION_TTL_S, Admission, UploadGate, hosted_space
 from plates.explorer import family_tabs
-from plates.explorer import models as em
 from plates.explorer import plate as ex
-from plates.explorer.context import INTERNAL, AppContext, PlateTab
+from plates.explorer.backends import FAILED_LOAD_MEMORY_S, ModelCache
+from plates.explorer.concurrency import concurrency, pool_bound, render_workers
+from plates.explorer.context import INTERNAL, AppContext, PlateTab, Scratch
 from plates.explorer.model_tab import model_tab
+from plates.explorer.policy import Policy
 from plates.explorer.pool import ExplorerPool
+from plates.explorer.specs import QUERY_PARAM, decode_spec, share_link, spec_from_text, spec_to_json
 from plates.secrets import clean_message
 
 log = logging.getLogger("plates.app")
@@ -73,30 +76,30 @@ def _guard(fn, secrets_from=None, hide_paths=False):
     return run
 
 
-def admission_for(policy: ex.Policy) -> Admission | None:
+def admission_for(policy: Policy) -> Admission | None:
     """Public mode's limits per address and server-wide (`plates.admission.Admission`; addresses from the
     Space's proxy on a hosted Space), None in private mode."""
     return Admission(behind_proxy=hosted_space()) if policy.public else None
 
 
-def build_app(policy: ex.Policy | None = None, admission: Admission | None = None) -> gr.Blocks:
+def build_app(policy: Policy | None = None, admission: Admission | None = None) -> gr.Blocks:
     """The explorer's Blocks: plate panel (live), model panel with its ΔE sweep, and the family tabs.
     Nothing is launched here. ``admission``: the limits the app checks (default: `admission_for` the policy;
     pass the same object to `launch_options`, whose upload gate shares it)."""
-    policy = policy or ex.Policy.from_env()
+    policy = policy or Policy.from_env()
     admission = admission if admission is not None else admission_for(policy)
     # renders and the reader's answers in worker processes, one per core, in public mode (plates.explorer.pool)
-    workers = ex.render_workers(policy)
-    slots = ex.concurrency(policy, workers)  # events at once per group, up to the cores, and the queue's bound
-    work = ExplorerPool(workers, max_pending=ex.pool_bound(slots, workers))
+    workers = render_workers(policy)
+    slots = concurrency(policy, workers)  # events at once per group, up to the cores, and the queue's bound
+    work = ExplorerPool(workers, max_pending=pool_bound(slots, workers))
     shared = AppContext(
         policy=policy, admission=admission, guard=functools.partial(_guard, hide_paths=policy.public), slots=slots,
         # public mode remembers a model that failed to load, so retries do not take the model slot again;
         # the bundled reader answers in the workers
-        cache=em.ModelCache(work.make_backend,
-                            remember_failures_s=em.FAILED_LOAD_MEMORY_S if policy.public else 0.0),
+        cache=ModelCache(work.make_backend,
+                         remember_failures_s=FAILED_LOAD_MEMORY_S if policy.public else 0.0),
         plates_seen=work.plates,  # the plates on screen, reused when a model is asked about them
-        scratch=ex.Scratch(tempfile.mkdtemp(prefix="plates-explorer-")),  # files we name, never user paths
+        scratch=Scratch(tempfile.mkdtemp(prefix="plates-explorer-")),  # files we name, never user paths
         ttl=SESSION_TTL_S if admission is not None else None,  # public mode: no state outlives it unused
         work=work)
     # Warm up before serving: fonts, packing and colour-science load now, not in a visitor's first request.
@@ -146,7 +149,7 @@ def _plate_tab(shared: AppContext, demo: gr.Blocks, base_state: gr.State) -> Pla
     return _wire_plate(shared, demo, base_state, w)
 
 
-def _plate_controls(policy: ex.Policy) -> dict:
+def _plate_controls(policy: Policy) -> dict:
     """The plate's controls (left column), by name."""
     fonts = ex.font_choices()
     defaults = ex.spec_to_controls(ex.default_spec())
@@ -230,12 +233,12 @@ def _wire_plate(shared: AppContext, demo: gr.Blocks, base_state: gr.State, w: di
             return (*[gr.skip()] * len(ex.VIEWS), f"⚠️ **Not redrawn:** {message}",
                     *[gr.skip()] * (len(plate_outputs) - len(ex.VIEWS) - 1))
         spec = encoded.plate.spec
-        spec_json = ex.spec_to_json(spec)
+        spec_json = spec_to_json(spec)
         plate_png = scratch.write("plate", "png", encoded.png)  # exact pixels
         shown_views = [scratch.write(f"view-{v}", "jpeg", encoded.jpeg[v]) for v in ex.VIEWS[1:]]
         spec_file = scratch.write("plate-spec", "json", spec_json.encode())
         page = request.headers.get("referer") if request is not None else None  # the page the visitor is on
-        share = ex.share_link(spec, page)
+        share = share_link(spec, page)
         shown = ex.spec_to_controls(spec)
         sent.remember(getattr(request, "session_hash", None), shown.foreground, shown.background)
         min_hi, max_hi = ex.dot_slider_limits(spec)
@@ -269,8 +272,8 @@ def _wire_plate(shared: AppContext, demo: gr.Blocks, base_state: gr.State, w: di
         return fg, bg
 
     def apply_spec_text(text):
-        spec = ex.spec_from_text(text, policy)
-        return (ex.spec_to_json(spec), *ex.spec_to_controls(spec).__dict__.values())
+        spec = spec_from_text(text, policy)
+        return (spec_to_json(spec), *ex.spec_to_controls(spec).__dict__.values())
 
     def apply_spec_file(data):
         if data is None:
@@ -278,11 +281,11 @@ def _wire_plate(shared: AppContext, demo: gr.Blocks, base_state: gr.State, w: di
         return apply_spec_text(data)
 
     def on_load(request: gr.Request):
-        code = dict(request.query_params).get(ex.QUERY_PARAM) if request is not None else None
+        code = dict(request.query_params).get(QUERY_PARAM) if request is not None else None
         if not code:
             return (gr.update(),) * (1 + len(controls))
         try:
-            return apply_spec_text(ex.spec_to_json(ex.decode_spec(code, policy)))
+            return apply_spec_text(spec_to_json(decode_spec(code, policy)))
         except ValueError as exc:
             gr.Warning(f"The link's plate could not be opened: {exc}")
             return (gr.update(),) * (1 + len(controls))
@@ -322,14 +325,14 @@ EXPLORER_CSS = """
 PUBLIC_SESSION_CAPACITY = 96
 
 
-def launch_options(port: int | None = None, policy: ex.Policy | None = None,
+def launch_options(port: int | None = None, policy: Policy | None = None,
                    admission: Admission | None = None) -> dict:
     """How the explorer is launched (tests and the bench use the same): host and port from the environment,
     the page's style (`EXPLORER_CSS`), no raw errors on the page, no run history (it would keep inputs, a visitor's key among them, in the
     browser or a bucket), and in public mode uploads capped at 1 MB a file (a spec is a few hundred bytes) and
     per address and in total by an upload gate in front of Gradio's upload route (``admission.uploads``;
     default: `admission_for` the policy), and at most `PUBLIC_SESSION_CAPACITY` sessions' state kept."""
-    policy = policy or ex.Policy.from_env()
+    policy = policy or Policy.from_env()
     if port is None and os.environ.get("GRADIO_SERVER_PORT"):
         port = int(os.environ["GRADIO_SERVER_PORT"])
     options = dict(server_name=os.environ.get("GRADIO_SERVER_NAME", "127.0.0.1"), server_port=port,
@@ -350,7 +353,7 @@ def main(argv: list[str] | None = None) -> None:
     cli = argparse.ArgumentParser(description="Serve the plate explorer (public mode unless --private).")
     cli.add_argument("--private", action="store_true", help="a private instance: your own endpoints and larger "
                      "caps (ignored on a hosted Space, which is always public)")
-    policy = ex.Policy.from_env(private=cli.parse_args(argv).private)
+    policy = Policy.from_env(private=cli.parse_args(argv).private)
     if not policy.public:
         log.warning("private mode: serve it on a trusted network only")
     admission = admission_for(policy)

@@ -2,7 +2,7 @@
 
 A code is URL-safe base64 (no padding) of zlib-compressed, minified JSON. Decoding is bounded before it is
 parsed: at most :data:`MAX_CODE_CHARS` characters in, at most a caller's byte cap out (a zip bomb stops at the
-cap), so a hostile link costs a few kilobytes whatever it holds. `plates.explorer.plate` packs a plate's spec
+cap), so a hostile link costs a few kilobytes whatever it holds. `plates.explorer.specs` packs a plate's spec
 this way (``?spec=``), `plates.explorer.share` the Model tab's state (``?ask=``).
 
 >>> code = pack_json({"b": 1, "a": [1, 2]})

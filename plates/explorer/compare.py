@@ -8,7 +8,7 @@ session overlaid, one series per model in the model's own colour (:func:`sweep_f
 
 A failing model never hides the others: its line of the table says why. The visitor's API key goes only to
 the base URL it was typed for (:func:`key_for`); a compared model at another address goes without it (in
-private mode the server's own key still goes to its own endpoint only: `plates.explorer.models.open_backend`).
+private mode the server's own key still goes to its own endpoint only: `plates.explorer.backends.open_backend`).
 """
 
 from __future__ import annotations
@@ -23,7 +23,9 @@ from plates.analysis.conditions import CONDITION_COLUMNS
 from plates.charts.common import model_colours
 from plates.charts.ishihara import delta_e_figure
 from plates.explorer import models as em
-from plates.explorer.plate import Policy
+from plates.explorer.backends import ModelCache, ModelChoice, check_hf_model, open_backend, redact
+from plates.explorer.policy import Policy
+from plates.explorer.sweep import requested_delta_e, sweep_plan
 from plates.stimuli.ishihara.plate import PlateSpec, render
 
 __all__ = ["COMPARE_HEADERS", "Answered", "ask_models", "comparison_frame", "format_models", "key_for",
@@ -36,12 +38,12 @@ COMPARE_HEADERS = ["Model", "Backend", "Raw reply", "Answer read", "Expected", "
 LINE_FORMS = "'baseline', 'hf ORG/NAME' or 'openai MODEL BASE_URL'"
 
 
-def model_line(choice: em.ModelChoice) -> str:
+def model_line(choice: ModelChoice) -> str:
     """One line of the comparison box for ``choice`` (:func:`parse_models` reads it back).
 
-    >>> model_line(em.ModelChoice("openai", "gpt-4o-mini", "https://api.openai.com/v1"))
+    >>> model_line(ModelChoice("openai", "gpt-4o-mini", "https://api.openai.com/v1"))
     'openai gpt-4o-mini https://api.openai.com/v1'
-    >>> model_line(em.ModelChoice())
+    >>> model_line(ModelChoice())
     'baseline'
     """
     if choice.kind == "baseline":
@@ -51,12 +53,12 @@ def model_line(choice: em.ModelChoice) -> str:
     return f"openai {choice.model} {choice.base_url}"
 
 
-def format_models(choices: Sequence[em.ModelChoice]) -> str:
+def format_models(choices: Sequence[ModelChoice]) -> str:
     """The comparison box's text for ``choices``: one :func:`model_line` a line."""
     return "\n".join(model_line(c) for c in choices)
 
 
-def parse_models(text: str | None, policy: Policy) -> tuple[em.ModelChoice, ...]:
+def parse_models(text: str | None, policy: Policy) -> tuple[ModelChoice, ...]:
     """The models of the comparison box: one a line (``baseline``, ``hf ORG/NAME``, ``openai MODEL BASE_URL``;
     blank lines and ``#`` comments skipped), each validated under ``policy`` (public mode: allowed Hugging Face
     ids and base URLs only), at most ``policy.max_compare_models``, none twice. ValueError names the line.
@@ -68,7 +70,7 @@ def parse_models(text: str | None, policy: Policy) -> tuple[em.ModelChoice, ...]
     cap = policy.max_compare_models * (policy.max_field_chars * 2 + 16)
     if len(text) > cap:
         raise ValueError(f"the models to compare take {len(text)} characters; allowed: at most {cap}")
-    choices: list[em.ModelChoice] = []
+    choices: list[ModelChoice] = []
     for number, raw in enumerate(text.splitlines(), 1):
         line = raw.strip()
         if not line or line.startswith("#"):
@@ -80,7 +82,7 @@ def parse_models(text: str | None, policy: Policy) -> tuple[em.ModelChoice, ...]
                              f"allowed: {LINE_FORMS}")
         model, base_url = (rest + ["", ""])[:2]
         try:
-            choice = em.ModelChoice(kind, model, base_url).validate(policy)
+            choice = ModelChoice(kind, model, base_url).validate(policy)
         except ValueError as exc:
             raise ValueError(f"line {number} of the models to compare: {exc}") from None
         if choice in choices:
@@ -92,12 +94,12 @@ def parse_models(text: str | None, policy: Policy) -> tuple[em.ModelChoice, ...]
     return tuple(choices)
 
 
-def key_for(choice: em.ModelChoice, key: str | None, key_url: str | None) -> str:
+def key_for(choice: ModelChoice, key: str | None, key_url: str | None) -> str:
     """The API key ``choice`` is asked with: the session's ``key`` for an OpenAI-compatible model at
     ``key_url`` (the base URL the key was typed beside), else none.
 
-    >>> m = em.ModelChoice("openai", "m", "http://a/v1")
-    >>> key_for(m, "sk-1", "http://a/v1/"), key_for(m, "sk-1", "http://b/v1"), key_for(em.ModelChoice(), "sk-1", "")
+    >>> m = ModelChoice("openai", "m", "http://a/v1")
+    >>> key_for(m, "sk-1", "http://a/v1/"), key_for(m, "sk-1", "http://b/v1"), key_for(ModelChoice(), "sk-1", "")
     ('sk-1', '', '')
     """
     same = (key_url or "").strip().rstrip("/") == choice.base_url
@@ -109,14 +111,14 @@ class Answered:
     """One compared model's answer: ``row`` (the results schema, as a single ask stores it) or ``error``
     (why this model gave none: a refused choice, a missing key, a backend that kept failing)."""
 
-    choice: em.ModelChoice
+    choice: ModelChoice
     row: dict | None = None
     error: str | None = None
 
 
-def ask_models(spec: PlateSpec, ask: em.Ask, choices: Sequence[em.ModelChoice], *, key: str | None,
-               key_url: str | None, policy: Policy, cache: em.ModelCache, colour_set: str, run_id: str,
-               renderer: Callable = render, check_hf: Callable[[str], None] = em.check_hf_model,
+def ask_models(spec: PlateSpec, ask: em.Ask, choices: Sequence[ModelChoice], *, key: str | None,
+               key_url: str | None, policy: Policy, cache: ModelCache, colour_set: str, run_id: str,
+               renderer: Callable = render, check_hf: Callable[[str], None] = check_hf_model,
                ) -> Iterator[Answered]:
     """Ask every model in ``choices`` the same question (``ask``: prompt and condition) about the plate of
     ``spec``, one after another, yielding each model's :class:`Answered` as it comes. The image and request
@@ -128,7 +130,7 @@ def ask_models(spec: PlateSpec, ask: em.Ask, choices: Sequence[em.ModelChoice], 
     for choice in choices:
         secret = key_for(choice, key, key_url)
         try:
-            backend, close = em.open_backend(choice, secret, policy, cache, check_hf=check_hf)
+            backend, close = open_backend(choice, secret, policy, cache, check_hf=check_hf)
             try:
                 row, _ = em.ask_one(spec, ask, backend, colour_set=colour_set, run_id=run_id, secrets=(key,),
                                     renderer=renderer)
@@ -136,25 +138,25 @@ def ask_models(spec: PlateSpec, ask: em.Ask, choices: Sequence[em.ModelChoice], 
                 if close:
                     backend.close()
         except (ValueError, ImportError) as exc:
-            yield Answered(choice, error=em.redact(str(exc), (key,)))
+            yield Answered(choice, error=redact(str(exc), (key,)))
             continue
         yield Answered(choice, row=row)
 
 
-def sweep_models(spec: PlateSpec, values: Sequence[float], ask: em.Ask, choices: Sequence[em.ModelChoice], *,
-                 key: str | None, key_url: str | None, policy: Policy, cache: em.ModelCache, colour_set: str,
+def sweep_models(spec: PlateSpec, values: Sequence[float], ask: em.Ask, choices: Sequence[ModelChoice], *,
+                 key: str | None, key_url: str | None, policy: Policy, cache: ModelCache, colour_set: str,
                  run_id: str, renderer: Callable = render,
-                 check_hf: Callable[[str], None] = em.check_hf_model) -> Iterator[Answered]:
-    """The ΔE2000 sweep (`plates.explorer.models.sweep_plan`: the same plates for every model) asked of each
+                 check_hf: Callable[[str], None] = check_hf_model) -> Iterator[Answered]:
+    """The ΔE2000 sweep (`plates.explorer.sweep.sweep_plan`: the same plates for every model) asked of each
     model in turn; yields one :class:`Answered` per answered point (an API model's points run concurrently),
     or one with the error for a model that cannot answer (the next model is still asked)."""
-    plan = em.sweep_plan(spec, values)
+    plan = sweep_plan(spec, values)
     if not plan.specs:
         raise ValueError(f"no ΔE2000 of the sweep can be drawn with these colours: {plan.skipped[0][1]}")
     for choice in choices:
         secret = key_for(choice, key, key_url)
         try:
-            backend, close = em.open_backend(choice, secret, policy, cache, check_hf=check_hf)
+            backend, close = open_backend(choice, secret, policy, cache, check_hf=check_hf)
             try:
                 for row in em.ask_many(plan.specs, ask, backend, colour_set=colour_set, run_id=run_id,
                                        secrets=(key,), renderer=renderer):
@@ -163,7 +165,7 @@ def sweep_models(spec: PlateSpec, values: Sequence[float], ask: em.Ask, choices:
                 if close:
                     backend.close()
         except (ValueError, ImportError) as exc:
-            yield Answered(choice, error=em.redact(str(exc), (key,)))
+            yield Answered(choice, error=redact(str(exc), (key,)))
 
 
 def _verdict(row: dict) -> str:
@@ -214,7 +216,7 @@ def sweep_figure(rows: Sequence[dict]) -> go.Figure:
                       key=lambda r: r["delta_e"])
         if not done:
             continue
-        asked = [em.requested_delta_e(r) for r in done]
+        asked = [requested_delta_e(r) for r in done]
         fig.add_trace(go.Scatter(
             x=[r["delta_e"] for r in done], y=[1.0 if r["correct"] else 0.0 for r in done],
             mode="markers+text" if one_model else "markers", name=f"{model} answers", legendgroup=model,

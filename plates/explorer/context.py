@@ -1,21 +1,57 @@
 """What the explorer's tabs share while `plates.explorer.app.build_app` builds them: one `AppContext` per app
-(limits, guard, caches, scratch folder), the Plate tab's inputs other tabs read (`PlateTab`), and the options of
-the events the page wires for itself (`INTERNAL`)."""
+(limits, guard, caches, scratch folder: `Scratch`), the Plate tab's inputs other tabs read (`PlateTab`), and the
+options of the events the page wires for itself (`INTERNAL`)."""
 
 from __future__ import annotations
 
+import contextlib
+import os
+import re
+import time
+import uuid
 from collections.abc import Callable
 from dataclasses import dataclass
+from pathlib import Path
 
 from plates.admission import Admission
-from plates.explorer import models as em
 from plates.explorer import plate as ex
+from plates.explorer.backends import ModelCache
+from plates.explorer.history import history_parquet
+from plates.explorer.policy import Policy
 from plates.explorer.pool import ExplorerPool
+from plates.explorer.specs import spec_from_controls
 
-__all__ = ["INTERNAL", "AppContext", "PlateTab"]
+__all__ = ["INTERNAL", "AppContext", "PlateTab", "Scratch"]
 
 #: Chained steps and events the page wires for itself: not endpoints of the API page.
 INTERNAL = dict(api_visibility="private")
+
+
+class Scratch:
+    """A folder of files the explorer names itself (never from user input), pruned of files older than
+    ``max_age_s`` seconds as new ones are written, so a long-running Space does not fill its disk."""
+
+    def __init__(self, root: str | os.PathLike, max_age_s: float = 900.0) -> None:
+        self.root = Path(root)
+        self.root.mkdir(parents=True, exist_ok=True)
+        self.max_age_s = max_age_s
+        self._last_prune = 0.0
+
+    def write(self, stem: str, suffix: str, data: bytes) -> str:
+        """Write ``data`` to a fresh file ``<stem>-<random>.<suffix>`` and return its path."""
+        if not re.fullmatch(r"[a-z0-9-]{1,40}", stem) or suffix not in ("png", "jpeg", "json", "parquet"):
+            raise ValueError(f"scratch name {stem!r}.{suffix!r} is not allowed; allowed: [a-z0-9-] and "
+                             "png/jpeg/json/parquet")
+        now = time.time()
+        if now - self._last_prune > 60:
+            self._last_prune = now
+            for old in self.root.iterdir():
+                with contextlib.suppress(OSError):
+                    if now - old.stat().st_mtime > self.max_age_s:
+                        old.unlink()
+        path = self.root / f"{stem}-{uuid.uuid4().hex[:12]}.{suffix}"
+        path.write_bytes(data)
+        return str(path)
 
 
 @dataclass
@@ -24,19 +60,19 @@ class AppContext:
     slots, the model cache, the plates on screen, the scratch folder for the files we name, and the session
     state's time to live, and where the CPU work runs."""
 
-    policy: ex.Policy
+    policy: Policy
     admission: Admission | None
     guard: Callable
     slots: dict
-    cache: em.ModelCache
+    cache: ModelCache
     plates_seen: ex.PlateCache
-    scratch: ex.Scratch
+    scratch: Scratch
     ttl: float | None
     work: ExplorerPool  # renders and the reader's answers (worker processes or this one); owns plates_seen
 
     def make_spec(self, base_json, *vals):
         """The Plate tab's controls (and the pasted/linked spec they sit on) as a PlateSpec."""
-        return ex.spec_from_controls(self.policy, base_json, *vals)
+        return spec_from_controls(self.policy, base_json, *vals)
 
     def admit_answers(self, request, answers: int, what: str) -> None:
         """Public mode: refuse (`plates.admission.Refused`, a ValueError the page shows) a model call while
@@ -47,7 +83,7 @@ class AppContext:
             self.admission.model_answers.take(self.admission.client(request), answers)
 
     def parquet(self, history):
-        return self.scratch.write("explorer-history", "parquet", em.history_parquet(history))
+        return self.scratch.write("explorer-history", "parquet", history_parquet(history))
 
 
 @dataclass

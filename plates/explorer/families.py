@@ -1,7 +1,7 @@
 """The explorer's illusion and scene tabs, apart from any widget.
 
 Controls become validated specs (`plates.stimuli.illusions.IllusionSpec`, `plates.stimuli.scenes.SceneSpec`)
-under the explorer's `plates.explorer.plate.Policy`; an illusion's two targets are outlined on a copy of its image
+under the explorer's `plates.explorer.policy.Policy`; an illusion's two targets are outlined on a copy of its image
 and their pixel values measured from the image under the masks (independently of the renderer's own truth);
 a question is built by the prompt's task from the stimulus's truth (`plates.tasks.get_task`), asked of a backend
 with the exact image (a `plates.models.base.Query`; backends send PIL images as PNG, so the pixels arrive
@@ -25,7 +25,7 @@ from PIL import Image, ImageDraw, ImageFont
 from scipy import ndimage
 
 from plates import colour as C
-from plates.explorer.plate import Policy
+from plates.explorer.policy import Policy
 from plates.models import Backend, BackendFailing
 from plates.runs.rows import Asked, build_row
 from plates.secrets import redact

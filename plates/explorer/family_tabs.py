@@ -17,23 +17,26 @@ import gradio as gr
 
 from plates.admission import SESSION_TTL_S, Admission
 from plates.explorer import families as fv
-from plates.explorer import models as em
 from plates.explorer import plate as ex
 from plates.explorer import quiz as qv
+from plates.explorer.backends import ModelCache, ModelChoice, open_backend
+from plates.explorer.context import Scratch
+from plates.explorer.history import MAX_HISTORY, history_parquet
+from plates.explorer.policy import Policy
 from plates.explorer.pool import ExplorerPool
 from plates.validation import check_choice
 
 __all__ = ["add_family_tabs"]
 
 
-def add_family_tabs(policy: ex.Policy, *, guard: Callable, cache: em.ModelCache, scratch: ex.Scratch,
+def add_family_tabs(policy: Policy, *, guard: Callable, cache: ModelCache, scratch: Scratch,
                     model: Sequence[gr.components.Component], key_state: gr.State,
                     slots: Mapping[str, int], quiz: qv.QuizConfig | None = None,
                     reader: qv.ReaderCache | None = None, board: qv.ModelBoard | None = None,
                     admission: Admission | None = None, work: ExplorerPool | None = None) -> None:
     """Add the three tabs to the Blocks being built. ``guard(fn, secrets_from)`` turns errors into page
     messages (app._guard); ``model`` = the Model tab's (kind, hf_id, api_model, base_url) widgets;
-    ``slots``: events at once per concurrency group (`plates.explorer.plate.concurrency`, as the app computed
+    ``slots``: events at once per concurrency group (`plates.explorer.concurrency.concurrency`, as the app computed
     them for its workers); ``admission``: public mode's limits per address and server-wide
     (`plates.admission.Admission`); ``work``: where illusions, scenes and the quiz's images are drawn (default:
     in this process)."""
@@ -49,8 +52,8 @@ def add_family_tabs(policy: ex.Policy, *, guard: Callable, cache: em.ModelCache,
     run_state = gr.State("")
 
     def backend_for(key, kind, hf_id, api_model, base_url):
-        choice = em.ModelChoice(kind, hf_id if kind == "hf" else api_model, base_url)
-        return em.open_backend(choice, key, policy, cache)
+        choice = ModelChoice(kind, hf_id if kind == "hf" else api_model, base_url)
+        return open_backend(choice, key, policy, cache)
 
     def ask(controls, prompt_name, key, run_id, rows, kind, hf_id, api_model, base_url):
         """Ask the chosen model ``prompt_name`` about the illusion or scene ``controls`` describe (drawn by
@@ -64,8 +67,8 @@ def add_family_tabs(policy: ex.Policy, *, guard: Callable, cache: em.ModelCache,
         finally:
             if close:
                 backend.close()
-        rows = [*rows, row][-em.MAX_HISTORY:]
-        parquet = scratch.write("family-history", "parquet", em.history_parquet(rows))
+        rows = [*rows, row][-MAX_HISTORY:]
+        parquet = scratch.write("family-history", "parquet", history_parquet(rows))
         return (fv.question_markdown(question), row["reply"] or "", fv.result_markdown(row), rows, parquet,
                 run_id)
 
@@ -77,8 +80,8 @@ def add_family_tabs(policy: ex.Policy, *, guard: Callable, cache: em.ModelCache,
     _quiz_tab(guard, slots, work, png, scratch, admission, quiz, reader, board, ttl)
 
 
-def _illusions_tab(policy: ex.Policy, guard: Callable, slots: Mapping[str, int], work: ExplorerPool, ask: Callable,
-                   scratch: ex.Scratch, model: Sequence[gr.components.Component], key_state: gr.State, run_state: gr.State,
+def _illusions_tab(policy: Policy, guard: Callable, slots: Mapping[str, int], work: ExplorerPool, ask: Callable,
+                   scratch: Scratch, model: Sequence[gr.components.Component], key_state: gr.State, run_state: gr.State,
                    rows_state: gr.State) -> None:
     """The Illusions tab: one illusion drawn from its controls (by ``work``), its truth, and a question asked
     of the model chosen in the Model tab (``ask``)."""
@@ -136,8 +139,8 @@ def _illusions_tab(policy: ex.Policy, guard: Callable, slots: Mapping[str, int],
                   concurrency_limit=slots["model"], concurrency_id="model")
 
 
-def _scenes_tab(policy: ex.Policy, guard: Callable, slots: Mapping[str, int], work: ExplorerPool, ask: Callable,
-                scratch: ex.Scratch, model: Sequence[gr.components.Component], key_state: gr.State, run_state: gr.State,
+def _scenes_tab(policy: Policy, guard: Callable, slots: Mapping[str, int], work: ExplorerPool, ask: Callable,
+                scratch: Scratch, model: Sequence[gr.components.Component], key_state: gr.State, run_state: gr.State,
                 rows_state: gr.State) -> None:
     """The Scenes tab: one ColorBench-style scene drawn from its controls (by ``work``), its facts, and a
     task's question asked of the model chosen in the Model tab (``ask``)."""
@@ -195,7 +198,7 @@ def _scenes_tab(policy: ex.Policy, guard: Callable, slots: Mapping[str, int], wo
                  concurrency_limit=slots["model"], concurrency_id="model")
 
 
-def _quiz_tab(guard: Callable, slots: Mapping[str, int], work: ExplorerPool, png: Callable, scratch: ex.Scratch,
+def _quiz_tab(guard: Callable, slots: Mapping[str, int], work: ExplorerPool, png: Callable, scratch: Scratch,
               admission: Admission | None, quiz: qv.QuizConfig, reader: qv.ReaderCache, board: qv.ModelBoard,
               ttl: float | None) -> None:
     """The "Try it yourself" tab: consent, the quiz's trials (typed numbers or option buttons; each image

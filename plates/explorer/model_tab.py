@@ -1,6 +1,7 @@
 """The explorer's Model tab: the plate to ask about, the model and prompt, one question, the ΔE2000 sweep and
 this session's history (`model_tab`, called by `plates.explorer.app.build_app`). Thin: the decisions live in
-`plates.explorer.models` and `plates.explorer.plate`."""
+`plates.explorer.backends`, `plates.explorer.models`, `plates.explorer.sweep`, `plates.explorer.history` and
+`plates.explorer.plate`."""
 
 from __future__ import annotations
 
@@ -12,8 +13,12 @@ import gradio as gr
 from plates.explorer import compare, reproduce, share
 from plates.explorer import models as em
 from plates.explorer import plate as ex
+from plates.explorer.backends import MODEL_KIND_INFO, MODEL_KINDS, ModelChoice, open_backend
 from plates.explorer.context import INTERNAL, AppContext, PlateTab
+from plates.explorer.history import MAX_HISTORY, history_frame, history_headers
+from plates.explorer.policy import Policy
 from plates.explorer.share import ModelView
+from plates.explorer.sweep import in_batches, sweep_plan, sweep_replies, sweep_summary, sweep_values
 from plates.secrets import clean_message
 from plates.stimuli.ishihara.plate import PlateSpec
 
@@ -34,7 +39,7 @@ def model_tab(shared: AppContext, plate: PlateTab, demo: gr.Blocks, key_state: g
             w |= _compare_widgets(shared.policy)
         with gr.Accordion("ΔE2000 sweep: the same text at a range of differences (kept until cleared)", open=True):
             sweep = _sweep_widgets(shared.policy)
-        w["history_table"] = gr.Dataframe(headers=em.history_headers(), label="This session's queries",
+        w["history_table"] = gr.Dataframe(headers=history_headers(), label="This session's queries",
                                           interactive=False, elem_id="history")
         w["history_download"] = gr.DownloadButton("Download history (Parquet, results schema)")
         w |= _share_widgets()
@@ -52,7 +57,7 @@ def model_tab(shared: AppContext, plate: PlateTab, demo: gr.Blocks, key_state: g
     return w["kind"], w["hf_id"], w["api_model"], w["base_url"]
 
 
-def _model_widgets(policy: ex.Policy) -> dict:
+def _model_widgets(policy: Policy) -> dict:
     """The Model tab's widgets above the sweep, by name."""
     w: dict = {}
     with gr.Row():
@@ -60,8 +65,8 @@ def _model_widgets(policy: ex.Policy) -> dict:
             w["asked_plate"] = gr.Image(label="The plate to ask about", type="pil", format="jpeg",
                                         interactive=False, height=160, elem_id="asked-plate-image")
             w["asked_caption"] = gr.Markdown(elem_id="asked-plate")
-            w["kind"] = gr.Radio(list(em.MODEL_KINDS), value="baseline", label="Model",
-                                 info=em.MODEL_KIND_INFO["baseline"], elem_id="model-kind")
+            w["kind"] = gr.Radio(list(MODEL_KINDS), value="baseline", label="Model",
+                                 info=MODEL_KIND_INFO["baseline"], elem_id="model-kind")
             field_cap = policy.max_field_chars
             w["hf_id"] = gr.Textbox(label="Hugging Face model id", visible=False, max_length=field_cap,
                                     info=("allowed: " + ", ".join(policy.allowed_hf_models)) if policy.public else None)
@@ -139,23 +144,23 @@ def _wire_model(shared: AppContext, plate: PlateTab, model_tab: gr.Tab, w: dict,
                                              grayscale, hue, cvd, severity, variant, base_json, *vals))
         ask = view.ask(policy)
         run_id = run_id or f"explorer-{uuid.uuid4().hex[:12]}"
-        backend, close = em.open_backend(view.choice(), key, policy, cache)
+        backend, close = open_backend(view.choice(), key, policy, cache)
         try:
             row, seen = em.ask_one(spec, ask, backend, colour_set=spec.palette or ex.CUSTOM, run_id=run_id,
                                    secrets=(key,), renderer=plates_seen)
         finally:
             if close:
                 backend.close()
-        history = [*history, row][-em.MAX_HISTORY:]
+        history = [*history, row][-MAX_HISTORY:]
         seen_png = scratch.write("model-input", "png", ex.png_bytes(seen))  # exact pixels, fast encoder
-        return (row["reply"] or "", em.result_markdown(row), history, em.history_frame(history),
+        return (row["reply"] or "", em.result_markdown(row), history, history_frame(history),
                 shared.parquet(history), run_id, seen_png, em.sent(spec, ask, plates_seen)[1])
 
     kind, hf_id, api_model, base_url, key_box, key_status = (w["kind"], w["hf_id"], w["api_model"], w["base_url"],
                                                              w["key_box"], w["key_status"])
     model_tab.select(guard(show_asked_plate), plate.plate_inputs, [w["asked_plate"], w["asked_caption"]],
                      show_progress="hidden", **INTERNAL)
-    kind.change(lambda k: (gr.update(info=em.MODEL_KIND_INFO.get(k, "")), gr.update(visible=k == "hf"),
+    kind.change(lambda k: (gr.update(info=MODEL_KIND_INFO.get(k, "")), gr.update(visible=k == "hf"),
                            *[gr.update(visible=k == "openai")] * 4), kind,
                 [kind, hf_id, api_model, base_url, key_box, key_status], show_progress="hidden", **INTERNAL)
     key_box.change(store_key, key_box, [key_state, key_status], api_name="set_key", show_progress="hidden")
@@ -168,7 +173,7 @@ def _wire_model(shared: AppContext, plate: PlateTab, model_tab: gr.Tab, w: dict,
 
 
 # ---------------------------------------------------------------------------------------------- comparison
-def _compare_widgets(policy: ex.Policy) -> dict:
+def _compare_widgets(policy: Policy) -> dict:
     """The comparison box, its buttons, the side-by-side table and the request they all received, by name."""
     w: dict = {}
     # label and info name no model kind: the kind radio's labels ("openai", ...) stay unique on the page; the
@@ -196,7 +201,7 @@ def _wire_compare(shared: AppContext, w: dict, view_inputs: list, key_state: gr.
     policy, cache, scratch, plates_seen = shared.policy, shared.cache, shared.scratch, shared.plates_seen
 
     def add_model(text, kind, hf_id, api_model, base_url):
-        choice = em.ModelChoice(kind, hf_id if kind == "hf" else api_model, base_url).validate(policy)
+        choice = ModelChoice(kind, hf_id if kind == "hf" else api_model, base_url).validate(policy)
         choices = compare.parse_models(text, policy)
         if choice in choices:
             return gr.skip()
@@ -217,8 +222,8 @@ def _wire_compare(shared: AppContext, w: dict, view_inputs: list, key_state: gr.
                                            renderer=plates_seen):
             answers.append(answered)
             if answered.row is not None:
-                history = [*history, answered.row][-em.MAX_HISTORY:]
-            yield (compare.comparison_frame(answers), shared_md, history, em.history_frame(history),
+                history = [*history, answered.row][-MAX_HISTORY:]
+            yield (compare.comparison_frame(answers), shared_md, history, history_frame(history),
                    shared.parquet(history), run_id, seen_png)
 
     w["add_btn"].click(shared.guard(add_model), [w["compare_box"], w["kind"], w["hf_id"], w["api_model"],
@@ -230,7 +235,7 @@ def _wire_compare(shared: AppContext, w: dict, view_inputs: list, key_state: gr.
 
 
 # ---------------------------------------------------------------------------------------------------- sweep
-def _sweep_widgets(policy: ex.Policy) -> dict:
+def _sweep_widgets(policy: Policy) -> dict:
     """The ΔE2000 sweep's range, points, buttons and plot, by name."""
     w: dict = {}
     with gr.Row():
@@ -261,36 +266,36 @@ def _wire_sweep(shared: AppContext, model: dict, w: dict, model_inputs: list, vi
                   every=False):
         view, spec = _view_and_spec(shared, (kind, hf_id, api_model, base_url, prompt_name, prompt_text, size,
                                              grayscale, hue, cvd, severity, variant, *vals), compare=every)
-        values = em.sweep_values(float(low), float(high), int(points), policy)
+        values = sweep_values(float(low), float(high), int(points), policy)
         ask = view.ask(policy)
         choices = compare.parse_models(view.compare, policy) if every else (view.choice(),)
         if every and not choices:
             raise ValueError(f"no models to compare: add one a line ({compare.LINE_FORMS})")
         shared.admit_answers(request, len(values) * len(choices), "a sweep")
         run_id = run_id or f"explorer-{uuid.uuid4().hex[:12]}"
-        plan = em.sweep_plan(spec, values)  # values these colours cannot reach are named, not fatal
+        plan = sweep_plan(spec, values)  # values these colours cannot reach are named, not fatal
         drawn = shared.work.plates_for(plan.specs)  # the sweep's plates, drawn at once in the workers if any
         rows: list[dict] = []
         failed: list[str] = []
         answers = compare.sweep_models(spec, values, ask, choices, key=key, key_url=view.base_url, policy=policy,
                                        cache=cache, colour_set=spec.palette or ex.CUSTOM, run_id=run_id,
                                        renderer=drawn)
-        for batch in em.in_batches(answers, SWEEP_UPDATE_S):
+        for batch in in_batches(answers, SWEEP_UPDATE_S):
             failed += [f"⚠️ {compare.model_line(a.choice)}: {a.error}" for a in batch if a.error]
             new = [a.row for a in batch if a.row is not None]
             if not every and failed:  # the model above: its failure is the sweep's
                 raise ValueError(failed[0].split(": ", 1)[1])
             rows += new
-            history = [*history, *new][-em.MAX_HISTORY:]
-            kept = [*kept, *new][-em.MAX_HISTORY:]
+            history = [*history, *new][-MAX_HISTORY:]
+            kept = [*kept, *new][-MAX_HISTORY:]
             if rows:  # "What the model received" follows the sweep: the latest answered point's image and request
                 latest, request_md = em.sent(PlateSpec.from_json(rows[-1]["spec_json"]), ask, plates_seen)
                 seen = scratch.write("model-input", "png", ex.png_bytes(latest))
             else:
                 seen, request_md = gr.skip(), gr.skip()
-            summary = "\n\n".join([em.sweep_summary(rows, plan.skipped) if rows else "", *failed]).strip()
-            yield (history, em.history_frame(history), kept, compare.sweep_figure(kept) if kept else None,
-                   shared.parquet(history), em.sweep_replies(rows), summary, seen, request_md)
+            summary = "\n\n".join([sweep_summary(rows, plan.skipped) if rows else "", *failed]).strip()
+            yield (history, history_frame(history), kept, compare.sweep_figure(kept) if kept else None,
+                   shared.parquet(history), sweep_replies(rows), summary, seen, request_md)
 
     def run_sweep_all(request: gr.Request, *args):
         yield from run_sweep(request, *args, every=True)

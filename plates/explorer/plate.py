@@ -1,37 +1,31 @@
-"""The live plate explorer's logic, apart from any widget: `plates.explorer.app` is a thin Gradio layer over it.
+"""The live plate explorer's Plate tab, apart from any widget: `plates.explorer.app` is a thin Gradio layer over it.
 
-Plate side: controls -> :class:`~plates.stimuli.ishihara.plate.PlateSpec`, the views shown side by side (plate, clear plate, mask,
-and the Machado 2009 colour-vision-deficiency simulations), the stats line, random labels per label space, and a
-compact share code for a spec (URL-safe base64 of zlib-compressed JSON) so a plate travels in a URL query string.
+Controls -> :class:`~plates.stimuli.ishihara.plate.PlateSpec` and back (checked against the public-mode
+`plates.explorer.policy.Policy`, in the panel's own words), the views shown side by side (plate, clear plate,
+mask, and the Machado 2009 colour-vision-deficiency simulations), the stats line, the drawn swatches, random
+labels per label space, and the colours the pickers were last sent.
 
-Model side lives in :mod:`plates.explorer.models` (model choice and cache, public-mode policy, asking, the ΔE
-sweep, the session history as Parquet in the results schema).
+A spec as text and as a share code: `plates.explorer.specs`. The model side: `plates.explorer.backends` (model
+choice and cache), `plates.explorer.models` (asking), `plates.explorer.sweep` (the ΔE sweep) and
+`plates.explorer.history` (the session history as Parquet in the results schema).
 
 Colours at this boundary are hex strings ``"#rrggbb"`` (sRGB 0-255); images are PIL RGB (sRGB 0-255).
 """
 
 from __future__ import annotations
 
-import contextlib
-import json
 import math
-import os
-import re
 import threading
-import time
-import uuid
 from collections import OrderedDict, deque
-from collections.abc import Callable, Mapping
+from collections.abc import Callable
 from dataclasses import dataclass
-from pathlib import Path
 
 import numpy as np
 from PIL import Image
 
-from plates.admission import hosted_space
 from plates.colour import parse_colour, to_hex
 from plates.conditions import cvd_view
-from plates.explorer.codes import pack_json, page_link, unpack_bytes
+from plates.explorer.policy import Policy
 from plates.images import StoredPng, encode_png
 from plates.stimuli.ishihara import palettes
 from plates.stimuli.ishihara.glyphs import FONT_ALIASES, FONTS
@@ -54,89 +48,6 @@ from plates.stimuli.ishihara.styles import STYLES, get_style
 VIEWS = ("plate", "clear", "mask", "protan", "deutan", "tritan")
 #: The colour-pair choice meaning "use the two colour pickers".
 CUSTOM = "custom"
-#: Query-string parameter carrying a share code.
-QUERY_PARAM = "spec"
-#: Largest decompressed spec (bytes; a code is at most `plates.explorer.codes.MAX_CODE_CHARS` characters):
-#: guards against zip bombs.
-MAX_SPEC_BYTES = 65536
-#: Public mode's caps (see :class:`Policy`): a spec of 16 + 16 colours is under 2 KB of JSON; the papers'
-#: colour sets have at most 9 colours a list; the papers' prompts are under 500 characters.
-PUBLIC_MAX_SPEC_CHARS, PUBLIC_MAX_COLOURS, PUBLIC_MAX_PROMPT_CHARS = 8192, 16, 1000
-#: Public mode's models compared side by side at once (each asked the same request; a sweep asks each).
-PUBLIC_MAX_COMPARE_MODELS = 3
-
-
-# ----------------------------------------------------------------------------------------------------------- policy
-#: The endpoint the server's ``OPENAI_API_KEY`` belongs to when ``OPENAI_BASE_URL`` names none (the openai SDK's).
-DEFAULT_KEY_ENDPOINT = "https://api.openai.com/v1"
-_YES, _NO = ("1", "true", "yes"), ("0", "false", "no")
-
-
-@dataclass(frozen=True)
-class Policy:
-    """What a visitor may ask for. Public mode is the safe-to-leave-running Space and the default of
-    :meth:`from_env`: an operator opts out with ``PLATES_PUBLIC=0`` (or ``python app.py --private``), and never
-    on a hosted Space (`plates.admission.hosted_space`).
-
-    ``allowed_base_urls``: OpenAI-compatible endpoints a visitor may use in public mode (env
-    ``PLATES_ALLOWED_BASE_URLS``, comma-separated; empty = none). ``allowed_hf_models``: Hugging Face ids that
-    may be loaded in public mode (env ``PLATES_ALLOWED_HF_MODELS``; empty = none). Sizes are pixels.
-    ``key_endpoint``: the one base URL the server's own ``OPENAI_API_KEY`` is sent to in private mode (env
-    ``OPENAI_BASE_URL``, else :data:`DEFAULT_KEY_ENDPOINT`; empty = never): a key comes only with its configured
-    endpoint, never with a URL a visitor typed. Public mode never sends the server's key at all.
-
-    Caps on everything a visitor sends, so no input's cost grows without bound (a spec's foreground x
-    background pairs cost the product of the two list lengths): ``max_spec_chars`` (a pasted, uploaded or
-    linked spec's JSON), ``max_colours`` (each colour list of a spec), ``max_prompt_chars`` (an edited
-    prompt), ``max_field_chars`` (a model id, API model name or base URL), ``max_compare_models`` (models
-    asked side by side, `plates.explorer.compare`).
-    """
-
-    public: bool = False
-    allowed_base_urls: tuple[str, ...] = ()
-    allowed_hf_models: tuple[str, ...] = ()
-    key_endpoint: str = ""
-    max_plate_size: int = 2048
-    max_sweep_points: int = 41
-    min_plate_size: int = 64
-    max_text_chars: int = 12
-    max_spec_chars: int = 65536
-    max_colours: int = 64
-    max_prompt_chars: int = 8000
-    max_field_chars: int = 300
-    max_compare_models: int = 8
-
-    @classmethod
-    def from_env(cls, environ: Mapping[str, str] | None = None, *, private: bool = False) -> Policy:
-        """Read the policy from environment variables (``os.environ`` by default). Public unless the operator
-        says private (``PLATES_PUBLIC=0|false|no``, or ``private=True``: ``app.py --private``); always public
-        on a hosted Space (`plates.admission.hosted_space`), whatever was said. ValueError for a flag that is neither,
-        or for ``PLATES_PUBLIC=1`` together with ``private``."""
-        env = os.environ if environ is None else environ
-        flag = env.get("PLATES_PUBLIC", "").strip().lower()
-        if flag not in ("", *_YES, *_NO):
-            raise ValueError(f"PLATES_PUBLIC={flag!r} is not allowed; allowed: 1/0, true/false, yes/no")
-        if private and flag in _YES:
-            raise ValueError(f"--private contradicts PLATES_PUBLIC={flag!r}; allowed: one of them")
-        public = hosted_space(env) or not (private or flag in _NO)
-
-        def _list(name: str) -> tuple[str, ...]:
-            return tuple(x.strip().rstrip("/") for x in env.get(name, "").split(",") if x.strip())
-
-        return cls(
-            public=public,
-            allowed_base_urls=_list("PLATES_ALLOWED_BASE_URLS"),
-            allowed_hf_models=_list("PLATES_ALLOWED_HF_MODELS"),
-            key_endpoint="" if public else (env.get("OPENAI_BASE_URL", "").strip().rstrip("/")
-                                            or DEFAULT_KEY_ENDPOINT),
-            max_plate_size=1024 if public else 2048,
-            max_sweep_points=12 if public else 41,
-            max_text_chars=8 if public else 12,
-            max_spec_chars=PUBLIC_MAX_SPEC_CHARS if public else MAX_SPEC_BYTES,
-            max_colours=PUBLIC_MAX_COLOURS if public else 64,
-            max_prompt_chars=PUBLIC_MAX_PROMPT_CHARS if public else 8000,
-            max_compare_models=PUBLIC_MAX_COMPARE_MODELS if public else 8,
-        )
 
 
 # -------------------------------------------------------------------------------------------- controls -> spec
@@ -520,33 +431,6 @@ class SentColours:
             return (foreground.lower(), background.lower()) in self._pairs.get(session or "", ())
 
 
-class Scratch:
-    """A folder of files the explorer names itself (never from user input), pruned of files older than
-    ``max_age_s`` seconds as new ones are written, so a long-running Space does not fill its disk."""
-
-    def __init__(self, root: str | os.PathLike, max_age_s: float = 900.0) -> None:
-        self.root = Path(root)
-        self.root.mkdir(parents=True, exist_ok=True)
-        self.max_age_s = max_age_s
-        self._last_prune = 0.0
-
-    def write(self, stem: str, suffix: str, data: bytes) -> str:
-        """Write ``data`` to a fresh file ``<stem>-<random>.<suffix>`` and return its path."""
-        if not re.fullmatch(r"[a-z0-9-]{1,40}", stem) or suffix not in ("png", "jpeg", "json", "parquet"):
-            raise ValueError(f"scratch name {stem!r}.{suffix!r} is not allowed; allowed: [a-z0-9-] and "
-                             "png/jpeg/json/parquet")
-        now = time.time()
-        if now - self._last_prune > 60:
-            self._last_prune = now
-            for old in self.root.iterdir():
-                with contextlib.suppress(OSError):
-                    if now - old.stat().st_mtime > self.max_age_s:
-                        old.unlink()
-        path = self.root / f"{stem}-{uuid.uuid4().hex[:12]}.{suffix}"
-        path.write_bytes(data)
-        return str(path)
-
-
 def stats_text(plate: Plate) -> str:
     """One line of the plate's stats: dots, coverage (0-1 as %), text coverage, and the CIEDE2000 achieved
     (mean over the palette's foreground x background pairs, and the smallest pair when they differ) vs asked."""
@@ -558,145 +442,3 @@ def stats_text(plate: Plate) -> str:
         f"{s.dot_count} dots · coverage {s.coverage:.1%} · text coverage {s.text_coverage:.1%} · "
         f"ΔE2000 {s.delta_e:.2f}{spread}{asked}"
     )
-
-
-#: The caps a spec meets when no policy is given: private mode's, with any size PlateSpec takes.
-_PRIVATE_CAPS = Policy(max_plate_size=4096, max_text_chars=1000)
-
-
-# ----------------------------------------------------------------------------------------- spec <-> share code
-def spec_to_json(spec: PlateSpec) -> str:
-    """The spec as pretty JSON (what the download and the paste box hold)."""
-    return json.dumps(json.loads(spec.to_json()), indent=2, sort_keys=True)
-
-
-def spec_from_controls(policy: Policy, base_json: str | None, *vals) -> PlateSpec:
-    """The Plate tab's control values (`Controls` order) as a spec, on the pasted or linked spec ``base_json``
-    when there is one (its fields the controls do not show are kept); a ValueError names a bad value."""
-    base = spec_from_text(base_json, policy) if base_json else None
-    return controls_to_spec(Controls(*vals), policy, base=base)
-
-
-def spec_from_text(text: str | bytes, policy: Policy | None = None) -> PlateSpec:
-    """Parse a pasted or uploaded spec (JSON text or bytes; never a path) -> PlateSpec, or a clear ValueError.
-
-    With a public ``policy`` the font must be a name and the size within the cap, checked on the raw JSON
-    before any PlateSpec is built (building one opens the font file). The text's length and each colour list's
-    length are capped by ``policy`` (without one: the private caps, with plate sizes up to PlateSpec's own).
-    """
-    limit = policy.max_spec_chars if policy is not None else MAX_SPEC_BYTES
-    if isinstance(text, bytes):
-        if len(text) > limit:
-            raise ValueError(f"spec file is {len(text)} bytes; allowed: at most {limit} bytes of JSON")
-        try:
-            text = text.decode("utf-8")
-        except UnicodeDecodeError:
-            raise ValueError("spec file is not UTF-8 text; allowed: a JSON spec saved by the explorer") from None
-    if not isinstance(text, str) or not text.strip():
-        raise ValueError("spec is empty; paste the JSON of a spec (the explorer's 'spec JSON' download)")
-    if len(text) > limit:
-        raise ValueError(f"spec is {len(text)} characters; allowed: at most {limit} characters of JSON "
-                         "(a spec the explorer saves is a few hundred)")
-    try:
-        raw = json.loads(text)
-    except json.JSONDecodeError as exc:
-        raise ValueError(f"spec is not valid JSON ({exc.msg} at line {exc.lineno}, column {exc.colno})") from None
-    if isinstance(raw, dict):  # caps first: building a spec costs the product of its colour lists
-        check_policy(raw.get("font", PlateSpec.__dataclass_fields__["font"].default), raw.get("size"),
-                     raw.get("text"), policy or _PRIVATE_CAPS,
-                     colours=(raw.get("foreground"), raw.get("background")))
-    try:
-        return PlateSpec.from_json(text)
-    except (TypeError, KeyError) as exc:
-        raise ValueError(f"spec JSON does not describe a plate: {exc}") from None
-
-
-def encode_spec(spec: PlateSpec) -> str:
-    """Compact share code: URL-safe base64 (no padding) of zlib-compressed, minified JSON of the spec
-    (`plates.explorer.codes.pack_json`)."""
-    return pack_json(json.loads(spec.to_json()))
-
-
-def decode_spec(code: str, policy: Policy | None = None) -> PlateSpec:
-    """Share code (from :func:`encode_spec`) -> PlateSpec, or ValueError saying what is wrong with it."""
-    try:
-        raw = unpack_bytes(code, MAX_SPEC_BYTES, "share code")
-    except ValueError as exc:
-        raise ValueError(f"{exc}; allowed: the code after ?{QUERY_PARAM}=") from None
-    return spec_from_text(raw, policy)
-
-
-def share_link(spec: PlateSpec, page_url: str | None = None) -> str:
-    """The link that reopens ``spec``: the page's URL (scheme, host, path; its own query dropped) with
-    ``?spec=<code>``, or the bare query string (a relative link) when the page URL is unknown or not http(s)."""
-    return page_link(page_url, {QUERY_PARAM: encode_spec(spec)})
-
-
-def share_query(spec: PlateSpec) -> str:
-    """The query string that reproduces ``spec`` when appended to the explorer's URL: ``?spec=<code>``."""
-    return page_link(None, {QUERY_PARAM: encode_spec(spec)})
-
-
-# ------------------------------------------------------------------------------------------------------ concurrency
-#: Events waiting in the explorer's queue at most (a visitor beyond it is told the server is busy): public mode
-#: keeps it short, so a crowd waits seconds rather than minutes; private mode allows a sweep-heavy session.
-QUEUE_SIZE = {True: 32, False: 64}
-#: Quiz events (start, answer) run at once: each is short (a trial's image; at the end, the result).
-QUIZ_AT_ONCE = 4
-
-
-def cores() -> int:
-    """Cores this process may run on (its CPU affinity where the platform says, else ``os.cpu_count()``)."""
-    try:
-        return max(1, len(os.sched_getaffinity(0)))
-    except AttributeError:  # macOS, Windows
-        return max(1, os.cpu_count() or 1)
-
-
-#: Worker processes for the explorer's renders and the bundled reader's answers: a whole number >= 0 (0: in the
-#: server's own process).
-RENDER_WORKERS_ENV = "PLATES_RENDER_WORKERS"
-
-
-def render_workers(policy: Policy, environ: Mapping[str, str] | None = None) -> int:
-    """Worker processes for renders and the reader's answers (`plates.explorer.pool`): ``PLATES_RENDER_WORKERS``
-    when set (a whole number >= 0; a ValueError names anything else), else one per core in public mode on a
-    machine of two cores or more (many visitors), else 0: a private explorer has one visitor, whose renders run
-    in the server's own threads."""
-    env = os.environ if environ is None else environ
-    text = env.get(RENDER_WORKERS_ENV, "").strip()
-    if text:
-        if not text.isdigit():
-            raise ValueError(f"{RENDER_WORKERS_ENV}={text!r} is not allowed; allowed: a whole number >= 0")
-        return int(text)
-    n = cores()
-    return n if policy.public and n > 1 else 0
-
-
-def concurrency(policy: Policy, workers: int) -> dict[str, int]:
-    """Events run at once per concurrency group of the explorer (Gradio ``concurrency_id``), and the queue's
-    bound: renders (every plate, illusion and scene redraw) and model answers (ask and sweep share one group;
-    the baseline reader is CPU-bound like a render) up to the cores in this process. Where renders and the
-    reader's answers run in ``workers`` worker processes (`render_workers`, `plates.explorer.pool`), twice as
-    many render events, and as many model events, as workers run at once: an event's server thread mostly waits,
-    and the next one reaches a worker while this one's files are written and sent; a local Hugging Face model
-    still answers one question at a time (`plates.explorer.models.OneAtATime`). A public server that computes
-    in its own threads answers one model call at a time. ``quiz``: the quiz's events (`QUIZ_AT_ONCE`).
-    ``default``: events of no group. ``queue`` is Gradio's ``max_size``: bounded in both modes."""
-    n = cores()
-    model = 2 * workers if workers else (1 if policy.public else n)
-    return {"render": 2 * workers if workers else n, "model": model, "quiz": QUIZ_AT_ONCE, "default": n,
-            "queue": QUEUE_SIZE[policy.public]}
-
-
-def pool_bound(slots: Mapping[str, int], workers: int) -> int | None:
-    """Calls the explorer's worker pool (`plates.explorer.pool.ExplorerPool`) of ``workers`` processes takes at
-    once, waiting or running, given the events ``slots`` (`concurrency`) runs at once: as many as those events
-    can make (a render event one call; a model event, a sweep, one per worker; a quiz event one, the trial's
-    image or the reader's staircase at a result; and an event of no group, the Model tab drawing the plate it
-    asks about, one), so an event the page has admitted is never refused there; past that a call is refused in
-    words ("this server is busy ..."). Gradio's queue (``queue``) bounds the events waiting before them. None
-    without workers."""
-    if not workers:
-        return None
-    return slots["render"] + slots["model"] * workers + slots["quiz"] + slots["default"]

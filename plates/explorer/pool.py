@@ -7,7 +7,7 @@ tabs' renders (the image as exact PNG, its truth and the questions it can carry,
 quiz's trials (a person's next level, chosen by the adaptive procedure, and its image, drawn and encoded as
 exact PNG, `present_trial`), the plates a model is asked about that are not on screen (a ΔE2000 sweep's), and
 the bundled reader's answers (ONNX inference, `plates.models.baseline`). A public server runs all of it in one `plates.workers.WorkerPool` of one
-spawned process per core (`plates.explorer.plate.render_workers`) and only writes the bytes it gets back, so N
+spawned process per core (`plates.explorer.concurrency.render_workers`) and only writes the bytes it gets back, so N
 visitors use N cores; a private explorer (workers 0) computes in its own threads. The pool is bounded: past its
 ``max_pending`` calls a visitor is told the server is busy (`plates.admission.Refused`), never left waiting.
 
@@ -31,6 +31,8 @@ from plates.analysis.adaptive import AdaptiveState
 from plates.explorer import families as fv
 from plates.explorer import plate as ex
 from plates.explorer import quiz as qv
+from plates.explorer.policy import Policy
+from plates.explorer.specs import spec_from_controls
 from plates.images import StoredPng
 from plates.models import Backend, Query, Reply, make_backend
 from plates.runs.staircase import Presented, Staircase
@@ -67,11 +69,11 @@ def encode_views(spec: ex.PlateSpec, renderer=ex.render) -> EncodedViews:
                         jpeg={v: jpeg_bytes(views.images[v]) for v in ex.VIEWS[1:]}, stats=views.stats)
 
 
-def encode_controls(policy: ex.Policy, base_json: str | None, vals: tuple) -> EncodedViews:
-    """The Plate tab's controls as a spec (`plates.explorer.plate.spec_from_controls`: a ValueError names a bad
+def encode_controls(policy: Policy, base_json: str | None, vals: tuple) -> EncodedViews:
+    """The Plate tab's controls as a spec (`plates.explorer.specs.spec_from_controls`: a ValueError names a bad
     value), rendered and encoded; a worker process's task, so the spec's colour search (the background at the
     asked ΔE2000, ~35 ms when the slider moves) runs there too."""
-    return encode_views(ex.spec_from_controls(policy, base_json, *vals))
+    return encode_views(spec_from_controls(policy, base_json, *vals))
 
 
 @dataclass(frozen=True)
@@ -85,14 +87,14 @@ class EncodedStimulus:
     question: tuple[str, ...] | str
 
 
-def encode_illusion(controls: fv.IllusionControls, policy: ex.Policy, outline: bool) -> EncodedStimulus:
+def encode_illusion(controls: fv.IllusionControls, policy: Policy, outline: bool) -> EncodedStimulus:
     """The Illusions tab's render (a worker process's task): the illusion, outlined when ``outline``."""
     stim = fv.render_illusion_controls(controls, policy)
     return EncodedStimulus(ex.png_bytes(fv.outlined(stim) if outline else stim.image), fv.illusion_markdown(stim),
                            tuple(fv.illusion_prompts(stim)))
 
 
-def encode_scene(controls: fv.SceneControls, policy: ex.Policy, task: str) -> EncodedStimulus:
+def encode_scene(controls: fv.SceneControls, policy: Policy, task: str) -> EncodedStimulus:
     """The Scenes tab's render (a worker process's task): the scene and the ColorBench ``task``'s question."""
     stim = fv.render_scene_controls(controls, policy)
     return EncodedStimulus(ex.png_bytes(stim.image), fv.scene_markdown(stim), fv.scene_question_markdown(stim, task))
@@ -104,7 +106,7 @@ def portable(stim: Stimulus) -> Stimulus:
     return Stimulus(stim.spec, stim.image, stim.masks, stim.truth, stim.stats)
 
 
-def render_stimulus(controls: fv.IllusionControls | fv.SceneControls, policy: ex.Policy) -> Stimulus:
+def render_stimulus(controls: fv.IllusionControls | fv.SceneControls, policy: Policy) -> Stimulus:
     """The illusion or scene the controls describe, as a model is asked about it (a worker process's task)."""
     return portable(fv.render_illusion_controls(controls, policy) if isinstance(controls, fv.IllusionControls)
                     else fv.render_scene_controls(controls, policy))
@@ -142,7 +144,7 @@ def warm() -> None:
     """A worker's first work: one small plate, illusion, scene and quiz trial of each block, and the reader
     loaded and asked once, so fonts, colour-science, the painters, the quiz's adaptive procedures and
     onnxruntime are loaded before a visitor waits on them."""
-    policy = ex.Policy()
+    policy = Policy()
     encode_views(ex.default_spec().replace(size=128))
     encode_illusion(fv.IllusionControls(size=64), policy, True)
     encode_scene(fv.SceneControls(size=64), policy, next(iter(fv.SCENE_PROMPTS)))
@@ -225,24 +227,24 @@ class ExplorerPool:
             drawn = dict(zip(specs, threads.map(self.plates, specs)))
         return lambda spec: drawn[spec] if spec in drawn else self.plates(spec)
 
-    def from_controls(self, policy: ex.Policy, base_json: str | None, *vals) -> EncodedViews:
+    def from_controls(self, policy: Policy, base_json: str | None, *vals) -> EncodedViews:
         """`encode_controls` here or in a worker (a ValueError names a bad control); the plate goes in
         ``plates``. The rendered spec is ``.plate.spec``."""
         if self.workers == 0:
-            return encode_views(ex.spec_from_controls(policy, base_json, *vals), renderer=self.plates)
+            return encode_views(spec_from_controls(policy, base_json, *vals), renderer=self.plates)
         encoded = self.run(encode_controls, policy, base_json, tuple(vals))
         self.plates.put(encoded.plate)
         return encoded
 
-    def illusion(self, controls: fv.IllusionControls, policy: ex.Policy, outline: bool) -> EncodedStimulus:
+    def illusion(self, controls: fv.IllusionControls, policy: Policy, outline: bool) -> EncodedStimulus:
         """`encode_illusion` here or in a worker."""
         return self.run(encode_illusion, controls, policy, outline)
 
-    def scene(self, controls: fv.SceneControls, policy: ex.Policy, task: str) -> EncodedStimulus:
+    def scene(self, controls: fv.SceneControls, policy: Policy, task: str) -> EncodedStimulus:
         """`encode_scene` here or in a worker."""
         return self.run(encode_scene, controls, policy, task)
 
-    def stimulus(self, controls: fv.IllusionControls | fv.SceneControls, policy: ex.Policy) -> Stimulus:
+    def stimulus(self, controls: fv.IllusionControls | fv.SceneControls, policy: Policy) -> Stimulus:
         """`render_stimulus` here or in a worker: what a model is asked about."""
         return self.run(render_stimulus, controls, policy)
 
@@ -253,7 +255,7 @@ class ExplorerPool:
 
     def make_backend(self, kind: str, **options) -> Backend:
         """`plates.models.make_backend`, except that the bundled reader answers in the workers when there are
-        any (`PooledBaseline`); the app's `plates.explorer.models.ModelCache` builds its models with this."""
+        any (`PooledBaseline`); the app's `plates.explorer.backends.ModelCache` builds its models with this."""
         if kind == "baseline" and self.workers and not options:
             return PooledBaseline(self)
         return make_backend(kind, **options)

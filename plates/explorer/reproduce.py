@@ -21,6 +21,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from plates.explorer import models as em
+from plates.explorer.backends import ModelChoice
 from plates.explorer.share import ModelView, shareable_url
 from plates.stimuli.ishihara.plate import PlateSpec
 from plates.tasks.prompts import get_prompt
@@ -31,7 +32,7 @@ __all__ = ["API_KEY_ENV", "CliLines", "cli_lines", "python_lines", "run_folder"]
 API_KEY_ENV = "OPENAI_API_KEY"
 
 
-def _backend_call(choice: em.ModelChoice) -> str:
+def _backend_call(choice: ModelChoice) -> str:
     if choice.kind == "baseline":
         return 'make_backend("baseline")'
     if choice.kind == "hf":
@@ -80,7 +81,7 @@ def _slug(text: str) -> str:
     return re.sub(r"[^A-Za-z0-9]+", "-", text).strip("-").lower()[:40] or "x"
 
 
-def run_folder(choice: em.ModelChoice) -> str:
+def run_folder(choice: ModelChoice) -> str:
     """The results folder the CLI lines give a model: ``results/runs/explorer-<model>``."""
     return f"results/runs/explorer-{_slug(choice.model or choice.kind)}"
 
@@ -98,7 +99,7 @@ class CliLines:
         return "\n".join((*notes, *self.lines)) + "\n"
 
 
-def cli_lines(spec: PlateSpec, view: ModelView, others: Sequence[em.ModelChoice] = ()) -> CliLines:
+def cli_lines(spec: PlateSpec, view: ModelView, others: Sequence[ModelChoice] = ()) -> CliLines:
     """``plates generate --spec`` for the plate of ``spec`` (into ``data/explorer-<text>-<digest>``), then one
     ``plates run`` per model (the model of ``view``, then each of ``others`` not already named) with the
     prompt and condition of ``view``, each into its :func:`run_folder`."""
@@ -137,7 +138,7 @@ def cli_lines(spec: PlateSpec, view: ModelView, others: Sequence[em.ModelChoice]
     return CliLines(tuple(lines), tuple(missing))
 
 
-def reproduce_box(spec: PlateSpec, view: ModelView, others: Sequence[em.ModelChoice] = ()) -> tuple[str, str]:
+def reproduce_box(spec: PlateSpec, view: ModelView, others: Sequence[ModelChoice] = ()) -> tuple[str, str]:
     """(Python lines, CLI lines) for the Model tab's "Reproduce" box."""
     return python_lines(spec, view), cli_lines(spec, view, others).text()
 

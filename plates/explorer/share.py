@@ -1,6 +1,6 @@
 """The Model tab's state as a share link, apart from any widget.
 
-A link ``?spec=<plate code>&ask=<model code>`` reopens the plate (`plates.explorer.plate.encode_spec`) and every
+A link ``?spec=<plate code>&ask=<model code>`` reopens the plate (`plates.explorer.specs.encode_spec`) and every
 control of the Model tab: the model (kind, name, base URL), the models compared beside it, the prompt (and its
 edited text), and the condition the model receives (size, grayscale, hue shift, CVD view and severity,
 variant). :class:`ModelView` is that state; :func:`encode_view` / :func:`decode_view` pack it
@@ -22,8 +22,10 @@ from urllib.parse import urlsplit, urlunsplit
 from plates.conditions import CVD_VIEWS, Condition
 from plates.explorer import compare
 from plates.explorer import models as em
+from plates.explorer.backends import ModelChoice
 from plates.explorer.codes import pack_json, page_link, unpack_json
-from plates.explorer.plate import QUERY_PARAM, Policy, encode_spec
+from plates.explorer.policy import Policy
+from plates.explorer.specs import QUERY_PARAM, encode_spec
 from plates.secrets import redact
 from plates.stimuli.ishihara.plate import PlateSpec
 
@@ -96,9 +98,9 @@ class ModelView:
                 em.prompt_template_text(self.prompt_name) if self.prompt_text is None else self.prompt_text,
                 self.size, self.grayscale, self.hue_shift, self.cvd, self.cvd_severity, self.variant, self.compare)
 
-    def choice(self) -> em.ModelChoice:
-        """The model this view asks (`plates.explorer.models.ModelChoice`)."""
-        return em.ModelChoice(self.kind, self.model, self.base_url)
+    def choice(self) -> ModelChoice:
+        """The model this view asks (`plates.explorer.backends.ModelChoice`)."""
+        return ModelChoice(self.kind, self.model, self.base_url)
 
     def condition(self) -> Condition:
         """The viewing condition the model receives (`plates.conditions.Condition`)."""

@@ -27,8 +27,8 @@ from plates.integrations.exported import read_export
 from plates.models.base import Reply
 from plates.results import ResultsWriter
 from plates.results.schema import MEASURED_COLUMNS
+from plates.runs.plan import existing_keys
 from plates.runs.rows import Asked, build_row
-from plates.runs.runner import existing_keys
 from plates.stimuli import family_of, spec_from_json
 from plates.tasks import question_from_json
 

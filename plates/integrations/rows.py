@@ -1,8 +1,8 @@
 """The rows an exporter writes: the runner's plan for an experiment, one row per (item, condition, prompt, shots),
 with the image as the PNG bytes a model is sent and the question exactly as `plates run` asks it.
 
-The plan is `plates.runs.runner.plan` (of the experiment's first model: every model is asked the same rows) and
-each row's request is `plates.runs.runner.prepared`, so an export can never ask a different benchmark than a run
+The plan is `plates.runs.plan.plan` (of the experiment's first model: every model is asked the same rows) and
+each row's request is `plates.runs.builder.prepared`, so an export can never ask a different benchmark than a run
 (a naive export of the CBE preset asks one prompt of all 40 plates; `plates run` asks the 20 of the prompt's
 own variant). Images: a stored PNG that no condition changes travels as its bytes; any other image is encoded
 by `plates.images.image_to_png_bytes`, the encoder the OpenAI-compatible backend sends (PNG, lossless: the
@@ -24,8 +24,9 @@ from plates.conditions import Condition
 from plates.datasets.items import DRAWN_COLUMNS, MANIFEST_COLUMNS
 from plates.datasets.parquet_set import ShardImage
 from plates.images import image_to_png_bytes
+from plates.runs.builder import prepared
 from plates.runs.experiment import ConditionSpec, Experiment
-from plates.runs.runner import load_items, plan, prepared, row_key
+from plates.runs.plan import load_items, plan, row_key
 from plates.tasks import question_to_json
 
 __all__ = ["COLUMNS", "SCHEMA", "ExportRow", "config_name", "export_rows"]
@@ -104,7 +105,7 @@ def _sent_png(item: Any, variant: str, condition: ConditionSpec, image: Any) -> 
 def export_rows(exp: Experiment, items: Sequence[Any] | None = None) -> Iterator[ExportRow]:
     """The runner's rows of ``exp`` (its first model's: every model is asked the same), in plan order.
 
-    ``items`` replaces the dataset loader (`plates.runs.runner.load_items`). Few-shot rows are refused
+    ``items`` replaces the dataset loader (`plates.runs.plan.load_items`). Few-shot rows are refused
     (ValueError): a row holds one image, and a few-shot conversation holds several.
     """
     if any(k != 0 for k in exp.shots):

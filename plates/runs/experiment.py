@@ -402,6 +402,11 @@ def _resolve_source(source: str, base_dir: str | Path | None) -> str:
     if base_dir is not None and not path.is_absolute():
         path = Path(base_dir) / path
     if not (path / "manifest.parquet").is_file():
+        inner = sorted(m.parent.name for m in path.glob("*/manifest.parquet")) if path.is_dir() else []
+        if inner:  # a family written whole (`plates generate --family`): one set per preset, a level down
+            raise ValueError(f"dataset.source: {source!r} holds no set itself but {len(inner)} one level down "
+                             f"(as `plates generate --family` writes them: {', '.join(inner)}); allowed: one of "
+                             f"them, e.g. {str(Path(source) / inner[0])!r}")
         raise ValueError(f"dataset.source: {source!r} is neither a preset nor a folder with manifest.parquet "
                          f"({unknown_preset(source)})")
     return str(path.resolve())

@@ -1,4 +1,4 @@
-"""The images a run sends (`plates.runs.runner`): each item's variant under each condition, prepared once.
+"""The images a run sends (`plates.runs.builder`): each item's variant under each condition, prepared once.
 
 Images are PIL RGB, sRGB 0-255. A stored plate is the file as it is (`plates.images.StoredPng`), its bytes kept;
 a condition that changes no pixel (`plates.conditions.changes_pixels`) hands on that very image. For a backend

@@ -18,7 +18,7 @@ end, exactly as a single-process run; only asking changes hands. `RayExecutor` t
    actor's placement (GPU ids, ``CUDA_VISIBLE_DEVICES``, the model's device) is in the run summary's
    ``placements``. A model given ``device="cpu"`` takes no GPU; "cuda:N" and ``device_map`` are refused
    (an actor sees only its own GPU);
-3. hands out batches of units (`plates.runs.runner.Unit`) as actors free up (`ray.util.ActorPool`); an actor
+3. hands out batches of units (`plates.runs.plan.Unit`) as actors free up (`ray.util.ActorPool`); an actor
    asks a batch with the same code as a single-process run (`plates.runs.runner.ask_units`: chunks, the
    backend's concurrency, the one row builder, error rows), and its parts flush every completed batch or
    second, so a killed run loses at most the rows in flight and a rerun asks only the keys not on disk.
@@ -46,8 +46,10 @@ from typing import Any
 
 from plates.install import extra_hint
 from plates.models import BackendFailing
+from plates.runs.builder import Builder
 from plates.runs.experiment import Experiment
-from plates.runs.runner import Builder, PartsTarget, RunSummary, Unit, ask_units, key_values, open_backend
+from plates.runs.plan import Unit
+from plates.runs.runner import PartsTarget, RunSummary, ask_units, key_values, open_backend
 from plates.storage import is_url
 
 __all__ = ["RayExecutor", "actor_device", "gpus_per_actor", "parse_address"]

@@ -9,7 +9,7 @@ space. `question_of` rebuilds the `plates.tasks.Question` from a row, `rejudge` 
 
 Rows without a reply (``parse_status`` "error" or "unsupported") are copied as they are: nothing was read.
 Rows written before rows recorded ``label_space`` get the space the runner would have used: the dataset's preset
-(`plates.runs.runner.label_space`), else the registered prompt's own (an open prompt about a target outside it:
+(`plates.runs.builder.label_space`), else the registered prompt's own (an open prompt about a target outside it:
 "any", as the explorer asks), else "any"; `Rescored.inferred` counts them.
 """
 

@@ -4,6 +4,8 @@ The path one row takes: the item's plate image (the variant the prompt or the ex
 -> ``plates.conditions.apply_condition`` (size, grayscale, hue shift, CVD view) -> ``plates.tasks.prompts`` renders
 the prompt and few-shot examples (k other items of the same colour set: ColorBlindnessEval App. B.2,
 HueManity Table 3) -> ``Backend.ask`` -> the task's scorer (``plates.tasks.answers`` readers) -> a ``ResultsWriter`` part under ``out``.
+The plan (which rows, their keys, which are done) is `plates.runs.plan`; each row's request, `plates.runs.builder`;
+asking them and writing their rows, here.
 
 Resume: the run id is a hash of the experiment (``Experiment.run_id``); each row carries a ``row_key`` (run id
 x item x model x condition x prompt x shots). A rerun reads this run's parts under ``out`` and asks only the
@@ -26,52 +28,30 @@ committed only, and no lock is taken (`plates.runs.locks`).
 
 from __future__ import annotations
 
-import hashlib
-import json
 import os
-import random
 import sys
 import time
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Sequence
 from concurrent.futures import ThreadPoolExecutor
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 from functools import partial
 from pathlib import Path
 from typing import Any
 
-import numpy as np
 from tqdm import tqdm
 
-from plates.colour import delta_e2000
-from plates.datasets import PRESETS, load_dataset
-from plates.datasets.sample import Sample, load_sample
 from plates.faults import environment_failure
 from plates.leases import run_lease
 from plates.models import make_backend as registry_make
 from plates.models.base import Query
-from plates.results import ResultsWriter, compact_run, load_results
-from plates.runs.experiment import ConditionSpec, Experiment, ModelSpec
-from plates.runs.images import RunImages
+from plates.results import ResultsWriter, compact_run
+from plates.runs.builder import Builder, check_units
+from plates.runs.experiment import Experiment, ModelSpec
 from plates.runs.locks import run_lock
+from plates.runs.plan import Unit, existing_keys, load_items, plan
 from plates.runs.rows import Asked, build_row
 from plates.shards import Shard
-from plates.stimuli import render
-from plates.storage import is_url, open_store
-from plates.tasks import Question, task_of
-from plates.tasks.prompts import query_for
-
-
-@dataclass(frozen=True)
-class Unit:
-    """One planned row: indices into the items and models, the condition, prompt and shots, its key."""
-
-    item: int
-    model: int
-    condition: ConditionSpec
-    variant: str
-    prompt: str
-    shots: int
-    key: str
+from plates.storage import is_url
 
 
 @dataclass
@@ -90,220 +70,6 @@ class RunSummary:
     parts: list[str] = field(default_factory=list)
     #: where each worker asked, for executors that place workers (`plates.runs.ray_executor`: one dict per actor)
     placements: list[dict[str, Any]] = field(default_factory=list)
-
-
-def row_key(run_id: str, dataset: str, item_id: str, backend: str, model: str, condition: ConditionSpec,
-            variant: str, prompt: str, shots: int) -> str:
-    """A stable 20-hex key of one row; the condition's size is as requested (None = the dataset's own). The
-    text-only control joins the key only when set, so keys written before it existed stay the same."""
-    parts = [run_id, dataset, item_id, backend, model, condition.size, condition.grayscale,
-             round(condition.hue_shift, 6), condition.cvd, round(condition.cvd_severity, 6), variant, prompt, shots,
-             *(["text-only"] if condition.text_only else [])]
-    return hashlib.sha256(json.dumps(parts).encode()).hexdigest()[:20]
-
-
-def eligible(items: Sequence[Any], variant: str) -> list[int]:
-    """Indices of the items a question about ``variant`` is asked on.
-
-    A dataset that holds items of that variant (ColorBlindnessEval stores each plate as a standard and a clear
-    image) gives those; otherwise each distinct plate once (first item per spec), its variant rendered from
-    the spec. Either way no plate is asked twice for the same variant.
-    """
-    same = [i for i, item in enumerate(items) if getattr(item, "variant", "standard") == variant]
-    if same:
-        return same
-    seen: set[str] = set()
-    out = []
-    for i, item in enumerate(items):
-        key = item.spec.to_json()
-        if key not in seen:
-            seen.add(key)
-            out.append(i)
-    return out
-
-
-def plan(exp: Experiment, items: Sequence[Any]) -> list[Unit]:
-    """Every row of the experiment, model by model, then item by item (so each plate is prepared once)."""
-    run_id = exp.run_id
-    wanted = {(c, p): c.variant or exp.template(p).variant for c in exp.conditions for p in exp.prompts}
-    usable = {v: set(eligible(items, v)) for v in set(wanted.values())}
-    task_of_prompt = {p: exp.template(p).task for p in exp.prompts}
-    for name, task in task_of_prompt.items():  # an item made for one question takes only its task's prompts
-        if items and all(i.question_task not in (None, task) for i in items):
-            raise ValueError(f"prompt {name!r} (task {task!r}) asks about none of the dataset's items: each was "
-                             f"made for another task ({', '.join(sorted({i.question_task for i in items}))}); "
-                             "allowed: prompts of those tasks")
-    units = []
-    for mi, m in enumerate(exp.models):
-        for ii, item in enumerate(items):
-            for cond in exp.conditions:
-                for name in exp.prompts:
-                    variant = wanted[(cond, name)]
-                    if ii not in usable[variant] or item.question_task not in (None, task_of_prompt[name]):
-                        continue
-                    for k in exp.shots:
-                        key = row_key(run_id, item.dataset, item.item_id, m.backend, m.model, cond, variant, name, k)
-                        units.append(Unit(ii, mi, cond, variant, name, k, key))
-    return units
-
-
-def existing_keys(out: str | Path, run_id: str, *, retry_errors: bool = False) -> set[str]:
-    """``row_key`` values of this run already under ``out`` (with ``retry_errors``, those not ended in error). A
-    part another shard merges away while this reads is skipped by the reader (its rows are in the merged part,
-    and none of them is this shard's to ask)."""
-    columns = ["run_id", "row_key", "parse_status"]
-    if is_url(out):  # an object store: this run's committed parts directly under out
-        root = open_store(out).root
-        frame = load_results(out, columns=columns, exclude=lambda f: str(f.parent) != root
-                             or not f.name.startswith(f"{run_id}-")).frame
-    else:
-        files = sorted(Path(out).glob(f"{run_id}-*.parquet")) if Path(out).is_dir() else []
-        if not files:
-            return set()
-        frame = load_results(files, columns=columns).frame
-    frame = frame[frame["run_id"] == run_id]
-    if retry_errors:
-        frame = frame[frame["parse_status"] != "error"]
-    return set(frame["row_key"].dropna())
-
-
-def _examples(exp: Experiment, items: Sequence[Any], pool: Sequence[int], index: int, k: int) -> list[int]:
-    """k other plates of ``pool`` (the items of the same colour set and variant), chosen with a generator
-    seeded by (seed, item id, k); never the question's own plate."""
-    item = items[index]
-    candidates = [i for i in pool if i != index and items[i].spec != item.spec]
-    if len(candidates) < k:
-        raise ValueError(f"shots={k} needs {k} other plates of colour set {item.colour_set!r}, but only "
-                         f"{len(candidates)} are loaded; raise dataset.limit (--limit) or lower shots")
-    digest = hashlib.sha256(f"{exp.seed}\x00{item.item_id}\x00{k}".encode()).digest()
-    return random.Random(int.from_bytes(digest[:8], "big")).sample(candidates, k)
-
-
-class Builder:
-    """Turns units into (Query, row fields) pairs; a unit's images, prompt text and expected answer."""
-
-    def __init__(self, exp: Experiment, items: Sequence[Any]) -> None:
-        self.exp, self.items = exp, items
-        self.run_id = exp.run_id  # a hash of the experiment's JSON: computed once, not per row
-        self.images = RunImages(items)
-        self._delta_e: dict[Any, float | None] = {}
-        self._drawn: dict[int, dict[str, Any]] = {}
-        self._spec_json: dict[int, str] = {}
-        self._pools: dict[tuple[str, str], list[int]] = {}
-        self._pooled: set[str] = set()
-
-    def pool(self, variant: str, colour_set: str) -> list[int]:
-        """Items of one colour set a question about ``variant`` may use as few-shot examples."""
-        if variant not in self._pooled:
-            self._pooled.add(variant)
-            for i in eligible(self.items, variant):
-                self._pools.setdefault((variant, self.items[i].colour_set), []).append(i)
-        return self._pools.get((variant, colour_set), [])
-
-    def spec_json(self, index: int) -> str:
-        if index not in self._spec_json:
-            self._spec_json[index] = self.items[index].spec.to_json()
-        return self._spec_json[index]
-
-    def delta_e(self, index: int) -> float | None:
-        """The item's nominal ΔE2000: the manifest's value, else computed once per colour pair set (a preset
-        has a few colour sets and thousands of plates; `nominal_delta_e`)."""
-        item = self.items[index]
-        recorded = getattr(item, "delta_e", None)
-        if recorded is not None:
-            return float(recorded)
-        colours = getattr(item.spec, "colours", None)  # (fg, bg) tuples of sRGB 0-255 triples; None: no pair
-        if colours not in self._delta_e:
-            self._delta_e[colours] = nominal_delta_e(colours)
-        return self._delta_e[colours]
-
-    def drawn(self, index: int) -> dict[str, Any]:
-        """The ΔE2000 an Ishihara item's plate draws (`plates.stimuli.ishihara.measure`), as results columns:
-        the manifest's record when the item has one, else measured on the rendered plate; empty for other
-        families."""
-        if index not in self._drawn:
-            item = self.items[index]
-            if item.family != "ishihara":
-                self._drawn[index] = {}
-            elif item.drawn is not None:
-                self._drawn[index] = dict(item.drawn)
-            else:
-                drawn = (self.images.plates.get(index) or render(item.spec)).stats.delta_e_drawn
-                self._drawn[index] = {} if drawn is None else drawn.columns()
-        return self._drawn[index]
-
-    def question(self, unit: Unit, *, images: bool = True,
-                 png: bool = False) -> tuple[Question, tuple[tuple[Any, Question], ...]]:
-        """The unit's question about its item, and its few-shot examples as (image, question) pairs (with
-        ``images=False``: only checked, no image prepared, no examples returned)."""
-        item = self.items[unit.item]
-        template = self.exp.template(unit.prompt)
-        task = task_of(template)
-        space = label_space(item)
-        try:
-            if item.family not in task.families:
-                raise ValueError(f"task {task.name!r} asks about {' or '.join(map(repr, task.families))} stimuli, "
-                                 f"not {item.family!r}")
-            question = task.question(item.truth(), template, seed=self.exp.seed, label_space=space)
-        except ValueError as exc:
-            raise ValueError(f"prompt {unit.prompt!r} cannot ask about item {item.item_id!r}: {exc}") from None
-        examples: tuple[tuple[Any, Question], ...] = ()
-        if unit.shots:
-            if task.examples is None:
-                raise ValueError(f"prompt {unit.prompt!r}: task {task.name!r} has no few-shot examples; "
-                                 "allowed: shots = 0")
-            picks = _examples(self.exp, self.items, self.pool(unit.variant, item.colour_set), unit.item, unit.shots)
-            if not images:
-                return question, ()
-            ex = task.examples([self.items[i].truth() for i in picks], template, seed=self.exp.seed,
-                               label_space=space)
-            examples = tuple((self.images.get(i, unit.variant, unit.condition, png=png), q)
-                             for i, q in zip(picks, ex))
-        return question, examples
-
-    def build(self, unit: Unit, m: ModelSpec, *, png: bool = False) -> tuple[Query, Asked]:
-        """The unit's request and what its row records; ``png``: images as `plates.images.StoredPng`
-        (`Backend.sends_png`)."""
-        item = self.items[unit.item]
-        question, examples = self.question(unit, png=png)
-        image = self.images.get(unit.item, unit.variant, unit.condition, png=png)
-        query = query_for(question, image, examples, max_tokens=m.max_tokens, temperature=m.temperature)
-        cond = unit.condition
-        if cond.grayscale or cond.hue_shift or cond.cvd != "none" or cond.text_only:
-            # the pixel reply was measured on the stimulus as drawn, not on the image this condition sends
-            query = replace(query, pixel_reply=None)
-        asked = Asked(
-            run_id=self.run_id, row_key=unit.key, item_id=item.item_id, dataset=item.dataset, model=m.model,
-            backend=m.backend, question=question, spec_json=self.spec_json(unit.item), family=item.family,
-            variant=unit.variant, colour_set=item.colour_set, delta_e=self.delta_e(unit.item),
-            font=str(getattr(item.spec, "font", "")) or None, size=int(image.size[0]), grayscale=cond.grayscale,
-            hue_shift=cond.hue_shift, cvd=cond.cvd, cvd_severity=cond.cvd_severity, shots=unit.shots,
-            text_only=cond.text_only, protocol=self.exp.protocol, measured=self.drawn(unit.item),
-        )
-        return query, asked
-
-
-def label_space(item: Any) -> str | None:
-    """The label space of the item's dataset (a `plates.datasets.PRESETS` name: ``cbe``, ``huemanity-numeric``
-    or ``huemanity-alnum``), passed to `plates.tasks.prompts.render_prompt` so distractors (colorbench-mc options,
-    cbe-yn-incorrect candidates) come from the labels the dataset can hold: HueManity §4 numbers are
-    "10".."99", not ColorBlindnessEval's "0".."99". A dataset that is no preset (e.g. a hand-made manifest)
-    has no declared space: None, and the prompt template's own space applies."""
-    preset = PRESETS.get(getattr(item, "dataset", None))
-    return None if preset is None else preset.label_space
-
-
-def nominal_delta_e(colours: Any) -> float | None:
-    """The mean CIEDE2000 over the (foreground, background) pairs of ``colours`` (a spec's ``(fg, bg)``, each a
-    tuple of sRGB 0-255 triples), as ``Plate.stats.delta_e``: no rendering needed. None for no pairs (a family
-    without a foreground/background pair passes None)."""
-    if colours is None:
-        return None
-    fg, bg = colours
-    pairs = [(f, b) for f in fg for b in bg]
-    if not pairs:
-        return None
-    return float(np.mean(delta_e2000(np.array([f for f, _ in pairs], float), np.array([b for _, b in pairs], float))))
 
 
 def key_values(exp: Experiment) -> tuple[str, ...]:
@@ -335,28 +101,6 @@ def _chunks(units: list[Unit], items: Sequence[Any], concurrency: int) -> list[l
     if chunk:
         out.append(chunk)
     return out
-
-
-def load_items(exp: Experiment) -> list[Any]:
-    """The dataset items ``exp`` asks about: its dataset's first ``limit`` items, or its seeded random subset
-    (``sample``, HueManity §4's random subsets, balanced across colour sets)."""
-    if exp.sample is None:
-        return list(load_dataset(exp.dataset, limit=exp.limit))
-    return list(load_sample(exp.dataset, Sample(exp.sample, exp.sample_seed), limit=exp.limit))
-
-
-def prepared(exp: Experiment, items: Sequence[Any], units: Sequence[Unit]) -> Iterator[tuple[Unit, Query, Asked]]:
-    """Each unit's request (`Query`: the prompt text and the images exactly as a backend receives them) and
-    what its row records (`Asked`), in order, checked first as a run checks them (``ValueError`` naming the
-    prompt and item). A unit's images are prepared once and dropped after its item: memory stays bounded.
-    The exporters (`plates.integrations`) read the runner's plan through this, never through a copy."""
-    builder = Builder(exp, items)
-    units = list(units)
-    check_units(exp, items, builder, units)
-    for u in units:
-        query, asked = builder.build(u, exp.models[u.model])
-        yield u, query, asked
-        builder.images.forget_except({u.item})
 
 
 def run_experiment(exp: Experiment, *, retry_errors: bool = False, progress: bool = True,
@@ -494,19 +238,6 @@ def open_backend(exp: Experiment, mi: int, make_backend: Callable[..., Any] | No
     except TypeError as exc:  # an option this backend's constructor does not take
         raise ValueError(f"models[{mi}] (backend {m.backend!r}): {exc}; see the backend's options in "
                          "plates.models") from None
-
-
-def check_units(exp: Experiment, items: Sequence[Any], builder: Builder, units: list[Unit]) -> None:
-    """Fail before any request is paid for: every prompt must fit every item's label, every few-shot request
-    must find its examples."""
-    seen: set[tuple[str, str]] = set()
-    for u in units:
-        item = items[u.item]
-        if (item.label, u.prompt) not in seen or item.family != "ishihara":
-            seen.add((item.label, u.prompt))
-            builder.question(u, images=False)  # raises, naming the prompt and the item
-        elif u.shots:
-            _examples(exp, items, builder.pool(u.variant, item.colour_set), u.item, u.shots)
 
 
 def check_keys(exp: Experiment, models: set[int]) -> None:

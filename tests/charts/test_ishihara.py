@@ -1,5 +1,6 @@
-"""plates.charts.ishihara (and its paired, ΔE and comparison modules): every figure's numbers equal what
-plates.analysis.metrics computes, no chart pools conditions, runs or prompts, and the papers'
+"""plates.charts.ishihara (colour sets, resolution), its paired, ΔE and comparison modules, and every plate
+chart together (the overview, yes/no and failure modes have test files of their own): every figure's numbers
+equal what plates.analysis.metrics computes, no chart pools conditions, runs or prompts, and the papers'
 numbers appear at the same x as ours, labelled with their source."""
 
 from __future__ import annotations
@@ -15,40 +16,11 @@ from plates.charts import delta_e as delta_e_chart
 from plates.charts import ishihara as charts
 from plates.charts.comparison import comparison_figure
 from plates.charts.delta_e import chance_rate
+from plates.charts.failure_modes import failure_mode_figure
+from plates.charts.overview import overview_figure, overview_table
+from plates.charts.yes_no import yes_no_figure
 from tests.support.dashboard_rows import concat, outcomes, rows
-
-
-def by_name(fig, name):
-    found = [t for t in fig.data if t.name == name]
-    assert found, f"no trace {name!r}; traces: {[t.name for t in fig.data]}"
-    return found[0]
-
-
-def reference(**columns) -> pd.DataFrame:
-    """A small hand-made reference table (the plates.results.reference long format)."""
-    n = max(len(v) if isinstance(v, list) else 1 for v in columns.values())
-    base = dict(
-        source="Paper Table 9",
-        paper="Paper",
-        table="Table 9",
-        model="PaperModel",
-        row_printed="PaperModel",
-        task="Open",
-        condition="standard",
-        colour_set=None,
-        font=None,
-        size=None,
-        shots=0,
-        metric="accuracy",
-        value=0.5,
-        printed="0.5",
-        ci_half_width=None,
-        n=None,
-        prompt_name="cbe-open",
-        note=None,
-    )
-    base.update(columns)
-    return pd.DataFrame({k: v if isinstance(v, list) else [v] * n for k, v in base.items()})
+from tests.support.figures import by_name
 
 
 # ------------------------------------------------------------------------------------------- conditions
@@ -91,60 +63,6 @@ def test_a_model_in_two_runs_is_two_series_and_one_run_keeps_the_plain_name():
         outcomes("a", 3, 4, run_id="r1"), outcomes("a", 1, 4, run_id="r2"), outcomes("b", 2, 2, run_id="r3")
     )
     assert set(charts.with_series(frame)[charts.SERIES]) == {"a · r1", "a · r2", "b"}
-
-
-# --------------------------------------------------------------------------------------------- overview
-def test_overview_cells_are_counts_with_n_and_wilson_interval_per_series_prompt_and_condition():
-    frame = concat(outcomes("a", 3, 4), outcomes("b", 1, 5), outcomes("a", 2, 2, grayscale=True))
-    fig = charts.overview_figure(frame)
-    heat = fig.data[0]
-    table = metrics.accuracy_table(charts.with_condition(frame), ["model", "prompt_name", charts.CONDITION])
-    for _, row in table.iterrows():
-        i, j = (
-            list(heat.y).index(row["model"]),
-            list(heat.x).index(f"{row['prompt_name']} · {row[charts.CONDITION]}"),
-        )
-        assert heat.z[i][j] == pytest.approx(row["accuracy"])
-        assert (
-            f"n={row['n']}" in heat.text[i][j]
-            and f"[{row['ci_low']:.0%}, {row['ci_high']:.0%}]" in heat.text[i][j]
-        )
-    i, j = list(heat.y).index("b"), list(heat.x).index("cbe-open · gray @900px")
-    assert np.isnan(heat.z[i][j])  # b never ran grayscale: an empty cell, not a zero
-
-
-def test_two_runs_of_one_model_over_the_same_items_are_two_rows_never_n_doubled():
-    items = [f"i{i}" for i in range(10)]
-    frame = concat(
-        outcomes("m", 7, 10, run_id="tour-1", item_id=items),
-        outcomes("m", 9, 10, run_id="tour-2", item_id=items),
-    )
-    table = charts.overview_table(frame)
-    assert sorted(table[charts.SERIES]) == ["m · tour-1", "m · tour-2"] and set(table["n"]) == {10}
-    assert dict(zip(table[charts.SERIES], table["accuracy"])) == {"m · tour-1": 0.7, "m · tour-2": 0.9}
-
-
-def test_the_papers_value_is_printed_in_the_cell_it_matches_and_nowhere_else():
-    frame = concat(
-        outcomes("gpt-4o-2024-08-06", 1, 2),
-        outcomes("gpt-4o-2024-08-06", 1, 2, grayscale=True),
-        outcomes("other", 1, 2),
-    )
-    ref = reference(
-        model=["GPT-4o", "GPT-4o"],
-        prompt_name=["cbe-open", "huemanity-numeric"],
-        value=[0.308, 0.4],
-        task=["Open", "numeric"],
-        source="ColorBlindnessEval Table 1",
-        paper="ColorBlindnessEval",
-    )
-    heat = charts.overview_figure(frame, ref).data[0]
-    cells = {(y, x): heat.text[i][j] for i, y in enumerate(heat.y) for j, x in enumerate(heat.x)}
-    assert "paper 31% (Table 1)" in cells[("gpt-4o-2024-08-06", "cbe-open · original @900px")]
-    assert (
-        "paper" not in cells[("gpt-4o-2024-08-06", "cbe-open · gray @900px")]
-    )  # no published grayscale cell
-    assert "paper" not in cells[("other", "cbe-open · original @900px")]
 
 
 # ------------------------------------------------------------------------------ one condition at a time
@@ -262,34 +180,6 @@ def test_grayscale_and_cot_papers_sit_at_the_prompt_that_asks_their_colour_blind
     assert list(paper.x) == ["colorbench-mc"] and paper.y[0] == pytest.approx(0.082)  # C'Blind +8.2 points
 
 
-def test_yes_no_point_is_the_yes_no_balance_with_wilson_bars_on_both_axes():
-    from plates.results.reference import load_reference
-
-    frame = concat(
-        outcomes("a", 9, 10, prompt_name="cbe-yn-correct"),
-        outcomes("a", 3, 10, prompt_name="cbe-yn-incorrect"),
-    )
-    fig = charts.yes_no_figure(frame, load_reference("ColorBlindnessEval", "Table 1"))
-    point = by_name(fig, "a")
-    assert point.x[0] == pytest.approx(0.9)  # Y*/N: 9 of 10
-    low, high = metrics.wilson_interval(3, 10)
-    assert point.y[0] == pytest.approx(0.3) and point.error_y.array[0] == pytest.approx(high - 0.3)
-    paper = by_name(fig, "published (ColorBlindnessEval Table 1)")
-    assert (0.936, 0.554) in {(round(x, 3), round(y, 3)) for x, y in zip(paper.x, paper.y)}
-    labels = "<br>".join(paper.text)  # every published point names its model (close points share a label)
-    assert "GPT-4o" in labels and "Claude3-Haiku" in labels and "Qwen2-VL-Instruct-72B" in labels
-
-
-def test_yes_no_without_our_rows_draws_the_papers_labelled_points_and_says_what_to_run():
-    from plates.results.reference import load_reference
-
-    fig = charts.yes_no_figure(outcomes("a", 9, 10), load_reference("ColorBlindnessEval", "Table 1"))
-    assert not fig.layout.meta.get("empty") and fig.layout.meta["ours"] == 0
-    paper = by_name(fig, "published (ColorBlindnessEval Table 1)")
-    assert len(paper.x) == 9 and "GPT-4o-mini" in "<br>".join(paper.text)  # zero-shot Table 1 only
-    assert "cbe-yn-incorrect" in fig.layout.meta["hint"]
-
-
 def test_accuracy_bars_carry_the_prompts_chance_line_and_model_colours():
     from plates.charts.common import model_colour
 
@@ -325,21 +215,6 @@ def test_chain_of_thought_deltas_carry_their_interval_and_ticks_follow_the_data(
     assert bar.y[0] == pytest.approx(0.01)
     assert bar.error_y.array[0] > 0.05 and bar.error_y.arrayminus[0] > 0.05  # 100 pairs: about ±14 points
     assert fig.layout.yaxis.tickformat in ("+.0%", "+.1%")
-
-
-def test_yes_no_table_by_hand():
-    frame = concat(
-        outcomes("a", 9, 10, prompt_name="cbe-yn-correct"),
-        outcomes("a", 3, 10, prompt_name="cbe-yn-incorrect"),
-        rows(2, model="a", correct=None, prompt_name="cbe-yn-correct"),
-    )
-    got = charts.yes_no_table(frame).iloc[0]
-    # Y*/N 9 of 10, Y/N* 3 of 10 (the two failed requests are errors, not wrong answers); Fisher's exact test
-    # on [[9, 1], [3, 7]]: two-sided p = 0.0198 < 0.05, so the model leans "yes".
-    assert (got["n_y_star"], got["y_star_n"], got["n_n_star"], got["y_n_star"], got["errors"]) == (
-        10, pytest.approx(0.9), 10, pytest.approx(0.3), 2)
-    assert got["yes_bias"] == pytest.approx(0.6) and got["balanced_accuracy"] == pytest.approx(0.6)
-    assert got["bias_p"] == pytest.approx(0.0198, abs=1e-4) and got["lean"] == "yes"
 
 
 # ------------------------------------------------------------------------------------------------- ΔE2000
@@ -438,27 +313,6 @@ def test_chance_rates_follow_the_prompt():
     assert charts.chance_rate("plain-open") == 0.0 and charts.chance_rate("nope") == 0.0
 
 
-# ------------------------------------------------------------------------------------------ failure modes
-def test_failure_mode_shares_are_counted_among_wrong_answers_only_per_condition():
-    frame = concat(
-        rows(
-            8,
-            model="a",
-            correct=[True, True, False, False, False, False, None, False],
-            failure_mode=[None, None, "hallucination", "hallucination", "evasion", None, None, "erratic"],
-        ),
-        rows(2, model="a", grayscale=True, correct=False, failure_mode="evasion"),
-    )
-    table = charts.failure_mode_table(frame).set_index(charts.CONDITION)
-    assert table.loc["original @900px", "wrong"] == 5 and table.loc["gray @900px", "wrong"] == 2
-    assert table.loc["original @900px", "hallucination"] == pytest.approx(2 / 5)
-    assert table.loc["original @900px", "other"] == pytest.approx(1 / 5)
-    fig = charts.failure_mode_figure(frame)
-    assert by_name(fig, "evasion").y[0] == pytest.approx(1 / 5) and fig.layout.meta["others"] == [
-        "gray @900px"
-    ]
-
-
 # --------------------------------------------------------------------------------------- papers vs ours
 def test_model_names_match_across_spellings():
     assert model_key("gpt-4.1-2025-04-14") == model_key("GPT-4.1") != model_key("GPT-4.1 mini")
@@ -479,7 +333,7 @@ def test_the_comparison_puts_the_papers_cell_beside_ours_with_difference_and_int
         outcomes("gpt-4.1-2025-04-14", 49, 100, size=300, prompt_name="huemanity-numeric"),
         outcomes("gpt-4o", 40, 50, hue_shift=90.0),
     )
-    table = compare(charts.overview_table(frame), ref)
+    table = compare(overview_table(frame), ref)
     cbe = table[table["prompt_name"] == "cbe-open"].iloc[0]
     assert cbe["source"] == "ColorBlindnessEval Table 1" and cbe["paper_value"] == pytest.approx(0.308)
     assert cbe["difference"] == pytest.approx(0.32 - 0.308) and cbe["inside"]
@@ -491,20 +345,20 @@ def test_the_comparison_puts_the_papers_cell_beside_ours_with_difference_and_int
     assert list(by_name(fig, "paper").x) == list(table["paper_value"]) and fig.layout.meta["matches"] == len(
         table
     )
-    outside = compare(charts.overview_table(outcomes("gpt-4o", 450, 500)), ref).iloc[0]
+    outside = compare(overview_table(outcomes("gpt-4o", 450, 500)), ref).iloc[0]
     assert not outside["inside"] and outside["difference"] == pytest.approx(0.9 - 0.308)
 
 
 # ---------------------------------------------------------------------------------------------- all charts
 ALL_CHARTS = [
-    charts.overview_figure,
+    overview_figure,
     charts.colour_set_figure,
     charts.resolution_figure,
     charts.grayscale_figure,
     charts.cot_figure,
-    charts.yes_no_figure,
+    yes_no_figure,
     charts.delta_e_figure,
-    charts.failure_mode_figure,
+    failure_mode_figure,
 ]
 
 
@@ -562,16 +416,10 @@ def test_delta_bars_print_their_value_so_a_zero_delta_is_not_an_empty_chart():
     assert list(by_name(charts.grayscale_figure(never), "b").text) == ["n/a"]
 
 
-def test_overview_cell_text_shrinks_as_columns_narrow_so_intervals_do_not_overlap():
-    few = charts.overview_figure(outcomes("a", 3, 4))
-    many = charts.overview_figure(concat(*(outcomes("a", 3, 4, size=s) for s in range(100, 900, 100))))
-    assert len(many.data[0].x) == 8 and few.data[0].textfont.size == 12 and many.data[0].textfont.size <= 10
-
-
 def test_the_empty_yes_no_and_cot_charts_say_what_to_run_and_why_the_baseline_cannot():
     only_open = outcomes("baseline-cnn", 4, 5)
     for chart, prompts in (
-        (charts.yes_no_figure, ("cbe-yn-correct", "cbe-yn-incorrect")),
+        (yes_no_figure, ("cbe-yn-correct", "cbe-yn-incorrect")),
         (charts.cot_figure, ("colorbench-mc", "colorbench-mc-cot")),
     ):
         message = chart(only_open).layout.meta["empty"]
@@ -583,7 +431,7 @@ def test_without_a_same_model_match_the_papers_models_are_context_never_a_match(
     from plates.charts.comparison import context_figure
     from plates.results.reference import load_reference
 
-    cells = charts.overview_table(outcomes("baseline-cnn", 95, 100))
+    cells = overview_table(outcomes("baseline-cnn", 95, 100))
     reference = load_reference("ColorBlindnessEval", "Table 1")
     assert compare(cells, reference).empty  # no paper ran the bundled reader
     near = context(cells, reference)

@@ -15,6 +15,7 @@ from PIL import Image
 from plates.cli import build_parser, main
 from plates.datasets import MANIFEST, MANIFEST_COLUMNS, load_dataset
 from plates.datasets import workers as workers_module
+from plates.datasets.family_presets import presets_by_family
 from plates.stimuli.ishihara.plate import render
 from tests.support import ROOT
 
@@ -226,3 +227,67 @@ def test_the_command_keeps_freed_memory_as_its_workers_do(tmp_path, monkeypatch,
     assert main(["generate", "--preset", "colorblindnesseval", "--limit", "1", "--size", "64", "--workers", "1",
                  "--out", str(tmp_path / "one"), "--no-progress"]) == 0
     assert calls == [True] and json.loads(capsys.readouterr().out)["rows"] == 2
+
+
+def _tree(root):
+    return {p.relative_to(root).as_posix(): p.read_bytes() for p in sorted(root.rglob("*")) if p.is_file()}
+
+
+def test_family_writes_every_preset_as_preset_would(tmp_path, capsys):
+    """`--family illusion` = `--preset P --out OUT/P` for each illusion preset, file for file (PNGs, manifest,
+    generate.json), with workers forked in this one process for every preset (a worker count of 2 against 1)."""
+    names = presets_by_family()["illusion"]
+    assert main(["generate", "--family", "illusion", "--out", str(tmp_path / "fam"), "--limit", "2",
+                 "--size", "96", "--workers", "2", "--no-progress"]) == 0
+    summary = json.loads(capsys.readouterr().out)
+    assert summary["family"] == "illusion" and list(summary["presets"]) == list(names)
+    assert summary["rows"] == 2 * len(names)
+    assert sorted(p.name for p in (tmp_path / "fam").iterdir()) == sorted(names)
+    for name in names:
+        assert main(["generate", "--preset", name, "--out", str(tmp_path / "one" / name), "--limit", "2",
+                     "--size", "96", "--workers", "1", "--no-progress"]) == 0
+        got, want = _tree(tmp_path / "fam" / name), _tree(tmp_path / "one" / name)
+        assert len(got) >= 4 and got == want, name  # 2 PNGs, the manifest, generate.json at least
+
+
+def test_family_refuses_a_size_one_preset_cannot_take_before_writing_anything(tmp_path, capsys):
+    out = tmp_path / "fam"
+    assert main(["generate", "--family", "illusion", "--out", str(out), "--size", "3000", "--no-progress"]) == 2
+    err = capsys.readouterr().err
+    assert "size=3000 is not valid for preset 'rcid-contrast'" in err and "allowed: an integer 64-2048" in err
+    assert not out.exists()
+
+
+@pytest.mark.parametrize(("argv", "message"), [
+    (["--family", "plate"], "family 'plate' is not known; allowed: illusion, scene (plate presets: one at a time"),
+    (["--family", "ilusion"], "did you mean 'illusion'?"),
+    (["--family", "scene", "--sample", "5"], "--sample cannot be combined with --family"),
+])
+def test_family_bad_input_names_what_is_allowed(tmp_path, capsys, argv, message):
+    assert main(["generate", *argv, "--out", str(tmp_path / "x"), "--no-progress"]) == 2
+    assert message in capsys.readouterr().err
+    assert not (tmp_path / "x").exists()
+
+
+def test_family_and_preset_are_one_choice(tmp_path, capsys):
+    with pytest.raises(SystemExit):
+        main(["generate", "--family", "scene", "--preset", "rcid-contrast", "--out", str(tmp_path)])
+    assert "not allowed with argument" in capsys.readouterr().err
+
+
+def test_family_shards_into_one_out_equal_the_unsharded_family(tmp_path, capsys):
+    common = ["--family", "illusion", "--limit", "3", "--size", "64", "--workers", "1", "--no-progress"]
+    assert main(["generate", *common, "--out", str(tmp_path / "whole")]) == 0
+    for i in (1, 2):
+        assert main(["generate", *common, "--out", str(tmp_path / "sharded"), "--shard", f"{i}/2"]) == 0
+    capsys.readouterr()
+    got, want = _tree(tmp_path / "sharded"), _tree(tmp_path / "whole")
+    assert {k: v for k, v in got.items() if "manifest.shards" not in k} == want
+
+
+def test_a_family_refuses_limit_with_shard_before_writing_anything(tmp_path, capsys):
+    out = tmp_path / "scenes"
+    assert main(["generate", "--family", "scene", "--limit", "2", "--shard", "1/2", "--out", str(out),
+                 "--no-progress"]) == 2
+    assert "preset 'colorbench-robustness' has items of several images each" in capsys.readouterr().err
+    assert not out.exists()

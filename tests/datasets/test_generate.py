@@ -1,6 +1,10 @@
 """plates.datasets: preset contents, deterministic seeds, generation, manifest, resume, loading."""
 
+import json
 import multiprocessing as mp
+import os
+import subprocess
+import sys
 import threading
 from pathlib import Path
 
@@ -21,8 +25,10 @@ from plates.datasets import (
     preset_size,
     relative_path,
 )
+from plates.datasets.family_presets import presets_by_family
 from plates.stimuli.ishihara.labels import HUEMANITY_ALNUM, HUEMANITY_DATASET
 from plates.storage import TEMPORARIES
+from tests.support import ROOT
 
 
 def test_preset_sizes_match_the_papers():
@@ -201,3 +207,22 @@ def test_the_images_are_flushed_to_disk_before_a_manifest_names_them(tmp_path, m
     summary = generate(preset, tmp_path, limit=2, size=96, workers=1, progress=False)
     assert seen == [(tmp_path, summary["rows"], False)]
     assert (tmp_path / MANIFEST).is_file() and not list(tmp_path.rglob(TEMPORARIES))
+
+
+def test_a_family_forks_every_presets_workers_from_its_one_process(tmp_path):
+    """`generate_family` pays the imports once: no preset's pool is spawned (a spawned worker re-imports
+    colour-science, ~1.2 s of CPU), because nothing a preset leaves behind runs a thread. In a fresh interpreter,
+    as `plates generate --family` runs (this test process may run other tests' threads)."""
+    script = f"""
+import json
+from plates.datasets import workers
+from plates.datasets.generate import generate_family
+methods, real = [], workers.mp.get_context
+workers.mp.get_context = lambda method=None: methods.append(method) or real(method)
+summary = generate_family("illusion", {str(tmp_path)!r}, limit=1, size=64, workers=2, progress=True)
+print(json.dumps([methods, summary["rows"]]))
+"""
+    done = subprocess.run([sys.executable, "-c", script], cwd=ROOT, env={**os.environ, "PYTHONPATH": str(ROOT)},
+                          capture_output=True, text=True, timeout=300, check=True)
+    methods, rows = json.loads(done.stdout.splitlines()[-1])
+    assert methods == ["fork"] * len(presets_by_family()["illusion"]) and rows == len(methods)

@@ -16,9 +16,9 @@ from tests.support.browser import ARGS, CHROMIUM
 def url():
     """The explorer (`plates.explorer.app.build_app` with the default policy) launched once; its URL."""
     from plates.explorer import app as explorer_app
-    from plates.explorer import plate as ex
+    from plates.explorer.policy import Policy
 
-    demo = explorer_app.build_app(ex.Policy())
+    demo = explorer_app.build_app(Policy())
     demo.launch(prevent_thread_lock=True, quiet=True, **explorer_app.launch_options())
     yield demo.local_url
     demo.close()

@@ -15,6 +15,9 @@ from gradio_client.exceptions import AppError
 
 from plates.explorer import app as explorer_app
 from plates.explorer import plate as ex
+from plates.explorer.concurrency import QUEUE_SIZE
+from plates.explorer.policy import Policy
+from plates.explorer.specs import decode_spec, spec_from_text, spec_to_json
 from tests.support import ROOT
 from tests.support.chat_server import ChatServer
 
@@ -30,7 +33,7 @@ def _launch(policy):
 
 @pytest.fixture(scope="module")
 def running():
-    demo = _launch(ex.Policy())
+    demo = _launch(Policy())
     yield demo
     demo.close()
 
@@ -58,14 +61,14 @@ def test_render_returns_every_view_at_the_asked_size_with_stats(client):
         with Image.open(path) as im:
             assert im.size == (320, 320)
     assert Path(views[0]).suffix == ".png"  # the plate itself: exact, lossless pixels
-    spec = ex.spec_from_text(spec_json)
+    spec = spec_from_text(spec_json)
     assert (spec.text, spec.size, spec.delta_e, spec.seed) == ("47", 320, 8.0, 3)
     plate = ex.render(spec)
     with Image.open(views[0]) as im:
         assert im.convert("RGB").tobytes() == plate.image.tobytes()
     assert stats == ex.stats_text(plate) and "(asked 8.00)" in stats
     assert json.loads(Path(spec_file).read_text()) == json.loads(spec_json)
-    assert share.startswith("?spec=") and ex.decode_spec(share.split("?spec=")[1]) == spec  # no page: relative
+    assert share.startswith("?spec=") and decode_spec(share.split("?spec=")[1]) == spec  # no page: relative
     # the swatches: a preset's pickers show the colours drawn after ΔE moved the background
     assert (out[FG], out[BG]) == (ex.to_hex(spec.colours[0][0]), ex.to_hex(spec.colours[1][0]))
     assert out[BG] in out[DRAWN]
@@ -73,7 +76,7 @@ def test_render_returns_every_view_at_the_asked_size_with_stats(client):
 
 def test_no_run_history_keeps_inputs(running):
     assert running.run_history is False and "runs" not in running.footer_links
-    assert explorer_app.launch_options(policy=ex.Policy(public=True))["max_file_size"] == "1mb"
+    assert explorer_app.launch_options(policy=Policy(public=True))["max_file_size"] == "1mb"
 
 
 def test_analytics_are_off_and_errors_reach_the_page_without_details():
@@ -89,7 +92,7 @@ def test_analytics_are_off_and_errors_reach_the_page_without_details():
     out = subprocess.run([sys.executable, "-c", code], env=env, cwd=ROOT,
                          capture_output=True, text=True, timeout=120, check=False)
     assert out.stdout.strip().splitlines()[-1] == "False", out.stderr[-2000:]
-    assert explorer_app.launch_options(policy=ex.Policy())["show_error"] is False
+    assert explorer_app.launch_options(policy=Policy())["show_error"] is False
 
 
 def test_a_bad_value_leaves_the_plate_marked_not_redrawn_with_the_reason(client):
@@ -123,11 +126,11 @@ def test_the_api_page_lists_only_the_named_endpoints(running):
 
 def test_pasted_spec_reproduces_the_plate(client):
     spec = ex.default_spec().replace(text="8", palette="huemanity-05", jitter_rgb=7.0, seed=12, size=256)
-    controls = client.predict(ex.spec_to_json(spec), api_name="/apply_spec")
+    controls = client.predict(spec_to_json(spec), api_name="/apply_spec")
     assert list(controls) == list(ex.spec_to_controls(spec).__dict__.values())
     # the session keeps the pasted spec: fields no control shows (jitter_rgb alone) survive the re-render
     spec_json = client.predict(*controls, api_name="/render")[SPEC_JSON]
-    assert ex.spec_from_text(spec_json) == spec
+    assert spec_from_text(spec_json) == spec
     with pytest.raises(AppError, match="spec is not valid JSON"):
         client.predict("{not json", api_name="/apply_spec")
 
@@ -210,8 +213,8 @@ def test_a_key_given_in_the_session_never_appears_in_any_output(client):
 
 
 def test_public_mode_refuses_endpoints_off_the_allow_list_and_needs_the_visitors_key():
-    demo = _launch(ex.Policy(public=True, allowed_base_urls=("https://allowed.example/v1",), max_plate_size=1024,
-                             max_sweep_points=12))
+    demo = _launch(Policy(public=True, allowed_base_urls=("https://allowed.example/v1",), max_plate_size=1024,
+                          max_sweep_points=12))
     try:
         client = Client(demo.local_url, verbose=False)
         with pytest.raises(AppError, match=r"base URL 'http://127.0.0.1:9/v1' is not allowed here; allowed: "
@@ -236,7 +239,7 @@ def test_public_mode_follows_no_redirect_and_never_shows_the_other_servers_reply
     statuses = (301, 302, 307)
     with ChatServer(answer=lambda body: "INTERNAL-SECRET-REPLY") as inner, ExitStack() as stack:
         outers = [stack.enter_context(RedirectServer(inner.url, status)) for status in statuses]
-        demo = _launch(ex.Policy(public=True, allowed_base_urls=tuple(o.url for o in outers)))  # one app, three
+        demo = _launch(Policy(public=True, allowed_base_urls=tuple(o.url for o in outers)))  # one app, three
         try:
             client = Client(demo.local_url, verbose=False)
             client.predict(KEY, api_name="/set_key")
@@ -255,7 +258,7 @@ def test_public_mode_follows_no_redirect_and_never_shows_the_other_servers_reply
 
 def test_public_mode_caps_pasted_specs_and_prompts_at_the_door():
     """Regression: a pasted spec had no size cap (2,200 x 2,200 colours took 11.7 s), prompts no length cap."""
-    policy = ex.Policy.from_env({"PLATES_PUBLIC": "1"})
+    policy = Policy.from_env({"PLATES_PUBLIC": "1"})
     demo = _launch(policy)
     try:
         client = Client(demo.local_url, verbose=False)
@@ -279,7 +282,7 @@ def test_public_mode_caps_pasted_specs_and_prompts_at_the_door():
 def test_public_mode_fails_fast_on_an_allowed_hf_model_that_is_not_here():
     """Regression: an allowed Hugging Face id that could not be loaded held the single model slot for 42 s.
     Offline (tests/conftest.py sets HF_HUB_OFFLINE=1) and not in the cache, it is refused before any load."""
-    demo = _launch(ex.Policy(public=True, allowed_hf_models=("org/not-downloaded-here",)))
+    demo = _launch(Policy(public=True, allowed_hf_models=("org/not-downloaded-here",)))
     try:
         client = Client(demo.local_url, verbose=False)
         with pytest.raises(AppError, match="'org/not-downloaded-here' is not downloaded on this server and "
@@ -293,8 +296,8 @@ def test_public_mode_fails_fast_on_an_allowed_hf_model_that_is_not_here():
 def test_public_mode_queues_model_calls_one_at_a_time_in_a_bounded_queue(monkeypatch):
     """Expensive calls are queued with limits (a shared model slot, a capped queue); renders run up
     to the cores (here said to be 6)."""
-    monkeypatch.setattr(ex, "cores", lambda: 6)
-    demo = explorer_app.build_app(ex.Policy(public=True))
+    monkeypatch.setattr("plates.explorer.concurrency.cores", lambda: 6)
+    demo = explorer_app.build_app(Policy(public=True))
     limits = {f.api_name: (f.concurrency_limit, f.concurrency_id) for f in demo.fns.values()}
     assert limits["ask"] == limits["sweep"] == (1, "model")  # ask and sweep share one slot
     assert limits["render"] == (6, "render") and demo._queue.max_size == 32
@@ -303,8 +306,8 @@ def test_public_mode_queues_model_calls_one_at_a_time_in_a_bounded_queue(monkeyp
 
 
 def test_private_mode_answers_and_renders_up_to_the_cores_in_a_bounded_queue(monkeypatch):
-    monkeypatch.setattr(ex, "cores", lambda: 3)
-    demo = explorer_app.build_app(ex.Policy(public=False))
+    monkeypatch.setattr("plates.explorer.concurrency.cores", lambda: 3)
+    demo = explorer_app.build_app(Policy(public=False))
     limits = {f.api_name: (f.concurrency_limit, f.concurrency_id) for f in demo.fns.values()}
     assert limits["ask"] == limits["sweep"] == (3, "model") and limits["render"] == (3, "render")
-    assert demo._queue.max_size == ex.QUEUE_SIZE[False] and demo._queue.default_concurrency_limit == 3
+    assert demo._queue.max_size == QUEUE_SIZE[False] and demo._queue.default_concurrency_limit == 3

@@ -10,6 +10,8 @@ from plates.charts.common import model_colours
 from plates.explorer import compare
 from plates.explorer import models as em
 from plates.explorer import plate as ex
+from plates.explorer.backends import ModelCache, ModelChoice
+from plates.explorer.policy import Policy
 from tests.support.chat_server import ChatServer, Fault
 
 KEY = "sk-compare-4Rt8yQ2nVb7Lm"
@@ -21,11 +23,11 @@ def spec(**changes):
 
 def test_the_box_reads_one_model_a_line_and_writes_them_back():
     text = "baseline\n\n# my endpoint\nopenai qwen2.5-vl http://127.0.0.1:8000/v1/\nhf org/name"
-    choices = compare.parse_models(text, ex.Policy())
+    choices = compare.parse_models(text, Policy())
     assert [c.kind for c in choices] == ["baseline", "openai", "hf"]
     assert choices[1].base_url == "http://127.0.0.1:8000/v1"  # normalised as a typed URL is
-    assert compare.parse_models(compare.format_models(choices), ex.Policy()) == choices
-    assert compare.parse_models("", ex.Policy()) == ()
+    assert compare.parse_models(compare.format_models(choices), Policy()) == choices
+    assert compare.parse_models("", Policy()) == ()
 
 
 @pytest.mark.parametrize("text, message", [
@@ -37,11 +39,11 @@ def test_the_box_reads_one_model_a_line_and_writes_them_back():
 ])
 def test_a_bad_line_is_named_with_what_is_allowed(text, message):
     with pytest.raises(ValueError, match=message):
-        compare.parse_models(text, ex.Policy())
+        compare.parse_models(text, Policy())
 
 
 def test_public_mode_takes_only_allowed_models_and_at_most_three():
-    public = ex.Policy.from_env({"PLATES_ALLOWED_BASE_URLS": "http://127.0.0.1:9/v1"})
+    public = Policy.from_env({"PLATES_ALLOWED_BASE_URLS": "http://127.0.0.1:9/v1"})
     assert public.public and public.max_compare_models == 3
     with pytest.raises(ValueError, match="base URL 'http://10.0.0.1/v1' is not allowed here; allowed: "
                                          "http://127.0.0.1:9/v1"):
@@ -56,18 +58,18 @@ def test_public_mode_takes_only_allowed_models_and_at_most_three():
 
 
 def test_the_key_goes_only_to_the_url_it_was_typed_for():
-    here = em.ModelChoice("openai", "m", "http://a.example/v1")
+    here = ModelChoice("openai", "m", "http://a.example/v1")
     assert compare.key_for(here, f" {KEY} ", "http://a.example/v1/") == KEY
     assert compare.key_for(here, KEY, "http://b.example/v1") == ""
-    assert compare.key_for(em.ModelChoice("baseline"), KEY, "") == ""
+    assert compare.key_for(ModelChoice("baseline"), KEY, "") == ""
 
 
 def test_two_models_answer_the_same_request_side_by_side():
     """The baseline reader and a real chat-completions server: one row each, the same prompt and image."""
     with ChatServer(answer=lambda body: "I read 47.") as server:
-        choices = compare.parse_models(f"baseline\nopenai test-model {server.url}", ex.Policy())
+        choices = compare.parse_models(f"baseline\nopenai test-model {server.url}", Policy())
         answers = list(compare.ask_models(spec(), em.Ask("cbe-open"), choices, key="", key_url="",
-                                          policy=ex.Policy(), cache=em.ModelCache(), colour_set="colorblindnesseval-1",
+                                          policy=Policy(), cache=ModelCache(), colour_set="colorblindnesseval-1",
                                           run_id="r"))
         assert len(server.records) == 1 and server.records[0].images == 1
     rows = [a.row for a in answers]
@@ -83,13 +85,13 @@ def test_two_models_answer_the_same_request_side_by_side():
 
 
 def test_a_model_that_cannot_answer_is_named_and_the_others_still_answer():
-    public = ex.Policy(public=True, allowed_base_urls=())
+    public = Policy(public=True, allowed_base_urls=())
     with ChatServer(answer=lambda body: "12", api_key=KEY) as keyed, ChatServer(answer=lambda body: "12") as other:
-        policy = ex.Policy(public=True, allowed_base_urls=(keyed.url, other.url))
-        choices = (em.ModelChoice("openai", "test-model", keyed.url), em.ModelChoice("openai", "test-model", other.url),
-                   em.ModelChoice())
+        policy = Policy(public=True, allowed_base_urls=(keyed.url, other.url))
+        choices = (ModelChoice("openai", "test-model", keyed.url), ModelChoice("openai", "test-model", other.url),
+                   ModelChoice())
         answers = list(compare.ask_models(spec(), em.Ask("cbe-open"), choices, key=KEY, key_url=keyed.url,
-                                          policy=policy, cache=em.ModelCache(), colour_set="x", run_id="r"))
+                                          policy=policy, cache=ModelCache(), colour_set="x", run_id="r"))
         assert [r.authorization for r in keyed.records] == [f"Bearer {KEY}"]
         assert other.records == []  # public mode: no key for it, so it is not asked at all
     assert answers[0].row["correct"] is True and answers[2].row["correct"] is True
@@ -99,14 +101,14 @@ def test_a_model_that_cannot_answer_is_named_and_the_others_still_answer():
     assert table["Raw reply"][1].startswith("[not asked: an API key is needed")
     with pytest.raises(ValueError, match="no models to compare"):
         next(compare.ask_models(spec(), em.Ask("cbe-open"), (), key="", key_url="", policy=public,
-                                cache=em.ModelCache(), colour_set="x", run_id="r"))
+                                cache=ModelCache(), colour_set="x", run_id="r"))
 
 
 def test_a_key_echoed_by_a_failing_server_never_reaches_the_table():
     with ChatServer(faults=lambda n, body: Fault.http(401, message="bad key {authorization}")) as server:
-        choice = em.ModelChoice("openai", "test-model", server.url)
+        choice = ModelChoice("openai", "test-model", server.url)
         answers = list(compare.ask_models(spec(), em.Ask("cbe-open"), (choice,), key=KEY, key_url=server.url,
-                                          policy=ex.Policy(), cache=em.ModelCache(), colour_set="x", run_id="r"))
+                                          policy=Policy(), cache=ModelCache(), colour_set="x", run_id="r"))
     text = compare.comparison_frame(answers).to_string() + repr(answers)
     assert KEY not in text and "***" in text
 
@@ -114,9 +116,9 @@ def test_a_key_echoed_by_a_failing_server_never_reaches_the_table():
 def test_sweeps_of_two_models_overlay_with_a_colour_per_model():
     values = [2.0, 8.0, 20.0]
     with ChatServer(answer=lambda body: "74") as server:
-        choices = (em.ModelChoice(), em.ModelChoice("openai", "test-model", server.url))
+        choices = (ModelChoice(), ModelChoice("openai", "test-model", server.url))
         answers = list(compare.sweep_models(spec(), values, em.Ask("cbe-open"), choices, key="", key_url="",
-                                            policy=ex.Policy(), cache=em.ModelCache(), colour_set="x",
+                                            policy=Policy(), cache=ModelCache(), colour_set="x",
                                             run_id="r"))
     rows = [a.row for a in answers]
     assert sorted(r["model"] for r in rows) == ["baseline-cnn"] * 3 + ["test-model"] * 3
@@ -137,14 +139,14 @@ def test_sweeps_of_two_models_overlay_with_a_colour_per_model():
 
 
 def test_a_sweep_goes_on_past_a_model_that_fails():
-    choices = (em.ModelChoice("hf", "org/none"), em.ModelChoice())
+    choices = (ModelChoice("hf", "org/none"), ModelChoice())
 
     def missing(model):
         raise ValueError(f"Hugging Face model {model!r} is not downloaded on this server")
 
-    policy = ex.Policy(public=True, allowed_hf_models=("org/none",))
+    policy = Policy(public=True, allowed_hf_models=("org/none",))
     answers = list(compare.sweep_models(spec(), [4.0, 12.0], em.Ask("cbe-open"), choices, key="", key_url="",
-                                        policy=policy, cache=em.ModelCache(), colour_set="x", run_id="r",
+                                        policy=policy, cache=ModelCache(), colour_set="x", run_id="r",
                                         check_hf=missing))
     assert answers[0].row is None and "not downloaded" in answers[0].error
     assert [a.row["model"] for a in answers[1:]] == ["baseline-cnn", "baseline-cnn"]

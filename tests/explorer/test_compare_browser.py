@@ -14,7 +14,9 @@ playwright_api = pytest.importorskip("playwright.sync_api")
 
 from plates.explorer import plate as ex
 from plates.explorer import share
+from plates.explorer.policy import Policy
 from plates.explorer.share import ModelView
+from plates.explorer.specs import decode_spec
 from tests.support.browser import wait_for_plate
 from tests.support.chat_server import ChatServer
 
@@ -106,8 +108,8 @@ def test_a_share_link_restores_model_prompt_and_condition_without_the_key(url, b
     link = link_box.input_value()
     assert KEY not in link
     query = parse_qs(urlsplit(link).query)
-    assert ex.decode_spec(query["spec"][0]) == spec
-    assert share.decode_view(query["ask"][0], ex.Policy()) == view  # every control restored, then linked again
+    assert decode_spec(query["spec"][0]) == spec
+    assert share.decode_view(query["ask"][0], Policy()) == view  # every control restored, then linked again
     # the reproduce box says the same (its editor draws only the lines in the window: make the window tall)
     page.set_viewport_size({"width": 1400, "height": 6000})
     page.locator("#repro-python").scroll_into_view_if_needed()

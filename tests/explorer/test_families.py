@@ -14,8 +14,8 @@ from hypothesis import strategies as st
 from plates.admission import Admission, MemoryBudget, RateLimit
 from plates.explorer import families as fv
 from plates.explorer import quiz as qv
-from plates.explorer.models import history_parquet
-from plates.explorer.plate import Policy
+from plates.explorer.history import history_parquet
+from plates.explorer.policy import Policy
 from plates.models import make_backend
 from plates.models.base import Backend, Reply
 from plates.results import SCHEMA

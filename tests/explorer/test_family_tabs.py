@@ -20,9 +20,11 @@ from gradio_client.exceptions import AppError
 from plates.explorer import app as explorer_app
 from plates.explorer import families as fv
 from plates.explorer import family_tabs
-from plates.explorer import models as em
-from plates.explorer import plate as ex
 from plates.explorer import quiz as qv
+from plates.explorer.backends import MODEL_KINDS, ModelCache
+from plates.explorer.concurrency import concurrency
+from plates.explorer.context import Scratch
+from plates.explorer.policy import Policy
 from plates.results import load_results
 from plates.runs.quiz import QuizLimits
 from tests.support.chat_server import ChatServer, image_urls
@@ -32,25 +34,25 @@ SCENE = dict(n_regions=6, n_colours=4, min_delta_e=20.0, clutter=0.0, area_ratio
              shapes=["circle", "square", "triangle", "star"], palette="xkcd-basic-11", seed=2, size=256)
 
 
-def family_demo(policy: ex.Policy, root: Path, quiz: qv.QuizConfig) -> gr.Blocks:
+def family_demo(policy: Policy, root: Path, quiz: qv.QuizConfig) -> gr.Blocks:
     """The family tabs alone, with a model picker standing in for the Model tab's (what tests need: a short
     quiz and a reader cache in a temporary folder)."""
     with gr.Blocks() as demo:
         key_state = gr.State("")
-        kind = gr.Radio(list(em.MODEL_KINDS), value="baseline", label="Model")
+        kind = gr.Radio(list(MODEL_KINDS), value="baseline", label="Model")
         hf_id, api_model, base_url = gr.Textbox(), gr.Textbox(), gr.Textbox()
         family_tabs.add_family_tabs(
-            policy, guard=functools.partial(explorer_app._guard, hide_paths=policy.public), cache=em.ModelCache(),
-            scratch=ex.Scratch(root / "scratch"), model=(kind, hf_id, api_model, base_url), key_state=key_state,
-            slots=ex.concurrency(policy, 0), quiz=quiz, reader=qv.ReaderCache(root / "reader"))
+            policy, guard=functools.partial(explorer_app._guard, hide_paths=policy.public), cache=ModelCache(),
+            scratch=Scratch(root / "scratch"), model=(kind, hf_id, api_model, base_url), key_state=key_state,
+            slots=concurrency(policy, 0), quiz=quiz, reader=qv.ReaderCache(root / "reader"))
     demo.queue()
     return demo
 
 
 @pytest.fixture(scope="module")
 def running():
-    demo = explorer_app.build_app(ex.Policy())
-    demo.launch(prevent_thread_lock=True, quiet=True, **explorer_app.launch_options(policy=ex.Policy()))
+    demo = explorer_app.build_app(Policy())
+    demo.launch(prevent_thread_lock=True, quiet=True, **explorer_app.launch_options(policy=Policy()))
     yield demo
     demo.close()
 
@@ -70,7 +72,7 @@ def test_the_app_has_the_three_tabs_and_their_endpoints(client):
 def test_an_illusion_renders_with_targets_outlined_and_its_measured_values(client):
     path, truth, _ = client.predict(True, "rcid-compare-human", "whites", 1.0, -3.0, "up-down", False, 5, 256,
                                     api_name="/illusion_render")
-    stim = fv.render_illusion_controls(fv.IllusionControls("whites", 1.0, -3.0, "up-down", False, 5, 256), ex.Policy())
+    stim = fv.render_illusion_controls(fv.IllusionControls("whites", 1.0, -3.0, "up-down", False, 5, 256), Policy())
     assert Path(path).suffix == ".png"
     with Image.open(path) as im:
         assert im.convert("RGB").tobytes() == fv.outlined(stim).tobytes()  # exact pixels, lossless
@@ -91,7 +93,7 @@ def test_the_question_list_follows_the_kind_and_the_outlines_toggle(client):
     assert [c[0] for c in prompt["choices"]] == ["rcid-name-pixel", "rcid-name-human", "illusionbench-tf",
                                                  "illusionbench-mc"]
     stim = fv.render_illusion_controls(fv.IllusionControls("rcid-filter", 1.0, 0.0, "left-right", False, 0, 256),
-                                       ex.Policy())
+                                       Policy())
     assert fv.illusion_prompts(stim) == ["rcid-name-pixel", "rcid-name-human", "illusionbench-tf", "illusionbench-mc"]
     with Image.open(path) as im:  # outlines off: the stimulus as the model receives it
         assert im.convert("RGB").tobytes() == stim.image.convert("RGB").tobytes()
@@ -110,7 +112,7 @@ def test_the_bundled_reader_declines_an_illusion_question_clearly(client):
 
 
 def test_an_api_model_gets_the_exact_image_and_is_scored_with_either_framing(client):
-    stim = fv.render_illusion_controls(fv.IllusionControls("simultaneous-contrast", 1.0, 0.0, size=256), ex.Policy())
+    stim = fv.render_illusion_controls(fv.IllusionControls("simultaneous-contrast", 1.0, 0.0, size=256), Policy())
     bodies = []
 
     def answer(body):
@@ -132,7 +134,7 @@ def test_an_api_model_gets_the_exact_image_and_is_scored_with_either_framing(cli
 
 def test_a_scene_shows_its_question_and_says_when_it_cannot_carry_one(client):
     path, facts, question = client.predict("colour-counting", *SCENE.values(), api_name="/scene_render")
-    stim = fv.render_scene_controls(fv.SceneControls(**{**SCENE, "shapes": tuple(SCENE["shapes"])}), ex.Policy())
+    stim = fv.render_scene_controls(fv.SceneControls(**{**SCENE, "shapes": tuple(SCENE["shapes"])}), Policy())
     with Image.open(path) as im:
         assert im.convert("RGB").tobytes() == stim.image.tobytes()
     assert "How many different colors" in question and "**A**" in question and "objects:** 6" in facts
@@ -152,8 +154,8 @@ def test_a_full_quiz_writes_human_rows_and_shows_both_thresholds(tmp_path, monke
     monkeypatch.setenv("PLATES_HUMAN_RESULTS", str(tmp_path / "human"))
     quiz = qv.QuizConfig(trials=3, illusion_trials=2, size=128, limits=QuizLimits(min_seconds_between=0.0),
                          max_sessions=2)
-    demo = family_demo(ex.Policy(), tmp_path, quiz)
-    demo.launch(prevent_thread_lock=True, quiet=True, **explorer_app.launch_options(policy=ex.Policy()))
+    demo = family_demo(Policy(), tmp_path, quiz)
+    demo.launch(prevent_thread_lock=True, quiet=True, **explorer_app.launch_options(policy=Policy()))
     try:
         client = Client(demo.local_url, verbose=False)
         with pytest.raises(AppError, match="tick the box"):
@@ -191,16 +193,16 @@ def test_a_full_quiz_writes_human_rows_and_shows_both_thresholds(tmp_path, monke
 
 
 def test_public_mode_limits_sizes_and_shares_the_model_slot():
-    demo = explorer_app.build_app(ex.Policy(public=True))
+    demo = explorer_app.build_app(Policy(public=True))
     limits = {f.api_name: (f.concurrency_limit, f.concurrency_id) for f in demo.fns.values()}
     assert limits["illusion_ask"] == limits["scene_ask"] == limits["ask"] == (1, "model")
     with pytest.raises(ValueError, match="image size 2048 px is not allowed"):
-        fv.IllusionControls(size=2048).spec(ex.Policy(public=True, max_plate_size=1024))
+        fv.IllusionControls(size=2048).spec(Policy(public=True, max_plate_size=1024))
 
 
 def test_public_mode_quiz_limits_hold_for_a_hostile_visitor(tmp_path, monkeypatch):
     monkeypatch.setenv("PLATES_HUMAN_RESULTS", str(tmp_path / "human"))
-    policy = ex.Policy(public=True)
+    policy = Policy(public=True)
     quiz = qv.QuizConfig(trials=5, size=128, limits=QuizLimits(min_seconds_between=60.0, max_text=4), max_sessions=1)
     demo = family_demo(policy, tmp_path, quiz)
     demo.launch(prevent_thread_lock=True, quiet=True, **explorer_app.launch_options(policy=policy))

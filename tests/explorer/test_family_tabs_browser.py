@@ -10,8 +10,8 @@ pytestmark = [pytest.mark.browser, pytest.mark.slow]
 playwright_api = pytest.importorskip("playwright.sync_api")
 
 from plates.explorer import app as explorer_app
-from plates.explorer import plate as ex
 from plates.explorer import quiz as qv
+from plates.explorer.policy import Policy
 from plates.results import load_results
 from plates.runs.quiz import HUMAN_RESULTS_ENV, QuizLimits
 from tests.explorer.test_family_tabs import family_demo
@@ -25,7 +25,7 @@ def served(tmp_path_factory):
     root = tmp_path_factory.mktemp("families")
     quiz = qv.QuizConfig(trials=TRIALS, illusion_trials=ILLUSION_TRIALS, size=256,
                          limits=QuizLimits(min_seconds_between=0.0))
-    demo = family_demo(ex.Policy(), root, quiz)
+    demo = family_demo(Policy(), root, quiz)
     demo.launch(prevent_thread_lock=True, quiet=True, **explorer_app.launch_options())
     yield demo.local_url, root
     demo.close()

@@ -20,7 +20,11 @@ from plates.explorer import families as fv
 from plates.explorer import models as em
 from plates.explorer import plate as ex
 from plates.explorer import quiz as qv
+from plates.explorer.backends import ModelCache, ModelChoice
+from plates.explorer.concurrency import RENDER_WORKERS_ENV
+from plates.explorer.policy import Policy
 from plates.explorer.pool import ExplorerPool, PooledBaseline, encode_views, jpeg_bytes
+from plates.explorer.sweep import requested_delta_e, sweep
 from plates.images import StoredPng
 from plates.models.baseline import BaselineBackend
 from plates.reader.reader import BaselineReader
@@ -30,7 +34,7 @@ from tests.support import pool_tasks
 
 SPEC = ex.default_spec().replace(size=256, delta_e=6.0, seed=11, text="38")
 CONTROLS = tuple(ex.spec_to_controls(SPEC).__dict__.values())
-POLICY = ex.Policy(public=True)
+POLICY = Policy(public=True)
 ILLUSION = fv.IllusionControls("whites", 1.0, -3.0, "up-down", False, 5, 256)
 SCENE = fv.SceneControls(seed=2, size=256, palette="xkcd-basic-11")
 ASK = em.Ask("cbe-open")
@@ -137,18 +141,18 @@ def test_illusions_and_scenes_drawn_in_a_worker_equal_this_processs(work):
 
 
 def test_the_readers_answers_are_computed_in_the_workers_not_here(work, monkeypatch):
-    reader = em.ModelCache().get(em.ModelChoice())  # in this process, before the reader is made unusable here
+    reader = ModelCache().get(ModelChoice())  # in this process, before the reader is made unusable here
     one = em.ask_plate(SPEC, ASK, reader, colour_set="x", run_id="r")
-    swept = sorted(em.sweep(SPEC, SWEEP, ASK, reader, colour_set="x", run_id="r"), key=em.requested_delta_e)
+    swept = sorted(sweep(SPEC, SWEEP, ASK, reader, colour_set="x", run_id="r"), key=requested_delta_e)
     monkeypatch.setattr(BaselineReader, "read", _unreadable)  # this process only: the workers never see it
     with pytest.raises(AssertionError, match="the reader ran in the server process"):
         em.ask_plate(SPEC, ASK, reader, colour_set="x", run_id="r")  # so the check below can fail
-    pooled = em.ModelCache(work.make_backend).get(em.ModelChoice())
+    pooled = ModelCache(work.make_backend).get(ModelChoice())
     assert isinstance(pooled, PooledBaseline) and (pooled.kind, pooled.model) == (reader.kind, reader.model)
     calls = work.pool.calls
     there, _ = em.ask_one(SPEC, ASK, pooled, colour_set="x", run_id="r", renderer=work.plates)
     assert {k: there[k] for k in ANSWERED} == {k: one[k] for k in ANSWERED} and there["correct"]
-    rows = sorted(em.sweep(SPEC, SWEEP, ASK, pooled, colour_set="x", run_id="r"), key=em.requested_delta_e)
+    rows = sorted(sweep(SPEC, SWEEP, ASK, pooled, colour_set="x", run_id="r"), key=requested_delta_e)
     assert [{k: r[k] for k in ANSWERED} for r in rows] == [{k: r[k] for k in ANSWERED} for r in swept]
     assert work.pool.calls >= calls + 1 + len(SWEEP)  # the sweep's plates were rendered here (no cache given)
 
@@ -232,26 +236,7 @@ def test_a_full_pool_tells_the_visitor_the_server_is_busy_for_answers_and_family
         work.close()
 
 
-@pytest.mark.parametrize("env, public, expected", [
-    ({ex.RENDER_WORKERS_ENV: "3"}, False, 3),
-    ({ex.RENDER_WORKERS_ENV: " 0 "}, True, 0),
-    ({}, False, 0),  # a private explorer: one visitor, renders in its threads
-])
-def test_render_workers_from_the_environment(env, public, expected):
-    assert ex.render_workers(ex.Policy(public=public), env) == expected
-
-
-def test_public_mode_renders_in_one_worker_per_core_on_a_multicore_machine(monkeypatch):
-    monkeypatch.setattr(ex, "cores", lambda: 4)
-    assert ex.render_workers(ex.Policy(public=True), {}) == 4
-    monkeypatch.setattr(ex, "cores", lambda: 1)
-    assert ex.render_workers(ex.Policy(public=True), {}) == 0
-
-
-@pytest.mark.parametrize("text", ["-1", "two", "1.5"])
-def test_a_bad_worker_count_is_refused(text):
-    with pytest.raises(ValueError, match=rf"PLATES_RENDER_WORKERS='{text}' is not allowed; allowed: a whole number"):
-        ex.render_workers(ex.Policy(), {ex.RENDER_WORKERS_ENV: text})
+def test_a_bad_worker_count_is_refused():
     with pytest.raises(ValueError, match="workers=-1 is not allowed"):
         ExplorerPool(-1)
 
@@ -266,9 +251,9 @@ def test_a_public_app_working_in_workers_serves_what_a_private_app_serves(monkey
     model = ["baseline", "", "", "", "cbe-open", None, 0, False, 0, "none", 1.0, "standard"]
     outs = {}
     for public, count in ((False, "0"), (True, "2")):
-        monkeypatch.setenv(ex.RENDER_WORKERS_ENV, count)
+        monkeypatch.setenv(RENDER_WORKERS_ENV, count)
         before = {p.pid for p in psutil.Process().children(recursive=True)}
-        policy = ex.Policy(public=public)
+        policy = Policy(public=public)
         demo = explorer_app.build_app(policy)
         demo.launch(prevent_thread_lock=True, quiet=True, **explorer_app.launch_options(policy=policy))
         try:
@@ -294,20 +279,3 @@ def test_a_public_app_working_in_workers_serves_what_a_private_app_serves(monkey
     assert private[6:8] == public[6:8]  # the stats line and the spec JSON
     assert p_ill[1:] == q_ill[1:] and p_scene[1:] == q_scene[1:]
     assert p_ask[0] == q_ask[0] == "38" and "✅ correct" in p_ask[1] and "✅ correct" in q_ask[1]
-
-
-def test_with_workers_twice_as_many_render_and_model_events_run_at_once(monkeypatch):
-    monkeypatch.setattr(ex, "cores", lambda: 2)
-    slots = ex.concurrency(ex.Policy(public=True), 3)
-    assert slots["render"] == slots["model"] == 6  # a worker is never idle while files are sent
-    slots = ex.concurrency(ex.Policy(public=True), 0)
-    assert slots["render"] == 2 and slots["model"] == 1  # in this process: one per core; one model call
-    assert ex.pool_bound(slots, 0) is None
-
-
-def test_the_pool_takes_every_call_the_admitted_events_can_make(monkeypatch):
-    """Six render events (one call each), six model events (a sweep: one call per worker) at three workers,
-    four quiz events (a trial's image, or the reader's staircase at a result) and two events of no group: 30
-    calls; an event the page admitted is never told the server is busy."""
-    monkeypatch.setattr(ex, "cores", lambda: 2)
-    assert ex.pool_bound(ex.concurrency(ex.Policy(public=True), 3), 3) == 6 + 6 * 3 + 4 + 2

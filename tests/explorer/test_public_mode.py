@@ -1,6 +1,7 @@
 """Safe by default: the explorer is public unless its operator says private, always public on a hosted Space,
 and private mode sends the server's key only to the endpoint it belongs to. Driven through the real app and
-real loopback chat servers (tests/support/chat_server.py)."""
+real loopback chat servers (tests/support/chat_server.py); the policy read from the environment on its own:
+tests/explorer/test_policy.py."""
 
 from __future__ import annotations
 
@@ -14,32 +15,10 @@ from gradio_client import Client
 from gradio_client.exceptions import AppError
 
 from plates.explorer import app as explorer_app
-from plates.explorer import plate as ex
+from plates.explorer.policy import Policy
 from tests.support.chat_server import ChatServer
 
 SERVER_KEY = "sk-server-owned-7Hq2Lm9XvB4c"
-
-
-@pytest.mark.parametrize("env, private, public", [
-    ({}, False, True),  # nothing said: public
-    ({"PLATES_PUBLIC": "0"}, False, False),
-    ({}, True, False),  # python app.py --private
-    ({"PLATES_PUBLIC": "false", "SPACE_ID": "someone/plates"}, False, True),  # a hosted Space: always public
-    ({"SYSTEM": "spaces"}, True, True),
-    ({"SPACE_ID": " "}, True, False),  # blank is not a Space
-])
-def test_public_unless_the_operator_says_private_and_always_on_a_space(env, private, public):
-    policy = ex.Policy.from_env(env, private=private)
-    assert policy.public is public
-    assert policy.max_plate_size == (1024 if public else 2048)
-    assert policy.key_endpoint == ("" if public else ex.DEFAULT_KEY_ENDPOINT)
-
-
-def test_contradicting_or_unknown_flags_are_refused():
-    with pytest.raises(ValueError, match=r"--private contradicts PLATES_PUBLIC='1'"):
-        ex.Policy.from_env({"PLATES_PUBLIC": "1"}, private=True)
-    with pytest.raises(ValueError, match="PLATES_PUBLIC='maybe'.*allowed"):
-        ex.Policy.from_env({"PLATES_PUBLIC": "maybe"})
 
 
 def _launch(policy):
@@ -65,7 +44,7 @@ def test_on_a_space_without_plates_public_a_typed_url_is_refused_and_the_servers
         for env in ({"SPACE_ID": "someone/plates"},
                     {"SPACE_ID": "someone/plates", "PLATES_PUBLIC": "0"},  # what the operator set does not matter
                     {"SPACE_ID": "someone/plates", "PLATES_ALLOWED_BASE_URLS": visitors_server.url}):
-            policy = ex.Policy.from_env({**env, "OPENAI_API_KEY": SERVER_KEY})
+            policy = Policy.from_env({**env, "OPENAI_API_KEY": SERVER_KEY})
             assert policy.public
             demo, client = _launch(policy)
             try:
@@ -86,7 +65,7 @@ def test_private_mode_sends_the_servers_key_only_to_its_own_endpoint(monkeypatch
     with ChatServer(answer=lambda body: "12", api_key=SERVER_KEY) as own, \
             ChatServer(answer=lambda body: "12") as typed:
         monkeypatch.setenv("OPENAI_API_KEY", SERVER_KEY)
-        policy = ex.Policy.from_env({"PLATES_PUBLIC": "0", "OPENAI_BASE_URL": own.url + "/"})
+        policy = Policy.from_env({"PLATES_PUBLIC": "0", "OPENAI_BASE_URL": own.url + "/"})
         assert not policy.public and policy.key_endpoint == own.url
         demo, client = _launch(policy)
         try:
@@ -112,7 +91,7 @@ def test_public_limits_count_per_address_not_per_browser_session(monkeypatch, tm
     from plates.admission import Admission, MemoryBudget, RateLimit
 
     monkeypatch.delenv("PLATES_HUMAN_RESULTS", raising=False)
-    policy = ex.Policy(public=True)
+    policy = Policy(public=True)
     used = [0]
     admission = Admission(memory=MemoryBudget(1_000_000_000, rss=lambda: used[0]),
                           quiz_starts=RateLimit("quiz starts", 2, 600.0),
@@ -147,7 +126,7 @@ def test_public_comparisons_take_allowed_models_only_and_count_each_answer_per_a
     from plates.admission import Admission, RateLimit
 
     with ChatServer(answer=lambda body: "12") as allowed, ChatServer(answer=lambda body: "12") as other:
-        policy = ex.Policy(public=True, allowed_base_urls=(allowed.url,))
+        policy = Policy(public=True, allowed_base_urls=(allowed.url,))
         admission = Admission(model_answers=RateLimit("model answers", 3, 600.0))
         demo = explorer_app.build_app(policy, admission)
         demo.launch(prevent_thread_lock=True, quiet=True,

@@ -20,6 +20,8 @@ from PIL import Image
 from plates.explorer import models as em
 from plates.explorer import plate as ex
 from plates.explorer import reproduce
+from plates.explorer.backends import ModelCache
+from plates.explorer.policy import Policy
 from plates.explorer.share import ModelView
 from plates.stimuli.ishihara.plate import render
 
@@ -35,8 +37,8 @@ CASES = {
 
 def explorer_answer(spec, view: ModelView):
     """What the Model tab's "Ask the model" gives for ``view`` (the same library call the tab makes)."""
-    backend = em.ModelCache().get(view.choice())
-    row, seen = em.ask_one(spec, view.ask(ex.Policy()), backend, colour_set="x", run_id="r")
+    backend = ModelCache().get(view.choice())
+    row, seen = em.ask_one(spec, view.ask(Policy()), backend, colour_set="x", run_id="r")
     return row, seen
 
 

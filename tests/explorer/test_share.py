@@ -13,7 +13,9 @@ import pytest
 from plates.explorer import codes, share
 from plates.explorer import models as em
 from plates.explorer import plate as ex
+from plates.explorer.policy import Policy
 from plates.explorer.share import ModelView
+from plates.explorer.specs import decode_spec
 
 KEY = "sk-share-9Xq3Wm7Tz2Kp"
 WIDGETS = ("openai", "", "qwen2.5-vl-7b", "http://127.0.0.1:8000/v1", "cbe-yn-correct", "Is it {candidate}?",
@@ -28,10 +30,10 @@ def test_the_widgets_round_trip_through_a_link():
     assert (parts.scheme, parts.netloc, parts.path, parts.fragment) == ("http", "127.0.0.1:7860", "/", "")
     query = parse_qs(parts.query)
     assert sorted(query) == ["ask", "spec"]
-    assert ex.decode_spec(query["spec"][0]) == ex.default_spec().replace(text="47", seed=3)
-    back = share.decode_view(query["ask"][0], ex.Policy())
+    assert decode_spec(query["spec"][0]) == ex.default_spec().replace(text="47", seed=3)
+    back = share.decode_view(query["ask"][0], Policy())
     assert back == view and back.widgets() == WIDGETS
-    assert back.condition().cvd_severity == 0.6 and back.ask(ex.Policy()).variant == "clear"
+    assert back.condition().cvd_severity == 0.6 and back.ask(Policy()).variant == "clear"
 
 
 def test_the_prompt_text_travels_only_when_edited():
@@ -52,7 +54,7 @@ def test_a_key_and_url_credentials_never_reach_the_link():
     carried = json.dumps(codes.unpack_json(code, share.MAX_VIEW_BYTES))
     for text in (link, unquote(link), carried):
         assert KEY not in text and "me:" not in text and "api_key" not in text and "token" not in text
-    back = share.decode_view(code, ex.Policy())
+    back = share.decode_view(code, Policy())
     assert back.base_url == "https://api.example/v1"
     assert back.compare == "openai m2 https://other.example/v1\nbaseline"
     assert back.prompt_text == "Read it. ***"
@@ -68,7 +70,7 @@ def test_shareable_url_keeps_scheme_host_port_and_path(url, want):
 
 
 def test_public_mode_refuses_a_link_to_a_model_it_does_not_allow():
-    public = ex.Policy.from_env({"PLATES_ALLOWED_BASE_URLS": "https://ok.example/v1"})
+    public = Policy.from_env({"PLATES_ALLOWED_BASE_URLS": "https://ok.example/v1"})
     allowed = share.encode_view(ModelView(kind="openai", model="m", base_url="https://ok.example/v1"))
     assert share.decode_view(allowed, public).base_url == "https://ok.example/v1"
     for view, message in [
@@ -100,4 +102,4 @@ def _code(value) -> str:
 ])
 def test_bad_model_codes_get_a_clear_message(code, message):
     with pytest.raises(ValueError, match=message):
-        share.decode_view(code, ex.Policy())
+        share.decode_view(code, Policy())

@@ -13,8 +13,9 @@ from plates.cli.run import build_experiment
 from plates.conditions import apply_condition
 from plates.datasets import load_dataset as plates_load
 from plates.datasets.generate import generate
+from plates.runs.builder import prepared
 from plates.runs.experiment import ConditionSpec
-from plates.runs.runner import load_items, plan, prepared
+from plates.runs.plan import load_items, plan
 from plates.tasks import get_task, question_from_json
 
 datasets = pytest.importorskip("datasets")

@@ -20,7 +20,8 @@ from PIL import Image
 from plates.cli import build_parser, main
 from plates.cli.run import build_experiment
 from plates.integrations.rows import export_rows
-from plates.runs.runner import load_items, plan, prepared
+from plates.runs.builder import prepared
+from plates.runs.plan import load_items, plan
 from plates.tasks import get_task, question_from_json
 
 BASE = '''

@@ -111,6 +111,18 @@ def test_bad_fields_are_named_with_what_is_allowed(changes, message):
         parse_experiment(_data(**changes))
 
 
+def test_a_family_folder_names_its_sets_one_level_down(tmp_path):
+    """`plates generate --family` writes one set per preset under OUT/<preset>: OUT itself names them."""
+    for name in ("rcid-stripe", "rcid-contrast"):
+        (tmp_path / name).mkdir()
+        (tmp_path / name / "manifest.parquet").write_bytes(b"")
+    (tmp_path / "notes").mkdir()
+    with pytest.raises(ValueError, match=r"holds no set itself but 2 one level down \(as `plates generate "
+                                         r"--family` writes them: rcid-contrast, rcid-stripe\); allowed: one of them, "
+                                         r"e\.g\. '.*rcid-contrast'"):
+        parse_experiment(_data(dataset={"source": str(tmp_path)}))
+
+
 def test_malformed_toml_names_the_file(tmp_path):
     path = tmp_path / "broken.toml"
     path.write_text('prompts = ["cbe-open"\n[dataset]\n')

@@ -12,8 +12,9 @@ from plates.conditions import Condition, apply_condition
 from plates.images import data_url_to_image
 from plates.results import load_results
 from plates.runs.experiment import ConditionSpec, parse_experiment, quick_experiment
+from plates.runs.plan import row_key
 from plates.runs.protocols import PROTOCOLS, get_protocol, model_settings
-from plates.runs.runner import row_key, run_experiment
+from plates.runs.runner import run_experiment
 from tests.support.chat_server import ChatServer, image_urls
 
 

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import hashlib
 import json
-import re
 from collections.abc import Iterator, Sequence
 
 import pytest
@@ -14,8 +13,9 @@ from plates.images import data_url_to_image
 from plates.models.base import Backend, BackendFailing, Query, Reply
 from plates.results import SCHEMA, load_results
 from plates.runs.experiment import parse_experiment
-from plates.runs.runner import Builder, _examples, plan, run_experiment
+from plates.runs.runner import run_experiment
 from plates.stimuli.ishihara.plate import PlateSpec, render
+from tests.support.cbe_runs import cbe_experiment
 from tests.support.chat_server import ChatServer, Fault, image_urls
 
 N_ITEMS = 6
@@ -31,31 +31,14 @@ def items():
     return standard
 
 
-@pytest.fixture(scope="module")
-def pool_items():
-    """Three labels x 5 colour sets x (standard, clear) of ColorBlindnessEval: 3 plates per colour set and variant."""
-    from plates.datasets import load_dataset
-
-    return load_dataset("colorblindnesseval", limit=30)
-
-
-def _exp(url, out, **changes):
-    model = {"backend": "openai", "model": "test-model", "base_url": url, "api_key_env": False, "concurrency": 4,
-             "timeout": 5, "max_attempts": 3, "backoff_base": 0.01, "backoff_max": 0.05, "fail_after": 0}
-    model.update(changes.pop("model", {}))
-    data = {"dataset": "colorblindnesseval", "models": [model], "prompts": ["cbe-open"],
-            "conditions": {"sizes": [64]}, "out": str(out), **changes}
-    return parse_experiment(data)
-
-
 def _run(exp, items, **kw):
     return run_experiment(exp, items=items, progress=False, **kw)
 
 
 def test_one_complete_row_per_unit(tmp_path, items):
     with ChatServer(answer=lambda body: "12") as server:
-        exp = _exp(server.url, tmp_path, prompts=["cbe-open", "colorbench-mc"],
-                   conditions={"sizes": [64], "grayscale": [False, True]})
+        exp = cbe_experiment(server.url, tmp_path, prompts=["cbe-open", "colorbench-mc"],
+                             conditions={"sizes": [64], "grayscale": [False, True]})
         summary = _run(exp, items)
         assert server.count == summary.written == summary.planned == N_ITEMS * 2 * 2
     frame = load_results(tmp_path).frame
@@ -78,7 +61,7 @@ def test_one_complete_row_per_unit(tmp_path, items):
 
 def test_rows_carry_the_settings_sent_and_the_model_revision(tmp_path, items):
     with ChatServer(answer=lambda body: "12", fingerprint="fp_1") as server:
-        exp = _exp(server.url, tmp_path, model={"sampling_fields": "vllm"})
+        exp = cbe_experiment(server.url, tmp_path, model={"sampling_fields": "vllm"})
         _run(exp, items)
         bodies = [r.body for r in server.records]
     frame = load_results(tmp_path).frame
@@ -98,7 +81,8 @@ def test_a_key_among_the_settings_sent_never_reaches_the_rows(tmp_path, items, m
     key = "sk-test-settings-key-0003"
     monkeypatch.setenv("RUNNER_TEST_KEY", key)
     with ChatServer(answer=lambda body: "12", api_key=key) as server:  # a provider option carrying the key too
-        exp = _exp(server.url, tmp_path, model={"api_key_env": "RUNNER_TEST_KEY", "extra_body": {"user": key}})
+        exp = cbe_experiment(server.url, tmp_path,
+                             model={"api_key_env": "RUNNER_TEST_KEY", "extra_body": {"user": key}})
         _run(exp, items[:2])
         assert server.records[0].body["user"] == key
     stored = load_results(tmp_path).frame["generation_json"]
@@ -113,8 +97,8 @@ def test_the_image_sent_is_the_prompts_variant_under_the_condition(tmp_path, ite
         return "7"
 
     with ChatServer(answer=answer) as server:
-        exp = _exp(server.url, tmp_path, prompts=["cbe-open-clear"],
-                   conditions={"sizes": [96], "grayscale": [True], "hue_shifts": [0], "cvd": ["none"]})
+        exp = cbe_experiment(server.url, tmp_path, prompts=["cbe-open-clear"],
+                             conditions={"sizes": [96], "grayscale": [True], "hue_shifts": [0], "cvd": ["none"]})
         _run(exp, items[:1])
     assert len(seen) == 1 and len(seen[0]) == 1
     sent = data_url_to_image(seen[0][0])
@@ -125,7 +109,7 @@ def test_the_image_sent_is_the_prompts_variant_under_the_condition(tmp_path, ite
 
 def test_rerun_continues_where_it_stopped_and_never_duplicates(tmp_path, items):
     with ChatServer(answer=lambda body: "12") as server:
-        exp = _exp(server.url, tmp_path, prompts=["cbe-open", "cbe-yn-correct"])
+        exp = cbe_experiment(server.url, tmp_path, prompts=["cbe-open", "cbe-yn-correct"])
         first = _run(exp, items[:2])
         assert first.written == 4 and server.count == 4
         second = _run(exp, items)
@@ -156,9 +140,9 @@ def test_faults_end_as_answers_or_errors_with_exact_counts(tmp_path, items):
         return None
 
     with ChatServer(answer=lambda body: "12", faults=plan_fault) as server:
-        exp = _exp(server.url, tmp_path, prompts=["cbe-open"],
-                   conditions={"sizes": [64], "grayscale": [False, True]},
-                   model={"timeout": 1.0, "max_attempts": 3})
+        exp = cbe_experiment(server.url, tmp_path, prompts=["cbe-open"],
+                             conditions={"sizes": [64], "grayscale": [False, True]},
+                             model={"timeout": 1.0, "max_attempts": 3})
         summary = _run(exp, items)
     frame = load_results(tmp_path).frame
     bad = sum(1 for url in attempts if int(hashlib.sha256(url.encode()).hexdigest(), 16) % 4 == 0)
@@ -175,7 +159,7 @@ def test_faults_end_as_answers_or_errors_with_exact_counts(tmp_path, items):
 def test_backend_failing_stops_and_keeps_what_was_written(tmp_path, items, monkeypatch):
     monkeypatch.setenv("RUNNER_TEST_KEY", "sk-test-right-key-0001")
     with ChatServer(answer=lambda body: "12", api_key="sk-test-right-key-0001") as server:
-        exp = _exp(server.url, tmp_path, model={"api_key_env": "RUNNER_TEST_KEY", "fail_after": 10})
+        exp = cbe_experiment(server.url, tmp_path, model={"api_key_env": "RUNNER_TEST_KEY", "fail_after": 10})
         assert _run(exp, items[:2]).written == 2
         monkeypatch.setenv("RUNNER_TEST_KEY", "sk-test-WRONG-key-0002")
         with pytest.raises(BackendFailing) as info:
@@ -201,7 +185,7 @@ class _Picky(Backend):
 
 
 def test_unsupported_and_failed_replies_are_not_scored(tmp_path, items):
-    exp = _exp("http://127.0.0.1:9/v1", tmp_path, prompts=["cbe-open", "cbe-yn-correct"])
+    exp = cbe_experiment("http://127.0.0.1:9/v1", tmp_path, prompts=["cbe-open", "cbe-yn-correct"])
     summary = _run(exp, items, make_backend=lambda kind, **options: _Picky())
     frame = load_results(tmp_path).frame
     yn, op = frame[frame["prompt_name"] == "cbe-yn-correct"], frame[frame["prompt_name"] == "cbe-open"]
@@ -214,47 +198,16 @@ def test_unsupported_and_failed_replies_are_not_scored(tmp_path, items):
 
 
 def test_retry_errors_asks_failed_rows_again_and_readers_keep_the_latest(tmp_path, items):
-    exp = _exp("http://127.0.0.1:9/v1", tmp_path)
+    exp = cbe_experiment("http://127.0.0.1:9/v1", tmp_path)
     first = _run(exp, items, make_backend=lambda kind, **options: _Picky())
     assert first.errors > 0
     assert _run(exp, items, make_backend=lambda kind, **options: _Picky()).written == 0  # errors are kept
     with ChatServer(answer=lambda body: "12") as server:
-        retry = _run(_exp(server.url, tmp_path), items, retry_errors=True)
+        retry = _run(cbe_experiment(server.url, tmp_path), items, retry_errors=True)
         assert retry.written == server.count == first.errors
     frame = load_results(tmp_path).frame
     assert len(frame) == N_ITEMS and frame["row_key"].is_unique and (frame["parse_status"] != "error").all()
     assert len(load_results(tmp_path, latest=False).frame) == N_ITEMS + first.errors
-
-
-def test_few_shot_examples_come_from_the_same_colour_set(tmp_path, pool_items):
-    exp = _exp("http://127.0.0.1:9/v1", tmp_path, shots=[1, 2])
-    builder = Builder(exp, pool_items)
-    units = plan(exp, pool_items)
-    assert units
-    for unit in units:
-        item = pool_items[unit.item]
-        pool = builder.pool(unit.variant, item.colour_set)
-        picks = _examples(exp, pool_items, pool, unit.item, unit.shots)
-        assert picks == _examples(exp, pool_items, pool, unit.item, unit.shots)  # seeded
-        assert len(picks) == unit.shots and unit.item not in picks
-        for i in picks:  # same colour set and variant, never the question's own plate
-            assert pool_items[i].colour_set == item.colour_set and pool_items[i].variant == unit.variant
-            assert pool_items[i].spec != item.spec
-    with pytest.raises(ValueError, match="shots=1 needs 1 other plates of colour set"):
-        _examples(exp, pool_items, [0], 0, 1)
-
-
-def test_each_plate_is_asked_once_per_variant(tmp_path, pool_items):
-    # ColorBlindnessEval stores each plate twice (standard and clear images): cbe-open asks the standard
-    # items, cbe-open-clear the clear ones; a variant the dataset lacks is rendered once per plate.
-    exp = _exp("http://127.0.0.1:9/v1", tmp_path, prompts=["cbe-open", "cbe-open-clear"],
-               conditions={"sizes": [64], "variants": ["standard", "clear", "mask"]})
-    units = plan(exp, pool_items)
-    for variant in ("standard", "clear", "mask"):
-        asked = [pool_items[u.item] for u in units if u.variant == variant and u.prompt == "cbe-open"]
-        assert len({item.spec for item in asked}) == len(asked) == len({item.spec for item in pool_items})
-        if variant != "mask":
-            assert {item.variant for item in asked} == {variant}
 
 
 def test_few_shot_conversation_shape(tmp_path, pool_items):
@@ -262,7 +215,7 @@ def test_few_shot_conversation_shape(tmp_path, pool_items):
     pair = [item for item in pool_items if item.colour_set == colour_set and item.variant == "standard"][:2]
     assert len(pair) == 2 and pair[0].label != pair[1].label
     with ChatServer(answer=lambda body: "12") as server:
-        _run(_exp(server.url, tmp_path, shots=[1], prompts=["cbe-yn-correct"]), pair)
+        _run(cbe_experiment(server.url, tmp_path, shots=[1], prompts=["cbe-yn-correct"]), pair)
         records = [r for r in server.records if r.path.endswith("/chat/completions")]
     assert len(records) == 2 and all(r.images == 2 and r.messages == 3 for r in records)
     assert set(load_results(tmp_path).frame["shots"]) == {1}
@@ -271,7 +224,7 @@ def test_few_shot_conversation_shape(tmp_path, pool_items):
 def test_a_second_process_on_the_same_run_is_refused(tmp_path, items):
     from plates.runs.locks import run_lock
 
-    exp = _exp("http://127.0.0.1:9/v1", tmp_path)
+    exp = cbe_experiment("http://127.0.0.1:9/v1", tmp_path)
     with run_lock(tmp_path, exp.run_id), pytest.raises(ValueError, match="already running in another process"):
         _run(exp, items, make_backend=lambda kind, **options: _Picky())
     assert _run(exp, items, make_backend=lambda kind, **options: _Picky()).written == N_ITEMS  # released
@@ -291,35 +244,6 @@ def test_a_missing_key_of_a_later_model_stops_before_any_request(tmp_path, items
         assert server.count == 0
 
 
-def test_distractors_come_from_the_datasets_label_space(tmp_path):
-    # HueManity §4 numbers are "10".."99": colorbench-mc options and cbe-yn-incorrect candidates for those
-    # plates must never be "0".."9" (the prompt templates' own space is ColorBlindnessEval's "0".."99").
-    from itertools import islice
-
-    from PIL import Image
-
-    from plates.datasets import preset_items
-    from plates.stimuli.ishihara.labels import HUEMANITY_NUMERIC
-
-    items = list(islice(preset_items("huemanity-numeric", size=64), 0, 25 * 90, 25))  # each label, one pair
-    assert {item.label for item in items} == set(HUEMANITY_NUMERIC)
-    exp = _exp("http://127.0.0.1:9/v1", tmp_path, dataset="huemanity-numeric",
-               prompts=["colorbench-mc", "cbe-yn-incorrect"], shots=[0, 1])
-    builder = Builder(exp, items)
-    builder.images.get = lambda *args, **kw: Image.new("RGB", (64, 64))  # the prompts are under test, not the plates
-    seen = set()
-    for unit in plan(exp, items):
-        query, asked = builder.build(unit, exp.models[0])
-        assert asked.question.label_space == query.label_space == "huemanity-numeric"
-        if unit.prompt == "colorbench-mc":
-            seen |= set(asked.question.options.values())
-        else:
-            seen.add(re.search(r"image is (\d+)\?", asked.question.text).group(1))
-        texts = [t.text for t in query.turns if t.role == "user"]
-        assert len(texts) == unit.shots + 1
-    assert seen and seen <= set(HUEMANITY_NUMERIC), sorted(seen - set(HUEMANITY_NUMERIC))
-
-
 def test_a_generated_folder_reports_the_drawn_delta_e_without_rendering_again(tmp_path, monkeypatch):
     """The manifest records each plate's nominal and drawn ΔE2000; a run over the folder takes them from there
     instead of rendering every plate a second time or computing CIEDE2000 again (it was 15% of a baseline
@@ -327,8 +251,8 @@ def test_a_generated_folder_reports_the_drawn_delta_e_without_rendering_again(tm
     import pyarrow.parquet as pq
 
     from plates.datasets import generate, load_dataset
+    from plates.runs import builder
     from plates.runs import images as run_images
-    from plates.runs import runner
     from plates.runs.experiment import quick_experiment
 
     generate("huemanity-numeric", tmp_path / "data", limit=3, size=128, workers=1, progress=False)
@@ -337,9 +261,9 @@ def test_a_generated_folder_reports_the_drawn_delta_e_without_rendering_again(tm
     def no_render(spec):
         raise AssertionError("a plate was rendered again")
 
-    monkeypatch.setattr(runner, "render", no_render)
+    monkeypatch.setattr(builder, "render", no_render)
     monkeypatch.setattr(run_images, "render", no_render)
-    monkeypatch.setattr(runner, "delta_e2000", lambda *a: pytest.fail("the nominal ΔE2000 was computed again"))
+    monkeypatch.setattr(builder, "delta_e2000", lambda *a: pytest.fail("the nominal ΔE2000 was computed again"))
     exp = quick_experiment(dataset=str(tmp_path / "data"), prompt="huemanity-numeric", backend="baseline",
                            model="baseline-cnn", out=str(tmp_path / "out"))
     run_experiment(exp, progress=False, items=load_dataset(tmp_path / "data"))
@@ -370,7 +294,7 @@ def test_stored_pngs_are_sent_byte_for_byte_when_no_condition_changes_them(tmp_p
     items = _generated(tmp_path)
     monkeypatch.setattr(plates.images, "encode_png", lambda *a, **k: pytest.fail("a stored plate was re-encoded"))
     with ChatServer(answer=lambda body: "Answer: 12") as server:
-        exp = _exp(server.url, tmp_path / "out", prompts=["huemanity-numeric"], conditions={"sizes": [96]})
+        exp = cbe_experiment(server.url, tmp_path / "out", prompts=["huemanity-numeric"], conditions={"sizes": [96]})
         summary = _run(exp, items)
         sent = [_sent_png(u) for r in server.records for u in image_urls(r.body)]
     assert summary.written == len(items) and summary.errors == 0 and len(server.records) == len(items)
@@ -389,8 +313,8 @@ def test_a_changed_image_is_encoded_once_for_every_request_that_shows_it(tmp_pat
     real = plates.images.encode_png
     monkeypatch.setattr(plates.images, "encode_png", lambda image, *a, **k: calls.append(1) or real(image, *a, **k))
     with ChatServer(answer=lambda body: "Answer: 12") as server:
-        exp = _exp(server.url, tmp_path / "out", prompts=["huemanity-numeric", "cbe-open"], shots=[0, 1],
-                   conditions={"sizes": [64], "grayscale": [True]})
+        exp = cbe_experiment(server.url, tmp_path / "out", prompts=["huemanity-numeric", "cbe-open"], shots=[0, 1],
+                             conditions={"sizes": [64], "grayscale": [True]})
         summary = _run(exp, items)
         bodies = [r.body for r in server.records]
     assert summary.errors == 0 and summary.written == len(bodies) == len(items) * 2 * 2

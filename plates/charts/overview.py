@@ -1,0 +1,98 @@
+"""The overview: accuracy of every series (model, or model · run) under every prompt x condition, one heatmap
+cell each with its n and Wilson 95% interval, and the papers' value in the cell it matches
+(`plates.analysis.comparison.compare`). One column per prompt x condition: conditions are never pooled (the rules
+every chart keeps: `plates.charts.ishihara`). Accuracies are fractions 0-1.
+"""
+
+from __future__ import annotations
+
+import pandas as pd
+import plotly.graph_objects as go
+
+from plates.analysis import metrics
+from plates.analysis.comparison import compare
+from plates.charts.common import CONDITION, SERIES, count_table, empty_figure, labelled_counts
+
+
+def overview_table(frame: pd.DataFrame | None = None, *, counts: pd.DataFrame | None = None) -> pd.DataFrame:
+    """Series (model, or model · run) x prompt x condition: accuracy, n, errors, Wilson 95% interval."""
+    table = labelled_counts(count_table(frame, counts))
+    return metrics.accuracy_from_counts(table, [SERIES, "prompt_name", CONDITION])
+
+
+def overview_figure(
+    frame: pd.DataFrame | None = None,
+    reference: pd.DataFrame | None = None,
+    *,
+    table: pd.DataFrame | None = None,
+    counts: pd.DataFrame | None = None,
+    comparison: pd.DataFrame | None = None,
+) -> go.Figure:
+    """Heatmap of accuracy, series (rows) x prompt · condition (columns); each cell prints accuracy, n and the
+    Wilson 95% interval, and the paper's value for the same model, prompt and condition where one is
+    published (``comparison``: `plates.analysis.comparison.compare`; computed from ``reference`` when not
+    given)."""
+    title = "Accuracy by model and condition (Wilson 95% CI)"
+    table = overview_table(frame, counts=counts) if table is None else table
+    if table.empty or not (table["n"] > 0).any():
+        return empty_figure(
+            title, f"no answered rows ({int(table['errors'].sum()) if len(table) else 0} failed requests)"
+        )
+    if comparison is None and reference is not None:
+        comparison = compare(table, reference)
+    paper: dict[tuple[str, str, str], str] = {}
+    if comparison is not None and not comparison.empty:
+        for (s, p, c), rows in comparison.groupby([SERIES, "prompt_name", CONDITION], sort=False):
+            paper[(s, p, c)] = "<br>" + "<br>".join(
+                f"paper {v:.0%} ({src.split(' ', 1)[-1]})"
+                for v, src in zip(rows["paper_value"], rows["source"])
+            )
+    table = table.assign(column=table["prompt_name"].astype(str) + " · " + table[CONDITION].astype(str))
+    z = table.pivot(index=SERIES, columns="column", values="accuracy")
+    text = (
+        table.assign(
+            text=[
+                (f"{a:.0%}<br>n={int(n)}<br>[{lo:.0%}, {hi:.0%}]" if n else f"no answers<br>{int(e)} failed")
+                + paper.get((s, p, c), "")
+                for a, n, lo, hi, e, s, p, c in zip(
+                    table["accuracy"],
+                    table["n"],
+                    table["ci_low"],
+                    table["ci_high"],
+                    table["errors"],
+                    table[SERIES],
+                    table["prompt_name"],
+                    table[CONDITION],
+                )
+            ]
+        )
+        .pivot(index=SERIES, columns="column", values="text")
+        .reindex_like(z)
+        .fillna("")
+    )
+    fig = go.Figure(
+        go.Heatmap(
+            z=z.to_numpy(float),
+            x=list(z.columns),
+            y=list(z.index),
+            text=text.to_numpy(object),
+            texttemplate="%{text}",
+            zmin=0,
+            zmax=1,
+            colorscale="Viridis",
+            name="runs",
+            textfont=dict(size=_cell_font_size(z.shape[1])),
+            colorbar=dict(title="accuracy"),
+            hovertemplate="%{y} · %{x}<br>%{text}<extra></extra>",
+        )
+    )
+    fig.update_yaxes(autorange="reversed")  # first series on top, in reading order
+    fig.update_layout(
+        title=title, height=max(320, 90 * len(z) + 220), margin=dict(b=160), meta={"papers": len(paper)}
+    )
+    return fig
+
+
+def _cell_font_size(columns: int) -> int:
+    """Cell text shrinks as columns narrow, so neighbouring cells' intervals do not run into each other."""
+    return 12 if columns <= 5 else 10 if columns <= 8 else 8

@@ -1,0 +1,144 @@
+"""The live plate explorer's ΔE2000 sweep, apart from any widget: the values asked, the plates drawn for them
+(a value the colours cannot reach is named, not drawn), the asking as a generator of scored rows
+(`plates.explorer.models.ask_many`), the page's batched updates, and the verdict panel and raw replies.
+"""
+
+from __future__ import annotations
+
+import json
+import time
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
+from dataclasses import dataclass
+
+import numpy as np
+
+from plates.colour import delta_e2000
+from plates.explorer.models import Ask, ask_many
+from plates.explorer.policy import Policy
+from plates.models import Backend
+from plates.stimuli.ishihara.directions import DIRECTION_MODES, with_direction
+from plates.stimuli.ishihara.plate import PlateSpec
+
+
+def sweep_values(low: float, high: float, points: int, policy: Policy) -> list[float]:
+    """``points`` ΔE2000 values from ``low`` to ``high`` (CIELAB ΔE2000 units), within the policy's cap."""
+    if not 2 <= int(points) <= policy.max_sweep_points:
+        raise ValueError(f"sweep of {points} points is not allowed; allowed: 2-{policy.max_sweep_points}")
+    if not 0 < low < high:
+        raise ValueError(f"ΔE2000 range {low}-{high} is not allowed; allowed: 0 < low < high")
+    return [round(float(v), 3) for v in np.linspace(low, high, int(points))]
+
+
+@dataclass(frozen=True)
+class SweepPlan:
+    """The plates of a ΔE2000 sweep: ``specs`` (one per reachable requested value, in order) and ``skipped``,
+    the requested values this colour set cannot reach in sRGB, each with PlateSpec's reason (which names the
+    largest reachable ΔE2000)."""
+
+    specs: tuple[PlateSpec, ...]
+    skipped: tuple[tuple[float, str], ...] = ()
+
+
+def sweep_plan(spec: PlateSpec, values: Sequence[float], directions: str = "distributed") -> SweepPlan:
+    """``spec`` re-targeted at each ΔE2000 in ``values``; an unreachable value is skipped and named. With
+    ``directions`` "distributed" (default) each point's background lies along its own CIELAB direction
+    (`plates.stimuli.ishihara.directions.with_direction`, seeded by the spec's seed and the point's index), so
+    the sweep's fit describes ΔE2000, not the palette line's 8-bit colours; "palette": the palette's line."""
+    if directions not in DIRECTION_MODES:
+        raise ValueError(f"directions {directions!r} is not known; allowed: {', '.join(DIRECTION_MODES)}")
+    specs, skipped = [], []
+    for i, v in enumerate(values):
+        try:
+            specs.append(with_direction(spec, float(v), spec.seed + i) if directions == "distributed"
+                         else spec.replace(delta_e=float(v)))
+        except ValueError as exc:
+            skipped.append((float(v), str(exc)))
+    return SweepPlan(tuple(specs), tuple(skipped))
+
+
+def sweep(spec: PlateSpec, values: Sequence[float], ask: Ask, backend: Backend, *, colour_set: str,
+          run_id: str, secrets: Sequence[str | None] = ()) -> Iterator[dict]:
+    """The ΔE sweep: the same plate re-rendered at each ΔE2000 in ``values``, asked as one batch (an API
+    backend runs the requests concurrently); yields scored rows as they come. Values this colour set cannot
+    reach are left out (:func:`sweep_plan` names them); none reachable is a ValueError."""
+    plan = sweep_plan(spec, values)
+    if not plan.specs:
+        raise ValueError(f"no ΔE2000 of the sweep can be drawn with these colours: {plan.skipped[0][1]}")
+    yield from ask_many(plan.specs, ask, backend, colour_set=colour_set, run_id=run_id, secrets=secrets)
+
+
+def in_batches(items: Iterable, every_s: float,
+               clock: Callable[[], float] = time.monotonic) -> Iterator[list]:
+    """``items`` gathered into lists, one list yielded once ``every_s`` seconds have passed since the previous
+    one (or the start), and the rest at the end: a fast model's sweep updates the page once, a slow one's as
+    each answer comes, and the page never redraws its chart more often than every ``every_s`` seconds."""
+    batch: list = []
+    last = clock()
+    for item in items:
+        batch.append(item)
+        now = clock()
+        if now - last >= every_s:
+            yield batch
+            batch, last = [], now
+    if batch:
+        yield batch
+
+
+def requested_delta_e(row: Mapping) -> float | None:
+    """The ΔE2000 a row's plate asked for (its spec's target; None = the colours as given). The row's
+    ``delta_e`` is what was drawn: the mean CIEDE2000 over the colour set's foreground x background pairs."""
+    target = json.loads(row["spec_json"]).get("delta_e") if row.get("spec_json") else None
+    return None if target is None else float(target)
+
+
+def pair_delta_e_range(spec: PlateSpec) -> tuple[float, float]:
+    """(smallest, largest) CIEDE2000 over the foreground x background colour pairs ``spec`` draws (sRGB 0-255
+    colours as resolved, before any jitter; plates.colour.delta_e2000)."""
+    fg, bg = (np.asarray(c, dtype=np.float64) for c in spec.colours)
+    grid = delta_e2000(np.repeat(fg, len(bg), axis=0), np.tile(bg, (len(fg), 1)))
+    return float(np.min(grid)), float(np.max(grid))
+
+
+#: How far (ΔE2000) the drawn mean may sit from the requested value before the sweep warns.
+SWEEP_TOLERANCE = 0.5
+
+
+def sweep_summary(rows: Sequence[dict], skipped: Sequence[tuple[float, str]] = ()) -> str:
+    """The sweep's verdict panel (Markdown): correct count, then one line per point with the ΔE2000 requested
+    and drawn (mean over the colour set's pairs, and the smallest pair), the answer and verdict, ordered by
+    the request; a warning for each point drawn more than :data:`SWEEP_TOLERANCE` from its request (a
+    multi-colour set's pairs spread around the target, which is measured from the foregrounds' CIELAB mean)
+    and for each value the colours cannot reach."""
+    answered = [r for r in rows if r.get("correct") is not None]
+    lines = [f"**Sweep:** {sum(bool(r['correct']) for r in answered)} of {len(answered)} correct"
+             + (f" · {len(rows) - len(answered)} without a verdict" if len(answered) < len(rows) else "")]
+    lines += ["", "| ΔE2000 asked | drawn (mean of pairs) | smallest pair | answer | verdict |",
+              "|---:|---:|---:|---|---|"]
+    warnings = []
+    for r in sorted(rows, key=lambda r: requested_delta_e(r) or 0.0):
+        asked, drawn = requested_delta_e(r), float(r["delta_e"])
+        smallest = pair_delta_e_range(PlateSpec.from_json(r["spec_json"]))[0]
+        verdict = ("error" if r.get("error") else "—" if r.get("correct") is None
+                   else "✅" if r["correct"] else "❌")
+        answer = str(r.get("parsed") if r.get("parsed") is not None else "")[:20].replace("|", "/")
+        lines.append(f"| {asked:.2f} | {drawn:.2f} | {smallest:.2f} | `{answer}` | {verdict} |")
+        if asked is not None and abs(drawn - asked) > SWEEP_TOLERANCE:
+            warnings.append(f"ΔE2000 {asked:.2f} was asked but {drawn:.2f} is drawn (mean over the colour "
+                            f"set's foreground × background pairs, smallest {smallest:.2f}): this colour set "
+                            "cannot reach it as asked")
+    warnings += [f"ΔE2000 {v:.2f} cannot be reached: {why}" for v, why in skipped]
+    if warnings:
+        lines += ["", *(f"⚠️ {w}" for w in warnings)]
+    return "\n".join(lines)
+
+
+def sweep_replies(rows: Sequence[dict]) -> str:
+    """The raw replies of a sweep, one line per point ordered by requested ΔE2000:
+    ``ΔE2000 asked (drawn): reply``."""
+    out = []
+    for r in sorted(rows, key=lambda r: requested_delta_e(r) or 0.0):
+        text = r.get("reply")
+        if text is None:
+            text = f"[{r.get('error') or r.get('parse_status')}]"
+        out.append(f"ΔE2000 {requested_delta_e(r) or 0:.2f} (drawn {float(r['delta_e']):.2f}): {text}")
+    return "\n".join(out)

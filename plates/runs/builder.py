@@ -1,0 +1,196 @@
+"""Each planned row's request: a `Unit` (`plates.runs.plan`) becomes the `Query` a backend receives and the
+`Asked` fields its results row records.
+
+The item's plate image (the variant the prompt or the experiment asks for, sRGB 0-255; `plates.runs.images`) ->
+``plates.conditions.apply_condition`` (size, grayscale, hue shift, CVD view) -> ``plates.tasks.prompts`` renders
+the prompt and few-shot examples (k other items of the same colour set: ColorBlindnessEval App. B.2,
+HueManity Table 3). ``check_units`` fails before any request is paid for; ``prepared`` gives each unit's request
+in order, for the exporters (`plates.integrations`) as for a run.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import random
+from collections.abc import Iterator, Sequence
+from dataclasses import replace
+from typing import Any
+
+import numpy as np
+
+from plates.colour import delta_e2000
+from plates.datasets import PRESETS
+from plates.models.base import Query
+from plates.runs.experiment import Experiment, ModelSpec
+from plates.runs.images import RunImages
+from plates.runs.plan import Unit, eligible
+from plates.runs.rows import Asked
+from plates.stimuli import render
+from plates.tasks import Question, task_of
+from plates.tasks.prompts import query_for
+
+
+def _examples(exp: Experiment, items: Sequence[Any], pool: Sequence[int], index: int, k: int) -> list[int]:
+    """k other plates of ``pool`` (the items of the same colour set and variant), chosen with a generator
+    seeded by (seed, item id, k); never the question's own plate."""
+    item = items[index]
+    candidates = [i for i in pool if i != index and items[i].spec != item.spec]
+    if len(candidates) < k:
+        raise ValueError(f"shots={k} needs {k} other plates of colour set {item.colour_set!r}, but only "
+                         f"{len(candidates)} are loaded; raise dataset.limit (--limit) or lower shots")
+    digest = hashlib.sha256(f"{exp.seed}\x00{item.item_id}\x00{k}".encode()).digest()
+    return random.Random(int.from_bytes(digest[:8], "big")).sample(candidates, k)
+
+
+class Builder:
+    """Turns units into (Query, row fields) pairs; a unit's images, prompt text and expected answer."""
+
+    def __init__(self, exp: Experiment, items: Sequence[Any]) -> None:
+        self.exp, self.items = exp, items
+        self.run_id = exp.run_id  # a hash of the experiment's JSON: computed once, not per row
+        self.images = RunImages(items)
+        self._delta_e: dict[Any, float | None] = {}
+        self._drawn: dict[int, dict[str, Any]] = {}
+        self._spec_json: dict[int, str] = {}
+        self._pools: dict[tuple[str, str], list[int]] = {}
+        self._pooled: set[str] = set()
+
+    def pool(self, variant: str, colour_set: str) -> list[int]:
+        """Items of one colour set a question about ``variant`` may use as few-shot examples."""
+        if variant not in self._pooled:
+            self._pooled.add(variant)
+            for i in eligible(self.items, variant):
+                self._pools.setdefault((variant, self.items[i].colour_set), []).append(i)
+        return self._pools.get((variant, colour_set), [])
+
+    def spec_json(self, index: int) -> str:
+        if index not in self._spec_json:
+            self._spec_json[index] = self.items[index].spec.to_json()
+        return self._spec_json[index]
+
+    def delta_e(self, index: int) -> float | None:
+        """The item's nominal ΔE2000: the manifest's value, else computed once per colour pair set (a preset
+        has a few colour sets and thousands of plates; `nominal_delta_e`)."""
+        item = self.items[index]
+        recorded = getattr(item, "delta_e", None)
+        if recorded is not None:
+            return float(recorded)
+        colours = getattr(item.spec, "colours", None)  # (fg, bg) tuples of sRGB 0-255 triples; None: no pair
+        if colours not in self._delta_e:
+            self._delta_e[colours] = nominal_delta_e(colours)
+        return self._delta_e[colours]
+
+    def drawn(self, index: int) -> dict[str, Any]:
+        """The ΔE2000 an Ishihara item's plate draws (`plates.stimuli.ishihara.measure`), as results columns:
+        the manifest's record when the item has one, else measured on the rendered plate; empty for other
+        families."""
+        if index not in self._drawn:
+            item = self.items[index]
+            if item.family != "ishihara":
+                self._drawn[index] = {}
+            elif item.drawn is not None:
+                self._drawn[index] = dict(item.drawn)
+            else:
+                drawn = (self.images.plates.get(index) or render(item.spec)).stats.delta_e_drawn
+                self._drawn[index] = {} if drawn is None else drawn.columns()
+        return self._drawn[index]
+
+    def question(self, unit: Unit, *, images: bool = True,
+                 png: bool = False) -> tuple[Question, tuple[tuple[Any, Question], ...]]:
+        """The unit's question about its item, and its few-shot examples as (image, question) pairs (with
+        ``images=False``: only checked, no image prepared, no examples returned)."""
+        item = self.items[unit.item]
+        template = self.exp.template(unit.prompt)
+        task = task_of(template)
+        space = label_space(item)
+        try:
+            if item.family not in task.families:
+                raise ValueError(f"task {task.name!r} asks about {' or '.join(map(repr, task.families))} stimuli, "
+                                 f"not {item.family!r}")
+            question = task.question(item.truth(), template, seed=self.exp.seed, label_space=space)
+        except ValueError as exc:
+            raise ValueError(f"prompt {unit.prompt!r} cannot ask about item {item.item_id!r}: {exc}") from None
+        examples: tuple[tuple[Any, Question], ...] = ()
+        if unit.shots:
+            if task.examples is None:
+                raise ValueError(f"prompt {unit.prompt!r}: task {task.name!r} has no few-shot examples; "
+                                 "allowed: shots = 0")
+            picks = _examples(self.exp, self.items, self.pool(unit.variant, item.colour_set), unit.item, unit.shots)
+            if not images:
+                return question, ()
+            ex = task.examples([self.items[i].truth() for i in picks], template, seed=self.exp.seed,
+                               label_space=space)
+            examples = tuple((self.images.get(i, unit.variant, unit.condition, png=png), q)
+                             for i, q in zip(picks, ex))
+        return question, examples
+
+    def build(self, unit: Unit, m: ModelSpec, *, png: bool = False) -> tuple[Query, Asked]:
+        """The unit's request and what its row records; ``png``: images as `plates.images.StoredPng`
+        (`Backend.sends_png`)."""
+        item = self.items[unit.item]
+        question, examples = self.question(unit, png=png)
+        image = self.images.get(unit.item, unit.variant, unit.condition, png=png)
+        query = query_for(question, image, examples, max_tokens=m.max_tokens, temperature=m.temperature)
+        cond = unit.condition
+        if cond.grayscale or cond.hue_shift or cond.cvd != "none" or cond.text_only:
+            # the pixel reply was measured on the stimulus as drawn, not on the image this condition sends
+            query = replace(query, pixel_reply=None)
+        asked = Asked(
+            run_id=self.run_id, row_key=unit.key, item_id=item.item_id, dataset=item.dataset, model=m.model,
+            backend=m.backend, question=question, spec_json=self.spec_json(unit.item), family=item.family,
+            variant=unit.variant, colour_set=item.colour_set, delta_e=self.delta_e(unit.item),
+            font=str(getattr(item.spec, "font", "")) or None, size=int(image.size[0]), grayscale=cond.grayscale,
+            hue_shift=cond.hue_shift, cvd=cond.cvd, cvd_severity=cond.cvd_severity, shots=unit.shots,
+            text_only=cond.text_only, protocol=self.exp.protocol, measured=self.drawn(unit.item),
+        )
+        return query, asked
+
+
+def label_space(item: Any) -> str | None:
+    """The label space of the item's dataset (a `plates.datasets.PRESETS` name: ``cbe``, ``huemanity-numeric``
+    or ``huemanity-alnum``), passed to `plates.tasks.prompts.render_prompt` so distractors (colorbench-mc options,
+    cbe-yn-incorrect candidates) come from the labels the dataset can hold: HueManity §4 numbers are
+    "10".."99", not ColorBlindnessEval's "0".."99". A dataset that is no preset (e.g. a hand-made manifest)
+    has no declared space: None, and the prompt template's own space applies."""
+    preset = PRESETS.get(getattr(item, "dataset", None))
+    return None if preset is None else preset.label_space
+
+
+def nominal_delta_e(colours: Any) -> float | None:
+    """The mean CIEDE2000 over the (foreground, background) pairs of ``colours`` (a spec's ``(fg, bg)``, each a
+    tuple of sRGB 0-255 triples), as ``Plate.stats.delta_e``: no rendering needed. None for no pairs (a family
+    without a foreground/background pair passes None)."""
+    if colours is None:
+        return None
+    fg, bg = colours
+    pairs = [(f, b) for f in fg for b in bg]
+    if not pairs:
+        return None
+    return float(np.mean(delta_e2000(np.array([f for f, _ in pairs], float), np.array([b for _, b in pairs], float))))
+
+
+def prepared(exp: Experiment, items: Sequence[Any], units: Sequence[Unit]) -> Iterator[tuple[Unit, Query, Asked]]:
+    """Each unit's request (`Query`: the prompt text and the images exactly as a backend receives them) and
+    what its row records (`Asked`), in order, checked first as a run checks them (``ValueError`` naming the
+    prompt and item). A unit's images are prepared once and dropped after its item: memory stays bounded.
+    The exporters (`plates.integrations`) read the runner's plan through this, never through a copy."""
+    builder = Builder(exp, items)
+    units = list(units)
+    check_units(exp, items, builder, units)
+    for u in units:
+        query, asked = builder.build(u, exp.models[u.model])
+        yield u, query, asked
+        builder.images.forget_except({u.item})
+
+
+def check_units(exp: Experiment, items: Sequence[Any], builder: Builder, units: list[Unit]) -> None:
+    """Fail before any request is paid for: every prompt must fit every item's label, every few-shot request
+    must find its examples."""
+    seen: set[tuple[str, str]] = set()
+    for u in units:
+        item = items[u.item]
+        if (item.label, u.prompt) not in seen or item.family != "ishihara":
+            seen.add((item.label, u.prompt))
+            builder.question(u, images=False)  # raises, naming the prompt and the item
+        elif u.shots:
+            _examples(exp, items, builder.pool(u.variant, item.colour_set), u.item, u.shots)
