@@ -35,6 +35,10 @@ import tempfile
 import time
 from pathlib import Path
 
+import numpy as np
+import pyarrow.parquet as pq
+from PIL import Image
+
 from plates.datasets.family_presets import FAMILY_PRESETS
 from plates.validation import check_choice
 
@@ -46,6 +50,24 @@ def _files(root: Path) -> dict[str, str]:
     """Every PNG and manifest under ``root``, by relative path: its SHA-256 (the set a user gets)."""
     paths = [*root.rglob("*.png"), *root.rglob("manifest.parquet")]
     return {p.relative_to(root).as_posix(): hashlib.sha256(p.read_bytes()).hexdigest() for p in sorted(paths)}
+
+
+def _explain(one: Path, two: Path, files: dict[str, str], other: dict[str, str]) -> None:
+    """Print which files of two sets differ, and for a PNG whether its pixels do (a deflate stream chosen
+    differently) or not, so a difference says what kind it is before the sets are deleted."""
+    differ = sorted(k for k in files.keys() | other.keys() if files.get(k) != other.get(k))
+    print(f"  {len(differ)} files differ between {one.name} and {two.name}: {differ[:10]}", flush=True)
+    for rel in differ[:10]:
+        if rel.endswith(".png") and rel in files and rel in other:
+            with Image.open(one / rel) as a, Image.open(two / rel) as b:
+                same = np.array_equal(np.asarray(a), np.asarray(b))
+            print(f"    {rel}: pixels {'equal' if same else 'DIFFER'}; {(one / rel).stat().st_size} vs "
+                  f"{(two / rel).stat().st_size} bytes", flush=True)
+        elif rel.endswith(".parquet") and rel in files and rel in other:
+            a, b = pq.read_table(one / rel), pq.read_table(two / rel)
+            cols = [c for c in a.column_names if c not in b.column_names or not a[c].equals(b[c])]
+            print(f"    {rel}: columns that differ {cols}; schemas equal {a.schema.equals(b.schema, check_metadata=True)}",
+                  flush=True)
 
 
 def _run(which: list[str], workers: int, out: Path) -> tuple[int, float, float]:
@@ -77,8 +99,10 @@ def _interleaved(which: list[str], repeat: int, tmp: Path) -> dict:
             images, wall, cpu = _run(which, workers, tmp / f"{which[1]}-w{workers}")
             walls[workers].append(wall)
             cpus[workers].append(cpu)
-        files = _files(tmp / f"{which[1]}-w1")
-        same = same and files == _files(tmp / f"{which[1]}-w2")
+        files, other = _files(tmp / f"{which[1]}-w1"), _files(tmp / f"{which[1]}-w2")
+        if files != other:
+            _explain(tmp / f"{which[1]}-w1", tmp / f"{which[1]}-w2", files, other)
+        same = same and files == other
         for workers in (1, 2):
             shutil.rmtree(tmp / f"{which[1]}-w{workers}")
     return {"images": images, "load": (load0, os.getloadavg()[0]), "same": same, "files": files,
