@@ -59,7 +59,8 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     p.add_argument("--sample-seed", type=int, default=None, help="seed of --sample's draw (default 0)")
     p.add_argument("--size", type=int, default=None,
                    help=f"preset image size in px (plate presets 64-4096, default {DEFAULT_SIZE}; illusion presets "
-                        "64-2048 and scene presets 64-4096, default 512); a grid has its own")
+                        "64-2048 (illusions-classic and illusion-magnitude 80-2048) and scene presets 64-4096, default 512); a "
+                        "grid has its own")
     p.add_argument("--seed", type=int, default=None,
                    help="preset seed; each plate's seed derives from it (default 0); a grid has its own")
     p.add_argument("--workers", type=int, default=None,

@@ -63,10 +63,11 @@ def _presets() -> dict[str, FamilyPreset]:
                      lambda **kw: ill.rcid_entries("rcid-stripe", **kw)),
         FamilyPreset("rcid-filter", "illusion", "RCID §3 filter kind (a colour cast; colour names)",
                      lambda **kw: ill.rcid_entries("rcid-filter", **kw)),
+        # their White's-illusion items draw 40 stripes, each at least 1 px wide: 80 px and up
         FamilyPreset("illusions-classic", "illusion", "the classic colour illusions (research/illusions.md)",
-                     ill.classic_entries),
+                     ill.classic_entries, sizes=(80, 2048)),
         FamilyPreset("illusion-magnitude", "illusion", "signed-difference sweeps for points of subjective equality",
-                     ill.magnitude_entries),
+                     ill.magnitude_entries, sizes=(80, 2048)),
     ]
     scene_sizes = (64, 4096)  # plates.stimuli.scenes.SceneSpec
     for task in sc.SCENE_TASK_NAMES:

@@ -7,6 +7,7 @@ import json
 import os
 from functools import partial
 from itertools import islice
+from multiprocessing.pool import Pool
 from pathlib import Path
 
 import pyarrow as pa
@@ -27,7 +28,7 @@ from plates.datasets.items import (
 from plates.datasets.parquet_set import committed_ids, write_parquet_set
 from plates.datasets.presets import PRESETS, get_preset, make_spec, plate_order, relative_path
 from plates.datasets.sample import Sample, sample_plates
-from plates.datasets.workers import results_of
+from plates.datasets.workers import family_pool, results_of
 from plates.datasets.write import Entry, write_items
 from plates.images import encode_png, png_intact
 from plates.leases import set_lease
@@ -231,6 +232,7 @@ def generate(
     shard: Shard | None = None,
     fmt: str = "png",
     take_over_lock: bool = False,
+    pool: Pool | None = None,
 ) -> dict:
     """Write preset ``name`` (its first ``limit`` plates when given) as PNGs under ``out`` plus a manifest.
 
@@ -259,6 +261,9 @@ def generate(
     for plate presets). On an object store the writer holds a lease (`plates.leases.set_lease`: one writer
     per output, shards side by side, never beside an unsharded writer), and ``take_over_lock`` takes over an
     expired one (a crashed writer's); a local folder takes no lease, and ``take_over_lock`` is refused there.
+
+    ``pool``: for a family preset, a running `plates.datasets.workers.family_pool` of ``workers`` processes to use
+    and leave running (`generate_family` shares one across a family's presets).
     """
     check_choice("format", fmt, FORMATS)
     if is_url(out) and fmt != "parquet":
@@ -277,17 +282,23 @@ def generate(
     with set_lease(out, shard, take_over=take_over_lock) if is_url(out) else contextlib.nullcontext():
         return _generate(name, out, limit=limit, size=size, seed=seed, workers=workers,
                          compress_level=compress_level, progress=progress, chunksize=chunksize, sample=sample,
-                         shard=shard, fmt=fmt)
+                         shard=shard, fmt=fmt, pool=pool)
 
 
-def _generate(name: str, out: str | os.PathLike, *, limit: int | None, size: int | None, seed: int,
-              workers: int | None, compress_level: int, progress: bool, chunksize: int | None,
-              sample: Sample | None, shard: Shard | None, fmt: str) -> dict:
-    """`generate` once its lease (on an object store) is held."""
+def worker_count(workers: int | None) -> int:
+    """``workers`` (None: every core) if it is a process count; ValueError naming the allowed values otherwise."""
     cpu = os.cpu_count() or 1
     workers = cpu if workers is None else workers
     if isinstance(workers, bool) or not isinstance(workers, int) or workers < 1:
         raise ValueError(f"workers={workers!r} is not valid; allowed: an integer >= 1 (this machine has {cpu} cores)")
+    return workers
+
+
+def _generate(name: str, out: str | os.PathLike, *, limit: int | None, size: int | None, seed: int,
+              workers: int | None, compress_level: int, progress: bool, chunksize: int | None,
+              sample: Sample | None, shard: Shard | None, fmt: str, pool: Pool | None = None) -> dict:
+    """`generate` once its lease (on an object store) is held."""
+    workers = worker_count(workers)
     if name in FAMILY_PRESETS:  # illusions, scenes: any family's items through the generic writer, in parallel
         if sample is not None:
             raise ValueError(f"sample={sample!r} is not valid for family preset {name!r}; allowed: None (samples "
@@ -302,9 +313,10 @@ def _generate(name: str, out: str | os.PathLike, *, limit: int | None, size: int
         jobs = fp.jobs(size=fp.check_size(size), seed=seed)
         if fmt == "parquet":
             return write_parquet_set(name, jobs, None, out, workers=workers, compress_level=compress_level,
-                                     limit=limit, params={"preset": name, "size": fp.check_size(size), "seed": seed})
+                                     limit=limit, params={"preset": name, "size": fp.check_size(size), "seed": seed},
+                                     pool=pool)
         rows = write_items(name, jobs, out, workers=workers, limit=limit, compress_level=compress_level,
-                           shard=shard)
+                           shard=shard, pool=pool)
         return {"preset": name, "plates": rows, "written": rows, "skipped": 0, "bytes": None, "rows": rows,
                 "out": str(out)}
     if name not in PRESETS:
@@ -372,8 +384,8 @@ def generate_family(family: str, out: str | os.PathLike, *, limit: int | None = 
 
     Why one command: a ``plates generate`` process spends ~1.2 s of CPU importing colour-science (with pandas
     and scipy under it), which no worker can share and which bounds a 160-image preset's speed-up from a second
-    worker to ~1.5x; here the import is paid once for the family, and each preset's workers are forked from
-    this process with it loaded (`plates.datasets.workers.family_pool`).
+    worker to ~1.5x; here the import is paid once for the family, and one pool of workers, forked from this
+    process with it loaded (`plates.datasets.workers.family_pool`), draws every preset.
 
     ``size`` applies to every preset and is checked against each before anything is written (a size one preset
     cannot take is refused, naming its allowed sizes); ``limit`` and ``shard`` apply to each preset. Returns
@@ -386,9 +398,17 @@ def generate_family(family: str, out: str | os.PathLike, *, limit: int | None = 
             raise ValueError(f"limit={limit!r} cannot be combined with a shard for family {family!r}: its preset "
                              f"{name!r} has items of several images each (a shard cannot tell where another "
                              "shard's images end); allowed: no limit with a shard, or a limit without one")
-    summaries = {name: generate(name, sub_location(out, name), limit=limit, size=size, seed=seed,
-                                workers=workers, compress_level=compress_level, progress=progress, shard=shard,
-                                fmt=fmt, take_over_lock=take_over_lock)
-                 for name in names}
+    workers = worker_count(workers)
+    # one pool for the family: each preset's workers would otherwise start and warm their caches again
+    pool = family_pool(workers) if workers > 1 else None
+    try:
+        summaries = {name: generate(name, sub_location(out, name), limit=limit, size=size, seed=seed,
+                                    workers=workers, compress_level=compress_level, progress=progress, shard=shard,
+                                    fmt=fmt, take_over_lock=take_over_lock, pool=pool)
+                     for name in names}
+    finally:
+        if pool is not None:
+            pool.terminate()
+            pool.join()
     return {"family": family, "presets": summaries, "rows": sum(s["rows"] for s in summaries.values()),
             "out": str(out)}

@@ -26,6 +26,7 @@ import secrets
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 from functools import lru_cache, partial
+from multiprocessing.pool import Pool
 from pathlib import Path
 from typing import Any
 
@@ -33,7 +34,7 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 
 from plates.datasets.items import DRAWN_COLUMNS, MANIFEST, QUESTION_COLUMN, DatasetItem
-from plates.datasets.workers import family_pool
+from plates.datasets.workers import shared_or_new_pool
 from plates.datasets.write import Entry, manifest_schema, prepare_job
 from plates.stimuli import family_of, spec_from_json
 from plates.storage import Store, open_store
@@ -116,14 +117,15 @@ def committed_ids(out: str | os.PathLike | Store) -> set[str]:
 
 def write_parquet_set(dataset: str, jobs: Iterable[Entry | Callable[[], Iterable[Entry]]], ids: list[str] | None,
                       out: str | os.PathLike, *, workers: int = 1, compress_level: int = 2, progress: Any = None,
-                      tag: str = "all", limit: int | None = None, params: dict | None = None) -> dict:
+                      tag: str = "all", limit: int | None = None, params: dict | None = None,
+                      pool: Pool | None = None) -> dict:
     """Write the items of ``jobs`` (entries, or picklable callables making entries: `plates.datasets.write`)
     not yet committed under ``out`` as Parquet shards (at most ``limit`` items), then the manifest once every
     id of ``ids`` (the whole plan, in order) is committed; ``ids`` None: the plan is what this writer made
     (no shards), the manifest follows at its end in the shards' order. ``tag`` names this writer's shards (a
     shard's `plates.shards.Shard.tag`); ``params`` (the generation's size, seed, sample) are recorded in each
-    shard, and a rerun with other ones is refused. Rendering and PNG encoding run in ``workers`` processes;
-    returns a summary dict."""
+    shard, and a rerun with other ones is refused. Rendering and PNG encoding run in ``workers`` processes
+    (``pool``: a running `family_pool` of that many to use and leave running); returns a summary dict."""
     store = open_store(out)
     _check_params(store, params or {})
     done = committed_ids(store)
@@ -163,8 +165,8 @@ def write_parquet_set(dataset: str, jobs: Iterable[Entry | Callable[[], Iterable
     if workers == 1:
         store_all(map(prepare, todo))
     else:
-        with family_pool(workers) as pool:
-            store_all(pool.imap(prepare, todo, chunksize=2))
+        with shared_or_new_pool(workers, pool) as running:
+            store_all(running.imap(prepare, todo, chunksize=2))
     flush()
     rows = _publish_manifest(store, ids)
     return {"preset": dataset, "plates": None, "written": written, "skipped": len(done), "bytes": nbytes,

@@ -24,7 +24,7 @@ from multiprocessing.pool import Pool
 
 from plates.colour.spaces import colour_science
 
-__all__ = ["family_pool", "init_worker", "keep_freed_memory", "results_of"]
+__all__ = ["family_pool", "init_worker", "keep_freed_memory", "results_of", "shared_or_new_pool"]
 
 _M_TRIM_THRESHOLD = -1  # glibc mallopt parameters (malloc.h)
 _M_MMAP_THRESHOLD = -3
@@ -86,3 +86,15 @@ def results_of(fn: Callable, tasks: Iterable, workers: int, chunksize: int = 1) 
         if pool is not None:
             pool.terminate()
             pool.join()
+
+
+@contextmanager
+def shared_or_new_pool(workers: int, shared: Pool | None = None) -> Iterator[Pool]:
+    """``shared`` when given (left running: whoever made it stops it; `plates.datasets.generate.generate_family`
+    shares one across a family's presets, so each preset's workers do not start and warm their caches again),
+    else a new `family_pool` of ``workers``, stopped on exit."""
+    if shared is not None:
+        yield shared
+        return
+    with family_pool(workers) as pool:
+        yield pool

@@ -23,13 +23,14 @@ from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, replace
 from functools import partial
 from itertools import islice
+from multiprocessing.pool import Pool
 from pathlib import Path
 from typing import Any
 
 import pyarrow as pa
 
 from plates.datasets.items import COMMON_COLUMNS, PLAN_POSITION, finish_manifest
-from plates.datasets.workers import family_pool
+from plates.datasets.workers import shared_or_new_pool
 from plates.images import encode_png, png_intact
 from plates.shards import Shard
 from plates.stimuli import family_of, render
@@ -122,7 +123,7 @@ def _write_job(numbered: tuple[int, Entry | Callable[[], Iterable[Entry]]], out:
 
 def write_items(dataset: str, entries: Iterable[Entry | Callable[[], Iterable[Entry]]], out: str | os.PathLike,
                 *, workers: int = 1, limit: int | None = None, compress_level: int = 2,
-                shard: Shard | None = None) -> int:
+                shard: Shard | None = None, pool: Pool | None = None) -> int:
     """Write ``entries`` of ``dataset`` under ``out`` (``out/<dataset>/<group>/<n>_<id>.png``, n the number of
     the entry's job in ``entries``, and ``out/manifest.parquet``); returns the number of manifest rows (with a
     shard: of its part). Item ids must be unique (ValueError).
@@ -136,7 +137,8 @@ def write_items(dataset: str, entries: Iterable[Entry | Callable[[], Iterable[En
     that many processes (`plates.datasets.workers.family_pool`: forked from a process running no other thread,
     else spawned: a script needs the ``if __name__ == "__main__":`` guard), which also write the images (each its
     own file); this process gathers the rows in plan order and alone writes the manifest, so the set is
-    byte-identical to ``workers=1``. ``limit``: stop after that many entries. PNGs:
+    byte-identical to ``workers=1``. ``pool``: a running `family_pool` of ``workers`` to use (and leave
+    running) instead of making one. ``limit``: stop after that many entries. PNGs:
     `plates.images.encode_png` at zlib ``compress_level``."""
     if isinstance(workers, bool) or not isinstance(workers, int) or workers < 1:
         raise ValueError(f"workers={workers!r} is not valid; allowed: an integer >= 1 (processes)")
@@ -180,8 +182,8 @@ def write_items(dataset: str, entries: Iterable[Entry | Callable[[], Iterable[En
         store(map(work, jobs))
     else:
         # ordered results keep each item's index (its file name) as a serial run's
-        with family_pool(workers) as pool:
-            store(pool.imap(work, jobs, chunksize=2))
+        with shared_or_new_pool(workers, pool) as running:
+            store(running.imap(work, jobs, chunksize=2))
     schema = manifest_schema(families.values())
     # a column that is not the row's family's stays null: no family's field lands in another's column
     table = pa.table({c: [v.get(c) for v in values] for c in schema.names}, schema=schema)

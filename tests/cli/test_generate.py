@@ -276,7 +276,7 @@ def test_family_and_preset_are_one_choice(tmp_path, capsys):
 
 
 def test_family_shards_into_one_out_equal_the_unsharded_family(tmp_path, capsys):
-    common = ["--family", "illusion", "--limit", "3", "--size", "64", "--workers", "1", "--no-progress"]
+    common = ["--family", "illusion", "--limit", "3", "--size", "96", "--workers", "1", "--no-progress"]
     assert main(["generate", *common, "--out", str(tmp_path / "whole")]) == 0
     for i in (1, 2):
         assert main(["generate", *common, "--out", str(tmp_path / "sharded"), "--shard", f"{i}/2"]) == 0
@@ -291,3 +291,14 @@ def test_a_family_refuses_limit_with_shard_before_writing_anything(tmp_path, cap
                  "--no-progress"]) == 2
     assert "preset 'colorbench-robustness' has items of several images each" in capsys.readouterr().err
     assert not out.exists()
+
+
+@pytest.mark.parametrize("preset", ["illusions-classic", "illusion-magnitude"])
+def test_a_size_too_small_for_a_presets_stripes_is_refused_before_writing(tmp_path, capsys, preset):
+    """White's-illusion items draw 40 stripes of at least 1 px: 72 px was accepted, then failed mid-set."""
+    out = tmp_path / "set"
+    assert main(["generate", "--preset", preset, "--size", "72", "--out", str(out), "--no-progress"]) == 2
+    assert f"size=72 is not valid for preset {preset!r}; allowed: an integer 80-2048" in capsys.readouterr().err
+    assert not out.exists()
+    assert main(["generate", "--preset", preset, "--size", "80", "--limit", "3", "--workers", "1", "--out",
+                 str(out), "--no-progress"]) == 0
