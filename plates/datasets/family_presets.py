@@ -43,6 +43,14 @@ class FamilyPreset:
         return chain.from_iterable([job] if isinstance(job, Entry) else job()
                                    for job in self.jobs(size=self.check_size(size), seed=seed))
 
+    def check_limit_with_shard(self, limit: int | None, shard: object) -> None:
+        """ValueError when a ``limit`` comes with a ``shard`` (`plates.shards.Shard`) and the preset's items are
+        several images each: a shard cannot tell where another shard's images end."""
+        if shard is not None and limit is not None and self.entries_per_job != 1:
+            raise ValueError(f"limit={limit!r} cannot be combined with a shard for preset {self.name!r}, whose items "
+                             "are several images each (a shard cannot tell where another shard's images end); "
+                             "allowed: no limit with a shard, or a limit without one")
+
     def check_size(self, size: int | None) -> int:
         """``size`` (None: `default_size`) if the preset's stimuli can be drawn at it; ValueError naming the
         allowed sizes otherwise (never replaced by another size)."""

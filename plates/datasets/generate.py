@@ -306,10 +306,7 @@ def _generate(name: str, out: str | os.PathLike, *, limit: int | None, size: int
         if limit is not None and (isinstance(limit, bool) or not isinstance(limit, int) or limit < 0):
             raise ValueError(f"limit={limit!r} is not valid; allowed: an integer >= 0 (items)")
         fp = FAMILY_PRESETS[name]
-        if shard is not None and limit is not None and fp.entries_per_job != 1:
-            raise ValueError(f"limit={limit!r} cannot be combined with a shard for preset {name!r}, whose items are "
-                             "several images each (a shard cannot tell where another shard's images end); "
-                             "allowed: no limit with a shard, or a limit without one")
+        fp.check_limit_with_shard(limit, shard)
         jobs = fp.jobs(size=fp.check_size(size), seed=seed)
         if fmt == "parquet":
             return write_parquet_set(name, jobs, None, out, workers=workers, compress_level=compress_level,
@@ -392,12 +389,8 @@ def generate_family(family: str, out: str | os.PathLike, *, limit: int | None = 
     ``{"family", "presets": {name: generate's summary}, "rows", "out"}``."""
     names = family_preset_names(family)
     for name in names:  # what one preset would refuse, refused before any preset is written
-        fp = FAMILY_PRESETS[name]
-        fp.check_size(size)
-        if shard is not None and limit is not None and fp.entries_per_job != 1:
-            raise ValueError(f"limit={limit!r} cannot be combined with a shard for family {family!r}: its preset "
-                             f"{name!r} has items of several images each (a shard cannot tell where another "
-                             "shard's images end); allowed: no limit with a shard, or a limit without one")
+        FAMILY_PRESETS[name].check_size(size)
+        FAMILY_PRESETS[name].check_limit_with_shard(limit, shard)
     workers = worker_count(workers)
     # one pool for the family: each preset's workers would otherwise start and warm their caches again
     pool = family_pool(workers) if workers > 1 else None

@@ -110,7 +110,7 @@ def _print_flush(message: str) -> None:
     print(message, flush=True)
 
 
-def _render_chunk(args: tuple[list[int], int, str, float]) -> tuple[np.ndarray, np.ndarray, list[str]]:
+def _render_chunk(args: tuple[list[int], int | None, str, float, float]) -> tuple[np.ndarray, np.ndarray, list[str]]:
     seeds, render_size, mode, extra_fonts, rim = args
     xs, ys, groups = [], [], []
     for seed in seeds:

@@ -289,7 +289,7 @@ def test_a_family_refuses_limit_with_shard_before_writing_anything(tmp_path, cap
     out = tmp_path / "scenes"
     assert main(["generate", "--family", "scene", "--limit", "2", "--shard", "1/2", "--out", str(out),
                  "--no-progress"]) == 2
-    assert "preset 'colorbench-robustness' has items of several images each" in capsys.readouterr().err
+    assert "preset 'colorbench-robustness', whose items are several images each" in capsys.readouterr().err
     assert not out.exists()
 
 
