@@ -6,9 +6,12 @@ standard variant (900 px) and ``N_TRAIN`` training plates of :func:`plates.reade
 training seeds), each preprocessed in both modes (``contrast``, ``contrast-dots``); then trains each candidate of
 the JSON list ``CANDS`` on the GPU with the training schedule of :mod:`plates.reader.train` (AdamW, warm-up +
 cosine, the same affine augmentation, batch 64) and scores it on those plates (exact match, the benchmark's label
-spaces). Candidate keys: name, mode, skew, n (plates), steps, width, lr, seed, mix2 (a second mix with more
-changed figures, ``N_MIX2`` plates); ``EXTRA_FONTS`` is the training plates' ``extra_fonts`` share (as
-``TrainConfig.extra_fonts``; default 0). Plates, augmentation and the benchmark's seeds come from
+spaces). Candidate keys: name, mode, skew, n (plates), steps, width, lr, seed, mix (a name in ``MIXES``; default
+the first). ``MIXES`` is a JSON object of training-plate mixes, each ``N_TRAIN`` plates of the same seeds, with
+keys extra_fonts and rim (as ``TrainConfig``), sizes (``TrainConfig.render_sizes``), labels (the free plates'
+label-space weights, as ``data.FREE_LABELS``) and more_changes (more changed figures, same kinds); default one
+mix, ``{"base": {"extra_fonts": EXTRA_FONTS}}``. ``N_FOREIGN_ALNUM`` plates (default ``N_FOREIGN``) of the
+alphanumeric variant, whose misses are the rarest. Plates, augmentation and the benchmark's seeds come from
 :func:`plates.reader.data.training_image`, :func:`plates.reader.train._augment` and
 ``bench_baseline.foreign_plate``. Writes one ONNX per candidate, ``results.json`` and ``table.md`` to ``OUT``.
 
@@ -43,6 +46,7 @@ from plates.stimuli.ishihara.plate import render  # noqa: E402
 F.SYSTEM_FONT_DIR = Path(os.environ.get("FONT_DIR", "/usr/share/fonts"))
 MODES = ("contrast", "contrast-dots")
 BASE = (data.CHANGE_SHARE, data.CHANGE_WEIGHTS, data.WARP_SHARE)
+FREE_LABELS = dict(data.FREE_LABELS)
 MIX2 = (0.75, (0.06, 0.16, 0.1, 0.16, 0.16, 0.1, 0.16, 0.1), 0.5)  # more changed figures, same kinds
 T0 = time.perf_counter()
 
@@ -56,11 +60,13 @@ def both_modes(image) -> list[np.ndarray]:
 
 
 def train_chunk(args):
-    seeds, mix2, extra_fonts = args
-    data.CHANGE_SHARE, data.CHANGE_WEIGHTS, data.WARP_SHARE = MIX2 if mix2 else BASE
+    seeds, mix = args
+    data.CHANGE_SHARE, data.CHANGE_WEIGHTS, data.WARP_SHARE = MIX2 if mix.get("more_changes") else BASE
+    data.FREE_LABELS = mix.get("labels", FREE_LABELS)
     out = []
     for seed in seeds:
-        image, text, group = data.training_image(seed, None, extra_fonts)
+        image, text, group = data.training_image(seed, None, mix.get("extra_fonts", 0.0), mix.get("rim", 0.0),
+                                                 tuple(mix.get("sizes", data.RENDER_SIZES)))
         out.append((both_modes(image), encode(text), group))
     return out
 
@@ -132,31 +138,30 @@ def main() -> None:
     from plates.datasets import PRESETS
     from plates.reader.export import export_onnx
 
-    n_train, n_mix2 = int(os.environ.get("N_TRAIN", 12000)), int(os.environ.get("N_MIX2", 0))
+    n_train = int(os.environ.get("N_TRAIN", 12000))
     n_foreign, n_preset = int(os.environ.get("N_FOREIGN", 80)), int(os.environ.get("N_PRESET", 100))
-    extra_fonts = float(os.environ.get("EXTRA_FONTS", 0.0))
+    n_alnum = int(os.environ.get("N_FOREIGN_ALNUM", n_foreign))
+    mixes = json.loads(os.environ.get("MIXES", "{}")) or {"base": {"extra_fonts": float(os.environ.get("EXTRA_FONTS", 0))}}
     out_dir = Path(os.environ.get("OUT", "explore-out"))
     out_dir.mkdir(parents=True, exist_ok=True)
     dev = os.environ.get("DEV", "cuda")
-    seeds = [data.TRAIN_SEED_BASE + i for i in range(max(n_train, n_mix2))]
+    seeds = [data.TRAIN_SEED_BASE + i for i in range(n_train)]
     with ProcessPoolExecutor(int(os.environ.get("WORKERS", os.cpu_count() or 1))) as pool:
-        foreign = [pool.submit(foreign_chunk, (name, list(range(j, min(j + 4, n_foreign)))))
-                   for name in F.VARIANTS for j in range(0, n_foreign, 4)]
+        foreign = [pool.submit(foreign_chunk, (name, list(range(j, min(j + 4, n)))))
+                   for name in F.VARIANTS for n in [n_alnum if name == "alnum" else n_foreign]
+                   for j in range(0, n, 4)]
         presets = [pool.submit(preset_chunk, (p, max(1, n_preset // 4), k)) for p in PRESETS for k in range(4)]
-        train_jobs = [pool.submit(train_chunk, (seeds[i : i + 100], False, extra_fonts))
-                      for i in range(0, n_train, 100)]
-        train_jobs += [pool.submit(train_chunk, (seeds[i : i + 100], True, extra_fonts))
-                       for i in range(0, n_mix2, 100)]
+        train_jobs = {m: [pool.submit(train_chunk, (seeds[i : i + 100], mix)) for i in range(0, n_train, 100)]
+                      for m, mix in mixes.items()}
         evalset: dict[str, list] = {}
         for fut in foreign + presets:
-            for name, xs, label, space in fut.result():
-                evalset.setdefault(name, []).append((xs, label, space))
+            for name, xs_, label, space in fut.result():
+                evalset.setdefault(name, []).append((xs_, label, space))
         log(f"eval sets rendered: {sum(len(v) for v in evalset.values())} plates")
-        rows = [r for fut in train_jobs for r in fut.result()]
-    log(f"training plates rendered: {len(rows)}")
-    sets = {False: rows[:n_train], True: rows[n_train:]}
-    xs = {k: {m: np.stack([r[0][i] for r in v]) for i, m in enumerate(MODES)} for k, v in sets.items() if v}
-    ys = {k: np.stack([r[1] for r in v]).astype(np.int64) for k, v in sets.items() if v}
+        sets = {m: [r for fut in jobs for r in fut.result()] for m, jobs in train_jobs.items()}
+        log(f"training plates rendered: {n_train} x {len(sets)} mixes")
+    xs = {k: {m: np.stack([r[0][i] for r in v]) for i, m in enumerate(MODES)} for k, v in sets.items()}
+    ys = {k: np.stack([r[1] for r in v]).astype(np.int64) for k, v in sets.items()}
     session = ort.InferenceSession(str(Path(data.__file__).parent.parent / "assets/baseline/baseline.onnx"))
 
     def shipped(xb):
@@ -166,8 +171,10 @@ def main() -> None:
     shipped_mode = session.get_modelmeta().custom_metadata_map.get("mode", "contrast")
     results = {"shipped": score(evalset, shipped, shipped_mode)}
     for cand in json.loads(os.environ["CANDS"]):
-        mix2 = bool(cand.get("mix2"))
-        model, loss = train_candidate(cand, xs[mix2], ys[mix2], dev)
+        mix = cand.get("mix", next(iter(mixes)))
+        t = time.perf_counter()
+        model, loss = train_candidate(cand, xs[mix], ys[mix], dev)
+        log(f"{cand['name']}: trained in {time.perf_counter() - t:.0f} s")
 
         def predict(xb, model=model):
             with torch.no_grad():

@@ -44,7 +44,9 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     train.add_argument("--batch-size", type=int, default=None, help="batch size (default: 64)")
     train.add_argument("--width", type=int, default=None, help="network width (default: 32)")
     train.add_argument("--render-size", type=int, default=None,
-                       help="render every plate at this size (default: a mix of 192-900 px)")
+                       help="render every plate at this size (default: each plate draws one of --render-sizes)")
+    train.add_argument("--render-sizes", type=_sizes, default=None,
+                       help="comma-separated sizes in px each plate draws one of (default: 192,256,384,512)")
     train.add_argument("--workers", type=int, default=None,
                        help="rendering processes (default: 2; the weights do not depend on it)")
     train.add_argument("--threads", type=int, default=None,
@@ -57,10 +59,10 @@ def register(subparsers: argparse._SubParsersAction) -> None:
                        help="fine-tune from these ONNX weights (BatchNorm statistics frozen) instead of training "
                             "from scratch (default: from scratch)")
     train.add_argument("--extra-fonts", type=float, default=None,
-                       help="share 0-1 of free plates drawn in the reader's extra training faces (default: 0.0)")
+                       help="share 0-1 of free plates drawn in the reader's extra training faces (default: 0.8)")
     train.add_argument("--rim", type=float, default=None,
                        help="share 0-1 of free plates whose figure is a hollow ring drawn around the glyphs "
-                            "(stroked outline lettering; default: 0.0)")
+                            "(stroked outline lettering; default: 0.35)")
     train.add_argument("--lr", type=float, default=None, help="peak learning rate (default: 0.003)")
     train.add_argument("--time-budget", type=float, default=None,
                        help="safety stop in seconds: a run that exceeds it ABORTS (writes nothing); it never "
@@ -77,6 +79,15 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     serve.set_defaults(func=run_serve)
 
 
+def _sizes(text: str) -> tuple[int, ...]:
+    """``--render-sizes`` "192,256,512" -> (192, 256, 512); TrainConfig checks the range."""
+    try:
+        return tuple(int(v) for v in text.split(","))
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a comma-separated list of whole px sizes; allowed: "
+                                         "e.g. 192,256,384,512") from None
+
+
 def run_train(args: argparse.Namespace) -> int:
     if Path(args.out).resolve() == ASSET_DIR and not args.replace_bundled:
         raise ValueError(f"--out {args.out!r} is the folder of the shipped weights; allowed: another folder "
@@ -88,7 +99,8 @@ def run_train(args: argparse.Namespace) -> int:
         raise ValueError(f"training needs {exc.name!r}: {extra_hint('train')}") from exc
     given = dict(
         seed=args.seed, n_train=args.n_train, n_val=args.n_val, epochs=args.epochs, steps=args.steps,
-        batch_size=args.batch_size, width=args.width, render_size=args.render_size, workers=args.workers,
+        batch_size=args.batch_size, width=args.width, render_size=args.render_size,
+        render_sizes=args.render_sizes, workers=args.workers,
         threads=args.threads, mode=args.mode, skew=args.skew, time_budget_s=args.time_budget, init=args.init,
         extra_fonts=args.extra_fonts, rim=args.rim, lr=args.lr,
     )

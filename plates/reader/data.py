@@ -45,8 +45,10 @@ GROUPS = tuple(f"{s}-{k}" for s in STYLE_SHARES for k in ("paper", "free"))
 #: font the benchmark holds out), as .ttf paths.
 EXTRA_FONT_DIR = Path(__file__).resolve().parent / "fonts"
 EXTRA_FONTS = tuple(str(p) for p in sorted(EXTRA_FONT_DIR.glob("*.ttf")))
+#: Label spaces of the free plates and their shares (paper plates keep their paper's labels).
+FREE_LABELS = {"cbe": 0.3, "huemanity-numeric": 0.15, "huemanity-alnum": 0.55}
 #: Render sizes (px) drawn uniformly; the reader box-filters every plate down to its input size.
-RENDER_SIZES = (192, 256, 384, 512, 900)
+RENDER_SIZES = (192, 256, 384, 512)
 
 RECIPE = """Each plate seed draws a style -- 26% `dense` (this project's packing), 37% `cbe` (ColorBlindnessEval
 App. E Algorithm 1 with IshiharaMC's layers), 37% `huemanity` (HueManity's released generator) -- and is made
@@ -79,8 +81,9 @@ App. E Algorithm 1 with IshiharaMC's layers), 37% `huemanity` (HueManity's relea
   the plate).
 Paper plates keep the style's radii scaled together (x0.75-1.3) and fill the frame. Every plate also draws a
 gap (dense x0.5-5, cbe x0.6-1.5, huemanity 0 or up to 2 px at 900 px), Monte Carlo tries (x0.6-1.3),
-anti-aliasing (the style's default 70%), text scale (0.5-0.68 of the plate), a render size (192, 256, 384, 512
-or 900 px) and, 5% of the time, the "clear" variant (figure dots only); the reader crops a plate on a flat page
+anti-aliasing (the style's default 70%), text scale (0.5-0.68 of the plate), a render size (192, 256, 384 or
+512 px; `render_sizes`: 900 px plates cost a third of rendering and taught nothing the reader, which sees every
+plate at 96 px, lacked) and, 5% of the time, the "clear" variant (figure dots only); the reader crops a plate on a flat page
 to the plate and box-filters it to 96 px (mode `contrast-dots`: over the dots alone). Training also shears
 (+-0.1) and stretches (x0.83-1.2 in width against height) the network's input at random (`skew` 0.1).
 Held out (never in training, measured by bench/bench_baseline.py --sections foreign): every system font but the
@@ -142,10 +145,12 @@ def _jitter(rng: np.random.Generator) -> dict:
 
 
 def sample_plate(seed: int, render_size: int | None = None, extra_fonts: float = 0.0, rim: float = 0.0,
+                 render_sizes: tuple[int, ...] = RENDER_SIZES,
                  ) -> tuple[PlateSpec, str, str, tuple | None, tuple | None]:
     """The training plate of ``seed`` -> (PlateSpec, group, variant, mask change or None, scene or None).
 
-    ``render_size`` None draws one of RENDER_SIZES. ``extra_fonts`` (0-1) is the share of free plates drawn in
+    ``render_size`` None draws one of ``render_sizes`` (one draw whatever their number, so the other choices of
+    a seed do not depend on the sizes offered). ``extra_fonts`` (0-1) is the share of free plates drawn in
     one of :data:`EXTRA_FONTS` instead of the 8 bundled faces (0: the first stage's mix, seed for seed the
     same plates; the draw comes last, so the other choices of a seed never depend on it). ``rim`` (0-1) is the
     share of free plates whose figure becomes a hollow "rim" instead of the change drawn before (see
@@ -157,7 +162,7 @@ def sample_plate(seed: int, render_size: int | None = None, extra_fonts: float =
     rng = np.random.default_rng([seed, 5])
     style = str(rng.choice(list(STYLE_SHARES), p=list(STYLE_SHARES.values())))
     paper = bool(rng.random() < PAPER_SHARE)
-    size = int(rng.choice(RENDER_SIZES)) if render_size is None else render_size
+    size = int(rng.choice(render_sizes)) if render_size is None else render_size
     st = STYLES[style]
     f = float(rng.uniform(0.75, 1.3))
     # free plates: smallest and largest radius scaled apart (a narrow or wide spread of dot sizes, 600-4,000 dots)
@@ -214,7 +219,7 @@ def sample_plate(seed: int, render_size: int | None = None, extra_fonts: float =
             colours = {"palette": None, "foreground": fg, "background": bg}
         colours["colour_roles"] = str(rng.choice(["paper-text", "released-code"]))
         font = _font(rng, None, 0.0)
-        text = _label(rng, {"cbe": 0.3, "huemanity-numeric": 0.15, "huemanity-alnum": 0.55})
+        text = _label(rng, FREE_LABELS)
         extra = _jitter(rng)
         canvas = rng.random()
         if canvas < 0.15:
@@ -402,16 +407,16 @@ def place(image: Image.Image, scene: tuple | None, canvas: tuple, seed: int) -> 
 
 
 def training_image(seed: int, render_size: int | None = None, extra_fonts: float = 0.0, rim: float = 0.0,
-                   ) -> tuple[Image.Image, str, str]:
+                   render_sizes: tuple[int, ...] = RENDER_SIZES) -> tuple[Image.Image, str, str]:
     """Seed -> (the training plate as the reader sees it, sRGB 0-255; its text; group name)."""
-    spec, group, variant, change, scene = sample_plate(seed, render_size, extra_fonts, rim)
+    spec, group, variant, change, scene = sample_plate(seed, render_size, extra_fonts, rim, render_sizes)
     plate = render(spec) if change is None else render_on_mask(spec, figure_mask(spec, change))
     return place(plate.variant(variant), scene, spec.canvas, seed), spec.text, group
 
 
 def training_example(seed: int, render_size: int | None = None, mode: str = "contrast", extra_fonts: float = 0.0,
-                     rim: float = 0.0):
+                     rim: float = 0.0, render_sizes: tuple[int, ...] = RENDER_SIZES):
     """Seed -> (preprocessed (3, 96, 96) float32, per-position classes (2,), group name)."""
-    image, text, group = training_image(seed, render_size, extra_fonts, rim)
+    image, text, group = training_image(seed, render_size, extra_fonts, rim, render_sizes)
     return preprocess(image, mode=mode), encode(text), group
 

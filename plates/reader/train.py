@@ -61,15 +61,16 @@ class TrainConfig:
     lr: float = 3e-3
     weight_decay: float = 1e-4
     width: int = 32
-    render_size: int | None = None  # None: each plate draws one of data.RENDER_SIZES
+    render_size: int | None = None  # None: each plate draws one of render_sizes
+    render_sizes: tuple[int, ...] = data.RENDER_SIZES  # the sizes drawn when render_size is None
     workers: int = 2
     threads: int = 2
     mode: str = "contrast-dots"
     skew: float = 0.1  # extra shear / aspect augmentation on the preprocessed batch (see _augment); 0: none
     steps: int | None = None  # None: epochs x ceil(n_train / batch_size); else exactly this many steps
     init: str | None = None  # None: train from scratch; else fine-tune from these ONNX weights (BatchNorm frozen)
-    extra_fonts: float = 0.0  # share of free plates drawn in data.EXTRA_FONTS (0: the 8 bundled faces only)
-    rim: float = 0.0  # share of free plates whose figure is a hollow rim around the glyphs (data.sample_plate)
+    extra_fonts: float = 0.8  # share of free plates drawn in data.EXTRA_FONTS (0: the 8 bundled faces only)
+    rim: float = 0.35  # share of free plates whose figure is a hollow rim around the glyphs (data.sample_plate)
     time_budget_s: float | None = None  # safety stop: exceeding it aborts the run (never changes the schedule)
 
     def __post_init__(self) -> None:
@@ -91,6 +92,14 @@ class TrainConfig:
             raise ValueError(f"init {self.init!r} is not a file; allowed: the path of exported ONNX weights")
         if self.render_size is not None and not 48 <= self.render_size <= 4096:
             raise ValueError(f"render_size {self.render_size} is outside the allowed 48-4096 px (or None)")
+        object.__setattr__(self, "render_sizes", tuple(self.render_sizes))  # a list from JSON or the CLI
+        if not self.render_sizes or not all(isinstance(v, int) and 48 <= v <= 4096 for v in self.render_sizes):
+            raise ValueError(f"render_sizes {self.render_sizes!r} is not allowed; allowed: one or more sizes, each "
+                             "48-4096 px")
+        if self.render_size is not None and self.render_sizes != data.RENDER_SIZES:
+            raise ValueError(f"give render_size ({self.render_size}) or render_sizes ({self.render_sizes}), not "
+                             "both; allowed: render_size renders every plate at one size, render_sizes draws one "
+                             "per plate")
 
     @property
     def steps_per_epoch(self) -> int:
@@ -110,11 +119,12 @@ def _print_flush(message: str) -> None:
     print(message, flush=True)
 
 
-def _render_chunk(args: tuple[list[int], int | None, str, float, float]) -> tuple[np.ndarray, np.ndarray, list[str]]:
-    seeds, render_size, mode, extra_fonts, rim = args
+def _render_chunk(args: tuple[list[int], int | None, str, float, float, tuple[int, ...]],
+                  ) -> tuple[np.ndarray, np.ndarray, list[str]]:
+    seeds, render_size, mode, extra_fonts, rim, render_sizes = args
     xs, ys, groups = [], [], []
     for seed in seeds:
-        x, y, group = data.training_example(seed, render_size, mode, extra_fonts, rim)
+        x, y, group = data.training_example(seed, render_size, mode, extra_fonts, rim, render_sizes)
         xs.append(np.clip(np.round(x * QUANT), -127, 127).astype(np.int8))
         ys.append(y)
         groups.append(group)
@@ -122,10 +132,10 @@ def _render_chunk(args: tuple[list[int], int | None, str, float, float]) -> tupl
 
 
 def render_set(seeds: list[int], render_size: int | None, mode: str, workers: int, log=_print_flush,
-               extra_fonts: float = 0.0, rim: float = 0.0):
+               extra_fonts: float = 0.0, rim: float = 0.0, render_sizes: tuple[int, ...] = data.RENDER_SIZES):
     """Render and preprocess plates for ``seeds`` in ``workers`` processes -> (X int8, Y int64, groups)."""
     chunks = [seeds[i : i + 100] for i in range(0, len(seeds), 100)]
-    jobs = [(c, render_size, mode, extra_fonts, rim) for c in chunks]
+    jobs = [(c, render_size, mode, extra_fonts, rim, tuple(render_sizes)) for c in chunks]
     start = time.perf_counter()
     parts = []
     if workers == 1:
@@ -247,9 +257,9 @@ def _train(config: TrainConfig, out_dir: str | Path, command: str, log) -> dict:
     val_seeds = [data.VAL_SEED_BASE + config.seed * 1_000_000 + i for i in range(config.n_val)]
     log(f"rendering {config.n_train} training + {config.n_val} validation plates")
     x_tr, y_tr, _ = render_set(train_seeds, config.render_size, config.mode, config.workers, log, config.extra_fonts,
-                                config.rim)
+                                config.rim, config.render_sizes)
     x_va, y_va, g_va = render_set(val_seeds, config.render_size, config.mode, config.workers, log, config.extra_fonts,
-                                config.rim)
+                                  config.rim, config.render_sizes)
     t_render = time.perf_counter() - t0
     log(f"rendered in {t_render:.0f} s")
 
@@ -336,7 +346,7 @@ def model_card(metrics: dict, command: str) -> str:
     cfg, last = metrics["config"], metrics["history"][-1]
     rows = "\n".join(f"| {k} | {v:.1%} |" for k, v in last.items() if k not in ("epoch", "loss", "steps"))
     size_mb = metrics["onnx_bytes"] / 1e6
-    sizes = cfg["render_size"] or "mixed"
+    sizes = cfg["render_size"] or ", ".join(str(v) for v in cfg["render_sizes"])
     steps = last.get("steps", "?")
     stage = ""
     if cfg.get("init"):

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import pytest
+
 from plates.cli import main
 from plates.reader.server import BaselineServer
 
@@ -38,8 +40,6 @@ def test_missing_extras_are_named_with_an_install_from_this_repository(monkeypat
     """Regression: the hint said `pip install "plates[hf]"`, but `plates` on PyPI is an unrelated package."""
     import sys
 
-    import pytest
-
     from plates.install import extra_hint
     from plates.models import hf
 
@@ -70,3 +70,13 @@ def test_train_baseline_help_states_the_recipe_s_defaults():
             stated = re.search(r"\(default: ([^;)]+)", helps[f.name]).group(1)
             if stated.split()[0].replace(".", "").isdigit() or f.name == "mode":
                 assert stated.split()[0] == str(f.default), f.name
+    assert "(default: " + ",".join(map(str, TrainConfig.render_sizes)) + ")" in helps["render_sizes"]
+
+
+def test_train_baseline_refuses_render_sizes_that_are_not_a_list_of_sizes(capsys):
+    from plates.cli import build_parser
+
+    with pytest.raises(SystemExit):
+        build_parser().parse_args(["train-baseline", "--render-sizes", "192,big"])
+    assert "'192,big' is not a comma-separated list of whole px sizes; allowed: e.g. 192,256,384,512" in \
+        capsys.readouterr().err

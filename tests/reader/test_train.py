@@ -65,7 +65,31 @@ def test_the_onnx_metadata_leaves_out_what_cannot_change_the_weights():
 
 
 @pytest.mark.parametrize("bad", [{"steps": 0}, {"time_budget_s": 0.0}, {"render_size": 32}, {"mode": "hsv"},
-                                 {"extra_fonts": 1.5}, {"rim": -0.1}, {"init": "no-such-weights.onnx"}])
+                                 {"extra_fonts": 1.5}, {"rim": -0.1}, {"init": "no-such-weights.onnx"},
+                                 {"render_size": None, "render_sizes": (192, 32)},
+                                 {"render_size": None, "render_sizes": ()},
+                                 {"render_size": None, "render_sizes": (192.5,)},
+                                 {"render_sizes": (192, 256)}])  # with render_size 96: one or the other
 def test_bad_configs_are_refused(bad):
     with pytest.raises(ValueError, match="allowed|must be"):
         _tiny(**bad)
+
+
+def test_render_sizes_take_a_list_and_the_default_has_no_900_px_plates():
+    """A list (JSON, the CLI) becomes the tuple the model card and the ONNX metadata record; the shipped recipe
+    draws 192-512 px (the reader box-filters every size to 96 px, and 900 px plates cost a third of rendering)."""
+    from plates.reader import data
+
+    assert _tiny(render_size=None, render_sizes=[256, 512]).render_sizes == (256, 512)
+    assert _tiny(render_size=None).render_sizes == data.RENDER_SIZES == (192, 256, 384, 512)
+
+
+def test_offering_other_sizes_changes_only_the_size_a_seed_draws():
+    """One size draw per seed whatever the sizes offered, so a seed's style, colours, label and font stay."""
+    from plates.reader.data import sample_plate
+
+    for seed in range(10_000_000, 10_000_012):
+        four, *rest4 = sample_plate(seed, None, 0.8, 0.35)
+        five, *rest5 = sample_plate(seed, None, 0.8, 0.35, (192, 256, 384, 512, 900))
+        assert (four.style, four.text, four.font, four.palette) == (five.style, five.text, five.font, five.palette)
+        assert rest4[:2] == rest5[:2]
