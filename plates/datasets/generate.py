@@ -28,7 +28,7 @@ from plates.datasets.items import (
 from plates.datasets.parquet_set import committed_ids, write_parquet_set
 from plates.datasets.presets import PRESETS, get_preset, make_spec, plate_order, relative_path
 from plates.datasets.sample import Sample, sample_plates
-from plates.datasets.workers import family_pool, results_of
+from plates.datasets.workers import pool_or_none, results_of
 from plates.datasets.write import Entry, write_items
 from plates.images import encode_png, png_intact
 from plates.leases import set_lease
@@ -393,15 +393,10 @@ def generate_family(family: str, out: str | os.PathLike, *, limit: int | None = 
         FAMILY_PRESETS[name].check_limit_with_shard(limit, shard)
     workers = worker_count(workers)
     # one pool for the family: each preset's workers would otherwise start and warm their caches again
-    pool = family_pool(workers) if workers > 1 else None
-    try:
+    with pool_or_none(workers) as pool:
         summaries = {name: generate(name, sub_location(out, name), limit=limit, size=size, seed=seed,
                                     workers=workers, compress_level=compress_level, progress=progress, shard=shard,
                                     fmt=fmt, take_over_lock=take_over_lock, pool=pool)
                      for name in names}
-    finally:
-        if pool is not None:
-            pool.terminate()
-            pool.join()
     return {"family": family, "presets": summaries, "rows": sum(s["rows"] for s in summaries.values()),
             "out": str(out)}

@@ -24,7 +24,7 @@ from multiprocessing.pool import Pool
 
 from plates.colour.spaces import colour_science
 
-__all__ = ["family_pool", "init_worker", "keep_freed_memory", "results_of", "shared_or_new_pool"]
+__all__ = ["family_pool", "init_worker", "keep_freed_memory", "pool_or_none", "results_of", "shared_or_new_pool"]
 
 _M_TRIM_THRESHOLD = -1  # glibc mallopt parameters (malloc.h)
 _M_MMAP_THRESHOLD = -3
@@ -74,18 +74,25 @@ def family_pool(workers: int) -> Pool:
 
 
 @contextmanager
-def results_of(fn: Callable, tasks: Iterable, workers: int, chunksize: int = 1) -> Iterator[Iterator]:
-    """``fn`` over ``tasks``: in this process when ``workers`` <= 1, else unordered in a `family_pool` of
-    ``workers``, made on entry (so before a progress bar the caller opens next: tqdm starts a thread, and the
-    pool forks only while this process runs none) and stopped on exit (every result is in, or the run failed:
-    nothing left to wait for)."""
+def pool_or_none(workers: int) -> Iterator[Pool | None]:
+    """A `family_pool` of ``workers`` made on entry when ``workers`` > 1 (None: work in this process), terminated
+    and joined on exit (every result is in, or the run failed: nothing left to wait for)."""
     pool = family_pool(workers) if workers > 1 else None
     try:
-        yield map(fn, tasks) if pool is None else pool.imap_unordered(fn, tasks, chunksize=chunksize)
+        yield pool
     finally:
         if pool is not None:
             pool.terminate()
             pool.join()
+
+
+@contextmanager
+def results_of(fn: Callable, tasks: Iterable, workers: int, chunksize: int = 1) -> Iterator[Iterator]:
+    """``fn`` over ``tasks``: in this process when ``workers`` <= 1, else unordered in a `family_pool` of
+    ``workers`` (`pool_or_none`), made on entry (so before a progress bar the caller opens next: tqdm starts a
+    thread, and the pool forks only while this process runs none) and stopped on exit."""
+    with pool_or_none(workers) as pool:
+        yield map(fn, tasks) if pool is None else pool.imap_unordered(fn, tasks, chunksize=chunksize)
 
 
 @contextmanager
