@@ -95,9 +95,10 @@ class TrainConfig:
         if self.render_size is not None and not 48 <= self.render_size <= 4096:
             raise ValueError(f"render_size {self.render_size} is outside the allowed 48-4096 px (or None)")
         object.__setattr__(self, "render_sizes", tuple(self.render_sizes))  # a list from JSON or the CLI
-        if not self.render_sizes or not all(isinstance(v, int) and 48 <= v <= 4096 for v in self.render_sizes):
-            raise ValueError(f"render_sizes {self.render_sizes!r} is not allowed; allowed: one or more sizes, each "
-                             "48-4096 px")
+        if not self.render_sizes:
+            raise ValueError("render_sizes () is not allowed; allowed: one or more sizes, each 48-4096 px")
+        for size in self.render_sizes:
+            check_number("render_sizes (each, px)", size, 48, 4096, integer=True)
         if self.render_size is not None and self.render_sizes != data.RENDER_SIZES:
             raise ValueError(f"give render_size ({self.render_size}) or render_sizes ({self.render_sizes}), not "
                              "both; allowed: render_size renders every plate at one size, render_sizes draws one "
