@@ -6,8 +6,10 @@ standard variant (900 px) and ``N_TRAIN`` training plates of :func:`plates.reade
 training seeds), each preprocessed in both modes (``contrast``, ``contrast-dots``); then trains each candidate of
 the JSON list ``CANDS`` on the GPU with the training schedule of :mod:`plates.reader.train` (AdamW, warm-up +
 cosine, the same affine augmentation, batch 64) and scores it on those plates (exact match, the benchmark's label
-spaces). Candidate keys: name, mode, skew, n (plates), steps, width, lr, seed, mix (a name in ``MIXES``; default
-the first). ``MIXES`` is a JSON object of training-plate mixes, each ``N_TRAIN`` plates of the same seeds, with
+spaces). Candidate keys: name, mode, skew, n (plates), steps, width, lr, seed, input (the network's input side,
+one of ``INPUTS``: a comma-separated env list, default 96; sizes the shipped network does not take pool to its
+(2 x 3) grid adaptively), mix (a name in ``MIXES``; default the first). ``MODES``: the preprocessing modes rendered
+(comma-separated; default contrast,contrast-dots). ``MIXES`` is a JSON object of training-plate mixes, each ``N_TRAIN`` plates of the same seeds, with
 keys extra_fonts and rim (as ``TrainConfig``), sizes (``TrainConfig.render_sizes``), labels (the free plates'
 label-space weights, as ``data.FREE_LABELS``) and more_changes (more changed figures, same kinds); default one
 mix, ``{"base": {"extra_fonts": EXTRA_FONTS}}``. ``N_FOREIGN_ALNUM`` plates (default ``N_FOREIGN``) of the
@@ -44,7 +46,9 @@ from plates.reader.train import QUANT, _augment  # noqa: E402
 from plates.stimuli.ishihara.plate import render  # noqa: E402
 
 F.SYSTEM_FONT_DIR = Path(os.environ.get("FONT_DIR", "/usr/share/fonts"))
-MODES = ("contrast", "contrast-dots")
+MODES = tuple(os.environ.get("MODES", "contrast,contrast-dots").split(","))
+#: Input sizes the plates are preprocessed at (a mix or candidate key ``input``; default the shipped 96).
+INPUTS = tuple(int(v) for v in os.environ.get("INPUTS", "96").split(","))
 BASE = (data.CHANGE_SHARE, data.CHANGE_WEIGHTS, data.WARP_SHARE)
 FREE_LABELS = dict(data.FREE_LABELS)
 MIX2 = (0.75, (0.06, 0.16, 0.1, 0.16, 0.16, 0.1, 0.16, 0.1), 0.5)  # more changed figures, same kinds
@@ -55,8 +59,9 @@ def log(message: str) -> None:
     print(f"[{time.perf_counter() - T0:6.0f}s] {message}", flush=True)
 
 
-def both_modes(image) -> list[np.ndarray]:
-    return [np.clip(np.round(preprocess(image, mode=m) * QUANT), -127, 127).astype(np.int8) for m in MODES]
+def both_modes(image) -> dict[tuple[str, int], np.ndarray]:
+    return {(m, s): np.clip(np.round(preprocess(image, size=s, mode=m) * QUANT), -127, 127).astype(np.int8)
+            for m in MODES for s in INPUTS}
 
 
 def train_chunk(args):
@@ -89,9 +94,9 @@ def preset_chunk(args):
             for spec, label in bench_baseline.sample_specs(preset, n, 900, rng)]
 
 
-def score(evalset: dict, predict, mode: str) -> dict[str, float]:
+def score(evalset: dict, predict, mode: str, size: int = 96) -> dict[str, float]:
     """Exact-match share per set; ``predict`` maps (N, 3, S, S) float32 to (N, 2, 59) log-probabilities."""
-    k = MODES.index(mode)
+    k = (mode, size)
     result = {}
     for name, items in evalset.items():
         lp = predict(np.stack([x[k] for x, _, _ in items]).astype(np.float32) / QUANT)
@@ -103,14 +108,18 @@ def score(evalset: dict, predict, mode: str) -> dict[str, float]:
 def train_candidate(cand: dict, xs: dict, ys: np.ndarray, dev: str):
     import torch
 
-    from plates.reader.model import PlateReader
+    from plates.reader.model import GRID_POOL, PlateReader
     from plates.reader.train import one_cycle
 
     mode, n, seed = cand.get("mode", "contrast"), cand.get("n", 12000), cand.get("seed", 0)
     steps, bs, lr, skew = cand.get("steps", 1880), cand.get("bs", 64), cand.get("lr", 3e-3), cand.get("skew", 0.0)
     torch.manual_seed(seed)
-    xt, yt = torch.from_numpy(xs[mode][:n]).to(dev), torch.from_numpy(ys[:n]).to(dev)
-    model = PlateReader(width=cand.get("width", 32)).to(dev)
+    xt, yt = torch.from_numpy(xs[(mode, cand.get("input", 96))][:n]).to(dev), torch.from_numpy(ys[:n]).to(dev)
+    size = cand.get("input", 96)
+    model = PlateReader(width=cand.get("width", 32), input_size=size if size in GRID_POOL else 96)
+    if size not in GRID_POOL:  # a size the shipped network does not take: the (2 x 3) grid by adaptive pooling
+        model.features[-1] = torch.nn.AdaptiveAvgPool2d((2, 3))  # (what GRID_POOL spells out for 64 and 96)
+    model = model.to(dev)
     opt = torch.optim.AdamW(model.parameters(), lr=lr, weight_decay=1e-4)
     loss_fn = torch.nn.CrossEntropyLoss(label_smoothing=0.05)
     gen, rng = torch.Generator().manual_seed(seed), np.random.default_rng(seed)
@@ -160,7 +169,7 @@ def main() -> None:
         log(f"eval sets rendered: {sum(len(v) for v in evalset.values())} plates")
         sets = {m: [r for fut in jobs for r in fut.result()] for m, jobs in train_jobs.items()}
         log(f"training plates rendered: {n_train} x {len(sets)} mixes")
-    xs = {k: {m: np.stack([r[0][i] for r in v]) for i, m in enumerate(MODES)} for k, v in sets.items()}
+    xs = {k: {view: np.stack([r[0][view] for r in v]) for view in v[0][0]} for k, v in sets.items()}
     ys = {k: np.stack([r[1] for r in v]).astype(np.int64) for k, v in sets.items()}
     session = ort.InferenceSession(str(Path(data.__file__).parent.parent / "assets/baseline/baseline.onnx"))
 
@@ -169,7 +178,7 @@ def main() -> None:
         return torch.log_softmax(torch.from_numpy(logits), -1).numpy()
 
     shipped_mode = session.get_modelmeta().custom_metadata_map.get("mode", "contrast")
-    results = {"shipped": score(evalset, shipped, shipped_mode)}
+    results = {"shipped": score(evalset, shipped, shipped_mode)} if shipped_mode in MODES and 96 in INPUTS else {}
     for cand in json.loads(os.environ["CANDS"]):
         mix = cand.get("mix", next(iter(mixes)))
         t = time.perf_counter()
@@ -181,11 +190,12 @@ def main() -> None:
                 return torch.log_softmax(model(torch.from_numpy(xb).to(dev)), -1).cpu().numpy()
 
         mode = cand.get("mode", "contrast")
-        results[cand["name"]] = res = score(evalset, predict, mode)
+        results[cand["name"]] = res = score(evalset, predict, mode, cand.get("input", 96))
         foreign_acc = [v for k, v in res.items() if k in F.VARIANTS]
         log(f"{cand['name']}: loss {loss:.3f}, foreign >= 95%: {sum(v >= 0.95 for v in foreign_acc)}/"
             f"{len(foreign_acc)}, worst {min(foreign_acc):.3f}")
-        export_onnx(model.cpu(), out_dir / f"{cand['name']}.onnx", mode=mode)
+        if cand.get("input", 96) in GRID_POOL:
+            export_onnx(model.cpu(), out_dir / f"{cand['name']}.onnx", input_size=cand.get("input", 96), mode=mode)
         (out_dir / "results.json").write_text(json.dumps(results, indent=1))
     names = list(results)
     lines = ["| set | " + " | ".join(names) + " |", "|---" * (len(names) + 1) + "|"]

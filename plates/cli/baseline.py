@@ -24,7 +24,7 @@ DEFAULT_TRAIN_OUT = "baseline-reader"
 def register(subparsers: argparse._SubParsersAction) -> None:
     train = subparsers.add_parser(
         "train-baseline",
-        help="train the baseline plate reader (CPU, deterministic, about 15 CPU-minutes) and export it to ONNX",
+        help="train the baseline plate reader (CPU, deterministic, about 13 minutes on 2 cores) and export it to ONNX",
         description="Train the baseline CNN on freshly generated plates, export ONNX + MODEL_CARD.md.",
     )
     train.add_argument("--out", default=DEFAULT_TRAIN_OUT,
@@ -36,13 +36,16 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     # every recipe option defaults to None = TrainConfig's value (plates/reader/train.py is the recipe's one home;
     # importing it here would load numpy/scipy for every `plates` command)
     train.add_argument("--seed", type=int, default=None, help="training seed (default: 0)")
-    train.add_argument("--n-train", type=int, default=None, help="training plates (default: 12000)")
+    train.add_argument("--n-train", type=int, default=None, help="training plates (default: 16000)")
     train.add_argument("--n-val", type=int, default=None, help="validation plates (default: 600)")
-    train.add_argument("--epochs", type=int, default=None, help="epochs (default: 10)")
+    train.add_argument("--epochs", type=int, default=None, help="epochs (default: 14)")
     train.add_argument("--steps", type=int, default=None,
                        help="exactly this many optimiser steps instead of whole epochs (default: epochs x batches)")
     train.add_argument("--batch-size", type=int, default=None, help="batch size (default: 64)")
     train.add_argument("--width", type=int, default=None, help="network width (default: 32)")
+    train.add_argument("--input-size", type=int, default=None,
+                       help="the network's input side in px: 64 or 96 (default: 64; the weights before 2026-11-26 "
+                            "read 96)")
     train.add_argument("--render-size", type=int, default=None,
                        help="render every plate at this size (default: each plate draws one of --render-sizes)")
     train.add_argument("--render-sizes", type=_sizes, default=None,
@@ -99,7 +102,7 @@ def run_train(args: argparse.Namespace) -> int:
         raise ValueError(f"training needs {exc.name!r}: {extra_hint('train')}") from exc
     given = dict(
         seed=args.seed, n_train=args.n_train, n_val=args.n_val, epochs=args.epochs, steps=args.steps,
-        batch_size=args.batch_size, width=args.width, render_size=args.render_size,
+        batch_size=args.batch_size, width=args.width, input_size=args.input_size, render_size=args.render_size,
         render_sizes=args.render_sizes, workers=args.workers,
         threads=args.threads, mode=args.mode, skew=args.skew, time_budget_s=args.time_budget, init=args.init,
         extra_fonts=args.extra_fonts, rim=args.rim, lr=args.lr,

@@ -20,7 +20,7 @@ from scipy import ndimage
 
 from plates.colour import delta_e2000
 from plates.reader.coding import encode
-from plates.reader.preprocess import preprocess
+from plates.reader.preprocess import INPUT_SIZE, preprocess
 from plates.stimuli.ishihara.glyphs import FONTS, text_mask
 from plates.stimuli.ishihara.jitter import huemanity_jitter
 from plates.stimuli.ishihara.labels import LABEL_SPACES
@@ -415,8 +415,8 @@ def training_image(seed: int, render_size: int | None = None, extra_fonts: float
 
 
 def training_example(seed: int, render_size: int | None = None, mode: str = "contrast", extra_fonts: float = 0.0,
-                     rim: float = 0.0, render_sizes: tuple[int, ...] = RENDER_SIZES):
-    """Seed -> (preprocessed (3, 96, 96) float32, per-position classes (2,), group name)."""
+                     rim: float = 0.0, render_sizes: tuple[int, ...] = RENDER_SIZES, input_size: int = INPUT_SIZE):
+    """Seed -> (preprocessed (3, input_size, input_size) float32, per-position classes (2,), group name)."""
     image, text, group = training_image(seed, render_size, extra_fonts, rim, render_sizes)
-    return preprocess(image, mode=mode), encode(text), group
+    return preprocess(image, size=input_size, mode=mode), encode(text), group
 

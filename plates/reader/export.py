@@ -27,14 +27,15 @@ def export_onnx(
     model: torch.nn.Module,
     path: str | Path,
     *,
-    input_size: int = INPUT_SIZE,
+    input_size: int | None = None,
     mode: str = "contrast",
     extra_metadata: dict[str, str] | None = None,
 ) -> Path:
     """Write ``model`` to ``path`` as ONNX with a dynamic batch axis; returns the path.
 
-    Input ``plate``: (N, 3, input_size, input_size) float32 preprocessed with ``mode``; output ``logits``:
-    (N, 2, 59). Metadata keys: ``classes`` (JSON list), ``input_size``, ``mode``, plus ``extra_metadata``.
+    Input ``plate``: (N, 3, input_size, input_size) float32 preprocessed with ``mode`` (``input_size`` None: the
+    model's own, ``PlateReader.input_size``); output ``logits``: (N, 2, 59). Metadata keys: ``classes`` (JSON
+    list), ``input_size``, ``mode``, plus ``extra_metadata``.
     """
     # lazy: onnx, the [train] extra
     import onnx
@@ -43,6 +44,8 @@ def export_onnx(
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
     model = model.eval()
+    if input_size is None:
+        input_size = getattr(model, "input_size", INPUT_SIZE)
     dummy = torch.zeros(1, 3, input_size, input_size)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
@@ -65,7 +68,7 @@ def export_onnx(
         entry.key, entry.value = key, str(value)
     onnx.checker.check_model(proto)
     onnx.save(proto, str(path))
-    diff = max_abs_difference(model, path, input_size)
+    diff = max_abs_difference(model, path)
     if diff > 1e-3:
         raise RuntimeError(f"the exported ONNX model disagrees with PyTorch: max |logit difference| {diff:.2e}")
     entry = proto.metadata_props.add()
@@ -74,16 +77,17 @@ def export_onnx(
     return path
 
 
-def max_abs_difference(model: torch.nn.Module, path: str | Path, input_size: int = INPUT_SIZE, n: int = 8,
-                       seed: int = 0) -> float:
-    """Largest |logit| difference between ``model`` (eval mode) and the ONNX file on ``n`` random inputs."""
+def max_abs_difference(model: torch.nn.Module, path: str | Path, n: int = 8, seed: int = 0) -> float:
+    """Largest |logit| difference between ``model`` (eval mode) and the ONNX file on ``n`` random inputs of the
+    size the file takes."""
     # lazy: onnxruntime (~50 MB), only to check an export
     import onnxruntime as ort
 
+    session = ort.InferenceSession(str(path), providers=["CPUExecutionProvider"])
+    input_size = int(session.get_inputs()[0].shape[-1])
     x = torch.randn(n, 3, input_size, input_size, generator=torch.Generator().manual_seed(seed)).clamp(-4, 4)
     with torch.no_grad():
         expected = model.eval()(x).numpy()
-    session = ort.InferenceSession(str(path), providers=["CPUExecutionProvider"])
     got = session.run(None, {session.get_inputs()[0].name: x.numpy()})[0]
     return float(np.abs(got - expected).max())
 

@@ -34,8 +34,11 @@ from scipy import ndimage
 from plates.colour.spaces import colour_science
 from plates.validation import check_choice
 
-#: Side in pixels of the network input.
+#: Side in pixels of the network input by default (an exported reader states its own: ONNX metadata ``input_size``).
 INPUT_SIZE = 96
+#: Input sides the reader's network takes (plates/reader/model.py, ``GRID_POOL``): 64 for the default training
+#: recipe since 2026-11-26 (equal CPU time buys more plates and steps), 96 for the weights before it.
+INPUT_SIZES = (64, 96)
 #: Radius of the disc used for statistics, as a fraction of half the side.
 DISC_FRACTION = 0.9
 #: Floor on each axis' standard deviation, as a fraction of the largest one.

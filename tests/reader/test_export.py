@@ -79,8 +79,8 @@ def test_weights_of_another_width_are_refused(exported):
 def test_the_shipped_weights_load_exactly():
     from plates.reader.export import load_onnx_weights, max_abs_difference
     from plates.reader.model import PlateReader
-    from plates.reader.reader import default_model_path
+    from plates.reader.reader import BaselineReader, default_model_path
 
-    model = load_onnx_weights(PlateReader(), default_model_path())
+    model = load_onnx_weights(PlateReader(input_size=BaselineReader().input_size), default_model_path())
     assert max_abs_difference(model, default_model_path()) < 1e-4
     assert np.isfinite(max_abs_difference(model, default_model_path()))
