@@ -146,6 +146,7 @@ def main() -> None:
 
     from plates.datasets import PRESETS
     from plates.reader.export import export_onnx
+    from plates.reader.model import GRID_POOL
 
     n_train = int(os.environ.get("N_TRAIN", 12000))
     n_foreign, n_preset = int(os.environ.get("N_FOREIGN", 80)), int(os.environ.get("N_PRESET", 100))
