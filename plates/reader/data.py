@@ -83,8 +83,9 @@ Paper plates keep the style's radii scaled together (x0.75-1.3) and fill the fra
 gap (dense x0.5-5, cbe x0.6-1.5, huemanity 0 or up to 2 px at 900 px), Monte Carlo tries (x0.6-1.3),
 anti-aliasing (the style's default 70%), text scale (0.5-0.68 of the plate), a render size (192, 256, 384 or
 512 px; `render_sizes`: 900 px plates cost a third of rendering and taught nothing the reader, which sees every
-plate at 96 px, lacked) and, 5% of the time, the "clear" variant (figure dots only); the reader crops a plate on a flat page
-to the plate and box-filters it to 96 px (mode `contrast-dots`: over the dots alone). Training also shears
+plate at 64 or 96 px, lacked) and, 5% of the time, the "clear" variant (figure dots only); the reader crops a plate
+on a flat page to the plate and box-filters it to its input side (`input_size`, 64 px by default; mode
+`contrast-dots`: over the dots alone). Training also shears
 (+-0.1) and stretches (x0.83-1.2 in width against height) the network's input at random (`skew` 0.1).
 Held out (never in training, measured by bench/bench_baseline.py --sections foreign): every system font but the
 8 bundled DejaVu Sans / Liberation Sans faces (DejaVu Serif, Sans Mono, Sans Condensed, Serif Condensed, Sans

@@ -345,11 +345,11 @@ not 25 + 5 colour sets.
 
 Mode `contrast-dots` (the default since the plates of an independent generator, bench/foreign_plates.py, were
 measured) first box-filters the dots alone: where the plate's corners show one flat canvas colour (the paper
-between and around the dots), canvas pixels get weight 0 and a 96 px cell holding no dot takes the mean of the
-dots within 5 cells (plates/reader/preprocess.py, `dots_only`), so white, black or coloured paper no longer tints
+between and around the dots), canvas pixels get weight 0 and an input cell holding no dot takes the mean of the
+dots within 5.2% of the side (5 cells at 96 px, 3 at 64; plates/reader/preprocess.py, `dots_only`), so white, black or coloured paper no longer tints
 the plate. Decided by experiment on a GPU (same training plates and schedule, the benchmark's foreign plates):
 against plain `contrast` it read more of the coloured-canvas and outlined-digit variants, with
-the ColorBlindnessEval and HueManity presets unchanged within noise (figures: the shipped MODEL_CARD.md)."""
+the ColorBlindnessEval and HueManity presets unchanged within noise (measured with 96 px inputs)."""
 
 
 def model_card(metrics: dict, command: str) -> str:

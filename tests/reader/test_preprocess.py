@@ -57,3 +57,23 @@ def test_cells_without_dots_keep_the_canvas_so_the_clear_variant_still_shows_its
 def test_a_plate_without_canvas_reads_as_in_the_contrast_mode(spec):
     square = render(spec).image.crop((60, 60, 240, 240))
     assert np.array_equal(preprocess(square, mode="contrast-dots"), preprocess(square, mode="contrast"))
+
+
+@pytest.mark.parametrize("text", ["68", "96"])
+def test_the_fill_reaches_the_same_share_of_the_plate_at_every_input_side(text, monkeypatch):
+    """Cells between dots are filled from dots within a fixed share of the side (5 cells at 96 px, 3 at 64), so a
+    clear plate's holes (the loops of 6, 8, 9) stay paper at 64 px as at 96; a fixed 5 cells at 64 px filled them."""
+    from plates.reader import preprocess as P
+
+    assert (P.empty_fill(96), P.empty_fill(64)) == (5, 3)  # the 96 px reader's input is unchanged
+    clear = render(PlateSpec(text=text, size=300, seed=6_300_001, palette="huemanity-07", style="cbe")).clear
+
+    def paper_in_figure_box(size: int) -> float:
+        paper = np.all(dots_only(clear, size) == 255, axis=2)
+        ys, xs = np.nonzero(~paper)
+        return float(paper[ys.min() : ys.max() + 1, xs.min() : xs.max() + 1].mean())
+
+    at_96, at_64 = paper_in_figure_box(96), paper_in_figure_box(64)
+    assert abs(at_64 - at_96) < 0.05
+    monkeypatch.setattr(P, "EMPTY_FILL_SHARE", 5 / 64)  # the fixed 5 cells this replaced
+    assert paper_in_figure_box(64) < at_96 - 0.05
