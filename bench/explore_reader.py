@@ -3,24 +3,25 @@
 Renders, on every core, the benchmark's foreign plates (bench/foreign_plates.py, the seeds of
 ``bench_baseline.py --sections foreign``, ``N_FOREIGN`` per variant), ``N_PRESET`` plates of every preset's
 standard variant (900 px) and ``N_TRAIN`` training plates of :func:`plates.reader.data.sample_plate` (the
-training seeds), each preprocessed in both modes (``contrast``, ``contrast-dots``); then trains each candidate of
-the JSON list ``CANDS`` on the GPU with the training schedule of :mod:`plates.reader.train` (AdamW, warm-up +
-cosine, the same affine augmentation, batch 64) and scores it on those plates (exact match, the benchmark's label
-spaces). Candidate keys: name, mode, skew, n (plates), steps, width, lr, seed, input (the network's input side,
-one of ``INPUTS``: a comma-separated env list, default 96; sizes the shipped network does not take pool to its
-(2 x 3) grid adaptively), mix (a name in ``MIXES``; default the first). ``MODES``: the preprocessing modes rendered
-(comma-separated; default contrast,contrast-dots). ``MIXES`` is a JSON object of training-plate mixes, each ``N_TRAIN`` plates of the same seeds, with
-keys extra_fonts and rim (as ``TrainConfig``), sizes (``TrainConfig.render_sizes``), labels (the free plates'
-label-space weights, as ``data.FREE_LABELS``) and more_changes (more changed figures, same kinds); default one
-mix, ``{"base": {"extra_fonts": EXTRA_FONTS}}``. ``N_FOREIGN_ALNUM`` plates (default ``N_FOREIGN``) of the
+training seeds), each preprocessed in every mode of ``MODES`` at every side of ``INPUTS`` (comma-separated env
+lists; default the default recipe's, ``contrast-dots`` at 64 px); then trains each candidate of the JSON list
+``CANDS`` on the GPU with the training schedule of :mod:`plates.reader.train` (AdamW, warm-up + cosine, the same
+affine augmentation) and scores it on those plates (exact match, the benchmark's label spaces). Candidate keys:
+name, mode, skew, n (plates), steps, bs, width, lr, seed, input (the network's input side, one of ``INPUTS``;
+sides the shipped network does not take pool to its (2 x 3) grid adaptively), mix (a name in ``MIXES``; default
+the first); a key left out takes the default recipe's value (``TrainConfig()``; seed 0). ``MIXES`` is a JSON
+object of training-plate mixes, each ``N_TRAIN`` plates of the same seeds, with keys extra_fonts and rim (as
+``TrainConfig``), sizes (``TrainConfig.render_sizes``), labels (the free plates' label-space weights, as
+``data.FREE_LABELS``) and more_changes (more changed figures, same kinds), each left out the default recipe's;
+default one mix, ``{"default": {}}``. ``N_FOREIGN_ALNUM`` plates (default ``N_FOREIGN``) of the
 alphanumeric variant, whose misses are the rarest. Plates, augmentation and the benchmark's seeds come from
 :func:`plates.reader.data.training_image`, :func:`plates.reader.train._augment` and
 ``bench_baseline.foreign_plate``. Writes one ONNX per candidate, ``results.json`` and ``table.md`` to ``OUT``.
 
 GPU float sums differ from the CPU recipe, so its weights are not what ``plates train-baseline`` writes; the
 shipped model card says which one it ships. Run (environment variables): ``FONT_DIR=/usr/share/fonts
-N_TRAIN=12000 N_FOREIGN=80 N_PRESET=100 WORKERS=16 OUT=out CANDS='[{"name": "a", "mode": "contrast-dots",
-"skew": 0.1}]' python3 bench/explore_reader.py``.
+N_FOREIGN=80 N_PRESET=100 WORKERS=16 OUT=out CANDS='[{"name": "default"}, {"name": "96px", "input": 96}]'
+INPUTS=64,96 python3 bench/explore_reader.py``.
 """
 
 from __future__ import annotations
@@ -42,13 +43,15 @@ import foreign_plates as F  # noqa: E402  (bench/, held out from the package on 
 from plates.reader import data  # noqa: E402
 from plates.reader.coding import N_CLASSES, N_POSITIONS, best_label, encode  # noqa: E402
 from plates.reader.preprocess import preprocess  # noqa: E402
-from plates.reader.train import QUANT, _augment  # noqa: E402
+from plates.reader.train import QUANT, TrainConfig, _augment  # noqa: E402
 from plates.stimuli.ishihara.plate import render  # noqa: E402
 
+#: The default recipe (plates train-baseline): every mix and candidate key left out takes its value.
+DEFAULT = TrainConfig()
 F.SYSTEM_FONT_DIR = Path(os.environ.get("FONT_DIR", "/usr/share/fonts"))
-MODES = tuple(os.environ.get("MODES", "contrast,contrast-dots").split(","))
-#: Input sizes the plates are preprocessed at (a mix or candidate key ``input``; default the shipped 96).
-INPUTS = tuple(int(v) for v in os.environ.get("INPUTS", "96").split(","))
+MODES = tuple(os.environ.get("MODES", DEFAULT.mode).split(","))
+#: Input sizes the plates are preprocessed at (a candidate key ``input``; default the default recipe's).
+INPUTS = tuple(int(v) for v in os.environ.get("INPUTS", str(DEFAULT.input_size)).split(","))
 BASE = (data.CHANGE_SHARE, data.CHANGE_WEIGHTS, data.WARP_SHARE)
 FREE_LABELS = dict(data.FREE_LABELS)
 MIX2 = (0.75, (0.06, 0.16, 0.1, 0.16, 0.16, 0.1, 0.16, 0.1), 0.5)  # more changed figures, same kinds
@@ -70,8 +73,9 @@ def train_chunk(args):
     data.FREE_LABELS = mix.get("labels", FREE_LABELS)
     out = []
     for seed in seeds:
-        image, text, group = data.training_image(seed, None, mix.get("extra_fonts", 0.0), mix.get("rim", 0.0),
-                                                 tuple(mix.get("sizes", data.RENDER_SIZES)))
+        image, text, group = data.training_image(seed, None, mix.get("extra_fonts", DEFAULT.extra_fonts),
+                                                 mix.get("rim", DEFAULT.rim),
+                                                 tuple(mix.get("sizes", DEFAULT.render_sizes)))
         out.append((both_modes(image), encode(text), group))
     return out
 
@@ -111,12 +115,12 @@ def train_candidate(cand: dict, xs: dict, ys: np.ndarray, dev: str):
     from plates.reader.model import GRID_POOL, PlateReader
     from plates.reader.train import one_cycle
 
-    mode, n, seed = cand.get("mode", "contrast"), cand.get("n", 12000), cand.get("seed", 0)
-    steps, bs, lr, skew = cand.get("steps", 1880), cand.get("bs", 64), cand.get("lr", 3e-3), cand.get("skew", 0.0)
+    mode, n, seed = cand.get("mode", DEFAULT.mode), cand.get("n", DEFAULT.n_train), cand.get("seed", 0)
+    steps, bs = cand.get("steps", DEFAULT.total_steps), cand.get("bs", DEFAULT.batch_size)
+    lr, skew, size = cand.get("lr", DEFAULT.lr), cand.get("skew", DEFAULT.skew), cand.get("input", DEFAULT.input_size)
     torch.manual_seed(seed)
-    xt, yt = torch.from_numpy(xs[(mode, cand.get("input", 96))][:n]).to(dev), torch.from_numpy(ys[:n]).to(dev)
-    size = cand.get("input", 96)
-    model = PlateReader(width=cand.get("width", 32), input_size=size if size in GRID_POOL else 96)
+    xt, yt = torch.from_numpy(xs[(mode, size)][:n]).to(dev), torch.from_numpy(ys[:n]).to(dev)
+    model = PlateReader(width=cand.get("width", DEFAULT.width), input_size=size if size in GRID_POOL else 96)
     if size not in GRID_POOL:  # a size the shipped network does not take: the (2 x 3) grid by adaptive pooling
         model.features[-1] = torch.nn.AdaptiveAvgPool2d((2, 3))  # (what GRID_POOL spells out for 64 and 96)
     model = model.to(dev)
@@ -148,10 +152,10 @@ def main() -> None:
     from plates.reader.export import export_onnx
     from plates.reader.model import GRID_POOL
 
-    n_train = int(os.environ.get("N_TRAIN", 12000))
+    n_train = int(os.environ.get("N_TRAIN", DEFAULT.n_train))
     n_foreign, n_preset = int(os.environ.get("N_FOREIGN", 80)), int(os.environ.get("N_PRESET", 100))
     n_alnum = int(os.environ.get("N_FOREIGN_ALNUM", n_foreign))
-    mixes = json.loads(os.environ.get("MIXES", "{}")) or {"base": {"extra_fonts": float(os.environ.get("EXTRA_FONTS", 0))}}
+    mixes = json.loads(os.environ.get("MIXES", "{}")) or {"default": {}}
     out_dir = Path(os.environ.get("OUT", "explore-out"))
     out_dir.mkdir(parents=True, exist_ok=True)
     dev = os.environ.get("DEV", "cuda")
@@ -178,8 +182,10 @@ def main() -> None:
         logits = session.run(None, {session.get_inputs()[0].name: xb})[0]
         return torch.log_softmax(torch.from_numpy(logits), -1).numpy()
 
-    shipped_mode = session.get_modelmeta().custom_metadata_map.get("mode", "contrast")
-    results = {"shipped": score(evalset, shipped, shipped_mode)} if shipped_mode in MODES and 96 in INPUTS else {}
+    meta = session.get_modelmeta().custom_metadata_map
+    shipped_mode, shipped_size = meta.get("mode", "contrast"), int(meta.get("input_size", 96))
+    results = ({"shipped": score(evalset, shipped, shipped_mode, shipped_size)}
+               if shipped_mode in MODES and shipped_size in INPUTS else {})  # scored where its input was rendered
     for cand in json.loads(os.environ["CANDS"]):
         mix = cand.get("mix", next(iter(mixes)))
         t = time.perf_counter()
@@ -190,13 +196,13 @@ def main() -> None:
             with torch.no_grad():
                 return torch.log_softmax(model(torch.from_numpy(xb).to(dev)), -1).cpu().numpy()
 
-        mode = cand.get("mode", "contrast")
-        results[cand["name"]] = res = score(evalset, predict, mode, cand.get("input", 96))
+        mode, size = cand.get("mode", DEFAULT.mode), cand.get("input", DEFAULT.input_size)
+        results[cand["name"]] = res = score(evalset, predict, mode, size)
         foreign_acc = [v for k, v in res.items() if k in F.VARIANTS]
         log(f"{cand['name']}: loss {loss:.3f}, foreign >= 95%: {sum(v >= 0.95 for v in foreign_acc)}/"
             f"{len(foreign_acc)}, worst {min(foreign_acc):.3f}")
-        if cand.get("input", 96) in GRID_POOL:
-            export_onnx(model.cpu(), out_dir / f"{cand['name']}.onnx", input_size=cand.get("input", 96), mode=mode)
+        if size in GRID_POOL:
+            export_onnx(model.cpu(), out_dir / f"{cand['name']}.onnx", input_size=size, mode=mode)
         (out_dir / "results.json").write_text(json.dumps(results, indent=1))
     names = list(results)
     lines = ["| set | " + " | ".join(names) + " |", "|---" * (len(names) + 1) + "|"]
