@@ -98,7 +98,7 @@ def preset_chunk(args):
             for spec, label in bench_baseline.sample_specs(preset, n, 900, rng)]
 
 
-def score(evalset: dict, predict, mode: str, size: int = 96) -> dict[str, float]:
+def score(evalset: dict, predict, mode: str, size: int) -> dict[str, float]:
     """Exact-match share per set; ``predict`` maps (N, 3, S, S) float32 to (N, 2, 59) log-probabilities."""
     k = (mode, size)
     result = {}
@@ -202,7 +202,7 @@ def main() -> None:
         log(f"{cand['name']}: loss {loss:.3f}, foreign >= 95%: {sum(v >= 0.95 for v in foreign_acc)}/"
             f"{len(foreign_acc)}, worst {min(foreign_acc):.3f}")
         if size in GRID_POOL:
-            export_onnx(model.cpu(), out_dir / f"{cand['name']}.onnx", input_size=size, mode=mode)
+            export_onnx(model.cpu(), out_dir / f"{cand['name']}.onnx", mode=mode)  # the side: the model's own
         (out_dir / "results.json").write_text(json.dumps(results, indent=1))
     names = list(results)
     lines = ["| set | " + " | ".join(names) + " |", "|---" * (len(names) + 1) + "|"]

@@ -40,7 +40,7 @@ import numpy as np
 
 from plates.reader import data
 from plates.reader.coding import N_CLASSES, N_POSITIONS
-from plates.reader.preprocess import CLIP, INPUT_SIZES, MODES
+from plates.reader.preprocess import CLIP, INPUT_SIZE, INPUT_SIZES, MODES
 from plates.validation import check_choice, check_number
 
 QUANT = 127.0 / CLIP  # int8 storage of preprocessed values in [-CLIP, CLIP]
@@ -139,7 +139,7 @@ def _render_chunk(args: tuple[list[int], int | None, str, float, float, tuple[in
 
 def render_set(seeds: list[int], render_size: int | None, mode: str, workers: int, log=_print_flush,
                extra_fonts: float = 0.0, rim: float = 0.0, render_sizes: tuple[int, ...] = data.RENDER_SIZES,
-               input_size: int = data.INPUT_SIZE):
+               input_size: int = INPUT_SIZE):
     """Render and preprocess plates for ``seeds`` in ``workers`` processes -> (X int8, Y int64, groups)."""
     chunks = [seeds[i : i + 100] for i in range(0, len(seeds), 100)]
     jobs = [(c, render_size, mode, extra_fonts, rim, tuple(render_sizes), input_size) for c in chunks]
