@@ -12,6 +12,7 @@ dots whose colours vary in hue and lightness within each class. Colours: sRGB 0-
 
 from __future__ import annotations
 
+from functools import lru_cache
 from pathlib import Path
 
 import numpy as np
@@ -278,13 +279,25 @@ def _mask_change(rng: np.random.Generator, size: int) -> tuple:
     return kind, max(1, round(size * rng.uniform(low, high)))
 
 
+#: Side of the grid a warp's random displacement field is drawn on (see `_warp`).
+WARP_GRID = 9
+
+
+@lru_cache(maxsize=16)
+def _enlarge(size: int) -> np.ndarray:
+    """(size, WARP_GRID): cubic-spline enlargement of a WARP_GRID-long signal to ``size`` samples, as a matrix
+    (column k: ``ndimage.zoom`` of unit vector k, order 3). A grid G enlarges to ``E @ G @ E.T``: the tensor
+    product scipy's 2-D zoom computes point by point, to 1e-14 (the same masks; ~40x faster at 512 px)."""
+    return ndimage.zoom(np.eye(WARP_GRID), (size / WARP_GRID, 1), order=3)
+
+
 def _warp(mask: np.ndarray, amplitude: float, seed: int) -> np.ndarray:
     """``mask`` moved by a smooth random displacement field (each axis Gaussian noise blurred over ~12% of the
     side, scaled so its largest shift is ``amplitude`` of the side): glyph shapes no font draws."""
     size = mask.shape[0]
     rng = np.random.default_rng([seed, 17])
-    coarse = 9  # the field is drawn on a 9 x 9 grid and enlarged: smooth at any plate size
-    field = ndimage.zoom(rng.normal(0.0, 1.0, (2, coarse, coarse)), (1, size / coarse, size / coarse), order=3)
+    enlarge = _enlarge(size)  # the field is drawn on a WARP_GRID x WARP_GRID grid and enlarged: smooth at any size
+    field = enlarge @ rng.normal(0.0, 1.0, (2, WARP_GRID, WARP_GRID)) @ enlarge.T
     field *= amplitude * size / max(np.abs(field).max(), 1e-9)
     yy, xx = np.mgrid[0:size, 0:size].astype(np.float32)
     coords = np.stack([yy + field[0][:size, :size], xx + field[1][:size, :size]])

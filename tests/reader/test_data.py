@@ -109,6 +109,19 @@ def test_warp_moves_the_strokes_smoothly_and_by_at_most_its_amplitude(spec):
     assert np.array_equal(warped, data.figure_mask(spec, ("warp", 0.03)))  # seeded by the plate
 
 
+@pytest.mark.parametrize("size", [192, 300, 512])
+def test_the_warp_field_is_scipys_cubic_zoom_of_the_grid(size):
+    """The field enlarged as E @ G @ E.T is what ``ndimage.zoom(order=3)`` computes point by point (the training
+    plates did not change when the matrix form replaced it)."""
+    from scipy import ndimage
+
+    grid = np.random.default_rng(size).normal(0.0, 1.0, (2, data.WARP_GRID, data.WARP_GRID))
+    enlarge = data._enlarge(size)
+    expected = ndimage.zoom(grid, (1, size / data.WARP_GRID, size / data.WARP_GRID), order=3)
+    assert expected.shape == (2, size, size)
+    np.testing.assert_allclose(enlarge @ grid @ enlarge.T, expected, rtol=0, atol=1e-12)
+
+
 def test_chained_changes_apply_in_order(spec):
     chained = data.figure_mask(spec, (("shear", 0.2), ("outline", 3)))
     sheared = data.figure_mask(spec, ("shear", 0.2))

@@ -63,12 +63,13 @@ def _rim(r_q: int, fx_q: int, fy_q: int, stride: int) -> tuple[np.ndarray, np.nd
     q = AA_QUANTUM
     r, fx, fy = r_q / q, fx_q / q, fy_q / q
     k = int(np.ceil(r + 2))
-    dy, dx = np.mgrid[-k : k + 1, -k : k + 1]
-    d = np.sqrt((dx + 0.5 - fx) ** 2 + (dy + 0.5 - fy) ** 2)
+    steps = np.arange(-k, k + 1)  # dy down the rows, dx along them: broadcast, not a (2k+1)^2 grid each
+    d = np.sqrt((steps[None, :] + 0.5 - fx) ** 2 + (steps[:, None] + 0.5 - fy) ** 2)
     alpha = np.rint(np.clip(r + 1.0 - d, 0.0, 1.0) * 255).astype(np.int32)
     sel = (d > r - RIM_INNER) & (alpha > 0)
-    off = (dy[sel] * stride + dx[sel]).astype(np.int32)
-    packed = alpha[sel] << _DOT_BITS
+    rows, cols = np.nonzero(sel)  # row-major, as boolean indexing orders them
+    off = ((rows - k) * stride + (cols - k)).astype(np.int32)
+    packed = alpha[rows, cols] << _DOT_BITS
     off.setflags(write=False)
     packed.setflags(write=False)
     return off, packed
