@@ -12,7 +12,8 @@ sides the shipped network does not take pool to its (2 x 3) grid adaptively), mi
 the first); a key left out takes the default recipe's value (``TrainConfig()``; seed 0). ``MIXES`` is a JSON
 object of training-plate mixes, each ``N_TRAIN`` plates of the same seeds, with keys extra_fonts and rim (as
 ``TrainConfig``), sizes (``TrainConfig.render_sizes``), labels (the free plates' label-space weights, as
-``data.FREE_LABELS``) and more_changes (more changed figures, same kinds), each left out the default recipe's;
+``data.FREE_LABELS``), more_changes (more changed figures, same kinds) and fonts (a folder of .ttf faces that
+replaces ``data.EXTRA_FONTS``, to try a font set before it ships), each left out the default recipe's;
 default one mix, ``{"default": {}}``. ``N_FOREIGN_ALNUM`` plates (default ``N_FOREIGN``) of the
 alphanumeric variant, whose misses are the rarest. Plates, augmentation and the benchmark's seeds come from
 :func:`plates.reader.data.training_image`, :func:`plates.reader.train._augment` and
@@ -54,6 +55,7 @@ MODES = tuple(os.environ.get("MODES", DEFAULT.mode).split(","))
 INPUTS = tuple(int(v) for v in os.environ.get("INPUTS", str(DEFAULT.input_size)).split(","))
 BASE = (data.CHANGE_SHARE, data.CHANGE_WEIGHTS, data.WARP_SHARE)
 FREE_LABELS = dict(data.FREE_LABELS)
+EXTRA_FONTS = data.EXTRA_FONTS
 MIX2 = (0.75, (0.06, 0.16, 0.1, 0.16, 0.16, 0.1, 0.16, 0.1), 0.5)  # more changed figures, same kinds
 T0 = time.perf_counter()
 
@@ -71,6 +73,9 @@ def train_chunk(args):
     seeds, mix = args
     data.CHANGE_SHARE, data.CHANGE_WEIGHTS, data.WARP_SHARE = MIX2 if mix.get("more_changes") else BASE
     data.FREE_LABELS = mix.get("labels", FREE_LABELS)
+    data.EXTRA_FONTS = tuple(str(p) for p in sorted(Path(mix["fonts"]).glob("*.ttf"))) if "fonts" in mix else EXTRA_FONTS
+    if not data.EXTRA_FONTS:
+        raise ValueError(f"mix fonts {mix.get('fonts')!r} holds no .ttf face")
     out = []
     for seed in seeds:
         image, text, group = data.training_image(seed, None, mix.get("extra_fonts", DEFAULT.extra_fonts),
@@ -118,6 +123,8 @@ def train_candidate(cand: dict, xs: dict, ys: np.ndarray, dev: str):
     mode, n, seed = cand.get("mode", DEFAULT.mode), cand.get("n", DEFAULT.n_train), cand.get("seed", 0)
     steps, bs = cand.get("steps", DEFAULT.total_steps), cand.get("bs", DEFAULT.batch_size)
     lr, skew, size = cand.get("lr", DEFAULT.lr), cand.get("skew", DEFAULT.skew), cand.get("input", DEFAULT.input_size)
+    if n > len(ys):
+        raise ValueError(f"candidate {cand['name']!r} asks for n={n} plates; N_TRAIN rendered {len(ys)}")
     torch.manual_seed(seed)
     xt, yt = torch.from_numpy(xs[(mode, size)][:n]).to(dev), torch.from_numpy(ys[:n]).to(dev)
     model = PlateReader(width=cand.get("width", DEFAULT.width), input_size=size if size in GRID_POOL else 96)
