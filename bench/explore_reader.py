@@ -7,13 +7,15 @@ training seeds), each preprocessed in every mode of ``MODES`` at every side of `
 lists; default the default recipe's, ``contrast-dots`` at 64 px); then trains each candidate of the JSON list
 ``CANDS`` on the GPU with the training schedule of :mod:`plates.reader.train` (AdamW, warm-up + cosine, the same
 affine augmentation) and scores it on those plates (exact match, the benchmark's label spaces). Candidate keys:
-name, mode, skew, n (plates), steps, bs, width, lr, seed, input (the network's input side, one of ``INPUTS``;
+name, mode, skew, n (plates), cards (glyph cards), steps, bs, width, lr, seed, input (the network's input side, one of ``INPUTS``;
 sides the shipped network does not take pool to its (2 x 3) grid adaptively), mix (a name in ``MIXES``; default
 the first); a key left out takes the default recipe's value (``TrainConfig()``; seed 0). ``MIXES`` is a JSON
 object of training-plate mixes, each ``N_TRAIN`` plates of the same seeds, with keys extra_fonts and rim (as
 ``TrainConfig``), sizes (``TrainConfig.render_sizes``), labels (the free plates' label-space weights, as
 ``data.FREE_LABELS``), more_changes (more changed figures, same kinds) and fonts (a folder of .ttf faces that
-replaces ``data.EXTRA_FONTS``, to try a font set before it ships), each left out the default recipe's;
+replaces ``data.EXTRA_FONTS``, to try a font set before it ships) and cards (that many glyph cards,
+:func:`plates.reader.data.glyph_card`, rendered after the plates; a candidate takes its first ``cards``), each
+left out the default recipe's;
 default one mix, ``{"default": {}}``. ``N_FOREIGN_ALNUM`` plates (default ``N_FOREIGN``) of the
 alphanumeric variant, whose misses are the rarest. Plates, augmentation and the benchmark's seeds come from
 :func:`plates.reader.data.training_image`, :func:`plates.reader.train._augment` and
@@ -85,6 +87,20 @@ def train_chunk(args):
     return out
 
 
+def card_chunk(args):
+    seeds, mix = args
+    data.EXTRA_FONTS = tuple(str(p) for p in sorted(Path(mix["fonts"]).glob("*.ttf"))) if "fonts" in mix else EXTRA_FONTS
+    out = []
+    for seed in seeds:
+        views = {}
+        for s in INPUTS:
+            x, y, group = data.glyph_card(seed, s, mix.get("extra_fonts", DEFAULT.extra_fonts), mix.get("rim", DEFAULT.rim))
+            q = np.clip(np.round(x * QUANT), -127, 127).astype(np.int8)
+            views.update({(m, s): q for m in MODES})
+        out.append((views, y, group))
+    return out
+
+
 def foreign_chunk(args):
     name, js = args
     out = []
@@ -114,7 +130,7 @@ def score(evalset: dict, predict, mode: str, size: int) -> dict[str, float]:
     return result
 
 
-def train_candidate(cand: dict, xs: dict, ys: np.ndarray, dev: str):
+def train_candidate(cand: dict, xs: dict, ys: np.ndarray, dev: str, n_cards: int):
     import torch
 
     from plates.reader.model import GRID_POOL, PlateReader
@@ -123,10 +139,14 @@ def train_candidate(cand: dict, xs: dict, ys: np.ndarray, dev: str):
     mode, n, seed = cand.get("mode", DEFAULT.mode), cand.get("n", DEFAULT.n_train), cand.get("seed", 0)
     steps, bs = cand.get("steps", DEFAULT.total_steps), cand.get("bs", DEFAULT.batch_size)
     lr, skew, size = cand.get("lr", DEFAULT.lr), cand.get("skew", DEFAULT.skew), cand.get("input", DEFAULT.input_size)
-    if n > len(ys):
-        raise ValueError(f"candidate {cand['name']!r} asks for n={n} plates; N_TRAIN rendered {len(ys)}")
+    n_plates, cards = len(ys) - n_cards, cand.get("cards", DEFAULT.cards)
+    if n > n_plates or cards > n_cards:
+        raise ValueError(f"candidate {cand['name']!r} asks for n={n} plates and {cards} cards; rendered "
+                         f"{n_plates} and {n_cards}")
     torch.manual_seed(seed)
-    xt, yt = torch.from_numpy(xs[(mode, size)][:n]).to(dev), torch.from_numpy(ys[:n]).to(dev)
+    pick = np.r_[0:n, n_plates : n_plates + cards]
+    xt, yt = torch.from_numpy(xs[(mode, size)][pick]).to(dev), torch.from_numpy(ys[pick]).to(dev)
+    n = len(pick)
     model = PlateReader(width=cand.get("width", DEFAULT.width), input_size=size if size in GRID_POOL else 96)
     if size not in GRID_POOL:  # a size the shipped network does not take: the (2 x 3) grid by adaptive pooling
         model.features[-1] = torch.nn.AdaptiveAvgPool2d((2, 3))  # (what GRID_POOL spells out for 64 and 96)
@@ -173,6 +193,8 @@ def main() -> None:
                    for j in range(0, n, 4)]
         presets = [pool.submit(preset_chunk, (p, max(1, n_preset // 4), k)) for p in PRESETS for k in range(4)]
         train_jobs = {m: [pool.submit(train_chunk, (seeds[i : i + 100], mix)) for i in range(0, n_train, 100)]
+                      + [pool.submit(card_chunk, (list(range(i, min(i + 200, n_cards))), mix))
+                         for n_cards in [mix.get("cards", DEFAULT.cards)] for i in range(0, n_cards, 200)]
                       for m, mix in mixes.items()}
         evalset: dict[str, list] = {}
         for fut in foreign + presets:
@@ -180,7 +202,7 @@ def main() -> None:
                 evalset.setdefault(name, []).append((xs_, label, space))
         log(f"eval sets rendered: {sum(len(v) for v in evalset.values())} plates")
         sets = {m: [r for fut in jobs for r in fut.result()] for m, jobs in train_jobs.items()}
-        log(f"training plates rendered: {n_train} x {len(sets)} mixes")
+        log(f"training plates rendered: {n_train} x {len(sets)} mixes (and the mixes' glyph cards)")
     xs = {k: {view: np.stack([r[0][view] for r in v]) for view in v[0][0]} for k, v in sets.items()}
     ys = {k: np.stack([r[1] for r in v]).astype(np.int64) for k, v in sets.items()}
     session = ort.InferenceSession(str(Path(data.__file__).parent.parent / "assets/baseline/baseline.onnx"))
@@ -196,7 +218,7 @@ def main() -> None:
     for cand in json.loads(os.environ["CANDS"]):
         mix = cand.get("mix", next(iter(mixes)))
         t = time.perf_counter()
-        model, loss = train_candidate(cand, xs[mix], ys[mix], dev)
+        model, loss = train_candidate(cand, xs[mix], ys[mix], dev, mixes[mix].get("cards", DEFAULT.cards))
         log(f"{cand['name']}: trained in {time.perf_counter() - t:.0f} s")
 
         def predict(xb, model=model):

@@ -37,8 +37,11 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     # importing it here would load numpy/scipy for every `plates` command)
     train.add_argument("--seed", type=int, default=None, help="training seed (default: 0)")
     train.add_argument("--n-train", type=int, default=None, help="training plates (default: 16000)")
+    train.add_argument("--cards", type=int, default=None,
+                       help="glyph cards trained beside the plates: the text alone, drawn without dots (default: "
+                            "16000; 0: plates only)")
     train.add_argument("--n-val", type=int, default=None, help="validation plates (default: 600)")
-    train.add_argument("--epochs", type=int, default=None, help="epochs (default: 14)")
+    train.add_argument("--epochs", type=int, default=None, help="epochs over the plates and cards (default: 6)")
     train.add_argument("--steps", type=int, default=None,
                        help="exactly this many optimiser steps instead of whole epochs (default: epochs x batches)")
     train.add_argument("--batch-size", type=int, default=None, help="batch size (default: 64)")
@@ -101,7 +104,7 @@ def run_train(args: argparse.Namespace) -> int:
     except ModuleNotFoundError as exc:
         raise ValueError(f"training needs {exc.name!r}: {extra_hint('train')}") from exc
     given = dict(
-        seed=args.seed, n_train=args.n_train, n_val=args.n_val, epochs=args.epochs, steps=args.steps,
+        seed=args.seed, n_train=args.n_train, cards=args.cards, n_val=args.n_val, epochs=args.epochs, steps=args.steps,
         batch_size=args.batch_size, width=args.width, input_size=args.input_size, render_size=args.render_size,
         render_sizes=args.render_sizes, workers=args.workers,
         threads=args.threads, mode=args.mode, skew=args.skew, time_budget_s=args.time_budget, init=args.init,

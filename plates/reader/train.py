@@ -1,20 +1,23 @@
 """Train the baseline reader on plates generated on the fly, export it to ONNX and write its model card.
 
-Needs ``plates[train]`` (torch, onnx). The defaults are one stage from scratch, ~13 min on 2 quiet cores: 16,000
-plates, 80% of the free ones in the extra training faces (``extra_fonts``), 35% with rim figures (``rim``), drawn
-at 192-512 px (``render_sizes``) and read at 64 px (``input_size``), 3,500 steps (14 epochs). Recipe (see
-:mod:`plates.reader.data` for the plate mix):
+Needs ``plates[train]`` (torch, onnx). The defaults are one stage from scratch, ~10-14 min on 2 cores: 16,000
+plates and 16,000 glyph cards (``cards``: the text alone, drawn without dots, :func:`plates.reader.data.glyph_card`),
+80% of the free plates and cards in the extra training faces (``extra_fonts``), 35% with rim figures (``rim``),
+plates drawn at 192-512 px (``render_sizes``), everything read at 64 px (``input_size``), 3,000 steps (6 epochs).
+Recipe (see :mod:`plates.reader.data` for the plate mix):
 
-1. render ``n_train`` + ``n_val`` plates (sizes drawn from ``render_sizes``) in ``workers`` processes (plate seeds
-   :data:`~plates.reader.data.TRAIN_SEED_BASE` + i and :data:`~plates.reader.data.VAL_SEED_BASE` + i: disjoint
-   from every seed the benchmark uses), preprocess them once (numpy, exactly as the ONNX reader does) and keep
-   them as int8 in memory;
+1. render ``n_train`` + ``n_val`` plates (sizes drawn from ``render_sizes``) and ``cards`` glyph cards in
+   ``workers`` processes (plate seeds :data:`~plates.reader.data.TRAIN_SEED_BASE` + i and
+   :data:`~plates.reader.data.VAL_SEED_BASE` + i, card seeds :data:`~plates.reader.data.CARD_SEED_BASE` + i:
+   disjoint from every seed the benchmark uses), preprocess them once (numpy, exactly as the ONNX reader does)
+   and keep them as int8 in memory; validation reads plates only;
 2. train :class:`~plates.reader.model.PlateReader` with AdamW, a warm-up + cosine learning rate and light
    geometric augmentation (random scale, shift and small rotation on the preprocessed tensors); the loss is the sum of the
    per-position cross-entropies (HueManity §4);
 3. export to ONNX and write MODEL_CARD.md beside it, with the command, seed, recipe and validation accuracy.
 
-Deterministic for a given command: the number of steps (``epochs`` x ceil(n_train / batch_size), or ``steps``)
+Deterministic for a given command: the number of steps (``epochs`` x ceil((n_train + cards) / batch_size), or
+``steps``)
 alone decides the learning-rate schedule; nothing that touches the weights reads the clock. Seeds:
 ``torch.manual_seed(seed)``, a numpy ``Generator(seed)`` for the batch order, a torch ``Generator(seed)`` for
 augmentation, plate seeds fixed by ``seed`` and rendered in seed order whatever the worker count; torch runs
@@ -59,7 +62,8 @@ class TrainConfig:
     seed: int = 0
     n_train: int = 16000
     n_val: int = 600
-    epochs: int = 14
+    epochs: int = 6
+    cards: int = 16000  # glyph cards (data.glyph_card) beside the plates: shapes at a third of a plate's cost
     batch_size: int = 64
     lr: float = 3e-3
     weight_decay: float = 1e-4
@@ -84,6 +88,8 @@ class TrainConfig:
         for name in ("n_train", "n_val", "epochs", "batch_size", "width", "workers", "threads"):
             if getattr(self, name) < 1:
                 raise ValueError(f"{name} must be >= 1, got {getattr(self, name)}")
+        if self.cards < 0:
+            raise ValueError(f"cards must be >= 0 (0: plates only), got {self.cards}")
         if self.steps is not None and self.steps < 1:
             raise ValueError(f"steps must be >= 1 (or None for whole epochs), got {self.steps}")
         if self.time_budget_s is not None and not self.time_budget_s > 0:
@@ -109,7 +115,8 @@ class TrainConfig:
 
     @property
     def steps_per_epoch(self) -> int:
-        return math.ceil(self.n_train / self.batch_size)
+        """Batches in one pass over the training set: the plates and the glyph cards."""
+        return math.ceil((self.n_train + self.cards) / self.batch_size)
 
     @property
     def total_steps(self) -> int:
@@ -135,6 +142,32 @@ def _render_chunk(args: tuple[list[int], int | None, str, float, float, tuple[in
         ys.append(y)
         groups.append(group)
     return np.stack(xs), np.asarray(ys, dtype=np.int64), groups
+
+
+def _card_chunk(args: tuple[list[int], float, float, int]) -> tuple[np.ndarray, np.ndarray, list[str]]:
+    seeds, extra_fonts, rim, input_size = args
+    xs, ys = [], []
+    for seed in seeds:
+        x, y, _ = data.glyph_card(seed, input_size, extra_fonts, rim)
+        xs.append(np.clip(np.round(x * QUANT), -127, 127).astype(np.int8))
+        ys.append(y)
+    return np.stack(xs), np.asarray(ys, dtype=np.int64), ["card"] * len(seeds)
+
+
+def render_cards(seeds: list[int], workers: int, log=_print_flush, extra_fonts: float = 0.0, rim: float = 0.0,
+                 input_size: int = INPUT_SIZE):
+    """Glyph cards (:func:`plates.reader.data.glyph_card`) for ``seeds`` in ``workers`` processes -> (X int8, Y)."""
+    if not seeds:
+        return np.zeros((0, 3, input_size, input_size), np.int8), np.zeros((0, 2), np.int64)
+    jobs = [(seeds[i : i + 200], extra_fonts, rim, input_size) for i in range(0, len(seeds), 200)]
+    start = time.perf_counter()
+    if workers == 1:
+        parts = list(map(_card_chunk, jobs))
+    else:
+        with ProcessPoolExecutor(max_workers=workers) as pool:
+            parts = list(pool.map(_card_chunk, jobs))
+    log(f"  rendered {len(seeds)} glyph cards ({time.perf_counter() - start:.0f} s)")
+    return np.concatenate([p[0] for p in parts]), np.concatenate([p[1] for p in parts])
 
 
 def render_set(seeds: list[int], render_size: int | None, mode: str, workers: int, log=_print_flush,
@@ -267,6 +300,10 @@ def _train(config: TrainConfig, out_dir: str | Path, command: str, log) -> dict:
                                 config.rim, config.render_sizes, config.input_size)
     x_va, y_va, g_va = render_set(val_seeds, config.render_size, config.mode, config.workers, log, config.extra_fonts,
                                   config.rim, config.render_sizes, config.input_size)
+    if config.cards:  # glyph shapes alone, after the plates (validation stays plates only)
+        card_seeds = [config.seed * 1_000_000 + i for i in range(config.cards)]
+        x_c, y_c = render_cards(card_seeds, config.workers, log, config.extra_fonts, config.rim, config.input_size)
+        x_tr, y_tr = np.concatenate([x_tr, x_c]), np.concatenate([y_tr, y_c])
     t_render = time.perf_counter() - t0
     log(f"rendered in {t_render:.0f} s")
 
@@ -293,7 +330,7 @@ def _train(config: TrainConfig, out_dir: str | Path, command: str, log) -> dict:
         b = step % steps_per_epoch
         if b == 0:
             train_mode(model, config)
-            order = rng.permutation(config.n_train)
+            order = rng.permutation(len(y_tr))
             total, n_batches = 0.0, 0
         for group in opt.param_groups:
             group["lr"] = one_cycle(step / total_steps, config.lr)  # steps alone decide the schedule
@@ -358,6 +395,9 @@ def model_card(metrics: dict, command: str) -> str:
     rows = "\n".join(f"| {k} | {v:.1%} |" for k, v in last.items() if k not in ("epoch", "loss", "steps"))
     size_mb = metrics["onnx_bytes"] / 1e6
     sizes = cfg["render_size"] or ", ".join(str(v) for v in cfg["render_sizes"])
+    cards = (f", and {cfg['cards']} glyph cards (the text alone, drawn without dots at 3x the input side; card "
+             f"seeds {data.CARD_SEED_BASE} + seed x 10^6 + i; plates/reader/data.py, glyph_card)"
+             if cfg.get("cards") else "")
     steps = last.get("steps", "?")
     stage = ""
     if cfg.get("init"):
@@ -387,7 +427,7 @@ numpy (plates/reader/preprocess.py, mode `{cfg['mode']}`), no PyTorch.
 
 Seed {cfg['seed']}; {cfg['n_train']} training plates (plate seeds {data.TRAIN_SEED_BASE} + seed x 10^6 + i) and
 {cfg['n_val']} validation plates (seeds {data.VAL_SEED_BASE} + seed x 10^6 + i), rendered at {sizes} px and
-downsized to {cfg.get('input_size', 96)} px; {steps} steps ({len(metrics['history'])} epochs) of AdamW (lr {cfg['lr']}, warm-up +
+downsized to {cfg.get('input_size', 96)} px{cards}; {steps} steps ({len(metrics['history'])} epochs) of AdamW (lr {cfg['lr']}, warm-up +
 cosine), batch {cfg['batch_size']}, width {cfg['width']}, {cfg['threads']} torch thread(s). Took {timing}.{stage}
 
 Deterministic: the step count alone sets the learning-rate schedule (no clock), seeds fix the plates, batch

@@ -166,3 +166,30 @@ def test_extra_fonts_change_only_the_font_of_free_plates():
         else:
             assert extra == base
     assert len(seen) >= 5
+
+
+def test_a_glyph_card_is_its_text_alone_preprocessed_as_a_plate_is():
+    """A card: the label's classes, the network's input shape, the same card for the same seed, and the figure
+    (the minority colour, oriented positive by normalise) where the text is: brighter inside the text's box."""
+    from plates.reader.coding import CLASSES
+
+    x, y, group = data.glyph_card(7, 64, extra_fonts=0.8, rim=0.0)
+    assert group == "card" and x.shape == (3, 64, 64) and x.dtype == np.float32
+    text = "".join(CLASSES[c] for c in y).strip()
+    assert text and all(c in CLASSES for c in text)
+    again, y2, _ = data.glyph_card(7, 64, extra_fonts=0.8, rim=0.0)
+    assert np.array_equal(x, again) and np.array_equal(y, y2)
+    assert not np.array_equal(x, data.glyph_card(8, 64, extra_fonts=0.8, rim=0.0)[0])
+    # the text sits in the middle (text scale 0.5-0.68 of the side): the figure channel is higher there
+    middle, edge = x[0, 24:40, 12:52].mean(), np.concatenate([x[0, 8:14, 20:44].ravel(), x[0, 50:56, 20:44].ravel()])
+    assert middle > edge.mean() + 0.3
+    assert data.glyph_card(7, 96)[0].shape == (3, 96, 96)
+
+
+def test_glyph_cards_draw_the_free_plates_labels_fonts_and_changes():
+    from plates.reader.coding import CLASSES
+
+    texts = ["".join(CLASSES[c] for c in data.glyph_card(s, 64, 0.8, 0.35)[1]).strip() for s in range(60)]
+    assert any(len(t) == 2 and t.isdigit() for t in texts)  # numbers
+    assert any(any(c.isalpha() for c in t) for t in texts)  # and alphanumerics
+    assert len(set(texts)) > 40

@@ -18,8 +18,8 @@ pytestmark = pytest.mark.skipif(
 def _tiny(**changes):
     from plates.reader.train import TrainConfig
 
-    options = dict(seed=0, n_train=64, n_val=16, steps=4, batch_size=16, width=8, render_size=96, workers=1,
-                   threads=1)
+    options = dict(seed=0, n_train=64, cards=16, n_val=16, steps=4, batch_size=16, width=8, render_size=96,
+                   workers=1, threads=1)
     options.update(changes)
     return TrainConfig(**options)
 
@@ -51,7 +51,7 @@ def test_the_time_budget_aborts_instead_of_bending_the_schedule(tmp_path):
 
 def test_steps_alone_decide_the_schedule():
     config = _tiny(steps=None, epochs=3)
-    assert config.steps_per_epoch == 4 and config.total_steps == 12
+    assert config.steps_per_epoch == 5 and config.total_steps == 15  # (64 plates + 16 cards) / 16 a batch
     assert _tiny(steps=7).total_steps == 7
 
 
