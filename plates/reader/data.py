@@ -27,7 +27,7 @@ from plates.stimuli.ishihara.jitter import huemanity_jitter
 from plates.stimuli.ishihara.labels import LABEL_SPACES
 from plates.stimuli.ishihara.plate import HUEMANITY_JITTER, PlateSpec, render, render_on_mask
 from plates.stimuli.ishihara.styles import STYLES
-from plates.validation import not_known
+from plates.validation import check_choice, not_known
 
 #: First plate seed of the training and validation sets; benchmarks and tests use seeds below 10^7.
 TRAIN_SEED_BASE = 10_000_000
@@ -452,16 +452,21 @@ def training_example(seed: int, render_size: int | None = None, mode: str = "con
 CARD_SEED_BASE = 30_000_000
 
 
-def glyph_card(seed: int, input_size: int = INPUT_SIZE, extra_fonts: float = 0.0, rim: float = 0.0):
+def glyph_card(seed: int, input_size: int = INPUT_SIZE, extra_fonts: float = 0.0, rim: float = 0.0,
+               mode: str = "contrast-dots"):
     """A cheap training example of glyph shapes alone -> (preprocessed (3, S, S) float32, classes (2,), "card").
 
     A free plate's draw of text (``FREE_LABELS``), font (the 8 faces or, a share ``extra_fonts``, the extra ones),
     figure change (:func:`_free_change`, or a rim a share ``rim``) and text scale, drawn without dots at 3 S px:
     the figure's edge made ragged at a dot's scale (the mask blurred and thresholded against smoothed noise), two
     random colours at least 40 apart in sRGB varied at that scale, box-filtered to S and preprocessed as a plate
-    is (:func:`plates.reader.preprocess.normalise`). A fraction of a plate's cost: more glyph instances per
-    CPU-second, where the held-out faces' misses are shapes (their preprocessed plates read clearly by eye)."""
-    from plates.reader.preprocess import normalise
+    is (:func:`plates.reader.preprocess.normalise`; ``mode`` "rgb": scaled sRGB, as that mode reads a plate; a card
+    has no canvas between dots, so "contrast" and "contrast-dots" are the same). A fraction of a plate's cost: more
+    glyph instances per CPU-second, where the held-out faces' misses are shapes (their preprocessed plates read
+    clearly by eye)."""
+    from plates.reader.preprocess import MODES, normalise, scale_rgb
+
+    check_choice("preprocessing mode", mode, MODES)
 
     side = 3 * input_size
     rng = np.random.default_rng([CARD_SEED_BASE + seed, 23])
@@ -485,4 +490,5 @@ def glyph_card(seed: int, input_size: int = INPUT_SIZE, extra_fonts: float = 0.0
     pix += ndimage.gaussian_filter(rng.normal(0, 1, (side, side, 3)), (dot, dot, 0)) * spread * 2 * dot
     img = Image.fromarray(np.clip(pix, 0, 255).round().astype(np.uint8)).resize((input_size, input_size),
                                                                                     Image.Resampling.BOX)
-    return normalise(np.asarray(img, dtype=np.float64)), encode(spec.text), "card"
+    rgb = np.asarray(img, dtype=np.float64)
+    return (scale_rgb(rgb) if mode == "rgb" else normalise(rgb)), encode(spec.text), "card"

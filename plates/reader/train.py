@@ -144,22 +144,22 @@ def _render_chunk(args: tuple[list[int], int | None, str, float, float, tuple[in
     return np.stack(xs), np.asarray(ys, dtype=np.int64), groups
 
 
-def _card_chunk(args: tuple[list[int], float, float, int]) -> tuple[np.ndarray, np.ndarray, list[str]]:
-    seeds, extra_fonts, rim, input_size = args
+def _card_chunk(args: tuple[list[int], float, float, int, str]) -> tuple[np.ndarray, np.ndarray, list[str]]:
+    seeds, extra_fonts, rim, input_size, mode = args
     xs, ys = [], []
     for seed in seeds:
-        x, y, _ = data.glyph_card(seed, input_size, extra_fonts, rim)
+        x, y, _ = data.glyph_card(seed, input_size, extra_fonts, rim, mode)
         xs.append(np.clip(np.round(x * QUANT), -127, 127).astype(np.int8))
         ys.append(y)
     return np.stack(xs), np.asarray(ys, dtype=np.int64), ["card"] * len(seeds)
 
 
 def render_cards(seeds: list[int], workers: int, log=_print_flush, extra_fonts: float = 0.0, rim: float = 0.0,
-                 input_size: int = INPUT_SIZE):
+                 input_size: int = INPUT_SIZE, mode: str = "contrast-dots"):
     """Glyph cards (:func:`plates.reader.data.glyph_card`) for ``seeds`` in ``workers`` processes -> (X int8, Y)."""
     if not seeds:
         return np.zeros((0, 3, input_size, input_size), np.int8), np.zeros((0, 2), np.int64)
-    jobs = [(seeds[i : i + 200], extra_fonts, rim, input_size) for i in range(0, len(seeds), 200)]
+    jobs = [(seeds[i : i + 200], extra_fonts, rim, input_size, mode) for i in range(0, len(seeds), 200)]
     start = time.perf_counter()
     if workers == 1:
         parts = list(map(_card_chunk, jobs))
@@ -302,7 +302,8 @@ def _train(config: TrainConfig, out_dir: str | Path, command: str, log) -> dict:
                                   config.rim, config.render_sizes, config.input_size)
     if config.cards:  # glyph shapes alone, after the plates (validation stays plates only)
         card_seeds = [config.seed * 1_000_000 + i for i in range(config.cards)]
-        x_c, y_c = render_cards(card_seeds, config.workers, log, config.extra_fonts, config.rim, config.input_size)
+        x_c, y_c = render_cards(card_seeds, config.workers, log, config.extra_fonts, config.rim, config.input_size,
+                                config.mode)
         x_tr, y_tr = np.concatenate([x_tr, x_c]), np.concatenate([y_tr, y_c])
     t_render = time.perf_counter() - t0
     log(f"rendered in {t_render:.0f} s")

@@ -184,6 +184,10 @@ def test_a_glyph_card_is_its_text_alone_preprocessed_as_a_plate_is():
     middle, edge = x[0, 24:40, 12:52].mean(), np.concatenate([x[0, 8:14, 20:44].ravel(), x[0, 50:56, 20:44].ravel()])
     assert middle > edge.mean() + 0.3
     assert data.glyph_card(7, 96)[0].shape == (3, 96, 96)
+    rgb = data.glyph_card(7, 64, extra_fonts=0.8, rim=0.0, mode="rgb")[0]  # the "rgb" mode reads scaled sRGB
+    assert rgb.shape == (3, 64, 64) and -2.1 <= rgb.min() and rgb.max() <= 2.1 and not np.array_equal(rgb, x)
+    with pytest.raises(ValueError, match="preprocessing mode"):
+        data.glyph_card(7, 64, mode="lab")
 
 
 def test_glyph_cards_draw_the_free_plates_labels_fonts_and_changes():
