@@ -21,7 +21,7 @@ from scipy import ndimage
 
 from plates.colour import delta_e2000
 from plates.reader.coding import encode
-from plates.reader.preprocess import INPUT_SIZE, preprocess
+from plates.reader.preprocess import INPUT_SIZE, MODES, normalise, preprocess, scale_rgb
 from plates.stimuli.ishihara.glyphs import FONTS, text_mask
 from plates.stimuli.ishihara.jitter import huemanity_jitter
 from plates.stimuli.ishihara.labels import LABEL_SPACES
@@ -235,10 +235,10 @@ def sample_plate(seed: int, render_size: int | None = None, extra_fonts: float =
             colours["canvas"] = tuple(int(v) for v in rng.integers(0, 256, 3))
         change = _free_change(rng, size)
     variant = "clear" if rng.random() < 0.05 else "standard"
-    if not paper and extra_fonts > 0 and rng.random() < extra_fonts:
-        font = EXTRA_FONTS[int(rng.integers(len(EXTRA_FONTS)))]
-    if not paper and rim > 0 and rng.random() < rim:
-        change = ("rim", max(1, round(size * float(rng.uniform(*RIM_WIDTH)))))
+    if not paper:
+        font = _extra_font(rng, font, extra_fonts)
+    if not paper and (rim_change := _rim_change(rng, size, rim)) is not None:
+        change = rim_change
         # dots no wider than the ring (k px outside + 1 inside): a hollow figure one or two dots wide, as
         # stroked outlines are drawn on fine-dotted plates; larger dots would leave no figure to read
         common["max_radius"] = min(common["max_radius"], max(0.5, (change[1] + 1) / 2))
@@ -272,6 +272,21 @@ def _free_change(rng: np.random.Generator, size: int) -> tuple | None:
         if change[0] not in ("warp", "shear"):  # a bitmap figure is drawn first, then warped
             change = (change, shape) if change[0] == "bitmap" else (shape, change)
     return change
+
+
+def _extra_font(rng: np.random.Generator, font: str, share: float) -> str:
+    """``font``, or a share ``share`` of the time one of EXTRA_FONTS (no draw at all when ``share`` is 0)."""
+    if share > 0 and rng.random() < share:
+        return EXTRA_FONTS[int(rng.integers(len(EXTRA_FONTS)))]
+    return font
+
+
+def _rim_change(rng: np.random.Generator, size: int, share: float) -> tuple[str, int] | None:
+    """A hollow rim figure ("rim", ring width in px, RIM_WIDTH of ``size``) a share ``share`` of the time, else None
+    (no draw at all when ``share`` is 0)."""
+    if share > 0 and rng.random() < share:
+        return "rim", max(1, round(size * float(rng.uniform(*RIM_WIDTH))))
+    return None
 
 
 def _shape_change(rng: np.random.Generator, kind: str) -> tuple[str, float]:
@@ -447,7 +462,6 @@ def training_example(seed: int, render_size: int | None = None, mode: str = "con
     return preprocess(image, size=input_size, mode=mode), encode(text), group
 
 
-
 #: First seed of the glyph cards (see :func:`glyph_card`); plates use TRAIN_SEED_BASE and VAL_SEED_BASE.
 CARD_SEED_BASE = 30_000_000
 
@@ -464,19 +478,13 @@ def glyph_card(seed: int, input_size: int = INPUT_SIZE, extra_fonts: float = 0.0
     has no canvas between dots, so "contrast" and "contrast-dots" are the same). A fraction of a plate's cost: more
     glyph instances per CPU-second, where the held-out faces' misses are shapes (their preprocessed plates read
     clearly by eye)."""
-    from plates.reader.preprocess import MODES, normalise, scale_rgb
-
     check_choice("preprocessing mode", mode, MODES)
-
     side = 3 * input_size
     rng = np.random.default_rng([CARD_SEED_BASE + seed, 23])
-    font = _font(rng, None, 0.0)
-    if extra_fonts > 0 and rng.random() < extra_fonts:
-        font = EXTRA_FONTS[int(rng.integers(len(EXTRA_FONTS)))]
+    font = _extra_font(rng, _font(rng, None, 0.0), extra_fonts)
     text = _label(rng, FREE_LABELS)
     change = _free_change(rng, side)
-    if rim > 0 and rng.random() < rim:
-        change = ("rim", max(1, round(side * float(rng.uniform(*RIM_WIDTH)))))
+    change = _rim_change(rng, side, rim) or change
     spec = PlateSpec(text=text, font=font, size=side, seed=int(seed), text_scale=float(rng.uniform(0.5, 0.68)))
     mask = figure_mask(spec, change).astype(np.float64)
     dot = float(rng.uniform(0.6, 2.0))  # a dot's radius in px at 3 S (a 900 px plate's 4-12 px)
