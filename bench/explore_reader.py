@@ -46,7 +46,7 @@ import foreign_plates as F  # noqa: E402  (bench/, held out from the package on 
 from plates.reader import data  # noqa: E402
 from plates.reader.coding import N_CLASSES, N_POSITIONS, best_label, encode  # noqa: E402
 from plates.reader.preprocess import preprocess  # noqa: E402
-from plates.reader.train import QUANT, TrainConfig, _augment  # noqa: E402
+from plates.reader.train import QUANT, TrainConfig, _augment, quantise  # noqa: E402
 from plates.stimuli.ishihara.plate import render  # noqa: E402
 
 #: The default recipe (plates train-baseline): every mix and candidate key left out takes its value.
@@ -67,17 +67,21 @@ def log(message: str) -> None:
 
 
 def both_modes(image) -> dict[tuple[str, int], np.ndarray]:
-    return {(m, s): np.clip(np.round(preprocess(image, size=s, mode=m) * QUANT), -127, 127).astype(np.int8)
-            for m in MODES for s in INPUTS}
+    return {(m, s): quantise(preprocess(image, size=s, mode=m)) for m in MODES for s in INPUTS}
+
+
+def use_mix_fonts(mix: dict) -> None:
+    """This worker's extra training faces: the mix's ``fonts`` folder, or the shipped ones."""
+    data.EXTRA_FONTS = tuple(str(p) for p in sorted(Path(mix["fonts"]).glob("*.ttf"))) if "fonts" in mix else EXTRA_FONTS
+    if not data.EXTRA_FONTS:
+        raise ValueError(f"mix fonts {mix.get('fonts')!r} holds no .ttf face")
 
 
 def train_chunk(args):
     seeds, mix = args
     data.CHANGE_SHARE, data.CHANGE_WEIGHTS, data.WARP_SHARE = MIX2 if mix.get("more_changes") else BASE
     data.FREE_LABELS = mix.get("labels", FREE_LABELS)
-    data.EXTRA_FONTS = tuple(str(p) for p in sorted(Path(mix["fonts"]).glob("*.ttf"))) if "fonts" in mix else EXTRA_FONTS
-    if not data.EXTRA_FONTS:
-        raise ValueError(f"mix fonts {mix.get('fonts')!r} holds no .ttf face")
+    use_mix_fonts(mix)
     out = []
     for seed in seeds:
         image, text, group = data.training_image(seed, None, mix.get("extra_fonts", DEFAULT.extra_fonts),
@@ -89,15 +93,13 @@ def train_chunk(args):
 
 def card_chunk(args):
     seeds, mix = args
-    data.EXTRA_FONTS = tuple(str(p) for p in sorted(Path(mix["fonts"]).glob("*.ttf"))) if "fonts" in mix else EXTRA_FONTS
+    use_mix_fonts(mix)
+    extra_fonts, rim = mix.get("extra_fonts", DEFAULT.extra_fonts), mix.get("rim", DEFAULT.rim)
     out = []
     for seed in seeds:
-        views = {}
-        for s in INPUTS:
-            x, y, group = data.glyph_card(seed, s, mix.get("extra_fonts", DEFAULT.extra_fonts), mix.get("rim", DEFAULT.rim))
-            q = np.clip(np.round(x * QUANT), -127, 127).astype(np.int8)
-            views.update({(m, s): q for m in MODES})
-        out.append((views, y, group))
+        cards = {(m, s): data.glyph_card(seed, s, extra_fonts, rim, m) for m in MODES for s in INPUTS}
+        _, y, group = next(iter(cards.values()))
+        out.append(({view: quantise(card[0]) for view, card in cards.items()}, y, group))
     return out
 
 

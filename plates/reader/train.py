@@ -132,26 +132,54 @@ def _print_flush(message: str) -> None:
     print(message, flush=True)
 
 
-def _render_chunk(args: tuple[list[int], int | None, str, float, float, tuple[int, ...], int],
-                  ) -> tuple[np.ndarray, np.ndarray, list[str]]:
-    seeds, render_size, mode, extra_fonts, rim, render_sizes, input_size = args
+def quantise(x: np.ndarray) -> np.ndarray:
+    """Preprocessed float values -> their int8 storage (``QUANT`` steps per unit, clipped to +-127)."""
+    return np.clip(np.round(x * QUANT), -127, 127).astype(np.int8)
+
+
+def _examples(make, seeds: list[int]) -> tuple[np.ndarray, np.ndarray, list[str]]:
+    """``make(seed)`` -> (x, y, group) for each seed, stacked: (X int8, Y int64, groups)."""
     xs, ys, groups = [], [], []
     for seed in seeds:
-        x, y, group = data.training_example(seed, render_size, mode, extra_fonts, rim, render_sizes, input_size)
-        xs.append(np.clip(np.round(x * QUANT), -127, 127).astype(np.int8))
+        x, y, group = make(seed)
+        xs.append(quantise(x))
         ys.append(y)
         groups.append(group)
     return np.stack(xs), np.asarray(ys, dtype=np.int64), groups
 
 
-def _card_chunk(args: tuple[list[int], float, float, int, str]) -> tuple[np.ndarray, np.ndarray, list[str]]:
-    seeds, extra_fonts, rim, input_size, mode = args
-    xs, ys = [], []
-    for seed in seeds:
-        x, y, _ = data.glyph_card(seed, input_size, extra_fonts, rim, mode)
-        xs.append(np.clip(np.round(x * QUANT), -127, 127).astype(np.int8))
-        ys.append(y)
-    return np.stack(xs), np.asarray(ys, dtype=np.int64), ["card"] * len(seeds)
+def _render_chunk(args: tuple[list[int], int | None, str, float, float, tuple[int, ...], int],
+                  ) -> tuple[np.ndarray, np.ndarray, list[str]]:
+    seeds, *recipe = args
+    return _examples(lambda seed: data.training_example(seed, *recipe), seeds)
+
+
+def _card_chunk(args: tuple[list[int], int, float, float, str]) -> tuple[np.ndarray, np.ndarray, list[str]]:
+    seeds, *recipe = args
+    return _examples(lambda seed: data.glyph_card(seed, *recipe), seeds)
+
+
+def _render_chunks(chunk_fn, seeds: list[int], recipe: tuple, workers: int, log, what: str):
+    """``chunk_fn((seeds of 100, *recipe))`` over ``seeds`` in ``workers`` processes, in seed order whatever the
+    worker count, with progress every 2,000 -> (X int8, Y int64, groups)."""
+    jobs = [(seeds[i : i + 100], *recipe) for i in range(0, len(seeds), 100)]
+    start = time.perf_counter()
+    parts = []
+    if workers == 1:
+        results = map(chunk_fn, jobs)
+    else:
+        pool = ProcessPoolExecutor(max_workers=workers)
+        results = pool.map(chunk_fn, jobs)
+    for i, part in enumerate(results):
+        parts.append(part)
+        if (i + 1) % 20 == 0 or i + 1 == len(jobs):
+            log(f"  rendered {sum(len(p[1]) for p in parts)}/{len(seeds)} {what} ({time.perf_counter() - start:.0f} s)")
+    if workers != 1:
+        pool.shutdown()
+    x = np.concatenate([p[0] for p in parts])
+    y = np.concatenate([p[1] for p in parts])
+    groups = [g for p in parts for g in p[2]]
+    return x, y, groups
 
 
 def render_cards(seeds: list[int], workers: int, log=_print_flush, extra_fonts: float = 0.0, rim: float = 0.0,
@@ -159,40 +187,16 @@ def render_cards(seeds: list[int], workers: int, log=_print_flush, extra_fonts: 
     """Glyph cards (:func:`plates.reader.data.glyph_card`) for ``seeds`` in ``workers`` processes -> (X int8, Y)."""
     if not seeds:
         return np.zeros((0, 3, input_size, input_size), np.int8), np.zeros((0, 2), np.int64)
-    jobs = [(seeds[i : i + 200], extra_fonts, rim, input_size, mode) for i in range(0, len(seeds), 200)]
-    start = time.perf_counter()
-    if workers == 1:
-        parts = list(map(_card_chunk, jobs))
-    else:
-        with ProcessPoolExecutor(max_workers=workers) as pool:
-            parts = list(pool.map(_card_chunk, jobs))
-    log(f"  rendered {len(seeds)} glyph cards ({time.perf_counter() - start:.0f} s)")
-    return np.concatenate([p[0] for p in parts]), np.concatenate([p[1] for p in parts])
+    x, y, _ = _render_chunks(_card_chunk, seeds, (input_size, extra_fonts, rim, mode), workers, log, "glyph cards")
+    return x, y
 
 
 def render_set(seeds: list[int], render_size: int | None, mode: str, workers: int, log=_print_flush,
                extra_fonts: float = 0.0, rim: float = 0.0, render_sizes: tuple[int, ...] = data.RENDER_SIZES,
                input_size: int = INPUT_SIZE):
     """Render and preprocess plates for ``seeds`` in ``workers`` processes -> (X int8, Y int64, groups)."""
-    chunks = [seeds[i : i + 100] for i in range(0, len(seeds), 100)]
-    jobs = [(c, render_size, mode, extra_fonts, rim, tuple(render_sizes), input_size) for c in chunks]
-    start = time.perf_counter()
-    parts = []
-    if workers == 1:
-        results = map(_render_chunk, jobs)
-    else:
-        pool = ProcessPoolExecutor(max_workers=workers)
-        results = pool.map(_render_chunk, jobs)
-    for i, part in enumerate(results):
-        parts.append(part)
-        if (i + 1) % 20 == 0:
-            log(f"  rendered {sum(len(p[1]) for p in parts)}/{len(seeds)} plates ({time.perf_counter() - start:.0f} s)")
-    if workers != 1:
-        pool.shutdown()
-    x = np.concatenate([p[0] for p in parts])
-    y = np.concatenate([p[1] for p in parts])
-    groups = [g for p in parts for g in p[2]]
-    return x, y, groups
+    recipe = (render_size, mode, extra_fonts, rim, tuple(render_sizes), input_size)
+    return _render_chunks(_render_chunk, seeds, recipe, workers, log, "plates")
 
 
 def _augment(torch, x, gen, skew: float = 0.0):
