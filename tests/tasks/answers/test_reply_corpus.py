@@ -10,7 +10,8 @@ from collections import Counter
 
 import pytest
 
-from tests.support.reply_corpus import CORPUS, KINDS, load_replies
+from scripts.sample_reply_labels import sample
+from tests.support.reply_corpus import CORPUS, KINDS, LABELS, NONE, labelled, load_labels, load_replies
 
 
 @pytest.fixture(scope="module")
@@ -64,3 +65,31 @@ def test_a_repeated_id_is_refused(tmp_path):
         fh.write(line + line)
     with pytest.raises(ValueError, match="repeats"):
         load_replies(bad)
+
+
+def test_labels_reference_existing_ids_with_a_label_their_kind_allows(replies):
+    pairs = labelled()
+    assert len(pairs) >= 300
+    for reply, label in pairs:
+        if label.label == NONE:
+            continue
+        if reply.kind == "choice":
+            assert label.label in reply.options, (reply.id, label.label)
+        elif reply.kind == "yesno":
+            assert label.label in ("yes", "no"), (reply.id, label.label)
+        else:
+            float(label.label)
+    kinds = Counter(reply.kind for reply, _ in pairs)
+    assert all(kinds[k] >= 30 for k in KINDS), kinds
+    assert len({label.id for label in load_labels(LABELS)}) == len(pairs)
+
+
+def test_a_label_naming_an_unknown_id_is_refused(tmp_path):
+    bad = tmp_path / "labels.jsonl"
+    bad.write_text(json.dumps({"id": "blink/nobody/val_x_1", "label": "A", "clear": True, "note": ""}) + "\n")
+    with pytest.raises(ValueError, match="corpus lacks"):
+        labelled(bad)
+
+
+def test_the_labelled_replies_are_the_seeded_sample():
+    assert [label.id for label in load_labels()] == sample(35)
