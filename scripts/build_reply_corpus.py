@@ -16,9 +16,10 @@ Sources (each reply verbatim, with the gold answer, the authors' extracted answe
   letters (A)-(D); the authors' extraction is a GPT-3.5 matcher (``eval/multiple_choice.py``; "(Z)" means it
   found no option) and their verdict is ``prediction == answer`` (``eval/evaluate.py``). Only the validation
   split has gold answers. The outputs do not carry the question or the option texts (they live in the BLINK
-  dataset), so ``question`` and option texts are ``None`` except where a task's prompt is fixed and known
-  (``BLINK_TEMPLATES``). Every validation reply is kept (38,335 of 21 model folders, about 3 MB gzipped);
-  ``--blink-per-model N`` keeps a seeded sample of N per model instead.
+  dataset), so ``question`` is ``None`` (but for Relative_Depth) and the option texts are those the task shares
+  across its items (``BLINK_TEMPLATES``; Counting's vary per item and are ``None``). Every validation reply is
+  kept (38,335 of 21 model folders, about 3 MB gzipped); ``--blink-per-model N`` keeps a seeded sample of N per
+  model instead.
 - MathVista testmini (lupantech/MathVista, ``results/<model>/output_<model>.json``, CC BY-SA 4.0): multiple
   choice with option texts (keys A, B, ... in the order of ``choices``, as the prompt lists them), yes/no (the
   multiple-choice questions whose two options are Yes/No) and integer answers; the authors' extraction is
@@ -44,14 +45,30 @@ DEFAULT_OUT = Path(__file__).resolve().parents[1] / "tests" / "data" / "replies"
 SEED = 20261206
 LETTERS = "ABCDEFGHIJ"
 
-# Prompts fixed per BLINK task, as the BLINK dataset words them (only where every item of the task shares them).
+# BLINK's question and option texts where every item of a task shares them. The question of Relative_Depth is
+# the BLINK dataset's wording; the option texts are the dataset's, as the models' own replies echo them: in this
+# corpus every reply of the form "(X) text" uses these texts (tests/tasks/answers/test_reply_corpus.py checks it).
+# Counting is left out: its options are numbers that change from item to item.
+_IMAGES = ("the first image", "the second image", "the third image", "the fourth image")
 BLINK_TEMPLATES = {
     "Relative_Depth": (
         "Two points are circled on the image, labeled by A and B beside each circle. Which point is closer to "
         "the camera?\nSelect from the following choices.",
         {"A": "A is closer", "B": "B is closer"},
     ),
-    "Jigsaw": (None, {"A": "the second image", "B": "the third image"}),
+    "Relative_Reflectance": (None, {"A": "A is darker", "B": "B is darker", "C": "About the same"}),
+    "Jigsaw": (None, dict(zip("AB", _IMAGES[1:3]))),
+    "Art_Style": (None, dict(zip("AB", _IMAGES[1:3]))),
+    "Visual_Similarity": (None, dict(zip("AB", _IMAGES[1:3]))),
+    "Forensic_Detection": (None, dict(zip("ABCD", _IMAGES))),
+    "Multi-view_Reasoning": (None, {"A": "left", "B": "right"}),
+    "Object_Localization": (None, {"A": "Box A", "B": "Box B"}),
+    "Spatial_Relation": (None, {"A": "yes", "B": "no"}),
+    "IQ_Test": (None, {k: f"picture {k}" for k in "ABCD"}),
+    **{
+        task: (None, {k: f"Point {k}" for k in "ABCD"})
+        for task in ("Semantic_Correspondence", "Visual_Correspondence", "Functional_Correspondence")
+    },
 }
 
 MATHVISTA_MODELS = {  # file under results/ -> model name as the MathVista paper names it

@@ -25,7 +25,7 @@ def test_corpus_meets_the_minimums(replies):
     assert len({r.model for r in replies.values()}) >= 10
     kinds = Counter(r.kind for r in replies.values())
     assert set(kinds) == set(KINDS)
-    # multiple choice both by letters only (BLINK) and with option texts (MathVista)
+    # multiple choice both by letters only (BLINK's Counting) and with option texts
     choice = [r for r in replies.values() if r.kind == "choice"]
     assert any(r.options and all(t is None for t in r.options.values()) for r in choice)
     assert any(r.options and all(t for t in r.options.values()) for r in choice)
@@ -91,5 +91,17 @@ def test_a_label_naming_an_unknown_id_is_refused(tmp_path):
         labelled(bad)
 
 
-def test_the_labelled_replies_are_the_seeded_sample():
-    assert [label.id for label in load_labels()] == sample(35)
+def test_every_reply_of_the_seeded_sample_is_labelled():
+    assert set(sample(35)) <= {label.id for label in load_labels()}
+
+
+def test_blink_option_texts_are_the_ones_the_replies_echo(replies):
+    # BLINK's outputs carry no option texts: the corpus takes each task's from the models' own "(X) text" echoes
+    echoes = Counter()
+    for r in replies.values():
+        m = re.fullmatch(
+            r"\(([A-D])\) ([^\n]{1,40}?)\.?", r.reply.replace("<s>", "").replace("</s>", "").strip()
+        )
+        if r.benchmark == "blink" and m and r.options.get(m.group(1)):
+            echoes[m.group(2).lower().startswith(r.options[m.group(1)].lower())] += 1
+    assert echoes[True] > 7_000 and echoes[False] == 0, echoes
