@@ -6,8 +6,9 @@ Usage::
 
 Reads only corpus fields (never a reader's output). Strata are benchmark x kind with the quotas in ``QUOTAS``;
 within a stratum, two thirds of the quota are drawn round-robin over the hard-case flags of ``hard_flags`` (each
-flag's candidates shuffled with the seed) and the rest uniformly from the stratum. Prints one id a line, in
-stratum order; deterministic for one corpus and seed.
+flag's candidates shuffled with the seed) and the rest uniformly from the stratum. Then ``targeted`` adds up to
+``TARGET_QUOTA`` replies for each trap pattern of ``TARGETS``. Prints one id a line, in stratum order, the targeted
+draws last; deterministic for one corpus and seed.
 """
 
 from __future__ import annotations
@@ -29,6 +30,18 @@ QUOTAS = {  # (benchmark, kind) -> replies to label
     ("mathvista", "number"): 50,
     ("hallusionbench", "yesno"): 35,
 }
+# Targeted draws: replies whose text shows one of the traps the readers must handle (a regular expression over the
+# reply), TARGET_QUOTA of each, drawn with the seed from the replies not already sampled.
+TARGETS = {
+    "neither": r"\b[Nn]either\b",
+    "two-options": r"\([A-D]\)[^()\n]{0,40}\bor\b[^()\n]{0,12}\([A-D]\)",
+    "self-correction": r"\b(I apologize|[Ww]ait|[Aa]ctually|[Cc]orrection)\b",
+    "cjk": r"[\u4e00-\u9fff]",
+    "quoted-no": r"[\"“][^\"”\n]{0,30}\b[Nn]o\b[^\"”\n]{0,30}[\"”]",
+    "article-A": r"^\s*(<s>\s*)?A [a-z]",
+    "hedge": r"difficult to (definitively )?(determine|say)|cannot (be )?determine|not possible to determine",
+}
+TARGET_QUOTA = 8
 SPECIAL = re.compile(r"</?s>|<\|[a-z_]+\|>|\[/?INST\]|<unk>|<pad>")
 
 
@@ -80,11 +93,27 @@ def sample(seed: int) -> list[str]:
     return chosen
 
 
+def targeted(seed: int, exclude: set[str]) -> list[str]:
+    """TARGET_QUOTA replies per pattern of TARGETS (fewer where fewer match), none in ``exclude``, none twice."""
+    replies = load_replies()
+    chosen: list[str] = []
+    for name, pattern in TARGETS.items():
+        rx = re.compile(pattern)
+        pool = [
+            r.id
+            for r in replies.values()
+            if rx.search(r.reply) and r.id not in exclude and r.id not in chosen
+        ]
+        chosen += random.Random(f"{seed}/target/{name}").sample(pool, min(TARGET_QUOTA, len(pool)))
+    return chosen
+
+
 def main(argv: list[str] | None = None) -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--seed", type=int, default=35)
     args = ap.parse_args(argv)
-    print("\n".join(sample(args.seed)))
+    ids = sample(args.seed)
+    print("\n".join(ids + targeted(args.seed, set(ids))))
 
 
 if __name__ == "__main__":

@@ -10,7 +10,7 @@ from collections import Counter
 
 import pytest
 
-from scripts.sample_reply_labels import sample
+from scripts.sample_reply_labels import sample, targeted
 from tests.support.reply_corpus import CORPUS, KINDS, LABELS, NONE, labelled, load_labels, load_replies
 
 
@@ -92,7 +92,8 @@ def test_a_label_naming_an_unknown_id_is_refused(tmp_path):
 
 
 def test_every_reply_of_the_seeded_sample_is_labelled():
-    assert set(sample(35)) <= {label.id for label in load_labels()}
+    drawn = sample(35)
+    assert set(drawn + targeted(35, set(drawn))) <= {label.id for label in load_labels()}
 
 
 def test_blink_option_texts_are_the_ones_the_replies_echo(replies):
