@@ -8,7 +8,7 @@ Usage::
 Each MIRROR is a bare git directory (``git clone --mirror``) of the benchmark's public repository; the files are
 read at the mirror's HEAD with ``git show`` and the HEAD commit is recorded in every record. The output is
 deterministic for the same mirrors and arguments: records are sorted by id, JSON keys sorted, and the gzip
-header carries no file name and a fixed mtime.
+header carries no file name and a fixed mtime. Each source's licence file is copied beside the output.
 
 Sources (each reply verbatim, with the gold answer, the authors' extracted answer and the authors' verdict):
 
@@ -271,6 +271,20 @@ def write(records: list[dict], out: Path) -> None:
     out.write_bytes(buf.getvalue())
 
 
+LICENCE_FILES = {  # source licence file -> its copy beside the corpus (the licences ask redistributions to carry them)
+    "blink": ("LICENSE", "LICENSE-BLINK_Benchmark.txt"),
+    "mathvista": ("LICENSE", "LICENSE-MathVista.txt"),
+    "hallusionbench": ("LICENSE.md", "LICENSE-HallusionBench.md"),
+}
+
+
+def copy_licences(mirrors: dict[str, Path], folder: Path) -> None:
+    """Copy each source repository's licence file, as it stands at the mirror's HEAD, into ``folder``."""
+    for name, mirror in mirrors.items():
+        source, target = LICENCE_FILES[name]
+        (folder / target).write_bytes(_git(mirror, "show", f"{_head(mirror)}:{source}"))
+
+
 def main(argv: list[str] | None = None) -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--blink", type=Path, required=True, help="bare git mirror of zeyofu/BLINK_Benchmark")
@@ -287,6 +301,10 @@ def main(argv: list[str] | None = None) -> None:
     records = blink(args.blink, args.blink_per_model, args.seed) + mathvista(args.mathvista)
     records += hallusionbench(args.hallusionbench)
     write(records, args.out)
+    copy_licences(
+        {"blink": args.blink, "mathvista": args.mathvista, "hallusionbench": args.hallusionbench},
+        args.out.parent,
+    )
     print(f"{len(records)} records -> {args.out} ({args.out.stat().st_size / 1e6:.2f} MB)")
 
 
