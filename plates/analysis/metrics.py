@@ -233,6 +233,8 @@ def newcombe_difference(k1: Any, n1: Any, k2: Any, n2: Any, confidence: float = 
     independent: for the same items answered twice (paired) it is conservative, never too narrow when the
     answers agree more often than chance. NaN where either side has no answers.
 
+    Examples
+    --------
     >>> [round(float(v[0]), 4) for v in newcombe_difference(56, 70, 48, 80)]  # Newcombe 1998 Table II, (a)
     [0.0524, 0.3339]
     """
@@ -265,6 +267,8 @@ def mover_ratio(k1: Any, n1: Any, k2: Any, n2: Any, confidence: float = 0.95) ->
     2012, Stat. Methods Med. Res. 21:347, eq. 6), the two proportions independent (conservative when paired).
     The upper bound is ``inf`` where the denominator's lower Wilson bound is 0; NaN where ``k2`` is 0.
 
+    Examples
+    --------
     >>> [round(float(v[0]), 3) for v in mover_ratio(40, 50, 40, 50)]  # equal sides: bounds reciprocal
     [0.814, 1.228]
     """

@@ -397,6 +397,8 @@ def monotone_test(levels: Any, correct: Any) -> tuple[float, float]:
     that answers to one 8-bit colour, not to the difference, can be always right at 3.3 and mostly wrong at
     3.4. ``levels``: any numbers (ΔE2000 for plates); ``correct``: booleans or 0/1, one per level.
 
+    Examples
+    --------
     >>> monotone_test([1, 1, 2, 2, 3, 3], [0, 0, 1, 1, 1, 1])
     (0.0, 1.0)
     """

@@ -58,6 +58,8 @@ def machado_matrix(kind: str, severity: float) -> np.ndarray:
     rows. ``kind`` "none" (or severity 0) is the identity. Tritan uses Machado's tritanomaly matrices, which
     colour-science flags as an approximation (shift paradigm).
 
+    Examples
+    --------
     >>> machado_matrix("protan", 0.15).round(7)[0]  # halfway between the 0.1 and 0.2 rows
     array([ 0.7954665,  0.258455 , -0.053921 ])
     """

@@ -283,6 +283,8 @@ PAPERS: tuple[str, ...] = ("ColorBlindnessEval", "HueManity", "ColorBench", "Ill
 def paper_of(template: PromptTemplate) -> str | None:
     """The paper (`PAPERS`) a template's ``source`` names first, or None for prompts of our own.
 
+    Examples
+    --------
     >>> paper_of(PROMPTS["cbe-open"]), paper_of(PROMPTS["plain-open"])
     ('ColorBlindnessEval', None)
     """

@@ -72,6 +72,8 @@ def colour_code(text: str) -> tuple[str, ...] | None:
     """The colour value ``text`` is as a whole (an option's text, or a reply that is only a code): ("triple", r,
     g, b) / ("hsv", h, s, v) as digit strings, ("hex", "1A2B3C"), or None (module docstring).
 
+    Examples
+    --------
     >>> colour_code("(120°, 76%, 55%)"), colour_code("#1a2b3c"), colour_code("Blue")
     (('hsv', '120', '76', '55'), ('hex', '1A2B3C'), None)
     """

@@ -137,6 +137,8 @@ _ALTERNATIVE = re.compile(r" ?(?:,|/|\bor\b|\band\b|&) ?(?:maybe |possibly |perh
 def canonical_number(token: str) -> str:
     """A digit string or number word as a digit string without leading zeros ("07" -> "7", "twelve" -> "12").
 
+    Examples
+    --------
     >>> canonical_number("007"), canonical_number("Forty-two")
     ('7', '42')
     """

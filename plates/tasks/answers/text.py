@@ -115,6 +115,8 @@ _OPEN = re.compile(r"<think>", re.IGNORECASE)
 def strip_reasoning(reply: str) -> str:
     """``reply`` without its ``<think>`` reasoning (see the module docstring; case-insensitive tags).
 
+    Examples
+    --------
     >>> strip_reasoning("<think>12 or 17?</think> 17")
     ' 17'
     >>> strip_reasoning("so 17</think></think>Answer: 17")
