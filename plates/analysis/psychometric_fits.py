@@ -16,12 +16,9 @@ over the tested levels on the fit's axis, the slope log-uniform over the fit's b
 to the profile-likelihood interval (`plates.analysis.likelihood`; Venzon & Moolgavkar 1988) so it always holds
 the maximum-likelihood threshold and is never narrower than the profile says. Deterministic, no seed. Why not
 the profile alone: at small n the likelihood's best curve is often a step (the slope at its upper bound between
-two levels one answer apart), and the profile around a step is far too narrow. Coverage of the TRUE threshold,
-nominal 95%, simulated observers (100 seeds each; bench/bench_psychometric.py prints this interval's coverage
-in both designs), 40 single answers over ΔE2000 0.5-40 (the staircase's equal-cost sweep): profile
-alone 80% yes/no, 74-75% 4-way, 98% open over 90 labels; this interval 98%, 92-94%, 99% (median width 9.7, 7.6-9.1,
-2.9 ΔE2000 against 4.3, 3.7-7.0, 2.2). With 10 answers at each of 20 levels over 1-20 both agree (profile 88-96%,
-this 92-97%, widths within 5%). "below-range" / "above-range" keep the profile's one-sided limit.
+two levels one answer apart), and the profile around a step is far too narrow. Its coverage of the
+TRUE threshold on simulated observers is on the documentation's benchmarks page (docs/benchmarks.md, "The
+psychometric interval's coverage"). "below-range" / "above-range" keep the profile's one-sided limit.
 """
 
 from __future__ import annotations

@@ -5,28 +5,28 @@ with 3-6 lettered options (§2.1: "multiple-choice (3 to 6) options, with only o
 distinct and the correct one appears exactly once. Wording is ColorBench's Table 7 sample question where one
 fits ("colorbench") and ours otherwise ("ours"), recorded in ``SceneQuestion.wording``:
 
-=====================  ===========================================================  ===========
-task                   question                                                     wording
-=====================  ===========================================================  ===========
-colour-extraction      What is the {RGB|HSV|HEX} value of the given color in the    colorbench
-                       image?  (single-colour image, ``n_regions=0``)
-                       ... value of the color of the {shape} in the image?          ours
-colour-proportion      What is the closest to the proportion of the {name} color    colorbench
-                       in the image?
-colour-counting        How many different colors are in this image?                 colorbench
-                       How many different colors do the shapes in this image have?  ours
-object-counting        How many objects with {name} color are in this image?        colorbench
-colour-comparison      Which object has a darker color in the image?                colorbench
-                       Which object has a lighter / warmer / cooler / more          ours
-                       saturated / less saturated color in the image?
-colour-recognition     What is the color of object in this image? (one object)      colorbench
-                       What is the color of the {shape} in this image?              ours
-                       What color does not exist in this image?                     colorbench
-                       What color exists in this image?                             ours
-shape-counting         How many {shape}s are in this image?                         ours
-object-recognition,    `plates.tasks.colorbench_objects`
-colour-mimicry
-=====================  ===========================================================  ===========
+    =====================  ===========================================================  ===========
+    task                   question                                                     wording
+    =====================  ===========================================================  ===========
+    colour-extraction      What is the {RGB|HSV|HEX} value of the given color in the    colorbench
+                           image?  (single-colour image, ``n_regions=0``)
+                           ... value of the color of the {shape} in the image?          ours
+    colour-proportion      What is the closest to the proportion of the {name} color    colorbench
+                           in the image?
+    colour-counting        How many different colors are in this image?                 colorbench
+                           How many different colors do the shapes in this image have?  ours
+    object-counting        How many objects with {name} color are in this image?        colorbench
+    colour-comparison      Which object has a darker color in the image?                colorbench
+                           Which object has a lighter / warmer / cooler / more          ours
+                           saturated / less saturated color in the image?
+    colour-recognition     What is the color of object in this image? (one object)      colorbench
+                           What is the color of the {shape} in this image?              ours
+                           What color does not exist in this image?                     colorbench
+                           What color exists in this image?                             ours
+    shape-counting         How many {shape}s are in this image?                         ours
+    object-recognition,    `plates.tasks.colorbench_objects`
+    colour-mimicry
+    =====================  ===========================================================  ===========
 
 `FORMS` lists every form of each task (extraction in RGB, HSV and HEX; comparison by each criterion; recognition
 naming, present and absent; counting with and without the background; mimicry count and which), so a preset
