@@ -122,7 +122,26 @@ def _names_at(text: str, pos: int) -> tuple[str, ...] | None:
 
 
 def read_colour_name(reply: str) -> Reading:
-    """The basic colour term ``reply`` names (``answer``: e.g. "grey"), or why none was read."""
+    """The basic colour term a reply names (RCID Fig. 1c, "what color is ...?").
+
+    Parameters
+    ----------
+    reply : str
+        The model's reply, as it came.
+
+    Returns
+    -------
+    Reading
+        ``answer`` is the basic colour term (synonyms mapped: "gray" is "grey") when ``status`` is "ok"; else None with the status ("ambiguous", "unparsed",
+        "refusal"), the rule that decided and HueManity App. E's failure mode.
+
+    Examples
+    --------
+    >>> read_colour_name("It looks gray to me.").answer
+    'grey'
+    >>> read_colour_name("The disc is red and green.").status  # two terms: abstain
+    'ambiguous'
+    """
     prepared = prepare(reply)
     text = strip_answer_prefix(clean(prepared.text))
     tail = after_correction(text)
