@@ -172,7 +172,7 @@ def colour_at_delta_e(fg_rgb, direction_lab, target: float) -> RGB:
     fg_rgb : sequence of int
         The start, sRGB 0-255.
     direction_lab : sequence of float
-        (ΔL*, Δa*, Δb*) in CIELAB (D65, 2°), any length but not zero.
+        (``ΔL*``, ``Δa*``, ``Δb*``) in CIELAB (D65, 2°), any length but not zero.
     target : float
         The CIEDE2000 wanted, > 0.
 

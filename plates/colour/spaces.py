@@ -45,7 +45,7 @@ def srgb255_to_lab(rgb) -> np.ndarray:
     Returns
     -------
     numpy.ndarray, shape (..., 3)
-        CIELAB L* (0-100), a*, b*.
+        CIELAB ``L*`` (0-100), ``a*``, ``b*``.
 
     References
     ----------
@@ -67,7 +67,7 @@ def lab_to_srgb255(lab) -> np.ndarray:
     Parameters
     ----------
     lab : array_like, shape (..., 3)
-        CIELAB L* (0-100), a*, b*.
+        CIELAB ``L*`` (0-100), ``a*``, ``b*``.
 
     Returns
     -------
