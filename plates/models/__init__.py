@@ -13,6 +13,7 @@ from typing import Any
 
 from plates.install import extra_hint
 from plates.models.base import Backend, BackendFailing, Query, Reply, Turn
+from plates.reader import MODEL_NAME
 
 #: Backend kind -> "module:ClassName" (imported only when the backend is made).
 BACKENDS: dict[str, str] = {
@@ -24,7 +25,7 @@ BACKENDS: dict[str, str] = {
 
 #: Backend kind -> the model it runs when none is named (backends that hold one model only).
 DEFAULT_MODELS: dict[str, str] = {
-    "baseline": "baseline-cnn",
+    "baseline": MODEL_NAME,
     "reference-pixels": "reference observer (reads pixels; a ceiling, not a model)",
 }
 #: Backend kinds that are not models (a reference observer): never offered as a model to pick in the apps.

@@ -29,6 +29,7 @@ from collections.abc import Iterator, Sequence
 from pathlib import Path
 
 from plates.models.base import Backend, Query, Reply
+from plates.reader import MODEL_NAME
 from plates.tasks.prompts import PROMPTS
 
 _ALNUM = re.compile(r"alpha-?numeric|exact text", re.IGNORECASE)
@@ -76,9 +77,9 @@ class BaselineBackend(Backend):
     """
 
     kind = "baseline"
-    model = "baseline-cnn"
+    model = MODEL_NAME
 
-    def __init__(self, model: str = "baseline-cnn", model_path: str | Path | None = None, threads: int = 1) -> None:
+    def __init__(self, model: str = MODEL_NAME, model_path: str | Path | None = None, threads: int = 1) -> None:
         from plates.reader.reader import BaselineReader
 
         if model != self.model:
