@@ -56,10 +56,36 @@ def backend_class(kind: str) -> type[Backend]:
 
 
 def make_backend(kind: str, **options: Any) -> Backend:
-    """Build the backend ``kind`` ("openai" | "hf" | "baseline") with its keyword options.
+    """Build a backend by kind, with its keyword options.
 
-    Raises ValueError for an unknown kind (listing the allowed ones) or bad options, and ImportError naming
-    the extra to install when the backend's SDK is missing.
+    Parameters
+    ----------
+    kind : str
+        One of `BACKENDS`: "openai" (any OpenAI-compatible server), "hf" (a local transformers model),
+        "baseline" (the bundled ONNX reader) or "reference-pixels" (the pixel-reading reference observer).
+    **options
+        The backend class's keyword arguments (``model``, ``base_url``, ``api_key_env``, ``concurrency``,
+        ``batch_size``, ...): see each class (`backend_class`).
+
+    Returns
+    -------
+    Backend
+
+    Raises
+    ------
+    ValueError
+        An unknown kind (listing the allowed ones) or bad options.
+    ImportError
+        The backend's SDK is missing; the message names the extra to install.
+
+    Examples
+    --------
+    >>> make_backend("baseline").model
+    'baseline-cnn'
+    >>> make_backend("gpt")
+    Traceback (most recent call last):
+    ...
+    ValueError: unknown backend 'gpt'; allowed: openai, hf, baseline, reference-pixels
     """
     return backend_class(kind)(**options)
 
