@@ -126,8 +126,8 @@ def wilson_intervals(k: Any, n: Any, confidence: float = 0.95) -> tuple[np.ndarr
     Examples
     --------
     >>> low, high = wilson_intervals([0, 81, 10], [10, 263, 10])
-    >>> low.round(4), high.round(4)
-    (array([0.    , 0.2553, 0.7225]), array([0.2775, 0.3662, 1.    ]))
+    >>> low.round(4).tolist(), high.round(4).tolist()
+    ([0.0, 0.2553, 0.7225], [0.2775, 0.3662, 1.0])
     """
     k_raw, n_raw = np.atleast_1d(np.asarray(k)), np.atleast_1d(np.asarray(n))
     if k_raw.shape != n_raw.shape:

@@ -82,8 +82,8 @@ def machado_matrix(kind: str, severity: float) -> np.ndarray:
 
     Examples
     --------
-    >>> machado_matrix("protan", 0.15).round(7)[0]  # halfway between the 0.1 and 0.2 rows
-    array([ 0.7954665,  0.258455 , -0.053921 ])
+    >>> machado_matrix("protan", 0.15).round(7)[0].tolist()  # halfway between the 0.1 and 0.2 rows
+    [0.7954665, 0.258455, -0.053921]
     """
     _check(kind, severity)
     if kind == "none" or severity == 0:

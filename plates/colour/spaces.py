@@ -53,8 +53,8 @@ def srgb255_to_lab(rgb) -> np.ndarray:
 
     Examples
     --------
-    >>> srgb255_to_lab([255, 0, 0]).round(3)
-    array([ 53.233,  80.111,  67.224])
+    >>> srgb255_to_lab([255, 0, 0]).round(3).tolist()
+    [53.233, 80.111, 67.224]
     """
     a = np.asarray(rgb, dtype=np.float64) / 255.0
     cs = colour_science()
@@ -77,8 +77,8 @@ def lab_to_srgb255(lab) -> np.ndarray:
 
     Examples
     --------
-    >>> lab_to_srgb255([50, 120, 0]).round(1)  # far outside sRGB: negative green
-    array([ 281. , -440.5,  124.3])
+    >>> lab_to_srgb255([50, 120, 0]).round(1).tolist()  # far outside sRGB: negative green
+    [281.0, -440.5, 124.3]
     """
     cs = colour_science()
     return cs.XYZ_to_sRGB(cs.Lab_to_XYZ(np.asarray(lab, dtype=np.float64))) * 255.0
