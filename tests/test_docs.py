@@ -46,8 +46,10 @@ BLOCKS = runnable_blocks()
 
 
 def test_every_marked_block_is_found():
-    """A mark not followed by a python fence would silently run nothing: every mark must open a block."""
-    marks = sum(page.read_text(encoding="utf-8").count(MARK) for page in [README, *DOCS.rglob("*.md")])
+    """A mark not followed by a python fence would silently run nothing: every mark (a line of its own) must
+    open a block."""
+    marks = sum(line == MARK for page in [README, *DOCS.rglob("*.md")]
+                for line in page.read_text(encoding="utf-8").splitlines())
     assert marks == len(BLOCKS) and len(BLOCKS) >= 5
 
 
