@@ -382,7 +382,7 @@ def yes_no_from_counts(
     errors``. ``yes_bias = y_star_n - y_n_star`` lies in [-1, 1]: +1 answers "yes" to everything, -1 "no" to
     everything (Claude3-Haiku in Table 1: 0.008 vs 0.998). ``bias_p`` is Fisher's exact test of the two
     accuracies; ``lean`` is "yes"/"no" when ``bias_p < alpha``, else "balanced" (CBE §4.1: "balanced
-    performance across both Y*/N and Y/N* indicates better overall capability").
+    performance across both ``Y*/N`` and ``Y/N*`` indicates better overall capability").
     """
     by = _as_list(by)
     _check_columns(counts, [*by, "prompt_name", *COUNT_COLUMNS], "yes_no_from_counts")

@@ -2,7 +2,7 @@
 
 Domains, every time: *sRGB 0-255* means IEC 61966-2-1 sRGB, gamma-encoded, 8-bit scale (what PNG pixels
 hold); *sRGB 0-1* the same on a unit scale; *linear RGB* the decoded sRGB primaries (0-1); *CIELAB* is
-CIE L*a*b* under D65 / CIE 1931 2° (L* 0-100). ΔE2000 is CIEDE2000 (Luo et al. 2001; HueManity App. C)
+CIE ``L*a*b*`` under D65 / CIE 1931 2° (``L*`` 0-100). ΔE2000 is CIEDE2000 (Luo et al. 2001; HueManity App. C)
 computed by ``colour_science().delta_E(..., method="CIE 2000")``.
 """
 

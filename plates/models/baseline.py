@@ -3,7 +3,7 @@
 It answers the papers' OPEN prompts with the text the ONNX reader (:mod:`plates.reader.reader`) reads on the
 image of the query's last user turn, and DECLINES yes/no and multiple-choice prompts with
 ``Reply(text=None, unsupported=True)``: it reads text, it does not judge claims, and a guessed "yes"/"no"
-would pollute the comparisons of ColorBlindnessEval's Y*/N and Y/N* columns (CBE §2.2).
+would pollute the comparisons of ColorBlindnessEval's ``Y*/N`` and ``Y/N*`` columns (CBE §2.2).
 
 It reads plates only: a query that states its answer kind (every query `plates run` and the explorer make) is
 answered when that kind is "label" (reading the plate's text), in the query's ``label_space`` and written in its

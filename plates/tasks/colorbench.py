@@ -38,9 +38,9 @@ hangs on whether two near colours are "different".
 (ColorBench App. C chooses "questions that are color-invariant"); a hue rotation leaves its answer unchanged.
 For every other task `expected_for` recomputes the answer on a recoloured variant.
 
-Definitions (ours; ColorBench gives none): *darker* = lower CIELAB L*; *more saturated* = higher CIELAB chroma
-C*ab = sqrt(a*² + b*²); *warmer* = higher ``C*ab · cos(h_ab − 50°)``, the colour's projection on the orange
-direction of the a*b* plane (h_ab 50°, between red ~40° and yellow ~100°; cool blues near 230° score lowest,
+Definitions (ours; ColorBench gives none): *darker* = lower CIELAB ``L*``; *more saturated* = higher CIELAB chroma
+``C*ab = sqrt(a*² + b*²)``; *warmer* = higher ``C*ab · cos(h_ab − 50°)``, the colour's projection on the orange
+direction of the ``a*b*`` plane (h_ab 50°, between red ~40° and yellow ~100°; cool blues near 230° score lowest,
 greys 0); *lighter*, *cooler* and *less saturated* are the same scores negated. CIELAB D65 / 2° of the region's
 unshaded colour. The answer must lead the runner-up by ``margin``.
 
