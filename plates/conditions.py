@@ -187,8 +187,30 @@ def _fit(size: tuple[int, int], longest: int) -> tuple[int, int]:
 
 
 def apply_condition(image: Image.Image, condition: Condition) -> Image.Image:
-    """``image`` seen under ``condition`` (hue shift, CVD view, grayscale, then resize); a new RGB image. A
-    text-only condition gives a black image of the size the resize would give (nothing else is computed)."""
+    """An image seen under a viewing condition: hue shift, CVD view, grayscale, then resize.
+
+    Parameters
+    ----------
+    image : PIL.Image.Image
+        Any mode; read as RGB (sRGB 0-255).
+    condition : Condition
+
+    Returns
+    -------
+    PIL.Image.Image
+        A new RGB image (sRGB 0-255). A text-only condition gives a black image of the size the resize would
+        give (nothing else is computed; ColorBench App. J).
+
+    Raises
+    ------
+    ValueError
+        ``condition`` is not a `Condition`.
+
+    References
+    ----------
+    ColorBench §2.3 (hue rotation in HSV) and App. J (text only); Machado et al. (2009) (CVD views); ITU-R
+    BT.601 (grayscale).
+    """
     if not isinstance(condition, Condition):
         raise ValueError(f"condition {condition!r} is not valid; allowed: a plates.conditions.Condition")
     im = _rgb(image)
