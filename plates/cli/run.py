@@ -49,7 +49,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     o.add_argument("--retry-errors", action="store_true", help="ask again the rows that ended in a request error")
     o.add_argument("--no-progress", action="store_true", help="no progress bar on stderr")
     o.add_argument("--shard", metavar="I/N", help="ask only shard I of N of the rows (a deterministic slice; N "
-                   "shards into one --out equal the unsharded run, e.g. a Slurm job array: see the README); "
+                   "shards into one --out equal the unsharded run, e.g. a Slurm job array: see docs/runs-and-results.md); "
                    "rerun without --shard afterwards to merge the parts")
     o.add_argument("--take-over-lock", action="store_true",
                    help="with an s3:// --out: take over the run's lease that a crashed or killed run left "

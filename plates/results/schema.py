@@ -118,8 +118,27 @@ DICTIONARY = pa.dictionary(pa.int32(), pa.string())  # how a categorical column 
 def rows_to_table(rows: Iterable[Mapping[str, Any]]) -> pa.Table:
     """Rows (mappings column -> value) as a pyarrow Table in ``SCHEMA``.
 
-    A column a row leaves out is null. A key that is not a results column raises ``ValueError`` naming it (a
-    typo would otherwise be dropped silently), as does a value of the wrong type (naming the column).
+    Parameters
+    ----------
+    rows : iterable of mapping
+        Column name -> value; a column a row leaves out is null.
+
+    Returns
+    -------
+    pyarrow.Table
+        Every ``SCHEMA`` column, in its order and types.
+
+    Raises
+    ------
+    ValueError
+        A key that is not a results column (a typo would otherwise be dropped silently), or a value of the
+        wrong type; the message names the column.
+
+    Examples
+    --------
+    >>> table = rows_to_table([{"row_key": "k1", "model": "m", "correct": True}])
+    >>> table.num_rows, table.column("correct").to_pylist(), table.column("reply").to_pylist()
+    (1, [True], [None])
     """
     rows = list(rows)
     unknown = sorted({key for row in rows for key in row} - COLUMNS.keys())
