@@ -23,6 +23,7 @@ from plates.models.views.providers import PROVIDER_FAMILIES
 from plates.validation import lookup
 
 __all__ = ["FAMILIES", "FILTERS", "HF_FAMILIES", "PROVIDER_FAMILIES", "Tile", "View", "ViewPlan", "as_rgb",
+           "tile_count",
            "see", "union_area", "view_plan"]
 
 #: Every family with a view: name -> planner(width, height) -> ViewPlan.
