@@ -22,8 +22,8 @@ from plates.models.views.hf import HF_FAMILIES
 from plates.models.views.providers import PROVIDER_FAMILIES
 from plates.validation import lookup
 
-__all__ = ["FAMILIES", "FILTERS", "HF_FAMILIES", "PROVIDER_FAMILIES", "Tile", "View", "ViewPlan", "as_rgb",
-           "tile_count",
+__all__ = ["FAMILIES", "FILTERS", "HF_FAMILIES", "KNOWN_MODELS", "PROVIDER_FAMILIES", "Tile", "View", "ViewPlan",
+           "as_rgb", "family_of_model", "tile_count",
            "see", "union_area", "view_plan"]
 
 #: Every family with a view: name -> planner(width, height) -> ViewPlan.
@@ -57,6 +57,39 @@ class View:
             "exact": p.exact,
             "note": p.note,
         }
+
+
+#: Model repositories whose published preprocessor_config.json a family reproduces (`plates.models.views.hf`): a
+#: local (hf) model of one of these ids, or a folder of that name, records its family's view without being told.
+KNOWN_MODELS: dict[str, str] = {
+    "llava-hf/llava-1.5-7b-hf": "llava-1.5",
+    "qwen/qwen2-vl-7b-instruct": "qwen2-vl",
+    "qwen/qwen2.5-vl-7b-instruct": "qwen2.5-vl",
+    "huggingfacem4/idefics3-8b-llama3": "idefics3",
+    "huggingfacetb/smolvlm-instruct": "smolvlm",
+    "opengvlab/internvl3-1b-hf": "internvl",
+    "google/paligemma-3b-pt-224": "paligemma-224",
+    "google/paligemma-3b-pt-448": "paligemma-448",
+    "google/paligemma-3b-pt-896": "paligemma-896",
+    "google/gemma-3-4b-it": "gemma-3",
+    "meta-llama/llama-3.2-11b-vision-instruct": "llama-3.2-vision",
+    "florence-community/florence-2-large": "florence-2",
+}
+
+
+def family_of_model(model: str) -> str | None:
+    """The view family of a local model: its Hugging Face id in `KNOWN_MODELS` (any case), or a folder whose
+    name is one of theirs; None for any other model (its rows record no view unless the run names one).
+
+    >>> family_of_model("Qwen/Qwen2-VL-7B-Instruct"), family_of_model("/models/SmolVLM-Instruct")
+    ('qwen2-vl', 'smolvlm')
+    """
+    key = str(model).strip().rstrip("/").casefold()
+    if key in KNOWN_MODELS:
+        return KNOWN_MODELS[key]
+    name = key.replace("\\", "/").rsplit("/", 1)[-1]
+    by_name = {repo.rsplit("/", 1)[-1]: fam for repo, fam in KNOWN_MODELS.items()}
+    return by_name.get(name)
 
 
 def tile_count(plan: ViewPlan) -> int:
