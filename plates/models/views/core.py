@@ -18,7 +18,7 @@ from dataclasses import dataclass, field
 import numpy as np
 from PIL import Image
 
-__all__ = ["FILTERS", "Tile", "ViewPlan", "as_rgb", "union_area"]
+__all__ = ["FILTERS", "Tile", "ViewPlan", "apply_op", "as_rgb", "union_area"]
 
 #: Resampling filter name -> Pillow filter (the codes a ``preprocessor_config.json`` stores as ``resample``).
 FILTERS: dict[str, Image.Resampling] = {
@@ -121,12 +121,13 @@ class ViewPlan:
             for i in range(1, len(tile.ops) + 1):
                 key = tile.ops[:i]
                 if key not in memo:
-                    memo[key] = _op(memo[tile.ops[: i - 1]], tile.ops[i - 1], mask=mask)
+                    memo[key] = apply_op(memo[tile.ops[: i - 1]], tile.ops[i - 1], mask=mask)
             out.append(memo[tile.ops])
         return out
 
 
-def _op(img: Image.Image, op: tuple, *, mask: bool) -> Image.Image:
+def apply_op(img: Image.Image, op: tuple, *, mask: bool) -> Image.Image:
+    """One operation of a `Tile` chain on a Pillow image (``mask``: nearest neighbour, padding 0)."""
     kind = op[0]
     if kind == "resize":
         _, w, h, name = op
