@@ -90,3 +90,12 @@ def test_summary_has_the_view_json_fields(family):
 def test_union_area_counts_overlaps_once():
     assert union_area([(0, 0, 10, 10), (5, 5, 15, 15)], 100, 100) == 175.0
     assert union_area([(-5, -5, 5, 5)], 100, 100) == 25.0
+
+
+@pytest.mark.parametrize("module", ["plates.models.views", "plates.models.views.core", "plates.models.views.hf"])
+def test_the_docstrings_examples_hold(module):
+    import doctest
+    import importlib
+
+    result = doctest.testmod(importlib.import_module(module))
+    assert result.attempted >= 1 and result.failed == 0
