@@ -19,8 +19,8 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     p.add_argument("image", help="the input image (PNG or anything Pillow reads)")
     p.add_argument("--as", dest="family", required=True,
                    help="the family: llava-1.5, llava-1.5-pad, qwen2-vl, qwen2.5-vl, idefics3, smolvlm, internvl, "
-                        "paligemma-224/448/896, gemma-3, llama-3.2-vision, florence-2, openai-high, openai-low, "
-                        "anthropic, gemini")
+                        "paligemma-224/448/896, gemma-3, gemma-3-pan-and-scan, llama-3.2-vision, florence-2, openai-high, "
+                        "openai-low, anthropic, gemini")
     p.add_argument("--out", required=True, help="output folder (created)")
     p.set_defaults(func=main)
 

@@ -26,6 +26,8 @@ paligemma-224/448/  google/paligemma-3b-pt-224, -448, -896       SiglipImageProc
 896
 gemma-3             google/gemma-3-4b-it                         Gemma3ImageProcessor size 896x896, resample 2,
                                                                  do_pan_and_scan null (off)
+gemma-3-pan-and-    google/gemma-3-4b-it, with the processor's   the same, do_pan_and_scan True: min crop 256,
+scan                option on                                    max 4 crops, min ratio 1.2
 llama-3.2-vision    meta-llama/Llama-3.2-11B-Vision-Instruct     MllamaImageProcessor size 560x560,
                                                                  max_image_tiles 4, resample 2, do_pad
 florence-2          florence-community/Florence-2-large          CLIPImageProcessor size 768x768 (height/width),
@@ -209,6 +211,29 @@ def _squash(name: str, side: int, fil: str, proc: str):
     return plan
 
 
+def _gemma_pan_and_scan(w: int, h: int) -> ViewPlan:
+    """Gemma3ImageProcessorPil with ``do_pan_and_scan`` (min crop 256, at most 4 crops, from an aspect ratio of
+    1.2): the whole image squashed to 896 first, then each crop along the long side squashed to 896."""
+    crops: list[tuple[int, int, int, int]] = []
+    long_w = w >= h
+    ratio = w / h if long_w else h / w
+    if ratio >= 1.2:
+        along, across = (w, h) if long_w else (h, w)
+        n = min(int(math.floor(along / across + 0.5)), int(math.floor(along / 256)))
+        n = min(4, max(2, n))
+        cw, ch = (int(math.ceil(w / n)), h) if long_w else (w, int(math.ceil(h / n)))
+        if min(cw, ch) >= 256:
+            crops = [(i * cw, 0, min((i + 1) * cw, w), h) if long_w else (0, i * ch, w, min((i + 1) * ch, h))
+                     for i in range(n)]
+    tiles = [Tile((("resize", 896, 896, "bilinear"),), (896, 896), (0.0, 0.0, w, h))]
+    tiles += [Tile((("crop", *c), ("resize", 896, 896, "bilinear")), (896, 896), tuple(map(float, c)))
+              for c in crops]
+    return ViewPlan("gemma-3-pan-and-scan", (w, h), tuple(tiles), (896 * max(1, len(crops)), 896) if long_w
+                    else (896, 896 * max(1, len(crops))),
+                    "Gemma3ImageProcessorPil(size 896x896, bilinear, do_pan_and_scan, min crop 256, 4 crops, "
+                    "ratio 1.2)")
+
+
 def _mllama_canvas(w: int, h: int, tile: int = 560, max_tiles: int = 4) -> tuple[int, int]:
     """Mllama ``get_optimal_tiled_canvas``: (canvas height, canvas width)."""
     arrangements = [(a, b) for a in range(1, max_tiles + 1) for b in range(1, max_tiles + 1) if a * b <= max_tiles]
@@ -259,6 +284,7 @@ HF_FAMILIES = {
     "paligemma-448": _squash("paligemma-448", 448, "bicubic", "SiglipImageProcessorPil(size 448x448, bicubic)"),
     "paligemma-896": _squash("paligemma-896", 896, "bicubic", "SiglipImageProcessorPil(size 896x896, bicubic)"),
     "gemma-3": _squash("gemma-3", 896, "bilinear", "Gemma3ImageProcessorPil(size 896x896, bilinear, no pan-and-scan)"),
+    "gemma-3-pan-and-scan": _gemma_pan_and_scan,
     "llama-3.2-vision": _llama,
     "florence-2": _squash("florence-2", 768, "bicubic",
                           "CLIPImageProcessorPil(size 768x768, do_center_crop False, bicubic)"),
