@@ -31,6 +31,9 @@ from plates.stimuli import render
 from plates.tasks import Question, task_of
 from plates.tasks.prompts import query_for
 
+#: Measured views kept per builder (an item's prompts, models and conditions ask the same one in a row).
+VIEW_CACHE = 4096
+
 
 def _examples(exp: Experiment, items: Sequence[Any], pool: Sequence[int], index: int, k: int) -> list[int]:
     """k other plates of ``pool`` (the items of the same colour set and variant), chosen with a generator
@@ -107,6 +110,8 @@ class Builder:
             return {}
         key = (unit.item, unit.variant, unit.condition, family)
         if key not in self._views:
+            if len(self._views) >= VIEW_CACHE:  # bounded: a unit's prompts and models reuse it, then it is done
+                self._views.clear()
             item = self.items[unit.item]
             regions = None
             if item.family == "ishihara" and unit.variant == "standard":
