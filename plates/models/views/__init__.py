@@ -13,12 +13,14 @@ differently (antialiased tensor bicubic); they are not reproduced here (see docs
 
 from __future__ import annotations
 
+import json
 from dataclasses import dataclass
+from pathlib import Path
 
 import numpy as np
 
 from plates.models.views.core import FILTERS, Tile, ViewPlan, as_rgb, union_area
-from plates.models.views.hf import HF_FAMILIES
+from plates.models.views.hf import HF_FAMILIES, family_of_config
 from plates.models.views.providers import PROVIDER_FAMILIES
 from plates.validation import lookup
 
@@ -78,8 +80,10 @@ KNOWN_MODELS: dict[str, str] = {
 
 
 def family_of_model(model: str) -> str | None:
-    """The view family of a local model: its Hugging Face id in `KNOWN_MODELS` (any case), or a folder whose
-    name is one of theirs; None for any other model (its rows record no view unless the run names one).
+    """The view family of a local model: its Hugging Face id in `KNOWN_MODELS` (any case), a folder whose name
+    is one of theirs, or a folder whose ``preprocessor_config.json`` holds a family's published configuration
+    (`plates.models.views.hf.family_of_config`); None for any other model (its rows record no view unless the
+    run names one).
 
     >>> family_of_model("Qwen/Qwen2-VL-7B-Instruct"), family_of_model("/models/SmolVLM-Instruct")
     ('qwen2-vl', 'smolvlm')
@@ -89,7 +93,13 @@ def family_of_model(model: str) -> str | None:
         return KNOWN_MODELS[key]
     name = key.replace("\\", "/").rsplit("/", 1)[-1]
     by_name = {repo.rsplit("/", 1)[-1]: fam for repo, fam in KNOWN_MODELS.items()}
-    return by_name.get(name)
+    if name in by_name:
+        return by_name[name]
+    config = Path(str(model)) / "preprocessor_config.json"
+    try:
+        return family_of_config(json.loads(config.read_text(encoding="utf-8"))) if config.is_file() else None
+    except (OSError, UnicodeDecodeError, json.JSONDecodeError):
+        return None
 
 
 def tile_count(plan: ViewPlan) -> int:

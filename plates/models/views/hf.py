@@ -49,7 +49,7 @@ import math
 
 from plates.models.views.core import Tile, ViewPlan
 
-__all__ = ["HF_FAMILIES"]
+__all__ = ["HF_FAMILIES", "PUBLISHED", "family_of_config"]
 
 CLIP_MEAN_RGB = (122, 116, 104)  # int(x * 255) for OPENAI_CLIP_MEAN (0.48145466, 0.4578275, 0.40821073)
 
@@ -289,3 +289,61 @@ HF_FAMILIES = {
     "florence-2": _squash("florence-2", 768, "bicubic",
                           "CLIPImageProcessorPil(size 768x768, do_center_crop False, bicubic)"),
 }
+
+
+_CLIP = {"image_processor_type": ("CLIPImageProcessor",)}
+#: family -> what its repository's preprocessor_config.json says, as far as the view depends on it: the processor
+#: class (``image_processor_type``; a "Fast" suffix is the same geometry) and the values planned above.
+PUBLISHED: dict[str, dict] = {
+    "llava-1.5": {**_CLIP, "size": {"shortest_edge": 336}, "crop_size": {"height": 336, "width": 336},
+                  "do_center_crop": True, "resample": 3},
+    "qwen2-vl": {"image_processor_type": ("Qwen2VLImageProcessor",), "min_pixels": 3136, "max_pixels": 12845056,
+                 "patch_size": 14, "merge_size": 2},
+    "qwen2.5-vl": {"image_processor_type": ("Qwen2_5_VLImageProcessor",), "min_pixels": 3136,
+                   "max_pixels": 12845056, "patch_size": 14, "merge_size": 2},
+    "idefics3": {"image_processor_type": ("Idefics3ImageProcessor",), "size": {"longest_edge": 1456},
+                 "max_image_size": {"longest_edge": 364}, "resample": 1, "do_image_splitting": True},
+    "smolvlm": {"image_processor_type": ("Idefics3ImageProcessor", "SmolVLMImageProcessor"),
+                "size": {"longest_edge": 1536}, "max_image_size": {"longest_edge": 384}, "resample": 1,
+                "do_image_splitting": True},
+    "internvl": {"image_processor_type": ("GotOcr2ImageProcessor",), "size": {"height": 448, "width": 448},
+                 "max_patches": 12, "min_patches": 1, "resample": 3},
+    "paligemma-224": {"image_processor_type": ("SiglipImageProcessor",), "size": {"height": 224, "width": 224},
+                      "resample": 3},
+    "paligemma-448": {"image_processor_type": ("SiglipImageProcessor",), "size": {"height": 448, "width": 448},
+                      "resample": 3},
+    "paligemma-896": {"image_processor_type": ("SiglipImageProcessor",), "size": {"height": 896, "width": 896},
+                      "resample": 3},
+    "gemma-3": {"image_processor_type": ("Gemma3ImageProcessor",), "size": {"height": 896, "width": 896},
+                "resample": 2, "do_pan_and_scan": None},
+    "llama-3.2-vision": {"image_processor_type": ("MllamaImageProcessor",), "size": {"height": 560, "width": 560},
+                         "max_image_tiles": 4, "resample": 2},
+    "florence-2": {**_CLIP, "size": {"height": 768, "width": 768}, "do_center_crop": False, "resample": 3},
+}
+
+
+def family_of_config(config) -> str | None:
+    """The family whose published configuration (`PUBLISHED`) a ``preprocessor_config.json`` (a dict) holds:
+    same processor class and every planned value equal (a missing ``do_pan_and_scan`` reads as null); None when
+    no family matches exactly (a model whose processor we do not reproduce records no view unless one is named).
+
+    >>> family_of_config({"image_processor_type": "Qwen2VLImageProcessor", "min_pixels": 3136,
+    ...                   "max_pixels": 12845056, "patch_size": 14, "merge_size": 2, "resample": 3})
+    'qwen2-vl'
+    >>> family_of_config({"image_processor_type": "Qwen2VLImageProcessor", "min_pixels": 3136,
+    ...                   "max_pixels": 1003520, "patch_size": 14, "merge_size": 2}) is None
+    True
+    """
+    if not isinstance(config, dict):
+        return None
+    kind = str(config.get("image_processor_type", "")).removesuffix("Fast")
+    size = config.get("size")
+    if kind.startswith("Qwen2") and "min_pixels" not in config and isinstance(size, dict):
+        # newer Qwen configs keep the pixel budget in size (shortest_edge = min, longest_edge = max pixels)
+        config = {**config, "min_pixels": size.get("shortest_edge"), "max_pixels": size.get("longest_edge")}
+    for family, published in PUBLISHED.items():
+        if kind not in published["image_processor_type"]:
+            continue
+        if all(config.get(key, None) == value for key, value in published.items() if key != "image_processor_type"):
+            return family
+    return None

@@ -99,3 +99,27 @@ def test_the_docstrings_examples_hold(module):
 
     result = doctest.testmod(importlib.import_module(module))
     assert result.attempted >= 1 and result.failed == 0
+
+
+def test_a_local_model_folder_is_known_by_its_processor_configuration(tmp_path):
+    import json
+
+    from plates.models.views import family_of_model
+
+    def folder(name, config):
+        (tmp_path / name).mkdir()
+        (tmp_path / name / "preprocessor_config.json").write_text(json.dumps(config))
+        return str(tmp_path / name)
+
+    qwen = {"image_processor_type": "Qwen2VLImageProcessor", "min_pixels": 3136, "max_pixels": 12845056,
+            "patch_size": 14, "merge_size": 2, "temporal_patch_size": 2}
+    assert family_of_model(folder("qwen2-vl-2b", qwen)) == "qwen2-vl"
+    newer = {**{k: v for k, v in qwen.items() if not k.endswith("pixels")},
+             "size": {"shortest_edge": 3136, "longest_edge": 12845056}, "image_processor_type": "Qwen2VLImageProcessorFast"}
+    assert family_of_model(folder("qwen-newer", newer)) == "qwen2-vl"
+    assert family_of_model(folder("qwen-small-budget", {**qwen, "max_pixels": 1003520})) is None
+    clip = {"image_processor_type": "CLIPImageProcessor", "size": {"height": 768, "width": 768},
+            "do_center_crop": False, "resample": 3}
+    assert family_of_model(folder("my-florence", clip)) == "florence-2"
+    assert family_of_model(str(tmp_path / "nothing-here")) is None
+    assert family_of_model("meta-llama/Llama-3.2-11B-Vision-Instruct") == "llama-3.2-vision"
