@@ -41,7 +41,7 @@ def main(argv: list[str] | None = None) -> int:
         pngs = [row.values["image"]["bytes"] for row in export_rows(exp)]
     print(f"{len(pngs)} plates of {args.preset} sent at {args.size} px; per-pixel CIEDE2000 between the view of "
           "the exported PNG and the view of what each harness hands the model (mean over plates)")
-    print(f"{'export path':<24} {'view':<18} {'mean':>6} {'p95':>6} {'max':>6} {'changed':>8}  target")
+    print(f"{'export path':<24} {'view':<22} {'mean':>6} {'p95':>6} {'max':>6} {'changed':>8}  target")
     failures = 0
     for path in TRANSPORTS:
         for family in (None, *FAMILIES):
@@ -50,7 +50,7 @@ def main(argv: list[str] | None = None) -> int:
             top, changed = max(s["max"] for s in shifts), float(np.mean([s["changed"] for s in shifts]))
             verdict = ("ok" if top == 0 else "FAIL") if path in LOSSLESS else "reported"
             failures += verdict == "FAIL"
-            print(f"{path:<24} {family or '(image as sent)':<18} {mean:6.2f} {p95:6.2f} {top:6.2f} "
+            print(f"{path:<24} {family or '(image as sent)':<22} {mean:6.2f} {p95:6.2f} {top:6.2f} "
                   f"{changed:8.1%}  {verdict}")
     print(f"{time.monotonic() - started:.0f} s")
     return 1 if failures else 0

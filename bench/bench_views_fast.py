@@ -57,7 +57,7 @@ def main(argv: list[str] | None = None) -> int:
     args = ap.parse_args(argv)
     plates = [np.asarray(render(PlateSpec(text="74", size=1200, seed=s, palette="huemanity-01")).image)
               for s in range(args.plates)]
-    print(f"{'family':<18} {'max':>4} {'mean':>6} {'>1 level':>9}   (8-bit levels, Pillow vs torch antialias)")
+    print(f"{'family':<22} {'max':>4} {'mean':>6} {'>1 level':>9}   (8-bit levels, Pillow vs torch antialias)")
     for family in HF_FAMILIES:
         worst, diffs = 0, []
         for px in plates:
@@ -70,7 +70,7 @@ def main(argv: list[str] | None = None) -> int:
                     worst = max(worst, int(d.max()))
                     diffs.append(d.ravel())
         d = np.concatenate(diffs)
-        print(f"{family:<18} {worst:>4} {d.mean():6.2f} {(d > 1).mean():9.1%}")
+        print(f"{family:<22} {worst:>4} {d.mean():6.2f} {(d > 1).mean():9.1%}")
     return 0
 
 
