@@ -8,7 +8,8 @@ compares them on the same rows). Nothing here loads rows into pandas but the dri
   resolution, yes/no, the comparison with the papers and every filter's options come from it.
 * `pairs`: the paired counts behind the grayscale and chain-of-thought deltas (items answered on both sides).
 * `levels`: answered / correct per ΔE2000 level (rounded to `LEVEL_DECIMALS`) for the psychometric fits.
-* `failure_counts`, `drilldown`, `drilldown_count`, `repeated_items`, `export`.
+* `failure_counts`, `reading_counts` (how replies were read, and the judge's part), `drilldown`,
+  `drilldown_count`, `repeated_items`, `export`.
 
 Filters are a `Where`: allowed values per column and allowed condition combinations, always passed to DuckDB
 as parameters (never pasted into SQL).
@@ -330,6 +331,35 @@ def failure_counts(results: Results, where: Where, by: Sequence[str]) -> pd.Data
     clause, params = where.sql("correct = false")
     return results.query(
         f"SELECT {group}, count(*) AS wrong FROM results {clause} GROUP BY {group} ORDER BY {group}", params
+    )
+
+
+#: How `reading_counts` counts each reading of the replies with text (`plates.charts.reading.READINGS`) and the
+#: judge model's part in them (`plates.runs.judge`): a count per SQL condition.
+READING_COUNTS = {
+    "replies": "true",
+    "correct": "correct",
+    "read": "parse_status = 'ok'",
+    "ambiguous": "parse_status = 'ambiguous'",
+    "unread": "parse_status = 'unparsed'",
+    "refused": "parse_status = 'refusal'",
+    "judge_asked": "judge_model IS NOT NULL",
+    "judge_decided": "decided_by = 'judge'",
+    "both_read": "rules_parse_status = 'ok' AND judge_status = 'read'",
+    "agree": "rules_parse_status = 'ok' AND judge_status = 'read' AND rules_parsed = judge_parsed",
+}
+
+
+def reading_counts(results: Results, where: Where, by: Sequence[str]) -> pd.DataFrame:
+    """Replies with text (``parse_status`` neither "error" nor "unsupported") per ``by`` group, counted as
+    `READING_COUNTS` says: how many were read, ambiguous, unread, refused and correct (the deciding reading),
+    how many the judge was asked about and decided, and where the rules and the judge both read an answer, how
+    often they read the same one."""
+    group = ", ".join(quote(c) for c in by)
+    counts = ", ".join(f"count(*) FILTER (WHERE {sql}) AS {quote(name)}" for name, sql in READING_COUNTS.items())
+    clause, params = where.sql("parse_status NOT IN ('error', 'unsupported')")
+    return results.query(
+        f"SELECT {group}, {counts} FROM results {clause} GROUP BY {group} ORDER BY {group}", params
     )
 
 
