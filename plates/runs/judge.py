@@ -31,8 +31,9 @@ The policy (`plates run --judge`, `plates rescore --judge`; docs/judge.md):
 
 References
 ----------
-Duan et al. (2024), VLMEvalKit, §3.3 (choice extraction with a ChatGPT matcher, "output Z" for none); Lu et al.
-(2024), MathVista, §3.3 and App. D (answer extraction with GPT-4); Zhang et al. (2024), lmms-eval, §3.
+Duan et al. (2024), VLMEvalKit: choice extraction by a ChatGPT matcher that outputs "Z" for none
+(``vlmeval/dataset/utils/multiple_choice.py``, ``build_prompt``). Lu et al. (2024), MathVista: answer extraction
+by GPT-4 before scoring. Zhang et al. (2024), lmms-eval: GPT-based answer extraction in its task utilities.
 """
 
 from __future__ import annotations

@@ -225,3 +225,13 @@ def test_the_judge_reply_a_row_keeps_is_bounded():
     q = render_prompt("cbe-open", "12", seed=0, label_space="cbe")
     out = judged(q, Reply("x" * 10_000), JUDGE_MODEL)
     assert len(out["judge_reply"]) == JUDGE_REPLY_CHARS and out["judge_status"] == "off-format"
+
+
+def test_the_documented_prompt_is_the_prompt_sent():
+    from pathlib import Path
+
+    from plates.runs.judge import JUDGE_PROMPT
+
+    page = (Path(__file__).parents[2] / "docs" / "judge.md").read_text(encoding="utf-8")
+    block = page.split(f"## The prompt (version {JUDGE_PROMPT_VERSION})", 1)[1].split("```text\n", 1)[1]
+    assert block.split("```", 1)[0] == JUDGE_PROMPT
