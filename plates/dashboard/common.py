@@ -171,13 +171,14 @@ READING_CAPTION = (
 
 def reading_panel(options: dict | None) -> None:
     """Under a chart page (Overview, Failure modes): how each series' replies were read beside accuracy, for the
-    condition the page chose (``options``, what `chart_page` returned; None: the page drew nothing)."""
+    condition and stimulus family the page chose (``options``, what `chart_page` returned; None: the page drew
+    nothing)."""
     if options is None:
         return
     view = current_view()
     st.header("How the replies were read")
     st.caption(READING_CAPTION)
-    chosen = {k: v for k, v in options.items() if k == "condition"}
+    chosen = {k: v for k, v in options.items() if k in ("condition", "family")}
     _figure_and_numbers("reading", view, chosen)
 
 

@@ -301,10 +301,16 @@ def failure_modes(view: View, condition: str | None = None) -> Page:
     return Page(failure_mode_figure(counts=counts, condition=condition), table)
 
 
-def reading(view: View, condition: str | None = None) -> Page:
+def reading(view: View, condition: str | None = None, family: str | None = None) -> Page:
     """How each series' replies were read (correct, wrong, ambiguous, unread, refused) beside accuracy, and the
-    judge model's part (`plates.charts.reading`): shown under the Overview and the Failure modes."""
-    counts = view.label(queries.reading_counts(view.opened.results, view.where, [*_BY, "prompt_name"]))
+    judge model's part (`plates.charts.reading`): shown under the Overview and the Failure modes. ``family`` (an
+    `OVERVIEW_FAMILIES` label): only that family's tasks, as the Overview shows them."""
+    counts = view.label(queries.reading_counts(view.opened.results, view.where, [*_BY, "prompt_name", "task"]))
+    if family is not None:
+        if family not in OVERVIEW_FAMILIES:
+            raise ValueError(f"family {family!r} is not known; allowed: {', '.join(OVERVIEW_FAMILIES)}")
+        wanted = {t for t, task in TASKS.items() if task.family in OVERVIEW_FAMILIES[family]}
+        counts = counts[counts["task"].astype(object).isin(wanted)]
     table = reading_table(counts=counts)
     if condition is not None and condition not in set(table[CONDITION].astype(str)):
         condition = None  # the chosen condition holds no reply with text: show the one with most replies

@@ -514,3 +514,19 @@ def test_the_judges_key_falls_back_to_openai_api_key_and_is_named_when_missing(t
     code, _, err = _main(capsys, *_quick("http://127.0.0.1:9/v1", tmp_path, "--no-api-key", "--limit", "1",
                                          "--judge", "j"))
     assert code == 2 and "none of the environment variables PLATES_JUDGE_API_KEY, OPENAI_API_KEY is set" in err
+
+
+def test_a_quick_run_with_a_judge_reads_what_the_rules_leave(tmp_path, capsys):
+    from tests.support.judge_table import JUDGE_MODEL
+
+    with ChatServer(answer=lambda body: "hmm, zzz") as model, \
+            ChatServer(answer=lambda body: "Answer: 17", models=(JUDGE_MODEL,)) as judge:
+        code, out, err = _main(capsys, *_quick(model.url, tmp_path, "--no-api-key", "--limit", "2", "--no-progress",
+                                               "--judge", JUDGE_MODEL, "--judge-base-url", judge.url,
+                                               "--judge-no-api-key", "--judge-timeout", "5"))
+        assert code == 0, err
+        assert judge.count == model.count == 2
+    assert f"the judge {JUDGE_MODEL} decided 2 verdicts" in out
+    frame = load_results(tmp_path).frame
+    assert set(frame["decided_by"]) == {"judge"} and set(frame["parsed"]) == {"17"}
+    assert set(frame["rules_parse_status"]) == {"unparsed"} and set(frame["judge_status"]) == {"read"}

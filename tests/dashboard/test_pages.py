@@ -129,3 +129,16 @@ def test_the_grayscale_page_pairs_once_per_view_whatever_condition_is_drawn(tmp_
     fresh = pages.grayscale(dashboard.View(dashboard.open_results(tmp_path)), condition=conditions[0])
     assert len(scans) == 2 and fresh.figure.to_json() == chosen.figure.to_json()
     assert set(default.table["pairs"]) == {8}
+
+
+def test_how_replies_were_read_follows_the_overviews_stimulus_family(folder):
+    view = dashboard.View(dashboard.open_results(folder))
+    everything = pages.reading(view)
+    plates_only = pages.reading(view, family="plates")
+    illusions = pages.reading(view, family="illusions")
+    assert set(plates_only.table["prompt_name"]) == {"huemanity-numeric"}
+    assert set(illusions.table["prompt_name"]) == {"rcid-compare-human"}
+    assert plates_only.table["replies"].sum() + illusions.table["replies"].sum() == everything.table["replies"].sum()
+    assert set(plates_only.table["series"]) == {"vlm-z", "person: participant-0123abcd"}
+    with pytest.raises(ValueError, match="family 'fonts' is not known; allowed: plates, illusions, scenes"):
+        pages.reading(view, family="fonts")
