@@ -27,7 +27,7 @@ from plates.charts.common import (
     titled,
 )
 
-__all__ = ["READINGS", "READING_COLOURS", "reading_counts_from_rows", "reading_figure", "reading_table"]
+__all__ = ["READINGS", "READING_COLOURS", "judge_lines", "reading_counts_from_rows", "reading_figure", "reading_table"]
 
 #: How a reply with text was read, in the order the bars stack: the deciding reading's verdict.
 READINGS = ("correct", "wrong", "ambiguous", "unread", "refused")
@@ -117,3 +117,28 @@ def reading_figure(frame: pd.DataFrame | None = None, *, counts: pd.DataFrame | 
     fig.update_layout(barmode="stack", yaxis=dict(title="share of replies", tickformat=".0%", range=[0, 1.18]),
                       legend=dict(traceorder="reversed"))  # the legend top-down as the stack
     return titled(fig, title, shown, others)
+
+
+def judge_lines(table: pd.DataFrame) -> list[str]:
+    """One line per series a judge model was asked about (`reading_table`'s rows, any prompts and conditions):
+    the verdicts it decided among the replies, and how often it and the rules read the same answer where both
+    read one (only ``--judge-all`` gives both readings of a reply). Empty when no judge was asked.
+
+    >>> judge_lines(pd.DataFrame({"series": ["a", "a"], "replies": [10, 10], "judge_asked": [4, 6],
+    ...     "judge_decided": [2, 3], "both_read": [0, 4], "agree": [0, 3]}))
+    ['a: the judge decided 5 of 20 verdicts (asked about 10); it read the same answer as the rules on 3 of the 4 replies both read (75%)']
+    """
+    if table.empty or "judge_asked" not in table.columns:
+        return []
+    per = table.groupby(SERIES, sort=True)[["replies", "judge_asked", "judge_decided", "both_read", "agree"]].sum()
+    lines = []
+    for series, row in per[per["judge_asked"] > 0].iterrows():
+        line = (f"{series}: the judge decided {int(row['judge_decided'])} of {int(row['replies'])} verdicts "
+                f"(asked about {int(row['judge_asked'])})")
+        if row["both_read"] > 0:
+            line += (f"; it read the same answer as the rules on {int(row['agree'])} of the {int(row['both_read'])} "
+                     f"replies both read ({row['agree'] / row['both_read']:.0%})")
+        else:
+            line += "; no reply was read by both (ask with --judge-all to compare them)"
+        lines.append(line)
+    return lines

@@ -11,6 +11,7 @@ import streamlit as st
 from plates.admission import SESSION_TTL_S, Admission, client_address, hosted_space
 from plates.analysis import people
 from plates.charts import export as figure_export
+from plates.charts.reading import judge_lines
 from plates.dashboard import family_queries, pages, queries, views
 from plates.results.uploads import UploadFolders, check_uploads
 from plates.storage import mirror
@@ -179,7 +180,9 @@ def reading_panel(options: dict | None) -> None:
     st.header("How the replies were read")
     st.caption(READING_CAPTION)
     chosen = {k: v for k, v in options.items() if k in ("condition", "family")}
-    _figure_and_numbers("reading", view, chosen)
+    result = _figure_and_numbers("reading", view, chosen)
+    for line in judge_lines(result.table) if result is not None else ():
+        st.markdown(f"- {line}")
 
 
 def chart_page(
@@ -196,11 +199,11 @@ def chart_page(
         st.info("No rows match the filters.")
         return None
     options = controls(view) if controls is not None else {}
-    return options if _figure_and_numbers(name, view, options) else None
+    return options if _figure_and_numbers(name, view, options) is not None else None
 
 
-def _figure_and_numbers(name: str, view: views.View, options: dict) -> bool:
-    """Page ``name``'s figure, its export buttons and its numbers; False (after st.error) on a ValueError."""
+def _figure_and_numbers(name: str, view: views.View, options: dict) -> pages.Page | None:
+    """Page ``name``'s figure, its export buttons and its numbers; None (after st.error) on a ValueError."""
     try:
         result = page_result(
             name,
@@ -212,7 +215,7 @@ def _figure_and_numbers(name: str, view: views.View, options: dict) -> bool:
         )
     except ValueError as exc:
         st.error(str(exc))
-        return False
+        return None
     for note in result.notes:
         st.warning(note)
     st.plotly_chart(result.figure, key=f"chart-{name}")
@@ -220,4 +223,4 @@ def _figure_and_numbers(name: str, view: views.View, options: dict) -> bool:
     if not result.table.empty:
         with st.expander("Numbers", expanded=False):
             st.dataframe(result.table, hide_index=True)
-    return True
+    return result

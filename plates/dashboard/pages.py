@@ -321,7 +321,7 @@ def _reading_numbers(table: pd.DataFrame) -> pd.DataFrame:
     """The reading table's columns a reader of the page wants, in that order."""
     shares = [f"{r}_share" for r in READINGS]
     keep = [SERIES, "prompt_name", CONDITION, "replies", "accuracy", "ci_low", "ci_high", "read_accuracy", *shares,
-            "judge_asked", "judge_decided", "both_read", "agreement"]
+            "judge_asked", "judge_decided", "both_read", "agree", "agreement"]
     return table[[c for c in keep if c in table.columns]]
 
 

@@ -447,3 +447,15 @@ def test_the_failure_modes_page_shows_how_replies_were_read_for_the_condition_it
                                                                         "refused"]
     numbers = next(d.value for d in at.dataframe if "judge_decided" in d.value.columns)
     assert set(numbers["judge_decided"]) == {0} and numbers["replies"].sum() > 0
+
+
+def test_the_overview_says_how_many_verdicts_the_judge_decided_and_how_often_it_agreed(monkeypatch, tmp_path):
+    judged = rows(4, model="m", judge_model="j", judge_status="read", decided_by="judge",
+                  rules_parse_status=["ok", "ok", "ok", "unparsed"], rules_parsed=["12", "12", "9", None],
+                  judge_parsed="12")
+    write_part(tmp_path / "run" / "part-000.parquet", concat(judged, rows(6, model="m")))
+    at = app(monkeypatch, tmp_path)
+    clean(at)
+    lines = [m.value for m in at.markdown if "the judge decided" in m.value]
+    assert lines == ["- m: the judge decided 4 of 10 verdicts (asked about 4); it read the same answer as the rules "
+                     "on 2 of the 3 replies both read (67%)"]
