@@ -205,6 +205,14 @@ def test_rescore_with_a_judge_reads_stored_replies_as_a_new_run(tmp_path, monkey
 
 
 def test_the_judge_table_of_an_experiment_and_its_errors():
+    from plates.runs.experiment import parse_experiment
+
+    base = {"dataset": "colorblindnesseval", "prompts": ["cbe-open"], "models": [{"backend": "baseline"}]}
+    exp = parse_experiment({**base, "judge": {"model": "gpt-4o-mini", "all": True}})
+    assert exp.judge == JudgeSpec("gpt-4o-mini", judge_all=True)
+    assert exp.run_id == parse_experiment(base).run_id  # how replies are read is not what is asked
+    with pytest.raises(ValueError, match=r"judge: unknown keys \['modle'\]"):
+        parse_experiment({**base, "judge": {"modle": "m"}})
     spec = parse_judge({"model": "gpt-4o-mini", "api_key_env": False, "all": True, "timeout": 5})
     assert (spec.key_env, spec.judge_all, spec.timeout, spec.key_variable()) == ((), True, 5.0, None)
     assert parse_judge({"model": "m"}).key_env == ("PLATES_JUDGE_API_KEY", "OPENAI_API_KEY")
