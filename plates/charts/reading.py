@@ -40,8 +40,20 @@ COUNTS = ("replies", "correct", "read", "ambiguous", "unread", "refused", "judge
 
 
 def reading_counts_from_rows(frame: pd.DataFrame, by: tuple[str, ...] | None = None) -> pd.DataFrame:
-    """What `plates.dashboard.queries.reading_counts` counts, from result rows in pandas (`load_results`);
-    ``by`` defaults to the `COUNT_KEYS` present."""
+    """What `plates.dashboard.queries.reading_counts` counts, from result rows in pandas.
+
+    Parameters
+    ----------
+    frame : pandas.DataFrame
+        Result rows (`plates.results.load_results`).
+    by : tuple of str, optional
+        The columns to group by (default: the `COUNT_KEYS` present).
+
+    Returns
+    -------
+    pandas.DataFrame
+        ``by`` and the `COUNTS` per group, over the replies with text (failed and declined requests left out).
+    """
     keys = [c for c in (by or COUNT_KEYS) if c in frame.columns]
     rows = frame[~frame["parse_status"].astype(object).isin(("error", "unsupported"))]
     status = rows["parse_status"].astype(object)
@@ -60,11 +72,29 @@ def reading_counts_from_rows(frame: pd.DataFrame, by: tuple[str, ...] | None = N
 
 
 def reading_table(frame: pd.DataFrame | None = None, *, counts: pd.DataFrame | None = None) -> pd.DataFrame:
-    """Per series, prompt and condition: replies with text, the share of each of `READINGS`, accuracy (correct
-    among replies, Wilson 95% interval: an unread reply counts as not correct), accuracy among the replies read,
-    and the judge's part: ``judge_asked``, ``judge_decided``, ``both_read`` and ``agreement`` (the share of
-    ``both_read`` where the rules and the judge read the same answer; NaN where none). ``counts``:
-    `plates.dashboard.queries.reading_counts`; ``frame``: result rows."""
+    """How the replies of each series, prompt and condition were read.
+
+    Parameters
+    ----------
+    frame : pandas.DataFrame, optional
+        Result rows; or
+    counts : pandas.DataFrame, optional
+        Their counts (`plates.dashboard.queries.reading_counts`, or `reading_counts_from_rows`).
+
+    Returns
+    -------
+    pandas.DataFrame
+        Per series, prompt and condition: the `COUNTS`; ``<reading>_share`` for each of `READINGS` (shares of the
+        replies with text, summing to 1); ``accuracy`` (correct among replies: an unread reply counts as not
+        correct) with its Wilson 95% interval ``ci_low``/``ci_high``; ``read_accuracy`` (correct among the
+        replies read); ``agreement`` (the share of ``both_read`` where the rules and the judge read the same
+        answer; NaN where none).
+
+    Raises
+    ------
+    ValueError
+        Neither ``frame`` nor ``counts`` given.
+    """
     if counts is None:
         if frame is None:
             raise ValueError("give the result rows (frame) or their reading counts (counts=)")
@@ -91,8 +121,26 @@ def reading_table(frame: pd.DataFrame | None = None, *, counts: pd.DataFrame | N
 
 def reading_figure(frame: pd.DataFrame | None = None, *, counts: pd.DataFrame | None = None,
                    condition: str | None = None) -> go.Figure:
-    """Stacked shares of `READINGS` among the replies of each series and prompt, for one condition, with the
-    accuracy (and the accuracy among replies read) written above each bar."""
+    """Stacked shares of `READINGS` among the replies of each series and prompt, for one condition.
+
+    Parameters
+    ----------
+    frame, counts : pandas.DataFrame, optional
+        As `reading_table` takes them.
+    condition : str, optional
+        The condition drawn (default: the one with most replies); the others are named in the title.
+
+    Returns
+    -------
+    plotly.graph_objects.Figure
+        One bar trace per reading (colours `READING_COLOURS`), the accuracy and the accuracy among the replies
+        read written above each bar; ``layout.meta`` names the condition shown and the others.
+
+    Raises
+    ------
+    ValueError
+        ``condition`` is not among the conditions present (the message lists them).
+    """
     title = "How the replies were read: unread is not wrong"
     table = reading_table(frame, counts=counts)
     if table.empty:

@@ -351,10 +351,25 @@ READING_COUNTS = {
 
 
 def reading_counts(results: Results, where: Where, by: Sequence[str]) -> pd.DataFrame:
-    """Replies with text (``parse_status`` neither "error" nor "unsupported") per ``by`` group, counted as
-    `READING_COUNTS` says: how many were read, ambiguous, unread, refused and correct (the deciding reading),
-    how many the judge was asked about and decided, and where the rules and the judge both read an answer, how
-    often they read the same one."""
+    """How the replies with text were read, per group, in one scan.
+
+    Parameters
+    ----------
+    results : plates.results.query.Results
+        The opened results.
+    where : Where
+        The view's filters.
+    by : sequence of str
+        The columns to group by.
+
+    Returns
+    -------
+    pandas.DataFrame
+        ``by`` and one count per `READING_COUNTS` entry, over the replies with text (``parse_status`` neither
+        "error" nor "unsupported"): read, ambiguous, unread, refused and correct (the deciding reading); the
+        replies the judge was asked about and decided; the replies both the rules and the judge read, and those
+        where they read the same answer.
+    """
     group = ", ".join(quote(c) for c in by)
     counts = ", ".join(f"count(*) FILTER (WHERE {sql}) AS {quote(name)}" for name, sql in READING_COUNTS.items())
     clause, params = where.sql("parse_status NOT IN ('error', 'unsupported')")

@@ -109,13 +109,30 @@ JUDGE_MAX_TOKENS = 256
 
 @dataclass(frozen=True)
 class JudgeSpec:
-    """Which judge to ask, and how.
+    """Which judge to ask, and how (frozen, validated).
 
-    ``model``: the model as its server names it. ``base_url``: an OpenAI-compatible server (None: OpenAI's).
-    ``key_env``: the environment variables the key may be in, first set wins (default `JUDGE_KEY_ENVS`; empty:
-    a local server that needs no key). ``judge_all``: ask about every reply with text, not only where the rules
-    abstain. ``timeout`` (seconds per attempt), ``max_attempts``, ``concurrency`` (requests in flight): as the
-    OpenAI-compatible backend takes them. Raises ValueError naming the bad field and what is allowed.
+    Parameters
+    ----------
+    model : str
+        The judge model as its server names it (e.g. ``"gpt-4o-mini"``).
+    base_url : str or None
+        An OpenAI-compatible server, ``http://`` or ``https://`` (None: OpenAI's).
+    key_env : tuple of str
+        The environment variables the key may be in, the first one set wins (default `JUDGE_KEY_ENVS`; empty: a
+        local server that needs no key). Only names are held, never a key.
+    judge_all : bool
+        Ask about every reply with text, not only where the rules abstain (`ASKED_STATUSES`).
+    timeout : float
+        Seconds per attempt, 0.001-3600.
+    max_attempts : int
+        Requests per reply, 1-20 (retries as `plates.models.openai_compat.OpenAIBackend` makes them).
+    concurrency : int
+        Requests in flight, 1-256.
+
+    Raises
+    ------
+    ValueError
+        A field out of range or of the wrong kind; the message names the field and what is allowed.
     """
 
     model: str
@@ -149,8 +166,18 @@ class JudgeSpec:
                                                              integer=True))
 
     def key_variable(self) -> str | None:
-        """The variable the key is read from: the first of ``key_env`` that is set (None when ``key_env`` is
-        empty); ValueError naming the variables when none is set (never a value)."""
+        """The variable the key is read from.
+
+        Returns
+        -------
+        str or None
+            The first of ``key_env`` that is set (and not blank); None when ``key_env`` is empty.
+
+        Raises
+        ------
+        ValueError
+            None of ``key_env`` is set; the message names the variables, never a value.
+        """
         if not self.key_env:
             return None
         for name in self.key_env:
@@ -170,8 +197,24 @@ JUDGE_KEYS = ("model", "base_url", "api_key_env", "all", "timeout", "max_attempt
 
 
 def parse_judge(table: Any) -> JudgeSpec:
-    """The `JudgeSpec` of an experiment's ``[judge]`` table (`JUDGE_KEYS`; ``api_key_env``: a variable's name, or
-    false for a server that needs no key; absent: `JUDGE_KEY_ENVS`). ValueError naming the bad key."""
+    """The judge an experiment file's ``[judge]`` table names.
+
+    Parameters
+    ----------
+    table : mapping
+        Keys `JUDGE_KEYS`: ``model`` (required), ``base_url``, ``api_key_env`` (a variable's name, or false for a
+        server that needs no key; absent: `JUDGE_KEY_ENVS`), ``all`` (bool), ``timeout``, ``max_attempts``,
+        ``concurrency``.
+
+    Returns
+    -------
+    JudgeSpec
+
+    Raises
+    ------
+    ValueError
+        Not a table, an unknown or missing key, or a bad value; the message names it and what is allowed.
+    """
     if not isinstance(table, Mapping):
         raise ValueError(f"judge: {table!r} is not valid; allowed: a [judge] table with {', '.join(JUDGE_KEYS)}")
     unknown = sorted(set(table) - set(JUDGE_KEYS))
@@ -207,8 +250,23 @@ def _choices(question: Question) -> tuple[str, str]:
 
 
 def judge_prompt(question: Question, reply: str) -> str:
-    """`JUDGE_PROMPT` filled in for ``question`` (its text and options) and ``reply`` (read as the rules read it:
-    without reasoning, bounded to `plates.tasks.answers.MAX_REPLY_CHARS`).
+    """`JUDGE_PROMPT` filled in for one reply.
+
+    Parameters
+    ----------
+    question : plates.tasks.Question
+        The question the model was asked: its text and options (or its answer kind) go into the prompt.
+    reply : str
+        The model's reply, quoted as the rules read it: without reasoning, bounded to
+        `plates.tasks.answers.MAX_REPLY_CHARS` as head and tail, whitespace collapsed (`plates.tasks.answers.prepare`).
+
+    Returns
+    -------
+    str
+        The judge's prompt (text only: no image is sent to the judge).
+
+    Examples
+    --------
 
     >>> q = Question("p", "mc", "Which number?", expected="B", options={"A": "7", "B": "12"}, answer_kind="choice")
     >>> "A. 7\\nB. 12" in judge_prompt(q, "It is (B).") and "<<<REPLY\\nIt is (B).\\nREPLY>>>" in judge_prompt(q, "It is (B).")
@@ -219,16 +277,40 @@ def judge_prompt(question: Question, reply: str) -> str:
 
 
 def needs_judge(row: Mapping[str, Any], judge_all: bool) -> bool:
-    """Whether the judge is asked about ``row`` (a results row): a reply with text, and the rules abstained
-    (`ASKED_STATUSES`), or any reading with ``judge_all``."""
+    """Whether the judge is asked about a results row.
+
+    Parameters
+    ----------
+    row : mapping
+        A results row (`plates.results.schema.COLUMNS`) as the rules judged it.
+    judge_all : bool
+        Ask about every reply with text.
+
+    Returns
+    -------
+    bool
+        The row has a reply, and the rules abstained on it (`ASKED_STATUSES`), or read it in any way with
+        ``judge_all``. A failed or declined request is never asked about.
+    """
     if row.get("reply") is None:
         return False
     return row.get("parse_status") in (PARSE_STATUSES if judge_all else ASKED_STATUSES)
 
 
 def rules_columns(row: Mapping[str, Any]) -> dict[str, Any]:
-    """The columns that say the rules decided ``row`` (its verdict columns as the rules left them) and that no
-    judge was asked."""
+    """The columns that say the rules decided a row and no judge was asked.
+
+    Parameters
+    ----------
+    row : mapping
+        The row's verdict columns (``parsed``, ``parse_status``, ``correct``) as the rules left them.
+
+    Returns
+    -------
+    dict
+        ``rules_parsed``, ``rules_parse_status``, ``rules_correct`` copied from them, ``decided_by`` "rules", and
+        every ``judge_*`` column None.
+    """
     return {"rules_parsed": row.get("parsed"), "rules_parse_status": row.get("parse_status"),
             "rules_correct": row.get("correct"), "decided_by": "rules", "judge_model": None,
             "judge_prompt_version": None, "judge_status": None, "judge_parsed": None, "judge_reply": None,
@@ -236,9 +318,26 @@ def rules_columns(row: Mapping[str, Any]) -> dict[str, Any]:
 
 
 def judged(question: Question, reply: Reply, model: str, secrets: Sequence[str | None] = ()) -> dict[str, Any]:
-    """The row columns the judge's ``reply`` (to `judge_prompt`) sets for a reply to ``question``: the judge's
-    columns, and, when the rules read an answer in the judge's reply (``judge_status`` "read"), the verdict
-    columns with ``decided_by`` "judge". ``secrets`` are redacted from the judge's reply and error."""
+    """The row columns one judge reply sets.
+
+    Parameters
+    ----------
+    question : plates.tasks.Question
+        The question the model was asked; its task's scorer reads the judge's reply (a judge reply is a reply).
+    reply : plates.models.base.Reply
+        The judge's reply to `judge_prompt`, or its failed request.
+    model : str
+        The judge model's name (``judge_model``).
+    secrets : sequence of str
+        Keys redacted from the judge's reply and error (`plates.secrets.redact`).
+
+    Returns
+    -------
+    dict
+        The ``judge_*`` columns (``judge_status`` one of `JUDGE_STATUSES`; ``judge_reply`` at most
+        `JUDGE_REPLY_CHARS` characters); when the rules read an answer in the judge's reply (``judge_status``
+        "read"), also the verdict columns and ``decided_by`` "judge". Otherwise the rules' verdict stands.
+    """
     out: dict[str, Any] = {"judge_model": model, "judge_prompt_version": JUDGE_PROMPT_VERSION,
                            "judge_generation_json": redact(reply.settings_json, secrets), "judge_parsed": None,
                            "judge_reply": None, "judge_error": None}
@@ -274,8 +373,24 @@ class Judge:
         self.secrets = tuple(s for s in (*secrets, key) if s)
 
     def judge_rows(self, asked: Sequence[tuple[Question, dict[str, Any]]]) -> int:
-        """Ask the judge about each ``(question, row)`` that `needs_judge`, updating the row in place; every row
-        first gets the rules' columns (`rules_columns`). Returns how many verdicts the judge decided."""
+        """Ask the judge about the rows that `needs_judge`, updating each row in place.
+
+        Parameters
+        ----------
+        asked : sequence of (plates.tasks.Question, dict)
+            Each row (a results row as the rules judged it) with the question it answered. Every row first gets
+            the rules' columns (`rules_columns`); the judge's requests run ``spec.concurrency`` at a time.
+
+        Returns
+        -------
+        int
+            How many verdicts the judge decided.
+
+        Raises
+        ------
+        plates.models.BackendFailing
+            The judge's server refused outright (401/403/404) or cannot be reached.
+        """
         todo = []
         for question, row in asked:
             row.update(rules_columns(row))
