@@ -350,17 +350,22 @@ READING_COUNTS = {
 }
 
 
+#: The reading counts per `CUBE_COLUMNS` combination, kept as a DuckDB table beside the cube (made once per opened
+#: results, on first use): every later page, family or condition choice sums it, never the rows again.
+READING_TABLE = "reading_cube"
+
+
 def reading_counts(results: Results, where: Where, by: Sequence[str]) -> pd.DataFrame:
-    """How the replies with text were read, per group, in one scan.
+    """How the replies with text were read, per group.
 
     Parameters
     ----------
     results : plates.results.query.Results
-        The opened results.
+        The opened results. The first call scans them once into `READING_TABLE`; later calls sum that table.
     where : Where
-        The view's filters.
+        The view's filters (on `CUBE_COLUMNS`, as every filter is).
     by : sequence of str
-        The columns to group by.
+        The columns to group by: some of `CUBE_COLUMNS`.
 
     Returns
     -------
@@ -369,12 +374,25 @@ def reading_counts(results: Results, where: Where, by: Sequence[str]) -> pd.Data
         "error" nor "unsupported"): read, ambiguous, unread, refused and correct (the deciding reading); the
         replies the judge was asked about and decided; the replies both the rules and the judge read, and those
         where they read the same answer.
+
+    Raises
+    ------
+    ValueError
+        A ``by`` column that is not one of `CUBE_COLUMNS` (the message lists them).
     """
-    group = ", ".join(quote(c) for c in by)
+    unknown = [c for c in by if c not in CUBE_COLUMNS]
+    if unknown:
+        raise ValueError(f"reading_counts groups by {unknown}, which the reading table does not hold; allowed: "
+                         f"{', '.join(CUBE_COLUMNS)}")
+    keys = ", ".join(quote(c) for c in CUBE_COLUMNS)
     counts = ", ".join(f"count(*) FILTER (WHERE {sql}) AS {quote(name)}" for name, sql in READING_COUNTS.items())
-    clause, params = where.sql("parse_status NOT IN ('error', 'unsupported')")
+    results.execute(f"CREATE TABLE IF NOT EXISTS {READING_TABLE} AS SELECT {keys}, {counts} FROM results "
+                    f"WHERE parse_status NOT IN ('error', 'unsupported') GROUP BY {keys}")
+    group = ", ".join(quote(c) for c in by)
+    sums = ", ".join(f"CAST(sum({quote(name)}) AS BIGINT) AS {quote(name)}" for name in READING_COUNTS)
+    clause, params = where.sql()
     return results.query(
-        f"SELECT {group}, {counts} FROM results {clause} GROUP BY {group} ORDER BY {group}", params
+        f"SELECT {group}, {sums} FROM {READING_TABLE} {clause} GROUP BY {group} ORDER BY {group}", params
     )
 
 

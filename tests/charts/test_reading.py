@@ -68,6 +68,12 @@ def test_duckdb_counts_equal_the_pandas_counts_on_the_same_part(tmp_path):
     try:
         by = ["run_id", "model", *queries.CONDITION_KEYS, "prompt_name"]
         duck = queries.reading_counts(results, queries.Where(), by)
+        # later calls sum the table the first one made, under the view's filters
+        only_b = queries.reading_counts(results, queries.Where(values={"model": ["b"]}), ["model"])
+        assert only_b.to_dict("records") == [{"model": "b", **{c: int(duck.loc[1, c]) for c in queries.READING_COUNTS}}]
+        assert results.query(f"SELECT count(*) AS n FROM {queries.READING_TABLE}")["n"].iloc[0] == 2
+        with pytest.raises(ValueError, match=r"groups by \['item_id'\], which the reading table does not hold"):
+            queries.reading_counts(results, queries.Where(), ["item_id"])
     finally:
         results.close()
     mine = reading_counts_from_rows(frame, tuple(by))
