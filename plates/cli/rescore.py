@@ -2,12 +2,19 @@
 call, and write each run found under RESULTS as a new run (``<run id>-rules<version>``, a ``rescored_from``
 column naming the source run) under OUT (default: beside RESULTS). Prints, per run, how many verdicts changed per
 prompt and the old -> new parse-status counts. A run already judged under today's rules, or already rescored
-under OUT, is left alone. The library side is `plates.runs.rescore`."""
+under OUT, is left alone. With ``--judge MODEL`` (flags as `plates run`'s; docs/judge.md) a judge model reads the
+replies the rules abstain on, and the new run is ``<run id>-rules<version>-judge<hash>``. The library side is
+`plates.runs.rescore`."""
 
 from __future__ import annotations
 
 import argparse
+import sys
+from contextlib import nullcontext
 from pathlib import Path
+
+from plates.cli import EXIT_BACKEND
+from plates.cli.run import add_judge_arguments, judge_from_args
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
@@ -15,14 +22,33 @@ def register(subparsers: argparse._SubParsersAction) -> None:
                               description=__doc__)
     p.add_argument("results", help="a results folder or Parquet file (folders are searched recursively)")
     p.add_argument("--out", default=None, help="folder for the rescored runs (default: the RESULTS folder)")
+    add_judge_arguments(p)
     p.set_defaults(func=main)
 
 
 def main(args: argparse.Namespace) -> int:
+    from plates.models import BackendFailing
+    from plates.runs.judge import Judge
+
+    spec = judge_from_args(args)
+    if spec is not None:
+        spec.key_variable()  # named before anything is read
+    try:
+        with Judge(spec) if spec is not None else nullcontext() as judge:
+            return _rescore(args, judge)
+    except BackendFailing as exc:
+        print(f"plates rescore: error: the judge keeps failing, stopped: {str(exc).removeprefix('stopping: ')}\n"
+              "plates rescore: runs already rescored are written; fix the cause and rerun the same command",
+              file=sys.stderr)
+        return EXIT_BACKEND
+
+
+def _rescore(args: argparse.Namespace, judge) -> int:
     from plates.results import ResultsWriter, load_results
-    from plates.runs.rescore import rescore_run, rescored_run_id
+    from plates.runs.rescore import rescore_run, rescored_run_id, rescored_suffix
     from plates.tasks.answers import RULES_VERSION
 
+    spec = None if judge is None else judge.spec
     source = Path(args.results)
     if not source.exists():
         raise ValueError(f"RESULTS {str(source)!r} does not exist; allowed: a results folder or Parquet file")
@@ -37,13 +63,16 @@ def main(args: argparse.Namespace) -> int:
     written = 0
     for run_id, run in frame.groupby("run_id", sort=True):
         versions = set(run["rules_version"].dropna().astype(int))
-        if versions == {RULES_VERSION}:
+        if spec is None and versions == {RULES_VERSION}:
             print(f"{run_id}: already judged under rules {RULES_VERSION}; left alone")
             continue
-        if rescored_run_id(run_id) in present:
-            print(f"{run_id}: {rescored_run_id(run_id)} is already under {out}; left alone")
+        if spec is not None and run_id.endswith(rescored_suffix(spec)):
+            print(f"{run_id}: already judged under rules {RULES_VERSION} and this judge; left alone")
             continue
-        done = rescore_run(run.to_dict("records"))
+        if rescored_run_id(run_id, spec) in present:
+            print(f"{run_id}: {rescored_run_id(run_id, spec)} is already under {out}; left alone")
+            continue
+        done = rescore_run(run.to_dict("records"), judge)
         with ResultsWriter(out, done.run_id, flush_rows=max(len(done.rows), 1)) as writer:
             for row in done.rows:
                 writer.add(row)
@@ -51,7 +80,8 @@ def main(args: argparse.Namespace) -> int:
         old = ", ".join(str(v) for v in sorted(done.old_versions))
         print(f"{run_id} (rules {old}) -> {done.run_id} (rules {RULES_VERSION}): {len(done.rows)} rows, "
               f"{done.changed} verdicts changed" + (f"; label space inferred for {done.inferred} rows"
-                                                     if done.inferred else ""))
+                                                     if done.inferred else "")
+              + (f"; the judge {spec.model} decided {done.judged} verdicts" if spec is not None else ""))
         for prompt, (n, changed, before, after) in sorted(done.per_prompt.items()):
             print(f"  {prompt}: {changed} of {n} verdicts changed; correct {before} -> {after}")
         for (before, after), n in sorted(done.transitions.items(), key=lambda kv: (-kv[1], kv[0])):

@@ -62,7 +62,45 @@ def register(subparsers: argparse._SubParsersAction) -> None:
                    "belongs to), HOST:PORT or ray://HOST:PORT; default: a local cluster started for this run")
     o.add_argument("--ray-actors", type=int, metavar="N", help="with --executor ray: actors per model (default: "
                    "one per CPU of the cluster; one per GPU for --backend hf on a cluster with GPUs)")
+    add_judge_arguments(p)
     p.set_defaults(func=main)
+
+
+def add_judge_arguments(p: argparse.ArgumentParser) -> None:
+    """The judge model's flags (`plates.runs.judge`), shared by `plates run` and `plates rescore`."""
+    j = p.add_argument_group("judge model (optional: asked where the rules abstain; see docs/judge.md)")
+    j.add_argument("--judge", metavar="MODEL", help="an OpenAI-compatible model that reads the replies the rules "
+                   "leave unparsed or ambiguous (with an experiment file: replaces its [judge])")
+    j.add_argument("--judge-base-url", metavar="URL", help="the judge's server, e.g. http://127.0.0.1:8000/v1 "
+                   "(default: OpenAI's)")
+    j.add_argument("--judge-api-key-env", metavar="NAME", help="the environment variable holding the judge's key "
+                   "(default: PLATES_JUDGE_API_KEY, else OPENAI_API_KEY)")
+    j.add_argument("--judge-no-api-key", action="store_true", help="the judge's server needs no key")
+    j.add_argument("--judge-all", action="store_true", help="ask the judge about every reply, not only where the "
+                   "rules abstain")
+    j.add_argument("--judge-timeout", type=float, metavar="S", help="seconds per judge request (default 60)")
+
+
+def judge_from_args(args: argparse.Namespace):  # -> plates.runs.judge.JudgeSpec | None
+    """The judge the flags name (None without --judge); ValueError for a judge flag without --judge, or both
+    --judge-api-key-env and --judge-no-api-key."""
+    from plates.runs.judge import JUDGE_KEY_ENVS, JudgeSpec  # lazy, as every subcommand's library
+
+    given = [flag for flag, value in (("--judge-base-url", args.judge_base_url),
+                                      ("--judge-api-key-env", args.judge_api_key_env),
+                                      ("--judge-no-api-key", args.judge_no_api_key or None),
+                                      ("--judge-all", args.judge_all or None),
+                                      ("--judge-timeout", args.judge_timeout)) if value is not None]
+    if args.judge is None:
+        if given:
+            raise ValueError(f"{', '.join(given)} need --judge MODEL; allowed: --judge MODEL {given[0]} ...")
+        return None
+    if args.judge_api_key_env is not None and args.judge_no_api_key:
+        raise ValueError("give --judge-api-key-env or --judge-no-api-key, not both; allowed: one of them, or "
+                         "neither (the key in PLATES_JUDGE_API_KEY, else OPENAI_API_KEY)")
+    env = () if args.judge_no_api_key else (args.judge_api_key_env,) if args.judge_api_key_env else JUDGE_KEY_ENVS
+    return JudgeSpec(args.judge, base_url=args.judge_base_url, key_env=env, judge_all=args.judge_all,
+                     **({} if args.judge_timeout is None else {"timeout": args.judge_timeout}))
 
 
 def add_experiment_arguments(p: argparse.ArgumentParser, *, out_help: str,
@@ -134,7 +172,7 @@ def build_experiment(args: argparse.Namespace):  # -> plates.runs.experiment.Exp
             raise ValueError(f"{', '.join(quick_flags)} cannot be combined with an experiment file; "
                              "put them in the TOML (allowed with a file: --out, --limit, --concurrency, "
                              "--device, --device-map, --dtype, --batch-size, --trust-remote-code, "
-                             "--protocol)")
+                             "--protocol, --judge and its flags)")
         exp = load_experiment(args.experiment, protocol=args.protocol)
         if getattr(args, "view", None) is not None:
             lookup(FAMILIES, args.view, "--view")
@@ -234,6 +272,9 @@ def main(args: argparse.Namespace) -> int:
     shard = None if args.shard is None else Shard.parse(args.shard)
     executor = _executor(args)
     exp = build_experiment(args)
+    judge = judge_from_args(args)
+    if judge is not None:
+        exp = dataclasses.replace(exp, judge=judge)
     try:
         summary = run_experiment(exp, retry_errors=args.retry_errors, progress=not args.no_progress, shard=shard,
                                  executor=executor, take_over_lock=args.take_over_lock)
@@ -248,5 +289,6 @@ def main(args: argparse.Namespace) -> int:
         return EXIT_BAD_INPUT
     print(f"run {summary.run_id}: {summary.written} rows written ({summary.errors} errors, "
           f"{summary.unsupported} unsupported, {summary.correct} correct), {summary.existing} already there, "
-          f"{summary.planned} planned; results in {summary.out} ({summary.seconds:.1f} s)")
+          f"{summary.planned} planned; results in {summary.out} ({summary.seconds:.1f} s)"
+          + (f"; the judge {exp.judge.model} decided {summary.judged} verdicts" if exp.judge else ""))
     return 0

@@ -11,6 +11,7 @@ import streamlit as st
 from plates.admission import SESSION_TTL_S, Admission, client_address, hosted_space
 from plates.analysis import people
 from plates.charts import export as figure_export
+from plates.charts.reading import judge_lines
 from plates.dashboard import family_queries, pages, queries, views
 from plates.results.uploads import UploadFolders, check_uploads
 from plates.storage import mirror
@@ -159,19 +160,50 @@ def people_control(view: views.View, key: str) -> tuple[str, ...] | None:
     return tuple(chosen)
 
 
+#: What the panel of how replies were read (`reading_panel`) says under its chart's title.
+READING_CAPTION = (
+    "Each model's replies as they were read, for one condition: a correct answer, a wrong one, or none read "
+    "(ambiguous: several answers and nothing to choose; unread: no answer found; refused: declined or described "
+    "the image). Accuracy counts an unread reply as not correct: a model that is not read is not wrong. The "
+    "numbers add the judge model's part where one was asked (docs/judge.md): the verdicts it decided, and how "
+    "often it and the rules read the same answer where both read one."
+)
+
+
+def reading_panel(options: dict | None) -> None:
+    """Under a chart page (Overview, Failure modes): how each series' replies were read beside accuracy, for the
+    condition and stimulus family the page chose (``options``, what `chart_page` returned; None: the page drew
+    nothing)."""
+    if options is None:
+        return
+    view = current_view()
+    st.header("How the replies were read")
+    st.caption(READING_CAPTION)
+    chosen = {k: v for k, v in options.items() if k in ("condition", "family")}
+    result = _figure_and_numbers("reading", view, chosen)
+    for line in judge_lines(result.table) if result is not None else ():
+        st.markdown(f"- {line}")
+
+
 def chart_page(
     name: str, title: str, caption: str, controls: Callable[[views.View], dict] | None = None
-) -> None:
+) -> dict | None:
     """A page: title, what the chart shows (with the paper it comes from), the page's own widgets
     (``controls`` returns keyword arguments for the page function), the figure, then its numbers. A
-    ValueError is shown with st.error and the page returns."""
+    ValueError is shown with st.error and the page returns. Returns the widgets' values (None when nothing
+    was drawn)."""
     view = current_view()
     st.title(title)
     st.caption(caption)
     if view.cube.empty:
         st.info("No rows match the filters.")
-        return
+        return None
     options = controls(view) if controls is not None else {}
+    return options if _figure_and_numbers(name, view, options) is not None else None
+
+
+def _figure_and_numbers(name: str, view: views.View, options: dict) -> pages.Page | None:
+    """Page ``name``'s figure, its export buttons and its numbers; None (after st.error) on a ValueError."""
     try:
         result = page_result(
             name,
@@ -183,7 +215,7 @@ def chart_page(
         )
     except ValueError as exc:
         st.error(str(exc))
-        return
+        return None
     for note in result.notes:
         st.warning(note)
     st.plotly_chart(result.figure, key=f"chart-{name}")
@@ -191,3 +223,4 @@ def chart_page(
     if not result.table.empty:
         with st.expander("Numbers", expanded=False):
             st.dataframe(result.table, hide_index=True)
+    return result

@@ -18,9 +18,10 @@ from plates.analysis import comparison as matching
 from plates.analysis import metrics
 from plates.charts import comparison, published
 from plates.charts import ishihara as charts
-from plates.charts.common import CONDITION, titled
+from plates.charts.common import CONDITION, SERIES, titled
 from plates.charts.failure_modes import failure_mode_figure, failure_mode_table
 from plates.charts.overview import overview_figure, overview_table
+from plates.charts.reading import READINGS, reading_figure, reading_table
 from plates.charts.views import seen_resolution_figure, seen_resolution_table
 from plates.charts.yes_no import yes_no_figure, yes_no_table
 from plates.dashboard import queries
@@ -308,6 +309,30 @@ def failure_modes(view: View, condition: str | None = None) -> Page:
     return Page(failure_mode_figure(counts=counts, condition=condition), table)
 
 
+def reading(view: View, condition: str | None = None, family: str | None = None) -> Page:
+    """How each series' replies were read (correct, wrong, ambiguous, unread, refused) beside accuracy, and the
+    judge model's part (`plates.charts.reading`): shown under the Overview and the Failure modes. ``family`` (an
+    `OVERVIEW_FAMILIES` label): only that family's tasks, as the Overview shows them."""
+    counts = view.label(queries.reading_counts(view.opened.results, view.where, [*_BY, "prompt_name", "task"]))
+    if family is not None:
+        if family not in OVERVIEW_FAMILIES:
+            raise ValueError(f"family {family!r} is not known; allowed: {', '.join(OVERVIEW_FAMILIES)}")
+        wanted = {t for t, task in TASKS.items() if task.family in OVERVIEW_FAMILIES[family]}
+        counts = counts[counts["task"].astype(object).isin(wanted)]
+    table = reading_table(counts=counts)
+    if condition is not None and condition not in set(table[CONDITION].astype(str)):
+        condition = None  # the chosen condition holds no reply with text: show the one with most replies
+    return Page(reading_figure(counts=counts, condition=condition), _reading_numbers(table))
+
+
+def _reading_numbers(table: pd.DataFrame) -> pd.DataFrame:
+    """The reading table's columns a reader of the page wants, in that order."""
+    shares = [f"{r}_share" for r in READINGS]
+    keep = [SERIES, "prompt_name", CONDITION, "replies", "accuracy", "ci_low", "ci_high", "read_accuracy", *shares,
+            "judge_asked", "judge_decided", "both_read", "agree", "agreement"]
+    return table[[c for c in keep if c in table.columns]]
+
+
 #: Tasks the "Published numbers" page draws when none is chosen: the first few of the table, so a wide table
 #: (ColorBench Table 1: 12 tasks x 35 rows) stays readable.
 PUBLISHED_DEFAULT_TASKS = 3
@@ -337,6 +362,7 @@ PAGES: dict[str, Callable[..., Page]] = {
     "delta_e": delta_e,
     "failure_modes": failure_modes,
     "published": published_numbers,
+    "reading": reading,
 }
 
 __all__ = [
@@ -356,6 +382,7 @@ __all__ = [
     "plate_cube",
     "plate_prompts",
     "published_numbers",
+    "reading",
     "repeated",
     "resolution",
     "yes_no",

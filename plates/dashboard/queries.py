@@ -8,7 +8,8 @@ compares them on the same rows). Nothing here loads rows into pandas but the dri
   resolution, yes/no, the comparison with the papers and every filter's options come from it.
 * `pairs`: the paired counts behind the grayscale and chain-of-thought deltas (items answered on both sides).
 * `levels`: answered / correct per ΔE2000 level (rounded to `LEVEL_DECIMALS`) for the psychometric fits.
-* `failure_counts`, `drilldown`, `drilldown_count`, `repeated_items`, `export`.
+* `failure_counts`, `reading_counts` (how replies were read, and the judge's part), `drilldown`,
+  `drilldown_count`, `repeated_items`, `export`.
 
 Filters are a `Where`: allowed values per column and allowed condition combinations, always passed to DuckDB
 as parameters (never pasted into SQL).
@@ -350,6 +351,68 @@ def failure_counts(results: Results, where: Where, by: Sequence[str]) -> pd.Data
     clause, params = where.sql("correct = false")
     return results.query(
         f"SELECT {group}, count(*) AS wrong FROM results {clause} GROUP BY {group} ORDER BY {group}", params
+    )
+
+
+#: How `reading_counts` counts each reading of the replies with text (`plates.charts.reading.READINGS`) and the
+#: judge model's part in them (`plates.runs.judge`): a count per SQL condition.
+READING_COUNTS = {
+    "replies": "true",
+    "correct": "correct",
+    "read": "parse_status = 'ok'",
+    "ambiguous": "parse_status = 'ambiguous'",
+    "unread": "parse_status = 'unparsed'",
+    "refused": "parse_status = 'refusal'",
+    "judge_asked": "judge_model IS NOT NULL",
+    "judge_decided": "decided_by = 'judge'",
+    "both_read": "rules_parse_status = 'ok' AND judge_status = 'read'",
+    "agree": "rules_parse_status = 'ok' AND judge_status = 'read' AND rules_parsed = judge_parsed",
+}
+
+
+#: The reading counts per `CUBE_COLUMNS` combination, kept as a DuckDB table beside the cube (made once per opened
+#: results, on first use): every later page, family or condition choice sums it, never the rows again.
+READING_TABLE = "reading_cube"
+
+
+def reading_counts(results: Results, where: Where, by: Sequence[str]) -> pd.DataFrame:
+    """How the replies with text were read, per group.
+
+    Parameters
+    ----------
+    results : plates.results.query.Results
+        The opened results. The first call scans them once into `READING_TABLE`; later calls sum that table.
+    where : Where
+        The view's filters (on `CUBE_COLUMNS`, as every filter is).
+    by : sequence of str
+        The columns to group by: some of `CUBE_COLUMNS`.
+
+    Returns
+    -------
+    pandas.DataFrame
+        ``by`` and one count per `READING_COUNTS` entry, over the replies with text (``parse_status`` neither
+        "error" nor "unsupported"): read, ambiguous, unread, refused and correct (the deciding reading); the
+        replies the judge was asked about and decided; the replies both the rules and the judge read, and those
+        where they read the same answer.
+
+    Raises
+    ------
+    ValueError
+        A ``by`` column that is not one of `CUBE_COLUMNS` (the message lists them).
+    """
+    unknown = [c for c in by if c not in CUBE_COLUMNS]
+    if unknown:
+        raise ValueError(f"reading_counts groups by {unknown}, which the reading table does not hold; allowed: "
+                         f"{', '.join(CUBE_COLUMNS)}")
+    keys = ", ".join(quote(c) for c in CUBE_COLUMNS)
+    counts = ", ".join(f"count(*) FILTER (WHERE {sql}) AS {quote(name)}" for name, sql in READING_COUNTS.items())
+    results.execute(f"CREATE TABLE IF NOT EXISTS {READING_TABLE} AS SELECT {keys}, {counts} FROM results "
+                    f"WHERE parse_status NOT IN ('error', 'unsupported') GROUP BY {keys}")
+    group = ", ".join(quote(c) for c in by)
+    sums = ", ".join(f"CAST(sum({quote(name)}) AS BIGINT) AS {quote(name)}" for name in READING_COUNTS)
+    clause, params = where.sql()
+    return results.query(
+        f"SELECT {group}, {sums} FROM {READING_TABLE} {clause} GROUP BY {group} ORDER BY {group}", params
     )
 
 

@@ -70,6 +70,8 @@ TOKEN_PARAMS = ("max_tokens", "max_completion_tokens", None)
 IMAGE_DETAILS = ("auto", "low", "high", None)
 NO_KEY = "EMPTY"  # what local servers (vLLM, Ollama) accept when they need no key
 OPENAI_URL = "https://api.openai.com/v1"  # base_url None
+#: How a failed reply's error begins when no attempt answered within the timeout (a caller may tell it apart).
+TIMEOUT_MESSAGE = "no reply within"
 
 
 @dataclass(frozen=True)
@@ -303,7 +305,7 @@ class OpenAIBackend(Backend):
 
     def _classify(self, exc: BaseException) -> _Failure:
         if isinstance(exc, asyncio.TimeoutError | httpx.TimeoutException):
-            return _Failure("timeout", f"no reply within {self.timeout:g} s", retryable=True)
+            return _Failure("timeout", f"{TIMEOUT_MESSAGE} {self.timeout:g} s", retryable=True)
         if isinstance(exc, HTTPStatusError) and 300 <= exc.status < 400:
             # only reached with follow_redirects=False: say so, and quote neither the body nor the Location
             status = exc.status

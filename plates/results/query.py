@@ -257,6 +257,11 @@ def _quote(name: str) -> str:
     return '"' + name.replace('"', '""') + '"'
 
 
+def _literal(value: Any) -> str:
+    """A constant as a DuckDB literal: a string quoted, a number as written (an `ABSENT_DEFAULTS` value)."""
+    return "'" + value.replace("'", "''") + "'" if isinstance(value, str) else str(value)
+
+
 def _sql_list(values: Sequence[str]) -> str:
     """A DuckDB list literal of strings, each quoted (a view cannot take parameters)."""
     return "[" + ", ".join("'" + v.replace("'", "''") + "'" for v in values) + "]"
@@ -300,7 +305,7 @@ class Results:
         ]
         # a column older parts lack reads as its ABSENT_DEFAULTS value (rules_version: UNVERSIONED), as in
         # load_results
-        cols = [f"coalesce({c.removesuffix(f' AS {_quote(n)}')}, {ABSENT_DEFAULTS[n]}) AS {_quote(n)}"
+        cols = [f"coalesce({c.removesuffix(f' AS {_quote(n)}')}, {_literal(ABSENT_DEFAULTS[n])}) AS {_quote(n)}"
                 if n in ABSENT_DEFAULTS else c for c, n in zip(cols, COLUMNS, strict=True)]
         files = list(self.parts.files)
         source = (

@@ -100,12 +100,35 @@ COLUMNS: dict[str, tuple[pa.DataType, str]] = {
     "view_figure_cut": (pa.bool_(), "some of the figure (a plate's text) fell outside every view; null: no figure"),
     "view_delta_e_p05": (pa.float64(), "5th percentile CIEDE2000 between figure and ground pixels of the view"),
     "view_delta_e_median": (pa.float64(), "median CIEDE2000 between figure and ground pixels of the view"),
+    # the rules' own reading and the optional judge model's (plates.runs.judge): parsed / parse_status / correct /
+    # failure_mode above hold the reading that decided (decided_by)
+    "rules_parsed": (pa.string(), "what the rules read in the reply (plates.tasks.answers), whoever decided; null "
+                                  "when they read nothing or the row predates the column"),
+    "rules_parse_status": (pa.string(), "the rules' parse status of the reply ('ok', 'ambiguous', 'unparsed', "
+                                        "'refusal', or 'unsupported'/'error' with no reply); null before the column"),
+    "rules_correct": (pa.bool_(), "the rules' verdict on the reply; null when the request failed or before the "
+                                  "column"),
+    "decided_by": (pa.string(), "whose reading the verdict columns hold: 'rules' or 'judge' (the judge model "
+                                "read an answer: plates.runs.judge); rows before the column read 'rules'"),
+    "judge_model": (pa.string(), "the judge model asked about this reply (as its server names it); null: none"),
+    "judge_prompt_version": (pa.int32(), "plates.runs.judge.JUDGE_PROMPT_VERSION of the prompt the judge got"),
+    "judge_status": (pa.string(), "how the judge answered (plates.runs.judge.JUDGE_STATUSES): 'read' (an answer "
+                                  "the rules read in its reply: it decided), 'none' (it said the reply commits to "
+                                  "no answer), 'off-format' (the rules read nothing in its reply), 'error', "
+                                  "'timeout'; null: the judge was not asked"),
+    "judge_parsed": (pa.string(), "the answer the rules read in the judge's reply (judge_status 'read')"),
+    "judge_reply": (pa.string(), "the judge's raw reply, its first plates.runs.judge.JUDGE_REPLY_CHARS characters "
+                                 "(secrets redacted); null when it gave none"),
+    "judge_error": (pa.string(), "why the judge's request failed (judge_status 'error'/'timeout'); never "
+                                 "contains secrets"),
+    "judge_generation_json": (pa.string(), "every setting sent to the judge, as JSON (temperature 0, token "
+                                           "budget, what was left to the server)"),
 }
 
 #: What ``rules_version`` reads as for rows written before rows recorded it (a file without the column).
 UNVERSIONED = 0
 #: Columns a file written before they existed reads with this value instead of null.
-ABSENT_DEFAULTS: dict[str, Any] = {"rules_version": UNVERSIONED}
+ABSENT_DEFAULTS: dict[str, Any] = {"rules_version": UNVERSIONED, "decided_by": "rules"}
 
 #: The ΔE2000 columns a stimulus's measurement fills (`plates.stimuli.ishihara.measure.DrawnDeltaE.columns`).
 MEASURED_COLUMNS: tuple[str, ...] = ("delta_e_target", "delta_e_drawn_min", "delta_e_drawn_p05",

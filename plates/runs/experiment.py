@@ -24,6 +24,12 @@ A TOML experiment (see ``examples/cbe-smoke.toml``)::
     variants = ["standard"]       # omit: each prompt's own variant (cbe-open-clear asks about the clear plate)
     text_only = [false, true]     # ColorBench App. J control: the image replaced by a black one of its size
 
+    [judge]                       # optional: a judge model where the rules abstain (plates.runs.judge)
+    model = "gpt-4o-mini"
+    base_url = "https://api.openai.com/v1"
+    api_key_env = "PLATES_JUDGE_API_KEY"  # default: PLATES_JUDGE_API_KEY, else OPENAI_API_KEY; false: no key
+    all = false                   # true: ask about every reply, not only where the rules abstain
+
     [[models]]
     backend = "openai"            # openai | hf | baseline | reference-pixels
     model = "gpt-4o-mini"
@@ -63,6 +69,7 @@ from plates.datasets import PRESETS
 from plates.datasets.family_presets import FAMILY_PRESETS, unknown_preset
 from plates.models import BACKENDS, DEFAULT_MODELS, backend_class
 from plates.models.views import FAMILIES
+from plates.runs.judge import JudgeSpec, parse_judge
 from plates.runs.protocols import get_protocol, model_settings
 from plates.stimuli import ENGINE_VERSION, STIMULI
 from plates.storage import is_url
@@ -74,7 +81,8 @@ BACKEND_KINDS = tuple(BACKENDS)
 #: Every variant some stimulus family offers (a condition may ask for one; items of a family without it fail
 #: with a clear error when planned).
 VARIANTS = tuple(dict.fromkeys(v for f in STIMULI.values() for v in f.variants))
-TOP_KEYS = ("name", "seed", "shots", "prompts", "prompt_files", "out", "dataset", "conditions", "models", "protocol")
+TOP_KEYS = ("name", "seed", "shots", "prompts", "prompt_files", "out", "dataset", "conditions", "models", "protocol",
+            "judge")
 DATASET_KEYS = ("source", "limit", "sample", "sample_seed")
 CONDITION_KEYS = ("sizes", "grayscale", "hue_shifts", "cvd", "variants", "text_only")
 #: Keys every [[models]] table takes; the rest are the backend constructor's own options.
@@ -157,6 +165,9 @@ class Experiment:
     #: a seeded random subset of this many plates (`plates.datasets.sample.Sample`), or None for all
     sample: int | None = None
     sample_seed: int = 0
+    #: the judge model asked where the rules abstain (`plates.runs.judge`), or None: how replies are read, not
+    #: what is asked, so outside the run id (each row records its judge)
+    judge: JudgeSpec | None = None
 
     def identity(self) -> dict[str, Any]:
         """The normalised spec that defines the run (operational settings left out)."""
@@ -380,7 +391,8 @@ def parse_experiment(data: dict[str, Any], *, base_dir: str | Path | None = None
     return Experiment(dataset=source, models=model_specs, prompts=tuple(dict.fromkeys(prompts)),
                       conditions=_conditions(data.get("conditions", {})), shots=tuple(dict.fromkeys(shots)),
                       seed=seed, limit=limit, out=out, name=name, user_prompts=user_prompts, protocol=protocol,
-                      sample=sample, sample_seed=sample_seed)
+                      sample=sample, sample_seed=sample_seed,
+                      judge=None if data.get("judge") is None else parse_judge(data["judge"]))
 
 
 def _with_protocol(where: str, table: Any, protocol: str) -> Any:

@@ -5,7 +5,8 @@ options (``options_json``), the question's facts (``truth_json``), the task, and
 space. `question_of` rebuilds the `plates.tasks.Question` from a row, `rejudge` scores its reply again
 (`plates.tasks.answers`), and `rescore_run` turns one stored run into a new run: a new run id
 (`rescored_run_id`), every row judged under ``RULES_VERSION`` (never a mix of versions in one run), a
-``rescored_from`` column naming the source run, and a count of the verdicts that changed.
+``rescored_from`` column naming the source run, and a count of the verdicts that changed. With a judge model
+(`plates.runs.judge`), the replies the rules abstain on are read by it too, and the new run's id says which judge.
 
 Rows without a reply (``parse_status`` "error" or "unsupported") are copied as they are: nothing was read.
 Rows written before rows recorded ``label_space`` get the space the runner would have used: the dataset's preset
@@ -24,12 +25,14 @@ from typing import Any
 
 from plates.datasets import PRESETS
 from plates.results.schema import COLUMNS, UNVERSIONED
+from plates.runs.judge import Judge, JudgeSpec, rules_columns
 from plates.stimuli.ishihara.labels import LABEL_SPACE_NAMES, LABEL_SPACES
 from plates.tasks import QUERY_KIND_OF, Question, get_task
 from plates.tasks.answers import RULES_VERSION
 from plates.tasks.prompts import PROMPTS
 
-__all__ = ["VERDICT_COLUMNS", "Rescored", "question_of", "rejudge", "rescore_run", "rescored_run_id"]
+__all__ = ["VERDICT_COLUMNS", "Rescored", "question_of", "rejudge", "rescore_run", "rescored_run_id",
+           "rescored_suffix"]
 
 #: The columns a judgement writes; a verdict "changed" when any of them did.
 VERDICT_COLUMNS = ("parsed", "parse_status", "correct", "failure_mode")
@@ -101,18 +104,28 @@ def rejudge(row: Mapping[str, Any]) -> dict[str, Any]:
     """The verdict columns (plus ``reply_truncated``, ``label_space``, ``rules_version``) of ``row``'s stored
     reply judged under today's rules; a row without a reply keeps its own."""
     if _value(row.get("parse_status")) in _NOT_READ or _value(row.get("reply")) is None:
-        return {"rules_version": RULES_VERSION}
+        return {"rules_version": RULES_VERSION, **rules_columns({c: _typed(c, row.get(c)) for c in VERDICT_COLUMNS})}
     q = question_of(row)
     s = get_task(q.task).score(q, row["reply"])
-    return {"parsed": s.parsed, "parse_status": s.parse_status, "correct": bool(s.correct),
-            "failure_mode": s.failure_mode, "reply_truncated": bool(s.truncated), "label_space": q.label_space,
-            "rules_version": RULES_VERSION}
+    verdict = {"parsed": s.parsed, "parse_status": s.parse_status, "correct": bool(s.correct),
+               "failure_mode": s.failure_mode}
+    return {**verdict, "reply_truncated": bool(s.truncated), "label_space": q.label_space,
+            "rules_version": RULES_VERSION, **rules_columns(verdict)}
 
 
-def rescored_run_id(source: str) -> str:
-    """The run id of ``source`` rescored under today's rules: ``<source>-rules<RULES_VERSION>`` (a hash keeps it
-    within the 128 characters a run id may have)."""
+def rescored_suffix(judge: JudgeSpec | None = None) -> str:
+    """What `rescored_run_id` appends: ``-rules<RULES_VERSION>``, and with a judge ``-judge<8 hex>`` (a hash of
+    `JudgeSpec.identity`: its model, prompt version and whether it reads every reply)."""
     suffix = f"-rules{RULES_VERSION}"
+    if judge is not None:
+        suffix += "-judge" + hashlib.sha256(judge.identity().encode()).hexdigest()[:8]
+    return suffix
+
+
+def rescored_run_id(source: str, judge: JudgeSpec | None = None) -> str:
+    """The run id of ``source`` rescored under today's rules (and ``judge``): ``source`` + `rescored_suffix` (a
+    hash keeps it within the 128 characters a run id may have)."""
+    suffix = rescored_suffix(judge)
     if len(source) + len(suffix) > 128:
         source = source[:100] + "-" + hashlib.sha256(source.encode()).hexdigest()[:12]
     return source + suffix
@@ -123,7 +136,7 @@ class Rescored:
     """One source run judged again: ``rows`` (the new run's rows), and what changed: per prompt name
     ``(rows, verdicts changed, correct before, correct after)``, ``transitions`` (old -> new parse status,
     changed rows only), ``old_versions`` (the rules versions the source rows were judged under), ``inferred``
-    (rows whose label space was inferred)."""
+    (rows whose label space was inferred), ``judged`` (verdicts a judge model decided)."""
 
     source: str
     run_id: str
@@ -132,6 +145,7 @@ class Rescored:
     transitions: Counter = field(default_factory=Counter)
     old_versions: set[int] = field(default_factory=set)
     inferred: int = 0
+    judged: int = 0
 
     @property
     def changed(self) -> int:
@@ -142,14 +156,16 @@ def _row_key(run_id: str, old_key: Any) -> str:
     return hashlib.sha256(json.dumps([run_id, _value(old_key)]).encode()).hexdigest()[:20]
 
 
-def rescore_run(rows: Iterable[Mapping[str, Any]]) -> Rescored:
+def rescore_run(rows: Iterable[Mapping[str, Any]], judge: Judge | None = None) -> Rescored:
     """One stored run's rows (mappings over the results columns, e.g. ``frame.to_dict("records")``, all with
-    the same ``run_id``) judged again as a new run. ValueError when the rows hold several runs."""
+    the same ``run_id``) judged again as a new run, by today's rules and, where given, a ``judge``
+    (`plates.runs.judge.Judge`: asked where the rules abstain). ValueError when the rows hold several runs."""
     out: Rescored | None = None
+    pairs: list[tuple[Mapping[str, Any], dict[str, Any]]] = []
     for row in rows:
         source = _value(row.get("run_id"))
         if out is None:
-            out = Rescored(source=source, run_id=rescored_run_id(source))
+            out = Rescored(source=source, run_id=rescored_run_id(source, None if judge is None else judge.spec))
         elif source != out.source:
             raise ValueError(f"rescore_run takes one run's rows; got {out.source!r} and {source!r}")
         new = {name: _typed(name, row.get(name)) for name in COLUMNS}
@@ -159,6 +175,13 @@ def rescore_run(rows: Iterable[Mapping[str, Any]]) -> Rescored:
             out.inferred += 1
         new.update(rejudge(row))
         new.update(run_id=out.run_id, row_key=_row_key(out.run_id, row.get("row_key")), rescored_from=source)
+        pairs.append((row, new))
+    if out is None:
+        raise ValueError("rescore_run needs at least one row")
+    if judge is not None:
+        out.judged = judge.judge_rows([(question_of(row), new) for row, new in pairs
+                                       if new["parse_status"] not in _NOT_READ and new["reply"] is not None])
+    for row, new in pairs:
         before = tuple(_typed(c, row.get(c)) for c in VERDICT_COLUMNS)
         after = tuple(new[c] for c in VERDICT_COLUMNS)
         stats = out.per_prompt.setdefault(new["prompt_name"] or "", [0, 0, 0, 0])
@@ -169,6 +192,4 @@ def rescore_run(rows: Iterable[Mapping[str, Any]]) -> Rescored:
         if before[1] != after[1]:
             out.transitions[(before[1], after[1])] += 1
         out.rows.append(new)
-    if out is None:
-        raise ValueError("rescore_run needs at least one row")
     return out

@@ -16,6 +16,7 @@ from typing import Any
 from plates import __version__
 from plates.models.base import Reply
 from plates.results.schema import MEASURED_COLUMNS, VIEW_COLUMNS
+from plates.runs.judge import rules_columns
 from plates.secrets import redact
 from plates.stimuli import ENGINE_VERSION
 from plates.tasks import Question, get_task
@@ -71,7 +72,8 @@ def build_row(asked: Asked, reply: Reply, secrets: Sequence[str | None] = ()) ->
     A failed request: reply/parsed/correct null, parse_status "error", the error message kept (redacted). A
     declined query (``Reply.unsupported``): parse_status "unsupported", correct null. Otherwise the question's
     task scores the (redacted) reply; the row records the rules' version (``rules_version``) and whether the
-    reply was cut to the readers' cap before it was read (``reply_truncated``; null when nothing was read).
+    reply was cut to the readers' cap before it was read (``reply_truncated``; null when nothing was read),
+    and that the rules decided (``rules_*`` columns, ``decided_by`` "rules": `plates.runs.judge.rules_columns`).
     The reply is stored whole: `plates rescore` reads it again.
     """
     q = asked.question
@@ -107,4 +109,5 @@ def build_row(asked: Asked, reply: Reply, secrets: Sequence[str | None] = ()) ->
         s = get_task(q.task).score(q, text)
         row.update(reply=text, parsed=s.parsed, parse_status=s.parse_status, correct=bool(s.correct),
                    failure_mode=s.failure_mode, error=None, reply_truncated=bool(s.truncated))
+    row.update(rules_columns(row))  # the rules decided; a judge (plates.runs.judge) may read it again
     return row

@@ -47,6 +47,7 @@ from plates.models.base import Query
 from plates.results import ResultsWriter, compact_run
 from plates.runs.builder import Builder, check_units
 from plates.runs.experiment import Experiment, ModelSpec
+from plates.runs.judge import Judge
 from plates.runs.locks import run_lock
 from plates.runs.plan import Unit, existing_keys, load_items, plan
 from plates.runs.rows import Asked, build_row
@@ -66,6 +67,8 @@ class RunSummary:
     errors: int = 0
     unsupported: int = 0
     correct: int = 0
+    #: verdicts the judge model decided (`plates.runs.judge`; 0 without one)
+    judged: int = 0
     seconds: float = 0.0
     parts: list[str] = field(default_factory=list)
     #: where each worker asked, for executors that place workers (`plates.runs.ray_executor`: one dict per actor)
@@ -158,6 +161,9 @@ def run_experiment(exp: Experiment, *, retry_errors: bool = False, progress: boo
     run_id, out = exp.run_id, exp.out if remote else Path(exp.out)
     if shard is not None and not isinstance(shard, Shard):
         raise ValueError(f"shard={shard!r} is not valid; allowed: None or a plates.shards.Shard")
+    if exp.judge is not None and executor not in (None, ask_locally):
+        raise ValueError("a judge model (--judge, [judge]) is asked by this process only; allowed: --executor local, "
+                         "or `plates rescore --judge` on the run's results afterwards")
     if take_over_lock and not remote:
         raise ValueError(f"--take-over-lock is for an object-store --out (s3://...); {exp.out} is a local folder, "
                          "whose lock the system releases when its run ends, however it ends")
@@ -219,6 +225,8 @@ def _run_locked(exp: Experiment, items: list[Any], out: Path | str, *, retry_err
     summary.planned, summary.existing = len(units), len(units) - len(todo)
     check_units(exp, items, Builder(exp, items), todo)
     check_keys(exp, {u.model for u in todo})
+    if exp.judge is not None and todo:
+        exp.judge.key_variable()  # the judge's key is there before the first model is asked
     bar = _progress(progress, total=len(units), initial=summary.existing, run_id=run_id)
     if flush_rows is None:
         flush_rows = min(256, max(m.concurrency for m in exp.models))
@@ -241,6 +249,7 @@ def ask_locally(exp: Experiment, items: Sequence[Any], todo: list[Unit], target:
     """The default executor: this process asks ``todo`` model by model (each model loaded once) and writes one
     writer's parts."""
     builder = Builder(exp, items)
+    judge = None if exp.judge is None or not todo else Judge(exp.judge, key_values(exp))
     writer = target.open()
     try:
         for mi, m in enumerate(exp.models):
@@ -251,10 +260,12 @@ def ask_locally(exp: Experiment, items: Sequence[Any], todo: list[Unit], target:
             if bar is not None:  # loading a local model is not answering: keep it out of the rate and the ETA
                 bar.unpause()
             try:
-                ask_units(backend, m, mine, builder, writer, summary, bar, key_values(exp))
+                ask_units(backend, m, mine, builder, writer, summary, bar, key_values(exp), judge)
             finally:
                 backend.close()
     finally:
+        if judge is not None:
+            judge.close()
         writer.close()
         summary.parts += [str(p) for p in writer.parts]
 
@@ -283,8 +294,10 @@ def check_keys(exp: Experiment, models: set[int]) -> None:
 
 
 def ask_units(backend: Any, m: ModelSpec, units: list[Unit], builder: Builder, writer: ResultsWriter,
-               summary: RunSummary, bar: Any, keys: Sequence[str] = ()) -> None:
-    """Ask ``units`` of one model in chunks; the next chunk's images are prepared while this one is asked."""
+               summary: RunSummary, bar: Any, keys: Sequence[str] = (), judge: Judge | None = None) -> None:
+    """Ask ``units`` of one model in chunks; the next chunk's images are prepared while this one is asked.
+    With a ``judge`` (`plates.runs.judge.Judge`), a chunk's rows are written once the judge has read the
+    replies the rules abstained on."""
     def prepare(chunk: list[Unit]) -> list[tuple[Query, Asked]]:
         built = [builder.build(u, m, png=backend.sends_png) for u in chunk]
         builder.images.forget_except({u.item for u in chunk[-1:]})
@@ -297,16 +310,28 @@ def ask_units(backend: Any, m: ModelSpec, units: list[Unit], builder: Builder, w
             built = pending.result()
             if n + 1 < len(chunks):
                 pending = pool.submit(prepare, chunks[n + 1])
+            held = []
             for index, reply in backend.ask([query for query, _ in built]):
                 row = build_row(built[index][1], reply, keys)
-                writer.add(row)
-                summary.written += 1
-                summary.errors += row["parse_status"] == "error"
-                summary.unsupported += row["parse_status"] == "unsupported"
-                summary.correct += bool(row["correct"])
-                if bar is not None:
-                    bar.update(1)
-                    bar.set_postfix(errors=summary.errors, refresh=False)
+                if judge is not None:
+                    held.append((built[index][1].question, row))
+                    continue
+                _write(row, writer, summary, bar)
+            if held:
+                summary.judged += judge.judge_rows(held)
+                for _, row in held:
+                    _write(row, writer, summary, bar)
+
+
+def _write(row: dict[str, Any], writer: ResultsWriter, summary: RunSummary, bar: Any) -> None:
+    writer.add(row)
+    summary.written += 1
+    summary.errors += row["parse_status"] == "error"
+    summary.unsupported += row["parse_status"] == "unsupported"
+    summary.correct += bool(row["correct"])
+    if bar is not None:
+        bar.update(1)
+        bar.set_postfix(errors=summary.errors, refresh=False)
 
 
 def _progress(enabled: bool, *, total: int, initial: int, run_id: str) -> Any:

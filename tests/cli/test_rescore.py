@@ -128,3 +128,29 @@ def test_the_versions_present_are_reported_from_a_frame_and_from_duckdb(tmp_path
     assert "2 versions" in note and "unversioned" in note and f"v{RULES_VERSION}: 5 rows" in note
     with pytest.raises(ValueError, match="results DataFrame or opened Results"):
         rules_versions([1, 2])
+
+
+def test_rescore_checks_the_judge_flags(tmp_path, capsys):
+    _old_run(tmp_path)
+    code = main(["rescore", str(tmp_path), "--judge-all"])
+    assert code == 2 and "--judge-all need --judge MODEL" in capsys.readouterr().err
+    code = main(["rescore", str(tmp_path), "--judge", "j", "--judge-api-key-env", "PLATES_NOT_SET_JUDGE_KEY"])
+    assert code == 2 and "PLATES_NOT_SET_JUDGE_KEY" in capsys.readouterr().err
+    assert set(load_results(tmp_path).frame["run_id"]) == {RUN}  # nothing written
+
+
+def test_old_files_without_the_judge_columns_read_as_decided_by_the_rules(tmp_path):
+    from plates.results.query import open_results
+
+    rows = _old_run(tmp_path / "new")
+    judge_columns = [c for c in rows[0] if c.startswith(("rules_parse", "rules_correct", "judge_"))]
+    table = rows_to_table(rows).drop_columns([*NEW_COLUMNS, *judge_columns, "decided_by"])
+    write_part(table, tmp_path / f"{RUN}-part.parquet")
+    frame = load_results(tmp_path / f"{RUN}-part.parquet").frame
+    assert list(frame["decided_by"]) == ["rules"] * 5 and frame["judge_status"].isna().all()
+    results = open_results(tmp_path / f"{RUN}-part.parquet")  # DuckDB reads the default as load_results does
+    try:
+        shown = results.query("SELECT decided_by, count(judge_model) AS judged, count(*) AS n FROM results GROUP BY ALL")
+    finally:
+        results.close()
+    assert shown.to_dict("records") == [{"decided_by": "rules", "judged": 0, "n": 5}]

@@ -496,3 +496,53 @@ def test_view_flag_names_the_view_every_row_records(tmp_path, capsys):
     assert set(rows["view_family"]) == {"openai-low"} and set(rows["view_seen_width"]) == {96}
     assert main(["run", str(toml), "--view", "gpt-9", "--no-progress"]) == 2
     assert "--view 'gpt-9' is not known; allowed: llava-1.5" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize(
+    ("extra", "message"),
+    [
+        (["--judge-all"], "--judge-all need --judge MODEL; allowed: --judge MODEL --judge-all"),
+        (["--judge-base-url", "http://127.0.0.1:9/v1", "--judge-timeout", "3"],
+         "--judge-base-url, --judge-timeout need --judge MODEL"),
+        (["--judge", "j", "--judge-api-key-env", "K", "--judge-no-api-key"],
+         "give --judge-api-key-env or --judge-no-api-key, not both"),
+        (["--judge", "j", "--judge-base-url", "ftp://judge"], "judge base_url='ftp://judge' is not valid; allowed: "
+                                                               "a URL starting with http:// or https://"),
+        (["--judge", "j", "--judge-timeout", "0"], "judge timeout=0.0 is not valid; allowed: a number in"),
+        (["--judge", "j", "--judge-api-key-env", "PLATES_NOT_SET_JUDGE_KEY"],
+         "none of the environment variables PLATES_NOT_SET_JUDGE_KEY is set"),
+        (["--judge", "j", "--judge-api-key-env", "BAD-NAME"], "judge key_env=('BAD-NAME',) is not valid; allowed: "
+                                                               "names of environment variables"),
+    ],
+)
+def test_judge_flags_are_checked_before_anything_is_asked(tmp_path, capsys, monkeypatch, extra, message):
+    monkeypatch.delenv("PLATES_NOT_SET_JUDGE_KEY", raising=False)
+    with ChatServer(answer=lambda body: "12") as server:
+        code, _, err = _main(capsys, *_quick(server.url, tmp_path / "out", "--no-api-key", "--limit", "1", *extra))
+        assert server.count == 0
+    assert code == 2 and message in err and "Traceback" not in err
+    assert not (tmp_path / "out").exists()
+
+
+def test_the_judges_key_falls_back_to_openai_api_key_and_is_named_when_missing(tmp_path, capsys, monkeypatch):
+    monkeypatch.delenv("PLATES_JUDGE_API_KEY", raising=False)
+    monkeypatch.delenv("OPENAI_API_KEY", raising=False)
+    code, _, err = _main(capsys, *_quick("http://127.0.0.1:9/v1", tmp_path, "--no-api-key", "--limit", "1",
+                                         "--judge", "j"))
+    assert code == 2 and "none of the environment variables PLATES_JUDGE_API_KEY, OPENAI_API_KEY is set" in err
+
+
+def test_a_quick_run_with_a_judge_reads_what_the_rules_leave(tmp_path, capsys):
+    from tests.support.judge_table import JUDGE_MODEL
+
+    with ChatServer(answer=lambda body: "hmm, zzz") as model, \
+            ChatServer(answer=lambda body: "Answer: 17", models=(JUDGE_MODEL,)) as judge:
+        code, out, err = _main(capsys, *_quick(model.url, tmp_path, "--no-api-key", "--limit", "2", "--no-progress",
+                                               "--judge", JUDGE_MODEL, "--judge-base-url", judge.url,
+                                               "--judge-no-api-key", "--judge-timeout", "5"))
+        assert code == 0, err
+        assert judge.count == model.count == 2
+    assert f"the judge {JUDGE_MODEL} decided 2 verdicts" in out
+    frame = load_results(tmp_path).frame
+    assert set(frame["decided_by"]) == {"judge"} and set(frame["parsed"]) == {"17"}
+    assert set(frame["rules_parse_status"]) == {"unparsed"} and set(frame["judge_status"]) == {"read"}

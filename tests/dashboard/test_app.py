@@ -27,6 +27,8 @@ CHART_PAGES = [
     "failure_modes",
     "published",
 ]
+#: Pages that draw a second chart under their own: how the replies were read (plates.charts.reading)
+CHARTS = {"overview": 2, "failure_modes": 2}
 
 
 @pytest.fixture(scope="module")
@@ -121,7 +123,7 @@ def test_the_checkout_entry_serves_the_packaged_app(monkeypatch, results):
     monkeypatch.setenv("PLATES_RESULTS", str(results))
     at = AppTest.from_file(str(ENTRY), default_timeout=60).run()
     clean(at)
-    assert len(at.get("plotly_chart")) == 1 and at.title[0].value == "Overview"
+    assert len(at.get("plotly_chart")) == CHARTS["overview"] and at.title[0].value == "Overview"
     at.switch_page(str(APP.parent / "sections" / "drilldown.py")).run()
     clean(at)
     assert at.title[0].value != "Overview"
@@ -132,7 +134,7 @@ def test_every_chart_page_renders_its_chart(monkeypatch, results, page):
     at = app(monkeypatch, results)
     at.switch_page(f"sections/{page}.py").run()
     clean(at)
-    assert len(at.get("plotly_chart")) == 1 and at.title[0].value
+    assert len(at.get("plotly_chart")) == CHARTS.get(page, 1) and at.title[0].value
 
 
 def test_the_overview_draws_each_run_of_a_model_as_its_own_row_and_says_the_items_repeat(
@@ -263,7 +265,8 @@ def test_corrupt_file_is_skipped_with_a_warning_naming_it(monkeypatch, tmp_path)
     (tmp_path / "truncated.parquet").write_bytes(b"PAR1\x00\x01")
     at = app(monkeypatch, tmp_path)
     clean(at)
-    assert any("truncated.parquet" in w.value for w in at.warning) and len(at.get("plotly_chart")) == 1
+    assert any("truncated.parquet" in w.value for w in at.warning)
+    assert len(at.get("plotly_chart")) == CHARTS["overview"]
 
 
 def test_a_corrupt_upload_is_named_as_uploaded_and_no_folder_message_follows(monkeypatch, results, tmp_path):
@@ -429,3 +432,30 @@ def test_served_from_object_storage_the_copy_is_refreshed(monkeypatch, tmp_path)
         clean(at)
         assert [p.name for p in (tmp_path / "copy").glob("*.parquet")] == ["run-s3-part.parquet"]
         assert not any("No results" in i.value for i in at.info)
+
+
+def test_the_failure_modes_page_shows_how_replies_were_read_for_the_condition_it_shows(monkeypatch, results):
+    """Under the failure modes: the replies' readings for the same condition, and the judge's part in the numbers
+    (no judge asked in these runs: 0)."""
+    at = app(monkeypatch, results, run=["run-2"])
+    at.switch_page("sections/failure_modes.py").run()
+    at.selectbox(key="failure_condition").set_value("gray @900px").run()
+    clean(at)
+    reading = figure(at, 1)
+    assert reading["layout"]["meta"]["condition"] == "gray @900px"
+    assert [t["name"] for t in reading["data"] if t["type"] == "bar"] == ["correct", "wrong", "ambiguous", "unread",
+                                                                        "refused"]
+    numbers = next(d.value for d in at.dataframe if "judge_decided" in d.value.columns)
+    assert set(numbers["judge_decided"]) == {0} and numbers["replies"].sum() > 0
+
+
+def test_the_overview_says_how_many_verdicts_the_judge_decided_and_how_often_it_agreed(monkeypatch, tmp_path):
+    judged = rows(4, model="m", judge_model="j", judge_status="read", decided_by="judge",
+                  rules_parse_status=["ok", "ok", "ok", "unparsed"], rules_parsed=["12", "12", "9", None],
+                  judge_parsed="12")
+    write_part(tmp_path / "run" / "part-000.parquet", concat(judged, rows(6, model="m")))
+    at = app(monkeypatch, tmp_path)
+    clean(at)
+    lines = [m.value for m in at.markdown if "the judge decided" in m.value]
+    assert lines == ["- m: the judge decided 4 of 10 verdicts (asked about 4); it read the same answer as the rules "
+                     "on 2 of the 3 replies both read (67%)"]

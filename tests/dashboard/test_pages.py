@@ -158,3 +158,16 @@ def test_resolution_by_pixels_seen_and_delta_e_after_the_view(tmp_path):
     assert sorted(levels["level"].unique()) == [10.0, 20.0] and set(levels["model"]) == {"vlm-v"}
     with pytest.raises(ValueError, match="allowed: size, seen"):
         pages.resolution(view, x="tiles")
+
+
+def test_how_replies_were_read_follows_the_overviews_stimulus_family(folder):
+    view = dashboard.View(dashboard.open_results(folder))
+    everything = pages.reading(view)
+    plates_only = pages.reading(view, family="plates")
+    illusions = pages.reading(view, family="illusions")
+    assert set(plates_only.table["prompt_name"]) == {"huemanity-numeric"}
+    assert set(illusions.table["prompt_name"]) == {"rcid-compare-human"}
+    assert plates_only.table["replies"].sum() + illusions.table["replies"].sum() == everything.table["replies"].sum()
+    assert set(plates_only.table["series"]) == {"vlm-z", "person: participant-0123abcd"}
+    with pytest.raises(ValueError, match="family 'fonts' is not known; allowed: plates, illusions, scenes"):
+        pages.reading(view, family="fonts")

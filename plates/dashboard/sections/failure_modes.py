@@ -2,7 +2,7 @@
 
 from plates.dashboard import common
 
-common.chart_page(
+options = common.chart_page(
     "failure_modes",
     "Failure modes",
     "Share of each failure mode among the wrong answers of each model and prompt, for one condition "
@@ -10,3 +10,4 @@ common.chart_page(
     "declines), erratic (random or patterned strings); 'other' is a plain wrong answer.",
     lambda view: common.condition_control(view, "failure_condition", page="failure_modes"),
 )
+common.reading_panel(options)

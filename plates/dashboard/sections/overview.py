@@ -14,7 +14,7 @@ def controls(view) -> dict:
     return {"family": st.radio("Stimuli", present, horizontal=True, key="overview_family")}
 
 
-common.chart_page(
+options = common.chart_page(
     "overview",
     "Overview",
     "Accuracy per model (rows; a model answered in several runs gets a row per run, never one pooled cell) "
@@ -22,3 +22,4 @@ common.chart_page(
     "published the same model, prompt and condition, its value is printed in the cell (details: *Ours vs the papers*).",
     controls,
 )
+common.reading_panel(options)
