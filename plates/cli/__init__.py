@@ -25,6 +25,7 @@ SUBCOMMAND_MODULES = (
     "run",
     "rescore",
     "staircase",
+    "ellipses",
     "prompts",
     "dashboard",
     "reference",

@@ -20,6 +20,7 @@ BACKENDS: dict[str, str] = {
     "hf": "plates.models.hf:HFBackend",
     "baseline": "plates.models.baseline:BaselineBackend",
     "reference-pixels": "plates.models.reference:ReferencePixelsBackend",
+    "python": "plates.models.python_observer:PythonBackend",
 }
 
 #: Backend kind -> the model it runs when none is named (backends that hold one model only).
@@ -29,9 +30,13 @@ DEFAULT_MODELS: dict[str, str] = {
 }
 #: Backend kinds that are not models (a reference observer): never offered as a model to pick in the apps.
 REFERENCE_KINDS: frozenset[str] = frozenset({"reference-pixels"})
+#: Backend kinds that run code their model name points to (`plates.models.python_observer`): never offered to a
+#: visitor of the apps.
+LOCAL_CODE_KINDS: frozenset[str] = frozenset({"python"})
 
 #: Backend kind -> the extra that installs its SDK (None: the default install); see plates.install.extra_hint.
-EXTRAS: dict[str, str | None] = {"openai": None, "hf": "hf", "baseline": None, "reference-pixels": None}
+EXTRAS: dict[str, str | None] = {"openai": None, "hf": "hf", "baseline": None, "reference-pixels": None,
+                                 "python": None}
 
 
 def backend_class(kind: str) -> type[Backend]:
@@ -55,7 +60,7 @@ def backend_class(kind: str) -> type[Backend]:
 
 
 def make_backend(kind: str, **options: Any) -> Backend:
-    """Build the backend ``kind`` ("openai" | "hf" | "baseline") with its keyword options.
+    """Build the backend ``kind`` ("openai" | "hf" | "baseline" | "reference-pixels" | "python") with its keyword options.
 
     Raises ValueError for an unknown kind (listing the allowed ones) or bad options, and ImportError naming
     the extra to install when the backend's SDK is missing.
@@ -63,4 +68,4 @@ def make_backend(kind: str, **options: Any) -> Backend:
     return backend_class(kind)(**options)
 
 
-__all__ = ["BACKENDS", "DEFAULT_MODELS", "REFERENCE_KINDS", "Backend", "BackendFailing", "Query", "Reply", "Turn", "backend_class", "make_backend"]
+__all__ = ["BACKENDS", "DEFAULT_MODELS", "LOCAL_CODE_KINDS", "REFERENCE_KINDS", "Backend", "BackendFailing", "Query", "Reply", "Turn", "backend_class", "make_backend"]

@@ -90,6 +90,21 @@ COLUMNS: dict[str, tuple[pa.DataType, str]] = {
                              "'lmms-eval'); null for rows plates asked itself"),
     "harness_correct": (pa.bool_(), "the harness's own verdict on the reply, beside ours (`correct`); null when "
                                     "the harness gave none or the row was not imported"),
+    # direction-resolved thresholds (`plates ellipses`, plates.runs.ellipses); null on every other row
+    "centre_x": (pa.float64(), "ellipse trial: CIE 1931 x of the centre colour (the ground's 8-bit sRGB as drawn)"),
+    "centre_y": (pa.float64(), "ellipse trial: CIE 1931 y of the centre colour (the ground's 8-bit sRGB as drawn)"),
+    "direction": (pa.string(), "ellipse trial: the direction from the centre ('uv-045.0': 45° in CIE 1976 u'v' "
+                               "from +u'; 'L*+', 'C*-', 'h+': CIELAB lightness, chroma, hue)"),
+    "direction_deg": (pa.float64(), "ellipse trial: the direction's angle in the u'v' plane, degrees from +u' "
+                                    "(null for CIELAB directions)"),
+    "level": (pa.float64(), "ellipse trial: the level the procedure asked for, in level_unit (capped at the "
+                            "sRGB gamut along the direction)"),
+    "level_shown": (pa.float64(), "ellipse trial: the level the figure dots show (their area-weighted mean in "
+                                  "linear light against the ground), in level_unit"),
+    "level_unit": (pa.string(), "ellipse trial: unit of level and level_shown: \"1e-3 u'v'\" (distance in CIE 1976 "
+                                "u'v' x 1000) or 'CIELAB' (ΔL*, ΔC*ab or ΔH*ab)"),
+    "code_steps": (pa.float64(), "ellipse trial: largest channel difference, in 8-bit sRGB codes, between the "
+                                 "figure colour asked for (before rounding) and the centre"),
 }
 
 #: What ``rules_version`` reads as for rows written before rows recorded it (a file without the column).
