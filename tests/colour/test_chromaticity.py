@@ -5,8 +5,16 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from plates.colour.chromaticity import (check_centre, in_srgb, max_luminance, srgb255_to_xyY, uv_to_xy,
-                                        within_locus, xy_to_uv, xyY_to_srgb)
+from plates.colour.chromaticity import (
+    check_centre,
+    in_srgb,
+    max_luminance,
+    srgb255_to_xyY,
+    uv_to_xy,
+    within_locus,
+    xy_to_uv,
+    xyY_to_srgb,
+)
 
 
 def test_uv_round_trip_and_d65():
