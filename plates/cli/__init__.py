@@ -26,6 +26,7 @@ SUBCOMMAND_MODULES = (
     "rescore",
     "staircase",
     "ellipses",
+    "consistency",
     "prompts",
     "dashboard",
     "reference",
