@@ -160,5 +160,9 @@ COVERS_KEY = b"plates.covers"
 # schema metadata of the papers' reference tables (`plates.results.reference.SCHEMA`): they are not runs, so
 # load_results leaves them out without calling them skipped (the dashboard reads them through plates.results.reference)
 KIND_KEY, REFERENCE_KIND = b"plates.kind", b"reference"
+#: schema metadata of a run's summary tables (`plates ellipses`: thresholds.parquet, ellipses.parquet): computed
+#: from rows, not rows, so load_results and the dashboard leave them out as they leave out the reference tables
+SUMMARY_KIND = b"summary"
+NOT_ROWS_KINDS = (REFERENCE_KIND, SUMMARY_KIND)
 
 

@@ -42,6 +42,8 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
+import pyarrow as pa
+import pyarrow.parquet as pq
 
 from plates.analysis.adaptive import AdaptiveSpec, AdaptiveState
 from plates.analysis.ellipses import MACADAM_FACTOR, compare_macadam, fit_ellipse, macadam_centres
@@ -51,6 +53,7 @@ from plates.colour.spaces import delta_e2000, lab_to_srgb255, srgb255_to_lab
 from plates.models import make_backend as registry_make
 from plates.models.base import Reply
 from plates.results import ResultsWriter, compact_run
+from plates.results.schema import KIND_KEY, SUMMARY_KIND
 from plates.runs.experiment import ModelSpec
 from plates.runs.rows import Asked, build_row
 from plates.stimuli.ishihara.labels import LABEL_SPACES
@@ -59,7 +62,8 @@ from plates.tasks import task_of
 from plates.tasks.prompts import get_prompt, query_for
 from plates.validation import check_choice, check_number
 
-__all__ = ["LAB_DIRECTIONS", "MODES", "Centre", "EllipseRun", "EllipseResult", "parse_centres", "run_ellipses"]
+__all__ = ["LAB_DIRECTIONS", "MODES", "Centre", "EllipseResult", "EllipseRun", "parse_centres", "run_ellipses",
+           "summarise", "write_summary"]
 
 MODES = ("uv", "lab")
 LAB_DIRECTIONS = ("L*+", "L*-", "C*+", "C*-", "h+", "h-")
@@ -298,8 +302,6 @@ def run_ellipses(run: EllipseRun, *, make_backend: Callable[..., Any] | None = N
                  on_trial: Callable[[str, str, int, float, dict], None] | None = None) -> EllipseResult:
     """Run every staircase of ``run`` to its trials, write the rows, DIR/thresholds.parquet and (mode "uv")
     DIR/ellipses.parquet; ``on_trial(centre, direction, round, level_shown, row)`` reports progress."""
-    import pandas as pd
-
     t0 = time.monotonic()
     out = Path(run.out)
     out.mkdir(parents=True, exist_ok=True)
@@ -349,10 +351,17 @@ def run_ellipses(run: EllipseRun, *, make_backend: Callable[..., Any] | None = N
         backend.close()
     compact_run(out, run.run_id)
     thresholds, ellipses = summarise(run, states, gamut, backend_name=m.backend)
-    pd.DataFrame(thresholds).to_parquet(out / "thresholds.parquet", index=False)
+    write_summary(thresholds, out / "thresholds.parquet")
     if run.mode == "uv":
-        pd.DataFrame(ellipses).to_parquet(out / "ellipses.parquet", index=False)
+        write_summary(ellipses, out / "ellipses.parquet")
     return EllipseResult(run.run_id, str(out), thresholds, ellipses, queries, errors, time.monotonic() - t0)
+
+
+def write_summary(rows: list[dict[str, Any]], path: Path) -> None:
+    """Write a summary table (thresholds or ellipses) as Parquet marked `SUMMARY_KIND` in its schema metadata,
+    so the results readers leave it out (it sits beside the run's parts, and shares some column names)."""
+    table = pa.Table.from_pylist(rows)
+    pq.write_table(table.replace_schema_metadata({KIND_KEY: SUMMARY_KIND}), path)
 
 
 def _row(run: EllipseRun, c: Centre, k: int, r: int, level: float, drawn: tuple[float, float], spec: PlateSpec,
