@@ -13,14 +13,15 @@ of c_obs only). ``null_low``/``null_high``: the κ range independent observers w
 95% of sets of n trials (c_obs ~ Binomial(n, c_exp) / n, the paper's test of κ against 0, its §2 and Fig. 2).
 
 Shared trials are matched on what decides the stimulus and the question: `TRIAL_KEY` (the spec JSON holds the
-seed, so seeded items line up across runs); a trial answered more than once by one observer keeps its first
-row (counted in ``duplicates``). Rows without a verdict (failed or declined requests) are left out.
+seed, so seeded items line up across runs); a trial answered more than once by one observer counts once, as
+right only if every answer to it was (the repeats are counted in ``duplicates``). Rows without a verdict
+(failed or declined requests) are left out.
 """
 
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import asdict, dataclass
+from dataclasses import asdict, dataclass, replace
 from itertools import combinations
 
 import numpy as np
@@ -29,7 +30,8 @@ from scipy import stats
 
 from plates.analysis.metrics import wilson_interval
 
-__all__ = ["TRIAL_KEY", "Consistency", "consistency_matrix", "error_consistency", "observers"]
+__all__ = ["TRIAL_KEY", "Consistency", "consistency_matrix", "error_consistency", "from_counts", "matrix_from_counts",
+           "observers"]
 
 #: The columns that make two rows the same trial (stimulus, question, viewing condition).
 TRIAL_KEY = ("spec_json", "prompt_name", "variant", "grayscale", "hue_shift", "cvd", "cvd_severity", "shots",
@@ -40,7 +42,7 @@ TRIAL_KEY = ("spec_json", "prompt_name", "variant", "grayscale", "hue_shift", "c
 class Consistency:
     """κ of two observers (module docstring): ``n`` shared trials, ``c_obs``, ``c_exp``, ``accuracy_a``,
     ``accuracy_b``, ``kappa`` with ``kappa_low``/``kappa_high``, ``null_low``/``null_high``, and the trials
-    each observer answered more than once (``duplicates_a``, ``duplicates_b``, first row kept)."""
+    each observer answered more than once (``duplicates_a``, ``duplicates_b``: extra rows, module docstring)."""
 
     n: int
     c_obs: float
@@ -64,10 +66,29 @@ def _verdicts(frame: pd.DataFrame, what: str) -> tuple[pd.Series, int]:
     if missing:
         raise ValueError(f"{what} lacks the results columns {missing}; allowed: rows in the results schema")
     rows = frame[frame["correct"].notna()]
-    keys = rows[list(TRIAL_KEY)].astype(str).agg("\x1f".join, axis=1)
-    dup = int(keys.duplicated().sum())
+    keys = rows[list(TRIAL_KEY)].astype("string").fillna("<null>").agg("\x1f".join, axis=1)
     verdicts = pd.Series(rows["correct"].astype(bool).to_numpy(), index=keys.to_numpy())
-    return verdicts[~verdicts.index.duplicated(keep="first")], dup
+    dup = int(verdicts.index.duplicated().sum())
+    return verdicts.groupby(level=0).min(), dup
+
+
+def from_counts(n: int, agree: int, right_a: int, right_b: int) -> Consistency:
+    """κ and its intervals from counts over ``n`` shared trials: ``agree`` (both right or both wrong),
+    ``right_a``, ``right_b`` (each observer's correct answers). ValueError for impossible counts."""
+    if not (0 < n and 0 <= agree <= n and 0 <= right_a <= n and 0 <= right_b <= n):
+        raise ValueError(f"counts n={n}, agree={agree}, right_a={right_a}, right_b={right_b} are not possible; "
+                         "allowed: n > 0 and every count within 0..n")
+    c_obs = agree / n
+    p1, p2 = right_a / n, right_b / n
+    c_exp = p1 * p2 + (1 - p1) * (1 - p2)
+
+    def kappa_of(c: float) -> float:
+        return float("nan") if c_exp >= 1.0 else (c - c_exp) / (1.0 - c_exp)
+
+    low, high = wilson_interval(int(agree), int(n))
+    null = stats.binom.ppf([0.025, 0.975], n, c_exp) / n if c_exp < 1.0 else (float("nan"),) * 2
+    return Consistency(int(n), c_obs, c_exp, p1, p2, kappa_of(c_obs), kappa_of(low), kappa_of(high),
+                       kappa_of(float(null[0])), kappa_of(float(null[1])))
 
 
 def error_consistency(a: pd.DataFrame, b: pd.DataFrame) -> Consistency:
@@ -86,24 +107,22 @@ def error_consistency(a: pd.DataFrame, b: pd.DataFrame) -> Consistency:
     va, dup_a = _verdicts(a, "observer A")
     vb, dup_b = _verdicts(b, "observer B")
     shared = va.index.intersection(vb.index)
-    n = len(shared)
-    if n == 0:
+    if len(shared) == 0:
         raise ValueError(f"no shared trials: observer A has {len(va)} answered trials, B {len(vb)}, none the same "
                          f"stimulus and question ({', '.join(TRIAL_KEY)}); allowed: two runs over the same seeded "
                          "items")
     x, y = va.loc[shared].to_numpy(), vb.loc[shared].to_numpy()
-    agree = int(np.sum(x == y))
-    c_obs = agree / n
-    p1, p2 = float(x.mean()), float(y.mean())
-    c_exp = p1 * p2 + (1 - p1) * (1 - p2)
+    c = from_counts(len(shared), int(np.sum(x == y)), int(x.sum()), int(y.sum()))
+    return replace(c, duplicates_a=dup_a, duplicates_b=dup_b)
 
-    def kappa_of(c: float) -> float:
-        return float("nan") if c_exp >= 1.0 else (c - c_exp) / (1.0 - c_exp)
 
-    low, high = wilson_interval(agree, n)
-    null = stats.binom.ppf([0.025, 0.975], n, c_exp) / n if c_exp < 1.0 else (float("nan"),) * 2
-    return Consistency(n, c_obs, c_exp, p1, p2, kappa_of(c_obs), kappa_of(low), kappa_of(high),
-                       kappa_of(float(null[0])), kappa_of(float(null[1])), dup_a, dup_b)
+def matrix_from_counts(counts: pd.DataFrame, group: str = "family") -> pd.DataFrame:
+    """`consistency_matrix` from per-pair counts (columns ``group``, ``observer_a``, ``observer_b``, ``n``,
+    ``agree``, ``right_a``, ``right_b``), as DuckDB counts them (`plates.dashboard.observer_queries`)."""
+    out = [{group: r[group], "observer_a": r["observer_a"], "observer_b": r["observer_b"],
+            **from_counts(int(r["n"]), int(r["agree"]), int(r["right_a"]), int(r["right_b"])).as_dict()}
+           for r in counts.to_dict("records") if int(r["n"]) > 0]
+    return pd.DataFrame(out)
 
 
 def observers(frame: pd.DataFrame) -> list[str]:

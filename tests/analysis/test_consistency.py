@@ -6,7 +6,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from plates.analysis.consistency import TRIAL_KEY, consistency_matrix, error_consistency
+from plates.analysis.consistency import TRIAL_KEY, consistency_matrix, error_consistency, from_counts
 
 
 def _rows(verdicts, model="m", family="ishihara", start=0):
@@ -27,10 +27,10 @@ def test_kappa_by_hand():
 
 
 def test_only_shared_answered_trials_count_and_duplicates_are_said():
-    a = pd.concat([_rows([1, 0, 1]), _rows([0], start=0)])  # trial 0 answered twice: first row kept
+    a = pd.concat([_rows([1, 0, 1]), _rows([0], start=0)])  # trial 0 answered twice, once wrong: wrong
     b = _rows([1, 0, None, 1, 1])
     c = error_consistency(a, b)
-    assert c.n == 2 and c.duplicates_a == 1 and c.c_obs == 1.0
+    assert c.n == 2 and c.duplicates_a == 1 and c.c_obs == 0.5 and c.accuracy_a == 0.0
 
 
 def test_no_shared_trials_is_an_error_naming_the_counts():
@@ -49,3 +49,10 @@ def test_matrix_per_family():
     ishihara = out[out["family"] == "ishihara"].set_index(["observer_a", "observer_b"])["kappa"]
     assert ishihara[("m1", "m2")] == pytest.approx(1.0) and ishihara[("m1", "m3")] == pytest.approx(-1.0)
     assert len(out[out["family"] == "illusion"]) == 1
+
+
+def test_counts_give_the_same_kappa():
+    c = from_counts(10, 7, 6, 7)
+    assert c.kappa == pytest.approx((0.7 - 0.54) / 0.46)
+    with pytest.raises(ValueError, match="not possible"):
+        from_counts(10, 11, 6, 7)
