@@ -1,7 +1,7 @@
 """Benchmark the ellipse fit on simulated observers with known ellipses, and time an ellipse run.
 
 Run: PYTHONPATH=. python bench/bench_ellipses.py [--runs 4] [--trials 30] [--size 192] [--time-trials 10]
-     [--skip-time]
+     [--skip-time] [--dither] [--only ratio2-theta120]
 
 Part 1, the fit's bias and spread. Simulated observers (`plates.models.simulated.EllipseObserver`: logistic
 slope 6 per unit of Mahalanobis distance, lapse 2%, the ellipse as their threshold contour) with three known
@@ -37,16 +37,19 @@ OBSERVERS = {"ratio3-theta30": (6e-3, 2e-3, 30.0), "ratio2-theta120": (6e-3, 3e-
              "ratio1.2-theta0": (6e-3, 5e-3, 0.0)}
 
 
-def part_fit(runs: int, trials: int, size: int) -> bool:
+def part_fit(runs: int, trials: int, size: int, dither: bool = False, only: str | None = None) -> bool:
     centres, _ = parse_centres("0.305,0.323")
     ok = True
-    print(f"fit: {runs} runs x 8 directions x {trials} trials per direction, plates {size} px")
+    print(f"fit: {runs} runs x 8 directions x {trials} trials per direction, plates {size} px"
+          f"{', dithered' if dither else ''}")
     for name, (a, b, theta) in OBSERVERS.items():
+        if only is not None and name != only:
+            continue
         ratios, errors, cover = [], [], {"a": 0, "b": 0, "theta": 0, "area": 0}
         for seed in range(runs):
             setattr(simulated, f"_bench_{seed}", EllipseObserver(fixed_ellipse(a, b, theta), seed=seed))
             with tempfile.TemporaryDirectory() as out:
-                run = EllipseRun(centres=tuple(centres), trials=trials, seed=seed, size=size, out=out,
+                run = EllipseRun(centres=tuple(centres), trials=trials, seed=seed, size=size, out=out, dither=dither,
                                  model=ModelSpec("python", f"plates.models.simulated:_bench_{seed}", 512, 0.0, {}))
                 e = run_ellipses(run).ellipses[0]
             if e["status"] != "fit":
@@ -105,9 +108,11 @@ def main() -> None:
     parser.add_argument("--size", type=int, default=192)
     parser.add_argument("--time-trials", type=int, default=10)
     parser.add_argument("--skip-time", action="store_true")
+    parser.add_argument("--dither", action="store_true", help="dithered figures (sub-step colours)")
+    parser.add_argument("--only", choices=list(OBSERVERS), help="one simulated observer")
     args = parser.parse_args()
     print("load:", os.getloadavg())
-    ok = part_fit(args.runs, args.trials, args.size)
+    ok = part_fit(args.runs, args.trials, args.size, args.dither, args.only)
     print("fit targets:", "all met" if ok else "NOT all met")
     if not args.skip_time:
         part_time(args.time_trials, args.size)

@@ -46,7 +46,13 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 
 from plates.analysis.adaptive import AdaptiveSpec, AdaptiveState
-from plates.analysis.ellipses import MACADAM_FACTOR, compare_macadam, fit_ellipse, macadam_centres
+from plates.analysis.ellipses import (
+    MACADAM_FACTOR,
+    compare_macadam,
+    fit_ellipse,
+    macadam_centres,
+    macadam_ellipses,
+)
 from plates.analysis.psychometric import prompt_guess_rate
 from plates.colour.chromaticity import check_centre, srgb255_to_xyY, uv_to_xy, xy_to_uv, xyY_to_srgb
 from plates.colour.spaces import delta_e2000, lab_to_srgb255, srgb255_to_lab
@@ -98,7 +104,8 @@ class Centre:
 
 
 def parse_centres(text: str, luminance: float | None = None) -> tuple[list[Centre], list[str]]:
-    """``"macadam"`` or ``"x,y;x,y..."`` -> (centres, skipped names). ``luminance``: Y 0-1 for every centre, or
+    """``"macadam"`` or ``"x,y;macadam-13;..."`` -> (centres, skipped names); a centre at one of MacAdam's (within
+    5e-4 in x and y) takes its name, so its ellipse is compared with his. ``luminance``: Y 0-1 for every centre, or
     None for half the largest in-gamut Y at each (`plates.colour.chromaticity.check_centre`).
 
     Raises
@@ -111,14 +118,22 @@ def parse_centres(text: str, luminance: float | None = None) -> tuple[list[Centr
     if text.strip().lower() == "macadam":
         used, skipped = macadam_centres()
         return [Centre(n, x, y, check_centre([x, y], luminance)) for n, x, y in used], skipped
+    table = macadam_ellipses()
+    names = [str(n) for n in table["name"]]
     centres = []
     for part in text.split(";"):
-        m = _CENTRE.match(part)
-        if not m:
-            raise ValueError(f"centre {part!r} is not valid; allowed: 'x,y' with two numbers (CIE 1931 xy), "
-                             "centres separated by ';', or 'macadam'")
-        x, y = float(m.group(1)), float(m.group(2))
-        centres.append(Centre(f"{x:g},{y:g}", x, y, check_centre([x, y], luminance)))
+        if part.strip() in names:  # a MacAdam centre by name
+            i = names.index(part.strip())
+            x, y = float(table["x"][i]), float(table["y"][i])
+        else:
+            m = _CENTRE.match(part)
+            if not m:
+                raise ValueError(f"centre {part!r} is not valid; allowed: 'x,y' with two numbers (CIE 1931 xy) or "
+                                 "a MacAdam centre's name (macadam-01..macadam-25), separated by ';', or 'macadam'")
+            x, y = float(m.group(1)), float(m.group(2))
+        at = [n for n, mx, my in zip(names, table["x"], table["y"], strict=True)
+              if abs(mx - x) < 5e-4 and abs(my - y) < 5e-4]  # MacAdam's own centre: named, so compared
+        centres.append(Centre(at[0] if at else f"{x:g},{y:g}", x, y, check_centre([x, y], luminance)))
     return centres, []
 
 

@@ -13,7 +13,7 @@ from plates.runs.experiment import ModelSpec
 
 IDEAL = ModelSpec("python", "plates.models.simulated:ideal", 512, 0.0, {})
 KNOWN = ModelSpec("python", "tests.runs.test_ellipses:known", 512, 0.0, {})
-GREY = "0.305,0.323"  # MacAdam's centre 13, inside sRGB
+GREY = "0.3,0.32"  # near MacAdam's centre 13, inside sRGB
 
 
 def _known():
@@ -57,6 +57,10 @@ def test_macadam_centres_inside_srgb_are_used_by_name():
     used, skipped = parse_centres("macadam")
     assert len(used) == 14 and len(skipped) == 11
     assert used[0].name == "macadam-02" and all(0 < c.Y <= 1 for c in used)
+    named, _ = parse_centres("0.305,0.323;macadam-14;0.3,0.32")
+    assert [c.name for c in named] == ["macadam-13", "macadam-14", "0.3,0.32"]
+    with pytest.raises(ValueError, match="macadam-01..macadam-25"):
+        parse_centres("macadam-26")
 
 
 def test_the_ideal_observer_is_quantisation_limited_and_rows_say_so(tmp_path):
@@ -65,7 +69,7 @@ def test_the_ideal_observer_is_quantisation_limited_and_rows_say_so(tmp_path):
     assert result.queries == 50 and result.errors == 0
     rows = load_results(tmp_path).frame  # the folder: the summary tables beside the parts are not rows
     assert len(rows) == 50 and set(rows["direction"]) == set(run.direction_names)
-    assert rows["centre_x"].iloc[0] == pytest.approx(0.305, abs=2e-3) and (rows["level_unit"] == "1e-3 u'v'").all()
+    assert rows["centre_x"].iloc[0] == pytest.approx(0.3, abs=2e-3) and (rows["level_unit"] == "1e-3 u'v'").all()
     assert (rows["level"] > 0).all() and (rows["level_shown"] >= 0).all() and rows["code_steps"].notna().all()
     # the ideal observer is right whenever the figure differs from the ground in 8 bits
     visible = rows["level_shown"] > 0
@@ -86,6 +90,13 @@ def test_a_known_ellipse_comes_back(tmp_path):
     assert e["a_low"] <= 0.006 <= e["a_high"] and e["b_low"] <= 0.002 <= e["b_high"]
     assert e["theta_low"] <= 30.0 <= e["theta_high"]
     assert e["area"] == pytest.approx(np.pi * 0.006 * 0.002, rel=0.5)
+
+
+def test_a_macadam_centre_is_compared_with_macadam(tmp_path):
+    result = run_ellipses(_run(tmp_path, centres="macadam-13", model=KNOWN, trials=10, directions=5))
+    e = result.ellipses[0]
+    assert e["centre"] == "macadam-13" and e["macadam_factor"] == 3.0
+    assert e["macadam_a"] == pytest.approx(3 * 0.0023) and np.isfinite(e["area_ratio"])
 
 
 def test_directions_leaving_srgb_stop_at_the_gamut(tmp_path):
