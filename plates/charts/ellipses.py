@@ -16,7 +16,7 @@ from plates.analysis.ellipses import MACADAM_FACTOR, macadam_ellipses
 from plates.charts.common import model_colour
 from plates.colour.spaces import colour_science
 
-__all__ = ["ellipse_figure", "ellipse_xy"]
+__all__ = ["ellipse_figure", "ellipse_xy", "sensitivity_map"]
 
 _STEPS = 73
 SRGB_PRIMARIES = ((0.64, 0.33), (0.30, 0.60), (0.15, 0.06))
@@ -84,5 +84,35 @@ def ellipse_figure(ellipses: pd.DataFrame, *, macadam: bool = True, factor: floa
     if missing:
         title += "<br><sub>no ellipse: " + "; ".join(missing[:6]) + (" …" if len(missing) > 6 else "") + "</sub>"
     fig.update_layout(title=title, xaxis=dict(title="x", range=[0, 0.8]),
+                      yaxis=dict(title="y", range=[0, 0.9], scaleanchor="x"), template="plotly_white")
+    return fig
+
+
+def sensitivity_map(ellipses: pd.DataFrame, model: str) -> go.Figure:
+    """One observer's sensitivity across centres: each centre on the xy diagram, coloured by log₂ of its
+    ``area_ratio`` (its ellipse's area / MacAdam's scaled one: 0 = MacAdam × factor, +1 = twice the area, a
+    less sensitive observer). Centres without a ratio (not MacAdam's, or no ellipse) are grey and say why."""
+    rows = ellipses[ellipses["model"].astype(str) == model] if len(ellipses) else ellipses
+    fig = go.Figure()
+    locus = _locus()
+    fig.add_trace(go.Scatter(x=locus[:, 0], y=locus[:, 1], mode="lines", line=dict(color="#888", width=1),
+                             name="spectral locus", hoverinfo="skip"))
+    if len(rows):
+        ratio = pd.to_numeric(rows.get("area_ratio", pd.Series(np.nan, index=rows.index)), errors="coerce")
+        known = ratio.notna() & (ratio > 0)
+        log2 = np.log2(ratio[known])
+        fig.add_trace(go.Scatter(
+            x=rows.loc[known, "centre_x"], y=rows.loc[known, "centre_y"], mode="markers", name="log₂ area ratio",
+            marker=dict(size=16, color=log2, colorscale="RdBu_r", cmin=-3, cmax=3, showscale=True,
+                        colorbar=dict(title="log₂ area / MacAdam")),
+            hovertext=[f"{c}: area ratio {r:.2f}" for c, r in zip(rows.loc[known, "centre"], ratio[known],
+                                                                    strict=True)], hoverinfo="text"))
+        other = rows[~known]
+        fig.add_trace(go.Scatter(x=other["centre_x"], y=other["centre_y"], mode="markers", name="no ratio",
+                                 marker=dict(size=10, color="#bbb"),
+                                 hovertext=[f"{c}: {s}" for c, s in zip(other["centre"], other.get(
+                                     "status", pd.Series("", index=other.index)), strict=True)],
+                                 hoverinfo="text"))
+    fig.update_layout(title=f"Sensitivity map: {model}", xaxis=dict(title="x", range=[0, 0.8]),
                       yaxis=dict(title="y", range=[0, 0.9], scaleanchor="x"), template="plotly_white")
     return fig

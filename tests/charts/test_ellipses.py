@@ -6,7 +6,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from plates.charts.ellipses import ellipse_figure, ellipse_xy
+from plates.charts.ellipses import ellipse_figure, ellipse_xy, sensitivity_map
 
 
 def test_points_lie_on_the_ellipse():
@@ -37,3 +37,18 @@ def test_figure_traces():
 
 def test_without_macadam():
     assert all(t.legendgroup != "macadam" for t in ellipse_figure(pd.DataFrame(), macadam=False).data)
+
+
+def test_sensitivity_map_colours_by_log_area_ratio():
+    rows = pd.DataFrame([
+        {"model": "m", "centre": "macadam-13", "centre_x": 0.305, "centre_y": 0.323, "area_ratio": 4.0,
+         "status": "fit"},
+        {"model": "m", "centre": "0.3,0.3", "centre_x": 0.3, "centre_y": 0.3, "area_ratio": np.nan,
+         "status": "fit"},
+        {"model": "other", "centre": "macadam-14", "centre_x": 0.385, "centre_y": 0.393, "area_ratio": 1.0,
+         "status": "fit"},
+    ])
+    fig = sensitivity_map(rows, "m")
+    coloured = [t for t in fig.data if t.name == "log₂ area ratio"][0]
+    assert list(coloured.marker.color) == [2.0]
+    assert [t for t in fig.data if t.name == "no ratio"][0].hovertext == ("0.3,0.3: fit",)

@@ -56,7 +56,7 @@ def test_duckdb_counts_agree_with_the_pandas_kappa(folder):
 def test_the_page_draws_ellipses_and_kappa(monkeypatch, folder):
     at = open_page(monkeypatch, folder, "observers")
     assert at.title[0].value == "Observers"
-    assert len(at.get("plotly_chart")) == 1 and "macadam-13" in set(at.dataframe[0].value["centre"])
+    assert len(at.get("plotly_chart")) == 2 and "macadam-13" in set(at.dataframe[0].value["centre"])
     at.radio(key="observers_section").set_value("Error consistency").run()
     assert not at.exception and len(at.get("plotly_chart")) == 1
     kappa = at.dataframe[0].value

@@ -9,7 +9,7 @@ import streamlit as st
 
 from plates.analysis.consistency import matrix_from_counts
 from plates.analysis.ellipses import MACADAM_FACTOR
-from plates.charts.ellipses import ellipse_figure
+from plates.charts.ellipses import ellipse_figure, sensitivity_map
 from plates.dashboard import common
 from plates.dashboard.observer_queries import ellipse_tables, pair_counts
 
@@ -31,6 +31,9 @@ if section == "Ellipses":
         st.info("No ellipses.parquet in the loaded folder: run `plates ellipses --out DIR` into it.")
     else:
         st.plotly_chart(ellipse_figure(ellipses), key="chart-ellipses")
+        model = st.selectbox("Sensitivity map of", sorted(ellipses["model"].astype(str).unique()),
+                             key="observers_map_model")
+        st.plotly_chart(sensitivity_map(ellipses, model), key="chart-sensitivity")
         st.dataframe(ellipses, hide_index=True, key="table-ellipses")
 else:
     st.header("Error consistency (κ)")
