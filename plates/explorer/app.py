@@ -29,6 +29,7 @@ from plates.explorer import plate as ex
 from plates.explorer.backends import FAILED_LOAD_MEMORY_S, ModelCache
 from plates.explorer.concurrency import concurrency, pool_bound, render_workers
 from plates.explorer.context import INTERNAL, AppContext, PlateTab, Scratch
+from plates.explorer.ellipse_tab import ellipse_tab
 from plates.explorer.model_tab import model_tab
 from plates.explorer.policy import Policy
 from plates.explorer.pool import ExplorerPool
@@ -120,6 +121,7 @@ def build_app(policy: Policy | None = None, admission: Admission | None = None) 
         # the family tabs: Illusions, Scenes, Try it yourself
         family_tabs.add_family_tabs(policy, guard=shared.guard, cache=shared.cache, scratch=shared.scratch,
                                     model=model, key_state=key_state, slots=slots, admission=admission, work=work)
+        ellipse_tab(shared, model, key_state)  # the chosen model's ellipse at one of MacAdam's centres
     demo.queue(max_size=shared.slots["queue"], default_concurrency_limit=shared.slots["default"])
     demo.close = _closing(demo.close, work)
     return demo
