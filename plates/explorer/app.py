@@ -34,6 +34,7 @@ from plates.explorer.model_tab import model_tab
 from plates.explorer.policy import Policy
 from plates.explorer.pool import ExplorerPool
 from plates.explorer.specs import QUERY_PARAM, decode_spec, share_link, spec_from_text, spec_to_json
+from plates.integrations.answers_push import answers_scheduler
 from plates.secrets import clean_message
 
 log = logging.getLogger("plates.app")
@@ -124,6 +125,17 @@ def build_app(policy: Policy | None = None, admission: Admission | None = None) 
         ellipse_tab(shared, model, key_state)  # the chosen model's ellipse at one of MacAdam's centres
     demo.queue(max_size=shared.slots["queue"], default_concurrency_limit=shared.slots["default"])
     demo.close = _closing(demo.close, work)
+    pusher = answers_scheduler()  # people's answers to the owner's dataset: only when the owner configured it
+    if pusher is not None:  # stopped with the app (it commits once more when the process exits)
+        close = demo.close
+
+        @functools.wraps(close)
+        def close_and_stop(*args, **kwargs):
+            try:
+                return close(*args, **kwargs)
+            finally:
+                pusher.stop()
+        demo.close = close_and_stop
     return demo
 
 
