@@ -89,3 +89,14 @@ def test_a_staircase_runs_with_a_python_observer(tmp_path):
     assert result.answered == 12 and result.errors == 0
     # the ideal observer sees any 8-bit difference: its ΔE2000 threshold sits at the bottom of the range
     assert result.estimate.threshold < 3.0
+
+
+def test_a_run_asks_a_python_observer(tmp_path):
+    from plates.cli import main
+    from plates.results import load_results
+
+    assert main(["run", "--dataset", "colorblindnesseval", "--limit", "2", "--prompt", "cbe-open", "--backend",
+                 "python", "--model", f"{HERE}:echo_size", "--out", str(tmp_path)]) == 0
+    rows = load_results(tmp_path).frame
+    assert len(rows) >= 1 and (rows["backend"] == "python").all() and (rows["model"] == f"{HERE}:echo_size").all()
+    assert rows["reply"].str.match(r"^\d+ \S").all()  # "<image side> <the question>", from the callable
