@@ -26,7 +26,9 @@ def test_uv_round_trip_and_d65():
 def test_xyY_and_srgb_agree():
     rgb = np.array([187.0, 120.0, 33.0])
     xy, Y = srgb255_to_xyY(rgb)
-    assert np.allclose(xyY_to_srgb(xy, Y) * 255, rgb, atol=1e-6)
+    # colour-science encodes with sRGB's published (rounded) matrix and decodes with the derived one: the round
+    # trip lands within about 1e-3 of a code
+    assert np.allclose(xyY_to_srgb(xy, Y) * 255, rgb, atol=1e-2)
 
 
 def test_max_luminance_at_the_primaries_and_outside():
