@@ -25,6 +25,8 @@ SUBCOMMAND_MODULES = (
     "run",
     "rescore",
     "staircase",
+    "ellipses",
+    "consistency",
     "prompts",
     "dashboard",
     "reference",

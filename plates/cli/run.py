@@ -116,7 +116,8 @@ def add_experiment_arguments(p: argparse.ArgumentParser, *, out_help: str,
                    help="register your own [[prompt]] templates first (repeatable; see plates.tasks.prompts)")
     q.add_argument("--backend", default=default_backend,
                    help=f"openai | hf | baseline | reference-pixels (the pixel-reading reference observer, not a model; default "
-                        f"{default_backend})")
+                        f"{default_backend}) | python (--model package.module:function, a callable (image, "
+                        "question) -> reply)")
     q.add_argument("--model", help="model name as the server knows it (openai), a Hugging Face id or folder "
                    "(hf); not needed for baseline (baseline-cnn)")
     q.add_argument("--base-url", help="OpenAI-compatible server URL, e.g. http://127.0.0.1:8000/v1")

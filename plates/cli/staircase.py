@@ -26,7 +26,8 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     p.add_argument("file", nargs="?", help="a staircase TOML file (or give the flags below)")
     p.add_argument("--prompt", help="a plate prompt with a label space (huemanity-numeric, cbe-open, cbe-yn-correct) "
                                     "or an RCID comparison (rcid-compare-pixel, rcid-compare-human)")
-    p.add_argument("--backend", default="baseline", help="openai | hf | baseline | reference-pixels (default baseline)")
+    p.add_argument("--backend", default="baseline", help="openai | hf | baseline | reference-pixels | python "
+                                                            "(--model package.module:function) (default baseline)")
     p.add_argument("--model", help="model name (default: baseline-cnn for the baseline backend)")
     p.add_argument("--base-url", help="OpenAI-compatible server URL")
     p.add_argument("--api-key-env", default="OPENAI_API_KEY",

@@ -36,6 +36,7 @@ PAGES = [
     ("sections/illusions.py", "Illusions", ":material/contrast:", False),
     ("sections/scenes.py", "Scenes (ColorBench)", ":material/category:", False),
     ("sections/people.py", "People", ":material/groups:", False),
+    ("sections/observers.py", "Observers (ellipses, κ)", ":material/visibility:", False),
 ]
 LABELS = {
     "model": "Model",

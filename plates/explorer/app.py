@@ -29,11 +29,13 @@ from plates.explorer import plate as ex
 from plates.explorer.backends import FAILED_LOAD_MEMORY_S, ModelCache
 from plates.explorer.concurrency import concurrency, pool_bound, render_workers
 from plates.explorer.context import INTERNAL, AppContext, PlateTab, Scratch
+from plates.explorer.ellipse_tab import ellipse_tab
 from plates.explorer.model_tab import model_tab
 from plates.explorer.policy import Policy
 from plates.explorer.pool import ExplorerPool
 from plates.explorer.specs import QUERY_PARAM, decode_spec, share_link, spec_from_text, spec_to_json
 from plates.images import image_to_png_bytes
+from plates.integrations.answers_push import answers_scheduler
 from plates.secrets import clean_message
 
 log = logging.getLogger("plates.app")
@@ -121,8 +123,20 @@ def build_app(policy: Policy | None = None, admission: Admission | None = None) 
         # the family tabs: Illusions, Scenes, Try it yourself
         family_tabs.add_family_tabs(policy, guard=shared.guard, cache=shared.cache, scratch=shared.scratch,
                                     model=model, key_state=key_state, slots=slots, admission=admission, work=work)
+        ellipse_tab(shared, model, key_state)  # the chosen model's ellipse at one of MacAdam's centres
     demo.queue(max_size=shared.slots["queue"], default_concurrency_limit=shared.slots["default"])
     demo.close = _closing(demo.close, work)
+    pusher = answers_scheduler()  # people's answers to the owner's dataset: only when the owner configured it
+    if pusher is not None:  # stopped with the app (it commits once more when the process exits)
+        close = demo.close
+
+        @functools.wraps(close)
+        def close_and_stop(*args, **kwargs):
+            try:
+                return close(*args, **kwargs)
+            finally:
+                pusher.stop()
+        demo.close = close_and_stop
     return demo
 
 

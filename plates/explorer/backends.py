@@ -21,11 +21,12 @@ from huggingface_hub import HfApi, try_to_load_from_cache
 from huggingface_hub.utils import GatedRepoError, RepositoryNotFoundError
 
 from plates.explorer.policy import Policy
-from plates.models import BACKENDS, REFERENCE_KINDS, Backend, Query, Reply, make_backend
+from plates.models import BACKENDS, LOCAL_CODE_KINDS, REFERENCE_KINDS, Backend, Query, Reply, make_backend
 from plates.secrets import redact as _redact
 
 #: Model kinds a visitor can pick, in display order.
-MODEL_KINDS = ("baseline", *sorted(kind for kind in BACKENDS if kind != "baseline" and kind not in REFERENCE_KINDS))
+MODEL_KINDS = ("baseline", *sorted(kind for kind in BACKENDS
+                                   if kind != "baseline" and kind not in REFERENCE_KINDS | LOCAL_CODE_KINDS))
 #: The line under the model choice, per kind.
 MODEL_KIND_INFO = {
     "baseline": "baseline: the bundled offline reader (no key, no network)",

@@ -41,6 +41,7 @@ from plates.analysis.adaptive import AdaptiveEstimate
 from plates.analysis.conditions import condition_label
 from plates.analysis.illusions import pse_table
 from plates.analysis.people import threshold_table
+from plates.integrations.answers_push import PUSH_NOTE, push_config
 from plates.reader import MODEL_NAME
 from plates.results import load_results
 from plates.runs.experiment import ModelSpec
@@ -100,7 +101,7 @@ class QuizConfig:
 
 def consent_text(config: QuizConfig) -> str:
     """The consent and display note shown before the first image (`plates.runs.quiz.CONSENT`)."""
-    return CONSENT.format(trials=config.total)
+    return CONSENT.format(trials=config.total) + (PUSH_NOTE if push_config() is not None else "")
 
 
 def start_session(config: QuizConfig, *, agreed: bool, started: int, client: str = "",

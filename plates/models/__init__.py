@@ -21,6 +21,7 @@ BACKENDS: dict[str, str] = {
     "hf": "plates.models.hf:HFBackend",
     "baseline": "plates.models.baseline:BaselineBackend",
     "reference-pixels": "plates.models.reference:ReferencePixelsBackend",
+    "python": "plates.models.python_observer:PythonBackend",
 }
 
 #: Backend kind -> the model it runs when none is named (backends that hold one model only).
@@ -30,9 +31,13 @@ DEFAULT_MODELS: dict[str, str] = {
 }
 #: Backend kinds that are not models (a reference observer): never offered as a model to pick in the apps.
 REFERENCE_KINDS: frozenset[str] = frozenset({"reference-pixels"})
+#: Backend kinds that run code their model name points to (`plates.models.python_observer`): never offered to a
+#: visitor of the apps.
+LOCAL_CODE_KINDS: frozenset[str] = frozenset({"python"})
 
 #: Backend kind -> the extra that installs its SDK (None: the default install); see plates.install.extra_hint.
-EXTRAS: dict[str, str | None] = {"openai": None, "hf": "hf", "baseline": None, "reference-pixels": None}
+EXTRAS: dict[str, str | None] = {"openai": None, "hf": "hf", "baseline": None, "reference-pixels": None,
+                                 "python": None}
 
 
 def backend_class(kind: str) -> type[Backend]:
@@ -62,7 +67,8 @@ def make_backend(kind: str, **options: Any) -> Backend:
     ----------
     kind : str
         One of `BACKENDS`: "openai" (any OpenAI-compatible server), "hf" (a local transformers model),
-        "baseline" (the bundled ONNX reader) or "reference-pixels" (the pixel-reading reference observer).
+        "baseline" (the bundled ONNX reader), "reference-pixels" (the pixel-reading reference observer) or
+        "python" (any Python callable from image and question to a reply: `plates.models.python_observer`).
     **options
         The backend class's keyword arguments (``model``, ``base_url``, ``api_key_env``, ``concurrency``,
         ``batch_size``, ...): see each class (`backend_class`).
@@ -85,9 +91,9 @@ def make_backend(kind: str, **options: Any) -> Backend:
     >>> make_backend("gpt")
     Traceback (most recent call last):
     ...
-    ValueError: unknown backend 'gpt'; allowed: openai, hf, baseline, reference-pixels
+    ValueError: unknown backend 'gpt'; allowed: openai, hf, baseline, reference-pixels, python
     """
     return backend_class(kind)(**options)
 
 
-__all__ = ["BACKENDS", "DEFAULT_MODELS", "REFERENCE_KINDS", "Backend", "BackendFailing", "Query", "Reply", "Turn", "backend_class", "make_backend"]
+__all__ = ["BACKENDS", "DEFAULT_MODELS", "LOCAL_CODE_KINDS", "REFERENCE_KINDS", "Backend", "BackendFailing", "Query", "Reply", "Turn", "backend_class", "make_backend"]

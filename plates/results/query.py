@@ -40,7 +40,7 @@ import pyarrow.parquet as pq
 from plates.results.schema import (
     COVERS_KEY,
     KIND_KEY,
-    REFERENCE_KIND,
+    NOT_ROWS_KINDS,
     REPLACES_KEY,
     SUPERSEDES_KEY,
     ABSENT_DEFAULTS,
@@ -169,7 +169,7 @@ def _footer(path: Path) -> _Footer:
     except Exception as exc:  # noqa: BLE001 - any unreadable footer means a corrupt file
         return _Footer(path, f"corrupt Parquet file: {exc}")
     meta = schema.metadata or {}
-    if meta.get(KIND_KEY) == REFERENCE_KIND:
+    if meta.get(KIND_KEY) in NOT_ROWS_KINDS:
         return _Footer(path, reference=True)
     known = [n for n in schema.names if n in COLUMNS]
     if not known:

@@ -22,7 +22,7 @@ from plates.results.schema import (
     COVERS_KEY,
     DICTIONARY,
     KIND_KEY,
-    REFERENCE_KIND,
+    NOT_ROWS_KINDS,
     REPLACES_KEY,
     SCHEMA,
     SUPERSEDES_KEY,
@@ -110,7 +110,7 @@ def _read_part(path: Path, use_threads: bool = False, columns: Sequence[str] | N
         pf = pq.ParquetFile(source, pre_buffer=True)  # pre_buffer: one read per column chunk range (~25% less CPU)
         schema = pf.schema_arrow
         meta = schema.metadata or {}
-        if meta.get(KIND_KEY) == REFERENCE_KIND:
+        if meta.get(KIND_KEY) in NOT_ROWS_KINDS:
             return _Part(None, reference=True)
         as_dict = [c for c in schema.names if c in categorical and (columns is None or c in columns)]
         if as_dict:  # the footer already read is reused

@@ -123,6 +123,21 @@ COLUMNS: dict[str, tuple[pa.DataType, str]] = {
                                  "contains secrets"),
     "judge_generation_json": (pa.string(), "every setting sent to the judge, as JSON (temperature 0, token "
                                            "budget, what was left to the server)"),
+    # direction-resolved thresholds (`plates ellipses`, plates.runs.ellipses); null on every other row
+    "centre_x": (pa.float64(), "ellipse trial: CIE 1931 x of the centre colour (the ground's 8-bit sRGB as drawn)"),
+    "centre_y": (pa.float64(), "ellipse trial: CIE 1931 y of the centre colour (the ground's 8-bit sRGB as drawn)"),
+    "direction": (pa.string(), "ellipse trial: the direction from the centre ('uv-045.0': 45° in CIE 1976 u'v' "
+                               "from +u'; 'L*+', 'C*-', 'h+': CIELAB lightness, chroma, hue)"),
+    "direction_deg": (pa.float64(), "ellipse trial: the direction's angle in the u'v' plane, degrees from +u' "
+                                    "(null for CIELAB directions)"),
+    "level": (pa.float64(), "ellipse trial: the level the procedure asked for, in level_unit (capped at the "
+                            "sRGB gamut along the direction)"),
+    "level_shown": (pa.float64(), "ellipse trial: the level the figure dots show (their area-weighted mean in "
+                                  "linear light against the ground), in level_unit"),
+    "level_unit": (pa.string(), "ellipse trial: unit of level and level_shown: \"1e-3 u'v'\" (distance in CIE 1976 "
+                                "u'v' x 1000) or 'CIELAB' (ΔL*, ΔC*ab or ΔH*ab)"),
+    "code_steps": (pa.float64(), "ellipse trial: largest channel difference, in 8-bit sRGB codes, between the "
+                                 "figure colour asked for (before rounding) and the centre"),
 }
 
 #: What ``rules_version`` reads as for rows written before rows recorded it (a file without the column).
@@ -199,5 +214,9 @@ COVERS_KEY = b"plates.covers"
 # schema metadata of the papers' reference tables (`plates.results.reference.SCHEMA`): they are not runs, so
 # load_results leaves them out without calling them skipped (the dashboard reads them through plates.results.reference)
 KIND_KEY, REFERENCE_KIND = b"plates.kind", b"reference"
+#: schema metadata of a run's summary tables (`plates ellipses`: thresholds.parquet, ellipses.parquet): computed
+#: from rows, not rows, so load_results and the dashboard leave them out as they leave out the reference tables
+SUMMARY_KIND = b"summary"
+NOT_ROWS_KINDS = (REFERENCE_KIND, SUMMARY_KIND)
 
 

@@ -121,7 +121,7 @@ def test_the_api_page_lists_only_the_named_endpoints(running):
     family_tabs = ["/illusion_ask", "/illusion_render", "/quiz_answer", "/quiz_option_0", "/quiz_option_1",
                    "/quiz_option_2", "/quiz_start", "/scene_ask", "/scene_render"]
     assert sorted(running.get_api_info()["named_endpoints"]) == sorted(["/apply_spec", "/ask", "/compare", "/render", "/set_key", "/sweep_compared",
-                                                                        "/sweep", *family_tabs])
+                                                                        "/sweep", "/ellipse", *family_tabs])
 
 
 def test_pasted_spec_reproduces_the_plate(client):

@@ -49,7 +49,7 @@ def test_reply_ok_means_answer_text():
 
 
 def test_registry_names_and_unknown_kind():
-    assert set(BACKENDS) == {"openai", "hf", "baseline", "reference-pixels"}
+    assert set(BACKENDS) == {"openai", "hf", "baseline", "reference-pixels", "python"}
     with pytest.raises(ValueError, match="unknown backend 'gpt'; allowed: openai, hf, baseline, reference-pixels"):
         make_backend("gpt")
 

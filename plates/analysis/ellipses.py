@@ -1,0 +1,230 @@
+"""Discrimination ellipses: a centred ellipse fitted to thresholds along directions, intervals by drawing the
+thresholds from their posteriors, and the comparison with MacAdam's (1942) ellipses.
+
+Units: chromaticities are CIE 1931 xy; an ellipse is (a, b, theta_deg): semi-axes a >= b in xy units and the
+orientation of a from the x axis in degrees, 0-180. Its area is π a b (xy units²).
+
+The fit. Each direction's threshold gives one point p (xy, relative to the centre) on the ellipse
+pᵀ M p = 1, M symmetric. With the centre known, M has three unknowns (A, B, C of A x² + 2B xy + C y²), found by
+linear least squares over the points; three directions on distinct axes are the least (opposite directions
+share an axis). M not positive definite is "not-an-ellipse". Goodness of fit: each point's radius against
+the fitted radius along its direction, in units of the threshold's posterior standard deviation (from its
+95% credible interval, width / 3.92); their sum of squares against χ² with (points − 3) degrees of freedom
+gives ``fit_p``; ``fit_rms_rel`` is the RMS of (observed / fitted radius − 1).
+
+Intervals: a parametric bootstrap: ``draws`` times, every direction's threshold is drawn from its posterior
+marginal (QUEST+'s grid, `plates.analysis.adaptive.AdaptiveState`) and the ellipse refitted; the 2.5 and 97.5
+percentiles of a, b, area and theta (unwrapped around the estimate) are the 95% intervals. It reuses the
+posteriors instead of resampling trials, so it inherits their prior (uniform on the grid).
+
+References
+----------
+MacAdam, D. L. (1942), "Visual sensitivities to color differences in daylight", JOSA 32(5): 247-274; the data
+as tabulated in Wyszecki & Stiles (2000), Color Science, Table 2(5.4.1), p. 309 (colour-science's
+``DATA_MACADAM_1942_ELLIPSES``: x, y, a and b in 10⁻³ xy units, θ in degrees; observed columns used here).
+MacAdam's ellipses are standard deviations of colour matching by one observer (PGN), not just-noticeable
+differences.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from functools import lru_cache
+
+import numpy as np
+from scipy import stats
+
+from plates.colour.chromaticity import max_luminance
+from plates.colour.spaces import colour_science
+
+__all__ = ["MACADAM_FACTOR", "Ellipse", "EllipseFit", "compare_macadam", "fit_ellipse", "macadam_centres",
+           "macadam_ellipses"]
+
+#: The factor MacAdam's standard deviations are scaled by to stand beside a threshold: a just-noticeable
+#: difference is conventionally taken as about three standard deviations of colour matching (stated in
+#: docs/ellipses.md with its caveats: it is a convention, not a measurement at our task's criterion).
+MACADAM_FACTOR = 3.0
+
+
+@lru_cache(maxsize=1)
+def macadam_ellipses() -> dict[str, np.ndarray]:
+    """MacAdam's 25 observed ellipses: arrays ``x``, ``y`` (CIE 1931 xy), ``a``, ``b`` (semi-axes, xy units,
+    i.e. the table's 10⁻³ values / 1000) and ``theta_deg``; ``name`` "macadam-01".."macadam-25" in table order."""
+    data = np.asarray(colour_science().DATA_MACADAM_1942_ELLIPSES, dtype=float)
+    out = {"x": data[:, 0], "y": data[:, 1], "a": data[:, 2] / 1000, "b": data[:, 3] / 1000,
+           "theta_deg": data[:, 4], "name": np.array([f"macadam-{i + 1:02d}" for i in range(len(data))])}
+    for v in out.values():
+        v.setflags(write=False)
+    return out
+
+
+def macadam_centres() -> tuple[list[tuple[str, float, float]], list[str]]:
+    """(the MacAdam centres inside the sRGB triangle as (name, x, y), the names of the others).
+
+    >>> used, skipped = macadam_centres()
+    >>> len(used), len(skipped)
+    (14, 11)
+    """
+    table = macadam_ellipses()
+    used, skipped = [], []
+    for name, x, y in zip(table["name"], table["x"], table["y"], strict=True):
+        (used if max_luminance([x, y]) > 0 else skipped).append((str(name), float(x), float(y)))
+    return used, [s[0] for s in skipped]
+
+
+@dataclass(frozen=True)
+class Ellipse:
+    """A centred ellipse: semi-axes ``a`` >= ``b`` (xy units), ``theta_deg`` of a from the x axis, 0-180."""
+
+    a: float
+    b: float
+    theta_deg: float
+
+    @property
+    def area(self) -> float:
+        return float(np.pi * self.a * self.b)
+
+    def radius(self, angle_rad: np.ndarray) -> np.ndarray:
+        """The distance from the centre to the ellipse along directions at ``angle_rad`` (from the x axis)."""
+        t = np.asarray(angle_rad) - np.radians(self.theta_deg)
+        return 1.0 / np.sqrt((np.cos(t) / self.a) ** 2 + (np.sin(t) / self.b) ** 2)
+
+
+def _fit_matrix(points: np.ndarray) -> np.ndarray:
+    """Least-squares A, B, C of pᵀ [[A, B], [B, C]] p = 1 over points (n, 2)."""
+    x, y = points[:, 0], points[:, 1]
+    design = np.stack([x * x, 2 * x * y, y * y], axis=1)
+    coef, *_ = np.linalg.lstsq(design, np.ones(len(points)), rcond=None)
+    return np.array([[coef[0], coef[1]], [coef[1], coef[2]]])
+
+
+def _ellipse_of(m: np.ndarray) -> Ellipse | None:
+    values, vectors = np.linalg.eigh(m)  # ascending: the smaller eigenvalue is the major axis
+    if values[0] <= 0:
+        return None
+    major = vectors[:, 0]
+    theta = float(np.degrees(np.arctan2(major[1], major[0])) % 180.0)
+    return Ellipse(float(1 / np.sqrt(values[0])), float(1 / np.sqrt(values[1])), theta)
+
+
+def _axes(angles: np.ndarray) -> int:
+    return len({round(float(np.degrees(a)) % 180.0, 6) % 180.0 for a in angles})
+
+
+@dataclass(frozen=True)
+class EllipseFit:
+    """One centre's ellipse: the estimate (None unless ``status`` is "fit"), 95% intervals, the points used,
+    ``fit_p`` and ``fit_rms_rel`` (module docstring), ``status`` ("fit", "not-an-ellipse", "too-few-directions",
+    "at-chance", "non-monotonic") and ``message``."""
+
+    ellipse: Ellipse | None
+    a_ci: tuple[float, float]
+    b_ci: tuple[float, float]
+    theta_ci: tuple[float, float]
+    area_ci: tuple[float, float]
+    points: int
+    fit_p: float
+    fit_rms_rel: float
+    status: str
+    message: str
+
+
+_NAN2 = (float("nan"), float("nan"))
+
+
+def fit_ellipse(angles_xy: Sequence[float], radii: Sequence[float], sd: Sequence[float],
+                draws: Sequence[Sequence[float]] | None = None, statuses: Sequence[str] = ()) -> EllipseFit:
+    """Fit a centred ellipse to thresholds (module docstring).
+
+    Parameters
+    ----------
+    angles_xy : direction of each threshold point from the centre in the xy plane, radians.
+    radii : its distance from the centre, xy units (> 0).
+    sd : its posterior standard deviation, xy units (for the goodness of fit).
+    draws : optional (draws, points) radii drawn from the posteriors, xy units, for the intervals.
+    statuses : each direction's threshold status ("fit", "at-chance", "non-monotonic", ...).
+
+    Returns
+    -------
+    EllipseFit
+
+    Raises
+    ------
+    ValueError
+        Lengths differ or a radius is not a positive finite number.
+    """
+    ang, r, s = (np.asarray(v, dtype=float) for v in (angles_xy, radii, sd))
+    if not (ang.shape == r.shape == s.shape) or ang.ndim != 1:
+        raise ValueError(f"angles, radii and sd must be 1-d of one length, got {ang.shape}, {r.shape}, {s.shape}")
+    if r.size and not np.all(np.isfinite(r) & (r > 0)):
+        raise ValueError(f"radii must be positive finite xy distances, got {r.tolist()}")
+    statuses = list(statuses)
+    empty = dict(a_ci=_NAN2, b_ci=_NAN2, theta_ci=_NAN2, area_ci=_NAN2, points=int(r.size), fit_p=float("nan"),
+                 fit_rms_rel=float("nan"))
+    if statuses and sum(st == "at-chance" for st in statuses) * 2 > len(statuses):
+        return EllipseFit(None, **empty, status="at-chance",
+                          message=f"{sum(st == 'at-chance' for st in statuses)} of {len(statuses)} directions "
+                                  "answered at chance: no ellipse")
+    if _axes(ang) < 3:
+        return EllipseFit(None, **empty, status="too-few-directions",
+                          message=f"{r.size} threshold points on {_axes(ang)} axes; a centred ellipse needs 3 axes")
+    points = np.stack([r * np.cos(ang), r * np.sin(ang)], axis=1)
+    ellipse = _ellipse_of(_fit_matrix(points))
+    if ellipse is None:
+        return EllipseFit(None, **empty, status="not-an-ellipse",
+                          message="the thresholds fit no ellipse (the quadratic form is not positive definite)")
+    fitted = ellipse.radius(ang)
+    rms = float(np.sqrt(np.mean((r / fitted - 1) ** 2)))
+    dof = r.size - 3
+    fit_p = float(stats.chi2.sf(np.sum(((r - fitted) / np.maximum(s, 1e-12)) ** 2), dof)) if dof > 0 else float("nan")
+    cis = dict(a_ci=_NAN2, b_ci=_NAN2, theta_ci=_NAN2, area_ci=_NAN2)
+    if draws is not None:
+        d = np.asarray(draws, dtype=float)
+        fits = [_ellipse_of(_fit_matrix(np.stack([row * np.cos(ang), row * np.sin(ang)], axis=1))) for row in d]
+        fits = [f for f in fits if f is not None]
+        if fits:
+            a = np.array([f.a for f in fits])
+            b = np.array([f.b for f in fits])
+            th = np.array([f.theta_deg for f in fits])
+            th = ellipse.theta_deg + (th - ellipse.theta_deg + 90.0) % 180.0 - 90.0  # unwrap around the estimate
+            q = lambda v: (float(np.percentile(v, 2.5)), float(np.percentile(v, 97.5)))  # noqa: E731
+            cis = dict(a_ci=q(a), b_ci=q(b), theta_ci=q(th), area_ci=q(np.pi * a * b))
+    status, message = "fit", ""
+    if "non-monotonic" in statuses:
+        status = "non-monotonic"
+        message = f"{statuses.count('non-monotonic')} direction(s) answered non-monotonically in the level"
+    return EllipseFit(ellipse, **cis, points=int(r.size), fit_p=fit_p, fit_rms_rel=rms, status=status,
+                      message=message)
+
+
+def compare_macadam(ellipse: Ellipse, name: str, factor: float = MACADAM_FACTOR) -> dict[str, float]:
+    """An observer's ellipse beside MacAdam's at centre ``name`` ("macadam-NN") scaled by ``factor``.
+
+    Returns
+    -------
+    dict with ``macadam_a``, ``macadam_b`` (scaled, xy units), ``macadam_theta_deg``, ``macadam_factor``,
+    ``area_ratio`` (observer / scaled MacAdam), ``axis_ratio`` ((a/b) observer / (a/b) MacAdam) and
+    ``theta_diff_deg`` (observer − MacAdam, wrapped to -90..90).
+
+    Raises
+    ------
+    ValueError
+        ``name`` is not a MacAdam centre, or ``factor`` is not positive.
+
+    >>> row = compare_macadam(Ellipse(0.0069, 0.0027, 58.0), "macadam-13")
+    >>> round(row["area_ratio"], 2), round(row["theta_diff_deg"], 1)
+    (1.0, 0.0)
+    """
+    table = macadam_ellipses()
+    names = [str(n) for n in table["name"]]
+    if name not in names:
+        raise ValueError(f"centre {name!r} is not a MacAdam centre; allowed: {names[0]}..{names[-1]}")
+    if not (np.isfinite(factor) and factor > 0):
+        raise ValueError(f"factor {factor!r} is not allowed; allowed: a positive number")
+    i = names.index(name)
+    a, b, th = factor * table["a"][i], factor * table["b"][i], float(table["theta_deg"][i])
+    return {"macadam_a": float(a), "macadam_b": float(b), "macadam_theta_deg": th, "macadam_factor": float(factor),
+            "area_ratio": ellipse.area / float(np.pi * a * b),
+            "axis_ratio": (ellipse.a / ellipse.b) / float(a / b),
+            "theta_diff_deg": float((ellipse.theta_deg - th + 90.0) % 180.0 - 90.0)}

@@ -1,0 +1,76 @@
+"""The explorer's live ellipse, apart from any widget: one centre, the chosen model, a few directions and
+trials (`plates.runs.ellipses`), drawn beside MacAdam's ellipse (`plates.charts.ellipses`). Public mode caps
+the work a visitor can ask for (`limits`); the caller admits the answers first."""
+
+from __future__ import annotations
+
+import tempfile
+from collections.abc import Callable, Iterator, Sequence
+
+import pandas as pd
+
+from plates.analysis.ellipses import macadam_centres
+from plates.charts.ellipses import ellipse_figure
+from plates.explorer.policy import Policy
+from plates.models.base import Backend, Query, Reply
+from plates.runs.ellipses import EllipseRun, parse_centres, run_ellipses
+from plates.runs.experiment import ModelSpec
+
+__all__ = ["CENTRES", "DIRECTION_CHOICES", "limits", "live_ellipse"]
+
+#: The centres offered: MacAdam's inside sRGB, by name.
+CENTRES = tuple(name for name, _, _ in macadam_centres()[0])
+DIRECTION_CHOICES = (3, 5, 6, 8)
+#: (most trials per direction, plate size px): public mode, private mode.
+PUBLIC_LIMITS, PRIVATE_LIMITS = (12, 256), (40, 512)
+
+
+def limits(policy: Policy) -> tuple[int, int]:
+    """(most trials per direction, plate size in px) under ``policy``."""
+    return PUBLIC_LIMITS if policy.public else PRIVATE_LIMITS
+
+
+class _Borrowed(Backend):
+    """A backend the explorer holds (a cached local model): the run asks through it and never closes it."""
+
+    def __init__(self, inner: Backend) -> None:
+        self._inner, self.kind, self.model = inner, inner.kind, inner.model
+
+    def ask(self, queries: Sequence[Query]) -> Iterator[tuple[int, Reply]]:
+        return self._inner.ask(queries)
+
+
+def live_ellipse(backend: Backend, centre: str, directions: int, trials: int, policy: Policy, *,
+                 on_trial: Callable[[int], None] | None = None) -> tuple[object, pd.DataFrame, dict]:
+    """Run one centre's ellipse for ``backend`` (the huemanity-numeric prompt, dense plates) and return
+    (figure, thresholds table, the ellipse row). The trial rows go to a temporary folder and are dropped.
+
+    Raises
+    ------
+    ValueError
+        A centre not in `CENTRES`, directions not in `DIRECTION_CHOICES`, trials outside 10..the policy's
+        most.
+    """
+    if centre not in CENTRES:
+        raise ValueError(f"centre {centre!r} is not offered; allowed: {', '.join(CENTRES)}")
+    if directions not in DIRECTION_CHOICES:
+        raise ValueError(f"directions {directions!r} is not offered; allowed: {DIRECTION_CHOICES}")
+    most, size = limits(policy)
+    if isinstance(trials, bool) or not isinstance(trials, int) or not 10 <= trials <= most:
+        raise ValueError(f"trials {trials!r} per direction is not allowed here; allowed: 10-{most}")
+    centres, _ = parse_centres(centre)
+    count = [0]
+
+    def progress(*_args) -> None:
+        count[0] += 1
+        if on_trial is not None:
+            on_trial(count[0])
+
+    with tempfile.TemporaryDirectory(prefix="plates-ellipse-") as out:
+        run = EllipseRun(centres=tuple(centres), model=ModelSpec(backend.kind, backend.model, 64, 0.0, {}),
+                         directions=directions, trials=trials, size=size, out=out)
+        result = run_ellipses(run, make_backend=lambda *a, **k: _Borrowed(backend), on_trial=progress)
+    ellipses = pd.DataFrame(result.ellipses)
+    table = pd.DataFrame(result.thresholds)[["direction", "threshold", "ci_low", "ci_high", "code_steps",
+                                              "limits", "status"]]
+    return ellipse_figure(ellipses), table, result.ellipses[0]

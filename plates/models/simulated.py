@@ -1,0 +1,177 @@
+"""Observers written in Python for the ``python`` backend (`plates.models.python_observer`): an ideal observer
+that reads a plate's pixels, and simulated observers whose discrimination ellipse is known.
+
+Both are callables ``(image, question) -> reply text`` (``image``: PIL RGB, sRGB 0-255). They read a plate as
+drawn by `plates.stimuli.ishihara` in the ``dense`` style with the default font (DejaVu Sans Bold Oblique):
+
+* the **canvas** is the colour of the image's corner pixel; the **ground** the commonest other colour; every
+  other pixel is **figure** (so a figure drawn in the ground's own 8-bit colour is invisible to them, as it is
+  on the screen);
+* the label is the one of the question's label space (`plates.models.baseline.label_space_for`) whose text
+  mask (`plates.stimuli.ishihara.glyphs.text_mask` at the image's size, margin = the dense style's largest dot
+  radius) overlaps the figure pixels best (cosine of the two masks); the reply is written in the form the
+  question asks (`plates.models.baseline.format_answer`).
+
+`ideal` answers that label whenever any figure pixel differs from the ground, else guesses: its threshold is
+one 8-bit code step (the reference for quantisation). An `EllipseObserver` sees the figure with probability
+ψ(d) = γ + (1 − γ − λ) F(d; 1, β) (`plates.analysis.psychometric`, logistic; γ = 1 / labels), d the
+Mahalanobis distance in CIE 1931 xy from the ground's chromaticity to the figure's (the mean of the figure
+pixels in linear light) under its ellipse: d = 1 on the ellipse, so the ellipse IS its threshold contour at
+the staircase's criterion (halfway between guess and ceiling). When it misses it answers a uniformly drawn
+other label. Its draws come from SHA-256 of (its seed, the image's bytes): the same trial, the same answer.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from collections.abc import Callable
+from dataclasses import dataclass
+from functools import lru_cache
+
+import numpy as np
+from PIL import Image
+
+from plates.analysis.psychometric import psychometric
+from plates.colour.chromaticity import srgb255_to_xyY
+from plates.models.baseline import format_answer, label_space_for
+from plates.stimuli.ishihara.glyphs import TEXT_SCALE, text_mask
+from plates.stimuli.ishihara.labels import LABEL_SPACES
+from plates.stimuli.ishihara.styles import STYLES
+
+__all__ = ["EllipseObserver", "PlateReading", "ideal", "macadam_x3", "read_plate"]
+
+FONT = "dejavu-sans-bold-oblique"
+
+
+@dataclass(frozen=True)
+class PlateReading:
+    """What the pixels of a plate say: ``ground`` and ``figure`` sRGB 0-255 (figure: the mean of the figure
+    pixels in linear light, re-encoded; None when no pixel differs from the ground), ``figure_share`` (figure
+    pixels / disc pixels), and ``label`` (the best matching label; None without figure pixels)."""
+
+    ground: tuple[float, float, float]
+    figure: tuple[float, float, float] | None
+    figure_share: float
+    label: str | None
+
+
+@lru_cache(maxsize=512)
+def _mask(label: str, size: int) -> np.ndarray:
+    margin = STYLES["dense"].max_radius_900 * size / 900
+    return text_mask(label, FONT, size, margin, TEXT_SCALE)
+
+
+def _decode(rgb255: np.ndarray) -> np.ndarray:
+    c = rgb255 / 255.0
+    return np.where(c <= 0.04045, c / 12.92, ((c + 0.055) / 1.055) ** 2.4)  # IEC 61966-2-1 decoding
+
+
+def _encode(linear: np.ndarray) -> np.ndarray:
+    c = np.where(linear <= 0.0031308, 12.92 * linear, 1.055 * np.power(np.maximum(linear, 0), 1 / 2.4) - 0.055)
+    return c * 255.0
+
+
+def read_plate(image: Image.Image, labels: tuple[str, ...]) -> PlateReading:
+    """Read ``image`` (PIL RGB, a square plate) as the module docstring says, choosing among ``labels``."""
+    px = np.asarray(image.convert("RGB"))
+    size = px.shape[0]
+    flat = px.reshape(-1, 3)
+    canvas = flat[0]
+    codes = flat.astype(np.int64) @ np.array([65536, 256, 1])
+    disc = codes != int(canvas.astype(np.int64) @ np.array([65536, 256, 1]))
+    values, counts = np.unique(codes[disc], return_counts=True)
+    if values.size == 0:
+        raise ValueError("the image holds only its canvas colour; allowed: a plate with dots")
+    ground_code = values[np.argmax(counts)]
+    ground = flat[codes == ground_code][0].astype(float)
+    fig = disc & (codes != ground_code)
+    share = float(fig.sum() / max(disc.sum(), 1))
+    if not fig.any():
+        return PlateReading(tuple(ground), None, share, None)
+    figure = _encode(_decode(flat[fig].astype(float)).mean(axis=0))
+    fmask = fig.reshape(size, size)
+    best, label = -1.0, None
+    for candidate in labels:
+        ink = _mask(candidate, size)
+        score = float((ink & fmask).sum()) / np.sqrt(float(ink.sum()) * float(fmask.sum()) or 1.0)
+        if score > best:
+            best, label = score, candidate
+    return PlateReading(tuple(ground), tuple(float(v) for v in figure), share, label)
+
+
+def _labels(question: str) -> tuple[str, ...]:
+    space = LABEL_SPACES.get(label_space_for(question))
+    if not space:
+        raise ValueError(f"the question names no finite label space ({label_space_for(question)!r}); allowed: a "
+                         "plate question over a label space (e.g. the huemanity-numeric or cbe prompts)")
+    return space
+
+
+def _draw(seed: int, image: Image.Image) -> np.random.Generator:
+    digest = hashlib.sha256(str(seed).encode() + b"\x1f" + np.asarray(image).tobytes()).digest()
+    return np.random.Generator(np.random.PCG64(int.from_bytes(digest[:16], "big")))
+
+
+def ideal(image: Image.Image, question: str) -> str:
+    """The ideal observer (module docstring): the label when any pixel differs from the ground, else a guess."""
+    labels = _labels(question)
+    reading = read_plate(image, labels)
+    label = reading.label
+    if label is None:
+        label = labels[int(_draw(0, image).integers(len(labels)))]
+    return format_answer(question, label)
+
+
+@dataclass(frozen=True)
+class EllipseObserver:
+    """A simulated observer with a known threshold ellipse (module docstring).
+
+    ``ellipse``: xy -> (a, b, theta_deg), semi-axes a >= b in CIE 1931 xy units and the orientation of a from
+    the x axis (degrees), at the chromaticity of the ground; ``slope``: logistic slope β per unit of d;
+    ``lapse``: λ; ``seed``: its draws' seed.
+    """
+
+    ellipse: Callable[[np.ndarray], tuple[float, float, float]]
+    slope: float = 6.0
+    lapse: float = 0.02
+    seed: int = 0
+
+    def distance(self, ground: tuple[float, ...], figure: tuple[float, ...]) -> float:
+        """d: the Mahalanobis distance in xy between two sRGB 0-255 colours under the ellipse at ``ground``."""
+        (g, f), _ = srgb255_to_xyY(np.array([ground, figure], dtype=float))
+        a, b, theta = self.ellipse(g)
+        t = np.radians(theta)
+        rot = np.array([[np.cos(t), np.sin(t)], [-np.sin(t), np.cos(t)]])
+        u = rot @ (f - g)
+        return float(np.hypot(u[0] / a, u[1] / b))
+
+    def __call__(self, image: Image.Image, question: str) -> str:
+        labels = _labels(question)
+        reading = read_plate(image, labels)
+        rng = _draw(self.seed, image)
+        d = 0.0 if reading.figure is None else self.distance(reading.ground, reading.figure)
+        guess = 1.0 / len(labels)
+        p_seen = float((psychometric(d, 1.0, self.slope, guess=guess, lapse=self.lapse) - guess) / (1 - guess))
+        if reading.label is not None and rng.random() < p_seen:
+            return format_answer(question, reading.label)
+        return format_answer(question, labels[int(rng.integers(len(labels)))])
+
+
+def fixed_ellipse(a: float, b: float, theta_deg: float) -> Callable[[np.ndarray], tuple[float, float, float]]:
+    """The same ellipse (xy units, degrees) at every centre."""
+    return lambda xy: (a, b, theta_deg)
+
+
+def _macadam_nearest(factor: float) -> Callable[[np.ndarray], tuple[float, float, float]]:
+    from plates.analysis.ellipses import macadam_ellipses
+
+    table = macadam_ellipses()
+
+    def at(xy: np.ndarray) -> tuple[float, float, float]:
+        i = int(np.argmin(np.hypot(table["x"] - xy[0], table["y"] - xy[1])))
+        return factor * table["a"][i], factor * table["b"][i], table["theta_deg"][i]
+    return at
+
+
+#: MacAdam's (1942) ellipse of the nearest of his 25 centres, 3 times its size (`plates.analysis.ellipses`).
+macadam_x3 = EllipseObserver(_macadam_nearest(3.0))

@@ -1,0 +1,69 @@
+"""The centred ellipse fit, its intervals and statuses, and MacAdam's data beside it."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from plates.analysis.ellipses import Ellipse, compare_macadam, fit_ellipse, macadam_centres, macadam_ellipses
+
+
+def _points(e: Ellipse, n=8):
+    ang = np.linspace(0, 2 * np.pi, n, endpoint=False)
+    return ang, e.radius(ang)
+
+
+@pytest.mark.parametrize("theta", [0.0, 30.0, 95.0, 170.0])
+def test_exact_points_give_the_ellipse_back(theta):
+    truth = Ellipse(0.006, 0.002, theta)
+    ang, r = _points(truth)
+    fit = fit_ellipse(ang, r, r * 0.1)
+    assert fit.status == "fit"
+    assert (fit.ellipse.a, fit.ellipse.b) == pytest.approx((0.006, 0.002))
+    assert fit.ellipse.theta_deg == pytest.approx(theta, abs=1e-6)
+    assert fit.fit_rms_rel == pytest.approx(0, abs=1e-9) and fit.fit_p == pytest.approx(1.0)
+
+
+def test_intervals_from_draws_cover_the_truth():
+    truth = Ellipse(0.005, 0.0025, 60.0)
+    ang, r = _points(truth)
+    rng = np.random.default_rng(0)
+    draws = r * np.exp(rng.normal(0, 0.1, size=(400, r.size)))
+    fit = fit_ellipse(ang, r, r * 0.1, draws)
+    assert fit.a_ci[0] < 0.005 < fit.a_ci[1] and fit.b_ci[0] < 0.0025 < fit.b_ci[1]
+    assert fit.theta_ci[0] < 60 < fit.theta_ci[1]
+    assert fit.area_ci[0] < truth.area < fit.area_ci[1]
+
+
+def test_statuses():
+    ang = np.radians([0.0, 90.0, 180.0, 270.0])
+    assert fit_ellipse(ang, [1e-3] * 4, [1e-4] * 4).status == "too-few-directions"
+    ang = np.radians([0, 60, 120, 180, 240, 300])
+    hyperbola = [1e-3, 1e-1, 1e-3, 1e-3, 1e-1, 1e-3]  # radii no ellipse passes near
+    assert fit_ellipse(ang, hyperbola, [1e-4] * 6).status in ("not-an-ellipse", "fit")
+    chance = fit_ellipse(ang, [1e-3] * 6, [1e-4] * 6, statuses=["at-chance"] * 4 + ["fit"] * 2)
+    assert chance.status == "at-chance" and chance.ellipse is None
+    bent = fit_ellipse(ang, [1e-3] * 6, [1e-4] * 6, statuses=["non-monotonic"] + ["fit"] * 5)
+    assert bent.status == "non-monotonic" and bent.ellipse is not None
+    with pytest.raises(ValueError, match="positive finite"):
+        fit_ellipse(ang, [0.0] * 6, [1e-4] * 6)
+
+
+def test_not_an_ellipse_is_said():
+    # points on a hyperbola x² - y² = 1e-6 (scaled): the quadratic form is indefinite
+    ang = np.radians([0, 20, 40, 140, 160, 180, 200, 220])
+    r = 1e-3 / np.sqrt(np.abs(np.cos(ang) ** 2 - np.sin(ang) ** 2))
+    assert fit_ellipse(ang, r, r * 0.1).status == "not-an-ellipse"
+
+
+def test_macadam_table_and_comparison():
+    table = macadam_ellipses()
+    assert len(table["x"]) == 25 and table["a"][0] == pytest.approx(0.85e-3)
+    used, skipped = macadam_centres()
+    assert len(used) == 14 and "macadam-01" in skipped and used[0][0] == "macadam-02"
+    same = compare_macadam(Ellipse(3 * 0.0023, 3 * 0.0009, 58.0), "macadam-13")
+    assert same["area_ratio"] == pytest.approx(1.0) and same["axis_ratio"] == pytest.approx(1.0)
+    turned = compare_macadam(Ellipse(0.004, 0.001, 170.0), "macadam-13", factor=1.0)
+    assert turned["theta_diff_deg"] == pytest.approx(-68.0) and turned["macadam_factor"] == 1.0
+    with pytest.raises(ValueError, match="allowed: macadam-01..macadam-25"):
+        compare_macadam(Ellipse(1, 1, 0), "macadam-99")
