@@ -171,11 +171,11 @@ def model_settings(protocol: str, backend: str, model: str, given: Collection[st
     openai: ``temperature`` / ``max_tokens`` where the paper gives them, ``extra_body = {"top_p": ...}`` for a
     top-p, and ``send_temperature = False`` / ``token_param = None`` where it leaves them to the provider.
     hf: ``temperature`` / ``max_tokens``; a setting left to the provider raises ValueError (a local model has
-    no provider). baseline, reference-pixels: nothing (neither samples).
+    no provider). baseline, reference-pixels, python: nothing (none of them samples).
     """
     chosen = get_protocol(protocol)
     sampling, where = chosen.sampling_for(model)
-    if backend in ("baseline", "reference-pixels"):
+    if backend in ("baseline", "reference-pixels", "python"):
         return {}
     out: dict[str, Any] = {}
     if backend == "openai":
@@ -210,4 +210,4 @@ def model_settings(protocol: str, backend: str, model: str, given: Collection[st
             for k, v in (("temperature", sampling.temperature), ("max_tokens", sampling.max_tokens))
             if k not in given and v is not None
         }
-    raise ValueError(f"backend {backend!r} is not valid; allowed: openai, hf, baseline, reference-pixels")
+    raise ValueError(f"backend {backend!r} is not valid; allowed: openai, hf, baseline, reference-pixels, python")

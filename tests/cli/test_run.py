@@ -189,7 +189,7 @@ def test_missing_key_names_the_variable(tmp_path, capsys, monkeypatch):
 @pytest.mark.parametrize(
     ("args", "message"),
     [
-        (["--backend", "opneai"], "--backend 'opneai' is not known; allowed: openai, hf, baseline, reference-pixels; did you mean "
+        (["--backend", "opneai"], "--backend 'opneai' is not known; allowed: openai, hf, baseline, reference-pixels, python; did you mean "
                                   "'openai'?"),
         (["--prompt", "cbe-opn"], "'cbe-opn' is not known; allowed: cbe-open"),
         (["--dataset", "no-such-preset"], "is neither a preset"),
@@ -214,7 +214,7 @@ def test_malformed_toml_and_bad_fields_are_named(tmp_path, capsys):
     bad.write_text('prompts = ["cbe-open"]\ndataset = "colorblindnesseval"\n[[models]]\nbackend = "openai"\n'
                    'model = "a"\n[[models]]\nbackend = "opneai"\nmodel = "b"\n')
     code, _, err = _main(capsys, "run", bad)
-    assert code == 2 and "models[1].backend 'opneai' is not known; allowed: openai, hf, baseline, reference-pixels; did you mean 'openai'?" in err
+    assert code == 2 and "models[1].backend 'opneai' is not known; allowed: openai, hf, baseline, reference-pixels, python; did you mean 'openai'?" in err
     code, _, err = _main(capsys, "run", bad, "--model", "x")
     assert code == 2 and "cannot be combined" in err
     code, _, err = _main(capsys, "run", "--dataset", "colorblindnesseval")
@@ -381,7 +381,7 @@ def test_the_backend_is_named_before_the_missing_model(capsys):
     assert main(["run", "--dataset", "colorblindnesseval", "--prompt", "cbe-open", "--backend", "hf2",
                  "--out", "unused"]) == 2
     err = capsys.readouterr().err
-    assert "--backend 'hf2' is not known; allowed: openai, hf, baseline, reference-pixels; did you mean 'hf'?" in err
+    assert "--backend 'hf2' is not known; allowed: openai, hf, baseline, reference-pixels, python; did you mean 'hf'?" in err
     assert "--model" not in err
 
 

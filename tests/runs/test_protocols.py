@@ -66,6 +66,10 @@ def test_a_local_model_cannot_take_provider_defaults_and_the_error_says_what_to_
         model_settings("huemanity", "hf", "llava:7b", given=("max_tokens",))
     assert model_settings("colorbench", "hf", "m", given=("temperature", "max_tokens")) == {}
     assert model_settings("huemanity", "baseline", "baseline-cnn") == {}
+    # a Python observer samples nothing either: no protocol setting reaches it, and none is refused
+    assert model_settings("huemanity", "python", "tests.support.pixel_observer:answer") == {}
+    with pytest.raises(ValueError, match="allowed: openai, hf, baseline, reference-pixels, python"):
+        model_settings("huemanity", "ray", "m")
 
 
 def _exp(url, out, model="gpt-4.1", **top):
