@@ -5,9 +5,9 @@ Thin on purpose: every decision lives in the widget-free modules beside it (plat
 events, and ``build_app()`` puts the tabs together (the Model tab with its sweep: `plates.explorer.model_tab`;
 Illusions, Scenes, Try it yourself: `plates.explorer.family_tabs`; what they share: `plates.explorer.context`). ``build_app()`` returns the Blocks (tests build and drive it); ``main()`` launches it
 (`app.py`, ``python -m plates.explorer``). Env: ``GRADIO_SERVER_NAME`` / ``GRADIO_SERVER_PORT`` (host/port),
-``PLATES_ALLOWED_BASE_URLS``, ``PLATES_ALLOWED_HF_MODELS``. Public mode is the default; ``--private`` or
-``PLATES_PUBLIC=0`` serves a private instance, except on a hosted Space (``SPACE_ID`` / ``SYSTEM=spaces``),
-which is always public (`plates.explorer.policy.Policy.from_env`).
+``PLATES_ALLOWED_BASE_URLS``, ``PLATES_ALLOWED_HF_MODELS``. Bound to loopback (the default, 127.0.0.1) it is
+private; on any other address it is public unless ``--private`` or ``PLATES_PUBLIC=0``; on a hosted Space
+(``SPACE_ID`` / ``SYSTEM=spaces``) always public (`plates.explorer.policy.Policy.from_env`).
 """
 
 from __future__ import annotations
@@ -109,7 +109,8 @@ def build_app(policy: Policy | None = None, admission: Admission | None = None) 
     work.start()  # the workers, if any, start and warm while the page is built
     with gr.Blocks(title="plates · live plate explorer", delete_cache=(900, 1800)) as demo:
         gr.Markdown("# plates · live plate explorer\nTweak one Ishihara-style plate, see it through other eyes, "
-                    "and ask a model what it reads." + (" *(public mode)*" if policy.public else ""))
+                    "and ask a model what it reads.")
+        gr.Markdown(policy.mode_markdown(), elem_id="mode")  # which mode, why, and what it allows
         base_state = gr.State("")  # JSON of a pasted/linked spec: fields the controls do not show survive
         key_state = gr.State("")  # the visitor's API key: this session only, never an output
         history_state = gr.State([], time_to_live=shared.ttl)
@@ -348,14 +349,14 @@ def launch_options(port: int | None = None, policy: Policy | None = None,
 
 def main(argv: list[str] | None = None) -> None:
     """Build and serve the explorer (the Space entry `app.py` and `python -m plates.explorer`): port 7860
-    unless ``GRADIO_SERVER_PORT`` says otherwise; public unless ``--private`` (or ``PLATES_PUBLIC=0``) and
-    always public on a hosted Space."""
-    cli = argparse.ArgumentParser(description="Serve the plate explorer (public mode unless --private).")
-    cli.add_argument("--private", action="store_true", help="a private instance: your own endpoints and larger "
-                     "caps (ignored on a hosted Space, which is always public)")
+    unless ``GRADIO_SERVER_PORT`` says otherwise; private on loopback, public on any other address unless
+    ``--private`` (or ``PLATES_PUBLIC=0``), and always public on a hosted Space."""
+    cli = argparse.ArgumentParser(description="Serve the plate explorer: private on 127.0.0.1 (the default), "
+                                  "public on any other address (GRADIO_SERVER_NAME) unless --private.")
+    cli.add_argument("--private", action="store_true", help="a private instance on any address: your own "
+                     "endpoints and larger caps (ignored on a hosted Space, which is always public)")
     policy = Policy.from_env(private=cli.parse_args(argv).private)
-    if not policy.public:
-        log.warning("private mode: serve it on a trusted network only")
+    log.warning("%s mode (%s)", "public" if policy.public else "private", policy.reason)
     admission = admission_for(policy)
     build_app(policy, admission).launch(**launch_options(
         port=None if os.environ.get("GRADIO_SERVER_PORT") else 7860, policy=policy, admission=admission))

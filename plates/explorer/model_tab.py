@@ -13,7 +13,7 @@ import gradio as gr
 from plates.explorer import compare, reproduce, share
 from plates.explorer import models as em
 from plates.explorer import plate as ex
-from plates.explorer.backends import MODEL_KIND_INFO, MODEL_KINDS, ModelChoice, open_backend
+from plates.explorer.backends import MODEL_KIND_INFO, ModelChoice, base_url_choices, model_kinds, open_backend
 from plates.explorer.context import INTERNAL, AppContext, PlateTab
 from plates.explorer.history import MAX_HISTORY, history_frame, history_headers
 from plates.explorer.policy import Policy
@@ -65,18 +65,24 @@ def _model_widgets(policy: Policy) -> dict:
             w["asked_plate"] = gr.Image(label="The plate to ask about", type="pil", format="jpeg",
                                         interactive=False, height=160, elem_id="asked-plate-image")
             w["asked_caption"] = gr.Markdown(elem_id="asked-plate")
-            w["kind"] = gr.Radio(list(MODEL_KINDS), value="baseline", label="Model",
+            w["kind"] = gr.Radio(list(model_kinds(policy)), value="baseline", label="Model",
                                  info=MODEL_KIND_INFO["baseline"], elem_id="model-kind")
             field_cap = policy.max_field_chars
             w["hf_id"] = gr.Textbox(label="Hugging Face model id", visible=False, max_length=field_cap,
                                     info=("allowed: " + ", ".join(policy.allowed_hf_models)) if policy.public else None)
             w["api_model"] = gr.Textbox(label="API model name", placeholder="gpt-4o-mini", visible=False,
-                                        max_length=field_cap)
-            w["base_url"] = gr.Textbox(label="OpenAI-compatible base URL", placeholder="https://api.openai.com/v1",
-                                       info=("allowed: " + (", ".join(policy.allowed_base_urls) or "none"))
-                                       if policy.public else None, visible=False, max_length=field_cap)
-            w["key_box"] = gr.Textbox(label="API key (kept in your session only)", type="password",
-                                      visible=False, max_length=field_cap)
+                                        max_length=field_cap, elem_id="api-model")
+            urls = base_url_choices(policy)
+            # public mode: the fixed list (a typed URL is refused by `ModelChoice.validate`, with the list, as
+            # through the API); private mode: a provider or any URL typed
+            w["base_url"] = gr.Dropdown(urls, value=urls[0][1] if policy.public and urls else None,
+                                        label="OpenAI-compatible base URL", allow_custom_value=True,
+                                        info=("a provider: your own key goes to it and nowhere else"
+                                              if policy.public else "a provider, or type any URL"),
+                                        visible=False, elem_id="base-url")
+            w["key_box"] = gr.Textbox(label="Your API key (for this browser session only: never logged, stored "
+                                            "or put in a link)", type="password", visible=False,
+                                      max_length=field_cap, elem_id="api-key")
             w["key_status"] = gr.Markdown("No key set.", visible=False)
         with gr.Column():
             w["prompt_name"] = gr.Dropdown(list(em.PROMPTS), value="cbe-open", label="Prompt", elem_id="prompt-name")
@@ -184,7 +190,7 @@ def _compare_widgets(policy: Policy) -> dict:
         placeholder="baseline\nhf ORG/NAME\nopenai MODEL BASE_URL",
         info=("each line: the kind, then its model name and base URL where it has them; the key above goes only "
               "to the base URL it was typed for"
-              + (f"; allowed base URLs: {', '.join(policy.allowed_base_urls) or 'none'}" if policy.public else "")))
+              + ("; allowed base URLs: the providers of the list above" if policy.public else "")))
     with gr.Row():
         w["add_btn"] = gr.Button("Add the model above", size="sm")
         w["compare_btn"] = gr.Button("Ask them all", variant="primary", elem_id="compare-ask")

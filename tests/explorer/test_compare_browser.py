@@ -100,7 +100,7 @@ def test_a_share_link_restores_model_prompt_and_condition_without_the_key(url, b
     assert page.get_by_label("Grayscale").is_checked()
     assert page.locator("#compare-models textarea").input_value() == "baseline"
     # type a key in the page: the link follows the controls and never holds it
-    page.get_by_label("API key (kept in your session only)").fill(KEY)
+    page.locator("#api-key input").fill(KEY)
     page.get_by_text("A key is set for this session only.").wait_for(timeout=30_000)
     link_box = page.locator("#model-share textarea, #model-share input").first
     page.wait_for_function("() => (document.querySelector('#model-share textarea, #model-share input')?.value || '')"
