@@ -179,7 +179,7 @@ def _plate_controls(policy: Policy) -> dict:
                                  label="Dot radius max (px, 0 = auto)", elem_id="dot-max")
     with gr.Row():
         w["density"] = gr.Slider(0.05, 0.80, value=defaults.density, step=0.01, elem_id="density",
-                                 label="Density (dot coverage; the dense style only)",
+                                 label=ex.DENSITY_LABEL, info=ex.density_info(defaults.style),
                                  interactive=ex.density_is_free(defaults.style))
         w["jitter"] = gr.Slider(0, 1, value=defaults.jitter, step=0.01, label="Colour jitter (1 = HueManity §3)")
     with gr.Row():
@@ -211,6 +211,13 @@ def _plate_views() -> dict:
             w["spec_upload"] = gr.File(label="Upload a spec (.json)", type="binary", file_types=[".json"])
             w["spec_download"] = gr.DownloadButton("Download spec JSON")
     return w
+
+
+def _density_update(spec, shown: ex.Controls) -> dict:
+    """The Density control after a render: the spec's density where the style packs to it; where the style
+    fixes it, disabled with the reason and the visitor's own value kept (back in the dense style it applies)."""
+    free = ex.density_is_free(spec.style)
+    return gr.update(interactive=free, info=ex.density_info(spec.style), **({"value": shown.density} if free else {}))
 
 
 def _wire_plate(shared: AppContext, demo: gr.Blocks, base_state: gr.State, w: dict) -> PlateTab:
@@ -245,7 +252,7 @@ def _wire_plate(shared: AppContext, demo: gr.Blocks, base_state: gr.State, w: di
         min_hi, max_hi = ex.dot_slider_limits(spec)
         return (plate_png, *shown_views, encoded.stats, spec_json, spec_file, share,
                 shown.foreground, shown.background, ex.drawn_swatches(spec), gr.update(maximum=min_hi),
-                gr.update(maximum=max_hi), gr.update(value=shown.density, interactive=ex.density_is_free(spec.style)))
+                gr.update(maximum=max_hi), _density_update(spec, shown))
 
     def picker_changed(request: gr.Request, base_json, *vals):
         """A colour picker's value changed: typed (hex box), picked or dragged by the visitor, or set by a

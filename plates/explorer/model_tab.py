@@ -18,7 +18,15 @@ from plates.explorer.context import INTERNAL, AppContext, PlateTab
 from plates.explorer.history import MAX_HISTORY, history_frame, history_headers
 from plates.explorer.policy import Policy
 from plates.explorer.share import ModelView
-from plates.explorer.sweep import in_batches, sweep_plan, sweep_replies, sweep_summary, sweep_values
+from plates.explorer.sweep import (
+    LOG_SPACING_RATIO,
+    SWEEP_DEFAULT,
+    in_batches,
+    sweep_plan,
+    sweep_replies,
+    sweep_summary,
+    sweep_values,
+)
 from plates.secrets import clean_message
 from plates.stimuli.ishihara.plate import PlateSpec
 
@@ -245,9 +253,12 @@ def _sweep_widgets(policy: Policy) -> dict:
     """The ΔE2000 sweep's range, points, buttons and plot, by name."""
     w: dict = {}
     with gr.Row():
-        w["sweep_lo"] = gr.Number(1.0, label="ΔE2000 from")
-        w["sweep_hi"] = gr.Number(20.0, label="ΔE2000 to")
-        w["sweep_n"] = gr.Slider(2, policy.max_sweep_points, value=min(8, policy.max_sweep_points), step=1,
+        low, high, points = SWEEP_DEFAULT  # a coarse pass by ratio that brackets the default plate's threshold
+        w["sweep_lo"] = gr.Number(low, label="ΔE2000 from", elem_id="sweep-lo",
+                                  info=f"a range over {LOG_SPACING_RATIO:g}× is spaced by ratio (coarse pass); "
+                                       "a narrower one evenly (fine pass around a threshold)")
+        w["sweep_hi"] = gr.Number(high, label="ΔE2000 to", elem_id="sweep-hi")
+        w["sweep_n"] = gr.Slider(2, policy.max_sweep_points, value=min(points, policy.max_sweep_points), step=1,
                                  label="Points")
     with gr.Row():
         w["sweep_btn"] = gr.Button("Run sweep")

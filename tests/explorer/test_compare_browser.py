@@ -70,7 +70,7 @@ def test_two_models_answer_side_by_side_and_their_sweeps_overlay(url, browser, c
     page.locator("#sweep-compared").click()
     page.wait_for_function(
         """() => { const t = document.querySelector('#sweep-plot')?.innerText || '';
-                   return t.includes('test-model answers') && t.includes('baseline-cnn answers'); }""",
+                   return t.includes('test-model: each answer') && t.includes('baseline-cnn: each answer'); }""",
         timeout=180_000)
     legend = page.locator("#sweep-plot .legend").first.text_content()
     assert "baseline-cnn" in legend and "test-model" in legend
@@ -78,7 +78,7 @@ def test_two_models_answer_side_by_side_and_their_sweeps_overlay(url, browser, c
                            timeout=60_000)
     page.screenshot(path=str(tmp_path / "sweeps-overlaid.png"), full_page=True)
     page.get_by_role("button", name="Clear sweeps").click()
-    page.wait_for_function("() => !(document.querySelector('#sweep-plot')?.innerText || '').includes('answers')",
+    page.wait_for_function("() => !(document.querySelector('#sweep-plot')?.innerText || '').includes('each answer')",
                            timeout=30_000)
     page.close()
 
