@@ -480,3 +480,18 @@ def test_a_megabyte_reply_is_read_as_head_and_tail_and_the_row_says_so(tmp_path)
     assert done.returncode == 0, done.stderr
     row = load_results(tmp_path).frame.iloc[0]
     assert row["reply"] == reply and bool(row["reply_truncated"]) and row["parsed"] == "12"
+
+
+def test_a_missing_dataset_folder_says_how_to_make_one_in_the_users_words(tmp_path, capsys):
+    """A quick run over a folder not generated yet: the error names the flag the user typed (--dataset, not the
+    TOML's dataset.source), says the folder is missing and gives the `plates generate` command that makes it."""
+    missing = tmp_path / "my-plates"
+    code, _, err = _main(capsys, "run", "--dataset", str(missing), "--prompt", "cbe-open", "--backend", "baseline",
+                         "--out", str(tmp_path / "out"))
+    assert code == 2 and "Traceback" not in err
+    assert f"--dataset: '{missing}' is neither a preset nor a folder of plates (there is no such folder)" in err
+    assert f"`plates generate --preset PRESET --out {missing}`" in err
+    assert "dataset.source" not in err and "prompts[0]" not in err
+    code, _, err = _main(capsys, "run", "--dataset", "colorblindnesseval", "--prompt", "cbe-opn", "--backend",
+                         "baseline", "--out", str(tmp_path / "out"))
+    assert code == 2 and "--prompt 'cbe-opn' is not known" in err and "prompts[0]" not in err
