@@ -112,7 +112,8 @@ def build_app(policy: Policy | None = None, admission: Admission | None = None) 
                     "and ask a model what it reads.")
         gr.Markdown(policy.mode_markdown(), elem_id="mode")  # which mode, why, and what it allows
         base_state = gr.State("")  # JSON of a pasted/linked spec: fields the controls do not show survive
-        key_state = gr.State("")  # the visitor's API key: this session only, never an output
+        # the visitor's API key: this session only (public mode: gone after the session TTL), never an output
+        key_state = gr.State("", time_to_live=shared.ttl)
         history_state = gr.State([], time_to_live=shared.ttl)
         run_state = gr.State("")  # this session's run id (set on load)
         demo.load(lambda: f"explorer-{uuid.uuid4().hex[:12]}", None, run_state, **INTERNAL)
