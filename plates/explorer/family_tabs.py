@@ -221,7 +221,7 @@ def _quiz_tab(guard: Callable, slots: Mapping[str, int], work: ExplorerPool, png
         session = qv.start_session(quiz, agreed=bool(agreed), started=int(started or 0), client=client,
                                    admission=admission)
         return (session, int(started or 0) + 1, *show(session), "", gr.update(visible=True), "",
-                gr.update(visible=False))
+                gr.update(visible=False), gr.update(open=False))
 
     def answer(session, text):
         if session is None:
@@ -255,13 +255,15 @@ def _quiz_tab(guard: Callable, slots: Mapping[str, int], work: ExplorerPool, png
         quiz_state = gr.State(None, time_to_live=ttl,
                               delete_callback=lambda session: _release(admission, session))
         started_state = gr.State(0)
-        gr.Markdown(qv.consent_text(quiz), elem_id="quiz-consent")
+        # folded once a quiz starts, so the image and the answer box fit one 1400x900 screen
+        with gr.Accordion("About this quiz: what is kept, and your consent", open=True) as consent_box:
+            gr.Markdown(qv.consent_text(quiz), elem_id="quiz-consent")
         with gr.Row():
             agree = gr.Checkbox(False, label="I have read the note and agree", elem_id="quiz-agree")
             start_btn = gr.Button("Start", variant="primary", elem_id="quiz-start")
         with gr.Column(visible=False) as trial_box:
             progress = gr.Markdown(elem_id="quiz-progress")
-            plate = gr.Image(label="Image", format="png", interactive=False, elem_id="quiz-plate", height=420,
+            plate = gr.Image(label="Image", format="png", interactive=False, elem_id="quiz-plate", height=360,
                              buttons=[])
             instruction = gr.Markdown(elem_id="quiz-instruction")
             with gr.Column(visible=True) as typed_box:
@@ -279,7 +281,7 @@ def _quiz_tab(guard: Callable, slots: Mapping[str, int], work: ExplorerPool, png
 
     shown = [progress, plate, instruction, typed_box, option_box, *options]
     start_btn.click(guard(start), [agree, started_state],
-                    [quiz_state, started_state, *shown, typed, trial_box, result_md, quiz_download],
+                    [quiz_state, started_state, *shown, typed, trial_box, result_md, quiz_download, consent_box],
                     api_name="quiz_start", concurrency_limit=slots["quiz"], concurrency_id="quiz")
     answer_out = [quiz_state, *shown, typed, trial_box, result_md, quiz_download]
     answer_kw = dict(fn=guard(answer), inputs=[quiz_state, typed], outputs=answer_out,

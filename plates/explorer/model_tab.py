@@ -62,7 +62,24 @@ def model_tab(shared: AppContext, plate: PlateTab, demo: gr.Blocks, key_state: g
     _wire_compare(shared, w, view_inputs, key_state, history_state, run_state)
     _wire_sweep(shared, w, sweep, model_inputs, view_inputs, key_state, history_state, run_state, sweep_state)
     _wire_share(shared, demo, model_tab, w, [*asked, w["compare_box"]], view_inputs, key_state)
+    _wire_stale(w, [*asked, *plate.controls], [w["ask_btn"], sweep["sweep_btn"], sweep["sweep_all_btn"]])
     return w["kind"], w["hf_id"], w["api_model"], w["base_url"]
+
+
+#: The mark over an answer whose plate, model, prompt or condition has changed since it was given (Markdown).
+STALE_MARK = ("⚠️ **Stale:** the plate, the model, the prompt or the condition changed since this answer was "
+              "given; ask again for an answer to what is shown now.")
+
+
+def _wire_stale(w: dict, controls: list, asks: list) -> None:
+    """Mark the reply and verdict stale when the visitor changes a control after an answer (``input`` events:
+    the visitor's own changes, not a render's; text boxes on ``change``, as the plate redraws on it: their
+    ``input`` misses some edits), and clear the mark when an ask or a sweep starts."""
+    triggers = [c.change if isinstance(c, gr.Textbox | gr.Dropdown) else c.input for c in controls]
+    gr.on(triggers, lambda reply: STALE_MARK if reply else "", w["reply"], w["stale"],
+          show_progress="hidden", **INTERNAL)
+    for button in asks:
+        button.click(lambda: "", None, w["stale"], show_progress="hidden", **INTERNAL)
 
 
 def _model_widgets(policy: Policy) -> dict:
@@ -109,6 +126,7 @@ def _model_widgets(policy: Policy) -> dict:
         w["seen"] = gr.Image(label="What the model received", type="pil", format="png", interactive=False,
                              height=220, scale=1, elem_id="seen")
         with gr.Column(scale=3):
+            w["stale"] = gr.Markdown("", elem_id="stale-answer")  # set when a control changes after an answer
             w["reply"] = gr.Textbox(label="Raw reply (after a sweep: every point's)", lines=3, elem_id="reply")
             w["verdict"] = gr.Markdown(elem_id="verdict")
             w["request_md"] = gr.Markdown(elem_id="sent-request")

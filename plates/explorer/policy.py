@@ -173,16 +173,17 @@ class Policy:
         return next((name for name, known in self.providers if known == url), url)
 
     def mode_markdown(self) -> str:
-        """The header's line: which mode, why, and what it allows (Markdown)."""
+        """The header's line: which mode, why (when `reason` says), and what it allows (Markdown)."""
+        why = f" ({self.reason})" if self.reason else ""
         if self.public:
             names = ", ".join(name for name, _ in self.providers) or "none"
             hf = ", ".join(self.allowed_hf_models)
-            return (f"**Public mode** ({self.reason}): the bundled reader answers for free; to ask a model of "
+            return (f"**Public mode**{why}: the bundled reader answers for free; to ask a model of "
                     f"your own, pick a provider ({names}) in the Model tab and paste your own API key: it is held "
                     "for this browser session only, never logged, stored or put in a link, and the server's keys are "
                     "never used for you." + (f" Hugging Face models on this server: {hf}." if hf else "")
                     + " Answers are rationed per address; run `python app.py` on "
                     "your own machine for any model and URL.")
-        return (f"**Private mode** ({self.reason}): your own models: any Hugging Face id or folder, any "
+        return (f"**Private mode**{why}: your own models: any Hugging Face id or folder, any "
                 "OpenAI-compatible URL (the providers are listed), and your keys; `OPENAI_API_KEY` goes only to "
                 "its own endpoint (`OPENAI_BASE_URL`). Serve it on a trusted network only.")

@@ -115,3 +115,47 @@ def test_a_visitor_asks_their_own_provider_with_their_own_key(public_url, provid
     assert "Stand-in provider" in toast.first.inner_text()
     shot(page, tmp_path, "public-typed-url-refused.png")
     page.close()
+
+
+def test_the_quiz_answer_box_is_above_the_fold_at_1400_by_900(url, browser, tmp_path):
+    page = browser.new_page(viewport=VIEWPORT)
+    page.goto(url)
+    wait_for_plate(page)
+    page.get_by_role("tab", name="Try it yourself").click()
+    page.locator("#quiz-agree input").check()
+    page.locator("#quiz-start").click()
+    page.wait_for_function("() => (document.querySelector('#quiz-progress')?.innerText || '').includes('Image 1')",
+                           timeout=60_000)
+    page.wait_for_selector("#quiz-plate img", timeout=60_000)
+    page.evaluate("window.scrollTo(0, 0)")
+    box = page.locator("#quiz-answer").bounding_box()
+    submit = page.locator("#quiz-submit").bounding_box()
+    assert box and submit and box["y"] + box["height"] <= VIEWPORT["height"], box  # no scrolling to answer
+    assert submit["y"] + submit["height"] <= VIEWPORT["height"], submit
+    shot(page, tmp_path, "quiz-above-the-fold.png")
+    page.close()
+
+
+def test_an_answer_is_marked_stale_when_the_plate_changes_and_cleared_by_the_next_ask(url, browser, tmp_path):
+    page = browser.new_page(viewport=VIEWPORT)
+    page.goto(url)
+    wait_for_plate(page)
+    page.get_by_role("tab", name="Model").click()
+    page.get_by_role("button", name="Ask the model").click()
+    page.wait_for_function("() => (document.querySelector('#verdict')?.innerText || '').includes('Parsed answer')",
+                           timeout=60_000)
+    assert "Stale" not in page.locator("#stale-answer").inner_text()
+    page.get_by_role("tab", name="Plate").click()
+    page.locator("#plate-text textarea, #plate-text input").first.fill("74")
+    page.locator("#plate-text textarea, #plate-text input").first.press("Tab")
+    page.get_by_role("tab", name="Model").click()
+    page.wait_for_function("() => (document.querySelector('#stale-answer')?.innerText || '').includes('Stale')",
+                           timeout=30_000)
+    page.locator("#reply").scroll_into_view_if_needed()
+    shot(page, tmp_path, "answer-stale.png")
+    page.get_by_role("button", name="Ask the model").click()
+    page.wait_for_function("() => !(document.querySelector('#stale-answer')?.innerText || '').includes('Stale')",
+                           timeout=60_000)
+    page.wait_for_function("() => (document.querySelector('#verdict')?.innerText || '').includes('74')",
+                           timeout=60_000)
+    page.close()
