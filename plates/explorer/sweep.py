@@ -24,13 +24,13 @@ from plates.stimuli.ishihara.plate import PlateSpec
 SWEEP_DEFAULT = (0.25, 16.0, 8)
 #: A range wider than this ratio (high / low) is spaced by ratio (geometrically): a coarse pass that brackets
 #: a threshold; a narrower one evenly: a fine pass around it.
-LOG_SPACING_RATIO = 10.0
+LOG_SPACING_RATIO = 20.0
 
 
 def sweep_values(low: float, high: float, points: int, policy: Policy) -> list[float]:
     """``points`` ΔE2000 values from ``low`` to ``high`` (CIELAB ΔE2000 units), within the policy's cap: spaced
-    by ratio when ``high / low`` exceeds `LOG_SPACING_RATIO` (a coarse pass: as many points below 1 as between 4
-    and 16), else evenly (a fine pass).
+    by ratio when ``high / low`` exceeds `LOG_SPACING_RATIO` (a coarse pass: as many points from 0.25 to 1 as
+    from 4 to 16), else evenly (a fine pass).
 
     >>> sweep_values(0.25, 16, 4, Policy()), sweep_values(2, 20, 4, Policy())
     ([0.25, 1.0, 4.0, 16.0], [2.0, 8.0, 14.0, 20.0])

@@ -159,7 +159,7 @@ def test_sweep_streams_rows_and_a_figure(client):
     assert Path(seen).suffix == ".png" and "The exact request" in request  # the sweep's latest point
     assert table["headers"][:4] == ["Model", "Prompt", "Text", "ΔE2000 drawn"]  # words, not column names
     assert sorted(row[3] for row in table["data"]) == pytest.approx([2.0, 11.33, 20.67, 30.0], abs=0.5)
-    assert figure["type"] == "plotly" and "answers" in figure["plot"]
+    assert figure["type"] == "plotly" and "each answer" in figure["plot"]
     import pyarrow.parquet as pq
 
     assert pq.read_table(parquet).num_rows == 4
