@@ -7,6 +7,12 @@ missing extra comes from :func:`extra_hint`.
 
 from __future__ import annotations
 
+import json
+import os
+from importlib import metadata
+from pathlib import Path
+from urllib.parse import unquote, urlsplit
+
 from plates.validation import check_choice
 
 #: The extras pyproject.toml declares (``[project.optional-dependencies]``).
@@ -23,3 +29,45 @@ def extra_hint(extra: str | None = None) -> str:
         f"pip install -e {target} from the root of a checkout of this repository (the 'plates' package "
         "on PyPI is an unrelated project)"
     )
+
+
+def shadowing_note(package_dir: Path, cwd: Path, installed: Path | None) -> str | None:
+    """A sentence naming the cause when the ``plates`` imported (its folder ``package_dir``) is a checkout under
+    the current folder ``cwd`` that shadows the installed one (``installed``: the folder holding the installed
+    ``plates``, or None when none is installed); None when they are the same or nothing is shadowed. Python puts
+    the folder it runs in first on its path, so ``python snippet.py`` run beside a clone imports the clone's
+    ``plates/``: without its built or downloaded files (the reader's weights), the error would blame those.
+
+    >>> shadowing_note(Path("/home/me/plates/plates"), Path("/home/me/plates"), Path("/opt/plates")) is None
+    False
+    >>> shadowing_note(Path("/opt/plates/plates"), Path("/home/me"), Path("/opt/plates")) is None
+    True
+    """
+    package_dir, cwd = package_dir.resolve(), cwd.resolve()
+    if installed is None or not package_dir.is_relative_to(cwd) or package_dir.parent == installed.resolve():
+        return None
+    return (f"note: `plates` was imported from {package_dir} (a checkout in the folder Python runs in), not the "
+            f"installed one under {installed}; run from another folder, or install that checkout "
+            f"({extra_hint()})")
+
+
+def installed_root() -> Path | None:
+    """The folder holding the installed ``plates`` package: an editable install's checkout (its
+    ``direct_url.json``), else the site-packages folder; None when the distribution is not installed."""
+    try:
+        dist = metadata.distribution("plates")
+    except metadata.PackageNotFoundError:
+        return None
+    direct = dist.read_text("direct_url.json")
+    if direct:
+        info = json.loads(direct)
+        if info.get("dir_info", {}).get("editable") and info.get("url", "").startswith("file://"):
+            return Path(unquote(urlsplit(info["url"]).path))
+    return Path(str(dist.locate_file("")))
+
+
+def shadowing() -> str | None:
+    """`shadowing_note` for this process: the imported ``plates``, the current folder, the installed one."""
+    import plates
+
+    return shadowing_note(Path(plates.__file__).parent, Path(os.getcwd()), installed_root())

@@ -108,8 +108,20 @@ def _size(condition: str) -> int | None:
 def compare(table: pd.DataFrame, reference: pd.DataFrame | None, *, shots: int = 0) -> pd.DataFrame:
     """One row per (our cell, matching published accuracy): `COLUMNS`. ``table``: overview cells with
     ``series``, ``prompt_name``, ``condition``, ``n``, ``accuracy``, ``ci_low``, ``ci_high`` (and ``model``
-    when the series is "model · run"; else the series is the model). ``shots``: the cells' shots."""
-    return _matches(table, reference, shots=shots, same_model=True)
+    when the series is "model · run"; else the series is the model). ``shots``: the cells' shots.
+
+    A cell is paired with a published value only when it holds at least as many answered items as the paper
+    counted (``paper_n``, where the table prints one): a handful of answers (an explorer ask) is not the paper's
+    measurement. The cells left out for it are listed in ``attrs["left_out"]`` (one sentence each)."""
+    matched = _matches(table, reference, shots=shots, same_model=True)
+    enough = matched["paper_n"].isna() | (matched["n"] >= pd.to_numeric(matched["paper_n"], errors="coerce"))
+    left = matched[~enough]
+    kept = matched[enough].reset_index(drop=True)
+    kept.attrs["left_out"] = [
+        f"{r[SERIES]} · {r['prompt_name']} · {r[CONDITION]}: {int(r['n'])} answered item(s), fewer than the "
+        f"{int(r['paper_n'])} of {r['source']} ({r['paper_model']}); not paired"
+        for r in left.to_dict("records")]
+    return kept
 
 
 def context(table: pd.DataFrame, reference: pd.DataFrame | None, *, shots: int = 0) -> pd.DataFrame:

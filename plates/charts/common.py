@@ -149,10 +149,24 @@ def titled(fig: go.Figure, title: str, shown: str | None, others: list[str]) -> 
     if shown is not None:
         title += f" — {shown}"
         if others:
-            wrapped = _wrapped("also in these results (choose above): " + ", ".join(others))
+            wrapped = _wrapped(PAGE_NOTE_PREFIX + ", ".join(others))
             title += f"<br><sup>{wrapped}</sup>"
             fig.update_layout(margin=dict(t=80 + 14 * wrapped.count("<br>")))  # room above subplot titles
     fig.update_layout(title=title, meta={**(fig.layout.meta or {}), "condition": shown, "others": others})
+    return fig
+
+
+#: How a note meant for the page only starts in a title (the conditions a page's selectbox offers): exports drop it.
+PAGE_NOTE_PREFIX = "also in these results (choose above): "
+
+
+def without_page_notes(fig: go.Figure) -> go.Figure:
+    """``fig`` (changed in place and returned) without a title's page-only note (`PAGE_NOTE_PREFIX`, in a
+    ``<br><sup>`` line under the title) and the top margin it took: a file for a paper has no "choose above"."""
+    title = fig.layout.title.text or ""
+    cut = title.find("<br><sup>" + PAGE_NOTE_PREFIX)
+    if cut >= 0:
+        fig.update_layout(title_text=title[:cut], margin_t=80)
     return fig
 
 

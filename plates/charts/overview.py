@@ -6,6 +6,7 @@ every chart keeps: `plates.charts.ishihara`). Accuracies are fractions 0-1.
 
 from __future__ import annotations
 
+import numpy as np
 import pandas as pd
 import plotly.graph_objects as go
 
@@ -70,12 +71,17 @@ def overview_figure(
         .reindex_like(z)
         .fillna("")
     )
+    full = text.to_numpy(object)
+    # narrow columns print the accuracy and n only, at a legible size; the interval and the papers' values stay
+    # in the hover (every cell's whole text)
+    shown = full if z.shape[1] <= COMPACT_AFTER_COLUMNS else np.vectorize(_compact, otypes=[object])(full)
     fig = go.Figure(
         go.Heatmap(
             z=z.to_numpy(float),
             x=list(z.columns),
             y=list(z.index),
-            text=text.to_numpy(object),
+            text=shown,
+            customdata=full,
             texttemplate="%{text}",
             zmin=0,
             zmax=1,
@@ -83,7 +89,7 @@ def overview_figure(
             name="runs",
             textfont=dict(size=_cell_font_size(z.shape[1])),
             colorbar=dict(title="accuracy"),
-            hovertemplate="%{y} · %{x}<br>%{text}<extra></extra>",
+            hovertemplate="%{y} · %{x}<br>%{customdata}<extra></extra>",
         )
     )
     fig.update_yaxes(autorange="reversed")  # first series on top, in reading order
@@ -93,6 +99,16 @@ def overview_figure(
     return fig
 
 
+#: Columns up to which a cell prints its whole text (accuracy, n, interval, papers); beyond, accuracy and n.
+COMPACT_AFTER_COLUMNS = 5
+
+
+def _compact(text: str) -> str:
+    """A cell's text cut to its first two lines (accuracy and n, or "no answers" and the failures)."""
+    return "<br>".join(str(text).split("<br>")[:2])
+
+
 def _cell_font_size(columns: int) -> int:
-    """Cell text shrinks as columns narrow, so neighbouring cells' intervals do not run into each other."""
-    return 12 if columns <= 5 else 10 if columns <= 8 else 8
+    """Cell text in CSS px: 12 while cells print their whole text, then 11 (never smaller: narrow columns print
+    less instead, `_compact`)."""
+    return 12 if columns <= COMPACT_AFTER_COLUMNS else 11

@@ -137,9 +137,11 @@ def main() -> None:
     show_reference = st.sidebar.toggle("Show the papers' numbers", value=True, key="reference")
     view = views.View(opened, filters, common.reference() if show_reference else None)
     note = common.rules_note(opened.key, filters, view)
-    if note:  # every page pools the rows it shows: never rows of several rules versions without saying so
-        st.warning(note)
+    # every page pools the rows it shows: never rows of several rules versions without saying so (in the
+    # page's one notes expander, `common.page_notes`)
+    st.session_state[common.NOTES_KEY] = (note,) if note else ()
     export_widgets(view)
+    common.warm_export()
     st.session_state[common.VIEW_KEY] = view
     page.run()
 

@@ -17,6 +17,8 @@ from plates.results.uploads import UploadFolders, check_uploads
 from plates.storage import mirror
 
 VIEW_KEY = "plates_view"
+#: Notes the entry script found for every page (the rules note), shown in the page's one notes expander.
+NOTES_KEY = "plates_notes"
 
 
 # Opened results are cached with st.cache_resource (shared, never copied): DuckDB over the parts and the cube.
@@ -114,6 +116,33 @@ def export_buttons(name: str, figure) -> None:
         column.download_button(f"Figure as {fmt.upper()}", data=lambda fmt=fmt: figure_export.figure_bytes(figure, fmt),
                                file_name=f"plates-{name}.{fmt}", mime=mime, key=f"figure-{name}-{fmt}",
                                on_click="ignore")
+
+
+def page_notes(notes: tuple[str, ...] | list[str] = ()) -> None:
+    """The page's notes (``notes``, then the entry script's for every page) in one collapsed expander whose
+    label says how many there are, instead of a stack of warnings pushing the chart down; nothing when none."""
+    every = list(dict.fromkeys([*notes, *st.session_state.get(NOTES_KEY, ())]))
+    if not every:
+        return
+    with st.expander(f"Notes ({len(every)}): what this page pools, leaves out or cannot show", expanded=False,
+                     icon=":material/info:"):
+        for note in every:
+            st.markdown(f"- {note}")
+
+
+@st.cache_resource(show_spinner=False)
+def warm_export() -> None:
+    """Start the figure export's Chromium in a background thread once per server (`plates.charts.export.warm`),
+    so the first download does not wait for it; an export that cannot run says why when clicked."""
+    import threading
+
+    def start() -> None:
+        try:
+            figure_export.warm()
+        except ValueError:  # no kaleido or no Chromium: the button's own click names the cause
+            pass
+
+    threading.Thread(target=start, name="plates-export-warm", daemon=True).start()
 
 
 def current_view() -> views.View:
@@ -216,8 +245,7 @@ def _figure_and_numbers(name: str, view: views.View, options: dict) -> pages.Pag
     except ValueError as exc:
         st.error(str(exc))
         return None
-    for note in result.notes:
-        st.warning(note)
+    page_notes(result.notes)
     st.plotly_chart(result.figure, key=f"chart-{name}")
     export_buttons(name, result.figure)
     if not result.table.empty:

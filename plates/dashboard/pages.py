@@ -148,7 +148,7 @@ def compare(view: View) -> Page:
             return Page(comparison.context_figure(near), near,
                         ("No published value for these models. The grey points are the papers' OWN models on "
                          "the same prompt and condition: context for our cells, not a replication.",))
-    return Page(comparison.comparison_figure(table), table)
+    return Page(comparison.comparison_figure(table), table, tuple(table.attrs.get("left_out", ())))
 
 
 def plate_cube(view: View) -> pd.DataFrame:

@@ -5,9 +5,9 @@ Thin on purpose: every decision lives in the widget-free modules beside it (plat
 events, and ``build_app()`` puts the tabs together (the Model tab with its sweep: `plates.explorer.model_tab`;
 Illusions, Scenes, Try it yourself: `plates.explorer.family_tabs`; what they share: `plates.explorer.context`). ``build_app()`` returns the Blocks (tests build and drive it); ``main()`` launches it
 (`app.py`, ``python -m plates.explorer``). Env: ``GRADIO_SERVER_NAME`` / ``GRADIO_SERVER_PORT`` (host/port),
-``PLATES_ALLOWED_BASE_URLS``, ``PLATES_ALLOWED_HF_MODELS``. Public mode is the default; ``--private`` or
-``PLATES_PUBLIC=0`` serves a private instance, except on a hosted Space (``SPACE_ID`` / ``SYSTEM=spaces``),
-which is always public (`plates.explorer.policy.Policy.from_env`).
+``PLATES_ALLOWED_BASE_URLS``, ``PLATES_ALLOWED_HF_MODELS``. Bound to loopback (the default, 127.0.0.1) it is
+private; on any other address it is public unless ``--private`` or ``PLATES_PUBLIC=0``; on a hosted Space
+(``SPACE_ID`` / ``SYSTEM=spaces``) always public (`plates.explorer.policy.Policy.from_env`).
 """
 
 from __future__ import annotations
@@ -112,9 +112,11 @@ def build_app(policy: Policy | None = None, admission: Admission | None = None) 
     work.start()  # the workers, if any, start and warm while the page is built
     with gr.Blocks(title="plates · live plate explorer", delete_cache=(900, 1800)) as demo:
         gr.Markdown("# plates · live plate explorer\nTweak one Ishihara-style plate, see it through other eyes, "
-                    "and ask a model what it reads." + (" *(public mode)*" if policy.public else ""))
+                    "and ask a model what it reads.")
+        gr.Markdown(policy.mode_markdown(), elem_id="mode")  # which mode, why, and what it allows
         base_state = gr.State("")  # JSON of a pasted/linked spec: fields the controls do not show survive
-        key_state = gr.State("")  # the visitor's API key: this session only, never an output
+        # the visitor's API key: this session only (public mode: gone after the session TTL), never an output
+        key_state = gr.State("", time_to_live=shared.ttl)
         history_state = gr.State([], time_to_live=shared.ttl)
         run_state = gr.State("")  # this session's run id (set on load)
         demo.load(lambda: f"explorer-{uuid.uuid4().hex[:12]}", None, run_state, **INTERNAL)
@@ -193,7 +195,7 @@ def _plate_controls(policy: Policy) -> dict:
                                  label="Dot radius max (px, 0 = auto)", elem_id="dot-max")
     with gr.Row():
         w["density"] = gr.Slider(0.05, 0.80, value=defaults.density, step=0.01, elem_id="density",
-                                 label="Density (dot coverage; the dense style only)",
+                                 label=ex.DENSITY_LABEL, info=ex.density_info(defaults.style),
                                  interactive=ex.density_is_free(defaults.style))
         w["jitter"] = gr.Slider(0, 1, value=defaults.jitter, step=0.01, label="Colour jitter (1 = HueManity §3)")
     with gr.Row():
@@ -236,6 +238,13 @@ def _plate_views() -> dict:
     return w
 
 
+def _density_update(spec, shown: ex.Controls) -> dict:
+    """The Density control after a render: the spec's density where the style packs to it; where the style
+    fixes it, disabled with the reason and the visitor's own value kept (back in the dense style it applies)."""
+    free = ex.density_is_free(spec.style)
+    return gr.update(interactive=free, info=ex.density_info(spec.style), **({"value": shown.density} if free else {}))
+
+
 def _wire_plate(shared: AppContext, demo: gr.Blocks, base_state: gr.State, w: dict) -> PlateTab:
     """The Plate tab's events: live redraw, colour presets and pickers, random labels, spec paste / upload,
     and a share link opened on load."""
@@ -268,7 +277,7 @@ def _wire_plate(shared: AppContext, demo: gr.Blocks, base_state: gr.State, w: di
         min_hi, max_hi = ex.dot_slider_limits(spec)
         return (plate_png, *shown_views, encoded.stats, spec_json, spec_file, share,
                 shown.foreground, shown.background, ex.drawn_swatches(spec), gr.update(maximum=min_hi),
-                gr.update(maximum=max_hi), gr.update(value=shown.density, interactive=ex.density_is_free(spec.style)))
+                gr.update(maximum=max_hi), _density_update(spec, shown))
 
     def picker_changed(request: gr.Request, base_json, *vals):
         """A colour picker's value changed: typed (hex box), picked or dragged by the visitor, or set by a
@@ -387,14 +396,14 @@ def launch_options(port: int | None = None, policy: Policy | None = None,
 
 def main(argv: list[str] | None = None) -> None:
     """Build and serve the explorer (the Space entry `app.py` and `python -m plates.explorer`): port 7860
-    unless ``GRADIO_SERVER_PORT`` says otherwise; public unless ``--private`` (or ``PLATES_PUBLIC=0``) and
-    always public on a hosted Space."""
-    cli = argparse.ArgumentParser(description="Serve the plate explorer (public mode unless --private).")
-    cli.add_argument("--private", action="store_true", help="a private instance: your own endpoints and larger "
-                     "caps (ignored on a hosted Space, which is always public)")
+    unless ``GRADIO_SERVER_PORT`` says otherwise; private on loopback, public on any other address unless
+    ``--private`` (or ``PLATES_PUBLIC=0``), and always public on a hosted Space."""
+    cli = argparse.ArgumentParser(description="Serve the plate explorer: private on 127.0.0.1 (the default), "
+                                  "public on any other address (GRADIO_SERVER_NAME) unless --private.")
+    cli.add_argument("--private", action="store_true", help="a private instance on any address: your own "
+                     "endpoints and larger caps (ignored on a hosted Space, which is always public)")
     policy = Policy.from_env(private=cli.parse_args(argv).private)
-    if not policy.public:
-        log.warning("private mode: serve it on a trusted network only")
+    log.warning("%s mode (%s)", "public" if policy.public else "private", policy.reason)
     admission = admission_for(policy)
     build_app(policy, admission).launch(**launch_options(
         port=None if os.environ.get("GRADIO_SERVER_PORT") else 7860, policy=policy, admission=admission))

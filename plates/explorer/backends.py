@@ -31,8 +31,28 @@ MODEL_KINDS = ("baseline", *sorted(kind for kind in BACKENDS
 MODEL_KIND_INFO = {
     "baseline": "baseline: the bundled offline reader (no key, no network)",
     "hf": "hf: a Hugging Face vision-language model, loaded on this server (first use downloads or loads it)",
-    "openai": "openai: any OpenAI-compatible chat-completions endpoint (base URL, model name, your key)",
+    "openai": "openai: an OpenAI-compatible chat-completions endpoint (a provider or a URL, model name, your key)",
 }
+
+
+def model_kinds(policy: Policy) -> tuple[str, ...]:
+    """The model kinds a visitor can pick under ``policy``: every kind in private mode; in public mode ``hf``
+    only where the operator allows some Hugging Face models (else it could only be refused).
+
+    >>> model_kinds(Policy(public=True))
+    ('baseline', 'openai')
+    """
+    return tuple(k for k in MODEL_KINDS if not (k == "hf" and policy.public and not policy.allowed_hf_models))
+
+
+def base_url_choices(policy: Policy) -> list[tuple[str, str]]:
+    """(label, base URL) of the endpoints the base-URL box offers: the providers (`Policy.providers`) and, in
+    public mode, the operator's allowed URLs; private mode also takes any typed URL."""
+    urls = policy.public_base_urls() if policy.public else tuple(url for _, url in policy.providers)
+    return [(f"{policy.provider_name(url)} · {url}" if policy.provider_name(url) != url else url, url)
+            for url in urls]
+
+
 #: Seconds a failed Hugging Face load is remembered in public mode, so a visitor retrying does not take the
 #: model slot again for the same failure.
 FAILED_LOAD_MEMORY_S = 600.0
@@ -83,11 +103,14 @@ class ModelChoice:
         if self.kind == "openai":
             if not model:
                 raise ValueError("give the API's model name (e.g. 'gpt-4o-mini')")
-            if not base_url.startswith(("http://", "https://")):
-                raise ValueError(f"base URL {base_url!r} is not an http(s) URL; allowed: https://host/v1")
-            if policy.public and base_url not in policy.allowed_base_urls:
-                allowed = ", ".join(policy.allowed_base_urls) or "none on this server"
-                raise ValueError(f"base URL {base_url!r} is not allowed here; allowed: {allowed}")
+            if policy.public:  # a fixed list: the providers' endpoints and the operator's, never a typed URL
+                if base_url not in policy.public_base_urls():
+                    allowed = "; ".join(label for label, _ in base_url_choices(policy))
+                    raise ValueError(f"base URL {base_url!r} is not allowed here (a provider of the list only); "
+                                     f"allowed: {allowed or 'none on this server'}")
+            elif not base_url.startswith(("http://", "https://")):
+                raise ValueError(f"base URL {base_url!r} is not an http(s) URL; allowed: a URL such as "
+                                 "https://api.openai.com/v1 or http://127.0.0.1:8000/v1")
         return ModelChoice(self.kind, model, base_url, self.trust_remote_code)
 
 

@@ -34,6 +34,9 @@ __all__ = ["COMPARE_HEADERS", "Answered", "ask_models", "comparison_frame", "for
 #: The comparison table's columns on the page.
 COMPARE_HEADERS = ["Model", "Backend", "Raw reply", "Answer read", "Expected", "Verdict", "Failure mode",
                    "Latency (ms)"]
+#: The sweep chart's two legend entries per model (after the model's name): its binned accuracy with the fit, and
+#: its answers one by one.
+ACCURACY_ENTRY, ANSWERS_ENTRY = "accuracy and fit", "each answer (● right, ✕ wrong)"
 #: How the comparison box's lines read (the error for a bad line quotes it).
 LINE_FORMS = "'baseline', 'hf ORG/NAME' or 'openai MODEL BASE_URL'"
 
@@ -216,6 +219,8 @@ def sweep_figure(rows: Sequence[dict]) -> go.Figure:
         if trace.legendgroup in colours:
             colour = colours[trace.legendgroup]
             trace.update(marker=dict(color=colour), line=dict(color=colour))
+            if trace.name == trace.legendgroup:  # the binned accuracy (its fit in its group): distinct from answers
+                trace.name = f"{trace.name}: {ACCURACY_ENTRY}"
     one_model = len(colours) == 1
     for model in sorted(colours):
         done = sorted((r for r in rows if str(r["model"]) == model and r.get("correct") is not None),
@@ -225,7 +230,7 @@ def sweep_figure(rows: Sequence[dict]) -> go.Figure:
         asked = [requested_delta_e(r) for r in done]
         fig.add_trace(go.Scatter(
             x=[r["delta_e"] for r in done], y=[1.0 if r["correct"] else 0.0 for r in done],
-            mode="markers+text" if one_model else "markers", name=f"{model} answers", legendgroup=model,
+            mode="markers+text" if one_model else "markers", name=f"{model}: {ANSWERS_ENTRY}", legendgroup=model,
             text=[str(r.get("parsed")) for r in done], textposition="bottom center",
             hovertext=[f"{model}: asked ΔE2000 {a:.2f}, drawn {r['delta_e']:.2f}: {r.get('parsed')}"
                        if a is not None else f"{model}: drawn ΔE2000 {r['delta_e']:.2f}: {r.get('parsed')}"

@@ -8,8 +8,10 @@ with the exact image (a `plates.models.base.Query`; backends send PIL images as 
 unchanged: JPEG would change the colours under test) and scored into one results row through the one row
 builder (`plates.runs.rows.build_row`), as `plates.explorer.models` does for plates.
 
-The bundled baseline reader reads plate text only: it declines illusion and scene questions (``parse_status``
-"unsupported"), which :func:`result_markdown` says in words.
+The bundled baseline reader reads plate text only, so where the Model tab names it these tabs ask the
+reference observer instead (`plates.models.reference`: it reads the pixels; a ceiling, not a model), and say so
+(:func:`family_backend`, :func:`who_answers`): an Ask button always answers. A backend that declines a question
+(``parse_status`` "unsupported") is said in words by :func:`result_markdown`.
 """
 
 from __future__ import annotations
@@ -25,8 +27,10 @@ from PIL import Image, ImageDraw, ImageFont
 from scipy import ndimage
 
 from plates import colour as C
+from plates.explorer.backends import ModelCache, ModelChoice, open_backend
 from plates.explorer.policy import Policy
-from plates.models import Backend, BackendFailing
+from plates.models import Backend, BackendFailing, make_backend
+from plates.models.reference import MODEL as REFERENCE_MODEL
 from plates.runs.rows import Asked, build_row
 from plates.secrets import redact
 from plates.stimuli.base import Stimulus
@@ -41,7 +45,7 @@ from plates.tasks.prompts import PROMPTS, get_prompt, query_for
 from plates.validation import check_choice
 
 __all__ = [
-    "ILLUSION_KINDS", "ILLUSION_PROMPTS", "illusion_prompts", "NO_PALETTE", "OUTLINE", "SCENE_PROMPTS", "IllusionControls",
+    "family_backend", "who_answers", "ILLUSION_KINDS", "ILLUSION_PROMPTS", "illusion_prompts", "NO_PALETTE", "OUTLINE", "SCENE_PROMPTS", "IllusionControls",
     "SceneControls", "TargetValues", "ask_stimulus", "illusion_markdown", "make_question", "measure_targets",
     "outlined", "question_markdown", "render_illusion_controls", "render_scene_controls", "result_markdown",
     "scene_markdown", "scene_question_markdown", "subject_of", "LAYOUT_CHOICES", "PALETTE_CHOICES", "SHAPE_CHOICES",
@@ -277,17 +281,43 @@ def ask_stimulus(stim: Stimulus, question: Question, backend: Backend, *, run_id
     return build_row(asked, reply, secrets)
 
 
+#: Why the reference observer answers where the Model tab names the bundled reader (Markdown).
+READER_STAND_IN = ("the bundled reader reads the text of dot plates only, so the **reference observer** answers "
+                   "here (it reads the pixels: a ceiling, not a model); for a model's answer pick `openai` and a "
+                   "provider in the Model tab")
+
+
+def family_backend(choice: ModelChoice, key: str | None, policy: Policy, cache: ModelCache) -> tuple[Backend, bool]:
+    """The backend that answers an illusion or scene question for the Model tab's ``choice``, and whether the
+    caller must close it: the reference observer (``reference-pixels``) for the bundled reader, which cannot read
+    these; else `plates.explorer.backends.open_backend`."""
+    if choice.validate(policy).kind == "baseline":
+        return make_backend("reference-pixels"), False
+    return open_backend(choice, key, policy, cache)
+
+
+def who_answers(kind: str) -> str:
+    """The line beside these tabs' Ask buttons: who answers for the Model tab's model ``kind`` (Markdown).
+
+    >>> who_answers("openai")
+    'Asks the model chosen in the Model tab (openai).'
+    """
+    if kind == "baseline":
+        return "Asks: " + READER_STAND_IN + "."
+    return f"Asks the model chosen in the Model tab ({kind})."
+
+
 def result_markdown(row: Mapping[str, Any]) -> str:
     """The verdict on one illusion or scene row, in words; a declined question says who declined and why."""
     if row.get("parse_status") == "unsupported":
-        why = ("the bundled reader only reads the text of dot plates; it does not compare colours or answer "
-               "scene questions. Choose a Hugging Face or OpenAI-compatible model in the Model tab."
-               if row.get("backend") == "baseline" else "this backend does not take this kind of question.")
+        why = ("its pixels do not decide this question; pick a model (`openai` and a provider) in the Model tab."
+               if row.get("backend") == "reference-pixels" else "this backend does not take this kind of question.")
         return f"**{row['model']} ({row['backend']}) declines this question** (parse status `unsupported`): {why}"
     if row.get("error"):
         return f"**Request failed:** {row['error']}"
     verdict = "✅ correct" if row.get("correct") else "❌ wrong"
-    return (f"**Parsed answer:** `{row.get('parsed')}` · **expected** `{row.get('expected')}` · {verdict} · "
+    who = f"**Answered by the {REFERENCE_MODEL}** · " if row.get("backend") == "reference-pixels" else ""
+    return (who + f"**Parsed answer:** `{row.get('parsed')}` · **expected** `{row.get('expected')}` · {verdict} · "
             f"**parse:** {row.get('parse_status')} · **failure mode:** {row.get('failure_mode') or '—'} · "
             f"**latency:** {1000 * float(row.get('latency_s') or 0):.0f} ms")
 

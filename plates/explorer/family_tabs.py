@@ -19,7 +19,7 @@ from plates.admission import SESSION_TTL_S, Admission
 from plates.explorer import families as fv
 from plates.explorer import plate as ex
 from plates.explorer import quiz as qv
-from plates.explorer.backends import ModelCache, ModelChoice, open_backend
+from plates.explorer.backends import ModelCache, ModelChoice
 from plates.explorer.context import Scratch
 from plates.explorer.history import MAX_HISTORY, history_parquet
 from plates.explorer.policy import Policy
@@ -53,7 +53,7 @@ def add_family_tabs(policy: Policy, *, guard: Callable, cache: ModelCache, scrat
 
     def backend_for(key, kind, hf_id, api_model, base_url):
         choice = ModelChoice(kind, hf_id if kind == "hf" else api_model, base_url)
-        return open_backend(choice, key, policy, cache)
+        return fv.family_backend(choice, key, policy, cache)  # the bundled reader: the reference observer
 
     def ask(controls, prompt_name, key, run_id, rows, kind, hf_id, api_model, base_url):
         """Ask the chosen model ``prompt_name`` about the illusion or scene ``controls`` describe (drawn by
@@ -120,7 +120,8 @@ def _illusions_tab(policy: Policy, guard: Callable, slots: Mapping[str, int], wo
         with gr.Row():
             ill_prompt = gr.Dropdown(list(fv.ILLUSION_PROMPTS), value="rcid-compare-human", elem_id="illusion-prompt",
                                      label="Question (RCID pixel / human framing, IllusionBench+ true/false, choice)")
-            ill_ask = gr.Button("Ask the model chosen in the Model tab", variant="primary")
+            ill_ask = gr.Button("Ask", variant="primary", elem_id="illusion-ask")
+        ill_who = gr.Markdown(fv.who_answers("baseline"), elem_id="illusion-who")  # beside the button
         ill_question = gr.Markdown(elem_id="illusion-question")
         ill_reply = gr.Textbox(label="Raw reply", lines=2)
         ill_verdict = gr.Markdown(elem_id="illusion-verdict")
@@ -137,6 +138,7 @@ def _illusions_tab(policy: Policy, guard: Callable, slots: Mapping[str, int], wo
     ill_ask.click(guard(ask_illusion, _secrets), [key_state, run_state, rows_state, *model, ill_prompt, *ill_controls],
                   [ill_question, ill_reply, ill_verdict, *ask_outputs], api_name="illusion_ask",
                   concurrency_limit=slots["model"], concurrency_id="model")
+    model[0].change(fv.who_answers, model[0], ill_who, show_progress="hidden", api_name=False)
 
 
 def _scenes_tab(policy: Policy, guard: Callable, slots: Mapping[str, int], work: ExplorerPool, ask: Callable,
@@ -182,7 +184,9 @@ def _scenes_tab(policy: Policy, guard: Callable, slots: Mapping[str, int], work:
                                     height=420)
                 sc_facts = gr.Markdown(elem_id="scene-facts")
                 sc_question = gr.Markdown(elem_id="scene-question")
-        sc_ask = gr.Button("Ask the model chosen in the Model tab", variant="primary")
+        with gr.Row():
+            sc_ask = gr.Button("Ask", variant="primary", elem_id="scene-ask", scale=1)
+            sc_who = gr.Markdown(fv.who_answers("baseline"), elem_id="scene-who")  # beside the button
         sc_reply = gr.Textbox(label="Raw reply", lines=2)
         sc_verdict = gr.Markdown(elem_id="scene-verdict")
         sc_download = gr.DownloadButton("Download these answers (Parquet, results schema)")
@@ -196,6 +200,7 @@ def _scenes_tab(policy: Policy, guard: Callable, slots: Mapping[str, int], work:
     sc_ask.click(guard(ask_scene, _secrets), [key_state, run_state, rows_state, *model, sc_task, *sc_controls],
                  [sc_question, sc_reply, sc_verdict, rows_state, sc_download, run_state], api_name="scene_ask",
                  concurrency_limit=slots["model"], concurrency_id="model")
+    model[0].change(fv.who_answers, model[0], sc_who, show_progress="hidden", api_name=False)
 
 
 def _quiz_tab(guard: Callable, slots: Mapping[str, int], work: ExplorerPool, png: Callable, scratch: Scratch,
@@ -216,7 +221,7 @@ def _quiz_tab(guard: Callable, slots: Mapping[str, int], work: ExplorerPool, png
         session = qv.start_session(quiz, agreed=bool(agreed), started=int(started or 0), client=client,
                                    admission=admission)
         return (session, int(started or 0) + 1, *show(session), "", gr.update(visible=True), "",
-                gr.update(visible=False))
+                gr.update(visible=False), gr.update(open=False))
 
     def answer(session, text):
         if session is None:
@@ -250,13 +255,15 @@ def _quiz_tab(guard: Callable, slots: Mapping[str, int], work: ExplorerPool, png
         quiz_state = gr.State(None, time_to_live=ttl,
                               delete_callback=lambda session: _release(admission, session))
         started_state = gr.State(0)
-        gr.Markdown(qv.consent_text(quiz), elem_id="quiz-consent")
+        # folded once a quiz starts, so the image and the answer box fit one 1400x900 screen
+        with gr.Accordion("About this quiz: what is kept, and your consent", open=True) as consent_box:
+            gr.Markdown(qv.consent_text(quiz), elem_id="quiz-consent")
         with gr.Row():
             agree = gr.Checkbox(False, label="I have read the note and agree", elem_id="quiz-agree")
             start_btn = gr.Button("Start", variant="primary", elem_id="quiz-start")
         with gr.Column(visible=False) as trial_box:
             progress = gr.Markdown(elem_id="quiz-progress")
-            plate = gr.Image(label="Image", format="png", interactive=False, elem_id="quiz-plate", height=420,
+            plate = gr.Image(label="Image", format="png", interactive=False, elem_id="quiz-plate", height=360,
                              buttons=[])
             instruction = gr.Markdown(elem_id="quiz-instruction")
             with gr.Column(visible=True) as typed_box:
@@ -274,7 +281,7 @@ def _quiz_tab(guard: Callable, slots: Mapping[str, int], work: ExplorerPool, png
 
     shown = [progress, plate, instruction, typed_box, option_box, *options]
     start_btn.click(guard(start), [agree, started_state],
-                    [quiz_state, started_state, *shown, typed, trial_box, result_md, quiz_download],
+                    [quiz_state, started_state, *shown, typed, trial_box, result_md, quiz_download, consent_box],
                     api_name="quiz_start", concurrency_limit=slots["quiz"], concurrency_id="quiz")
     answer_out = [quiz_state, *shown, typed, trial_box, result_md, quiz_download]
     answer_kw = dict(fn=guard(answer), inputs=[quiz_state, typed], outputs=answer_out,

@@ -13,12 +13,20 @@ import gradio as gr
 from plates.explorer import compare, reproduce, share
 from plates.explorer import models as em
 from plates.explorer import plate as ex
-from plates.explorer.backends import MODEL_KIND_INFO, MODEL_KINDS, ModelChoice, open_backend
+from plates.explorer.backends import MODEL_KIND_INFO, ModelChoice, base_url_choices, model_kinds, open_backend
 from plates.explorer.context import INTERNAL, AppContext, PlateTab
 from plates.explorer.history import MAX_HISTORY, history_frame, history_headers
 from plates.explorer.policy import Policy
 from plates.explorer.share import ModelView
-from plates.explorer.sweep import in_batches, sweep_plan, sweep_replies, sweep_summary, sweep_values
+from plates.explorer.sweep import (
+    LOG_SPACING_RATIO,
+    SWEEP_DEFAULT,
+    in_batches,
+    sweep_plan,
+    sweep_replies,
+    sweep_summary,
+    sweep_values,
+)
 from plates.secrets import clean_message
 from plates.stimuli.ishihara.plate import PlateSpec
 
@@ -54,7 +62,24 @@ def model_tab(shared: AppContext, plate: PlateTab, demo: gr.Blocks, key_state: g
     _wire_compare(shared, w, view_inputs, key_state, history_state, run_state)
     _wire_sweep(shared, w, sweep, model_inputs, view_inputs, key_state, history_state, run_state, sweep_state)
     _wire_share(shared, demo, model_tab, w, [*asked, w["compare_box"]], view_inputs, key_state)
+    _wire_stale(w, [*asked, *plate.controls], [w["ask_btn"], sweep["sweep_btn"], sweep["sweep_all_btn"]])
     return w["kind"], w["hf_id"], w["api_model"], w["base_url"]
+
+
+#: The mark over an answer whose plate, model, prompt or condition has changed since it was given (Markdown).
+STALE_MARK = ("⚠️ **Stale:** the plate, the model, the prompt or the condition changed since this answer was "
+              "given; ask again for an answer to what is shown now.")
+
+
+def _wire_stale(w: dict, controls: list, asks: list) -> None:
+    """Mark the reply and verdict stale when the visitor changes a control after an answer (``input`` events:
+    the visitor's own changes, not a render's; text boxes on ``change``, as the plate redraws on it: their
+    ``input`` misses some edits), and clear the mark when an ask or a sweep starts."""
+    triggers = [c.change if isinstance(c, gr.Textbox | gr.Dropdown) else c.input for c in controls]
+    gr.on(triggers, lambda reply: STALE_MARK if reply else "", w["reply"], w["stale"],
+          show_progress="hidden", **INTERNAL)
+    for button in asks:
+        button.click(lambda: "", None, w["stale"], show_progress="hidden", **INTERNAL)
 
 
 def _model_widgets(policy: Policy) -> dict:
@@ -65,18 +90,24 @@ def _model_widgets(policy: Policy) -> dict:
             w["asked_plate"] = gr.Image(label="The plate to ask about", type="pil", format="jpeg",
                                         interactive=False, height=160, elem_id="asked-plate-image")
             w["asked_caption"] = gr.Markdown(elem_id="asked-plate")
-            w["kind"] = gr.Radio(list(MODEL_KINDS), value="baseline", label="Model",
+            w["kind"] = gr.Radio(list(model_kinds(policy)), value="baseline", label="Model",
                                  info=MODEL_KIND_INFO["baseline"], elem_id="model-kind")
             field_cap = policy.max_field_chars
             w["hf_id"] = gr.Textbox(label="Hugging Face model id", visible=False, max_length=field_cap,
                                     info=("allowed: " + ", ".join(policy.allowed_hf_models)) if policy.public else None)
             w["api_model"] = gr.Textbox(label="API model name", placeholder="gpt-4o-mini", visible=False,
-                                        max_length=field_cap)
-            w["base_url"] = gr.Textbox(label="OpenAI-compatible base URL", placeholder="https://api.openai.com/v1",
-                                       info=("allowed: " + (", ".join(policy.allowed_base_urls) or "none"))
-                                       if policy.public else None, visible=False, max_length=field_cap)
-            w["key_box"] = gr.Textbox(label="API key (kept in your session only)", type="password",
-                                      visible=False, max_length=field_cap)
+                                        max_length=field_cap, elem_id="api-model")
+            urls = base_url_choices(policy)
+            # public mode: the fixed list (a typed URL is refused by `ModelChoice.validate`, with the list, as
+            # through the API); private mode: a provider or any URL typed
+            w["base_url"] = gr.Dropdown(urls, value=urls[0][1] if policy.public and urls else None,
+                                        label="OpenAI-compatible base URL", allow_custom_value=True,
+                                        info=("a provider: your own key goes to it and nowhere else"
+                                              if policy.public else "a provider, or type any URL"),
+                                        visible=False, elem_id="base-url")
+            w["key_box"] = gr.Textbox(label="Your API key (for this browser session only: never logged, stored "
+                                            "or put in a link)", type="password", visible=False,
+                                      max_length=field_cap, elem_id="api-key")
             w["key_status"] = gr.Markdown("No key set.", visible=False)
         with gr.Column():
             w["prompt_name"] = gr.Dropdown(list(em.PROMPTS), value="cbe-open", label="Prompt", elem_id="prompt-name")
@@ -95,6 +126,7 @@ def _model_widgets(policy: Policy) -> dict:
         w["seen"] = gr.Image(label="What the model received", type="pil", format="png", interactive=False,
                              height=220, scale=1, elem_id="seen")
         with gr.Column(scale=3):
+            w["stale"] = gr.Markdown("", elem_id="stale-answer")  # set when a control changes after an answer
             w["reply"] = gr.Textbox(label="Raw reply (after a sweep: every point's)", lines=3, elem_id="reply")
             w["verdict"] = gr.Markdown(elem_id="verdict")
             w["request_md"] = gr.Markdown(elem_id="sent-request")
@@ -184,7 +216,7 @@ def _compare_widgets(policy: Policy) -> dict:
         placeholder="baseline\nhf ORG/NAME\nopenai MODEL BASE_URL",
         info=("each line: the kind, then its model name and base URL where it has them; the key above goes only "
               "to the base URL it was typed for"
-              + (f"; allowed base URLs: {', '.join(policy.allowed_base_urls) or 'none'}" if policy.public else "")))
+              + ("; allowed base URLs: the providers of the list above" if policy.public else "")))
     with gr.Row():
         w["add_btn"] = gr.Button("Add the model above", size="sm")
         w["compare_btn"] = gr.Button("Ask them all", variant="primary", elem_id="compare-ask")
@@ -239,9 +271,12 @@ def _sweep_widgets(policy: Policy) -> dict:
     """The ΔE2000 sweep's range, points, buttons and plot, by name."""
     w: dict = {}
     with gr.Row():
-        w["sweep_lo"] = gr.Number(1.0, label="ΔE2000 from")
-        w["sweep_hi"] = gr.Number(20.0, label="ΔE2000 to")
-        w["sweep_n"] = gr.Slider(2, policy.max_sweep_points, value=min(8, policy.max_sweep_points), step=1,
+        low, high, points = SWEEP_DEFAULT  # a coarse pass by ratio that brackets the default plate's threshold
+        w["sweep_lo"] = gr.Number(low, label="ΔE2000 from", elem_id="sweep-lo",
+                                  info=f"a range over {LOG_SPACING_RATIO:g}× is spaced by ratio (coarse pass); "
+                                       "a narrower one evenly (fine pass around a threshold)")
+        w["sweep_hi"] = gr.Number(high, label="ΔE2000 to", elem_id="sweep-hi")
+        w["sweep_n"] = gr.Slider(2, policy.max_sweep_points, value=min(points, policy.max_sweep_points), step=1,
                                  label="Points")
     with gr.Row():
         w["sweep_btn"] = gr.Button("Run sweep")

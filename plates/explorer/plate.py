@@ -127,6 +127,25 @@ def density_is_free(style: str) -> bool:
     return get_style(style).tries is None
 
 
+#: The Density control's label: what the number controls (a packing target, not the coverage drawn).
+DENSITY_LABEL = "Density: the dense packing adds dots until they cover this share of the disc (a target)"
+
+
+def density_info(style: str) -> str:
+    """The line under the Density control for ``style``: how the drawn coverage relates to it (dense), or
+    what fixes it instead (the Monte Carlo styles: their tries), so the control is never silently ignored.
+
+    >>> density_info("huemanity")
+    'fixed by the huemanity style: it packs 30,000 tries, whatever this control says (coverage drawn: the line above the plate)'
+    """
+    st = get_style(style)
+    if st.tries is None:
+        return ("the drawn coverage (the line above the plate) ends a little above the target: the last dots "
+                "overshoot it")
+    return (f"fixed by the {st.name} style: it packs {st.tries:,} tries, whatever this control says (coverage "
+            "drawn: the line above the plate)")
+
+
 def preset_hex(name: str) -> tuple[str, str]:
     """The first foreground and background colours of a preset, as ``"#rrggbb"`` (sRGB 0-255)."""
     pal = palettes.get_palette(name)

@@ -19,14 +19,28 @@ from plates.models import Backend
 from plates.stimuli.ishihara.directions import DIRECTION_MODES, with_direction
 from plates.stimuli.ishihara.plate import PlateSpec
 
+#: The sweep's default range and points (CIELAB ΔE2000 units): a coarse pass spaced by ratio, from below the
+#: smallest thresholds the bundled reader and people reach on the default plate (about 0.2-3) to well above.
+SWEEP_DEFAULT = (0.25, 16.0, 8)
+#: A range wider than this ratio (high / low) is spaced by ratio (geometrically): a coarse pass that brackets
+#: a threshold; a narrower one evenly: a fine pass around it.
+LOG_SPACING_RATIO = 20.0
+
 
 def sweep_values(low: float, high: float, points: int, policy: Policy) -> list[float]:
-    """``points`` ΔE2000 values from ``low`` to ``high`` (CIELAB ΔE2000 units), within the policy's cap."""
+    """``points`` ΔE2000 values from ``low`` to ``high`` (CIELAB ΔE2000 units), within the policy's cap: spaced
+    by ratio when ``high / low`` exceeds `LOG_SPACING_RATIO` (a coarse pass: as many points from 0.25 to 1 as
+    from 4 to 16), else evenly (a fine pass).
+
+    >>> sweep_values(0.25, 16, 4, Policy()), sweep_values(2, 20, 4, Policy())
+    ([0.25, 1.0, 4.0, 16.0], [2.0, 8.0, 14.0, 20.0])
+    """
     if not 2 <= int(points) <= policy.max_sweep_points:
         raise ValueError(f"sweep of {points} points is not allowed; allowed: 2-{policy.max_sweep_points}")
     if not 0 < low < high:
         raise ValueError(f"ΔE2000 range {low}-{high} is not allowed; allowed: 0 < low < high")
-    return [round(float(v), 3) for v in np.linspace(low, high, int(points))]
+    space = np.geomspace if high / low > LOG_SPACING_RATIO else np.linspace
+    return [round(float(v), 3) for v in space(low, high, int(points))]
 
 
 @dataclass(frozen=True)

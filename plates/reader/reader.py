@@ -17,6 +17,7 @@ from pathlib import Path
 import numpy as np
 from PIL import Image
 
+from plates.install import shadowing
 from plates.reader.coding import CLASSES, best_label
 from plates.reader.preprocess import preprocess
 
@@ -25,7 +26,9 @@ def default_model_path() -> Path:
     """Path of the bundled ONNX weights (ValueError if the install lacks them)."""
     path = Path(str(resources.files("plates") / "assets" / "baseline" / "baseline.onnx"))
     if not path.is_file():
-        raise ValueError(f"the bundled baseline weights are missing at {path}; train them: plates train-baseline")
+        shadowed = shadowing()  # the usual cause: a clone's plates/ imported instead of the installed package
+        raise ValueError(f"the bundled baseline weights are missing at {path}; "
+                         + (shadowed if shadowed else "train them: plates train-baseline"))
     return path
 
 

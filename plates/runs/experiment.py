@@ -61,6 +61,7 @@ from collections.abc import Mapping
 from dataclasses import asdict, dataclass, field
 from functools import cached_property
 from pathlib import Path
+from types import MappingProxyType
 from typing import Any
 
 from plates.colour import CVD_VIEWS
@@ -336,11 +337,15 @@ def _backend_options(kind: str) -> tuple[str, ...] | None:
     return tuple(p.name for p in params if p.name not in ("self", "model", "model_id_or_path"))
 
 
-def parse_experiment(data: dict[str, Any], *, base_dir: str | Path | None = None) -> Experiment:
+def parse_experiment(data: dict[str, Any], *, base_dir: str | Path | None = None,
+                     said: Mapping[str, str] | None = None) -> Experiment:
     """Validate an experiment given as a dict (a parsed TOML document); relative paths resolve from ``base_dir``.
+    ``said``: how the user named a field, where not in a TOML file (`QUICK_FLAGS`: ``--dataset`` for
+    ``dataset.source``), so an error speaks their words.
 
     Raises ``ValueError`` naming the bad field and what is allowed.
     """
+    said = said or {}
     _unknown("experiment", data, TOP_KEYS)
 
     name = data.get("name")
@@ -358,7 +363,7 @@ def parse_experiment(data: dict[str, Any], *, base_dir: str | Path | None = None
     if sample is None and ds.get("sample_seed") is not None:
         raise ValueError("dataset.sample_seed: given without dataset.sample; allowed: with sample = N")
     sample_seed = _int("dataset.sample_seed", ds.get("sample_seed", 0), 0)
-    source = _resolve_source(source, base_dir)
+    source = _resolve_source(source, base_dir, said.get("dataset.source", "dataset.source"))
     models = data.get("models")
     if isinstance(models, dict):  # a single [models] table
         models = [models]
@@ -379,7 +384,7 @@ def parse_experiment(data: dict[str, Any], *, base_dir: str | Path | None = None
     if not prompts:
         raise ValueError(f"prompts: missing; give one or more of {', '.join([*PROMPTS, *own])}")
     for i, p in enumerate(prompts):
-        check_choice(f"prompts[{i}]", p, (*PROMPTS, *own))
+        check_choice(said.get("prompts", f"prompts[{i}]"), p, (*PROMPTS, *own))
     user_prompts = tuple((p, json.dumps(asdict(own[p]), sort_keys=True))
                          for p in dict.fromkeys(prompts) if p not in PROMPTS)
     shots = tuple(_int(f"shots[{i}]", s, 0, 16) for i, s in enumerate(_list("shots", data.get("shots", [0]))))
@@ -413,9 +418,11 @@ def _with_protocol(where: str, table: Any, protocol: str) -> Any:
     return merged
 
 
-def _resolve_source(source: str, base_dir: str | Path | None) -> str:
+def _resolve_source(source: str, base_dir: str | Path | None, said_as: str = "dataset.source") -> str:
     """A preset name stays as is, and an object-store URL (a Parquet set, `plates.storage`; its loader checks
-    it); a folder becomes an absolute path (so the run id does not depend on cwd)."""
+    it); a folder becomes an absolute path (so the run id does not depend on cwd). A folder that holds no set
+    yet is refused with the command that makes one (``plates generate --preset ... --out ...``); ``said_as``:
+    how the user named the source."""
     presets = _preset_names()
     if source in presets or is_url(source):
         return source
@@ -425,11 +432,14 @@ def _resolve_source(source: str, base_dir: str | Path | None) -> str:
     if not (path / "manifest.parquet").is_file():
         inner = sorted(m.parent.name for m in path.glob("*/manifest.parquet")) if path.is_dir() else []
         if inner:  # a family written whole (`plates generate --family`): one set per preset, a level down
-            raise ValueError(f"dataset.source: {source!r} holds no set itself but {len(inner)} one level down "
+            raise ValueError(f"{said_as}: {source!r} holds no set itself but {len(inner)} one level down "
                              f"(as `plates generate --family` writes them: {', '.join(inner)}); allowed: one of "
                              f"them, e.g. {str(Path(source) / inner[0])!r}")
-        raise ValueError(f"dataset.source: {source!r} is neither a preset nor a folder with manifest.parquet "
-                         f"({unknown_preset(source)})")
+        where = "there is no such folder" if not path.exists() else "the folder holds no manifest.parquet"
+        raise ValueError(f"{said_as}: {source!r} is neither a preset nor a folder of plates ({where}); make one with "
+                         f"`plates generate --preset PRESET --out {source}` (e.g. PRESET = colorblindnesseval) and "
+                         f"run again, or give a preset's name to draw the plates as they are asked: "
+                         f"{unknown_preset(source)}")
     return str(path.resolve())
 
 
@@ -454,6 +464,10 @@ def load_experiment(path: str | Path, *, protocol: str | None = None) -> Experim
         return parse_experiment(data, base_dir=path.parent)
     except ValueError as exc:
         raise ValueError(f"{path}: {exc}") from None
+
+
+#: How `plates run`'s quick flags name the experiment's fields (`parse_experiment`'s ``said``).
+QUICK_FLAGS: Mapping[str, str] = MappingProxyType({"dataset.source": "--dataset", "prompts": "--prompt"})
 
 
 def quick_experiment(*, dataset: str, prompt: str, backend: str, model: str, out: str,
@@ -509,4 +523,4 @@ def quick_experiment(*, dataset: str, prompt: str, backend: str, model: str, out
             conditions[key] = list(values)
     if conditions:
         data["conditions"] = conditions
-    return parse_experiment(data)
+    return parse_experiment(data, said=QUICK_FLAGS)

@@ -19,7 +19,8 @@ __all__ = ["run_lock"]
 def run_lock(out: Path, run_id: str, shard: Shard | None = None) -> Iterator[None]:
     """One process per run and out folder, or per shard of it (flocks, released by the OS even on ``kill -9``):
     two processes continuing the same rows at once would ask them twice. An unsharded run holds the run's lock
-    exclusively; a shard holds it shared and its own shard's lock exclusively."""
+    exclusively; a shard holds it shared and its own shard's lock exclusively. A finished run (or its last shard)
+    leaves no lock file behind; one that fails keeps it once it has written parts."""
     out.mkdir(parents=True, exist_ok=True)
     with open(out / f".{run_id}.lock", "a+") as fh:
         try:
@@ -32,19 +33,33 @@ def run_lock(out: Path, run_id: str, shard: Shard | None = None) -> Iterator[Non
             if shard is None:
                 yield
             else:
-                with open(out / f".{run_id}.shard-{shard.tag}.lock", "a+") as own:
+                own_path = out / f".{run_id}.shard-{shard.tag}.lock"
+                with open(own_path, "a+") as own:
                     try:
                         fcntl.flock(own.fileno(), fcntl.LOCK_EX | fcntl.LOCK_NB)
                     except BlockingIOError:
                         raise ValueError(f"shard {shard.index}/{shard.count} of run {run_id} is already running "
                                          f"in another process writing to {out}; wait for it or stop it") from None
                     yield
+                    own_path.unlink(missing_ok=True)  # finished: removed while still held
+            _forget_lock_when_alone(fh, out / f".{run_id}.lock")
         except BaseException:
             if shard is None:  # other shards may hold the run's lock file shared: only an unsharded run forgets it
                 _forget_lock_if_nothing_written(out, run_id)
             raise
         finally:
             fcntl.flock(fh.fileno(), fcntl.LOCK_UN)
+
+
+def _forget_lock_when_alone(fh, path: Path) -> None:
+    """After a finished run (or shard), delete the run's ``.lock`` while it is still held, when no other process
+    holds it (a shard still running holds it shared: then it stays, and the last shard to finish removes it), so
+    a finished run leaves no lock file behind. A process that opens the file later locks a new one."""
+    try:
+        fcntl.flock(fh.fileno(), fcntl.LOCK_EX | fcntl.LOCK_NB)
+    except BlockingIOError:
+        return
+    path.unlink(missing_ok=True)
 
 
 def _forget_lock_if_nothing_written(out: Path, run_id: str) -> None:

@@ -54,3 +54,32 @@ def test_an_exported_svg_opens_in_chromium(tmp_path):
         assert page.get_by_text("gpt-4o-mini-2024-07-18").count() >= 1
         page.screenshot(path=str(tmp_path / "svg.png"))
         browser.close()
+
+
+def many_series_with_a_page_note() -> go.Figure:
+    """A figure as a dashboard page draws it: a condition chosen above and named in a note under the title,
+    and 14 long series names (a legend several rows deep)."""
+    from plates.charts.common import PAGE_NOTE_PREFIX
+
+    fig = go.Figure()
+    for i in range(14):
+        fig.add_trace(go.Scatter(name=f"model-number-{i:02d}-with-a-long-name · run-{i}", x=[1, 2], y=[i, i + 1]))
+    fig.update_layout(title="Accuracy by size — 512 px<br><sup>" + PAGE_NOTE_PREFIX + "256 px, 1024 px</sup>",
+                      height=500, xaxis_title="size (px)", yaxis_title="accuracy")
+    return fig
+
+
+def test_an_export_keeps_title_axes_and_every_legend_entry_and_drops_the_pages_note():
+    fig = many_series_with_a_page_note()
+    page = export.publication_figure(fig)
+    assert page.layout.title.text == "Accuracy by size — 512 px"  # the note for the page is gone
+    rows = export.legend_rows(page, export.WIDTH_PX)
+    assert rows >= 5 and page.layout.margin.b >= 100 + 18 * rows  # the foot holds every legend row
+    plot = page.layout.height - page.layout.margin.t - page.layout.margin.b
+    assert plot >= export.MIN_PLOT_PX
+    root = ET.fromstring(export.figure_bytes(fig, "svg"))
+    text = " ".join(t.text or "" for t in root.iter() if t.tag.endswith("text"))
+    assert "choose above" not in text and "Accuracy by size" in text and "size (px)" in text
+    for i in range(14):  # whole legend: every entry drawn
+        assert f"model-number-{i:02d}-with-a-long-name" in text
+    assert "choose above" in fig.layout.title.text  # the page's own figure is not changed

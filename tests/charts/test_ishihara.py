@@ -349,6 +349,19 @@ def test_the_comparison_puts_the_papers_cell_beside_ours_with_difference_and_int
     assert not outside["inside"] and outside["difference"] == pytest.approx(0.9 - 0.308)
 
 
+def test_a_cell_with_fewer_items_than_the_paper_is_never_paired_and_is_named():
+    """One explorer answer is not ColorBlindnessEval's 500-plate measurement: it is left out, and said so."""
+    from plates.results.reference import load_reference
+
+    table = compare(overview_table(outcomes("gpt-4o", 1, 1)), load_reference())
+    assert table[table["prompt_name"] == "cbe-open"].empty
+    left = table.attrs["left_out"]
+    assert any("gpt-4o · cbe-open" in line and "1 answered item(s), fewer than the 500 of ColorBlindnessEval "
+               "Table 1" in line for line in left), left
+    kept = compare(overview_table(outcomes("gpt-4o", 160, 500)), load_reference())
+    assert (kept["prompt_name"] == "cbe-open").any() and not kept.attrs["left_out"]
+
+
 # ---------------------------------------------------------------------------------------------- all charts
 ALL_CHARTS = [
     overview_figure,

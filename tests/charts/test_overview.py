@@ -93,7 +93,10 @@ def test_the_papers_value_is_printed_in_the_cell_it_matches_and_nowhere_else():
     assert "paper" not in cells[("other", "cbe-open · original @900px")]
 
 
-def test_overview_cell_text_shrinks_as_columns_narrow_so_intervals_do_not_overlap():
+def test_overview_cell_text_stays_legible_as_columns_narrow_printing_less_with_the_rest_on_hover():
     few = overview_figure(outcomes("a", 3, 4))
     many = overview_figure(concat(*(outcomes("a", 3, 4, size=s) for s in range(100, 900, 100))))
-    assert len(many.data[0].x) == 8 and few.data[0].textfont.size == 12 and many.data[0].textfont.size <= 10
+    assert len(many.data[0].x) == 8 and few.data[0].textfont.size == 12 and many.data[0].textfont.size >= 11
+    assert "[" in few.data[0].text[0][0]  # few columns: the interval printed in the cell
+    cell, whole = many.data[0].text[0][0], many.data[0].customdata[0][0]
+    assert cell == "75%<br>n=4" and "[" in whole and whole.startswith(cell)  # the interval on hover

@@ -546,3 +546,18 @@ def test_a_quick_run_with_a_judge_reads_what_the_rules_leave(tmp_path, capsys):
     frame = load_results(tmp_path).frame
     assert set(frame["decided_by"]) == {"judge"} and set(frame["parsed"]) == {"17"}
     assert set(frame["rules_parse_status"]) == {"unparsed"} and set(frame["judge_status"]) == {"read"}
+
+
+def test_a_missing_dataset_folder_says_how_to_make_one_in_the_users_words(tmp_path, capsys):
+    """A quick run over a folder not generated yet: the error names the flag the user typed (--dataset, not the
+    TOML's dataset.source), says the folder is missing and gives the `plates generate` command that makes it."""
+    missing = tmp_path / "my-plates"
+    code, _, err = _main(capsys, "run", "--dataset", str(missing), "--prompt", "cbe-open", "--backend", "baseline",
+                         "--out", str(tmp_path / "out"))
+    assert code == 2 and "Traceback" not in err
+    assert f"--dataset: '{missing}' is neither a preset nor a folder of plates (there is no such folder)" in err
+    assert f"`plates generate --preset PRESET --out {missing}`" in err
+    assert "dataset.source" not in err and "prompts[0]" not in err
+    code, _, err = _main(capsys, "run", "--dataset", "colorblindnesseval", "--prompt", "cbe-opn", "--backend",
+                         "baseline", "--out", str(tmp_path / "out"))
+    assert code == 2 and "--prompt 'cbe-opn' is not known" in err and "prompts[0]" not in err

@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 from streamlit.testing.v1 import AppTest
 
-from tests.support.dashboard_app import APP, ENTRY
+from tests.support.dashboard_app import APP, ENTRY, notes
 from tests.support.dashboard_rows import concat, outcomes, rows, write_part
 
 CHART_PAGES = [
@@ -147,7 +147,8 @@ def test_the_overview_draws_each_run_of_a_model_as_its_own_row_and_says_the_item
     assert "cbe-open · original @900px" in heat["x"] and "cbe-open · gray @900px" in heat["x"]
     row, column = heat["y"].index("a · run-1"), heat["x"].index("cbe-open · original @900px")
     assert "n=10" in heat["text"][row][column]  # not n=20: the same items asked twice are not pooled
-    assert any("10 item(s) asked in 2 runs (run-1, run-2)" in w.value for w in at.warning)
+    assert any("10 item(s) asked in 2 runs (run-1, run-2)" in n for n in notes(at))
+    assert not at.warning  # one collapsed notes expander instead of stacked warnings
 
 
 def test_a_run_of_mixed_conditions_shows_one_condition_per_chart_and_the_choice_switches_it(
@@ -386,11 +387,11 @@ def test_cot_and_grayscale_pairs_are_found_across_two_runs_and_the_runs_are_name
     clean(at)
     bar = [t for t in figure(at)["data"] if t.get("name") == "m"][0]
     assert bar["y"] == [pytest.approx(0.3)]  # 7/10 - 4/10 over the same ten items
-    assert any("colorbench-mc-cot from run run-cot paired with colorbench-mc from run run-plain" in w.value
-               for w in at.warning)
+    assert any("colorbench-mc-cot from run run-cot paired with colorbench-mc from run run-plain" in n
+               for n in notes(at))
     at.switch_page("sections/grayscale.py").run()
     clean(at)
-    assert any("m: colour from run run-plain paired with grayscale from run run-gray" in w.value for w in at.warning)
+    assert any("m: colour from run run-plain paired with grayscale from run run-gray" in n for n in notes(at))
     assert [t for t in figure(at)["data"] if t.get("name") == "m"]
 
 
@@ -402,12 +403,12 @@ def test_rows_judged_under_several_rules_versions_are_never_pooled_without_a_war
         at = app(monkeypatch, tmp_path)
         at.switch_page(f"sections/{page}.py").run()
         clean(at)
-        warned = [w.value for w in at.warning if "versions of the scoring rules" in w.value]
+        warned = [n for n in notes(at) if "versions of the scoring rules" in n]
         assert len(warned) == 1 and "unversioned" in warned[0] and "v1: 6 rows" in warned[0], page
         assert "plates rescore" in warned[0]
     at.multiselect(key="run").select("run-new").run()  # one run, one version: nothing to say
     clean(at)
-    assert not [w.value for w in at.warning if "versions of the scoring rules" in w.value]
+    assert not [n for n in notes(at) if "versions of the scoring rules" in n]
 
 
 def test_served_from_object_storage_the_copy_is_refreshed(monkeypatch, tmp_path):

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.support.dashboard_app import open_page
+from tests.support.dashboard_app import notes, open_page
 from tests.support.dashboard_rows import outcomes, write_part
 from tests.support.family_rows import write_family_results
 
@@ -49,9 +49,9 @@ def test_pages_show_the_papers_numbers_beside_ours(monkeypatch, families):
     at = open_page(monkeypatch, families, "illusions")
     chart = at.get("plotly_chart")[0]
     assert "RCID Table 1" in chart.proto.spec  # the paper's bars in the RCID chart
-    assert any("Not in the papers' tables" in w.value for w in at.warning)
+    assert any("Not in the papers' tables" in n for n in notes(at))
     # the filter kind's human key is a prediction no person has checked: the page says so beside its rows
-    assert any("rcid-filter's human answer" in w.value and "unvalidated" in w.value for w in at.warning)
+    assert any("rcid-filter's human answer" in n and "unvalidated" in n for n in notes(at))
     at = open_page(monkeypatch, families, "scenes")
     overall = at.dataframe[0].value
     assert {"ours", "ColorBench Table 1"} <= set(overall["source"])

@@ -105,5 +105,9 @@ def test_chain_of_thought_pairs_runs_made_apart(tmp_path, monkeypatch):
         drawn = wait_for_page(page, "Chain of thought")
         page.screenshot(path=str(tmp_path / "cot-two-runs.png"), full_page=True)
         assert drawn["drawn"] > 0, drawn
+        notes = page.get_by_text("Notes (", exact=False).first  # the page's one notes expander, folded
+        notes.click()
+        page.wait_for_selector("text=paired with", timeout=30_000)
+        page.screenshot(path=str(tmp_path / "cot-notes-open.png"), full_page=True)
         text = page.inner_text("body")
     assert "paired with" in text and all(run in text for run in runs), text[-2000:]

@@ -49,7 +49,14 @@ def test_the_style_control_switches_style_and_density_follows(url, browser, tmp_
     wait_for_stats(page, stats)
     assert stats_text(page) == ex.stats_text(ex.render(ex.default_spec().replace(style="cbe")))
     page.wait_for_function("() => document.querySelector('#density input[type=range]').disabled", timeout=30_000)
+    # the control says what it controls, and why it does not apply here; the visitor's value is not reset
+    box = page.locator("#density")
+    assert "cover this share of the disc" in box.inner_text() and "fixed by the cbe style" in box.inner_text()
+    assert density.input_value() == str(ex.default_spec().density)
     page.screenshot(path=str(tmp_path / "style-cbe.png"), full_page=True)
+    page.locator("#plate-style label", has_text="dense").click()
+    page.wait_for_function("() => !document.querySelector('#density input[type=range]').disabled", timeout=30_000)
+    assert "fixed by" not in box.inner_text()
     page.close()
 
 

@@ -43,9 +43,9 @@ def test_a_bad_line_is_named_with_what_is_allowed(text, message):
 
 
 def test_public_mode_takes_only_allowed_models_and_at_most_three():
-    public = Policy.from_env({"PLATES_ALLOWED_BASE_URLS": "http://127.0.0.1:9/v1"})
+    public = Policy.from_env({"PLATES_PUBLIC": "1", "PLATES_ALLOWED_BASE_URLS": "http://127.0.0.1:9/v1"})
     assert public.public and public.max_compare_models == 3
-    with pytest.raises(ValueError, match="base URL 'http://10.0.0.1/v1' is not allowed here; allowed: "
+    with pytest.raises(ValueError, match="base URL 'http://10.0.0.1/v1' is not allowed here.*allowed: .*"
                                          "http://127.0.0.1:9/v1"):
         compare.parse_models("openai m http://10.0.0.1/v1", public)
     with pytest.raises(ValueError, match="Hugging Face model 'org/big' is not allowed here"):
@@ -127,15 +127,15 @@ def test_sweeps_of_two_models_overlay_with_a_colour_per_model():
     fig = compare.sweep_figure(rows)
     colours = model_colours(["baseline-cnn", "test-model"])
     by_name = {t.name: t for t in fig.data}
-    assert by_name["baseline-cnn"].marker.color == colours["baseline-cnn"]
-    assert by_name["test-model"].marker.color == colours["test-model"]
+    assert by_name[f"baseline-cnn: {compare.ACCURACY_ENTRY}"].marker.color == colours["baseline-cnn"]
+    assert by_name[f"test-model: {compare.ACCURACY_ENTRY}"].marker.color == colours["test-model"]
     assert colours["baseline-cnn"] != colours["test-model"]
-    assert by_name["test-model answers"].marker.color == colours["test-model"]
-    assert list(by_name["test-model answers"].y) == [0.0, 0.0, 0.0]  # "74" is wrong at every ΔE2000
-    assert list(by_name["test-model answers"].marker.symbol) == ["x"] * 3
+    assert by_name[f"test-model: {compare.ANSWERS_ENTRY}"].marker.color == colours["test-model"]
+    assert list(by_name[f"test-model: {compare.ANSWERS_ENTRY}"].y) == [0.0, 0.0, 0.0]  # "74" is wrong at every ΔE2000
+    assert list(by_name[f"test-model: {compare.ANSWERS_ENTRY}"].marker.symbol) == ["x"] * 3
     # the colour is the model's, whichever models share the chart
     alone = compare.sweep_figure(rows[3:])
-    assert next(t for t in alone.data if t.name == "test-model").marker.color == colours["test-model"]
+    assert next(t for t in alone.data if t.name == f"test-model: {compare.ACCURACY_ENTRY}").marker.color == colours["test-model"]
 
 
 def test_a_sweep_goes_on_past_a_model_that_fails():

@@ -70,7 +70,7 @@ def test_two_models_answer_side_by_side_and_their_sweeps_overlay(url, browser, c
     page.locator("#sweep-compared").click()
     page.wait_for_function(
         """() => { const t = document.querySelector('#sweep-plot')?.innerText || '';
-                   return t.includes('test-model answers') && t.includes('baseline-cnn answers'); }""",
+                   return t.includes('test-model: each answer') && t.includes('baseline-cnn: each answer'); }""",
         timeout=180_000)
     legend = page.locator("#sweep-plot .legend").first.text_content()
     assert "baseline-cnn" in legend and "test-model" in legend
@@ -78,7 +78,7 @@ def test_two_models_answer_side_by_side_and_their_sweeps_overlay(url, browser, c
                            timeout=60_000)
     page.screenshot(path=str(tmp_path / "sweeps-overlaid.png"), full_page=True)
     page.get_by_role("button", name="Clear sweeps").click()
-    page.wait_for_function("() => !(document.querySelector('#sweep-plot')?.innerText || '').includes('answers')",
+    page.wait_for_function("() => !(document.querySelector('#sweep-plot')?.innerText || '').includes('each answer')",
                            timeout=30_000)
     page.close()
 
@@ -100,7 +100,7 @@ def test_a_share_link_restores_model_prompt_and_condition_without_the_key(url, b
     assert page.get_by_label("Grayscale").is_checked()
     assert page.locator("#compare-models textarea").input_value() == "baseline"
     # type a key in the page: the link follows the controls and never holds it
-    page.get_by_label("API key (kept in your session only)").fill(KEY)
+    page.locator("#api-key input").fill(KEY)
     page.get_by_text("A key is set for this session only.").wait_for(timeout=30_000)
     link_box = page.locator("#model-share textarea, #model-share input").first
     page.wait_for_function("() => (document.querySelector('#model-share textarea, #model-share input')?.value || '')"

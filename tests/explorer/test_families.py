@@ -208,3 +208,17 @@ def test_the_reader_runs_the_participants_staircase_once_and_the_result_shows_bo
     text = qv.result_markdown(session, first)
     assert f"{session.estimate().threshold:.1f}" in text and f"{first.threshold:.1f}" in text
     assert "bundled reader" in text and "**11** images: **8** plates" in text and "**3** pairs" in text
+
+
+def test_the_family_tabs_ask_the_reference_observer_for_the_bundled_reader_and_say_so():
+    from plates.explorer.backends import ModelCache, ModelChoice
+
+    backend, close = fv.family_backend(ModelChoice("baseline"), None, POLICY, ModelCache())
+    assert backend.kind == "reference-pixels" and close is False
+    assert "reference observer" in fv.who_answers("baseline") and "openai" in fv.who_answers("baseline")
+    stim = illusion(kind="simultaneous-contrast", delta_e=0.0)
+    row = fv.ask_stimulus(stim, fv.make_question(stim, "rcid-compare-pixel"), backend, run_id="r")
+    assert row["correct"] is True and "Answered by the reference observer" in fv.result_markdown(row)
+    with pytest.raises(ValueError, match="an API key is needed"):  # a model of one's own: the Model tab's rules
+        fv.family_backend(ModelChoice("openai", "m", "https://api.openai.com/v1"), None, Policy(public=True),
+                          ModelCache())

@@ -102,13 +102,19 @@ def test_the_question_list_follows_the_kind_and_the_outlines_toggle(client):
     assert kept["value"] == "illusionbench-tf"
 
 
-def test_the_bundled_reader_declines_an_illusion_question_clearly(client):
+def test_the_bundled_reader_hands_illusions_and_scenes_to_the_reference_observer(client):
+    """No dead end: with the bundled reader chosen (it reads plate text only) the Ask buttons answer through
+    the reference observer, which reads the pixels, and the verdict says who answered."""
     question, reply, verdict, parquet = client.predict(*NO_MODEL.values(), "rcid-compare-human", "rcid-contrast",
                                                        1.0, 0.0, "left-right", False, 0, 256, api_name="/illusion_ask")
-    assert "According to human perception" in question and reply == ""
-    assert "declines this question" in verdict and "unsupported" in verdict
+    assert "According to human perception" in question and reply
+    assert "Answered by the reference observer" in verdict and "Parsed answer" in verdict
     frame = pq.read_table(parquet).to_pandas()
-    assert frame["parse_status"].tolist() == ["unsupported"] and frame["family"].tolist() == ["illusion"]
+    assert frame["backend"].tolist() == ["reference-pixels"] and frame["parse_status"].tolist() == ["ok"]
+    *_, verdict, parquet = client.predict(*NO_MODEL.values(), "colour-counting", *SCENE.values(),
+                                          api_name="/scene_ask")
+    assert "Answered by the reference observer" in verdict and "✅ correct" in verdict  # pixels decide a count
+    assert pq.read_table(parquet).to_pandas()["family"].tolist()[-1] == "scene"
 
 
 def test_an_api_model_gets_the_exact_image_and_is_scored_with_either_framing(client):

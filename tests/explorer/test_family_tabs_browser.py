@@ -4,6 +4,8 @@ render and answer."""
 
 from __future__ import annotations
 
+import os
+
 import pytest
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow]
@@ -102,7 +104,7 @@ def test_a_full_quiz_session_in_the_browser_writes_human_rows(served, browser, t
     page.close()
 
 
-def test_the_illusion_and_scene_tabs_render_and_the_reader_declines(served, browser, tmp_path):
+def test_the_illusion_and_scene_tabs_render_and_always_answer(served, browser, tmp_path):
     url, _ = served
     page = browser.new_page(viewport={"width": 1400, "height": 1300})
     page.goto(url)
@@ -113,8 +115,9 @@ def test_the_illusion_and_scene_tabs_render_and_the_reader_declines(served, brow
     for _ in range(6):  # ΔE2000 +3: a trap
         page.keyboard.press("ArrowRight")
     wait_text(page, "illusion-truth", "item class: trap")
-    page.get_by_role("button", name="Ask the model chosen in the Model tab").first.click()
-    wait_text(page, "illusion-verdict", "declines this question")
+    assert "reference observer" in page.locator("#illusion-who").inner_text()  # who answers, beside the button
+    page.locator("#illusion-ask").click()
+    wait_text(page, "illusion-verdict", "Answered by the reference observer")
     page.screenshot(path=str(tmp_path / "illusions.png"), full_page=True)
     page.get_by_role("tab", name="Scenes").click()
     wait_text(page, "scene-facts", "distinct colours")
@@ -124,5 +127,10 @@ def test_the_illusion_and_scene_tabs_render_and_the_reader_declines(served, brow
     wait_text(page, "scene-question", "How many different colors")
     page.wait_for_function("old => document.querySelector('#scene-image img')?.src !== old", arg=before,
                            timeout=60_000)
+    page.locator("#scene-ask").click()
+    wait_text(page, "scene-verdict", "Answered by the reference observer")
+    assert "reference observer" in page.locator("#scene-who").inner_text()
     page.screenshot(path=str(tmp_path / "scenes.png"), full_page=True)
+    if os.environ.get("PLATES_SCREENSHOTS"):
+        page.screenshot(path=os.path.join(os.environ["PLATES_SCREENSHOTS"], "scenes-answered.png"))
     page.close()

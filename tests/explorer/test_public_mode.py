@@ -146,3 +146,38 @@ def test_public_comparisons_take_allowed_models_only_and_count_each_answer_per_a
         finally:
             demo.close()
         assert other.count == 0 and allowed.count == 0
+
+
+def test_public_mode_asks_the_visitors_provider_with_their_own_key_only(monkeypatch, caplog):
+    """Your own key in public mode: a provider from the fixed list (here a loopback server injected into the
+    policy's table, as tests alone can), the visitor's key sent to it as the bearer token and nowhere else: not
+    in a reply, the history file, a log line, and never the server's own key; compared side by side with the
+    bundled reader. A URL off the list is refused even with a key."""
+    visitor_key = "sk-visitor-own-Zq81Lw2rT5"
+    monkeypatch.setenv("OPENAI_API_KEY", SERVER_KEY)
+    with ChatServer(answer=lambda body: "12", api_key=visitor_key) as provider, \
+            ChatServer(answer=lambda body: "12") as typed:
+        policy = Policy(public=True, providers=(("Stand-in provider", provider.url),))
+        demo, client = _launch(policy)
+        model = ["openai", "", "test-model", provider.url, "cbe-open", "", 0, False, 0, "none", 1, "standard"]
+        try:
+            with caplog.at_level("DEBUG"):
+                with pytest.raises(AppError, match="an API key is needed"):  # the server's key is never used
+                    client.predict(kind="openai", hf_id="", api_model="test-model", base_url=provider.url,
+                                   api_name="/ask")
+                assert "set for this session only" in client.predict(visitor_key, api_name="/set_key")
+                asked = client.predict(kind="openai", hf_id="", api_model="test-model", base_url=provider.url,
+                                       api_name="/ask")
+                with pytest.raises(AppError, match="is not allowed here"):
+                    client.predict(kind="openai", hf_id="", api_model="test-model", base_url=typed.url,
+                                   api_name="/ask")
+                side = client.predict(*model, f"baseline\nopenai test-model {provider.url}", api_name="/compare")
+        finally:
+            demo.close()
+    assert asked[0] == "12" and "✅" in asked[1]
+    assert [row[5] for row in side[0]["data"]] == ["✅ correct", "✅ correct"]  # the reader and the provider
+    assert provider.count == 2 and typed.count == 0
+    assert all(r.authorization == f"Bearer {visitor_key}" for r in provider.records)
+    for out in (asked, side):
+        assert visitor_key not in _text(out) and SERVER_KEY not in _text(out)
+    assert visitor_key not in caplog.text and SERVER_KEY not in caplog.text

@@ -70,7 +70,7 @@ def test_shareable_url_keeps_scheme_host_port_and_path(url, want):
 
 
 def test_public_mode_refuses_a_link_to_a_model_it_does_not_allow():
-    public = Policy.from_env({"PLATES_ALLOWED_BASE_URLS": "https://ok.example/v1"})
+    public = Policy.from_env({"PLATES_PUBLIC": "1", "PLATES_ALLOWED_BASE_URLS": "https://ok.example/v1"})
     allowed = share.encode_view(ModelView(kind="openai", model="m", base_url="https://ok.example/v1"))
     assert share.decode_view(allowed, public).base_url == "https://ok.example/v1"
     for view, message in [

@@ -10,6 +10,7 @@ from plates.explorer import plate as ex
 from plates.explorer.history import history_frame, history_headers
 from plates.explorer.policy import Policy
 from plates.explorer.sweep import (
+    SWEEP_DEFAULT,
     in_batches,
     requested_delta_e,
     sweep,
@@ -26,12 +27,16 @@ def test_sweep_yields_one_row_per_value_as_they_come():
     rows = list(sweep(spec(), values, em.Ask("cbe-open"), Scripted(), colour_set="x", run_id="r"))
     assert sorted(round(r["delta_e"]) for r in rows) == [2, 8, 14, 20]
     figure = compare.sweep_figure(rows)
-    answers = next(t for t in figure.data if t.name == "scripted answers")
+    answers = next(t for t in figure.data if t.name == f"scripted: {compare.ANSWERS_ENTRY}")
     assert sorted(answers.x) == pytest.approx([2, 8, 14, 20], abs=0.5) and set(answers.text) == {"12"}
     assert any(t.name == "scripted fit" for t in figure.data)  # plates.charts.ishihara' psychometric fit
-    points = next(t for t in figure.data if t.name == "scripted")  # one answer per ΔE: no n=1 Wilson bars
+    points = next(t for t in figure.data if t.name == f"scripted: {compare.ACCURACY_ENTRY}")  # no n=1 Wilson bars
+    assert len({t.name for t in figure.data if t.showlegend is not False}) == 2  # two distinct legend entries
     assert points.error_y.visible is False
-    assert not any(t.name.endswith("answers") for t in compare.sweep_figure([]).data)
+    assert not any(t.name.endswith(compare.ANSWERS_ENTRY) for t in compare.sweep_figure([]).data)
+    # the default range: a coarse pass by ratio bracketing thresholds of about 0.2-3 on the default plate
+    coarse = sweep_values(*SWEEP_DEFAULT, Policy())
+    assert coarse[0] <= 0.25 and coarse[-1] >= 16 and sum(v <= 3 for v in coarse) >= 4
     with pytest.raises(ValueError, match="sweep of 30 points is not allowed; allowed: 2-12"):
         sweep_values(1, 9, 30, PUBLIC)
     with pytest.raises(ValueError, match="range 5.0-5.0 is not allowed"):

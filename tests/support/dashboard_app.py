@@ -25,3 +25,10 @@ def open_page(monkeypatch, path: Path, page: str) -> AppTest:
     assert not at.exception, [e.value for e in at.exception]
     assert not at.error, [e.value for e in at.error]
     return at
+
+
+def notes(at) -> list[str]:
+    """The page's notes: the lines of its one collapsed "Notes (N)" expander (`plates.dashboard.common.page_notes`)."""
+    boxes = [e for e in at.expander if e.label.startswith("Notes (")]
+    assert len(boxes) <= 1
+    return [m.value for box in boxes for m in box.markdown]

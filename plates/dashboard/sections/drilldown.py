@@ -32,6 +32,7 @@ st.title("Drill-down")
 st.caption(
     "Each plate is re-rendered from the row's spec_json with its condition re-applied: what the model saw."
 )
+common.page_notes()
 only, limit = row_widgets()
 try:
     _, total, pages = views.drilldown(view, only=only, limit=limit, page=1)

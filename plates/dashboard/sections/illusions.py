@@ -41,9 +41,8 @@ if rows.empty:
     st.info("No illusion rows in the loaded results (family “illusion”): run an illusion preset, e.g. "
             "`plates run --dataset rcid-contrast --prompt rcid-compare-pixel ...`.")
     st.stop()
-st.warning(f"Not in the papers' tables: {fc.MISSING}", icon=":material/info:")
-if "kind" in rows.columns and rows["kind"].astype(object).isin(UNVALIDATED_KINDS).any():
-    st.warning(UNVALIDATED_NOTE, icon=":material/warning:")
+unvalidated = "kind" in rows.columns and rows["kind"].astype(object).isin(UNVALIDATED_KINDS).any()
+common.page_notes([f"Not in the papers' tables: {fc.MISSING}", *([UNVALIDATED_NOTE] if unvalidated else [])])
 if pa.has_people(rows):
     st.caption("Human answers (backend “human”, from the explorer's quiz) are shown as “person: participant-…” "
                "in orange, and all of them together as “people (K participants)”; more on the People page.")
@@ -53,7 +52,9 @@ st.header("RCID: Human-like, No-illusion, N/A")
 metric = st.selectbox("Metric", list(fc.RCID_METRICS.values()), key="illusions_metric")
 rcid = fc.rcid_long(rows, view.reference)
 if (rcid["source"] == "ours").any():
-    st.plotly_chart(fc.rcid_figure(rcid, metric), key="chart-rcid")
+    figure = fc.rcid_figure(rcid, metric)
+    st.plotly_chart(figure, key="chart-rcid")
+    common.export_buttons("rcid", figure)
     with st.expander("Numbers", expanded=False):
         st.dataframe(rcid, hide_index=True, key="table-rcid")
 else:
@@ -64,7 +65,9 @@ else:
 st.header("IllusionBench+: accuracy and yes-bias")
 ib = fc.illusionbench_long(rows, view.reference)
 if (ib["source"] == "ours").any():
-    st.plotly_chart(fc.illusionbench_figure(ib), key="chart-illusionbench")
+    figure = fc.illusionbench_figure(ib)
+    st.plotly_chart(figure, key="chart-illusionbench")
+    common.export_buttons("illusionbench", figure)
     st.caption("Our item classes map onto the paper's columns as illusion → Classical, control → No Illusion, "
                "trap → Trap (our mapping; the paper's images are collected, ours drawn).")
     with st.expander("Numbers (yes_bias: FP/(FP+FN), true/false only)", expanded=False):
@@ -77,7 +80,9 @@ else:
 st.header("Point of subjective equality (ΔE2000)")
 pse = pse_fits(view.opened.key, view.filters, shown, rows)
 if len(pse):
-    st.plotly_chart(fc.pse_figure(pse), key="chart-pse")
+    figure = fc.pse_figure(pse)
+    st.plotly_chart(figure, key="chart-pse")
+    common.export_buttons("pse", figure)
     st.caption("x: the physical difference in favour of the target the illusion makes look lighter; a PSE "
                "below 0 means the model is fooled (magnitude = −PSE). Three-way fit (A darker / same / B "
                "darker), profile-likelihood 95% interval; fits that did not locate a PSE are in the table only.")

@@ -36,6 +36,7 @@ st.caption(
     "(“non-monotonic”) or that cannot be told from guessing (“at chance”) has no threshold. The papers report "
     "human accuracies, not thresholds."
 )
+common.page_notes()
 # asked of DuckDB first: results without a human row read nothing more
 everyone = not has_rows(view.opened.results, view.where, "backend", "human", PEOPLE_FAMILIES)
 if everyone:
@@ -50,7 +51,9 @@ if section == "Thresholds (ΔE2000)":
     st.header("Thresholds (ΔE2000)")
     table = pa.threshold_table(counts, pooled=True)
     if len(table):
-        st.plotly_chart(pc.threshold_figure(table), key="chart-people")
+        figure = pc.threshold_figure(table)
+        st.plotly_chart(figure, key="chart-people")
+        common.export_buttons("people-thresholds", figure)
         st.caption("Orange: people (the diamond: one fit over every participant's answers together, “people (K "
                    "participants)”); blue: models.")
         st.dataframe(table, hide_index=True, key="table-people")
@@ -60,7 +63,9 @@ elif section == "Illusions (PSE)":
     st.header("Illusions: point of subjective equality (ΔE2000)")
     pse = pa.pse_people_table(counts)
     if len(pse):
-        st.plotly_chart(pc.pse_people_figure(pse), key="chart-people-pse")
+        figure = pc.pse_people_figure(pse)
+        st.plotly_chart(figure, key="chart-people-pse")
+        common.export_buttons("people-pse", figure)
         st.caption("x: the physical difference (signed ΔE2000) in favour of the target the illusion makes look "
                    "lighter at which the two targets look equal; below 0 the observer is fooled (magnitude = "
                    "−PSE). Three-way fit (A darker / same / B darker), profile-likelihood 95% interval; fits that "

@@ -33,6 +33,7 @@ st.caption(
     "grayscale effect (Acc_colour − Acc_gray) / Acc_colour. The paper's numbers (hatched grey) come from its "
     "own collected images, not ours."
 )
+common.page_notes()
 page = family_rows(view.opened.key, view.filters, view)
 full, effects, params = page.counts, page.effects, page.params
 rows = sc.scene_rows(full)
@@ -48,7 +49,9 @@ if view.reference is not None:
     reference_models = st.multiselect("Paper rows beside ours (ColorBench Table 1)", paper,
                                       default=[m for m in ("Human", "GPT-4o") if m in paper], key="scenes_ref")
 tasks = sc.task_long(rows, view.reference)
-st.plotly_chart(sc.task_figure(tasks, reference_models, chance=sc.task_chance(full)), key="chart-scene-tasks")
+figure = sc.task_figure(tasks, reference_models, chance=sc.task_chance(full))
+st.plotly_chart(figure, key="chart-scene-tasks")
+common.export_buttons("scene-tasks", figure)
 overall = sc.overall_long(rows, view.reference)
 st.subheader("Overall (P & R, micro-average over instances)")
 st.dataframe(overall[(overall["source"] == "ours") | overall["model"].isin(reference_models)],
@@ -59,7 +62,9 @@ if params:
     param = st.selectbox("Question parameter", params, key="scenes_param")
     counted = page.first if param == params[0] else param_rows(view.opened.key, view.filters, param, view)
     curve = sc.difficulty_long(counted, param)
-    st.plotly_chart(sc.difficulty_figure(curve, param), key="chart-scene-difficulty")
+    figure = sc.difficulty_figure(curve, param)
+    st.plotly_chart(figure, key="chart-scene-difficulty")
+    common.export_buttons("scene-difficulty", figure)
     with st.expander("Numbers", expanded=False):
         st.dataframe(curve, hide_index=True)
 else:
