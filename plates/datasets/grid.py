@@ -70,7 +70,7 @@ from plates.stimuli.ishihara.palettes import PALETTES
 from plates.stimuli.ishihara.plate import HUEMANITY_JITTER, VARIANTS, PlateSpec, pair_delta_e, render
 from plates.storage import TEMPORARIES, write_atomic
 from plates.toml_files import read_toml
-from plates.validation import check_number
+from plates.validation import check_keys, check_list, check_number
 
 #: Top-level keys of a grid file.
 GRID_KEYS = (
@@ -224,12 +224,8 @@ def plate_seed(grid: Grid, colour_set: str, label: str, font: str, size: int) ->
 
 
 def _list(data: Mapping[str, Any], key: str, default: list) -> list:
-    value = data.get(key, default)
-    if not isinstance(value, list):
-        raise ValueError(
-            f"{key} = {value!r} is not a list; allowed: a list, e.g. {key} = {default or ['...']!r}"
-        )
-    return value
+    """``data[key]`` (``default`` when absent): a list, possibly empty."""
+    return check_list(key, data.get(key, default), empty_ok=True, example=f"{key} = {default or ['...']!r}")
 
 
 def _labels(value: Any, seed: int) -> tuple[str, ...]:
@@ -265,9 +261,7 @@ def _labels(value: Any, seed: int) -> tuple[str, ...]:
 
 def parse_grid(data: Mapping[str, Any]) -> Grid:
     """A :class:`Grid` from a grid file's parsed TOML (module doc); ValueError naming the bad key or value."""
-    unknown = sorted(set(data) - set(GRID_KEYS))
-    if unknown:
-        raise ValueError(f"grid keys {unknown} are not known; allowed: {', '.join(GRID_KEYS)}")
+    check_keys("grid", data, GRID_KEYS)
     if "name" not in data or "labels" not in data:
         raise ValueError('a grid needs name and labels; e.g. name = "my-set" and labels = ["12", "74"]')
     seed = data.get("seed", 0)

@@ -38,7 +38,7 @@ from plates.tasks import Question, get_task, subject_of
 from plates.tasks.colorbench import TASKS as SCENE_TASKS
 from plates.tasks.colorbench import NotAskable
 from plates.tasks.prompts import PROMPTS, get_prompt, query_for
-from plates.validation import check_choice
+from plates.validation import check_choice, check_int
 
 __all__ = [
     "ILLUSION_KINDS", "ILLUSION_PROMPTS", "illusion_prompts", "NO_PALETTE", "OUTLINE", "SCENE_PROMPTS", "IllusionControls",
@@ -59,20 +59,6 @@ NO_PALETTE = "none (any sRGB colours)"
 OUTLINE: Mapping[str, tuple[int, int, int]] = {"A": (255, 0, 255), "B": (0, 200, 255)}
 
 
-def _size(size: Any, policy: Policy) -> int:
-    if isinstance(size, bool) or not isinstance(size, int | float) or int(size) != size \
-            or not policy.min_plate_size <= int(size) <= policy.max_plate_size:
-        raise ValueError(f"image size {size!r} px is not allowed; allowed: an integer "
-                         f"{policy.min_plate_size}-{policy.max_plate_size}")
-    return int(size)
-
-
-def _int(name: str, value: Any) -> int:
-    if isinstance(value, bool) or not isinstance(value, int | float) or int(value) != value:
-        raise ValueError(f"{name}={value!r} is not valid; allowed: an integer")
-    return int(value)
-
-
 # ------------------------------------------------------------------------------------------------ illusions
 @dataclass(frozen=True)
 class IllusionControls:
@@ -90,7 +76,9 @@ class IllusionControls:
 
     def spec(self, policy: Policy) -> IllusionSpec:
         """The validated spec (ValueError naming the bad value and what is allowed)."""
-        return IllusionSpec(kind=self.kind, size=_size(self.size, policy), seed=_int("seed", self.seed),
+        return IllusionSpec(kind=self.kind, seed=check_int("seed", self.seed, text=True),
+                            size=check_int("image size (px)", self.size, policy.min_plate_size,
+                                           policy.max_plate_size, text=True),
                             strength=float(self.strength), delta_e=float(self.delta_e), layout=self.layout,
                             swap=bool(self.swap))
 
@@ -192,8 +180,11 @@ class SceneControls:
         shapes = tuple(self.shapes or ())
         if not shapes:
             raise ValueError(f"no shape is chosen; allowed: one or more of {', '.join(SHAPES)}")
-        return SceneSpec(seed=_int("seed", self.seed), size=_size(self.size, policy),
-                         n_regions=_int("n_regions", self.n_regions), n_colours=_int("n_colours", self.n_colours),
+        return SceneSpec(seed=check_int("seed", self.seed, text=True),
+                         size=check_int("image size (px)", self.size, policy.min_plate_size, policy.max_plate_size,
+                                        text=True),
+                         n_regions=check_int("n_regions", self.n_regions, text=True),
+                         n_colours=check_int("n_colours", self.n_colours, text=True),
                          min_delta_e=float(self.min_delta_e), clutter=float(self.clutter),
                          area_ratio=float(self.area_ratio), shapes=shapes,
                          palette=None if self.palette == NO_PALETTE else self.palette)

@@ -57,6 +57,7 @@ from plates.stimuli.ishihara.plate import PlateSpec
 from plates.tasks import Question, subject_of, task_of
 from plates.tasks.prompts import PROMPTS, get_prompt, query_for
 from plates.toml_files import read_toml
+from plates.validation import check_keys
 
 __all__ = ["MEASURES", "PSE_CODES", "Presented", "Staircase", "StaircaseResult", "load_staircase",
            "parse_staircase", "run_staircase", "staircase_prompts"]
@@ -337,9 +338,7 @@ def run_staircase(stair: Staircase, *, make_backend: Callable[..., Any] | None =
 def parse_staircase(data: Mapping[str, Any], *, base_dir: str | Path | None = None) -> Staircase:
     """A staircase from a parsed TOML document (``plates staircase FILE``). Errors name the key and what is
     allowed."""
-    bad = sorted(set(data) - set(TOP_KEYS))
-    if bad:
-        raise ValueError(f"staircase: unknown key(s) {', '.join(bad)}; allowed: {', '.join(TOP_KEYS)}")
+    check_keys("staircase", data, TOP_KEYS)
     name = data.get("name")
     if name is not None and (not isinstance(name, str) or not _NAME_RE.match(name)):
         raise ValueError(f"name: {name!r} is not allowed; use 1-64 letters, digits, '.', '_' or '-'")
