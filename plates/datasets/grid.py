@@ -41,7 +41,6 @@ in colour: the dots are the same, which is what a threshold sweep wants.
 
 from __future__ import annotations
 
-import json
 import os
 import re
 from collections.abc import Callable, Iterator, Mapping
@@ -53,22 +52,21 @@ from typing import Any
 
 import numpy as np
 import pyarrow as pa
-import pyarrow.parquet as pq
 from tqdm import tqdm
 
 from plates.colour import parse_colour
-from plates.datasets.generate import MEASURED_COLUMNS, measured_values
-from plates.datasets.items import MANIFEST, finish_manifest
+from plates.datasets.generate import MEASURED_COLUMNS
+from plates.datasets.items import finish_manifest
 from plates.datasets.presets import item_seed
 from plates.datasets.workers import results_of
-from plates.images import encode_png, png_intact
+from plates.datasets.write import check_same_set, write_plate
 from plates.shards import Shard
 from plates.stimuli.ishihara.directions import DIRECTION_MODES, with_direction
 from plates.stimuli.ishihara.glyphs import check_text
 from plates.stimuli.ishihara.labels import LABEL_SPACES
 from plates.stimuli.ishihara.palettes import PALETTES
-from plates.stimuli.ishihara.plate import HUEMANITY_JITTER, VARIANTS, PlateSpec, pair_delta_e, render
-from plates.storage import TEMPORARIES, write_atomic
+from plates.stimuli.ishihara.plate import HUEMANITY_JITTER, VARIANTS, PlateSpec, pair_delta_e
+from plates.storage import TEMPORARIES
 from plates.toml_files import read_toml
 from plates.validation import check_keys, check_list, check_number
 
@@ -340,22 +338,6 @@ def grid_plates(grid: Grid) -> Iterator[GridPlate]:
         yield GridPlate(li, colours.name, de, spec, paths)
 
 
-def render_task(task: tuple[int, str, str, tuple[tuple[str, str], ...], int]) -> tuple[int, int, int, int, tuple]:
-    """Render one plate, write its missing or damaged images and measure the ΔE2000 it draws: (written,
-    skipped, bytes, the plate's index, its measured values as the preset manifests hold them). A plate whose
-    images are all on disk is still rendered (not encoded), so the manifest reports what it draws; an image
-    counts as on disk only when it is a whole PNG of the plate's size (`plates.images.png_intact`)."""
-    index, out, spec_json, paths, compress_level = task
-    plate = render(PlateSpec.from_json(spec_json))
-    side = plate.spec.size
-    todo = [(v, Path(out) / rel) for v, rel in paths if not png_intact(Path(out) / rel, (side, side))]
-    nbytes = 0
-    for v, path in todo:
-        path.parent.mkdir(parents=True, exist_ok=True)
-        nbytes += write_atomic(encode_png(plate.variant_pixels(v), compress_level), path, defer_sync=True)
-    return len(todo), len(paths) - len(todo), nbytes, index, measured_values(plate)
-
-
 def grid_record(grid: Grid) -> dict[str, Any]:
     """The grid as plain JSON values (what ``GRID_RECORD`` holds): equal grids give equal records."""
     return {
@@ -378,29 +360,6 @@ def grid_record(grid: Grid) -> dict[str, Any]:
             for c in grid.colour_sets
         ],
     }
-
-
-def _check_same_grid(out: Path, grid: Grid) -> None:
-    """Refuse to resume into a folder made from another grid or holding another dataset's manifest."""
-    manifest = out / MANIFEST
-    if manifest.is_file():
-        held = set(pq.read_table(manifest, columns=["dataset"]).column("dataset").to_pylist()) - {grid.name}
-        if held:
-            raise ValueError(
-                f"--out {str(out)!r} already holds dataset {min(held)!r}; allowed: a separate "
-                f"--out for grid {grid.name!r}"
-            )
-    record = out / grid.name / GRID_RECORD
-    mine = json.dumps(grid_record(grid), sort_keys=True)
-    if record.is_file():
-        if json.dumps(json.loads(record.read_text(encoding="utf-8")), sort_keys=True) != mine:
-            raise ValueError(
-                f"--out {str(out)!r} holds grid {grid.name!r} made from another grid file "
-                f"({record}); allowed: the same grid to resume it, or another --out or name"
-            )
-        return
-    record.parent.mkdir(parents=True, exist_ok=True)
-    write_atomic(mine.encode("utf-8"), record)
 
 
 def write_manifest(out: Path, dataset: str, plates: list[GridPlate], measured: dict[int, tuple],
@@ -503,15 +462,18 @@ def generate_grid(
     out = Path(out)
     plates = [(i, p) for i, p in enumerate(islice(grid_plates(grid), limit))
               if shard is None or shard.owns(f"{grid.name}:{i}")]
-    _check_same_grid(out, grid)
+    record = out / grid.name / GRID_RECORD
+    check_same_set(out, grid.name, "grid", record, grid_record(grid),
+                   mismatch=lambda held: f"--out {str(out)!r} holds grid {grid.name!r} made from another grid file "
+                                         f"({record}); allowed: the same grid to resume it, or another --out or name")
     if shard is None:  # another shard's temporary files are not leftovers: only an unsharded run clears them
         for stale in (out / grid.name).rglob(TEMPORARIES):  # leftovers of a killed run
             stale.unlink(missing_ok=True)
-    tasks = [(i, str(out), p.spec.to_json(), p.paths, compress_level) for i, p in plates]
+    tasks = [(i, str(out), p.spec, p.paths, compress_level) for i, p in plates]
     written = skipped = nbytes = 0
     measured: dict[int, tuple] = {}
     chunksize = max(1, min(64, len(tasks) // (workers * 8) or 1))
-    with results_of(render_task, tasks, min(workers, len(tasks)), chunksize) as results, \
+    with results_of(write_plate, tasks, min(workers, len(tasks)), chunksize) as results, \
             tqdm(total=len(tasks), unit="plate", desc=f"plates generate {grid.name}", disable=not progress) as bar:
         for w, s, b, i, values in results:
             written, skipped, nbytes = written + w, skipped + s, nbytes + b

@@ -21,8 +21,9 @@ from pathlib import Path
 
 import pyarrow.parquet as pq
 
-from plates.datasets.grid import GridPlate, render_task, write_manifest
+from plates.datasets.grid import GridPlate, write_manifest
 from plates.datasets.items import MANIFEST
+from plates.datasets.write import write_plate
 from plates.stimuli.ishihara.plate import VARIANTS, PlateSpec
 
 __all__ = ["DATASET_NAME", "generate_specs", "read_spec_argument"]
@@ -92,7 +93,7 @@ def generate_specs(specs: Sequence[PlateSpec], out: str | os.PathLike, *, varian
     written = skipped = nbytes = 0
     measured = {}
     for p in plates:
-        w, s, b, index, values = render_task((p.label_index, str(out), p.spec.to_json(), p.paths, compress_level))
+        w, s, b, index, values = write_plate((p.label_index, str(out), p.spec, p.paths, compress_level))
         written, skipped, nbytes, measured[index] = written + w, skipped + s, nbytes + b, values
     rows = write_manifest(out, DATASET_NAME, plates, measured, item_id=item_id)
     return {"specs": len(plates), "written": written, "skipped": skipped, "bytes": nbytes, "rows": rows,
