@@ -35,9 +35,8 @@ from plates.stimuli.illusions import render as render_illusion
 from plates.stimuli.scenes import SCENE_PALETTES, SHAPES, SceneSpec
 from plates.stimuli.scenes import render as render_scene
 from plates.tasks import Question, get_task, subject_of
-from plates.tasks.colorbench import TASKS as SCENE_TASKS
-from plates.tasks.colorbench import NotAskable
 from plates.tasks.prompts import PROMPTS, get_prompt, query_for
+from plates.tasks.scenes.colorbench import SCENE_BUILDERS, NotAskable
 from plates.validation import check_choice, check_int
 
 __all__ = [
@@ -52,7 +51,7 @@ ILLUSION_KINDS = tuple(ILLUSION_TYPES)
 #: Prompts of the illusion tasks (RCID's two framings, its colour naming, IllusionBench+ true/false and choice).
 ILLUSION_PROMPTS = tuple(n for n, t in PROMPTS.items() if get_task(t.task).family == "illusion")
 #: ColorBench task -> its plain prompt ("colorbench-<task>", `plates.tasks.prompts`).
-SCENE_PROMPTS: Mapping[str, str] = {task: f"colorbench-{task}" for task in SCENE_TASKS}
+SCENE_PROMPTS: Mapping[str, str] = {task: f"colorbench-{task}" for task in SCENE_BUILDERS}
 #: The scene palette choice meaning "colours drawn from all of sRGB" (SceneSpec.palette None).
 NO_PALETTE = "none (any sRGB colours)"
 #: Outline colours (sRGB 0-255) drawn just outside targets A and B: magenta and cyan, rare in the stimuli.

@@ -70,7 +70,7 @@ MEASURES: Mapping[str, tuple[type, str, tuple[float, float]]] = {
     "ishihara": (PlateSpec, "threshold", (0.5, 40.0)),
     "illusion": (IllusionSpec, "pse", (-15.0, 15.0)),
 }
-#: The answer codes of the comparison answers (`plates.tasks.illusions.MEANINGS`, `plates.analysis.pse`).
+#: The answer codes of the comparison answers (`plates.tasks.illusions.questions.MEANINGS`, `plates.analysis.pse`).
 PSE_CODES: Mapping[str, int] = {"A darker": -1, "same": 0, "B darker": 1}
 _PSE_TASKS = ("rcid-compare",)
 #: Levels closer to 0 than this become 0 on illusions: 8-bit targets cannot differ by less (about 0.4-0.7).

@@ -228,7 +228,7 @@ def _builtin_prompts() -> dict[str, PromptTemplate]:
     return {t.name: t for t in templates}
 
 
-#: The ColorBench tasks drawn as synthetic scenes (`plates.tasks.colorbench.TASKS`; shape counting is ours).
+#: The ColorBench tasks drawn as synthetic scenes (`plates.tasks.scenes.colorbench.SCENE_BUILDERS`; shape counting is ours).
 _SCENE_TASKS = ("colour-extraction", "colour-proportion", "colour-counting", "object-counting",
                 "colour-comparison", "colour-recognition", "shape-counting", "object-recognition",
                 "colour-mimicry")
@@ -251,7 +251,7 @@ def _scene_prompts() -> list[PromptTemplate]:
 def _illusion_prompts() -> list[PromptTemplate]:
     """RCID's two framings of its comparison and naming questions (§3.3, Fig. 1) and IllusionBench+'s
     true/false and multiple-choice formats (App. A1); the tasks write each question from the illusion's truth
-    (`plates.tasks.illusions`)."""
+    (`plates.tasks.illusions.questions`)."""
     compare = ("{framing}, how do the colors of {regions} compare? Here are some options you can choose: "
                "I. Left is darker II. Right is darker III. They are exactly same")
     name = "{framing}, what color is {region}?"

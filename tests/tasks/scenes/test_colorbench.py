@@ -12,10 +12,11 @@ from plates.colour import delta_e2000, parse_colour, srgb255_to_lab
 from plates.stimuli.base import Stimulus
 from plates.stimuli.scenes import SCENE_PALETTES, SHAPES, SceneSpec, render
 from plates.stimuli.scenes.recolour import NAME_TOLERANCE, VARIANTS
-from plates.tasks.colorbench import (
+from plates.tasks.prompts import COLORBENCH_COT_INSTRUCTION, COLORBENCH_INSTRUCTION
+from plates.tasks.scenes.colorbench import (
     COUNT_MIN_DELTA_E,
     CRITERIA,
-    TASKS,
+    SCENE_BUILDERS,
     NotAskable,
     SceneQuestion,
     black_image,
@@ -24,8 +25,7 @@ from plates.tasks.colorbench import (
     prompt_text,
     robustness_items,
 )
-from plates.tasks.colour_values import format_code
-from plates.tasks.prompts import COLORBENCH_COT_INSTRUCTION, COLORBENCH_INSTRUCTION
+from plates.tasks.scenes.colour_values import format_code
 
 PALETTE = SCENE_PALETTES["xkcd-basic-11"].colours
 NAMED = [SceneSpec(seed=s, n_regions=7, n_colours=4, palette="xkcd-basic-11", shapes=SHAPES, min_delta_e=15)
@@ -186,7 +186,7 @@ def test_shape_counting_counts_the_masks_of_that_shape():
 
 # ---- options, seeds, errors ------------------------------------------------------------------------------------
 
-@pytest.mark.parametrize("task", list(TASKS))
+@pytest.mark.parametrize("task", list(SCENE_BUILDERS))
 def test_same_seed_same_question_and_answers_spread_over_letters(task):
     stims = _scenes(NAMED + PLAIN) if task != "colour-extraction" else _scenes(PATCHES)
     if task == "colour-mimicry":  # camouflaged shapes need a mottled scene
@@ -304,7 +304,7 @@ def test_grey_keeps_its_name_after_hsv_rotation():
 
 def test_expected_for_the_seed_is_the_answer():
     for stim in _scenes(NAMED[:3]):
-        for task in TASKS:
+        for task in SCENE_BUILDERS:
             try:
                 q = build_question(task, stim, n_options=3)
             except NotAskable:

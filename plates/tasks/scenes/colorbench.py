@@ -24,7 +24,7 @@ colour-recognition     What is the color of object in this image? (one object)  
                        What color does not exist in this image?                     colorbench
                        What color exists in this image?                             ours
 shape-counting         How many {shape}s are in this image?                         ours
-object-recognition,    `plates.tasks.colorbench_objects`
+object-recognition,    `plates.tasks.scenes.objects`
 colour-mimicry
 =====================  ===========================================================  ===========
 
@@ -46,7 +46,7 @@ unshaded colour. The answer must lead the runner-up by ``margin``.
 
 Distractors: counts are a window of consecutive integers containing the answer at a random place; proportions
 are the answer's whole percent ± multiples of ``step`` percentage points; colour codes lie at ``delta_e``
-CIEDE2000 from the answer (`plates.tasks.colour_values`); names come from the scene's palette. Seeded: the same
+CIEDE2000 from the answer (`plates.tasks.scenes.colour_values`); names come from the scene's palette. Seeded: the same
 stimulus, task, seed and parameters give the same question.
 """
 
@@ -68,12 +68,12 @@ from plates.stimuli.base import Stimulus
 from plates.stimuli.scenes.palettes import get_scene_palette
 from plates.stimuli.scenes.recolour import render_variant, variant_specs
 from plates.stimuli.scenes.shapes import plural
-from plates.tasks import scene_common as sc
-from plates.tasks.colorbench_objects import MIMICRY_MODES, OBJECT_TASKS
-from plates.tasks.colorbench_objects import solve as solve_objects
-from plates.tasks.colour_values import CODE_FORMATS, CODE_NAMES, distractor_colours, format_code
 from plates.tasks.prompts import COLORBENCH_COT_INSTRUCTION, COLORBENCH_INSTRUCTION
-from plates.tasks.scene_common import LETTERS, NotAskable, SceneQuestion
+from plates.tasks.scenes import common as sc
+from plates.tasks.scenes.colour_values import CODE_FORMATS, CODE_NAMES, distractor_colours, format_code
+from plates.tasks.scenes.common import LETTERS, NotAskable, SceneQuestion
+from plates.tasks.scenes.objects import MIMICRY_MODES, OBJECT_TASKS
+from plates.tasks.scenes.objects import solve as solve_objects
 from plates.validation import check_choice, not_known
 
 __all__ = [
@@ -83,7 +83,7 @@ __all__ = [
     "FORMS",
     "RECOGNITION_MODES",
     "PAPER_NAMES",
-    "TASKS",
+    "SCENE_BUILDERS",
     "NotAskable",
     "SceneQuestion",
     "RobustnessItem",
@@ -183,7 +183,7 @@ def _solve(q: SceneQuestion, stimulus: Stimulus) -> str | None:
         present = {r["name"] for r in sc.visible(t)} | ({t["background"]["name"]} if t["background"]["share"] > 0 else set())
         pick = [v for v in q.options.values() if (v in present) == (p["mode"] == "present")]
         return pick[0] if len(pick) == 1 else None
-    raise not_known("task", q.task, TASKS)
+    raise not_known("task", q.task, SCENE_BUILDERS)
 
 
 def expected_for(question: SceneQuestion, stimulus: Stimulus) -> str | None:
@@ -376,7 +376,7 @@ def _recognition(stim, rng, n, *, mode: str = "name"):
 
 
 #: Task name -> builder(stimulus, rng, n_options, **params) -> SceneQuestion. Read-only.
-TASKS: Mapping[str, Callable[..., SceneQuestion]] = MappingProxyType({
+SCENE_BUILDERS: Mapping[str, Callable[..., SceneQuestion]] = MappingProxyType({
     "colour-extraction": _extraction, "colour-proportion": _proportion, "colour-counting": _colour_counting,
     "object-counting": _object_counting, "colour-comparison": _comparison, "colour-recognition": _recognition,
     "shape-counting": _shape_counting, **OBJECT_TASKS,
@@ -403,17 +403,17 @@ def build_question(task: str, stimulus: Stimulus, *, seed: int = 0, n_options: i
     recognition ``mode`` ("name"/"present"/"absent"); shape counting ``shape``; object recognition ``colour``;
     colour mimicry ``mode`` ("count"/"which"). Raises `NotAskable` (a ValueError) when
     the scene cannot carry the question unambiguously, ValueError for bad parameters."""
-    check_choice("task", task, TASKS)
+    check_choice("task", task, SCENE_BUILDERS)
     if isinstance(seed, bool) or not isinstance(seed, int) or seed < 0:
         raise ValueError(f"seed={seed!r} is not valid; allowed: an integer >= 0")
-    allowed = [p.name for p in inspect.signature(TASKS[task]).parameters.values() if p.kind == p.KEYWORD_ONLY]
+    allowed = [p.name for p in inspect.signature(SCENE_BUILDERS[task]).parameters.values() if p.kind == p.KEYWORD_ONLY]
     unknown = sorted(set(params) - set(allowed))
     if unknown:
         raise ValueError(f"{task} has no parameters {unknown}; allowed: {', '.join(allowed) or 'none'}")
     if not isinstance(stimulus, Stimulus) or not isinstance(stimulus.truth.get("regions"), list):
         raise ValueError(f"build_question needs a rendered scene Stimulus, got {type(stimulus).__name__}")
-    rng = np.random.Generator(np.random.PCG64(np.random.SeedSequence([seed, list(TASKS).index(task)])))
-    return TASKS[task](stimulus, rng, _n_options(n_options), **params)
+    rng = np.random.Generator(np.random.PCG64(np.random.SeedSequence([seed, list(SCENE_BUILDERS).index(task)])))
+    return SCENE_BUILDERS[task](stimulus, rng, _n_options(n_options), **params)
 
 
 @dataclass(frozen=True)
