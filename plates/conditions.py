@@ -157,9 +157,11 @@ def cvd_view(image: Image.Image, kind: str, severity: float = 1.0) -> Image.Imag
     return Image.fromarray(C.simulate_cvd(np.asarray(_rgb(image)), kind, severity), "RGB")
 
 
-def text_only(image: Image.Image) -> Image.Image:
-    """ColorBench App. J: a black RGB image (sRGB 0-255 (0, 0, 0)) of ``image``'s size."""
-    return Image.new("RGB", _rgb(image).size, (0, 0, 0))
+def text_only(image: Image.Image, size: int | None = None) -> Image.Image:
+    """ColorBench App. J's text-only control: a black RGB image (sRGB 0-255 (0, 0, 0)) of ``image``'s size, or
+    of the size `resize` to ``size`` px (longest side) would give it."""
+    im = _rgb(image)
+    return Image.new("RGB", im.size if size is None else _fit(im.size, size), (0, 0, 0))
 
 
 def changes_pixels(image: Image.Image, condition: Condition) -> bool:
@@ -187,7 +189,7 @@ def apply_condition(image: Image.Image, condition: Condition) -> Image.Image:
         raise ValueError(f"condition {condition!r} is not valid; allowed: a plates.conditions.Condition")
     im = _rgb(image)
     if condition.text_only:
-        return Image.new("RGB", im.size if condition.size is None else _fit(im.size, condition.size), (0, 0, 0))
+        return text_only(im, condition.size)
     if condition.hue_shift % 360 != 0:
         im = hue_shift(im, condition.hue_shift, condition.hue_space)
     if condition.cvd != "none" and condition.cvd_severity > 0:

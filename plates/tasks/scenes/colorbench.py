@@ -60,7 +60,6 @@ from types import MappingProxyType
 from typing import Any
 
 import numpy as np
-from PIL import Image
 from scipy import ndimage
 
 from plates.colour import srgb255_to_lab
@@ -87,7 +86,6 @@ __all__ = [
     "NotAskable",
     "SceneQuestion",
     "RobustnessItem",
-    "black_image",
     "build_question",
     "expected_for",
     "prompt_text",
@@ -126,11 +124,6 @@ def prompt_text(question: SceneQuestion, *, cot: bool = False) -> str:
     instruction = COLORBENCH_COT_INSTRUCTION if cot else COLORBENCH_INSTRUCTION
     options = " ".join(f"({k}) {v}" for k, v in question.options.items())
     return f"{instruction}\n{question.text} Select from the following choices. {options}"
-
-
-def black_image(stimulus: Stimulus) -> Image.Image:
-    """ColorBench App. J text-only control: a pure black image (sRGB 0-255 (0, 0, 0)) of the same size."""
-    return Image.new("RGB", stimulus.image.size, (0, 0, 0))
 
 
 # --- helpers ---------------------------------------------------------------------------------------------------

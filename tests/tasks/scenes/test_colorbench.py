@@ -19,7 +19,6 @@ from plates.tasks.scenes.colorbench import (
     SCENE_BUILDERS,
     NotAskable,
     SceneQuestion,
-    black_image,
     build_question,
     expected_for,
     prompt_text,
@@ -253,12 +252,6 @@ def test_prompt_text_is_colorbench_instruction_question_and_options():
     assert prompt_text(q, cot=True).startswith(COLORBENCH_COT_INSTRUCTION)
     for letter, option in q.options.items():
         assert f"({letter}) {option}" in text
-
-
-def test_text_only_control_is_a_black_image_of_the_same_size():
-    stim = render(PLAIN[0].replace(size=200))
-    im = black_image(stim)
-    assert im.size == (200, 200) and im.mode == "RGB" and not np.asarray(im).any()
 
 
 # ---- robustness ------------------------------------------------------------------------------------------------
