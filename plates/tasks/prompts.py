@@ -275,7 +275,6 @@ def _illusion_prompts() -> list[PromptTemplate]:
 #: Name -> built-in template (read-only). A user's own templates (`load_prompt_file`) live in the experiment or
 #: the session that loaded them, never here, so nothing one run loads leaks into another.
 PROMPTS: Mapping[str, PromptTemplate] = MappingProxyType(_builtin_prompts())
-BUILTIN_NAMES = tuple(PROMPTS)
 #: The papers whose prompts, stimuli and scoring this project reproduces, as a prompt's ``source`` names them.
 PAPERS: tuple[str, ...] = ("ColorBlindnessEval", "HueManity", "ColorBench", "IllusionBench+", "RCID")
 
