@@ -34,7 +34,7 @@ from plates.shards import Shard
 from plates.stimuli import render as render_stimulus
 from plates.stimuli.ishihara.plate import PlateSpec, pair_delta_e
 from plates.storage import TEMPORARIES, is_url, sub_location, written_in_place
-from plates.validation import check_choice
+from plates.validation import check_choice, check_int
 
 #: How a set is stored: loose PNG files plus a manifest, or Parquet shards holding the PNG bytes.
 FORMATS = ("png", "parquet")
@@ -249,10 +249,10 @@ def generate(
 def worker_count(workers: int | None) -> int:
     """``workers`` (None: every core) if it is a process count; ValueError naming the allowed values otherwise."""
     cpu = os.cpu_count() or 1
-    workers = cpu if workers is None else workers
-    if isinstance(workers, bool) or not isinstance(workers, int) or workers < 1:
-        raise ValueError(f"workers={workers!r} is not valid; allowed: an integer >= 1 (this machine has {cpu} cores)")
-    return workers
+    try:
+        return check_int("workers", cpu if workers is None else workers, 1)
+    except ValueError as error:
+        raise ValueError(f"{error} (this machine has {cpu} cores)") from None
 
 
 def _generate(name: str, out: str | os.PathLike, *, limit: int | None, size: int | None, seed: int,
@@ -264,8 +264,7 @@ def _generate(name: str, out: str | os.PathLike, *, limit: int | None, size: int
         if sample is not None:
             raise ValueError(f"sample={sample!r} is not valid for family preset {name!r}; allowed: None (samples "
                              "draw plates of a plate preset, balanced across its colour sets)")
-        if limit is not None and (isinstance(limit, bool) or not isinstance(limit, int) or limit < 0):
-            raise ValueError(f"limit={limit!r} is not valid; allowed: an integer >= 0 (items)")
+        check_int("limit", limit, 0, none_ok=True)
         fp = FAMILY_PRESETS[name]
         fp.check_limit_with_shard(limit, shard)
         jobs = fp.jobs(size=fp.check_size(size), seed=seed)
@@ -282,10 +281,8 @@ def _generate(name: str, out: str | os.PathLike, *, limit: int | None, size: int
     size = 900 if size is None else size
     p = get_preset(name)
     PlateSpec(text=p.labels[0], size=size, font=p.font, palette=p.palettes[0], seed=seed)  # validates size, seed
-    if limit is not None and (isinstance(limit, bool) or not isinstance(limit, int) or limit < 0):
-        raise ValueError(f"limit={limit!r} is not valid; allowed: an integer >= 0 (plates, not images)")
-    if not isinstance(compress_level, int) or not 0 <= compress_level <= 9:
-        raise ValueError(f"compress_level={compress_level!r} is not valid; allowed: an integer 0-9")
+    check_int("limit (plates, not images)", limit, 0, none_ok=True)
+    check_int("compress_level", compress_level, 0, 9)
     location, out = out, Path(out)  # location: as given (an object-store URL stays one)
     if sample is not None and not isinstance(sample, Sample):
         raise ValueError(f"sample={sample!r} is not valid; allowed: None or a plates.datasets.sample.Sample")

@@ -55,7 +55,7 @@ import pyarrow as pa
 from tqdm import tqdm
 
 from plates.colour import parse_colour
-from plates.datasets.generate import MEASURED_COLUMNS
+from plates.datasets.generate import MEASURED_COLUMNS, worker_count
 from plates.datasets.items import finish_manifest
 from plates.datasets.presets import item_seed
 from plates.datasets.workers import results_of
@@ -68,7 +68,7 @@ from plates.stimuli.ishihara.palettes import PALETTES
 from plates.stimuli.ishihara.plate import HUEMANITY_JITTER, VARIANTS, PlateSpec, pair_delta_e
 from plates.storage import TEMPORARIES
 from plates.toml_files import read_toml
-from plates.validation import check_keys, check_list, check_number
+from plates.validation import check_int, check_keys, check_list, check_number
 
 #: Top-level keys of a grid file.
 GRID_KEYS = (
@@ -161,8 +161,7 @@ class Grid:
         s(self, "delta_e", tuple(None if not d else check_number("delta_e", d, 0.0, 200.0) for d in self.delta_e))
         if self.directions not in DIRECTION_MODES:
             raise ValueError(f"directions {self.directions!r} is not known; allowed: {', '.join(DIRECTION_MODES)}")
-        if isinstance(self.seed, bool) or not isinstance(self.seed, int) or not 0 <= self.seed < 2**63:
-            raise ValueError(f"seed {self.seed!r} is not valid; allowed: an integer 0 <= seed < 2**63")
+        check_int("seed", self.seed, 0, 2**63 - 1)
         plate = dict(self.plate)
         if plate.get("jitter") == "huemanity":
             plate = {**{k: v for k, v in plate.items() if k != "jitter"}, **HUEMANITY_JITTER}
@@ -245,10 +244,7 @@ def _labels(value: Any, seed: int) -> tuple[str, ...]:
             )
         pool = LABEL_SPACES[space]
         count = value.get("count", len(pool))
-        if isinstance(count, bool) or not isinstance(count, int) or not 1 <= count <= len(pool):
-            raise ValueError(
-                f"labels count {count!r} is not valid; allowed: 1-{len(pool)} for space {space!r}"
-            )
+        check_int(f"labels count (space {space!r})", count, 1, len(pool))
         rng = np.random.Generator(np.random.PCG64(np.random.SeedSequence(seed)))
         chosen = np.sort(rng.choice(len(pool), size=count, replace=False))
         return tuple(pool[i] for i in chosen)
@@ -445,20 +441,9 @@ def generate_grid(
     """
     if shard is not None and not isinstance(shard, Shard):
         raise ValueError(f"shard={shard!r} is not valid; allowed: None or a plates.shards.Shard")
-    if limit is not None and (isinstance(limit, bool) or not isinstance(limit, int) or limit < 1):
-        raise ValueError(f"limit={limit!r} is not valid; allowed: an integer >= 1 (plates, not images)")
-    if (
-        isinstance(compress_level, bool)
-        or not isinstance(compress_level, int)
-        or not 0 <= compress_level <= 9
-    ):
-        raise ValueError(f"compress_level={compress_level!r} is not valid; allowed: an integer 0-9")
-    cpu = os.cpu_count() or 1
-    workers = cpu if workers is None else workers
-    if isinstance(workers, bool) or not isinstance(workers, int) or workers < 1:
-        raise ValueError(
-            f"workers={workers!r} is not valid; allowed: an integer >= 1 (this machine has {cpu} cores)"
-        )
+    check_int("limit (plates, not images)", limit, 1, none_ok=True)
+    check_int("compress_level", compress_level, 0, 9)
+    workers = worker_count(workers)
     out = Path(out)
     plates = [(i, p) for i, p in enumerate(islice(grid_plates(grid), limit))
               if shard is None or shard.owns(f"{grid.name}:{i}")]

@@ -40,6 +40,7 @@ from plates.stimuli.ishihara.measure import target_kind
 from plates.stimuli.ishihara.plate import PlateSpec
 from plates.stimuli.ishihara.plate import render as render_plate
 from plates.storage import write_atomic
+from plates.validation import check_int
 
 __all__ = ["Entry", "PlateTask", "check_same_set", "manifest_schema", "measured_values", "store_png", "write_items",
            "write_plate"]
@@ -239,10 +240,8 @@ def write_items(dataset: str, entries: Iterable[Entry | Callable[[], Iterable[En
     byte-identical to ``workers=1``. ``pool``: a running `family_pool` of ``workers`` to use (and leave
     running) instead of making one. ``limit``: stop after that many entries. PNGs:
     `plates.images.encode_png` at zlib ``compress_level``."""
-    if isinstance(workers, bool) or not isinstance(workers, int) or workers < 1:
-        raise ValueError(f"workers={workers!r} is not valid; allowed: an integer >= 1 (processes)")
-    if isinstance(compress_level, bool) or not isinstance(compress_level, int) or not 0 <= compress_level <= 9:
-        raise ValueError(f"compress_level={compress_level!r} is not valid; allowed: an integer 0-9")
+    check_int("workers (processes)", workers, 1)
+    check_int("compress_level", compress_level, 0, 9)
     if shard is not None and not isinstance(shard, Shard):
         raise ValueError(f"shard={shard!r} is not valid; allowed: None or a plates.shards.Shard")
     out = Path(out)

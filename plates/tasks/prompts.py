@@ -48,7 +48,7 @@ from plates.stimuli.ishihara.labels import LABEL_SPACE_NAMES, LABEL_SPACES
 from plates.stimuli.ishihara.plate import VARIANTS as PLATE_VARIANTS
 from plates.tasks.base import Question, pixel_reply
 from plates.toml_files import read_toml
-from plates.validation import lookup
+from plates.validation import check_int, lookup
 
 #: Prompt kinds: what a backend is asked to do (answer openly, yes/no, pick an option letter).
 KINDS = QUERY_KINDS
@@ -369,8 +369,7 @@ def render_prompt(
         raise ValueError(f"expected a prompt name or PromptTemplate, got {type(t).__name__}")
     if not isinstance(target, str) or not target.strip() or target != target.strip():
         raise ValueError(f"target must be a non-empty label without surrounding spaces, got {target!r}")
-    if isinstance(seed, bool) or not isinstance(seed, int):
-        raise ValueError(f"seed must be an int, got {seed!r}")
+    check_int("seed", seed)
     space = t.label_space if label_space is None else label_space
     _check_choice("label_space", space, LABEL_SPACE_NAMES)
     labels: tuple[str, ...] | None = None if space == "any" else _label_space(space)
