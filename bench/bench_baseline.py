@@ -1,6 +1,6 @@
 """Benchmark of the bundled baseline reader on FRESH plates (seeds never used in training).
 
-Prints Markdown tables (for the README) and each figure's ratio to its target:
+Prints Markdown tables (for docs/baseline-reader.md) and each figure's ratio to its target:
 
 1. accuracy at the papers' default difficulty, 900 px, on every preset and variant: each paper's
    own style and conventions (HueManity §3-4, Table 7, in its released generator's style, colour roles and

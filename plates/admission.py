@@ -11,6 +11,8 @@ again. Widget-free: the explorer (Gradio) and the dashboard (Streamlit) call the
 Memory of the limiters themselves is bounded: each remembers at most ``max_clients`` addresses (the least
 recently seen are forgotten first) and only the events inside its window.
 
+Examples
+--------
 >>> starts = RateLimit("quiz starts", 2, 60.0, clock=lambda: 0.0)
 >>> starts.take("203.0.113.7"); starts.take("203.0.113.7")
 >>> starts.take("203.0.113.7")
@@ -61,6 +63,8 @@ def client_address(host: str | None, headers: Mapping[str, str] | None = None, *
     trusted proxy wrote (earlier entries are whatever the visitor sent, so they never count). Without either,
     "unknown" (all such visitors share one allowance: refusing them together is the safe side).
 
+    Examples
+    --------
     >>> client_address("10.0.0.5", {"x-forwarded-for": "1.2.3.4, 203.0.113.9"}, behind_proxy=True)
     '203.0.113.9'
     >>> client_address("10.0.0.5", {"x-forwarded-for": "1.2.3.4"})  # not behind a proxy: the header is ignored

@@ -4,7 +4,7 @@
 * `grayscale`: ColorBench §3.2 (Finding 4) / App. M.2 grey-scale inputs; ITU-R BT.601 luma (Pillow's ``convert("L")``),
   returned as RGB with three equal channels.
 * `hue_shift`: ColorBench §2.2 / App. C colour robustness rotates hue by 90/180/270 degrees **in HSV**
-  (``hue_space="hsv"``, the default, as in the paper); ``hue_space="cielab"`` rotates a*b* about the L* axis
+  (``hue_space="hsv"``, the default, as in the paper); ``hue_space="cielab"`` rotates ``a*b*`` about the ``L*`` axis
   in CIELAB (D65), which keeps lightness and chroma (perceptual), with out-of-gamut colours clipped to sRGB.
 * `cvd_view`: protan / deutan / tritan at severity 0-1, Machado et al. (2009) via colour-science, applied in
   linear RGB (`plates.colour.simulate_cvd`).
@@ -130,7 +130,7 @@ def _per_colour(image: Image.Image, fn) -> Image.Image:
 
 
 def hue_shift(image: Image.Image, degrees: float, space: str = "hsv") -> Image.Image:
-    """Rotate hue by ``degrees`` in HSV (ColorBench) or in CIELAB's a*b* plane (``space="cielab"``)."""
+    """Rotate hue by ``degrees`` in HSV (ColorBench) or in CIELAB's ``a*b*`` plane (``space="cielab"``)."""
     check_choice("hue space", space, HUE_SPACES)
     if degrees % 360 == 0:
         return _rgb(image).copy()
@@ -183,8 +183,30 @@ def _fit(size: tuple[int, int], longest: int) -> tuple[int, int]:
 
 
 def apply_condition(image: Image.Image, condition: Condition) -> Image.Image:
-    """``image`` seen under ``condition`` (hue shift, CVD view, grayscale, then resize); a new RGB image. A
-    text-only condition gives a black image of the size the resize would give (nothing else is computed)."""
+    """An image seen under a viewing condition: hue shift, CVD view, grayscale, then resize.
+
+    Parameters
+    ----------
+    image : PIL.Image.Image
+        Any mode; read as RGB (sRGB 0-255).
+    condition : Condition
+
+    Returns
+    -------
+    PIL.Image.Image
+        A new RGB image (sRGB 0-255). A text-only condition gives a black image of the size the resize would
+        give (nothing else is computed; ColorBench App. J).
+
+    Raises
+    ------
+    ValueError
+        ``condition`` is not a `Condition`.
+
+    References
+    ----------
+    ColorBench §2.3 (hue rotation in HSV) and App. J (text only); Machado et al. (2009) (CVD views); ITU-R
+    BT.601 (grayscale).
+    """
     if not isinstance(condition, Condition):
         raise ValueError(f"condition {condition!r} is not valid; allowed: a plates.conditions.Condition")
     im = _rgb(image)

@@ -5,6 +5,8 @@ A command that meets one of these has nothing wrong with what it was given, so i
 the failing disk, and the CLI exits with its own code for it (`plates.cli.EXIT_ENVIRONMENT`). Every other
 ``OSError`` (a missing input file, an output path under a file, a folder without permission) is left as it is.
 
+Examples
+--------
 >>> import errno
 >>> str(environment_failure(OSError(errno.ENOSPC, "No space left on device"), "/data/out"))
 'the disk holding /data/out is full (No space left on device)'

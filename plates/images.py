@@ -78,6 +78,8 @@ def plain_rgb_png(data: bytes) -> bool:
     without alpha (IHDR bit depth 8, colour type 2) and no chunk of `_COLOUR_CHUNKS`. Walks the chunk headers
     only (no decompression, no CRC check: a corrupt file fails where it is decoded).
 
+    Examples
+    --------
     >>> plain_rgb_png(encode_png(Image.new("RGB", (2, 2))))
     True
     >>> plain_rgb_png(image_to_png_bytes(Image.new("RGBA", (2, 2))))
@@ -152,6 +154,8 @@ def png_intact(path: str | os.PathLike, size: tuple[int, int]) -> bool:
     length and CRC-32, an IHDR of that size first and IEND last, nothing after it. Cheap (no inflate): what a
     resume uses to tell a finished image from an empty, truncated, damaged or foreign file with the right name.
 
+    Examples
+    --------
     >>> import tempfile
     >>> from PIL import Image
     >>> folder = Path(tempfile.mkdtemp())

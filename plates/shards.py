@@ -6,6 +6,8 @@ a run's row key, a plate's preset position), so the N shards partition the plan 
 about 1/N of it, and the same shard always gets the same entries. Shards of one run write parts with unique
 names beside each other (no shared file is rewritten); see `plates.runs.runner` and `plates.datasets.generate`.
 
+Examples
+--------
 >>> shard = Shard.parse("2/3")
 >>> shard, shard.tag
 (Shard(index=2, count=3), '2-of-3')

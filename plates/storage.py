@@ -22,6 +22,8 @@ result row, a manifest or a log through ``--out``. A server other than AWS (MinI
 SDKs' standard ``AWS_ENDPOINT_URL_S3`` or ``AWS_ENDPOINT_URL`` (e.g. ``http://127.0.0.1:9000``); the region by
 ``AWS_REGION`` or ``AWS_DEFAULT_REGION``. The bucket must exist (nothing here creates or deletes buckets).
 
+Examples
+--------
 >>> is_url("s3://bucket/runs"), is_url("results/runs")
 (True, False)
 """
@@ -312,6 +314,8 @@ def sub_location(location: str | os.PathLike, name: str) -> str:
     """The location of ``name`` under ``location`` as a user writes it: ``s3://b/p`` + ``x`` -> ``s3://b/p/x``,
     a local folder joined as a path.
 
+    Examples
+    --------
     >>> sub_location("s3://bucket/sets/", "rcid-contrast")
     's3://bucket/sets/rcid-contrast'
     """

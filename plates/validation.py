@@ -6,6 +6,8 @@ the palette or ``palette 'colorblindnesseval-2' is not known; allowed: ...; did 
 'colorblindnesseval-1'?``. The suggestion (``difflib.get_close_matches``) helps with near-miss names typed on
 the command line or in a TOML file.
 
+Examples
+--------
 >>> lookup({"red": 1, "green": 2}, "gren", "colour")
 Traceback (most recent call last):
 ...

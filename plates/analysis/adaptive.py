@@ -25,18 +25,9 @@ mean (default), its median (``"median"``: interpolated on the cumulative margina
 or its mode (``"map"``), with an equal-tailed credible interval. Stopping: ``max_trials`` or, after
 ``min_trials``, the credible interval narrower than ``ci_width``.
 
-Defaults, as measured on bench/bench_adaptive.py's simulated observers (the figures, and which
-conditions each change was measured on, are in its docstring): the variance criterion, the median and the
-mode, the joint entropy, a log-uniform threshold prior, slopes bounded to 0.25..8 per ΔE2000 or scaled with
-the threshold (β α from 1 to 64, Weber-like), lapses to 0.1, 160 candidates and a two-step look-ahead were
-each no better in the conditions that miss and worse in some, so the defaults stayed. What limits the misses
-is the information in 40 answers, not the handling of the nuisances: the same procedure told the observer's
-true slope and lapse ("oracle" in the bench) meets ±1 ΔE2000 about as often (yes/no: slope 1, lapse 5%: 76% vs
-73%; slope 2, lapse 5%: 86% vs 84%). The Cramér-Rao share the bench prints assumes every trial at the best
-level of the TRUE threshold; a Bayesian estimate (slope and lapse known) from 40 yes/no trials all placed
-there meets ±1 in only 34-60% of runs (one level leaves the likelihood flat in both tails), so that share is
-not reachable in 40 trials. With 80 trials, yes/no slope 2 with 5% lapse reaches 99% and slope 1 with 5% lapse
-88%.
+Defaults: every alternative tried on bench/bench_adaptive.py's simulated observers was no better where the
+defaults miss, and worse in some conditions; the figures are on the documentation's benchmarks page
+(docs/benchmarks.md, "The adaptive procedure's defaults").
 
 State: `AdaptiveState` is frozen. Its log posterior is the sum, in trial order, of the log likelihoods of the
 history's answers, so `AdaptiveState.replay` (or `from_json` after a kill) rebuilds exactly the same floats as

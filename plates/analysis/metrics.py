@@ -58,7 +58,34 @@ def row_weights(df: pd.DataFrame) -> np.ndarray:
 def wilson_interval(k: int, n: int, confidence: float = 0.95) -> tuple[float, float]:
     """Wilson score interval for ``k`` successes out of ``n`` (one pair of `wilson_intervals`).
 
-    ``n == 0`` gives ``(nan, nan)``: no data, no interval.
+    Parameters
+    ----------
+    k, n : int
+        Successes and trials, 0 <= k <= n.
+    confidence : float, default 0.95
+        Strictly between 0 and 1.
+
+    Returns
+    -------
+    tuple of float
+        ``(low, high)``, proportions 0-1; ``(nan, nan)`` for ``n == 0``: no data, no interval.
+
+    Raises
+    ------
+    ValueError
+        ``k`` or ``n`` not a non-negative integer (booleans refused), ``k > n``, or a confidence outside (0, 1).
+
+    References
+    ----------
+    Wilson (1927), *J. Am. Stat. Assoc.* 22:209-212; Newcombe (1998), *Stat. Med.* 17:857-872 (method 3, and
+    its example 81/263).
+
+    Examples
+    --------
+    >>> [round(v, 4) for v in wilson_interval(81, 263)]
+    [0.2553, 0.3662]
+    >>> wilson_interval(0, 0)
+    (nan, nan)
     """
     for name, value in (("k", k), ("n", n)):
         if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or value < 0:
@@ -70,10 +97,37 @@ def wilson_interval(k: int, n: int, confidence: float = 0.95) -> tuple[float, fl
 def wilson_intervals(k: Any, n: Any, confidence: float = 0.95) -> tuple[np.ndarray, np.ndarray]:
     """Wilson score intervals for arrays of ``k`` successes out of ``n`` trials, element by element.
 
-    The closed form of scipy's ``binomtest(k, n).proportion_ci(method="wilson")`` (Newcombe 1998, the same
-    operations in the same order; tests/analysis/test_metrics.py compares the two on many pairs), with ``low = 0`` at
-    ``k = 0`` and ``high = 1`` at ``k = n`` exactly; ``n == 0`` gives NaN for both. HueManity Tables 2 and 3
-    report these 95% intervals.
+    The closed form of scipy's ``binomtest(k, n).proportion_ci(method="wilson")`` (the same operations in the
+    same order; tests/analysis/test_metrics.py compares the two on many pairs), with ``low = 0`` at ``k = 0``
+    and ``high = 1`` at ``k = n`` exactly. HueManity Tables 2 and 3 report these 95% intervals.
+
+    Parameters
+    ----------
+    k, n : array_like of int
+        Successes and trials, one shape, 0 <= k <= n element by element.
+    confidence : float, default 0.95
+        Strictly between 0 and 1.
+
+    Returns
+    -------
+    low, high : numpy.ndarray of float
+        Proportions 0-1, NaN where ``n == 0``.
+
+    Raises
+    ------
+    ValueError
+        Shapes that differ, a value that is not a non-negative integer, ``k > n`` (the first such pair named),
+        or a confidence outside (0, 1).
+
+    References
+    ----------
+    Newcombe (1998), *Stat. Med.* 17:857-872, method 3.
+
+    Examples
+    --------
+    >>> low, high = wilson_intervals([0, 81, 10], [10, 263, 10])
+    >>> low.round(4).tolist(), high.round(4).tolist()
+    ([0.0, 0.2553, 0.7225], [0.2775, 0.3662, 1.0])
     """
     k_raw, n_raw = np.atleast_1d(np.asarray(k)), np.atleast_1d(np.asarray(n))
     if k_raw.shape != n_raw.shape:
@@ -193,10 +247,36 @@ def _keys(df: pd.DataFrame, exclude: Sequence[str], by: Sequence[str]) -> list[s
 def accuracy_table(
     df: pd.DataFrame, by: str | Sequence[str] | None = None, *, confidence: float = 0.95
 ) -> pd.DataFrame:
-    """Columns ``by..., n, correct, accuracy, ci_low, ci_high, errors``, one row per group (sorted by key).
+    """Accuracy with Wilson intervals per group of results rows.
 
     ``n`` counts answered rows (``correct`` not null); ``errors`` counts failed requests (``correct`` null).
     Intervals: `wilson_intervals` (as HueManity Tables 2 and 3 print them).
+
+    Parameters
+    ----------
+    df : pandas.DataFrame
+        Results rows (`plates.results.COLUMNS`): at least ``correct`` and the ``by`` columns.
+    by : str or sequence of str, optional
+        Grouping columns; None: one row for the whole frame.
+    confidence : float, default 0.95
+
+    Returns
+    -------
+    pandas.DataFrame
+        Columns ``by..., n, correct, accuracy, ci_low, ci_high, errors``, one row per group, sorted by key.
+
+    Raises
+    ------
+    ValueError
+        A column missing from ``df``, named.
+
+    Examples
+    --------
+    >>> rows = pd.DataFrame({"model": ["a", "a", "a", "b"], "correct": [True, False, None, True]})
+    >>> accuracy_table(rows, "model")[["model", "n", "correct", "accuracy", "errors"]]
+      model  n  correct  accuracy  errors
+    0     a  2        1       0.5       1
+    1     b  1        1       1.0       0
     """
     by = _as_list(by)
     _check_columns(df, [*by, "correct"], "accuracy_table")
@@ -233,6 +313,8 @@ def newcombe_difference(k1: Any, n1: Any, k2: Any, n2: Any, confidence: float = 
     independent: for the same items answered twice (paired) it is conservative, never too narrow when the
     answers agree more often than chance. NaN where either side has no answers.
 
+    Examples
+    --------
     >>> [round(float(v[0]), 4) for v in newcombe_difference(56, 70, 48, 80)]  # Newcombe 1998 Table II, (a)
     [0.0524, 0.3339]
     """
@@ -265,6 +347,8 @@ def mover_ratio(k1: Any, n1: Any, k2: Any, n2: Any, confidence: float = 0.95) ->
     2012, Stat. Methods Med. Res. 21:347, eq. 6), the two proportions independent (conservative when paired).
     The upper bound is ``inf`` where the denominator's lower Wilson bound is 0; NaN where ``k2`` is 0.
 
+    Examples
+    --------
     >>> [round(float(v[0]), 3) for v in mover_ratio(40, 50, 40, 50)]  # equal sides: bounds reciprocal
     [0.814, 1.228]
     """
@@ -298,7 +382,7 @@ def yes_no_from_counts(
     errors``. ``yes_bias = y_star_n - y_n_star`` lies in [-1, 1]: +1 answers "yes" to everything, -1 "no" to
     everything (Claude3-Haiku in Table 1: 0.008 vs 0.998). ``bias_p`` is Fisher's exact test of the two
     accuracies; ``lean`` is "yes"/"no" when ``bias_p < alpha``, else "balanced" (CBE §4.1: "balanced
-    performance across both Y*/N and Y/N* indicates better overall capability").
+    performance across both ``Y*/N`` and ``Y/N*`` indicates better overall capability").
     """
     by = _as_list(by)
     _check_columns(counts, [*by, "prompt_name", *COUNT_COLUMNS], "yes_no_from_counts")

@@ -79,6 +79,30 @@ def guess_rate(answer_kind: str, n_options: int | None = None, label_space_size:
     * ``"mc"``: 1/``n_options`` for a k-way choice (ColorBench §3: 2-6 options; HueManity: 4 options).
     * ``"open"``: 1/``label_space_size``: a uniform guess over the labels that can be drawn (ColorBlindnessEval
       §3: 100 numbers; HueManity App. B.1: 90 numbers or 3,364 pairs).
+
+    Parameters
+    ----------
+    answer_kind : str
+        "yesno", "mc" or "open".
+    n_options : int, optional
+        The options shown (>= 2), for "mc" only.
+    label_space_size : int, optional
+        The labels that can be drawn (>= 2), for "open" only.
+
+    Returns
+    -------
+    float
+        γ, 0-1.
+
+    Raises
+    ------
+    ValueError
+        An unknown kind, a count the kind does not take, or a count below 2.
+
+    Examples
+    --------
+    >>> guess_rate("yesno"), guess_rate("mc", n_options=4), round(guess_rate("open", label_space_size=90), 4)
+    (0.5, 0.25, 0.0111)
     """
     def count(name: str, value: Any) -> int:
         if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or value < 2:
@@ -397,6 +421,8 @@ def monotone_test(levels: Any, correct: Any) -> tuple[float, float]:
     that answers to one 8-bit colour, not to the difference, can be always right at 3.3 and mostly wrong at
     3.4. ``levels``: any numbers (ΔE2000 for plates); ``correct``: booleans or 0/1, one per level.
 
+    Examples
+    --------
     >>> monotone_test([1, 1, 2, 2, 3, 3], [0, 0, 1, 1, 1, 1])
     (0.0, 1.0)
     """

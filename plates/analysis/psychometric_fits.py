@@ -16,12 +16,9 @@ over the tested levels on the fit's axis, the slope log-uniform over the fit's b
 to the profile-likelihood interval (`plates.analysis.likelihood`; Venzon & Moolgavkar 1988) so it always holds
 the maximum-likelihood threshold and is never narrower than the profile says. Deterministic, no seed. Why not
 the profile alone: at small n the likelihood's best curve is often a step (the slope at its upper bound between
-two levels one answer apart), and the profile around a step is far too narrow. Coverage of the TRUE threshold,
-nominal 95%, simulated observers (100 seeds each; bench/bench_psychometric.py prints this interval's coverage
-in both designs), 40 single answers over ΔE2000 0.5-40 (the staircase's equal-cost sweep): profile
-alone 80% yes/no, 74-75% 4-way, 98% open over 90 labels; this interval 98%, 92-94%, 99% (median width 9.7, 7.6-9.1,
-2.9 ΔE2000 against 4.3, 3.7-7.0, 2.2). With 10 answers at each of 20 levels over 1-20 both agree (profile 88-96%,
-this 92-97%, widths within 5%). "below-range" / "above-range" keep the profile's one-sided limit.
+two levels one answer apart), and the profile around a step is far too narrow. Its coverage of the
+TRUE threshold on simulated observers is on the documentation's benchmarks page (docs/benchmarks.md, "The
+psychometric interval's coverage"). "below-range" / "above-range" keep the profile's one-sided limit.
 """
 
 from __future__ import annotations
@@ -139,11 +136,45 @@ def fit_psychometric(
 ) -> PsychometricFit:
     """Fit ψ(x) = γ + (1 − γ − λ) F(x; α, β) by maximum likelihood (module docstring).
 
-    ``levels``: stimulus levels (plates: ΔE2000, CIELAB D65 2°); ``correct``: booleans or 0/1, one per level;
-    ``guess``: γ from `guess_rate` (required: the chance level of the task); ``lapse``: None to fit λ in
-    [0, 0.06], or a fixed value; ``family``: one of `FAMILIES`; ``interval``: compute the threshold's
-    interval at ``confidence`` (module docstring). All-correct data give status "below-range", data at or below
-    chance everywhere "above-range" (with a one-sided limit), never an arbitrary number.
+    Parameters
+    ----------
+    levels : array_like of float
+        Stimulus levels, one per answer (plates: ΔE2000, CIELAB D65 2°).
+    correct : array_like of bool or {0, 1}
+        One per level.
+    guess : float
+        γ, the task's chance level (required): `plates.analysis.psychometric.guess_rate`.
+    lapse : float, optional
+        None to fit λ in [0, 0.06], or a fixed value.
+    family : str, default "logistic"
+        One of `plates.analysis.psychometric.FAMILIES`.
+    confidence : float, default 0.95
+        Of the threshold's interval (`threshold_interval`).
+    interval : bool, default True
+        Compute that interval.
+    weights : array_like of float, optional
+        The trials each (level, verdict) stands for, >= 1 (default 1 each: collapsed rows).
+
+    Returns
+    -------
+    plates.analysis.psychometric.PsychometricFit
+        Status "fit" with the threshold α and its interval; all-correct data give "below-range", data at or
+        below chance everywhere "above-range" (with a one-sided limit), never an arbitrary number; also
+        "at-chance", "non-monotonic" and "too-few", each with its message.
+
+    Raises
+    ------
+    ValueError
+        An unknown family, a guess or lapse outside [0, 1), or levels and answers that do not pair up.
+
+    References
+    ----------
+    Wichmann and Hill (2001), *Percept. Psychophys.* 63(8):1293-1313; Prins (2013), *J. Vision* 13(7):3.
+
+    Examples
+    --------
+    >>> fit_psychometric([1, 2, 4], [1, 1, 1], guess=0.5).status  # right everywhere: below the range tested
+    'below-range'
     """
     check_family(family)
     check_guess_lapse(guess, 0.0 if lapse is None else lapse)
@@ -156,9 +187,32 @@ def fit_psychometric_counts(
     groups: Sequence[tuple[Any, Any, Any, float]], *, lapse: float | None = None, family: str = "logistic",
     confidence: float = 0.95, interval: bool = True,
 ) -> list[PsychometricFit]:
-    """`fit_psychometric` of many groups given as counts, all fitted together: each group is (levels, correct,
-    trials, γ): per level (ΔE2000 for plates) the answers that were right of the trials there, and the task's
-    guess rate. Levels may repeat (their counts add up); levels without trials are ignored."""
+    """`fit_psychometric` of many groups given as counts, all fitted together.
+
+    Parameters
+    ----------
+    groups : sequence of (levels, correct, trials, guess)
+        Per group: the levels (ΔE2000 for plates), the answers right and the trials at each, and the task's
+        guess rate γ. Levels may repeat (their counts add up); levels without trials are ignored.
+    lapse, family, confidence, interval
+        As `fit_psychometric`.
+
+    Returns
+    -------
+    list of plates.analysis.psychometric.PsychometricFit
+        One per group, in order.
+
+    Raises
+    ------
+    ValueError
+        Counts that are not one number per level with 0 <= correct <= trials, or a bad family, guess or lapse.
+
+    Examples
+    --------
+    >>> fit, = fit_psychometric_counts([([1, 2, 4, 8, 16], [10, 11, 14, 19, 20], [20] * 5, 0.5)])
+    >>> fit.status, round(fit.threshold, 2), round(fit.ci_low, 2), round(fit.ci_high, 2)
+    ('fit', 4.79, 3.09, 7.98)
+    """
     check_family(family)
     counts = []
     for levels, correct, trials, guess in groups:

@@ -31,6 +31,7 @@ SUBCOMMAND_MODULES = (
     "baseline",
     "export",
     "importing",
+    "view",
 )
 
 

@@ -72,7 +72,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
                         "writer's lease is never taken)")
     p.add_argument("--shard", metavar="I/N", help="write only shard I of N of the set (any preset or grid: a "
                    "deterministic slice; N shards into one --out equal the unsharded set, e.g. a Slurm job "
-                   "array: see the README)")
+                   "array: see docs/runs-and-results.md)")
     p.set_defaults(func=main)
 
 

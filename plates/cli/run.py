@@ -49,7 +49,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     o.add_argument("--retry-errors", action="store_true", help="ask again the rows that ended in a request error")
     o.add_argument("--no-progress", action="store_true", help="no progress bar on stderr")
     o.add_argument("--shard", metavar="I/N", help="ask only shard I of N of the rows (a deterministic slice; N "
-                   "shards into one --out equal the unsharded run, e.g. a Slurm job array: see the README); "
+                   "shards into one --out equal the unsharded run, e.g. a Slurm job array: see docs/runs-and-results.md); "
                    "rerun without --shard afterwards to merge the parts")
     o.add_argument("--take-over-lock", action="store_true",
                    help="with an s3:// --out: take over the run's lease that a crashed or killed run left "
@@ -108,6 +108,9 @@ def add_experiment_arguments(p: argparse.ArgumentParser, *, out_help: str,
     p.add_argument("--protocol", help="a paper's sampling settings per model: huemanity (Table 6), "
                    "colorblindnesseval (§3.1 defaults), colorbench (App. E: none reported), plates (ours: "
                    "temperature 0, 512 tokens; the default); joins the run id")
+    p.add_argument("--view", metavar="FAMILY", help="rows record each image as this family's processor hands it "
+                   "to the model: seen size, tiles, cropped fraction, ΔE2000 after the view (plates.models.views; "
+                   "e.g. openai-high, qwen2-vl); with a file, for every model; joins the run id")
     o = p.add_argument_group("both ways (operational: they do not change the run id)")
     o.add_argument("--out", help=out_help)
     o.add_argument("--limit", type=int, help="ask about the first N dataset items only (the CBE preset holds "
@@ -118,7 +121,9 @@ def add_experiment_arguments(p: argparse.ArgumentParser, *, out_help: str,
 def build_experiment(args: argparse.Namespace):  # -> plates.runs.experiment.Experiment
     # lazy: loads only when this subcommand runs (plates.cli)
     from plates.models import DEFAULT_MODELS
+    from plates.models.views import FAMILIES
     from plates.runs.experiment import load_experiment, quick_experiment
+    from plates.validation import lookup
 
     quick_flags = [f"--{n.replace('_', '-')}" for n in ("dataset", "prompt", "model", "base_url", "size", "timeout",
                                                                "max_attempts", "sample", "sample_seed", "sampling_fields",
@@ -131,6 +136,9 @@ def build_experiment(args: argparse.Namespace):  # -> plates.runs.experiment.Exp
                              "--device, --device-map, --dtype, --batch-size, --trust-remote-code, "
                              "--protocol)")
         exp = load_experiment(args.experiment, protocol=args.protocol)
+        if getattr(args, "view", None) is not None:
+            lookup(FAMILIES, args.view, "--view")
+            exp = dataclasses.replace(exp, models=tuple(dataclasses.replace(m, view=args.view) for m in exp.models))
         if args.limit is not None:
             exp = dataclasses.replace(exp, limit=positive("--limit", args.limit))
         if getattr(args, "concurrency", None) is not None:
@@ -159,7 +167,7 @@ def build_experiment(args: argparse.Namespace):  # -> plates.runs.experiment.Exp
         hue_shifts=tuple(args.hue_shift or ()), cvd=tuple(args.cvd or ()), seed=args.seed, timeout=args.timeout,
         max_attempts=positive("--max-attempts", args.max_attempts),
         prompt_files=tuple(args.prompt_file), protocol=args.protocol, sample=args.sample,
-        sample_seed=args.sample_seed, sampling_fields=args.sampling_fields,
+        sample_seed=args.sample_seed, sampling_fields=args.sampling_fields, view=getattr(args, "view", None),
     )
     return _with_local_options(exp, args)
 

@@ -51,15 +51,39 @@ def _check(kind: str, severity: float) -> None:
 
 
 def machado_matrix(kind: str, severity: float) -> np.ndarray:
-    """The Machado et al. (2009) matrix (3, 3), linear RGB -> linear RGB, for ``kind`` at ``severity`` 0-1.
+    """The Machado et al. (2009) matrix for ``kind`` at ``severity``, linear RGB to linear RGB.
 
     Severities on the table's 0.1 grid return its row exactly; others interpolate linearly between the two
     neighbouring rows: ``M(s) = M(a) + (s - a) / (b - a) * (M(b) - M(a))`` with ``a <= s <= b`` consecutive
-    rows. ``kind`` "none" (or severity 0) is the identity. Tritan uses Machado's tritanomaly matrices, which
-    colour-science flags as an approximation (shift paradigm).
+    rows. Tritan uses Machado's tritanomaly matrices, which colour-science flags as an approximation (shift
+    paradigm).
 
-    >>> machado_matrix("protan", 0.15).round(7)[0]  # halfway between the 0.1 and 0.2 rows
-    array([ 0.7954665,  0.258455 , -0.053921 ])
+    Parameters
+    ----------
+    kind : str
+        "protan", "deutan", "tritan" or "none" (`CVD_VIEWS`).
+    severity : float
+        0-1 (0: normal vision, the identity; 1: dichromacy).
+
+    Returns
+    -------
+    numpy.ndarray, shape (3, 3)
+        Applied to linear RGB (0-1) column vectors.
+
+    Raises
+    ------
+    ValueError
+        An unknown ``kind`` or a severity outside 0-1, naming what is allowed.
+
+    References
+    ----------
+    Machado, Oliveira and Fernandes (2009), *IEEE TVCG* 15(6):1291-1298, Table 1 (through colour-science's
+    ``CVD_MATRICES_MACHADO2010``).
+
+    Examples
+    --------
+    >>> machado_matrix("protan", 0.15).round(7)[0].tolist()  # halfway between the 0.1 and 0.2 rows
+    [0.7954665, 0.258455, -0.053921]
     """
     _check(kind, severity)
     if kind == "none" or severity == 0:
@@ -81,13 +105,34 @@ def machado_matrix(kind: str, severity: float) -> np.ndarray:
 def simulate_cvd(rgb_array, kind: str, severity: float = 1.0) -> np.ndarray:
     """Colour-vision-deficiency view (Machado et al. 2009) of sRGB 0-255 pixels.
 
-    Args:
-        rgb_array: (..., 3) sRGB 0-255 (uint8 or numbers).
-        kind: "protan", "deutan" or "tritan" (also "none": returns the input unchanged as uint8).
-        severity: 0-1 (0 = normal vision, 1 = dichromacy); between the table's 0.1-step rows the matrix is
-            interpolated linearly (`machado_matrix`).
-    Returns:
-        uint8 (..., 3) sRGB 0-255. The Machado matrix is applied in linear RGB, then re-encoded and clipped.
+    Parameters
+    ----------
+    rgb_array : array_like, shape (..., 3)
+        sRGB 0-255 (uint8, or numbers rounded and clipped to it).
+    kind : str
+        "protan", "deutan" or "tritan"; "none" returns the input unchanged as uint8.
+    severity : float, default 1.0
+        0-1 (0: normal vision, 1: dichromacy); between the table's 0.1-step rows the matrix is interpolated
+        linearly (`machado_matrix`).
+
+    Returns
+    -------
+    numpy.ndarray of uint8, shape (..., 3)
+        sRGB 0-255: the Machado matrix applied in linear RGB, then re-encoded and clipped.
+
+    Raises
+    ------
+    ValueError
+        An unknown ``kind``, a severity outside 0-1 or an array whose last axis is not 3.
+
+    References
+    ----------
+    Machado, Oliveira and Fernandes (2009), *IEEE TVCG* 15(6):1291-1298.
+
+    Examples
+    --------
+    >>> simulate_cvd(np.array([[255, 0, 0]], dtype=np.uint8), "protan").tolist()  # red, seen by a protanope
+    [[109, 95, 0]]
     """
     _check(kind, severity)
     a = np.asarray(rgb_array)

@@ -88,8 +88,23 @@ def _rgb_at(p0: np.ndarray, v: np.ndarray, t: float) -> np.ndarray:
 
 
 def max_delta_e_along(fg_rgb, bg_direction_rgb) -> float:
-    """Largest ΔE2000 from ``fg_rgb`` reachable in sRGB along the CIELAB ray towards ``bg_direction_rgb``
-    (both sRGB 0-255), i.e. at the point where the ray leaves the sRGB gamut."""
+    """The largest ΔE2000 from a colour reachable in sRGB along the CIELAB ray towards another.
+
+    Parameters
+    ----------
+    fg_rgb, bg_direction_rgb : sequence of int
+        sRGB 0-255: the start of the ray and a colour it passes through (CIELAB D65 / 2°).
+
+    Returns
+    -------
+    float
+        CIEDE2000 between ``fg_rgb`` and the point where the ray leaves the sRGB gamut.
+
+    Examples
+    --------
+    >>> round(max_delta_e_along((178, 34, 34), (143, 188, 143)), 2)  # brick red towards sage
+    79.74
+    """
     fg, d = parse_colour(fg_rgb), parse_colour(bg_direction_rgb)
     p0, v, tmax = _ray(fg, d)
     ts = np.linspace(0, tmax, 257)
@@ -100,14 +115,37 @@ def max_delta_e_along(fg_rgb, bg_direction_rgb) -> float:
 def background_at_delta_e(fg_rgb, bg_direction_rgb, target: float) -> RGB:
     """A background colour at CIEDE2000 ``target`` from the foreground, on the line from it towards a direction.
 
-    Both inputs are sRGB 0-255. The candidate moves along the straight CIELAB line from the foreground through
-    ``bg_direction_rgb`` (and beyond it, up to the sRGB gamut boundary); the first point whose ΔE2000 equals
-    ``target`` is found by bisection, rounded to 8-bit sRGB, and the rounded colour is then nudged by ±1 per
-    channel when that brings it closer. The returned colour's ΔE2000 is within 0.5 of ``target``.
+    The candidate moves along the straight CIELAB line from the foreground through ``bg_direction_rgb`` (and
+    beyond it, up to the sRGB gamut boundary); the first point whose ΔE2000 equals ``target`` is found by
+    bisection, rounded to 8-bit sRGB, and the rounded colour is then nudged by ±1 per channel when that brings
+    it closer.
 
-    Raises:
-        ValueError: target not positive, or larger than the largest ΔE2000 reachable inside sRGB along that
-            line (the message states that maximum).
+    Parameters
+    ----------
+    fg_rgb, bg_direction_rgb : sequence of int
+        sRGB 0-255: the foreground, and a colour on the line the background moves along.
+    target : float
+        The CIEDE2000 wanted, > 0.
+
+    Returns
+    -------
+    tuple of int
+        The background, sRGB 0-255, within 0.5 ΔE2000 of ``target``.
+
+    Raises
+    ------
+    ValueError
+        ``target`` not positive, or larger than the largest ΔE2000 reachable inside sRGB along that line (the
+        message states that maximum, `max_delta_e_along`).
+
+    References
+    ----------
+    HueManity §3 (foreground-background pairs at a CIEDE2000 difference); Sharma et al. (2005) for ΔE2000.
+
+    Examples
+    --------
+    >>> background_at_delta_e((178, 34, 34), (143, 188, 143), 12.0)
+    (179, 90, 63)
     """
     fg, d = parse_colour(fg_rgb), parse_colour(bg_direction_rgb)
     _check_target(target)
@@ -123,12 +161,36 @@ def _background_at(fg: RGB, d: RGB, target: float) -> RGB:
 
 
 def colour_at_delta_e(fg_rgb, direction_lab, target: float) -> RGB:
-    """A colour at CIEDE2000 ``target`` from ``fg_rgb`` (sRGB 0-255) along a CIELAB direction.
+    """A colour at CIEDE2000 ``target`` from ``fg_rgb`` along a CIELAB direction.
 
-    ``direction_lab``: (ΔL*, Δa*, Δb*), any length but not zero (D65, 2°). The search is that of
-    `background_at_delta_e` (the first point on the ray at ``target``, rounded to 8-bit sRGB, the closest of
-    its 27 neighbours kept; within 0.5 of ``target``) along ``fg + t * direction`` instead of the line towards
-    a second colour. Raises ValueError naming the largest reachable ΔE2000 when the ray leaves sRGB first.
+    The search is that of `background_at_delta_e` (the first point on the ray at ``target``, rounded to 8-bit
+    sRGB, the closest of its 27 neighbours kept) along ``fg + t * direction`` instead of the line towards a
+    second colour.
+
+    Parameters
+    ----------
+    fg_rgb : sequence of int
+        The start, sRGB 0-255.
+    direction_lab : sequence of float
+        (``ΔL*``, ``Δa*``, ``Δb*``) in CIELAB (D65, 2°), any length but not zero.
+    target : float
+        The CIEDE2000 wanted, > 0.
+
+    Returns
+    -------
+    tuple of int
+        sRGB 0-255, within 0.5 ΔE2000 of ``target``.
+
+    Raises
+    ------
+    ValueError
+        ``target`` not positive, a zero direction, or a ray that leaves sRGB before ``target`` (the message
+        names the largest reachable ΔE2000).
+
+    Examples
+    --------
+    >>> colour_at_delta_e((128, 128, 128), (0, 0, 1), 5.0)  # grey towards yellow (+b*)
+    (132, 127, 118)
     """
     fg = parse_colour(fg_rgb)
     _check_target(target)

@@ -21,6 +21,7 @@ from plates.charts import ishihara as charts
 from plates.charts.common import CONDITION, titled
 from plates.charts.failure_modes import failure_mode_figure, failure_mode_table
 from plates.charts.overview import overview_figure, overview_table
+from plates.charts.views import seen_resolution_figure, seen_resolution_table
 from plates.charts.yes_no import yes_no_figure, yes_no_table
 from plates.dashboard import queries
 from plates.dashboard.views import View
@@ -163,7 +164,14 @@ def colour_sets(view: View, condition: str | None = None) -> Page:
     )
 
 
-def resolution(view: View, condition: str | None = None) -> Page:
+def resolution(view: View, condition: str | None = None, x: str = "size") -> Page:
+    """Accuracy against the size sent (``x="size"``, per condition) or the pixels the model saw (``x="seen"``:
+    the rows that record a view, `plates.charts.views`)."""
+    if x == "seen":
+        counts = view.label(queries.seen_counts(view.opened.results, view.where, sorted(_NOT_PLATE_TASKS)))
+        return Page(seen_resolution_figure(counts), seen_resolution_table(counts))
+    if x != "size":
+        raise ValueError(f"resolution axis {x!r} is not valid; allowed: size, seen")
     cube = plate_cube(view)
     return Page(
         charts.resolution_figure(reference=view.reference, counts=cube, condition=condition),

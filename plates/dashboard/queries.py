@@ -50,6 +50,9 @@ ROW_COLUMNS = (
     "colour_set",
     "delta_e",
     "delta_e_drawn_median",
+    "view_family",
+    "view_figure_cut",
+    "view_cropped_fraction",
     "spec_json",
     *CONDITION_KEYS,
     "shots",
@@ -287,10 +290,10 @@ def cot_pairs(
 def _level_column(x: str) -> str:
     """``x`` rounded to `LEVEL_DECIMALS` as SQL: floor(x * 100 + 0.5) / 100, the same float operations as
     `plates.charts.delta_e.levels_from_rows`."""
-    if x not in ("delta_e", "delta_e_drawn_median", "delta_e_target", "delta_e_drawn_min"):
+    if x not in ("delta_e", "delta_e_drawn_median", "delta_e_target", "delta_e_drawn_min", "view_delta_e_median"):
         raise ValueError(
             f"ΔE2000 column {x!r} is not valid; allowed: delta_e, delta_e_drawn_median, "
-            "delta_e_target, delta_e_drawn_min"
+            "delta_e_target, delta_e_drawn_min, view_delta_e_median"
         )
     scale = 10**LEVEL_DECIMALS
     return f"floor({quote(x)} * {scale} + 0.5) / {scale}"
@@ -320,6 +323,23 @@ def levels(results: Results, where: Where, by: Sequence[str], x: str = "delta_e"
                                     count(*) FILTER (WHERE correct) AS correct
                              FROM results {clause} GROUP BY ALL ORDER BY ALL""",
         params,
+    )
+
+
+def seen_counts(results: Results, where: Where, not_tasks: Sequence[str] = ()) -> pd.DataFrame:
+    """Answered ``n`` and ``correct`` per model, view family, size sent and pixels seen (``view_seen_width`` x
+    ``view_seen_height``) of the rows that record a view (`plates.models.views`), the tasks ``not_tasks`` left
+    out."""
+    params: dict[str, Any] = {}
+    extra = "view_family IS NOT NULL AND view_seen_width IS NOT NULL AND correct IS NOT NULL"
+    if not_tasks:
+        extra += f" AND NOT coalesce({in_list('task', list(not_tasks), 'not_task', params)}, false)"
+    clause, more = where.sql(extra)
+    return results.query(
+        f"""SELECT model, view_family, size, CAST(view_seen_width AS BIGINT) * view_seen_height AS seen_pixels,
+                   count(*) AS n, count(*) FILTER (WHERE correct) AS correct
+            FROM results {clause} GROUP BY ALL ORDER BY ALL""",
+        {**params, **more},
     )
 
 

@@ -63,6 +63,8 @@ DRILLDOWN_COLUMNS = (
     "colour_set",
     CONDITION,
     "delta_e",
+    "view_family",
+    "view_figure_cut",
     "item_id",
     "run_id",
 )
@@ -335,6 +337,12 @@ def drilldown_text(row: Mapping[str, object]) -> tuple[str, str, str]:
         f"**{row.get('model')}** · `{row.get('prompt_name')}` · target **{row.get('target')}** "
         f"(expected `{row.get('expected')}`) — {verdict}"
     )
+    cut = row.get("view_figure_cut")
+    if (cut is True or isinstance(cut, np.bool_)) and bool(cut):  # the plate's figure fell outside the view
+        fraction = row.get("view_cropped_fraction")
+        share = f"{float(fraction):.0%} of the image" if isinstance(fraction, int | float) else "part of it"
+        headline += (f" — :orange[**figure cut by the crop**: {text('view_family') or 'the view'} cut away "
+                     f"{share}]")
     details = ", ".join(v for v in (text("parse_status"), text("failure_mode")) if v)
     parsed = f"parsed: `{text('parsed')}`" if text("parsed") else "parsed: —"
     if details:

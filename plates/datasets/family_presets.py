@@ -113,6 +113,8 @@ def presets_by_family() -> dict[str, tuple[str, ...]]:
 def presets_listing() -> str:
     """One line per family, ``"plate: a, b; illusion: c; scene: d"``, for errors and ``--help``.
 
+    Examples
+    --------
     >>> presets_listing().startswith("plate: colorblindnesseval, ")
     True
     """

@@ -23,8 +23,32 @@ from plates.storage import is_url
 
 
 def load_dataset(dir_or_preset: str | os.PathLike, limit: int | None = None) -> list[DatasetItem]:
-    """Items of a generated folder (its ``manifest.parquet``: loose PNGs, or a Parquet set's shards,
-    `plates.datasets.parquet_set`, also at an object-store URL) or of a preset name (rendered in memory)."""
+    """The items of a generated set or of a preset.
+
+    Parameters
+    ----------
+    dir_or_preset : str or os.PathLike
+        A generated folder (its ``manifest.parquet``: loose PNGs, or a Parquet set's shards,
+        `plates.datasets.parquet_set`, also at an object-store URL), or a preset name (rendered in memory).
+    limit : int, optional
+        The first ``limit`` items only.
+
+    Returns
+    -------
+    list of DatasetItem
+        In the set's order; a preset's items carry their spec and no path (images render on demand).
+
+    Raises
+    ------
+    ValueError
+        Neither a folder nor a preset (the message lists the presets), or a folder without a readable manifest.
+
+    Examples
+    --------
+    >>> item = load_dataset("colorblindnesseval", limit=1)[0]
+    >>> item.item_id, item.spec.palette, item.spec.size
+    ('colorblindnesseval:colorblindnesseval-1:0:standard', 'colorblindnesseval-1', 900)
+    """
     if limit is not None and (isinstance(limit, bool) or not isinstance(limit, int) or limit < 0):
         raise ValueError(f"limit={limit!r} is not valid; allowed: None or an integer >= 0")
     if is_url(dir_or_preset) or (Path(dir_or_preset).is_dir() and is_parquet_set(dir_or_preset)):

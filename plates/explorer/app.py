@@ -24,7 +24,7 @@ import gradio as gr
 from starlette.middleware import Middleware
 
 from plates.admission import SESSION_TTL_S, Admission, UploadGate, hosted_space
-from plates.explorer import family_tabs
+from plates.explorer import family_tabs, seen
 from plates.explorer import plate as ex
 from plates.explorer.backends import FAILED_LOAD_MEMORY_S, ModelCache
 from plates.explorer.concurrency import concurrency, pool_bound, render_workers
@@ -33,6 +33,7 @@ from plates.explorer.model_tab import model_tab
 from plates.explorer.policy import Policy
 from plates.explorer.pool import ExplorerPool
 from plates.explorer.specs import QUERY_PARAM, decode_spec, share_link, spec_from_text, spec_to_json
+from plates.images import image_to_png_bytes
 from plates.secrets import clean_message
 
 log = logging.getLogger("plates.app")
@@ -201,6 +202,15 @@ def _plate_views() -> dict:
                                elem_id=f"view-{v}", buttons=["fullscreen"])
                    for v in ex.VIEWS[3:]}
     w["images"] = images
+    with gr.Accordion("As the model sees it: a VLM family's image processing applied", open=False):
+        w["seen_family"] = gr.Dropdown(seen.family_choices(), value=seen.OFF, elem_id="seen-family",
+                                       label="Family (plates.models.views; docs/model-views.md)")
+        w["seen_summary"] = gr.Markdown(elem_id="seen-summary")
+        with gr.Row():
+            w["seen_original"] = gr.Image(label="the plate, with what the model sees outlined", type="filepath",
+                                          format="png", interactive=False, elem_id="seen-original")
+            w["seen_view"] = gr.Image(label="as the model sees it (tiles in order, exact pixels)",
+                                      type="filepath", format="png", interactive=False, elem_id="seen-view")
     w["share"] = gr.Textbox(label="Share link (opens this exact plate)", elem_id="share",
                             interactive=False, buttons=["copy"])
     with gr.Accordion("Spec: download, paste or upload to reproduce a plate exactly", open=False):
@@ -289,6 +299,21 @@ def _wire_plate(shared: AppContext, demo: gr.Blocks, base_state: gr.State, w: di
         except ValueError as exc:
             gr.Warning(f"The link's plate could not be opened: {exc}")
             return (gr.update(),) * (1 + len(controls))
+
+    def model_view(spec_text, family):
+        """The plate on screen (its spec box) as ``family``'s model sees it (`plates.explorer.seen`)."""
+        shown = seen.seen_by(spec_from_text(spec_text, policy), family) if spec_text else None
+        if shown is None:
+            return None, None, ""
+        return (scratch.write("seen-original", "png", image_to_png_bytes(shown.original, compress_level=1)),
+                scratch.write("seen-view", "png", image_to_png_bytes(shown.view, compress_level=1)),
+                shown.summary)
+
+    seen_kw = dict(fn=guard(model_view), inputs=[w["spec_box"], w["seen_family"]],
+                   outputs=[w["seen_original"], w["seen_view"], w["seen_summary"]], trigger_mode="always_last",
+                   concurrency_limit=slots["render"], concurrency_id="render")
+    w["seen_family"].change(**seen_kw, **INTERNAL)
+    w["spec_box"].change(**seen_kw, **INTERNAL)
 
     render_kw = dict(fn=guard(render_plate), inputs=plate_inputs, outputs=plate_outputs,
                      concurrency_limit=slots["render"], concurrency_id="render")

@@ -5,6 +5,8 @@ parsed: at most :data:`MAX_CODE_CHARS` characters in, at most a caller's byte ca
 cap), so a hostile link costs a few kilobytes whatever it holds. `plates.explorer.specs` packs a plate's spec
 this way (``?spec=``), `plates.explorer.share` the Model tab's state (``?ask=``).
 
+Examples
+--------
 >>> code = pack_json({"b": 1, "a": [1, 2]})
 >>> unpack_json(code, 1000)
 {'a': [1, 2], 'b': 1}

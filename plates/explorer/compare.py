@@ -41,6 +41,8 @@ LINE_FORMS = "'baseline', 'hf ORG/NAME' or 'openai MODEL BASE_URL'"
 def model_line(choice: ModelChoice) -> str:
     """One line of the comparison box for ``choice`` (:func:`parse_models` reads it back).
 
+    Examples
+    --------
     >>> model_line(ModelChoice("openai", "gpt-4o-mini", "https://api.openai.com/v1"))
     'openai gpt-4o-mini https://api.openai.com/v1'
     >>> model_line(ModelChoice())
@@ -63,6 +65,8 @@ def parse_models(text: str | None, policy: Policy) -> tuple[ModelChoice, ...]:
     blank lines and ``#`` comments skipped), each validated under ``policy`` (public mode: allowed Hugging Face
     ids and base URLs only), at most ``policy.max_compare_models``, none twice. ValueError names the line.
 
+    Examples
+    --------
     >>> parse_models("baseline\\n# a comment\\nopenai m http://127.0.0.1:8000/v1/", Policy())[1].base_url
     'http://127.0.0.1:8000/v1'
     """
@@ -98,6 +102,8 @@ def key_for(choice: ModelChoice, key: str | None, key_url: str | None) -> str:
     """The API key ``choice`` is asked with: the session's ``key`` for an OpenAI-compatible model at
     ``key_url`` (the base URL the key was typed beside), else none.
 
+    Examples
+    --------
     >>> m = ModelChoice("openai", "m", "http://a/v1")
     >>> key_for(m, "sk-1", "http://a/v1/"), key_for(m, "sk-1", "http://b/v1"), key_for(ModelChoice(), "sk-1", "")
     ('sk-1', '', '')

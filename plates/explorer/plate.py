@@ -393,6 +393,8 @@ class SentColours:
     after the slider has moved on, and was taken for the visitor's own (the plate went custom with a stale
     background). Bounded: the last ``per_session`` pairs of the last ``sessions`` sessions.
 
+    Examples
+    --------
     >>> sent = SentColours()
     >>> sent.remember("s1", "#AA0000", "#00aa00")
     >>> sent.was_sent("s1", "#aa0000", "#00AA00"), sent.was_sent("s2", "#aa0000", "#00aa00")

@@ -35,6 +35,7 @@ from plates.explorer.policy import Policy
 from plates.explorer.specs import spec_from_controls
 from plates.images import StoredPng
 from plates.models import Backend, Query, Reply, make_backend
+from plates.reader import MODEL_NAME
 from plates.runs.staircase import Presented, Staircase
 from plates.stimuli.base import Stimulus
 from plates.validation import check_int
@@ -161,7 +162,7 @@ class PooledBaseline(Backend):
     the workers (at most one in flight per worker, so one sweep does not fill the pool's bound alone)."""
 
     kind = "baseline"
-    model = "baseline-cnn"
+    model = MODEL_NAME
 
     def __init__(self, explorer: ExplorerPool) -> None:
         if not explorer.workers:

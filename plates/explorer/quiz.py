@@ -41,6 +41,7 @@ from plates.analysis.adaptive import AdaptiveEstimate
 from plates.analysis.conditions import condition_label
 from plates.analysis.illusions import pse_table
 from plates.analysis.people import threshold_table
+from plates.reader import MODEL_NAME
 from plates.results import load_results
 from plates.runs.experiment import ModelSpec
 from plates.runs.quiz import CONSENT, QuizLimits, QuizSession, Trial
@@ -56,7 +57,7 @@ __all__ = ["ANSWER_KEYS", "MODELS_ENV", "ModelBoard", "ModelEstimate", "QuizConf
 
 #: The on-screen keys: digits, "?" (I see no number), and "⌫" (delete the last character).
 ANSWER_KEYS = (*"0123456789", "?", "⌫")
-READER = ModelSpec("baseline", "baseline-cnn")
+READER = ModelSpec("baseline", MODEL_NAME)
 MODELS_ENV = "PLATES_QUIZ_MODELS"
 #: Illusion kinds the quiz can show: compared (not named) and reaching ±15 ΔE2000 from their default target.
 QUIZ_ILLUSIONS = tuple(k for k in ILLUSION_TYPES if k not in ("rcid-filter", "neon-spreading"))

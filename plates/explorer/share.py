@@ -40,6 +40,8 @@ MAX_VIEW_BYTES = 32768
 def shareable_url(url: str) -> str:
     """``url`` without what may be secret: the ``user:password@`` part, the query string and the fragment.
 
+    Examples
+    --------
     >>> shareable_url("https://me:sk-123@host.example:8443/v1/?api_key=sk-123#x")
     'https://host.example:8443/v1'
     >>> shareable_url("")

@@ -34,7 +34,7 @@ import pandas as pd
 from plates.analysis.metrics import wilson_interval
 from plates.integrations.rows import export_rows
 from plates.runs.experiment import Experiment
-from plates.storage import temporary_name
+from plates.storage import temporary_name, write_atomic
 from plates.tasks import get_task, question_from_json
 
 __all__ = ["TSV_COLUMNS", "export_vlmevalkit", "score_predictions", "write_png"]
@@ -98,9 +98,7 @@ def write_png(b64: str, path: str | os.PathLike) -> str:
     path = Path(path)
     if not (path.is_file() and path.read_bytes() == data):
         path.parent.mkdir(parents=True, exist_ok=True)
-        tmp = temporary_name(path)
-        tmp.write_bytes(data)
-        os.replace(tmp, path)
+        write_atomic(data, path)  # whole or not at all, fsynced; no temporary left behind
     return str(path)
 
 

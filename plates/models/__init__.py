@@ -13,6 +13,7 @@ from typing import Any
 
 from plates.install import extra_hint
 from plates.models.base import Backend, BackendFailing, Query, Reply, Turn
+from plates.reader import MODEL_NAME
 
 #: Backend kind -> "module:ClassName" (imported only when the backend is made).
 BACKENDS: dict[str, str] = {
@@ -24,7 +25,7 @@ BACKENDS: dict[str, str] = {
 
 #: Backend kind -> the model it runs when none is named (backends that hold one model only).
 DEFAULT_MODELS: dict[str, str] = {
-    "baseline": "baseline-cnn",
+    "baseline": MODEL_NAME,
     "reference-pixels": "reference observer (reads pixels; a ceiling, not a model)",
 }
 #: Backend kinds that are not models (a reference observer): never offered as a model to pick in the apps.
@@ -55,10 +56,36 @@ def backend_class(kind: str) -> type[Backend]:
 
 
 def make_backend(kind: str, **options: Any) -> Backend:
-    """Build the backend ``kind`` ("openai" | "hf" | "baseline") with its keyword options.
+    """Build a backend by kind, with its keyword options.
 
-    Raises ValueError for an unknown kind (listing the allowed ones) or bad options, and ImportError naming
-    the extra to install when the backend's SDK is missing.
+    Parameters
+    ----------
+    kind : str
+        One of `BACKENDS`: "openai" (any OpenAI-compatible server), "hf" (a local transformers model),
+        "baseline" (the bundled ONNX reader) or "reference-pixels" (the pixel-reading reference observer).
+    **options
+        The backend class's keyword arguments (``model``, ``base_url``, ``api_key_env``, ``concurrency``,
+        ``batch_size``, ...): see each class (`backend_class`).
+
+    Returns
+    -------
+    Backend
+
+    Raises
+    ------
+    ValueError
+        An unknown kind (listing the allowed ones) or bad options.
+    ImportError
+        The backend's SDK is missing; the message names the extra to install.
+
+    Examples
+    --------
+    >>> make_backend("baseline").model
+    'baseline-cnn'
+    >>> make_backend("gpt")
+    Traceback (most recent call last):
+    ...
+    ValueError: unknown backend 'gpt'; allowed: openai, hf, baseline, reference-pixels
     """
     return backend_class(kind)(**options)
 

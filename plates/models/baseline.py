@@ -3,7 +3,7 @@
 It answers the papers' OPEN prompts with the text the ONNX reader (:mod:`plates.reader.reader`) reads on the
 image of the query's last user turn, and DECLINES yes/no and multiple-choice prompts with
 ``Reply(text=None, unsupported=True)``: it reads text, it does not judge claims, and a guessed "yes"/"no"
-would pollute the comparisons of ColorBlindnessEval's Y*/N and Y/N* columns (CBE §2.2).
+would pollute the comparisons of ColorBlindnessEval's ``Y*/N`` and ``Y/N*`` columns (CBE §2.2).
 
 It reads plates only: a query that states its answer kind (every query `plates run` and the explorer make) is
 answered when that kind is "label" (reading the plate's text), in the query's ``label_space`` and written in its
@@ -29,6 +29,7 @@ from collections.abc import Iterator, Sequence
 from pathlib import Path
 
 from plates.models.base import Backend, Query, Reply
+from plates.reader import MODEL_NAME
 from plates.tasks.prompts import PROMPTS
 
 _ALNUM = re.compile(r"alpha-?numeric|exact text", re.IGNORECASE)
@@ -76,9 +77,9 @@ class BaselineBackend(Backend):
     """
 
     kind = "baseline"
-    model = "baseline-cnn"
+    model = MODEL_NAME
 
-    def __init__(self, model: str = "baseline-cnn", model_path: str | Path | None = None, threads: int = 1) -> None:
+    def __init__(self, model: str = MODEL_NAME, model_path: str | Path | None = None, threads: int = 1) -> None:
         from plates.reader.reader import BaselineReader
 
         if model != self.model:

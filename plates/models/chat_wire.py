@@ -46,6 +46,8 @@ def encode_body(messages: list[dict[str, Any]], options: Mapping[str, Any], imag
     left out: they are headers), and ``images`` (`png_base64` values) spliced into the slots in order as
     PNG data URLs, without copying an image but into the body itself.
 
+    Examples
+    --------
     >>> slot = new_slot()
     >>> messages = [{"role": "user", "content": [{"type": "image_url", "image_url": {"url": slot}}]}]
     >>> json.loads(encode_body(messages, {"model": "m"}, [png_base64(b"x")], slot))["messages"][0]["content"][0]

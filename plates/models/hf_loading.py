@@ -86,6 +86,8 @@ def _check_device_map(device_map: Any) -> None:
 def auto_dtype(compute: str, *, bf16: bool, model_types: frozenset[str] | set[str] = frozenset()) -> str:
     """The dtype "auto" picks for a model of ``model_types`` computing on ``compute`` (see the module doc).
 
+    Examples
+    --------
     >>> auto_dtype("cuda", bf16=True), auto_dtype("cpu", bf16=False), auto_dtype("mps", bf16=False)
     ('bfloat16', 'float32', 'float16')
     >>> auto_dtype("cuda", bf16=False, model_types={"gemma3"})
@@ -174,6 +176,8 @@ def declined(prompt_format: str, query: Query) -> str | None:
 def format_prompt(prompt_format: str, query: Query) -> str:
     """The text a prompt-format family receives for ``query`` (check :func:`declined` first).
 
+    Examples
+    --------
     >>> from PIL import Image
     >>> from plates.models.base import Turn
     >>> q = Query((Turn("user", "What number do you see?\\nAnswer briefly.", (Image.new("RGB", (8, 8)),)),))

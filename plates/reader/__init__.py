@@ -6,3 +6,7 @@ Modules: :mod:`~plates.reader.coding` (labels <-> per-position classes), :mod:`~
 :mod:`~plates.reader.data`, :mod:`~plates.reader.model`, :mod:`~plates.reader.train`,
 :mod:`~plates.reader.export`. Importing this package imports nothing heavy.
 """
+
+#: The model name of the weights shipped with the package (plates/assets/baseline/baseline.onnx): what the
+#: baseline backend, the explorer, the quiz, the served reader and a trained model's metadata call it.
+MODEL_NAME = "baseline-cnn"

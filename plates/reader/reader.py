@@ -20,9 +20,6 @@ from PIL import Image
 from plates.reader.coding import CLASSES, best_label
 from plates.reader.preprocess import preprocess
 
-#: The weights shipped with the package (plates/assets/baseline/baseline.onnx).
-MODEL_NAME = "baseline-cnn"
-
 
 def default_model_path() -> Path:
     """Path of the bundled ONNX weights (ValueError if the install lacks them)."""

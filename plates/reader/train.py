@@ -41,7 +41,7 @@ from pathlib import Path
 
 import numpy as np
 
-from plates.reader import data
+from plates.reader import MODEL_NAME, data
 from plates.reader.coding import N_CLASSES, N_POSITIONS
 from plates.reader.preprocess import CLIP, INPUT_SIZE, INPUT_SIZES, MODES
 from plates.validation import check_choice, check_number
@@ -361,7 +361,7 @@ def _train(config: TrainConfig, out_dir: str | Path, command: str, log) -> dict:
     elapsed = time.perf_counter() - t0
     out_dir = Path(out_dir)
     weights_config = {k: v for k, v in asdict(config).items() if k not in NOT_IN_WEIGHTS}
-    metadata = {"model": "baseline-cnn", "train_config": json.dumps(weights_config),
+    metadata = {"model": MODEL_NAME, "train_config": json.dumps(weights_config),
                 "val_accuracy": json.dumps(history[-1])}
     if config.init is not None:  # which bytes the stage started from (the path alone says nothing elsewhere)
         metadata["init_sha256"] = hashlib.sha256(Path(config.init).read_bytes()).hexdigest()

@@ -45,6 +45,18 @@ def compact_run(out_dir: str | Path | Store, run_id: str) -> Path | str | None:
     The merged part (published whole, `plates.storage.Store.commit`) lists the parts it replaces in its
     metadata, then they are deleted: a crash in between leaves both, and ``load_results`` reads only the merged
     one. Keeps loading fast (one file per run instead of one per second of running).
+
+    Parameters
+    ----------
+    out_dir : str, pathlib.Path or plates.storage.Store
+        The run's output folder or object-store URL.
+    run_id : str
+        The run whose parts are merged (part names start with it).
+
+    Returns
+    -------
+    pathlib.Path, str or None
+        The merged part, or None when there was at most one part.
     """
     if not isinstance(run_id, str) or not SAFE_RUN_ID.match(run_id):
         raise ValueError(f"run_id {run_id!r} must be 1-128 characters of letters, digits, '.', '_' or '-'")

@@ -43,8 +43,22 @@ class LoadedResults:
 def find_parts(paths: str | Path | Iterable[str | Path]) -> list[Path]:
     """Every ``*.parquet`` file under the given folders (recursively, sorted) and the given files.
 
-    Hidden files and folders (names starting with '.' or '_', e.g. the writer's temporaries) are ignored. A path
-    that does not exist raises ``ValueError`` naming it. An object-store URL is read with `store_parts`.
+    Hidden files and folders (names starting with '.' or '_', e.g. the writer's temporaries) are ignored. An
+    object-store URL is read with `store_parts`.
+
+    Parameters
+    ----------
+    paths : str, pathlib.Path or iterable of them
+        Folders and files.
+
+    Returns
+    -------
+    list of pathlib.Path
+
+    Raises
+    ------
+    ValueError
+        A path that does not exist, named.
     """
     if isinstance(paths, (str, os.PathLike)):
         paths = [paths]
@@ -220,6 +234,33 @@ def load_results(paths: str | Path | Iterable[str | Path], *, latest: bool = Tru
     Categorical with sorted categories, read dictionary-encoded from Parquet: for a dashboard, several times
     less CPU and about half the memory of Python strings (bench/bench_dashboard.py). Values, nulls and sort
     order are those of the plain strings.
+
+    Parameters
+    ----------
+    paths : str, pathlib.Path or iterable of them
+        Folders (searched recursively) and files; or one object-store URL.
+    latest : bool, default True
+        Keep only the newest row per ``row_key``.
+    columns : sequence of str, optional
+        Read only these columns.
+    exclude : callable, optional
+        ``exclude(path)`` True leaves a file out silently.
+    categorical : bool, default False
+        String columns as pandas Categorical.
+
+    Returns
+    -------
+    LoadedResults
+        ``frame``, ``skipped`` and ``files``.
+
+    Raises
+    ------
+    ValueError
+        A path that does not exist, or an unknown column name.
+
+    Examples
+    --------
+    See `plates.results.writer.write_part`, which writes a part and loads it back.
     """
     if not isinstance(categorical, bool):
         raise ValueError(f"categorical must be True or False, got {categorical!r}")  # noqa: TRY004 (house rule)

@@ -32,19 +32,18 @@ from __future__ import annotations
 
 import argparse
 import math
-import os
 import re
 import sys
-import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 
 import pandas as pd
 import pyarrow as pa
 import pyarrow.parquet as pq
-from plates.validation import check_choice
 
+from plates.storage import write_atomic
 from plates.tasks.prompts import PAPERS  # one list of the papers: the one the prompts name
+from plates.validation import check_choice
 
 #: The folder holding the built Parquet files (``*.parquet``) and, under ``src/``, the CSV transcriptions.
 #: Inside the package, so an installed wheel has them (`plates dashboard`'s "Published numbers" page); a checkout's
@@ -247,14 +246,9 @@ def build_reference(src_dir: str | Path = SRC_DIR, out_dir: str | Path = REFEREN
     for stem in TABLES:
         table = to_arrow(read_table_csv(found[stem]))
         target = out_dir / f"{stem}.parquet"
-        fd, tmp = tempfile.mkstemp(prefix=f".{stem}.", suffix=".tmp", dir=out_dir)
-        os.close(fd)
-        try:
-            pq.write_table(table, tmp)
-            os.replace(tmp, target)
-        finally:
-            if os.path.exists(tmp):
-                os.unlink(tmp)
+        sink = pa.BufferOutputStream()
+        pq.write_table(table, sink)
+        write_atomic(sink.getvalue().to_pybytes(), target)  # whole or not at all, fsynced
         written.append(target)
     return written
 

@@ -90,6 +90,16 @@ COLUMNS: dict[str, tuple[pa.DataType, str]] = {
                              "'lmms-eval'); null for rows plates asked itself"),
     "harness_correct": (pa.bool_(), "the harness's own verdict on the reply, beside ours (`correct`); null when "
                                     "the harness gave none or the row was not imported"),
+    # the image as the model saw it (plates.models.views): null when the run named no view
+    "view_family": (pa.string(), "the view family whose image processing the row records (plates.models.views, "
+                                 "e.g. 'qwen2-vl', 'openai-high'); null: no view named or known"),
+    "view_seen_width": (pa.int32(), "width in px of the image content the model saw at its finest scale"),
+    "view_seen_height": (pa.int32(), "height in px of the image content the model saw at its finest scale"),
+    "view_tiles": (pa.int32(), "images the vision encoder received (tiles, a global image included)"),
+    "view_cropped_fraction": (pa.float64(), "share 0-1 of the sent image's area that no view shows (a crop)"),
+    "view_figure_cut": (pa.bool_(), "some of the figure (a plate's text) fell outside every view; null: no figure"),
+    "view_delta_e_p05": (pa.float64(), "5th percentile CIEDE2000 between figure and ground pixels of the view"),
+    "view_delta_e_median": (pa.float64(), "median CIEDE2000 between figure and ground pixels of the view"),
 }
 
 #: What ``rules_version`` reads as for rows written before rows recorded it (a file without the column).
@@ -100,6 +110,8 @@ ABSENT_DEFAULTS: dict[str, Any] = {"rules_version": UNVERSIONED}
 #: The ΔE2000 columns a stimulus's measurement fills (`plates.stimuli.ishihara.measure.DrawnDeltaE.columns`).
 MEASURED_COLUMNS: tuple[str, ...] = ("delta_e_target", "delta_e_drawn_min", "delta_e_drawn_p05",
                                      "delta_e_drawn_median", "delta_e_drawn_p95")
+#: The columns a view fills (`plates.models.views.measure.measure_view`); null in files written before them.
+VIEW_COLUMNS: tuple[str, ...] = tuple(name for name in COLUMNS if name.startswith("view_"))
 
 SCHEMA: pa.Schema = pa.schema([pa.field(name, typ) for name, (typ, _) in COLUMNS.items()])
 
@@ -118,8 +130,27 @@ DICTIONARY = pa.dictionary(pa.int32(), pa.string())  # how a categorical column 
 def rows_to_table(rows: Iterable[Mapping[str, Any]]) -> pa.Table:
     """Rows (mappings column -> value) as a pyarrow Table in ``SCHEMA``.
 
-    A column a row leaves out is null. A key that is not a results column raises ``ValueError`` naming it (a
-    typo would otherwise be dropped silently), as does a value of the wrong type (naming the column).
+    Parameters
+    ----------
+    rows : iterable of mapping
+        Column name -> value; a column a row leaves out is null.
+
+    Returns
+    -------
+    pyarrow.Table
+        Every ``SCHEMA`` column, in its order and types.
+
+    Raises
+    ------
+    ValueError
+        A key that is not a results column (a typo would otherwise be dropped silently), or a value of the
+        wrong type; the message names the column.
+
+    Examples
+    --------
+    >>> table = rows_to_table([{"row_key": "k1", "model": "m", "correct": True}])
+    >>> table.num_rows, table.column("correct").to_pylist(), table.column("reply").to_pylist()
+    (1, [True], [None])
     """
     rows = list(rows)
     unknown = sorted({key for row in rows for key in row} - COLUMNS.keys())

@@ -24,6 +24,8 @@ def rules_versions(rows: Any, where: str = "", params: Mapping[str, Any] | None 
     ``UNVERSIONED``) or of opened `plates.results.query.Results` (``where``: a DuckDB ``WHERE ...`` clause
     with its named ``params``, e.g. a dashboard view's filters).
 
+    Examples
+    --------
     >>> rules_versions(pd.DataFrame({"rules_version": [1, 1, None]}))
     {0: 1, 1: 2}
     """

@@ -28,10 +28,39 @@ from plates.storage import Store, open_store
 
 
 def write_part(table: pa.Table, path: str | Path, store: Store | None = None) -> Path | str:
-    """Write ``table`` as the Parquet part ``path`` so that a reader (or a crash) sees either no part or the
-    whole part (`plates.storage.Store.commit`); ``store``: the store ``path`` is relative to (default: ``path``
-    is a local file). Temporary files start with '.' so ``load_results`` never reads them. Returns the part's
-    path (a local Path, or the path in the object store)."""
+    """Write a table as one Parquet part that a reader (or a crash) sees whole or not at all.
+
+    Temporary files start with '.' so ``load_results`` never reads them (`plates.storage.Store.commit`).
+
+    Parameters
+    ----------
+    table : pyarrow.Table
+        Rows in the results schema (`plates.results.schema.rows_to_table`).
+    path : str or pathlib.Path
+        The part's path: a local file, or a path relative to ``store``.
+    store : plates.storage.Store, optional
+        The store ``path`` is relative to (a local folder or ``s3://``); default: ``path`` is a local file.
+
+    Returns
+    -------
+    pathlib.Path or str
+        The part's path (a local Path, or the path in the object store).
+
+    Raises
+    ------
+    plates.faults.EnvironmentFailure
+        A full, read-only or failing disk (the machine's fault, not the input's).
+
+    Examples
+    --------
+    >>> import tempfile
+    >>> from plates.results import load_results, rows_to_table
+    >>> folder = Path(tempfile.mkdtemp())
+    >>> part = write_part(rows_to_table([{"row_key": "k1", "model": "m", "correct": True}]), folder / "a.parquet")
+    >>> load_results(folder).frame[["row_key", "correct"]]
+      row_key  correct
+    0      k1     True
+    """
     buffer = pa.BufferOutputStream()
     pq.write_table(table, buffer, compression="snappy")
     if store is None:

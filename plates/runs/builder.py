@@ -21,6 +21,8 @@ import numpy as np
 from plates.colour import delta_e2000
 from plates.datasets import PRESETS
 from plates.models.base import Query
+from plates.models.views import family_of_model
+from plates.models.views.measure import measure_view, plate_regions
 from plates.runs.experiment import Experiment, ModelSpec
 from plates.runs.images import RunImages
 from plates.runs.plan import Unit, eligible
@@ -28,6 +30,9 @@ from plates.runs.rows import Asked
 from plates.stimuli import render
 from plates.tasks import Question, task_of
 from plates.tasks.prompts import query_for
+
+#: Measured views kept per builder (an item's prompts, models and conditions ask the same one in a row).
+VIEW_CACHE = 4096
 
 
 def _examples(exp: Experiment, items: Sequence[Any], pool: Sequence[int], index: int, k: int) -> list[int]:
@@ -54,6 +59,7 @@ class Builder:
         self._spec_json: dict[int, str] = {}
         self._pools: dict[tuple[str, str], list[int]] = {}
         self._pooled: set[str] = set()
+        self._views: dict[tuple, dict[str, Any]] = {}
 
     def pool(self, variant: str, colour_set: str) -> list[int]:
         """Items of one colour set a question about ``variant`` may use as few-shot examples."""
@@ -94,6 +100,25 @@ class Builder:
                 drawn = (self.images.plates.get(index) or render(item.spec)).stats.delta_e_drawn
                 self._drawn[index] = {} if drawn is None else drawn.columns()
         return self._drawn[index]
+
+    def view(self, unit: Unit, m: ModelSpec, image: Any) -> dict[str, Any]:
+        """The view columns of the unit's image as ``m``'s family sees it (`plates.models.views.measure`): the
+        model's ``view``, else a local model's own family (`family_of_model`); empty when neither. Ishihara
+        items are measured with their figure and ground (`plate_regions`); other families get the geometry."""
+        family = m.view or (family_of_model(m.model) if m.backend == "hf" else None)
+        if family is None:
+            return {}
+        key = (unit.item, unit.variant, unit.condition, family)
+        if key not in self._views:
+            if len(self._views) >= VIEW_CACHE:  # bounded: a unit's prompts and models reuse it, then it is done
+                self._views.clear()
+            item = self.items[unit.item]
+            regions = None
+            if item.family == "ishihara" and unit.variant == "standard":
+                plate = self.images.plates.get(unit.item) or render(item.spec)
+                regions = plate_regions(plate)
+            self._views[key] = measure_view(image, family, regions, seed=int(getattr(item.spec, "seed", 0)))
+        return self._views[key]
 
     def question(self, unit: Unit, *, images: bool = True,
                  png: bool = False) -> tuple[Question, tuple[tuple[Any, Question], ...]]:
@@ -142,6 +167,7 @@ class Builder:
             font=str(getattr(item.spec, "font", "")) or None, size=int(image.size[0]), grayscale=cond.grayscale,
             hue_shift=cond.hue_shift, cvd=cond.cvd, cvd_severity=cond.cvd_severity, shots=unit.shots,
             text_only=cond.text_only, protocol=self.exp.protocol, measured=self.drawn(unit.item),
+            view=self.view(unit, m, image),
         )
         return query, asked
 

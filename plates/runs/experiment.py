@@ -31,8 +31,10 @@ A TOML experiment (see ``examples/cbe-smoke.toml``)::
     api_key_env = "OPENAI_API_KEY"  # the NAME of the variable holding the key; false for keyless local servers
     concurrency = 8
     timeout = 60
+    view = "openai-high"          # optional: rows record the image as this family sees it (plates.models.views)
 
-Any other key of a ``[[models]]`` table is passed to the backend's constructor (``plates.models``). A
+A local (hf) model whose id `plates.models.views.family_of_model` knows records its family's view unless
+``view`` names another. Any other key of a ``[[models]]`` table is passed to the backend's constructor (``plates.models``). A
 ``protocol`` fills each model's sampling keys as that paper reports them (`plates.runs.protocols`); keys the
 table writes itself win. The protocol's name joins the run id.
 
@@ -60,12 +62,21 @@ from plates.conditions import Condition
 from plates.datasets import PRESETS
 from plates.datasets.family_presets import FAMILY_PRESETS, unknown_preset
 from plates.models import BACKENDS, DEFAULT_MODELS, backend_class
+from plates.models.views import FAMILIES
 from plates.runs.protocols import get_protocol, model_settings
 from plates.stimuli import ENGINE_VERSION, STIMULI
 from plates.storage import is_url
 from plates.tasks.prompts import PROMPTS, PromptTemplate, get_prompt, load_prompt_file
 from plates.toml_files import read_toml
-from plates.validation import check_choice, check_int, check_keys, check_list, check_number, check_size
+from plates.validation import (
+    check_choice,
+    check_int,
+    check_keys,
+    check_list,
+    check_number,
+    check_size,
+    lookup,
+)
 
 BACKEND_KINDS = tuple(BACKENDS)
 #: Every variant some stimulus family offers (a condition may ask for one; items of a family without it fail
@@ -75,7 +86,7 @@ TOP_KEYS = ("name", "seed", "shots", "prompts", "prompt_files", "out", "dataset"
 DATASET_KEYS = ("source", "limit", "sample", "sample_seed")
 CONDITION_KEYS = ("sizes", "grayscale", "hue_shifts", "cvd", "variants", "text_only")
 #: Keys every [[models]] table takes; the rest are the backend constructor's own options.
-MODEL_KEYS = ("backend", "model", "max_tokens", "temperature")
+MODEL_KEYS = ("backend", "model", "max_tokens", "temperature", "view")
 #: Model options that change how a run goes, not what it answers: left out of the run id.
 OPERATIONAL_MODEL_KEYS = ("base_url", "api_key_env", "concurrency", "timeout", "max_attempts", "batch_size",
                           "device", "dtype", "fail_after", "backoff_base", "backoff_max", "max_retry_after",
@@ -125,6 +136,7 @@ class ModelSpec:
     max_tokens: int = 512
     temperature: float = 0.0
     options: dict[str, Any] = field(default_factory=dict)  # constructor options (base_url, concurrency, ...)
+    view: str | None = None  # a plates.models.views family whose view of each image the rows record
 
     @property
     def concurrency(self) -> int:
@@ -161,6 +173,8 @@ class Experiment:
             opts = {k: v for k, v in sorted(m.options.items()) if k not in OPERATIONAL_MODEL_KEYS}
             models.append({"backend": m.backend, "model": m.model, "max_tokens": m.max_tokens,
                            "temperature": m.temperature, "options": opts})
+            if m.view is not None:  # only then: runs without a view keep their ids
+                models[-1]["view"] = m.view
         identity = {"dataset": self.dataset, "models": models, "prompts": list(self.prompts),
                     "conditions": [c.key() for c in self.conditions], "shots": list(self.shots),
                     "seed": self.seed, "engine": ENGINE_VERSION}
@@ -276,7 +290,10 @@ def parse_model(where: str, table: Any) -> ModelSpec:
                              "OPENAI_API_KEY) or false for a server that needs no key")
     max_tokens = check_int(f"{where}.max_tokens", table.get("max_tokens", 512), 1, 1_000_000)
     temperature = check_number(f"{where}.temperature", table.get("temperature", 0.0), 0.0, 2.0)
-    return ModelSpec(backend, model, max_tokens, temperature, opts)
+    view = table.get("view")
+    if view is not None:
+        lookup(FAMILIES, view, f"{where}.view")
+    return ModelSpec(backend, model, max_tokens, temperature, opts, view)
 
 
 def _backend_options(kind: str) -> tuple[str, ...] | None:
@@ -421,13 +438,15 @@ def quick_experiment(*, dataset: str, prompt: str, backend: str, model: str, out
                      protocol: str | None = None, sample: int | None = None,
                      sample_seed: int | None = None, sampling_fields: str | None = None,
                      grayscale: tuple[bool, ...] = (), hue_shifts: tuple[float, ...] = (),
-                     cvd: tuple[str, ...] = ()) -> Experiment:
+                     cvd: tuple[str, ...] = (), view: str | None = None) -> Experiment:
     """The experiment of ``plates run --dataset ... --prompt ... --backend ... --model ...`` (one model, one
     prompt). ``sampling_fields``: the openai backend's (plates.models.decoding). ``size`` (one or several px),
     ``grayscale`` (e.g. ``(False, True)``: ColorBench §3.2's pair), ``hue_shifts`` (degrees, ColorBench §2.2)
     and ``cvd`` (views at full severity) fill ``[conditions]`` as a TOML file would, crossed; empty means the
     dataset's own image."""
     m: dict[str, Any] = {"backend": backend, "model": model}
+    if view is not None:
+        m["view"] = view
     if base_url is not None:
         m["base_url"] = base_url
     if sampling_fields is not None:

@@ -89,6 +89,8 @@ def actor_device(gpu_ids: Sequence[Any], visible: str | None, cuda: bool) -> str
     Ray left visible; "cpu" where torch sees none. RuntimeError when ``visible`` is not exactly ``gpu_ids``
     (the actor would compute on another actor's GPU).
 
+    Examples
+    --------
     >>> actor_device(["1"], "1", cuda=True), actor_device([1], "1", cuda=False)
     ('cuda:0', 'cpu')
     """

@@ -15,7 +15,7 @@ from typing import Any
 
 from plates import __version__
 from plates.models.base import Reply
-from plates.results.schema import MEASURED_COLUMNS
+from plates.results.schema import MEASURED_COLUMNS, VIEW_COLUMNS
 from plates.secrets import redact
 from plates.stimuli import ENGINE_VERSION
 from plates.tasks import Question, get_task
@@ -36,7 +36,8 @@ class Asked:
     ``spec_json`` the stimulus's tagged spec JSON (regenerates the image); ``family`` its stimulus family;
     ``text_only``: the image was replaced by a black one (ColorBench App. J); ``protocol``: the paper protocol
     of the sampling settings (`plates.runs.protocols`), None for ours; ``measured``: the ΔE2000 the stimulus
-    draws, as results columns (`plates.stimuli.ishihara.measure.DrawnDeltaE.columns`; empty for others).
+    draws, as results columns (`plates.stimuli.ishihara.measure.DrawnDeltaE.columns`; empty for others);
+    ``view``: the image as a model family sees it (`plates.models.views.measure.measure_view`; empty: none).
     """
 
     run_id: str
@@ -61,6 +62,7 @@ class Asked:
     text_only: bool = False
     protocol: str | None = None
     measured: Mapping[str, float | None] = field(default_factory=dict)
+    view: Mapping[str, Any] = field(default_factory=dict)
 
 
 def build_row(asked: Asked, reply: Reply, secrets: Sequence[str | None] = ()) -> dict[str, Any]:
@@ -86,6 +88,7 @@ def build_row(asked: Asked, reply: Reply, secrets: Sequence[str | None] = ()) ->
         "truth_json": json.dumps(dict(q.extra), sort_keys=True, default=str) if q.extra else None,
         "text_only": bool(asked.text_only), "protocol": asked.protocol,
         **{c: asked.measured.get(c) for c in MEASURED_COLUMNS},
+        **{c: asked.view.get(c) for c in VIEW_COLUMNS},
         "latency_s": float(reply.latency_s), "prompt_tokens": reply.prompt_tokens,
         "completion_tokens": reply.completion_tokens, "attempts": int(reply.attempts),
         "generation_json": redact(reply.settings_json, secrets), "model_revision": reply.revision,

@@ -108,19 +108,49 @@ def run_experiment(exp: Experiment, *, retry_errors: bool = False, progress: boo
                    flush_seconds: float = 1.0, flush_rows: int | None = None,
                    shard: Shard | None = None, executor: Executor | None = None,
                    take_over_lock: bool = False) -> RunSummary:
-    """Run (or continue) ``exp``; returns a :class:`RunSummary`.
+    """Run (or continue) an experiment: ask the rows not on disk yet and write them as Parquet parts.
 
-    Raises ``ValueError`` for bad input (unknown backend, missing key variable, a prompt that cannot ask about
-    an item) before anything is asked, ``plates.models.BackendFailing`` when a backend keeps failing the same
-    way, and ``plates.faults.EnvironmentFailure`` naming ``exp.out`` when the disk holding it is full or failing;
-    in each case the parts already written stay intact. ``items`` and ``make_backend`` replace the dataset
-    loader and the backend registry (for tests and callers that hold them already). A part is written every
-    ``flush_rows`` rows (default: the largest model concurrency, so each completed batch) or ``flush_seconds``.
-    ``shard``: ask only this shard's rows (see the module doc); the run id and row keys stay the unsharded run's.
-    ``executor``: who asks the rows still to do (default `ask_locally`: this process); e.g.
-    `plates.runs.ray_executor.RayExecutor`. Planning, resume, checks, the lock and compaction stay here.
-    The lock: flocks in a local ``out`` (`plates.runs.locks`), a lease object on an object store
-    (`plates.leases`); ``take_over_lock`` takes over an object-store lease a crashed run left (expired).
+    Planning, resume, checks, the lock and compaction stay in this process. The lock: flocks in a local
+    ``out`` (`plates.runs.locks`), a lease object on an object store (`plates.leases`).
+
+    Parameters
+    ----------
+    exp : Experiment
+        The experiment (`plates.runs.experiment`: a TOML file or quick-run flags).
+    retry_errors : bool, default False
+        Ask the error rows of earlier attempts again (readers keep the newest row per ``row_key``).
+    progress : bool, default True
+        A progress bar on stderr.
+    items : sequence, optional
+        The dataset's items, replacing the loader (for tests and callers that hold them already).
+    make_backend : callable, optional
+        Replaces the backend registry (`plates.models.make_backend`), likewise.
+    flush_seconds : float, default 1.0
+        A part is written at least this often ...
+    flush_rows : int, optional
+        ... and every this many rows (default: the largest model concurrency, so each completed batch).
+    shard : plates.shards.Shard, optional
+        Ask only this shard's rows (see the module doc); the run id and row keys stay the unsharded run's.
+    executor : optional
+        Who asks the rows still to do (default `ask_locally`: this process); e.g.
+        `plates.runs.ray_executor.RayExecutor`.
+    take_over_lock : bool, default False
+        Take over an object-store lease a crashed run left (expired).
+
+    Returns
+    -------
+    RunSummary
+
+    Raises
+    ------
+    ValueError
+        Bad input (unknown backend, missing key variable, a prompt that cannot ask about an item), before
+        anything is asked.
+    plates.models.BackendFailing
+        A backend keeps failing the same way.
+    plates.faults.EnvironmentFailure
+        The disk holding ``exp.out`` is full or failing (named). In each case the parts already written stay
+        intact.
     """
     t0 = time.monotonic()
     items = load_items(exp) if items is None else list(items)

@@ -41,12 +41,51 @@ def _registry() -> Mapping[str, Family]:
 
 
 def get_family(name: str) -> Family:
-    """The family called ``name``; ValueError listing the family names otherwise."""
+    """The family called ``name`` in `STIMULI`.
+
+    Parameters
+    ----------
+    name : str
+        A family name: "ishihara", "illusion", "scene" or "scene-recolour".
+
+    Returns
+    -------
+    Family
+
+    Raises
+    ------
+    ValueError
+        An unknown name, listing the family names.
+
+    Examples
+    --------
+    >>> get_family("illusion").spec_type.__name__
+    'IllusionSpec'
+    >>> get_family("plates")
+    Traceback (most recent call last):
+    ...
+    ValueError: stimulus family 'plates' is not known; allowed: ishihara, illusion, scene, scene-recolour
+    """
     return lookup(_registry(), name, "stimulus family")
 
 
 def family_of(spec: Any) -> Family:
-    """The family whose spec type ``spec`` is; ValueError naming the known spec types otherwise."""
+    """The family whose spec type ``spec`` is (exactly: a subclass is not a family's spec).
+
+    Parameters
+    ----------
+    spec : object
+        A family's spec (`plates.stimuli.ishihara.PlateSpec`, `plates.stimuli.illusions.IllusionSpec`, ...).
+
+    Returns
+    -------
+    Family
+
+    Raises
+    ------
+    ValueError
+        Any other object, naming the known spec types.
+    """
     for family in _registry().values():
         if type(spec) is family.spec_type:
             return family
@@ -55,8 +94,30 @@ def family_of(spec: Any) -> Family:
 
 
 def spec_from_json(text: str | bytes | Mapping[str, Any]) -> Any:
-    """The spec stored as tagged JSON (``{"family": ..., fields}``); untagged JSON is a plate spec (rows
-    written before families existed). Errors name the family or field that is wrong."""
+    """The spec stored as tagged JSON (``{"family": ..., fields}``, `tagged_json`).
+
+    Parameters
+    ----------
+    text : str, bytes or mapping
+        The JSON text, or its already-parsed object. Untagged JSON is a plate spec (rows written before
+        families existed).
+
+    Returns
+    -------
+    object
+        The family's frozen spec, validated.
+
+    Raises
+    ------
+    ValueError
+        Not a JSON object, an unknown family or a bad field (the message names it and what is allowed).
+
+    Examples
+    --------
+    >>> spec = spec_from_json('{"family": "illusion", "kind": "whites", "size": 128, "seed": 1}')
+    >>> type(spec).__name__, spec.kind, spec.size
+    ('IllusionSpec', 'whites', 128)
+    """
     data = json.loads(text) if isinstance(text, str | bytes) else dict(text)
     if not isinstance(data, dict):
         raise ValueError(f"spec JSON {text!r:.80} is not an object; allowed: a JSON object with a 'family' key")
@@ -65,5 +126,22 @@ def spec_from_json(text: str | bytes | Mapping[str, Any]) -> Any:
 
 
 def render(spec: Any) -> Any:
-    """Render any family's spec (`family_of(spec).render`): a Stimulus (image, masks, truth, stats)."""
+    """Render any family's spec (`family_of(spec).render`): a pure function of the spec.
+
+    Parameters
+    ----------
+    spec : object
+        A family's spec.
+
+    Returns
+    -------
+    object
+        The family's stimulus: a `plates.stimuli.base.Stimulus` (image as PIL RGB, sRGB 0-255; masks; truth;
+        stats), or a `plates.stimuli.ishihara.Plate` for a plate spec.
+
+    Raises
+    ------
+    ValueError
+        ``spec`` is not a family's spec (`family_of`).
+    """
     return family_of(spec).render(spec)

@@ -125,7 +125,30 @@ class Family:
 
 
 def tagged_json(family: str, fields: Mapping[str, Any]) -> str:
-    """Compact JSON of ``fields`` with ``{"family": family}`` added, keys sorted: equal specs, equal strings."""
+    """Compact JSON of a spec's fields with its family tag: equal specs, equal strings.
+
+    Parameters
+    ----------
+    family : str
+        The family's name, stored under ``"family"``.
+    fields : mapping
+        JSON-able field values (`SpecBase.to_dict`).
+
+    Returns
+    -------
+    str
+        Compact JSON, keys sorted.
+
+    Raises
+    ------
+    ValueError
+        A field called ``"family"``.
+
+    Examples
+    --------
+    >>> tagged_json("illusion", {"size": 128, "kind": "whites"})
+    '{"family":"illusion","kind":"whites","size":128}'
+    """
     if FAMILY_KEY in fields:
         raise ValueError(f"a spec field may not be called {FAMILY_KEY!r} (it tags the family)")
     return json.dumps({FAMILY_KEY: family, **fields}, sort_keys=True, separators=(",", ":"))

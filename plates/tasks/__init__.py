@@ -39,8 +39,29 @@ TASKS: Mapping[str, Task] = MappingProxyType({t.name: t for t in (*PLATE_TASKS, 
 
 
 def get_task(name: str) -> Task:
-    """The task called ``name``; ValueError listing the task names otherwise. Reads the module's `TASKS` at
-    call time, so a caller (a test) that swaps the mapping sees its own entries."""
+    """The task called ``name`` in `TASKS`.
+
+    Reads the module's `TASKS` at call time, so a caller (a test) that swaps the mapping sees its own entries.
+
+    Parameters
+    ----------
+    name : str
+        A task name (`plates prompts` lists each prompt's task).
+
+    Returns
+    -------
+    Task
+
+    Raises
+    ------
+    ValueError
+        An unknown name, listing the task names.
+
+    Examples
+    --------
+    >>> get_task("cbe-open").name
+    'cbe-open'
+    """
     return lookup(globals()["TASKS"], name, "task")
 
 

@@ -85,6 +85,8 @@ def pixel_reply(question: Question) -> str | None:
     Whatever framing a question asks in (RCID's "as a human would perceive it"), this is the pixels' answer:
     a ceiling on pixel truth and the zero of every "fooled like people" measure, not a model.
 
+    Examples
+    --------
     >>> pixel_reply(Question("rcid-human", "mc", "?", expected="I", options={"I": "L", "II": "R", "III": "="},
     ...     extra={"pixel_answer": "same", "meanings": {"I": "A darker", "II": "B darker", "III": "same"}}))
     'III'

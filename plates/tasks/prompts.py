@@ -2,20 +2,20 @@
 
 Built-in templates (``plates prompts`` lists them):
 
-========================  =====  ===================  ========  ==========================================
-name                      kind   label space          variant   source
-========================  =====  ===================  ========  ==========================================
-``cbe-open``              open   cbe (0-99)           standard  ColorBlindnessEval App. F (open prompt)
-``cbe-open-clear``        open   cbe                  clear     ColorBlindnessEval §3.1 "Open-clear", App. F
-``cbe-yn-correct``        yesno  cbe                  standard  ColorBlindnessEval App. F, §3.1 Y*/N
-``cbe-yn-incorrect``      yesno  cbe                  standard  ColorBlindnessEval App. F, §3.1 Y/N*
-``huemanity-numeric``     open   huemanity-numeric    standard  HueManity §4 "Number Recognition Prompt"
-``huemanity-alnum``       open   huemanity-alnum      standard  HueManity §4 "Text Recognition Prompt"
-``colorbench-mc``         mc     cbe                  standard  ColorBench App. F "Instruction Prompt"
-``colorbench-mc-cot``     mc     cbe                  standard  ColorBench App. F "CoT Instruction Prompt"
-``plain-open``            open   any                  standard  not from a paper: any text label
-``plain-yn``              yesno  any                  standard  not from a paper: any text label
-========================  =====  ===================  ========  ==========================================
+    ========================  =====  ===================  ========  ==========================================
+    name                      kind   label space          variant   source
+    ========================  =====  ===================  ========  ==========================================
+    ``cbe-open``              open   cbe (0-99)           standard  ColorBlindnessEval App. F (open prompt)
+    ``cbe-open-clear``        open   cbe                  clear     ColorBlindnessEval §3.1 "Open-clear", App. F
+    ``cbe-yn-correct``        yesno  cbe                  standard  ColorBlindnessEval App. F, §3.1 Y*/N
+    ``cbe-yn-incorrect``      yesno  cbe                  standard  ColorBlindnessEval App. F, §3.1 Y/N*
+    ``huemanity-numeric``     open   huemanity-numeric    standard  HueManity §4 "Number Recognition Prompt"
+    ``huemanity-alnum``       open   huemanity-alnum      standard  HueManity §4 "Text Recognition Prompt"
+    ``colorbench-mc``         mc     cbe                  standard  ColorBench App. F "Instruction Prompt"
+    ``colorbench-mc-cot``     mc     cbe                  standard  ColorBench App. F "CoT Instruction Prompt"
+    ``plain-open``            open   any                  standard  not from a paper: any text label
+    ``plain-yn``              yesno  any                  standard  not from a paper: any text label
+    ========================  =====  ===================  ========  ==========================================
 
 ColorBlindnessEval's Appendix F swaps its two prompt labels: the text printed under "Yes/No (Y/N) Prompts" is
 the open question and vice versa. We attach each text to the question it actually asks: the yes/no prompt is
@@ -282,6 +282,8 @@ PAPERS: tuple[str, ...] = ("ColorBlindnessEval", "HueManity", "ColorBench", "Ill
 def paper_of(template: PromptTemplate) -> str | None:
     """The paper (`PAPERS`) a template's ``source`` names first, or None for prompts of our own.
 
+    Examples
+    --------
     >>> paper_of(PROMPTS["cbe-open"]), paper_of(PROMPTS["plain-open"])
     ('ColorBlindnessEval', None)
     """

@@ -480,3 +480,19 @@ def test_a_megabyte_reply_is_read_as_head_and_tail_and_the_row_says_so(tmp_path)
     assert done.returncode == 0, done.stderr
     row = load_results(tmp_path).frame.iloc[0]
     assert row["reply"] == reply and bool(row["reply_truncated"]) and row["parsed"] == "12"
+
+
+def test_view_flag_names_the_view_every_row_records(tmp_path, capsys):
+    from plates.datasets import generate
+
+    generate("huemanity-numeric", tmp_path / "data", limit=2, size=96, workers=1, progress=False)
+    toml = tmp_path / "exp.toml"
+    toml.write_text(f'dataset = {{ source = "{tmp_path / "data"}" }}\nprompts = ["huemanity-numeric"]\n'
+                    f'out = "{tmp_path / "out"}"\n[[models]]\nbackend = "baseline"\nview = "gemma-3"\n')
+    assert main(["run", str(toml), "--no-progress"]) == 0
+    assert set(load_results(tmp_path / "out").frame["view_family"]) == {"gemma-3"}
+    assert main(["run", str(toml), "--view", "openai-low", "--out", str(tmp_path / "o2"), "--no-progress"]) == 0
+    rows = load_results(tmp_path / "o2").frame
+    assert set(rows["view_family"]) == {"openai-low"} and set(rows["view_seen_width"]) == {96}
+    assert main(["run", str(toml), "--view", "gpt-9", "--no-progress"]) == 2
+    assert "--view 'gpt-9' is not known; allowed: llava-1.5" in capsys.readouterr().err

@@ -129,3 +129,32 @@ def test_the_grayscale_page_pairs_once_per_view_whatever_condition_is_drawn(tmp_
     fresh = pages.grayscale(dashboard.View(dashboard.open_results(tmp_path)), condition=conditions[0])
     assert len(scans) == 2 and fresh.figure.to_json() == chosen.figure.to_json()
     assert set(default.table["pairs"]) == {8}
+
+
+def test_resolution_by_pixels_seen_and_delta_e_after_the_view(tmp_path):
+    """Rows with a view plot against the pixels seen; a part written before the view columns existed still
+    loads (its rows have no view and stay off that chart)."""
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    from plates.results.schema import COLUMNS, VIEW_COLUMNS
+    from tests.support.dashboard_rows import typed
+
+    viewed = rows(8, model="vlm-v", size=[300] * 4 + [900] * 4, correct=[True, True, False, False] + [True] * 4,
+                  view_family="llava-1.5", view_seen_width=336, view_seen_height=336, view_tiles=1,
+                  view_cropped_fraction=0.0, view_figure_cut=False,
+                  view_delta_e_median=[10.0, 10.0, 10.0, 10.0, 20.0, 20.0, 20.0, 20.0])
+    write_part(tmp_path / "new" / "part-0.parquet", viewed)
+    old = typed(rows(4, model="vlm-old", size=300, correct=True)).drop(columns=list(VIEW_COLUMNS))
+    schema = pa.schema([pa.field(n, t) for n, (t, _) in COLUMNS.items() if n not in VIEW_COLUMNS])
+    (tmp_path / "old").mkdir()
+    pq.write_table(pa.Table.from_pandas(old, schema=schema, preserve_index=False), tmp_path / "old" / "part-0.parquet")
+    view = dashboard.View(dashboard.open_results(tmp_path))
+    page = pages.resolution(view, x="seen")
+    assert [t.name for t in page.figure.data] == ["vlm-v · llava-1.5"]
+    assert list(page.table["seen_pixels"]) == [112896, 112896] and list(page.table["accuracy"]) == [0.5, 1.0]
+    assert len(pages.resolution(view).figure.data) >= 2  # the size sent, as before, for both models
+    levels = pages.plate_levels(view, "view_delta_e_median")
+    assert sorted(levels["level"].unique()) == [10.0, 20.0] and set(levels["model"]) == {"vlm-v"}
+    with pytest.raises(ValueError, match="allowed: size, seen"):
+        pages.resolution(view, x="tiles")

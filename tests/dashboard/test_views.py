@@ -299,3 +299,13 @@ def test_export_holds_the_filtered_rows_and_parquet_reads_back_as_results(two_ru
     with pytest.raises(ValueError, match="allowed"):
         views.export_bytes(table, "xlsx")
     assert views.export_name("csv", views.Filters(model=("b",))) == "plates-results-model=b.csv"
+
+
+def test_drilldown_flags_a_plate_cut_by_the_crop():
+    from plates.dashboard.views import drilldown_text
+
+    row = dict(model="m", prompt_name="p", target="12", expected="12", correct=True, view_family="llava-1.5",
+               view_figure_cut=True, view_cropped_fraction=0.42)
+    assert "figure cut by the crop**: llava-1.5 cut away 42% of the image" in drilldown_text(row)[0]
+    assert "cut" not in drilldown_text({**row, "view_figure_cut": False})[0]
+    assert "cut" not in drilldown_text({**row, "view_figure_cut": None})[0]

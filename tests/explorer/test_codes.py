@@ -1,21 +1,14 @@
-"""The link codes (plates.explorer.codes) and the doctests of the explorer's comparison and sharing modules:
-a golden value in the docs is a test a reader can see."""
+"""The link codes (plates.explorer.codes); their doctests, and every other module's, run in
+tests/test_doctests.py."""
 
 from __future__ import annotations
 
 import base64
-import doctest
 import zlib
 
 import pytest
 
-from plates.explorer import codes, compare, share
-
-
-@pytest.mark.parametrize("module", [codes, compare, share])
-def test_the_doctests_hold(module):
-    failed, tried = doctest.testmod(module, optionflags=doctest.ELLIPSIS)
-    assert tried > 0 and failed == 0
+from plates.explorer import codes
 
 
 def test_a_code_round_trips_and_a_bomb_stops_at_the_cap():

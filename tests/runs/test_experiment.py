@@ -228,7 +228,7 @@ def test_built_in_prompts_keep_their_run_ids_until_the_pixels_change(monkeypatch
 
 
 def test_unknown_model_key_lists_each_allowed_key_once_and_never_api_key():
-    with pytest.raises(ValueError, match=r"allowed: backend, model, max_tokens, temperature, base_url") as info:
+    with pytest.raises(ValueError, match=r"allowed: backend, model, max_tokens, temperature, view, base_url") as info:
         parse_experiment(_data(models=[{"backend": "openai", "model": "m", "bogus": 1}]))
     allowed = str(info.value).split("allowed: ", 1)[1].split(", ")
     assert len(allowed) == len(set(allowed)) and "api_key" not in allowed  # a key never goes in the file

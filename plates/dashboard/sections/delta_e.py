@@ -17,12 +17,13 @@ def controls(view) -> dict:
     left, right = st.columns(2)
     options["x"] = left.radio(
         "ΔE2000",
-        ["delta_e", "delta_e_drawn_median"],
+        ["delta_e", "delta_e_drawn_median", "view_delta_e_median"],
         key="delta_e_x",
         horizontal=True,
         format_func={
             "delta_e": "nominal (palette, before jitter)",
             "delta_e_drawn_median": "as drawn (median over dot pairs)",
+            "view_delta_e_median": "after the model's view (median over pixel pairs)",
         }.get,
     )
     options["bins"] = right.slider("ΔE2000 bins", min_value=2, max_value=20, value=8, key="delta_e_bins")

@@ -119,10 +119,30 @@ def _targets_variant(px: np.ndarray, masks: dict) -> Callable[[], Image.Image]:
 
 
 def render(spec: IllusionSpec) -> Stimulus:
-    """Draw ``spec`` and measure it. Returns a `plates.stimuli.base.Stimulus`: ``image`` PIL RGB (sRGB 0-255);
-    ``masks`` {"A", "B"}: read-only bool (H, W), exactly the target pixels; ``truth`` and ``stats`` JSON-able
-    dicts (keys in the module docstring); variant "targets": A magenta, B cyan on the dimmed
-    scene."""
+    """Draw an illusion and measure it: a pure function of the spec.
+
+    Parameters
+    ----------
+    spec : IllusionSpec
+
+    Returns
+    -------
+    plates.stimuli.base.Stimulus
+        ``image`` PIL RGB (sRGB 0-255); ``masks`` {"A", "B"}: read-only bool (H, W), exactly the target
+        pixels; ``truth`` and ``stats`` JSON-able dicts (keys in the module docstring); variant "targets":
+        A magenta, B cyan on the dimmed scene.
+
+    References
+    ----------
+    Each kind's source is in `plates.stimuli.illusions.kinds.ILLUSION_TYPES` (RCID §3.1; Chevreul 1839;
+    White 1979; ...).
+
+    Examples
+    --------
+    >>> stimulus = render(IllusionSpec(kind="simultaneous-contrast", size=128, seed=0))
+    >>> stimulus.truth["mean_srgb"], stimulus.truth["perceived_lighter"]  # equal greys; A looks lighter
+    ({'A': [132.0, 132.0, 132.0], 'B': [132.0, 132.0, 132.0]}, 'A')
+    """
     if not isinstance(spec, IllusionSpec):
         raise ValueError(f"render needs an IllusionSpec, got {type(spec).__name__}")
     a_rgb, b_rgb = spec.target_srgb

@@ -72,31 +72,8 @@ def _lab(name: str, value) -> Lab:
 class IllusionSpec(SpecBase):
     """One procedurally drawn colour illusion (a kind of `ILLUSION_TYPES`). Colours: CIELAB (D65, 2°).
 
-    Fields:
-        kind: one of `ILLUSION_TYPES` (rcid-contrast, rcid-stripe, rcid-filter, simultaneous-contrast, ...).
-        size: image width = height in px, 64-2048.
-        seed: 0 <= seed < 2**63; seeds numpy PCG64 streams (positions, edge noise, scene layout). Kinds whose
-            `IllusionType.random` is False ignore it.
-        strength: inducer strength 0-1 (each kind's ``strength`` text says what it controls; 0 is always a
-            control with equal inducer contexts that keeps the targets findable, 1 the inducers as given;
-            where the limit toward 0 would be featureless, checker-shadow, cornsweet, chevreul and
-            neon-spreading, 0 draws the scene's geometry with A's context copied to B).
-        delta_e: signed CIEDE2000 between the drawn targets A and B: 0 = identical target pixels; positive = A
-            physically lighter (L*(A) > L*(B)), negative = A darker. |delta_e| <= 100; met within 0.5 on the
-            8-bit pixels (`plates.stimuli.illusions.colours.target_pair`) or refused with the reachable range.
-        target: the targets' base colour (CIELAB); None = the kind's default. A and B move apart from it along
-            L* by the difference.
-        inducers: the kind's inducer colours (CIELAB), as many as its ``inducers`` names; None = defaults.
-        layout: "left-right" (A left, B right) or "up-down" (A top, B bottom).
-        swap: False draws the first inducer context around A; True mirrors the scene so A and B trade contexts
-            (A stays left or top): together with ``delta_e`` signs this balances which answer is right.
-        direction: stripe kinds only (rcid-stripe, whites, munker-white): "horizontal", "vertical" or
-            "diagonal" in the final image; None = the kind's default.
-        count: stripes, checks, steps or lattice lines, as the kind's ``count`` says; None = its default. For
-            stripes, the stripe width size / (2 * count) must be at least 1 px.
-        edge_noise: rcid-contrast (target outline roughness) and rcid-stripe (stripe bending) only: amplitude
-            as a fraction of ``size``, 0-0.05; None = the kind's default (0.01). Noise moves shapes, never
-            colours: targets stay flat and their masks follow the noisy outline.
+    Every field, its unit and its range are described on the documentation's illusions page
+    (docs/illusions.md, "The fields of an IllusionSpec").
     """
 
     FAMILY: ClassVar[str] = FAMILY_NAME

@@ -83,50 +83,9 @@ def _direction(value, delta_e: float | None) -> tuple[float, float, float]:
 class PlateSpec(SpecBase):
     """Everything that decides a plate's pixels. Colours: sRGB 0-255 (hex strings accepted, stored as tuples).
 
-    Fields:
-        text: the figure (any printable string; every character must exist in ``font``).
-        size: image width = height in px (64-4096). The plate disc fills the image.
-        font: a name of `plates.stimuli.ishihara.glyphs.FONTS` or a .ttf path.
-        palette: a name of `plates.stimuli.ishihara.palettes.PALETTES`, or None when both colour lists are given.
-        foreground, background: colour lists that replace the palette's (each optional when a palette is set).
-        delta_e: CIEDE2000 target, or None. When set, each background colour is replaced by the colour at this
-            ΔE2000 from the foreground reference (the CIELAB mean of the foreground colours, rounded to 8-bit),
-            on the CIELAB line towards that background colour (`plates.colour.background_at_delta_e`).
-        delta_e_direction: None (default: the palette's lines above), or a CIELAB direction (ΔL*, Δa*, Δb*),
-            stored as a unit vector rounded to 6 decimals: the background becomes ONE colour, at ``delta_e``
-            from the foreground reference along that direction (`plates.colour.colour_at_delta_e`); needs
-            ``delta_e``. Sweeps and staircases draw it per trial (`plates.stimuli.ishihara.directions`), so a
-            threshold describes ΔE2000 and not the one 8-bit colour a level happened to get. The papers fixed
-            the colours: ColorBlindnessEval App. D draws each plate from a colour set of its own, HueManity
-            Table 7 moves nothing (25 fixed pairs), so neither measured a threshold over directions.
-        seed: 0 <= seed < 2**63; seeds numpy PCG64 streams for packing, colour choice and jitter.
-        min_radius, max_radius, gap: dot radii and the least space between dots, px (None: the style's values
-            at 900 px scaled with size: dense 3, 15, 0.6 -- HueManity §3 used 4-15, which with our packer and a
-            visible gap gives only ~1,500 dots and ~69% coverage, so our smallest dots are a little smaller:
-            >= 2,000 dots, >= 72%; cbe 4.5, 27, 4.5; huemanity 4, 15, 0).
-        density: the dot coverage (dot area / disc area) at which the dense packing stops, 0.05-0.80 (default
-            0.75: pack until the disc is full, ~74% with the default radii); packing may saturate below it. The
-            Monte Carlo styles stop after their tries instead: leave it at 0.75 for them.
-        text_scale: font size as a fraction of ``size`` before shrinking to fit (HueManity: 550/900).
-        jitter_shift: each dot moves up to this fraction (0-1) of the way towards a colour of the other class
-            (HueManity: 0.3). jitter_rgb: each channel shifts by U(-j, j) sRGB 0-255 units (HueManity: 30).
-            jitter_lightness: the colour is scaled by e^U(-s, s), s in 0-1 (HueManity: ln 1.5), capped so no
-            channel clips (hue is kept) -- under jitter_rule "keep-hue".
-        allow_extremes: when False, jitter never moves a channel beyond 8-247 (unless the palette colour already
-            is), so no dot becomes pure white or black.
-        canvas: colour outside the disc and between dots.
-        style: how dots are packed and painted, a name of `plates.stimuli.ishihara.styles.STYLES`: "dense"
-            (default), "cbe" (ColorBlindnessEval App. E + IshiharaMC) or "huemanity" (HueManity's generator).
-        colour_roles: "paper-text" (default: the palette's foreground colours on the text) or "released-code"
-            (HueManity's released code: the palette's foreground -- Table 7's "Foreground" column -- outside the
-            text, its background on the text). The paper's text and its code disagree; the released dataset,
-            which its tables measured, follows the code.
-        jitter_rule: "keep-hue" (default) or "released-code" (HueManity's code: integer steps, lightness factor
-            drawn linearly, channels clip at 0 and 255): `plates.stimuli.ishihara.jitter`.
-        antialias: anti-aliased dots (True), hard-edged (False) or the style's default (None: only "huemanity"
-            is anti-aliased).
-        tries: Monte Carlo tries of the "cbe" (default 180,000) and "huemanity" (default 30,000) styles, within
-            the style's range; None for the style's default (and always None for "dense").
+    A frozen, validated spec (`plates.stimuli.base.SpecBase`): a bad value (a character the font lacks too) is a
+    ValueError at construction, naming it and what is allowed. Every field, its unit and its source are described on the documentation's plates page
+    (docs/plates.md, "The fields of a PlateSpec"); the papers' styles on the same page.
     """
 
     text: str
@@ -454,6 +413,26 @@ def render(spec: PlateSpec) -> Plate:
     the spec's style (`plates.stimuli.ishihara.styles`), pick each dot's colour from its class's list (class =
     is the centre on the text mask: ColorBlindnessEval Algorithm 1, HueManity §3; which palette colours go on
     the text: ``colour_roles``), jitter (``jitter_rule``), paint (anti-aliased or hard-edged).
+
+    Parameters
+    ----------
+    spec : PlateSpec
+
+    Returns
+    -------
+    Plate
+        The plate (PIL RGB, sRGB 0-255), its clear variant, its text mask (PIL L), its dots and `PlateStats`.
+
+    References
+    ----------
+    ColorBlindnessEval App. E, Algorithm 1; HueManity §3 (and its released generator, style "huemanity").
+
+    Examples
+    --------
+    >>> import hashlib
+    >>> plate = render(PlateSpec("12", size=128, seed=0))
+    >>> hashlib.sha256(plate.image.tobytes()).hexdigest()[:16], plate.stats.dot_count
+    ('5ba51e377e723849', 1270)
     """
     return render_on_mask(spec, text_mask(spec.text, spec.font, spec.size, spec.r_max, spec.text_scale))
 

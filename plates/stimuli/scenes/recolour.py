@@ -12,8 +12,8 @@ Scenes have exact masks, so here a strategy recolours exactly its pixels and not
   out by default: a neutral background has no hue to rotate (ColorBench's human filter drops such negligible
   edits, App. C); ``include_background=True`` lets it compete.
 
-Hue rotation is `plates.conditions.hue_shift`: HSV as in ColorBench (the default), or CIELAB a*b* rotation
-about L* (``space="cielab"``, keeps lightness and chroma; clipped to sRGB). The variant's truth is recomputed:
+Hue rotation is `plates.conditions.hue_shift`: HSV as in ColorBench (the default), or CIELAB ``a*b*`` rotation
+about ``L*`` (``space="cielab"``, keeps lightness and chroma; clipped to sRGB). The variant's truth is recomputed:
 a recoloured region's colour is the rotated colour (the same per-colour function as its pixels, so for flat
 shading exactly its pixel value), its palette name is the nearest palette colour's when within CIEDE2000
 ``NAME_TOLERANCE`` = 8 of it (a grey rotated in HSV stays "grey"; a red turned blue is "blue" only if it lands

@@ -88,7 +88,27 @@ def _regions(counts: np.ndarray, lay, colours: np.ndarray, names: tuple[str | No
 
 
 def render(spec: SceneSpec) -> Stimulus:
-    """Draw ``spec`` (see the module docstring for truth, masks and stats). Image: PIL RGB, sRGB 0-255."""
+    """Draw a scene: a pure function of the spec.
+
+    Parameters
+    ----------
+    spec : SceneSpec
+
+    Returns
+    -------
+    plates.stimuli.base.Stimulus
+        ``image`` PIL RGB (sRGB 0-255); masks, truth and stats as the module docstring lists them.
+
+    References
+    ----------
+    Liang et al., ColorBench, Table 7 (the tasks the truth answers).
+
+    Examples
+    --------
+    >>> scene = render(SceneSpec(seed=3, size=128, n_regions=4, n_colours=2))
+    >>> scene.truth["distinct_colours"], len(scene.truth["regions"])  # two object colours and the background
+    (3, 4)
+    """
     if not isinstance(spec, SceneSpec):
         raise ValueError(f"render needs a SceneSpec, got {type(spec).__name__}")
     streams = np.random.SeedSequence(spec.seed).spawn(3)  # the first two as before a third was spawned

@@ -32,38 +32,8 @@ MAX_REGIONS = 64
 class SceneSpec(SpecBase):
     """A synthetic colour scene. Validated on construction (ValueError naming the bad value and what is allowed).
 
-    Fields:
-        seed: 0 <= seed < 2**63; numpy PCG64 streams from ``SeedSequence(seed)``, one per stage.
-        size: image width = height in px (64-4096).
-        n_regions: number of objects (0-64). 0 draws a single-colour image (the background alone: the
-            single-colour patch of ColorBench's Colour Extraction).
-        n_colours: distinct object colours (1..n_regions, at most 32; 0 iff n_regions is 0). Every colour is
-            used by at least one object.
-        min_delta_e: the least CIEDE2000 between any two distinct colours of the scene, background included
-            (0.5-100). Refused when no set of that many colours reaches it (the bound is greedy farthest-point
-            sampling over a 16-level sRGB grid from the background, `colours.farthest_point_bound`) or, with a
-            palette, when no subset of the palette does.
-        spacing: "spread" (random colours, min_delta_e a floor: usually far apart) or "tight" (colours crowd
-            together, so the nearest pair sits near min_delta_e: the hard setting). Ignored with a palette.
-        area_ratio: largest / smallest object area before occlusion (1-100; exact when n_regions >= 2).
-        fill: total object area / image area before occlusion (0.01-0.6). Objects shrink together when they
-            do not fit; the render's stats give the fill achieved.
-        clutter: 0-1. 0: objects never touch (a gap of >= 2 px between their bounding discs); c > 0: bounding
-            discs of differently coloured objects may overlap until their centres are (1 - c) * (r1 + r2)
-            apart, later (smaller) objects occluding earlier ones. Objects of the same colour never touch at any
-            clutter, so a colour's objects stay separate blobs (Object Counting).
-        shapes: the shapes objects take (names of `plates.stimuli.scenes.shapes.SHAPES`; a string means one).
-            The first min(n_regions, len(shapes)) objects get distinct shapes; the rest draw with replacement.
-        shading: "flat" (every region one exact colour) or "soft" (each object's CIELAB L* steps through 13
-            levels from +12 on its lit side (top-left) to -12, its own colour exactly at the middle level;
-            truth keeps the unshaded colour: see `plates.stimuli.scenes.draw`) or "mottled" (camouflage: one
-            texture of CIELAB offsets in square cells over background and objects alike, each offset under
-            half the smallest distance between the scene's colours, so each pixel's nearest scene colour is
-            its region's; ColorBench's Colour Mimicry).
-        background: sRGB 0-255 colour, or None for a colour drawn with the others (then subject to
-            min_delta_e too; with a palette, a palette colour).
-        palette: a name of `SCENE_PALETTES` (colours then carry names: Colour Recognition, Object Counting,
-            Colour Proportion), or None for colours drawn from all of sRGB.
+    Every field, its unit and its range are described on the documentation's scenes page
+    (docs/scenes.md, "The fields of a SceneSpec").
     """
 
     FAMILY: ClassVar[str] = FAMILY

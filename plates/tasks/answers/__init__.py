@@ -1,18 +1,18 @@
 """One reader per answer kind, each with its policy written at the top of its module; every family's tasks use
 them (plates, ColorBench's Colour Blindness, scenes, illusions).
 
-=====================  ===================================================================================
-module                 reads
-=====================  ===================================================================================
-``text``               what all share: parse statuses, failure modes, the ``<think>`` stripper, the length
-                       cap, clean-up, the answer-phrase rule, self-corrections, evasions, the verdict
-``choice``             multiple choice, letters or Roman numerals (`read_choice`)
-``labels``             open answers: numbers, HueManity labels, any text (`read_number`, `read_label`,
-                       `read_text`)
-``yesno``              yes/no and true/false (`read_yes_no`)
-``colours``            colour values: the basic colour term named (`read_colour_name`), colour codes
-                       (RGB, HSV, HEX) as the choice reader matches them to options (`colour_code`)
-=====================  ===================================================================================
+    =====================  ===================================================================================
+    module                 reads
+    =====================  ===================================================================================
+    ``text``               what all share: parse statuses, failure modes, the ``<think>`` stripper, the length
+                           cap, clean-up, the answer-phrase rule, self-corrections, evasions, the verdict
+    ``choice``             multiple choice, letters or Roman numerals (`read_choice`)
+    ``labels``             open answers: numbers, HueManity labels, any text (`read_number`, `read_label`,
+                           `read_text`)
+    ``yesno``              yes/no and true/false (`read_yes_no`)
+    ``colours``            colour values: the basic colour term named (`read_colour_name`), colour codes
+                           (RGB, HSV, HEX) as the choice reader matches them to options (`colour_code`)
+    =====================  ===================================================================================
 
 Readers are pure functions over strings: bounded (a reply is read as at most ``MAX_REPLY_CHARS`` characters),
 linear in the reply's length, and they raise for no reply text, only for bad questions (ValueError naming what

@@ -85,14 +85,53 @@ def _norm(text: str) -> str:
 
 
 def alphabet_of(options: Mapping[str, str]) -> str:
-    """"roman" when the keys are the first Roman numerals (at least two: "I" alone is a letter), else "letters"."""
+    """The alphabet of an option set's keys.
+
+    Parameters
+    ----------
+    options : mapping of str to str
+        {key: text}.
+
+    Returns
+    -------
+    str
+        "roman" when the keys are the first Roman numerals (at least two: "I" alone is a letter), else
+        "letters".
+
+    Examples
+    --------
+    >>> alphabet_of({"I": "Left is darker", "II": "Right is darker"}), alphabet_of({"I": "Red"})
+    ('roman', 'letters')
+    """
     keys = set(options)
     return "roman" if len(keys) >= 2 and keys == set(NUMERALS[: len(keys)]) else "letters"
 
 
 def check_options(options: Mapping[str, str]) -> dict[str, str]:
-    """``options`` ({key: text}) validated: keys single letters A-Z or the first Roman numerals, texts non-empty
-    and distinct. ValueError naming what is wrong and what is allowed otherwise."""
+    """An option set, validated.
+
+    Parameters
+    ----------
+    options : mapping of str to str
+        {key: text}: keys single letters A-Z or the first Roman numerals, texts non-empty and distinct.
+
+    Returns
+    -------
+    dict of str to str
+        The options as a plain dict, in their order.
+
+    Raises
+    ------
+    ValueError
+        Naming what is wrong and what is allowed.
+
+    Examples
+    --------
+    >>> check_options({"A": "Red", "B": "Red"})
+    Traceback (most recent call last):
+    ...
+    ValueError: options {'A': 'Red', 'B': 'Red'} repeat a text; allowed: distinct option texts
+    """
     return dict(_plan_of(options).options)
 
 
@@ -381,8 +420,43 @@ class _Reader:
 
 
 def read_choice(reply: str, options: Mapping[str, str], *, described: Described | None = None) -> Reading:
-    """The option key ``reply`` chooses among ``options`` ({key: text}, letters or Roman numerals); see the
-    module docstring. ``described``: a task's reading of claims in words (rule 9)."""
+    """The option key a reply chooses, under the policy of the module docstring.
+
+    Parameters
+    ----------
+    reply : str
+        The model's reply, as it came (bounded and cleaned here: `plates.tasks.answers.text.prepare`).
+    options : mapping of str to str
+        {key: text}, letters or Roman numerals (`check_options`).
+    described : callable, optional
+        A task's reading of claims in words (rule 9).
+
+    Returns
+    -------
+    Reading
+        ``answer`` is the option key when ``status`` is "ok"; else None with the status ("ambiguous", "unparsed",
+        "refusal"), the rule that decided and HueManity App. E's failure mode.
+
+    Raises
+    ------
+    ValueError
+        A reply that is not a str, or bad ``options``.
+
+    References
+    ----------
+    ColorBench App. F (letters); RCID §3.3 and IllusionBench+ App. A1 (Roman numerals); lmms-eval's
+    ``_task_utils/mcq_extract.py`` (explicit answer phrases).
+
+    Examples
+    --------
+    >>> options = {"A": "Red", "B": "Blue", "C": "Green"}
+    >>> read_choice("The answer is (B) Blue.", options).answer  # ColorBench's own extractor reads "e"
+    'B'
+    >>> read_choice("Blue", options).answer  # the option's text names it too
+    'B'
+    >>> read_choice("A or B", options).status  # conflicting bare options: abstain
+    'ambiguous'
+    """
     reader = _Reader(_plan_of(options), described)
     prepared = prepare(reply)
     text = clean(prepared.text)

@@ -72,6 +72,8 @@ def colour_code(text: str) -> tuple[str, ...] | None:
     """The colour value ``text`` is as a whole (an option's text, or a reply that is only a code): ("triple", r,
     g, b) / ("hsv", h, s, v) as digit strings, ("hex", "1A2B3C"), or None (module docstring).
 
+    Examples
+    --------
     >>> colour_code("(120°, 76%, 55%)"), colour_code("#1a2b3c"), colour_code("Blue")
     (('hsv', '120', '76', '55'), ('hex', '1A2B3C'), None)
     """
@@ -120,7 +122,26 @@ def _names_at(text: str, pos: int) -> tuple[str, ...] | None:
 
 
 def read_colour_name(reply: str) -> Reading:
-    """The basic colour term ``reply`` names (``answer``: e.g. "grey"), or why none was read."""
+    """The basic colour term a reply names (RCID Fig. 1c, "what color is ...?").
+
+    Parameters
+    ----------
+    reply : str
+        The model's reply, as it came.
+
+    Returns
+    -------
+    Reading
+        ``answer`` is the basic colour term (synonyms mapped: "gray" is "grey") when ``status`` is "ok"; else None with the status ("ambiguous", "unparsed",
+        "refusal"), the rule that decided and HueManity App. E's failure mode.
+
+    Examples
+    --------
+    >>> read_colour_name("It looks gray to me.").answer
+    'grey'
+    >>> read_colour_name("The disc is red and green.").status  # two terms: abstain
+    'ambiguous'
+    """
     prepared = prepare(reply)
     text = strip_answer_prefix(clean(prepared.text))
     tail = after_correction(text)

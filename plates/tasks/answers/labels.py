@@ -137,6 +137,17 @@ _ALTERNATIVE = re.compile(r" ?(?:,|/|\bor\b|\band\b|&) ?(?:maybe |possibly |perh
 def canonical_number(token: str) -> str:
     """A digit string or number word as a digit string without leading zeros ("07" -> "7", "twelve" -> "12").
 
+    Parameters
+    ----------
+    token : str
+        Digits, or an English number word (any case, hyphenated tens).
+
+    Returns
+    -------
+    str
+
+    Examples
+    --------
     >>> canonical_number("007"), canonical_number("Forty-two")
     ('7', '42')
     """
@@ -229,8 +240,37 @@ def parse_number(text: str) -> NumberParse:
 
 
 def read_number(reply: str, *, labels: frozenset[str] | None = None, label_len: int = 2) -> Reading:
-    """The number ``reply`` answers with, as a digit string (``answer``); ``labels``: the label space (a number
-    outside it is read, and "erratic" when wrong); ``label_len``: a label's length for the failure modes."""
+    """The number a reply answers with (ColorBlindnessEval App. F: "Output the number you see only").
+
+    Parameters
+    ----------
+    reply : str
+        The model's reply, as it came.
+    labels : frozenset of str, optional
+        The label space: a number outside it is still read, and is "erratic" when wrong.
+    label_len : int, default 2
+        A label's length, for the failure modes.
+
+    Returns
+    -------
+    Reading
+        ``answer`` is the number as a digit string without leading zeros when ``status`` is "ok"; else None with the status ("ambiguous", "unparsed",
+        "refusal"), the rule that decided and HueManity App. E's failure mode.
+
+    Raises
+    ------
+    ValueError
+        A reply that is not a str.
+
+    Examples
+    --------
+    >>> read_number("I see the number 74.").answer
+    '74'
+    >>> read_number("I see 12, no wait, actually 17.").answer  # a self-correction decides
+    '17'
+    >>> read_number("The plate shows no number.").status
+    'refusal'
+    """
     prepared = prepare(reply)
     parsed = parse_number(clean(prepared.text))
     if parsed.value is None:
@@ -250,8 +290,36 @@ def _labels(space: str) -> frozenset[str]:
 
 
 def read_label(reply: str, space: str) -> Reading:
-    """HueManity App. B.2's reading of ``reply`` in label space ``space`` ("huemanity-numeric" or
-    "huemanity-alnum"): the first two alphanumerics, case kept."""
+    """HueManity App. B.2's reading of a reply: the first two alphanumerics, case kept.
+
+    Parameters
+    ----------
+    reply : str
+        The model's reply, as it came.
+    space : str
+        "huemanity-numeric" (a reading must be one of its labels) or "huemanity-alnum" (any two of HueManity's
+        58 symbols).
+
+    Returns
+    -------
+    Reading
+        ``answer`` is the two-character label when ``status`` is "ok"; else None with the status ("ambiguous", "unparsed",
+        "refusal"), the rule that decided and HueManity App. E's failure mode.
+
+    Raises
+    ------
+    ValueError
+        A reply that is not a str.
+
+    References
+    ----------
+    HueManity App. B.2 (scoring) and App. E (failure modes).
+
+    Examples
+    --------
+    >>> read_label("Answer: Rw", "huemanity-alnum").answer
+    'Rw'
+    """
     prepared = prepare(reply)
     rem = strip_answer_prefix(clean(prepared.text))
     norm = ""
@@ -271,8 +339,26 @@ def read_label(reply: str, space: str) -> Reading:
 
 
 def read_text(reply: str, expected_len: int) -> Reading:
-    """An open text answer: the reply without prefix, markdown, quotes and a final full stop (compared exactly);
-    ``expected_len``: the target's length, for the failure modes."""
+    """An open text answer: the reply without prefix, markdown, quotes and a final full stop.
+
+    Parameters
+    ----------
+    reply : str
+        The model's reply, as it came.
+    expected_len : int
+        The target's length, for the failure modes.
+
+    Returns
+    -------
+    Reading
+        ``answer`` is the text, compared exactly when ``status`` is "ok"; else None with the status ("ambiguous", "unparsed",
+        "refusal"), the rule that decided and HueManity App. E's failure mode.
+
+    Examples
+    --------
+    >>> read_text("Answer: **Wg**.", 2).answer
+    'Wg'
+    """
     prepared = prepare(reply)
     body = strip_answer_prefix(clean(prepared.text)).strip(" \t\r\n\"'").removesuffix(".").strip(" \t\r\n\"'")
     if not body or is_evasion(body):

@@ -115,6 +115,8 @@ _OPEN = re.compile(r"<think>", re.IGNORECASE)
 def strip_reasoning(reply: str) -> str:
     """``reply`` without its ``<think>`` reasoning (see the module docstring; case-insensitive tags).
 
+    Examples
+    --------
     >>> strip_reasoning("<think>12 or 17?</think> 17")
     ' 17'
     >>> strip_reasoning("so 17</think></think>Answer: 17")
@@ -132,8 +134,28 @@ def strip_reasoning(reply: str) -> str:
 
 
 def prepare(reply: str) -> Prepared:
-    """``reply`` (any str) without reasoning, bounded to head + tail, whitespace collapsed. ValueError for a
-    non-str (a failed request is stored as an error, never read)."""
+    """A reply made ready for a reader: reasoning stripped, bounded to head + tail, whitespace collapsed.
+
+    Parameters
+    ----------
+    reply : str
+        Any str (a failed request is stored as an error row, never read).
+
+    Returns
+    -------
+    Prepared
+        ``text`` and ``truncated`` (the reply was longer than `MAX_REPLY_CHARS`).
+
+    Raises
+    ------
+    ValueError
+        A reply that is not a str.
+
+    Examples
+    --------
+    >>> prepare("<think>hmm</think>  Answer:   12 ")
+    Prepared(text='Answer: 12', truncated=False)
+    """
     if not isinstance(reply, str):
         raise ValueError(
             f"reply must be a str, got {type(reply).__name__} (a failed request is stored as an error, never scored)"
@@ -291,8 +313,26 @@ def unanswered(prepared: Prepared, rule: str, *, label_len: int, ambiguous: bool
 
 
 def verdict(reading: Reading, expected: str) -> Score:
-    """The `plates.tasks.base.Score` of ``reading`` against ``expected`` (the answer in the reader's terms;
-    "" where no answer is right, e.g. an undetermined human key: never correct)."""
+    """The verdict on a reading.
+
+    Parameters
+    ----------
+    reading : Reading
+        A reader's reading.
+    expected : str
+        The right answer in the reader's terms; "" where no answer is right (an undetermined human key:
+        never correct).
+
+    Returns
+    -------
+    plates.tasks.base.Score
+
+    Examples
+    --------
+    >>> from plates.tasks.answers.labels import read_number
+    >>> verdict(read_number("74"), "74").correct
+    True
+    """
     correct = reading.status == "ok" and bool(expected) and reading.answer == expected
     mode = None if correct else reading.failure_mode
     return Score(reading.answer, reading.status, correct, mode, reading.rule, reading.truncated)

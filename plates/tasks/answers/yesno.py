@@ -80,7 +80,34 @@ def _decided(t: str, vocabulary: str) -> tuple[str, str] | None:
 
 
 def read_yes_no(reply: str, vocabulary: str = "yes-no") -> Reading:
-    """The yes/no answer of ``reply`` in ``vocabulary`` ("yes-no": "yes"/"no"; "true-false": "True"/"False")."""
+    """The yes/no answer of a reply, under the policy of the module docstring.
+
+    Parameters
+    ----------
+    reply : str
+        The model's reply, as it came.
+    vocabulary : str, default "yes-no"
+        "yes-no" ("yes"/"no": ColorBlindnessEval's Y/N prompts) or "true-false" ("True"/"False":
+        IllusionBench+ App. A1).
+
+    Returns
+    -------
+    Reading
+        ``answer`` is "yes"/"no" or "True"/"False" when ``status`` is "ok"; else None with the status ("ambiguous", "unparsed",
+        "refusal"), the rule that decided and HueManity App. E's failure mode.
+
+    Raises
+    ------
+    ValueError
+        A reply that is not a str, or another vocabulary (`VOCABULARIES`).
+
+    Examples
+    --------
+    >>> read_yes_no("Yes, it is 12.").answer, read_yes_no("False.", "true-false").answer
+    ('yes', 'False')
+    >>> read_yes_no("I am not sure.").status
+    'refusal'
+    """
     if vocabulary not in VOCABULARIES:
         raise ValueError(f"vocabulary {vocabulary!r} is not known; allowed: {', '.join(VOCABULARIES)}")
     prepared = prepare(reply)

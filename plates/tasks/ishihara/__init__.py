@@ -4,18 +4,18 @@ Each reads the plate's label from its truth (``{"label": "12"}``), renders a pro
 `plates.tasks.prompts.render_prompt` and judges replies with `score`, which hands the reply to the reader of
 the prompt's kind (`plates.tasks.answers`: open numbers and HueManity labels, yes/no, multiple choice):
 
-==========================  ======  ===========================================================================
-task                        answer  source
-==========================  ======  ===========================================================================
-``cbe-open``                label   ColorBlindnessEval §3.1 "Open" and "Open-clear", App. F
-``cbe-yes-no``              yesno   ColorBlindnessEval §3.1 Y*/N and Y/N*, App. F
-``huemanity-numeric``       label   HueManity §4 Number Recognition, scoring App. B.2
-``huemanity-alnum``         label   HueManity §4 Text Recognition, scoring App. B.2
-``colorbench-blindness``    choice  ColorBench Table 7 "Color Blindness", App. F
-``plate-open``              label   plates (not from a paper): any text label, openly
-``plate-yes-no``            yesno   plates (not from a paper): any text label, yes or no
-``plate-choice``            choice  plates (not from a paper): a user's multiple-choice template
-==========================  ======  ===========================================================================
+    ==========================  ======  ===========================================================================
+    task                        answer  source
+    ==========================  ======  ===========================================================================
+    ``cbe-open``                label   ColorBlindnessEval §3.1 "Open" and "Open-clear", App. F
+    ``cbe-yes-no``              yesno   ColorBlindnessEval §3.1 Y*/N and Y/N*, App. F
+    ``huemanity-numeric``       label   HueManity §4 Number Recognition, scoring App. B.2
+    ``huemanity-alnum``         label   HueManity §4 Text Recognition, scoring App. B.2
+    ``colorbench-blindness``    choice  ColorBench Table 7 "Color Blindness", App. F
+    ``plate-open``              label   plates (not from a paper): any text label, openly
+    ``plate-yes-no``            yesno   plates (not from a paper): any text label, yes or no
+    ``plate-choice``            choice  plates (not from a paper): a user's multiple-choice template
+    ==========================  ======  ===========================================================================
 """
 
 from __future__ import annotations

@@ -5,28 +5,28 @@ with 3-6 lettered options (§2.1: "multiple-choice (3 to 6) options, with only o
 distinct and the correct one appears exactly once. Wording is ColorBench's Table 7 sample question where one
 fits ("colorbench") and ours otherwise ("ours"), recorded in ``SceneQuestion.wording``:
 
-=====================  ===========================================================  ===========
-task                   question                                                     wording
-=====================  ===========================================================  ===========
-colour-extraction      What is the {RGB|HSV|HEX} value of the given color in the    colorbench
-                       image?  (single-colour image, ``n_regions=0``)
-                       ... value of the color of the {shape} in the image?          ours
-colour-proportion      What is the closest to the proportion of the {name} color    colorbench
-                       in the image?
-colour-counting        How many different colors are in this image?                 colorbench
-                       How many different colors do the shapes in this image have?  ours
-object-counting        How many objects with {name} color are in this image?        colorbench
-colour-comparison      Which object has a darker color in the image?                colorbench
-                       Which object has a lighter / warmer / cooler / more          ours
-                       saturated / less saturated color in the image?
-colour-recognition     What is the color of object in this image? (one object)      colorbench
-                       What is the color of the {shape} in this image?              ours
-                       What color does not exist in this image?                     colorbench
-                       What color exists in this image?                             ours
-shape-counting         How many {shape}s are in this image?                         ours
-object-recognition,    `plates.tasks.scenes.objects`
-colour-mimicry
-=====================  ===========================================================  ===========
+    =====================  ===========================================================  ===========
+    task                   question                                                     wording
+    =====================  ===========================================================  ===========
+    colour-extraction      What is the {RGB|HSV|HEX} value of the given color in the    colorbench
+                           image?  (single-colour image, ``n_regions=0``)
+                           ... value of the color of the {shape} in the image?          ours
+    colour-proportion      What is the closest to the proportion of the {name} color    colorbench
+                           in the image?
+    colour-counting        How many different colors are in this image?                 colorbench
+                           How many different colors do the shapes in this image have?  ours
+    object-counting        How many objects with {name} color are in this image?        colorbench
+    colour-comparison      Which object has a darker color in the image?                colorbench
+                           Which object has a lighter / warmer / cooler / more          ours
+                           saturated / less saturated color in the image?
+    colour-recognition     What is the color of object in this image? (one object)      colorbench
+                           What is the color of the {shape} in this image?              ours
+                           What color does not exist in this image?                     colorbench
+                           What color exists in this image?                             ours
+    shape-counting         How many {shape}s are in this image?                         ours
+    object-recognition,    `plates.tasks.scenes.objects`
+    colour-mimicry
+    =====================  ===========================================================  ===========
 
 `FORMS` lists every form of each task (extraction in RGB, HSV and HEX; comparison by each criterion; recognition
 naming, present and absent; counting with and without the background; mimicry count and which), so a preset
@@ -38,9 +38,9 @@ hangs on whether two near colours are "different".
 (ColorBench App. C chooses "questions that are color-invariant"); a hue rotation leaves its answer unchanged.
 For every other task `expected_for` recomputes the answer on a recoloured variant.
 
-Definitions (ours; ColorBench gives none): *darker* = lower CIELAB L*; *more saturated* = higher CIELAB chroma
-C*ab = sqrt(a*² + b*²); *warmer* = higher ``C*ab · cos(h_ab − 50°)``, the colour's projection on the orange
-direction of the a*b* plane (h_ab 50°, between red ~40° and yellow ~100°; cool blues near 230° score lowest,
+Definitions (ours; ColorBench gives none): *darker* = lower CIELAB ``L*``; *more saturated* = higher CIELAB chroma
+``C*ab = sqrt(a*² + b*²)``; *warmer* = higher ``C*ab · cos(h_ab − 50°)``, the colour's projection on the orange
+direction of the ``a*b*`` plane (h_ab 50°, between red ~40° and yellow ~100°; cool blues near 230° score lowest,
 greys 0); *lighter*, *cooler* and *less saturated* are the same scores negated. CIELAB D65 / 2° of the region's
 unshaded colour. The answer must lead the runner-up by ``margin``.
 

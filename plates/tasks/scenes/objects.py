@@ -5,15 +5,15 @@ objects that match a specified color described in the text input"; "Color Mimicr
 detect objects camouflaged within their surroundings, where color serves as a misleading factor"). The paper's
 images are photographs of things and camouflaged animals; ours are shapes, named as the objects:
 
-=====================  ===========================================================  ===========
-task                   question                                                     wording
-=====================  ===========================================================  ===========
-object-recognition     What object has a color of {name} in this image?             colorbench
-colour-mimicry         How many shapes are hidden in this image?  (mode "count")    ours, after
-                                                                                    "How many animals are
-                                                                                    in this image?"
-                       Which shape is hidden in this image?  (mode "which")         ours
-=====================  ===========================================================  ===========
+    =====================  ===========================================================  ===========
+    task                   question                                                     wording
+    =====================  ===========================================================  ===========
+    object-recognition     What object has a color of {name} in this image?             colorbench
+    colour-mimicry         How many shapes are hidden in this image?  (mode "count")    ours, after
+                                                                                        "How many animals are
+                                                                                        in this image?"
+                           Which shape is hidden in this image?  (mode "which")         ours
+    =====================  ===========================================================  ===========
 
 Object Recognition needs a named palette (`plates.stimuli.scenes.palettes`) and a colour held by exactly one
 visible object, whose shape no other visible object has; distractors are the other objects' shapes first,
