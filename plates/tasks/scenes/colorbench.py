@@ -73,7 +73,7 @@ from plates.tasks.scenes.colour_values import CODE_FORMATS, CODE_NAMES, distract
 from plates.tasks.scenes.common import LETTERS, NotAskable, SceneQuestion
 from plates.tasks.scenes.objects import MIMICRY_MODES, OBJECT_TASKS
 from plates.tasks.scenes.objects import solve as solve_objects
-from plates.validation import check_choice, not_known
+from plates.validation import check_choice, check_int, check_number, not_known
 
 __all__ = [
     "ANSWER_KIND",
@@ -129,8 +129,7 @@ def prompt_text(question: SceneQuestion, *, cot: bool = False) -> str:
 # --- helpers ---------------------------------------------------------------------------------------------------
 
 def _n_options(n: Any) -> int:
-    if isinstance(n, bool) or not isinstance(n, int) or not 3 <= n <= 6:
-        raise ValueError(f"n_options={n!r} is not valid; allowed: an integer 3-6 (ColorBench §2.1)")
+    check_int("n_options", n, 3, 6)  # ColorBench §2.1: 3 to 6 options
     return n
 
 
@@ -197,8 +196,7 @@ def _finish(task: str, text: str, options: dict[str, str], target, params: dict,
 
 def _extraction(stim, rng, n, *, format: str = "rgb", delta_e: float = 10.0, region: str | None = None):
     check_choice("format", format, CODE_FORMATS)
-    if isinstance(delta_e, bool) or not isinstance(delta_e, int | float) or not 0.5 <= delta_e <= 60:
-        raise ValueError(f"delta_e={delta_e!r} is not valid; allowed: a number in [0.5, 60] (CIEDE2000)")
+    check_number("delta_e", delta_e, 0.5, 60)  # CIEDE2000
     sc.flat(stim, "colour-extraction")
     t = stim.truth
     if region is None:
@@ -228,8 +226,7 @@ def _extraction(stim, rng, n, *, format: str = "rgb", delta_e: float = 10.0, reg
 
 
 def _proportion(stim, rng, n, *, step: int = 10, colour: str | None = None):
-    if isinstance(step, bool) or not isinstance(step, int) or not 2 <= step <= 30:
-        raise ValueError(f"step={step!r} is not valid; allowed: an integer 2-30 (percentage points)")
+    check_int("step", step, 2, 30)  # percentage points
     named = sc.named_colours(stim, "colour-proportion")
     if colour is not None:
         named = [c for c in named if c["name"] == colour]
@@ -314,8 +311,7 @@ def _shape_counting(stim, rng, n, *, shape: str | None = None):
 def _comparison(stim, rng, n, *, criterion: str = "darker", margin: float | None = None):
     check_choice("criterion", criterion, CRITERIA)
     margin = _MARGIN[criterion] if margin is None else margin
-    if isinstance(margin, bool) or not isinstance(margin, int | float) or not 1.0 <= margin <= 100:
-        raise ValueError(f"margin={margin!r} is not valid; allowed: a number in [1, 100]")
+    check_number("margin", margin, 1.0, 100)
     pool = sc.unique_shapes(stim.truth)
     if len(pool) < n:
         raise NotAskable(f"colour-comparison needs {n} objects of distinct shapes; the scene shows {len(pool)}")
@@ -397,8 +393,7 @@ def build_question(task: str, stimulus: Stimulus, *, seed: int = 0, n_options: i
     colour mimicry ``mode`` ("count"/"which"). Raises `NotAskable` (a ValueError) when
     the scene cannot carry the question unambiguously, ValueError for bad parameters."""
     check_choice("task", task, SCENE_BUILDERS)
-    if isinstance(seed, bool) or not isinstance(seed, int) or seed < 0:
-        raise ValueError(f"seed={seed!r} is not valid; allowed: an integer >= 0")
+    check_int("seed", seed, 0)
     allowed = [p.name for p in inspect.signature(SCENE_BUILDERS[task]).parameters.values() if p.kind == p.KEYWORD_ONLY]
     unknown = sorted(set(params) - set(allowed))
     if unknown:

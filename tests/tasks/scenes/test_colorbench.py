@@ -208,8 +208,8 @@ def test_same_seed_same_question_and_answers_spread_over_letters(task):
 @pytest.mark.parametrize(
     ("task", "kwargs", "needle"),
     [
-        ("colour-counting", {"n_options": 2}, "allowed: an integer 3-6"),
-        ("colour-counting", {"n_options": 7}, "allowed: an integer 3-6"),
+        ("colour-counting", {"n_options": 2}, "allowed: an integer in [3, 6]"),
+        ("colour-counting", {"n_options": 7}, "allowed: an integer in [3, 6]"),
         ("colour-counting", {"colour": "red"}, "allowed: include_background"),
         ("colour-teleport", {}, "allowed: colour-extraction"),
         ("colour-extraction", {"format": "cmyk"}, "allowed: rgb, hsv, hex"),
