@@ -38,7 +38,7 @@ import threading
 import time
 
 from plates.datasets import PRESETS, make_spec, preset_size
-from plates.datasets.generate import measured_values
+from plates.datasets.write import measured_values
 from plates.images import encode_png
 from plates.stimuli.ishihara.plate import render
 

@@ -28,7 +28,7 @@ import numpy as np
 from plates.images import encode_png
 from plates.stimuli.scenes import SHAPES, SceneSpec, render
 from plates.stimuli.scenes.recolour import recolour
-from plates.tasks.colorbench import NotAskable, build_question, robustness_items
+from plates.tasks.scenes.colorbench import NotAskable, build_question, robustness_items
 
 PR_TASKS = ("colour-extraction", "colour-proportion", "colour-counting", "object-counting", "colour-comparison",
             "colour-recognition")

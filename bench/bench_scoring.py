@@ -32,7 +32,7 @@ REPLIES = [
     "Looking at the plate, the dots in the centre form two digits. " * 6 + "The number is 42.",
 ]
 OPTIONS = {"A": "12", "B": "17", "C": "3", "D": "42"}
-#: ColorBench Colour Extraction options in HSV and HEX (plates.tasks.colour_values.format_codes).
+#: ColorBench Colour Extraction options in HSV and HEX (plates.tasks.scenes.colour_values.format_codes).
 HSV_OPTIONS = {"A": "(120°, 76%, 55%)", "B": "(200°, 50%, 40%)", "C": "(10°, 90%, 80%)", "D": "(300°, 20%, 70%)"}
 HEX_OPTIONS = {"A": "#228B22", "B": "#1E90FF", "C": "#1A2B3C", "D": "#000000"}
 
@@ -64,7 +64,7 @@ def shapes(size: int) -> dict[str, str]:
 def readers():
     """(name, function(reply)) for every reader as the tasks call it."""
     from plates.stimuli.illusions import IllusionSpec, render
-    from plates.tasks.illusions import (
+    from plates.tasks.illusions.questions import (
         mc_question,
         rcid_name_question,
         score_choice,

@@ -25,7 +25,7 @@ from PIL import Image
 
 from plates import colour as C
 from plates.colour.spaces import colour_science
-from plates.validation import check_choice
+from plates.validation import check_choice, check_number, check_size
 
 __all__ = [
     "Condition",
@@ -58,10 +58,7 @@ class Condition:
     text_only: bool = False
 
     def __post_init__(self) -> None:
-        if self.size is not None and (
-            isinstance(self.size, bool) or not isinstance(self.size, int) or not 16 <= self.size <= 4096
-        ):
-            raise ValueError(f"size={self.size!r} is not valid; allowed: None or an integer 16-4096 (px)")
+        check_size("size", self.size, none_ok=True)
         if not isinstance(self.grayscale, bool):
             raise ValueError(f"grayscale={self.grayscale!r} is not valid; allowed: True or False")
         if isinstance(self.hue_shift, bool) or not isinstance(self.hue_shift, int | float) or not math.isfinite(
@@ -69,9 +66,7 @@ class Condition:
         ):
             raise ValueError(f"hue_shift={self.hue_shift!r} is not valid; allowed: a finite number of degrees")
         check_choice("cvd", self.cvd, CVD_VIEWS)
-        sev = self.cvd_severity
-        if isinstance(sev, bool) or not isinstance(sev, int | float) or not 0 <= sev <= 1:
-            raise ValueError(f"cvd_severity={sev!r} is not valid; allowed: a number in 0-1")
+        check_number("cvd_severity", self.cvd_severity, 0, 1)
         check_choice("hue_space", self.hue_space, HUE_SPACES)
         if not isinstance(self.text_only, bool):
             raise ValueError(f"text_only={self.text_only!r} is not valid; allowed: True or False")
@@ -95,8 +90,7 @@ def _rgb(image: Image.Image) -> Image.Image:
 
 def resize(image: Image.Image, size: int) -> Image.Image:
     """Scale so the longest side is ``size`` px (aspect kept), Lanczos."""
-    if isinstance(size, bool) or not isinstance(size, int) or not 16 <= size <= 4096:
-        raise ValueError(f"size={size!r} is not valid; allowed: an integer 16-4096 (px)")
+    check_size("size", size)
     im = _rgb(image)
     new = _fit(im.size, size)
     return im if new == im.size else im.resize(new, Image.Resampling.LANCZOS)
@@ -163,9 +157,11 @@ def cvd_view(image: Image.Image, kind: str, severity: float = 1.0) -> Image.Imag
     return Image.fromarray(C.simulate_cvd(np.asarray(_rgb(image)), kind, severity), "RGB")
 
 
-def text_only(image: Image.Image) -> Image.Image:
-    """ColorBench App. J: a black RGB image (sRGB 0-255 (0, 0, 0)) of ``image``'s size."""
-    return Image.new("RGB", _rgb(image).size, (0, 0, 0))
+def text_only(image: Image.Image, size: int | None = None) -> Image.Image:
+    """ColorBench App. J's text-only control: a black RGB image (sRGB 0-255 (0, 0, 0)) of ``image``'s size, or
+    of the size `resize` to ``size`` px (longest side) would give it."""
+    im = _rgb(image)
+    return Image.new("RGB", im.size if size is None else _fit(im.size, size), (0, 0, 0))
 
 
 def changes_pixels(image: Image.Image, condition: Condition) -> bool:
@@ -215,7 +211,7 @@ def apply_condition(image: Image.Image, condition: Condition) -> Image.Image:
         raise ValueError(f"condition {condition!r} is not valid; allowed: a plates.conditions.Condition")
     im = _rgb(image)
     if condition.text_only:
-        return Image.new("RGB", im.size if condition.size is None else _fit(im.size, condition.size), (0, 0, 0))
+        return text_only(im, condition.size)
     if condition.hue_shift % 360 != 0:
         im = hue_shift(im, condition.hue_shift, condition.hue_space)
     if condition.cvd != "none" and condition.cvd_severity > 0:

@@ -20,10 +20,21 @@ from __future__ import annotations
 
 import difflib
 import math
+import re
 from collections.abc import Iterable, Mapping
 from typing import Any, TypeVar
 
-__all__ = ["check_choice", "check_number", "lookup", "not_known", "suggestion"]
+__all__ = ["IMAGE_SIZES", "check_choice", "check_int", "check_keys", "check_list", "check_number", "check_size",
+           "lookup", "not_known", "suggestion"]
+
+#: The sizes (px, longest side) a viewing condition may scale an image to, inclusive: the one size rule of
+#: ``plates.conditions`` and the experiment file's ``conditions.sizes``.
+IMAGE_SIZES = (16, 4096)
+
+#: The longest integer text `check_int` reads (untrusted text is bounded before it is parsed; 2**63-1 has 19
+#: digits).
+_INT_CHARS = 40
+_INT_TEXT = re.compile(r"[+-]?[0-9]+")
 
 T = TypeVar("T")
 
@@ -75,21 +86,206 @@ def _show(bound: float) -> str:
     return str(bound) if isinstance(bound, int) else f"{bound:g}"
 
 
+def _refuse(name: str, value: Any, what: str, lo: float | None, hi: float | None, none_ok: bool) -> ValueError:
+    span = ("" if lo is None and hi is None else f" >= {_show(lo)}" if hi is None else f" <= {_show(hi)}"
+            if lo is None else f" in [{_show(lo)}, {_show(hi)}]")
+    return ValueError(f"{name}={value!r} is not valid; allowed: {what}{span}" + (" or None" if none_ok else ""))
+
+
 def check_number(name: str, value: Any, lo: float, hi: float, *, integer: bool = False,
-                 none_ok: bool = False) -> Any:
-    """``value`` when it is a finite number (``integer``: an int; never a bool) in ``[lo, hi]``: as ``int``
-    when ``integer``, else as ``float``; None passes when ``none_ok``. Otherwise a ValueError
-    ``"{name}={value!r} is not valid; allowed: a number in [lo, hi]"``."""
+                 none_ok: bool = False, text: bool = False) -> Any:
+    """A finite number in ``[lo, hi]`` (never a bool), as ``float``; with ``integer``, `check_int`'s integer.
+
+    Parameters
+    ----------
+    name : str
+        What the value is, as the error names it (``"jitter"``, ``"conditions.hue_shifts[0]"``).
+    value : Any
+        The number; with ``text``, also a string read with ``float`` (a visitor's text box).
+    lo, hi : float
+        The inclusive bounds.
+    integer : bool
+        Read an integer instead (`check_int`, which never reads through ``float``).
+    none_ok : bool
+        None passes as None.
+    text : bool
+        Read strings too (``float(value)``); off for specs and files, whose numbers are numbers.
+
+    Returns
+    -------
+    float or int or None
+
+    Raises
+    ------
+    ValueError
+        ``"{name}={value!r} is not valid; allowed: a number in [lo, hi]"``.
+    """
+    if integer:
+        return check_int(name, value, lo, hi, none_ok=none_ok, text=text)
     if value is None and none_ok:
         return None
-    kind = (int,) if integer else (int, float)
+    x = value
+    if text and isinstance(value, str) and len(value) <= _INT_CHARS:
+        try:
+            x = float(value)
+        except ValueError:
+            pass
     try:
-        ok = (not isinstance(value, bool) and isinstance(value, kind) and math.isfinite(value)
-              and lo <= value <= hi)
+        ok = not isinstance(x, bool) and isinstance(x, int | float) and math.isfinite(x) and lo <= x <= hi
     except (TypeError, OverflowError):
         ok = False
     if not ok:
-        what = "an integer" if integer else "a number"
-        raise ValueError(f"{name}={value!r} is not valid; allowed: {what} in [{_show(lo)}, {_show(hi)}]"
-                         + (" or None" if none_ok else ""))
-    return int(value) if integer else float(value)
+        raise _refuse(name, value, "a number", lo, hi, none_ok)
+    return float(x)
+
+
+def check_int(name: str, value: Any, lo: int | None = None, hi: int | None = None, *, none_ok: bool = False,
+              text: bool = False) -> int | None:
+    """An integer in ``[lo, hi]`` (a bound None: none that side), read with ``int``, never through ``float``.
+
+    Parameters
+    ----------
+    name : str
+        What the value is, as the error names it (``"seed"``, ``"conditions.sizes[0]"``).
+    value : Any
+        An ``int`` (never a bool). With ``text`` (a visitor's controls), also a string of decimal digits with
+        an optional sign, at most 40 characters, read with ``int`` so that ``"9007199254740993"`` stays exact,
+        or a float with no fractional part (a number box's ``512.0``); ``"1.7"`` and ``1.7`` are refused, not
+        truncated.
+    lo : int or None
+        The smallest allowed value, or None for no lower bound.
+    hi : int or None
+        The largest allowed value, or None for no upper bound.
+    none_ok : bool
+        None passes as None.
+    text : bool
+        Read strings and whole floats too.
+
+    Returns
+    -------
+    int or None
+
+    Raises
+    ------
+    ValueError
+        ``"{name}={value!r} is not valid; allowed: an integer in [lo, hi]"`` (``>= lo`` without ``hi``,
+        ``<= hi`` without ``lo``).
+
+    Examples
+    --------
+    >>> check_int("seed", "9007199254740993", 0, 2**63 - 1, text=True)
+    9007199254740993
+    >>> check_int("seed", "1.7", 0, 2**63 - 1, text=True)
+    Traceback (most recent call last):
+    ...
+    ValueError: seed='1.7' is not valid; allowed: an integer in [0, 9223372036854775807]
+    """
+    if value is None and none_ok:
+        return None
+    x: Any = None
+    if isinstance(value, int) and not isinstance(value, bool):
+        x = value
+    elif text and isinstance(value, str) and len(value) <= _INT_CHARS and _INT_TEXT.fullmatch(value.strip()):
+        x = int(value.strip())
+    elif text and isinstance(value, float) and value.is_integer():
+        x = int(value)
+    if x is None or (lo is not None and x < lo) or (hi is not None and x > hi):
+        raise _refuse(name, value, "an integer", lo, hi, none_ok)
+    return x
+
+
+def check_size(name: str, value: Any, *, none_ok: bool = False) -> int | None:
+    """An image size in px (longest side) within `IMAGE_SIZES` (16-4096): the one size rule for viewing
+    conditions.
+
+    Parameters
+    ----------
+    name : str
+        What the size is, as the error names it.
+    value : Any
+        An ``int`` (never a bool or a float).
+    none_ok : bool
+        None (keep the image's size) passes as None.
+
+    Returns
+    -------
+    int or None
+
+    Raises
+    ------
+    ValueError
+        ``"{name}=8 is not valid; allowed: an integer in [16, 4096] (px)"``.
+    """
+    try:
+        return check_int(name, value, *IMAGE_SIZES, none_ok=none_ok)
+    except ValueError as error:
+        raise ValueError(f"{error} (px)") from None
+
+
+def check_list(name: str, value: Any, *, wrap: bool = False, empty_ok: bool = False,
+               example: str = "") -> list[Any]:
+    """``value`` when it is a list (a TOML array).
+
+    Parameters
+    ----------
+    name : str
+        What the list is, as the error names it.
+    value : Any
+        The list.
+    wrap : bool
+        A single value that is not a list stands for a list of one (``sizes = 512`` reads as ``[512]``).
+    empty_ok : bool
+        An empty list passes.
+    example : str
+        An example the error shows (``"sizes = [900]"``).
+
+    Returns
+    -------
+    list
+
+    Raises
+    ------
+    ValueError
+        ``"{name}={value!r} is not valid; allowed: a list"`` (and the example), or for an empty list
+        ``"...allowed: a list of at least one value"``.
+    """
+    if not isinstance(value, list):
+        if not wrap:
+            raise ValueError(f"{name}={value!r} is not valid; allowed: a list" + (f", e.g. {example}" if example
+                                                                                 else ""))
+        value = [value]
+    if not value and not empty_ok:
+        raise ValueError(f"{name}=[] is not valid; allowed: a list of at least one value")
+    return value
+
+
+def check_keys(name: str, table: Any, allowed: Iterable[str], *, extra: str = "") -> Mapping[str, Any]:
+    """``table`` when it is a table (a mapping) whose keys are all ``allowed``.
+
+    Parameters
+    ----------
+    name : str
+        What the table is, as the error names it (``"conditions"``).
+    table : Any
+        The table.
+    allowed : iterable of str
+        The known keys, in the order the error lists them.
+    extra : str
+        Appended to the unknown-keys part of the error (``" for backend 'openai'"``).
+
+    Returns
+    -------
+    Mapping
+
+    Raises
+    ------
+    ValueError
+        ``"{name}: expected a table with keys a, b, got ..."`` or ``"{name}: unknown key(s) x; allowed: a, b"``.
+    """
+    allowed = tuple(allowed)
+    if not isinstance(table, Mapping):
+        raise ValueError(f"{name}: expected a table with keys {', '.join(allowed)}, got {table!r:.60}")
+    bad = sorted(str(k) for k in set(table) - set(allowed))
+    if bad:
+        raise ValueError(f"{name}: unknown key(s) {', '.join(bad)}{extra}; allowed: {', '.join(allowed)}")
+    return table

@@ -25,6 +25,7 @@ from concurrent.futures.process import BrokenProcessPool
 import psutil
 
 from plates.admission import Refused
+from plates.validation import check_int
 
 __all__ = ["WorkerPool"]
 
@@ -62,11 +63,8 @@ class WorkerPool:
 
     def __init__(self, workers: int, *, warm: Callable[[], object] | None = None, max_pending: int | None = None,
                  what: str = "tasks") -> None:
-        if isinstance(workers, bool) or not isinstance(workers, int) or workers < 1:
-            raise ValueError(f"workers={workers!r} is not allowed; allowed: an integer >= 1")
-        max_pending = 4 * workers if max_pending is None else max_pending
-        if isinstance(max_pending, bool) or not isinstance(max_pending, int) or max_pending < 1:
-            raise ValueError(f"max_pending={max_pending!r} is not allowed; allowed: an integer >= 1")
+        check_int("workers", workers, 1)
+        max_pending = check_int("max_pending", 4 * workers if max_pending is None else max_pending, 1)
         self.workers, self.max_pending, self.what, self._warm = workers, max_pending, what, warm
         self.restarts = 0  # times dead workers were replaced
         self.calls = 0  # calls handed to a worker so far (refused ones not counted)

@@ -4,7 +4,7 @@ import numpy as np
 import pytest
 from PIL import Image
 
-from plates.conditions import Condition, apply_condition, cvd_view, grayscale, hue_shift, resize
+from plates.conditions import Condition, apply_condition, cvd_view, grayscale, hue_shift, resize, text_only
 
 
 def _img():
@@ -158,3 +158,13 @@ def render_plate(size):
     from plates.stimuli.ishihara.plate import PlateSpec, render
 
     return render(PlateSpec("42", size=size, palette="colorblindnesseval-1", seed=3)).image
+
+
+def test_text_only_is_the_one_black_image_of_the_size_the_model_would_get():
+    """ColorBench App. J: black RGB (sRGB 0-255 (0, 0, 0)) of the image's size, or of its resized size."""
+    im = Image.new("RGB", (200, 100), (10, 200, 30))
+    for size, want in ((None, (200, 100)), (50, (50, 25))):
+        black = text_only(im, size)
+        assert black.size == want and black.mode == "RGB" and not np.asarray(black).any()
+        seen = apply_condition(im, Condition(size=size, text_only=True))
+        assert np.array_equal(np.asarray(seen), np.asarray(black))

@@ -11,7 +11,18 @@ from plates.stimuli import get_family
 from plates.stimuli.ishihara.palettes import get_palette
 from plates.tasks import get_task
 from plates.tasks.prompts import get_prompt
-from plates.validation import check_choice, check_number, lookup, not_known, suggestion
+from plates.validation import (
+    IMAGE_SIZES,
+    check_choice,
+    check_int,
+    check_keys,
+    check_list,
+    check_number,
+    check_size,
+    lookup,
+    not_known,
+    suggestion,
+)
 
 
 def test_lookup_returns_the_entry_or_names_every_allowed_one():
@@ -71,3 +82,71 @@ def test_check_number_ranges_integers_and_none():
 def test_check_number_refuses_what_is_not_a_finite_integer(bad):
     with pytest.raises(ValueError, match="is not valid; allowed: an integer in"):
         check_number("n", bad, 0, 10, integer=True)
+
+
+SEED_MAX = 2**63 - 1  # numpy PCG64 seeds of every family's spec
+
+
+@pytest.mark.parametrize(("text", "read"), [
+    ("9007199254740993", 9007199254740993),  # 2**53 + 1: float() would make it ...992
+    (str(SEED_MAX), SEED_MAX),  # the largest seed a spec takes
+    (" 42 ", 42), ("+7", 7), ("0", 0), (512.0, 512), (SEED_MAX, SEED_MAX),
+])
+def test_check_int_reads_text_with_int_never_through_float(text, read):
+    got = check_int("seed", text, 0, SEED_MAX, text=True)
+    assert got == read and type(got) is int
+
+
+@pytest.mark.parametrize("bad", ["1.7", 1.7, "1e3", "", "  ", "0x10", "١٢", True, False, None, [1], math.nan,
+                                 math.inf, "9" * 41, str(SEED_MAX + 1), -1, "-1"])
+def test_check_int_refuses_fractions_bools_and_out_of_range_naming_them(bad):
+    with pytest.raises(ValueError) as caught:
+        check_int("seed", bad, 0, SEED_MAX, text=True)
+    assert str(caught.value) == f"seed={bad!r} is not valid; allowed: an integer in [0, {SEED_MAX}]"
+
+
+def test_check_int_reads_text_only_when_asked_and_takes_open_bounds():
+    with pytest.raises(ValueError, match=r"^limit='3' is not valid; allowed: an integer >= 1$"):
+        check_int("limit", "3", 1)  # a file's number is a number: no text reading
+    with pytest.raises(ValueError, match=r"^n=512\.0 is not valid; allowed: an integer$"):
+        check_int("n", 512.0)
+    assert check_int("n", -5) == -5 and check_int("n", None, none_ok=True) is None
+    with pytest.raises(ValueError, match=r"^n=9 is not valid; allowed: an integer <= 8 or None$"):
+        check_int("n", 9, hi=8, none_ok=True)
+
+
+def test_check_number_reads_visitor_text_when_asked():
+    assert check_number("jitter", "0.25", 0.0, 1.0, text=True) == 0.25
+    with pytest.raises(ValueError, match=r"^jitter='0\.25' is not valid; allowed: a number in \[0, 1\]$"):
+        check_number("jitter", "0.25", 0.0, 1.0)
+    with pytest.raises(ValueError, match=r"^jitter='nan' is not valid"):
+        check_number("jitter", "nan", 0.0, 1.0, text=True)
+
+
+def test_one_image_size_rule():
+    assert IMAGE_SIZES == (16, 4096)
+    assert check_size("size", 16) == 16 and check_size("size", 4096) == 4096
+    assert check_size("size", None, none_ok=True) is None
+    for bad in (15, 4097, 512.0, True, "512"):
+        with pytest.raises(ValueError, match=r"is not valid; allowed: an integer in \[16, 4096\] \(px\)$"):
+            check_size("size", bad)
+
+
+def test_check_list_wraps_or_refuses_and_names_the_example():
+    assert check_list("sizes", 512, wrap=True) == [512] and check_list("sizes", [1, 2]) == [1, 2]
+    assert check_list("fonts", [], empty_ok=True) == []
+    with pytest.raises(ValueError, match=r"^sizes=\[\] is not valid; allowed: a list of at least one value$"):
+        check_list("sizes", [], wrap=True)
+    with pytest.raises(ValueError, match=r"^sizes=900 is not valid; allowed: a list, e\.g\. sizes = \[900\]$"):
+        check_list("sizes", 900, example="sizes = [900]")
+
+
+def test_check_keys_names_the_unknown_and_the_allowed_keys():
+    table = {"view": "protan"}
+    assert check_keys("cvd", table, ("view", "severity")) is table
+    with pytest.raises(ValueError, match=r"^cvd: unknown key\(s\) a, z; allowed: view, severity$"):
+        check_keys("cvd", {"z": 1, "a": 2, "view": "protan"}, ("view", "severity"))
+    with pytest.raises(ValueError, match=r"^cvd: expected a table with keys view, severity, got 'protan'$"):
+        check_keys("cvd", "protan", ("view", "severity"))
+    with pytest.raises(ValueError, match=r"unknown key\(s\) x for backend 'hf'; allowed: model$"):
+        check_keys("models[0]", {"x": 1}, ("model",), extra=" for backend 'hf'")

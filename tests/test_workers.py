@@ -93,9 +93,9 @@ def test_workers_exit_when_their_parent_is_killed():
 
 
 @pytest.mark.parametrize("kw, message", [
-    (dict(workers=0), "workers=0 is not allowed; allowed: an integer >= 1"),
-    (dict(workers=True), "workers=True is not allowed"),
-    (dict(workers=2, max_pending=0), "max_pending=0 is not allowed; allowed: an integer >= 1"),
+    (dict(workers=0), "workers=0 is not valid; allowed: an integer >= 1"),
+    (dict(workers=True), "workers=True is not valid"),
+    (dict(workers=2, max_pending=0), "max_pending=0 is not valid; allowed: an integer >= 1"),
 ])
 def test_bad_sizes_are_refused(kw, message):
     with pytest.raises(ValueError, match=message):

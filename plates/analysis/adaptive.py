@@ -52,9 +52,9 @@ from plates.analysis.psychometric import FAMILIES, psychometric
 from plates.analysis.psychometric_fits import fit_psychometric
 from plates.validation import check_choice
 
-__all__ = ["TASKS", "AdaptiveEstimate", "AdaptiveSpec", "AdaptiveState"]
+__all__ = ["ADAPTIVE_TASKS", "AdaptiveEstimate", "AdaptiveSpec", "AdaptiveState"]
 
-TASKS = ("threshold", "pse")
+ADAPTIVE_TASKS = ("threshold", "pse")
 _ENTROPIES = ("threshold", "joint")
 _ESTIMATES = ("mean", "median", "map")
 CRITERIA = ("entropy", "variance")
@@ -108,7 +108,7 @@ class AdaptiveSpec:
         for name, increasing in (("candidates", True), ("thresholds", True), ("slopes", True),
                                  ("lapses", True), ("bands", True)):
             object.__setattr__(self, name, _floats(name, getattr(self, name), increasing=increasing))
-        for name, value, allowed in (("task", self.task, TASKS), ("entropy", self.entropy, _ENTROPIES),
+        for name, value, allowed in (("task", self.task, ADAPTIVE_TASKS), ("entropy", self.entropy, _ENTROPIES),
                                      ("estimate", self.estimate, _ESTIMATES),
                                      ("criterion", self.criterion, CRITERIA)):
             check_choice(name, value, allowed)

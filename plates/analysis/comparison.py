@@ -9,7 +9,7 @@ paper) and whether the paper's value lies inside our interval. A match needs:
 * the same model, by `model_key` (case, punctuation, a provider prefix "org/" and a date suffix ignored;
   tokens in any order; the API ids of HueManity Table 6 mapped to its row names by `MODEL_IDS`);
 * the same prompt (the reference's ``prompt_name``) and the published task our plates are an instance of
-  (`TASKS`: ColorBench's Color Blindness task for its multiple-choice prompts);
+  (`COMPARISON_TASKS`: ColorBench's Color Blindness task for its multiple-choice prompts);
 * the paper's condition for ours (`paper_condition`): original -> "standard", clear, mask, gray ->
   "grayscale", text-only, a chain-of-thought prompt -> "cot"; hue shifts and CVD views have no published
   counterpart;
@@ -25,10 +25,10 @@ import pandas as pd
 
 from plates.analysis.conditions import CONDITION, SERIES
 
-__all__ = ["COLUMNS", "MODEL_IDS", "PAPER_FONTS", "TASKS", "compare", "context", "model_key", "paper_condition"]
+__all__ = ["COLUMNS", "MODEL_IDS", "PAPER_FONTS", "COMPARISON_TASKS", "compare", "context", "model_key", "paper_condition"]
 
 #: Per prompt: the published tasks (the reference's ``task``) that ask what our plates ask.
-TASKS: dict[str, tuple[str, ...]] = {
+COMPARISON_TASKS: dict[str, tuple[str, ...]] = {
     "cbe-open": ("Open",),
     "cbe-open-clear": ("Open-clear",),
     "cbe-yn-correct": ("Y*/N",),
@@ -144,7 +144,7 @@ def _matches(table: pd.DataFrame, reference: pd.DataFrame | None, *, shots: int,
     candidates: dict[tuple[str, str], list[dict]] = {}
     for hit in ref.to_dict("records"):
         prompt = str(hit["prompt_name"])
-        if prompt not in TASKS or hit["task"] not in TASKS[prompt]:
+        if prompt not in COMPARISON_TASKS or hit["task"] not in COMPARISON_TASKS[prompt]:
             continue
         if not ((pd.isna(hit["shots"]) and shots == 0) or hit["shots"] == shots):
             continue
@@ -157,7 +157,7 @@ def _matches(table: pd.DataFrame, reference: pd.DataFrame | None, *, shots: int,
     rows = []
     for cell in table[table["n"] > 0].to_dict("records"):
         prompt, condition = str(cell["prompt_name"]), str(cell[CONDITION])
-        if prompt not in TASKS:
+        if prompt not in COMPARISON_TASKS:
             continue
         wanted = paper_condition(condition, prompt)
         hits = candidates.get((prompt, wanted), []) if wanted is not None else []

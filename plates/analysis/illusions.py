@@ -21,7 +21,7 @@ the dashboard's collapsed rows); without it, once.
 
 Columns (strings may be categorical): ``answer`` what the reply claims ("A darker", "B darker", "same", a
 colour name; null: unparsed or ambiguous), ``pixel_answer`` / ``human_answer`` the keys under the two
-framings (`plates.tasks.illusions.answer_keys`; null human answer: undetermined), ``item_class``
+framings (`plates.tasks.illusions.questions.answer_keys`; null human answer: undetermined), ``item_class``
 ("illusion", "control", "trap"), optionally ``failed`` (True: the request failed; left out and counted).
 """
 
@@ -47,7 +47,7 @@ __all__ = [
     "rcid_table",
 ]
 
-#: The three comparison answers, as `plates.tasks.illusions.MEANINGS` writes them.
+#: The three comparison answers, as `plates.tasks.illusions.questions.MEANINGS` writes them.
 RESPONSES = ("A darker", "B darker", "same")
 
 

@@ -40,7 +40,7 @@ __all__ = ["ILLUSION_FACTS", "PEOPLE_FAMILIES", "PEOPLE_PARTS", "SCENE_FAMILIES"
            "illusion_counts", "participants", "people_counts", "with_people", "scene_counts", "scene_effects",
            "scene_page", "scene_param_counts", "scene_params"]
 
-#: The illusion facts of ``truth_json`` the pages read -> their DuckDB type (`plates.tasks.illusion_tasks`).
+#: The illusion facts of ``truth_json`` the pages read -> their DuckDB type (`plates.tasks.illusions`).
 ILLUSION_FACTS = {"framing": "VARCHAR", "kind": "VARCHAR", "strength": "DOUBLE", "item_class": "VARCHAR",
                   "pixel_answer": "VARCHAR", "human_answer": "VARCHAR", "signed_delta_e": "DOUBLE",
                   "induced_lighter": "VARCHAR"}

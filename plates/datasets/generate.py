@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import contextlib
-import json
 import os
 from functools import partial
 from itertools import islice
@@ -29,48 +28,21 @@ from plates.datasets.parquet_set import committed_ids, write_parquet_set
 from plates.datasets.presets import PRESETS, get_preset, make_spec, plate_order, relative_path
 from plates.datasets.sample import Sample, sample_plates
 from plates.datasets.workers import pool_or_none, results_of
-from plates.datasets.write import Entry, write_items
-from plates.images import encode_png, png_intact
+from plates.datasets.write import Entry, check_same_set, write_items, write_plate
 from plates.leases import set_lease
 from plates.shards import Shard
 from plates.stimuli import render as render_stimulus
-from plates.stimuli.ishihara.measure import target_kind
-from plates.stimuli.ishihara.plate import PlateSpec, pair_delta_e, render
-from plates.storage import TEMPORARIES, is_url, sub_location, write_atomic, written_in_place
-from plates.validation import check_choice
+from plates.stimuli.ishihara.plate import PlateSpec, pair_delta_e
+from plates.storage import TEMPORARIES, is_url, sub_location, written_in_place
+from plates.validation import check_choice, check_int
 
 #: How a set is stored: loose PNG files plus a manifest, or Parquet shards holding the PNG bytes.
 FORMATS = ("png", "parquet")
 
 
-def _work(task: tuple) -> tuple[int, int, int, tuple, tuple]:
-    """Render one plate, write its missing or damaged variants and measure the ΔE2000 it draws. Returns (images
-    written, images skipped, bytes, the plate's key (index, label, colour set), its `measured_values` values). A plate
-    whose images are all on disk is still rendered (without encoding) so the manifest can report what it draws;
-    an image on disk counts as done only when it is a whole PNG of the plate's size (`plates.images.png_intact`):
-    a 0-byte, truncated or damaged file with the final name is drawn again."""
-    out, name, li, label, pal, size, seed, compress_level = task
-    p = PRESETS[name]
-    paths = [(v, Path(out) / relative_path(name, pal, li, label, v)) for v in p.variants]
-    plate = render(make_spec(name, label, pal, size=size, seed=seed))
-    todo = [(v, path) for v, path in paths if not png_intact(path, (size, size))]
-    nbytes = 0
-    for v, path in todo:
-        nbytes += write_atomic(encode_png(plate.variant_pixels(v), compress_level), path, defer_sync=True)
-    return len(todo), len(paths) - len(todo), nbytes, (li, label, pal), measured_values(plate)
-
-
-#: Manifest columns after ``spec_json``: the ΔE2000 request and what the plate draws (`plates.stimuli.ishihara.measure`).
+#: Manifest columns after ``spec_json``: the ΔE2000 request and what the plate draws (`plates.stimuli.ishihara.measure`;
+#: `plates.datasets.write.measured_values` gives a plate's values).
 MEASURED_COLUMNS = MANIFEST_COLUMNS[MANIFEST_COLUMNS.index("spec_json") + 1:]
-
-
-def measured_values(plate) -> tuple:
-    """A plate's `DrawnDeltaE` as the values of `MEASURED_COLUMNS`, in order (the drawn ones null for a plate
-    with no dot of one class)."""
-    drawn = plate.delta_e_drawn  # not plate.stats: the text coverage's painting is not a manifest column
-    if drawn is None:
-        return (plate.spec.delta_e, target_kind(plate.spec), None, None, None, None)
-    return (drawn.target, drawn.target_kind, drawn.min, drawn.p05, drawn.median, drawn.p95)
 
 
 _MANIFEST_BATCH = 8192  # rows per Parquet row group: memory stays flat however large the set
@@ -188,33 +160,22 @@ def _sample_note(params: dict) -> str:
 
 
 def _check_same_generation(out: Path, name: str, size: int, seed: int, sample: Sample | None = None) -> None:
-    """Refuse to resume into a folder made with another size or seed (its images would be skipped and the
-    manifest would describe pixels that are not there), or holding another preset's manifest (it would be
-    overwritten); else record this generation's parameters in ``OUT/<preset>/generate.json``."""
-    manifest = out / MANIFEST
-    if manifest.is_file():
-        held = set(pq.read_table(manifest, columns=["dataset"]).column("dataset").to_pylist()) - {name}
-        if held:
-            raise ValueError(f"--out {str(out)!r} already holds preset {sorted(held)[0]!r} (its {MANIFEST}); "
-                             f"allowed: a separate --out for preset {name!r}")
+    """`plates.datasets.write.check_same_set` for a preset: its record is ``OUT/<preset>/generate.json`` (size,
+    seed, sample); a folder made before records existed is taken to hold its first PNG's size."""
     params = {"preset": name, "size": size, "seed": seed}
     if sample is not None:  # only then: folders made before samples existed keep their marker
         params["sample"] = sample.as_dict()
     marker = out / name / PARAMS
-    if marker.is_file():
-        held_params = json.loads(marker.read_text(encoding="utf-8"))
-    else:
-        first = next((out / name).glob("*/*.png"), None) if (out / name).is_dir() else None
-        held_params = {**params, "size": Image.open(first).size[0]} if first is not None else params
-    if held_params != params:
-        flags = "--size, --seed and --sample" if "sample" in held_params or "sample" in params else "--size and --seed"
-        raise ValueError(
-            f"--out {str(out)!r} holds preset {name!r} made with size={held_params['size']} "
-            f"seed={held_params.get('seed', '?')}{_sample_note(held_params)}, not size={size} seed={seed}"
-            f"{_sample_note(params)}; allowed: the same {flags} to resume it, or another --out")
-    if not marker.is_file():
-        marker.parent.mkdir(parents=True, exist_ok=True)
-        write_atomic(json.dumps(params, sort_keys=True).encode("utf-8"), marker)
+    first = None if marker.is_file() or not (out / name).is_dir() else next((out / name).glob("*/*.png"), None)
+
+    def mismatch(held: dict) -> str:
+        flags = "--size, --seed and --sample" if "sample" in held or "sample" in params else "--size and --seed"
+        return (f"--out {str(out)!r} holds preset {name!r} made with size={held['size']} "
+                f"seed={held.get('seed', '?')}{_sample_note(held)}, not size={size} seed={seed}"
+                f"{_sample_note(params)}; allowed: the same {flags} to resume it, or another --out")
+
+    check_same_set(out, name, "preset", marker, params, mismatch=mismatch,
+                   held=None if first is None else {**params, "size": Image.open(first).size[0]})
 
 
 def generate(
@@ -288,10 +249,10 @@ def generate(
 def worker_count(workers: int | None) -> int:
     """``workers`` (None: every core) if it is a process count; ValueError naming the allowed values otherwise."""
     cpu = os.cpu_count() or 1
-    workers = cpu if workers is None else workers
-    if isinstance(workers, bool) or not isinstance(workers, int) or workers < 1:
-        raise ValueError(f"workers={workers!r} is not valid; allowed: an integer >= 1 (this machine has {cpu} cores)")
-    return workers
+    try:
+        return check_int("workers", cpu if workers is None else workers, 1)
+    except ValueError as error:
+        raise ValueError(f"{error} (this machine has {cpu} cores)") from None
 
 
 def _generate(name: str, out: str | os.PathLike, *, limit: int | None, size: int | None, seed: int,
@@ -303,8 +264,7 @@ def _generate(name: str, out: str | os.PathLike, *, limit: int | None, size: int
         if sample is not None:
             raise ValueError(f"sample={sample!r} is not valid for family preset {name!r}; allowed: None (samples "
                              "draw plates of a plate preset, balanced across its colour sets)")
-        if limit is not None and (isinstance(limit, bool) or not isinstance(limit, int) or limit < 0):
-            raise ValueError(f"limit={limit!r} is not valid; allowed: an integer >= 0 (items)")
+        check_int("limit", limit, 0, none_ok=True)
         fp = FAMILY_PRESETS[name]
         fp.check_limit_with_shard(limit, shard)
         jobs = fp.jobs(size=fp.check_size(size), seed=seed)
@@ -321,10 +281,8 @@ def _generate(name: str, out: str | os.PathLike, *, limit: int | None, size: int
     size = 900 if size is None else size
     p = get_preset(name)
     PlateSpec(text=p.labels[0], size=size, font=p.font, palette=p.palettes[0], seed=seed)  # validates size, seed
-    if limit is not None and (isinstance(limit, bool) or not isinstance(limit, int) or limit < 0):
-        raise ValueError(f"limit={limit!r} is not valid; allowed: an integer >= 0 (plates, not images)")
-    if not isinstance(compress_level, int) or not 0 <= compress_level <= 9:
-        raise ValueError(f"compress_level={compress_level!r} is not valid; allowed: an integer 0-9")
+    check_int("limit (plates, not images)", limit, 0, none_ok=True)
+    check_int("compress_level", compress_level, 0, 9)
     location, out = out, Path(out)  # location: as given (an object-store URL stays one)
     if sample is not None and not isinstance(sample, Sample):
         raise ValueError(f"sample={sample!r} is not valid; allowed: None or a plates.datasets.sample.Sample")
@@ -339,11 +297,13 @@ def _generate(name: str, out: str | os.PathLike, *, limit: int | None, size: int
     if shard is None:  # another shard's temporary files are not leftovers: only an unsharded run clears them
         for stale in (out / name).glob(f"*/{TEMPORARIES}"):  # leftovers of a killed run
             stale.unlink(missing_ok=True)
-    tasks = ((str(out), name, li, label, pal, size, seed, compress_level) for li, label, pal in plates)
+    tasks = (((li, label, pal), str(out), make_spec(name, label, pal, size=size, seed=seed),
+              tuple((v, relative_path(name, pal, li, label, v)) for v in p.variants), compress_level)
+             for li, label, pal in plates)
     chunksize = chunksize or max(1, min(64, len(plates) // (workers * 8) or 1))
     written = skipped = nbytes = 0
     measured: dict[tuple, tuple] = {}
-    with results_of(_work, tasks, workers, chunksize) as results, \
+    with results_of(write_plate, tasks, workers, chunksize) as results, \
             tqdm(total=len(plates), unit="plate", desc=f"plates generate {name}", disable=not progress,
                  smoothing=0.05) as bar:
         for w, s, b, key, values in results:

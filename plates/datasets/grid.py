@@ -41,7 +41,6 @@ in colour: the dots are the same, which is what a threshold sweep wants.
 
 from __future__ import annotations
 
-import json
 import os
 import re
 from collections.abc import Callable, Iterator, Mapping
@@ -53,24 +52,23 @@ from typing import Any
 
 import numpy as np
 import pyarrow as pa
-import pyarrow.parquet as pq
 from tqdm import tqdm
 
 from plates.colour import parse_colour
-from plates.datasets.generate import MEASURED_COLUMNS, measured_values
-from plates.datasets.items import MANIFEST, finish_manifest
+from plates.datasets.generate import MEASURED_COLUMNS, worker_count
+from plates.datasets.items import finish_manifest
 from plates.datasets.presets import item_seed
 from plates.datasets.workers import results_of
-from plates.images import encode_png, png_intact
+from plates.datasets.write import check_same_set, write_plate
 from plates.shards import Shard
 from plates.stimuli.ishihara.directions import DIRECTION_MODES, with_direction
 from plates.stimuli.ishihara.glyphs import check_text
 from plates.stimuli.ishihara.labels import LABEL_SPACES
 from plates.stimuli.ishihara.palettes import PALETTES
-from plates.stimuli.ishihara.plate import HUEMANITY_JITTER, VARIANTS, PlateSpec, pair_delta_e, render
-from plates.storage import TEMPORARIES, write_atomic
+from plates.stimuli.ishihara.plate import HUEMANITY_JITTER, VARIANTS, PlateSpec, pair_delta_e
+from plates.storage import TEMPORARIES
 from plates.toml_files import read_toml
-from plates.validation import check_number
+from plates.validation import check_int, check_keys, check_list, check_number
 
 #: Top-level keys of a grid file.
 GRID_KEYS = (
@@ -163,8 +161,7 @@ class Grid:
         s(self, "delta_e", tuple(None if not d else check_number("delta_e", d, 0.0, 200.0) for d in self.delta_e))
         if self.directions not in DIRECTION_MODES:
             raise ValueError(f"directions {self.directions!r} is not known; allowed: {', '.join(DIRECTION_MODES)}")
-        if isinstance(self.seed, bool) or not isinstance(self.seed, int) or not 0 <= self.seed < 2**63:
-            raise ValueError(f"seed {self.seed!r} is not valid; allowed: an integer 0 <= seed < 2**63")
+        check_int("seed", self.seed, 0, 2**63 - 1)
         plate = dict(self.plate)
         if plate.get("jitter") == "huemanity":
             plate = {**{k: v for k, v in plate.items() if k != "jitter"}, **HUEMANITY_JITTER}
@@ -224,12 +221,8 @@ def plate_seed(grid: Grid, colour_set: str, label: str, font: str, size: int) ->
 
 
 def _list(data: Mapping[str, Any], key: str, default: list) -> list:
-    value = data.get(key, default)
-    if not isinstance(value, list):
-        raise ValueError(
-            f"{key} = {value!r} is not a list; allowed: a list, e.g. {key} = {default or ['...']!r}"
-        )
-    return value
+    """``data[key]`` (``default`` when absent): a list, possibly empty."""
+    return check_list(key, data.get(key, default), empty_ok=True, example=f"{key} = {default or ['...']!r}")
 
 
 def _labels(value: Any, seed: int) -> tuple[str, ...]:
@@ -251,10 +244,7 @@ def _labels(value: Any, seed: int) -> tuple[str, ...]:
             )
         pool = LABEL_SPACES[space]
         count = value.get("count", len(pool))
-        if isinstance(count, bool) or not isinstance(count, int) or not 1 <= count <= len(pool):
-            raise ValueError(
-                f"labels count {count!r} is not valid; allowed: 1-{len(pool)} for space {space!r}"
-            )
+        check_int(f"labels count (space {space!r})", count, 1, len(pool))
         rng = np.random.Generator(np.random.PCG64(np.random.SeedSequence(seed)))
         chosen = np.sort(rng.choice(len(pool), size=count, replace=False))
         return tuple(pool[i] for i in chosen)
@@ -265,9 +255,7 @@ def _labels(value: Any, seed: int) -> tuple[str, ...]:
 
 def parse_grid(data: Mapping[str, Any]) -> Grid:
     """A :class:`Grid` from a grid file's parsed TOML (module doc); ValueError naming the bad key or value."""
-    unknown = sorted(set(data) - set(GRID_KEYS))
-    if unknown:
-        raise ValueError(f"grid keys {unknown} are not known; allowed: {', '.join(GRID_KEYS)}")
+    check_keys("grid", data, GRID_KEYS)
     if "name" not in data or "labels" not in data:
         raise ValueError('a grid needs name and labels; e.g. name = "my-set" and labels = ["12", "74"]')
     seed = data.get("seed", 0)
@@ -346,22 +334,6 @@ def grid_plates(grid: Grid) -> Iterator[GridPlate]:
         yield GridPlate(li, colours.name, de, spec, paths)
 
 
-def render_task(task: tuple[int, str, str, tuple[tuple[str, str], ...], int]) -> tuple[int, int, int, int, tuple]:
-    """Render one plate, write its missing or damaged images and measure the ΔE2000 it draws: (written,
-    skipped, bytes, the plate's index, its measured values as the preset manifests hold them). A plate whose
-    images are all on disk is still rendered (not encoded), so the manifest reports what it draws; an image
-    counts as on disk only when it is a whole PNG of the plate's size (`plates.images.png_intact`)."""
-    index, out, spec_json, paths, compress_level = task
-    plate = render(PlateSpec.from_json(spec_json))
-    side = plate.spec.size
-    todo = [(v, Path(out) / rel) for v, rel in paths if not png_intact(Path(out) / rel, (side, side))]
-    nbytes = 0
-    for v, path in todo:
-        path.parent.mkdir(parents=True, exist_ok=True)
-        nbytes += write_atomic(encode_png(plate.variant_pixels(v), compress_level), path, defer_sync=True)
-    return len(todo), len(paths) - len(todo), nbytes, index, measured_values(plate)
-
-
 def grid_record(grid: Grid) -> dict[str, Any]:
     """The grid as plain JSON values (what ``GRID_RECORD`` holds): equal grids give equal records."""
     return {
@@ -384,29 +356,6 @@ def grid_record(grid: Grid) -> dict[str, Any]:
             for c in grid.colour_sets
         ],
     }
-
-
-def _check_same_grid(out: Path, grid: Grid) -> None:
-    """Refuse to resume into a folder made from another grid or holding another dataset's manifest."""
-    manifest = out / MANIFEST
-    if manifest.is_file():
-        held = set(pq.read_table(manifest, columns=["dataset"]).column("dataset").to_pylist()) - {grid.name}
-        if held:
-            raise ValueError(
-                f"--out {str(out)!r} already holds dataset {min(held)!r}; allowed: a separate "
-                f"--out for grid {grid.name!r}"
-            )
-    record = out / grid.name / GRID_RECORD
-    mine = json.dumps(grid_record(grid), sort_keys=True)
-    if record.is_file():
-        if json.dumps(json.loads(record.read_text(encoding="utf-8")), sort_keys=True) != mine:
-            raise ValueError(
-                f"--out {str(out)!r} holds grid {grid.name!r} made from another grid file "
-                f"({record}); allowed: the same grid to resume it, or another --out or name"
-            )
-        return
-    record.parent.mkdir(parents=True, exist_ok=True)
-    write_atomic(mine.encode("utf-8"), record)
 
 
 def write_manifest(out: Path, dataset: str, plates: list[GridPlate], measured: dict[int, tuple],
@@ -492,32 +441,24 @@ def generate_grid(
     """
     if shard is not None and not isinstance(shard, Shard):
         raise ValueError(f"shard={shard!r} is not valid; allowed: None or a plates.shards.Shard")
-    if limit is not None and (isinstance(limit, bool) or not isinstance(limit, int) or limit < 1):
-        raise ValueError(f"limit={limit!r} is not valid; allowed: an integer >= 1 (plates, not images)")
-    if (
-        isinstance(compress_level, bool)
-        or not isinstance(compress_level, int)
-        or not 0 <= compress_level <= 9
-    ):
-        raise ValueError(f"compress_level={compress_level!r} is not valid; allowed: an integer 0-9")
-    cpu = os.cpu_count() or 1
-    workers = cpu if workers is None else workers
-    if isinstance(workers, bool) or not isinstance(workers, int) or workers < 1:
-        raise ValueError(
-            f"workers={workers!r} is not valid; allowed: an integer >= 1 (this machine has {cpu} cores)"
-        )
+    check_int("limit (plates, not images)", limit, 1, none_ok=True)
+    check_int("compress_level", compress_level, 0, 9)
+    workers = worker_count(workers)
     out = Path(out)
     plates = [(i, p) for i, p in enumerate(islice(grid_plates(grid), limit))
               if shard is None or shard.owns(f"{grid.name}:{i}")]
-    _check_same_grid(out, grid)
+    record = out / grid.name / GRID_RECORD
+    check_same_set(out, grid.name, "grid", record, grid_record(grid),
+                   mismatch=lambda held: f"--out {str(out)!r} holds grid {grid.name!r} made from another grid file "
+                                         f"({record}); allowed: the same grid to resume it, or another --out or name")
     if shard is None:  # another shard's temporary files are not leftovers: only an unsharded run clears them
         for stale in (out / grid.name).rglob(TEMPORARIES):  # leftovers of a killed run
             stale.unlink(missing_ok=True)
-    tasks = [(i, str(out), p.spec.to_json(), p.paths, compress_level) for i, p in plates]
+    tasks = [(i, str(out), p.spec, p.paths, compress_level) for i, p in plates]
     written = skipped = nbytes = 0
     measured: dict[int, tuple] = {}
     chunksize = max(1, min(64, len(tasks) // (workers * 8) or 1))
-    with results_of(render_task, tasks, min(workers, len(tasks)), chunksize) as results, \
+    with results_of(write_plate, tasks, min(workers, len(tasks)), chunksize) as results, \
             tqdm(total=len(tasks), unit="plate", desc=f"plates generate {grid.name}", disable=not progress) as bar:
         for w, s, b, i, values in results:
             written, skipped, nbytes = written + w, skipped + s, nbytes + b

@@ -48,6 +48,7 @@ from types import MappingProxyType
 
 from plates.datasets.items import DatasetItem
 from plates.stimuli.ishihara.labels import HUEMANITY_DATASET, LABEL_SPACES
+from plates.stimuli.ishihara.palettes import CBE_SETS, HUEMANITY_PAIRS
 from plates.stimuli.ishihara.plate import HUEMANITY_JITTER, PlateSpec
 from plates.validation import lookup
 
@@ -81,8 +82,6 @@ class Preset:
                 "jitter_rule": self.jitter_rule, "allow_extremes": self.allow_extremes, **self.jitter}
 
 
-_CBE_SETS = tuple(f"colorblindnesseval-{k}" for k in range(1, 6))
-_HM_PAIRS = tuple(f"huemanity-{k:02d}" for k in range(1, 26))
 _CBE_CONVENTION = ("ColorBlindnessEval App. E Algorithm 1: figure colours on the number (paper text; no code "
                    "convention differs); style cbe (IshiharaMC layers, gap 0.01 R); Arial -> Liberation Sans")
 _HM_CONVENTION = ("HueManity released code: Table 7 'Foreground' colour OUTSIDE the text, 'Background' on the text "
@@ -95,16 +94,16 @@ _HM_CODE = {"style": "huemanity", "colour_roles": "released-code", "jitter_rule"
 def _presets() -> dict[str, Preset]:
     hm = dict(HUEMANITY_JITTER)
     papers = [
-        Preset("colorblindnesseval", "cbe", LABEL_SPACES["cbe"], _CBE_SETS, ("standard", "clear"), "liberation-sans",
+        Preset("colorblindnesseval", "cbe", LABEL_SPACES["cbe"], CBE_SETS, ("standard", "clear"), "liberation-sans",
                {}, "ColorBlindnessEval §2.1, App. D-E", style="cbe", convention=_CBE_CONVENTION),
-        Preset("colorblindnesseval-dejavu", "cbe", LABEL_SPACES["cbe"], _CBE_SETS, ("standard", "clear"),
+        Preset("colorblindnesseval-dejavu", "cbe", LABEL_SPACES["cbe"], CBE_SETS, ("standard", "clear"),
                "dejavu-sans", {}, "ColorBlindnessEval App. B.3, Table 5 (DejaVuSans)", style="cbe",
                convention=_CBE_CONVENTION.replace("Arial -> Liberation Sans", "DejaVu Sans")),
-        Preset("huemanity-numeric", "huemanity-numeric", LABEL_SPACES["huemanity-numeric"], _HM_PAIRS, ("standard",),
+        Preset("huemanity-numeric", "huemanity-numeric", LABEL_SPACES["huemanity-numeric"], HUEMANITY_PAIRS, ("standard",),
                "dejavu-sans-bold-oblique", hm, "HueManity §3-4, Table 7", **_HM_CODE),
-        Preset("huemanity-alnum", "huemanity-alnum", LABEL_SPACES["huemanity-alnum"], _HM_PAIRS, ("standard",),
+        Preset("huemanity-alnum", "huemanity-alnum", LABEL_SPACES["huemanity-alnum"], HUEMANITY_PAIRS, ("standard",),
                "dejavu-sans-bold-oblique", hm, "HueManity §3, App. B.1, Table 7", **_HM_CODE),
-        Preset("huemanity", "huemanity-alnum", HUEMANITY_DATASET, _HM_PAIRS, ("standard",), "dejavu-sans-bold-oblique",
+        Preset("huemanity", "huemanity-alnum", HUEMANITY_DATASET, HUEMANITY_PAIRS, ("standard",), "dejavu-sans-bold-oblique",
                hm, "HueManity §3 (83,850 images), Table 7", **_HM_CODE),
     ]
     out = {p.name: p for p in papers}

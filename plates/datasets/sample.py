@@ -23,6 +23,7 @@ import numpy as np
 from plates.datasets.items import DatasetItem
 from plates.datasets.load import load_dataset
 from plates.datasets.presets import PRESETS, get_preset, make_spec
+from plates.validation import check_int
 
 __all__ = ["Sample", "load_sample", "sample_items", "sample_plates"]
 
@@ -36,8 +37,7 @@ class Sample:
 
     def __post_init__(self) -> None:
         for name, value, low in (("n", self.n, 1), ("seed", self.seed, 0)):
-            if isinstance(value, bool) or not isinstance(value, int) or not low <= value < 2**63:
-                raise ValueError(f"sample {name}={value!r} is not valid; allowed: an integer >= {low}")
+            check_int(f"sample {name}", value, low, 2**63 - 1)
 
     @property
     def tag(self) -> str:
@@ -97,8 +97,7 @@ def load_sample(source: str | os.PathLike, sample: Sample, *, limit: int | None 
                 seed: int = 0) -> list[DatasetItem]:
     """The items of ``sample`` drawn from a preset name (rendered on demand at ``size`` px with preset seed
     ``seed``) or a generated folder; ``limit`` keeps the first items of the draw (balanced: see module doc)."""
-    if limit is not None and (isinstance(limit, bool) or not isinstance(limit, int) or limit < 0):
-        raise ValueError(f"limit={limit!r} is not valid; allowed: None or an integer >= 0")
+    check_int("limit", limit, 0, none_ok=True)
     if not Path(source).is_dir() and str(source) in PRESETS:
         name = str(source)
         p = get_preset(name)

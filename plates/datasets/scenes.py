@@ -2,7 +2,7 @@
 
 * ``colorbench-<task>``: ``ITEMS_PER_TASK`` questions of one task (ColorBench Table 7 names: colour
   extraction, proportion, counting, object counting, comparison, recognition, object recognition, colour
-  mimicry), its forms (`plates.tasks.colorbench.FORMS`: RGB / HSV / HEX, each comparison criterion, naming /
+  mimicry), its forms (`plates.tasks.scenes.colorbench.FORMS`: RGB / HSV / HEX, each comparison criterion, naming /
   present / absent, counting with and without the background, mimicry count / which) taking turns item by
   item, over balanced difficulty: regions 3-10, colours 2-6, minimum CIEDE2000 between colours 4 / 8 / 15 / 30
   (counting: 10 / 15 / 30, `COUNT_MIN_DELTA_E`), tight or spread colours, clutter 0-0.6, area ratios 1 / 4 / 10
@@ -13,7 +13,7 @@
   question (shape counting, ours): a seed counts as robust only if all ten are answered right.
 * ``colorbench-synthetic``: all of the above (3,500 items: 8 tasks x 250, and 150 x 10 robustness).
 
-A scene that cannot carry its question unambiguously (`plates.tasks.colorbench.NotAskable`) is replaced by the
+A scene that cannot carry its question unambiguously (`plates.tasks.scenes.colorbench.NotAskable`) is replaced by the
 next seed of the same item; everything is derived from (preset seed, task, item index), so a set is the same in
 any process. Colours: sRGB 0-255.
 """
@@ -28,7 +28,7 @@ import numpy as np
 
 from plates.datasets.write import Entry
 from plates.stimuli.scenes import SHAPES, SceneSpec, render
-from plates.tasks.colorbench import (
+from plates.tasks.scenes.colorbench import (
     COUNT_MIN_DELTA_E,
     FORMS,
     PAPER_NAMES,
@@ -74,7 +74,7 @@ def _spec(task: str, i: int, attempt: int, size: int, seed: int, form: dict) -> 
 
 def scene_item(task: str, i: int, size: int = 512, seed: int = 0) -> list[Entry]:
     """Item ``i`` of ``task``'s preset (one entry: a scene and the question made for it; options 3 for
-    comparison, else 4); it asks form i mod len(forms) of the task (`plates.tasks.colorbench.FORMS`), so the
+    comparison, else 4); it asks form i mod len(forms) of the task (`plates.tasks.scenes.colorbench.FORMS`), so the
     forms are balanced. Depends only on its arguments: any process makes the same item."""
     check_choice("scene task", task, SCENE_TASK_NAMES)
     forms = FORMS[task]

@@ -21,9 +21,11 @@ from pathlib import Path
 
 import pyarrow.parquet as pq
 
-from plates.datasets.grid import GridPlate, render_task, write_manifest
+from plates.datasets.grid import GridPlate, write_manifest
 from plates.datasets.items import MANIFEST
+from plates.datasets.write import write_plate
 from plates.stimuli.ishihara.plate import VARIANTS, PlateSpec
+from plates.validation import check_int
 
 __all__ = ["DATASET_NAME", "generate_specs", "read_spec_argument"]
 
@@ -70,8 +72,7 @@ def generate_specs(specs: Sequence[PlateSpec], out: str | os.PathLike, *, varian
     bad = [v for v in variants if v not in VARIANTS]
     if bad or not variants:
         raise ValueError(f"variants {list(variants)!r} are not allowed; allowed: one or more of {', '.join(VARIANTS)}")
-    if isinstance(compress_level, bool) or not isinstance(compress_level, int) or not 0 <= compress_level <= 9:
-        raise ValueError(f"compress_level={compress_level!r} is not valid; allowed: an integer 0-9")
+    check_int("compress_level", compress_level, 0, 9)
     digests = [_digest(s) for s in specs]
     if len(set(digests)) != len(digests):
         raise ValueError("a spec is given twice; allowed: each plate once")
@@ -92,7 +93,7 @@ def generate_specs(specs: Sequence[PlateSpec], out: str | os.PathLike, *, varian
     written = skipped = nbytes = 0
     measured = {}
     for p in plates:
-        w, s, b, index, values = render_task((p.label_index, str(out), p.spec.to_json(), p.paths, compress_level))
+        w, s, b, index, values = write_plate((p.label_index, str(out), p.spec, p.paths, compress_level))
         written, skipped, nbytes, measured[index] = written + w, skipped + s, nbytes + b, values
     rows = write_manifest(out, DATASET_NAME, plates, measured, item_id=item_id)
     return {"specs": len(plates), "written": written, "skipped": skipped, "bytes": nbytes, "rows": rows,

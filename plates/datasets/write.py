@@ -28,16 +28,22 @@ from pathlib import Path
 from typing import Any
 
 import pyarrow as pa
+import pyarrow.parquet as pq
 
-from plates.datasets.items import COMMON_COLUMNS, PLAN_POSITION, finish_manifest
+from plates.datasets.items import COMMON_COLUMNS, MANIFEST, PLAN_POSITION, finish_manifest
 from plates.datasets.workers import shared_or_new_pool
 from plates.images import encode_png, png_intact
 from plates.shards import Shard
 from plates.stimuli import family_of, render
 from plates.stimuli.base import Family
+from plates.stimuli.ishihara.measure import target_kind
+from plates.stimuli.ishihara.plate import PlateSpec
+from plates.stimuli.ishihara.plate import render as render_plate
 from plates.storage import write_atomic
+from plates.validation import check_int
 
-__all__ = ["Entry", "manifest_schema", "write_items"]
+__all__ = ["Entry", "PlateTask", "check_same_set", "manifest_schema", "measured_values", "store_png", "write_items",
+           "write_plate"]
 
 _SAFE = re.compile(r"[^A-Za-z0-9._-]+")
 
@@ -101,6 +107,105 @@ def item_path(dataset: str, index: int, e: Entry) -> str:
     return f"{_SAFE.sub('-', dataset)}/{_SAFE.sub('-', e.group) or 'all'}/{index:06d}_{_SAFE.sub('-', e.item_id)}.png"
 
 
+def store_png(out: str | os.PathLike, rel: str, side: int, png: bytes | Callable[[], bytes]) -> int:
+    """Store one image of a set: ``png`` (the bytes, or a function encoding them, called only when needed) at
+    ``out/rel``, unless a whole PNG of ``side`` x ``side`` px is there already (`plates.images.png_intact`: a
+    missing, 0-byte, truncated or damaged file with the final name is written again). Written atomically
+    (`plates.storage.write_atomic`), made durable with the manifest that lists it
+    (`plates.datasets.items.write_parquet_atomic`). Returns the bytes written, 0 for an image kept."""
+    path = Path(out) / rel
+    if png_intact(path, (side, side)):
+        return 0
+    path.parent.mkdir(parents=True, exist_ok=True)
+    return write_atomic(png if isinstance(png, bytes) else png(), path, defer_sync=True)
+
+
+def measured_values(plate) -> tuple:
+    """A plate's `DrawnDeltaE` as the values of the manifest's measured columns
+    (`plates.datasets.generate.MEASURED_COLUMNS`), in order (the drawn ones null for a plate with no dot of one
+    class)."""
+    drawn = plate.delta_e_drawn  # not plate.stats: the text coverage's painting is not a manifest column
+    if drawn is None:
+        return (plate.spec.delta_e, target_kind(plate.spec), None, None, None, None)
+    return (drawn.target, drawn.target_kind, drawn.min, drawn.p05, drawn.median, drawn.p95)
+
+
+#: One plate for `write_plate`: (its key in the caller's plan, the output folder, its spec, (variant, path
+#: relative to the folder) for each image, zlib compress level 0-9).
+PlateTask = tuple[Any, str, PlateSpec, tuple[tuple[str, str], ...], int]
+
+
+def write_plate(task: PlateTask) -> tuple[int, int, int, Any, tuple]:
+    """The one plate writer of the plate sets (presets, grids, specs): render one plate, store each of its
+    images that is not on disk whole (`store_png`) and measure the ΔE2000 it draws. A plate whose images are all
+    on disk is still rendered (not encoded), so the manifest reports what it draws.
+
+    Parameters
+    ----------
+    task : PlateTask
+        ``(key, out, spec, paths, compress_level)``.
+
+    Returns
+    -------
+    tuple
+        ``(written, skipped, bytes written, key, measured_values(plate))``.
+    """
+    key, out, spec, paths, compress_level = task
+    plate = render_plate(spec)
+    side = plate.spec.size
+    sizes = [store_png(out, rel, side, partial(_encode_variant, plate, v, compress_level)) for v, rel in paths]
+    written = sum(1 for b in sizes if b)
+    return written, len(paths) - written, sum(sizes), key, measured_values(plate)
+
+
+def _encode_variant(plate, variant: str, compress_level: int) -> bytes:
+    return encode_png(plate.variant_pixels(variant), compress_level)
+
+
+def check_same_set(out: Path, name: str, what: str, record_path: Path, record: dict[str, Any], *,
+                   mismatch: Callable[[dict[str, Any]], str], held: dict[str, Any] | None = None) -> None:
+    """Refuse to resume a set into a folder made otherwise, else record how this one is made.
+
+    Parameters
+    ----------
+    out : Path
+        The output folder.
+    name : str
+        The set's dataset name.
+    what : str
+        What the set is, as the errors name it ("preset", "grid").
+    record_path : Path
+        The JSON file recording how the set in ``out`` was made (``generate.json``, ``grid.json``).
+    record : dict
+        How this set is made; written to ``record_path`` when there is none.
+    mismatch : callable
+        The error message for a folder whose record (given) differs from ``record``.
+    held : dict, optional
+        The record to assume when ``record_path`` is absent (a folder made before records existed).
+
+    Raises
+    ------
+    ValueError
+        When ``out/manifest.parquet`` lists another dataset (it would be overwritten), or the folder's record
+        differs from ``record`` (compared as canonical JSON: its images would be skipped and the manifest would
+        describe pixels that are not there).
+    """
+    manifest = out / MANIFEST
+    if manifest.is_file():
+        others = set(pq.read_table(manifest, columns=["dataset"]).column("dataset").to_pylist()) - {name}
+        if others:
+            raise ValueError(f"--out {str(out)!r} already holds dataset {min(others)!r} (its {MANIFEST}); "
+                             f"allowed: a separate --out for {what} {name!r}")
+    if record_path.is_file():
+        held = json.loads(record_path.read_text(encoding="utf-8"))
+    mine = json.dumps(record, sort_keys=True)
+    if held is not None and json.dumps(held, sort_keys=True) != mine:
+        raise ValueError(mismatch(held))
+    if not record_path.is_file():
+        record_path.parent.mkdir(parents=True, exist_ok=True)
+        write_atomic(mine.encode("utf-8"), record_path)
+
+
 def _write_job(numbered: tuple[int, Entry | Callable[[], Iterable[Entry]]], out: str, dataset: str,
                compress_level: int = 2) -> tuple[int, list[tuple[Entry, str, bool, dict[str, Any]]]]:
     """`prepare_job` of job ``numbered`` (its number in the plan, the job), then each image stored where the CPU
@@ -111,12 +216,7 @@ def _write_job(numbered: tuple[int, Entry | Callable[[], Iterable[Entry]]], out:
     done = []
     for e, png, row in prepare_job(job, compress_level):
         rel = item_path(dataset, index, e)
-        path = Path(out) / rel
-        side = int(e.spec.size)  # every family's image is size x size px
-        fresh = not png_intact(path, (side, side))  # missing, or a damaged file with the final name: written
-        if fresh:
-            path.parent.mkdir(parents=True, exist_ok=True)
-            write_atomic(png, path, defer_sync=True)  # made durable with the manifest (items.write_parquet_atomic)
+        fresh = store_png(out, rel, int(e.spec.size), png) > 0  # every family's image is size x size px
         done.append((e, rel, fresh, row))
     return index, done
 
@@ -140,10 +240,8 @@ def write_items(dataset: str, entries: Iterable[Entry | Callable[[], Iterable[En
     byte-identical to ``workers=1``. ``pool``: a running `family_pool` of ``workers`` to use (and leave
     running) instead of making one. ``limit``: stop after that many entries. PNGs:
     `plates.images.encode_png` at zlib ``compress_level``."""
-    if isinstance(workers, bool) or not isinstance(workers, int) or workers < 1:
-        raise ValueError(f"workers={workers!r} is not valid; allowed: an integer >= 1 (processes)")
-    if isinstance(compress_level, bool) or not isinstance(compress_level, int) or not 0 <= compress_level <= 9:
-        raise ValueError(f"compress_level={compress_level!r} is not valid; allowed: an integer 0-9")
+    check_int("workers (processes)", workers, 1)
+    check_int("compress_level", compress_level, 0, 9)
     if shard is not None and not isinstance(shard, Shard):
         raise ValueError(f"shard={shard!r} is not valid; allowed: None or a plates.shards.Shard")
     out = Path(out)

@@ -39,10 +39,9 @@ from plates.stimuli.illusions import render as render_illusion
 from plates.stimuli.scenes import SCENE_PALETTES, SHAPES, SceneSpec
 from plates.stimuli.scenes import render as render_scene
 from plates.tasks import Question, get_task, subject_of
-from plates.tasks.colorbench import TASKS as SCENE_TASKS
-from plates.tasks.colorbench import NotAskable
 from plates.tasks.prompts import PROMPTS, get_prompt, query_for
-from plates.validation import check_choice
+from plates.tasks.scenes.colorbench import SCENE_BUILDERS, NotAskable
+from plates.validation import check_choice, check_int
 
 __all__ = [
     "family_backend", "who_answers", "ILLUSION_KINDS", "ILLUSION_PROMPTS", "illusion_prompts", "NO_PALETTE", "OUTLINE", "SCENE_PROMPTS", "IllusionControls",
@@ -56,25 +55,11 @@ ILLUSION_KINDS = tuple(ILLUSION_TYPES)
 #: Prompts of the illusion tasks (RCID's two framings, its colour naming, IllusionBench+ true/false and choice).
 ILLUSION_PROMPTS = tuple(n for n, t in PROMPTS.items() if get_task(t.task).family == "illusion")
 #: ColorBench task -> its plain prompt ("colorbench-<task>", `plates.tasks.prompts`).
-SCENE_PROMPTS: Mapping[str, str] = {task: f"colorbench-{task}" for task in SCENE_TASKS}
+SCENE_PROMPTS: Mapping[str, str] = {task: f"colorbench-{task}" for task in SCENE_BUILDERS}
 #: The scene palette choice meaning "colours drawn from all of sRGB" (SceneSpec.palette None).
 NO_PALETTE = "none (any sRGB colours)"
 #: Outline colours (sRGB 0-255) drawn just outside targets A and B: magenta and cyan, rare in the stimuli.
 OUTLINE: Mapping[str, tuple[int, int, int]] = {"A": (255, 0, 255), "B": (0, 200, 255)}
-
-
-def _size(size: Any, policy: Policy) -> int:
-    if isinstance(size, bool) or not isinstance(size, int | float) or int(size) != size \
-            or not policy.min_plate_size <= int(size) <= policy.max_plate_size:
-        raise ValueError(f"image size {size!r} px is not allowed; allowed: an integer "
-                         f"{policy.min_plate_size}-{policy.max_plate_size}")
-    return int(size)
-
-
-def _int(name: str, value: Any) -> int:
-    if isinstance(value, bool) or not isinstance(value, int | float) or int(value) != value:
-        raise ValueError(f"{name}={value!r} is not valid; allowed: an integer")
-    return int(value)
 
 
 # ------------------------------------------------------------------------------------------------ illusions
@@ -94,7 +79,9 @@ class IllusionControls:
 
     def spec(self, policy: Policy) -> IllusionSpec:
         """The validated spec (ValueError naming the bad value and what is allowed)."""
-        return IllusionSpec(kind=self.kind, size=_size(self.size, policy), seed=_int("seed", self.seed),
+        return IllusionSpec(kind=self.kind, seed=check_int("seed", self.seed, text=True),
+                            size=check_int("image size (px)", self.size, policy.min_plate_size,
+                                           policy.max_plate_size, text=True),
                             strength=float(self.strength), delta_e=float(self.delta_e), layout=self.layout,
                             swap=bool(self.swap))
 
@@ -196,8 +183,11 @@ class SceneControls:
         shapes = tuple(self.shapes or ())
         if not shapes:
             raise ValueError(f"no shape is chosen; allowed: one or more of {', '.join(SHAPES)}")
-        return SceneSpec(seed=_int("seed", self.seed), size=_size(self.size, policy),
-                         n_regions=_int("n_regions", self.n_regions), n_colours=_int("n_colours", self.n_colours),
+        return SceneSpec(seed=check_int("seed", self.seed, text=True),
+                         size=check_int("image size (px)", self.size, policy.min_plate_size, policy.max_plate_size,
+                                        text=True),
+                         n_regions=check_int("n_regions", self.n_regions, text=True),
+                         n_colours=check_int("n_colours", self.n_colours, text=True),
                          min_delta_e=float(self.min_delta_e), clutter=float(self.clutter),
                          area_ratio=float(self.area_ratio), shapes=shapes,
                          palette=None if self.palette == NO_PALETTE else self.palette)

@@ -26,6 +26,7 @@ from plates.runs.rows import Asked, build_row
 from plates.stimuli.ishihara.labels import LABEL_SPACES
 from plates.stimuli.ishihara.plate import VARIANTS, PlateSpec, render
 from plates.tasks.prompts import PROMPTS, get_prompt, query_for, render_prompt
+from plates.validation import check_int
 
 
 def result_markdown(row: dict) -> str:
@@ -59,10 +60,8 @@ class Ask:
         if self.prompt_text is not None and len(self.prompt_text) > policy.max_prompt_chars:
             raise ValueError(f"prompt text has {len(self.prompt_text)} characters; allowed: at most "
                              f"{policy.max_prompt_chars}")
-        size = self.condition.size
-        if size is not None and not policy.min_plate_size <= size <= policy.max_plate_size:
-            raise ValueError(f"image size {size} px is not allowed; allowed: "
-                             f"{policy.min_plate_size}-{policy.max_plate_size} px, or none (as rendered)")
+        check_int("image size (px)", self.condition.size, policy.min_plate_size, policy.max_plate_size,
+                  none_ok=True)
 
 
 def prompt_template_text(name: str) -> str:

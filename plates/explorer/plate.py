@@ -43,6 +43,7 @@ from plates.stimuli.ishihara.plate import (
     render,
 )
 from plates.stimuli.ishihara.styles import STYLES, get_style
+from plates.validation import check_int, check_number
 
 #: Views shown side by side, in display order.
 VIEWS = ("plate", "clear", "mask", "protan", "deutan", "tritan")
@@ -166,30 +167,20 @@ def _groups(c: Controls) -> dict[str, dict[str, object]]:
         colours = dict(palette=c.colour_pair, foreground=None, background=None)
     else:
         raise ValueError(f"colour pair {c.colour_pair!r} is unknown; allowed: {', '.join(colour_pair_choices())}")
-    j = _number("jitter", c.jitter, 0.0, 1.0)
+    j = check_number("jitter", c.jitter, 0.0, 1.0, text=True)
     return {
         "colours": colours,
-        "delta_e": dict(delta_e=None if not c.delta_e else _number("ΔE2000", c.delta_e, 0.0, 200.0)),
+        "delta_e": dict(delta_e=None if not c.delta_e else check_number("ΔE2000", c.delta_e, 0.0, 200.0, text=True)),
         "font": dict(font=c.font),
         "text": dict(text=c.text.strip() if isinstance(c.text, str) else c.text),
         "dots": dict(min_radius=float(c.dot_min) or None, max_radius=float(c.dot_max) or None),
         "style": dict(style=c.style),
-        "density": dict(density=_number("density", c.density, 0.0, 1.0) if density_is_free(c.style)
+        "density": dict(density=check_number("density", c.density, 0.0, 1.0, text=True) if density_is_free(c.style)
                         else DEFAULT_DENSITY),
         "jitter": huemanity_jitter(j),
-        "size": dict(size=int(_number("plate size", c.size, 1, 10**6))),
-        "seed": dict(seed=int(_number("seed", c.seed, 0, 2**63 - 1))),
+        "size": dict(size=check_int("plate size (px)", c.size, 1, 10**6, text=True)),
+        "seed": dict(seed=check_int("seed", c.seed, 0, 2**63 - 1, text=True)),
     }
-
-
-def _number(name: str, value, lo: float, hi: float) -> float:
-    try:
-        x = float(value)
-    except (TypeError, ValueError):
-        raise ValueError(f"{name} {value!r} is not a number; allowed: {lo}-{hi}") from None
-    if not lo <= x <= hi:
-        raise ValueError(f"{name} {value!r} is out of range; allowed: {lo}-{hi}")
-    return x
 
 
 def controls_to_spec(c: Controls, policy: Policy = Policy(), base: PlateSpec | None = None) -> PlateSpec:
@@ -202,9 +193,9 @@ def controls_to_spec(c: Controls, policy: Policy = Policy(), base: PlateSpec | N
     """
     if not isinstance(c.text, str) or not c.text.strip():
         raise ValueError(f"text {c.text!r} is empty; {EMPTY_TEXT_HINT}")
-    size = _number("plate size", c.size, 1, 10**6)
+    size = check_int("plate size (px)", c.size, 1, 10**6, text=True)
     check_policy(c.font, size, c.text.strip(), policy)
-    check_dots(c.dot_min, c.dot_max, int(size))
+    check_dots(c.dot_min, c.dot_max, size)
     groups = _groups(c)
     if base is not None:
         check_policy(base.font, base.size, base.text, policy, colours=(base.foreground, base.background))
@@ -240,7 +231,7 @@ def check_dots(dot_min, dot_max, size: int) -> None:
     limit = dot_limit(size)
     values = {}
     for name, value in (("min", dot_min), ("max", dot_max)):
-        x = _number(f"dot radius {name}", value or 0, 0.0, 10**6)
+        x = check_number(f"dot radius {name}", value or 0, 0.0, 10**6, text=True)
         if x and not 0.5 <= x <= limit:
             raise ValueError(f"Dot radius {name} {x:g} px does not fit a {size} px plate; allowed: "
                              f"0.5-{limit:g} px (up to an eighth of the plate size), or 0 for automatic")
@@ -285,10 +276,7 @@ def check_policy(font, size, text, policy: Policy, colours=()) -> None:
     if policy.public and font not in font_names():
         raise ValueError(f"font {font!r} is not allowed here; allowed: {', '.join(font_names())}")
     if size is not None:
-        px = int(_number("plate size", size, 1, 10**6))
-        if not policy.min_plate_size <= px <= policy.max_plate_size:
-            raise ValueError(
-                f"plate size {px} px is not allowed; allowed: {policy.min_plate_size}-{policy.max_plate_size} px")
+        check_int("plate size (px)", size, policy.min_plate_size, policy.max_plate_size, text=True)
     if isinstance(text, str) and len(text) > policy.max_text_chars:
         raise ValueError(f"text {text[:40]!r} has {len(text)} characters; allowed: 1-{policy.max_text_chars}")
     for what, value in zip(("foreground", "background"), colours):

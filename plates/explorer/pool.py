@@ -38,6 +38,7 @@ from plates.models import Backend, Query, Reply, make_backend
 from plates.reader import MODEL_NAME
 from plates.runs.staircase import Presented, Staircase
 from plates.stimuli.base import Stimulus
+from plates.validation import check_int
 from plates.workers import WorkerPool
 
 __all__ = ["EncodedStimulus", "EncodedViews", "ExplorerPool", "PooledBaseline", "encode_controls",
@@ -187,8 +188,7 @@ class ExplorerPool:
     Plate tab renders goes in, and a plate asked about that is not there is rendered here or in a worker."""
 
     def __init__(self, workers: int, max_pending: int | None = None, plates_kept: int = 16) -> None:
-        if isinstance(workers, bool) or not isinstance(workers, int) or workers < 0:
-            raise ValueError(f"workers={workers!r} is not allowed; allowed: an integer >= 0")
+        check_int("workers", workers, 0)
         self.workers, self.max_pending = workers, max_pending
         self.plates = ex.PlateCache(plates_kept, render=self.render_plate)
         self._pool: WorkerPool | None = None

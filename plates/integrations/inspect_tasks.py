@@ -44,7 +44,7 @@ ROW_KEYS = ("sample_id", "item_id", "dataset", "prompt_name", "task", "config", 
             "spec_json", "colour_set", "delta_e", "variant", "font", "label", "delta_e_target", "delta_e_drawn_min",
             "delta_e_drawn_p05", "delta_e_drawn_median", "delta_e_drawn_p95")
 #: Task (paper protocol) -> the paper its prompts name (`plates.tasks.prompts.paper_of`).
-PROTOCOLS = {"colorblindnesseval": "ColorBlindnessEval", "huemanity": "HueManity", "colorbench": "ColorBench",
+PROTOCOL_TITLES = {"colorblindnesseval": "ColorBlindnessEval", "huemanity": "HueManity", "colorbench": "ColorBench",
           "rcid": "RCID", "illusionbench": "IllusionBench+"}
 
 
@@ -84,7 +84,7 @@ def plates_scorer():
 def _task(data: str, config: str | None, paper: str | None) -> Task:
     rows = read_rows(data, config)
     if paper is not None:
-        wanted = PROTOCOLS[paper]
+        wanted = PROTOCOL_TITLES[paper]
         other = sorted({r["prompt_name"] for r in rows
                         if r["prompt_name"] not in PROMPTS or paper_of(PROMPTS[r["prompt_name"]]) != wanted})
         if other:

@@ -45,7 +45,7 @@ def _template_for(prompt: str):
 
 
 def label_space_for(prompt: str) -> str:
-    """The label space a prompt asks for (see module doc): one of plates.reader.coding.LABEL_SPACES."""
+    """The label space a prompt asks for (see module doc): one of plates.stimuli.ishihara.labels.LABEL_SPACE_NAMES."""
     template = _template_for(prompt)
     if template is not None:
         return template.label_space

@@ -28,9 +28,6 @@ CLASSES = (BLANK, *SYMBOLS)
 N_CLASSES = len(CLASSES)
 #: Character positions read (HueManity's labels have two characters; CBE's one or two).
 N_POSITIONS = 2
-#: Label spaces the decoder can be constrained to.
-#: The label spaces the reader decodes within (declared once, in plates.stimuli.ishihara.labels).
-LABEL_SPACES = LABEL_SPACE_NAMES
 
 _INDEX = {c: i for i, c in enumerate(CLASSES)}
 
@@ -56,7 +53,7 @@ def allowed_mask(label_space: str) -> np.ndarray:
 
     Position 0 is never blank. Joint constraints (no leading zero in "07") are applied by :func:`best_label`.
     """
-    check_choice("label space", label_space, LABEL_SPACES)
+    check_choice("label space", label_space, LABEL_SPACE_NAMES)
     mask = np.zeros((N_POSITIONS, N_CLASSES), dtype=bool)
     digits = [_INDEX[c] for c in string.digits]
     if label_space == "any":

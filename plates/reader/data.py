@@ -25,6 +25,7 @@ from plates.reader.preprocess import INPUT_SIZE, MODES, normalise, preprocess, s
 from plates.stimuli.ishihara.glyphs import FONTS, text_mask
 from plates.stimuli.ishihara.jitter import huemanity_jitter
 from plates.stimuli.ishihara.labels import LABEL_SPACES
+from plates.stimuli.ishihara.palettes import CBE_SETS, HUEMANITY_PAIRS
 from plates.stimuli.ishihara.plate import HUEMANITY_JITTER, PlateSpec, render, render_on_mask
 from plates.stimuli.ishihara.styles import STYLES
 from plates.validation import check_choice, not_known
@@ -33,14 +34,10 @@ from plates.validation import check_choice, not_known
 TRAIN_SEED_BASE = 10_000_000
 VAL_SEED_BASE = 20_000_000
 
-HUEMANITY_PAIRS = tuple(f"huemanity-{i:02d}" for i in range(1, 26))
-CBE_SETS = tuple(f"colorblindnesseval-{i}" for i in range(1, 6))
 #: Plate styles and their share of the mix.
 STYLE_SHARES = {"dense": 0.26, "cbe": 0.37, "huemanity": 0.37}
 #: Share of plates made as the style's paper made them (its colours, font, jitter, labels); the rest are "free".
 PAPER_SHARE = 0.6
-#: Plate groups (style x paper/free): validation accuracy is reported per group.
-GROUPS = tuple(f"{s}-{k}" for s in STYLE_SHARES for k in ("paper", "free"))
 #: The reader's extra training faces (plates/reader/fonts, made by scripts/subset_reader_fonts.py: Roboto, Caladea,
 #: Source Serif, Source Sans, Manrope and the monospaced Roboto Mono, Source Code Pro, IBM Plex Mono; none of them a
 #: font the benchmark holds out), as .ttf paths.

@@ -85,7 +85,7 @@ class BaselineReader:
         return preprocess(image, self.input_size, self.mode)
 
     def read_many(self, images: Sequence[Image.Image], label_space: str = "any") -> list[Reading]:
-        """Read each image (PIL, sRGB 0-255), decoding within ``label_space`` (see coding.LABEL_SPACES)."""
+        """Read each image (PIL, sRGB 0-255), decoding within ``label_space`` (see coding.LABEL_SPACE_NAMES)."""
         if not images:
             return []
         batch = np.stack([self.preprocess(image) for image in images])

@@ -45,7 +45,6 @@ from plates.results.schema import (
     SUPERSEDES_KEY,
     ABSENT_DEFAULTS,
     COLUMNS,
-    SCHEMA,
 )
 
 __all__ = ["MAX_ENTRIES", "MAX_PARTS", "Parts", "Results", "list_parts", "open_results", "scan_parts"]
@@ -368,8 +367,3 @@ def open_results(path: str | Path, *, names: dict[str, str] | None = None, short
     """`Results` over every part under ``path`` (see the module doc); ``names``: see `scan_parts`;
     ``short_text`` (uploads): every text column cut (`UPLOAD_TEXT_CAPS`, `TEXT_CAP`), not only `TEXT_CAPS`."""
     return Results(scan_parts(path, names=names), short_text=short_text)
-
-
-def schema_names() -> list[str]:
-    """The results columns in schema order (what ``SELECT * FROM results`` gives)."""
-    return list(SCHEMA.names)

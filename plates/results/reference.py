@@ -34,8 +34,10 @@ import argparse
 import math
 import re
 import sys
+from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
+from types import MappingProxyType
 
 import pandas as pd
 import pyarrow as pa
@@ -127,7 +129,8 @@ class TableInfo:
         return f"{self.paper} {self.table}"
 
 
-TABLES: dict[str, TableInfo] = {t.stem: t for t in (
+#: File stem -> the published table it transcribes (read-only).
+TABLES: Mapping[str, TableInfo] = MappingProxyType({t.stem: t for t in (
     TableInfo("colorblindnesseval_table1", "ColorBlindnessEval", "Table 1", "000", "Table 1: Evaluation results",
               "before", 1),
     TableInfo("colorblindnesseval_table2", "ColorBlindnessEval", "Table 2", "000", "Table 2: The performance",
@@ -148,7 +151,7 @@ TABLES: dict[str, TableInfo] = {t.stem: t for t in (
     TableInfo("illusionbench_table3", "IllusionBench+", "Table III", "004", "TABLE III: Performance of VLMs",
               "after", 1),
     TableInfo("rcid_table1", "RCID", "Table 1", "003", "Table 1. The table demonstrates", "before", 100),
-)}
+)})
 
 _NUMBER = re.compile(r"[+\-–−]?[0-9]+(?:\.[0-9]+)?")
 

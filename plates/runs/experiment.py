@@ -76,7 +76,15 @@ from plates.stimuli import ENGINE_VERSION, STIMULI
 from plates.storage import is_url
 from plates.tasks.prompts import PROMPTS, PromptTemplate, get_prompt, load_prompt_file
 from plates.toml_files import read_toml
-from plates.validation import check_choice, check_number, lookup
+from plates.validation import (
+    check_choice,
+    check_int,
+    check_keys,
+    check_list,
+    check_number,
+    check_size,
+    lookup,
+)
 
 BACKEND_KINDS = tuple(BACKENDS)
 #: Every variant some stimulus family offers (a condition may ask for one; items of a family without it fail
@@ -213,42 +221,17 @@ class Experiment:
 
 # ---- validation helpers: every error names the field and what is allowed ------------------------------------
 
-def _int(where: str, value: Any, low: int, high: int | None = None) -> int:
-    if isinstance(value, bool) or not isinstance(value, int) or value < low or (high is not None and value > high):
-        span = f">= {low}" if high is None else f"within {low}-{high}"
-        raise ValueError(f"{where}: {value!r} is not allowed; expected an integer {span}")
-    return value
-
-
-
 def _str(where: str, value: Any) -> str:
     if not isinstance(value, str) or not value.strip():
         raise ValueError(f"{where}: {value!r} is not allowed; expected a non-empty string")
     return value
 
 
-def _list(where: str, value: Any) -> list[Any]:
-    if not isinstance(value, list):
-        value = [value]
-    if not value:
-        raise ValueError(f"{where}: an empty list is not allowed; give at least one value")
-    return value
-
-
-def _unknown(where: str, table: Any, allowed: tuple[str, ...]) -> dict[str, Any]:
-    if not isinstance(table, dict):
-        raise ValueError(f"{where}: expected a table with keys {', '.join(allowed)}, got {table!r:.60}")
-    bad = sorted(set(table) - set(allowed))
-    if bad:
-        raise ValueError(f"{where}: unknown key(s) {', '.join(bad)}; allowed: {', '.join(allowed)}")
-    return table
-
-
 def _cvd(where: str, value: Any) -> tuple[str, float]:
     if isinstance(value, str):
         view, severity = check_choice(where, value, CVD_VIEWS), 1.0
     elif isinstance(value, dict):
-        _unknown(where, value, ("view", "severity"))
+        check_keys(where, value, ("view", "severity"))
         view = check_choice(f"{where}.view", value.get("view"), CVD_VIEWS)
         severity = check_number(f"{where}.severity", value.get("severity", 1.0), 0.0, 1.0)
     else:
@@ -258,20 +241,22 @@ def _cvd(where: str, value: Any) -> tuple[str, float]:
 
 
 def _conditions(table: dict[str, Any]) -> tuple[ConditionSpec, ...]:
-    _unknown("conditions", table, CONDITION_KEYS)
+    check_keys("conditions", table, CONDITION_KEYS)
     sizes = [None] if "sizes" not in table else [
-        _int(f"conditions.sizes[{i}]", v, 16, 4096) for i, v in enumerate(_list("conditions.sizes", table["sizes"]))]
-    grays = _list("conditions.grayscale", table.get("grayscale", [False]))
+        check_size(f"conditions.sizes[{i}]", v)
+        for i, v in enumerate(check_list("conditions.sizes", table["sizes"], wrap=True))]
+    grays = check_list("conditions.grayscale", table.get("grayscale", [False]), wrap=True)
     for i, g in enumerate(grays):
         if not isinstance(g, bool):
             raise ValueError(f"conditions.grayscale[{i}]: {g!r} is not allowed; expected true or false")
     hues = [check_number(f"conditions.hue_shifts[{i}]", v, -360.0, 360.0)
-            for i, v in enumerate(_list("conditions.hue_shifts", table.get("hue_shifts", [0.0])))]
-    cvds = [_cvd(f"conditions.cvd[{i}]", v) for i, v in enumerate(_list("conditions.cvd", table.get("cvd", ["none"])))]
+            for i, v in enumerate(check_list("conditions.hue_shifts", table.get("hue_shifts", [0.0]), wrap=True))]
+    cvds = [_cvd(f"conditions.cvd[{i}]", v)
+            for i, v in enumerate(check_list("conditions.cvd", table.get("cvd", ["none"]), wrap=True))]
     variants = [None] if "variants" not in table else [
-        check_choice(f"conditions.variants[{i}]", v, VARIANTS) for i, v in enumerate(_list("conditions.variants",
-                                                                                      table["variants"]))]
-    blanks = _list("conditions.text_only", table.get("text_only", [False]))
+        check_choice(f"conditions.variants[{i}]", v, VARIANTS)
+        for i, v in enumerate(check_list("conditions.variants", table["variants"], wrap=True))]
+    blanks = check_list("conditions.text_only", table.get("text_only", [False]), wrap=True)
     for i, t in enumerate(blanks):
         if not isinstance(t, bool):
             raise ValueError(f"conditions.text_only[{i}]: {t!r} is not allowed; expected true or false")
@@ -299,12 +284,11 @@ def parse_model(where: str, table: Any) -> ModelSpec:
         raise ValueError(f"{where}.api_key: an API key never goes in an experiment file (it would be copied with "
                          "it); export it in an environment variable and give that variable's NAME as api_key_env")
     allowed = _backend_options(backend)
-    unknown = sorted(set(opts) - set(allowed)) if allowed is not None else []
-    if unknown:
-        raise ValueError(f"{where}: unknown key(s) {', '.join(unknown)} for backend {backend!r}; allowed: "
-                         f"{', '.join(k for k in dict.fromkeys((*MODEL_KEYS, *allowed)) if k != 'api_key')}")
+    if allowed is not None:
+        check_keys(where, table, (k for k in dict.fromkeys((*MODEL_KEYS, *allowed)) if k != "api_key"),
+                   extra=f" for backend {backend!r}")
     if "concurrency" in opts:
-        _int(f"{where}.concurrency", opts["concurrency"], 1, 1024)
+        check_int(f"{where}.concurrency", opts["concurrency"], 1, 1024)
     if "timeout" in opts:
         check_number(f"{where}.timeout", opts["timeout"], 0.001, 86400.0)
     if "base_url" in opts and not str(opts["base_url"]).startswith(("http://", "https://")):
@@ -316,7 +300,7 @@ def parse_model(where: str, table: Any) -> ModelSpec:
         elif not isinstance(key_env, str) or not re.match(r"^[A-Za-z_][A-Za-z0-9_]*$", key_env):
             raise ValueError(f"{where}.api_key_env: expected the NAME of an environment variable (e.g. "
                              "OPENAI_API_KEY) or false for a server that needs no key")
-    max_tokens = _int(f"{where}.max_tokens", table.get("max_tokens", 512), 1, 1_000_000)
+    max_tokens = check_int(f"{where}.max_tokens", table.get("max_tokens", 512), 1, 1_000_000)
     temperature = check_number(f"{where}.temperature", table.get("temperature", 0.0), 0.0, 2.0)
     view = table.get("view")
     if view is not None:
@@ -346,7 +330,7 @@ def parse_experiment(data: dict[str, Any], *, base_dir: str | Path | None = None
     Raises ``ValueError`` naming the bad field and what is allowed.
     """
     said = said or {}
-    _unknown("experiment", data, TOP_KEYS)
+    check_keys("experiment", data, TOP_KEYS)
 
     name = data.get("name")
     if name is not None and (not isinstance(name, str) or not _NAME_RE.match(name)):
@@ -356,13 +340,13 @@ def parse_experiment(data: dict[str, Any], *, base_dir: str | Path | None = None
         raise ValueError("dataset: missing; give [dataset] source = a preset name or a folder with manifest.parquet")
     if isinstance(ds, str):
         ds = {"source": ds}
-    _unknown("dataset", ds, DATASET_KEYS)
+    check_keys("dataset", ds, DATASET_KEYS)
     source = _str("dataset.source", ds.get("source"))
-    limit = None if ds.get("limit") is None else _int("dataset.limit", ds["limit"], 1)
-    sample = None if ds.get("sample") is None else _int("dataset.sample", ds["sample"], 1)
+    limit = None if ds.get("limit") is None else check_int("dataset.limit", ds["limit"], 1)
+    sample = None if ds.get("sample") is None else check_int("dataset.sample", ds["sample"], 1)
     if sample is None and ds.get("sample_seed") is not None:
         raise ValueError("dataset.sample_seed: given without dataset.sample; allowed: with sample = N")
-    sample_seed = _int("dataset.sample_seed", ds.get("sample_seed", 0), 0)
+    sample_seed = check_int("dataset.sample_seed", ds.get("sample_seed", 0), 0)
     source = _resolve_source(source, base_dir, said.get("dataset.source", "dataset.source"))
     models = data.get("models")
     if isinstance(models, dict):  # a single [models] table
@@ -376,19 +360,20 @@ def parse_experiment(data: dict[str, Any], *, base_dir: str | Path | None = None
     model_specs = tuple(parse_model(f"models[{i}]", m) for i, m in enumerate(models))
     own: dict[str, PromptTemplate] = {}
     if data.get("prompt_files") is not None:
-        for i, f in enumerate(_list("prompt_files", data["prompt_files"])):
+        for i, f in enumerate(check_list("prompt_files", data["prompt_files"], wrap=True)):
             path = Path(_str(f"prompt_files[{i}]", f))
             for t in load_prompt_file(path if base_dir is None or path.is_absolute() else Path(base_dir) / path):
                 own[t.name] = t  # a later file's template of the same name wins, as the file order says
-    prompts = tuple(_list("prompts", data["prompts"])) if data.get("prompts") else ()
+    prompts = tuple(check_list("prompts", data["prompts"], wrap=True)) if data.get("prompts") else ()
     if not prompts:
         raise ValueError(f"prompts: missing; give one or more of {', '.join([*PROMPTS, *own])}")
     for i, p in enumerate(prompts):
         check_choice(said.get("prompts", f"prompts[{i}]"), p, (*PROMPTS, *own))
     user_prompts = tuple((p, json.dumps(asdict(own[p]), sort_keys=True))
                          for p in dict.fromkeys(prompts) if p not in PROMPTS)
-    shots = tuple(_int(f"shots[{i}]", s, 0, 16) for i, s in enumerate(_list("shots", data.get("shots", [0]))))
-    seed = _int("seed", data.get("seed", 0), 0)
+    shots = tuple(check_int(f"shots[{i}]", s, 0, 16)
+                  for i, s in enumerate(check_list("shots", data.get("shots", [0]), wrap=True)))
+    seed = check_int("seed", data.get("seed", 0), 0)
     out = data.get("out", "results/runs")
     _str("out", out)
     if base_dir is not None and not Path(out).is_absolute():

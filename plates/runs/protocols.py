@@ -29,7 +29,7 @@ from collections.abc import Collection, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from plates.validation import lookup
+from plates.validation import check_int, lookup
 
 __all__ = ["PROTOCOLS", "Protocol", "Sampling", "get_protocol", "model_settings"]
 
@@ -59,10 +59,7 @@ class Sampling:
             or not 0.0 < self.top_p <= 1.0
         ):
             raise ValueError(f"top_p={self.top_p!r} is not valid; allowed: None or a number in (0, 1]")
-        if self.max_tokens is not None and (
-            isinstance(self.max_tokens, bool) or not isinstance(self.max_tokens, int) or self.max_tokens < 1
-        ):
-            raise ValueError(f"max_tokens={self.max_tokens!r} is not valid; allowed: None or an integer >= 1")
+        check_int("max_tokens", self.max_tokens, 1, none_ok=True)
 
 
 @dataclass(frozen=True)

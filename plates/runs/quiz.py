@@ -52,7 +52,7 @@ __all__ = ["BLOCKS", "CONSENT", "HUMAN_RESULTS_ENV", "ILLUSION_ANSWERS", "Block"
 
 HUMAN_RESULTS_ENV = "PLATES_HUMAN_RESULTS"
 BLOCKS = ("plate", "illusion")
-#: The illusion buttons: the option of RCID's comparison (`plates.tasks.illusions.rcid_question`) each one
+#: The illusion buttons: the option of RCID's comparison (`plates.tasks.illusions.questions.rcid_question`) each one
 #: answers, and the words after the target's position ("Left" / "Top" ... from the question's options).
 ILLUSION_ANSWERS = (("I", "{first} looks darker"), ("III", "They look the same"), ("II", "{second} looks darker"))
 CONSENT = (

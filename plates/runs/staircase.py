@@ -57,6 +57,7 @@ from plates.stimuli.ishihara.plate import PlateSpec
 from plates.tasks import Question, subject_of, task_of
 from plates.tasks.prompts import PROMPTS, get_prompt, query_for
 from plates.toml_files import read_toml
+from plates.validation import check_keys
 
 __all__ = ["MEASURES", "PSE_CODES", "Presented", "Staircase", "StaircaseResult", "load_staircase",
            "parse_staircase", "run_staircase", "staircase_prompts"]
@@ -69,7 +70,7 @@ MEASURES: Mapping[str, tuple[type, str, tuple[float, float]]] = {
     "ishihara": (PlateSpec, "threshold", (0.5, 40.0)),
     "illusion": (IllusionSpec, "pse", (-15.0, 15.0)),
 }
-#: The answer codes of the comparison answers (`plates.tasks.illusions.MEANINGS`, `plates.analysis.pse`).
+#: The answer codes of the comparison answers (`plates.tasks.illusions.questions.MEANINGS`, `plates.analysis.pse`).
 PSE_CODES: Mapping[str, int] = {"A darker": -1, "same": 0, "B darker": 1}
 _PSE_TASKS = ("rcid-compare",)
 #: Levels closer to 0 than this become 0 on illusions: 8-bit targets cannot differ by less (about 0.4-0.7).
@@ -337,9 +338,7 @@ def run_staircase(stair: Staircase, *, make_backend: Callable[..., Any] | None =
 def parse_staircase(data: Mapping[str, Any], *, base_dir: str | Path | None = None) -> Staircase:
     """A staircase from a parsed TOML document (``plates staircase FILE``). Errors name the key and what is
     allowed."""
-    bad = sorted(set(data) - set(TOP_KEYS))
-    if bad:
-        raise ValueError(f"staircase: unknown key(s) {', '.join(bad)}; allowed: {', '.join(TOP_KEYS)}")
+    check_keys("staircase", data, TOP_KEYS)
     name = data.get("name")
     if name is not None and (not isinstance(name, str) or not _NAME_RE.match(name)):
         raise ValueError(f"name: {name!r} is not allowed; use 1-64 letters, digits, '.', '_' or '-'")

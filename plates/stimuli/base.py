@@ -19,7 +19,7 @@ from typing import Any, ClassVar, Protocol, runtime_checkable
 import numpy as np
 from PIL import Image
 
-from plates.validation import not_known
+from plates.validation import check_keys, not_known
 
 __all__ = ["FAMILY_KEY", "MANIFEST_TYPES", "Family", "ManifestColumn", "SpecBase", "Stimulus", "StimulusSpec",
            "tagged_json"]
@@ -220,16 +220,11 @@ class SpecBase:
             raise ValueError(f"spec JSON of family {family!r} is not a {cls.__name__}; allowed: {cls.FAMILY!r} "
                              "or no tag (plates.stimuli.spec_from_json reads any family)")
         names = [f.name for f in dataclasses.fields(cls)]  # type: ignore[arg-type]
-        unknown = sorted(set(data) - set(names))
-        if unknown:
-            raise ValueError(f"{cls.__name__} keys {unknown} are not known; allowed: {', '.join(names)}")
+        check_keys(cls.__name__, data, names)
         return cls(**cls.decode_fields(data))
 
     def replace(self, **changes: Any) -> Any:
         """A copy with ``changes`` applied (validated again); a name that is not a field is a ValueError."""
         names = [f.name for f in dataclasses.fields(self)]  # type: ignore[arg-type]
-        unknown = sorted(set(changes) - set(names))
-        if unknown:
-            raise ValueError(f"{type(self).__name__} fields {unknown} are not known; allowed: "
-                             f"{', '.join(sorted(names))}")
+        check_keys(type(self).__name__, changes, sorted(names))
         return dataclasses.replace(self, **changes)  # type: ignore[type-var]

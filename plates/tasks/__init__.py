@@ -4,7 +4,10 @@
 source), read-only, like colour-science's method maps. Unknown names raise ValueError listing the valid ones.
 A prompt template names its task (`plates.tasks.prompts.PromptTemplate.task`); `task_of` finds it.
 
-Adding a task: a module next to this one that builds its `Task` values, and one line below.
+One folder per stimulus family, mirroring `plates.stimuli`: `plates.tasks.ishihara`, `plates.tasks.illusions`
+(its question builders in ``questions``) and `plates.tasks.scenes` (ColorBench's builders in ``colorbench`` and
+``objects``); ``answers/`` reads replies for every family. Adding a task: its `Task` value in its family's
+folder, and one line below.
 """
 
 from __future__ import annotations
@@ -22,7 +25,7 @@ from plates.tasks.base import (
     question_to_json,
     subject_of,
 )
-from plates.tasks.illusion_tasks import ILLUSION_TASKS
+from plates.tasks.illusions import ILLUSION_TASKS
 from plates.tasks.ishihara import PLATE_TASKS
 from plates.tasks.prompts import PromptTemplate
 from plates.tasks.scenes import SCENE_TASKS

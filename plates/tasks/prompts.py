@@ -48,7 +48,7 @@ from plates.stimuli.ishihara.labels import LABEL_SPACE_NAMES, LABEL_SPACES
 from plates.stimuli.ishihara.plate import VARIANTS as PLATE_VARIANTS
 from plates.tasks.base import Question, pixel_reply
 from plates.toml_files import read_toml
-from plates.validation import lookup
+from plates.validation import check_int, lookup
 
 #: Prompt kinds: what a backend is asked to do (answer openly, yes/no, pick an option letter).
 KINDS = QUERY_KINDS
@@ -228,7 +228,7 @@ def _builtin_prompts() -> dict[str, PromptTemplate]:
     return {t.name: t for t in templates}
 
 
-#: The ColorBench tasks drawn as synthetic scenes (`plates.tasks.colorbench.TASKS`; shape counting is ours).
+#: The ColorBench tasks drawn as synthetic scenes (`plates.tasks.scenes.colorbench.SCENE_BUILDERS`; shape counting is ours).
 _SCENE_TASKS = ("colour-extraction", "colour-proportion", "colour-counting", "object-counting",
                 "colour-comparison", "colour-recognition", "shape-counting", "object-recognition",
                 "colour-mimicry")
@@ -251,7 +251,7 @@ def _scene_prompts() -> list[PromptTemplate]:
 def _illusion_prompts() -> list[PromptTemplate]:
     """RCID's two framings of its comparison and naming questions (§3.3, Fig. 1) and IllusionBench+'s
     true/false and multiple-choice formats (App. A1); the tasks write each question from the illusion's truth
-    (`plates.tasks.illusions`)."""
+    (`plates.tasks.illusions.questions`)."""
     compare = ("{framing}, how do the colors of {regions} compare? Here are some options you can choose: "
                "I. Left is darker II. Right is darker III. They are exactly same")
     name = "{framing}, what color is {region}?"
@@ -275,7 +275,6 @@ def _illusion_prompts() -> list[PromptTemplate]:
 #: Name -> built-in template (read-only). A user's own templates (`load_prompt_file`) live in the experiment or
 #: the session that loaded them, never here, so nothing one run loads leaks into another.
 PROMPTS: Mapping[str, PromptTemplate] = MappingProxyType(_builtin_prompts())
-BUILTIN_NAMES = tuple(PROMPTS)
 #: The papers whose prompts, stimuli and scoring this project reproduces, as a prompt's ``source`` names them.
 PAPERS: tuple[str, ...] = ("ColorBlindnessEval", "HueManity", "ColorBench", "IllusionBench+", "RCID")
 
@@ -372,8 +371,7 @@ def render_prompt(
         raise ValueError(f"expected a prompt name or PromptTemplate, got {type(t).__name__}")
     if not isinstance(target, str) or not target.strip() or target != target.strip():
         raise ValueError(f"target must be a non-empty label without surrounding spaces, got {target!r}")
-    if isinstance(seed, bool) or not isinstance(seed, int):
-        raise ValueError(f"seed must be an int, got {seed!r}")
+    check_int("seed", seed)
     space = t.label_space if label_space is None else label_space
     _check_choice("label_space", space, LABEL_SPACE_NAMES)
     labels: tuple[str, ...] | None = None if space == "any" else _label_space(space)

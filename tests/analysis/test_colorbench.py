@@ -18,7 +18,7 @@ from plates.analysis.metrics import wilson_interval
 from plates.stimuli.scenes import SHAPES, SceneSpec, render
 from plates.stimuli.scenes.recolour import VARIANTS
 from plates.tasks.answers import read_choice, verdict
-from plates.tasks.colorbench import build_question, robustness_items
+from plates.tasks.scenes.colorbench import build_question, robustness_items
 
 
 def test_overall_is_the_micro_average_not_the_mean_of_task_means():

@@ -179,10 +179,10 @@ def test_a_grid_file_makes_a_dataset_with_its_manifest(tmp_path, capsys):
     (('colour_sets = ["colorblindnesseval-1"]', 'colour_sets = ["sepia"]'),
      "colour set 'sepia' is not a palette"),
     (('name = "tiny-grid"', 'name = "tiny-grid"\nresolution = 3'),
-     "grid keys \\['resolution'\\] are not known"),
+     "grid: unknown key\\(s\\) resolution; allowed: "),
     (('name = "tiny-grid"', 'name = "tiny grid!"'), "name 'tiny grid!' is not valid"),
     (('labels = ["12", "A7"]', 'labels = {space = "cbe", count = 500}'),
-     "labels count 500 is not valid; allowed: 1-100"),
+     "labels count \\(space 'cbe'\\)=500 is not valid; allowed: an integer in \\[1, 100\\]"),
     (('background = ["#8fbc8f"]', 'background = ["#8fbc8f"]\n[plate]\ntext = "99"'),
      "\\[plate\\] keys \\['text'\\] are not allowed"),
 ])

@@ -165,7 +165,7 @@ def test_resume_refuses_another_size_seed_or_preset(tmp_path):
         generate("colorblindnesseval", tmp_path, limit=2, size=128, workers=1, progress=False)
     with pytest.raises(ValueError, match=r"not size=96 seed=5"):
         generate("colorblindnesseval", tmp_path, limit=2, size=96, seed=5, workers=1, progress=False)
-    with pytest.raises(ValueError, match=r"already holds preset 'colorblindnesseval'.*allowed: a separate --out"):
+    with pytest.raises(ValueError, match=r"already holds dataset 'colorblindnesseval'.*allowed: a separate --out"):
         generate("huemanity-numeric", tmp_path, limit=1, size=96, workers=1, progress=False)
     (tmp_path / "colorblindnesseval" / "generate.json").unlink()  # a folder from before the marker existed
     with pytest.raises(ValueError, match=r"made with size=96"):

@@ -12,8 +12,8 @@ import pytest
 
 from plates.datasets.family_presets import FAMILY_PRESETS
 from plates.datasets.scenes import SCENE_TASK_NAMES, scene_entries
-from plates.tasks.colorbench import COUNT_MIN_DELTA_E, FORMS, TASKS
 from plates.tasks.scenes import scene_question_from
+from plates.tasks.scenes.colorbench import COUNT_MIN_DELTA_E, FORMS, SCENE_BUILDERS
 
 with warnings.catch_warnings():
     warnings.filterwarnings("ignore", message=".*Matplotlib.*")
@@ -48,7 +48,7 @@ def test_presets_draw_every_form_in_balance_at_the_size_asked(task):
     for e in entries:
         assert e.spec.size == 96 and e.stimulus.image.size == (96, 96)
         q = scene_question_from(e.question)  # the manifest's question reads back and is right on its scene
-        assert TASKS[q.task] and q.answer_text == e.label
+        assert SCENE_BUILDERS[q.task] and q.answer_text == e.label
 
 
 def test_family_presets_pass_the_size_through():

@@ -22,7 +22,7 @@ from plates.colour.spaces import colour_science
 from plates.datasets import generate, load_dataset
 from plates.datasets.family_presets import FAMILY_PRESETS
 from plates.datasets.items import COMMON_COLUMNS, MANIFEST, MANIFEST_COLUMNS
-from plates.datasets.write import Entry, write_items
+from plates.datasets.write import Entry, check_same_set, measured_values, write_items, write_plate
 from plates.results import load_results
 from plates.stimuli import render
 from plates.stimuli.illusions import IllusionSpec
@@ -221,3 +221,33 @@ def test_family_items_draw_the_same_in_a_process_with_other_threads_and_heap():
     out = subprocess.run([sys.executable, "-m", "tests.support.family_hashes"], capture_output=True, text=True,
                          env=env, cwd=ROOT, timeout=300, check=True).stdout
     assert json.loads(out) == family_hashes.hashes(family_hashes.preset_jobs())
+
+
+def test_write_plate_stores_only_what_is_not_on_disk_whole_and_measures_the_plate(tmp_path):
+    """The one plate writer: images missing or damaged are written, whole ones kept; the plate is measured."""
+    spec = PlateSpec(text="7", size=96, palette="colorblindnesseval-1")
+    paths = (("standard", "set/a/0000_7_standard.png"), ("mask", "set/a/0000_7_mask.png"))
+    written, skipped, nbytes, key, values = write_plate(("k", str(tmp_path), spec, paths, 2))
+    plate = render(spec)
+    assert (written, skipped, key) == (2, 0, "k") and values == measured_values(plate)
+    sizes = [(tmp_path / rel).stat().st_size for _, rel in paths]
+    assert nbytes == sum(sizes)
+    (tmp_path / paths[1][1]).write_bytes(b"\x89PNG\r\n\x1a\n")  # a damaged file with the final name
+    assert write_plate(("k", str(tmp_path), spec, paths, 2))[:3] == (1, 1, sizes[1])
+    assert write_plate(("k", str(tmp_path), spec, paths, 2))[:3] == (0, 2, 0)
+
+
+def test_check_same_set_records_once_and_refuses_another_record_or_dataset(tmp_path):
+    record = tmp_path / "set" / "made.json"
+    check_same_set(tmp_path, "set", "grid", record, {"size": 96}, mismatch=lambda held: f"held {held}")
+    assert json.loads(record.read_text()) == {"size": 96}
+    check_same_set(tmp_path, "set", "grid", record, {"size": 96}, mismatch=lambda held: f"held {held}")
+    with pytest.raises(ValueError, match=r"^held \{'size': 96\}$"):
+        check_same_set(tmp_path, "set", "grid", record, {"size": 128}, mismatch=lambda held: f"held {held}")
+    with pytest.raises(ValueError, match=r"^made otherwise$"):  # an unrecorded folder's assumed record differs
+        check_same_set(tmp_path / "old", "set", "grid", tmp_path / "old" / "made.json", {"size": 96},
+                       mismatch=lambda held: "made otherwise", held={"size": 900})
+    pq.write_table(pa.table({"dataset": ["other"]}), tmp_path / MANIFEST)
+    with pytest.raises(ValueError, match=r"already holds dataset 'other' \(its manifest\.parquet\); allowed: a "
+                                         r"separate --out for grid 'set'"):
+        check_same_set(tmp_path, "set", "grid", record, {"size": 96}, mismatch=lambda held: "")

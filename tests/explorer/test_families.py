@@ -87,7 +87,7 @@ def test_illusion_markdown_reports_both_targets_and_the_answers():
 def test_bad_controls_raise_value_errors_that_name_what_is_allowed():
     with pytest.raises(ValueError, match="kind 'nope' is not known; allowed: rcid-contrast"):
         fv.IllusionControls(kind="nope").spec(POLICY)
-    with pytest.raises(ValueError, match=r"image size 4096 px is not allowed; allowed: an integer 64-1024"):
+    with pytest.raises(ValueError, match=r"image size \(px\)=4096 is not valid; allowed: an integer in \[64, 1024\]"):
         fv.IllusionControls(size=4096).spec(Policy(max_plate_size=1024))
     with pytest.raises(ValueError, match="palette 'x' is not known; allowed: none"):
         fv.SceneControls(palette="x").spec(POLICY)

@@ -202,7 +202,7 @@ def test_public_mode_limits_sizes_and_shares_the_model_slot():
     demo = explorer_app.build_app(Policy(public=True))
     limits = {f.api_name: (f.concurrency_limit, f.concurrency_id) for f in demo.fns.values()}
     assert limits["illusion_ask"] == limits["scene_ask"] == limits["ask"] == (1, "model")
-    with pytest.raises(ValueError, match="image size 2048 px is not allowed"):
+    with pytest.raises(ValueError, match=r"image size \(px\)=2048 is not valid"):
         fv.IllusionControls(size=2048).spec(Policy(public=True, max_plate_size=1024))
 
 

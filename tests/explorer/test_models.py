@@ -40,7 +40,7 @@ def test_open_prompts_accept_any_text_and_bad_asks_are_explained():
     assert row["correct"] is True
     with pytest.raises(ValueError, match="prompt 'nope' is unknown; allowed: cbe-open"):
         em.Ask("nope").validate(Policy())
-    with pytest.raises(ValueError, match="image size 4000 px is not allowed; allowed: 64-1024 px"):
+    with pytest.raises(ValueError, match=r"image size \(px\)=4000 is not valid; allowed: an integer in \[64, 1024\] or None"):
         em.Ask("cbe-open", condition=Condition(size=4000)).validate(PUBLIC)
 
 

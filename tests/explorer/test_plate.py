@@ -60,12 +60,24 @@ def test_bad_values_name_themselves_and_what_is_allowed():
         ex.controls_to_spec(controls(text="  "))
     with pytest.raises(ValueError, match="Dot radius min 9 px is larger than dot radius max 3 px; allowed"):
         ex.controls_to_spec(controls(dot_min=9.0, dot_max=3.0))
-    with pytest.raises(ValueError, match="jitter 2 is out of range; allowed: 0.0-1.0"):
+    with pytest.raises(ValueError, match=r"jitter=2 is not valid; allowed: a number in \[0, 1\]"):
         ex.controls_to_spec(controls(jitter=2))
 
 
+@pytest.mark.parametrize("seed", ["9007199254740993", 9007199254740993, str(2**63 - 1), 2**63 - 1])
+def test_a_seed_is_read_exactly_up_to_the_largest(seed):
+    """A seed is read with int, never through float: 2**53 + 1 stays itself and 2**63 - 1 is valid."""
+    assert ex.controls_to_spec(controls(seed=seed)).seed == int(seed)
+
+
+@pytest.mark.parametrize("bad", ["1.7", 1.7, str(2**63), "-1", True, "seven"])
+def test_a_seed_that_is_not_a_whole_number_in_range_is_refused_not_truncated(bad):
+    with pytest.raises(ValueError, match=r"^seed=.* is not valid; allowed: an integer in \[0, 9223372036854775807\]$"):
+        ex.controls_to_spec(controls(seed=bad))
+
+
 def test_public_mode_caps_size_and_takes_fonts_by_name_only():
-    with pytest.raises(ValueError, match="plate size 2048 px is not allowed; allowed: 64-1024 px"):
+    with pytest.raises(ValueError, match=r"plate size \(px\)=2048 is not valid; allowed: an integer in \[64, 1024\]"):
         ex.controls_to_spec(controls(size=2048), PUBLIC)
     font_path = "/usr/share/fonts/truetype/dejavu/DejaVuSans.ttf"
     with pytest.raises(ValueError, match="font '/usr/share.*is not allowed here; allowed: liberation-sans"):
@@ -74,7 +86,7 @@ def test_public_mode_caps_size_and_takes_fonts_by_name_only():
     pasted = spec_to_json(ex.default_spec()).replace('"dejavu-sans-bold-oblique"', '"/etc/passwd"')
     with pytest.raises(ValueError, match="font '/etc/passwd' is not allowed here"):  # refused before it is opened
         spec_from_text(pasted, PUBLIC)
-    with pytest.raises(ValueError, match="plate size 4096 px is not allowed"):
+    with pytest.raises(ValueError, match=r"plate size \(px\)=4096 is not valid"):
         decode_spec(encode_spec(ex.default_spec().replace(size=4096)), PUBLIC)
     base = ex.default_spec().replace(font=font_path)  # a base spec cannot smuggle a path past the controls
     with pytest.raises(ValueError, match="is not allowed here"):

@@ -78,7 +78,7 @@ def test_public_mode_refuses_a_link_to_a_model_it_does_not_allow():
                                                                                "not allowed here"),
         (ModelView(compare="openai m http://169.254.169.254/v1"), "line 1 of the models to compare: base URL"),
         (ModelView(kind="hf", model="org/huge"), "Hugging Face model 'org/huge' is not allowed here"),
-        (ModelView(size=4000), "image size 4000 px is not allowed"),
+        (ModelView(size=4000), r"image size \(px\)=4000 is not valid"),
         (ModelView(prompt_name="nope"), "prompt 'nope' is unknown"),
     ]:
         with pytest.raises(ValueError, match=message):

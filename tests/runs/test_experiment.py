@@ -89,14 +89,14 @@ def test_sampling_fields_change_the_run_id_and_apply_to_the_openai_backend_only(
          r"models\[0\]\.api_key_env: expected the NAME"),
         ({"prompts": ["cbe-opn"]}, r"prompts\[0\] 'cbe-opn' is not known; allowed: cbe-open, "),
         ({"prompts": []}, r"prompts: missing"),
-        ({"conditions": {"sizes": [8]}}, r"conditions\.sizes\[0\]: 8 is not allowed"),
+        ({"conditions": {"sizes": [8]}}, r"conditions\.sizes\[0\]=8 is not valid; allowed: an integer in \[16, 4096\] \(px\)"),
         ({"conditions": {"cvd": ["deuteranopia"]}}, r"conditions\.cvd\[0\] 'deuteranopia' is not known; allowed: none"),
         ({"conditions": {"cvd": [{"view": "protan", "severity": 2}]}}, r"conditions\.cvd\[0\]\.severity"),
         ({"conditions": {"grayscale": ["yes"]}}, r"conditions\.grayscale\[0\]"),
         ({"conditions": {"variants": ["blurry"]}}, r"conditions\.variants\[0\] 'blurry' is not known; allowed: standard"),
         ({"conditions": {"size": [128]}}, r"conditions: unknown key\(s\) size; allowed: sizes"),
         ({"shots": [-1]}, r"shots\[0\]"),
-        ({"seed": "zero"}, r"seed: 'zero'"),
+        ({"seed": "zero"}, r"seed='zero' is not valid; allowed: an integer >= 0"),
         ({"dataset": {"source": "/no/such/folder"}}, r"dataset\.source: '/no/such/folder' is neither a preset"),
         ({"dataset": {"source": "colorblindnesseval", "limit": 0}}, r"dataset\.limit"),
         ({"colour": "red"}, r"experiment: unknown key\(s\) colour"),
@@ -109,6 +109,13 @@ def test_sampling_fields_change_the_run_id_and_apply_to_the_openai_backend_only(
 def test_bad_fields_are_named_with_what_is_allowed(changes, message):
     with pytest.raises(ValueError, match=message):
         parse_experiment(_data(**changes))
+
+
+def test_seeds_are_integers_read_exactly():
+    assert parse_experiment(_data(seed=2**63 - 1)).seed == 2**63 - 1
+    for bad in (1.7, True, "1"):
+        with pytest.raises(ValueError, match=r"^seed=.* is not valid; allowed: an integer >= 0$"):
+            parse_experiment(_data(seed=bad))
 
 
 def test_a_family_folder_names_its_sets_one_level_down(tmp_path):

@@ -24,7 +24,7 @@ from plates.tasks.answers import (
     read_yes_no,
     strip_reasoning,
 )
-from plates.tasks.illusions import mc_question, rcid_name_question, tf_questions
+from plates.tasks.illusions.questions import mc_question, rcid_name_question, tf_questions
 
 PACKAGE = Path(__file__).resolve().parents[2] / "plates"
 OPTIONS = {"A": "7", "B": "12", "C": "3", "D": "45"}
@@ -78,7 +78,7 @@ def test_the_three_replies_get_one_verdict_whichever_family_asks(reply, verdict)
     assert set(_verdicts(reply).values()) == {verdict}, _verdicts(reply)
 
 
-# The multiple-choice trap tests (tasks/answers/test_choice.py, tasks/test_scoring.py, tasks/test_illusions.py), asked of
+# The multiple-choice trap tests (tasks/answers/test_choice.py, tasks/test_scoring.py, tasks/illusions/test_questions.py), asked of
 # every family: one verdict each.
 TRAPS = [
     "B", "(b)", "[B]", "B.", "**(B)**", "Answer: (B)", "The answer is B.", "Final answer: B", "I'd go with B.",

@@ -12,8 +12,10 @@ generator clips 10.9% of its labels at the plate edge, ours clips none.
 from __future__ import annotations
 
 import os
+from collections.abc import Mapping
 from functools import lru_cache
 from pathlib import Path
+from types import MappingProxyType
 
 import numpy as np
 from PIL import Image, ImageDraw, ImageFont
@@ -32,8 +34,8 @@ __all__ = [
     "fit_font_size",
 ]
 
-# name -> TrueType file name (looked up in FONT_DIRS)
-FONTS: dict[str, str] = {
+# name -> TrueType file name (looked up in FONT_DIRS); read-only
+FONTS: Mapping[str, str] = MappingProxyType({
     "liberation-sans": "LiberationSans-Regular.ttf",
     "liberation-sans-bold": "LiberationSans-Bold.ttf",
     "liberation-sans-italic": "LiberationSans-Italic.ttf",
@@ -42,16 +44,16 @@ FONTS: dict[str, str] = {
     "dejavu-sans-bold": "DejaVuSans-Bold.ttf",
     "dejavu-sans-oblique": "DejaVuSans-Oblique.ttf",
     "dejavu-sans-bold-oblique": "DejaVuSans-BoldOblique.ttf",
-}
-# italic and oblique name the same face in each family
-FONT_ALIASES: dict[str, str] = {
+})
+# italic and oblique name the same face in each family; read-only
+FONT_ALIASES: Mapping[str, str] = MappingProxyType({
     "liberation-sans-regular": "liberation-sans",
     "liberation-sans-oblique": "liberation-sans-italic",
     "liberation-sans-bold-oblique": "liberation-sans-bold-italic",
     "dejavu-sans-regular": "dejavu-sans",
     "dejavu-sans-italic": "dejavu-sans-oblique",
     "dejavu-sans-bold-italic": "dejavu-sans-bold-oblique",
-}
+})
 #: The bundled font files (Liberation Sans 2.1.5 under the SIL OFL, DejaVu Sans 2.37; see fonts/README.md):
 #: every name of `FONTS` resolves here and nowhere else, so the same spec draws the same pixels on any machine.
 FONT_DIR: Path = Path(__file__).resolve().parent / "fonts"

@@ -37,7 +37,7 @@ from scipy.spatial import cKDTree
 from plates import colour as C
 from plates.colour.gamut import bisect
 from plates.colour.spaces import delta_e2000_lab
-from plates.validation import check_choice
+from plates.validation import check_choice, check_int
 
 if TYPE_CHECKING:  # plate.py imports this module; these are for type hints only
     from plates.stimuli.ishihara.plate import Plate, PlateSpec
@@ -149,8 +149,7 @@ def measure_dots(
             "allowed: (n, 3) sRGB 0-255 and (n,) booleans"
         )
     check_choice("target_kind", target_kind, TARGET_KINDS)
-    if isinstance(sample, bool) or not isinstance(sample, int) or sample < 1:
-        raise ValueError(f"sample={sample!r} is not valid; allowed: an integer >= 1 (dot pairs)")
+    check_int("sample (dot pairs)", sample, 1)
     if colours.size and (colours.min() < 0 or colours.max() > 255):
         raise ValueError("dot_colours hold values outside 0-255; allowed: sRGB 0-255")
     colours = colours.astype(np.uint8)

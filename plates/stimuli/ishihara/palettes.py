@@ -8,12 +8,14 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass
+from types import MappingProxyType
 
 from plates.colour import RGB
 from plates.validation import lookup
 
-__all__ = ["Palette", "PALETTES", "get_palette"]
+__all__ = ["CBE_SETS", "HUEMANITY_PAIRS", "Palette", "PALETTES", "get_palette"]
 
 
 @dataclass(frozen=True)
@@ -82,18 +84,24 @@ _HUEMANITY = [
 ]
 
 
+#: ColorBlindnessEval's colour sets by name ("colorblindnesseval-1" ... "-5"), in order: the one place these
+#: names are made.
+CBE_SETS: tuple[str, ...] = tuple(f"colorblindnesseval-{k}" for k in _CBE)
+#: HueManity's colour pairs by name ("huemanity-01" ... "-25"), in its Table 7's order.
+HUEMANITY_PAIRS: tuple[str, ...] = tuple(f"huemanity-{i:02d}" for i in range(1, len(_HUEMANITY) + 1))
+
+
 def _build() -> dict[str, Palette]:
     out: dict[str, Palette] = {}
-    for k, (fg, bg) in _CBE.items():
-        name = f"colorblindnesseval-{k}"
+    for name, (k, (fg, bg)) in zip(CBE_SETS, _CBE.items(), strict=True):
         out[name] = Palette(name, tuple(fg), tuple(bg), "ColorBlindnessEval App. D.1", f"Color Set {k}")
-    for i, (fn, bn, fg, bg) in enumerate(_HUEMANITY, start=1):
-        name = f"huemanity-{i:02d}"
+    for name, (fn, bn, fg, bg) in zip(HUEMANITY_PAIRS, _HUEMANITY, strict=True):
         out[name] = Palette(name, (fg,), (bg,), "HueManity App. D, Table 7", f"{fn} on {bn}")
     return out
 
 
-PALETTES: dict[str, Palette] = _build()
+#: Name -> palette (read-only): ColorBlindnessEval's five colour sets, then HueManity's 25 pairs.
+PALETTES: Mapping[str, Palette] = MappingProxyType(_build())
 
 
 def get_palette(name: str) -> Palette:

@@ -3,7 +3,7 @@
 ``render(SceneSpec(...))`` draws flat or softly shaded shapes on a background and returns a
 `plates.stimuli.base.Stimulus` whose masks and truth (every region's colour, shape and visible share; distinct
 colour counts; objects per colour) are exact. `plates.stimuli.scenes.recolour` makes ColorBench's robustness
-variants (§2.3, App. C); `plates.tasks.colorbench` asks the questions. Colours: sRGB 0-255.
+variants (§2.3, App. C); `plates.tasks.scenes.colorbench` asks the questions. Colours: sRGB 0-255.
 
 ``FAMILY`` is the family's name ("scene", the tag in its spec JSON); ``SCENES`` and ``RECOLOURED_SCENES`` are
 the `plates.stimuli.base.Family` entries for `plates.stimuli.STIMULI` (the second regenerates a robustness
@@ -29,7 +29,7 @@ __all__ = [
 #: A scene's manifest columns (after the common ones): the question the item was made for (ColorBench Table 7
 #: tasks; App. F's option form).
 MANIFEST_COLUMNS = (
-    ManifestColumn("task", "string", "the question's task (plates.tasks.colorbench: ColorBench Table 7 names)"),
+    ManifestColumn("task", "string", "the question's task (plates.tasks.scenes.colorbench: ColorBench Table 7 names)"),
     ManifestColumn("answer", "string", "the correct option's letter"),
     ManifestColumn("answer_text", "string", "what the correct option says"),
     ManifestColumn("options", "string", "the options as JSON, letter -> text"),

@@ -6,7 +6,7 @@ question refers to) and the *largest segment* that is irrelevant to the question
 Scenes have exact masks, so here a strategy recolours exactly its pixels and nothing else:
 
 * ``image``: every pixel (the background too).
-* ``target``: the regions the question refers to (`plates.tasks.colorbench.SceneQuestion.target`; several when
+* ``target``: the regions the question refers to (`plates.tasks.scenes.colorbench.SceneQuestion.target`; several when
   it refers to several objects, e.g. every star of "How many stars ...").
 * ``largest``: the object region with the most visible pixels that is not a target. The background is left
   out by default: a neutral background has no hue to rotate (ColorBench's human filter drops such negligible

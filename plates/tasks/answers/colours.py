@@ -15,7 +15,7 @@ Policy (after the shared rules of `plates.tasks.answers.text`):
 * No term: a refusal when the reply declines ("no idea", "I cannot tell"), else unparsed.
 
 Colour codes offered as options (ColorBench Table 7, Colour Extraction: "What is the HSV value ...?", options
-printed by `plates.tasks.colour_values.format_codes`) are read by the multiple-choice reader
+printed by `plates.tasks.scenes.colour_values.format_codes`) are read by the multiple-choice reader
 (`plates.tasks.answers.choice`), which matches an option by its key, its whole text, or its colour value read
 here (`colour_code`, `colour_codes_in`), in the option's own format:
 

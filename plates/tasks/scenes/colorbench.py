@@ -24,7 +24,7 @@ fits ("colorbench") and ours otherwise ("ours"), recorded in ``SceneQuestion.wor
                            What color does not exist in this image?                     colorbench
                            What color exists in this image?                             ours
     shape-counting         How many {shape}s are in this image?                         ours
-    object-recognition,    `plates.tasks.colorbench_objects`
+    object-recognition,    `plates.tasks.scenes.objects`
     colour-mimicry
     =====================  ===========================================================  ===========
 
@@ -46,7 +46,7 @@ unshaded colour. The answer must lead the runner-up by ``margin``.
 
 Distractors: counts are a window of consecutive integers containing the answer at a random place; proportions
 are the answer's whole percent ± multiples of ``step`` percentage points; colour codes lie at ``delta_e``
-CIEDE2000 from the answer (`plates.tasks.colour_values`); names come from the scene's palette. Seeded: the same
+CIEDE2000 from the answer (`plates.tasks.scenes.colour_values`); names come from the scene's palette. Seeded: the same
 stimulus, task, seed and parameters give the same question.
 """
 
@@ -60,7 +60,6 @@ from types import MappingProxyType
 from typing import Any
 
 import numpy as np
-from PIL import Image
 from scipy import ndimage
 
 from plates.colour import srgb255_to_lab
@@ -68,13 +67,13 @@ from plates.stimuli.base import Stimulus
 from plates.stimuli.scenes.palettes import get_scene_palette
 from plates.stimuli.scenes.recolour import render_variant, variant_specs
 from plates.stimuli.scenes.shapes import plural
-from plates.tasks import scene_common as sc
-from plates.tasks.colorbench_objects import MIMICRY_MODES, OBJECT_TASKS
-from plates.tasks.colorbench_objects import solve as solve_objects
-from plates.tasks.colour_values import CODE_FORMATS, CODE_NAMES, distractor_colours, format_code
 from plates.tasks.prompts import COLORBENCH_COT_INSTRUCTION, COLORBENCH_INSTRUCTION
-from plates.tasks.scene_common import LETTERS, NotAskable, SceneQuestion
-from plates.validation import check_choice, not_known
+from plates.tasks.scenes import common as sc
+from plates.tasks.scenes.colour_values import CODE_FORMATS, CODE_NAMES, distractor_colours, format_code
+from plates.tasks.scenes.common import LETTERS, NotAskable, SceneQuestion
+from plates.tasks.scenes.objects import MIMICRY_MODES, OBJECT_TASKS
+from plates.tasks.scenes.objects import solve as solve_objects
+from plates.validation import check_choice, check_int, check_number, not_known
 
 __all__ = [
     "ANSWER_KIND",
@@ -83,11 +82,10 @@ __all__ = [
     "FORMS",
     "RECOGNITION_MODES",
     "PAPER_NAMES",
-    "TASKS",
+    "SCENE_BUILDERS",
     "NotAskable",
     "SceneQuestion",
     "RobustnessItem",
-    "black_image",
     "build_question",
     "expected_for",
     "prompt_text",
@@ -128,16 +126,10 @@ def prompt_text(question: SceneQuestion, *, cot: bool = False) -> str:
     return f"{instruction}\n{question.text} Select from the following choices. {options}"
 
 
-def black_image(stimulus: Stimulus) -> Image.Image:
-    """ColorBench App. J text-only control: a pure black image (sRGB 0-255 (0, 0, 0)) of the same size."""
-    return Image.new("RGB", stimulus.image.size, (0, 0, 0))
-
-
 # --- helpers ---------------------------------------------------------------------------------------------------
 
 def _n_options(n: Any) -> int:
-    if isinstance(n, bool) or not isinstance(n, int) or not 3 <= n <= 6:
-        raise ValueError(f"n_options={n!r} is not valid; allowed: an integer 3-6 (ColorBench §2.1)")
+    check_int("n_options", n, 3, 6)  # ColorBench §2.1: 3 to 6 options
     return n
 
 
@@ -183,7 +175,7 @@ def _solve(q: SceneQuestion, stimulus: Stimulus) -> str | None:
         present = {r["name"] for r in sc.visible(t)} | ({t["background"]["name"]} if t["background"]["share"] > 0 else set())
         pick = [v for v in q.options.values() if (v in present) == (p["mode"] == "present")]
         return pick[0] if len(pick) == 1 else None
-    raise not_known("task", q.task, TASKS)
+    raise not_known("task", q.task, SCENE_BUILDERS)
 
 
 def expected_for(question: SceneQuestion, stimulus: Stimulus) -> str | None:
@@ -204,8 +196,7 @@ def _finish(task: str, text: str, options: dict[str, str], target, params: dict,
 
 def _extraction(stim, rng, n, *, format: str = "rgb", delta_e: float = 10.0, region: str | None = None):
     check_choice("format", format, CODE_FORMATS)
-    if isinstance(delta_e, bool) or not isinstance(delta_e, int | float) or not 0.5 <= delta_e <= 60:
-        raise ValueError(f"delta_e={delta_e!r} is not valid; allowed: a number in [0.5, 60] (CIEDE2000)")
+    check_number("delta_e", delta_e, 0.5, 60)  # CIEDE2000
     sc.flat(stim, "colour-extraction")
     t = stim.truth
     if region is None:
@@ -235,8 +226,7 @@ def _extraction(stim, rng, n, *, format: str = "rgb", delta_e: float = 10.0, reg
 
 
 def _proportion(stim, rng, n, *, step: int = 10, colour: str | None = None):
-    if isinstance(step, bool) or not isinstance(step, int) or not 2 <= step <= 30:
-        raise ValueError(f"step={step!r} is not valid; allowed: an integer 2-30 (percentage points)")
+    check_int("step", step, 2, 30)  # percentage points
     named = sc.named_colours(stim, "colour-proportion")
     if colour is not None:
         named = [c for c in named if c["name"] == colour]
@@ -321,8 +311,7 @@ def _shape_counting(stim, rng, n, *, shape: str | None = None):
 def _comparison(stim, rng, n, *, criterion: str = "darker", margin: float | None = None):
     check_choice("criterion", criterion, CRITERIA)
     margin = _MARGIN[criterion] if margin is None else margin
-    if isinstance(margin, bool) or not isinstance(margin, int | float) or not 1.0 <= margin <= 100:
-        raise ValueError(f"margin={margin!r} is not valid; allowed: a number in [1, 100]")
+    check_number("margin", margin, 1.0, 100)
     pool = sc.unique_shapes(stim.truth)
     if len(pool) < n:
         raise NotAskable(f"colour-comparison needs {n} objects of distinct shapes; the scene shows {len(pool)}")
@@ -376,7 +365,7 @@ def _recognition(stim, rng, n, *, mode: str = "name"):
 
 
 #: Task name -> builder(stimulus, rng, n_options, **params) -> SceneQuestion. Read-only.
-TASKS: Mapping[str, Callable[..., SceneQuestion]] = MappingProxyType({
+SCENE_BUILDERS: Mapping[str, Callable[..., SceneQuestion]] = MappingProxyType({
     "colour-extraction": _extraction, "colour-proportion": _proportion, "colour-counting": _colour_counting,
     "object-counting": _object_counting, "colour-comparison": _comparison, "colour-recognition": _recognition,
     "shape-counting": _shape_counting, **OBJECT_TASKS,
@@ -403,17 +392,16 @@ def build_question(task: str, stimulus: Stimulus, *, seed: int = 0, n_options: i
     recognition ``mode`` ("name"/"present"/"absent"); shape counting ``shape``; object recognition ``colour``;
     colour mimicry ``mode`` ("count"/"which"). Raises `NotAskable` (a ValueError) when
     the scene cannot carry the question unambiguously, ValueError for bad parameters."""
-    check_choice("task", task, TASKS)
-    if isinstance(seed, bool) or not isinstance(seed, int) or seed < 0:
-        raise ValueError(f"seed={seed!r} is not valid; allowed: an integer >= 0")
-    allowed = [p.name for p in inspect.signature(TASKS[task]).parameters.values() if p.kind == p.KEYWORD_ONLY]
+    check_choice("task", task, SCENE_BUILDERS)
+    check_int("seed", seed, 0)
+    allowed = [p.name for p in inspect.signature(SCENE_BUILDERS[task]).parameters.values() if p.kind == p.KEYWORD_ONLY]
     unknown = sorted(set(params) - set(allowed))
     if unknown:
         raise ValueError(f"{task} has no parameters {unknown}; allowed: {', '.join(allowed) or 'none'}")
     if not isinstance(stimulus, Stimulus) or not isinstance(stimulus.truth.get("regions"), list):
         raise ValueError(f"build_question needs a rendered scene Stimulus, got {type(stimulus).__name__}")
-    rng = np.random.Generator(np.random.PCG64(np.random.SeedSequence([seed, list(TASKS).index(task)])))
-    return TASKS[task](stimulus, rng, _n_options(n_options), **params)
+    rng = np.random.Generator(np.random.PCG64(np.random.SeedSequence([seed, list(SCENE_BUILDERS).index(task)])))
+    return SCENE_BUILDERS[task](stimulus, rng, _n_options(n_options), **params)
 
 
 @dataclass(frozen=True)

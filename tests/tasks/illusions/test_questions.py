@@ -18,7 +18,7 @@ from plates.analysis.illusions import (
 from plates.stimuli.illusions import IllusionSpec, render
 from plates.tasks.answers import read_choice, read_colour_name, read_yes_no
 from plates.tasks.base import Score
-from plates.tasks.illusions import (
+from plates.tasks.illusions.questions import (
     FRAMINGS,
     MC_TEMPLATE,
     TF_TEMPLATE,
@@ -444,7 +444,7 @@ def test_the_filter_kinds_human_key_is_marked_unvalidated_in_truth_questions_row
 
     from plates.datasets.write import Entry, write_items
     from plates.stimuli.illusions.kinds import HUMAN_KEYS, UNVALIDATED_KINDS
-    from plates.tasks.illusions import rcid_name_question
+    from plates.tasks.illusions.questions import rcid_name_question
 
     assert UNVALIDATED_KINDS == ("rcid-filter",) and set(HUMAN_KEYS) == {"literature", "unvalidated"}
     cast = render(IllusionSpec("rcid-filter", size=96))

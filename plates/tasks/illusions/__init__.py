@@ -1,6 +1,6 @@
 """The illusion tasks as `plates.tasks.base.Task` entries (RCID §3.3-4.1; IllusionBench+ App. A).
 
-Each builds its question from the illusion's truth (`plates.tasks.illusions`), the framing taken from the prompt
+Each builds its question from the illusion's truth (`plates.tasks.illusions.questions`), the framing taken from the prompt
 (``rcid-compare-pixel`` / ``-human``, ``rcid-name-pixel`` / ``-human``): ``expected`` is that framing's key, and
 ``extra`` keeps both keys (pixel and human answers), the item class (illusion / control / trap), the kind, the
 inducer strength and the signed physical difference, so the RCID metrics (Human-like, No-illusion, N/A) and the
@@ -17,7 +17,7 @@ from dataclasses import replace
 from typing import Any
 
 from plates.tasks.base import Question, Task
-from plates.tasks.illusions import (
+from plates.tasks.illusions.questions import (
     mc_question,
     rcid_name_question,
     rcid_question,

@@ -14,7 +14,7 @@ import numpy as np
 
 from plates.colour import lab_to_srgb255, srgb255_to_lab
 from plates.colour.spaces import colour_science
-from plates.validation import not_known
+from plates.validation import check_number, not_known
 
 __all__ = ["CODE_FORMATS", "CODE_NAMES", "distractor_colours", "format_code", "format_codes"]
 
@@ -65,8 +65,7 @@ def distractor_colours(
     out-of-gamut points dropped, and the survivors kept first-fit. ValueError when ``delta_e`` cannot be reached
     from ``rgb`` inside sRGB in enough directions.
     """
-    if isinstance(delta_e, bool) or not isinstance(delta_e, int | float) or not 0.5 <= delta_e <= 60:
-        raise ValueError(f"delta_e={delta_e!r} is not valid; allowed: a number in [0.5, 60] (CIEDE2000)")
+    check_number("delta_e", delta_e, 0.5, 60)  # CIEDE2000
     centre = srgb255_to_lab(np.asarray(rgb, dtype=np.float64))
     code = format_code(rgb, fmt)
     kept: list[np.ndarray] = []

@@ -1,6 +1,6 @@
 """Scene questions in the form the runner sends and scores (`plates.tasks.base.Question` / `Score`).
 
-`plates.tasks.colorbench` builds a `SceneQuestion` from a rendered scene; `to_question` turns it into the
+`plates.tasks.scenes.colorbench` builds a `SceneQuestion` from a rendered scene; `to_question` turns it into the
 common `plates.tasks.base.Question` (prompt text with ColorBench's App. F instruction, query kind "mc", the
 correct letter as ``expected``), and `score_reply` judges a reply with the one multiple-choice reader
 (`plates.tasks.answers.choice`), as every family's choice questions are.
@@ -14,15 +14,15 @@ from typing import Any
 
 from plates.tasks.answers import read_choice, verdict
 from plates.tasks.base import Question, Score, Task
-from plates.tasks.colorbench import (
+from plates.tasks.scenes.colorbench import (
     ANSWER_KIND,
     PAPER_NAMES,
+    SCENE_BUILDERS,
     SceneQuestion,
     build_question,
     expected_for,
     prompt_text,
 )
-from plates.tasks.colorbench import TASKS as COLORBENCH_TASKS
 
 __all__ = ["SCENE_TASKS", "scene_question", "scene_question_from", "score_reply", "to_question"]
 
@@ -90,5 +90,5 @@ SCENE_TASKS: tuple[Task, ...] = tuple(
     Task(name, "scene", ANSWER_KIND[name], scene_question, score_reply,
          f"ColorBench (Liang et al.) Table 7 {PAPER_NAMES[name]}; drawn on our synthetic scenes",
          extra_families=("scene-recolour",))  # the robustness variants (§2.3) are asked the same questions
-    for name in COLORBENCH_TASKS
+    for name in SCENE_BUILDERS
 )

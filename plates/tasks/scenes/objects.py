@@ -29,8 +29,8 @@ from types import MappingProxyType
 
 from plates.stimuli.base import Stimulus
 from plates.stimuli.scenes.shapes import SHAPES
-from plates.tasks import scene_common as sc
-from plates.tasks.scene_common import NotAskable, SceneQuestion
+from plates.tasks.scenes import common as sc
+from plates.tasks.scenes.common import NotAskable, SceneQuestion
 
 __all__ = ["MIMICRY_MODES", "OBJECT_TASKS", "object_recognition", "colour_mimicry", "solve"]
 
@@ -106,5 +106,5 @@ def colour_mimicry(stim, rng, n, *, mode: str = "count"):
                    stim, "choice")
 
 
-#: Task name -> builder(stimulus, rng, n_options, **params), as in `plates.tasks.colorbench.TASKS`.
+#: Task name -> builder(stimulus, rng, n_options, **params), as in `plates.tasks.scenes.colorbench.SCENE_BUILDERS`.
 OBJECT_TASKS = MappingProxyType({"object-recognition": object_recognition, "colour-mimicry": colour_mimicry})

@@ -1,4 +1,4 @@
-"""ColorBench's Object Recognition and Colour Mimicry on synthetic scenes (`plates.tasks.colorbench_objects`),
+"""ColorBench's Object Recognition and Colour Mimicry on synthetic scenes (`plates.tasks.scenes.objects`),
 each answer recomputed from the pixels (ColorBench §2.1, Table 7)."""
 
 from __future__ import annotations
@@ -10,7 +10,7 @@ import pytest
 from scipy import ndimage
 
 from plates.stimuli.scenes import SCENE_PALETTES, SHAPES, SceneSpec, render
-from plates.tasks.colorbench import NotAskable, build_question
+from plates.tasks.scenes.colorbench import NotAskable, build_question
 
 with warnings.catch_warnings():
     warnings.filterwarnings("ignore", message=".*Matplotlib.*")

@@ -1,4 +1,4 @@
-"""Colour codes and distractor colours (`plates.tasks.colour_values`), checked with colour-science."""
+"""Colour codes and distractor colours (`plates.tasks.scenes.colour_values`), checked with colour-science."""
 
 from __future__ import annotations
 
@@ -7,7 +7,7 @@ import warnings
 import numpy as np
 import pytest
 
-from plates.tasks.colour_values import distractor_colours, format_code
+from plates.tasks.scenes.colour_values import distractor_colours, format_code
 
 with warnings.catch_warnings():
     warnings.filterwarnings("ignore", message=".*Matplotlib.*")

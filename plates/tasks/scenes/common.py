@@ -1,6 +1,6 @@
 """What every scene question builder shares: the question value, its option helpers and the scene look-ups.
 
-`plates.tasks.colorbench` (the colour tasks) and `plates.tasks.colorbench_objects` (Object Recognition and
+`plates.tasks.scenes.colorbench` (the colour tasks) and `plates.tasks.scenes.objects` (Object Recognition and
 Colour Mimicry) build `SceneQuestion` values from a rendered scene's truth (`plates.stimuli.scenes.render`);
 `finish` sets the correct letter by solving the built question on the scene, so an option set with no or
 two right answers is a bug caught where it is made. Colours: sRGB 0-255.
