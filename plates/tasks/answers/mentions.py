@@ -1,0 +1,281 @@
+"""Where a reply names an option in prose: the sentence-level rules of the multiple-choice reader
+(`plates.tasks.answers.choice`, rules 4b and 5c-5g of its policy), kept here so that the reader stays short.
+
+What real VLM replies do (BLINK's and MathVista's released outputs) that a key-only reader misses:
+
+* they **begin with an option's text** ("A is closer to the camera.", "Yes, the teddy bear ...", "Box A more
+  accurately localizes ...", "The second image is most similar ...");
+* they **state the choice in their first sentence** and explain it afterwards, naming the other options while
+  explaining ("Box B more accurately localizes the bed. ... Box A, on the other hand, is too large");
+* they **conclude** after discussing every option ("Therefore, the second image is the most suitable.");
+* they **name an option as correct after the fact** ("A is the correct option for the given question");
+* they **state a computed result** that is an option's value ("... = 16." for the option "16");
+* they **reject every option** ("Neither bounding box A nor B ...": no option).
+
+The policy of each rule is in its function's docstring. A "mention" of an option in a sentence is: its text
+(whole words, any case; a text inside a longer option text counts once, as the longer one), its key in
+parentheses "(B)", "option B", and, when every option's text names its own key as a word ("Point A", "Box B",
+"A is closer", "picture C": the letters name things in the image), the key as a capital letter that is no
+article ("Point A", "A is ...", "A." -- never "A dog"). Option texts that are numbers or yes/no words are
+mentions only where they lead the reply or are stated as a result: "There is no cat" does not answer "no", and
+"2 steps" does not choose the option "2".
+
+Sentences are bounded (``SENTENCE_CHARS``) and every pattern runs once over the (already capped) reply.
+"""
+
+from __future__ import annotations
+
+import functools
+import re
+from collections.abc import Callable
+from dataclasses import dataclass
+
+from plates.tasks.answers.text import ANSWER_PHRASE, is_hedge
+
+__all__ = [
+    "SENTENCE_CHARS",
+    "OptionNames",
+    "concluded",
+    "first_sentence",
+    "first_sentence_choice",
+    "leading_option",
+    "mentioned",
+    "named_as_correct",
+    "names_of",
+    "rejects_all",
+    "stated_result",
+]
+
+#: The longest sentence the sentence rules read (characters); a longer first sentence is read up to here.
+SENTENCE_CHARS = 400
+
+_SENTENCE_END = re.compile(r"[.!?](?= |\n|$)|\n")
+_NEGATION = re.compile(r"\b(?:not|no|never|neither|nor|none|cannot|nothing)\b|n't\b", re.IGNORECASE)
+# Yes/no words as option texts: answers only where they lead the reply (a determiner "no" is no answer).
+_POLAR = frozenset({"yes", "no", "true", "false"})
+_NUMERIC = re.compile(r"[-+]?[0-9][0-9,]*(?:\.[0-9]+)?(?: ?(?:°|%|cm|m|mm|km|kg|g|s|units?))?", re.IGNORECASE)
+# An article "A" is followed by a word that is no verb; a key "A" by a verb, a conjunction or punctuation.
+_KEY_VERB = r"(?:is|was|are|has|had|would|will|should|could|can|seems?|appears?|looks?|lies|and|or|nor|vs)\b"
+_ENTITY_NOUN = r"(?:point|box|image|picture|option|choice|letter|label|object|region|circle|mark|figure)"
+
+
+def first_sentence(text: str) -> str:
+    """The first sentence of ``text`` (up to the first ".", "!" or "?" before a space or the end, or the first
+    newline), at most ``SENTENCE_CHARS`` characters."""
+    m = _SENTENCE_END.search(text, 0, SENTENCE_CHARS)
+    return text[: m.start()] if m else text[:SENTENCE_CHARS]
+
+
+@dataclass(frozen=True)
+class OptionNames:
+    """How a reply can name the options of one question (`names_of`)."""
+
+    keys: frozenset[str]
+    #: (casefolded text, key) of every option, longest first
+    texts: tuple[tuple[str, str], ...]
+    #: all option texts as one whole-word alternation, longest first (None when no text can be named in prose)
+    prose: re.Pattern | None
+    #: every option's text names its own key as a word ("Point A", "A is closer")
+    entity: bool
+
+
+@functools.lru_cache(maxsize=256)
+def names_of(items: tuple[tuple[str, str], ...]) -> OptionNames:
+    """The `OptionNames` of options ``items`` ((key, text) pairs, letter keys), computed once per option set."""
+    texts = tuple(sorted(((" ".join(v.split()).casefold(), k) for k, v in items), key=lambda t: -len(t[0])))
+    prose_texts = [t for t, _ in texts if t not in _POLAR and not _NUMERIC.fullmatch(t)]
+    prose = None
+    if prose_texts:
+        prose = re.compile(r"(?<!\w)(?:" + "|".join(re.escape(t) for t in prose_texts) + r")(?!\w)", re.IGNORECASE)
+    keys = frozenset(k for k, _ in items)
+    entity = all(len(k) == 1 and re.search(rf"(?<![\w']){k}(?![\w'])", v) for k, v in items)
+    return OptionNames(keys, texts, prose, entity)
+
+
+_BEFORE_KEY = re.compile(rf"\b{_ENTITY_NOUN} $", re.IGNORECASE)
+_CAPITAL = re.compile(r"(?<![\w'#])([A-Z])(?![\w'])")
+_KEY_AFTER = re.compile(rf"(?: (?i:{_KEY_VERB})| ?[.,;:!?)]| ?$)")
+
+
+def _capital_keys(sentence: str, names: OptionNames) -> list[str]:
+    """The keys named as capitals in ``sentence`` (entity options only): after an entity noun ("Point A",
+    "box B"), or before a verb, a conjunction or punctuation ("A is closer", "B."); never an article "A dog"."""
+    found = []
+    for m in _CAPITAL.finditer(sentence):
+        k = m.group(1)
+        if k not in names.keys:
+            continue
+        before = sentence[max(0, m.start() - 10): m.start()]
+        if _BEFORE_KEY.search(before) or _KEY_AFTER.match(sentence, m.end()):
+            found.append(k)
+    return found
+
+
+def mentioned(sentence: str, names: OptionNames, paren: re.Pattern, option_word: re.Pattern,
+              key_of: Callable[[str], str]) -> set[str]:
+    """The distinct options ``sentence`` mentions (see the module docstring): option texts in prose, keys in
+    parentheses, "option X", and capital keys of entity options. ``paren``/``option_word``: the alphabet's
+    patterns; ``key_of``: a matched key token -> the option key."""
+    keys: set[str] = set()
+    if names.prose is not None:
+        by_text = dict(names.texts)
+        keys.update(by_text[m.group().casefold()] for m in names.prose.finditer(sentence))
+    keys.update(k for x in paren.findall(sentence) if (k := key_of(x)) in names.keys)
+    keys.update(k for a, b in option_word.findall(sentence) if (k := key_of(a or b)) in names.keys)
+    if names.entity:
+        keys.update(_capital_keys(sentence, names))
+    return keys
+
+
+def _one(keys: set[str]) -> str | None:
+    return next(iter(keys)) if len(keys) == 1 else None
+
+
+_LEAD_EDGES = " \t\r\n\"'*([-•>"
+_ALTERNATIVE_AFTER = re.compile(r" ?(?:,? or|/|,? and) ", re.IGNORECASE)
+
+
+def leading_option(text: str, names: OptionNames) -> tuple[str | None, str] | None:
+    """Rule 5d: the reply begins with an option's text ("Yes, the teddy bear ...", " A is closer to the
+    camera.", "Box A more accurately ...", "no"). A one-word text must be followed by punctuation or the end
+    ("No cat is visible" is no "no"); a longer one by any non-word character. Followed by "or"/"and" and
+    another option's text ("Yes or no ...") -> ambiguous. Returns (key, "ok") or (None, "ambiguous"), or None
+    when the reply begins with no option's text."""
+    body = text.lstrip(_LEAD_EDGES)
+    low = body[: len(names.texts[0][0]) + 1].casefold() if names.texts else ""
+    for t, k in names.texts:
+        if not low.startswith(t):
+            continue
+        end = len(t)
+        nxt = body[end:end + 1]
+        if nxt and (nxt.isalnum() or nxt == "_"):
+            continue
+        if " " not in t and nxt not in ("", ".", ",", "!", ";", ":", "\n", ")") and not (nxt == " " and _NUMERIC.fullmatch(t)):
+            continue
+        alt = _ALTERNATIVE_AFTER.match(body, end)
+        if alt:
+            rest = body[alt.end(): alt.end() + len(names.texts[0][0]) + 1].casefold()
+            if any(rest.startswith(o) and o != t for o, _ in names.texts):
+                return None, "ambiguous"
+        return k, "ok"
+    return None
+
+
+def rejects_all(text: str) -> bool:
+    """Rule 5c: the first sentence rejects the options together ("Neither bounding box A nor B ...", "None of
+    the options ...", "none of the above"): the reply commits to no option."""
+    first = first_sentence(text)
+    return bool(_REJECT.search(first))
+
+
+_REJECT = re.compile(r"\bneither\b[^.\n]{0,80}\bnor\b|\bnone of (?:the|these|them)\b", re.IGNORECASE)
+
+
+# An answer phrase that rule 4 could not match to an option ("the answer is a blue one") states an answer
+# that is no option: its sentence is not read again here.
+_ANSWER = re.compile(ANSWER_PHRASE, re.IGNORECASE)
+
+
+def _decides(sentence: str, names: OptionNames, paren: re.Pattern, option_word: re.Pattern,
+             key_of: Callable[[str], str], more: Callable[[str], set[str]] | None) -> str | None:
+    if is_hedge(sentence) or _NEGATION.search(sentence) or _ANSWER.search(sentence):
+        return None
+    keys = mentioned(sentence, names, paren, option_word, key_of)
+    if more is not None and keys:
+        keys |= more(sentence)
+    return _one(keys)
+
+
+_CLAUSE = re.compile(
+    r"\b(?:is|are|was|were|be|would|will|should|could|can|may|might|must|seems?|appears?|looks?|has|have|had"
+    r"|does|do|did)\b|'s\b",
+    re.IGNORECASE,
+)
+
+
+def first_sentence_choice(text: str, names: OptionNames, paren: re.Pattern, option_word: re.Pattern,
+                          key_of: Callable[[str], str], more: Callable[[str], set[str]] | None = None) -> str | None:
+    """Rule 5f: the first sentence names exactly one option and neither negates nor hedges ("Box B more
+    accurately localizes the bed."; "If all the algae dies, the population will decrease."): that option. The
+    sentences after it are its explanation and may name the others. The sentence must be a clause (an
+    auxiliary verb, or four words or more that begin with the option): a noun phrase ("A blue circle",
+    "Something purple-ish") describes, it does not choose. ``more``: the options a task's own reading in
+    words finds in a sentence (`plates.tasks.answers.choice.Described`): a sentence it reads as naming
+    another option too ("They look the same but the left is darker") decides nothing."""
+    first = first_sentence(text)
+    key = _decides(first, names, paren, option_word, key_of, more)
+    if key is None or _CLAUSE.search(first):
+        return key
+    lead = leading_option(first.replace(".", " ").replace(",", " ") + " ", names) if first.count(" ") >= 3 else None
+    return key if lead == (key, "ok") else None
+
+
+_CONCLUSION = re.compile(
+    r"(?:^|(?<=[.!?:] )|(?<=\n))(?=[tshiocab])(?:therefore|thus|hence|so|in conclusion|in summary|overall|"
+    r"consequently|to conclude|in short|as a result|based on (?:this|these|the above|my|the analysis|the "
+    r"observations?|the (?:given )?information)\b[^,.\n]{0,40})\b,? ?",
+    re.IGNORECASE,
+)
+
+
+def concluded(text: str, names: OptionNames, paren: re.Pattern, option_word: re.Pattern,
+              key_of: Callable[[str], str], more: Callable[[str], set[str]] | None = None) -> str | None:
+    """Rule 5e: the LAST sentence that begins with a conclusion ("Therefore", "Thus", "In conclusion", "Based
+    on this analysis", ...) and names exactly one option, neither negating nor hedging: that option."""
+    found = None
+    for m in _CONCLUSION.finditer(text):
+        end = _SENTENCE_END.search(text, m.end(), m.end() + SENTENCE_CHARS)
+        sentence = text[m.end(): end.start() if end else m.end() + SENTENCE_CHARS]
+        key = _decides(sentence, names, paren, option_word, key_of, more)
+        if key is not None:
+            found = key
+    return found
+
+
+_CORRECT_AFTER = re.compile(
+    r" (?:is|would be|seems to be|appears to be) (?:the )?(?:correct|right|best|most (?:likely|appropriate|"
+    r"accurate|suitable)) (?:answer|option|choice)\b",
+    re.IGNORECASE,
+)
+_KEY_BEFORE = re.compile(r"(?:\(([A-Za-z]{1,4})\)|(?<![\w'])(?:(?i:option|choice|answer) )?([A-Z]{1,4}))$")
+
+
+def named_as_correct(text: str, names: OptionNames, key_of: Callable[[str], str]) -> str | None:
+    """Rule 4b: "A is the correct option for the given question", "(B) is the right answer", "Option C would
+    be the best choice", "The second image is the correct answer": the key or option text right before "is
+    the correct answer/option/choice". The LAST such statement wins; False when two statements name different
+    options in one sentence is not checked: the last one stands. None when there is none."""
+    found = None
+    for m in _CORRECT_AFTER.finditer(text):
+        window = text[max(0, m.start() - 2 * len(names.texts[0][0]) - 12): m.start()]
+        k = _KEY_BEFORE.search(window)
+        key = None
+        if k:
+            key = key_of(k.group(1) or k.group(2))
+        if key not in names.keys:
+            low = window.casefold().rstrip(" .,")
+            key = next((o for t, o in names.texts if low.endswith(t)
+                        and (len(low) == len(t) or not low[-len(t) - 1].isalnum())), None)
+        if key is not None:
+            found = key
+    return found
+
+
+_RESULT = re.compile(r"= ?([-+]?[0-9][0-9,]*(?:\.[0-9]+)?) ?(°|%)?(?= ?(?:[a-z]{0,6}\b)?[.!;,)]? ?$)",
+                     re.IGNORECASE)
+
+
+def stated_result(text: str, names: OptionNames) -> str | None:
+    """Rule 5g: the reply's last sentence ends with "= value" and the value (units after it aside) is an
+    option's text ("... = 16." for the option "16"; "∠BOC = 145°" for "145°"): that option."""
+    tail = text[-SENTENCE_CHARS:].rstrip()
+    start = max(tail.rfind(". "), tail.rfind("\n")) + 1
+    last = tail[start:]
+    m = None
+    for m in _RESULT.finditer(last):  # noqa: B007 - the last "= value" of the sentence
+        pass
+    if m is None:
+        return None
+    value = m.group(1) + (m.group(2) or "")
+    by_text = dict(names.texts)
+    return by_text.get(value.casefold()) or by_text.get(m.group(1).casefold())
