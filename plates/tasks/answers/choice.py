@@ -62,7 +62,9 @@ collapsed, markdown and typographic quotes removed), first rule that decides win
 7. **"Option X"** mentions: one distinct -> it; several -> ambiguous.
 8. **A lone capital letter** (letters only) that is an option ("I believe D."): one distinct -> it; several ->
    ambiguous. "A" counts only before punctuation, the end or a verb ("A is darker"), or after a noun that
-   labels it ("Box A", "Point A"); otherwise it is the article ("A dog"). "I" is never read.
+   labels it ("Box A", "Point A"); otherwise it is the article ("A dog"). "I" is never read. Unless the
+   options name things by their keys ("Point A"), a reply that names points by capitals ("triangle ABC",
+   "point D", "AD = DC", "∠A") has no lone-capital keys: its capitals are points.
 9. **The task's own reading in words** (``described``; the illusion tasks read "the left one is darker").
 10. Otherwise: naming two or more option texts -> ambiguous; a refusal -> refusal; else unparsed. Trap: a
     reply naming one option's text inside a sentence ("It is not blue.") does not choose it.
@@ -207,7 +209,8 @@ _PREFIX = re.compile(
 )
 # The explicit answer phrases: the shared one (`text.ANSWER_PHRASE`) and the choice's own.
 _DECLARATION = re.compile(  # the lookahead on first letters skips other positions at once (text._CORRECTION)
-    r"(?=[abcfir])(?:" + ANSWER_PHRASE + r"|\b(?:final(?= ?:)|(?:correct|best|right|final) (?:option|choice)\b"
+    r"(?=[abcfir])(?:" + ANSWER_PHRASE + r"|\b(?:final(?= ?:)|(?:correct|best|right|final) (?:option|choice)"
+    r"(?: letter)?\b"
     r"|i(?: would| will|'d)? (?:choose|pick|select|go with)\b)"
     r"(?: (?:is|would be|should be|will be)\b)? ?[:\-=]? ?\n? ?)",
     re.IGNORECASE,
@@ -216,6 +219,11 @@ _SEPARATORS = re.compile(r" ?(?:,|/|;|&|\bor\b|\band\b) ?", re.IGNORECASE)
 _SEGMENT_END = re.compile(r"[.\n;]|\bbecause\b|\bsince\b", re.IGNORECASE)
 _LONE = re.compile(r"(?<![A-Za-z0-9'#])([A-Z])(?![A-Za-z0-9'])")
 _AFTER_A = re.compile(r" ?(?:$|[.,;:!?)\]])| (?i:is|was|has|would|seems|appears|looks|and|or|nor)\b")
+# Capitals that name points ("triangle ABC", "AD = DC", "EF"): a reply using them has no lone-capital keys.
+_POINT_NAMES = re.compile(
+    r"(?:\b(?i:triangle|line|segment|angle|sides?|points?|vertex|quadrilateral|rectangle|square|circle|arc|chord"
+    r"|rhombus|parallelogram|midpoint)|[∠△⊙▱∥⊥=+])(?: ?\$?\\?[a-z]{0,8}\{?)? ?[A-Z]{1,4}(?![A-Za-z])"
+)
 _LABEL_BEFORE_A = re.compile(r"\b(?i:point|box|image|picture|option|choice|letter|label|figure) $")
 
 
@@ -337,6 +345,29 @@ class _Reader:
                 return self.codes[code], "ok", "answer phrase (colour value)"
         return None
 
+    def after_colon(self, text: str) -> str | None:
+        """Rule 5e: the last line that follows a line ending in a colon is an option alone: its key, its text,
+        or both ("Therefore, the most likely to be a real photograph is:\n(A) the first image")."""
+        at = text.rfind(":\n")
+        if at < 0:
+            return None
+        end = text.find("\n", at + 2)
+        line = text[at + 2: end if end >= 0 else len(text)].strip(_EDGES)
+        if len(line) > self.longest + 8:
+            return None
+        m = self.p.alone.fullmatch(line)
+        if m and self.key(m.group(1)) in self.options:
+            return self.key(m.group(1))
+        named = self.named(line)
+        if named is not None:
+            return named
+        m = self.p.lead.fullmatch(line)
+        if m:
+            k = self.key(m.group(1) or m.group(2) or m.group(3) or m.group(4))
+            if k in self.options and self.named(m.group(5)) == k:
+                return k
+        return None
+
     def _described(self, sentence: str) -> set[str]:
         return set(self.described(sentence, self.options)[0]) if self.described is not None else set()
 
@@ -349,7 +380,8 @@ class _Reader:
         if lead is not None:
             key, status = lead
             return key, status, "leading option text" if key else "leading option texts: several"
-        for rule, found in (("conclusion", mentions.concluded(text, *args)),
+        for rule, found in (("option after a colon", self.after_colon(text)),
+                            ("conclusion", mentions.concluded(text, *args)),
                             ("first sentence", mentions.first_sentence_choice(text, *args)),
                             ("stated result", mentions.stated_result(text, names))):
             if found is not None:
@@ -413,7 +445,8 @@ class _Reader:
                 other = self.named(rest)
                 if other is not None:
                     return other, "ok", f"option text after {k}, which is no option"
-                if self.names.prose is None or not self.names.prose.search(rest):
+                words = _norm(rest)
+                if not any(pattern.search(words) for pattern, _ in _text_patterns(self.items)):
                     return None, "unparsed", f"{k} is not an option ({', '.join(opts)})"
         m = p.lead_bare.fullmatch(body)
         if m and self.key(m.group(1)) in opts and self.named(m.group(2)) == self.key(m.group(1)):
@@ -434,7 +467,7 @@ class _Reader:
         found = [k for a, b in p.option_word.findall(text) if (k := self.key(a or b)) in opts]
         if found:
             return self._one(found, "option X")
-        if self.alphabet == "letters":
+        if self.alphabet == "letters" and (self.names.entity or not _POINT_NAMES.search(text)):
             lone = [m.group(1) for m in _LONE.finditer(text) if m.group(1) in opts and m.group(1) != "I"
                     and (m.group(1) != "A" or _AFTER_A.match(text, m.end())
                          or _LABEL_BEFORE_A.search(text, max(0, m.start() - 8), m.start()))]

@@ -50,7 +50,13 @@ __all__ = [
 SENTENCE_CHARS = 400
 
 _SENTENCE_END = re.compile(r"[.!?](?= |\n|$)|\n")
-_NEGATION = re.compile(r"\b(?:not|no|never|neither|nor|none|cannot|nothing)\b|n't\b", re.IGNORECASE)
+# Negations, and verbs and degrees that turn a mention against its option ("I would eliminate option (A)",
+# "the first image is the least likely to be real").
+_NEGATION = re.compile(
+    r"\b(?:not|no|never|neither|nor|none|cannot|nothing|least|less|eliminat\w*|exclud\w*|rul(?:e|es|ed|ing) out"
+    r"|reject\w*|incorrect|wrong)\b|n't\b",
+    re.IGNORECASE,
+)
 # Yes/no words as option texts: answers only where they lead the reply (a determiner "no" is no answer).
 _POLAR = frozenset({"yes", "no", "true", "false"})
 _NUMERIC = re.compile(r"[-+]?[0-9][0-9,]*(?:\.[0-9]+)?(?: ?(?:°|%|cm|m|mm|km|kg|g|s|units?))?", re.IGNORECASE)
@@ -111,15 +117,32 @@ def _capital_keys(sentence: str, names: OptionNames) -> list[str]:
     return found
 
 
+_COMPARED = re.compile(
+    r"\b(?:than|compared (?:to|with)|in comparison (?:to|with)|relative to|whereas|while|unlike|as opposed to|"
+    r"instead of)\b",
+    re.IGNORECASE,
+)
+
+
+_COMPARED_PHRASE = re.compile(_COMPARED.pattern + r"[^,;:]{0,120}", re.IGNORECASE)
+
+
 def mentioned(sentence: str, names: OptionNames, paren: re.Pattern, option_word: re.Pattern,
               key_of: Callable[[str], str]) -> set[str]:
     """The distinct options ``sentence`` mentions (see the module docstring): option texts in prose, keys in
-    parentheses, "option X", and capital keys of entity options. ``paren``/``option_word``: the alphabet's
+    parentheses, "option X", and capital keys of entity options. What follows a comparison ("than",
+    "compared to", "whereas", "while", "unlike"; up to the next comma) is what the subject is compared with, not
+    a mention: "Point A is closer to the camera than point B" mentions A. Where option texts are mentioned, keys are not read:
+    "The second image (B) is most similar" (a model numbering the images itself) mentions the second image. ``paren``/``option_word``: the alphabet's
     patterns; ``key_of``: a matched key token -> the option key."""
+    if _COMPARED.search(sentence):  # "A is closer than point B": B is what A is compared with
+        sentence = _COMPARED_PHRASE.sub(" ", sentence)
     keys: set[str] = set()
     if names.prose is not None:
         by_text = dict(names.texts)
         keys.update(by_text[m.group().casefold()] for m in names.prose.finditer(sentence))
+        if keys:  # an option's text is the plainer mention: "The second image (B)" names the second image
+            return keys
     keys.update(k for x in paren.findall(sentence) if (k := key_of(x)) in names.keys)
     keys.update(k for a, b in option_word.findall(sentence) if (k := key_of(a or b)) in names.keys)
     if names.entity:
@@ -261,13 +284,14 @@ def named_as_correct(text: str, names: OptionNames, key_of: Callable[[str], str]
     return found
 
 
-_RESULT = re.compile(r"= ?([-+]?[0-9][0-9,]*(?:\.[0-9]+)?) ?(°|%)?(?= ?(?:[a-z]{0,6}\b)?[.!;,)]? ?$)",
+_RESULT = re.compile(r"(?:=|\b(?:is|equals|be)\b) ?([-+]?[0-9][0-9,]*(?:\.[0-9]+)?) ?(°|%)?(?= ?(?:[a-z]{0,6}\b)?[.!;,)]? ?$)",
                      re.IGNORECASE)
 
 
 def stated_result(text: str, names: OptionNames) -> str | None:
-    """Rule 5g: the reply's last sentence ends with "= value" and the value (units after it aside) is an
-    option's text ("... = 16." for the option "16"; "∠BOC = 145°" for "145°"): that option."""
+    """Rule 5g: the reply's last sentence ends with "= value" ("is value", "equals value") and the value
+    (units after it aside) is an option's text ("... = 16." for the option "16"; "∠BOC = 145°" for "145°";
+    "the length of EF is 8."): that option."""
     tail = text[-SENTENCE_CHARS:].rstrip()
     start = max(tail.rfind(". "), tail.rfind("\n")) + 1
     last = tail[start:]

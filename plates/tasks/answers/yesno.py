@@ -13,8 +13,20 @@ Policy (after the shared rules of `plates.tasks.answers.text`), first rule that 
 3. **Negated truth** (true/false only): "not true", "incorrect", "wrong" -> False.
 4. **The only word of the vocabulary** in the reply: "I think yes", "It is true, because ..." (IllusionBench+
    App. B1 quotes such replies). Both words ("yes for the top and no for the bottom") -> ambiguous; a refusal
-   that names both ("Yes or no, it is hard to say") -> refusal.
+   that names both ("Yes or no, it is hard to say") -> refusal. Words inside double quotes are quoted, not
+   said: "a sign that says "no smoking"" answers nothing.
 5. True/false only: a leading yes/no word answers the statement ("Yes" -> True).
+6. **An implicit answer the question makes unambiguous**, only when the question is given (``question=``):
+   for a question about a symmetric comparison -- "Are the colors of tiles A and B the same / identical /
+   equal / different?" -- a reply that states one side ("The colors on tiles A and B appear to be the same",
+   "They are not identical", "There is no difference") answers it ("no" to "... different?", "yes" to "...
+   the same?"); a reply stating both sides answers nothing. Without the question such a reply stays unread:
+   what "the same" answers depends on what was asked. Only symmetric predicates are read this way: "A is
+   lighter than B" answers "Is B darker than A?" only through the order of A and B, which no rule reads.
+
+A reply that is, as a whole, a common Chinese answer word ("是的", "不是") reads as its English word
+(`plates.tasks.answers.text.translated`); leaked special tokens ("no</s>", "<s> Yes") are stripped by the
+shared `plates.tasks.answers.text.prepare`.
 
 Trap: "No number is visible" starts with "No" but is an evasion, not the answer "no".
 """
@@ -32,6 +44,7 @@ from plates.tasks.answers.text import (
     last_answer,
     prepare,
     strip_answer_prefix,
+    translated,
     unanswered,
 )
 
@@ -57,6 +70,8 @@ _ANY = {k: re.compile(r"\b" + w, re.IGNORECASE) for k, w in _WORDS.items()}
 _MARKED = {k: re.compile(ANSWER_PHRASE, re.IGNORECASE) for k in _WORDS}
 _AT = {k: re.compile(r"\W{0,4}" + w, re.IGNORECASE) for k, w in _WORDS.items()}
 _WORD_AT = {k: (lambda text, pos, p=p: m.group(1) if (m := p.match(text, pos)) else None) for k, p in _AT.items()}
+#: The longest question rule 6 reads (characters): a question is trusted text, bounded all the same.
+MAX_QUESTION_CHARS = 2000
 _NOT_TRUE = re.compile(r"\b(?:not (?:true|correct|accurate)|incorrect|inaccurate|wrong)\b", re.IGNORECASE)
 _LEADING_YES_NO = re.compile(r"^\W{0,8}(yes|no)\b", re.IGNORECASE)
 
@@ -79,12 +94,48 @@ def _decided(t: str, vocabulary: str) -> tuple[str, str] | None:
     return None
 
 
-def read_yes_no(reply: str, vocabulary: str = "yes-no") -> Reading:
-    """The yes/no answer of ``reply`` in ``vocabulary`` ("yes-no": "yes"/"no"; "true-false": "True"/"False")."""
+# Rule 4: a quoted span ("no smoking") is not said by the reply. Bounded: at most 80 characters, one line.
+_QUOTED_SPAN = re.compile(r'"[^"\n]{0,80}"')
+# Rule 6: the two sides of a symmetric comparison, in the question and in the reply.
+_SAME = r"(?:(?:exactly |roughly |essentially |basically |nearly |almost )?(?:the same|identical|equal|equivalent))"
+_ASKS = re.compile(rf"\b(?:(?P<same>{_SAME})|(?P<different>different|differ))\b", re.IGNORECASE)
+_STATES = re.compile(
+    rf"\b(?:(?:are|is|appear(?:s)?(?: to be)?|look(?:s)?|seem(?:s)?(?: to be)?|remain) (?P<neg>not |n't )?"
+    rf"(?:(?P<same>{_SAME})|(?P<different>different|distinct))|(?P<none>no (?:visible |noticeable )?difference)"
+    rf"|(?P<dneg>(?:do|does|did) ?(?:n't|not) )?(?P<differ>differ))\b",
+    re.IGNORECASE,
+)
+
+
+def _implicit(t: str, question: str, vocabulary: str) -> str | None:
+    """Rule 6: the answer a reply's statement of one side of a symmetric comparison gives to ``question``."""
+    asked = _ASKS.search(question)
+    if asked is None:
+        return None
+    sides = set()
+    for m in _STATES.finditer(t):
+        if m.group("none"):
+            sides.add("same")
+        elif m.group("differ"):
+            sides.add("same" if m.group("dneg") else "different")
+        else:
+            side = "same" if m.group("same") else "different"
+            sides.add(side if not m.group("neg") else ("different" if side == "same" else "same"))
+    if len(sides) != 1:
+        return None
+    yes, no = VOCABULARIES[vocabulary]
+    return yes if sides.pop() == ("same" if asked.group("same") else "different") else no
+
+
+def read_yes_no(reply: str, vocabulary: str = "yes-no", *, question: str | None = None) -> Reading:
+    """The yes/no answer of ``reply`` in ``vocabulary`` ("yes-no": "yes"/"no"; "true-false": "True"/"False");
+    ``question``: the question asked, for rule 6 (an implicit answer to a symmetric comparison)."""
     if vocabulary not in VOCABULARIES:
         raise ValueError(f"vocabulary {vocabulary!r} is not known; allowed: {', '.join(VOCABULARIES)}")
+    if question is not None and not isinstance(question, str):
+        raise ValueError(f"question must be a str or None, got {type(question).__name__}")
     prepared = prepare(reply)
-    t = clean(prepared.text)
+    t = translated(clean(prepared.text))
     cut = prepared.truncated
     tail = after_correction(t)
     if tail is not None:
@@ -97,7 +148,8 @@ def read_yes_no(reply: str, vocabulary: str = "yes-no") -> Reading:
     found = _decided(t, vocabulary)
     if found is not None:
         return Reading(found[0], "ok", found[1], None, cut)
-    words = {_word(w.group(1), vocabulary) for w in _ANY[vocabulary].finditer(t)}
+    said = _QUOTED_SPAN.sub(" ", t) if '"' in t else t
+    words = {_word(w.group(1), vocabulary) for w in _ANY[vocabulary].finditer(said)}
     if len(words) == 1:
         return Reading(words.pop(), "ok", f"only {vocabulary} word", None, cut)
     if words:
@@ -106,4 +158,8 @@ def read_yes_no(reply: str, vocabulary: str = "yes-no") -> Reading:
         m = _LEADING_YES_NO.match(strip_answer_prefix(t))
         if m:
             return Reading(_word(m.group(1), vocabulary), "ok", "leading yes/no as true/false", None, cut)
+    if question and not is_evasion(t):
+        implied = _implicit(t, question[:MAX_QUESTION_CHARS], vocabulary)
+        if implied is not None:
+            return Reading(implied, "ok", "implicit answer to the question", None, cut)
     return unanswered(prepared, f"no {vocabulary} word", label_len=3)
