@@ -27,7 +27,8 @@ collapsed, markdown and typographic quotes removed), first rule that decides win
 4. **Explicit answer phrases** anywhere ("the answer is (B)", "answer: B", "Final: (B)", "the correct option
    is B", "I'd go with C", "the answer is Blue"): the LAST one that names an option wins (the rule every
    reader shares: `plates.tasks.answers.text.last_answer`); one naming two
-   ("the answer is A or B", "the answer is (A) the second image or (B) the third image") is ambiguous.
+   ("the answer is A or B", "the answer is (A) the second image or (B) the third image"), or followed by a
+   list of options on the next lines ("The correct answer is:\n(A) picture A\n(B) picture B"), is ambiguous.
    After the phrase a key counts in parentheses, or before the end, punctuation or "because/since/as"; an
    option's text counts when it begins what follows ("I would select Point C as ..."); the answer may stand on
    the next line ("Therefore, the correct answer is:\n(C) Point C"). "the answer is a blue one" names no option.
@@ -39,6 +40,7 @@ collapsed, markdown and typographic quotes removed), first rule that decides win
    where Blue is B; "(A) (B)"), or names another key in parentheses ("(B) looks close, but the curve says
    (A)") -> ambiguous. A leading key that is no option ("(E) 3.5" where there is no E) is no letter: the
    option whose text follows it ("(D) no" where "no" is B) -> that option; otherwise no option (unparsed).
+   A key alone on the first line ("A\nExplanation: ...") -> it, unless the next line is another key (a list).
 5c-5g. **Sentences** (`plates.tasks.answers.mentions`; a "mention" is an option's text in prose, "(X)",
    "option X", or, where the option texts name their keys as things in the image -- "Point A", "Box B", "A is
    closer" -- the key as a capital that is no article: "Point A", "A is ...", never "A dog"):
@@ -47,11 +49,14 @@ collapsed, markdown and typographic quotes removed), first rule that decides win
    5d. the reply begins with an option's text ("Yes, the teddy bear ...", " A is closer to the camera.",
        "Box A more accurately ...", "no" after a leaked "</s>" is stripped); one-word texts only before
        punctuation or the end ("No cat is visible" answers nothing); "Yes or no" -> ambiguous;
-   5e. the last sentence that begins with a conclusion ("Therefore", "Thus", "In conclusion", "Based on this
-       analysis") and mentions exactly one option, without negation or hedge -> it;
+   5e. the last line after a line ending "is:" that is an option alone ("Therefore, the answer is:\n(C) Point
+       C"); else the last sentence that begins with a conclusion ("Therefore", "Thus", "In conclusion", "Based
+       on this analysis", "Given these observations") and mentions exactly one option, without negation or
+       hedge -> it;
    5f. the first sentence mentions exactly one option, without negation or hedge ("Box B more accurately
        localizes the bed. ... Box A, on the other hand, is too large" -> B): the answer first, then the
-       explanation;
+       explanation; else the first sentence of the last paragraph, unless that is a list item (the summary
+       after a walk through the options);
    5g. the last sentence ends by stating an option's value as a result ("... = 16." for the option "16").
    Numbers and yes/no words are mentions only in 5d and 5g ("There is no cat" does not answer "no").
    Genuine hedges ("it is difficult to definitively determine ...") are never read by 5e/5f.
@@ -68,6 +73,9 @@ collapsed, markdown and typographic quotes removed), first rule that decides win
 9. **The task's own reading in words** (``described``; the illusion tasks read "the left one is darker").
 10. Otherwise: naming two or more option texts -> ambiguous; a refusal -> refusal; else unparsed. Trap: a
     reply naming one option's text inside a sentence ("It is not blue.") does not choose it.
+11. Options yes and no, and the question given (``question=``): the yes/no reader's implicit answers
+    (`plates.tasks.answers.yesno.implicit_answer`: "The colours appear to be the same" answers "Are they
+    different?" with the option "no").
 
 Replies are never read backwards letter by letter, and the pronoun "I" in "I think II" is no numeral.
 """
@@ -94,6 +102,7 @@ from plates.tasks.answers.text import (
     translated,
     unanswered,
 )
+from plates.tasks.answers.yesno import implicit_answer
 
 __all__ = ["ALPHABETS", "NUMERALS", "Described", "alphabet_of", "check_options", "read_choice"]
 
@@ -195,7 +204,7 @@ def _patterns(alphabet: str) -> _Patterns:
         lead=re.compile(rf"(?:\(({key})\)|\[({key})\]|({key})\)|({upper})(?:\.|:| -)) ?(.*)", re.DOTALL),
         lead_bare=re.compile(rf"({upper}) (.+)", re.DOTALL),
         paren=re.compile(rf"(?<![A-Za-z0-9])\(({key})\)"),
-        option_word=re.compile(rf"\b(?i:option) (?:\(({key})\)|({upper}))(?![A-Za-z0-9])"),
+        option_word=re.compile(rf"(?:\b(?i:option) |选项 ?)(?:\(({key})\)|({upper}))(?![A-Za-z0-9])"),
         after_key=re.compile(rf"\(({key})\)|({key})(?= ?(?:$|[.,;:!?)\]\n]|\b(?:because|since|as)\b))"),
         alternative=re.compile(rf" ?(?:,|/|&|\bor\b|\band\b) ?[(\[]?({key})[)\]]?(?![A-Za-z0-9])", re.IGNORECASE),
         key=re.compile(key),
@@ -219,6 +228,8 @@ _SEPARATORS = re.compile(r" ?(?:,|/|;|&|\bor\b|\band\b) ?", re.IGNORECASE)
 _SEGMENT_END = re.compile(r"[.\n;]|\bbecause\b|\bsince\b", re.IGNORECASE)
 _LONE = re.compile(r"(?<![A-Za-z0-9'#])([A-Z])(?![A-Za-z0-9'])")
 _AFTER_A = re.compile(r" ?(?:$|[.,;:!?)\]])| (?i:is|was|has|would|seems|appears|looks|and|or|nor)\b")
+_NEXT_KEY_LINE = re.compile(r"[.]? ?\n ?[(\[]?[A-Za-z][)\].:]")
+_IS_COLON = re.compile(r"\b(?:is|are|be|was|answer|choice|option):$", re.IGNORECASE)
 # Capitals that name points ("triangle ABC", "AD = DC", "EF"): a reply using them has no lone-capital keys.
 _POINT_NAMES = re.compile(
     r"(?:\b(?i:triangle|line|segment|angle|sides?|points?|vertex|quadrilateral|rectangle|square|circle|arc|chord"
@@ -326,6 +337,8 @@ class _Reader:
                 own = self.options[k].casefold()
                 if text[after + 1: after + 1 + len(own)].casefold() == own:  # "(A) the second image or (B) ..."
                     after += 1 + len(own)
+                if "\n" in text[pos - 2: head.start()] and _NEXT_KEY_LINE.match(text, after):
+                    return None, "ambiguous", "answer phrase followed by a list of options"
                 alt = self.p.alternative.match(text, after)
                 if alt and self.key(alt.group(1)) in self.options and self.key(alt.group(1)) != k:
                     return None, "ambiguous", f"answer phrase names {k} and {self.key(alt.group(1))}"
@@ -349,7 +362,7 @@ class _Reader:
         """Rule 5e: the last line that follows a line ending in a colon is an option alone: its key, its text,
         or both ("Therefore, the most likely to be a real photograph is:\n(A) the first image")."""
         at = text.rfind(":\n")
-        if at < 0:
+        if at < 0 or not _IS_COLON.search(text, max(0, at - 8), at + 1):  # "... is:", not "Here is a picture:"
             return None
         end = text.find("\n", at + 2)
         line = text[at + 2: end if end >= 0 else len(text)].strip(_EDGES)
@@ -383,6 +396,7 @@ class _Reader:
         for rule, found in (("option after a colon", self.after_colon(text)),
                             ("conclusion", mentions.concluded(text, *args)),
                             ("first sentence", mentions.first_sentence_choice(text, *args)),
+                            ("last paragraph", mentions.last_paragraph(text, *args)),
                             ("stated result", mentions.stated_result(text, names))):
             if found is not None:
                 return found, "ok", rule
@@ -435,6 +449,9 @@ class _Reader:
                 if again and self.key(again.group(1)) in opts and self.key(again.group(1)) != k:
                     return None, "ambiguous", f"keys {k} and {self.key(again.group(1))}"
                 other = self.named(rest)
+                if other is None:  # "A - No, the windows ...": the key's option is Yes, its words say No
+                    lead = mentions.leading_option(rest, self.names)
+                    other = lead[0] if lead is not None else None
                 if other is not None and other != k:
                     return None, "ambiguous", f"key {k} with option {other}'s text"
                 later = {self.key(x) for x in p.paren.findall(rest)} & set(opts) - {k}
@@ -448,6 +465,11 @@ class _Reader:
                 words = _norm(rest)
                 if not any(pattern.search(words) for pattern, _ in _text_patterns(self.items)):
                     return None, "unparsed", f"{k} is not an option ({', '.join(opts)})"
+        first_line, _, rest_lines = body.partition("\n")
+        m = p.alone.fullmatch(first_line.strip(" \t.!"))
+        if rest_lines and m and self.key(m.group(1)) in opts and not p.alone.fullmatch(
+                rest_lines.partition("\n")[0].strip(" \t.!")):
+            return self.key(m.group(1)), "ok", "key alone on the first line"
         m = p.lead_bare.fullmatch(body)
         if m and self.key(m.group(1)) in opts and self.named(m.group(2)) == self.key(m.group(1)):
             return self.key(m.group(1)), "ok", "key and its text"
@@ -486,9 +508,11 @@ class _Reader:
         return None, "unparsed", "no option chosen"
 
 
-def read_choice(reply: str, options: Mapping[str, str], *, described: Described | None = None) -> Reading:
+def read_choice(reply: str, options: Mapping[str, str], *, described: Described | None = None,
+                question: str | None = None) -> Reading:
     """The option key ``reply`` chooses among ``options`` ({key: text}, letters or Roman numerals); see the
-    module docstring. ``described``: a task's reading of claims in words (rule 9)."""
+    module docstring. ``described``: a task's reading of claims in words (rule 9); ``question``: the question
+    asked, read only when the options are yes and no and no rule chose (rule 11)."""
     reader = _Reader(_plan_of(options), described)
     prepared = prepare(reply)
     text = clean(prepared.text)
@@ -500,6 +524,12 @@ def read_choice(reply: str, options: Mapping[str, str], *, described: Described 
             result = (key, status, f"after a correction: {rule}")
     if result is None:
         result = reader.read(text)
+    if result[1] != "ok" and question is not None:
+        polar = {v.strip().casefold(): k for k, v in reader.options.items()}
+        if set(polar) == {"yes", "no"}:
+            implied = implicit_answer(text, question)
+            if implied is not None:
+                result = (polar[implied[0]], "ok", implied[1])
     return _reading(prepared, *result)
 
 

@@ -38,6 +38,7 @@ __all__ = [
     "concluded",
     "first_sentence",
     "first_sentence_choice",
+    "last_paragraph",
     "leading_option",
     "mentioned",
     "named_as_correct",
@@ -62,7 +63,8 @@ _POLAR = frozenset({"yes", "no", "true", "false"})
 _NUMERIC = re.compile(r"[-+]?[0-9][0-9,]*(?:\.[0-9]+)?(?: ?(?:°|%|cm|m|mm|km|kg|g|s|units?))?", re.IGNORECASE)
 # An article "A" is followed by a word that is no verb; a key "A" by a verb, a conjunction or punctuation.
 _KEY_VERB = r"(?:is|was|are|has|had|would|will|should|could|can|seems?|appears?|looks?|lies|and|or|nor|vs)\b"
-_ENTITY_NOUN = r"(?:point|box|image|picture|option|choice|letter|label|object|region|circle|mark|figure)"
+_ENTITY_NOUN = (r"(?:point|box|image|picture|option|choice|letter|label|object|region|circle|mark|figure"
+                r"|(?:labell?ed|marked|circled|denoted)(?: (?:with|as|by))?)")
 
 
 def first_sentence(text: str) -> str:
@@ -98,7 +100,7 @@ def names_of(items: tuple[tuple[str, str], ...]) -> OptionNames:
     return OptionNames(keys, texts, prose, entity)
 
 
-_BEFORE_KEY = re.compile(rf"\b{_ENTITY_NOUN} $", re.IGNORECASE)
+_BEFORE_KEY = re.compile(rf"\b{_ENTITY_NOUN} [\"']?$", re.IGNORECASE)
 _CAPITAL = re.compile(r"(?<![\w'#])([A-Z])(?![\w'])")
 _KEY_AFTER = re.compile(rf"(?: (?i:{_KEY_VERB})| ?[.,;:!?)]| ?$)")
 
@@ -111,7 +113,7 @@ def _capital_keys(sentence: str, names: OptionNames) -> list[str]:
         k = m.group(1)
         if k not in names.keys:
             continue
-        before = sentence[max(0, m.start() - 10): m.start()]
+        before = sentence[max(0, m.start() - 16): m.start()]
         if _BEFORE_KEY.search(before) or _KEY_AFTER.match(sentence, m.end()):
             found.append(k)
     return found
@@ -135,14 +137,19 @@ def mentioned(sentence: str, names: OptionNames, paren: re.Pattern, option_word:
     a mention: "Point A is closer to the camera than point B" mentions A. Where option texts are mentioned, keys are not read:
     "The second image (B) is most similar" (a model numbering the images itself) mentions the second image. ``paren``/``option_word``: the alphabet's
     patterns; ``key_of``: a matched key token -> the option key."""
-    if _COMPARED.search(sentence):  # "A is closer than point B": B is what A is compared with
-        sentence = _COMPARED_PHRASE.sub(" ", sentence)
+    spans = [m.span() for m in _COMPARED_PHRASE.finditer(sentence)] if _COMPARED.search(sentence) else []
+
+    def compared(m: re.Match) -> bool:  # "A is closer than point B": B is what A is compared with
+        return any(a <= m.start() < b for a, b in spans)
+
     keys: set[str] = set()
     if names.prose is not None:
         by_text = dict(names.texts)
-        keys.update(by_text[m.group().casefold()] for m in names.prose.finditer(sentence))
+        keys.update(by_text[m.group().casefold()] for m in names.prose.finditer(sentence) if not compared(m))
         if keys:  # an option's text is the plainer mention: "The second image (B)" names the second image
             return keys
+    if spans:
+        sentence = _COMPARED_PHRASE.sub(lambda m: " " * len(m.group()), sentence)
     keys.update(k for x in paren.findall(sentence) if (k := key_of(x)) in names.keys)
     keys.update(k for a, b in option_word.findall(sentence) if (k := key_of(a or b)) in names.keys)
     if names.entity:
@@ -200,8 +207,8 @@ _ANSWER = re.compile(ANSWER_PHRASE, re.IGNORECASE)
 
 
 def _decides(sentence: str, names: OptionNames, paren: re.Pattern, option_word: re.Pattern,
-             key_of: Callable[[str], str], more: Callable[[str], set[str]] | None) -> str | None:
-    if is_hedge(sentence) or _NEGATION.search(sentence) or _ANSWER.search(sentence):
+             key_of: Callable[[str], str], more: Callable[[str], set[str]] | None, first: bool = False) -> str | None:
+    if is_hedge(sentence) or _NEGATION.search(sentence) or (first and _ANSWER.search(sentence)):
         return None
     keys = mentioned(sentence, names, paren, option_word, key_of)
     if more is not None and keys:
@@ -226,7 +233,7 @@ def first_sentence_choice(text: str, names: OptionNames, paren: re.Pattern, opti
     words finds in a sentence (`plates.tasks.answers.choice.Described`): a sentence it reads as naming
     another option too ("They look the same but the left is darker") decides nothing."""
     first = first_sentence(text)
-    key = _decides(first, names, paren, option_word, key_of, more)
+    key = _decides(first, names, paren, option_word, key_of, more, first=True)
     if key is None or _CLAUSE.search(first):
         return key
     lead = leading_option(first.replace(".", " ").replace(",", " ") + " ", names) if first.count(" ") >= 3 else None
@@ -234,17 +241,37 @@ def first_sentence_choice(text: str, names: OptionNames, paren: re.Pattern, opti
 
 
 _CONCLUSION = re.compile(
-    r"(?:^|(?<=[.!?:] )|(?<=\n))(?=[tshiocab])(?:therefore|thus|hence|so|in conclusion|in summary|overall|"
-    r"consequently|to conclude|in short|as a result|based on (?:this|these|the above|my|the analysis|the "
-    r"observations?|the (?:given )?information)\b[^,.\n]{0,40})\b,? ?",
+    r"(?:^|(?<=[.!?:] )|(?<=\n))(?=[tshiocabgfua])(?:therefore|thus|hence|so|in conclusion|in summary|overall|"
+    r"consequently|to conclude|to sum up|in short|in the end|all in all|ultimately|finally|as a result|"
+    r"(?:based on|given|from|considering|after (?:analy[sz]ing|considering|comparing|examining|evaluating)) "
+    r"(?:this|these|that|the above|my|all|the (?:analysis|observations?|(?:given |provided )?information|"
+    r"details|comparison|evaluation))\b[^,.\n]{0,40})\b,? ?",
     re.IGNORECASE,
 )
+
+
+_PARAGRAPH = re.compile(r"\n(?![ ]?(?:[-*•>]|\(?[A-Za-z0-9]{1,3}[.):]))")
+
+
+def last_paragraph(text: str, names: OptionNames, paren: re.Pattern, option_word: re.Pattern,
+                   key_of: Callable[[str], str], more: Callable[[str], set[str]] | None = None) -> str | None:
+    """Rule 5e': the first sentence of the reply's last paragraph, when the reply has several and the last is
+    no list item ("- (D) ...", "(D) ...", "4. ..."), names exactly one option, neither negating nor hedging:
+    the summary after a discussion ("... (D) is on the label.\nThe corresponding point is (D) Point D, as
+    ...")."""
+    cut = None
+    for cut in _PARAGRAPH.finditer(text, max(0, len(text) - 4 * SENTENCE_CHARS)):  # noqa: B007 - the last one
+        pass
+    if cut is None:
+        return None
+    return _decides(first_sentence(text[cut.end():]), names, paren, option_word, key_of, more)
 
 
 def concluded(text: str, names: OptionNames, paren: re.Pattern, option_word: re.Pattern,
               key_of: Callable[[str], str], more: Callable[[str], set[str]] | None = None) -> str | None:
     """Rule 5e: the LAST sentence that begins with a conclusion ("Therefore", "Thus", "In conclusion", "Based
-    on this analysis", ...) and names exactly one option, neither negating nor hedging: that option."""
+    on this analysis", "Given these observations", ...) and names exactly one option, neither negating nor
+    hedging: that option."""
     found = None
     for m in _CONCLUSION.finditer(text):
         end = _SENTENCE_END.search(text, m.end(), m.end() + SENTENCE_CHARS)

@@ -19,6 +19,9 @@ The shared policy (each reader's module adds its own on top):
   ``<|end_of_text|>``, ``<|start_header_id|>``, ``<|end_header_id|>``; Phi-3 ``<|end|>``, ``<|assistant|>``;
   Gemma ``<start_of_turn>``, ``<end_of_turn>``, ``<eos>``, ``<bos>``, ``<pad>``), case-insensitive, one
   alternation of literal tokens (linear).
+* **A reply ends where the model starts a new turn.** A line beginning "Human:", "User:", "Hint:" or
+  "Question:" after the reply's first line is a runaway continuation (the model writing the next prompt
+  itself, "A\nHuman: Please provide ..."): the reply is read up to it.
 * **Whitespace is one space or one newline.** Runs collapse before any pattern runs, so no ``\\s*`` ever walks a
   long run again and again (the quadratic trap of ``\\s*(?:,|or)`` on a reply of spaces).
 * **Only ASCII digits are digits.** ``"²".isdigit()`` and ``"١٢".isdigit()`` are True in Python; no reader
@@ -155,6 +158,10 @@ SPECIAL_TOKENS = (
 _SPECIAL = re.compile("|".join(re.escape(t) for t in sorted(SPECIAL_TOKENS, key=len, reverse=True)), re.IGNORECASE)
 
 
+# A line that starts a new turn of the conversation (a runaway continuation): the reply ends before it.
+_NEW_TURN = re.compile(r"(?<=.)\n(?:#{1,3} ?)?(?:human|user|### instruction|hint|question) ?:", re.IGNORECASE | re.DOTALL)
+
+
 def prepare(reply: str) -> Prepared:
     """``reply`` (any str) without reasoning and leaked special tokens, bounded to head + tail, whitespace
     collapsed. ValueError for a non-str (a failed request is stored as an error, never read).
@@ -172,6 +179,9 @@ def prepare(reply: str) -> Prepared:
         text = text[:HEAD_CHARS] + _ELLIPSIS + text[-TAIL_CHARS:]
     if "<" in text or "[" in text:
         text = _SPECIAL.sub(" ", text)
+    turn = _NEW_TURN.search(text)
+    if turn is not None:
+        text = text[: turn.start()]
     lines = (" ".join(line.split()) for line in text.splitlines())
     return Prepared("\n".join(line for line in lines if line), truncated)
 
@@ -251,9 +261,9 @@ def translated(text: str) -> str:
 # --- explicit answer phrases -------------------------------------------------------------------------------
 
 #: The explicit final-answer phrase every reader knows (a pattern source; readers add their kind's phrases by
-#: alternation): "answer: B", "the answer is 17", "Final answer = yes", "my answer would be: grey", and the
-#: answer on the next line ("the correct answer is:\n(C) Point C").
-ANSWER_PHRASE = r"\banswer\b(?: (?:is|would be|should be|will be)\b)? ?[:\-=]? ?\n? ?"
+#: alternation): "answer: B", "the answer is 17", "Final answer = yes", "my answer would be: grey", the
+#: answer on the next line ("the correct answer is:\n(C) Point C"), and Chinese "答案: B", "答案是 B".
+ANSWER_PHRASE = r"(?:\banswer\b(?: (?:is|would be|should be|will be)\b)?|答案(?:是|为)?) ?[:\-=]? ?\n? ?"
 
 
 def last_answer(text: str, phrases: re.Pattern, read: Callable[[str, int], T | None]) -> T | None:

@@ -22,7 +22,13 @@ Policy (after the shared rules of `plates.tasks.answers.text`), first rule that 
    "They are not identical", "There is no difference") answers it ("no" to "... different?", "yes" to "...
    the same?"); a reply stating both sides answers nothing. Without the question such a reply stays unread:
    what "the same" answers depends on what was asked. Only symmetric predicates are read this way: "A is
-   lighter than B" answers "Is B darker than A?" only through the order of A and B, which no rule reads.
+   lighter than B" answers "Is B darker than A?" only through the order of A and B, which no rule reads; but a
+   reply that they are the same ("Both center areas appear to be the same size") answers a strict comparison
+   ("Is the left larger than the right?") "no", whatever the order.
+7. **The question's claim restated**, only with ``question=``: a first sentence that holds every content word
+   of a yes/no question's claim, with no negation, condition or question of its own ("Does Indigo have the
+   lowest value?" -- "Indigo has the lowest value in this case.") answers "yes". A negated restatement is not
+   read: "does not provide enough information to determine whether ..." restates the claim too.
 
 A reply that is, as a whole, a common Chinese answer word ("是的", "不是") reads as its English word
 (`plates.tasks.answers.text.translated`); leaked special tokens ("no</s>", "<s> Yes") are stripped by the
@@ -41,6 +47,7 @@ from plates.tasks.answers.text import (
     after_correction,
     clean,
     is_evasion,
+    is_hedge,
     last_answer,
     prepare,
     strip_answer_prefix,
@@ -48,7 +55,7 @@ from plates.tasks.answers.text import (
     unanswered,
 )
 
-__all__ = ["VOCABULARIES", "read_yes_no"]
+__all__ = ["VOCABULARIES", "implicit_answer", "read_yes_no"]
 
 #: Vocabulary name -> (the affirmative word, the negative word) as a reading's ``answer`` writes them.
 VOCABULARIES = {"yes-no": ("yes", "no"), "true-false": ("True", "False")}
@@ -97,8 +104,13 @@ def _decided(t: str, vocabulary: str) -> tuple[str, str] | None:
 # Rule 4: a quoted span ("no smoking") is not said by the reply. Bounded: at most 80 characters, one line.
 _QUOTED_SPAN = re.compile(r'"[^"\n]{0,80}"')
 # Rule 6: the two sides of a symmetric comparison, in the question and in the reply.
-_SAME = r"(?:(?:exactly |roughly |essentially |basically |nearly |almost )?(?:the same|identical|equal|equivalent))"
-_ASKS = re.compile(rf"\b(?:(?P<same>{_SAME})|(?P<different>different|differ))\b", re.IGNORECASE)
+_SAME = (r"(?:(?:of )?(?:exactly |roughly |essentially |basically |nearly |almost )?(?:the same|identical|equal"
+         r"|equivalent))")
+_ASKS = re.compile(
+    rf"\b(?:(?P<same>{_SAME})|(?P<different>different|differ)|(?P<strict>(?:larger|smaller|bigger|longer|shorter"
+    rf"|taller|wider|narrower|darker|lighter|brighter|higher|lower|greater|more|less|fewer)\b[^?]{{0,80}}\bthan))\b",
+    re.IGNORECASE,
+)
 _STATES = re.compile(
     rf"\b(?:(?:are|is|appear(?:s)?(?: to be)?|look(?:s)?|seem(?:s)?(?: to be)?|remain) (?P<neg>not |n't )?"
     rf"(?:(?P<same>{_SAME})|(?P<different>different|distinct))|(?P<none>no (?:visible |noticeable )?difference)"
@@ -124,7 +136,10 @@ def _implicit(t: str, question: str, vocabulary: str) -> str | None:
     if len(sides) != 1:
         return None
     yes, no = VOCABULARIES[vocabulary]
-    return yes if sides.pop() == ("same" if asked.group("same") else "different") else no
+    side = sides.pop()
+    if asked.group("strict"):  # "Is the left larger than the right?" -- "the same size": neither is
+        return no if side == "same" else None
+    return yes if side == ("same" if asked.group("same") else "different") else no
 
 
 def read_yes_no(reply: str, vocabulary: str = "yes-no", *, question: str | None = None) -> Reading:
@@ -158,8 +173,54 @@ def read_yes_no(reply: str, vocabulary: str = "yes-no", *, question: str | None 
         m = _LEADING_YES_NO.match(strip_answer_prefix(t))
         if m:
             return Reading(_word(m.group(1), vocabulary), "ok", "leading yes/no as true/false", None, cut)
-    if question and not is_evasion(t):
-        implied = _implicit(t, question[:MAX_QUESTION_CHARS], vocabulary)
+    if question:
+        implied = implicit_answer(t, question, vocabulary)
         if implied is not None:
-            return Reading(implied, "ok", "implicit answer to the question", None, cut)
+            return Reading(implied[0], "ok", implied[1], None, cut)
     return unanswered(prepared, f"no {vocabulary} word", label_len=3)
+
+
+def implicit_answer(text: str, question: str, vocabulary: str = "yes-no") -> tuple[str, str] | None:
+    """Rules 6 and 7: (the answer, the rule) that ``text`` (a cleaned reply that names no word of the
+    vocabulary) gives implicitly to ``question``, or None. Shared with the choice reader for yes/no options."""
+    if not isinstance(question, str) or is_hedge(text):
+        return None
+    question = question[:MAX_QUESTION_CHARS]
+    implied = _implicit(text, question, vocabulary)
+    if implied is not None:
+        return implied, "implicit answer to the question"
+    if _echoes(text, question):
+        return VOCABULARIES[vocabulary][0], "the question's claim restated"
+    return None
+
+
+_POLAR_QUESTION = re.compile(r"\b(?:is|are|does|do|did|was|were|can|could|has|have|will|would|should) ([^?]{3,200})\?",
+                             re.IGNORECASE)
+_TOKEN = re.compile(r"[a-z0-9]+(?:'[a-z]+)?", re.IGNORECASE)
+_STOP = frozenset(
+    "a an the of in on at to for from by with and or is are was were be been does do did has have had can could "
+    "will would should this that these those there it its they them their most all any some each every one image "
+    "picture figure shown shows according".split()
+)
+_CLAIM_BLOCKERS = re.compile(r"\b(?:not|no|never|whether|if|neither|nor|cannot|without)\b|n't\b|\?", re.IGNORECASE)
+
+
+def _stem(word: str) -> str:
+    word = word.lower()
+    return word[:-2] if word.endswith("es") and len(word) > 4 else word[:-1] if word.endswith("s") and len(word) > 3 \
+        else word
+
+
+def _echoes(text: str, question: str) -> bool:
+    """Rule 7: the reply's first sentence states the question's claim, every content word of it, without a
+    negation, a condition or a question ("Does Indigo have the lowest value?" -- "Indigo has the lowest value
+    in this case."; "Is the plug put into the power outlet?" -- "the plug is put into the power outlet")."""
+    m = _POLAR_QUESTION.search(question)
+    if m is None:
+        return False
+    wanted = {_stem(w) for w in _TOKEN.findall(m.group(1)) if w.lower() not in _STOP}
+    end = re.search(r"[.!?](?= |\n|$)|\n", text[:400])
+    first = text[: end.start() if end else 400]
+    if len(wanted) < 2 or _CLAIM_BLOCKERS.search(first):
+        return False
+    return wanted <= {_stem(w) for w in _TOKEN.findall(first)}
