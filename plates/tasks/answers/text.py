@@ -263,7 +263,8 @@ def translated(text: str) -> str:
 #: The explicit final-answer phrase every reader knows (a pattern source; readers add their kind's phrases by
 #: alternation): "answer: B", "the answer is 17", "Final answer = yes", "my answer would be: grey", the
 #: answer on the next line ("the correct answer is:\n(C) Point C"), and Chinese "答案: B", "答案是 B".
-ANSWER_PHRASE = r"(?:\banswer\b(?: (?:is|would be|should be|will be)\b)?|答案(?:是|为)?) ?[:\-=]? ?\n? ?"
+ANSWER_PHRASE = (r"(?:\banswer\b(?: to (?:the|this|your) question)?(?: (?:is|would be|should be|will be)\b)?"
+                 r"|答案(?:是|为)?) ?[:\-=]? ?\n? ?")
 
 
 def last_answer(text: str, phrases: re.Pattern, read: Callable[[str, int], T | None]) -> T | None:
