@@ -82,6 +82,7 @@ Replies are never read backwards letter by letter, and the pronoun "I" in "I thi
 
 from __future__ import annotations
 
+import dataclasses
 import functools
 import itertools
 import re
@@ -218,7 +219,7 @@ _PREFIX = re.compile(
 )
 # The explicit answer phrases: the shared one (`text.ANSWER_PHRASE`) and the choice's own.
 _DECLARATION = re.compile(  # the lookahead on first letters skips other positions at once (text._CORRECTION)
-    r"(?=[abcfir])(?:" + ANSWER_PHRASE + r"|\b(?:final(?= ?:)|(?:correct|best|right|final) (?:option|choice)"
+    r"(?=[abcfir答])(?:" + ANSWER_PHRASE + r"|\b(?:final(?= ?:)|(?:correct|best|right|final) (?:option|choice)"
     r"(?: letter)?\b"
     r"|i(?: would| will|'d)? (?:choose|pick|select|go with)\b)"
     r"(?: (?:is|would be|should be|will be)\b)? ?[:\-=]? ?\n? ?)",
@@ -386,7 +387,10 @@ class _Reader:
 
     def sentences(self, text: str) -> tuple[str | None, str, str] | None:
         """Rules 5c-5g (`plates.tasks.answers.mentions`), or None when none decides."""
-        names, args = self.names, (self.names, self.p.paren, self.p.option_word, self.key, self._described)
+        names = self.names
+        if not names.entity and self.alphabet == "letters" and not _POINT_NAMES.search(text):
+            names = dataclasses.replace(names, verb_keys=True)  # "A is the number shown"
+        args = (names, self.p.paren, self.p.option_word, self.key, self._described)
         if mentions.rejects_all(text):
             return None, "unparsed", "every option rejected (neither ... nor)"
         lead = mentions.leading_option(translated(text), names)

@@ -16,7 +16,8 @@ The policy of each rule is in its function's docstring. A "mention" of an option
 (whole words, any case; a text inside a longer option text counts once, as the longer one), its key in
 parentheses "(B)", "option B", and, when every option's text names its own key as a word ("Point A", "Box B",
 "A is closer", "picture C": the letters name things in the image), the key as a capital letter that is no
-article ("Point A", "A is ...", "A." -- never "A dog"). Option texts that are numbers or yes/no words are
+article ("Point A", "A is ...", "A." -- never "A dog"); for other options, a capital key before a verb ("A is
+the number shown", "B seems right") where the reply names no points by capitals. Option texts that are numbers or yes/no words are
 mentions only where they lead the reply or are stated as a result: "There is no cat" does not answer "no", and
 "2 steps" does not choose the option "2".
 
@@ -85,6 +86,9 @@ class OptionNames:
     prose: re.Pattern | None
     #: every option's text names its own key as a word ("Point A", "A is closer")
     entity: bool
+    #: (other options) a capital key before a verb ("A is the number shown") is a mention: set per reply by the
+    #: choice reader, where the reply names no points by capitals ("triangle ABC", "D is the midpoint")
+    verb_keys: bool = False
 
 
 @functools.lru_cache(maxsize=256)
@@ -102,6 +106,7 @@ def names_of(items: tuple[tuple[str, str], ...]) -> OptionNames:
 
 _BEFORE_KEY = re.compile(rf"\b{_ENTITY_NOUN} [\"']?$", re.IGNORECASE)
 _CAPITAL = re.compile(r"(?<![\w'#])([A-Z])(?![\w'])")
+_VERB_AFTER = re.compile(r" (?i:is|was|would|will|should|seems|appears|looks|matches|fits)\b")
 _KEY_AFTER = re.compile(rf"(?: (?i:{_KEY_VERB})| ?[.,;:!?)]| ?$)")
 
 
@@ -112,6 +117,10 @@ def _capital_keys(sentence: str, names: OptionNames) -> list[str]:
     for m in _CAPITAL.finditer(sentence):
         k = m.group(1)
         if k not in names.keys:
+            continue
+        if not names.entity:
+            if _VERB_AFTER.match(sentence, m.end()):
+                found.append(k)
             continue
         before = sentence[max(0, m.start() - 16): m.start()]
         if _BEFORE_KEY.search(before) or _KEY_AFTER.match(sentence, m.end()):
@@ -152,7 +161,7 @@ def mentioned(sentence: str, names: OptionNames, paren: re.Pattern, option_word:
         sentence = _COMPARED_PHRASE.sub(lambda m: " " * len(m.group()), sentence)
     keys.update(k for x in paren.findall(sentence) if (k := key_of(x)) in names.keys)
     keys.update(k for a, b in option_word.findall(sentence) if (k := key_of(a or b)) in names.keys)
-    if names.entity:
+    if names.entity or names.verb_keys:
         keys.update(_capital_keys(sentence, names))
     return keys
 

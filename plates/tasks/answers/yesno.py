@@ -25,7 +25,8 @@ Policy (after the shared rules of `plates.tasks.answers.text`), first rule that 
    lighter than B" answers "Is B darker than A?" only through the order of A and B, which no rule reads; but a
    reply that they are the same ("Both center areas appear to be the same size") answers a strict comparison
    ("Is the left larger than the right?") "no", whatever the order.
-7. **The question's claim restated**, only with ``question=``: a first sentence that holds every content word
+7. **The question's claim restated**, only with ``question=``: a sentence (in the reply's first 400
+   characters) that holds every content word
    of a yes/no question's claim, with no negation, condition or question of its own ("Does Indigo have the
    lowest value?" -- "Indigo has the lowest value in this case.") answers "yes". A negated restatement is not
    read: "does not provide enough information to determine whether ..." restates the claim too.
@@ -202,6 +203,7 @@ _STOP = frozenset(
     "will would should this that these those there it its they them their most all any some each every one image "
     "picture figure shown shows according".split()
 )
+_SENTENCES = re.compile(r"(?<=[.!?])(?= |\n)|\n")
 _CLAIM_BLOCKERS = re.compile(r"\b(?:not|no|never|whether|if|neither|nor|cannot|without)\b|n't\b|\?", re.IGNORECASE)
 
 
@@ -212,15 +214,16 @@ def _stem(word: str) -> str:
 
 
 def _echoes(text: str, question: str) -> bool:
-    """Rule 7: the reply's first sentence states the question's claim, every content word of it, without a
-    negation, a condition or a question ("Does Indigo have the lowest value?" -- "Indigo has the lowest value
+    """Rule 7: a sentence among the reply's first 400 characters states the question's claim, every content
+    word of it, without a negation, a condition or a question ("Does Indigo have the lowest value?" -- "Indigo has the lowest value
     in this case."; "Is the plug put into the power outlet?" -- "the plug is put into the power outlet")."""
     m = _POLAR_QUESTION.search(question)
     if m is None:
         return False
     wanted = {_stem(w) for w in _TOKEN.findall(m.group(1)) if w.lower() not in _STOP}
-    end = re.search(r"[.!?](?= |\n|$)|\n", text[:400])
-    first = text[: end.start() if end else 400]
-    if len(wanted) < 2 or _CLAIM_BLOCKERS.search(first):
+    if len(wanted) < 2:
         return False
-    return wanted <= {_stem(w) for w in _TOKEN.findall(first)}
+    for sentence in _SENTENCES.split(text[:400]):
+        if not _CLAIM_BLOCKERS.search(sentence) and wanted <= {_stem(w) for w in _TOKEN.findall(sentence)}:
+            return True
+    return False
