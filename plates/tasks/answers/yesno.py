@@ -14,7 +14,8 @@ Policy (after the shared rules of `plates.tasks.answers.text`), first rule that 
 4. **The only word of the vocabulary** in the reply: "I think yes", "It is true, because ..." (IllusionBench+
    App. B1 quotes such replies). Both words ("yes for the top and no for the bottom") -> ambiguous; a refusal
    that names both ("Yes or no, it is hard to say") -> refusal. Words inside double quotes are quoted, not
-   said: "a sign that says "no smoking"" answers nothing.
+   said: "a sign that says "no smoking"" answers nothing. In a reply that hedges ("I cannot confirm"), "no"
+   before a word is a determiner, not an answer ("there's no direct mention of Shandong").
 5. True/false only: a leading yes/no word answers the statement ("Yes" -> True).
 6. **An implicit answer the question makes unambiguous**, only when the question is given (``question=``):
    for a question about a symmetric comparison -- "Are the colors of tiles A and B the same / identical /
@@ -104,6 +105,9 @@ def _decided(t: str, vocabulary: str) -> tuple[str, str] | None:
 
 # Rule 4: a quoted span ("no smoking") is not said by the reply. Bounded: at most 80 characters, one line.
 _QUOTED_SPAN = re.compile(r'"[^"\n]{0,80}"')
+# Rule 4: in a reply that hedges, "no" before a word is a determiner ("there's no direct mention of ... I
+# cannot confirm"), not an answer.
+_DETERMINER_NO = re.compile(r"no [a-z]", re.IGNORECASE)
 # Rule 6: the two sides of a symmetric comparison, in the question and in the reply.
 _SAME = (r"(?:(?:of )?(?:exactly |roughly |essentially |basically |nearly |almost )?(?:the same|identical|equal"
          r"|equivalent))")
@@ -165,7 +169,9 @@ def read_yes_no(reply: str, vocabulary: str = "yes-no", *, question: str | None 
     if found is not None:
         return Reading(found[0], "ok", found[1], None, cut)
     said = _QUOTED_SPAN.sub(" ", t) if '"' in t else t
-    words = {_word(w.group(1), vocabulary) for w in _ANY[vocabulary].finditer(said)}
+    hedged = vocabulary == "yes-no" and is_hedge(said)
+    words = {_word(w.group(1), vocabulary) for w in _ANY[vocabulary].finditer(said)
+             if not (hedged and _DETERMINER_NO.match(said, w.start()))}
     if len(words) == 1:
         return Reading(words.pop(), "ok", f"only {vocabulary} word", None, cut)
     if words:
