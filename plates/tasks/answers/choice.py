@@ -232,8 +232,8 @@ _AFTER_A = re.compile(r" ?(?:$|[.,;:!?)\]])| (?i:is|was|has|would|seems|appears|
 _NEXT_KEY_LINE = re.compile(r"[.]? ?\n ?[(\[]?[A-Za-z][)\].:]")
 _IS_COLON = re.compile(r"\b(?:is|are|be|was|answer|choice|option):$", re.IGNORECASE)
 # Capitals that name points ("triangle ABC", "AD = DC", "EF"): a reply using them has no lone-capital keys.
-_POINT_NAMES = re.compile(
-    r"(?:\b(?i:triangle|line|segment|angle|sides?|points?|vertex|quadrilateral|rectangle|square|circle|arc|chord"
+_POINT_NAMES = re.compile(  # the lookahead on first characters skips other positions at once (text._CORRECTION)
+    r"(?=[tlsapvqrcmTLSAPVQRCM∠△⊙▱∥⊥=+])(?:\b(?i:triangle|line|segment|angle|sides?|points?|vertex|quadrilateral|rectangle|square|circle|arc|chord"
     r"|rhombus|parallelogram|midpoint)|[∠△⊙▱∥⊥=+])(?: ?\$?\\?[a-z]{0,8}\{?)? ?[A-Z]{1,4}(?![A-Za-z])"
 )
 _LABEL_BEFORE_A = re.compile(r"\b(?i:point|box|image|picture|option|choice|letter|label|figure) $")
@@ -277,6 +277,7 @@ class _Reader:
         self.codes = plan.codes
         self.longest = plan.longest
         self.names = plan.names
+        self._points: tuple[str, bool] | None = None
         self.described = described
 
     def key(self, token: str) -> str:
@@ -359,6 +360,12 @@ class _Reader:
                 return self.codes[code], "ok", "answer phrase (colour value)"
         return None
 
+    def names_points(self, text: str) -> bool:
+        """Whether ``text`` names points by capitals ("triangle ABC", "AD = DC"); searched once per text."""
+        if self._points is None or self._points[0] is not text:
+            self._points = (text, _POINT_NAMES.search(text) is not None)
+        return self._points[1]
+
     def after_colon(self, text: str) -> str | None:
         """Rule 5e: the last line that follows a line ending in a colon is an option alone: its key, its text,
         or both ("Therefore, the most likely to be a real photograph is:\n(A) the first image")."""
@@ -388,7 +395,7 @@ class _Reader:
     def sentences(self, text: str) -> tuple[str | None, str, str] | None:
         """Rules 5c-5g (`plates.tasks.answers.mentions`), or None when none decides."""
         names = self.names
-        if not names.entity and self.alphabet == "letters" and not _POINT_NAMES.search(text):
+        if not names.entity and self.alphabet == "letters" and not self.names_points(text):
             names = dataclasses.replace(names, verb_keys=True)  # "A is the number shown"
         args = (names, self.p.paren, self.p.option_word, self.key, self._described)
         if mentions.rejects_all(text):
@@ -493,7 +500,7 @@ class _Reader:
         found = [k for a, b in p.option_word.findall(text) if (k := self.key(a or b)) in opts]
         if found:
             return self._one(found, "option X")
-        if self.alphabet == "letters" and (self.names.entity or not _POINT_NAMES.search(text)):
+        if self.alphabet == "letters" and (self.names.entity or not self.names_points(text)):
             lone = [m.group(1) for m in _LONE.finditer(text) if m.group(1) in opts and m.group(1) != "I"
                     and (m.group(1) != "A" or _AFTER_A.match(text, m.end())
                          or _LABEL_BEFORE_A.search(text, max(0, m.start() - 8), m.start()))]
