@@ -49,8 +49,9 @@ collapsed, markdown and typographic quotes removed), first rule that decides win
    5d. the reply begins with an option's text ("Yes, the teddy bear ...", " A is closer to the camera.",
        "Box A more accurately ...", "no" after a leaked "</s>" is stripped); one-word texts only before
        punctuation or the end ("No cat is visible" answers nothing); "Yes or no" -> ambiguous;
-   5e. the last line after a line ending "is:" that is an option alone ("Therefore, the answer is:\n(C) Point
-       C"); else the last sentence that begins with a conclusion ("Therefore", "Thus", "In conclusion", "Based
+   5e. the last line after a line ending "is:" ("that:", "towards:") that is an option alone or begins with a
+       key and its own text ("Therefore, the answer is:\n(C) Point C", "I would assess that:\n(A) the first
+       image is most likely ..."); else the last sentence that begins with a conclusion ("Therefore", "Thus", "In conclusion", "Based
        on this analysis", "Given these observations") and mentions exactly one option, without negation or
        hedge -> it;
    5f. the first sentence mentions exactly one option, without negation or hedge ("Box B more accurately
@@ -221,7 +222,7 @@ _PREFIX = re.compile(
 _DECLARATION = re.compile(  # the lookahead on first letters skips other positions at once (text._CORRECTION)
     r"(?=[abcfir答])(?:" + ANSWER_PHRASE + r"|\b(?:final(?= ?:)|(?:correct|best|right|final) (?:option|choice)"
     r"(?: letter)?\b"
-    r"|i(?: would| will|'d)? (?:choose|pick|select|go with)\b)"
+    r"|i(?: would| will|'d)? (?:choose|pick|select|go with|lean towards?)\b)"
     r"(?: (?:is|would be|should be|will be)\b)? ?[:\-=]? ?\n? ?)",
     re.IGNORECASE,
 )
@@ -230,7 +231,7 @@ _SEGMENT_END = re.compile(r"[.\n;]|\bbecause\b|\bsince\b", re.IGNORECASE)
 _LONE = re.compile(r"(?<![A-Za-z0-9'#])([A-Z])(?![A-Za-z0-9'])")
 _AFTER_A = re.compile(r" ?(?:$|[.,;:!?)\]])| (?i:is|was|has|would|seems|appears|looks|and|or|nor)\b")
 _NEXT_KEY_LINE = re.compile(r"[.]? ?\n ?[(\[]?[A-Za-z][)\].:]")
-_IS_COLON = re.compile(r"\b(?:is|are|be|was|answer|choice|option):$", re.IGNORECASE)
+_IS_COLON = re.compile(r"\b(?:is|are|be|was|answer|choice|option|that|towards?|choose|select):$", re.IGNORECASE)
 # Capitals that name points ("triangle ABC", "AD = DC", "EF"): a reply using them has no lone-capital keys.
 _POINT_NAMES = re.compile(  # the lookahead on first characters skips other positions at once (text._CORRECTION)
     r"(?=[tlsapvqrcmTLSAPVQRCM∠△⊙▱∥⊥=+])(?:\b(?i:triangle|line|segment|angle|sides?|points?|vertex|quadrilateral|rectangle|square|circle|arc|chord"
@@ -373,9 +374,10 @@ class _Reader:
         if at < 0 or not _IS_COLON.search(text, max(0, at - 8), at + 1):  # "... is:", not "Here is a picture:"
             return None
         end = text.find("\n", at + 2)
-        line = text[at + 2: end if end >= 0 else len(text)].strip(_EDGES)
-        if len(line) > self.longest + 8:
+        if end >= 0 and _NEXT_KEY_LINE.match(text, end):  # "The choices are:\n(A) ...\n(B) ...": a list
             return None
+        line = text[at + 2: end if end >= 0 else len(text)]
+        line = line.split(". ", 1)[0].strip(_EDGES)  # "(D) the fourth image. It shows ..."
         m = self.p.alone.fullmatch(line)
         if m and self.key(m.group(1)) in self.options:
             return self.key(m.group(1))
@@ -385,7 +387,8 @@ class _Reader:
         m = self.p.lead.fullmatch(line)
         if m:
             k = self.key(m.group(1) or m.group(2) or m.group(3) or m.group(4))
-            if k in self.options and self.named(m.group(5)) == k:
+            if k in self.options and (self.named(m.group(5)) == k or mentions.leading_option(
+                    m.group(5), self.names) == (k, "ok")):  # "(A) the first image is most likely ..."
                 return k
         return None
 

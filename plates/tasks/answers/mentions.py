@@ -16,7 +16,7 @@ The policy of each rule is in its function's docstring. A "mention" of an option
 (whole words, any case; a text inside a longer option text counts once, as the longer one), its key in
 parentheses "(B)", "option B", and, when every option's text names its own key as a word ("Point A", "Box B",
 "A is closer", "picture C": the letters name things in the image), the key as a capital letter that is no
-article ("Point A", "A is ...", "A." -- never "A dog"); for other options, a capital key before a verb ("A is
+article ("Point A", "A is ...", "A.", a quoted "A" -- never "A dog"); for other options, a capital key before a verb ("A is
 the number shown", "B seems right") where the reply names no points by capitals. Option texts that are numbers or yes/no words are
 mentions only where they lead the reply or are stated as a result: "There is no cat" does not answer "no", and
 "2 steps" does not choose the option "2".
@@ -51,7 +51,7 @@ __all__ = [
 #: The longest sentence the sentence rules read (characters); a longer first sentence is read up to here.
 SENTENCE_CHARS = 400
 
-_SENTENCE_END = re.compile(r"[.!?](?= |\n|$)|\n")
+_SENTENCE_END = re.compile(r"[.!?][\"')]?(?= |\n|$)|\n")
 # Negations, and verbs and degrees that turn a mention against its option ("I would eliminate option (A)",
 # "the first image is the least likely to be real").
 _NEGATION = re.compile(
@@ -121,6 +121,9 @@ def _capital_keys(sentence: str, names: OptionNames) -> list[str]:
         if not names.entity:
             if _VERB_AFTER.match(sentence, m.end()):
                 found.append(k)
+            continue
+        if m.start() and sentence[m.start() - 1] in "\"'" and sentence[m.end(): m.end() + 1] == sentence[m.start() - 1]:
+            found.append(k)  # a label in quotes: 'corresponds to point "A"', 'would be "A" on the second image'
             continue
         before = sentence[max(0, m.start() - 16): m.start()]
         if _BEFORE_KEY.search(before) or _KEY_AFTER.match(sentence, m.end()):
@@ -215,8 +218,16 @@ _REJECT = re.compile(r"\bneither\b[^.\n]{0,80}\bnor\b|\bnone of (?:the|these|the
 _ANSWER = re.compile(ANSWER_PHRASE, re.IGNORECASE)
 
 
+# The reason given for a claim is not the claim: "(C) the third image is the most likely, as it depicts ... no
+# apparent signs of manipulation" -- the sentence is read up to ", as", "because", "since", "due to", ", which".
+_REASON = re.compile(r",? \b(?:because|since|due to|given that)\b|, (?:as|which)\b", re.IGNORECASE)
+
+
 def _decides(sentence: str, names: OptionNames, paren: re.Pattern, option_word: re.Pattern,
              key_of: Callable[[str], str], more: Callable[[str], set[str]] | None, first: bool = False) -> str | None:
+    reason = _REASON.search(sentence)
+    if reason is not None:
+        sentence = sentence[: reason.start()]
     if is_hedge(sentence) or _NEGATION.search(sentence) or (first and _ANSWER.search(sentence)):
         return None
     keys = mentioned(sentence, names, paren, option_word, key_of)
@@ -227,7 +238,8 @@ def _decides(sentence: str, names: OptionNames, paren: re.Pattern, option_word: 
 
 _CLAUSE = re.compile(
     r"\b(?:is|are|was|were|be|would|will|should|could|can|may|might|must|seems?|appears?|looks?|has|have|had"
-    r"|does|do|did)\b|'s\b",
+    r"|does|do|did|corresponds?|match(?:es)?|fits?|belongs?|represents?|resembles?|shares?|indicates?"
+    r"|suggests?|lies|localizes|encloses|moves|moving|remains?)\b|'s\b",
     re.IGNORECASE,
 )
 

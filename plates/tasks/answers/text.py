@@ -39,8 +39,9 @@ The shared policy (each reader's module adds its own on top):
   reply read. The noun "correction" is a correction phrase only as a heading ("Correction: B"), never in a
   sentence ("perspective distortion correction").
 * **Common answer words in Chinese** (``translated``): a reply that is, as a whole, one of the words of
-  ``FOREIGN_WORDS`` ("左", "右边", "是的", "不是", "上", "下") reads as the English word it means ("left",
-  "right", "yes", "no", "up", "down"), for the readers that compare with English option texts and vocabularies.
+  ``FOREIGN_WORDS`` ("左", "右边", "是的", "不是", "上", "下"; Japanese "はい", "いいえ") reads as the English word it
+  means ("left", "right", "yes", "no", "up", "down"), for the readers that compare with English option texts
+  and vocabularies.
 * **Statuses** (``PARSE_STATUSES``): "ok" (an answer was read), "ambiguous" (several different answers and
   nothing to choose between them: "(A) or (B)", "12 or 17"), "refusal" (the reply declines or describes the
   image instead), "unparsed" (nothing readable, or an empty reply). The results rows add "unsupported" and
@@ -235,13 +236,15 @@ def after_correction(text: str) -> str | None:
 
 # --- answer words in Chinese ----------------------------------------------------------------------------------
 
-#: Chinese answer words -> the English word they mean (a bounded table: left/right, yes/no, up/down).
+#: Chinese (and a few Japanese) answer words -> the English word they mean (a bounded table: left/right,
+#: yes/no, up/down).
 FOREIGN_WORDS = {
     "左": "left", "左边": "left", "左侧": "left", "向左": "left", "左面": "left",
     "右": "right", "右边": "right", "右侧": "right", "向右": "right", "右面": "right",
     "是": "yes", "是的": "yes", "对": "yes", "对的": "yes", "有": "yes",
     "否": "no", "不是": "no", "不": "no", "不对": "no", "没有": "no",
     "上": "up", "上面": "up", "向上": "up", "下": "down", "下面": "down", "向下": "down",
+    "はい": "yes", "いいえ": "no", "左側": "left", "右側": "right",
 }
 _FOREIGN_EDGES = " \t\r\n.,;:!?\"'()[]*。，；：！？、"
 
