@@ -78,8 +78,8 @@ def accuracy(replies, show: int) -> bool:
         flag = "" if share is None else ("ok" if ratio >= share else "MISSED")
         ok &= flag != "MISSED"
         target = "none" if share is None else f">={share:.0%}"
-        print(f"  {bench:14s} {kind:7s} {n:6d} {rules:7.1%} {authors:8.1%} {ratio:6.2f} {target:6s} {flag:6s} "
-              f"{unread}  ({matcher or 'no target'})")
+        print(f"  {bench:14s} {kind:7s} {n:6d} {rules:7.1%} {authors:8.1%} {ratio:6.3f} {target:6s} {flag:6s} "
+              f"{unread}  ({row['rules']} vs {row['authors']} right; {matcher or 'no target'})")
     if show:
         rng = random.Random(0)
         for key, items in sorted(missed.items()):
