@@ -262,7 +262,8 @@ def first_sentence_choice(text: str, names: OptionNames, paren: re.Pattern, opti
 
 
 _CONCLUSION = re.compile(
-    r"(?:^|(?<=[.!?:] )|(?<=\n))(?=[tshiocabgfua])(?:therefore|thus|hence|so|in conclusion|in summary|overall|"
+    r"(?:^|(?<=[.!?:] )|(?<=\n))(?:however,? )?(?=[tshiocabgfua])(?:therefore|thus|hence|so|in conclusion|in summary|"
+    r"overall|if (?:i|we|one) (?:must|had to|have to|were to|need to) (?:choose|pick|select|decide)[^,.\n]{0,60}|"
     r"consequently|to conclude|to sum up|in short|in the end|all in all|ultimately|finally|as a result|"
     r"(?:based on|given|from|considering|after (?:analy[sz]ing|considering|comparing|examining|evaluating)) "
     r"(?:this|these|that|the above|my|all|the (?:analysis|observations?|(?:given |provided )?information|"
@@ -291,8 +292,8 @@ def last_paragraph(text: str, names: OptionNames, paren: re.Pattern, option_word
 def concluded(text: str, names: OptionNames, paren: re.Pattern, option_word: re.Pattern,
               key_of: Callable[[str], str], more: Callable[[str], set[str]] | None = None) -> str | None:
     """Rule 5e: the LAST sentence that begins with a conclusion ("Therefore", "Thus", "In conclusion", "Based
-    on this analysis", "Given these observations", ...) and names exactly one option, neither negating nor
-    hedging: that option."""
+    on this analysis", "Given these observations", a forced choice "However, if we must choose one, ...") and
+    names exactly one option, neither negating nor hedging: that option."""
     found = None
     for m in _CONCLUSION.finditer(text):
         end = _SENTENCE_END.search(text, m.end(), m.end() + SENTENCE_CHARS)
