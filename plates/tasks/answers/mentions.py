@@ -138,6 +138,7 @@ _COMPARED = re.compile(
 )
 
 
+_OWN_KEY = re.compile(r" ?\(([A-Za-z])\)")
 _COMPARED_PHRASE = re.compile(_COMPARED.pattern + r"[^,;:]{0,120}", re.IGNORECASE)
 
 
@@ -146,8 +147,10 @@ def mentioned(sentence: str, names: OptionNames, paren: re.Pattern, option_word:
     """The distinct options ``sentence`` mentions (see the module docstring): option texts in prose, keys in
     parentheses, "option X", and capital keys of entity options. What follows a comparison ("than",
     "compared to", "whereas", "while", "unlike"; up to the next comma) is what the subject is compared with, not
-    a mention: "Point A is closer to the camera than point B" mentions A. Where option texts are mentioned, keys are not read:
-    "The second image (B) is most similar" (a model numbering the images itself) mentions the second image. ``paren``/``option_word``: the alphabet's
+    a mention: "Point A is closer to the camera than point B" mentions A. Where option texts are mentioned, other
+    keys are not read, except a key in parentheses right after a text: "The second image (B) is most similar"
+    (a model numbering the images itself, where B is the third image) mentions two options: letter and text
+    disagree, and the sentence commits to neither. ``paren``/``option_word``: the alphabet's
     patterns; ``key_of``: a matched key token -> the option key."""
     spans = [m.span() for m in _COMPARED_PHRASE.finditer(sentence)] if _COMPARED.search(sentence) else []
 
@@ -157,8 +160,13 @@ def mentioned(sentence: str, names: OptionNames, paren: re.Pattern, option_word:
     keys: set[str] = set()
     if names.prose is not None:
         by_text = dict(names.texts)
-        keys.update(by_text[m.group().casefold()] for m in names.prose.finditer(sentence) if not compared(m))
-        if keys:  # an option's text is the plainer mention: "The second image (B)" names the second image
+        for m in names.prose.finditer(sentence):
+            if not compared(m):
+                keys.add(by_text[m.group().casefold()])
+                own = _OWN_KEY.match(sentence, m.end())  # "the second image (B)": the model's own numbering
+                if own is not None and key_of(own.group(1)) in names.keys:
+                    keys.add(key_of(own.group(1)))
+        if keys:  # where an option's text is named, other keys are not read ("Point A ... point B")
             return keys
     if spans:
         sentence = _COMPARED_PHRASE.sub(lambda m: " " * len(m.group()), sentence)
@@ -194,6 +202,9 @@ def leading_option(text: str, names: OptionNames) -> tuple[str | None, str] | No
             continue
         if " " not in t and nxt not in ("", ".", ",", "!", ";", ":", "\n", ")") and not (nxt == " " and _NUMERIC.fullmatch(t)):
             continue
+        own = _OWN_KEY.match(body, end)
+        if own is not None and own.group(1).upper() in names.keys and own.group(1).upper() != k:
+            return None, "ambiguous"  # "The second image (B) is ..." where B is the third image
         alt = _ALTERNATIVE_AFTER.match(body, end)
         if alt:
             rest = body[alt.end(): alt.end() + len(names.texts[0][0]) + 1].casefold()

@@ -177,8 +177,16 @@ def test_first_sentence_names_one_option_by_its_text():
     assert _read("Point A is closer to the camera than point B.", DEPTH).answer == "A"
 
 
-def test_option_text_beats_a_models_own_numbering():
-    # blink/GPT4o/val_Visual_Similarity_93: GPT-4o numbers the images itself ("The second image (B)")
+def test_a_models_own_numbering_that_contradicts_the_text_commits_to_neither():
+    # blink/GPT4o/val_Visual_Similarity_93: GPT-4o numbers the images itself ("The second image (B)", where B is
+    # the third image): letter and text name two options (the hand-label rule "letter and text that disagree")
     reply = ("The second image (B) is most similar to the first image. Both images feature a red lipstick with a "
              "gold base, while the third image has a different background and a different lipstick casing.")
+    got = _read(reply, SECOND_THIRD)
+    assert got.answer is None and got.status == "ambiguous"
+    # a key that agrees with its text is one option: the final paragraph of
+    # blink/GPT4V-images-concatenated/val_Visual_Similarity_20
+    reply = ("Based on these observations, the second image (A) is most similar to the first one because it features "
+             "a group of pansies with a very similar color and pattern, and the flowers are presented in a similar "
+             "group arrangement.")
     assert _read(reply, SECOND_THIRD).answer == "A"
