@@ -92,7 +92,7 @@ def test_rescore_writes_under_out_and_never_mixes_versions_in_a_run(tmp_path, ca
     written = load_results(out).frame
     assert set(written["run_id"]) == {rescored_run_id(RUN)} and len(written) == 6
     assert set(written["rules_version"]) == {RULES_VERSION}
-    assert "(rules 0, 1)" in capsys.readouterr().out
+    assert f"(rules 0, {RULES_VERSION})" in capsys.readouterr().out
     assert len(load_results(src).frame) == 6  # the source is left as it was
 
 
@@ -154,3 +154,23 @@ def test_old_files_without_the_judge_columns_read_as_decided_by_the_rules(tmp_pa
     finally:
         results.close()
     assert shown.to_dict("records") == [{"decided_by": "rules", "judged": 0, "n": 5}]
+
+
+def test_rescore_changes_the_verdict_of_an_a_read_as_an_article(tmp_path, capsys):
+    # Rules 1 skipped a sentence-initial "A" as an article and took the last other capital (B); today's rules
+    # read "A is ..." as the key, the way BLINK's released replies write it ("A is closer. Point A is closer to
+    # the camera than point B.</s>", blink/cogvlm-chat/val_Relative_Depth_1).
+    q = render_prompt("colorbench-mc", "12", seed=1, label_space="cbe")
+    assert q.expected == "A"
+    asked = Asked(run_id=RUN, row_key="key-a", item_id="item-a", dataset="colorblindnesseval", model="m",
+                  backend="openai", question=q, spec_json=json.dumps({"seed": 1}), family="ishihara")
+    row = build_row(asked, Reply("A is the number in the plate. B is a distractor.</s>"))
+    row.update(parsed="B", parse_status="ok", correct=False, failure_mode=None, rules_version=1)  # as rules 1 read it
+    write_part(rows_to_table([row]), tmp_path / f"{RUN}-part.parquet")
+    assert main(["rescore", str(tmp_path)]) == 0
+    assert f"{RUN} (rules 1) -> {rescored_run_id(RUN)} (rules {RULES_VERSION}): 1 rows, 1 verdicts changed" in (
+        capsys.readouterr().out)
+    frame = load_results(tmp_path).frame
+    new = frame[frame["run_id"] == rescored_run_id(RUN)].iloc[0]
+    assert (new["parsed"], new["parse_status"], bool(new["correct"]), int(new["rules_version"])) == (
+        "A", "ok", True, RULES_VERSION)

@@ -4,8 +4,10 @@ them (plates, ColorBench's Colour Blindness, scenes, illusions).
     =====================  ===================================================================================
     module                 reads
     =====================  ===================================================================================
-    ``text``               what all share: parse statuses, failure modes, the ``<think>`` stripper, the length
-                           cap, clean-up, the answer-phrase rule, self-corrections, evasions, the verdict
+    ``text``               what all share: parse statuses, failure modes, the ``<think>`` stripper, leaked
+                           special tokens, the length cap, clean-up, the answer-phrase rule, self-corrections,
+                           evasions, Chinese answer words, the verdict
+    ``mentions``           where a reply names an option in prose: the choice reader's sentence rules
     ``choice``             multiple choice, letters or Roman numerals (`read_choice`)
     ``labels``             open answers: numbers, HueManity labels, any text (`read_number`, `read_label`,
                            `read_text`)
@@ -30,6 +32,7 @@ from plates.tasks.answers.text import (
     MAX_REPLY_CHARS,
     PARSE_STATUSES,
     ROW_STATUSES,
+    SPECIAL_TOKENS,
     Reading,
     prepare,
     strip_reasoning,
@@ -46,6 +49,7 @@ __all__ = [
     "PARSE_STATUSES",
     "ROW_STATUSES",
     "RULES_VERSION",
+    "SPECIAL_TOKENS",
     "UNVERSIONED",
     "VOCABULARIES",
     "Reading",
@@ -67,6 +71,14 @@ __all__ = [
 #: 1: one reader per answer kind (this package), replacing three multiple-choice parsers that disagreed; the
 #: "ambiguous" parse status; the length cap; one answer-phrase rule (the last explicit final-answer phrase wins,
 #: `text.last_answer`); colour values matched in an option's format (`colours.colour_code`).
-RULES_VERSION = 1
+#: 2: the readers read what real VLMs write (BLINK, MathVista and HallusionBench released replies): leaked special
+#: tokens and runaway turns stripped in `text.prepare`; the noun "correction" no self-correction; Chinese answer
+#: words and "答案:"; the choice reader's sentence rules (`mentions`: a leading option text, a conclusion, the
+#: first sentence, the last paragraph, an option named as correct, a stated result, "neither ... nor"), "A" as
+#: a key before a verb or after "Box"/"Point", no lone capitals in replies that name points ("triangle ABC"), an
+#: unoffered key ("(E) 3.5") no letter, an answer phrase naming two options or followed by a list ambiguous;
+#: yes/no ignores quoted words and reads, given the question, implicit answers; numbers read decimals, thousands
+#: separators and a stated result ("= 16 meters").
+RULES_VERSION = 2
 #: How rows written before rows recorded a version read (Parquet files without the ``rules_version`` column).
 UNVERSIONED = 0

@@ -17,36 +17,74 @@ collapsed, markdown and typographic quotes removed), first rule that decides win
    "B", "(b)", "[B]", "B.", "ii." -> it (any case: nothing else is in the reply). A key that is no option ->
    unparsed. In the Roman alphabet a lone letter names the option at its position ("B" -> II).
 2. **An option's text or colour value alone** (case, spaces and a final full stop ignored): "Blue" -> B;
+   a common Chinese answer word alone reads as its English word (`plates.tasks.answers.text.translated`:
+   "左" names the option "left");
    "(30, 144, 255)"; for colour-code options (ColorBench's Colour Extraction) the value in the option's format
    (`plates.tasks.answers.colours`): "(120, 76, 55)" or "120°, 76%, 55%" names "(120°, 76%, 55%)", "1e90ff"
    names "#1E90FF", "rgb(30,144,255)" names "(30, 144, 255)". Everywhere below, "an option's text" includes
    its colour value.
 3. **Keys or texts listed**: "A or B", "(A) or (B)", "A, B", "Blue or Red", "I or II" -> ambiguous.
 4. **Explicit answer phrases** anywhere ("the answer is (B)", "answer: B", "Final: (B)", "the correct option
-   is B", "I'd go with C", "the answer is Blue"): the LAST one that names an option wins (the rule every
+   is B", "I'd go with C", "I would lean towards (C)", "I would say that (A) ...", "the answer is Blue"): the
+   LAST one that names an option wins (the rule every
    reader shares: `plates.tasks.answers.text.last_answer`); one naming two
-   ("the answer is A or B") is ambiguous. After the phrase a key counts in parentheses, or before the end,
-   punctuation or "because/since/as": "the answer is a blue one" names no option.
+   ("the answer is A or B", "the answer is (A) the second image or (B) the third image"), or followed by a
+   list of options on the next lines ("The correct answer is:\n(A) picture A\n(B) picture B"), is ambiguous.
+   After the phrase a key counts in parentheses, or before the end, punctuation or "because/since/as"; an
+   option's text counts when it begins what follows ("I would select Point C as ..."); the answer may stand on
+   the next line ("Therefore, the correct answer is:\n(C) Point C"). "the answer is a blue one" names no option.
+4b. **An option named as the correct one** ("A is the correct option for the given question", "(B) is the
+   right answer", "the second image is the correct choice"): the last such statement
+   (`plates.tasks.answers.mentions.named_as_correct`).
 5. **A leading key with a delimiter**: "(B) Blue", "B) Blue", "b) 12", "B. Blue", "B: Blue", "B - because";
    or "B Blue" (the key and its own text). When the rest is another key or another option's text ("A) Blue"
    where Blue is B; "(A) (B)"), or names another key in parentheses ("(B) looks close, but the curve says
-   (A)") -> ambiguous.
+   (A)") -> ambiguous. A leading key that is no option ("(E) 3.5" where there is no E) is no letter: the
+   option whose text follows it ("(D) no" where "no" is B) -> that option; otherwise no option (unparsed).
+   A key alone on the first line ("A\nExplanation: ...") -> it, unless the next line is another key (a list).
+5c-5g. **Sentences** (`plates.tasks.answers.mentions`; a "mention" is an option's text in prose, "(X)",
+   "option X", or, where the option texts name their keys as things in the image -- "Point A", "Box B", "A is
+   closer" -- the key as a capital that is no article: "Point A", "A is ...", never "A dog"):
+   5c. a first sentence that rejects the options together ("Neither bounding box A nor B ...", "none of the
+       options") commits to none (unparsed);
+   5d. the reply begins with an option's text ("Yes, the teddy bear ...", " A is closer to the camera.",
+       "Box A more accurately ...", "no" after a leaked "</s>" is stripped); one-word texts only before
+       punctuation or the end ("No cat is visible" answers nothing); "Yes or no" -> ambiguous;
+   5e. the last line after a line ending "is:" ("that:", "towards:") that is an option alone or begins with a
+       key and its own text ("Therefore, the answer is:\n(C) Point C", "I would assess that:\n(A) the first
+       image is most likely ..."); else the last sentence that begins with a conclusion ("Therefore", "Thus", "In conclusion", "Based
+       on this analysis", "Given these observations") and mentions exactly one option, without negation or
+       hedge -> it;
+   5f. the first sentence mentions exactly one option, without negation or hedge ("Box B more accurately
+       localizes the bed. ... Box A, on the other hand, is too large" -> B): the answer first, then the
+       explanation; else the first sentence of the last paragraph, unless that is a list item (the summary
+       after a walk through the options);
+   5g. the last sentence ends by stating an option's value as a result ("... = 16." for the option "16").
+   Numbers and yes/no words are mentions only in 5d and 5g ("There is no cat" does not answer "no").
+   Genuine hedges ("it is difficult to definitively determine ...") are never read by 5e/5f.
 5b. **Colour values** (colour-code options only) named anywhere: "The HSV value is (120, 76, 55)." -> that
    option; values of several options -> ambiguous; a value that is no option's names nothing.
 6. **Keys in parentheses** "(X)" (ColorBench's CoT format: "the option letter is in the parentheses like
    (X)"): one distinct -> it; several -> ambiguous. Trap: "option(s)" is no "(S)".
 7. **"Option X"** mentions: one distinct -> it; several -> ambiguous.
 8. **A lone capital letter** (letters only) that is an option ("I believe D."): one distinct -> it; several ->
-   ambiguous. "A" counts only before punctuation or the end (otherwise it is the article); "I" is never read.
+   ambiguous. "A" counts only before punctuation, the end or a verb ("A is darker"), or after a noun that
+   labels it ("Box A", "Point A"); otherwise it is the article ("A dog"). "I" is never read. Unless the
+   options name things by their keys ("Point A"), a reply that names points by capitals ("triangle ABC",
+   "point D", "AD = DC", "∠A") has no lone-capital keys: its capitals are points.
 9. **The task's own reading in words** (``described``; the illusion tasks read "the left one is darker").
 10. Otherwise: naming two or more option texts -> ambiguous; a refusal -> refusal; else unparsed. Trap: a
     reply naming one option's text inside a sentence ("It is not blue.") does not choose it.
+11. Options yes and no, and the question given (``question=``): the yes/no reader's implicit answers
+    (`plates.tasks.answers.yesno.implicit_answer`: "The colours appear to be the same" answers "Are they
+    different?" with the option "no").
 
 Replies are never read backwards letter by letter, and the pronoun "I" in "I think II" is no numeral.
 """
 
 from __future__ import annotations
 
+import dataclasses
 import functools
 import itertools
 import re
@@ -54,6 +92,7 @@ import string
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 
+from plates.tasks.answers import mentions
 from plates.tasks.answers.colours import colour_code, colour_code_at, colour_codes_in
 from plates.tasks.answers.text import (
     ANSWER_PHRASE,
@@ -63,8 +102,10 @@ from plates.tasks.answers.text import (
     clean,
     last_answer,
     prepare,
+    translated,
     unanswered,
 )
+from plates.tasks.answers.yesno import implicit_answer
 
 __all__ = ["ALPHABETS", "NUMERALS", "Described", "alphabet_of", "check_options", "read_choice"]
 
@@ -156,6 +197,7 @@ class _Plan:
     by_text: dict[str, str]
     codes: dict[tuple[str, ...], str]
     longest: int
+    names: mentions.OptionNames
 
 
 @functools.lru_cache(maxsize=256)
@@ -163,7 +205,7 @@ def _plan(items: tuple[tuple[str, str], ...]) -> _Plan:
     options = _check(dict(items))
     return _Plan(options, items, alphabet_of(options), _by_text(items), _codes(items),
                  # how far after an answer phrase an option's text can reach (its length, edges and spaces)
-                 2 * max(len(v) for v in options.values()) + 8)
+                 2 * max(len(v) for v in options.values()) + 8, mentions.names_of(items))
 
 
 def _check(options: Mapping[str, str]) -> dict[str, str]:
@@ -204,7 +246,7 @@ def _patterns(alphabet: str) -> _Patterns:
         lead=re.compile(rf"(?:\(({key})\)|\[({key})\]|({key})\)|({upper})(?:\.|:| -)) ?(.*)", re.DOTALL),
         lead_bare=re.compile(rf"({upper}) (.+)", re.DOTALL),
         paren=re.compile(rf"(?<![A-Za-z0-9])\(({key})\)"),
-        option_word=re.compile(rf"\b(?i:option) (?:\(({key})\)|({upper}))(?![A-Za-z0-9])"),
+        option_word=re.compile(rf"(?:\b(?i:option) |选项 ?)(?:\(({key})\)|({upper}))(?![A-Za-z0-9])"),
         after_key=re.compile(rf"\(({key})\)|({key})(?= ?(?:$|[.,;:!?)\]\n]|\b(?:because|since|as)\b))"),
         alternative=re.compile(rf" ?(?:,|/|&|\bor\b|\band\b) ?[(\[]?({key})[)\]]?(?![A-Za-z0-9])", re.IGNORECASE),
         key=re.compile(key),
@@ -218,15 +260,24 @@ _PREFIX = re.compile(
 )
 # The explicit answer phrases: the shared one (`text.ANSWER_PHRASE`) and the choice's own.
 _DECLARATION = re.compile(  # the lookahead on first letters skips other positions at once (text._CORRECTION)
-    r"(?=[abcfir])(?:" + ANSWER_PHRASE + r"|\b(?:final(?= ?:)|(?:correct|best|right|final) (?:option|choice)\b"
-    r"|i(?: would| will|'d)? (?:choose|pick|select|go with)\b)"
-    r"(?: (?:is|would be|should be|will be)\b)? ?[:\-=]? ?)",
+    r"(?=[abcfir答])(?:" + ANSWER_PHRASE + r"|\b(?:final(?= ?:)|(?:correct|best|right|final) (?:option|choice)"
+    r"(?: letter)?\b"
+    r"|i(?: would| will|'d)? (?:choose|pick|select|go with|lean towards?)\b|i(?: would|'d) say(?: that)?\b)"
+    r"(?: (?:is|would be|should be|will be)\b)? ?[:\-=]? ?\n? ?)",
     re.IGNORECASE,
 )
 _SEPARATORS = re.compile(r" ?(?:,|/|;|&|\bor\b|\band\b) ?", re.IGNORECASE)
 _SEGMENT_END = re.compile(r"[.\n;]|\bbecause\b|\bsince\b", re.IGNORECASE)
 _LONE = re.compile(r"(?<![A-Za-z0-9'#])([A-Z])(?![A-Za-z0-9'])")
-_AFTER_A = re.compile(r" ?(?:$|[.,;:!?)\]])")
+_AFTER_A = re.compile(r" ?(?:$|[.,;:!?)\]])| (?i:is|was|has|would|seems|appears|looks|and|or|nor)\b")
+_NEXT_KEY_LINE = re.compile(r"[.]? ?\n ?[(\[]?[A-Za-z][)\].:]")
+_IS_COLON = re.compile(r"\b(?:is|are|be|was|answer|choice|option|that|towards?|choose|select):$", re.IGNORECASE)
+# Capitals that name points ("triangle ABC", "AD = DC", "EF"): a reply using them has no lone-capital keys.
+_POINT_NAMES = re.compile(  # the lookahead on first characters skips other positions at once (text._CORRECTION)
+    r"(?=[tlsapvqrcmTLSAPVQRCM∠△⊙▱∥⊥=+])(?:\b(?i:triangle|line|segment|angle|sides?|points?|vertex|quadrilateral|rectangle|square|circle|arc|chord"
+    r"|rhombus|parallelogram|midpoint)|[∠△⊙▱∥⊥=+])(?: ?\$?\\?[a-z]{0,8}\{?)? ?[A-Z]{1,4}(?![A-Za-z])"
+)
+_LABEL_BEFORE_A = re.compile(r"\b(?i:point|box|image|picture|option|choice|letter|label|figure) $")
 
 
 @functools.lru_cache(maxsize=256)
@@ -266,6 +317,8 @@ class _Reader:
         self.by_text = plan.by_text
         self.codes = plan.codes
         self.longest = plan.longest
+        self.names = plan.names
+        self._points: tuple[str, bool] | None = None
         self.described = described
 
     def key(self, token: str) -> str:
@@ -323,7 +376,13 @@ class _Reader:
         if head:
             k = self.key(head.group(1) or head.group(2))
             if k in self.options:
-                alt = self.p.alternative.match(text, head.end())
+                after = head.end()
+                own = self.options[k].casefold()
+                if text[after + 1: after + 1 + len(own)].casefold() == own:  # "(A) the second image or (B) ..."
+                    after += 1 + len(own)
+                if "\n" in text[pos - 2: head.start()] and _NEXT_KEY_LINE.match(text, after):
+                    return None, "ambiguous", "answer phrase followed by a list of options"
+                alt = self.p.alternative.match(text, after)
                 if alt and self.key(alt.group(1)) in self.options and self.key(alt.group(1)) != k:
                     return None, "ambiguous", f"answer phrase names {k} and {self.key(alt.group(1))}"
                 return k, "ok", "answer phrase"
@@ -332,10 +391,69 @@ class _Reader:
         first = _norm(window[: end.start()] if end else window)
         if first in self.by_text:
             return self.by_text[first], "ok", "answer phrase (option text)"
+        lead = mentions.leading_option(window, self.names)
+        if lead is not None:
+            key, status = lead
+            return key, status, "answer phrase (option text)" if key else "answer phrase names two options"
         if self.codes:  # "the answer is (120, 76, 55), since ...": the code right after the phrase
             code = colour_code_at(text, pos)
             if code in self.codes:
                 return self.codes[code], "ok", "answer phrase (colour value)"
+        return None
+
+    def names_points(self, text: str) -> bool:
+        """Whether ``text`` names points by capitals ("triangle ABC", "AD = DC"); searched once per text."""
+        if self._points is None or self._points[0] is not text:
+            self._points = (text, _POINT_NAMES.search(text) is not None)
+        return self._points[1]
+
+    def after_colon(self, text: str) -> str | None:
+        """Rule 5e: the last line that follows a line ending in a colon is an option alone: its key, its text,
+        or both ("Therefore, the most likely to be a real photograph is:\n(A) the first image")."""
+        at = text.rfind(":\n")
+        if at < 0 or not _IS_COLON.search(text, max(0, at - 8), at + 1):  # "... is:", not "Here is a picture:"
+            return None
+        end = text.find("\n", at + 2)
+        if end >= 0 and _NEXT_KEY_LINE.match(text, end):  # "The choices are:\n(A) ...\n(B) ...": a list
+            return None
+        line = text[at + 2: end if end >= 0 else len(text)]
+        line = line.split(". ", 1)[0].strip(_EDGES)  # "(D) the fourth image. It shows ..."
+        m = self.p.alone.fullmatch(line)
+        if m and self.key(m.group(1)) in self.options:
+            return self.key(m.group(1))
+        named = self.named(line)
+        if named is not None:
+            return named
+        m = self.p.lead.fullmatch(line)
+        if m:
+            k = self.key(m.group(1) or m.group(2) or m.group(3) or m.group(4))
+            if k in self.options and (self.named(m.group(5)) == k or mentions.leading_option(
+                    m.group(5), self.names) == (k, "ok")):  # "(A) the first image is most likely ..."
+                return k
+        return None
+
+    def _described(self, sentence: str) -> set[str]:
+        return set(self.described(sentence, self.options)[0]) if self.described is not None else set()
+
+    def sentences(self, text: str) -> tuple[str | None, str, str] | None:
+        """Rules 5c-5g (`plates.tasks.answers.mentions`), or None when none decides."""
+        names = self.names
+        if not names.entity and self.alphabet == "letters" and not self.names_points(text):
+            names = dataclasses.replace(names, verb_keys=True)  # "A is the number shown"
+        args = (names, self.p.paren, self.p.option_word, self.key, self._described)
+        if mentions.rejects_all(text):
+            return None, "unparsed", "every option rejected (neither ... nor)"
+        lead = mentions.leading_option(translated(text), names)
+        if lead is not None:
+            key, status = lead
+            return key, status, "leading option text" if key else "leading option texts: several"
+        for rule, found in (("option after a colon", self.after_colon(text)),
+                            ("conclusion", mentions.concluded(text, *args)),
+                            ("first sentence", mentions.first_sentence_choice(text, *args)),
+                            ("last paragraph", mentions.last_paragraph(text, *args)),
+                            ("stated result", mentions.stated_result(text, names))):
+            if found is not None:
+                return found, "ok", rule
         return None
 
     def read(self, text: str) -> tuple[str | None, str, str]:
@@ -345,6 +463,7 @@ class _Reader:
             body = _PREFIX.sub("", body, count=1).strip()
         if not body.strip(_EDGES):
             return None, "unparsed", "no option chosen"
+        body = translated(body)  # "左" -> "left"
         # 1. a key alone
         m = p.alone.fullmatch(body.strip(" \t\r\n.!"))
         if m:
@@ -370,6 +489,10 @@ class _Reader:
         declared = self.declared(text)
         if declared is not None:
             return declared
+        # 4b. an option named as the correct one
+        correct = mentions.named_as_correct(text, self.names, self.key)
+        if correct is not None:
+            return correct, "ok", "named as the correct option"
         # 5. a leading key with a delimiter (trap: ColorBench reads "(B) Blue" as "e")
         m = p.lead.fullmatch(body)
         if m:
@@ -380,15 +503,34 @@ class _Reader:
                 if again and self.key(again.group(1)) in opts and self.key(again.group(1)) != k:
                     return None, "ambiguous", f"keys {k} and {self.key(again.group(1))}"
                 other = self.named(rest)
+                if other is None:  # "A - No, the windows ...": the key's option is Yes, its words say No
+                    lead = mentions.leading_option(rest, self.names)
+                    other = lead[0] if lead is not None else None
                 if other is not None and other != k:
                     return None, "ambiguous", f"key {k} with option {other}'s text"
                 later = {self.key(x) for x in p.paren.findall(rest)} & set(opts) - {k}
                 if later:
                     return None, "ambiguous", f"leading key {k}, later ({', '.join(sorted(later))})"
                 return k, "ok", "leading key"
+            if k and m.group(2) is None and (m.group(1) or m.group(3)):  # "(E) 3.5" / "E) 3.5": no letter
+                other = self.named(rest)
+                if other is not None:
+                    return other, "ok", f"option text after {k}, which is no option"
+                words = _norm(rest)
+                if not any(pattern.search(words) for pattern, _ in _text_patterns(self.items)):
+                    return None, "unparsed", f"{k} is not an option ({', '.join(opts)})"
+        first_line, _, rest_lines = body.partition("\n")
+        m = p.alone.fullmatch(first_line.strip(" \t.!"))
+        if rest_lines and m and self.key(m.group(1)) in opts and not p.alone.fullmatch(
+                rest_lines.partition("\n")[0].strip(" \t.!")):
+            return self.key(m.group(1)), "ok", "key alone on the first line"
         m = p.lead_bare.fullmatch(body)
         if m and self.key(m.group(1)) in opts and self.named(m.group(2)) == self.key(m.group(1)):
             return self.key(m.group(1)), "ok", "key and its text"
+        # 5c-5g. sentences (plates.tasks.answers.mentions)
+        sentences = self.sentences(text)
+        if sentences is not None:
+            return sentences
         # 5b. colour values in the options' format (ColorBench's Colour Extraction)
         if self.codes:
             found = [k for code in colour_codes_in(text) if (k := self.codes.get(code)) is not None]
@@ -401,9 +543,10 @@ class _Reader:
         found = [k for a, b in p.option_word.findall(text) if (k := self.key(a or b)) in opts]
         if found:
             return self._one(found, "option X")
-        if self.alphabet == "letters":
+        if self.alphabet == "letters" and (self.names.entity or not self.names_points(text)):
             lone = [m.group(1) for m in _LONE.finditer(text) if m.group(1) in opts and m.group(1) != "I"
-                    and (m.group(1) != "A" or _AFTER_A.match(text, m.end()))]
+                    and (m.group(1) != "A" or _AFTER_A.match(text, m.end())
+                         or _LABEL_BEFORE_A.search(text, max(0, m.start() - 8), m.start()))]
             if lone:
                 return self._one(lone, "lone capital")
         # 9. the task's reading in words
@@ -419,7 +562,8 @@ class _Reader:
         return None, "unparsed", "no option chosen"
 
 
-def read_choice(reply: str, options: Mapping[str, str], *, described: Described | None = None) -> Reading:
+def read_choice(reply: str, options: Mapping[str, str], *, described: Described | None = None,
+                question: str | None = None) -> Reading:
     """The option key a reply chooses, under the policy of the module docstring.
 
     Parameters
@@ -430,6 +574,9 @@ def read_choice(reply: str, options: Mapping[str, str], *, described: Described 
         {key: text}, letters or Roman numerals (`check_options`).
     described : callable, optional
         A task's reading of claims in words (rule 9).
+    question : str, optional
+        The question asked, read only when the options are yes and no and no rule chose (rule 11: the yes/no
+        reader's implicit answer, `plates.tasks.answers.yesno.read_yes_no`).
 
     Returns
     -------
@@ -468,6 +615,12 @@ def read_choice(reply: str, options: Mapping[str, str], *, described: Described 
             result = (key, status, f"after a correction: {rule}")
     if result is None:
         result = reader.read(text)
+    if result[1] != "ok" and question is not None:
+        polar = {v.strip().casefold(): k for k, v in reader.options.items()}
+        if set(polar) == {"yes", "no"}:
+            implied = implicit_answer(text, question)
+            if implied is not None:
+                result = (polar[implied[0]], "ok", implied[1])
     return _reading(prepared, *result)
 
 

@@ -18,13 +18,17 @@ whitespace collapsed, markdown and typographic quotes removed):
      12 or 17") is ambiguous;
   3b. implicit mentions ("I see", "shows", "it's", "looks like"...) followed by a number: they must all name
      the same number, else ambiguous; one followed by a second number ("I see 12 and 17") is ambiguous;
+  3c. a stated result ending the reply's last sentence: "= N", "is N", "equals N", up to two unit words
+     after it ("... 4 x 4 = 16 meters.", "The size of angle MBD in the figure is 90 degrees.");
   4. every standalone number that is not a reference ("plate 5", "200 dots", "3 of 10") must agree; two
      different ones are ambiguous ("12 or 17", "12 rather than 17").
 
-  Numbers are ASCII digit strings compared without leading zeros ("07" is 7; never ``int()`` of reply text).
+  Numbers are ASCII digit strings, with thousands separators ("30,000") and a decimal part ("3.5") allowed,
+  compared canonically ("07" is 7, "16.0" is 16, "1,000" is 1000; never ``int()`` of reply text): an integer
+  question answered "Answer: 3.5" reads 3.5, and is wrong, never another integer of the reply.
   A digit string longer than ``MAX_DIGITS`` is no answer (unparsed, "erratic": HueManity App. E.3's "extreme
-  numerical inventions"): a 5,000-digit reply is an unparsed row, never an exception. Digits glued to letters or decimals ("7b", "L1L1", "4.2") are not
-  numbers; number words count only as the whole reply ("one number" is not 1).
+  numerical inventions"): a 5,000-digit reply is an unparsed row, never an exception. Digits glued to letters ("7b",
+  "L1L1") are not numbers; number words count only as the whole reply ("one number" is not 1).
 * **Any text** ("any" with a text target): the reply without prefix, markdown, quotes and a final full stop,
   exactly.
 
@@ -74,11 +78,13 @@ def _number_words() -> dict[str, str]:
 #: Number words ("twelve", "forty-two", "seventy four") -> their digit string.
 NUMBER_WORDS: dict[str, str] = _number_words()
 _DIGITS = re.compile(r"[0-9]+")
-# Trap: digits glued to letters or decimals are not answers: "7b", "L1L1", "4.2", "3rd".
-_NUMBER = r"(?<![\w.])(?:[0-9]+(?![\w]|\.[0-9]))"
+# Trap: digits glued to letters are not answers: "7b", "L1L1", "3rd". A number may have thousands separators
+# ("30,000": groups of exactly three digits) and a decimal part ("3.5"); "12." ending a sentence is 12.
+_NUMBER = r"(?<![\w.])(?:[0-9]{1,3}(?:,[0-9]{3})+(?![0-9])|[0-9]+)(?:\.[0-9]+)?(?![\w]|\.[0-9])"
 # Trap: "I see a two-digit number", "it is one of the plates", "2 digits": a count, not an answer.
 _NOT_ANSWER = r"(?![-\w])(?! (?:of|digits?|numbers?|colou?rs?|dots?)\b)"
 _NUMBER_RE = re.compile(_NUMBER)
+_NUMBER_WHOLE = re.compile(r"(?:[0-9]{1,3}(?:,[0-9]{3})+|[0-9]+)(?:\.[0-9]+)?")
 # Answer phrases; the number must follow directly (quotes/brackets allowed). A phrase is found first and the
 # number read at its end (`_value_at`): one attempt per phrase, never a 200-word alternation retried at every
 # backtracking step. Explicit final-answer phrases (the shared `text.ANSWER_PHRASE`, "the number is", "number:"):
@@ -135,7 +141,9 @@ _ALTERNATIVE = re.compile(r" ?(?:,|/|\bor\b|\band\b|&) ?(?:maybe |possibly |perh
 
 
 def canonical_number(token: str) -> str:
-    """A digit string or number word as a digit string without leading zeros ("07" -> "7", "twelve" -> "12").
+    """A number (digits, thousands separators, a decimal part) or number word as a canonical decimal string:
+    no leading zeros, no separators, no trailing fractional zeros ("07" -> "7", "30,000" -> "30000", "16.0"
+    -> "16", "1.40" -> "1.4", "twelve" -> "12"). String operations only: never ``int`` of reply text.
 
     Parameters
     ----------
@@ -148,12 +156,14 @@ def canonical_number(token: str) -> str:
 
     Examples
     --------
-    >>> canonical_number("007"), canonical_number("Forty-two")
-    ('7', '42')
+    >>> canonical_number("007"), canonical_number("Forty-two"), canonical_number("1,000.50")
+    ('7', '42', '1000.5')
     """
     token = token.strip().lower()
-    if _DIGITS.fullmatch(token):
-        return token.lstrip("0") or "0"
+    if _NUMBER_WHOLE.fullmatch(token):
+        whole, _, fraction = token.replace(",", "").partition(".")
+        whole, fraction = whole.lstrip("0") or "0", fraction.rstrip("0")
+        return f"{whole}.{fraction}" if fraction else whole
     return NUMBER_WORDS[token]
 
 
@@ -200,6 +210,23 @@ def _declared_at(text: str, pos: int) -> NumberParse | None:
     return NumberParse(canonical_number(value), "answer phrase")
 
 
+# Rule 3c: the reply's last sentence ends with "= N", "is N", "are N" or "equals N", a unit of up to two words
+# allowed ("... = 16 meters.", "The size of angle MBD is 90 degrees.").
+_STATED = re.compile(
+    r"(?:=|\b(?:is|are|equals|be|was)\b) ?\$? ?(" + _NUMBER + r")(?: ?(?:%|°|[a-z]+\.?)){0,2} ?[.!]? ?$",
+    re.IGNORECASE,
+)
+
+
+def _stated(text: str) -> str | None:
+    tail = text[-400:].rstrip()
+    start = max(tail.rfind(". "), tail.rfind("\n")) + 1
+    m = _STATED.search(tail, start)
+    if m is None or len(m.group(1)) > MAX_DIGITS:
+        return None
+    return canonical_number(m.group(1))
+
+
 def _number_in(text: str) -> NumberParse:
     declared = last_answer(text, _EXPLICIT, _declared_at)
     if declared is not None:
@@ -213,6 +240,9 @@ def _number_in(text: str) -> NumberParse:
         return NumberParse(marked.pop(), "marker")
     if marked:
         return NumberParse(None, "conflicting markers", ambiguous=True)
+    stated = _stated(text)
+    if stated is not None:
+        return NumberParse(stated, "stated result")
     values = _standalone_numbers(text)
     if len(values) == 1:
         return NumberParse(values.pop(), "single number")
@@ -225,7 +255,7 @@ def parse_number(text: str) -> NumberParse:
     """The number a prepared, cleaned reply answers with (ColorBlindnessEval App. F: "Output the number you see
     only"); the rules of the module docstring."""
     body = strip_answer_prefix(text).strip(_EDGE_PUNCT)
-    if _DIGITS.fullmatch(body):  # Trap: "²".isdigit() is True, and int("²") fails
+    if _NUMBER_WHOLE.fullmatch(body):  # Trap: "²".isdigit() is True, and int("²") fails
         if len(body) > MAX_DIGITS:
             return NumberParse(None, f"a number of more than {MAX_DIGITS} digits")
         return NumberParse(canonical_number(body), "whole")

@@ -12,6 +12,16 @@ The shared policy (each reader's module adds its own on top):
   is stripped) is read as its first ``HEAD_CHARS`` and last ``TAIL_CHARS`` characters joined by a line holding
   ``…``: an answer is given at the start ("B. Because ...") or at the end ("... so the answer is (B)") of a
   reply. The reading says so (``Reading.truncated``; the results row's ``reply_truncated``).
+* **Leaked special tokens are no text.** Chat-template and tokenizer tokens that a released model left in its
+  reply ("<s> Yes", "...video.</s>", "no<|im_end|>") are replaced by a space before anything is read: the
+  bounded list ``SPECIAL_TOKENS`` (Llama/Vicuna ``<s>``, ``</s>``, ``[INST]``, ``[/INST]``, ``<unk>``; ChatML
+  ``<|im_start|>``, ``<|im_end|>``; GPT-2 ``<|endoftext|>``; Llama-3 ``<|eot_id|>``, ``<|begin_of_text|>``,
+  ``<|end_of_text|>``, ``<|start_header_id|>``, ``<|end_header_id|>``; Phi-3 ``<|end|>``, ``<|assistant|>``;
+  Gemma ``<start_of_turn>``, ``<end_of_turn>``, ``<eos>``, ``<bos>``, ``<pad>``), case-insensitive, one
+  alternation of literal tokens (linear).
+* **A reply ends where the model starts a new turn.** A line beginning "Human:", "User:", "Hint:" or
+  "Question:" after the reply's first line is a runaway continuation (the model writing the next prompt
+  itself, "A\nHuman: Please provide ..."): the reply is read up to it.
 * **Whitespace is one space or one newline.** Runs collapse before any pattern runs, so no ``\\s*`` ever walks a
   long run again and again (the quadratic trap of ``\\s*(?:,|or)`` on a reply of spaces).
 * **Only ASCII digits are digits.** ``"²".isdigit()`` and ``"١٢".isdigit()`` are True in Python; no reader
@@ -26,7 +36,12 @@ The shared policy (each reader's module adds its own on top):
   conflicting implicit mentions abstain (ambiguous).
 * **A self-correction decides** (``after_correction``): "12... no, actually 17", "A. On reflection, the answer
   is B.": what follows the last correction phrase is read first; only when it names no answer is the whole
-  reply read.
+  reply read. The noun "correction" is a correction phrase only as a heading ("Correction: B"), never in a
+  sentence ("perspective distortion correction").
+* **Common answer words in Chinese** (``translated``): a reply that is, as a whole, one of the words of
+  ``FOREIGN_WORDS`` ("左", "右边", "是的", "不是", "上", "下"; Japanese "はい", "いいえ") reads as the English word it
+  means ("left", "right", "yes", "no", "up", "down"), for the readers that compare with English option texts
+  and vocabularies.
 * **Statuses** (``PARSE_STATUSES``): "ok" (an answer was read), "ambiguous" (several different answers and
   nothing to choose between them: "(A) or (B)", "12 or 17"), "refusal" (the reply declines or describes the
   image instead), "unparsed" (nothing readable, or an empty reply). The results rows add "unsupported" and
@@ -48,10 +63,12 @@ from plates.tasks.base import Score
 
 __all__ = [
     "FAILURE_MODES",
+    "FOREIGN_WORDS",
     "HEAD_CHARS",
     "MAX_REPLY_CHARS",
     "PARSE_STATUSES",
     "ROW_STATUSES",
+    "SPECIAL_TOKENS",
     "TAIL_CHARS",
     "Prepared",
     "Reading",
@@ -60,10 +77,12 @@ __all__ = [
     "clean",
     "failure_mode",
     "is_evasion",
+    "is_hedge",
     "last_answer",
     "prepare",
     "strip_answer_prefix",
     "strip_reasoning",
+    "translated",
     "unanswered",
     "verdict",
 ]
@@ -133,8 +152,22 @@ def strip_reasoning(reply: str) -> str:
     return reply if start is None else reply[:start.start()]
 
 
+#: Special tokens that released models leak into their replies (see the module docstring); replaced by a space.
+SPECIAL_TOKENS = (
+    "<s>", "</s>", "<unk>", "[INST]", "[/INST]", "<|im_start|>", "<|im_end|>", "<|endoftext|>", "<|eot_id|>",
+    "<|begin_of_text|>", "<|end_of_text|>", "<|start_header_id|>", "<|end_header_id|>", "<|end|>",
+    "<|assistant|>", "<start_of_turn>", "<end_of_turn>", "<eos>", "<bos>", "<pad>",
+)
+_SPECIAL = re.compile("|".join(re.escape(t) for t in sorted(SPECIAL_TOKENS, key=len, reverse=True)), re.IGNORECASE)
+
+
+# A line that starts a new turn of the conversation (a runaway continuation): the reply ends before it.
+_NEW_TURN = re.compile(r"(?<=.)\n(?:#{1,3} ?)?(?:human|user|### instruction|hint|question) ?:", re.IGNORECASE | re.DOTALL)
+
+
 def prepare(reply: str) -> Prepared:
-    """A reply made ready for a reader: reasoning stripped, bounded to head + tail, whitespace collapsed.
+    """A reply made ready for a reader: reasoning and leaked special tokens (`SPECIAL_TOKENS`) stripped,
+    bounded to head + tail, whitespace collapsed.
 
     Parameters
     ----------
@@ -155,6 +188,8 @@ def prepare(reply: str) -> Prepared:
     --------
     >>> prepare("<think>hmm</think>  Answer:   12 ")
     Prepared(text='Answer: 12', truncated=False)
+    >>> prepare("<s> A is closer.</s>").text
+    'A is closer.'
     """
     if not isinstance(reply, str):
         raise ValueError(
@@ -164,6 +199,11 @@ def prepare(reply: str) -> Prepared:
     truncated = len(text) > MAX_REPLY_CHARS
     if truncated:
         text = text[:HEAD_CHARS] + _ELLIPSIS + text[-TAIL_CHARS:]
+    if "<" in text or "[" in text:
+        text = _SPECIAL.sub(" ", text)
+    turn = _NEW_TURN.search(text)
+    if turn is not None:
+        text = text[: turn.start()]
     lines = (" ".join(line.split()) for line in text.splitlines())
     return Prepared("\n".join(line for line in lines if line), truncated)
 
@@ -201,7 +241,8 @@ def strip_answer_prefix(text: str) -> str:
 # Each pattern of alternated words starts with a lookahead on the words' first letters: the engine then skips
 # every other position at once instead of trying each alternative there (2-3x faster on an ordinary reply).
 _CORRECTION = re.compile(
-    r"(?=[awciso])\b(?:actually|wait|correction|i mean|on (?:second thought|reflection|closer inspection)|scratch that)\b",
+    r"(?=[awciso])\b(?:actually|wait|correction(?= ?[:!\-])|i mean|on (?:second thought|reflection|closer inspection)"
+    r"|scratch that)\b",
     re.IGNORECASE,
 )
 
@@ -214,11 +255,40 @@ def after_correction(text: str) -> str | None:
     return None if last is None else text[last.end():]
 
 
+# --- answer words in Chinese ----------------------------------------------------------------------------------
+
+#: Chinese (and a few Japanese) answer words -> the English word they mean (a bounded table: left/right,
+#: yes/no, up/down).
+FOREIGN_WORDS = {
+    "左": "left", "左边": "left", "左侧": "left", "向左": "left", "左面": "left",
+    "右": "right", "右边": "right", "右侧": "right", "向右": "right", "右面": "right",
+    "是": "yes", "是的": "yes", "对": "yes", "对的": "yes", "有": "yes",
+    "否": "no", "不是": "no", "不": "no", "不对": "no", "没有": "no",
+    "上": "up", "上面": "up", "向上": "up", "下": "down", "下面": "down", "向下": "down",
+    "はい": "yes", "いいえ": "no", "左側": "left", "右側": "right",
+}
+_FOREIGN_EDGES = " \t\r\n.,;:!?\"'()[]*。，；：！？、"
+
+
+def translated(text: str) -> str:
+    """``text`` as the English word of `FOREIGN_WORDS` when it is, as a whole (punctuation aside), one of the
+    table's words; else ``text`` unchanged.
+
+    >>> translated("左。"), translated("The left one")
+    ('left', 'The left one')
+    """
+    if text.isascii() or len(text) > 16:
+        return text
+    return FOREIGN_WORDS.get(text.strip(_FOREIGN_EDGES), text)
+
+
 # --- explicit answer phrases -------------------------------------------------------------------------------
 
 #: The explicit final-answer phrase every reader knows (a pattern source; readers add their kind's phrases by
-#: alternation): "answer: B", "the answer is 17", "Final answer = yes", "my answer would be: grey".
-ANSWER_PHRASE = r"\banswer\b(?: (?:is|would be|should be|will be)\b)? ?[:\-=]? ?"
+#: alternation): "answer: B", "the answer is 17", "Final answer = yes", "my answer would be: grey", the
+#: answer on the next line ("the correct answer is:\n(C) Point C"), and Chinese "答案: B", "答案是 B".
+ANSWER_PHRASE = (r"(?:\banswer\b(?: to (?:the|this|your) question)?(?: (?:is|would be|should be|will be)\b)?"
+                 r"|答案(?:是|为)?) ?[:\-=]? ?\n? ?")
 
 
 def last_answer(text: str, phrases: re.Pattern, read: Callable[[str, int], T | None]) -> T | None:
@@ -241,7 +311,7 @@ _EVASION = re.compile(  # first letters: see _CORRECTION
     r"(?:numbers?|digits?|text|characters?|letters?)\b|not (?:clearly )?(?:visible|discernible|legible|clear)"
     r"|not sure|unclear|nothing|none|no idea|(?:do|did) ?n[o']t know|"
     # Trap: the closing \b keeps "none" out of "nonetheless".
-    r"(?:hard|difficult) to (?:tell|say|see|read|determine|identify|make out))\b",
+    r"(?:hard|difficult) to (?:[a-z]+ly )?(?:tell|say|see|read|determine|identify|make out))\b",
     re.IGNORECASE,
 )
 # E.2: "providing a general description of the image (often correctly identifying it as a color vision test)".
@@ -254,6 +324,12 @@ _REPEATED = re.compile(r"(.{1,4}?)\1{2,}(.{0,3})", re.DOTALL)
 _SEPARATORS = re.compile(r" ?(?:,|;|/|\||\bor\b|\band\b|\n) ?", re.IGNORECASE)
 _NOT_WORD = re.compile(r"[\s\W_]+")
 _EDGE_PUNCT = " \t\r\n.,;:!?\"'()[]{}<>*_"
+
+
+def is_hedge(text: str) -> bool:
+    """A refusal or hedge ("I cannot tell", "difficult to definitively determine", "not sure"), without
+    `is_evasion`'s description words (a sentence about "the pattern" may still choose an option)."""
+    return bool(_EVASION.search(text))
 
 
 def is_evasion(text: str) -> bool:

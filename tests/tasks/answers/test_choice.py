@@ -265,3 +265,50 @@ def test_any_reply_gets_a_known_status_and_a_letter_only_when_ok(reply):
     assert c.status in PARSE_STATUSES
     assert (c.answer is not None) == (c.status == "ok")
     assert c.answer is None or c.answer in OPTIONS
+
+
+# ---- real replies (tests/data/replies; ids benchmark/model/item): two options offered, prose of weaker models ---
+
+def test_an_answer_phrase_offering_two_options_is_ambiguous():
+    # blink/QwenVLMax/val_Jigsaw_62 (read A before)
+    reply = ("Based on the information provided, it is not possible to determine which of the second or third "
+             "images is the missing part of the first image. The description only provides a general idea of what "
+             "the images depict, but does not provide any specific details that would allow for a definitive "
+             "answer. It is possible that either image could fit in the missing spot, depending on the context and "
+             "content of the first image. Therefore, the answer is (A) the second image or (B) the third image.")
+    got = parse_choice(reply, {"A": "the second image", "B": "the third image"})
+    assert got.answer is None and got.status == "ambiguous"
+
+
+def test_an_answer_phrase_followed_by_the_list_of_options_is_no_choice():
+    # blink/llava-v1.5-13b-xtuner/val_IQ_Test_103 (read A before)
+    reply = "The correct answer is:\n\n(A) picture A\n(B) picture B\n(C) picture C\n(D) picture D"
+    assert parse_choice(reply, {k: f"picture {k}" for k in "ABCD"}).answer is None
+
+
+def test_key_named_as_the_correct_option():
+    # mathvista/mPLUG-Owl-7B/testmini-333
+    reply = "A is the correct option for the given question: Find tan X.\ntan X = \\frac { 5 } { 12 }"
+    options = {"A": "\\frac { 5 } { 12 }", "B": "\\frac { 12 } { 13 }", "C": "\\frac { 17 } { 12 }",
+               "D": "\\frac { 12 } { 5 }"}
+    assert parse_choice(reply, options).answer == "A"
+
+
+def test_a_key_that_is_no_option_is_no_letter():
+    # mathvista/InstructBLIP-Vicuna-13B/testmini-320: there is no E
+    got = parse_choice("(E) 3.5", {"A": "6.5", "B": "6", "C": "5.5", "D": "\\frac{√{119}}{2}"})
+    assert got.answer is None and got.status == "unparsed" and "not an option" in got.rule
+
+
+def test_an_options_value_stated_as_the_result():
+    # mathvista/LLaMA-Adapter-V2/testmini-777
+    got = parse_choice("The perimeter of $LMPQ$ is 10 + 10 + 10 + 10 = 40.", {"A": "10", "B": "40", "C": "70",
+                                                                                "D": "140"})
+    assert (got.answer, got.rule) == ("B", "stated result")
+
+
+def test_capitals_that_name_points_are_no_keys():
+    # mathvista/LLaVA-LLaMA-2-13B/testmini-446 (read D before: "point D is the internal point")
+    reply = ("In the triangle △ABC, point D is the internal point, and the lines DB, DC, and EF are drawn connecting "
+             "the points. Since BE + CF = 8, the length of EF is 8.")
+    assert parse_choice(reply, {"A": "4", "B": "5", "C": "8", "D": "16"}).answer == "C"

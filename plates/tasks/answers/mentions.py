@@ -1,0 +1,365 @@
+"""Where a reply names an option in prose: the sentence-level rules of the multiple-choice reader
+(`plates.tasks.answers.choice`, rules 4b and 5c-5g of its policy), kept here so that the reader stays short.
+
+What real VLM replies do (BLINK's and MathVista's released outputs) that a key-only reader misses:
+
+* they **begin with an option's text** ("A is closer to the camera.", "Yes, the teddy bear ...", "Box A more
+  accurately localizes ...", "The second image is most similar ...");
+* they **state the choice in their first sentence** and explain it afterwards, naming the other options while
+  explaining ("Box B more accurately localizes the bed. ... Box A, on the other hand, is too large");
+* they **conclude** after discussing every option ("Therefore, the second image is the most suitable.");
+* they **name an option as correct after the fact** ("A is the correct option for the given question");
+* they **state a computed result** that is an option's value ("... = 16." for the option "16");
+* they **reject every option** ("Neither bounding box A nor B ...": no option).
+
+The policy of each rule is in its function's docstring. A "mention" of an option in a sentence is: its text
+(whole words, any case; a text inside a longer option text counts once, as the longer one), its key in
+parentheses "(B)", "option B", and, when every option's text names its own key as a word ("Point A", "Box B",
+"A is closer", "picture C": the letters name things in the image), the key as a capital letter that is no
+article ("Point A", "A is ...", "A.", a quoted "A" -- never "A dog"); for other options, a capital key before a verb ("A is
+the number shown", "B seems right") where the reply names no points by capitals. Option texts that are numbers or yes/no words are
+mentions only where they lead the reply or are stated as a result: "There is no cat" does not answer "no", and
+"2 steps" does not choose the option "2".
+
+Sentences are bounded (``SENTENCE_CHARS``) and every pattern runs once over the (already capped) reply.
+"""
+
+from __future__ import annotations
+
+import functools
+import re
+from collections.abc import Callable
+from dataclasses import dataclass
+
+from plates.tasks.answers.text import ANSWER_PHRASE, is_hedge
+
+__all__ = [
+    "SENTENCE_CHARS",
+    "OptionNames",
+    "concluded",
+    "first_sentence",
+    "first_sentence_choice",
+    "last_paragraph",
+    "leading_option",
+    "mentioned",
+    "named_as_correct",
+    "names_of",
+    "rejects_all",
+    "stated_result",
+]
+
+#: The longest sentence the sentence rules read (characters); a longer first sentence is read up to here.
+SENTENCE_CHARS = 400
+
+_SENTENCE_END = re.compile(r"[.!?][\"')]?(?= |\n|$)|\n")
+# Negations, and verbs and degrees that turn a mention against its option ("I would eliminate option (A)",
+# "the first image is the least likely to be real").
+_NEGATION = re.compile(
+    r"\b(?:not|no|never|neither|nor|none|cannot|nothing|least|less|eliminat\w*|exclud\w*|rul(?:e|es|ed|ing) out"
+    r"|reject\w*|incorrect|wrong)\b|n't\b",
+    re.IGNORECASE,
+)
+# Yes/no words as option texts: answers only where they lead the reply (a determiner "no" is no answer).
+_POLAR = frozenset({"yes", "no", "true", "false"})
+_NUMERIC = re.compile(r"[-+]?[0-9][0-9,]*(?:\.[0-9]+)?(?: ?(?:°|%|cm|m|mm|km|kg|g|s|units?))?", re.IGNORECASE)
+# An article "A" is followed by a word that is no verb; a key "A" by a verb, a conjunction or punctuation.
+_KEY_VERB = r"(?:is|was|are|has|had|would|will|should|could|can|seems?|appears?|looks?|lies|and|or|nor|vs)\b"
+_ENTITY_NOUN = (r"(?:point|box|image|picture|option|choice|letter|label|object|region|circle|mark|figure"
+                r"|(?:labell?ed|marked|circled|denoted)(?: (?:with|as|by))?)")
+
+
+def first_sentence(text: str) -> str:
+    """The first sentence of ``text`` (up to the first ".", "!" or "?" before a space or the end, or the first
+    newline), at most ``SENTENCE_CHARS`` characters."""
+    m = _SENTENCE_END.search(text, 0, SENTENCE_CHARS)
+    return text[: m.start()] if m else text[:SENTENCE_CHARS]
+
+
+@dataclass(frozen=True)
+class OptionNames:
+    """How a reply can name the options of one question (`names_of`)."""
+
+    keys: frozenset[str]
+    #: (casefolded text, key) of every option, longest first
+    texts: tuple[tuple[str, str], ...]
+    #: all option texts as one whole-word alternation, longest first (None when no text can be named in prose)
+    prose: re.Pattern | None
+    #: every option's text names its own key as a word ("Point A", "A is closer")
+    entity: bool
+    #: (other options) a capital key before a verb ("A is the number shown") is a mention: set per reply by the
+    #: choice reader, where the reply names no points by capitals ("triangle ABC", "D is the midpoint")
+    verb_keys: bool = False
+
+
+@functools.lru_cache(maxsize=256)
+def names_of(items: tuple[tuple[str, str], ...]) -> OptionNames:
+    """The `OptionNames` of options ``items`` ((key, text) pairs, letter keys), computed once per option set."""
+    texts = tuple(sorted(((" ".join(v.split()).casefold(), k) for k, v in items), key=lambda t: -len(t[0])))
+    prose_texts = [t for t, _ in texts if t not in _POLAR and not _NUMERIC.fullmatch(t)]
+    prose = None
+    if prose_texts:
+        prose = re.compile(r"(?<!\w)(?:" + "|".join(re.escape(t) for t in prose_texts) + r")(?!\w)", re.IGNORECASE)
+    keys = frozenset(k for k, _ in items)
+    entity = all(len(k) == 1 and re.search(rf"(?<![\w']){k}(?![\w'])", v) for k, v in items)
+    return OptionNames(keys, texts, prose, entity)
+
+
+_BEFORE_KEY = re.compile(rf"\b{_ENTITY_NOUN} [\"']?$", re.IGNORECASE)
+_CAPITAL = re.compile(r"(?<![\w'#])([A-Z])(?![\w'])")
+_VERB_AFTER = re.compile(r" (?i:is|was|would|will|should|seems|appears|looks|matches|fits)\b")
+_KEY_AFTER = re.compile(rf"(?: (?i:{_KEY_VERB})| ?[.,;:!?)]| ?$)")
+
+
+def _capital_keys(sentence: str, names: OptionNames) -> list[str]:
+    """The keys named as capitals in ``sentence`` (entity options only): after an entity noun ("Point A",
+    "box B"), or before a verb, a conjunction or punctuation ("A is closer", "B."); never an article "A dog"."""
+    found = []
+    for m in _CAPITAL.finditer(sentence):
+        k = m.group(1)
+        if k not in names.keys:
+            continue
+        if not names.entity:
+            if _VERB_AFTER.match(sentence, m.end()):
+                found.append(k)
+            continue
+        if m.start() and sentence[m.start() - 1] in "\"'" and sentence[m.end(): m.end() + 1] == sentence[m.start() - 1]:
+            found.append(k)  # a label in quotes: 'corresponds to point "A"', 'would be "A" on the second image'
+            continue
+        before = sentence[max(0, m.start() - 16): m.start()]
+        if _BEFORE_KEY.search(before) or _KEY_AFTER.match(sentence, m.end()):
+            found.append(k)
+    return found
+
+
+_COMPARED = re.compile(
+    r"\b(?:than|compared (?:to|with)|in comparison (?:to|with)|relative to|whereas|while|unlike|as opposed to|"
+    r"instead of)\b",
+    re.IGNORECASE,
+)
+
+
+_OWN_KEY = re.compile(r" ?\(([A-Za-z])\)")
+_COMPARED_PHRASE = re.compile(_COMPARED.pattern + r"[^,;:]{0,120}", re.IGNORECASE)
+
+
+def mentioned(sentence: str, names: OptionNames, paren: re.Pattern, option_word: re.Pattern,
+              key_of: Callable[[str], str]) -> set[str]:
+    """The distinct options ``sentence`` mentions (see the module docstring): option texts in prose, keys in
+    parentheses, "option X", and capital keys of entity options. What follows a comparison ("than",
+    "compared to", "whereas", "while", "unlike"; up to the next comma) is what the subject is compared with, not
+    a mention: "Point A is closer to the camera than point B" mentions A. Where option texts are mentioned, other
+    keys are not read, except a key in parentheses right after a text: "The second image (B) is most similar"
+    (a model numbering the images itself, where B is the third image) mentions two options: letter and text
+    disagree, and the sentence commits to neither. ``paren``/``option_word``: the alphabet's
+    patterns; ``key_of``: a matched key token -> the option key."""
+    spans = [m.span() for m in _COMPARED_PHRASE.finditer(sentence)] if _COMPARED.search(sentence) else []
+
+    def compared(m: re.Match) -> bool:  # "A is closer than point B": B is what A is compared with
+        return any(a <= m.start() < b for a, b in spans)
+
+    keys: set[str] = set()
+    if names.prose is not None:
+        by_text = dict(names.texts)
+        for m in names.prose.finditer(sentence):
+            if not compared(m):
+                keys.add(by_text[m.group().casefold()])
+                own = _OWN_KEY.match(sentence, m.end())  # "the second image (B)": the model's own numbering
+                if own is not None and key_of(own.group(1)) in names.keys:
+                    keys.add(key_of(own.group(1)))
+        if keys:  # where an option's text is named, other keys are not read ("Point A ... point B")
+            return keys
+    if spans:
+        sentence = _COMPARED_PHRASE.sub(lambda m: " " * len(m.group()), sentence)
+    keys.update(k for x in paren.findall(sentence) if (k := key_of(x)) in names.keys)
+    keys.update(k for a, b in option_word.findall(sentence) if (k := key_of(a or b)) in names.keys)
+    if names.entity or names.verb_keys:
+        keys.update(_capital_keys(sentence, names))
+    return keys
+
+
+def _one(keys: set[str]) -> str | None:
+    return next(iter(keys)) if len(keys) == 1 else None
+
+
+_LEAD_EDGES = " \t\r\n\"'*([-•>"
+_ALTERNATIVE_AFTER = re.compile(r" ?(?:,? or|/|,? and) ", re.IGNORECASE)
+
+
+def leading_option(text: str, names: OptionNames) -> tuple[str | None, str] | None:
+    """Rule 5d: the reply begins with an option's text ("Yes, the teddy bear ...", " A is closer to the
+    camera.", "Box A more accurately ...", "no"). A one-word text must be followed by punctuation or the end
+    ("No cat is visible" is no "no"); a longer one by any non-word character. Followed by "or"/"and" and
+    another option's text ("Yes or no ...") -> ambiguous. Returns (key, "ok") or (None, "ambiguous"), or None
+    when the reply begins with no option's text."""
+    body = text.lstrip(_LEAD_EDGES)
+    low = body[: len(names.texts[0][0]) + 1].casefold() if names.texts else ""
+    for t, k in names.texts:
+        if not low.startswith(t):
+            continue
+        end = len(t)
+        nxt = body[end:end + 1]
+        if nxt and (nxt.isalnum() or nxt == "_"):
+            continue
+        if " " not in t and nxt not in ("", ".", ",", "!", ";", ":", "\n", ")") and not (nxt == " " and _NUMERIC.fullmatch(t)):
+            continue
+        own = _OWN_KEY.match(body, end)
+        if own is not None and own.group(1).upper() in names.keys and own.group(1).upper() != k:
+            return None, "ambiguous"  # "The second image (B) is ..." where B is the third image
+        alt = _ALTERNATIVE_AFTER.match(body, end)
+        if alt:
+            rest = body[alt.end(): alt.end() + len(names.texts[0][0]) + 1].casefold()
+            if any(rest.startswith(o) and o != t for o, _ in names.texts):
+                return None, "ambiguous"
+        return k, "ok"
+    return None
+
+
+def rejects_all(text: str) -> bool:
+    """Rule 5c: the first sentence rejects the options together ("Neither bounding box A nor B ...", "None of
+    the options ...", "none of the above"): the reply commits to no option."""
+    first = first_sentence(text)
+    return bool(_REJECT.search(first))
+
+
+_REJECT = re.compile(r"\bneither\b[^.\n]{0,80}\bnor\b|\bnone of (?:the|these|them)\b", re.IGNORECASE)
+
+
+# An answer phrase that rule 4 could not match to an option ("the answer is a blue one") states an answer
+# that is no option: its sentence is not read again here.
+_ANSWER = re.compile(ANSWER_PHRASE, re.IGNORECASE)
+
+
+# The reason given for a claim is not the claim: "(C) the third image is the most likely, as it depicts ... no
+# apparent signs of manipulation" -- the sentence is read up to ", as", "because", "since", "due to", ", which".
+_REASON = re.compile(r",? \b(?:because|since|due to|given that)\b|, (?:as|which)\b", re.IGNORECASE)
+
+
+def _decides(sentence: str, names: OptionNames, paren: re.Pattern, option_word: re.Pattern,
+             key_of: Callable[[str], str], more: Callable[[str], set[str]] | None, first: bool = False) -> str | None:
+    reason = _REASON.search(sentence)
+    if reason is not None:
+        sentence = sentence[: reason.start()]
+    if is_hedge(sentence) or _NEGATION.search(sentence) or (first and _ANSWER.search(sentence)):
+        return None
+    keys = mentioned(sentence, names, paren, option_word, key_of)
+    if more is not None and keys:
+        keys |= more(sentence)
+    return _one(keys)
+
+
+_CLAUSE = re.compile(
+    r"\b(?:is|are|was|were|be|would|will|should|could|can|may|might|must|seems?|appears?|looks?|has|have|had"
+    r"|does|do|did|corresponds?|match(?:es)?|fits?|belongs?|represents?|resembles?|shares?|indicates?"
+    r"|suggests?|lies|localizes|encloses|moves|moving|remains?)\b|'s\b",
+    re.IGNORECASE,
+)
+
+
+def first_sentence_choice(text: str, names: OptionNames, paren: re.Pattern, option_word: re.Pattern,
+                          key_of: Callable[[str], str], more: Callable[[str], set[str]] | None = None) -> str | None:
+    """Rule 5f: the first sentence names exactly one option and neither negates nor hedges ("Box B more
+    accurately localizes the bed."; "If all the algae dies, the population will decrease."): that option. The
+    sentences after it are its explanation and may name the others. The sentence must be a clause (an
+    auxiliary verb, or four words or more that begin with the option): a noun phrase ("A blue circle",
+    "Something purple-ish") describes, it does not choose. ``more``: the options a task's own reading in
+    words finds in a sentence (`plates.tasks.answers.choice.Described`): a sentence it reads as naming
+    another option too ("They look the same but the left is darker") decides nothing."""
+    first = first_sentence(text)
+    key = _decides(first, names, paren, option_word, key_of, more, first=True)
+    if key is None or _CLAUSE.search(first):
+        return key
+    lead = leading_option(first.replace(".", " ").replace(",", " ") + " ", names) if first.count(" ") >= 3 else None
+    return key if lead == (key, "ok") else None
+
+
+_CONCLUSION = re.compile(
+    r"(?:^|(?<=[.!?:] )|(?<=\n))(?:however,? )?(?=[tshiocabgfua])(?:therefore|thus|hence|so|in conclusion|in summary|"
+    r"overall|if (?:i|we|one) (?:must|had to|have to|were to|need to) (?:choose|pick|select|decide)[^,.\n]{0,60}|"
+    r"consequently|to conclude|to sum up|in short|in the end|all in all|ultimately|finally|as a result|"
+    r"(?:based on|given|from|considering|after (?:analy[sz]ing|considering|comparing|examining|evaluating)) "
+    r"(?:this|these|that|the above|my|all|the (?:analysis|observations?|(?:given |provided )?information|"
+    r"details|comparison|evaluation))\b[^,.\n]{0,40})\b,? ?",
+    re.IGNORECASE,
+)
+
+
+_PARAGRAPH = re.compile(r"\n(?![ ]?(?:[-*•>]|\(?[A-Za-z0-9]{1,3}[.):]))")
+
+
+def last_paragraph(text: str, names: OptionNames, paren: re.Pattern, option_word: re.Pattern,
+                   key_of: Callable[[str], str], more: Callable[[str], set[str]] | None = None) -> str | None:
+    """Rule 5e': the first sentence of the reply's last paragraph, when the reply has several and the last is
+    no list item ("- (D) ...", "(D) ...", "4. ..."), names exactly one option, neither negating nor hedging:
+    the summary after a discussion ("... (D) is on the label.\nThe corresponding point is (D) Point D, as
+    ...")."""
+    cut = None
+    for cut in _PARAGRAPH.finditer(text, max(0, len(text) - 4 * SENTENCE_CHARS)):  # noqa: B007 - the last one
+        pass
+    if cut is None:
+        return None
+    return _decides(first_sentence(text[cut.end():]), names, paren, option_word, key_of, more)
+
+
+def concluded(text: str, names: OptionNames, paren: re.Pattern, option_word: re.Pattern,
+              key_of: Callable[[str], str], more: Callable[[str], set[str]] | None = None) -> str | None:
+    """Rule 5e: the LAST sentence that begins with a conclusion ("Therefore", "Thus", "In conclusion", "Based
+    on this analysis", "Given these observations", a forced choice "However, if we must choose one, ...") and
+    names exactly one option, neither negating nor hedging: that option."""
+    found = None
+    for m in _CONCLUSION.finditer(text):
+        end = _SENTENCE_END.search(text, m.end(), m.end() + SENTENCE_CHARS)
+        sentence = text[m.end(): end.start() if end else m.end() + SENTENCE_CHARS]
+        key = _decides(sentence, names, paren, option_word, key_of, more)
+        if key is not None:
+            found = key
+    return found
+
+
+_CORRECT_AFTER = re.compile(
+    r" (?:is|would be|seems to be|appears to be) (?:the )?(?:correct|right|best|most (?:likely|appropriate|"
+    r"accurate|suitable)) (?:answer|option|choice)\b",
+    re.IGNORECASE,
+)
+_KEY_BEFORE = re.compile(r"(?:\(([A-Za-z]{1,4})\)|(?<![\w'])(?:(?i:option|choice|answer) )?([A-Z]{1,4}))$")
+
+
+def named_as_correct(text: str, names: OptionNames, key_of: Callable[[str], str]) -> str | None:
+    """Rule 4b: "A is the correct option for the given question", "(B) is the right answer", "Option C would
+    be the best choice", "The second image is the correct answer": the key or option text right before "is
+    the correct answer/option/choice". The LAST such statement wins; False when two statements name different
+    options in one sentence is not checked: the last one stands. None when there is none."""
+    found = None
+    for m in _CORRECT_AFTER.finditer(text):
+        window = text[max(0, m.start() - 2 * len(names.texts[0][0]) - 12): m.start()]
+        k = _KEY_BEFORE.search(window)
+        key = None
+        if k:
+            key = key_of(k.group(1) or k.group(2))
+        if key not in names.keys:
+            low = window.casefold().rstrip(" .,")
+            key = next((o for t, o in names.texts if low.endswith(t)
+                        and (len(low) == len(t) or not low[-len(t) - 1].isalnum())), None)
+        if key is not None:
+            found = key
+    return found
+
+
+_RESULT = re.compile(r"(?:=|\b(?:is|equals|be)\b) ?([-+]?[0-9][0-9,]*(?:\.[0-9]+)?) ?(°|%)?(?= ?(?:[a-z]{0,6}\b)?[.!;,)]? ?$)",
+                     re.IGNORECASE)
+
+
+def stated_result(text: str, names: OptionNames) -> str | None:
+    """Rule 5g: the reply's last sentence ends with "= value" ("is value", "equals value") and the value
+    (units after it aside) is an option's text ("... = 16." for the option "16"; "∠BOC = 145°" for "145°";
+    "the length of EF is 8."): that option."""
+    tail = text[-SENTENCE_CHARS:].rstrip()
+    start = max(tail.rfind(". "), tail.rfind("\n")) + 1
+    last = tail[start:]
+    m = None
+    for m in _RESULT.finditer(last):  # noqa: B007 - the last "= value" of the sentence
+        pass
+    if m is None:
+        return None
+    value = m.group(1) + (m.group(2) or "")
+    by_text = dict(names.texts)
+    return by_text.get(value.casefold()) or by_text.get(m.group(1).casefold())

@@ -1,0 +1,192 @@
+"""The choice reader's sentence rules (plates.tasks.answers.mentions) on real replies that released models wrote.
+
+Every reply below is quoted verbatim from a benchmark's released outputs (the corpus in tests/data/replies; the
+id names benchmark/model/item): BLINK val (zeyofu/BLINK_Benchmark, eval/saved_outputs, Apache-2.0) and MathVista
+testmini (lupantech/MathVista, results/, CC BY-SA 4.0).
+"""
+
+from __future__ import annotations
+
+from plates.tasks.answers import read_choice
+
+DEPTH = {"A": "A is closer", "B": "B is closer"}  # BLINK Relative_Depth
+REFLECTANCE = {"A": "A is darker", "B": "B is darker", "C": "About the same"}  # BLINK Relative_Reflectance
+BOXES = {"A": "Box A", "B": "Box B"}  # BLINK Object_Localization
+POINTS = {k: f"Point {k}" for k in "ABCD"}  # BLINK *_Correspondence
+PICTURES = {k: f"picture {k}" for k in "ABCD"}  # BLINK IQ_Test
+SECOND_THIRD = {"A": "the second image", "B": "the third image"}  # BLINK Art_Style, Jigsaw, Visual_Similarity
+FOUR_IMAGES = {"A": "the first image", "B": "the second image", "C": "the third image", "D": "the fourth image"}
+YES_NO = {"A": "yes", "B": "no"}  # BLINK Spatial_Relation
+LEFT_RIGHT = {"A": "left", "B": "right"}  # BLINK Multi-view_Reasoning
+
+
+def _read(reply, options):
+    return read_choice(reply, options)
+
+
+# ---- class 1: "A" is a key, not an article -------------------------------------------------------------------
+
+def test_sentence_initial_a_before_a_verb_names_option_a():
+    # blink/cogvlm-chat/val_Relative_Depth_1 (the lone-capital fallback read B: it skipped "A", took "point B")
+    got = _read("A is closer. Point A is closer to the camera than point B.</s>", DEPTH)
+    assert (got.answer, got.status) == ("A", "ok")
+    # blink/OPUS/val_Relative_Reflectance_11
+    reply = ("A is darker. The surface at point A appears to have a darker orange/red color compared to the "
+             "lighter gray surface color at point B.")
+    assert _read(reply, REFLECTANCE).answer == "A"
+
+
+def test_box_a_first_then_box_b_discussed_names_a():
+    # blink/GPT4Turbo/val_Object_Localization_100 (read B before: "Box B, on the other hand, ...")
+    reply = ("Box A more accurately localizes and encloses the computer keyboard. It fits closely around the "
+             "keyboard, touching the outermost pixels of the keyboard without including much of the surrounding "
+             "area. Box B, on the other hand, includes a significant portion of the area around the keyboard, "
+             "which is not ideal for precise object localization.")
+    assert _read(reply, BOXES).answer == "A"
+
+
+def test_neither_a_nor_b_commits_to_no_option():
+    # blink/OPUS/val_Object_Localization_33 (read B before)
+    reply = (
+        'Neither bounding box A nor B accurately localizes or encloses the dress worn by the girl in the '
+        "image. Box A surrounds the girl's face, while Box B does not enclose any specific object, as it "
+        'extends beyond the right edge of the image. The dress the girl is wearing is not bounded by '
+        'either annotated rectangle.'
+    )
+    got = _read(reply, BOXES)
+    assert got.answer is None and got.status in ("unparsed", "refusal")
+
+
+def test_a_as_an_article_is_still_no_key():
+    # the trap the lone-capital rule was written for stays: "A blue circle" names no option A
+    assert _read("A blue circle", {"A": "Red", "B": "Blue", "C": "Green"}).answer is None
+
+
+# ---- class 2: a clear conclusion after discussing every option -------------------------------------------------
+
+def test_conclusion_on_the_line_after_the_answer_phrase():
+    # blink/GPT4Turbo/val_Counting_119 (BLINK publishes no option texts for Counting: these are stand-ins)
+    reply = ("In the image provided, there is one person visible, and they are not wearing a yellow shirt. "
+             "Therefore, the correct answer is:\n(C) 0")
+    assert _read(reply, {"A": "3", "B": "2", "C": "0", "D": "1"}).answer == "C"
+
+
+def test_conclusion_after_every_option_is_discussed():
+    # blink/OPUS/val_IQ_Test_50 (ambiguous before: "(A)".."(D)" are all discussed)
+    reply = (
+        "To determine which option follows the pattern established by the given shapes, let's analyze "
+        'the progression:\n\n1. The first row shows diamond shapes divided into quadrants. The number of '
+        'shaded quadrants increases by 1 each time, from 1 to 2 to 3.\n\n2. The second row introduces a '
+        'new element - square shapes divided into quadrants. There are two squares side-by-side.\n\n'
+        'Looking at the answer choices:\n\n(A) Continues the pattern of 2 square shapes, but all quadrants '
+        "are shaded. This doesn't follow the established progression.\n\n(B) Shows 2 square shapes with 3 "
+        'and 4 quadrants shaded respectively. This logically continues the pattern from the diamonds '
+        "above.\n\n(C) Has 2 square shapes but the shading doesn't follow the pattern, with 2 and 4 "
+        'quadrants filled in.\n\n(D) Breaks the pattern by introducing a single square with no shading.\n\n'
+        'Therefore, the correct answer that follows the rule established by the diamond shapes is (B). '
+        'The number of shaded quadrants in the squares increases from 3 to 4, just as it increased from '
+        '1 to 2 to 3 in the diamonds.'
+    )
+    assert _read(reply, PICTURES).answer == "B"
+
+
+def test_summary_paragraph_after_a_walk_through_the_points():
+    # blink/GPT4V/val_Semantic_Correspondence_115
+    reply = ("The reference point (REF) on the first image is located on the motorcycle's handlebar, specifically "
+             "on the left grip. To find the corresponding point on the second image, we need to locate the same "
+             "part of the motorcycle.\n\nLooking at the second image, we can see that:\n\n(A) Point A is on the "
+             "man's jacket, not on the motorcycle.\n(B) Point B is on the motorcycle's engine area.\n(C) Point C is "
+             "on the man's beard, not on the motorcycle.\n(D) Point D is on the motorcycle's handlebar, "
+             "specifically on the left grip.\n\nThe corresponding point for the reference point on the first image "
+             "is (D) Point D, as it is the same location on the motorcycle's handlebar (left grip) as the REF "
+             "point on the first image.")
+    assert _read(reply, POINTS).answer == "D"
+
+
+def test_i_would_select_an_option_by_its_text():
+    # blink/OPUS/val_Functional_Correspondence_111 (read D before)
+    reply = (
+        'I would select Point C as the corresponding point to the reference point labeled "REF" on the '
+        'hammer image, if both the hammer and spoon were used for the action "Pull out a nail".\n\nThe '
+        'reference point on the hammer is at the claw end, which is the part that would be used to grip '
+        "and pull out a nail. On the spoon image, Point C is located at the tip of the spoon's bowl. If "
+        'one were to attempt using a spoon to pull out a nail (although it would be an unorthodox and '
+        "likely ineffective tool choice for that task), the tip of the spoon's bowl would be the part "
+        'that would be wedged under the nail head to attempt to pry it out, serving the analogous '
+        'function as the claw end of a hammer. So Point C spatially and functionally corresponds to the '
+        'labeled reference point if mapping the spoon to the hammer for the "pull out a nail" action.'
+    )
+    assert _read(reply, POINTS).answer == "C"
+
+
+def test_genuine_hedge_still_abstains():
+    # blink/GPT4V-images-concatenated/val_Forensic_Detection_11
+    reply = (
+        'Based on the examination of the four images provided, it is difficult to definitively determine '
+        'which one is most likely to be a real photograph without additional context, as all of them '
+        'depict scenes that could be real. Each image shows bicycles inside a public transportation '
+        'vehicle, such as a bus or train, and all appear to be taken with a high level of photographic '
+        'quality and attention to detail.\n\nHowever, if I must assess the likelihood of each image being '
+        'a real photograph based on visual cues alone, I would consider the following:\n\n- The lighting '
+        'and shadows in each image, looking for natural inconsistencies or artificial elements.\n- The '
+        'reflections and textures, checking if they correspond to the materials depicted.\n- The presence '
+        'of any elements that might seem out of place or digitally altered.\n\nWithout further '
+        'information, it is not possible to definitively state which image is most likely to be a real '
+        'photograph. All images could potentially be real, and without evidence of digital manipulation '
+        'or context that suggests otherwise, they should be treated as such.'
+    )
+    got = _read(reply, FOUR_IMAGES)
+    assert got.answer is None and got.status != "ok"
+
+
+def test_least_likely_is_no_choice_of_that_option():
+    # blink/GPT4o/val_Forensic_Detection_77: "(C) ... the least likely"; it concludes with (A) after "is:"
+    reply = (
+        'Based on the images provided, the third image (C) appears to be the least likely to be a real '
+        'photograph. The colors and lighting in the third image seem overly saturated and unnatural, '
+        'which is a common characteristic of digitally altered or generated images. The other three '
+        'images (A, B, and D) have more natural lighting and color tones, making them more likely to be '
+        'real photographs.\n\nTherefore, the most likely to be a real photograph is:\n(A) the first image'
+    )
+    assert _read(reply, FOUR_IMAGES).answer == "A"
+
+
+# ---- class 3: an option named only by its text at the start ----------------------------------------------------
+
+def test_leading_yes_text_for_yes_no_options():
+    # blink/OPUS/val_Spatial_Relation_136
+    reply = ("Yes, the teddy bear is sitting on top of the diaper cake, which appears to be made out of rolled up "
+             "diapers, ribbons, and various baby products arranged in a tiered cake-like structure.")
+    assert _read(reply, YES_NO).answer == "A"
+
+
+def test_leading_option_text_with_a_leading_space():
+    # blink/GeminiProVision/val_Relative_Depth_12
+    assert _read(" A is closer to the camera.", DEPTH).answer == "A"
+
+
+def test_chinese_left_names_the_option_left():
+    # blink/flamingov2/val_Multi-view_Reasoning_1
+    assert _read("左", LEFT_RIGHT).answer == "A"
+
+
+def test_first_sentence_names_one_option_by_its_text():
+    # blink/cogvlm-chat/val_Multi-view_Reasoning_1 (after its leaked </s>)
+    assert _read("The camera is moving right when shooting the video.</s>", LEFT_RIGHT).answer == "B"
+    # blink/GPT4Turbo/val_Relative_Depth_99: "than point B" is what A is compared with
+    assert _read("Point A is closer to the camera than point B.", DEPTH).answer == "A"
+
+
+def test_a_models_own_numbering_that_contradicts_the_text_commits_to_neither():
+    # blink/GPT4o/val_Visual_Similarity_93: GPT-4o numbers the images itself ("The second image (B)", where B is
+    # the third image): letter and text name two options (the hand-label rule "letter and text that disagree")
+    reply = ("The second image (B) is most similar to the first image. Both images feature a red lipstick with a "
+             "gold base, while the third image has a different background and a different lipstick casing.")
+    got = _read(reply, SECOND_THIRD)
+    assert got.answer is None and got.status == "ambiguous"
+    # a key that agrees with its text is one option: the final paragraph of
+    # blink/GPT4V-images-concatenated/val_Visual_Similarity_20
+    reply = ("Based on these observations, the second image (A) is most similar to the first one because it features "
+             "a group of pansies with a very similar color and pattern, and the flowers are presented in a similar "
+             "group arrangement.")
+    assert _read(reply, SECOND_THIRD).answer == "A"
