@@ -1,6 +1,6 @@
 """Train the baseline reader on plates generated on the fly, export it to ONNX and write its model card.
 
-Needs ``plates[train]`` (torch, onnx). The defaults are one stage from scratch, ~10-14 min on 2 cores: 16,000
+Needs ``plates[train]`` (torch, onnx). The defaults are one stage from scratch (its training time: docs/benchmarks.md): 16,000
 plates and 16,000 glyph cards (``cards``: the text alone, drawn without dots, :func:`plates.reader.data.glyph_card`),
 80% of the free plates and cards in the extra training faces (``extra_fonts``), 35% with rim figures (``rim``),
 plates drawn at 192-512 px (``render_sizes``), everything read at 64 px (``input_size``), 3,000 steps (6 epochs).
