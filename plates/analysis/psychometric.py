@@ -122,9 +122,30 @@ def guess_rate(answer_kind: str, n_options: int | None = None, label_space_size:
 
 
 def prompt_guess_rate(template: Any, n_options: int | None = None) -> float:
-    """γ of a prompt template (`plates.tasks.prompts.PromptTemplate`: its ``kind``, ``n_options`` and
-    ``label_space``): `guess_rate` of its kind, with ``n_options`` options shown (default: the template's) or
-    its label space's size; 0 for an open prompt over an unbounded space ("any": no finite guess)."""
+    """γ of a prompt template: `guess_rate` of its kind.
+
+    Parameters
+    ----------
+    template : plates.tasks.prompts.PromptTemplate
+        Its ``kind``, ``n_options`` and ``label_space`` are read.
+    n_options : int or None
+        Options shown (default: the template's), for a multiple-choice prompt.
+
+    Returns
+    -------
+    float
+        ½ for yes/no, 1/options for multiple choice, 1/(label space size) for an open prompt; 0 for an open
+        prompt over an unbounded space ("any": no finite guess).
+
+    Raises
+    ------
+    ValueError
+        A multiple-choice prompt with fewer than 2 options.
+
+    References
+    ----------
+    Wichmann and Hill (2001), *Percept. Psychophys.* 63(8): 1293-1313.
+    """
     if template.kind == "open":
         space = LABEL_SPACES.get(template.label_space)
         return guess_rate("open", label_space_size=len(space)) if space else 0.0
@@ -138,7 +159,20 @@ def check_family(family: str) -> None:
 
 
 def to_u(family: str, x: np.ndarray) -> np.ndarray:
-    """The axis each family is a location-scale curve on: x itself, or log x (Weibull; log 0 = -inf)."""
+    """The axis each family is a location-scale curve on.
+
+    Parameters
+    ----------
+    family : str
+        One of `FAMILIES` ("logistic", "gaussian", "weibull").
+    x : numpy.ndarray
+        Levels (e.g. ΔE2000).
+
+    Returns
+    -------
+    numpy.ndarray
+        ``x`` itself, or log x for the Weibull (log 0 = -inf).
+    """
     if family != "weibull":
         return x
     with np.errstate(divide="ignore"):
@@ -150,7 +184,20 @@ def from_u(family: str, u: float) -> float:
 
 
 def cdf(family: str, z: np.ndarray) -> np.ndarray:
-    """F(z) of the standard curve of ``family`` (F(0) = ½): the first of `cdf_pdf`, without the density."""
+    """F(z) of the standard curve of ``family`` (F(0) = ½): the first of `cdf_pdf`, without the density.
+
+    Parameters
+    ----------
+    family : str
+        One of `FAMILIES` ("logistic", "gaussian", "weibull").
+    z : numpy.ndarray
+        Standardised levels, β (x − α) on the family's axis (`to_u`).
+
+    Returns
+    -------
+    numpy.ndarray
+        F(z) in [0, 1].
+    """
     if family == "logistic":
         return special.expit(z)
     if family == "gaussian":
@@ -160,7 +207,26 @@ def cdf(family: str, z: np.ndarray) -> np.ndarray:
 
 
 def cdf_pdf(family: str, z: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """F(z) and dF/dz of the standard curve of ``family`` (F(0) = ½)."""
+    """F(z) and dF/dz of the standard curve of ``family`` (F(0) = ½).
+
+    Parameters
+    ----------
+    family : str
+        One of `FAMILIES` ("logistic", "gaussian", "weibull").
+    z : numpy.ndarray
+        Standardised levels.
+
+    Returns
+    -------
+    tuple of numpy.ndarray
+        F(z) and its density.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> [v.round(4).tolist() for v in cdf_pdf("gaussian", np.array([0.0]))]
+    [[0.5], [0.3989]]
+    """
     if family == "logistic":
         f = special.expit(z)
         return f, f * (1.0 - f)
@@ -183,7 +249,34 @@ def check_guess_lapse(guess: Any, lapse: Any) -> None:
 
 
 def sigmoid(x: Any, threshold: Any, slope: Any, family: str = "logistic") -> np.ndarray:
-    """F(x; α, β) of ``family`` (module docstring), broadcast over its arguments; F(threshold) = ½."""
+    """F(x; α, β) of ``family`` (module docstring), broadcast over its arguments; F(threshold) = ½.
+
+    Parameters
+    ----------
+    x : array_like
+        Levels (ΔE2000 for plates); >= 0 for the Weibull.
+    threshold : array_like
+        α, in the unit of ``x``; > 0 for the Weibull.
+    slope : array_like
+        β > 0 (the family's units).
+    family : str
+        One of `FAMILIES` ("logistic", "gaussian", "weibull").
+
+    Returns
+    -------
+    numpy.ndarray
+        F in [0, 1].
+
+    Raises
+    ------
+    ValueError
+        A family not known, a slope <= 0, or Weibull levels below 0 or thresholds <= 0.
+
+    Examples
+    --------
+    >>> float(sigmoid(5.0, 5.0, 1.0))
+    0.5
+    """
     check_family(family)
     x, a, b = (np.asarray(v, dtype=float) for v in (x, threshold, slope))
     if not np.all(b > 0):
@@ -198,7 +291,42 @@ def psychometric(
     x: Any, threshold: Any, slope: Any, *, guess: Any, lapse: Any = 0.0, family: str = "logistic"
 ) -> np.ndarray:
     """ψ(x) = guess + (1 − guess − lapse) F(x; threshold, slope): the probability of a correct answer at
-    level ``x`` (ΔE2000 for plates), broadcast over its arguments."""
+    level ``x``, broadcast over its arguments.
+
+    Parameters
+    ----------
+    x : array_like
+        Levels (ΔE2000 for plates, CIELAB D65 2°).
+    threshold : array_like
+        α: where ψ is halfway between ``guess`` and ``1 - lapse``.
+    slope : array_like
+        β > 0.
+    guess : array_like
+        γ in [0, 1): the task's guess rate (`guess_rate`).
+    lapse : array_like
+        λ in [0, 1 − γ).
+    family : str
+        One of `FAMILIES` ("logistic", "gaussian", "weibull").
+
+    Returns
+    -------
+    numpy.ndarray
+        ψ in [γ, 1 − λ].
+
+    Raises
+    ------
+    ValueError
+        ``guess`` or ``lapse`` not numbers or out of range, or any `sigmoid` error.
+
+    References
+    ----------
+    Wichmann and Hill (2001), *Percept. Psychophys.* 63(8): 1293-1313.
+
+    Examples
+    --------
+    >>> float(psychometric(8.0, 8.0, 1.0, guess=0.5))
+    0.75
+    """
     check_guess_lapse(guess, lapse)
     return np.asarray(guess, float) + (1.0 - np.asarray(guess, float) - np.asarray(lapse, float)) * sigmoid(
         x, threshold, slope, family)
