@@ -159,7 +159,27 @@ PROTOCOLS: Mapping[str, Protocol] = types.MappingProxyType(
 
 
 def get_protocol(name: str) -> Protocol:
-    """The protocol called ``name`` (case-insensitive); ValueError lists the names."""
+    """The protocol called ``name``.
+
+    Parameters
+    ----------
+    name : str
+        A key of `PROTOCOLS`, case-insensitive.
+
+    Returns
+    -------
+    Protocol
+
+    Raises
+    ------
+    ValueError
+        ``name`` is not known; the message lists the names.
+
+    Examples
+    --------
+    >>> get_protocol("HueManity").citation
+    'HueManity App. A, Table 6'
+    """
     return lookup(PROTOCOLS, name.lower() if isinstance(name, str) else name, "protocol")
 
 
@@ -172,6 +192,32 @@ def model_settings(protocol: str, backend: str, model: str, given: Collection[st
     top-p, and ``send_temperature = False`` / ``token_param = None`` where it leaves them to the provider.
     hf: ``temperature`` / ``max_tokens``; a setting left to the provider raises ValueError (a local model has
     no provider). baseline, reference-pixels: nothing (neither samples).
+
+    Parameters
+    ----------
+    protocol : str
+        A key of `PROTOCOLS`.
+    backend : str
+        "openai", "hf", "baseline" or "reference-pixels".
+    model : str
+        The model's name as the provider spells it.
+    given : collection of str
+        The keys the table writes itself.
+
+    Returns
+    -------
+    dict
+        ``[[models]]`` keys and values.
+
+    Raises
+    ------
+    ValueError
+        A protocol or backend not known, or an ``hf`` model whose protocol leaves a setting to the provider
+        and the table does not write it.
+
+    References
+    ----------
+    Each protocol's ``citation`` (e.g. HueManity App. A, Table 6).
     """
     chosen = get_protocol(protocol)
     sampling, where = chosen.sampling_for(model)

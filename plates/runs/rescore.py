@@ -79,8 +79,23 @@ def inferred_label_space(row: Mapping[str, Any]) -> str:
 
 
 def question_of(row: Mapping[str, Any]) -> Question:
-    """The question a stored row asked, as its task's scorer reads it. ValueError naming the row's task when it
-    is not a known task, and the column when a stored JSON column does not decode."""
+    """The question a stored row asked, as its task's scorer reads it.
+
+    Parameters
+    ----------
+    row : mapping
+        One results row (`plates.results.schema` columns).
+
+    Returns
+    -------
+    plates.tasks.Question
+
+    Raises
+    ------
+    ValueError
+        The row's task is not a known task (the message lists them), or a stored JSON column does not decode
+        (the message names it).
+    """
     task = get_task(_value(row.get("task")))
     try:
         options = json.loads(row["options_json"]) if _value(row.get("options_json")) else None
@@ -110,8 +125,23 @@ def rejudge(row: Mapping[str, Any]) -> dict[str, Any]:
 
 
 def rescored_run_id(source: str) -> str:
-    """The run id of ``source`` rescored under today's rules: ``<source>-rules<RULES_VERSION>`` (a hash keeps it
-    within the 128 characters a run id may have)."""
+    """The run id of ``source`` rescored under today's rules.
+
+    Parameters
+    ----------
+    source : str
+        The stored run's id.
+
+    Returns
+    -------
+    str
+        ``<source>-rules<RULES_VERSION>`` (a hash keeps it within the 128 characters a run id may have).
+
+    Examples
+    --------
+    >>> rescored_run_id("run-1").startswith("run-1-rules")
+    True
+    """
     suffix = f"-rules{RULES_VERSION}"
     if len(source) + len(suffix) > 128:
         source = source[:100] + "-" + hashlib.sha256(source.encode()).hexdigest()[:12]
@@ -143,8 +173,23 @@ def _row_key(run_id: str, old_key: Any) -> str:
 
 
 def rescore_run(rows: Iterable[Mapping[str, Any]]) -> Rescored:
-    """One stored run's rows (mappings over the results columns, e.g. ``frame.to_dict("records")``, all with
-    the same ``run_id``) judged again as a new run. ValueError when the rows hold several runs."""
+    """One stored run's rows judged again, under today's rules, as a new run.
+
+    Parameters
+    ----------
+    rows : iterable of mapping
+        Mappings over the results columns (e.g. ``frame.to_dict("records")``), all with the same ``run_id``.
+
+    Returns
+    -------
+    Rescored
+        The new run's rows and what changed.
+
+    Raises
+    ------
+    ValueError
+        The rows hold several runs.
+    """
     out: Rescored | None = None
     for row in rows:
         source = _value(row.get("run_id"))
