@@ -75,18 +75,60 @@ def process_results(doc: dict[str, Any], results: Sequence[str]) -> dict[str, An
 
 
 def mean(values: Sequence[float | None]) -> float:
-    """The mean of the values that are not None (NaN when none)."""
+    """The mean of the values that are not None (NaN when none): an lmms-eval aggregation.
+
+    Parameters
+    ----------
+    values : sequence of float or None
+
+    Returns
+    -------
+    float
+
+    Examples
+    --------
+    >>> mean([1.0, None, 0.0])
+    0.5
+    """
     kept = [float(v) for v in values if v is not None]
     return sum(kept) / len(kept) if kept else float("nan")
 
 
 def ci_low(values: Sequence[float]) -> float:
-    """Wilson 95% lower bound of the accuracy (per-doc 0/1 values)."""
+    """Wilson 95% lower bound of the accuracy: an lmms-eval aggregation.
+
+    Parameters
+    ----------
+    values : sequence of float
+        Per-doc 0/1 values.
+
+    Returns
+    -------
+    float
+
+    References
+    ----------
+    Wilson (1927), *J. Am. Stat. Assoc.* 22(158): 209-212.
+    """
     return wilson_interval(int(sum(values)), len(values))[0]
 
 
 def ci_high(values: Sequence[float]) -> float:
-    """Wilson 95% upper bound of the accuracy (per-doc 0/1 values)."""
+    """Wilson 95% upper bound of the accuracy: an lmms-eval aggregation.
+
+    Parameters
+    ----------
+    values : sequence of float
+        Per-doc 0/1 values.
+
+    Returns
+    -------
+    float
+
+    References
+    ----------
+    Wilson (1927), *J. Am. Stat. Assoc.* 22(158): 209-212.
+    """
     return wilson_interval(int(sum(values)), len(values))[1]
 
 
@@ -128,9 +170,30 @@ def _metrics(rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
 
 def export_lmms_eval(source: str | os.PathLike, out: str | os.PathLike, *, name: str = "plates",
                      dataset_path: str | None = None) -> list[str]:
-    """Write the task folder for the export at ``source`` into ``out`` (new or empty); returns the task names.
-    ``dataset_path``: where lmms-eval loads the data from (default: ``source``'s absolute path; a Hub
-    repository id where the folder was pushed)."""
+    """Write the lmms-eval task folder for the export at ``source``.
+
+    Parameters
+    ----------
+    source : str or os.PathLike
+        A folder written by ``plates export hf``.
+    out : str or os.PathLike
+        A new or empty folder.
+    name : str
+        The task group's name.
+    dataset_path : str or None
+        Where lmms-eval loads the data from (default: ``source``'s absolute path; a Hub repository id where
+        the folder was pushed).
+
+    Returns
+    -------
+    list of str
+        The task names.
+
+    Raises
+    ------
+    ValueError
+        ``source`` is not an export.
+    """
     if not _NAME.match(name):
         raise ValueError(f"--name {name!r} is not allowed; allowed: lower-case letters, digits and '_', starting "
                          "with a letter (an lmms-eval task name)")

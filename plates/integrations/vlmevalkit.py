@@ -89,8 +89,25 @@ class PlatesDataset(ImageBaseDataset):
 
 
 def write_png(b64: str, path: str | os.PathLike) -> str:
-    """Write the base64 PNG ``b64`` to ``path`` byte for byte (no decode, no re-encode); returns the path.
-    ValueError when the data is not a PNG."""
+    """Write a base64 PNG byte for byte (no decode, no re-encode).
+
+    Parameters
+    ----------
+    b64 : str
+        The PNG's base64, as the TSV holds it.
+    path : str or os.PathLike
+        Where to write it.
+
+    Returns
+    -------
+    str
+        ``path``.
+
+    Raises
+    ------
+    ValueError
+        The data is not a PNG.
+    """
     data = base64.b64decode(b64, validate=True)
     if not data.startswith(b"\x89PNG\r\n\x1a\n"):
         raise ValueError(f"the image of {str(path)!r} is not a PNG; allowed: a TSV written by `plates export "
