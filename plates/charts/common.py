@@ -57,9 +57,20 @@ PLATE_TASKS = {
 
 
 def with_series(frame: pd.DataFrame) -> pd.DataFrame:
-    """``frame`` with a ``series`` column: the model, or "model · run" for a model that appears in more than
-    one run (two runs of one model are two series, never one pooled cell). A ``series`` column already there
-    is kept (the dashboard sets it from the whole view, so every page labels a run alike)."""
+    """``frame`` with a ``series`` column: two runs of one model are two series, never one pooled cell.
+
+    Parameters
+    ----------
+    frame : pandas.DataFrame
+        Rows with ``model`` and ``run_id``; a ``series`` column already there is kept (the dashboard sets it
+        from the whole view, so every page labels a run alike).
+
+    Returns
+    -------
+    pandas.DataFrame
+        ``series``: the model, or "model · run" for a model that appears in more than one run (`run_names`);
+        a person's rows read "person: participant-…".
+    """
     if SERIES in frame.columns:
         return frame
     out = frame.copy(deep=False)
@@ -126,9 +137,27 @@ def labelled_counts(counts: pd.DataFrame, without: tuple[str, ...] = ()) -> pd.D
 def choose(
     table: pd.DataFrame, condition: str | None, weight: str | None = None
 ) -> tuple[str | None, list[str], pd.DataFrame]:
-    """(the condition shown, the others present, ``table``'s rows of it). ``condition`` None: the one with the
-    most rows (column ``weight``; default answered ``n`` + failed ``errors``); one that is not present raises
-    ValueError listing those that are."""
+    """The one condition a chart shows (none is pooled), and the others present.
+
+    Parameters
+    ----------
+    table : pandas.DataFrame
+        Rows with a ``condition`` column.
+    condition : str or None
+        The condition to show; None: the one with the most rows.
+    weight : str or None
+        The column that counts rows; None: answered ``n`` + failed ``errors``.
+
+    Returns
+    -------
+    tuple
+        (the condition shown, the others present, ``table``'s rows of it).
+
+    Raises
+    ------
+    ValueError
+        ``condition`` is not among the rows' conditions; the message lists them.
+    """
     if table.empty:
         return None, [], table
     if weight is not None:
@@ -186,8 +215,19 @@ def model_colour(name: str) -> str:
 
 def model_colours(names: Iterable[str]) -> dict[str, str]:
     """A colour per distinct name, no two alike while there are at most ``len(MODEL_PALETTE)`` (24) names.
+
     Each name takes `model_colour` (its own slot) unless an earlier name in sorted order holds it; then the next
-    free slot. So a model keeps its colour across pages except when its slot is shared in that figure."""
+    free slot. So a model keeps its colour across pages except when its slot is shared in that figure.
+
+    Parameters
+    ----------
+    names : iterable of str
+
+    Returns
+    -------
+    dict of str to str
+        Name -> hex sRGB colour (``#rrggbb``, 0-255 per channel).
+    """
     out: dict[str, str] = {}
     taken: set[int] = set()
     for name in sorted({str(n) for n in names}):

@@ -22,7 +22,21 @@ PNG_SCALE = 3
 
 def publication_figure(fig: go.Figure, *, width: int = WIDTH_PX, height: int | None = None) -> go.Figure:
     """A copy of ``fig`` laid out for a page: fixed size, white background, the legend below the plot
-    (horizontal, so a long legend wraps instead of being cut off at the right edge), margins that hold it."""
+    (horizontal, so a long legend wraps instead of being cut off at the right edge), margins that hold it.
+
+    Parameters
+    ----------
+    fig : plotly.graph_objects.Figure
+        Left unchanged.
+    width : int
+        Width in px (`WIDTH_PX` by default).
+    height : int or None
+        Height in px; None: the figure's own or a default.
+
+    Returns
+    -------
+    plotly.graph_objects.Figure
+    """
     out = go.Figure(fig)
     tall = height or max(HEIGHT_PX, int(fig.layout.height or 0) * width // 1000)
     out.update_layout(width=width, height=tall, template="plotly_white", font=dict(size=11),
@@ -34,8 +48,27 @@ def publication_figure(fig: go.Figure, *, width: int = WIDTH_PX, height: int | N
 
 def figure_bytes(fig: go.Figure, fmt: str, *, width: int = WIDTH_PX, height: int | None = None) -> bytes:
     """``fig`` as an SVG, PDF or PNG file's bytes at publication size (:func:`publication_figure`).
-    ValueError for another format, or when the export cannot run (kaleido missing: the extra to install; no
-    Chromium found: set BROWSER_PATH)."""
+
+    Parameters
+    ----------
+    fig : plotly.graph_objects.Figure
+    fmt : str
+        "svg", "pdf" or "png".
+    width : int
+        Width in px.
+    height : int or None
+        Height in px.
+
+    Returns
+    -------
+    bytes
+
+    Raises
+    ------
+    ValueError
+        Another format, or the export cannot run (kaleido missing: the message names the extra to install;
+        no Chromium found: set ``BROWSER_PATH``).
+    """
     if fmt not in FORMATS:
         raise ValueError(f"figure format {fmt!r} is not known; allowed: {', '.join(FORMATS)}")
     try:
