@@ -47,7 +47,21 @@ SPLIT = "test"
 
 @dataclass
 class ExportSummary:
-    """What an export wrote: rows per config, the shard files (relative to ``out``) and bytes in all."""
+    """What an export wrote.
+
+    Parameters
+    ----------
+    out : str
+        The export's folder.
+    rows : dict of str to int
+        Rows per config.
+    config_bytes : dict of str to int
+        Image bytes per config.
+    shards : dict of str to list of str
+        The shard files per config, relative to ``out``.
+    bytes : int
+        Bytes in all.
+    """
 
     out: str
     rows: dict[str, int] = field(default_factory=dict)

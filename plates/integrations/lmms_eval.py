@@ -45,17 +45,55 @@ _NAME = re.compile(r"^[a-z][a-z0-9_]{0,63}$")
 
 # ---- what the task YAML calls (via utils.py) -----------------------------------------------------------------
 def doc_to_visual(doc: dict[str, Any]) -> list[Any]:
-    """The row's image (PIL, decoded by `datasets` from the exported PNG bytes), as a one-image list."""
+    """The row's image, as lmms-eval's ``doc_to_visual`` wants it.
+
+    Parameters
+    ----------
+    doc : dict
+        One exported row, as `datasets` loads it.
+
+    Returns
+    -------
+    list of PIL.Image.Image
+        One RGB image (sRGB 0-255), decoded by `datasets` from the exported PNG bytes.
+    """
     return [doc["image"].convert("RGB")]
 
 
 def doc_to_text(doc: dict[str, Any], lmms_eval_specific_kwargs: dict[str, Any] | None = None) -> str:
-    """The question exactly as `plates run` sends it (no pre- or post-prompt is added)."""
+    """The question exactly as ``plates run`` sends it (no pre- or post-prompt is added).
+
+    Parameters
+    ----------
+    doc : dict
+        One exported row.
+    lmms_eval_specific_kwargs : dict or None
+        lmms-eval's prompt options; ignored.
+
+    Returns
+    -------
+    str
+    """
     return doc["question"]
 
 
 def process_results(doc: dict[str, Any], results: Sequence[str]) -> dict[str, Any]:
-    """Judge ``results[0]`` with the row's task scorer; one value per metric of the YAML."""
+    """Judge ``results[0]`` with the row's task scorer; one value per metric of the YAML.
+
+    Parameters
+    ----------
+    doc : dict
+        One exported row (its ``question_json`` is read).
+    results : sequence of str
+        The model's replies (the first is judged; none: an empty reply).
+
+    Returns
+    -------
+    dict
+        ``accuracy`` (0/1) and its interval's per-doc values, ``yes_rate`` (yes/no questions parsed, else
+        None), one ``<mode>_rate`` per `FAILURE_MODES`, and ``plates``: the record ``plates import
+        lmms-eval`` reads.
+    """
     question = question_from_json(doc["question_json"])
     reply = results[0] if results else ""
     verdict = get_task(question.task).score(question, reply if isinstance(reply, str) else str(reply))

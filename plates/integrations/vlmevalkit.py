@@ -131,9 +131,30 @@ def _read(path: str | os.PathLike) -> pd.DataFrame:
 
 
 def score_predictions(eval_file: str | os.PathLike) -> pd.DataFrame:
-    """Judge VLMEvalKit's predictions (a file with our TSV's columns plus ``prediction``) with each row's task
-    scorer; writes ``<eval_file stem>_plates_scored.tsv`` (verdict, parsed answer, parse status, failure mode,
-    rule per row) beside it and returns accuracy with its Wilson 95% interval per category and overall."""
+    """Judge VLMEvalKit's predictions with each row's task scorer.
+
+    Writes ``<eval_file stem>_plates_scored.tsv`` (verdict, parsed answer, parse status, failure mode, rule
+    per row) beside ``eval_file``.
+
+    Parameters
+    ----------
+    eval_file : str or os.PathLike
+        VLMEvalKit's output (.xlsx, .tsv, .csv or .jsonl): our TSV's columns plus ``prediction``.
+
+    Returns
+    -------
+    pandas.DataFrame
+        ``category, n, accuracy, ci_low, ci_high`` per category and "Overall" (Wilson 95%).
+
+    Raises
+    ------
+    ValueError
+        Another file type, or a file without ``question_json``, ``prediction`` or ``category``.
+
+    References
+    ----------
+    Wilson (1927), *J. Am. Stat. Assoc.* 22(158): 209-212.
+    """
     frame = _read(eval_file)
     missing = [c for c in ("question_json", "prediction", "category") if c not in frame.columns]
     if missing:
@@ -159,8 +180,30 @@ def score_predictions(eval_file: str | os.PathLike) -> pd.DataFrame:
 
 def export_vlmevalkit(exp: Experiment, out: str | os.PathLike, *, name: str = "plates",
                       items: Sequence[Any] | None = None) -> int:
-    """Write ``out/<name>.tsv`` (the runner's rows of ``exp``) and ``out/plates_dataset.py`` (the class);
-    returns the row count. An existing TSV of that name is replaced atomically."""
+    """Write ``out/<name>.tsv`` (the runner's rows of ``exp``) and ``out/plates_dataset.py`` (the class). An
+    existing TSV of that name is replaced atomically.
+
+    Parameters
+    ----------
+    exp : Experiment
+        The experiment whose rows are exported.
+    out : str or os.PathLike
+        The folder.
+    name : str
+        The dataset's name in VLMEvalKit.
+    items : sequence or None
+        Replaces the dataset loader (`plates.runs.plan.load_items`).
+
+    Returns
+    -------
+    int
+        Rows written.
+
+    Raises
+    ------
+    ValueError
+        Few-shot rows (`plates.integrations.rows.export_rows`).
+    """
     if not _NAME.match(name):
         raise ValueError(f"--name {name!r} is not allowed; allowed: a letter, then letters, digits or '_' "
                          "(a VLMEvalKit dataset name)")
