@@ -25,7 +25,25 @@ from plates.storage import is_url, open_store
 
 @dataclass(frozen=True)
 class Unit:
-    """One planned row: indices into the items and models, the condition, prompt and shots, its key."""
+    """One planned row of a run.
+
+    Parameters
+    ----------
+    item : int
+        Index into the dataset's items.
+    model : int
+        Index into the experiment's models.
+    condition : ConditionSpec
+        The viewing condition.
+    variant : str
+        The image variant asked about.
+    prompt : str
+        The prompt's name.
+    shots : int
+        Few-shot examples.
+    key : str
+        Its `row_key`.
+    """
 
     item: int
     model: int

@@ -37,7 +37,28 @@ __all__ = ["PROTOCOLS", "Protocol", "Sampling", "get_protocol", "model_settings"
 @dataclass(frozen=True)
 class Sampling:
     """Generation settings as a paper reports them. ``None`` = not set by the paper: the provider's default
-    (nothing is sent). ``max_tokens`` None also covers "-1 (inf)" (Ollama's unlimited)."""
+    (nothing is sent).
+
+    Parameters
+    ----------
+    temperature : float or None
+        0-2.
+    top_p : float or None
+        In (0, 1].
+    max_tokens : int or None
+        >= 1; None also covers "-1 (inf)" (Ollama's unlimited).
+    printed : str
+        The table cells as printed, e.g. "1.0 / 1.0, 1024".
+
+    Raises
+    ------
+    ValueError
+        A value out of its range; the message names it and what is allowed.
+
+    References
+    ----------
+    HueManity App. A, Table 6 (and each protocol's ``citation``).
+    """
 
     temperature: float | None = None
     top_p: float | None = None
@@ -67,8 +88,23 @@ class Sampling:
 
 @dataclass(frozen=True)
 class Protocol:
-    """A paper's sampling protocol: ``per_model`` settings (keys: model names as the provider spells them,
-    with their common aliases), and ``default`` for every other model."""
+    """A paper's sampling protocol.
+
+    Parameters
+    ----------
+    name : str
+        The key in `PROTOCOLS`.
+    paper : str
+        The paper's short name.
+    citation : str
+        Where the settings are printed (section and table).
+    default : Sampling
+        The settings of every model the paper does not list.
+    per_model : mapping of str to Sampling
+        Per model, keyed by the name the provider spells (with its common aliases); stored read-only.
+    note : str
+        What the paper leaves unsaid.
+    """
 
     name: str
     paper: str
