@@ -64,7 +64,24 @@ def _typed(name: str, v: Any) -> Any:
 
 
 def inferred_label_space(row: Mapping[str, Any]) -> str:
-    """The label space a row written before rows recorded it was read in (see the module docstring)."""
+    """The label space a row written before rows recorded it was read in (see the module docstring).
+
+    Parameters
+    ----------
+    row : mapping
+        One results row; its ``dataset``, ``prompt_name`` and ``target`` are read.
+
+    Returns
+    -------
+    str
+        The dataset preset's label space, else the prompt's, else "any" (an unknown prompt, or an open
+        prompt whose target lies outside its space).
+
+    Examples
+    --------
+    >>> inferred_label_space({"prompt_name": "cbe-open", "target": "12"}), inferred_label_space({})
+    ('cbe', 'any')
+    """
     preset = PRESETS.get(_value(row.get("dataset")))
     if preset is not None:
         return preset.label_space
@@ -93,8 +110,8 @@ def question_of(row: Mapping[str, Any]) -> Question:
     Raises
     ------
     ValueError
-        The row's task is not a known task (the message lists them), or a stored JSON column does not decode
-        (the message names it).
+        The row's task is not a known task (the message lists them), a stored JSON column does not decode
+        (the message names it), or its label space is not known.
     """
     task = get_task(_value(row.get("task")))
     try:
@@ -113,8 +130,24 @@ def question_of(row: Mapping[str, Any]) -> Question:
 
 
 def rejudge(row: Mapping[str, Any]) -> dict[str, Any]:
-    """The verdict columns (plus ``reply_truncated``, ``label_space``, ``rules_version``) of ``row``'s stored
-    reply judged under today's rules; a row without a reply keeps its own."""
+    """``row``'s stored reply judged under today's rules.
+
+    Parameters
+    ----------
+    row : mapping
+        One results row.
+
+    Returns
+    -------
+    dict
+        The verdict columns (``parsed``, ``parse_status``, ``correct``, ``failure_mode``) plus
+        ``reply_truncated``, ``label_space``, ``rules_version``; a row without a reply keeps its own.
+
+    Raises
+    ------
+    ValueError
+        As `question_of`, for a row with a reply.
+    """
     if _value(row.get("parse_status")) in _NOT_READ or _value(row.get("reply")) is None:
         return {"rules_version": RULES_VERSION}
     q = question_of(row)
@@ -150,10 +183,25 @@ def rescored_run_id(source: str) -> str:
 
 @dataclass
 class Rescored:
-    """One source run judged again: ``rows`` (the new run's rows), and what changed: per prompt name
-    ``(rows, verdicts changed, correct before, correct after)``, ``transitions`` (old -> new parse status,
-    changed rows only), ``old_versions`` (the rules versions the source rows were judged under), ``inferred``
-    (rows whose label space was inferred)."""
+    """One source run judged again, and what changed.
+
+    Parameters
+    ----------
+    source : str
+        The source run's id.
+    run_id : str
+        The new run's id (`rescored_run_id`).
+    rows : list of dict
+        The new run's rows.
+    per_prompt : dict of str to list of int
+        Per prompt name: (rows, verdicts changed, correct before, correct after).
+    transitions : collections.Counter
+        (old, new) parse status -> rows, changed rows only.
+    old_versions : set of int
+        The rules versions the source rows were judged under.
+    inferred : int
+        Rows whose label space was inferred (`inferred_label_space`).
+    """
 
     source: str
     run_id: str
