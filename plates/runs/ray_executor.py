@@ -200,11 +200,23 @@ class _Asker:
 class RayExecutor:
     """Asks a run's rows on a Ray cluster (see the module doc); an executor of `plates.runs.runner.run_experiment`.
 
-    ``address``: see `parse_address` (None: a local cluster of this machine's cores, shut down after the run;
-    a cluster already initialised in this process is used as it is). ``actors``: actors per model (None: one per
-    CPU of the cluster, or one per GPU for a local transformers model when the cluster has GPUs).
-    ``batch``: units per task (None: 8 waves of the model's concurrency, at least 32, at most a quarter of an
-    actor's share so the actors stay balanced)."""
+    Parameters
+    ----------
+    address : str or None
+        See `parse_address` (None: a local cluster of this machine's cores, shut down after the run; a cluster
+        already initialised in this process is used as it is).
+    actors : int or None
+        Actors per model, >= 1 (None: one per CPU of the cluster, or one per GPU for a local transformers model
+        when the cluster has GPUs).
+    batch : int or None
+        Units per task, >= 1 (None: 8 waves of the model's concurrency, at least 32, at most a quarter of an
+        actor's share so the actors stay balanced).
+
+    Raises
+    ------
+    ValueError
+        ``actors`` or ``batch`` not None or an integer >= 1, or an ``address`` `parse_address` refuses.
+    """
 
     address: str | None = None
     actors: int | None = None
