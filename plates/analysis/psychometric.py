@@ -155,6 +155,17 @@ def prompt_guess_rate(template: Any, n_options: int | None = None) -> float:
 
 
 def check_family(family: str) -> None:
+    """Check a psychometric family's name.
+
+    Parameters
+    ----------
+    family : str
+
+    Raises
+    ------
+    ValueError
+        ``family`` is not one of `FAMILIES`; the message lists them.
+    """
     check_choice("family", family, FAMILIES)
 
 
@@ -180,6 +191,20 @@ def to_u(family: str, x: np.ndarray) -> np.ndarray:
 
 
 def from_u(family: str, u: float) -> float:
+    """The inverse of `to_u` for one value.
+
+    Parameters
+    ----------
+    family : str
+        One of `FAMILIES`.
+    u : float
+        A value on the family's axis.
+
+    Returns
+    -------
+    float
+        ``u`` itself, or exp u for the Weibull.
+    """
     return float(np.exp(u)) if family == "weibull" else float(u)
 
 
@@ -238,6 +263,20 @@ def cdf_pdf(family: str, z: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
 
 
 def check_guess_lapse(guess: Any, lapse: Any) -> None:
+    """Check a guess rate and a lapse rate (scalars or arrays, broadcast).
+
+    Parameters
+    ----------
+    guess : array_like
+        γ in [0, 1).
+    lapse : array_like
+        λ in [0, 1 − γ).
+
+    Raises
+    ------
+    ValueError
+        Not numbers, or out of those ranges.
+    """
     try:
         g, lam = np.asarray(guess, dtype=float), np.asarray(lapse, dtype=float)
     except (TypeError, ValueError):
@@ -411,8 +450,35 @@ def _binary(correct: Any) -> np.ndarray:
 
 def grouped(levels: Any, correct: Any, family: str,
              weights: Any = None) -> tuple[np.ndarray, np.ndarray, np.ndarray, int]:
-    """(distinct levels, correct per level, trials per level, n) after validation; ``weights``: trials each
-    (level, verdict) stands for (default 1 each)."""
+    """Single answers pooled per distinct level, after validation.
+
+    Parameters
+    ----------
+    levels : array_like
+        One level per answer (ΔE2000 for plates), finite; >= 0 for the Weibull.
+    correct : array_like
+        One verdict per answer: booleans or 0/1.
+    family : str
+        One of `FAMILIES`.
+    weights : array_like or None
+        Trials each (level, verdict) stands for, each >= 1 (default 1 each).
+
+    Returns
+    -------
+    tuple
+        (distinct levels, correct per level, trials per level, n), the first three float arrays.
+
+    Raises
+    ------
+    ValueError
+        ``levels`` and ``correct`` of different lengths, a verdict other than a boolean or 0/1, weights of the
+        wrong length or below 1, a level that is NaN or inf, or a negative level for the Weibull.
+
+    Examples
+    --------
+    >>> [v.tolist() for v in grouped([1, 2, 2], [1, 0, 1], "logistic")[:3]]
+    [[1.0, 2.0], [1.0, 1.0], [1.0, 2.0]]
+    """
     x = np.asarray(levels, dtype=float).ravel()
     y = _binary(correct)
     if x.shape != y.shape:
@@ -425,8 +491,29 @@ def grouped(levels: Any, correct: Any, family: str,
 
 def pool_levels(x: np.ndarray, k: np.ndarray, n: np.ndarray,
                 family: str) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """(distinct levels, correct per level, trials per level) of per-answer or per-level counts ``k`` of ``n``
-    at levels ``x`` (float arrays of one length), after checking the levels suit ``family``."""
+    """Counts pooled per distinct level, after checking the levels suit ``family``.
+
+    Parameters
+    ----------
+    x : numpy.ndarray
+        Levels, finite (>= 0 for the Weibull).
+    k : numpy.ndarray
+        Correct answers at each, per answer or per level (same length as ``x``).
+    n : numpy.ndarray
+        Trials at each (same length).
+    family : str
+        One of `FAMILIES`.
+
+    Returns
+    -------
+    tuple of numpy.ndarray
+        (distinct levels, correct per level, trials per level).
+
+    Raises
+    ------
+    ValueError
+        A level that is NaN or inf, or a negative level for the Weibull.
+    """
     if not np.all(np.isfinite(x)):
         raise ValueError("levels must be finite numbers; found NaN or inf -- drop those rows first")
     if family == "weibull" and np.any(x < 0):
@@ -436,7 +523,28 @@ def pool_levels(x: np.ndarray, k: np.ndarray, n: np.ndarray,
 
 
 def bernoulli_ll(k: np.ndarray, n: np.ndarray, p: np.ndarray) -> float:
-    """Σ k log p + (n − k) log(1 − p), with 0 log 0 = 0 (a probability of 0 or 1 where every answer agrees)."""
+    """The Bernoulli log-likelihood Σ k log p + (n − k) log(1 − p), with 0 log 0 = 0 (a probability of 0 or 1
+    where every answer agrees); no binomial coefficients.
+
+    Parameters
+    ----------
+    k : numpy.ndarray
+        Correct answers per level.
+    n : numpy.ndarray
+        Trials per level.
+    p : numpy.ndarray
+        P(correct) per level, 0-1.
+
+    Returns
+    -------
+    float
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> bernoulli_ll(np.array([1.0]), np.array([1.0]), np.array([1.0]))
+    0.0
+    """
     return float(np.sum(special.xlogy(k, p) + special.xlogy(n - k, 1.0 - p)))
 
 
