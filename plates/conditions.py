@@ -45,9 +45,43 @@ HUE_SPACES = ("hsv", "cielab")
 
 @dataclass(frozen=True)
 class Condition:
-    """A viewing condition. size: longest side in px (16-4096) or None to keep; grayscale; hue_shift in
-    degrees; cvd in none/protan/deutan/tritan with cvd_severity 0-1; hue_space "hsv" (ColorBench) or
-    "cielab"; text_only: replace the image by a black one of the same size (ColorBench App. J)."""
+    """A viewing condition: how an image is changed before a model sees it (`apply_condition`).
+
+    Parameters
+    ----------
+    size : int or None
+        Longest side in px, 16-4096 (HueManity §5's resolution ablation), or None to keep the image's own.
+    grayscale : bool
+        BT.601 luma grey (ColorBench §3.2, App. M.2).
+    hue_shift : float
+        Hue rotation in degrees, any finite number (ColorBench §2.2, App. C: 90/180/270).
+    cvd : str
+        Simulated colour-vision deficiency, one of `CVD_VIEWS` (Machado et al. 2009).
+    cvd_severity : float
+        Severity of ``cvd``, 0-1.
+    hue_space : str
+        Where hue is rotated, one of `HUE_SPACES`: ``"hsv"`` (ColorBench) or ``"cielab"`` (``a*b*`` about
+        ``L*``, D65).
+    text_only : bool
+        Replace the image by a black one (sRGB 0-255 (0, 0, 0)) of the same size (ColorBench App. J).
+
+    Raises
+    ------
+    ValueError
+        A field out of its range or of the wrong type (``size`` 8, ``grayscale`` 1, ``hue_shift`` NaN,
+        ``cvd_severity`` 2, ``cvd`` or ``hue_space`` not known); the message names the value and what is
+        allowed.
+
+    References
+    ----------
+    HueManity (§5); ColorBench (Liang et al.) §2.2, §3.2, App. C, App. J, App. M.2; Machado, Oliveira and
+    Fernandes (2009), *IEEE TVCG* 15(6).
+
+    Examples
+    --------
+    >>> Condition(size=256, cvd="deutan").is_identity, Condition(hue_shift=360).is_identity
+    (False, True)
+    """
 
     size: int | None = None
     grayscale: bool = False
@@ -73,6 +107,8 @@ class Condition:
 
     @property
     def is_identity(self) -> bool:
+        """Whether the condition changes nothing whatever the image: no size, no grey, a hue shift that is a
+        multiple of 360°, no CVD view (or severity 0) and not text-only."""
         return (
             self.size is None
             and not self.grayscale
@@ -89,7 +125,25 @@ def _rgb(image: Image.Image) -> Image.Image:
 
 
 def resize(image: Image.Image, size: int) -> Image.Image:
-    """Scale so the longest side is ``size`` px (aspect kept), Lanczos."""
+    """Scale so the longest side is ``size`` px (aspect kept), Lanczos (HueManity §5's resolution ablation).
+
+    Parameters
+    ----------
+    image : PIL.Image.Image
+        Any mode; read as RGB (sRGB 0-255).
+    size : int
+        Longest side in px, 16-4096.
+
+    Returns
+    -------
+    PIL.Image.Image
+        RGB, sRGB 0-255; the image itself when its longest side is already ``size``.
+
+    Raises
+    ------
+    ValueError
+        ``size`` is not an integer 16-4096, or ``image`` is not a PIL image.
+    """
     check_size("size", size)
     im = _rgb(image)
     new = _fit(im.size, size)
@@ -97,7 +151,23 @@ def resize(image: Image.Image, size: int) -> Image.Image:
 
 
 def grayscale(image: Image.Image) -> Image.Image:
-    """BT.601 luma grey (Pillow ``convert("L")``) as an RGB image."""
+    """BT.601 luma grey (Pillow ``convert("L")``) as an RGB image (ColorBench §3.2, App. M.2).
+
+    Parameters
+    ----------
+    image : PIL.Image.Image
+        Any mode; read as RGB (sRGB 0-255).
+
+    Returns
+    -------
+    PIL.Image.Image
+        RGB with three equal channels, sRGB 0-255.
+
+    Raises
+    ------
+    ValueError
+        ``image`` is not a PIL image.
+    """
     return _rgb(image).convert("L").convert("RGB")
 
 
@@ -130,7 +200,28 @@ def _per_colour(image: Image.Image, fn) -> Image.Image:
 
 
 def hue_shift(image: Image.Image, degrees: float, space: str = "hsv") -> Image.Image:
-    """Rotate hue by ``degrees`` in HSV (ColorBench) or in CIELAB's ``a*b*`` plane (``space="cielab"``)."""
+    """Rotate hue by ``degrees`` in HSV (ColorBench §2.2, App. C) or in CIELAB's ``a*b*`` plane.
+
+    Parameters
+    ----------
+    image : PIL.Image.Image
+        Any mode; read as RGB (sRGB 0-255).
+    degrees : float
+        Rotation in degrees; a multiple of 360 returns a copy.
+    space : str
+        ``"hsv"`` (as the paper) or ``"cielab"`` (about the ``L*`` axis, D65: lightness and chroma kept,
+        out-of-gamut colours clipped to sRGB).
+
+    Returns
+    -------
+    PIL.Image.Image
+        RGB, sRGB 0-255.
+
+    Raises
+    ------
+    ValueError
+        ``space`` is not one of `HUE_SPACES`, or ``image`` is not a PIL image.
+    """
     check_choice("hue space", space, HUE_SPACES)
     if degrees % 360 == 0:
         return _rgb(image).copy()
@@ -153,21 +244,82 @@ def hue_shift(image: Image.Image, degrees: float, space: str = "hsv") -> Image.I
 
 
 def cvd_view(image: Image.Image, kind: str, severity: float = 1.0) -> Image.Image:
-    """Machado 2009 simulation of a protan, deutan or tritan observer at ``severity`` 0-1."""
+    """What a protan, deutan or tritan observer sees: Machado et al. (2009) via colour-science, in linear RGB
+    (`plates.colour.simulate_cvd`).
+
+    Parameters
+    ----------
+    image : PIL.Image.Image
+        Any mode; read as RGB (sRGB 0-255).
+    kind : str
+        One of `CVD_VIEWS` (``"none"`` returns the same pixels).
+    severity : float
+        0-1.
+
+    Returns
+    -------
+    PIL.Image.Image
+        RGB, sRGB 0-255.
+
+    Raises
+    ------
+    ValueError
+        ``kind`` is not known, ``severity`` is outside 0-1, or ``image`` is not a PIL image.
+
+    References
+    ----------
+    Machado, Oliveira and Fernandes (2009), *IEEE TVCG* 15(6): 1291-1298.
+    """
     return Image.fromarray(C.simulate_cvd(np.asarray(_rgb(image)), kind, severity), "RGB")
 
 
 def text_only(image: Image.Image, size: int | None = None) -> Image.Image:
-    """ColorBench App. J's text-only control: a black RGB image (sRGB 0-255 (0, 0, 0)) of ``image``'s size, or
-    of the size `resize` to ``size`` px (longest side) would give it."""
+    """ColorBench App. J's text-only control: a black image of ``image``'s size, or of the size `resize` to
+    ``size`` px (longest side) would give it.
+
+    Parameters
+    ----------
+    image : PIL.Image.Image
+        Any mode; read as RGB (sRGB 0-255).
+    size : int, optional
+        Longest side in px (16-4096) the black image takes, as `resize` would give ``image``; None: its own size.
+
+    Returns
+    -------
+    PIL.Image.Image
+        RGB, every pixel sRGB 0-255 (0, 0, 0).
+
+    Raises
+    ------
+    ValueError
+        ``image`` is not a PIL image.
+    """
     im = _rgb(image)
     return Image.new("RGB", im.size if size is None else _fit(im.size, size), (0, 0, 0))
 
 
 def changes_pixels(image: Image.Image, condition: Condition) -> bool:
-    """Whether `apply_condition` would give other pixels than ``image``'s own (an RGB image, sRGB 0-255):
-    False for no hue shift, no CVD view, no grey, no text-only and a size that is the image's own (or None).
-    Reads the size and mode only, so a stored PNG is not decoded to answer (`plates.images.StoredPng`)."""
+    """Whether `apply_condition` would give other pixels than ``image``'s own.
+
+    False for an RGB image under no hue shift, no CVD view, no grey, no text-only and a size that is the
+    image's own (or None). Reads the size and mode only, so a stored PNG is not decoded to answer
+    (`plates.images.StoredPng`).
+
+    Parameters
+    ----------
+    image : PIL.Image.Image
+        The image (RGB, sRGB 0-255, or any mode: another mode always changes).
+    condition : Condition
+
+    Returns
+    -------
+    bool
+
+    Raises
+    ------
+    ValueError
+        ``condition`` is not a `Condition`.
+    """
     if not isinstance(condition, Condition):
         raise ValueError(f"condition {condition!r} is not valid; allowed: a plates.conditions.Condition")
     return (image.mode != "RGB" or condition.text_only or condition.hue_shift % 360 != 0 or condition.grayscale

@@ -39,12 +39,10 @@ def encode_png(image: Image.Image | np.ndarray, compress_level: int = 2) -> byte
     chunk), no row filters, deflate at ``compress_level`` (0-9).
 
     Pillow's encoder spends most of its time choosing row filters; Ishihara plates (flat dots, every jittered
-    dot a different colour) gain nothing from them, so unfiltered rows come out about 3x faster and smaller
-    than Pillow's ``compress_level=1``. Levels 1-3 (`ISAL_LEVELS`: sets are written at 2, the explorer at 1)
-    deflate with ISA-L (``isal_zlib``, Intel's assembly deflate): on a 900 px plate about 3.5x faster than
-    zlib at the same level (HueManity style 3.0 against 10.9 ms, CBE style 1.5 against 5.8 ms, one process),
-    its bytes up to 14% larger on jittered plates (HueManity style) and the same size on flat ones (CBE).
-    Level 0 (stored) and 4-9 use the standard library's zlib. Either way the stream is standard zlib/deflate:
+    dot a different colour) gain nothing from them, so rows are left unfiltered. Levels 1-3 (`ISAL_LEVELS`:
+    sets are written at 2, the explorer at 1) deflate with ISA-L (``isal_zlib``, Intel's assembly deflate),
+    its bytes larger on jittered plates (HueManity style) and the same size on flat ones (CBE); the measured
+    speeds and sizes are on docs/benchmarks.md ("Figures moved from docstrings"). Level 0 (stored) and 4-9 use the standard library's zlib. Either way the stream is standard zlib/deflate:
     any PNG reader decodes the same pixels; only the compressed bytes depend on the encoder (as they always
     did on the zlib build). An array is encoded as it is (no copy out of PIL): the same bytes as its PIL image.
     """

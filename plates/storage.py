@@ -219,8 +219,8 @@ def write_atomic(data: bytes, path: str | os.PathLike, *, sync_folder: bool = Fa
     ``defer_sync``: no fsync here where `sync_filesystem` can flush the whole filesystem later (Linux, macOS; on
     a platform without such a flush, Windows, the file is fsynced now as usual). Still atomic against a killed
     process (the rename never shows half a file), but a power cut before that flush may leave the final name
-    with missing data. A set's images take it: each fsync waits for a journal commit (~4 ms an image on this
-    project's machine, a quarter of an illusion's whole cost, with the core idle), a resume redraws any image
+    with missing data. A set's images take it: each fsync waits for a journal commit (its cost per image is on
+    docs/benchmarks.md), a resume redraws any image
     that is not a whole PNG (`plates.images.png_intact`), and the set's manifest is written only after
     `sync_filesystem`, so every image a manifest lists is on disk."""
     path = Path(path)

@@ -77,12 +77,62 @@ def _floats(name: str, values: Any, *, increasing: bool) -> tuple[float, ...]:
 class AdaptiveSpec:
     """The procedure: candidate levels, the parameter grid, the task, stopping rules (module docstring).
 
-    ``candidates``: the levels it may test (plates: ΔE2000), strictly increasing. ``thresholds``: grid of α
-    (task "threshold") or of μ (task "pse"); ``slopes``: grid of β (family units); ``lapses``: grid of λ;
-    ``bands``: grid of δ (task "pse" with three alternatives; else (0,)). ``guess``: γ for "threshold" (from
-    `guess_rate`), None for "pse". ``alternatives``: 2 for "threshold"; 2 or 3 for "pse". ``criterion``
-    ("entropy" | "variance"), ``entropy`` ("threshold" | "joint"), ``estimate`` ("mean" | "median" | "map"):
-    module docstring. Fields added later have defaults, so older `AdaptiveState.to_json` texts still load.
+    Fields added later have defaults, so older `AdaptiveState.to_json` texts still load. Every grid is
+    stored as a strictly increasing tuple of floats.
+
+    Parameters
+    ----------
+    candidates : tuple of float
+        The levels it may test (plates: ΔE2000, CIELAB D65 2°), strictly increasing.
+    thresholds : tuple of float
+        Grid of α (task "threshold") or of μ (task "pse"), strictly increasing.
+    slopes : tuple of float
+        Grid of β (the family's units), each > 0.
+    lapses : tuple of float
+        Grid of λ, in [0, 1 − γ).
+    guess : float or None
+        γ in [0, 1) for "threshold" (from `guess_rate`); None for "pse".
+    task : str
+        "threshold" or "pse" (`TASKS`).
+    alternatives : int
+        2 for "threshold"; 2 or 3 for "pse".
+    bands : tuple of float
+        Grid of δ >= 0 (task "pse" with three alternatives; else (0,)).
+    family : str
+        A psychometric family (`plates.analysis.psychometric.FAMILIES`; "pse": a symmetric one); "weibull"
+        needs candidates >= 0 and thresholds > 0.
+    max_trials : int
+        Stop after this many answers, >= 1.
+    min_trials : int
+        No stop on ``ci_width`` before this many, >= 0.
+    ci_width : float or None
+        Stop when the credible interval is at most this wide (> 0), or None.
+    credible : float
+        Level of the equal-tailed credible interval, strictly in (0, 1).
+    estimate : str
+        "mean", "median" or "map" of the threshold's marginal posterior.
+    entropy : str
+        "threshold" (Psi-marginal) or "joint" (QUEST+).
+    criterion : str
+        "entropy" or "variance" (`CRITERIA`).
+    top_k : int
+        Draw the next level among the ``top_k`` best (1: the best), at most the number of candidates.
+    seed : int
+        >= 0: the stream of those draws.
+
+    Raises
+    ------
+    ValueError
+        A grid not strictly increasing, a name not known (task, entropy, estimate, criterion, family for the
+        task), a slope <= 0, a guess out of [0, 1) for "threshold" or not None for "pse", alternatives other
+        than 2 for "threshold" (2 or 3 for "pse"), lapses or bands out of range, a Weibull grid below 0, an
+        integer field below its minimum, ``top_k`` above the candidates, ``ci_width`` <= 0, ``credible``
+        outside (0, 1).
+
+    References
+    ----------
+    Watson (2017), *J. Vision* 17(3):10 (QUEST+); Prins (2013), *J. Vision* 13(7):3 (Psi-marginal);
+    King-Smith et al. (1994), *Vision Res.* 34: 885-912 (minimum expected variance).
     """
 
     candidates: tuple[float, ...]
@@ -222,9 +272,44 @@ class AdaptiveSpec:
 
 @dataclass(frozen=True)
 class AdaptiveEstimate:
-    """The threshold (or PSE) after ``trials`` answers: ``threshold`` (posterior mean, median or mode of its
-    marginal, per the spec), ``ci_low``/``ci_high`` (equal-tailed credible interval at ``credible``), the posterior means
-    of the nuisances ``slope``, ``band``, ``lapse``; ``done`` and ``stop_reason`` from the stopping rules."""
+    """The threshold (or PSE) after ``trials`` answers, as `AdaptiveState.estimate` returns it.
+
+    Parameters
+    ----------
+    threshold : float
+        Posterior mean, median or mode of its marginal, per the spec; in the unit of the levels (plates:
+        ΔE2000).
+    ci_low : float
+        Lower end of the equal-tailed credible interval at ``credible``.
+    ci_high : float
+        Upper end.
+    credible : float
+        Level of that interval.
+    slope : float
+        Posterior mean of β.
+    band : float
+        Posterior mean of δ (0 unless "pse" with three alternatives).
+    lapse : float
+        Posterior mean of λ.
+    trials : int
+        Answers so far.
+    done : bool
+        A stopping rule holds.
+    stop_reason : str
+        Which ("" while not done).
+    status : str
+        "unchecked" unless the estimate was asked to check the history (task "threshold"): then "fit",
+        "non-monotonic", "at-chance" or "too-few" from the maximum-likelihood fit
+        (`plates.analysis.psychometric_fits.fit_psychometric`).
+    message : str
+        Why the status is not "fit".
+    deviance_p : float
+        That fit's goodness-of-fit p (NaN unchecked).
+    monotone_p : float
+        Its monotonicity p (NaN unchecked).
+    chance_p : float
+        Its p against answering at chance (NaN unchecked).
+    """
 
     threshold: float
     ci_low: float
@@ -281,8 +366,35 @@ def _tables(model: AdaptiveSpec, joint: bool) -> tuple[np.ndarray, np.ndarray | 
 
 @dataclass(frozen=True, eq=False)
 class AdaptiveState:
-    """The procedure after ``history`` ((level, outcome) pairs, in order). Build with `start`, `replay` or
-    `from_json`; `update` returns a new state. ``log_posterior`` (read-only, flattened grid) is unnormalised."""
+    """The procedure after ``history``. Build with `start`, `replay` or `from_json`; `update` returns a new
+    state.
+
+    Parameters
+    ----------
+    spec : AdaptiveSpec
+        The procedure.
+    history : tuple of (float, int)
+        (level, outcome) pairs, in trial order (outcomes: 0 / 1 for "threshold", `plates.analysis.pse.outcomes`
+        for "pse").
+    log_posterior : numpy.ndarray
+        Unnormalised, over the flattened grid; read-only.
+
+    Raises
+    ------
+    TypeError
+        `start` given something other than an `AdaptiveSpec`.
+
+    References
+    ----------
+    Watson (2017), *J. Vision* 17(3):10 (QUEST+); Prins (2013), *J. Vision* 13(7):3 (Psi-marginal);
+    King-Smith et al. (1994), *Vision Res.* 34: 885-912 (minimum expected variance).
+
+    Examples
+    --------
+    >>> spec = AdaptiveSpec(candidates=(1.0, 2.0, 3.0), thresholds=(1.0, 2.0, 3.0), slopes=(1.0, 2.0))
+    >>> AdaptiveState.start(spec).estimate().threshold
+    2.0
+    """
 
     spec: AdaptiveSpec
     history: tuple[tuple[float, int], ...]

@@ -86,10 +86,26 @@ def _table(df: pd.DataFrame, keys: list[str], confidence: float) -> pd.DataFrame
 
 
 def chance_by_task(df: pd.DataFrame) -> dict[str, float]:
-    """Per task, guessing's expected accuracy over its rows: the mean of 1/(options shown) from each row's
-    ``options_json`` or, in rows DuckDB collapsed, its ``n_options`` (ColorBench asks every task as multiple
-    choice: 3 options for a comparison, 4 otherwise here), each row counted by its weight (`row_weights`);
-    tasks without options are left out."""
+    """Per task, guessing's expected accuracy over its rows.
+
+    ColorBench asks every task as multiple choice (3 options for a comparison, 4 otherwise here).
+
+    Parameters
+    ----------
+    df : pandas.DataFrame
+        Scene rows with ``task`` and ``options_json`` or, in rows DuckDB collapsed, ``n_options``; each row
+        counted by its weight (`row_weights`).
+
+    Returns
+    -------
+    dict of str to float
+        Task -> the mean of 1/(options shown), 0-1; tasks without options are left out.
+
+    Raises
+    ------
+    ValueError
+        A needed column (``task`` and ``options_json`` or ``n_options``) is missing; the message lists the frame's columns.
+    """
     counts = "n_options" if "n_options" in df.columns else "options_json"
     _need(df, ["task", counts], "chance_by_task")
     if counts == "options_json":
@@ -106,7 +122,31 @@ def chance_by_task(df: pd.DataFrame) -> dict[str, float]:
 
 def task_accuracy(df: pd.DataFrame, by: str | Sequence[str] | None = ("model", "task"),
                   confidence: float = 0.95) -> pd.DataFrame:
-    """Accuracy per group (default model x task): ``by..., n, correct, accuracy, ci_low, ci_high, errors``."""
+    """Accuracy per group (default model x task).
+
+    Parameters
+    ----------
+    df : pandas.DataFrame
+        Scene rows with ``task`` and ``correct``.
+    by : str, sequence of str or None
+        Grouping columns (None: one group).
+    confidence : float
+        Level of the Wilson intervals.
+
+    Returns
+    -------
+    pandas.DataFrame
+        ``by..., n, correct, accuracy, ci_low, ci_high, errors`` (accuracy 0-1).
+
+    Raises
+    ------
+    ValueError
+        A needed column (``task``, ``correct``) is missing; the message lists the frame's columns.
+
+    References
+    ----------
+    ColorBench (Liang et al.) Table 7 (the tasks).
+    """
     keys = _by(by)
     _need(df, [*keys, "correct"], "task_accuracy")
     return _table(df, keys, confidence)
@@ -114,9 +154,34 @@ def task_accuracy(df: pd.DataFrame, by: str | Sequence[str] | None = ("model", "
 
 def overall_score(df: pd.DataFrame, by: str | Sequence[str] | None = "model", *,
                   tasks: Sequence[str] | None = None, confidence: float = 0.95) -> pd.DataFrame:
-    """ColorBench "P & R Overall": the micro-average over instances of ``tasks`` (default: every task in the
-    frame). Columns: ``by..., n, correct, overall, ci_low, ci_high, errors, macro`` where ``macro`` is the mean
-    of the per-task accuracies (not ColorBench's figure; shown so the difference is visible)."""
+    """ColorBench "P & R Overall": the micro-average over the instances of ``tasks``.
+
+    Parameters
+    ----------
+    df : pandas.DataFrame
+        Scene rows with ``task`` and ``correct``.
+    by : str, sequence of str or None
+        Grouping columns (None: one group).
+    tasks : sequence of str or None
+        The tasks averaged (default: every task in the frame).
+    confidence : float
+        Level of the Wilson intervals.
+
+    Returns
+    -------
+    pandas.DataFrame
+        ``by..., n, correct, overall, ci_low, ci_high, errors, macro`` where ``macro`` is the mean of the
+        per-task accuracies (not ColorBench's figure; shown so the difference is visible).
+
+    Raises
+    ------
+    ValueError
+        A needed column (``task``, ``correct``) is missing; the message lists the frame's columns.
+
+    References
+    ----------
+    ColorBench (Liang et al.): "P & R Overall", a micro-average over instances.
+    """
     keys = _by(by)
     if "task" in keys:
         raise ValueError("overall_score pools tasks: 'task' cannot be a 'by' column (use task_accuracy)")
@@ -139,8 +204,41 @@ def overall_score(df: pd.DataFrame, by: str | Sequence[str] | None = "model", *,
 def robustness(df: pd.DataFrame, by: str | Sequence[str] | None = "model", *,
                variants: Sequence[str] = VARIANTS, seed_col: str = "seed_id", variant_col: str = "recolour",
                original: str = "seed", confidence: float = 0.95) -> pd.DataFrame:
-    """ColorBench §2.3 eq. (1)-(2) (module docstring). Columns: ``by..., seeds, robust, robustness, ci_low,
-    ci_high, incomplete``. A judged seed has exactly one row for ``original`` and for each of ``variants``."""
+    """ColorBench's colour robustness (§2.3 eq. (1)-(2), module docstring): the share of seeds answered right
+    in the original and under every recolouring.
+
+    Parameters
+    ----------
+    df : pandas.DataFrame
+        Recolour rows with ``seed_col``, ``variant_col`` and ``correct``.
+    by : str, sequence of str or None
+        Grouping columns (None: one group).
+    variants : sequence of str
+        The recolour variants a judged seed needs (`plates.stimuli.scenes.recolour.VARIANTS`).
+    seed_col : str
+        The column naming a seed image.
+    variant_col : str
+        The column naming the variant.
+    original : str
+        The variant name of the unchanged image.
+    confidence : float
+        Level of the Wilson intervals.
+
+    Returns
+    -------
+    pandas.DataFrame
+        ``by..., seeds, robust, robustness, ci_low, ci_high, incomplete``. A judged seed has exactly one row
+        for ``original`` and for each of ``variants``; the others are counted in ``incomplete``.
+
+    Raises
+    ------
+    ValueError
+        A needed column (``seed_col``, ``variant_col``, ``correct``) is missing; the message lists the frame's columns.
+
+    References
+    ----------
+    ColorBench (Liang et al.) §2.3, eq. (1)-(2).
+    """
     keys = _by(by)
     _need(df, [*keys, seed_col, variant_col, "correct"], "robustness")
     wanted = [original, *variants]
@@ -176,9 +274,31 @@ def robustness(df: pd.DataFrame, by: str | Sequence[str] | None = "model", *,
 
 
 def paired_accuracy(df: pd.DataFrame, keys: list[str], flag: str, what: str) -> pd.DataFrame:
-    """Per group of ``keys``: accuracy with the boolean column ``flag`` False (``acc_a``) and True (``acc_b``)
-    over the items (``item_id``) answered under both, and those items (``pairs``): the pairing behind ColorBench
-    §3.2's grayscale effect and App. J's text-only gap (``what``: the caller, named in a missing-column error)."""
+    """Accuracy with a boolean condition off and on, over the items answered under both: the pairing behind
+    ColorBench §3.2's grayscale effect and App. J's text-only gap.
+
+    Parameters
+    ----------
+    df : pandas.DataFrame
+        Rows with ``keys``, ``item_id``, ``flag`` and ``correct``.
+    keys : list of str
+        Grouping columns.
+    flag : str
+        The boolean condition column (e.g. ``"grayscale"``, ``"text_only"``).
+    what : str
+        The caller, named in a missing-column error.
+
+    Returns
+    -------
+    pandas.DataFrame
+        ``keys..., pairs, acc_a, acc_b``: accuracy (0-1) with ``flag`` False and True, and the items answered
+        under both.
+
+    Raises
+    ------
+    ValueError
+        A needed column (``item_id``, ``flag``, ``correct`` or a key) is missing; the message lists the frame's columns.
+    """
     _need(df, [*keys, "item_id", flag, "correct"], what)
     v = _verdicts(df)
     v = v[v["_answered"] > 0].assign(_flag=v[flag].fillna(False).astype(bool))
@@ -198,17 +318,53 @@ def paired_accuracy(df: pd.DataFrame, keys: list[str], flag: str, what: str) -> 
 
 
 def grayscale_effect(df: pd.DataFrame, by: str | Sequence[str] | None = ("model", "task")) -> pd.DataFrame:
-    """ColorBench §3.2 (Fig. 5): ``effect = (acc_colour - acc_gray) / acc_colour`` per group, over items answered
-    both in colour (``grayscale`` False) and in grayscale. Positive: colour helped; negative: colour misled;
-    NaN when acc_colour is 0. Columns: ``by..., pairs, acc_colour, acc_gray, effect``."""
+    """ColorBench §3.2 (Fig. 5): ``effect = (acc_colour - acc_gray) / acc_colour`` per group, over items
+    answered both in colour (``grayscale`` False) and in grayscale. Positive: colour helped; negative: colour
+    misled; NaN when acc_colour is 0.
+
+    Parameters
+    ----------
+    df : pandas.DataFrame
+        Scene rows with ``task``, ``item_id``, ``grayscale`` and ``correct``.
+    by : str, sequence of str or None
+        Grouping columns (None: one group).
+
+    Returns
+    -------
+    pandas.DataFrame
+        ``by..., pairs, acc_colour, acc_gray, effect``.
+
+    Raises
+    ------
+    ValueError
+        A needed column (``task``, ``item_id``, ``grayscale``, ``correct``) is missing; the message lists the frame's columns.
+
+    References
+    ----------
+    ColorBench (Liang et al.) §3.2, Fig. 5.
+    """
     keys = _by(by)
     t = paired_accuracy(df, keys, "grayscale", "grayscale_effect").rename(columns={"acc_a": "acc_colour", "acc_b": "acc_gray"})
     return with_grayscale_effect(t)
 
 
 def with_grayscale_effect(table: pd.DataFrame) -> pd.DataFrame:
-    """``table`` (``acc_colour``, ``acc_gray``: accuracies 0-1) with ColorBench §3.2's ``effect = (acc_colour -
-    acc_gray) / acc_colour``, NaN when acc_colour is 0."""
+    """A table of paired accuracies with ColorBench §3.2's grayscale effect added.
+
+    Parameters
+    ----------
+    table : pandas.DataFrame
+        With ``acc_colour`` and ``acc_gray`` (accuracies 0-1).
+
+    Returns
+    -------
+    pandas.DataFrame
+        ``table`` with ``effect = (acc_colour - acc_gray) / acc_colour``, NaN when acc_colour is 0.
+
+    References
+    ----------
+    ColorBench (Liang et al.) §3.2.
+    """
     colour, gray = table["acc_colour"].astype(float), table["acc_gray"].astype(float)
     with np.errstate(invalid="ignore", divide="ignore"):
         effect = np.where(colour > 0, (colour - gray) / colour, np.nan)
@@ -216,9 +372,31 @@ def with_grayscale_effect(table: pd.DataFrame) -> pd.DataFrame:
 
 
 def text_only_gap(df: pd.DataFrame, by: str | Sequence[str] | None = ("model", "task")) -> pd.DataFrame:
-    """ColorBench App. J (Table 9): ``gap = acc_image - acc_text`` (accuracy units) per group, over items answered
-    both with their image and text-only (``text_only`` True: a black image of the same size). Columns:
-    ``by..., pairs, acc_image, acc_text, gap``."""
+    """ColorBench App. J (Table 9): ``gap = acc_image - acc_text`` (accuracy units) per group, over items
+    answered both with their image and text-only (``text_only`` True: a black image, sRGB 0-255 (0, 0, 0), of
+    the same size).
+
+    Parameters
+    ----------
+    df : pandas.DataFrame
+        Scene rows with ``task``, ``item_id``, ``text_only`` and ``correct``.
+    by : str, sequence of str or None
+        Grouping columns (None: one group).
+
+    Returns
+    -------
+    pandas.DataFrame
+        ``by..., pairs, acc_image, acc_text, gap``.
+
+    Raises
+    ------
+    ValueError
+        A needed column (``task``, ``item_id``, ``text_only``, ``correct``) is missing; the message lists the frame's columns.
+
+    References
+    ----------
+    ColorBench (Liang et al.) App. J, Table 9.
+    """
     keys = _by(by)
     t = paired_accuracy(df, keys, "text_only", "text_only_gap").rename(columns={"acc_a": "acc_image", "acc_b": "acc_text"})
     return t.assign(gap=t["acc_image"] - t["acc_text"])
@@ -226,9 +404,31 @@ def text_only_gap(df: pd.DataFrame, by: str | Sequence[str] | None = ("model", "
 
 def accuracy_by(df: pd.DataFrame, param: str, by: str | Sequence[str] | None = ("model", "task"), *,
                 bins: Sequence[float] | None = None, confidence: float = 0.95) -> pd.DataFrame:
-    """Accuracy against a difficulty parameter column ``param`` (e.g. "min_delta_e", "n_colours", "clutter"):
-    one row per group and value (or per bin of ``bins`` edges, right-closed, as a pandas Interval). Columns:
-    ``by..., param, n, correct, accuracy, ci_low, ci_high, errors``."""
+    """Accuracy against a difficulty parameter: one row per group and value of ``param``, or per bin.
+
+    Parameters
+    ----------
+    df : pandas.DataFrame
+        Scene rows with ``task``, ``param`` and ``correct``.
+    param : str
+        The difficulty column (e.g. "min_delta_e" in ΔE2000, "n_colours", "clutter").
+    by : str, sequence of str or None
+        Grouping columns (None: one group).
+    bins : sequence of float or None
+        Bin edges (right-closed; each bin a pandas Interval), or None for one row per value.
+    confidence : float
+        Level of the Wilson intervals.
+
+    Returns
+    -------
+    pandas.DataFrame
+        ``by..., param, n, correct, accuracy, ci_low, ci_high, errors``.
+
+    Raises
+    ------
+    ValueError
+        A needed column (``task``, ``param``, ``correct``) is missing; the message lists the frame's columns.
+    """
     keys = _by(by)
     if param in keys:
         raise ValueError(f"accuracy_by varies {param!r}: it cannot also be a 'by' column")

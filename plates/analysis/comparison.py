@@ -75,8 +75,24 @@ _DATE = re.compile(r"[-_:@]?(20\d\d)-?(0[1-9]|1[0-2])-?([0-3]\d)$")
 
 
 def model_key(name: str) -> tuple[str, ...]:
-    """A model name reduced for matching: ``"gpt-4.1-2025-04-14"`` and ``"GPT-4.1"`` both give
-    ``("1", "4", "gpt")``; ``"Qwen/Qwen2-VL-7B-Instruct"`` and ``"Qwen2-VL-Instruct-7B"`` agree."""
+    """A model name reduced for matching, so our run's model and the paper's name meet.
+
+    Parameters
+    ----------
+    name : str
+        A model id or a paper's printed name.
+
+    Returns
+    -------
+    tuple of str
+        Its letter and digit tokens, sorted, after the organisation prefix, "-latest" and a trailing date are
+        dropped (``"Qwen/Qwen2-VL-7B-Instruct"`` and ``"Qwen2-VL-Instruct-7B"`` agree).
+
+    Examples
+    --------
+    >>> model_key("gpt-4.1-2025-04-14") == model_key("GPT-4.1") == ("1", "4", "gpt")
+    True
+    """
     name = MODEL_IDS.get(str(name), str(name))
     name = str(name).split("/")[-1].lower().removesuffix("-latest")
     name = _DATE.sub("", name)
@@ -85,8 +101,26 @@ def model_key(name: str) -> tuple[str, ...]:
 
 
 def paper_condition(condition: str, prompt: str) -> str | None:
-    """The reference's condition for one of our condition labels (size left out), or None when the papers
-    publish nothing under it (hue shifts, CVD views, several at once)."""
+    """The reference's condition for one of our condition labels (size left out).
+
+    Parameters
+    ----------
+    condition : str
+        Our label (`plates.analysis.conditions.condition_label`).
+    prompt : str
+        The prompt's name (a ``-cot`` prompt maps "original" to "cot").
+
+    Returns
+    -------
+    str or None
+        The reference table's condition, or None when the papers publish nothing under it (hue shifts, CVD
+        views, several at once).
+
+    Examples
+    --------
+    >>> paper_condition("gray @900px", "cbe-open"), paper_condition("deutan @900px", "cbe-open")
+    ('grayscale', None)
+    """
     base = condition.split(" @")[0]
     if prompt.endswith("-cot"):
         return "cot" if base == "original" else None
@@ -106,13 +140,27 @@ def _size(condition: str) -> int | None:
 
 
 def compare(table: pd.DataFrame, reference: pd.DataFrame | None, *, shots: int = 0) -> pd.DataFrame:
-    """One row per (our cell, matching published accuracy): `COLUMNS`. ``table``: overview cells with
-    ``series``, ``prompt_name``, ``condition``, ``n``, ``accuracy``, ``ci_low``, ``ci_high`` (and ``model``
-    when the series is "model · run"; else the series is the model). ``shots``: the cells' shots.
+    """One row per (our cell, matching published accuracy of the same model): our figure beside the paper's.
 
-    A cell is paired with a published value only when it holds at least as many answered items as the paper
-    counted (``paper_n``, where the table prints one): a handful of answers (an explorer ask) is not the paper's
-    measurement. The cells left out for it are listed in ``attrs["left_out"]`` (one sentence each)."""
+    Parameters
+    ----------
+    table : pandas.DataFrame
+        Overview cells with ``series``, ``prompt_name``, ``condition``, ``n``, ``accuracy``, ``ci_low``,
+        ``ci_high`` (accuracy 0-1; and ``model`` when the series is "model · run", else the series is the
+        model).
+    reference : pandas.DataFrame or None
+        The papers' reference tables (`plates.results.reference`); None or empty: no rows.
+    shots : int
+        The cells' few-shot examples.
+
+    Returns
+    -------
+    pandas.DataFrame
+        `COLUMNS`; empty with them when nothing matches. A cell is paired with a published value only when it
+        holds at least as many answered items as the paper counted (``paper_n``, where the table prints one): a
+        handful of answers (an explorer ask) is not the paper's measurement. The cells left out for it are listed
+        in ``attrs["left_out"]`` (one sentence each).
+    """
     matched = _matches(table, reference, shots=shots, same_model=True)
     enough = matched["paper_n"].isna() | (matched["n"] >= pd.to_numeric(matched["paper_n"], errors="coerce"))
     left = matched[~enough]
@@ -127,7 +175,24 @@ def compare(table: pd.DataFrame, reference: pd.DataFrame | None, *, shots: int =
 def context(table: pd.DataFrame, reference: pd.DataFrame | None, *, shots: int = 0) -> pd.DataFrame:
     """`compare`'s rows without the same-model rule: every published accuracy for the same prompt, task,
     condition, size, shots and font as one of our cells, whatever model the paper ran. Context for a cell
-    (where the papers' models lie on the same question), never a replication: ``paper_model`` says whose."""
+    (where the papers' models lie on the same question), never a replication: ``paper_model`` says whose.
+
+    Parameters
+    ----------
+    table : pandas.DataFrame
+        Overview cells with ``series``, ``prompt_name``, ``condition``, ``n``, ``accuracy``, ``ci_low``,
+        ``ci_high`` (accuracy 0-1; and ``model`` when the series is "model · run", else the series is the
+        model).
+    reference : pandas.DataFrame or None
+        The papers' reference tables (`plates.results.reference`); None or empty: no rows.
+    shots : int
+        The cells' few-shot examples.
+
+    Returns
+    -------
+    pandas.DataFrame
+        `COLUMNS`; empty with them when nothing matches.
+    """
     return _matches(table, reference, shots=shots, same_model=False)
 
 

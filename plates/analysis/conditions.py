@@ -22,8 +22,38 @@ def _present(value) -> bool:
 def condition_label(
     variant=None, grayscale=None, hue_shift=None, cvd=None, cvd_severity=None, size=None, text_only=None
 ) -> str:
-    """A short, stable label for one viewing condition, e.g. ``"original @900px"``, ``"clear · gray @300px"``,
-    ``"deutan 0.6 @900px"``, ``"text-only @512px"``. Stable across filters: it can live in a shared URL."""
+    """A short, stable label for one viewing condition. Stable across filters: it can live in a shared URL.
+
+    Missing values (None, NaN, ``pd.NA``) count as absent.
+
+    Parameters
+    ----------
+    variant : str or None
+        The prompt/image variant ("standard" and "" are left out).
+    grayscale : bool or None
+        Grey input.
+    hue_shift : float or None
+        Degrees (0 left out).
+    cvd : str or None
+        "protan", "deutan" or "tritan" ("none" and "" left out).
+    cvd_severity : float or None
+        0-1; shown unless 1 (None reads as 1).
+    size : int or None
+        Image side in px.
+    text_only : bool or None
+        Text only: the label is "text-only" whatever else is set.
+
+    Returns
+    -------
+    str
+
+    Examples
+    --------
+    >>> condition_label(size=900), condition_label("clear", grayscale=True, size=300)
+    ('original @900px', 'clear · gray @300px')
+    >>> condition_label(cvd="deutan", cvd_severity=0.6, size=900)
+    'deutan 0.6 @900px'
+    """
     if _present(text_only) and bool(text_only):
         parts = ["text-only"]
     else:
@@ -44,9 +74,23 @@ def condition_label(
 def with_condition(
     frame: pd.DataFrame, *, without: tuple[str, ...] = (), column: str = CONDITION
 ) -> pd.DataFrame:
-    """``frame`` with a ``condition`` column (`condition_label` of each row, leaving out the ``without``
-    condition columns: e.g. ``("size",)`` for the resolution chart's x). One label per distinct combination,
-    then mapped: a million rows take a fraction of a second."""
+    """``frame`` with a condition column: `condition_label` of each row. One label per distinct combination,
+    then mapped.
+
+    Parameters
+    ----------
+    frame : pandas.DataFrame
+        Results rows; the columns of `CONDITION_COLUMNS` it has are read (none: every row "original").
+    without : tuple of str
+        Condition columns to leave out of the label, e.g. ``("size",)`` for the resolution chart's x.
+    column : str
+        Name of the new column.
+
+    Returns
+    -------
+    pandas.DataFrame
+        A shallow copy of ``frame`` with ``column`` added.
+    """
     out = frame.copy(deep=False)
     columns = [c for c in CONDITION_COLUMNS if c in frame.columns and c not in without]
     if frame.empty or not columns:

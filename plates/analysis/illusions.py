@@ -101,13 +101,36 @@ def _share(table: pd.DataFrame, name: str, k: np.ndarray, n: np.ndarray, confide
 def rcid_table(
     df: pd.DataFrame, by: str | Sequence[str] | None = ("model", "kind", "framing"), confidence: float = 0.95
 ) -> pd.DataFrame:
-    """RCID metrics per group. Columns: ``by...``, ``illusion_n``, ``human_like``, ``no_illusion``, ``na``
-    (shares of illusion answers, each with ``_low``/``_high``), ``undetermined`` (illusion rows without a
-    human answer, left out), ``control_n``, ``control_accuracy`` (+ interval), ``trap_n``, ``trap_accuracy``
-    (against the pixels, + interval), ``failed``.
+    """RCID's human-like (HL), no-illusion (NI) and neither (NA) shares per group; HL + NI + NA = 1.
 
-    On illusion items the two keys must differ (a row whose human answer equals its pixel answer is a
-    control, not an illusion): such rows are a ValueError. HL + NI + NA = 1 per group.
+    Parameters
+    ----------
+    df : pandas.DataFrame
+        Illusion rows with their facts as columns (`with_truth`): ``by`` columns, ``answer``,
+        ``pixel_answer``, ``human_answer``, ``item_class`` ("illusion", "control", "trap"); a `WEIGHT`
+        column counts collapsed rows.
+    by : str, sequence of str or None
+        Grouping columns (None: one group).
+    confidence : float
+        Level of the Wilson intervals.
+
+    Returns
+    -------
+    pandas.DataFrame
+        ``by...``, ``illusion_n``, ``human_like``, ``no_illusion``, ``na`` (shares of illusion answers, each
+        with ``_low``/``_high``), ``undetermined`` (illusion rows without a human answer, left out),
+        ``control_n``, ``control_accuracy`` (+ interval), ``trap_n``, ``trap_accuracy`` (against the pixels,
+        + interval), ``failed``.
+
+    Raises
+    ------
+    ValueError
+        An illusion row whose human answer equals its pixel answer (that item is a control, not an illusion),
+        or a needed column missing.
+
+    References
+    ----------
+    RCID (Mao et al. 2025) §4.1, after GVIL (Zhang et al. 2023).
     """
     by = _by(by)
     _check(df, [*by, "answer", "pixel_answer", "human_answer", "item_class"], "rcid_table")
@@ -157,10 +180,35 @@ def _true_false(column: pd.Series, what: str) -> pd.Series:
 def illusionbench_tf_table(
     df: pd.DataFrame, by: str | Sequence[str] | None = "model", confidence: float = 0.95
 ) -> pd.DataFrame:
-    """IllusionBench+ true/false per group (App. A2). Columns in: ``expected`` (True/False), ``parsed``
-    (True/False, null when the reply said neither). Out: ``by...``, ``n``, ``accuracy`` (+ interval; an
-    unparsed reply is wrong), ``fp`` (said True, was False), ``fn`` (said False, was True), ``unparsed``,
-    ``fp_ratio`` = FP / (FP + FN) (NaN without errors: no bias to measure), ``failed``."""
+    """IllusionBench+ true/false accuracy and its false-positive bias per group (App. A2).
+
+    Parameters
+    ----------
+    df : pandas.DataFrame
+        ``by`` columns, ``expected`` (True/False, bool or "True"/"False") and ``parsed`` (the same, null when
+        the reply said neither).
+    by : str, sequence of str or None
+        Grouping columns (None: one group).
+    confidence : float
+        Level of the Wilson intervals.
+
+    Returns
+    -------
+    pandas.DataFrame
+        ``by...``, ``n``, ``accuracy`` (+ interval; an unparsed reply is wrong), ``fp`` (said True, was
+        False), ``fn`` (said False, was True), ``unparsed``, ``fp_ratio`` = FP / (FP + FN) (NaN without
+        errors: no bias to measure), ``failed``.
+
+    Raises
+    ------
+    ValueError
+        ``expected`` or ``parsed`` holds something other than True/False (or ``expected`` a null), or a needed
+        column is missing.
+
+    References
+    ----------
+    IllusionBench+ (Zhang et al. 2025) App. A2.
+    """
     by = _by(by)
     _check(df, [*by, "expected", "parsed"], "illusionbench_tf_table")
     codes, table = _groups(df, by)
@@ -190,9 +238,31 @@ def illusionbench_tf_table(
 def illusionbench_mc_table(
     df: pd.DataFrame, by: str | Sequence[str] | None = "model", confidence: float = 0.95
 ) -> pd.DataFrame:
-    """IllusionBench+ multiple choice per group: columns in ``expected`` and ``parsed`` (numerals; null:
-    unparsed, counted wrong); out ``by...``, ``n``, ``accuracy`` (+ interval), ``unparsed``, ``failed``.
-    Chance is 0.25 (four options)."""
+    """IllusionBench+ multiple-choice accuracy per group; chance is 0.25 (four options).
+
+    Parameters
+    ----------
+    df : pandas.DataFrame
+        ``by`` columns, ``expected`` and ``parsed`` (numerals; null: unparsed, counted wrong).
+    by : str, sequence of str or None
+        Grouping columns (None: one group).
+    confidence : float
+        Level of the Wilson intervals.
+
+    Returns
+    -------
+    pandas.DataFrame
+        ``by...``, ``n``, ``accuracy`` (+ interval), ``unparsed``, ``failed``.
+
+    Raises
+    ------
+    ValueError
+        A needed column is missing; the message lists the frame's columns.
+
+    References
+    ----------
+    IllusionBench+ (Zhang et al. 2025) App. A.
+    """
     by = _by(by)
     _check(df, [*by, "expected", "parsed"], "illusionbench_mc_table")
     codes, table = _groups(df, by)
@@ -209,10 +279,43 @@ def illusionbench_mc_table(
 
 
 def majority_over_rounds(df: pd.DataFrame, keys: Sequence[str], column: str, rounds: int = 5) -> pd.DataFrame:
-    """One row per ``keys`` group with the value of ``column`` given in at least ``rounds // 2 + 1`` of its
-    rows (IllusionBench+ App. B1: "the outcome that occurred three times or more" of 5), or null when no value
-    has a majority; ``votes`` is that value's count. Every group must have exactly ``rounds`` rows (a
-    ValueError names the first that does not). Nulls are a value: 3 unparsed replies of 5 give null."""
+    """The majority answer over repeated rounds: IllusionBench+ App. B1, "the outcome that occurred three times
+    or more" of 5. Nulls are a value: 3 unparsed replies of 5 give null.
+
+    Parameters
+    ----------
+    df : pandas.DataFrame
+        The ``keys`` columns and ``column``.
+    keys : sequence of str
+        What identifies one question (every group must have exactly ``rounds`` rows).
+    column : str
+        The answer column voted on.
+    rounds : int
+        Rows per group, >= 1 (IllusionBench+: 5).
+
+    Returns
+    -------
+    pandas.DataFrame
+        One row per group: ``keys...``, ``column`` (the value given in at least ``rounds // 2 + 1`` rows, or
+        null when none has a majority), ``votes`` (that value's count, 0 without one).
+
+    Raises
+    ------
+    ValueError
+        ``rounds`` not a positive integer, a group without exactly ``rounds`` rows (the first is named), or a
+        needed column missing.
+
+    References
+    ----------
+    IllusionBench+ (Zhang et al. 2025) App. B1.
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> df = pd.DataFrame({"item": [1] * 5, "parsed": ["a", "a", "a", "b", None]})
+    >>> majority_over_rounds(df, ["item"], "parsed").to_dict("records")
+    [{'item': 1, 'parsed': 'a', 'votes': 3}]
+    """
     keys = list(keys)
     _check(df, [*keys, column], "majority_over_rounds")
     if isinstance(rounds, bool) or not isinstance(rounds, int) or rounds < 1:
@@ -253,6 +356,25 @@ def magnitude_table(
     has its point of subjective equality at x < 0 when the model is fooled; the illusion's magnitude in
     ΔE2000 is -PSE. Out: ``by...``, ``x``, ``n``, one ``n_`` and one ``share_`` column per response, and
     ``n_unanswered``, sorted by group and x.
+
+    Parameters
+    ----------
+    df : pandas.DataFrame
+        Illusion rows with their facts as columns (`with_truth`); a `WEIGHT` column counts collapsed rows.
+    by : str, sequence of str or None
+        Grouping columns (None: one group).
+    align : bool
+        Pool mirrored and swapped layouts (above).
+
+    Returns
+    -------
+    pandas.DataFrame
+        The counts and shares described above (x in ΔE2000, rounded to 1e-6).
+
+    Raises
+    ------
+    ValueError
+        A needed column is missing; the message lists the frame's columns.
     """
     by = _by(by)
     need = [*by, "signed_delta_e", "answer"] + (["induced_lighter"] if align else [])
@@ -290,8 +412,27 @@ def magnitude_table(
 
 
 def family_rows(frame: pd.DataFrame, families: str | Sequence[str]) -> pd.DataFrame:
-    """The rows of ``frame`` whose ``family`` is one of ``families``, with their facts expanded
-    (`with_truth`); an empty frame (same columns) when there are none or ``frame`` has no ``family`` column."""
+    """The rows of one or more families, with their facts expanded (`with_truth`).
+
+    Parameters
+    ----------
+    frame : pandas.DataFrame
+        Result rows.
+    families : str or sequence of str
+        Family names (`plates.stimuli.STIMULI` keys).
+
+    Returns
+    -------
+    pandas.DataFrame
+        The rows whose ``family`` is one of ``families``, with ``failed`` (a failed request) where the frame
+        has ``error``; an empty frame (same columns) when there are none or ``frame`` has no ``family``
+        column.
+
+    Raises
+    ------
+    ValueError
+        ``frame`` is not a pandas DataFrame.
+    """
     if not isinstance(frame, pd.DataFrame):
         raise ValueError(f"family_rows needs a pandas DataFrame, got {type(frame).__name__}")
     wanted = [families] if isinstance(families, str) else list(families)
@@ -311,10 +452,31 @@ _CODES = {"n_induced_lighter": 1, "n_induced_darker": -1, "n_same": 0}
 
 def pse_table(frame: pd.DataFrame, by: Sequence[str] = ("model", "framing", "kind", "strength"),
               confidence: float = 0.95) -> pd.DataFrame:
-    """The point of subjective equality per group (module docstring): ``by..., n, status, pse, ci_low,
-    ci_high, magnitude, band, extrapolated, message``. Aligned x: + when the target the illusion makes look
-    lighter is physically lighter (ΔE2000); responses +1 induced target named lighter, -1 darker, 0 same;
-    unparsed answers are left out (counted in ``unanswered``). Fits need two or more distinct differences."""
+    """The point of subjective equality per group of the illusion family's ``rcid-compare`` rows.
+
+    Aligned x: + when the target the illusion makes look lighter is physically lighter (ΔE2000); responses +1
+    induced target named lighter, -1 darker, 0 same (`plates.analysis.pse`); unparsed answers are left out
+    (counted in ``unanswered``). Fits need two or more distinct differences.
+
+    Parameters
+    ----------
+    frame : pandas.DataFrame
+        Result rows of any families (`family_rows` picks the illusion rows).
+    by : sequence of str
+        Grouping columns.
+    confidence : float
+        Level of the PSE's profile-likelihood interval.
+
+    Returns
+    -------
+    pandas.DataFrame
+        ``by..., n, unanswered, status, pse, ci_low, ci_high, magnitude, band, extrapolated, message``
+        (``magnitude`` = -PSE, ΔE2000); empty with these columns when no row qualifies.
+
+    References
+    ----------
+    García-Pérez and Alcalá-Quintana (2013), *Front. Psychol.* 4:253; RCID (Mao et al. 2025) §3.3.
+    """
     by = list(by)
     rows = family_rows(frame, "illusion")
     columns = [*by, "n", "unanswered", "status", "pse", "ci_low", "ci_high", "magnitude", "band",

@@ -29,7 +29,17 @@ _OPTIONS = {"ftol": 1e-10, "maxiter": 200}
 
 @dataclass(frozen=True)
 class Optimum:
-    """A local minimum of a negative log-likelihood: ``theta`` (read-only), ``nll``, the optimiser's verdict."""
+    """A local minimum of a negative log-likelihood.
+
+    Parameters
+    ----------
+    theta : numpy.ndarray
+        The parameters there (read-only).
+    nll : float
+        The negative log-likelihood there.
+    converged : bool
+        The optimiser's verdict.
+    """
 
     theta: np.ndarray
     nll: float
@@ -37,7 +47,23 @@ class Optimum:
 
 
 def minimise(fun: Callable, theta0: np.ndarray, bounds: Bounds, *, jac: bool) -> Optimum:
-    """`METHOD` from ``theta0`` inside the box ``bounds``."""
+    """`METHOD` from ``theta0`` inside the box ``bounds``.
+
+    Parameters
+    ----------
+    fun : callable
+        ``fun(theta)`` -> negative log-likelihood, or (value, gradient) with ``jac``.
+    theta0 : numpy.ndarray
+        The start.
+    bounds : Bounds
+        One (low, high) per parameter.
+    jac : bool
+        ``fun`` returns its gradient too.
+
+    Returns
+    -------
+    Optimum
+    """
     res = optimize.minimize(fun, np.asarray(theta0, dtype=float), jac=jac, method=METHOD, bounds=bounds,
                            options=_OPTIONS)
     theta = np.asarray(res.x, dtype=float)
@@ -46,7 +72,28 @@ def minimise(fun: Callable, theta0: np.ndarray, bounds: Bounds, *, jac: bool) ->
 
 
 def chi2_cutoff(confidence: float) -> float:
-    """The profile-deviance cutoff of a ``confidence`` interval for one parameter: chi2(1).ppf(confidence)."""
+    """The profile-deviance cutoff of a ``confidence`` interval for one parameter.
+
+    Parameters
+    ----------
+    confidence : float
+        Strictly between 0 and 1.
+
+    Returns
+    -------
+    float
+        chi2(1).ppf(confidence).
+
+    Raises
+    ------
+    ValueError
+        ``confidence`` outside (0, 1).
+
+    Examples
+    --------
+    >>> round(chi2_cutoff(0.95), 4)
+    3.8415
+    """
     if not 0.0 < float(confidence) < 1.0:
         raise ValueError(f"confidence must lie strictly between 0 and 1, got {confidence!r}")
     return float(stats.chi2.ppf(float(confidence), 1))
@@ -54,9 +101,18 @@ def chi2_cutoff(confidence: float) -> float:
 
 @dataclass(frozen=True)
 class Profile:
-    """A profile-likelihood interval ``(low, high)`` of the first parameter (±inf: open at the bound), and
-    ``better``: a point whose negative log-likelihood beats the optimum by more than 1e-6 (the optimiser had
-    stopped in a local minimum: refit from there), or None."""
+    """A profile-likelihood interval of the first parameter.
+
+    Parameters
+    ----------
+    low : float
+        Lower end (-inf: open at the bound).
+    high : float
+        Upper end (+inf: open at the bound).
+    better : numpy.ndarray or None
+        A point whose negative log-likelihood beats the optimum by more than 1e-6 (the optimiser had stopped
+        in a local minimum: refit from there), or None.
+    """
 
     low: float
     high: float
@@ -148,8 +204,23 @@ _ARMIJO = 1e-4
 
 @dataclass(frozen=True)
 class BatchFit:
-    """`fit` over G groups at once: ``theta`` (G, P), ``nll`` (G,), ``converged`` (G,), the profile interval
-    ``low``/``high`` (G,; NaN without a cutoff) and ``trouble`` (G,): groups to refit one by one with `fit`."""
+    """`fit` over G groups at once.
+
+    Parameters
+    ----------
+    theta : numpy.ndarray
+        (G, P) optima.
+    nll : numpy.ndarray
+        (G,) negative log-likelihoods there.
+    converged : numpy.ndarray
+        (G,) bool.
+    low : numpy.ndarray
+        (G,) lower ends of the profile interval of ``theta[:, 0]`` (NaN without a cutoff).
+    high : numpy.ndarray
+        (G,) upper ends.
+    trouble : numpy.ndarray
+        (G,) bool: groups to refit one by one with `fit`.
+    """
 
     theta: np.ndarray
     nll: np.ndarray

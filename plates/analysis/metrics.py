@@ -44,8 +44,23 @@ WEIGHT = "weight"
 
 
 def row_weights(df: pd.DataFrame) -> np.ndarray:
-    """How many result rows each row of ``df`` stands for (int64): its `WEIGHT` column, else 1 per row. A
-    weight below 1 (or a null one) is a ValueError: a collapsed row stands for at least one result row."""
+    """How many result rows each row of ``df`` stands for.
+
+    Parameters
+    ----------
+    df : pandas.DataFrame
+        Result rows, or collapsed rows carrying a `WEIGHT` column.
+
+    Returns
+    -------
+    numpy.ndarray
+        int64, one per row: the `WEIGHT` column, else 1.
+
+    Raises
+    ------
+    ValueError
+        A weight below 1 or null: a collapsed row stands for at least one result row.
+    """
     if WEIGHT not in df.columns:
         return np.ones(len(df), dtype=np.int64)
     weights = df[WEIGHT]
@@ -292,9 +307,40 @@ def accuracy_table(
 def accuracy_from_counts(
     counts: pd.DataFrame, by: str | Sequence[str] | None = None, *, confidence: float = 0.95
 ) -> pd.DataFrame:
-    """`accuracy_table` of pre-aggregated counts: ``counts`` holds ``by`` columns and `COUNT_COLUMNS` (answered
-    ``n``, ``correct``, failed ``errors``) per finer group (e.g. DuckDB's over millions of rows); they are
-    summed per ``by`` group. Same columns and order as `accuracy_table` of the rows the counts stand for."""
+    """`accuracy_table` of pre-aggregated counts, summed per ``by`` group.
+
+    Parameters
+    ----------
+    counts : pandas.DataFrame
+        ``by`` columns and `COUNT_COLUMNS` (answered ``n``, ``correct``, failed ``errors``) per finer group
+        (e.g. DuckDB's over millions of rows).
+    by : str, sequence of str or None
+        Grouping columns (None: one group).
+    confidence : float
+        Level of the Wilson intervals.
+
+    Returns
+    -------
+    pandas.DataFrame
+        Same columns and order as `accuracy_table` of the rows the counts stand for: ``by..., n, correct,
+        accuracy, ci_low, ci_high, errors`` (accuracy a proportion 0-1).
+
+    Raises
+    ------
+    ValueError
+        A needed column is missing; the message lists the frame's columns.
+
+    References
+    ----------
+    Wilson (1927), *J. Am. Stat. Assoc.* 22(158): 209-212.
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> counts = pd.DataFrame({"model": ["m", "m"], "n": [10, 20], "correct": [5, 15], "errors": [0, 1]})
+    >>> accuracy_from_counts(counts, "model")[["n", "correct", "errors"]].iloc[0].tolist()
+    [30, 20, 1]
+    """
     by = _as_list(by)
     _check_columns(counts, [*by, *COUNT_COLUMNS], "accuracy_from_counts")
     codes, table = _grouping(counts, by)
@@ -327,11 +373,34 @@ def newcombe_difference(k1: Any, n1: Any, k2: Any, n2: Any, confidence: float = 
 
 
 def effect_vs_first(table: pd.DataFrame, by: Sequence[str], along: str) -> pd.DataFrame:
-    """Per group of ``by`` columns in an accuracy table (``correct`` of ``n``, e.g. `accuracy_from_counts`), the
-    accuracy at each value of ``along`` minus at its smallest value (HueManity §5.4's resolution effect: each
-    size against the smallest), with Newcombe's 95% interval (`newcombe_difference`; the sizes' answers are
-    counted as independent). Adds ``vs`` (the smallest value), ``delta``, ``delta_low``, ``delta_high`` (NaN on
-    the smallest value's own row)."""
+    """Per group, the accuracy at each value of ``along`` minus at its smallest value, with Newcombe's 95%
+    interval (HueManity §5.4's resolution effect: each size against the smallest).
+
+    Parameters
+    ----------
+    table : pandas.DataFrame
+        An accuracy table with ``by`` columns, ``along``, ``n`` and ``correct`` (e.g. `accuracy_from_counts`).
+    by : sequence of str
+        Grouping columns.
+    along : str
+        The column compared against its smallest value (e.g. ``"size"``, px).
+
+    Returns
+    -------
+    pandas.DataFrame
+        ``table`` sorted by ``[*by, along]`` with ``vs`` (the smallest value), ``delta``, ``delta_low``,
+        ``delta_high`` (accuracy units; NaN on the smallest value's own row). The values' answers are counted
+        as independent (`newcombe_difference`).
+
+    Raises
+    ------
+    ValueError
+        A needed column is missing; the message lists the frame's columns.
+
+    References
+    ----------
+    HueManity §5.4; Newcombe (1998), *Stat. Med.* 17: 873-890, method 10.
+    """
     _check_columns(table, [*by, along, "n", "correct"], "effect_vs_first")
     out = table.sort_values([*by, along], kind="stable").reset_index(drop=True)
     first = out.groupby(list(by), dropna=False, sort=False)[[along, "n", "correct"]].transform("first")
@@ -374,15 +443,41 @@ def yes_no_from_counts(
     no_prompt: str = "cbe-yn-incorrect",
     alpha: float = 0.05,
 ) -> pd.DataFrame:
-    """ColorBlindnessEval Table 1: accuracy on Y*/N (``yes_prompt``: "yes" expected) and Y/N* (``no_prompt``:
-    "no" expected) side by side, per group, from pre-aggregated counts (``by`` columns, ``prompt_name`` and
-    `COUNT_COLUMNS`, e.g. `accuracy_table` of the rows by ``[*by, "prompt_name"]``).
+    """ColorBlindnessEval Table 1: accuracy on ``Y*/N`` ("yes" expected) and ``Y/N*`` ("no" expected) side by
+    side, per group, from pre-aggregated counts.
 
-    Columns: ``by..., n_y_star, y_star_n, n_n_star, y_n_star, balanced_accuracy, yes_bias, bias_p, lean,
-    errors``. ``yes_bias = y_star_n - y_n_star`` lies in [-1, 1]: +1 answers "yes" to everything, -1 "no" to
-    everything (Claude3-Haiku in Table 1: 0.008 vs 0.998). ``bias_p`` is Fisher's exact test of the two
-    accuracies; ``lean`` is "yes"/"no" when ``bias_p < alpha``, else "balanced" (CBE §4.1: "balanced
-    performance across both ``Y*/N`` and ``Y/N*`` indicates better overall capability").
+    Parameters
+    ----------
+    counts : pandas.DataFrame
+        ``by`` columns, ``prompt_name`` and `COUNT_COLUMNS` (e.g. `accuracy_table` of the rows by
+        ``[*by, "prompt_name"]``).
+    by : str, sequence of str or None
+        Grouping columns (None: one group).
+    yes_prompt : str
+        The prompt whose right answer is "yes".
+    no_prompt : str
+        The prompt whose right answer is "no".
+    alpha : float
+        Significance level of ``lean``.
+
+    Returns
+    -------
+    pandas.DataFrame
+        ``by..., n_y_star, y_star_n, n_n_star, y_n_star, balanced_accuracy, yes_bias, yes_bias_low,
+        yes_bias_high, bias_p, lean, errors``. ``yes_bias = y_star_n - y_n_star`` lies in [-1, 1]: +1 answers
+        "yes" to everything, -1 "no" to everything (Claude3-Haiku in Table 1: 0.008 vs 0.998), with Newcombe's
+        interval. ``bias_p`` is Fisher's exact test of the two accuracies; ``lean`` is "yes"/"no" when
+        ``bias_p < alpha``, else "balanced" (CBE §4.1: "balanced performance across both ``Y*/N`` and ``Y/N*``
+        indicates better overall capability"), "unknown" without answers on both sides.
+
+    Raises
+    ------
+    ValueError
+        A needed column is missing; the message lists the frame's columns.
+
+    References
+    ----------
+    ColorBlindnessEval §4.1, Table 1.
     """
     by = _as_list(by)
     _check_columns(counts, [*by, "prompt_name", *COUNT_COLUMNS], "yes_no_from_counts")
@@ -448,8 +543,30 @@ def grayscale_delta(df: pd.DataFrame, by: str | Sequence[str] | None = "model") 
 
     Original rows have ``grayscale`` False (or null), grayscale rows True. Rows are paired by condition: only
     items answered both in colour and in grayscale under otherwise equal conditions (``ITEM_KEYS`` but
-    ``grayscale``) count. Positive: colour helped; negative: colour misled. NaN when ``acc_ori`` is 0.
-    Columns: ``by..., pairs, acc_ori, acc_gray, delta, errors``.
+    ``grayscale``) count. Positive: colour helped; negative: colour misled.
+
+    Parameters
+    ----------
+    df : pandas.DataFrame
+        Result rows with ``by`` columns, ``grayscale`` and ``correct``.
+    by : str, sequence of str or None
+        Grouping columns (None: one group).
+
+    Returns
+    -------
+    pandas.DataFrame
+        ``by..., pairs, acc_ori, acc_gray, delta, delta_low, delta_high, errors`` (`grayscale_from_pairs`);
+        ``delta`` NaN when ``acc_ori`` is 0.
+
+    Raises
+    ------
+    ValueError
+        ``"grayscale"`` among ``by``, or a needed column missing.
+
+    References
+    ----------
+    ColorBench (Liang et al.) §3.2 Finding 4, App. M.2; Donner and Zou (2012), *Stat. Methods Med. Res.*
+    21: 347-359 (the interval, MOVER-R).
     """
     by = _as_list(by)
     if "grayscale" in by:
@@ -467,8 +584,26 @@ PAIR_COLUMNS = ("n_a", "k_a", "n_b", "k_b", "pairs", "errors")
 
 
 def grayscale_from_pairs(pairs: pd.DataFrame, by: str | Sequence[str] | None = "model") -> pd.DataFrame:
-    """`grayscale_delta` from a paired count table (``by`` columns and `PAIR_COLUMNS`; side A: colour, side
-    B: grayscale), e.g. DuckDB's over millions of rows."""
+    """`grayscale_delta` from a paired count table, e.g. DuckDB's over millions of rows.
+
+    Parameters
+    ----------
+    pairs : pandas.DataFrame
+        ``by`` columns and `PAIR_COLUMNS`; side A: colour, side B: grayscale.
+    by : str, sequence of str or None
+        Grouping columns (None: one group).
+
+    Returns
+    -------
+    pandas.DataFrame
+        ``by..., pairs, acc_ori, acc_gray, delta, delta_low, delta_high, errors``; the interval is 1 minus
+        MOVER-R's of ``acc_gray / acc_ori``.
+
+    Raises
+    ------
+    ValueError
+        A needed column is missing; the message lists the frame's columns.
+    """
     by = _as_list(by)
     _check_columns(pairs, [*by, *PAIR_COLUMNS], "grayscale_from_pairs")
     acc_o, acc_g = _ratio(pairs["k_a"], pairs["n_a"]), _ratio(pairs["k_b"], pairs["n_b"])
@@ -483,8 +618,29 @@ def grayscale_from_pairs(pairs: pd.DataFrame, by: str | Sequence[str] | None = "
 
 def cot_from_pairs(pairs: pd.DataFrame, by: str | Sequence[str] | None = "model", *, prompt: str,
                    cot_prompt: str) -> pd.DataFrame:
-    """`cot_delta`'s rows for one prompt pair from a paired count table (side A: ``cot_prompt``, side B:
-    ``prompt``)."""
+    """`cot_delta`'s rows for one prompt pair from a paired count table.
+
+    Parameters
+    ----------
+    pairs : pandas.DataFrame
+        ``by`` columns and `PAIR_COLUMNS`; side A: ``cot_prompt``, side B: ``prompt``.
+    by : str, sequence of str or None
+        Grouping columns (None: one group).
+    prompt : str
+        The plain prompt's name.
+    cot_prompt : str
+        The chain-of-thought prompt's name.
+
+    Returns
+    -------
+    pandas.DataFrame
+        ``by..., prompt, cot_prompt, pairs, acc_plain, acc_cot, delta, delta_low, delta_high, errors``.
+
+    Raises
+    ------
+    ValueError
+        A needed column is missing; the message lists the frame's columns.
+    """
     by = _as_list(by)
     _check_columns(pairs, [*by, *PAIR_COLUMNS], "cot_from_pairs")
     acc_c, acc_p = _ratio(pairs["k_a"], pairs["n_a"]), _ratio(pairs["k_b"], pairs["n_b"])
@@ -496,7 +652,19 @@ def cot_from_pairs(pairs: pd.DataFrame, by: str | Sequence[str] | None = "model"
 
 
 def cot_pairs() -> dict[str, str]:
-    """Registered chain-of-thought prompts -> their plain counterparts ("colorbench-mc-cot" -> "colorbench-mc")."""
+    """Registered chain-of-thought prompts and their plain counterparts.
+
+    Returns
+    -------
+    dict of str to str
+        CoT prompt name -> plain prompt name, for every registered ``*-cot`` prompt whose plain form is
+        registered too.
+
+    Examples
+    --------
+    >>> cot_pairs()["colorbench-mc-cot"]
+    'colorbench-mc'
+    """
     plain = {n: n.removesuffix("-cot") for n, t in PROMPTS.items() if t.cot and n.endswith("-cot")}
     return {cot: base for cot, base in plain.items() if base in PROMPTS}
 
@@ -506,9 +674,31 @@ def cot_delta(
 ) -> pd.DataFrame:
     """ColorBench Table 4: ``delta = acc_cot - acc_plain`` (accuracy units; x100 for percentage points).
 
-    ``pairs`` maps a CoT prompt name to its plain prompt (default ``cot_pairs()``). Rows are paired by item
-    and condition: only items answered under both prompts count. One row per group and prompt pair.
-    Columns: ``by..., prompt, cot_prompt, pairs, acc_plain, acc_cot, delta, errors``.
+    Rows are paired by item and condition: only items answered under both prompts count.
+
+    Parameters
+    ----------
+    df : pandas.DataFrame
+        Result rows with ``by`` columns, ``prompt_name`` and ``correct``.
+    by : str, sequence of str or None
+        Grouping columns (None: one group).
+    pairs : dict of str to str or None
+        CoT prompt name -> its plain prompt (default `cot_pairs`).
+
+    Returns
+    -------
+    pandas.DataFrame
+        One row per group and prompt pair: ``by..., prompt, cot_prompt, pairs, acc_plain, acc_cot, delta,
+        delta_low, delta_high, errors``.
+
+    Raises
+    ------
+    ValueError
+        ``"prompt_name"`` among ``by``, or a needed column missing.
+
+    References
+    ----------
+    ColorBench (Liang et al.) Table 4; Newcombe (1998), *Stat. Med.* 17: 873-890 (the interval).
     """
     by = _as_list(by)
     if "prompt_name" in by:

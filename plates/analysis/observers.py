@@ -40,9 +40,45 @@ def _check_seed(seed: Any) -> None:
 
 @dataclass(frozen=True)
 class SimulatedObserver:
-    """An observer with a known threshold (level where ψ is halfway between guess and ceiling), slope (β of
-    ``family``), lapse rate (0 ≤ λ < 1 − γ) for a task of ``answer_kind`` ("yesno" | "mc" | "open"), whose guess
-    rate γ follows from the task (`guess_rate`: ½, 1/``n_options``, 1/``label_space_size``)."""
+    """A simulated observer of a threshold task with a known psychometric function ψ (`psychometric`).
+
+    Parameters
+    ----------
+    threshold : float
+        The level where ψ is halfway between guess and ceiling, e.g. a plate's ΔE2000 (CIELAB D65 2°); finite,
+        and > 0 for the Weibull family.
+    slope : float
+        β of ``family``, per unit of level, finite and > 0.
+    answer_kind : str
+        "yesno", "mc" or "open": the task, whose guess rate γ follows (`guess_rate`: ½, 1/``n_options``,
+        1/``label_space_size``).
+    lapse : float
+        λ, 0 <= λ < 1 − γ.
+    n_options : int or None
+        Options of an "mc" task (>= 2).
+    label_space_size : int or None
+        Labels of an "open" task.
+    family : str
+        One of `plates.analysis.psychometric.FAMILIES`.
+    seed : int
+        >= 0: the observer's stream (`rng`).
+
+    Raises
+    ------
+    ValueError
+        A threshold or slope out of range, a lapse outside [0, 1 − γ), an answer kind not known or without
+        its ``n_options`` / ``label_space_size``, a family not known, a negative or non-integer seed.
+
+    References
+    ----------
+    Wichmann and Hill (2001), *Percept. Psychophys.* 63(8): 1293-1313 (ψ with guess and lapse rates).
+
+    Examples
+    --------
+    >>> observer = SimulatedObserver(threshold=8.0, slope=1.0, answer_kind="yesno")
+    >>> observer.guess, float(observer.p_correct(8.0)[()])
+    (0.5, 0.75)
+    """
 
     threshold: float
     slope: float
@@ -138,9 +174,37 @@ class SimulatedObserver:
 
 @dataclass(frozen=True)
 class ComparisonObserver:
-    """An observer of an illusion's comparison (`plates.analysis.pse`): answers +1 ("B looks darker"), −1
-    ("A looks darker") or, with three alternatives, 0 ("the same") at a signed physical difference x (x > 0:
-    B physically darker), with a known PSE, slope β (per unit of x), undecided half-band δ and lapse λ."""
+    """A simulated observer of an illusion's comparison under the PSE model (`plates.analysis.pse`).
+
+    Answers +1 ("B looks darker"), −1 ("A looks darker") or, with three alternatives, 0 ("the same") at a
+    signed physical difference x (x > 0: B physically darker).
+
+    Parameters
+    ----------
+    pse : float
+        μ, finite, in the unit of x.
+    slope : float
+        β per unit of x, finite and > 0.
+    alternatives : int
+        2 or 3.
+    band : float
+        δ >= 0, the undecided half-band; 0 with two alternatives.
+    lapse : float
+        λ in [0, 1).
+    family : str
+        One of `plates.analysis.pse.PSE_FAMILIES`.
+    seed : int
+        >= 0: the observer's stream (`rng`).
+
+    Raises
+    ------
+    ValueError
+        Any field out of the ranges above; the message names the value.
+
+    References
+    ----------
+    García-Pérez and Alcalá-Quintana (2013), *Front. Psychol.* 4:253.
+    """
 
     pse: float
     slope: float

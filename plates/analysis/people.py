@@ -63,7 +63,18 @@ PEOPLE_SHOWN = 12
 
 
 def has_people(frame: pd.DataFrame) -> bool:
-    """Whether ``frame`` holds any human row (``backend == "human"``)."""
+    """Whether ``frame`` holds any human row.
+
+    Parameters
+    ----------
+    frame : pandas.DataFrame
+        Results rows; without a ``backend`` column there are none.
+
+    Returns
+    -------
+    bool
+        True when some row has ``backend == "human"``.
+    """
     return "backend" in frame.columns and bool(frame["backend"].astype(object).eq("human").any())
 
 
@@ -72,19 +83,59 @@ def _who(frame: pd.DataFrame) -> np.ndarray:
 
 
 def pooled_label(participants: int) -> str:
-    """The name of the pooled people fit: "people (K participants)" (our wording)."""
+    """The name of the pooled people fit (our wording).
+
+    Parameters
+    ----------
+    participants : int
+        K, >= 1.
+
+    Returns
+    -------
+    str
+        "people (K participants)" ("participant" when K is 1).
+
+    Raises
+    ------
+    ValueError
+        ``participants`` is not a whole number >= 1.
+
+    Examples
+    --------
+    >>> pooled_label(3), pooled_label(1)
+    ('people (3 participants)', 'people (1 participant)')
+    """
     if isinstance(participants, bool) or not isinstance(participants, (int, np.integer)) or participants < 1:
         raise ValueError(f"participants must be a whole number >= 1, got {participants!r}")
     return f"{PEOPLE_PREFIX}{participants} participant{'s' if participants != 1 else ''})"
 
 
 def with_pooled(rows: pd.DataFrame, pooled: bool = True) -> pd.DataFrame:
-    """``rows`` (with a ``backend`` column) with ``who`` ("person" / "model") and ``pooled`` (False) columns,
-    plus, with ``pooled`` and when there are human rows, a copy of every human row with ``model`` =
-    `pooled_label` (K = the distinct human ``model`` values) and ``pooled`` True: grouping by model then fits
-    the people together too. Rows that carry a ``pooled`` column already hold their pool (the dashboard pools in
-    DuckDB, every participant, while it fits only some one by one): kept as they are (without ``pooled``: the
-    pooled rows dropped)."""
+    """``rows`` with ``who`` and ``pooled`` columns, and every human row once more as the pooled people.
+
+    Grouping by model then fits the people together too. Rows that carry a ``pooled`` column already hold
+    their pool (the dashboard pools in DuckDB, every participant, while it fits only some one by one): kept as
+    they are (without ``pooled``: the pooled rows dropped).
+
+    Parameters
+    ----------
+    rows : pandas.DataFrame
+        Results rows with ``backend`` and ``model``.
+    pooled : bool
+        Add the pooled copy.
+
+    Returns
+    -------
+    pandas.DataFrame
+        ``rows`` with ``who`` ("person" / "model") and ``pooled`` (False), plus, with ``pooled`` and when
+        there are human rows, a copy of every human row with ``model`` = `pooled_label` (K = the distinct
+        human ``model`` values) and ``pooled`` True.
+
+    Raises
+    ------
+    ValueError
+        ``backend`` or ``model`` is missing.
+    """
     if "backend" not in rows.columns or "model" not in rows.columns:
         raise ValueError(f"with_pooled needs columns backend and model; got {', '.join(map(str, rows.columns))}")
     if "pooled" in rows.columns:  # pooled already (the dashboard's DuckDB counts pool every participant's rows)
@@ -99,9 +150,22 @@ def with_pooled(rows: pd.DataFrame, pooled: bool = True) -> pd.DataFrame:
 
 
 def label_people(frame: pd.DataFrame, *, pooled: bool = True) -> pd.DataFrame:
-    """``frame`` with each human row's ``model`` named "person: participant-…" (`PERSON_PREFIX`) and, with
-    ``pooled``, the human rows once more as "people (K participants)" (`with_pooled`): for pages whose charts
-    group by ``model``. Adds ``who`` and ``pooled``. Rows of models are unchanged."""
+    """People named for pages whose charts group by ``model``.
+
+    Parameters
+    ----------
+    frame : pandas.DataFrame
+        Results rows (every column); human rows have ``backend == "human"``.
+    pooled : bool
+        Add the human rows once more as "people (K participants)" (`with_pooled`).
+
+    Returns
+    -------
+    pandas.DataFrame
+        ``frame`` with each human row's ``model`` named "person: participant-…" (`PERSON_PREFIX`), and ``who``
+        and ``pooled`` added; rows of models unchanged. A frame without ``backend`` or ``model`` is returned
+        as it is.
+    """
     if "backend" not in frame.columns or "model" not in frame.columns:
         return frame
     out = with_pooled(frame, pooled)
@@ -111,7 +175,35 @@ def label_people(frame: pd.DataFrame, *, pooled: bool = True) -> pd.DataFrame:
 
 
 def guess_of_row(prompt_name: str, options_json: object = None) -> tuple[float, str]:
-    """(γ, how it was set) for one row of a built-in prompt (module docstring)."""
+    """The guess rate γ of one row of a built-in prompt, and how it was set (module docstring).
+
+    Parameters
+    ----------
+    prompt_name : str
+        A registered prompt (`plates.tasks.prompts`).
+    options_json : str or None
+        The row's options (JSON list) for a multiple-choice prompt; None: the template's ``n_options``.
+
+    Returns
+    -------
+    tuple of (float, str)
+        γ (0-1; 0 for an open prompt over a label space with no finite size) and the sentence stored in
+        ``guess_from``.
+
+    Raises
+    ------
+    ValueError
+        ``prompt_name`` is not a registered prompt; the message lists them.
+
+    References
+    ----------
+    Wichmann and Hill (2001), *Percept. Psychophys.* 63(8): 1293-1313.
+
+    Examples
+    --------
+    >>> guess_of_row("cbe-yn-correct"), guess_of_row("cbe-open")
+    ((0.5, 'yes/no: 1/2'), (0.01, 'open over cbe: 1/100'))
+    """
     template = get_prompt(prompt_name)
     if template.kind == "yesno":
         return prompt_guess_rate(template), "yes/no: 1/2"
@@ -135,13 +227,33 @@ def _plate_rows(frame: pd.DataFrame) -> pd.DataFrame:
 def threshold_table(frame: pd.DataFrame, confidence: float = 0.95, *, pooled: bool = False) -> pd.DataFrame:
     """One chance-aware fit per participant / model x prompt x viewing condition x colour set on the plates
     (``family == "ishihara"``): never pooled across conditions or colour sets, whose accuracy moves with
-    grayscale or size and not with ΔE2000 alone. Columns: ``who`` ("person" or "model"), ``pooled`` (True for
-    the fit over every participant's rows together, ``model`` "people (K participants)"; only with
-    ``pooled``), ``model``, ``prompt_name``, ``condition`` (`plates.analysis.conditions.condition_label`),
-    ``colour_set``, ``guess``, ``guess_from``, ``n``, ``errors``, ``status`` (`STATUSES` of
-    `plates.analysis.psychometric`: "non-monotonic" and "at-chance" fits carry no threshold), ``threshold``,
-    ``ci_low``, ``ci_high`` (ΔE2000), ``slope``, ``lapse``, ``extrapolated``, ``x_min``, ``x_max``,
-    ``deviance_p``, ``monotone_p``, ``chance_p``, ``message``."""
+    grayscale or size and not with ΔE2000 alone.
+
+    Parameters
+    ----------
+    frame : pandas.DataFrame
+        Results rows (every column); human rows have ``backend == "human"``.
+    confidence : float
+        Level of the threshold's interval.
+    pooled : bool
+        Add the fit over every participant's rows together.
+
+    Returns
+    -------
+    pandas.DataFrame
+        ``who`` ("person" or "model"), ``pooled`` (True for the fit over every participant's rows together,
+        ``model`` "people (K participants)"; only with ``pooled``), ``model``, ``prompt_name``, ``condition``
+        (`plates.analysis.conditions.condition_label`), ``colour_set``, ``guess``, ``guess_from``, ``n``,
+        ``errors``, ``status`` (`STATUSES` of `plates.analysis.psychometric`: "non-monotonic" and "at-chance"
+        fits carry no threshold), ``threshold``, ``ci_low``, ``ci_high`` (ΔE2000, CIELAB D65 2°), ``slope``,
+        ``lapse``, ``extrapolated``, ``x_min``, ``x_max``, ``deviance_p``, ``monotone_p``, ``chance_p``,
+        ``message``; empty with these columns without plate rows.
+
+    References
+    ----------
+    Wichmann and Hill (2001), *Percept. Psychophys.* 63(8): 1293-1313; Sharma, Wu and Dalal (2005), *Color
+    Res. Appl.* 30(1) (CIEDE2000).
+    """
     rows = _plate_rows(frame)
     columns = ["who", "pooled", "model", "prompt_name", "condition", "colour_set", "guess", "guess_from", "n",
                "errors", "status", "threshold", "ci_low", "ci_high", "slope", "lapse", "extrapolated", "x_min",
@@ -163,10 +275,29 @@ def threshold_table(frame: pd.DataFrame, confidence: float = 0.95, *, pooled: bo
 
 def pse_people_table(frame: pd.DataFrame, confidence: float = 0.95, *, pooled: bool = True) -> pd.DataFrame:
     """The point of subjective equality per participant / model x framing x kind x strength (module
-    docstring; `plates.analysis.illusions.pse_table` over the illusion comparison rows): ``who``, ``pooled`` (the fit over
-    every human row together, ``model`` "people (K participants)", only with ``pooled``), ``model``,
-    ``framing``, ``kind``, ``strength``, ``n``, ``unanswered``, ``status``, ``pse``, ``ci_low``, ``ci_high``
-    (signed ΔE2000), ``magnitude`` (−PSE), ``band``, ``extrapolated``, ``message``; people first."""
+    docstring; `plates.analysis.illusions.pse_table` over the illusion comparison rows).
+
+    Parameters
+    ----------
+    frame : pandas.DataFrame
+        Results rows (every column); human rows have ``backend == "human"``.
+    confidence : float
+        Level of the PSE's profile-likelihood interval.
+    pooled : bool
+        Add the fit over every human row together.
+
+    Returns
+    -------
+    pandas.DataFrame
+        ``who``, ``pooled`` (the fit over every human row together, ``model`` "people (K participants)", only
+        with ``pooled``), ``model``, ``framing``, ``kind``, ``strength``, ``n``, ``unanswered``, ``status``,
+        ``pse``, ``ci_low``, ``ci_high`` (signed ΔE2000), ``magnitude`` (−PSE), ``band``, ``extrapolated``,
+        ``message``; people first.
+
+    References
+    ----------
+    García-Pérez and Alcalá-Quintana (2013), *Front. Psychol.* 4:253; RCID (Mao et al. 2025) §3.3.
+    """
     by = ["who", "pooled", "model", "framing", "kind", "strength"]
     columns = [*by, "n", "unanswered", "status", "pse", "ci_low", "ci_high", "magnitude", "band", "extrapolated",
                "message"]
@@ -186,11 +317,31 @@ def pse_people_table(frame: pd.DataFrame, confidence: float = 0.95, *, pooled: b
 
 def people_accuracy(frame: pd.DataFrame, reference: pd.DataFrame | None = None, *,
                     pooled: bool = False) -> pd.DataFrame:
-    """Accuracy (Wilson 95%) per who x model x prompt over every family, beside the paper's human accuracy for
-    the same ``prompt_name`` where a reference table has one (``paper_human``, ``paper_source``); with
-    ``pooled`` also every participant's answers together ("people (K participants)", ``pooled`` True). Rows
-    without an answer key (``expected`` empty: an RCID comparison whose human answer is undetermined, as on
-    most trials of an illusion staircase, which measure a PSE instead) are left out: they have no accuracy."""
+    """Accuracy (Wilson 95%) per who x model x prompt over every family, beside the paper's human accuracy
+    for the same ``prompt_name`` where a reference table has one.
+
+    Rows without an answer key (``expected`` empty: an RCID comparison whose human answer is undetermined, as
+    on most trials of an illusion staircase, which measure a PSE instead) are left out: they have no accuracy.
+
+    Parameters
+    ----------
+    frame : pandas.DataFrame
+        Results rows (every column); human rows have ``backend == "human"``.
+    reference : pandas.DataFrame or None
+        The papers' reference tables (`plates.results.reference`); None: no paper column filled.
+    pooled : bool
+        Add every participant's answers together ("people (K participants)", ``pooled`` True).
+
+    Returns
+    -------
+    pandas.DataFrame
+        ``who, pooled, model, prompt_name, n, accuracy, ci_low, ci_high, paper_human, paper_source``
+        (accuracy 0-1).
+
+    References
+    ----------
+    Wilson (1927), *J. Am. Stat. Assoc.* 22(158): 209-212; the papers' human rows (`human_reference`).
+    """
     need = {"backend", "model", "prompt_name", "correct"}
     columns = ["who", "pooled", "model", "prompt_name", "n", "accuracy", "ci_low", "ci_high", "paper_human",
                "paper_source"]
@@ -215,8 +366,24 @@ def people_accuracy(frame: pd.DataFrame, reference: pd.DataFrame | None = None, 
 
 
 def human_reference(reference: pd.DataFrame | None) -> pd.DataFrame:
-    """The papers' human rows (``model == "Human"``): ``source, task, condition, prompt_name, metric, value,
-    printed, n, note`` (empty when the reference tables are hidden or lack them)."""
+    """The papers' human rows (``model == "Human"``).
+
+    Parameters
+    ----------
+    reference : pandas.DataFrame or None
+        The reference tables (`plates.results.reference`), or None when hidden.
+
+    Returns
+    -------
+    pandas.DataFrame
+        ``source, task, condition, prompt_name, metric, value, printed, n, note``; empty when the reference
+        tables are hidden or lack them.
+
+    References
+    ----------
+    ColorBlindnessEval Table 2, HueManity Table 2, ColorBench Table 1, IllusionBench+ Tables II / III (as the
+    module docstring lists them).
+    """
     columns = ["source", "task", "condition", "prompt_name", "metric", "value", "printed", "n", "note"]
     if reference is None or "model" not in reference.columns:
         return pd.DataFrame(columns=columns)

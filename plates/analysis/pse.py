@@ -40,8 +40,28 @@ _EPS = 1e-12
 
 
 def outcomes(alternatives: int) -> tuple[int, ...]:
-    """The answer codes for ``alternatives`` (2: (−1, +1); 3: (−1, 0, +1)), in the order of
-    `pse_probabilities`' first axis."""
+    """The answer codes for ``alternatives``, in the order of `pse_probabilities`' first axis.
+
+    Parameters
+    ----------
+    alternatives : int
+        2 (A / B) or 3 (A / same / B).
+
+    Returns
+    -------
+    tuple of int
+        (−1, +1) or (−1, 0, +1): −1 "A looks darker", 0 "the same", +1 "B looks darker".
+
+    Raises
+    ------
+    ValueError
+        ``alternatives`` is not 2 or 3.
+
+    Examples
+    --------
+    >>> outcomes(3)
+    (-1, 0, 1)
+    """
     if alternatives not in (2, 3):
         raise ValueError(f"alternatives must be 2 (A / B) or 3 (A / same / B), got {alternatives!r}")
     return (-1, 1) if alternatives == 2 else (-1, 0, 1)
@@ -58,8 +78,47 @@ def pse_probabilities(
     x: Any, pse: Any, slope: Any, *, band: Any = 0.0, lapse: Any = 0.0, alternatives: int = 2,
     family: str = "logistic",
 ) -> np.ndarray:
-    """P(answer | x) for each answer code of `outcomes(alternatives)` (module docstring), stacked on a new
-    first axis and broadcast over the rest. ``band`` must be 0 with two alternatives."""
+    """P(answer | x) of the PSE model (module docstring) for each answer code of `outcomes(alternatives)`.
+
+    Parameters
+    ----------
+    x : array_like
+        Signed physical differences (x > 0: B darker), in the caller's unit (e.g. ``L*`` difference, CIELAB
+        D65 2°, or a signed ΔE2000).
+    pse : array_like
+        μ, in the unit of ``x``.
+    slope : array_like
+        β > 0, per unit of ``x``.
+    band : array_like
+        δ >= 0, the half-width of the "same" band; 0 with two alternatives.
+    lapse : array_like
+        λ in [0, 1).
+    alternatives : int
+        2 or 3.
+    family : str
+        One of `PSE_FAMILIES` (a symmetric curve).
+
+    Returns
+    -------
+    numpy.ndarray
+        Probabilities stacked on a new first axis (one row per code of `outcomes`), broadcast over the rest.
+
+    Raises
+    ------
+    ValueError
+        A slope <= 0, a negative band (or any band with two alternatives), a lapse outside [0, 1), a family
+        not in `PSE_FAMILIES`, or ``alternatives`` not 2 or 3.
+
+    References
+    ----------
+    García-Pérez and Alcalá-Quintana (2013), *Front. Psychol.* 4:253 (the ternary model); RCID (Mao et al.
+    2025) §3.3 (the three answers).
+
+    Examples
+    --------
+    >>> pse_probabilities([0.0], 0.0, 1.0).tolist()
+    [[0.5], [0.5]]
+    """
     codes = outcomes(alternatives)
     x, mu, b, d, lam = (np.asarray(v, dtype=float) for v in (x, pse, slope, band, lapse))
     if not np.all(b > 0):
@@ -79,14 +138,52 @@ def pse_probabilities(
 
 @dataclass(frozen=True)
 class PSEFit:
-    """A maximum-likelihood fit of the PSE model (module docstring).
+    """A maximum-likelihood fit of the PSE model (module docstring), as `fit_pse` returns it.
 
-    ``pse``: μ in the units of the signed difference (NaN unless status is "fit"); ``ci_low``/``ci_high``:
-    its profile-likelihood interval at ``confidence`` (±inf where open). ``status``: "fit", "below-range"
-    (every answer says B even at the lowest level: the PSE lies below it), "above-range" (the converse),
-    "too-few" (fewer than two distinct levels). ``slope``: β per unit of x; ``band``: δ; ``lapse``: fitted in
-    [0, 0.06] unless ``lapse_fixed``. ``extrapolated``: the PSE lies outside ``[x_min, x_max]``.
-    ``log_likelihood``: Σ log P(answer) over the ``n`` single answers.
+    Parameters
+    ----------
+    status : str
+        "fit", "below-range" (every answer says B even at the lowest level: the PSE lies below it),
+        "above-range" (the converse), "too-few" (fewer than two distinct levels).
+    pse : float
+        μ in the unit of the signed difference; NaN unless status is "fit".
+    ci_low : float
+        Lower end of its profile-likelihood interval at ``confidence`` (-inf where open).
+    ci_high : float
+        Upper end (+inf where open).
+    slope : float
+        β per unit of x.
+    band : float
+        δ, the half-width of the "same" band (0 with two alternatives).
+    lapse : float
+        λ, fitted in [0, 0.06] unless ``lapse_fixed``.
+    alternatives : int
+        2 or 3.
+    family : str
+        One of `PSE_FAMILIES`.
+    n : int
+        Single answers fitted.
+    x_min : float
+        Lowest level asked.
+    x_max : float
+        Highest level asked.
+    extrapolated : bool
+        The PSE lies outside ``[x_min, x_max]``.
+    log_likelihood : float
+        Σ log P(answer) over the ``n`` answers.
+    lapse_fixed : bool
+        λ was given, not fitted.
+    confidence : float
+        Level of the interval.
+    converged : bool
+        The optimiser reported success.
+    message : str
+        Why there is no fit, or the optimiser's note.
+
+    References
+    ----------
+    García-Pérez and Alcalá-Quintana (2013), *Front. Psychol.* 4:253 (the ternary model); RCID (Mao et al.
+    2025) §3.3 (the three answers).
     """
 
     status: str
@@ -109,7 +206,18 @@ class PSEFit:
     message: str = ""
 
     def predict(self, x: Any) -> np.ndarray:
-        """P(answer | x), shape (alternatives, *x.shape) in `outcomes` order; NaN unless status is "fit"."""
+        """P(answer | x) under the fitted model.
+
+        Parameters
+        ----------
+        x : array_like
+            Signed differences, in the unit of the fit.
+
+        Returns
+        -------
+        numpy.ndarray
+            Shape (alternatives, *x.shape), rows in `outcomes` order; NaN unless status is "fit".
+        """
         x = np.asarray(x, dtype=float)
         if self.status != "fit":
             return np.full((self.alternatives, *x.shape), np.nan)
@@ -117,6 +225,7 @@ class PSEFit:
                                  alternatives=self.alternatives, family=self.family)
 
     def to_dict(self) -> dict[str, Any]:
+        """The fields as a plain dict (`dataclasses.asdict`)."""
         return asdict(self)
 
 
@@ -145,9 +254,48 @@ def fit_pse(
 ) -> PSEFit:
     """Fit the PSE model (module docstring) by maximum likelihood within box bounds (`fit_pse_counts`).
 
-    ``differences``: signed physical differences (x > 0: B darker); ``responses``: +1 / −1 (/ 0 with three
-    alternatives); ``lapse``: None to fit λ in [0, 0.06], or fixed; ``interval``: profile-likelihood
-    interval of the PSE at ``confidence``.
+    Parameters
+    ----------
+    differences : array_like
+        Signed physical differences, one per answer (x > 0: B darker), finite.
+    responses : array_like
+        One code per answer: +1 / −1 (/ 0 with three alternatives).
+    alternatives : int
+        2 or 3.
+    lapse : float or None
+        None to fit λ in [0, 0.06], else λ fixed in [0, 1).
+    family : str
+        One of `PSE_FAMILIES`.
+    confidence : float
+        Level of the PSE's profile-likelihood interval.
+    interval : bool
+        Compute that interval (False: ``ci_low``/``ci_high`` NaN).
+
+    Returns
+    -------
+    PSEFit
+        Status "too-few" with fewer than two distinct differences.
+
+    Raises
+    ------
+    ValueError
+        ``differences`` and ``responses`` of different lengths, a difference that is NaN or inf, a response
+        that is not a code of `outcomes(alternatives)`, a family not in `PSE_FAMILIES`, a lapse outside
+        [0, 1).
+
+    References
+    ----------
+    García-Pérez and Alcalá-Quintana (2013), *Front. Psychol.* 4:253 (the ternary model); RCID (Mao et al.
+    2025) §3.3 (the three answers).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> x = np.repeat([-2.0, -1.0, 0.0, 1.0, 2.0], 4)
+    >>> r = np.where(x > 0.5, 1, -1)
+    >>> fit = fit_pse(x, r, alternatives=2, interval=False)
+    >>> fit.status, 0.0 < fit.pse < 1.0
+    ('fit', True)
     """
     _cdf(family, np.zeros(1))
     xs, counts, _ = _counts(differences, responses, alternatives)
@@ -159,10 +307,43 @@ def fit_pse_counts(
     groups: Sequence[tuple[Any, Any]], *, alternatives: int, lapse: float | None = None,
     family: str = "logistic", confidence: float = 0.95, interval: bool = True,
 ) -> list[PSEFit]:
-    """`fit_pse` for many groups at once, each given as answer counts: (levels, counts) with ``levels`` the
-    distinct signed differences, increasing, and ``counts`` (alternatives, levels) the answers of each code of
-    `outcomes` at each level. All groups are fitted together (`plates.analysis.likelihood.fit_batch`: the
-    same maximum and profile interval as one scipy fit per group, at a fraction of the cost)."""
+    """`fit_pse` for many groups at once, each given as answer counts.
+
+    All groups are fitted together (`plates.analysis.likelihood.fit_batch`: the same maximum and profile
+    interval as one scipy fit per group, at a fraction of the cost).
+
+    Parameters
+    ----------
+    groups : sequence of (array_like, array_like)
+        (levels, counts) per group: ``levels`` the distinct signed differences, increasing; ``counts`` of shape
+        (alternatives, levels), the answers of each code of `outcomes` at each level, >= 0.
+    alternatives : int
+        2 or 3.
+    lapse : float or None
+        None to fit λ in [0, 0.06], else λ fixed in [0, 1).
+    family : str
+        One of `PSE_FAMILIES`.
+    confidence : float
+        Level of the profile-likelihood interval.
+    interval : bool
+        Compute that interval.
+
+    Returns
+    -------
+    list of PSEFit
+        One per group, in order.
+
+    Raises
+    ------
+    ValueError
+        Levels not increasing, counts of the wrong shape or negative, a lapse outside [0, 1), a family not in
+        `PSE_FAMILIES`, ``alternatives`` not 2 or 3.
+
+    References
+    ----------
+    García-Pérez and Alcalá-Quintana (2013), *Front. Psychol.* 4:253 (the ternary model); RCID (Mao et al.
+    2025) §3.3 (the three answers).
+    """
     _cdf(family, np.zeros(1))
     if lapse is not None and not 0.0 <= float(lapse) < 1.0:
         raise ValueError(f"lapse must be None (fitted) or lie in [0, 1), got {lapse!r}")

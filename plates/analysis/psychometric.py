@@ -122,9 +122,30 @@ def guess_rate(answer_kind: str, n_options: int | None = None, label_space_size:
 
 
 def prompt_guess_rate(template: Any, n_options: int | None = None) -> float:
-    """γ of a prompt template (`plates.tasks.prompts.PromptTemplate`: its ``kind``, ``n_options`` and
-    ``label_space``): `guess_rate` of its kind, with ``n_options`` options shown (default: the template's) or
-    its label space's size; 0 for an open prompt over an unbounded space ("any": no finite guess)."""
+    """γ of a prompt template: `guess_rate` of its kind.
+
+    Parameters
+    ----------
+    template : plates.tasks.prompts.PromptTemplate
+        Its ``kind``, ``n_options`` and ``label_space`` are read.
+    n_options : int or None
+        Options shown (default: the template's), for a multiple-choice prompt.
+
+    Returns
+    -------
+    float
+        ½ for yes/no, 1/options for multiple choice, 1/(label space size) for an open prompt; 0 for an open
+        prompt over an unbounded space ("any": no finite guess).
+
+    Raises
+    ------
+    ValueError
+        A multiple-choice prompt with fewer than 2 options.
+
+    References
+    ----------
+    Wichmann and Hill (2001), *Percept. Psychophys.* 63(8): 1293-1313.
+    """
     if template.kind == "open":
         space = LABEL_SPACES.get(template.label_space)
         return guess_rate("open", label_space_size=len(space)) if space else 0.0
@@ -134,11 +155,35 @@ def prompt_guess_rate(template: Any, n_options: int | None = None) -> float:
 
 
 def check_family(family: str) -> None:
+    """Check a psychometric family's name.
+
+    Parameters
+    ----------
+    family : str
+
+    Raises
+    ------
+    ValueError
+        ``family`` is not one of `FAMILIES`; the message lists them.
+    """
     check_choice("family", family, FAMILIES)
 
 
 def to_u(family: str, x: np.ndarray) -> np.ndarray:
-    """The axis each family is a location-scale curve on: x itself, or log x (Weibull; log 0 = -inf)."""
+    """The axis each family is a location-scale curve on.
+
+    Parameters
+    ----------
+    family : str
+        One of `FAMILIES` ("logistic", "gaussian", "weibull").
+    x : numpy.ndarray
+        Levels (e.g. ΔE2000).
+
+    Returns
+    -------
+    numpy.ndarray
+        ``x`` itself, or log x for the Weibull (log 0 = -inf).
+    """
     if family != "weibull":
         return x
     with np.errstate(divide="ignore"):
@@ -146,11 +191,38 @@ def to_u(family: str, x: np.ndarray) -> np.ndarray:
 
 
 def from_u(family: str, u: float) -> float:
+    """The inverse of `to_u` for one value.
+
+    Parameters
+    ----------
+    family : str
+        One of `FAMILIES`.
+    u : float
+        A value on the family's axis.
+
+    Returns
+    -------
+    float
+        ``u`` itself, or exp u for the Weibull.
+    """
     return float(np.exp(u)) if family == "weibull" else float(u)
 
 
 def cdf(family: str, z: np.ndarray) -> np.ndarray:
-    """F(z) of the standard curve of ``family`` (F(0) = ½): the first of `cdf_pdf`, without the density."""
+    """F(z) of the standard curve of ``family`` (F(0) = ½): the first of `cdf_pdf`, without the density.
+
+    Parameters
+    ----------
+    family : str
+        One of `FAMILIES` ("logistic", "gaussian", "weibull").
+    z : numpy.ndarray
+        Standardised levels, β (x − α) on the family's axis (`to_u`).
+
+    Returns
+    -------
+    numpy.ndarray
+        F(z) in [0, 1].
+    """
     if family == "logistic":
         return special.expit(z)
     if family == "gaussian":
@@ -160,7 +232,26 @@ def cdf(family: str, z: np.ndarray) -> np.ndarray:
 
 
 def cdf_pdf(family: str, z: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """F(z) and dF/dz of the standard curve of ``family`` (F(0) = ½)."""
+    """F(z) and dF/dz of the standard curve of ``family`` (F(0) = ½).
+
+    Parameters
+    ----------
+    family : str
+        One of `FAMILIES` ("logistic", "gaussian", "weibull").
+    z : numpy.ndarray
+        Standardised levels.
+
+    Returns
+    -------
+    tuple of numpy.ndarray
+        F(z) and its density.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> [v.round(4).tolist() for v in cdf_pdf("gaussian", np.array([0.0]))]
+    [[0.5], [0.3989]]
+    """
     if family == "logistic":
         f = special.expit(z)
         return f, f * (1.0 - f)
@@ -172,6 +263,20 @@ def cdf_pdf(family: str, z: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
 
 
 def check_guess_lapse(guess: Any, lapse: Any) -> None:
+    """Check a guess rate and a lapse rate (scalars or arrays, broadcast).
+
+    Parameters
+    ----------
+    guess : array_like
+        γ in [0, 1).
+    lapse : array_like
+        λ in [0, 1 − γ).
+
+    Raises
+    ------
+    ValueError
+        Not numbers, or out of those ranges.
+    """
     try:
         g, lam = np.asarray(guess, dtype=float), np.asarray(lapse, dtype=float)
     except (TypeError, ValueError):
@@ -183,7 +288,34 @@ def check_guess_lapse(guess: Any, lapse: Any) -> None:
 
 
 def sigmoid(x: Any, threshold: Any, slope: Any, family: str = "logistic") -> np.ndarray:
-    """F(x; α, β) of ``family`` (module docstring), broadcast over its arguments; F(threshold) = ½."""
+    """F(x; α, β) of ``family`` (module docstring), broadcast over its arguments; F(threshold) = ½.
+
+    Parameters
+    ----------
+    x : array_like
+        Levels (ΔE2000 for plates); >= 0 for the Weibull.
+    threshold : array_like
+        α, in the unit of ``x``; > 0 for the Weibull.
+    slope : array_like
+        β > 0 (the family's units).
+    family : str
+        One of `FAMILIES` ("logistic", "gaussian", "weibull").
+
+    Returns
+    -------
+    numpy.ndarray
+        F in [0, 1].
+
+    Raises
+    ------
+    ValueError
+        A family not known, a slope <= 0, or Weibull levels below 0 or thresholds <= 0.
+
+    Examples
+    --------
+    >>> float(sigmoid(5.0, 5.0, 1.0))
+    0.5
+    """
     check_family(family)
     x, a, b = (np.asarray(v, dtype=float) for v in (x, threshold, slope))
     if not np.all(b > 0):
@@ -198,7 +330,42 @@ def psychometric(
     x: Any, threshold: Any, slope: Any, *, guess: Any, lapse: Any = 0.0, family: str = "logistic"
 ) -> np.ndarray:
     """ψ(x) = guess + (1 − guess − lapse) F(x; threshold, slope): the probability of a correct answer at
-    level ``x`` (ΔE2000 for plates), broadcast over its arguments."""
+    level ``x``, broadcast over its arguments.
+
+    Parameters
+    ----------
+    x : array_like
+        Levels (ΔE2000 for plates, CIELAB D65 2°).
+    threshold : array_like
+        α: where ψ is halfway between ``guess`` and ``1 - lapse``.
+    slope : array_like
+        β > 0.
+    guess : array_like
+        γ in [0, 1): the task's guess rate (`guess_rate`).
+    lapse : array_like
+        λ in [0, 1 − γ).
+    family : str
+        One of `FAMILIES` ("logistic", "gaussian", "weibull").
+
+    Returns
+    -------
+    numpy.ndarray
+        ψ in [γ, 1 − λ].
+
+    Raises
+    ------
+    ValueError
+        ``guess`` or ``lapse`` not numbers or out of range, or any `sigmoid` error.
+
+    References
+    ----------
+    Wichmann and Hill (2001), *Percept. Psychophys.* 63(8): 1293-1313.
+
+    Examples
+    --------
+    >>> float(psychometric(8.0, 8.0, 1.0, guess=0.5))
+    0.75
+    """
     check_guess_lapse(guess, lapse)
     return np.asarray(guess, float) + (1.0 - np.asarray(guess, float) - np.asarray(lapse, float)) * sigmoid(
         x, threshold, slope, family)
@@ -283,8 +450,35 @@ def _binary(correct: Any) -> np.ndarray:
 
 def grouped(levels: Any, correct: Any, family: str,
              weights: Any = None) -> tuple[np.ndarray, np.ndarray, np.ndarray, int]:
-    """(distinct levels, correct per level, trials per level, n) after validation; ``weights``: trials each
-    (level, verdict) stands for (default 1 each)."""
+    """Single answers pooled per distinct level, after validation.
+
+    Parameters
+    ----------
+    levels : array_like
+        One level per answer (ΔE2000 for plates), finite; >= 0 for the Weibull.
+    correct : array_like
+        One verdict per answer: booleans or 0/1.
+    family : str
+        One of `FAMILIES`.
+    weights : array_like or None
+        Trials each (level, verdict) stands for, each >= 1 (default 1 each).
+
+    Returns
+    -------
+    tuple
+        (distinct levels, correct per level, trials per level, n), the first three float arrays.
+
+    Raises
+    ------
+    ValueError
+        ``levels`` and ``correct`` of different lengths, a verdict other than a boolean or 0/1, weights of the
+        wrong length or below 1, a level that is NaN or inf, or a negative level for the Weibull.
+
+    Examples
+    --------
+    >>> [v.tolist() for v in grouped([1, 2, 2], [1, 0, 1], "logistic")[:3]]
+    [[1.0, 2.0], [1.0, 1.0], [1.0, 2.0]]
+    """
     x = np.asarray(levels, dtype=float).ravel()
     y = _binary(correct)
     if x.shape != y.shape:
@@ -297,8 +491,29 @@ def grouped(levels: Any, correct: Any, family: str,
 
 def pool_levels(x: np.ndarray, k: np.ndarray, n: np.ndarray,
                 family: str) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """(distinct levels, correct per level, trials per level) of per-answer or per-level counts ``k`` of ``n``
-    at levels ``x`` (float arrays of one length), after checking the levels suit ``family``."""
+    """Counts pooled per distinct level, after checking the levels suit ``family``.
+
+    Parameters
+    ----------
+    x : numpy.ndarray
+        Levels, finite (>= 0 for the Weibull).
+    k : numpy.ndarray
+        Correct answers at each, per answer or per level (same length as ``x``).
+    n : numpy.ndarray
+        Trials at each (same length).
+    family : str
+        One of `FAMILIES`.
+
+    Returns
+    -------
+    tuple of numpy.ndarray
+        (distinct levels, correct per level, trials per level).
+
+    Raises
+    ------
+    ValueError
+        A level that is NaN or inf, or a negative level for the Weibull.
+    """
     if not np.all(np.isfinite(x)):
         raise ValueError("levels must be finite numbers; found NaN or inf -- drop those rows first")
     if family == "weibull" and np.any(x < 0):
@@ -308,7 +523,28 @@ def pool_levels(x: np.ndarray, k: np.ndarray, n: np.ndarray,
 
 
 def bernoulli_ll(k: np.ndarray, n: np.ndarray, p: np.ndarray) -> float:
-    """Σ k log p + (n − k) log(1 − p), with 0 log 0 = 0 (a probability of 0 or 1 where every answer agrees)."""
+    """The Bernoulli log-likelihood Σ k log p + (n − k) log(1 − p), with 0 log 0 = 0 (a probability of 0 or 1
+    where every answer agrees); no binomial coefficients.
+
+    Parameters
+    ----------
+    k : numpy.ndarray
+        Correct answers per level.
+    n : numpy.ndarray
+        Trials per level.
+    p : numpy.ndarray
+        P(correct) per level, 0-1.
+
+    Returns
+    -------
+    float
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> bernoulli_ll(np.array([1.0]), np.array([1.0]), np.array([1.0]))
+    0.0
+    """
     return float(np.sum(special.xlogy(k, p) + special.xlogy(n - k, 1.0 - p)))
 
 

@@ -125,7 +125,31 @@ def chance_test(levels: Any, correct: Any, *, guess: float) -> tuple[float, floa
     """Can the answers be told from guessing? The likelihood-ratio test of the chance-aware fit
     (`fit_psychometric`, lapse fitted) against ψ ≡ ``guess`` at every level; p from χ² with 3 degrees of
     freedom (threshold, slope, lapse). At `CHANCE_ALPHA` = 0.01, an observer guessing at every level passes
-    for a rise in about 1% of runs (tests/analysis). Returns (deviance, p); the "at-chance" status is p > `CHANCE_ALPHA`."""
+    for a rise in about 1% of runs (tests/analysis). The "at-chance" status is p > `CHANCE_ALPHA`.
+
+    Parameters
+    ----------
+    levels : array_like
+        One level per answer (ΔE2000 for plates).
+    correct : array_like
+        One verdict per answer (bool or 0/1).
+    guess : float
+        γ in [0, 1).
+
+    Returns
+    -------
+    tuple of float
+        (deviance, p).
+
+    Raises
+    ------
+    ValueError
+        ``levels`` and ``correct`` of different lengths, or ``guess`` outside [0, 1).
+
+    References
+    ----------
+    Wichmann and Hill (2001), *Percept. Psychophys.* 63(8): 1293-1313.
+    """
     fit = fit_psychometric(levels, correct, guess=guess, interval=False)
     return fit.chance_deviance, fit.chance_p
 
@@ -379,8 +403,43 @@ def fit_groups(
     ``guess``: a γ for every group, or the name of a column holding each row's γ (constant within a group:
     e.g. filled from `guess_rate` per prompt kind). Rows with a null ``correct`` (failed requests) or a null
     level are left out and counted in ``errors``. A ``weight`` column (`plates.analysis.metrics.WEIGHT`) makes a
-    row count as that many trials. Columns: ``by...``, ``n``, ``errors`` and the fields of
-    `PsychometricFit` (but ``family``/``confidence``, the same on every row).
+    row count as that many trials.
+
+    Parameters
+    ----------
+    frame : pandas.DataFrame
+        Result rows with the ``by`` columns, ``level`` and ``correct``.
+    by : str or sequence of str
+        Grouping columns.
+    level : str
+        The level column (ΔE2000 for plates).
+    correct : str
+        The verdict column.
+    guess : float or str
+        γ for every group, or the name of a column holding each row's γ (one value per group).
+    lapse : float or None
+        None to fit λ in [0, 0.06], or fixed.
+    family : str
+        A psychometric family (`plates.analysis.psychometric.FAMILIES`).
+    confidence : float
+        Level of the threshold's interval.
+    interval : bool
+        Compute that interval.
+
+    Returns
+    -------
+    pandas.DataFrame
+        ``by...``, ``n``, ``errors`` and the fields of `PsychometricFit` (but ``family``/``confidence``, the
+        same on every row).
+
+    Raises
+    ------
+    ValueError
+        A needed column missing, or a ``guess`` column with more than one value in a group.
+
+    References
+    ----------
+    Wichmann and Hill (2001), *Percept. Psychophys.* 63(8): 1293-1313.
     """
     by = [by] if isinstance(by, str) else list(by)
     if not by:

@@ -16,7 +16,19 @@ __all__ = ["with_truth"]
 
 
 def with_truth(frame: pd.DataFrame) -> pd.DataFrame:
-    """A copy of ``frame`` with the ``truth_json`` facts as columns and the ``answer`` column (module doc)."""
+    """A copy of ``frame`` with the ``truth_json`` facts as columns and the ``answer`` column (module doc).
+
+    Parameters
+    ----------
+    frame : pandas.DataFrame
+        Results rows (`plates.results.schema`); ``truth_json`` and ``parsed`` are read where present.
+
+    Returns
+    -------
+    pandas.DataFrame
+        A copy; a fact already a column is not overwritten. Without ``truth_json``, ``answer`` is ``parsed``
+        (or kept where the frame has it).
+    """
     out = frame.copy()
     if "truth_json" not in out.columns:  # facts already columns (the dashboard's DuckDB counts keep ``answer``)
         if "answer" not in out.columns:

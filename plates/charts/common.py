@@ -57,9 +57,20 @@ PLATE_TASKS = {
 
 
 def with_series(frame: pd.DataFrame) -> pd.DataFrame:
-    """``frame`` with a ``series`` column: the model, or "model · run" for a model that appears in more than
-    one run (two runs of one model are two series, never one pooled cell). A ``series`` column already there
-    is kept (the dashboard sets it from the whole view, so every page labels a run alike)."""
+    """``frame`` with a ``series`` column: two runs of one model are two series, never one pooled cell.
+
+    Parameters
+    ----------
+    frame : pandas.DataFrame
+        Rows with ``model`` and ``run_id``; a ``series`` column already there is kept (the dashboard sets it
+        from the whole view, so every page labels a run alike).
+
+    Returns
+    -------
+    pandas.DataFrame
+        ``series``: the model, or "model · run" for a model that appears in more than one run (`run_names`);
+        a person's rows read "person: participant-…".
+    """
     if SERIES in frame.columns:
         return frame
     out = frame.copy(deep=False)
@@ -79,7 +90,22 @@ def with_series(frame: pd.DataFrame) -> pd.DataFrame:
 def series_labels(model: pd.Series, run: pd.Series, several: set) -> np.ndarray:
     """ "model · run" for the models in ``several`` (answered in several runs), else the model; a person's rows
     (model "participant-…", `plates.runs.rows.PARTICIPANT_PREFIX`) read "person: participant-…", so no chart
-    that groups by model passes a person off as a model."""
+    that groups by model passes a person off as a model.
+
+    Parameters
+    ----------
+    model : pandas.Series
+        Model names, one per row.
+    run : pandas.Series
+        Run ids, one per row (null: "(no run)").
+    several : set
+        The models answered in several runs.
+
+    Returns
+    -------
+    numpy.ndarray
+        The series labels, object dtype.
+    """
     model, run = model.astype(object), run.astype(object).where(run.notna(), "(no run)")
     split = model.isin(several).to_numpy(bool)
     names = model.astype(str)
@@ -95,7 +121,24 @@ _RUN_HASH = r"-[0-9a-f]{12}$"
 def run_names(pairs: pd.DataFrame) -> np.ndarray:
     """Per row of ``pairs`` (columns ``m`` model, ``r`` run id), the run as a legend shows it: the experiment's
     name without its hash ("baseline-cbe-71ba3e1d4bc7" -> "baseline-cbe"), or the whole id where two runs of one
-    model share that name (a legend never merges two runs, and never shows a hash it does not need)."""
+    model share that name (a legend never merges two runs, and never shows a hash it does not need).
+
+    Parameters
+    ----------
+    pairs : pandas.DataFrame
+        Columns ``m`` (model) and ``r`` (run id).
+
+    Returns
+    -------
+    numpy.ndarray
+        One run name per row, object dtype.
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> run_names(pd.DataFrame({"m": ["a"], "r": ["baseline-cbe-71ba3e1d4bc7"]})).tolist()
+    ['baseline-cbe']
+    """
     short = pairs["r"].str.replace(_RUN_HASH, "", regex=True)
     distinct = pd.DataFrame({"m": pairs["m"], "r": pairs["r"], "s": short}).drop_duplicates()
     clash = distinct.groupby(["m", "s"])["r"].transform("nunique") > 1
@@ -126,9 +169,27 @@ def labelled_counts(counts: pd.DataFrame, without: tuple[str, ...] = ()) -> pd.D
 def choose(
     table: pd.DataFrame, condition: str | None, weight: str | None = None
 ) -> tuple[str | None, list[str], pd.DataFrame]:
-    """(the condition shown, the others present, ``table``'s rows of it). ``condition`` None: the one with the
-    most rows (column ``weight``; default answered ``n`` + failed ``errors``); one that is not present raises
-    ValueError listing those that are."""
+    """The one condition a chart shows (none is pooled), and the others present.
+
+    Parameters
+    ----------
+    table : pandas.DataFrame
+        Rows with a ``condition`` column.
+    condition : str or None
+        The condition to show; None: the one with the most rows.
+    weight : str or None
+        The column that counts rows; None: answered ``n`` + failed ``errors``.
+
+    Returns
+    -------
+    tuple
+        (the condition shown, the others present, ``table``'s rows of it).
+
+    Raises
+    ------
+    ValueError
+        ``condition`` is not among the rows' conditions; the message lists them.
+    """
     if table.empty:
         return None, [], table
     if weight is not None:
@@ -200,8 +261,19 @@ def model_colour(name: str) -> str:
 
 def model_colours(names: Iterable[str]) -> dict[str, str]:
     """A colour per distinct name, no two alike while there are at most ``len(MODEL_PALETTE)`` (24) names.
+
     Each name takes `model_colour` (its own slot) unless an earlier name in sorted order holds it; then the next
-    free slot. So a model keeps its colour across pages except when its slot is shared in that figure."""
+    free slot. So a model keeps its colour across pages except when its slot is shared in that figure.
+
+    Parameters
+    ----------
+    names : iterable of str
+
+    Returns
+    -------
+    dict of str to str
+        Name -> hex sRGB colour (``#rrggbb``, 0-255 per channel).
+    """
     out: dict[str, str] = {}
     taken: set[int] = set()
     for name in sorted({str(n) for n in names}):
@@ -275,9 +347,23 @@ def chance_labels(chances: dict[str, float]) -> dict[float, str | None]:
 
 def add_chance_lines(fig: go.Figure, chances: dict[str, float], **where) -> go.Figure:
     """A dashed grey line at each distinct chance rate (guessing's accuracy, 0-1) with the prompts it is for:
-    yes/no ½, k options 1/k, an open answer 1/|label space| (≈0 for an open space). ``chances``: prompt -> rate.
-    Lines close together share one label (`chance_labels`). ``where``: `add_hline`'s row / col for a subplot
-    (and its other keywords)."""
+    yes/no ½, k options 1/k, an open answer 1/|label space| (≈0 for an open space). Lines close together
+    share one label (`chance_labels`).
+
+    Parameters
+    ----------
+    fig : plotly.graph_objects.Figure
+        Changed in place.
+    chances : dict of str to float
+        Prompt -> chance rate, 0-1.
+    **where
+        ``add_hline``'s row / col for a subplot (and its other keywords).
+
+    Returns
+    -------
+    plotly.graph_objects.Figure
+        ``fig``.
+    """
     for rate, label in chance_labels(chances).items():
         # on a light box: a line's markers or error bars behind the words do not strike them through
         text = dict(annotation_text=label, annotation_position="top left", annotation_font_color="#555555",
@@ -301,7 +387,25 @@ def _wrapped(text: str, width: int = 110) -> str:
 
 
 def error_bars_between(value, low, high) -> dict:
-    """Asymmetric error bars from an interval [low, high] around ``value`` (scalars or arrays)."""
+    """Asymmetric error bars from an interval [low, high] around ``value``.
+
+    Parameters
+    ----------
+    value : float or array_like
+    low : float or array_like
+    high : float or array_like
+
+    Returns
+    -------
+    dict
+        Plotly ``error_y`` / ``error_x`` settings (``array`` above, ``arrayminus`` below).
+
+    Examples
+    --------
+    >>> bars = error_bars_between(0.5, 0.4, 0.7)
+    >>> bars["array"].round(2).tolist(), bars["arrayminus"].round(2).tolist()
+    ([0.2], [0.1])
+    """
     value, low, high = (np.atleast_1d(np.asarray(v, dtype=float)) for v in (value, low, high))
     return dict(type="data", symmetric=False, array=high - value, arrayminus=value - low)
 
@@ -323,8 +427,18 @@ RUN_COMMAND = ("plates run --dataset colorblindnesseval --backend openai --model
 
 
 def run_hint(*flag_sets: str) -> str:
-    """``<br>`` lines naming what to run to fill an empty page: one `RUN_COMMAND` per flag set (e.g.
-    ``"--prompt colorbench-mc"``), in code style."""
+    """``<br>`` lines naming what to run to fill an empty page, in code style.
+
+    Parameters
+    ----------
+    *flag_sets : str
+        Flags added to `RUN_COMMAND`, one line each (e.g. ``"--prompt colorbench-mc"``).
+
+    Returns
+    -------
+    str
+        HTML.
+    """
     return "".join(f"<br><span style='font-family:monospace'>{RUN_COMMAND} {flags}</span>" for flags in flag_sets)
 
 

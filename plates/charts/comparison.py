@@ -21,7 +21,17 @@ def context_figure(context: pd.DataFrame) -> go.Figure:
     """Where no cell has a same-model published value: each of our cells (a row: series · prompt · condition;
     accuracy with its Wilson 95% interval, in the model's colour) beside every published accuracy on the same
     question by the papers' own models (`plates.analysis.comparison.context`: grey, each named in its hover
-    text). Context, not a replication: the title says so."""
+    text). Context, not a replication: the title says so.
+
+    Parameters
+    ----------
+    context : pandas.DataFrame
+        `plates.analysis.comparison.context`'s rows.
+
+    Returns
+    -------
+    plotly.graph_objects.Figure
+    """
     title = ("Ours beside the papers' models on the same prompt and condition"
              "<br><sup>no published value for these models: the grey points are OTHER models (context, not a "
              "replication)</sup>")
@@ -54,7 +64,17 @@ def context_figure(context: pd.DataFrame) -> go.Figure:
 
 def comparison_figure(comparison: pd.DataFrame) -> go.Figure:
     """Per matched cell (a row: series · prompt · condition · source), our accuracy with its Wilson 95%
-    interval and the paper's value (grey diamond), so a reader sees at once whether the paper lies inside."""
+    interval and the paper's value (grey diamond), so a reader sees at once whether the paper lies inside.
+
+    Parameters
+    ----------
+    comparison : pandas.DataFrame
+        `plates.analysis.comparison.compare`'s rows.
+
+    Returns
+    -------
+    plotly.graph_objects.Figure
+    """
     title = "Ours vs the papers: same model, prompt and condition (Wilson 95% CI)"
     if comparison.empty:
         return empty_figure(

@@ -56,7 +56,23 @@ _X_TITLES = {
 def chance_rate(prompt_name: str | None) -> float:
     """The probability of a correct answer by guessing for a registered prompt
     (`plates.analysis.psychometric.prompt_guess_rate`): yes/no 1/2, multiple choice 1/(options shown), open answers
-    1/|label space| (0 for an unrestricted space or an unknown prompt)."""
+    1/|label space| (0 for an unrestricted space or an unknown prompt).
+
+    Parameters
+    ----------
+    prompt_name : str or None
+        A registered prompt's name.
+
+    Returns
+    -------
+    float
+        0-1.
+
+    Examples
+    --------
+    >>> chance_rate("cbe-yn-correct"), chance_rate(None)
+    (0.5, 0.0)
+    """
     template = PROMPTS.get(str(prompt_name)) if prompt_name is not None else None
     return 0.0 if template is None else prompt_guess_rate(template)
 
@@ -67,7 +83,22 @@ def fit_psychometric_counts(groups: Sequence[tuple[Any, Any, Any, float]]) -> li
     (`plates.analysis.psychometric_fits.fit_psychometric_counts`: ψ = γ + (1 − γ − λ)F, threshold halfway between
     guess and ceiling, lapse fitted in 0-0.06) on the answers the counts stand for, every group at once; the
     page draws no interval, so none is computed here (the fit's interval is in
-    `plates.analysis.psychometric_fits.fit_groups`)."""
+    `plates.analysis.psychometric_fits.fit_groups`).
+
+    Parameters
+    ----------
+    groups : sequence of (array_like, array_like, array_like, float)
+        Per group: ΔE2000 levels, answered ``n`` and ``correct`` at each, and the chance rate γ.
+
+    Returns
+    -------
+    list of PsychometricFit
+        One per group, in order.
+
+    References
+    ----------
+    Wichmann and Hill (2001), *Percept. Psychophys.* 63(8): 1293-1313.
+    """
     counts = []
     for levels, n, correct, guess in groups:
         levels = np.asarray(levels, dtype=float)
@@ -78,7 +109,19 @@ def fit_psychometric_counts(groups: Sequence[tuple[Any, Any, Any, float]]) -> li
 
 def levels_from_rows(frame: pd.DataFrame, x: str = "delta_e") -> pd.DataFrame:
     """Answered ``n`` and ``correct`` per `COUNT_KEYS` group (those present) and ΔE2000 level (``x`` rounded
-    to 0.01; rows without one, and failed requests, left out): what `plates.dashboard.queries.levels` gives."""
+    to 0.01; rows without one, and failed requests, left out): what `plates.dashboard.queries.levels` gives.
+
+    Parameters
+    ----------
+    frame : pandas.DataFrame
+        Result rows.
+    x : str
+        The level column: "delta_e" (nominal) or "delta_e_drawn_median" (as drawn).
+
+    Returns
+    -------
+    pandas.DataFrame
+    """
     if x not in frame.columns:
         raise ValueError(f"the results have no {x!r} column; columns: {list(frame.columns)}")
     rows = frame[frame[x].notna() & frame["correct"].notna()]
@@ -112,7 +155,21 @@ def psychometric_fits(
 ) -> pd.DataFrame:
     """One `fit_psychometric_counts` per `FIT_GROUP` (series x prompt x condition x colour set): columns
     ``FIT_GROUP..., n, guess, threshold, slope, status, low, high, fit`` (low/high: the ΔE2000 range tested;
-    ``fit``: the fit object, whose ``predict`` draws the curve)."""
+    ``fit``: the fit object, whose ``predict`` draws the curve).
+
+    Parameters
+    ----------
+    frame : pandas.DataFrame or None
+        Result rows.
+    levels : pandas.DataFrame or None
+        `levels_from_rows`' table (or DuckDB's), used instead of ``frame`` when given.
+    x : str
+        The level column.
+
+    Returns
+    -------
+    pandas.DataFrame
+    """
     levels = levels_from_rows(frame, x) if levels is None else levels
     table = _groups(levels)
     # answers per group and level in one grouping (sorted by group, then level), then cut at each group's start
@@ -145,7 +202,23 @@ def delta_e_table(
 ) -> pd.DataFrame:
     """Accuracy with Wilson 95% bounds per `FIT_GROUP` and ΔE2000 bin: equal-width bins over the group's
     levels, or one per level when a group has at most ``bins`` of them; ``delta_e`` is the bin's mean level
-    (weighted by answers)."""
+    (weighted by answers).
+
+    Parameters
+    ----------
+    frame : pandas.DataFrame or None
+        Result rows.
+    bins : int
+        Bins per group, at most.
+    levels : pandas.DataFrame or None
+        `levels_from_rows`' table, used instead of ``frame`` when given.
+    x : str
+        The level column.
+
+    Returns
+    -------
+    pandas.DataFrame
+    """
     if isinstance(bins, bool) or not isinstance(bins, int) or bins < 1:
         raise ValueError(f"bins={bins!r}: need an integer >= 1")
     levels = levels_from_rows(frame, x) if levels is None else levels
@@ -184,7 +257,36 @@ def delta_e_figure(
     curve per series and colour set and a dotted line at each threshold, marked *extrapolated* outside the
     ΔE2000 tested. ``x``: "delta_e" (nominal) or "delta_e_drawn_median" (as drawn). The papers publish no
     ΔE sweep (their colour sets are fixed pairs): ``reference`` adds nothing. ``fits``: `psychometric_fits`
-    already made of these levels (the figure keeps those of its condition and prompt), else fitted here."""
+    already made of these levels (the figure keeps those of its condition and prompt), else fitted here.
+
+    Parameters
+    ----------
+    frame : pandas.DataFrame or None
+        Result rows.
+    reference : pandas.DataFrame or None
+        The papers' reference tables (`plates.results.reference`).
+    bins : int
+        Bins per group, at most.
+    levels : pandas.DataFrame or None
+        `levels_from_rows`' table, used instead of ``frame`` when given.
+    condition : str or None
+        The condition shown (`plates.analysis.conditions.condition_label`); None: the one with the most rows.
+    prompt : str or None
+        The prompt shown; None: the one with the most answers.
+    x : str
+        The level column.
+    fits : pandas.DataFrame or None
+        `psychometric_fits` of these levels.
+
+    Returns
+    -------
+    plotly.graph_objects.Figure
+
+    Raises
+    ------
+    ValueError
+        ``condition`` or ``prompt`` has no answers with a ΔE2000 here; the message lists those that do.
+    """
     title = "Accuracy vs ΔE2000 with psychometric fits"
     levels = levels_from_rows(frame, x) if levels is None else levels
     table = delta_e_table(levels=levels, bins=bins)

@@ -48,7 +48,21 @@ def legend_rows(fig: go.Figure, width: int) -> int:
 def publication_figure(fig: go.Figure, *, width: int = WIDTH_PX, height: int | None = None) -> go.Figure:
     """A copy of ``fig`` laid out for a page: fixed width (7 inches), white background, no page-only note, the
     legend below the plot (horizontal, so a long legend wraps instead of being cut off at the right edge), a foot
-    that holds every legend row and a plot area of at least `MIN_PLOT_PX` (the height grows to keep both)."""
+    that holds every legend row and a plot area of at least `MIN_PLOT_PX` (the height grows to keep both).
+
+    Parameters
+    ----------
+    fig : plotly.graph_objects.Figure
+        Left unchanged.
+    width : int
+        Width in px (`WIDTH_PX` by default).
+    height : int or None
+        Height in px; None: the figure's own or a default; raised where the legend and `MIN_PLOT_PX` need it.
+
+    Returns
+    -------
+    plotly.graph_objects.Figure
+    """
     out = without_page_notes(go.Figure(fig))
     top = max(60, out.layout.margin.t or 0)
     foot = 100 + 18 * legend_rows(out, width)  # tick labels and axis title, then the legend's rows
@@ -62,8 +76,27 @@ def publication_figure(fig: go.Figure, *, width: int = WIDTH_PX, height: int | N
 
 def figure_bytes(fig: go.Figure, fmt: str, *, width: int = WIDTH_PX, height: int | None = None) -> bytes:
     """``fig`` as an SVG, PDF or PNG file's bytes at publication size (:func:`publication_figure`).
-    ValueError for another format, or when the export cannot run (kaleido missing: the extra to install; no
-    Chromium found: set BROWSER_PATH)."""
+
+    Parameters
+    ----------
+    fig : plotly.graph_objects.Figure
+    fmt : str
+        "svg", "pdf" or "png".
+    width : int
+        Width in px.
+    height : int or None
+        Height in px.
+
+    Returns
+    -------
+    bytes
+
+    Raises
+    ------
+    ValueError
+        Another format, or the export cannot run (kaleido missing: the message names the extra to install;
+        no Chromium found: set ``BROWSER_PATH``).
+    """
     if fmt not in FORMATS:
         raise ValueError(f"figure format {fmt!r} is not known; allowed: {', '.join(FORMATS)}")
     try:

@@ -26,7 +26,23 @@ def failure_mode_table(
     frame: pd.DataFrame | None = None, *, counts: pd.DataFrame | None = None
 ) -> pd.DataFrame:
     """Per series, prompt and condition: wrong answers and the share of each failure mode among them
-    (HueManity App. E; "other" = wrong with no mode). ``counts``: `plates.dashboard.queries.failure_counts`."""
+    (HueManity App. E; "other" = wrong with no mode).
+
+    Parameters
+    ----------
+    frame : pandas.DataFrame or None
+        Result rows.
+    counts : pandas.DataFrame or None
+        `plates.dashboard.queries.failure_counts`, used instead of ``frame`` when given.
+
+    Returns
+    -------
+    pandas.DataFrame
+
+    References
+    ----------
+    HueManity App. E.
+    """
     if counts is None:
         if frame is None:
             raise ValueError("give the result rows (frame) or their failure counts (counts=)")
@@ -66,7 +82,28 @@ def failure_mode_figure(
 ) -> go.Figure:
     """Stacked shares of failure modes among the wrong answers of each series and prompt, for one condition
     (HueManity App. E describes the modes qualitatively and publishes no shares: ``reference`` adds
-    nothing)."""
+    nothing).
+
+    Parameters
+    ----------
+    frame : pandas.DataFrame or None
+        Result rows.
+    reference : pandas.DataFrame or None
+        The papers' reference tables (`plates.results.reference`).
+    counts : pandas.DataFrame or None
+        `plates.dashboard.queries.failure_counts`, used instead of ``frame`` when given.
+    condition : str or None
+        The condition shown (`plates.analysis.conditions.condition_label`); None: the one with the most rows.
+
+    Returns
+    -------
+    plotly.graph_objects.Figure
+
+    Raises
+    ------
+    ValueError
+        ``condition`` is not among the rows' conditions; the message lists them.
+    """
     title = "Failure modes among wrong answers (HueManity App. E)"
     table = failure_mode_table(frame, counts=counts)
     if table.empty:

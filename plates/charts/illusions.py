@@ -71,7 +71,20 @@ _PEOPLE_COLOURS = ("#e67e22", "#f0a04b", "#d35400", "#f5b041", "#ba4a00")
 
 
 def reference_rows(reference: pd.DataFrame | None, source: str) -> pd.DataFrame:
-    """The rows of one published table (``source``, e.g. "RCID Table 1"); empty when hidden or absent."""
+    """The rows of one published table.
+
+    Parameters
+    ----------
+    reference : pandas.DataFrame or None
+        The papers' reference tables; None when hidden.
+    source : str
+        The table, e.g. "RCID Table 1".
+
+    Returns
+    -------
+    pandas.DataFrame
+        Its rows; empty when hidden or absent.
+    """
     if reference is None or "source" not in reference.columns:
         return pd.DataFrame(columns=["source", "model", "task", "condition", "metric", "value"])
     return reference[reference["source"] == source]
@@ -89,8 +102,25 @@ def _wide_to_long(table: pd.DataFrame, keys: list[str], metrics: dict[str, str],
 
 
 def rcid_long(frame: pd.DataFrame, reference: pd.DataFrame | None = None) -> pd.DataFrame:
-    """RCID metrics, one row per (source, model, framing, kind, strength, metric): ``value`` (a share 0-1),
-    ``low``/``high`` (95% Wilson; NaN for the paper's rows), ``n`` (answers behind it; NaN for the paper)."""
+    """RCID metrics in long form, ours beside the paper's.
+
+    Parameters
+    ----------
+    frame : pandas.DataFrame
+        Result rows of any families (the illusion rows are picked).
+    reference : pandas.DataFrame or None
+        The papers' reference tables (`plates.results.reference`); None: ours only.
+
+    Returns
+    -------
+    pandas.DataFrame
+        One row per (source, model, framing, kind, strength, metric): ``value`` (a share 0-1), ``low``/``high``
+        (95% Wilson; NaN for the paper's rows), ``n`` (answers behind it; NaN for the paper).
+
+    References
+    ----------
+    RCID (Mao et al. 2025) §4.1, Table 1.
+    """
     rows = family_rows(frame, "illusion")
     keys = ["model", "framing", "kind", "strength"]
     columns = ["source", *keys, "metric", "value", "low", "high", "n"]
@@ -145,8 +175,20 @@ def _bars(fig: go.Figure, part: pd.DataFrame, name: str, x: pd.Series, *, grey: 
 
 
 def rcid_figure(long: pd.DataFrame, metric: str = "Human-like") -> go.Figure:
-    """Bars of one RCID ``metric`` (see `RCID_METRICS` labels) per kind · strength, one panel per framing,
-    one bar per model (Wilson 95% bars), the paper's rows hatched in grey."""
+    """Bars of one RCID ``metric`` per kind · strength, one panel per framing, one bar per model (Wilson 95%
+    bars), the paper's rows hatched in grey.
+
+    Parameters
+    ----------
+    long : pandas.DataFrame
+        `rcid_long`'s table.
+    metric : str
+        One of the `RCID_METRICS` labels.
+
+    Returns
+    -------
+    plotly.graph_objects.Figure
+    """
     allowed = sorted(set(RCID_METRICS.values()))
     check_choice("metric", metric, allowed)
     data = long[long["metric"] == metric]
@@ -169,8 +211,25 @@ def rcid_figure(long: pd.DataFrame, metric: str = "Human-like") -> go.Figure:
 
 
 def illusionbench_long(frame: pd.DataFrame, reference: pd.DataFrame | None = None) -> pd.DataFrame:
-    """IllusionBench+ accuracy per (source, model, task, column) and, for true/false, ``yes_bias`` =
-    FP / (FP + FN); columns ``source, model, task, column, value, low, high, n, yes_bias``."""
+    """IllusionBench+ accuracy in long form, ours beside the paper's.
+
+    Parameters
+    ----------
+    frame : pandas.DataFrame
+        Result rows of any families (the illusion rows are picked).
+    reference : pandas.DataFrame or None
+        The papers' reference tables (`plates.results.reference`); None: ours only.
+
+    Returns
+    -------
+    pandas.DataFrame
+        ``source, model, task, column, value, low, high, n, yes_bias``: accuracy (0-1, Wilson 95%) per
+        (source, model, task, column) and, for true/false, ``yes_bias`` = FP / (FP + FN).
+
+    References
+    ----------
+    IllusionBench+ (Zhang et al. 2025) App. A2, Tables II / III.
+    """
     rows = family_rows(frame, "illusion")
     columns = ["source", "model", "task", "column", "value", "low", "high", "n", "yes_bias"]
     parts = []
@@ -200,7 +259,19 @@ def illusionbench_long(frame: pd.DataFrame, reference: pd.DataFrame | None = Non
 
 def illusionbench_figure(long: pd.DataFrame, paper_models: Sequence[str] = ("Human", "GPT-4o")) -> go.Figure:
     """Accuracy bars per IllusionBench+ column, one panel per task (true/false, multiple choice), our models
-    with Wilson 95% bars and the paper's ``paper_models`` hatched in grey."""
+    with Wilson 95% bars and the paper's ``paper_models`` hatched in grey.
+
+    Parameters
+    ----------
+    long : pandas.DataFrame
+        `illusionbench_long`'s table.
+    paper_models : sequence of str
+        The paper's rows drawn.
+
+    Returns
+    -------
+    plotly.graph_objects.Figure
+    """
     tasks = [label for label, _ in IB_TASKS.values() if label in set(long["task"])] or ["true/false"]
     fig = make_subplots(rows=1, cols=len(tasks), shared_yaxes=True, subplot_titles=tasks)
     seen: set[str] = set()
@@ -222,7 +293,17 @@ def illusionbench_figure(long: pd.DataFrame, paper_models: Sequence[str] = ("Hum
 def pse_figure(table: pd.DataFrame) -> go.Figure:
     """PSE (ΔE2000) per kind · strength (rows), one marker per model and framing, with its profile-likelihood
     interval; open intervals are drawn to the edge of the tested range. Fits that did not locate a PSE
-    ("below-range", "above-range", "too-few") are left out of the chart (they stay in the table)."""
+    ("below-range", "above-range", "too-few") are left out of the chart (they stay in the table).
+
+    Parameters
+    ----------
+    table : pandas.DataFrame
+        `plates.analysis.illusions.pse_table`'s table.
+
+    Returns
+    -------
+    plotly.graph_objects.Figure
+    """
     fig = go.Figure()
     fit = table[table["status"] == "fit"] if len(table) else table
     colours = _colours(fit["model"]) if len(fit) else {}

@@ -109,7 +109,25 @@ _PROMPT_DASHES = ("solid", "dash", "dot", "dashdot")
 def colour_set_table(
     frame: pd.DataFrame | None = None, *, counts: pd.DataFrame | None = None
 ) -> pd.DataFrame:
-    """Accuracy per series, prompt, condition and colour set (ColorBlindnessEval §4.4, Fig. 2)."""
+    """Accuracy per series, prompt, condition and colour set.
+
+    Parameters
+    ----------
+    frame : pandas.DataFrame or None
+        Result rows (`plates.results.load_results`).
+    counts : pandas.DataFrame or None
+        The same as a count table (`counts_from_rows`, or the dashboard's DuckDB cube): used instead of
+        ``frame`` when given.
+
+    Returns
+    -------
+    pandas.DataFrame
+        Accuracy (0-1), n, errors and the Wilson 95% interval per cell.
+
+    References
+    ----------
+    ColorBlindnessEval §4.4, Fig. 2.
+    """
     return metrics.accuracy_from_counts(
         labelled_counts(count_table(frame, counts)), [SERIES, "prompt_name", CONDITION, "colour_set"]
     )
@@ -122,8 +140,34 @@ def colour_set_figure(
     counts: pd.DataFrame | None = None,
     condition: str | None = None,
 ) -> go.Figure:
-    """Accuracy per colour set for one condition, one bar per series (and prompt), Wilson 95% error bars
-    (ColorBlindnessEval §4.4, Fig. 2). Published per-colour-set accuracies: grey open symbols."""
+    """Accuracy per colour set for one condition, one bar per series (and prompt), Wilson 95% error bars.
+    Published per-colour-set accuracies: grey open symbols.
+
+    Parameters
+    ----------
+    frame : pandas.DataFrame or None
+        Result rows (`plates.results.load_results`).
+    reference : pandas.DataFrame or None
+        The papers' reference tables (`plates.results.reference`); None: none drawn.
+    counts : pandas.DataFrame or None
+        The same as a count table (`counts_from_rows`, or the dashboard's DuckDB cube): used instead of
+        ``frame`` when given.
+    condition : str or None
+        The condition shown (`plates.analysis.conditions.condition_label`); None: the one with the most rows.
+
+    Returns
+    -------
+    plotly.graph_objects.Figure
+
+    Raises
+    ------
+    ValueError
+        ``condition`` is not among the rows' conditions; the message lists them.
+
+    References
+    ----------
+    ColorBlindnessEval §4.4, Fig. 2.
+    """
     title = "Accuracy per colour set (Wilson 95% CI)"
     table = colour_set_table(frame, counts=counts)
     table = table[table["n"] > 0]
@@ -177,8 +221,27 @@ def colour_set_figure(
 def resolution_table(
     frame: pd.DataFrame | None = None, *, counts: pd.DataFrame | None = None
 ) -> pd.DataFrame:
-    """Accuracy per series, prompt, condition without size, and size (HueManity §5.4, Table 5), and each size's
-    effect against the smallest (``vs``, ``delta`` with Newcombe's 95% ``delta_low`` / ``delta_high``)."""
+    """Accuracy per series, prompt, condition without size, and size, and each size's effect against the
+    smallest.
+
+    Parameters
+    ----------
+    frame : pandas.DataFrame or None
+        Result rows (`plates.results.load_results`).
+    counts : pandas.DataFrame or None
+        The same as a count table (`counts_from_rows`, or the dashboard's DuckDB cube): used instead of
+        ``frame`` when given.
+
+    Returns
+    -------
+    pandas.DataFrame
+        Accuracy (0-1) with its Wilson 95% interval per cell, ``size`` in px, and ``vs``, ``delta`` with
+        Newcombe's 95% ``delta_low`` / ``delta_high`` (`plates.analysis.metrics.effect_vs_first`).
+
+    References
+    ----------
+    HueManity §5.4, Table 5.
+    """
     table = labelled_counts(count_table(frame, counts), without=("size",))
     table = table[table["size"].notna()] if "size" in table.columns else table.iloc[0:0]
     table = metrics.accuracy_from_counts(table, [SERIES, "prompt_name", CONDITION, "size"])
@@ -195,7 +258,33 @@ def resolution_figure(
     """Accuracy against the side in pixels of the image the model received, for one condition (without its
     size), one line per series and prompt, Wilson 95% error bars (HueManity §5.4, Table 5). HueManity Table
     5's points (grey dashed) carry its printed ±, which fit the Wald formula 1.96·√(p(1−p)/n) at n = 100, not
-    a Wilson interval: drawn as printed."""
+    a Wilson interval: drawn as printed.
+
+    Parameters
+    ----------
+    frame : pandas.DataFrame or None
+        Result rows (`plates.results.load_results`).
+    reference : pandas.DataFrame or None
+        The papers' reference tables (`plates.results.reference`); None: none drawn.
+    counts : pandas.DataFrame or None
+        The same as a count table (`counts_from_rows`, or the dashboard's DuckDB cube): used instead of
+        ``frame`` when given.
+    condition : str or None
+        The condition shown, without its size; None: the one with the most rows.
+
+    Returns
+    -------
+    plotly.graph_objects.Figure
+
+    Raises
+    ------
+    ValueError
+        ``condition`` is not among the rows' conditions; the message lists them.
+
+    References
+    ----------
+    HueManity §5.4, Table 5.
+    """
     title = "Resolution: accuracy vs image size (Wilson 95% CI)"
     table = resolution_table(frame, counts=counts)
     table = table[table["n"] > 0]

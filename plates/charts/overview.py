@@ -16,7 +16,21 @@ from plates.charts.common import CONDITION, SERIES, count_table, empty_figure, l
 
 
 def overview_table(frame: pd.DataFrame | None = None, *, counts: pd.DataFrame | None = None) -> pd.DataFrame:
-    """Series (model, or model · run) x prompt x condition: accuracy, n, errors, Wilson 95% interval."""
+    """Series (model, or model · run) x prompt x condition: accuracy, n, errors, Wilson 95% interval.
+
+    Parameters
+    ----------
+    frame : pandas.DataFrame or None
+        Result rows (`plates.results.load_results`).
+    counts : pandas.DataFrame or None
+        The same as a count table (`counts_from_rows`, or the dashboard's DuckDB cube): used instead of
+        ``frame`` when given.
+
+    Returns
+    -------
+    pandas.DataFrame
+        One row per cell (`plates.analysis.metrics.accuracy_from_counts` columns, accuracy 0-1).
+    """
     table = labelled_counts(count_table(frame, counts))
     return metrics.accuracy_from_counts(table, [SERIES, "prompt_name", CONDITION])
 
@@ -31,8 +45,30 @@ def overview_figure(
 ) -> go.Figure:
     """Heatmap of accuracy, series (rows) x prompt · condition (columns); each cell prints accuracy, n and the
     Wilson 95% interval, and the paper's value for the same model, prompt and condition where one is
-    published (``comparison``: `plates.analysis.comparison.compare`; computed from ``reference`` when not
-    given)."""
+    published.
+
+    Parameters
+    ----------
+    frame : pandas.DataFrame or None
+        Result rows (`plates.results.load_results`).
+    reference : pandas.DataFrame or None
+        The papers' reference tables (`plates.results.reference`); None: none drawn.
+    table : pandas.DataFrame or None
+        `overview_table`'s result, when already computed.
+    counts : pandas.DataFrame or None
+        The same as a count table (`counts_from_rows`, or the dashboard's DuckDB cube): used instead of
+        ``frame`` when given.
+    comparison : pandas.DataFrame or None
+        `plates.analysis.comparison.compare`'s rows; computed from ``reference`` when not given.
+
+    Returns
+    -------
+    plotly.graph_objects.Figure
+
+    References
+    ----------
+    Wilson (1927), *J. Am. Stat. Assoc.* 22(158): 209-212.
+    """
     title = "Accuracy by model and condition (Wilson 95% CI)"
     table = overview_table(frame, counts=counts) if table is None else table
     if table.empty or not (table["n"] > 0).any():

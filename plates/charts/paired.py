@@ -58,8 +58,23 @@ def _summed(pairs: pd.DataFrame, by: list[str], without: tuple[str, ...]) -> pd.
 
 def grayscale_table(frame: pd.DataFrame | None = None, *, pairs: pd.DataFrame | None = None) -> pd.DataFrame:
     """Per series, task and condition (without grayscale): `metrics.grayscale_delta` — accuracy on original
-    and grayscale images of the same items and delta = (Acc_ori − Acc_gray) / Acc_ori. ``pairs``: DuckDB's
-    paired counts (`plates.dashboard.queries.grayscale_pairs`)."""
+    and grayscale images of the same items and delta = (Acc_ori − Acc_gray) / Acc_ori.
+
+    Parameters
+    ----------
+    frame : pandas.DataFrame or None
+        Result rows.
+    pairs : pandas.DataFrame or None
+        DuckDB's paired counts (`plates.dashboard.queries.grayscale_pairs`), used instead of ``frame``.
+
+    Returns
+    -------
+    pandas.DataFrame
+
+    References
+    ----------
+    ColorBench (Liang et al.) §3.2, App. M.2.
+    """
     if pairs is not None:
         return metrics.grayscale_from_pairs(
             _summed(pairs, ["task"], ("grayscale",)), [SERIES, "task", CONDITION]
@@ -72,7 +87,22 @@ def grayscale_table(frame: pd.DataFrame | None = None, *, pairs: pd.DataFrame | 
 
 def reference_grayscale(reference: pd.DataFrame | None) -> pd.DataFrame:
     """(Acc_ori − Acc_gray) / Acc_ori from published accuracies: rows of the same source, model and task with
-    condition "standard" and "grayscale" (ColorBench Table 9); columns source, model, task, value."""
+    condition "standard" and "grayscale" (ColorBench Table 9).
+
+    Parameters
+    ----------
+    reference : pandas.DataFrame or None
+        The papers' reference tables (`plates.results.reference`).
+
+    Returns
+    -------
+    pandas.DataFrame
+        ``source, model, task, value``.
+
+    References
+    ----------
+    ColorBench (Liang et al.) Table 9.
+    """
     acc = reference_of(reference, "accuracy", condition=["standard", "grayscale"])
     empty = pd.DataFrame(columns=["source", "model", "task", "value"])
     if acc.empty:
@@ -107,7 +137,30 @@ def grayscale_figure(
 ) -> go.Figure:
     """Grouped bars of (Acc_ori − Acc_gray) / Acc_ori per task, one bar per series, for one condition
     (ColorBench Fig. 5 draws the ratio as a violin over models). ColorBench Table 9's ratio for its Color
-    Blindness task (group means of its open models) sits at the x of our prompts that ask that task."""
+    Blindness task (group means of its open models) sits at the x of our prompts that ask that task.
+
+    Parameters
+    ----------
+    frame : pandas.DataFrame or None
+        Result rows.
+    reference : pandas.DataFrame or None
+        The papers' reference tables (`plates.results.reference`).
+    table : pandas.DataFrame or None
+        `grayscale_table`'s result, when already computed.
+    pairs : pandas.DataFrame or None
+        DuckDB's paired counts.
+    condition : str or None
+        The condition shown (`plates.analysis.conditions.condition_label`); None: the one with the most rows.
+
+    Returns
+    -------
+    plotly.graph_objects.Figure
+
+    Raises
+    ------
+    ValueError
+        ``condition`` is not among the rows' conditions; the message lists them.
+    """
     title = "Grayscale: (Acc_ori − Acc_gray) / Acc_ori"
     table = grayscale_table(frame, pairs=pairs) if table is None else table
     table = table[table["pairs"] > 0]
@@ -135,8 +188,24 @@ def cot_table(
     frame: pd.DataFrame | None = None, *, pairs: Sequence[pd.DataFrame] | None = None
 ) -> pd.DataFrame:
     """Per series, condition and prompt pair: `metrics.cot_delta` — accuracy without and with chain of thought
-    on the same items and delta = Acc_CoT − Acc_plain. ``pairs``: DuckDB's paired counts, one table per prompt
-    pair with ``prompt`` and ``cot_prompt`` columns (`plates.dashboard.queries.cot_pairs`)."""
+    on the same items and delta = Acc_CoT − Acc_plain.
+
+    Parameters
+    ----------
+    frame : pandas.DataFrame or None
+        Result rows.
+    pairs : sequence of pandas.DataFrame or None
+        DuckDB's paired counts, one table per prompt pair with ``prompt`` and ``cot_prompt`` columns
+        (`plates.dashboard.queries.cot_pairs`), used instead of ``frame``.
+
+    Returns
+    -------
+    pandas.DataFrame
+
+    References
+    ----------
+    ColorBench (Liang et al.) Table 4.
+    """
     columns = [SERIES, CONDITION, "prompt", "cot_prompt", "pairs", "acc_plain", "acc_cot", "delta", "delta_low",
                "delta_high", "errors"]
     if pairs is not None:
@@ -167,7 +236,30 @@ def cot_figure(
 ) -> go.Figure:
     """Δ accuracy from chain-of-thought prompting per prompt, one bar per series, for one condition
     (ColorBench Table 4: +4.35 points on average). ColorBench Table 4's delta for its Color Blindness task
-    (GPT-4o +8.2, Gemini-2-flash +10.4 points) sits at the x of our prompts that ask that task."""
+    (GPT-4o +8.2, Gemini-2-flash +10.4 points) sits at the x of our prompts that ask that task.
+
+    Parameters
+    ----------
+    frame : pandas.DataFrame or None
+        Result rows.
+    reference : pandas.DataFrame or None
+        The papers' reference tables (`plates.results.reference`).
+    table : pandas.DataFrame or None
+        `cot_table`'s result, when already computed.
+    pairs : sequence of pandas.DataFrame or None
+        DuckDB's paired counts.
+    condition : str or None
+        The condition shown (`plates.analysis.conditions.condition_label`); None: the one with the most rows.
+
+    Returns
+    -------
+    plotly.graph_objects.Figure
+
+    Raises
+    ------
+    ValueError
+        ``condition`` is not among the rows' conditions; the message lists them.
+    """
     title = "Chain of thought: Δ accuracy (CoT − plain)"
     table = cot_table(frame, pairs=pairs) if table is None else table
     table = table[table["pairs"] > 0]

@@ -31,7 +31,17 @@ def threshold_figure(table: pd.DataFrame) -> go.Figure:
     "non-monotonic", "at-chance", "too-few") are drawn as an open marker at the edge of the tested range
     (the lower edge for "below-range") with their status beside it. "too-few" fits (fewer than the levels a
     fit needs: a preset with one ΔE2000 per colour set) have no range to draw and are counted in the title,
-    listed in the table only."""
+    listed in the table only.
+
+    Parameters
+    ----------
+    table : pandas.DataFrame
+        `plates.analysis.people.threshold_table`'s table.
+
+    Returns
+    -------
+    plotly.graph_objects.Figure
+    """
     fig = go.Figure()
     few = int(table["status"].eq("too-few").sum()) if len(table) else 0
     table = table[~table["status"].eq("too-few")] if few else table
@@ -79,7 +89,17 @@ def pse_people_figure(table: pd.DataFrame) -> go.Figure:
     (x framing), with its profile-likelihood interval (open ends drawn to the fitted value). People: orange
     stars named "person: …"; the pooled fit: a dark-orange diamond "people (K participants)"; models: blue
     circles (pixel framing) or squares (human framing); side by side within each kind · strength row. Fits
-    that located no PSE stay in the table only."""
+    that located no PSE stay in the table only.
+
+    Parameters
+    ----------
+    table : pandas.DataFrame
+        `plates.analysis.people.pse_people_table`'s table.
+
+    Returns
+    -------
+    plotly.graph_objects.Figure
+    """
     fig = go.Figure()
     fit = table[table["status"] == "fit"] if len(table) else table
     models = sorted(set(fit.loc[fit["who"] == "model", "model"].astype(str))) if len(fit) else []

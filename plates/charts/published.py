@@ -17,12 +17,39 @@ _SPLIT = ("colour_set", "font", "size", "shots", "metric")
 
 
 def sources(reference: pd.DataFrame) -> list[str]:
-    """The published tables present, in the order of `plates.results.reference.TABLES` (as loaded)."""
+    """The published tables present, in the order of `plates.results.reference.TABLES` (as loaded).
+
+    Parameters
+    ----------
+    reference : pandas.DataFrame
+        The reference tables.
+
+    Returns
+    -------
+    list of str
+    """
     return list(dict.fromkeys(reference["source"].astype(str)))
 
 
 def tasks(reference: pd.DataFrame, source: str) -> list[str]:
-    """The tasks (columns as printed) of one table, in its order; ValueError naming the tables otherwise."""
+    """The tasks (columns as printed) of one table, in its order.
+
+    Parameters
+    ----------
+    reference : pandas.DataFrame
+        The reference tables.
+    source : str
+        One table, e.g. "ColorBlindnessEval Table 1".
+
+    Returns
+    -------
+    list of str
+
+    Raises
+    ------
+    ValueError
+        ``source`` is not a published table; the message names the tables.
+    """
     table = reference[reference["source"] == source]
     if table.empty:
         raise ValueError(f"published table {source!r} is not known; allowed: {', '.join(sources(reference))}")
@@ -32,7 +59,21 @@ def tasks(reference: pd.DataFrame, source: str) -> list[str]:
 def published_table(reference: pd.DataFrame, source: str, chosen_tasks: tuple[str, ...] = ()) -> pd.DataFrame:
     """One table's cells (of ``chosen_tasks``, default all) with a ``series`` column naming each bar's
     task · condition (and colour set, font, size, shots or metric where they vary within the table) and a
-    ``row`` column naming each printed row (with its model where one printed label serves several)."""
+    ``row`` column naming each printed row (with its model where one printed label serves several).
+
+    Parameters
+    ----------
+    reference : pandas.DataFrame
+        The reference tables.
+    source : str
+        One table.
+    chosen_tasks : tuple of str
+        Its tasks shown (default: all).
+
+    Returns
+    -------
+    pandas.DataFrame
+    """
     table = reference[reference["source"] == source].copy()
     allowed = tasks(reference, source)
     bad = [t for t in chosen_tasks if t not in allowed]
@@ -54,7 +95,21 @@ def published_table(reference: pd.DataFrame, source: str, chosen_tasks: tuple[st
 
 def published_figure(reference: pd.DataFrame, source: str, chosen_tasks: tuple[str, ...] = ()) -> go.Figure:
     """Horizontal grouped bars of one published table: rows as printed (y), value in % (x), one colour per
-    task · condition, the printed ± as error bars where given. Deltas get a zero line; accuracies run 0-100%."""
+    task · condition, the printed ± as error bars where given. Deltas get a zero line; accuracies run 0-100%.
+
+    Parameters
+    ----------
+    reference : pandas.DataFrame
+        The reference tables.
+    source : str
+        One table.
+    chosen_tasks : tuple of str
+        Its tasks shown (default: all).
+
+    Returns
+    -------
+    plotly.graph_objects.Figure
+    """
     table = published_table(reference, source, chosen_tasks)
     fig = go.Figure()
     rows = list(dict.fromkeys(table["row"]))

@@ -71,8 +71,19 @@ _DASHES = ("solid", "dash", "dot", "dashdot", "longdash", "longdashdot")
 
 
 def scene_rows(frame: pd.DataFrame) -> pd.DataFrame:
-    """Every scene row (seed scenes and recoloured variants), facts expanded; ``grayscale`` and ``cot``
-    (prompt name ends in "-cot") as booleans."""
+    """Every scene row (seed scenes and recoloured variants), facts expanded.
+
+    Parameters
+    ----------
+    frame : pandas.DataFrame
+        Result rows of any families (the scene rows are picked).
+
+    Returns
+    -------
+    pandas.DataFrame
+        The rows of families "scene" and "scene-recolour" (`plates.analysis.illusions.family_rows`), with
+        ``grayscale`` and ``cot`` (prompt name ends in "-cot") as booleans.
+    """
     rows = family_rows(frame, ("scene", "scene-recolour"))
     if rows.empty:
         return rows
@@ -85,7 +96,19 @@ def scene_rows(frame: pd.DataFrame) -> pd.DataFrame:
 
 
 def colour_rows(rows: pd.DataFrame, cot: bool = False) -> pd.DataFrame:
-    """The module docstring's colour rows of `scene_rows` output (standard prompts unless ``cot``)."""
+    """The module docstring's colour rows.
+
+    Parameters
+    ----------
+    rows : pandas.DataFrame
+        `scene_rows`' output.
+    cot : bool
+        Keep the chain-of-thought prompts' rows instead of the standard prompts'.
+
+    Returns
+    -------
+    pandas.DataFrame
+    """
     if rows.empty:
         return rows
     seed = rows["recolour"].isna() | rows["recolour"].astype(object).eq("seed")
@@ -109,13 +132,42 @@ def _ours(table: pd.DataFrame, value: str = "accuracy") -> pd.DataFrame:
 
 
 def task_chance(frame: pd.DataFrame) -> dict[str, float]:
-    """Guessing's accuracy per task over the colour rows `task_long` counts (`cb.chance_by_task`)."""
+    """Guessing's accuracy per task over the colour rows `task_long` counts (`cb.chance_by_task`).
+
+    Parameters
+    ----------
+    frame : pandas.DataFrame
+        Result rows of any families (the scene rows are picked).
+
+    Returns
+    -------
+    dict of str to float
+        Task -> chance accuracy, 0-1.
+    """
     rows = colour_rows(scene_rows(frame))
     return cb.chance_by_task(rows) if len(rows) else {}
 
 
 def task_long(frame: pd.DataFrame, reference: pd.DataFrame | None = None) -> pd.DataFrame:
-    """Per-task accuracy (our task names; the paper's columns mapped onto them), columns `_OUT`."""
+    """Per-task accuracy, ours beside the paper's (its columns mapped onto our task names by `PAPER_TASKS`).
+
+    Parameters
+    ----------
+    frame : pandas.DataFrame
+        Result rows of any families (the scene rows are picked).
+    reference : pandas.DataFrame or None
+        The papers' reference tables (`plates.results.reference`); None: ours only.
+
+    Returns
+    -------
+    pandas.DataFrame
+        ``source, model, task, value, low, high, n``: accuracy 0-1 with its Wilson 95% interval (NaN for the
+        paper's rows).
+
+    References
+    ----------
+    ColorBench (Liang et al.) Table 1.
+    """
     rows = colour_rows(scene_rows(frame))
     ours = _ours(cb.task_accuracy(rows, by=("model", "task"))) if len(rows) else pd.DataFrame(columns=_OUT)
     paper = _paper(reference, "ColorBench Table 1", "accuracy")
@@ -124,8 +176,25 @@ def task_long(frame: pd.DataFrame, reference: pd.DataFrame | None = None) -> pd.
 
 
 def overall_long(frame: pd.DataFrame, reference: pd.DataFrame | None = None) -> pd.DataFrame:
-    """ColorBench's "P & R Overall" (micro-average over instances) per model, beside Table 1's; ``macro``
-    (the mean of our per-task accuracies) shown for contrast."""
+    """ColorBench's "P & R Overall" (micro-average over instances) per model, beside Table 1's.
+
+    Parameters
+    ----------
+    frame : pandas.DataFrame
+        Result rows of any families (the scene rows are picked).
+    reference : pandas.DataFrame or None
+        The papers' reference tables (`plates.results.reference`); None: ours only.
+
+    Returns
+    -------
+    pandas.DataFrame
+        The long columns (``source, model, task, value, low, high, n``) and ``macro`` (the mean of our
+        per-task accuracies), shown for contrast.
+
+    References
+    ----------
+    ColorBench (Liang et al.) Table 1, "P & R Overall".
+    """
     rows = colour_rows(scene_rows(frame))
     rows = rows[rows["task"].astype(str) != "shape-counting"] if len(rows) else rows
     if len(rows):
@@ -139,7 +208,18 @@ def overall_long(frame: pd.DataFrame, reference: pd.DataFrame | None = None) -> 
 
 
 def difficulty_params(frame: pd.DataFrame) -> list[str]:
-    """The question parameters (truth_json ``params`` keys) with a scalar value on some scene row, sorted."""
+    """The question parameters a difficulty curve can be drawn against.
+
+    Parameters
+    ----------
+    frame : pandas.DataFrame
+        Result rows of any families (the scene rows are picked).
+
+    Returns
+    -------
+    list of str
+        The truth_json ``params`` keys with a scalar value on some scene row, sorted.
+    """
     rows = scene_rows(frame)
     if rows.empty or "params" not in rows.columns:
         return []
@@ -152,7 +232,22 @@ def difficulty_long(frame: pd.DataFrame, param: str, bins: int = 6) -> pd.DataFr
     """Accuracy (Wilson 95%) against the question parameter ``param`` per model x task, over the colour rows
     whose question has it: ``model, task, value, n, correct, accuracy, ci_low, ci_high, bin``. A numeric
     parameter with more than ``bins`` distinct values is cut into ``bins`` quantile bins (right-closed;
-    ``value`` = the mean of the bin's rows, ``bin`` its interval); labels are kept as they are."""
+    ``value`` = the mean of the bin's rows, ``bin`` its interval); labels are kept as they are.
+
+    Parameters
+    ----------
+    frame : pandas.DataFrame
+        Result rows of any families (the scene rows are picked).
+    param : str
+        A `difficulty_params` name (e.g. "min_delta_e" in ΔE2000).
+    bins : int
+        Quantile bins of a numeric parameter.
+
+    Returns
+    -------
+    pandas.DataFrame
+        ``model, task, value, n, correct, accuracy, ci_low, ci_high, bin``.
+    """
     if isinstance(bins, bool) or not isinstance(bins, int) or bins < 2:
         raise ValueError(f"bins={bins!r} is not valid; allowed: an integer >= 2")
     allowed = difficulty_params(frame)
@@ -184,7 +279,19 @@ def difficulty_long(frame: pd.DataFrame, param: str, bins: int = 6) -> pd.DataFr
 
 def difficulty_figure(table: pd.DataFrame, param: str) -> go.Figure:
     """Accuracy against ``param``: one line per model x task (the model's colour, a dash per task), Wilson 95%
-    bars."""
+    bars.
+
+    Parameters
+    ----------
+    table : pandas.DataFrame
+        `difficulty_long`'s table.
+    param : str
+        Its parameter (the x axis).
+
+    Returns
+    -------
+    plotly.graph_objects.Figure
+    """
     fig = go.Figure()
     colours, tasks = model_colours(table["model"]), sorted(table["task"].astype(str).unique())
     for (model, task), g in table.groupby(["model", "task"], sort=True):
@@ -204,8 +311,21 @@ def difficulty_figure(table: pd.DataFrame, param: str) -> go.Figure:
 def task_figure(long: pd.DataFrame, paper_models: Sequence[str] = ("Human", "GPT-4o"),
                 chance: dict[str, float] | None = None) -> go.Figure:
     """Bars per task: our models with Wilson 95% bars, each in its model's colour; the paper's ``paper_models``
-    hatched grey; ``chance`` (task -> guessing's accuracy, `plates.analysis.colorbench.chance_by_task`) as a
-    grey dash over each task."""
+    hatched grey; chance as a grey dash over each task.
+
+    Parameters
+    ----------
+    long : pandas.DataFrame
+        `task_long`'s table.
+    paper_models : sequence of str
+        The paper's rows drawn.
+    chance : dict of str to float or None
+        Task -> guessing's accuracy (`plates.analysis.colorbench.chance_by_task`); None: no dashes.
+
+    Returns
+    -------
+    plotly.graph_objects.Figure
+    """
     fig = go.Figure()
     part = long[(long["source"] == "ours") | long["model"].isin(list(paper_models))]
     colours = model_colours(part.loc[part["source"] == "ours", "model"])
@@ -228,8 +348,24 @@ def task_figure(long: pd.DataFrame, paper_models: Sequence[str] = ("Human", "GPT
 
 
 def robustness_long(frame: pd.DataFrame, reference: pd.DataFrame | None = None) -> pd.DataFrame:
-    """ColorBench robustness per model (seed and all nine variants right), beside Table 1's; ``incomplete``
-    counts seeds lacking a variant's row or answer (not judged)."""
+    """ColorBench robustness per model (seed and all nine variants right), beside Table 1's.
+
+    Parameters
+    ----------
+    frame : pandas.DataFrame
+        Result rows of any families (the scene rows are picked).
+    reference : pandas.DataFrame or None
+        The papers' reference tables (`plates.results.reference`); None: ours only.
+
+    Returns
+    -------
+    pandas.DataFrame
+        The long columns and ``incomplete``: seeds lacking a variant's row or answer (not judged).
+
+    References
+    ----------
+    ColorBench (Liang et al.) §2.3, eq. (1)-(2), Table 1.
+    """
     rows = scene_rows(frame)
     rows = rows[rows["recolour"].notna() & ~rows["grayscale"] & ~rows["cot"]] if len(rows) else rows
     if len(rows):
@@ -261,7 +397,22 @@ def _effects(rows: pd.DataFrame, flag: str) -> pd.DataFrame:
 def scene_effects(frame: pd.DataFrame) -> pd.DataFrame:
     """`EFFECT_COLUMNS` from scene rows (`cb.grayscale_effect`, `cb.text_only_gap` over the seed scenes: items
     answered in colour and in grayscale with the same prompt; items asked with a "-cot" prompt and its plain
-    twin, in colour). `plates.dashboard.family_queries.scene_effects` computes the same table in DuckDB."""
+    twin, in colour). `plates.dashboard.family_queries.scene_effects` computes the same table in DuckDB.
+
+    Parameters
+    ----------
+    frame : pandas.DataFrame
+        Result rows of any families (the scene rows are picked).
+
+    Returns
+    -------
+    pandas.DataFrame
+        `EFFECT_COLUMNS`.
+
+    References
+    ----------
+    ColorBench (Liang et al.) §3.2, Table 4, App. J.
+    """
     rows = scene_rows(frame)
     parts = []
     if len(rows):
@@ -283,7 +434,24 @@ def _effect_rows(effects: pd.DataFrame, effect: str) -> pd.DataFrame:
 def grayscale_long(effects: pd.DataFrame, reference: pd.DataFrame | None = None) -> pd.DataFrame:
     """(Acc_colour − Acc_gray) / Acc_colour per model x task (paired items: a `scene_effects` table, from rows
     or from DuckDB), and the same computed from ColorBench Table 9's standard and grayscale accuracy per size
-    bucket (mapped task names). Columns: ``source, model, task, pairs, acc_colour, acc_gray, effect``."""
+    bucket (mapped task names).
+
+    Parameters
+    ----------
+    effects : pandas.DataFrame
+        A `scene_effects` table.
+    reference : pandas.DataFrame or None
+        The papers' reference tables (`plates.results.reference`); None: ours only.
+
+    Returns
+    -------
+    pandas.DataFrame
+        ``source, model, task, pairs, acc_colour, acc_gray, effect``.
+
+    References
+    ----------
+    ColorBench (Liang et al.) §3.2, Fig. 5, Table 9.
+    """
     columns = ["source", "model", "task", "pairs", "acc_colour", "acc_gray", "effect"]
     parts = []
     ours = _effect_rows(effects, "grayscale").rename(columns={"acc_a": "acc_colour", "acc_b": "acc_gray"})
@@ -302,8 +470,24 @@ def grayscale_long(effects: pd.DataFrame, reference: pd.DataFrame | None = None)
 
 def cot_long(effects: pd.DataFrame, reference: pd.DataFrame | None = None) -> pd.DataFrame:
     """Acc_CoT − Acc_standard per model x task over items asked both ways (a "-cot" prompt and its plain
-    twin: a `scene_effects` table, from rows or from DuckDB), beside ColorBench Table 4's deltas. Columns:
-    ``source, model, task, pairs, delta``."""
+    twin: a `scene_effects` table, from rows or from DuckDB), beside ColorBench Table 4's deltas.
+
+    Parameters
+    ----------
+    effects : pandas.DataFrame
+        A `scene_effects` table.
+    reference : pandas.DataFrame or None
+        The papers' reference tables (`plates.results.reference`); None: ours only.
+
+    Returns
+    -------
+    pandas.DataFrame
+        ``source, model, task, pairs, delta`` (accuracy units).
+
+    References
+    ----------
+    ColorBench (Liang et al.) Table 4.
+    """
     columns = ["source", "model", "task", "pairs", "delta"]
     parts = []
     ours = _effect_rows(effects, "cot")

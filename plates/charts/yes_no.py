@@ -31,7 +31,23 @@ from plates.charts.common import (
 
 def yes_no_table(frame: pd.DataFrame | None = None, *, counts: pd.DataFrame | None = None) -> pd.DataFrame:
     """Per series and condition: `metrics.yes_no_from_counts` (Y*/N = ``y_star_n``, Y/N* = ``y_n_star``;
-    ColorBlindnessEval Table 1) plus Wilson 95% bounds of both accuracies (``y_star_n_low`` ...)."""
+    ColorBlindnessEval Table 1) plus Wilson 95% bounds of both accuracies (``y_star_n_low`` ...).
+
+    Parameters
+    ----------
+    frame : pandas.DataFrame or None
+        Result rows.
+    counts : pandas.DataFrame or None
+        A count table, used instead of ``frame`` when given.
+
+    Returns
+    -------
+    pandas.DataFrame
+
+    References
+    ----------
+    ColorBlindnessEval §4.1, Table 1.
+    """
     table = metrics.yes_no_from_counts(labelled_counts(count_table(frame, counts)), [SERIES, CONDITION])
     for acc, n in (("y_star_n", "n_y_star"), ("y_n_star", "n_n_star")):
         trials = table[n].to_numpy(float)
@@ -48,7 +64,23 @@ def yes_no_figure(
     condition: str | None = None,
 ) -> go.Figure:
     """Each series as a point at (Y*/N accuracy, Y/N* accuracy) for one condition, Wilson 95% bars on both
-    axes; the dotted diagonal is balance (ColorBlindnessEval §4.1, Table 1). Published points: grey."""
+    axes; the dotted diagonal is balance (ColorBlindnessEval §4.1, Table 1). Published points: grey.
+
+    Parameters
+    ----------
+    frame : pandas.DataFrame or None
+        Result rows.
+    reference : pandas.DataFrame or None
+        The papers' reference tables (`plates.results.reference`).
+    counts : pandas.DataFrame or None
+        A count table, used instead of ``frame`` when given.
+    condition : str or None
+        The condition shown (`plates.analysis.conditions.condition_label`); None: the one with the most rows.
+
+    Returns
+    -------
+    plotly.graph_objects.Figure
+    """
     title = "Yes/No balance: Y*/N vs Y/N* (ColorBlindnessEval Table 1)"
     table = yes_no_table(frame, counts=counts)
     table = table[(table["n_y_star"] > 0) & (table["n_n_star"] > 0)]

@@ -29,8 +29,7 @@ def bisect(keep_lo, lo: float, hi: float, steps: int, depth: int = 8) -> tuple[f
     ``keep_lo`` takes an array of midpoints and answers for each. Each call asks it about the whole binary tree of
     the next ``depth`` midpoints (2**depth - 1 of them), computed with the loop's own float operations, then
     walks the tree: the same (lo, hi) as the one-at-a-time loop in ceil(steps / depth) calls instead of
-    ``steps`` (each colour-science call costs ~2.5 ms whatever its size, so a 40-step gamut search fell from
-    ~100 ms to ~15 ms).
+    ``steps`` (a colour-science call costs about the same whatever its size; figures on docs/benchmarks.md).
     """
     if steps < 0 or depth < 1:
         raise ValueError(f"bisect needs steps >= 0 and depth >= 1, got steps={steps}, depth={depth}")
@@ -154,8 +153,8 @@ def background_at_delta_e(fg_rgb, bg_direction_rgb, target: float) -> RGB:
 
 @lru_cache(maxsize=4096)
 def _background_at(fg: RGB, d: RGB, target: float) -> RGB:
-    """`background_at_delta_e` of parsed colours, memoised: its search makes ~80 colour-science calls (~25 ms),
-    and a set's plates (one per label and colour set) or an explorer's ΔE2000 slider ask the same few (colour,
+    """`background_at_delta_e` of parsed colours, memoised: its search makes ~80 colour-science calls (their cost:
+    docs/benchmarks.md), and a set's plates (one per label and colour set) or an explorer's ΔE2000 slider ask the same few (colour,
     direction, target) again and again. A failed search raises each time (exceptions are not cached)."""
     return _along(fg, *_ray(fg, d), target, f"towards {to_hex(d)}")
 

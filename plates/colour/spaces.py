@@ -88,7 +88,7 @@ def delta_e2000_lab(lab_a, lab_b):
     """CIEDE2000 between CIELAB colours.
 
     colour-science's ``delta_E_CIE2000``, the function its ``delta_E(..., method="CIE 2000")`` dispatches to
-    (the same values), called without that dispatch, which is a third of a one-pair call (~0.2 of ~0.55 ms).
+    (the same values), called without that dispatch (its cost is on docs/benchmarks.md).
     The ΔE2000 searches (`plates.colour.gamut`) make ~80 one-pair calls each.
 
     Parameters

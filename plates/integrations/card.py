@@ -38,8 +38,18 @@ CITATIONS: Mapping[str, str] = {
 
 
 def papers_of(exp: Experiment) -> list[str]:
-    """The papers whose protocols the experiment's prompts follow (`plates.tasks.prompts.paper_of`), in
-    prompt order; empty for prompts of our own."""
+    """The papers whose protocols the experiment's prompts follow (`plates.tasks.prompts.paper_of`).
+
+    Parameters
+    ----------
+    exp : Experiment
+        Its prompts are read.
+
+    Returns
+    -------
+    list of str
+        In prompt order, each once; empty for prompts of our own.
+    """
     found = [paper_of(exp.template(name)) for name in exp.prompts]
     return [p for i, p in enumerate(found) if p is not None and p not in found[:i]]
 
@@ -71,9 +81,28 @@ def _front_matter(exp: Experiment, rows: Mapping[str, int], features: Mapping[st
 
 def dataset_card(exp: Experiment, rows: Mapping[str, int], features: Mapping[str, Any], *, command: str,
                  split: str = "test", sizes: Mapping[str, int] | None = None) -> str:
-    """The ``README.md`` of an exported set: ``rows`` is rows per config, ``features`` the `datasets` features
-    (`plates.integrations.hf_dataset.features`), ``command`` the command line that wrote it, ``sizes`` the
-    image bytes per config."""
+    """The ``README.md`` of an exported set (Hugging Face dataset card, with its front matter).
+
+    Parameters
+    ----------
+    exp : Experiment
+        The exported experiment.
+    rows : mapping of str to int
+        Rows per config.
+    features : mapping
+        The `datasets` features (`plates.integrations.hf_dataset.features`).
+    command : str
+        The command line that wrote it (quoted in its "regenerate" section).
+    split : str
+        The split's name.
+    sizes : mapping of str to int or None
+        Image bytes per config.
+
+    Returns
+    -------
+    str
+        Markdown.
+    """
     papers = papers_of(exp)
     m = exp.models[0]
     lines = [

@@ -15,9 +15,27 @@ __all__ = ["read_export"]
 
 def read_export(folder: str | Path, config: str | None = None, *,
                 images: bool = False) -> dict[str, list[dict[str, Any]]]:
-    """The rows of an exported folder per config (every config, or only ``config``), in shard order; the
-    ``image`` column only with ``images=True``. ValueError when the folder is not an export or lacks the
-    config."""
+    """The rows of an exported folder per config, in shard order.
+
+    Parameters
+    ----------
+    folder : str or pathlib.Path
+        A folder written by ``plates export hf``.
+    config : str or None
+        One config, or None for every config.
+    images : bool
+        Include the ``image`` column (PNG bytes).
+
+    Returns
+    -------
+    dict of str to list of dict
+        Config -> its rows.
+
+    Raises
+    ------
+    ValueError
+        The folder is not an export (no ``data/<config>/`` shards) or lacks ``config``.
+    """
     root = Path(folder)
     configs = sorted(p.name for p in (root / "data").iterdir()) if (root / "data").is_dir() else []
     if not configs:

@@ -47,7 +47,21 @@ SPLIT = "test"
 
 @dataclass
 class ExportSummary:
-    """What an export wrote: rows per config, the shard files (relative to ``out``) and bytes in all."""
+    """What an export wrote.
+
+    Parameters
+    ----------
+    out : str
+        The export's folder.
+    rows : dict of str to int
+        Rows per config.
+    config_bytes : dict of str to int
+        Image bytes per config.
+    shards : dict of str to list of str
+        The shard files per config, relative to ``out``.
+    bytes : int
+        Bytes in all.
+    """
 
     out: str
     rows: dict[str, int] = field(default_factory=dict)
@@ -67,8 +81,23 @@ def _value(dtype: pa.DataType) -> dict[str, str]:
 
 
 def features(schema: pa.Schema = SCHEMA) -> dict[str, Any]:
-    """The `datasets` features of ``schema`` as its JSON form: ``{"_type": "Image"}`` for the image column,
-    ``{"dtype": ..., "_type": "Value"}`` for the others."""
+    """The `datasets` features of ``schema`` as its JSON form.
+
+    Parameters
+    ----------
+    schema : pyarrow.Schema
+        The export's schema.
+
+    Returns
+    -------
+    dict
+        ``{"_type": "Image"}`` for the image column, ``{"dtype": ..., "_type": "Value"}`` for the others.
+
+    Examples
+    --------
+    >>> features()["image"]
+    {'_type': 'Image'}
+    """
     return {f.name: {"_type": "Image"} if f.name == "image" else _value(f.type) for f in schema}
 
 
@@ -147,8 +176,30 @@ def export_hf(exp: Experiment, out: str | os.PathLike, *, command: str, items: S
     """Write the dataset folder of ``exp`` (`plates.integrations.rows.export_rows`) to ``out``: Parquet shards
     and the ``README.md`` dataset card, whose "regenerate" section quotes ``command``.
 
-    ``out`` must be a new or empty folder (ValueError otherwise: an old export's shards would mix in). The
-    folder is written under a temporary name beside ``out`` and moved into place when complete.
+    The folder is written under a temporary name beside ``out`` and moved into place when complete.
+
+    Parameters
+    ----------
+    exp : Experiment
+        The experiment whose rows are exported (`plates.runs.experiment`).
+    out : str or os.PathLike
+        A new or empty folder.
+    command : str
+        The command line quoted in the card.
+    items : sequence or None
+        Replaces the dataset loader (`plates.runs.plan.load_items`).
+    shard_bytes : int
+        Target size of one Parquet shard.
+
+    Returns
+    -------
+    ExportSummary
+
+    Raises
+    ------
+    ValueError
+        ``out`` exists and is not an empty folder (an old export's shards would mix in), or any
+        `plates.integrations.rows.export_rows` error (few-shot rows).
     """
     if shard_bytes < 1:
         raise ValueError(f"shard_bytes {shard_bytes} is not allowed; expected an integer >= 1")
@@ -178,8 +229,29 @@ def export_hf(exp: Experiment, out: str | os.PathLike, *, command: str, items: S
 def push_to_hub(folder: str | os.PathLike, repo_id: str, *, token_env: str = "HF_TOKEN",
                 private: bool = False) -> Any:
     """Upload ``folder`` to the dataset repository ``repo_id`` (created if missing) with
-    ``huggingface_hub.HfApi.upload_folder``; the token is read from the environment variable ``token_env``
-    (ValueError naming it when unset) and never written. Returns the client's commit info."""
+    ``huggingface_hub.HfApi.upload_folder``.
+
+    Parameters
+    ----------
+    folder : str or os.PathLike
+        An export (`export_hf`).
+    repo_id : str
+        ``owner/name`` of the dataset repository.
+    token_env : str
+        The environment variable holding the token (read, never written).
+    private : bool
+        Create the repository private.
+
+    Returns
+    -------
+    object
+        The client's commit info.
+
+    Raises
+    ------
+    ValueError
+        ``token_env`` is unset or empty (the message names the variable, never a value).
+    """
     try:
         from huggingface_hub import HfApi
     except ImportError:

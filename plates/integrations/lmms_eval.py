@@ -45,17 +45,55 @@ _NAME = re.compile(r"^[a-z][a-z0-9_]{0,63}$")
 
 # ---- what the task YAML calls (via utils.py) -----------------------------------------------------------------
 def doc_to_visual(doc: dict[str, Any]) -> list[Any]:
-    """The row's image (PIL, decoded by `datasets` from the exported PNG bytes), as a one-image list."""
+    """The row's image, as lmms-eval's ``doc_to_visual`` wants it.
+
+    Parameters
+    ----------
+    doc : dict
+        One exported row, as `datasets` loads it.
+
+    Returns
+    -------
+    list of PIL.Image.Image
+        One RGB image (sRGB 0-255), decoded by `datasets` from the exported PNG bytes.
+    """
     return [doc["image"].convert("RGB")]
 
 
 def doc_to_text(doc: dict[str, Any], lmms_eval_specific_kwargs: dict[str, Any] | None = None) -> str:
-    """The question exactly as `plates run` sends it (no pre- or post-prompt is added)."""
+    """The question exactly as ``plates run`` sends it (no pre- or post-prompt is added).
+
+    Parameters
+    ----------
+    doc : dict
+        One exported row.
+    lmms_eval_specific_kwargs : dict or None
+        lmms-eval's prompt options; ignored.
+
+    Returns
+    -------
+    str
+    """
     return doc["question"]
 
 
 def process_results(doc: dict[str, Any], results: Sequence[str]) -> dict[str, Any]:
-    """Judge ``results[0]`` with the row's task scorer; one value per metric of the YAML."""
+    """Judge ``results[0]`` with the row's task scorer; one value per metric of the YAML.
+
+    Parameters
+    ----------
+    doc : dict
+        One exported row (its ``question_json`` is read).
+    results : sequence of str
+        The model's replies (the first is judged; none: an empty reply).
+
+    Returns
+    -------
+    dict
+        ``accuracy`` (0/1) and its interval's per-doc values, ``yes_rate`` (yes/no questions parsed, else
+        None), one ``<mode>_rate`` per `FAILURE_MODES`, and ``plates``: the record ``plates import
+        lmms-eval`` reads.
+    """
     question = question_from_json(doc["question_json"])
     reply = results[0] if results else ""
     verdict = get_task(question.task).score(question, reply if isinstance(reply, str) else str(reply))
@@ -75,18 +113,60 @@ def process_results(doc: dict[str, Any], results: Sequence[str]) -> dict[str, An
 
 
 def mean(values: Sequence[float | None]) -> float:
-    """The mean of the values that are not None (NaN when none)."""
+    """The mean of the values that are not None (NaN when none): an lmms-eval aggregation.
+
+    Parameters
+    ----------
+    values : sequence of float or None
+
+    Returns
+    -------
+    float
+
+    Examples
+    --------
+    >>> mean([1.0, None, 0.0])
+    0.5
+    """
     kept = [float(v) for v in values if v is not None]
     return sum(kept) / len(kept) if kept else float("nan")
 
 
 def ci_low(values: Sequence[float]) -> float:
-    """Wilson 95% lower bound of the accuracy (per-doc 0/1 values)."""
+    """Wilson 95% lower bound of the accuracy: an lmms-eval aggregation.
+
+    Parameters
+    ----------
+    values : sequence of float
+        Per-doc 0/1 values.
+
+    Returns
+    -------
+    float
+
+    References
+    ----------
+    Wilson (1927), *J. Am. Stat. Assoc.* 22(158): 209-212.
+    """
     return wilson_interval(int(sum(values)), len(values))[0]
 
 
 def ci_high(values: Sequence[float]) -> float:
-    """Wilson 95% upper bound of the accuracy (per-doc 0/1 values)."""
+    """Wilson 95% upper bound of the accuracy: an lmms-eval aggregation.
+
+    Parameters
+    ----------
+    values : sequence of float
+        Per-doc 0/1 values.
+
+    Returns
+    -------
+    float
+
+    References
+    ----------
+    Wilson (1927), *J. Am. Stat. Assoc.* 22(158): 209-212.
+    """
     return wilson_interval(int(sum(values)), len(values))[1]
 
 
@@ -128,9 +208,30 @@ def _metrics(rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
 
 def export_lmms_eval(source: str | os.PathLike, out: str | os.PathLike, *, name: str = "plates",
                      dataset_path: str | None = None) -> list[str]:
-    """Write the task folder for the export at ``source`` into ``out`` (new or empty); returns the task names.
-    ``dataset_path``: where lmms-eval loads the data from (default: ``source``'s absolute path; a Hub
-    repository id where the folder was pushed)."""
+    """Write the lmms-eval task folder for the export at ``source``.
+
+    Parameters
+    ----------
+    source : str or os.PathLike
+        A folder written by ``plates export hf``.
+    out : str or os.PathLike
+        A new or empty folder.
+    name : str
+        The task group's name.
+    dataset_path : str or None
+        Where lmms-eval loads the data from (default: ``source``'s absolute path; a Hub repository id where
+        the folder was pushed).
+
+    Returns
+    -------
+    list of str
+        The task names.
+
+    Raises
+    ------
+    ValueError
+        ``source`` is not an export.
+    """
     if not _NAME.match(name):
         raise ValueError(f"--name {name!r} is not allowed; allowed: lower-case letters, digits and '_', starting "
                          "with a letter (an lmms-eval task name)")

@@ -74,8 +74,29 @@ _SLUG = re.compile(r"[^A-Za-z0-9.]+")
 
 
 def config_name(prompt: str, condition: ConditionSpec) -> str:
-    """The name of the config (one per prompt x condition) a row belongs to: the prompt's name, then the
-    condition's non-default settings, e.g. ``cbe-open``, ``cbe-open-size512-gray-hue90-deutan0.5-clear``."""
+    """The name of the config (one per prompt x condition) a row belongs to.
+
+    Parameters
+    ----------
+    prompt : str
+        The prompt's name.
+    condition : ConditionSpec
+        The viewing condition.
+
+    Returns
+    -------
+    str
+        The prompt's name, then the condition's non-default settings.
+
+    Examples
+    --------
+    >>> from plates.runs.experiment import ConditionSpec
+    >>> config_name("cbe-open", ConditionSpec())
+    'cbe-open'
+    >>> config_name("cbe-open", ConditionSpec(size=512, grayscale=True, hue_shift=90, cvd="deutan",
+    ...                                       cvd_severity=0.5, variant="clear"))
+    'cbe-open-size512-gray-hue90-deutan0.5-clear'
+    """
     c = condition
     parts = [prompt]
     if c.size is not None:
@@ -105,8 +126,21 @@ def _sent_png(item: Any, variant: str, condition: ConditionSpec, image: Any) -> 
 def export_rows(exp: Experiment, items: Sequence[Any] | None = None) -> Iterator[ExportRow]:
     """The runner's rows of ``exp`` (its first model's: every model is asked the same), in plan order.
 
-    ``items`` replaces the dataset loader (`plates.runs.plan.load_items`). Few-shot rows are refused
-    (ValueError): a row holds one image, and a few-shot conversation holds several.
+    Parameters
+    ----------
+    exp : Experiment
+        The experiment whose rows are exported (`plates.runs.experiment`).
+    items : sequence or None
+        Replaces the dataset loader (`plates.runs.plan.load_items`).
+
+    Yields
+    ------
+    ExportRow
+
+    Raises
+    ------
+    ValueError
+        Few-shot rows (``shots`` > 0): a row holds one image, and a few-shot conversation holds several.
     """
     if any(k != 0 for k in exp.shots):
         raise ValueError(f"shots {list(exp.shots)} cannot be exported: an exported row holds one image and one "

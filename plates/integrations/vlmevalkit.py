@@ -89,8 +89,25 @@ class PlatesDataset(ImageBaseDataset):
 
 
 def write_png(b64: str, path: str | os.PathLike) -> str:
-    """Write the base64 PNG ``b64`` to ``path`` byte for byte (no decode, no re-encode); returns the path.
-    ValueError when the data is not a PNG."""
+    """Write a base64 PNG byte for byte (no decode, no re-encode).
+
+    Parameters
+    ----------
+    b64 : str
+        The PNG's base64, as the TSV holds it.
+    path : str or os.PathLike
+        Where to write it.
+
+    Returns
+    -------
+    str
+        ``path``.
+
+    Raises
+    ------
+    ValueError
+        The data is not a PNG.
+    """
     data = base64.b64decode(b64, validate=True)
     if not data.startswith(b"\x89PNG\r\n\x1a\n"):
         raise ValueError(f"the image of {str(path)!r} is not a PNG; allowed: a TSV written by `plates export "
@@ -114,9 +131,30 @@ def _read(path: str | os.PathLike) -> pd.DataFrame:
 
 
 def score_predictions(eval_file: str | os.PathLike) -> pd.DataFrame:
-    """Judge VLMEvalKit's predictions (a file with our TSV's columns plus ``prediction``) with each row's task
-    scorer; writes ``<eval_file stem>_plates_scored.tsv`` (verdict, parsed answer, parse status, failure mode,
-    rule per row) beside it and returns accuracy with its Wilson 95% interval per category and overall."""
+    """Judge VLMEvalKit's predictions with each row's task scorer.
+
+    Writes ``<eval_file stem>_plates_scored.tsv`` (verdict, parsed answer, parse status, failure mode, rule
+    per row) beside ``eval_file``.
+
+    Parameters
+    ----------
+    eval_file : str or os.PathLike
+        VLMEvalKit's output (.xlsx, .tsv, .csv or .jsonl): our TSV's columns plus ``prediction``.
+
+    Returns
+    -------
+    pandas.DataFrame
+        ``category, n, accuracy, ci_low, ci_high`` per category and "Overall" (Wilson 95%).
+
+    Raises
+    ------
+    ValueError
+        Another file type, or a file without ``question_json``, ``prediction`` or ``category``.
+
+    References
+    ----------
+    Wilson (1927), *J. Am. Stat. Assoc.* 22(158): 209-212.
+    """
     frame = _read(eval_file)
     missing = [c for c in ("question_json", "prediction", "category") if c not in frame.columns]
     if missing:
@@ -142,8 +180,30 @@ def score_predictions(eval_file: str | os.PathLike) -> pd.DataFrame:
 
 def export_vlmevalkit(exp: Experiment, out: str | os.PathLike, *, name: str = "plates",
                       items: Sequence[Any] | None = None) -> int:
-    """Write ``out/<name>.tsv`` (the runner's rows of ``exp``) and ``out/plates_dataset.py`` (the class);
-    returns the row count. An existing TSV of that name is replaced atomically."""
+    """Write ``out/<name>.tsv`` (the runner's rows of ``exp``) and ``out/plates_dataset.py`` (the class). An
+    existing TSV of that name is replaced atomically.
+
+    Parameters
+    ----------
+    exp : Experiment
+        The experiment whose rows are exported.
+    out : str or os.PathLike
+        The folder.
+    name : str
+        The dataset's name in VLMEvalKit.
+    items : sequence or None
+        Replaces the dataset loader (`plates.runs.plan.load_items`).
+
+    Returns
+    -------
+    int
+        Rows written.
+
+    Raises
+    ------
+    ValueError
+        Few-shot rows (`plates.integrations.rows.export_rows`).
+    """
     if not _NAME.match(name):
         raise ValueError(f"--name {name!r} is not allowed; allowed: a letter, then letters, digits or '_' "
                          "(a VLMEvalKit dataset name)")

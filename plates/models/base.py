@@ -28,10 +28,24 @@ QUERY_KINDS = ("open", "yesno", "mc")
 
 @dataclass(frozen=True)
 class Turn:
-    """One message of a conversation: a role, its text and the images shown with it (PIL, sRGB 0-255).
+    """One message of a conversation: a role, its text and the images shown with it.
 
     Few-shot examples (ColorBlindnessEval B.2, HueManity Table 3) are earlier user turns with their images
     followed by assistant turns carrying the correct answers.
+
+    Parameters
+    ----------
+    role : str
+        One of `ROLES`.
+    text : str
+        The message text.
+    images : tuple of PIL.Image.Image
+        Images shown with it, in order (RGB, sRGB 0-255); any iterable is stored as a tuple.
+
+    Raises
+    ------
+    ValueError
+        ``role`` not in `ROLES`, ``text`` not a str, or an image that is not a PIL image.
     """
 
     role: str
@@ -54,8 +68,41 @@ class Turn:
 class Query:
     """One request: the conversation, the prompt kind, and generation settings.
 
-    ``kind`` ("open" | "yesno" | "mc") lets a backend decline what it cannot answer (e.g. the baseline
-    reader only answers open questions) by replying with ``unsupported=True``.
+    ``kind`` lets a backend decline what it cannot answer (e.g. the baseline reader only answers open
+    questions) by replying with ``unsupported=True``.
+
+    Parameters
+    ----------
+    turns : tuple of Turn
+        The conversation, at least one turn, the last one the user's; any iterable is stored as a tuple.
+    kind : str
+        The prompt kind, one of `QUERY_KINDS` (``"open"``, ``"yesno"``, ``"mc"``).
+    max_tokens : int
+        Token budget of the reply, >= 1.
+    temperature : float
+        Sampling temperature, 0-2 (0: greedy).
+    answer_kind : str or None
+        What the question expects (`plates.tasks.ANSWER_KINDS`: "label", "yesno", "choice", ...); None: not
+        stated (a query from outside, e.g. over HTTP).
+    label_space : str or None
+        The answer space a label is read in (e.g. "cbe", "huemanity-alnum", "any"), or None.
+    answer_format : str or None
+        How an answer is written (e.g. "Answer: {answer}"), or None.
+    pixel_reply : str or None
+        What an observer reading the stimulus's pixels replies (`plates.tasks.base.pixel_reply`); only the
+        reference observer reads it, no backend sends it anywhere. None where pixels do not decide.
+
+    Raises
+    ------
+    ValueError
+        No turns, a turn that is not a `Turn`, a last turn that is not the user's, ``kind`` not in
+        `QUERY_KINDS`, ``max_tokens`` below 1 or not an int, ``temperature`` outside 0-2 (or not a number).
+
+    Examples
+    --------
+    >>> query = Query((Turn("user", "What number is in the image?"),), max_tokens=16)
+    >>> query.kind, query.images
+    ('open', ())
     """
 
     turns: tuple[Turn, ...]
@@ -98,17 +145,44 @@ class Query:
 
 @dataclass(frozen=True)
 class Reply:
-    """A backend's answer to one query.
+    """A backend's answer to one query: its raw text or why there is none, and what decided it.
 
-    ``text`` is the model's raw reply, or None when the request failed (then ``error`` says why, never
-    containing a secret) or was declined (``unsupported=True``). ``latency_s`` is the wall-clock seconds of the
-    last attempt; ``attempts`` counts the requests made (1 = no retry).
+    Parameters
+    ----------
+    text : str or None
+        The model's raw reply, or None when the request failed (then ``error`` says why) or was declined
+        (``unsupported=True``).
+    error : str or None
+        Why there is no text; never contains a secret.
+    latency_s : float
+        Wall-clock seconds of the last attempt.
+    prompt_tokens : int or None
+        Prompt tokens, where the backend reports them.
+    completion_tokens : int or None
+        Reply tokens, where the backend reports them.
+    attempts : int
+        Requests made (1 = no retry).
+    unsupported : bool
+        The backend declined the query's kind.
+    settings : mapping or None
+        Every generation setting that decided the answer, as the backend sent or applied it (JSON-able
+        values: sampling on or off, temperature, top-k/top-p/min-p, penalties, token budget, stop tokens, the
+        prompt format; and which settings were left to the server): stored per row as ``generation_json``;
+        kept as a read-only copy. None: nothing generated the text (a person's answer).
+    revision : str or None
+        What identifies the weights that answered, where known (a local model's commit hash; an API's served
+        model name and system fingerprint).
 
-    ``settings`` is every generation setting that decided the answer, as the backend sent or applied it
-    (JSON-able values: sampling on or off, temperature, top-k/top-p/min-p, penalties, token budget, stop tokens,
-    the prompt format; and which settings were left to the server): stored per row as ``generation_json``. None:
-    nothing generated the text (a person's answer). ``revision`` is what identifies the weights that answered,
-    where known (a local model's commit hash; an API's served model name and system fingerprint).
+    Raises
+    ------
+    ValueError
+        ``settings`` is neither a mapping nor None.
+
+    Examples
+    --------
+    >>> reply = Reply("Answer: 12", settings={"temperature": 0.0})
+    >>> reply.ok, reply.settings_json
+    (True, '{"temperature": 0.0}')
     """
 
     text: str | None

@@ -1,9 +1,7 @@
 """The wire format of an OpenAI-compatible chat-completions request and reply, without an SDK on the hot path.
 
-Measured with 512 px stored plates against a local server that answers after 200 ms (bench/bench_openai.py, on
-the shared 2-core machine): the openai SDK (its request transformation, pydantic reply models and per-request
-option handling) was about 40% of the client's CPU per request, and JSON-encoding each request's ~230 kB base64
-image a further 8%. Here a request body is written once per request (not per attempt): the small JSON around
+Why no SDK: the measured share of the client's CPU per request is on docs/benchmarks.md ("Figures moved from
+docstrings"). Here a request body is written once per request (not per attempt): the small JSON around
 the images is encoded, and each image's base64 is spliced in as bytes where its URL goes. A reply is read as
 plain JSON. Images are PNG bytes (`plates.images.image_to_png_bytes`: a stored PNG as it is), never JPEG.
 """

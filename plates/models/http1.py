@@ -1,9 +1,8 @@
 """A lean HTTP/1.1 client for the hot path: chat completions to a plain-``http://`` server (a local vLLM, SGLang or
 Ollama), the case where a server can answer hundreds of requests a second and the client must keep up.
 
-Measured with 512 px stored plates against a local server at concurrency 64 (bench/bench_openai.py, shared 2-core
-machine): once the openai SDK was gone, httpx, httpcore and anyio were about half of the client's CPU per request
-(header models, the pool's bookkeeping, anyio's stream layers). Here each request is one ``write`` of a prepared
+Why not httpx on this path: the measured share of the client's CPU is on docs/benchmarks.md ("Figures moved
+from docstrings"). Here each request is one ``write`` of a prepared
 head and the body on a kept-alive asyncio stream, and one read of the reply's head and body. ``https://`` URLs,
 proxied hosts and redirects the caller asked to follow go through httpx (`HttpxLane`, chosen by `make_lanes`):
 TLS, proxies and redirect rules are not reimplemented here.
@@ -193,8 +192,8 @@ def make_lanes(base_url: str, headers: Mapping[str, str], timeout: float, concur
 
     A plain ``http://`` URL without a proxy (`lean_url`) gets one :class:`Http1Pool` behind every slot, and,
     when ``follow_redirects``, an httpx client for the 3xx answers (httpx's redirect rules). Anything else goes
-    through httpx, whose pool scans all its connections for every request it places (quadratic: 60% of the
-    client's CPU at concurrency 64 in one pool), so its slots are spread over clients of at most `LANE_SIZE`
+    through httpx, whose pool scans all its connections for every request it places (quadratic; the figure is on
+    docs/benchmarks.md), so its slots are spread over clients of at most `LANE_SIZE`
     connections each.
     """
     if lean_url(base_url):

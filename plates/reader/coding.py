@@ -33,7 +33,28 @@ _INDEX = {c: i for i, c in enumerate(CLASSES)}
 
 
 def encode(text: str) -> tuple[int, int]:
-    """Class indices of each position for a label of one or two symbols ("7" -> (idx("7"), blank))."""
+    """Class indices of each position for a label of one or two symbols (a short label padded with blank).
+
+    Parameters
+    ----------
+    text : str
+        1 to `N_POSITIONS` characters of `SYMBOLS`.
+
+    Returns
+    -------
+    tuple of int
+        One index into `CLASSES` per position.
+
+    Raises
+    ------
+    ValueError
+        ``text`` is not a str of 1 to `N_POSITIONS` characters, or holds a character outside `SYMBOLS`.
+
+    Examples
+    --------
+    >>> decode(encode("12")), encode("7")[1] == CLASSES.index(BLANK)
+    ('12', True)
+    """
     if not isinstance(text, str) or not 1 <= len(text) <= N_POSITIONS:
         raise ValueError(f"label {text!r} must be a str of 1 to {N_POSITIONS} characters")
     bad = [c for c in text if c not in _INDEX or c == BLANK]
@@ -44,7 +65,17 @@ def encode(text: str) -> tuple[int, int]:
 
 
 def decode(indices) -> str:
-    """The text of per-position class indices (blank positions dropped)."""
+    """The text of per-position class indices (blank positions dropped).
+
+    Parameters
+    ----------
+    indices : iterable of int
+        Indices into `CLASSES`.
+
+    Returns
+    -------
+    str
+    """
     return "".join(CLASSES[int(i)] for i in indices)
 
 
@@ -52,6 +83,21 @@ def allowed_mask(label_space: str) -> np.ndarray:
     """(N_POSITIONS, N_CLASSES) bool: which class each position may take in ``label_space``.
 
     Position 0 is never blank. Joint constraints (no leading zero in "07") are applied by :func:`best_label`.
+
+    Parameters
+    ----------
+    label_space : str
+        One of `LABEL_SPACES` ("cbe", "huemanity-numeric", "huemanity-alnum", "any").
+
+    Returns
+    -------
+    numpy.ndarray
+        (N_POSITIONS, N_CLASSES) bool.
+
+    Raises
+    ------
+    ValueError
+        ``label_space`` is not known; the message lists them.
     """
     check_choice("label space", label_space, LABEL_SPACE_NAMES)
     mask = np.zeros((N_POSITIONS, N_CLASSES), dtype=bool)
@@ -77,6 +123,27 @@ def best_label(log_probs: np.ndarray, label_space: str = "any") -> tuple[str, fl
     ``log_probs``: (N_POSITIONS, N_CLASSES) log-softmax of one plate. Positions are independent (HueManity §4),
     so the best label maximises each position within the mask; for ``cbe`` a two-digit reading starting with
     "0" is not a label, so the best of ("d", blank) and (non-zero digit, digit) is taken jointly.
+
+    Parameters
+    ----------
+    log_probs : numpy.ndarray
+        (N_POSITIONS, N_CLASSES) log-softmax of one plate.
+    label_space : str
+        One of `LABEL_SPACES`.
+
+    Returns
+    -------
+    tuple of (str, float)
+        The label and its probability, 0-1.
+
+    Raises
+    ------
+    ValueError
+        ``log_probs`` of another shape, or ``label_space`` not known.
+
+    References
+    ----------
+    HueManity §4 (independent per-position classes).
     """
     log_probs = np.asarray(log_probs, dtype=np.float64)
     if log_probs.shape != (N_POSITIONS, N_CLASSES):

@@ -87,6 +87,16 @@ def plate_box(rgb: Image.Image) -> tuple[tuple[int, int, int, int], tuple[int, i
     (aspect 0.85-1.18) and the plate covers at least ``PLATE_FILL`` of its inscribed ellipse. Plates whose dots reach the
     image edge (a disc filling the frame, a square of dots, a textured surround) have no flat border and keep
     the whole image; so does a box covering >= 95% of the side.
+
+    Parameters
+    ----------
+    rgb : PIL.Image.Image
+        Mode "RGB", sRGB 0-255.
+
+    Returns
+    -------
+    tuple or None
+        ((left, top, right, bottom) in px, page colour as an sRGB 0-255 triple), or None.
     """
     w, h = rgb.size
     thumb = np.asarray(rgb.resize((BOX_PROBE, BOX_PROBE), Image.Resampling.BOX), dtype=np.int16)
@@ -183,9 +193,23 @@ def dots_only(rgb: Image.Image, size: int) -> np.ndarray | None:
 
 
 def resize(image: Image.Image, size: int = INPUT_SIZE, neutralise_canvas: bool = False) -> np.ndarray:
-    """PIL image (any mode, any size) -> (size, size, 3) float64 sRGB 0-255: cropped to the plate
-    (:func:`plate_box`; a crop reaching past the image is filled with the border colour) and box-filtered
-    (with ``neutralise_canvas``, over the dots alone where the plate has a flat canvas: :func:`dots_only`)."""
+    """A plate image cropped to the plate and box-filtered to the network's side.
+
+    Parameters
+    ----------
+    image : PIL.Image.Image
+        Any mode (read as RGB, sRGB 0-255), any size.
+    size : int
+        Output side in px.
+    neutralise_canvas : bool
+        Average the dots alone where the plate has a flat canvas (:func:`dots_only`).
+
+    Returns
+    -------
+    numpy.ndarray
+        (size, size, 3) float64 sRGB 0-255: cropped to the plate (:func:`plate_box`; a crop reaching past the
+        image is filled with the border colour), then box-filtered.
+    """
     if not isinstance(image, Image.Image):
         raise ValueError(f"expected a PIL image, got {type(image).__name__}")
     if not 16 <= size <= 1024:
@@ -208,7 +232,23 @@ def resize(image: Image.Image, size: int = INPUT_SIZE, neutralise_canvas: bool =
 
 
 def normalise(rgb: np.ndarray) -> np.ndarray:
-    """(S, S, 3) sRGB 0-255 -> (3, S, S) float32 contrast-normalised CIELAB principal axes (module doc)."""
+    """Contrast-normalised CIELAB principal axes of a plate (module doc, steps 2-5).
+
+    Parameters
+    ----------
+    rgb : numpy.ndarray
+        (S, S, 3) sRGB 0-255.
+
+    Returns
+    -------
+    numpy.ndarray
+        (3, S, S) float32 in [-4, 4], strongest axis first, zero outside the disc.
+
+    Raises
+    ------
+    ValueError
+        ``rgb`` is not a square (S, S, 3) array.
+    """
     rgb = np.asarray(rgb, dtype=np.float64)
     if rgb.ndim != 3 or rgb.shape[2] != 3 or rgb.shape[0] != rgb.shape[1]:
         raise ValueError(f"expected a square (S, S, 3) sRGB 0-255 array, got shape {rgb.shape}")
@@ -237,13 +277,52 @@ MODES = ("contrast", "contrast-dots", "rgb")
 
 
 def scale_rgb(rgb: np.ndarray) -> np.ndarray:
-    """(S, S, 3) sRGB 0-255 -> (3, S, S) float32 (rgb - 127.5) / 64 (the "rgb" mode)."""
+    """The "rgb" mode's input: no per-image normalisation.
+
+    Parameters
+    ----------
+    rgb : numpy.ndarray
+        (S, S, 3) sRGB 0-255.
+
+    Returns
+    -------
+    numpy.ndarray
+        (3, S, S) float32 (rgb - 127.5) / 64, about -2..2.
+    """
     rgb = np.asarray(rgb, dtype=np.float32)
     return np.ascontiguousarray(((rgb - 127.5) / 64.0).transpose(2, 0, 1))
 
 
 def preprocess(image: Image.Image, size: int = INPUT_SIZE, mode: str = "contrast") -> np.ndarray:
-    """PIL plate image (sRGB 0-255) -> (3, size, size) float32 network input (see module doc)."""
+    """A plate image as the network's input (module doc), as training and the ONNX reader both make it.
+
+    Parameters
+    ----------
+    image : PIL.Image.Image
+        The plate, sRGB 0-255, any size.
+    size : int
+        Input side in px (`INPUT_SIZES`; an exported reader states its own).
+    mode : str
+        One of `MODES`: "contrast", "contrast-dots" (the dots averaged alone) or "rgb".
+
+    Returns
+    -------
+    numpy.ndarray
+        (3, size, size) float32.
+
+    Raises
+    ------
+    ValueError
+        ``mode`` not in `MODES`, or ``image`` not a PIL image.
+
+    Examples
+    --------
+    >>> from plates.stimuli import render
+    >>> from plates.stimuli.ishihara import PlateSpec
+    >>> x = preprocess(render(PlateSpec(text="12", size=128)).image, 64, "contrast-dots")
+    >>> x.shape, x.dtype.name
+    ((3, 64, 64), 'float32')
+    """
     check_choice("preprocessing mode", mode, MODES)
     rgb = resize(image, size, neutralise_canvas=mode == "contrast-dots")
     return scale_rgb(rgb) if mode == "rgb" else normalise(rgb)

@@ -23,7 +23,18 @@ from plates.reader.preprocess import preprocess
 
 
 def default_model_path() -> Path:
-    """Path of the bundled ONNX weights (ValueError if the install lacks them)."""
+    """Path of the bundled ONNX weights.
+
+    Returns
+    -------
+    pathlib.Path
+        ``plates/assets/baseline/baseline.onnx`` of the installed package.
+
+    Raises
+    ------
+    ValueError
+        The install lacks them (train them: ``plates train-baseline``).
+    """
     path = Path(str(resources.files("plates") / "assets" / "baseline" / "baseline.onnx"))
     if not path.is_file():
         shadowed = shadowing()  # the usual cause: a clone's plates/ imported instead of the installed package
@@ -34,7 +45,17 @@ def default_model_path() -> Path:
 
 @dataclass(frozen=True)
 class Reading:
-    """What the reader read on one plate: ``text`` (one or two symbols) and its probability (0-1)."""
+    """What the reader read on one plate.
+
+    Parameters
+    ----------
+    text : str
+        One or two symbols.
+    confidence : float
+        Its probability, 0-1.
+    label_space : str
+        The answer space it was decoded within.
+    """
 
     text: str
     confidence: float
@@ -44,7 +65,25 @@ class Reading:
 class BaselineReader:
     """onnxruntime session over the exported reader; thread-safe (one session, ``run`` is re-entrant).
 
-    ``threads``: onnxruntime intra-op threads (1 = one core, as the benchmark measures).
+    Parameters
+    ----------
+    path : str, pathlib.Path or None
+        The ONNX file (`plates.reader.export` writes one); None: the bundled weights (`default_model_path`).
+    threads : int
+        onnxruntime intra-op threads, >= 1 (1 = one core, as the benchmark measures).
+
+    Raises
+    ------
+    ValueError
+        No file at ``path`` (or no bundled weights), ``threads`` not a positive int, or a file whose class list
+        is not `plates.reader.coding.CLASSES`.
+
+    Examples
+    --------
+    >>> from plates.stimuli import render
+    >>> from plates.stimuli.ishihara import PlateSpec
+    >>> BaselineReader().read(render(PlateSpec(text="12", size=256)).image, "cbe").text
+    '12'
     """
 
     def __init__(self, path: str | Path | None = None, *, threads: int = 1) -> None:
@@ -71,7 +110,23 @@ class BaselineReader:
         self._input = self._session.get_inputs()[0].name
 
     def log_probs(self, batch: np.ndarray) -> np.ndarray:
-        """(N, 3, S, S) float32 preprocessed plates -> (N, 2, 59) log-probabilities."""
+        """Log-probabilities of each symbol at each of the two positions.
+
+        Parameters
+        ----------
+        batch : numpy.ndarray
+            (N, 3, S, S) preprocessed plates (`preprocess`), S the reader's ``input_size``.
+
+        Returns
+        -------
+        numpy.ndarray
+            (N, 2, 59) float64 log-probabilities over `plates.reader.coding.CLASSES`.
+
+        Raises
+        ------
+        ValueError
+            ``batch`` of another shape.
+        """
         batch = np.ascontiguousarray(batch, dtype=np.float32)
         expected = (3, self.input_size, self.input_size)
         if batch.ndim != 4 or batch.shape[1:] != expected:
@@ -85,7 +140,25 @@ class BaselineReader:
         return preprocess(image, self.input_size, self.mode)
 
     def read_many(self, images: Sequence[Image.Image], label_space: str = "any") -> list[Reading]:
-        """Read each image (PIL, sRGB 0-255), decoding within ``label_space`` (see coding.LABEL_SPACE_NAMES)."""
+        """Read each image.
+
+        Parameters
+        ----------
+        images : sequence of PIL.Image.Image
+            Plates, sRGB 0-255, any size.
+        label_space : str
+            The answer space decoded within (`plates.reader.coding.LABEL_SPACE_NAMES`: "cbe", "huemanity-numeric",
+            "huemanity-alnum", "any").
+
+        Returns
+        -------
+        list of Reading
+
+        Raises
+        ------
+        ValueError
+            ``label_space`` is not known.
+        """
         if not images:
             return []
         batch = np.stack([self.preprocess(image) for image in images])
@@ -96,5 +169,22 @@ class BaselineReader:
         return readings
 
     def read(self, image: Image.Image, label_space: str = "any") -> Reading:
-        """Read one plate (PIL image, sRGB 0-255)."""
+        """Read one plate.
+
+        Parameters
+        ----------
+        image : PIL.Image.Image
+            sRGB 0-255, any size.
+        label_space : str
+            The answer space decoded within (`plates.reader.coding.LABEL_SPACES`).
+
+        Returns
+        -------
+        Reading
+
+        Raises
+        ------
+        ValueError
+            ``label_space`` is not known.
+        """
         return self.read_many([image], label_space)[0]

@@ -1,6 +1,6 @@
 """Train the baseline reader on plates generated on the fly, export it to ONNX and write its model card.
 
-Needs ``plates[train]`` (torch, onnx). The defaults are one stage from scratch, ~10-14 min on 2 cores: 16,000
+Needs ``plates[train]`` (torch, onnx). The defaults are one stage from scratch (its training time: docs/benchmarks.md): 16,000
 plates and 16,000 glyph cards (``cards``: the text alone, drawn without dots, :func:`plates.reader.data.glyph_card`),
 80% of the free plates and cards in the extra training faces (``extra_fonts``), 35% with rim figures (``rim``),
 plates drawn at 192-512 px (``render_sizes``), everything read at 64 px (``input_size``), 3,000 steps (6 epochs).
@@ -133,7 +133,18 @@ def _print_flush(message: str) -> None:
 
 
 def quantise(x: np.ndarray) -> np.ndarray:
-    """Preprocessed float values -> their int8 storage (``QUANT`` steps per unit, clipped to +-127)."""
+    """Preprocessed values as their int8 storage in memory during training.
+
+    Parameters
+    ----------
+    x : numpy.ndarray
+        Preprocessed floats (`plates.reader.preprocess.preprocess`, within ±`CLIP`).
+
+    Returns
+    -------
+    numpy.ndarray
+        int8, ``QUANT`` steps per unit, rounded and clipped to ±127.
+    """
     return np.clip(np.round(x * QUANT), -127, 127).astype(np.int8)
 
 
@@ -226,7 +237,26 @@ def affine_params(torch, n: int, gen, skew: float = 0.0):
 
 
 def one_cycle(progress: float, max_lr: float, warmup: float = 0.1) -> float:
-    """Learning rate at ``progress`` (0-1): linear warm-up to ``max_lr`` then cosine decay to 1% of it."""
+    """The learning rate's schedule: linear warm-up to ``max_lr`` then cosine decay to 1% of it.
+
+    Parameters
+    ----------
+    progress : float
+        Share of the run's steps done, 0-1.
+    max_lr : float
+        The peak learning rate.
+    warmup : float
+        Share of the steps spent warming up (from 4% of ``max_lr``).
+
+    Returns
+    -------
+    float
+
+    Examples
+    --------
+    >>> one_cycle(0.0, 1.0), one_cycle(0.1, 1.0), one_cycle(1.0, 1.0)
+    (0.04, 1.0, 0.01)
+    """
     if progress < warmup:
         return max_lr * (0.04 + 0.96 * progress / warmup)
     t = (progress - warmup) / (1.0 - warmup)
@@ -267,10 +297,35 @@ NOT_IN_WEIGHTS = ("workers", "time_budget_s")
 
 
 def train(config: TrainConfig, out_dir: str | Path, command: str = "plates train-baseline", log=None) -> dict:
-    """Run the whole recipe; writes ``baseline.onnx`` and ``MODEL_CARD.md`` into ``out_dir``; returns metrics.
+    """Run the whole recipe (module docstring); writes ``baseline.onnx`` and ``MODEL_CARD.md`` into ``out_dir``.
 
-    Raises :class:`BudgetExceeded` (writing nothing) when ``config.time_budget_s`` runs out. Torch's thread count
-    and deterministic-algorithms flag are restored afterwards.
+    Torch's thread count and deterministic-algorithms flag are restored afterwards.
+
+    Parameters
+    ----------
+    config : TrainConfig
+        Every knob of the run.
+    out_dir : str or pathlib.Path
+        Where the weights and the model card go.
+    command : str
+        The command recorded in the model card.
+    log : callable or None
+        ``log(text)`` for progress lines; None prints them.
+
+    Returns
+    -------
+    dict
+        The metrics: ``config``, per-epoch ``history``, ``render_s``, ``total_s``, ``cpu_s``, ``init_sha256``,
+        ``onnx`` (its path), ``onnx_bytes``.
+
+    Raises
+    ------
+    BudgetExceeded
+        ``config.time_budget_s`` ran out (nothing is written).
+
+    References
+    ----------
+    HueManity §4 (the per-position cross-entropy).
     """
     # lazy: torch, the [train] extra
     import torch

@@ -25,7 +25,25 @@ from plates.storage import is_url, open_store
 
 @dataclass(frozen=True)
 class Unit:
-    """One planned row: indices into the items and models, the condition, prompt and shots, its key."""
+    """One planned row of a run.
+
+    Parameters
+    ----------
+    item : int
+        Index into the dataset's items.
+    model : int
+        Index into the experiment's models.
+    condition : ConditionSpec
+        The viewing condition.
+    variant : str
+        The image variant asked about.
+    prompt : str
+        The prompt's name.
+    shots : int
+        Few-shot examples.
+    key : str
+        Its `row_key`.
+    """
 
     item: int
     model: int
@@ -38,8 +56,37 @@ class Unit:
 
 def row_key(run_id: str, dataset: str, item_id: str, backend: str, model: str, condition: ConditionSpec,
             variant: str, prompt: str, shots: int) -> str:
-    """A stable 20-hex key of one row; the condition's size is as requested (None = the dataset's own). The
-    text-only control joins the key only when set, so keys written before it existed stay the same."""
+    """A stable key of one row.
+
+    The condition's size is as requested (None = the dataset's own). The text-only control joins the key only
+    when set, so keys written before it existed stay the same.
+
+    Parameters
+    ----------
+    run_id : str
+        The run.
+    dataset : str
+        The dataset's name.
+    item_id : str
+        The item.
+    backend : str
+        The backend kind.
+    model : str
+        The model's name.
+    condition : ConditionSpec
+        The viewing condition as the experiment states it.
+    variant : str
+        The image variant asked about.
+    prompt : str
+        The prompt's name.
+    shots : int
+        Few-shot examples.
+
+    Returns
+    -------
+    str
+        20 hexadecimal characters.
+    """
     parts = [run_id, dataset, item_id, backend, model, condition.size, condition.grayscale,
              round(condition.hue_shift, 6), condition.cvd, round(condition.cvd_severity, 6), variant, prompt, shots,
              *(["text-only"] if condition.text_only else [])]
@@ -67,7 +114,19 @@ def eligible(items: Sequence[Any], variant: str) -> list[int]:
 
 
 def plan(exp: Experiment, items: Sequence[Any]) -> list[Unit]:
-    """Every row of the experiment, model by model, then item by item (so each plate is prepared once)."""
+    """Every row of the experiment, model by model, then item by item (so each plate is prepared once).
+
+    Parameters
+    ----------
+    exp : Experiment
+        The experiment.
+    items : sequence
+        Its dataset items (`load_items`).
+
+    Returns
+    -------
+    list of Unit
+    """
     run_id = exp.run_id
     wanted = {(c, p): c.variant or exp.template(p).variant for c in exp.conditions for p in exp.prompts}
     usable = {v: set(eligible(items, v)) for v in set(wanted.values())}
@@ -92,9 +151,24 @@ def plan(exp: Experiment, items: Sequence[Any]) -> list[Unit]:
 
 
 def existing_keys(out: str | Path, run_id: str, *, retry_errors: bool = False) -> set[str]:
-    """``row_key`` values of this run already under ``out`` (with ``retry_errors``, those not ended in error). A
-    part another shard merges away while this reads is skipped by the reader (its rows are in the merged part,
-    and none of them is this shard's to ask)."""
+    """`row_key` values of this run already under ``out``.
+
+    A part another shard merges away while this reads is skipped by the reader (its rows are in the merged
+    part, and none of them is this shard's to ask).
+
+    Parameters
+    ----------
+    out : str or pathlib.Path
+        The results folder.
+    run_id : str
+        The run.
+    retry_errors : bool
+        Leave out the rows that ended in error (so they are asked again).
+
+    Returns
+    -------
+    set of str
+    """
     columns = ["run_id", "row_key", "parse_status"]
     if is_url(out):  # an object store: this run's committed parts directly under out
         root = open_store(out).root
@@ -112,8 +186,23 @@ def existing_keys(out: str | Path, run_id: str, *, retry_errors: bool = False) -
 
 
 def load_items(exp: Experiment) -> list[Any]:
-    """The dataset items ``exp`` asks about: its dataset's first ``limit`` items, or its seeded random subset
-    (``sample``, HueManity §4's random subsets, balanced across colour sets)."""
+    """The dataset items ``exp`` asks about.
+
+    Parameters
+    ----------
+    exp : Experiment
+        Its dataset, ``limit`` and ``sample`` are read.
+
+    Returns
+    -------
+    list
+        The dataset's first ``limit`` items, or its seeded random subset (``sample``, balanced across colour
+        sets).
+
+    References
+    ----------
+    HueManity §4 (random subsets).
+    """
     if exp.sample is None:
         return list(load_dataset(exp.dataset, limit=exp.limit))
     return list(load_sample(exp.dataset, Sample(exp.sample, exp.sample_seed), limit=exp.limit))

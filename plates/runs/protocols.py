@@ -37,7 +37,28 @@ __all__ = ["PROTOCOLS", "Protocol", "Sampling", "get_protocol", "model_settings"
 @dataclass(frozen=True)
 class Sampling:
     """Generation settings as a paper reports them. ``None`` = not set by the paper: the provider's default
-    (nothing is sent). ``max_tokens`` None also covers "-1 (inf)" (Ollama's unlimited)."""
+    (nothing is sent).
+
+    Parameters
+    ----------
+    temperature : float or None
+        0-2.
+    top_p : float or None
+        In (0, 1].
+    max_tokens : int or None
+        >= 1; None also covers "-1 (inf)" (Ollama's unlimited).
+    printed : str
+        The table cells as printed, e.g. "1.0 / 1.0, 1024".
+
+    Raises
+    ------
+    ValueError
+        A value out of its range; the message names it and what is allowed.
+
+    References
+    ----------
+    HueManity App. A, Table 6 (and each protocol's ``citation``).
+    """
 
     temperature: float | None = None
     top_p: float | None = None
@@ -64,8 +85,23 @@ class Sampling:
 
 @dataclass(frozen=True)
 class Protocol:
-    """A paper's sampling protocol: ``per_model`` settings (keys: model names as the provider spells them,
-    with their common aliases), and ``default`` for every other model."""
+    """A paper's sampling protocol.
+
+    Parameters
+    ----------
+    name : str
+        The key in `PROTOCOLS`.
+    paper : str
+        The paper's short name.
+    citation : str
+        Where the settings are printed (section and table).
+    default : Sampling
+        The settings of every model the paper does not list.
+    per_model : mapping of str to Sampling
+        Per model, keyed by the name the provider spells (with its common aliases); stored read-only.
+    note : str
+        What the paper leaves unsaid.
+    """
 
     name: str
     paper: str
@@ -156,7 +192,27 @@ PROTOCOLS: Mapping[str, Protocol] = types.MappingProxyType(
 
 
 def get_protocol(name: str) -> Protocol:
-    """The protocol called ``name`` (case-insensitive); ValueError lists the names."""
+    """The protocol called ``name``.
+
+    Parameters
+    ----------
+    name : str
+        A key of `PROTOCOLS`, case-insensitive.
+
+    Returns
+    -------
+    Protocol
+
+    Raises
+    ------
+    ValueError
+        ``name`` is not known; the message lists the names.
+
+    Examples
+    --------
+    >>> get_protocol("HueManity").citation
+    'HueManity App. A, Table 6'
+    """
     return lookup(PROTOCOLS, name.lower() if isinstance(name, str) else name, "protocol")
 
 
@@ -169,6 +225,32 @@ def model_settings(protocol: str, backend: str, model: str, given: Collection[st
     top-p, and ``send_temperature = False`` / ``token_param = None`` where it leaves them to the provider.
     hf: ``temperature`` / ``max_tokens``; a setting left to the provider raises ValueError (a local model has
     no provider). baseline, reference-pixels, python: nothing (none of them samples).
+
+    Parameters
+    ----------
+    protocol : str
+        A key of `PROTOCOLS`.
+    backend : str
+        "openai", "hf", "baseline", "reference-pixels" or "python".
+    model : str
+        The model's name as the provider spells it.
+    given : collection of str
+        The keys the table writes itself.
+
+    Returns
+    -------
+    dict
+        ``[[models]]`` keys and values.
+
+    Raises
+    ------
+    ValueError
+        A protocol or backend not known, or an ``hf`` model whose protocol leaves a setting to the provider
+        and the table does not write it.
+
+    References
+    ----------
+    Each protocol's ``citation`` (e.g. HueManity App. A, Table 6).
     """
     chosen = get_protocol(protocol)
     sampling, where = chosen.sampling_for(model)

@@ -73,7 +73,19 @@ _STILL_TAKE_IT = ("You can still take the quiz and see your result: your answers
 
 @dataclass(frozen=True)
 class QuizLimits:
-    """Per-session and storage limits (public mode: a visitor is assumed hostile)."""
+    """Per-session and storage limits (public mode: a visitor is assumed hostile).
+
+    Parameters
+    ----------
+    max_answers : int
+        Answers one session may give.
+    min_seconds_between : float
+        Seconds, at least, between two answers.
+    max_text : int
+        Characters, at most, of one answer.
+    max_folder_bytes : int
+        Bytes of stored parts past which answers are no longer stored (the session goes on).
+    """
 
     max_answers: int = 60
     min_seconds_between: float = 0.5
@@ -83,9 +95,23 @@ class QuizLimits:
 
 @dataclass(frozen=True)
 class Trial:
-    """What to show now: its number in the session (from 1), the ``block`` ("plate" or "illusion"), the level
-    (ΔE2000; signed for the illusion, + = A lighter), the image (PIL RGB, sRGB 0-255), the instruction, and for
-    the illusion the answer buttons as (option, label) pairs (`ILLUSION_ANSWERS`)."""
+    """What to show now.
+
+    Parameters
+    ----------
+    number : int
+        Its number in the session, from 1.
+    block : str
+        "plate" or "illusion".
+    level : float
+        ΔE2000 (CIELAB D65 2°); signed for the illusion, + = A lighter.
+    image : PIL.Image.Image
+        RGB, sRGB 0-255.
+    prompt : str
+        The instruction.
+    options : tuple of (str, str)
+        For the illusion, the answer buttons as (option, label) pairs (`ILLUSION_ANSWERS`); empty for a plate.
+    """
 
     number: int
     block: str
@@ -96,13 +122,33 @@ class Trial:
 
 
 def folder_bytes(folder: Path) -> int:
-    """Total size of the Parquet parts under ``folder`` (0 if absent)."""
+    """Total size of the Parquet parts under ``folder``.
+
+    Parameters
+    ----------
+    folder : pathlib.Path
+
+    Returns
+    -------
+    int
+        Bytes; 0 if the folder is absent.
+    """
     return sum(p.stat().st_size for p in folder.glob("*.parquet")) if folder.is_dir() else 0
 
 
 @dataclass(frozen=True)
 class Block:
-    """One staircase of a session and its procedure's state after the answers so far."""
+    """One staircase of a session and its procedure's state after the answers so far.
+
+    Parameters
+    ----------
+    name : str
+        "plate" or "illusion".
+    staircase : Staircase
+        What it shows and how it is scored (`plates.runs.staircase`).
+    state : AdaptiveState
+        The adaptive procedure after the answers so far (`plates.analysis.adaptive`).
+    """
 
     name: str
     staircase: Staircase
@@ -216,8 +262,25 @@ class QuizSession:
         return trial
 
     def answer(self, text: str) -> dict:
-        """Record the person's answer to the image shown (a typed label for a plate; an option of
-        `Trial.options` for the illusion); returns the result row."""
+        """Record the person's answer to the image shown, and store it unless storing has stopped.
+
+        Parameters
+        ----------
+        text : str
+            A typed label for a plate; an option of `Trial.options` for the illusion.
+
+        Returns
+        -------
+        dict
+            The result row (`plates.results.schema` columns).
+
+        Raises
+        ------
+        ValueError
+            Nothing is shown, the text is longer than ``limits.max_text``, the answer comes sooner than
+            ``limits.min_seconds_between`` after the last, an illusion answer is not one of its buttons, or the
+            session has given ``limits.max_answers`` answers.
+        """
         if self._shown is None:
             raise ValueError("nothing is shown; ask for the next trial first")
         if not isinstance(text, str) or len(text) > self.limits.max_text:

@@ -58,8 +58,29 @@ _ADDRESS = re.compile(r"^(ray://)?[A-Za-z0-9][A-Za-z0-9.-]*:\d{1,5}$")
 
 
 def parse_address(text: str | None) -> str | None:
-    """``--ray-address``: None (start a local cluster for this run), ``auto`` (the cluster this machine belongs
-    to), ``HOST:PORT`` or ``ray://HOST:PORT`` (Ray Client); ValueError naming the allowed forms otherwise."""
+    """The ``--ray-address`` option, checked.
+
+    Parameters
+    ----------
+    text : str or None
+        None (start a local cluster for this run), ``auto`` (the cluster this machine belongs to),
+        ``HOST:PORT`` or ``ray://HOST:PORT`` (Ray Client).
+
+    Returns
+    -------
+    str or None
+        ``text`` as given.
+
+    Raises
+    ------
+    ValueError
+        Any other form; the message names the allowed ones.
+
+    Examples
+    --------
+    >>> parse_address("ray://head:10001"), parse_address(None)
+    ('ray://head:10001', None)
+    """
     if text is None:
         return None
     value = text.strip()
@@ -70,9 +91,29 @@ def parse_address(text: str | None) -> str | None:
 
 
 def gpus_per_actor(backend: str, options: dict[str, Any], cluster_gpus: int) -> int:
-    """GPUs each actor of a model asks Ray for: 1 for a transformers model (``hf``) placed by ``device`` "auto"
-    or "cuda" on a cluster with GPUs, else 0. ValueError for "cuda:N" or a ``device_map`` on such a cluster:
-    an actor sees only the GPU Ray gives it."""
+    """GPUs each actor of a model asks Ray for.
+
+    Parameters
+    ----------
+    backend : str
+        The model's backend kind.
+    options : dict
+        Its ``[[models]]`` options (``device``, ``device_map`` are read).
+    cluster_gpus : int
+        GPUs in the cluster.
+
+    Returns
+    -------
+    int
+        1 for a transformers model (``hf``) placed by ``device`` "auto" or "cuda" on a cluster with GPUs, else
+        0.
+
+    Raises
+    ------
+    ValueError
+        ``device`` "cuda:N" or a ``device_map`` for an ``hf`` model on a cluster with GPUs: an actor sees only
+        the GPU Ray gives it.
+    """
     if backend != "hf" or cluster_gpus < 1:
         return 0
     device = str(options.get("device", "auto"))
@@ -159,11 +200,23 @@ class _Asker:
 class RayExecutor:
     """Asks a run's rows on a Ray cluster (see the module doc); an executor of `plates.runs.runner.run_experiment`.
 
-    ``address``: see `parse_address` (None: a local cluster of this machine's cores, shut down after the run;
-    a cluster already initialised in this process is used as it is). ``actors``: actors per model (None: one per
-    CPU of the cluster, or one per GPU for a local transformers model when the cluster has GPUs).
-    ``batch``: units per task (None: 8 waves of the model's concurrency, at least 32, at most a quarter of an
-    actor's share so the actors stay balanced)."""
+    Parameters
+    ----------
+    address : str or None
+        See `parse_address` (None: a local cluster of this machine's cores, shut down after the run; a cluster
+        already initialised in this process is used as it is).
+    actors : int or None
+        Actors per model, >= 1 (None: one per CPU of the cluster, or one per GPU for a local transformers model
+        when the cluster has GPUs).
+    batch : int or None
+        Units per task, >= 1 (None: 8 waves of the model's concurrency, at least 32, at most a quarter of an
+        actor's share so the actors stay balanced).
+
+    Raises
+    ------
+    ValueError
+        ``actors`` or ``batch`` not None or an integer >= 1, or an ``address`` `parse_address` refuses.
+    """
 
     address: str | None = None
     actors: int | None = None

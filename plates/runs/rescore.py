@@ -67,7 +67,24 @@ def _typed(name: str, v: Any) -> Any:
 
 
 def inferred_label_space(row: Mapping[str, Any]) -> str:
-    """The label space a row written before rows recorded it was read in (see the module docstring)."""
+    """The label space a row written before rows recorded it was read in (see the module docstring).
+
+    Parameters
+    ----------
+    row : mapping
+        One results row; its ``dataset``, ``prompt_name`` and ``target`` are read.
+
+    Returns
+    -------
+    str
+        The dataset preset's label space, else the prompt's, else "any" (an unknown prompt, or an open
+        prompt whose target lies outside its space).
+
+    Examples
+    --------
+    >>> inferred_label_space({"prompt_name": "cbe-open", "target": "12"}), inferred_label_space({})
+    ('cbe', 'any')
+    """
     preset = PRESETS.get(_value(row.get("dataset")))
     if preset is not None:
         return preset.label_space
@@ -82,8 +99,23 @@ def inferred_label_space(row: Mapping[str, Any]) -> str:
 
 
 def question_of(row: Mapping[str, Any]) -> Question:
-    """The question a stored row asked, as its task's scorer reads it. ValueError naming the row's task when it
-    is not a known task, and the column when a stored JSON column does not decode."""
+    """The question a stored row asked, as its task's scorer reads it.
+
+    Parameters
+    ----------
+    row : mapping
+        One results row (`plates.results.schema` columns).
+
+    Returns
+    -------
+    plates.tasks.Question
+
+    Raises
+    ------
+    ValueError
+        The row's task is not a known task (the message lists them), a stored JSON column does not decode
+        (the message names it), or its label space is not known.
+    """
     task = get_task(_value(row.get("task")))
     try:
         options = json.loads(row["options_json"]) if _value(row.get("options_json")) else None
@@ -101,8 +133,24 @@ def question_of(row: Mapping[str, Any]) -> Question:
 
 
 def rejudge(row: Mapping[str, Any]) -> dict[str, Any]:
-    """The verdict columns (plus ``reply_truncated``, ``label_space``, ``rules_version``) of ``row``'s stored
-    reply judged under today's rules; a row without a reply keeps its own."""
+    """``row``'s stored reply judged under today's rules.
+
+    Parameters
+    ----------
+    row : mapping
+        One results row.
+
+    Returns
+    -------
+    dict
+        The verdict columns (``parsed``, ``parse_status``, ``correct``, ``failure_mode``) plus
+        ``reply_truncated``, ``label_space``, ``rules_version``; a row without a reply keeps its own.
+
+    Raises
+    ------
+    ValueError
+        As `question_of`, for a row with a reply.
+    """
     if _value(row.get("parse_status")) in _NOT_READ or _value(row.get("reply")) is None:
         return {"rules_version": RULES_VERSION, **rules_columns({c: _typed(c, row.get(c)) for c in VERDICT_COLUMNS})}
     q = question_of(row)
@@ -133,10 +181,27 @@ def rescored_run_id(source: str, judge: JudgeSpec | None = None) -> str:
 
 @dataclass
 class Rescored:
-    """One source run judged again: ``rows`` (the new run's rows), and what changed: per prompt name
-    ``(rows, verdicts changed, correct before, correct after)``, ``transitions`` (old -> new parse status,
-    changed rows only), ``old_versions`` (the rules versions the source rows were judged under), ``inferred``
-    (rows whose label space was inferred), ``judged`` (verdicts a judge model decided)."""
+    """One source run judged again, and what changed.
+
+    Parameters
+    ----------
+    source : str
+        The source run's id.
+    run_id : str
+        The new run's id (`rescored_run_id`).
+    rows : list of dict
+        The new run's rows.
+    per_prompt : dict of str to list of int
+        Per prompt name: (rows, verdicts changed, correct before, correct after).
+    transitions : collections.Counter
+        (old, new) parse status -> rows, changed rows only.
+    old_versions : set of int
+        The rules versions the source rows were judged under.
+    inferred : int
+        Rows whose label space was inferred (`inferred_label_space`).
+    judged : int
+        Verdicts a judge model decided (`plates.runs.judge`).
+    """
 
     source: str
     run_id: str
@@ -157,9 +222,25 @@ def _row_key(run_id: str, old_key: Any) -> str:
 
 
 def rescore_run(rows: Iterable[Mapping[str, Any]], judge: Judge | None = None) -> Rescored:
-    """One stored run's rows (mappings over the results columns, e.g. ``frame.to_dict("records")``, all with
-    the same ``run_id``) judged again as a new run, by today's rules and, where given, a ``judge``
-    (`plates.runs.judge.Judge`: asked where the rules abstain). ValueError when the rows hold several runs."""
+    """One stored run's rows judged again, under today's rules and, where given, a judge model, as a new run.
+
+    Parameters
+    ----------
+    rows : iterable of mapping
+        Mappings over the results columns (e.g. ``frame.to_dict("records")``), all with the same ``run_id``.
+    judge : plates.runs.judge.Judge, optional
+        Asked where the rules abstain (or about every reply, as its spec says).
+
+    Returns
+    -------
+    Rescored
+        The new run's rows and what changed.
+
+    Raises
+    ------
+    ValueError
+        The rows hold several runs.
+    """
     out: Rescored | None = None
     pairs: list[tuple[Mapping[str, Any], dict[str, Any]]] = []
     for row in rows:

@@ -57,7 +57,34 @@ from plates.storage import is_url
 
 @dataclass
 class RunSummary:
-    """What a run did: rows planned, already on disk, written now, and how they ended."""
+    """What a run did: rows planned, already on disk, written now, and how they ended.
+
+    Parameters
+    ----------
+    run_id : str
+        The run.
+    out : str
+        Its results folder or URL.
+    planned : int
+        Rows the plan holds.
+    existing : int
+        Rows already on disk (skipped).
+    written : int
+        Rows written now.
+    errors : int
+        Written rows whose request failed.
+    unsupported : int
+        Written rows the backend declined.
+    correct : int
+        Written rows judged correct.
+    seconds : float
+        Wall-clock time of the run.
+    parts : list of str
+        The Parquet parts written.
+    placements : list of dict
+        Where each worker asked, for executors that place workers (`plates.runs.ray_executor`: one dict per
+        actor).
+    """
 
     run_id: str
     out: str
@@ -76,7 +103,19 @@ class RunSummary:
 
 
 def key_values(exp: Experiment) -> tuple[str, ...]:
-    """The API keys this experiment reads (values of its models' ``api_key_env`` variables): never written."""
+    """The API keys this experiment reads, so that they can be redacted: never written.
+
+    Parameters
+    ----------
+    exp : Experiment
+        The experiment (`plates.runs.experiment`).
+
+    Returns
+    -------
+    tuple of str
+        The values of its models' ``api_key_env`` variables (``OPENAI_API_KEY`` by default for an OpenAI-
+        compatible model) that are set and at least 4 characters long.
+    """
     names = {m.options.get("api_key_env", "OPENAI_API_KEY" if m.backend == "openai" else None) for m in exp.models}
     return tuple(v for v in (os.environ.get(n, "") for n in names if n) if len(v) >= 4)
 
@@ -194,7 +233,22 @@ def run_experiment(exp: Experiment, *, retry_errors: bool = False, progress: boo
 @dataclass(frozen=True)
 class PartsTarget:
     """Where and how an executor writes a run's parts: each writer it opens (one per process or actor) writes
-    parts with unique names under ``out`` (`plates.results.ResultsWriter`), so any number write side by side."""
+    parts with unique names under ``out`` (`plates.results.ResultsWriter`), so any number write side by side.
+
+    Parameters
+    ----------
+    out : str
+        The results folder or URL.
+    run_id : str
+        The run.
+    flush_rows : int
+        Rows per part, at most.
+    flush_seconds : float
+        Seconds between flushes, at most.
+    supersedes : bool
+        The parts may carry ``row_key`` values already on disk (a retry of failed rows); `load_results` then
+        keeps the newest row per key (`plates.results.ResultsWriter`).
+    """
 
     out: str
     run_id: str
@@ -271,8 +325,26 @@ def ask_locally(exp: Experiment, items: Sequence[Any], todo: list[Unit], target:
 
 
 def open_backend(exp: Experiment, mi: int, make_backend: Callable[..., Any] | None = None) -> Any:
-    """Model ``mi`` of ``exp`` as a backend (`plates.models.make_backend`, or ``make_backend``); an option its
-    constructor does not take is a ValueError naming the model."""
+    """Model ``mi`` of ``exp`` as a backend.
+
+    Parameters
+    ----------
+    exp : Experiment
+        The experiment (`plates.runs.experiment`).
+    mi : int
+        Index into ``exp.models``.
+    make_backend : callable or None
+        ``make_backend(kind, model=..., **options)``; None: `plates.models.make_backend`.
+
+    Returns
+    -------
+    plates.models.Backend
+
+    Raises
+    ------
+    ValueError
+        An option the backend's constructor does not take; the message names the model.
+    """
     m = exp.models[mi]
     try:
         return (make_backend or registry_make)(m.backend, model=m.model, **m.options)
@@ -282,8 +354,20 @@ def open_backend(exp: Experiment, mi: int, make_backend: Callable[..., Any] | No
 
 
 def check_keys(exp: Experiment, models: set[int]) -> None:
-    """Every OpenAI-compatible model still to ask has its key variable set: fail before the first model runs,
-    not after it (the message names the variable, never a value)."""
+    """Fail before the first model runs, not after it, when an OpenAI-compatible model still to ask has no key.
+
+    Parameters
+    ----------
+    exp : Experiment
+        The experiment (`plates.runs.experiment`).
+    models : set of int
+        Indices of the models still to ask.
+
+    Raises
+    ------
+    ValueError
+        A model's key variable is unset or empty; the message names the variable, never a value.
+    """
     for mi in sorted(models):
         m = exp.models[mi]
         name = m.options.get("api_key_env", "OPENAI_API_KEY")

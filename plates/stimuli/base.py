@@ -47,13 +47,36 @@ class StimulusSpec(Protocol):
 
 @dataclass(frozen=True, eq=False)
 class Stimulus:
-    """A rendered stimulus.
+    """A rendered stimulus: the image a family's renderer draws from a spec, with its regions and its truth.
 
-    ``image``: PIL RGB, sRGB 0-255 (the "standard" variant). ``masks``: region name -> bool (H, W) array
-    (plates: "text"; illusions: the targets "A" and "B"; scenes: one per region). ``truth``: JSON-able ground
-    truth (plates: {"label": ...}; illusions: pixel truth and the perceptual prediction; scenes: counts,
-    shares, colours). ``stats``: JSON-able measurements of what was drawn. ``variants``: other images of the
-    same stimulus by name (e.g. a plate's "clear" and "mask"), made on demand.
+    Frozen; compared by identity (``eq=False``: it holds arrays). The illusion and scene families return one;
+    a plate spec renders to `plates.stimuli.ishihara.Plate`, which offers the same fields.
+
+    Parameters
+    ----------
+    spec : object
+        The family's frozen spec that drew it (`plates.stimuli.render` of it gives the same pixels).
+    image : PIL.Image.Image
+        Mode ``"RGB"``, sRGB 0-255: the "standard" variant.
+    masks : mapping of str to numpy.ndarray
+        Region name -> bool (H, W) array (plates: "text"; illusions: the targets "A" and "B"; scenes: one per
+        region).
+    truth : mapping
+        JSON-able ground truth (plates: {"label": ...}; illusions: pixel truth (sRGB 0-255 and CIELAB means,
+        ΔE2000) and the perceptual prediction; scenes: counts, shares, colours).
+    stats : mapping
+        JSON-able measurements of what was drawn (e.g. an illusion's requested and measured ΔE2000).
+    variants : mapping of str to callable
+        Other images of the same stimulus by name (e.g. a plate's "clear" and "mask", an illusion's
+        "targets"), each a no-argument function returning a PIL RGB image, made on demand.
+
+    Examples
+    --------
+    >>> from plates.stimuli import render
+    >>> from plates.stimuli.illusions import IllusionSpec
+    >>> stimulus = render(IllusionSpec(kind="whites", size=128))
+    >>> stimulus.image.mode, sorted(stimulus.masks), stimulus.pixels.shape
+    ('RGB', ['A', 'B'], (128, 128, 3))
     """
 
     spec: Any
@@ -69,7 +92,23 @@ class Stimulus:
         return np.asarray(self.image)
 
     def variant(self, name: str) -> Image.Image:
-        """The PIL RGB image of variant ``name`` ("standard" is ``image``); ValueError listing the others."""
+        """The image of one variant of this stimulus.
+
+        Parameters
+        ----------
+        name : str
+            ``"standard"`` (`image`) or a key of `variants`.
+
+        Returns
+        -------
+        PIL.Image.Image
+            Mode ``"RGB"``, sRGB 0-255.
+
+        Raises
+        ------
+        ValueError
+            ``name`` is not a variant of this stimulus; the message lists the allowed ones.
+        """
         if name == "standard":
             return self.image
         if name in self.variants:
@@ -83,8 +122,22 @@ MANIFEST_TYPES = ("string", "float64", "int32")
 
 @dataclass(frozen=True)
 class ManifestColumn:
-    """One column a family adds to a generated set's ``manifest.parquet``: its name, value type (one of
-    `MANIFEST_TYPES`; every value may be null) and what it holds, in the family's own words and units."""
+    """One column a family adds to a generated set's ``manifest.parquet``.
+
+    Parameters
+    ----------
+    name : str
+        The column's name.
+    type : str
+        Its Parquet value type, one of `MANIFEST_TYPES` (every value may be null).
+    doc : str
+        What it holds, in the family's own words and units.
+
+    Raises
+    ------
+    ValueError
+        ``type`` is not one of `MANIFEST_TYPES`; the message lists them.
+    """
 
     name: str
     type: str
@@ -110,10 +163,34 @@ class Family:
     """One entry of `plates.stimuli.STIMULI`: a family name, its spec type, its renderer, the variants its
     stimuli offer, the papers it follows, and the columns its items show in a generated set's manifest.
 
-    ``manifest_columns`` / ``manifest_row``: the family's own manifest columns and the function that fills
-    them, ``manifest_row(stimulus, *, label, group, question) -> {column: value}`` (`ManifestRow`); every
-    family's items also get the common columns of `plates.datasets.items.COMMON_COLUMNS`. A column that is not
-    the family's is left null in its rows, so no family's field is stored in another's column."""
+    Every family's items also get the common columns of `plates.datasets.items.COMMON_COLUMNS`. A column that
+    is not the family's is left null in its rows, so no family's field is stored in another's column.
+
+    Parameters
+    ----------
+    name : str
+        The registry key (``"ishihara"``, ``"illusion"``, ``"scene"``, ``"scene-recolour"``), also the spec's
+        JSON tag.
+    spec_type : type
+        The family's frozen spec class (a `SpecBase` subclass).
+    render : callable
+        ``render(spec) -> stimulus``: a pure function of the spec; the image is PIL RGB, sRGB 0-255.
+    variants : tuple of str
+        The variant names its stimuli offer, ``"standard"`` first.
+    source : str
+        The papers it follows, with section or table (e.g. ``"ColorBench (Liang et al.) Table 7 ..."``).
+    manifest_columns : tuple of ManifestColumn
+        The family's own manifest columns.
+    manifest_row : callable
+        ``manifest_row(stimulus, *, label, group, question) -> {column: value}`` (`ManifestRow`): fills them.
+
+    Examples
+    --------
+    >>> from plates.stimuli import get_family
+    >>> family = get_family("illusion")
+    >>> family.spec_type.__name__, family.variants
+    ('IllusionSpec', ('standard', 'targets'))
+    """
 
     name: str
     spec_type: type

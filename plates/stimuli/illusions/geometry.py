@@ -79,7 +79,7 @@ def canvas(size: int, colour) -> np.ndarray:
 
 def paint(img: np.ndarray, mask: np.ndarray, colour) -> None:
     """``img[mask] = colour`` for an (S, S, 3) uint8 image, one channel at a time (a 2-D boolean assignment
-    per channel is ~10x faster than the 3-channel one). ``colour``: one sRGB 0-255 triple, or (N, 3) values
+    per channel is faster than the 3-channel one: docs/benchmarks.md). ``colour``: one sRGB 0-255 triple, or (N, 3) values
     for the N pixels of ``mask`` in row-major order."""
     values = np.asarray(colour, dtype=np.uint8)
     for c in range(3):

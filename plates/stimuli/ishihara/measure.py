@@ -18,7 +18,8 @@ differences, via `plates.colour` (colour-science).
 
 Exact or sampled: when the distinct foreground x distinct background colours number at most `EXACT_PAIRS`
 (every unjittered palette) the distribution is exact (distinct colour pairs weighted by their dot counts).
-Jittered plates draw nearly every dot in its own colour (~400 x 1,700 = 680,000 pairs, ~0.5 s of CIEDE2000):
+Jittered plates draw nearly every dot in its own colour (~400 x 1,700 = 680,000 pairs; their cost in CIEDE2000
+is on docs/benchmarks.md):
 the quantiles and mean then come from `SAMPLE_PAIRS` dot pairs drawn uniformly with a seeded PCG64 stream (a
 fourth child of ``SeedSequence(spec.seed)``, independent of the render's three), and the minimum is searched
 among each foreground colour's `NEIGHBOURS` nearest background colours in CIELAB (ΔE76), which holds the
