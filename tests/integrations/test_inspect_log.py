@@ -56,6 +56,14 @@ def test_the_real_log_imports_as_a_run_with_the_harness_verdict_beside_ours(tmp_
         assert row["parsed"] == s["scores"]["plates_scorer"]["answer"]
 
 
+def test_the_same_log_named_by_a_relative_or_an_absolute_path_imports_once(tmp_path, monkeypatch, capsys):
+    monkeypatch.chdir(LOG.parent)
+    assert main(["import", "inspect", LOG.name, "--out", str(tmp_path / "r")]) == 0
+    assert "2 rows written" in capsys.readouterr().out
+    assert main(["import", "inspect", str(LOG), "--out", str(tmp_path / "r")]) == 0
+    assert "0 rows written" in capsys.readouterr().out and len(load_results([tmp_path / "r"]).frame) == 2
+
+
 def _patch_method(path: Path, name: str, method: int) -> None:
     """Rewrite the compression method of entry ``name`` in its local header and its central-directory record
     (APPNOTE §4.3.7 offset 8, §4.3.12 offset 10; the directory's offset from §4.3.16's end record)."""
