@@ -132,7 +132,10 @@ def _entry(z: zipfile.ZipFile, raw: io.BufferedReader, info: zipfile.ZipInfo, pa
     if info.file_size > MAX_ENTRY_BYTES:
         raise ValueError(f"{where} holds {info.file_size} bytes; allowed: at most {MAX_ENTRY_BYTES}")
     if info.compress_type != _ZSTANDARD:
-        return z.read(info)  # zipfile checks the CRC itself
+        try:
+            return z.read(info)  # zipfile checks the CRC itself
+        except (zipfile.BadZipFile, zlib.error, EOFError, OSError) as exc:
+            raise ValueError(f"{where}: {exc}; the zip is damaged") from None
     raw.seek(info.header_offset)
     head = raw.read(_LOCAL_HEADER.size)
     if len(head) != _LOCAL_HEADER.size or head[:4] != b"PK\x03\x04":

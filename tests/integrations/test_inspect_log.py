@@ -107,6 +107,23 @@ def test_a_damaged_zstandard_entry_is_refused_not_half_read(tmp_path):
         read_inspect_log(log, via="zip")
 
 
+def test_a_deflate_log_reads_and_a_damaged_one_is_refused(tmp_path):
+    log = tmp_path / "deflate.eval"
+    sample = {"id": 1, "metadata": {"question_json": "{}"}, "text": "x" * 4000}
+    with zipfile.ZipFile(log, "w", zipfile.ZIP_DEFLATED) as z:
+        z.writestr("header.json", json.dumps({"status": "success", "eval": {"task": "plates", "model": "m"}}))
+        z.writestr("samples/1_epoch_1.json", json.dumps(sample))
+    assert read_inspect_log(log, via="zip") == ({"status": "success", "eval": {"task": "plates", "model": "m"}},
+                                                [sample])
+    data = bytearray(log.read_bytes())
+    with zipfile.ZipFile(log) as z:
+        info = z.getinfo("samples/1_epoch_1.json")
+    data[info.header_offset + 30 + len(info.filename) + 2] ^= 0xFF
+    log.write_bytes(bytes(data))
+    with pytest.raises(ValueError, match="samples/1_epoch_1.json.*damaged"):
+        read_inspect_log(log, via="zip")
+
+
 def test_other_zips_and_readers_are_refused_by_name(tmp_path):
     with pytest.raises(ValueError, match=r"via='zstd' is not a reader; allowed: None, 'inspect_ai', 'zip'"):
         read_inspect_log(LOG, via="zstd")
