@@ -11,9 +11,9 @@ import pytest
 from plates.cli import main
 from plates.integrations.inspect_log import read_inspect_log
 from plates.results import load_results
-from tests.support.harness_venv import CHECKOUT, INSPECT, harness_env, venv
+from tests.support.harness_venv import CHECKOUT, HARNESS_TEST_TIMEOUT_S, INSPECT, harness_env, venv
 
-pytestmark = pytest.mark.slow
+pytestmark = [pytest.mark.slow, pytest.mark.timeout(HARNESS_TEST_TIMEOUT_S)]
 
 
 def _inspect(task, data, logs, server):

@@ -13,7 +13,7 @@ from plates.analysis.metrics import wilson_interval
 from plates.cli import main
 from plates.integrations.exported import read_export
 from plates.results import load_results
-from tests.support.harness_venv import LMMS_EVAL, LMMS_EVAL_NO_DEPS, harness_env, venv
+from tests.support.harness_venv import HARNESS_TEST_TIMEOUT_S, LMMS_EVAL, LMMS_EVAL_NO_DEPS, harness_env, venv
 
 
 class _Loader(yaml.SafeLoader):
@@ -53,6 +53,7 @@ def test_the_task_folder_names_our_functions_and_they_score_the_exported_rows(tm
 
 
 @pytest.mark.slow
+@pytest.mark.timeout(HARNESS_TEST_TIMEOUT_S)
 def test_lmms_eval_agrees_with_plates_run_and_its_log_comes_back(tmp_path, server, capsys):
     data, tasks, runs, out = tmp_path / "hm", tmp_path / "tasks", tmp_path / "results", tmp_path / "lmms"
     args = ["--dataset", "huemanity-numeric", "--prompt", "huemanity-numeric", "--limit", "8", "--size", "256"]
