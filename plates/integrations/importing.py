@@ -103,9 +103,9 @@ def inspect_samples(paths: Sequence[str | Path]) -> Iterator[HarnessSample | str
                 continue
             scores = s.get("scores") or {}
             harness = _verdict(next(iter(scores.values()), {}).get("value")) if scores else None
-            error = s.get("error")
-            yield HarnessSample(meta, None if error else _completion(s), harness, model,
-                                str(error.get("message", error))[:500] if isinstance(error, dict) else error)
+            error = s.get("error")  # inspect writes {"message", "traceback", ...}; bounded either way
+            message = str(error.get("message", error) if isinstance(error, dict) else error)[:500] if error else None
+            yield HarnessSample(meta, None if error else _completion(s), harness, model, message)
 
 
 # ---- lmms-eval -------------------------------------------------------------------------------------------------

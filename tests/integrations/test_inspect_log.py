@@ -64,6 +64,18 @@ def test_the_same_log_named_by_a_relative_or_an_absolute_path_imports_once(tmp_p
     assert "0 rows written" in capsys.readouterr().out and len(load_results([tmp_path / "r"]).frame) == 2
 
 
+def test_a_sample_error_comes_back_bounded_whatever_its_form(tmp_path, capsys):
+    log, samples = read_inspect_log(LOG, via="zip")
+    errors = [{"message": "upstream 500 " + "x" * 5000, "traceback": "..."}, "timeout " + "y" * 5000]
+    for s, error in zip(samples, errors):
+        s.update(error=error, output={"choices": []})
+    (tmp_path / "errors.json").write_text(json.dumps({**log, "samples": samples}))
+    assert main(["import", "inspect", str(tmp_path / "errors.json"), "--out", str(tmp_path / "r")]) == 0
+    frame = load_results([tmp_path / "r"]).frame
+    assert sorted(e[:8] for e in frame["error"]) == ["timeout ", "upstream"]
+    assert frame["error"].str.len().max() == 500 and frame["reply"].isna().all()
+
+
 def _patch_method(path: Path, name: str, method: int) -> None:
     """Rewrite the compression method of entry ``name`` in its local header and its central-directory record
     (APPNOTE §4.3.7 offset 8, §4.3.12 offset 10; the directory's offset from §4.3.16's end record)."""
