@@ -30,7 +30,7 @@ CHECKOUT = Path(__file__).resolve().parents[2]
 CONSTRAINTS = CHECKOUT / "constraints.txt"
 TORCH = "torch==2.13.0"  # this machine's local CPU wheel (pip's find-links); scripts/test.sh pins the same
 #: pytest-timeout (seconds) of a test that runs a harness: its first run builds the venv (pip, hundreds of MB;
-#: measured 6.5 to 8 minutes cold on a busy 2-core machine) before the harness runs, and the suite's 600 s
+#: measured 7 to 13 minutes cold on a busy 2-core machine) before the harness runs, and the suite's 600 s
 #: default counts both.
 HARNESS_TEST_TIMEOUT_S = 2400
 
