@@ -14,6 +14,7 @@ changed; importing the same log again writes nothing.
 from __future__ import annotations
 
 import argparse
+from pathlib import Path
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
@@ -44,7 +45,7 @@ def _report(summary) -> int:
 def main_inspect(args: argparse.Namespace) -> int:
     from plates.integrations.importing import import_samples, inspect_samples
 
-    source = "\n".join(sorted(str(p) for p in args.logs))
+    source = "\n".join(sorted(str(Path(p).resolve()) for p in args.logs))  # one log, one run id, however named
     return _report(import_samples(inspect_samples(args.logs), args.out, harness="inspect_ai", source=source,
                                   export=args.data))
 
@@ -53,4 +54,4 @@ def main_lmms_eval(args: argparse.Namespace) -> int:
     from plates.integrations.importing import import_samples, lmms_eval_samples
 
     return _report(import_samples(lmms_eval_samples(args.output_dir, args.data), args.out, harness="lmms-eval",
-                                  source=str(args.output_dir), export=args.data))
+                                  source=str(Path(args.output_dir).resolve()), export=args.data))

@@ -9,21 +9,22 @@ harness's own beside it (``harness_correct``). They are written as a new run thr
 (`plates.results.ResultsWriter`); nothing already stored is changed, and importing the same log again writes
 nothing (the rows' keys are there).
 
-Reading the logs needs neither harness installed: inspect's ``.json`` log is JSON and its ``.eval`` log a zip
-of JSON files (``header.json``, ``samples/<id>_epoch_<n>.json``); lmms-eval writes ``*_samples_<task>.jsonl``.
+Reading the logs needs neither harness installed: inspect's ``.json`` log is JSON and its ``.eval`` log (its
+default) a Zstandard-compressed zip of JSON files, read by `plates.integrations.inspect_log` (inspect_ai's own
+reader when it is importable, else `zipfile` and `zstandard`); lmms-eval writes ``*_samples_<task>.jsonl``.
 """
 
 from __future__ import annotations
 
 import hashlib
 import json
-import zipfile
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from plates.integrations.exported import read_export
+from plates.integrations.inspect_log import read_inspect_log
 from plates.models.base import Reply
 from plates.results import ResultsWriter
 from plates.results.schema import MEASURED_COLUMNS
@@ -65,28 +66,6 @@ class ImportSummary:
 
 
 # ---- inspect_ai ------------------------------------------------------------------------------------------------
-def _inspect_log(path: Path) -> tuple[dict[str, Any], list[dict[str, Any]]]:
-    """(the log's ``eval`` header, its samples) of a ``.json`` or ``.eval`` inspect log."""
-    if not path.is_file():
-        raise ValueError(f"inspect log {str(path)!r} does not exist; allowed: a .json or .eval log file")
-    if zipfile.is_zipfile(path):
-        with zipfile.ZipFile(path) as z:
-            names = z.namelist()
-            head_name = "header.json" if "header.json" in names else "_journal/start.json"
-            if head_name not in names:
-                raise ValueError(f"{str(path)!r} is a zip without header.json; allowed: an inspect .eval log")
-            header = json.loads(z.read(head_name))
-            samples = [json.loads(z.read(n)) for n in sorted(names) if n.startswith("samples/") and n.endswith(".json")]
-        return header.get("eval", {}), samples
-    try:
-        data = json.loads(path.read_text(encoding="utf-8"))
-    except (UnicodeDecodeError, json.JSONDecodeError) as exc:
-        raise ValueError(f"{str(path)!r} is neither an inspect .eval zip nor a JSON log ({exc})") from None
-    if not isinstance(data, dict) or "eval" not in data:
-        raise ValueError(f"{str(path)!r} is JSON but not an inspect log (no 'eval' header)")
-    return data["eval"], data.get("samples") or []
-
-
 def _completion(sample: Mapping[str, Any]) -> str | None:
     """The model's reply text of an inspect sample (its output's first choice), or None."""
     choices = ((sample.get("output") or {}).get("choices")) or []
@@ -110,7 +89,8 @@ def inspect_samples(paths: Sequence[str | Path]) -> Iterator[HarnessSample | str
     """Each inspect sample of the logs as a `HarnessSample`, or a string saying why it was skipped. A log
     whose samples carry no plates row (another task) raises ValueError naming it."""
     for path in map(Path, paths):
-        header, samples = _inspect_log(path)
+        log, samples = read_inspect_log(path)
+        header = log.get("eval") or {}
         model = str(header.get("model") or "unknown")
         if samples and not any("question_json" in (s.get("metadata") or {}) for s in samples):
             raise ValueError(f"{str(path)!r} is a log of task {header.get('task')!r}, not of a plates task "
@@ -123,9 +103,9 @@ def inspect_samples(paths: Sequence[str | Path]) -> Iterator[HarnessSample | str
                 continue
             scores = s.get("scores") or {}
             harness = _verdict(next(iter(scores.values()), {}).get("value")) if scores else None
-            error = s.get("error")
-            yield HarnessSample(meta, None if error else _completion(s), harness, model,
-                                str(error.get("message", error))[:500] if isinstance(error, dict) else error)
+            error = s.get("error")  # inspect writes {"message", "traceback", ...}; bounded either way
+            message = str(error.get("message", error) if isinstance(error, dict) else error)[:500] if error else None
+            yield HarnessSample(meta, None if error else _completion(s), harness, model, message)
 
 
 # ---- lmms-eval -------------------------------------------------------------------------------------------------

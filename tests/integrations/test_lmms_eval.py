@@ -13,7 +13,7 @@ from plates.analysis.metrics import wilson_interval
 from plates.cli import main
 from plates.integrations.exported import read_export
 from plates.results import load_results
-from tests.support.harness_venv import LMMS_EVAL, LMMS_EVAL_NO_DEPS, harness_env, venv
+from tests.support.harness_venv import HARNESS_TEST_TIMEOUT_S, LMMS_EVAL, LMMS_EVAL_NO_DEPS, harness_env, venv
 
 
 class _Loader(yaml.SafeLoader):
@@ -53,6 +53,7 @@ def test_the_task_folder_names_our_functions_and_they_score_the_exported_rows(tm
 
 
 @pytest.mark.slow
+@pytest.mark.timeout(HARNESS_TEST_TIMEOUT_S)
 def test_lmms_eval_agrees_with_plates_run_and_its_log_comes_back(tmp_path, server, capsys):
     data, tasks, runs, out = tmp_path / "hm", tmp_path / "tasks", tmp_path / "results", tmp_path / "lmms"
     args = ["--dataset", "huemanity-numeric", "--prompt", "huemanity-numeric", "--limit", "8", "--size", "256"]
@@ -63,7 +64,7 @@ def test_lmms_eval_agrees_with_plates_run_and_its_log_comes_back(tmp_path, serve
     ours = load_results([runs]).frame.set_index("item_id")
     assert len(ours) == 8
 
-    bin_dir = venv("lmms-venv", LMMS_EVAL, no_deps=LMMS_EVAL_NO_DEPS, system_site=True)
+    bin_dir = venv("lmms-venv", LMMS_EVAL, no_deps=LMMS_EVAL_NO_DEPS, constrained=True)
     proc = subprocess.run(
         [str(bin_dir / "python"), "-m", "lmms_eval", "--model", "openai", "--model_args",
          f"model_version=baseline-cnn,base_url={server.base_url},api_key=unused", "--tasks", "plates",
@@ -71,7 +72,9 @@ def test_lmms_eval_agrees_with_plates_run_and_its_log_comes_back(tmp_path, serve
         env=harness_env(HF_DATASETS_CACHE=str(tmp_path / "hf-cache")), capture_output=True, text=True,
         timeout=600, cwd=tmp_path)
     # lmms-eval may exit 0 after an import error: judge the run by its results JSON
-    (results_file,) = out.rglob("*_results.json")
+    found = list(out.rglob("*_results.json"))
+    assert len(found) == 1, f"lmms-eval wrote {len(found)} results files (exit {proc.returncode}): {proc.stderr[-3000:]}"
+    (results_file,) = found
     results = json.loads(results_file.read_text())["results"]["plates_huemanity_numeric_size256"]
     assert results["accuracy,none"] == pytest.approx(ours["correct"].mean()), proc.stderr[-2000:]
     assert (results["accuracy_ci_low,none"], results["accuracy_ci_high,none"]) == pytest.approx(
