@@ -38,13 +38,13 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 
 from plates.results.schema import (
+    ABSENT_DEFAULTS,
+    COLUMNS,
     COVERS_KEY,
     KIND_KEY,
     NOT_ROWS_KINDS,
     REPLACES_KEY,
     SUPERSEDES_KEY,
-    ABSENT_DEFAULTS,
-    COLUMNS,
 )
 
 __all__ = ["MAX_ENTRIES", "MAX_PARTS", "Parts", "Results", "list_parts", "open_results", "scan_parts"]

@@ -7,10 +7,8 @@ image can be regenerated exactly from its row: no image is ever stored in result
 
 from __future__ import annotations
 
-import os
 import re
 from collections.abc import Iterable, Mapping
-from pathlib import Path
 from typing import Any
 
 import pyarrow as pa

@@ -15,7 +15,6 @@ from plates.results.reference import COLUMNS, load_reference
 from tests.support import ROOT
 
 
-
 def _printed_tolerance(printed: str) -> float:
     """Half a unit of the ± cell's last printed digit, as a fraction ("49.0 ± 9.8%" -> 0.0005)."""
     digits = printed.split("±")[1].strip().rstrip("%")
