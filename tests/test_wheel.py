@@ -1,12 +1,16 @@
 """The built wheel, installed in a fresh virtual environment and run from outside the checkout: `plates dashboard`
 serves the dashboard shipped inside the package (its pages included), and `python -m plates.explorer` serves the
-explorer. The environment borrows this interpreter's installed dependencies (``--system-site-packages``); the
-wheel itself is installed with ``--no-deps --force-reinstall`` so `plates` comes from the wheel, not the checkout."""
+explorer. The environment borrows this interpreter's installed dependencies through a ``.pth`` file naming this
+interpreter's site-packages folders (not ``--system-site-packages``: run from a virtual environment, that flag hands
+the new one the *base* interpreter's packages, not this environment's); the wheel itself is installed with
+``--no-deps --force-reinstall`` into the new environment's own site-packages, which comes first on the path, so
+`plates` comes from the wheel, not the checkout."""
 
 from __future__ import annotations
 
 import json
 import os
+import site
 import socket
 import subprocess
 import sys
@@ -52,9 +56,13 @@ def venv(tmp_path_factory) -> tuple[Path, dict]:
     subprocess.run([sys.executable, "-m", "pip", "wheel", "--no-deps", "--no-build-isolation", "-q", "-w",
                     str(root / "dist"), str(ROOT)], check=True, timeout=300)
     wheel = next((root / "dist").glob("plates-*.whl"))
-    subprocess.run([sys.executable, "-m", "venv", "--system-site-packages", str(root / "venv")], check=True,
-                   timeout=120)
+    subprocess.run([sys.executable, "-m", "venv", str(root / "venv")], check=True, timeout=120)
     python = root / "venv" / "bin" / "python"
+    own = subprocess.run([str(python), "-c", "import sysconfig; print(sysconfig.get_paths()['purelib'])"],
+                         capture_output=True, text=True, check=True, timeout=60).stdout.strip()
+    # this interpreter's folders, appended after the new environment's own (a .pth line is a path entry; the
+    # .pth files inside those folders, such as the checkout's editable install, are not run)
+    Path(own, "borrowed-dependencies.pth").write_text("\n".join(site.getsitepackages()) + "\n")
     subprocess.run([str(python), "-m", "pip", "install", "-q", "--no-deps", "--force-reinstall", str(wheel)],
                    check=True, timeout=300)
     env = {k: v for k, v in os.environ.items() if k not in ("PYTHONPATH", "VIRTUAL_ENV")}
