@@ -4,9 +4,10 @@ processors run.
 A fast processor resizes the uint8 tensor with ``torchvision.transforms.v2.functional.resize(..., antialias=True)``
 (``transformers.image_processing_backends.TorchvisionBackend.resize``). On CPU, torchvision keeps uint8 for
 bicubic and Lanczos (and for bilinear where the CPU has AVX2) and calls ``torch.nn.functional.interpolate``
-(``_upsample_bicubic2d_aa`` and friends), whose uint8 kernel is Pillow-SIMD's separable convolution with one
-difference that matters: the filter weights are fixed-point int16 with a per-axis precision (about 14-16 bits,
-the most that keeps the largest weight below 2**15) where Pillow uses 22 bits. So the two agree on the filter,
+(``_upsample_bicubic2d_aa`` and friends; bilinear without AVX2 goes through float32 and rounds, within one
+level of this), whose uint8 kernel is Pillow-SIMD's separable convolution with one
+difference that matters: the filter weights are fixed-point int16 with a per-axis precision (14-17 bits for
+the views' sizes, the most that keeps the largest weight below 2**15) where Pillow uses 22 bits. So the two agree on the filter,
 the support and the rounding of the box, and differ by a level wherever a sum lands near a half level.
 
 The steps, per axis (horizontal first, into an 8-bit buffer, then vertical; an axis whose size does not change is
