@@ -17,7 +17,8 @@ Written to ``tests/data/views-fast/goldens.npz`` (small: full tiles would be ten
 tile shapes, each tile's mean per channel (unrounded), and the values (rounded to 8 bits) at up to 2,300
 pixels per tile: every pixel where the
 fast output differs from the PIL processor's by more than half a level (a random subset when more), plus 300
-random pixels. ``versions.json`` records torch, torchvision, transformers, Pillow, numpy and the CPU capability
+random pixels. ``resize.npz`` holds torchvision's resize itself of a 97 x 61 noise image to five sizes
+with each filter (whole outputs). ``versions.json`` records torch, torchvision, transformers, Pillow, numpy and the CPU capability
 torch used (the uint8 kernels are per instruction set). ``diffs.json`` records, per family, the fast-vs-PIL
 distance over all the pixels (max, mean and share > 1 level), for docs/model-views.md.
 """
@@ -42,6 +43,24 @@ sys.path.insert(0, str(ROOT / "tests" / "models" / "views"))
 from processors import PROCESSORS, SIZES, cut, tiles_from_processor  # noqa: E402
 
 SAMPLE_DIFF, SAMPLE_RANDOM = 2000, 300
+#: torch's resize itself on noise (every level, overshoot and clipping): (width, height) targets of a 97 x 61 image
+NOISE_SIZES = [(40, 25), (150, 90), (97, 200), (13, 61), (300, 7)]
+
+
+def resize_goldens() -> dict[str, np.ndarray]:
+    """``torchvision.transforms.v2.functional.resize(uint8, antialias=True)`` of seeded noise, whole, per filter."""
+    from torchvision.transforms.v2 import functional as tvF
+
+    noise = np.random.default_rng(61).integers(0, 256, (61, 97, 3), dtype=np.uint8)
+    out = {"noise": noise}
+    modes = {"bilinear": tvF.InterpolationMode.BILINEAR, "bicubic": tvF.InterpolationMode.BICUBIC,
+             "lanczos": tvF.InterpolationMode.LANCZOS}
+    tensor = torch.from_numpy(noise.copy()).permute(2, 0, 1).contiguous()
+    for name, mode in modes.items():
+        for w, h in NOISE_SIZES:
+            y = tvF.resize(tensor, [h, w], interpolation=mode, antialias=True)
+            out[f"{name}|{w}x{h}"] = y.permute(1, 2, 0).numpy().copy()
+    return out
 
 
 def main() -> int:
@@ -79,6 +98,7 @@ def main() -> int:
                          "share_over_1": round(float((d > 1.0).mean()), 5)}
         print(f"{family:<22} fast vs PIL: max {d.max():6.2f}  mean {d.mean():.3f}  >1 level {(d > 1).mean():.3%}")
     np.savez_compressed(OUT / "goldens.npz", **arrays)
+    np.savez_compressed(OUT / "resize.npz", **resize_goldens())
     versions = {"torch": torch.__version__, "torchvision": torchvision.__version__,
                 "transformers": transformers.__version__, "pillow": PIL.__version__, "numpy": np.__version__,
                 "python": platform.python_version(), "machine": platform.machine(),

@@ -69,6 +69,20 @@ def test_every_pil_family_has_a_fast_twin_with_the_same_geometry():
         assert "torchvision" in fast.processor
 
 
+def test_resize_is_torchvisions_bit_for_bit_on_noise():
+    """Every level, overshoot and clipping: torchvision 0.29's antialiased uint8 resize of seeded noise, up and
+    down, per filter (``resize.npz``, made on CPU with torch's AVX2 kernels)."""
+    with np.load(DATA / "resize.npz") as npz:
+        noise = npz["noise"]
+        keys = [k for k in npz.files if k != "noise"]
+        assert len(keys) == 15
+        for key in keys:
+            name, size = key.split("|")
+            w, h = (int(v) for v in size.split("x"))
+            ours = resize_uint8(noise, (w, h), name)
+            assert ours.shape == npz[key].shape and (ours == npz[key]).all(), key
+
+
 def test_resize_keeps_a_flat_image_flat_and_skips_unchanged_axes():
     flat = np.full((50, 80, 3), 137, np.uint8)
     for name in ("bilinear", "bicubic", "lanczos"):
