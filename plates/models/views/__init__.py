@@ -7,8 +7,9 @@
 PIL-backed image processors with each model repository's published configuration (`plates.models.views.hf`);
 API providers follow their published rules (`plates.models.views.providers`). Numpy and Pillow only.
 
-The torchvision-backed "fast" processors, which transformers picks when torchvision is installed, resample
-differently (antialiased tensor bicubic); they are not reproduced here (see docs/model-views.md).
+The torchvision-backed "fast" processors, which transformers picks when torchvision is installed, are the
+``<family>-fast`` views (`plates.models.views.fast`): the same geometry, resized as torch's antialiased uint8
+kernel does (`plates.models.views.tvresize`), in numpy.
 """
 
 from __future__ import annotations
@@ -20,16 +21,17 @@ from pathlib import Path
 import numpy as np
 
 from plates.models.views.core import FILTERS, Tile, ViewPlan, as_rgb, union_area
+from plates.models.views.fast import FAST_FAMILIES
 from plates.models.views.hf import HF_FAMILIES, family_of_config
 from plates.models.views.providers import PROVIDER_FAMILIES
 from plates.validation import lookup
 
-__all__ = ["FAMILIES", "FILTERS", "HF_FAMILIES", "KNOWN_MODELS", "PROVIDER_FAMILIES", "Tile", "View", "ViewPlan",
+__all__ = ["FAMILIES", "FAST_FAMILIES", "FILTERS", "HF_FAMILIES", "KNOWN_MODELS", "PROVIDER_FAMILIES", "Tile", "View", "ViewPlan",
            "as_rgb", "family_of_model", "tile_count",
            "see", "union_area", "view_plan"]
 
 #: Every family with a view: name -> planner(width, height) -> ViewPlan.
-FAMILIES = {**HF_FAMILIES, **PROVIDER_FAMILIES}
+FAMILIES = {**HF_FAMILIES, **FAST_FAMILIES, **PROVIDER_FAMILIES}
 
 
 @dataclass(frozen=True)

@@ -18,6 +18,8 @@ from dataclasses import dataclass, field
 import numpy as np
 from PIL import Image
 
+from plates.models.views.tvresize import resize_uint8
+
 __all__ = ["FILTERS", "Tile", "ViewPlan", "apply_op", "as_rgb", "union_area"]
 
 #: Resampling filter name -> Pillow filter (the codes a ``preprocessor_config.json`` stores as ``resample``).
@@ -127,12 +129,15 @@ class ViewPlan:
 
 
 def apply_op(img: Image.Image, op: tuple, *, mask: bool) -> Image.Image:
-    """One operation of a `Tile` chain on a Pillow image (``mask``: nearest neighbour, padding 0)."""
+    """One operation of a `Tile` chain on a Pillow image (``mask``: nearest neighbour, padding 0). A resize filter
+    named ``tv-<filter>`` is torch's antialiased uint8 resize (`plates.models.views.tvresize`), the others Pillow's."""
     kind = op[0]
     if kind == "resize":
         _, w, h, name = op
         if img.size == (w, h) and mask:
             return img
+        if name.startswith("tv-") and not mask:  # torch's antialiased uint8 kernel (a fast processor's resize)
+            return Image.fromarray(resize_uint8(np.asarray(img), (w, h), name[3:]), mode=img.mode)
         return img.resize((w, h), resample=Image.Resampling.NEAREST if mask else FILTERS[name])
     if kind == "crop":
         _, left, top, right, bottom = op
