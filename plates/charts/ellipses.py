@@ -83,7 +83,7 @@ def ellipse_figure(ellipses: pd.DataFrame, *, macadam: bool = True, factor: floa
     title = f"Discrimination ellipses, CIE 1931 xy (drawn {magnify:g}× their size)"
     if missing:
         title += "<br><sub>no ellipse: " + "; ".join(missing[:6]) + (" …" if len(missing) > 6 else "") + "</sub>"
-    fig.update_layout(title=title, xaxis=dict(title="x", range=[0, 0.8]),
+    fig.update_layout(title=title, xaxis=dict(title="x", range=[0, 0.8], constrain="domain"),
                       yaxis=dict(title="y", range=[0, 0.9], scaleanchor="x"), template="plotly_white")
     return fig
 
@@ -113,6 +113,6 @@ def sensitivity_map(ellipses: pd.DataFrame, model: str) -> go.Figure:
                                  hovertext=[f"{c}: {s}" for c, s in zip(other["centre"], other.get(
                                      "status", pd.Series("", index=other.index)), strict=True)],
                                  hoverinfo="text"))
-    fig.update_layout(title=f"Sensitivity map: {model}", xaxis=dict(title="x", range=[0, 0.8]),
+    fig.update_layout(title=f"Sensitivity map: {model}", xaxis=dict(title="x", range=[0, 0.8], constrain="domain"),
                       yaxis=dict(title="y", range=[0, 0.9], scaleanchor="x"), template="plotly_white")
     return fig

@@ -9,7 +9,8 @@ direction, trials interleaved) and its discrimination ellipse at each centre, be
 Writes every trial as a results row (columns centre_x, centre_y, direction, level, level_shown, level_unit,
 code_steps), DIR/thresholds.parquet (per centre and direction) and, in mode uv, DIR/ellipses.parquet (per
 centre: a >= b in CIE 1931 xy units, theta_deg, 95% intervals, status, MacAdam's ellipse scaled by
---macadam-factor with the area ratio, axis ratio and orientation difference). See docs/ellipses.md.
+--macadam-factor with the area ratio, axis ratio and orientation difference). A stopped run resumes: rerun
+the same command and only the trials not yet answered are asked. See docs/ellipses.md.
 """
 
 from __future__ import annotations
@@ -87,6 +88,6 @@ def main(args: argparse.Namespace) -> int:
         print(f"{e['centre']:>14}: a {e['a']:.5f} b {e['b']:.5f} xy, theta {e['theta_deg']:.1f} deg, status "
               f"{e['status']}" + (f", area ratio to MacAdam x{e['macadam_factor']:g} {e['area_ratio']:.2f}"
                                   if e["area_ratio"] == e["area_ratio"] else ""))
-    print(f"{result.run_id}: {result.queries} queries ({result.errors} failed), {result.seconds:.1f} s; rows, "
+    print(f"{result.run_id}: {result.queries} queries this time ({result.errors} failed), {result.seconds:.1f} s; rows, "
           f"thresholds.parquet{' and ellipses.parquet' if result.ellipses else ''} in {result.out}")
     return 0

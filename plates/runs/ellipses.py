@@ -25,8 +25,15 @@ A threshold whose upper bound reaches the top of the level range is "range-limit
 centre; within one step the threshold is "quantisation-limited".
 
 Trial order: round r asks every (centre, direction) once, in order; a trial's label and plate seed come from
-SHA-256(seed, centre, direction, r). No resume: a rerun with the same settings writes the same rows again (the
-same row keys, so the results reader keeps one of each).
+SHA-256(seed, centre, direction, r, attempt), attempt 0 unless an earlier ask of that trial brought no answer
+(a failed request, a declined query), which is asked again as attempt 1, 2, ... (item ``centre|direction|rrrr``,
+then ``centre|direction|rrrr|attempt``: every ask is its own row).
+
+Resume, as `plates.runs.staircase` does: the run id hashes the run's settings; a rerun reads the run's rows
+under ``out``, replays each (centre, direction)'s answered trials in round order into its QUEST+ state
+(`AdaptiveState.replay`: the posterior is rebuilt exactly, so the next level asked is the one an unbroken run
+would ask), skips the rounds answered and goes on. The run holds its lock (`plates.runs.locks.run_lock`) while
+it asks, so two processes never continue the same rows.
 """
 
 from __future__ import annotations
@@ -58,9 +65,10 @@ from plates.colour.chromaticity import check_centre, srgb255_to_xyY, uv_to_xy, x
 from plates.colour.spaces import delta_e2000, lab_to_srgb255, srgb255_to_lab
 from plates.models import make_backend as registry_make
 from plates.models.base import Reply
-from plates.results import ResultsWriter, compact_run
+from plates.results import ResultsWriter, compact_run, load_results
 from plates.results.schema import KIND_KEY, SUMMARY_KIND
 from plates.runs.experiment import ModelSpec
+from plates.runs.locks import run_lock
 from plates.runs.rows import Asked, build_row
 from plates.stimuli.ishihara.labels import LABEL_SPACES
 from plates.stimuli.ishihara.plate import PlateSpec, render
@@ -68,7 +76,7 @@ from plates.tasks import task_of
 from plates.tasks.prompts import get_prompt, query_for
 from plates.validation import check_choice, check_number
 
-__all__ = ["LAB_DIRECTIONS", "MODES", "Centre", "EllipseResult", "EllipseRun", "parse_centres", "run_ellipses",
+__all__ = ["LAB_DIRECTIONS", "MODES", "Centre", "EllipseResult", "EllipseRun", "parse_centres", "resume_state", "run_ellipses",
            "summarise", "write_summary"]
 
 MODES = ("uv", "lab")
@@ -291,8 +299,9 @@ class EllipseResult:
     seconds: float
 
 
-def _trial_seed(run: EllipseRun, ci: int, k: int, r: int) -> tuple[int, int]:
-    digest = hashlib.sha256(f"{run.seed}\x1fellipses\x1f{ci}\x1f{k}\x1f{r}".encode()).digest()
+def _trial_seed(run: EllipseRun, ci: int, k: int, r: int, attempt: int = 0) -> tuple[int, int]:
+    tail = f"\x1f{r}" if attempt == 0 else f"\x1f{r}\x1f{attempt}"
+    digest = hashlib.sha256(f"{run.seed}\x1fellipses\x1f{ci}\x1f{k}{tail}".encode()).digest()
     return int.from_bytes(digest[:8], "big"), int.from_bytes(digest[8:16], "big") >> 1
 
 
@@ -313,19 +322,100 @@ def _shown_level(run: EllipseRun, c: Centre, k: int, plate: Any) -> tuple[float,
     return run.shown(c, k, enc), float(delta_e2000(enc, np.array(c.rgb, dtype=float)))
 
 
+def _item_id(run: EllipseRun, c: Centre, k: int, r: int, attempt: int) -> str:
+    base = f"{c.name}|{run.direction_names[k]}|{r:04d}"
+    return base if attempt == 0 else f"{base}|{attempt}"
+
+
+def _answer(row: Mapping[str, Any]) -> int | None:
+    """The answer code a trial row gives QUEST+ (1 correct, 0 wrong; an unparsed reply is wrong, as the task
+    scores it), or None when it is no answer (a failed request, a declined query)."""
+    correct = row.get("correct")
+    if row.get("parse_status") in ("error", "unsupported") or correct is None or (
+            isinstance(correct, float) and math.isnan(correct)):
+        return None
+    return int(bool(correct))
+
+
+def resume_state(run: EllipseRun, spec: AdaptiveSpec) -> tuple[dict[tuple[int, int], AdaptiveState],
+                                                              dict[tuple[int, int, int], int]]:
+    """What the rows of ``run`` already under ``run.out`` say (module docstring, Resume): (every (centre,
+    direction)'s QUEST+ state with its answered trials replayed in round order, the asks so far per (centre,
+    direction, round)).
+
+    Raises
+    ------
+    ValueError
+        A row of this run names a centre or direction the run does not have (its rows were not written by
+        these settings).
+    """
+    out = Path(run.out)
+    files = sorted(out.glob(f"{run.run_id}-*.parquet")) if out.is_dir() else []
+    frame = load_results(files, columns=["run_id", "item_id", "level_shown", "correct", "parse_status"]).frame \
+        if files else None
+    keys = {(c.name, name): (ci, k) for ci, c in enumerate(run.centres) for k, name in enumerate(run.direction_names)}
+    asks: dict[tuple[int, int, int], list[tuple[int, float, int | None]]] = {}
+    rows = [] if frame is None else frame[frame["run_id"] == run.run_id].to_dict("records")
+    for row in rows:
+        parts = str(row["item_id"]).split("|")
+        if len(parts) not in (3, 4) or (parts[0], parts[1]) not in keys or not parts[2].isdigit() or (
+                len(parts) == 4 and not parts[3].isdigit()):
+            raise ValueError(f"row {row['item_id']!r} of run {run.run_id} in {out} is not one of this run's trials; "
+                             "allowed: 'centre|direction|round[|attempt]' with this run's centres and directions")
+        ci, k = keys[(parts[0], parts[1])]
+        attempt = int(parts[3]) if len(parts) == 4 else 0
+        asks.setdefault((ci, k, int(parts[2])), []).append((attempt, float(row["level_shown"]), _answer(row)))
+    states = {key: AdaptiveState.start(spec) for key in keys.values()}
+    history: dict[tuple[int, int], list[tuple[float, int]]] = {key: [] for key in keys.values()}
+    counts = {}
+    for (ci, k, r), tries in sorted(asks.items()):
+        tries.sort()
+        counts[(ci, k, r)] = len(tries)
+        history[(ci, k)] += [(level, code) for _, level, code in tries if code is not None]
+    for key, pairs in history.items():
+        states[key] = AdaptiveState.replay(spec, pairs)
+    return states, counts
+
+
+def _answered(states: Mapping[tuple[int, int], AdaptiveState], key: tuple[int, int], r: int) -> bool:
+    """Round ``r`` of ``key`` has its answer (rounds are answered in order, one answer each)."""
+    return len(states[key].history) > r
+
+
 def run_ellipses(run: EllipseRun, *, make_backend: Callable[..., Any] | None = None,
                  on_trial: Callable[[str, str, int, float, dict], None] | None = None) -> EllipseResult:
-    """Run every staircase of ``run`` to its trials, write the rows, DIR/thresholds.parquet and (mode "uv")
-    DIR/ellipses.parquet; ``on_trial(centre, direction, round, level_shown, row)`` reports progress."""
+    """Run (or continue: module docstring, Resume) every staircase of ``run`` to its trials, write the rows,
+    DIR/thresholds.parquet and (mode "uv") DIR/ellipses.parquet; ``on_trial(centre, direction, round,
+    level_shown, row)`` reports progress. ``queries`` and ``errors`` count this call's asks."""
     t0 = time.monotonic()
     out = Path(run.out)
     out.mkdir(parents=True, exist_ok=True)
+    with run_lock(out, run.run_id):
+        states, queries, errors = _ask_all(run, out, make_backend, on_trial)
+    compact_run(out, run.run_id)
+    thresholds, ellipses = summarise(run, states, _gamut(run), backend_name=run.model.backend)
+    write_summary(thresholds, out / "thresholds.parquet")
+    if run.mode == "uv":
+        write_summary(ellipses, out / "ellipses.parquet")
+    return EllipseResult(run.run_id, str(out), thresholds, ellipses, queries, errors, time.monotonic() - t0)
+
+
+def _gamut(run: EllipseRun) -> dict[tuple[int, int], float]:
+    return {(ci, k): run.gamut_max(c, k) for ci, c in enumerate(run.centres) for k in range(len(run.direction_names))}
+
+
+def _ask_all(run: EllipseRun, out: Path, make_backend: Callable[..., Any] | None,
+             on_trial: Callable[[str, str, int, float, dict], None] | None,
+             ) -> tuple[dict[tuple[int, int], AdaptiveState], int, int]:
+    """Ask every trial not yet answered (module docstring); (the final states, asks made, error rows)."""
     spec = run.adaptive_spec()
     template = get_prompt(run.prompt)
     labels = LABEL_SPACES[template.label_space]
     names = run.direction_names
-    gamut = {(ci, k): run.gamut_max(c, k) for ci, c in enumerate(run.centres) for k in range(len(names))}
-    states = {key: AdaptiveState.start(spec) for key in gamut}
+    gamut = _gamut(run)
+    states, counts = resume_state(run, spec)
+    if all(_answered(states, key, r) for key in states for r in range(run.trials)):
+        return states, 0, 0
     m = run.model
     backend = (make_backend or registry_make)(m.backend, model=m.model, **m.options)
     writer = ResultsWriter(out, run.run_id, flush_rows=64, flush_seconds=1.0)
@@ -333,10 +423,13 @@ def run_ellipses(run: EllipseRun, *, make_backend: Callable[..., Any] | None = N
     try:
         for r in range(run.trials):
             for (ci, k), state in list(states.items()):
+                if _answered(states, (ci, k), r):
+                    continue
                 c = run.centres[ci]
+                attempt = counts.get((ci, k, r), 0)
                 while True:
                     level = min(float(state.next_level()), gamut[(ci, k)])
-                    label_pick, seed = _trial_seed(run, ci, k, r + 1000 * failures)
+                    label_pick, seed = _trial_seed(run, ci, k, r, attempt)
                     plate_spec = run.base_spec(c, run.figure_colours(c, k, level), labels[label_pick % len(labels)],
                                                seed)
                     plate = render(plate_spec)
@@ -345,31 +438,28 @@ def run_ellipses(run: EllipseRun, *, make_backend: Callable[..., Any] | None = N
                     image = plate.variant(template.variant)
                     query = query_for(question, image, max_tokens=m.max_tokens, temperature=m.temperature)
                     (_, reply), = list(backend.ask([query]))
-                    row = _row(run, c, k, r, level, (shown, delta_e), plate_spec, question, image, reply)
+                    row = _row(run, c, k, (r, attempt), level, (shown, delta_e), plate_spec, question, image, reply)
                     writer.add(row)
                     queries += 1
+                    attempt += 1
                     errors += row["parse_status"] == "error"
                     if on_trial is not None:
                         on_trial(c.name, names[k], r, shown, row)
-                    if row["parse_status"] in ("error", "unsupported") or row["correct"] is None:
+                    code = _answer(row)
+                    if code is None:
                         failures += 1
                         if failures >= _MAX_FAILURES:
                             raise ValueError(f"{failures} trials in a row brought no answer (last: parse status "
                                              f"{row['parse_status']!r}, {row['error'] or 'no error text'}); the "
-                                             f"rows so far are in {out}")
+                                             f"rows so far are in {out}; fix the cause and rerun to continue")
                         continue
                     failures = 0
-                    states[(ci, k)] = state.update(shown, int(bool(row["correct"])))
+                    states[(ci, k)] = state.update(shown, code)
                     break
     finally:
         writer.close()
         backend.close()
-    compact_run(out, run.run_id)
-    thresholds, ellipses = summarise(run, states, gamut, backend_name=m.backend)
-    write_summary(thresholds, out / "thresholds.parquet")
-    if run.mode == "uv":
-        write_summary(ellipses, out / "ellipses.parquet")
-    return EllipseResult(run.run_id, str(out), thresholds, ellipses, queries, errors, time.monotonic() - t0)
+    return states, queries, errors
 
 
 def write_summary(rows: list[dict[str, Any]], path: Path) -> None:
@@ -379,12 +469,13 @@ def write_summary(rows: list[dict[str, Any]], path: Path) -> None:
     pq.write_table(table.replace_schema_metadata({KIND_KEY: SUMMARY_KIND}), path)
 
 
-def _row(run: EllipseRun, c: Centre, k: int, r: int, level: float, drawn: tuple[float, float], spec: PlateSpec,
-         question: Any, image: Any, reply: Reply) -> dict[str, Any]:
+def _row(run: EllipseRun, c: Centre, k: int, trial: tuple[int, int], level: float, drawn: tuple[float, float],
+         spec: PlateSpec, question: Any, image: Any, reply: Reply) -> dict[str, Any]:
     """The results row of one trial (`plates.runs.rows.build_row`) with the ellipse columns; ``delta_e`` is the
-    ΔE2000 of the figure dots' mean against the ground, ``drawn`` (level shown, that ΔE2000)."""
+    ΔE2000 of the figure dots' mean against the ground, ``drawn`` (level shown, that ΔE2000), ``trial`` (round,
+    attempt)."""
     shown, delta_e = drawn
-    item_id = f"{c.name}|{run.direction_names[k]}|{r:04d}"
+    item_id = _item_id(run, c, k, *trial)
     asked = Asked(run_id=run.run_id, row_key=hashlib.sha256(f"{run.run_id}|{item_id}".encode()).hexdigest()[:20],
                   item_id=item_id, dataset="ellipses", model=run.model.model, backend=run.model.backend,
                   question=question, spec_json=spec.to_json(), family="ishihara",
@@ -428,9 +519,8 @@ def summarise(run: EllipseRun, states: Mapping[tuple[int, int], AdaptiveState], 
                 continue
             marginal = state.posterior.sum(axis=(1, 2, 3))
             draw = rng.choice(grid, size=draws, p=marginal / marginal.sum())
-            t = math.radians(run.angle(k))
-            unit = np.array([math.cos(t), math.sin(t)])
             uv0 = xy_to_uv(c.xy_drawn)
+            unit = _shown_unit(run, c, k, e.threshold, uv0)
             pts = uv_to_xy(uv0 + np.outer(np.append(draw, e.threshold), unit) / 1000.0) - np.array(c.xy_drawn)
             ang = math.atan2(pts[-1, 1], pts[-1, 0])
             rad = np.hypot(pts[:, 0], pts[:, 1])
@@ -456,6 +546,24 @@ def summarise(run: EllipseRun, states: Mapping[tuple[int, int], AdaptiveState], 
         row.update(_macadam(fit.ellipse, c.name, run.macadam_factor))
         ellipses.append(row)
     return thresholds, ellipses
+
+
+def _shown_unit(run: EllipseRun, c: Centre, k: int, level: float, uv0: np.ndarray) -> np.ndarray:
+    """The u'v' direction the figure at ``level`` shows from the centre: its 8-bit colours (the mean of the
+    dithered ones in linear light) rather than the direction asked. Rounding to 8 bits turns the figure off
+    its direction by several degrees at levels of a few code steps, while the procedure's level is the distance
+    shown; placing that distance on the asked direction turned the fitted ellipses by +4 to +7° in
+    bench/bench_ellipses.py. When the figure rounds to the centre itself the direction asked is used (nothing
+    was shown to measure one from)."""
+    colours = np.asarray(run.figure_colours(c, k, level), dtype=float) / 255.0
+    linear = np.where(colours <= 0.04045, colours / 12.92, ((colours + 0.055) / 1.055) ** 2.4).mean(axis=0)
+    encoded = np.where(linear <= 0.0031308, 12.92 * linear, 1.055 * linear ** (1 / 2.4) - 0.055) * 255.0
+    step = xy_to_uv(srgb255_to_xyY(encoded)[0]) - uv0
+    norm = float(np.hypot(*step))
+    if norm < 1e-9:
+        t = math.radians(run.angle(k))
+        return np.array([math.cos(t), math.sin(t)])
+    return step / norm
 
 
 def _macadam(ellipse: Any, name: str, factor: float) -> dict[str, float]:

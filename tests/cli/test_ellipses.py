@@ -8,12 +8,16 @@ from plates.cli import main
 
 
 def test_the_command_writes_rows_thresholds_and_ellipses(tmp_path, capsys):
-    code = main(["ellipses", "--backend", "python", "--model", "plates.models.simulated:ideal", "--centres",
-                 "0.3,0.32", "--directions", "5", "--trials", "10", "--size", "256", "--out", str(tmp_path)])
+    argv = ["ellipses", "--backend", "python", "--model", "plates.models.simulated:ideal", "--centres",
+            "0.3,0.32", "--directions", "5", "--trials", "10", "--size", "256", "--out", str(tmp_path)]
+    code = main(argv)
     assert code == 0
     out = capsys.readouterr().out
-    assert "quantisation-limited" in out and "ellipses.parquet" in out
+    assert "quantisation-limited" in out and "ellipses.parquet" in out and ": 50 queries this time" in out
     assert len(pd.read_parquet(tmp_path / "ellipses.parquet")) == 1
+    assert len(pd.read_parquet(tmp_path / "thresholds.parquet")) == 5
+    assert main(argv) == 0  # the same command again: the run is done, nothing is asked, the summaries stay
+    assert ": 0 queries this time" in capsys.readouterr().out
     assert len(pd.read_parquet(tmp_path / "thresholds.parquet")) == 5
 
 

@@ -137,3 +137,81 @@ def test_lab_mode_measures_lightness_chroma_and_hue(tmp_path):
     assert [t["direction"] for t in result.thresholds] == ["L*+", "L*-", "C*+", "C*-", "h+", "h-"]
     assert result.ellipses == [] and not (tmp_path / "ellipses.parquet").exists()
     assert (pd.read_parquet(tmp_path / "thresholds.parquet")["unit"] == "CIELAB").all()
+
+
+class _Faulty:
+    """The named Python observer, except that ask number ``fail_at`` (1-based) is a failed request and ask
+    ``stop_at`` raises (the process stopping mid-run)."""
+
+    def __init__(self, inner, fail_at=None, stop_at=None):
+        self.inner, self.fail_at, self.stop_at, self.asks = inner, fail_at, stop_at, 0
+
+    def ask(self, queries):
+        from plates.models.base import Reply
+
+        self.asks += 1
+        if self.asks == self.stop_at:
+            raise KeyboardInterrupt("stopped")
+        if self.asks == self.fail_at:
+            yield 0, Reply(None, error="HTTP 503 from the test")
+            return
+        yield from self.inner.ask(queries)
+
+    def close(self):
+        self.inner.close()
+
+
+def _faulty(**kw):
+    from plates.models import make_backend
+
+    return lambda name, **options: _Faulty(make_backend(name, **options), **kw)
+
+
+def _rows(out):
+    frame = load_results(out).frame.sort_values("item_id")
+    return frame[["item_id", "level", "level_shown", "correct", "parse_status"]].reset_index(drop=True)
+
+
+def test_a_stopped_run_resumes_where_it_stopped(tmp_path):
+    whole = run_ellipses(_run(tmp_path / "whole", model=KNOWN, directions=5, trials=10))
+    stopped = _run(tmp_path / "stopped", model=KNOWN, directions=5, trials=10)
+    with pytest.raises(KeyboardInterrupt):
+        run_ellipses(stopped, make_backend=_faulty(stop_at=24))
+    assert len(_rows(tmp_path / "stopped")) == 23  # the rows asked before the stop are kept
+    resumed = run_ellipses(stopped)
+    assert resumed.queries == 50 - 23  # only the trials not yet answered are asked
+    pd.testing.assert_frame_equal(_rows(tmp_path / "stopped"), _rows(tmp_path / "whole"))
+    assert resumed.ellipses[0]["a"] == whole.ellipses[0]["a"] and resumed.thresholds == whole.thresholds
+    again = run_ellipses(stopped)  # nothing left: no backend asked, the same summary
+    assert again.queries == 0 and again.ellipses[0]["theta_deg"] == whole.ellipses[0]["theta_deg"]
+
+
+def test_a_failed_ask_is_asked_again_as_its_own_row_and_resume_keeps_it(tmp_path):
+    run = _run(tmp_path, model=KNOWN, directions=5, trials=10)
+    with pytest.raises(KeyboardInterrupt):
+        run_ellipses(run, make_backend=_faulty(fail_at=7, stop_at=30))
+    rows = _rows(tmp_path)
+    failed = rows[rows["parse_status"] == "error"]
+    assert len(failed) == 1 and failed["item_id"].iloc[0].count("|") == 2  # attempt 0 of its trial
+    retry = failed["item_id"].iloc[0] + "|1"
+    assert retry in set(rows["item_id"]) and len(rows) == 29
+    result = run_ellipses(run)
+    rows = _rows(tmp_path)
+    assert result.queries == 51 - 29 and len(rows) == 51
+    answered = rows[rows["parse_status"] != "error"]
+    per_direction = answered["item_id"].str.split("|").str[1].value_counts()
+    assert per_direction.tolist() == [10] * 5
+    assert all(t["trials"] == 10 for t in result.thresholds)
+
+
+def test_rows_of_other_settings_are_refused(tmp_path):
+    run = _run(tmp_path, model=KNOWN, directions=5, trials=10)
+    run_ellipses(run)
+    import dataclasses
+
+    from plates.runs.ellipses import resume_state
+
+    other = dataclasses.replace(run, centres=tuple(parse_centres("0.31,0.33")[0]))
+    assert other.run_id != run.run_id
+    states, counts = resume_state(other, other.adaptive_spec())  # another run id: none of these rows are its
+    assert not counts and all(not s.history for s in states.values())
