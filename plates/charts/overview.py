@@ -16,9 +16,12 @@ from plates.charts.common import CONDITION, SERIES, count_table, empty_figure, l
 
 
 def overview_table(frame: pd.DataFrame | None = None, *, counts: pd.DataFrame | None = None) -> pd.DataFrame:
-    """Series (model, or model · run) x prompt x condition: accuracy, n, errors, Wilson 95% interval."""
+    """Series (a run by its name, `plates.charts.common.series_labels`) x prompt x condition: accuracy, n,
+    errors, Wilson 95% interval; with the series' ``model`` (one per series), which the papers' values are
+    matched on (`plates.analysis.comparison.compare`)."""
     table = labelled_counts(count_table(frame, counts))
-    return metrics.accuracy_from_counts(table, [SERIES, "prompt_name", CONDITION])
+    model = ["model"] if "model" in table.columns else []
+    return metrics.accuracy_from_counts(table, [SERIES, *model, "prompt_name", CONDITION])
 
 
 def overview_figure(

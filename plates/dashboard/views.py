@@ -261,10 +261,17 @@ class View:
 
     @cached_property
     def cube(self) -> pd.DataFrame:
-        """The filtered cube, with a ``series`` column: "model · run" for a model shown in several runs."""
+        """The filtered cube, with a ``series`` column: each run by its name (`series_labels`), never a hash."""
         cube = apply_filters(self.opened.cube, self.filters)
         several = self.several_runs
-        return cube.assign(**{SERIES: series_labels(cube["model"], cube["run_id"], several)})
+        names = cube["run_name"] if "run_name" in cube.columns else None
+        return cube.assign(**{SERIES: series_labels(cube["model"], cube["run_id"], several, names)})
+
+    @cached_property
+    def series_of(self) -> dict[tuple[str, str], str]:
+        """(model, run id) -> its series label in `cube`: every page labels a run alike."""
+        cube = self.cube
+        return dict(zip(zip(cube["model"].astype(str), cube["run_id"].astype(str)), cube[SERIES]))
 
     @cached_property
     def several_runs(self) -> set[str]:
@@ -296,7 +303,9 @@ class View:
             return table.assign(**{SERIES: pd.Series(dtype=object)})
         if "run_id" not in table.columns:
             return table.assign(**{SERIES: table["model"].astype(str)})
-        return table.assign(**{SERIES: series_labels(table["model"], table["run_id"], self.several_runs)})
+        fallback = series_labels(table["model"], table["run_id"], self.several_runs)
+        keys = zip(table["model"].astype(str), table["run_id"].astype(str))
+        return table.assign(**{SERIES: [self.series_of.get(k, f) for k, f in zip(keys, fallback)]})
 
     @property
     def rows(self) -> int:

@@ -166,17 +166,18 @@ def test_two_runs_of_one_model_over_the_same_items_are_two_rows_and_flagged(two_
     view = views.View(views.open_results(two_runs))
     page = pages.overview(view)
     table = page.table.set_index([SERIES, CONDITION])
-    assert table.loc[("a · run-1", "original @900px"), "n"] == 10  # not 20: each run its own row
-    assert table.loc[("a · run-2", "original @900px"), "accuracy"] == pytest.approx(0.9)
-    assert table.loc[("a · explorer-1", "original @900px"), "n"] == 2
-    assert ("b", "original @900px") in table.index  # b has one run: its plain name
+    # each run is its own series, named by its run name (here its folder's: the parts record none)
+    assert table.loc[("run-1", "original @900px"), "n"] == 10  # not 20: each run its own row
+    assert table.loc[("run-2", "original @900px"), "accuracy"] == pytest.approx(0.9)
+    assert table.loc[("explorer", "original @900px"), "n"] == 2
+    assert ("run-3", "original @900px") in table.index
     notes = " ".join(page.notes)
     assert "10 item(s) asked in 2 runs (run-1, run-2)" in notes
     assert "1 item(s) asked more than once in run explorer-1" in notes  # the same plate asked twice
     heat = page.figure.data[0]
-    assert {"a · run-1", "a · run-2", "a · explorer-1", "b"} == set(heat.y)
+    assert {"run-1", "run-2", "explorer", "run-3"} == set(heat.y)
     only = views.View(views.open_results(two_runs), views.Filters(run=("run-1",)))
-    assert set(pages.overview(only).table[SERIES]) == {"a"}  # one run left: the plain name again
+    assert set(pages.overview(only).table[SERIES]) == {"run-1"}
 
 
 def test_every_chart_page_shows_one_condition_of_a_mixed_run_and_names_the_others(two_runs):
@@ -203,7 +204,7 @@ def test_every_chart_page_shows_one_condition_of_a_mixed_run_and_names_the_other
     assert fits.figure.layout.meta["condition"] == "original @900px"
     assert len(fits.table) == 1 and fits.table["n"].iloc[0] == 10
     yes_no = pages.yes_no(views.View(view.opened)).figure
-    point = [t for t in yes_no.data if t.name == "b"][0]
+    point = [t for t in yes_no.data if t.name == "run-3"][0]  # model b's one run, by its name
     assert (point.x[0], point.y[0]) == (pytest.approx(0.8), pytest.approx(0.3))
 
 
