@@ -310,3 +310,39 @@ def test_drilldown_flags_a_plate_cut_by_the_crop():
     assert "figure cut by the crop**: llava-1.5 cut away 42% of the image" in drilldown_text(row)[0]
     assert "cut" not in drilldown_text({**row, "view_figure_cut": False})[0]
     assert "cut" not in drilldown_text({**row, "view_figure_cut": None})[0]
+
+
+# ------------------------------------------------------------------------------------------- shipped runs
+def test_the_shipped_runs_are_told_apart_and_hidden_when_the_user_has_runs(tmp_path):
+    """The runs the checkout ships (listed in results/runs/shipped-runs.json) are told apart from the user's:
+    hidden by default once the user has a run of their own, and the run filter offers only the user's."""
+    from plates.results.shipped import MANIFEST, shipped_run_ids, write_manifest
+
+    runs = tmp_path / "runs"
+    write_part(runs / "baseline-cbe" / "p.parquet", outcomes("baseline-cnn", 6, 10, run_id="baseline-cbe-1"))
+    write_part(runs / "reader-cvd" / "p.parquet", outcomes("baseline-cnn", 3, 10, run_id="reader-cvd-2"))
+    assert write_manifest(runs) == runs / MANIFEST
+    assert shipped_run_ids(tmp_path) == shipped_run_ids(runs) == {"baseline-cbe-1", "reader-cvd-2"}
+    only_shipped = views.open_results(tmp_path)
+    assert only_shipped.shipped == {"baseline-cbe-1", "reader-cvd-2"} and only_shipped.own_runs == []
+    # nothing of the user's yet: the shipped runs stay shown whatever is asked
+    assert only_shipped.filters_for(views.Filters(), False) == views.Filters()
+    write_part(runs / "mine" / "p.parquet", outcomes("gpt-4o", 8, 10, run_id="cbe-abc"))
+    opened = views.open_results(tmp_path)
+    assert opened.own_runs == ["cbe-abc"]
+    assert opened.options_for(False)["run"] == ["cbe-abc"] and opened.options_for(False)["model"] == ["gpt-4o"]
+    assert opened.options_for(True) == opened.options
+    hidden = views.View(opened, opened.filters_for(views.Filters(), False))
+    assert set(hidden.cube["run_id"]) == {"cbe-abc"} and set(hidden.cube[SERIES]) == {"mine"}
+    assert hidden.rows == 10
+    shown = views.View(opened, opened.filters_for(views.Filters(), True))
+    assert set(shown.cube["run_id"]) == {"baseline-cbe-1", "reader-cvd-2", "cbe-abc"}
+    # a shipped run chosen in the filter while they are hidden: the user's runs instead
+    assert opened.filters_for(views.Filters(run=("reader-cvd-2",)), False).run == ("cbe-abc",)
+    (runs / MANIFEST).write_text('{"runs": "baseline-cbe-1"}')
+    with pytest.raises(ValueError, match="shipped-runs.json: 'runs' must be a list of run ids"):
+        views.open_results(tmp_path)
+    (runs / MANIFEST).write_text("not json")
+    with pytest.raises(ValueError, match="not a shipped-runs manifest.*make_shipped_results"):
+        shipped_run_ids(runs)
+    assert views.open_results(runs / "mine").shipped == frozenset()  # a folder without a manifest
