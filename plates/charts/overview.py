@@ -17,11 +17,18 @@ from plates.charts.common import CONDITION, SERIES, count_table, empty_figure, l
 
 def overview_table(frame: pd.DataFrame | None = None, *, counts: pd.DataFrame | None = None) -> pd.DataFrame:
     """Series (a run by its name, `plates.charts.common.series_labels`) x prompt x condition: accuracy, n,
-    errors, Wilson 95% interval; with the series' ``model`` (one per series), which the papers' values are
-    matched on (`plates.analysis.comparison.compare`)."""
+    errors, Wilson 95% interval; with the series' ``model`` (one per series) and the ``datasets`` each cell
+    was asked on (a tuple), which the papers' values are matched on (`plates.analysis.comparison.compare`)."""
     table = labelled_counts(count_table(frame, counts))
     model = ["model"] if "model" in table.columns else []
-    return metrics.accuracy_from_counts(table, [SERIES, *model, "prompt_name", CONDITION])
+    cells = metrics.accuracy_from_counts(table, [SERIES, *model, "prompt_name", CONDITION])
+    if "dataset" not in table.columns:
+        return cells
+    # the sets each cell was asked on: the papers' values pair only with a cell of the paper's set
+    sets = (table.dropna(subset=["dataset"]).groupby([SERIES, "prompt_name", CONDITION], observed=True)["dataset"]
+            .agg(lambda s: tuple(sorted(set(map(str, s))))))
+    keys = zip(cells[SERIES], cells["prompt_name"], cells[CONDITION])
+    return cells.assign(datasets=[sets.get(k, ()) for k in keys])
 
 
 def overview_figure(
