@@ -461,3 +461,28 @@ def test_the_overview_says_how_many_verdicts_the_judge_decided_and_how_often_it_
     lines = [m.value for m in at.markdown if "the judge decided" in m.value]
     assert lines == ["- run: the judge decided 4 of 10 verdicts (asked about 4); it read the same answer as the rules "
                      "on 2 of the 3 replies both read (67%)"]
+
+
+def test_the_shipped_runs_hide_behind_a_toggle_once_the_user_has_runs(monkeypatch, tmp_path):
+    """The checkout's first-start runs (results/runs/shipped-runs.json) beside a run of the user's: the
+    sidebar's toggle starts off, the pages and the run filter see the user's run only; on, every run."""
+    from plates.results.shipped import write_manifest
+
+    runs = tmp_path / "runs"
+    write_part(runs / "baseline-cbe" / "p.parquet", outcomes("baseline-cnn", 6, 10, run_id="baseline-cbe-1"))
+    write_manifest(runs)
+    at = app(monkeypatch, tmp_path)
+    clean(at)
+    toggle = at.toggle(key="shipped")
+    assert toggle.value is True and toggle.disabled  # only shipped runs: shown, nothing to hide them for
+    write_part(runs / "mine" / "p.parquet", outcomes("gpt-4o", 8, 10, run_id="cbe-abc"))
+    at = app(monkeypatch, tmp_path)
+    clean(at)
+    assert at.toggle(key="shipped").value is False
+    assert at.multiselect(key="run").options == ["cbe-abc"]
+    assert "Export 10 rows" in [h.value for h in at.sidebar.header]
+    assert figure(at)["data"][0]["y"] == ["mine"]  # the user's run, by its folder's name
+    at.toggle(key="shipped").set_value(True).run()
+    clean(at)
+    assert "Export 20 rows" in [h.value for h in at.sidebar.header]
+    assert set(figure(at)["data"][0]["y"]) == {"mine", "baseline-cbe"}
