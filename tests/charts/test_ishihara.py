@@ -473,3 +473,21 @@ def test_the_comparison_pairs_a_papers_cell_only_with_a_run_of_its_set_and_says_
     mixed = compare(overview_table(pd.concat([outcomes("gpt-4o", 160, 500),
                                               outcomes("gpt-4o", 1, 1, dataset="explorer")])), ref)
     assert mixed.empty and any("asked on colorblindnesseval, explorer" in line for line in mixed.attrs["left_out"])
+
+
+def test_a_zero_delta_keeps_its_interval_inside_the_axis():
+    """Chain of thought with Δ = 0 (the same 3 of 5 right with and without CoT): the axis holds the whole
+    95% interval of the difference and 0, with a margin; before, the error bars ran off the axis."""
+    frame = concat(
+        outcomes("a", 3, 5, prompt_name="colorbench-mc", task="colorbench-mc"),
+        outcomes("a", 3, 5, prompt_name="colorbench-mc-cot", task="colorbench-mc-cot"),
+    )
+    fig = charts.cot_figure(frame)
+    bar = by_name(fig, "a")
+    assert bar.y[0] == pytest.approx(0.0)
+    table = charts.cot_table(frame)
+    low, high = fig.layout.yaxis.range
+    assert low < float(table["delta_low"].iloc[0]) < 0 < float(table["delta_high"].iloc[0]) < high
+    gray = charts.grayscale_figure(concat(outcomes("a", 3, 5), outcomes("a", 3, 5, grayscale=True)))
+    g_low, g_high = gray.layout.yaxis.range
+    assert g_low < 0 < g_high
