@@ -79,6 +79,8 @@ done
 while [ "$(jobs -rp | wc -l)" -gt 0 ]; do wait -n || failed=1; done
 [ "$failed" = 0 ] || { echo "make_shipped_results: a run failed (its log is above)" >&2; exit 1; }
 find "$OUT" -name '*.lock' -delete
+# the manifest that tells the dashboard these runs came with the checkout (plates.results.shipped)
+python3 -c 'import sys; from plates.results.shipped import write_manifest; write_manifest(sys.argv[1])' "$OUT"
 echo "shipped results in $OUT: $(du -sh "$OUT" | cut -f1), $(( $(date +%s) - start )) s wall; CPU (user, system) of the runs:"
 times >"$TMP/times"  # (not in a pipe: a pipeline's subshell has no children of its own to count)
 tail -n 1 "$TMP/times"

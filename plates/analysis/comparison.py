@@ -14,7 +14,11 @@ paper) and whether the paper's value lies inside our interval. A match needs:
   "grayscale", text-only, a chain-of-thought prompt -> "cot"; hue shifts and CVD views have no published
   counterpart;
 * the paper's image side where it states one, and its shots (none stated: zero-shot);
-* the paper's own font (a font study, ColorBlindnessEval Table 5's DejaVu Sans, is not our plates).
+* the paper's own font (a font study, ColorBlindnessEval Table 5's DejaVu Sans, is not our plates);
+* the paper's set (`PAPER_SETS`), where the cell says which sets it was asked on (a ``datasets`` column: the
+  overview's table gives one): a one-answer explorer plate with a custom colour is not ColorBlindnessEval's
+  500 plates. A paper whose images we do not draw (ColorBench: its Color Blindness task) pairs with a cell
+  asked only on our presets (`plates.datasets.PRESETS`), never an explorer plate or another family's set.
 """
 
 from __future__ import annotations
@@ -24,8 +28,10 @@ import re
 import pandas as pd
 
 from plates.analysis.conditions import CONDITION, SERIES
+from plates.datasets import PRESETS
 
-__all__ = ["COLUMNS", "MODEL_IDS", "PAPER_FONTS", "COMPARISON_TASKS", "compare", "context", "model_key", "paper_condition"]
+__all__ = ["COLUMNS", "COMPARISON_TASKS", "MODEL_IDS", "PAPER_FONTS", "PAPER_SETS", "compare", "context",
+           "model_key", "paper_condition", "same_set"]
 
 #: Per prompt: the published tasks (the reference's ``task``) that ask what our plates ask.
 COMPARISON_TASKS: dict[str, tuple[str, ...]] = {
@@ -40,6 +46,13 @@ COMPARISON_TASKS: dict[str, tuple[str, ...]] = {
 }
 #: Each paper's own font for the plates its main tables report (rows naming another font are a font study).
 PAPER_FONTS = {"ColorBlindnessEval": ("Arial",), "HueManity": ("DejaVu Sans Bold Oblique",)}
+#: Each paper's own set of plates, as our presets draw it (`plates.datasets.PRESETS`; the "-dense" and font
+#: variants are ours, not the papers'). A paper not listed publishes images we do not draw: any preset of ours
+#: is an instance of its task (ColorBench's Color Blindness), an explorer plate is not.
+PAPER_SETS: dict[str, tuple[str, ...]] = {
+    "ColorBlindnessEval": ("colorblindnesseval",),
+    "HueManity": ("huemanity", "huemanity-numeric", "huemanity-alnum"),
+}
 #: HueManity Table 6's model versions (API ids) -> the row names its tables print.
 MODEL_IDS: dict[str, str] = {
     "gpt-4.1-mini-2025-04-14": "GPT-4.1 mini",
@@ -158,18 +171,36 @@ def compare(table: pd.DataFrame, reference: pd.DataFrame | None, *, shots: int =
     pandas.DataFrame
         `COLUMNS`; empty with them when nothing matches. A cell is paired with a published value only when it
         holds at least as many answered items as the paper counted (``paper_n``, where the table prints one): a
-        handful of answers (an explorer ask) is not the paper's measurement. The cells left out for it are listed
-        in ``attrs["left_out"]`` (one sentence each).
+        handful of answers (an explorer ask) is not the paper's measurement; and only when it was asked on the
+        paper's set (`PAPER_SETS`, where ``table`` has a ``datasets`` column of the sets each cell was asked on).
+        The cells left out are listed in ``attrs["left_out"]`` (one sentence each, saying why).
     """
     matched = _matches(table, reference, shots=shots, same_model=True)
     enough = matched["paper_n"].isna() | (matched["n"] >= pd.to_numeric(matched["paper_n"], errors="coerce"))
     left = matched[~enough]
     kept = matched[enough].reset_index(drop=True)
-    kept.attrs["left_out"] = [
+    kept.attrs["left_out"] = [*matched.attrs.get("off_set", ()), *(
         f"{r[SERIES]} · {r['prompt_name']} · {r[CONDITION]}: {int(r['n'])} answered item(s), fewer than the "
         f"{int(r['paper_n'])} of {r['source']} ({r['paper_model']}); not paired"
-        for r in left.to_dict("records")]
+        for r in left.to_dict("records"))]
     return kept
+
+
+def same_set(datasets: object, paper: str) -> bool:
+    """Were a cell's items (asked on the sets ``datasets``: an iterable of dataset names, or None when the cell
+    does not say) drawn from ``paper``'s set (`PAPER_SETS`)? None: not known, so not refused.
+
+    Examples
+    --------
+    >>> same_set(("colorblindnesseval",), "ColorBlindnessEval"), same_set(("explorer",), "ColorBlindnessEval")
+    (True, False)
+    >>> same_set(("huemanity-dense",), "HueManity"), same_set(("huemanity",), "ColorBench")
+    (False, True)
+    """
+    if datasets is None or (not isinstance(datasets, (tuple, list, set, frozenset)) and pd.isna(datasets)):
+        return True
+    allowed = PAPER_SETS.get(paper, tuple(PRESETS))
+    return len(datasets) > 0 and all(str(d) in allowed for d in datasets)
 
 
 def context(table: pd.DataFrame, reference: pd.DataFrame | None, *, shots: int = 0) -> pd.DataFrame:
@@ -219,7 +250,7 @@ def _matches(table: pd.DataFrame, reference: pd.DataFrame | None, *, shots: int,
         candidates.setdefault((prompt, hit["condition"]), []).append({**hit, "key": model_key(hit["model"])})
     # a cell whose prompt (or, for the same-model rule, model) no paper printed matches nothing: skipped before
     # any filtering (a quiz's hundreds of participants are cells of their own)
-    rows = []
+    rows, off_set = [], {}
     for cell in table[table["n"] > 0].to_dict("records"):
         prompt, condition = str(cell["prompt_name"]), str(cell[CONDITION])
         if prompt not in COMPARISON_TASKS:
@@ -232,6 +263,13 @@ def _matches(table: pd.DataFrame, reference: pd.DataFrame | None, *, shots: int,
         size = _size(condition)
         for hit in hits:
             if not (pd.isna(hit["size"]) or (size is not None and hit["size"] == size)):
+                continue
+            if not same_set(cell.get("datasets"), hit["paper"]):
+                asked = ", ".join(map(str, cell["datasets"])) or "no set"
+                allowed = PAPER_SETS.get(hit["paper"], ("one of our presets",))
+                off_set[(cell[SERIES], prompt, condition, hit["paper"])] = (
+                    f"{cell[SERIES]} · {prompt} · {condition}: asked on {asked}, not {hit['paper']}'s set "
+                    f"({', '.join(allowed)}); not paired")
                 continue
             value = float(hit["value"])
             rows.append(
@@ -254,4 +292,6 @@ def _matches(table: pd.DataFrame, reference: pd.DataFrame | None, *, shots: int,
                     "inside": bool(cell["ci_low"] <= value <= cell["ci_high"]),
                 }
             )
-    return pd.DataFrame(rows, columns=COLUMNS)
+    out = pd.DataFrame(rows, columns=COLUMNS)
+    out.attrs["off_set"] = list(off_set.values())
+    return out

@@ -84,13 +84,19 @@ def with_series(frame: pd.DataFrame) -> pd.DataFrame:
         return out
     run = _plain(frame["run_id"]).astype(object).where(frame["run_id"].notna(), "(no run)")
     runs = pd.DataFrame({"m": model, "r": run}).drop_duplicates().groupby("m", dropna=False)["r"].nunique()
-    return out.assign(**{SERIES: series_labels(model, run, set(runs[runs > 1].index))})
+    named = _plain(frame["run_name"]) if "run_name" in frame.columns else None
+    return out.assign(**{SERIES: series_labels(model, run, set(runs[runs > 1].index), named)})
 
 
-def series_labels(model: pd.Series, run: pd.Series, several: set) -> np.ndarray:
-    """ "model · run" for the models in ``several`` (answered in several runs), else the model; a person's rows
-    (model "participant-…", `plates.runs.rows.PARTICIPANT_PREFIX`) read "person: participant-…", so no chart
-    that groups by model passes a person off as a model.
+def series_labels(model: pd.Series, run: pd.Series, several: set, names: pd.Series | None = None) -> np.ndarray:
+    """Each row's series label. A row with a run name (``names``: the ``run_name`` column, `plates run
+    --name` or the run folder's name) reads that name; where one name covers several series (two runs in one
+    folder, or a run of several models) it reads "name · model", and where even that repeats, "name · model
+    (2)", numbered in run-id order: a legend never shows a hash. A row without a run name reads "model · run"
+    for the models in ``several`` (answered in several runs), else the model. A person's rows (model
+    "participant-…", `plates.runs.rows.PARTICIPANT_PREFIX`) read "person: participant-…" whatever their run's
+    name ("person: participant-… · run" when they answered in several runs), so no chart passes a person off
+    as a model.
 
     Parameters
     ----------
@@ -100,18 +106,45 @@ def series_labels(model: pd.Series, run: pd.Series, several: set) -> np.ndarray:
         Run ids, one per row (null: "(no run)").
     several : set
         The models answered in several runs.
+    names : pandas.Series, optional
+        Run names, one per row (the ``run_name`` column); None or null: the rows have none.
 
     Returns
     -------
     numpy.ndarray
         The series labels, object dtype.
+
+    Examples
+    --------
+    >>> m = pd.Series(["a", "a", "b"]); r = pd.Series(["x-1", "y-2", "z-3"])
+    >>> list(series_labels(m, r, {"a"}, pd.Series(["quick", "quick", "other"])))
+    ['quick · a (1)', 'quick · a (2)', 'other']
     """
     model, run = model.astype(object), run.astype(object).where(run.notna(), "(no run)")
     split = model.isin(several).to_numpy(bool)
-    names = model.astype(str)
-    names = names.where(~names.str.startswith(PARTICIPANT_PREFIX), PERSON_PREFIX + names)
+    shown_model = model.astype(str)
+    shown_model = shown_model.where(~shown_model.str.startswith(PARTICIPANT_PREFIX), PERSON_PREFIX + shown_model)
     shown = run_names(pd.DataFrame({"m": model.astype(str).to_numpy(), "r": run.astype(str).to_numpy()}))
-    return np.where(split, names.to_numpy(object) + " · " + shown, names.to_numpy(object)).astype(object)
+    labels = np.where(split, shown_model.to_numpy(object) + " · " + shown, shown_model.to_numpy(object)).astype(object)
+    if names is None:
+        return labels
+    # a person's rows keep "person: participant-…" (people are not runs; the quiz's folder names no one)
+    person = model.astype(str).str.startswith(PARTICIPANT_PREFIX).to_numpy(bool)
+    has_name = (pd.Series(names).notna().to_numpy(bool)
+                & (pd.Series(names).astype(object).astype(str) != "").to_numpy(bool) & ~person)
+    if not has_name.any():
+        return labels
+    pairs = pd.DataFrame({"n": pd.Series(names).astype(object).to_numpy(), "m": shown_model.to_numpy(object),
+                          "r": run.astype(str).to_numpy()})[has_name]
+    distinct = pairs.drop_duplicates().sort_values(["n", "m", "r"])
+    shared = distinct.groupby("n")["r"].transform("size") > 1
+    distinct["label"] = np.where(shared, distinct["n"] + " · " + distinct["m"], distinct["n"])
+    repeated = distinct.groupby("label")["r"].transform("size") > 1
+    number = distinct.groupby("label").cumcount() + 1
+    distinct["label"] = np.where(repeated, distinct["label"] + " (" + number.astype(str) + ")", distinct["label"])
+    named = pairs.merge(distinct, on=["n", "m", "r"], how="left")["label"].to_numpy(object)
+    labels[has_name] = named
+    return labels
 
 
 #: A run id's tail: the experiment's hash (`plates.runs.experiment.Experiment.run_id`: name-<12 hex digits>).
@@ -158,8 +191,19 @@ def counts_from_rows(frame: pd.DataFrame) -> pd.DataFrame:
     """Result rows as a count table: `COUNT_KEYS` present, answered ``n``, ``correct``, ``errors`` (what
     `plates.dashboard.queries.cube` gives from DuckDB)."""
     keys = [c for c in COUNT_KEYS if c in frame.columns]
-    table = metrics.accuracy_table(frame, keys)
-    return table[[*keys, "n", "correct", "errors"]]
+    table = metrics.accuracy_table(frame, keys)[[*keys, "n", "correct", "errors"]]
+    return with_run_names(table, frame)
+
+
+def with_run_names(table: pd.DataFrame, rows: pd.DataFrame) -> pd.DataFrame:
+    """``table`` (grouped by run_id) with each run's ``run_name`` from ``rows`` (the first in sort order where a
+    run's parts sit in folders of several names, as the dashboard's cube takes it); ``table`` unchanged where
+    either lacks the columns."""
+    if "run_name" not in rows.columns or "run_id" not in rows.columns or "run_id" not in table.columns:
+        return table
+    names = (pd.DataFrame({"run_id": _plain(rows["run_id"]).astype(object), "run_name": _plain(rows["run_name"])})
+             .dropna(subset=["run_name"]).groupby("run_id", dropna=False)["run_name"].min())
+    return table.assign(run_name=_plain(table["run_id"]).astype(object).map(names).to_numpy(object))
 
 
 def labelled_counts(counts: pd.DataFrame, without: tuple[str, ...] = ()) -> pd.DataFrame:

@@ -16,7 +16,9 @@ from plates.charts.common import CONDITION, SERIES, count_table, empty_figure, l
 
 
 def overview_table(frame: pd.DataFrame | None = None, *, counts: pd.DataFrame | None = None) -> pd.DataFrame:
-    """Series (model, or model · run) x prompt x condition: accuracy, n, errors, Wilson 95% interval.
+    """Series (a run by its name, `plates.charts.common.series_labels`) x prompt x condition: accuracy, n,
+    errors, Wilson 95% interval; with the series' ``model`` (one per series) and the ``datasets`` each cell
+    was asked on (a tuple), which the papers' values are matched on (`plates.analysis.comparison.compare`).
 
     Parameters
     ----------
@@ -29,10 +31,19 @@ def overview_table(frame: pd.DataFrame | None = None, *, counts: pd.DataFrame | 
     Returns
     -------
     pandas.DataFrame
-        One row per cell (`plates.analysis.metrics.accuracy_from_counts` columns, accuracy 0-1).
+        One row per cell (`plates.analysis.metrics.accuracy_from_counts` columns, accuracy 0-1), with the
+        series' ``model`` and the ``datasets`` each cell was asked on (a tuple).
     """
     table = labelled_counts(count_table(frame, counts))
-    return metrics.accuracy_from_counts(table, [SERIES, "prompt_name", CONDITION])
+    model = ["model"] if "model" in table.columns else []
+    cells = metrics.accuracy_from_counts(table, [SERIES, *model, "prompt_name", CONDITION])
+    if "dataset" not in table.columns:
+        return cells
+    # the sets each cell was asked on: the papers' values pair only with a cell of the paper's set
+    sets = (table.dropna(subset=["dataset"]).groupby([SERIES, "prompt_name", CONDITION], observed=True)["dataset"]
+            .agg(lambda s: tuple(sorted(set(map(str, s))))))
+    keys = zip(cells[SERIES], cells["prompt_name"], cells[CONDITION])
+    return cells.assign(datasets=[sets.get(k, ()) for k in keys])
 
 
 def overview_figure(

@@ -287,6 +287,22 @@ def cot_figure(
     return titled(fig, title, shown, others)
 
 
+def delta_range(values) -> list[float]:
+    """A delta axis's range (accuracy differences, -1 to 1 scale) that holds every value given (bars, both
+    ends of their 95% intervals, the papers' points) and 0, with a margin of an eighth of the span (at least
+    0.02) for the bars' printed values: plotly's own range left a zero bar's interval running off the axis.
+
+    Examples
+    --------
+    >>> delta_range([0.0, -0.3, 0.3])
+    [-0.375, 0.375]
+    """
+    finite = [float(v) for v in values if v is not None and np.isfinite(float(v))]
+    low, high = min([0.0, *finite]), max([0.0, *finite])
+    pad = max((high - low) / 8, 0.02)
+    return [low - pad, high + pad]
+
+
 def _delta_bars(
     table: pd.DataFrame, x: str, ref: pd.DataFrame, *, hover: list[str], xaxis_title: str, yaxis: dict
 ) -> go.Figure:
@@ -329,6 +345,9 @@ def _delta_bars(
         )
     shown = [*table["delta"], *table["delta_low"], *table["delta_high"], *ref["value"]]
     yaxis = {**yaxis, "tickformat": percent_format(shown, signed=yaxis.get("tickformat", "").startswith("+"))}
+    if "range" not in yaxis:
+        yaxis["range"] = delta_range([*table["delta"], *table["delta_low"].astype(float).clip(lower=-1.0),
+                                      *table["delta_high"], *ref["value"]])
     fig.add_hline(y=0.0, line_color="#444444", line_width=1)
     fig.update_layout(barmode="group", xaxis_title=xaxis_title, yaxis=yaxis, showlegend=True)
     return fig

@@ -34,6 +34,8 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     o = add_experiment_arguments(p, out_help="results folder: required for a quick run; with a TOML file it "
                                  "replaces the file's `out`")
     o.add_argument("--concurrency", type=int, help="requests in flight per model (openai)")
+    o.add_argument("--name", help="the run's name in the dashboard's legends (default: the file's `name`, else "
+                   "the --out folder's name); never part of the run id, so a resumed run continues")
     o.add_argument("--device", help="where a local model runs (hf): auto | cuda | cuda:N | mps | cpu "
                    "(default auto)")
     o.add_argument("--device-map", help="a local model spread by accelerate (hf), instead of --device: auto | "
@@ -158,6 +160,16 @@ def add_experiment_arguments(p: argparse.ArgumentParser, *, out_help: str,
 
 
 def build_experiment(args: argparse.Namespace):  # -> plates.runs.experiment.Experiment
+    """The experiment the flags (or the TOML file and its allowed flags) describe, named by --name if given."""
+    from plates.runs.experiment import run_name
+
+    exp = _build_experiment(args)
+    if getattr(args, "name", None) is not None:  # exporters have no --name
+        exp = dataclasses.replace(exp, run_name=run_name(args.name))
+    return exp
+
+
+def _build_experiment(args: argparse.Namespace):
     # lazy: loads only when this subcommand runs (plates.cli)
     from plates.models import DEFAULT_MODELS
     from plates.models.views import FAMILIES
@@ -173,7 +185,7 @@ def build_experiment(args: argparse.Namespace):  # -> plates.runs.experiment.Exp
             raise ValueError(f"{', '.join(quick_flags)} cannot be combined with an experiment file; "
                              "put them in the TOML (allowed with a file: --out, --limit, --concurrency, "
                              "--device, --device-map, --dtype, --batch-size, --trust-remote-code, "
-                             "--protocol, --judge and its flags)")
+                             "--protocol, --name, --judge and its flags)")
         exp = load_experiment(args.experiment, protocol=args.protocol)
         if getattr(args, "view", None) is not None:
             lookup(FAMILIES, args.view, "--view")

@@ -67,6 +67,20 @@ def source_widgets() -> tuple[str, list, bool]:
     return path, list(uploads or []), local
 
 
+def shipped_toggle(opened: views.Opened) -> bool:
+    """Whether the checkout's shipped first-start runs are shown: a toggle, off by default when the results
+    hold runs of the user's own (on, and fixed, when they hold only shipped ones); True without shipped runs."""
+    if not opened.shipped:
+        return True
+    own = opened.own_runs
+    return st.sidebar.toggle(
+        f"Show the {len(opened.shipped)} shipped example runs", value=not own, key="shipped", disabled=not own,
+        help="the bundled reader's and the reference observer's runs that come with the checkout "
+        "(results/runs/shipped-runs.json)" + ("" if own else "; no runs of your own yet: `plates run ... --out "
+                                               "results/runs/NAME` adds one"),
+    )
+
+
 def filter_widgets(options: dict[str, list[str]]) -> views.Filters:
     """One multiselect per filter, kept in the URL query string (`?model=a&run=r1`) so a view can be shared:
     the URL sets the widgets on a session's first run, and every run writes the widgets back to the URL."""
@@ -130,7 +144,8 @@ def main() -> None:
     if opened.empty:
         st.info(views.NO_UPLOADED_RESULTS if uploads else views.empty_help(path))
         st.stop()
-    filters = filter_widgets(opened.options)
+    show_shipped = shipped_toggle(opened)
+    filters = opened.filters_for(filter_widgets(opened.options_for(show_shipped)), show_shipped)
     if REFERENCE_OBSERVER in opened.options.get("model", ()):
         st.sidebar.info(f"“{REFERENCE_OBSERVER}” answers from the stimuli's own pixels (illusion targets' "
                         "measured colours, scenes' drawn answers): a ceiling to read models against, not a model.")

@@ -113,12 +113,15 @@ def in_list(column: str, values: Sequence[Any], prefix: str, params: dict[str, A
 
 
 def cube(results: Results) -> pd.DataFrame:
-    """Counts per `CUBE_COLUMNS` combination over every row: those columns plus ``n`` (answered), ``correct``,
-    ``errors`` (failed requests), sorted by the keys. Computed once (one scan) and kept as a DuckDB table:
+    """Counts per `CUBE_COLUMNS` combination over every row: those columns, ``n`` (answered), ``correct``,
+    ``errors`` (failed requests) and the run's ``run_name``, sorted by the keys. Computed once (one scan) and kept as a DuckDB table:
     `pairs` maps its cells back through it."""
     keys = ", ".join(quote(c) for c in CUBE_COLUMNS)
-    results.execute(f"CREATE TABLE IF NOT EXISTS {CUBE_TABLE} AS SELECT {keys}, {_COUNTS} FROM results "
-                    f"GROUP BY {keys}")
+    # run_name: the run's name for legends, one per run (the first in sort order where a run's parts sit in
+    # folders of several names), found in the same scan
+    results.execute(f"CREATE TABLE IF NOT EXISTS {CUBE_TABLE} AS SELECT * EXCLUDE (cell_name), "
+                    f"min(cell_name) OVER (PARTITION BY run_id) AS run_name FROM (SELECT {keys}, {_COUNTS}, "
+                    f"min(run_name) AS cell_name FROM results GROUP BY {keys})")
     return results.query(f"SELECT * FROM {CUBE_TABLE} ORDER BY {keys}")
 
 

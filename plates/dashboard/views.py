@@ -17,7 +17,7 @@ import hashlib
 import io
 import os
 from collections.abc import Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from functools import cached_property
 from pathlib import Path
 
@@ -33,6 +33,7 @@ from plates.dashboard import queries
 from plates.results.query import Results, list_parts
 from plates.results.query import fingerprint as _fingerprint
 from plates.results.query import open_results as _open
+from plates.results.shipped import shipped_run_ids
 from plates.results.versions import mixed_rules_note, rules_versions
 from plates.stimuli.ishihara.plate import PlateSpec, render
 
@@ -113,18 +114,40 @@ class Filters:
 @dataclass
 class Opened:
     """One opened results path: DuckDB over its parts (``results``), the cube with condition labels, the
-    files skipped (named, with the reason), each filter's options and a ``key`` that changes with the
-    parts."""
+    files skipped (named, with the reason), each filter's options, a ``key`` that changes with the
+    parts and the ``shipped`` runs among them (the checkout's first-start runs, `plates.results.shipped`)."""
 
     results: Results
     cube: pd.DataFrame
     skipped: list[tuple[str, str]] = field(default_factory=list)
     options: dict[str, list[str]] = field(default_factory=dict)
     key: str = ""
+    shipped: frozenset[str] = frozenset()
 
     @property
     def empty(self) -> bool:
         return self.cube.empty
+
+    @property
+    def own_runs(self) -> list[str]:
+        """The runs that are not shipped ones (the user's), sorted."""
+        return [r for r in self.options.get("run", []) if r not in self.shipped]
+
+    def options_for(self, show_shipped: bool) -> dict[str, list[str]]:
+        """Each filter's options, the shipped runs (and the values only they hold) left out unless
+        ``show_shipped`` or there are no runs of the user's."""
+        if show_shipped or not self.shipped or not self.own_runs:
+            return self.options
+        return filter_options(self.cube[~self.cube["run_id"].astype(str).isin(self.shipped)])
+
+    def filters_for(self, filters: Filters, show_shipped: bool) -> Filters:
+        """``filters`` with the shipped runs left out unless ``show_shipped`` (or there are no runs of the
+        user's): the runs chosen, less the shipped ones, or every run of the user's when none is chosen."""
+        own = self.own_runs
+        if show_shipped or not self.shipped or not own:
+            return filters
+        chosen = [r for r in filters.run if r in own]
+        return replace(filters, run=tuple(chosen or own))
 
 
 def open_results(path: str | Path, *, names: Mapping[str, str] | None = None, uploaded: bool = False) -> Opened:
@@ -135,7 +158,9 @@ def open_results(path: str | Path, *, names: Mapping[str, str] | None = None, up
     results = _open(path, names=dict(names or {}), short_text=uploaded)
     cube = with_condition(queries.cube(results))
     key = hashlib.sha256(repr((str(path), results.parts.fingerprint)).encode()).hexdigest()[:16]
-    return Opened(results, cube, list(results.parts.skipped), filter_options(cube), key)
+    shipped = frozenset() if uploaded or not Path(path).is_dir() else shipped_run_ids(path)
+    shipped &= set(cube["run_id"].dropna().astype(str))
+    return Opened(results, cube, list(results.parts.skipped), filter_options(cube), key, frozenset(shipped))
 
 
 def filter_options(cube: pd.DataFrame) -> dict[str, list[str]]:
@@ -261,10 +286,17 @@ class View:
 
     @cached_property
     def cube(self) -> pd.DataFrame:
-        """The filtered cube, with a ``series`` column: "model · run" for a model shown in several runs."""
+        """The filtered cube, with a ``series`` column: each run by its name (`series_labels`), never a hash."""
         cube = apply_filters(self.opened.cube, self.filters)
         several = self.several_runs
-        return cube.assign(**{SERIES: series_labels(cube["model"], cube["run_id"], several)})
+        names = cube["run_name"] if "run_name" in cube.columns else None
+        return cube.assign(**{SERIES: series_labels(cube["model"], cube["run_id"], several, names)})
+
+    @cached_property
+    def series_of(self) -> dict[tuple[str, str], str]:
+        """(model, run id) -> its series label in `cube`: every page labels a run alike."""
+        cube = self.cube
+        return dict(zip(zip(cube["model"].astype(str), cube["run_id"].astype(str)), cube[SERIES]))
 
     @cached_property
     def several_runs(self) -> set[str]:
@@ -296,7 +328,9 @@ class View:
             return table.assign(**{SERIES: pd.Series(dtype=object)})
         if "run_id" not in table.columns:
             return table.assign(**{SERIES: table["model"].astype(str)})
-        return table.assign(**{SERIES: series_labels(table["model"], table["run_id"], self.several_runs)})
+        fallback = series_labels(table["model"], table["run_id"], self.several_runs)
+        keys = zip(table["model"].astype(str), table["run_id"].astype(str))
+        return table.assign(**{SERIES: [self.series_of.get(k, f) for k, f in zip(keys, fallback)]})
 
     @property
     def rows(self) -> int:

@@ -45,6 +45,7 @@ from plates.results.schema import (
     NOT_ROWS_KINDS,
     REPLACES_KEY,
     SUPERSEDES_KEY,
+    run_folder_name,
 )
 
 __all__ = ["MAX_ENTRIES", "MAX_PARTS", "Parts", "Results", "list_parts", "open_results", "scan_parts"]
@@ -221,6 +222,8 @@ class Parts:
     superseding: tuple[str, ...] = ()
     columns: tuple[str, ...] = ()
     fingerprint: tuple[tuple[str, int, int], ...] = ()
+    #: file path -> the name the user gave it (uploads); a part not listed is known by its path
+    names: dict[str, str] = field(default_factory=dict, compare=False)
 
 
 def scan_parts(path: str | Path, *, names: dict[str, str] | None = None) -> Parts:
@@ -248,6 +251,7 @@ def scan_parts(path: str | Path, *, names: dict[str, str] | None = None) -> Part
         tuple(str(f.path) for f in visible if f.supersedes),
         columns,
         fingerprint([f.path for f in visible], path),
+        dict(shown),
     )
 
 
@@ -306,12 +310,18 @@ class Results:
         # load_results
         cols = [f"coalesce({c.removesuffix(f' AS {_quote(n)}')}, {_literal(ABSENT_DEFAULTS[n])}) AS {_quote(n)}"
                 if n in ABSENT_DEFAULTS else c for c, n in zip(cols, COLUMNS, strict=True)]
+        # a row that records no run name reads its part's folder name (run_folder_name), joined per file
+        named = f" AS {_quote('run_name')}"
+        cols = [f"coalesce({c.removesuffix(named)}, part_run_name){named}" if n == "run_name" else c
+                for c, n in zip(cols, COLUMNS, strict=True)]
         files = list(self.parts.files)
         source = (
             f"read_parquet({_sql_list(files)}, union_by_name = true, filename = true, file_row_number = true)"
         )
-        con.execute("CREATE TABLE part_files (filename VARCHAR, part INTEGER)")
-        con.executemany("INSERT INTO part_files VALUES (?, ?)", [(f, i) for i, f in enumerate(files)])
+        con.execute("CREATE TABLE part_files (filename VARCHAR, part INTEGER, part_run_name VARCHAR)")
+        shown = self.parts.names
+        con.executemany("INSERT INTO part_files VALUES (?, ?, ?)",
+                        [(f, i, run_folder_name(shown.get(f, f))) for i, f in enumerate(files)])
         anti = ""
         if self.parts.superseding and "row_key" in present:
             # the rows a --retry-errors rerun rewrote: every row of a rewritten key but its latest
@@ -330,7 +340,8 @@ class Results:
                     FROM candidates) WHERE rank > 1""")
             if con.execute("SELECT count(*) FROM superseded").fetchone()[0]:
                 anti = " ANTI JOIN superseded USING (filename, file_row_number)"
-        con.execute(f"CREATE VIEW results AS SELECT {', '.join(cols)} FROM {source}{anti}")
+        con.execute(f"CREATE VIEW results AS SELECT {', '.join(cols)} FROM {source}{anti} "
+                    "JOIN part_files USING (filename)")
 
     def query(self, sql: str, params: dict[str, Any] | Sequence[Any] | None = None) -> pd.DataFrame:
         """``sql`` over the view ``results`` as a pandas DataFrame (its own cursor: thread-safe)."""

@@ -26,6 +26,7 @@ from plates.results.schema import (
     REPLACES_KEY,
     SCHEMA,
     SUPERSEDES_KEY,
+    run_folder_name,
 )
 from plates.storage import Store, is_url, open_store
 
@@ -281,7 +282,9 @@ def load_results(paths: str | Path | Iterable[str | Path], *, latest: bool = Tru
                if p.table is None and not p.reference]
     keep = visible_parts(files, parts)
     supersedes = any(parts[i].supersedes for i in keep)
-    combined = union_tables([parts[i].table for i in keep], read, as_dict)
+    named = read is None or "run_name" in read
+    combined = union_tables([_with_run_name(parts[i].table, files[i], "run_name" in as_dict) if named
+                             else parts[i].table for i in keep], read, as_dict)
     del parts  # the combined table holds the only references: to_pandas can free each column once converted
     if latest and supersedes:
         combined = _keep_latest(combined)
@@ -294,6 +297,22 @@ def load_results(paths: str | Path | Iterable[str | Path], *, latest: bool = Tru
         if not cats.is_monotonic_increasing:  # appearance order -> sorted, as the plain strings sort
             frame[name] = frame[name].cat.reorder_categories(cats.sort_values())
     return LoadedResults(frame=frame, skipped=skipped, files=[str(files[i]) for i in keep])
+
+
+def _with_run_name(table: pa.Table, path: Path, categorical: bool) -> pa.Table:
+    """``table`` (one part's rows) with ``run_name`` filled where a row records none: its part's folder name
+    (`plates.results.schema.run_folder_name`)."""
+    fallback = run_folder_name(path)
+    if "run_name" not in table.column_names:
+        column = pa.array([fallback] * table.num_rows, pa.string())
+        return table.append_column(pa.field("run_name", DICTIONARY if categorical else pa.string()),
+                                   column.dictionary_encode() if categorical else column)
+    column = table.column("run_name")
+    if column.null_count == 0:
+        return table
+    filled = pc.fill_null(column.cast(pa.string()), fallback)
+    index = table.schema.get_field_index("run_name")
+    return table.set_column(index, "run_name", filled.dictionary_encode() if categorical else filled)
 
 
 def _keep_latest(table: pa.Table) -> pa.Table:

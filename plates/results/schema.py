@@ -7,14 +7,18 @@ image can be regenerated exactly from its row: no image is ever stored in result
 
 from __future__ import annotations
 
+import os
 import re
 from collections.abc import Iterable, Mapping
+from pathlib import Path
 from typing import Any
 
 import pyarrow as pa
 
 COLUMNS: dict[str, tuple[pa.DataType, str]] = {
     "run_id": (pa.string(), "identifier of the run (experiment) that wrote the row"),
+    "run_name": (pa.string(), "the run's name as charts show it (`plates run --name`, else the --out folder's "
+                              "name); rows written before it read their part's folder name (run_folder_name)"),
     "item_id": (pa.string(), "identifier of the item within its dataset (stable across runs)"),
     "model": (pa.string(), "model name as given to the backend (e.g. 'gpt-4o-mini', 'baseline-cnn')"),
     "backend": (pa.string(), "backend kind: 'openai', 'hf' or 'baseline'"),
@@ -200,6 +204,23 @@ def rows_to_table(rows: Iterable[Mapping[str, Any]]) -> pa.Table:
         except (pa.ArrowInvalid, pa.ArrowTypeError, TypeError, ValueError) as exc:
             raise ValueError(f"results column {name!r} expects {typ}: {exc}") from None
     return pa.Table.from_arrays(arrays, schema=SCHEMA)
+
+
+def run_folder_name(part: str | os.PathLike[str]) -> str:
+    """The run name of rows that do not record one: the name of the folder holding their part (the run's
+    ``--out`` folder), or for a part named without a folder (an uploaded file) its name without
+    ``.parquet``: the one rule both loaders (`plates.results.load_results`, `plates.results.query`) apply.
+    ``part``: a local path or an object-store key (``/``-separated).
+
+    Examples
+    --------
+    >>> run_folder_name("results/runs/baseline-cbe/baseline-cbe-7a7f6006c43e-1.parquet")
+    'baseline-cbe'
+    >>> run_folder_name("my-run.parquet")
+    'my-run'
+    """
+    path = Path(os.fspath(part))
+    return path.parent.name or path.name.removesuffix(".parquet")
 
 
 # Part metadata keys (Parquet schema metadata), shared by the writer, the reader and compaction

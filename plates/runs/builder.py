@@ -53,6 +53,7 @@ class Builder:
     def __init__(self, exp: Experiment, items: Sequence[Any]) -> None:
         self.exp, self.items = exp, items
         self.run_id = exp.run_id  # a hash of the experiment's JSON: computed once, not per row
+        self.run_name = exp.display_name
         self.images = RunImages(items)
         self._delta_e: dict[Any, float | None] = {}
         self._drawn: dict[int, dict[str, Any]] = {}
@@ -167,7 +168,7 @@ class Builder:
             font=str(getattr(item.spec, "font", "")) or None, size=int(image.size[0]), grayscale=cond.grayscale,
             hue_shift=cond.hue_shift, cvd=cond.cvd, cvd_severity=cond.cvd_severity, shots=unit.shots,
             text_only=cond.text_only, protocol=self.exp.protocol, measured=self.drawn(unit.item),
-            view=self.view(unit, m, image),
+            view=self.view(unit, m, image), run_name=self.run_name,
         )
         return query, asked
 

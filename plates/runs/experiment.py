@@ -2,7 +2,7 @@
 
 A TOML experiment (see ``examples/cbe-smoke.toml``)::
 
-    name = "cbe-smoke"            # optional: starts the run id and part names
+    name = "cbe-smoke"            # optional: starts the run id and part names; the run's name in charts
     protocol = "huemanity"        # optional: a paper's sampling settings per model (plates.runs.protocols)
     seed = 0                      # prompt rendering (wrong yes/no candidates, mc options) and few-shot choice
     shots = [0, 1]                # few-shot examples of the same colour set (CBE B.2, HueManity Table 3)
@@ -43,6 +43,10 @@ A local (hf) model whose id `plates.models.views.family_of_model` knows records 
 ``view`` names another. Any other key of a ``[[models]]`` table is passed to the backend's constructor (``plates.models``). A
 ``protocol`` fills each model's sampling keys as that paper reports them (`plates.runs.protocols`); keys the
 table writes itself win. The protocol's name joins the run id.
+
+The run's name in charts (``display_name``, recorded per row as ``run_name``) is ``plates run --name``, else
+the file's ``name``, else the ``out`` folder's name. ``--name`` is operational: it never enters the run id, so a
+run resumed under another name continues (its new rows carry the new name).
 
 The run id is ``<name>-<12 hex>``: a hash of the normalised experiment WITHOUT the operational settings (out
 folder, limit, base_url, api_key_env, concurrency, timeout, max_attempts, batch_size, device, dtype), so
@@ -177,6 +181,14 @@ class Experiment:
     #: the judge model asked where the rules abstain (`plates.runs.judge`), or None: how replies are read, not
     #: what is asked, so outside the run id (each row records its judge)
     judge: JudgeSpec | None = None
+    #: the name charts show for the run (`plates run --name`): operational, outside the run id
+    run_name: str | None = None
+
+    @property
+    def display_name(self) -> str:
+        """The run's name as charts show it: ``run_name`` (``--name``), else ``name``, else the ``out``
+        folder's name (``results/runs/quick`` -> "quick"; an object-store URL's last segment)."""
+        return self.run_name or self.name or Path(self.out).name or self.out
 
     def identity(self) -> dict[str, Any]:
         """The normalised spec that defines the run (operational settings left out)."""
@@ -216,7 +228,23 @@ class Experiment:
 
     def to_json(self) -> str:
         """The whole experiment as JSON (for logs); holds the NAME of the key variable, never a key."""
-        return json.dumps({**self.identity(), "limit": self.limit, "out": self.out, "name": self.name}, sort_keys=True)
+        return json.dumps({**self.identity(), "limit": self.limit, "out": self.out, "name": self.name,
+                           "run_name": self.run_name}, sort_keys=True)
+
+
+def run_name(value: object, said: str = "--name") -> str:
+    """A run's name as charts show it (``plates run --name``), validated: 1-64 letters, digits, '.', '_' or
+    '-', starting with a letter or digit (the rule of the file's ``name``).
+
+    Raises
+    ------
+    ValueError
+        Any other value; the message names ``said`` and what is allowed.
+    """
+    if not isinstance(value, str) or not _NAME_RE.match(value):
+        raise ValueError(f"{said}: {value!r} is not allowed; use 1-64 letters, digits, '.', '_' or '-' "
+                         "(starting with a letter or digit)")
+    return value
 
 
 # ---- validation helpers: every error names the field and what is allowed ------------------------------------
@@ -333,8 +361,8 @@ def parse_experiment(data: dict[str, Any], *, base_dir: str | Path | None = None
     check_keys("experiment", data, TOP_KEYS)
 
     name = data.get("name")
-    if name is not None and (not isinstance(name, str) or not _NAME_RE.match(name)):
-        raise ValueError(f"name: {name!r} is not allowed; use 1-64 letters, digits, '.', '_' or '-'")
+    if name is not None:
+        run_name(name, "name")
     ds = data.get("dataset")
     if ds is None:
         raise ValueError("dataset: missing; give [dataset] source = a preset name or a folder with manifest.parquet")

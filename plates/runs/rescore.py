@@ -255,7 +255,9 @@ def rescore_run(rows: Iterable[Mapping[str, Any]], judge: Judge | None = None) -
         if new["label_space"] is None and new["parse_status"] not in _NOT_READ:
             out.inferred += 1
         new.update(rejudge(row))
-        new.update(run_id=out.run_id, row_key=_row_key(out.run_id, row.get("row_key")), rescored_from=source)
+        # run_name None: the rescored run is named by the folder it is written to, not its source's name
+        new.update(run_id=out.run_id, run_name=None, row_key=_row_key(out.run_id, row.get("row_key")),
+                   rescored_from=source)
         pairs.append((row, new))
     if out is None:
         raise ValueError("rescore_run needs at least one row")

@@ -38,7 +38,8 @@ class Asked:
     ``text_only``: the image was replaced by a black one (ColorBench App. J); ``protocol``: the paper protocol
     of the sampling settings (`plates.runs.protocols`), None for ours; ``measured``: the ΔE2000 the stimulus
     draws, as results columns (`plates.stimuli.ishihara.measure.DrawnDeltaE.columns`; empty for others);
-    ``view``: the image as a model family sees it (`plates.models.views.measure.measure_view`; empty: none).
+    ``view``: the image as a model family sees it (`plates.models.views.measure.measure_view`; empty: none);
+    ``run_name``: the run's name as charts show it.
     """
 
     run_id: str
@@ -64,6 +65,9 @@ class Asked:
     protocol: str | None = None
     measured: Mapping[str, float | None] = field(default_factory=dict)
     view: Mapping[str, Any] = field(default_factory=dict)
+    #: the run's name as charts show it (`plates.runs.experiment.Experiment.display_name`); None: the loaders
+    #: read the part's folder name
+    run_name: str | None = None
 
 
 def build_row(asked: Asked, reply: Reply, secrets: Sequence[str | None] = ()) -> dict[str, Any]:
@@ -78,7 +82,7 @@ def build_row(asked: Asked, reply: Reply, secrets: Sequence[str | None] = ()) ->
     """
     q = asked.question
     row: dict[str, Any] = {
-        "run_id": asked.run_id, "item_id": asked.item_id, "model": asked.model, "backend": asked.backend,
+        "run_id": asked.run_id, "run_name": asked.run_name, "item_id": asked.item_id, "model": asked.model, "backend": asked.backend,
         "dataset": asked.dataset, "task": q.task, "target": q.target, "expected": q.expected,
         "prompt_name": q.name, "prompt_text": q.text,
         "options_json": json.dumps(q.options) if q.options else None, "variant": asked.variant,

@@ -42,3 +42,26 @@ def test_legends_name_runs_without_their_hash_unless_two_runs_share_a_name():
     labels = list(series_labels(model, run, {"a", "b"}))
     assert labels[:3] == ["a · cbe", "a · cvd", "a · cbe"]
     assert labels[3:] == ["b · x-111111111111", "b · x-222222222222"]  # same name: the ids keep them apart
+
+
+def test_legends_name_a_run_by_its_run_name_and_add_the_model_only_where_names_clash():
+    import pandas as pd
+
+    from plates.charts.common import series_labels, with_series
+
+    model = pd.Series(["gpt-4o", "qwen", "qwen", "gpt-4o", "participant-0123abcd"])
+    run = pd.Series(["cbe-71ba3e1d4bc7", "cbe-0351d322b74f", "cbe-0351d322b74f", "cbe-222222222222", "quiz-1"])
+    names = pd.Series(["gpt4o-run", "mine", "mine", "mine", "quiz"])
+    labels = list(series_labels(model, run, {"gpt-4o"}, names))
+    assert labels[0] == "gpt4o-run"  # one run, one name: the name alone, no hash, no model
+    assert labels[1:4] == ["mine · qwen", "mine · qwen", "mine · gpt-4o"]  # two runs named "mine": + model
+    assert labels[4] == "person: participant-0123abcd"  # a person is never labelled as a run or a model
+    assert not any(h in label for label in labels for h in ("71ba3e1d4bc7", "0351d322b74f", "222222222222"))
+    # the same name and model in two runs (one --out folder, two experiments): numbered, never a hash
+    twice = list(series_labels(pd.Series(["a", "a"]), pd.Series(["x-111111111111", "x-222222222222"]), {"a"},
+                               pd.Series(["quick", "quick"])))
+    assert twice == ["quick · a (1)", "quick · a (2)"]
+    frame = pd.DataFrame({"model": model, "run_id": run, "run_name": names})
+    assert list(with_series(frame)["series"]) == labels
+    # rows without a run name (hand-made frames) keep the model-first labels (two gpt-4o runs named "cbe")
+    assert list(with_series(frame.drop(columns="run_name"))["series"])[0] == "gpt-4o · cbe-71ba3e1d4bc7"

@@ -330,7 +330,7 @@ def test_the_comparison_puts_the_papers_cell_beside_ours_with_difference_and_int
     ref = load_reference()
     frame = concat(
         outcomes("gpt-4o", 160, 500),
-        outcomes("gpt-4.1-2025-04-14", 49, 100, size=300, prompt_name="huemanity-numeric"),
+        outcomes("gpt-4.1-2025-04-14", 49, 100, size=300, prompt_name="huemanity-numeric", dataset="huemanity"),
         outcomes("gpt-4o", 40, 50, hue_shift=90.0),
     )
     table = compare(overview_table(frame), ref)
@@ -452,3 +452,42 @@ def test_without_a_same_model_match_the_papers_models_are_context_never_a_match(
     fig = context_figure(near)
     assert "OTHER models" in fig.layout.title.text and "not a replication" in fig.layout.title.text
     assert [t.name for t in fig.data].count("baseline-cnn") == 1
+
+
+def test_the_comparison_pairs_a_papers_cell_only_with_a_run_of_its_set_and_says_what_it_left_out():
+    """A one-answer explorer run (custom colour, dataset "explorer") or a run on our dense variant is not
+    ColorBlindnessEval's set: no pairing, and a note names the cell, its set and the paper's."""
+    from plates.results.reference import load_reference
+
+    ref = load_reference()
+    ours = compare(overview_table(outcomes("gpt-4o", 160, 500)), ref)
+    assert len(ours) and set(ours["source"]) == {"ColorBlindnessEval Table 1"}
+    for dataset in ("explorer", "colorblindnesseval-dense"):
+        cells = overview_table(outcomes("gpt-4o", 160, 500, dataset=dataset))
+        assert list(cells["datasets"]) == [(dataset,)]
+        table = compare(cells, ref)
+        assert table.empty
+        assert any(f"asked on {dataset}, not ColorBlindnessEval's set (colorblindnesseval); not paired" in line
+                   for line in table.attrs["left_out"]), table.attrs["left_out"]
+    # a cell asked on two sets, one of them not the paper's, is not the paper's measurement either
+    mixed = compare(overview_table(pd.concat([outcomes("gpt-4o", 160, 500),
+                                              outcomes("gpt-4o", 1, 1, dataset="explorer")])), ref)
+    assert mixed.empty and any("asked on colorblindnesseval, explorer" in line for line in mixed.attrs["left_out"])
+
+
+def test_a_zero_delta_keeps_its_interval_inside_the_axis():
+    """Chain of thought with Δ = 0 (the same 3 of 5 right with and without CoT): the axis holds the whole
+    95% interval of the difference and 0, with a margin; before, the error bars ran off the axis."""
+    frame = concat(
+        outcomes("a", 3, 5, prompt_name="colorbench-mc", task="colorbench-mc"),
+        outcomes("a", 3, 5, prompt_name="colorbench-mc-cot", task="colorbench-mc-cot"),
+    )
+    fig = charts.cot_figure(frame)
+    bar = by_name(fig, "a")
+    assert bar.y[0] == pytest.approx(0.0)
+    table = charts.cot_table(frame)
+    low, high = fig.layout.yaxis.range
+    assert low < float(table["delta_low"].iloc[0]) < 0 < float(table["delta_high"].iloc[0]) < high
+    gray = charts.grayscale_figure(concat(outcomes("a", 3, 5), outcomes("a", 3, 5, grayscale=True)))
+    g_low, g_high = gray.layout.yaxis.range
+    assert g_low < 0 < g_high

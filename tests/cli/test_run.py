@@ -561,3 +561,19 @@ def test_a_missing_dataset_folder_says_how_to_make_one_in_the_users_words(tmp_pa
     code, _, err = _main(capsys, "run", "--dataset", "colorblindnesseval", "--prompt", "cbe-opn", "--backend",
                          "baseline", "--out", str(tmp_path / "out"))
     assert code == 2 and "--prompt 'cbe-opn' is not known" in err and "prompts[0]" not in err
+
+
+def test_a_run_is_named_by_name_else_its_out_folder_and_resumes_under_another_name(tmp_path, capsys):
+    """--name (else the --out folder's name) is recorded per row as run_name; it is not part of the run id, so
+    the same run resumed under another name asks nothing again and keeps one run id."""
+    quick = ["run", "--dataset", "colorblindnesseval", "--prompt", "cbe-open", "--backend", "baseline",
+             "--size", "128", "--no-progress", "--out", str(tmp_path / "reader-quick")]
+    assert main([*quick, "--limit", "2"]) == 0, capsys.readouterr().err
+    first = load_results(tmp_path / "reader-quick").frame
+    assert set(first["run_name"]) == {"reader-quick"}  # the --out folder's name
+    assert main([*quick, "--limit", "4", "--name", "my-reader"]) == 0, capsys.readouterr().err
+    both = load_results(tmp_path / "reader-quick").frame
+    assert both["run_id"].nunique() == 1 and len(both) == 2  # resumed: the first row is not asked again
+    assert sorted(both["run_name"]) == ["my-reader", "reader-quick"]
+    assert main([*quick, "--name", "no spaces"]) == 2
+    assert "--name: 'no spaces' is not allowed" in capsys.readouterr().err

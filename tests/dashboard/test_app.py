@@ -143,9 +143,10 @@ def test_the_overview_draws_each_run_of_a_model_as_its_own_row_and_says_the_item
     at = app(monkeypatch, results)
     clean(at)
     heat = figure(at)["data"][0]
-    assert set(heat["y"]) == {"a · run-1", "a · run-2", "b"}
+    # each run by its name: here its folder's (run-2's parts sit in run-2/nested/); never a hash
+    assert set(heat["y"]) == {"run-1", "nested", "run-3"}
     assert "cbe-open · original @900px" in heat["x"] and "cbe-open · gray @900px" in heat["x"]
-    row, column = heat["y"].index("a · run-1"), heat["x"].index("cbe-open · original @900px")
+    row, column = heat["y"].index("run-1"), heat["x"].index("cbe-open · original @900px")
     assert "n=10" in heat["text"][row][column]  # not n=20: the same items asked twice are not pooled
     assert any("10 item(s) asked in 2 runs (run-1, run-2)" in n for n in notes(at))
     assert not at.warning  # one collapsed notes expander instead of stacked warnings
@@ -164,7 +165,7 @@ def test_a_run_of_mixed_conditions_shows_one_condition_per_chart_and_the_choice_
     assert set(fig["layout"]["meta"]["others"]) == set(box.options) - {shown}
     bars = {t["name"]: t for t in fig["data"]}
     values = {"original @900px": 0.9, "gray @900px": 0.2, "original @300px": 0.5}
-    assert bars["a"]["y"] == [pytest.approx(values[shown])]
+    assert bars["nested"]["y"] == [pytest.approx(values[shown])]  # run-2, by its parts' folder
     box.set_value("gray @900px").run()
     assert figure(at)["data"][0]["y"] == [pytest.approx(0.2)]  # never the pooled 16/30
     at.switch_page("sections/resolution.py").run()
@@ -181,10 +182,10 @@ def test_a_run_of_mixed_conditions_shows_one_condition_per_chart_and_the_choice_
 def test_yes_no_and_cot_pages_show_the_models_that_ran_them(monkeypatch, results):
     at = app(monkeypatch, results)
     at.switch_page("sections/yes_no.py").run()
-    point = [t for t in figure(at)["data"] if t.get("name") == "b"][0]
+    point = [t for t in figure(at)["data"] if t.get("name") == "run-3"][0]  # model b's run
     assert (point["x"][0], point["y"][0]) == (pytest.approx(0.8), pytest.approx(0.4))
     at.switch_page("sections/chain_of_thought.py").run()
-    bar = [t for t in figure(at)["data"] if t.get("name") == "b"][0]
+    bar = [t for t in figure(at)["data"] if t.get("name") == "b"][0]  # pairs found across runs: the model
     assert bar["y"] == [pytest.approx(0.4)]
     assert any(n and n.endswith("ColorBench Table 4") for n in names(figure(at)))  # CoT numbers as published
 
@@ -198,7 +199,7 @@ def test_filters_narrow_the_rows_every_page_sees_and_live_in_the_url(monkeypatch
     at.multiselect(key="run").select("run-1").run()
     clean(at)
     assert "Export 10 rows" in [h.value for h in at.sidebar.header]
-    assert figure(at)["data"][0]["y"] == ["a"]  # one run left: the plain model name
+    assert figure(at)["data"][0]["y"] == ["run-1"]  # the run by its name
     at.multiselect(key="run").unselect("run-1").run()
     at.multiselect(key="model").select("b").run()
     at.multiselect(key="prompt").select("colorbench-mc").run()
@@ -458,5 +459,30 @@ def test_the_overview_says_how_many_verdicts_the_judge_decided_and_how_often_it_
     at = app(monkeypatch, tmp_path)
     clean(at)
     lines = [m.value for m in at.markdown if "the judge decided" in m.value]
-    assert lines == ["- m: the judge decided 4 of 10 verdicts (asked about 4); it read the same answer as the rules "
+    assert lines == ["- run: the judge decided 4 of 10 verdicts (asked about 4); it read the same answer as the rules "
                      "on 2 of the 3 replies both read (67%)"]
+
+
+def test_the_shipped_runs_hide_behind_a_toggle_once_the_user_has_runs(monkeypatch, tmp_path):
+    """The checkout's first-start runs (results/runs/shipped-runs.json) beside a run of the user's: the
+    sidebar's toggle starts off, the pages and the run filter see the user's run only; on, every run."""
+    from plates.results.shipped import write_manifest
+
+    runs = tmp_path / "runs"
+    write_part(runs / "baseline-cbe" / "p.parquet", outcomes("baseline-cnn", 6, 10, run_id="baseline-cbe-1"))
+    write_manifest(runs)
+    at = app(monkeypatch, tmp_path)
+    clean(at)
+    toggle = at.toggle(key="shipped")
+    assert toggle.value is True and toggle.disabled  # only shipped runs: shown, nothing to hide them for
+    write_part(runs / "mine" / "p.parquet", outcomes("gpt-4o", 8, 10, run_id="cbe-abc"))
+    at = app(monkeypatch, tmp_path)
+    clean(at)
+    assert at.toggle(key="shipped").value is False
+    assert at.multiselect(key="run").options == ["cbe-abc"]
+    assert "Export 10 rows" in [h.value for h in at.sidebar.header]
+    assert figure(at)["data"][0]["y"] == ["mine"]  # the user's run, by its folder's name
+    at.toggle(key="shipped").set_value(True).run()
+    clean(at)
+    assert "Export 20 rows" in [h.value for h in at.sidebar.header]
+    assert set(figure(at)["data"][0]["y"]) == {"mine", "baseline-cbe"}

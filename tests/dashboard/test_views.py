@@ -166,17 +166,18 @@ def test_two_runs_of_one_model_over_the_same_items_are_two_rows_and_flagged(two_
     view = views.View(views.open_results(two_runs))
     page = pages.overview(view)
     table = page.table.set_index([SERIES, CONDITION])
-    assert table.loc[("a · run-1", "original @900px"), "n"] == 10  # not 20: each run its own row
-    assert table.loc[("a · run-2", "original @900px"), "accuracy"] == pytest.approx(0.9)
-    assert table.loc[("a · explorer-1", "original @900px"), "n"] == 2
-    assert ("b", "original @900px") in table.index  # b has one run: its plain name
+    # each run is its own series, named by its run name (here its folder's: the parts record none)
+    assert table.loc[("run-1", "original @900px"), "n"] == 10  # not 20: each run its own row
+    assert table.loc[("run-2", "original @900px"), "accuracy"] == pytest.approx(0.9)
+    assert table.loc[("explorer", "original @900px"), "n"] == 2
+    assert ("run-3", "original @900px") in table.index
     notes = " ".join(page.notes)
     assert "10 item(s) asked in 2 runs (run-1, run-2)" in notes
     assert "1 item(s) asked more than once in run explorer-1" in notes  # the same plate asked twice
     heat = page.figure.data[0]
-    assert {"a · run-1", "a · run-2", "a · explorer-1", "b"} == set(heat.y)
+    assert {"run-1", "run-2", "explorer", "run-3"} == set(heat.y)
     only = views.View(views.open_results(two_runs), views.Filters(run=("run-1",)))
-    assert set(pages.overview(only).table[SERIES]) == {"a"}  # one run left: the plain name again
+    assert set(pages.overview(only).table[SERIES]) == {"run-1"}
 
 
 def test_every_chart_page_shows_one_condition_of_a_mixed_run_and_names_the_others(two_runs):
@@ -203,7 +204,7 @@ def test_every_chart_page_shows_one_condition_of_a_mixed_run_and_names_the_other
     assert fits.figure.layout.meta["condition"] == "original @900px"
     assert len(fits.table) == 1 and fits.table["n"].iloc[0] == 10
     yes_no = pages.yes_no(views.View(view.opened)).figure
-    point = [t for t in yes_no.data if t.name == "b"][0]
+    point = [t for t in yes_no.data if t.name == "run-3"][0]  # model b's one run, by its name
     assert (point.x[0], point.y[0]) == (pytest.approx(0.8), pytest.approx(0.3))
 
 
@@ -309,3 +310,39 @@ def test_drilldown_flags_a_plate_cut_by_the_crop():
     assert "figure cut by the crop**: llava-1.5 cut away 42% of the image" in drilldown_text(row)[0]
     assert "cut" not in drilldown_text({**row, "view_figure_cut": False})[0]
     assert "cut" not in drilldown_text({**row, "view_figure_cut": None})[0]
+
+
+# ------------------------------------------------------------------------------------------- shipped runs
+def test_the_shipped_runs_are_told_apart_and_hidden_when_the_user_has_runs(tmp_path):
+    """The runs the checkout ships (listed in results/runs/shipped-runs.json) are told apart from the user's:
+    hidden by default once the user has a run of their own, and the run filter offers only the user's."""
+    from plates.results.shipped import MANIFEST, shipped_run_ids, write_manifest
+
+    runs = tmp_path / "runs"
+    write_part(runs / "baseline-cbe" / "p.parquet", outcomes("baseline-cnn", 6, 10, run_id="baseline-cbe-1"))
+    write_part(runs / "reader-cvd" / "p.parquet", outcomes("baseline-cnn", 3, 10, run_id="reader-cvd-2"))
+    assert write_manifest(runs) == runs / MANIFEST
+    assert shipped_run_ids(tmp_path) == shipped_run_ids(runs) == {"baseline-cbe-1", "reader-cvd-2"}
+    only_shipped = views.open_results(tmp_path)
+    assert only_shipped.shipped == {"baseline-cbe-1", "reader-cvd-2"} and only_shipped.own_runs == []
+    # nothing of the user's yet: the shipped runs stay shown whatever is asked
+    assert only_shipped.filters_for(views.Filters(), False) == views.Filters()
+    write_part(runs / "mine" / "p.parquet", outcomes("gpt-4o", 8, 10, run_id="cbe-abc"))
+    opened = views.open_results(tmp_path)
+    assert opened.own_runs == ["cbe-abc"]
+    assert opened.options_for(False)["run"] == ["cbe-abc"] and opened.options_for(False)["model"] == ["gpt-4o"]
+    assert opened.options_for(True) == opened.options
+    hidden = views.View(opened, opened.filters_for(views.Filters(), False))
+    assert set(hidden.cube["run_id"]) == {"cbe-abc"} and set(hidden.cube[SERIES]) == {"mine"}
+    assert hidden.rows == 10
+    shown = views.View(opened, opened.filters_for(views.Filters(), True))
+    assert set(shown.cube["run_id"]) == {"baseline-cbe-1", "reader-cvd-2", "cbe-abc"}
+    # a shipped run chosen in the filter while they are hidden: the user's runs instead
+    assert opened.filters_for(views.Filters(run=("reader-cvd-2",)), False).run == ("cbe-abc",)
+    (runs / MANIFEST).write_text('{"runs": "baseline-cbe-1"}')
+    with pytest.raises(ValueError, match="shipped-runs.json: 'runs' must be a list of run ids"):
+        views.open_results(tmp_path)
+    (runs / MANIFEST).write_text("not json")
+    with pytest.raises(ValueError, match="not a shipped-runs manifest.*make_shipped_results"):
+        shipped_run_ids(runs)
+    assert views.open_results(runs / "mine").shipped == frozenset()  # a folder without a manifest

@@ -25,6 +25,7 @@ from plates.results import (
     compact_run,
     load_results,
     rows_to_table,
+    write_part,
 )
 
 
@@ -332,3 +333,22 @@ def test_categorical_gives_the_same_values_as_categories_sorted(tmp_path):
 def test_categorical_load_of_an_empty_folder(tmp_path):
     frame = load_results(tmp_path, categorical=True).frame
     assert len(frame) == 0 and list(frame.columns) == SCHEMA.names
+
+
+def test_rows_without_a_run_name_read_their_folders_name_in_both_loaders(tmp_path):
+    """A part written before rows recorded ``run_name`` reads its folder's name (the run's --out folder); a
+    row that records one keeps it; pandas (load_results) and DuckDB (open_results) agree."""
+    from plates.results.query import open_results
+
+    old = {"row_key": "k1", "run_id": "cbe-71ba3e1d4bc7", "model": "m", "correct": True}
+    new = {"row_key": "k2", "run_id": "cbe-0351d322b74f", "run_name": "my-run", "model": "m", "correct": False}
+    write_part(rows_to_table([old]).drop_columns(["run_name"]), tmp_path / "runs" / "reader-cvd" / "a.parquet")
+    write_part(rows_to_table([new]), tmp_path / "runs" / "elsewhere" / "b.parquet")
+    write_part(rows_to_table([{**old, "row_key": "k3"}]), tmp_path / "runs" / "nulls" / "c.parquet")
+    want = {"k1": "reader-cvd", "k2": "my-run", "k3": "nulls"}
+    for categorical in (False, True):
+        frame = load_results(tmp_path, categorical=categorical).frame
+        assert dict(zip(frame["row_key"], frame["run_name"].astype(str))) == want
+    assert list(load_results(tmp_path, columns=["run_name"]).frame["run_name"].sort_values()) == sorted(want.values())
+    duck = open_results(tmp_path).query("SELECT row_key, run_name FROM results")
+    assert dict(zip(duck["row_key"], duck["run_name"])) == want
