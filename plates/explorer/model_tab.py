@@ -6,6 +6,7 @@ this session's history (`model_tab`, called by `plates.explorer.app.build_app`).
 from __future__ import annotations
 
 import uuid
+from collections.abc import Callable
 from dataclasses import fields
 
 import gradio as gr
@@ -13,7 +14,14 @@ import gradio as gr
 from plates.explorer import compare, reproduce, share
 from plates.explorer import models as em
 from plates.explorer import plate as ex
-from plates.explorer.backends import MODEL_KIND_INFO, ModelChoice, base_url_choices, model_kinds, open_backend
+from plates.explorer.backends import (
+    MODEL_KIND_INFO,
+    ModelChoice,
+    base_url_choices,
+    model_kinds,
+    open_backend,
+    why_not_ready,
+)
 from plates.explorer.context import INTERNAL, AppContext, PlateTab
 from plates.explorer.history import MAX_HISTORY, history_frame, history_headers
 from plates.explorer.policy import Policy
@@ -34,7 +42,7 @@ from plates.explorer.sweep import (
 from plates.secrets import clean_message
 from plates.stimuli.ishihara.plate import PlateSpec
 
-__all__ = ["STALE_FAMILY_MARK", "STALE_MARK", "SWEEP_UPDATE_S", "model_tab", "wire_stale"]
+__all__ = ["STALE_FAMILY_MARK", "STALE_MARK", "SWEEP_UPDATE_S", "model_tab", "wire_ready", "wire_stale"]
 
 #: Seconds between the sweep's page updates (answers arriving faster are shown together).
 SWEEP_UPDATE_S = 0.5
@@ -68,6 +76,8 @@ def model_tab(shared: AppContext, plate: PlateTab, demo: gr.Blocks, key_state: g
     _wire_share(shared, demo, model_tab, w, [*asked, w["compare_box"]], view_inputs, key_state)
     wire_stale(w["reply"], w["stale"], [*asked, *plate.controls],
                [w["ask_btn"], sweep["sweep_btn"], sweep["sweep_all_btn"]])
+    wire_ready(shared.policy, w["kind"], key_state, [(w["ask_btn"], w["ask_why"]),
+                                                     (sweep["sweep_btn"], sweep["sweep_why"])])
     return w["kind"], w["hf_id"], w["api_model"], w["base_url"]
 
 
@@ -88,6 +98,20 @@ def wire_stale(reply: gr.Textbox, stale: gr.Markdown, controls: list, asks: list
     gr.on(triggers, lambda text: mark if text else "", reply, stale, show_progress="hidden", **INTERNAL)
     for button in asks:
         button.click(lambda: "", None, stale, show_progress="hidden", **INTERNAL)
+
+
+def wire_ready(policy: Policy, kind: gr.Radio, key_state: gr.State, asks: list,
+               who: Callable | None = None) -> None:
+    """Each of ``asks`` (button, Markdown beside it) follows the Model tab's model ``kind`` and the session's
+    key: disabled, with the reason beside it, while it cannot answer (`backends.why_not_ready`), else enabled
+    with ``who(kind)`` beside it (default: nothing). No Ask button leads to an error toast for a missing key."""
+    def follow(k, key):
+        why = why_not_ready(k, key, policy)
+        note = f"⚠️ {why[0].upper()}{why[1:]}." if why else (who(k) if who else "")
+        return tuple(x for _ in asks for x in (gr.update(interactive=why is None), note))
+
+    gr.on([kind.change, key_state.change], follow, [kind, key_state], [x for pair in asks for x in pair],
+          show_progress="hidden", **INTERNAL)
 
 
 def _model_widgets(policy: Policy) -> dict:
@@ -129,7 +153,9 @@ def _model_widgets(policy: Policy) -> dict:
                 w["hue"] = gr.Slider(-180, 180, value=0, step=5, label="Hue shift (°)")
                 w["cvd"] = gr.Dropdown(["none", "protan", "deutan", "tritan"], value="none", label="CVD view")
                 w["severity"] = gr.Slider(0, 1, value=1, step=0.05, label="CVD severity")
-    w["ask_btn"] = gr.Button("Ask the model", variant="primary")
+    with gr.Row():
+        w["ask_btn"] = gr.Button("Ask the model", variant="primary", elem_id="ask-model", scale=1)
+        w["ask_why"] = gr.Markdown("", elem_id="ask-why")  # why it cannot answer yet, beside it (`wire_ready`)
     with gr.Row():
         w["seen"] = gr.Image(label="What the model received", type="pil", format="png", interactive=False,
                              height=220, scale=1, elem_id="seen")
@@ -289,7 +315,8 @@ def _sweep_widgets(policy: Policy) -> dict:
         w["sweep_n"] = gr.Slider(2, policy.max_sweep_points, value=min(points, policy.max_sweep_points), step=1,
                                  label="Points")
     with gr.Row():
-        w["sweep_btn"] = gr.Button("Run sweep")
+        w["sweep_btn"] = gr.Button("Run sweep", elem_id="sweep-run")
+        w["sweep_why"] = gr.Markdown("", elem_id="sweep-why")  # why it cannot answer yet, beside it
         w["sweep_all_btn"] = gr.Button("Sweep the compared models", elem_id="sweep-compared")
         w["sweep_clear"] = gr.Button("Clear sweeps", size="sm")
     w["sweep_plot"] = gr.Plot(label="Answers and accuracy vs ΔE2000 drawn, one series per model",
