@@ -354,12 +354,12 @@ def _wire_sweep(shared: AppContext, model: dict, w: dict, model_inputs: list, vi
         rows: list[dict] = []
         failed: list[str] = []
         skipped: list = []
-        refined = (float(low), float(high))  # the range shown: as asked, then the coarse pass's bracket
+        asked_range, bracketed, out = (float(low), float(high)), None, None
         while values:
             plan = sweep_plan(spec, values)  # values these colours cannot reach are named, not fatal
             skipped += plan.skipped
-            if rows and not plan.specs:  # a fine pass these colours cannot draw: the coarse pass stands
-                yield (*(gr.skip(),) * 6, sweep_summary(rows, skipped), gr.skip(), gr.skip(), *refined)
+            if out is not None and not plan.specs:  # a fine pass these colours cannot draw: the coarse pass stands
+                out = (*out[:6], sweep_summary(rows, skipped), *out[7:])
                 break
             drawn = shared.work.plates_for(plan.specs)  # the sweep's plates, drawn at once in the workers if any
             answers = compare.sweep_models(spec, values, ask, choices, key=key, key_url=view.base_url,
@@ -379,15 +379,16 @@ def _wire_sweep(shared: AppContext, model: dict, w: dict, model_inputs: list, vi
                 else:
                     seen, request_md = gr.skip(), gr.skip()
                 summary = "\n\n".join([sweep_summary(rows, skipped) if rows else "", *failed]).strip()
-                yield (history, history_frame(history), kept, compare.sweep_figure(kept) if kept else None,
-                       shared.parquet(history), sweep_replies(rows), summary, seen, request_md, *refined)
+                out = (history, history_frame(history), kept, compare.sweep_figure(kept) if kept else None,
+                       shared.parquet(history), sweep_replies(rows), summary, seen, request_md)
+                yield (*out, *asked_range)
             values = []
             if first is not None and any(r.get("correct") is not None for r in rows):
-                # the fine pass: the rest of the points inside the bracket, which becomes the range shown
-                refined = bracket(rows)
-                values, first = fine_values(*refined, points - len(rows)), None
-                if not values:
-                    yield (*(gr.skip(),) * 9, *refined)
+                # the fine pass: the rest of the points inside the bracket where the answers turn right
+                bracketed = bracket(rows)
+                values, first = fine_values(*bracketed, points - len(rows)), None
+        if bracketed is not None and out is not None:  # done: the range boxes show the bracket
+            yield (*out, *bracketed)
 
     def run_sweep_all(request: gr.Request, *args):
         yield from run_sweep(request, *args, every=True)
