@@ -340,3 +340,26 @@ def test_private_mode_answers_and_renders_up_to_the_cores_in_a_bounded_queue(mon
     limits = {f.api_name: (f.concurrency_limit, f.concurrency_id) for f in demo.fns.values()}
     assert limits["ask"] == limits["sweep"] == (3, "model") and limits["render"] == (3, "render")
     assert demo._queue.max_size == QUEUE_SIZE[False] and demo._queue.default_concurrency_limit == 3
+
+
+def test_a_serving_process_loads_no_notebook_helpers_and_a_notebook_keeps_them():
+    """`plates.explorer.serving_process` (the entries `python -m plates.explorer` and `app.py` call it before
+    Gradio is imported): Gradio then sees no notebook, and a process already running IPython keeps it."""
+    import os
+    import subprocess
+    import sys
+
+    env = {**os.environ, "PYTHONPATH": str(ROOT)}
+    served = ("import sys; from plates.explorer import serving_process; serving_process(); "
+              "import plates.explorer.app, gradio.utils; "
+              "print(sys.modules['IPython'] is None, gradio.utils.ipython_check(), gradio.utils.colab_check())")
+    done = subprocess.run([sys.executable, "-c", served], cwd=ROOT, env=env, capture_output=True, text=True,
+                          timeout=600)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.split() == ["True", "False", "False"]
+    pytest.importorskip("IPython")
+    notebook = ("import sys, IPython; from plates.explorer import serving_process; serving_process(); "
+                "print(sys.modules['IPython'] is IPython)")
+    done = subprocess.run([sys.executable, "-c", notebook], cwd=ROOT, env=env, capture_output=True, text=True,
+                          timeout=600)
+    assert done.stdout.split() == ["True"], done.stderr
