@@ -11,6 +11,7 @@ __all__ = ["main"]
 
 
 def main() -> None:
+    plates.explorer.serving_process()  # before Gradio is imported: no notebook helpers in a server
     from plates.explorer.app import main as serve  # see the module docstring
 
     serve()

@@ -9,6 +9,17 @@ illusion and scene tabs), `quiz` ("Try it yourself"). Every tab obeys the public
 and `family_tabs` lay out the widgets and wire the events, sharing `context`."""
 
 import os
+import sys
 
 # Before any module of the explorer imports Gradio: no usage analytics leave the machine.
 os.environ.setdefault("GRADIO_ANALYTICS_ENABLED", "False")
+
+
+def serving_process() -> None:
+    """Prepare a process that only serves the explorer (``python -m plates.explorer``, the Space's ``app.py``),
+    before it imports Gradio: Gradio's notebook helpers (its IPython magics, inline display, Colab check)
+    import IPython when it is installed, about a sixth of Gradio's import time, and each treats a missing
+    IPython as "not in a notebook", which a server process is not. A process already running IPython (a
+    notebook) keeps it; nothing else changes.
+    """
+    sys.modules.setdefault("IPython", None)  # a None entry: `import IPython` raises ImportError here

@@ -276,6 +276,27 @@ def check_hf_model(model: str, *, timeout: float = HUB_CHECK_TIMEOUT_S) -> None:
                          f"({type(exc).__name__}); try again later") from None
 
 
+#: Why an API model cannot be asked in public mode before the visitor pastes a key (said beside the Ask
+#: buttons, which are disabled, and in the error of a call made without one through the API).
+KEY_NEEDED = ("an API key is needed for this provider: paste yours in the Model tab (it stays in this browser "
+              "session only), or choose the bundled reader, which answers without one")
+
+
+def why_not_ready(kind: str, key: str | None, policy: Policy) -> str | None:
+    """Why an Ask button cannot answer with the Model tab's model ``kind`` and the session's ``key`` now, or
+    None when it can: in public mode an API model needs the visitor's own key (`KEY_NEEDED`); the server's is
+    never used for a visitor. A private instance may ask a keyless local server, so it never waits for a key.
+
+    >>> why_not_ready("openai", "", Policy(public=True)) == KEY_NEEDED
+    True
+    >>> why_not_ready("openai", "sk-1", Policy(public=True)), why_not_ready("openai", "", Policy())
+    (None, None)
+    """
+    if kind == "openai" and policy.public and not (key or "").strip():
+        return KEY_NEEDED
+    return None
+
+
 def open_backend(choice: ModelChoice, api_key: str | None, policy: Policy, cache: ModelCache,
                  check_hf: Callable[[str], None] = check_hf_model) -> tuple[Backend, bool]:
     """The backend for ``choice`` and whether the caller must close it (True for per-call API backends).
@@ -297,7 +318,7 @@ def open_backend(choice: ModelChoice, api_key: str | None, policy: Policy, cache
         return cache.get(choice), False
     key = (api_key or "").strip()
     if policy.public and not key:
-        raise ValueError("an API key is needed for this endpoint: paste yours (it stays in your session only)")
+        raise ValueError(KEY_NEEDED)
     options: dict[str, object] = {"model": choice.model, "base_url": choice.base_url, "concurrency": 4,
                                   "timeout": 60, "max_attempts": 2}
     if policy.public:

@@ -22,6 +22,7 @@ from plates.explorer import quiz as qv
 from plates.explorer.backends import ModelCache, ModelChoice
 from plates.explorer.context import Scratch
 from plates.explorer.history import MAX_HISTORY, history_parquet
+from plates.explorer.model_tab import STALE_FAMILY_MARK, wire_ready, wire_stale
 from plates.explorer.policy import Policy
 from plates.explorer.pool import ExplorerPool
 from plates.validation import check_choice
@@ -123,7 +124,8 @@ def _illusions_tab(policy: Policy, guard: Callable, slots: Mapping[str, int], wo
             ill_ask = gr.Button("Ask", variant="primary", elem_id="illusion-ask")
         ill_who = gr.Markdown(fv.who_answers("baseline"), elem_id="illusion-who")  # beside the button
         ill_question = gr.Markdown(elem_id="illusion-question")
-        ill_reply = gr.Textbox(label="Raw reply", lines=2)
+        ill_stale = gr.Markdown("", elem_id="illusion-stale")  # set when a control changes after an answer
+        ill_reply = gr.Textbox(label="Raw reply", lines=2, elem_id="illusion-reply")
         ill_verdict = gr.Markdown(elem_id="illusion-verdict")
         ill_download = gr.DownloadButton("Download these answers (Parquet, results schema)")
 
@@ -138,7 +140,8 @@ def _illusions_tab(policy: Policy, guard: Callable, slots: Mapping[str, int], wo
     ill_ask.click(guard(ask_illusion, _secrets), [key_state, run_state, rows_state, *model, ill_prompt, *ill_controls],
                   [ill_question, ill_reply, ill_verdict, *ask_outputs], api_name="illusion_ask",
                   concurrency_limit=slots["model"], concurrency_id="model")
-    model[0].change(fv.who_answers, model[0], ill_who, show_progress="hidden", api_name=False)
+    wire_ready(policy, model[0], key_state, [(ill_ask, ill_who)], fv.who_answers)  # who answers, or why none can
+    wire_stale(ill_reply, ill_stale, [ill_prompt, *ill_controls, *model], [ill_ask], STALE_FAMILY_MARK)
 
 
 def _scenes_tab(policy: Policy, guard: Callable, slots: Mapping[str, int], work: ExplorerPool, ask: Callable,
@@ -187,7 +190,8 @@ def _scenes_tab(policy: Policy, guard: Callable, slots: Mapping[str, int], work:
         with gr.Row():
             sc_ask = gr.Button("Ask", variant="primary", elem_id="scene-ask", scale=1)
             sc_who = gr.Markdown(fv.who_answers("baseline"), elem_id="scene-who")  # beside the button
-        sc_reply = gr.Textbox(label="Raw reply", lines=2)
+        sc_stale = gr.Markdown("", elem_id="scene-stale")  # set when a control changes after an answer
+        sc_reply = gr.Textbox(label="Raw reply", lines=2, elem_id="scene-reply")
         sc_verdict = gr.Markdown(elem_id="scene-verdict")
         sc_download = gr.DownloadButton("Download these answers (Parquet, results schema)")
 
@@ -200,7 +204,8 @@ def _scenes_tab(policy: Policy, guard: Callable, slots: Mapping[str, int], work:
     sc_ask.click(guard(ask_scene, _secrets), [key_state, run_state, rows_state, *model, sc_task, *sc_controls],
                  [sc_question, sc_reply, sc_verdict, rows_state, sc_download, run_state], api_name="scene_ask",
                  concurrency_limit=slots["model"], concurrency_id="model")
-    model[0].change(fv.who_answers, model[0], sc_who, show_progress="hidden", api_name=False)
+    wire_ready(policy, model[0], key_state, [(sc_ask, sc_who)], fv.who_answers)  # who answers, or why none can
+    wire_stale(sc_reply, sc_stale, [sc_task, *sc_controls, *model], [sc_ask], STALE_FAMILY_MARK)
 
 
 def _quiz_tab(guard: Callable, slots: Mapping[str, int], work: ExplorerPool, png: Callable, scratch: Scratch,

@@ -6,6 +6,7 @@ this session's history (`model_tab`, called by `plates.explorer.app.build_app`).
 from __future__ import annotations
 
 import uuid
+from collections.abc import Callable
 from dataclasses import fields
 
 import gradio as gr
@@ -13,14 +14,25 @@ import gradio as gr
 from plates.explorer import compare, reproduce, share
 from plates.explorer import models as em
 from plates.explorer import plate as ex
-from plates.explorer.backends import MODEL_KIND_INFO, ModelChoice, base_url_choices, model_kinds, open_backend
+from plates.explorer.backends import (
+    MODEL_KIND_INFO,
+    ModelChoice,
+    base_url_choices,
+    model_kinds,
+    open_backend,
+    why_not_ready,
+)
 from plates.explorer.context import INTERNAL, AppContext, PlateTab
 from plates.explorer.history import MAX_HISTORY, history_frame, history_headers
 from plates.explorer.policy import Policy
 from plates.explorer.share import ModelView
 from plates.explorer.sweep import (
+    COARSE_POINTS,
     LOG_SPACING_RATIO,
     SWEEP_DEFAULT,
+    bracket,
+    coarse_pass,
+    fine_values,
     in_batches,
     sweep_plan,
     sweep_replies,
@@ -30,7 +42,7 @@ from plates.explorer.sweep import (
 from plates.secrets import clean_message
 from plates.stimuli.ishihara.plate import PlateSpec
 
-__all__ = ["SWEEP_UPDATE_S", "model_tab"]
+__all__ = ["STALE_FAMILY_MARK", "STALE_MARK", "SWEEP_UPDATE_S", "model_tab", "wire_ready", "wire_stale"]
 
 #: Seconds between the sweep's page updates (answers arriving faster are shown together).
 SWEEP_UPDATE_S = 0.5
@@ -62,24 +74,44 @@ def model_tab(shared: AppContext, plate: PlateTab, demo: gr.Blocks, key_state: g
     _wire_compare(shared, w, view_inputs, key_state, history_state, run_state)
     _wire_sweep(shared, w, sweep, model_inputs, view_inputs, key_state, history_state, run_state, sweep_state)
     _wire_share(shared, demo, model_tab, w, [*asked, w["compare_box"]], view_inputs, key_state)
-    _wire_stale(w, [*asked, *plate.controls], [w["ask_btn"], sweep["sweep_btn"], sweep["sweep_all_btn"]])
+    wire_stale(w["reply"], w["stale"], [*asked, *plate.controls],
+               [w["ask_btn"], sweep["sweep_btn"], sweep["sweep_all_btn"]])
+    wire_ready(shared.policy, w["kind"], key_state, [(w["ask_btn"], w["ask_why"]),
+                                                     (sweep["sweep_btn"], sweep["sweep_why"])])
     return w["kind"], w["hf_id"], w["api_model"], w["base_url"]
 
 
 #: The mark over an answer whose plate, model, prompt or condition has changed since it was given (Markdown).
 STALE_MARK = ("⚠️ **Stale:** the plate, the model, the prompt or the condition changed since this answer was "
               "given; ask again for an answer to what is shown now.")
+#: The same mark on the Illusions and Scenes tabs (their image, question or model changed).
+STALE_FAMILY_MARK = ("⚠️ **Stale:** the image, the question or the model changed since this answer was given; "
+                     "ask again for an answer to what is shown now.")
 
 
-def _wire_stale(w: dict, controls: list, asks: list) -> None:
-    """Mark the reply and verdict stale when the visitor changes a control after an answer (``input`` events:
-    the visitor's own changes, not a render's; text boxes on ``change``, as the plate redraws on it: their
-    ``input`` misses some edits), and clear the mark when an ask or a sweep starts."""
+def wire_stale(reply: gr.Textbox, stale: gr.Markdown, controls: list, asks: list, mark: str = STALE_MARK) -> None:
+    """Show ``mark`` (Markdown) in ``stale`` when the visitor changes one of ``controls`` while ``reply`` holds
+    an answer (``input`` events: the visitor's own changes, not a render's; text boxes and dropdowns on
+    ``change``, as the plate redraws on it: their ``input`` misses some edits), and clear it when one of the
+    ``asks`` buttons is pressed. The Model, Illusions and Scenes tabs use it."""
     triggers = [c.change if isinstance(c, gr.Textbox | gr.Dropdown) else c.input for c in controls]
-    gr.on(triggers, lambda reply: STALE_MARK if reply else "", w["reply"], w["stale"],
-          show_progress="hidden", **INTERNAL)
+    gr.on(triggers, lambda text: mark if text else "", reply, stale, show_progress="hidden", **INTERNAL)
     for button in asks:
-        button.click(lambda: "", None, w["stale"], show_progress="hidden", **INTERNAL)
+        button.click(lambda: "", None, stale, show_progress="hidden", **INTERNAL)
+
+
+def wire_ready(policy: Policy, kind: gr.Radio, key_state: gr.State, asks: list,
+               who: Callable | None = None) -> None:
+    """Each of ``asks`` (button, Markdown beside it) follows the Model tab's model ``kind`` and the session's
+    key: disabled, with the reason beside it, while it cannot answer (`backends.why_not_ready`), else enabled
+    with ``who(kind)`` beside it (default: nothing). No Ask button leads to an error toast for a missing key."""
+    def follow(k, key):
+        why = why_not_ready(k, key, policy)
+        note = f"⚠️ {why[0].upper()}{why[1:]}." if why else (who(k) if who else "")
+        return tuple(x for _ in asks for x in (gr.update(interactive=why is None), note))
+
+    gr.on([kind.change, key_state.change], follow, [kind, key_state], [x for pair in asks for x in pair],
+          show_progress="hidden", **INTERNAL)
 
 
 def _model_widgets(policy: Policy) -> dict:
@@ -121,7 +153,9 @@ def _model_widgets(policy: Policy) -> dict:
                 w["hue"] = gr.Slider(-180, 180, value=0, step=5, label="Hue shift (°)")
                 w["cvd"] = gr.Dropdown(["none", "protan", "deutan", "tritan"], value="none", label="CVD view")
                 w["severity"] = gr.Slider(0, 1, value=1, step=0.05, label="CVD severity")
-    w["ask_btn"] = gr.Button("Ask the model", variant="primary")
+    with gr.Row():
+        w["ask_btn"] = gr.Button("Ask the model", variant="primary", elem_id="ask-model", scale=1)
+        w["ask_why"] = gr.Markdown("", elem_id="ask-why")  # why it cannot answer yet, beside it (`wire_ready`)
     with gr.Row():
         w["seen"] = gr.Image(label="What the model received", type="pil", format="png", interactive=False,
                              height=220, scale=1, elem_id="seen")
@@ -273,13 +307,16 @@ def _sweep_widgets(policy: Policy) -> dict:
     with gr.Row():
         low, high, points = SWEEP_DEFAULT  # a coarse pass by ratio that brackets the default plate's threshold
         w["sweep_lo"] = gr.Number(low, label="ΔE2000 from", elem_id="sweep-lo",
-                                  info=f"a range over {LOG_SPACING_RATIO:g}× is spaced by ratio (coarse pass); "
-                                       "a narrower one evenly (fine pass around a threshold)")
+                                  info=f"a range over {LOG_SPACING_RATIO:g}× is first asked at {COARSE_POINTS} "
+                                       "points spaced by ratio, then the rest fill the step where the answers "
+                                       "turn right, and the range becomes that step; a narrower one is spaced "
+                                       "evenly")
         w["sweep_hi"] = gr.Number(high, label="ΔE2000 to", elem_id="sweep-hi")
         w["sweep_n"] = gr.Slider(2, policy.max_sweep_points, value=min(points, policy.max_sweep_points), step=1,
                                  label="Points")
     with gr.Row():
-        w["sweep_btn"] = gr.Button("Run sweep")
+        w["sweep_btn"] = gr.Button("Run sweep", elem_id="sweep-run")
+        w["sweep_why"] = gr.Markdown("", elem_id="sweep-why")  # why it cannot answer yet, beside it
         w["sweep_all_btn"] = gr.Button("Sweep the compared models", elem_id="sweep-compared")
         w["sweep_clear"] = gr.Button("Clear sweeps", size="sm")
     w["sweep_plot"] = gr.Plot(label="Answers and accuracy vs ΔE2000 drawn, one series per model",
@@ -301,43 +338,64 @@ def _wire_sweep(shared: AppContext, model: dict, w: dict, model_inputs: list, vi
                   every=False):
         view, spec = _view_and_spec(shared, (kind, hf_id, api_model, base_url, prompt_name, prompt_text, size,
                                              grayscale, hue, cvd, severity, variant, *vals), compare=every)
-        values = sweep_values(float(low), float(high), int(points), policy)
+        points = int(points)
+        # the model above over a wide range: a coarse pass by ratio first, then the rest of the points where
+        # its answers turn right (the compared models: one pass, the same values for each)
+        values = sweep_values(float(low), float(high), points, policy)  # (validates the range)
+        first = None if every else coarse_pass(float(low), float(high), points)
+        if first is not None:
+            values = sweep_values(float(low), float(high), first, policy)
         ask = view.ask(policy)
         choices = compare.parse_models(view.compare, policy) if every else (view.choice(),)
         if every and not choices:
             raise ValueError(f"no models to compare: add one a line ({compare.LINE_FORMS})")
-        shared.admit_answers(request, len(values) * len(choices), "a sweep")
+        shared.admit_answers(request, points * len(choices), "a sweep")
         run_id = run_id or f"explorer-{uuid.uuid4().hex[:12]}"
-        plan = sweep_plan(spec, values)  # values these colours cannot reach are named, not fatal
-        drawn = shared.work.plates_for(plan.specs)  # the sweep's plates, drawn at once in the workers if any
         rows: list[dict] = []
         failed: list[str] = []
-        answers = compare.sweep_models(spec, values, ask, choices, key=key, key_url=view.base_url, policy=policy,
-                                       cache=cache, colour_set=spec.palette or ex.CUSTOM, run_id=run_id,
-                                       renderer=drawn)
-        for batch in in_batches(answers, SWEEP_UPDATE_S):
-            failed += [f"⚠️ {compare.model_line(a.choice)}: {a.error}" for a in batch if a.error]
-            new = [a.row for a in batch if a.row is not None]
-            if not every and failed:  # the model above: its failure is the sweep's
-                raise ValueError(failed[0].split(": ", 1)[1])
-            rows += new
-            history = [*history, *new][-MAX_HISTORY:]
-            kept = [*kept, *new][-MAX_HISTORY:]
-            if rows:  # "What the model received" follows the sweep: the latest answered point's image and request
-                latest, request_md = em.sent(PlateSpec.from_json(rows[-1]["spec_json"]), ask, plates_seen)
-                seen = scratch.write("model-input", "png", ex.png_bytes(latest))
-            else:
-                seen, request_md = gr.skip(), gr.skip()
-            summary = "\n\n".join([sweep_summary(rows, plan.skipped) if rows else "", *failed]).strip()
-            yield (history, history_frame(history), kept, compare.sweep_figure(kept) if kept else None,
-                   shared.parquet(history), sweep_replies(rows), summary, seen, request_md)
+        skipped: list = []
+        asked_range, bracketed, out = (float(low), float(high)), None, None
+        while values:
+            plan = sweep_plan(spec, values)  # values these colours cannot reach are named, not fatal
+            skipped += plan.skipped
+            if out is not None and not plan.specs:  # a fine pass these colours cannot draw: the coarse pass stands
+                out = (*out[:6], sweep_summary(rows, skipped), *out[7:])
+                break
+            drawn = shared.work.plates_for(plan.specs)  # the sweep's plates, drawn at once in the workers if any
+            answers = compare.sweep_models(spec, values, ask, choices, key=key, key_url=view.base_url,
+                                           policy=policy, cache=cache, colour_set=spec.palette or ex.CUSTOM,
+                                           run_id=run_id, renderer=drawn)
+            for batch in in_batches(answers, SWEEP_UPDATE_S):
+                failed += [f"⚠️ {compare.model_line(a.choice)}: {a.error}" for a in batch if a.error]
+                new = [a.row for a in batch if a.row is not None]
+                if not every and failed:  # the model above: its failure is the sweep's
+                    raise ValueError(failed[0].split(": ", 1)[1])
+                rows += new
+                history = [*history, *new][-MAX_HISTORY:]
+                kept = [*kept, *new][-MAX_HISTORY:]
+                if rows:  # "What the model received" follows the sweep: the latest point's image and request
+                    latest, request_md = em.sent(PlateSpec.from_json(rows[-1]["spec_json"]), ask, plates_seen)
+                    seen = scratch.write("model-input", "png", ex.png_bytes(latest))
+                else:
+                    seen, request_md = gr.skip(), gr.skip()
+                summary = "\n\n".join([sweep_summary(rows, skipped) if rows else "", *failed]).strip()
+                out = (history, history_frame(history), kept, compare.sweep_figure(kept) if kept else None,
+                       shared.parquet(history), sweep_replies(rows), summary, seen, request_md)
+                yield (*out, *asked_range)
+            values = []
+            if first is not None and any(r.get("correct") is not None for r in rows):
+                # the fine pass: the rest of the points inside the bracket where the answers turn right
+                bracketed = bracket(rows)
+                values, first = fine_values(*bracketed, points - len(rows)), None
+        if bracketed is not None and out is not None:  # done: the range boxes show the bracket
+            yield (*out, *bracketed)
 
     def run_sweep_all(request: gr.Request, *args):
         yield from run_sweep(request, *args, every=True)
 
     inputs = [key_state, history_state, run_state, sweep_state, w["sweep_lo"], w["sweep_hi"], w["sweep_n"]]
     outputs = [history_state, model["history_table"], sweep_state, w["sweep_plot"], model["history_download"],
-               model["reply"], model["verdict"], model["seen"], model["request_md"]]
+               model["reply"], model["verdict"], model["seen"], model["request_md"], w["sweep_lo"], w["sweep_hi"]]
     slot = dict(concurrency_limit=shared.slots["model"], concurrency_id="model")
     w["sweep_btn"].click(shared.guard(run_sweep, _secrets), [*inputs, *model_inputs], outputs, api_name="sweep",
                          **slot)

@@ -26,7 +26,7 @@ from plates.explorer.share import ModelView, shareable_url
 from plates.stimuli.ishihara.plate import PlateSpec
 from plates.tasks.prompts import get_prompt
 
-__all__ = ["API_KEY_ENV", "CliLines", "cli_lines", "python_lines", "run_folder"]
+__all__ = ["API_KEY_ENV", "GUARD_LINES", "CliLines", "cli_lines", "python_lines", "run_folder"]
 
 #: The environment variable the lines name for an API key (never the key itself).
 API_KEY_ENV = "OPENAI_API_KEY"
@@ -41,16 +41,29 @@ def _backend_call(choice: ModelChoice) -> str:
             f"api_key_env={API_KEY_ENV!r})  # api_key_env=None: a server without keys")
 
 
+#: The snippet's first lines: run beside a clone, Python imports the clone's ``plates/`` before the installed
+#: one, and a later error would blame what that checkout lacks (the reader's weights, say); the snippet stops
+#: first and names the cause (`plates.install.shadowing`).
+GUARD_LINES = (
+    "from plates.install import shadowing",
+    "",
+    "if (shadowed := shadowing()) is not None:  # a checkout in this folder, not the installed plates",
+    "    raise SystemExit(shadowed)",
+    "",
+)
+
+
 def python_lines(spec: PlateSpec, view: ModelView) -> str:
     """Python that asks the model of ``view`` about the plate of ``spec`` exactly as the explorer does and
-    prints the raw reply, the answer read and the verdict (module doc)."""
+    prints the raw reply, the answer read and the verdict (module doc); it first stops, naming the cause, when
+    ``plates`` would be imported from a checkout shadowing the installed one (`GUARD_LINES`)."""
     template = em.asked_template(em.Ask(view.prompt_name, view.prompt_text))
     space = em.prompt_label_space(template, spec.text)
     cond = view.condition()
     edited = view.prompt_text is not None and view.prompt_text != get_prompt(view.prompt_name).template
     lines = [
-        "from dataclasses import replace" if edited else None,
-        "",
+        *GUARD_LINES,
+        *(("from dataclasses import replace", "") if edited else ()),
         "from plates.conditions import Condition, apply_condition",
         "from plates.models import make_backend",
         "from plates.stimuli.ishihara.plate import PlateSpec, render",

@@ -19,12 +19,16 @@ from plates.models import Backend
 from plates.stimuli.ishihara.directions import DIRECTION_MODES, with_direction
 from plates.stimuli.ishihara.plate import PlateSpec
 
-#: The sweep's default range and points (CIELAB ΔE2000 units): a coarse pass spaced by ratio, from below the
-#: smallest thresholds the bundled reader and people reach on the default plate (about 0.2-3) to well above.
+#: The sweep's default range and points (CIELAB ΔE2000 units): wide, from below the smallest thresholds the
+#: bundled reader and people reach on the default plate (about 0.2-3) to well above; asked as a coarse pass
+#: (`COARSE_POINTS` by ratio), then refined inside the bracket where the plate shown turns readable.
 SWEEP_DEFAULT = (0.25, 16.0, 8)
 #: A range wider than this ratio (high / low) is spaced by ratio (geometrically): a coarse pass that brackets
 #: a threshold; a narrower one evenly: a fine pass around it.
 LOG_SPACING_RATIO = 20.0
+#: A wide range (over `LOG_SPACING_RATIO`) is first asked at this many points spaced by ratio (the coarse
+#: pass); the rest of the points then fill the bracket where the answers turn right (`bracket`, `fine_values`).
+COARSE_POINTS = 4
 
 
 def sweep_values(low: float, high: float, points: int, policy: Policy) -> list[float]:
@@ -41,6 +45,56 @@ def sweep_values(low: float, high: float, points: int, policy: Policy) -> list[f
         raise ValueError(f"ΔE2000 range {low}-{high} is not allowed; allowed: 0 < low < high")
     space = np.geomspace if high / low > LOG_SPACING_RATIO else np.linspace
     return [round(float(v), 3) for v in space(low, high, int(points))]
+
+
+def coarse_pass(low: float, high: float, points: int) -> int | None:
+    """How many points the coarse pass of a ``points``-point sweep over ``low``-``high`` (CIELAB ΔE2000) asks
+    first: `COARSE_POINTS` when the range is wide (``high / low`` over `LOG_SPACING_RATIO`) and more points
+    than that were asked for, else None (one pass over the range as asked).
+
+    >>> coarse_pass(0.25, 16, 8), coarse_pass(0.25, 16, 4), coarse_pass(2, 20, 8)
+    (4, None, None)
+    """
+    return COARSE_POINTS if high / low > LOG_SPACING_RATIO and points > COARSE_POINTS else None
+
+
+def bracket(rows: Sequence[Mapping]) -> tuple[float, float]:
+    """The ΔE2000 range (CIELAB ΔE2000, requested values) around where a sweep's answers turn right for good:
+    from the largest requested value answered wrong to the next one asked, above which every answer is right.
+    Every answer right: the threshold lies below the range, so the bracket is the step below the smallest
+    value (by the ratio between the two smallest); none right: the step above the largest. Rows without a
+    verdict (errors, abstentions) are left out; none with one is a ValueError.
+
+    >>> def rows(*answers):
+    ...     return [{"spec_json": f'{{"delta_e": {v}}}', "correct": ok} for v, ok in answers]
+    >>> bracket(rows((0.25, False), (1.0, True), (4.0, False), (16.0, True)))
+    (4.0, 16.0)
+    >>> bracket(rows((1.0, True), (4.0, True))), bracket(rows((1.0, False), (4.0, False)))
+    ((0.25, 1.0), (4.0, 16.0))
+    """
+    seen = sorted((requested_delta_e(r), bool(r["correct"])) for r in rows
+                  if r.get("correct") is not None and requested_delta_e(r) is not None)
+    if not seen:
+        raise ValueError("the sweep has no answer with a verdict: no threshold to bracket; allowed: a sweep "
+                         "with at least one right or wrong answer")
+    values = [v for v, _ in seen]
+    step = values[1] / values[0] if len(values) > 1 else 4.0
+    wrong = [i for i, (_, ok) in enumerate(seen) if not ok]
+    if not wrong:
+        return round(values[0] / step, 3), values[0]
+    if wrong[-1] == len(seen) - 1:
+        return values[-1], round(values[-1] * (values[-1] / values[-2] if len(values) > 1 else step), 3)
+    return values[wrong[-1]], values[wrong[-1] + 1]
+
+
+def fine_values(low: float, high: float, points: int) -> list[float]:
+    """``points`` ΔE2000 values evenly spaced strictly inside ``low``-``high`` (its ends were asked in the
+    coarse pass); none for ``points`` < 1.
+
+    >>> fine_values(1, 4, 2), fine_values(1, 4, 0)
+    ([2.0, 3.0], [])
+    """
+    return [round(float(v), 3) for v in np.linspace(low, high, int(points) + 2)[1:-1]] if points >= 1 else []
 
 
 @dataclass(frozen=True)

@@ -155,7 +155,8 @@ def test_sweep_streams_rows_and_a_figure(client):
         assert server.max_in_flight == 4  # the points are asked at once, not one after another
     assert 1 <= len(outputs) <= 4  # answers arriving together are shown together
     assert [len(out[0]["data"]) for out in outputs][-1] == 4
-    table, figure, parquet, replies, summary, seen, request = outputs[-1]
+    table, figure, parquet, replies, summary, seen, request, low, high = outputs[-1]
+    assert (low, high) == (2.0, 30.0)  # a range under 20x is one fine pass: it stays as asked
     assert Path(seen).suffix == ".png" and "The exact request" in request  # the sweep's latest point
     assert table["headers"][:4] == ["Model", "Prompt", "Text", "ΔE2000 drawn"]  # words, not column names
     assert sorted(row[3] for row in table["data"]) == pytest.approx([2.0, 11.33, 20.67, 30.0], abs=0.5)
@@ -176,12 +177,39 @@ def test_a_sweep_shows_requested_and_drawn_delta_e_and_warns_when_a_target_canno
     controls = list({**ex.spec_to_controls(ex.default_spec()).__dict__, **set1}.values())
     model = ["baseline", "", "", "", "cbe-open", None, 0, False, 0, "none", 1.0, "standard"]
     outputs = list(client.submit(0.5, 200.0, 2, *model, *controls, api_name="/sweep"))
-    table, _figure, _parquet, replies, summary, _seen, _request = outputs[-1]
+    table, _figure, _parquet, replies, summary, _seen, _request, _low, _high = outputs[-1]
     assert len(table["data"]) == 1  # 0.5 drawn; 200 is out of sRGB's reach from these colours
     # CBE set 1 holds several foreground and background colours: the mean over their pairs stays above 0.5
     assert "| 0.50 | 1.4" in summary and "⚠️ ΔE2000 0.50 was asked but 1.4" in summary
     assert "⚠️ ΔE2000 200.00 cannot be reached" in summary
     assert "ΔE2000 0.50 (drawn 1.4" in replies
+
+
+def test_a_wide_sweep_asks_a_coarse_pass_then_fills_the_bracket_where_the_answers_turn_right(client):
+    """The default range (0.25-16, 8 points) on the plate shown: the bundled reader is asked at 4 points spaced
+    by ratio first (shown at once), then 4 more evenly inside the bracket where its answers turn right, and
+    the range boxes then show that bracket (the next "Run sweep" is a fine pass there)."""
+    import pyarrow.parquet as pq
+
+    from plates.explorer.sweep import bracket, fine_values, requested_delta_e
+
+    controls = list({**ex.spec_to_controls(ex.default_spec()).__dict__, "seed": 4}.values())
+    model = ["baseline", "", "", "", "cbe-open", None, 0, False, 0, "none", 1.0, "standard"]
+    outputs = list(client.submit(0.25, 16.0, 8, *model, *controls, api_name="/sweep"))
+    coarse_done = next(out for out in outputs if len(out[0]["data"]) >= 4)
+    assert len(coarse_done[0]["data"]) == 4  # the coarse pass is shown before the fine one is asked
+    rows = pq.read_table(outputs[-1][2]).to_pylist()
+    coarse = [r for r in rows if requested_delta_e(r) in (0.25, 1.0, 4.0, 16.0)]
+    low, high = outputs[-1][-2:]
+    assert len(coarse) == 4 and (low, high) == bracket(coarse) and (low, high) != (0.25, 16.0)
+    fine = fine_values(low, high, 4)
+    asked = {requested_delta_e(r) for r in rows} - {0.25, 1.0, 4.0, 16.0}
+    assert asked <= set(fine) and len(rows) == 4 + len(asked)  # the rest of the points, inside the bracket
+    for value in set(fine) - asked:  # a value these colours cannot draw (8-bit steps) is named, not dropped
+        assert f"ΔE2000 {value:.2f} cannot be reached" in outputs[-1][4]
+    verdicts = {requested_delta_e(r): r["correct"] for r in coarse}
+    assert all(ok for v, ok in verdicts.items() if v >= high)  # right from the bracket's top up
+    assert low not in verdicts or not verdicts[low]  # wrong at its bottom (or below the coarse range)
 
 
 def _all_text(outputs) -> str:
@@ -312,3 +340,26 @@ def test_private_mode_answers_and_renders_up_to_the_cores_in_a_bounded_queue(mon
     limits = {f.api_name: (f.concurrency_limit, f.concurrency_id) for f in demo.fns.values()}
     assert limits["ask"] == limits["sweep"] == (3, "model") and limits["render"] == (3, "render")
     assert demo._queue.max_size == QUEUE_SIZE[False] and demo._queue.default_concurrency_limit == 3
+
+
+def test_a_serving_process_loads_no_notebook_helpers_and_a_notebook_keeps_them():
+    """`plates.explorer.serving_process` (the entries `python -m plates.explorer` and `app.py` call it before
+    Gradio is imported): Gradio then sees no notebook, and a process already running IPython keeps it."""
+    import os
+    import subprocess
+    import sys
+
+    env = {**os.environ, "PYTHONPATH": str(ROOT)}
+    served = ("import sys; from plates.explorer import serving_process; serving_process(); "
+              "import plates.explorer.app, gradio.utils; "
+              "print(sys.modules['IPython'] is None, gradio.utils.ipython_check(), gradio.utils.colab_check())")
+    done = subprocess.run([sys.executable, "-c", served], cwd=ROOT, env=env, capture_output=True, text=True,
+                          timeout=600)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.split() == ["True", "False", "False"]
+    pytest.importorskip("IPython")
+    notebook = ("import sys, IPython; from plates.explorer import serving_process; serving_process(); "
+                "print(sys.modules['IPython'] is IPython)")
+    done = subprocess.run([sys.executable, "-c", notebook], cwd=ROOT, env=env, capture_output=True, text=True,
+                          timeout=600)
+    assert done.stdout.split() == ["True"], done.stderr

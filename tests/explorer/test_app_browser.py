@@ -134,11 +134,15 @@ def test_the_default_model_answers_from_the_model_tab(url, browser, tmp_path):
     page.get_by_role("button", name="Run sweep").click()
     page.wait_for_function("() => (document.querySelector('#verdict')?.innerText || '').includes('Sweep:')",
                            timeout=60_000)
-    # the sweep streams its points (at most two updates a second): wait for the last one before reading
-    page.wait_for_function("() => (document.querySelector('#reply textarea')?.value || '').split('\\n').length >= 8",
-                           timeout=60_000)
+    # the sweep streams its points (at most two updates a second): a coarse pass by ratio, then the rest of the
+    # points inside the bracket where the answers turn right; the range boxes show that bracket when it is done
+    page.wait_for_function("() => document.querySelector('#sweep-lo input')?.value !== '0.25'"
+                           " || document.querySelector('#sweep-hi input')?.value !== '16'", timeout=120_000)
+    low, high = (float(page.locator(f"#sweep-{end} input").input_value()) for end in ("lo", "hi"))
     replies = page.locator("#reply textarea").input_value()
-    assert replies.startswith("ΔE2000 0.25 (drawn ") and len(replies.splitlines()) == 8  # a coarse pass by ratio
+    asked = {float(line.split()[1]) for line in replies.splitlines()}
+    assert {0.25, 1.0, 4.0, 16.0} <= asked and (low, high) != (0.25, 16.0)
+    assert all(low < v < high for v in asked - {0.25, 1.0, 4.0, 16.0}) and len(asked) > 4
     assert "ΔE2000 asked" in page.locator("#verdict").inner_text()
     page.wait_for_selector("#sweep-plot .js-plotly-plot .scatterlayer", timeout=60_000)  # the chart is drawn
     page.screenshot(path=str(tmp_path / "sweep.png"), full_page=True)

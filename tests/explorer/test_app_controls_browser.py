@@ -60,6 +60,35 @@ def test_the_style_control_switches_style_and_density_follows(url, browser, tmp_
     page.close()
 
 
+def test_the_visitors_own_density_is_kept_while_a_style_fixes_it(url, browser, tmp_path):
+    own = 0.41  # not the default (0.75): a reset would show
+    assert ex.default_spec().density != own
+    page = browser.new_page(viewport={"width": 1400, "height": 1000})
+    page.goto(url)
+    before = wait_for_plate(page)
+    stats = stats_text(page)
+    number = page.locator("#density input[type=number]")
+    number.fill(str(own))
+    number.press("Enter")
+    before = wait_for_plate(page, before)
+    stats = wait_for_stats(page, stats)
+    own_plate = ex.stats_text(ex.render(ex.default_spec().replace(density=own)))
+    assert stats == own_plate  # the visitor's density is drawn
+    page.locator("#plate-style label", has_text="huemanity").click()  # HueManity's packing fixes the density
+    before = wait_for_plate(page, before)
+    stats = wait_for_stats(page, stats)
+    page.wait_for_function("() => document.querySelector('#density input[type=range]').disabled", timeout=30_000)
+    assert page.locator("#density input[type=range]").input_value() == str(own)  # shown, not reset
+    assert "fixed by the huemanity style" in page.locator("#density").inner_text()
+    page.screenshot(path=str(tmp_path / "density-kept-huemanity.png"), full_page=True)
+    page.locator("#plate-style label", has_text="dense").click()  # back in a free style: the visitor's value
+    wait_for_plate(page, before)
+    page.wait_for_function("() => !document.querySelector('#density input[type=range]').disabled", timeout=30_000)
+    assert wait_for_stats(page, stats) == own_plate
+    assert page.locator("#density input[type=range]").input_value() == str(own)
+    page.close()
+
+
 def test_a_share_link_with_a_font_alias_opens_its_plate(url, browser, tmp_path):
     spec = ex.default_spec().replace(text="74", font="liberation-sans-regular", style="huemanity",
                                      colour_roles="released-code", palette="huemanity-02")

@@ -31,7 +31,7 @@ def shot(page, tmp_path: Path, name: str) -> None:
 
 @pytest.fixture(scope="module")
 def provider():
-    with ChatServer(answer=lambda body: "12", api_key=KEY) as server:
+    with ChatServer(answer=lambda body: "12", api_key=KEY, models=("test-model", "test-model-2")) as server:
         yield server
 
 
@@ -89,13 +89,22 @@ def test_a_visitor_asks_their_own_provider_with_their_own_key(public_url, provid
     page.get_by_role("button", name="Add the model above").click()
     page.wait_for_function("() => (document.querySelector('#compare-models textarea')?.value || '')"
                            ".includes('test-model')", timeout=30_000)
+    # a second model of the same provider (one key: the provider's), then the bundled reader
+    page.locator("#api-model textarea, #api-model input").first.fill("test-model-2")
+    page.get_by_role("button", name="Add the model above").click()
+    page.wait_for_function("() => (document.querySelector('#compare-models textarea')?.value || '')"
+                           ".includes('test-model-2')", timeout=30_000)
     box = page.locator("#compare-models textarea")
     box.fill("baseline\n" + box.input_value())
+    asked_before = provider.count
     page.locator("#compare-ask").click()
     page.wait_for_function("() => { const t = document.querySelector('#compare-table')?.innerText || '';"
-                           " return t.includes('test-model') && t.includes('baseline-cnn'); }", timeout=120_000)
+                           " return t.includes('test-model-2') && t.includes('baseline-cnn'); }", timeout=120_000)
     table = page.locator("#compare-table").inner_text()
-    assert table.count("✅ correct") == 2, table
+    assert table.count("✅ correct") == 3, table
+    asked = [r for r in provider.records[asked_before:] if r.path.endswith("/chat/completions")]
+    assert sorted(r.model for r in asked) == ["test-model", "test-model-2"]  # each model once, with the key
+    assert all(r.authorization == f"Bearer {KEY}" for r in asked)
     page.wait_for_function("() => (document.querySelector('#model-share textarea, #model-share input')?.value || '')"
                            ".includes('&ask=')", timeout=60_000)
     link = page.locator("#model-share textarea, #model-share input").first.input_value()
@@ -117,9 +126,10 @@ def test_a_visitor_asks_their_own_provider_with_their_own_key(public_url, provid
     page.close()
 
 
-def test_the_quiz_answer_box_is_above_the_fold_at_1400_by_900(url, browser, tmp_path):
+@pytest.mark.parametrize("mode", ["private", "public"])  # public mode's header is longer
+def test_the_quiz_answer_box_is_above_the_fold_at_1400_by_900(mode, request, browser, tmp_path):
     page = browser.new_page(viewport=VIEWPORT)
-    page.goto(url)
+    page.goto(request.getfixturevalue("url" if mode == "private" else "public_url"))
     wait_for_plate(page)
     page.get_by_role("tab", name="Try it yourself").click()
     page.locator("#quiz-agree input").check()
@@ -132,7 +142,7 @@ def test_the_quiz_answer_box_is_above_the_fold_at_1400_by_900(url, browser, tmp_
     submit = page.locator("#quiz-submit").bounding_box()
     assert box and submit and box["y"] + box["height"] <= VIEWPORT["height"], box  # no scrolling to answer
     assert submit["y"] + submit["height"] <= VIEWPORT["height"], submit
-    shot(page, tmp_path, "quiz-above-the-fold.png")
+    shot(page, tmp_path, f"quiz-above-the-fold-{mode}.png")
     page.close()
 
 
@@ -158,4 +168,56 @@ def test_an_answer_is_marked_stale_when_the_plate_changes_and_cleared_by_the_nex
                            timeout=60_000)
     page.wait_for_function("() => (document.querySelector('#verdict')?.innerText || '').includes('74')",
                            timeout=60_000)
+    page.close()
+
+
+@pytest.mark.parametrize("tab, prefix, control", [("Illusions", "illusion", "#illusion-delta-e"),
+                                                  ("Scenes", "scene", "#scene-clutter")])
+def test_an_illusion_or_scene_answer_is_marked_stale_when_its_image_changes(tab, prefix, control, url, browser,
+                                                                           tmp_path):
+    page = browser.new_page(viewport=VIEWPORT)
+    page.goto(url)
+    wait_for_plate(page)
+    page.get_by_role("tab", name=tab).click()
+    page.wait_for_selector(f"#{prefix}-image img", timeout=60_000)
+    stale = f"() => (document.querySelector('#{prefix}-stale')?.innerText || '').includes('Stale')"
+    page.locator(f"{control} input[type=range]").focus()
+    page.keyboard.press("ArrowRight")  # before any answer: nothing to mark
+    page.locator(f"#{prefix}-ask").click()
+    page.wait_for_function(f"() => (document.querySelector('#{prefix}-verdict')?.innerText || '').includes("
+                           "'Answered by')", timeout=60_000)
+    assert "Stale" not in page.locator(f"#{prefix}-stale").inner_text()
+    page.locator(f"{control} input[type=range]").focus()
+    page.keyboard.press("ArrowRight")
+    page.wait_for_function(stale, timeout=30_000)
+    page.locator(f"#{prefix}-reply").scroll_into_view_if_needed()
+    shot(page, tmp_path, f"{prefix}-answer-stale.png")
+    page.locator(f"#{prefix}-ask").click()
+    page.wait_for_function(f"() => !({stale[6:]})", timeout=60_000)
+    page.close()
+
+
+def test_a_public_ask_without_a_key_is_disabled_with_the_reason_beside_it(public_url, browser, tmp_path):
+    page = browser.new_page(viewport=VIEWPORT)
+    page.goto(public_url)
+    wait_for_plate(page)
+    page.get_by_role("tab", name="Model").click()
+    assert page.locator("#ask-model").is_enabled()  # the bundled reader answers without a key
+    page.get_by_label("openai").check()
+    page.wait_for_function("() => document.querySelector('#ask-model')?.disabled", timeout=30_000)
+    assert "API key is needed" in page.locator("#ask-why").inner_text()
+    assert page.locator("#sweep-run").is_disabled() and "API key is needed" in page.locator("#sweep-why").inner_text()
+    page.locator("#ask-model").scroll_into_view_if_needed()
+    shot(page, tmp_path, "public-ask-needs-a-key.png")
+    for tab, prefix in (("Illusions", "illusion"), ("Scenes", "scene")):  # every Ask button says why
+        page.get_by_role("tab", name=tab).click()
+        page.locator(f"#{prefix}-ask").wait_for(state="visible", timeout=30_000)
+        assert page.locator(f"#{prefix}-ask").is_disabled()
+        assert "API key is needed" in page.locator(f"#{prefix}-who").inner_text()
+    shot(page, tmp_path, "public-scene-ask-needs-a-key.png")
+    page.get_by_role("tab", name="Model").click()
+    page.locator("#api-key input").fill(KEY)
+    page.wait_for_function("() => !document.querySelector('#ask-model')?.disabled", timeout=30_000)
+    assert page.locator("#ask-why").inner_text().strip() == "" and page.locator("#sweep-run").is_enabled()
+    assert page.locator(".toast-body").count() == 0  # never an error toast on the way
     page.close()

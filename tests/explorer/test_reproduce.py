@@ -8,6 +8,7 @@ import hashlib
 import json
 import os
 import shlex
+import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -23,6 +24,7 @@ from plates.explorer import reproduce
 from plates.explorer.backends import ModelCache
 from plates.explorer.policy import Policy
 from plates.explorer.share import ModelView
+from plates.install import installed_root
 from plates.stimuli.ishihara.plate import render
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -113,3 +115,23 @@ def test_the_lines_never_hold_a_key_or_url_credentials():
     for text in (python, cli):
         assert secret not in text and "me:" not in text
         assert "https://api.example/v1" in text and reproduce.API_KEY_ENV in text
+
+
+@pytest.mark.skipif(installed_root() is None, reason="plates is not installed: nothing can be shadowed")
+def test_the_python_lines_name_a_shadowing_checkout_before_anything_else(tmp_path):
+    # a clone's plates/ (its Python files only: no weights) in the folder the snippet runs in; the installed
+    # plates lies elsewhere
+    shutil.copytree(ROOT / "plates", tmp_path / "clone" / "plates", ignore=lambda folder, names: [
+        n for n in names if not (n.endswith(".py") or os.path.isdir(os.path.join(folder, n)))])
+    snippet = reproduce.python_lines(ex.default_spec().replace(size=256), ModelView())
+    guard = "\n".join(reproduce.GUARD_LINES) + "\nprint('guard passed')\n"
+    assert snippet.startswith("\n".join(reproduce.GUARD_LINES))  # the guard runs before any other import
+    runs = {}
+    for folder in ("clone", "elsewhere"):
+        (tmp_path / folder).mkdir(exist_ok=True)
+        runs[folder] = subprocess.run([sys.executable, "-c", guard], cwd=tmp_path / folder, env=ENV,
+                                      capture_output=True, text=True, timeout=300)
+    assert runs["clone"].returncode == 1 and runs["clone"].stdout == ""
+    assert f"`plates` was imported from {(tmp_path / 'clone' / 'plates').resolve()}" in runs["clone"].stderr
+    assert "weights" not in runs["clone"].stderr  # the cause is named, not what that checkout lacks
+    assert (runs["elsewhere"].returncode, runs["elsewhere"].stdout) == (0, "guard passed\n")

@@ -10,7 +10,11 @@ from plates.explorer import plate as ex
 from plates.explorer.history import history_frame, history_headers
 from plates.explorer.policy import Policy
 from plates.explorer.sweep import (
+    COARSE_POINTS,
     SWEEP_DEFAULT,
+    bracket,
+    coarse_pass,
+    fine_values,
     in_batches,
     requested_delta_e,
     sweep,
@@ -74,3 +78,14 @@ def test_a_sweep_names_points_the_colours_cannot_reach_and_tells_requested_from_
         list(sweep(base, [90.0, 95.0], em.Ask("cbe-open"), Scripted(), colour_set="c", run_id="r"))
     assert history_headers()[3] == "ΔE2000 drawn"
     assert list(history_frame(rows).columns) == history_headers()
+
+
+def test_bracket_leaves_out_rows_without_a_verdict_and_refuses_a_sweep_with_none():
+    def row(v, ok):
+        return {"spec_json": f'{{"delta_e": {v}}}', "correct": ok}
+
+    assert bracket([row(0.25, False), row(1.0, None), row(4.0, True), row(16.0, True)]) == (0.25, 4.0)
+    with pytest.raises(ValueError, match="no answer with a verdict.*allowed"):
+        bracket([row(1.0, None)])
+    assert coarse_pass(0.25, 16.0, 8) == COARSE_POINTS and fine_values(0.25, 4.0, 8 - COARSE_POINTS) == [
+        1.0, 1.75, 2.5, 3.25]
