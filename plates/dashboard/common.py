@@ -209,7 +209,8 @@ def reading_panel(options: dict | None) -> None:
     st.header("How the replies were read")
     st.caption(READING_CAPTION)
     chosen = {k: v for k, v in options.items() if k in ("condition", "family")}
-    result = _figure_and_numbers("reading", view, chosen)
+    # the same rows as the page's chart above: its notes are already in the page's one Notes expander
+    result = _figure_and_numbers("reading", view, chosen, notes=False)
     for line in judge_lines(result.table) if result is not None else ():
         st.markdown(f"- {line}")
 
@@ -231,8 +232,10 @@ def chart_page(
     return options if _figure_and_numbers(name, view, options) is not None else None
 
 
-def _figure_and_numbers(name: str, view: views.View, options: dict) -> pages.Page | None:
-    """Page ``name``'s figure, its export buttons and its numbers; None (after st.error) on a ValueError."""
+def _figure_and_numbers(name: str, view: views.View, options: dict, *, notes: bool = True) -> pages.Page | None:
+    """Page ``name``'s figure, its export buttons and its numbers, after its notes (``notes``: False for a second
+    chart on a page, whose notes the page's one expander already holds); None (after st.error) on a
+    ValueError."""
     try:
         result = page_result(
             name,
@@ -245,7 +248,8 @@ def _figure_and_numbers(name: str, view: views.View, options: dict) -> pages.Pag
     except ValueError as exc:
         st.error(str(exc))
         return None
-    page_notes(result.notes)
+    if notes:
+        page_notes(result.notes)
     st.plotly_chart(result.figure, key=f"chart-{name}")
     export_buttons(name, result.figure)
     if not result.table.empty:
