@@ -266,8 +266,9 @@ _DECLARATION = re.compile(  # the lookahead on first letters skips other positio
     r"(?: (?:is|would be|should be|will be)\b)? ?[:\-=]? ?\n? ?)",
     re.IGNORECASE,
 )
-_SEPARATORS = re.compile(r" ?(?:,|/|;|&|\bor\b|\band\b) ?", re.IGNORECASE)
-_SEGMENT_END = re.compile(r"[.\n;]|\bbecause\b|\bsince\b", re.IGNORECASE)
+# The lookaheads on first characters skip other positions at once (text._CORRECTION): same matches, faster.
+_SEPARATORS = re.compile(r"(?= ?[,/;&oa]) ?(?:,|/|;|&|\bor\b|\band\b) ?", re.IGNORECASE)
+_SEGMENT_END = re.compile(r"(?=[.\n;bs])(?:[.\n;]|\bbecause\b|\bsince\b)", re.IGNORECASE)
 _LONE = re.compile(r"(?<![A-Za-z0-9'#])([A-Z])(?![A-Za-z0-9'])")
 _AFTER_A = re.compile(r" ?(?:$|[.,;:!?)\]])| (?i:is|was|has|would|seems|appears|looks|and|or|nor)\b")
 _NEXT_KEY_LINE = re.compile(r"[.]? ?\n ?[(\[]?[A-Za-z][)\].:]")
