@@ -78,7 +78,9 @@ __all__ = [
 #: a key before a verb or after "Box"/"Point", no lone capitals in replies that name points ("triangle ABC"), an
 #: unoffered key ("(E) 3.5") no letter, an answer phrase naming two options or followed by a list ambiguous;
 #: yes/no ignores quoted words and reads, given the question, implicit answers; numbers read decimals, thousands
-#: separators and a stated result ("= 16 meters").
+#: separators and a stated result ("= 16 meters"); given the question, a sentence denying its claim ("Periwinkle is
+#: not the maximum.") reads "no" (not first-person denials nor negations of knowing). Version 2 was never stored
+#: in released results before these additions, so they extend it.
 RULES_VERSION = 2
 #: How rows written before rows recorded a version read (Parquet files without the ``rules_version`` column).
 UNVERSIONED = 0

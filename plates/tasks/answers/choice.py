@@ -32,7 +32,8 @@ collapsed, markdown and typographic quotes removed), first rule that decides win
    list of options on the next lines ("The correct answer is:\n(A) picture A\n(B) picture B"), is ambiguous.
    After the phrase a key counts in parentheses, or before the end, punctuation or "because/since/as"; an
    option's text counts when it begins what follows ("I would select Point C as ..."); the answer may stand on
-   the next line ("Therefore, the correct answer is:\n(C) Point C"). "the answer is a blue one" names no option.
+   the next line ("Therefore, the correct answer is:\n(C) Point C"), as a bullet there too ("the correct
+   answer is:\n   - **(A) picture A**, which ..."). "the answer is a blue one" names no option.
 4b. **An option named as the correct one** ("A is the correct option for the given question", "(B) is the
    right answer", "the second image is the correct choice"): the last such statement
    (`plates.tasks.answers.mentions.named_as_correct`).
@@ -263,14 +264,17 @@ _DECLARATION = re.compile(  # the lookahead on first letters skips other positio
     r"(?=[abcfir答])(?:" + ANSWER_PHRASE + r"|\b(?:final(?= ?:)|(?:correct|best|right|final) (?:option|choice)"
     r"(?: letter)?\b"
     r"|i(?: would| will|'d)? (?:choose|pick|select|go with|lean towards?)\b|i(?: would|'d) say(?: that)?\b)"
-    r"(?: (?:is|would be|should be|will be)\b)? ?[:\-=]? ?\n? ?)",
+    r"(?: (?:is|would be|should be|will be)\b)? ?[:\-=]? ?\n? ?)"
+    r"(?:(?:(?<=\n)|(?<=\n ))[ \t]{0,8}[-*•] )?",  # "the correct answer is:\n   - (A) picture A": a bullet
     re.IGNORECASE,
 )
-_SEPARATORS = re.compile(r" ?(?:,|/|;|&|\bor\b|\band\b) ?", re.IGNORECASE)
-_SEGMENT_END = re.compile(r"[.\n;]|\bbecause\b|\bsince\b", re.IGNORECASE)
+# The lookaheads on first characters skip other positions at once (text._CORRECTION): same matches, faster.
+_SEPARATORS = re.compile(r"(?= ?[,/;&oa]) ?(?:,|/|;|&|\bor\b|\band\b) ?", re.IGNORECASE)
+_SEGMENT_END = re.compile(r"(?=[.\n;bs])(?:[.\n;]|\bbecause\b|\bsince\b)", re.IGNORECASE)
 _LONE = re.compile(r"(?<![A-Za-z0-9'#])([A-Z])(?![A-Za-z0-9'])")
 _AFTER_A = re.compile(r" ?(?:$|[.,;:!?)\]])| (?i:is|was|has|would|seems|appears|looks|and|or|nor)\b")
-_NEXT_KEY_LINE = re.compile(r"[.]? ?\n ?[(\[]?[A-Za-z][)\].:]")
+_NEXT_KEY_LINE = re.compile(r"[.]? ?\n ?(?:[ \t]{0,8}[-*•] )?[(\[]?[A-Za-z][)\].:]")
+_BULLET_BEFORE = re.compile(r"\n[ \t]{0,8}[-*•] $")  # the phrase's answer stands on a bullet of its own line
 _IS_COLON = re.compile(r"\b(?:is|are|be|was|answer|choice|option|that|towards?|choose|select):$", re.IGNORECASE)
 # Capitals that name points ("triangle ABC", "AD = DC", "EF"): a reply using them has no lone-capital keys.
 _POINT_NAMES = re.compile(  # the lookahead on first characters skips other positions at once (text._CORRECTION)
@@ -380,7 +384,9 @@ class _Reader:
                 own = self.options[k].casefold()
                 if text[after + 1: after + 1 + len(own)].casefold() == own:  # "(A) the second image or (B) ..."
                     after += 1 + len(own)
-                if "\n" in text[pos - 2: head.start()] and _NEXT_KEY_LINE.match(text, after):
+                on_next_line = "\n" in text[pos - 2: head.start()] or _BULLET_BEFORE.search(
+                    text, max(0, pos - 12), head.start())
+                if on_next_line and _NEXT_KEY_LINE.match(text, after):
                     return None, "ambiguous", "answer phrase followed by a list of options"
                 alt = self.p.alternative.match(text, after)
                 if alt and self.key(alt.group(1)) in self.options and self.key(alt.group(1)) != k:

@@ -321,7 +321,7 @@ _DESCRIPTION = re.compile(
 )
 # E.3: "flawed, repetitive patterns (e.g. '[L1L1L1]')": a unit of 1-4 characters repeated 3+ times.
 _REPEATED = re.compile(r"(.{1,4}?)\1{2,}(.{0,3})", re.DOTALL)
-_SEPARATORS = re.compile(r" ?(?:,|;|/|\||\bor\b|\band\b|\n) ?", re.IGNORECASE)
+_SEPARATORS = re.compile(r"(?= ?[,;/|\noa]) ?(?:,|;|/|\||\bor\b|\band\b|\n) ?", re.IGNORECASE)
 _NOT_WORD = re.compile(r"[\s\W_]+")
 _EDGE_PUNCT = " \t\r\n.,;:!?\"'()[]{}<>*_"
 

@@ -29,8 +29,13 @@ Policy (after the shared rules of `plates.tasks.answers.text`), first rule that 
 7. **The question's claim restated**, only with ``question=``: a sentence (in the reply's first 400
    characters) that holds every content word
    of a yes/no question's claim, with no negation, condition or question of its own ("Does Indigo have the
-   lowest value?" -- "Indigo has the lowest value in this case.") answers "yes". A negated restatement is not
-   read: "does not provide enough information to determine whether ..." restates the claim too.
+   lowest value?" -- "Indigo has the lowest value in this case.") answers "yes". A sentence that holds every
+   content word of the claim with exactly one plain negation ("not", "n't", "never") and no other negation,
+   condition or question answers "no" ("Is Periwinkle the maximum?" -- "Periwinkle is not the maximum."); a
+   negation of knowing rather than of the claim ("not sure", "not clear", "not possible", "not enough ...")
+   or a denial in the first person ("I don't have the exact data for ...") is not read, and neither is a
+   condition: "does not provide enough information to determine whether ..."
+   restates the claim too. Sentences that restate the claim both ways answer nothing.
 
 A reply that is, as a whole, a common Chinese answer word ("是的", "不是") reads as its English word
 (`plates.tasks.answers.text.translated`); leaked special tokens ("no</s>", "<s> Yes") are stripped by the
@@ -225,8 +230,10 @@ def implicit_answer(text: str, question: str, vocabulary: str = "yes-no") -> tup
     implied = _implicit(text, question, vocabulary)
     if implied is not None:
         return implied, "implicit answer to the question"
-    if _echoes(text, question):
-        return VOCABULARIES[vocabulary][0], "the question's claim restated"
+    echoed = _echoes(text, question)
+    if echoed is not None:
+        yes, no = VOCABULARIES[vocabulary]
+        return (yes, "the question's claim restated") if echoed else (no, "the question's claim denied")
     return None
 
 
@@ -240,6 +247,13 @@ _STOP = frozenset(
 )
 _SENTENCES = re.compile(r"(?<=[.!?])(?= |\n)|\n")
 _CLAIM_BLOCKERS = re.compile(r"\b(?:not|no|never|whether|if|neither|nor|cannot|without)\b|n't\b|\?", re.IGNORECASE)
+#: The plain negations of rule 7's denied claim, and the words after one that negate knowing, not the claim.
+_NEGATION = re.compile(r"\b(?:not|never)\b|n't\b", re.IGNORECASE)
+_NOT_KNOWING = re.compile(r"(?:\bnot|\bnever|n't)\s+(?:\w+\s+)?(?:sure|clear|possible|certain|able|enough|known|"
+                          r"evident|obvious|determinable|provided|given|specified|mentioned|shown|visible)\b",
+                          re.IGNORECASE)
+#: A denial in the first person is about the speaker ("I don't have the exact data for ..."), not the claim.
+_FIRST_PERSON = re.compile(r"\b(?:I|[Ww]e|[Mm]y|[Oo]ur)\b")
 
 
 def _stem(word: str) -> str:
@@ -248,17 +262,26 @@ def _stem(word: str) -> str:
         else word
 
 
-def _echoes(text: str, question: str) -> bool:
-    """Rule 7: a sentence among the reply's first 400 characters states the question's claim, every content
-    word of it, without a negation, a condition or a question ("Does Indigo have the lowest value?" -- "Indigo has the lowest value
-    in this case."; "Is the plug put into the power outlet?" -- "the plug is put into the power outlet")."""
+def _echoes(text: str, question: str) -> bool | None:
+    """Rule 7: True where a sentence among the reply's first 400 characters states the question's claim, every
+    content word of it, without a negation, a condition or a question ("Does Indigo have the lowest value?" --
+    "Indigo has the lowest value in this case."; "Is the plug put into the power outlet?" -- "the plug is put
+    into the power outlet"); False where such a sentence holds exactly one plain negation and nothing else
+    that blocks ("Periwinkle is not the maximum."); None where no sentence does, or sentences do both ways."""
     m = _POLAR_QUESTION.search(question)
     if m is None:
-        return False
+        return None
     wanted = {_stem(w) for w in _TOKEN.findall(m.group(1)) if w.lower() not in _STOP}
     if len(wanted) < 2:
-        return False
+        return None
+    found = set()
     for sentence in _SENTENCES.split(text[:400]):
-        if not _CLAIM_BLOCKERS.search(sentence) and wanted <= {_stem(w) for w in _TOKEN.findall(sentence)}:
-            return True
-    return False
+        if not wanted <= {_stem(w) for w in _TOKEN.findall(sentence)}:
+            continue
+        if not _CLAIM_BLOCKERS.search(sentence):
+            found.add(True)
+        elif (len(_NEGATION.findall(sentence)) == 1 and not _NOT_KNOWING.search(sentence)
+              and not _FIRST_PERSON.search(sentence)
+              and not _CLAIM_BLOCKERS.search(_NEGATION.sub(" ", sentence))):
+            found.add(False)
+    return found.pop() if len(found) == 1 else None

@@ -286,6 +286,19 @@ def test_an_answer_phrase_followed_by_the_list_of_options_is_no_choice():
     assert parse_choice(reply, {k: f"picture {k}" for k in "ABCD"}).answer is None
 
 
+def test_an_answer_on_a_bullet_after_the_phrase_is_read():
+    # blink/GPT4Turbo/val_IQ_Test_88 (ambiguous before: every key in parentheses is discussed above it)
+    options = {k: f"picture {k}" for k in "ABCD"}
+    reply = ("- **(A)** Contains two triangles and two circles.\n- **(B)** Contains three triangles.\n"
+             "- **(D)** Contains one triangle and two circles.\n\nGiven the pattern identified, the correct answer "
+             "is:\n   - **(A) picture A**, which contains two triangles and two circles, adhering to the pattern of "
+             "adding one more circle while keeping the number of triangles consistent.")
+    assert read_choice(reply, options).answer == "A"
+    # a bullet list of every option after the phrase is still no choice
+    listed = "The correct answer is:\n- (A) picture A\n- (B) picture B\n- (C) picture C\n- (D) picture D"
+    assert read_choice(listed, options).answer is None
+
+
 def test_key_named_as_the_correct_option():
     # mathvista/mPLUG-Owl-7B/testmini-333
     reply = "A is the correct option for the given question: Find tan X.\ntan X = \\frac { 5 } { 12 }"

@@ -42,6 +42,26 @@ def test_a_restatement_that_denies_or_doubts_is_not_read():
     assert read_choice(reply, {"A": "Yes", "B": "No"}, question="Are most of the people young men?").answer is None
 
 
+def test_the_questions_claim_denied_answers_no():
+    # mathvista/LLaVA-LLaMA-2-13B/testmini-24 and mathvista/LLaVAR/testmini-142
+    options = {"A": "Yes", "B": "No"}
+    reply = "Based on the image, Periwinkle is not the maximum. The maximum is actually the color blue."
+    assert read_choice(reply, options).answer is None
+    assert read_choice(reply, options, question="Is Periwinkle the maximum?").answer == "B"
+    reply = "The pizza is not split in half."
+    assert read_choice(reply, options, question="Is it split in half?").rule == "the question's claim denied"
+    # hallusionbench/GPT-4V/VS-chart-2-0-3: a first-person denial is about the speaker, not the claim
+    question = "From 2000-2050, is the population aged between 15 and 29 years in China the most in 2050?"
+    reply = ("I don't have the exact data for the population aged between 15 and 29 years in China from 2000-2050 "
+             "up to the minute. As of my last update in April 2023, I don't have precise projections for 2050.")
+    assert read_yes_no(reply, question=question).answer is None
+    # a negation of knowing, and a denial beside a restatement, answer nothing
+    assert read_yes_no("It is not clear that Periwinkle is the maximum.", question="Is Periwinkle the maximum?"
+                       ).answer is None
+    both = "Periwinkle is not the maximum. Periwinkle is the maximum of the second chart."
+    assert read_yes_no(both, question="Is Periwinkle the maximum?").answer is None
+
+
 def test_yes_no_options_read_the_question_through_read_choice():
     # mathvista/LLaVAR/testmini-139: the letter D is no option; the sentence restates the question's claim
     reply = "The correct option letter is D. Indigo has the lowest value in this case."
