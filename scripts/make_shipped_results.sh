@@ -68,6 +68,8 @@ for task in colour-extraction colour-proportion colour-counting object-counting 
         colorbench-$task colorbench-$task-cot)")
 done
 jobs_list+=("reference-colorbench-robustness run $(reference_toml reference-colorbench-robustness colorbench-robustness 50 colorbench-shape-counting)")
+# the bundled reader's discrimination ellipses at two of MacAdam's centres (the Observers page)
+jobs_list+=("ellipses-baseline ellipses --backend baseline --centres 0.305,0.323;0.385,0.393 --directions 8 --trials 12 --seed 0")
 
 mkdir -p "$OUT"
 failed=0

@@ -6,6 +6,7 @@ Screenshots of every page land in the test's tmp_path (look at them)."""
 
 from __future__ import annotations
 
+import re
 import time
 import xml.etree.ElementTree as ET
 from pathlib import Path
@@ -78,7 +79,9 @@ def test_every_page_draws_on_the_shipped_results_and_a_figure_exports_as_svg(tmp
     assert root.tag.endswith("svg")
     bars = [el for el in root.iter() if el.get("class", "").startswith("point")]
     assert len(bars) >= 5, "the exported figure lost its bars"
-    assert "baseline-cnn" in svg.read_text(), "the exported legend does not name the model"
+    legend = [el.text for el in root.iter() if el.get("class", "") == "legendtext"]
+    assert "baseline-cbe" in legend, f"the exported legend does not name the run by its name: {legend}"
+    assert not [t for t in legend if re.search(r"[0-9a-f]{12}", t or "")], f"a hash in the legend: {legend}"
     assert set(seen) == {t for _, t, _, _ in PAGES}
 
 
