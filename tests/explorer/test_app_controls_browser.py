@@ -12,6 +12,7 @@ playwright_api = pytest.importorskip("playwright.sync_api")
 
 from plates.explorer import plate as ex
 from plates.explorer.specs import share_query
+from plates.explorer.sweep import COARSE_POINTS
 from tests.support.browser import stats_text, wait_for_plate, wait_for_stats
 
 
@@ -132,8 +133,10 @@ def test_the_model_tab_shows_the_filled_prompt_and_options_and_the_sweeps_image(
     page.screenshot(path=str(tmp_path / "request.png"), full_page=True)
     first = page.locator("#seen img").first.get_attribute("src")
     page.get_by_role("button", name="Run sweep").click()
-    page.wait_for_function("() => (document.querySelector('#reply textarea')?.value || '').split('\\n').length >= 8",
-                           timeout=120_000)
+    # the coarse pass's points first (their count: plates.explorer.sweep.COARSE_POINTS; the fine pass inside the
+    # bracket is checked in test_app.py), every point's reply a line
+    page.wait_for_function("n => (document.querySelector('#reply textarea')?.value || '').split('\\n').length >= n",
+                           arg=COARSE_POINTS, timeout=120_000)
     page.wait_for_function("old => (document.querySelector('#seen img')?.src || old) !== old", arg=first,
                            timeout=60_000)  # the image follows the sweep
     page.close()
