@@ -15,7 +15,7 @@ from typing import Any
 
 from plates import __version__
 from plates.models.base import Reply
-from plates.results.schema import MEASURED_COLUMNS, VIEW_COLUMNS
+from plates.results.schema import MEASURED_COLUMNS, SCHEMA, VIEW_COLUMNS
 from plates.runs.judge import rules_columns
 from plates.secrets import redact
 from plates.stimuli import ENGINE_VERSION
@@ -114,4 +114,6 @@ def build_row(asked: Asked, reply: Reply, secrets: Sequence[str | None] = ()) ->
         row.update(reply=text, parsed=s.parsed, parse_status=s.parse_status, correct=bool(s.correct),
                    failure_mode=s.failure_mode, error=None, reply_truncated=bool(s.truncated))
     row.update(rules_columns(row))  # the rules decided; a judge (plates.runs.judge) may read it again
+    for column in SCHEMA.names:  # every column of the one schema, null where this kind of row has no value
+        row.setdefault(column, None)  # (the judge's, an ellipse trial's: filled by whoever asks for them)
     return row
