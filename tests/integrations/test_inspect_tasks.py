@@ -85,8 +85,9 @@ def test_inspect_agrees_with_plates_run_and_its_log_comes_back_as_a_run(tmp_path
     from plates.dashboard.views import View, open_results
 
     table = overview(View(open_results(runs))).table
-    series = {str(s) for s in table[[c for c in table.columns if c in ("series", "model")][0]]}
-    assert {"openai-api/plates/baseline-cnn", "baseline-cnn"} <= series
+    assert {"openai-api/plates/baseline-cnn", "baseline-cnn"} <= {str(m) for m in table["model"]}
+    # both runs sit in one folder: their series read its name and the model, never a hash
+    assert {"results · openai-api/plates/baseline-cnn", "results · baseline-cnn"} <= set(table["series"])
 
     # a task of another protocol refuses the set; items of another set are skipped and counted
     other = _inspect("huemanity", data, tmp_path / "logs2", server)
