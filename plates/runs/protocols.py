@@ -29,6 +29,7 @@ from collections.abc import Collection, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
+from plates.models import BACKENDS
 from plates.validation import check_int, lookup
 
 __all__ = ["PROTOCOLS", "Protocol", "Sampling", "get_protocol", "model_settings"]
@@ -254,7 +255,7 @@ def model_settings(protocol: str, backend: str, model: str, given: Collection[st
     """
     chosen = get_protocol(protocol)
     sampling, where = chosen.sampling_for(model)
-    if backend in ("baseline", "reference-pixels", "python"):
+    if backend in BACKENDS and backend not in ("openai", "hf"):  # the local readers and observers: none samples
         return {}
     out: dict[str, Any] = {}
     if backend == "openai":
@@ -289,4 +290,4 @@ def model_settings(protocol: str, backend: str, model: str, given: Collection[st
             for k, v in (("temperature", sampling.temperature), ("max_tokens", sampling.max_tokens))
             if k not in given and v is not None
         }
-    raise ValueError(f"backend {backend!r} is not valid; allowed: openai, hf, baseline, reference-pixels, python")
+    raise ValueError(f"backend {backend!r} is not valid; allowed: {', '.join(BACKENDS)}")
