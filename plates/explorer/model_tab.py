@@ -30,9 +30,8 @@ from plates.explorer.sweep import (
     COARSE_POINTS,
     LOG_SPACING_RATIO,
     SWEEP_DEFAULT,
-    bracket,
     coarse_pass,
-    fine_values,
+    fine_passes,
     in_batches,
     sweep_plan,
     sweep_replies,
@@ -308,9 +307,9 @@ def _sweep_widgets(policy: Policy) -> dict:
         low, high, points = SWEEP_DEFAULT  # a coarse pass by ratio that brackets the default plate's threshold
         w["sweep_lo"] = gr.Number(low, label="ΔE2000 from", elem_id="sweep-lo",
                                   info=f"a range over {LOG_SPACING_RATIO:g}× is first asked at {COARSE_POINTS} "
-                                       "points spaced by ratio, then the rest fill the step where the answers "
-                                       "turn right, and the range becomes that step; a narrower one is spaced "
-                                       "evenly")
+                                       "points spaced by ratio, then the rest fill the step where each model's "
+                                       "answers turn right, and the range becomes that step (several models: "
+                                       "the span of their steps); a narrower one is spaced evenly")
         w["sweep_hi"] = gr.Number(high, label="ΔE2000 to", elem_id="sweep-hi")
         w["sweep_n"] = gr.Slider(2, policy.max_sweep_points, value=min(points, policy.max_sweep_points), step=1,
                                  label="Points")
@@ -339,10 +338,10 @@ def _wire_sweep(shared: AppContext, model: dict, w: dict, model_inputs: list, vi
         view, spec = _view_and_spec(shared, (kind, hf_id, api_model, base_url, prompt_name, prompt_text, size,
                                              grayscale, hue, cvd, severity, variant, *vals), compare=every)
         points = int(points)
-        # the model above over a wide range: a coarse pass by ratio first, then the rest of the points where
-        # its answers turn right (the compared models: one pass, the same values for each)
+        # a wide range: a coarse pass by ratio first, then the rest of each model's points where its own answers
+        # turn right (`fine_passes`: the model above, or each compared model in its own bracket)
         values = sweep_values(float(low), float(high), points, policy)  # (validates the range)
-        first = None if every else coarse_pass(float(low), float(high), points)
+        first = coarse_pass(float(low), float(high), points)
         if first is not None:
             values = sweep_values(float(low), float(high), first, policy)
         ask = view.ask(policy)
@@ -352,17 +351,20 @@ def _wire_sweep(shared: AppContext, model: dict, w: dict, model_inputs: list, vi
         shared.admit_answers(request, points * len(choices), "a sweep")
         run_id = run_id or f"explorer-{uuid.uuid4().hex[:12]}"
         rows: list[dict] = []
+        rows_of: dict = {choice: [] for choice in choices}
         failed: list[str] = []
         skipped: list = []
-        asked_range, bracketed, out = (float(low), float(high)), None, None
-        while values:
+        asked_range, brackets, out = (float(low), float(high)), {}, None
+        passes = [(tuple(choices), values)]
+        while passes:
+            asked, values = passes.pop(0)
             plan = sweep_plan(spec, values)  # values these colours cannot reach are named, not fatal
             skipped += plan.skipped
             if out is not None and not plan.specs:  # a fine pass these colours cannot draw: the coarse pass stands
                 out = (*out[:6], sweep_summary(rows, skipped), *out[7:])
-                break
+                continue
             drawn = shared.work.plates_for(plan.specs)  # the sweep's plates, drawn at once in the workers if any
-            answers = compare.sweep_models(spec, values, ask, choices, key=key, key_url=view.base_url,
+            answers = compare.sweep_models(spec, values, ask, asked, key=key, key_url=view.base_url,
                                            policy=policy, cache=cache, colour_set=spec.palette or ex.CUSTOM,
                                            run_id=run_id, renderer=drawn)
             for batch in in_batches(answers, SWEEP_UPDATE_S):
@@ -370,6 +372,9 @@ def _wire_sweep(shared: AppContext, model: dict, w: dict, model_inputs: list, vi
                 new = [a.row for a in batch if a.row is not None]
                 if not every and failed:  # the model above: its failure is the sweep's
                     raise ValueError(failed[0].split(": ", 1)[1])
+                for a in batch:
+                    if a.row is not None:
+                        rows_of[a.choice].append(a.row)
                 rows += new
                 history = [*history, *new][-MAX_HISTORY:]
                 kept = [*kept, *new][-MAX_HISTORY:]
@@ -382,13 +387,10 @@ def _wire_sweep(shared: AppContext, model: dict, w: dict, model_inputs: list, vi
                 out = (history, history_frame(history), kept, compare.sweep_figure(kept) if kept else None,
                        shared.parquet(history), sweep_replies(rows), summary, seen, request_md)
                 yield (*out, *asked_range)
-            values = []
-            if first is not None and any(r.get("correct") is not None for r in rows):
-                # the fine pass: the rest of the points inside the bracket where the answers turn right
-                bracketed = bracket(rows)
-                values, first = fine_values(*bracketed, points - len(rows)), None
-        if bracketed is not None and out is not None:  # done: the range boxes show the bracket
-            yield (*out, *bracketed)
+            if first is not None:  # the coarse pass is done: each model's fine pass inside its own bracket
+                brackets, passes, first = (*fine_passes(rows_of, points), None)
+        if brackets and out is not None:  # done: the range boxes show the bracket (several: the span of them all)
+            yield (*out, min(lo for lo, _ in brackets.values()), max(hi for _, hi in brackets.values()))
 
     def run_sweep_all(request: gr.Request, *args):
         yield from run_sweep(request, *args, every=True)

@@ -97,6 +97,43 @@ def fine_values(low: float, high: float, points: int) -> list[float]:
     return [round(float(v), 3) for v in np.linspace(low, high, int(points) + 2)[1:-1]] if points >= 1 else []
 
 
+def fine_passes(rows_of: Mapping, points: int) -> tuple[dict, list[tuple[tuple, list[float]]]]:
+    """After a coarse pass, each model's bracket (:func:`bracket` of its own rows) and the fine passes that fill
+    them: the rest of its ``points`` (``points`` minus the rows it has) evenly inside its bracket
+    (:func:`fine_values`). Models whose brackets and counts match share one pass (one set of plates); a model
+    with no verdict yet (all errors or abstentions) gets no bracket and no fine pass.
+
+    Parameters
+    ----------
+    rows_of : mapping
+        Model (any hashable key) -> its coarse pass's scored rows (``spec_json``, ``correct``).
+    points : int
+        The points each model's whole sweep asks.
+
+    Returns
+    -------
+    tuple
+        (model -> (low, high) bracket in CIELAB ΔE2000, [(models, ΔE2000 values)] one per fine pass, in the
+        order of ``rows_of``).
+
+    Examples
+    --------
+    >>> def rows(*answers):
+    ...     return [{"spec_json": f'{{"delta_e": {v}}}', "correct": ok} for v, ok in answers]
+    >>> fine_passes({"a": rows((1.0, False), (4.0, True)), "b": rows((1.0, True), (4.0, True))}, 4)
+    ({'a': (1.0, 4.0), 'b': (0.25, 1.0)}, [(('a',), [2.0, 3.0]), (('b',), [0.5, 0.75])])
+    """
+    brackets, passes = {}, {}
+    for model, rows in rows_of.items():
+        if not any(r.get("correct") is not None for r in rows):
+            continue
+        brackets[model] = bracket(rows)
+        values = tuple(fine_values(*brackets[model], int(points) - len(rows)))
+        if values:
+            passes.setdefault(values, []).append(model)
+    return brackets, [(tuple(models), list(values)) for values, models in passes.items()]
+
+
 @dataclass(frozen=True)
 class SweepPlan:
     """The plates of a ΔE2000 sweep: ``specs`` (one per reachable requested value, in order) and ``skipped``,

@@ -212,6 +212,39 @@ def test_a_wide_sweep_asks_a_coarse_pass_then_fills_the_bracket_where_the_answer
     assert low not in verdicts or not verdicts[low]  # wrong at its bottom (or below the coarse range)
 
 
+def test_sweeping_the_compared_models_brackets_each_models_threshold_apart(client):
+    """"Sweep the compared models" over the default wide range: every model is asked the same coarse pass (4 points
+    by ratio), then the rest of its points inside its own bracket: a model that reads no plate (a server always
+    answering "7" to the plate's "12") is refined above the range, the bundled reader where its own answers turn
+    right; the range boxes then span both brackets."""
+    import pyarrow.parquet as pq
+
+    from plates.explorer.sweep import bracket, fine_values, requested_delta_e
+
+    controls = list({**ex.spec_to_controls(ex.default_spec()).__dict__, "seed": 4}.values())
+    coarse_values = {0.25, 1.0, 4.0, 16.0}
+    with ChatServer(answer=lambda body: "7") as server:
+        model = ["baseline", "", "", "", "cbe-open", None, 0, False, 0, "none", 1.0, "standard",
+                 f"baseline\nopenai test-model {server.url}"]
+        outputs = list(client.submit(0.25, 16.0, 8, *model, *controls, api_name="/sweep_compared"))
+    rows = pq.read_table(outputs[-1][2]).to_pylist()
+    brackets = {}
+    for name in ("baseline-cnn", "test-model"):
+        own = [r for r in rows if r["model"] == name]
+        coarse = [r for r in own if requested_delta_e(r) in coarse_values]
+        assert sorted(requested_delta_e(r) for r in coarse) == sorted(coarse_values), name
+        brackets[name] = bracket(coarse)
+        fine = {requested_delta_e(r) for r in own} - coarse_values
+        assert fine <= set(fine_values(*brackets[name], 4)), (name, fine, brackets[name])
+        assert len(own) == 4 + len(fine)
+        for value in set(fine_values(*brackets[name], 4)) - fine:  # a value these colours cannot draw is named
+            assert f"ΔE2000 {value:.2f} cannot be reached" in outputs[-1][4]
+    assert brackets["test-model"] == (16.0, 64.0)  # every answer wrong: the step above the range
+    assert brackets["baseline-cnn"][1] <= 16.0  # the bundled reader reads the plate within the range
+    low, high = outputs[-1][-2:]
+    assert (low, high) == (min(lo for lo, _ in brackets.values()), max(hi for _, hi in brackets.values()))
+
+
 def _all_text(outputs) -> str:
     parts = []
     for out in outputs if isinstance(outputs, (list, tuple)) else [outputs]:
