@@ -14,6 +14,7 @@ from plates.explorer.sweep import (
     SWEEP_DEFAULT,
     bracket,
     coarse_pass,
+    fine_passes,
     fine_values,
     in_batches,
     requested_delta_e,
@@ -89,3 +90,15 @@ def test_bracket_leaves_out_rows_without_a_verdict_and_refuses_a_sweep_with_none
         bracket([row(1.0, None)])
     assert coarse_pass(0.25, 16.0, 8) == COARSE_POINTS and fine_values(0.25, 4.0, 8 - COARSE_POINTS) == [
         1.0, 1.75, 2.5, 3.25]
+
+
+def test_fine_passes_give_each_model_its_own_bracket_and_share_a_pass_where_brackets_match():
+    def rows(*answers):
+        return [{"spec_json": f'{{"delta_e": {v}}}', "correct": ok} for v, ok in answers]
+
+    turns = rows((0.25, False), (1.0, False), (4.0, True), (16.0, True))
+    brackets, passes = fine_passes({"a": turns, "b": list(turns), "c": rows((1.0, None), (4.0, None)),
+                                    "d": rows((0.25, True), (1.0, True), (4.0, True), (16.0, True))}, 8)
+    assert brackets == {"a": (1.0, 4.0), "b": (1.0, 4.0), "d": (0.062, 0.25)}  # "c": no verdict, no bracket
+    assert passes == [(("a", "b"), fine_values(1.0, 4.0, 4)), (("d",), fine_values(0.062, 0.25, 4))]
+    assert fine_passes({"a": turns}, 4) == ({"a": (1.0, 4.0)}, [])  # every point already asked: no fine pass
