@@ -18,6 +18,7 @@ import warnings
 import plotly.graph_objects as go
 
 from plates.charts.common import without_page_notes
+from plates.charts.layout import MIN_PLOT_PX, fit_height, shorten_categories
 from plates.install import extra_hint
 
 #: Export formats -> MIME type.
@@ -28,21 +29,8 @@ WIDTH_PX, HEIGHT_PX = 672, 403
 PNG_SCALE = 3
 
 
-#: The smallest plot area of an exported figure (CSS px, between the margins): no squashed plot.
-MIN_PLOT_PX = 300
-
-
-def legend_rows(fig: go.Figure, width: int) -> int:
-    """How many rows a horizontal legend of ``fig``'s named traces takes at ``width`` CSS px (font 11 px: an
-    entry is its symbol, 40 px, and about 6.2 px a character), so the figure's foot can hold all of it."""
-    names = list(dict.fromkeys(str(t.name) for t in fig.data if t.name and t.showlegend is not False))
-    rows, used = (1, 0) if names else (0, 0)
-    for name in names:
-        entry = 40 + int(6.2 * len(name))
-        if used and used + entry > width - 80:
-            rows, used = rows + 1, 0
-        used += entry
-    return rows
+#: Lines a long category label is wrapped onto on paper (no hover there to show the rest).
+PAPER_LABEL_LINES = 4
 
 
 def publication_figure(fig: go.Figure, *, width: int = WIDTH_PX, height: int | None = None) -> go.Figure:
@@ -63,15 +51,12 @@ def publication_figure(fig: go.Figure, *, width: int = WIDTH_PX, height: int | N
     -------
     plotly.graph_objects.Figure
     """
-    out = without_page_notes(go.Figure(fig))
-    top = max(60, out.layout.margin.t or 0)
-    foot = 100 + 18 * legend_rows(out, width)  # tick labels and axis title, then the legend's rows
-    tall = max(height or max(HEIGHT_PX, int(fig.layout.height or 0) * width // 1000), top + foot + MIN_PLOT_PX)
-    out.update_layout(width=width, height=tall, template="plotly_white", font=dict(size=11),
-                      # the legend at the foot of the whole figure, below the axis and its tick labels
-                      legend=dict(orientation="h", yref="container", yanchor="bottom", y=0.01, xanchor="left", x=0),
-                      margin=dict(l=60, r=20, t=top, b=foot), paper_bgcolor="white")
-    return out
+    out = shorten_categories(without_page_notes(go.Figure(fig)), lines=PAPER_LABEL_LINES)
+    out.update_layout(width=width, height=height or max(HEIGHT_PX, int(fig.layout.height or 0) * width // 1000),
+                      template="plotly_white", font=dict(size=11), paper_bgcolor="white",
+                      margin=dict(l=60, r=20, t=max(60, out.layout.margin.t or 0)))
+    # the legend at the foot of the whole figure, below the axis and its tick labels, every row counted
+    return fit_height(out, width, MIN_PLOT_PX, legend_below=True)
 
 
 def figure_bytes(fig: go.Figure, fmt: str, *, width: int = WIDTH_PX, height: int | None = None) -> bytes:

@@ -11,6 +11,7 @@ import streamlit as st
 from plates.admission import SESSION_TTL_S, Admission, client_address, hosted_space
 from plates.analysis import people
 from plates.charts import export as figure_export
+from plates.charts.layout import legible
 from plates.charts.reading import judge_lines
 from plates.dashboard import family_queries, pages, queries, views
 from plates.results.uploads import UploadFolders, check_uploads
@@ -116,6 +117,14 @@ def export_buttons(name: str, figure) -> None:
         column.download_button(f"Figure as {fmt.upper()}", data=lambda fmt=fmt: figure_export.figure_bytes(figure, fmt),
                                file_name=f"plates-{name}.{fmt}", mime=mime, key=f"figure-{name}-{fmt}",
                                on_click="ignore")
+
+
+def chart(name: str, figure) -> None:
+    """A chart on a page: ``figure`` laid out for the page (`plates.charts.layout.legible`: long labels shortened
+    with the whole label in the hover, a plot area of at least 300 px), then its export buttons (the figure as
+    built: the export lays it out for paper, `plates.charts.export.publication_figure`)."""
+    st.plotly_chart(legible(figure), key=f"chart-{name}")
+    export_buttons(name, figure)
 
 
 def page_notes(notes: tuple[str, ...] | list[str] = ()) -> None:
@@ -250,8 +259,7 @@ def _figure_and_numbers(name: str, view: views.View, options: dict, *, notes: bo
         return None
     if notes:
         page_notes(result.notes)
-    st.plotly_chart(result.figure, key=f"chart-{name}")
-    export_buttons(name, result.figure)
+    chart(name, result.figure)
     if not result.table.empty:
         with st.expander("Numbers", expanded=False):
             st.dataframe(result.table, hide_index=True)

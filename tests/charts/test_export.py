@@ -10,6 +10,7 @@ import plotly.graph_objects as go
 import pytest
 
 from plates.charts import export
+from plates.charts.layout import legend_rows
 
 pytest.importorskip("kaleido")
 CHROMIUM = "/usr/bin/chromium"
@@ -73,7 +74,7 @@ def test_an_export_keeps_title_axes_and_every_legend_entry_and_drops_the_pages_n
     fig = many_series_with_a_page_note()
     page = export.publication_figure(fig)
     assert page.layout.title.text == "Accuracy by size — 512 px"  # the note for the page is gone
-    rows = export.legend_rows(page, export.WIDTH_PX)
+    rows = legend_rows(page, export.WIDTH_PX)
     assert rows >= 5 and page.layout.margin.b >= 100 + 18 * rows  # the foot holds every legend row
     plot = page.layout.height - page.layout.margin.t - page.layout.margin.b
     assert plot >= export.MIN_PLOT_PX

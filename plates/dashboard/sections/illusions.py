@@ -53,8 +53,7 @@ metric = st.selectbox("Metric", list(fc.RCID_METRICS.values()), key="illusions_m
 rcid = fc.rcid_long(rows, view.reference)
 if (rcid["source"] == "ours").any():
     figure = fc.rcid_figure(rcid, metric)
-    st.plotly_chart(figure, key="chart-rcid")
-    common.export_buttons("rcid", figure)
+    common.chart("rcid", figure)
     with st.expander("Numbers", expanded=False):
         st.dataframe(rcid, hide_index=True, key="table-rcid")
 else:
@@ -66,8 +65,7 @@ st.header("IllusionBench+: accuracy and yes-bias")
 ib = fc.illusionbench_long(rows, view.reference)
 if (ib["source"] == "ours").any():
     figure = fc.illusionbench_figure(ib)
-    st.plotly_chart(figure, key="chart-illusionbench")
-    common.export_buttons("illusionbench", figure)
+    common.chart("illusionbench", figure)
     st.caption("Our item classes map onto the paper's columns as illusion → Classical, control → No Illusion, "
                "trap → Trap (our mapping; the paper's images are collected, ours drawn).")
     with st.expander("Numbers (yes_bias: FP/(FP+FN), true/false only)", expanded=False):
@@ -81,8 +79,7 @@ st.header("Point of subjective equality (ΔE2000)")
 pse = pse_fits(view.opened.key, view.filters, shown, rows)
 if len(pse):
     figure = fc.pse_figure(pse)
-    st.plotly_chart(figure, key="chart-pse")
-    common.export_buttons("pse", figure)
+    common.chart("pse", figure)
     st.caption("x: the physical difference in favour of the target the illusion makes look lighter; a PSE "
                "below 0 means the model is fooled (magnitude = −PSE). Three-way fit (A darker / same / B "
                "darker), profile-likelihood 95% interval; fits that did not locate a PSE are in the table only.")

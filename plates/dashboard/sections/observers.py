@@ -30,10 +30,10 @@ if section == "Ellipses":
     if ellipses.empty:
         st.info("No ellipses.parquet in the loaded folder: run `plates ellipses --out DIR` into it.")
     else:
-        st.plotly_chart(ellipse_figure(ellipses), key="chart-ellipses")
+        common.chart("ellipses", ellipse_figure(ellipses))
         model = st.selectbox("Sensitivity map of", sorted(ellipses["model"].astype(str).unique()),
                              key="observers_map_model")
-        st.plotly_chart(sensitivity_map(ellipses, model), key="chart-sensitivity")
+        common.chart("sensitivity", sensitivity_map(ellipses, model))
         st.dataframe(ellipses, hide_index=True, key="table-ellipses")
 else:
     st.header("Error consistency (κ)")
@@ -49,6 +49,6 @@ else:
         part = matrix[matrix["family"] == family]
         both = part.rename(columns={"observer_a": "observer_b", "observer_b": "observer_a"})
         square = pd.concat([part, both]).pivot_table(index="observer_a", columns="observer_b", values="kappa")
-        st.plotly_chart(px.imshow(square, zmin=-1, zmax=1, color_continuous_scale="RdBu", text_auto=".2f",
-                                  title=f"κ per pair of observers, {family}"), key="chart-kappa")
+        common.chart("kappa", px.imshow(square, zmin=-1, zmax=1, color_continuous_scale="RdBu", text_auto=".2f",
+                                        title=f"κ per pair of observers, {family}"))
         st.dataframe(part, hide_index=True, key="table-kappa")

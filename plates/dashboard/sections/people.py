@@ -52,8 +52,7 @@ if section == "Thresholds (ΔE2000)":
     table = pa.threshold_table(counts, pooled=True)
     if len(table):
         figure = pc.threshold_figure(table)
-        st.plotly_chart(figure, key="chart-people")
-        common.export_buttons("people-thresholds", figure)
+        common.chart("people-thresholds", figure)
         st.caption("Orange: people (the diamond: one fit over every participant's answers together, “people (K "
                    "participants)”); blue: models.")
         st.dataframe(table, hide_index=True, key="table-people")
@@ -64,8 +63,7 @@ elif section == "Illusions (PSE)":
     pse = pa.pse_people_table(counts)
     if len(pse):
         figure = pc.pse_people_figure(pse)
-        st.plotly_chart(figure, key="chart-people-pse")
-        common.export_buttons("people-pse", figure)
+        common.chart("people-pse", figure)
         st.caption("x: the physical difference (signed ΔE2000) in favour of the target the illusion makes look "
                    "lighter at which the two targets look equal; below 0 the observer is fooled (magnitude = "
                    "−PSE). Three-way fit (A darker / same / B darker), profile-likelihood 95% interval; fits that "

@@ -50,8 +50,7 @@ if view.reference is not None:
                                       default=[m for m in ("Human", "GPT-4o") if m in paper], key="scenes_ref")
 tasks = sc.task_long(rows, view.reference)
 figure = sc.task_figure(tasks, reference_models, chance=sc.task_chance(full))
-st.plotly_chart(figure, key="chart-scene-tasks")
-common.export_buttons("scene-tasks", figure)
+common.chart("scene-tasks", figure)
 overall = sc.overall_long(rows, view.reference)
 st.subheader("Overall (P & R, micro-average over instances)")
 st.dataframe(overall[(overall["source"] == "ours") | overall["model"].isin(reference_models)],
@@ -63,8 +62,7 @@ if params:
     counted = page.first if param == params[0] else param_rows(view.opened.key, view.filters, param, view)
     curve = sc.difficulty_long(counted, param)
     figure = sc.difficulty_figure(curve, param)
-    st.plotly_chart(figure, key="chart-scene-difficulty")
-    common.export_buttons("scene-difficulty", figure)
+    common.chart("scene-difficulty", figure)
     with st.expander("Numbers", expanded=False):
         st.dataframe(curve, hide_index=True)
 else:
