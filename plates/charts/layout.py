@@ -155,8 +155,8 @@ def fit_height(fig: go.Figure, width: int = PAGE_WIDTH_PX, min_plot: int = MIN_P
     """``fig`` (changed in place and returned) sized so its plot area is at least ``min_plot`` px high and each
     category row or tick label has room: a legend whose names would take more than `RIGHT_LEGEND_PX` at the
     right goes below the plot (horizontal, every row counted by `legend_rows`); crowded category tick labels
-    on an x axis are turned 30° (90° where even turned they would touch; one line each) and the foot is sized
-    for them; a category y axis gets a row height from its
+    on an x axis are turned 30° (90° where even turned they would touch), one line each of at most
+    ``LABEL_CHARS * LABEL_LINES`` characters, and the foot is sized for them; a category y axis gets a row height from its
     labels' lines; the height is the largest of the figure's own and what these need (never smaller).
 
     Parameters
@@ -190,8 +190,8 @@ def fit_height(fig: go.Figure, width: int = PAGE_WIDTH_PX, min_plot: int = MIN_P
             room = plot_width * _domain(axis) / max(len(values), 1)
             if longest * CHAR_PX + 8 > room:  # plotly would turn them: turn them 30°, one line each (turned
                 # lines of a wrapped label run into the next label), and make room below
-                if axis.ticktext:
-                    axis.ticktext = [short_label(v, LABEL_CHARS, 1) for v in axis.tickvals]
+                if axis.ticktext:  # the same budget of characters as the wrapped label, on one turned line
+                    axis.ticktext = [short_label(v, LABEL_CHARS * LABEL_LINES, 1) for v in axis.tickvals]
                 longest, lines = _label_lines(axis.ticktext or values)
                 upright = room < 2 * LINE_PX  # 30° apart vertically by room / 2: under a line, they would touch
                 axis.update(tickangle=-90 if upright else -30)
