@@ -95,8 +95,14 @@ def walk(url: str, shots: Path) -> dict[str, list[dict]]:
                 page.screenshot(path=str(shots / f"page-{slug}.png"), full_page=True)
                 seen[title] = page.evaluate(MEASURE)
                 plots = page.locator(".js-plotly-plot")
-                for i in range(plots.count()):  # each chart whole (the page scrolls inside Streamlit's main area)
+                for i in range(plots.count()):  # each chart whole (the page scrolls inside Streamlit's main area:
+                    # a chart taller than the window is shot in a window as tall as it, the width unchanged)
+                    tall = (plots.nth(i).bounding_box() or {}).get("height", 0)
+                    if tall > VIEWPORT["height"] - 100:
+                        page.set_viewport_size({**VIEWPORT, "height": int(tall) + 100})
+                        page.wait_for_timeout(500)
                     plots.nth(i).screenshot(path=str(shots / f"chart-{slug}-{i}.png"))
+                    page.set_viewport_size(VIEWPORT)
         finally:
             browser.close()
     return seen
