@@ -41,7 +41,7 @@ PAGES = [
 LABELS = {
     "model": "Model",
     "run": "Run",
-    "colour_set": "Colour set",
+    "group": "Group (colour set · illusion kind · scene task)",
     "condition": "Condition",
     "prompt": "Prompt",
 }

@@ -41,7 +41,7 @@ from plates.stimuli.ishihara.plate import PlateSpec, render
 FILTER_COLUMNS: dict[str, str] = {
     "model": "model",
     "run": "run_id",
-    "colour_set": "colour_set",
+    "group": "group",
     "condition": CONDITION,
     "prompt": "prompt_name",
 }
@@ -61,7 +61,7 @@ DRILLDOWN_COLUMNS = (
     "parse_status",
     "correct",
     "failure_mode",
-    "colour_set",
+    "group",
     CONDITION,
     "delta_e",
     "view_family",
@@ -102,7 +102,7 @@ class Filters:
 
     model: tuple[str, ...] = ()
     run: tuple[str, ...] = ()
-    colour_set: tuple[str, ...] = ()
+    group: tuple[str, ...] = ()
     condition: tuple[str, ...] = ()
     prompt: tuple[str, ...] = ()
 
