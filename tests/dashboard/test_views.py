@@ -346,3 +346,25 @@ def test_the_shipped_runs_are_told_apart_and_hidden_when_the_user_has_runs(tmp_p
     with pytest.raises(ValueError, match="not a shipped-runs manifest.*make_shipped_results"):
         shipped_run_ids(runs)
     assert views.open_results(runs / "mine").shipped == frozenset()  # a folder without a manifest
+
+
+def test_the_group_filter_selects_each_familys_grouping_of_the_shipped_runs():
+    """The shipped runs (stored before rows recorded ``group``): the sidebar's group filter offers the plates'
+    colour sets, the illusions' kinds and the scenes' tasks, and selects in DuckDB what it selects in pandas;
+    the cube keeps ``colour_set`` for plate cells only."""
+    from pathlib import Path
+
+    from plates.dashboard import queries
+
+    folder = Path(__file__).resolve().parents[2] / "results" / "runs"
+    opened = views.open_results(folder)
+    assert {"colorblindnesseval-1", "chevreul", "colour-counting"} <= set(opened.options["group"])
+    cube = opened.cube
+    plate = cube["task"].astype(str).str.startswith(("cbe-", "huemanity-"))  # the plates' tasks
+    assert cube.loc[~plate, "colour_set"].isna().all() and cube.loc[~plate, "group"].notna().all()
+    assert cube.loc[plate, "colour_set"].equals(cube.loc[plate, "group"]) and plate.any() and not plate.all()
+    frame = load_results(folder, columns=["family", "group", "model", "run_id", "prompt_name"]).frame
+    for chosen in (("chevreul",), ("colorblindnesseval-1", "colour-counting")):
+        view = views.View(opened, views.Filters(group=chosen))
+        want = frame[frame["group"].isin(chosen)]
+        assert queries.drilldown_count(opened.results, view.where) == view.rows == len(want) > 0
