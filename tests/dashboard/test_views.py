@@ -135,6 +135,10 @@ def test_filters_round_trip_through_the_query_string():
     assert query == {"model": ["a", "b"], "run": ["r1"], "condition": ["gray @900px"], "prompt": ["cbe-open"]}
     assert views.filters_from_query(query) == filters
     assert views.filters_from_query({"model": "a", "page": "x", "prompt": ""}) == views.Filters(model=("a",))
+    # a link shared when the group filter was called colour_set
+    assert views.filters_from_query({"colour_set": ["chevreul", "whites"]}) == views.Filters(group=("chevreul", "whites"))
+    assert views.filters_from_query({"colour_set": "x", "group": "y"}) == views.Filters(group=("y",))
+    assert views.filters_from_query({"colour_set": ["x"], "group": []}) == views.Filters(group=("x",))
     kept, dropped = views.valid_filters(views.Filters(model=("a", "zzz")), {"model": ["a"]})
     assert kept == views.Filters(model=("a",)) and dropped == ["model='zzz' is not in these results"]
 
