@@ -15,7 +15,7 @@ accuracy per model-size bucket, from which the grayscale effect (std − gray) /
   task (made for robustness) is left out of it, as Table 1 leaves robustness out of P & R.
 * `difficulty_params` / `difficulty_long`: accuracy against one ``params`` entry of the question
   (truth_json ``params``; numbers or short labels), per model x task.
-* `robustness_long`: ColorBench eq. (1)-(2) per model; the seed id is the row's ``colour_set`` and the variant
+* `robustness_long`: ColorBench eq. (1)-(2) per model; the seed id is the row's ``group`` and the variant
   the ``recolour`` fact.
 * `scene_effects`: the items asked both ways (colour and grayscale; a "-cot" prompt and its plain twin) paired
   per model x task: pairs and each side's accuracy (DuckDB computes the same table for the dashboard).
@@ -369,7 +369,7 @@ def robustness_long(frame: pd.DataFrame, reference: pd.DataFrame | None = None) 
     rows = scene_rows(frame)
     rows = rows[rows["recolour"].notna() & ~rows["grayscale"] & ~rows["cot"]] if len(rows) else rows
     if len(rows):
-        t = cb.robustness(rows.assign(seed_id=rows["colour_set"].astype(str)), by="model")
+        t = cb.robustness(rows.assign(seed_id=rows["group"].astype(str)), by="model")
         ours = _ours(t.assign(task="robustness"), "robustness").assign(incomplete=t["incomplete"].to_numpy())
     else:
         ours = pd.DataFrame(columns=[*_OUT, "incomplete"])

@@ -41,7 +41,7 @@ PAGES = [
 LABELS = {
     "model": "Model",
     "run": "Run",
-    "colour_set": "Colour set",
+    "group": "Group (colour set · illusion kind · scene task)",
     "condition": "Condition",
     "prompt": "Prompt",
 }
@@ -85,7 +85,8 @@ def filter_widgets(options: dict[str, list[str]]) -> views.Filters:
     """One multiselect per filter, kept in the URL query string (`?model=a&run=r1`) so a view can be shared:
     the URL sets the widgets on a session's first run, and every run writes the widgets back to the URL."""
     st.sidebar.header("Filters")
-    from_url = views.filters_from_query({key: st.query_params.get_all(key) for key in views.FILTER_COLUMNS})
+    from_url = views.filters_from_query({key: st.query_params.get_all(key)
+                                         for key in [*views.FILTER_COLUMNS, *views.FORMER_KEYS.values()]})
     from_url, ignored = views.valid_filters(from_url, options)
     for message in ignored:
         st.sidebar.warning(f"Shared link: {message}; ignored.")

@@ -135,10 +135,10 @@ _RECOLOUR = "json_extract_string(truth_json, '$.recolour') AS recolour"
 _N_OPTIONS = "CAST(json_array_length(options_json) AS INTEGER) AS n_options"
 #: What the Scenes page reads of a scene row, the facts out of truth_json and options_json (``params``: the
 #: question's parameters, a JSON object) ...
-_SCENE_ROWS = ["model", "backend", "family", "task", "prompt_name", "grayscale", "colour_set", "correct", "item_id",
+_SCENE_ROWS = ["model", "backend", "family", "task", "prompt_name", "grayscale", quote("group"), "correct", "item_id",
                _RECOLOUR, _N_OPTIONS, FAILED, "json_extract(truth_json, '$.params') AS params"]
 #: ... and what its counts keep of them (one weight per distinct combination)
-_SCENE = ["model", "backend", "family", "task", "prompt_name", "grayscale", "colour_set", "correct", "recolour",
+_SCENE = ["model", "backend", "family", "task", "prompt_name", "grayscale", "group", "correct", "recolour",
           "n_options", "failed"]
 #: the parameter values the difficulty curves read: numbers and labels
 _SCALARS = "('BIGINT', 'UBIGINT', 'DOUBLE', 'VARCHAR')"
@@ -159,7 +159,7 @@ def _counts(results: Results, source: str, params: dict[str, Any]) -> pd.DataFra
 
 def scene_counts(results: Results, where: Where) -> pd.DataFrame:
     """The Scenes page's collapsed rows for accuracy per task, the overall score and robustness (ColorBench
-    §2.3: the seed is the row's ``colour_set``, the variant its ``recolour`` fact)."""
+    §2.3: the seed is the row's ``group``, the variant its ``recolour`` fact)."""
     return _counts(results, *_scene_source(where))
 
 

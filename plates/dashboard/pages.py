@@ -153,7 +153,7 @@ def compare(view: View) -> Page:
 
 def plate_cube(view: View) -> pd.DataFrame:
     """The view's cube without other families' tasks: colour sets and image sizes are the plates' questions
-    (an illusion's kind or a scene's seed in ``colour_set`` is not a colour set)."""
+    (an illusion's kind or a scene's task is their ``group``, not a colour set)."""
     return view.cube[~view.cube["task"].astype(object).isin(_NOT_PLATE_TASKS)]
 
 

@@ -41,10 +41,12 @@ from plates.stimuli.ishihara.plate import PlateSpec, render
 FILTER_COLUMNS: dict[str, str] = {
     "model": "model",
     "run": "run_id",
-    "colour_set": "colour_set",
+    "group": "group",
     "condition": CONDITION,
     "prompt": "prompt_name",
 }
+#: Filter key -> the key links shared before it was renamed carry (``?colour_set=`` filtered the grouping).
+FORMER_KEYS: dict[str, str] = {"group": "colour_set"}
 #: Export formats of the filtered rows -> (file extension, MIME type).
 EXPORT_FORMATS: dict[str, tuple[str, str]] = {
     "csv": ("csv", "text/csv"),
@@ -61,7 +63,7 @@ DRILLDOWN_COLUMNS = (
     "parse_status",
     "correct",
     "failure_mode",
-    "colour_set",
+    "group",
     CONDITION,
     "delta_e",
     "view_family",
@@ -102,7 +104,7 @@ class Filters:
 
     model: tuple[str, ...] = ()
     run: tuple[str, ...] = ()
-    colour_set: tuple[str, ...] = ()
+    group: tuple[str, ...] = ()
     condition: tuple[str, ...] = ()
     prompt: tuple[str, ...] = ()
 
@@ -227,10 +229,13 @@ def shown_name(name: str, root: str | Path, *, local: bool) -> str:
 # ---------------------------------------------------------------------------------------- filters, views
 def filters_from_query(params: Mapping[str, object]) -> Filters:
     """Filters from a query-string mapping (``st.query_params.to_dict()`` gives str, AppTest may give lists).
-    Unknown keys are ignored (the URL may carry other state); values keep their order, duplicates dropped."""
+    Unknown keys are ignored (the URL may carry other state), a `FORMER_KEYS` key reads as its filter's; values
+    keep their order, duplicates dropped."""
     chosen = {}
     for key in FILTER_COLUMNS:
         raw = params.get(key)
+        if not raw and key in FORMER_KEYS:  # (Streamlit gives [] for a key the URL lacks)
+            raw = params.get(FORMER_KEYS[key])
         if raw is None:
             continue
         values = [raw] if isinstance(raw, str) else list(raw)

@@ -264,9 +264,12 @@ def ask_stimulus(stim: Stimulus, question: Question, backend: Backend, *, run_id
     spec_json = spec.to_json()
     item_id = hashlib.sha1(spec_json.encode()).hexdigest()[:16]
     signed = stim.truth.get("signed_delta_e2000") if spec.FAMILY == "illusion" else None
+    # the family's grouping, as its sets record it: a plate's colour set, an illusion's kind, a scene's task
+    group = (getattr(spec, "palette", None) or spec.FAMILY) if spec.FAMILY == "ishihara" else (
+        getattr(spec, "kind", None) or question.task)
     asked = Asked(run_id=run_id, row_key=hashlib.sha1(f"{run_id}|{item_id}|{time.time_ns()}".encode()).hexdigest(),
                   item_id=item_id, dataset="explorer", model=backend.model, backend=backend.kind, question=question,
-                  spec_json=spec_json, family=spec.FAMILY, colour_set=getattr(spec, "palette", None) or spec.FAMILY,
+                  spec_json=spec_json, family=spec.FAMILY, group=group,
                   delta_e=None if signed is None else float(signed), size=int(stim.image.size[0]))
     return build_row(asked, reply, secrets)
 

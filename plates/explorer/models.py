@@ -112,7 +112,7 @@ def _row(plate, template, prompt, ask: Ask, backend: Backend, reply, colour_set:
     asked = Asked(
         run_id=run_id, row_key=hashlib.sha1(f"{run_id}|{item_id}|{time.time_ns()}".encode()).hexdigest(),
         item_id=item_id, dataset="explorer", model=backend.model, backend=backend.kind, question=prompt,
-        spec_json=spec_json, family="ishihara", variant=ask.variant, colour_set=colour_set,
+        spec_json=spec_json, family="ishihara", variant=ask.variant, group=colour_set,
         delta_e=float(plate.stats.delta_e), font=spec.font, size=int(cond.size or spec.size),
         grayscale=bool(cond.grayscale), hue_shift=float(cond.hue_shift), cvd=cond.cvd,
         cvd_severity=float(cond.cvd_severity) if cond.cvd != "none" else 0.0, shots=0,

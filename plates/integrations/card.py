@@ -123,7 +123,8 @@ def dataset_card(exp: Experiment, rows: Mapping[str, int], features: Mapping[str
         "judges a reply with the paper's rules.",
         "- `image_size`, `grayscale`, `hue_shift` (degrees), `cvd`, `cvd_severity`, `text_only`, "
         "`asked_variant`: the viewing condition.",
-        "- the generator's manifest columns (`item_id`, `dataset`, `label`, `colour_set`, `delta_e` (CIEDE2000), "
+        "- the generator's manifest columns (`item_id`, `dataset`, `label`, `group` (the family's grouping: a "
+        "plate's colour set, an illusion's kind, a scene's task), `colour_set` (plates only), `delta_e` (CIEDE2000), "
         "`variant`, `font`, `size`, `seed`, `path`, `spec_json`, `delta_e_*`): `spec_json` regenerates the "
         "stimulus exactly (`plates.stimuli.spec_from_json` then `render`).", "",
         f"Generation settings of the protocol: temperature {m.temperature:g}, at most {m.max_tokens} new tokens "

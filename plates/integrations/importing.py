@@ -211,7 +211,7 @@ def _asked(row: Mapping[str, Any], run_id: str, key: str, model: str, harness: s
     return Asked(
         run_id=run_id, row_key=key, item_id=row["item_id"], dataset=row["dataset"], model=model,
         backend=harness.split()[0], question=question, spec_json=row["spec_json"], family=family_of(spec).name,
-        variant=row.get("asked_variant") or question.variant, colour_set=row.get("colour_set"),
+        variant=row.get("asked_variant") or question.variant, group=row.get("group") or row.get("colour_set"),
         delta_e=row.get("delta_e"), font=row.get("font") or None, size=row.get("image_size"),
         grayscale=bool(row.get("grayscale")), hue_shift=float(row.get("hue_shift") or 0.0),
         cvd=row.get("cvd") or "none", cvd_severity=float(row.get("cvd_severity") or 0.0),

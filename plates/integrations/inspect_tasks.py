@@ -41,8 +41,8 @@ from plates.tasks.prompts import PROMPTS, paper_of
 #: Sample metadata keys copied from each exported row (what `plates import inspect` maps back).
 ROW_KEYS = ("sample_id", "item_id", "dataset", "prompt_name", "task", "config", "question_json", "expected",
             "image_size", "grayscale", "hue_shift", "cvd", "cvd_severity", "text_only", "asked_variant",
-            "spec_json", "colour_set", "delta_e", "variant", "font", "label", "delta_e_target", "delta_e_drawn_min",
-            "delta_e_drawn_p05", "delta_e_drawn_median", "delta_e_drawn_p95")
+            "spec_json", "group", "colour_set", "delta_e", "variant", "font", "label", "delta_e_target",
+            "delta_e_drawn_min", "delta_e_drawn_p05", "delta_e_drawn_median", "delta_e_drawn_p95")
 #: Task (paper protocol) -> the paper its prompts name (`plates.tasks.prompts.paper_of`).
 PROTOCOL_TITLES = {"colorblindnesseval": "ColorBlindnessEval", "huemanity": "HueManity", "colorbench": "ColorBench",
           "rcid": "RCID", "illusionbench": "IllusionBench+"}

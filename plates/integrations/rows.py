@@ -24,6 +24,7 @@ from plates.conditions import Condition
 from plates.datasets.items import DRAWN_COLUMNS, MANIFEST_COLUMNS
 from plates.datasets.parquet_set import ShardImage
 from plates.images import image_to_png_bytes
+from plates.results.schema import colour_set_of
 from plates.runs.builder import prepared
 from plates.runs.experiment import ConditionSpec, Experiment
 from plates.runs.plan import load_items, plan, row_key
@@ -57,6 +58,8 @@ def _manifest_type(column: str) -> pa.DataType:
 #: The image column: the `datasets` Image feature's storage (PNG bytes, and a file name).
 IMAGE_TYPE = pa.struct([("bytes", pa.binary()), ("path", pa.string())])
 SCHEMA = pa.schema([("image", IMAGE_TYPE), *QUESTION_FIELDS,
+                    # the family's grouping (the results column `group`); colour_set below: plates only
+                    ("group", pa.string()),
                     *((c, _manifest_type(c)) for c in MANIFEST_COLUMNS)])
 COLUMNS: tuple[str, ...] = tuple(SCHEMA.names)
 
@@ -154,7 +157,8 @@ def export_rows(exp: Experiment, items: Sequence[Any] | None = None) -> Iterator
         image = query.turns[-1].images[0]
         sample_id = row_key("", item.dataset, item.item_id, "", "", c, unit.variant, unit.prompt, unit.shots)
         manifest = {
-            "item_id": item.item_id, "dataset": item.dataset, "label": item.label, "colour_set": item.colour_set,
+            "item_id": item.item_id, "dataset": item.dataset, "label": item.label, "group": item.colour_set,
+            "colour_set": colour_set_of(item.family, item.colour_set),
             "delta_e": asked.delta_e, "variant": item.variant, "font": asked.font, "size": int(item.spec.size),
             "seed": int(item.spec.seed), "spec_json": asked.spec_json,
             "path": Path(item.path).relative_to(root).as_posix() if isinstance(item.path, Path) and root else None,

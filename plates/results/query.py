@@ -13,7 +13,8 @@ and keeps `plates.results.load_results`' semantics:
   superseding part rewrites are found once, when the results are opened, and dropped from every query.
 
 Every query selects only the columns and groups it needs; DuckDB reads those columns of those parts
-(projection and filter pushdown). Columns a part lacks read as null; every results column is cast to the
+(projection and filter pushdown). Columns a part lacks read as null (rows written before ``group`` read it from ``colour_set``:
+`plates.results.reader.legacy_group`); every results column is cast to the
 schema's type (``TRY_CAST``: a value that does not fit reads as null), and text is read cut to `TEXT_CAPS`
 characters. DuckDB runs with ``MEMORY_LIMIT``
 (it spills to a temporary folder beyond it) and
@@ -43,6 +44,7 @@ from plates.results.schema import (
     COVERS_KEY,
     KIND_KEY,
     NOT_ROWS_KINDS,
+    PLATE_FAMILIES,
     REPLACES_KEY,
     SUPERSEDES_KEY,
     run_folder_name,
@@ -310,6 +312,13 @@ class Results:
         # load_results
         cols = [f"coalesce({c.removesuffix(f' AS {_quote(n)}')}, {_literal(ABSENT_DEFAULTS[n])}) AS {_quote(n)}"
                 if n in ABSENT_DEFAULTS else c for c, n in zip(cols, COLUMNS, strict=True)]
+        # a row written before group reads its colour_set as group, and colour_set only where it is a plate
+        # (plates.results.schema.colour_set_of), as in load_results
+        bare = {n: c.removesuffix(f" AS {_quote(n)}") for c, n in zip(cols, COLUMNS, strict=True)}
+        plate = f"({bare['family']} IS NULL OR {bare['family']} IN ({', '.join(map(_literal, PLATE_FAMILIES))}))"
+        legacy = {"group": f"coalesce({bare['group']}, {bare['colour_set']}) AS {_quote('group')}",
+                  "colour_set": f"CASE WHEN {plate} THEN {bare['colour_set']} END AS {_quote('colour_set')}"}
+        cols = [legacy.get(n, c) for c, n in zip(cols, COLUMNS, strict=True)]
         # a row that records no run name reads its part's folder name (run_folder_name), joined per file
         named = f" AS {_quote('run_name')}"
         cols = [f"coalesce({c.removesuffix(named)}, part_run_name){named}" if n == "run_name" else c

@@ -23,6 +23,7 @@ from plates.results.schema import (
     DICTIONARY,
     KIND_KEY,
     NOT_ROWS_KINDS,
+    PLATE_FAMILIES,
     REPLACES_KEY,
     SCHEMA,
     SUPERSEDES_KEY,
@@ -140,12 +141,52 @@ def _read_part(path: Path, use_threads: bool = False, columns: Sequence[str] | N
                 table = table.set_column(table.schema.get_field_index(name), name, col)
             except (pa.ArrowInvalid, pa.ArrowNotImplementedError, pa.ArrowTypeError) as exc:
                 return _Part(None, f"column {name!r} has type {col.type}, the results schema says {want}: {exc}")
+    table = legacy_group(table, categorical)
     replaces = tuple(json.loads(meta[REPLACES_KEY])) if REPLACES_KEY in meta else ()
     covers = None
     if COVERS_KEY in meta:
         c = json.loads(meta[COVERS_KEY])
         covers = (str(c["prefix"]), int(c["first"]), int(c["last"]), int(c["level"]))
     return _Part(table.replace_schema_metadata(None), None, replaces, SUPERSEDES_KEY in meta, covers)
+
+
+def legacy_group(table: pa.Table, categorical: frozenset[str] = frozenset()) -> pa.Table:
+    """Rows written before ``group`` read as today's (`plates.results.schema.colour_set_of`): a null ``group``
+    reads the row's ``colour_set`` (a part without the column gets it), and ``colour_set`` is null where the
+    row's ``family`` is not a plate (`PLATE_FAMILIES`). Rows written with ``group`` are unchanged.
+
+    Parameters
+    ----------
+    table : pyarrow.Table
+        One part's rows, results columns in ``SCHEMA`` types (the ``categorical`` ones ``DICTIONARY``); a
+        column left unread is left alone (``family`` is read whenever ``colour_set`` is: `load_results`).
+    categorical : frozenset of str
+        The columns held as ``DICTIONARY``.
+
+    Returns
+    -------
+    pyarrow.Table
+    """
+    if "colour_set" not in table.column_names:
+        return table
+    sets = table.column("colour_set").cast(pa.string())
+    if "group" not in table.column_names:
+        typ = DICTIONARY if "group" in categorical else pa.string()
+        table = table.append_column(pa.field("group", typ), sets.dictionary_encode() if "group" in categorical
+                                    else sets)
+    elif table.column("group").null_count:
+        index = table.schema.get_field_index("group")
+        filled = pc.coalesce(table.column("group").cast(pa.string()), sets)
+        table = table.set_column(index, "group", filled.dictionary_encode() if "group" in categorical else filled)
+    if "family" in table.column_names:
+        family = table.column("family").cast(pa.string())
+        plate = pc.or_kleene(pc.is_null(family), pc.is_in(family, pa.array(PLATE_FAMILIES, pa.string())))
+        if not pc.all(plate).as_py() and pc.any(pc.and_(pc.invert(plate), pc.is_valid(sets))).as_py():
+            kept = pc.if_else(plate, sets, pa.scalar(None, pa.string()))
+            index = table.schema.get_field_index("colour_set")
+            table = table.set_column(index, "colour_set",
+                                     kept.dictionary_encode() if "colour_set" in categorical else kept)
+    return table
 
 
 def read_parts(files: list[Path], columns: Sequence[str] | None = None,
@@ -270,7 +311,8 @@ def load_results(paths: str | Path | Iterable[str | Path], *, latest: bool = Tru
         if isinstance(columns, str) or not all(isinstance(c, str) for c in columns):
             raise ValueError(f"columns must be a list of column names, got {columns!r:.80}")
         columns = list(dict.fromkeys(columns))
-    read = None if columns is None else list(dict.fromkeys([*columns, *(["row_key", "timestamp"] if latest else [])]))
+    read = None if columns is None else list(dict.fromkeys([*columns, *(["row_key", "timestamp"] if latest else []),
+                                                            *_legacy_needs(columns)]))
     store = open_store(paths) if is_url(paths) else None
     for _attempt in range(3):  # a part deleted under us (compact_run merged it): list the folder again
         found = find_parts(paths) if store is None else store_parts(store)
@@ -297,6 +339,13 @@ def load_results(paths: str | Path | Iterable[str | Path], *, latest: bool = Tru
         if not cats.is_monotonic_increasing:  # appearance order -> sorted, as the plain strings sort
             frame[name] = frame[name].cat.reorder_categories(cats.sort_values())
     return LoadedResults(frame=frame, skipped=skipped, files=[str(files[i]) for i in keep])
+
+
+def _legacy_needs(columns: Sequence[str]) -> list[str]:
+    """The columns `legacy_group` reads to give ``columns``: ``colour_set`` for ``group``, ``family`` for
+    ``colour_set``."""
+    needs = ["colour_set"] if "group" in columns else []
+    return [*needs, "family"] if needs or "colour_set" in columns else needs
 
 
 def _with_run_name(table: pa.Table, path: Path, categorical: bool) -> pa.Table:

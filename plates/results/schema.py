@@ -30,7 +30,11 @@ COLUMNS: dict[str, tuple[pa.DataType, str]] = {
     "prompt_text": (pa.string(), "the exact prompt text sent (last user turn)"),
     "options_json": (pa.string(), "multiple-choice options as JSON {letter: text}, else null"),
     "variant": (pa.string(), "'standard', 'clear' or 'mask'"),
-    "colour_set": (pa.string(), "colour set or pair name (e.g. 'colorblindnesseval-1', 'huemanity-07')"),
+    "group": (pa.string(), "the family's grouping of the item: a plate's colour set, an illusion's kind, a scene's "
+                           "task or seed scene (the manifest's group; few-shot examples come from it); rows "
+                           "written before it read their colour_set (legacy_group)"),
+    "colour_set": (pa.string(), "a plate's colour set or pair name (e.g. 'colorblindnesseval-1', 'huemanity-07'); "
+                                "null for every other family (PLATE_FAMILIES)"),
     "delta_e": (pa.float64(), "achieved CIEDE2000 between foreground and background (mean over pairs)"),
     "font": (pa.string(), "font name or path"),
     "size": (pa.int32(), "side in pixels of the image the model received"),
@@ -147,6 +151,10 @@ UNVERSIONED = 0
 #: Columns a file written before they existed reads with this value instead of null.
 ABSENT_DEFAULTS: dict[str, Any] = {"rules_version": UNVERSIONED, "decided_by": "rules"}
 
+#: The stimulus families whose rows' ``group`` is a plate's colour set, so they fill ``colour_set`` too; a row
+#: with no ``family`` (written before the column, when plates were the only family) is a plate.
+PLATE_FAMILIES: tuple[str, ...] = ("ishihara",)
+
 #: The ΔE2000 columns a stimulus's measurement fills (`plates.stimuli.ishihara.measure.DrawnDeltaE.columns`).
 MEASURED_COLUMNS: tuple[str, ...] = ("delta_e_target", "delta_e_drawn_min", "delta_e_drawn_p05",
                                      "delta_e_drawn_median", "delta_e_drawn_p95")
@@ -221,6 +229,31 @@ def run_folder_name(part: str | os.PathLike[str]) -> str:
     """
     path = Path(os.fspath(part))
     return path.parent.name or path.name.removesuffix(".parquet")
+
+
+def colour_set_of(family: str | None, group: str | None) -> str | None:
+    """The ``colour_set`` a row records: its ``group`` where the row is a plate (a family in `PLATE_FAMILIES`, or
+    no family: a row written before the column), else None (an illusion's kind or a scene's task is no colour
+    set). The loaders (`plates.results.load_results`, `plates.results.query`) read rows written before ``group``
+    by the same rule: ``group`` from their ``colour_set``, ``colour_set`` null where the row is not a plate.
+
+    Parameters
+    ----------
+    family : str or None
+        The row's stimulus family (`plates.stimuli.STIMULI` name).
+    group : str or None
+        The row's grouping (palette, illusion kind, scene task).
+
+    Returns
+    -------
+    str or None
+
+    Examples
+    --------
+    >>> colour_set_of("ishihara", "colorblindnesseval-1"), colour_set_of("illusion", "chevreul")
+    ('colorblindnesseval-1', None)
+    """
+    return group if family is None or family in PLATE_FAMILIES else None
 
 
 # Part metadata keys (Parquet schema metadata), shared by the writer, the reader and compaction

@@ -164,7 +164,7 @@ class Builder:
         asked = Asked(
             run_id=self.run_id, row_key=unit.key, item_id=item.item_id, dataset=item.dataset, model=m.model,
             backend=m.backend, question=question, spec_json=self.spec_json(unit.item), family=item.family,
-            variant=unit.variant, colour_set=item.colour_set, delta_e=self.delta_e(unit.item),
+            variant=unit.variant, group=item.colour_set, delta_e=self.delta_e(unit.item),
             font=str(getattr(item.spec, "font", "")) or None, size=int(image.size[0]), grayscale=cond.grayscale,
             hue_shift=cond.hue_shift, cvd=cond.cvd, cvd_severity=cond.cvd_severity, shots=unit.shots,
             text_only=cond.text_only, protocol=self.exp.protocol, measured=self.drawn(unit.item),

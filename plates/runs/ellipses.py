@@ -479,7 +479,7 @@ def _row(run: EllipseRun, c: Centre, k: int, trial: tuple[int, int], level: floa
     asked = Asked(run_id=run.run_id, row_key=hashlib.sha256(f"{run.run_id}|{item_id}".encode()).hexdigest()[:20],
                   item_id=item_id, dataset="ellipses", model=run.model.model, backend=run.model.backend,
                   question=question, spec_json=spec.to_json(), family="ishihara",
-                  variant=get_prompt(run.prompt).variant, colour_set=f"ellipse-{run.mode}",
+                  variant=get_prompt(run.prompt).variant, group=f"ellipse-{run.mode}",
                   delta_e=delta_e,
                   font=spec.font, size=int(image.size[0]))
     row = build_row(asked, reply)

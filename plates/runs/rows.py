@@ -15,7 +15,7 @@ from typing import Any
 
 from plates import __version__
 from plates.models.base import Reply
-from plates.results.schema import MEASURED_COLUMNS, SCHEMA, VIEW_COLUMNS
+from plates.results.schema import MEASURED_COLUMNS, SCHEMA, VIEW_COLUMNS, colour_set_of
 from plates.runs.judge import rules_columns
 from plates.secrets import redact
 from plates.stimuli import ENGINE_VERSION
@@ -35,6 +35,8 @@ class Asked:
     ``size`` is the side in px of the image the model received; ``hue_shift`` is in degrees; ``cvd_severity``
     0-1 (0 when ``cvd`` is "none"); ``delta_e`` the stimulus's CIEDE2000 figure where it has one;
     ``spec_json`` the stimulus's tagged spec JSON (regenerates the image); ``family`` its stimulus family;
+    ``group`` the family's grouping of the item (a plate's colour set, an illusion's kind, a scene's task: the
+    row's ``colour_set`` too where it is a plate, `plates.results.schema.colour_set_of`);
     ``text_only``: the image was replaced by a black one (ColorBench App. J); ``protocol``: the paper protocol
     of the sampling settings (`plates.runs.protocols`), None for ours; ``measured``: the ΔE2000 the stimulus
     draws, as results columns (`plates.stimuli.ishihara.measure.DrawnDeltaE.columns`; empty for others);
@@ -52,7 +54,7 @@ class Asked:
     spec_json: str
     family: str
     variant: str = "standard"
-    colour_set: str | None = None
+    group: str | None = None
     delta_e: float | None = None
     font: str | None = None
     size: int | None = None
@@ -86,7 +88,8 @@ def build_row(asked: Asked, reply: Reply, secrets: Sequence[str | None] = ()) ->
         "dataset": asked.dataset, "task": q.task, "target": q.target, "expected": q.expected,
         "prompt_name": q.name, "prompt_text": q.text,
         "options_json": json.dumps(q.options) if q.options else None, "variant": asked.variant,
-        "colour_set": asked.colour_set, "delta_e": asked.delta_e, "font": asked.font, "size": asked.size,
+        "group": asked.group, "colour_set": colour_set_of(asked.family, asked.group),
+        "delta_e": asked.delta_e, "font": asked.font, "size": asked.size,
         "grayscale": bool(asked.grayscale), "hue_shift": float(asked.hue_shift), "cvd": asked.cvd,
         "cvd_severity": float(asked.cvd_severity) if asked.cvd != "none" else 0.0, "shots": int(asked.shots),
         "spec_json": asked.spec_json, "plates_version": __version__, "family": asked.family,

@@ -240,7 +240,7 @@ class Staircase:
         return Asked(run_id=run_id, row_key=hashlib.sha256(f"{run_id}|{item_id}".encode()).hexdigest()[:20],
                      item_id=item_id, dataset=dataset, model=model, backend=backend, question=shown.question,
                      spec_json=spec.to_json(), family=self.family, variant=get_prompt(self.prompt).variant,
-                     colour_set=getattr(spec, "palette", None) or getattr(spec, "kind", None),
+                     group=getattr(spec, "palette", None) or getattr(spec, "kind", None),
                      delta_e=shown.level_drawn, font=getattr(spec, "font", None), size=int(shown.image.size[0]))
 
     def outcome(self, row: Mapping[str, Any]) -> int | None:

@@ -150,7 +150,7 @@ def test_scene_tables_recounted(frame, reference):
     variants = raw.assign(recolour=recolour)
     variants = variants[variants["recolour"].notna() & ~variants["grayscale"].astype(bool)]
     for model, part in variants.groupby("model"):
-        per_seed = part.groupby("colour_set").agg(rows=("recolour", "nunique"), right=("correct", "sum"))
+        per_seed = part.groupby("group").agg(rows=("recolour", "nunique"), right=("correct", "sum"))
         judged = per_seed[per_seed["rows"] == 10]
         cell = robust[(robust["source"] == "ours") & (robust["model"] == model)].iloc[0]
         assert cell["n"] == len(judged) > 0 and cell["incomplete"] == len(per_seed) - len(judged)

@@ -70,6 +70,7 @@ def test_colorbench_robustness_on_a_scripted_model(tmp_path):
     facts = with_truth(frame)
     assert len(facts) == 10 and set(facts["family"]) == {"scene", "scene-recolour"}
     assert sorted(facts["recolour"])[:1] == ["image-180"] and "seed" in set(facts["recolour"])
-    facts["seed_id"] = facts["colour_set"]
+    assert facts["colour_set"].isna().all()  # a scene has no colour set: its seed scene is its group
+    facts["seed_id"] = facts["group"]
     table = robustness(facts)
     assert len(table) >= 1

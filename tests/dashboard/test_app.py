@@ -226,6 +226,16 @@ def test_a_shared_link_naming_values_not_in_these_results_is_explained(monkeypat
     assert at.multiselect(key="model").value == ["a"] and any("gpt-9" in w.value for w in at.sidebar.warning)
 
 
+def test_the_group_filter_is_labelled_and_reads_links_shared_when_it_was_colour_set(monkeypatch, results):
+    at = app(monkeypatch, results, colour_set=["colorblindnesseval-3"])
+    clean(at)
+    box = at.multiselect(key="group")
+    assert box.label == "Group (colour set · illusion kind · scene task)"
+    assert box.options == ["colorblindnesseval-1", "colorblindnesseval-3"] and box.value == ["colorblindnesseval-3"]
+    assert "Export 10 rows" in [h.value for h in at.sidebar.header]
+    assert dict(at.query_params) == {"group": "colorblindnesseval-3"}  # the link is rewritten with today's key
+
+
 def test_the_drilldown_counts_pages_of_the_rows_it_shows_and_regenerates_each_plate(monkeypatch, tmp_path):
     from plates.stimuli.ishihara.plate import PlateSpec
 

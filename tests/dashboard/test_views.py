@@ -135,6 +135,10 @@ def test_filters_round_trip_through_the_query_string():
     assert query == {"model": ["a", "b"], "run": ["r1"], "condition": ["gray @900px"], "prompt": ["cbe-open"]}
     assert views.filters_from_query(query) == filters
     assert views.filters_from_query({"model": "a", "page": "x", "prompt": ""}) == views.Filters(model=("a",))
+    # a link shared when the group filter was called colour_set
+    assert views.filters_from_query({"colour_set": ["chevreul", "whites"]}) == views.Filters(group=("chevreul", "whites"))
+    assert views.filters_from_query({"colour_set": "x", "group": "y"}) == views.Filters(group=("y",))
+    assert views.filters_from_query({"colour_set": ["x"], "group": []}) == views.Filters(group=("x",))
     kept, dropped = views.valid_filters(views.Filters(model=("a", "zzz")), {"model": ["a"]})
     assert kept == views.Filters(model=("a",)) and dropped == ["model='zzz' is not in these results"]
 
@@ -346,3 +350,25 @@ def test_the_shipped_runs_are_told_apart_and_hidden_when_the_user_has_runs(tmp_p
     with pytest.raises(ValueError, match="not a shipped-runs manifest.*make_shipped_results"):
         shipped_run_ids(runs)
     assert views.open_results(runs / "mine").shipped == frozenset()  # a folder without a manifest
+
+
+def test_the_group_filter_selects_each_familys_grouping_of_the_shipped_runs():
+    """The shipped runs (stored before rows recorded ``group``): the sidebar's group filter offers the plates'
+    colour sets, the illusions' kinds and the scenes' tasks, and selects in DuckDB what it selects in pandas;
+    the cube keeps ``colour_set`` for plate cells only."""
+    from pathlib import Path
+
+    from plates.dashboard import queries
+
+    folder = Path(__file__).resolve().parents[2] / "results" / "runs"
+    opened = views.open_results(folder)
+    assert {"colorblindnesseval-1", "chevreul", "colour-counting"} <= set(opened.options["group"])
+    cube = opened.cube
+    plate = cube["task"].astype(str).str.startswith(("cbe-", "huemanity-"))  # the plates' tasks
+    assert cube.loc[~plate, "colour_set"].isna().all() and cube.loc[~plate, "group"].notna().all()
+    assert cube.loc[plate, "colour_set"].equals(cube.loc[plate, "group"]) and plate.any() and not plate.all()
+    frame = load_results(folder, columns=["family", "group", "model", "run_id", "prompt_name"]).frame
+    for chosen in (("chevreul",), ("colorblindnesseval-1", "colour-counting")):
+        view = views.View(opened, views.Filters(group=chosen))
+        want = frame[frame["group"].isin(chosen)]
+        assert queries.drilldown_count(opened.results, view.where) == view.rows == len(want) > 0

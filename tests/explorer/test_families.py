@@ -109,6 +109,7 @@ def test_the_baseline_declines_illusion_questions_and_the_row_says_so(prompt):
     stim = illusion(kind="rcid-contrast")
     row = fv.ask_stimulus(stim, fv.make_question(stim, prompt), make_backend("baseline"), run_id="r")
     assert row["parse_status"] == "unsupported" and row["correct"] is None and row["family"] == "illusion"
+    assert row["group"] == "rcid-contrast" and row["colour_set"] is None  # an illusion's group is its kind
     assert "declines this question" in fv.result_markdown(row)
     assert pq.read_table(io.BytesIO(history_parquet([row]))).schema.equals(SCHEMA)
 
@@ -137,6 +138,7 @@ def test_a_scene_question_is_asked_and_scored_from_its_truth():
     assert "How many different colors" in text and all(f"**{k}** {v}" in text for k, v in q.options.items())
     row = fv.ask_stimulus(scene, q, Scripted(f"({q.expected})"), run_id="r")
     assert row["correct"] is True and row["family"] == "scene" and row["delta_e"] is None
+    assert row["group"] == q.task == "colour-counting" and row["colour_set"] is None  # a scene's: its task
     assert "✅ correct" in fv.result_markdown(row)
     assert "declines" in fv.result_markdown(fv.ask_stimulus(scene, q, make_backend("baseline"), run_id="r"))
 

@@ -352,3 +352,80 @@ def test_rows_without_a_run_name_read_their_folders_name_in_both_loaders(tmp_pat
     assert list(load_results(tmp_path, columns=["run_name"]).frame["run_name"].sort_values()) == sorted(want.values())
     duck = open_results(tmp_path).query("SELECT row_key, run_name FROM results")
     assert dict(zip(duck["row_key"], duck["run_name"])) == want
+
+
+def _both_loaders(folder: Path) -> list[dict[str, tuple]]:
+    """{row_key: (family, group, colour_set)} as every way of loading reads ``folder``: pandas plain,
+    categorical and column-projected, compaction's reader, and DuckDB."""
+    from plates.results.query import open_results
+    from plates.results.reader import find_parts, read_parts, union_tables
+
+    def pick(frame) -> dict[str, tuple]:
+        none = lambda v: None if pd.isna(v) else str(v)  # noqa: E731
+        return {k: tuple(none(frame[c].iloc[i]) for c in ("family", "group", "colour_set"))
+                for i, k in enumerate(frame["row_key"])}
+
+    out = [pick(load_results(folder, categorical=c).frame) for c in (False, True)]
+    projected = load_results(folder, columns=["row_key", "family", "group", "colour_set"]).frame
+    out.append(pick(projected))
+    assert list(projected.columns) == ["row_key", "family", "group", "colour_set"]
+    group_only = load_results(folder, columns=["row_key", "group"]).frame
+    sets_only = load_results(folder, columns=["row_key", "colour_set"]).frame
+    out.append(pick(group_only.assign(family=projected["family"], colour_set=sets_only["colour_set"])))
+    assert list(group_only.columns) == ["row_key", "group"] and list(sets_only.columns) == ["row_key", "colour_set"]
+    files = find_parts(folder)
+    out.append(pick(union_tables([p.table for p in read_parts(files) if p.table is not None]).to_pandas()))
+    out.append(pick(open_results(folder).query('SELECT row_key, family, "group", colour_set FROM results')))
+    return out
+
+
+def test_rows_written_before_group_read_it_from_colour_set(tmp_path):
+    """A part with the old columns only (no ``group``): ``group`` reads its ``colour_set``, and ``colour_set``
+    is null where the row is not a plate (by ``family``; a part older than ``family`` holds plates only);
+    today's rows pass unchanged. pandas, compaction's reader and DuckDB agree."""
+    old = [{"row_key": "plate", "family": "ishihara", "colour_set": "colorblindnesseval-1"},
+           {"row_key": "illusion", "family": "illusion", "colour_set": "chevreul"},
+           {"row_key": "scene", "family": "scene", "colour_set": "colour-counting"},
+           {"row_key": "recolour", "family": "scene-recolour", "colour_set": "robustness-0003"},
+           {"row_key": "no-set", "family": "illusion", "colour_set": None}]
+    pq.write_table(pa.Table.from_pylist(old), tmp_path / "old.parquet")  # the old columns only
+    pq.write_table(pa.Table.from_pylist([{"row_key": "before-family", "colour_set": "huemanity-07"}]),
+                   tmp_path / "older.parquet")
+    new = [{"row_key": "new-plate", "family": "ishihara", "group": "huemanity-01", "colour_set": "huemanity-01"},
+           {"row_key": "new-scene", "family": "scene", "group": "colour-mimicry", "colour_set": None}]
+    write_part(rows_to_table(new), tmp_path / "new.parquet")
+    want = {"plate": ("ishihara", "colorblindnesseval-1", "colorblindnesseval-1"),
+            "illusion": ("illusion", "chevreul", None), "scene": ("scene", "colour-counting", None),
+            "recolour": ("scene-recolour", "robustness-0003", None), "no-set": ("illusion", None, None),
+            "before-family": (None, "huemanity-07", "huemanity-07"),
+            "new-plate": ("ishihara", "huemanity-01", "huemanity-01"), "new-scene": ("scene", "colour-mimicry", None)}
+    for read in _both_loaders(tmp_path):
+        assert read == want
+
+
+def test_shipped_runs_read_group_and_stay_byte_unchanged():
+    """The stored first-start runs (written before ``group``): every row's ``group`` is what it stored as its
+    grouping, ``colour_set`` is kept on plate rows only, and loading changes no byte of them."""
+    import hashlib
+
+    from plates.results.schema import PLATE_FAMILIES
+    from plates.stimuli import STIMULI
+
+    assert set(PLATE_FAMILIES) <= set(STIMULI)
+    folder = Path(__file__).resolve().parents[2] / "results" / "runs"
+    files = sorted(p for p in folder.rglob("*") if p.is_file())
+    before = {p: hashlib.sha256(p.read_bytes()).hexdigest() for p in files}
+    stored = {}
+    for part in folder.rglob("*.parquet"):
+        names = pq.read_schema(part).names
+        if "row_key" not in names or "colour_set" not in names:
+            continue  # a summary table (ellipses), not rows
+        table = pq.read_table(part, columns=[c for c in ("row_key", "family", "group", "colour_set") if c in names])
+        for row in table.to_pylist():
+            stored[row["row_key"]] = (row["family"], row.get("group") or row["colour_set"], row["colour_set"])
+    want = {k: (f, g, s if f in PLATE_FAMILIES else None) for k, (f, g, s) in stored.items()}
+    assert {f for f, _, _ in want.values()} >= {"ishihara", "illusion", "scene"}
+    assert any(g is not None and s is None for _, g, s in want.values())  # illusions and scenes lose colour_set
+    for read in _both_loaders(folder):
+        assert read == want
+    assert {p: hashlib.sha256(p.read_bytes()).hexdigest() for p in files} == before

@@ -54,7 +54,7 @@ def test_one_complete_row_per_unit(tmp_path, items):
     for _, row in frame.iterrows():  # the stored spec regenerates the plate exactly
         item = by_id[row["item_id"]]
         assert PlateSpec.from_json(row["spec_json"]) == item.spec and row["target"] == item.label
-        assert row["colour_set"] == item.colour_set and row["delta_e"] > 0
+        assert row["group"] == row["colour_set"] == item.colour_set and row["delta_e"] > 0
     first = frame[frame["item_id"] == items[0].item_id].iloc[0]  # the achieved CIEDE2000, as the plate reports it
     assert first["delta_e"] == pytest.approx(render(items[0].spec).stats.delta_e, rel=1e-9)
 

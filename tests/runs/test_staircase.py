@@ -60,6 +60,7 @@ def test_the_estimate_approaches_a_scripted_observers_threshold(tmp_path):
     frame = load_results(tmp_path / "out").frame
     assert len(frame) == 25 and set(frame["dataset"]) == {"staircase"} and frame["row_key"].is_unique
     assert sorted(frame["item_id"]) == [f"trial-{n:04d}" for n in range(25)]
+    assert frame["group"].notna().all() and frame["group"].equals(frame["colour_set"])  # a plate's group: its palette
     assert (frame["delta_e"].between(1.0 - 0.05, 30.0 + 0.05)).all()
 
 
@@ -156,6 +157,7 @@ def test_an_illusion_staircase_finds_a_scripted_observers_pse(tmp_path):
     assert abs(e.threshold - (-4.0)) < 1.0 and e.ci_low - 0.5 <= -4.0 <= e.ci_high + 0.5
     frame = load_results(tmp_path / "out").frame
     assert len(frame) == 30 and set(frame["family"]) == {"illusion"}
+    assert set(frame["group"]) == {"simultaneous-contrast"} and frame["colour_set"].isna().all()  # no palette
     # each row records the difference the image draws, which is what the observer measured from its pixels
     assert frame.sort_values("item_id")["delta_e"].to_numpy() == pytest.approx(observer.seen, abs=0.05)
     assert frame["delta_e"].min() < -4.0 < frame["delta_e"].max()
