@@ -10,7 +10,7 @@ import numpy as np
 import pytest
 
 from plates.dashboard.observer_queries import ellipse_tables, pair_counts
-from plates.runs.ellipses import write_summary
+from plates.runs.ellipse_summary import write_summary
 from tests.support.dashboard_app import open_page
 from tests.support.dashboard_rows import outcomes, write_part
 

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from plates.runs.ellipses import write_summary
+from plates.runs.ellipse_summary import write_summary
 from tests.dashboard.test_app_browser import CHROMIUM, chromium_page, serve
 from tests.dashboard.test_observers import ELLIPSE
 from tests.support.dashboard_rows import outcomes, write_part
