@@ -272,7 +272,7 @@ def _quiz_tab(guard: Callable, slots: Mapping[str, int], work: ExplorerPool, png
         with gr.Accordion("About this quiz: what is kept, and your consent", open=True) as consent_box:
             gr.Markdown(qv.consent_text(quiz), elem_id="quiz-consent")
         with gr.Row():
-            mode = gr.Radio([(label, value) for value, label in qv.MODES], value=qv.MODES[0][0],
+            mode = gr.Radio(qv.mode_choices(quiz), value=qv.MODES[0][0],
                             label="What to measure", elem_id="quiz-mode", scale=2)
             colour_vision = gr.Dropdown(list(qv.COLOUR_VISION_CHOICES), value="", elem_id="quiz-colour-vision",
                                         label="Your colour vision, if you want to say (optional, self-reported)",

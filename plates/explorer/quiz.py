@@ -63,7 +63,7 @@ from plates.tasks.prompts import get_prompt
 from plates.validation import check_choice
 
 __all__ = ["ANSWER_KEYS", "COLOUR_VISION_CHOICES", "MODELS_ENV", "MODES", "ModelBoard", "ModelEstimate", "QuizConfig",
-           "ReaderCache", "append_key", "consent_text", "directions_result", "illusion_magnitude", "progress_text",
+           "ReaderCache", "append_key", "consent_text", "directions_result", "mode_choices", "illusion_magnitude", "progress_text",
            "result_markdown", "start_session"]
 
 #: The on-screen keys: digits, "?" (I see no number), and "⌫" (delete the last character).
@@ -72,8 +72,8 @@ READER = ModelSpec("baseline", MODEL_NAME)
 MODELS_ENV = "PLATES_QUIZ_MODELS"
 #: Illusion kinds the quiz can show: compared (not named) and reaching ±15 ΔE2000 from their default target.
 QUIZ_ILLUSIONS = tuple(k for k in ILLUSION_TYPES if k not in ("rcid-filter", "neon-spreading"))
-#: What a person may measure: (value, the words on the page).
-MODES = (("plates", "Plates and illusions"), ("directions", "My colour ellipse (one colour, 8 directions)"))
+#: What a person may measure: (value, the words on the page; {directions} from `QuizConfig`).
+MODES = (("plates", "Plates and illusions"), ("directions", "My colour ellipse (one colour, {directions} directions)"))
 #: The colour-vision choice: (the words on the page, the value stored; "" = not given).
 COLOUR_VISION_CHOICES = (("Prefer not to say", ""), *((label, key) for key, label in COLOUR_VISION.items()))
 
@@ -121,6 +121,11 @@ class QuizConfig:
     def total(self) -> int:
         """Images per session."""
         return min(self.limits.max_answers, self.trials + (self.illusion_trials if self.illusion else 0))
+
+
+def mode_choices(config: QuizConfig) -> list[tuple[str, str]]:
+    """The mode radio's (words, value) pairs for ``config`` (`MODES`)."""
+    return [(label.format(directions=config.directions), value) for value, label in MODES]
 
 
 def consent_text(config: QuizConfig) -> str:
