@@ -135,7 +135,7 @@ def consent_text(config: QuizConfig) -> str:
                   "dot plates around one colour, each number a little off that colour in one of "
                   f"{config.directions} directions; the differences shrink until you can just read them. "
                   "The same is stored. " + DISPLAY_CAVEAT)
-    return (CONSENT.format(trials=config.total) + (PUSH_NOTE if push_config() is not None else "") + directions)
+    return CONSENT.format(trials=config.total) + directions + (PUSH_NOTE if push_config() is not None else "")
 
 
 def start_session(config: QuizConfig, *, agreed: bool, started: int, client: str = "",
