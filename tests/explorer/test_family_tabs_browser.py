@@ -43,12 +43,17 @@ def wait_text(page, elem_id: str, needle: str, timeout: int = 60_000) -> None:
                            arg=[elem_id, needle], timeout=timeout)
 
 
-def test_a_full_quiz_session_in_the_browser_writes_human_rows(served, browser, tmp_path, monkeypatch):
-    url, _ = served
-    monkeypatch.setenv(HUMAN_RESULTS_ENV, str(tmp_path / "human"))
-    page = browser.new_page(viewport={"width": 1300, "height": 1100})
-    page.goto(url)
+def quiz_page(served, browser, monkeypatch, folder, width: int, height: int):
+    """The quiz tab open in a new page of ``width`` x ``height``, answers stored under ``folder``/human."""
+    monkeypatch.setenv(HUMAN_RESULTS_ENV, str(folder / "human"))
+    page = browser.new_page(viewport={"width": width, "height": height})
+    page.goto(served[0])
     page.get_by_role("tab", name="Try it yourself").click()
+    return page
+
+
+def test_a_full_quiz_session_in_the_browser_writes_human_rows(served, browser, tmp_path, monkeypatch):
+    page = quiz_page(served, browser, monkeypatch, tmp_path, 1300, 1100)
     assert "What is stored" in text_of(page, "quiz-consent")
     page.screenshot(path=str(tmp_path / "quiz-consent.png"), full_page=True)
     page.locator("#quiz-agree input[type=checkbox]").check()
@@ -106,11 +111,7 @@ def test_a_full_quiz_session_in_the_browser_writes_human_rows(served, browser, t
 
 
 def test_the_directions_mode_in_the_browser_at_1400x900(served, browser, tmp_path, monkeypatch):
-    url, _ = served
-    monkeypatch.setenv(HUMAN_RESULTS_ENV, str(tmp_path / "human"))
-    page = browser.new_page(viewport={"width": 1400, "height": 900})
-    page.goto(url)
-    page.get_by_role("tab", name="Try it yourself").click()
+    page = quiz_page(served, browser, monkeypatch, tmp_path, 1400, 900)
     assert "Your screen is not calibrated" in text_of(page, "quiz-consent")
     page.get_by_label(f"My colour ellipse (one colour, {DIRECTIONS} directions)").check()
     page.locator("#quiz-colour-vision input").click()

@@ -13,6 +13,17 @@ from tests.support.hub_server import HubServer
 TOKEN = "hf_test_Zq8vR2mKpL4xW9nT"
 
 
+def push_once(env) -> HubServer:
+    """One commit of the scheduler ``env`` configures to a stand-in Hub, which is returned (stopped)."""
+    with HubServer() as hub:
+        scheduler = answers_scheduler(env, every=60, endpoint=hub.url)
+        try:
+            scheduler.trigger().result(timeout=60)
+        finally:
+            scheduler.stop()
+    return hub
+
+
 def test_nothing_starts_unless_the_owner_configures_repo_and_token(tmp_path):
     assert answers_scheduler({HUMAN_RESULTS_ENV: str(tmp_path)}) is None
     assert answers_scheduler({HUMAN_RESULTS_ENV: str(tmp_path), REPO_ENV: "owner/answers"}) is None
@@ -32,12 +43,7 @@ def test_parts_are_pushed_to_a_private_dataset(tmp_path, monkeypatch):
     (tmp_path / ".quiz-abc-part.parquet.tmp").write_bytes(b"half written")
     (tmp_path / "notes.txt").write_text("not a part")
     env = {HUMAN_RESULTS_ENV: str(tmp_path), REPO_ENV: "owner/answers", TOKEN_ENV: TOKEN}
-    with HubServer() as hub:
-        scheduler = answers_scheduler(env, every=60, endpoint=hub.url)
-        try:
-            scheduler.trigger().result(timeout=60)
-        finally:
-            scheduler.stop()
+    hub = push_once(env)
     assert hub.created[0]["type"] == "dataset" and hub.created[0]["visibility"] == "private"
     assert hub.files == {"run/quiz-abc-part.parquet": b"PAR1 rows PAR1"} and hub.commits == 1
     assert all(auth == f"Bearer {TOKEN}" for _, _, auth in hub.requests)
@@ -76,12 +82,7 @@ def test_a_persons_directions_rows_and_colour_vision_reach_the_dataset_and_nothi
         session.next_trial()
         session.answer(text)
     env = {HUMAN_RESULTS_ENV: str(tmp_path), REPO_ENV: "owner/answers", TOKEN_ENV: TOKEN}
-    with HubServer() as hub:
-        scheduler = answers_scheduler(env, every=60, endpoint=hub.url)
-        try:
-            scheduler.trigger().result(timeout=60)
-        finally:
-            scheduler.stop()
+    hub = push_once(env)
     assert len(hub.files) == 4 and all(p.endswith(".parquet") for p in hub.files)
     pushed = [pq.read_table(io.BytesIO(b)).to_pandas() for b in hub.files.values()]
     rows = sorted((r for frame in pushed for r in frame.to_dict("records")), key=lambda r: r["item_id"])
