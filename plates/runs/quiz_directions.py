@@ -38,7 +38,7 @@ from plates.admission import RateLimit
 from plates.analysis.adaptive import AdaptiveState
 from plates.colour.chromaticity import srgb255_to_xyY
 from plates.models.base import Reply
-from plates.runs.ellipse_plan import Centre, EllipseRun, parse_centres
+from plates.runs.ellipse_plan import MIN_TRIALS, Centre, EllipseRun, parse_centres
 from plates.runs.ellipse_summary import gamut_table, summarise
 from plates.runs.ellipse_trials import (
     DirectionTrial,
@@ -68,6 +68,9 @@ DISPLAY_CAVEAT = (
     "finest differences people can see near this colour, so a threshold within one step is marked "
     "“quantisation-limited”: the screen's limit, not yours.")
 _PROMPT = "Type the number you see (or ? if you see none)."
+#: The ellipse figures an incomplete session's row leaves empty.
+_ELLIPSE_NUMBERS = ("a", "b", "theta_deg", "area", "a_low", "a_high", "b_low", "b_high", "theta_low", "theta_high",
+                    "area_low", "area_high", "area_ratio", "axis_ratio", "theta_diff_deg")
 
 
 def present_direction_here(run: EllipseRun, k: int, r: int, attempt: int, state: AdaptiveState) -> DirectionTrial:
@@ -197,19 +200,22 @@ class DirectionsSession(PersonSession):
 def _run_from_rows(rows: pd.DataFrame) -> EllipseRun:
     """The directions quiz's run that wrote ``rows`` (one person's u'v' ellipse rows at one centre): the
     centre from the plates' ground colour (8-bit sRGB 0-255) and name, the directions from their names, the
-    plates' size; the rest are the quiz's settings, checked against the first row's stored plate."""
+    plates' size (a session stopped early has answered only some directions: the fewest evenly spaced ones
+    that name them all); the rest are the quiz's settings, checked against the first row's stored plate."""
     first = rows.iloc[0]
     spec = spec_from_json(first["spec_json"])
     rgb = np.asarray(spec.background[0], dtype=float)
     xy, Y = srgb255_to_xyY(rgb)
     centre = Centre(str(first["item_id"]).split("|")[0], float(xy[0]), float(xy[1]), float(Y))
-    names = sorted(set(rows["direction"].astype(str)))
-    rounds = int(max(int(str(i).split("|")[2]) for i in rows["item_id"])) + 1
-    run = EllipseRun(centres=(centre,), model=ModelSpec("human", str(first["model"])), directions=len(names),
-                     trials=max(rounds, 10), size=int(spec.size), font=spec.font, out=".")
-    if centre.rgb != tuple(int(v) for v in rgb) or names != sorted(run.direction_names):
+    names = set(rows["direction"].astype(str))
+    # the fewest evenly spaced directions whose names hold every one answered (a session may stop early)
+    count = next((n for n in (3, *range(5, 73)) if names <= {f"uv-{360.0 * k / n:05.1f}" for k in range(n)}), None)
+    if count is None or centre.rgb != tuple(int(v) for v in rgb):
         raise ValueError(f"rows of {first['run_id']} are not a directions quiz's: centre {centre.rgb} vs ground "
-                         f"{tuple(int(v) for v in rgb)}, directions {names}; allowed: rows the quiz wrote")
+                         f"{tuple(int(v) for v in rgb)}, directions {sorted(names)}; allowed: rows the quiz wrote")
+    rounds = int(max(int(str(i).split("|")[2]) for i in rows["item_id"])) + 1
+    run = EllipseRun(centres=(centre,), model=ModelSpec("human", str(first["model"])), directions=count,
+                     trials=max(rounds, 10), size=int(spec.size), font=spec.font, out=".")
     again = run.base_spec(centre, tuple(map(tuple, spec.foreground)), spec.text, spec.seed)
     if again.to_json() != spec.to_json():
         raise ValueError(f"rows of {first['run_id']} were drawn with plate settings the quiz does not use; "
@@ -222,7 +228,8 @@ def ellipses_from_rows(frame: pd.DataFrame) -> pd.DataFrame:
     (``run_id``) and centre, with the columns of ``plates ellipses``' ellipses.parquet (``model`` the
     participant) plus ``colour_vision`` (the type the person reported, or None). Rows that are not a person's
     u'v' direction trials are ignored; a session whose rows cannot be rebuilt into a run gets status
-    "unreadable" and its reason in ``message``."""
+    "unreadable", and one with fewer than `MIN_TRIALS` answers in some direction (stopped early) status
+    "incomplete" and no ellipse, each with its reason in ``message``."""
     need = {"backend", "level_unit", "run_id", "item_id", "direction", "spec_json", "level_shown", "correct"}
     if frame.empty or not need <= set(frame.columns):
         return pd.DataFrame()
@@ -236,6 +243,12 @@ def ellipses_from_rows(frame: pd.DataFrame) -> pd.DataFrame:
             spec = run.adaptive_spec()
             states, _ = states_from_rows(run, spec, rows.to_dict("records"), f"run {run_id}")
             _, ellipses = summarise(run, states, gamut_table(run), backend_name="human", run_id=run_id)
+            answered = min(len(state.history) for state in states.values())
+            if answered < MIN_TRIALS:  # a session stopped early: no ellipse is claimed from it
+                for row in ellipses:
+                    row.update({k: float("nan") for k in _ELLIPSE_NUMBERS if k in row})
+                    row.update(status="incomplete", message=f"a direction has {answered} answers; an ellipse "
+                               f"needs {MIN_TRIALS} in every direction (the session stopped early)")
         except ValueError as exc:
             out.append({"run_id": run_id, "model": str(rows["model"].iloc[0]), "backend": "human",
                         "centre": str(rows["item_id"].iloc[0]).split("|")[0], "a": float("nan"),

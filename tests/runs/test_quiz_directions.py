@@ -110,3 +110,13 @@ def test_rows_that_are_not_a_quiz_are_not_fit_as_one(tmp_path):
     assert list(table["status"]) == ["unreadable"] and "allowed: rows" in table["message"].iloc[0]
     blind = ellipses_from_rows(load_results(tmp_path).frame)
     assert list(blind["status"]) != ["fit"] and blind["colour_vision"].iloc[0] == "tritan"
+
+
+def test_a_session_stopped_early_is_still_read_from_its_rows(tmp_path):
+    s = DirectionsSession.start(size=128, seed=6, limits=FAST, folder=tmp_path)
+    for _ in range(5):  # 5 of 8 directions answered once, then the person left
+        s.next_trial()
+        s.answer("?")
+    table = ellipses_from_rows(load_results(tmp_path).frame)
+    assert len(table) == 1 and table["status"].iloc[0] == "incomplete" and np.isnan(table["a"].iloc[0])
+    assert table["colour_vision"].isna().all() and table["model"].iloc[0] == s.model
