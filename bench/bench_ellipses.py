@@ -30,7 +30,8 @@ warnings.filterwarnings("ignore", message=".*Matplotlib.*")
 
 from plates.models import simulated  # noqa: E402
 from plates.models.simulated import EllipseObserver, fixed_ellipse  # noqa: E402
-from plates.runs.ellipses import EllipseRun, parse_centres, run_ellipses  # noqa: E402
+from plates.runs.ellipse_plan import EllipseRun, parse_centres  # noqa: E402
+from plates.runs.ellipses import run_ellipses  # noqa: E402
 from plates.runs.experiment import ModelSpec  # noqa: E402
 
 OBSERVERS = {"ratio3-theta30": (6e-3, 2e-3, 30.0), "ratio2-theta120": (6e-3, 3e-3, 120.0),

@@ -16,7 +16,7 @@ from plates.analysis.ellipses import MACADAM_FACTOR, macadam_ellipses
 from plates.charts.common import model_colour
 from plates.colour.spaces import colour_science
 
-__all__ = ["ellipse_figure", "ellipse_xy", "sensitivity_map"]
+__all__ = ["ellipse_figure", "ellipse_xy", "observer_label", "sensitivity_map"]
 
 _STEPS = 73
 SRGB_PRIMARIES = ((0.64, 0.33), (0.30, 0.60), (0.15, 0.06))
@@ -31,6 +31,18 @@ def ellipse_xy(x: float, y: float, a: float, b: float, theta_deg: float, magnify
     return np.stack([x + px * np.cos(th) - py * np.sin(th), y + px * np.sin(th) + py * np.cos(th)], axis=1)
 
 
+def observer_label(row: dict) -> str:
+    """The legend's name for an ellipse row's observer: its ``model``; for a person (backend "human"), also
+    the colour-vision type they reported (``colour_vision``: `plates.runs.quiz.COLOUR_VISION`'s keys) or that
+    they gave none."""
+    model = str(row.get("model"))
+    if row.get("backend") != "human":
+        return model
+    reported = row.get("colour_vision")
+    reported = reported if isinstance(reported, str) and reported else "not given"
+    return f"{model} (person; colour vision, self-reported: {reported})"
+
+
 def _locus() -> np.ndarray:
     cs = colour_science()
     xy = cs.XYZ_to_xy(cs.MSDS_CMFS["CIE 1931 2 Degree Standard Observer"].values)
@@ -39,7 +51,7 @@ def _locus() -> np.ndarray:
 
 def ellipse_figure(ellipses: pd.DataFrame, *, macadam: bool = True, factor: float = MACADAM_FACTOR,
                    magnify: float = 10.0) -> go.Figure:
-    """The figure (module docstring). ``ellipses``: rows with ``model``, ``centre``, ``centre_x``, ``centre_y``,
+    """The figure (module docstring). ``ellipses``: rows with ``model`` (named by `observer_label`), ``centre``, ``centre_x``, ``centre_y``,
     ``a``, ``b``, ``theta_deg`` and optionally ``a_low``/``a_high``/``b_low``/``b_high`` (xy units); rows
     without an ellipse (NaN a) are left out and listed in the subtitle. ``macadam``: draw MacAdam's 25
     ellipses times ``factor``."""
@@ -61,7 +73,7 @@ def ellipse_figure(ellipses: pd.DataFrame, *, macadam: bool = True, factor: floa
     missing = []
     shown_models: set[str] = set()
     for row in ellipses.to_dict("records"):
-        model = str(row.get("model"))
+        model = observer_label(row)
         if not np.isfinite(row.get("a", np.nan)):
             missing.append(f"{model} at {row.get('centre')} ({row.get('status', 'no fit')})")
             continue

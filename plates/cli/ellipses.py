@@ -54,7 +54,8 @@ def main(args: argparse.Namespace) -> int:
     # lazy: loads only when this subcommand runs (plates.cli)
     from plates.analysis.ellipses import MACADAM_FACTOR
     from plates.models import DEFAULT_MODELS
-    from plates.runs.ellipses import EllipseRun, parse_centres, run_ellipses
+    from plates.runs.ellipse_plan import EllipseRun, parse_centres
+    from plates.runs.ellipses import run_ellipses
     from plates.runs.experiment import parse_model
 
     model: dict = {"backend": args.backend, "model": args.model or DEFAULT_MODELS.get(args.backend, "")}

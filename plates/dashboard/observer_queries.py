@@ -1,6 +1,7 @@
 """What the Observers page reads, apart from any widget: per pair of observers, counts over the trials both
-answered (for error consistency, `plates.analysis.consistency`), from DuckDB, and the ellipse summary tables
-(`plates ellipses`' ellipses.parquet, marked ``plates.kind = summary``) found under the results folder."""
+answered (for error consistency, `plates.analysis.consistency`), from DuckDB; the ellipse summary tables
+(`plates ellipses`' ellipses.parquet, marked ``plates.kind = summary``) found under the results folder; and
+people's ellipses, fit from their directions-quiz rows (`plates.runs.quiz_directions.ellipses_from_rows`)."""
 
 from __future__ import annotations
 
@@ -9,15 +10,23 @@ from pathlib import Path
 import pandas as pd
 import pyarrow.parquet as pq
 
-from plates.analysis.consistency import TRIAL_KEY
+from plates.analysis.consistency import TRIAL_KEY, matrix_from_counts
+from plates.charts.ellipses import observer_label
 from plates.dashboard.queries import Where
 from plates.results.query import Results
 from plates.results.schema import KIND_KEY, SUMMARY_KIND
+from plates.runs.ellipse_plan import UNITS
+from plates.runs.quiz_directions import ellipses_from_rows
 
-__all__ = ["ellipse_tables", "pair_counts"]
+__all__ = ["ellipse_tables", "kappa_matrix", "observer_ellipses", "pair_counts", "people_ellipses", "people_labels"]
 
 #: Most summary files read from one results folder (a page never walks an unbounded tree).
 MAX_TABLES = 200
+#: Most people's sessions fit on one page load (the first by run id: a random participant id).
+MAX_PEOPLE = 200
+#: The columns a person's ellipse is fit from.
+_PEOPLE_COLUMNS = ("run_id", "model", "backend", "item_id", "direction", "spec_json", "level_shown", "correct",
+                   "parse_status", "level_unit", "colour_vision")
 
 
 def pair_counts(results: Results, where: Where) -> pd.DataFrame:
@@ -52,3 +61,46 @@ def ellipse_tables(root: str | Path) -> pd.DataFrame:
         if (table.schema.metadata or {}).get(KIND_KEY) == SUMMARY_KIND:
             frames.append(table.to_pandas())
     return pd.concat(frames, ignore_index=True) if frames else pd.DataFrame()
+
+
+def people_ellipses(results: Results, where: Where) -> pd.DataFrame:
+    """People's ellipses (rows of backend "human" with u'v' levels: the quiz's directions mode) fit from their
+    rows under ``where`` (`plates.runs.quiz_directions.ellipses_from_rows`), at most `MAX_PEOPLE` sessions;
+    empty when there are none."""
+    clause, params = where.sql("backend = 'human' AND level_unit = $people_unit")
+    params = {**params, "people_unit": UNITS["uv"]}
+    cols = ", ".join(f'"{c}"' for c in _PEOPLE_COLUMNS)
+    sql = f"""
+        WITH p AS (SELECT {cols} FROM results {clause}),
+             s AS (SELECT DISTINCT run_id FROM p ORDER BY run_id LIMIT {MAX_PEOPLE})
+        SELECT p.* FROM p JOIN s USING (run_id) ORDER BY p.run_id, p.item_id"""
+    return ellipses_from_rows(results.query(sql, params))
+
+
+def observer_ellipses(results: Results, where: Where) -> pd.DataFrame:
+    """What the Observers page draws: every `ellipse_tables` row under the results folder, then
+    `people_ellipses`' rows (empty when there are neither)."""
+    frames = [t for t in (ellipse_tables(results.parts.root), people_ellipses(results, where)) if not t.empty]
+    return pd.concat(frames, ignore_index=True) if frames else pd.DataFrame()
+
+
+def people_labels(results: Results, where: Where) -> dict[str, str]:
+    """Each person's (backend "human") ``model`` -> the name charts give them (`plates.charts.ellipses.
+    observer_label`: with the colour-vision type they reported, or "not given")."""
+    clause, params = where.sql("backend = 'human'")
+    sql = f"""SELECT CAST(model AS VARCHAR) AS model, max(CAST(colour_vision AS VARCHAR)) AS colour_vision
+              FROM results {clause} GROUP BY 1"""
+    return {str(r.model): observer_label({"model": r.model, "backend": "human", "colour_vision": r.colour_vision})
+            for r in results.query(sql, params).itertuples()}
+
+
+def kappa_matrix(results: Results, where: Where) -> pd.DataFrame:
+    """κ per family and pair of observers (`plates.analysis.consistency.matrix_from_counts` over `pair_counts`),
+    people included and named by `people_labels`."""
+    matrix = matrix_from_counts(pair_counts(results, where))
+    if matrix.empty:
+        return matrix
+    labels = people_labels(results, where)
+    for column in ("observer_a", "observer_b"):
+        matrix[column] = matrix[column].astype(str).map(lambda m: labels.get(m, m))
+    return matrix

@@ -13,7 +13,8 @@ from plates.analysis.ellipses import macadam_centres
 from plates.charts.ellipses import ellipse_figure
 from plates.explorer.policy import Policy
 from plates.models.base import Backend, Query, Reply
-from plates.runs.ellipses import EllipseRun, parse_centres, run_ellipses
+from plates.runs.ellipse_plan import EllipseRun, parse_centres
+from plates.runs.ellipses import run_ellipses
 from plates.runs.experiment import ModelSpec
 
 __all__ = ["CENTRES", "DIRECTION_CHOICES", "limits", "live_ellipse"]

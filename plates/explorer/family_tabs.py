@@ -25,6 +25,7 @@ from plates.explorer.history import MAX_HISTORY, history_parquet
 from plates.explorer.model_tab import STALE_FAMILY_MARK, wire_ready, wire_stale
 from plates.explorer.policy import Policy
 from plates.explorer.pool import ExplorerPool
+from plates.runs.quiz_directions import DirectionsSession
 from plates.validation import check_choice
 
 __all__ = ["add_family_tabs"]
@@ -214,19 +215,23 @@ def _quiz_tab(guard: Callable, slots: Mapping[str, int], work: ExplorerPool, png
     """The "Try it yourself" tab: consent, the quiz's trials (typed numbers or option buttons; each image
     drawn and encoded by ``work``: in a worker process in public mode), and the person's result beside the
     models' (`plates.explorer.quiz`)."""
+    def next_trial(session):  # drawn by `work` (a worker process in public mode), whichever mode
+        present = work.direction_trial if isinstance(session, DirectionsSession) else work.quiz_trial
+        return session.next_trial(present)
+
     def show(session):
         """The widgets' updates for the image now on screen: plate (typed answer) or illusion (buttons)."""
-        trial = session.next_trial(work.quiz_trial)
+        trial = next_trial(session)
         labels = [label for _, label in trial.options] or [gr.update()] * 3
         return (qv.progress_text(session, trial), png("quiz-image", trial.image), trial.prompt,
-                gr.update(visible=trial.block == "plate"), gr.update(visible=trial.block == "illusion"), *labels)
+                gr.update(visible=trial.block != "illusion"), gr.update(visible=trial.block == "illusion"), *labels)
 
-    def start(request: gr.Request, agreed, started):  # Gradio fills `request` (the sender's address)
+    def start(request: gr.Request, agreed, started, mode, colour_vision):  # Gradio fills `request` (the address)
         client = admission.client(request) if admission is not None else ""
         session = qv.start_session(quiz, agreed=bool(agreed), started=int(started or 0), client=client,
-                                   admission=admission)
+                                   admission=admission, mode=mode, colour_vision=colour_vision or None)
         return (session, int(started or 0) + 1, *show(session), "", gr.update(visible=True), "",
-                gr.update(visible=False), gr.update(open=False))
+                gr.update(visible=False), gr.update(value=None, visible=False), gr.update(open=False))
 
     def answer(session, text):
         if session is None:
@@ -235,21 +240,24 @@ def _quiz_tab(guard: Callable, slots: Mapping[str, int], work: ExplorerPool, png
             admission.quizzes.touch(session.participant)
         session.answer(text if isinstance(text, str) else "")
         if not session.done:
-            return (session, *show(session), "", gr.update(), gr.update(), gr.update())
+            return (session, *show(session), "", gr.update(), gr.update(), gr.update(), gr.update())
+        download = scratch.write("quiz-answers", "parquet", session.parquet())
+        done = (session, "**Done.**", None, "", gr.update(visible=False), gr.update(visible=False),
+                gr.update(), gr.update(), gr.update(), "", gr.update(visible=False))
+        if isinstance(session, DirectionsSession):
+            result, figure = qv.directions_result(session)
+            return (*done, result, gr.update(value=download, visible=True), gr.update(value=figure, visible=True))
         result = qv.result_markdown(session, reader.estimate(session.staircase),
                                     [*board.plate_thresholds(session.staircase),
                                      *(board.illusion_magnitudes(session.blocks["illusion"].staircase)
                                        if "illusion" in session.blocks else [])])
-        download = scratch.write("quiz-answers", "parquet", session.parquet())
-        return (session, "**Done.**", None, "", gr.update(visible=False), gr.update(visible=False),
-                gr.update(), gr.update(), gr.update(), "", gr.update(visible=False), result,
-                gr.update(value=download, visible=True))
+        return (*done, result, gr.update(value=download, visible=True), gr.update(visible=False))
 
     def option_answer(index):
         def press(session):
             if session is None:
                 raise ValueError("no quiz is running: tick the box and press Start")
-            trial = session.next_trial(work.quiz_trial)
+            trial = next_trial(session)
             if not trial.options:
                 raise ValueError("this image asks for a typed number, not a button")
             return answer(session, trial.options[index][0])
@@ -263,6 +271,12 @@ def _quiz_tab(guard: Callable, slots: Mapping[str, int], work: ExplorerPool, png
         # folded once a quiz starts, so the image and the answer box fit one 1400x900 screen
         with gr.Accordion("About this quiz: what is kept, and your consent", open=True) as consent_box:
             gr.Markdown(qv.consent_text(quiz), elem_id="quiz-consent")
+        with gr.Row():
+            mode = gr.Radio(qv.mode_choices(quiz), value=qv.MODES[0][0],
+                            label="What to measure", elem_id="quiz-mode", scale=2)
+            colour_vision = gr.Dropdown(list(qv.COLOUR_VISION_CHOICES), value="", elem_id="quiz-colour-vision",
+                                        label="Your colour vision, if you want to say (optional, self-reported)",
+                                        scale=2)
         with gr.Row():
             agree = gr.Checkbox(False, label="I have read the note and agree", elem_id="quiz-agree")
             start_btn = gr.Button("Start", variant="primary", elem_id="quiz-start")
@@ -281,14 +295,16 @@ def _quiz_tab(guard: Callable, slots: Mapping[str, int], work: ExplorerPool, png
             with gr.Row(visible=False) as option_box:
                 options = [gr.Button(f"option {i + 1}", elem_id=f"quiz-option-{i}") for i in range(3)]
         result_md = gr.Markdown(elem_id="quiz-result")
+        result_plot = gr.Plot(label="Your ellipse (CIE 1931 xy)", visible=False, elem_id="quiz-ellipse")
         quiz_download = gr.DownloadButton("Download your answers (Parquet)", visible=False,
                                           elem_id="quiz-download")
 
     shown = [progress, plate, instruction, typed_box, option_box, *options]
-    start_btn.click(guard(start), [agree, started_state],
-                    [quiz_state, started_state, *shown, typed, trial_box, result_md, quiz_download, consent_box],
+    start_btn.click(guard(start), [agree, started_state, mode, colour_vision],
+                    [quiz_state, started_state, *shown, typed, trial_box, result_md, quiz_download, result_plot,
+                     consent_box],
                     api_name="quiz_start", concurrency_limit=slots["quiz"], concurrency_id="quiz")
-    answer_out = [quiz_state, *shown, typed, trial_box, result_md, quiz_download]
+    answer_out = [quiz_state, *shown, typed, trial_box, result_md, quiz_download, result_plot]
     answer_kw = dict(fn=guard(answer), inputs=[quiz_state, typed], outputs=answer_out,
                      concurrency_limit=slots["quiz"], concurrency_id="quiz")
     submit.click(api_name="quiz_answer", **answer_kw)

@@ -36,6 +36,8 @@ from plates.explorer.specs import spec_from_controls
 from plates.images import StoredPng
 from plates.models import Backend, Query, Reply, make_backend
 from plates.reader import MODEL_NAME
+from plates.runs.ellipse_plan import EllipseRun
+from plates.runs.ellipse_trials import DirectionTrial, present_direction
 from plates.runs.staircase import Presented, Staircase
 from plates.stimuli.base import Stimulus
 from plates.validation import check_int
@@ -127,6 +129,16 @@ def present_trial(staircase: Staircase, history: tuple[tuple[float, int], ...], 
                                image=StoredPng(ex.png_bytes(shown.image)))
 
 
+def present_direction_trial(run: EllipseRun, k: int, r: int, attempt: int,
+                            history: tuple[tuple[float, int], ...]) -> DirectionTrial:
+    """A person's directions-quiz trial (a worker process's task): direction ``k``'s next level after
+    ``history`` (its QUEST+ replayed, as `present_trial` does) and its plate
+    (`plates.runs.ellipse_trials.present_direction`), the image already encoded as a `plates.images.StoredPng`."""
+    level = AdaptiveState.replay(run.adaptive_spec(), history).next_level()
+    drawn = present_direction(run, 0, k, r, attempt, level)
+    return dataclasses.replace(drawn, image=StoredPng(ex.png_bytes(drawn.image)))
+
+
 @functools.cache
 def worker_reader() -> Backend:
     """This process's bundled reader (`plates.models.baseline.BaselineBackend`, one onnxruntime intra-op thread),
@@ -153,6 +165,8 @@ def warm() -> None:
     quiz = qv.start_session(qv.QuizConfig(size=64), agreed=True, started=0)  # its procedures' likelihood tables
     for block in quiz.blocks.values():
         present_trial(block.staircase, (), 0)
+    mine = qv.start_session(qv.QuizConfig(size=64), agreed=True, started=0, mode="directions")
+    present_direction_trial(mine.run, 0, 0, 0, ())  # the directions mode's likelihood table
     worker_reader()
 
 
@@ -253,6 +267,11 @@ class ExplorerPool:
         """`present_trial` after ``state``'s answers, here or in a worker: a quiz trial's level, image and PNG
         (the ``present`` of `plates.runs.quiz.QuizSession.next_trial`)."""
         return self.run(present_trial, staircase, state.history, n)
+
+    def direction_trial(self, run: EllipseRun, k: int, r: int, attempt: int, state: AdaptiveState) -> DirectionTrial:
+        """`present_direction_trial` after ``state``'s answers, here or in a worker (the ``present`` of
+        `plates.runs.quiz_directions.DirectionsSession.next_trial`)."""
+        return self.run(present_direction_trial, run, k, r, attempt, state.history)
 
     def make_backend(self, kind: str, **options) -> Backend:
         """`plates.models.make_backend`, except that the bundled reader answers in the workers when there are

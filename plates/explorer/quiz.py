@@ -14,6 +14,12 @@ from consent to result, and the models' estimates on the same stimuli beside the
   the PSE fit over its RCID comparison rows of the quiz's illusion kind and strength
   (`plates.analysis.illusions.pse_table`). Human rows there are left out.
 
+Directions mode (`MODES`): instead of plates and an illusion, the person measures their own discrimination ellipse
+at one centre (`plates.runs.quiz_directions.DirectionsSession`: the same trials and fit as ``plates ellipses``),
+with the display caveat (`plates.runs.quiz_directions.DISPLAY_CAVEAT`) in the consent and on the result, which
+draws their ellipse beside MacAdam's (`directions_result`). Either mode may carry the person's optional
+self-reported colour-vision type (`plates.runs.quiz.COLOUR_VISION`).
+
 The illusion is reported as its **magnitude** (ΔE2000): how much darker, physically, the target the illusion
 makes look lighter had to be for the two to look equal (−PSE in the frame aligned with that target, as
 `pse_table` reports it); 0 is a pixel-exact observer, and positive means fooled the way people are.
@@ -41,11 +47,14 @@ from plates.analysis.adaptive import AdaptiveEstimate
 from plates.analysis.conditions import condition_label
 from plates.analysis.illusions import pse_table
 from plates.analysis.people import threshold_table
+from plates.charts.ellipses import ellipse_figure
 from plates.integrations.answers_push import PUSH_NOTE, push_config
 from plates.reader import MODEL_NAME
 from plates.results import load_results
+from plates.runs.ellipse_plan import parse_centres
 from plates.runs.experiment import ModelSpec
-from plates.runs.quiz import CONSENT, QuizLimits, QuizSession, Trial
+from plates.runs.quiz import COLOUR_VISION, CONSENT, PersonSession, QuizLimits, QuizSession, Trial
+from plates.runs.quiz_directions import DEFAULT_CENTRE, DISPLAY_CAVEAT, DirectionsSession
 from plates.runs.staircase import Staircase, run_staircase
 from plates.stimuli import render
 from plates.stimuli.illusions.kinds import ILLUSION_TYPES
@@ -53,8 +62,9 @@ from plates.stimuli.ishihara.palettes import PALETTES
 from plates.tasks.prompts import get_prompt
 from plates.validation import check_choice
 
-__all__ = ["ANSWER_KEYS", "MODELS_ENV", "ModelBoard", "ModelEstimate", "QuizConfig", "ReaderCache", "append_key",
-           "consent_text", "illusion_magnitude", "progress_text", "result_markdown", "start_session"]
+__all__ = ["ANSWER_KEYS", "COLOUR_VISION_CHOICES", "MODELS_ENV", "MODES", "ModelBoard", "ModelEstimate", "QuizConfig",
+           "ReaderCache", "append_key", "consent_text", "directions_result", "mode_choices", "illusion_magnitude", "progress_text",
+           "result_markdown", "start_session"]
 
 #: The on-screen keys: digits, "?" (I see no number), and "⌫" (delete the last character).
 ANSWER_KEYS = (*"0123456789", "?", "⌫")
@@ -62,6 +72,10 @@ READER = ModelSpec("baseline", MODEL_NAME)
 MODELS_ENV = "PLATES_QUIZ_MODELS"
 #: Illusion kinds the quiz can show: compared (not named) and reaching ±15 ΔE2000 from their default target.
 QUIZ_ILLUSIONS = tuple(k for k in ILLUSION_TYPES if k not in ("rcid-filter", "neon-spreading"))
+#: What a person may measure: (value, the words on the page; {directions} from `QuizConfig`).
+MODES = (("plates", "Plates and illusions"), ("directions", "My colour ellipse (one colour, {directions} directions)"))
+#: The colour-vision choice: (the words on the page, the value stored; "" = not given).
+COLOUR_VISION_CHOICES = (("Prefer not to say", ""), *((label, key) for key, label in COLOUR_VISION.items()))
 
 
 @dataclass(frozen=True)
@@ -77,9 +91,19 @@ class QuizConfig:
     size: int = 512
     limits: QuizLimits = field(default_factory=QuizLimits)
     max_sessions: int = 5
+    centre: str = DEFAULT_CENTRE
+    directions: int = 8
+    direction_trials: int = 10
 
     def __post_init__(self) -> None:
         check_choice("palette", self.palette, PALETTES)
+        if len(parse_centres(self.centre)[0]) != 1:
+            raise ValueError(f"centre {self.centre!r} is not allowed; allowed: one centre (e.g. {DEFAULT_CENTRE})")
+        total = self.directions * self.direction_trials if isinstance(self.directions, int) and isinstance(
+            self.direction_trials, int) else None
+        if total is None or not 1 <= total <= self.limits.max_answers:
+            raise ValueError(f"directions x direction_trials = {self.directions!r} x {self.direction_trials!r} is "
+                             f"not allowed; allowed: integers whose product is 1-{self.limits.max_answers}")
         if self.illusion is not None and self.illusion not in QUIZ_ILLUSIONS:
             raise ValueError(f"illusion {self.illusion!r} is not allowed; allowed: None, {', '.join(QUIZ_ILLUSIONS)}")
         for name in ("trials", "illusion_trials"):
@@ -99,14 +123,28 @@ class QuizConfig:
         return min(self.limits.max_answers, self.trials + (self.illusion_trials if self.illusion else 0))
 
 
+def mode_choices(config: QuizConfig) -> list[tuple[str, str]]:
+    """The mode radio's (words, value) pairs for ``config`` (`MODES`)."""
+    return [(label.format(directions=config.directions), value) for value, label in MODES]
+
+
 def consent_text(config: QuizConfig) -> str:
-    """The consent and display note shown before the first image (`plates.runs.quiz.CONSENT`)."""
-    return CONSENT.format(trials=config.total) + (PUSH_NOTE if push_config() is not None else "")
+    """The consent and display note shown before the first image (`plates.runs.quiz.CONSENT`), what the
+    directions mode shows with its display caveat, and where answers go when they are pushed."""
+    directions = (f"\n\n**Or measure your own colour ellipse** (choose it below): {config.directions * config.direction_trials} "
+                  "dot plates around one colour, each number a little off that colour in one of "
+                  f"{config.directions} directions; the differences shrink until you can just read them. "
+                  "The same is stored. " + DISPLAY_CAVEAT)
+    return CONSENT.format(trials=config.total) + directions + (PUSH_NOTE if push_config() is not None else "")
 
 
 def start_session(config: QuizConfig, *, agreed: bool, started: int, client: str = "",
-                  admission: Admission | None = None) -> QuizSession:
-    """A new quiz session once the person has agreed; ``started`` is how many this browser session has begun.
+                  admission: Admission | None = None, mode: str = "plates",
+                  colour_vision: str | None = None) -> PersonSession:
+    """A new quiz session once the person has agreed; ``started`` is how many this browser session has begun;
+    ``mode`` one of `MODES` ("plates": `QuizSession`, "directions": `DirectionsSession` at ``config.centre``);
+    ``colour_vision`` the person's optional self-reported type (`plates.runs.quiz.COLOUR_VISION`, "" or None:
+    not given), checked before anything starts.
     ValueError (in words) without consent or past ``config.max_sessions``. With ``admission`` (public mode),
     `plates.admission.Refused` first when the server is over its memory budget, when ``client`` (the
     sender's address: a fresh browser session is no fresh allowance) has started too many quizzes lately, or
@@ -114,6 +152,7 @@ def start_session(config: QuizConfig, *, agreed: bool, started: int, client: str
     for the slot's time to live. Results go to the folder in ``PLATES_HUMAN_RESULTS`` (read by
     `QuizSession.start`), or stay in memory when it is unset; with ``admission``, at most ``client``'s share of
     that folder (``admission.quiz_store``), past which the quiz goes on without storing."""
+    check_choice("mode", mode, [m for m, _ in MODES])
     if not agreed:
         raise ValueError("please read the note and tick the box to agree before starting")
     if started >= config.max_sessions:
@@ -121,9 +160,15 @@ def start_session(config: QuizConfig, *, agreed: bool, started: int, client: str
     if admission is not None:
         admission.memory.check("a new quiz")
         admission.quiz_starts.take(client)
-    session = QuizSession.start(palette=config.palette, trials=config.trials, illusion=config.illusion,
-                                illusion_trials=config.illusion_trials, size=config.size, limits=config.limits,
-                                client=client, store_share=admission.quiz_store if admission is not None else None)
+    share = admission.quiz_store if admission is not None else None
+    if mode == "directions":
+        session = DirectionsSession.start(centre=config.centre, directions=config.directions,
+                                          trials=config.direction_trials, size=config.size, limits=config.limits,
+                                          client=client, store_share=share, colour_vision=colour_vision)
+    else:
+        session = QuizSession.start(palette=config.palette, trials=config.trials, illusion=config.illusion,
+                                    illusion_trials=config.illusion_trials, size=config.size, limits=config.limits,
+                                    client=client, store_share=share, colour_vision=colour_vision)
     if admission is not None:
         admission.quizzes.admit(session.participant)
     return session
@@ -140,10 +185,10 @@ def append_key(text: str | None, key: str, max_text: int) -> str:
     return (text + key)[:max_text]
 
 
-def progress_text(session: QuizSession, trial: Trial) -> str:
+def progress_text(session: PersonSession, trial: Trial) -> str:
     """"Image n of N" and what to do with ``trial``, the image on screen, and why answers are no longer stored
     when they are not (`QuizSession.store_note`)."""
-    what = "type the number you see, or `?`." if trial.block == "plate" else "which square looks darker?"
+    what = "which square looks darker?" if trial.block == "illusion" else "type the number you see, or `?`."
     note = f"\n\n*{session.store_note}*" if session.store_note else ""
     return f"**Image {trial.number} of {session.trials}** · {what}{note}"
 
@@ -274,6 +319,39 @@ def result_markdown(session: QuizSession, reader: AdaptiveEstimate | None = None
               "means the surround did not change what you saw. Both depend on your screen and lighting: this is not a "
               "medical test."]
     return "\n".join(lines)
+
+
+def _num(value: float, scale: float = 1.0, digits: int = 2) -> str:
+    return f"{value * scale:.{digits}f}" if value is not None and math.isfinite(value) else "—"
+
+
+def directions_result(session: DirectionsSession) -> tuple[str, object]:
+    """The directions mode's result: (markdown: the person's threshold per direction with its 95% credible
+    interval, 8-bit code steps and limits, their ellipse and how it compares with MacAdam's, the display caveat;
+    the figure: their ellipse on the CIE 1931 xy diagram beside MacAdam's, `plates.charts.ellipses`)."""
+    thresholds, (ellipse,) = session.summary()
+    c = session.centre
+    unit = "10⁻³ u′v′"
+    lines = ["## Your colour ellipse",
+             f"You answered **{len(session.rows)}** plates around **{c.name}** (CIE 1931 x {c.xy_drawn[0]:.4f}, "
+             f"y {c.xy_drawn[1]:.4f}; sRGB {c.rgb[0]}, {c.rgb[1]}, {c.rgb[2]}).", "",
+             f"| direction | threshold, {unit} | 95% interval | 8-bit code steps | limited by |", "|---|---|---|---|---|"]
+    for t in thresholds:
+        lines.append(f"| {t['direction']} | {_num(t['threshold'])} | {_num(t['ci_low'])}–{_num(t['ci_high'])} | "
+                     f"{_num(t['code_steps'], digits=1)} | {t['limits'] or '—'} |")
+    if ellipse["status"] == "fit":
+        lines += ["", f"**Your ellipse**: semi-axes a {_num(ellipse['a'], 1e3, 2)} and b {_num(ellipse['b'], 1e3, 2)} "
+                  f"(10⁻³ CIE 1931 xy), a at {_num(ellipse['theta_deg'], digits=0)}° from the x axis."]
+        if math.isfinite(ellipse.get("area_ratio", math.nan)):
+            lines.append(f"Beside MacAdam's (1942) ellipse here × {ellipse['macadam_factor']:g}: area ratio "
+                         f"{_num(ellipse['area_ratio'])}, axis ratio {_num(ellipse['axis_ratio'])}, orientation "
+                         f"{_num(ellipse['theta_diff_deg'], digits=0)}° apart.")
+    else:
+        lines += ["", f"**No ellipse**: {ellipse['status'].replace('-', ' ')}. {ellipse.get('message') or ''}"]
+    lines += ["", DISPLAY_CAVEAT]
+    if session.store_note:
+        lines += ["", f"*{session.store_note}*"]
+    return "\n".join(lines), ellipse_figure(pd.DataFrame([ellipse]))
 
 
 def reader_estimate(stair: Staircase) -> AdaptiveEstimate:

@@ -144,6 +144,10 @@ COLUMNS: dict[str, tuple[pa.DataType, str]] = {
                                 "u'v' x 1000) or 'CIELAB' (ΔL*, ΔC*ab or ΔH*ab)"),
     "code_steps": (pa.float64(), "ellipse trial: largest channel difference, in 8-bit sRGB codes, between the "
                                  "figure colour asked for (before rounding) and the centre"),
+    # people (plates.runs.quiz): null on every model's row
+    "colour_vision": (pa.string(), "a person's self-reported colour-vision type, optional (plates.runs.quiz."
+                                   "COLOUR_VISION: 'normal', 'protan', 'deutan', 'tritan', 'unknown' = don't know); "
+                                   "null: not given, or not a person's row (files written before it read null)"),
 }
 
 #: What ``rules_version`` reads as for rows written before rows recorded it (a file without the column).

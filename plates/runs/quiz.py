@@ -9,7 +9,8 @@ trial comes from the block with the smaller share of its trials done (the plate 
 two alternate and neither can be learnt from the order. Interleaving staircases is common practice (Kingdom &
 Prins, *Psychophysics: A Practical Introduction*, 2nd ed. 2016, ch. 5, adaptive methods); the proportions are ours.
 
-Privacy and storage: no name, no e-mail; a random participant id (``uuid4``); each answer is one results row with
+Privacy and storage: no name, no e-mail; a random participant id (``uuid4``); optionally the colour-vision
+type the person reports (`COLOUR_VISION`: a choice from a list, never typed text), on each of their rows; each answer is one results row with
 backend ``human`` (`plates.runs.rows.build_row`), written at once as its own atomic Parquet part (a crash loses
 nothing already answered) under the folder in ``PLATES_HUMAN_RESULTS`` (a Space's persistent storage, e.g.
 ``/data/human``), or kept in memory only when it is unset. The person can download their own rows. Nothing they
@@ -32,6 +33,7 @@ import uuid
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 import pyarrow as pa
 import pyarrow.parquet as pq
@@ -47,11 +49,17 @@ from plates.runs.staircase import Presented, Staircase
 from plates.stimuli.illusions import IllusionSpec
 from plates.stimuli.ishihara.plate import PlateSpec
 
-__all__ = ["BLOCKS", "CONSENT", "HUMAN_RESULTS_ENV", "ILLUSION_ANSWERS", "Block", "QuizLimits", "QuizSession",
-           "Trial", "folder_bytes", "present_here"]
+__all__ = ["BLOCKS", "COLOUR_VISION", "CONSENT", "HUMAN_RESULTS_ENV", "ILLUSION_ANSWERS", "Block", "PersonSession",
+           "QuizLimits", "QuizSession", "Trial", "check_colour_vision", "folder_bytes", "present_here",
+           "results_folder"]
 
 HUMAN_RESULTS_ENV = "PLATES_HUMAN_RESULTS"
 BLOCKS = ("plate", "illusion")
+#: The self-reported colour-vision types a person may give (optional; the ``colour_vision`` column), and the words
+#: the page shows for each: a type, not a diagnosis, and never anything that identifies the person.
+COLOUR_VISION = {"normal": "normal colour vision", "protan": "protan (red-weak or red-blind)",
+                 "deutan": "deutan (green-weak or green-blind)", "tritan": "tritan (blue-weak or blue-blind)",
+                 "unknown": "I don't know"}
 #: The illusion buttons: the option of RCID's comparison (`plates.tasks.illusions.questions.rcid_question`) each one
 #: answers, and the words after the target's position ("Left" / "Top" ... from the question's options).
 ILLUSION_ANSWERS = (("I", "{first} looks darker"), ("III", "They look the same"), ("II", "{second} looks darker"))
@@ -62,8 +70,8 @@ CONSENT = (
     "trial by trial, to find the smallest colour difference you can read and how strongly the backgrounds "
     "change what you see. Use a screen set to sRGB (most are), at normal brightness, without night-light or "
     "colour filters; if you have a colour-vision deficiency you are welcome too. **What is stored:** your "
-    "answers, the images' settings, the time you took and a random participant id: no name, no e-mail, no IP "
-    "address. You can download your own answers at the end. Tick the box to agree and start."
+    "answers, the images' settings, the time you took, a random participant id and, only if you choose one, "
+    "your colour-vision type as you report it: no name, no e-mail, no IP address. You can download your own answers at the end. Tick the box to agree and start."
 )
 
 
@@ -87,7 +95,7 @@ class QuizLimits:
         Bytes of stored parts past which answers are no longer stored (the session goes on).
     """
 
-    max_answers: int = 60
+    max_answers: int = 80
     min_seconds_between: float = 0.5
     max_text: int = 16
     max_folder_bytes: int = 200_000_000
@@ -119,6 +127,30 @@ class Trial:
     image: Image.Image
     prompt: str
     options: tuple[tuple[str, str], ...] = ()
+
+
+def check_colour_vision(value: str | None) -> str | None:
+    """A self-reported colour-vision type as stored: one of `COLOUR_VISION`'s keys, or None when not given
+    (None or blank).
+
+    Raises
+    ------
+    ValueError
+        Any other value (the message names it, at most 24 characters of it, and the allowed ones).
+    """
+    if value is None or (isinstance(value, str) and not value.strip()):
+        return None
+    if not isinstance(value, str) or value not in COLOUR_VISION:
+        raise ValueError(f"colour vision {str(value)[:24]!r} is not allowed; allowed: blank (not given), "
+                         + ", ".join(COLOUR_VISION))
+    return value
+
+
+def results_folder(folder: str | os.PathLike | None = None) -> Path | None:
+    """Where a person's answers are stored: ``folder``, else the folder in ``PLATES_HUMAN_RESULTS``, else None
+    (kept in memory only)."""
+    env = os.environ.get(HUMAN_RESULTS_ENV)
+    return Path(folder) if folder is not None else (Path(env) if env else None)
 
 
 def folder_bytes(folder: Path) -> int:
@@ -192,40 +224,112 @@ def present_here(staircase: Staircase, n: int, state: AdaptiveState) -> Presente
 
 
 @dataclass
-class QuizSession:
-    """One participant's session: interleaved staircases (`Block`) whose answers come from a person."""
+class PersonSession:
+    """What every person's session shares, whichever procedure picks its trials (`QuizSession`: plates and an
+    illusion; `plates.runs.quiz_directions.DirectionsSession`: a person's own ellipse): the limits, where answers
+    are stored and whether they still are, the random participant id, the rows, and the optional self-reported
+    colour-vision type (`COLOUR_VISION`, None: not given) written on every row."""
 
-    blocks: dict[str, Block]
     limits: QuizLimits = field(default_factory=QuizLimits)
     folder: Path | None = None
     participant: str = field(default_factory=lambda: uuid.uuid4().hex[:16])
     rows: list[dict] = field(default_factory=list)
     client: str = ""
     store_share: RateLimit | None = None
+    colour_vision: str | None = None
     #: Why this session's answers are no longer stored (empty while they are), in words for the page.
     store_note: str = ""
-    _shown: tuple[Trial, Presented, float] | None = None
+    _shown: tuple | None = None
     _last_answer: float = 0.0
+
+    def __post_init__(self) -> None:
+        self.colour_vision = check_colour_vision(self.colour_vision)
+
+    @property
+    def run_id(self) -> str:
+        return f"human-{self.participant}"
+
+    @property
+    def model(self) -> str:
+        """The ``model`` column of this person's rows: "participant-<random id>", nothing else."""
+        return f"{PARTICIPANT_PREFIX}{self.participant}"
+
+    def _accept(self, text: str) -> tuple[Trial, Any, float, float]:
+        """The checks every answer passes (`QuizSession.answer`'s Raises), then (trial, what was drawn, when it
+        was shown, now)."""
+        if self._shown is None:
+            raise ValueError("nothing is shown; ask for the next trial first")
+        if not isinstance(text, str) or len(text) > self.limits.max_text:
+            raise ValueError(f"an answer is at most {self.limits.max_text} characters")
+        now = time.monotonic()
+        if now - self._last_answer < self.limits.min_seconds_between:
+            raise ValueError("answering too fast: take a moment to look at the image")
+        trial, shown, shown_at = self._shown
+        if trial.options and text not in {key for key, _ in trial.options}:
+            raise ValueError(f"answer {text[:16]!r} is not one of this image's buttons; allowed: "
+                             + ", ".join(f"{key} ({label})" for key, label in trial.options))
+        if len(self.rows) >= self.limits.max_answers:
+            raise ValueError(f"this session has reached its {self.limits.max_answers} answers")
+        return trial, shown, shown_at, now
+
+    def _record(self, row: dict, now: float) -> dict:
+        """Keep ``row`` (with the colour-vision type) in the session, then store it unless storing stopped."""
+        row["colour_vision"] = self.colour_vision
+        self.rows.append(row)
+        self._shown, self._last_answer = None, now
+        self._store(row)  # after the session has it: a full store never loses the answer from the download
+        return row
+
+    def _store(self, row: dict) -> None:
+        """Write ``row`` as its own part, unless storing has stopped (`store_note`): the folder is over its cap,
+        or this part passes the client's share (then it is removed again)."""
+        if self.folder is None or self.store_note:
+            return
+        if folder_bytes(self.folder) > self.limits.max_folder_bytes:
+            self.store_note = ("Your answers are no longer stored: the answer store is full. "
+                               + _STILL_TAKE_IT)
+            return
+        with ResultsWriter(self.folder, self.run_id, flush_rows=1) as writer:
+            writer.add(row)
+        if self.store_share is None:
+            return
+        try:
+            self.store_share.take(self.client, sum(p.stat().st_size for p in writer.parts))
+        except Refused as exc:
+            for part in writer.parts:
+                part.unlink(missing_ok=True)
+            self.store_note = f"Your answers are no longer stored: {exc} {_STILL_TAKE_IT}"
+
+    def parquet(self) -> bytes:
+        """This session's rows as a Parquet file in the results schema (the participant's download)."""
+        buf = io.BytesIO()
+        pq.write_table(pa.Table.from_pylist([{k: r.get(k) for k in SCHEMA.names} for r in self.rows],
+                                            schema=SCHEMA), buf)
+        return buf.getvalue()
+
+
+@dataclass
+class QuizSession(PersonSession):
+    """One participant's session: interleaved staircases (`Block`) whose answers come from a person."""
+
+    blocks: dict[str, Block] = field(default_factory=dict)
 
     @classmethod
     def start(cls, *, palette: str = "huemanity-01", trials: int = 24, illusion: str | None = "simultaneous-contrast",
               illusion_trials: int = 16, size: int = 512, seed: int | None = None, limits: QuizLimits | None = None,
               folder: str | os.PathLike | None = None, client: str = "",
-              store_share: RateLimit | None = None) -> QuizSession:
+              store_share: RateLimit | None = None, colour_vision: str | None = None) -> QuizSession:
         """A new session: ``trials`` plates of colour set ``palette`` and ``illusion_trials`` images of the
         ``illusion`` kind (None or 0 trials: plates only), at most ``limits.max_answers`` answers in all;
-        stored answers count against ``client``'s ``store_share`` (module docstring)."""
+        stored answers count against ``client``'s ``store_share`` (module docstring); ``colour_vision``: the
+        person's self-reported type (`COLOUR_VISION`) or None."""
         limits = limits or QuizLimits()
         seed = int(uuid.uuid4().int % 2**31) if seed is None else seed
-        env = os.environ.get(HUMAN_RESULTS_ENV)
-        where = Path(folder) if folder is not None else (Path(env) if env else None)
+        where = results_folder(folder)
         blocks = _blocks(palette=palette, trials=trials, illusion=illusion, illusion_trials=illusion_trials,
                          size=size, seed=seed, where=where)
-        return cls(blocks, limits, where, client=client, store_share=store_share)
-
-    @property
-    def run_id(self) -> str:
-        return f"human-{self.participant}"
+        return cls(blocks=blocks, limits=limits, folder=where, client=client, store_share=store_share,
+                   colour_vision=colour_vision)
 
     @property
     def staircase(self) -> Staircase:
@@ -281,50 +385,14 @@ class QuizSession:
             ``limits.min_seconds_between`` after the last, an illusion answer is not one of its buttons, or the
             session has given ``limits.max_answers`` answers.
         """
-        if self._shown is None:
-            raise ValueError("nothing is shown; ask for the next trial first")
-        if not isinstance(text, str) or len(text) > self.limits.max_text:
-            raise ValueError(f"an answer is at most {self.limits.max_text} characters")
-        now = time.monotonic()
-        if now - self._last_answer < self.limits.min_seconds_between:
-            raise ValueError("answering too fast: take a moment to look at the image")
-        trial, shown, shown_at = self._shown
-        if trial.options and text not in {key for key, _ in trial.options}:
-            raise ValueError(f"answer {text[:16]!r} is not one of this image's buttons; allowed: "
-                             + ", ".join(f"{key} ({label})" for key, label in trial.options))
-        if len(self.rows) >= self.limits.max_answers:
-            raise ValueError(f"this session has reached its {self.limits.max_answers} answers")
+        trial, shown, shown_at, now = self._accept(text)
         block = self.blocks[trial.block]
-        asked = block.staircase.asked(shown, run_id=self.run_id, dataset="quiz", model=f"{PARTICIPANT_PREFIX}{self.participant}",
-                                      backend="human")
+        asked = block.staircase.asked(shown, run_id=self.run_id, dataset="quiz", model=self.model, backend="human")
         row = build_row(asked, Reply(text.strip() or "?", latency_s=now - shown_at))
-        self.rows.append(row)
         code = block.staircase.outcome(row)
         if code is not None:
             self.blocks[trial.block] = Block(block.name, block.staircase, block.state.update(shown.level_drawn, code))
-        self._shown, self._last_answer = None, now
-        self._store(row)  # after the session has it: a full store never loses the answer from the download
-        return row
-
-    def _store(self, row: dict) -> None:
-        """Write ``row`` as its own part, unless storing has stopped (`store_note`): the folder is over its cap,
-        or this part passes the client's share (then it is removed again)."""
-        if self.folder is None or self.store_note:
-            return
-        if folder_bytes(self.folder) > self.limits.max_folder_bytes:
-            self.store_note = ("Your answers are no longer stored: the answer store is full. "
-                               + _STILL_TAKE_IT)
-            return
-        with ResultsWriter(self.folder, self.run_id, flush_rows=1) as writer:
-            writer.add(row)
-        if self.store_share is None:
-            return
-        try:
-            self.store_share.take(self.client, sum(p.stat().st_size for p in writer.parts))
-        except Refused as exc:
-            for part in writer.parts:
-                part.unlink(missing_ok=True)
-            self.store_note = f"Your answers are no longer stored: {exc} {_STILL_TAKE_IT}"
+        return self._record(row, now)
 
     def estimates(self) -> Mapping[str, AdaptiveEstimate]:
         """Per block, the person's estimate so far with its credible interval: "plate" the ΔE2000 threshold,
@@ -335,10 +403,3 @@ class QuizSession:
         """The person's plate threshold (ΔE2000) so far, with its credible interval and status
         (`plates.analysis.adaptive.AdaptiveEstimate`: "non-monotonic" or "at-chance" answers have no threshold)."""
         return self.blocks["plate"].state.estimate(check=True)
-
-    def parquet(self) -> bytes:
-        """This session's rows as a Parquet file in the results schema (the participant's download)."""
-        buf = io.BytesIO()
-        pq.write_table(pa.Table.from_pylist([{k: r.get(k) for k in SCHEMA.names} for r in self.rows],
-                                            schema=SCHEMA), buf)
-        return buf.getvalue()

@@ -6,7 +6,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from plates.charts.ellipses import ellipse_figure, ellipse_xy, sensitivity_map
+from plates.charts.ellipses import ellipse_figure, ellipse_xy, observer_label, sensitivity_map
 
 
 def test_points_lie_on_the_ellipse():
@@ -52,3 +52,13 @@ def test_sensitivity_map_colours_by_log_area_ratio():
     coloured = [t for t in fig.data if t.name == "log₂ area ratio"][0]
     assert list(coloured.marker.color) == [2.0]
     assert [t for t in fig.data if t.name == "no ratio"][0].hovertext == ("0.3,0.3: fit",)
+
+
+def test_a_person_is_named_with_the_colour_vision_they_reported():
+    person = {"model": "participant-ab12", "backend": "human", "centre": "macadam-13", "centre_x": 0.305,
+              "centre_y": 0.323, "a": 0.004, "b": 0.002, "theta_deg": 40.0, "colour_vision": "deutan"}
+    assert observer_label(person) == "participant-ab12 (person; colour vision, self-reported: deutan)"
+    assert observer_label({**person, "colour_vision": None}).endswith("self-reported: not given)")
+    assert observer_label({**person, "backend": "openai", "model": "gpt-x"}) == "gpt-x"
+    names = {t.name for t in ellipse_figure(pd.DataFrame([person, {**person, "model": "m", "backend": "python"}])).data}
+    assert {"participant-ab12 (person; colour vision, self-reported: deutan)", "m"} <= names

@@ -10,7 +10,7 @@ import numpy as np
 import pytest
 
 from plates.dashboard.observer_queries import ellipse_tables, pair_counts
-from plates.runs.ellipses import write_summary
+from plates.runs.ellipse_summary import write_summary
 from tests.support.dashboard_app import open_page
 from tests.support.dashboard_rows import outcomes, write_part
 
@@ -70,3 +70,53 @@ def test_an_empty_folder_says_so(monkeypatch, tmp_path):
     assert any("No ellipses.parquet" in i.value for i in at.info)
     at.radio(key="observers_section").set_value("Error consistency").run()
     assert any("No two observers" in i.value for i in at.info)
+
+
+def people_results(root):
+    """``root`` with a person's directions quiz (a scripted person who reads as the known ellipse observer
+    does, colour vision "deutan") and another person's rows on model-a's trials (colour vision "protan")."""
+    from plates.runs.quiz import QuizLimits
+    from plates.runs.quiz_directions import DirectionsSession
+    from tests.runs.test_ellipses import known
+    from tests.runs.test_quiz_directions import answer_as
+
+    session = DirectionsSession.start(size=128, seed=3, limits=QuizLimits(min_seconds_between=0.0),
+                                      folder=root / "human", colour_vision="deutan")
+    answer_as(session, known)
+    specs = [f'{{"seed": {i}}}' for i in range(10)]
+    write_part(root / "p" / "part-000.parquet", outcomes("participant-p1", 6, 10, spec_json=specs, family="ishihara",
+                                                        run_id="human-p1", backend="human", colour_vision="protan"))
+    return session
+
+
+@pytest.fixture(scope="module")
+def people_folder(folder, tmp_path_factory):
+    import shutil
+
+    root = tmp_path_factory.mktemp("people")
+    shutil.copytree(folder, root, dirs_exist_ok=True)
+    return root, people_results(root)
+
+
+def test_people_are_drawn_beside_models_and_in_the_kappa_matrix(monkeypatch, people_folder):
+    import json
+
+    from plates.dashboard.observer_queries import kappa_matrix, observer_ellipses
+    from plates.dashboard.queries import Where
+    from plates.results.query import open_results
+
+    root, session = people_folder
+    table = observer_ellipses(open_results(root), Where())
+    person = table[table["model"] == session.model]
+    _, mine = session.summary()
+    assert list(table["model"]) == ["obs", session.model] and person["colour_vision"].iloc[0] == "deutan"
+    assert person["a"].iloc[0] == pytest.approx(mine[0]["a"]) and person["status"].iloc[0] == "fit"
+    matrix = kappa_matrix(open_results(root), Where())
+    protan = "participant-p1 (person; colour vision, self-reported: protan)"
+    assert protan in set(matrix["observer_a"]) | set(matrix["observer_b"]) and len(matrix) == 3
+    at = open_page(monkeypatch, root, "observers")
+    assert not at.exception
+    names = {t.get("name") for t in json.loads(at.get("plotly_chart")[0].proto.spec)["data"]}
+    assert f"{session.model} (person; colour vision, self-reported: deutan)" in names and "obs" in names
+    at.radio(key="observers_section").set_value("Error consistency").run()
+    assert protan in set(at.dataframe[0].value["observer_b"]) | set(at.dataframe[0].value["observer_a"])

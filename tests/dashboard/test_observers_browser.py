@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from plates.runs.ellipses import write_summary
+from plates.runs.ellipse_summary import write_summary
 from tests.dashboard.test_app_browser import CHROMIUM, chromium_page, serve
 from tests.dashboard.test_observers import ELLIPSE
 from tests.support.dashboard_rows import outcomes, write_part
@@ -62,5 +62,32 @@ def test_the_observers_page_draws_ellipses_and_kappa(folder, tmp_path):
         page.wait_for_function(  # the rerun is over: the last section's stale elements are gone
             "!document.querySelector('[data-testid=stStatusWidget]')", timeout=60_000)
         shot = tmp_path / "dashboard-observers-kappa.png"
+        page.screenshot(path=str(shot), full_page=True)
+        print("screenshot:", shot)
+
+
+def test_a_persons_ellipse_is_drawn_with_their_colour_vision_in_the_legend(folder, tmp_path):
+    from tests.dashboard.test_observers import people_results
+
+    session = people_results(folder)
+    with serve(folder) as url, chromium_page() as page:
+        page.goto(url, wait_until="domcontentloaded")
+        page.get_by_role("link", name="Observers (ellipses, κ)").click()
+        page.wait_for_selector("text=Discrimination ellipses", timeout=60_000)
+        page.wait_for_function("document.querySelectorAll('.js-plotly-plot').length >= 2", timeout=60_000)
+        legend = page.locator(".js-plotly-plot").first.locator(".legendtext")
+        page.wait_for_function(
+            "[...document.querySelectorAll('.js-plotly-plot .legendtext')].some(t => t.textContent.includes("
+            "'self-reported: deutan'))", timeout=60_000)
+        assert any(session.model in t for t in legend.all_text_contents())
+        shot = tmp_path / "dashboard-observers-person.png"
+        page.screenshot(path=str(shot), full_page=True)
+        print("screenshot:", shot)
+        page.get_by_text("Error consistency", exact=True).click()
+        page.wait_for_selector("text=Error consistency (κ)", timeout=60_000)
+        page.wait_for_function(
+            "[...document.querySelectorAll('.js-plotly-plot text')].some(t => t.textContent.includes("
+            "'self-reported: protan'))", timeout=60_000)
+        shot = tmp_path / "dashboard-observers-person-kappa.png"
         page.screenshot(path=str(shot), full_page=True)
         print("screenshot:", shot)

@@ -181,7 +181,7 @@ def test_a_full_quiz_writes_human_rows_and_shows_both_thresholds(tmp_path, monke
                 out = client.predict(api_name=api)
             if n < len(steps):
                 assert f"Image {n + 1} of 5" in out[0]
-        progress, result, download = out[0], out[-2], out[-1]
+        progress, result, download = out[0], out[-3], out[-2]  # the last: the directions mode's plot (hidden)
         assert progress == "**Done.**" and "Your result" in result and "bundled reader" in result
         assert "pixel-exact observer" in result and "3** plates" in result
         frame = load_results(tmp_path / "human").frame.sort_values("item_id")
@@ -226,5 +226,37 @@ def test_public_mode_quiz_limits_hold_for_a_hostile_visitor(tmp_path, monkeypatc
             client.predict(True, api_name="/quiz_start")
         files = list((tmp_path / "human").iterdir())
         assert len(files) == 1 and files[0].name.startswith("human-") and "passwd" not in files[0].name
+    finally:
+        demo.close()
+
+
+def test_the_directions_mode_measures_a_persons_ellipse_with_the_caveat(tmp_path, monkeypatch):
+    monkeypatch.setenv("PLATES_HUMAN_RESULTS", str(tmp_path / "human"))
+    quiz = qv.QuizConfig(size=128, directions=3, direction_trials=10, limits=QuizLimits(min_seconds_between=0.0))
+    assert "Your screen is not calibrated" in qv.consent_text(quiz)
+    demo = family_demo(Policy(), tmp_path, quiz)
+    demo.launch(prevent_thread_lock=True, quiet=True, **explorer_app.launch_options(policy=Policy()))
+    try:
+        client = Client(demo.local_url, verbose=False)
+        # free text never reaches a row: the widget (or the library behind it) refuses what is not a choice
+        with pytest.raises(AppError, match="not in the list of choices|allowed: blank"):
+            client.predict(True, "directions", "Ann Smith, deuteranope", api_name="/quiz_start")
+        with pytest.raises(AppError, match="not in the list of choices|mode"):
+            client.predict(True, "ellipse-of-/etc", "", api_name="/quiz_start")
+        out = client.predict(True, "directions", "deutan", api_name="/quiz_start")
+        replies = []
+        for n in range(1, 31):
+            assert f"Image {n} of 30" in out[0] and "type the number you see" in out[0]
+            replies.append("12" if n % 3 else "?")
+            out = client.predict(replies[-1], api_name="/quiz_answer")
+        progress, result, download, plot = out[0], out[-3], out[-2], out[-1]
+        assert progress == "**Done.**" and "Your colour ellipse" in result and "macadam-13" in result
+        assert "Your screen is not calibrated" in result and result.count("| uv-") == 3
+        assert plot is not None
+        frame = load_results(tmp_path / "human").frame.sort_values("item_id")
+        assert len(frame) == 30 and set(frame["colour_vision"]) == {"deutan"} and set(frame["backend"]) == {"human"}
+        assert set(frame["direction"]) == {"uv-000.0", "uv-120.0", "uv-240.0"} and frame["level_shown"].notna().all()
+        mine = pq.read_table(download["value"] if isinstance(download, dict) else download).to_pandas()
+        assert sorted(mine["row_key"]) == sorted(frame["row_key"])  # the download: in answer order
     finally:
         demo.close()

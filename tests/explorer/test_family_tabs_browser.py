@@ -20,13 +20,14 @@ from tests.explorer.test_family_tabs import family_demo
 
 TRIALS = 4  # plates; with ILLUSION_TRIALS illusion images, interleaved
 ILLUSION_TRIALS = 3
+DIRECTIONS, DIRECTION_TRIALS = 3, 10  # the directions mode: the fewest a run allows
 
 
 @pytest.fixture(scope="module")
 def served(tmp_path_factory):
     root = tmp_path_factory.mktemp("families")
-    quiz = qv.QuizConfig(trials=TRIALS, illusion_trials=ILLUSION_TRIALS, size=256,
-                         limits=QuizLimits(min_seconds_between=0.0))
+    quiz = qv.QuizConfig(trials=TRIALS, illusion_trials=ILLUSION_TRIALS, size=256, directions=DIRECTIONS,
+                         direction_trials=DIRECTION_TRIALS, limits=QuizLimits(min_seconds_between=0.0))
     demo = family_demo(Policy(), root, quiz)
     demo.launch(prevent_thread_lock=True, quiet=True, **explorer_app.launch_options())
     yield demo.local_url, root
@@ -42,12 +43,17 @@ def wait_text(page, elem_id: str, needle: str, timeout: int = 60_000) -> None:
                            arg=[elem_id, needle], timeout=timeout)
 
 
-def test_a_full_quiz_session_in_the_browser_writes_human_rows(served, browser, tmp_path, monkeypatch):
-    url, _ = served
-    monkeypatch.setenv(HUMAN_RESULTS_ENV, str(tmp_path / "human"))
-    page = browser.new_page(viewport={"width": 1300, "height": 1100})
-    page.goto(url)
+def quiz_page(served, browser, monkeypatch, folder, width: int, height: int):
+    """The quiz tab open in a new page of ``width`` x ``height``, answers stored under ``folder``/human."""
+    monkeypatch.setenv(HUMAN_RESULTS_ENV, str(folder / "human"))
+    page = browser.new_page(viewport={"width": width, "height": height})
+    page.goto(served[0])
     page.get_by_role("tab", name="Try it yourself").click()
+    return page
+
+
+def test_a_full_quiz_session_in_the_browser_writes_human_rows(served, browser, tmp_path, monkeypatch):
+    page = quiz_page(served, browser, monkeypatch, tmp_path, 1300, 1100)
     assert "What is stored" in text_of(page, "quiz-consent")
     page.screenshot(path=str(tmp_path / "quiz-consent.png"), full_page=True)
     page.locator("#quiz-agree input[type=checkbox]").check()
@@ -101,6 +107,45 @@ def test_a_full_quiz_session_in_the_browser_writes_human_rows(served, browser, t
 
     mine = pq.read_table(info.value.path()).to_pandas()
     assert mine["reply"].tolist() == typed
+    page.close()
+
+
+def test_the_directions_mode_in_the_browser_at_1400x900(served, browser, tmp_path, monkeypatch):
+    page = quiz_page(served, browser, monkeypatch, tmp_path, 1400, 900)
+    assert "Your screen is not calibrated" in text_of(page, "quiz-consent")
+    page.get_by_label(f"My colour ellipse (one colour, {DIRECTIONS} directions)").check()
+    page.locator("#quiz-colour-vision input").click()
+    page.get_by_role("option", name="tritan (blue-weak or blue-blind)").click()
+    page.screenshot(path=str(tmp_path / "quiz-directions-consent.png"))
+    page.locator("#quiz-agree input[type=checkbox]").check()
+    page.locator("#quiz-start").click()
+    total = DIRECTIONS * DIRECTION_TRIALS
+    typed = []
+    for n in range(1, total + 1):
+        wait_text(page, "quiz-progress", f"Image {n} of {total}")
+        page.wait_for_function("() => document.querySelector('#quiz-plate img')?.src", timeout=60_000)
+        if n == 1:  # the progress, plate and answer box fit one 1400x900 screen once the consent folds
+            page.locator("#quiz-progress").evaluate("e => e.scrollIntoView()")
+            top = page.locator("#quiz-progress").bounding_box()["y"]
+            submit = page.locator("#quiz-submit").bounding_box()
+            assert submit["y"] + submit["height"] - top < 900
+            page.screenshot(path=str(tmp_path / "quiz-directions-trial.png"))
+            assert not page.locator("#quiz-option-0").is_visible()
+        typed.append("?" if n % 4 == 0 else "12")
+        box = page.locator("#quiz-answer textarea, #quiz-answer input").first
+        box.fill(typed[-1])
+        box.press("Enter")
+    wait_text(page, "quiz-result", "Your colour ellipse")
+    result = text_of(page, "quiz-result")
+    assert "Your screen is not calibrated" in result and "macadam-13" in result
+    page.locator("#quiz-ellipse .js-plotly-plot").wait_for(state="visible", timeout=60_000)
+    page.locator("#quiz-download").wait_for(state="visible", timeout=30_000)
+    page.locator("#quiz-result").scroll_into_view_if_needed()
+    page.screenshot(path=str(tmp_path / "quiz-directions-result.png"), full_page=True)
+    frame = load_results(tmp_path / "human").frame
+    assert len(frame) == total and set(frame["colour_vision"]) == {"tritan"}
+    assert sorted(frame["reply"]) == sorted(typed) and frame["direction"].nunique() == DIRECTIONS
+    print("screenshots:", tmp_path)
     page.close()
 
 

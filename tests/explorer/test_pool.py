@@ -199,6 +199,35 @@ def test_a_quiz_trials_image_is_drawn_and_encoded_in_a_worker_with_this_processs
     assert [{k: r[k] for k in fields} for r in there.rows] == [{k: r[k] for k in fields} for r in here.rows]
 
 
+def test_a_directions_trial_is_drawn_in_a_worker_with_this_processs_bytes_and_rows(work, monkeypatch):
+    """The quiz's directions mode: two sessions with one seed and the same answers; the worker picks the same
+    levels and draws the same plates (its PNG byte for byte this process's), and the rows are the same."""
+    from plates.runs import ellipse_trials
+    from plates.runs.quiz_directions import DirectionsSession
+
+    start = dict(directions=3, trials=10, size=128, seed=7, limits=QuizLimits(min_seconds_between=0.0))
+    here, there = DirectionsSession.start(**start), DirectionsSession.start(**start)
+    answers = ["12", "?", "7", "12", "?"]
+    mine = []
+    for text in answers:
+        trial = here.next_trial()
+        mine.append((trial, ex.png_bytes(trial.image)))
+        here.answer(text)
+    monkeypatch.setattr(ellipse_trials, "render", _drawn_here)  # this process only: the workers never see it
+    monkeypatch.setattr(AdaptiveState, "next_level", _drawn_here)
+    with pytest.raises(AssertionError, match="drawn in the server process"):
+        DirectionsSession.start(**start).next_trial()
+    calls = work.pool.calls
+    for (trial, png), text in zip(mine, answers, strict=True):
+        theirs = there.next_trial(work.direction_trial)
+        assert isinstance(theirs.image, StoredPng) and ex.png_bytes(theirs.image) == png
+        assert (theirs.number, theirs.block, theirs.level) == (trial.number, trial.block, trial.level)
+        there.answer(text)
+    assert work.pool.calls == calls + len(answers)
+    fields = ("item_id", "spec_json", "level", "level_shown", "parsed", "correct", "direction")
+    assert [{k: r[k] for k in fields} for r in there.rows] == [{k: r[k] for k in fields} for r in here.rows]
+
+
 def _drawn_here(_):
     raise AssertionError("a quiz trial was drawn in the server process")
 

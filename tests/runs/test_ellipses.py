@@ -8,7 +8,8 @@ import pandas as pd
 import pytest
 
 from plates.results import load_results
-from plates.runs.ellipses import EllipseRun, parse_centres, run_ellipses
+from plates.runs.ellipse_plan import EllipseRun, parse_centres
+from plates.runs.ellipses import run_ellipses
 from plates.runs.experiment import ModelSpec
 
 IDEAL = ModelSpec("python", "plates.models.simulated:ideal", 512, 0.0, {})
@@ -209,7 +210,7 @@ def test_rows_of_other_settings_are_refused(tmp_path):
     run_ellipses(run)
     import dataclasses
 
-    from plates.runs.ellipses import resume_state
+    from plates.runs.ellipse_trials import resume_state
 
     other = dataclasses.replace(run, centres=tuple(parse_centres("0.31,0.33")[0]))
     assert other.run_id != run.run_id

@@ -1,0 +1,125 @@
+"""An ellipse run's summaries from its QUEST+ states: per-direction thresholds with their limits, and per centre
+an ellipse (`plates.analysis.ellipses.fit_ellipse`) beside MacAdam's; written as Parquet beside the run's rows.
+Whoever answered (a model's run, `plates.runs.ellipses`, or a person's directions quiz,
+`plates.runs.quiz_directions`), the same states give the same summaries.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pyarrow as pa
+import pyarrow.parquet as pq
+
+from plates.analysis.adaptive import AdaptiveState
+from plates.analysis.ellipses import compare_macadam, fit_ellipse
+from plates.colour.chromaticity import srgb255_to_xyY, uv_to_xy, xy_to_uv
+from plates.results.schema import KIND_KEY, SUMMARY_KIND
+from plates.runs.ellipse_plan import LEVELS, UNITS, Centre, EllipseRun
+
+__all__ = ["gamut_table", "shown_unit", "summarise", "write_summary"]
+
+
+def gamut_table(run: EllipseRun) -> dict[tuple[int, int], float]:
+    """Every (centre, direction)'s `EllipseRun.gamut_max`."""
+    return {(ci, k): run.gamut_max(c, k) for ci, c in enumerate(run.centres) for k in range(len(run.direction_names))}
+
+
+def write_summary(rows: list[dict[str, Any]], path: Path) -> None:
+    """Write a summary table (thresholds or ellipses) as Parquet marked `SUMMARY_KIND` in its schema metadata,
+    so the results readers leave it out (it sits beside the run's parts, and shares some column names)."""
+    table = pa.Table.from_pylist(rows)
+    pq.write_table(table.replace_schema_metadata({KIND_KEY: SUMMARY_KIND}), path)
+
+
+
+def summarise(run: EllipseRun, states: Mapping[tuple[int, int], AdaptiveState], gamut: Mapping[tuple[int, int], float],
+              *, backend_name: str, draws: int = 400, run_id: str | None = None,
+              ) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
+    """Per-direction thresholds and, in mode "uv", per-centre ellipses (`plates.analysis.ellipses.fit_ellipse`)
+    from the final QUEST+ states; ``run_id`` names the rows (default the run's: a person's quiz names its
+    session)."""
+    run_id = run_id or run.run_id
+    rng = np.random.Generator(np.random.PCG64(np.random.SeedSequence((run.seed, 0xE11))))
+    grid = np.asarray(run.adaptive_spec().thresholds)
+    thresholds, ellipses = [], []
+    for ci, c in enumerate(run.centres):
+        angles, radii, sds, samples = [], [], [], []
+        statuses = [states[(ci, k)].estimate(check=True).status for k in range(len(run.direction_names))]
+        for k, name in enumerate(run.direction_names):
+            state = states[(ci, k)]
+            e = state.estimate(check=True)
+            steps = run.code_steps(c, k, e.threshold)
+            gmax = gamut[(ci, k)]
+            gamut_limited = e.ci_high >= gmax - 1e-9
+            range_limited = not gamut_limited and e.ci_high >= LEVELS[run.mode][1] - LEVELS[run.mode][2]
+            flags = [f for f, on in (("quantisation-limited", steps <= 1.0), ("gamut-limited", gamut_limited),
+                                     ("range-limited", range_limited)) if on]
+            thresholds.append({"run_id": run_id, "model": run.model.model, "backend": backend_name,
+                               "centre": c.name, "centre_x": c.xy_drawn[0], "centre_y": c.xy_drawn[1],
+                               "centre_Y": c.Y_drawn, "mode": run.mode, "direction": name,
+                               "direction_deg": run.angle(k), "unit": UNITS[run.mode], "threshold": e.threshold,
+                               "ci_low": e.ci_low, "ci_high": e.ci_high, "gamut_max": gmax, "code_steps": steps,
+                               "limits": ",".join(flags), "trials": e.trials, "status": e.status,
+                               "message": e.message})
+            if run.mode != "uv" or gamut_limited or range_limited:
+                continue
+            marginal = state.posterior.sum(axis=(1, 2, 3))
+            draw = rng.choice(grid, size=draws, p=marginal / marginal.sum())
+            uv0 = xy_to_uv(c.xy_drawn)
+            unit = shown_unit(run, c, k, e.threshold, uv0)
+            pts = uv_to_xy(uv0 + np.outer(np.append(draw, e.threshold), unit) / 1000.0) - np.array(c.xy_drawn)
+            ang = math.atan2(pts[-1, 1], pts[-1, 0])
+            rad = np.hypot(pts[:, 0], pts[:, 1])
+            scale = rad[-1] / max(e.threshold, 1e-12)  # xy per level unit along this direction
+            angles.append(ang)
+            radii.append(rad[-1])
+            sds.append(scale * (e.ci_high - e.ci_low) / 3.92)
+            samples.append(rad[:-1])
+        if run.mode != "uv":
+            continue
+        fit = fit_ellipse(angles, radii, sds, np.array(samples).T if samples else None, statuses)
+        trials = sum(states[(ci, k)].estimate().trials for k in range(len(run.direction_names)))
+        row = {"run_id": run_id, "model": run.model.model, "backend": backend_name, "centre": c.name,
+               "centre_x": c.xy_drawn[0], "centre_y": c.xy_drawn[1], "centre_Y": c.Y_drawn,
+               "a": fit.ellipse.a if fit.ellipse else float("nan"),
+               "b": fit.ellipse.b if fit.ellipse else float("nan"),
+               "theta_deg": fit.ellipse.theta_deg if fit.ellipse else float("nan"),
+               "area": fit.ellipse.area if fit.ellipse else float("nan"),
+               "a_low": fit.a_ci[0], "a_high": fit.a_ci[1], "b_low": fit.b_ci[0], "b_high": fit.b_ci[1],
+               "theta_low": fit.theta_ci[0], "theta_high": fit.theta_ci[1], "area_low": fit.area_ci[0],
+               "area_high": fit.area_ci[1], "directions_used": fit.points, "trials": trials,
+               "fit_p": fit.fit_p, "fit_rms_rel": fit.fit_rms_rel, "status": fit.status, "message": fit.message}
+        row.update(_macadam(fit.ellipse, c.name, run.macadam_factor))
+        ellipses.append(row)
+    return thresholds, ellipses
+
+
+def shown_unit(run: EllipseRun, c: Centre, k: int, level: float, uv0: np.ndarray) -> np.ndarray:
+    """The u'v' direction the figure at ``level`` shows from the centre: its 8-bit colours (the mean of the
+    dithered ones in linear light) rather than the direction asked. Rounding to 8 bits turns the figure off
+    its direction by several degrees at levels of a few code steps, while the procedure's level is the distance
+    shown; placing that distance on the asked direction turned the fitted ellipses by +4 to +7° in
+    bench/bench_ellipses.py. When the figure rounds to the centre itself the direction asked is used (nothing
+    was shown to measure one from)."""
+    colours = np.asarray(run.figure_colours(c, k, level), dtype=float) / 255.0
+    linear = np.where(colours <= 0.04045, colours / 12.92, ((colours + 0.055) / 1.055) ** 2.4).mean(axis=0)
+    encoded = np.where(linear <= 0.0031308, 12.92 * linear, 1.055 * linear ** (1 / 2.4) - 0.055) * 255.0
+    step = xy_to_uv(srgb255_to_xyY(encoded)[0]) - uv0
+    norm = float(np.hypot(*step))
+    if norm < 1e-9:
+        t = math.radians(run.angle(k))
+        return np.array([math.cos(t), math.sin(t)])
+    return step / norm
+
+
+def _macadam(ellipse: Any, name: str, factor: float) -> dict[str, float]:
+    keys = ("macadam_a", "macadam_b", "macadam_theta_deg", "macadam_factor", "area_ratio", "axis_ratio",
+            "theta_diff_deg")
+    if ellipse is None or not name.startswith("macadam-"):
+        return dict.fromkeys(keys, float("nan"))
+    return compare_macadam(ellipse, name, factor)
