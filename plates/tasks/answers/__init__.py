@@ -81,6 +81,8 @@ __all__ = [
 #: separators and a stated result ("= 16 meters"); given the question, a sentence denying its claim ("Periwinkle is
 #: not the maximum.") reads "no" (not first-person denials nor negations of knowing). Version 2 was never stored
 #: in released results before these additions, so they extend it.
-RULES_VERSION = 2
+#: 3: options that are all plain numbers (counts: BLINK's Counting) are named by the number a reply states, read by
+#: the number reader's policy ("There is 1 person" -> the option "1"), where no other choice rule read the reply.
+RULES_VERSION = 3
 #: How rows written before rows recorded a version read (Parquet files without the ``rules_version`` column).
 UNVERSIONED = 0

@@ -79,6 +79,12 @@ collapsed, markdown and typographic quotes removed), first rule that decides win
 11. Options yes and no, and the question given (``question=``): the yes/no reader's implicit answers
     (`plates.tasks.answers.yesno.implicit_answer`: "The colours appear to be the same" answers "Are they
     different?" with the option "no").
+12. **Numeric options** (every option's text a plain number: a count, as BLINK's Counting offers "(A) 0 (B) 3
+    (C) 2 (D) 1"), and no rule above read the reply (unparsed, never ambiguous or refused): the number the
+    reply answers with under the number reader's own policy (`plates.tasks.answers.labels.parse_number`:
+    "There is 1 white fridge in the image." -> "1") names the option of that value, compared canonically
+    ("01" is "1"); a number no option holds, several different numbers ("2 dogs and 1 cat") or a hedge ("I
+    cannot tell if there are 2") name nothing.
 
 Replies are never read backwards letter by letter, and the pronoun "I" in "I think II" is no numeral.
 """
@@ -95,12 +101,14 @@ from dataclasses import dataclass
 
 from plates.tasks.answers import mentions
 from plates.tasks.answers.colours import colour_code, colour_code_at, colour_codes_in
+from plates.tasks.answers.labels import NUMBER_PATTERN, canonical_number, parse_number
 from plates.tasks.answers.text import (
     ANSWER_PHRASE,
     Prepared,
     Reading,
     after_correction,
     clean,
+    is_hedge,
     last_answer,
     prepare,
     translated,
@@ -621,6 +629,12 @@ def read_choice(reply: str, options: Mapping[str, str], *, described: Described 
             result = (key, status, f"after a correction: {rule}")
     if result is None:
         result = reader.read(text)
+    if result[1] == "unparsed":
+        numbers = _numeric(reader.items)
+        if numbers is not None and not is_hedge(text):
+            value = parse_number(text).value
+            if value in numbers:
+                result = (numbers[value], "ok", "the number stated is an option's value")
     if result[1] != "ok" and question is not None:
         polar = {v.strip().casefold(): k for k, v in reader.options.items()}
         if set(polar) == {"yes", "no"}:
@@ -628,6 +642,16 @@ def read_choice(reply: str, options: Mapping[str, str], *, described: Described 
             if implied is not None:
                 result = (polar[implied[0]], "ok", implied[1])
     return _reading(prepared, *result)
+
+
+@functools.lru_cache(maxsize=256)
+def _numeric(items: tuple[tuple[str, str], ...]) -> dict[str, str] | None:
+    """Rule 12's {canonical number: key} when every option's text is a plain number ("3", "1,000", "2.5"),
+    else None."""
+    texts = {k: v.strip() for k, v in items}
+    if not all(NUMBER_PATTERN.fullmatch(t) for t in texts.values()):
+        return None
+    return {canonical_number(t): k for k, t in texts.items()}
 
 
 def _reading(prepared: Prepared, key: str | None, status: str, rule: str) -> Reading:

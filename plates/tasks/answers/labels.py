@@ -55,7 +55,7 @@ from plates.tasks.answers.text import (
     unanswered,
 )
 
-__all__ = ["MAX_DIGITS", "NUMBER_WORDS", "NumberParse", "canonical_number", "read_label", "read_number", "read_text"]
+__all__ = ["MAX_DIGITS", "NUMBER_PATTERN", "NUMBER_WORDS", "NumberParse", "canonical_number", "read_label", "read_number", "read_text"]
 
 _EDGE_PUNCT = " \t\r\n.,;:!?\"'()[]{}<>*_"
 
@@ -84,7 +84,8 @@ _NUMBER = r"(?<![\w.])(?:[0-9]{1,3}(?:,[0-9]{3})+(?![0-9])|[0-9]+)(?:\.[0-9]+)?(
 # Trap: "I see a two-digit number", "it is one of the plates", "2 digits": a count, not an answer.
 _NOT_ANSWER = r"(?![-\w])(?! (?:of|digits?|numbers?|colou?rs?|dots?)\b)"
 _NUMBER_RE = re.compile(_NUMBER)
-_NUMBER_WHOLE = re.compile(r"(?:[0-9]{1,3}(?:,[0-9]{3})+|[0-9]+)(?:\.[0-9]+)?")
+#: A plain number as `canonical_number` reads it: digits, thousands separators, a decimal part ("1,000.5").
+NUMBER_PATTERN = re.compile(r"(?:[0-9]{1,3}(?:,[0-9]{3})+|[0-9]+)(?:\.[0-9]+)?")
 # Answer phrases; the number must follow directly (quotes/brackets allowed). A phrase is found first and the
 # number read at its end (`_value_at`): one attempt per phrase, never a 200-word alternation retried at every
 # backtracking step. Explicit final-answer phrases (the shared `text.ANSWER_PHRASE`, "the number is", "number:"):
@@ -160,7 +161,7 @@ def canonical_number(token: str) -> str:
     ('7', '42', '1000.5')
     """
     token = token.strip().lower()
-    if _NUMBER_WHOLE.fullmatch(token):
+    if NUMBER_PATTERN.fullmatch(token):
         whole, _, fraction = token.replace(",", "").partition(".")
         whole, fraction = whole.lstrip("0") or "0", fraction.rstrip("0")
         return f"{whole}.{fraction}" if fraction else whole
@@ -255,7 +256,7 @@ def parse_number(text: str) -> NumberParse:
     """The number a prepared, cleaned reply answers with (ColorBlindnessEval App. F: "Output the number you see
     only"); the rules of the module docstring."""
     body = strip_answer_prefix(text).strip(_EDGE_PUNCT)
-    if _NUMBER_WHOLE.fullmatch(body):  # Trap: "²".isdigit() is True, and int("²") fails
+    if NUMBER_PATTERN.fullmatch(body):  # Trap: "²".isdigit() is True, and int("²") fails
         if len(body) > MAX_DIGITS:
             return NumberParse(None, f"a number of more than {MAX_DIGITS} digits")
         return NumberParse(canonical_number(body), "whole")

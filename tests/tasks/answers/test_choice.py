@@ -325,3 +325,33 @@ def test_capitals_that_name_points_are_no_keys():
     reply = ("In the triangle △ABC, point D is the internal point, and the lines DB, DC, and EF are drawn connecting "
              "the points. Since BE + CF = 8, the length of EF is 8.")
     assert parse_choice(reply, {"A": "4", "B": "5", "C": "8", "D": "16"}).answer == "C"
+
+
+# BLINK's Counting: "How many blue floats are there? ... (A) 0 (B) 3 (C) 2 (D) 1" (the BLINK repository's README)
+COUNTS = {"A": "0", "B": "3", "C": "2", "D": "1"}
+
+
+def test_a_count_stated_in_prose_names_the_option_of_that_number():
+    # blink/OPUS/val_Counting_88 (unread before), with the options its replies echo
+    reply = "In the provided image, I can see 5 yellow teddy bears among the large collection of stuffed bears on display."
+    got = parse_choice(reply, {"A": "4", "B": "3", "C": "5", "D": "6"})
+    assert (got.answer, got.status, got.rule) == ("C", "ok", "the number stated is an option's value")
+    # blink/OPUS/val_Counting_4 (unread before)
+    assert _letter("In the image, there is 1 person wearing a purple shirt or sweater.", COUNTS) == "D"
+    assert _letter("There are 01 floats.", COUNTS) == "D"  # compared canonically
+
+
+@pytest.mark.parametrize("reply, status", [
+    ("I cannot tell if there are 2 floats.", "refusal"),  # a hedge names nothing
+    ("I see 2 floats and 1 boat.", "ambiguous"),  # two numbers that are both options
+    ("There are 5 floats.", "unparsed"),  # a number no option holds
+])
+def test_a_count_that_hedges_conflicts_or_is_no_option_names_nothing(reply, status):
+    got = parse_choice(reply, COUNTS)
+    assert got.answer is None and got.status == status
+
+
+def test_a_stated_number_reads_only_where_every_option_is_a_number():
+    # "2" is an option's value, but "more than 2" is no number: rule 12 does not apply, nothing else chooses
+    got = parse_choice("There are 2 floats in the pool.", {"A": "2", "B": "more than 2"})
+    assert got.answer is None
