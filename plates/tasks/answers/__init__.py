@@ -82,7 +82,9 @@ __all__ = [
 #: not the maximum.") reads "no" (not first-person denials nor negations of knowing). Version 2 was never stored
 #: in released results before these additions, so they extend it.
 #: 3: options that are all plain numbers (counts: BLINK's Counting) are named by the number a reply states, read by
-#: the number reader's policy ("There is 1 person" -> the option "1"), where no other choice rule read the reply.
+#: the number reader's policy ("There is 1 person" -> the option "1"), where no other choice rule read the reply;
+#: an answer phrase opening a walk through every option ("I would say that:\n(A) ...\n(B) ...") names none of them;
+#: "option" may stand between an answer phrase and its key ("I would select option (B)").
 RULES_VERSION = 3
 #: How rows written before rows recorded a version read (Parquet files without the ``rules_version`` column).
 UNVERSIONED = 0

@@ -30,7 +30,10 @@ collapsed, markdown and typographic quotes removed), first rule that decides win
    reader shares: `plates.tasks.answers.text.last_answer`); one naming two
    ("the answer is A or B", "the answer is (A) the second image or (B) the third image"), or followed by a
    list of options on the next lines ("The correct answer is:\n(A) picture A\n(B) picture B"), is ambiguous.
-   After the phrase a key counts in parentheses, or before the end, punctuation or "because/since/as"; an
+   A phrase ending its line whose following lines walk through every option in turn ("I would say that:\n(A)
+   the first image - ...\n(B) the second image - ...") names none of them: the rules below read the discussion.
+   After the phrase a key counts in parentheses, or before the end, punctuation or "because/since/as", with or
+   without "option" before it ("I would select option (B) the third image"; never "answer choice (D) is ..."); an
    option's text counts when it begins what follows ("I would select Point C as ..."); the answer may stand on
    the next line ("Therefore, the correct answer is:\n(C) Point C"), as a bullet there too ("the correct
    answer is:\n   - **(A) picture A**, which ..."). "the answer is a blue one" names no option.
@@ -256,7 +259,8 @@ def _patterns(alphabet: str) -> _Patterns:
         lead_bare=re.compile(rf"({upper}) (.+)", re.DOTALL),
         paren=re.compile(rf"(?<![A-Za-z0-9])\(({key})\)"),
         option_word=re.compile(rf"(?:\b(?i:option) |选项 ?)(?:\(({key})\)|({upper}))(?![A-Za-z0-9])"),
-        after_key=re.compile(rf"\(({key})\)|({key})(?= ?(?:$|[.,;:!?)\]\n]|\b(?:because|since|as)\b))"),
+        after_key=re.compile(  # "the answer is (B)", "... is B.", "I would lean towards option (B)"
+            rf"(?:(?i:option) )?(?:\(({key})\)|({key})(?= ?(?:$|[.,;:!?)\]\n]|\b(?:because|since|as)\b)))"),
         alternative=re.compile(rf" ?(?:,|/|&|\bor\b|\band\b) ?[(\[]?({key})[)\]]?(?![A-Za-z0-9])", re.IGNORECASE),
         key=re.compile(key),
     )
@@ -282,6 +286,7 @@ _SEGMENT_END = re.compile(r"(?=[.\n;bs])(?:[.\n;]|\bbecause\b|\bsince\b)", re.IG
 _LONE = re.compile(r"(?<![A-Za-z0-9'#])([A-Z])(?![A-Za-z0-9'])")
 _AFTER_A = re.compile(r" ?(?:$|[.,;:!?)\]])| (?i:is|was|has|would|seems|appears|looks|and|or|nor)\b")
 _NEXT_KEY_LINE = re.compile(r"[.]? ?\n ?(?:[ \t]{0,8}[-*•] )?[(\[]?[A-Za-z][)\].:]")
+_KEY_LINE = re.compile(r"\n[ \t]{0,8}(?:[-*•] )?(?:\*\*)?(?i:option )?[(\[]?([A-Za-z]|[IVX]{1,4})[)\].:]")  # a line opening "(B)"
 _BULLET_BEFORE = re.compile(r"\n[ \t]{0,8}[-*•] $")  # the phrase's answer stands on a bullet of its own line
 _IS_COLON = re.compile(r"\b(?:is|are|be|was|answer|choice|option|that|towards?|choose|select):$", re.IGNORECASE)
 # Capitals that name points ("triangle ABC", "AD = DC", "EF"): a reply using them has no lone-capital keys.
@@ -396,6 +401,8 @@ class _Reader:
                     text, max(0, pos - 12), head.start())
                 if on_next_line and _NEXT_KEY_LINE.match(text, after):
                     return None, "ambiguous", "answer phrase followed by a list of options"
+                if on_next_line and self._walked_through(text, after, k):
+                    return None  # "I would say that:\n(A) ... - ...\n\n(B) ...": a discussion, no answer
                 alt = self.p.alternative.match(text, after)
                 if alt and self.key(alt.group(1)) in self.options and self.key(alt.group(1)) != k:
                     return None, "ambiguous", f"answer phrase names {k} and {self.key(alt.group(1))}"
@@ -414,6 +421,16 @@ class _Reader:
             if code in self.codes:
                 return self.codes[code], "ok", "answer phrase (colour value)"
         return None
+
+    def _walked_through(self, text: str, pos: int, key: str) -> bool:
+        """Whether every option but ``key`` begins a line of ``text`` after ``pos`` ("(B) the second image -
+        ..."): the line at the phrase opened a walk through the options."""
+        others = set(self.options) - {key}
+        for m in _KEY_LINE.finditer(text, pos):
+            others.discard(self.key(m.group(1)))
+            if not others:
+                return True
+        return False
 
     def names_points(self, text: str) -> bool:
         """Whether ``text`` names points by capitals ("triangle ABC", "AD = DC"); searched once per text."""
