@@ -61,8 +61,9 @@ collapsed, markdown and typographic quotes removed), first rule that decides win
        hedge -> it;
    5f. the first sentence mentions exactly one option, without negation or hedge ("Box B more accurately
        localizes the bed. ... Box A, on the other hand, is too large" -> B): the answer first, then the
-       explanation; else the first sentence of the last paragraph, unless that is a list item (the summary
-       after a walk through the options);
+       explanation (a first sentence listing every key, "two points labeled A and B.", describes: the second
+       is read instead); else the first sentence of the last paragraph, unless that is a list item or a list's
+       heading ending ":" (the summary after a walk through the options);
    5g. the last sentence ends by stating an option's value as a result ("... = 16." for the option "16").
    Numbers and yes/no words are mentions only in 5d and 5g ("There is no cat" does not answer "no").
    Genuine hedges ("it is difficult to definitively determine ...") are never read by 5e/5f.

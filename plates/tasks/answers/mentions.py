@@ -255,16 +255,33 @@ _CLAUSE = re.compile(
 )
 
 
+_KEY_LIST = re.compile(r"(?<![\w'])[A-Z](?:(?:,? (?:and|or)|,) [A-Z])+(?![\w'])")
+
+
+def _lists_every_key(sentence: str, names: OptionNames) -> bool:
+    """Whether ``sentence`` lists every option key as capitals joined by commas, "and" or "or" ("labeled A and
+    B", "the choices are A, B, C, and D"): it describes the options, it does not choose one."""
+    return any(set(re.findall(r"[A-Z]", m.group())) == names.keys for m in _KEY_LIST.finditer(sentence))
+
+
 def first_sentence_choice(text: str, names: OptionNames, paren: re.Pattern, option_word: re.Pattern,
                           key_of: Callable[[str], str], more: Callable[[str], set[str]] | None = None) -> str | None:
     """Rule 5f: the first sentence names exactly one option and neither negates nor hedges ("Box B more
     accurately localizes the bed."; "If all the algae dies, the population will decrease."): that option. The
-    sentences after it are its explanation and may name the others. The sentence must be a clause (an
+    sentences after it are its explanation and may name the others. A first sentence that lists every key
+    ("The image shows a ship with two points labeled A and B.") describes: the second is read instead, unless
+    it heads a list (ends with ":"). The sentence must be a clause (an
     auxiliary verb, or four words or more that begin with the option): a noun phrase ("A blue circle",
     "Something purple-ish") describes, it does not choose. ``more``: the options a task's own reading in
     words finds in a sentence (`plates.tasks.answers.choice.Described`): a sentence it reads as naming
     another option too ("They look the same but the left is darker") decides nothing."""
     first = first_sentence(text)
+    if _lists_every_key(first, names):  # "... two points labeled A and B. Point A is closer to the camera."
+        rest = text[len(first):].lstrip(".!? \n")
+        first = first_sentence(rest)
+        if first.endswith(":"):  # "The dimensions of Box A are:" heads a list, it chooses nothing
+            return None
+        text = rest
     key = _decides(first, names, paren, option_word, key_of, more, first=True)
     if key is None or _CLAUSE.search(first):
         return key
@@ -289,7 +306,8 @@ _PARAGRAPH = re.compile(r"\n(?![ ]?(?:[-*•>]|\(?[A-Za-z0-9]{1,3}[.):]))")
 def last_paragraph(text: str, names: OptionNames, paren: re.Pattern, option_word: re.Pattern,
                    key_of: Callable[[str], str], more: Callable[[str], set[str]] | None = None) -> str | None:
     """Rule 5e': the first sentence of the reply's last paragraph, when the reply has several and the last is
-    no list item ("- (D) ...", "(D) ...", "4. ..."), names exactly one option, neither negating nor hedging:
+    no list item ("- (D) ...", "(D) ...", "4. ...") nor a list's heading ("The dimensions of Box A are:"),
+    names exactly one option, neither negating nor hedging:
     the summary after a discussion ("... (D) is on the label.\nThe corresponding point is (D) Point D, as
     ...")."""
     cut = None
@@ -297,7 +315,10 @@ def last_paragraph(text: str, names: OptionNames, paren: re.Pattern, option_word
         pass
     if cut is None:
         return None
-    return _decides(first_sentence(text[cut.end():]), names, paren, option_word, key_of, more)
+    first = first_sentence(text[cut.end():])
+    if first.endswith(":"):  # "The dimensions of Box A are:" heads a list, it chooses nothing
+        return None
+    return _decides(first, names, paren, option_word, key_of, more)
 
 
 def concluded(text: str, names: OptionNames, paren: re.Pattern, option_word: re.Pattern,

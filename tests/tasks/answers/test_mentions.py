@@ -190,3 +190,23 @@ def test_a_models_own_numbering_that_contradicts_the_text_commits_to_neither():
              "a group of pansies with a very similar color and pattern, and the flowers are presented in a similar "
              "group arrangement.")
     assert _read(reply, SECOND_THIRD).answer == "A"
+
+
+def test_an_opening_that_lists_every_key_describes_and_the_next_sentence_chooses():
+    # blink/GPT4V/val_Relative_Depth_99 (ambiguous before: "labeled A and B" named both)
+    assert _read("The image provided shows a ship with two points labeled A and B. Point A is closer to the camera.",
+                 DEPTH).answer == "A"
+    # blink/llava-v1.5-7b/val_Semantic_Correspondence_120 (ambiguous before)
+    reply = ("<s> The reference point is labeled REF, and the choices for the corresponding points are A, B, C, and "
+             "D. The corresponding point for the reference point is A.")
+    assert _read(reply, POINTS).answer == "A"
+
+
+def test_an_opening_list_of_keys_followed_by_a_heading_or_a_hedge_chooses_nothing():
+    # blink/MiniGPT-4-v2/val_Object_Localization_43: the next line heads the dimensions of each box
+    reply = ("To determine which bounding box more accurately localizes and encloses the table, we need to compare the "
+             "dimensions of the two bounding boxes, A and B, and check which one has a tighter fit around the "
+             "object.\n\n\nThe dimensions of Box A are:\n\n\n* Top: x1 = 200\n* Left: x2 = 30")
+    assert _read(reply, BOXES).answer is None
+    assert _read("The two points are labeled A and B. It is difficult to determine whether A is closer.",
+                 DEPTH).answer is None
