@@ -337,6 +337,7 @@ class _Reader:
         self.longest = plan.longest
         self.names = plan.names
         self._points: tuple[str, bool] | None = None
+        self._key_lines: tuple[str, dict[str, int]] | None = None
         self.described = described
 
     def key(self, token: str) -> str:
@@ -425,13 +426,15 @@ class _Reader:
 
     def _walked_through(self, text: str, pos: int, key: str) -> bool:
         """Whether every option but ``key`` begins a line of ``text`` after ``pos`` ("(B) the second image -
-        ..."): the line at the phrase opened a walk through the options."""
-        others = set(self.options) - {key}
-        for m in _KEY_LINE.finditer(text, pos):
-            others.discard(self.key(m.group(1)))
-            if not others:
-                return True
-        return False
+        ..."): the line at the phrase opened a walk through the options. The lines are found once per text
+        (each option's last line start), so that many phrases cost one pass, not one each."""
+        if self._key_lines is None or self._key_lines[0] is not text:
+            last: dict[str, int] = {}
+            for m in _KEY_LINE.finditer(text):
+                last[self.key(m.group(1))] = m.start()
+            self._key_lines = (text, last)
+        last = self._key_lines[1]
+        return all(last.get(k, -1) > pos for k in self.options if k != key)
 
     def names_points(self, text: str) -> bool:
         """Whether ``text`` names points by capitals ("triangle ABC", "AD = DC"); searched once per text."""
