@@ -85,7 +85,8 @@ __all__ = [
 #: the number reader's policy ("There is 1 person" -> the option "1"), where no other choice rule read the reply;
 #: an answer phrase opening a walk through every option ("I would say that:\n(A) ...\n(B) ...") names none of them;
 #: "option" may stand between an answer phrase and its key ("I would select option (B)"); a first sentence that
-#: lists every key ("two points labeled A and B") gives way to the next; a list's heading ("... Box A are:") no choice.
+#: lists every key ("two points labeled A and B") gives way to the next; a list's heading ("... Box A are:") no choice;
+#: ", which is labeled with A" belongs to the claim, not to its reason.
 RULES_VERSION = 3
 #: How rows written before rows recorded a version read (Parquet files without the ``rules_version`` column).
 UNVERSIONED = 0

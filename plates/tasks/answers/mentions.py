@@ -230,8 +230,11 @@ _ANSWER = re.compile(ANSWER_PHRASE, re.IGNORECASE)
 
 
 # The reason given for a claim is not the claim: "(C) the third image is the most likely, as it depicts ... no
-# apparent signs of manipulation" -- the sentence is read up to ", as", "because", "since", "due to", ", which".
-_REASON = re.compile(r",? \b(?:because|since|due to|given that)\b|, (?:as|which)\b", re.IGNORECASE)
+# apparent signs of manipulation" -- the sentence is read up to ", as", "because", "since", "due to", ", which";
+# but ", which is labeled (with) A" names the claim's own option ("... is the handle of the hammer, which is
+# labeled with A").
+_REASON = re.compile(r",? \b(?:because|since|due to|given that)\b|, (?:as|which)\b(?! (?:is |are )?(?:labell?ed|marked|"
+                     r"denoted|circled)\b)", re.IGNORECASE)
 
 
 def _decides(sentence: str, names: OptionNames, paren: re.Pattern, option_word: re.Pattern,

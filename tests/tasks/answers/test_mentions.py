@@ -210,3 +210,15 @@ def test_an_opening_list_of_keys_followed_by_a_heading_or_a_hedge_chooses_nothin
     assert _read(reply, BOXES).answer is None
     assert _read("The two points are labeled A and B. It is difficult to determine whether A is closer.",
                  DEPTH).answer is None
+
+
+def test_a_which_clause_that_labels_the_answer_is_part_of_it():
+    # blink/llava-v1.5-7b/val_Functional_Correspondence_8 (unread before: ", which" was cut as a reason)
+    reply = ('<s> To find the corresponding point for the reference point, we need to consider the action "Pull out a '
+             'nail" and identify the objects that can be used for this action. In the given images, the hammer is the '
+             'most suitable object for this action. Therefore, the corresponding point for the reference point is the '
+             'handle of the hammer, which is labeled with A in the second image.')
+    assert _read(reply, POINTS).answer == "A"
+    # trap: any other which-clause is still the reason, not the claim
+    reply = "Therefore, the corresponding point is Point B, which is closer to the tip than Point A is."
+    assert _read(reply, POINTS).answer == "B"
