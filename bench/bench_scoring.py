@@ -57,7 +57,7 @@ def shapes(size: int) -> dict[str, str]:
         "unicode digits": fill("\u0661\u0662 "),
         "spaces": "12" + " " * size + "17",
         "answer is ...": fill("the answer is "),
-        "answer:\n(A) ...": fill("answer:\n(A)\n"),  # each phrase opens a line that begins with a key
+        "answer:\\n(A) ...": fill("answer:\n(A)\n"),  # each phrase opens a line that begins with a key
         "A. B. C. ...": fill("A. B. "),
         "left is darker, ...": fill("left is darker, "),
         "number words": fill("twenty-one "),
