@@ -64,6 +64,7 @@ def shapes(size: int) -> dict[str, str]:
         "(1, 2, 3) ...": fill("(1, 2, 3), "),
         "1,2,3,4,...": fill("1,2,"),
         "hex digits": fill("1a2b3c"),
+        "hard to say, but ...": fill("hard to say, but (A) is most likely; "),  # a hedged pick at every clause
     }
 
 

@@ -87,6 +87,9 @@ __all__ = [
 #: "option" may stand between an answer phrase and its key ("I would select option (B)"); a first sentence that
 #: lists every key ("two points labeled A and B") gives way to the next; a list's heading ("... Box A are:") no choice;
 #: ", which is labeled with A" belongs to the claim, not to its reason.
-RULES_VERSION = 3
+#: 4: a hedge that still names one option as its best answer commits to it ("it is difficult to determine ...
+#: However, ... the first image (A) is the most likely ..." -> A; choice rule 5h); "least" joined to a "most" claim
+#: ("the most candid and least processed") and "at least" reject nothing.
+RULES_VERSION = 4
 #: How rows written before rows recorded a version read (Parquet files without the ``rules_version`` column).
 UNVERSIONED = 0

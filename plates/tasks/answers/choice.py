@@ -66,7 +66,15 @@ collapsed, markdown and typographic quotes removed), first rule that decides win
        heading ending ":" (the summary after a walk through the options);
    5g. the last sentence ends by stating an option's value as a result ("... = 16." for the option "16").
    Numbers and yes/no words are mentions only in 5d and 5g ("There is no cat" does not answer "no").
-   Genuine hedges ("it is difficult to definitively determine ...") are never read by 5e/5f.
+   5h. a hedged pick (docs/reply-labels.md rule 7: a hedge that still names one answer as its best commits to
+       it): after the reply's first hedge, each clause that follows a contrast ("but", "however", "if I had to
+       guess") and states a preference ("most likely", "more similar", "closer", "best") names one option;
+       all naming the same one -> it ("It's difficult to determine with absolute certainty ..., but point B
+       appears to be closer" -> B). A conditional preference ("If the criteria are ..., (B) might be
+       favored") is a rival only: with another pick the reply has two candidates and names none.
+   Genuine hedges ("it is difficult to definitively determine ...") with no pick are never read by 5e-5h.
+   "least" rejects ("(C) is the least likely"), unless joined to a "most" claim ("the most candid and least
+   processed"); "at least" rejects nothing.
 5b. **Colour values** (colour-code options only) named anywhere: "The HSV value is (120, 76, 55)." -> that
    option; values of several options -> ambiguous; a value that is no option's names nothing.
 6. **Keys in parentheses** "(X)" (ColorBench's CoT format: "the option letter is in the parentheses like
@@ -88,7 +96,8 @@ collapsed, markdown and typographic quotes removed), first rule that decides win
     reply answers with under the number reader's own policy (`plates.tasks.answers.labels.parse_number`:
     "There is 1 white fridge in the image." -> "1") names the option of that value, compared canonically
     ("01" is "1"); a number no option holds, several different numbers ("2 dogs and 1 cat") or a hedge ("I
-    cannot tell if there are 2") name nothing.
+    cannot tell if there are 2") name nothing: the hedge veto stays here, as in the number reader (a number
+    after a hedge is as often the count the model could not confirm as its pick).
 
 Replies are never read backwards letter by letter, and the pronoun "I" in "I think II" is no numeral.
 """
@@ -486,7 +495,8 @@ class _Reader:
                             ("conclusion", mentions.concluded(text, *args)),
                             ("first sentence", mentions.first_sentence_choice(text, *args)),
                             ("last paragraph", mentions.last_paragraph(text, *args)),
-                            ("stated result", mentions.stated_result(text, names))):
+                            ("stated result", mentions.stated_result(text, names)),
+                            ("hedged pick", mentions.hedged_pick(text, *args))):
             if found is not None:
                 return found, "ok", rule
         return None

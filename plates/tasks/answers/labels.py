@@ -32,6 +32,11 @@ whitespace collapsed, markdown and typographic quotes removed):
 * **Any text** ("any" with a text target): the reply without prefix, markdown, quotes and a final full stop,
   exactly.
 
+Hedges: the papers' policy is kept. A HueManity-space reply that is a refusal (App. E's "evasion") is never a
+label; a number reply that hedges and still states one number ("It is hard to say, but most likely 12") reads
+that number, as the rules above do without looking for hedges (docs/reply-labels.md rule 7 agrees: a hedged pick
+commits). Only `plates.tasks.answers.choice` rule 12, which reads a number as an option, keeps a hedge veto.
+
 Wrong answers: a number outside the label space, or a repeated or over-long string, is "erratic" (HueManity
 App. E.3); a misreading of the label's own form has no failure mode.
 """

@@ -31,7 +31,7 @@ import re
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from plates.tasks.answers.text import ANSWER_PHRASE, is_hedge
+from plates.tasks.answers.text import ANSWER_PHRASE, hedge_end, is_hedge
 
 __all__ = [
     "SENTENCE_CHARS",
@@ -55,7 +55,7 @@ _SENTENCE_END = re.compile(r"[.!?][\"')]?(?= |\n|$)|\n")
 # Negations, and verbs and degrees that turn a mention against its option ("I would eliminate option (A)",
 # "the first image is the least likely to be real").
 _NEGATION = re.compile(
-    r"\b(?:not|no|never|neither|nor|none|cannot|nothing|least|less|eliminat\w*|exclud\w*|rul(?:e|es|ed|ing) out"
+    r"\b(?:not|no|never|neither|nor|none|cannot|nothing|(?<!at )least|less|eliminat\w*|exclud\w*|rul(?:e|es|ed|ing) out"
     r"|reject\w*|incorrect|wrong)\b|n't\b",
     re.IGNORECASE,
 )
@@ -237,12 +237,18 @@ _REASON = re.compile(r",? \b(?:because|since|due to|given that)\b|, (?:as|which)
                      r"denoted|circled)\b)", re.IGNORECASE)
 
 
+# "least" rejects an option ("(A) is the least likely"), except where it joins a "most" claim about the same
+# option ("the first image (A) seems the most candid and least processed"): there it describes the pick.
+_MOST_AND_LEAST = re.compile(r"\bmost [\w-]+(?:,| and| but) (?:the )?least\b", re.IGNORECASE)
+
+
 def _decides(sentence: str, names: OptionNames, paren: re.Pattern, option_word: re.Pattern,
              key_of: Callable[[str], str], more: Callable[[str], set[str]] | None, first: bool = False) -> str | None:
     reason = _REASON.search(sentence)
     if reason is not None:
         sentence = sentence[: reason.start()]
-    if is_hedge(sentence) or _NEGATION.search(sentence) or (first and _ANSWER.search(sentence)):
+    if is_hedge(sentence) or _NEGATION.search(_MOST_AND_LEAST.sub("most", sentence)) or (
+            first and _ANSWER.search(sentence)):
         return None
     keys = mentioned(sentence, names, paren, option_word, key_of)
     if more is not None and keys:
@@ -387,3 +393,54 @@ def stated_result(text: str, names: OptionNames) -> str | None:
     value = m.group(1) + (m.group(2) or "")
     by_text = dict(names.texts)
     return by_text.get(value.casefold()) or by_text.get(m.group(1).casefold())
+
+
+# Rule 5h: a pick made despite a hedge. The clause after a contrast that follows the hedge ("It's difficult to
+# determine with absolute certainty, but point B appears to be closer"), or a later sentence that begins with a
+# contrast or a forced guess ("However, ... it is possible that the first image (A) is the most likely ...";
+# "if I had to make an educated guess, ..."), and that states a preference (a comparative, "most likely",
+# "best") about exactly one option.
+_CONTRAST = re.compile(r"(?:^|, |; |(?<=[.!?] )|(?<=\n))(?:but|however|that said|nevertheless|nonetheless|still|yet"
+                       r"|if (?:i|we) (?:had|have|were) to (?:guess|choose|pick|select|make an? (?:educated |best )?guess)|if)"
+                       r"\b,? ?", re.IGNORECASE)
+_PREFERENCE = re.compile(r"\b(?:(?:most|more) (?:likely|probable|plausible|similar|realistic|real|natural|authentic"
+                         r"|accurate|appropriate|suitable|consistent|candid)|likely|probably|best|better (?:fit|match"
+                         r"|choice|answer|option|candidate)|closer|farther|further away|favou?red|preferred|an edge)\b",
+                         re.IGNORECASE)
+
+
+def hedged_pick(text: str, names: OptionNames, paren: re.Pattern, option_word: re.Pattern,
+                key_of: Callable[[str], str], more: Callable[[str], set[str]] | None = None) -> str | None:
+    """Rule 5h: in a reply that hedges (`plates.tasks.answers.text.is_hedge`), the one option its picks name.
+
+    A pick is the clause after a contrast ("but", "however", "that said", "if I had to guess") that follows
+    the reply's first hedge, up to the sentence's end, stating a preference ("most likely", "more similar",
+    "closer", "best") without negation or a further hedge; every pick must name the same single option. A
+    conditional preference ("If the criteria are ..., (B) might be favored") is no pick of its own, but a rival
+    one that names another option leaves the reply with two candidates.
+    The labelling rules (docs/reply-labels.md, rule 7): a hedge that still names one answer as its best
+    commits to it. A hedge with no pick ("difficult to definitively determine ...") or with picks naming
+    two options ("However, (C) or (D) could be real") names nothing.
+
+    Returns
+    -------
+    str or None
+        The option key, or None.
+    """
+    hedge = hedge_end(text)
+    if hedge is None:
+        return None
+    keys: set[str] = set()
+    conditional: set[str] = set()  # "If the criteria are ..., (B) might be favored": a rival, never a pick alone
+    for m in _CONTRAST.finditer(text, hedge):
+        end = _SENTENCE_END.search(text, m.end(), m.end() + SENTENCE_CHARS)
+        clause = text[m.end(): end.start() if end else m.end() + SENTENCE_CHARS]
+        if not _PREFERENCE.search(clause):
+            continue
+        key = _decides(clause, names, paren, option_word, key_of, more)
+        if key is None:
+            if mentioned(clause, names, paren, option_word, key_of):
+                return None  # a pick of several options, or a negated one: no single best answer
+            continue
+        (conditional if m.group().casefold().rstrip(", ") == "if" else keys).add(key)
+    return _one(keys | conditional) if keys else None
