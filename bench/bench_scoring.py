@@ -57,12 +57,14 @@ def shapes(size: int) -> dict[str, str]:
         "unicode digits": fill("\u0661\u0662 "),
         "spaces": "12" + " " * size + "17",
         "answer is ...": fill("the answer is "),
+        "answer:\\n(A) ...": fill("answer:\n(A)\n"),  # each phrase opens a line that begins with a key
         "A. B. C. ...": fill("A. B. "),
         "left is darker, ...": fill("left is darker, "),
         "number words": fill("twenty-one "),
         "(1, 2, 3) ...": fill("(1, 2, 3), "),
         "1,2,3,4,...": fill("1,2,"),
         "hex digits": fill("1a2b3c"),
+        "hard to say, but ...": fill("hard to say, but (A) is most likely; "),  # a hedged pick at every clause
     }
 
 

@@ -17,7 +17,10 @@ Sources (each reply verbatim, with the gold answer, the authors' extracted answe
   found no option) and their verdict is ``prediction == answer`` (``eval/evaluate.py``). Only the validation
   split has gold answers. The outputs do not carry the question or the option texts (they live in the BLINK
   dataset), so ``question`` is ``None`` (but for Relative_Depth) and the option texts are those the task shares
-  across its items (``BLINK_TEMPLATES``; Counting's vary per item and are ``None``). Every validation reply is
+  across its items (``BLINK_TEMPLATES``). Counting's options are numbers that vary per item, and neither the
+  outputs nor any public repository we searched carry them (the BLINK dataset on the Hugging Face Hub does): they
+  are recovered per item from the replies that echo them (``counting_options``: "(D) 1" in any model's reply to
+  the item; a key whose echoes disagree, or two keys echoing one number, stay ``None``). Every validation reply is
   kept (38,335 of 21 model folders, about 3 MB gzipped); ``--blink-per-model N`` keeps a seeded sample of N per
   model instead.
 - MathVista testmini (lupantech/MathVista, ``results/<model>/output_<model>.json``, CC BY-SA 4.0): multiple
@@ -48,7 +51,7 @@ LETTERS = "ABCDEFGHIJ"
 # BLINK's question and option texts where every item of a task shares them. The question of Relative_Depth is
 # the BLINK dataset's wording; the option texts are the dataset's, as the models' own replies echo them: in this
 # corpus every reply of the form "(X) text" uses these texts (tests/tasks/answers/test_reply_corpus.py checks it).
-# Counting is left out: its options are numbers that change from item to item.
+# Counting is left out: its options are numbers that change from item to item (see `counting_options`).
 _IMAGES = ("the first image", "the second image", "the third image", "the fourth image")
 BLINK_TEMPLATES = {
     "Relative_Depth": (
@@ -116,6 +119,39 @@ def _letter(text: str | None) -> str | None:
     return m.group(1) if m else None
 
 
+# An echoed numeric option: "(D) 1", "(A) 6 bananas"; not "(B) 3.5" or "(C) 1,000" (no count option is either).
+_ECHO = re.compile(r"\(([A-D])\) ?([0-9]{1,3})(?![0-9]|[.,][0-9])")
+
+
+def counting_options(rows: list[dict]) -> dict[str, dict[str, str | None]]:
+    """BLINK Counting's option texts per item, recovered from every reply to the item that echoes "(X) n".
+
+    Parameters
+    ----------
+    rows : list of dict
+        Records of one task, every model's (``item``, ``gold``, ``reply``).
+
+    Returns
+    -------
+    dict
+        {item: {key: number as written, or None}}: keys A up to the highest the task's gold answers use; a
+        key's text is kept only when every echo of that key in the item's replies names the same number and no
+        other key of the item echoes that number (else None: never a guess).
+    """
+    last = max(r["gold"] for r in rows)
+    echoes: dict[str, dict[str, set[str]]] = {}
+    for r in rows:
+        seen = echoes.setdefault(r["item"], {})
+        for m in _ECHO.finditer(r["reply"]):
+            seen.setdefault(m.group(1), set()).add(m.group(2).lstrip("0") or "0")
+    out = {}
+    for item, seen in echoes.items():
+        texts = {k: next(iter(v)) if len(v) == 1 else None for k, v in seen.items() if k <= last}
+        repeated = {t for t in texts.values() if t is not None and list(texts.values()).count(t) > 1}
+        out[item] = {k: None if texts.get(k) in repeated else texts.get(k) for k in LETTERS[: LETTERS.index(last) + 1]}
+    return out
+
+
 def blink(mirror: Path, per_model: int | None, seed: int) -> list[dict]:
     commit = _head(mirror)
     paths = [
@@ -155,6 +191,11 @@ def blink(mirror: Path, per_model: int | None, seed: int) -> list[dict]:
                     reply=row["full_prediction"] if row["full_prediction"] is not None else "",
                 )
             )
+    counting = counting_options([r for rows in by_model.values() for r in rows if r["task"] == "Counting"])
+    for rows in by_model.values():
+        for r in rows:
+            if r["task"] == "Counting":
+                r["options"] = counting[r["item"]] if r["item"] in counting else None
     records = []
     for model in sorted(by_model):
         rows = sorted(by_model[model], key=lambda r: r["item"])

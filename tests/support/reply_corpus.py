@@ -36,7 +36,8 @@ class Reply:
     """One real reply with its provenance.
 
     ``options`` maps option keys ("A", "B", ...) to option texts (``None`` where the source does not publish the
-    text); it is ``None`` for yes/no without options and for numbers. ``gold`` is an option key, "yes"/"no" or a
+    text and no reply echoes it: BLINK publishes none, and the builder, ``scripts/build_reply_corpus.py``, takes
+    each task's from the replies that echo them, per item for Counting's numbers); it is ``None`` for yes/no without options and for numbers. ``gold`` is an option key, "yes"/"no" or a
     number as a string; ``extracted`` is the authors' extracted answer in the same encoding (``None`` where their
     matcher found none or they publish none) and ``extracted_raw`` what they published; ``verdict`` is whether
     the authors' evaluation counted the reply correct (``None`` where they publish no verdict).

@@ -2,8 +2,11 @@
 reading is compared with the gold answer, the authors' extraction and a hand label. Shared by
 ``tests/tasks/answers/test_real_replies.py`` and ``bench/bench_replies.py``.
 
-* ``choice``: `plates.tasks.answers.read_choice` over the record's options. BLINK's Counting publishes no option
-  texts (``None``): the reader gets placeholder texts no reply can contain, so it reads keys only.
+* ``choice``: `plates.tasks.answers.read_choice` over the record's options. Where the corpus lacks an option's
+  text (``None``: some of BLINK's Counting options, which no reply echoed) the reader gets a placeholder no reply
+  can contain: control characters, or, where the item's known texts are all numbers, a 60-digit number, so
+  that the item still offers numbers only (`read_choice` rule 12) and a reply stating the unknown option's
+  value names nothing.
 * ``yesno``: with options (MathVista's Yes/No items) `read_choice` with the question, the chosen option's
   text as "yes"/"no";
   without (HallusionBench) `read_yes_no` with the question (rule 6 reads implicit answers to it).
@@ -16,14 +19,18 @@ from __future__ import annotations
 from collections.abc import Mapping
 
 from plates.tasks.answers import Reading, check_options, read_choice, read_number, read_yes_no
+from plates.tasks.answers.labels import NUMBER_PATTERN
 from tests.support.reply_corpus import NONE, Reply
 
 
 def options_of(reply: Reply) -> dict[str, str]:
-    """The record's options for `read_choice`: unknown texts (``None``) become placeholders of control
-    characters, distinct per key, that no reply contains and that name no key."""
+    """The record's options for `read_choice`: unknown texts (``None``) become placeholders, distinct per key,
+    that no reply contains and that name no key (see the module docstring)."""
     options: Mapping[str, str | None] = reply.options or {}
-    return {k: v if v else "\x00" * (i + 1) for i, (k, v) in enumerate(options.items())}
+    known = [v for v in options.values() if v]
+    numeric = bool(known) and all(NUMBER_PATTERN.fullmatch(v) for v in known)
+    return {k: v if v else ("9" * 59 + str(i) if numeric else "\x00" * (i + 1))
+            for i, (k, v) in enumerate(options.items())}
 
 
 def askable(reply: Reply) -> bool:

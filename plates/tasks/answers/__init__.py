@@ -81,6 +81,15 @@ __all__ = [
 #: separators and a stated result ("= 16 meters"); given the question, a sentence denying its claim ("Periwinkle is
 #: not the maximum.") reads "no" (not first-person denials nor negations of knowing). Version 2 was never stored
 #: in released results before these additions, so they extend it.
-RULES_VERSION = 2
+#: 3: options that are all plain numbers (counts: BLINK's Counting) are named by the number a reply states, read by
+#: the number reader's policy ("There is 1 person" -> the option "1"), where no other choice rule read the reply;
+#: an answer phrase opening a walk through every option ("I would say that:\n(A) ...\n(B) ...") names none of them;
+#: "option" may stand between an answer phrase and its key ("I would select option (B)"); a first sentence that
+#: lists every key ("two points labeled A and B") gives way to the next; a list's heading ("... Box A are:") no choice;
+#: ", which is labeled with A" belongs to the claim, not to its reason.
+#: 4: a hedge that still names one option as its best answer commits to it ("it is difficult to determine ...
+#: However, ... the first image (A) is the most likely ..." -> A; choice rule 5h); "least" joined to a "most" claim
+#: ("the most candid and least processed") and "at least" reject nothing.
+RULES_VERSION = 4
 #: How rows written before rows recorded a version read (Parquet files without the ``rules_version`` column).
 UNVERSIONED = 0

@@ -30,7 +30,10 @@ collapsed, markdown and typographic quotes removed), first rule that decides win
    reader shares: `plates.tasks.answers.text.last_answer`); one naming two
    ("the answer is A or B", "the answer is (A) the second image or (B) the third image"), or followed by a
    list of options on the next lines ("The correct answer is:\n(A) picture A\n(B) picture B"), is ambiguous.
-   After the phrase a key counts in parentheses, or before the end, punctuation or "because/since/as"; an
+   A phrase ending its line whose following lines walk through every option in turn ("I would say that:\n(A)
+   the first image - ...\n(B) the second image - ...") names none of them: the rules below read the discussion.
+   After the phrase a key counts in parentheses, or before the end, punctuation or "because/since/as", with or
+   without "option" before it ("I would select option (B) the third image"; never "answer choice (D) is ..."); an
    option's text counts when it begins what follows ("I would select Point C as ..."); the answer may stand on
    the next line ("Therefore, the correct answer is:\n(C) Point C"), as a bullet there too ("the correct
    answer is:\n   - **(A) picture A**, which ..."). "the answer is a blue one" names no option.
@@ -58,11 +61,20 @@ collapsed, markdown and typographic quotes removed), first rule that decides win
        hedge -> it;
    5f. the first sentence mentions exactly one option, without negation or hedge ("Box B more accurately
        localizes the bed. ... Box A, on the other hand, is too large" -> B): the answer first, then the
-       explanation; else the first sentence of the last paragraph, unless that is a list item (the summary
-       after a walk through the options);
+       explanation (a first sentence listing every key, "two points labeled A and B.", describes: the second
+       is read instead); else the first sentence of the last paragraph, unless that is a list item or a list's
+       heading ending ":" (the summary after a walk through the options);
    5g. the last sentence ends by stating an option's value as a result ("... = 16." for the option "16").
    Numbers and yes/no words are mentions only in 5d and 5g ("There is no cat" does not answer "no").
-   Genuine hedges ("it is difficult to definitively determine ...") are never read by 5e/5f.
+   5h. a hedged pick (docs/reply-labels.md rule 7: a hedge that still names one answer as its best commits to
+       it): after the reply's first hedge, each clause that follows a contrast ("but", "however", "if I had to
+       guess") and states a preference ("most likely", "more similar", "closer", "best") names one option;
+       all naming the same one -> it ("It's difficult to determine with absolute certainty ..., but point B
+       appears to be closer" -> B). A conditional preference ("If the criteria are ..., (B) might be
+       favored") is a rival only: with another pick the reply has two candidates and names none.
+   Genuine hedges ("it is difficult to definitively determine ...") with no pick are never read by 5e-5h.
+   "least" rejects ("(C) is the least likely"), unless joined to a "most" claim ("the most candid and least
+   processed"); "at least" rejects nothing.
 5b. **Colour values** (colour-code options only) named anywhere: "The HSV value is (120, 76, 55)." -> that
    option; values of several options -> ambiguous; a value that is no option's names nothing.
 6. **Keys in parentheses** "(X)" (ColorBench's CoT format: "the option letter is in the parentheses like
@@ -79,6 +91,13 @@ collapsed, markdown and typographic quotes removed), first rule that decides win
 11. Options yes and no, and the question given (``question=``): the yes/no reader's implicit answers
     (`plates.tasks.answers.yesno.implicit_answer`: "The colours appear to be the same" answers "Are they
     different?" with the option "no").
+12. **Numeric options** (every option's text a plain number: a count, as BLINK's Counting offers "(A) 0 (B) 3
+    (C) 2 (D) 1"), and no rule above read the reply (unparsed, never ambiguous or refused): the number the
+    reply answers with under the number reader's own policy (`plates.tasks.answers.labels.parse_number`:
+    "There is 1 white fridge in the image." -> "1") names the option of that value, compared canonically
+    ("01" is "1"); a number no option holds, several different numbers ("2 dogs and 1 cat") or a hedge ("I
+    cannot tell if there are 2") name nothing: the hedge veto stays here, as in the number reader (a number
+    after a hedge is as often the count the model could not confirm as its pick).
 
 Replies are never read backwards letter by letter, and the pronoun "I" in "I think II" is no numeral.
 """
@@ -95,12 +114,14 @@ from dataclasses import dataclass
 
 from plates.tasks.answers import mentions
 from plates.tasks.answers.colours import colour_code, colour_code_at, colour_codes_in
+from plates.tasks.answers.labels import NUMBER_PATTERN, canonical_number, parse_number
 from plates.tasks.answers.text import (
     ANSWER_PHRASE,
     Prepared,
     Reading,
     after_correction,
     clean,
+    is_hedge,
     last_answer,
     prepare,
     translated,
@@ -248,7 +269,8 @@ def _patterns(alphabet: str) -> _Patterns:
         lead_bare=re.compile(rf"({upper}) (.+)", re.DOTALL),
         paren=re.compile(rf"(?<![A-Za-z0-9])\(({key})\)"),
         option_word=re.compile(rf"(?:\b(?i:option) |选项 ?)(?:\(({key})\)|({upper}))(?![A-Za-z0-9])"),
-        after_key=re.compile(rf"\(({key})\)|({key})(?= ?(?:$|[.,;:!?)\]\n]|\b(?:because|since|as)\b))"),
+        after_key=re.compile(  # "the answer is (B)", "... is B.", "I would lean towards option (B)"
+            rf"(?:(?i:option) )?(?:\(({key})\)|({key})(?= ?(?:$|[.,;:!?)\]\n]|\b(?:because|since|as)\b)))"),
         alternative=re.compile(rf" ?(?:,|/|&|\bor\b|\band\b) ?[(\[]?({key})[)\]]?(?![A-Za-z0-9])", re.IGNORECASE),
         key=re.compile(key),
     )
@@ -274,6 +296,7 @@ _SEGMENT_END = re.compile(r"(?=[.\n;bs])(?:[.\n;]|\bbecause\b|\bsince\b)", re.IG
 _LONE = re.compile(r"(?<![A-Za-z0-9'#])([A-Z])(?![A-Za-z0-9'])")
 _AFTER_A = re.compile(r" ?(?:$|[.,;:!?)\]])| (?i:is|was|has|would|seems|appears|looks|and|or|nor)\b")
 _NEXT_KEY_LINE = re.compile(r"[.]? ?\n ?(?:[ \t]{0,8}[-*•] )?[(\[]?[A-Za-z][)\].:]")
+_KEY_LINE = re.compile(r"\n[ \t]{0,8}(?:[-*•] )?(?:\*\*)?(?i:option )?[(\[]?([A-Za-z]|[IVX]{1,4})[)\].:]")  # a line opening "(B)"
 _BULLET_BEFORE = re.compile(r"\n[ \t]{0,8}[-*•] $")  # the phrase's answer stands on a bullet of its own line
 _IS_COLON = re.compile(r"\b(?:is|are|be|was|answer|choice|option|that|towards?|choose|select):$", re.IGNORECASE)
 # Capitals that name points ("triangle ABC", "AD = DC", "EF"): a reply using them has no lone-capital keys.
@@ -323,6 +346,7 @@ class _Reader:
         self.longest = plan.longest
         self.names = plan.names
         self._points: tuple[str, bool] | None = None
+        self._key_lines: tuple[str, dict[str, int]] | None = None
         self.described = described
 
     def key(self, token: str) -> str:
@@ -388,6 +412,8 @@ class _Reader:
                     text, max(0, pos - 12), head.start())
                 if on_next_line and _NEXT_KEY_LINE.match(text, after):
                     return None, "ambiguous", "answer phrase followed by a list of options"
+                if on_next_line and self._walked_through(text, after, k):
+                    return None  # "I would say that:\n(A) ... - ...\n\n(B) ...": a discussion, no answer
                 alt = self.p.alternative.match(text, after)
                 if alt and self.key(alt.group(1)) in self.options and self.key(alt.group(1)) != k:
                     return None, "ambiguous", f"answer phrase names {k} and {self.key(alt.group(1))}"
@@ -406,6 +432,18 @@ class _Reader:
             if code in self.codes:
                 return self.codes[code], "ok", "answer phrase (colour value)"
         return None
+
+    def _walked_through(self, text: str, pos: int, key: str) -> bool:
+        """Whether every option but ``key`` begins a line of ``text`` after ``pos`` ("(B) the second image -
+        ..."): the line at the phrase opened a walk through the options. The lines are found once per text
+        (each option's last line start), so that many phrases cost one pass, not one each."""
+        if self._key_lines is None or self._key_lines[0] is not text:
+            last: dict[str, int] = {}
+            for m in _KEY_LINE.finditer(text):
+                last[self.key(m.group(1))] = m.start()
+            self._key_lines = (text, last)
+        last = self._key_lines[1]
+        return all(last.get(k, -1) > pos for k in self.options if k != key)
 
     def names_points(self, text: str) -> bool:
         """Whether ``text`` names points by capitals ("triangle ABC", "AD = DC"); searched once per text."""
@@ -457,7 +495,8 @@ class _Reader:
                             ("conclusion", mentions.concluded(text, *args)),
                             ("first sentence", mentions.first_sentence_choice(text, *args)),
                             ("last paragraph", mentions.last_paragraph(text, *args)),
-                            ("stated result", mentions.stated_result(text, names))):
+                            ("stated result", mentions.stated_result(text, names)),
+                            ("hedged pick", mentions.hedged_pick(text, *args))):
             if found is not None:
                 return found, "ok", rule
         return None
@@ -621,6 +660,12 @@ def read_choice(reply: str, options: Mapping[str, str], *, described: Described 
             result = (key, status, f"after a correction: {rule}")
     if result is None:
         result = reader.read(text)
+    if result[1] == "unparsed":
+        numbers = _numeric(reader.items)
+        if numbers is not None and not is_hedge(text):
+            value = parse_number(text).value
+            if value in numbers:
+                result = (numbers[value], "ok", "the number stated is an option's value")
     if result[1] != "ok" and question is not None:
         polar = {v.strip().casefold(): k for k, v in reader.options.items()}
         if set(polar) == {"yes", "no"}:
@@ -628,6 +673,16 @@ def read_choice(reply: str, options: Mapping[str, str], *, described: Described 
             if implied is not None:
                 result = (polar[implied[0]], "ok", implied[1])
     return _reading(prepared, *result)
+
+
+@functools.lru_cache(maxsize=256)
+def _numeric(items: tuple[tuple[str, str], ...]) -> dict[str, str] | None:
+    """Rule 12's {canonical number: key} when every option's text is a plain number ("3", "1,000", "2.5"),
+    else None."""
+    texts = {k: v.strip() for k, v in items}
+    if not all(NUMBER_PATTERN.fullmatch(t) for t in texts.values()):
+        return None
+    return {canonical_number(t): k for k, t in texts.items()}
 
 
 def _reading(prepared: Prepared, key: str | None, status: str, rule: str) -> Reading:

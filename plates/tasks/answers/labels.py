@@ -32,6 +32,11 @@ whitespace collapsed, markdown and typographic quotes removed):
 * **Any text** ("any" with a text target): the reply without prefix, markdown, quotes and a final full stop,
   exactly.
 
+Hedges: the papers' policy is kept. A HueManity-space reply that is a refusal (App. E's "evasion") is never a
+label; a number reply that hedges and still states one number ("It is hard to say, but most likely 12") reads
+that number, as the rules above do without looking for hedges (docs/reply-labels.md rule 7 agrees: a hedged pick
+commits). Only `plates.tasks.answers.choice` rule 12, which reads a number as an option, keeps a hedge veto.
+
 Wrong answers: a number outside the label space, or a repeated or over-long string, is "erratic" (HueManity
 App. E.3); a misreading of the label's own form has no failure mode.
 """
@@ -55,7 +60,7 @@ from plates.tasks.answers.text import (
     unanswered,
 )
 
-__all__ = ["MAX_DIGITS", "NUMBER_WORDS", "NumberParse", "canonical_number", "read_label", "read_number", "read_text"]
+__all__ = ["MAX_DIGITS", "NUMBER_PATTERN", "NUMBER_WORDS", "NumberParse", "canonical_number", "read_label", "read_number", "read_text"]
 
 _EDGE_PUNCT = " \t\r\n.,;:!?\"'()[]{}<>*_"
 
@@ -84,7 +89,8 @@ _NUMBER = r"(?<![\w.])(?:[0-9]{1,3}(?:,[0-9]{3})+(?![0-9])|[0-9]+)(?:\.[0-9]+)?(
 # Trap: "I see a two-digit number", "it is one of the plates", "2 digits": a count, not an answer.
 _NOT_ANSWER = r"(?![-\w])(?! (?:of|digits?|numbers?|colou?rs?|dots?)\b)"
 _NUMBER_RE = re.compile(_NUMBER)
-_NUMBER_WHOLE = re.compile(r"(?:[0-9]{1,3}(?:,[0-9]{3})+|[0-9]+)(?:\.[0-9]+)?")
+#: A plain number as `canonical_number` reads it: digits, thousands separators, a decimal part ("1,000.5").
+NUMBER_PATTERN = re.compile(r"(?:[0-9]{1,3}(?:,[0-9]{3})+|[0-9]+)(?:\.[0-9]+)?")
 # Answer phrases; the number must follow directly (quotes/brackets allowed). A phrase is found first and the
 # number read at its end (`_value_at`): one attempt per phrase, never a 200-word alternation retried at every
 # backtracking step. Explicit final-answer phrases (the shared `text.ANSWER_PHRASE`, "the number is", "number:"):
@@ -160,7 +166,7 @@ def canonical_number(token: str) -> str:
     ('7', '42', '1000.5')
     """
     token = token.strip().lower()
-    if _NUMBER_WHOLE.fullmatch(token):
+    if NUMBER_PATTERN.fullmatch(token):
         whole, _, fraction = token.replace(",", "").partition(".")
         whole, fraction = whole.lstrip("0") or "0", fraction.rstrip("0")
         return f"{whole}.{fraction}" if fraction else whole
@@ -255,7 +261,7 @@ def parse_number(text: str) -> NumberParse:
     """The number a prepared, cleaned reply answers with (ColorBlindnessEval App. F: "Output the number you see
     only"); the rules of the module docstring."""
     body = strip_answer_prefix(text).strip(_EDGE_PUNCT)
-    if _NUMBER_WHOLE.fullmatch(body):  # Trap: "²".isdigit() is True, and int("²") fails
+    if NUMBER_PATTERN.fullmatch(body):  # Trap: "²".isdigit() is True, and int("²") fails
         if len(body) > MAX_DIGITS:
             return NumberParse(None, f"a number of more than {MAX_DIGITS} digits")
         return NumberParse(canonical_number(body), "whole")

@@ -31,7 +31,7 @@ import re
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from plates.tasks.answers.text import ANSWER_PHRASE, is_hedge
+from plates.tasks.answers.text import ANSWER_PHRASE, hedge_end, is_hedge
 
 __all__ = [
     "SENTENCE_CHARS",
@@ -55,7 +55,7 @@ _SENTENCE_END = re.compile(r"[.!?][\"')]?(?= |\n|$)|\n")
 # Negations, and verbs and degrees that turn a mention against its option ("I would eliminate option (A)",
 # "the first image is the least likely to be real").
 _NEGATION = re.compile(
-    r"\b(?:not|no|never|neither|nor|none|cannot|nothing|least|less|eliminat\w*|exclud\w*|rul(?:e|es|ed|ing) out"
+    r"\b(?:not|no|never|neither|nor|none|cannot|nothing|(?<!at )least|less|eliminat\w*|exclud\w*|rul(?:e|es|ed|ing) out"
     r"|reject\w*|incorrect|wrong)\b|n't\b",
     re.IGNORECASE,
 )
@@ -230,8 +230,16 @@ _ANSWER = re.compile(ANSWER_PHRASE, re.IGNORECASE)
 
 
 # The reason given for a claim is not the claim: "(C) the third image is the most likely, as it depicts ... no
-# apparent signs of manipulation" -- the sentence is read up to ", as", "because", "since", "due to", ", which".
-_REASON = re.compile(r",? \b(?:because|since|due to|given that)\b|, (?:as|which)\b", re.IGNORECASE)
+# apparent signs of manipulation" -- the sentence is read up to ", as", "because", "since", "due to", ", which";
+# but ", which is labeled (with) A" names the claim's own option ("... is the handle of the hammer, which is
+# labeled with A").
+_REASON = re.compile(r",? \b(?:because|since|due to|given that)\b|, (?:as|which)\b(?! (?:is |are )?(?:labell?ed|marked|"
+                     r"denoted|circled)\b)", re.IGNORECASE)
+
+
+# "least" rejects an option ("(A) is the least likely"), except where it joins a "most" claim about the same
+# option ("the first image (A) seems the most candid and least processed"): there it describes the pick.
+_MOST_AND_LEAST = re.compile(r"\bmost [\w-]+(?:,| and| but) (?:the )?least\b", re.IGNORECASE)
 
 
 def _decides(sentence: str, names: OptionNames, paren: re.Pattern, option_word: re.Pattern,
@@ -239,7 +247,8 @@ def _decides(sentence: str, names: OptionNames, paren: re.Pattern, option_word: 
     reason = _REASON.search(sentence)
     if reason is not None:
         sentence = sentence[: reason.start()]
-    if is_hedge(sentence) or _NEGATION.search(sentence) or (first and _ANSWER.search(sentence)):
+    if is_hedge(sentence) or _NEGATION.search(_MOST_AND_LEAST.sub("most", sentence)) or (
+            first and _ANSWER.search(sentence)):
         return None
     keys = mentioned(sentence, names, paren, option_word, key_of)
     if more is not None and keys:
@@ -255,16 +264,33 @@ _CLAUSE = re.compile(
 )
 
 
+_KEY_LIST = re.compile(r"(?<![\w'])[A-Z](?:(?:,? (?:and|or)|,) [A-Z])+(?![\w'])")
+
+
+def _lists_every_key(sentence: str, names: OptionNames) -> bool:
+    """Whether ``sentence`` lists every option key as capitals joined by commas, "and" or "or" ("labeled A and
+    B", "the choices are A, B, C, and D"): it describes the options, it does not choose one."""
+    return any(set(re.findall(r"[A-Z]", m.group())) == names.keys for m in _KEY_LIST.finditer(sentence))
+
+
 def first_sentence_choice(text: str, names: OptionNames, paren: re.Pattern, option_word: re.Pattern,
                           key_of: Callable[[str], str], more: Callable[[str], set[str]] | None = None) -> str | None:
     """Rule 5f: the first sentence names exactly one option and neither negates nor hedges ("Box B more
     accurately localizes the bed."; "If all the algae dies, the population will decrease."): that option. The
-    sentences after it are its explanation and may name the others. The sentence must be a clause (an
+    sentences after it are its explanation and may name the others. A first sentence that lists every key
+    ("The image shows a ship with two points labeled A and B.") describes: the second is read instead, unless
+    it heads a list (ends with ":"). The sentence must be a clause (an
     auxiliary verb, or four words or more that begin with the option): a noun phrase ("A blue circle",
     "Something purple-ish") describes, it does not choose. ``more``: the options a task's own reading in
     words finds in a sentence (`plates.tasks.answers.choice.Described`): a sentence it reads as naming
     another option too ("They look the same but the left is darker") decides nothing."""
     first = first_sentence(text)
+    if _lists_every_key(first, names):  # "... two points labeled A and B. Point A is closer to the camera."
+        rest = text[len(first):].lstrip(".!? \n")
+        first = first_sentence(rest)
+        if first.endswith(":"):  # "The dimensions of Box A are:" heads a list, it chooses nothing
+            return None
+        text = rest
     key = _decides(first, names, paren, option_word, key_of, more, first=True)
     if key is None or _CLAUSE.search(first):
         return key
@@ -289,7 +315,8 @@ _PARAGRAPH = re.compile(r"\n(?![ ]?(?:[-*•>]|\(?[A-Za-z0-9]{1,3}[.):]))")
 def last_paragraph(text: str, names: OptionNames, paren: re.Pattern, option_word: re.Pattern,
                    key_of: Callable[[str], str], more: Callable[[str], set[str]] | None = None) -> str | None:
     """Rule 5e': the first sentence of the reply's last paragraph, when the reply has several and the last is
-    no list item ("- (D) ...", "(D) ...", "4. ..."), names exactly one option, neither negating nor hedging:
+    no list item ("- (D) ...", "(D) ...", "4. ...") nor a list's heading ("The dimensions of Box A are:"),
+    names exactly one option, neither negating nor hedging:
     the summary after a discussion ("... (D) is on the label.\nThe corresponding point is (D) Point D, as
     ...")."""
     cut = None
@@ -297,7 +324,10 @@ def last_paragraph(text: str, names: OptionNames, paren: re.Pattern, option_word
         pass
     if cut is None:
         return None
-    return _decides(first_sentence(text[cut.end():]), names, paren, option_word, key_of, more)
+    first = first_sentence(text[cut.end():])
+    if first.endswith(":"):  # "The dimensions of Box A are:" heads a list, it chooses nothing
+        return None
+    return _decides(first, names, paren, option_word, key_of, more)
 
 
 def concluded(text: str, names: OptionNames, paren: re.Pattern, option_word: re.Pattern,
@@ -363,3 +393,54 @@ def stated_result(text: str, names: OptionNames) -> str | None:
     value = m.group(1) + (m.group(2) or "")
     by_text = dict(names.texts)
     return by_text.get(value.casefold()) or by_text.get(m.group(1).casefold())
+
+
+# Rule 5h: a pick made despite a hedge. The clause after a contrast that follows the hedge ("It's difficult to
+# determine with absolute certainty, but point B appears to be closer"), or a later sentence that begins with a
+# contrast or a forced guess ("However, ... it is possible that the first image (A) is the most likely ...";
+# "if I had to make an educated guess, ..."), and that states a preference (a comparative, "most likely",
+# "best") about exactly one option.
+_CONTRAST = re.compile(r"(?:^|, |; |(?<=[.!?] )|(?<=\n))(?:but|however|that said|nevertheless|nonetheless|still|yet"
+                       r"|if (?:i|we) (?:had|have|were) to (?:guess|choose|pick|select|make an? (?:educated |best )?guess)|if)"
+                       r"\b,? ?", re.IGNORECASE)
+_PREFERENCE = re.compile(r"\b(?:(?:most|more) (?:likely|probable|plausible|similar|realistic|real|natural|authentic"
+                         r"|accurate|appropriate|suitable|consistent|candid)|likely|probably|best|better (?:fit|match"
+                         r"|choice|answer|option|candidate)|closer|farther|further away|favou?red|preferred|an edge)\b",
+                         re.IGNORECASE)
+
+
+def hedged_pick(text: str, names: OptionNames, paren: re.Pattern, option_word: re.Pattern,
+                key_of: Callable[[str], str], more: Callable[[str], set[str]] | None = None) -> str | None:
+    """Rule 5h: in a reply that hedges (`plates.tasks.answers.text.is_hedge`), the one option its picks name.
+
+    A pick is the clause after a contrast ("but", "however", "that said", "if I had to guess") that follows
+    the reply's first hedge, up to the sentence's end, stating a preference ("most likely", "more similar",
+    "closer", "best") without negation or a further hedge; every pick must name the same single option. A
+    conditional preference ("If the criteria are ..., (B) might be favored") is no pick of its own, but a rival
+    one that names another option leaves the reply with two candidates.
+    The labelling rules (docs/reply-labels.md, rule 7): a hedge that still names one answer as its best
+    commits to it. A hedge with no pick ("difficult to definitively determine ...") or with picks naming
+    two options ("However, (C) or (D) could be real") names nothing.
+
+    Returns
+    -------
+    str or None
+        The option key, or None.
+    """
+    hedge = hedge_end(text)
+    if hedge is None:
+        return None
+    keys: set[str] = set()
+    conditional: set[str] = set()  # "If the criteria are ..., (B) might be favored": a rival, never a pick alone
+    for m in _CONTRAST.finditer(text, hedge):
+        end = _SENTENCE_END.search(text, m.end(), m.end() + SENTENCE_CHARS)
+        clause = text[m.end(): end.start() if end else m.end() + SENTENCE_CHARS]
+        if not _PREFERENCE.search(clause):
+            continue
+        key = _decides(clause, names, paren, option_word, key_of, more)
+        if key is None:
+            if mentioned(clause, names, paren, option_word, key_of):
+                return None  # a pick of several options, or a negated one: no single best answer
+            continue
+        (conditional if m.group().casefold().rstrip(", ") == "if" else keys).add(key)
+    return _one(keys | conditional) if keys else None

@@ -77,6 +77,7 @@ __all__ = [
     "clean",
     "failure_mode",
     "is_evasion",
+    "hedge_end",
     "is_hedge",
     "last_answer",
     "prepare",
@@ -324,6 +325,12 @@ _REPEATED = re.compile(r"(.{1,4}?)\1{2,}(.{0,3})", re.DOTALL)
 _SEPARATORS = re.compile(r"(?= ?[,;/|\noa]) ?(?:,|;|/|\||\bor\b|\band\b|\n) ?", re.IGNORECASE)
 _NOT_WORD = re.compile(r"[\s\W_]+")
 _EDGE_PUNCT = " \t\r\n.,;:!?\"'()[]{}<>*_"
+
+
+def hedge_end(text: str) -> int | None:
+    """Where the first hedge or refusal of `is_hedge` ends in ``text`` (an offset), or None without one."""
+    m = _EVASION.search(text)
+    return m.end() if m else None
 
 
 def is_hedge(text: str) -> bool:

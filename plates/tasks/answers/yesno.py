@@ -41,6 +41,10 @@ A reply that is, as a whole, a common Chinese answer word ("是的", "不是") r
 (`plates.tasks.answers.text.translated`); leaked special tokens ("no</s>", "<s> Yes") are stripped by the
 shared `plates.tasks.answers.text.prepare`.
 
+Hedges (docs/reply-labels.md rule 7): a hedge that still says one answer commits to it, and rules 1-4 read it
+("It is hard to say, but most likely yes" -> yes); the implicit answers of rules 6-7 are never read from a reply
+that hedges ("difficult to definitively determine whether the colours are the same" states no side).
+
 Trap: "No number is visible" starts with "No" but is an evasion, not the answer "no".
 """
 

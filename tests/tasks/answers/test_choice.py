@@ -325,3 +325,81 @@ def test_capitals_that_name_points_are_no_keys():
     reply = ("In the triangle △ABC, point D is the internal point, and the lines DB, DC, and EF are drawn connecting "
              "the points. Since BE + CF = 8, the length of EF is 8.")
     assert parse_choice(reply, {"A": "4", "B": "5", "C": "8", "D": "16"}).answer == "C"
+
+
+# BLINK's Counting: "How many blue floats are there? ... (A) 0 (B) 3 (C) 2 (D) 1" (the BLINK repository's README)
+COUNTS = {"A": "0", "B": "3", "C": "2", "D": "1"}
+
+
+def test_a_count_stated_in_prose_names_the_option_of_that_number():
+    # blink/OPUS/val_Counting_88 (unread before), with the options its replies echo
+    reply = "In the provided image, I can see 5 yellow teddy bears among the large collection of stuffed bears on display."
+    got = parse_choice(reply, {"A": "4", "B": "3", "C": "5", "D": "6"})
+    assert (got.answer, got.status, got.rule) == ("C", "ok", "the number stated is an option's value")
+    # blink/OPUS/val_Counting_4 (unread before)
+    assert _letter("In the image, there is 1 person wearing a purple shirt or sweater.", COUNTS) == "D"
+    assert _letter("There are 01 floats.", COUNTS) == "D"  # compared canonically
+
+
+@pytest.mark.parametrize("reply, status", [
+    ("I cannot tell if there are 2 floats.", "refusal"),  # a hedge names nothing
+    ("I see 2 floats and 1 boat.", "ambiguous"),  # two numbers that are both options
+    ("There are 5 floats.", "unparsed"),  # a number no option holds
+])
+def test_a_count_that_hedges_conflicts_or_is_no_option_names_nothing(reply, status):
+    got = parse_choice(reply, COUNTS)
+    assert got.answer is None and got.status == status
+
+
+def test_a_stated_number_reads_only_where_every_option_is_a_number():
+    # "2" is an option's value, but "more than 2" is no number: rule 12 does not apply, nothing else chooses
+    got = parse_choice("There are 2 floats in the pool.", {"A": "2", "B": "more than 2"})
+    assert got.answer is None
+
+
+IMAGES = {"A": "the first image", "B": "the second image", "C": "the third image", "D": "the fourth image"}
+
+
+def test_an_answer_phrase_opening_a_walk_through_every_option_names_none_of_them():
+    # blink/GPT4V-images-concatenated/val_Forensic_Detection_52 (read A before): "I would say that:" opens a
+    # discussion of each option in turn, and the reply then declines to choose
+    reply = ("Based on the examination of the four images, I would say that:\n\n(A) the first image appears to have "
+             "a bus with a very vibrant red color ...\n(B) the second image shows a bus with a yellow back ...\n(C) "
+             "the third image has a bus with a white base ...\n(D) the fourth image features a bus with a green "
+             "front ...\n\nAll images show buses in urban settings ... However, if I must choose based on the "
+             "provided images, I would consider all of them as potentially real photographs, with no single image "
+             "standing out as more or less likely to be real based on the visible details.")
+    assert parse_choice(reply, IMAGES).answer is None
+    # blink/GPT4V-images-concatenated/val_Forensic_Detection_12 (read A before): the conclusion after the walk
+    reply = ("Based on the examination of the four images, I would say that:\n\n(A) the first image - This image "
+             "appears to be a composite. ...\n\n(B) the second image - This image appears to be a real photograph. "
+             "...\n\n(C) the third image - This image also appears to be a composite. ...\n\n(D) the fourth image - "
+             "This image could be a real photograph. ...\n\nBased on these observations, the second image (B) is "
+             "most likely to be a real photograph. It shows a natural interaction with the environment ...")
+    assert parse_choice(reply, IMAGES).answer == "B"
+
+
+def test_an_answer_on_the_line_after_the_phrase_still_reads_when_only_some_options_follow():
+    # trap: the walk-through needs every other option to open a later line
+    reply = "The correct answer is:\n(B) the second image - it is real.\n\n(A) is a composite."
+    assert parse_choice(reply, IMAGES).answer == "B"
+
+
+def test_option_and_its_key_after_an_answer_phrase():
+    # blink/MiniGPT-4-v2/val_Jigsaw_47 (read A before, from an earlier "I would say that the second image ...")
+    reply = ("Given the same information, I would say that the second image could potentially be a good candidate for "
+             "the missing piece ... However, this is purely based on my subjective observation and not any objective "
+             "analysis.\n\nTherefore, I would select option (B) the third image, as it provides the most uncertainty "
+             "and leaves room for interpretation and analysis.")
+    assert parse_choice(reply, {"A": "the second image", "B": "the third image"}).answer == "B"
+
+
+def test_the_noun_answer_choice_before_a_key_is_no_answer_phrase():
+    # mathvista/Bard/testmini-73: "answer choice (F) is ..." discusses option F; the reply answers (E)
+    reply = ("The answer to the question \"Complete the matrix\" is **(E)**.\n\nThe pattern in the matrix is that "
+             "... The answer choice that follows this pattern is (E).\n\n... For example, answer choice (A) is a "
+             "triangle with 3 sides, but it is not rotated 90 degrees clockwise. ... Answer choice (D) is a triangle "
+             "with 4 sides, but it is not rotated 90 degrees clockwise. Answer choice (F) is a circle with 3 sides, "
+             "but it is not in the first row.\n\nTherefore, the answer to the question \"Complete the matrix\" is "
+             "**(E)**.")
+    assert parse_choice(reply, {k: k for k in "ABCDEF"}).answer == "E"

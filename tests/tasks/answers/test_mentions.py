@@ -190,3 +190,131 @@ def test_a_models_own_numbering_that_contradicts_the_text_commits_to_neither():
              "a group of pansies with a very similar color and pattern, and the flowers are presented in a similar "
              "group arrangement.")
     assert _read(reply, SECOND_THIRD).answer == "A"
+
+
+def test_an_opening_that_lists_every_key_describes_and_the_next_sentence_chooses():
+    # blink/GPT4V/val_Relative_Depth_99 (ambiguous before: "labeled A and B" named both)
+    assert _read("The image provided shows a ship with two points labeled A and B. Point A is closer to the camera.",
+                 DEPTH).answer == "A"
+    # blink/llava-v1.5-7b/val_Semantic_Correspondence_120 (ambiguous before)
+    reply = ("<s> The reference point is labeled REF, and the choices for the corresponding points are A, B, C, and "
+             "D. The corresponding point for the reference point is A.")
+    assert _read(reply, POINTS).answer == "A"
+
+
+def test_an_opening_list_of_keys_followed_by_a_heading_or_a_hedge_chooses_nothing():
+    # blink/MiniGPT-4-v2/val_Object_Localization_43: the next line heads the dimensions of each box
+    reply = ("To determine which bounding box more accurately localizes and encloses the table, we need to compare the "
+             "dimensions of the two bounding boxes, A and B, and check which one has a tighter fit around the "
+             "object.\n\n\nThe dimensions of Box A are:\n\n\n* Top: x1 = 200\n* Left: x2 = 30")
+    assert _read(reply, BOXES).answer is None
+    assert _read("The two points are labeled A and B. It is difficult to determine whether A is closer.",
+                 DEPTH).answer is None
+
+
+def test_a_which_clause_that_labels_the_answer_is_part_of_it():
+    # blink/llava-v1.5-7b/val_Functional_Correspondence_8 (unread before: ", which" was cut as a reason)
+    reply = ('<s> To find the corresponding point for the reference point, we need to consider the action "Pull out a '
+             'nail" and identify the objects that can be used for this action. In the given images, the hammer is the '
+             'most suitable object for this action. Therefore, the corresponding point for the reference point is the '
+             'handle of the hammer, which is labeled with A in the second image.')
+    assert _read(reply, POINTS).answer == "A"
+    # trap: any other which-clause is still the reason, not the claim
+    reply = "Therefore, the corresponding point is Point B, which is closer to the tip than Point A is."
+    assert _read(reply, POINTS).answer == "B"
+
+
+# ---- hedged picks: a hedge that still names one best answer commits to it (docs/reply-labels.md, rule 7) ------
+
+def test_a_pick_after_a_hedge_names_its_option():
+    # blink/QwenVLMax/val_Forensic_Detection_120 (the other sentence names the other three as edited)
+    reply = (
+        'Based on the information provided, it is difficult to determine with certainty which image is most '
+        'likely to be a real photograph. However, based on the level of detail and realism in the images, it is '
+        'possible that the first image (A) is the most likely to be a real photograph. The other three images '
+        'may have been edited or manipulated in some way, as they contain elements that are not typically found '
+        'in real photographs, such as the blue suitcase in the second image (B), the multiple suitcases in the '
+        'third image (C), and the multiple suitcases and backpacks in the fourth image (D).'
+    )
+    got = _read(reply, FOUR_IMAGES)
+    assert (got.answer, got.status, got.rule) == ("A", "ok", "hedged pick")
+
+
+def test_a_pick_after_but_in_the_hedging_sentence_names_its_option():
+    # blink/GPT4V/val_Relative_Depth_43
+    reply = (
+        "It's difficult to determine with absolute certainty from this image alone, but point B appears to be "
+        "closer to the camera. This is suggested by the perspective that point B seems to be more in focus and "
+        "has a clearer outline compared to point A, which looks slightly blurrier and less defined. Focus and "
+        "clarity are often indicators of proximity to the camera lens in photography."
+    )
+    assert _read(reply, DEPTH).answer == "B"
+
+
+def test_an_educated_guess_after_a_refusal_names_its_option():
+    # blink/MiniGPT-4-v2/val_Jigsaw_124
+    reply = (
+        "Based on the information provided, I can't determine which image is the missing part. Both the second "
+        "and third images have different features and details that are not identical to the lower right corner "
+        "of the first image. Therefore, I cannot select either option (A) or (B).\n\n\nHowever, if I had to make "
+        "an educated guess, I would say that the missing part is more likely to be the second image. This is "
+        "because the edges of the second image appear smoother and more refined compared to the third image, "
+        "which has more visible artifacts and details. The second image also appears to have a more consistent "
+        "tone and color palette, which could help blend in better with the rest of the image.\n\n\nBut again, "
+        "without more information or context, it's difficult to accurately determine which image is the "
+        "missing part."
+    )
+    assert _read(reply, SECOND_THIRD).answer == "A"
+
+
+def test_a_hedged_pick_with_a_conditional_rival_abstains():
+    # Trap: blink/GPT4V-images-concatenated/val_Forensic_Detection_89: (D) "if the criteria include natural
+    # interaction", (B) "if the criteria are more about artistic composition": two candidates, no best answer.
+    reply = (
+        "Without additional context, it's challenging to determine which one is \"most likely to be a real "
+        "photograph,\" as they all exhibit qualities of genuine photographs. However, if the criteria include "
+        "natural interaction and a candid feel, (D) the fourth image might be considered the most authentic "
+        "capture of a moment between the person and the horse. If the criteria are more about artistic "
+        "composition and dramatic lighting, (B) the second image might be favored.\n\nUltimately, the decision "
+        "would depend on the specific rules and criteria of the photography competition."
+    )
+    got = _read(reply, FOUR_IMAGES)
+    assert got.answer is None and got.status != "ok"
+
+
+def test_a_hedge_whose_answer_names_two_options_abstains():
+    # Trap: blink/QwenVLMax/val_Forensic_Detection_126
+    reply = (
+        'Based on the information provided, it is difficult to determine with certainty which image is most '
+        'likely to be a real photograph. However, based on the description of the first image as having a '
+        '"fake" look due to the cat\'s position and the second image as having a "blurry" look due to the '
+        'cat\'s movement, these two images may be less likely to be real photographs. The third and fourth '
+        'images do not have any specific details that suggest they are fake or blurry, so they could '
+        'potentially be real photographs. Therefore, the answer is (C) the third image or (D) the fourth image.'
+    )
+    got = _read(reply, FOUR_IMAGES)
+    assert (got.answer, got.status) == (None, "ambiguous")
+
+
+def test_a_description_after_a_hedge_is_no_pick():
+    # Trap: a contrast that describes an option ("has a more symmetrical composition") prefers none
+    # (blink/MiniGPT-4-v2/val_Jigsaw_28, shortened).
+    reply = (
+        "Based on the information provided, I can't tell which image is the missing part. However, the third "
+        "image has a more symmetrical composition."
+    )
+    assert _read(reply, SECOND_THIRD).answer is None
+
+
+def test_most_candid_and_least_processed_describes_the_pick():
+    # blink/GPT4V/val_Forensic_Detection_102: "least" joined to a "most" claim is no rejection
+    reply = (
+        "Based on the examination of the four images provided:\n\n(A) The first image appears to be a real "
+        "photograph.\n\n(B) The second image, while it could be a real photograph, has a slightly more staged or "
+        "edited appearance due to the soft focus and lighting.\n\n(D) The fourth image shows a horse with a "
+        "saddle, suggesting human interaction.\n\nConsidering all factors, the first image (A) seems the most "
+        "candid and least processed, which might make it the most likely to be a real, unaltered photograph. "
+        "However, without additional context or information about the images, it's important to note that "
+        "appearances can be deceiving, and any of the images could be real or have been edited to some degree."
+    )
+    assert _read(reply, FOUR_IMAGES).answer == "A"

@@ -10,6 +10,7 @@ from collections import Counter
 
 import pytest
 
+from scripts.build_reply_corpus import counting_options
 from scripts.sample_reply_labels import sample, targeted
 from tests.support.reply_corpus import CORPUS, KINDS, LABELS, NONE, labelled, load_labels, load_replies
 
@@ -25,9 +26,9 @@ def test_corpus_meets_the_minimums(replies):
     assert len({r.model for r in replies.values()}) >= 10
     kinds = Counter(r.kind for r in replies.values())
     assert set(kinds) == set(KINDS)
-    # multiple choice both by letters only (BLINK's Counting) and with option texts
+    # multiple choice with some option texts unknown (BLINK's Counting options no reply echoed) and with all
     choice = [r for r in replies.values() if r.kind == "choice"]
-    assert any(r.options and all(t is None for t in r.options.values()) for r in choice)
+    assert any(r.options and None in r.options.values() for r in choice)
     assert any(r.options and all(t for t in r.options.values()) for r in choice)
 
 
@@ -106,3 +107,29 @@ def test_blink_option_texts_are_the_ones_the_replies_echo(replies):
         if r.benchmark == "blink" and m and r.options.get(m.group(1)):
             echoes[m.group(2).lower().startswith(r.options[m.group(1)].lower())] += 1
     assert echoes[True] > 7_000 and echoes[False] == 0, echoes
+
+
+def test_blink_counting_options_are_the_numbers_every_echo_agrees_on(replies):
+    # Counting's options change per item; the corpus takes each from the replies to the item that echo "(X) n"
+    counting = [r for r in replies.values() if r.benchmark == "blink" and r.task == "Counting"]
+    items = {r.item: r for r in counting}
+    assert len(items) == 120
+    assert sum(r.options[r.gold] is not None for r in items.values()) >= 100  # the gold's text, mostly known
+    for r in counting:
+        assert dict(r.options) == dict(items[r.item].options), r.id  # one option set per item, every model
+        for key, number in re.findall(r"\(([A-D])\) ?([0-9]{1,3})(?![0-9]|[.,][0-9])", r.reply):
+            assert r.options[key] in (number.lstrip("0") or "0", None), (r.id, key, number)
+        known = [t for t in r.options.values() if t is not None]
+        assert len(known) == len(set(known)), r.id
+
+
+def test_counting_options_keep_no_text_that_echoes_dispute():
+    rows = [
+        {"item": "val_Counting_1", "gold": "D", "reply": "There is one. The answer is (D) 1"},
+        {"item": "val_Counting_1", "gold": "D", "reply": "(A) 0\n(B) 3\n(C) 2\n(D) 1"},
+        {"item": "val_Counting_2", "gold": "B", "reply": "(A) 2 chairs, or (A) 3"},  # A disputed
+        {"item": "val_Counting_2", "gold": "B", "reply": "(B) 4 or (C) 4; (B) 3.5"},  # 4 twice; no 3.5 count
+    ]
+    got = counting_options(rows)
+    assert got["val_Counting_1"] == {"A": "0", "B": "3", "C": "2", "D": "1"}
+    assert got["val_Counting_2"] == {"A": None, "B": None, "C": None, "D": None}
