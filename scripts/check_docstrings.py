@@ -61,6 +61,11 @@ def modules() -> list[str]:
     return [name for name in MODULES if not name.rsplit(".", 1)[-1].startswith("_") or name.endswith("__init__")]
 
 
+def _unwrapped(obj: object) -> object:
+    """The function under a ``functools.wraps`` decorator (``lru_cache``, ``cache_data``), else ``obj``."""
+    return inspect.unwrap(obj) if callable(obj) and hasattr(obj, "__wrapped__") else obj
+
+
 def _own_doc(obj: object) -> str:
     """The object's own docstring, cleaned (never one inherited from a base class), or ``""``."""
     doc = obj.__dict__.get("__doc__") if isinstance(obj, type) else getattr(obj, "__doc__", None)
@@ -122,6 +127,7 @@ def check_module(name: str) -> list[tuple[str, list[str]]]:
     exported = set(getattr(module, "__all__", ()))
     found = []
     for attr, obj in vars(module).items():
+        obj = _unwrapped(obj)
         if not (inspect.isfunction(obj) or inspect.isclass(obj)) or getattr(obj, "__module__", None) != name:
             continue
         if not _is_public(attr, exported):
@@ -143,8 +149,9 @@ def check_module(name: str) -> list[tuple[str, list[str]]]:
             elif isinstance(member, (classmethod, staticmethod)):
                 target = member.__func__
                 parameters = _takes_parameters(target)
-            elif inspect.isfunction(member):
-                target, parameters = member, _takes_parameters(member)
+            elif inspect.isfunction(_unwrapped(member)):
+                target = _unwrapped(member)
+                parameters = _takes_parameters(target)
             else:
                 continue
             if target is None or getattr(target, "__module__", None) != name:

@@ -6,6 +6,7 @@ a name on it that no longer lacks (documented, renamed or deleted: take it off t
 
 from __future__ import annotations
 
+import functools
 import importlib.util
 import sys
 
@@ -40,7 +41,8 @@ def test_no_public_name_lacks_beyond_the_allowlist():
 
 
 def test_the_checker_finds_what_lacks(monkeypatch):
-    """A function without a Parameters section, a class without a summary and a bare property are each found; a
+    """A function without a Parameters section (decorated or not), a class without a summary and a bare property
+    are each found; a
     documented function, a private name and a re-exported one are not."""
     import types
 
@@ -63,6 +65,11 @@ def test_the_checker_finds_what_lacks(monkeypatch):
     def _private(x):
         return x
 
+    @functools.lru_cache(maxsize=1)
+    def cached(x):
+        """Twice x, cached, with no Parameters section."""
+        return 2 * x
+
     class Thing:
         def __init__(self, size):
             self.size = size
@@ -74,15 +81,17 @@ def test_the_checker_finds_what_lacks(monkeypatch):
         def no_arguments(self):
             """Nothing to say about parameters."""
 
-    for obj in (documented, bare, _private, Thing):
+    for obj in (documented, bare, _private, cached.__wrapped__, Thing):
         obj.__module__ = module.__name__
         setattr(module, obj.__name__, obj)
+    module.cached = cached  # seen through the decorator
     Thing.area.fget.__module__ = Thing.no_arguments.__module__ = module.__name__
     module.lookup = CHECKER.check_module  # re-exported from elsewhere: not this module's
     monkeypatch.setitem(sys.modules, module.__name__, module)
     found = dict(CHECKER.check_module(module.__name__))
     assert found == {
         "plates._probe.bare": ["Parameters"],
+        "plates._probe.cached": ["Parameters"],
         "plates._probe.Thing": ["summary", "Parameters"],
         "plates._probe.Thing.area": ["summary"],
     }
