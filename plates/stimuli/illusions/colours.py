@@ -167,7 +167,7 @@ def luminance(rgb) -> np.ndarray | float:
 
     References
     ----------
-    ITU-R BT.709-6, Table 3 (the luminance weights 0.2126, 0.7152, 0.0722).
+    ITU-R BT.709-6, the luminance equation (weights 0.2126, 0.7152, 0.0722; sRGB shares its primaries).
 
     Examples
     --------
