@@ -13,7 +13,8 @@ What counts as documented:
   ``Name(field, ...)`` docstring is not one);
 * a ``Parameters`` section (the word on a line of its own, underlined with dashes), when the callable takes a
   parameter other than ``self`` or ``cls``. A class is checked for it when it writes its own ``__init__``, and a
-  dataclass when it has init fields (an ``Attributes`` section documents those as well). Properties take none.
+  dataclass when it has init fields (an ``Attributes`` section documents those as well); a ``Protocol`` is
+  never built, so it is not. Properties take none, and a dataclass field's default (a function) is no method.
 
 Usage::
 
@@ -92,6 +93,8 @@ def _class_takes_parameters(cls: type) -> bool:
     """Whether constructing ``cls`` takes parameters the class itself declares (an own ``__init__`` or init fields)."""
     if dataclasses.is_dataclass(cls):
         return any(field.init for field in dataclasses.fields(cls))
+    if getattr(cls, "_is_protocol", False):  # a Protocol's __init__ is typing's, and it is never built
+        return False
     init = cls.__dict__.get("__init__")
     return init is not None and _takes_parameters(init)
 
@@ -141,8 +144,9 @@ def check_module(name: str) -> list[tuple[str, list[str]]]:
         lacks = _lacks(obj, parameters=_class_takes_parameters(obj), attributes_do=True)
         if lacks:
             found.append((qualified, lacks))
+        fields = {f.name for f in dataclasses.fields(obj)} if dataclasses.is_dataclass(obj) else set()
         for member_name, member in vars(obj).items():
-            if member_name.startswith("_"):
+            if member_name.startswith("_") or member_name in fields:  # a field's default is no method
                 continue
             if isinstance(member, property):
                 target, parameters = member.fget, False

@@ -6,9 +6,11 @@ a name on it that no longer lacks (documented, renamed or deleted: take it off t
 
 from __future__ import annotations
 
+import dataclasses
 import functools
 import importlib.util
 import sys
+import typing
 
 from tests.support import ROOT
 
@@ -43,7 +45,8 @@ def test_no_public_name_lacks_beyond_the_allowlist():
 def test_the_checker_finds_what_lacks(monkeypatch):
     """A function without a Parameters section (decorated or not), a class without a summary and a bare property
     are each found; a
-    documented function, a private name and a re-exported one are not."""
+    documented function, a private name, a re-exported one, a Protocol's constructor and a dataclass field's
+    function default are not."""
     import types
 
     module = types.ModuleType("plates._probe")
@@ -81,7 +84,25 @@ def test_the_checker_finds_what_lacks(monkeypatch):
         def no_arguments(self):
             """Nothing to say about parameters."""
 
-    for obj in (documented, bare, _private, cached.__wrapped__, Thing):
+    class Shape(typing.Protocol):
+        """A protocol: never built, so no Parameters section for its constructor."""
+
+        def area(self) -> float:
+            """The area."""
+
+    @dataclasses.dataclass
+    class Spec:
+        """A spec.
+
+        Attributes
+        ----------
+        hook : callable
+            A field whose default is a function (no method of the class).
+        """
+
+        hook: object = bare
+
+    for obj in (documented, bare, _private, cached.__wrapped__, Thing, Shape, Spec):
         obj.__module__ = module.__name__
         setattr(module, obj.__name__, obj)
     module.cached = cached  # seen through the decorator
