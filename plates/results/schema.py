@@ -218,6 +218,16 @@ def run_folder_name(part: str | os.PathLike[str]) -> str:
     'baseline-cbe'
     >>> run_folder_name("my-run.parquet")
     'my-run'
+
+    Parameters
+    ----------
+    part : str or os.PathLike
+        A part's local path or object-store key.
+
+    Returns
+    -------
+    str
+        The run's name.
     """
     path = Path(os.fspath(part))
     return path.parent.name or path.name.removesuffix(".parquet")

@@ -46,6 +46,16 @@ def shipped_run_ids(root: str | Path) -> frozenset[str]:
     ------
     ValueError
         A manifest that is not ``{"runs": [run id, ...]}``; the message names the file.
+
+    Parameters
+    ----------
+    root : str or pathlib.Path
+        A results folder.
+
+    Returns
+    -------
+    frozenset of str
+        The shipped runs' ids.
     """
     for path in (Path(root) / MANIFEST, Path(root) / "runs" / MANIFEST):
         if not path.is_file():
