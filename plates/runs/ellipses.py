@@ -93,7 +93,26 @@ _MAX_FAILURES = 10
 @dataclass(frozen=True)
 class Centre:
     """A centre: ``name`` ("macadam-13" or "x,y"), the requested CIE 1931 ``x``, ``y`` and luminance ``Y``
-    (0-1); ``rgb`` its 8-bit sRGB 0-255 colour (the ground), ``xy_drawn`` and ``Y_drawn`` what that colour is."""
+    (0-1); ``rgb`` its 8-bit sRGB 0-255 colour (the ground), ``xy_drawn`` and ``Y_drawn`` what that colour is.
+
+    Parameters
+    ----------
+    name : str
+        "macadam-13" or "x,y".
+    x, y : float
+        The requested CIE 1931 chromaticity.
+    Y : float
+        The requested luminance, 0-1.
+
+    Attributes
+    ----------
+    rgb : tuple of 3 int
+        The 8-bit sRGB 0-255 colour drawn (the ground).
+    xy_drawn : (float, float)
+        Its CIE 1931 xy.
+    Y_drawn : float
+        Its luminance, 0-1.
+    """
 
     name: str
     x: float
@@ -120,6 +139,22 @@ def parse_centres(text: str, luminance: float | None = None) -> tuple[list[Centr
     ------
     ValueError
         An unparsable centre, one outside the spectral locus or sRGB, a luminance sRGB cannot show, or none.
+
+    Parameters
+    ----------
+    text : str
+        ``"macadam"`` or ``;``-separated centres (``x,y`` or ``macadam-N``).
+    luminance : float or None, optional
+        Y 0-1 for every centre, or None.
+
+    Returns
+    -------
+    (list of Centre, list of str)
+        The centres, and the names skipped.
+
+    References
+    ----------
+    MacAdam (1942), "Visual sensitivities to color differences in daylight", JOSA 32(5):247-274 (the 25 centres).
     """
     if not isinstance(text, str) or not text.strip():
         raise ValueError(f"centres {text!r} is not valid; allowed: 'macadam' or 'x,y;x,y...' (CIE 1931 xy)")
@@ -197,16 +232,43 @@ class EllipseRun:
 
     @property
     def direction_names(self) -> tuple[str, ...]:
+        """The directions' names: `LAB_DIRECTIONS`, or ``uv-<angle>`` for mode "uv"."""
         if self.mode == "lab":
             return LAB_DIRECTIONS
         return tuple(f"uv-{360.0 * k / self.directions:05.1f}" for k in range(self.directions))
 
     def angle(self, k: int) -> float | None:
-        """Direction ``k``'s angle in the u'v' plane, degrees from +u' (None in mode "lab")."""
+        """Direction ``k``'s angle in the u'v' plane, degrees from +u' (None in mode "lab").
+
+        Parameters
+        ----------
+        k : int
+            The direction's index.
+
+        Returns
+        -------
+        float or None
+            Degrees.
+        """
         return 360.0 * k / self.directions if self.mode == "uv" else None
 
     def figure(self, c: Centre, k: int, level: float) -> np.ndarray:
-        """The figure colour at ``level`` along direction ``k``: sRGB 0-255 float, NOT clipped."""
+        """The figure colour at ``level`` along direction ``k``: sRGB 0-255 float, NOT clipped.
+
+        Parameters
+        ----------
+        c : Centre
+            The centre.
+        k : int
+            The direction's index.
+        level : float
+            In the mode's units.
+
+        Returns
+        -------
+        numpy.ndarray of float, shape (3,)
+            sRGB 0-255.
+        """
         if self.mode == "uv":
             t = math.radians(self.angle(k))
             uv = xy_to_uv(c.xy_drawn) + level / 1000.0 * np.array([math.cos(t), math.sin(t)])
@@ -219,7 +281,22 @@ class EllipseRun:
         return lab_to_srgb255(lab + sign * level * axis)
 
     def shown(self, c: Centre, k: int, figure_rgb: np.ndarray) -> float:
-        """The level an sRGB 0-255 figure colour shows against the centre (mode's units, >= 0)."""
+        """The level an sRGB 0-255 figure colour shows against the centre (mode's units, >= 0).
+
+        Parameters
+        ----------
+        c : Centre
+            The centre.
+        k : int
+            The direction's index.
+        figure_rgb : numpy.ndarray, shape (3,)
+            sRGB 0-255.
+
+        Returns
+        -------
+        float
+            The level.
+        """
         if self.mode == "uv":
             xy, _ = srgb255_to_xyY(np.asarray(figure_rgb, dtype=float))
             return float(1000.0 * np.linalg.norm(xy_to_uv(xy) - xy_to_uv(c.xy_drawn)))
@@ -234,7 +311,20 @@ class EllipseRun:
         return float(abs(2 * math.sqrt(c0 * c1) * math.sin(dh / 2)))
 
     def gamut_max(self, c: Centre, k: int) -> float:
-        """The largest level along direction ``k`` whose figure lies in sRGB (bisection to 1e-4 of the range)."""
+        """The largest level along direction ``k`` whose figure lies in sRGB (bisection to 1e-4 of the range).
+
+        Parameters
+        ----------
+        c : Centre
+            The centre.
+        k : int
+            The direction's index.
+
+        Returns
+        -------
+        float
+            The level.
+        """
         high = LEVELS[self.mode][1]
 
         def inside(level: float) -> bool:
@@ -249,11 +339,41 @@ class EllipseRun:
         return lo
 
     def code_steps(self, c: Centre, k: int, level: float) -> float:
-        """The largest channel difference in 8-bit codes between the figure at ``level`` and the centre."""
+        """The largest channel difference in 8-bit codes between the figure at ``level`` and the centre.
+
+        Parameters
+        ----------
+        c : Centre
+            The centre.
+        k : int
+            The direction's index.
+        level : float
+            In the mode's units.
+
+        Returns
+        -------
+        float
+            8-bit codes.
+        """
         return float(np.max(np.abs(self.figure(c, k, level) - np.array(c.rgb, dtype=float))))
 
     def figure_colours(self, c: Centre, k: int, level: float) -> tuple[tuple[int, int, int], ...]:
-        """The figure's 8-bit colours: one (rounded) or, with ``dither``, `DITHER_COLOURS` (module docstring)."""
+        """The figure's 8-bit colours: one (rounded) or, with ``dither``, `DITHER_COLOURS` (module docstring).
+
+        Parameters
+        ----------
+        c : Centre
+            The centre.
+        k : int
+            The direction's index.
+        level : float
+            In the mode's units.
+
+        Returns
+        -------
+        tuple of (tuple of 3 int)
+            sRGB 0-255.
+        """
         want = np.clip(self.figure(c, k, level), 0, 255)
         if not self.dither:
             return (tuple(int(v) for v in np.rint(want)),)
@@ -262,6 +382,29 @@ class EllipseRun:
         return tuple(tuple(int(min(255, low[ch] + (i < ups[ch]))) for ch in range(3)) for i in range(DITHER_COLOURS))
 
     def base_spec(self, c: Centre, figure: tuple[tuple[int, int, int], ...], label: str, seed: int) -> PlateSpec:
+        """The plate of one trial: ``figure`` on the centre's colour.
+
+        Parameters
+        ----------
+        c : Centre
+            The centre (its colour is the ground).
+        figure : tuple of (tuple of 3 int)
+            The figure's colours, sRGB 0-255.
+        label : str
+            The plate's text.
+        seed : int
+            The plate's seed.
+
+        Returns
+        -------
+        PlateSpec
+            With the run's size, font and style.
+
+        Raises
+        ------
+        ValueError
+            When the run's size, style or font is refused.
+        """
         return PlateSpec(text=label, size=self.size, font=self.font, style=self.style, palette=None,
                          foreground=figure, background=(c.rgb,), seed=seed)
 
@@ -273,6 +416,7 @@ class EllipseRun:
         return AdaptiveSpec.for_threshold(guess, low=low, high=high, threshold_step=step, max_trials=self.trials)
 
     def identity(self) -> dict[str, Any]:
+        """What decides the run's rows (its id hashes it)."""
         return {"centres": [[c.name, c.x, c.y, c.Y] for c in self.centres], "prompt": self.prompt,
                 "model": {"backend": self.model.backend, "model": self.model.model,
                           "max_tokens": self.model.max_tokens, "temperature": self.model.temperature},
@@ -281,6 +425,7 @@ class EllipseRun:
 
     @property
     def run_id(self) -> str:
+        """``ellipses-<12 hex>``, from `identity`."""
         digest = hashlib.sha256(json.dumps(self.identity(), sort_keys=True).encode()).hexdigest()[:12]
         return f"ellipses-{digest}"
 
@@ -288,7 +433,23 @@ class EllipseRun:
 @dataclass
 class EllipseResult:
     """What a run did: its ``thresholds`` (one row per centre x direction) and ``ellipses`` (one per centre,
-    mode "uv"; empty in mode "lab") as lists of dicts, queries, errors, seconds, where the files are."""
+    mode "uv"; empty in mode "lab") as lists of dicts, queries, errors, seconds, where the files are.
+
+    Attributes
+    ----------
+    run_id : str
+        The run.
+    out : str
+        Where the files are.
+    thresholds : list of dict
+        One row per centre x direction.
+    ellipses : list of dict
+        One per centre (mode "uv"; empty in mode "lab").
+    queries, errors : int
+        This call's asks, and those that failed.
+    seconds : float
+        Wall-clock time.
+    """
 
     run_id: str
     out: str
@@ -348,6 +509,18 @@ def resume_state(run: EllipseRun, spec: AdaptiveSpec) -> tuple[dict[tuple[int, i
     ValueError
         A row of this run names a centre or direction the run does not have (its rows were not written by
         these settings).
+
+    Parameters
+    ----------
+    run : EllipseRun
+        The run.
+    spec : AdaptiveSpec
+        Its procedure (`EllipseRun.adaptive_spec`).
+
+    Returns
+    -------
+    (dict, dict)
+        The states per (centre, direction), and the asks per (centre, direction, round).
     """
     out = Path(run.out)
     files = sorted(out.glob(f"{run.run_id}-*.parquet")) if out.is_dir() else []
@@ -386,7 +559,28 @@ def run_ellipses(run: EllipseRun, *, make_backend: Callable[..., Any] | None = N
                  on_trial: Callable[[str, str, int, float, dict], None] | None = None) -> EllipseResult:
     """Run (or continue: module docstring, Resume) every staircase of ``run`` to its trials, write the rows,
     DIR/thresholds.parquet and (mode "uv") DIR/ellipses.parquet; ``on_trial(centre, direction, round,
-    level_shown, row)`` reports progress. ``queries`` and ``errors`` count this call's asks."""
+    level_shown, row)`` reports progress. ``queries`` and ``errors`` count this call's asks.
+
+    Parameters
+    ----------
+    run : EllipseRun
+        The run.
+    make_backend : callable, optional
+        ``make_backend(kind, model=..., **options)`` -> backend (default: the backend registry's).
+    on_trial : callable, optional
+        Called after each answered trial.
+
+    Returns
+    -------
+    EllipseResult
+        What the run did.
+
+    Raises
+    ------
+    ValueError
+        When rows already under ``run.out`` do not fit the run (`resume_state`), another process runs it, or
+        too many trials in a row bring no answer (the rows so far stay on disk).
+    """
     t0 = time.monotonic()
     out = Path(run.out)
     out.mkdir(parents=True, exist_ok=True)
@@ -464,7 +658,15 @@ def _ask_all(run: EllipseRun, out: Path, make_backend: Callable[..., Any] | None
 
 def write_summary(rows: list[dict[str, Any]], path: Path) -> None:
     """Write a summary table (thresholds or ellipses) as Parquet marked `SUMMARY_KIND` in its schema metadata,
-    so the results readers leave it out (it sits beside the run's parts, and shares some column names)."""
+    so the results readers leave it out (it sits beside the run's parts, and shares some column names).
+
+    Parameters
+    ----------
+    rows : list of dict
+        The table's rows.
+    path : pathlib.Path
+        The Parquet file, written atomically.
+    """
     table = pa.Table.from_pylist(rows)
     pq.write_table(table.replace_schema_metadata({KIND_KEY: SUMMARY_KIND}), path)
 
@@ -492,7 +694,31 @@ def _row(run: EllipseRun, c: Centre, k: int, trial: tuple[int, int], level: floa
 def summarise(run: EllipseRun, states: Mapping[tuple[int, int], AdaptiveState], gamut: Mapping[tuple[int, int], float],
               *, backend_name: str, draws: int = 400) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
     """Per-direction thresholds and, in mode "uv", per-centre ellipses (`plates.analysis.ellipses.fit_ellipse`)
-    from the final QUEST+ states."""
+    from the final QUEST+ states.
+
+    Parameters
+    ----------
+    run : EllipseRun
+        The run.
+    states : mapping
+        The final QUEST+ state per (centre, direction).
+    gamut : mapping
+        The largest in-gamut level per (centre, direction).
+    backend_name : str
+        The backend's name, recorded in the rows.
+    draws : int, optional
+        Posterior draws for the ellipses' intervals.
+
+    Returns
+    -------
+    (list of dict, list of dict)
+        Thresholds and ellipses.
+
+    References
+    ----------
+    MacAdam (1942), "Visual sensitivities to color differences in daylight", JOSA 32(5):247-274 (the ellipses
+    compared with).
+    """
     rng = np.random.Generator(np.random.PCG64(np.random.SeedSequence((run.seed, 0xE11))))
     grid = np.asarray(run.adaptive_spec().thresholds)
     thresholds, ellipses = [], []

@@ -156,10 +156,12 @@ class Block:
 
     @property
     def answered(self) -> int:
+        """Trials answered in this block."""
         return len(self.state.history)
 
     @property
     def done(self) -> bool:
+        """Whether the block's procedure has stopped."""
         return self.state.done
 
 
@@ -187,7 +189,22 @@ def _instruction(shown: Presented, block: str) -> tuple[str, tuple[tuple[str, st
 
 def present_here(staircase: Staircase, n: int, state: AdaptiveState) -> Presented:
     """Trial ``n`` of ``staircase`` at the level ``state`` picks next (`AdaptiveState.next_level`: the
-    expected-entropy search, most of a trial's CPU besides its image), drawn in this process."""
+    expected-entropy search, most of a trial's CPU besides its image), drawn in this process.
+
+    Parameters
+    ----------
+    staircase : Staircase
+        The block's staircase.
+    n : int
+        The trial's number.
+    state : AdaptiveState
+        The procedure's state.
+
+    Returns
+    -------
+    Presented
+        The trial as shown.
+    """
     return staircase.present(n, state.next_level())
 
 
@@ -225,6 +242,7 @@ class QuizSession:
 
     @property
     def run_id(self) -> str:
+        """``human-<participant>``: the session's run id."""
         return f"human-{self.participant}"
 
     @property
@@ -239,6 +257,7 @@ class QuizSession:
 
     @property
     def done(self) -> bool:
+        """Whether the session has shown its last trial (its cap, or every block stopped)."""
         return len(self.rows) >= self.trials or all(b.done for b in self.blocks.values())
 
     def _next_block(self) -> Block:
@@ -249,7 +268,23 @@ class QuizSession:
         """The image to show (the same one again until it is answered). A new one, trial ``n`` of the next
         block's staircase at the level its procedure's state picks, is drawn by ``present(staircase, n,
         state)``: `present_here` by default, or where a server draws its images
-        (`plates.explorer.pool.ExplorerPool.quiz_trial`: the level and the image in a worker process)."""
+        (`plates.explorer.pool.ExplorerPool.quiz_trial`: the level and the image in a worker process).
+
+        Parameters
+        ----------
+        present : callable, optional
+            ``present(staircase, n, state)`` -> `Presented` (default `present_here`).
+
+        Returns
+        -------
+        Trial
+            The trial to show.
+
+        Raises
+        ------
+        ValueError
+            When the session is finished.
+        """
         if self._shown is not None:
             return self._shown[0]
         if self.done:

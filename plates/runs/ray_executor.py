@@ -134,6 +134,25 @@ def actor_device(gpu_ids: Sequence[Any], visible: str | None, cuda: bool) -> str
     --------
     >>> actor_device(["1"], "1", cuda=True), actor_device([1], "1", cuda=False)
     ('cuda:0', 'cpu')
+
+    Parameters
+    ----------
+    gpu_ids : sequence
+        The GPU ids Ray gave the actor.
+    visible : str or None
+        The actor's ``CUDA_VISIBLE_DEVICES``.
+    cuda : bool
+        Whether torch sees a CUDA device.
+
+    Returns
+    -------
+    str
+        ``"cuda:0"`` or ``"cpu"``.
+
+    Raises
+    ------
+    RuntimeError
+        When ``visible`` is not exactly ``gpu_ids``.
     """
     wanted = ",".join(str(g) for g in gpu_ids)
     if visible != wanted:

@@ -79,6 +79,20 @@ def build_row(asked: Asked, reply: Reply, secrets: Sequence[str | None] = ()) ->
     reply was cut to the readers' cap before it was read (``reply_truncated``; null when nothing was read),
     and that the rules decided (``rules_*`` columns, ``decided_by`` "rules": `plates.runs.judge.rules_columns`).
     The reply is stored whole: `plates rescore` reads it again.
+
+    Parameters
+    ----------
+    asked : Asked
+        What the row records besides the reply.
+    reply : Reply
+        The backend's answer.
+    secrets : sequence of str or None, optional
+        Keys redacted from the reply and the error.
+
+    Returns
+    -------
+    dict
+        Every results column (`plates.results.schema.COLUMNS`), null where the row has none.
     """
     q = asked.question
     row: dict[str, Any] = {

@@ -96,7 +96,25 @@ class Presented:
     """One trial as shown: its number, the level the procedure asked for, the spec drawn, the rendered stimulus,
     the question and the image sent (the prompt's variant, PIL RGB, sRGB 0-255). ``level_drawn``: the level the
     image has (plates: the 8-bit ΔE2000 drawn with distributed directions, else the request; illusions: the
-    8-bit image's signed ΔE2000)."""
+    8-bit image's signed ΔE2000).
+
+    Attributes
+    ----------
+    number : int
+        The trial's number.
+    level : float
+        The level the procedure asked for (ΔE2000; signed for illusions).
+    spec : PlateSpec or IllusionSpec
+        The spec drawn.
+    stimulus : Stimulus
+        The rendered stimulus.
+    question : Question
+        The question asked.
+    image : PIL.Image.Image
+        The image sent, RGB, sRGB 0-255.
+    level_drawn : float
+        The level the 8-bit image has.
+    """
 
     number: int
     level: float
@@ -191,6 +209,7 @@ class Staircase:
 
     @property
     def run_id(self) -> str:
+        """``<name or staircase>-<12 hex>``, from the settings that decide the rows."""
         digest = hashlib.sha256(json.dumps(self.identity(), sort_keys=True).encode()).hexdigest()[:12]
         return f"{(self.name or 'staircase')[:48]}-{digest}"
 
@@ -209,7 +228,20 @@ class Staircase:
 
     def trial(self, n: int, level: float) -> Any:
         """The spec of trial ``n`` at ``level``: seed (and, for plates, the label) from SHA-256(seed, n). An
-        illusion level within 0.5 of 0 draws identical targets (0)."""
+        illusion level within 0.5 of 0 draws identical targets (0).
+
+        Parameters
+        ----------
+        n : int
+            The trial's number.
+        level : float
+            ΔE2000 (signed for illusions).
+
+        Returns
+        -------
+        PlateSpec or IllusionSpec
+            The trial's spec.
+        """
         digest = hashlib.sha256(f"{self.seed}\x1fstaircase\x1f{n}".encode()).digest()
         seed = int.from_bytes(digest[8:16], "big") >> 1
         if self.family == "illusion":  # closer to 0 than 8-bit targets can differ: identical targets
