@@ -34,7 +34,20 @@ MIN_PLOT_PX = 300
 
 def legend_rows(fig: go.Figure, width: int) -> int:
     """How many rows a horizontal legend of ``fig``'s named traces takes at ``width`` CSS px (font 11 px: an
-    entry is its symbol, 40 px, and about 6.2 px a character), so the figure's foot can hold all of it."""
+    entry is its symbol, 40 px, and about 6.2 px a character), so the figure's foot can hold all of it.
+
+    Parameters
+    ----------
+    fig : plotly.graph_objects.Figure
+        The figure.
+    width : int
+        Its width, CSS px.
+
+    Returns
+    -------
+    int
+        Legend rows (0 without named traces).
+    """
     names = list(dict.fromkeys(str(t.name) for t in fig.data if t.name and t.showlegend is not False))
     rows, used = (1, 0) if names else (0, 0)
     for name in names:

@@ -296,6 +296,16 @@ def delta_range(values) -> list[float]:
     --------
     >>> delta_range([0.0, -0.3, 0.3])
     [-0.375, 0.375]
+
+    Parameters
+    ----------
+    values : iterable of float
+        Every value the axis must hold (NaN ignored).
+
+    Returns
+    -------
+    list of float
+        [low, high].
     """
     finite = [float(v) for v in values if v is not None and np.isfinite(float(v))]
     low, high = min([0.0, *finite]), max([0.0, *finite])

@@ -175,6 +175,16 @@ def judge_lines(table: pd.DataFrame) -> list[str]:
     >>> judge_lines(pd.DataFrame({"series": ["a", "a"], "replies": [10, 10], "judge_asked": [4, 6],
     ...     "judge_decided": [2, 3], "both_read": [0, 4], "agree": [0, 3]}))
     ['a: the judge decided 5 of 20 verdicts (asked about 10); it read the same answer as the rules on 3 of the 4 replies both read (75%)']
+
+    Parameters
+    ----------
+    table : pandas.DataFrame
+        `reading_table`'s rows.
+
+    Returns
+    -------
+    list of str
+        One line per series.
     """
     if table.empty or "judge_asked" not in table.columns:
         return []

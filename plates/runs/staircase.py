@@ -252,7 +252,20 @@ class Staircase:
         return self.stimulus.replace(text=label, delta_e=float(level), seed=seed)
 
     def present(self, n: int, level: float) -> Presented:
-        """Trial ``n`` at ``level``: the spec, its rendering, the prompt's question about it and the image."""
+        """Trial ``n`` at ``level``: the spec, its rendering, the prompt's question about it and the image.
+
+        Parameters
+        ----------
+        n : int
+            The trial's number.
+        level : float
+            ΔE2000 (signed for illusions).
+
+        Returns
+        -------
+        Presented
+            The trial as shown.
+        """
         spec = self.trial(n, level)
         stim = render(spec)
         template = get_prompt(self.prompt)
@@ -266,7 +279,20 @@ class Staircase:
 
     def asked(self, shown: Presented, *, run_id: str, dataset: str, model: str, backend: str) -> Asked:
         """What the row of ``shown`` records besides the reply (`plates.runs.rows.Asked`): ``delta_e`` is the
-        level drawn, ``item_id`` ``trial-NNNN``."""
+        level drawn, ``item_id`` ``trial-NNNN``.
+
+        Parameters
+        ----------
+        shown : Presented
+            The trial.
+        run_id, dataset, model, backend : str
+            The row's identities.
+
+        Returns
+        -------
+        Asked
+            The row's fields.
+        """
         item_id = f"trial-{shown.number:04d}"
         spec = shown.spec
         return Asked(run_id=run_id, row_key=hashlib.sha256(f"{run_id}|{item_id}".encode()).hexdigest()[:20],
@@ -279,7 +305,18 @@ class Staircase:
         """The answer code a results row gives the procedure, or None when it is not an answer (a failed
         request, a declined query; for illusions also a reply claiming none of the three answers). Plates: 1
         correct, 0 wrong (an unparsed reply is wrong, as the task scores it). Illusions: `PSE_CODES` of what
-        the chosen option means (its ``meanings`` entry in ``truth_json``)."""
+        the chosen option means (its ``meanings`` entry in ``truth_json``).
+
+        Parameters
+        ----------
+        row : mapping
+            A results row of this staircase.
+
+        Returns
+        -------
+        int or None
+            The answer code, or None.
+        """
         if row.get("parse_status") in ("error", "unsupported"):
             return None
         if self.measure == "threshold":
@@ -297,7 +334,27 @@ class Staircase:
 @dataclass
 class StaircaseResult:
     """What a staircase did: its estimate, the answers used, the queries made (errors included) now and
-    before, the wall time of this call, and where its rows are. ``measure``: "threshold" or "pse"."""
+    before, the wall time of this call, and where its rows are. ``measure``: "threshold" or "pse".
+
+    Attributes
+    ----------
+    run_id : str
+        The run.
+    out : str
+        Where its rows are.
+    estimate : AdaptiveEstimate
+        The threshold or PSE, with its credible interval.
+    answered : int
+        Answers the procedure used.
+    queries, errors : int
+        Requests made, now and before, and those that failed.
+    seconds : float
+        Wall time of this call.
+    history : list of (float, int)
+        (level, answer code) per answered trial.
+    measure : str
+        "threshold" or "pse".
+    """
 
     run_id: str
     out: str
@@ -322,7 +379,31 @@ def _existing(out: Path, run_id: str) -> list[dict]:
 def run_staircase(stair: Staircase, *, make_backend: Callable[..., Any] | None = None,
                   on_trial: Callable[[int, float, dict], None] | None = None) -> StaircaseResult:
     """Run (or continue) ``stair`` until a stopping rule holds; rows are written as they come (one part per
-    trial, compacted at the end). ``on_trial(n, level, row)`` is called after each trial (progress)."""
+    trial, compacted at the end). ``on_trial(n, level, row)`` is called after each trial (progress).
+
+    Parameters
+    ----------
+    stair : Staircase
+        The staircase.
+    make_backend : callable, optional
+        ``make_backend(kind, model=..., **options)`` -> backend (default: the registry's).
+    on_trial : callable, optional
+        Called after each trial.
+
+    Returns
+    -------
+    StaircaseResult
+        What it did.
+
+    Raises
+    ------
+    ValueError
+        When too many trials in a row bring no answer (the rows so far stay on disk).
+
+    References
+    ----------
+    Watson (2017), *J. Vision* 17(3):10 (QUEST+).
+    """
     t0 = time.monotonic()
     out = Path(stair.out)
     out.mkdir(parents=True, exist_ok=True)
@@ -369,7 +450,25 @@ def run_staircase(stair: Staircase, *, make_backend: Callable[..., Any] | None =
 
 def parse_staircase(data: Mapping[str, Any], *, base_dir: str | Path | None = None) -> Staircase:
     """A staircase from a parsed TOML document (``plates staircase FILE``). Errors name the key and what is
-    allowed."""
+    allowed.
+
+    Parameters
+    ----------
+    data : mapping
+        The parsed TOML document.
+    base_dir : str or pathlib.Path, optional
+        Where relative paths resolve from.
+
+    Returns
+    -------
+    Staircase
+        The validated staircase.
+
+    Raises
+    ------
+    ValueError
+        Naming the bad key and what is allowed.
+    """
     check_keys("staircase", data, TOP_KEYS)
     name = data.get("name")
     if name is not None and (not isinstance(name, str) or not _NAME_RE.match(name)):
@@ -414,7 +513,23 @@ def parse_staircase(data: Mapping[str, Any], *, base_dir: str | Path | None = No
 
 
 def load_staircase(path: str | Path) -> Staircase:
-    """Read and validate a staircase TOML file; paths resolve from its folder."""
+    """Read and validate a staircase TOML file; paths resolve from its folder.
+
+    Parameters
+    ----------
+    path : str or pathlib.Path
+        A TOML file.
+
+    Returns
+    -------
+    Staircase
+        The validated staircase.
+
+    Raises
+    ------
+    ValueError
+        For an unreadable or invalid file; the message starts with its path.
+    """
     path = Path(path)
     data = read_toml(path, "staircase")
     try:
