@@ -66,6 +66,18 @@ def hf_settings(temperature: float, max_new_tokens: int) -> dict[str, Any]:
     --------
     >>> hf_settings(0.0, 8)["do_sample"], hf_settings(0.0, 8)["repetition_penalty"], hf_settings(0.7, 8)["top_k"]
     (False, 1.0, 0)
+
+    Parameters
+    ----------
+    temperature : float
+        0 (greedy) or the sampling temperature.
+    max_new_tokens : int
+        The token budget.
+
+    Returns
+    -------
+    dict
+        ``generate`` keyword arguments.
     """
     settings: dict[str, Any] = {
         "do_sample": False, "num_beams": 1, "repetition_penalty": 1.0, "encoder_repetition_penalty": 1.0,
@@ -94,6 +106,26 @@ def api_sampling(mode: str, *, temperature: float | None, token_param: str | Non
     (1.0, -1, 1.0, [])
     >>> api_sampling("openai", temperature=0.0, token_param="max_tokens", max_tokens=8)[2][:3]
     ['frequency_penalty', 'min_p', 'presence_penalty']
+
+    Parameters
+    ----------
+    mode : str
+        One of `SAMPLING_FIELDS`.
+    temperature : float or None
+        None: not sent.
+    token_param : str or None
+        The token budget's field name; None: not sent.
+    max_tokens : int
+        The token budget.
+    seed : int or None, optional
+        A seed to send.
+    extra_body : mapping, optional
+        The caller's provider options (they win).
+
+    Returns
+    -------
+    (dict, dict, list of str)
+        Top-level fields, ``extra_body``, the decisive fields left to the server.
     """
     if mode not in SAMPLING_FIELDS:
         raise ValueError(f"sampling_fields {mode!r} is not allowed; allowed: {', '.join(SAMPLING_FIELDS)}")
@@ -124,6 +156,16 @@ def json_value(value: Any) -> Any:
     --------
     >>> json_value((1, 2)), json_value({"a": None})
     ([1, 2], {'a': None})
+
+    Parameters
+    ----------
+    value : object
+        A generation-config value.
+
+    Returns
+    -------
+    object
+        JSON-ready.
     """
     if value is None or isinstance(value, bool | int | float | str):
         return value

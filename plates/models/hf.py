@@ -62,6 +62,20 @@ def snapshot_commit(model: str, revision: str | None, config: Any) -> str | None
 
     transformers 4 kept it on the config (``_commit_hash``); transformers 5 does not, so it is read from the
     hub cache's layout (``models--org--name/snapshots/<commit>/config.json``), which every hub load fills.
+
+    Parameters
+    ----------
+    model : str
+        The hub id or local folder.
+    revision : str or None
+        The revision asked for.
+    config : transformers.PretrainedConfig
+        The loaded config.
+
+    Returns
+    -------
+    str or None
+        A 40-hex commit, or None.
     """
     commit = getattr(config, "_commit_hash", None)
     if commit or Path(model).expanduser().is_dir():
@@ -75,7 +89,18 @@ def snapshot_commit(model: str, revision: str | None, config: Any) -> str | None
 
 
 def to_conversation(query: Query) -> list[dict[str, Any]]:
-    """A Query as the chat-template message list transformers processors take (images before the text)."""
+    """A Query as the chat-template message list transformers processors take (images before the text).
+
+    Parameters
+    ----------
+    query : Query
+        The question (its turns, images and sampling).
+
+    Returns
+    -------
+    list of dict
+        Chat messages.
+    """
     messages = []
     for turn in query.turns:
         content: list[dict[str, Any]] = [{"type": "image", "image": image.convert("RGB")} for image in turn.images]
@@ -224,7 +249,18 @@ class HFBackend(Backend):
         self.network.generation_config = clean
 
     def settings_for(self, query: Query) -> dict[str, Any]:
-        """Every setting that decides ``query``'s answer here (stored per row as ``generation_json``)."""
+        """Every setting that decides ``query``'s answer here (stored per row as ``generation_json``).
+
+        Parameters
+        ----------
+        query : Query
+            The question (its turns, images and sampling).
+
+        Returns
+        -------
+        dict
+            The generation settings.
+        """
         settings = {**hf_settings(query.temperature, query.max_tokens), **self._tokens,
                     "prompt_format": self.prompt_format, "dtype": self.placement.dtype,
                     "model_file_overridden": self.overridden}
@@ -252,6 +288,16 @@ class HFBackend(Backend):
         model's prompt format cannot carry is declined (``unsupported``, the reason in ``error``; see
         plates.models.hf_loading.declined).
         ``latency_s`` is the wall-clock time of the generate call that produced the reply.
+
+        Parameters
+        ----------
+        queries : sequence of Query
+            The questions.
+
+        Yields
+        ------
+        (int, Reply)
+            Index into ``queries`` and its reply, in order.
         """
         queries = list(queries)
         for i, query in enumerate(queries):
@@ -300,7 +346,18 @@ class HFBackend(Backend):
         return out
 
     def generate(self, batch: Sequence[Query]) -> list[Reply]:
-        """One left-padded generate call for queries that share a temperature; replies in batch order."""
+        """One left-padded generate call for queries that share a temperature; replies in batch order.
+
+        Parameters
+        ----------
+        batch : sequence of Query
+            Queries of one temperature.
+
+        Returns
+        -------
+        list of Reply
+            In batch order.
+        """
         torch, transformers = _import_torch_transformers()
         inputs = self._inputs(batch).to(self.device)
         for key, value in inputs.items():  # images in the model's dtype; token ids stay integers

@@ -90,6 +90,18 @@ def parse_retry_after(headers: Any, *, now: float | None = None) -> float | None
     """Seconds to wait from ``retry-after-ms`` or ``Retry-After`` (delta-seconds or an HTTP date); None if absent.
 
     A date in the past gives 0. Garbage gives None (the caller falls back to backoff).
+
+    Parameters
+    ----------
+    headers : mapping
+        The reply's headers.
+    now : float, optional
+        Seconds since the epoch (default: now).
+
+    Returns
+    -------
+    float or None
+        Seconds.
     """
     if headers is None:
         return None
@@ -230,6 +242,16 @@ class OpenAIBackend(Backend):
 
         Safe to call from inside a running event loop (e.g. Gradio): the requests run on a private loop in a
         worker thread. Closing the generator early cancels the requests still in flight.
+
+        Parameters
+        ----------
+        queries : sequence of Query
+            The questions.
+
+        Yields
+        ------
+        (int, Reply)
+            Index into ``queries`` and its reply, as they complete.
         """
         queries = list(queries)
         for i, query in enumerate(queries):
@@ -292,7 +314,18 @@ class OpenAIBackend(Backend):
     def settings_for(self, query: Query) -> dict[str, Any]:
         """What this backend sends that decides ``query``'s answer (stored per row as ``generation_json``):
         the sampling fields, token budget and seed as sent, the system message and image detail, and
-        ``left_to_server``: the decisive fields the server chooses itself."""
+        ``left_to_server``: the decisive fields the server chooses itself.
+
+        Parameters
+        ----------
+        query : Query
+            The question (its turns, images and sampling).
+
+        Returns
+        -------
+        dict
+            The settings.
+        """
         top, extra, left = self._sampling(query)
         return {**top, **extra, "sampling_fields": self.sampling_fields, "system": self.system,
                 "image_detail": self.image_detail, "left_to_server": left}
