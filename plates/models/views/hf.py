@@ -95,6 +95,20 @@ def smart_resize(h: int, w: int, factor: int = 28, min_pixels: int = 3136,
 
     >>> smart_resize(700, 1200)
     (700, 1204)
+
+    Parameters
+    ----------
+    h, w : int
+        The input's height and width, px.
+    factor : int, optional
+        Both sides become multiples of it.
+    min_pixels, max_pixels : int, optional
+        The pixel budget.
+
+    Returns
+    -------
+    (int, int)
+        (height, width).
     """
     if max(h, w) / min(h, w) > 200:
         raise ValueError(f"an image of {w}x{h} px is refused: aspect ratio {max(h, w) / min(h, w):.0f} exceeds "
@@ -333,6 +347,16 @@ def family_of_config(config) -> str | None:
     >>> family_of_config({"image_processor_type": "Qwen2VLImageProcessor", "min_pixels": 3136,
     ...                   "max_pixels": 1003520, "patch_size": 14, "merge_size": 2}) is None
     True
+
+    Parameters
+    ----------
+    config : dict
+        A ``preprocessor_config.json``.
+
+    Returns
+    -------
+    str or None
+        A view family, or None.
     """
     if not isinstance(config, dict):
         return None
