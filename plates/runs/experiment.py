@@ -188,7 +188,41 @@ class ModelSpec:
 @dataclass(frozen=True)
 class Experiment:
     """A validated experiment. Build with :func:`parse_experiment`, :func:`load_experiment` or
-    :func:`quick_experiment`; ``run_id`` is deterministic (see the module doc)."""
+    :func:`quick_experiment`; ``run_id`` is deterministic (see the module doc).
+
+    Attributes
+    ----------
+    dataset : str
+        A preset's name or a set's folder / URL.
+    models : tuple of ModelSpec
+        The models asked.
+    prompts : tuple of str
+        The prompts asked.
+    conditions : tuple of ConditionSpec
+        The viewing conditions, crossed with the rest.
+    shots : tuple of int
+        Few-shot counts.
+    seed : int
+        Seeds the few-shot examples' choice and the questions' own draws (option order, distractors).
+    limit : int or None
+        The first N items read from the dataset (a budget: not part of the run id).
+    out : str
+        The results folder or object-store URL.
+    name : str or None
+        The run's name in its id.
+    user_prompts : tuple of (str, str)
+        (name, template as JSON) of each prompt that is not built in.
+    protocol : str or None
+        The paper protocol (`plates.runs.protocols.PROTOCOLS`) that set the models' sampling; None: ours.
+    sample : int or None
+        A seeded random subset of this many plates; None: all.
+    sample_seed : int
+        Its seed.
+    judge : JudgeSpec or None
+        The judge model asked where the rules abstain (outside the run id).
+    run_name : str or None
+        The name charts show (outside the run id).
+    """
 
     dataset: str
     models: tuple[ModelSpec, ...]

@@ -132,7 +132,39 @@ class Staircase:
     range ``low``..``high`` (ΔE2000; signed for illusions; None = the family's default, `MEASURES`),
     ``trials`` (most answers), ``ci_width`` (stop once the credible interval is narrower, after
     ``min_trials``), ``seed``, ``out`` folder, an optional ``name`` and, for plates, ``directions``
-    ("distributed" or "palette": how each trial's background is drawn, module docstring)."""
+    ("distributed" or "palette": how each trial's background is drawn, module docstring).
+
+    Parameters
+    ----------
+    stimulus : PlateSpec or IllusionSpec
+        The base stimulus (its ``delta_e`` is set per trial).
+    prompt : str
+        A prompt that can drive a staircase (`staircase_prompts`).
+    model : ModelSpec
+        The model measured.
+    trials : int, optional
+        The most answers.
+    min_trials : int, optional
+        Answers before ``ci_width`` may stop it.
+    ci_width : float or None, optional
+        Stop once the credible interval is narrower (ΔE2000).
+    low, high : float or None, optional
+        The level range, ΔE2000 (signed for illusions); None: the family's default (`MEASURES`).
+    seed : int, optional
+        Seeds every trial's draw.
+    out : str, optional
+        The results folder.
+    name : str or None, optional
+        The run's name in its id.
+    directions : str, optional
+        "distributed" or "palette" (plates): how each trial's background is drawn.
+
+    Raises
+    ------
+    ValueError
+        For an unknown ``directions`` or ``prompt``, a prompt that cannot drive a staircase, a stimulus of
+        another family than the prompt asks about, or another field out of range (the message names it).
+    """
 
     stimulus: Any
     prompt: str
