@@ -112,16 +112,36 @@ def to_conversation(query: Query) -> list[dict[str, Any]]:
 class HFBackend(Backend):
     """A transformers image-text-to-text model, loaded once per backend instance.
 
-    Options: ``model_id_or_path`` (hub id such as "HuggingFaceTB/SmolVLM-256M-Instruct" or a local folder),
-    ``device`` ("auto", "cuda", "cuda:N", "mps", "cpu") or ``device_map`` (accelerate's: "auto", "balanced",
-    "sequential", a device, or a dict per module; several GPUs, CPU and disk offload), ``dtype`` ("auto",
-    "bfloat16", "float16", "float32"; "auto" as plates.models.hf_loading.auto_dtype says), ``batch_size``
-    (queries per generate call), ``revision``, ``trust_remote_code`` (runs the repository's own code: an
-    explicit opt-in, off by default),
-    ``processor_kwargs`` / ``model_kwargs`` (passed to ``from_pretrained``, e.g. Qwen2-VL's ``max_pixels``,
-    or ``max_memory`` / ``offload_folder`` with a device map),
-    ``fail_after`` (queries failing the same way in a row before :class:`BackendFailing`; 0 disables).
-    ``model=`` is accepted as another name for ``model_id_or_path``.
+    Parameters
+    ----------
+    model_id_or_path : str
+        A hub id such as "HuggingFaceTB/SmolVLM-256M-Instruct", or a local folder.
+    device : str, optional
+        "auto", "cuda", "cuda:N", "mps" or "cpu".
+    dtype : str, optional
+        "auto", "bfloat16", "float16" or "float32" ("auto" as `plates.models.hf_loading.auto_dtype` says).
+    batch_size : int, optional
+        Queries per generate call (>= 1).
+    revision : str or None, optional
+        The hub revision.
+    device_map : str or dict or None, optional
+        accelerate's ("auto", "balanced", "sequential", a device, or a dict per module: several GPUs, CPU and
+        disk offload); instead of ``device``.
+    trust_remote_code : bool, optional
+        Run the repository's own code: an explicit opt-in, off by default.
+    processor_kwargs, model_kwargs : dict, optional
+        Passed to ``from_pretrained`` (e.g. Qwen2-VL's ``max_pixels``, or ``max_memory`` / ``offload_folder``
+        with a device map).
+    fail_after : int, optional
+        Queries failing the same way in a row before `BackendFailing` (0 disables).
+    model : str, optional
+        Another name for ``model_id_or_path``.
+
+    Raises
+    ------
+    ValueError
+        For the model named twice differently or not at all, a ``batch_size`` or ``fail_after`` out of range,
+        a non-bool ``trust_remote_code``, or a placement `plates.models.hf_loading.plan_placement` refuses.
     """
 
     kind = "hf"
