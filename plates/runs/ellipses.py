@@ -184,7 +184,43 @@ def parse_centres(text: str, luminance: float | None = None) -> tuple[list[Centr
 class EllipseRun:
     """A validated ellipse run (module docstring). ``trials``: answers per direction (>= `MIN_TRIALS`);
     ``directions``: N for mode "uv" (3, or 5 and more: a centred ellipse needs three distinct axes); ``size``,
-    ``style``, ``font``: the plates; ``macadam_factor``: MacAdam's ellipses are scaled by it beside ours."""
+    ``style``, ``font``: the plates; ``macadam_factor``: MacAdam's ellipses are scaled by it beside ours.
+
+    Parameters
+    ----------
+    centres : tuple of Centre
+        The centres (at least one).
+    model : ModelSpec
+        The observer.
+    prompt : str, optional
+        A plate prompt with a label space.
+    mode : str, optional
+        "uv" (directions in the CIE 1976 u'v' plane) or "lab" (`LAB_DIRECTIONS`).
+    directions : int, optional
+        N for mode "uv": 3, or 5 to 72.
+    trials : int, optional
+        Answers per direction (>= `MIN_TRIALS`).
+    seed : int, optional
+        Seeds every trial's plate.
+    size : int, optional
+        The plates' side, px.
+    style, font : str, optional
+        The plates' style and font.
+    dither : bool, optional
+        Draw a figure colour between 8-bit codes as `DITHER_COLOURS` colours whose mean is the wanted value.
+    out : str, optional
+        The results folder.
+    skipped : tuple of str, optional
+        Centres left out when parsing (recorded).
+    macadam_factor : float, optional
+        MacAdam's ellipses are scaled by it beside ours.
+
+    Raises
+    ------
+    ValueError
+        For an unknown mode, no centres, directions or trials out of range, a prompt that cannot drive the run,
+        or a size, style or font the plates refuse.
+    """
 
     centres: tuple[Centre, ...]
     model: ModelSpec

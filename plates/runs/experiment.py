@@ -644,7 +644,68 @@ def quick_experiment(*, dataset: str, prompt: str, backend: str, model: str, out
     prompt). ``sampling_fields``: the openai backend's (plates.models.decoding). ``size`` (one or several px),
     ``grayscale`` (e.g. ``(False, True)``: ColorBench §3.2's pair), ``hue_shifts`` (degrees, ColorBench §2.2)
     and ``cvd`` (views at full severity) fill ``[conditions]`` as a TOML file would, crossed; empty means the
-    dataset's own image."""
+    dataset's own image.
+
+    Parameters
+    ----------
+    dataset : str
+        A preset's name or a set's folder / URL (``--dataset``).
+    prompt : str
+        A prompt name (``--prompt``).
+    backend : str
+        A backend kind (``--backend``).
+    model : str
+        The model (``--model``).
+    out : str
+        The results folder or URL (``--out``).
+    base_url : str or None, optional
+        The server (``--base-url``).
+    api_key_env : str or None, optional
+        The key's environment variable (openai); None or empty: no key.
+    limit : int or None, optional
+        The first N items.
+    concurrency : int or None, optional
+        Requests in flight or batch size.
+    size : int or tuple of int or None, optional
+        The side(s) in px the model receives.
+    shots : int, optional
+        Few-shot examples.
+    seed : int, optional
+        The experiment's seed.
+    timeout : float or None, optional
+        Seconds per attempt.
+    max_attempts : int or None, optional
+        Attempts per request.
+    prompt_files : tuple of str, optional
+        TOML files of the user's own prompts.
+    protocol : str or None, optional
+        A paper protocol's name.
+    sample : int or None, optional
+        A seeded random subset of this many plates.
+    sample_seed : int or None, optional
+        Its seed.
+    sampling_fields : str or None, optional
+        The openai backend's (`plates.models.decoding`).
+    grayscale : tuple of bool, optional
+        Grey conditions (``(False, True)``: ColorBench §3.2's pair).
+    hue_shifts : tuple of float, optional
+        Hue rotations, degrees (ColorBench §2.2).
+    cvd : tuple of str, optional
+        Colour-vision-deficiency views at full severity.
+    view : str or None, optional
+        A view family the rows record.
+
+    Returns
+    -------
+    Experiment
+        The validated experiment.
+
+    Raises
+    ------
+    ValueError
+        For ``sampling_fields`` with a backend other than openai, or any field `parse_experiment` refuses (named
+        by its flag).
+    """
     m: dict[str, Any] = {"backend": backend, "model": model}
     if view is not None:
         m["view"] = view

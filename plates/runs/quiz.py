@@ -210,7 +210,27 @@ def present_here(staircase: Staircase, n: int, state: AdaptiveState) -> Presente
 
 @dataclass
 class QuizSession:
-    """One participant's session: interleaved staircases (`Block`) whose answers come from a person."""
+    """One participant's session: interleaved staircases (`Block`) whose answers come from a person.
+
+    Attributes
+    ----------
+    blocks : dict of str to Block
+        The staircases, by block name.
+    limits : QuizLimits
+        The session's caps.
+    folder : pathlib.Path or None
+        Where answers are stored (None: not stored).
+    participant : str
+        A random id.
+    rows : list of dict
+        The results rows so far.
+    client : str
+        The participant's address (`plates.admission.client_address`).
+    store_share : RateLimit or None
+        The address's share of the answer store.
+    store_note : str
+        Why answers are no longer stored (empty while they are).
+    """
 
     blocks: dict[str, Block]
     limits: QuizLimits = field(default_factory=QuizLimits)
@@ -231,7 +251,36 @@ class QuizSession:
               store_share: RateLimit | None = None) -> QuizSession:
         """A new session: ``trials`` plates of colour set ``palette`` and ``illusion_trials`` images of the
         ``illusion`` kind (None or 0 trials: plates only), at most ``limits.max_answers`` answers in all;
-        stored answers count against ``client``'s ``store_share`` (module docstring)."""
+        stored answers count against ``client``'s ``store_share`` (module docstring).
+
+        Parameters
+        ----------
+        palette : str, optional
+            The plates' colour set.
+        trials : int, optional
+            Plate trials.
+        illusion : str or None, optional
+            The illusion kind (None: plates only).
+        illusion_trials : int, optional
+            Illusion trials (0: plates only).
+        size : int, optional
+            The images' side, px.
+        seed : int or None, optional
+            Seeds the trials (None: a random one).
+        limits : QuizLimits, optional
+            The session's caps.
+        folder : str or os.PathLike, optional
+            Where answers are stored (default: `HUMAN_RESULTS_ENV`'s folder, else none).
+        client : str, optional
+            The participant's address.
+        store_share : RateLimit, optional
+            The address's share of the answer store.
+
+        Returns
+        -------
+        QuizSession
+            The session.
+        """
         limits = limits or QuizLimits()
         seed = int(uuid.uuid4().int % 2**31) if seed is None else seed
         env = os.environ.get(HUMAN_RESULTS_ENV)
