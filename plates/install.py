@@ -21,7 +21,23 @@ EXTRAS = ("hf", "train", "hub", "inspect", "export", "space", "ray", "s3", "dev"
 
 def extra_hint(extra: str | None = None) -> str:
     """The install command for ``extra`` (one of :data:`EXTRAS`; None = the default install), run in a
-    checkout of this repository; ValueError naming the extras otherwise."""
+    checkout of this repository; ValueError naming the extras otherwise.
+
+    Parameters
+    ----------
+    extra : str or None, optional
+        One of `EXTRAS`; None: the default install.
+
+    Returns
+    -------
+    str
+        The command, in a sentence.
+
+    Raises
+    ------
+    ValueError
+        For an unknown extra.
+    """
     if extra is not None:
         check_choice("extra", extra, EXTRAS)
     target = "." if extra is None else f'".[{extra}]"'
@@ -42,6 +58,20 @@ def shadowing_note(package_dir: Path, cwd: Path, installed: Path | None) -> str 
     False
     >>> shadowing_note(Path("/opt/plates/plates"), Path("/home/me"), Path("/opt/plates")) is None
     True
+
+    Parameters
+    ----------
+    package_dir : pathlib.Path
+        The imported package's folder.
+    cwd : pathlib.Path
+        The current folder.
+    installed : pathlib.Path or None
+        The installed package's folder.
+
+    Returns
+    -------
+    str or None
+        The sentence, or None.
     """
     package_dir, cwd = package_dir.resolve(), cwd.resolve()
     if installed is None or not package_dir.is_relative_to(cwd) or package_dir.parent == installed.resolve():
