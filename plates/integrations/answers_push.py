@@ -38,6 +38,16 @@ def push_config(env: Mapping[str, str] | None = None) -> tuple[Path, str, str] |
     ------
     ValueError
         The repository id is not "owner/name" (the message names it, never the token).
+
+    Parameters
+    ----------
+    env : mapping of str to str, optional
+        The environment (default ``os.environ``).
+
+    Returns
+    -------
+    (pathlib.Path, str, str) or None
+        The configuration, or None.
     """
     env = os.environ if env is None else env
     folder, repo, token = env.get(HUMAN_RESULTS_ENV), env.get(REPO_ENV), env.get(TOKEN_ENV)
@@ -52,7 +62,27 @@ def answers_scheduler(env: Mapping[str, str] | None = None, *, every: float = 10
                       ) -> Any | None:
     """A started ``CommitScheduler`` pushing the quiz's results folder (module docstring), or None when the
     owner configured no repository and token. ``endpoint``: the Hub's URL (default: huggingface_hub's, which
-    ``HF_ENDPOINT`` sets)."""
+    ``HF_ENDPOINT`` sets).
+
+    Parameters
+    ----------
+    env : mapping of str to str, optional
+        The environment (default ``os.environ``).
+    every : float, optional
+        Minutes between pushes.
+    endpoint : str, optional
+        The Hub's URL.
+
+    Returns
+    -------
+    huggingface_hub.CommitScheduler or None
+        The started scheduler, or None.
+
+    Raises
+    ------
+    ValueError
+        As `push_config`.
+    """
     config = push_config(env)
     if config is None:
         return None
