@@ -93,13 +93,6 @@ def plain_rgb_png(data: bytes) -> bool:
     without alpha (IHDR bit depth 8, colour type 2) and no chunk of `_COLOUR_CHUNKS`. Walks the chunk headers
     only (no decompression, no CRC check: a corrupt file fails where it is decoded).
 
-    Examples
-    --------
-    >>> plain_rgb_png(encode_png(Image.new("RGB", (2, 2))))
-    True
-    >>> plain_rgb_png(image_to_png_bytes(Image.new("RGBA", (2, 2))))
-    False
-
     Parameters
     ----------
     data : bytes
@@ -109,6 +102,13 @@ def plain_rgb_png(data: bytes) -> bool:
     -------
     bool
         Whether its samples are plain 8-bit RGB.
+
+    Examples
+    --------
+    >>> plain_rgb_png(encode_png(Image.new("RGB", (2, 2))))
+    True
+    >>> plain_rgb_png(image_to_png_bytes(Image.new("RGBA", (2, 2))))
+    False
     """
     if not data.startswith(_PNG_SIGNATURE) or data[12:16] != b"IHDR" or data[24:26] != b"\x08\x02":
         return False
@@ -224,18 +224,6 @@ def png_intact(path: str | os.PathLike, size: tuple[int, int]) -> bool:
     length and CRC-32, an IHDR of that size first and IEND last, nothing after it. Cheap (no inflate): what a
     resume uses to tell a finished image from an empty, truncated, damaged or foreign file with the right name.
 
-    Examples
-    --------
-    >>> import tempfile
-    >>> from PIL import Image
-    >>> folder = Path(tempfile.mkdtemp())
-    >>> n = (folder / "a.png").write_bytes(encode_png(Image.new("RGB", (4, 3))))
-    >>> png_intact(folder / "a.png", (4, 3)), png_intact(folder / "a.png", (3, 3))
-    (True, False)
-    >>> _ = (folder / "a.png").write_bytes((folder / "a.png").read_bytes()[:-5])  # truncated
-    >>> png_intact(folder / "a.png", (4, 3))
-    False
-
     Parameters
     ----------
     path : str or os.PathLike
@@ -247,6 +235,18 @@ def png_intact(path: str | os.PathLike, size: tuple[int, int]) -> bool:
     -------
     bool
         Whether it is a whole PNG of that size.
+
+    Examples
+    --------
+    >>> import tempfile
+    >>> from PIL import Image
+    >>> folder = Path(tempfile.mkdtemp())
+    >>> n = (folder / "a.png").write_bytes(encode_png(Image.new("RGB", (4, 3))))
+    >>> png_intact(folder / "a.png", (4, 3)), png_intact(folder / "a.png", (3, 3))
+    (True, False)
+    >>> _ = (folder / "a.png").write_bytes((folder / "a.png").read_bytes()[:-5])  # truncated
+    >>> png_intact(folder / "a.png", (4, 3))
+    False
     """
     try:
         data = Path(path).read_bytes()

@@ -54,11 +54,6 @@ def shadowing_note(package_dir: Path, cwd: Path, installed: Path | None) -> str 
     the folder it runs in first on its path, so ``python snippet.py`` run beside a clone imports the clone's
     ``plates/``: without its built or downloaded files (the reader's weights), the error would blame those.
 
-    >>> shadowing_note(Path("/home/me/plates/plates"), Path("/home/me/plates"), Path("/opt/plates")) is None
-    False
-    >>> shadowing_note(Path("/opt/plates/plates"), Path("/home/me"), Path("/opt/plates")) is None
-    True
-
     Parameters
     ----------
     package_dir : pathlib.Path
@@ -72,6 +67,13 @@ def shadowing_note(package_dir: Path, cwd: Path, installed: Path | None) -> str 
     -------
     str or None
         The sentence, or None.
+
+    Examples
+    --------
+    >>> shadowing_note(Path("/home/me/plates/plates"), Path("/home/me/plates"), Path("/opt/plates")) is None
+    False
+    >>> shadowing_note(Path("/opt/plates/plates"), Path("/home/me"), Path("/opt/plates")) is None
+    True
     """
     package_dir, cwd = package_dir.resolve(), cwd.resolve()
     if installed is None or not package_dir.is_relative_to(cwd) or package_dir.parent == installed.resolve():

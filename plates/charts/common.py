@@ -361,11 +361,6 @@ def model_colour(name: str) -> str:
     """The colour (sRGB hex) of a model or series ``name``: the same in every page, both apps and every
     process, since it depends on the name alone.
 
-    Examples
-    --------
-    >>> model_colour("baseline") == model_colour("baseline")
-    True
-
     Parameters
     ----------
     name : str
@@ -375,6 +370,11 @@ def model_colour(name: str) -> str:
     -------
     str
         ``"#rrggbb"``, sRGB.
+
+    Examples
+    --------
+    >>> model_colour("baseline") == model_colour("baseline")
+    True
     """
     return MODEL_PALETTE[_slot(name)]
 
@@ -413,11 +413,6 @@ def percent_format(values, *, signed: bool = False) -> str:
     so 0 decimals for a spread of at least 5 points, 1 for 0.5, 2 for 0.05, else 3. ``signed``: a "+" on
     positive ticks (deltas).
 
-    Examples
-    --------
-    >>> percent_format([0.0, -0.012]), percent_format([0.2, 0.9]), percent_format([-0.3, 0.1], signed=True)
-    ('.1%', '.0%', '+.0%')
-
     Parameters
     ----------
     values : iterable of float
@@ -429,6 +424,11 @@ def percent_format(values, *, signed: bool = False) -> str:
     -------
     str
         A d3 format (``".1%"``, ``"+.0%"``).
+
+    Examples
+    --------
+    >>> percent_format([0.0, -0.012]), percent_format([0.2, 0.9]), percent_format([-0.3, 0.1], signed=True)
+    ('.1%', '.0%', '+.0%')
     """
     v = np.asarray(pd.to_numeric(pd.Series(np.ravel(values)), errors="coerce"), dtype=float)
     v = v[np.isfinite(v)]
@@ -451,13 +451,6 @@ def chance_labels(chances: dict[str, float]) -> dict[float, str | None]:
     each rate with its prompts (`add_chance_lines`), so labels never print over each other; rates that read the
     same at whole percents get one decimal (1/100 and 1/90: "1.0%" and "1.1%").
 
-    Examples
-    --------
-    >>> chance_labels({"cbe-open": 0.01, "huemanity-numeric": 1 / 90, "cbe-yn": 0.5})
-    {0.01: None, 0.0111: 'chance 1.0% (cbe-open) · 1.1% (huemanity-numeric)', 0.5: 'chance 50% (cbe-yn)'}
-    >>> chance_labels({"a": 0.5, "b": 0.5})
-    {0.5: 'chance 50%'}
-
     Parameters
     ----------
     chances : dict of str to float
@@ -467,6 +460,13 @@ def chance_labels(chances: dict[str, float]) -> dict[float, str | None]:
     -------
     dict of float to (str or None)
         Rounded rate to its label.
+
+    Examples
+    --------
+    >>> chance_labels({"cbe-open": 0.01, "huemanity-numeric": 1 / 90, "cbe-yn": 0.5})
+    {0.01: None, 0.0111: 'chance 1.0% (cbe-open) · 1.1% (huemanity-numeric)', 0.5: 'chance 50% (cbe-yn)'}
+    >>> chance_labels({"a": 0.5, "b": 0.5})
+    {0.5: 'chance 50%'}
     """
     by_rate: dict[float, list[str]] = {}
     for prompt, rate in chances.items():

@@ -292,11 +292,6 @@ def delta_range(values) -> list[float]:
     ends of their 95% intervals, the papers' points) and 0, with a margin of an eighth of the span (at least
     0.02) for the bars' printed values: plotly's own range left a zero bar's interval running off the axis.
 
-    Examples
-    --------
-    >>> delta_range([0.0, -0.3, 0.3])
-    [-0.375, 0.375]
-
     Parameters
     ----------
     values : iterable of float
@@ -306,6 +301,11 @@ def delta_range(values) -> list[float]:
     -------
     list of float
         [low, high].
+
+    Examples
+    --------
+    >>> delta_range([0.0, -0.3, 0.3])
+    [-0.375, 0.375]
     """
     finite = [float(v) for v in values if v is not None and np.isfinite(float(v))]
     low, high = min([0.0, *finite]), max([0.0, *finite])

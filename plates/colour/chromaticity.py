@@ -29,9 +29,6 @@ GAMUT_TOLERANCE = 1e-9
 def xy_to_uv(xy) -> np.ndarray:
     """CIE 1931 xy (..., 2) -> CIE 1976 u'v' (..., 2).
 
-    >>> [round(float(v), 4) for v in xy_to_uv([0.3127, 0.329])]
-    [0.1978, 0.4683]
-
     Parameters
     ----------
     xy : array_like, shape (..., 2)
@@ -45,6 +42,11 @@ def xy_to_uv(xy) -> np.ndarray:
     References
     ----------
     CIE 015:2018 Colorimetry, 4th ed., §8.1 (u', v'); IEC 61966-2-1:1999 (sRGB).
+
+    Examples
+    --------
+    >>> [round(float(v), 4) for v in xy_to_uv([0.3127, 0.329])]
+    [0.1978, 0.4683]
     """
     return colour_science().xy_to_Luv_uv(np.asarray(xy, dtype=np.float64))
 
@@ -141,9 +143,6 @@ def max_luminance(xy) -> float:
     """The largest relative luminance Y at which chromaticity ``xy`` is inside sRGB (0 when xy lies outside the
     sRGB triangle): the linear sRGB of xy at Y = 1 scaled until its largest channel is 1.
 
-    >>> round(max_luminance([0.3127, 0.3290]), 3)
-    1.0
-
     Parameters
     ----------
     xy : array_like, shape (2,)
@@ -153,6 +152,11 @@ def max_luminance(xy) -> float:
     -------
     float
         Y, 0-1.
+
+    Examples
+    --------
+    >>> round(max_luminance([0.3127, 0.3290]), 3)
+    1.0
     """
     cs = colour_science()
     xy = np.asarray(xy, dtype=np.float64)
@@ -176,9 +180,6 @@ def within_locus(xy) -> bool:
     """Whether chromaticity ``xy`` lies inside the CIE 1931 2° spectral locus (its convex hull: the locus is
     convex but for a slight dent near 500-520 nm, outside sRGB).
 
-    >>> within_locus([0.3127, 0.329]), within_locus([0.05, 0.9])
-    (True, False)
-
     Parameters
     ----------
     xy : array_like, shape (2,)
@@ -188,6 +189,11 @@ def within_locus(xy) -> bool:
     -------
     bool
         Inside the locus's hull.
+
+    Examples
+    --------
+    >>> within_locus([0.3127, 0.329]), within_locus([0.05, 0.9])
+    (True, False)
     """
     xy = np.asarray(xy, dtype=np.float64)
     if not np.all(np.isfinite(xy)):

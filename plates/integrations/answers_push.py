@@ -34,11 +34,6 @@ _REPO = re.compile(r"^[A-Za-z0-9][\w.-]{0,95}/[\w.-]{1,96}$")
 def push_config(env: Mapping[str, str] | None = None) -> tuple[Path, str, str] | None:
     """(results folder, repository id, token) when the owner configured all three, else None.
 
-    Raises
-    ------
-    ValueError
-        The repository id is not "owner/name" (the message names it, never the token).
-
     Parameters
     ----------
     env : mapping of str to str, optional
@@ -48,6 +43,11 @@ def push_config(env: Mapping[str, str] | None = None) -> tuple[Path, str, str] |
     -------
     (pathlib.Path, str, str) or None
         The configuration, or None.
+
+    Raises
+    ------
+    ValueError
+        The repository id is not "owner/name" (the message names it, never the token).
     """
     env = os.environ if env is None else env
     folder, repo, token = env.get(HUMAN_RESULTS_ENV), env.get(REPO_ENV), env.get(TOKEN_ENV)

@@ -65,13 +65,6 @@ def encode_body(messages: list[dict[str, Any]], options: Mapping[str, Any], imag
     left out: they are headers), and ``images`` (`png_base64` values) spliced into the slots in order as
     PNG data URLs, without copying an image but into the body itself.
 
-    Examples
-    --------
-    >>> slot = new_slot()
-    >>> messages = [{"role": "user", "content": [{"type": "image_url", "image_url": {"url": slot}}]}]
-    >>> json.loads(encode_body(messages, {"model": "m"}, [png_base64(b"x")], slot))["messages"][0]["content"][0]
-    {'type': 'image_url', 'image_url': {'url': 'data:image/png;base64,eA=='}}
-
     Parameters
     ----------
     messages : list of dict
@@ -92,6 +85,13 @@ def encode_body(messages: list[dict[str, Any]], options: Mapping[str, Any], imag
     ------
     RuntimeError
         When the slots and the images differ in number.
+
+    Examples
+    --------
+    >>> slot = new_slot()
+    >>> messages = [{"role": "user", "content": [{"type": "image_url", "image_url": {"url": slot}}]}]
+    >>> json.loads(encode_body(messages, {"model": "m"}, [png_base64(b"x")], slot))["messages"][0]["content"][0]
+    {'type': 'image_url', 'image_url': {'url': 'data:image/png;base64,eA=='}}
     """
     body = {k: v for k, v in options.items() if k not in (EXTRA_BODY, EXTRA_HEADERS)}
     body["messages"] = messages

@@ -62,11 +62,6 @@ def hf_settings(temperature: float, max_new_tokens: int) -> dict[str, Any]:
     typical-p 1.0, min-p off, cutoffs 0). Either way: one beam, repetition penalties 1.0, no n-gram bans,
     length penalty 1.0, no minimum length.
 
-    Examples
-    --------
-    >>> hf_settings(0.0, 8)["do_sample"], hf_settings(0.0, 8)["repetition_penalty"], hf_settings(0.7, 8)["top_k"]
-    (False, 1.0, 0)
-
     Parameters
     ----------
     temperature : float
@@ -78,6 +73,11 @@ def hf_settings(temperature: float, max_new_tokens: int) -> dict[str, Any]:
     -------
     dict
         ``generate`` keyword arguments.
+
+    Examples
+    --------
+    >>> hf_settings(0.0, 8)["do_sample"], hf_settings(0.0, 8)["repetition_penalty"], hf_settings(0.7, 8)["top_k"]
+    (False, 1.0, 0)
     """
     settings: dict[str, Any] = {
         "do_sample": False, "num_beams": 1, "repetition_penalty": 1.0, "encoder_repetition_penalty": 1.0,
@@ -99,14 +99,6 @@ def api_sampling(mode: str, *, temperature: float | None, token_param: str | Non
     to the provider; then the other sampling fields are left to it too). ``token_param`` None: no token budget
     sent. ``extra_body``: the caller's provider options, which win over this mode's values for the same field.
 
-    Examples
-    --------
-    >>> top, extra, left = api_sampling("vllm", temperature=0.0, token_param="max_tokens", max_tokens=8)
-    >>> top["top_p"], extra["top_k"], extra["repetition_penalty"], left
-    (1.0, -1, 1.0, [])
-    >>> api_sampling("openai", temperature=0.0, token_param="max_tokens", max_tokens=8)[2][:3]
-    ['frequency_penalty', 'min_p', 'presence_penalty']
-
     Parameters
     ----------
     mode : str
@@ -126,6 +118,14 @@ def api_sampling(mode: str, *, temperature: float | None, token_param: str | Non
     -------
     (dict, dict, list of str)
         Top-level fields, ``extra_body``, the decisive fields left to the server.
+
+    Examples
+    --------
+    >>> top, extra, left = api_sampling("vllm", temperature=0.0, token_param="max_tokens", max_tokens=8)
+    >>> top["top_p"], extra["top_k"], extra["repetition_penalty"], left
+    (1.0, -1, 1.0, [])
+    >>> api_sampling("openai", temperature=0.0, token_param="max_tokens", max_tokens=8)[2][:3]
+    ['frequency_penalty', 'min_p', 'presence_penalty']
     """
     if mode not in SAMPLING_FIELDS:
         raise ValueError(f"sampling_fields {mode!r} is not allowed; allowed: {', '.join(SAMPLING_FIELDS)}")
@@ -152,11 +152,6 @@ def api_sampling(mode: str, *, temperature: float | None, token_param: str | Non
 def json_value(value: Any) -> Any:
     """A generation-config value as JSON holds it (tuples, tensors and arrays as lists; other objects as text).
 
-    Examples
-    --------
-    >>> json_value((1, 2)), json_value({"a": None})
-    ([1, 2], {'a': None})
-
     Parameters
     ----------
     value : object
@@ -166,6 +161,11 @@ def json_value(value: Any) -> Any:
     -------
     object
         JSON-ready.
+
+    Examples
+    --------
+    >>> json_value((1, 2)), json_value({"a": None})
+    ([1, 2], {'a': None})
     """
     if value is None or isinstance(value, bool | int | float | str):
         return value

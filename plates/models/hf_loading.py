@@ -98,13 +98,6 @@ def _check_device_map(device_map: Any) -> None:
 def auto_dtype(compute: str, *, bf16: bool, model_types: frozenset[str] | set[str] = frozenset()) -> str:
     """The dtype "auto" picks for a model of ``model_types`` computing on ``compute`` (see the module doc).
 
-    Examples
-    --------
-    >>> auto_dtype("cuda", bf16=True), auto_dtype("cpu", bf16=False), auto_dtype("mps", bf16=False)
-    ('bfloat16', 'float32', 'float16')
-    >>> auto_dtype("cuda", bf16=False, model_types={"gemma3"})
-    'float32'
-
     Parameters
     ----------
     compute : str
@@ -118,6 +111,13 @@ def auto_dtype(compute: str, *, bf16: bool, model_types: frozenset[str] | set[st
     -------
     str
         A dtype name.
+
+    Examples
+    --------
+    >>> auto_dtype("cuda", bf16=True), auto_dtype("cpu", bf16=False), auto_dtype("mps", bf16=False)
+    ('bfloat16', 'float32', 'float16')
+    >>> auto_dtype("cuda", bf16=False, model_types={"gemma3"})
+    'float32'
     """
     if compute == "cpu":
         return "float32"
@@ -264,14 +264,6 @@ def declined(prompt_format: str, query: Query) -> str | None:
 def format_prompt(prompt_format: str, query: Query) -> str:
     """The text a prompt-format family receives for ``query`` (check :func:`declined` first).
 
-    Examples
-    --------
-    >>> from PIL import Image
-    >>> from plates.models.base import Turn
-    >>> q = Query((Turn("user", "What number do you see?\\nAnswer briefly.", (Image.new("RGB", (8, 8)),)),))
-    >>> format_prompt("paligemma", q), format_prompt("florence2", q)
-    ('<image>answer en What number do you see? Answer briefly.', '<OCR>')
-
     Parameters
     ----------
     prompt_format : str
@@ -288,6 +280,14 @@ def format_prompt(prompt_format: str, query: Query) -> str:
     ------
     ValueError
         For a format that takes no text prompt.
+
+    Examples
+    --------
+    >>> from PIL import Image
+    >>> from plates.models.base import Turn
+    >>> q = Query((Turn("user", "What number do you see?\\nAnswer briefly.", (Image.new("RGB", (8, 8)),)),))
+    >>> format_prompt("paligemma", q), format_prompt("florence2", q)
+    ('<image>answer en What number do you see? Answer briefly.', '<OCR>')
     """
     if prompt_format == "paligemma":  # the processor adds <bos> after the image and "\n" closing the prefix
         return "<image>answer en " + " ".join(query.turns[-1].text.split())

@@ -32,12 +32,6 @@ _NAME = re.compile(r"^[A-Za-z_][\w]*(\.[A-Za-z_][\w]*)*:[A-Za-z_][\w]*(\.[A-Za-z
 def resolve_callable(name: str) -> Callable[..., Any]:
     """The callable named ``"package.module:attribute"`` (dotted attributes allowed after the colon).
 
-    Raises
-    ------
-    ValueError
-        The name is not of that form, the module cannot be imported, the attribute is missing or is not
-        callable (each message names the value and what is allowed).
-
     Parameters
     ----------
     name : str
@@ -47,6 +41,12 @@ def resolve_callable(name: str) -> Callable[..., Any]:
     -------
     callable
         The callable.
+
+    Raises
+    ------
+    ValueError
+        The name is not of that form, the module cannot be imported, the attribute is missing or is not
+        callable (each message names the value and what is allowed).
     """
     if not isinstance(name, str) or not _NAME.match(name):
         raise ValueError(f"python observer {name!r} is not valid; allowed: 'package.module:function' (a callable "

@@ -212,13 +212,6 @@ def run_folder_name(part: str | os.PathLike[str]) -> str:
     ``.parquet``: the one rule both loaders (`plates.results.load_results`, `plates.results.query`) apply.
     ``part``: a local path or an object-store key (``/``-separated).
 
-    Examples
-    --------
-    >>> run_folder_name("results/runs/baseline-cbe/baseline-cbe-7a7f6006c43e-1.parquet")
-    'baseline-cbe'
-    >>> run_folder_name("my-run.parquet")
-    'my-run'
-
     Parameters
     ----------
     part : str or os.PathLike
@@ -228,6 +221,13 @@ def run_folder_name(part: str | os.PathLike[str]) -> str:
     -------
     str
         The run's name.
+
+    Examples
+    --------
+    >>> run_folder_name("results/runs/baseline-cbe/baseline-cbe-7a7f6006c43e-1.parquet")
+    'baseline-cbe'
+    >>> run_folder_name("my-run.parquet")
+    'my-run'
     """
     path = Path(os.fspath(part))
     return path.parent.name or path.name.removesuffix(".parquet")

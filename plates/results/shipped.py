@@ -42,11 +42,6 @@ def shipped_run_ids(root: str | Path) -> frozenset[str]:
     """The shipped runs' ids a results folder holds: from the manifest in ``root`` or in ``root/runs`` (the
     dashboard opens ``results`` or ``results/runs``); empty where there is none (a user's own folder).
 
-    Raises
-    ------
-    ValueError
-        A manifest that is not ``{"runs": [run id, ...]}``; the message names the file.
-
     Parameters
     ----------
     root : str or pathlib.Path
@@ -56,6 +51,11 @@ def shipped_run_ids(root: str | Path) -> frozenset[str]:
     -------
     frozenset of str
         The shipped runs' ids.
+
+    Raises
+    ------
+    ValueError
+        A manifest that is not ``{"runs": [run id, ...]}``; the message names the file.
     """
     for path in (Path(root) / MANIFEST, Path(root) / "runs" / MANIFEST):
         if not path.is_file():

@@ -24,11 +24,6 @@ def rules_versions(rows: Any, where: str = "", params: Mapping[str, Any] | None 
     ``UNVERSIONED``) or of opened `plates.results.query.Results` (``where``: a DuckDB ``WHERE ...`` clause
     with its named ``params``, e.g. a dashboard view's filters).
 
-    Examples
-    --------
-    >>> rules_versions(pd.DataFrame({"rules_version": [1, 1, None]}))
-    {0: 1, 1: 2}
-
     Parameters
     ----------
     rows : pandas.DataFrame or Results
@@ -42,6 +37,11 @@ def rules_versions(rows: Any, where: str = "", params: Mapping[str, Any] | None 
     -------
     dict of int to int
         Rules version to row count, ascending.
+
+    Examples
+    --------
+    >>> rules_versions(pd.DataFrame({"rules_version": [1, 1, None]}))
+    {0: 1, 1: 2}
     """
     if isinstance(rows, pd.DataFrame):
         if "rules_version" not in rows.columns:

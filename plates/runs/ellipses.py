@@ -135,11 +135,6 @@ def parse_centres(text: str, luminance: float | None = None) -> tuple[list[Centr
     5e-4 in x and y) takes its name, so its ellipse is compared with his. ``luminance``: Y 0-1 for every centre, or
     None for half the largest in-gamut Y at each (`plates.colour.chromaticity.check_centre`).
 
-    Raises
-    ------
-    ValueError
-        An unparsable centre, one outside the spectral locus or sRGB, a luminance sRGB cannot show, or none.
-
     Parameters
     ----------
     text : str
@@ -151,6 +146,11 @@ def parse_centres(text: str, luminance: float | None = None) -> tuple[list[Centr
     -------
     (list of Centre, list of str)
         The centres, and the names skipped.
+
+    Raises
+    ------
+    ValueError
+        An unparsable centre, one outside the spectral locus or sRGB, a luminance sRGB cannot show, or none.
 
     References
     ----------
@@ -540,12 +540,6 @@ def resume_state(run: EllipseRun, spec: AdaptiveSpec) -> tuple[dict[tuple[int, i
     direction)'s QUEST+ state with its answered trials replayed in round order, the asks so far per (centre,
     direction, round)).
 
-    Raises
-    ------
-    ValueError
-        A row of this run names a centre or direction the run does not have (its rows were not written by
-        these settings).
-
     Parameters
     ----------
     run : EllipseRun
@@ -557,6 +551,12 @@ def resume_state(run: EllipseRun, spec: AdaptiveSpec) -> tuple[dict[tuple[int, i
     -------
     (dict, dict)
         The states per (centre, direction), and the asks per (centre, direction, round).
+
+    Raises
+    ------
+    ValueError
+        A row of this run names a centre or direction the run does not have (its rows were not written by
+        these settings).
     """
     out = Path(run.out)
     files = sorted(out.glob(f"{run.run_id}-*.parquet")) if out.is_dir() else []

@@ -315,11 +315,6 @@ def run_name(value: object, said: str = "--name") -> str:
     """A run's name as charts show it (``plates run --name``), validated: 1-64 letters, digits, '.', '_' or
     '-', starting with a letter or digit (the rule of the file's ``name``).
 
-    Raises
-    ------
-    ValueError
-        Any other value; the message names ``said`` and what is allowed.
-
     Parameters
     ----------
     value : object
@@ -331,6 +326,11 @@ def run_name(value: object, said: str = "--name") -> str:
     -------
     str
         The name.
+
+    Raises
+    ------
+    ValueError
+        Any other value; the message names ``said`` and what is allowed.
     """
     if not isinstance(value, str) or not _NAME_RE.match(value):
         raise ValueError(f"{said}: {value!r} is not allowed; use 1-64 letters, digits, '.', '_' or '-' "

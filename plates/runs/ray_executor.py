@@ -130,11 +130,6 @@ def actor_device(gpu_ids: Sequence[Any], visible: str | None, cuda: bool) -> str
     Ray left visible; "cpu" where torch sees none. RuntimeError when ``visible`` is not exactly ``gpu_ids``
     (the actor would compute on another actor's GPU).
 
-    Examples
-    --------
-    >>> actor_device(["1"], "1", cuda=True), actor_device([1], "1", cuda=False)
-    ('cuda:0', 'cpu')
-
     Parameters
     ----------
     gpu_ids : sequence
@@ -153,6 +148,11 @@ def actor_device(gpu_ids: Sequence[Any], visible: str | None, cuda: bool) -> str
     ------
     RuntimeError
         When ``visible`` is not exactly ``gpu_ids``.
+
+    Examples
+    --------
+    >>> actor_device(["1"], "1", cuda=True), actor_device([1], "1", cuda=False)
+    ('cuda:0', 'cpu')
     """
     wanted = ",".join(str(g) for g in gpu_ids)
     if visible != wanted:

@@ -111,9 +111,6 @@ def family_of_model(model: str) -> str | None:
     (`plates.models.views.hf.family_of_config`); None for any other model (its rows record no view unless the
     run names one).
 
-    >>> family_of_model("Qwen/Qwen2-VL-7B-Instruct"), family_of_model("/models/SmolVLM-Instruct")
-    ('qwen2-vl', 'smolvlm')
-
     Parameters
     ----------
     model : str
@@ -123,6 +120,11 @@ def family_of_model(model: str) -> str | None:
     -------
     str or None
         A view family, or None.
+
+    Examples
+    --------
+    >>> family_of_model("Qwen/Qwen2-VL-7B-Instruct"), family_of_model("/models/SmolVLM-Instruct")
+    ('qwen2-vl', 'smolvlm')
     """
     key = str(model).strip().rstrip("/").casefold()
     if key in KNOWN_MODELS:

@@ -252,9 +252,6 @@ def as_rgb(image) -> Image.Image:
 def union_area(boxes, width: int, height: int) -> float:
     """Area of the union of (left, top, right, bottom) boxes clipped to a ``width`` x ``height`` image.
 
-    >>> union_area([(0, 0, 10, 10), (5, 0, 15, 10)], 20, 20)
-    150.0
-
     Parameters
     ----------
     boxes : iterable of (float, float, float, float)
@@ -266,6 +263,11 @@ def union_area(boxes, width: int, height: int) -> float:
     -------
     float
         px².
+
+    Examples
+    --------
+    >>> union_area([(0, 0, 10, 10), (5, 0, 15, 10)], 20, 20)
+    150.0
     """
     clipped = [(max(0.0, a), max(0.0, b), min(float(width), c), min(float(height), d)) for a, b, c, d in boxes]
     clipped = [b for b in clipped if b[2] > b[0] and b[3] > b[1]]

@@ -93,9 +93,6 @@ def smart_resize(h: int, w: int, factor: int = 28, min_pixels: int = 3136,
 
     Raises ValueError when the aspect ratio exceeds 200 (the processor refuses it).
 
-    >>> smart_resize(700, 1200)
-    (700, 1204)
-
     Parameters
     ----------
     h, w : int
@@ -109,6 +106,11 @@ def smart_resize(h: int, w: int, factor: int = 28, min_pixels: int = 3136,
     -------
     (int, int)
         (height, width).
+
+    Examples
+    --------
+    >>> smart_resize(700, 1200)
+    (700, 1204)
     """
     if max(h, w) / min(h, w) > 200:
         raise ValueError(f"an image of {w}x{h} px is refused: aspect ratio {max(h, w) / min(h, w):.0f} exceeds "
@@ -341,13 +343,6 @@ def family_of_config(config) -> str | None:
     same processor class and every planned value equal (a missing ``do_pan_and_scan`` reads as null); None when
     no family matches exactly (a model whose processor we do not reproduce records no view unless one is named).
 
-    >>> family_of_config({"image_processor_type": "Qwen2VLImageProcessor", "min_pixels": 3136,
-    ...                   "max_pixels": 12845056, "patch_size": 14, "merge_size": 2, "resample": 3})
-    'qwen2-vl'
-    >>> family_of_config({"image_processor_type": "Qwen2VLImageProcessor", "min_pixels": 3136,
-    ...                   "max_pixels": 1003520, "patch_size": 14, "merge_size": 2}) is None
-    True
-
     Parameters
     ----------
     config : dict
@@ -357,6 +352,15 @@ def family_of_config(config) -> str | None:
     -------
     str or None
         A view family, or None.
+
+    Examples
+    --------
+    >>> family_of_config({"image_processor_type": "Qwen2VLImageProcessor", "min_pixels": 3136,
+    ...                   "max_pixels": 12845056, "patch_size": 14, "merge_size": 2, "resample": 3})
+    'qwen2-vl'
+    >>> family_of_config({"image_processor_type": "Qwen2VLImageProcessor", "min_pixels": 3136,
+    ...                   "max_pixels": 1003520, "patch_size": 14, "merge_size": 2}) is None
+    True
     """
     if not isinstance(config, dict):
         return None
