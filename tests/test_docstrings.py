@@ -118,6 +118,11 @@ def test_the_checker_finds_what_lacks(monkeypatch):
     }
 
 
+def test_the_allowlist_is_what_write_todo_writes():
+    """`--write-todo` rewrites the allowlist from what lacks now: the committed file is exactly that text."""
+    assert TODO.read_text(encoding="utf-8") == CHECKER.todo_text(CHECKER.missing())
+
+
 def test_the_counts_are_per_subpackage():
     assert CHECKER.subpackage("plates.stimuli.ishihara.render") == "plates.stimuli"
     assert CHECKER.subpackage("plates.runs") == "plates.runs"
