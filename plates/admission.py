@@ -41,7 +41,23 @@ __all__ = ["MEMORY_BUDGET_BYTES", "MEMORY_BUDGET_ENV", "QUIZ_STORE_SHARE_BYTES",
 def hosted_space(environ: Mapping[str, str] | None = None) -> bool:
     """True where the environment says this is a hosted Hugging Face Space (``SPACE_ID`` set, or
     ``SYSTEM=spaces``: both set by the Spaces runtime): public mode whatever the operator set, and client
-    addresses from the Space's proxy."""
+    addresses from the Space's proxy.
+
+    Parameters
+    ----------
+    environ : mapping of str to str, optional
+        The environment to read; None (the default) reads ``os.environ``.
+
+    Returns
+    -------
+    bool
+        Whether ``SPACE_ID`` is set (not blank) or ``SYSTEM`` is ``spaces``.
+
+    Examples
+    --------
+    >>> hosted_space({"SPACE_ID": "someone/plates"}), hosted_space({})
+    (True, False)
+    """
     env = os.environ if environ is None else environ
     return bool(env.get("SPACE_ID", "").strip()) or env.get("SYSTEM", "").strip().lower() == "spaces"
 
@@ -63,6 +79,20 @@ def client_address(host: str | None, headers: Mapping[str, str] | None = None, *
     trusted proxy wrote (earlier entries are whatever the visitor sent, so they never count). Without either,
     "unknown" (all such visitors share one allowance: refusing them together is the safe side).
 
+    Parameters
+    ----------
+    host : str or None
+        The connection's peer address.
+    headers : mapping of str to str, optional
+        The request's headers (any case); read only ``behind_proxy``.
+    behind_proxy : bool, optional
+        Whether a trusted proxy (a hosted Space's) appends the address it saw to ``X-Forwarded-For``.
+
+    Returns
+    -------
+    str
+        The address, cut to 64 characters.
+
     Examples
     --------
     >>> client_address("10.0.0.5", {"x-forwarded-for": "1.2.3.4, 203.0.113.9"}, behind_proxy=True)
@@ -81,7 +111,31 @@ def client_address(host: str | None, headers: Mapping[str, str] | None = None, *
 class RateLimit:
     """At most ``per_client`` of ``what`` per client address in any ``window_s`` seconds (a sliding window),
     and at most ``total`` for every address together (None: no total). Each `take` counts ``amount`` (1: an
-    event; or bytes, for uploads) or raises `Refused`; nothing is counted for a refused take."""
+    event; or bytes, for uploads) or raises `Refused`; nothing is counted for a refused take.
+
+    Parameters
+    ----------
+    what : str
+        What is counted, in the plural, as a refusal names it (``"quiz starts"``).
+    per_client : int
+        The most per address in any window (>= 1).
+    window_s : float
+        The sliding window, seconds (> 0).
+    total : int or None, optional
+        The most for every address together in any window (>= ``per_client``); None: no total.
+    unit : str, optional
+        ``"bytes"`` to show amounts as MB in refusals; ``""`` (the default) shows counts.
+    max_clients : int, optional
+        The most addresses remembered; the least recently seen are forgotten beyond it.
+    clock : callable, optional
+        Seconds now (default ``time.monotonic``); tests pass their own.
+
+    Raises
+    ------
+    ValueError
+        When ``per_client`` is not an integer >= 1, ``total`` not None or an integer >= ``per_client``, or
+        ``window_s`` not a finite number of seconds > 0.
+    """
 
     def __init__(self, what: str, per_client: int, window_s: float, *, total: int | None = None,
                  unit: str = "", max_clients: int = 10_000, clock: Callable[[], float] = time.monotonic) -> None:
@@ -109,7 +163,23 @@ class RateLimit:
         return events
 
     def take(self, client: str, amount: int = 1) -> None:
-        """Count ``amount`` for ``client``, or raise `Refused` when it would pass ``per_client`` (or ``total``)."""
+        """Count ``amount`` for ``client``, or raise `Refused` when it would pass ``per_client`` (or ``total``).
+
+        Parameters
+        ----------
+        client : str
+            The sender's address (`client_address`).
+        amount : int, optional
+            What this take counts: 1 (an event, the default) or a number of bytes.
+
+        Raises
+        ------
+        Refused
+            When the address's window, or every address's, would pass its limit; the message says when to
+            try again. Nothing is counted.
+        ValueError
+            When ``amount`` is not an integer >= 0.
+        """
         if isinstance(amount, bool) or not isinstance(amount, int) or amount < 0:
             raise ValueError(f"amount={amount!r} is not allowed; allowed: an integer >= 0")
         now, span = self._clock(), _minutes(self.window_s)
@@ -139,7 +209,18 @@ class RateLimit:
 
 def process_rss(pid: int | None = None) -> int:
     """Resident memory now (bytes; psutil) of process ``pid`` (default: this one) and all its children: a
-    server's worker processes (`plates.workers`) count against its budget."""
+    server's worker processes (`plates.workers`) count against its budget.
+
+    Parameters
+    ----------
+    pid : int or None, optional
+        The process; None (the default) is this one.
+
+    Returns
+    -------
+    int
+        Resident set size, bytes, of the process and all its descendants.
+    """
     root = psutil.Process(os.getpid() if pid is None else pid)
     total = root.memory_info().rss
     for child in root.children(recursive=True):
@@ -153,7 +234,20 @@ def process_rss(pid: int | None = None) -> int:
 class MemoryBudget:
     """The server's memory budget: `check` refuses new work while this process's resident memory (its worker
     processes' included: `process_rss`) is over
-    ``limit_bytes`` (work already taken goes on; sessions expiring bring it back under)."""
+    ``limit_bytes`` (work already taken goes on; sessions expiring bring it back under).
+
+    Parameters
+    ----------
+    limit_bytes : int
+        The budget, bytes (>= 1).
+    rss : callable, optional
+        Resident memory now, bytes (default `process_rss`).
+
+    Raises
+    ------
+    ValueError
+        When ``limit_bytes`` is not an integer >= 1.
+    """
 
     def __init__(self, limit_bytes: int, *, rss: Callable[[], int] = process_rss) -> None:
         if isinstance(limit_bytes, bool) or not isinstance(limit_bytes, int) or limit_bytes < 1:
@@ -161,6 +255,18 @@ class MemoryBudget:
         self.limit_bytes, self._rss = limit_bytes, rss
 
     def check(self, what: str) -> None:
+        """Refuse new work while resident memory is over the budget.
+
+        Parameters
+        ----------
+        what : str
+            The work asked for, as the refusal names it (``"a new quiz"``).
+
+        Raises
+        ------
+        Refused
+            When resident memory is over ``limit_bytes``.
+        """
         used = self._rss()
         if used > self.limit_bytes:
             raise Refused(f"this server is busy ({used / 1e6:.0f} MB of its {self.limit_bytes / 1e6:.0f} MB memory "
@@ -170,7 +276,26 @@ class MemoryBudget:
 class Slots:
     """At most ``capacity`` live sessions of ``what`` at once; a session not touched for ``ttl_s`` seconds
     is expired (its ``on_expire`` callback runs, outside the lock). `admit` takes a slot (or raises `Refused`),
-    `touch` keeps one alive, `release` frees one (a closed tab)."""
+    `touch` keeps one alive, `release` frees one (a closed tab). ``len()`` is the number of live sessions.
+
+    Parameters
+    ----------
+    what : str
+        What a session is, in the plural, as a refusal names it (``"quizzes"``).
+    capacity : int
+        The most live sessions at once (>= 1).
+    ttl_s : float
+        Seconds a session lives untouched (> 0).
+    on_expire : callable, optional
+        Called with each expired session's id.
+    clock : callable, optional
+        Seconds now (default ``time.monotonic``).
+
+    Raises
+    ------
+    ValueError
+        When ``capacity`` is not an integer >= 1 or ``ttl_s`` not a finite number of seconds > 0.
+    """
 
     def __init__(self, what: str, capacity: int, ttl_s: float, *, on_expire: Callable[[str], None] | None = None,
                  clock: Callable[[], float] = time.monotonic) -> None:
@@ -195,6 +320,18 @@ class Slots:
                 self._on_expire(session)
 
     def admit(self, session: str) -> None:
+        """Take a slot for ``session`` (an admitted one is touched again).
+
+        Parameters
+        ----------
+        session : str
+            The session's id.
+
+        Raises
+        ------
+        Refused
+            When every slot is held by a live session; the message says when one frees up.
+        """
         now = self._clock()
         with self._lock:
             gone = self._expire_locked(now)
@@ -212,7 +349,18 @@ class Slots:
             raise refused
 
     def touch(self, session: str) -> bool:
-        """Keep ``session`` alive; False when it has expired (or was never admitted)."""
+        """Keep ``session`` alive.
+
+        Parameters
+        ----------
+        session : str
+            The session's id.
+
+        Returns
+        -------
+        bool
+            True when it is live; False when it has expired (or was never admitted).
+        """
         now = self._clock()
         with self._lock:
             gone = self._expire_locked(now)
@@ -224,6 +372,13 @@ class Slots:
         return alive
 
     def release(self, session: str) -> None:
+        """Free ``session``'s slot (a closed tab); an unknown session is no error. No ``on_expire`` runs.
+
+        Parameters
+        ----------
+        session : str
+            The session's id.
+        """
         with self._lock:
             self._seen.pop(session, None)
 
@@ -241,7 +396,19 @@ class UploadGate:
     its declared ``Content-Length`` from ``rate`` (a `RateLimit` in bytes) under the sender's `client_address`
     before a byte is read; a refusal is answered ``429`` with the refusal's words, and an upload without a
     length (chunked) ``411``. Other requests pass untouched. Gradio's own cap is per file
-    (``max_file_size``); this one is per address and in total, over the window in which the app keeps files."""
+    (``max_file_size``); this one is per address and in total, over the window in which the app keeps files.
+
+    Parameters
+    ----------
+    app : callable
+        The ASGI app behind the gate.
+    rate : RateLimit
+        The byte allowance uploads take from.
+    behind_proxy : bool, optional
+        Whether addresses come from a trusted proxy's ``X-Forwarded-For`` (`client_address`).
+    path_suffix : str, optional
+        The upload route: a ``POST`` whose path ends with it (default ``"/upload"``).
+    """
 
     def __init__(self, app: Callable, *, rate: RateLimit, behind_proxy: bool = False,
                  path_suffix: str = "/upload") -> None:
@@ -283,8 +450,23 @@ MEMORY_BUDGET_ENV = "PLATES_MEMORY_BUDGET_MB"
 
 
 def memory_budget(environ: Mapping[str, str] | None = None) -> MemoryBudget:
-    """The server's `MemoryBudget`: ``PLATES_MEMORY_BUDGET_MB`` when set (a whole number of MB >= 1; a
-    ValueError names anything else), else `MEMORY_BUDGET_BYTES`."""
+    """The server's `MemoryBudget`: ``PLATES_MEMORY_BUDGET_MB`` when set, else `MEMORY_BUDGET_BYTES`.
+
+    Parameters
+    ----------
+    environ : mapping of str to str, optional
+        The environment to read; None (the default) reads ``os.environ``.
+
+    Returns
+    -------
+    MemoryBudget
+        The budget, in bytes (1 MB = 10**6 bytes).
+
+    Raises
+    ------
+    ValueError
+        When ``PLATES_MEMORY_BUDGET_MB`` is set to anything but a whole number of MB >= 1.
+    """
     env = os.environ if environ is None else environ
     text = env.get(MEMORY_BUDGET_ENV, "").strip()
     if not text:
@@ -312,7 +494,19 @@ class Admission:
     as the stored parts' bytes on disk: one visitor cannot fill `plates.runs.quiz.QuizLimits.max_folder_bytes`),
     and model answers per address (`MODEL_ANSWERS_PER_CLIENT`) and in all per 10 minutes (the explorer's asks,
     sweeps and side-by-side comparisons count one per model per plate).
-    ``behind_proxy``: addresses come from the hosted Space's proxy (`client_address`)."""
+    ``behind_proxy``: addresses come from the hosted Space's proxy (`client_address`).
+
+    Parameters
+    ----------
+    behind_proxy : bool, optional
+        Whether addresses come from the hosted Space's proxy (`client_address`).
+    memory : MemoryBudget, optional
+        The memory budget (default `memory_budget`).
+    quiz_starts, uploads, quiz_store, model_answers : RateLimit, optional
+        Quiz starts, uploaded bytes, stored quiz-answer bytes and model answers, with the defaults above.
+    quizzes : Slots, optional
+        Live quizzes at once.
+    """
 
     behind_proxy: bool = False
     memory: MemoryBudget = field(default_factory=memory_budget)
@@ -326,6 +520,17 @@ class Admission:
         "model answers", MODEL_ANSWERS_PER_CLIENT, 600.0, total=MODEL_ANSWERS_TOTAL))
 
     def client(self, request: object) -> str:
-        """The address of a Gradio (or Starlette) request's sender."""
+        """The address of a Gradio (or Starlette) request's sender.
+
+        Parameters
+        ----------
+        request : object
+            A request with ``client.host`` and ``headers`` (either may be missing).
+
+        Returns
+        -------
+        str
+            `client_address` of them under this app's ``behind_proxy``.
+        """
         host = getattr(getattr(request, "client", None), "host", None)
         return client_address(host, dict(getattr(request, "headers", None) or {}), behind_proxy=self.behind_proxy)

@@ -31,7 +31,17 @@ ENVIRONMENT_ERRNOS: dict[int, str] = {
 
 
 class EnvironmentFailure(OSError):
-    """The machine failed (full disk, quota, read-only or failing disk), not the input; ``folder`` is where."""
+    """The machine failed (full disk, quota, read-only or failing disk), not the input; ``folder`` is where.
+
+    Parameters
+    ----------
+    err : int
+        The errno.
+    message : str
+        What failed.
+    folder : str
+        Where: the disk or file.
+    """
 
     def __init__(self, err: int, message: str, folder: str) -> None:
         super().__init__(err, message)
@@ -44,7 +54,20 @@ class EnvironmentFailure(OSError):
 def environment_failure(exc: BaseException, folder: str | os.PathLike | None = None) -> EnvironmentFailure | None:
     """``exc`` as an `EnvironmentFailure` naming the disk that holds ``folder`` (or, without one, the file the
     error names) when its errno is one of `ENVIRONMENT_ERRNOS`; ``exc`` itself when it already is one; else
-    None (the caller keeps the original error)."""
+    None (the caller keeps the original error).
+
+    Parameters
+    ----------
+    exc : BaseException
+        The error.
+    folder : str or os.PathLike, optional
+        The folder being written.
+
+    Returns
+    -------
+    EnvironmentFailure or None
+        The machine's failure, or None.
+    """
     if isinstance(exc, EnvironmentFailure):
         return exc
     if not isinstance(exc, OSError) or exc.errno not in ENVIRONMENT_ERRNOS:

@@ -45,6 +45,23 @@ def encode_png(image: Image.Image | np.ndarray, compress_level: int = 2) -> byte
     speeds and sizes are on docs/benchmarks.md ("Figures moved from docstrings"). Level 0 (stored) and 4-9 use the standard library's zlib. Either way the stream is standard zlib/deflate:
     any PNG reader decodes the same pixels; only the compressed bytes depend on the encoder (as they always
     did on the zlib build). An array is encoded as it is (no copy out of PIL): the same bytes as its PIL image.
+
+    Parameters
+    ----------
+    image : PIL.Image.Image or numpy.ndarray
+        RGB, or (H, W, 3) uint8 sRGB 0-255.
+    compress_level : int, optional
+        Deflate level, 0-9.
+
+    Returns
+    -------
+    bytes
+        The PNG file.
+
+    Raises
+    ------
+    ValueError
+        For an array of another shape or dtype.
     """
     if isinstance(image, np.ndarray):
         if image.ndim != 3 or image.shape[2] != 3 or image.dtype != np.uint8:
@@ -76,6 +93,16 @@ def plain_rgb_png(data: bytes) -> bool:
     without alpha (IHDR bit depth 8, colour type 2) and no chunk of `_COLOUR_CHUNKS`. Walks the chunk headers
     only (no decompression, no CRC check: a corrupt file fails where it is decoded).
 
+    Parameters
+    ----------
+    data : bytes
+        A PNG file.
+
+    Returns
+    -------
+    bool
+        Whether its samples are plain 8-bit RGB.
+
     Examples
     --------
     >>> plain_rgb_png(encode_png(Image.new("RGB", (2, 2))))
@@ -105,6 +132,16 @@ class StoredPng(PngImagePlugin.PngImageFile):
     ``ImageDraw``: every edit that goes through Pillow's ``_ensure_mutable``) drops them, and the image is then
     encoded like any other. Operations that return a new image (``convert``, ``resize``, ``copy``) return plain
     PIL images. Pickled, it travels as its bytes.
+
+    Parameters
+    ----------
+    data : bytes
+        A plain 8-bit RGB PNG (`plain_rgb_png`).
+
+    Raises
+    ------
+    ValueError
+        For another PNG (palette, transparency or colour chunks).
     """
 
     def __init__(self, data: bytes) -> None:
@@ -117,13 +154,35 @@ class StoredPng(PngImagePlugin.PngImageFile):
     @classmethod
     def read(cls, path: str | os.PathLike) -> Image.Image:
         """The image stored at ``path``: a :class:`StoredPng` when the file is a plain 8-bit RGB PNG
-        (`plain_rgb_png`), else the file decoded and converted to RGB (any format Pillow reads)."""
+        (`plain_rgb_png`), else the file decoded and converted to RGB (any format Pillow reads).
+
+        Parameters
+        ----------
+        path : str or os.PathLike
+            An image file.
+
+        Returns
+        -------
+        PIL.Image.Image
+            RGB, sRGB 0-255.
+        """
         with open(path, "rb") as fh:
             return cls.from_bytes(fh.read())
 
     @classmethod
     def from_bytes(cls, data: bytes) -> Image.Image:
-        """Stored image bytes (a file's, a Parquet set's) as `read` makes them an image."""
+        """Stored image bytes (a file's, a Parquet set's) as `read` makes them an image.
+
+        Parameters
+        ----------
+        data : bytes
+            An image file's bytes.
+
+        Returns
+        -------
+        PIL.Image.Image
+            RGB, sRGB 0-255.
+        """
         if plain_rgb_png(data):
             return cls(data)
         with Image.open(io.BytesIO(data)) as im:
@@ -131,7 +190,20 @@ class StoredPng(PngImagePlugin.PngImageFile):
 
     @classmethod
     def of(cls, image: Image.Image, compress_level: int = 2) -> StoredPng:
-        """``image`` (sRGB 0-255) encoded once (`image_to_png_bytes`), as a :class:`StoredPng`."""
+        """``image`` (sRGB 0-255) encoded once (`image_to_png_bytes`), as a :class:`StoredPng`.
+
+        Parameters
+        ----------
+        image : PIL.Image.Image
+            sRGB 0-255.
+        compress_level : int, optional
+            Deflate level, 0-9.
+
+        Returns
+        -------
+        StoredPng
+            The image with its bytes.
+        """
         if isinstance(image, StoredPng) and image.stored is not None:
             return image
         return cls(image_to_png_bytes(image.convert("RGB") if image.mode != "RGB" else image,
@@ -151,6 +223,18 @@ def png_intact(path: str | os.PathLike, size: tuple[int, int]) -> bool:
     """Whether ``path`` is a whole PNG of ``size`` (width, height in pixels): the signature, every chunk's
     length and CRC-32, an IHDR of that size first and IEND last, nothing after it. Cheap (no inflate): what a
     resume uses to tell a finished image from an empty, truncated, damaged or foreign file with the right name.
+
+    Parameters
+    ----------
+    path : str or os.PathLike
+        A file.
+    size : (int, int)
+        (width, height), px.
+
+    Returns
+    -------
+    bool
+        Whether it is a whole PNG of that size.
 
     Examples
     --------
@@ -191,7 +275,25 @@ def png_intact(path: str | os.PathLike, size: tuple[int, int]) -> bool:
 def image_to_png_bytes(image: Image.Image, *, compress_level: int = 6) -> bytes:
     """Encode a PIL image (sRGB 0-255) as PNG bytes; modes other than RGB/RGBA/L/LA are converted to RGB.
     A :class:`StoredPng` gives its stored bytes as they are (``compress_level`` does not apply); other RGB
-    images (every plate and condition) go through `encode_png`; the rest through Pillow."""
+    images (every plate and condition) go through `encode_png`; the rest through Pillow.
+
+    Parameters
+    ----------
+    image : PIL.Image.Image
+        sRGB 0-255.
+    compress_level : int, optional
+        Deflate level, 0-9.
+
+    Returns
+    -------
+    bytes
+        The PNG file.
+
+    Raises
+    ------
+    ValueError
+        For something that is not a PIL image, or a level outside 0-9.
+    """
     if not isinstance(image, Image.Image):
         raise ValueError(f"expected a PIL image, got {type(image).__name__}")
     if not 0 <= compress_level <= 9:
@@ -208,12 +310,46 @@ def image_to_png_bytes(image: Image.Image, *, compress_level: int = 6) -> bytes:
 
 
 def image_to_data_url(image: Image.Image, *, compress_level: int = 6) -> str:
-    """A PIL image (sRGB 0-255) as a ``data:image/png;base64,...`` URL."""
+    """A PIL image (sRGB 0-255) as a ``data:image/png;base64,...`` URL.
+
+    Parameters
+    ----------
+    image : PIL.Image.Image
+        sRGB 0-255.
+    compress_level : int, optional
+        Deflate level, 0-9.
+
+    Returns
+    -------
+    str
+        The URL.
+
+    Raises
+    ------
+    ValueError
+        As `image_to_png_bytes`.
+    """
     return _PNG_PREFIX + base64.b64encode(image_to_png_bytes(image, compress_level=compress_level)).decode("ascii")
 
 
 def data_url_to_image(url: str) -> Image.Image:
-    """Decode a ``data:image/<type>;base64,...`` URL into a PIL image (loaded, in its stored mode)."""
+    """Decode a ``data:image/<type>;base64,...`` URL into a PIL image (loaded, in its stored mode).
+
+    Parameters
+    ----------
+    url : str
+        A ``data:image/<type>;base64,...`` URL.
+
+    Returns
+    -------
+    PIL.Image.Image
+        The image, in its stored mode.
+
+    Raises
+    ------
+    ValueError
+        For another URL or an invalid base64 payload.
+    """
     if not isinstance(url, str) or not url.startswith("data:image/") or ";base64," not in url:
         shown = url[:40] + "..." if isinstance(url, str) and len(url) > 40 else url
         raise ValueError(f"not a base64 image data URL: {shown!r}; expected 'data:image/<type>;base64,<data>'")

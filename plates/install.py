@@ -21,7 +21,23 @@ EXTRAS = ("hf", "train", "hub", "inspect", "export", "space", "ray", "s3", "dev"
 
 def extra_hint(extra: str | None = None) -> str:
     """The install command for ``extra`` (one of :data:`EXTRAS`; None = the default install), run in a
-    checkout of this repository; ValueError naming the extras otherwise."""
+    checkout of this repository; ValueError naming the extras otherwise.
+
+    Parameters
+    ----------
+    extra : str or None, optional
+        One of `EXTRAS`; None: the default install.
+
+    Returns
+    -------
+    str
+        The command, in a sentence.
+
+    Raises
+    ------
+    ValueError
+        For an unknown extra.
+    """
     if extra is not None:
         check_choice("extra", extra, EXTRAS)
     target = "." if extra is None else f'".[{extra}]"'
@@ -38,6 +54,22 @@ def shadowing_note(package_dir: Path, cwd: Path, installed: Path | None) -> str 
     the folder it runs in first on its path, so ``python snippet.py`` run beside a clone imports the clone's
     ``plates/``: without its built or downloaded files (the reader's weights), the error would blame those.
 
+    Parameters
+    ----------
+    package_dir : pathlib.Path
+        The imported package's folder.
+    cwd : pathlib.Path
+        The current folder.
+    installed : pathlib.Path or None
+        The installed package's folder.
+
+    Returns
+    -------
+    str or None
+        The sentence, or None.
+
+    Examples
+    --------
     >>> shadowing_note(Path("/home/me/plates/plates"), Path("/home/me/plates"), Path("/opt/plates")) is None
     False
     >>> shadowing_note(Path("/opt/plates/plates"), Path("/home/me"), Path("/opt/plates")) is None

@@ -80,7 +80,19 @@ def _status(exc: BaseException) -> int | None:
 @dataclass
 class Lease:
     """One lease object: where (``bucket``, ``key``), what it says (``holder``), its ETag and, when read, its age
-    on the server's clock (seconds since its last write)."""
+    on the server's clock (seconds since its last write).
+
+    Attributes
+    ----------
+    bucket, key : str
+        Where the lease object is.
+    holder : dict
+        What it says (host, pid, owner, started, ttl).
+    etag : str or None
+        Its ETag.
+    age : float
+        Seconds since its last write, on the server's clock.
+    """
 
     bucket: str
     key: str
@@ -90,9 +102,11 @@ class Lease:
 
     @property
     def expired(self) -> bool:
+        """Whether the lease outlived its ttl since its last renewal."""
         return self.age > float(self.holder.get("ttl", TTL))
 
     def describe(self) -> str:
+        """Who holds the lease and since when, in words (for messages)."""
         h = self.holder
         return (f"held by {h.get('host', '?')} pid {h.get('pid', '?')} (owner {h.get('owner', '?')}) since "
                 f"{h.get('started', '?')}, last renewed {self.age:.0f} s ago (expires {h.get('ttl', TTL):.0f} s "
@@ -166,7 +180,26 @@ def run_lease(out: str | Store, run_id: str, shard: Shard | None = None, *, take
     """Hold run ``run_id``'s lease on the object store ``out`` (or its shard's) while inside; ValueError naming
     the holder when another writer holds it, or holds the other kind (see the module doc). ``take_over``: take
     an expired lease (a crashed run's). Raises RuntimeError on the way out when another writer took the lease
-    over while this one held it (it had stalled past ``ttl``)."""
+    over while this one held it (it had stalled past ``ttl``).
+
+    Parameters
+    ----------
+    out : str or Store
+        The run's object-store folder.
+    run_id : str
+        The run.
+    shard : Shard, optional
+        This writer's shard.
+    take_over : bool, optional
+        Take an expired lease.
+    ttl : float, optional
+        Seconds a lease lives without renewal.
+
+    Returns
+    -------
+    context manager of Lease
+        Holds the lease while inside.
+    """
     return _hold(out, run_id, f"run {run_id}", shard, take_over=take_over, ttl=ttl,
                  lost="both may have asked the same rows (the results keep one row per key); check that run")
 
@@ -176,7 +209,29 @@ def set_lease(out: str | Store, shard: Shard | None = None, *, take_over: bool =
     """`run_lease`'s rules for `plates generate` writing a set to the object store ``out``: one writer per output
     (lease ``<out>/_locks/generate.lease``), shards of the set side by side (``generate.shard-<I>-of-<N>.lease``)
     but never beside an unsharded writer. Two writers adding the same items would commit them twice (each
-    writer's shard files have unique names), and the manifest would list both."""
+    writer's shard files have unique names), and the manifest would list both.
+
+    Parameters
+    ----------
+    out : str or Store
+        The set's object-store folder.
+    shard : Shard, optional
+        This writer's shard.
+    take_over : bool, optional
+        Take an expired lease.
+    ttl : float, optional
+        Seconds a lease lives without renewal.
+
+    Returns
+    -------
+    context manager of Lease
+        Holds the lease while inside.
+
+    Raises
+    ------
+    ValueError
+        As `run_lease`.
+    """
     return _hold(out, GENERATE, "plates generate", shard, take_over=take_over, ttl=ttl,
                  lost="both may have written the same items (the manifest would list them twice); check that "
                       "writer and generate again into a fresh --out if it did")

@@ -26,7 +26,20 @@ _SPELLING = re.compile(r"^\s*(\d{1,6})\s*/\s*(\d{1,6})\s*$")
 
 @dataclass(frozen=True)
 class Shard:
-    """Shard ``index`` of ``count`` (1-based, as Slurm's ``SLURM_ARRAY_TASK_ID`` runs 1..N with ``--array=1-N``)."""
+    """Shard ``index`` of ``count`` (1-based, as Slurm's ``SLURM_ARRAY_TASK_ID`` runs 1..N with ``--array=1-N``).
+
+    Parameters
+    ----------
+    index : int
+        1 to ``count``.
+    count : int
+        Shards in all (>= 1).
+
+    Raises
+    ------
+    ValueError
+        Unless both are integers with 1 <= index <= count.
+    """
 
     index: int
     count: int
@@ -40,7 +53,28 @@ class Shard:
 
     @classmethod
     def parse(cls, text: str) -> Shard:
-        """``"I/N"`` (e.g. ``"3/8"``) as a Shard; ValueError naming the allowed form otherwise."""
+        """``"I/N"`` (e.g. ``"3/8"``) as a Shard; ValueError naming the allowed form otherwise.
+
+        Parameters
+        ----------
+        text : str
+            ``"I/N"``.
+
+        Returns
+        -------
+        Shard
+            The shard.
+
+        Raises
+        ------
+        ValueError
+            For another form.
+
+        Examples
+        --------
+        >>> Shard.parse("3/8")
+        Shard(index=3, count=8)
+        """
         match = _SPELLING.match(text) if isinstance(text, str) else None
         if match is None:
             raise ValueError(f"--shard {text!r} is not valid; allowed: I/N with 1 <= I <= N, e.g. 3/8")
@@ -52,6 +86,17 @@ class Shard:
         return f"{self.index}-of-{self.count}"
 
     def owns(self, key: str) -> bool:
-        """Whether this shard owns the plan entry named ``key`` (any string, stable across runs)."""
+        """Whether this shard owns the plan entry named ``key`` (any string, stable across runs).
+
+        Parameters
+        ----------
+        key : str
+            A plan entry's name.
+
+        Returns
+        -------
+        bool
+            Whether this shard owns it.
+        """
         digest = hashlib.sha256(key.encode()).digest()
         return int.from_bytes(digest[:8], "big") % self.count == self.index - 1

@@ -56,7 +56,18 @@ SCHEMES = ("s3",)
 
 
 def is_url(location: Any) -> bool:
-    """Whether ``location`` names object storage (``scheme://...``) rather than a local path."""
+    """Whether ``location`` names object storage (``scheme://...``) rather than a local path.
+
+    Parameters
+    ----------
+    location : object
+        A location as a user gave it: a URL string, a path string or a path object.
+
+    Returns
+    -------
+    bool
+        True for a string containing ``://``; False for anything else (a `Path` included).
+    """
     return isinstance(location, str) and "://" in location
 
 
@@ -74,9 +85,19 @@ def s3_endpoint() -> tuple[str | None, str | None]:
 
 
 def s3_region(endpoint: str | None) -> str | None:
-    """The region of S3 requests: ``AWS_REGION`` or ``AWS_DEFAULT_REGION``; with a non-AWS ``endpoint``
-    (`s3_endpoint`) and neither set, ``us-east-1`` (S3-compatible servers answer in any region, but signing
-    needs one). None: the SDK's own default (AWS)."""
+    """The region of S3 requests: ``AWS_REGION`` or ``AWS_DEFAULT_REGION`` from the environment.
+
+    Parameters
+    ----------
+    endpoint : str or None
+        ``host:port`` of a non-AWS server (`s3_endpoint`), or None for AWS.
+
+    Returns
+    -------
+    str or None
+        The region the environment names; with a non-AWS ``endpoint`` and neither variable set, ``us-east-1``
+        (S3-compatible servers answer in any region, but signing needs one). None: the SDK's own default (AWS).
+    """
     region = os.environ.get("AWS_REGION") or os.environ.get("AWS_DEFAULT_REGION")
     return region or "us-east-1" if endpoint is not None else region
 
@@ -101,8 +122,20 @@ def _s3(url: str) -> tuple[pafs.FileSystem, str]:
 
 @dataclass(frozen=True)
 class Store:
-    """A folder on a file system: ``fs`` (pyarrow), ``root`` (the folder's path in it), ``url`` (as the user
-    gave it: safe to show) and ``object_store`` (commit records instead of renames). Build with `open_store`."""
+    """A folder on a file system, local or an object store, under the module's commit rule. Build with
+    `open_store`.
+
+    Attributes
+    ----------
+    url : str
+        The location as the user gave it (safe to show: a URL with credentials is refused before a store is made).
+    fs : pyarrow.fs.FileSystem
+        The file system holding the folder.
+    root : str
+        The folder's path in ``fs``.
+    object_store : bool
+        True on an object store: commit records instead of renames.
+    """
 
     url: str
     fs: pafs.FileSystem
@@ -115,21 +148,69 @@ class Store:
         return None if self.object_store else Path(self.root)
 
     def path(self, name: str) -> str:
-        """The full path in ``fs`` of ``name`` (relative to the root, '/'-separated)."""
+        """The full path in ``fs`` of a name under the root.
+
+        Parameters
+        ----------
+        name : str
+            A name relative to the root, '/'-separated; ``""`` is the root itself.
+
+        Returns
+        -------
+        str
+            The path in ``fs``.
+        """
         return posixpath.join(self.root, name) if name else self.root
 
     def child(self, name: str) -> Store:
-        """The sub-folder ``name`` as a store of its own."""
+        """The sub-folder ``name`` as a store of its own.
+
+        Parameters
+        ----------
+        name : str
+            A sub-folder name relative to the root, '/'-separated.
+
+        Returns
+        -------
+        Store
+            The same file system rooted at the sub-folder, its ``url`` made by `sub_location`.
+        """
         return Store(sub_location(self.url, name), self.fs, self.path(name), self.object_store)
 
     def shown(self, name: str = "") -> str:
-        """``name`` under this store as a user reads it (the URL form on an object store)."""
+        """``name`` under this store as a user reads it (the URL form on an object store).
+
+        Parameters
+        ----------
+        name : str, optional
+            A name relative to the root; ``""`` (the default) shows the store itself.
+
+        Returns
+        -------
+        str
+            The store's ``url``, or `sub_location` of ``name`` under it.
+        """
         return sub_location(self.url, name) if name else self.url
 
     def list(self, *, prefix: str = "", suffix: str = "", recursive: bool = False) -> list[str]:
         """Committed files under the root whose names start with ``prefix`` and end with ``suffix``, as names
         relative to the root, sorted; names with a component starting with '.' or '_' (temporaries, commit
-        records) are left out. A missing root lists nothing."""
+        records) are left out. A missing root lists nothing.
+
+        Parameters
+        ----------
+        prefix : str, optional
+            Keep the files whose base name starts with it.
+        suffix : str, optional
+            Keep the files whose base name ends with it (``".parquet"``).
+        recursive : bool, optional
+            Also list the files in sub-folders (as ``folder/name``); by default only the root's own files.
+
+        Returns
+        -------
+        list of str
+            Names relative to the root, sorted.
+        """
         # an object store lists its commit records with the objects (one recursive listing: a prefix scan)
         deep = recursive or self.object_store
         infos = self.fs.get_file_info(pafs.FileSelector(self.root, recursive=deep, allow_not_found=True))
@@ -151,7 +232,18 @@ class Store:
         return sorted(rel for rel in files if not self.object_store or rel in records)
 
     def exists(self, name: str) -> bool:
-        """Whether ``name`` is a committed file."""
+        """Whether ``name`` is a committed file.
+
+        Parameters
+        ----------
+        name : str
+            A name relative to the root.
+
+        Returns
+        -------
+        bool
+            On a local folder, whether the file exists; on an object store, whether its commit record does.
+        """
         if not self.object_store:
             return self.fs.get_file_info(self.path(name)).type == pafs.FileType.File
         folder, base = posixpath.split(name)
@@ -159,17 +251,63 @@ class Store:
         return record.type == pafs.FileType.File
 
     def open(self, name: str) -> Any:
-        """A random-access reader of ``name`` (a pyarrow NativeFile; Parquet reads its footer from it)."""
+        """A random-access reader of ``name`` (Parquet reads its footer from it).
+
+        Parameters
+        ----------
+        name : str
+            A name relative to the root.
+
+        Returns
+        -------
+        pyarrow.NativeFile
+            The open file; the caller closes it.
+
+        Raises
+        ------
+        FileNotFoundError
+            When there is no such file.
+        """
         return self.fs.open_input_file(self.path(name))
 
     def read_bytes(self, name: str) -> bytes:
+        """The whole content of ``name``.
+
+        Parameters
+        ----------
+        name : str
+            A name relative to the root.
+
+        Returns
+        -------
+        bytes
+            The file's bytes.
+
+        Raises
+        ------
+        FileNotFoundError
+            When there is no such file.
+        """
         with self.fs.open_input_stream(self.path(name)) as fh:
             return fh.read()
 
     def commit(self, name: str, data: bytes) -> str:
         """Publish ``data`` as ``name`` so that a reader sees all of it or nothing (the module doc's rule);
         returns its full path. Names must be unique per writer on an object store (an existing object would be
-        replaced in place)."""
+        replaced in place).
+
+        Parameters
+        ----------
+        name : str
+            A name relative to the root, '/'-separated; missing local sub-folders are made.
+        data : bytes
+            The whole content.
+
+        Returns
+        -------
+        str
+            The file's full path in ``fs``.
+        """
         target = self.path(name)
         if not self.object_store:
             path = Path(target)
@@ -184,7 +322,13 @@ class Store:
         return target
 
     def delete(self, names: list[str]) -> None:
-        """Remove committed files (their records first on an object store); a missing one is no error."""
+        """Remove committed files (their records first on an object store); a missing one is no error.
+
+        Parameters
+        ----------
+        names : list of str
+            Names relative to the root. On a local folder, the folder of the first name is fsynced afterwards.
+        """
         for name in names:
             paths = [self.path(name)]
             if self.object_store:
@@ -202,7 +346,18 @@ class Store:
 def temporary_name(path: Path) -> Path:
     """The hidden temporary file `write_atomic` writes before renaming it to ``path``:
     ``.<name>.<pid>.tmp`` beside it (never ``*.png`` or ``*.parquet``, so globs and `Store.list` skip it; the
-    pid tells a dead writer's leftover from a live one's)."""
+    pid tells a dead writer's leftover from a live one's).
+
+    Parameters
+    ----------
+    path : pathlib.Path
+        The final file's path.
+
+    Returns
+    -------
+    pathlib.Path
+        The temporary file's path, in the same folder.
+    """
     return path.with_name(f".{path.name}.{os.getpid()}.tmp")
 
 
@@ -222,7 +377,30 @@ def write_atomic(data: bytes, path: str | os.PathLike, *, sync_folder: bool = Fa
     with missing data. A set's images take it: each fsync waits for a journal commit (its cost per image is on
     docs/benchmarks.md), a resume redraws any image
     that is not a whole PNG (`plates.images.png_intact`), and the set's manifest is written only after
-    `sync_filesystem`, so every image a manifest lists is on disk."""
+    `sync_filesystem`, so every image a manifest lists is on disk.
+
+    Parameters
+    ----------
+    data : bytes
+        The whole content.
+    path : str or os.PathLike
+        The final local file; its folder must exist.
+    sync_folder : bool, optional
+        Also fsync the folder, so the new name survives a power cut.
+    defer_sync : bool, optional
+        Skip the file's fsync where `sync_filesystem` can flush the filesystem later (see above).
+
+    Returns
+    -------
+    int
+        The number of bytes written.
+
+    Raises
+    ------
+    OSError
+        When the file cannot be written (``FileNotFoundError`` for a missing folder); no temporary file is
+        left behind.
+    """
     path = Path(path)
     tmp = temporary_name(path)
     try:
@@ -246,7 +424,18 @@ def written_in_place(path: Path) -> Iterator[Path]:
     ``path``: no reader ever opens half a file, and its name appears only once its bytes, and the images a set
     wrote before it without an fsync each (`write_atomic`'s ``defer_sync``), are on disk. A failed block leaves
     no temporary file and ``path`` as it was. For writers that stream to a path (Parquet writers); bytes in
-    hand take `write_atomic`."""
+    hand take `write_atomic`.
+
+    Parameters
+    ----------
+    path : pathlib.Path
+        The final local file; its folder must exist.
+
+    Yields
+    ------
+    pathlib.Path
+        The temporary path to write to.
+    """
     tmp = temporary_name(path)
     try:
         yield tmp
@@ -260,8 +449,20 @@ def sync_filesystem(folder: str | os.PathLike) -> None:
     """Flush everything written to the filesystem holding the local ``folder`` to disk, at once, making every
     `write_atomic` with ``defer_sync`` before it durable: Linux's ``syncfs(2)`` (one journal commit for a whole
     set's images, where an fsync per file waits for one each), else ``os.sync()`` (every filesystem; macOS);
-    nothing on a platform with neither (Windows), where `write_atomic` fsyncs each file instead. OSError if the
-    flush fails or ``folder`` does not exist."""
+    nothing on a platform with neither (Windows), where `write_atomic` fsyncs each file instead.
+
+    Parameters
+    ----------
+    folder : str or os.PathLike
+        Any local folder on the filesystem to flush.
+
+    Raises
+    ------
+    FileNotFoundError
+        When ``folder`` is not an existing folder.
+    OSError
+        When the flush fails.
+    """
     if not os.path.isdir(folder):
         raise FileNotFoundError(errno.ENOENT, f"no folder {str(folder)!r} to flush to disk")
     flush = _filesystem_flush()
@@ -314,6 +515,18 @@ def sub_location(location: str | os.PathLike, name: str) -> str:
     """The location of ``name`` under ``location`` as a user writes it: ``s3://b/p`` + ``x`` -> ``s3://b/p/x``,
     a local folder joined as a path.
 
+    Parameters
+    ----------
+    location : str or os.PathLike
+        A local folder or an object-store URL.
+    name : str
+        A name under it.
+
+    Returns
+    -------
+    str
+        The URL with ``/name`` appended (one slash), or the joined local path.
+
     Examples
     --------
     >>> sub_location("s3://bucket/sets/", "rcid-contrast")
@@ -325,8 +538,25 @@ def sub_location(location: str | os.PathLike, name: str) -> str:
 
 
 def open_store(location: str | os.PathLike | Store) -> Store:
-    """The `Store` of ``location``: a local folder (need not exist yet) or ``s3://bucket/prefix``; ValueError
-    naming the allowed forms for another scheme, or a URL with credentials or options in it."""
+    """The `Store` of a location: a local folder (need not exist yet) or ``s3://bucket/prefix``.
+
+    Parameters
+    ----------
+    location : str, os.PathLike or Store
+        A local folder (``~`` is expanded), an ``s3://BUCKET[/PREFIX]`` URL, or a store (returned as it is).
+
+    Returns
+    -------
+    Store
+        The store; an S3 one takes its credentials, endpoint and region from the environment.
+
+    Raises
+    ------
+    ValueError
+        For a scheme other than ``s3`` (naming the allowed forms), a URL carrying credentials, a query or a
+        fragment, a URL without a bucket or with a ``.`` or ``..`` component, or an invalid
+        ``AWS_ENDPOINT_URL(_S3)``.
+    """
     if isinstance(location, Store):
         return location
     if is_url(location):
@@ -344,7 +574,27 @@ def mirror(location: str | os.PathLike | Store, folder: str | os.PathLike, *, su
     """Make the local ``folder`` hold exactly the committed ``*suffix`` files under ``location`` (recursively,
     same relative names): copy the new and changed ones (by size), each published whole, and delete the local
     ones no longer committed (a compaction merged them away). Returns the number of files copied. What
-    `plates dashboard s3://...` serves: DuckDB reads the local copies (its own S3 support is a download)."""
+    `plates dashboard s3://...` serves: DuckDB reads the local copies (its own S3 support is a download).
+
+    Parameters
+    ----------
+    location : str, os.PathLike or Store
+        The source: a local folder or an object store (`open_store`).
+    folder : str or os.PathLike
+        The local target folder.
+    suffix : str, optional
+        Mirror only files whose names end with it (default ``".parquet"``).
+
+    Returns
+    -------
+    int
+        The number of files copied.
+
+    Raises
+    ------
+    ValueError
+        When ``folder`` is an object-store URL.
+    """
     source, target = open_store(location), open_store(folder)
     if target.object_store:
         raise ValueError(f"mirror target {target.url!r} must be a local folder; allowed: a path")

@@ -14,7 +14,25 @@ __all__ = ["read_toml"]
 def read_toml(path: str | os.PathLike, what: str) -> dict[str, Any]:
     """The parsed TOML document at ``path``; ``what`` names the file's role in messages ("experiment",
     "staircase", ...): "<what> file '<path>' does not exist", "... is a folder" or "... is not valid TOML:
-    <reason>" (a binary file, or TOML that does not parse)."""
+    <reason>" (a binary file, or TOML that does not parse).
+
+    Parameters
+    ----------
+    path : str or os.PathLike
+        The file.
+    what : str
+        Its role, for messages.
+
+    Returns
+    -------
+    dict
+        The document.
+
+    Raises
+    ------
+    ValueError
+        For a missing file, a folder, or text that is not valid TOML.
+    """
     path = Path(path)
     try:
         text = path.read_text(encoding="utf-8")

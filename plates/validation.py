@@ -41,7 +41,25 @@ T = TypeVar("T")
 
 def suggestion(value: Any, allowed: Iterable[Any]) -> str | None:
     """The allowed name closest to ``value`` (``difflib.get_close_matches``, cutoff 0.6, case-insensitive),
-    or None when ``value`` is not a string or nothing is close."""
+    or None when ``value`` is not a string or nothing is close.
+
+    Parameters
+    ----------
+    value : object
+        What was given.
+    allowed : iterable
+        The allowed names.
+
+    Returns
+    -------
+    str or None
+        The closest name.
+
+    Examples
+    --------
+    >>> suggestion("gren", ["red", "green"])
+    'green'
+    """
     if not isinstance(value, str) or not value:
         return None
     names = {str(a).lower(): str(a) for a in allowed}
@@ -52,7 +70,24 @@ def suggestion(value: Any, allowed: Iterable[Any]) -> str | None:
 def not_known(what: str, value: Any, allowed: Iterable[Any], *, extra: str = "") -> ValueError:
     """The error for ``value`` outside a fixed set of names: ``"{what} {value!r} is not known; allowed: a, b
     {extra}; did you mean 'a'?"`` (the suggestion only when one is close). Returned, not raised, so a caller
-    writes ``raise not_known(...) from None``."""
+    writes ``raise not_known(...) from None``.
+
+    Parameters
+    ----------
+    what : str
+        The kind of thing.
+    value : object
+        What was given.
+    allowed : iterable
+        The allowed names.
+    extra : str, optional
+        Appended to the allowed list.
+
+    Returns
+    -------
+    ValueError
+        The error, to raise.
+    """
     names = [str(a) for a in allowed]
     message = f"{what} {value!r} is not known; allowed: {', '.join(names)}{extra}"
     close = suggestion(value, names)
@@ -63,7 +98,29 @@ def not_known(what: str, value: Any, allowed: Iterable[Any], *, extra: str = "")
 
 def lookup(registry: Mapping[str, T], name: Any, what: str, *, extra: str = "") -> T:
     """``registry[name]``, or the `not_known` ValueError listing the registry's names (``what`` names the
-    kind of thing, e.g. "palette"; ``extra`` is appended to the allowed list, e.g. " or a .ttf path")."""
+    kind of thing, e.g. "palette"; ``extra`` is appended to the allowed list, e.g. " or a .ttf path").
+
+    Parameters
+    ----------
+    registry : mapping
+        Names to entries.
+    name : object
+        The name given.
+    what : str
+        The kind of thing.
+    extra : str, optional
+        Appended to the allowed list.
+
+    Returns
+    -------
+    object
+        The entry.
+
+    Raises
+    ------
+    ValueError
+        For a name not in ``registry``.
+    """
     if isinstance(name, str) and name in registry:
         return registry[name]
     raise not_known(what, name, registry, extra=extra)
@@ -71,7 +128,29 @@ def lookup(registry: Mapping[str, T], name: Any, what: str, *, extra: str = "") 
 
 def check_choice(what: str, value: T, allowed: Iterable[Any], *, extra: str = "") -> T:
     """``value`` itself when it is one of ``allowed`` (names, numbers or None), else the `not_known`
-    ValueError."""
+    ValueError.
+
+    Parameters
+    ----------
+    what : str
+        The kind of thing.
+    value : object
+        What was given.
+    allowed : iterable
+        The allowed values.
+    extra : str, optional
+        Appended to the allowed list.
+
+    Returns
+    -------
+    object
+        ``value``.
+
+    Raises
+    ------
+    ValueError
+        For a value not in ``allowed``.
+    """
     allowed = tuple(allowed)
     try:
         ok = value in allowed

@@ -59,7 +59,24 @@ class WorkerPool:
     """``workers`` warm spawned processes (module docstring); `call` runs a picklable top-level function in one
     and returns its (picklable) result. ``warm``: a picklable function each worker runs once when it starts.
     ``max_pending`` (default ``4 * workers``): calls waiting or running at once; ``what``: the calls' name in
-    refusals and errors."""
+    refusals and errors.
+
+    Parameters
+    ----------
+    workers : int
+        Processes (>= 1).
+    warm : callable, optional
+        Run once by each worker when it starts.
+    max_pending : int, optional
+        Calls waiting or running at once (>= 1).
+    what : str, optional
+        The calls' name in messages.
+
+    Raises
+    ------
+    ValueError
+        For ``workers`` or ``max_pending`` under 1.
+    """
 
     def __init__(self, workers: int, *, warm: Callable[[], object] | None = None, max_pending: int | None = None,
                  what: str = "tasks") -> None:
@@ -81,13 +98,48 @@ class WorkerPool:
         return executor
 
     def wait_ready(self, timeout: float | None = None) -> bool:
-        """Wait until every worker has started and warmed (True), or ``timeout`` seconds have passed (False)."""
+        """Wait until every worker has started and warmed (True), or ``timeout`` seconds have passed (False).
+
+        Parameters
+        ----------
+        timeout : float or None, optional
+            Seconds; None waits as long as it takes.
+
+        Returns
+        -------
+        bool
+            Whether every worker is ready.
+        """
         done, _ = cf.wait(self._started, timeout=timeout)
         return len(done) == len(self._started)
 
     def call(self, fn: Callable, *args, timeout: float | None = None):
         """``fn(*args)`` in a worker; its result, or its exception raised here. `Refused` when ``max_pending``
-        calls are already waiting or running; ``RuntimeError`` when the pool is closed or the worker died."""
+        calls are already waiting or running; ``RuntimeError`` when the pool is closed or the worker died.
+
+        Parameters
+        ----------
+        fn : callable
+            A picklable top-level function.
+        *args
+            Its picklable arguments.
+        timeout : float or None, optional
+            Seconds to wait for the result (> 0); None: no limit.
+
+        Returns
+        -------
+        object
+            ``fn``'s result.
+
+        Raises
+        ------
+        plates.admission.Refused
+            When ``max_pending`` calls are already waiting or running.
+        RuntimeError
+            When the pool is closed or the worker died.
+        ValueError
+            For a ``timeout`` that is not None or > 0.
+        """
         if timeout is not None and not (isinstance(timeout, (int, float)) and math.isfinite(timeout) and timeout > 0):
             raise ValueError(f"timeout={timeout!r} is not allowed; allowed: None or seconds > 0")
         if not self._pending.acquire(blocking=False):

@@ -242,7 +242,18 @@ class AdaptiveSpec:
         return len(self.thresholds), len(self.slopes), len(self.bands), len(self.lapses)
 
     def probabilities(self, levels: Any) -> np.ndarray:
-        """P(outcome | level, θ) for every grid point θ: shape (outcomes, levels, *grid_shape)."""
+        """P(outcome | level, θ) for every grid point θ: shape (outcomes, levels, *grid_shape).
+
+        Parameters
+        ----------
+        levels : array_like
+            Levels.
+
+        Returns
+        -------
+        numpy.ndarray
+            Shape (outcomes, levels, *grid_shape).
+        """
         x = np.asarray(levels, dtype=float).reshape(-1, 1, 1, 1, 1)
         a = np.asarray(self.thresholds)[:, None, None, None]
         b = np.asarray(self.slopes)[None, :, None, None]
@@ -256,10 +267,28 @@ class AdaptiveSpec:
         return np.broadcast_to(p, (len(self.outcomes), x.shape[0], *self.grid_shape)).copy()
 
     def to_dict(self) -> dict[str, Any]:
+        """The fields as a JSON-ready dict (tuples as lists)."""
         return {k: list(v) if isinstance(v, tuple) else v for k, v in asdict(self).items()}
 
     @classmethod
     def from_dict(cls, data: dict[str, Any]) -> AdaptiveSpec:
+        """The spec `to_dict` wrote.
+
+        Parameters
+        ----------
+        data : dict
+            `to_dict`'s output.
+
+        Returns
+        -------
+        AdaptiveSpec
+            The spec.
+
+        Raises
+        ------
+        ValueError
+            For keys that are not fields, or values the spec refuses.
+        """
         known = {f.name for f in fields(cls)}
         unknown = sorted(set(data) - known)
         if unknown:
@@ -267,6 +296,18 @@ class AdaptiveSpec:
         return cls(**data)
 
     def replace(self, **changes: Any) -> AdaptiveSpec:
+        """A copy with ``changes`` applied.
+
+        Parameters
+        ----------
+        **changes
+            Field names and their new values.
+
+        Returns
+        -------
+        AdaptiveSpec
+            The new spec, validated again.
+        """
         return replace(self, **changes)
 
 
@@ -406,7 +447,18 @@ class AdaptiveState:
     def start(cls, spec: AdaptiveSpec) -> AdaptiveState:
         """The state before any answer (uniform prior over the grid). The likelihood tables are shared by
         every state whose spec has the same model and grid (`_tables`), so a state of its own costs only its
-        log posterior (a 40-trial plate staircase: 7,632 floats, 61 KB; not the 9.8 MB table)."""
+        log posterior (a 40-trial plate staircase: 7,632 floats, 61 KB; not the 9.8 MB table).
+
+        Parameters
+        ----------
+        spec : AdaptiveSpec
+            The procedure.
+
+        Returns
+        -------
+        AdaptiveState
+            The prior state.
+        """
         if not isinstance(spec, AdaptiveSpec):
             raise TypeError(f"spec must be an AdaptiveSpec, got {type(spec).__name__}")
         table, table_log = _tables(_model_key(spec), spec.entropy == "joint")
@@ -416,7 +468,20 @@ class AdaptiveState:
 
     @classmethod
     def replay(cls, spec: AdaptiveSpec, history: Sequence[Sequence[Any]]) -> AdaptiveState:
-        """The state after ``history`` ((level, outcome) pairs), rebuilt answer by answer as `update` does."""
+        """The state after ``history`` ((level, outcome) pairs), rebuilt answer by answer as `update` does.
+
+        Parameters
+        ----------
+        spec : AdaptiveSpec
+            The procedure.
+        history : sequence of (float, outcome)
+            The answers, in order.
+
+        Returns
+        -------
+        AdaptiveState
+            The state after them.
+        """
         state = cls.start(spec)
         for item in history:
             if len(item) != 2:
@@ -426,7 +491,20 @@ class AdaptiveState:
 
     def update(self, level: float, outcome: Any) -> AdaptiveState:
         """The state after one more answer: ``outcome`` 0/1 (or bool) for "threshold", a code of
-        `AdaptiveSpec.outcomes` for "pse". ``level`` need not be a candidate (its likelihood is computed)."""
+        `AdaptiveSpec.outcomes` for "pse". ``level`` need not be a candidate (its likelihood is computed).
+
+        Parameters
+        ----------
+        level : float
+            The level shown.
+        outcome : int or bool
+            The answer's code.
+
+        Returns
+        -------
+        AdaptiveState
+            A new state (this one is unchanged).
+        """
         spec = self.spec
         number = isinstance(level, (int, float, np.integer, np.floating)) and not isinstance(level, bool)
         if not number or not np.isfinite(level) or (spec.family == "weibull" and level < 0):
@@ -492,7 +570,18 @@ class AdaptiveState:
     def estimate(self, *, check: bool = False) -> AdaptiveEstimate:
         """The threshold's estimate and credible interval now (module docstring); with ``check`` (task
         "threshold"), the status and goodness of fit of the answers so far (`AdaptiveEstimate`; one
-        maximum-likelihood fit, so the stopping rules leave it off)."""
+        maximum-likelihood fit, so the stopping rules leave it off).
+
+        Parameters
+        ----------
+        check : bool, optional
+            Add the status and goodness of fit (task "threshold").
+
+        Returns
+        -------
+        AdaptiveEstimate
+            The estimate.
+        """
         spec, post = self.spec, self.posterior
         grid = np.asarray(spec.thresholds)
         marginal = post.sum(axis=(1, 2, 3))
@@ -550,7 +639,18 @@ class AdaptiveState:
 
     @classmethod
     def from_json(cls, text: str) -> AdaptiveState:
-        """The state `to_json` wrote, rebuilt by `replay`."""
+        """The state `to_json` wrote, rebuilt by `replay`.
+
+        Parameters
+        ----------
+        text : str
+            `to_json`'s output.
+
+        Returns
+        -------
+        AdaptiveState
+            The state.
+        """
         data = json.loads(text)
         if not isinstance(data, dict) or set(data) != {"spec", "history"}:
             raise ValueError("adaptive state JSON must be an object with exactly 'spec' and 'history'")

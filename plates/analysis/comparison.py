@@ -190,6 +190,18 @@ def same_set(datasets: object, paper: str) -> bool:
     """Were a cell's items (asked on the sets ``datasets``: an iterable of dataset names, or None when the cell
     does not say) drawn from ``paper``'s set (`PAPER_SETS`)? None: not known, so not refused.
 
+    Parameters
+    ----------
+    datasets : iterable of str or None
+        The cell's dataset names.
+    paper : str
+        A paper of `PAPER_SETS`.
+
+    Returns
+    -------
+    bool or None
+        Whether they are the paper's set; None: not known.
+
     Examples
     --------
     >>> same_set(("colorblindnesseval",), "ColorBlindnessEval"), same_set(("explorer",), "ColorBlindnessEval")

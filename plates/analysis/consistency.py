@@ -58,6 +58,7 @@ class Consistency:
     duplicates_b: int = 0
 
     def as_dict(self) -> dict:
+        """The fields as a plain dict (`dataclasses.asdict`)."""
         return asdict(self)
 
 
@@ -74,7 +75,27 @@ def _verdicts(frame: pd.DataFrame, what: str) -> tuple[pd.Series, int]:
 
 def from_counts(n: int, agree: int, right_a: int, right_b: int) -> Consistency:
     """κ and its intervals from counts over ``n`` shared trials: ``agree`` (both right or both wrong),
-    ``right_a``, ``right_b`` (each observer's correct answers). ValueError for impossible counts."""
+    ``right_a``, ``right_b`` (each observer's correct answers). ValueError for impossible counts.
+
+    Parameters
+    ----------
+    n : int
+        Shared trials.
+    agree : int
+        Trials both got right or both got wrong.
+    right_a, right_b : int
+        Each observer's correct answers.
+
+    Returns
+    -------
+    Consistency
+        κ and its intervals.
+
+    References
+    ----------
+    Geirhos, Meding & Wichmann (2020), "Beyond accuracy: quantifying trial-by-trial behaviour of CNNs and
+    humans by measuring error consistency", NeurIPS, §2.
+    """
     if not (0 < n and 0 <= agree <= n and 0 <= right_a <= n and 0 <= right_b <= n):
         raise ValueError(f"counts n={n}, agree={agree}, right_a={right_a}, right_b={right_b} are not possible; "
                          "allowed: n > 0 and every count within 0..n")
@@ -94,11 +115,23 @@ def from_counts(n: int, agree: int, right_a: int, right_b: int) -> Consistency:
 def error_consistency(a: pd.DataFrame, b: pd.DataFrame) -> Consistency:
     """κ between observer ``a``'s and ``b``'s results rows on their shared trials (module docstring).
 
+    Parameters
+    ----------
+    a, b : pandas.DataFrame
+        Each observer's results rows.
+
+    Returns
+    -------
+    Consistency
+        κ on their shared trials.
+
     Raises
     ------
     ValueError
         No shared trial with a verdict from both (naming the counts), or rows outside the results schema.
 
+    Examples
+    --------
     >>> rows = lambda verdicts: pd.DataFrame([{**dict.fromkeys(TRIAL_KEY, "x"), "spec_json": str(i),
     ...     "correct": v} for i, v in enumerate(verdicts)])
     >>> error_consistency(rows([1, 1, 0, 0]), rows([1, 1, 0, 0])).kappa
@@ -118,7 +151,20 @@ def error_consistency(a: pd.DataFrame, b: pd.DataFrame) -> Consistency:
 
 def matrix_from_counts(counts: pd.DataFrame, group: str = "family") -> pd.DataFrame:
     """`consistency_matrix` from per-pair counts (columns ``group``, ``observer_a``, ``observer_b``, ``n``,
-    ``agree``, ``right_a``, ``right_b``), as DuckDB counts them (`plates.dashboard.observer_queries`)."""
+    ``agree``, ``right_a``, ``right_b``), as DuckDB counts them (`plates.dashboard.observer_queries`).
+
+    Parameters
+    ----------
+    counts : pandas.DataFrame
+        Per-pair counts.
+    group : str, optional
+        The grouping column.
+
+    Returns
+    -------
+    pandas.DataFrame
+        As `consistency_matrix`.
+    """
     out = [{group: r[group], "observer_a": r["observer_a"], "observer_b": r["observer_b"],
             **from_counts(int(r["n"]), int(r["agree"]), int(r["right_a"]), int(r["right_b"])).as_dict()}
            for r in counts.to_dict("records") if int(r["n"]) > 0]
@@ -126,7 +172,18 @@ def matrix_from_counts(counts: pd.DataFrame, group: str = "family") -> pd.DataFr
 
 
 def observers(frame: pd.DataFrame) -> list[str]:
-    """The observers in ``frame``: its distinct ``model`` values (a person's rows are "participant-…")."""
+    """The observers in ``frame``: its distinct ``model`` values (a person's rows are "participant-…").
+
+    Parameters
+    ----------
+    frame : pandas.DataFrame
+        Results rows.
+
+    Returns
+    -------
+    list of str
+        The observers, sorted.
+    """
     return sorted(str(m) for m in frame["model"].dropna().unique())
 
 
@@ -134,7 +191,22 @@ def consistency_matrix(frame: pd.DataFrame, *, group: str = "family",
                        min_shared: int = 1) -> pd.DataFrame:
     """κ between every pair of observers (``model``) that answered the same trials, per ``group`` value: one
     row per (group, observer A, observer B) with the `Consistency` fields; pairs with fewer than
-    ``min_shared`` shared trials are left out."""
+    ``min_shared`` shared trials are left out.
+
+    Parameters
+    ----------
+    frame : pandas.DataFrame
+        Results rows.
+    group : str, optional
+        The grouping column.
+    min_shared : int, optional
+        The fewest shared trials a pair needs.
+
+    Returns
+    -------
+    pandas.DataFrame
+        One row per (group, observer A, observer B).
+    """
     if group not in frame.columns:
         raise ValueError(f"group {group!r} is not a column; allowed: a results column such as family, dataset")
     out: list[Mapping] = []

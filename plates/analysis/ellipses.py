@@ -90,10 +90,22 @@ class Ellipse:
 
     @property
     def area(self) -> float:
+        """The area, π a b, xy units²."""
         return float(np.pi * self.a * self.b)
 
     def radius(self, angle_rad: np.ndarray) -> np.ndarray:
-        """The distance from the centre to the ellipse along directions at ``angle_rad`` (from the x axis)."""
+        """The distance from the centre to the ellipse along directions at ``angle_rad`` (from the x axis).
+
+        Parameters
+        ----------
+        angle_rad : numpy.ndarray
+            Directions, radians from the x axis.
+
+        Returns
+        -------
+        numpy.ndarray
+            Distances, xy units.
+        """
         t = np.asarray(angle_rad) - np.radians(self.theta_deg)
         return 1.0 / np.sqrt((np.cos(t) / self.a) ** 2 + (np.sin(t) / self.b) ** 2)
 
@@ -232,6 +244,15 @@ def fit_ellipse(angles_xy: Sequence[float], radii: Sequence[float], sd: Sequence
 
 def compare_macadam(ellipse: Ellipse, name: str, factor: float = MACADAM_FACTOR) -> dict[str, float]:
     """An observer's ellipse beside MacAdam's at centre ``name`` ("macadam-NN") scaled by ``factor``.
+
+    Parameters
+    ----------
+    ellipse : Ellipse
+        The observer's ellipse.
+    name : str
+        A MacAdam centre, "macadam-NN".
+    factor : float, optional
+        MacAdam's ellipse is scaled by it.
 
     Returns
     -------

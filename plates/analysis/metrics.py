@@ -359,6 +359,18 @@ def newcombe_difference(k1: Any, n1: Any, k2: Any, n2: Any, confidence: float = 
     independent: for the same items answered twice (paired) it is conservative, never too narrow when the
     answers agree more often than chance. NaN where either side has no answers.
 
+    Parameters
+    ----------
+    k1, n1, k2, n2 : array_like
+        Correct answers and answers of each side.
+    confidence : float, optional
+        The interval's level.
+
+    Returns
+    -------
+    (numpy.ndarray, numpy.ndarray)
+        Lower and upper bounds.
+
     Examples
     --------
     >>> [round(float(v[0]), 4) for v in newcombe_difference(56, 70, 48, 80)]  # Newcombe 1998 Table II, (a)
@@ -415,6 +427,18 @@ def mover_ratio(k1: Any, n1: Any, k2: Any, n2: Any, confidence: float = 0.95) ->
     """95% interval of ``(k1/n1) / (k2/n2)`` (arrays): MOVER-R from the two Wilson intervals (Donner & Zou
     2012, Stat. Methods Med. Res. 21:347, eq. 6), the two proportions independent (conservative when paired).
     The upper bound is ``inf`` where the denominator's lower Wilson bound is 0; NaN where ``k2`` is 0.
+
+    Parameters
+    ----------
+    k1, n1, k2, n2 : array_like
+        Correct answers and answers of each side.
+    confidence : float, optional
+        The interval's level.
+
+    Returns
+    -------
+    (numpy.ndarray, numpy.ndarray)
+        Lower and upper bounds.
 
     Examples
     --------

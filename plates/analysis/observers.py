@@ -108,6 +108,18 @@ class SimulatedObserver:
         return guess_rate(self.answer_kind, self.n_options, self.label_space_size)
 
     def replace(self, **changes: Any) -> SimulatedObserver:
+        """A copy with ``changes`` applied.
+
+        Parameters
+        ----------
+        **changes
+            Field names and their new values.
+
+        Returns
+        -------
+        SimulatedObserver
+            The new observer.
+        """
         return replace(self, **changes)
 
     def rng(self) -> np.random.Generator:
@@ -115,17 +127,56 @@ class SimulatedObserver:
         return np.random.Generator(np.random.PCG64(np.random.SeedSequence(self.seed)))
 
     def p_correct(self, levels: Any) -> np.ndarray:
-        """ψ at ``levels``: the probability of a correct answer."""
+        """ψ at ``levels``: the probability of a correct answer.
+
+        Parameters
+        ----------
+        levels : array_like
+            Stimulus levels (ΔE2000 for plates).
+
+        Returns
+        -------
+        numpy.ndarray
+            ψ, 0-1.
+        """
         return psychometric(levels, self.threshold, self.slope, guess=self.guess, lapse=self.lapse,
                             family=self.family)
 
     def correct(self, levels: Any, rng: np.random.Generator) -> np.ndarray:
-        """One verdict (bool) per level: correct with probability ψ(level); one uniform draw per trial."""
+        """One verdict (bool) per level: correct with probability ψ(level); one uniform draw per trial.
+
+        Parameters
+        ----------
+        levels : array_like
+            Stimulus levels (ΔE2000 for plates).
+        rng : numpy.random.Generator
+            One uniform draw per trial.
+
+        Returns
+        -------
+        numpy.ndarray of bool
+            The verdicts.
+        """
         p = self.p_correct(np.atleast_1d(np.asarray(levels, dtype=float)))
         return rng.random(p.shape) < p
 
     def answer_yesno(self, levels: Any, truths: Sequence[str], rng: np.random.Generator) -> list[str]:
-        """"yes"/"no" per trial, where ``truths`` holds the right answer of each ("yes" or "no")."""
+        """"yes"/"no" per trial, where ``truths`` holds the right answer of each ("yes" or "no").
+
+        Parameters
+        ----------
+        levels : array_like
+            Stimulus levels (ΔE2000 for plates).
+        truths : sequence of str
+            Each trial's right answer.
+        rng : numpy.random.Generator
+            One uniform draw per trial.
+
+        Returns
+        -------
+        list of str
+            The answers.
+        """
         if self.answer_kind != "yesno":
             raise ValueError(f"answer_yesno needs an observer of answer kind 'yesno', not {self.answer_kind!r}")
         bad = [t for t in truths if t not in ("yes", "no")]
@@ -137,7 +188,22 @@ class SimulatedObserver:
 
     def answer_choice(self, levels: Any, right: Any, rng: np.random.Generator) -> np.ndarray:
         """The option index (0..n_options-1) chosen per trial, where ``right`` holds each right index; a wrong
-        answer is a uniformly random other option."""
+        answer is a uniformly random other option.
+
+        Parameters
+        ----------
+        levels : array_like
+            Stimulus levels (ΔE2000 for plates).
+        right : array_like of int
+            Each trial's right option.
+        rng : numpy.random.Generator
+            One uniform draw per trial.
+
+        Returns
+        -------
+        numpy.ndarray of int
+            The options chosen.
+        """
         if self.answer_kind != "mc":
             raise ValueError(f"answer_choice needs an observer of answer kind 'mc', not {self.answer_kind!r}")
         right = np.atleast_1d(np.asarray(right))
@@ -150,7 +216,24 @@ class SimulatedObserver:
     def answer_open(self, levels: Any, targets: Sequence[str], labels: Sequence[str],
                     rng: np.random.Generator) -> list[str]:
         """The label given per trial: the target when correct, else a uniformly random other label of
-        ``labels`` (the label space; its size must equal ``label_space_size``)."""
+        ``labels`` (the label space; its size must equal ``label_space_size``).
+
+        Parameters
+        ----------
+        levels : array_like
+            Stimulus levels (ΔE2000 for plates).
+        targets : sequence of str
+            Each trial's right label.
+        labels : sequence of str
+            The label space.
+        rng : numpy.random.Generator
+            One uniform draw per trial.
+
+        Returns
+        -------
+        list of str
+            The labels given.
+        """
         if self.answer_kind != "open":
             raise ValueError(f"answer_open needs an observer of answer kind 'open', not {self.answer_kind!r}")
         if len(labels) != self.label_space_size or len(set(labels)) != len(labels):
@@ -229,6 +312,18 @@ class ComparisonObserver:
         _check_seed(self.seed)
 
     def replace(self, **changes: Any) -> ComparisonObserver:
+        """A copy with ``changes`` applied.
+
+        Parameters
+        ----------
+        **changes
+            Field names and their new values.
+
+        Returns
+        -------
+        ComparisonObserver
+            The new observer.
+        """
         return replace(self, **changes)
 
     def rng(self) -> np.random.Generator:
@@ -236,13 +331,37 @@ class ComparisonObserver:
         return np.random.Generator(np.random.PCG64(np.random.SeedSequence(self.seed)))
 
     def probabilities(self, differences: Any) -> np.ndarray:
-        """P(answer) per answer code of `plates.analysis.pse.outcomes`, shape (alternatives, n)."""
+        """P(answer) per answer code of `plates.analysis.pse.outcomes`, shape (alternatives, n).
+
+        Parameters
+        ----------
+        differences : array_like
+            Signed level differences.
+
+        Returns
+        -------
+        numpy.ndarray, shape (alternatives, n)
+            Probabilities.
+        """
         return pse_probabilities(np.atleast_1d(np.asarray(differences, dtype=float)), self.pse, self.slope,
                                  band=self.band, lapse=self.lapse, alternatives=self.alternatives,
                                  family=self.family)
 
     def answer(self, differences: Any, rng: np.random.Generator) -> np.ndarray:
-        """One answer code per difference (one uniform draw per trial)."""
+        """One answer code per difference (one uniform draw per trial).
+
+        Parameters
+        ----------
+        differences : array_like
+            Signed level differences.
+        rng : numpy.random.Generator
+            One uniform draw per trial.
+
+        Returns
+        -------
+        numpy.ndarray of int
+            Answer codes.
+        """
         p = self.probabilities(differences)
         u = rng.random(p.shape[1])
         return np.asarray(outcomes(self.alternatives))[np.sum(u[None, :] >= np.cumsum(p, axis=0)[:-1], axis=0)]

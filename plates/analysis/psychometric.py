@@ -417,7 +417,18 @@ class PsychometricFit:
 
     def predict(self, x: Any) -> np.ndarray:
         """ψ at levels ``x``. "below-range": the ceiling 1 − lapse; "above-range" and "at-chance": the guess
-        rate (the only parts of the curve the data locate); "non-monotonic" and "too-few": NaN."""
+        rate (the only parts of the curve the data locate); "non-monotonic" and "too-few": NaN.
+
+        Parameters
+        ----------
+        x : array_like
+            Levels.
+
+        Returns
+        -------
+        numpy.ndarray
+            ψ, 0-1 (NaN where the fit has no curve).
+        """
         x = np.asarray(x, dtype=float)
         if self.status == "below-range":
             return np.full(x.shape, 1.0 - self.lapse)
@@ -428,6 +439,7 @@ class PsychometricFit:
         return psychometric(x, self.threshold, self.slope, guess=self.guess, lapse=self.lapse, family=self.family)
 
     def to_dict(self) -> dict[str, Any]:
+        """The fields as a plain dict (`dataclasses.asdict`)."""
         return asdict(self)
 
 
@@ -557,7 +569,18 @@ def _iso_deviance(k: np.ndarray, n: np.ndarray) -> tuple[float, np.ndarray]:
 
 def monotone_from_counts(groups: Sequence[tuple[np.ndarray, np.ndarray]]) -> list[tuple[float, float]]:
     """(deviance, p) of the saturated per-level fit against the best non-decreasing one (`monotone_test`) for
-    each group of (correct per level, trials per level), every group's bootstrap together (`_iso_deviances`)."""
+    each group of (correct per level, trials per level), every group's bootstrap together (`_iso_deviances`).
+
+    Parameters
+    ----------
+    groups : sequence of (numpy.ndarray, numpy.ndarray)
+        (correct per level, trials per level) per group.
+
+    Returns
+    -------
+    list of (float, float)
+        (deviance, p) per group.
+    """
     out: list[tuple[float, float]] = [(0.0, 1.0)] * len(groups)
     boot = []  # (group, trials, observed deviance, isotonic fit): the groups the bootstrap settles
     for g, (k, n) in enumerate(groups):
@@ -638,7 +661,24 @@ def _iso_deviances(k: np.ndarray, n: np.ndarray) -> np.ndarray:
 
 def chance_from_counts(k: np.ndarray, n: np.ndarray, guess: float, log_likelihood: float, params: int) -> tuple[float, float]:
     """(deviance, p) of a fitted curve (``log_likelihood``, ``params`` free parameters) against answering at
-    the guess rate everywhere."""
+    the guess rate everywhere.
+
+    Parameters
+    ----------
+    k, n : numpy.ndarray
+        Correct answers and trials per level.
+    guess : float
+        The guess rate.
+    log_likelihood : float
+        The fitted curve's.
+    params : int
+        Its free parameters.
+
+    Returns
+    -------
+    (float, float)
+        Deviance and p.
+    """
     deviance = max(0.0, 2.0 * (log_likelihood - bernoulli_ll(k, n, np.full(k.shape, guess))))
     return deviance, float(stats.chi2.sf(deviance, params))
 
@@ -656,6 +696,13 @@ def monotone_test(levels: Any, correct: Any) -> tuple[float, float]:
     A ψ that is not monotone in ΔE2000 is not a psychometric function of ΔE2000: an observer (or a VLM)
     that answers to one 8-bit colour, not to the difference, can be always right at 3.3 and mostly wrong at
     3.4. ``levels``: any numbers (ΔE2000 for plates); ``correct``: booleans or 0/1, one per level.
+
+    Parameters
+    ----------
+    levels : array_like
+        Each answer's level.
+    correct : array_like of bool
+        Each answer's verdict.
 
     Examples
     --------

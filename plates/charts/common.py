@@ -190,7 +190,18 @@ def _plain(column: pd.Series) -> pd.Series:
 
 def counts_from_rows(frame: pd.DataFrame) -> pd.DataFrame:
     """Result rows as a count table: `COUNT_KEYS` present, answered ``n``, ``correct``, ``errors`` (what
-    `plates.dashboard.queries.cube` gives from DuckDB)."""
+    `plates.dashboard.queries.cube` gives from DuckDB).
+
+    Parameters
+    ----------
+    frame : pandas.DataFrame
+        Results rows.
+
+    Returns
+    -------
+    pandas.DataFrame
+        One row per combination of the `COUNT_KEYS` present.
+    """
     keys = [c for c in COUNT_KEYS if c in frame.columns]
     table = metrics.accuracy_table(frame, keys)[[*keys, "n", "correct", "errors"]]
     return with_run_names(table, frame)
@@ -199,7 +210,20 @@ def counts_from_rows(frame: pd.DataFrame) -> pd.DataFrame:
 def with_run_names(table: pd.DataFrame, rows: pd.DataFrame) -> pd.DataFrame:
     """``table`` (grouped by run_id) with each run's ``run_name`` from ``rows`` (the first in sort order where a
     run's parts sit in folders of several names, as the dashboard's cube takes it); ``table`` unchanged where
-    either lacks the columns."""
+    either lacks the columns.
+
+    Parameters
+    ----------
+    table : pandas.DataFrame
+        A table with ``run_id``.
+    rows : pandas.DataFrame
+        Results rows with ``run_id`` and ``run_name``.
+
+    Returns
+    -------
+    pandas.DataFrame
+        ``table`` with ``run_name``.
+    """
     if "run_name" not in rows.columns or "run_id" not in rows.columns or "run_id" not in table.columns:
         return table
     names = (pd.DataFrame({"run_id": _plain(rows["run_id"]).astype(object), "run_name": _plain(rows["run_name"])})
@@ -208,6 +232,20 @@ def with_run_names(table: pd.DataFrame, rows: pd.DataFrame) -> pd.DataFrame:
 
 
 def labelled_counts(counts: pd.DataFrame, without: tuple[str, ...] = ()) -> pd.DataFrame:
+    """A count table with its ``condition`` and ``series`` labels.
+
+    Parameters
+    ----------
+    counts : pandas.DataFrame
+        A count table (`counts_from_rows`).
+    without : tuple of str, optional
+        Condition parts left out of the condition label.
+
+    Returns
+    -------
+    pandas.DataFrame
+        ``counts`` with ``condition`` and ``series`` columns.
+    """
     return with_series(with_condition(counts, without=without))
 
 
@@ -251,7 +289,24 @@ def choose(
 
 
 def titled(fig: go.Figure, title: str, shown: str | None, others: list[str]) -> go.Figure:
-    """The title names the condition shown and the others present (none is pooled)."""
+    """The title names the condition shown and the others present (none is pooled).
+
+    Parameters
+    ----------
+    fig : plotly.graph_objects.Figure
+        The figure, changed in place.
+    title : str
+        The chart's title.
+    shown : str or None
+        The condition shown.
+    others : list of str
+        The other conditions present.
+
+    Returns
+    -------
+    plotly.graph_objects.Figure
+        ``fig``.
+    """
     if shown is not None:
         title += f" — {shown}"
         if others:
@@ -268,7 +323,18 @@ PAGE_NOTE_PREFIX = "also in these results (choose above): "
 
 def without_page_notes(fig: go.Figure) -> go.Figure:
     """``fig`` (changed in place and returned) without a title's page-only note (`PAGE_NOTE_PREFIX`, in a
-    ``<br><sup>`` line under the title) and the top margin it took: a file for a paper has no "choose above"."""
+    ``<br><sup>`` line under the title) and the top margin it took: a file for a paper has no "choose above".
+
+    Parameters
+    ----------
+    fig : plotly.graph_objects.Figure
+        The figure, changed in place.
+
+    Returns
+    -------
+    plotly.graph_objects.Figure
+        ``fig``.
+    """
     title = fig.layout.title.text or ""
     cut = title.find("<br><sup>" + PAGE_NOTE_PREFIX)
     if cut >= 0:
@@ -295,6 +361,16 @@ def _slot(name: str) -> int:
 def model_colour(name: str) -> str:
     """The colour (sRGB hex) of a model or series ``name``: the same in every page, both apps and every
     process, since it depends on the name alone.
+
+    Parameters
+    ----------
+    name : str
+        A model or series name.
+
+    Returns
+    -------
+    str
+        ``"#rrggbb"``, sRGB.
 
     Examples
     --------
@@ -338,6 +414,18 @@ def percent_format(values, *, signed: bool = False) -> str:
     so 0 decimals for a spread of at least 5 points, 1 for 0.5, 2 for 0.05, else 3. ``signed``: a "+" on
     positive ticks (deltas).
 
+    Parameters
+    ----------
+    values : iterable of float
+        Shares, 0-1.
+    signed : bool, optional
+        Put "+" on positive ticks.
+
+    Returns
+    -------
+    str
+        A d3 format (``".1%"``, ``"+.0%"``).
+
     Examples
     --------
     >>> percent_format([0.0, -0.012]), percent_format([0.2, 0.9]), percent_format([-0.3, 0.1], signed=True)
@@ -363,6 +451,16 @@ def chance_labels(chances: dict[str, float]) -> dict[float, str | None]:
     labelled with a neighbour: rates closer than `CHANCE_LABEL_GAP` share one label on the highest of them,
     each rate with its prompts (`add_chance_lines`), so labels never print over each other; rates that read the
     same at whole percents get one decimal (1/100 and 1/90: "1.0%" and "1.1%").
+
+    Parameters
+    ----------
+    chances : dict of str to float
+        Prompt name to its chance rate, 0-1.
+
+    Returns
+    -------
+    dict of float to (str or None)
+        Rounded rate to its label.
 
     Examples
     --------
@@ -456,10 +554,34 @@ def error_bars_between(value, low, high) -> dict:
 
 
 def accuracy_error_bars(table: pd.DataFrame) -> dict:
+    """Asymmetric error bars from each row's accuracy to its 95% interval's ends.
+
+    Parameters
+    ----------
+    table : pandas.DataFrame
+        Rows with ``accuracy``, ``ci_low`` and ``ci_high`` (0-1).
+
+    Returns
+    -------
+    dict
+        Plotly ``error_y`` settings.
+    """
     return error_bars_between(table["accuracy"], table["ci_low"], table["ci_high"])
 
 
 def accuracy_hover(table: pd.DataFrame) -> list[str]:
+    """Each row's hover text: accuracy, n and the 95% interval, as percentages.
+
+    Parameters
+    ----------
+    table : pandas.DataFrame
+        Rows with ``accuracy``, ``n``, ``ci_low`` and ``ci_high``.
+
+    Returns
+    -------
+    list of str
+        One hover text per row.
+    """
     return [
         f"accuracy {a:.1%} (n={int(n)}, 95% CI {lo:.1%}–{hi:.1%})"
         for a, n, lo, hi in zip(table["accuracy"], table["n"], table["ci_low"], table["ci_high"])
@@ -488,6 +610,20 @@ def run_hint(*flag_sets: str) -> str:
 
 
 def empty_figure(title: str, message: str) -> go.Figure:
+    """A figure holding only a message, for a page with nothing to chart.
+
+    Parameters
+    ----------
+    title : str
+        The figure's title.
+    message : str
+        What the page says instead of a chart (kept in ``layout.meta["empty"]``).
+
+    Returns
+    -------
+    plotly.graph_objects.Figure
+        Axes hidden.
+    """
     fig = go.Figure()
     fig.add_annotation(text=message, showarrow=False, x=0.5, y=0.5, xref="paper", yref="paper")
     fig.update_layout(title=title, xaxis_visible=False, yaxis_visible=False, meta={"empty": message})
@@ -495,11 +631,38 @@ def empty_figure(title: str, message: str) -> go.Figure:
 
 
 def reference_marker(i: int) -> dict:
+    """The marker of published row ``i``: the reference style with the i-th symbol (cycled).
+
+    Parameters
+    ----------
+    i : int
+        The published row's index.
+
+    Returns
+    -------
+    dict
+        Plotly marker settings.
+    """
     return {**REFERENCE_MARKER, "symbol": REFERENCE_SYMBOLS[i % len(REFERENCE_SYMBOLS)]}
 
 
 def reference_of(reference: pd.DataFrame | None, metric: str | tuple[str, ...], **equal) -> pd.DataFrame:
-    """Reference rows of ``metric`` whose columns equal ``equal`` (a value or a list); non-null values."""
+    """Reference rows of ``metric`` whose columns equal ``equal`` (a value or a list); non-null values.
+
+    Parameters
+    ----------
+    reference : pandas.DataFrame or None
+        The papers' reference rows (`plates.results.load_reference`).
+    metric : str or tuple of str
+        The metric(s) kept.
+    **equal
+        Column to the value (or list of values) it must equal.
+
+    Returns
+    -------
+    pandas.DataFrame
+        The rows (none when a named column is missing).
+    """
     if reference is None or reference.empty:
         return pd.DataFrame(columns=REFERENCE_COLUMNS)
     wanted = (metric,) if isinstance(metric, str) else metric
@@ -512,16 +675,62 @@ def reference_of(reference: pd.DataFrame | None, metric: str | tuple[str, ...], 
 
 
 def by_source_row(ref: pd.DataFrame):
-    """(index, "model — source", rows) per published row label, in name order: one trace each."""
+    """(index, "model — source", rows) per published row label, in name order: one trace each.
+
+    Parameters
+    ----------
+    ref : pandas.DataFrame
+        Reference rows with ``model`` and ``source``.
+
+    Returns
+    -------
+    iterator of (int, (str, pandas.DataFrame))
+        Index, name and rows per published row label.
+    """
     named = ref.assign(name=[f"{m} — {s}" for m, s in zip(ref["model"], ref["source"])])
     return enumerate(named.groupby("name", sort=True))
 
 
 def series_name(series: str, prompt, several_prompts: bool) -> str:
+    """A trace's name: the series, with its prompt when the chart shows several.
+
+    Parameters
+    ----------
+    series : str
+        The series.
+    prompt : str
+        Its prompt.
+    several_prompts : bool
+        Whether the chart shows several prompts.
+
+    Returns
+    -------
+    str
+        ``"series · prompt"``, or ``series``.
+    """
     return f"{series} · {prompt}" if several_prompts else str(series)
 
 
 def count_table(frame: pd.DataFrame | None, counts: pd.DataFrame | None) -> pd.DataFrame:
+    """The count table a chart reads: ``counts`` as given, else made from ``frame``.
+
+    Parameters
+    ----------
+    frame : pandas.DataFrame or None
+        Results rows.
+    counts : pandas.DataFrame or None
+        Their count table, when already made.
+
+    Returns
+    -------
+    pandas.DataFrame
+        ``counts``, else `counts_from_rows` of ``frame``.
+
+    Raises
+    ------
+    ValueError
+        When both are None.
+    """
     if counts is not None:
         return counts
     if frame is None:

@@ -24,7 +24,24 @@ SRGB_PRIMARIES = ((0.64, 0.33), (0.30, 0.60), (0.15, 0.06))
 
 def ellipse_xy(x: float, y: float, a: float, b: float, theta_deg: float, magnify: float = 1.0) -> np.ndarray:
     """Points (steps, 2) around the ellipse with centre (x, y), semi-axes a, b (xy units) and orientation
-    ``theta_deg``, scaled ``magnify`` times about its centre."""
+    ``theta_deg``, scaled ``magnify`` times about its centre.
+
+    Parameters
+    ----------
+    x, y : float
+        The centre, CIE 1931 xy.
+    a, b : float
+        The semi-axes, xy units.
+    theta_deg : float
+        The orientation, degrees.
+    magnify : float, optional
+        Scale about the centre.
+
+    Returns
+    -------
+    numpy.ndarray, shape (steps, 2)
+        xy points, closed.
+    """
     t = np.linspace(0, 2 * np.pi, _STEPS)
     th = np.radians(theta_deg)
     px, py = magnify * a * np.cos(t), magnify * b * np.sin(t)
@@ -54,7 +71,28 @@ def ellipse_figure(ellipses: pd.DataFrame, *, macadam: bool = True, factor: floa
     """The figure (module docstring). ``ellipses``: rows with ``model`` (named by `observer_label`), ``centre``, ``centre_x``, ``centre_y``,
     ``a``, ``b``, ``theta_deg`` and optionally ``a_low``/``a_high``/``b_low``/``b_high`` (xy units); rows
     without an ellipse (NaN a) are left out and listed in the subtitle. ``macadam``: draw MacAdam's 25
-    ellipses times ``factor``."""
+    ellipses times ``factor``.
+
+    Parameters
+    ----------
+    ellipses : pandas.DataFrame
+        Ellipse rows (`plates.runs.ellipses`).
+    macadam : bool, optional
+        Draw MacAdam's ellipses too.
+    factor : float, optional
+        MacAdam's ellipses are scaled by it (beside ours).
+    magnify : float, optional
+        Every ellipse drawn this many times its size.
+
+    Returns
+    -------
+    plotly.graph_objects.Figure
+        On the CIE 1931 xy diagram.
+
+    References
+    ----------
+    MacAdam (1942), "Visual sensitivities to color differences in daylight", JOSA 32(5):247-274.
+    """
     fig = go.Figure()
     locus = _locus()
     fig.add_trace(go.Scatter(x=locus[:, 0], y=locus[:, 1], mode="lines", line=dict(color="#888", width=1),
@@ -103,7 +141,20 @@ def ellipse_figure(ellipses: pd.DataFrame, *, macadam: bool = True, factor: floa
 def sensitivity_map(ellipses: pd.DataFrame, model: str) -> go.Figure:
     """One observer's sensitivity across centres: each centre on the xy diagram, coloured by log₂ of its
     ``area_ratio`` (its ellipse's area / MacAdam's scaled one: 0 = MacAdam × factor, +1 = twice the area, a
-    less sensitive observer). Centres without a ratio (not MacAdam's, or no ellipse) are grey and say why."""
+    less sensitive observer). Centres without a ratio (not MacAdam's, or no ellipse) are grey and say why.
+
+    Parameters
+    ----------
+    ellipses : pandas.DataFrame
+        Ellipse rows with ``area_ratio``.
+    model : str
+        The observer shown.
+
+    Returns
+    -------
+    plotly.graph_objects.Figure
+        On the CIE 1931 xy diagram.
+    """
     rows = ellipses[ellipses["model"].astype(str) == model] if len(ellipses) else ellipses
     fig = go.Figure()
     locus = _locus()

@@ -292,6 +292,16 @@ def delta_range(values) -> list[float]:
     ends of their 95% intervals, the papers' points) and 0, with a margin of an eighth of the span (at least
     0.02) for the bars' printed values: plotly's own range left a zero bar's interval running off the axis.
 
+    Parameters
+    ----------
+    values : iterable of float
+        Every value the axis must hold (NaN ignored).
+
+    Returns
+    -------
+    list of float
+        [low, high].
+
     Examples
     --------
     >>> delta_range([0.0, -0.3, 0.3])

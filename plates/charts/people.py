@@ -138,7 +138,21 @@ def people_band(fig: go.Figure, people: pd.DataFrame, prompts: list[str], severa
     their accuracies at each size (a line) inside the band from the 25th to the 75th percentile, named
     "people (K participants)": hundreds of lines, one per person, read as none (and cost seconds to draw).
     ``people``: `plates.charts.ishihara.resolution_table` rows of the participants ("person: …" series);
-    ``dashes``: the prompts' line styles, in ``prompts`` order."""
+    ``dashes``: the prompts' line styles, in ``prompts`` order.
+
+    Parameters
+    ----------
+    fig : plotly.graph_objects.Figure
+        The resolution chart, changed in place.
+    people : pandas.DataFrame
+        The participants' resolution rows.
+    prompts : list of str
+        The prompts shown.
+    several : bool
+        Whether the chart shows several prompts.
+    dashes : tuple of str
+        The prompts' line dashes, in order.
+    """
     for prompt, rows in people.groupby("prompt_name", sort=True):
         by_size = rows.groupby("size", sort=True)["accuracy"]
         med = by_size.median()

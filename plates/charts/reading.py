@@ -172,6 +172,18 @@ def judge_lines(table: pd.DataFrame) -> list[str]:
     the verdicts it decided among the replies, and how often it and the rules read the same answer where both
     read one (only ``--judge-all`` gives both readings of a reply). Empty when no judge was asked.
 
+    Parameters
+    ----------
+    table : pandas.DataFrame
+        `reading_table`'s rows.
+
+    Returns
+    -------
+    list of str
+        One line per series.
+
+    Examples
+    --------
     >>> judge_lines(pd.DataFrame({"series": ["a", "a"], "replies": [10, 10], "judge_asked": [4, 6],
     ...     "judge_decided": [2, 3], "both_read": [0, 4], "agree": [0, 3]}))
     ['a: the judge decided 5 of 20 verdicts (asked about 10); it read the same answer as the rules on 3 of the 4 replies both read (75%)']

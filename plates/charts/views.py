@@ -34,7 +34,18 @@ def seen_resolution_table(counts: pd.DataFrame) -> pd.DataFrame:
 
 def seen_resolution_figure(counts: pd.DataFrame) -> go.Figure:
     """Accuracy against the pixels each model saw (width x height at the finest scale, log axis), one line per
-    model and view family, Wilson 95% error bars; the hover names the size sent."""
+    model and view family, Wilson 95% error bars; the hover names the size sent.
+
+    Parameters
+    ----------
+    counts : pandas.DataFrame
+        Count rows with the ``view_*`` columns.
+
+    Returns
+    -------
+    plotly.graph_objects.Figure
+        The chart.
+    """
     title = "Resolution as the model saw it: accuracy vs pixels seen (Wilson 95% CI)"
     table = seen_resolution_table(counts)
     if table.empty:

@@ -57,6 +57,13 @@ EXIT_CODES = f"""exit codes:
 
 
 def build_parser() -> argparse.ArgumentParser:
+    """The ``plates`` command's parser: every subcommand of `SUBCOMMAND_MODULES` registered.
+
+    Returns
+    -------
+    argparse.ArgumentParser
+        ``plates`` with every subcommand registered.
+    """
     parser = argparse.ArgumentParser(
         prog="plates",
         description="Colour-perception stimuli for vision-language models: generate plates, run models, review results.",
@@ -70,6 +77,21 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def main(argv: list[str] | None = None) -> int:
+    """The ``plates`` command: parse ``argv``, run the subcommand, and turn its errors into messages and exit statuses.
+
+    Parameters
+    ----------
+    argv : list of str, optional
+        The arguments (default: the command line).
+
+    Returns
+    -------
+    int
+        The exit status (`EXIT_CODES`): the subcommand's own (0 on success; `EXIT_BACKEND` when a model keeps
+        failing), 2 without a subcommand, `EXIT_BAD_INPUT` for bad input
+        (a ValueError or an unusable path, its message on stderr), `EXIT_ENVIRONMENT` for a full or failing disk,
+        `EXIT_BROKEN_PIPE` when the reader of stdout stopped, 130 when interrupted.
+    """
     parser = build_parser()
     args = parser.parse_args(argv)
     args.argv = list(sys.argv[1:] if argv is None else argv)  # the command as typed (an export's card quotes it)
@@ -143,7 +165,25 @@ def _quiet_broken_pipe() -> int:
 
 def positive(flag: str, value: int | None) -> int | None:
     """``value`` when it is None or an integer >= 1, else ValueError naming ``flag`` (every subcommand's
-    --limit, --concurrency, ... say the same)."""
+    --limit, --concurrency, ... say the same).
+
+    Parameters
+    ----------
+    flag : str
+        The flag, for the message.
+    value : int or None
+        Its value.
+
+    Returns
+    -------
+    int or None
+        ``value``.
+
+    Raises
+    ------
+    ValueError
+        For anything but None or an integer >= 1.
+    """
     if value is not None and value < 1:
         raise ValueError(f"{flag} {value} is not allowed; expected an integer >= 1")
     return value

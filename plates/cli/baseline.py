@@ -22,6 +22,13 @@ DEFAULT_TRAIN_OUT = "baseline-reader"
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
+    """Add ``plates train-baseline`` and ``plates serve-baseline`` and their flags to ``subparsers``.
+
+    Parameters
+    ----------
+    subparsers : argparse._SubParsersAction
+        The ``plates`` parser's subcommands.
+    """
     train = subparsers.add_parser(
         "train-baseline",
         help="train the baseline plate reader (CPU, deterministic, about 13 minutes on 2 cores) and export it to ONNX",
@@ -95,6 +102,19 @@ def _sizes(text: str) -> tuple[int, ...]:
 
 
 def run_train(args: argparse.Namespace) -> int:
+    """Run ``plates train-baseline``: train the baseline plate reader (CPU, deterministic) and export it to ONNX.
+
+    Parameters
+    ----------
+    args : argparse.Namespace
+        The parsed command line.
+
+    Returns
+    -------
+    int
+        The exit status: 0 on success (see `plates.cli.EXIT_CODES`; bad input raises ValueError, which
+        `plates.cli.main` reports).
+    """
     if Path(args.out).resolve() == ASSET_DIR and not args.replace_bundled:
         raise ValueError(f"--out {args.out!r} is the folder of the shipped weights; allowed: another folder "
                          f"(default ./{DEFAULT_TRAIN_OUT}), or add --replace-bundled to overwrite them")
@@ -119,6 +139,19 @@ def run_train(args: argparse.Namespace) -> int:
 
 def run_serve(args: argparse.Namespace) -> int:
     # lazy: loads only when this subcommand runs (plates.cli)
+    """Run ``plates serve-baseline``: serve the baseline reader behind the OpenAI chat-completions API.
+
+    Parameters
+    ----------
+    args : argparse.Namespace
+        The parsed command line.
+
+    Returns
+    -------
+    int
+        The exit status: 0 on success (see `plates.cli.EXIT_CODES`; bad input raises ValueError, which
+        `plates.cli.main` reports).
+    """
     from plates.models.baseline import BaselineBackend
     from plates.reader.server import BaselineServer
 

@@ -15,6 +15,13 @@ import argparse
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
+    """Add ``plates consistency`` and its flags to ``subparsers``.
+
+    Parameters
+    ----------
+    subparsers : argparse._SubParsersAction
+        The ``plates`` parser's subcommands.
+    """
     p = subparsers.add_parser("consistency", help="error consistency (kappa) between two observers",
                               description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("run_a", help="results folder or Parquet file of observer A")
@@ -47,6 +54,19 @@ def _observer(path: str, model: str | None, which: str):
 
 
 def main(args: argparse.Namespace) -> int:
+    """Run ``plates consistency``: error consistency (kappa) between two observers.
+
+    Parameters
+    ----------
+    args : argparse.Namespace
+        The parsed command line.
+
+    Returns
+    -------
+    int
+        The exit status: 0 on success (see `plates.cli.EXIT_CODES`; bad input raises ValueError, which
+        `plates.cli.main` reports).
+    """
     from plates.analysis.consistency import error_consistency
 
     name_a, a = _observer(args.run_a, args.model_a, "A")

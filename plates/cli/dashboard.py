@@ -18,6 +18,13 @@ APP_PATH = Path(__file__).resolve().parents[1] / "dashboard" / "app.py"
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
+    """Add ``plates dashboard`` and its flags to ``subparsers``.
+
+    Parameters
+    ----------
+    subparsers : argparse._SubParsersAction
+        The ``plates`` parser's subcommands.
+    """
     parser = subparsers.add_parser(
         "dashboard",
         help="open the results dashboard (Streamlit) on a results folder",
@@ -37,7 +44,20 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 
 def streamlit_command(port: int, address: str) -> list[str]:
     """The exact command line that serves the dashboard: headless, no usage statistics, no file watcher, uploads
-    capped at `plates.results.uploads.UploadLimits`' bytes (MB, Streamlit's unit) instead of Streamlit's 200 MB."""
+    capped at `plates.results.uploads.UploadLimits`' bytes (MB, Streamlit's unit) instead of Streamlit's 200 MB.
+
+    Parameters
+    ----------
+    port : int
+        The TCP port.
+    address : str
+        The address to listen on.
+
+    Returns
+    -------
+    list of str
+        The command's arguments.
+    """
     from plates.results.uploads import UploadLimits  # pyarrow: not at registration (plates.cli)
 
     if not 1 <= port <= 65535:
@@ -76,13 +96,39 @@ def streamlit_command(port: int, address: str) -> list[str]:
 
 def mirror_folder(url: str, cache: str | None) -> Path:
     """Where the parts of ``url`` are copied for the dashboard: ``cache``, else a folder per URL under
-    ``~/.cache/plates/mirror``."""
+    ``~/.cache/plates/mirror``.
+
+    Parameters
+    ----------
+    url : str
+        An object-store URL.
+    cache : str or None
+        The folder the user named (``~`` expanded).
+
+    Returns
+    -------
+    pathlib.Path
+        The folder.
+    """
     if cache is not None:
         return Path(cache).expanduser()
     return Path.home() / ".cache" / "plates" / "mirror" / hashlib.sha256(url.encode()).hexdigest()[:16]
 
 
 def run(args: argparse.Namespace) -> int:
+    """Run ``plates dashboard``: open the results dashboard (Streamlit) on a results folder.
+
+    Parameters
+    ----------
+    args : argparse.Namespace
+        The parsed command line.
+
+    Returns
+    -------
+    int
+        The exit status: 0 on success (see `plates.cli.EXIT_CODES`; bad input raises ValueError, which
+        `plates.cli.main` reports).
+    """
     from plates.storage import is_url, mirror  # pyarrow: not at registration (plates.cli)
 
     extra = {}

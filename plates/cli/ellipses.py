@@ -20,6 +20,13 @@ import sys
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
+    """Add ``plates ellipses`` and its flags to ``subparsers``.
+
+    Parameters
+    ----------
+    subparsers : argparse._SubParsersAction
+        The ``plates`` parser's subcommands.
+    """
     p = subparsers.add_parser("ellipses", help="thresholds along colour directions and discrimination ellipses",
                               description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("--backend", default="baseline",
@@ -52,6 +59,19 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 
 def main(args: argparse.Namespace) -> int:
     # lazy: loads only when this subcommand runs (plates.cli)
+    """Run ``plates ellipses``: thresholds along colour directions and discrimination ellipses.
+
+    Parameters
+    ----------
+    args : argparse.Namespace
+        The parsed command line.
+
+    Returns
+    -------
+    int
+        The exit status: 0 on success (see `plates.cli.EXIT_CODES`; bad input raises ValueError, which
+        `plates.cli.main` reports).
+    """
     from plates.analysis.ellipses import MACADAM_FACTOR
     from plates.models import DEFAULT_MODELS
     from plates.runs.ellipse_plan import EllipseRun, parse_centres

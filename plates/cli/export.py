@@ -21,6 +21,13 @@ from plates.cli.run import add_experiment_arguments, build_experiment
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
+    """Add ``plates export hf | lmms-eval | vlmevalkit`` and their flags to ``subparsers``.
+
+    Parameters
+    ----------
+    subparsers : argparse._SubParsersAction
+        The ``plates`` parser's subcommands.
+    """
     p = subparsers.add_parser("export", help="export a run's rows as a Hugging Face dataset or a harness task",
                               description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     sub = p.add_subparsers(dest="target", metavar="TARGET")
@@ -57,6 +64,19 @@ def _command(args: argparse.Namespace) -> str:
 
 
 def main_hf(args: argparse.Namespace) -> int:
+    """Run ``plates export hf``: a Hugging Face dataset folder (Parquet shards and a dataset card).
+
+    Parameters
+    ----------
+    args : argparse.Namespace
+        The parsed command line.
+
+    Returns
+    -------
+    int
+        The exit status: 0 on success (see `plates.cli.EXIT_CODES`; bad input raises ValueError, which
+        `plates.cli.main` reports).
+    """
     from plates.integrations.hf_dataset import export_hf, push_to_hub
 
     if args.out is None:
@@ -73,6 +93,19 @@ def main_hf(args: argparse.Namespace) -> int:
 
 
 def main_lmms_eval(args: argparse.Namespace) -> int:
+    """Run ``plates export lmms-eval``: an lmms-eval task folder over an exported set.
+
+    Parameters
+    ----------
+    args : argparse.Namespace
+        The parsed command line.
+
+    Returns
+    -------
+    int
+        The exit status: 0 on success (see `plates.cli.EXIT_CODES`; bad input raises ValueError, which
+        `plates.cli.main` reports).
+    """
     from plates.integrations.lmms_eval import export_lmms_eval
 
     tasks = export_lmms_eval(args.source, args.out, name=args.name, dataset_path=args.dataset_path)
@@ -82,6 +115,19 @@ def main_lmms_eval(args: argparse.Namespace) -> int:
 
 
 def main_vlmevalkit(args: argparse.Namespace) -> int:
+    """Run ``plates export vlmevalkit``: a VLMEvalKit TSV (PNG images) and a dataset class scoring with this project's rules.
+
+    Parameters
+    ----------
+    args : argparse.Namespace
+        The parsed command line.
+
+    Returns
+    -------
+    int
+        The exit status: 0 on success (see `plates.cli.EXIT_CODES`; bad input raises ValueError, which
+        `plates.cli.main` reports).
+    """
     from plates.integrations.vlmevalkit import export_vlmevalkit
 
     if args.out is None:

@@ -33,6 +33,13 @@ DEFAULT_SIZE = 900
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
+    """Add ``plates generate`` and its flags to ``subparsers``.
+
+    Parameters
+    ----------
+    subparsers : argparse._SubParsersAction
+        The ``plates`` parser's subcommands.
+    """
     p = subparsers.add_parser("generate",
                               help="write a benchmark set, a preset or your own grid (PNGs + manifest)",
                               description=__doc__, formatter_class=PresetsHelpFormatter)
@@ -78,6 +85,19 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 
 def main(args: argparse.Namespace) -> int:
     # lazy: loads only when this subcommand runs (plates.cli)
+    """Run ``plates generate``: write a benchmark set, a preset or a grid of the user's own (PNGs and a manifest).
+
+    Parameters
+    ----------
+    args : argparse.Namespace
+        The parsed command line.
+
+    Returns
+    -------
+    int
+        The exit status: 0 on success (see `plates.cli.EXIT_CODES`; bad input raises ValueError, which
+        `plates.cli.main` reports).
+    """
     from plates.datasets.workers import keep_freed_memory
 
     limit = positive("--limit", args.limit)  # as `plates run --limit`: 0 plates is not a set

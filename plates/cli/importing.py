@@ -18,6 +18,13 @@ from pathlib import Path
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
+    """Add ``plates import inspect | lmms-eval`` and their flags to ``subparsers``.
+
+    Parameters
+    ----------
+    subparsers : argparse._SubParsersAction
+        The ``plates`` parser's subcommands.
+    """
     p = subparsers.add_parser("import", help="turn an inspect_ai or lmms-eval log into a results run",
                               description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     sub = p.add_subparsers(dest="source", metavar="HARNESS")
@@ -43,6 +50,19 @@ def _report(summary) -> int:
 
 
 def main_inspect(args: argparse.Namespace) -> int:
+    """Run ``plates import inspect``: inspect_ai logs (.eval or .json) of ``plates/integrations/inspect_tasks.py`` as a results run.
+
+    Parameters
+    ----------
+    args : argparse.Namespace
+        The parsed command line.
+
+    Returns
+    -------
+    int
+        The exit status: 0 on success (see `plates.cli.EXIT_CODES`; bad input raises ValueError, which
+        `plates.cli.main` reports).
+    """
     from plates.integrations.importing import import_samples, inspect_samples
 
     source = "\n".join(sorted(str(Path(p).resolve()) for p in args.logs))  # one log, one run id, however named
@@ -51,6 +71,19 @@ def main_inspect(args: argparse.Namespace) -> int:
 
 
 def main_lmms_eval(args: argparse.Namespace) -> int:
+    """Run ``plates import lmms-eval``: an lmms-eval ``--output_path`` of a run with ``--log_samples`` as a results run.
+
+    Parameters
+    ----------
+    args : argparse.Namespace
+        The parsed command line.
+
+    Returns
+    -------
+    int
+        The exit status: 0 on success (see `plates.cli.EXIT_CODES`; bad input raises ValueError, which
+        `plates.cli.main` reports).
+    """
     from plates.integrations.importing import import_samples, lmms_eval_samples
 
     return _report(import_samples(lmms_eval_samples(args.output_dir, args.data), args.out, harness="lmms-eval",

@@ -13,6 +13,13 @@ MAX_WIDTH = 100
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
+    """Add ``plates prompts`` and its flags to ``subparsers``.
+
+    Parameters
+    ----------
+    subparsers : argparse._SubParsersAction
+        The ``plates`` parser's subcommands.
+    """
     p = subparsers.add_parser("prompts", help="list the prompts `plates run --prompt` accepts",
                               description=__doc__)
     p.add_argument("--json", action="store_true", help="one JSON object per line instead of a table")
@@ -24,6 +31,19 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 
 def main(args: argparse.Namespace) -> int:
     # lazy: loads only when this subcommand runs (plates.cli)
+    """Run ``plates prompts``: list the prompts ``plates run --prompt`` accepts.
+
+    Parameters
+    ----------
+    args : argparse.Namespace
+        The parsed command line.
+
+    Returns
+    -------
+    int
+        The exit status: 0 on success (see `plates.cli.EXIT_CODES`; bad input raises ValueError, which
+        `plates.cli.main` reports).
+    """
     from plates.tasks.prompts import list_prompts, load_prompt_file
 
     own = {t.name: t for path in args.prompt_file for t in load_prompt_file(path)}
@@ -41,7 +61,22 @@ def main(args: argparse.Namespace) -> int:
 def table_lines(rows: list[dict], *, width: int = MAX_WIDTH, text: bool = False) -> list[str]:
     """The table as lines of at most ``width`` characters (a column wider than that is the only overflow):
     one line of short columns per prompt, then its source (and with ``text`` its template's first line),
-    indented by four and wrapped."""
+    indented by four and wrapped.
+
+    Parameters
+    ----------
+    rows : list of dict
+        One per prompt.
+    width : int, optional
+        The most characters a line takes.
+    text : bool, optional
+        Add each template's first line.
+
+    Returns
+    -------
+    list of str
+        The lines.
+    """
     cols = ["name", "task", "kind", "label_space", "variant", "cot"]
     table = [[("yes" if row[c] else "") if c == "cot" else str(row[c]) for c in cols] for row in rows]
     widths = [max(len(c), *(len(r[i]) for r in table)) for i, c in enumerate(cols)]

@@ -8,6 +8,13 @@ import sys
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
+    """Add ``plates reference`` and its flags to ``subparsers``.
+
+    Parameters
+    ----------
+    subparsers : argparse._SubParsersAction
+        The ``plates`` parser's subcommands.
+    """
     p = subparsers.add_parser("reference", help="the papers' published tables: build, list, show",
                               description=__doc__)
     sub = p.add_subparsers(dest="action", required=True, metavar="ACTION")
@@ -35,6 +42,19 @@ def _canonical(value: str | None, names) -> str | None:
 
 def main(args: argparse.Namespace) -> int:
     # lazy: loads only when this subcommand runs (plates.cli)
+    """Run ``plates reference``: build, list or show the papers' published tables.
+
+    Parameters
+    ----------
+    args : argparse.Namespace
+        The parsed command line.
+
+    Returns
+    -------
+    int
+        The exit status: 0 on success (2 when the tables are not built; see `plates.cli.EXIT_CODES`; bad input raises ValueError, which
+        `plates.cli.main` reports).
+    """
     from plates.results import reference
 
     if args.action == "build":

@@ -18,6 +18,13 @@ from plates.cli.run import add_judge_arguments, judge_from_args
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
+    """Add ``plates rescore`` and its flags to ``subparsers``.
+
+    Parameters
+    ----------
+    subparsers : argparse._SubParsersAction
+        The ``plates`` parser's subcommands.
+    """
     p = subparsers.add_parser("rescore", help="judge stored replies again under today's scoring rules (no model call)",
                               description=__doc__)
     p.add_argument("results", help="a results folder or Parquet file (folders are searched recursively)")
@@ -27,6 +34,19 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 
 
 def main(args: argparse.Namespace) -> int:
+    """Run ``plates rescore``: judge stored replies again under today's scoring rules (no model call).
+
+    Parameters
+    ----------
+    args : argparse.Namespace
+        The parsed command line.
+
+    Returns
+    -------
+    int
+        The exit status: 0 on success (see `plates.cli.EXIT_CODES`; bad input raises ValueError, which
+        `plates.cli.main` reports).
+    """
     from plates.models import BackendFailing
     from plates.runs.judge import Judge
 

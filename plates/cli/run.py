@@ -27,6 +27,13 @@ from plates.validation import not_known
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
+    """Add ``plates run`` and its flags to ``subparsers``.
+
+    Parameters
+    ----------
+    subparsers : argparse._SubParsersAction
+        The ``plates`` parser's subcommands.
+    """
     p = subparsers.add_parser(
         "run", help="ask models about plates and write Parquet results (resumable)",
         description=__doc__, formatter_class=PresetsHelpFormatter,
@@ -69,7 +76,13 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 
 
 def add_judge_arguments(p: argparse.ArgumentParser) -> None:
-    """The judge model's flags (`plates.runs.judge`), shared by `plates run` and `plates rescore`."""
+    """The judge model's flags (`plates.runs.judge`), shared by `plates run` and `plates rescore`.
+
+    Parameters
+    ----------
+    p : argparse.ArgumentParser
+        The subcommand's parser.
+    """
     j = p.add_argument_group("judge model (optional: asked where the rules abstain; see docs/judge.md)")
     j.add_argument("--judge", metavar="MODEL", help="an OpenAI-compatible model that reads the replies the rules "
                    "leave unparsed or ambiguous (with an experiment file: replaces its [judge])")
@@ -85,7 +98,18 @@ def add_judge_arguments(p: argparse.ArgumentParser) -> None:
 
 def judge_from_args(args: argparse.Namespace):  # -> plates.runs.judge.JudgeSpec | None
     """The judge the flags name (None without --judge); ValueError for a judge flag without --judge, or both
-    --judge-api-key-env and --judge-no-api-key."""
+    --judge-api-key-env and --judge-no-api-key.
+
+    Parameters
+    ----------
+    args : argparse.Namespace
+        The parsed command line.
+
+    Returns
+    -------
+    JudgeSpec or None
+        The judge.
+    """
     from plates.runs.judge import JUDGE_KEY_ENVS, JudgeSpec  # lazy, as every subcommand's library
 
     given = [flag for flag, value in (("--judge-base-url", args.judge_base_url),
@@ -109,7 +133,22 @@ def add_experiment_arguments(p: argparse.ArgumentParser, *, out_help: str,
                              default_backend: str = "openai") -> argparse._ArgumentGroup:
     """The arguments that say which rows an experiment plans (an experiment file, or the quick-run flags;
     --protocol, --out and --limit): `plates run`'s, shared with the exporters (`plates export ...`) so that one
-    command line names the same rows in both. Returns the "operational" group for a caller's own flags."""
+    command line names the same rows in both. Returns the "operational" group for a caller's own flags.
+
+    Parameters
+    ----------
+    p : argparse.ArgumentParser
+        The subcommand's parser.
+    out_help : str
+        The help of its --out.
+    default_backend : str, optional
+        The --backend default.
+
+    Returns
+    -------
+    argparse._ArgumentGroup
+        The "operational" group.
+    """
     p.add_argument("experiment", nargs="?", help="a TOML experiment file (see examples/); or use the flags below")
     q = p.add_argument_group("quick run (without a TOML file)")
     q.add_argument("--dataset", help="a folder with manifest.parquet, or a preset of any family ({presets})")
@@ -160,7 +199,23 @@ def add_experiment_arguments(p: argparse.ArgumentParser, *, out_help: str,
 
 
 def build_experiment(args: argparse.Namespace):  # -> plates.runs.experiment.Experiment
-    """The experiment the flags (or the TOML file and its allowed flags) describe, named by --name if given."""
+    """The experiment the flags (or the TOML file and its allowed flags) describe, named by --name if given.
+
+    Parameters
+    ----------
+    args : argparse.Namespace
+        The parsed command line.
+
+    Returns
+    -------
+    Experiment
+        The experiment.
+
+    Raises
+    ------
+    ValueError
+        Naming the bad flag or field and what is allowed.
+    """
     from plates.runs.experiment import run_name
 
     exp = _build_experiment(args)
@@ -278,6 +333,19 @@ def _executor(args: argparse.Namespace):  # -> plates.runs.runner.Executor | Non
 
 def main(args: argparse.Namespace) -> int:
     # lazy: loads only when this subcommand runs (plates.cli)
+    """Run ``plates run``: ask models about stimuli and write Parquet results (resumable).
+
+    Parameters
+    ----------
+    args : argparse.Namespace
+        The parsed command line.
+
+    Returns
+    -------
+    int
+        The exit status: 0 on success (see `plates.cli.EXIT_CODES`; bad input raises ValueError, which
+        `plates.cli.main` reports).
+    """
     from plates.models import BackendFailing
     from plates.runs.runner import key_values, run_experiment
     from plates.secrets import redact

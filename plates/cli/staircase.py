@@ -21,6 +21,13 @@ import sys
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
+    """Add ``plates staircase`` and its flags to ``subparsers``.
+
+    Parameters
+    ----------
+    subparsers : argparse._SubParsersAction
+        The ``plates`` parser's subcommands.
+    """
     p = subparsers.add_parser("staircase", help="a model's ΔE2000 threshold (plates) or PSE (illusions), adaptively",
                               description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("file", nargs="?", help="a staircase TOML file (or give the flags below)")
@@ -52,6 +59,19 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 
 def main(args: argparse.Namespace) -> int:
     # lazy: loads only when this subcommand runs (plates.cli)
+    """Run ``plates staircase``: a model's ΔE2000 threshold (plates) or PSE (illusions), adaptively.
+
+    Parameters
+    ----------
+    args : argparse.Namespace
+        The parsed command line.
+
+    Returns
+    -------
+    int
+        The exit status: 0 on success (see `plates.cli.EXIT_CODES`; bad input raises ValueError, which
+        `plates.cli.main` reports).
+    """
     from plates.models import DEFAULT_MODELS
     from plates.runs.staircase import load_staircase, parse_staircase, run_staircase, staircase_prompts
     from plates.stimuli.ishihara.jitter import huemanity_jitter

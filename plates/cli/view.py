@@ -14,6 +14,13 @@ from pathlib import Path
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
+    """Add ``plates view`` and its flags to ``subparsers``.
+
+    Parameters
+    ----------
+    subparsers : argparse._SubParsersAction
+        The ``plates`` parser's subcommands.
+    """
     p = subparsers.add_parser("view", help="write an image as a VLM family's processor hands it to the model",
                               description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("image", help="the input image (PNG or anything Pillow reads)")
@@ -26,6 +33,19 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 
 
 def main(args: argparse.Namespace) -> int:
+    """Run ``plates view``: write an image as a VLM family's processor hands it to the model.
+
+    Parameters
+    ----------
+    args : argparse.Namespace
+        The parsed command line.
+
+    Returns
+    -------
+    int
+        The exit status: 0 on success (see `plates.cli.EXIT_CODES`; bad input raises ValueError, which
+        `plates.cli.main` reports).
+    """
     from PIL import Image
 
     from plates.models.views import see, view_plan

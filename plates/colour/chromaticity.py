@@ -29,6 +29,22 @@ GAMUT_TOLERANCE = 1e-9
 def xy_to_uv(xy) -> np.ndarray:
     """CIE 1931 xy (..., 2) -> CIE 1976 u'v' (..., 2).
 
+    Parameters
+    ----------
+    xy : array_like, shape (..., 2)
+        CIE 1931 chromaticity.
+
+    Returns
+    -------
+    numpy.ndarray, shape (..., 2)
+        CIE 1976 u'v'.
+
+    References
+    ----------
+    CIE 015:2018 Colorimetry, 4th ed., §8.1 (u', v'); IEC 61966-2-1:1999 (sRGB).
+
+    Examples
+    --------
     >>> [round(float(v), 4) for v in xy_to_uv([0.3127, 0.329])]
     [0.1978, 0.4683]
     """
@@ -36,12 +52,44 @@ def xy_to_uv(xy) -> np.ndarray:
 
 
 def uv_to_xy(uv) -> np.ndarray:
-    """CIE 1976 u'v' (..., 2) -> CIE 1931 xy (..., 2)."""
+    """CIE 1976 u'v' (..., 2) -> CIE 1931 xy (..., 2).
+
+    Parameters
+    ----------
+    uv : array_like, shape (..., 2)
+        CIE 1976 u'v'.
+
+    Returns
+    -------
+    numpy.ndarray, shape (..., 2)
+        CIE 1931 xy.
+
+    References
+    ----------
+    CIE 015:2018 Colorimetry, 4th ed., §8.1 (u', v'); IEC 61966-2-1:1999 (sRGB).
+    """
     return colour_science().Luv_uv_to_xy(np.asarray(uv, dtype=np.float64))
 
 
 def xyY_to_srgb(xy, Y) -> np.ndarray:  # noqa: N802 - the CIE's name
-    """CIE 1931 xy (..., 2) at relative luminance ``Y`` (0-1) -> sRGB 0-1 (..., 3), gamma-encoded, NOT clipped."""
+    """CIE 1931 xy (..., 2) at relative luminance ``Y`` (0-1) -> sRGB 0-1 (..., 3), gamma-encoded, NOT clipped.
+
+    Parameters
+    ----------
+    xy : array_like, shape (..., 2)
+        CIE 1931 chromaticity.
+    Y : float or array_like
+        Relative luminance, 0-1.
+
+    Returns
+    -------
+    numpy.ndarray, shape (..., 3)
+        Gamma-encoded sRGB 0-1, unclipped.
+
+    References
+    ----------
+    CIE 015:2018 Colorimetry, 4th ed., §8.1 (u', v'); IEC 61966-2-1:1999 (sRGB).
+    """
     cs = colour_science()
     xy = np.asarray(xy, dtype=np.float64)
     Y = np.broadcast_to(np.asarray(Y, dtype=np.float64), xy.shape[:-1])
@@ -50,14 +98,42 @@ def xyY_to_srgb(xy, Y) -> np.ndarray:  # noqa: N802 - the CIE's name
 
 def srgb255_to_xyY(rgb) -> tuple[np.ndarray, np.ndarray]:
     """sRGB 0-255 (..., 3) -> (CIE 1931 xy (..., 2), relative luminance Y (...)). Black has no chromaticity:
-    colour-science returns the D65 white point's for it."""
+    colour-science returns the D65 white point's for it.
+
+    Parameters
+    ----------
+    rgb : array_like, shape (..., 3)
+        sRGB 0-255.
+
+    Returns
+    -------
+    (numpy.ndarray, numpy.ndarray)
+        CIE 1931 xy (..., 2) and Y (...), 0-1.
+
+    References
+    ----------
+    CIE 015:2018 Colorimetry, 4th ed., §8.1 (u', v'); IEC 61966-2-1:1999 (sRGB).
+    """
     cs = colour_science()
     xyY = cs.XYZ_to_xyY(cs.sRGB_to_XYZ(np.asarray(rgb, dtype=np.float64) / 255.0))
     return xyY[..., :2], xyY[..., 2]
 
 
 def in_srgb(xy, Y) -> np.ndarray | bool:
-    """Whether xy at luminance ``Y`` lies inside the sRGB gamut (every channel within 0-1)."""
+    """Whether xy at luminance ``Y`` lies inside the sRGB gamut (every channel within 0-1).
+
+    Parameters
+    ----------
+    xy : array_like, shape (..., 2)
+        CIE 1931 chromaticity.
+    Y : float or array_like
+        Relative luminance, 0-1.
+
+    Returns
+    -------
+    bool or numpy.ndarray of bool
+        Inside the gamut.
+    """
     rgb = xyY_to_srgb(xy, Y)
     inside = np.all((rgb >= -GAMUT_TOLERANCE) & (rgb <= 1 + GAMUT_TOLERANCE), axis=-1)
     return bool(inside) if np.ndim(inside) == 0 else inside
@@ -67,6 +143,18 @@ def max_luminance(xy) -> float:
     """The largest relative luminance Y at which chromaticity ``xy`` is inside sRGB (0 when xy lies outside the
     sRGB triangle): the linear sRGB of xy at Y = 1 scaled until its largest channel is 1.
 
+    Parameters
+    ----------
+    xy : array_like, shape (2,)
+        CIE 1931 chromaticity.
+
+    Returns
+    -------
+    float
+        Y, 0-1.
+
+    Examples
+    --------
     >>> round(max_luminance([0.3127, 0.3290]), 3)
     1.0
     """
@@ -92,6 +180,18 @@ def within_locus(xy) -> bool:
     """Whether chromaticity ``xy`` lies inside the CIE 1931 2° spectral locus (its convex hull: the locus is
     convex but for a slight dent near 500-520 nm, outside sRGB).
 
+    Parameters
+    ----------
+    xy : array_like, shape (2,)
+        CIE 1931 chromaticity.
+
+    Returns
+    -------
+    bool
+        Inside the locus's hull.
+
+    Examples
+    --------
     >>> within_locus([0.3127, 0.329]), within_locus([0.05, 0.9])
     (True, False)
     """

@@ -30,6 +30,27 @@ def bisect(keep_lo, lo: float, hi: float, steps: int, depth: int = 8) -> tuple[f
     the next ``depth`` midpoints (2**depth - 1 of them), computed with the loop's own float operations, then
     walks the tree: the same (lo, hi) as the one-at-a-time loop in ceil(steps / depth) calls instead of
     ``steps`` (a colour-science call costs about the same whatever its size; figures on docs/benchmarks.md).
+
+    Parameters
+    ----------
+    keep_lo : callable
+        Midpoints (array) -> booleans (array): True keeps the lower bound at the midpoint.
+    lo, hi : float
+        The bracket.
+    steps : int
+        Rounds (>= 0).
+    depth : int, optional
+        Levels of midpoints asked per call (>= 1).
+
+    Returns
+    -------
+    (float, float)
+        The final bracket.
+
+    Raises
+    ------
+    ValueError
+        For ``steps`` < 0 or ``depth`` < 1.
     """
     if steps < 0 or depth < 1:
         raise ValueError(f"bisect needs steps >= 0 and depth >= 1, got steps={steps}, depth={depth}")

@@ -39,13 +39,39 @@ class FamilyPreset:
     entries_per_job: int | None = 1  # images each job makes (None: several, e.g. a robustness seed's variants)
 
     def entries(self, *, size: int | None = None, seed: int = 0) -> Iterator[Entry]:
-        """Every item of the preset in order, made in this process."""
+        """Every item of the preset in order, made in this process.
+
+        Parameters
+        ----------
+        size : int or None, optional
+            Image side, px (None: `default_size`).
+        seed : int, optional
+            The set's seed.
+
+        Yields
+        ------
+        Entry
+            The items, in order.
+        """
         return chain.from_iterable([job] if isinstance(job, Entry) else job()
                                    for job in self.jobs(size=self.check_size(size), seed=seed))
 
     def check_limit_with_shard(self, limit: int | None, shard: object) -> None:
         """ValueError when a ``limit`` comes with a ``shard`` (`plates.shards.Shard`) and the preset's items are
-        several images each: a shard cannot tell where another shard's images end."""
+        several images each: a shard cannot tell where another shard's images end.
+
+        Parameters
+        ----------
+        limit : int or None
+            The ``--limit``.
+        shard : Shard or None
+            The ``--shard``.
+
+        Raises
+        ------
+        ValueError
+            When both are given and the preset's items are several images each.
+        """
         if shard is not None and limit is not None and self.entries_per_job != 1:
             raise ValueError(f"limit={limit!r} cannot be combined with a shard for preset {self.name!r}, whose items "
                              "are several images each (a shard cannot tell where another shard's images end); "
@@ -53,7 +79,23 @@ class FamilyPreset:
 
     def check_size(self, size: int | None) -> int:
         """``size`` (None: `default_size`) if the preset's stimuli can be drawn at it; ValueError naming the
-        allowed sizes otherwise (never replaced by another size)."""
+        allowed sizes otherwise (never replaced by another size).
+
+        Parameters
+        ----------
+        size : int or None
+            Image side, px.
+
+        Returns
+        -------
+        int
+            The size.
+
+        Raises
+        ------
+        ValueError
+            For a size outside the preset's ``sizes``.
+        """
         if size is None:
             return self.default_size
         lo, hi = self.sizes
@@ -95,7 +137,23 @@ FAMILY_PRESETS: Mapping[str, FamilyPreset] = MappingProxyType(_presets())
 
 
 def get_family_preset(name: str) -> FamilyPreset:
-    """The family preset called ``name``; ValueError listing them otherwise."""
+    """The family preset called ``name``; ValueError listing them otherwise.
+
+    Parameters
+    ----------
+    name : str
+        A family preset's name.
+
+    Returns
+    -------
+    FamilyPreset
+        The preset.
+
+    Raises
+    ------
+    ValueError
+        For an unknown name (`unknown_preset`).
+    """
     if name not in FAMILY_PRESETS:
         raise unknown_preset(name)
     return FAMILY_PRESETS[name]
@@ -124,7 +182,18 @@ def presets_listing() -> str:
 def unknown_preset(name: object) -> ValueError:
     """The error for a preset name that no family has: every family's presets, grouped by family
     (:func:`presets_listing`), with ``did you mean`` for a near-miss name (`plates.validation.suggestion`).
-    Returned, not raised."""
+    Returned, not raised.
+
+    Parameters
+    ----------
+    name : object
+        The name given.
+
+    Returns
+    -------
+    ValueError
+        The error, to raise.
+    """
     names = [n for group in presets_by_family().values() for n in group]
     close = suggestion(name, names)
     hint = f"; did you mean {close!r}?" if close else ""

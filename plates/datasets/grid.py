@@ -189,7 +189,26 @@ class Grid:
 
     def spec(self, label: str, colours: ColourSet, font: str, delta_e: float | None, size: int) -> PlateSpec:
         """The PlateSpec of one plate of the grid (its seed from :func:`plate_seed`; with ``directions``
-        "distributed" and a target, the background's direction from the plate's seed and the target)."""
+        "distributed" and a target, the background's direction from the plate's seed and the target).
+
+        Parameters
+        ----------
+        label : str
+            The plate's text.
+        colours : ColourSet
+            Its colour set.
+        font : str
+            Its font.
+        delta_e : float or None
+            Its ΔE2000 target.
+        size : int
+            Its side, px.
+
+        Returns
+        -------
+        PlateSpec
+            The plate's spec.
+        """
         seed = plate_seed(self, colours.name, label, font, size)
         distributed = self.directions == "distributed" and delta_e is not None
         spec = PlateSpec(
@@ -215,7 +234,22 @@ class Grid:
 
 def plate_seed(grid: Grid, colour_set: str, label: str, font: str, size: int) -> int:
     """A plate's seed: SHA-256 of (grid seed, name, colour set, label, font, size); ΔE2000 is left out so a
-    label's plates differ across ΔE2000 in colour only."""
+    label's plates differ across ΔE2000 in colour only.
+
+    Parameters
+    ----------
+    grid : Grid
+        The grid.
+    colour_set, label, font : str
+        The plate's colour set, text and font.
+    size : int
+        Its side, px.
+
+    Returns
+    -------
+    int
+        The seed, 0 to 2**63 - 1.
+    """
     return item_seed(grid.seed, grid.name, colour_set, f"{label}\x1f{font}\x1f{size}")
 
 
@@ -254,7 +288,23 @@ def _labels(value: Any, seed: int) -> tuple[str, ...]:
 
 
 def parse_grid(data: Mapping[str, Any]) -> Grid:
-    """A :class:`Grid` from a grid file's parsed TOML (module doc); ValueError naming the bad key or value."""
+    """A :class:`Grid` from a grid file's parsed TOML (module doc); ValueError naming the bad key or value.
+
+    Parameters
+    ----------
+    data : mapping
+        The parsed TOML.
+
+    Returns
+    -------
+    Grid
+        The validated grid.
+
+    Raises
+    ------
+    ValueError
+        Naming the bad key or value.
+    """
     check_keys("grid", data, GRID_KEYS)
     if "name" not in data or "labels" not in data:
         raise ValueError('a grid needs name and labels; e.g. name = "my-set" and labels = ["12", "74"]')
@@ -304,7 +354,23 @@ def parse_grid(data: Mapping[str, Any]) -> Grid:
 
 
 def load_grid(path: str | os.PathLike) -> Grid:
-    """Read and validate a grid file (TOML; module doc)."""
+    """Read and validate a grid file (TOML; module doc).
+
+    Parameters
+    ----------
+    path : str or os.PathLike
+        A grid file.
+
+    Returns
+    -------
+    Grid
+        The validated grid.
+
+    Raises
+    ------
+    ValueError
+        For an unreadable or invalid file.
+    """
     return parse_grid(read_toml(path, "grid"))
 
 
@@ -324,7 +390,18 @@ def _slug(text: str) -> str:
 
 
 def grid_plates(grid: Grid) -> Iterator[GridPlate]:
-    """Every plate of ``grid`` in a fixed order: label-major, then colour set, font, size, ΔE2000."""
+    """Every plate of ``grid`` in a fixed order: label-major, then colour set, font, size, ΔE2000.
+
+    Parameters
+    ----------
+    grid : Grid
+        The grid.
+
+    Yields
+    ------
+    GridPlate
+        Its plates.
+    """
     for (li, label), colours, font, size, de in product(
         enumerate(grid.labels), grid.colour_sets, grid.fonts, grid.sizes, grid.delta_e
     ):
@@ -335,7 +412,18 @@ def grid_plates(grid: Grid) -> Iterator[GridPlate]:
 
 
 def grid_record(grid: Grid) -> dict[str, Any]:
-    """The grid as plain JSON values (what ``GRID_RECORD`` holds): equal grids give equal records."""
+    """The grid as plain JSON values (what ``GRID_RECORD`` holds): equal grids give equal records.
+
+    Parameters
+    ----------
+    grid : Grid
+        The grid.
+
+    Returns
+    -------
+    dict
+        JSON values.
+    """
     return {
         "name": grid.name,
         "labels": list(grid.labels),

@@ -57,7 +57,22 @@ def write_parquet_atomic(table: pa.Table, path: Path, *, row_group_size: int | N
     """Write ``table`` as the Parquet file ``path`` (zstd) atomically and durably (`plates.storage.written_in_place`),
     so no reader ever opens half a manifest, a killed writer's leftover matches `plates.storage.TEMPORARIES`, and
     the manifest's name appears only once its bytes and every image written before it are on disk (the set
-    writers write images without an fsync each: `plates.storage.write_atomic`). Returns ``path``."""
+    writers write images without an fsync each: `plates.storage.write_atomic`). Returns ``path``.
+
+    Parameters
+    ----------
+    table : pyarrow.Table
+        The rows.
+    path : pathlib.Path
+        The file.
+    row_group_size : int, optional
+        Rows per row group.
+
+    Returns
+    -------
+    pathlib.Path
+        ``path``.
+    """
     with written_in_place(path) as tmp:
         pq.write_table(table, tmp, compression="zstd", row_group_size=row_group_size)
     return path
@@ -65,7 +80,22 @@ def write_parquet_atomic(table: pa.Table, path: Path, *, row_group_size: int | N
 
 def write_shard_manifest(table: pa.Table, out: Path, shard) -> Path:
     """Write shard ``shard``'s manifest rows (``table``, with a `PLAN_POSITION` column) atomically as
-    ``out/manifest.shards/<I>-of-<N>.parquet``; returns its path. Shards write only their own part."""
+    ``out/manifest.shards/<I>-of-<N>.parquet``; returns its path. Shards write only their own part.
+
+    Parameters
+    ----------
+    table : pyarrow.Table
+        The shard's rows.
+    out : pathlib.Path
+        The set's folder.
+    shard : Shard
+        The shard.
+
+    Returns
+    -------
+    pathlib.Path
+        The part's path.
+    """
     if PLAN_POSITION not in table.column_names:
         raise ValueError(f"a shard's manifest part needs a {PLAN_POSITION!r} column; allowed: the rows with "
                          "their positions in the unsharded manifest")
@@ -73,7 +103,20 @@ def write_shard_manifest(table: pa.Table, out: Path, shard) -> Path:
 
 
 def shard_manifest_path(out: Path, shard) -> Path:
-    """Where shard ``shard`` (`plates.shards.Shard`) keeps its manifest part under ``out`` (folder created)."""
+    """Where shard ``shard`` (`plates.shards.Shard`) keeps its manifest part under ``out`` (folder created).
+
+    Parameters
+    ----------
+    out : pathlib.Path
+        The set's folder.
+    shard : Shard
+        The shard.
+
+    Returns
+    -------
+    pathlib.Path
+        The part's path.
+    """
     folder = Path(out) / SHARD_MANIFESTS
     folder.mkdir(parents=True, exist_ok=True)
     return folder / f"{shard.tag}.parquet"
@@ -83,7 +126,22 @@ def merge_shard_manifests(out: Path, count: int, *, row_group_size: int | None =
     """When every one of ``count`` shards has written its part (`write_shard_manifest`), write
     ``manifest.parquet`` from them in `PLAN_POSITION` order without that column, i.e. the unsharded manifest;
     returns whether it did. Each shard calls this after writing its part, so the last to finish always finds
-    them all (two finishing together both write the same file, atomically)."""
+    them all (two finishing together both write the same file, atomically).
+
+    Parameters
+    ----------
+    out : pathlib.Path
+        The set's folder.
+    count : int
+        Shards in all.
+    row_group_size : int, optional
+        Rows per row group.
+
+    Returns
+    -------
+    bool
+        Whether the manifest was written.
+    """
     out = Path(out)
     parts = [out / SHARD_MANIFESTS / f"{i}-of-{count}.parquet" for i in range(1, count + 1)]
     if not all(part.is_file() for part in parts):
@@ -98,7 +156,24 @@ def finish_manifest(table: pa.Table, out: Path, shard: Any = None, positions: li
     """How every writer that holds its whole manifest ends: ``table`` published as ``out/manifest.parquet``
     (`publish_manifest`), or with a ``shard`` (`plates.shards.Shard`) written as that shard's part with each
     row's place in the unsharded plan (``positions``) and merged once every shard's part is there
-    (`merge_shard_manifests`). Returns the rows written."""
+    (`merge_shard_manifests`). Returns the rows written.
+
+    Parameters
+    ----------
+    table : pyarrow.Table
+        The manifest's rows.
+    out : pathlib.Path
+        The set's folder.
+    shard : Shard, optional
+        This writer's shard.
+    positions : list of int, optional
+        Each row's place in the unsharded plan (with ``shard``).
+
+    Returns
+    -------
+    int
+        Rows written.
+    """
     out = Path(out)
     if shard is not None:
         write_shard_manifest(table.append_column(PLAN_POSITION, pa.array(positions, pa.int64())), out, shard)
@@ -110,7 +185,18 @@ def finish_manifest(table: pa.Table, out: Path, shard: Any = None, positions: li
 
 def with_file_name(table: pa.Table) -> pa.Table:
     """``table`` with the ImageFolder convention's ``file_name`` column last (its ``path``: relative to the
-    folder), unless it has one already."""
+    folder), unless it has one already.
+
+    Parameters
+    ----------
+    table : pyarrow.Table
+        Manifest rows with ``path``.
+
+    Returns
+    -------
+    pyarrow.Table
+        With ``file_name``.
+    """
     if FILE_NAME_COLUMN in table.column_names:
         return table
     return table.append_column(FILE_NAME_COLUMN, table.column("path"))
@@ -121,7 +207,17 @@ def publish_manifest(table: pa.Table, out: Path, *, row_group_size: int | None =
     ends with (`write_parquet_atomic`). The manifest gets a ``file_name`` column (`with_file_name`) and the same
     file is linked as ``metadata.parquet`` (`link_metadata`), so ``datasets.load_dataset("imagefolder",
     data_dir=out)`` loads the images with every manifest column. `load_dataset` reads ``manifest.parquet`` and
-    ignores the extra column: folders written before keep loading."""
+    ignores the extra column: folders written before keep loading.
+
+    Parameters
+    ----------
+    table : pyarrow.Table
+        The manifest's rows.
+    out : pathlib.Path
+        The set's folder.
+    row_group_size : int, optional
+        Rows per row group.
+    """
     out = Path(out)
     write_parquet_atomic(with_file_name(table), out / MANIFEST, row_group_size=row_group_size)
     link_metadata(out)

@@ -37,6 +37,16 @@ _REPO = re.compile(r"^[A-Za-z0-9][\w.-]{0,95}/[\w.-]{1,96}$")
 def push_config(env: Mapping[str, str] | None = None) -> tuple[Path, str, str] | None:
     """(results folder, repository id, token) when the owner configured all three, else None.
 
+    Parameters
+    ----------
+    env : mapping of str to str, optional
+        The environment (default ``os.environ``).
+
+    Returns
+    -------
+    (pathlib.Path, str, str) or None
+        The configuration, or None.
+
     Raises
     ------
     ValueError
@@ -55,7 +65,27 @@ def answers_scheduler(env: Mapping[str, str] | None = None, *, every: float = 10
                       ) -> Any | None:
     """A started ``CommitScheduler`` pushing the quiz's results folder (module docstring), or None when the
     owner configured no repository and token. ``endpoint``: the Hub's URL (default: huggingface_hub's, which
-    ``HF_ENDPOINT`` sets)."""
+    ``HF_ENDPOINT`` sets).
+
+    Parameters
+    ----------
+    env : mapping of str to str, optional
+        The environment (default ``os.environ``).
+    every : float, optional
+        Minutes between pushes.
+    endpoint : str, optional
+        The Hub's URL.
+
+    Returns
+    -------
+    huggingface_hub.CommitScheduler or None
+        The started scheduler, or None.
+
+    Raises
+    ------
+    ValueError
+        As `push_config`.
+    """
     config = push_config(env)
     if config is None:
         return None

@@ -71,6 +71,7 @@ class ExportSummary:
 
     @property
     def total(self) -> int:
+        """Rows written, over every config."""
         return sum(self.rows.values())
 
 
@@ -155,7 +156,22 @@ class _Shards:
 
 
 def write_rows(rows: Iterable[ExportRow], out: Path, *, shard_bytes: int = SHARD_BYTES) -> ExportSummary:
-    """Write ``rows`` under ``out/data/<config>/``; returns what was written."""
+    """Write ``rows`` under ``out/data/<config>/``; returns what was written.
+
+    Parameters
+    ----------
+    rows : iterable of ExportRow
+        The rows.
+    out : pathlib.Path
+        The dataset folder.
+    shard_bytes : int, optional
+        About how many bytes a Parquet shard holds.
+
+    Returns
+    -------
+    ExportSummary
+        Rows and shards per config.
+    """
     summary = ExportSummary(out=str(out))
     shards: dict[str, _Shards] = {}
     for row in rows:

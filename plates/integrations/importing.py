@@ -43,7 +43,21 @@ MAX_REPLY = 20_000
 class HarnessSample:
     """One harness sample: the exported row it asked (``row``: that row's columns, image left out), the
     model's reply text (None: the harness recorded an error), its own verdict (None: none given), the model's
-    name, and the error message if any."""
+    name, and the error message if any.
+
+    Attributes
+    ----------
+    row : mapping
+        The exported row it asked (its columns, image left out).
+    reply : str or None
+        The model's reply text (None: the harness recorded an error).
+    harness_correct : bool or None
+        The harness's own verdict (None: none given).
+    model : str
+        The model's name.
+    error : str or None
+        The error message, if any.
+    """
 
     row: Mapping[str, Any]
     reply: str | None
@@ -54,7 +68,23 @@ class HarnessSample:
 
 @dataclass
 class ImportSummary:
-    """What an import did: rows written, rows already there, samples skipped (with why), the run id."""
+    """What an import did: rows written, rows already there, samples skipped (with why), the run id.
+
+    Attributes
+    ----------
+    run_id : str
+        The new run.
+    out : str
+        Where its rows are.
+    written, existing : int
+        Rows written, and rows already there.
+    correct : int
+        Rows our rules judged correct.
+    skipped : dict of str to int
+        Samples skipped, by reason.
+    agree : int
+        Rows where the harness's verdict and ours agree.
+    """
 
     run_id: str
     out: str
@@ -87,7 +117,23 @@ def _verdict(value: Any) -> bool | None:
 
 def inspect_samples(paths: Sequence[str | Path]) -> Iterator[HarnessSample | str]:
     """Each inspect sample of the logs as a `HarnessSample`, or a string saying why it was skipped. A log
-    whose samples carry no plates row (another task) raises ValueError naming it."""
+    whose samples carry no plates row (another task) raises ValueError naming it.
+
+    Parameters
+    ----------
+    paths : sequence of str or pathlib.Path
+        inspect_ai logs (.eval or .json).
+
+    Yields
+    ------
+    HarnessSample or str
+        A sample, or why one was skipped.
+
+    Raises
+    ------
+    ValueError
+        For a log whose samples carry no plates row.
+    """
     for path in map(Path, paths):
         log, samples = read_inspect_log(path)
         header = log.get("eval") or {}
@@ -113,7 +159,25 @@ def lmms_eval_samples(output_dir: str | Path, export: str | Path) -> Iterator[Ha
     """Each sample of lmms-eval's ``*_samples_*.jsonl`` logs under ``output_dir`` (``--log_samples``) as a
     `HarnessSample`, mapped to the exported row through its ``plates`` metric's ``sample_id`` (written by the
     exported task's ``process_results``) or, failing that, its task's config and ``doc_id``. A log of another
-    task raises ValueError naming it."""
+    task raises ValueError naming it.
+
+    Parameters
+    ----------
+    output_dir : str or pathlib.Path
+        lmms-eval's ``--output_path``.
+    export : str or pathlib.Path
+        The exported set it asked.
+
+    Yields
+    ------
+    HarnessSample or str
+        A sample, or why one was skipped.
+
+    Raises
+    ------
+    ValueError
+        For a log of another task.
+    """
     rows = read_export(export)
     by_id = {r["sample_id"]: r for config in rows.values() for r in config}
     files = sorted(Path(output_dir).rglob("*_samples_*.jsonl"))
@@ -163,6 +227,24 @@ def import_samples(samples: Iterable[HarnessSample | str], out: str | Path, *, h
 
     ``export``: the exported folder the harness asked; a sample whose row is not in it is skipped (counted). The
     run id is ``<harness>-<12 hex of source and model>``: importing the same log again writes nothing.
+
+    Parameters
+    ----------
+    samples : iterable of HarnessSample or str
+        The samples (strings are skips).
+    out : str or pathlib.Path
+        The results folder.
+    harness : str
+        The harness's name.
+    source : str
+        The log it came from (hashed into the run id).
+    export : str or pathlib.Path, optional
+        The exported folder the harness asked.
+
+    Returns
+    -------
+    ImportSummary
+        What was written and skipped.
     """
     allowed = None
     if export is not None:

@@ -171,7 +171,18 @@ def ci_high(values: Sequence[float]) -> float:
 
 
 def count(values: Sequence[Any]) -> float:
-    """The number of samples judged (the ``plates`` records are for `plates import lmms-eval`)."""
+    """The number of samples judged (the ``plates`` records are for `plates import lmms-eval`).
+
+    Parameters
+    ----------
+    values : sequence
+        The ``plates`` records.
+
+    Returns
+    -------
+    float
+        Their number.
+    """
     return float(len(values))
 
 

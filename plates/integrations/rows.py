@@ -67,7 +67,15 @@ COLUMNS: tuple[str, ...] = tuple(SCHEMA.names)
 @dataclass(frozen=True)
 class ExportRow:
     """One exported row: ``values`` by column name (`COLUMNS`; ``image`` holds ``{"bytes", "path"}``), and the
-    PIL image (sRGB 0-255) the runner prepared, for exporters that write pixels another way."""
+    PIL image (sRGB 0-255) the runner prepared, for exporters that write pixels another way.
+
+    Attributes
+    ----------
+    values : dict
+        By column name (`COLUMNS`; ``image`` holds ``{"bytes", "path"}``).
+    image : PIL.Image.Image
+        The image the runner prepared, sRGB 0-255.
+    """
 
     values: dict[str, Any]
     image: Any

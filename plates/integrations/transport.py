@@ -84,7 +84,25 @@ TRANSPORTS: dict[str, Callable[[bytes], Image.Image]] = {
 
 
 def transported(png: bytes, path: str) -> Image.Image:
-    """The image export path ``path`` (a `TRANSPORTS` key) hands the model from the exported ``png`` bytes."""
+    """The image export path ``path`` (a `TRANSPORTS` key) hands the model from the exported ``png`` bytes.
+
+    Parameters
+    ----------
+    png : bytes
+        The exported PNG.
+    path : str
+        A `TRANSPORTS` key.
+
+    Returns
+    -------
+    PIL.Image.Image
+        What the model receives.
+
+    Raises
+    ------
+    ValueError
+        For an unknown path.
+    """
     return lookup(TRANSPORTS, path, "export path")(png)
 
 
@@ -92,6 +110,17 @@ def transport_shift(png: bytes, path: str, family: str | None, *, seed: int = 0)
     """CIEDE2000 per pixel between ``family``'s view of the exported PNG and its view of what ``path`` hands the
     model (``family`` None: the images themselves): mean, 95th percentile and max over the view's pixels (all
     tiles; a seeded sample of `SAMPLE_PIXELS` where more differ).
+
+    Parameters
+    ----------
+    png : bytes
+        The exported PNG.
+    path : str
+        A `TRANSPORTS` key.
+    family : str or None
+        A view family.
+    seed : int, optional
+        Seeds the pixel sample.
 
     Returns
     -------

@@ -41,7 +41,25 @@ EXTRAS: dict[str, str | None] = {"openai": None, "hf": "hf", "baseline": None, "
 
 
 def backend_class(kind: str) -> type[Backend]:
-    """The class registered under ``kind`` (one of :data:`BACKENDS`), imported on demand."""
+    """The class registered under ``kind`` (one of :data:`BACKENDS`), imported on demand.
+
+    Parameters
+    ----------
+    kind : str
+        A name in `BACKENDS`.
+
+    Returns
+    -------
+    type
+        The backend's class.
+
+    Raises
+    ------
+    ValueError
+        For an unknown kind, or a module that defines no such class.
+    ImportError
+        When the backend's SDK is not installed (the message names the extra to install).
+    """
     if kind not in BACKENDS:
         raise ValueError(f"unknown backend {kind!r}; allowed: {', '.join(BACKENDS)}")
     module_name, _, class_name = BACKENDS[kind].partition(":")

@@ -233,10 +233,31 @@ class Backend(ABC):
         """Yield ``(index into queries, Reply)`` as each completes: any order, every index exactly once.
 
         Raises :class:`BackendFailing` when every request keeps failing the same way.
+
+        Parameters
+        ----------
+        queries : sequence of Query
+            The questions.
+
+        Yields
+        ------
+        (int, Reply)
+            Index into ``queries`` and its reply.
         """
 
     def ask_one(self, query: Query) -> Reply:
-        """Answer a single query (convenience over :meth:`ask`)."""
+        """Answer a single query (convenience over :meth:`ask`).
+
+        Parameters
+        ----------
+        query : Query
+            The question (its turns, images and sampling).
+
+        Returns
+        -------
+        Reply
+            The reply.
+        """
         for _, reply in self.ask([query]):
             return reply
         raise RuntimeError(f"{type(self).__name__}.ask yielded nothing for one query")

@@ -45,7 +45,18 @@ def _template_for(prompt: str):
 
 
 def label_space_for(prompt: str) -> str:
-    """The label space a prompt asks for (see module doc): one of plates.stimuli.ishihara.labels.LABEL_SPACE_NAMES."""
+    """The label space a prompt asks for (see module doc): one of plates.stimuli.ishihara.labels.LABEL_SPACE_NAMES.
+
+    Parameters
+    ----------
+    prompt : str
+        The question's text.
+
+    Returns
+    -------
+    str
+        A label space's name.
+    """
     template = _template_for(prompt)
     if template is not None:
         return template.label_space
@@ -57,7 +68,20 @@ def label_space_for(prompt: str) -> str:
 
 
 def format_answer(prompt: str, text: str) -> str:
-    """The reply text for ``text`` read on a plate, in the form the prompt asks for (module doc)."""
+    """The reply text for ``text`` read on a plate, in the form the prompt asks for (module doc).
+
+    Parameters
+    ----------
+    prompt : str
+        The question's text.
+    text : str
+        What the reader read.
+
+    Returns
+    -------
+    str
+        The reply.
+    """
     template = _template_for(prompt)
     if template is not None:
         return template.answer_format.format(answer=text)
@@ -65,7 +89,25 @@ def format_answer(prompt: str, text: str) -> str:
 
 
 def count_tokens(text: str, n_images: int = 0) -> int:
-    """A rough token count for usage reports: whitespace words, plus one per image (not a real tokenizer)."""
+    """A rough token count for usage reports: whitespace words, plus one per image (not a real tokenizer).
+
+    Parameters
+    ----------
+    text : str
+        The text.
+    n_images : int, optional
+        Images sent with it.
+
+    Returns
+    -------
+    int
+        The count.
+
+    Examples
+    --------
+    >>> count_tokens("What number is this?", n_images=1)
+    5
+    """
     return len(text.split()) + n_images
 
 
@@ -74,6 +116,20 @@ class BaselineBackend(Backend):
 
     ``model_path``: ONNX weights (default: the bundled plates/assets/baseline/baseline.onnx);
     ``threads``: onnxruntime intra-op threads.
+
+    Parameters
+    ----------
+    model : str, optional
+        The model's name (only ``"baseline-cnn"``).
+    model_path : str or pathlib.Path, optional
+        ONNX weights (default: the bundled ones).
+    threads : int, optional
+        onnxruntime intra-op threads.
+
+    Raises
+    ------
+    ValueError
+        For another model name.
     """
 
     kind = "baseline"
@@ -89,7 +145,18 @@ class BaselineBackend(Backend):
         self.revision = "sha256:" + hashlib.sha256(self._reader.path.read_bytes()).hexdigest()[:16]
 
     def answer(self, query: Query) -> Reply:
-        """One query -> Reply (declines non-open kinds; needs an image in the last user turn)."""
+        """One query -> Reply (declines non-open kinds; needs an image in the last user turn).
+
+        Parameters
+        ----------
+        query : Query
+            The question (its turns, images and sampling).
+
+        Returns
+        -------
+        Reply
+            The reply, or a declined one (``unsupported``).
+        """
         if query.kind != "open" or query.answer_kind not in (None, "label"):
             return Reply(text=None, unsupported=True)
         last = query.turns[-1]
@@ -112,5 +179,17 @@ class BaselineBackend(Backend):
         )
 
     def ask(self, queries: Sequence[Query]) -> Iterator[tuple[int, Reply]]:
+        """Answer each query in turn.
+
+        Parameters
+        ----------
+        queries : sequence of Query
+            The questions.
+
+        Yields
+        ------
+        (int, Reply)
+            Index into ``queries`` and its reply, in order.
+        """
         for index, query in enumerate(queries):
             yield index, self.answer(query)

@@ -25,7 +25,17 @@ class Malformed(Exception):
 
 class HTTPStatusError(Exception):
     """A reply with a status other than 2xx: ``status``, ``headers`` (for Retry-After) and ``detail`` (the
-    server's ``error.message`` when it sent the OpenAI error shape, else its body text; unredacted)."""
+    server's ``error.message`` when it sent the OpenAI error shape, else its body text; unredacted).
+
+    Parameters
+    ----------
+    status : int
+        The HTTP status.
+    headers : mapping of str to str
+        The reply's headers.
+    detail : str
+        The server's message.
+    """
 
     def __init__(self, status: int, headers: Mapping[str, str], detail: str) -> None:
         super().__init__(f"HTTP {status}: {detail}")
@@ -33,7 +43,18 @@ class HTTPStatusError(Exception):
 
 
 def png_base64(png: bytes) -> bytes:
-    """A PNG's base64 (ASCII bytes), ready to splice into a body as a ``data:image/png;base64,`` URL."""
+    """A PNG's base64 (ASCII bytes), ready to splice into a body as a ``data:image/png;base64,`` URL.
+
+    Parameters
+    ----------
+    png : bytes
+        A PNG file.
+
+    Returns
+    -------
+    bytes
+        ASCII base64.
+    """
     return base64.b64encode(png)
 
 
@@ -43,6 +64,27 @@ def encode_body(messages: list[dict[str, Any]], options: Mapping[str, Any], imag
     order of appearance), the request ``options`` (``extra_body`` merged at the top level, ``extra_headers``
     left out: they are headers), and ``images`` (`png_base64` values) spliced into the slots in order as
     PNG data URLs, without copying an image but into the body itself.
+
+    Parameters
+    ----------
+    messages : list of dict
+        Chat messages whose image URLs are ``slot``.
+    options : mapping
+        The request's other fields.
+    images : sequence of bytes
+        `png_base64` values, one per slot.
+    slot : str
+        The placeholder (`new_slot`).
+
+    Returns
+    -------
+    bytes
+        The JSON body.
+
+    Raises
+    ------
+    RuntimeError
+        When the slots and the images differ in number.
 
     Examples
     --------
@@ -73,7 +115,29 @@ def parse_completion(status: int, headers: Mapping[str, str],
     """(text, prompt tokens, completion tokens, revision) of a reply; raises :class:`HTTPStatusError` for a
     status other than 2xx and :class:`Malformed` for a 2xx that is not a chat completion with text. The revision
     is what the server says answered: its ``model`` name, then ``@`` and its ``system_fingerprint`` if sent
-    (None without a model name)."""
+    (None without a model name).
+
+    Parameters
+    ----------
+    status : int
+        The HTTP status.
+    headers : mapping of str to str
+        The reply's headers.
+    content : bytes
+        The reply's body.
+
+    Returns
+    -------
+    (str, int or None, int or None, str or None)
+        Text, prompt tokens, completion tokens, revision.
+
+    Raises
+    ------
+    HTTPStatusError
+        For a status other than 2xx.
+    Malformed
+        For a 2xx that is not a chat completion with text.
+    """
     if not 200 <= status < 300:
         raise HTTPStatusError(status, headers, _error_detail(content))
     try:

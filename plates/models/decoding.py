@@ -62,6 +62,18 @@ def hf_settings(temperature: float, max_new_tokens: int) -> dict[str, Any]:
     typical-p 1.0, min-p off, cutoffs 0). Either way: one beam, repetition penalties 1.0, no n-gram bans,
     length penalty 1.0, no minimum length.
 
+    Parameters
+    ----------
+    temperature : float
+        0 (greedy) or the sampling temperature.
+    max_new_tokens : int
+        The token budget.
+
+    Returns
+    -------
+    dict
+        ``generate`` keyword arguments.
+
     Examples
     --------
     >>> hf_settings(0.0, 8)["do_sample"], hf_settings(0.0, 8)["repetition_penalty"], hf_settings(0.7, 8)["top_k"]
@@ -86,6 +98,26 @@ def api_sampling(mode: str, *, temperature: float | None, token_param: str | Non
     ``mode``: one of :data:`SAMPLING_FIELDS`. ``temperature`` None: not sent (a paper protocol that leaves it
     to the provider; then the other sampling fields are left to it too). ``token_param`` None: no token budget
     sent. ``extra_body``: the caller's provider options, which win over this mode's values for the same field.
+
+    Parameters
+    ----------
+    mode : str
+        One of `SAMPLING_FIELDS`.
+    temperature : float or None
+        None: not sent.
+    token_param : str or None
+        The token budget's field name; None: not sent.
+    max_tokens : int
+        The token budget.
+    seed : int or None, optional
+        A seed to send.
+    extra_body : mapping, optional
+        The caller's provider options (they win).
+
+    Returns
+    -------
+    (dict, dict, list of str)
+        Top-level fields, ``extra_body``, the decisive fields left to the server.
 
     Examples
     --------
@@ -119,6 +151,16 @@ def api_sampling(mode: str, *, temperature: float | None, token_param: str | Non
 
 def json_value(value: Any) -> Any:
     """A generation-config value as JSON holds it (tuples, tensors and arrays as lists; other objects as text).
+
+    Parameters
+    ----------
+    value : object
+        A generation-config value.
+
+    Returns
+    -------
+    object
+        JSON-ready.
 
     Examples
     --------

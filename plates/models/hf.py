@@ -62,6 +62,20 @@ def snapshot_commit(model: str, revision: str | None, config: Any) -> str | None
 
     transformers 4 kept it on the config (``_commit_hash``); transformers 5 does not, so it is read from the
     hub cache's layout (``models--org--name/snapshots/<commit>/config.json``), which every hub load fills.
+
+    Parameters
+    ----------
+    model : str
+        The hub id or local folder.
+    revision : str or None
+        The revision asked for.
+    config : transformers.PretrainedConfig
+        The loaded config.
+
+    Returns
+    -------
+    str or None
+        A 40-hex commit, or None.
     """
     commit = getattr(config, "_commit_hash", None)
     if commit or Path(model).expanduser().is_dir():
@@ -75,7 +89,18 @@ def snapshot_commit(model: str, revision: str | None, config: Any) -> str | None
 
 
 def to_conversation(query: Query) -> list[dict[str, Any]]:
-    """A Query as the chat-template message list transformers processors take (images before the text)."""
+    """A Query as the chat-template message list transformers processors take (images before the text).
+
+    Parameters
+    ----------
+    query : Query
+        The question (its turns, images and sampling).
+
+    Returns
+    -------
+    list of dict
+        Chat messages.
+    """
     messages = []
     for turn in query.turns:
         content: list[dict[str, Any]] = [{"type": "image", "image": image.convert("RGB")} for image in turn.images]
@@ -87,16 +112,36 @@ def to_conversation(query: Query) -> list[dict[str, Any]]:
 class HFBackend(Backend):
     """A transformers image-text-to-text model, loaded once per backend instance.
 
-    Options: ``model_id_or_path`` (hub id such as "HuggingFaceTB/SmolVLM-256M-Instruct" or a local folder),
-    ``device`` ("auto", "cuda", "cuda:N", "mps", "cpu") or ``device_map`` (accelerate's: "auto", "balanced",
-    "sequential", a device, or a dict per module; several GPUs, CPU and disk offload), ``dtype`` ("auto",
-    "bfloat16", "float16", "float32"; "auto" as plates.models.hf_loading.auto_dtype says), ``batch_size``
-    (queries per generate call), ``revision``, ``trust_remote_code`` (runs the repository's own code: an
-    explicit opt-in, off by default),
-    ``processor_kwargs`` / ``model_kwargs`` (passed to ``from_pretrained``, e.g. Qwen2-VL's ``max_pixels``,
-    or ``max_memory`` / ``offload_folder`` with a device map),
-    ``fail_after`` (queries failing the same way in a row before :class:`BackendFailing`; 0 disables).
-    ``model=`` is accepted as another name for ``model_id_or_path``.
+    Parameters
+    ----------
+    model_id_or_path : str
+        A hub id such as "HuggingFaceTB/SmolVLM-256M-Instruct", or a local folder.
+    device : str, optional
+        "auto", "cuda", "cuda:N", "mps" or "cpu".
+    dtype : str, optional
+        "auto", "bfloat16", "float16" or "float32" ("auto" as `plates.models.hf_loading.auto_dtype` says).
+    batch_size : int, optional
+        Queries per generate call (>= 1).
+    revision : str or None, optional
+        The hub revision.
+    device_map : str or dict or None, optional
+        accelerate's ("auto", "balanced", "sequential", a device, or a dict per module: several GPUs, CPU and
+        disk offload); instead of ``device``.
+    trust_remote_code : bool, optional
+        Run the repository's own code: an explicit opt-in, off by default.
+    processor_kwargs, model_kwargs : dict, optional
+        Passed to ``from_pretrained`` (e.g. Qwen2-VL's ``max_pixels``, or ``max_memory`` / ``offload_folder``
+        with a device map).
+    fail_after : int, optional
+        Queries failing the same way in a row before `BackendFailing` (0 disables).
+    model : str, optional
+        Another name for ``model_id_or_path``.
+
+    Raises
+    ------
+    ValueError
+        For the model named twice differently or not at all, a ``batch_size`` or ``fail_after`` out of range,
+        a non-bool ``trust_remote_code``, or a placement `plates.models.hf_loading.plan_placement` refuses.
     """
 
     kind = "hf"
@@ -224,7 +269,18 @@ class HFBackend(Backend):
         self.network.generation_config = clean
 
     def settings_for(self, query: Query) -> dict[str, Any]:
-        """Every setting that decides ``query``'s answer here (stored per row as ``generation_json``)."""
+        """Every setting that decides ``query``'s answer here (stored per row as ``generation_json``).
+
+        Parameters
+        ----------
+        query : Query
+            The question (its turns, images and sampling).
+
+        Returns
+        -------
+        dict
+            The generation settings.
+        """
         settings = {**hf_settings(query.temperature, query.max_tokens), **self._tokens,
                     "prompt_format": self.prompt_format, "dtype": self.placement.dtype,
                     "model_file_overridden": self.overridden}
@@ -252,6 +308,16 @@ class HFBackend(Backend):
         model's prompt format cannot carry is declined (``unsupported``, the reason in ``error``; see
         plates.models.hf_loading.declined).
         ``latency_s`` is the wall-clock time of the generate call that produced the reply.
+
+        Parameters
+        ----------
+        queries : sequence of Query
+            The questions.
+
+        Yields
+        ------
+        (int, Reply)
+            Index into ``queries`` and its reply, in order.
         """
         queries = list(queries)
         for i, query in enumerate(queries):
@@ -300,7 +366,18 @@ class HFBackend(Backend):
         return out
 
     def generate(self, batch: Sequence[Query]) -> list[Reply]:
-        """One left-padded generate call for queries that share a temperature; replies in batch order."""
+        """One left-padded generate call for queries that share a temperature; replies in batch order.
+
+        Parameters
+        ----------
+        batch : sequence of Query
+            Queries of one temperature.
+
+        Returns
+        -------
+        list of Reply
+            In batch order.
+        """
         torch, transformers = _import_torch_transformers()
         inputs = self._inputs(batch).to(self.device)
         for key, value in inputs.items():  # images in the model's dtype; token ids stay integers

@@ -55,7 +55,19 @@ REMOTE_CODE_CLASSES = ("AutoModelForImageTextToText", "AutoModelForVision2Seq", 
 class Placement:
     """Where the weights go: ``device_map`` for accelerate (None: one device), else ``device``; ``dtype`` by
     name ("bfloat16" | "float16" | "float32"); ``compute`` the kind of device that computes ("cuda" | "mps" |
-    "cpu"), which chose the dtype."""
+    "cpu"), which chose the dtype.
+
+    Attributes
+    ----------
+    device : str or None
+        One device, or None with a device map.
+    device_map : str or dict or None
+        accelerate's device map.
+    dtype : str
+        "bfloat16", "float16" or "float32".
+    compute : str
+        "cuda", "mps" or "cpu".
+    """
 
     device: str | None
     device_map: str | dict[str, Any] | None
@@ -86,6 +98,20 @@ def _check_device_map(device_map: Any) -> None:
 def auto_dtype(compute: str, *, bf16: bool, model_types: frozenset[str] | set[str] = frozenset()) -> str:
     """The dtype "auto" picks for a model of ``model_types`` computing on ``compute`` (see the module doc).
 
+    Parameters
+    ----------
+    compute : str
+        "cuda", "mps" or "cpu".
+    bf16 : bool
+        Whether the device supports bfloat16.
+    model_types : set of str, optional
+        The model's types (`model_types`).
+
+    Returns
+    -------
+    str
+        A dtype name.
+
     Examples
     --------
     >>> auto_dtype("cuda", bf16=True), auto_dtype("cpu", bf16=False), auto_dtype("mps", bf16=False)
@@ -108,6 +134,24 @@ def plan_placement(device: str = "auto", device_map: str | dict[str, Any] | None
 
     Raises ValueError for an unknown device, device map or dtype, for ``device`` and ``device_map`` both
     given, and for a CUDA device asked of a machine without one.
+
+    Parameters
+    ----------
+    device : str, optional
+        "auto", "cuda", "cuda:N", "mps" or "cpu".
+    device_map : str or dict, optional
+        accelerate's device map.
+    dtype : str, optional
+        "auto" or a dtype name.
+    model_types : set of str, optional
+        The model's types.
+    cuda, bf16, mps : bool
+        What the machine has.
+
+    Returns
+    -------
+    Placement
+        Where and in which dtype.
     """
     base = _check_device(device)
     if dtype not in DTYPES:
@@ -138,7 +182,18 @@ def plan_placement(device: str = "auto", device_map: str | dict[str, Any] | None
 
 
 def model_types(config: Any) -> frozenset[str]:
-    """The ``model_type`` of a transformers config and of its text model (PaliGemma 2 -> paligemma, gemma2)."""
+    """The ``model_type`` of a transformers config and of its text model (PaliGemma 2 -> paligemma, gemma2).
+
+    Parameters
+    ----------
+    config : transformers.PretrainedConfig
+        A model's config.
+
+    Returns
+    -------
+    frozenset of str
+        Its types.
+    """
     types = {getattr(config, "model_type", None)}
     text = getattr(config, "text_config", None)
     types.add(getattr(text, "model_type", None))
@@ -147,7 +202,27 @@ def model_types(config: Any) -> frozenset[str]:
 
 def prompt_format_for(model: str, model_type: str, chat_template: str | None) -> str:
     """The prompt format of a model (:data:`PROMPT_FORMATS`): its chat template when it has one, else its
-    family's documented format, else ValueError naming the family."""
+    family's documented format, else ValueError naming the family.
+
+    Parameters
+    ----------
+    model : str
+        The model's name, for the message.
+    model_type : str
+        Its type.
+    chat_template : str or None
+        Its processor's chat template.
+
+    Returns
+    -------
+    str
+        A name in `PROMPT_FORMATS`.
+
+    Raises
+    ------
+    ValueError
+        When the model has no chat template and its family no documented format.
+    """
     if chat_template:
         return "chat-template"
     if model_type in FAMILY_FORMATS:
@@ -158,7 +233,20 @@ def prompt_format_for(model: str, model_type: str, chat_template: str | None) ->
 
 
 def declined(prompt_format: str, query: Query) -> str | None:
-    """Why a model of ``prompt_format`` cannot answer ``query`` (it is then declined as unsupported), or None."""
+    """Why a model of ``prompt_format`` cannot answer ``query`` (it is then declined as unsupported), or None.
+
+    Parameters
+    ----------
+    prompt_format : str
+        A name in `PROMPT_FORMATS`.
+    query : Query
+        The question (its turns, images and sampling).
+
+    Returns
+    -------
+    str or None
+        The reason, or None.
+    """
     if prompt_format == "chat-template":
         return None
     family = {"paligemma": "PaliGemma", "florence2": "Florence-2"}[prompt_format]
@@ -175,6 +263,23 @@ def declined(prompt_format: str, query: Query) -> str | None:
 
 def format_prompt(prompt_format: str, query: Query) -> str:
     """The text a prompt-format family receives for ``query`` (check :func:`declined` first).
+
+    Parameters
+    ----------
+    prompt_format : str
+        "paligemma" or "florence2".
+    query : Query
+        The question (its turns, images and sampling).
+
+    Returns
+    -------
+    str
+        The text prompt.
+
+    Raises
+    ------
+    ValueError
+        For a format that takes no text prompt.
 
     Examples
     --------

@@ -36,7 +36,17 @@ class Dropped(Exception):
 
 @dataclass(frozen=True)
 class Response:
-    """What the server answered: status, headers (lower-case names; a repeated one keeps its last value), body."""
+    """What the server answered: status, headers (lower-case names; a repeated one keeps its last value), body.
+
+    Attributes
+    ----------
+    status : int
+        The HTTP status.
+    headers : mapping of str to str
+        Lower-case names.
+    content : bytes
+        The body.
+    """
 
     status: int
     headers: Mapping[str, str]
@@ -45,7 +55,18 @@ class Response:
 
 def lean_url(base_url: str) -> bool:
     """Whether requests to ``base_url`` may take this client: plain ``http://`` and no proxy for its host (the
-    proxy environment variables, as httpx and urllib read them)."""
+    proxy environment variables, as httpx and urllib read them).
+
+    Parameters
+    ----------
+    base_url : str
+        The server's base URL.
+
+    Returns
+    -------
+    bool
+        Whether the lean client may take it.
+    """
     parts = urlsplit(base_url)
     if parts.scheme != "http" or not parts.hostname or parts.username is not None:  # credentials: httpx's auth
         return False
@@ -55,7 +76,15 @@ def lean_url(base_url: str) -> bool:
 
 class Http1Pool:
     """Kept-alive connections to one ``http://`` origin, POSTing to ``{base_url}/{path}``; at most as many
-    connections as requests in flight (the caller bounds those)."""
+    connections as requests in flight (the caller bounds those).
+
+    Parameters
+    ----------
+    base_url : str
+        An ``http://`` base URL.
+    headers : mapping of str to str
+        Sent with every request.
+    """
 
     def __init__(self, base_url: str, headers: Mapping[str, str]) -> None:
         if not lean_url(base_url):
@@ -70,7 +99,22 @@ class Http1Pool:
         """POST ``body`` to ``path`` (relative to the base URL); raises :class:`ConnectFailed` or :class:`Dropped`.
         A kept-alive connection the server has closed (its end of stream already read by the event loop) is
         not reused; one closed while the request is written is a dropped connection, like any other: every
-        request sent counts as an attempt."""
+        request sent counts as an attempt.
+
+        Parameters
+        ----------
+        path : str
+            Relative to the base URL.
+        body : bytes
+            The request body.
+        extra_headers : mapping, optional
+            More headers.
+
+        Returns
+        -------
+        Response
+            The server's answer.
+        """
         extra = _header_lines(extra_headers or {})
         head = (f"POST {self.prefix}/{path} HTTP/1.1\r\n{self._headers}{extra}"
                 f"Content-Length: {len(body)}\r\n\r\n").encode("latin-1")
@@ -108,6 +152,7 @@ class Http1Pool:
                 writer.close()
 
     async def aclose(self) -> None:
+        """Close every kept-alive connection."""
         for _, writer in self._idle:
             writer.close()
         self._idle = []
@@ -169,7 +214,21 @@ async def _read_body(reader: asyncio.StreamReader, headers: Mapping[str, str]) -
 
 
 class HttpxLane:
-    """An httpx client of ``size`` connections with :class:`Http1Pool`'s ``post`` and ``aclose``."""
+    """An httpx client of ``size`` connections with :class:`Http1Pool`'s ``post`` and ``aclose``.
+
+    Parameters
+    ----------
+    base_url : str
+        The base URL.
+    headers : mapping of str to str
+        Sent with every request.
+    timeout : float
+        Seconds per request.
+    size : int
+        Connections.
+    follow_redirects : bool
+        Follow 3xx answers.
+    """
 
     def __init__(self, base_url: str, headers: Mapping[str, str], timeout: float, size: int, *,
                  follow_redirects: bool) -> None:
@@ -178,10 +237,27 @@ class HttpxLane:
             limits=httpx.Limits(max_connections=size, max_keepalive_connections=size))
 
     async def post(self, path: str, body: bytes, extra_headers: Mapping[str, str] | None = None) -> Response:
+        """POST ``body`` to ``path`` through the httpx client.
+
+        Parameters
+        ----------
+        path : str
+            Relative to the base URL.
+        body : bytes
+            The request body.
+        extra_headers : mapping, optional
+            More headers.
+
+        Returns
+        -------
+        Response
+            The server's answer.
+        """
         reply = await self.client.post(path, content=body, headers=extra_headers)
         return Response(reply.status_code, reply.headers, reply.content)
 
     async def aclose(self) -> None:
+        """Close the httpx client."""
         await self.client.aclose()
 
 
@@ -195,6 +271,24 @@ def make_lanes(base_url: str, headers: Mapping[str, str], timeout: float, concur
     through httpx, whose pool scans all its connections for every request it places (quadratic; the figure is on
     docs/benchmarks.md), so its slots are spread over clients of at most `LANE_SIZE`
     connections each.
+
+    Parameters
+    ----------
+    base_url : str
+        The base URL.
+    headers : mapping of str to str
+        Sent with every request.
+    timeout : float
+        Seconds per request.
+    concurrency : int
+        Requests in flight.
+    follow_redirects : bool
+        Follow 3xx answers.
+
+    Returns
+    -------
+    (list, list, HttpxLane or None)
+        Lanes per slot, clients to close, the redirect client.
     """
     if lean_url(base_url):
         pool = Http1Pool(base_url, headers)

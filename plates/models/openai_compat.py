@@ -90,6 +90,18 @@ def parse_retry_after(headers: Any, *, now: float | None = None) -> float | None
     """Seconds to wait from ``retry-after-ms`` or ``Retry-After`` (delta-seconds or an HTTP date); None if absent.
 
     A date in the past gives 0. Garbage gives None (the caller falls back to backoff).
+
+    Parameters
+    ----------
+    headers : mapping
+        The reply's headers.
+    now : float, optional
+        Seconds since the epoch (default: now).
+
+    Returns
+    -------
+    float or None
+        Seconds.
     """
     if headers is None:
         return None
@@ -125,18 +137,57 @@ class _Secret(str):
 class OpenAIBackend(Backend):
     """Chat completions over the ``openai`` SDK with retries, bounded concurrency and fail-fast.
 
-    Options: ``model`` (as the server names it), ``base_url`` (None = OpenAI), ``api_key_env`` (the
-    environment variable holding the key; None for a local server that needs none), ``concurrency`` (requests
-    in flight), ``timeout`` (seconds per attempt, whole request), ``max_attempts`` (per request, >= 1),
-    ``backoff_base``/``backoff_max`` (seconds; full jitter), ``max_retry_after`` (the longest ``Retry-After``
-    honoured, seconds; longer asks fail the request), ``fail_after`` (finished requests failing the same way in
-    a row before :class:`BackendFailing`; 0 disables), ``max_tokens``/``temperature`` (override each query's),
-    ``token_param`` ("max_tokens", "max_completion_tokens" for o-series/GPT-5, or None to send none),
-    ``send_temperature``, ``sampling_fields`` ("openai" | "vllm": which sampling fields are sent; see
-    plates.models.decoding), ``system`` (a system message), ``image_detail``, ``extra_body`` (provider options,
-    e.g. ``{"top_k": 1}``; they win over ``sampling_fields``' values), ``extra_headers``, ``seed``, ``api_key`` (a key handed over directly, e.g. from one
-    UI session, instead of an environment variable; never shown), ``follow_redirects`` (False: a 3xx answer
-    is a fatal error and no other address is contacted; see the module doc).
+    Parameters
+    ----------
+    model : str
+        The model as the server names it.
+    base_url : str or None, optional
+        ``http(s)://...``; None: OpenAI.
+    api_key_env : str or None, optional
+        The environment variable holding the key; None for a local server that needs none.
+    concurrency : int, optional
+        Requests in flight (>= 1).
+    timeout : float, optional
+        Seconds per attempt, whole request.
+    max_attempts : int, optional
+        Attempts per request (>= 1).
+    backoff_base, backoff_max : float, optional
+        Retry backoff, seconds (full jitter).
+    max_retry_after : float, optional
+        The longest ``Retry-After`` honoured, seconds; longer asks fail the request.
+    fail_after : int, optional
+        Finished requests failing the same way in a row before `BackendFailing` (0 disables).
+    max_tokens : int or None, optional
+        Overrides each query's token budget.
+    temperature : float or None, optional
+        Overrides each query's temperature.
+    token_param : str or None, optional
+        "max_tokens", "max_completion_tokens" (o-series / GPT-5), or None to send no budget.
+    send_temperature : bool, optional
+        Whether the temperature is sent.
+    sampling_fields : str, optional
+        "openai" or "vllm": which sampling fields are sent (`plates.models.decoding`).
+    system : str or None, optional
+        A system message.
+    image_detail : str or None, optional
+        OpenAI's image ``detail``.
+    extra_body : dict, optional
+        Provider options (e.g. ``{"top_k": 1}``); they win over ``sampling_fields``' values.
+    extra_headers : dict of str to str, optional
+        More request headers.
+    seed : int or None, optional
+        A seed to send.
+    api_key : str or None, optional
+        A key handed over directly (e.g. from one UI session) instead of an environment variable; never shown.
+    follow_redirects : bool, optional
+        False: a 3xx answer is a fatal error and no other address is contacted (see the module doc).
+
+    Raises
+    ------
+    ValueError
+        For an empty model, a base URL that is not http(s), an option out of its range or not among its
+        allowed values (each message names it), an empty ``api_key``, or an ``api_key_env`` variable that is
+        not set (or empty).
     """
 
     kind = "openai"
@@ -230,6 +281,16 @@ class OpenAIBackend(Backend):
 
         Safe to call from inside a running event loop (e.g. Gradio): the requests run on a private loop in a
         worker thread. Closing the generator early cancels the requests still in flight.
+
+        Parameters
+        ----------
+        queries : sequence of Query
+            The questions.
+
+        Yields
+        ------
+        (int, Reply)
+            Index into ``queries`` and its reply, as they complete.
         """
         queries = list(queries)
         for i, query in enumerate(queries):
@@ -292,7 +353,18 @@ class OpenAIBackend(Backend):
     def settings_for(self, query: Query) -> dict[str, Any]:
         """What this backend sends that decides ``query``'s answer (stored per row as ``generation_json``):
         the sampling fields, token budget and seed as sent, the system message and image detail, and
-        ``left_to_server``: the decisive fields the server chooses itself."""
+        ``left_to_server``: the decisive fields the server chooses itself.
+
+        Parameters
+        ----------
+        query : Query
+            The question (its turns, images and sampling).
+
+        Returns
+        -------
+        dict
+            The settings.
+        """
         top, extra, left = self._sampling(query)
         return {**top, **extra, "sampling_fields": self.sampling_fields, "system": self.system,
                 "image_detail": self.image_detail, "left_to_server": left}

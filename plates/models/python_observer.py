@@ -32,6 +32,16 @@ _NAME = re.compile(r"^[A-Za-z_][\w]*(\.[A-Za-z_][\w]*)*:[A-Za-z_][\w]*(\.[A-Za-z
 def resolve_callable(name: str) -> Callable[..., Any]:
     """The callable named ``"package.module:attribute"`` (dotted attributes allowed after the colon).
 
+    Parameters
+    ----------
+    name : str
+        ``"package.module:attribute"``.
+
+    Returns
+    -------
+    callable
+        The callable.
+
     Raises
     ------
     ValueError
@@ -59,7 +69,18 @@ def resolve_callable(name: str) -> Callable[..., Any]:
 
 
 class PythonBackend(Backend):
-    """A Python callable behind the Backend protocol (module docstring). ``model``: ``"package.module:function"``."""
+    """A Python callable behind the Backend protocol (module docstring). ``model``: ``"package.module:function"``.
+
+    Parameters
+    ----------
+    model : str
+        ``"package.module:function"``.
+
+    Raises
+    ------
+    ValueError
+        When `resolve_callable` refuses it.
+    """
 
     kind = "python"
 
@@ -68,7 +89,18 @@ class PythonBackend(Backend):
         self.model = model
 
     def answer(self, query: Query) -> Reply:
-        """One query -> Reply: the callable's text, or an error reply when it raised or returned a non-string."""
+        """One query -> Reply: the callable's text, or an error reply when it raised or returned a non-string.
+
+        Parameters
+        ----------
+        query : Query
+            The question (its turns, images and sampling).
+
+        Returns
+        -------
+        Reply
+            The reply.
+        """
         last = query.turns[-1]
         image = last.images[-1] if last.images else None
         start = time.perf_counter()
@@ -86,5 +118,17 @@ class PythonBackend(Backend):
         return Reply(text=out, latency_s=latency, settings={"decoding": f"python callable {self.model}"})
 
     def ask(self, queries: Sequence[Query]) -> Iterator[tuple[int, Reply]]:
+        """Answer each query in turn.
+
+        Parameters
+        ----------
+        queries : sequence of Query
+            The questions.
+
+        Yields
+        ------
+        (int, Reply)
+            Index into ``queries`` and its reply, in order.
+        """
         for index, query in enumerate(queries):
             yield index, self.answer(query)

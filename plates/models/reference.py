@@ -20,7 +20,13 @@ MODEL = "reference observer (reads pixels; a ceiling, not a model)"
 
 
 class ReferencePixelsBackend(Backend):
-    """The pixel-reading reference observer behind the Backend protocol (module docstring); no options."""
+    """The pixel-reading reference observer behind the Backend protocol (module docstring); no options.
+
+    Parameters
+    ----------
+    model : str, optional
+        The name its rows record.
+    """
 
     kind = "reference-pixels"
     model = MODEL
@@ -30,7 +36,18 @@ class ReferencePixelsBackend(Backend):
             raise ValueError(f"unknown reference-pixels model {model!r}; allowed: {MODEL}")
 
     def answer(self, query: Query) -> Reply:
-        """The query's pixel reply, or declined (``unsupported``) where pixels do not decide the answer."""
+        """The query's pixel reply, or declined (``unsupported``) where pixels do not decide the answer.
+
+        Parameters
+        ----------
+        query : Query
+            The question (its turns, images and sampling).
+
+        Returns
+        -------
+        Reply
+            The reply.
+        """
         start = time.perf_counter()
         if query.pixel_reply is None:
             return Reply(text=None, unsupported=True)
@@ -38,5 +55,17 @@ class ReferencePixelsBackend(Backend):
                      settings={"decoding": "pixel measurement (reference observer, not a model)"})
 
     def ask(self, queries: Sequence[Query]) -> Iterator[tuple[int, Reply]]:
+        """Answer each query in turn.
+
+        Parameters
+        ----------
+        queries : sequence of Query
+            The questions.
+
+        Yields
+        ------
+        (int, Reply)
+            Index into ``queries`` and its reply, in order.
+        """
         for index, query in enumerate(queries):
             yield index, self.answer(query)

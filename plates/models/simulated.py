@@ -47,7 +47,19 @@ FONT = "dejavu-sans-bold-oblique"
 class PlateReading:
     """What the pixels of a plate say: ``ground`` and ``figure`` sRGB 0-255 (figure: the mean of the figure
     pixels in linear light, re-encoded; None when no pixel differs from the ground), ``figure_share`` (figure
-    pixels / disc pixels), and ``label`` (the best matching label; None without figure pixels)."""
+    pixels / disc pixels), and ``label`` (the best matching label; None without figure pixels).
+
+    Attributes
+    ----------
+    ground : tuple of 3 float
+        sRGB 0-255.
+    figure : tuple of 3 float or None
+        sRGB 0-255 (the figure pixels' mean in linear light, re-encoded).
+    figure_share : float
+        Figure pixels / disc pixels.
+    label : str or None
+        The best matching label.
+    """
 
     ground: tuple[float, float, float]
     figure: tuple[float, float, float] | None
@@ -72,7 +84,25 @@ def _encode(linear: np.ndarray) -> np.ndarray:
 
 
 def read_plate(image: Image.Image, labels: tuple[str, ...]) -> PlateReading:
-    """Read ``image`` (PIL RGB, a square plate) as the module docstring says, choosing among ``labels``."""
+    """Read ``image`` (PIL RGB, a square plate) as the module docstring says, choosing among ``labels``.
+
+    Parameters
+    ----------
+    image : PIL.Image.Image
+        A square plate, RGB, sRGB 0-255.
+    labels : tuple of str
+        The labels to choose among.
+
+    Returns
+    -------
+    PlateReading
+        What the pixels say.
+
+    Raises
+    ------
+    ValueError
+        When the image holds only its canvas colour.
+    """
     px = np.asarray(image.convert("RGB"))
     size = px.shape[0]
     flat = px.reshape(-1, 3)
@@ -113,7 +143,25 @@ def _draw(seed: int, image: Image.Image) -> np.random.Generator:
 
 
 def ideal(image: Image.Image, question: str) -> str:
-    """The ideal observer (module docstring): the label when any pixel differs from the ground, else a guess."""
+    """The ideal observer (module docstring): the label when any pixel differs from the ground, else a guess.
+
+    Parameters
+    ----------
+    image : PIL.Image.Image
+        A plate, RGB.
+    question : str
+        The question's text.
+
+    Returns
+    -------
+    str
+        The reply.
+
+    Raises
+    ------
+    ValueError
+        When the question names no finite label space, or the image holds only its canvas colour.
+    """
     labels = _labels(question)
     reading = read_plate(image, labels)
     label = reading.label
@@ -129,6 +177,17 @@ class EllipseObserver:
     ``ellipse``: xy -> (a, b, theta_deg), semi-axes a >= b in CIE 1931 xy units and the orientation of a from
     the x axis (degrees), at the chromaticity of the ground; ``slope``: logistic slope β per unit of d;
     ``lapse``: λ; ``seed``: its draws' seed.
+
+    Parameters
+    ----------
+    ellipse : callable
+        xy -> (a, b, theta_deg).
+    slope : float, optional
+        β.
+    lapse : float, optional
+        λ.
+    seed : int, optional
+        Its draws' seed.
     """
 
     ellipse: Callable[[np.ndarray], tuple[float, float, float]]
@@ -137,7 +196,18 @@ class EllipseObserver:
     seed: int = 0
 
     def distance(self, ground: tuple[float, ...], figure: tuple[float, ...]) -> float:
-        """d: the Mahalanobis distance in xy between two sRGB 0-255 colours under the ellipse at ``ground``."""
+        """d: the Mahalanobis distance in xy between two sRGB 0-255 colours under the ellipse at ``ground``.
+
+        Parameters
+        ----------
+        ground, figure : tuple of float
+            sRGB 0-255.
+
+        Returns
+        -------
+        float
+            d.
+        """
         (g, f), _ = srgb255_to_xyY(np.array([ground, figure], dtype=float))
         a, b, theta = self.ellipse(g)
         t = np.radians(theta)
@@ -158,7 +228,20 @@ class EllipseObserver:
 
 
 def fixed_ellipse(a: float, b: float, theta_deg: float) -> Callable[[np.ndarray], tuple[float, float, float]]:
-    """The same ellipse (xy units, degrees) at every centre."""
+    """The same ellipse (xy units, degrees) at every centre.
+
+    Parameters
+    ----------
+    a, b : float
+        Semi-axes, CIE 1931 xy units.
+    theta_deg : float
+        The orientation, degrees.
+
+    Returns
+    -------
+    callable
+        xy -> (a, b, theta_deg).
+    """
     return lambda xy: (a, b, theta_deg)
 
 

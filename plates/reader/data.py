@@ -108,6 +108,23 @@ def random_pair(rng: np.random.Generator, min_delta_e: float = 5.0) -> tuple[tup
 
     The background is the foreground plus Gaussian noise of a random spread (10-80 per channel), so distances
     from barely-visible to glaring all occur (cheaper than solving for an exact ΔE2000 per plate).
+
+    Parameters
+    ----------
+    rng : numpy.random.Generator
+        Every random number.
+    min_delta_e : float, optional
+        The least CIEDE2000 between the two.
+
+    Returns
+    -------
+    (tuple of 3 int, tuple of 3 int)
+        Foreground and background, sRGB 0-255.
+
+    Raises
+    ------
+    ValueError
+        When 50 draws reach no pair that far apart.
     """
     for _ in range(50):
         fg = rng.integers(20, 236, 3)
@@ -120,7 +137,25 @@ def random_pair(rng: np.random.Generator, min_delta_e: float = 5.0) -> tuple[tup
 def random_colour_sets(rng: np.random.Generator, min_delta_e: float = 6.0) -> tuple[tuple, tuple]:
     """Random multi-colour (figure, surround) sets, sRGB 0-255: a `random_pair` at CIEDE2000 >= 12, each
     colour then varied in lightness (x0.7-1.3) and hue (+-12 per channel); a variant is kept only when it stays
-    ``min_delta_e`` from every colour of the other set, so the classes differ however the colours vary."""
+    ``min_delta_e`` from every colour of the other set, so the classes differ however the colours vary.
+
+    Parameters
+    ----------
+    rng : numpy.random.Generator
+        Every random number.
+    min_delta_e : float, optional
+        The least CIEDE2000 between a colour and every colour of the other set.
+
+    Returns
+    -------
+    (tuple, tuple)
+        Figure and surround colours, sRGB 0-255.
+
+    Raises
+    ------
+    ValueError
+        When `random_pair` reaches no pair.
+    """
     fg0, bg0 = random_pair(rng, 12.0)
     fgs, bgs = [fg0], [bg0]
     for target, ref, n in ((fgs, fg0, int(rng.integers(0, 4))), (bgs, bg0, int(rng.integers(0, 5)))):
@@ -162,6 +197,24 @@ def sample_plate(seed: int, render_size: int | None = None, extra_fonts: float =
     it was). A mask change is one of
     :data:`MASK_CHANGES` with its amount, or a pair of them: see :func:`figure_mask`; a scene is how the plate sits
     in its image (:func:`_scene`, :func:`place`).
+
+    Parameters
+    ----------
+    seed : int
+        The plate's seed.
+    render_size : int or None, optional
+        The plate's side, px; None draws one of ``render_sizes``.
+    extra_fonts : float, optional
+        Share of free plates in one of the extra fonts (0-1).
+    rim : float, optional
+        Share of free plates with a hollow rim figure (0-1).
+    render_sizes : tuple of int, optional
+        The sides drawn from, px.
+
+    Returns
+    -------
+    tuple
+        (PlateSpec, group, variant, mask change or None, scene or None).
     """
     rng = np.random.default_rng([seed, 5])
     style = str(rng.choice(list(STYLE_SHARES), p=list(STYLE_SHARES.values())))
@@ -350,7 +403,25 @@ def _scene(rng: np.random.Generator) -> tuple | None:
 
 def figure_mask(spec: PlateSpec, change: tuple | None) -> np.ndarray:
     """The figure mask of ``spec`` after ``change``: None, one (kind, amount) or a tuple of them applied in order
-    (see `figure_change`)."""
+    (see `figure_change`).
+
+    Parameters
+    ----------
+    spec : PlateSpec
+        The plate.
+    change : tuple or None
+        None, one (kind, amount) or a tuple of them.
+
+    Returns
+    -------
+    numpy.ndarray of bool, shape (size, size)
+        The figure.
+
+    Raises
+    ------
+    ValueError
+        For an unknown kind of change.
+    """
     if change is not None and isinstance(change[0], tuple):
         mask = figure_change(spec, change[0])
         for step in change[1:]:
@@ -366,7 +437,25 @@ def figure_change(spec: PlateSpec, change: tuple | None) -> np.ndarray:
     each stroke (outlined digits); ("rim", k) keeps a ring from 1 px inside each stroke's edge to k px outside it
     (a hollow figure drawn around the glyphs: stroked outline lettering); ("stretch", f) scales the glyphs' width by f (condensed or extended faces);
     ("warp", a) moves the mask by a smooth random field of at most a x the side (seeded by the plate's seed);
-    ("shear", f) slants it by f (x += f * y)."""
+    ("shear", f) slants it by f (x += f * y).
+
+    Parameters
+    ----------
+    spec : PlateSpec
+        The plate.
+    change : tuple or None
+        None or one (kind, amount).
+
+    Returns
+    -------
+    numpy.ndarray of bool, shape (size, size)
+        The figure.
+
+    Raises
+    ------
+    ValueError
+        For a kind other than `MASK_CHANGES` or "rim".
+    """
     size = spec.size
     if change is None:
         return text_mask(spec.text, spec.font, size, spec.r_max, spec.text_scale)
@@ -412,7 +501,24 @@ def _apply(mask: np.ndarray, spec: PlateSpec, change: tuple) -> np.ndarray:
 
 def place(image: Image.Image, scene: tuple | None, canvas: tuple, seed: int) -> Image.Image:
     """The plate ``image`` (sRGB 0-255, disc filling the frame) set in its ``scene`` (see `_scene`): on a larger
-    page whose surround is ``canvas`` or a pattern drawn from ``seed``, or cut to the central square of dots."""
+    page whose surround is ``canvas`` or a pattern drawn from ``seed``, or cut to the central square of dots.
+
+    Parameters
+    ----------
+    image : PIL.Image.Image
+        The plate, RGB, sRGB 0-255.
+    scene : tuple or None
+        How the plate sits in its image (None: as it is).
+    canvas : tuple of 3 int
+        The surround's colour, sRGB 0-255.
+    seed : int
+        Seeds a patterned surround.
+
+    Returns
+    -------
+    PIL.Image.Image
+        RGB, sRGB 0-255.
+    """
     if scene is None:
         return image
     kind, share, surround = scene
@@ -446,7 +552,26 @@ def place(image: Image.Image, scene: tuple | None, canvas: tuple, seed: int) -> 
 
 def training_image(seed: int, render_size: int | None = None, extra_fonts: float = 0.0, rim: float = 0.0,
                    render_sizes: tuple[int, ...] = RENDER_SIZES) -> tuple[Image.Image, str, str]:
-    """Seed -> (the training plate as the reader sees it, sRGB 0-255; its text; group name)."""
+    """Seed -> (the training plate as the reader sees it, sRGB 0-255; its text; group name).
+
+    Parameters
+    ----------
+    seed : int
+        The plate's seed.
+    render_size : int or None, optional
+        The plate's side, px; None draws one of ``render_sizes``.
+    extra_fonts : float, optional
+        Share of free plates in one of the extra fonts (0-1).
+    rim : float, optional
+        Share of free plates with a hollow rim figure (0-1).
+    render_sizes : tuple of int, optional
+        The sides drawn from, px.
+
+    Returns
+    -------
+    (PIL.Image.Image, str, str)
+        The image, its text and its group.
+    """
     spec, group, variant, change, scene = sample_plate(seed, render_size, extra_fonts, rim, render_sizes)
     plate = render(spec) if change is None else render_on_mask(spec, figure_mask(spec, change))
     return place(plate.variant(variant), scene, spec.canvas, seed), spec.text, group
@@ -454,7 +579,30 @@ def training_image(seed: int, render_size: int | None = None, extra_fonts: float
 
 def training_example(seed: int, render_size: int | None = None, mode: str = "contrast", extra_fonts: float = 0.0,
                      rim: float = 0.0, render_sizes: tuple[int, ...] = RENDER_SIZES, input_size: int = INPUT_SIZE):
-    """Seed -> (preprocessed (3, input_size, input_size) float32, per-position classes (2,), group name)."""
+    """Seed -> (preprocessed (3, input_size, input_size) float32, per-position classes (2,), group name).
+
+    Parameters
+    ----------
+    seed : int
+        The plate's seed.
+    render_size : int or None, optional
+        The plate's side, px; None draws one of ``render_sizes``.
+    mode : str, optional
+        The preprocessing mode (`plates.reader.preprocess`).
+    extra_fonts : float, optional
+        Share of free plates in one of the extra fonts (0-1).
+    rim : float, optional
+        Share of free plates with a hollow rim figure (0-1).
+    render_sizes : tuple of int, optional
+        The sides drawn from, px.
+    input_size : int, optional
+        The network's input side S, px.
+
+    Returns
+    -------
+    (numpy.ndarray, numpy.ndarray, str)
+        (3, S, S) float32 input, (2,) class indices, group name.
+    """
     image, text, group = training_image(seed, render_size, extra_fonts, rim, render_sizes)
     return preprocess(image, size=input_size, mode=mode), encode(text), group
 
@@ -474,7 +622,26 @@ def glyph_card(seed: int, input_size: int = INPUT_SIZE, extra_fonts: float = 0.0
     is (:func:`plates.reader.preprocess.normalise`; ``mode`` "rgb": scaled sRGB, as that mode reads a plate; a card
     has no canvas between dots, so "contrast" and "contrast-dots" are the same). A fraction of a plate's cost: more
     glyph instances per CPU-second, where the held-out faces' misses are shapes (their preprocessed plates read
-    clearly by eye)."""
+    clearly by eye).
+
+    Parameters
+    ----------
+    seed : int
+        The card's seed.
+    input_size : int, optional
+        The network's input side S, px.
+    extra_fonts : float, optional
+        Share in one of the extra fonts (0-1).
+    rim : float, optional
+        Share with a hollow rim figure (0-1).
+    mode : str, optional
+        The preprocessing mode.
+
+    Returns
+    -------
+    (numpy.ndarray, numpy.ndarray, str)
+        (3, S, S) float32 input, (2,) class indices, ``"card"``.
+    """
     check_choice("preprocessing mode", mode, MODES)
     side = 3 * input_size
     rng = np.random.default_rng([CARD_SEED_BASE + seed, 23])

@@ -36,6 +36,29 @@ def export_onnx(
     Input ``plate``: (N, 3, input_size, input_size) float32 preprocessed with ``mode`` (``input_size`` None: the
     model's own, ``PlateReader.input_size``); output ``logits``: (N, 2, 59). Metadata keys: ``classes`` (JSON
     list), ``input_size``, ``mode``, plus ``extra_metadata``.
+
+    Parameters
+    ----------
+    model : torch.nn.Module
+        A `PlateReader`.
+    path : str or pathlib.Path
+        The ONNX file.
+    input_size : int, optional
+        The input side S, px (default: the model's).
+    mode : str, optional
+        The preprocessing mode recorded.
+    extra_metadata : dict of str to str, optional
+        More metadata.
+
+    Returns
+    -------
+    pathlib.Path
+        ``path``.
+
+    Raises
+    ------
+    RuntimeError
+        When the exported file's logits disagree with PyTorch's (`max_abs_difference`).
     """
     # lazy: onnx, the [train] extra
     import onnx
@@ -79,7 +102,24 @@ def export_onnx(
 
 def max_abs_difference(model: torch.nn.Module, path: str | Path, n: int = 8, seed: int = 0) -> float:
     """Largest |logit| difference between ``model`` (eval mode) and the ONNX file on ``n`` random inputs of the
-    size the file takes."""
+    size the file takes.
+
+    Parameters
+    ----------
+    model : torch.nn.Module
+        The PyTorch model.
+    path : str or pathlib.Path
+        Its ONNX export.
+    n : int, optional
+        Random inputs.
+    seed : int, optional
+        Seeds them.
+
+    Returns
+    -------
+    float
+        The largest absolute logit difference.
+    """
     # lazy: onnxruntime (~50 MB), only to check an export
     import onnxruntime as ort
 
@@ -101,6 +141,23 @@ def load_onnx_weights(model: torch.nn.Module, path: str | Path) -> torch.nn.Modu
     statistics (running mean 0, running variance 1 - eps, scale 1) with the folded bias as its shift; the model
     then computes what the ONNX file computes as long as its BatchNorms stay in eval mode (a fine-tune keeps
     them there: :func:`freeze_batch_norm`). Raises ValueError when the file's layers do not match the model.
+
+    Parameters
+    ----------
+    model : torch.nn.Module
+        A `PlateReader` of the exported one's width, changed in place.
+    path : str or pathlib.Path
+        An ONNX file written by `export_onnx`.
+
+    Returns
+    -------
+    torch.nn.Module
+        ``model``.
+
+    Raises
+    ------
+    ValueError
+        When the file's convolutions do not match the model's (count, order or shapes).
     """
     # lazy: onnx, the [train] extra
     import onnx
@@ -141,7 +198,18 @@ def load_onnx_weights(model: torch.nn.Module, path: str | Path) -> torch.nn.Modu
 
 
 def freeze_batch_norm(model: torch.nn.Module) -> torch.nn.Module:
-    """Put every BatchNorm of ``model`` in eval mode (its statistics fixed, its scale and shift still trained)."""
+    """Put every BatchNorm of ``model`` in eval mode (its statistics fixed, its scale and shift still trained).
+
+    Parameters
+    ----------
+    model : torch.nn.Module
+        The model, changed in place.
+
+    Returns
+    -------
+    torch.nn.Module
+        ``model``.
+    """
     for module in model.modules():
         if isinstance(module, torch.nn.BatchNorm2d):
             module.eval()

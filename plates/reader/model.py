@@ -42,6 +42,22 @@ class PlateReader(nn.Module):
     -> (N,4w,6,6) -> pool (N,4w,2,3) -> hidden (N,256) -> logits (N,2,59). For S = 64 the maps are 32, 16, 8, 4,
     4 px and the same (2 x 3) grid follows, so the weights' shapes do not depend on S (a 96 px network can be
     fine-tuned at 64 px).
+
+    Parameters
+    ----------
+    width : int, optional
+        The stem's channels w (>= 4).
+    hidden : int, optional
+        The hidden layer's units.
+    dropout : float, optional
+        Dropout before the heads.
+    input_size : int, optional
+        The input side S, px.
+
+    Raises
+    ------
+    ValueError
+        For a width under 4 or an input size the grid does not support.
     """
 
     def __init__(self, width: int = 32, hidden: int = 256, dropout: float = 0.2, input_size: int = INPUT_SIZE) -> None:
@@ -70,5 +86,17 @@ class PlateReader(nn.Module):
         self.head = nn.Linear(hidden, N_POSITIONS * N_CLASSES)
 
     def forward(self, x: torch.Tensor) -> torch.Tensor:
+        """Logits of the two positions' classes.
+
+        Parameters
+        ----------
+        x : torch.Tensor, shape (N, 3, S, S)
+            Preprocessed plates, float32.
+
+        Returns
+        -------
+        torch.Tensor, shape (N, 2, 59)
+            Logits per position and class.
+        """
         h = self.hidden(self.features(x))
         return self.head(h).view(-1, N_POSITIONS, N_CLASSES)

@@ -134,7 +134,18 @@ EMPTY_FILL_SHARE = 5 / 96
 
 
 def empty_fill(size: int) -> int:
-    """Cells of the :data:`EMPTY_FILL_SHARE` neighbourhood at input side ``size`` (at least 1)."""
+    """Cells of the :data:`EMPTY_FILL_SHARE` neighbourhood at input side ``size`` (at least 1).
+
+    Parameters
+    ----------
+    size : int
+        The input side, px.
+
+    Returns
+    -------
+    int
+        Cells.
+    """
     return max(1, round(EMPTY_FILL_SHARE * size))
 
 
@@ -144,6 +155,16 @@ def canvas_colour(rgb: np.ndarray) -> np.ndarray | None:
     A disc filling its frame leaves its four corners to the canvas (the paper between the dots): when at least
     three corner patches (``CANVAS_CORNER`` of the side) are each flat within ``CANVAS_TOLERANCE`` and agree, their
     median is the canvas. A square of dots or a textured surround has no flat corners and gets None.
+
+    Parameters
+    ----------
+    rgb : numpy.ndarray of uint8, shape (H, W, 3)
+        The plate, sRGB 0-255.
+
+    Returns
+    -------
+    numpy.ndarray or None
+        The canvas, sRGB 0-255, or None.
     """
     h, w = rgb.shape[:2]
     k = max(2, round(CANVAS_CORNER * min(h, w)))
@@ -168,7 +189,20 @@ def dots_only(rgb: Image.Image, size: int) -> np.ndarray | None:
     Canvas pixels (:func:`canvas_colour`) get weight 0, so a cell's colour is the mean of its dot pixels whatever
     the canvas (white, black or any colour: the generator's paper no longer tints the plate); a cell holding no dot
     takes the mean of the dots within :func:`empty_fill` cells, and keeps the canvas only with none that near. The weights ride in an alpha channel: PIL box-filters RGBA with premultiplied alpha,
-    i.e. exactly the weighted mean (to 8 bits)."""
+    i.e. exactly the weighted mean (to 8 bits).
+
+    Parameters
+    ----------
+    rgb : PIL.Image.Image
+        The plate, RGB, sRGB 0-255.
+    size : int
+        The output side, px.
+
+    Returns
+    -------
+    numpy.ndarray of float64, shape (size, size, 3) or None
+        sRGB 0-255, or None without a canvas.
+    """
     canvas = canvas_colour(np.asarray(rgb))
     if canvas is None:
         return None

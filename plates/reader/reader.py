@@ -136,7 +136,23 @@ class BaselineReader:
         return logits - np.log(np.exp(logits).sum(axis=-1, keepdims=True))
 
     def preprocess(self, image: Image.Image) -> np.ndarray:
-        """PIL image (sRGB 0-255) -> (3, S, S) float32 network input."""
+        """PIL image (sRGB 0-255) -> (3, S, S) float32 network input.
+
+        Parameters
+        ----------
+        image : PIL.Image.Image
+            The plate, sRGB 0-255.
+
+        Returns
+        -------
+        numpy.ndarray of float32, shape (3, S, S)
+            The network's input.
+
+        Raises
+        ------
+        ValueError
+            When ``image`` is not a PIL image.
+        """
         return preprocess(image, self.input_size, self.mode)
 
     def read_many(self, images: Sequence[Image.Image], label_space: str = "any") -> list[Reading]:

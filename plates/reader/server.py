@@ -32,7 +32,19 @@ MAX_BODY_BYTES = 32 * 1024 * 1024
 
 
 class RequestError(ValueError):
-    """A bad request: HTTP status, OpenAI error type, the parameter at fault."""
+    """A bad request: HTTP status, OpenAI error type, the parameter at fault.
+
+    Parameters
+    ----------
+    message : str
+        What is wrong, as the client reads it.
+    status : int, optional
+        The HTTP status (default 400).
+    param : str, optional
+        The request's parameter at fault.
+    code : str, optional
+        An OpenAI error code.
+    """
 
     def __init__(self, message: str, status: int = 400, param: str | None = None, code: str | None = None):
         super().__init__(message)
@@ -80,7 +92,27 @@ def _turn(message: Any, i: int) -> Turn | None:
 
 
 def parse_request(body: dict[str, Any], model: str) -> Query:
-    """A chat-completions request body -> Query (kind "open"); RequestError for anything unsupported."""
+    """A chat-completions request body -> Query (kind "open"); RequestError for anything unsupported.
+
+    Parameters
+    ----------
+    body : dict
+        The request's JSON body.
+    model : str
+        The one model the server holds.
+
+    Returns
+    -------
+    Query
+        The question (kind "open") and the last user message's image.
+
+    Raises
+    ------
+    RequestError
+        For a body that is not an object, another model (404), streaming, n other than 1, no messages, a last
+        message not from the user or without an image, an unknown role or part type, or an image that is not a
+        decodable base64 data URL.
+    """
     if not isinstance(body, dict):
         raise RequestError("the request body must be a JSON object")
     if body.get("model") != model:
@@ -165,7 +197,22 @@ class _Handler(BaseHTTPRequestHandler):
 
 
 class BaselineServer(ThreadingHTTPServer):
-    """A ThreadingHTTPServer holding one :class:`BaselineBackend` (onnxruntime sessions are thread-safe)."""
+    """A ThreadingHTTPServer holding one :class:`BaselineBackend` (onnxruntime sessions are thread-safe).
+
+    Parameters
+    ----------
+    port : int, optional
+        The TCP port (0: any free port).
+    host : str, optional
+        The address to listen on (default loopback).
+    backend : BaselineBackend, optional
+        The reader (default: the shipped model).
+
+    Raises
+    ------
+    ValueError
+        For a port outside 0-65535.
+    """
 
     daemon_threads = True
 
@@ -177,5 +224,6 @@ class BaselineServer(ThreadingHTTPServer):
 
     @property
     def base_url(self) -> str:
+        """``http://HOST:PORT/v1``: the OpenAI-compatible URL to give a client."""
         host, port = self.server_address[:2]
         return f"http://{host}:{port}/v1"

@@ -57,7 +57,47 @@ os.environ.setdefault("OMP_WAIT_POLICY", "PASSIVE")
 
 @dataclass(frozen=True)
 class TrainConfig:
-    """Every knob of one training run (recorded in the model card)."""
+    """Every knob of one training run (recorded in the model card).
+
+    Attributes
+    ----------
+    seed : int
+        Seeds the data and the weights.
+    n_train, n_val : int
+        Training and validation plates (>= 1).
+    epochs : int
+        Passes over the data (>= 1).
+    cards : int
+        Glyph cards beside the plates (>= 0).
+    batch_size : int
+        Examples per step (>= 1).
+    lr, weight_decay : float
+        AdamW's learning rate and weight decay.
+    width : int
+        The network's stem width (>= 1).
+    input_size : int
+        The network's input side, px (`plates.reader.preprocess.INPUT_SIZES`).
+    render_size : int or None
+        The plates' side, px; None draws one of ``render_sizes``.
+    render_sizes : tuple of int
+        The sides drawn from.
+    workers, threads : int
+        Rendering processes and torch threads (>= 1).
+    mode : str
+        The preprocessing mode (`plates.reader.preprocess.MODES`).
+    skew : float
+        Shear / aspect augmentation, 0-0.5 (0: none).
+    steps : int or None
+        Exactly this many steps; None: whole epochs.
+    init : str or None
+        Fine-tune from these ONNX weights (BatchNorm frozen); None: from scratch.
+    extra_fonts : float
+        Share of free plates in the extra fonts, 0-1.
+    rim : float
+        Share of free plates with a hollow rim figure, 0-1.
+    time_budget_s : float or None
+        A safety stop, seconds: exceeding it aborts the run.
+    """
 
     seed: int = 0
     n_train: int = 16000
@@ -195,7 +235,30 @@ def _render_chunks(chunk_fn, seeds: list[int], recipe: tuple, workers: int, log,
 
 def render_cards(seeds: list[int], workers: int, log=_print_flush, extra_fonts: float = 0.0, rim: float = 0.0,
                  input_size: int = INPUT_SIZE, mode: str = "contrast-dots"):
-    """Glyph cards (:func:`plates.reader.data.glyph_card`) for ``seeds`` in ``workers`` processes -> (X int8, Y)."""
+    """Glyph cards (:func:`plates.reader.data.glyph_card`) for ``seeds`` in ``workers`` processes -> (X int8, Y).
+
+    Parameters
+    ----------
+    seeds : list of int
+        The examples' seeds.
+    workers : int
+        Processes.
+    log : callable, optional
+        Progress lines (default: print and flush).
+    extra_fonts : float, optional
+        Share of free plates in one of the extra fonts (0-1).
+    rim : float, optional
+        Share of free plates with a hollow rim figure (0-1).
+    input_size : int, optional
+        The network's input side S, px.
+    mode : str, optional
+        The preprocessing mode.
+
+    Returns
+    -------
+    (numpy.ndarray, numpy.ndarray)
+        X (n, 3, S, S) int8 and Y (n, 2) int64 class indices.
+    """
     if not seeds:
         return np.zeros((0, 3, input_size, input_size), np.int8), np.zeros((0, 2), np.int64)
     x, y, _ = _render_chunks(_card_chunk, seeds, (input_size, extra_fonts, rim, mode), workers, log, "glyph cards")
@@ -205,7 +268,32 @@ def render_cards(seeds: list[int], workers: int, log=_print_flush, extra_fonts: 
 def render_set(seeds: list[int], render_size: int | None, mode: str, workers: int, log=_print_flush,
                extra_fonts: float = 0.0, rim: float = 0.0, render_sizes: tuple[int, ...] = data.RENDER_SIZES,
                input_size: int = INPUT_SIZE):
-    """Render and preprocess plates for ``seeds`` in ``workers`` processes -> (X int8, Y int64, groups)."""
+    """Render and preprocess plates for ``seeds`` in ``workers`` processes -> (X int8, Y int64, groups).
+
+    Parameters
+    ----------
+    seeds : list of int
+        The plates' seeds.
+    render_size : int or None
+        The plates' side, px; None draws one of ``render_sizes``.
+    mode : str
+        The preprocessing mode.
+    workers : int
+        Processes.
+    log : callable, optional
+        Progress lines.
+    extra_fonts, rim : float, optional
+        Shares of free plates in the extra fonts and with a rim figure (0-1).
+    render_sizes : tuple of int, optional
+        The sides drawn from.
+    input_size : int, optional
+        The network's input side S, px.
+
+    Returns
+    -------
+    (numpy.ndarray, numpy.ndarray, list of str)
+        X (n, 3, S, S) int8, Y (n, 2) int64 and the plates' groups.
+    """
     recipe = (render_size, mode, extra_fonts, rim, tuple(render_sizes), input_size)
     return _render_chunks(_render_chunk, seeds, recipe, workers, log, "plates")
 
@@ -220,7 +308,24 @@ def _augment(torch, x, gen, skew: float = 0.0):
 
 
 def affine_params(torch, n: int, gen, skew: float = 0.0):
-    """(n, 2, 3) affine matrices (output -> input coordinates) of `_augment`, drawn from ``gen``."""
+    """(n, 2, 3) affine matrices (output -> input coordinates) of `_augment`, drawn from ``gen``.
+
+    Parameters
+    ----------
+    torch : module
+        The torch module (imported lazily by the caller).
+    n : int
+        Matrices.
+    gen : torch.Generator
+        The random stream.
+    skew : float, optional
+        Shear / aspect augmentation (0: none).
+
+    Returns
+    -------
+    torch.Tensor, shape (n, 2, 3)
+        The matrices.
+    """
     scale = 1.0 + (torch.rand(n, generator=gen) - 0.5) * 0.2
     angle = (torch.rand(n, generator=gen) - 0.5) * math.radians(12)
     shift = (torch.rand(n, 2, generator=gen) - 0.5) * 0.12
@@ -264,7 +369,20 @@ def one_cycle(progress: float, max_lr: float, warmup: float = 0.1) -> float:
 
 
 def train_mode(model, config: TrainConfig):
-    """``model`` in training mode; a fine-tune stage (``config.init``) keeps BatchNorm statistics frozen."""
+    """``model`` in training mode; a fine-tune stage (``config.init``) keeps BatchNorm statistics frozen.
+
+    Parameters
+    ----------
+    model : torch.nn.Module
+        The reader, changed in place.
+    config : TrainConfig
+        The run's settings.
+
+    Returns
+    -------
+    torch.nn.Module
+        ``model``.
+    """
     # lazy: torch, the [train] extra
     from plates.reader.export import freeze_batch_norm
 
@@ -273,7 +391,24 @@ def train_mode(model, config: TrainConfig):
 
 
 def evaluate(model, x_int8: np.ndarray, y: np.ndarray, groups: list[str]) -> dict[str, float]:
-    """Exact-match accuracy (both positions right) overall and per plate group."""
+    """Exact-match accuracy (both positions right) overall and per plate group.
+
+    Parameters
+    ----------
+    model : torch.nn.Module
+        The reader (put in eval mode).
+    x_int8 : numpy.ndarray of int8, shape (n, 3, S, S)
+        Preprocessed inputs.
+    y : numpy.ndarray, shape (n, 2)
+        Class indices.
+    groups : list of str
+        Each example's plate group.
+
+    Returns
+    -------
+    dict of str to float
+        ``"all"`` and each group to its accuracy, 0-1.
+    """
     # lazy: torch, the [train] extra
     import torch
 
@@ -450,7 +585,20 @@ the ColorBlindnessEval and HueManity presets unchanged within noise (measured wi
 
 
 def model_card(metrics: dict, command: str) -> str:
-    """The model card's Markdown (training command, seed, data recipe, validation accuracy)."""
+    """The model card's Markdown (training command, seed, data recipe, validation accuracy).
+
+    Parameters
+    ----------
+    metrics : dict
+        The run's metrics.
+    command : str
+        The training command.
+
+    Returns
+    -------
+    str
+        Markdown.
+    """
     cfg, last = metrics["config"], metrics["history"][-1]
     rows = "\n".join(f"| {k} | {v:.1%} |" for k, v in last.items() if k not in ("epoch", "loss", "steps"))
     size_mb = metrics["onnx_bytes"] / 1e6

@@ -91,7 +91,23 @@ def list_parts(path: str | Path) -> list[Path]:
     Names starting with '.' or '_' are skipped (the writer's temporaries), as are entries that vanish or
     cannot be read during the walk, and links to files outside ``path`` (a link inside the root to
     ``/etc/...`` or another user's results is never read). A missing path is a ValueError naming it; so is a walk that passes
-    `MAX_PARTS` files or `MAX_ENTRIES` entries (naming the path: choose a results folder)."""
+    `MAX_PARTS` files or `MAX_ENTRIES` entries (naming the path: choose a results folder).
+
+    Parameters
+    ----------
+    path : str or pathlib.Path
+        A results folder or one Parquet file.
+
+    Returns
+    -------
+    list of pathlib.Path
+        The parts, sorted.
+
+    Raises
+    ------
+    ValueError
+        When ``path`` does not exist, or the walk passes `MAX_PARTS` files or `MAX_ENTRIES` entries.
+    """
     root = Path(path)
     if root.is_file():
         return [root]
@@ -123,7 +139,20 @@ def list_parts(path: str | Path) -> list[Path]:
 
 
 def fingerprint(files: Iterable[Path], root: str | Path) -> tuple[tuple[str, int, int], ...]:
-    """(name relative to ``root``, size, mtime in ns) per file; a file that vanished is left out."""
+    """(name relative to ``root``, size, mtime in ns) per file; a file that vanished is left out.
+
+    Parameters
+    ----------
+    files : iterable of pathlib.Path
+        Parts under ``root``.
+    root : str or pathlib.Path
+        The folder the names are relative to.
+
+    Returns
+    -------
+    tuple of (str, int, int)
+        (name, size in bytes, mtime in ns) per file, in the order given.
+    """
     out = []
     for f in files:
         try:
@@ -216,7 +245,25 @@ class Parts:
     """What a results path holds: ``files`` (visible result parts, sorted), ``skipped`` ((name, reason) of
     corrupt or foreign files), ``superseding`` (the visible parts that may rewrite older rows), ``columns``
     (the union of their column names) and ``fingerprint`` (names, sizes, mtimes: changes when a run adds or
-    rewrites a part)."""
+    rewrites a part).
+
+    Attributes
+    ----------
+    root : str
+        The results path scanned.
+    files : tuple of str
+        The visible result parts, sorted.
+    skipped : tuple of (str, str)
+        (name, reason) of corrupt or foreign files.
+    superseding : tuple of str
+        The visible parts that may rewrite older rows.
+    columns : tuple of str
+        The union of their column names.
+    fingerprint : tuple of (str, int, int)
+        Names, sizes and mtimes: changes when a run adds or rewrites a part.
+    names : dict of str to str
+        A file's path to the name shown for it in ``skipped``.
+    """
 
     root: str
     files: tuple[str, ...]
@@ -230,7 +277,25 @@ class Parts:
 
 def scan_parts(path: str | Path, *, names: dict[str, str] | None = None) -> Parts:
     """List ``path``'s parts and read their footers (in parallel); ``names`` maps a file's path to the name
-    shown for it in ``skipped`` (uploads: the name the user gave, not a temporary path)."""
+    shown for it in ``skipped`` (uploads: the name the user gave, not a temporary path).
+
+    Parameters
+    ----------
+    path : str or pathlib.Path
+        A results folder or one Parquet file.
+    names : dict of str to str, optional
+        A file's path to the name shown for it.
+
+    Returns
+    -------
+    Parts
+        What the path holds.
+
+    Raises
+    ------
+    ValueError
+        When ``path`` does not exist or holds too many entries (`list_parts`).
+    """
     files = list_parts(path)
     for _attempt in range(3):  # a part deleted under us (a run compacting): list again
         with ThreadPoolExecutor(max_workers=min(8, os.cpu_count() or 2)) as pool:
@@ -275,7 +340,15 @@ def _sql_list(values: Sequence[str]) -> str:
 @dataclass
 class Results:
     """DuckDB over one `Parts`: the view ``results`` holds every visible row once (latest per row_key), every
-    results column cast to the schema's type (null where no part has it). Build with `open_results`."""
+    results column cast to the schema's type (null where no part has it). Build with `open_results`.
+
+    Attributes
+    ----------
+    parts : Parts
+        The parts the view reads.
+    short_text : bool
+        Whether every text column is cut (uploads), not only `TEXT_CAPS`.
+    """
 
     parts: Parts
     short_text: bool = False  # cut every text column (uploads), not only the free-text ones (TEXT_CAPS)
@@ -353,7 +426,20 @@ class Results:
                     "JOIN part_files USING (filename)")
 
     def query(self, sql: str, params: dict[str, Any] | Sequence[Any] | None = None) -> pd.DataFrame:
-        """``sql`` over the view ``results`` as a pandas DataFrame (its own cursor: thread-safe)."""
+        """``sql`` over the view ``results`` as a pandas DataFrame (its own cursor: thread-safe).
+
+        Parameters
+        ----------
+        sql : str
+            A DuckDB query over ``results``.
+        params : dict or sequence, optional
+            Its named (``$name``) or positional (``?``) parameters.
+
+        Returns
+        -------
+        pandas.DataFrame
+            The rows.
+        """
         with self._lock:
             cursor = self._con.cursor()
         try:
@@ -362,12 +448,31 @@ class Results:
             cursor.close()
 
     def execute(self, sql: str) -> None:
-        """A statement (e.g. ``CREATE TABLE IF NOT EXISTS ...``) on the shared connection, one at a time."""
+        """A statement (e.g. ``CREATE TABLE IF NOT EXISTS ...``) on the shared connection, one at a time.
+
+        Parameters
+        ----------
+        sql : str
+            A DuckDB statement.
+        """
         with self._lock:
             self._con.execute(sql)
 
     def arrow(self, sql: str, params: dict[str, Any] | Sequence[Any] | None = None) -> pa.Table:
-        """Like `query`, as an Arrow table (no pandas conversion: exports)."""
+        """Like `query`, as an Arrow table (no pandas conversion: exports).
+
+        Parameters
+        ----------
+        sql : str
+            A DuckDB query over ``results``.
+        params : dict or sequence, optional
+            Its parameters.
+
+        Returns
+        -------
+        pyarrow.Table
+            The rows.
+        """
         with self._lock:
             cursor = self._con.cursor()
         try:
@@ -377,13 +482,35 @@ class Results:
             cursor.close()
 
     def row_count(self) -> int:
+        """The number of visible rows."""
         return int(self.query("SELECT count(*) AS n FROM results")["n"].iloc[0])
 
     def close(self) -> None:
+        """Close the DuckDB connection."""
         self._con.close()
 
 
 def open_results(path: str | Path, *, names: dict[str, str] | None = None, short_text: bool = False) -> Results:
     """`Results` over every part under ``path`` (see the module doc); ``names``: see `scan_parts`;
-    ``short_text`` (uploads): every text column cut (`UPLOAD_TEXT_CAPS`, `TEXT_CAP`), not only `TEXT_CAPS`."""
+    ``short_text`` (uploads): every text column cut (`UPLOAD_TEXT_CAPS`, `TEXT_CAP`), not only `TEXT_CAPS`.
+
+    Parameters
+    ----------
+    path : str or pathlib.Path
+        A results folder or one Parquet file.
+    names : dict of str to str, optional
+        A file's path to the name shown for it (`scan_parts`).
+    short_text : bool, optional
+        Cut every text column (uploads).
+
+    Returns
+    -------
+    Results
+        The view; close it when done.
+
+    Raises
+    ------
+    ValueError
+        When ``path`` does not exist or holds too many entries (`list_parts`).
+    """
     return Results(scan_parts(path, names=names), short_text=short_text)

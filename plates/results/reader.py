@@ -35,7 +35,17 @@ from plates.storage import Store, is_url, open_store
 @dataclass(frozen=True)
 class LoadedResults:
     """What ``load_results`` read: ``frame`` (pandas, the results columns first, then any extra columns),
-    ``skipped`` ((path, reason) for every corrupt or foreign Parquet file) and ``files`` (the parts read)."""
+    ``skipped`` ((path, reason) for every corrupt or foreign Parquet file) and ``files`` (the parts read).
+
+    Attributes
+    ----------
+    frame : pandas.DataFrame
+        The rows, the results columns first, then any extra columns.
+    skipped : list of (str, str)
+        (path, reason) for every corrupt or foreign Parquet file.
+    files : list of str
+        The parts read.
+    """
 
     frame: pd.DataFrame
     skipped: list[tuple[str, str]] = field(default_factory=list)
@@ -98,7 +108,20 @@ _VANISHED = "vanished while reading"
 
 def store_parts(store: Store, *, prefix: str = "") -> list[PurePosixPath]:
     """The committed ``*.parquet`` parts under an object store's folder (recursively; `plates.storage`), as
-    paths in its file system (read them with ``read_parts(..., store=store)``)."""
+    paths in its file system (read them with ``read_parts(..., store=store)``).
+
+    Parameters
+    ----------
+    store : Store
+        An object store (or local folder) holding results.
+    prefix : str, optional
+        Keep the parts whose base name starts with it.
+
+    Returns
+    -------
+    list of pathlib.PurePosixPath
+        The parts' paths in the store's file system, sorted.
+    """
     return [PurePosixPath(store.path(name)) for name in store.list(prefix=prefix, suffix=".parquet", recursive=True)]
 
 
@@ -191,6 +214,24 @@ def legacy_group(table: pa.Table, categorical: frozenset[str] = frozenset()) -> 
 
 def read_parts(files: list[Path], columns: Sequence[str] | None = None,
                 categorical: frozenset[str] = frozenset(), store: Store | None = None) -> list[_Part]:
+    """Read Parquet parts' rows (in parallel threads beyond three files), each with its metadata.
+
+    Parameters
+    ----------
+    files : list of pathlib.Path
+        Parts to read.
+    columns : sequence of str, optional
+        Read only these columns (default: all).
+    categorical : frozenset of str, optional
+        Columns read as dictionary-encoded.
+    store : Store, optional
+        The object store the paths are in (default: local files).
+
+    Returns
+    -------
+    list
+        One read part per file, in order (a corrupt or foreign file is recorded with its reason, not raised).
+    """
     if len(files) < 4:  # few big files: let Arrow read each file's columns in parallel
         return [_read_part(f, True, columns, categorical, store) for f in files]
     workers = min(8, os.cpu_count() or 2) if store is None else 16  # object-store reads wait on the network
@@ -199,7 +240,20 @@ def read_parts(files: list[Path], columns: Sequence[str] | None = None,
 
 
 def visible_parts(files: list[Path], parts: list[_Part]) -> list[int]:
-    """Indices of the readable parts that no merged part (in the same folder) replaces or covers."""
+    """Indices of the readable parts that no merged part (in the same folder) replaces or covers.
+
+    Parameters
+    ----------
+    files : list of pathlib.Path
+        The parts' paths.
+    parts : list
+        `read_parts` of them, in the same order.
+
+    Returns
+    -------
+    list of int
+        Indices into ``files``.
+    """
     replaced = {(f.parent, name) for f, part in zip(files, parts) for name in part.replaces}
     by_writer: dict[tuple[Path, str], list[tuple[int, int, int]]] = {}
     for f, part in zip(files, parts):
@@ -238,7 +292,27 @@ def union_tables(tables: list[pa.Table], columns: Sequence[str] | None = None,
            categorical: frozenset[str] = frozenset()) -> pa.Table:
     """One table with the union of the columns: ``SCHEMA`` first, then extra columns in the order first seen
     (or exactly ``columns``, in their order). The ``categorical`` columns are ``DICTIONARY`` (each part keeps
-    its own dictionary: concatenating copies no strings)."""
+    its own dictionary: concatenating copies no strings).
+
+    Parameters
+    ----------
+    tables : list of pyarrow.Table
+        Parts' tables.
+    columns : sequence of str, optional
+        Exactly these columns, in this order (missing ones null).
+    categorical : frozenset of str, optional
+        Columns kept as ``DICTIONARY``.
+
+    Returns
+    -------
+    pyarrow.Table
+        One table.
+
+    Raises
+    ------
+    ValueError
+        When ``columns`` names a column the results schema does not know.
+    """
     fields = [f.with_type(DICTIONARY) if f.name in categorical else f for f in SCHEMA]
     seen = set(SCHEMA.names)
     for table in tables:

@@ -114,6 +114,23 @@ class TableInfo:
 
     ``caption`` starts the caption line in the seed text; the table's lines are the block of non-blank lines
     right ``before`` or ``after`` it. ``scale`` divides the first number of a printed cell (100: percent).
+
+    Attributes
+    ----------
+    stem : str
+        The CSV / Parquet file stem.
+    paper : str
+        The paper, one of `PAPERS`.
+    table : str
+        The table as the paper numbers it ('Table 1').
+    seed_prefix : str
+        The prefix of the paper's seed text file.
+    caption : str
+        The start of the caption line.
+    block : str
+        ``"before"`` or ``"after"``: where the table's lines are.
+    scale : float
+        What a printed cell's first number is divided by (100: percent).
     """
 
     stem: str
@@ -126,6 +143,7 @@ class TableInfo:
 
     @property
     def source(self) -> str:
+        """The table's full source: paper and table (``'ColorBench Table 4'``)."""
         return f"{self.paper} {self.table}"
 
 
@@ -157,7 +175,28 @@ _NUMBER = re.compile(r"[+\-–−]?[0-9]+(?:\.[0-9]+)?")
 
 
 def printed_number(printed: str) -> float:
-    """The first number of a printed cell, signs '+', '-', '–' (en dash) and '−' understood: '–3.9' -> -3.9."""
+    """The first number of a printed cell, signs '+', '-', '–' (en dash) and '−' understood: '–3.9' -> -3.9.
+
+    Parameters
+    ----------
+    printed : str
+        A printed cell.
+
+    Returns
+    -------
+    float
+        Its first number.
+
+    Raises
+    ------
+    ValueError
+        When the cell holds no number.
+
+    Examples
+    --------
+    >>> printed_number("–3.9"), printed_number("61.2 ± 1.0")
+    (-3.9, 61.2)
+    """
     match = _NUMBER.search(printed)
     if match is None:
         raise ValueError(f"printed cell {printed!r} holds no number; expected e.g. '0.936', '33.6 ± 2.92%', '–3.9'")
@@ -169,7 +208,23 @@ def _null(x: object) -> bool:
 
 
 def read_table_csv(path: str | Path) -> pd.DataFrame:
-    """Read and validate one transcription CSV (``<stem>.csv`` with stem in TABLES); ValueError names the cell."""
+    """Read and validate one transcription CSV (``<stem>.csv`` with stem in TABLES); ValueError names the cell.
+
+    Parameters
+    ----------
+    path : str or pathlib.Path
+        ``<stem>.csv``.
+
+    Returns
+    -------
+    pandas.DataFrame
+        The rows in the reference schema.
+
+    Raises
+    ------
+    ValueError
+        For a stem not in `TABLES`, columns other than the schema's, or a cell `validate` refuses.
+    """
     path = Path(path)
     if path.stem not in TABLES:
         raise ValueError(f"unknown reference table file {path.name!r}; allowed: "
@@ -187,7 +242,23 @@ def read_table_csv(path: str | Path) -> pd.DataFrame:
 
 
 def validate(frame: pd.DataFrame, info: TableInfo, *, where: str = "") -> None:
-    """Check one table's rows against the schema and the paper's conventions; ValueError names the bad cell."""
+    """Check one table's rows against the schema and the paper's conventions; ValueError names the bad cell.
+
+    Parameters
+    ----------
+    frame : pandas.DataFrame
+        One table's rows.
+    info : TableInfo
+        The table.
+    where : str, optional
+        Names the table in messages.
+
+    Raises
+    ------
+    ValueError
+        For an empty required cell, a wrong source / paper / table, an unknown metric, condition or prompt name,
+        a value out of range or not matching its printed cell, a bad interval or count, or a duplicate key.
+    """
     where = where or info.stem
     for i, row in enumerate(frame.to_dict("records"), start=2):  # line 1 of a CSV is its header
         at = f"{where} line {i}"
@@ -222,7 +293,18 @@ def validate(frame: pd.DataFrame, info: TableInfo, *, where: str = "") -> None:
 
 
 def to_arrow(frame: pd.DataFrame) -> pa.Table:
-    """A validated frame as an Arrow table in SCHEMA (nulls kept as nulls)."""
+    """A validated frame as an Arrow table in SCHEMA (nulls kept as nulls).
+
+    Parameters
+    ----------
+    frame : pandas.DataFrame
+        A validated table.
+
+    Returns
+    -------
+    pyarrow.Table
+        In `SCHEMA`.
+    """
     arrays = []
     for name, (typ, _) in COLUMNS.items():
         values = [None if _null(v) else v for v in frame[name].tolist()]
@@ -235,6 +317,23 @@ def build_reference(src_dir: str | Path = SRC_DIR, out_dir: str | Path = REFEREN
 
     Every table of TABLES must be present and no other CSV may be: a missing or foreign file is a ValueError.
     Returns the written paths, in TABLES order.
+
+    Parameters
+    ----------
+    src_dir : str or pathlib.Path, optional
+        The CSV folder.
+    out_dir : str or pathlib.Path, optional
+        The Parquet folder.
+
+    Returns
+    -------
+    list of pathlib.Path
+        The written files.
+
+    Raises
+    ------
+    ValueError
+        For a missing or foreign CSV, or a cell `validate` refuses.
     """
     src_dir, out_dir = Path(src_dir), Path(out_dir)
     found = {p.stem: p for p in sorted(src_dir.glob("*.csv"))}
@@ -262,6 +361,27 @@ def load_reference(paper: str | None = None, table: str | None = None, *,
 
     ``paper`` is one of PAPERS; ``table`` is a table as its paper numbers it ('Table 1', 'Table II') or a full
     source ('ColorBench Table 4'). Reads ``reference_dir`` (default REFERENCE_DIR) built by ``build_reference``.
+
+    Parameters
+    ----------
+    paper : str, optional
+        One of `PAPERS`.
+    table : str, optional
+        A table as its paper numbers it, or a full source.
+    reference_dir : str or pathlib.Path, optional
+        The Parquet folder (default `REFERENCE_DIR`).
+
+    Returns
+    -------
+    pandas.DataFrame
+        Integer columns nullable (``<NA>`` for empty cells).
+
+    Raises
+    ------
+    ValueError
+        For an unknown paper or table.
+    FileNotFoundError
+        When a table's Parquet file is not built.
     """
     if paper is not None:
         check_choice("paper", paper, PAPERS)
@@ -285,7 +405,18 @@ def load_reference(paper: str | None = None, table: str | None = None, *,
 
 
 def main(argv: list[str] | None = None) -> int:
-    """``python -m plates.results.reference build [--src DIR] [--out DIR]``: rebuild the Parquet files from the CSVs."""
+    """``python -m plates.results.reference build [--src DIR] [--out DIR]``: rebuild the Parquet files from the CSVs.
+
+    Parameters
+    ----------
+    argv : list of str, optional
+        The arguments (default: the command line).
+
+    Returns
+    -------
+    int
+        0 on success, 2 when a CSV is refused (the message on stderr).
+    """
     parser = argparse.ArgumentParser(prog="python -m plates.results.reference",
                                      description="Build the papers' reference tables (CSV -> Parquet).")
     sub = parser.add_subparsers(dest="command", required=True)

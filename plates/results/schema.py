@@ -224,6 +224,16 @@ def run_folder_name(part: str | os.PathLike[str]) -> str:
     ``.parquet``: the one rule both loaders (`plates.results.load_results`, `plates.results.query`) apply.
     ``part``: a local path or an object-store key (``/``-separated).
 
+    Parameters
+    ----------
+    part : str or os.PathLike
+        A part's local path or object-store key.
+
+    Returns
+    -------
+    str
+        The run's name.
+
     Examples
     --------
     >>> run_folder_name("results/runs/baseline-cbe/baseline-cbe-7a7f6006c43e-1.parquet")

@@ -42,6 +42,16 @@ def shipped_run_ids(root: str | Path) -> frozenset[str]:
     """The shipped runs' ids a results folder holds: from the manifest in ``root`` or in ``root/runs`` (the
     dashboard opens ``results`` or ``results/runs``); empty where there is none (a user's own folder).
 
+    Parameters
+    ----------
+    root : str or pathlib.Path
+        A results folder.
+
+    Returns
+    -------
+    frozenset of str
+        The shipped runs' ids.
+
     Raises
     ------
     ValueError

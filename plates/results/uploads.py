@@ -41,7 +41,19 @@ class UploadLimits:
     download: hundreds of rows; a run of a few thousand). Rows bound memory: 20,000 rows of text cut to
     `plates.results.query.UPLOAD_TEXT_CAPS` cost a page at most ~230 MB (measured: 20,000 rows of 1,000-character
     texts in every column); a larger run is opened with
-    `plates dashboard PATH` on one's own machine."""
+    `plates dashboard PATH` on one's own machine.
+
+    Attributes
+    ----------
+    max_files : int
+        Files per upload set.
+    max_bytes : int
+        Bytes in all.
+    max_rows : int
+        Rows in all, from the footers.
+    max_row_groups : int
+        Row groups per file.
+    """
 
     max_files: int = 20
     max_bytes: int = 50_000_000
@@ -58,7 +70,21 @@ def _footer_length(data: bytes) -> int | None:
 
 def check_uploads(files: Sequence[tuple[str, bytes]], limits: UploadLimits = UploadLimits()) -> None:
     """ValueError naming the first cap an upload set of (name as uploaded, bytes) passes (module docstring);
-    only footers are read."""
+    only footers are read.
+
+    Parameters
+    ----------
+    files : sequence of (str, bytes)
+        (name as uploaded, content) per file.
+    limits : UploadLimits, optional
+        The caps.
+
+    Raises
+    ------
+    ValueError
+        Naming the first cap passed, or a declared Parquet footer over `MAX_FOOTER_BYTES`. A file that is not
+        Parquet passes here (the opener skips it and says why).
+    """
     if len(files) > limits.max_files:
         raise ValueError(f"{len(files)} files were uploaded; allowed: at most {limits.max_files} at a time")
     total = sum(len(data) for _, data in files)
@@ -90,7 +116,20 @@ def check_uploads(files: Sequence[tuple[str, bytes]], limits: UploadLimits = Upl
 
 class UploadFolders:
     """Upload sets on disk under ``root`` (default: a fresh temporary folder), one folder each, deleted
-    ``ttl_s`` seconds after they were written (`sweep`, run by every `write`)."""
+    ``ttl_s`` seconds after they were written (`sweep`, run by every `write`).
+
+    Parameters
+    ----------
+    root : str or pathlib.Path, optional
+        The folder holding upload sets (default: a fresh temporary folder).
+    ttl_s : float, optional
+        Seconds an upload set lives (> 0).
+
+    Raises
+    ------
+    ValueError
+        When ``ttl_s`` is not > 0.
+    """
 
     def __init__(self, root: str | Path | None = None, *, ttl_s: float = 1800.0) -> None:
         if not ttl_s > 0:
@@ -101,7 +140,18 @@ class UploadFolders:
 
     def write(self, files: Sequence[tuple[str, bytes]]) -> tuple[Path, dict[str, str]]:
         """A new folder holding ``files`` (file names from their position and the name's safe characters,
-        never a path a visitor typed); returns it and path -> the name as uploaded (for messages)."""
+        never a path a visitor typed); returns it and path -> the name as uploaded (for messages).
+
+        Parameters
+        ----------
+        files : sequence of (str, bytes)
+            (name as uploaded, content) per file.
+
+        Returns
+        -------
+        (pathlib.Path, dict of str to str)
+            The folder, and each written path to its name as uploaded.
+        """
         self.sweep()
         folder = Path(tempfile.mkdtemp(prefix="set-", dir=self.root))
         names = {}
@@ -113,7 +163,18 @@ class UploadFolders:
         return folder, names
 
     def sweep(self, now: float | None = None) -> int:
-        """Delete every upload folder older than the time to live; returns how many were deleted."""
+        """Delete every upload folder older than the time to live; returns how many were deleted.
+
+        Parameters
+        ----------
+        now : float, optional
+            Seconds since the epoch (default: now).
+
+        Returns
+        -------
+        int
+            The folders deleted.
+        """
         now = time.time() if now is None else now
         gone = 0
         for folder in self.root.glob("set-*"):

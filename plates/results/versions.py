@@ -24,6 +24,20 @@ def rules_versions(rows: Any, where: str = "", params: Mapping[str, Any] | None 
     ``UNVERSIONED``) or of opened `plates.results.query.Results` (``where``: a DuckDB ``WHERE ...`` clause
     with its named ``params``, e.g. a dashboard view's filters).
 
+    Parameters
+    ----------
+    rows : pandas.DataFrame or Results
+        A results frame, or opened results.
+    where : str, optional
+        A DuckDB ``WHERE ...`` clause (opened results only).
+    params : mapping, optional
+        Its named parameters.
+
+    Returns
+    -------
+    dict of int to int
+        Rules version to row count, ascending.
+
     Examples
     --------
     >>> rules_versions(pd.DataFrame({"rules_version": [1, 1, None]}))
@@ -43,7 +57,18 @@ def rules_versions(rows: Any, where: str = "", params: Mapping[str, Any] | None 
 
 
 def mixed_rules_note(versions: Mapping[int, int]) -> str | None:
-    """The warning for results judged under several rules versions (None for one or none)."""
+    """The warning for results judged under several rules versions (None for one or none).
+
+    Parameters
+    ----------
+    versions : mapping of int to int
+        `rules_versions`' answer.
+
+    Returns
+    -------
+    str or None
+        The warning, or None.
+    """
     if len(versions) < 2:
         return None
     parts = ", ".join(f"{'unversioned (before versions were recorded)' if v == UNVERSIONED else f'v{v}'}: "

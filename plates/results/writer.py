@@ -84,6 +84,29 @@ class ResultsWriter:
     one file. A writer's rows may carry ``row_key`` values already on disk (a retry
     of failed rows) only when created with ``supersedes=True``; that flag, stored in each part's metadata, tells
     ``load_results`` to keep the newest row per key.
+
+    Parameters
+    ----------
+    out_dir : str or pathlib.Path
+        A local folder (made if missing) or an object-store URL (`plates.storage`).
+    run_id : str
+        1-128 letters, digits, '.', '_' or '-'.
+    flush_rows : int, optional
+        Rows per part (>= 1).
+    flush_seconds : float, optional
+        The longest a finished row waits in the buffer (> 0).
+    autoflush : bool, optional
+        Run the background timer (default True).
+    supersedes : bool, optional
+        This writer's rows may rewrite rows already on disk (a retry).
+    fanout : int, optional
+        Parts merged at each level of the writer's own compaction (>= 2).
+
+    Raises
+    ------
+    ValueError
+        For a ``run_id``, ``flush_rows``, ``flush_seconds`` or ``fanout`` outside those ranges, or an
+        ``out_dir`` `plates.storage.open_store` refuses.
     """
 
     def __init__(self, out_dir: str | Path, run_id: str, *, flush_rows: int = 64, flush_seconds: float = 1.0,
@@ -122,7 +145,20 @@ class ResultsWriter:
             self._timer.start()
 
     def add(self, row: Mapping[str, Any]) -> None:
-        """Buffer one row (validated now: an unknown column raises ``ValueError``); flush when due."""
+        """Buffer one row (validated now: an unknown column raises ``ValueError``); flush when due.
+
+        Parameters
+        ----------
+        row : mapping of str to object
+            Results columns (`plates.results.schema.COLUMNS`) to values.
+
+        Raises
+        ------
+        ValueError
+            For an unknown column, or a closed writer.
+        plates.faults.EnvironmentFailure
+            When a due flush fails on a full or failing disk.
+        """
         unknown = sorted(set(row) - COLUMNS.keys())
         if unknown:
             raise ValueError(f"unknown results columns {unknown}; the results columns are: {', '.join(COLUMNS)}")

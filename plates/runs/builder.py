@@ -48,7 +48,15 @@ def _examples(exp: Experiment, items: Sequence[Any], pool: Sequence[int], index:
 
 
 class Builder:
-    """Turns units into (Query, row fields) pairs; a unit's images, prompt text and expected answer."""
+    """Turns units into (Query, row fields) pairs; a unit's images, prompt text and expected answer.
+
+    Parameters
+    ----------
+    exp : Experiment
+        The run's experiment.
+    items : sequence
+        The dataset's items (`plates.datasets.load`).
+    """
 
     def __init__(self, exp: Experiment, items: Sequence[Any]) -> None:
         self.exp, self.items = exp, items
@@ -63,7 +71,20 @@ class Builder:
         self._views: dict[tuple, dict[str, Any]] = {}
 
     def pool(self, variant: str, colour_set: str) -> list[int]:
-        """Items of one colour set a question about ``variant`` may use as few-shot examples."""
+        """Items of one colour set a question about ``variant`` may use as few-shot examples.
+
+        Parameters
+        ----------
+        variant : str
+            The question's image variant.
+        colour_set : str
+            The item's colour set.
+
+        Returns
+        -------
+        list of int
+            Item indices.
+        """
         if variant not in self._pooled:
             self._pooled.add(variant)
             for i in eligible(self.items, variant):
@@ -71,13 +92,36 @@ class Builder:
         return self._pools.get((variant, colour_set), [])
 
     def spec_json(self, index: int) -> str:
+        """The item's tagged spec JSON, computed once per item.
+
+        Parameters
+        ----------
+        index : int
+            An item's index.
+
+        Returns
+        -------
+        str
+            Its tagged spec JSON.
+        """
         if index not in self._spec_json:
             self._spec_json[index] = self.items[index].spec.to_json()
         return self._spec_json[index]
 
     def delta_e(self, index: int) -> float | None:
         """The item's nominal ΔE2000: the manifest's value, else computed once per colour pair set (a preset
-        has a few colour sets and thousands of plates; `nominal_delta_e`)."""
+        has a few colour sets and thousands of plates; `nominal_delta_e`).
+
+        Parameters
+        ----------
+        index : int
+            An item's index.
+
+        Returns
+        -------
+        float or None
+            ΔE2000, or None where the item has no colour pair.
+        """
         item = self.items[index]
         recorded = getattr(item, "delta_e", None)
         if recorded is not None:
@@ -90,7 +134,18 @@ class Builder:
     def drawn(self, index: int) -> dict[str, Any]:
         """The ΔE2000 an Ishihara item's plate draws (`plates.stimuli.ishihara.measure`), as results columns:
         the manifest's record when the item has one, else measured on the rendered plate; empty for other
-        families."""
+        families.
+
+        Parameters
+        ----------
+        index : int
+            An item's index.
+
+        Returns
+        -------
+        dict
+            ``delta_e_drawn_*`` and ``delta_e_target`` columns, or empty.
+        """
         if index not in self._drawn:
             item = self.items[index]
             if item.family != "ishihara":
@@ -105,7 +160,22 @@ class Builder:
     def view(self, unit: Unit, m: ModelSpec, image: Any) -> dict[str, Any]:
         """The view columns of the unit's image as ``m``'s family sees it (`plates.models.views.measure`): the
         model's ``view``, else a local model's own family (`family_of_model`); empty when neither. Ishihara
-        items are measured with their figure and ground (`plate_regions`); other families get the geometry."""
+        items are measured with their figure and ground (`plate_regions`); other families get the geometry.
+
+        Parameters
+        ----------
+        unit : Unit
+            One planned question (item, prompt, condition, shots).
+        m : ModelSpec
+            The model.
+        image : PIL.Image.Image or StoredPng
+            The image sent, sRGB 0-255.
+
+        Returns
+        -------
+        dict
+            The ``view_*`` columns, or empty.
+        """
         family = m.view or (family_of_model(m.model) if m.backend == "hf" else None)
         if family is None:
             return {}
@@ -124,7 +194,27 @@ class Builder:
     def question(self, unit: Unit, *, images: bool = True,
                  png: bool = False) -> tuple[Question, tuple[tuple[Any, Question], ...]]:
         """The unit's question about its item, and its few-shot examples as (image, question) pairs (with
-        ``images=False``: only checked, no image prepared, no examples returned)."""
+        ``images=False``: only checked, no image prepared, no examples returned).
+
+        Parameters
+        ----------
+        unit : Unit
+            One planned question (item, prompt, condition, shots).
+        images : bool, optional
+            Prepare the images and few-shot examples (default True).
+        png : bool, optional
+            Images as `plates.images.StoredPng`.
+
+        Returns
+        -------
+        (Question, tuple of (image, Question))
+            The question and its few-shot examples.
+
+        Raises
+        ------
+        ValueError
+            When the prompt does not fit the item's label, or too few few-shot examples exist.
+        """
         item = self.items[unit.item]
         template = self.exp.template(unit.prompt)
         task = task_of(template)
@@ -152,7 +242,27 @@ class Builder:
 
     def build(self, unit: Unit, m: ModelSpec, *, png: bool = False) -> tuple[Query, Asked]:
         """The unit's request and what its row records; ``png``: images as `plates.images.StoredPng`
-        (`Backend.sends_png`)."""
+        (`Backend.sends_png`).
+
+        Parameters
+        ----------
+        unit : Unit
+            One planned question (item, prompt, condition, shots).
+        m : ModelSpec
+            The model asked.
+        png : bool, optional
+            Images as `plates.images.StoredPng`.
+
+        Returns
+        -------
+        (Query, Asked)
+            The request and the row's fields.
+
+        Raises
+        ------
+        ValueError
+            As `question`.
+        """
         item = self.items[unit.item]
         question, examples = self.question(unit, png=png)
         image = self.images.get(unit.item, unit.variant, unit.condition, png=png)
@@ -178,7 +288,18 @@ def label_space(item: Any) -> str | None:
     or ``huemanity-alnum``), passed to `plates.tasks.prompts.render_prompt` so distractors (colorbench-mc options,
     cbe-yn-incorrect candidates) come from the labels the dataset can hold: HueManity §4 numbers are
     "10".."99", not ColorBlindnessEval's "0".."99". A dataset that is no preset (e.g. a hand-made manifest)
-    has no declared space: None, and the prompt template's own space applies."""
+    has no declared space: None, and the prompt template's own space applies.
+
+    Parameters
+    ----------
+    item : Item
+        A dataset item.
+
+    Returns
+    -------
+    str or None
+        A preset's label space, or None.
+    """
     preset = PRESETS.get(getattr(item, "dataset", None))
     return None if preset is None else preset.label_space
 
@@ -186,7 +307,22 @@ def label_space(item: Any) -> str | None:
 def nominal_delta_e(colours: Any) -> float | None:
     """The mean CIEDE2000 over the (foreground, background) pairs of ``colours`` (a spec's ``(fg, bg)``, each a
     tuple of sRGB 0-255 triples), as ``Plate.stats.delta_e``: no rendering needed. None for no pairs (a family
-    without a foreground/background pair passes None)."""
+    without a foreground/background pair passes None).
+
+    Parameters
+    ----------
+    colours : (tuple, tuple) or None
+        A spec's ``(foreground, background)`` colours, sRGB 0-255.
+
+    Returns
+    -------
+    float or None
+        Mean ΔE2000, or None.
+
+    References
+    ----------
+    Sharma, Wu and Dalal (2005), Color Res. Appl. 30(1):21-30 (CIEDE2000).
+    """
     if colours is None:
         return None
     fg, bg = colours
@@ -200,7 +336,27 @@ def prepared(exp: Experiment, items: Sequence[Any], units: Sequence[Unit]) -> It
     """Each unit's request (`Query`: the prompt text and the images exactly as a backend receives them) and
     what its row records (`Asked`), in order, checked first as a run checks them (``ValueError`` naming the
     prompt and item). A unit's images are prepared once and dropped after its item: memory stays bounded.
-    The exporters (`plates.integrations`) read the runner's plan through this, never through a copy."""
+    The exporters (`plates.integrations`) read the runner's plan through this, never through a copy.
+
+    Parameters
+    ----------
+    exp : Experiment
+        The experiment.
+    items : sequence
+        Its dataset's items.
+    units : sequence of Unit
+        The planned questions (`plates.runs.plan`).
+
+    Yields
+    ------
+    (Unit, Query, Asked)
+        Each unit's request and row fields.
+
+    Raises
+    ------
+    ValueError
+        Before the first yield, when a unit fails `check_units`.
+    """
     builder = Builder(exp, items)
     units = list(units)
     check_units(exp, items, builder, units)
@@ -212,7 +368,24 @@ def prepared(exp: Experiment, items: Sequence[Any], units: Sequence[Unit]) -> It
 
 def check_units(exp: Experiment, items: Sequence[Any], builder: Builder, units: list[Unit]) -> None:
     """Fail before any request is paid for: every prompt must fit every item's label, every few-shot request
-    must find its examples."""
+    must find its examples.
+
+    Parameters
+    ----------
+    exp : Experiment
+        The experiment.
+    items : sequence
+        Its dataset's items.
+    builder : Builder
+        The run's builder.
+    units : list of Unit
+        The planned questions.
+
+    Raises
+    ------
+    ValueError
+        Naming the prompt and item that do not fit, or the few-shot request without examples.
+    """
     seen: set[tuple[str, str]] = set()
     for u in units:
         item = items[u.item]

@@ -48,7 +48,26 @@ _CENTRE = re.compile(r"^\s*([-+0-9.eE]+)\s*,\s*([-+0-9.eE]+)\s*$")
 @dataclass(frozen=True)
 class Centre:
     """A centre: ``name`` ("macadam-13" or "x,y"), the requested CIE 1931 ``x``, ``y`` and luminance ``Y``
-    (0-1); ``rgb`` its 8-bit sRGB 0-255 colour (the ground), ``xy_drawn`` and ``Y_drawn`` what that colour is."""
+    (0-1); ``rgb`` its 8-bit sRGB 0-255 colour (the ground), ``xy_drawn`` and ``Y_drawn`` what that colour is.
+
+    Parameters
+    ----------
+    name : str
+        "macadam-13" or "x,y".
+    x, y : float
+        The requested CIE 1931 chromaticity.
+    Y : float
+        The requested luminance, 0-1.
+
+    Attributes
+    ----------
+    rgb : tuple of 3 int
+        The 8-bit sRGB 0-255 colour drawn (the ground).
+    xy_drawn : (float, float)
+        Its CIE 1931 xy.
+    Y_drawn : float
+        Its luminance, 0-1.
+    """
 
     name: str
     x: float
@@ -71,10 +90,26 @@ def parse_centres(text: str, luminance: float | None = None) -> tuple[list[Centr
     5e-4 in x and y) takes its name, so its ellipse is compared with his. ``luminance``: Y 0-1 for every centre, or
     None for half the largest in-gamut Y at each (`plates.colour.chromaticity.check_centre`).
 
+    Parameters
+    ----------
+    text : str
+        ``"macadam"`` or ``;``-separated centres (``x,y`` or ``macadam-N``).
+    luminance : float or None, optional
+        Y 0-1 for every centre, or None.
+
+    Returns
+    -------
+    (list of Centre, list of str)
+        The centres, and the names skipped.
+
     Raises
     ------
     ValueError
         An unparsable centre, one outside the spectral locus or sRGB, a luminance sRGB cannot show, or none.
+
+    References
+    ----------
+    MacAdam (1942), "Visual sensitivities to color differences in daylight", JOSA 32(5):247-274 (the 25 centres).
     """
     if not isinstance(text, str) or not text.strip():
         raise ValueError(f"centres {text!r} is not valid; allowed: 'macadam' or 'x,y;x,y...' (CIE 1931 xy)")
@@ -104,7 +139,43 @@ def parse_centres(text: str, luminance: float | None = None) -> tuple[list[Centr
 class EllipseRun:
     """A validated ellipse run (module docstring). ``trials``: answers per direction (>= `MIN_TRIALS`);
     ``directions``: N for mode "uv" (3, or 5 and more: a centred ellipse needs three distinct axes); ``size``,
-    ``style``, ``font``: the plates; ``macadam_factor``: MacAdam's ellipses are scaled by it beside ours."""
+    ``style``, ``font``: the plates; ``macadam_factor``: MacAdam's ellipses are scaled by it beside ours.
+
+    Parameters
+    ----------
+    centres : tuple of Centre
+        The centres (at least one).
+    model : ModelSpec
+        The observer.
+    prompt : str, optional
+        A plate prompt with a label space.
+    mode : str, optional
+        "uv" (directions in the CIE 1976 u'v' plane) or "lab" (`LAB_DIRECTIONS`).
+    directions : int, optional
+        N for mode "uv": 3, or 5 to 72.
+    trials : int, optional
+        Answers per direction (>= `MIN_TRIALS`).
+    seed : int, optional
+        Seeds every trial's plate.
+    size : int, optional
+        The plates' side, px.
+    style, font : str, optional
+        The plates' style and font.
+    dither : bool, optional
+        Draw a figure colour between 8-bit codes as `DITHER_COLOURS` colours whose mean is the wanted value.
+    out : str, optional
+        The results folder.
+    skipped : tuple of str, optional
+        Centres left out when parsing (recorded).
+    macadam_factor : float, optional
+        MacAdam's ellipses are scaled by it beside ours.
+
+    Raises
+    ------
+    ValueError
+        For an unknown mode, no centres, directions or trials out of range, a prompt that cannot drive the run,
+        or a size, style or font the plates refuse.
+    """
 
     centres: tuple[Centre, ...]
     model: ModelSpec
@@ -157,11 +228,37 @@ class EllipseRun:
         return tuple(f"uv-{360.0 * k / self.directions:05.1f}" for k in range(self.directions))
 
     def angle(self, k: int) -> float | None:
-        """Direction ``k``'s angle in the u'v' plane, degrees from +u' (None in mode "lab")."""
+        """Direction ``k``'s angle in the u'v' plane, degrees from +u' (None in mode "lab").
+
+        Parameters
+        ----------
+        k : int
+            The direction's index.
+
+        Returns
+        -------
+        float or None
+            Degrees.
+        """
         return 360.0 * k / self.directions if self.mode == "uv" else None
 
     def figure(self, c: Centre, k: int, level: float) -> np.ndarray:
-        """The figure colour at ``level`` along direction ``k``: sRGB 0-255 float, NOT clipped."""
+        """The figure colour at ``level`` along direction ``k``: sRGB 0-255 float, NOT clipped.
+
+        Parameters
+        ----------
+        c : Centre
+            The centre.
+        k : int
+            The direction's index.
+        level : float
+            In the mode's units.
+
+        Returns
+        -------
+        numpy.ndarray of float, shape (3,)
+            sRGB 0-255.
+        """
         if self.mode == "uv":
             t = math.radians(self.angle(k))
             uv = xy_to_uv(c.xy_drawn) + level / 1000.0 * np.array([math.cos(t), math.sin(t)])
@@ -174,7 +271,22 @@ class EllipseRun:
         return lab_to_srgb255(lab + sign * level * axis)
 
     def shown(self, c: Centre, k: int, figure_rgb: np.ndarray) -> float:
-        """The level an sRGB 0-255 figure colour shows against the centre (mode's units, >= 0)."""
+        """The level an sRGB 0-255 figure colour shows against the centre (mode's units, >= 0).
+
+        Parameters
+        ----------
+        c : Centre
+            The centre.
+        k : int
+            The direction's index.
+        figure_rgb : numpy.ndarray, shape (3,)
+            sRGB 0-255.
+
+        Returns
+        -------
+        float
+            The level.
+        """
         if self.mode == "uv":
             xy, _ = srgb255_to_xyY(np.asarray(figure_rgb, dtype=float))
             return float(1000.0 * np.linalg.norm(xy_to_uv(xy) - xy_to_uv(c.xy_drawn)))
@@ -189,7 +301,20 @@ class EllipseRun:
         return float(abs(2 * math.sqrt(c0 * c1) * math.sin(dh / 2)))
 
     def gamut_max(self, c: Centre, k: int) -> float:
-        """The largest level along direction ``k`` whose figure lies in sRGB (bisection to 1e-4 of the range)."""
+        """The largest level along direction ``k`` whose figure lies in sRGB (bisection to 1e-4 of the range).
+
+        Parameters
+        ----------
+        c : Centre
+            The centre.
+        k : int
+            The direction's index.
+
+        Returns
+        -------
+        float
+            The level.
+        """
         high = LEVELS[self.mode][1]
 
         def inside(level: float) -> bool:
@@ -204,11 +329,41 @@ class EllipseRun:
         return lo
 
     def code_steps(self, c: Centre, k: int, level: float) -> float:
-        """The largest channel difference in 8-bit codes between the figure at ``level`` and the centre."""
+        """The largest channel difference in 8-bit codes between the figure at ``level`` and the centre.
+
+        Parameters
+        ----------
+        c : Centre
+            The centre.
+        k : int
+            The direction's index.
+        level : float
+            In the mode's units.
+
+        Returns
+        -------
+        float
+            8-bit codes.
+        """
         return float(np.max(np.abs(self.figure(c, k, level) - np.array(c.rgb, dtype=float))))
 
     def figure_colours(self, c: Centre, k: int, level: float) -> tuple[tuple[int, int, int], ...]:
-        """The figure's 8-bit colours: one (rounded) or, with ``dither``, `DITHER_COLOURS` (module docstring)."""
+        """The figure's 8-bit colours: one (rounded) or, with ``dither``, `DITHER_COLOURS` (module docstring).
+
+        Parameters
+        ----------
+        c : Centre
+            The centre.
+        k : int
+            The direction's index.
+        level : float
+            In the mode's units.
+
+        Returns
+        -------
+        tuple of (tuple of 3 int)
+            sRGB 0-255.
+        """
         want = np.clip(self.figure(c, k, level), 0, 255)
         if not self.dither:
             return (tuple(int(v) for v in np.rint(want)),)

@@ -31,7 +31,15 @@ def gamut_table(run: EllipseRun) -> dict[tuple[int, int], float]:
 
 def write_summary(rows: list[dict[str, Any]], path: Path) -> None:
     """Write a summary table (thresholds or ellipses) as Parquet marked `SUMMARY_KIND` in its schema metadata,
-    so the results readers leave it out (it sits beside the run's parts, and shares some column names)."""
+    so the results readers leave it out (it sits beside the run's parts, and shares some column names).
+
+    Parameters
+    ----------
+    rows : list of dict
+        The table's rows.
+    path : pathlib.Path
+        The Parquet file, written atomically.
+    """
     table = pa.Table.from_pylist(rows)
     pq.write_table(table.replace_schema_metadata({KIND_KEY: SUMMARY_KIND}), path)
 

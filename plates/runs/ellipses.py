@@ -66,7 +66,23 @@ _MAX_FAILURES = 10
 @dataclass
 class EllipseResult:
     """What a run did: its ``thresholds`` (one row per centre x direction) and ``ellipses`` (one per centre,
-    mode "uv"; empty in mode "lab") as lists of dicts, queries, errors, seconds, where the files are."""
+    mode "uv"; empty in mode "lab") as lists of dicts, queries, errors, seconds, where the files are.
+
+    Attributes
+    ----------
+    run_id : str
+        The run.
+    out : str
+        Where the files are.
+    thresholds : list of dict
+        One row per centre x direction.
+    ellipses : list of dict
+        One per centre (mode "uv"; empty in mode "lab").
+    queries, errors : int
+        This call's asks, and those that failed.
+    seconds : float
+        Wall-clock time.
+    """
 
     run_id: str
     out: str
@@ -82,7 +98,28 @@ def run_ellipses(run: EllipseRun, *, make_backend: Callable[..., Any] | None = N
                  on_trial: Callable[[str, str, int, float, dict], None] | None = None) -> EllipseResult:
     """Run (or continue: module docstring, Resume) every staircase of ``run`` to its trials, write the rows,
     DIR/thresholds.parquet and (mode "uv") DIR/ellipses.parquet; ``on_trial(centre, direction, round,
-    level_shown, row)`` reports progress. ``queries`` and ``errors`` count this call's asks."""
+    level_shown, row)`` reports progress. ``queries`` and ``errors`` count this call's asks.
+
+    Parameters
+    ----------
+    run : EllipseRun
+        The run.
+    make_backend : callable, optional
+        ``make_backend(kind, model=..., **options)`` -> backend (default: the backend registry's).
+    on_trial : callable, optional
+        Called after each answered trial.
+
+    Returns
+    -------
+    EllipseResult
+        What the run did.
+
+    Raises
+    ------
+    ValueError
+        When rows already under ``run.out`` do not fit the run (`resume_state`), another process runs it, or
+        too many trials in a row bring no answer (the rows so far stay on disk).
+    """
     t0 = time.monotonic()
     out = Path(run.out)
     out.mkdir(parents=True, exist_ok=True)

@@ -111,11 +111,23 @@ _NAME_RE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$")
 class ConditionSpec:
     """One viewing condition (mirrors ``plates.conditions.Condition``, plus the plate variant).
 
-    ``size``: side in pixels the model receives (None = the dataset's own); ``hue_shift`` in degrees (hue
-    rotation, applied to the sRGB 0-255 image); ``cvd`` in none/protan/deutan/tritan with ``cvd_severity``
-    0-1 (Machado 2009); ``variant``: standard/clear/mask, or None for the prompt's own variant;
-    ``text_only``: the image replaced by a black image of the same size (ColorBench App. J), so the other
-    image transforms are moot (`_conditions` leaves them at their defaults).
+    Attributes
+    ----------
+    size : int or None
+        Side in px of the image the model receives (None: the dataset's own).
+    grayscale : bool
+        The image in grey.
+    hue_shift : float
+        Hue rotation, degrees, applied to the sRGB 0-255 image.
+    cvd : str
+        none / protan / deutan / tritan.
+    cvd_severity : float
+        0-1 (Machado, Oliveira and Fernandes 2009).
+    variant : str or None
+        standard / clear / mask, or None for the prompt's own variant.
+    text_only : bool
+        The image replaced by a black image of the same size (ColorBench App. J), so the other transforms
+        are moot (they stay at their defaults).
     """
 
     size: int | None = None
@@ -142,7 +154,23 @@ class ConditionSpec:
 
 @dataclass(frozen=True)
 class ModelSpec:
-    """One model: backend kind, model name, generation settings, and the backend's other options."""
+    """One model: backend kind, model name, generation settings, and the backend's other options.
+
+    Attributes
+    ----------
+    backend : str
+        A backend kind (`plates.models.BACKENDS`).
+    model : str
+        The model's name or path.
+    max_tokens : int
+        The most tokens a reply may have.
+    temperature : float
+        Sampling temperature (0: greedy).
+    options : dict
+        The backend's constructor options (``base_url``, ``concurrency``, ``api_key_env``, ...); never a key.
+    view : str or None
+        A `plates.models.views` family whose view of each image the rows record.
+    """
 
     backend: str
     model: str
@@ -160,7 +188,41 @@ class ModelSpec:
 @dataclass(frozen=True)
 class Experiment:
     """A validated experiment. Build with :func:`parse_experiment`, :func:`load_experiment` or
-    :func:`quick_experiment`; ``run_id`` is deterministic (see the module doc)."""
+    :func:`quick_experiment`; ``run_id`` is deterministic (see the module doc).
+
+    Attributes
+    ----------
+    dataset : str
+        A preset's name or a set's folder / URL.
+    models : tuple of ModelSpec
+        The models asked.
+    prompts : tuple of str
+        The prompts asked.
+    conditions : tuple of ConditionSpec
+        The viewing conditions, crossed with the rest.
+    shots : tuple of int
+        Few-shot counts.
+    seed : int
+        Seeds the few-shot examples' choice and the questions' own draws (option order, distractors).
+    limit : int or None
+        The first N items read from the dataset (a budget: not part of the run id).
+    out : str
+        The results folder or object-store URL.
+    name : str or None
+        The run's name in its id.
+    user_prompts : tuple of (str, str)
+        (name, template as JSON) of each prompt that is not built in.
+    protocol : str or None
+        The paper protocol (`plates.runs.protocols.PROTOCOLS`) that set the models' sampling; None: ours.
+    sample : int or None
+        A seeded random subset of this many plates; None: all.
+    sample_seed : int
+        Its seed.
+    judge : JudgeSpec or None
+        The judge model asked where the rules abstain (outside the run id).
+    run_name : str or None
+        The name charts show (outside the run id).
+    """
 
     dataset: str
     models: tuple[ModelSpec, ...]
@@ -217,11 +279,28 @@ class Experiment:
         return {name: PromptTemplate(**json.loads(t)) for name, t in self.user_prompts}
 
     def template(self, name: str) -> PromptTemplate:
-        """The template of prompt ``name``: a built-in or one of this experiment's own."""
+        """The template of prompt ``name``: a built-in or one of this experiment's own.
+
+        Parameters
+        ----------
+        name : str
+            A prompt name.
+
+        Returns
+        -------
+        PromptTemplate
+            The template.
+
+        Raises
+        ------
+        ValueError
+            When no built-in or user prompt has that name.
+        """
         return get_prompt(name, self.templates)
 
     @property
     def run_id(self) -> str:
+        """``<name or dataset>-<12 hex>``: deterministic, from the fields that decide the rows."""
         digest = hashlib.sha256(json.dumps(self.identity(), sort_keys=True).encode()).hexdigest()[:12]
         slug = self.name or re.sub(r"[^A-Za-z0-9._-]+", "-", Path(self.dataset).name).strip("-._") or "run"
         return f"{slug[:48]}-{digest}"
@@ -235,6 +314,18 @@ class Experiment:
 def run_name(value: object, said: str = "--name") -> str:
     """A run's name as charts show it (``plates run --name``), validated: 1-64 letters, digits, '.', '_' or
     '-', starting with a letter or digit (the rule of the file's ``name``).
+
+    Parameters
+    ----------
+    value : object
+        The name given.
+    said : str, optional
+        How the user gave it, for the message (default ``--name``).
+
+    Returns
+    -------
+    str
+        The name.
 
     Raises
     ------
@@ -303,6 +394,26 @@ def _conditions(table: dict[str, Any]) -> tuple[ConditionSpec, ...]:
 
 
 def parse_model(where: str, table: Any) -> ModelSpec:
+    """Validate one ``[[models]]`` table of an experiment.
+
+    Parameters
+    ----------
+    where : str
+        Where the table is, for messages (``models[0]``).
+    table : dict
+        The ``[[models]]`` table.
+
+    Returns
+    -------
+    ModelSpec
+        The model.
+
+    Raises
+    ------
+    ValueError
+        For a missing or unknown backend, an API key in the file, an option the backend does not take, or a
+        concurrency, timeout, base URL, key variable name, max_tokens, temperature or view out of range.
+    """
     if not isinstance(table, dict):
         raise ValueError(f"{where}: expected a table with backend and model, got {table!r:.60}")
     backend = check_choice(f"{where}.backend", table.get("backend"), BACKEND_KINDS)
@@ -355,7 +466,24 @@ def parse_experiment(data: dict[str, Any], *, base_dir: str | Path | None = None
     ``said``: how the user named a field, where not in a TOML file (`QUICK_FLAGS`: ``--dataset`` for
     ``dataset.source``), so an error speaks their words.
 
-    Raises ``ValueError`` naming the bad field and what is allowed.
+    Parameters
+    ----------
+    data : dict
+        The experiment's fields (a parsed TOML document).
+    base_dir : str or pathlib.Path, optional
+        Where relative paths resolve from (default: the working folder).
+    said : mapping of str to str, optional
+        Field to the flag the user gave it with.
+
+    Returns
+    -------
+    Experiment
+        The validated experiment.
+
+    Raises
+    ------
+    ValueError
+        Naming the bad field and what is allowed.
     """
     said = said or {}
     check_keys("experiment", data, TOP_KEYS)
@@ -464,7 +592,26 @@ def _preset_names() -> tuple[str, ...]:
 
 def load_experiment(path: str | Path, *, protocol: str | None = None) -> Experiment:
     """Read and validate a TOML experiment file; paths inside it resolve from the file's folder. ``protocol``
-    (``plates run --protocol``) names a paper protocol for a file that names none (or the same one)."""
+    (``plates run --protocol``) names a paper protocol for a file that names none (or the same one).
+
+    Parameters
+    ----------
+    path : str or pathlib.Path
+        A TOML experiment file.
+    protocol : str, optional
+        A paper protocol's name (`plates.runs.protocols`).
+
+    Returns
+    -------
+    Experiment
+        The validated experiment.
+
+    Raises
+    ------
+    ValueError
+        For an unreadable or invalid file, a field `parse_experiment` refuses, or a ``protocol`` that differs
+        from the file's.
+    """
     path = Path(path)
     data = read_toml(path, "experiment")
     if protocol is not None:
@@ -497,7 +644,68 @@ def quick_experiment(*, dataset: str, prompt: str, backend: str, model: str, out
     prompt). ``sampling_fields``: the openai backend's (plates.models.decoding). ``size`` (one or several px),
     ``grayscale`` (e.g. ``(False, True)``: ColorBench §3.2's pair), ``hue_shifts`` (degrees, ColorBench §2.2)
     and ``cvd`` (views at full severity) fill ``[conditions]`` as a TOML file would, crossed; empty means the
-    dataset's own image."""
+    dataset's own image.
+
+    Parameters
+    ----------
+    dataset : str
+        A preset's name or a set's folder / URL (``--dataset``).
+    prompt : str
+        A prompt name (``--prompt``).
+    backend : str
+        A backend kind (``--backend``).
+    model : str
+        The model (``--model``).
+    out : str
+        The results folder or URL (``--out``).
+    base_url : str or None, optional
+        The server (``--base-url``).
+    api_key_env : str or None, optional
+        The key's environment variable (openai); None or empty: no key.
+    limit : int or None, optional
+        The first N items.
+    concurrency : int or None, optional
+        Requests in flight or batch size.
+    size : int or tuple of int or None, optional
+        The side(s) in px the model receives.
+    shots : int, optional
+        Few-shot examples.
+    seed : int, optional
+        The experiment's seed.
+    timeout : float or None, optional
+        Seconds per attempt.
+    max_attempts : int or None, optional
+        Attempts per request.
+    prompt_files : tuple of str, optional
+        TOML files of the user's own prompts.
+    protocol : str or None, optional
+        A paper protocol's name.
+    sample : int or None, optional
+        A seeded random subset of this many plates.
+    sample_seed : int or None, optional
+        Its seed.
+    sampling_fields : str or None, optional
+        The openai backend's (`plates.models.decoding`).
+    grayscale : tuple of bool, optional
+        Grey conditions (``(False, True)``: ColorBench §3.2's pair).
+    hue_shifts : tuple of float, optional
+        Hue rotations, degrees (ColorBench §2.2).
+    cvd : tuple of str, optional
+        Colour-vision-deficiency views at full severity.
+    view : str or None, optional
+        A view family the rows record.
+
+    Returns
+    -------
+    Experiment
+        The validated experiment.
+
+    Raises
+    ------
+    ValueError
+        For ``sampling_fields`` with a backend other than openai, or any field `parse_experiment` refuses (named
+        by its flag).
+    """
     m: dict[str, Any] = {"backend": backend, "model": model}
     if view is not None:
         m["view"] = view

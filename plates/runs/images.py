@@ -27,7 +27,13 @@ ENCODED_CACHE_BYTES = 64_000_000
 class RunImages:
     """Prepared images (PIL RGB, sRGB 0-255), cached for the current item and its few-shot examples; images
     encoded for a backend that sends PNG bytes are kept longer (`ENCODED_CACHE_BYTES`), so a plate shown as a
-    few-shot example in many chunks is encoded once."""
+    few-shot example in many chunks is encoded once.
+
+    Parameters
+    ----------
+    items : sequence
+        The dataset's items.
+    """
 
     def __init__(self, items: Sequence[Any]) -> None:
         self.items = items
@@ -41,7 +47,24 @@ class RunImages:
         """The item's image of ``variant`` under ``cond``: the stored (or rendered) image itself when the
         condition changes no pixel, else a new one. With ``png`` (a backend that sends PNG bytes) as a
         `plates.images.StoredPng`: a stored file's bytes as they are, any other image encoded once and kept
-        so that every question and few-shot example sends the same bytes."""
+        so that every question and few-shot example sends the same bytes.
+
+        Parameters
+        ----------
+        index : int
+            The item's index.
+        variant : str
+            The image variant.
+        cond : ConditionSpec
+            The viewing condition.
+        png : bool, optional
+            Return a `plates.images.StoredPng`.
+
+        Returns
+        -------
+        PIL.Image.Image or StoredPng
+            sRGB 0-255.
+        """
         key = (index, variant, cond)
         if png and key in self._encoded:
             self._encoded.move_to_end(key)
@@ -71,6 +94,13 @@ class RunImages:
         return image
 
     def forget_except(self, keep: set[int]) -> None:
+        """Drop every cached plate and image except those of the items in ``keep``.
+
+        Parameters
+        ----------
+        keep : set of int
+            Item indices to keep.
+        """
         self.plates = {i: p for i, p in self.plates.items() if i in keep}
         self._bases = {k: v for k, v in self._bases.items() if k[0] in keep}
         self._cache = {k: v for k, v in self._cache.items() if k[0] in keep}

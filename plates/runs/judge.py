@@ -358,7 +358,20 @@ def judged(question: Question, reply: Reply, model: str, secrets: Sequence[str |
 
 class Judge:
     """A judge model opened for one run: `judge_rows` asks it about the rows that need it (see the module
-    docstring). ``secrets``: other keys to redact from what it says (the models'). A context manager."""
+    docstring). ``secrets``: other keys to redact from what it says (the models'). A context manager.
+
+    Parameters
+    ----------
+    spec : JudgeSpec
+        The judge model and its prompt.
+    secrets : sequence of str or None, optional
+        Keys to redact.
+
+    Raises
+    ------
+    ValueError
+        When ``spec`` is not a `JudgeSpec`.
+    """
 
     def __init__(self, spec: JudgeSpec, secrets: Sequence[str | None] = ()) -> None:
         if not isinstance(spec, JudgeSpec):
@@ -406,6 +419,7 @@ class Judge:
         return decided
 
     def close(self) -> None:
+        """Close the judge's backend."""
         self.backend.close()
 
     def __enter__(self) -> Judge:

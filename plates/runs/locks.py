@@ -20,7 +20,27 @@ def run_lock(out: Path, run_id: str, shard: Shard | None = None) -> Iterator[Non
     """One process per run and out folder, or per shard of it (flocks, released by the OS even on ``kill -9``):
     two processes continuing the same rows at once would ask them twice. An unsharded run holds the run's lock
     exclusively; a shard holds it shared and its own shard's lock exclusively. A finished run (or its last shard)
-    leaves no lock file behind; one that fails keeps it once it has written parts."""
+    leaves no lock file behind; one that fails keeps it once it has written parts.
+
+    Parameters
+    ----------
+    out : pathlib.Path
+        The run's folder (made if missing).
+    run_id : str
+        The run.
+    shard : Shard, optional
+        This process's shard of the run.
+
+    Yields
+    ------
+    None
+        While the lock is held.
+
+    Raises
+    ------
+    ValueError
+        When another process holds a conflicting lock.
+    """
     out.mkdir(parents=True, exist_ok=True)
     with open(out / f".{run_id}.lock", "a+") as fh:
         try:

@@ -99,6 +99,18 @@ def eligible(items: Sequence[Any], variant: str) -> list[int]:
     A dataset that holds items of that variant (ColorBlindnessEval stores each plate as a standard and a clear
     image) gives those; otherwise each distinct plate once (first item per spec), its variant rendered from
     the spec. Either way no plate is asked twice for the same variant.
+
+    Parameters
+    ----------
+    items : sequence
+        The dataset's items.
+    variant : str
+        The image variant asked about.
+
+    Returns
+    -------
+    list of int
+        Item indices.
     """
     same = [i for i, item in enumerate(items) if getattr(item, "variant", "standard") == variant]
     if same:

@@ -115,7 +115,18 @@ class Protocol:
         object.__setattr__(self, "per_model", types.MappingProxyType(dict(self.per_model)))
 
     def sampling_for(self, model: str) -> tuple[Sampling, str]:
-        """(the settings for ``model``, where they come from): the paper's row for it, else the default."""
+        """(the settings for ``model``, where they come from): the paper's row for it, else the default.
+
+        Parameters
+        ----------
+        model : str
+            The model's name.
+
+        Returns
+        -------
+        (Sampling, str)
+            The settings, and their source (the paper's citation and row).
+        """
         if model in self.per_model:
             return self.per_model[model], f"{self.citation}, row {model}"
         return self.default, f"{self.citation} (default for models it does not list)"

@@ -188,10 +188,12 @@ class Block:
 
     @property
     def answered(self) -> int:
+        """Trials answered in this block."""
         return len(self.state.history)
 
     @property
     def done(self) -> bool:
+        """Whether the block's procedure has stopped."""
         return self.state.done
 
 
@@ -219,7 +221,22 @@ def _instruction(shown: Presented, block: str) -> tuple[str, tuple[tuple[str, st
 
 def present_here(staircase: Staircase, n: int, state: AdaptiveState) -> Presented:
     """Trial ``n`` of ``staircase`` at the level ``state`` picks next (`AdaptiveState.next_level`: the
-    expected-entropy search, most of a trial's CPU besides its image), drawn in this process."""
+    expected-entropy search, most of a trial's CPU besides its image), drawn in this process.
+
+    Parameters
+    ----------
+    staircase : Staircase
+        The block's staircase.
+    n : int
+        The trial's number.
+    state : AdaptiveState
+        The procedure's state.
+
+    Returns
+    -------
+    Presented
+        The trial as shown.
+    """
     return staircase.present(n, state.next_level())
 
 
@@ -228,7 +245,27 @@ class PersonSession:
     """What every person's session shares, whichever procedure picks its trials (`QuizSession`: plates and an
     illusion; `plates.runs.quiz_directions.DirectionsSession`: a person's own ellipse): the limits, where answers
     are stored and whether they still are, the random participant id, the rows, and the optional self-reported
-    colour-vision type (`COLOUR_VISION`, None: not given) written on every row."""
+    colour-vision type (`COLOUR_VISION`, None: not given) written on every row.
+
+    Attributes
+    ----------
+    limits : QuizLimits
+        The session's caps.
+    folder : pathlib.Path or None
+        Where answers are stored (None: not stored).
+    participant : str
+        A random id.
+    rows : list of dict
+        The results rows so far.
+    client : str
+        The participant's address (`plates.admission.client_address`).
+    store_share : RateLimit or None
+        The address's share of the answer store.
+    colour_vision : str or None
+        The self-reported colour-vision type (`COLOUR_VISION`), None: not given.
+    store_note : str
+        Why answers are no longer stored (empty while they are).
+    """
 
     limits: QuizLimits = field(default_factory=QuizLimits)
     folder: Path | None = None
@@ -247,6 +284,7 @@ class PersonSession:
 
     @property
     def run_id(self) -> str:
+        """``human-<participant>``: the session's run id."""
         return f"human-{self.participant}"
 
     @property
@@ -321,8 +359,38 @@ class QuizSession(PersonSession):
               store_share: RateLimit | None = None, colour_vision: str | None = None) -> QuizSession:
         """A new session: ``trials`` plates of colour set ``palette`` and ``illusion_trials`` images of the
         ``illusion`` kind (None or 0 trials: plates only), at most ``limits.max_answers`` answers in all;
-        stored answers count against ``client``'s ``store_share`` (module docstring); ``colour_vision``: the
-        person's self-reported type (`COLOUR_VISION`) or None."""
+        stored answers count against ``client``'s ``store_share`` (module docstring).
+
+        Parameters
+        ----------
+        palette : str, optional
+            The plates' colour set.
+        trials : int, optional
+            Plate trials.
+        illusion : str or None, optional
+            The illusion kind (None: plates only).
+        illusion_trials : int, optional
+            Illusion trials (0: plates only).
+        size : int, optional
+            The images' side, px.
+        seed : int or None, optional
+            Seeds the trials (None: a random one).
+        limits : QuizLimits, optional
+            The session's caps.
+        folder : str or os.PathLike, optional
+            Where answers are stored (default: `HUMAN_RESULTS_ENV`'s folder, else none).
+        client : str, optional
+            The participant's address.
+        store_share : RateLimit, optional
+            The address's share of the answer store.
+        colour_vision : str or None, optional
+            The person's self-reported type (`COLOUR_VISION`), None: not given.
+
+        Returns
+        -------
+        QuizSession
+            The session.
+        """
         limits = limits or QuizLimits()
         seed = int(uuid.uuid4().int % 2**31) if seed is None else seed
         where = results_folder(folder)
@@ -343,6 +411,7 @@ class QuizSession(PersonSession):
 
     @property
     def done(self) -> bool:
+        """Whether the session has shown its last trial (its cap, or every block stopped)."""
         return len(self.rows) >= self.trials or all(b.done for b in self.blocks.values())
 
     def _next_block(self) -> Block:
@@ -353,7 +422,23 @@ class QuizSession(PersonSession):
         """The image to show (the same one again until it is answered). A new one, trial ``n`` of the next
         block's staircase at the level its procedure's state picks, is drawn by ``present(staircase, n,
         state)``: `present_here` by default, or where a server draws its images
-        (`plates.explorer.pool.ExplorerPool.quiz_trial`: the level and the image in a worker process)."""
+        (`plates.explorer.pool.ExplorerPool.quiz_trial`: the level and the image in a worker process).
+
+        Parameters
+        ----------
+        present : callable, optional
+            ``present(staircase, n, state)`` -> `Presented` (default `present_here`).
+
+        Returns
+        -------
+        Trial
+            The trial to show.
+
+        Raises
+        ------
+        ValueError
+            When the session is finished.
+        """
         if self._shown is not None:
             return self._shown[0]
         if self.done:

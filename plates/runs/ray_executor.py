@@ -130,6 +130,25 @@ def actor_device(gpu_ids: Sequence[Any], visible: str | None, cuda: bool) -> str
     Ray left visible; "cpu" where torch sees none. RuntimeError when ``visible`` is not exactly ``gpu_ids``
     (the actor would compute on another actor's GPU).
 
+    Parameters
+    ----------
+    gpu_ids : sequence
+        The GPU ids Ray gave the actor.
+    visible : str or None
+        The actor's ``CUDA_VISIBLE_DEVICES``.
+    cuda : bool
+        Whether torch sees a CUDA device.
+
+    Returns
+    -------
+    str
+        ``"cuda:0"`` or ``"cpu"``.
+
+    Raises
+    ------
+    RuntimeError
+        When ``visible`` is not exactly ``gpu_ids``.
+
     Examples
     --------
     >>> actor_device(["1"], "1", cuda=True), actor_device([1], "1", cuda=False)

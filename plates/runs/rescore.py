@@ -163,7 +163,18 @@ def rejudge(row: Mapping[str, Any]) -> dict[str, Any]:
 
 def rescored_suffix(judge: JudgeSpec | None = None) -> str:
     """What `rescored_run_id` appends: ``-rules<RULES_VERSION>``, and with a judge ``-judge<8 hex>`` (a hash of
-    `JudgeSpec.identity`: its model, prompt version and whether it reads every reply)."""
+    `JudgeSpec.identity`: its model, prompt version and whether it reads every reply).
+
+    Parameters
+    ----------
+    judge : JudgeSpec, optional
+        The judge, if any.
+
+    Returns
+    -------
+    str
+        The suffix.
+    """
     suffix = f"-rules{RULES_VERSION}"
     if judge is not None:
         suffix += "-judge" + hashlib.sha256(judge.identity().encode()).hexdigest()[:8]
@@ -172,7 +183,20 @@ def rescored_suffix(judge: JudgeSpec | None = None) -> str:
 
 def rescored_run_id(source: str, judge: JudgeSpec | None = None) -> str:
     """The run id of ``source`` rescored under today's rules (and ``judge``): ``source`` + `rescored_suffix` (a
-    hash keeps it within the 128 characters a run id may have)."""
+    hash keeps it within the 128 characters a run id may have).
+
+    Parameters
+    ----------
+    source : str
+        The source run's id.
+    judge : JudgeSpec, optional
+        The judge, if any.
+
+    Returns
+    -------
+    str
+        At most 128 characters.
+    """
     suffix = rescored_suffix(judge)
     if len(source) + len(suffix) > 128:
         source = source[:100] + "-" + hashlib.sha256(source.encode()).hexdigest()[:12]
@@ -214,6 +238,7 @@ class Rescored:
 
     @property
     def changed(self) -> int:
+        """Rows whose verdict changed, over every prompt."""
         return sum(v[1] for v in self.per_prompt.values())
 
 

@@ -32,16 +32,45 @@ PARTICIPANT_PREFIX = "participant-"
 class Asked:
     """Everything a row records besides the reply: identities, the question, the stimulus and the condition.
 
-    ``size`` is the side in px of the image the model received; ``hue_shift`` is in degrees; ``cvd_severity``
-    0-1 (0 when ``cvd`` is "none"); ``delta_e`` the stimulus's CIEDE2000 figure where it has one;
-    ``spec_json`` the stimulus's tagged spec JSON (regenerates the image); ``family`` its stimulus family;
-    ``group`` the family's grouping of the item (a plate's colour set, an illusion's kind, a scene's task: the
-    row's ``colour_set`` too where it is a plate, `plates.results.schema.colour_set_of`);
-    ``text_only``: the image was replaced by a black one (ColorBench App. J); ``protocol``: the paper protocol
-    of the sampling settings (`plates.runs.protocols`), None for ours; ``measured``: the ΔE2000 the stimulus
-    draws, as results columns (`plates.stimuli.ishihara.measure.DrawnDeltaE.columns`; empty for others);
-    ``view``: the image as a model family sees it (`plates.models.views.measure.measure_view`; empty: none);
-    ``run_name``: the run's name as charts show it.
+    Attributes
+    ----------
+    run_id, row_key, item_id, dataset, model, backend : str
+        The row's identities.
+    question : Question
+        What was asked (its task scores the reply).
+    spec_json : str
+        The stimulus's tagged spec JSON (regenerates the image).
+    family : str
+        Its stimulus family.
+    variant : str
+        The image variant.
+    group : str or None
+        The family's grouping of the item: a plate's colour set, an illusion's kind, a scene's task (the row's
+        ``colour_set`` too where it is a plate, `plates.results.schema.colour_set_of`).
+    delta_e : float or None
+        The stimulus's CIEDE2000 figure where it has one.
+    font : str or None
+        A plate's font.
+    size : int or None
+        The side in px of the image the model received.
+    grayscale : bool
+        The image was shown in grey.
+    hue_shift : float
+        Hue rotation, degrees.
+    cvd, cvd_severity : str, float
+        The colour-vision-deficiency view and its severity 0-1 (0 when ``cvd`` is "none").
+    shots : int
+        Few-shot examples before the question.
+    text_only : bool
+        The image was replaced by a black one (ColorBench App. J).
+    protocol : str or None
+        The paper protocol of the sampling settings (`plates.runs.protocols`); None for ours.
+    measured : mapping
+        The ΔE2000 the stimulus draws, as results columns (`DrawnDeltaE.columns`; empty for others).
+    view : mapping
+        The image as a model family sees it (`plates.models.views.measure.measure_view`; empty: none).
+    run_name : str or None
+        The run's name as charts show it; None: the loaders read the part's folder name.
     """
 
     run_id: str
@@ -81,6 +110,20 @@ def build_row(asked: Asked, reply: Reply, secrets: Sequence[str | None] = ()) ->
     reply was cut to the readers' cap before it was read (``reply_truncated``; null when nothing was read),
     and that the rules decided (``rules_*`` columns, ``decided_by`` "rules": `plates.runs.judge.rules_columns`).
     The reply is stored whole: `plates rescore` reads it again.
+
+    Parameters
+    ----------
+    asked : Asked
+        What the row records besides the reply.
+    reply : Reply
+        The backend's answer.
+    secrets : sequence of str or None, optional
+        Keys redacted from the reply and the error.
+
+    Returns
+    -------
+    dict
+        Every results column (`plates.results.schema.COLUMNS`), null where the row has none.
     """
     q = asked.question
     row: dict[str, Any] = {

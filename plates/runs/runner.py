@@ -257,6 +257,7 @@ class PartsTarget:
     supersedes: bool
 
     def open(self) -> ResultsWriter:
+        """A `ResultsWriter` for the run's parts under ``out``."""
         return ResultsWriter(self.out, self.run_id, flush_rows=self.flush_rows, flush_seconds=self.flush_seconds,
                              supersedes=self.supersedes)
 
@@ -301,7 +302,25 @@ def _run_locked(exp: Experiment, items: list[Any], out: Path | str, *, retry_err
 def ask_locally(exp: Experiment, items: Sequence[Any], todo: list[Unit], target: PartsTarget, summary: RunSummary,
                 bar: Any, *, make_backend: Callable[..., Any] | None = None) -> None:
     """The default executor: this process asks ``todo`` model by model (each model loaded once) and writes one
-    writer's parts."""
+    writer's parts.
+
+    Parameters
+    ----------
+    exp : Experiment
+        The experiment.
+    items : sequence
+        Its dataset's items.
+    todo : list of Unit
+        The questions still unanswered.
+    target : PartsTarget
+        Where the parts go.
+    summary : RunSummary
+        Counts, updated in place.
+    bar : progress bar
+        Advanced per answer.
+    make_backend : callable, optional
+        ``make_backend(kind, model=..., **options)`` -> backend (default: the registry's).
+    """
     builder = Builder(exp, items)
     judge = None if exp.judge is None or not todo else Judge(exp.judge, key_values(exp))
     writer = target.open()
@@ -381,7 +400,29 @@ def ask_units(backend: Any, m: ModelSpec, units: list[Unit], builder: Builder, w
                summary: RunSummary, bar: Any, keys: Sequence[str] = (), judge: Judge | None = None) -> None:
     """Ask ``units`` of one model in chunks; the next chunk's images are prepared while this one is asked.
     With a ``judge`` (`plates.runs.judge.Judge`), a chunk's rows are written once the judge has read the
-    replies the rules abstained on."""
+    replies the rules abstained on.
+
+    Parameters
+    ----------
+    backend : Backend
+        The opened model.
+    m : ModelSpec
+        Its spec.
+    units : list of Unit
+        Its questions.
+    builder : Builder
+        Builds each request.
+    writer : ResultsWriter
+        Writes the rows.
+    summary : RunSummary
+        Counts, updated in place.
+    bar : progress bar
+        Advanced per answer.
+    keys : sequence of str, optional
+        Secrets redacted from the rows.
+    judge : Judge, optional
+        Reads the replies the rules abstained on.
+    """
     def prepare(chunk: list[Unit]) -> list[tuple[Query, Asked]]:
         built = [builder.build(u, m, png=backend.sends_png) for u in chunk]
         builder.images.forget_except({u.item for u in chunk[-1:]})

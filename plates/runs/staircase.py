@@ -96,7 +96,25 @@ class Presented:
     """One trial as shown: its number, the level the procedure asked for, the spec drawn, the rendered stimulus,
     the question and the image sent (the prompt's variant, PIL RGB, sRGB 0-255). ``level_drawn``: the level the
     image has (plates: the 8-bit ΔE2000 drawn with distributed directions, else the request; illusions: the
-    8-bit image's signed ΔE2000)."""
+    8-bit image's signed ΔE2000).
+
+    Attributes
+    ----------
+    number : int
+        The trial's number.
+    level : float
+        The level the procedure asked for (ΔE2000; signed for illusions).
+    spec : PlateSpec or IllusionSpec
+        The spec drawn.
+    stimulus : Stimulus
+        The rendered stimulus.
+    question : Question
+        The question asked.
+    image : PIL.Image.Image
+        The image sent, RGB, sRGB 0-255.
+    level_drawn : float
+        The level the 8-bit image has.
+    """
 
     number: int
     level: float
@@ -114,7 +132,39 @@ class Staircase:
     range ``low``..``high`` (ΔE2000; signed for illusions; None = the family's default, `MEASURES`),
     ``trials`` (most answers), ``ci_width`` (stop once the credible interval is narrower, after
     ``min_trials``), ``seed``, ``out`` folder, an optional ``name`` and, for plates, ``directions``
-    ("distributed" or "palette": how each trial's background is drawn, module docstring)."""
+    ("distributed" or "palette": how each trial's background is drawn, module docstring).
+
+    Parameters
+    ----------
+    stimulus : PlateSpec or IllusionSpec
+        The base stimulus (its ``delta_e`` is set per trial).
+    prompt : str
+        A prompt that can drive a staircase (`staircase_prompts`).
+    model : ModelSpec
+        The model measured.
+    trials : int, optional
+        The most answers.
+    min_trials : int, optional
+        Answers before ``ci_width`` may stop it.
+    ci_width : float or None, optional
+        Stop once the credible interval is narrower (ΔE2000).
+    low, high : float or None, optional
+        The level range, ΔE2000 (signed for illusions); None: the family's default (`MEASURES`).
+    seed : int, optional
+        Seeds every trial's draw.
+    out : str, optional
+        The results folder.
+    name : str or None, optional
+        The run's name in its id.
+    directions : str, optional
+        "distributed" or "palette" (plates): how each trial's background is drawn.
+
+    Raises
+    ------
+    ValueError
+        For an unknown ``directions`` or ``prompt``, a prompt that cannot drive a staircase, a stimulus of
+        another family than the prompt asks about, or another field out of range (the message names it).
+    """
 
     stimulus: Any
     prompt: str
@@ -191,6 +241,7 @@ class Staircase:
 
     @property
     def run_id(self) -> str:
+        """``<name or staircase>-<12 hex>``, from the settings that decide the rows."""
         digest = hashlib.sha256(json.dumps(self.identity(), sort_keys=True).encode()).hexdigest()[:12]
         return f"{(self.name or 'staircase')[:48]}-{digest}"
 
@@ -209,7 +260,20 @@ class Staircase:
 
     def trial(self, n: int, level: float) -> Any:
         """The spec of trial ``n`` at ``level``: seed (and, for plates, the label) from SHA-256(seed, n). An
-        illusion level within 0.5 of 0 draws identical targets (0)."""
+        illusion level within 0.5 of 0 draws identical targets (0).
+
+        Parameters
+        ----------
+        n : int
+            The trial's number.
+        level : float
+            ΔE2000 (signed for illusions).
+
+        Returns
+        -------
+        PlateSpec or IllusionSpec
+            The trial's spec.
+        """
         digest = hashlib.sha256(f"{self.seed}\x1fstaircase\x1f{n}".encode()).digest()
         seed = int.from_bytes(digest[8:16], "big") >> 1
         if self.family == "illusion":  # closer to 0 than 8-bit targets can differ: identical targets
@@ -220,7 +284,20 @@ class Staircase:
         return self.stimulus.replace(text=label, delta_e=float(level), seed=seed)
 
     def present(self, n: int, level: float) -> Presented:
-        """Trial ``n`` at ``level``: the spec, its rendering, the prompt's question about it and the image."""
+        """Trial ``n`` at ``level``: the spec, its rendering, the prompt's question about it and the image.
+
+        Parameters
+        ----------
+        n : int
+            The trial's number.
+        level : float
+            ΔE2000 (signed for illusions).
+
+        Returns
+        -------
+        Presented
+            The trial as shown.
+        """
         spec = self.trial(n, level)
         stim = render(spec)
         template = get_prompt(self.prompt)
@@ -234,7 +311,20 @@ class Staircase:
 
     def asked(self, shown: Presented, *, run_id: str, dataset: str, model: str, backend: str) -> Asked:
         """What the row of ``shown`` records besides the reply (`plates.runs.rows.Asked`): ``delta_e`` is the
-        level drawn, ``item_id`` ``trial-NNNN``."""
+        level drawn, ``item_id`` ``trial-NNNN``.
+
+        Parameters
+        ----------
+        shown : Presented
+            The trial.
+        run_id, dataset, model, backend : str
+            The row's identities.
+
+        Returns
+        -------
+        Asked
+            The row's fields.
+        """
         item_id = f"trial-{shown.number:04d}"
         spec = shown.spec
         return Asked(run_id=run_id, row_key=hashlib.sha256(f"{run_id}|{item_id}".encode()).hexdigest()[:20],
@@ -247,7 +337,18 @@ class Staircase:
         """The answer code a results row gives the procedure, or None when it is not an answer (a failed
         request, a declined query; for illusions also a reply claiming none of the three answers). Plates: 1
         correct, 0 wrong (an unparsed reply is wrong, as the task scores it). Illusions: `PSE_CODES` of what
-        the chosen option means (its ``meanings`` entry in ``truth_json``)."""
+        the chosen option means (its ``meanings`` entry in ``truth_json``).
+
+        Parameters
+        ----------
+        row : mapping
+            A results row of this staircase.
+
+        Returns
+        -------
+        int or None
+            The answer code, or None.
+        """
         if row.get("parse_status") in ("error", "unsupported"):
             return None
         if self.measure == "threshold":
@@ -265,7 +366,27 @@ class Staircase:
 @dataclass
 class StaircaseResult:
     """What a staircase did: its estimate, the answers used, the queries made (errors included) now and
-    before, the wall time of this call, and where its rows are. ``measure``: "threshold" or "pse"."""
+    before, the wall time of this call, and where its rows are. ``measure``: "threshold" or "pse".
+
+    Attributes
+    ----------
+    run_id : str
+        The run.
+    out : str
+        Where its rows are.
+    estimate : AdaptiveEstimate
+        The threshold or PSE, with its credible interval.
+    answered : int
+        Answers the procedure used.
+    queries, errors : int
+        Requests made, now and before, and those that failed.
+    seconds : float
+        Wall time of this call.
+    history : list of (float, int)
+        (level, answer code) per answered trial.
+    measure : str
+        "threshold" or "pse".
+    """
 
     run_id: str
     out: str
@@ -290,7 +411,31 @@ def _existing(out: Path, run_id: str) -> list[dict]:
 def run_staircase(stair: Staircase, *, make_backend: Callable[..., Any] | None = None,
                   on_trial: Callable[[int, float, dict], None] | None = None) -> StaircaseResult:
     """Run (or continue) ``stair`` until a stopping rule holds; rows are written as they come (one part per
-    trial, compacted at the end). ``on_trial(n, level, row)`` is called after each trial (progress)."""
+    trial, compacted at the end). ``on_trial(n, level, row)`` is called after each trial (progress).
+
+    Parameters
+    ----------
+    stair : Staircase
+        The staircase.
+    make_backend : callable, optional
+        ``make_backend(kind, model=..., **options)`` -> backend (default: the registry's).
+    on_trial : callable, optional
+        Called after each trial.
+
+    Returns
+    -------
+    StaircaseResult
+        What it did.
+
+    Raises
+    ------
+    ValueError
+        When too many trials in a row bring no answer (the rows so far stay on disk).
+
+    References
+    ----------
+    Watson (2017), *J. Vision* 17(3):10 (QUEST+).
+    """
     t0 = time.monotonic()
     out = Path(stair.out)
     out.mkdir(parents=True, exist_ok=True)
@@ -337,7 +482,25 @@ def run_staircase(stair: Staircase, *, make_backend: Callable[..., Any] | None =
 
 def parse_staircase(data: Mapping[str, Any], *, base_dir: str | Path | None = None) -> Staircase:
     """A staircase from a parsed TOML document (``plates staircase FILE``). Errors name the key and what is
-    allowed."""
+    allowed.
+
+    Parameters
+    ----------
+    data : mapping
+        The parsed TOML document.
+    base_dir : str or pathlib.Path, optional
+        Where relative paths resolve from.
+
+    Returns
+    -------
+    Staircase
+        The validated staircase.
+
+    Raises
+    ------
+    ValueError
+        Naming the bad key and what is allowed.
+    """
     check_keys("staircase", data, TOP_KEYS)
     name = data.get("name")
     if name is not None and (not isinstance(name, str) or not _NAME_RE.match(name)):
@@ -382,7 +545,23 @@ def parse_staircase(data: Mapping[str, Any], *, base_dir: str | Path | None = No
 
 
 def load_staircase(path: str | Path) -> Staircase:
-    """Read and validate a staircase TOML file; paths resolve from its folder."""
+    """Read and validate a staircase TOML file; paths resolve from its folder.
+
+    Parameters
+    ----------
+    path : str or pathlib.Path
+        A TOML file.
+
+    Returns
+    -------
+    Staircase
+        The validated staircase.
+
+    Raises
+    ------
+    ValueError
+        For an unreadable or invalid file; the message starts with its path.
+    """
     path = Path(path)
     data = read_toml(path, "staircase")
     try:

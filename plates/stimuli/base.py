@@ -38,11 +38,28 @@ class StimulusSpec(Protocol):
     seed: int
     size: int
 
-    def to_dict(self) -> dict: ...
+    def to_dict(self) -> dict:
+        """Plain dict of the fields (tuples as lists)."""
+        ...
 
-    def to_json(self) -> str: ...
+    def to_json(self) -> str:
+        """Compact JSON of the fields with the family tag."""
+        ...
 
-    def replace(self, **changes: Any) -> StimulusSpec: ...
+    def replace(self, **changes: Any) -> StimulusSpec:
+        """A copy with ``changes`` applied, validated again.
+
+        Parameters
+        ----------
+        **changes
+            Field names and their new values.
+
+        Returns
+        -------
+        StimulusSpec
+            The new spec.
+        """
+        ...
 
 
 @dataclass(frozen=True, eq=False)
@@ -280,13 +297,47 @@ class SpecBase:
 
     @classmethod
     def decode_fields(cls, data: dict) -> dict:
-        """Field values from their JSON form: lists back to tuples. A spec with nested specs overrides it."""
+        """Field values from their JSON form: lists back to tuples. A spec with nested specs overrides it.
+
+        Parameters
+        ----------
+        data : dict
+            Field names to their JSON values (the family tag removed).
+
+        Returns
+        -------
+        dict
+            Field names to field values.
+        """
         return {k: _tuples(v) for k, v in data.items()}
 
     @classmethod
     def from_json(cls, text: str | bytes | Mapping[str, Any]) -> Any:
         """Inverse of `to_json` (also takes the dict). No tag reads as this family (specs stored before
-        families existed carry none); another family's tag, or keys that are not fields, is a ValueError."""
+        families existed carry none); another family's tag, or keys that are not fields, is a ValueError.
+
+        Parameters
+        ----------
+        text : str, bytes or mapping
+            The spec's JSON (`to_json`), or the dict it decodes to.
+
+        Returns
+        -------
+        SpecBase
+            A spec of this class, validated.
+
+        Raises
+        ------
+        ValueError
+            When the JSON is not an object, carries another family's tag or keys that are not fields, or a field's
+            value is refused by the spec's validation.
+
+        Examples
+        --------
+        >>> from plates.stimuli.scenes.spec import SceneSpec
+        >>> SceneSpec.from_json(SceneSpec(seed=3).to_json()) == SceneSpec(seed=3)
+        True
+        """
         data: Any = json.loads(text) if isinstance(text, str | bytes) else text
         if not isinstance(data, Mapping):
             raise ValueError(f"{cls.__name__} JSON {text!r:.80} is not an object; allowed: a JSON object of "
@@ -301,7 +352,23 @@ class SpecBase:
         return cls(**cls.decode_fields(data))
 
     def replace(self, **changes: Any) -> Any:
-        """A copy with ``changes`` applied (validated again); a name that is not a field is a ValueError."""
+        """A copy with ``changes`` applied (validated again); a name that is not a field is a ValueError.
+
+        Parameters
+        ----------
+        **changes
+            Field names and their new values.
+
+        Returns
+        -------
+        SpecBase
+            The new spec, of the same class.
+
+        Raises
+        ------
+        ValueError
+            When a name is not a field, or the new values are refused by the spec's validation.
+        """
         names = [f.name for f in dataclasses.fields(self)]  # type: ignore[arg-type]
         check_keys(type(self).__name__, changes, sorted(names))
         return dataclasses.replace(self, **changes)  # type: ignore[type-var]

@@ -36,13 +36,37 @@ FAMILIES = {**HF_FAMILIES, **FAST_FAMILIES, **PROVIDER_FAMILIES}
 
 @dataclass(frozen=True)
 class View:
-    """A plan run on pixels: ``images`` are the tiles' (height, width, 3) uint8 sRGB 0-255 arrays in order."""
+    """A plan run on pixels: ``images`` are the tiles' (height, width, 3) uint8 sRGB 0-255 arrays in order.
+
+    Attributes
+    ----------
+    plan : ViewPlan
+        The geometry.
+    images : tuple of numpy.ndarray
+        The tiles, (height, width, 3) uint8 sRGB 0-255, in order.
+    """
 
     plan: ViewPlan
     images: tuple[np.ndarray, ...]
 
     def transform_mask(self, mask) -> tuple[np.ndarray, ...]:
-        """The input's (height, width) boolean mask as each tile shows it (`ViewPlan.apply_mask`)."""
+        """The input's (height, width) boolean mask as each tile shows it (`ViewPlan.apply_mask`).
+
+        Parameters
+        ----------
+        mask : array_like of bool, shape (height, width)
+            A mask of the input.
+
+        Returns
+        -------
+        tuple of numpy.ndarray of bool
+            One per tile.
+
+        Raises
+        ------
+        ValueError
+            For a mask that is not 2-D or not the input's size.
+        """
         return self.plan.apply_mask(mask)
 
     def summary(self) -> dict:
@@ -87,6 +111,18 @@ def family_of_model(model: str) -> str | None:
     (`plates.models.views.hf.family_of_config`); None for any other model (its rows record no view unless the
     run names one).
 
+    Parameters
+    ----------
+    model : str
+        A hub id or a local folder.
+
+    Returns
+    -------
+    str or None
+        A view family, or None.
+
+    Examples
+    --------
     >>> family_of_model("Qwen/Qwen2-VL-7B-Instruct"), family_of_model("/models/SmolVLM-Instruct")
     ('qwen2-vl', 'smolvlm')
     """
@@ -105,7 +141,18 @@ def family_of_model(model: str) -> str | None:
 
 
 def tile_count(plan: ViewPlan) -> int:
-    """Images the encoder receives (a provider's published tile count where it tiles unseen)."""
+    """Images the encoder receives (a provider's published tile count where it tiles unseen).
+
+    Parameters
+    ----------
+    plan : ViewPlan
+        The geometry.
+
+    Returns
+    -------
+    int
+        Images.
+    """
     return int(plan.extra.get("provider_tiles", len(plan.tiles)))
 
 
@@ -143,7 +190,25 @@ def view_plan(family: str, width: int, height: int) -> ViewPlan:
 
 
 def see(image, family: str) -> View:
-    """``image`` (PIL image or (height, width, 3) uint8 sRGB 0-255) as ``family``'s encoder receives it."""
+    """``image`` (PIL image or (height, width, 3) uint8 sRGB 0-255) as ``family``'s encoder receives it.
+
+    Parameters
+    ----------
+    image : PIL.Image.Image or numpy.ndarray
+        The image sent, sRGB 0-255.
+    family : str
+        A view family (`FAMILIES`).
+
+    Returns
+    -------
+    View
+        The tiles.
+
+    Raises
+    ------
+    ValueError
+        For an unknown family, or an array that is not (height, width, 3) uint8.
+    """
     rgb = as_rgb(image)
     plan = view_plan(family, *rgb.size)
     return View(plan, plan.apply(rgb))

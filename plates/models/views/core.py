@@ -41,6 +41,15 @@ class Tile:
     bottom)`` (integer pixels of the image at that step) or ``("pad", width, height, x, y, (r, g, b))`` (the
     image placed at (x, y) on a canvas of that size filled with an sRGB 0-255 colour). size: (width, height)
     of the result. box: (left, top, right, bottom), the part of the input this tile shows, in input pixels.
+
+    Attributes
+    ----------
+    ops : tuple of tuple
+        The chain from the input (above).
+    size : (int, int)
+        (width, height) of the result.
+    box : (float, float, float, float)
+        (left, top, right, bottom): the part of the input this tile shows, input px.
     """
 
     ops: tuple[tuple, ...]
@@ -57,6 +66,25 @@ class ViewPlan:
     from). processor: what this geometry reproduces (class and configuration, or a provider's published rule).
     exact: True when it reproduces the processor's pixels; False when a provider publishes only the geometry
     (its resampling filter is then Pillow's bicubic, an assumption). note: anything a reader must know.
+
+    Attributes
+    ----------
+    family : str
+        The view family.
+    input_size : (int, int)
+        (width, height) of the input.
+    tiles : tuple of Tile
+        The encoder's images, in the processor's order.
+    seen_size : (int, int)
+        (width, height) of the finest image of the input content the model receives.
+    processor : str
+        What this geometry reproduces.
+    exact : bool
+        Whether it reproduces the processor's pixels.
+    note : str
+        Anything a reader must know.
+    extra : dict
+        Family-specific values (a provider's tile count).
     """
 
     family: str
@@ -103,7 +131,23 @@ class ViewPlan:
 
     def apply_mask(self, mask) -> tuple[np.ndarray, ...]:
         """A (height, width) boolean mask of the input carried through the same geometry: one boolean array per
-        tile (nearest-neighbour resampling; padding is False)."""
+        tile (nearest-neighbour resampling; padding is False).
+
+        Parameters
+        ----------
+        mask : array_like of bool, shape (height, width)
+            A mask of the input.
+
+        Returns
+        -------
+        tuple of numpy.ndarray of bool
+            One per tile.
+
+        Raises
+        ------
+        ValueError
+            For a mask that is not 2-D or not the plan's input size.
+        """
         arr = np.asarray(mask)
         if arr.ndim != 2:
             raise ValueError(f"mask of shape {arr.shape} is not valid; allowed: (height, width) booleans")
@@ -130,7 +174,27 @@ class ViewPlan:
 
 def apply_op(img: Image.Image, op: tuple, *, mask: bool) -> Image.Image:
     """One operation of a `Tile` chain on a Pillow image (``mask``: nearest neighbour, padding 0). A resize filter
-    named ``tv-<filter>`` is torch's antialiased uint8 resize (`plates.models.views.tvresize`), the others Pillow's."""
+    named ``tv-<filter>`` is torch's antialiased uint8 resize (`plates.models.views.tvresize`), the others Pillow's.
+
+    Parameters
+    ----------
+    img : PIL.Image.Image
+        The image at this step.
+    op : tuple
+        One operation of a `Tile` chain.
+    mask : bool
+        Whether ``img`` is a mask.
+
+    Returns
+    -------
+    PIL.Image.Image
+        The result.
+
+    Raises
+    ------
+    ValueError
+        For an unknown operation or a crop outside the image.
+    """
     kind = op[0]
     if kind == "resize":
         _, w, h, name = op
@@ -157,6 +221,21 @@ def as_rgb(image) -> Image.Image:
 
     Transparency is composited onto white, as transformers' ``convert_to_rgb`` does; grey and palette images are
     converted to RGB.
+
+    Parameters
+    ----------
+    image : PIL.Image.Image or numpy.ndarray
+        sRGB 0-255.
+
+    Returns
+    -------
+    PIL.Image.Image
+        RGB.
+
+    Raises
+    ------
+    ValueError
+        For an array that is not (height, width, 3) uint8.
     """
     if isinstance(image, Image.Image):
         if "A" in image.getbands() or image.info.get("transparency") is not None:
@@ -173,6 +252,20 @@ def as_rgb(image) -> Image.Image:
 def union_area(boxes, width: int, height: int) -> float:
     """Area of the union of (left, top, right, bottom) boxes clipped to a ``width`` x ``height`` image.
 
+    Parameters
+    ----------
+    boxes : iterable of (float, float, float, float)
+        (left, top, right, bottom), px.
+    width, height : int
+        The image's size, px.
+
+    Returns
+    -------
+    float
+        px².
+
+    Examples
+    --------
     >>> union_area([(0, 0, 10, 10), (5, 0, 15, 10)], 20, 20)
     150.0
     """

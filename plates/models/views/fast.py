@@ -28,7 +28,18 @@ __all__ = ["FAST_FAMILIES", "fast_plan"]
 
 
 def fast_plan(plan: ViewPlan) -> ViewPlan:
-    """``plan`` (a PIL-backed family's) with every resize done by torch's antialiased uint8 kernel."""
+    """``plan`` (a PIL-backed family's) with every resize done by torch's antialiased uint8 kernel.
+
+    Parameters
+    ----------
+    plan : ViewPlan
+        A plan.
+
+    Returns
+    -------
+    ViewPlan
+        The same geometry with ``tv-`` filters.
+    """
     tiles = tuple(Tile(tuple(("resize", *op[1:3], f"tv-{op[3]}") if op[0] == "resize" else op for op in t.ops),
                        t.size, t.box) for t in plan.tiles)
     processor = plan.processor.replace("ImageProcessorPil", "ImageProcessor", 1) + " [torchvision backend, CPU]"

@@ -93,6 +93,22 @@ def smart_resize(h: int, w: int, factor: int = 28, min_pixels: int = 3136,
 
     Raises ValueError when the aspect ratio exceeds 200 (the processor refuses it).
 
+    Parameters
+    ----------
+    h, w : int
+        The input's height and width, px.
+    factor : int, optional
+        Both sides become multiples of it.
+    min_pixels, max_pixels : int, optional
+        The pixel budget.
+
+    Returns
+    -------
+    (int, int)
+        (height, width).
+
+    Examples
+    --------
     >>> smart_resize(700, 1200)
     (700, 1204)
     """
@@ -327,6 +343,18 @@ def family_of_config(config) -> str | None:
     same processor class and every planned value equal (a missing ``do_pan_and_scan`` reads as null); None when
     no family matches exactly (a model whose processor we do not reproduce records no view unless one is named).
 
+    Parameters
+    ----------
+    config : dict
+        A ``preprocessor_config.json``.
+
+    Returns
+    -------
+    str or None
+        A view family, or None.
+
+    Examples
+    --------
     >>> family_of_config({"image_processor_type": "Qwen2VLImageProcessor", "min_pixels": 3136,
     ...                   "max_pixels": 12845056, "patch_size": 14, "merge_size": 2, "resample": 3})
     'qwen2-vl'

@@ -27,7 +27,18 @@ PIXELS = 20_000
 def plate_regions(plate) -> dict[str, np.ndarray]:
     """An Ishihara plate's pixel regions at its own size, as (size, size) booleans: ``figure`` (pixels painted by
     foreground dots), ``ground`` (by background dots; the gaps between dots are neither) and ``text`` (the
-    glyphs' mask, what "the figure was cut" is about)."""
+    glyphs' mask, what "the figure was cut" is about).
+
+    Parameters
+    ----------
+    plate : Plate
+        A rendered plate.
+
+    Returns
+    -------
+    dict of str to numpy.ndarray of bool
+        ``figure``, ``ground`` and ``text``.
+    """
     classes = np.where(plate.is_fg, 1, 2).astype(np.uint8)
     painted = np.asarray(paint_dots(plate.spec.size, plate.x, plate.y, plate.r, classes, 0, mode="L"))
     return {"figure": painted == 1, "ground": painted == 2, "text": np.asarray(plate.mask_array, dtype=bool)}
@@ -35,7 +46,20 @@ def plate_regions(plate) -> dict[str, np.ndarray]:
 
 def resize_mask(mask: np.ndarray, size: tuple[int, int]) -> np.ndarray:
     """A boolean mask resized (nearest neighbour) to ``size`` (width, height): a stimulus's regions at the size
-    a condition sent it at."""
+    a condition sent it at.
+
+    Parameters
+    ----------
+    mask : numpy.ndarray of bool, shape (height, width)
+        The mask.
+    size : (int, int)
+        (width, height), px.
+
+    Returns
+    -------
+    numpy.ndarray of bool, shape (height, width)
+        Resized.
+    """
     mask = np.asarray(mask, dtype=bool)
     if (mask.shape[1], mask.shape[0]) == tuple(size):
         return mask
@@ -45,7 +69,20 @@ def resize_mask(mask: np.ndarray, size: tuple[int, int]) -> np.ndarray:
 
 def figure_cut(plan: ViewPlan, figure: np.ndarray) -> bool:
     """Whether any pixel of ``figure`` ((height, width) booleans of the input) has its centre outside every
-    tile's box (`ViewPlan.boxes`)."""
+    tile's box (`ViewPlan.boxes`).
+
+    Parameters
+    ----------
+    plan : ViewPlan
+        The geometry.
+    figure : numpy.ndarray of bool, shape (height, width)
+        The figure's pixels.
+
+    Returns
+    -------
+    bool
+        Whether the view cuts the figure.
+    """
     h, w = figure.shape
     inside = np.zeros((h, w), dtype=bool)
     for left, top, right, bottom in plan.boxes:

@@ -60,6 +60,13 @@ TV_FILTERS = {"bilinear": (_bilinear, 1.0), "bicubic": (_bicubic, 2.0), "lanczos
 def axis_weights(n_in: int, n_out: int, name: str) -> tuple[np.ndarray, np.ndarray, int]:
     """Torch's int16 antialiasing weights for resampling one axis from ``n_in`` to ``n_out`` pixels.
 
+    Parameters
+    ----------
+    n_in, n_out : int
+        Pixels before and after (>= 1).
+    name : str
+        A filter in `TV_FILTERS`.
+
     Returns
     -------
     index : numpy.ndarray

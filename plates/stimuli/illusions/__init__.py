@@ -36,7 +36,23 @@ MANIFEST_COLUMNS = (
 
 
 def manifest_row(stimulus: Stimulus, *, label: str, group: str, question: Mapping[str, Any] | None) -> dict:
-    """An illusion's `MANIFEST_COLUMNS` values from its pixel truth (`render`)."""
+    """An illusion's `MANIFEST_COLUMNS` values from its pixel truth (`render`).
+
+    Parameters
+    ----------
+    stimulus : Stimulus
+        A rendered illusion.
+    label, group : str
+        The item's label and its group (the manifest's shared columns; unused here).
+    question : mapping or None
+        The item's question (unused here).
+
+    Returns
+    -------
+    dict
+        ``kind``, ``item_class``, ``strength``, ``signed_delta_e2000`` (ΔE2000 between A's and B's pixels, positive when A is lighter),
+        ``predicted_percept`` and ``human_key``.
+    """
     truth = stimulus.truth
     if "colour_names" in truth:
         names = truth["colour_names"]

@@ -70,7 +70,23 @@ def draw_checker_shadow(job: Job) -> Drawing:
     cylinder, casts no shadow, and puts B on the dark check of its row at column n-3: both targets are then
     dark checks in the light with four light neighbours (A's context copied to B), equal in pixels at
     delta_e 0 and still findable as checks. (The limit strength -> 0 of the illusion is a uniform board where
-    no check can be found; the control is that board's geometry with the inducer removed, not the limit.)"""
+    no check can be found; the control is that board's geometry with the inducer removed, not the limit.)
+
+    Parameters
+    ----------
+    job : Job
+        The spec, the target colours for the canonical left and right (sRGB 0-255) and the random streams.
+
+    Returns
+    -------
+    Drawing
+        The canonical drawing (sRGB 0-255 pixels, target and context masks, the prediction).
+
+    References
+    ----------
+    Adelson (1995), the checker-shadow illusion; Adelson (2000), 'Lightness perception and lightness
+    illusions', in The New Cognitive Neurosciences, MIT Press, 339-351.
+    """
     size, spec = job.size, job.spec
     n = spec.resolved_count
     control = spec.strength == 0
@@ -182,7 +198,22 @@ def draw_cornsweet(job: Job) -> Drawing:
     the same.
 
     Strength 0 (the control) gives B's side A's full edge colour: a symmetric groove (or ridge) along the edge
-    that keeps the two fields findable, where the limit strength -> 0 is one uniform field."""
+    that keeps the two fields findable, where the limit strength -> 0 is one uniform field.
+
+    Parameters
+    ----------
+    job : Job
+        The spec, the target colours for the canonical left and right (sRGB 0-255) and the random streams.
+
+    Returns
+    -------
+    Drawing
+        The canonical drawing (sRGB 0-255 pixels, target and context masks, the prediction).
+
+    References
+    ----------
+    Cornsweet (1970), Visual Perception, Academic Press; O'Brien (1958), J. Opt. Soc. Am. 48(2):112-119.
+    """
     size = job.size
     lab0, lab1, _, _ = inducer_pair(job.spec)
     if job.spec.strength == 0:
@@ -228,7 +259,22 @@ def draw_chevreul(job: Job) -> Drawing:
 
     Strength 0 (the control) keeps the full steps on A's side and mirrors them onto B's side (a V-shaped
     staircase), so both halves of the middle band have equal neighbours and the bands stay visible, where the
-    limit strength -> 0 is one uniform field."""
+    limit strength -> 0 is one uniform field.
+
+    Parameters
+    ----------
+    job : Job
+        The spec, the target colours for the canonical left and right (sRGB 0-255) and the random streams.
+
+    Returns
+    -------
+    Drawing
+        The canonical drawing (sRGB 0-255 pixels, target and context masks, the prediction).
+
+    References
+    ----------
+    Chevreul (1839), De la loi du contraste simultané des couleurs; Ratliff (1965), Mach Bands, Holden-Day.
+    """
     size, n = job.size, job.spec.resolved_count
     control = job.spec.strength == 0
     lab0, lab1, _, _ = inducer_pair(job.spec, 1.0 if control else None)
@@ -271,7 +317,22 @@ def draw_neon(job: Job) -> Drawing:
 
     Strength 0 (the control) draws A's continuous neon disc in both halves: equal contexts, both disc-shaped
     areas findable (the geometry kept). The inducer contexts measured are the lattice lines across the gap's
-    ring: neon-coloured in A, absent (background) in B."""
+    ring: neon-coloured in A, absent (background) in B.
+
+    Parameters
+    ----------
+    job : Job
+        The spec, the target colours for the canonical left and right (sRGB 0-255) and the random streams.
+
+    Returns
+    -------
+    Drawing
+        The canonical drawing (sRGB 0-255 pixels, target and context masks, the prediction).
+
+    References
+    ----------
+    van Tuijl (1975), Acta Psychol. 39(6):441-445; Bressan et al. (1997), Psychol. Rev. 104(1):1-22.
+    """
     size, spec = job.size, job.spec
     n = spec.resolved_count
     control = spec.strength == 0

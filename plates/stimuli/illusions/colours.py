@@ -37,27 +37,87 @@ _STEP, _REACH = 0.05, 100.0  # the L* search grid: s = 0, 0.05, ..., 100
 
 
 def in_gamut(lab) -> np.ndarray:
-    """True where CIELAB ``lab`` (..., 3) rounds to an 8-bit sRGB colour without clipping (sRGB 0-255 value
-    in [-0.5, 255.5) on every channel)."""
+    """True where CIELAB colours round to an 8-bit sRGB colour without clipping.
+
+    Parameters
+    ----------
+    lab : array_like, shape (..., 3)
+        CIELAB D65 colours.
+
+    Returns
+    -------
+    numpy.ndarray of bool, shape (...)
+        True where the sRGB 0-255 value lies in [-0.5, 255.5) on every channel.
+
+    Examples
+    --------
+    >>> bool(in_gamut((50.0, 0.0, 0.0))), bool(in_gamut((50.0, 120.0, 0.0)))
+    (True, False)
+    """
     s = C.lab_to_srgb255(lab)
     return np.all((s >= -0.5) & (s < 255.5), axis=-1)
 
 
 def rgb8(lab) -> np.ndarray:
-    """CIELAB (..., 3) -> sRGB 0-255 uint8 (..., 3): rounded, then clipped to the gamut. Callers that need no
-    clipping check `in_gamut` first (targets and spec colours are checked; interpolated inducers may bow out
-    of sRGB by a level and are clipped)."""
+    """CIELAB -> 8-bit sRGB: rounded, then clipped to the gamut.
+
+    Callers that need no clipping check `in_gamut` first (targets and spec colours are checked; interpolated
+    inducers may bow out of sRGB by a level and are clipped).
+
+    Parameters
+    ----------
+    lab : array_like, shape (..., 3)
+        CIELAB D65 colours.
+
+    Returns
+    -------
+    numpy.ndarray of uint8, shape (..., 3)
+        sRGB 0-255.
+
+    Examples
+    --------
+    >>> rgb8((100.0, 0.0, 0.0)).tolist()
+    [255, 255, 255]
+    """
     return np.clip(np.rint(C.lab_to_srgb255(lab)), 0, 255).astype(np.uint8)
 
 
 def lerp(a, b, t: float) -> np.ndarray:
-    """``a + t * (b - a)`` for CIELAB triples (straight line in CIELAB)."""
+    """``a + t * (b - a)`` for CIELAB triples (straight line in CIELAB).
+
+    Parameters
+    ----------
+    a, b : array_like, shape (..., 3)
+        CIELAB D65 colours at ``t = 0`` and ``t = 1``.
+    t : float
+        Where on the line (not clipped: outside [0, 1] extrapolates).
+
+    Returns
+    -------
+    numpy.ndarray of float, shape (..., 3)
+        CIELAB D65.
+    """
     a, b = np.asarray(a, dtype=float), np.asarray(b, dtype=float)
     return a + float(t) * (b - a)
 
 
 def decode_srgb(rgb) -> np.ndarray:
-    """sRGB 0-255 -> linear RGB 0-1 (IEC 61966-2-1 decoding, via colour-science)."""
+    """sRGB 0-255 -> linear RGB 0-1 (IEC 61966-2-1 decoding, via colour-science).
+
+    Parameters
+    ----------
+    rgb : array_like, shape (..., 3)
+        Gamma-encoded sRGB 0-255 (any numeric type).
+
+    Returns
+    -------
+    numpy.ndarray of float, shape (..., 3)
+        Linear RGB 0-1.
+
+    References
+    ----------
+    IEC 61966-2-1:1999, the sRGB transfer function.
+    """
     return colour_science().cctf_decoding(np.asarray(rgb, dtype=float) / 255.0, function="sRGB")
 
 
@@ -70,14 +130,50 @@ def _encode_thresholds() -> np.ndarray:
 def encode_linear(linear) -> np.ndarray:
     """Linear RGB 0-1 -> sRGB 0-255 uint8: the code whose rounding interval holds the value, i.e.
     rint(255 * encode(linear)) clipped, found by a search over the 255 step points (colour-science computes
-    them once), so many pixels cost no transfer-function evaluation."""
+    them once), so many pixels cost no transfer-function evaluation.
+
+    Parameters
+    ----------
+    linear : array_like
+        Linear RGB 0-1, any shape (values outside 0-1 land on 0 or 255).
+
+    Returns
+    -------
+    numpy.ndarray of uint8
+        Gamma-encoded sRGB 0-255, same shape.
+
+    Examples
+    --------
+    >>> encode_linear([0.0, 0.2158605, 1.0]).tolist()  # 0.2158605 is sRGB 128 decoded
+    [0, 128, 255]
+    """
     return np.searchsorted(_encode_thresholds(), np.asarray(linear, dtype=float), side="right").astype(
         np.uint8
     )
 
 
 def luminance(rgb) -> np.ndarray | float:
-    """Relative luminance Y (0-1) of sRGB 0-255 colours (Rec. 709 / sRGB primaries, D65)."""
+    """Relative luminance Y (0-1) of sRGB 0-255 colours (Rec. 709 / sRGB primaries, D65).
+
+    Parameters
+    ----------
+    rgb : array_like, shape (..., 3)
+        Gamma-encoded sRGB 0-255.
+
+    Returns
+    -------
+    float or numpy.ndarray of float, shape (...)
+        Y in 0-1: a float for one colour.
+
+    References
+    ----------
+    ITU-R BT.709-6, the luminance equation (weights 0.2126, 0.7152, 0.0722; sRGB shares its primaries).
+
+    Examples
+    --------
+    >>> luminance((255, 255, 255))
+    1.0
+    """
     y = decode_srgb(rgb) @ np.array([0.2126, 0.7152, 0.0722])
     return float(y) if np.ndim(y) == 0 else y
 
@@ -93,8 +189,23 @@ def target_pair(
     """The 8-bit sRGB 0-255 colours of targets A and B for base colour ``target`` (CIELAB) and a signed
     CIEDE2000 ``delta_e`` (positive: A lighter, i.e. L*(A) > L*(B); 0: A and B are the base colour's pixels).
 
-    Raises ValueError when the base colour is outside sRGB, or when no 8-bit pair along L* meets
-    ``|delta_e|`` within `TOLERANCE` with the requested sign (the message gives the reachable range).
+    Parameters
+    ----------
+    target : tuple of 3 float
+        The base colour, CIELAB D65 (hashable: results are cached).
+    delta_e : float
+        The signed ΔE2000 between the rounded A and B.
+
+    Returns
+    -------
+    (tuple of 3 int, tuple of 3 int)
+        A and B, sRGB 0-255.
+
+    Raises
+    ------
+    ValueError
+        When the base colour is outside sRGB, or when no 8-bit pair along L* meets ``|delta_e|`` within
+        `TOLERANCE` with the requested sign (the message gives the reachable range).
     """
     target = tuple(float(v) for v in target)
     if not bool(in_gamut(target)):
@@ -147,20 +258,68 @@ CAST_ALPHA = 0.45
 def cast(rgb, cast_rgb, alpha: float) -> np.ndarray:
     """A uniform colour cast as an alpha blend in sRGB 0-1 (a "normal" layer of colour ``cast_rgb`` at opacity
     ``alpha`` over the image, the way photo filters and Kitaoka's strawberries are made): sRGB 0-255 in,
-    sRGB 0-255 uint8 out (rounded)."""
+    sRGB 0-255 uint8 out (rounded).
+
+    Parameters
+    ----------
+    rgb : array_like, shape (..., 3)
+        The image's colours, sRGB 0-255.
+    cast_rgb : array_like, shape (3,)
+        The cast's colour, sRGB 0-255.
+    alpha : float
+        The cast's opacity, 0-1.
+
+    Returns
+    -------
+    numpy.ndarray of uint8, shape (..., 3)
+        sRGB 0-255, rounded and clipped.
+
+    Examples
+    --------
+    >>> cast((0, 0, 0), (255, 0, 0), 0.5).tolist()
+    [128, 0, 0]
+    """
     out = (1.0 - alpha) * np.asarray(rgb, dtype=float) + alpha * np.asarray(cast_rgb, dtype=float)
     return np.clip(np.rint(out), 0, 255).astype(np.uint8)
 
 
 def uncast(rgb, cast_rgb, alpha: float) -> np.ndarray:
     """The colour that `cast` turns into ``rgb`` (the inverse blend), sRGB 0-255 as float64, NOT clipped: a
-    channel outside 0-255 means no sRGB colour lies behind ``rgb`` under that cast."""
+    channel outside 0-255 means no sRGB colour lies behind ``rgb`` under that cast.
+
+    Parameters
+    ----------
+    rgb : array_like, shape (..., 3)
+        Colours seen through the cast, sRGB 0-255.
+    cast_rgb : array_like, shape (3,)
+        The cast's colour, sRGB 0-255.
+    alpha : float
+        The cast's opacity, 0 <= alpha < 1.
+
+    Returns
+    -------
+    numpy.ndarray of float, shape (..., 3)
+        The colours behind the cast, sRGB 0-255, unrounded and unclipped.
+    """
     return (np.asarray(rgb, dtype=float) - alpha * np.asarray(cast_rgb, dtype=float)) / (1.0 - alpha)
 
 
 def max_cast_alpha(rgbs, cast_rgb) -> float:
     """The largest opacity (0-1) at which every sRGB 0-255 colour in ``rgbs`` still has an sRGB original
-    behind it (`uncast` within [-0.5, 255.5) on each channel)."""
+    behind it (`uncast` within [-0.5, 255.5) on each channel).
+
+    Parameters
+    ----------
+    rgbs : array_like, shape (n, 3) or (3,)
+        Colours to be seen through the cast, sRGB 0-255.
+    cast_rgb : array_like, shape (3,)
+        The cast's colour, sRGB 0-255.
+
+    Returns
+    -------
+    float
+        The largest opacity, in [0, 1].
+    """
     p = np.atleast_2d(np.asarray(rgbs, dtype=float))
     c = np.broadcast_to(np.asarray(cast_rgb, dtype=float), p.shape)
     limits = [1.0]

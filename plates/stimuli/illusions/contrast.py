@@ -70,7 +70,22 @@ def _finish(job: Job, img, left_half, a, lab0, lab1, *, chromatic: bool = False)
 
 def draw_rcid_contrast(job: Job) -> Drawing:
     """RCID contrast: square side U(0.18, 0.26) x size, centre uniform in the left half (margins 4% plus the
-    noise amplitude), B its mirror image; edge noise roughens the outline (shape only, colours flat)."""
+    noise amplitude), B its mirror image; edge noise roughens the outline (shape only, colours flat).
+
+    Parameters
+    ----------
+    job : Job
+        The spec, the target colours for the canonical left and right (sRGB 0-255) and the random streams.
+
+    Returns
+    -------
+    Drawing
+        The canonical drawing (sRGB 0-255 pixels, target and context masks, the prediction).
+
+    References
+    ----------
+    Mao et al., RCID (2025), §3.1 'Contrast Illusions' and Fig. 7a.
+    """
     size = job.size
     img, left_half, lab0, lab1 = _halves(job)
     amp = job.spec.resolved_edge_noise * size
@@ -85,7 +100,22 @@ def draw_rcid_contrast(job: Job) -> Drawing:
 
 
 def draw_simultaneous(job: Job) -> Drawing:
-    """Simultaneous contrast: squares of side 0.25 x size centred in each half (deterministic)."""
+    """Simultaneous contrast: squares of side 0.25 x size centred in each half (deterministic).
+
+    Parameters
+    ----------
+    job : Job
+        The spec, the target colours for the canonical left and right (sRGB 0-255) and the random streams.
+
+    Returns
+    -------
+    Drawing
+        The canonical drawing (sRGB 0-255 pixels, target and context masks, the prediction).
+
+    References
+    ----------
+    Chevreul (1839); Heinemann (1955), J. Exp. Psychol. 50(2):89-96.
+    """
     size = job.size
     img, left_half, lab0, lab1 = _halves(job)
     h = _SQUARE * size / 2
@@ -95,7 +125,22 @@ def draw_simultaneous(job: Job) -> Drawing:
 
 def draw_koffka(job: Job) -> Drawing:
     """Koffka ring: radii 0.18 / 0.30 x size around the centre, cut at the split with a 3% gap (the split
-    ring, where the contrast shows)."""
+    ring, where the contrast shows).
+
+    Parameters
+    ----------
+    job : Job
+        The spec, the target colours for the canonical left and right (sRGB 0-255) and the random streams.
+
+    Returns
+    -------
+    Drawing
+        The canonical drawing (sRGB 0-255 pixels, target and context masks, the prediction).
+
+    References
+    ----------
+    Koffka (1935), Principles of Gestalt Psychology, Harcourt Brace; Adelson (2000).
+    """
     size = job.size
     img, left_half, lab0, lab1 = _halves(job)
     inner, outer, gap = (f * size for f in _RING)

@@ -76,7 +76,22 @@ def _mondrian(labels: np.ndarray, x0: int, x1: int, colours: int, rng: np.random
 
 
 def draw_filter(job: Job) -> Drawing:
-    """The two-half scene; the cast covers the canonical left half (A's unless the spec swaps)."""
+    """The two-half scene; the cast covers the canonical left half (A's unless the spec swaps).
+
+    Parameters
+    ----------
+    job : Job
+        The spec, the target colours for the canonical left and right (sRGB 0-255) and the random streams.
+
+    Returns
+    -------
+    Drawing
+        The canonical drawing (sRGB 0-255 pixels, target and context masks, the prediction).
+
+    References
+    ----------
+    Mao et al., RCID (2025), §3.2 'Filter Illusion Image Generation'; Kitaoka's 'strawberries' (2017).
+    """
     size, spec = job.size, job.spec
     cast_rgb = rgb8(spec.resolved_inducers[0])
     alpha = CAST_ALPHA * spec.strength

@@ -38,16 +38,45 @@ DIRECTIONS = ("horizontal", "vertical", "diagonal")
 class IllusionType:
     """One kind of illusion.
 
-    ``strength``: what the spec's strength (0-1) controls. ``inducers``: what each inducer colour (CIELAB) is,
-    in order; ``default_inducers`` their defaults. ``default_target``: the targets' base colour (CIELAB).
-    ``count``: what the spec's ``count`` means, with its default and bounds (None: the kind has none).
-    ``edge_noise``: default edge noise (fraction of the image size), None where the kind has none.
-    ``random``: True when the seed changes the drawing (other kinds ignore it and reproduce across seeds).
-    ``human_key``: where the human answer (``prediction``) comes from: "literature" (the rule the cited
-    studies measured with people on this geometry) or "unvalidated" (our reading, never tested with people on
-    these images; `HUMAN_KEYS` says why for each kind). ``lettered``: the targets carry the letters A and B
-    (`plates.stimuli.illusions.marks`), where nothing else tells them from their like.
-    ``regions``: how questions name the two targets, with ``{first}``/``{second}`` for the layout's words.
+    Attributes
+    ----------
+    name : str
+        The kind's registry name (``"white"``).
+    description : str
+        What the image shows, in words.
+    source : str
+        The papers the kind follows (author, year, venue, section).
+    prediction : str
+        The human answer, in words.
+    strength : str
+        What the spec's strength (0-1) controls.
+    inducers : tuple of str
+        What each inducer colour (CIELAB D65) is, in order.
+    default_target : tuple of 3 float
+        The targets' base colour, CIELAB D65.
+    default_inducers : tuple of (tuple of 3 float)
+        The inducers' default colours, CIELAB D65.
+    regions : str
+        How questions name the two targets, with ``{first}``/``{second}`` for the layout's words.
+    count : str or None
+        What the spec's ``count`` means (None: the kind has none).
+    default_count : int or None
+        Its default.
+    count_range : (int, int) or None
+        Its bounds, inclusive.
+    default_direction : str or None
+        The stripe direction by default (stripe kinds).
+    edge_noise : float or None
+        Default edge noise, a fraction of the image size; None where the kind has none.
+    random : bool
+        True when the seed changes the drawing (other kinds ignore it and reproduce across seeds).
+    human_key : str
+        Where the human answer comes from: "literature" (the rule the cited studies measured with people on
+        this geometry) or "unvalidated" (our reading, never tested with people on these images; `HUMAN_KEYS`
+        says why for each kind).
+    lettered : bool
+        The targets carry the letters A and B (`plates.stimuli.illusions.marks`), where nothing else tells
+        them from their like.
     """
 
     name: str

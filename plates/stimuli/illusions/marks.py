@@ -41,7 +41,20 @@ def _ink(letter: str, height: int) -> np.ndarray:
 def mark_letters(px: np.ndarray, masks: dict[str, np.ndarray]) -> dict[str, np.ndarray]:
     """Draw "A" / "B" on ``px`` ((H, W, 3) uint8 sRGB 0-255, changed in place) at the centre of each target's
     bounding box; returns the masks without the letter pixels. Both letters share one cap height (from the
-    smaller target), so neither target loses more of its area to its letter by design."""
+    smaller target), so neither target loses more of its area to its letter by design.
+
+    Parameters
+    ----------
+    px : numpy.ndarray of uint8, shape (H, W, 3)
+        sRGB 0-255, changed in place.
+    masks : dict of str to numpy.ndarray of bool, shape (H, W)
+        The targets' masks, keyed by the letter each gets ("A", "B").
+
+    Returns
+    -------
+    dict of str to numpy.ndarray of bool
+        The same keys, each mask without its letter's pixels.
+    """
     boxes = {}
     for name, mask in masks.items():
         ys, xs = np.nonzero(mask)

@@ -72,7 +72,28 @@ _PATTERN = re.compile(
 
 
 def colour_name(rgb) -> str:
-    """The basic colour term of one sRGB 0-255 colour (boundaries ours, see the module docstring)."""
+    """The basic colour term of one colour (boundaries ours, see the module docstring).
+
+    Parameters
+    ----------
+    rgb : array_like, shape (3,)
+        sRGB 0-255.
+
+    Returns
+    -------
+    str
+        One of `BASIC_NAMES`.
+
+    References
+    ----------
+    Berlin & Kay (1969), Basic Color Terms, University of California Press (the eleven terms; the boundaries
+    are ours).
+
+    Examples
+    --------
+    >>> colour_name((128, 128, 128)), colour_name((200, 30, 30))
+    ('grey', 'red')
+    """
     lab = C.srgb255_to_lab(np.asarray(rgb, dtype=float))
     L, a, b = (float(v) for v in lab)
     chroma = float(np.hypot(a, b))
@@ -97,6 +118,26 @@ def names_in(reply: str) -> tuple[str, ...]:
 
     Synonyms map to their term ("gray" -> "grey", "crimson" -> "red"); whole words only; case-insensitive.
     A negated mention still counts ("not red"): callers treat two or more names as ambiguous.
+
+    Parameters
+    ----------
+    reply : str
+        A model's reply.
+
+    Returns
+    -------
+    tuple of str
+        Terms of `BASIC_NAMES`.
+
+    Raises
+    ------
+    ValueError
+        When ``reply`` is not a str.
+
+    Examples
+    --------
+    >>> names_in("It looks Gray, maybe crimson; not gray")
+    ('grey', 'red')
     """
     if not isinstance(reply, str):
         raise ValueError(f"reply must be a str, got {type(reply).__name__}")

@@ -35,8 +35,29 @@ _EDGE_NOISE_MAX = 0.05
 
 
 def lab(colour) -> Lab:
-    """CIELAB (D65, 2°) of a hex string, "rgb(r, g, b)" or sRGB 0-255 triple, rounded to 0.01: the form
-    `IllusionSpec` takes colours in (its 8-bit sRGB comes back as the same pixel)."""
+    """CIELAB (D65, 2°) of a colour, rounded to 0.01: the form `IllusionSpec` takes colours in (its 8-bit sRGB
+    comes back as the same pixel).
+
+    Parameters
+    ----------
+    colour : str or sequence of 3 int
+        A hex string (``"#808080"``), ``"rgb(r, g, b)"`` or an sRGB 0-255 triple (`plates.colour.parse_colour`).
+
+    Returns
+    -------
+    tuple of 3 float
+        L* (0-100), a*, b*.
+
+    Raises
+    ------
+    ValueError
+        When ``colour`` is not one of those forms.
+
+    Examples
+    --------
+    >>> lab("#ffffff")
+    (100.0, 0.01, 0.0)
+    """
     v = C.srgb255_to_lab(C.parse_colour(colour))
     return (round(float(v[0]), 2), round(float(v[1]), 2), round(float(v[2]), 2))
 
@@ -192,6 +213,7 @@ class IllusionSpec(SpecBase):
 
     @property
     def resolved_count(self) -> int | None:
+        """The spec's ``count``, or its kind's default (None for kinds without a count)."""
         return self.count if self.count is not None else self.info.default_count
 
     @property

@@ -56,7 +56,23 @@ def _window(
 
 
 def draw_stripes(job: Job) -> Drawing:
-    """Draw one stripe kind (the spec's count, direction and, for rcid-stripe, bend)."""
+    """Draw one stripe kind (the spec's count, direction and, for rcid-stripe, bend).
+
+    Parameters
+    ----------
+    job : Job
+        The spec, the target colours for the canonical left and right (sRGB 0-255) and the random streams.
+
+    Returns
+    -------
+    Drawing
+        The canonical drawing (sRGB 0-255 pixels, target and context masks, the prediction).
+
+    References
+    ----------
+    Mao et al., RCID (2025), §3.1 'Stripe Illusions' and Fig. 7b; White (1979), Perception 8(4):413-416;
+    Munker (1970), Habilitationsschrift, LMU München.
+    """
     size, spec = job.size, job.spec
     lab0, lab1, rgb0, rgb1 = inducer_pair(spec)
     index, cls, _, along, w = stripe_field(size, job.direction, spec.resolved_count, job.diagonal, _bend(job))

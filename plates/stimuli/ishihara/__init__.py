@@ -32,7 +32,26 @@ MANIFEST_COLUMNS = (
 
 def manifest_row(stimulus: Stimulus, *, label: str, group: str, question: Mapping[str, Any] | None) -> dict:
     """A plate's `MANIFEST_COLUMNS` values: its label, colour set (the item's group), nominal and drawn
-    ΔE2000 (`plates.stimuli.ishihara.measure.DrawnDeltaE`; null where no dot pair was drawn)."""
+    ΔE2000 (`plates.stimuli.ishihara.measure.DrawnDeltaE`; null where no dot pair was drawn).
+
+    Parameters
+    ----------
+    stimulus : Stimulus
+        A rendered plate.
+    label : str
+        The item's label (the plate's text).
+    group : str
+        The item's group: its colour set.
+    question : mapping or None
+        The item's question (unused here).
+
+    Returns
+    -------
+    dict
+        ``label``, ``colour_set``, ``delta_e`` (nominal ΔE2000), ``font``, ``delta_e_target`` and
+        ``delta_e_target_kind``, and the drawn distribution's columns (`DrawnDeltaE.columns`) where dots of
+        both classes were drawn.
+    """
     stats = stimulus.stats
     drawn = stats["delta_e_drawn"]
     row = {"label": label, "colour_set": group, "delta_e": stats["delta_e"], "font": stimulus.spec.font,

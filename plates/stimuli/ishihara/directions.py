@@ -33,7 +33,18 @@ _STREAM = 0xD1
 
 
 def random_direction(rng: np.random.Generator) -> tuple[float, float, float]:
-    """A direction uniform on the unit sphere of CIELAB (ΔL*, Δa*, Δb*): three normal draws, normalised."""
+    """A direction uniform on the unit sphere of CIELAB (ΔL*, Δa*, Δb*): three normal draws, normalised.
+
+    Parameters
+    ----------
+    rng : numpy.random.Generator
+        Draws three standard normals per try (again when their norm is under 1e-6).
+
+    Returns
+    -------
+    tuple of 3 float
+        A unit vector (ΔL*, Δa*, Δb*).
+    """
     while True:
         v = rng.standard_normal(3)
         norm = float(np.linalg.norm(v))
@@ -43,7 +54,18 @@ def random_direction(rng: np.random.Generator) -> tuple[float, float, float]:
 
 def drawn_delta_e(spec: PlateSpec) -> float:
     """ΔE2000 (CIEDE2000, CIELAB D65 2°) between the foreground reference and the first background colour as
-    drawn in 8 bits, before jitter: the level a trial of a sweep or staircase has."""
+    drawn in 8 bits, before jitter: the level a trial of a sweep or staircase has.
+
+    Parameters
+    ----------
+    spec : PlateSpec
+        The plate's spec.
+
+    Returns
+    -------
+    float
+        ΔE2000 between `PlateSpec.foreground_reference` and the first background colour, both sRGB 0-255.
+    """
     fg, bg = spec.colours
     ref = np.array(spec.foreground_reference(fg), dtype=float)
     return float(C.delta_e2000(ref, np.array(bg[0], dtype=float)))
@@ -52,7 +74,31 @@ def drawn_delta_e(spec: PlateSpec) -> float:
 def with_direction(spec: PlateSpec, delta_e: float, seed: int) -> PlateSpec:
     """``spec`` at ``delta_e`` ΔE2000 along a direction drawn from ``seed`` (module docstring): the first
     draw whose 8-bit background lies within `TOLERANCE` of ``delta_e``. ValueError when none of 200 draws
-    does (a level no direction reaches from this foreground)."""
+    does (a level no direction reaches from this foreground).
+
+    Parameters
+    ----------
+    spec : PlateSpec
+        The plate's spec (its own ``delta_e`` and direction are replaced).
+    delta_e : float
+        The requested CIEDE2000 from the foreground reference.
+    seed : int
+        Seeds the directions drawn (>= 0).
+
+    Returns
+    -------
+    PlateSpec
+        ``spec`` with ``delta_e`` and ``delta_e_direction`` set.
+
+    Raises
+    ------
+    ValueError
+        When ``seed`` is not an integer >= 0, or no direction drawn reaches ``delta_e`` within `TOLERANCE`.
+
+    References
+    ----------
+    HueManity §3 (foreground-background pairs at a CIEDE2000 difference); Sharma et al. (2005) for ΔE2000.
+    """
     if isinstance(seed, bool) or not isinstance(seed, int | np.integer) or seed < 0:
         raise ValueError(f"seed {seed!r} is not valid; allowed: an integer >= 0")
     rng = np.random.Generator(np.random.PCG64(np.random.SeedSequence((int(seed), _STREAM))))

@@ -77,6 +77,21 @@ def resolve_font(name_or_path: str) -> str:
 
     Raises ValueError (listing the available names) for an unknown name, a missing file, or a path that is not
     a readable TrueType/OpenType font. Never falls back to another font.
+
+    Parameters
+    ----------
+    name_or_path : str
+        A bundled font's name or alias, or a path to a .ttf / .otf file.
+
+    Returns
+    -------
+    str
+        The font file's absolute path.
+
+    Raises
+    ------
+    ValueError
+        For an unknown name, a missing file, or a file that is not a readable TrueType/OpenType font.
     """
     if not isinstance(name_or_path, str) or not name_or_path:
         raise ValueError(f"font {name_or_path!r} is not valid; allowed: {', '.join(available_fonts())} or a .ttf path")
@@ -126,6 +141,24 @@ def check_text(text: str, font: str) -> str:
 
     Text must be a non-empty printable string with at least one non-space character, and the font must
     have a glyph for every character (ValueError naming the missing characters otherwise).
+
+    Parameters
+    ----------
+    text : str
+        The plate's text.
+    font : str
+        A font name or path (`resolve_font`).
+
+    Returns
+    -------
+    str
+        The font file's absolute path.
+
+    Raises
+    ------
+    ValueError
+        For empty or unprintable text, a character the font has no glyph for, or a font `resolve_font`
+        refuses.
     """
     if not isinstance(text, str) or not text.strip() or not text.isprintable():
         raise ValueError(f"text {text!r} is not valid; allowed: a non-empty printable string (digits, letters, ...)")
@@ -185,7 +218,36 @@ def _max_ink_distance(ink: np.ndarray, size: int) -> float:
 @lru_cache(maxsize=8192)
 def fit_font_size(text: str, font: str, size: int, margin: float, text_scale: float = TEXT_SCALE) -> int:
     """Font size (px) for ``text``: ``round(text_scale * size)`` (HueManity: 550 at 900 px), shrunk until every
-    ink pixel lies within ``size / 2 - margin`` of the plate centre."""
+    ink pixel lies within ``size / 2 - margin`` of the plate centre.
+
+    Parameters
+    ----------
+    text : str
+        The plate's text.
+    font : str
+        A font name or path (`resolve_font`).
+    size : int
+        The plate's side, px.
+    margin : float
+        Px kept free between the ink and the plate's edge.
+    text_scale : float, optional
+        The font size as a fraction of the plate size before any shrinking (default `TEXT_SCALE`).
+
+    Returns
+    -------
+    int
+        The font size, px (>= 4).
+
+    Raises
+    ------
+    ValueError
+        For text or a font `check_text` refuses, a margin that leaves 4 px or less, or text that does not fit
+        after 12 shrinks.
+
+    References
+    ----------
+    HueManity §3 (a 550 px font on a 900 px plate).
+    """
     path = check_text(text, font)
     limit = size / 2.0 - margin
     if limit <= 4:
@@ -204,8 +266,29 @@ def fit_font_size(text: str, font: str, size: int, margin: float, text_scale: fl
 def text_mask(text: str, font: str, size: int, margin: float, text_scale: float = TEXT_SCALE) -> np.ndarray:
     """Binary text mask: bool (size, size), True on the figure's ink (read-only array; copy before editing).
 
-    ``font`` is a name or a path, ``margin`` the px kept free between the ink and the plate edge, ``text_scale``
-    the font size as a fraction of the plate size before any shrinking (see `fit_font_size`).
+    Parameters
+    ----------
+    text : str
+        The plate's text.
+    font : str
+        A font name or path (`resolve_font`).
+    size : int
+        The plate's side, px.
+    margin : float
+        Px kept free between the ink and the plate's edge.
+    text_scale : float, optional
+        The font size as a fraction of the plate size before any shrinking (default `TEXT_SCALE`).
+
+    Returns
+    -------
+    numpy.ndarray of bool, shape (size, size)
+        Read-only.
+
+    Raises
+    ------
+    ValueError
+        For text or a font `check_text` refuses, a margin that leaves 4 px or less, or text that does not fit
+        after 12 shrinks.
     """
     fs = fit_font_size(text, font, size, margin, text_scale)
     ink = _render(text, resolve_font(font), fs)

@@ -37,7 +37,27 @@ EXTREME_LO, EXTREME_HI = 8, 247  # jitter may not push a channel past these unle
 
 def huemanity_jitter(amount: float) -> dict[str, float]:
     """PlateSpec's jitter fields at ``amount`` (0-1) of HueManity §3's jitter (`HUEMANITY_JITTER`): 0 none (every
-    dot of a class one colour), 1 the paper's. A ValueError names a value outside 0-1."""
+    dot of a class one colour), 1 the paper's. A ValueError names a value outside 0-1.
+
+    Parameters
+    ----------
+    amount : float
+        0 (no jitter) to 1 (HueManity's).
+
+    Returns
+    -------
+    dict of str to float
+        ``jitter_shift``, ``jitter_rgb`` and ``jitter_lightness`` values for a `PlateSpec`.
+
+    Raises
+    ------
+    ValueError
+        When ``amount`` is not a number in 0-1.
+
+    References
+    ----------
+    HueManity §3 (the released generator's colour jitter).
+    """
     amount = check_number("jitter", amount, 0.0, 1.0)
     return {k: v * amount for k, v in HUEMANITY_JITTER.items()}
 
@@ -46,7 +66,41 @@ def jitter(base: np.ndarray, other: np.ndarray, rng: np.random.Generator, *, shi
            lightness: float, rule: str = "keep-hue", allow_extremes: bool = False) -> np.ndarray:
     """Jitter (n, 3) float sRGB 0-255 colours ``base`` (``other``: each dot's colour of the other class);
     returns uint8 (n, 3) sRGB 0-255. Draws, in order: the shift fractions (n,), the RGB shifts (n, 3), the
-    lightness draws (n,) from ``rng``."""
+    lightness draws (n,) from ``rng``.
+
+    Parameters
+    ----------
+    base : numpy.ndarray of float, shape (n, 3)
+        Each dot's colour before jitter, sRGB 0-255.
+    other : numpy.ndarray of float, shape (n, 3)
+        Each dot's colour of the other class, sRGB 0-255 (the gradient shift moves towards it).
+    rng : numpy.random.Generator
+        The random stream.
+    shift : float
+        The largest fraction of the way towards ``other`` (0-1).
+    rgb : float
+        The largest shift per channel, sRGB 0-255 levels.
+    lightness : float
+        The largest log factor on every channel.
+    rule : str, optional
+        ``"keep-hue"`` (the default: scaled without clipping) or HueManity's integer rule; one of `JITTER_RULES`.
+    allow_extremes : bool, optional
+        Let channels pass the extremes (`EXTREME_LO`, `EXTREME_HI`) that the base colour does not.
+
+    Returns
+    -------
+    numpy.ndarray of uint8, shape (n, 3)
+        sRGB 0-255.
+
+    Raises
+    ------
+    ValueError
+        When ``rule`` is not one of `JITTER_RULES`.
+
+    References
+    ----------
+    HueManity §3 and its released generator (gradient shift, colour shift, light shift).
+    """
     check_choice("jitter rule", rule, JITTER_RULES)
     n = base.shape[0]
     t = rng.random(n) * shift

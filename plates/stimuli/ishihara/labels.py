@@ -48,7 +48,25 @@ LABEL_SPACE_NAMES: tuple[str, ...] = (*LABEL_SPACES, "any")
 
 
 def random_label(space: str, rng: np.random.Generator) -> str:
-    """One label drawn uniformly from the label space ``space`` with the numpy Generator ``rng``."""
+    """One label drawn uniformly from the label space ``space`` with the numpy Generator ``rng``.
+
+    Parameters
+    ----------
+    space : str
+        A name in `LABEL_SPACES`.
+    rng : numpy.random.Generator
+        Draws one integer.
+
+    Returns
+    -------
+    str
+        A label of that space.
+
+    Raises
+    ------
+    ValueError
+        When ``space`` is not a name in `LABEL_SPACES`.
+    """
     check_choice("label space", space, LABEL_SPACES)
     labels = LABEL_SPACES[space]
     return labels[int(rng.integers(len(labels)))]

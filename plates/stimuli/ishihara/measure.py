@@ -75,11 +75,22 @@ class DrawnDeltaE:
     """CIEDE2000 between the colours a plate draws: the distribution over (foreground dot, background dot)
     pairs, beside the nominal value and the request.
 
-    nominal: mean ΔE2000 over the palette's colour pairs as resolved, before jitter (`PlateStats.delta_e`).
-    target: the spec's ``delta_e`` request, or None. target_kind: a key of `TARGET_KINDS`.
-    min, p05, median, p95, mean: of the drawn pairs. pairs: foreground dots x background dots.
-    evaluated: pairs whose ΔE2000 was computed (distinct colour pairs when exact, else the sample).
-    exact: True when every pair was counted, False when the quantiles come from a seeded sample.
+    Attributes
+    ----------
+    nominal : float
+        Mean ΔE2000 over the palette's colour pairs as resolved, before jitter (`PlateStats.delta_e`).
+    target : float or None
+        The spec's ``delta_e`` request, or None.
+    target_kind : str
+        A key of `TARGET_KINDS`.
+    min, p05, median, p95, mean : float
+        ΔE2000 of the drawn pairs.
+    pairs : int
+        Foreground dots x background dots.
+    evaluated : int
+        Pairs whose ΔE2000 was computed (distinct colour pairs when exact, else the sample).
+    exact : bool
+        True when every pair was counted, False when the quantiles come from a seeded sample.
     """
 
     nominal: float
@@ -95,6 +106,7 @@ class DrawnDeltaE:
     exact: bool
 
     def as_dict(self) -> dict:
+        """The fields as a plain dict (`dataclasses.asdict`)."""
         return asdict(self)
 
     def columns(self) -> dict[str, float | None]:
@@ -138,9 +150,33 @@ def measure_dots(
 ) -> DrawnDeltaE:
     """The ΔE2000 distribution over every (foreground dot, background dot) pair of a plate.
 
-    ``dot_colours``: (n, 3) sRGB 0-255 (uint8 or integers), one row per dot as painted; ``is_foreground``:
-    (n,) booleans. ``seed`` seeds the pair sample (only used when the distinct colour pairs exceed
-    `EXACT_PAIRS`); ``nominal``, ``target`` and ``target_kind`` are carried into the result.
+    Parameters
+    ----------
+    dot_colours : array_like, shape (n, 3)
+        sRGB 0-255 (uint8 or integers), one row per dot as painted.
+    is_foreground : array_like of bool, shape (n,)
+        True for the figure's dots.
+    nominal, target, target_kind
+        Carried into the result (`DrawnDeltaE`); ``target_kind`` is a key of `TARGET_KINDS`.
+    seed : int, optional
+        Seeds the pair sample (only used when the distinct colour pairs exceed `EXACT_PAIRS`).
+    sample : int, optional
+        Pairs sampled then (>= 1).
+
+    Returns
+    -------
+    DrawnDeltaE
+        The distribution.
+
+    Raises
+    ------
+    ValueError
+        For shapes other than (n, 3) and (n,), values outside 0-255, an unknown ``target_kind``, ``sample``
+        under 1, or no dot of one class.
+
+    References
+    ----------
+    Sharma, Wu and Dalal (2005), Color Res. Appl. 30(1):21-30 (CIEDE2000).
     """
     colours = np.asarray(dot_colours)
     fg_mask = np.asarray(is_foreground, dtype=bool)
@@ -226,7 +262,22 @@ def target_kind(spec: PlateSpec) -> str:
     """Which quantity ``spec``'s ``delta_e`` request sets (a key of `TARGET_KINDS`): "none" without a request,
     "pair" with one foreground colour (every pre-jitter pair is at the target), "foreground-mean" with several
     (the CIELAB mean of the foreground colours is at the target from each background colour; the drawn pairs
-    are not: ColorBlindnessEval set 3 "at ΔE 3" draws pairs from ~4 to ~24)."""
+    are not: ColorBlindnessEval set 3 "at ΔE 3" draws pairs from ~4 to ~24).
+
+    Parameters
+    ----------
+    spec : PlateSpec
+        The plate's spec.
+
+    Returns
+    -------
+    str
+        "none", "pair" or "foreground-mean".
+
+    References
+    ----------
+    ColorBlindnessEval §3 (set 3, "at ΔE 3").
+    """
     if spec.delta_e is None:
         return "none"
     return "pair" if len(spec.colours[0]) == 1 else "foreground-mean"
@@ -234,7 +285,25 @@ def target_kind(spec: PlateSpec) -> str:
 
 def measure_plate(plate: Plate, *, sample: int = SAMPLE_PAIRS) -> DrawnDeltaE:
     """`measure_dots` of a rendered plate's dots (``plate.dot_colours``, ``plate.is_fg``), seeded by its
-    spec."""
+    spec.
+
+    Parameters
+    ----------
+    plate : Plate
+        A rendered plate.
+    sample : int, optional
+        Pairs sampled when there are more distinct pairs than `EXACT_PAIRS` (default `SAMPLE_PAIRS`).
+
+    Returns
+    -------
+    DrawnDeltaE
+        The distribution, with the nominal mean over the palette's pairs and the spec's request.
+
+    Raises
+    ------
+    ValueError
+        When the plate has no dot of one class, or ``sample`` is under 1.
+    """
     spec = plate.spec
     nominal = float(smallest_pair_delta_e(*spec.colours, reduce="mean"))
     return measure_dots(
@@ -250,7 +319,30 @@ def measure_plate(plate: Plate, *, sample: int = SAMPLE_PAIRS) -> DrawnDeltaE:
 
 def smallest_pair_delta_e(foreground, background, *, reduce: str = "min") -> float:
     """CIEDE2000 over every (foreground, background) colour pair of two sRGB 0-255 lists, reduced by "min"
-    (the smallest pair), "mean" (the nominal `PlateStats.delta_e`) or "max"."""
+    (the smallest pair), "mean" (the nominal `PlateStats.delta_e`) or "max".
+
+    Parameters
+    ----------
+    foreground, background : sequence of (3 int)
+        Colours, sRGB 0-255.
+    reduce : str, optional
+        ``"min"`` (the default), ``"mean"`` or ``"max"``.
+
+    Returns
+    -------
+    float
+        The reduced ΔE2000.
+
+    Raises
+    ------
+    ValueError
+        When ``reduce`` is not one of those.
+
+    Examples
+    --------
+    >>> round(smallest_pair_delta_e([(0, 0, 0)], [(255, 255, 255), (128, 128, 128)]), 2)
+    39.93
+    """
     reducers = {"min": np.min, "mean": np.mean, "max": np.max}
     check_choice("reduce", reduce, reducers)
     a = C.srgb255_to_lab(np.asarray(foreground, dtype=float).reshape(-1, 3))
@@ -268,6 +360,23 @@ def target_smallest_pair(spec: PlateSpec, delta_e: float) -> PlateSpec:
     `measure_plate` of its render reports the drawn pairs. With one foreground colour this is the ordinary
     request (``spec.replace(delta_e=...)``). Raises ValueError naming the largest reachable value when a line
     leaves the gamut first. Wording of the rule is ours; the papers target no smallest pair.
+
+    Parameters
+    ----------
+    spec : PlateSpec
+        The plate's spec.
+    delta_e : float
+        The requested smallest-pair CIEDE2000 (> 0).
+
+    Returns
+    -------
+    PlateSpec
+        A spec with explicit colours (sRGB 0-255).
+
+    Raises
+    ------
+    ValueError
+        When ``delta_e`` is not a finite number > 0, or a line leaves the sRGB gamut before reaching it.
     """
     if (
         isinstance(delta_e, bool)

@@ -38,7 +38,19 @@ __all__ = ["Packing", "pack_circles"]
 
 @dataclass(frozen=True)
 class Packing:
-    """Packed dots: ``x``, ``y`` centres and ``r`` radii in pixels (float64 arrays of equal length)."""
+    """Packed dots in a disc.
+
+    Attributes
+    ----------
+    x, y : numpy.ndarray of float64, shape (n,)
+        The dots' centres, px.
+    r : numpy.ndarray of float64, shape (n,)
+        Their radii, px.
+    centre : float
+        The disc's centre on both axes, px.
+    radius : float
+        The disc's radius, px.
+    """
 
     x: np.ndarray
     y: np.ndarray
@@ -68,16 +80,36 @@ def pack_circles(
 ) -> Packing:
     """Pack non-overlapping circles into a disc of radius ``disc_radius`` px centred at (R, R).
 
-    Args:
-        disc_radius: disc radius R in px (the image is 2R px wide).
-        min_r, max_r: dot radius range in px (HueManity §3: 4-15 px at 900 px).
-        gap: least empty space between two dots' edges in px (>= 0).
-        rng: the numpy Generator supplying every random number.
-        target_coverage: stop once dot area / disc area reaches this (0-1).
-        max_rounds: upper bound on rounds.
-        tries: uniform points tried per candidate cell to find a free spot.
-    Returns:
-        `Packing` with the dots in acceptance order.
+    Parameters
+    ----------
+    disc_radius : float
+        The disc's radius R, px (the image is 2R px wide).
+    min_r, max_r : float
+        The dot radius range, px (HueManity §3: 4-15 px at 900 px).
+    gap : float
+        The least empty space between two dots' edges, px (>= 0).
+    rng : numpy.random.Generator
+        Every random number.
+    target_coverage : float, optional
+        Stop once dot area / disc area reaches this (0-1).
+    max_rounds : int, optional
+        The most rounds.
+    tries : int, optional
+        Uniform points tried per candidate cell to find a free spot.
+
+    Returns
+    -------
+    Packing
+        The dots, in acceptance order.
+
+    Raises
+    ------
+    ValueError
+        Unless 0 < ``min_r`` <= ``max_r`` and ``gap`` >= 0.
+
+    References
+    ----------
+    HueManity §3 (dot radii); the packing itself is this project's.
     """
     if not (0 < min_r <= max_r):
         raise ValueError(f"radii min_r={min_r!r}, max_r={max_r!r}: need 0 < min_r <= max_r")

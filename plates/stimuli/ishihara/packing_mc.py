@@ -57,6 +57,29 @@ def layer_sizes(min_r: float, max_r: float, layers: int = 4, per_layer: int = 3)
     IshiharaMC (``genCirc``): radius = ``l * (s0 + (s1 - s0) * ceil(n * U) / n)`` with n = 3 and layer ranges
     [.03, .06], [.02, .05], [.01, .04], [0, .03] of the plate radius l: radii 0.01-0.06 l in steps of 0.01 l,
     three per layer, i.e. ``layer_sizes(0.01 * R, 0.06 * R)``.
+
+    Parameters
+    ----------
+    min_r, max_r : float
+        The smallest and largest radius, px.
+    layers : int, optional
+        Layers (default 4).
+    per_layer : int, optional
+        Sizes per layer (default 3).
+
+    Returns
+    -------
+    tuple of (tuple of float)
+        Each layer's radii, px, largest layer first.
+
+    References
+    ----------
+    ColorBlindnessEval §2.1 (IshiharaMC's generator, ``genCirc``).
+
+    Examples
+    --------
+    >>> layer_sizes(1.0, 6.0)
+    ((4.0, 5.0, 6.0), (3.0, 4.0, 5.0), (2.0, 3.0, 4.0), (1.0, 2.0, 3.0))
     """
     n = layers + per_layer - 1
     steps = [min_r + (max_r - min_r) * k / (n - 1) for k in range(n)] if n > 1 else [max_r]
@@ -64,14 +87,51 @@ def layer_sizes(min_r: float, max_r: float, layers: int = 4, per_layer: int = 3)
 
 
 def layer_tries(total: int, shares: tuple[float, ...] = CBE_LAYER_SHARES) -> tuple[int, ...]:
-    """Tries per layer: ``total`` split by ``shares`` (rounded; the last layer takes the remainder)."""
+    """Tries per layer: ``total`` split by ``shares`` (rounded; the last layer takes the remainder).
+
+    Parameters
+    ----------
+    total : int
+        Tries in all.
+    shares : tuple of float, optional
+        Each layer's share (default `CBE_LAYER_SHARES`, IshiharaMC's 1e4, 2e4, 5e4, 1e5 tries).
+
+    Returns
+    -------
+    tuple of int
+        Tries per layer.
+
+    Examples
+    --------
+    >>> layer_tries(1000)
+    (56, 111, 278, 555)
+    """
     out = [round(total * s) for s in shares[:-1]]
     return (*out, max(total - sum(out), 0))
 
 
 def largest_tries(rng: np.random.Generator, tries: int, lattice: int = 900) -> tuple[np.ndarray, np.ndarray]:
     """HueManity's tries: ``tries`` uniformly random pixels of a ``lattice`` x ``lattice`` canvas, as pixel-centre
-    coordinates in lattice px (x + 0.5, y + 0.5)."""
+    coordinates in lattice px (x + 0.5, y + 0.5).
+
+    Parameters
+    ----------
+    rng : numpy.random.Generator
+        Draws ``2 * tries`` integers (x first, then y).
+    tries : int
+        Pixels to draw.
+    lattice : int, optional
+        The canvas side, lattice px (HueManity's 900).
+
+    Returns
+    -------
+    (numpy.ndarray, numpy.ndarray)
+        x and y, float, lattice px.
+
+    References
+    ----------
+    HueManity §3 and its released generator.
+    """
     ix = rng.integers(0, lattice, size=tries)
     iy = rng.integers(0, lattice, size=tries)
     return ix + 0.5, iy + 0.5
@@ -213,6 +273,33 @@ def pack_largest(cx: np.ndarray, cy: np.ndarray, disc_radius: float, min_r: floa
     A try at p is kept when ``R - |p - m| > min_r`` and ``b = min(R - |p - m|, min_c |p - c| - r_c - gap) >=
     min_r``; its radius is ``min(floor(b), max_r)`` (whole lattice px). ``gap`` is 0 in HueManity. The result
     is scaled by ``scale`` (px per lattice px) into image px. Returns a `Packing` in acceptance order.
+
+    Parameters
+    ----------
+    cx, cy : numpy.ndarray
+        The tries, lattice px, in order.
+    disc_radius : float
+        R, lattice px (the disc's centre m is at (R, R)).
+    min_r, max_r : float
+        The radius range, lattice px.
+    gap : float, optional
+        The least gap between dots, lattice px (0 in HueManity).
+    scale : float, optional
+        Image px per lattice px.
+
+    Returns
+    -------
+    Packing
+        The dots in image px, in acceptance order.
+
+    Raises
+    ------
+    ValueError
+        Unless 0 < ``min_r`` <= ``max_r`` and ``gap`` >= 0.
+
+    References
+    ----------
+    HueManity §3 and its released generator.
     """
     if not (0 < min_r <= max_r):
         raise ValueError(f"radii min_r={min_r!r}, max_r={max_r!r}: need 0 < min_r <= max_r")
@@ -314,6 +401,33 @@ def pack_layers(disc_radius: float, sizes: tuple[tuple[float, ...], ...], tries:
 
     Random numbers, per layer: rho = R U, angle = 2 pi U, size index uniform (one ``rng.random((2, n))`` and
     one ``rng.integers``), so a given ``rng`` state gives one packing.
+
+    Parameters
+    ----------
+    disc_radius : float
+        R, px.
+    sizes : tuple of (tuple of float)
+        Each layer's radii, px (`layer_sizes`).
+    tries : tuple of int
+        Each layer's tries (`layer_tries`).
+    gap : float
+        The least gap between dots, px (>= 0).
+    rng : numpy.random.Generator
+        Every random number.
+
+    Returns
+    -------
+    Packing
+        The dots, in acceptance order.
+
+    Raises
+    ------
+    ValueError
+        When ``sizes`` and ``tries`` are empty or differ in length, a radius is not > 0, or ``gap`` < 0.
+
+    References
+    ----------
+    ColorBlindnessEval App. E, Algorithm 1; IshiharaMC's layers (ColorBlindnessEval §2.1).
     """
     if len(sizes) != len(tries) or not sizes:
         raise ValueError(f"sizes ({len(sizes)} layers) and tries ({len(tries)}) must be non-empty and of one length")

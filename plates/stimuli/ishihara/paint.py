@@ -29,6 +29,24 @@ def paint_dots(size: int, x, y, r, colours: np.ndarray, canvas, mode: str = "RGB
 
     Calls Pillow's core ``draw_ellipse`` with inks resolved for every dot at once: the same pixels as
     ``ImageDraw.ellipse(..., fill=colour)``, without its per-call colour parsing.
+
+    Parameters
+    ----------
+    size : int
+        The image's side, px.
+    x, y, r : array_like of float, shape (n,)
+        The dots' centres and radii, px.
+    colours : numpy.ndarray of uint8, shape (n, 3) or (n,)
+        sRGB 0-255 per dot, or grey levels for mode "L".
+    canvas : tuple of 3 int or int
+        The background, sRGB 0-255 (a level for mode "L").
+    mode : str, optional
+        Pillow's image mode, "RGB" (the default) or "L".
+
+    Returns
+    -------
+    PIL.Image.Image
+        The painted image.
     """
     im = Image.new(mode, (size, size), canvas)
     core = ImageDraw.Draw(im).draw
@@ -76,7 +94,29 @@ def _rim(r_q: int, fx_q: int, fy_q: int, stride: int) -> tuple[np.ndarray, np.nd
 
 
 def paint_dots_aa(size: int, x, y, r, colours: np.ndarray, canvas) -> Image.Image:
-    """`paint_dots_aa_pixels` as a PIL RGB image."""
+    """`paint_dots_aa_pixels` as a PIL RGB image.
+
+    Parameters
+    ----------
+    size : int
+        The image's side, px.
+    x, y, r : array_like of float, shape (n,)
+        The dots' centres and radii, px.
+    colours : numpy.ndarray of uint8, shape (n, 3)
+        sRGB 0-255 per dot.
+    canvas : tuple of 3 int
+        The background, sRGB 0-255.
+
+    Returns
+    -------
+    PIL.Image.Image
+        The painted RGB image.
+
+    Raises
+    ------
+    ValueError
+        When there are too many dots to anti-alias (`paint_dots_aa_pixels`).
+    """
     return Image.fromarray(paint_dots_aa_pixels(size, x, y, r, colours, canvas), "RGB")
 
 
@@ -92,6 +132,31 @@ def paint_dots_aa_pixels(size: int, x, y, r, colours: np.ndarray, canvas) -> np.
     Inputs as `paint_dots` (colours (n, 3) uint8 sRGB 0-255; fewer than 2^23 dots). Centres and radii are
     rounded to 1/8 px for the rim only (exact for HueManity's whole-pixel centres and radii). Returns the
     (size, size, 3) uint8 sRGB 0-255 pixels (read-only).
+
+    Parameters
+    ----------
+    size : int
+        The image's side, px.
+    x, y, r : array_like of float, shape (n,)
+        The dots' centres and radii, px.
+    colours : numpy.ndarray of uint8, shape (n, 3)
+        sRGB 0-255 per dot.
+    canvas : tuple of 3 int
+        The background, sRGB 0-255.
+
+    Returns
+    -------
+    numpy.ndarray of uint8, shape (size, size, 3)
+        sRGB 0-255.
+
+    Raises
+    ------
+    ValueError
+        When there are too many dots to number in the painter's index bits.
+
+    References
+    ----------
+    HueManity §3 and its released generator (pygame ``gfxdraw.filled_circle`` and ``aacircle``).
     """
     colours = np.asarray(colours, dtype=np.uint8)
     x, y, r = (np.asarray(v, dtype=np.float64) for v in (x, y, r))

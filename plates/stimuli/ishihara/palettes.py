@@ -20,7 +20,19 @@ __all__ = ["CBE_SETS", "HUEMANITY_PAIRS", "Palette", "PALETTES", "get_palette"]
 
 @dataclass(frozen=True)
 class Palette:
-    """A named colour set: foreground (figure) and background colours, each sRGB 0-255."""
+    """A named colour set: foreground (figure) and background colours, each sRGB 0-255.
+
+    Attributes
+    ----------
+    name : str
+        The registry name (``"huemanity-01"``).
+    foreground, background : tuple of (tuple of 3 int)
+        The figure's and the field's colours, sRGB 0-255.
+    source : str
+        Where the colours come from (paper, section, table).
+    label : str
+        A short name for menus and charts.
+    """
 
     name: str
     foreground: tuple[RGB, ...]
@@ -105,5 +117,21 @@ PALETTES: Mapping[str, Palette] = MappingProxyType(_build())
 
 
 def get_palette(name: str) -> Palette:
-    """The palette called ``name``; ValueError listing the names otherwise."""
+    """The palette called ``name``; ValueError listing the names otherwise.
+
+    Parameters
+    ----------
+    name : str
+        A name in `PALETTES`.
+
+    Returns
+    -------
+    Palette
+        The palette.
+
+    Raises
+    ------
+    ValueError
+        When ``name`` is not in `PALETTES` (the message lists the names).
+    """
     return lookup(PALETTES, name, "palette")

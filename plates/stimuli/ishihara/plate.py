@@ -226,7 +226,18 @@ class PlateSpec(SpecBase):
 
     @staticmethod
     def foreground_reference(fg: tuple[C.RGB, ...]) -> C.RGB:
-        """The CIELAB mean of the foreground colours, as 8-bit sRGB 0-255 (ΔE2000 targets are relative to it)."""
+        """The CIELAB mean of the foreground colours, as 8-bit sRGB 0-255 (ΔE2000 targets are relative to it).
+
+        Parameters
+        ----------
+        fg : tuple of (tuple of 3 int)
+            The foreground colours, sRGB 0-255.
+
+        Returns
+        -------
+        tuple of 3 int
+            sRGB 0-255: the one colour itself when there is one, else the rounded mean.
+        """
         if len(fg) == 1:
             return fg[0]
         rgb = np.clip(np.rint(C.lab_to_srgb255(C.srgb255_to_lab(np.array(fg)).mean(axis=0))), 0, 255).astype(int)
@@ -237,12 +248,25 @@ class PlateSpec(SpecBase):
 class PlateStats:
     """Measurements of one plate.
 
-    dot_count: number of dots. coverage: dot area / disc area (0-1). text_coverage: share of the text mask's
-    ink pixels painted by foreground dots (0-1). delta_e: mean CIEDE2000 over every (foreground, background)
-    pair of the palette colours as resolved (before jitter; colour-science "CIE 2000"); delta_e_min: the
-    smallest of those pairs; delta_e_target: the spec's target or None. delta_e_drawn: the ΔE2000
-    distribution over the (foreground dot, background dot) pairs as painted, jitter included, and which
-    quantity the target sets (`plates.stimuli.ishihara.measure`); None when no dot is of one class.
+    Attributes
+    ----------
+    dot_count : int
+        The number of dots.
+    coverage : float
+        Dot area / disc area (0-1).
+    text_coverage : float
+        The share of the text mask's ink pixels painted by foreground dots (0-1).
+    delta_e : float
+        Mean CIEDE2000 over every (foreground, background) pair of the palette colours as resolved (before
+        jitter; colour-science "CIE 2000").
+    delta_e_min : float
+        The smallest of those pairs.
+    delta_e_target : float or None
+        The spec's target, or None.
+    delta_e_drawn : DrawnDeltaE or None
+        The ΔE2000 distribution over the (foreground dot, background dot) pairs as painted, jitter included,
+        and which quantity the target sets (`plates.stimuli.ishihara.measure`); None when no dot is of one
+        class.
     """
 
     dot_count: int
@@ -254,6 +278,7 @@ class PlateStats:
     delta_e_drawn: DrawnDeltaE | None = None
 
     def as_dict(self) -> dict:
+        """The fields as a plain dict (`dataclasses.asdict`); ``delta_e_drawn`` a dict too."""
         return asdict(self)
 
     def keys(self) -> tuple[str, ...]:
@@ -268,7 +293,30 @@ class PlateStats:
 class Plate:
     """A rendered plate: ``image`` (PIL RGB, standard plate), ``clear`` (foreground dots only, ColorBlindnessEval
     §3 "clear"), ``mask`` (PIL "L", white text on black: HueManity §4's text-mask condition), ``dots``
-    (pandas DataFrame x, y, r, class, colour as "#rrggbb") and ``stats`` (`PlateStats`)."""
+    (pandas DataFrame x, y, r, class, colour as "#rrggbb") and ``stats`` (`PlateStats`).
+
+    Parameters
+    ----------
+    spec : PlateSpec
+        The spec it was rendered from.
+    x, y, r : numpy.ndarray of float64, shape (n,)
+        The dots' centres and radii, px.
+    is_fg : numpy.ndarray of bool, shape (n,)
+        True for the figure's dots.
+    colours : numpy.ndarray of uint8, shape (n, 3)
+        Each dot's colour as painted, sRGB 0-255.
+    mask : numpy.ndarray of bool, shape (size, size)
+        The figure's mask.
+    image : PIL.Image.Image or None
+        The standard plate (RGB), or None when ``pixels`` stand for it.
+    pixels : numpy.ndarray of uint8, shape (size, size, 3), optional
+        The standard plate's pixels, sRGB 0-255.
+
+    Raises
+    ------
+    ValueError
+        When both ``image`` and ``pixels`` are None.
+    """
 
     def __init__(self, spec: PlateSpec, x, y, r, is_fg, colours, mask: np.ndarray, image: Image.Image | None,
                  pixels: np.ndarray | None = None):
@@ -322,11 +370,43 @@ class Plate:
 
     def variant_pixels(self, name: str) -> np.ndarray | Image.Image:
         """What `plates.images.encode_png` takes for one variant: the standard plate's pixel array (no copy
-        out of PIL), or the variant's image."""
+        out of PIL), or the variant's image.
+
+        Parameters
+        ----------
+        name : str
+            "standard", "clear" or "mask".
+
+        Returns
+        -------
+        numpy.ndarray or PIL.Image.Image
+            sRGB 0-255 pixels (standard) or an RGB image.
+
+        Raises
+        ------
+        ValueError
+            For another name (`variant`).
+        """
         return self.pixels if name == "standard" else self.variant(name)
 
     def variant(self, name: str) -> Image.Image:
-        """The PIL RGB image of one variant: "standard", "clear" or "mask"."""
+        """The PIL RGB image of one variant: "standard", "clear" or "mask".
+
+        Parameters
+        ----------
+        name : str
+            "standard", "clear" or "mask" (`VARIANTS`).
+
+        Returns
+        -------
+        PIL.Image.Image
+            RGB.
+
+        Raises
+        ------
+        ValueError
+            For another name, listing the variants.
+        """
         if name == "standard":
             return self.image
         if name == "clear":
@@ -384,7 +464,22 @@ class Plate:
 
 
 def pair_delta_e(fg: tuple[C.RGB, ...], bg: tuple[C.RGB, ...]) -> np.ndarray:
-    """CIEDE2000 of every (foreground, background) pair, shape (len(fg), len(bg)); read-only (memoised)."""
+    """CIEDE2000 of every (foreground, background) pair, shape (len(fg), len(bg)); read-only (memoised).
+
+    Parameters
+    ----------
+    fg, bg : tuple of (tuple of 3 int)
+        Foreground and background colours, sRGB 0-255.
+
+    Returns
+    -------
+    numpy.ndarray of float, shape (len(fg), len(bg))
+        ΔE2000, read-only.
+
+    References
+    ----------
+    Sharma, Wu and Dalal (2005), Color Res. Appl. 30(1):21-30 (CIEDE2000).
+    """
     return _pair_delta_e_memo(tuple(tuple(c) for c in fg), tuple(tuple(c) for c in bg))
 
 
@@ -440,7 +535,29 @@ def render(spec: PlateSpec) -> Plate:
 def render_on_mask(spec: PlateSpec, mask: np.ndarray) -> Plate:
     """Render ``spec`` with ``mask`` (bool (size, size), True on the figure) as its figure instead of its text's
     mask: how the reader's training data draws figures no font draws (bitmap digits, thinner or bolder strokes).
-    `render` is ``render_on_mask(spec, text_mask(...))``."""
+    `render` is ``render_on_mask(spec, text_mask(...))``.
+
+    Parameters
+    ----------
+    spec : PlateSpec
+        The plate's spec (its text is not drawn).
+    mask : array_like of bool, shape (size, size)
+        True on the figure.
+
+    Returns
+    -------
+    Plate
+        The rendered plate.
+
+    Raises
+    ------
+    ValueError
+        When ``mask`` is not the spec's size.
+
+    References
+    ----------
+    ColorBlindnessEval App. E, Algorithm 1; HueManity §3.
+    """
     size = spec.size
     mask = np.asarray(mask, dtype=bool)
     if mask.shape != (size, size):

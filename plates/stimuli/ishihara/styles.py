@@ -46,7 +46,25 @@ HUEMANITY_LATTICE = 900
 @dataclass(frozen=True)
 class Style:
     """A packing-and-painting style. Radii and gap in px at 900 px (scaled with the plate size); ``tries`` the
-    default number of Monte Carlo tries (None: not a Monte Carlo style) and ``tries_range`` the allowed ones."""
+    default number of Monte Carlo tries (None: not a Monte Carlo style) and ``tries_range`` the allowed ones.
+
+    Attributes
+    ----------
+    name : str
+        The registry name (``"dense"``, ``"cbe"``, ``"huemanity"``).
+    source : str
+        The paper and section the style follows.
+    min_radius_900, max_radius_900 : float
+        The dot radius range, px at a 900 px plate.
+    gap_900 : float
+        The least gap between dots, px at a 900 px plate.
+    tries : int or None
+        The default number of Monte Carlo tries; None: not a Monte Carlo style.
+    tries_range : (int, int) or None
+        The allowed tries, inclusive.
+    antialias : bool
+        Whether the style paints anti-aliased dots by default.
+    """
 
     name: str
     source: str
@@ -68,13 +86,61 @@ STYLES = MappingProxyType({
 
 
 def get_style(name: str) -> Style:
-    """The `Style` called ``name``; ValueError listing the names otherwise."""
+    """The `Style` called ``name``; ValueError listing the names otherwise.
+
+    Parameters
+    ----------
+    name : str
+        A name in `STYLES`.
+
+    Returns
+    -------
+    Style
+        The style.
+
+    Raises
+    ------
+    ValueError
+        When ``name`` is not in `STYLES` (the message lists the names).
+    """
     return lookup(STYLES, name, "style")
 
 
 def pack_style(style: str, size: int, min_r: float, max_r: float, gap: float, tries: int | None, density: float,
                rng: np.random.Generator) -> Packing:
-    """Pack the dots of a ``size`` px plate in ``style`` (radii and gap in px) with the numpy Generator ``rng``."""
+    """Pack the dots of a ``size`` px plate in ``style`` (radii and gap in px) with the numpy Generator ``rng``.
+
+    Parameters
+    ----------
+    style : str
+        A name in `STYLES`.
+    size : int
+        The plate's side, px (the disc's diameter).
+    min_r, max_r : float
+        The dot radius range, px.
+    gap : float
+        The least gap between dots, px.
+    tries : int or None
+        Monte Carlo tries (styles "cbe" and "huemanity"; ignored by "dense").
+    density : float
+        The coverage "dense" stops at (0-1; ignored by the others).
+    rng : numpy.random.Generator
+        Every random number.
+
+    Returns
+    -------
+    Packing
+        The dots, in acceptance order.
+
+    Raises
+    ------
+    ValueError
+        When ``style`` is not in `STYLES`, or the radii or gap are not valid for its packer.
+
+    References
+    ----------
+    ColorBlindnessEval App. E, Algorithm 1 ("cbe"); HueManity §3 ("huemanity").
+    """
     R = size / 2.0
     style = get_style(style).name
     if style == "dense":

@@ -37,7 +37,22 @@ MANIFEST_COLUMNS = (
 
 
 def manifest_row(stimulus: Stimulus, *, label: str, group: str, question: Mapping[str, Any] | None) -> dict:
-    """A scene's `MANIFEST_COLUMNS` values from the question it was made for (all null without one)."""
+    """A scene's `MANIFEST_COLUMNS` values from the question it was made for (all null without one).
+
+    Parameters
+    ----------
+    stimulus : Stimulus
+        A rendered scene (unused: the question holds the columns).
+    label, group : str
+        The item's label and group (unused here).
+    question : mapping or None
+        The question the item was made for.
+
+    Returns
+    -------
+    dict
+        The family's manifest columns (`MANIFEST_COLUMNS`), each null without a question.
+    """
     if question is None:
         return {}
     options = dict(question.get("options") or {})

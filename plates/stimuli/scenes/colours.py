@@ -55,7 +55,22 @@ _BATCH = 48
 
 def delta_e_lab(a: np.ndarray, b: np.ndarray) -> np.ndarray:
     """CIEDE2000 between CIELAB arrays (broadcasting), as a float64 array: `plates.colour.spaces.delta_e2000_lab`
-    (colour-science's ``delta_E_CIE2000`` without the ``delta_E`` dispatch, the same values)."""
+    (colour-science's ``delta_E_CIE2000`` without the ``delta_E`` dispatch, the same values).
+
+    Parameters
+    ----------
+    a, b : numpy.ndarray, shape (..., 3)
+        CIELAB D65 colours, broadcast against each other.
+
+    Returns
+    -------
+    numpy.ndarray of float64
+        ΔE2000, the broadcast shape less the last axis.
+
+    References
+    ----------
+    Sharma, Wu and Dalal (2005), Color Res. Appl. 30(1):21-30.
+    """
     return np.asarray(delta_e2000_lab(a, b), dtype=np.float64)
 
 
@@ -77,6 +92,11 @@ def farthest_point_bound(background: RGB | None) -> tuple[np.ndarray, np.ndarray
     Returns ``(picks, bound)``: ``picks`` (MAX_COLOURS + 1, 3) sRGB 0-255 and ``bound`` (MAX_COLOURS + 1,) where
     ``bound[k]`` (k >= 1) is the minimum pairwise CIEDE2000 of the start colour and the first k picks: k object
     colours at ``min_delta_e <= bound[k]`` certainly exist on that background. ``bound[0]`` is inf.
+
+    Parameters
+    ----------
+    background : tuple of 3 int or None
+        The start colour, sRGB 0-255; None starts from grey (119, 119, 119).
     """
     rgb, lab = _grid()
     start = np.asarray(_GREY if background is None else background, dtype=np.float64)
@@ -96,7 +116,29 @@ def farthest_point_bound(background: RGB | None) -> tuple[np.ndarray, np.ndarray
 @lru_cache(maxsize=256)
 def palette_subsets(palette: str, background: RGB | None, min_delta_e: float, n: int) -> tuple[tuple[str, ...], ...]:
     """Every set of ``n`` colour names of ``palette`` whose pairwise CIEDE2000 are all >= ``min_delta_e`` and
-    which are all >= ``min_delta_e`` from ``background`` (sRGB 0-255; None: no background constraint)."""
+    which are all >= ``min_delta_e`` from ``background`` (sRGB 0-255; None: no background constraint).
+
+    Parameters
+    ----------
+    palette : str
+        A name in `SCENE_PALETTES`.
+    background : tuple of 3 int or None
+        sRGB 0-255; None: no background constraint.
+    min_delta_e : float
+        The least CIEDE2000 between any two chosen colours, and from the background.
+    n : int
+        Colours per set.
+
+    Returns
+    -------
+    tuple of (tuple of str)
+        Every such set of colour names, in the palette's order.
+
+    Raises
+    ------
+    ValueError
+        When ``palette`` is not in `SCENE_PALETTES`.
+    """
     pal = get_scene_palette(palette)
     names = list(pal.colours)
     lab = srgb255_to_lab(np.array([pal.colours[k] for k in names]))
@@ -116,7 +158,21 @@ def palette_subsets(palette: str, background: RGB | None, min_delta_e: float, n:
 class ColourChoice:
     """A scene's colours: ``background`` and ``colours`` (object colours) sRGB 0-255, ``names`` (palette names
     or None each), the ``sampler`` that chose them and the achieved minimum CIEDE2000 over every pair
-    (background included)."""
+    (background included).
+
+    Attributes
+    ----------
+    background : tuple of 3 int
+        sRGB 0-255.
+    colours : tuple of (tuple of 3 int)
+        The object colours, sRGB 0-255.
+    names : tuple of (str or None)
+        Each object colour's palette name, or None.
+    sampler : str
+        What chose them: a spacing, ``"farthest-point"`` or ``"palette:<name>"``.
+    min_delta_e : float
+        The achieved minimum CIEDE2000 over every pair, background included (inf for one colour).
+    """
 
     background: RGB
     colours: tuple[RGB, ...]
@@ -209,7 +265,37 @@ def choose_colours(
     palette: str | None = None,
 ) -> ColourChoice:
     """``n`` object colours (and the background when ``background`` is None) at pairwise CIEDE2000 >=
-    ``min_delta_e``, chosen with ``rng`` (see the module docstring). sRGB 0-255 throughout."""
+    ``min_delta_e``, chosen with ``rng`` (see the module docstring). sRGB 0-255 throughout.
+
+    Parameters
+    ----------
+    n : int
+        Object colours to choose (0: the background alone).
+    min_delta_e : float
+        The least CIEDE2000 between any two colours, background included.
+    background : tuple of 3 int or None
+        sRGB 0-255; None draws it too.
+    rng : numpy.random.Generator
+        Every random number.
+    spacing : str, optional
+        A name in `SPACINGS` (default ``"spread"``); ignored with a palette.
+    palette : str or None, optional
+        Choose named colours of this scene palette instead.
+
+    Returns
+    -------
+    ColourChoice
+        The colours and how they were chosen.
+
+    Raises
+    ------
+    ValueError
+        For an unknown ``spacing`` or ``palette``, or a palette with no ``n`` colours that far apart.
+
+    References
+    ----------
+    Liang et al., ColorBench, Table 7 (the tasks the scenes serve).
+    """
     if palette is not None:
         pal = get_scene_palette(palette)
         subsets = palette_subsets(palette, background, float(min_delta_e), n + (background is None))

@@ -48,7 +48,23 @@ _CANDIDATES, _BATCHES, _SHRINK, _RESTARTS = 64, 24, 0.9, 40
 class Layout:
     """Objects in drawing order (largest first): ``shapes``, ``colour_index`` (into the scene's colours),
     centres ``cx``, ``cy`` and bounding radii ``r`` in px, ``angle`` in degrees; ``scale`` is the factor all
-    radii were shrunk by to fit (1.0 when they fitted at once) and ``tries`` the candidate batches drawn."""
+    radii were shrunk by to fit (1.0 when they fitted at once) and ``tries`` the candidate batches drawn.
+
+    Attributes
+    ----------
+    shapes : tuple of str
+        Each object's shape.
+    colour_index : numpy.ndarray of int
+        Each object's index into the scene's colours.
+    cx, cy, r : numpy.ndarray of float
+        Centres and bounding radii, px.
+    angle : numpy.ndarray of float
+        Turns, degrees clockwise.
+    scale : float
+        The factor all radii were shrunk by to fit (1.0 when they fitted at once).
+    tries : int
+        The candidate batches drawn.
+    """
 
     shapes: tuple[str, ...]
     colour_index: np.ndarray
@@ -93,6 +109,25 @@ def layout(spec, n_colours: int, rng: np.random.Generator) -> Layout:
     Placement is vectorised rejection sampling: each object (largest first) takes the first of 64 uniform
     candidate centres that keeps the clutter rule against every object placed so far (up to 24 batches);
     when one does not fit, every radius shrinks by 10% and placement starts again (``Layout.scale``).
+
+    Parameters
+    ----------
+    spec : SceneSpec
+        The scene's spec.
+    n_colours : int
+        Object colours to assign (every one used at least once where there are enough objects).
+    rng : numpy.random.Generator
+        Every random number.
+
+    Returns
+    -------
+    Layout
+        The objects, largest first.
+
+    Raises
+    ------
+    RuntimeError
+        When the objects still do not fit after every shrink.
     """
     n = spec.n_regions
     shape_idx = _assign(n, spec.shapes, rng, distinct_first=True)
@@ -137,7 +172,20 @@ def layout(spec, n_colours: int, rng: np.random.Generator) -> Layout:
 
 
 def label_image(lay: Layout, size: int) -> np.ndarray:
-    """uint8 (size, size): 0 for background, k + 1 where object k is visible (drawn in order, no anti-aliasing)."""
+    """uint8 (size, size): 0 for background, k + 1 where object k is visible (drawn in order, no anti-aliasing).
+
+    Parameters
+    ----------
+    lay : Layout
+        The objects.
+    size : int
+        The image's side, px.
+
+    Returns
+    -------
+    numpy.ndarray of uint8, shape (size, size)
+        0 for the background, k + 1 for object k.
+    """
     im = Image.new("L", (size, size), 0)
     draw = ImageDraw.Draw(im)
     for k, shape in enumerate(lay.shapes):
@@ -152,7 +200,18 @@ def label_image(lay: Layout, size: int) -> np.ndarray:
 
 def shade_levels(colours: np.ndarray) -> np.ndarray:
     """(n, SOFT_LEVELS, 3) uint8 sRGB 0-255: each colour (n, 3) sRGB 0-255 at the soft-shading L* offsets
-    (level SOFT_LEVELS // 2 is the colour itself, exactly)."""
+    (level SOFT_LEVELS // 2 is the colour itself, exactly).
+
+    Parameters
+    ----------
+    colours : numpy.ndarray, shape (n, 3)
+        sRGB 0-255.
+
+    Returns
+    -------
+    numpy.ndarray of uint8, shape (n, SOFT_LEVELS, 3)
+        sRGB 0-255.
+    """
     offsets = SOFT_L * np.linspace(-1.0, 1.0, SOFT_LEVELS)
     lab = srgb255_to_lab(colours)[:, None, :].repeat(SOFT_LEVELS, axis=1)
     lab[..., 0] = np.clip(lab[..., 0] + offsets[None, :], 0.0, 100.0)
@@ -181,7 +240,33 @@ def paint(labels: np.ndarray, lay: Layout, background, colours: np.ndarray, shad
           rng: np.random.Generator | None = None) -> np.ndarray:
     """The (H, W, 3) uint8 sRGB 0-255 image of a label image: ``background`` where 0, object k's colour
     (``colours[lay.colour_index[k]]``) where k + 1; soft and mottled shading as in the module docstring
-    (mottled draws its texture from ``rng``)."""
+    (mottled draws its texture from ``rng``).
+
+    Parameters
+    ----------
+    labels : numpy.ndarray of uint8, shape (H, W)
+        A label image (`label_image`).
+    lay : Layout
+        The objects.
+    background : tuple of 3 int
+        sRGB 0-255.
+    colours : numpy.ndarray, shape (k, 3)
+        The scene's object colours, sRGB 0-255.
+    shading : str
+        ``"flat"``, ``"soft"`` or ``"mottled"``.
+    rng : numpy.random.Generator or None, optional
+        Draws the mottled texture (needed only then).
+
+    Returns
+    -------
+    numpy.ndarray of uint8, shape (H, W, 3)
+        sRGB 0-255.
+
+    Raises
+    ------
+    ValueError
+        When ``shading`` is ``"mottled"`` and ``rng`` is None.
+    """
     obj = colours[lay.colour_index] if len(lay.shapes) else np.zeros((0, 3), dtype=np.uint8)
     flat = np.concatenate([np.asarray(background, dtype=np.uint8)[None], obj.astype(np.uint8)])
     if shading == "mottled":

@@ -31,7 +31,19 @@ __all__ = ["SCENE_PALETTES", "ScenePalette", "get_scene_palette"]
 @dataclass(frozen=True)
 class ScenePalette:
     """A named palette: ``colours`` maps a colour name to its sRGB 0-255 value; ``min_delta_e`` is the
-    smallest CIEDE2000 between two of its colours (as printed in the source note)."""
+    smallest CIEDE2000 between two of its colours (as printed in the source note).
+
+    Attributes
+    ----------
+    name : str
+        The registry name.
+    colours : mapping of str to (tuple of 3 int)
+        Colour name to sRGB 0-255, read-only.
+    source : str
+        Where the colours come from.
+    min_delta_e : float
+        The smallest CIEDE2000 between two of its colours.
+    """
 
     name: str
     colours: MappingProxyType
@@ -40,7 +52,20 @@ class ScenePalette:
 
     def name_of(self, rgb: RGB, tolerance: float = 0.0) -> str | None:
         """The name of the palette colour nearest ``rgb`` (sRGB 0-255) when within CIEDE2000 ``tolerance``
-        (0: exactly that colour), else None."""
+        (0: exactly that colour), else None.
+
+        Parameters
+        ----------
+        rgb : tuple of 3 int
+            sRGB 0-255.
+        tolerance : float, optional
+            The largest CIEDE2000 accepted (default 0: exactly a palette colour).
+
+        Returns
+        -------
+        str or None
+            The colour's name, or None.
+        """
         rgb = tuple(int(v) for v in rgb)
         for name, value in self.colours.items():
             if value == rgb:
@@ -78,5 +103,21 @@ SCENE_PALETTES: MappingProxyType = MappingProxyType({
 
 
 def get_scene_palette(name: str) -> ScenePalette:
-    """The palette called ``name``; ValueError listing the names."""
+    """The palette called ``name``; ValueError listing the names.
+
+    Parameters
+    ----------
+    name : str
+        A name in `SCENE_PALETTES`.
+
+    Returns
+    -------
+    ScenePalette
+        The palette.
+
+    Raises
+    ------
+    ValueError
+        When ``name`` is not in `SCENE_PALETTES` (the message lists the names).
+    """
     return lookup(SCENE_PALETTES, name, "scene palette")

@@ -71,7 +71,31 @@ VARIANTS = tuple(f"{s}-{d}" for s in STRATEGIES for d in DEGREES)
 class RecolourSpec(SpecBase):
     """One recoloured variant of a scene: ``scene`` rendered, then ``regions`` (names of its masks:
     "background", "region-k"; empty for the entire image) hue-rotated by ``degrees`` in ``space`` ("hsv" as
-    ColorBench, or "cielab"). ``strategy`` (image / target / largest) records why those regions."""
+    ColorBench, or "cielab"). ``strategy`` (image / target / largest) records why those regions.
+
+    Parameters
+    ----------
+    scene : SceneSpec
+        The scene.
+    strategy : str
+        Why those regions: one of `STRATEGIES` (image / target / largest).
+    degrees : float
+        The hue rotation, in (0, 360) degrees (ColorBench: 90, 180, 270).
+    regions : tuple of str, optional
+        Distinct mask names of the scene; empty (the default) for the entire image.
+    space : str, optional
+        ``"hsv"`` (ColorBench's, the default) or ``"cielab"``.
+
+    Raises
+    ------
+    ValueError
+        For a ``scene`` that is not a `SceneSpec`, an unknown ``strategy`` or ``space``, ``degrees`` outside
+        (0, 360), or regions that are not distinct mask names or do not fit the strategy.
+
+    References
+    ----------
+    Liang et al., ColorBench, §3 (the colour robustness set).
+    """
 
     FAMILY: ClassVar[str] = FAMILY
 
@@ -103,10 +127,12 @@ class RecolourSpec(SpecBase):
 
     @property
     def seed(self) -> int:
+        """The scene's seed."""
         return self.scene.seed
 
     @property
     def size(self) -> int:
+        """The scene's side, px."""
         return self.scene.size
 
     @property
@@ -116,7 +142,18 @@ class RecolourSpec(SpecBase):
 
     @classmethod
     def decode_fields(cls, data: dict) -> dict:
-        """The nested scene's dict back to its `SceneSpec`, lists back to tuples."""
+        """The nested scene's dict back to its `SceneSpec`, lists back to tuples.
+
+        Parameters
+        ----------
+        data : dict
+            Field names to their JSON values.
+
+        Returns
+        -------
+        dict
+            Field names to field values.
+        """
         out = super().decode_fields(data)
         if "scene" in out:
             out["scene"] = SceneSpec.from_json(data["scene"])
@@ -132,7 +169,36 @@ def _rotate_colours(colours: list[list[int]], degrees: float, space: str) -> lis
 def recolour(stimulus: Stimulus, regions: tuple[str, ...] | None, degrees: float, space: str = "hsv",
              *, spec: Any = None) -> Stimulus:
     """``stimulus`` (a rendered scene) with ``regions`` (mask names; None: the entire image) hue-rotated by
-    ``degrees`` in ``space``; every other pixel unchanged. Truth recomputed (module docstring)."""
+    ``degrees`` in ``space``; every other pixel unchanged. Truth recomputed (module docstring).
+
+    Parameters
+    ----------
+    stimulus : Stimulus
+        A rendered scene.
+    regions : tuple of str or None
+        Mask names ("background", "region-k"); None or empty: the entire image.
+    degrees : float
+        The hue rotation, degrees.
+    space : str, optional
+        ``"hsv"`` (ColorBench's, the default) or ``"cielab"``.
+    spec : RecolourSpec, optional
+        The spec the result carries (default: the scene's).
+
+    Returns
+    -------
+    Stimulus
+        The recoloured scene, sRGB 0-255, its truth recomputed.
+
+    Raises
+    ------
+    ValueError
+        When a region is not a mask of the scene.
+
+    References
+    ----------
+    Liang et al., ColorBench, §3 (the colour robustness set: hue rotations of the image, the target and the
+    largest other segment).
+    """
     masks = stimulus.masks
     names = tuple(masks) if regions is None else tuple(regions)
     bad = [r for r in names if r not in masks]
@@ -169,7 +235,25 @@ def recolour(stimulus: Stimulus, regions: tuple[str, ...] | None, degrees: float
 
 
 def render_variant(spec: RecolourSpec, base: Stimulus | None = None) -> Stimulus:
-    """Render a `RecolourSpec` (``base``: the scene already rendered from ``spec.scene``, to save a render)."""
+    """Render a `RecolourSpec` (``base``: the scene already rendered from ``spec.scene``, to save a render).
+
+    Parameters
+    ----------
+    spec : RecolourSpec
+        The variant.
+    base : Stimulus or None, optional
+        ``spec.scene`` already rendered.
+
+    Returns
+    -------
+    Stimulus
+        The recoloured scene.
+
+    Raises
+    ------
+    ValueError
+        When ``spec`` is not a `RecolourSpec`, or ``base`` was rendered from another scene spec.
+    """
     if not isinstance(spec, RecolourSpec):
         raise ValueError(f"render_variant needs a RecolourSpec, got {type(spec).__name__}")
     if base is None:
@@ -181,7 +265,27 @@ def render_variant(spec: RecolourSpec, base: Stimulus | None = None) -> Stimulus
 
 def largest_other(stimulus: Stimulus, target: tuple[str, ...], *, include_background: bool = False) -> str:
     """The region with the most visible pixels that is not in ``target`` (objects only unless
-    ``include_background``); ValueError when there is none."""
+    ``include_background``); ValueError when there is none.
+
+    Parameters
+    ----------
+    stimulus : Stimulus
+        A rendered scene.
+    target : tuple of str
+        The question's target regions.
+    include_background : bool, optional
+        Count the background as a region too.
+
+    Returns
+    -------
+    str
+        A mask name.
+
+    Raises
+    ------
+    ValueError
+        When no other region is visible.
+    """
     truth = stimulus.truth
     candidates = [(r["share"], r["region"]) for r in truth["regions"] if r["region"] not in target and r["share"] > 0]
     if include_background and "background" not in target and truth["background"]["share"] > 0:
@@ -198,7 +302,34 @@ def variant_specs(
     stimulus: Stimulus, target: tuple[str, ...], *, space: str = "hsv", include_background: bool = False
 ) -> tuple[RecolourSpec, ...]:
     """The nine `RecolourSpec` of ColorBench's robustness set for a rendered scene and a question's target
-    regions, in `VARIANTS` order."""
+    regions, in `VARIANTS` order.
+
+    Parameters
+    ----------
+    stimulus : Stimulus
+        A rendered scene.
+    target : tuple of str
+        The question's target regions.
+    space : str, optional
+        ``"hsv"`` (ColorBench's, the default) or ``"cielab"``.
+    include_background : bool, optional
+        Let the background be the largest other region.
+
+    Returns
+    -------
+    tuple of RecolourSpec
+        Nine variants, in `VARIANTS` order.
+
+    Raises
+    ------
+    ValueError
+        When ``stimulus`` is not a rendered scene, the question has no target region, or no other region is
+        visible.
+
+    References
+    ----------
+    Liang et al., ColorBench, §3 (the colour robustness set).
+    """
     if not isinstance(stimulus.spec, SceneSpec):
         raise ValueError(f"variant_specs needs a rendered scene (a SceneSpec stimulus), got {type(stimulus.spec).__name__}")
     target = tuple(target)

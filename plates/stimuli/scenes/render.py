@@ -50,7 +50,24 @@ def summarise(regions: list[dict], background: dict, shading: str) -> dict[str, 
     """The truth mapping (module docstring) from its ``regions`` and ``background`` entries: colours are
     grouped by exact sRGB 0-255 value (in drawing order of first use), ``colour_index`` set in each region, and
     the minimum CIEDE2000 recomputed over the distinct colours. `plates.stimuli.scenes.recolour` calls it
-    again after changing colours."""
+    again after changing colours.
+
+    Parameters
+    ----------
+    regions : list of dict
+        One entry per object region, each with its ``colour`` (sRGB 0-255) among its truth.
+    background : dict
+        The background's entry.
+    shading : str
+        The scene's shading.
+
+    Returns
+    -------
+    dict
+        ``background``, ``regions`` (each with its ``colour_index`` set), ``colours`` (grouped, with their
+        share and object count), ``distinct_colours``, ``object_colours``, ``objects_per_colour`` (hex ->
+        count), ``min_delta_e`` (None with fewer than two colours shown) and ``shading``.
+    """
     groups: dict[tuple, dict] = {}
     for reg in regions:
         key = tuple(reg["colour"])

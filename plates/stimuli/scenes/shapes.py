@@ -91,13 +91,51 @@ _PLURAL = MappingProxyType({"cross": "crosses"})
 
 
 def plural(shape: str) -> str:
-    """English plural of a shape name ("star" -> "stars", "cross" -> "crosses")."""
+    """English plural of a shape name ("star" -> "stars", "cross" -> "crosses").
+
+    Parameters
+    ----------
+    shape : str
+        A shape name.
+
+    Returns
+    -------
+    str
+        Its plural.
+
+    Examples
+    --------
+    >>> plural("star"), plural("cross")
+    ('stars', 'crosses')
+    """
     return _PLURAL.get(shape, shape + "s")
 
 
 def outline(shape: str, cx: float, cy: float, r: float, angle_deg: float) -> list[tuple[float, float]] | None:
     """The polygon of ``shape`` centred at (cx, cy) px with bounding radius ``r`` px, turned by ``angle_deg``
-    (clockwise on screen), as a list of (x, y) vertices for ``ImageDraw.polygon``; None for a circle."""
+    (clockwise on screen), as a list of (x, y) vertices for ``ImageDraw.polygon``; None for a circle.
+
+    Parameters
+    ----------
+    shape : str
+        A name in `SHAPES`.
+    cx, cy : float
+        The centre, px.
+    r : float
+        The bounding radius, px.
+    angle_deg : float
+        The turn, degrees clockwise on screen.
+
+    Returns
+    -------
+    list of (float, float) or None
+        The vertices, px; None for a circle.
+
+    Raises
+    ------
+    ValueError
+        When ``shape`` is not a known shape.
+    """
     poly = lookup(_OUTLINES, shape, "shape")
     if poly is None:
         return None
