@@ -19,10 +19,17 @@ the fitted radius along its direction, in units of the threshold's posterior sta
 95% credible interval, width / 3.92); their sum of squares against χ² with (points − 3) degrees of freedom
 gives ``fit_p``; ``fit_rms_rel`` is the RMS of (observed / fitted radius − 1).
 
-Intervals: a parametric bootstrap: ``draws`` times, every direction's threshold is drawn from its posterior
-marginal (QUEST+'s grid, `plates.analysis.adaptive.AdaptiveState`) and the ellipse refitted; the 2.5 and 97.5
-percentiles of a, b, area and theta (unwrapped around the estimate) are the 95% intervals. It reuses the
-posteriors instead of resampling trials, so it inherits their prior (uniform on the grid).
+Intervals: a bootstrap: ``draws`` times, every direction's threshold is drawn anew and the ellipse refitted;
+the 2.5 and 97.5 percentiles of a, b, area and theta (unwrapped around the estimate) are the 95% intervals.
+`threshold_draws` draws a direction's thresholds one of two ways (`INTERVAL_METHODS`; the runs write the one
+used as ``interval_method``):
+
+* ``"trials"`` (the runs' default): a nonparametric bootstrap of that direction's trials (Efron & Tibshirani
+  1993, ch. 6): its n (level shown, answer) pairs are drawn n times with replacement, the QUEST+ posterior
+  is rebuilt from them (the same grid and uniform prior) and its threshold estimated as the staircase does.
+  It treats the adaptively placed levels as fixed, as bootstraps of staircase data usually do.
+* ``"posterior"``: each threshold drawn from its posterior marginal (QUEST+'s grid,
+  `plates.analysis.adaptive.AdaptiveState`), a parametric bootstrap that inherits the prior.
 
 References
 ----------
@@ -30,23 +37,30 @@ MacAdam, D. L. (1942), "Visual sensitivities to color differences in daylight", 
 as tabulated in Wyszecki & Stiles (2000), Color Science, Table 2(5.4.1), p. 309 (colour-science's
 ``DATA_MACADAM_1942_ELLIPSES``: x, y, a and b in 10⁻³ xy units, θ in degrees; observed columns used here).
 MacAdam's ellipses are standard deviations of colour matching by one observer (PGN), not just-noticeable
-differences.
+differences. Efron, B. & Tibshirani, R. J. (1993), An Introduction to the Bootstrap, Chapman & Hall, ch. 6 and
+13 (the nonparametric bootstrap and its percentile intervals).
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from functools import lru_cache
 
 import numpy as np
 from scipy import optimize, stats
 
+from plates.analysis.adaptive import AdaptiveState
 from plates.colour.chromaticity import max_luminance
 from plates.colour.spaces import colour_science
+from plates.validation import check_choice, check_number
 
-__all__ = ["MACADAM_FACTOR", "Ellipse", "EllipseFit", "compare_macadam", "fit_ellipse", "macadam_centres",
-           "macadam_ellipses"]
+__all__ = ["INTERVAL_METHODS", "MACADAM_FACTOR", "Ellipse", "EllipseFit", "compare_macadam", "fit_ellipse",
+           "macadam_centres", "macadam_ellipses", "threshold_draws"]
+
+#: How `threshold_draws` draws a direction's thresholds for the intervals (module docstring): the first is the
+#: runs' default.
+INTERVAL_METHODS = ("trials", "posterior")
 
 #: The factor MacAdam's standard deviations are scaled by to stand beside a threshold: a just-noticeable
 #: difference is conventionally taken as about three standard deviations of colour matching (stated in
@@ -240,6 +254,57 @@ def fit_ellipse(angles_xy: Sequence[float], radii: Sequence[float], sd: Sequence
         message = f"{statuses.count('non-monotonic')} direction(s) answered non-monotonically in the level"
     return EllipseFit(ellipse, **cis, points=int(r.size), fit_p=fit_p, fit_rms_rel=rms, status=status,
                       message=message)
+
+
+def threshold_draws(state: AdaptiveState, draws: int, rng: np.random.Generator,
+                    method: str = INTERVAL_METHODS[0]) -> np.ndarray:
+    """``draws`` bootstrap thresholds of one direction's staircase (module docstring, Intervals).
+
+    Parameters
+    ----------
+    state : the direction's QUEST+ state (task "threshold"), its history the (level shown, answer) trials.
+    draws : how many, >= 1.
+    rng : the stream the resamples come from.
+    method : "trials" (resample the trials, rebuild the posterior, estimate) or "posterior" (draw from the
+        posterior marginal); `INTERVAL_METHODS`.
+
+    Returns
+    -------
+    numpy.ndarray
+        (draws,) thresholds in the state's level units (the runs: 10⁻³ u'v').
+
+    Raises
+    ------
+    ValueError
+        ``method`` not one of `INTERVAL_METHODS`, ``draws`` below 1, or a "trials" bootstrap of a state with no
+        trials.
+
+    >>> from plates.analysis.adaptive import AdaptiveSpec
+    >>> spec = AdaptiveSpec.for_threshold(0.5, low=1.0, high=4.0, n_candidates=4, threshold_step=1.0)
+    >>> state = AdaptiveState.replay(spec, [(2.0, 1)] * 3)  # three identical trials: every resample is them
+    >>> draws = threshold_draws(state, 5, np.random.default_rng(0))
+    >>> bool(np.allclose(draws, state.estimate().threshold))
+    True
+    """
+    check_choice("method", method, INTERVAL_METHODS)
+    check_number("draws", draws, 1, 10**6, integer=True)
+    spec = state.spec
+    if method == "posterior":
+        marginal = state.posterior.sum(axis=(1, 2, 3))
+        return rng.choice(np.asarray(spec.thresholds), size=draws, p=marginal / marginal.sum())
+    history = state.history
+    n = len(history)
+    if n == 0:
+        raise ValueError("a 'trials' bootstrap needs trials; the state has none (allowed: method 'posterior')")
+    codes = [spec.outcomes.index(int(answer)) for _, answer in history]
+    p = spec.probabilities([level for level, _ in history])[codes, np.arange(n)].reshape(n, -1)
+    log_lik = np.log(np.maximum(p, 1e-300))  # (trials, grid): each trial's term of the log posterior
+    start = AdaptiveState.start(spec)
+    out = np.empty(draws)
+    for i, counts in enumerate(rng.multinomial(n, np.full(n, 1.0 / n), size=draws)):
+        resampled = tuple(h for h, c in zip(history, counts, strict=True) for _ in range(c))
+        out[i] = replace(start, history=resampled, log_posterior=counts @ log_lik).estimate().threshold
+    return out
 
 
 def compare_macadam(ellipse: Ellipse, name: str, factor: float = MACADAM_FACTOR) -> dict[str, float]:

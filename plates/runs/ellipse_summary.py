@@ -16,7 +16,7 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 
 from plates.analysis.adaptive import AdaptiveState
-from plates.analysis.ellipses import compare_macadam, fit_ellipse
+from plates.analysis.ellipses import INTERVAL_METHODS, compare_macadam, fit_ellipse, threshold_draws
 from plates.colour.chromaticity import srgb255_to_xyY, uv_to_xy, xy_to_uv
 from plates.results.schema import KIND_KEY, SUMMARY_KIND
 from plates.runs.ellipse_plan import LEVELS, UNITS, Centre, EllipseRun
@@ -53,7 +53,6 @@ def summarise(run: EllipseRun, states: Mapping[tuple[int, int], AdaptiveState], 
     session)."""
     run_id = run_id or run.run_id
     rng = np.random.Generator(np.random.PCG64(np.random.SeedSequence((run.seed, 0xE11))))
-    grid = np.asarray(run.adaptive_spec().thresholds)
     thresholds, ellipses = [], []
     for ci, c in enumerate(run.centres):
         angles, radii, sds, samples = [], [], [], []
@@ -76,8 +75,7 @@ def summarise(run: EllipseRun, states: Mapping[tuple[int, int], AdaptiveState], 
                                "message": e.message})
             if run.mode != "uv" or gamut_limited or range_limited:
                 continue
-            marginal = state.posterior.sum(axis=(1, 2, 3))
-            draw = rng.choice(grid, size=draws, p=marginal / marginal.sum())
+            draw = threshold_draws(state, draws, rng, INTERVAL_METHODS[0])
             uv0 = xy_to_uv(c.xy_drawn)
             unit = shown_unit(run, c, k, e.threshold, uv0)
             pts = uv_to_xy(uv0 + np.outer(np.append(draw, e.threshold), unit) / 1000.0) - np.array(c.xy_drawn)
@@ -100,7 +98,7 @@ def summarise(run: EllipseRun, states: Mapping[tuple[int, int], AdaptiveState], 
                "area": fit.ellipse.area if fit.ellipse else float("nan"),
                "a_low": fit.a_ci[0], "a_high": fit.a_ci[1], "b_low": fit.b_ci[0], "b_high": fit.b_ci[1],
                "theta_low": fit.theta_ci[0], "theta_high": fit.theta_ci[1], "area_low": fit.area_ci[0],
-               "area_high": fit.area_ci[1], "directions_used": fit.points, "trials": trials,
+               "area_high": fit.area_ci[1], "interval_method": INTERVAL_METHODS[0], "directions_used": fit.points, "trials": trials,
                "fit_p": fit.fit_p, "fit_rms_rel": fit.fit_rms_rel, "status": fit.status, "message": fit.message}
         row.update(_macadam(fit.ellipse, c.name, run.macadam_factor))
         ellipses.append(row)

@@ -64,3 +64,20 @@ def test_simulated_accuracy_follows_its_ellipse():
 def test_macadam_x3_uses_the_nearest_centre():
     a, b, theta = macadam_x3.ellipse(np.array([0.305, 0.323]))
     assert (a, b, theta) == pytest.approx((3 * 0.0023, 3 * 0.0009, 58.0))
+
+
+def test_a_dithered_figure_is_read_as_its_mean_over_all_its_dots():
+    # Three of four figure colours are the ground's own (a dithered figure a quarter of a code step away): the
+    # reading spreads the one that differs over the whole figure, as the run's level shown does, instead of
+    # seeing a whole code step.
+    step = (151, 140, 130)
+    plate = render(PlateSpec(text="47", size=256, palette=None, foreground=(GROUND, GROUND, GROUND, step),
+                             background=(GROUND,), seed=5))
+    reading = read_plate(plate.image, LABEL_SPACES["huemanity-numeric"])
+    fg = plate.is_fg
+    shares = plate.r[fg] ** 2 / (plate.r[fg] ** 2).sum()
+    want = float(shares @ (plate.dot_colours[fg][:, 0] == 151))  # the share of figure area in the step colour
+    assert reading.label == "47" and 0.1 < want < 0.45
+    g, f = srgb255_to_xyY(np.array([GROUND, reading.figure], dtype=float))[0]
+    g1, f1 = srgb255_to_xyY(np.array([GROUND, step], dtype=float))[0]
+    assert np.linalg.norm(f - g) == pytest.approx(want * np.linalg.norm(f1 - g1), rel=0.04)
