@@ -20,6 +20,7 @@ from plates.explorer.policy import Policy
 from plates.explorer.specs import decode_spec, spec_from_text, spec_to_json
 from tests.support import ROOT
 from tests.support.chat_server import ChatServer
+from tests.support.imports import HEAVY, HOW_TO_FIND, heavy_in, loaded_after
 
 KEY = "sk-test-Zq8vR2mKpL4xW9nT"
 NO_MODEL = dict(hf_id="", api_model="", base_url="")
@@ -363,3 +364,22 @@ def test_a_serving_process_loads_no_notebook_helpers_and_a_notebook_keeps_them()
     done = subprocess.run([sys.executable, "-c", notebook], cwd=ROOT, env=env, capture_output=True, text=True,
                           timeout=600)
     assert done.stdout.split() == ["True"], done.stderr
+
+
+def test_importing_the_explorer_loads_no_heavy_library():
+    """`plates.explorer.app` imports neither local models (torch, transformers, onnxruntime), nor statistics or
+    fits (scipy.stats, scipy.optimize), nor plotting (matplotlib, colour-science's plotting): each loads where
+    it is used. A serving process (`plates.explorer.serving_process`) does not import colour-science either."""
+    code = "import plates.explorer.app"
+    assert heavy_in(loaded_after(code)) == [], HOW_TO_FIND.replace("CODE", code)
+    code = "import plates.explorer as e; e.serving_process(); import plates.explorer.app"
+    assert heavy_in(loaded_after(code), (*HEAVY, "colour")) == [], HOW_TO_FIND.replace("CODE", code)
+
+
+def test_building_the_explorer_loads_no_model_or_statistics_library():
+    """Building the app (its warm-up draws the first page's plate with colour-science) loads no local model
+    library and no statistics: those wait for a tab that uses them."""
+    modules = loaded_after("from plates.explorer.app import build_app\nfrom plates.explorer.policy import Policy\n"
+                           "build_app(Policy()).close()")
+    assert "colour" in modules  # the warm-up ran: the first page's plate was drawn
+    assert heavy_in(modules, ("torch", "transformers", "onnxruntime", "scipy.stats")) == [], HOW_TO_FIND
