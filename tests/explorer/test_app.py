@@ -366,6 +366,30 @@ def test_a_serving_process_loads_no_notebook_helpers_and_a_notebook_keeps_them()
     assert done.stdout.split() == ["True"], done.stderr
 
 
+def test_a_serving_process_does_not_rewrite_gradios_stubs_and_gradio_still_works():
+    """In a serving process Gradio's per-class stub rewriter (`gradio.component_meta.create_or_modify_pyi`,
+    ~40% of its import time) is the no-op of `plates.explorer`, and components and events still work; a process
+    that imported Gradio first keeps Gradio's own."""
+    import os
+    import subprocess
+    import sys
+
+    env = {**os.environ, "PYTHONPATH": str(ROOT)}
+    served = ("import plates.explorer as e; e.serving_process(); import gradio as gr, gradio.component_meta as cm\n"
+              "with gr.Blocks() as demo:\n    box = gr.Textbox('a')\n    box.change(lambda x: x, box, box)\n"
+              "print(cm.create_or_modify_pyi is e._no_stub_rewrite, len(demo.fns), "
+              "any(type(f).__name__ == '_NoStubRewrite' for f in __import__('sys').meta_path))")
+    done = subprocess.run([sys.executable, "-c", served], cwd=ROOT, env=env, capture_output=True, text=True,
+                          timeout=600)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.split() == ["True", "1", "False"]  # skipped; the event is wired; the finder left
+    first = ("import gradio.component_meta as cm, plates.explorer as e; e.serving_process(); "
+             "print(cm.create_or_modify_pyi is e._no_stub_rewrite)")
+    done = subprocess.run([sys.executable, "-c", first], cwd=ROOT, env=env, capture_output=True, text=True,
+                          timeout=600)
+    assert done.stdout.split() == ["False"], done.stderr
+
+
 def test_importing_the_explorer_loads_no_heavy_library():
     """`plates.explorer.app` imports neither local models (torch, transformers, onnxruntime), nor statistics or
     fits (scipy.stats, scipy.optimize), nor plotting (matplotlib, colour-science's plotting): each loads where
