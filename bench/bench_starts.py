@@ -107,7 +107,7 @@ def stop(proc: subprocess.Popen) -> None:
         proc.wait()
 
 
-def until_page(page, url: str, selector_js: str, started: float, timeout_s: float = 180.0) -> float:
+def until_page(page, url: str, selector_js: str, started: float, timeout_s: float = 600.0) -> float:
     """Seconds from ``started`` until ``url`` answers in the browser and ``selector_js`` holds (then, at once,
     the caller reads the app's CPU time)."""
     deadline = started + timeout_s
@@ -173,6 +173,13 @@ def dashboard(browser, root: Path) -> tuple[float, float]:
         stop(proc)
 
 
+def progress(root: Path, name: str, wall: float | None, cpu: float | None) -> None:
+    """One figure as it is measured (a long run on a busy host shows what it has so far)."""
+    figures = [f"{wall:.2f} s wall" if wall is not None else "", f"CPU {cpu:.2f} s" if cpu is not None else ""]
+    print(f"  {root.name}: {name}: " + "  ".join(f for f in figures if f) + f"   (load {os.getloadavg()[0]:.1f})",
+          flush=True)
+
+
 def median(values: list[float]) -> float:
     return statistics.median(values) if values else float("nan")
 
@@ -202,14 +209,18 @@ def main() -> None:
             wall[root]["explorer cold"].append(w)
             cpu[root]["explorer cold"].append(c)
             wall[root]["first sweep"].append(swept)
+            progress(root, "explorer cold", w, c)
+            progress(root, "first sweep", swept, None)
         for _ in range(args.repeat):
             for root in roots:
                 for name, (w, c) in (("explorer warm", explorer(browser, root, sweep=False)[0]),
                                      ("dashboard first page", dashboard(browser, root))):
                     wall[root][name].append(w)
                     cpu[root][name].append(c)
+                    progress(root, name, w, c)
                 for name, code in IMPORTS.items():
                     cpu[root][name].append(import_cpu_s(root, code))
+                    progress(root, name, None, cpu[root][name][-1])
         browser.close()
     print(f"load average before: {load[0]:.2f} {load[1]:.2f} {load[2]:.2f}; after: "
           + " ".join(f"{x:.2f}" for x in os.getloadavg()) + f"; {os.cpu_count()} CPUs; medians of "
