@@ -131,8 +131,9 @@ def page_notes(notes: tuple[str, ...] | list[str] = ()) -> None:
 
 
 #: Seconds the export's Chromium waits after the first page was sent (`warm_export`): its start (several CPU
-#: seconds) would otherwise compete with drawing that page on a small machine.
-EXPORT_WARM_DELAY_S = 3.0
+#: seconds) would otherwise compete with the visitor's browser drawing that page on a small machine (at load
+#: 17 on 2 cores, 3 s was not enough: the page was still being drawn when it started).
+EXPORT_WARM_DELAY_S = 10.0
 
 
 @st.cache_resource(show_spinner=False)
