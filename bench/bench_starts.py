@@ -13,10 +13,21 @@ Figures, each against its target (ratio <= 1 meets it):
 * dashboard first page: ``plates dashboard results/runs`` (the shipped runs) started in a new process until
   the Overview's chart is drawn; <= 3 s.
 
-The machine may be shared: the figures are wall-clock; ``uptime``'s load is printed beside them. Rerun on a
-quiet machine for figures to quote. Nothing is downloaded; the apps bind 127.0.0.1 on free ports.
+Beside each wall-clock figure, the CPU time the app's processes spent until then (user + system, the server
+and every process it started, read from ``/proc`` when the page is usable): on a shared, busy machine the
+wall clock waits for other people's work, the CPU time much less. Then the CPU time of importing each app's
+entry module in a fresh process (``plates.explorer.app`` as a serving process has it, `serving_process`;
+``plates.dashboard.app``). ``uptime``'s load is printed beside them. Rerun on a quiet machine for figures to
+quote against the targets.
 
-    python3 bench/bench_starts.py [--repeat 1]
+``--root`` names checkouts to compare (this one by default): each is started from its own folder (so its own
+``plates`` is imported), the checkouts taking turns start by start, and every figure is the median of its
+``--repeat`` tries, side by side, with the ratio of each checkout's figure to the first's. A checkout's cold
+start is its first explorer start; the first checkout's cold start also fills the OS file cache with the
+libraries the others share, so compare cold starts with care. Nothing is downloaded; the apps bind
+127.0.0.1 on free ports.
+
+    python3 bench/bench_starts.py [--repeat 1] [--root /path/to/main --root .]
 """
 
 from __future__ import annotations
@@ -24,12 +35,19 @@ from __future__ import annotations
 import argparse
 import os
 import socket
+import statistics
 import subprocess
 import sys
 import time
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
+TICK_S = 1.0 / os.sysconf("SC_CLK_TCK")
+#: The apps' entry modules whose import CPU time is printed (the explorer's as a serving process has it).
+IMPORTS = {
+    "explorer import": "import plates.explorer as e; e.serving_process(); import plates.explorer.app",
+    "dashboard import": "import plates.dashboard.app",
+}
 CHROMIUM = "/usr/bin/chromium"
 ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking"]
 TARGETS_S = {"explorer cold": 8.0, "explorer warm": 4.0, "first sweep": 2.0, "dashboard first page": 3.0}
@@ -41,9 +59,43 @@ def free_port() -> int:
         return s.getsockname()[1]
 
 
-def start(command: list[str], env: dict) -> subprocess.Popen:
-    return subprocess.Popen(command, cwd=ROOT, env={**os.environ, **env}, stdout=subprocess.DEVNULL,
-                            stderr=subprocess.DEVNULL)
+def start(command: list[str], env: dict, root: Path) -> subprocess.Popen:
+    """``command`` started in ``root`` (``python -m`` puts that folder first on the path: its ``plates``)."""
+    env = {**os.environ, **env}
+    env.pop("PYTHONPATH", None)
+    return subprocess.Popen(command, cwd=root, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+
+
+def tree_cpu_s(pid: int) -> float:
+    """CPU seconds (user + system) spent so far by process ``pid``, its waited-for children and every living
+    descendant (each process's ``/proc/PID/stat``; descendants found by their parent ids); a process that ends
+    meanwhile counts what was read before."""
+    stats: dict[int, list[str]] = {}
+    for entry in Path("/proc").iterdir():
+        if entry.name.isdigit():
+            try:
+                stats[int(entry.name)] = (entry / "stat").read_text().rsplit(")", 1)[1].split()
+            except (FileNotFoundError, ProcessLookupError):
+                continue
+    children: dict[int, list[int]] = {}
+    for p, fields in stats.items():
+        children.setdefault(int(fields[1]), []).append(p)  # fields[1]: the parent's id
+    total, todo = 0.0, [pid]
+    while todo:
+        p = todo.pop()
+        if p in stats:
+            total += sum(int(x) for x in stats[p][11:15]) * TICK_S  # utime stime cutime cstime
+        todo.extend(children.get(p, ()))
+    return total
+
+
+def import_cpu_s(root: Path, code: str) -> float:
+    """CPU seconds of ``code`` (an import) in a fresh Python started in ``root``."""
+    env = dict(os.environ, GRADIO_ANALYTICS_ENABLED="False")
+    env.pop("PYTHONPATH", None)
+    timed = f"import time; t = time.process_time(); {code}; print(time.process_time() - t)"
+    out = subprocess.run([sys.executable, "-c", timed], cwd=root, env=env, capture_output=True, text=True, check=True)
+    return float(out.stdout.strip().splitlines()[-1])
 
 
 def stop(proc: subprocess.Popen) -> None:
@@ -55,8 +107,9 @@ def stop(proc: subprocess.Popen) -> None:
         proc.wait()
 
 
-def until_page(page, url: str, selector_js: str, started: float, timeout_s: float = 180.0) -> float:
-    """Seconds from ``started`` until ``url`` answers in the browser and ``selector_js`` holds."""
+def until_page(page, url: str, selector_js: str, started: float, timeout_s: float = 600.0) -> float:
+    """Seconds from ``started`` until ``url`` answers in the browser and ``selector_js`` holds (then, at once,
+    the caller reads the app's CPU time)."""
     deadline = started + timeout_s
     while True:
         try:
@@ -70,15 +123,17 @@ def until_page(page, url: str, selector_js: str, started: float, timeout_s: floa
     return time.monotonic() - started
 
 
-def explorer(browser, *, sweep: bool) -> tuple[float, tuple[float, float] | None]:
+def explorer(browser, root: Path, *, sweep: bool) -> tuple[tuple[float, float], tuple[float, float] | None]:
+    """((wall s, CPU s) to the first page, (coarse pass s, whole sweep s) or None) for the checkout ``root``."""
     port = free_port()
     env = {"GRADIO_SERVER_PORT": str(port), "GRADIO_ANALYTICS_ENABLED": "False"}
     started = time.monotonic()
-    proc = start([sys.executable, "-m", "plates.explorer"], env)
+    proc = start([sys.executable, "-m", "plates.explorer"], env, root)
     page = browser.new_page(viewport={"width": 1400, "height": 900})
     try:
-        first = until_page(page, f"http://127.0.0.1:{port}/",
-                           "() => (document.querySelector('#view-plate img')?.src || '') !== ''", started)
+        first = (until_page(page, f"http://127.0.0.1:{port}/",
+                            "() => (document.querySelector('#view-plate img')?.src || '') !== ''", started),
+                 tree_cpu_s(proc.pid))
         swept = None
         if sweep:
             page.get_by_role("tab", name="Model").click()
@@ -101,46 +156,96 @@ def explorer(browser, *, sweep: bool) -> tuple[float, tuple[float, float] | None
         stop(proc)
 
 
-def dashboard(browser) -> float:
+def dashboard(browser, root: Path) -> tuple[float, float]:
+    """(wall s, CPU s) to the dashboard's first page for the checkout ``root`` (its shipped runs)."""
     port = free_port()
     env = {"STREAMLIT_BROWSER_GATHER_USAGE_STATS": "false"}
     started = time.monotonic()
-    proc = start([sys.executable, "-m", "plates.cli", "dashboard", str(ROOT / "results" / "runs"), "--port",
-                  str(port), "--address", "127.0.0.1"], env)
+    proc = start([sys.executable, "-m", "plates.cli", "dashboard", str(root / "results" / "runs"), "--port",
+                  str(port), "--address", "127.0.0.1"], env, root)
     page = browser.new_page(viewport={"width": 1400, "height": 900})
     try:
-        return until_page(page, f"http://127.0.0.1:{port}/",
+        wall = until_page(page, f"http://127.0.0.1:{port}/",
                           "() => !!document.querySelector('.js-plotly-plot .main-svg')", started)
+        return wall, tree_cpu_s(proc.pid)
     finally:
         page.close()
         stop(proc)
 
 
+def progress(root: Path, name: str, wall: float | None, cpu: float | None) -> None:
+    """One figure as it is measured (a long run on a busy host shows what it has so far)."""
+    figures = [f"{wall:.2f} s wall" if wall is not None else "", f"CPU {cpu:.2f} s" if cpu is not None else ""]
+    print(f"  {root.name}: {name}: " + "  ".join(f for f in figures if f) + f"   (load {os.getloadavg()[0]:.1f})",
+          flush=True)
+
+
+def median(values: list[float]) -> float:
+    return statistics.median(values) if values else float("nan")
+
+
 def main() -> None:
     cli = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    cli.add_argument("--repeat", type=int, default=1, help="warm starts and dashboard starts to time (median)")
+    cli.add_argument("--repeat", type=int, default=1, help="warm starts, dashboard starts and imports to time "
+                     "per checkout (median)")
+    cli.add_argument("--root", type=Path, action="append", help="a checkout to start (repeat to compare; they "
+                     "take turns); default: this one")
     args = cli.parse_args()
+    roots = [r.resolve() for r in (args.root or [ROOT])]
+    for root in roots:
+        if not (root / "plates" / "explorer" / "__main__.py").is_file():
+            raise SystemExit(f"--root {root} is not a plates checkout (no plates/explorer/__main__.py)")
     from playwright.sync_api import sync_playwright
 
     load = os.getloadavg()
-    figures: dict[str, list[float]] = {name: [] for name in TARGETS_S}
+    names = [*TARGETS_S, *IMPORTS]
+    wall = {r: {n: [] for n in names} for r in roots}
+    cpu = {r: {n: [] for n in names} for r in roots}
+    whole: dict[Path, float] = {}
     with sync_playwright() as p:
         browser = p.chromium.launch(executable_path=CHROMIUM, args=ARGS)
-        cold, (swept, whole) = explorer(browser, sweep=True)
-        figures["explorer cold"].append(cold)
-        figures["first sweep"].append(swept)
+        for root in roots:
+            (w, c), (swept, whole[root]) = explorer(browser, root, sweep=True)
+            wall[root]["explorer cold"].append(w)
+            cpu[root]["explorer cold"].append(c)
+            wall[root]["first sweep"].append(swept)
+            progress(root, "explorer cold", w, c)
+            progress(root, "first sweep", swept, None)
         for _ in range(args.repeat):
-            figures["explorer warm"].append(explorer(browser, sweep=False)[0])
-            figures["dashboard first page"].append(dashboard(browser))
+            for root in roots:
+                for name, (w, c) in (("explorer warm", explorer(browser, root, sweep=False)[0]),
+                                     ("dashboard first page", dashboard(browser, root))):
+                    wall[root][name].append(w)
+                    cpu[root][name].append(c)
+                    progress(root, name, w, c)
+                for name, code in IMPORTS.items():
+                    cpu[root][name].append(import_cpu_s(root, code))
+                    progress(root, name, None, cpu[root][name][-1])
         browser.close()
     print(f"load average before: {load[0]:.2f} {load[1]:.2f} {load[2]:.2f}; after: "
-          + " ".join(f"{x:.2f}" for x in os.getloadavg()) + f"; {os.cpu_count()} CPUs")
-    for name, values in figures.items():
-        value = sorted(values)[len(values) // 2]
-        target = TARGETS_S[name]
-        print(f"{name:>22}: {value:6.2f} s   target <= {target:g} s   ratio {value / target:5.2f}"
-              + ("" if value <= target else "   MISSED"))
-    print(f"{'whole sweep':>22}: {whole:6.2f} s   (the coarse pass and the fine pass inside its bracket; no target)")
+          + " ".join(f"{x:.2f}" for x in os.getloadavg()) + f"; {os.cpu_count()} CPUs; medians of "
+          f"{args.repeat} (cold starts and the sweep: 1)")
+    first = roots[0]
+    for root in roots:
+        print(f"\n{root}" + ("" if root == first else f"   (ratio: this checkout / {first.name})"))
+        for name in names:
+            w, c = median(wall[root][name]), median(cpu[root][name])
+            line = f"{name:>22}: "
+            if name in TARGETS_S:
+                target = TARGETS_S[name]
+                line += (f"{w:6.2f} s wall   target <= {target:g} s   ratio {w / target:5.2f}"
+                         + ("" if w <= target else "   MISSED"))
+            else:
+                line += " " * 47
+            if cpu[root][name]:
+                line += f"   CPU {c:6.2f} s"
+            if root != first:
+                w0, c0 = median(wall[first][name]), median(cpu[first][name])
+                line += "   vs first: " + (f"wall x{w / w0:4.2f} " if name in TARGETS_S else "") + (
+                    f"CPU x{c / c0:4.2f}" if cpu[root][name] else "")
+            print(line)
+        print(f"{'whole sweep':>22}: {whole[root]:6.2f} s wall   (the coarse pass and the fine pass inside its "
+              "bracket; no target)")
 
 
 if __name__ == "__main__":

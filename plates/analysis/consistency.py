@@ -24,9 +24,9 @@ from collections.abc import Mapping
 from dataclasses import asdict, dataclass, replace
 from itertools import combinations
 
+# scipy.stats is imported where used: ~1 s of CPU that the apps' first pages never need
 import numpy as np
 import pandas as pd
-from scipy import stats
 
 from plates.analysis.metrics import wilson_interval
 
@@ -107,6 +107,7 @@ def from_counts(n: int, agree: int, right_a: int, right_b: int) -> Consistency:
         return float("nan") if c_exp >= 1.0 else (c - c_exp) / (1.0 - c_exp)
 
     low, high = wilson_interval(int(agree), int(n))
+    from scipy import stats  # lazy: see the module imports
     null = stats.binom.ppf([0.025, 0.975], n, c_exp) / n if c_exp < 1.0 else (float("nan"),) * 2
     return Consistency(int(n), c_obs, c_exp, p1, p2, kappa_of(c_obs), kappa_of(low), kappa_of(high),
                        kappa_of(float(null[0])), kappa_of(float(null[1])))

@@ -47,8 +47,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from functools import lru_cache
 
+# scipy.optimize and scipy.stats are imported where used: ~1 s of CPU that the apps' first pages never need
 import numpy as np
-from scipy import optimize, stats
 
 from plates.analysis.adaptive import AdaptiveState
 from plates.colour.chromaticity import max_luminance
@@ -146,6 +146,7 @@ def _fit_log(points: np.ndarray) -> Ellipse | None:
         return log_r + 0.5 * np.log((np.cos(t) * np.exp(-p[0])) ** 2 + (np.sin(t) * np.exp(-p[1])) ** 2)
 
     x0 = np.clip([np.log(start.a), np.log(start.b)], low + 1e-9, high - 1e-9)
+    from scipy import optimize  # lazy: see the module imports
     sol = optimize.least_squares(residuals, [x0[0], x0[1], np.radians(start.theta_deg)],
                                  bounds=([low, low, -np.inf], [high, high, np.inf]))
     if not sol.success or np.any(np.isclose(sol.x[:2], low) | np.isclose(sol.x[:2], high)):
@@ -235,6 +236,7 @@ def fit_ellipse(angles_xy: Sequence[float], radii: Sequence[float], sd: Sequence
     fitted = ellipse.radius(ang)
     rms = float(np.sqrt(np.mean((r / fitted - 1) ** 2)))
     dof = r.size - 3
+    from scipy import stats  # lazy: see the module imports
     fit_p = float(stats.chi2.sf(np.sum(((r - fitted) / np.maximum(s, 1e-12)) ** 2), dof)) if dof > 0 else float("nan")
     cis = dict(a_ci=_NAN2, b_ci=_NAN2, theta_ci=_NAN2, area_ci=_NAN2)
     if draws is not None:

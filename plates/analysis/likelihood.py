@@ -17,8 +17,8 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
+# scipy.optimize and scipy.stats are imported where used: ~1 s of CPU that the apps' first pages never need
 import numpy as np
-from scipy import optimize, stats
 
 Bounds = Sequence[tuple[float, float]]
 #: The optimiser: SLSQP, not L-BFGS-B, whose C implementation (scipy >= 1.15) calls multithreaded OpenBLAS on
@@ -64,6 +64,7 @@ def minimise(fun: Callable, theta0: np.ndarray, bounds: Bounds, *, jac: bool) ->
     -------
     Optimum
     """
+    from scipy import optimize  # lazy: see the module imports
     res = optimize.minimize(fun, np.asarray(theta0, dtype=float), jac=jac, method=METHOD, bounds=bounds,
                            options=_OPTIONS)
     theta = np.asarray(res.x, dtype=float)
@@ -96,6 +97,7 @@ def chi2_cutoff(confidence: float) -> float:
     """
     if not 0.0 < float(confidence) < 1.0:
         raise ValueError(f"confidence must lie strictly between 0 and 1, got {confidence!r}")
+    from scipy import stats  # lazy: see the module imports
     return float(stats.chi2.ppf(float(confidence), 1))
 
 
@@ -136,6 +138,7 @@ def profile_interval(
         else:
             def inner(rest: np.ndarray) -> float:
                 return fun(np.concatenate(([a], rest)))
+        from scipy import optimize  # lazy: see the module imports
         res = optimize.minimize(inner, start, jac=jac, method=METHOD, bounds=rest_bounds,
                                    options=_OPTIONS)
         value = float(res.fun)
@@ -164,6 +167,7 @@ def profile_interval(
 
         if excess(a_in) >= 0.0:  # warm starts differ: the inner side already crosses; keep the bracket's edge
             return a_in
+        from scipy import optimize  # lazy: see the module imports
         return float(optimize.brentq(excess, a_in, a_out, xtol=span * 1e-6, rtol=1e-10))
 
     low, high = side(-1), side(+1)

@@ -25,7 +25,9 @@ from typing import Any
 
 import numpy as np
 import pandas as pd
-from scipy import special, stats
+
+# scipy.stats is imported where used: ~1 s of CPU that the apps' first pages never need
+from scipy import special
 
 from plates.tasks.prompts import PROMPTS
 
@@ -529,6 +531,7 @@ def _yes_no(table: pd.DataFrame, by: list[str], n_y: np.ndarray, k_y: np.ndarray
     for i in np.flatnonzero((n_y > 0) & (n_n > 0)):
         counts = (int(k_y[i]), int(n_y[i] - k_y[i]), int(k_n[i]), int(n_n[i] - k_n[i]))
         if counts not in tests:
+            from scipy import stats  # lazy: see the module imports
             tests[counts] = float(stats.fisher_exact([counts[:2], counts[2:]]).pvalue)
         bias_p[i] = tests[counts]
         lean[i] = "balanced" if bias_p[i] >= alpha else ("yes" if acc_y[i] > acc_n[i] else "no")

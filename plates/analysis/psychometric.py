@@ -29,8 +29,9 @@ from collections.abc import Sequence
 from dataclasses import asdict, dataclass
 from typing import Any
 
+# scipy.optimize and scipy.stats are imported where used: ~1 s of CPU that the apps' first pages never need
 import numpy as np
-from scipy import optimize, special, stats
+from scipy import special
 
 from plates.stimuli.ishihara.labels import LABEL_SPACES
 from plates.validation import check_choice
@@ -563,6 +564,7 @@ def bernoulli_ll(k: np.ndarray, n: np.ndarray, p: np.ndarray) -> float:
 def _iso_deviance(k: np.ndarray, n: np.ndarray) -> tuple[float, np.ndarray]:
     """2 (log L of one accuracy per level − log L of the best non-decreasing accuracies) and the latter."""
     rate = k / n
+    from scipy import optimize  # lazy: see the module imports
     iso = np.clip(optimize.isotonic_regression(rate, weights=n, increasing=True).x, 0.0, 1.0)
     return max(0.0, 2.0 * (bernoulli_ll(k, n, rate) - bernoulli_ll(k, n, iso))), iso
 
@@ -581,6 +583,7 @@ def monotone_from_counts(groups: Sequence[tuple[np.ndarray, np.ndarray]]) -> lis
     list of (float, float)
         (deviance, p) per group.
     """
+    from scipy import stats  # lazy: see the module imports
     out: list[tuple[float, float]] = [(0.0, 1.0)] * len(groups)
     boot = []  # (group, trials, observed deviance, isotonic fit): the groups the bootstrap settles
     for g, (k, n) in enumerate(groups):
@@ -680,6 +683,7 @@ def chance_from_counts(k: np.ndarray, n: np.ndarray, guess: float, log_likelihoo
         Deviance and p.
     """
     deviance = max(0.0, 2.0 * (log_likelihood - bernoulli_ll(k, n, np.full(k.shape, guess))))
+    from scipy import stats  # lazy: see the module imports
     return deviance, float(stats.chi2.sf(deviance, params))
 
 

@@ -26,9 +26,9 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
+# scipy.stats is imported where used: ~1 s of CPU that the apps' first pages never need
 import numpy as np
 import pandas as pd
-from scipy import stats
 
 from plates.analysis import likelihood, posterior
 from plates.analysis.metrics import WEIGHT, row_weights
@@ -343,6 +343,7 @@ def _psychometric_fit(theta: np.ndarray, nll: float, converged: bool, prof_low: 
                       common: dict[str, Any], monotone: tuple[float, float]) -> PsychometricFit:
     """The `PsychometricFit` of an optimum θ with its interval: goodness of fit, the monotonicity and chance
     tests, and the status they and the curve's place on the levels give."""
+    from scipy import stats  # lazy: see the module imports
     fixed = lapse is not None
     a_u, log_b = float(theta[0]), float(theta[1])
     lam = float(lapse) if fixed else float(theta[2])

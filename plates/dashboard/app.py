@@ -157,9 +157,9 @@ def main() -> None:
     # page's one notes expander, `common.page_notes`)
     st.session_state[common.NOTES_KEY] = (note,) if note else ()
     export_widgets(view)
-    common.warm_export()
     st.session_state[common.VIEW_KEY] = view
     page.run()
+    common.warm_export()  # after the page: the export's Chromium does not compete with drawing it
 
 
 if __name__ == "__main__":  # Streamlit runs this script as __main__; a process spawned meanwhile imports it as

@@ -139,13 +139,23 @@ def page_notes(notes: tuple[str, ...] | list[str] = ()) -> None:
             st.markdown(f"- {note}")
 
 
+#: Seconds the export's Chromium waits after the first page was sent (`warm_export`): its start (several CPU
+#: seconds) would otherwise compete with the visitor's browser drawing that page on a small machine (at load
+#: 17 on 2 cores, 3 s was not enough: the page was still being drawn when it started).
+EXPORT_WARM_DELAY_S = 10.0
+
+
 @st.cache_resource(show_spinner=False)
 def warm_export() -> None:
     """Start the figure export's Chromium in a background thread once per server (`plates.charts.export.warm`),
-    so the first download does not wait for it; an export that cannot run says why when clicked."""
+    `EXPORT_WARM_DELAY_S` after the first page was sent (the entry script calls this after the page ran), so
+    neither the first page nor the first download waits for it; an export that cannot run says why when
+    clicked."""
     import threading
+    import time
 
     def start() -> None:
+        time.sleep(EXPORT_WARM_DELAY_S)
         try:
             figure_export.warm()
         except ValueError:  # no kaleido or no Chromium: the button's own click names the cause

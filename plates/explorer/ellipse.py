@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import tempfile
 from collections.abc import Callable, Iterator, Sequence
+from functools import lru_cache
 
 import pandas as pd
 
@@ -17,10 +18,16 @@ from plates.runs.ellipse_plan import EllipseRun, parse_centres
 from plates.runs.ellipses import run_ellipses
 from plates.runs.experiment import ModelSpec
 
-__all__ = ["CENTRES", "DIRECTION_CHOICES", "limits", "live_ellipse"]
+__all__ = ["DIRECTION_CHOICES", "limits", "live_ellipse", "offered_centres"]
 
-#: The centres offered: MacAdam's inside sRGB, by name.
-CENTRES = tuple(name for name, _, _ in macadam_centres()[0])
+
+@lru_cache(maxsize=1)
+def offered_centres() -> tuple[str, ...]:
+    """The centres offered: MacAdam's inside sRGB, by name (read on first use: colour-science's MacAdam table
+    is not loaded when the module is imported)."""
+    return tuple(name for name, _, _ in macadam_centres()[0])
+
+
 DIRECTION_CHOICES = (3, 5, 6, 8)
 #: (most trials per direction, plate size px): public mode, private mode.
 PUBLIC_LIMITS, PRIVATE_LIMITS = (12, 256), (40, 512)
@@ -49,11 +56,11 @@ def live_ellipse(backend: Backend, centre: str, directions: int, trials: int, po
     Raises
     ------
     ValueError
-        A centre not in `CENTRES`, directions not in `DIRECTION_CHOICES`, trials outside 10..the policy's
+        A centre not in `offered_centres()`, directions not in `DIRECTION_CHOICES`, trials outside 10..the policy's
         most.
     """
-    if centre not in CENTRES:
-        raise ValueError(f"centre {centre!r} is not offered; allowed: {', '.join(CENTRES)}")
+    if centre not in offered_centres():
+        raise ValueError(f"centre {centre!r} is not offered; allowed: {', '.join(offered_centres())}")
     if directions not in DIRECTION_CHOICES:
         raise ValueError(f"directions {directions!r} is not offered; allowed: {DIRECTION_CHOICES}")
     most, size = limits(policy)

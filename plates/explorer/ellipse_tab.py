@@ -22,7 +22,7 @@ def ellipse_tab(shared: AppContext, model: tuple, key_state: gr.State) -> None:
             "× 3 (drawn 10× size). **Display caveat:** this measures the model on 8-bit PNG pixels; a "
             "threshold within one code step is “quantisation-limited” (the screen's limit, not the model's).")
         with gr.Row():
-            centre = gr.Dropdown(list(el.CENTRES), value="macadam-13", label="Centre (MacAdam 1942)")
+            centre = gr.Dropdown(list(el.offered_centres()), value="macadam-13", label="Centre (MacAdam 1942)")
             directions = gr.Radio(list(el.DIRECTION_CHOICES), value=5, label="Directions")
             trials = gr.Slider(10, most, value=10, step=1, label="Trials per direction")
         go = gr.Button("Measure the ellipse", variant="primary")

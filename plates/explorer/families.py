@@ -24,7 +24,6 @@ from typing import Any
 
 import numpy as np
 from PIL import Image, ImageDraw, ImageFont
-from scipy import ndimage
 
 from plates import colour as C
 from plates.explorer.backends import ModelCache, ModelChoice, open_backend
@@ -121,6 +120,8 @@ def measure_targets(stim: Stimulus) -> tuple[dict[str, TargetValues], float]:
 def outlined(stim: Stimulus, width: int | None = None) -> Image.Image:
     """A copy of the image (PIL RGB, sRGB 0-255) with a ring of ``width`` px drawn just OUTSIDE each target's
     mask (`OUTLINE` colours) and its letter beside it: the targets' own pixels are left untouched."""
+    from scipy import ndimage  # lazy: ~0.3 s of CPU the explorer's first page never needs
+
     image = stim.image.convert("RGB")
     w = width or max(2, image.size[0] // 128)
     px = np.array(image)

@@ -45,7 +45,6 @@ from dataclasses import dataclass
 from typing import Any
 
 from plates.models.base import Query, Reply, Turn
-from plates.models.openai_compat import TIMEOUT_MESSAGE, OpenAIBackend
 from plates.secrets import redact
 from plates.tasks import Question, get_task
 from plates.tasks.answers import PARSE_STATUSES, prepare
@@ -343,6 +342,8 @@ def judged(question: Question, reply: Reply, model: str, secrets: Sequence[str |
                            "judge_reply": None, "judge_error": None}
     if not reply.ok:
         error = redact(reply.error, secrets) or "no reply text"
+        from plates.models.openai_compat import TIMEOUT_MESSAGE  # lazy: see `Judge`
+
         status = "timeout" if error.startswith(TIMEOUT_MESSAGE) else "error"
         return {**out, "judge_status": status, "judge_error": error[:JUDGE_REPLY_CHARS]}
     text = redact(reply.text, secrets) or ""
@@ -376,6 +377,10 @@ class Judge:
     def __init__(self, spec: JudgeSpec, secrets: Sequence[str | None] = ()) -> None:
         if not isinstance(spec, JudgeSpec):
             raise ValueError(f"a judge needs a JudgeSpec, got {type(spec).__name__}")
+        # lazy: httpx and the OpenAI-compatible client (~0.5 s of CPU) load when a judge is asked, not wherever
+        # result rows are built or read (plates.runs.rows, the dashboard's charts)
+        from plates.models.openai_compat import OpenAIBackend
+
         self.spec = spec
         variable = spec.key_variable()
         self.backend = OpenAIBackend(spec.model, base_url=spec.base_url, api_key_env=variable,

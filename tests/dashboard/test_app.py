@@ -14,6 +14,7 @@ from streamlit.testing.v1 import AppTest
 
 from tests.support.dashboard_app import APP, ENTRY, notes
 from tests.support.dashboard_rows import concat, outcomes, rows, write_part
+from tests.support.imports import HEAVY, HOW_TO_FIND, heavy_in, loaded_after
 
 CHART_PAGES = [
     "overview",
@@ -496,3 +497,18 @@ def test_the_shipped_runs_hide_behind_a_toggle_once_the_user_has_runs(monkeypatc
     clean(at)
     assert "Export 20 rows" in [h.value for h in at.sidebar.header]
     assert set(figure(at)["data"][0]["y"]) == {"mine", "baseline-cbe"}
+
+
+def test_the_first_page_loads_no_heavy_library():
+    """The dashboard's first page (the entry script and the Overview, drawn by Streamlit's AppTest on the
+    shipped runs) imports neither local models (torch, transformers, onnxruntime), nor statistics or fits
+    (scipy.stats, scipy.optimize), nor plotting libraries beside plotly (matplotlib, colour-science), nor the
+    figure export's kaleido: each loads where it is used."""
+    code = ("import os\nos.environ['PLATES_RESULTS'] = 'results/runs'\n"
+            "from streamlit.testing.v1 import AppTest\n"
+            f"at = AppTest.from_file({str(APP)!r}, default_timeout=300).run()\n"
+            "assert not at.exception, [e.value for e in at.exception]\n"
+            "assert at.get('plotly_chart'), 'the Overview drew no chart'")
+    modules = loaded_after(code)
+    assert "plates.dashboard.pages" in modules
+    assert heavy_in(modules, (*HEAVY, "colour", "kaleido")) == [], HOW_TO_FIND.replace("CODE", "...")

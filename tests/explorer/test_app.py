@@ -20,6 +20,7 @@ from plates.explorer.policy import Policy
 from plates.explorer.specs import decode_spec, spec_from_text, spec_to_json
 from tests.support import ROOT
 from tests.support.chat_server import ChatServer
+from tests.support.imports import HEAVY, HOW_TO_FIND, heavy_in, loaded_after
 
 KEY = "sk-test-Zq8vR2mKpL4xW9nT"
 NO_MODEL = dict(hf_id="", api_model="", base_url="")
@@ -375,24 +376,59 @@ def test_private_mode_answers_and_renders_up_to_the_cores_in_a_bounded_queue(mon
     assert demo._queue.max_size == QUEUE_SIZE[False] and demo._queue.default_concurrency_limit == 3
 
 
-def test_a_serving_process_loads_no_notebook_helpers_and_a_notebook_keeps_them():
-    """`plates.explorer.serving_process` (the entries `python -m plates.explorer` and `app.py` call it before
-    Gradio is imported): Gradio then sees no notebook, and a process already running IPython keeps it."""
+def _python(code: str):
+    """``code`` run by a fresh Python in the repository's root (this checkout's ``plates``)."""
     import os
     import subprocess
     import sys
 
-    env = {**os.environ, "PYTHONPATH": str(ROOT)}
-    served = ("import sys; from plates.explorer import serving_process; serving_process(); "
-              "import plates.explorer.app, gradio.utils; "
-              "print(sys.modules['IPython'] is None, gradio.utils.ipython_check(), gradio.utils.colab_check())")
-    done = subprocess.run([sys.executable, "-c", served], cwd=ROOT, env=env, capture_output=True, text=True,
-                          timeout=600)
+    return subprocess.run([sys.executable, "-c", code], cwd=ROOT, env={**os.environ, "PYTHONPATH": str(ROOT)},
+                          capture_output=True, text=True, timeout=600)
+
+
+def test_a_serving_process_loads_no_notebook_helpers_and_a_notebook_keeps_them():
+    """`plates.explorer.serving_process` (the entries `python -m plates.explorer` and `app.py` call it before
+    Gradio is imported): Gradio then sees no notebook, and a process already running IPython keeps it."""
+    done = _python("import sys; from plates.explorer import serving_process; serving_process(); "
+                   "import plates.explorer.app, gradio.utils; "
+                   "print(sys.modules['IPython'] is None, gradio.utils.ipython_check(), gradio.utils.colab_check())")
     assert done.returncode == 0, done.stderr
     assert done.stdout.split() == ["True", "False", "False"]
     pytest.importorskip("IPython")
-    notebook = ("import sys, IPython; from plates.explorer import serving_process; serving_process(); "
-                "print(sys.modules['IPython'] is IPython)")
-    done = subprocess.run([sys.executable, "-c", notebook], cwd=ROOT, env=env, capture_output=True, text=True,
-                          timeout=600)
+    done = _python("import sys, IPython; from plates.explorer import serving_process; serving_process(); "
+                   "print(sys.modules['IPython'] is IPython)")
     assert done.stdout.split() == ["True"], done.stderr
+
+
+def test_a_serving_process_does_not_rewrite_gradios_stubs_and_gradio_still_works():
+    """In a serving process Gradio's per-class stub rewriter (`gradio.component_meta.create_or_modify_pyi`,
+    ~40% of its import time) is the no-op of `plates.explorer`, and components and events still work; a process
+    that imported Gradio first keeps Gradio's own."""
+    done = _python("import plates.explorer as e; e.serving_process(); import gradio as gr, gradio.component_meta as cm\n"
+                   "with gr.Blocks() as demo:\n    box = gr.Textbox('a')\n    box.change(lambda x: x, box, box)\n"
+                   "print(cm.create_or_modify_pyi is e._no_stub_rewrite, len(demo.fns), "
+                   "any(type(f).__name__ == '_NoStubRewrite' for f in __import__('sys').meta_path))")
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.split() == ["True", "1", "False"]  # skipped; the event is wired; the finder left
+    done = _python("import gradio.component_meta as cm, plates.explorer as e; e.serving_process(); "
+                   "print(cm.create_or_modify_pyi is e._no_stub_rewrite)")
+    assert done.stdout.split() == ["False"], done.stderr
+
+
+def test_importing_the_explorer_loads_no_heavy_library():
+    """`plates.explorer.app` imports neither local models (torch, transformers, onnxruntime), nor statistics or
+    fits (scipy.stats, scipy.optimize), nor plotting (matplotlib, colour-science's plotting): each loads where
+    it is used. A serving process (`plates.explorer.serving_process`) does not import colour-science either."""
+    code = "import plates.explorer.app"
+    assert heavy_in(loaded_after(code)) == [], HOW_TO_FIND.replace("CODE", code)
+    code = "import plates.explorer as e; e.serving_process(); import plates.explorer.app"
+    assert heavy_in(loaded_after(code), (*HEAVY, "colour")) == [], HOW_TO_FIND.replace("CODE", code)
+
+
+def test_building_the_explorer_loads_no_model_or_statistics_library():
+    """Building the app (its warm-up draws the first page's plate with colour-science) loads no local model
+    library and no statistics: those wait for a tab that uses them."""
+    modules = loaded_after("from plates.explorer.app import build_app\nfrom plates.explorer.policy import Policy\n"
+                           "build_app(Policy()).close()")
+    assert "colour" in modules  # the warm-up ran: the first page's plate was drawn
+    assert heavy_in(modules, ("torch", "transformers", "onnxruntime", "scipy.stats")) == [], HOW_TO_FIND

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from plates.explorer.ellipse import CENTRES, limits, live_ellipse
+from plates.explorer.ellipse import limits, live_ellipse, offered_centres
 from plates.explorer.policy import Policy
 from plates.models.baseline import BaselineBackend
 
@@ -34,7 +34,7 @@ def test_one_centre_with_the_bundled_reader(reader):
 def test_public_limits(reader, args, says):
     with pytest.raises(ValueError, match=says):
         live_ellipse(reader, *args, Policy(public=True))
-    assert limits(Policy(public=True))[0] < limits(Policy())[0] and "macadam-13" in CENTRES
+    assert limits(Policy(public=True))[0] < limits(Policy())[0] and "macadam-13" in offered_centres()
 
 
 def test_the_tab_answers_through_the_app():

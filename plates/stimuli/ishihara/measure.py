@@ -33,7 +33,6 @@ from dataclasses import asdict, dataclass
 from typing import TYPE_CHECKING
 
 import numpy as np
-from scipy.spatial import cKDTree
 
 from plates import colour as C
 from plates.colour.gamut import bisect
@@ -252,6 +251,8 @@ def _delta_e_lab(a: np.ndarray, b: np.ndarray) -> np.ndarray:
 def _nearest_pairs(fg_lab: np.ndarray, bg_lab: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """(fg, bg) CIELAB rows pairing each foreground colour with its `NEIGHBOURS` nearest background colours
     (CIELAB, Euclidean): the pairs among which the smallest CIEDE2000 is searched."""
+    from scipy.spatial import cKDTree  # lazy: ~0.3 s of CPU the dashboard's pages never need
+
     k = min(NEIGHBOURS, len(bg_lab))
     _, idx = cKDTree(bg_lab).query(fg_lab, k=k)
     idx = np.asarray(idx).reshape(len(fg_lab), k)

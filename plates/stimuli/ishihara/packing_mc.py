@@ -38,7 +38,6 @@ from functools import lru_cache
 
 import numpy as np
 from PIL import Image, ImageDraw
-from scipy.spatial import cKDTree
 
 from plates.stimuli.ishihara.packing import Packing
 
@@ -346,6 +345,8 @@ def _pairs(x: np.ndarray, y: np.ndarray, reach: float, interacts) -> list[tuple[
     ascending, the distances D_ij). Candidates are the pairs closer than ``reach`` (a k-d tree, with a margin
     for its own rounding); ``interacts(i, j, D)`` (arrays) keeps those that matter. D_ij is computed as the
     one-by-one loop does (`_dist`)."""
+    from scipy.spatial import cKDTree  # lazy: ~0.3 s of CPU that importing plates (the dashboard) never needs
+
     found = cKDTree(np.c_[x, y]).query_pairs(reach + 1e-6 * (1.0 + reach), output_type="ndarray")
     if found.size == 0:
         return []

@@ -60,7 +60,6 @@ from types import MappingProxyType
 from typing import Any
 
 import numpy as np
-from scipy import ndimage
 
 from plates.colour import srgb255_to_lab
 from plates.stimuli.base import Stimulus
@@ -273,6 +272,8 @@ def _separate(stim, regions: list[dict]) -> bool:
     mask = np.zeros(stim.image.size[::-1], dtype=bool)
     for r in regions:
         mask |= stim.masks[r["region"]]
+    from scipy import ndimage  # lazy: ~0.3 s of CPU that only asking about a scene needs
+
     return ndimage.label(mask, structure=np.ones((3, 3)))[1] == len(regions)
 
 
