@@ -73,8 +73,8 @@ def summarise(run: EllipseRun, states: Mapping[tuple[int, int], AdaptiveState], 
                                "ci_low": e.ci_low, "ci_high": e.ci_high, "gamut_max": gmax, "code_steps": steps,
                                "limits": ",".join(flags), "trials": e.trials, "status": e.status,
                                "message": e.message})
-            if run.mode != "uv" or gamut_limited or range_limited:
-                continue
+            if run.mode != "uv" or gamut_limited or range_limited or not state.history:
+                continue  # no radius from a direction at a limit, or never asked (a person who stopped early)
             draw = threshold_draws(state, draws, rng, INTERVAL_METHODS[0])
             uv0 = xy_to_uv(c.xy_drawn)
             unit = shown_unit(run, c, k, e.threshold, uv0)
