@@ -33,7 +33,7 @@ import numpy as np
 from scipy import optimize, special, stats
 
 from plates.stimuli.ishihara.labels import LABEL_SPACES
-from plates.validation import check_choice
+from plates.validation import check_choice, check_int
 
 __all__ = [
     "ANSWER_KINDS",
@@ -105,9 +105,7 @@ def guess_rate(answer_kind: str, n_options: int | None = None, label_space_size:
     (0.5, 0.25, 0.0111)
     """
     def count(name: str, value: Any) -> int:
-        if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or value < 2:
-            raise ValueError(f"{name} must be an integer >= 2 for answer kind {answer_kind!r}, got {value!r}")
-        return int(value)
+        return check_int(name, value, 2, note=f" for answer kind {answer_kind!r}")
 
     check_choice("answer kind", answer_kind, ANSWER_KINDS)
     extra = {"n_options": n_options, "label_space_size": label_space_size}

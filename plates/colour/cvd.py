@@ -17,6 +17,7 @@ from functools import lru_cache
 import numpy as np
 
 from plates.colour.spaces import colour_science
+from plates.validation import check_number
 
 __all__ = ["CVD_KINDS", "CVD_VIEWS", "machado_matrix", "simulate_cvd"]
 
@@ -46,8 +47,7 @@ def _table(kind: str) -> tuple[np.ndarray, np.ndarray]:
 def _check(kind: str, severity: float) -> None:
     if kind != "none" and kind not in CVD_KINDS:
         raise ValueError(f"cvd kind {kind!r} is not valid; allowed: none, {', '.join(CVD_KINDS)}")
-    if isinstance(severity, bool) or not isinstance(severity, int | float) or not 0 <= severity <= 1:
-        raise ValueError(f"cvd severity {severity!r} is not valid; allowed: a number in 0-1")
+    check_number("cvd severity", severity, 0, 1)
 
 
 def machado_matrix(kind: str, severity: float) -> np.ndarray:

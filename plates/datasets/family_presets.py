@@ -16,7 +16,7 @@ from plates.datasets import illusions as ill
 from plates.datasets import scenes as sc
 from plates.datasets.presets import PRESETS
 from plates.datasets.write import Entry
-from plates.validation import suggestion
+from plates.validation import check_int, suggestion
 
 __all__ = ["FAMILY_PRESETS", "FamilyPreset", "get_family_preset", "presets_by_family", "presets_listing",
            "unknown_preset"]
@@ -56,11 +56,8 @@ class FamilyPreset:
         allowed sizes otherwise (never replaced by another size)."""
         if size is None:
             return self.default_size
-        lo, hi = self.sizes
-        if isinstance(size, bool) or not isinstance(size, int) or not lo <= size <= hi:
-            raise ValueError(f"size={size!r} is not valid for preset {self.name!r}; allowed: an integer "
-                             f"{lo}-{hi} (px; default {self.default_size})")
-        return size
+        return check_int("size", size, *self.sizes,
+                         note=f" for preset {self.name!r} (px; default {self.default_size})")
 
 
 def _presets() -> dict[str, FamilyPreset]:
