@@ -18,8 +18,7 @@ from plates.datasets.presets import PRESETS
 from plates.datasets.write import Entry
 from plates.validation import check_int, suggestion
 
-__all__ = ["FAMILY_PRESETS", "FamilyPreset", "get_family_preset", "presets_by_family", "presets_listing",
-           "unknown_preset"]
+__all__ = ["FAMILY_PRESETS", "FamilyPreset", "presets_by_family", "presets_listing", "unknown_preset"]
 
 
 @dataclass(frozen=True)
@@ -89,13 +88,6 @@ def _presets() -> dict[str, FamilyPreset]:
 
 #: Preset name -> FamilyPreset (read-only).
 FAMILY_PRESETS: Mapping[str, FamilyPreset] = MappingProxyType(_presets())
-
-
-def get_family_preset(name: str) -> FamilyPreset:
-    """The family preset called ``name``; ValueError listing them otherwise."""
-    if name not in FAMILY_PRESETS:
-        raise unknown_preset(name)
-    return FAMILY_PRESETS[name]
 
 
 def presets_by_family() -> dict[str, tuple[str, ...]]:
