@@ -67,7 +67,7 @@ STATUSES = ("fit", "below-range", "above-range", "non-monotonic", "at-chance", "
 #: Significance level of `monotone_test` and `chance_test` behind the "non-monotonic" and "at-chance" statuses.
 MONOTONE_ALPHA = 0.001
 CHANCE_ALPHA = 0.01
-_MONOTONE_DRAWS = 1000  # parametric bootstrap draws of `monotone_test` (its p is never below 1/1001)
+MONOTONE_DRAWS = 1000  # parametric bootstrap draws of `monotone_test` (its p is never below 1/1001)
 EPS = 1e-12  # ψ is clipped to [EPS, 1 - EPS] inside logarithms
 
 
@@ -546,7 +546,7 @@ def bernoulli_ll(k: np.ndarray, n: np.ndarray, p: np.ndarray) -> float:
     return float(np.sum(special.xlogy(k, p) + special.xlogy(n - k, 1.0 - p)))
 
 
-def _iso_deviance(k: np.ndarray, n: np.ndarray) -> tuple[float, np.ndarray]:
+def iso_deviance(k: np.ndarray, n: np.ndarray) -> tuple[float, np.ndarray]:
     """2 (log L of one accuracy per level − log L of the best non-decreasing accuracies) and the latter."""
     rate = k / n
     iso = np.clip(optimize.isotonic_regression(rate, weights=n, increasing=True).x, 0.0, 1.0)
@@ -555,13 +555,13 @@ def _iso_deviance(k: np.ndarray, n: np.ndarray) -> tuple[float, np.ndarray]:
 
 def monotone_from_counts(groups: Sequence[tuple[np.ndarray, np.ndarray]]) -> list[tuple[float, float]]:
     """(deviance, p) of the saturated per-level fit against the best non-decreasing one (`monotone_test`) for
-    each group of (correct per level, trials per level), every group's bootstrap together (`_iso_deviances`)."""
+    each group of (correct per level, trials per level), every group's bootstrap together (`iso_deviances`)."""
     out: list[tuple[float, float]] = [(0.0, 1.0)] * len(groups)
     boot = []  # (group, trials, observed deviance, isotonic fit): the groups the bootstrap settles
     for g, (k, n) in enumerate(groups):
         if k.size < 2:
             continue
-        deviance, iso = _iso_deviance(k, n)
+        deviance, iso = iso_deviance(k, n)
         if deviance < 1e-9:
             continue
         pooled_out = k.size - 1 - int(np.count_nonzero(np.abs(np.diff(iso)) > 1e-12))
@@ -576,29 +576,29 @@ def monotone_from_counts(groups: Sequence[tuple[np.ndarray, np.ndarray]]) -> lis
     boot.sort(key=lambda b: b[1].size)
     while boot:
         take = 1
-        while take < len(boot) and (take + 1) * _MONOTONE_DRAWS * boot[take][1].size <= _BOOT_CELLS:
+        while take < len(boot) and (take + 1) * MONOTONE_DRAWS * boot[take][1].size <= _BOOT_CELLS:
             take += 1
         part, boot = boot[:take], boot[take:]
         width = part[-1][1].size
-        k_all = np.zeros((take * _MONOTONE_DRAWS, width))
-        n_all = np.zeros((take * _MONOTONE_DRAWS, width))
+        k_all = np.zeros((take * MONOTONE_DRAWS, width))
+        n_all = np.zeros((take * MONOTONE_DRAWS, width))
         for j, (_, n, _, iso) in enumerate(part):
-            rows = slice(j * _MONOTONE_DRAWS, (j + 1) * _MONOTONE_DRAWS)
+            rows = slice(j * MONOTONE_DRAWS, (j + 1) * MONOTONE_DRAWS)
             rng = np.random.Generator(np.random.PCG64(0))
-            k_all[rows, :n.size] = rng.binomial(n.astype(np.int64), iso, size=(_MONOTONE_DRAWS, n.size))
+            k_all[rows, :n.size] = rng.binomial(n.astype(np.int64), iso, size=(MONOTONE_DRAWS, n.size))
             n_all[rows, :n.size] = n
-        above = (_iso_deviances(k_all, n_all).reshape(take, _MONOTONE_DRAWS)
+        above = (iso_deviances(k_all, n_all).reshape(take, MONOTONE_DRAWS)
                  >= np.array([d for _, _, d, _ in part])[:, None] - 1e-9).sum(axis=1)
         for (g, _, deviance, _), count in zip(part, above):
-            out[g] = (deviance, (1 + int(count)) / (1 + _MONOTONE_DRAWS))
+            out[g] = (deviance, (1 + int(count)) / (1 + MONOTONE_DRAWS))
     return out
 
 
 _BOOT_CELLS = 2**19  # draws x levels per bootstrap pass (4 MB a number array: the page stays small)
 
 
-def _iso_deviances(k: np.ndarray, n: np.ndarray) -> np.ndarray:
-    """`_iso_deviance` of each row of ``k`` (rows, levels) over its trials ``n`` (rows, levels; a row of fewer
+def iso_deviances(k: np.ndarray, n: np.ndarray) -> np.ndarray:
+    """`iso_deviance` of each row of ``k`` (rows, levels) over its trials ``n`` (rows, levels; a row of fewer
     levels padded at the end with no trials), all rows at once: pool-adjacent-violators (Barlow et al. 1972,
     ch. 1) on every row together, a stack of blocks (answers, trials) per row; each level is pushed, then pooled
     into the block below while less accurate (compared as cross products of whole counts: exact). A block's

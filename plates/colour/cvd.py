@@ -34,7 +34,7 @@ def _decode_lut() -> np.ndarray:
 
 
 @lru_cache(maxsize=3)
-def _table(kind: str) -> tuple[np.ndarray, np.ndarray]:
+def severity_table(kind: str) -> tuple[np.ndarray, np.ndarray]:
     """(severities (11,), matrices (11, 3, 3)) of Machado et al.'s table for ``kind``, read-only."""
     rows = colour_science().blindness.CVD_MATRICES_MACHADO2010[CVD_KINDS[kind]]
     severities = np.array(sorted(rows), dtype=np.float64)
@@ -90,7 +90,7 @@ def machado_matrix(kind: str, severity: float) -> np.ndarray:
         return np.eye(3)
     with warnings.catch_warnings():  # importing the table may warn about matplotlib; nothing here is plotted
         warnings.simplefilter("ignore")
-        severities, matrices = _table(kind)
+        severities, matrices = severity_table(kind)
     s = float(severity)
     i = int(np.clip(np.searchsorted(severities, s, side="right") - 1, 0, len(severities) - 2))
     a, b = severities[i], severities[i + 1]
