@@ -44,7 +44,7 @@ def test_the_cli_passes_workers_and_size_to_a_family_preset(tmp_path, capsys):
     assert pq.read_table(tmp_path / "manifest.parquet").column("size").to_pylist() == [128] * 3
     assert main(["generate", "--preset", "rcid-contrast", "--out", str(tmp_path / "b"), "--size", "4000",
                  "--no-progress"]) == 2
-    assert "allowed: an integer 64-2048" in capsys.readouterr().err
+    assert "allowed: an integer in [64, 2048] for preset 'rcid-contrast'" in capsys.readouterr().err
 
 
 @pytest.mark.slow

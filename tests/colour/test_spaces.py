@@ -97,7 +97,7 @@ def test_simulate_cvd():
     assert C.delta_e2000(p[0, 0], p[0, 1]) < C.delta_e2000((200, 60, 40), (60, 140, 40))
     with pytest.raises(ValueError, match="allowed: none, protan, deutan, tritan"):
         C.simulate_cvd(img, "achromat", 1.0)
-    with pytest.raises(ValueError, match="0-1"):
+    with pytest.raises(ValueError, match=r"cvd severity=1.5 is not valid; allowed: a number in \[0, 1\]"):
         C.simulate_cvd(img, "protan", 1.5)
 
 
