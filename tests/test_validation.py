@@ -184,6 +184,8 @@ _HAND_WRITTEN = [re.compile(p) for p in (
     r"isinstance\(\s*(?P<v>[\w.\[\]]+)\s*,[^)]*\b(?:int|float|Real|Integral)\b[^)]*\)\)?\s*and\s+not\s+"
     r"isinstance\(\s*(?P=v)\s*,\s*bool\s*\)",
     r"not\s+isinstance\(\s*(?P<v>[\w.\[\]]+)\s*,\s*\(?(?:int|float)\b[^)]*\)\)?\s*or\s+(?P=v)\s*[<>]",
+    r"not\s+isinstance\(\s*(?P<v>[\w.\[\]]+)\s*,\s*bool\s*\)\s*and\s+isinstance\(\s*(?P=v)\s*,",
+    r"isinstance\(\s*(?P<v>[\w.\[\]]+)\s*,\s*\(?int\b[^)]*\bfloat\b[^)]*\)\)?\s*and\s+(?:math|np)\.isfinite\(\s*(?P=v)",
 )]
 
 
@@ -197,3 +199,5 @@ def test_no_number_check_is_written_by_hand_outside_plates_validation():
     assert _HAND_WRITTEN[0].search("if isinstance(n, bool) or not isinstance(n, int):")  # the test can fail
     assert _HAND_WRITTEN[2].search("isinstance(v, (int, float)) and not isinstance(v, bool)")
     assert _HAND_WRITTEN[3].search("if not isinstance(self.max_tokens, int) or self.max_tokens < 1:")
+    assert _HAND_WRITTEN[4].search("not isinstance(v, bool)\n and isinstance(v, int | float)")
+    assert _HAND_WRITTEN[5].search("isinstance(t, (int, float)) and math.isfinite(t) and t > 0")
