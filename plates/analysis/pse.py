@@ -400,7 +400,7 @@ def fit_pse_counts(
 
 
 def parameter_bounds(xs: np.ndarray, three: bool, fixed: bool) -> list[tuple[float, float]]:
-    """The box of θ = (μ, log β[, δ][, λ]): μ within a span either side of the levels, β from 0.5 to 1000 per
+    """The box of θ = ``(μ, log β[, δ][, λ])``: μ within a span either side of the levels, β from 0.5 to 1000 per
     span, δ up to a span, λ up to `LAPSE_MAX`."""
     x_lo, x_hi = float(xs[0]), float(xs[-1])
     span = x_hi - x_lo
@@ -480,7 +480,7 @@ def _grid_logs(grid_x: np.ndarray, bounds: list[tuple[float, float]], alternativ
 
 def batch_nll(x: np.ndarray, counts: np.ndarray, alternatives: int, lapse: float | None,
                family: str) -> likelihood.BatchFun:
-    """The negative log-likelihood and its analytic gradient in θ = (μ, log β[, δ][, λ]) of many groups:
+    """The negative log-likelihood and its analytic gradient in θ = ``(μ, log β[, δ][, λ])`` of many groups:
     ``x`` (G, levels), ``counts`` (G, alternatives, levels) (padded levels hold no answers)."""
     three, fixed = alternatives == 3, lapse is not None
     k = len(outcomes(alternatives))
