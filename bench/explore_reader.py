@@ -5,8 +5,8 @@ Renders, on every core, the benchmark's foreign plates (bench/foreign_plates.py,
 standard variant (900 px) and ``N_TRAIN`` training plates of :func:`plates.reader.data.sample_plate` (the
 training seeds), each preprocessed in every mode of ``MODES`` at every side of ``INPUTS`` (comma-separated env
 lists; default the default recipe's, ``contrast-dots`` at 64 px); then trains each candidate of the JSON list
-``CANDS`` on the GPU with the training schedule of :mod:`plates.reader.train` (AdamW, warm-up + cosine, the same
-affine augmentation) and scores it on those plates (exact match, the benchmark's label spaces). Candidate keys:
+``CANDS`` on the GPU with the training loop of :mod:`plates.reader.train` (``fit``: AdamW, warm-up + cosine, the
+same affine augmentation, channels-last) and scores it on those plates (exact match, the benchmark's label spaces). Candidate keys:
 name, mode, skew, n (plates), cards (glyph cards), steps, bs, width, lr, seed, input (the network's input side, one of ``INPUTS``;
 sides the shipped network does not take pool to its (2 x 3) grid adaptively), mix (a name in ``MIXES``; default
 the first); a key left out takes the default recipe's value (``TrainConfig()``; seed 0). ``MIXES`` is a JSON
@@ -18,7 +18,7 @@ replaces ``data.EXTRA_FONTS``, to try a font set before it ships) and cards (tha
 left out the default recipe's;
 default one mix, ``{"default": {}}``. ``N_FOREIGN_ALNUM`` plates (default ``N_FOREIGN``) of the
 alphanumeric variant, whose misses are the rarest. Plates, augmentation and the benchmark's seeds come from
-:func:`plates.reader.data.training_image`, :func:`plates.reader.train._augment` and
+:func:`plates.reader.data.training_image`, :func:`plates.reader.train.fit` and
 ``bench_baseline.foreign_plate``. Writes one ONNX per candidate, ``results.json`` and ``table.md`` to ``OUT``.
 
 GPU float sums differ from the CPU recipe, so its weights are not what ``plates train-baseline`` writes; the
@@ -30,11 +30,11 @@ INPUTS=64,96 python3 bench/explore_reader.py``.
 from __future__ import annotations
 
 import json
-import math
 import os
 import sys
 import time
 from concurrent.futures import ProcessPoolExecutor
+from dataclasses import replace
 from pathlib import Path
 
 import numpy as np
@@ -44,9 +44,9 @@ import bench_baseline  # noqa: E402  (bench/: the benchmark's plates and seeds)
 import foreign_plates as F  # noqa: E402  (bench/, held out from the package on purpose)
 
 from plates.reader import data  # noqa: E402
-from plates.reader.coding import N_CLASSES, N_POSITIONS, best_label, encode  # noqa: E402
+from plates.reader.coding import best_label, encode  # noqa: E402
 from plates.reader.preprocess import preprocess  # noqa: E402
-from plates.reader.train import QUANT, TrainConfig, _augment, quantise  # noqa: E402
+from plates.reader.train import QUANT, TrainConfig, fit, quantise  # noqa: E402
 from plates.stimuli.ishihara.plate import render  # noqa: E402
 
 #: The default recipe (plates train-baseline): every mix and candidate key left out takes its value.
@@ -133,44 +133,27 @@ def score(evalset: dict, predict, mode: str, size: int) -> dict[str, float]:
 
 
 def train_candidate(cand: dict, xs: dict, ys: np.ndarray, dev: str, n_cards: int):
+    """The candidate's network trained by `plates.reader.train.fit` (the recipe's loop) on ``dev``."""
     import torch
 
     from plates.reader.model import GRID_POOL, PlateReader
-    from plates.reader.train import one_cycle
 
-    mode, n, seed = cand.get("mode", DEFAULT.mode), cand.get("n", DEFAULT.n_train), cand.get("seed", 0)
-    steps, bs = cand.get("steps", DEFAULT.total_steps), cand.get("bs", DEFAULT.batch_size)
-    lr, skew, size = cand.get("lr", DEFAULT.lr), cand.get("skew", DEFAULT.skew), cand.get("input", DEFAULT.input_size)
+    mode, n, size = cand.get("mode", DEFAULT.mode), cand.get("n", DEFAULT.n_train), cand.get("input", DEFAULT.input_size)
     n_plates, cards = len(ys) - n_cards, cand.get("cards", DEFAULT.cards)
     if n > n_plates or cards > n_cards:
         raise ValueError(f"candidate {cand['name']!r} asks for n={n} plates and {cards} cards; rendered "
                          f"{n_plates} and {n_cards}")
-    torch.manual_seed(seed)
+    config = replace(DEFAULT, seed=cand.get("seed", 0), n_train=n, cards=cards, steps=cand.get("steps", DEFAULT.total_steps),
+                     batch_size=cand.get("bs", DEFAULT.batch_size), lr=cand.get("lr", DEFAULT.lr),
+                     skew=cand.get("skew", DEFAULT.skew), width=cand.get("width", DEFAULT.width))
+    torch.manual_seed(config.seed)
     pick = np.r_[0:n, n_plates : n_plates + cards]
-    xt, yt = torch.from_numpy(xs[(mode, size)][pick]).to(dev), torch.from_numpy(ys[pick]).to(dev)
-    n = len(pick)
-    model = PlateReader(width=cand.get("width", DEFAULT.width), input_size=size if size in GRID_POOL else 96)
+    model = PlateReader(width=config.width, input_size=size if size in GRID_POOL else 96)
     if size not in GRID_POOL:  # a size the shipped network does not take: the (2 x 3) grid by adaptive pooling
         model.features[-1] = torch.nn.AdaptiveAvgPool2d((2, 3))  # (what GRID_POOL spells out for 64 and 96)
     model = model.to(dev)
-    opt = torch.optim.AdamW(model.parameters(), lr=lr, weight_decay=1e-4)
-    loss_fn = torch.nn.CrossEntropyLoss(label_smoothing=0.05)
-    gen, rng = torch.Generator().manual_seed(seed), np.random.default_rng(seed)
-    per_epoch, order = math.ceil(n / bs), None
-    model.train()
-    for step in range(steps):
-        b = step % per_epoch
-        if b == 0:
-            order = torch.from_numpy(rng.permutation(n)).to(dev)
-        for group in opt.param_groups:
-            group["lr"] = one_cycle(step / steps, lr)
-        idx = order[b * bs : (b + 1) * bs]
-        xb = _augment(torch, xt[idx].float() / QUANT, gen, skew)
-        loss = loss_fn(model(xb).reshape(-1, N_CLASSES), yt[idx].reshape(-1)) * N_POSITIONS
-        opt.zero_grad(set_to_none=True)
-        loss.backward()
-        opt.step()
-    return model.eval(), float(loss.item())
+    loss = fit(model, xs[(mode, size)][pick], ys[pick], config, device=dev)
+    return model.eval(), loss
 
 
 def main() -> None:

@@ -34,6 +34,8 @@ from dataclasses import dataclass, field
 
 import psutil
 
+from plates.validation import check_int, check_number
+
 __all__ = ["MEMORY_BUDGET_BYTES", "MEMORY_BUDGET_ENV", "QUIZ_STORE_SHARE_BYTES",
            "QUIZ_STORE_WINDOW_S", "SESSION_TTL_S", "Admission", "MemoryBudget", "RateLimit", "Refused", "Slots", "UploadGate", "client_address", "hosted_space", "memory_budget", "process_rss"]
 
@@ -139,12 +141,9 @@ class RateLimit:
 
     def __init__(self, what: str, per_client: int, window_s: float, *, total: int | None = None,
                  unit: str = "", max_clients: int = 10_000, clock: Callable[[], float] = time.monotonic) -> None:
-        if isinstance(per_client, bool) or not isinstance(per_client, int) or per_client < 1:
-            raise ValueError(f"per_client={per_client!r} is not allowed; allowed: an integer >= 1")
-        if total is not None and (isinstance(total, bool) or not isinstance(total, int) or total < per_client):
-            raise ValueError(f"total={total!r} is not allowed; allowed: None or an integer >= per_client")
-        if not (isinstance(window_s, (int, float)) and math.isfinite(window_s) and window_s > 0):
-            raise ValueError(f"window_s={window_s!r} is not allowed; allowed: seconds > 0")
+        check_int("per_client", per_client, 1)
+        check_int("total", total, per_client, none_ok=True)
+        check_number("window_s", window_s, 0, open=True, note=" (seconds)")
         self.what, self.per_client, self.total, self.unit = what, per_client, total, unit
         self.window_s, self.max_clients, self._clock = float(window_s), int(max_clients), clock
         self._events: OrderedDict[str, deque[tuple[float, int]]] = OrderedDict()
@@ -180,8 +179,7 @@ class RateLimit:
         ValueError
             When ``amount`` is not an integer >= 0.
         """
-        if isinstance(amount, bool) or not isinstance(amount, int) or amount < 0:
-            raise ValueError(f"amount={amount!r} is not allowed; allowed: an integer >= 0")
+        check_int("amount", amount, 0)
         now, span = self._clock(), _minutes(self.window_s)
         with self._lock:
             for other in list(self._events):  # the total needs every address's window up to date
@@ -250,8 +248,7 @@ class MemoryBudget:
     """
 
     def __init__(self, limit_bytes: int, *, rss: Callable[[], int] = process_rss) -> None:
-        if isinstance(limit_bytes, bool) or not isinstance(limit_bytes, int) or limit_bytes < 1:
-            raise ValueError(f"limit_bytes={limit_bytes!r} is not allowed; allowed: bytes >= 1")
+        check_int("limit_bytes", limit_bytes, 1, note=" (bytes)")
         self.limit_bytes, self._rss = limit_bytes, rss
 
     def check(self, what: str) -> None:
@@ -299,10 +296,8 @@ class Slots:
 
     def __init__(self, what: str, capacity: int, ttl_s: float, *, on_expire: Callable[[str], None] | None = None,
                  clock: Callable[[], float] = time.monotonic) -> None:
-        if isinstance(capacity, bool) or not isinstance(capacity, int) or capacity < 1:
-            raise ValueError(f"capacity={capacity!r} is not allowed; allowed: an integer >= 1")
-        if not (isinstance(ttl_s, (int, float)) and math.isfinite(ttl_s) and ttl_s > 0):
-            raise ValueError(f"ttl_s={ttl_s!r} is not allowed; allowed: seconds > 0")
+        check_int("capacity", capacity, 1)
+        check_number("ttl_s", ttl_s, 0, open=True, note=" (seconds)")
         self.what, self.capacity, self.ttl_s = what, capacity, float(ttl_s)
         self._on_expire, self._clock = on_expire, clock
         self._seen: OrderedDict[str, float] = OrderedDict()  # session -> last touched, oldest first

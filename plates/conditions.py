@@ -95,10 +95,7 @@ class Condition:
         check_size("size", self.size, none_ok=True)
         if not isinstance(self.grayscale, bool):
             raise ValueError(f"grayscale={self.grayscale!r} is not valid; allowed: True or False")
-        if isinstance(self.hue_shift, bool) or not isinstance(self.hue_shift, int | float) or not math.isfinite(
-            self.hue_shift
-        ):
-            raise ValueError(f"hue_shift={self.hue_shift!r} is not valid; allowed: a finite number of degrees")
+        check_number("hue_shift", self.hue_shift, note=" (degrees)")
         check_choice("cvd", self.cvd, CVD_VIEWS)
         check_number("cvd_severity", self.cvd_severity, 0, 1)
         check_choice("hue_space", self.hue_space, HUE_SPACES)

@@ -30,7 +30,15 @@ _PNG_SIGNATURE = b"\x89PNG\r\n\x1a\n"
 _COLOUR_CHUNKS = frozenset({b"PLTE", b"tRNS", b"gAMA", b"cHRM", b"iCCP", b"sBIT", b"cICP", b"mDCV", b"cLLI"})
 
 
-def _chunk(kind: bytes, data: bytes) -> bytes:
+def png_chunk(kind: bytes, data: bytes) -> bytes:
+    """One PNG chunk: length, ``kind`` (e.g. ``b"IDAT"``), ``data`` and the CRC-32 of kind and data (PNG
+    specification, 3rd ed., §5.3).
+
+    Examples
+    --------
+    >>> png_chunk(b"IEND", b"").hex()
+    '0000000049454e44ae426082'
+    """
     return struct.pack(">I", len(data)) + kind + data + struct.pack(">I", zlib.crc32(kind + data) & 0xFFFFFFFF)
 
 
@@ -76,8 +84,8 @@ def encode_png(image: Image.Image | np.ndarray, compress_level: int = 2) -> byte
     rows[:, 1:] = pixels.reshape(h, 3 * w)
     ihdr = struct.pack(">IIBBBBB", w, h, 8, 2, 0, 0, 0)  # 8-bit truecolour, deflate, no interlace
     return b"".join((
-        b"\x89PNG\r\n\x1a\n", _chunk(b"IHDR", ihdr), _chunk(b"sRGB", b"\x00"),
-        _chunk(b"IDAT", _deflate(rows, compress_level)), _chunk(b"IEND", b""),
+        b"\x89PNG\r\n\x1a\n", png_chunk(b"IHDR", ihdr), png_chunk(b"sRGB", b"\x00"),
+        png_chunk(b"IDAT", _deflate(rows, compress_level)), png_chunk(b"IEND", b""),
     ))
 
 

@@ -49,6 +49,7 @@ from typing import Any
 from plates.install import extra_hint
 from plates.shards import Shard
 from plates.storage import Store, open_store, s3_endpoint, s3_region
+from plates.validation import check_number
 
 __all__ = ["GENERATE", "LEASES", "TTL", "Lease", "run_lease", "set_lease"]
 
@@ -241,8 +242,7 @@ def set_lease(out: str | Store, shard: Shard | None = None, *, take_over: bool =
 def _hold(out: str | Store, name: str, whole: str, shard: Shard | None, *, take_over: bool, ttl: float,
           lost: str) -> Iterator[Lease]:
     """The lease ``name`` (``whole``: the writer in words; ``lost``: what a lost lease means) under ``out``."""
-    if not (isinstance(ttl, (int, float)) and not isinstance(ttl, bool) and ttl >= 4):
-        raise ValueError(f"ttl={ttl!r} is not valid; allowed: a number of seconds >= 4")
+    check_number("ttl", ttl, 4, note=" (seconds)")
     store = open_store(out)
     if not store.object_store:
         raise ValueError(f"leases are for object stores; {store.url!r} is a local folder (plates.runs.locks)")

@@ -21,6 +21,8 @@ import hashlib
 import re
 from dataclasses import dataclass
 
+from plates.validation import check_int
+
 _SPELLING = re.compile(r"^\s*(\d{1,6})\s*/\s*(\d{1,6})\s*$")
 
 
@@ -46,8 +48,7 @@ class Shard:
 
     def __post_init__(self) -> None:
         for name, value in (("index", self.index), ("count", self.count)):
-            if isinstance(value, bool) or not isinstance(value, int):
-                raise ValueError(f"shard {name} must be an integer, got {value!r}")
+            check_int(f"shard {name}", value)
         if not 1 <= self.index <= self.count:
             raise ValueError(f"shard {self.index}/{self.count} is not valid; allowed: I/N with 1 <= I <= N")
 

@@ -20,12 +20,13 @@ from __future__ import annotations
 
 import difflib
 import math
+import numbers
 import re
 from collections.abc import Iterable, Mapping
 from typing import Any, TypeVar
 
 __all__ = ["IMAGE_SIZES", "check_choice", "check_int", "check_keys", "check_list", "check_number", "check_size",
-           "lookup", "not_known", "suggestion"]
+           "is_number", "lookup", "not_known", "suggestion"]
 
 #: The sizes (px, longest side) a viewing condition may scale an image to, inclusive: the one size rule of
 #: ``plates.conditions`` and the experiment file's ``conditions.sizes``.
@@ -161,18 +162,37 @@ def check_choice(what: str, value: T, allowed: Iterable[Any], *, extra: str = ""
     return value
 
 
+def is_number(value: Any, *, integer: bool = False) -> bool:
+    """Whether ``value`` is a number, never a bool: a real (``int``, ``float``, numpy's integers and floats,
+    any ``numbers.Real``), or with ``integer`` an integral one (``int``, numpy's integers). The one test behind
+    `check_number` and `check_int`, for code that asks rather than refuses (an optional field of a reply)."""
+    return not isinstance(value, bool) and isinstance(value, numbers.Integral if integer else numbers.Real)
+
+
 def _show(bound: float) -> str:
     return str(bound) if isinstance(bound, int) else f"{bound:g}"
 
 
-def _refuse(name: str, value: Any, what: str, lo: float | None, hi: float | None, none_ok: bool) -> ValueError:
-    span = ("" if lo is None and hi is None else f" >= {_show(lo)}" if hi is None else f" <= {_show(hi)}"
-            if lo is None else f" in [{_show(lo)}, {_show(hi)}]")
-    return ValueError(f"{name}={value!r} is not valid; allowed: {what}{span}" + (" or None" if none_ok else ""))
+def _refuse(name: str, value: Any, what: str, lo: float | None, hi: float | None, none_ok: bool,
+            open: bool | str = False, note: str = "") -> ValueError:
+    left, right = ("(" if open in (True, "lo") else "["), (")" if open in (True, "hi") else "]")
+    span = ("" if lo is None and hi is None else f" {'>' if left == '(' else '>='} {_show(lo)}" if hi is None
+            else f" {'<' if right == ')' else '<='} {_show(hi)}" if lo is None
+            else f" in {left}{_show(lo)}, {_show(hi)}{right}")
+    return ValueError(f"{name}={value!r} is not valid; allowed: {what}{span}" + (" or None" if none_ok else "")
+                      + note)
 
 
-def check_number(name: str, value: Any, lo: float, hi: float, *, integer: bool = False,
-                 none_ok: bool = False, text: bool = False) -> Any:
+def _within(x: Any, lo: float | None, hi: float | None, open: bool | str) -> bool:
+    if open not in (False, True, "lo", "hi"):
+        raise ValueError(f"open={open!r} is not valid; allowed: False, True, 'lo' or 'hi'")
+    return ((lo is None or (x > lo if open in (True, "lo") else x >= lo))
+            and (hi is None or (x < hi if open in (True, "hi") else x <= hi)))
+
+
+def check_number(name: str, value: Any, lo: float | None = None, hi: float | None = None, *,
+                 integer: bool = False, none_ok: bool = False, text: bool = False, open: bool | str = False,
+                 note: str = "") -> Any:
     """A finite number in ``[lo, hi]`` (never a bool), as ``float``; with ``integer``, `check_int`'s integer.
 
     Parameters
@@ -180,15 +200,21 @@ def check_number(name: str, value: Any, lo: float, hi: float, *, integer: bool =
     name : str
         What the value is, as the error names it (``"jitter"``, ``"conditions.hue_shifts[0]"``).
     value : Any
-        The number; with ``text``, also a string read with ``float`` (a visitor's text box).
-    lo, hi : float
-        The inclusive bounds.
+        The number (`is_number`: numpy's numbers too); with ``text``, also a string read with ``float`` (a
+        visitor's text box).
+    lo, hi : float or None
+        The inclusive bounds; None: no bound that side.
     integer : bool
         Read an integer instead (`check_int`, which never reads through ``float``).
     none_ok : bool
         None passes as None.
     text : bool
         Read strings too (``float(value)``); off for specs and files, whose numbers are numbers.
+    open : bool or str
+        The bounds are exclusive: ``(lo, hi)`` (``lo=0, open=True``: a number > 0); ``"lo"`` or ``"hi"``: that
+        bound only (``0, 1, open="lo"``: a number in ``(0, 1]``).
+    note : str
+        Appended to the error, e.g. the unit: ``" (px)"``.
 
     Returns
     -------
@@ -200,7 +226,7 @@ def check_number(name: str, value: Any, lo: float, hi: float, *, integer: bool =
         ``"{name}={value!r} is not valid; allowed: a number in [lo, hi]"``.
     """
     if integer:
-        return check_int(name, value, lo, hi, none_ok=none_ok, text=text)
+        return check_int(name, value, lo, hi, none_ok=none_ok, text=text, open=open, note=note)
     if value is None and none_ok:
         return None
     x = value
@@ -210,16 +236,16 @@ def check_number(name: str, value: Any, lo: float, hi: float, *, integer: bool =
         except ValueError:
             pass
     try:
-        ok = not isinstance(x, bool) and isinstance(x, int | float) and math.isfinite(x) and lo <= x <= hi
+        ok = is_number(x) and math.isfinite(x) and _within(x, lo, hi, open)
     except (TypeError, OverflowError):
         ok = False
     if not ok:
-        raise _refuse(name, value, "a number", lo, hi, none_ok)
+        raise _refuse(name, value, "a number", lo, hi, none_ok, open, note)
     return float(x)
 
 
 def check_int(name: str, value: Any, lo: int | None = None, hi: int | None = None, *, none_ok: bool = False,
-              text: bool = False) -> int | None:
+              text: bool = False, open: bool | str = False, note: str = "") -> int | None:
     """An integer in ``[lo, hi]`` (a bound None: none that side), read with ``int``, never through ``float``.
 
     Parameters
@@ -227,7 +253,7 @@ def check_int(name: str, value: Any, lo: int | None = None, hi: int | None = Non
     name : str
         What the value is, as the error names it (``"seed"``, ``"conditions.sizes[0]"``).
     value : Any
-        An ``int`` (never a bool). With ``text`` (a visitor's controls), also a string of decimal digits with
+        An ``int`` or a numpy integer (never a bool), returned as ``int``. With ``text`` (a visitor's controls), also a string of decimal digits with
         an optional sign, at most 40 characters, read with ``int`` so that ``"9007199254740993"`` stays exact,
         or a float with no fractional part (a number box's ``512.0``); ``"1.7"`` and ``1.7`` are refused, not
         truncated.
@@ -239,6 +265,10 @@ def check_int(name: str, value: Any, lo: int | None = None, hi: int | None = Non
         None passes as None.
     text : bool
         Read strings and whole floats too.
+    open : bool or str
+        The bounds are exclusive, as `check_number`'s.
+    note : str
+        Appended to the error, e.g. the unit: ``" (px)"``.
 
     Returns
     -------
@@ -262,14 +292,14 @@ def check_int(name: str, value: Any, lo: int | None = None, hi: int | None = Non
     if value is None and none_ok:
         return None
     x: Any = None
-    if isinstance(value, int) and not isinstance(value, bool):
-        x = value
+    if is_number(value, integer=True):
+        x = int(value)
     elif text and isinstance(value, str) and len(value) <= _INT_CHARS and _INT_TEXT.fullmatch(value.strip()):
         x = int(value.strip())
     elif text and isinstance(value, float) and value.is_integer():
         x = int(value)
-    if x is None or (lo is not None and x < lo) or (hi is not None and x > hi):
-        raise _refuse(name, value, "an integer", lo, hi, none_ok)
+    if x is None or not _within(x, lo, hi, open):
+        raise _refuse(name, value, "an integer", lo, hi, none_ok, open, note)
     return x
 
 
@@ -295,10 +325,7 @@ def check_size(name: str, value: Any, *, none_ok: bool = False) -> int | None:
     ValueError
         ``"{name}=8 is not valid; allowed: an integer in [16, 4096] (px)"``.
     """
-    try:
-        return check_int(name, value, *IMAGE_SIZES, none_ok=none_ok)
-    except ValueError as error:
-        raise ValueError(f"{error} (px)") from None
+    return check_int(name, value, *IMAGE_SIZES, none_ok=none_ok, note=" (px)")
 
 
 def check_list(name: str, value: Any, *, wrap: bool = False, empty_ok: bool = False,

@@ -13,7 +13,6 @@ died without closing it (SIGKILL) notices within a second and exits, so no proce
 from __future__ import annotations
 
 import concurrent.futures as cf
-import math
 import multiprocessing as mp
 import os
 import threading
@@ -25,7 +24,7 @@ from concurrent.futures.process import BrokenProcessPool
 import psutil
 
 from plates.admission import Refused
-from plates.validation import check_int
+from plates.validation import check_int, check_number
 
 __all__ = ["WorkerPool"]
 
@@ -140,8 +139,7 @@ class WorkerPool:
         ValueError
             For a ``timeout`` that is not None or > 0.
         """
-        if timeout is not None and not (isinstance(timeout, (int, float)) and math.isfinite(timeout) and timeout > 0):
-            raise ValueError(f"timeout={timeout!r} is not allowed; allowed: None or seconds > 0")
+        check_number("timeout", timeout, 0, open=True, none_ok=True, note=" (seconds)")
         if not self._pending.acquire(blocking=False):
             raise Refused(f"this server is busy: {self.max_pending} {self.what} are waiting or running, its most "
                           "at once. Please try again in a few seconds.")

@@ -15,12 +15,12 @@ from PIL import Image, ImageDraw
 from plates.images import (
     ISAL_LEVELS,
     StoredPng,
-    _chunk,
     data_url_to_image,
     encode_png,
     image_to_data_url,
     image_to_png_bytes,
     plain_rgb_png,
+    png_chunk,
 )
 
 
@@ -98,7 +98,7 @@ def test_only_plain_8_bit_rgb_pngs_travel_as_they_are(tmp_path):
         "palette": _pillow_png(image.quantize(16)),
         "grey": _pillow_png(image.convert("L")),
         "16-bit": plain[:24] + b"\x10" + plain[25:],  # IHDR bit depth 16 (checked before any CRC)
-        "gamma": plain[:33] + _chunk(b"gAMA", (45455).to_bytes(4, "big")) + plain[33:],  # after IHDR
+        "gamma": plain[:33] + png_chunk(b"gAMA", (45455).to_bytes(4, "big")) + plain[33:],  # after IHDR
         "icc": _pillow_png(image, icc_profile=b"\0" * 128),
         "transparency": _pillow_png(image, transparency=(0, 0, 0)),
         "not a png": b"GIF89a",

@@ -3,7 +3,10 @@
 from __future__ import annotations
 
 import math
+import re
+from pathlib import Path
 
+import numpy as np
 import pytest
 
 from plates.datasets import get_preset
@@ -19,6 +22,7 @@ from plates.validation import (
     check_list,
     check_number,
     check_size,
+    is_number,
     lookup,
     not_known,
     suggestion,
@@ -150,3 +154,50 @@ def test_check_keys_names_the_unknown_and_the_allowed_keys():
         check_keys("cvd", "protan", ("view", "severity"))
     with pytest.raises(ValueError, match=r"unknown key\(s\) x for backend 'hf'; allowed: model$"):
         check_keys("models[0]", {"x": 1}, ("model",), extra=" for backend 'hf'")
+
+
+def test_numpy_numbers_open_and_unbounded_intervals_and_a_note():
+    assert check_int("n", np.int64(3), 1) == 3 and type(check_int("n", np.int64(3), 1)) is int
+    assert check_number("x", np.float32(0.5), 0, 1) == 0.5
+    assert check_number("x", -1e300) == -1e300  # no bound either side
+    assert check_number("slope", 0.1, 0, open=True) == 0.1
+    with pytest.raises(ValueError, match=r"^slope=0 is not valid; allowed: a number > 0$"):
+        check_number("slope", 0, 0, open=True)
+    with pytest.raises(ValueError, match=r"^hue=360 is not valid; allowed: a number in \(0, 360\)$"):
+        check_number("hue", 360, 0, 360, open=True)
+    with pytest.raises(ValueError, match=r"^x=nan is not valid; allowed: a number$"):
+        check_number("x", float("nan"))
+    with pytest.raises(ValueError, match=r"^n=True is not valid; allowed: an integer >= 1 or None \(bytes\)$"):
+        check_int("n", True, 1, none_ok=True, note=" (bytes)")
+    with pytest.raises(ValueError, match=r"^n=np.True_ is not valid|^n=True is not valid"):
+        check_int("n", np.bool_(True), 0)
+    assert is_number(np.int8(2), integer=True) and is_number(2.5) and not is_number(2.5, integer=True)
+    assert not is_number(True) and not is_number("2") and not is_number(None)
+
+
+#: A number check written by hand: ``isinstance(x, bool) or not isinstance(x, int)`` and its mirror images, or
+#: ``not isinstance(x, int) or x < 1`` (which lets a bool through). `plates.validation` is their one home.
+_HAND_WRITTEN = [re.compile(p) for p in (
+    r"isinstance\(\s*(?P<v>[\w.\[\]]+)\s*,\s*bool\s*\)\s*or\s+not\s+isinstance\(\s*(?P=v)\s*,",
+    r"not\s+isinstance\(\s*(?P<v>[\w.\[\]]+)\s*,[^)]*\b(?:int|float|Real|Integral)\b[^)]*\)\)?\s*or\s+"
+    r"isinstance\(\s*(?P=v)\s*,\s*bool\s*\)",
+    r"isinstance\(\s*(?P<v>[\w.\[\]]+)\s*,[^)]*\b(?:int|float|Real|Integral)\b[^)]*\)\)?\s*and\s+not\s+"
+    r"isinstance\(\s*(?P=v)\s*,\s*bool\s*\)",
+    r"not\s+isinstance\(\s*(?P<v>[\w.\[\]]+)\s*,\s*\(?(?:int|float)\b[^)]*\)\)?\s*or\s+(?P=v)\s*[<>]",
+    r"not\s+isinstance\(\s*(?P<v>[\w.\[\]]+)\s*,\s*bool\s*\)\s*and\s+isinstance\(\s*(?P=v)\s*,",
+    r"isinstance\(\s*(?P<v>[\w.\[\]]+)\s*,\s*\(?int\b[^)]*\bfloat\b[^)]*\)\)?\s*and\s+(?:math|np)\.isfinite\(\s*(?P=v)",
+)]
+
+
+def test_no_number_check_is_written_by_hand_outside_plates_validation():
+    root = Path(__file__).resolve().parents[1] / "plates"
+    found = [f"{path.relative_to(root.parent)}:{text.count(chr(10), 0, m.start()) + 1}: {m.group(0)}"
+             for path in sorted(root.rglob("*.py")) if path != root / "validation.py"
+             for text in [path.read_text(encoding="utf-8")] for pattern in _HAND_WRITTEN
+             for m in pattern.finditer(text)]
+    assert not found, "use plates.validation (check_number, check_int, is_number):\n" + "\n".join(found)
+    assert _HAND_WRITTEN[0].search("if isinstance(n, bool) or not isinstance(n, int):")  # the test can fail
+    assert _HAND_WRITTEN[2].search("isinstance(v, (int, float)) and not isinstance(v, bool)")
+    assert _HAND_WRITTEN[3].search("if not isinstance(self.max_tokens, int) or self.max_tokens < 1:")
+    assert _HAND_WRITTEN[4].search("not isinstance(v, bool)\n and isinstance(v, int | float)")
+    assert _HAND_WRITTEN[5].search("isinstance(t, (int, float)) and math.isfinite(t) and t > 0")

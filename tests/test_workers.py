@@ -103,5 +103,5 @@ def test_bad_sizes_are_refused(kw, message):
 
 
 def test_a_bad_timeout_is_refused(pool):
-    with pytest.raises(ValueError, match=r"timeout=-1 is not allowed; allowed: None or seconds > 0"):
+    with pytest.raises(ValueError, match=r"timeout=-1 is not valid; allowed: a number > 0 or None \(seconds\)"):
         pool.call(tasks.square, 2, timeout=-1)

@@ -50,7 +50,7 @@ from scipy import special
 from plates.analysis.pse import PSE_FAMILIES, outcomes, pse_probabilities
 from plates.analysis.psychometric import FAMILIES, psychometric
 from plates.analysis.psychometric_fits import fit_psychometric
-from plates.validation import check_choice
+from plates.validation import check_choice, check_int, check_number
 
 __all__ = ["ADAPTIVE_TASKS", "AdaptiveEstimate", "AdaptiveSpec", "AdaptiveState"]
 
@@ -187,11 +187,7 @@ class AdaptiveSpec:
         if self.family == "weibull" and (min(self.candidates) < 0 or min(self.thresholds) <= 0):
             raise ValueError("the weibull family needs candidates >= 0 and thresholds > 0")
         for name in ("max_trials", "min_trials", "top_k", "seed"):
-            value = getattr(self, name)
-            if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or value < (
-                    1 if name in ("max_trials", "top_k") else 0):
-                raise ValueError(f"{name} must be an integer >= {1 if name in ('max_trials', 'top_k') else 0}, "
-                                 f"got {value!r}")
+            check_int(name, getattr(self, name), 1 if name in ("max_trials", "top_k") else 0)
         if self.top_k > len(self.candidates):
             raise ValueError(f"top_k must be <= the {len(self.candidates)} candidates, got {self.top_k}")
         if self.ci_width is not None and not (np.isfinite(self.ci_width) and self.ci_width > 0):
@@ -506,10 +502,7 @@ class AdaptiveState:
             A new state (this one is unchanged).
         """
         spec = self.spec
-        number = isinstance(level, (int, float, np.integer, np.floating)) and not isinstance(level, bool)
-        if not number or not np.isfinite(level) or (spec.family == "weibull" and level < 0):
-            raise ValueError(f"level must be a finite number{' >= 0' if spec.family == 'weibull' else ''}, "
-                             f"got {level!r}")
+        check_number("level", level, 0 if spec.family == "weibull" else None)
         codes = spec.outcomes
         if spec.task == "threshold" and isinstance(outcome, (bool, np.bool_)):
             outcome = int(outcome)

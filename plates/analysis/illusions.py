@@ -35,6 +35,7 @@ import pandas as pd
 from plates.analysis.metrics import row_weights, wilson_intervals
 from plates.analysis.pse import fit_pse_counts
 from plates.analysis.truth import with_truth
+from plates.validation import check_int
 
 __all__ = [
     "RESPONSES",
@@ -318,8 +319,7 @@ def majority_over_rounds(df: pd.DataFrame, keys: Sequence[str], column: str, rou
     """
     keys = list(keys)
     _check(df, [*keys, column], "majority_over_rounds")
-    if isinstance(rounds, bool) or not isinstance(rounds, int) or rounds < 1:
-        raise ValueError(f"rounds={rounds!r} is not valid; allowed: a positive integer (IllusionBench+: 5)")
+    check_int("rounds", rounds, 1, note=" (IllusionBench+: 5)")
     sizes = df.groupby(keys, dropna=False, observed=True).size()
     wrong = sizes[sizes != rounds]
     if len(wrong):

@@ -30,6 +30,7 @@ import pandas as pd
 from scipy import special
 
 from plates.tasks.prompts import PROMPTS
+from plates.validation import check_int
 
 #: Columns that together identify one question asked of one model (an "item" under one condition).
 ITEM_KEYS = (
@@ -105,8 +106,7 @@ def wilson_interval(k: int, n: int, confidence: float = 0.95) -> tuple[float, fl
     (nan, nan)
     """
     for name, value in (("k", k), ("n", n)):
-        if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or value < 0:
-            raise ValueError(f"{name} must be a non-negative integer, got {value!r}")
+        check_int(name, value, 0)
     low, high = wilson_intervals([k], [n], confidence)
     return (float(low[0]), float(high[0]))
 

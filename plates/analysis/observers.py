@@ -22,20 +22,9 @@ import numpy as np
 
 from plates.analysis.pse import PSE_FAMILIES, outcomes, pse_probabilities
 from plates.analysis.psychometric import FAMILIES, guess_rate, psychometric
-from plates.validation import check_choice
+from plates.validation import check_choice, check_int, check_number
 
 __all__ = ["ComparisonObserver", "SimulatedObserver"]
-
-
-def _check_positive(name: str, value: Any) -> None:
-    if isinstance(value, bool) or not isinstance(value, (int, float, np.integer, np.floating)) or not (
-            np.isfinite(value) and value > 0):
-        raise ValueError(f"{name} must be a finite number > 0, got {value!r}")
-
-
-def _check_seed(seed: Any) -> None:
-    if isinstance(seed, bool) or not isinstance(seed, (int, np.integer)) or seed < 0:
-        raise ValueError(f"seed must be a non-negative integer, got {seed!r}")
 
 
 @dataclass(frozen=True)
@@ -92,15 +81,14 @@ class SimulatedObserver:
     def __post_init__(self) -> None:
         check_choice("family", self.family, FAMILIES)
         if self.family == "weibull":
-            _check_positive("threshold (weibull)", self.threshold)
-        elif isinstance(self.threshold, bool) or not isinstance(
-                self.threshold, (int, float, np.integer, np.floating)) or not np.isfinite(self.threshold):
-            raise ValueError(f"threshold must be a finite number, got {self.threshold!r}")
-        _check_positive("slope", self.slope)
+            check_number("threshold (weibull)", self.threshold, 0, open=True)
+        else:
+            check_number("threshold", self.threshold)
+        check_number("slope", self.slope, 0, open=True)
         guess = guess_rate(self.answer_kind, self.n_options, self.label_space_size)  # validates the task
         if not 0.0 <= self.lapse < 1.0 - guess:
             raise ValueError(f"lapse must lie in [0, 1 - guess) = [0, {1 - guess:g}), got {self.lapse!r}")
-        _check_seed(self.seed)
+        check_int("seed", self.seed, 0)
 
     @property
     def guess(self) -> float:
@@ -298,10 +286,8 @@ class ComparisonObserver:
     seed: int = 0
 
     def __post_init__(self) -> None:
-        if isinstance(self.pse, bool) or not isinstance(self.pse, (int, float, np.integer, np.floating)) or (
-                not np.isfinite(self.pse)):
-            raise ValueError(f"pse must be a finite number, got {self.pse!r}")
-        _check_positive("slope", self.slope)
+        check_number("pse", self.pse)
+        check_number("slope", self.slope, 0, open=True)
         outcomes(self.alternatives)
         if self.family not in PSE_FAMILIES:
             raise ValueError(f"family {self.family!r} is not allowed; allowed: {', '.join(PSE_FAMILIES)}")
@@ -309,7 +295,7 @@ class ComparisonObserver:
             raise ValueError(f"band must be >= 0, and 0 with two alternatives; got {self.band!r}")
         if not 0.0 <= self.lapse < 1.0:
             raise ValueError(f"lapse must lie in [0, 1), got {self.lapse!r}")
-        _check_seed(self.seed)
+        check_int("seed", self.seed, 0)
 
     def replace(self, **changes: Any) -> ComparisonObserver:
         """A copy with ``changes`` applied.

@@ -49,6 +49,7 @@ from plates.analysis.psychometric import prompt_guess_rate
 from plates.analysis.psychometric_fits import fit_groups
 from plates.stimuli.ishihara.labels import LABEL_SPACES
 from plates.tasks.prompts import get_prompt
+from plates.validation import check_int
 
 __all__ = ["PEOPLE_PREFIX", "PEOPLE_SHOWN", "PERSON_PREFIX", "guess_of_row", "has_people", "human_reference", "label_people",
            "people_accuracy", "pooled_label", "pse_people_table", "threshold_table", "with_pooled"]
@@ -105,8 +106,7 @@ def pooled_label(participants: int) -> str:
     >>> pooled_label(3), pooled_label(1)
     ('people (3 participants)', 'people (1 participant)')
     """
-    if isinstance(participants, bool) or not isinstance(participants, (int, np.integer)) or participants < 1:
-        raise ValueError(f"participants must be a whole number >= 1, got {participants!r}")
+    check_int("participants", participants, 1)
     return f"{PEOPLE_PREFIX}{participants} participant{'s' if participants != 1 else ''})"
 
 

@@ -380,11 +380,11 @@ def fit_pse_counts(
         xs, counts = checked[i]
         x[row, :xs.size], x[row, xs.size:] = xs, xs[-1]  # padding: no answers there
         c[row, :, :xs.size] = counts
-        boxes.append(_bounds(xs, three, fixed))
+        boxes.append(parameter_bounds(xs, three, fixed))
         lower.append([b[0] for b in boxes[-1]])
         upper.append([b[1] for b in boxes[-1]])
-    starts = _grid_starts([checked[i] for i in fitted], boxes, alternatives, lapse, family)
-    fun = _batch_nll(x, c, alternatives, lapse, family)
+    starts = grid_starts([checked[i] for i in fitted], boxes, alternatives, lapse, family)
+    fun = batch_nll(x, c, alternatives, lapse, family)
     lower_a, upper_a = np.array(lower), np.array(upper)
     batch = likelihood.fit_batch(fun, np.array(starts), np.arange(len(fitted)), lower_a, upper_a, cutoff=cutoff)
     for row, i in enumerate(fitted):
@@ -399,8 +399,8 @@ def fit_pse_counts(
     return fits
 
 
-def _bounds(xs: np.ndarray, three: bool, fixed: bool) -> list[tuple[float, float]]:
-    """The box of θ = (μ, log β[, δ][, λ]): μ within a span either side of the levels, β from 0.5 to 1000 per
+def parameter_bounds(xs: np.ndarray, three: bool, fixed: bool) -> list[tuple[float, float]]:
+    """The box of θ = ``(μ, log β[, δ][, λ])``: μ within a span either side of the levels, β from 0.5 to 1000 per
     span, δ up to a span, λ up to `LAPSE_MAX`."""
     x_lo, x_hi = float(xs[0]), float(xs[-1])
     span = x_hi - x_lo
@@ -409,10 +409,10 @@ def _bounds(xs: np.ndarray, three: bool, fixed: bool) -> list[tuple[float, float
     return bounds + ([] if fixed else [(0.0, LAPSE_MAX)])
 
 
-def _grid_starts(groups: Sequence[tuple[np.ndarray, np.ndarray]], boxes: Sequence[list[tuple[float, float]]],
+def grid_starts(groups: Sequence[tuple[np.ndarray, np.ndarray]], boxes: Sequence[list[tuple[float, float]]],
                  alternatives: int, lapse: float | None, family: str) -> list[list[float]]:
     """Each group's best point of a vectorised grid over its box (axes: μ, log β, δ, λ): the optimiser's start.
-    ``groups``: (levels, counts (alternatives, levels)) each, ``boxes`` their `_bounds`. More than 64 levels
+    ``groups``: (levels, counts (alternatives, levels)) each, ``boxes`` their `parameter_bounds`. More than 64 levels
     are pooled into 64 bins for it (the grid only seeds the optimiser, which uses every level).
 
     The log-probabilities on the grid depend on the levels and the box alone, not on the counts: groups with
@@ -446,7 +446,7 @@ def _grid_starts(groups: Sequence[tuple[np.ndarray, np.ndarray]], boxes: Sequenc
 
 def _grid_logs(grid_x: np.ndarray, bounds: list[tuple[float, float]], alternatives: int, lapse: float | None,
                family: str) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, list[list[np.ndarray]]]:
-    """The grid of `_grid_starts` over one box (μ, log β, δ, λ axes) and, per lapse and per answer of `outcomes`,
+    """The grid of `grid_starts` over one box (μ, log β, δ, λ axes) and, per lapse and per answer of `outcomes`,
     log P at every (μ, β, δ) cell and level: (cells, levels) arrays, C-ordered cells."""
     three, fixed = alternatives == 3, lapse is not None
     # μ on the 47 inner points of 49 across its box, span/16 apart; the band's half-widths 0, span/8 and span/4
@@ -478,9 +478,9 @@ def _grid_logs(grid_x: np.ndarray, bounds: list[tuple[float, float]], alternativ
     return mu, log_b, band, lam, logs
 
 
-def _batch_nll(x: np.ndarray, counts: np.ndarray, alternatives: int, lapse: float | None,
+def batch_nll(x: np.ndarray, counts: np.ndarray, alternatives: int, lapse: float | None,
                family: str) -> likelihood.BatchFun:
-    """The negative log-likelihood and its analytic gradient in θ = (μ, log β[, δ][, λ]) of many groups:
+    """The negative log-likelihood and its analytic gradient in θ = ``(μ, log β[, δ][, λ])`` of many groups:
     ``x`` (G, levels), ``counts`` (G, alternatives, levels) (padded levels hold no answers)."""
     three, fixed = alternatives == 3, lapse is not None
     k = len(outcomes(alternatives))

@@ -34,7 +34,7 @@ import numpy as np
 from scipy import special
 
 from plates.stimuli.ishihara.labels import LABEL_SPACES
-from plates.validation import check_choice
+from plates.validation import check_choice, check_int
 
 __all__ = [
     "ANSWER_KINDS",
@@ -68,7 +68,7 @@ STATUSES = ("fit", "below-range", "above-range", "non-monotonic", "at-chance", "
 #: Significance level of `monotone_test` and `chance_test` behind the "non-monotonic" and "at-chance" statuses.
 MONOTONE_ALPHA = 0.001
 CHANCE_ALPHA = 0.01
-_MONOTONE_DRAWS = 1000  # parametric bootstrap draws of `monotone_test` (its p is never below 1/1001)
+MONOTONE_DRAWS = 1000  # parametric bootstrap draws of `monotone_test` (its p is never below 1/1001)
 EPS = 1e-12  # ψ is clipped to [EPS, 1 - EPS] inside logarithms
 
 
@@ -106,9 +106,7 @@ def guess_rate(answer_kind: str, n_options: int | None = None, label_space_size:
     (0.5, 0.25, 0.0111)
     """
     def count(name: str, value: Any) -> int:
-        if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or value < 2:
-            raise ValueError(f"{name} must be an integer >= 2 for answer kind {answer_kind!r}, got {value!r}")
-        return int(value)
+        return check_int(name, value, 2, note=f" for answer kind {answer_kind!r}")
 
     check_choice("answer kind", answer_kind, ANSWER_KINDS)
     extra = {"n_options": n_options, "label_space_size": label_space_size}
@@ -561,7 +559,7 @@ def bernoulli_ll(k: np.ndarray, n: np.ndarray, p: np.ndarray) -> float:
     return float(np.sum(special.xlogy(k, p) + special.xlogy(n - k, 1.0 - p)))
 
 
-def _iso_deviance(k: np.ndarray, n: np.ndarray) -> tuple[float, np.ndarray]:
+def iso_deviance(k: np.ndarray, n: np.ndarray) -> tuple[float, np.ndarray]:
     """2 (log L of one accuracy per level − log L of the best non-decreasing accuracies) and the latter."""
     rate = k / n
     from scipy import optimize  # lazy: see the module imports
@@ -571,7 +569,7 @@ def _iso_deviance(k: np.ndarray, n: np.ndarray) -> tuple[float, np.ndarray]:
 
 def monotone_from_counts(groups: Sequence[tuple[np.ndarray, np.ndarray]]) -> list[tuple[float, float]]:
     """(deviance, p) of the saturated per-level fit against the best non-decreasing one (`monotone_test`) for
-    each group of (correct per level, trials per level), every group's bootstrap together (`_iso_deviances`).
+    each group of (correct per level, trials per level), every group's bootstrap together (`iso_deviances`).
 
     Parameters
     ----------
@@ -589,7 +587,7 @@ def monotone_from_counts(groups: Sequence[tuple[np.ndarray, np.ndarray]]) -> lis
     for g, (k, n) in enumerate(groups):
         if k.size < 2:
             continue
-        deviance, iso = _iso_deviance(k, n)
+        deviance, iso = iso_deviance(k, n)
         if deviance < 1e-9:
             continue
         pooled_out = k.size - 1 - int(np.count_nonzero(np.abs(np.diff(iso)) > 1e-12))
@@ -604,29 +602,29 @@ def monotone_from_counts(groups: Sequence[tuple[np.ndarray, np.ndarray]]) -> lis
     boot.sort(key=lambda b: b[1].size)
     while boot:
         take = 1
-        while take < len(boot) and (take + 1) * _MONOTONE_DRAWS * boot[take][1].size <= _BOOT_CELLS:
+        while take < len(boot) and (take + 1) * MONOTONE_DRAWS * boot[take][1].size <= _BOOT_CELLS:
             take += 1
         part, boot = boot[:take], boot[take:]
         width = part[-1][1].size
-        k_all = np.zeros((take * _MONOTONE_DRAWS, width))
-        n_all = np.zeros((take * _MONOTONE_DRAWS, width))
+        k_all = np.zeros((take * MONOTONE_DRAWS, width))
+        n_all = np.zeros((take * MONOTONE_DRAWS, width))
         for j, (_, n, _, iso) in enumerate(part):
-            rows = slice(j * _MONOTONE_DRAWS, (j + 1) * _MONOTONE_DRAWS)
+            rows = slice(j * MONOTONE_DRAWS, (j + 1) * MONOTONE_DRAWS)
             rng = np.random.Generator(np.random.PCG64(0))
-            k_all[rows, :n.size] = rng.binomial(n.astype(np.int64), iso, size=(_MONOTONE_DRAWS, n.size))
+            k_all[rows, :n.size] = rng.binomial(n.astype(np.int64), iso, size=(MONOTONE_DRAWS, n.size))
             n_all[rows, :n.size] = n
-        above = (_iso_deviances(k_all, n_all).reshape(take, _MONOTONE_DRAWS)
+        above = (iso_deviances(k_all, n_all).reshape(take, MONOTONE_DRAWS)
                  >= np.array([d for _, _, d, _ in part])[:, None] - 1e-9).sum(axis=1)
         for (g, _, deviance, _), count in zip(part, above):
-            out[g] = (deviance, (1 + int(count)) / (1 + _MONOTONE_DRAWS))
+            out[g] = (deviance, (1 + int(count)) / (1 + MONOTONE_DRAWS))
     return out
 
 
 _BOOT_CELLS = 2**19  # draws x levels per bootstrap pass (4 MB a number array: the page stays small)
 
 
-def _iso_deviances(k: np.ndarray, n: np.ndarray) -> np.ndarray:
-    """`_iso_deviance` of each row of ``k`` (rows, levels) over its trials ``n`` (rows, levels; a row of fewer
+def iso_deviances(k: np.ndarray, n: np.ndarray) -> np.ndarray:
+    """`iso_deviance` of each row of ``k`` (rows, levels) over its trials ``n`` (rows, levels; a row of fewer
     levels padded at the end with no trials), all rows at once: pool-adjacent-violators (Barlow et al. 1972,
     ch. 1) on every row together, a stack of blocks (answers, trials) per row; each level is pushed, then pooled
     into the block below while less accurate (compared as cross products of whole counts: exact). A block's

@@ -58,14 +58,14 @@ def _psi_grid(u: np.ndarray, guess: float, family: str, a: np.ndarray, log_b: np
               lam: np.ndarray) -> np.ndarray:
     """ψ = γ + (1 − γ − λ) F(β (u − α)) at every (α, log β, λ) of a grid and level ``u`` (on the family's axis),
     shape (α, β, λ, levels), clipped into [`EPS`, 1 − `EPS`]: the grid of the optimiser's starts
-    (`_grid_starts`) and of the posterior (`_grid_loglik`)."""
+    (`grid_starts`) and of the posterior (`_grid_loglik`)."""
     psi = (1.0 - guess - lam)[None, None, :, None] * cdf(
         family, np.exp(log_b)[None, :, None] * (u[None, None, :] - a[:, None, None]))[:, :, None, :]
     psi += guess
     return np.clip(psi, EPS, 1.0 - EPS, out=psi)
 
 
-def _grid_starts(u: np.ndarray, k: np.ndarray, n: np.ndarray, guess: float, lapse: float | None, family: str,
+def grid_starts(u: np.ndarray, k: np.ndarray, n: np.ndarray, guess: float, lapse: float | None, family: str,
                  bounds: list[tuple[float, float]]) -> list[np.ndarray]:
     """The two best points (different thresholds) of a vectorised grid over the box, as optimiser starts."""
     if u.size > 64:  # the grid only seeds the optimiser: pool neighbouring levels into 64 bins
@@ -293,10 +293,10 @@ def _fit_counts(groups: Sequence[tuple[np.ndarray, np.ndarray, np.ndarray, int, 
         if bool(np.all(k == n)):  # the likelihood is 1 on a plateau below the levels: start on it, lower corner
             group_starts = [np.array([bounds[0][0], bounds[1][1], *([0.0] if not fixed else [])])]
         else:
-            group_starts = _grid_starts(ui, k, n, guesses[row], lapse, family, bounds)
+            group_starts = grid_starts(ui, k, n, guesses[row], lapse, family, bounds)
         starts += group_starts
         start_rows += [row] * len(group_starts)
-    fun = _batch_nll(u, k_all, n_all, guesses, lapse, family)
+    fun = batch_nll(u, k_all, n_all, guesses, lapse, family)
     lower_a, upper_a, start_rows_a = np.array(lower), np.array(upper), np.array(start_rows)
     batch = likelihood.fit_batch(fun, np.array(starts), start_rows_a, lower_a, upper_a, cutoff=cutoff)
     monotone = monotone_from_counts([groups[i][1:3] for i, _, _ in todo])  # every group's bootstrap together
@@ -312,7 +312,7 @@ def _fit_counts(groups: Sequence[tuple[np.ndarray, np.ndarray, np.ndarray, int, 
     return fits
 
 
-def _batch_nll(u: np.ndarray, k: np.ndarray, n: np.ndarray, guess: np.ndarray, lapse: float | None,
+def batch_nll(u: np.ndarray, k: np.ndarray, n: np.ndarray, guess: np.ndarray, lapse: float | None,
                family: str) -> likelihood.BatchFun:
     """The negative binomial log-likelihood of θ = (α on the u axis, log β[, λ]) and its analytic gradient, for
     many groups: ``u`` (G, levels) on each family's axis, ``k``/``n`` correct and trials per level (padded

@@ -43,6 +43,7 @@ from plates.charts.common import (
     with_series,
 )
 from plates.tasks.prompts import PROMPTS
+from plates.validation import check_int
 
 #: What one fit is per: the chart never fits across these.
 FIT_GROUP = (SERIES, "prompt_name", CONDITION, "colour_set")
@@ -219,8 +220,7 @@ def delta_e_table(
     -------
     pandas.DataFrame
     """
-    if isinstance(bins, bool) or not isinstance(bins, int) or bins < 1:
-        raise ValueError(f"bins={bins!r}: need an integer >= 1")
+    check_int("bins", bins, 1)
     levels = levels_from_rows(frame, x) if levels is None else levels
     table = _groups(levels)
     parts = []

@@ -36,6 +36,7 @@ from plates.analysis.illusions import family_rows
 from plates.analysis.metrics import row_weights
 from plates.charts.common import model_colours
 from plates.charts.illusions import reference_rows
+from plates.validation import check_int, is_number
 
 __all__ = [
     "PAPER_TASKS",
@@ -224,7 +225,7 @@ def difficulty_params(frame: pd.DataFrame) -> list[str]:
     if rows.empty or "params" not in rows.columns:
         return []
     names = {k for p in rows["params"] if isinstance(p, dict) for k, v in p.items()
-             if isinstance(v, (int, float, str)) and not isinstance(v, bool)}
+             if is_number(v) or isinstance(v, str)}
     return sorted(names)
 
 
@@ -248,8 +249,7 @@ def difficulty_long(frame: pd.DataFrame, param: str, bins: int = 6) -> pd.DataFr
     pandas.DataFrame
         ``model, task, value, n, correct, accuracy, ci_low, ci_high, bin``.
     """
-    if isinstance(bins, bool) or not isinstance(bins, int) or bins < 2:
-        raise ValueError(f"bins={bins!r} is not valid; allowed: an integer >= 2")
+    check_int("bins", bins, 2)
     allowed = difficulty_params(frame)
     if param not in allowed:
         raise ValueError(f"difficulty parameter {param!r} is not in these rows; allowed: {', '.join(allowed) or 'none'}")

@@ -19,7 +19,7 @@ from scipy.spatial import Delaunay
 
 from plates.colour.spaces import colour_science
 
-__all__ = ["GAMUT_TOLERANCE", "check_centre", "in_srgb", "max_luminance", "srgb255_to_xyY", "uv_to_xy",
+__all__ = ["GAMUT_TOLERANCE", "check_centre", "max_luminance", "srgb255_to_xyY", "uv_to_xy",
            "within_locus", "xy_to_uv", "xyY_to_srgb"]
 
 #: How far outside 0-1 an sRGB 0-1 channel may be and still count as inside the gamut (float rounding).
@@ -117,26 +117,6 @@ def srgb255_to_xyY(rgb) -> tuple[np.ndarray, np.ndarray]:
     cs = colour_science()
     xyY = cs.XYZ_to_xyY(cs.sRGB_to_XYZ(np.asarray(rgb, dtype=np.float64) / 255.0))
     return xyY[..., :2], xyY[..., 2]
-
-
-def in_srgb(xy, Y) -> np.ndarray | bool:
-    """Whether xy at luminance ``Y`` lies inside the sRGB gamut (every channel within 0-1).
-
-    Parameters
-    ----------
-    xy : array_like, shape (..., 2)
-        CIE 1931 chromaticity.
-    Y : float or array_like
-        Relative luminance, 0-1.
-
-    Returns
-    -------
-    bool or numpy.ndarray of bool
-        Inside the gamut.
-    """
-    rgb = xyY_to_srgb(xy, Y)
-    inside = np.all((rgb >= -GAMUT_TOLERANCE) & (rgb <= 1 + GAMUT_TOLERANCE), axis=-1)
-    return bool(inside) if np.ndim(inside) == 0 else inside
 
 
 def max_luminance(xy) -> float:

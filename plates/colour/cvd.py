@@ -17,6 +17,7 @@ from functools import lru_cache
 import numpy as np
 
 from plates.colour.spaces import colour_science
+from plates.validation import check_number
 
 __all__ = ["CVD_KINDS", "CVD_VIEWS", "machado_matrix", "simulate_cvd"]
 
@@ -33,7 +34,7 @@ def _decode_lut() -> np.ndarray:
 
 
 @lru_cache(maxsize=3)
-def _table(kind: str) -> tuple[np.ndarray, np.ndarray]:
+def severity_table(kind: str) -> tuple[np.ndarray, np.ndarray]:
     """(severities (11,), matrices (11, 3, 3)) of Machado et al.'s table for ``kind``, read-only."""
     rows = colour_science().blindness.CVD_MATRICES_MACHADO2010[CVD_KINDS[kind]]
     severities = np.array(sorted(rows), dtype=np.float64)
@@ -46,8 +47,7 @@ def _table(kind: str) -> tuple[np.ndarray, np.ndarray]:
 def _check(kind: str, severity: float) -> None:
     if kind != "none" and kind not in CVD_KINDS:
         raise ValueError(f"cvd kind {kind!r} is not valid; allowed: none, {', '.join(CVD_KINDS)}")
-    if isinstance(severity, bool) or not isinstance(severity, int | float) or not 0 <= severity <= 1:
-        raise ValueError(f"cvd severity {severity!r} is not valid; allowed: a number in 0-1")
+    check_number("cvd severity", severity, 0, 1)
 
 
 def machado_matrix(kind: str, severity: float) -> np.ndarray:
@@ -90,7 +90,7 @@ def machado_matrix(kind: str, severity: float) -> np.ndarray:
         return np.eye(3)
     with warnings.catch_warnings():  # importing the table may warn about matplotlib; nothing here is plotted
         warnings.simplefilter("ignore")
-        severities, matrices = _table(kind)
+        severities, matrices = severity_table(kind)
     s = float(severity)
     i = int(np.clip(np.searchsorted(severities, s, side="right") - 1, 0, len(severities) - 2))
     a, b = severities[i], severities[i + 1]

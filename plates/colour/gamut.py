@@ -10,6 +10,7 @@ from functools import lru_cache
 import numpy as np
 
 from plates.colour.spaces import RGB, delta_e2000_lab, lab_to_srgb255, parse_colour, srgb255_to_lab, to_hex
+from plates.validation import check_number
 
 __all__ = ["background_at_delta_e", "colour_at_delta_e", "max_delta_e_along"]
 
@@ -234,8 +235,7 @@ def _colour_along(fg: RGB, step: tuple[float, float, float], v: tuple[float, ...
 
 
 def _check_target(target) -> None:
-    if isinstance(target, bool) or not isinstance(target, int | float) or not np.isfinite(target) or target <= 0:
-        raise ValueError(f"delta_e target {target!r} is not valid; allowed: a number > 0 (CIEDE2000)")
+    check_number("delta_e target", target, 0, open=True, note=" (CIEDE2000)")
 
 
 def _along(fg: RGB, p0: np.ndarray, v: np.ndarray, tmax: float, target: float, where: str) -> RGB:

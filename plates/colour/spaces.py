@@ -15,6 +15,8 @@ from functools import lru_cache
 
 import numpy as np
 
+from plates.validation import is_number
+
 __all__ = ["RGB", "srgb255_to_lab", "lab_to_srgb255", "delta_e2000", "delta_e2000_lab", "parse_colour", "to_hex"]
 
 @lru_cache(maxsize=1)
@@ -179,7 +181,7 @@ def parse_colour(value) -> RGB:
     if isinstance(value, Sequence | np.ndarray) and len(value) == 3:
         out = []
         for p in value:
-            if isinstance(p, bool) or not isinstance(p, int | np.integer) or not 0 <= int(p) <= 255:
+            if not is_number(p, integer=True) or not 0 <= int(p) <= 255:
                 raise ValueError(f"colour {value!r} is not valid; allowed: {_ALLOWED}")
             out.append(int(p))
         return (out[0], out[1], out[2])

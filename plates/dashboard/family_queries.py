@@ -62,7 +62,7 @@ _DOC = "truth_json"
 _WORDS = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 
 
-def _facts(names: Sequence[str]) -> list[str]:
+def fact_columns(names: Sequence[str]) -> list[str]:
     """The `ILLUSION_FACTS` ``names`` out of ``truth_json`` as SQL columns (`_PATHS`: one parse per document)."""
     columns = []
     for name in names:
@@ -123,7 +123,7 @@ def illusion_counts(results: Results, where: Where, shown: Sequence[str] | None 
     """The Illusions page's collapsed rows: model, backend, family, task, prompt, expected and parsed answers,
     verdict, `ILLUSION_FACTS`, ``answer``, ``failed``, ``weight``. With ``shown`` (the people drawn one by
     one), the other people's rows only in the pool "people (K participants)" (`with_people`, ``pooled``)."""
-    facts = _facts(list(ILLUSION_FACTS))
+    facts = fact_columns(list(ILLUSION_FACTS))
     select = ["backend", "family", "task", "prompt_name", "expected", "parsed", "correct", *facts, ANSWER, FAILED]
     if shown is None:
         return collapsed(results, where, ("illusion",), ["model", *select])
@@ -346,7 +346,7 @@ def people_counts(results: Results, where: Where, shown: Sequence[str] | None = 
         return f"({_HUMAN} OR prompt_name IN ({people_prompts}) OR NOT EXISTS ({people_prompts}))"
 
     who = ["backend", "family", "prompt_name"]
-    facts = _facts(["framing", "kind", "strength", "signed_delta_e", "induced_lighter"])
+    facts = fact_columns(["framing", "kind", "strength", "signed_delta_e", "induced_lighter"])
     asks = {"plates": (("ishihara",), [*who, "options_json", *CONDITION_KEYS, "colour_set", "delta_e", "correct"],
                        "delta_e IS NOT NULL"),
             "illusions": (("illusion",), [*who, "task", *facts, ANSWER, FAILED], "task = 'rcid-compare'"),

@@ -36,6 +36,7 @@ from plates.results.query import open_results as _open
 from plates.results.shipped import shipped_run_ids
 from plates.results.versions import mixed_rules_note, rules_versions
 from plates.stimuli.ishihara.plate import PlateSpec, render
+from plates.validation import check_int
 
 #: Filter key (as it appears in the query string) -> column of the results it selects on.
 FILTER_COLUMNS: dict[str, str] = {
@@ -350,8 +351,7 @@ def drilldown(
     count counts what ``only`` keeps, not every filtered row."""
     total = queries.drilldown_count(view.opened.results, view.where, only)
     pages = max(1, -(-total // limit))
-    if isinstance(page, bool) or not isinstance(page, int) or not 1 <= page <= pages:
-        raise ValueError(f"page {page!r} is not valid; allowed: 1-{pages}")
+    check_int("page", page, 1, pages)
     rows = queries.drilldown(
         view.opened.results, view.where, only=only, limit=limit, offset=(page - 1) * limit
     )

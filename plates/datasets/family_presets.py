@@ -16,10 +16,9 @@ from plates.datasets import illusions as ill
 from plates.datasets import scenes as sc
 from plates.datasets.presets import PRESETS
 from plates.datasets.write import Entry
-from plates.validation import suggestion
+from plates.validation import check_int, suggestion
 
-__all__ = ["FAMILY_PRESETS", "FamilyPreset", "get_family_preset", "presets_by_family", "presets_listing",
-           "unknown_preset"]
+__all__ = ["FAMILY_PRESETS", "FamilyPreset", "presets_by_family", "presets_listing", "unknown_preset"]
 
 
 @dataclass(frozen=True)
@@ -98,11 +97,8 @@ class FamilyPreset:
         """
         if size is None:
             return self.default_size
-        lo, hi = self.sizes
-        if isinstance(size, bool) or not isinstance(size, int) or not lo <= size <= hi:
-            raise ValueError(f"size={size!r} is not valid for preset {self.name!r}; allowed: an integer "
-                             f"{lo}-{hi} (px; default {self.default_size})")
-        return size
+        return check_int("size", size, *self.sizes,
+                         note=f" for preset {self.name!r} (px; default {self.default_size})")
 
 
 def _presets() -> dict[str, FamilyPreset]:
@@ -134,29 +130,6 @@ def _presets() -> dict[str, FamilyPreset]:
 
 #: Preset name -> FamilyPreset (read-only).
 FAMILY_PRESETS: Mapping[str, FamilyPreset] = MappingProxyType(_presets())
-
-
-def get_family_preset(name: str) -> FamilyPreset:
-    """The family preset called ``name``; ValueError listing them otherwise.
-
-    Parameters
-    ----------
-    name : str
-        A family preset's name.
-
-    Returns
-    -------
-    FamilyPreset
-        The preset.
-
-    Raises
-    ------
-    ValueError
-        For an unknown name (`unknown_preset`).
-    """
-    if name not in FAMILY_PRESETS:
-        raise unknown_preset(name)
-    return FAMILY_PRESETS[name]
 
 
 def presets_by_family() -> dict[str, tuple[str, ...]]:

@@ -4,25 +4,23 @@ from __future__ import annotations
 
 import contextlib
 import os
+from collections.abc import Iterator
 from functools import partial
 from itertools import islice
 from multiprocessing.pool import Pool
 from pathlib import Path
 
 import pyarrow as pa
-import pyarrow.parquet as pq
 from PIL import Image
 from tqdm import tqdm
 
 from plates.datasets.family_presets import FAMILY_PRESETS, presets_by_family, unknown_preset
 from plates.datasets.items import (
-    FILE_NAME_COLUMN,
-    MANIFEST,
     MANIFEST_COLUMNS,
+    MANIFEST_SCHEMA,
     PLAN_POSITION,
-    link_metadata,
+    finish_manifest,
     merge_shard_manifests,
-    shard_manifest_path,
 )
 from plates.datasets.parquet_set import committed_ids, write_parquet_set
 from plates.datasets.presets import PRESETS, get_preset, make_spec, plate_order, relative_path
@@ -33,7 +31,7 @@ from plates.leases import set_lease
 from plates.shards import Shard
 from plates.stimuli import render as render_stimulus
 from plates.stimuli.ishihara.plate import PlateSpec, pair_delta_e
-from plates.storage import TEMPORARIES, is_url, sub_location, written_in_place
+from plates.storage import TEMPORARIES, is_url, sub_location
 from plates.validation import check_choice, check_int
 
 #: How a set is stored: loose PNG files plus a manifest, or Parquet shards holding the PNG bytes.
@@ -76,55 +74,41 @@ def _write_manifest(out: Path, name: str, plates: list[tuple[int, str, str]], si
     """
 
     p = PRESETS[name]
-    schema = pa.schema([
-        ("item_id", pa.string()), ("dataset", pa.string()), ("label", pa.string()), ("colour_set", pa.string()),
-        ("delta_e", pa.float64()), ("variant", pa.string()), ("font", pa.string()), ("size", pa.int32()),
-        ("seed", pa.uint64()), ("path", pa.string()), ("spec_json", pa.string()),
-        ("delta_e_target", pa.float64()), ("delta_e_target_kind", pa.string()), ("delta_e_drawn_min", pa.float64()),
-        ("delta_e_drawn_p05", pa.float64()), ("delta_e_drawn_median", pa.float64()),
-        ("delta_e_drawn_p95", pa.float64()),
-    ]).with_metadata(manifest_metadata(name, sample))
+    schema = MANIFEST_SCHEMA.with_metadata(manifest_metadata(name, sample))
     columns = list(MANIFEST_COLUMNS)
     position: dict[tuple, int] = {}
     if shard is not None:
         schema = schema.append(pa.field(PLAN_POSITION, pa.int64()))
         columns.append(PLAN_POSITION)
         position = {key: k for k, key in enumerate(plan if plan is not None else plates)}
-    else:  # the ImageFolder convention's file_name (its path) ends a published manifest (link_metadata)
-        schema = schema.append(pa.field(FILE_NAME_COLUMN, pa.string()))
-        columns.append(FILE_NAME_COLUMN)
-    de_cache: dict[str, float] = {}
-    cols: dict[str, list] = {c: [] for c in columns}
-    rows = 0
-    path = out / MANIFEST if shard is None else shard_manifest_path(out, shard)
-    # durable with the images written before it (without an fsync each), before its name appears
-    with written_in_place(path) as tmp:
-        with pq.ParquetWriter(tmp, schema, compression="zstd") as writer:
-            for li, label, pal in plates:
-                spec = make_spec(name, label, pal, size=size, seed=seed)
-                if pal not in de_cache:
-                    de_cache[pal] = float(pair_delta_e(*spec.colours).mean())
-                js = spec.to_json()
-                for j, v in enumerate(p.variants):
-                    rel = relative_path(name, pal, li, label, v)
-                    if not (out / rel).is_file():
-                        continue
-                    row = (f"{name}:{pal}:{label}:{v}", name, label, pal, de_cache[pal], v, p.font, size, spec.seed, rel, js,
-                           *measured[(li, label, pal)])
-                    row = (*row, rel) if shard is None else (*row, position[(li, label, pal)] * len(p.variants) + j)
-                    for c, val in zip(columns, row):
-                        cols[c].append(val)
-                if len(cols["item_id"]) >= _MANIFEST_BATCH:
-                    writer.write_table(pa.table(cols, schema=schema))
-                    rows += len(cols["item_id"])
-                    cols = {c: [] for c in columns}
-            if cols["item_id"] or rows == 0:
-                writer.write_table(pa.table(cols, schema=schema))
-                rows += len(cols["item_id"])
-    if shard is None:
-        link_metadata(out)
-    # else a shard's part: merged (and published) by merge_shard_manifests
-    return rows
+
+    def batches() -> Iterator[pa.Table]:
+        de_cache: dict[str, float] = {}
+        cols: dict[str, list] = {c: [] for c in columns}
+        for li, label, pal in plates:
+            spec = make_spec(name, label, pal, size=size, seed=seed)
+            if pal not in de_cache:
+                de_cache[pal] = float(pair_delta_e(*spec.colours).mean())
+            js = spec.to_json()
+            for j, v in enumerate(p.variants):
+                rel = relative_path(name, pal, li, label, v)
+                if not (out / rel).is_file():
+                    continue
+                row = (f"{name}:{pal}:{label}:{v}", name, label, pal, de_cache[pal], v, p.font, size, spec.seed, rel, js,
+                       *measured[(li, label, pal)])
+                if shard is not None:
+                    row = (*row, position[(li, label, pal)] * len(p.variants) + j)
+                for c, val in zip(columns, row):
+                    cols[c].append(val)
+            if len(cols["item_id"]) >= _MANIFEST_BATCH:
+                yield pa.table(cols, schema=schema)
+                cols = {c: [] for c in columns}
+        if cols["item_id"]:
+            yield pa.table(cols, schema=schema)
+
+    # durable with the images written before it (without an fsync each), before its name appears; a shard's
+    # part is merged (and published) by merge_shard_manifests
+    return finish_manifest(batches(), out, shard, schema=schema)
 
 
 def plate_entries(name: str, label: str, colour_set: str, size: int, seed: int) -> list[Entry]:

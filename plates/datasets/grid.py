@@ -55,8 +55,8 @@ import pyarrow as pa
 from tqdm import tqdm
 
 from plates.colour import parse_colour
-from plates.datasets.generate import MEASURED_COLUMNS, worker_count
-from plates.datasets.items import finish_manifest
+from plates.datasets.generate import worker_count
+from plates.datasets.items import MANIFEST_SCHEMA, finish_manifest
 from plates.datasets.presets import item_seed
 from plates.datasets.workers import results_of
 from plates.datasets.write import check_same_set, write_plate
@@ -459,22 +459,7 @@ def write_manifest(out: Path, dataset: str, plates: list[GridPlate], measured: d
     ``dataset``: the dataset column; ``item_id(plate, variant)``: each image's id (default: the grid's, from
     the dataset name, colour set, font, size, ΔE2000 target, label and variant); ``numbers``: each plate's
     number in the whole set, the keys of ``measured`` (default 0, 1, ...)."""
-    schema = pa.schema(
-        [
-            ("item_id", pa.string()),
-            ("dataset", pa.string()),
-            ("label", pa.string()),
-            ("colour_set", pa.string()),
-            ("delta_e", pa.float64()),
-            ("variant", pa.string()),
-            ("font", pa.string()),
-            ("size", pa.int32()),
-            ("seed", pa.uint64()),
-            ("path", pa.string()),
-            ("spec_json", pa.string()),
-            *((c, pa.string() if c == "delta_e_target_kind" else pa.float64()) for c in MEASURED_COLUMNS),
-        ]
-    )
+    schema = MANIFEST_SCHEMA
     drawn: dict[tuple, float] = {}
     rows: dict[str, list] = {name: [] for name in schema.names}
     positions: list[int] = []

@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 import os
 import shutil
-from collections.abc import Mapping
+from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -36,6 +36,11 @@ MANIFEST_COLUMNS = (
     "delta_e_target", "delta_e_target_kind", "delta_e_drawn_min", "delta_e_drawn_p05", "delta_e_drawn_median",
     "delta_e_drawn_p95",
 )
+#: The Arrow types of `MANIFEST_COLUMNS`, in order: what every plate set's manifest is written with.
+MANIFEST_SCHEMA = pa.schema([
+    (c, pa.int32() if c == "size" else pa.uint64() if c == "seed"
+     else pa.float64() if c.startswith("delta_e") and c != "delta_e_target_kind" else pa.string())
+    for c in MANIFEST_COLUMNS])
 #: The manifest columns of the ΔE2000 a plate draws that results rows repeat (`DatasetItem.drawn`).
 DRAWN_COLUMNS = ("delta_e_target", "delta_e_drawn_min", "delta_e_drawn_p05", "delta_e_drawn_median",
                  "delta_e_drawn_p95")
@@ -53,20 +58,24 @@ SHARD_MANIFESTS = "manifest.shards"
 PLAN_POSITION = "plan_position"
 
 
-def write_parquet_atomic(table: pa.Table, path: Path, *, row_group_size: int | None = None) -> Path:
+def write_parquet_atomic(table: pa.Table | Iterable[pa.Table], path: Path, *, row_group_size: int | None = None,
+                         schema: pa.Schema | None = None) -> Path:
     """Write ``table`` as the Parquet file ``path`` (zstd) atomically and durably (`plates.storage.written_in_place`),
     so no reader ever opens half a manifest, a killed writer's leftover matches `plates.storage.TEMPORARIES`, and
     the manifest's name appears only once its bytes and every image written before it are on disk (the set
-    writers write images without an fsync each: `plates.storage.write_atomic`). Returns ``path``.
+    writers write images without an fsync each: `plates.storage.write_atomic`). ``table`` may also be batches
+    of ``schema``, one row group each (a large set's manifest: memory stays flat). Returns ``path``.
 
     Parameters
     ----------
-    table : pyarrow.Table
-        The rows.
+    table : pyarrow.Table or iterable of pyarrow.Table
+        The rows, or batches of ``schema`` (one row group each).
     path : pathlib.Path
         The file.
     row_group_size : int, optional
         Rows per row group.
+    schema : pyarrow.Schema, optional
+        The batches' schema (with batches).
 
     Returns
     -------
@@ -74,32 +83,15 @@ def write_parquet_atomic(table: pa.Table, path: Path, *, row_group_size: int | N
         ``path``.
     """
     with written_in_place(path) as tmp:
-        pq.write_table(table, tmp, compression="zstd", row_group_size=row_group_size)
+        if isinstance(table, pa.Table):
+            pq.write_table(table, tmp, compression="zstd", row_group_size=row_group_size)
+        else:
+            if schema is None:
+                raise ValueError("batches of a manifest need their schema; allowed: a pyarrow.Schema")
+            with pq.ParquetWriter(tmp, schema, compression="zstd") as writer:
+                for part in table:
+                    writer.write_table(part, row_group_size=row_group_size)
     return path
-
-
-def write_shard_manifest(table: pa.Table, out: Path, shard) -> Path:
-    """Write shard ``shard``'s manifest rows (``table``, with a `PLAN_POSITION` column) atomically as
-    ``out/manifest.shards/<I>-of-<N>.parquet``; returns its path. Shards write only their own part.
-
-    Parameters
-    ----------
-    table : pyarrow.Table
-        The shard's rows.
-    out : pathlib.Path
-        The set's folder.
-    shard : Shard
-        The shard.
-
-    Returns
-    -------
-    pathlib.Path
-        The part's path.
-    """
-    if PLAN_POSITION not in table.column_names:
-        raise ValueError(f"a shard's manifest part needs a {PLAN_POSITION!r} column; allowed: the rows with "
-                         "their positions in the unsharded manifest")
-    return write_parquet_atomic(table, shard_manifest_path(out, shard))
 
 
 def shard_manifest_path(out: Path, shard) -> Path:
@@ -123,7 +115,7 @@ def shard_manifest_path(out: Path, shard) -> Path:
 
 
 def merge_shard_manifests(out: Path, count: int, *, row_group_size: int | None = None) -> bool:
-    """When every one of ``count`` shards has written its part (`write_shard_manifest`), write
+    """When every one of ``count`` shards has written its part (`finish_manifest`), write
     ``manifest.parquet`` from them in `PLAN_POSITION` order without that column, i.e. the unsharded manifest;
     returns whether it did. Each shard calls this after writing its part, so the last to finish always finds
     them all (two finishing together both write the same file, atomically).
@@ -152,22 +144,26 @@ def merge_shard_manifests(out: Path, count: int, *, row_group_size: int | None =
     return True
 
 
-def finish_manifest(table: pa.Table, out: Path, shard: Any = None, positions: list[int] | None = None) -> int:
-    """How every writer that holds its whole manifest ends: ``table`` published as ``out/manifest.parquet``
-    (`publish_manifest`), or with a ``shard`` (`plates.shards.Shard`) written as that shard's part with each
-    row's place in the unsharded plan (``positions``) and merged once every shard's part is there
-    (`merge_shard_manifests`). Returns the rows written.
+def finish_manifest(table: pa.Table | Iterable[pa.Table], out: Path, shard: Any = None,
+                    positions: list[int] | None = None, *, schema: pa.Schema | None = None) -> int:
+    """How every dataset writer ends: ``table`` published as ``out/manifest.parquet`` (`publish_manifest`), or
+    with a ``shard`` (`plates.shards.Shard`) written as that shard's part with each row's place in the unsharded
+    plan (``positions``) and merged once every shard's part is there (`merge_shard_manifests`). ``table`` may
+    also be batches of ``schema`` (a large set, written as it is made: memory stays flat), which carry their
+    `PLAN_POSITION` column themselves when sharded. Returns the rows written.
 
     Parameters
     ----------
-    table : pyarrow.Table
-        The manifest's rows.
+    table : pyarrow.Table or iterable of pyarrow.Table
+        The manifest's rows, or batches of ``schema``.
     out : pathlib.Path
         The set's folder.
     shard : Shard, optional
         This writer's shard.
     positions : list of int, optional
-        Each row's place in the unsharded plan (with ``shard``).
+        Each row's place in the unsharded plan (with ``shard`` and a whole table).
+    schema : pyarrow.Schema, optional
+        The batches' schema (with batches).
 
     Returns
     -------
@@ -175,12 +171,38 @@ def finish_manifest(table: pa.Table, out: Path, shard: Any = None, positions: li
         Rows written.
     """
     out = Path(out)
+    if isinstance(table, pa.Table):
+        if shard is not None:
+            table = table.append_column(PLAN_POSITION, pa.array(positions, pa.int64()))
+        parts: Iterable[pa.Table] = (table,)
+        schema = table.schema
+    elif schema is None:
+        raise ValueError("batches of a manifest need their schema; allowed: a pyarrow.Schema")
+    else:
+        parts = table
+    rows = [0]
+
+    def counted(tables: Iterable[pa.Table]) -> Iterator[pa.Table]:
+        empty = True
+        for part in tables:
+            rows[0] += part.num_rows
+            empty = False
+            yield part
+        if empty:  # no image on disk: a manifest of no rows, with its columns
+            yield schema.empty_table() if shard is not None else with_file_name(schema.empty_table())
+
     if shard is not None:
-        write_shard_manifest(table.append_column(PLAN_POSITION, pa.array(positions, pa.int64())), out, shard)
+        if PLAN_POSITION not in schema.names:
+            raise ValueError(f"a shard's manifest part needs a {PLAN_POSITION!r} column; allowed: the rows with "
+                             "their positions in the unsharded manifest")
+        write_parquet_atomic(counted(parts), shard_manifest_path(out, shard), schema=schema)
         merge_shard_manifests(out, shard.count)
-        return table.num_rows
-    publish_manifest(table, out)
-    return table.num_rows
+    else:
+        named = schema if FILE_NAME_COLUMN in schema.names else schema.append(
+            pa.field(FILE_NAME_COLUMN, schema.field("path").type))
+        write_parquet_atomic(counted(with_file_name(part) for part in parts), out / MANIFEST, schema=named)
+        link_metadata(out)
+    return rows[0]
 
 
 def with_file_name(table: pa.Table) -> pa.Table:

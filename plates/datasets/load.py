@@ -20,6 +20,7 @@ from plates.datasets.parquet_set import is_parquet_set, load_parquet_set
 from plates.datasets.presets import PRESETS, preset_items
 from plates.stimuli import spec_from_json
 from plates.storage import is_url
+from plates.validation import check_int
 
 
 def load_dataset(dir_or_preset: str | os.PathLike, limit: int | None = None) -> list[DatasetItem]:
@@ -49,8 +50,7 @@ def load_dataset(dir_or_preset: str | os.PathLike, limit: int | None = None) -> 
     >>> item.item_id, item.spec.palette, item.spec.size
     ('colorblindnesseval:colorblindnesseval-1:0:standard', 'colorblindnesseval-1', 900)
     """
-    if limit is not None and (isinstance(limit, bool) or not isinstance(limit, int) or limit < 0):
-        raise ValueError(f"limit={limit!r} is not valid; allowed: None or an integer >= 0")
+    check_int("limit", limit, 0, none_ok=True)
     if is_url(dir_or_preset) or (Path(dir_or_preset).is_dir() and is_parquet_set(dir_or_preset)):
         if not is_parquet_set(dir_or_preset):
             raise ValueError(f"{str(dir_or_preset)!r} holds no committed {MANIFEST} of a Parquet set; allowed on "

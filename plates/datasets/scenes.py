@@ -22,7 +22,6 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 from functools import partial
-from itertools import chain
 
 import numpy as np
 
@@ -38,8 +37,8 @@ from plates.tasks.scenes.colorbench import (
 )
 from plates.validation import check_choice
 
-__all__ = ["ITEMS_PER_TASK", "ROBUSTNESS_SEEDS", "SCENE_TASK_NAMES", "robustness_entries", "robustness_item",
-           "robustness_jobs", "scene_entries", "scene_item", "scene_jobs"]
+__all__ = ["ITEMS_PER_TASK", "ROBUSTNESS_SEEDS", "SCENE_TASK_NAMES", "robustness_item",
+           "robustness_jobs", "scene_item", "scene_jobs"]
 
 ITEMS_PER_TASK = 250
 ROBUSTNESS_SEEDS = 150
@@ -98,11 +97,6 @@ def scene_jobs(task: str, *, n: int = ITEMS_PER_TASK, size: int = 512, seed: int
     return (partial(scene_item, task, i, size, seed) for i in range(n))
 
 
-def scene_entries(task: str, *, n: int = ITEMS_PER_TASK, size: int = 512, seed: int = 0) -> Iterator[Entry]:
-    """``n`` items of ``task`` in order (`scene_item` 0, 1, ...)."""
-    return chain.from_iterable(job() for job in scene_jobs(task, n=n, size=size, seed=seed))
-
-
 def robustness_item(i: int, size: int = 512, seed: int = 0) -> list[Entry]:
     """Robustness seed ``i``: its scene and the 9 recoloured variants, one shape-counting question each."""
     for attempt in range(_TRIES):
@@ -124,7 +118,3 @@ def robustness_jobs(*, n: int = ROBUSTNESS_SEEDS, size: int = 512, seed: int = 0
     """``n`` picklable jobs, job i making `robustness_item` i."""
     return (partial(robustness_item, i, size, seed) for i in range(n))
 
-
-def robustness_entries(*, n: int = ROBUSTNESS_SEEDS, size: int = 512, seed: int = 0) -> Iterator[Entry]:
-    """``n`` seed scenes x (the seed + 9 recoloured variants), one shape-counting question each."""
-    return chain.from_iterable(job() for job in robustness_jobs(n=n, size=size, seed=seed))

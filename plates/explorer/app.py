@@ -41,7 +41,7 @@ from plates.secrets import clean_message
 log = logging.getLogger("plates.app")
 
 
-def _guard(fn, secrets_from=None, hide_paths=False):
+def guarded(fn, secrets_from=None, hide_paths=False):
     """Run a handler; bad input becomes a clear gr.Error, anything else a short message with no trace.
 
     ``secrets_from(args)`` names values (the session's key) to scrub from every message; ``hide_paths``
@@ -96,7 +96,7 @@ def build_app(policy: Policy | None = None, admission: Admission | None = None) 
     slots = concurrency(policy, workers)  # events at once per group, up to the cores, and the queue's bound
     work = ExplorerPool(workers, max_pending=pool_bound(slots, workers))
     shared = AppContext(
-        policy=policy, admission=admission, guard=functools.partial(_guard, hide_paths=policy.public), slots=slots,
+        policy=policy, admission=admission, guard=functools.partial(guarded, hide_paths=policy.public), slots=slots,
         # public mode remembers a model that failed to load, so retries do not take the model slot again;
         # the bundled reader answers in the workers
         cache=ModelCache(work.make_backend,

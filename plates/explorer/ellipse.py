@@ -17,6 +17,7 @@ from plates.models.base import Backend, Query, Reply
 from plates.runs.ellipse_plan import EllipseRun, parse_centres
 from plates.runs.ellipses import run_ellipses
 from plates.runs.experiment import ModelSpec
+from plates.validation import check_int
 
 __all__ = ["DIRECTION_CHOICES", "limits", "live_ellipse", "offered_centres"]
 
@@ -64,8 +65,7 @@ def live_ellipse(backend: Backend, centre: str, directions: int, trials: int, po
     if directions not in DIRECTION_CHOICES:
         raise ValueError(f"directions {directions!r} is not offered; allowed: {DIRECTION_CHOICES}")
     most, size = limits(policy)
-    if isinstance(trials, bool) or not isinstance(trials, int) or not 10 <= trials <= most:
-        raise ValueError(f"trials {trials!r} per direction is not allowed here; allowed: 10-{most}")
+    check_int("trials", trials, 10, most, note=" per direction here")
     centres, _ = parse_centres(centre)
     count = [0]
 

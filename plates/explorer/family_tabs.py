@@ -37,7 +37,7 @@ def add_family_tabs(policy: Policy, *, guard: Callable, cache: ModelCache, scrat
                     reader: qv.ReaderCache | None = None, board: qv.ModelBoard | None = None,
                     admission: Admission | None = None, work: ExplorerPool | None = None) -> None:
     """Add the three tabs to the Blocks being built. ``guard(fn, secrets_from)`` turns errors into page
-    messages (app._guard); ``model`` = the Model tab's (kind, hf_id, api_model, base_url) widgets;
+    messages (app.guarded); ``model`` = the Model tab's (kind, hf_id, api_model, base_url) widgets;
     ``slots``: events at once per concurrency group (`plates.explorer.concurrency.concurrency`, as the app computed
     them for its workers); ``admission``: public mode's limits per address and server-wide
     (`plates.admission.Admission`); ``work``: where illusions, scenes and the quiz's images are drawn (default:

@@ -28,6 +28,7 @@ from plates.explorer.policy import Policy
 from plates.explorer.specs import QUERY_PARAM, encode_spec
 from plates.secrets import redact
 from plates.stimuli.ishihara.plate import PlateSpec
+from plates.validation import is_number
 
 __all__ = ["VIEW_PARAM", "ModelView", "decode_view", "encode_view", "share_link", "shareable_url"]
 
@@ -121,10 +122,13 @@ class ModelView:
         model (public mode: allow-lists only), the compared models, the prompt and the condition."""
         for f in fields(self):
             value, default = getattr(self, f.name), f.default
-            kinds = (int, float) if isinstance(default, float) else str if default is None else type(default)
-            ok = (value is None and default is None) or (
-                isinstance(value, kinds) and (isinstance(default, bool) or not isinstance(value, bool)))
-            if not ok or (isinstance(value, float) and not math.isfinite(value)):
+            if default is None:
+                ok = value is None or isinstance(value, str)
+            elif type(default) in (int, float):  # a number field: never a bool, an int where the default is
+                ok = is_number(value, integer=type(default) is int) and math.isfinite(value)
+            else:  # a bool or a str
+                ok = isinstance(value, type(default))
+            if not ok:
                 raise ValueError(f"{f.name} {value!r:.60} is not allowed; allowed: a "
                                  f"{'str or null' if default is None else type(default).__name__}")
         if self.cvd not in CVD_VIEWS:

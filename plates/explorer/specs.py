@@ -84,8 +84,3 @@ def share_link(spec: PlateSpec, page_url: str | None = None) -> str:
     """The link that reopens ``spec``: the page's URL (scheme, host, path; its own query dropped) with
     ``?spec=<code>``, or the bare query string (a relative link) when the page URL is unknown or not http(s)."""
     return page_link(page_url, {QUERY_PARAM: encode_spec(spec)})
-
-
-def share_query(spec: PlateSpec) -> str:
-    """The query string that reproduces ``spec`` when appended to the explorer's URL: ``?spec=<code>``."""
-    return page_link(None, {QUERY_PARAM: encode_spec(spec)})

@@ -9,20 +9,25 @@ instead of crashing at startup.
 from __future__ import annotations
 
 import importlib
+from collections.abc import Iterator, Mapping
+from contextlib import contextmanager
+from types import MappingProxyType
 from typing import Any
 
 from plates.install import extra_hint
 from plates.models.base import Backend, BackendFailing, Query, Reply, Turn
 from plates.reader import MODEL_NAME
 
-#: Backend kind -> "module:ClassName" (imported only when the backend is made).
-BACKENDS: dict[str, str] = {
+_BACKENDS: dict[str, str] = {
     "openai": "plates.models.openai_compat:OpenAIBackend",
     "hf": "plates.models.hf:HFBackend",
     "baseline": "plates.models.baseline:BaselineBackend",
     "reference-pixels": "plates.models.reference:ReferencePixelsBackend",
     "python": "plates.models.python_observer:PythonBackend",
 }
+#: Backend kind -> "module:ClassName" (imported only when the backend is made); read-only: `registered_backend`
+#: adds one for a while.
+BACKENDS: Mapping[str, str] = MappingProxyType(_BACKENDS)
 
 #: Backend kind -> the model it runs when none is named (backends that hold one model only).
 DEFAULT_MODELS: dict[str, str] = {
@@ -35,9 +40,54 @@ REFERENCE_KINDS: frozenset[str] = frozenset({"reference-pixels"})
 #: visitor of the apps.
 LOCAL_CODE_KINDS: frozenset[str] = frozenset({"python"})
 
+_EXTRAS: dict[str, str | None] = {"openai": None, "hf": "hf", "baseline": None, "reference-pixels": None,
+                                  "python": None}
 #: Backend kind -> the extra that installs its SDK (None: the default install); see plates.install.extra_hint.
-EXTRAS: dict[str, str | None] = {"openai": None, "hf": "hf", "baseline": None, "reference-pixels": None,
-                                 "python": None}
+EXTRAS: Mapping[str, str | None] = MappingProxyType(_EXTRAS)
+
+
+@contextmanager
+def registered_backend(kind: str, target: str, *, extra: str | None = None) -> Iterator[None]:
+    """`BACKENDS` with ``kind`` registered as ``target`` while the block runs, then as it was before.
+
+    The supported way to add a backend for a while (a test's fake, one under development) or stand another
+    class in for a registered kind; `BACKENDS` itself is read-only.
+
+    Parameters
+    ----------
+    kind : str
+        The backend kind, new or registered (then replaced until the block ends).
+    target : str
+        ``"module:ClassName"``, imported when the backend is made (`backend_class`).
+    extra : str or None
+        The extra that installs its SDK (`EXTRAS`), named when an import fails.
+
+    Raises
+    ------
+    ValueError
+        A ``target`` that is not ``"module:ClassName"``.
+
+    Examples
+    --------
+    >>> with registered_backend("echo", "plates.models.python_observer:PythonBackend"):
+    ...     "echo" in BACKENDS
+    True
+    >>> "echo" in BACKENDS
+    False
+    """
+    module_name, colon, class_name = str(target).partition(":")
+    if not (isinstance(target, str) and colon and module_name and class_name):
+        raise ValueError(f"backend target {target!r} is not valid; allowed: 'module:ClassName'")
+    before = (_BACKENDS.get(kind), _EXTRAS.get(kind), kind in _BACKENDS)
+    _BACKENDS[kind], _EXTRAS[kind] = target, extra
+    try:
+        yield
+    finally:
+        if before[2]:
+            _BACKENDS[kind], _EXTRAS[kind] = before[0], before[1]  # type: ignore[assignment]
+        else:
+            _BACKENDS.pop(kind, None)
+            _EXTRAS.pop(kind, None)
 
 
 def backend_class(kind: str) -> type[Backend]:
@@ -70,7 +120,7 @@ def backend_class(kind: str) -> type[Backend]:
             raise ValueError(
                 f"backend {kind!r} is registered but its module {module_name} is not present in this install"
             ) from exc
-        hint = extra_hint(EXTRAS[kind])
+        hint = extra_hint(EXTRAS.get(kind))
         raise ImportError(f"backend {kind!r} needs the package {exc.name!r}: {hint}") from exc
     cls = getattr(module, class_name, None)
     if cls is None:
@@ -114,4 +164,5 @@ def make_backend(kind: str, **options: Any) -> Backend:
     return backend_class(kind)(**options)
 
 
-__all__ = ["BACKENDS", "DEFAULT_MODELS", "LOCAL_CODE_KINDS", "REFERENCE_KINDS", "Backend", "BackendFailing", "Query", "Reply", "Turn", "backend_class", "make_backend"]
+__all__ = ["BACKENDS", "DEFAULT_MODELS", "LOCAL_CODE_KINDS", "REFERENCE_KINDS", "Backend", "BackendFailing", "Query", "Reply", "Turn", "backend_class", "make_backend",
+           "registered_backend"]

@@ -20,6 +20,8 @@ from typing import Any
 
 from PIL import Image
 
+from plates.validation import check_int
+
 #: Roles a turn may take.
 ROLES = ("user", "assistant")
 #: Prompt kinds (see plates.tasks.prompts): open answer, yes/no, multiple choice.
@@ -131,8 +133,7 @@ class Query:
             raise ValueError(f"the last turn of a Query must have role 'user', got {turns[-1].role!r}")
         if self.kind not in QUERY_KINDS:
             raise ValueError(f"Query kind {self.kind!r} is not allowed; allowed: {', '.join(QUERY_KINDS)}")
-        if not isinstance(self.max_tokens, int) or self.max_tokens < 1:
-            raise ValueError(f"max_tokens must be a positive int, got {self.max_tokens!r}")
+        check_int("max_tokens", self.max_tokens, 1)
         if not 0.0 <= float(self.temperature) <= 2.0:
             raise ValueError(f"temperature must be within 0-2, got {self.temperature!r}")
         object.__setattr__(self, "turns", turns)

@@ -14,6 +14,8 @@ import uuid
 from collections.abc import Mapping, Sequence
 from typing import Any
 
+from plates.validation import is_number
+
 #: Options of `OpenAIBackend._request_options` that are not body fields: merged as the SDK merges them.
 EXTRA_BODY, EXTRA_HEADERS = "extra_body", "extra_headers"
 _PNG_URL = b"data:image/png;base64,"
@@ -155,7 +157,7 @@ def parse_completion(status: int, headers: Mapping[str, str],
 
 
 def _count(value: Any) -> int | None:
-    return value if isinstance(value, int) and not isinstance(value, bool) else None
+    return value if is_number(value, integer=True) else None
 
 
 def _error_detail(content: bytes) -> str:

@@ -43,6 +43,7 @@ from plates.models.hf_loading import (
     plan_placement,
     prompt_format_for,
 )
+from plates.validation import check_int
 
 __all__ = ["DEVICES", "DTYPES", "HFBackend", "to_conversation"]
 _EXTRA = extra_hint("hf")
@@ -168,8 +169,7 @@ class HFBackend(Backend):
         if not isinstance(model_id_or_path, str) or not model_id_or_path.strip():
             raise ValueError(f"model_id_or_path must be a hub id or a folder, got {model_id_or_path!r}")
         for name, value, low in (("batch_size", batch_size, 1), ("fail_after", fail_after, 0)):
-            if not isinstance(value, int) or isinstance(value, bool) or value < low:
-                raise ValueError(f"{name} must be an int >= {low}, got {value!r}")
+            check_int(name, value, low)
         if not isinstance(trust_remote_code, bool):
             raise ValueError(f"trust_remote_code must be True or False, got {trust_remote_code!r}")
         torch, transformers = _import_torch_transformers()

@@ -35,6 +35,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from plates.models.base import Query
+from plates.validation import is_number
 
 DEVICES = ("auto", "cuda", "mps", "cpu")
 DTYPES = ("auto", "bfloat16", "float16", "float32")
@@ -89,7 +90,7 @@ def _check_device_map(device_map: Any) -> None:
         if device_map.startswith("cuda") and _check_device(device_map) == "cuda":
             return
     elif isinstance(device_map, dict) and device_map and all(isinstance(k, str) for k in device_map):
-        if all(isinstance(v, int) and not isinstance(v, bool) or isinstance(v, str) for v in device_map.values()):
+        if all(is_number(v, integer=True) or isinstance(v, str) for v in device_map.values()):
             return
     raise ValueError(f"device_map {device_map!r} is not allowed; allowed: {', '.join(DEVICE_MAPS)}, a device "
                      "('cpu', 'cuda:N'), or a dict from module name to a device, a GPU index, 'cpu' or 'disk'")

@@ -63,6 +63,7 @@ from plates.models.chat_wire import (
 from plates.models.decoding import SAMPLING_FIELDS, api_sampling
 from plates.models.http1 import ConnectFailed, Dropped, make_lanes
 from plates.secrets import redact
+from plates.validation import check_int, check_number
 
 RETRY_STATUSES = frozenset({408, 409, 429}) | frozenset(range(500, 600))
 FATAL_STATUSES = frozenset({401, 403, 404})
@@ -225,12 +226,10 @@ class OpenAIBackend(Backend):
             raise ValueError(f"base_url must start with http:// or https://, got {base_url!r}")
         for name, value, low in (("concurrency", concurrency, 1), ("max_attempts", max_attempts, 1),
                                  ("fail_after", fail_after, 0)):
-            if not isinstance(value, int) or isinstance(value, bool) or value < low:
-                raise ValueError(f"{name} must be an int >= {low}, got {value!r}")
+            check_int(name, value, low)
         for name, value in (("timeout", timeout), ("backoff_base", backoff_base), ("backoff_max", backoff_max),
                             ("max_retry_after", max_retry_after)):
-            if not isinstance(value, (int, float)) or value <= 0:
-                raise ValueError(f"{name} must be a positive number of seconds, got {value!r}")
+            check_number(name, value, 0, open=True, note=" (seconds)")
         if token_param not in TOKEN_PARAMS:
             raise ValueError(f"token_param {token_param!r} is not allowed; allowed: {TOKEN_PARAMS}")
         if sampling_fields not in SAMPLING_FIELDS:
@@ -240,8 +239,7 @@ class OpenAIBackend(Backend):
             raise ValueError(f"image_detail {image_detail!r} is not allowed; allowed: {IMAGE_DETAILS}")
         if not isinstance(follow_redirects, bool):
             raise ValueError(f"follow_redirects must be True or False, got {follow_redirects!r}")
-        if max_tokens is not None and (not isinstance(max_tokens, int) or max_tokens < 1):
-            raise ValueError(f"max_tokens must be a positive int or None, got {max_tokens!r}")
+        check_int("max_tokens", max_tokens, 1, none_ok=True)
         if api_key is not None:  # handed over directly (e.g. one UI session's key); wins over api_key_env
             if not isinstance(api_key, str) or not api_key.strip():
                 raise ValueError("api_key, when given, must be a non-empty string")

@@ -361,7 +361,7 @@ WARP_GRID = 9
 
 
 @lru_cache(maxsize=16)
-def _enlarge(size: int) -> np.ndarray:
+def enlarge_matrix(size: int) -> np.ndarray:
     """(size, WARP_GRID): cubic-spline enlargement of a WARP_GRID-long signal to ``size`` samples, as a matrix
     (column k: ``ndimage.zoom`` of unit vector k, order 3). A grid G enlarges to ``E @ G @ E.T``: the tensor
     product scipy's 2-D zoom computes point by point, to 1e-14 (the same masks; ~40x faster at 512 px)."""
@@ -373,7 +373,7 @@ def _warp(mask: np.ndarray, amplitude: float, seed: int) -> np.ndarray:
     side, scaled so its largest shift is ``amplitude`` of the side): glyph shapes no font draws."""
     size = mask.shape[0]
     rng = np.random.default_rng([seed, 17])
-    enlarge = _enlarge(size)  # the field is drawn on a WARP_GRID x WARP_GRID grid and enlarged: smooth at any size
+    enlarge = enlarge_matrix(size)  # the field is drawn on a WARP_GRID x WARP_GRID grid and enlarged: smooth at any size
     field = enlarge @ rng.normal(0.0, 1.0, (2, WARP_GRID, WARP_GRID)) @ enlarge.T
     field *= amplitude * size / max(np.abs(field).max(), 1e-9)
     yy, xx = np.mgrid[0:size, 0:size].astype(np.float32)

@@ -20,6 +20,7 @@ from PIL import Image
 from plates.install import shadowing
 from plates.reader.coding import CLASSES, best_label
 from plates.reader.preprocess import preprocess
+from plates.validation import check_int
 
 
 def default_model_path() -> Path:
@@ -93,8 +94,7 @@ class BaselineReader:
         self.path = Path(path) if path is not None else default_model_path()
         if not self.path.is_file():
             raise ValueError(f"baseline weights {self.path} do not exist")
-        if not isinstance(threads, int) or threads < 1:
-            raise ValueError(f"threads must be a positive int, got {threads!r}")
+        check_int("threads", threads, 1)
         options = ort.SessionOptions()
         options.intra_op_num_threads = threads
         options.inter_op_num_threads = 1

@@ -35,6 +35,7 @@ import math
 import os
 import resource
 import time
+from collections.abc import Callable
 from concurrent.futures import ProcessPoolExecutor
 from dataclasses import asdict, dataclass
 from pathlib import Path
@@ -114,7 +115,7 @@ class TrainConfig:
     workers: int = 2
     threads: int = 2
     mode: str = "contrast-dots"
-    skew: float = 0.1  # extra shear / aspect augmentation on the preprocessed batch (see _augment); 0: none
+    skew: float = 0.1  # extra shear / aspect augmentation on the preprocessed batch (see augment); 0: none
     steps: int | None = None  # None: epochs x ceil(n_train / batch_size); else exactly this many steps
     init: str | None = None  # None: train from scratch; else fine-tune from these ONNX weights (BatchNorm frozen)
     extra_fonts: float = 0.8  # share of free plates drawn in data.EXTRA_FONTS (0: the 8 bundled faces only)
@@ -298,7 +299,7 @@ def render_set(seeds: list[int], render_size: int | None, mode: str, workers: in
     return _render_chunks(_render_chunk, seeds, recipe, workers, log, "plates")
 
 
-def _augment(torch, x, gen, skew: float = 0.0):
+def augment(torch, x, gen, skew: float = 0.0):
     """Random scale 0.9-1.1, shift +-6%, rotation +-6 degrees on a (N, 3, S, S) batch (zero padding); with
     ``skew`` > 0 also a horizontal shear of up to +-skew and a width/height ratio of up to x(1 + 2 skew) either way
     (slanted, condensed and extended figures)."""
@@ -308,7 +309,7 @@ def _augment(torch, x, gen, skew: float = 0.0):
 
 
 def affine_params(torch, n: int, gen, skew: float = 0.0):
-    """(n, 2, 3) affine matrices (output -> input coordinates) of `_augment`, drawn from ``gen``.
+    """(n, 2, 3) affine matrices (output -> input coordinates) of `augment`, drawn from ``gen``.
 
     Parameters
     ----------
@@ -431,6 +432,77 @@ def evaluate(model, x_int8: np.ndarray, y: np.ndarray, groups: list[str]) -> dic
 NOT_IN_WEIGHTS = ("workers", "time_budget_s")
 
 
+def fit(model, x_int8: np.ndarray, y: np.ndarray, config: TrainConfig, *, device: str = "cpu",
+        before_step: Callable[[int], None] | None = None,
+        end_epoch: Callable[[int, int, float], None] | None = None) -> float:
+    """The training loop of the recipe (module docstring, step 2): ``config.total_steps`` AdamW steps on
+    ``model`` over the examples ``x_int8`` (preprocessed, `quantise`d), in place.
+
+    Parameters
+    ----------
+    model : torch.nn.Module
+        The network (`plates.reader.model.PlateReader`), already on ``device``; trained channels-last.
+    x_int8 : numpy.ndarray
+        (N, 3, S, S) int8 examples (`render_set`, `render_cards`).
+    y : numpy.ndarray
+        (N, 2) int64 class codes (`plates.reader.coding.encode`).
+    config : TrainConfig
+        The loop reads ``seed`` (batch order and augmentation), ``batch_size``, ``lr``, ``weight_decay``,
+        ``skew``, ``init`` (BatchNorm frozen) and ``total_steps``; an epoch is ceil(N / ``batch_size``) steps.
+    device : str
+        Where the batches go (``"cuda"`` for an exploration on a GPU: ``bench/explore_reader.py``).
+    before_step : callable or None
+        ``before_step(step)`` before each step (the time budget's check).
+    end_epoch : callable or None
+        ``end_epoch(epoch, steps_done, mean_loss)`` after each epoch and the last step (validation, a log
+        line); the model is back in training mode afterwards.
+
+    Returns
+    -------
+    float
+        The last batch's loss.
+
+    References
+    ----------
+    HueManity §4 (the per-position cross-entropy).
+    """
+    # lazy: torch, the [train] extra
+    import torch
+
+    # channels-last tensors: a 2-thread step of the default network at 64 px took 115 ms against 134 ms contiguous
+    # (2026-11-26, quiet; OMP passive). Float sums differ from a contiguous run, so weights trained before this
+    # (commit 37d059a and older) are reproduced at their own commit.
+    model = model.to(memory_format=torch.channels_last)
+    opt = torch.optim.AdamW(model.parameters(), lr=config.lr, weight_decay=config.weight_decay)
+    steps_per_epoch, total_steps = math.ceil(len(y) / config.batch_size), config.total_steps
+    loss_fn = torch.nn.CrossEntropyLoss(label_smoothing=0.05)
+    gen, rng = torch.Generator().manual_seed(config.seed), np.random.default_rng(config.seed)
+    xs, ys = torch.from_numpy(x_int8).to(device), torch.from_numpy(y).to(device)
+    total, n_batches, order, loss = 0.0, 0, None, None
+    for step in range(total_steps):
+        if before_step is not None:
+            before_step(step)
+        b = step % steps_per_epoch
+        if b == 0:
+            train_mode(model, config)
+            order = torch.from_numpy(rng.permutation(len(y))).to(device)
+            total, n_batches = 0.0, 0
+        for group in opt.param_groups:
+            group["lr"] = one_cycle(step / total_steps, config.lr)  # steps alone decide the schedule
+        idx = order[b * config.batch_size : (b + 1) * config.batch_size]
+        xb = augment(torch, xs[idx].float() / QUANT, gen, config.skew).contiguous(memory_format=torch.channels_last)
+        loss = loss_fn(model(xb).reshape(-1, N_CLASSES), ys[idx].reshape(-1)) * N_POSITIONS
+        opt.zero_grad(set_to_none=True)
+        loss.backward()
+        opt.step()
+        n_batches += 1
+        total += loss.item()
+        if end_epoch is not None and (b == steps_per_epoch - 1 or step == total_steps - 1):
+            end_epoch(step // steps_per_epoch + 1, step + 1, total / n_batches)
+            train_mode(model, config)
+    return float("nan") if loss is None else float(loss.item())
+
+
 def train(config: TrainConfig, out_dir: str | Path, command: str = "plates train-baseline", log=None) -> dict:
     """Run the whole recipe (module docstring); writes ``baseline.onnx`` and ``MODEL_CARD.md`` into ``out_dir``.
 
@@ -486,7 +558,6 @@ def _train(config: TrainConfig, out_dir: str | Path, command: str, log) -> dict:
     torch.manual_seed(config.seed)
     torch.set_num_threads(config.threads)
     torch.use_deterministic_algorithms(True)
-    rng = np.random.default_rng(config.seed)
     train_seeds = [data.TRAIN_SEED_BASE + config.seed * 1_000_000 + i for i in range(config.n_train)]
     val_seeds = [data.VAL_SEED_BASE + config.seed * 1_000_000 + i for i in range(config.n_val)]
     log(f"rendering {config.n_train} training + {config.n_val} validation plates")
@@ -510,43 +581,16 @@ def _train(config: TrainConfig, out_dir: str | Path, command: str, log) -> dict:
     model = PlateReader(width=config.width, input_size=config.input_size)
     if config.init is not None:  # a fine-tune stage: the given weights, BatchNorm statistics frozen
         load_onnx_weights(model, config.init)
-    # channels-last tensors: a 2-thread step of the default network at 64 px took 115 ms against 134 ms contiguous
-    # (2026-11-26, quiet; OMP passive). Float sums differ from a contiguous run, so weights trained before this
-    # (commit 37d059a and older) are reproduced at their own commit.
-    model = model.to(memory_format=torch.channels_last)
-    opt = torch.optim.AdamW(model.parameters(), lr=config.lr, weight_decay=config.weight_decay)
-    steps_per_epoch, total_steps = config.steps_per_epoch, config.total_steps
-    loss_fn = torch.nn.CrossEntropyLoss(label_smoothing=0.05)
-    gen = torch.Generator().manual_seed(config.seed)
     history: list[dict] = []
-    total, n_batches, order = 0.0, 0, None
-    for step in range(total_steps):
-        check_budget(step)
-        b = step % steps_per_epoch
-        if b == 0:
-            train_mode(model, config)
-            order = rng.permutation(len(y_tr))
-            total, n_batches = 0.0, 0
-        for group in opt.param_groups:
-            group["lr"] = one_cycle(step / total_steps, config.lr)  # steps alone decide the schedule
-        idx = order[b * config.batch_size : (b + 1) * config.batch_size]
-        xb = torch.from_numpy(x_tr[idx].astype(np.float32) / QUANT)
-        xb = _augment(torch, xb, gen, config.skew).contiguous(memory_format=torch.channels_last)
-        yb = torch.from_numpy(y_tr[idx])
-        logits = model(xb)
-        loss = loss_fn(logits.reshape(-1, N_CLASSES), yb.reshape(-1)) * N_POSITIONS
-        opt.zero_grad(set_to_none=True)
-        loss.backward()
-        opt.step()
-        n_batches += 1
-        total += loss.item()
-        if b == steps_per_epoch - 1 or step == total_steps - 1:
-            epoch = step // steps_per_epoch + 1
-            acc = evaluate(model, x_va, y_va, g_va)
-            history.append({"epoch": epoch, "steps": step + 1, "loss": total / n_batches, **acc})
-            log(f"epoch {epoch}: step {step + 1}/{total_steps}, loss {total / n_batches:.3f}, "
-                f"val {json.dumps({k: round(v, 3) for k, v in acc.items()})} ({time.perf_counter() - t0:.0f} s)")
-            train_mode(model, config)
+
+    def end_epoch(epoch: int, step: int, loss: float) -> None:
+        acc = evaluate(model, x_va, y_va, g_va)
+        history.append({"epoch": epoch, "steps": step, "loss": loss, **acc})
+        log(f"epoch {epoch}: step {step}/{total_steps}, loss {loss:.3f}, "
+            f"val {json.dumps({k: round(v, 3) for k, v in acc.items()})} ({time.perf_counter() - t0:.0f} s)")
+
+    total_steps = config.total_steps
+    fit(model, x_tr, y_tr, config, before_step=check_budget, end_epoch=end_epoch)
     check_budget(total_steps)
     elapsed = time.perf_counter() - t0
     out_dir = Path(out_dir)

@@ -35,7 +35,7 @@ from plates.tasks.prompts import query_for
 VIEW_CACHE = 4096
 
 
-def _examples(exp: Experiment, items: Sequence[Any], pool: Sequence[int], index: int, k: int) -> list[int]:
+def few_shot_examples(exp: Experiment, items: Sequence[Any], pool: Sequence[int], index: int, k: int) -> list[int]:
     """k other plates of ``pool`` (the items of the same colour set and variant), chosen with a generator
     seeded by (seed, item id, k); never the question's own plate."""
     item = items[index]
@@ -231,7 +231,7 @@ class Builder:
             if task.examples is None:
                 raise ValueError(f"prompt {unit.prompt!r}: task {task.name!r} has no few-shot examples; "
                                  "allowed: shots = 0")
-            picks = _examples(self.exp, self.items, self.pool(unit.variant, item.colour_set), unit.item, unit.shots)
+            picks = few_shot_examples(self.exp, self.items, self.pool(unit.variant, item.colour_set), unit.item, unit.shots)
             if not images:
                 return question, ()
             ex = task.examples([self.items[i].truth() for i in picks], template, seed=self.exp.seed,
@@ -393,4 +393,4 @@ def check_units(exp: Experiment, items: Sequence[Any], builder: Builder, units: 
             seen.add((item.label, u.prompt))
             builder.question(u, images=False)  # raises, naming the prompt and the item
         elif u.shots:
-            _examples(exp, items, builder.pool(u.variant, item.colour_set), u.item, u.shots)
+            few_shot_examples(exp, items, builder.pool(u.variant, item.colour_set), u.item, u.shots)

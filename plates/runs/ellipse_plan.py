@@ -30,7 +30,7 @@ from plates.stimuli.ishihara.labels import LABEL_SPACES
 from plates.stimuli.ishihara.plate import PlateSpec
 from plates.tasks import task_of
 from plates.tasks.prompts import get_prompt
-from plates.validation import check_choice, check_number
+from plates.validation import check_choice, check_int, check_number
 
 __all__ = ["DITHER_COLOURS", "LAB_DIRECTIONS", "LEVELS", "MIN_TRIALS", "MODES", "UNITS", "Centre", "EllipseRun",
            "parse_centres"]
@@ -197,16 +197,14 @@ class EllipseRun:
         if not self.centres:
             raise ValueError("no centres; allowed: 'macadam' or one or more 'x,y' inside sRGB")
         if self.mode == "uv":
-            if isinstance(self.directions, bool) or not isinstance(self.directions, int) or not (
-                    self.directions == 3 or 5 <= self.directions <= 72):
-                raise ValueError(f"directions={self.directions!r} is not allowed; allowed: 3 or 5-72 (a centred "
-                                 "ellipse needs three distinct axes; 4 directions give two)")
+            why = " (a centred ellipse needs three distinct axes; 4 directions give two)"
+            if check_int("directions", self.directions, 3, 72, note=" but 4" + why) == 4:
+                raise ValueError(f"directions=4 is not allowed; allowed: 3 or 5-72{why}")
         elif self.directions not in (len(LAB_DIRECTIONS), 8):  # 8: the uv default left as it is
             raise ValueError(f"directions={self.directions!r} is not allowed in mode 'lab'; allowed: "
                              f"{len(LAB_DIRECTIONS)} ({', '.join(LAB_DIRECTIONS)})")
-        if isinstance(self.trials, bool) or not isinstance(self.trials, int) or not MIN_TRIALS <= self.trials <= 2000:
-            raise ValueError(f"trials={self.trials!r} per direction is too few or not an integer; allowed: an "
-                             f"integer {MIN_TRIALS}-2000 (fewer answers cannot place a threshold)")
+        check_int("trials", self.trials, MIN_TRIALS, 2000, note=" per direction (fewer answers cannot place a "
+                  "threshold)")
         check_number("seed", self.seed, 0, 2**63 - 1, integer=True)
         template = get_prompt(self.prompt)
         if task_of(template).family != "ishihara" or not LABEL_SPACES.get(template.label_space):

@@ -564,7 +564,7 @@ def _resolve_source(source: str, base_dir: str | Path | None, said_as: str = "da
     it); a folder becomes an absolute path (so the run id does not depend on cwd). A folder that holds no set
     yet is refused with the command that makes one (``plates generate --preset ... --out ...``); ``said_as``:
     how the user named the source."""
-    presets = _preset_names()
+    presets = preset_names()
     if source in presets or is_url(source):
         return source
     path = Path(source)
@@ -584,7 +584,7 @@ def _resolve_source(source: str, base_dir: str | Path | None, said_as: str = "da
     return str(path.resolve())
 
 
-def _preset_names() -> tuple[str, ...]:
+def preset_names() -> tuple[str, ...]:
     """The preset names: plate presets (``plates.datasets.PRESETS``) and the other families'
     (``plates.datasets.family_presets.FAMILY_PRESETS``)."""
     return (*PRESETS, *FAMILY_PRESETS)

@@ -30,7 +30,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from plates.models import BACKENDS
-from plates.validation import check_int, lookup
+from plates.validation import check_int, check_number, lookup
 
 __all__ = ["PROTOCOLS", "Protocol", "Sampling", "get_protocol", "model_settings"]
 
@@ -67,20 +67,8 @@ class Sampling:
     printed: str = ""  # the table cells as printed, e.g. "1.0 / 1.0, 1024"
 
     def __post_init__(self) -> None:
-        if self.temperature is not None and (
-            isinstance(self.temperature, bool)
-            or not isinstance(self.temperature, int | float)
-            or not 0.0 <= self.temperature <= 2.0
-        ):
-            raise ValueError(
-                f"temperature={self.temperature!r} is not valid; allowed: None or a number in 0-2"
-            )
-        if self.top_p is not None and (
-            isinstance(self.top_p, bool)
-            or not isinstance(self.top_p, int | float)
-            or not 0.0 < self.top_p <= 1.0
-        ):
-            raise ValueError(f"top_p={self.top_p!r} is not valid; allowed: None or a number in (0, 1]")
+        check_number("temperature", self.temperature, 0, 2, none_ok=True)
+        check_number("top_p", self.top_p, 0, 1, none_ok=True, open="lo")
         check_int("max_tokens", self.max_tokens, 1, none_ok=True)
 
 

@@ -51,6 +51,7 @@ from plates.runs.experiment import Experiment
 from plates.runs.plan import Unit
 from plates.runs.runner import PartsTarget, RunSummary, ask_units, key_values, open_backend
 from plates.storage import is_url
+from plates.validation import check_int
 
 __all__ = ["RayExecutor", "actor_device", "gpus_per_actor", "parse_address"]
 
@@ -243,9 +244,7 @@ class RayExecutor:
 
     def __post_init__(self) -> None:
         for name in ("actors", "batch"):
-            value = getattr(self, name)
-            if value is not None and (isinstance(value, bool) or not isinstance(value, int) or value < 1):
-                raise ValueError(f"{name}={value!r} is not valid; allowed: None or an integer >= 1")
+            check_int(name, getattr(self, name), 1, none_ok=True)
         parse_address(self.address)
 
     def __call__(self, exp: Experiment, items: Sequence[Any], todo: list[Unit], target: PartsTarget,

@@ -57,7 +57,7 @@ from plates.stimuli.ishihara.plate import PlateSpec
 from plates.tasks import Question, subject_of, task_of
 from plates.tasks.prompts import PROMPTS, get_prompt, query_for
 from plates.toml_files import read_toml
-from plates.validation import check_keys
+from plates.validation import check_keys, check_number
 
 __all__ = ["MEASURES", "PSE_CODES", "Presented", "Staircase", "StaircaseResult", "load_staircase",
            "parse_staircase", "run_staircase", "staircase_prompts"]
@@ -534,10 +534,7 @@ def parse_staircase(data: Mapping[str, Any], *, base_dir: str | Path | None = No
         out = str(Path(base_dir) / out)
     bounds = {}
     for key in ("low", "high"):
-        value = data.get(key)
-        if value is not None and (isinstance(value, bool) or not isinstance(value, (int, float))):
-            raise ValueError(f"{key}: {value!r} is not a number; allowed: a ΔE2000 (signed for illusions)")
-        bounds[key] = None if value is None else float(value)
+        bounds[key] = check_number(key, data.get(key), none_ok=True, note=" (a ΔE2000, signed for illusions)")
     return Staircase(stimulus=spec, prompt=prompt, model=parse_model("models[0]", models[0]),
                      trials=data.get("trials", 40), min_trials=data.get("min_trials", 10),
                      ci_width=data.get("ci_width"), seed=data.get("seed", 0), out=out, name=name,

@@ -108,8 +108,7 @@ class PromptTemplate:
             raise ValueError(f"prompt {self.name!r} needs a non-empty source (paper + section, or your own)")
         if not isinstance(self.template, str) or not self.template.strip():
             raise ValueError(f"prompt {self.name!r} needs a non-empty template text")
-        if not isinstance(self.n_options, int) or isinstance(self.n_options, bool) or not 2 <= self.n_options <= 26:
-            raise ValueError(f"n_options must be an integer within 2-26, got {self.n_options!r}")
+        check_int("n_options", self.n_options, 2, 26)
         _check_choice("text_from", self.text_from, TEXT_FROM)
         if self.text_from == "template":
             _check_placeholders(self.name, self.template, PLACEHOLDERS[self.kind], required=True)

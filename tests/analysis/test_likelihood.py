@@ -28,7 +28,7 @@ def _observer_counts(threshold: float, kind: str, seed: int, repeats: int = 30):
 def _scipy_threshold(k: np.ndarray, n: np.ndarray, guess: float) -> tuple[float, float, float]:
     """The threshold and its interval by `likelihood.fit` (scipy SLSQP, `profile_interval`) on the model's
     likelihood (what every fit ran before the batch), through the fit's interval rule."""
-    fun = psychometric_fits._batch_nll(LEVELS[None], k[None], n[None], np.array([guess]), None, "logistic")
+    fun = psychometric_fits.batch_nll(LEVELS[None], k[None], n[None], np.array([guess]), None, "logistic")
 
     def one(theta):
         value, grad = fun(theta[None], np.array([0]))
@@ -37,7 +37,7 @@ def _scipy_threshold(k: np.ndarray, n: np.ndarray, guess: float) -> tuple[float,
     span = LEVELS[-1] - LEVELS[0]
     bounds = [(LEVELS[0] - span, LEVELS[-1] + span), (np.log(0.5 / span), np.log(1000.0 / span)),
               (0.0, psychometric.LAPSE_MAX)]
-    starts = psychometric_fits._grid_starts(LEVELS, k, n, guess, None, "logistic", bounds)
+    starts = psychometric_fits.grid_starts(LEVELS, k, n, guess, None, "logistic", bounds)
     best, prof = likelihood.fit(one, starts, bounds, jac=True, cutoff=likelihood.chi2_cutoff(0.95))
     # the interval a located threshold reports: the posterior's, widened to this profile interval
     low, high = psychometric_fits.threshold_interval(LEVELS, k, n, LEVELS, guess, None, "logistic", bounds[1][1],
@@ -79,14 +79,14 @@ def test_pse_fits_together_equal_scipy_fits_one_by_one_and_the_row_fit():
     assert [f.status for f in together] == ["fit"] * 4
     cutoff = likelihood.chi2_cutoff(0.95)
     for fit, (xs, counts), (x, r) in zip(together, groups, rows):
-        fun = pse_module._batch_nll(xs[None], counts[None], 3, None, "logistic")
+        fun = pse_module.batch_nll(xs[None], counts[None], 3, None, "logistic")
 
         def one(theta, fun=fun):
             value, grad = fun(theta[None], np.array([0]))
             return float(value[0]), grad[0]
 
-        box = pse_module._bounds(xs, True, False)
-        start = pse_module._grid_starts([(xs, counts)], [box], 3, None, "logistic")[0]
+        box = pse_module.parameter_bounds(xs, True, False)
+        start = pse_module.grid_starts([(xs, counts)], [box], 3, None, "logistic")[0]
         best, prof = likelihood.fit(one, [np.array(start)], box, jac=True, cutoff=cutoff)
         assert (fit.pse, fit.ci_low, fit.ci_high) == pytest.approx((best.theta[0], prof.low, prof.high), abs=1e-3)
         by_rows = fit_pse(x, r, alternatives=3)
@@ -101,9 +101,9 @@ def test_a_local_minimum_is_refitted_in_the_batch_as_scipy_refits_it(monkeypatch
     levels = np.array([-10.0, -9.0, -8.0])
     groups = [(levels, np.array([[0.0, 0.0, 1.0], [1.0, 0.0, 0.0], [0.0, 1.0, 0.0]])),
               (levels, np.array([[0.0, 1.0, 0.0], [0.0, 0.0, 1.0], [1.0, 0.0, 0.0]]))]
-    box = pse_module._bounds(levels, True, False)
-    starts = pse_module._grid_starts(groups, [box, box], 3, None, "logistic")
-    fun = pse_module._batch_nll(np.stack([levels, levels]), np.stack([c for _, c in groups]), 3, None, "logistic")
+    box = pse_module.parameter_bounds(levels, True, False)
+    starts = pse_module.grid_starts(groups, [box, box], 3, None, "logistic")
+    fun = pse_module.batch_nll(np.stack([levels, levels]), np.stack([c for _, c in groups]), 3, None, "logistic")
     lower, upper = np.array([[b[0] for b in box]] * 2), np.array([[b[1] for b in box]] * 2)
     cutoff = likelihood.chi2_cutoff(0.95)
     first = likelihood.fit_batch(fun, np.array(starts), np.arange(2), lower, upper, cutoff=cutoff, restarts=0)
@@ -122,7 +122,7 @@ def test_a_local_minimum_is_refitted_in_the_batch_as_scipy_refits_it(monkeypatch
 
 
 def test_pse_grid_starts_of_a_batch_equal_each_group_alone():
-    """Groups with the same levels share the grid's log-probabilities (`pse._grid_starts`): each group's start is
+    """Groups with the same levels share the grid's log-probabilities (`pse.grid_starts`): each group's start is
     the one it gets alone, bit for bit, beside groups of other levels, of more than 64 levels (pooled into bins
     weighted by its own counts) and of two alternatives or a fixed lapse."""
     rng = np.random.default_rng(3)
@@ -135,9 +135,9 @@ def test_pse_grid_starts_of_a_batch_equal_each_group_alone():
         plateau = np.zeros((k, shared.size))
         plateau[0] = 5.0  # every answer "A darker": a plateau of equal grid cells, the first one wins alone or not
         groups.append((shared, plateau))
-        boxes = [pse_module._bounds(xs, alternatives == 3, lapse is not None) for xs, _ in groups]
-        together = pse_module._grid_starts(groups, boxes, alternatives, lapse, "logistic")
-        alone = [pse_module._grid_starts([g], [b], alternatives, lapse, "logistic")[0] for g, b in zip(groups, boxes)]
+        boxes = [pse_module.parameter_bounds(xs, alternatives == 3, lapse is not None) for xs, _ in groups]
+        together = pse_module.grid_starts(groups, boxes, alternatives, lapse, "logistic")
+        alone = [pse_module.grid_starts([g], [b], alternatives, lapse, "logistic")[0] for g, b in zip(groups, boxes)]
         assert together == alone
 
 
@@ -155,7 +155,7 @@ def test_psychometric_grid_starts_on_the_shared_psi_grid_are_the_starts_before()
     bounds = [(LEVELS[0] - span, LEVELS[-1] + span), (np.log(0.5 / span), np.log(1000.0 / span))]
     for lapse in (None, 0.02):
         for k, n, guess in groups:
-            shared = psychometric_fits._grid_starts(LEVELS, k, n, guess, lapse, "logistic", bounds)
+            shared = psychometric_fits.grid_starts(LEVELS, k, n, guess, lapse, "logistic", bounds)
             before = grid_starts_elementwise(LEVELS, k, n, guess, lapse, "logistic", bounds)
             assert len(shared) == len(before) == 2
             assert all(np.array_equal(a, b) for a, b in zip(shared, before))
@@ -179,14 +179,14 @@ def test_bootstrap_isotonic_fits_at_once_equal_pool_adjacent_violators():
         p = np.sort(rng.random(size))
         p[rng.integers(0, size)] *= rng.random()  # a dip
         draws = rng.binomial(n.astype(int), p, size=(20, size)).astype(float)
-        one_by_one = [psychometric._iso_deviance(row, n)[0] for row in draws]
+        one_by_one = [psychometric.iso_deviance(row, n)[0] for row in draws]
         trials = np.broadcast_to(n, draws.shape)
-        assert psychometric._iso_deviances(draws, trials) == pytest.approx(one_by_one, abs=1e-9)
+        assert psychometric.iso_deviances(draws, trials) == pytest.approx(one_by_one, abs=1e-9)
         # rows of fewer levels, padded at the end with no trials, beside wider ones: the same deviances
         pad = int(rng.integers(1, 4))
         padded = np.pad(draws, ((0, 0), (0, pad)))
         wider = np.hstack([draws, rng.binomial(5, 0.5, size=(20, pad))]).astype(float)
-        together = psychometric._iso_deviances(np.vstack([padded, wider]),
+        together = psychometric.iso_deviances(np.vstack([padded, wider]),
                                                np.vstack([np.pad(trials, ((0, 0), (0, pad))),
                                                           np.hstack([trials, np.full((20, pad), 5.0)])]))
         assert together[:20] == pytest.approx(one_by_one, abs=1e-9)

@@ -55,7 +55,7 @@ def test_wilson_edge_cases():
     assert wilson_interval(8, 10, 0.99)[0] < wilson_interval(8, 10)[0]
     with pytest.raises(ValueError, match="k=3 successes exceed n=2"):
         wilson_interval(3, 2)
-    with pytest.raises(ValueError, match="non-negative integer"):
+    with pytest.raises(ValueError, match="k=-1 is not valid; allowed: an integer >= 0"):
         wilson_interval(-1, 2)
     with pytest.raises(ValueError, match="confidence"):
         wilson_interval(1, 2, 1.5)

@@ -197,7 +197,7 @@ def test_labels_and_pooling_helpers(frame):
     assert len(pa.with_pooled(models_only)) == len(models_only)
     assert pa.pooled_label(1) == "people (1 participant)"
     for bad in (0, -2, 1.5, True):
-        with pytest.raises(ValueError, match="participants must be"):
+        with pytest.raises(ValueError, match=f"participants={bad!r} is not valid; allowed: an integer >= 1"):
             pa.pooled_label(bad)
     with pytest.raises(ValueError, match="backend and model"):
         pa.with_pooled(frame.drop(columns=["backend"]))

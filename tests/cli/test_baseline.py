@@ -41,11 +41,11 @@ def test_missing_extras_are_named_with_an_install_from_this_repository(monkeypat
     import sys
 
     from plates.install import extra_hint
-    from plates.models import hf
+    from plates.models import make_backend
 
     monkeypatch.setitem(sys.modules, "torch", None)  # as if torch were not installed
     with pytest.raises(ImportError) as info:
-        hf._import_torch_transformers()
+        make_backend("hf", model_id_or_path="x")
     message = str(info.value)
     assert 'pip install -e ".[hf]" from the root of a checkout of this repository' in message
     assert "plates[hf]" not in message and "unrelated" in message

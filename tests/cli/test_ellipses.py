@@ -23,8 +23,8 @@ def test_the_command_writes_rows_thresholds_and_ellipses(tmp_path, capsys):
 
 def test_bad_input_exits_2_naming_what_is_allowed(tmp_path, capsys):
     for argv, says in ((["--centres", "0.16,0.057"], "outside the sRGB gamut"),
-                       (["--directions", "0"], "allowed: 3 or 5-72"),
-                       (["--trials", "2"], "allowed: an integer 10-2000"),
+                       (["--directions", "0"], "allowed: an integer in [3, 72] but 4"),
+                       (["--trials", "2"], "allowed: an integer in [10, 2000] per direction"),
                        (["--backend", "python"], "needs --model")):
         base = ["ellipses", "--out", str(tmp_path / "x"), "--centres", "0.3,0.32"]
         if argv[0] != "--backend":

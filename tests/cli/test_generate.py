@@ -44,7 +44,7 @@ def test_the_cli_passes_workers_and_size_to_a_family_preset(tmp_path, capsys):
     assert pq.read_table(tmp_path / "manifest.parquet").column("size").to_pylist() == [128] * 3
     assert main(["generate", "--preset", "rcid-contrast", "--out", str(tmp_path / "b"), "--size", "4000",
                  "--no-progress"]) == 2
-    assert "allowed: an integer 64-2048" in capsys.readouterr().err
+    assert "allowed: an integer in [64, 2048] for preset 'rcid-contrast'" in capsys.readouterr().err
 
 
 @pytest.mark.slow
@@ -254,7 +254,7 @@ def test_family_refuses_a_size_one_preset_cannot_take_before_writing_anything(tm
     out = tmp_path / "fam"
     assert main(["generate", "--family", "illusion", "--out", str(out), "--size", "3000", "--no-progress"]) == 2
     err = capsys.readouterr().err
-    assert "size=3000 is not valid for preset 'rcid-contrast'" in err and "allowed: an integer 64-2048" in err
+    assert "size=3000 is not valid; allowed: an integer in [64, 2048] for preset 'rcid-contrast'" in err
     assert not out.exists()
 
 
@@ -298,7 +298,7 @@ def test_a_size_too_small_for_a_presets_stripes_is_refused_before_writing(tmp_pa
     """White's-illusion items draw 40 stripes of at least 1 px: 72 px was accepted, then failed mid-set."""
     out = tmp_path / "set"
     assert main(["generate", "--preset", preset, "--size", "72", "--out", str(out), "--no-progress"]) == 2
-    assert f"size=72 is not valid for preset {preset!r}; allowed: an integer 80-2048" in capsys.readouterr().err
+    assert f"size=72 is not valid; allowed: an integer in [80, 2048] for preset {preset!r}" in capsys.readouterr().err
     assert not out.exists()
     assert main(["generate", "--preset", preset, "--size", "80", "--limit", "3", "--workers", "1", "--out",
                  str(out), "--no-progress"]) == 0

@@ -126,7 +126,7 @@ def test_truth_facts_read_once_per_document_equal_the_per_row_query(tmp_path):
                  error=[("timeout" if i % 7 == 0 else None) for i in range(n)], model=[f"m{i % 2}" for i in range(n)])
     write_part(tmp_path / "run" / "part-0.parquet", frame)
     results = open_results(tmp_path)
-    select = ["model", "task", "parsed", "correct", *fq._facts(list(fq.ILLUSION_FACTS)), fq.ANSWER, fq.FAILED]
+    select = ["model", "task", "parsed", "correct", *fq.fact_columns(list(fq.ILLUSION_FACTS)), fq.ANSWER, fq.FAILED]
     got = fq.collapsed(results, Where(), ("illusion",), select)
     columns = ", ".join(c if " AS " in c else f'"{c}"' for c in select)
     want = results.query(f"SELECT {columns}, count(*) AS weight FROM results WHERE family = 'illusion' "
@@ -179,7 +179,7 @@ def test_the_people_pool_formed_by_duckdb_equals_pandas_pooling_the_collapsed_ro
                  backend=[None if i == 5 else w[0] for i, w in enumerate(who)], model=[w[1] for w in who])
     write_part(tmp_path / "run" / "part-0.parquet", frame)
     results = open_results(tmp_path)
-    select = ["backend", "task", "parsed", "correct", *fq._facts(["strength", "signed_delta_e"])]
+    select = ["backend", "task", "parsed", "correct", *fq.fact_columns(["strength", "signed_delta_e"])]
     got = fq.with_people(results, Where(), ("illusion",), select, "true", shown)
     want = _pooled_in_pandas(fq.collapsed(results, Where(), ("illusion",), ["model", *select]), shown)
     pd.testing.assert_frame_equal(got, want, check_exact=True)

@@ -11,7 +11,7 @@ import numpy as np
 import pytest
 
 from plates.datasets.family_presets import FAMILY_PRESETS
-from plates.datasets.scenes import SCENE_TASK_NAMES, scene_entries
+from plates.datasets.scenes import SCENE_TASK_NAMES, scene_jobs
 from plates.tasks.scenes import scene_question_from
 from plates.tasks.scenes.colorbench import COUNT_MIN_DELTA_E, FORMS, SCENE_BUILDERS
 
@@ -20,13 +20,18 @@ with warnings.catch_warnings():
     import colour
 
 
+def _entries(task: str, **options) -> list:
+    """The items of ``task`` in order, as `plates.datasets.write.write_items` makes them from the jobs."""
+    return [entry for job in scene_jobs(task, **options) for entry in job()]
+
+
 def _lab(rgb) -> np.ndarray:
     return colour.XYZ_to_Lab(colour.sRGB_to_XYZ(np.asarray(rgb, dtype=float) / 255.0))
 
 
 @pytest.mark.parametrize("task", ["colour-counting", "object-counting"])
 def test_preset_counting_items_hold_no_two_pixel_colours_under_the_floor(task):
-    for e in scene_entries(task, n=12, size=128, seed=3):
+    for e in _entries(task, n=12, size=128, seed=3):
         px = np.unique(np.asarray(e.stimulus.image).reshape(-1, 3), axis=0)
         lab = _lab(px)
         de = colour.delta_E(lab[:, None], lab[None], method="CIE 2000")[np.triu_indices(len(px), 1)]
@@ -42,7 +47,7 @@ def _form(task: str, params: dict) -> tuple:
 @pytest.mark.parametrize("task", SCENE_TASK_NAMES)
 def test_presets_draw_every_form_in_balance_at_the_size_asked(task):
     forms = FORMS[task]
-    entries = list(scene_entries(task, n=2 * len(forms), size=96, seed=1))
+    entries = _entries(task, n=2 * len(forms), size=96, seed=1)
     counts = Counter(_form(task, e.question["params"]) for e in entries)
     assert len(counts) == len(forms) and set(counts.values()) == {2}
     for e in entries:

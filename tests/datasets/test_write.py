@@ -174,8 +174,8 @@ def test_family_size_default_honoured_and_refused(tmp_path):
     assert pq.read_table(tmp_path / "d" / "manifest.parquet").column("size").to_pylist() == [default]
     generate("illusions-classic", tmp_path / "s", limit=2, size=900, workers=1, progress=False)
     assert pq.read_table(tmp_path / "s" / "manifest.parquet").column("size").to_pylist() == [900, 900]
-    with pytest.raises(ValueError, match=r"size=3000 is not valid for preset 'illusions-classic'; allowed: an "
-                                         r"integer 80-2048"):
+    with pytest.raises(ValueError, match=r"size=3000 is not valid; allowed: an integer in \[80, 2048\] "
+                                         r"for preset 'illusions-classic'"):
         generate("illusions-classic", tmp_path / "x", limit=1, size=3000, workers=1, progress=False)
     with pytest.raises(ValueError, match=r"workers=0 is not valid"):
         generate("illusions-classic", tmp_path / "x", limit=1, workers=0, progress=False)

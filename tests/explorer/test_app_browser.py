@@ -11,7 +11,7 @@ pytestmark = [pytest.mark.browser, pytest.mark.slow]
 playwright_api = pytest.importorskip("playwright.sync_api")
 
 from plates.explorer import plate as ex
-from plates.explorer.specs import share_query
+from plates.explorer.specs import share_link
 from tests.support.browser import stats_text, wait_for_plate, wait_for_stats
 
 
@@ -105,7 +105,7 @@ def test_the_background_swatch_follows_delta_e(url, browser):
 def test_a_share_link_opens_its_plate(url, browser):
     spec = ex.default_spec().replace(text="58", delta_e=7.5, seed=4, palette="huemanity-02")
     page = browser.new_page()
-    page.goto(url.rstrip("/") + "/" + share_query(spec))
+    page.goto(url.rstrip("/") + "/" + share_link(spec))
     page.wait_for_function("() => (document.querySelector('#plate-stats')?.innerText || '').includes('asked 7.50')",
                            timeout=60_000)
     stats = page.locator("#plate-stats").inner_text()

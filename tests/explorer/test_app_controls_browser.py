@@ -11,7 +11,7 @@ pytestmark = [pytest.mark.browser, pytest.mark.slow]
 playwright_api = pytest.importorskip("playwright.sync_api")
 
 from plates.explorer import plate as ex
-from plates.explorer.specs import share_query
+from plates.explorer.specs import share_link
 from plates.explorer.sweep import COARSE_POINTS
 from tests.support.browser import stats_text, wait_for_plate, wait_for_stats
 
@@ -94,7 +94,7 @@ def test_a_share_link_with_a_font_alias_opens_its_plate(url, browser, tmp_path):
     spec = ex.default_spec().replace(text="74", font="liberation-sans-regular", style="huemanity",
                                      colour_roles="released-code", palette="huemanity-02")
     page = browser.new_page(viewport={"width": 1400, "height": 1000})
-    page.goto(url.rstrip("/") + "/" + share_query(spec))
+    page.goto(url.rstrip("/") + "/" + share_link(spec))
     page.wait_for_function("() => (document.querySelector('#view-plate img')?.src || '') !== ''", timeout=60_000)
     page.wait_for_function(
         "want => (document.querySelector('#plate-stats')?.innerText || '').trim() === want",

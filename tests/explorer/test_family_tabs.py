@@ -42,7 +42,7 @@ def family_demo(policy: Policy, root: Path, quiz: qv.QuizConfig) -> gr.Blocks:
         kind = gr.Radio(list(MODEL_KINDS), value="baseline", label="Model")
         hf_id, api_model, base_url = gr.Textbox(), gr.Textbox(), gr.Textbox()
         family_tabs.add_family_tabs(
-            policy, guard=functools.partial(explorer_app._guard, hide_paths=policy.public), cache=ModelCache(),
+            policy, guard=functools.partial(explorer_app.guarded, hide_paths=policy.public), cache=ModelCache(),
             scratch=Scratch(root / "scratch"), model=(kind, hf_id, api_model, base_url), key_state=key_state,
             slots=concurrency(policy, 0), quiz=quiz, reader=qv.ReaderCache(root / "reader"))
     demo.queue()

@@ -256,7 +256,7 @@ def test_a_full_pool_tells_the_visitor_the_server_is_busy_for_answers_and_family
                 attempt()
         from plates.explorer import app as explorer_app
 
-        shown = explorer_app._guard(attempts["an illusion"], hide_paths=True)  # what the page says
+        shown = explorer_app.guarded(attempts["an illusion"], hide_paths=True)  # what the page says
         with pytest.raises(gr.Error, match="this server is busy.*Please try again in a few seconds"):
             shown()
         busy.join()

@@ -15,7 +15,6 @@ from plates.explorer.specs import (
     decode_spec,
     encode_spec,
     share_link,
-    share_query,
     spec_from_text,
     spec_to_json,
 )
@@ -35,7 +34,7 @@ def test_share_code_round_trips_compactly_and_url_safely():
     assert set(code) <= set("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_")
     assert len(code) < len(spec.to_json())
     assert decode_spec(code) == spec
-    assert share_query(spec) == f"?spec={code}"
+    assert share_link(spec) == f"?spec={code}"  # no page URL: the bare query string
     assert share_link(spec, "https://x.hf.space/?__theme=dark#top") == f"https://x.hf.space/?spec={code}"
     assert share_link(spec, "http://127.0.0.1:7860") == f"http://127.0.0.1:7860/?spec={code}"
     assert share_link(spec, None) == share_link(spec, "javascript:alert(1)") == f"?spec={code}"

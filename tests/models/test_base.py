@@ -8,7 +8,16 @@ import pytest
 from PIL import Image
 
 import plates.models as models
-from plates.models import BACKENDS, Backend, Query, Reply, Turn, make_backend
+from plates.models import (
+    BACKENDS,
+    Backend,
+    Query,
+    Reply,
+    Turn,
+    backend_class,
+    make_backend,
+    registered_backend,
+)
 
 
 def _image() -> Image.Image:
@@ -54,17 +63,31 @@ def test_registry_names_and_unknown_kind():
         make_backend("gpt")
 
 
-def test_a_registered_module_that_is_absent_gives_a_clear_error(monkeypatch):
-    monkeypatch.setitem(BACKENDS, "ghost", "plates.models.no_such_backend:Ghost")
-    with pytest.raises(ValueError, match="no_such_backend is not present"):
+def test_a_registered_module_that_is_absent_gives_a_clear_error():
+    with registered_backend("ghost", "plates.models.no_such_backend:Ghost"), \
+            pytest.raises(ValueError, match="no_such_backend is not present"):
         make_backend("ghost")
+    assert "ghost" not in BACKENDS
+
+
+def test_the_registry_is_read_only_and_a_backend_is_registered_for_a_while():
+    with pytest.raises(TypeError):
+        BACKENDS["ghost"] = "x:Y"  # type: ignore[index]
+    hf = BACKENDS["hf"]
+    with pytest.raises(RuntimeError), registered_backend("hf", "plates.models.baseline:BaselineBackend"):
+        assert backend_class("hf").__name__ == "BaselineBackend"
+        raise RuntimeError  # the registry is restored however the block ends
+    assert BACKENDS["hf"] == hf and backend_class("hf").__name__ == "HFBackend"
+    with pytest.raises(ValueError, match="backend target 'nocolon' is not valid; allowed: 'module:ClassName'"), \
+            registered_backend("ghost", "nocolon"):
+        pass
 
 
 def test_a_missing_sdk_names_the_extra(monkeypatch, tmp_path):
     (tmp_path / "plates_fake_backend.py").write_text("import plates_no_such_sdk\n")
     monkeypatch.syspath_prepend(str(tmp_path))
-    monkeypatch.setitem(BACKENDS, "hf", "plates_fake_backend:Fake")
-    with pytest.raises(ImportError, match=r"plates_no_such_sdk.*pip install -e \"\.\[hf\]\" from the root of"):
+    with registered_backend("hf", "plates_fake_backend:Fake", extra="hf"), \
+            pytest.raises(ImportError, match=r"plates_no_such_sdk.*pip install -e \"\.\[hf\]\" from the root of"):
         make_backend("hf", model_id_or_path="x")
     sys.modules.pop("plates_fake_backend", None)
 

@@ -170,7 +170,7 @@ def test_every_query_failing_the_same_way_stops(backend, monkeypatch):
 
 
 def test_bad_options(tiny_path):
-    with pytest.raises(ValueError, match="batch_size must be an int >= 1"):
+    with pytest.raises(ValueError, match="batch_size=0 is not valid; allowed: an integer >= 1"):
         HFBackend(str(tiny_path), batch_size=0)
     with pytest.raises(ValueError, match="model_id_or_path"):
         HFBackend("")

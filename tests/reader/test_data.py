@@ -116,7 +116,7 @@ def test_the_warp_field_is_scipys_cubic_zoom_of_the_grid(size):
     from scipy import ndimage
 
     grid = np.random.default_rng(size).normal(0.0, 1.0, (2, data.WARP_GRID, data.WARP_GRID))
-    enlarge = data._enlarge(size)
+    enlarge = data.enlarge_matrix(size)
     expected = ndimage.zoom(grid, (1, size / data.WARP_GRID, size / data.WARP_GRID), order=3)
     assert expected.shape == (2, size, size)
     np.testing.assert_allclose(enlarge @ grid @ enlarge.T, expected, rtol=0, atol=1e-12)

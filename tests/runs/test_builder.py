@@ -7,7 +7,7 @@ import re
 
 import pytest
 
-from plates.runs.builder import Builder, _examples
+from plates.runs.builder import Builder, few_shot_examples
 from plates.runs.plan import plan
 from tests.support.cbe_runs import cbe_experiment
 
@@ -20,14 +20,14 @@ def test_few_shot_examples_come_from_the_same_colour_set(tmp_path, pool_items):
     for unit in units:
         item = pool_items[unit.item]
         pool = builder.pool(unit.variant, item.colour_set)
-        picks = _examples(exp, pool_items, pool, unit.item, unit.shots)
-        assert picks == _examples(exp, pool_items, pool, unit.item, unit.shots)  # seeded
+        picks = few_shot_examples(exp, pool_items, pool, unit.item, unit.shots)
+        assert picks == few_shot_examples(exp, pool_items, pool, unit.item, unit.shots)  # seeded
         assert len(picks) == unit.shots and unit.item not in picks
         for i in picks:  # same colour set and variant, never the question's own plate
             assert pool_items[i].colour_set == item.colour_set and pool_items[i].variant == unit.variant
             assert pool_items[i].spec != item.spec
     with pytest.raises(ValueError, match="shots=1 needs 1 other plates of colour set"):
-        _examples(exp, pool_items, [0], 0, 1)
+        few_shot_examples(exp, pool_items, [0], 0, 1)
 
 
 def test_distractors_come_from_the_datasets_label_space(tmp_path):

@@ -187,7 +187,7 @@ def test_experiment_reads_the_one_declaration_of_each_list():
 
     assert experiment.BACKEND_KINDS == tuple(BACKENDS) and experiment.CVD_VIEWS is CVD_VIEWS
     assert set(experiment.VARIANTS) == {v for f in STIMULI.values() for v in f.variants}
-    assert experiment._preset_names() == (*PRESETS, *FAMILY_PRESETS)
+    assert experiment.preset_names() == (*PRESETS, *FAMILY_PRESETS)
 
 
 def _prompt_file(path, text):

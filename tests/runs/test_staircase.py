@@ -135,7 +135,7 @@ def test_bad_staircases_name_what_is_allowed(tmp_path):
                stimulus={"kind": "neon-spreading", "size": 128})
     with pytest.raises(ValueError, match="rcid-filter.*allowed"):
         _stair(tmp_path, prompt="rcid-compare-human", stimulus={"kind": "rcid-filter", "size": 128})
-    with pytest.raises(ValueError, match="low: 'x' is not a number"):
+    with pytest.raises(ValueError, match="low='x' is not valid; allowed: a number or None \\(a ΔE2000"):
         _stair(tmp_path, low="x")
     with pytest.raises(ValueError, match="exactly one"):
         _stair(tmp_path, models=[])

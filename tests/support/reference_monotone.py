@@ -7,7 +7,7 @@ from __future__ import annotations
 import numpy as np
 from scipy import special, stats
 
-from plates.analysis.psychometric import _MONOTONE_DRAWS, MONOTONE_ALPHA, _iso_deviance
+from plates.analysis.psychometric import MONOTONE_ALPHA, MONOTONE_DRAWS, iso_deviance
 
 
 def iso_deviances_maxmin(k: np.ndarray, n: np.ndarray) -> np.ndarray:
@@ -33,7 +33,7 @@ def monotone_one(k: np.ndarray, n: np.ndarray) -> tuple[float, float]:
     """(deviance, p) of one group (correct per level, trials per level), its bootstrap alone."""
     if k.size < 2:
         return 0.0, 1.0
-    deviance, iso = _iso_deviance(k, n)
+    deviance, iso = iso_deviance(k, n)
     if deviance < 1e-9:
         return 0.0, 1.0
     pooled_out = k.size - 1 - int(np.count_nonzero(np.abs(np.diff(iso)) > 1e-12))
@@ -41,9 +41,9 @@ def monotone_one(k: np.ndarray, n: np.ndarray) -> tuple[float, float]:
     if p < MONOTONE_ALPHA:
         return deviance, p
     rng = np.random.Generator(np.random.PCG64(0))
-    draws = rng.binomial(n.astype(np.int64), iso, size=(_MONOTONE_DRAWS, k.size)).astype(float)
+    draws = rng.binomial(n.astype(np.int64), iso, size=(MONOTONE_DRAWS, k.size)).astype(float)
     above = int(np.count_nonzero(iso_deviances_maxmin(draws, n) >= deviance - 1e-9))
-    return deviance, (1 + above) / (1 + _MONOTONE_DRAWS)
+    return deviance, (1 + above) / (1 + MONOTONE_DRAWS)
 
 
 def monotone_one_by_one(groups) -> list[tuple[float, float]]:

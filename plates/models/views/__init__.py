@@ -24,7 +24,7 @@ from plates.models.views.core import FILTERS, Tile, ViewPlan, as_rgb, union_area
 from plates.models.views.fast import FAST_FAMILIES
 from plates.models.views.hf import HF_FAMILIES, family_of_config
 from plates.models.views.providers import PROVIDER_FAMILIES
-from plates.validation import lookup
+from plates.validation import check_int, lookup
 
 __all__ = ["FAMILIES", "FAST_FAMILIES", "FILTERS", "HF_FAMILIES", "KNOWN_MODELS", "PROVIDER_FAMILIES", "Tile", "View", "ViewPlan",
            "as_rgb", "family_of_model", "tile_count",
@@ -184,8 +184,7 @@ def view_plan(family: str, width: int, height: int) -> ViewPlan:
     """
     planner = lookup(FAMILIES, family, "view family")
     for name, v in (("width", width), ("height", height)):
-        if isinstance(v, bool) or not isinstance(v, (int, np.integer)) or v < 1:
-            raise ValueError(f"{name}={v!r} is not valid; allowed: an integer >= 1 (pixels)")
+        check_int(name, v, 1, note=" (pixels)")
     return planner(int(width), int(height))
 
 

@@ -25,7 +25,7 @@ from plates.stimuli.illusions.kinds import (
     IllusionType,
     Lab,
 )
-from plates.validation import check_choice, check_number, lookup
+from plates.validation import check_choice, check_number, is_number, lookup
 
 __all__ = ["FAMILY_NAME", "IllusionSpec", "lab"]
 
@@ -67,12 +67,7 @@ def _lab(name: str, value) -> Lab:
     ok = (
         isinstance(value, tuple | list | np.ndarray)
         and len(value) == 3
-        and all(
-            not isinstance(v, bool)
-            and isinstance(v, int | float | np.integer | np.floating)
-            and math.isfinite(v)
-            for v in value
-        )
+        and all(is_number(v) and math.isfinite(v) for v in value)
     )
     if not ok or not 0 <= value[0] <= 100 or not all(-128 <= v <= 128 for v in value[1:]):
         raise ValueError(

@@ -20,6 +20,7 @@ import numpy as np
 
 from plates import colour as C
 from plates.stimuli.ishihara.plate import PlateSpec
+from plates.validation import check_int
 
 __all__ = ["DIRECTION_MODES", "TOLERANCE", "drawn_delta_e", "random_direction", "with_direction"]
 
@@ -99,8 +100,7 @@ def with_direction(spec: PlateSpec, delta_e: float, seed: int) -> PlateSpec:
     ----------
     HueManity §3 (foreground-background pairs at a CIEDE2000 difference); Sharma et al. (2005) for ΔE2000.
     """
-    if isinstance(seed, bool) or not isinstance(seed, int | np.integer) or seed < 0:
-        raise ValueError(f"seed {seed!r} is not valid; allowed: an integer >= 0")
+    check_int("seed", seed, 0)
     rng = np.random.Generator(np.random.PCG64(np.random.SeedSequence((int(seed), _STREAM))))
     ref = spec.foreground_reference(spec.replace(delta_e=None, delta_e_direction=None).colours[0])
     for _ in range(_TRIES):

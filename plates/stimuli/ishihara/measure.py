@@ -37,7 +37,7 @@ import numpy as np
 from plates import colour as C
 from plates.colour.gamut import bisect
 from plates.colour.spaces import delta_e2000_lab
-from plates.validation import check_choice, check_int
+from plates.validation import check_choice, check_int, check_number
 
 if TYPE_CHECKING:  # plate.py imports this module; these are for type hints only
     from plates.stimuli.ishihara.plate import Plate, PlateSpec
@@ -379,13 +379,7 @@ def target_smallest_pair(spec: PlateSpec, delta_e: float) -> PlateSpec:
     ValueError
         When ``delta_e`` is not a finite number > 0, or a line leaves the sRGB gamut before reaching it.
     """
-    if (
-        isinstance(delta_e, bool)
-        or not isinstance(delta_e, int | float)
-        or not np.isfinite(delta_e)
-        or delta_e <= 0
-    ):
-        raise ValueError(f"delta_e={delta_e!r} is not valid; allowed: a number > 0 (CIEDE2000)")
+    check_number("delta_e", delta_e, 0, open=True, note=" (CIEDE2000)")
     base = spec.replace(delta_e=None)
     fg, directions = base.colours
     if len(fg) == 1:

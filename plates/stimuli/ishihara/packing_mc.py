@@ -171,7 +171,7 @@ class _Grid:
         return self.table[nb].reshape(x.size, -1)
 
 
-class _Raster:
+class Raster:
     """Points (raster px of side ``q``) where no try can be accepted any more, stamped conservatively.
 
     Pillow draws the stamps (ink 1) straight into the numpy array ``blocked`` (an image made over its buffer
@@ -207,7 +207,7 @@ class _Raster:
         return self.blocked[row, col] == 0
 
 
-class _PixelRaster:
+class PixelRaster:
     """Lattice pixels (side 1) where no try of `pack_largest` can be accepted any more, kept in numpy.
 
     A dot stamps every pixel whose centre lies within ``reach - slack`` of its own pixel's centre: ``slack`` is
@@ -315,7 +315,7 @@ def pack_largest(cx: np.ndarray, cy: np.ndarray, disc_radius: float, min_r: floa
     n = 0
     grid = _Grid(2 * R, 2 * max_r + gap)
     centred = bool(np.all(cx % 1 == 0.5) and np.all(cy % 1 == 0.5))
-    raster = _PixelRaster(2 * R, max_r + gap + min_r, centred)
+    raster = PixelRaster(2 * R, max_r + gap + min_r, centred)
     pos, bs = 0, 128
     while pos < n_t:
         stop = min(pos + bs, n_t)
@@ -458,7 +458,7 @@ def pack_layers(disc_radius: float, sizes: tuple[tuple[float, ...], ...], tries:
         # the same values)
         t32, r32 = theta.astype(np.float32), rho.astype(np.float32)
         ax, ay = np.float32(R) + r32 * np.cos(t32), np.float32(R) + r32 * np.sin(t32)
-        raster = _Raster(2 * R, q, margin=margin)
+        raster = Raster(2 * R, q, margin=margin)
         s_min = float(layer_r.min())
         if n:
             raster.stamp(X[:n], Y[:n], Rr[:n] + gap + s_min)

@@ -495,7 +495,7 @@ def _pair_delta_e_memo(fg: tuple[C.RGB, ...], bg: tuple[C.RGB, ...]) -> np.ndarr
     return out
 
 
-def _jitter(spec: PlateSpec, base: np.ndarray, other: np.ndarray, rng: np.random.Generator) -> np.ndarray:
+def jitter_colours(spec: PlateSpec, base: np.ndarray, other: np.ndarray, rng: np.random.Generator) -> np.ndarray:
     """The spec's jitter (`plates.stimuli.ishihara.jitter.jitter`) on (n, 3) float sRGB 0-255 colours -> uint8."""
     return jitter(base, other, rng, shift=spec.jitter_shift, rgb=spec.jitter_rgb, lightness=spec.jitter_lightness,
                   rule=spec.jitter_rule, allow_extremes=spec.allow_extremes)
@@ -578,7 +578,7 @@ def render_on_mask(spec: PlateSpec, mask: np.ndarray) -> Plate:
     own = np.where(is_fg[:, None], fga[pick_fg], bga[pick_bg])
     other = np.where(is_fg[:, None], bga[pick_bg], fga[pick_fg])
     if spec.jitter_shift or spec.jitter_rgb or spec.jitter_lightness:
-        colours = _jitter(spec, own, other, np.random.Generator(np.random.PCG64(s_jit)))
+        colours = jitter_colours(spec, own, other, np.random.Generator(np.random.PCG64(s_jit)))
     else:
         colours = own.astype(np.uint8)
     if spec.anti_aliased:

@@ -42,7 +42,7 @@ from plates.stimuli.scenes.colours import delta_e_lab
 from plates.stimuli.scenes.palettes import get_scene_palette
 from plates.stimuli.scenes.render import render, summarise
 from plates.stimuli.scenes.spec import SceneSpec
-from plates.validation import check_choice
+from plates.validation import check_choice, check_number
 
 __all__ = [
     "DEGREES",
@@ -109,9 +109,7 @@ class RecolourSpec(SpecBase):
         if not isinstance(self.scene, SceneSpec):
             raise ValueError(f"scene must be a SceneSpec, got {type(self.scene).__name__}")
         check_choice("strategy", self.strategy, STRATEGIES)
-        d = self.degrees
-        if isinstance(d, bool) or not isinstance(d, int | float) or not np.isfinite(d) or not 0 < d < 360:
-            raise ValueError(f"degrees={d!r} is not valid; allowed: a number in (0, 360) (ColorBench: 90, 180, 270)")
+        check_number("degrees", self.degrees, 0, 360, open=True, note=" (ColorBench: 90, 180, 270)")
         check_choice("space", self.space, HUE_SPACES)
         regions = (self.regions,) if isinstance(self.regions, str) else tuple(self.regions)
         allowed = {"background", *(f"region-{k}" for k in range(self.scene.n_regions))}

@@ -49,7 +49,6 @@ __all__ = [
     "mc_question",
     "rcid_name_question",
     "rcid_question",
-    "rcid_questions",
     "score_choice",
     "score_colour_name",
     "score_true_false",
@@ -177,14 +176,6 @@ def rcid_question(truth: Mapping[str, Any], framing: str, *, words: str = "layou
         answer_kind="choice",
         extra=_facts(truth, framing=framing, meanings=meanings, wording=wording),
     )
-
-
-def rcid_questions(truth: Mapping[str, Any], *, words: str = "layout") -> tuple[Question, ...]:
-    """Every RCID question for one image: both framings of the comparison, or for rcid-filter both framings
-    of the colour question for each target."""
-    if truth["kind"] == "rcid-filter":
-        return tuple(rcid_name_question(truth, f, t) for t in ("A", "B") for f in FRAMINGS)
-    return tuple(rcid_question(truth, f, words=words) for f in FRAMINGS)
 
 
 def rcid_name_question(truth: Mapping[str, Any], framing: str, target: str = "A") -> Question:

@@ -235,7 +235,7 @@ def test_variants_relate():
 def test_each_huemanity_jitter_stays_within_its_own_bound():
     """HueManity §3: shift towards the other colour by up to 0.3, RGB ±30, lightness x0.66-1.5 — each alone,
     on sRGB 0-255 colours away from the 8-247 guard so the bounds are the transforms' own."""
-    from plates.stimuli.ishihara.plate import _jitter
+    from plates.stimuli.ishihara.plate import jitter_colours
 
     rng = np.random.default_rng(0)
     base = rng.integers(60, 160, size=(4000, 3)).astype(float)
@@ -243,7 +243,7 @@ def test_each_huemanity_jitter_stays_within_its_own_bound():
 
     def jit(**kw):
         spec = PlateSpec("1", **{"jitter_shift": 0.0, "jitter_rgb": 0.0, "jitter_lightness": 0.0, **kw})
-        return _jitter(spec, base, other, np.random.default_rng(1)).astype(float)
+        return jitter_colours(spec, base, other, np.random.default_rng(1)).astype(float)
 
     rgb = jit(jitter_rgb=30.0)
     assert np.abs(rgb - base).max() <= 30.5 and np.abs(rgb - base).max() > 25

@@ -78,17 +78,17 @@ def test_layered_packing_is_the_sequential_loop(seed):
 def test_the_rasters_block_only_rejected_tries_and_see_every_stamp_at_once():
     """The packers' filters: a raster pixel is marked only where every try in it is rejected, and a stamp shows
     at once (the CBE raster is drawn by Pillow straight into its numpy array)."""
-    from plates.stimuli.ishihara.packing_mc import _PixelRaster, _Raster
+    from plates.stimuli.ishihara.packing_mc import PixelRaster, Raster
 
     rng = np.random.default_rng(5)
     cx, cy, reach = np.array([40.3, 71.9]), np.array([52.6, 30.1]), np.array([12.5, 7.25])
-    for raster in (_Raster(120.0, 1.0, margin=0.01), _Raster(120.0, 0.5), _PixelRaster(120.0, 20.0, False)):
+    for raster in (Raster(120.0, 1.0, margin=0.01), Raster(120.0, 0.5), PixelRaster(120.0, 20.0, False)):
         raster.stamp(cx, cy, reach)
         assert not raster.free(cx, cy).any()  # the centres are blocked now
         px, py = rng.uniform(0, 120, 20000), rng.uniform(0, 120, 20000)
         near = np.min(np.hypot(px[:, None] - cx, py[:, None] - cy) - reach, axis=1)
         assert (near[~raster.free(px, py)] < 0).all()  # every blocked point is within reach of a dot
-    lattice = _PixelRaster(120.0, 20.0, True)  # pixel-centred tries and dots: blocked exactly where rejected
+    lattice = PixelRaster(120.0, 20.0, True)  # pixel-centred tries and dots: blocked exactly where rejected
     lattice.stamp(np.array([40.5]), np.array([50.5]), np.array([9.0]))
     gx, gy = (a.ravel() + 0.5 for a in np.mgrid[0:120, 0:120])
     assert np.array_equal(~lattice.free(gx, gy), np.hypot(gx - 40.5, gy - 50.5) < 9.0)

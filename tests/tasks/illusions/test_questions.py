@@ -28,7 +28,6 @@ from plates.tasks.illusions.questions import (
     mc_question,
     rcid_name_question,
     rcid_question,
-    rcid_questions,
     score_choice,
     score_colour_name,
     score_true_false,
@@ -50,7 +49,7 @@ def _truth(kind="whites", **kw):
 
 def test_rcid_question_uses_the_papers_wording_in_both_framings():
     truth = _truth()
-    pixel, human = rcid_questions(truth)
+    pixel, human = (rcid_question(truth, f) for f in FRAMINGS)
     assert pixel.text.startswith(
         "Based on pixel values, how do the colors of the two grey patches on the left"
     )
@@ -83,7 +82,7 @@ def test_rcid_question_uses_the_papers_wording_in_both_framings():
 )
 def test_answer_keys_under_both_framings(kw, pixel, human):
     truth = _truth(**kw)
-    q = {x.extra["framing"]: x for x in rcid_questions(truth)}
+    q = {x.extra["framing"]: x for x in (rcid_question(truth, f) for f in FRAMINGS)}
     assert (q["pixel"].expected, q["human"].expected) == (pixel, human or "")
     meaning = {"I": "A darker", "II": "B darker", "III": "same", None: None}
     assert answer_keys(truth) == {"pixel": meaning[pixel], "human": meaning[human]}
@@ -96,7 +95,7 @@ def test_cornsweet_and_checker_predict_the_other_side():
 
 def test_filter_asks_for_colour_names_with_pixel_and_human_lists():
     truth = render(IllusionSpec("rcid-filter", size=128)).truth
-    qs = rcid_questions(truth)
+    qs = [rcid_name_question(truth, f, t) for t in ("A", "B") for f in FRAMINGS]
     assert [(q.extra["target"], q.extra["framing"], q.expected) for q in qs] == [
         ("A", "pixel", "grey"),
         ("A", "human", "red"),
@@ -420,7 +419,7 @@ def test_end_to_end_scripted_model_gets_known_metrics():
     for i, kw in enumerate([{}, {"swap": True}, {"strength": 0.0}, {"kind": "koffka-ring"}]):
         kind = kw.pop("kind", "simultaneous-contrast")
         truth = render(IllusionSpec(kind, size=96, seed=i, **kw)).truth
-        for q in rcid_questions(truth):
+        for q in (rcid_question(truth, f) for f in FRAMINGS):
             reply = "They are exactly same"  # reads the pixels every time
             verdict = score_choice(q, reply)
             keys = answer_keys(truth)
