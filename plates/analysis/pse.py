@@ -401,7 +401,26 @@ def fit_pse_counts(
 
 def parameter_bounds(xs: np.ndarray, three: bool, fixed: bool) -> list[tuple[float, float]]:
     """The box of θ = ``(μ, log β[, δ][, λ])``: μ within a span either side of the levels, β from 0.5 to 1000 per
-    span, δ up to a span, λ up to `LAPSE_MAX`."""
+    span, δ up to a span, λ up to `LAPSE_MAX`.
+
+    Parameters
+    ----------
+    xs : numpy.ndarray
+        The group's signed physical differences, sorted ascending, in the caller's unit (module docstring); the
+        span is ``xs[-1] - xs[0]`` and must be positive (no check here: `fit_pse_counts` only fits groups with
+        two or more distinct levels).
+    three : bool
+        Three alternatives: θ holds the undecided band's half-width δ.
+    fixed : bool
+        The lapse rate is fixed by the caller: θ holds no λ.
+
+    Returns
+    -------
+    list of (float, float)
+        (lower, upper) per parameter of θ, in its order: μ in ``[xs[0] − span, xs[-1] + span]`` (the unit of
+        ``xs``), log β in ``[log(0.5 / span), log(1000 / span)]`` (β per unit of ``xs``), then δ in ``[0, span]``
+        with three alternatives, then λ in ``[0, LAPSE_MAX]`` unless the lapse is fixed.
+    """
     x_lo, x_hi = float(xs[0]), float(xs[-1])
     span = x_hi - x_lo
     bounds = [(x_lo - span, x_hi + span), (np.log(0.5 / span), np.log(1000.0 / span))]
@@ -412,13 +431,34 @@ def parameter_bounds(xs: np.ndarray, three: bool, fixed: bool) -> list[tuple[flo
 def grid_starts(groups: Sequence[tuple[np.ndarray, np.ndarray]], boxes: Sequence[list[tuple[float, float]]],
                  alternatives: int, lapse: float | None, family: str) -> list[list[float]]:
     """Each group's best point of a vectorised grid over its box (axes: μ, log β, δ, λ): the optimiser's start.
-    ``groups``: (levels, counts (alternatives, levels)) each, ``boxes`` their `parameter_bounds`. More than 64 levels
-    are pooled into 64 bins for it (the grid only seeds the optimiser, which uses every level).
+    More than 64 levels are pooled into 64 bins for it (the answers-weighted mean level of each bin; the grid only
+    seeds the optimiser, which uses every level).
 
     The log-probabilities on the grid depend on the levels and the box alone, not on the counts: groups with
     the same levels and box (a page's models and people asked the same differences) share them, and each group
     sums them against its own counts, one matrix-vector product per lapse and answer as a group alone would (so a
-    group's start is the same, bit for bit, alone or in any batch)."""
+    group's start is the same, bit for bit, alone or in any batch).
+
+    Parameters
+    ----------
+    groups : sequence of (numpy.ndarray, numpy.ndarray)
+        Per group, its levels (signed differences in the caller's unit, sorted ascending, shape (levels,)) and its
+        answer counts, shape (alternatives, levels), rows in the order of `outcomes`.
+    boxes : sequence of list of (float, float)
+        Each group's `parameter_bounds`, in the order of ``groups``.
+    alternatives : int
+        2 or 3, the number of answers (not checked here: `fit_pse_counts` checks it).
+    lapse : float or None
+        The fixed lapse rate, or None when λ is fitted (then the grid tries λ = 0, 0.03 and `LAPSE_MAX`).
+    family : str
+        One of `PSE_FAMILIES`.
+
+    Returns
+    -------
+    list of list of float
+        Per group, in order, the grid point of highest multinomial log-likelihood as θ = ``[μ, log β[, δ][, λ]]``
+        (δ with three alternatives, λ unless the lapse is fixed).
+    """
     three, fixed = alternatives == 3, lapse is not None
     pooled = []
     for xs, counts in groups:
@@ -480,8 +520,33 @@ def _grid_logs(grid_x: np.ndarray, bounds: list[tuple[float, float]], alternativ
 
 def batch_nll(x: np.ndarray, counts: np.ndarray, alternatives: int, lapse: float | None,
                family: str) -> likelihood.BatchFun:
-    """The negative log-likelihood and its analytic gradient in θ = ``(μ, log β[, δ][, λ])`` of many groups:
-    ``x`` (G, levels), ``counts`` (G, alternatives, levels) (padded levels hold no answers)."""
+    """The negative log-likelihood and its analytic gradient in θ = ``(μ, log β[, δ][, λ])`` of many groups, for
+    `plates.analysis.likelihood.fit_batch`.
+
+    The likelihood is the multinomial one of the module's model over each group's counts per level, without the
+    multinomial coefficients; a probability below 1e-12 is clipped there, and the gradient is 0 where it is.
+
+    Parameters
+    ----------
+    x : numpy.ndarray
+        Signed physical differences (the caller's unit), shape (G, levels), one row per group; a group with
+        fewer levels is padded at the end.
+    counts : numpy.ndarray
+        Answer counts, shape (G, alternatives, levels), the middle axis in the order of `outcomes`; padded levels
+        hold no answers, so they add nothing.
+    alternatives : int
+        2 or 3, the number of answers k (not checked here).
+    lapse : float or None
+        The fixed lapse rate, or None when λ is θ's last entry.
+    family : str
+        One of `PSE_FAMILIES`.
+
+    Returns
+    -------
+    plates.analysis.likelihood.BatchFun
+        ``fun(theta, rows)``: for θ of shape (R, parameters) and the ``rows`` (R,) of the groups they belong to,
+        the negative log-likelihood, shape (R,), and its gradient in θ, shape (R, parameters).
+    """
     three, fixed = alternatives == 3, lapse is not None
     k = len(outcomes(alternatives))
 

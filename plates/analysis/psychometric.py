@@ -560,7 +560,24 @@ def bernoulli_ll(k: np.ndarray, n: np.ndarray, p: np.ndarray) -> float:
 
 
 def iso_deviance(k: np.ndarray, n: np.ndarray) -> tuple[float, np.ndarray]:
-    """2 (log L of one accuracy per level − log L of the best non-decreasing accuracies) and the latter."""
+    """2 (log L of one accuracy per level − log L of the best non-decreasing accuracies) and the latter.
+
+    The best non-decreasing accuracies are the trials-weighted isotonic regression of the per-level accuracies
+    (scipy's ``optimize.isotonic_regression``); the deviance is the likelihood-ratio statistic of
+    `monotone_test`, floored at 0.
+
+    Parameters
+    ----------
+    k : numpy.ndarray
+        Correct answers per level, levels in ascending order of the stimulus.
+    n : numpy.ndarray
+        Trials per level, each positive (a level with none gives a NaN accuracy), same shape as ``k``.
+
+    Returns
+    -------
+    tuple of (float, numpy.ndarray)
+        The deviance (≥ 0) and the isotonic accuracy per level (proportions 0-1, non-decreasing).
+    """
     rate = k / n
     from scipy import optimize  # lazy: see the module imports
     iso = np.clip(optimize.isotonic_regression(rate, weights=n, increasing=True).x, 0.0, 1.0)
@@ -629,7 +646,21 @@ def iso_deviances(k: np.ndarray, n: np.ndarray) -> np.ndarray:
     ch. 1) on every row together, a stack of blocks (answers, trials) per row; each level is pushed, then pooled
     into the block below while less accurate (compared as cross products of whole counts: exact). A block's
     accuracy is its answers over its trials (the max-min formula's weighted mean), the same at each of its
-    levels, so the isotonic fit's log-likelihood is the blocks' own."""
+    levels, so the isotonic fit's log-likelihood is the blocks' own.
+
+    Parameters
+    ----------
+    k : numpy.ndarray
+        Correct answers, shape (rows, levels), levels in ascending order of the stimulus.
+    n : numpy.ndarray
+        Trials, same shape as ``k``; a padded level holds 0 trials (and 0 correct) and adds nothing.
+
+    Returns
+    -------
+    numpy.ndarray
+        The deviance of each row, shape (rows,), each ≥ 0: what `iso_deviance` gives for the row's levels
+        with trials.
+    """
     rows, size = k.shape
     base = np.arange(rows)  # the flat arrays below hold block b of row r at b * rows + r (level-major: cached)
     total, trials = np.zeros(rows * size), np.zeros(rows * size)

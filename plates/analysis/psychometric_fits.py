@@ -67,7 +67,36 @@ def _psi_grid(u: np.ndarray, guess: float, family: str, a: np.ndarray, log_b: np
 
 def grid_starts(u: np.ndarray, k: np.ndarray, n: np.ndarray, guess: float, lapse: float | None, family: str,
                  bounds: list[tuple[float, float]]) -> list[np.ndarray]:
-    """The two best points (different thresholds) of a vectorised grid over the box, as optimiser starts."""
+    """The two best points (different thresholds) of a vectorised grid over the box, as optimiser starts.
+
+    The grid holds 47 thresholds α evenly inside the box's α range, 25 log slopes across its log β range and,
+    when λ is fitted, the lapse rates 0, 0.03 and `LAPSE_MAX`; each point's binomial log-likelihood is summed
+    over the levels, and the second start is the best point whose α is more than 4 grid steps from the first's.
+    More than 64 levels are pooled into 64 bins first (the trials-weighted mean level of each bin; the grid only
+    seeds the optimiser, which uses every level).
+
+    Parameters
+    ----------
+    u : numpy.ndarray
+        The levels on the family's axis (`to_u`), ascending, shape (levels,).
+    k : numpy.ndarray
+        Correct answers per level.
+    n : numpy.ndarray
+        Trials per level.
+    guess : float
+        The guess rate γ (a proportion 0-1).
+    lapse : float or None
+        The fixed lapse rate, or None when λ is fitted.
+    family : str
+        One of `FAMILIES`.
+    bounds : list of (float, float)
+        The box: (lower, upper) of α (on the u axis) and of log β, then of λ when it is fitted.
+
+    Returns
+    -------
+    list of numpy.ndarray
+        One or two starts θ = ``[α, log β[, λ]]`` (λ only when fitted), the best first.
+    """
     if u.size > 64:  # the grid only seeds the optimiser: pool neighbouring levels into 64 bins
         edges = np.linspace(0, u.size, 65).astype(int)
         u = np.add.reduceat(u * n, edges[:-1]) / np.add.reduceat(n, edges[:-1])
@@ -315,8 +344,33 @@ def _fit_counts(groups: Sequence[tuple[np.ndarray, np.ndarray, np.ndarray, int, 
 def batch_nll(u: np.ndarray, k: np.ndarray, n: np.ndarray, guess: np.ndarray, lapse: float | None,
                family: str) -> likelihood.BatchFun:
     """The negative binomial log-likelihood of θ = (α on the u axis, log β[, λ]) and its analytic gradient, for
-    many groups: ``u`` (G, levels) on each family's axis, ``k``/``n`` correct and trials per level (padded
-    levels hold none), ``guess`` (G,) each group's γ."""
+    many groups, for `plates.analysis.likelihood.fit_batch`.
+
+    ψ = γ + (1 − γ − λ) F(β (u − α)) (Wichmann & Hill 2001, eq. 1) is clipped into [`EPS`, 1 − `EPS`]; the
+    likelihood has no binomial coefficients.
+
+    Parameters
+    ----------
+    u : numpy.ndarray
+        Levels on the family's axis (`to_u`), shape (G, levels), one row per group; a group with fewer levels
+        is padded at the end.
+    k : numpy.ndarray
+        Correct answers per level, shape (G, levels); padded levels hold none.
+    n : numpy.ndarray
+        Trials per level, shape (G, levels); padded levels hold none, so they add nothing.
+    guess : numpy.ndarray
+        Each group's guess rate γ (a proportion 0-1), shape (G,).
+    lapse : float or None
+        The fixed lapse rate, or None when λ is θ's last entry.
+    family : str
+        One of `FAMILIES`.
+
+    Returns
+    -------
+    plates.analysis.likelihood.BatchFun
+        ``fun(theta, rows)``: for θ of shape (R, 2 or 3) and the ``rows`` (R,) of the groups they belong to,
+        the negative log-likelihood, shape (R,), and its gradient in θ, shape (R, 2 or 3).
+    """
     def fun(theta: np.ndarray, rows: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         uu, kk, nn, g = u[rows], k[rows], n[rows], guess[rows][:, None]
         a, b = theta[:, :1], np.exp(theta[:, 1:2])
