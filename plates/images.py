@@ -34,6 +34,21 @@ def png_chunk(kind: bytes, data: bytes) -> bytes:
     """One PNG chunk: length, ``kind`` (e.g. ``b"IDAT"``), ``data`` and the CRC-32 of kind and data (PNG
     specification, 3rd ed., §5.3).
 
+    Nothing is checked: the caller passes a valid chunk type and data under 2**31 bytes.
+
+    Parameters
+    ----------
+    kind : bytes
+        The 4-byte chunk type, e.g. ``b"IHDR"``, ``b"IDAT"``, ``b"IEND"``.
+    data : bytes
+        The chunk's data (may be empty).
+
+    Returns
+    -------
+    bytes
+        The chunk: the data's length (4 bytes, big-endian), ``kind``, ``data``, then the CRC-32 of ``kind`` and
+        ``data`` (4 bytes, big-endian).
+
     Examples
     --------
     >>> png_chunk(b"IEND", b"").hex()

@@ -165,7 +165,27 @@ def check_choice(what: str, value: T, allowed: Iterable[Any], *, extra: str = ""
 def is_number(value: Any, *, integer: bool = False) -> bool:
     """Whether ``value`` is a number, never a bool: a real (``int``, ``float``, numpy's integers and floats,
     any ``numbers.Real``), or with ``integer`` an integral one (``int``, numpy's integers). The one test behind
-    `check_number` and `check_int`, for code that asks rather than refuses (an optional field of a reply)."""
+    `check_number` and `check_int`, for code that asks rather than refuses (an optional field of a reply).
+
+    A type test only: NaN and the infinities are floats, so they count; a numeric string does not.
+
+    Parameters
+    ----------
+    value : Any
+        The value to test.
+    integer : bool, optional
+        Ask for an integral number (any ``numbers.Integral``: ``int``, numpy's integers).
+
+    Returns
+    -------
+    bool
+        True for a number (an integral one with ``integer``) that is not a ``bool``, else False.
+
+    Examples
+    --------
+    >>> is_number(3.5), is_number(True), is_number("3"), is_number(3.0, integer=True)
+    (True, False, False, False)
+    """
     return not isinstance(value, bool) and isinstance(value, numbers.Integral if integer else numbers.Real)
 
 

@@ -35,7 +35,33 @@ def _decode_lut() -> np.ndarray:
 
 @lru_cache(maxsize=3)
 def severity_table(kind: str) -> tuple[np.ndarray, np.ndarray]:
-    """(severities (11,), matrices (11, 3, 3)) of Machado et al.'s table for ``kind``, read-only."""
+    """(severities (11,), matrices (11, 3, 3)) of Machado et al.'s table for ``kind``, read-only.
+
+    Read from colour-science's ``colour.blindness.CVD_MATRICES_MACHADO2010`` (the anomaly of ``kind``: protanomaly,
+    deuteranomaly, tritanomaly), rows sorted by severity; cached, so the arrays are shared and not writable.
+
+    Parameters
+    ----------
+    kind : str
+        "protan", "deutan" or "tritan" (a key of `CVD_KINDS`; "none" has no table). Not validated here:
+        `machado_matrix` checks it first.
+
+    Returns
+    -------
+    tuple of numpy.ndarray
+        The severities 0, 0.1, ..., 1.0 (float64, shape (11,)) and the matrices at them (float64, shape
+        (11, 3, 3)), each linear RGB to linear RGB (sRGB primaries).
+
+    Raises
+    ------
+    KeyError
+        ``kind`` is not a key of `CVD_KINDS`.
+
+    References
+    ----------
+    Machado, G. M., Oliveira, M. M. & Fernandes, L. A. F. (2009). A physiologically-based model for simulation
+    of color vision deficiency. *IEEE TVCG* 15(6), 1291-1298, Table 1 (the matrices per severity).
+    """
     rows = colour_science().blindness.CVD_MATRICES_MACHADO2010[CVD_KINDS[kind]]
     severities = np.array(sorted(rows), dtype=np.float64)
     matrices = np.stack([np.asarray(rows[s], dtype=np.float64) for s in severities])

@@ -63,7 +63,27 @@ _WORDS = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 
 
 def fact_columns(names: Sequence[str]) -> list[str]:
-    """The `ILLUSION_FACTS` ``names`` out of ``truth_json`` as SQL columns (`_PATHS`: one parse per document)."""
+    """The `ILLUSION_FACTS` ``names`` out of ``truth_json`` as SQL columns (`_PATHS`: one parse per document).
+
+    Each column reads its fact from the one list extraction of every fact's JSON path, so DuckDB parses a row's
+    ``truth_json`` once however many facts are asked for.
+
+    Parameters
+    ----------
+    names : sequence of str
+        Keys of `ILLUSION_FACTS`, in the order the columns should come.
+
+    Returns
+    -------
+    list of str
+        One DuckDB select expression ``... AS "name"`` per name: the fact as text for a VARCHAR fact, else
+        ``TRY_CAST`` to its type (DOUBLE), so a value that does not convert reads as NULL.
+
+    Raises
+    ------
+    ValueError
+        A name that is not a key of `ILLUSION_FACTS` (``list.index``'s message, which names it).
+    """
     columns = []
     for name in names:
         value = f"json_extract_string(truth_json, {_PATHS})[{list(ILLUSION_FACTS).index(name) + 1}]"

@@ -44,8 +44,31 @@ log = logging.getLogger("plates.app")
 def guarded(fn, secrets_from=None, hide_paths=False):
     """Run a handler; bad input becomes a clear gr.Error, anything else a short message with no trace.
 
-    ``secrets_from(args)`` names values (the session's key) to scrub from every message; ``hide_paths``
-    (public mode) cuts server paths out of messages.
+    A ``ValueError`` or ``ImportError`` (the project's messages name the bad value and what is allowed) becomes
+    a ``gr.Error`` with the same message, scrubbed (`plates.secrets.clean_message`); a ``gr.Error`` passes
+    through as it is; any other exception is logged by its type name only and becomes a ``gr.Error`` naming
+    just its type. The original traceback is dropped (``from None``). A generator handler (a streaming one)
+    gets a generator wrapper, so Gradio still streams it.
+
+    Parameters
+    ----------
+    fn : callable
+        The Gradio handler, a function or a generator function of positional arguments.
+    secrets_from : callable or None
+        ``secrets_from(args)``, given the handler's positional arguments, names the values (the session's key)
+        to scrub from every message; None scrubs no secrets.
+    hide_paths : bool
+        Public mode: cut absolute server paths in messages to their last component.
+
+    Returns
+    -------
+    callable
+        The wrapped handler (``functools.wraps`` of ``fn``), taking the same positional arguments.
+
+    Raises
+    ------
+    gradio.Error
+        Raised by the returned handler (not by ``guarded`` itself) for every exception ``fn`` raises, as above.
     """
 
     def scrub(msg, args):

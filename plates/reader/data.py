@@ -364,7 +364,18 @@ WARP_GRID = 9
 def enlarge_matrix(size: int) -> np.ndarray:
     """(size, WARP_GRID): cubic-spline enlargement of a WARP_GRID-long signal to ``size`` samples, as a matrix
     (column k: ``ndimage.zoom`` of unit vector k, order 3). A grid G enlarges to ``E @ G @ E.T``: the tensor
-    product scipy's 2-D zoom computes point by point, to 1e-14 (the same masks; ~40x faster at 512 px)."""
+    product scipy's 2-D zoom computes point by point, to 1e-14 (the same masks; ~40x faster at 512 px).
+
+    Parameters
+    ----------
+    size : int
+        The enlarged length in samples (pixels of the glyph mask's side), positive.
+
+    Returns
+    -------
+    numpy.ndarray
+        float64, shape (size, WARP_GRID). Cached (up to 16 sizes) and shared between calls: do not write to it.
+    """
     return ndimage.zoom(np.eye(WARP_GRID), (size / WARP_GRID, 1), order=3)
 
 

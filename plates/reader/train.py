@@ -300,9 +300,32 @@ def render_set(seeds: list[int], render_size: int | None, mode: str, workers: in
 
 
 def augment(torch, x, gen, skew: float = 0.0):
-    """Random scale 0.9-1.1, shift +-6%, rotation +-6 degrees on a (N, 3, S, S) batch (zero padding); with
+    """Random scale 0.9-1.1, shift +-3% of the side, rotation +-6 degrees on a (N, 3, S, S) batch (zero padding); with
     ``skew`` > 0 also a horizontal shear of up to +-skew and a width/height ratio of up to x(1 + 2 skew) either way
-    (slanted, condensed and extended figures)."""
+    (slanted, condensed and extended figures).
+
+    Each image gets its own transform (`affine_params`, drawn uniformly on the CPU generator ``gen``), applied
+    with ``torch.nn.functional.affine_grid`` / ``grid_sample`` (bilinear, ``align_corners=False``). The shift is
+    ±0.06 in grid_sample's normalised coordinates (−1 to 1 across the image), i.e. up to 3% of the side; pixels
+    brought in from outside the image are 0.
+
+    Parameters
+    ----------
+    torch : module
+        The torch module (imported lazily by the caller).
+    x : torch.Tensor
+        Float images, shape (N, 3, S, S), on any device; the values are resampled as they are (the trainer passes
+        its stored images divided by ``QUANT``).
+    gen : torch.Generator
+        A CPU random stream; the same state gives the same transforms.
+    skew : float, optional
+        Shear / aspect augmentation (0: none).
+
+    Returns
+    -------
+    torch.Tensor
+        The transformed batch, same shape, dtype and device as ``x``.
+    """
     theta = affine_params(torch, x.shape[0], gen, skew).to(x.device)  # drawn on the CPU generator, used where x is
     grid = torch.nn.functional.affine_grid(theta, list(x.shape), align_corners=False)
     return torch.nn.functional.grid_sample(x, grid, padding_mode="zeros", align_corners=False)

@@ -37,7 +37,37 @@ VIEW_CACHE = 4096
 
 def few_shot_examples(exp: Experiment, items: Sequence[Any], pool: Sequence[int], index: int, k: int) -> list[int]:
     """k other plates of ``pool`` (the items of the same colour set and variant), chosen with a generator
-    seeded by (seed, item id, k); never the question's own plate."""
+    seeded by (seed, item id, k); never the question's own plate.
+
+    The candidates are the pool's items other than the question's, less any with the same plate spec (the same
+    plate drawn again); ``k`` of them are sampled without replacement by a ``random.Random`` seeded with the
+    first 8 bytes of SHA-256 of (experiment seed, item id, k), so a run's examples are the same on every
+    machine and rerun, whatever the order units are built in.
+
+    Parameters
+    ----------
+    exp : Experiment
+        The run's experiment (its ``seed``).
+    items : sequence
+        The dataset's items (`plates.datasets.load`).
+    pool : sequence of int
+        Indices into ``items`` of the plates examples may come from (`Builder.pool`).
+    index : int
+        Index into ``items`` of the question's plate.
+    k : int
+        The number of examples (the unit's shots).
+
+    Returns
+    -------
+    list of int
+        ``k`` distinct indices into ``items``, in the sampled order.
+
+    Raises
+    ------
+    ValueError
+        Fewer than ``k`` candidates are loaded; the message names the shots, the colour set and how many are
+        loaded, and says to raise the dataset limit or lower the shots.
+    """
     item = items[index]
     candidates = [i for i in pool if i != index and items[i].spec != item.spec]
     if len(candidates) < k:

@@ -179,6 +179,16 @@ class Raster:
     array would only block fewer tries: a raster filters tries for the exact check, it never decides one.
     Stamps shrink by a further ``margin`` px, so a point read up to ``margin`` px away from the true one (the
     float32 centres of `pack_layers`) still finds only pixels where the true one is rejected.
+
+    Parameters
+    ----------
+    extent : float
+        The side of the square area covered (the plate's bounding square), in the packing's length unit; the
+        raster has ``ceil(extent / q)`` px a side.
+    q : float
+        The side of one raster px, in the same unit, positive.
+    margin : float, optional
+        The largest error of a point read, in the same unit (0: points are exact).
     """
 
     def __init__(self, extent: float, q: float, margin: float = 0.0):
@@ -193,7 +203,19 @@ class Raster:
         self.ink = self.draw.draw_ink(1)
 
     def stamp(self, x: np.ndarray, y: np.ndarray, reach: np.ndarray) -> None:
-        """Mark raster px lying wholly within ``reach`` of (x, y)."""
+        """Mark raster px lying wholly within ``reach`` of (x, y).
+
+        Each stamp is a filled circle drawn by Pillow, its radius ``reach / q`` less the raster's slack (Pillow's
+        rounding, a px's half diagonal and the margin), so every point of a marked px, read up to ``margin``
+        away, is within ``reach`` of the centre; a stamp of no positive radius marks nothing.
+
+        Parameters
+        ----------
+        x, y : numpy.ndarray
+            The centres, in the packing's length unit (the same shape).
+        reach : numpy.ndarray
+            Per centre, the distance within which no try can be accepted (same unit and shape).
+        """
         h = reach / self.q - self.slack
         cx, cy = x / self.q, y / self.q
         draw, ink = self.draw.draw_ellipse, self.ink
@@ -202,6 +224,20 @@ class Raster:
                 draw((a - hh, b - hh, a + hh, b + hh), ink, 1)
 
     def free(self, x: np.ndarray, y: np.ndarray) -> np.ndarray:
+        """Whether each point's raster px is unmarked: a try there may still be accepted (the exact check
+        decides); False where some stamp already rules it out.
+
+        Parameters
+        ----------
+        x, y : numpy.ndarray
+            The points, in the packing's length unit, inside ``[0, extent)`` (a point past the far edge reads
+            the last row or column).
+
+        Returns
+        -------
+        numpy.ndarray
+            bool, the shape of ``x``.
+        """
         col = np.minimum((x / self.q).astype(np.int64), self.side - 1)
         row = np.minimum((y / self.q).astype(np.int64), self.side - 1)
         return self.blocked[row, col] == 0
@@ -214,6 +250,15 @@ class PixelRaster:
     0 when every try and dot sits on a pixel centre (HueManity's lattice: the stamp is then exactly the set of
     tries the dot rejects), else sqrt(2) (a point lies within sqrt(2) / 2 of its pixel's centre). Stamps are
     flat offsets cached per reach; the raster is padded so stamps never wrap.
+
+    Parameters
+    ----------
+    extent : float
+        The side of the square canvas, lattice px (1 px a side); the raster has ``ceil(extent)`` px a side.
+    reach_max : float
+        The largest ``reach`` any stamp will have, lattice px (it sizes the padding).
+    centred : bool
+        Every try and dot sits on a pixel centre (slack 0), else the slack is sqrt(2).
     """
 
     def __init__(self, extent: float, reach_max: float, centred: bool):
@@ -229,7 +274,15 @@ class PixelRaster:
         return row * self.w + col
 
     def stamp(self, x: np.ndarray, y: np.ndarray, reach: np.ndarray) -> None:
-        """Mark the pixels every point of which is within ``reach`` of (x, y) (rejected tries, by 1e-6 px)."""
+        """Mark the pixels every point of which is within ``reach`` of (x, y) (rejected tries, by 1e-6 px).
+
+        Parameters
+        ----------
+        x, y : numpy.ndarray
+            The dots' centres, lattice px, inside ``[0, extent)`` (the same shape).
+        reach : numpy.ndarray
+            Per dot, the distance within which no try can be accepted, lattice px, at most ``reach_max``.
+        """
         flat = self._flat(x, y)
         keys, inv = np.unique(reach, return_inverse=True)
         for k, value in enumerate(keys.tolist()):
@@ -238,6 +291,19 @@ class PixelRaster:
                 self.blocked[(flat[inv == k, None] + offsets[None, :]).ravel()] = True
 
     def free(self, x: np.ndarray, y: np.ndarray) -> np.ndarray:
+        """Whether each point's pixel is unmarked: a try there may still be accepted (the exact check decides).
+
+        Parameters
+        ----------
+        x, y : numpy.ndarray
+            The points, lattice px, inside ``[0, extent)`` (a point past the far edge reads the last row or
+            column).
+
+        Returns
+        -------
+        numpy.ndarray
+            bool, the shape of ``x``.
+        """
         return ~self.blocked[self._flat(x, y)]
 
 

@@ -496,7 +496,31 @@ def _pair_delta_e_memo(fg: tuple[C.RGB, ...], bg: tuple[C.RGB, ...]) -> np.ndarr
 
 
 def jitter_colours(spec: PlateSpec, base: np.ndarray, other: np.ndarray, rng: np.random.Generator) -> np.ndarray:
-    """The spec's jitter (`plates.stimuli.ishihara.jitter.jitter`) on (n, 3) float sRGB 0-255 colours -> uint8."""
+    """The spec's jitter (`plates.stimuli.ishihara.jitter.jitter`) on (n, 3) float sRGB 0-255 colours -> uint8.
+
+    The spec's ``jitter_shift``, ``jitter_rgb``, ``jitter_lightness``, ``jitter_rule`` and ``allow_extremes``
+    are passed on as they are (the spec validated them when it was made).
+
+    Parameters
+    ----------
+    spec : PlateSpec
+        The plate's spec.
+    base : numpy.ndarray of float, shape (n, 3)
+        Each dot's colour before jitter, sRGB 0-255.
+    other : numpy.ndarray of float, shape (n, 3)
+        Each dot's colour of the other class (figure or ground), sRGB 0-255: the gradient shift moves towards it.
+    rng : numpy.random.Generator
+        The jitter's random stream (`render` spawns one from the spec's seed).
+
+    Returns
+    -------
+    numpy.ndarray of uint8, shape (n, 3)
+        The jittered colours, sRGB 0-255.
+
+    References
+    ----------
+    HueManity §3 and its released generator (gradient shift, colour shift, light shift).
+    """
     return jitter(base, other, rng, shift=spec.jitter_shift, rgb=spec.jitter_rgb, lightness=spec.jitter_lightness,
                   rule=spec.jitter_rule, allow_extremes=spec.allow_extremes)
 
