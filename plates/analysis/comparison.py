@@ -28,7 +28,6 @@ import re
 import pandas as pd
 
 from plates.analysis.conditions import CONDITION, SERIES
-from plates.datasets import PRESETS
 
 __all__ = ["COLUMNS", "COMPARISON_TASKS", "MODEL_IDS", "PAPER_FONTS", "PAPER_SETS", "compare", "context",
            "model_key", "paper_condition", "same_set"]
@@ -211,6 +210,9 @@ def same_set(datasets: object, paper: str) -> bool:
     """
     if datasets is None or (not isinstance(datasets, (tuple, list, set, frozenset)) and pd.isna(datasets)):
         return True
+    # the dataset and stimulus registries: imported only for a paper with no own set
+    from plates.datasets import PRESETS
+
     allowed = PAPER_SETS.get(paper, tuple(PRESETS))
     return len(datasets) > 0 and all(str(d) in allowed for d in datasets)
 

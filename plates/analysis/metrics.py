@@ -29,7 +29,6 @@ import pandas as pd
 # scipy.stats is imported where used: ~1 s of CPU that the apps' first pages never need
 from scipy import special
 
-from plates.tasks.prompts import PROMPTS
 from plates.validation import check_int
 
 #: Columns that together identify one question asked of one model (an "item" under one condition).
@@ -692,6 +691,8 @@ def cot_pairs() -> dict[str, str]:
     >>> cot_pairs()["colorbench-mc-cot"]
     'colorbench-mc'
     """
+    from plates.tasks.prompts import PROMPTS  # the task registry (renderers, fonts): loaded where used
+
     plain = {n: n.removesuffix("-cot") for n, t in PROMPTS.items() if t.cot and n.endswith("-cot")}
     return {cot: base for cot, base in plain.items() if base in PROMPTS}
 

@@ -47,8 +47,6 @@ from plates.analysis.illusions import pse_table
 from plates.analysis.metrics import row_weights, wilson_intervals
 from plates.analysis.psychometric import prompt_guess_rate
 from plates.analysis.psychometric_fits import fit_groups
-from plates.stimuli.ishihara.labels import LABEL_SPACES
-from plates.tasks.prompts import get_prompt
 from plates.validation import check_int
 
 __all__ = ["PEOPLE_PREFIX", "PEOPLE_SHOWN", "PERSON_PREFIX", "guess_of_row", "has_people", "human_reference", "label_people",
@@ -204,6 +202,9 @@ def guess_of_row(prompt_name: str, options_json: object = None) -> tuple[float, 
     >>> guess_of_row("cbe-yn-correct"), guess_of_row("cbe-open")
     ((0.5, 'yes/no: 1/2'), (0.01, 'open over cbe: 1/100'))
     """
+    from plates.stimuli.ishihara.labels import LABEL_SPACES  # the stimulus and task registries: where used
+    from plates.tasks.prompts import get_prompt
+
     template = get_prompt(prompt_name)
     if template.kind == "yesno":
         return prompt_guess_rate(template), "yes/no: 1/2"

@@ -33,7 +33,6 @@ from typing import Any
 import numpy as np
 from scipy import special
 
-from plates.stimuli.ishihara.labels import LABEL_SPACES
 from plates.validation import check_choice, check_int
 
 __all__ = [
@@ -146,6 +145,8 @@ def prompt_guess_rate(template: Any, n_options: int | None = None) -> float:
     Wichmann and Hill (2001), *Percept. Psychophys.* 63(8): 1293-1313.
     """
     if template.kind == "open":
+        from plates.stimuli.ishihara.labels import LABEL_SPACES  # the stimulus registry: where used
+
         space = LABEL_SPACES.get(template.label_space)
         return guess_rate("open", label_space_size=len(space)) if space else 0.0
     if template.kind == "mc":

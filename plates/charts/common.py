@@ -13,7 +13,7 @@ import plotly.graph_objects as go
 from plates.analysis import metrics
 from plates.analysis.conditions import CONDITION, SERIES, with_condition
 from plates.analysis.people import PERSON_PREFIX
-from plates.runs.rows import PARTICIPANT_PREFIX
+from plates.results.schema import PARTICIPANT_PREFIX
 
 #: The columns a count table is grouped by (`counts_from_rows`; the same as DuckDB's cube).
 COUNT_KEYS = (
@@ -95,7 +95,7 @@ def series_labels(model: pd.Series, run: pd.Series, several: set, names: pd.Seri
     folder, or a run of several models) it reads "name · model", and where even that repeats, "name · model
     (2)", numbered in run-id order: a legend never shows a hash. A row without a run name reads "model · run"
     for the models in ``several`` (answered in several runs), else the model. A person's rows (model
-    "participant-…", `plates.runs.rows.PARTICIPANT_PREFIX`) read "person: participant-…" whatever their run's
+    "participant-…", `plates.results.schema.PARTICIPANT_PREFIX`) read "person: participant-…" whatever their run's
     name ("person: participant-… · run" when they answered in several runs), so no chart passes a person off
     as a model.
 

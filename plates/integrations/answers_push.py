@@ -8,7 +8,7 @@ What leaves: the results parts (``*.parquet``) only, in a private dataset reposi
 every mode of the quiz writes there (`plates.runs.quiz.QuizSession`'s plates and illusion rows, and the
 directions mode's rows, `plates.runs.quiz_directions`, with their centre, direction and levels), with the
 colour-vision type a person chose to report (``colour_vision``, from a fixed list, or null). Their rows name a
-person only as "participant-<random id>" (`plates.runs.rows.PARTICIPANT_PREFIX`) and hold no address, browser
+person only as "participant-<random id>" (`plates.results.schema.PARTICIPANT_PREFIX`) and hold no address, browser
 or account: nothing that identifies the visitor. The scheduler commits every ``every``
 minutes (default 10) and once more when the process exits; it uploads only files changed since its last
 commit. The token is handed to the client and never written, logged or shown.

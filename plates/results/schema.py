@@ -158,6 +158,8 @@ ABSENT_DEFAULTS: dict[str, Any] = {"rules_version": UNVERSIONED, "decided_by": "
 #: The stimulus families whose rows' ``group`` is a plate's colour set, so they fill ``colour_set`` too; a row
 #: with no ``family`` (written before the column, when plates were the only family) is a plate.
 PLATE_FAMILIES: tuple[str, ...] = ("ishihara",)
+#: How a person's rows name their ``model`` (backend "human"): "participant-<anonymous id>" (`plates.runs.quiz`).
+PARTICIPANT_PREFIX = "participant-"
 
 #: The ΔE2000 columns a stimulus's measurement fills (`plates.stimuli.ishihara.measure.DrawnDeltaE.columns`).
 MEASURED_COLUMNS: tuple[str, ...] = ("delta_e_target", "delta_e_drawn_min", "delta_e_drawn_p05",

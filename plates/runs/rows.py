@@ -15,7 +15,7 @@ from typing import Any
 
 from plates import __version__
 from plates.models.base import Reply
-from plates.results.schema import MEASURED_COLUMNS, SCHEMA, VIEW_COLUMNS, colour_set_of
+from plates.results.schema import MEASURED_COLUMNS, PARTICIPANT_PREFIX, SCHEMA, VIEW_COLUMNS, colour_set_of
 from plates.runs.judge import rules_columns
 from plates.secrets import redact
 from plates.stimuli import ENGINE_VERSION
@@ -23,9 +23,6 @@ from plates.tasks import Question, get_task
 from plates.tasks.answers import RULES_VERSION
 
 __all__ = ["PARTICIPANT_PREFIX", "Asked", "build_row"]
-
-#: How a person's rows name their "model" (backend "human"): "participant-<anonymous id>" (`plates.runs.quiz`).
-PARTICIPANT_PREFIX = "participant-"
 
 
 @dataclass(frozen=True)
