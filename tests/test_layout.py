@@ -41,7 +41,6 @@ ALLOWED: dict[str, str] = {
     "plates/analysis/people.py": f"{_LATER} tests/dashboard/test_pages.py, tests/charts/test_ishihara.py",
     "plates/analysis/pse.py": f"{_LATER} tests/analysis/test_likelihood.py, tests/charts/test_people.py",
     "plates/charts/comparison.py": f"{_LATER} tests/charts/test_ishihara.py",
-    "plates/charts/delta_e.py": f"{_LATER} tests/charts/test_ishihara.py",
     "plates/charts/paired.py": _UNTESTED,
     "plates/charts/published.py": _UNTESTED,
     "plates/charts/scenes.py": _UNTESTED,
