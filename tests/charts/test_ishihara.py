@@ -1,20 +1,17 @@
-"""plates.charts.ishihara (colour sets, resolution), its paired and comparison modules, and every plate
-chart together (the ΔE2000 chart, overview, yes/no and failure modes have test files of their own): every figure's numbers
-equal what plates.analysis.metrics computes, no chart pools conditions, runs or prompts, and the papers'
+"""plates.charts.ishihara (colour sets, resolution), its paired module, and every plate chart together (the
+ΔE2000 and comparison charts, overview, yes/no and failure modes have test files of their own): every figure's
+numbers equal what plates.analysis.metrics computes, no chart pools conditions, runs or prompts, and the papers'
 numbers appear at the same x as ours, labelled with their source."""
 
 from __future__ import annotations
 
 import numpy as np
-import pandas as pd
 import pytest
 
 from plates.analysis import metrics
-from plates.analysis.comparison import compare, model_key, paper_condition
 from plates.charts import ishihara as charts
-from plates.charts.comparison import comparison_figure
 from plates.charts.failure_modes import failure_mode_figure
-from plates.charts.overview import overview_figure, overview_table
+from plates.charts.overview import overview_figure
 from plates.charts.yes_no import yes_no_figure
 from tests.support.dashboard_rows import concat, outcomes, rows
 from tests.support.figures import by_name
@@ -214,55 +211,6 @@ def test_chain_of_thought_deltas_carry_their_interval_and_ticks_follow_the_data(
     assert fig.layout.yaxis.tickformat in ("+.0%", "+.1%")
 
 
-# --------------------------------------------------------------------------------------- papers vs ours
-def test_model_names_match_across_spellings():
-    assert model_key("gpt-4.1-2025-04-14") == model_key("GPT-4.1") != model_key("GPT-4.1 mini")
-    assert model_key("Qwen/Qwen2-VL-7B-Instruct") == model_key("Qwen2-VL-Instruct-7B")
-    assert model_key("claude-3-5-sonnet-20241022") == model_key("Claude3.5-Sonnet")
-    assert model_key("llava:13b") == model_key("LLaVA-v1.6-13B") != model_key("llava:7b")
-    assert paper_condition("gray @900px", "colorbench-mc") == "grayscale"
-    assert paper_condition("original @900px", "colorbench-mc-cot") == "cot"
-    assert paper_condition("hue +90° @900px", "cbe-open") is None
-
-
-def test_the_comparison_puts_the_papers_cell_beside_ours_with_difference_and_interval():
-    from plates.results.reference import load_reference
-
-    ref = load_reference()
-    frame = concat(
-        outcomes("gpt-4o", 160, 500),
-        outcomes("gpt-4.1-2025-04-14", 49, 100, size=300, prompt_name="huemanity-numeric", dataset="huemanity"),
-        outcomes("gpt-4o", 40, 50, hue_shift=90.0),
-    )
-    table = compare(overview_table(frame), ref)
-    cbe = table[table["prompt_name"] == "cbe-open"].iloc[0]
-    assert cbe["source"] == "ColorBlindnessEval Table 1" and cbe["paper_value"] == pytest.approx(0.308)
-    assert cbe["difference"] == pytest.approx(0.32 - 0.308) and cbe["inside"]
-    hue = table[table["condition"].str.startswith("hue")]
-    assert hue.empty  # no paper published a hue-shifted cell
-    hm = table[table["prompt_name"] == "huemanity-numeric"]
-    assert list(hm["source"]) == ["HueManity Table 5"] and hm["paper_value"].iloc[0] == pytest.approx(0.49)
-    fig = comparison_figure(table)
-    assert list(by_name(fig, "paper").x) == list(table["paper_value"]) and fig.layout.meta["matches"] == len(
-        table
-    )
-    outside = compare(overview_table(outcomes("gpt-4o", 450, 500)), ref).iloc[0]
-    assert not outside["inside"] and outside["difference"] == pytest.approx(0.9 - 0.308)
-
-
-def test_a_cell_with_fewer_items_than_the_paper_is_never_paired_and_is_named():
-    """One explorer answer is not ColorBlindnessEval's 500-plate measurement: it is left out, and said so."""
-    from plates.results.reference import load_reference
-
-    table = compare(overview_table(outcomes("gpt-4o", 1, 1)), load_reference())
-    assert table[table["prompt_name"] == "cbe-open"].empty
-    left = table.attrs["left_out"]
-    assert any("gpt-4o · cbe-open" in line and "1 answered item(s), fewer than the 500 of ColorBlindnessEval "
-               "Table 1" in line for line in left), left
-    kept = compare(overview_table(outcomes("gpt-4o", 160, 500)), load_reference())
-    assert (kept["prompt_name"] == "cbe-open").any() and not kept.attrs["left_out"]
-
-
 # ---------------------------------------------------------------------------------------------- all charts
 ALL_CHARTS = [
     overview_figure,
@@ -338,42 +286,6 @@ def test_the_empty_yes_no_and_cot_charts_say_what_to_run_and_why_the_baseline_ca
     ):
         message = chart(only_open).layout.meta["empty"]
         assert all(p in message for p in prompts) and "baseline reader declines" in message
-
-
-def test_without_a_same_model_match_the_papers_models_are_context_never_a_match():
-    from plates.analysis.comparison import context
-    from plates.charts.comparison import context_figure
-    from plates.results.reference import load_reference
-
-    cells = overview_table(outcomes("baseline-cnn", 95, 100))
-    reference = load_reference("ColorBlindnessEval", "Table 1")
-    assert compare(cells, reference).empty  # no paper ran the bundled reader
-    near = context(cells, reference)
-    assert len(near) >= 5 and "GPT-4o" in set(near["paper_model"])
-    fig = context_figure(near)
-    assert "OTHER models" in fig.layout.title.text and "not a replication" in fig.layout.title.text
-    assert [t.name for t in fig.data].count("baseline-cnn") == 1
-
-
-def test_the_comparison_pairs_a_papers_cell_only_with_a_run_of_its_set_and_says_what_it_left_out():
-    """A one-answer explorer run (custom colour, dataset "explorer") or a run on our dense variant is not
-    ColorBlindnessEval's set: no pairing, and a note names the cell, its set and the paper's."""
-    from plates.results.reference import load_reference
-
-    ref = load_reference()
-    ours = compare(overview_table(outcomes("gpt-4o", 160, 500)), ref)
-    assert len(ours) and set(ours["source"]) == {"ColorBlindnessEval Table 1"}
-    for dataset in ("explorer", "colorblindnesseval-dense"):
-        cells = overview_table(outcomes("gpt-4o", 160, 500, dataset=dataset))
-        assert list(cells["datasets"]) == [(dataset,)]
-        table = compare(cells, ref)
-        assert table.empty
-        assert any(f"asked on {dataset}, not ColorBlindnessEval's set (colorblindnesseval); not paired" in line
-                   for line in table.attrs["left_out"]), table.attrs["left_out"]
-    # a cell asked on two sets, one of them not the paper's, is not the paper's measurement either
-    mixed = compare(overview_table(pd.concat([outcomes("gpt-4o", 160, 500),
-                                              outcomes("gpt-4o", 1, 1, dataset="explorer")])), ref)
-    assert mixed.empty and any("asked on colorblindnesseval, explorer" in line for line in mixed.attrs["left_out"])
 
 
 def test_a_zero_delta_keeps_its_interval_inside_the_axis():
