@@ -5,11 +5,7 @@ from __future__ import annotations
 
 import shutil
 
-from plates.results import (
-    ResultsWriter,
-    compact_run,
-    load_results,
-)
+from plates.results import ResultsWriter, compact_run, load_results
 from tests.support.result_rows import result_row as _row
 
 

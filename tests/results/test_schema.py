@@ -5,11 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from plates.results import (
-    COLUMNS,
-    SCHEMA,
-    rows_to_table,
-)
+from plates.results import COLUMNS, SCHEMA, rows_to_table
 from tests.support.result_rows import result_row as _row
 
 

@@ -12,11 +12,7 @@ import time
 
 import pytest
 
-from plates.results import (
-    ResultsWriter,
-    compact_run,
-    load_results,
-)
+from plates.results import ResultsWriter, compact_run, load_results
 from tests.support.result_rows import result_row as _row
 
 
