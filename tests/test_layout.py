@@ -44,7 +44,6 @@ ALLOWED: dict[str, str] = {
     "plates/charts/scenes.py": _UNTESTED,
     "plates/cli/export.py": _UNTESTED,
     "plates/cli/importing.py": _UNTESTED,
-    "plates/cli/prompts.py": f"{_LATER} tests/cli/test_run.py",
     "plates/cli/staircase.py": _UNTESTED,
     "plates/dashboard/common.py": f"{_LATER} tests/dashboard/test_family_queries.py",
     "plates/datasets/family_presets.py": f"{_LATER} tests/datasets/test_generate.py, test_write.py, test_scenes.py",
