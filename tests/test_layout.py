@@ -78,7 +78,6 @@ ALLOWED: dict[str, str] = {
     "plates/stimuli/scenes/draw.py": f"{_LATER} tests/stimuli/scenes/test_render.py",
     "plates/stimuli/scenes/shapes.py": _UNTESTED,
     "plates/stimuli/scenes/spec.py": _UNTESTED,
-    "plates/tasks/base.py": f"{_LATER} tests/tasks/test_scoring.py, tests/stimuli/test_base.py",
     "plates/tasks/scenes/common.py": _UNTESTED,
 }
 

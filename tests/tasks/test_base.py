@@ -4,6 +4,7 @@ reply; questions written to JSON and read back, bad JSON named."""
 from __future__ import annotations
 
 import json
+
 import pytest
 
 from plates.models.base import QUERY_KINDS
