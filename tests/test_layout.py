@@ -74,7 +74,6 @@ ALLOWED: dict[str, str] = {
     "plates/stimuli/scenes/colours.py": f"{_LATER} tests/stimuli/scenes/test_render.py",
     "plates/stimuli/scenes/draw.py": f"{_LATER} tests/stimuli/scenes/test_render.py",
     "plates/stimuli/scenes/spec.py": _UNTESTED,
-    "plates/tasks/scenes/common.py": _UNTESTED,
 }
 
 
