@@ -72,7 +72,6 @@ ALLOWED: dict[str, str] = {
     "plates/stimuli/ishihara/paint.py": f"{_LATER} tests/stimuli/ishihara/test_styles.py",
     "plates/stimuli/scenes/colours.py": f"{_LATER} tests/stimuli/scenes/test_render.py",
     "plates/stimuli/scenes/draw.py": f"{_LATER} tests/stimuli/scenes/test_render.py",
-    "plates/stimuli/scenes/spec.py": _UNTESTED,
 }
 
 
