@@ -38,7 +38,6 @@ def test_min_delta_e_at_the_feasibility_bound_renders_and_holds():
 
 # ---- truth from pixels -----------------------------------------------------------------------------------------
 
-
 SPECS = [
     SceneSpec(seed=1),
     SceneSpec(seed=2, n_regions=14, n_colours=6, clutter=0.6, fill=0.5, area_ratio=8, shapes=SHAPES, min_delta_e=10),
@@ -198,7 +197,6 @@ def test_any_valid_spec_renders_with_pixel_exact_truth(seed, n, k, d, clutter, r
 
 # ---- reproducibility -------------------------------------------------------------------------------------------
 
-
 def test_same_spec_same_png_bytes_and_seeds_differ():
     a, b = render(SPECS[1]), render(SPECS[1])
     assert _digest(a) == _digest(b)
@@ -207,8 +205,6 @@ def test_same_spec_same_png_bytes_and_seeds_differ():
 
 # Golden digest (sha256 of encode_png): changes only when the drawing or the colour choice changes on purpose.
 #: sha256 of the PNG bytes: moved when encode_png's level 2 went from zlib to ISA-L (the same decoded pixels)
-
-
 GOLDEN = {"seed3-palette": "dd5dc94d125d55a200771c13051bca2cea5f35393242e529818f4bf3b3ddb85c"}
 
 
