@@ -1,23 +1,17 @@
-"""plates.charts.ishihara (colour sets, resolution), its paired, ΔE and comparison modules, and every plate
-chart together (the overview, yes/no and failure modes have test files of their own): every figure's numbers
-equal what plates.analysis.metrics computes, no chart pools conditions, runs or prompts, and the papers'
+"""plates.charts.ishihara (colour sets, resolution), its paired module, and every plate chart together (the
+ΔE2000 and comparison charts, overview, yes/no and failure modes have test files of their own): every figure's
+numbers equal what plates.analysis.metrics computes, no chart pools conditions, runs or prompts, and the papers'
 numbers appear at the same x as ours, labelled with their source."""
 
 from __future__ import annotations
 
 import numpy as np
-import pandas as pd
 import pytest
 
 from plates.analysis import metrics
-from plates.analysis.comparison import compare, model_key, paper_condition
-from plates.analysis.psychometric_fits import fit_psychometric
-from plates.charts import delta_e as delta_e_chart
 from plates.charts import ishihara as charts
-from plates.charts.comparison import comparison_figure
-from plates.charts.delta_e import chance_rate
 from plates.charts.failure_modes import failure_mode_figure
-from plates.charts.overview import overview_figure, overview_table
+from plates.charts.overview import overview_figure
 from plates.charts.yes_no import yes_no_figure
 from tests.support.dashboard_rows import concat, outcomes, rows
 from tests.support.figures import by_name
@@ -217,151 +211,6 @@ def test_chain_of_thought_deltas_carry_their_interval_and_ticks_follow_the_data(
     assert fig.layout.yaxis.tickformat in ("+.0%", "+.1%")
 
 
-# ------------------------------------------------------------------------------------------------- ΔE2000
-def _psychometric(model, threshold, *, grayscale=False, colour_set="colorblindnesseval-1", prompt="cbe-open"):
-    levels = np.repeat([2.0, 4.0, 8.0, 16.0, 32.0], 8)
-    correct = [bool(i % 8 < (8 if de > threshold else 1)) for i, de in enumerate(levels)]
-    return rows(
-        len(levels),
-        model=model,
-        delta_e=list(levels),
-        correct=correct,
-        grayscale=grayscale,
-        colour_set=colour_set,
-        prompt_name=prompt,
-        item_id=[f"{model}{colour_set}{i}" for i in range(len(levels))],
-    )
-
-
-def test_one_fit_per_model_prompt_condition_and_colour_set_through_the_one_function(monkeypatch):
-    frame = concat(
-        _psychometric("a", 5),
-        _psychometric("a", 20, grayscale=True),
-        _psychometric("a", 10, colour_set="colorblindnesseval-3"),
-        _psychometric("b", 3),
-        _psychometric("a", 3, prompt="cbe-yn-correct"),
-    )
-    calls = []
-    real = delta_e_chart.fit_psychometric_counts
-
-    def spy(groups):
-        calls.extend((tuple(levels), int(np.sum(n)), guess) for levels, n, _, guess in groups)
-        return real(groups)
-
-    monkeypatch.setattr(delta_e_chart, "fit_psychometric_counts", spy)
-    fits = charts.psychometric_fits(frame)
-    assert len(calls) == len(fits) == 5  # a x {cs1, cs3} x original, a x gray, b, a x yes/no: never pooled
-    assert sorted(fits["guess"]) == pytest.approx(sorted([0.01] * 4 + [0.5]))  # open 1/100, yes/no 1/2
-    assert all(n == 40 for _, n, _ in calls)
-    fig = charts.delta_e_figure(frame)  # original @900px, cbe-open: a x 2 colour sets, b
-    assert fig.layout.meta["fits"] == 3 and fig.layout.meta["others"] == ["gray @900px"]
-    assert fig.layout.meta["prompt"] == "cbe-open" and fig.layout.meta["other_prompts"] == ["cbe-yn-correct"]
-    fit = fits[
-        (fits["series"] == "a")
-        & (fits["condition"] == "original @900px")
-        & (fits["colour_set"] == "colorblindnesseval-1")
-        & (fits["prompt_name"] == "cbe-open")
-    ]["fit"].iloc[0]
-    curve = by_name(fig, "a · colorblindnesseval-1 fit")
-    np.testing.assert_allclose(curve.y, fit.predict(curve.x))
-    gray = charts.delta_e_figure(frame, condition="gray @900px")
-    assert [t.name for t in gray.data if "threshold" in t.name][0].startswith("a threshold at ΔE")
-
-
-def test_counts_fit_equals_the_fit_of_the_answers():
-    de = [2.0] * 10 + [5.0] * 10 + [10.0] * 10 + [20.0] * 10
-    correct = (
-        [i < 1 for i in range(10)]
-        + [i < 4 for i in range(10)]
-        + [i < 7 for i in range(10)]
-        + [True] * 9
-        + [False]
-    )
-    frame = rows(40, model="a", delta_e=de, correct=correct, item_id=[f"i{i}" for i in range(40)])
-    guess = chance_rate(frame["prompt_name"].iloc[0])  # the chance-aware fit, the prompt's guess rate
-    direct = fit_psychometric(np.array(de), np.array(correct), guess=guess, interval=False)
-    fig = charts.delta_e_figure(frame)
-    points = by_name(fig, "a")
-    np.testing.assert_allclose(points.x, [2, 5, 10, 20])
-    np.testing.assert_allclose(points.y, [0.1, 0.4, 0.7, 0.9])
-    threshold = [t for t in fig.data if t.name.startswith("a threshold at ΔE")][0]
-    assert threshold.x[0] == pytest.approx(direct.threshold, rel=1e-6)
-
-
-def test_a_threshold_outside_the_tested_delta_e_says_it_is_extrapolated():
-    de = [30.0] * 10 + [40.0] * 10
-    correct = [i < 9 for i in range(10)] + [i < 7 for i in range(10)]  # falls slowly: far beyond 40
-    frame = rows(20, model="a", delta_e=de, correct=correct, item_id=[f"i{i}" for i in range(20)])
-    guess = chance_rate(frame["prompt_name"].iloc[0])
-    fit = fit_psychometric(np.array(de), np.array(correct), guess=guess, interval=False)
-    names = [t.name for t in charts.delta_e_figure(frame).data if "threshold" in t.name]
-    assert names == [f"a threshold at ΔE {fit.threshold:.1f} (extrapolated)"]
-
-
-def test_delta_e_figure_needs_only_model_delta_e_and_correct():
-    """The explorer's ΔE sweep (plates.explorer.compare.sweep_figure) calls it on just these columns."""
-    frame = pd.DataFrame(
-        {"model": ["m"] * 4, "delta_e": [2.0, 4.0, 8.0, 16.0], "correct": [False, True, False, True]}
-    )
-    np.testing.assert_allclose(by_name(charts.delta_e_figure(frame, bins=4), "m").y, [0, 1, 0, 1])
-
-
-def test_chance_rates_follow_the_prompt():
-    assert charts.chance_rate("cbe-yn-correct") == 0.5
-    assert charts.chance_rate("colorbench-mc") == 0.25
-    assert charts.chance_rate("huemanity-numeric") == pytest.approx(1 / 90)
-    assert charts.chance_rate("plain-open") == 0.0 and charts.chance_rate("nope") == 0.0
-
-
-# --------------------------------------------------------------------------------------- papers vs ours
-def test_model_names_match_across_spellings():
-    assert model_key("gpt-4.1-2025-04-14") == model_key("GPT-4.1") != model_key("GPT-4.1 mini")
-    assert model_key("Qwen/Qwen2-VL-7B-Instruct") == model_key("Qwen2-VL-Instruct-7B")
-    assert model_key("claude-3-5-sonnet-20241022") == model_key("Claude3.5-Sonnet")
-    assert model_key("llava:13b") == model_key("LLaVA-v1.6-13B") != model_key("llava:7b")
-    assert paper_condition("gray @900px", "colorbench-mc") == "grayscale"
-    assert paper_condition("original @900px", "colorbench-mc-cot") == "cot"
-    assert paper_condition("hue +90° @900px", "cbe-open") is None
-
-
-def test_the_comparison_puts_the_papers_cell_beside_ours_with_difference_and_interval():
-    from plates.results.reference import load_reference
-
-    ref = load_reference()
-    frame = concat(
-        outcomes("gpt-4o", 160, 500),
-        outcomes("gpt-4.1-2025-04-14", 49, 100, size=300, prompt_name="huemanity-numeric", dataset="huemanity"),
-        outcomes("gpt-4o", 40, 50, hue_shift=90.0),
-    )
-    table = compare(overview_table(frame), ref)
-    cbe = table[table["prompt_name"] == "cbe-open"].iloc[0]
-    assert cbe["source"] == "ColorBlindnessEval Table 1" and cbe["paper_value"] == pytest.approx(0.308)
-    assert cbe["difference"] == pytest.approx(0.32 - 0.308) and cbe["inside"]
-    hue = table[table["condition"].str.startswith("hue")]
-    assert hue.empty  # no paper published a hue-shifted cell
-    hm = table[table["prompt_name"] == "huemanity-numeric"]
-    assert list(hm["source"]) == ["HueManity Table 5"] and hm["paper_value"].iloc[0] == pytest.approx(0.49)
-    fig = comparison_figure(table)
-    assert list(by_name(fig, "paper").x) == list(table["paper_value"]) and fig.layout.meta["matches"] == len(
-        table
-    )
-    outside = compare(overview_table(outcomes("gpt-4o", 450, 500)), ref).iloc[0]
-    assert not outside["inside"] and outside["difference"] == pytest.approx(0.9 - 0.308)
-
-
-def test_a_cell_with_fewer_items_than_the_paper_is_never_paired_and_is_named():
-    """One explorer answer is not ColorBlindnessEval's 500-plate measurement: it is left out, and said so."""
-    from plates.results.reference import load_reference
-
-    table = compare(overview_table(outcomes("gpt-4o", 1, 1)), load_reference())
-    assert table[table["prompt_name"] == "cbe-open"].empty
-    left = table.attrs["left_out"]
-    assert any("gpt-4o · cbe-open" in line and "1 answered item(s), fewer than the 500 of ColorBlindnessEval "
-               "Table 1" in line for line in left), left
-    kept = compare(overview_table(outcomes("gpt-4o", 160, 500)), load_reference())
-    assert (kept["prompt_name"] == "cbe-open").any() and not kept.attrs["left_out"]
-
-
 # ---------------------------------------------------------------------------------------------- all charts
 ALL_CHARTS = [
     overview_figure,
@@ -437,42 +286,6 @@ def test_the_empty_yes_no_and_cot_charts_say_what_to_run_and_why_the_baseline_ca
     ):
         message = chart(only_open).layout.meta["empty"]
         assert all(p in message for p in prompts) and "baseline reader declines" in message
-
-
-def test_without_a_same_model_match_the_papers_models_are_context_never_a_match():
-    from plates.analysis.comparison import context
-    from plates.charts.comparison import context_figure
-    from plates.results.reference import load_reference
-
-    cells = overview_table(outcomes("baseline-cnn", 95, 100))
-    reference = load_reference("ColorBlindnessEval", "Table 1")
-    assert compare(cells, reference).empty  # no paper ran the bundled reader
-    near = context(cells, reference)
-    assert len(near) >= 5 and "GPT-4o" in set(near["paper_model"])
-    fig = context_figure(near)
-    assert "OTHER models" in fig.layout.title.text and "not a replication" in fig.layout.title.text
-    assert [t.name for t in fig.data].count("baseline-cnn") == 1
-
-
-def test_the_comparison_pairs_a_papers_cell_only_with_a_run_of_its_set_and_says_what_it_left_out():
-    """A one-answer explorer run (custom colour, dataset "explorer") or a run on our dense variant is not
-    ColorBlindnessEval's set: no pairing, and a note names the cell, its set and the paper's."""
-    from plates.results.reference import load_reference
-
-    ref = load_reference()
-    ours = compare(overview_table(outcomes("gpt-4o", 160, 500)), ref)
-    assert len(ours) and set(ours["source"]) == {"ColorBlindnessEval Table 1"}
-    for dataset in ("explorer", "colorblindnesseval-dense"):
-        cells = overview_table(outcomes("gpt-4o", 160, 500, dataset=dataset))
-        assert list(cells["datasets"]) == [(dataset,)]
-        table = compare(cells, ref)
-        assert table.empty
-        assert any(f"asked on {dataset}, not ColorBlindnessEval's set (colorblindnesseval); not paired" in line
-                   for line in table.attrs["left_out"]), table.attrs["left_out"]
-    # a cell asked on two sets, one of them not the paper's, is not the paper's measurement either
-    mixed = compare(overview_table(pd.concat([outcomes("gpt-4o", 160, 500),
-                                              outcomes("gpt-4o", 1, 1, dataset="explorer")])), ref)
-    assert mixed.empty and any("asked on colorblindnesseval, explorer" in line for line in mixed.attrs["left_out"])
 
 
 def test_a_zero_delta_keeps_its_interval_inside_the_axis():

@@ -1,14 +1,8 @@
-"""Results schema and Parquet I/O: real files on disk (tmp_path), a real SIGKILLed writer process."""
+"""Reading results parts (`plates.results.reader`): real files on disk (tmp_path)."""
 
 from __future__ import annotations
 
 import os
-import shutil
-import signal
-import subprocess
-import sys
-import textwrap
-import time
 from datetime import UTC, datetime
 from pathlib import Path
 
@@ -19,7 +13,6 @@ import pytest
 
 from plates.results import (
     CATEGORICAL_COLUMNS,
-    COLUMNS,
     SCHEMA,
     ResultsWriter,
     compact_run,
@@ -27,74 +20,7 @@ from plates.results import (
     rows_to_table,
     write_part,
 )
-
-
-def _row(i: int, **extra) -> dict:
-    return {"run_id": "r", "item_id": f"item-{i}", "model": "m", "row_key": f"k{i}", "correct": i % 2 == 0,
-            "timestamp": datetime(2026, 1, 1, tzinfo=UTC), **extra}
-
-
-def test_rows_to_table_fills_missing_columns_with_null():
-    table = rows_to_table([_row(0), _row(1)])
-    assert table.schema == SCHEMA
-    assert table.column("reply").null_count == 2
-    assert table.column("item_id").to_pylist() == ["item-0", "item-1"]
-
-
-def test_rows_to_table_names_unknown_columns():
-    with pytest.raises(ValueError, match=r"unknown results columns \['modle'\].*item_id"):
-        rows_to_table([{"modle": "x"}])
-
-
-def test_rows_to_table_names_the_column_of_a_bad_value():
-    with pytest.raises(ValueError, match="'size'"):
-        rows_to_table([{"size": "big"}])
-
-
-def test_every_column_is_described():
-    assert all(desc.strip() for _, desc in COLUMNS.values())
-    assert SCHEMA.names == list(COLUMNS)
-
-
-def test_writer_flushes_by_rows_with_unique_sorted_names(tmp_path):
-    with ResultsWriter(tmp_path, "run-a", flush_rows=3, autoflush=False) as w:
-        for i in range(7):
-            w.add(_row(i))
-        assert len(w.parts) == 2  # 3 + 3; the last row is still buffered
-    assert len(w.parts) == 3 and w.rows_written == 7
-    names = [p.name for p in w.parts]
-    assert names == sorted(names) and len(set(names)) == 3
-    assert all(n.startswith("run-a-") and n.endswith(".parquet") for n in names)
-    assert not [p for p in tmp_path.iterdir() if p.name.startswith(".")]  # no temporaries left
-    assert sorted(load_results(tmp_path).frame["item_id"]) == sorted(f"item-{i}" for i in range(7))
-
-
-def test_writer_flushes_by_time_while_waiting_for_the_next_row(tmp_path):
-    w = ResultsWriter(tmp_path, "run-t", flush_rows=1000, flush_seconds=0.2)
-    w.add(_row(0))
-    deadline = time.monotonic() + 5
-    while not w.parts and time.monotonic() < deadline:
-        time.sleep(0.05)
-    assert len(w.parts) == 1  # written by the timer, no further add() needed
-    w.close()
-    assert len(load_results(tmp_path).frame) == 1
-
-
-def test_two_writers_of_the_same_run_never_collide(tmp_path):
-    a, b = ResultsWriter(tmp_path, "same", autoflush=False), ResultsWriter(tmp_path, "same", autoflush=False)
-    a.add(_row(0))
-    b.add(_row(1))
-    a.close()
-    b.close()
-    assert a.parts[0] != b.parts[0]
-    assert len(load_results(tmp_path).frame) == 2
-
-
-def test_writer_rejects_bad_arguments(tmp_path):
-    with pytest.raises(ValueError, match="run_id"):
-        ResultsWriter(tmp_path, "a/b")
-    with ResultsWriter(tmp_path, "ok", autoflush=False) as w, pytest.raises(ValueError, match="unknown results"):
-        w.add({"nope": 1})
+from tests.support.result_rows import result_row as _row
 
 
 def test_load_takes_the_union_of_columns_across_parts(tmp_path):
@@ -159,74 +85,6 @@ def test_latest_row_per_key_wins_only_for_retry_parts(tmp_path):
     assert sorted(frame["row_key"]) == ["k0", "k1"]
     assert frame.set_index("row_key").loc["k0", "reply"] == "7"
     assert len(load_results(tmp_path, latest=False).frame) == 3
-
-
-def test_compact_run_merges_parts_and_survives_a_crash_before_deleting(tmp_path):
-    with ResultsWriter(tmp_path, "r", flush_rows=2, autoflush=False) as w:
-        for i in range(5):
-            w.add(_row(i))
-    with ResultsWriter(tmp_path, "other", autoflush=False) as w2:
-        w2.add(_row(9, run_id="other"))
-    backup = tmp_path.parent / "backup"
-    backup.mkdir()
-    for p in w.parts:
-        shutil.copy(p, backup / p.name)
-    merged = compact_run(tmp_path, "r")
-    assert merged is not None and sorted(p.name for p in tmp_path.iterdir()) == sorted([merged.name, w2.parts[0].name])
-    for p in backup.iterdir():  # as if the process died after writing the merged part, before deleting
-        shutil.copy(p, tmp_path / p.name)
-    frame = load_results(tmp_path).frame
-    assert len(frame) == 6 and frame["row_key"].is_unique
-    assert compact_run(tmp_path, "r") is None or len(load_results(tmp_path).frame) == 6
-
-
-def test_writer_merges_full_levels_so_a_long_run_leaves_few_files(tmp_path):
-    backup = tmp_path.parent / "level0"
-    backup.mkdir()
-    with ResultsWriter(tmp_path, "long", flush_rows=1, autoflush=False, fanout=2) as w:
-        for i in range(9):
-            w.add(_row(i))
-            for p in tmp_path.glob("long-*.parquet"):  # keep a copy of every part ever written
-                shutil.copy(p, backup / p.name)
-    assert sorted(p.name.rsplit("-", 1)[-1] for p in tmp_path.glob("*.parquet")) == ["000008.parquet", "L3.parquet"]
-    assert w.parts == sorted(tmp_path.glob("*.parquet"), key=lambda p: "L" not in p.name)
-    frame = load_results(tmp_path).frame
-    assert sorted(frame["row_key"]) == sorted(f"k{i}" for i in range(9))
-    for p in backup.iterdir():  # as if every merge had crashed before deleting what it merged
-        if not (tmp_path / p.name).exists():
-            shutil.copy(p, tmp_path / p.name)
-    assert len(list(tmp_path.glob("*.parquet"))) == 9  # 4 levels of parts, each holding some of the rows
-    again = load_results(tmp_path)
-    assert again.skipped == [] and sorted(again.frame["row_key"]) == sorted(f"k{i}" for i in range(9))
-    merged = compact_run(tmp_path, "long")
-    assert [p.name for p in tmp_path.glob("*.parquet")] == [merged.name]
-    assert sorted(load_results(tmp_path).frame["row_key"]) == sorted(f"k{i}" for i in range(9))
-
-
-_KILLED_WRITER = textwrap.dedent("""
-    import sys
-    from plates.results import ResultsWriter
-    w = ResultsWriter(sys.argv[1], "killed", flush_rows=500, autoflush=False, fanout=2)  # merges often
-    i = 0
-    while True:
-        w.add({"run_id": "killed", "item_id": str(i), "reply": "x" * 200, "row_key": str(i)})
-        i += 1
-""")
-
-
-def test_sigkill_mid_write_leaves_only_whole_parts(tmp_path):
-    proc = subprocess.Popen([sys.executable, "-c", _KILLED_WRITER, str(tmp_path)])
-    try:
-        deadline = time.monotonic() + 30
-        while len(list(tmp_path.glob("killed-*.parquet"))) < 4 and time.monotonic() < deadline:
-            time.sleep(0.02)
-    finally:
-        proc.send_signal(signal.SIGKILL)
-        proc.wait()
-    loaded = load_results(tmp_path)
-    assert loaded.skipped == []
-    assert len(loaded.frame) >= 2000 and len(loaded.frame) % 500 == 0  # whole parts only
-    assert loaded.frame["row_key"].is_unique
 
 
 def test_a_part_merged_away_while_loading_is_not_reported_as_corrupt(tmp_path, monkeypatch):

@@ -1,9 +1,7 @@
-"""Synthetic colour scenes: spec validation, truth checked from pixels, recolour variants, reproducibility."""
+"""Synthetic colour scenes: spec validation, truth checked from pixels, reproducibility."""
 
 from __future__ import annotations
 
-import hashlib
-import itertools
 import json
 import subprocess
 import sys
@@ -15,26 +13,13 @@ from hypothesis import strategies as st
 from scipy import ndimage
 
 from plates.colour import delta_e2000, srgb255_to_lab, to_hex
-from plates.conditions import hue_shift
-from plates.images import encode_png
-from plates.stimuli.base import FAMILY_KEY, Stimulus
-from plates.stimuli.scenes import FAMILY, SCENE_PALETTES, SHAPES, SceneSpec, render
+from plates.stimuli.scenes import SCENE_PALETTES, SHAPES, SceneSpec, render
 from plates.stimuli.scenes.colours import choose_colours, farthest_point_bound
 from plates.stimuli.scenes.draw import SOFT_L
-from plates.stimuli.scenes.recolour import (
-    VARIANTS,
-    RecolourSpec,
-    largest_other,
-    recolour,
-    render_variant,
-    variant_specs,
-)
 from plates.stimuli.scenes.render import summarise
 from tests.support import ROOT
-
-
-def _unique(pixels: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    return np.unique(pixels.reshape(-1, 3), axis=0, return_counts=True)
+from tests.support.scene_pixels import png_digest as _digest
+from tests.support.scene_pixels import unique_colours as _unique
 
 
 def _min_pairwise(colours: np.ndarray) -> float:
@@ -42,59 +27,7 @@ def _min_pairwise(colours: np.ndarray) -> float:
     return float(np.min(d[np.triu_indices(len(colours), 1)]))
 
 
-def _digest(stim: Stimulus) -> str:
-    return hashlib.sha256(encode_png(stim.image)).hexdigest()
-
-
 # ---- spec ------------------------------------------------------------------------------------------------------
-
-def test_spec_json_round_trip_is_tagged_scene():
-    spec = SceneSpec(seed=5, n_regions=7, n_colours=3, shapes=("star", "heart"), background="#102030",
-                     palette=None, clutter=0.3)
-    text = spec.to_json()
-    assert json.loads(text)[FAMILY_KEY] == FAMILY == "scene"
-    assert SceneSpec.from_json(text) == spec and SceneSpec.from_json(json.loads(text)) == spec
-    assert spec.background == (16, 32, 48) and spec.replace(seed=6).seed == 6
-
-
-@pytest.mark.parametrize(
-    ("changes", "needle"),
-    [
-        ({"size": 10}, "size=10"),
-        ({"size": True}, "size=True"),
-        ({"seed": -1}, "seed=-1"),
-        ({"n_regions": 3, "n_colours": 4}, "allowed: 1 to 3"),
-        ({"n_regions": 0, "n_colours": 2}, "allowed: 0"),
-        ({"min_delta_e": 0.1}, "min_delta_e=0.1"),
-        ({"n_regions": 20, "n_colours": 20, "min_delta_e": 40}, "allowed: min_delta_e <="),
-        ({"palette": "xkcd-basic-11", "n_regions": 12, "n_colours": 12}, "allowed: n_colours <= 11"),
-        ({"palette": "xkcd-basic-11", "n_regions": 12, "n_colours": 11, "background": None}, "n_colours <= 10"),
-        ({"palette": "xkcd-basic-11", "n_regions": 10, "n_colours": 10}, "allowed: n_colours <="),
-        ({"palette": "xkcd-basic-11", "n_colours": 4, "min_delta_e": 40}, "has no 4 colours"),
-        ({"palette": "nope"}, "allowed: xkcd-basic-11"),
-        ({"shapes": ("circle", "blob")}, "allowed: circle"),
-        ({"shapes": ("circle", "circle")}, "each shape at most once"),
-        ({"shapes": ()}, "one or more of"),
-        ({"shading": "glossy"}, "allowed: flat, soft"),
-        ({"spacing": "even"}, "allowed: spread, tight"),
-        ({"background": "nope"}, "allowed:"),
-        ({"clutter": 1.5}, "clutter=1.5"),
-        ({"area_ratio": 0.5}, "area_ratio=0.5"),
-        ({"fill": 0.9}, "fill=0.9"),
-    ],
-)
-def test_bad_spec_raises_naming_value_and_allowed(changes, needle):
-    with pytest.raises(ValueError, match="allowed|not valid") as err:
-        SceneSpec(**changes)
-    assert needle in str(err.value)
-
-
-def test_from_json_refuses_other_family_and_unknown_keys():
-    with pytest.raises(ValueError, match="allowed: 'scene'"):
-        SceneSpec.from_json('{"family": "illusion", "seed": 1}')
-    with pytest.raises(ValueError, match=r"SceneSpec: unknown key\(s\) .*; allowed: "):
-        SceneSpec.from_json('{"family": "scene", "colour": 1}')
-
 
 def test_min_delta_e_at_the_feasibility_bound_renders_and_holds():
     _, bound = farthest_point_bound((255, 255, 255))
@@ -293,109 +226,3 @@ def test_same_bytes_in_another_process():
     out = subprocess.run([sys.executable, "-c", _SNIPPET, spec.to_json()], capture_output=True, text=True, env=env,
                          timeout=120, check=True).stdout.strip()
     assert out == _digest(render(spec))
-
-
-# ---- recolour variants (ColorBench §2.3, App. C) ---------------------------------------------------------------
-
-CHROMA = SceneSpec(seed=3, n_regions=8, n_colours=5, palette="xkcd-basic-11", min_delta_e=15,
-                   shapes=("heart", "house", "arrow", "cross"))
-
-
-def _chromatic_region(stim: Stimulus) -> str:
-    for reg in stim.truth["regions"]:
-        lab = srgb255_to_lab(reg["colour"])
-        if np.hypot(lab[1], lab[2]) > 30 and reg["share"] > 0:
-            return reg["region"]
-    raise AssertionError("no chromatic region")
-
-
-def test_nine_variants_in_colorbench_order():
-    assert VARIANTS == ("image-90", "image-180", "image-270", "target-90", "target-180", "target-270",
-                        "largest-90", "largest-180", "largest-270")
-    stim = render(CHROMA)
-    target = (_chromatic_region(stim),)
-    specs = variant_specs(stim, target)
-    assert tuple(s.name for s in specs) == VARIANTS
-    sizes = {r: m.sum() for r, m in stim.masks.items() if r != "background" and r not in target}
-    assert specs[-1].regions == (max(sizes, key=sizes.get),)
-
-
-@pytest.mark.parametrize("degrees", [90, 180, 270])
-def test_target_hue_rotation_changes_exactly_one_segment(degrees):
-    stim = render(CHROMA)
-    region = _chromatic_region(stim)
-    var = recolour(stim, (region,), degrees)
-    changed = np.any(var.pixels != stim.pixels, axis=-1)
-    assert np.array_equal(changed, stim.masks[region])  # every pixel of the segment, nothing else
-    expected = np.asarray(hue_shift(stim.image, degrees))  # the HSV rotation ColorBench applies
-    assert np.array_equal(var.pixels[changed], expected[changed])
-    reg = var.truth["regions"][int(region.split("-")[1])]
-    assert np.all(var.pixels[stim.masks[region]] == reg["colour"])
-    assert len(_unique(var.pixels)[0]) == var.truth["distinct_colours"]
-
-
-def test_entire_image_variant_is_the_plain_hue_shift_and_cielab_is_offered():
-    stim = render(CHROMA)
-    for space in ("hsv", "cielab"):
-        var = recolour(stim, None, 180, space)
-        assert np.array_equal(var.pixels, np.asarray(hue_shift(stim.image, 180, space)))
-        assert var.truth["recolour"]["space"] == space
-
-
-def test_soft_shaded_variant_rotates_masked_pixels_only():
-    stim = render(CHROMA.replace(shading="soft"))
-    region = _chromatic_region(stim)
-    var = recolour(stim, (region,), 90)
-    m = stim.masks[region]
-    assert np.array_equal(var.pixels[~m], stim.pixels[~m])
-    assert np.array_equal(var.pixels[m], np.asarray(hue_shift(stim.image, 90))[m])
-
-
-def test_grey_region_rotation_is_reported_negligible():
-    stim = render(CHROMA)
-    greys = [r["region"] for r in stim.truth["regions"] if r["name"] in ("grey", "black")]
-    var = recolour(stim, (greys[0],), 90)
-    assert var.truth["recolour"]["max_change_delta_e"] < 3.5
-    chroma = recolour(stim, (_chromatic_region(stim),), 90)
-    assert chroma.truth["recolour"]["min_change_delta_e"] > 20
-
-
-def test_recolour_spec_round_trip_regenerates_the_variant():
-    stim = render(CHROMA)
-    spec = variant_specs(stim, (_chromatic_region(stim),))[4]
-    again = RecolourSpec.from_json(spec.to_json())
-    assert again == spec and json.loads(spec.to_json())[FAMILY_KEY] == "scene-recolour"
-    assert _digest(render_variant(again)) == _digest(render_variant(spec, stim))
-
-
-@pytest.mark.parametrize(
-    ("kwargs", "needle"),
-    [
-        ({"strategy": "half", "degrees": 90, "regions": ("region-0",)}, "allowed: image, target, largest"),
-        ({"strategy": "target", "degrees": 0, "regions": ("region-0",)}, "degrees=0"),
-        ({"strategy": "target", "degrees": 90, "regions": ("region-99",)}, "region-99"),
-        ({"strategy": "image", "degrees": 90, "regions": ("region-0",)}, "no regions for 'image'"),
-        ({"strategy": "target", "degrees": 90, "regions": ("region-0",), "space": "hsl"}, "allowed: hsv, cielab"),
-    ],
-)
-def test_bad_recolour_spec_raises(kwargs, needle):
-    with pytest.raises(ValueError) as err:
-        RecolourSpec(CHROMA, **kwargs)
-    assert needle in str(err.value)
-
-
-def test_largest_other_needs_another_region():
-    stim = render(SceneSpec(seed=1, n_regions=1, n_colours=1))
-    with pytest.raises(ValueError, match="largest segment"):
-        largest_other(stim, ("region-0",))
-    assert largest_other(stim, ("region-0",), include_background=True) == "background"
-
-
-def test_variant_shares_stay_and_colour_counts_are_recomputed():
-    stim = render(CHROMA)
-    for spec in variant_specs(stim, (_chromatic_region(stim),)):
-        var = render_variant(spec, stim)
-        colours, _ = _unique(var.pixels)
-        assert len(colours) == var.truth["distinct_colours"]
-        for a, b in itertools.zip_longest(stim.truth["regions"], var.truth["regions"]):
-            assert a["share"] == b["share"] and a["shape"] == b["shape"]

@@ -1,0 +1,105 @@
+"""Tests mirror the package: every module ``plates/<a>/<b>.py`` has its test file ``tests/<a>/test_<b>.py``, except
+the modules recorded below, each with its reason. Packages' ``__init__.py`` and ``__main__.py`` are outside the rule
+(their tests live in the package's test folder). The allowlist may only shrink: an entry whose module is gone or has
+its mirrored test file now fails, so it is taken out when the test is written."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+PACKAGE = ROOT / "plates"
+
+_PAGE = "UI only: covered by browser test tests/dashboard/test_legible_browser.py (every page of PAGES) and AppTest"
+_LATER = "not yet mirrored: exercised indirectly by"  # the test files that import it
+_UNTESTED = "not yet mirrored: no test file imports it; reached only through the modules that call it"
+
+#: module (path under the repository root) -> why it has no mirrored test file
+ALLOWED: dict[str, str] = {
+    # thin Streamlit pages: a few lines each over plates.dashboard.pages / queries, which have their own tests
+    "plates/dashboard/sections/chain_of_thought.py": f"{_PAGE} in tests/dashboard/test_app.py",
+    "plates/dashboard/sections/colour_sets.py": f"{_PAGE} in tests/dashboard/test_app.py",
+    "plates/dashboard/sections/compare.py": f"{_PAGE} in tests/dashboard/test_app.py",
+    "plates/dashboard/sections/delta_e.py": f"{_PAGE} in tests/dashboard/test_app.py",
+    "plates/dashboard/sections/drilldown.py": f"{_PAGE} in tests/dashboard/test_app.py",
+    "plates/dashboard/sections/failure_modes.py": f"{_PAGE} in tests/dashboard/test_app.py",
+    "plates/dashboard/sections/grayscale.py": f"{_PAGE} in tests/dashboard/test_app.py",
+    "plates/dashboard/sections/illusions.py": f"{_PAGE} in tests/dashboard/test_sections.py",
+    "plates/dashboard/sections/observers.py": f"{_PAGE} in tests/dashboard/test_observer_queries.py",
+    "plates/dashboard/sections/overview.py": f"{_PAGE} in tests/dashboard/test_app.py",
+    "plates/dashboard/sections/people.py": f"{_PAGE} in tests/dashboard/test_sections.py",
+    "plates/dashboard/sections/published.py": f"{_PAGE} in tests/dashboard/test_app.py",
+    "plates/dashboard/sections/resolution.py": f"{_PAGE} in tests/dashboard/test_app.py",
+    "plates/dashboard/sections/scenes.py": f"{_PAGE} in tests/dashboard/test_sections.py",
+    "plates/dashboard/sections/yes_no.py": f"{_PAGE} in tests/dashboard/test_app.py",
+    # thin Gradio tab: widgets over plates.explorer.ellipse (tests/explorer/test_ellipse.py)
+    "plates/explorer/ellipse_tab.py": "UI only: covered by browser test tests/explorer/test_ellipse_browser.py",
+    # modules with logic whose own test file is still to be written (listed honestly; each is a debt)
+    "plates/analysis/illusions.py": f"{_LATER} tests/tasks/illusions/test_questions.py, tests/cli/test_run_families.py",
+    "plates/analysis/observers.py": f"{_LATER} tests/analysis/test_likelihood.py, test_adaptive.py",
+    "plates/analysis/people.py": f"{_LATER} tests/dashboard/test_pages.py, tests/charts/test_ishihara.py",
+    "plates/analysis/pse.py": f"{_LATER} tests/analysis/test_likelihood.py, tests/charts/test_people.py",
+    "plates/charts/paired.py": _UNTESTED,
+    "plates/charts/published.py": _UNTESTED,
+    "plates/charts/scenes.py": _UNTESTED,
+    "plates/cli/export.py": _UNTESTED,
+    "plates/cli/importing.py": _UNTESTED,
+    "plates/cli/staircase.py": _UNTESTED,
+    "plates/dashboard/common.py": f"{_LATER} tests/dashboard/test_family_queries.py",
+    "plates/datasets/family_presets.py": f"{_LATER} tests/datasets/test_generate.py, test_write.py, test_scenes.py",
+    "plates/datasets/grid.py": f"{_LATER} tests/cli/test_generate.py, tests/test_shards.py",
+    "plates/datasets/items.py": f"{_LATER} tests/datasets/test_write.py",
+    "plates/datasets/load.py": _UNTESTED,
+    "plates/explorer/context.py": f"{_LATER} tests/explorer/test_family_tabs.py",
+    "plates/explorer/model_tab.py": _UNTESTED,
+    "plates/explorer/quiz.py": f"{_LATER} tests/integrations/test_answers_push.py",
+    "plates/integrations/card.py": _UNTESTED,
+    "plates/integrations/importing.py": _UNTESTED,
+    "plates/integrations/rows.py": f"{_LATER} tests/integrations/test_hf_dataset.py, test_vlmevalkit.py",
+    "plates/models/baseline.py": f"{_LATER} tests/reader/test_reader.py, tests/explorer/test_pool.py",
+    "plates/models/views/tvresize.py": f"{_LATER} tests/models/views/test_fast.py",
+    "plates/reader/coding.py": f"{_LATER} tests/reader/test_reader.py, test_model.py, test_data.py",
+    "plates/results/query.py": f"{_LATER} tests/results/test_reader.py, tests/dashboard/test_queries.py",
+    "plates/runs/rescore.py": f"{_LATER} tests/cli/test_rescore.py, tests/runs/test_judge.py",
+    "plates/runs/rows.py": f"{_LATER} tests/cli/test_rescore.py, tests/runs/test_quiz.py",
+    "plates/stimuli/illusions/contrast.py": _UNTESTED,
+    "plates/stimuli/illusions/filter.py": _UNTESTED,
+    "plates/stimuli/illusions/geometry.py": _UNTESTED,
+    "plates/stimuli/illusions/kinds.py": f"{_LATER} tests/stimuli/illusions/test_render.py",
+    "plates/stimuli/illusions/stripes.py": _UNTESTED,
+    "plates/stimuli/ishihara/packing_mc.py": f"{_LATER} tests/stimuli/ishihara/test_styles.py",
+    "plates/stimuli/ishihara/paint.py": f"{_LATER} tests/stimuli/ishihara/test_styles.py",
+    "plates/stimuli/scenes/colours.py": f"{_LATER} tests/stimuli/scenes/test_render.py",
+    "plates/stimuli/scenes/draw.py": f"{_LATER} tests/stimuli/scenes/test_render.py",
+}
+
+
+def mirrored(module: Path) -> Path:
+    """The test file that mirrors ``module`` (a path under ``plates/``): ``plates/a/b.py`` -> ``tests/a/test_b.py``."""
+    rel = module.relative_to(PACKAGE)
+    return ROOT.joinpath("tests", *rel.parts[:-1], "test_" + rel.name)
+
+
+def modules() -> list[Path]:
+    """Every module under ``plates/`` that the rule covers (not a package's ``__init__``/``__main__``)."""
+    return sorted(p for p in PACKAGE.rglob("*.py") if p.name not in ("__init__.py", "__main__.py"))
+
+
+def test_the_mirror_rule_maps_a_module_to_its_test_file():
+    assert mirrored(PACKAGE / "colour" / "gamut.py") == ROOT / "tests" / "colour" / "test_gamut.py"
+    assert mirrored(PACKAGE / "toml_files.py") == ROOT / "tests" / "test_toml_files.py"
+    assert len(modules()) > 100 and PACKAGE / "cli" / "__main__.py" not in modules()
+
+
+def test_every_module_has_its_mirrored_test_file_or_a_recorded_reason():
+    missing = [str(m.relative_to(ROOT)) for m in modules()
+               if not mirrored(m).exists() and str(m.relative_to(ROOT)) not in ALLOWED]
+    assert not missing, ("modules without their mirrored test file tests/<a>/test_<b>.py (write it, or record why "
+                         f"not in tests/test_layout.py ALLOWED): {missing}")
+
+
+def test_the_allowlist_only_names_modules_that_still_need_it():
+    stale = [path for path in ALLOWED
+             if not (ROOT / path).exists() or mirrored(ROOT / path).exists()]
+    assert not stale, f"take these out of ALLOWED in tests/test_layout.py (gone, or now mirrored): {stale}"
+    assert all(reason.strip() for reason in ALLOWED.values())
