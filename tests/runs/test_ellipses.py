@@ -37,33 +37,6 @@ def _run(tmp_path, centres=GREY, **kw) -> EllipseRun:
                       skipped=tuple(skipped), **kw)
 
 
-@pytest.mark.parametrize(("centres", "kw", "says"), [
-    ("0.05,0.9", {}, "outside the spectral locus"),
-    ("0.16,0.057", {}, "outside the sRGB gamut"),
-    ("0.3;0.3", {}, "'x,y' with two numbers"),
-    (GREY, {"directions": 0}, r"directions=0 is not valid; allowed: an integer in \[3, 72\] but 4"),
-    (GREY, {"directions": 4}, "three distinct axes"),
-    (GREY, {"trials": 9}, r"trials=9 is not valid; allowed: an integer in \[10, 2000\] per direction"),
-    (GREY, {"prompt": "cbe-open-any"}, "prompt"),
-    ("0.3127,0.329", {"mode": "lab"}, "C\\*ab >= 1"),
-    (GREY, {"mode": "hsv"}, "mode"),
-])
-def test_bad_input_fails_before_any_trial(tmp_path, centres, kw, says):
-    with pytest.raises(ValueError, match=says):
-        _run(tmp_path, centres, **kw)
-    assert not any(tmp_path.iterdir())
-
-
-def test_macadam_centres_inside_srgb_are_used_by_name():
-    used, skipped = parse_centres("macadam")
-    assert len(used) == 14 and len(skipped) == 11
-    assert used[0].name == "macadam-02" and all(0 < c.Y <= 1 for c in used)
-    named, _ = parse_centres("0.305,0.323;macadam-14;0.3,0.32")
-    assert [c.name for c in named] == ["macadam-13", "macadam-14", "0.3,0.32"]
-    with pytest.raises(ValueError, match="macadam-01..macadam-25"):
-        parse_centres("macadam-26")
-
-
 def test_the_ideal_observer_is_quantisation_limited_and_rows_say_so(tmp_path):
     run = _run(tmp_path, directions=5, trials=10)
     result = run_ellipses(run)
