@@ -90,6 +90,8 @@ __all__ = [
 #: 4: a hedge that still names one option as its best answer commits to it ("it is difficult to determine ...
 #: However, ... the first image (A) is the most likely ..." -> A; choice rule 5h); "least" joined to a "most" claim
 #: ("the most candid and least processed") and "at least" reject nothing.
-RULES_VERSION = 4
+#: 5: "the most appropriate/suitable/fitting/likely <one or two words> (among the choices given) is (B)" is an
+#: explicit answer phrase (choice rule 4): the pick named after a walk through every option.
+RULES_VERSION = 5
 #: How rows written before rows recorded a version read (Parquet files without the ``rules_version`` column).
 UNVERSIONED = 0
