@@ -91,7 +91,9 @@ __all__ = [
 #: However, ... the first image (A) is the most likely ..." -> A; choice rule 5h); "least" joined to a "most" claim
 #: ("the most candid and least processed") and "at least" reject nothing.
 #: 5: "the most appropriate/suitable/fitting/likely <one or two words> (among the choices given) is (B)" is an
-#: explicit answer phrase (choice rule 4): the pick named after a walk through every option.
+#: explicit answer phrase (choice rule 4): the pick named after a walk through every option; a list of every key
+#: after sentences naming none ("there are four points, A, B, C, and D.") gives way to the one option the later
+#: sentences name (choice rule 5f).
 RULES_VERSION = 5
 #: How rows written before rows recorded a version read (Parquet files without the ``rules_version`` column).
 UNVERSIONED = 0

@@ -63,8 +63,12 @@ collapsed, markdown and typographic quotes removed), first rule that decides win
    5f. the first sentence mentions exactly one option, without negation or hedge ("Box B more accurately
        localizes the bed. ... Box A, on the other hand, is too large" -> B): the answer first, then the
        explanation (a first sentence listing every key, "two points labeled A and B.", describes: the second
-       is read instead); else the first sentence of the last paragraph, unless that is a list item or a list's
-       heading ending ":" (the summary after a walk through the options);
+       is read instead); else, where the first sentence naming options lists every key after sentences naming
+       none ("... there are four red-circled points, A, B, C, and D.", 'labeled "Point A", ..., and "Point D"')
+       and every later sentence naming options names the same one, unnegated and unhedged, that option (a
+       negated list, a heading ending ":" or a walk through several options after it names none); else the
+       first sentence of the last paragraph, unless that is a list item or a list's heading ending ":" (the
+       summary after a walk through the options);
    5g. the last sentence ends by stating an option's value as a result ("... = 16." for the option "16").
    Numbers and yes/no words are mentions only in 5d and 5g ("There is no cat" does not answer "no").
    5h. a hedged pick (docs/reply-labels.md rule 7: a hedge that still names one answer as its best commits to
@@ -497,6 +501,7 @@ class _Reader:
         for rule, found in (("option after a colon", self.after_colon(text)),
                             ("conclusion", mentions.concluded(text, *args)),
                             ("first sentence", mentions.first_sentence_choice(text, *args)),
+                            ("after a list of every key", mentions.after_key_list(text, *args)),
                             ("last paragraph", mentions.last_paragraph(text, *args)),
                             ("stated result", mentions.stated_result(text, names)),
                             ("hedged pick", mentions.hedged_pick(text, *args))):

@@ -264,13 +264,16 @@ _CLAUSE = re.compile(
 )
 
 
-_KEY_LIST = re.compile(r"(?<![\w'])[A-Z](?:(?:,? (?:and|or)|,) [A-Z])+(?![\w'])")
+_LISTED_KEY = r"[\"']?(?:(?i:point|box) )?[A-Z][\"']?"
+_KEY_LIST = re.compile(rf"(?<![\w']){_LISTED_KEY}(?:(?:,? (?:and|or)|,) {_LISTED_KEY})+(?![\w'])")
+_LONE_CAPITAL = re.compile(r"(?<!\w)[A-Z](?!\w)")
 
 
 def _lists_every_key(sentence: str, names: OptionNames) -> bool:
     """Whether ``sentence`` lists every option key as capitals joined by commas, "and" or "or" ("labeled A and
-    B", "the choices are A, B, C, and D"): it describes the options, it does not choose one."""
-    return any(set(re.findall(r"[A-Z]", m.group())) == names.keys for m in _KEY_LIST.finditer(sentence))
+    B", "the choices are A, B, C, and D", 'labeled "Point A", "Point B", "Point C", and "Point D"'): it
+    describes the options, it does not choose one."""
+    return any(set(_LONE_CAPITAL.findall(m.group())) == names.keys for m in _KEY_LIST.finditer(sentence))
 
 
 def first_sentence_choice(text: str, names: OptionNames, paren: re.Pattern, option_word: re.Pattern,
@@ -296,6 +299,43 @@ def first_sentence_choice(text: str, names: OptionNames, paren: re.Pattern, opti
         return key
     lead = leading_option(first.replace(".", " ").replace(",", " ") + " ", names) if first.count(" ") >= 3 else None
     return key if lead == (key, "ok") else None
+
+
+def after_key_list(text: str, names: OptionNames, paren: re.Pattern, option_word: re.Pattern,
+                   key_of: Callable[[str], str], more: Callable[[str], set[str]] | None = None) -> str | None:
+    """Rule 5f': the first sentence that mentions options lists every key ("In the second image, there are four
+    red-circled points, A, B, C, and D.", after sentences that mention none) and the sentences after it name
+    one option only, the first of them neither negating nor hedging ("... is the point A in the second
+    image.") -> that option. A walk through the options after the list (sentences naming different options)
+    names none, nor does a list that negates ("Neither of the bounding boxes A or B ...") or a heading after it
+    ("The dimensions of Box A are:"). Read within the first ``6 * SENTENCE_CHARS`` characters."""
+    window = text[: 6 * SENTENCE_CHARS]
+    listed, found, start = False, None, 0
+    while start < len(window):
+        end = _SENTENCE_END.search(window, start)
+        stop = end.start() if end else len(window)
+        sentence = window[start:stop]
+        start = end.end() if end else len(window)
+        if not listed:
+            if _lists_every_key(sentence, names):
+                if _REJECT.search(sentence) or _NEGATION.search(sentence):
+                    return None  # "Neither of the bounding boxes A or B ...": rule 5c's, the reply picks none
+                listed = True
+            elif mentioned(sentence, names, paren, option_word, key_of):
+                return None  # the first sentence naming options is no list: rule 5f reads it
+            continue
+        keys = mentioned(sentence, names, paren, option_word, key_of)
+        if not keys:
+            continue
+        if sentence.endswith(":"):  # "The dimensions of Box A are:" heads a list, it chooses nothing
+            return None
+        if found is None:
+            found = _decides(sentence, names, paren, option_word, key_of, more)
+            if found is None:
+                return None
+        elif keys != {found}:
+            return None
+    return found
 
 
 _CONCLUSION = re.compile(

@@ -212,6 +212,37 @@ def test_an_opening_list_of_keys_followed_by_a_heading_or_a_hedge_chooses_nothin
                  DEPTH).answer is None
 
 
+def test_a_list_of_every_key_after_the_scene_then_one_option_named_chooses_it():
+    # blink/llava-v1.5-7b/val_Visual_Correspondence_152 (ambiguous before: the list is the second sentence)
+    reply = ("<s> The point in the first image is labeled REF, and it is the point of reference for the other images. "
+             "In the second image, there are four red-circled points, A, B, C, and D. The point that corresponds to "
+             "the REF point in the first image is the point A in the second image.")
+    assert (_read(reply, POINTS).answer, _read(reply, POINTS).status) == ("A", "ok")
+    # blink/llava-internlm2-7b/val_Functional_Correspondence_75 (ambiguous before: the keys listed as quoted texts)
+    reply = ("The image on the left shows a blue spoon on a green cloth, while the image on the right shows a white "
+             "whisk. The reference point in the image on the left is labeled \"REF.\". The red-circled points in "
+             "the image on the right are labeled \"Point A\", \"Point B\", \"Point C\", and \"Point D\". To find "
+             "the corresponding point for the reference point in the image on the right, we need to identify the "
+             "part of the whisk that serves the same function as the handle of the spoon, which is to hold the "
+             "object being brushed or dusted. In this case, the corresponding point for the reference point in the "
+             "image on the right is \"Point C\".")
+    assert _read(reply, POINTS).answer == "C"
+
+
+def test_a_list_of_every_key_that_negates_or_is_walked_through_chooses_nothing():
+    # blink/OPUS/val_Object_Localization_34: the list rejects both boxes; the next sentence describes each
+    reply = ("The image shows a selfie of a man with long hair and a beard taking a mirror photo in a bathroom. "
+             "Neither of the bounding boxes A or B accurately enclose a shower curtain. Box A outlines the man's "
+             "face, while Box B outlines the man's hand holding a smartphone he is using to take the selfie in the "
+             "mirror. There does not appear to be a visible shower curtain in the bathroom based on the limited view "
+             "provided in the mirror selfie.")
+    assert _read(reply, BOXES).answer is None
+    # a walk through the points after the list names no single one
+    reply = ("The image shows a whisk. The points are labeled A, B, C, and D. Point A is on the wires. Point B is on "
+             "the handle. Point C is at the tip.")
+    assert _read(reply, POINTS).answer is None
+
+
 def test_a_which_clause_that_labels_the_answer_is_part_of_it():
     # blink/llava-v1.5-7b/val_Functional_Correspondence_8 (unread before: ", which" was cut as a reason)
     reply = ('<s> To find the corresponding point for the reference point, we need to consider the action "Pull out a '
