@@ -93,7 +93,8 @@ __all__ = [
 #: 5: "the most appropriate/suitable/fitting/likely <one or two words> (among the choices given) is (B)" is an
 #: explicit answer phrase (choice rule 4): the pick named after a walk through every option; a list of every key
 #: after sentences naming none ("there are four points, A, B, C, and D.") gives way to the one option the later
-#: sentences name (choice rule 5f).
+#: sentences name (choice rule 5f); a negation in a compared clause (", while the third image (B) does not") no
+#: longer vetoes the claim.
 RULES_VERSION = 5
 #: How rows written before rows recorded a version read (Parquet files without the ``rules_version`` column).
 UNVERSIONED = 0

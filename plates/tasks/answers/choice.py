@@ -79,7 +79,9 @@ collapsed, markdown and typographic quotes removed), first rule that decides win
        favored") is a rival only: with another pick the reply has two candidates and names none.
    Genuine hedges ("it is difficult to definitively determine ...") with no pick are never read by 5e-5h.
    "least" rejects ("(C) is the least likely"), unless joined to a "most" claim ("the most candid and least
-   processed"); "at least" rejects nothing.
+   processed"); "at least" rejects nothing. A negation in the compared clause ("while", "whereas", "than", up
+   to its comma) is the rival's, not the claim's: "the second image (A) shares the same style ..., while the
+   third image (B) does not" -> A.
 5b. **Colour values** (colour-code options only) named anywhere: "The HSV value is (120, 76, 55)." -> that
    option; values of several options -> ambiguous; a value that is no option's names nothing.
 6. **Keys in parentheses** "(X)" (ColorBench's CoT format: "the option letter is in the parentheses like

@@ -247,7 +247,8 @@ def _decides(sentence: str, names: OptionNames, paren: re.Pattern, option_word: 
     reason = _REASON.search(sentence)
     if reason is not None:
         sentence = sentence[: reason.start()]
-    if is_hedge(sentence) or _NEGATION.search(_MOST_AND_LEAST.sub("most", sentence)) or (
+    claim = _COMPARED_PHRASE.sub("", sentence) if _COMPARED.search(sentence) else sentence
+    if is_hedge(sentence) or _NEGATION.search(_MOST_AND_LEAST.sub("most", claim)) or (
             first and _ANSWER.search(sentence)):
         return None
     keys = mentioned(sentence, names, paren, option_word, key_of)

@@ -243,6 +243,19 @@ def test_a_list_of_every_key_that_negates_or_is_walked_through_chooses_nothing()
     assert _read(reply, POINTS).answer is None
 
 
+def test_a_negation_in_the_compared_clause_does_not_negate_the_claim():
+    # blink/OPUS/val_Art_Style_66 (ambiguous before: the "not" of the rival's clause vetoed the conclusion)
+    reply = ("The second image shares stylistic similarities with Impressionism.\n\nIn contrast, the third image is a "
+             "pencil sketch portrait of a man's face. It does not exhibit the key characteristics of Impressionism "
+             "seen in the first reference image.\n\nTherefore, of the two options provided, the second image (A) "
+             "shares the same Impressionist style as the reference image, while the third image (B) does not.")
+    assert _read(reply, SECOND_THIRD).answer == "A"
+    # the claim's own negation still vetoes it
+    reply = ("The two images differ.\n\nTherefore, the second image does not share the style of the reference, "
+             "while the third image (B) is closer.")
+    assert _read(reply, SECOND_THIRD).answer != "A"
+
+
 def test_a_which_clause_that_labels_the_answer_is_part_of_it():
     # blink/llava-v1.5-7b/val_Functional_Correspondence_8 (unread before: ", which" was cut as a reason)
     reply = ('<s> To find the corresponding point for the reference point, we need to consider the action "Pull out a '
