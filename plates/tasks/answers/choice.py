@@ -27,7 +27,7 @@ collapsed, markdown and typographic quotes removed), first rule that decides win
 4. **Explicit answer phrases** anywhere ("the answer is (B)", "answer: B", "Final: (B)", "the correct option
    is B", "I'd go with C", "I would lean towards (C)", "I would say that (A) ...", "the answer is Blue", "the
    most appropriate corresponding point among the choices given is (B)", "the most likely real photograph is
-   (D)"): the LAST one that names an option wins (the rule every reader shares:
+   (D)", "the most neutral and fitting continuation would be option (C)"): the LAST one that names an option wins (the rule every reader shares:
    `plates.tasks.answers.text.last_answer`); one naming two
    ("the answer is A or B", "the answer is (A) the second image or (B) the third image"), or followed by a
    list of options on the next lines ("The correct answer is:\n(A) picture A\n(B) picture B"), is ambiguous.
@@ -292,8 +292,8 @@ _PREFIX = re.compile(
 _DECLARATION = re.compile(  # the lookahead on first letters skips other positions at once (text._CORRECTION)
     r"(?=[abcfirt答])(?:" + ANSWER_PHRASE + r"|\b(?:final(?= ?:)|(?:correct|best|right|final) (?:option|choice)"
     r"(?: letter)?\b"
-    r"|the most (?:appropriate|suitable|fitting|likely) [a-z]+(?: [a-z]+)?(?: among (?:the )?(?:choices|options)"
-    r"(?: given| provided)?)?(?= is\b)"
+    r"|the most (?:[a-z]+ and )?(?:appropriate|suitable|fitting|likely|plausible|logical) [a-z]+(?: [a-z]+)?"
+    r"(?: among (?:the )?(?:choices|options)(?: given| provided)?)?(?= (?:is|would be)\b)"
     r"|i(?: would| will|'d)? (?:choose|pick|select|go with|lean towards?)\b|i(?: would|'d) say(?: that)?\b)"
     r"(?: (?:is|would be|should be|will be)\b)? ?[:\-=]? ?\n? ?)"
     r"(?:(?:(?<=\n)|(?<=\n ))[ \t]{0,8}[-*•] )?",  # "the correct answer is:\n   - (A) picture A": a bullet

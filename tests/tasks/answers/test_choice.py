@@ -410,11 +410,18 @@ def test_the_most_appropriate_one_named_after_a_walk_through_is_the_answer():
              "fourth image. Here's why:\n\n(D) The fourth image - ...\n\n(A) The first image - The lighting in this "
              "image is uneven ...")
     assert parse_choice(reply, IMAGES).answer == "D"
+    # blink/GPT4Turbo/val_IQ_Test_142 (ambiguous before: every option is discussed above it)
+    reply = ("Given that the previous shapes inside the circles (star, cross, triangle) are centrally aligned and do "
+             "not indicate a direction, the most neutral and fitting continuation would be option (C), where the "
+             "triangle points upwards, maintaining a central alignment without suggesting a specific direction like "
+             "left or right.")
+    assert parse_choice(reply, {k: f"picture {k}" for k in "ABCD"}).answer == "C"
 
 
 @pytest.mark.parametrize("reply, status", [
     # two candidates named as the most appropriate: no single pick
     ("The most appropriate corresponding point among the choices given is (B) or (C).", "ambiguous"),
+    ("(A) fits. (B) fits too. The most likely explanation would be that both (A) and (B) fit.", "ambiguous"),
     # "the most appropriate way" names no option: the walk-through stays unread
     ("(A) is on the blade.\n(B) is on the handle.\n(C) is on the tip.\n(D) is on the neck.\nThe most "
      "appropriate way to decide is to compare the functions.", "ambiguous"),
