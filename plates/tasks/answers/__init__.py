@@ -95,7 +95,7 @@ __all__ = [
 #: through every option; a list of every key
 #: after sentences naming none ("there are four points, A, B, C, and D.") gives way to the one option the later
 #: sentences name (choice rule 5f); a negation in a compared clause (", while the third image (B) does not") no
-#: longer vetoes the claim.
+#: longer vetoes the claim; "Based on the images (provided)," opens a conclusion (choice rule 5e).
 RULES_VERSION = 5
 #: How rows written before rows recorded a version read (Parquet files without the ``rules_version`` column).
 UNVERSIONED = 0

@@ -58,7 +58,7 @@ collapsed, markdown and typographic quotes removed), first rule that decides win
    5e. the last line after a line ending "is:" ("that:", "towards:") that is an option alone or begins with a
        key and its own text ("Therefore, the answer is:\n(C) Point C", "I would assess that:\n(A) the first
        image is most likely ..."); else the last sentence that begins with a conclusion ("Therefore", "Thus", "In conclusion", "Based
-       on this analysis", "Given these observations") and mentions exactly one option, without negation or
+       on this analysis", "Given these observations", "Based on the images provided") and mentions exactly one option, without negation or
        hedge -> it;
    5f. the first sentence mentions exactly one option, without negation or hedge ("Box B more accurately
        localizes the bed. ... Box A, on the other hand, is too large" -> B): the answer first, then the

@@ -345,7 +345,7 @@ _CONCLUSION = re.compile(
     r"consequently|to conclude|to sum up|in short|in the end|all in all|ultimately|finally|as a result|"
     r"(?:based on|given|from|considering|after (?:analy[sz]ing|considering|comparing|examining|evaluating)) "
     r"(?:this|these|that|the above|my|all|the (?:analysis|observations?|(?:given |provided )?information|"
-    r"details|comparison|evaluation))\b[^,.\n]{0,40})\b,? ?",
+    r"details|comparison|evaluation|(?:given |provided )?images?(?: provided| given)?))\b[^,.\n]{0,40})\b,? ?",
     re.IGNORECASE,
 )
 

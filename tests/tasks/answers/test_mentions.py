@@ -256,6 +256,23 @@ def test_a_negation_in_the_compared_clause_does_not_negate_the_claim():
     assert _read(reply, SECOND_THIRD).answer != "A"
 
 
+def test_based_on_the_images_opens_a_conclusion():
+    # blink/MiniGPT-4-v2/val_Visual_Similarity_108 (unread before)
+    reply = ("Sure, I can help you with that! Based on the images you provided, the most similar image to the first "
+             "one is the second image.")
+    assert _read(reply, SECOND_THIRD).answer == "A"
+    # blink/MiniGPT-4-v2/val_Visual_Similarity_52 (unread before; the discussion mentions only the second image)
+    reply = ("Sure, I can help you with that!\n\nBased on the images provided, the second image is the most similar "
+             "to the first one.\n\n\nHere's why:\n\n\nThe first image has a busy and crowded background with many "
+             "different objects and colors. The second image also has a busy background, but it's not as crowded as "
+             "the first image.")
+    assert _read(reply, SECOND_THIRD).answer == "A"
+    # a hedge after the opener still chooses nothing
+    reply = ("Sure!\n\nBased on the images provided, it is difficult to determine whether the second image or the "
+             "third image is more similar.")
+    assert _read(reply, SECOND_THIRD).answer is None
+
+
 def test_a_which_clause_that_labels_the_answer_is_part_of_it():
     # blink/llava-v1.5-7b/val_Functional_Correspondence_8 (unread before: ", which" was cut as a reason)
     reply = ('<s> To find the corresponding point for the reference point, we need to consider the action "Pull out a '
