@@ -90,6 +90,12 @@ __all__ = [
 #: 4: a hedge that still names one option as its best answer commits to it ("it is difficult to determine ...
 #: However, ... the first image (A) is the most likely ..." -> A; choice rule 5h); "least" joined to a "most" claim
 #: ("the most candid and least processed") and "at least" reject nothing.
-RULES_VERSION = 4
+#: 5: "the most (<adjective> and) appropriate/suitable/fitting/likely/plausible/logical <one or two words> (among
+#: the choices given) is/would be (B)" is an explicit answer phrase (choice rule 4): the pick named after a walk
+#: through every option; a list of every key
+#: after sentences naming none ("there are four points, A, B, C, and D.") gives way to the one option the later
+#: sentences name (choice rule 5f); a negation in a compared clause (", while the third image (B) does not") no
+#: longer vetoes the claim; "Based on the images (provided)," opens a conclusion (choice rule 5e).
+RULES_VERSION = 5
 #: How rows written before rows recorded a version read (Parquet files without the ``rules_version`` column).
 UNVERSIONED = 0

@@ -25,9 +25,10 @@ collapsed, markdown and typographic quotes removed), first rule that decides win
    its colour value.
 3. **Keys or texts listed**: "A or B", "(A) or (B)", "A, B", "Blue or Red", "I or II" -> ambiguous.
 4. **Explicit answer phrases** anywhere ("the answer is (B)", "answer: B", "Final: (B)", "the correct option
-   is B", "I'd go with C", "I would lean towards (C)", "I would say that (A) ...", "the answer is Blue"): the
-   LAST one that names an option wins (the rule every
-   reader shares: `plates.tasks.answers.text.last_answer`); one naming two
+   is B", "I'd go with C", "I would lean towards (C)", "I would say that (A) ...", "the answer is Blue", "the
+   most appropriate corresponding point among the choices given is (B)", "the most likely real photograph is
+   (D)", "the most neutral and fitting continuation would be option (C)"): the LAST one that names an option wins (the rule every reader shares:
+   `plates.tasks.answers.text.last_answer`); one naming two
    ("the answer is A or B", "the answer is (A) the second image or (B) the third image"), or followed by a
    list of options on the next lines ("The correct answer is:\n(A) picture A\n(B) picture B"), is ambiguous.
    A phrase ending its line whose following lines walk through every option in turn ("I would say that:\n(A)
@@ -57,13 +58,17 @@ collapsed, markdown and typographic quotes removed), first rule that decides win
    5e. the last line after a line ending "is:" ("that:", "towards:") that is an option alone or begins with a
        key and its own text ("Therefore, the answer is:\n(C) Point C", "I would assess that:\n(A) the first
        image is most likely ..."); else the last sentence that begins with a conclusion ("Therefore", "Thus", "In conclusion", "Based
-       on this analysis", "Given these observations") and mentions exactly one option, without negation or
+       on this analysis", "Given these observations", "Based on the images provided") and mentions exactly one option, without negation or
        hedge -> it;
    5f. the first sentence mentions exactly one option, without negation or hedge ("Box B more accurately
        localizes the bed. ... Box A, on the other hand, is too large" -> B): the answer first, then the
        explanation (a first sentence listing every key, "two points labeled A and B.", describes: the second
-       is read instead); else the first sentence of the last paragraph, unless that is a list item or a list's
-       heading ending ":" (the summary after a walk through the options);
+       is read instead); else, where the first sentence naming options lists every key after sentences naming
+       none ("... there are four red-circled points, A, B, C, and D.", 'labeled "Point A", ..., and "Point D"')
+       and every later sentence naming options names the same one, unnegated and unhedged, that option (a
+       negated list, a heading ending ":" or a walk through several options after it names none); else the
+       first sentence of the last paragraph, unless that is a list item or a list's heading ending ":" (the
+       summary after a walk through the options);
    5g. the last sentence ends by stating an option's value as a result ("... = 16." for the option "16").
    Numbers and yes/no words are mentions only in 5d and 5g ("There is no cat" does not answer "no").
    5h. a hedged pick (docs/reply-labels.md rule 7: a hedge that still names one answer as its best commits to
@@ -74,7 +79,9 @@ collapsed, markdown and typographic quotes removed), first rule that decides win
        favored") is a rival only: with another pick the reply has two candidates and names none.
    Genuine hedges ("it is difficult to definitively determine ...") with no pick are never read by 5e-5h.
    "least" rejects ("(C) is the least likely"), unless joined to a "most" claim ("the most candid and least
-   processed"); "at least" rejects nothing.
+   processed"); "at least" rejects nothing. A negation in the compared clause ("while", "whereas", "than", up
+   to its comma) is the rival's, not the claim's: "the second image (A) shares the same style ..., while the
+   third image (B) does not" -> A.
 5b. **Colour values** (colour-code options only) named anywhere: "The HSV value is (120, 76, 55)." -> that
    option; values of several options -> ambiguous; a value that is no option's names nothing.
 6. **Keys in parentheses** "(X)" (ColorBench's CoT format: "the option letter is in the parentheses like
@@ -283,8 +290,10 @@ _PREFIX = re.compile(
 )
 # The explicit answer phrases: the shared one (`text.ANSWER_PHRASE`) and the choice's own.
 _DECLARATION = re.compile(  # the lookahead on first letters skips other positions at once (text._CORRECTION)
-    r"(?=[abcfir答])(?:" + ANSWER_PHRASE + r"|\b(?:final(?= ?:)|(?:correct|best|right|final) (?:option|choice)"
+    r"(?=[abcfirt答])(?:" + ANSWER_PHRASE + r"|\b(?:final(?= ?:)|(?:correct|best|right|final) (?:option|choice)"
     r"(?: letter)?\b"
+    r"|the most (?:[a-z]+ and )?(?:appropriate|suitable|fitting|likely|plausible|logical) [a-z]+(?: [a-z]+)?"
+    r"(?: among (?:the )?(?:choices|options)(?: given| provided)?)?(?= (?:is|would be)\b)"
     r"|i(?: would| will|'d)? (?:choose|pick|select|go with|lean towards?)\b|i(?: would|'d) say(?: that)?\b)"
     r"(?: (?:is|would be|should be|will be)\b)? ?[:\-=]? ?\n? ?)"
     r"(?:(?:(?<=\n)|(?<=\n ))[ \t]{0,8}[-*•] )?",  # "the correct answer is:\n   - (A) picture A": a bullet
@@ -494,6 +503,7 @@ class _Reader:
         for rule, found in (("option after a colon", self.after_colon(text)),
                             ("conclusion", mentions.concluded(text, *args)),
                             ("first sentence", mentions.first_sentence_choice(text, *args)),
+                            ("after a list of every key", mentions.after_key_list(text, *args)),
                             ("last paragraph", mentions.last_paragraph(text, *args)),
                             ("stated result", mentions.stated_result(text, names)),
                             ("hedged pick", mentions.hedged_pick(text, *args))):

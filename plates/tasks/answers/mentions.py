@@ -247,7 +247,8 @@ def _decides(sentence: str, names: OptionNames, paren: re.Pattern, option_word: 
     reason = _REASON.search(sentence)
     if reason is not None:
         sentence = sentence[: reason.start()]
-    if is_hedge(sentence) or _NEGATION.search(_MOST_AND_LEAST.sub("most", sentence)) or (
+    claim = _COMPARED_PHRASE.sub("", sentence) if _COMPARED.search(sentence) else sentence
+    if is_hedge(sentence) or _NEGATION.search(_MOST_AND_LEAST.sub("most", claim)) or (
             first and _ANSWER.search(sentence)):
         return None
     keys = mentioned(sentence, names, paren, option_word, key_of)
@@ -264,13 +265,16 @@ _CLAUSE = re.compile(
 )
 
 
-_KEY_LIST = re.compile(r"(?<![\w'])[A-Z](?:(?:,? (?:and|or)|,) [A-Z])+(?![\w'])")
+_LISTED_KEY = r"[\"']?(?:(?i:point|box) )?[A-Z][\"']?"
+_KEY_LIST = re.compile(rf"(?<![\w']){_LISTED_KEY}(?:(?:,? (?:and|or)|,) {_LISTED_KEY})+(?![\w'])")
+_LONE_CAPITAL = re.compile(r"(?<!\w)[A-Z](?!\w)")
 
 
 def _lists_every_key(sentence: str, names: OptionNames) -> bool:
     """Whether ``sentence`` lists every option key as capitals joined by commas, "and" or "or" ("labeled A and
-    B", "the choices are A, B, C, and D"): it describes the options, it does not choose one."""
-    return any(set(re.findall(r"[A-Z]", m.group())) == names.keys for m in _KEY_LIST.finditer(sentence))
+    B", "the choices are A, B, C, and D", 'labeled "Point A", "Point B", "Point C", and "Point D"'): it
+    describes the options, it does not choose one."""
+    return any(set(_LONE_CAPITAL.findall(m.group())) == names.keys for m in _KEY_LIST.finditer(sentence))
 
 
 def first_sentence_choice(text: str, names: OptionNames, paren: re.Pattern, option_word: re.Pattern,
@@ -298,13 +302,50 @@ def first_sentence_choice(text: str, names: OptionNames, paren: re.Pattern, opti
     return key if lead == (key, "ok") else None
 
 
+def after_key_list(text: str, names: OptionNames, paren: re.Pattern, option_word: re.Pattern,
+                   key_of: Callable[[str], str], more: Callable[[str], set[str]] | None = None) -> str | None:
+    """Rule 5f': the first sentence that mentions options lists every key ("In the second image, there are four
+    red-circled points, A, B, C, and D.", after sentences that mention none) and the sentences after it name
+    one option only, the first of them neither negating nor hedging ("... is the point A in the second
+    image.") -> that option. A walk through the options after the list (sentences naming different options)
+    names none, nor does a list that negates ("Neither of the bounding boxes A or B ...") or a heading after it
+    ("The dimensions of Box A are:"). Read within the first ``6 * SENTENCE_CHARS`` characters."""
+    window = text[: 6 * SENTENCE_CHARS]
+    listed, found, start = False, None, 0
+    while start < len(window):
+        end = _SENTENCE_END.search(window, start)
+        stop = end.start() if end else len(window)
+        sentence = window[start:stop]
+        start = end.end() if end else len(window)
+        if not listed:
+            if _lists_every_key(sentence, names):
+                if _REJECT.search(sentence) or _NEGATION.search(sentence):
+                    return None  # "Neither of the bounding boxes A or B ...": rule 5c's, the reply picks none
+                listed = True
+            elif mentioned(sentence, names, paren, option_word, key_of):
+                return None  # the first sentence naming options is no list: rule 5f reads it
+            continue
+        keys = mentioned(sentence, names, paren, option_word, key_of)
+        if not keys:
+            continue
+        if sentence.endswith(":"):  # "The dimensions of Box A are:" heads a list, it chooses nothing
+            return None
+        if found is None:
+            found = _decides(sentence, names, paren, option_word, key_of, more)
+            if found is None:
+                return None
+        elif keys != {found}:
+            return None
+    return found
+
+
 _CONCLUSION = re.compile(
     r"(?:^|(?<=[.!?:] )|(?<=\n))(?:however,? )?(?=[tshiocabgfua])(?:therefore|thus|hence|so|in conclusion|in summary|"
     r"overall|if (?:i|we|one) (?:must|had to|have to|were to|need to) (?:choose|pick|select|decide)[^,.\n]{0,60}|"
     r"consequently|to conclude|to sum up|in short|in the end|all in all|ultimately|finally|as a result|"
     r"(?:based on|given|from|considering|after (?:analy[sz]ing|considering|comparing|examining|evaluating)) "
     r"(?:this|these|that|the above|my|all|the (?:analysis|observations?|(?:given |provided )?information|"
-    r"details|comparison|evaluation))\b[^,.\n]{0,40})\b,? ?",
+    r"details|comparison|evaluation|(?:given |provided )?images?(?: provided| given)?))\b[^,.\n]{0,40})\b,? ?",
     re.IGNORECASE,
 )
 

@@ -394,6 +394,43 @@ def test_option_and_its_key_after_an_answer_phrase():
     assert parse_choice(reply, {"A": "the second image", "B": "the third image"}).answer == "B"
 
 
+POINTS = {"A": "Point A", "B": "Point B", "C": "Point C", "D": "Point D"}
+
+
+def test_the_most_appropriate_one_named_after_a_walk_through_is_the_answer():
+    # blink/GPT4Turbo/val_Functional_Correspondence_104 (ambiguous before: every key is discussed above it)
+    reply = ("In the second image, the points labeled are:\n- (A) at the base of the whisk, where the wires meet the "
+             "handle,\n- (B) on the handle of the whisk,\n- (C) on the wires of the whisk,\n- (D) at the tip of the "
+             "handle of the whisk.\n\nSince the reference point on the spoon is on the handle, the corresponding point "
+             "on the whisk would also be on its handle. The most appropriate corresponding point among the choices "
+             "given is (B), which is located on the handle of the whisk.")
+    assert parse_choice(reply, POINTS).answer == "B"
+    # blink/MiniGPT-4-v2/val_Forensic_Detection_42 (ambiguous before): a hedged best pick commits to it
+    reply = ("After examining the four images provided, I would say that the most likely real photograph is (D) the "
+             "fourth image. Here's why:\n\n(D) The fourth image - ...\n\n(A) The first image - The lighting in this "
+             "image is uneven ...")
+    assert parse_choice(reply, IMAGES).answer == "D"
+    # blink/GPT4Turbo/val_IQ_Test_142 (ambiguous before: every option is discussed above it)
+    reply = ("Given that the previous shapes inside the circles (star, cross, triangle) are centrally aligned and do "
+             "not indicate a direction, the most neutral and fitting continuation would be option (C), where the "
+             "triangle points upwards, maintaining a central alignment without suggesting a specific direction like "
+             "left or right.")
+    assert parse_choice(reply, {k: f"picture {k}" for k in "ABCD"}).answer == "C"
+
+
+@pytest.mark.parametrize("reply, status", [
+    # two candidates named as the most appropriate: no single pick
+    ("The most appropriate corresponding point among the choices given is (B) or (C).", "ambiguous"),
+    ("(A) fits. (B) fits too. The most likely explanation would be that both (A) and (B) fit.", "ambiguous"),
+    # "the most appropriate way" names no option: the walk-through stays unread
+    ("(A) is on the blade.\n(B) is on the handle.\n(C) is on the tip.\n(D) is on the neck.\nThe most "
+     "appropriate way to decide is to compare the functions.", "ambiguous"),
+])
+def test_the_most_appropriate_phrase_without_one_option_still_abstains(reply, status):
+    got = parse_choice(reply, POINTS)
+    assert got.answer is None and got.status == status
+
+
 def test_the_noun_answer_choice_before_a_key_is_no_answer_phrase():
     # mathvista/Bard/testmini-73: "answer choice (F) is ..." discusses option F; the reply answers (E)
     reply = ("The answer to the question \"Complete the matrix\" is **(E)**.\n\nThe pattern in the matrix is that "

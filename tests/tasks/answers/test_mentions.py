@@ -212,6 +212,67 @@ def test_an_opening_list_of_keys_followed_by_a_heading_or_a_hedge_chooses_nothin
                  DEPTH).answer is None
 
 
+def test_a_list_of_every_key_after_the_scene_then_one_option_named_chooses_it():
+    # blink/llava-v1.5-7b/val_Visual_Correspondence_152 (ambiguous before: the list is the second sentence)
+    reply = ("<s> The point in the first image is labeled REF, and it is the point of reference for the other images. "
+             "In the second image, there are four red-circled points, A, B, C, and D. The point that corresponds to "
+             "the REF point in the first image is the point A in the second image.")
+    assert (_read(reply, POINTS).answer, _read(reply, POINTS).status) == ("A", "ok")
+    # blink/llava-internlm2-7b/val_Functional_Correspondence_75 (ambiguous before: the keys listed as quoted texts)
+    reply = ("The image on the left shows a blue spoon on a green cloth, while the image on the right shows a white "
+             "whisk. The reference point in the image on the left is labeled \"REF.\". The red-circled points in "
+             "the image on the right are labeled \"Point A\", \"Point B\", \"Point C\", and \"Point D\". To find "
+             "the corresponding point for the reference point in the image on the right, we need to identify the "
+             "part of the whisk that serves the same function as the handle of the spoon, which is to hold the "
+             "object being brushed or dusted. In this case, the corresponding point for the reference point in the "
+             "image on the right is \"Point C\".")
+    assert _read(reply, POINTS).answer == "C"
+
+
+def test_a_list_of_every_key_that_negates_or_is_walked_through_chooses_nothing():
+    # blink/OPUS/val_Object_Localization_34: the list rejects both boxes; the next sentence describes each
+    reply = ("The image shows a selfie of a man with long hair and a beard taking a mirror photo in a bathroom. "
+             "Neither of the bounding boxes A or B accurately enclose a shower curtain. Box A outlines the man's "
+             "face, while Box B outlines the man's hand holding a smartphone he is using to take the selfie in the "
+             "mirror. There does not appear to be a visible shower curtain in the bathroom based on the limited view "
+             "provided in the mirror selfie.")
+    assert _read(reply, BOXES).answer is None
+    # a walk through the points after the list names no single one
+    reply = ("The image shows a whisk. The points are labeled A, B, C, and D. Point A is on the wires. Point B is on "
+             "the handle. Point C is at the tip.")
+    assert _read(reply, POINTS).answer is None
+
+
+def test_a_negation_in_the_compared_clause_does_not_negate_the_claim():
+    # blink/OPUS/val_Art_Style_66 (ambiguous before: the "not" of the rival's clause vetoed the conclusion)
+    reply = ("The second image shares stylistic similarities with Impressionism.\n\nIn contrast, the third image is a "
+             "pencil sketch portrait of a man's face. It does not exhibit the key characteristics of Impressionism "
+             "seen in the first reference image.\n\nTherefore, of the two options provided, the second image (A) "
+             "shares the same Impressionist style as the reference image, while the third image (B) does not.")
+    assert _read(reply, SECOND_THIRD).answer == "A"
+    # the claim's own negation still vetoes it
+    reply = ("The two images differ.\n\nTherefore, the second image does not share the style of the reference, "
+             "while the third image (B) is closer.")
+    assert _read(reply, SECOND_THIRD).answer != "A"
+
+
+def test_based_on_the_images_opens_a_conclusion():
+    # blink/MiniGPT-4-v2/val_Visual_Similarity_108 (unread before)
+    reply = ("Sure, I can help you with that! Based on the images you provided, the most similar image to the first "
+             "one is the second image.")
+    assert _read(reply, SECOND_THIRD).answer == "A"
+    # blink/MiniGPT-4-v2/val_Visual_Similarity_52 (unread before; the discussion mentions only the second image)
+    reply = ("Sure, I can help you with that!\n\nBased on the images provided, the second image is the most similar "
+             "to the first one.\n\n\nHere's why:\n\n\nThe first image has a busy and crowded background with many "
+             "different objects and colors. The second image also has a busy background, but it's not as crowded as "
+             "the first image.")
+    assert _read(reply, SECOND_THIRD).answer == "A"
+    # a hedge after the opener still chooses nothing
+    reply = ("Sure!\n\nBased on the images provided, it is difficult to determine whether the second image or the "
+             "third image is more similar.")
+    assert _read(reply, SECOND_THIRD).answer is None
+
+
 def test_a_which_clause_that_labels_the_answer_is_part_of_it():
     # blink/llava-v1.5-7b/val_Functional_Correspondence_8 (unread before: ", which" was cut as a reason)
     reply = ('<s> To find the corresponding point for the reference point, we need to consider the action "Pull out a '
