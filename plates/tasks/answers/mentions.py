@@ -309,7 +309,26 @@ def after_key_list(text: str, names: OptionNames, paren: re.Pattern, option_word
     one option only, the first of them neither negating nor hedging ("... is the point A in the second
     image.") -> that option. A walk through the options after the list (sentences naming different options)
     names none, nor does a list that negates ("Neither of the bounding boxes A or B ...") or a heading after it
-    ("The dimensions of Box A are:"). Read within the first ``6 * SENTENCE_CHARS`` characters."""
+    ("The dimensions of Box A are:"). Read within the first ``6 * SENTENCE_CHARS`` characters.
+
+    Parameters
+    ----------
+    text : str
+        The reply, cleaned (`plates.tasks.answers.text.clean`).
+    names : OptionNames
+        The item's options (`names_of`).
+    paren, option_word : re.Pattern
+        The alphabet's patterns for a key in parentheses and for "option X" (`mentioned`).
+    key_of : callable
+        A matched key token -> the option key.
+    more : callable, optional
+        A sentence -> further keys it names (a reader's own forms, added to `mentioned`'s), or None.
+
+    Returns
+    -------
+    str or None
+        The option key, or None when the rule does not decide.
+    """
     window = text[: 6 * SENTENCE_CHARS]
     listed, found, start = False, None, 0
     while start < len(window):
