@@ -422,10 +422,25 @@ def hedged_pick(text: str, names: OptionNames, paren: re.Pattern, option_word: r
     commits to it. A hedge with no pick ("difficult to definitively determine ...") or with picks naming
     two options ("However, (C) or (D) could be real") names nothing.
 
+    Parameters
+    ----------
+    text : str
+        The whole reply.
+    names : OptionNames
+        How the reply can name the question's options (`names_of`).
+    paren : re.Pattern
+        The option alphabet's key in parentheses, "(B)".
+    option_word : re.Pattern
+        The alphabet's "option B" pattern.
+    key_of : callable
+        A matched key token -> the option key.
+    more : callable or None, optional
+        The options a task's own reading in words finds in a clause (`first_sentence_choice`), or None.
+
     Returns
     -------
     str or None
-        The option key, or None.
+        The option key, or None (no hedge, no pick, or picks naming more than one option).
     """
     hedge = hedge_end(text)
     if hedge is None:

@@ -328,7 +328,18 @@ _EDGE_PUNCT = " \t\r\n.,;:!?\"'()[]{}<>*_"
 
 
 def hedge_end(text: str) -> int | None:
-    """Where the first hedge or refusal of `is_hedge` ends in ``text`` (an offset), or None without one."""
+    """Where the first hedge or refusal of `is_hedge` ends in ``text`` (an offset), or None without one.
+
+    Parameters
+    ----------
+    text : str
+        A reply.
+
+    Returns
+    -------
+    int or None
+        The character offset just after the first hedge or refusal, or None when ``text`` has none.
+    """
     m = _EVASION.search(text)
     return m.end() if m else None
 
