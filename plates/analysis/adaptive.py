@@ -204,7 +204,33 @@ class AdaptiveSpec:
         log-spaced grid, i.e. a log-uniform prior, pulled the posterior mean low and met ±1 ΔE2000 less often
         in bench/bench_adaptive.py); logistic slopes 0.1..8 per ΔE2000 (12, log-spaced); lapses 0..0.06. Narrower
         slope grids, a wider lapse grid and slopes scaled with the threshold were measured and not better
-        (module docstring)."""
+        (module docstring).
+
+        Parameters
+        ----------
+        guess : float
+            γ, the guess rate in [0, 1) (`guess_rate`).
+        low, high : float
+            The range of levels and thresholds, 0 < ``low`` < ``high`` (plates: ΔE2000).
+        n_candidates : int, optional
+            Candidate levels, log-spaced over the range.
+        threshold_step : float, optional
+            The threshold grid's spacing, > 0; the grid runs from ``low`` in these steps up to at most ``high``.
+        slopes : sequence of float, optional
+            The grid of β.
+        **options
+            Any other `AdaptiveSpec` field (``lapses``, ``max_trials``, ``family``, ...).
+
+        Returns
+        -------
+        AdaptiveSpec
+            The task "threshold" spec.
+
+        Raises
+        ------
+        ValueError
+            ``low``, ``high`` or ``threshold_step`` out of range, or anything `AdaptiveSpec` refuses.
+        """
         if not (0 < low < high and threshold_step > 0):
             raise ValueError(f"need 0 < low < high and threshold_step > 0, got low={low!r}, high={high!r}, "
                              f"threshold_step={threshold_step!r}")
@@ -218,7 +244,35 @@ class AdaptiveSpec:
                 n_thresholds: int = 81, slopes: Sequence[float] | None = None,
                 bands: Sequence[float] | None = None, **options: Any) -> AdaptiveSpec:
         """Illusions: candidates and PSE grid evenly spaced over the signed range [``low``, ``high``]; slopes
-        log-spaced from 0.5 to 200 per range width (12); with three alternatives, bands 0..range/4 (6)."""
+        log-spaced from 0.5 to 200 per range width (12); with three alternatives, bands 0..range/4 (6).
+
+        Parameters
+        ----------
+        low, high : float
+            The signed range of levels and of the PSE grid (the illusion's units), ``low`` < ``high``.
+        alternatives : int, optional
+            2 or 3 answer options.
+        n_candidates : int, optional
+            Candidate levels, evenly spaced over the range.
+        n_thresholds : int, optional
+            Points of the PSE grid, evenly spaced over the range.
+        slopes : sequence of float or None, optional
+            The grid of β; None for the default above.
+        bands : sequence of float or None, optional
+            The grid of δ; None for the default above ((0,) with two alternatives).
+        **options
+            Any other `AdaptiveSpec` field.
+
+        Returns
+        -------
+        AdaptiveSpec
+            The task "pse" spec.
+
+        Raises
+        ------
+        ValueError
+            Anything `AdaptiveSpec` refuses.
+        """
         width = high - low
         slopes = tuple(np.geomspace(0.5 / width, 200.0 / width, 12)) if slopes is None else tuple(slopes)
         if bands is None:

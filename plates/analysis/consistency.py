@@ -42,7 +42,32 @@ TRIAL_KEY = ("spec_json", "prompt_name", "variant", "grayscale", "hue_shift", "c
 class Consistency:
     """κ of two observers (module docstring): ``n`` shared trials, ``c_obs``, ``c_exp``, ``accuracy_a``,
     ``accuracy_b``, ``kappa`` with ``kappa_low``/``kappa_high``, ``null_low``/``null_high``, and the trials
-    each observer answered more than once (``duplicates_a``, ``duplicates_b``: extra rows, module docstring)."""
+    each observer answered more than once (``duplicates_a``, ``duplicates_b``: extra rows, module docstring).
+
+    Parameters
+    ----------
+    n : int
+        Shared trials.
+    c_obs : float
+        Observed agreement: the share of shared trials both got right or both got wrong, 0-1.
+    c_exp : float
+        The agreement independent observers with these accuracies expect, p1 p2 + (1 − p1)(1 − p2), 0-1.
+    accuracy_a, accuracy_b : float
+        Each observer's accuracy on the shared trials, 0-1.
+    kappa : float
+        κ = (c_obs − c_exp) / (1 − c_exp); NaN when c_exp = 1.
+    kappa_low, kappa_high : float
+        κ at the ends of c_obs's 95% Wilson interval (c_exp held at its estimate).
+    null_low, null_high : float
+        The 95% range of κ for independent observers with these accuracies over ``n`` trials.
+    duplicates_a, duplicates_b : int, optional
+        Extra rows of trials each observer answered more than once (0 from `from_counts`).
+
+    References
+    ----------
+    Geirhos, Meding & Wichmann (2020), "Beyond accuracy: quantifying trial-by-trial behaviour of CNNs and
+    humans by measuring error consistency", NeurIPS, §2.
+    """
 
     n: int
     c_obs: float

@@ -96,7 +96,19 @@ def macadam_centres() -> tuple[list[tuple[str, float, float]], list[str]]:
 
 @dataclass(frozen=True)
 class Ellipse:
-    """A centred ellipse: semi-axes ``a`` >= ``b`` (xy units), ``theta_deg`` of a from the x axis, 0-180."""
+    """A centred ellipse: semi-axes ``a`` >= ``b`` (xy units), ``theta_deg`` of a from the x axis, 0-180.
+
+    Parameters
+    ----------
+    a : float
+        The semi-major axis, CIE 1931 xy units.
+    b : float
+        The semi-minor axis, xy units.
+    theta_deg : float
+        The orientation of ``a`` from the x axis, degrees, 0-180.
+
+    Nothing is checked here: the fit (`fit_ellipse`) builds it with ``a`` >= ``b`` > 0.
+    """
 
     a: float
     b: float
@@ -172,9 +184,32 @@ def _axes(angles: np.ndarray) -> int:
 
 @dataclass(frozen=True)
 class EllipseFit:
-    """One centre's ellipse: the estimate (None unless ``status`` is "fit"), 95% intervals, the points used,
+    """One centre's ellipse: the estimate (None when no ellipse was fitted), 95% intervals, the points used,
     ``fit_p`` and ``fit_rms_rel`` (module docstring), ``status`` ("fit", "not-an-ellipse", "too-few-directions",
-    "at-chance", "non-monotonic") and ``message``."""
+    "at-chance", "non-monotonic") and ``message``.
+
+    Parameters
+    ----------
+    ellipse : Ellipse or None
+        The estimate; None when ``status`` is "not-an-ellipse", "too-few-directions" or "at-chance" (a
+        "non-monotonic" fit keeps its ellipse).
+    a_ci, b_ci : (float, float)
+        95% intervals of the semi-axes, xy units (NaN without draws or an estimate).
+    theta_ci : (float, float)
+        95% interval of the orientation, degrees (unwrapped around the estimate).
+    area_ci : (float, float)
+        95% interval of the area, xy units².
+    points : int
+        The threshold points given.
+    fit_p : float
+        The goodness of fit: χ² survival probability with (points − 3) degrees of freedom (NaN with 3 points).
+    fit_rms_rel : float
+        RMS of (observed / fitted radius − 1).
+    status : str
+        "fit", "not-an-ellipse", "too-few-directions", "at-chance" or "non-monotonic".
+    message : str
+        Why the status is not "fit", in words (empty when it is).
+    """
 
     ellipse: Ellipse | None
     a_ci: tuple[float, float]

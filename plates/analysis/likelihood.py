@@ -124,7 +124,30 @@ class Profile:
 def profile_interval(
     fun: Callable, best: Optimum, bounds: Bounds, *, cutoff: float, jac: bool
 ) -> Profile:
-    """Profile-likelihood interval of ``theta[0]`` around the optimum ``best`` (see the module docstring)."""
+    """Profile-likelihood interval of ``theta[0]`` around the optimum ``best`` (see the module docstring).
+
+    Parameters
+    ----------
+    fun : callable
+        ``fun(theta)`` -> negative log-likelihood, or (value, gradient) with ``jac``.
+    best : Optimum
+        The optimum the interval is taken around.
+    bounds : Bounds
+        One (low, high) per parameter, finite; ``bounds[0]`` limits the interval.
+    cutoff : float
+        The profile-deviance cutoff (`chi2_cutoff`).
+    jac : bool
+        ``fun`` returns its gradient too.
+
+    Returns
+    -------
+    Profile
+        The interval (an end open at its bound is ±inf) and the best point met below the optimum, if any.
+
+    References
+    ----------
+    Venzon & Moolgavkar (1988), *Applied Statistics* 37(1): 87-94; Pawitan (2001), *In All Likelihood*, §2.4.
+    """
     lo_bound, hi_bound = (float(b) for b in bounds[0])
     span = hi_bound - lo_bound
     rest_bounds = list(bounds[1:])
@@ -179,7 +202,26 @@ def fit(
     fun: Callable, starts: Sequence[np.ndarray], bounds: Bounds, *, jac: bool, cutoff: float | None
 ) -> tuple[Optimum, Profile | None]:
     """The best of the optimiser's runs from ``starts`` and, when ``cutoff`` is given, the profile interval of
-    ``theta[0]``; a better point met while profiling restarts the search from it (twice at most)."""
+    ``theta[0]``; a better point met while profiling restarts the search from it (twice at most).
+
+    Parameters
+    ----------
+    fun : callable
+        ``fun(theta)`` -> negative log-likelihood, or (value, gradient) with ``jac``.
+    starts : sequence of numpy.ndarray
+        Optimiser starts (at least one); the lowest end point wins.
+    bounds : Bounds
+        One finite (low, high) per parameter.
+    jac : bool
+        ``fun`` returns its gradient too.
+    cutoff : float or None
+        The profile-deviance cutoff (`chi2_cutoff`), or None for no interval.
+
+    Returns
+    -------
+    (Optimum, Profile or None)
+        The optimum, and the interval of ``theta[0]`` (None without ``cutoff``).
+    """
     best = min((minimise(fun, s, bounds, jac=jac) for s in starts), key=lambda o: o.nll)
     if cutoff is None:
         return best, None
@@ -302,7 +344,26 @@ def refit_row(
     """One group of a batch fitted again by `fit` (scipy), for a row `fit_batch` marks ``trouble`` (a local
     minimum met while profiling, or no descent). ``fun`` is the batch's objective (θ rows, group rows) -> (value,
     gradient); ``starts``, ``lower`` and ``upper`` are that row's. Returns θ, its negative log-likelihood, whether
-    it converged, and the profile interval's ends (NaN without one)."""
+    it converged, and the profile interval's ends (NaN without one).
+
+    Parameters
+    ----------
+    fun : BatchFun
+        The batch's objective.
+    row : int
+        The group to refit.
+    starts : sequence of numpy.ndarray
+        That group's optimiser starts, (P,) each.
+    lower, upper : sequence of float
+        That group's box, P each.
+    cutoff : float or None
+        The profile-deviance cutoff, or None for no interval.
+
+    Returns
+    -------
+    (numpy.ndarray, float, bool, float, float)
+        θ (P,), its negative log-likelihood, whether it converged, the interval's low and high ends.
+    """
 
     def one(t: np.ndarray) -> tuple[float, np.ndarray]:
         value, grad = fun(t[None, :], np.array([row]))
@@ -320,7 +381,29 @@ def fit_batch(fun: BatchFun, starts: np.ndarray, start_rows: np.ndarray, lower: 
     group's box; the profile interval of theta[:, 0] when ``cutoff`` is given, solved as `profile_interval`
     solves it (the bracket doubled from span/64, then the crossing to span x 1e-6). A group whose profile met a
     better point than its optimum (a local minimum) is fitted again from the best such point, in a batch of its
-    own, ``restarts`` times at most, as `fit` restarts from it (still in trouble after: refit one by one)."""
+    own, ``restarts`` times at most, as `fit` restarts from it (still in trouble after: refit one by one).
+
+    Parameters
+    ----------
+    fun : BatchFun
+        ``fun(theta, rows)``: θ (B, P) and the group (B,) of each -> negative log-likelihoods (B,) and
+        gradients (B, P).
+    starts : numpy.ndarray
+        (S, P) optimiser starts.
+    start_rows : numpy.ndarray
+        (S,) the group of each start; every group has at least one.
+    lower, upper : numpy.ndarray
+        (G, P) each group's finite box.
+    cutoff : float or None
+        The profile-deviance cutoff (`chi2_cutoff`), or None for no interval.
+    restarts : int, optional
+        Batch refits from a better point met while profiling, at most.
+
+    Returns
+    -------
+    BatchFit
+        Every group's optimum and interval; ``trouble`` marks the groups to refit with `refit_row`.
+    """
     groups = lower.shape[0]
     ends, values, ok = _newton(fun, starts, start_rows, lower[start_rows], upper[start_rows], hold_first=False)
     theta = np.empty_like(lower)

@@ -48,7 +48,36 @@ def _span(marginal: np.ndarray, grid: np.ndarray) -> tuple[float, float]:
 def credible_interval(loglik: Callable, a_range: tuple[float, float], log_b_range: tuple[float, float],
                       lapses: np.ndarray, *, confidence: float) -> tuple[float, float]:
     """The equal-tailed ``confidence`` credible interval of ``a`` (module docstring) under a prior uniform over
-    ``a_range`` × ``log_b_range`` × the values ``lapses``; both ranges finite with low < high."""
+    ``a_range`` × ``log_b_range`` × the values ``lapses``; both ranges finite with low < high.
+
+    Parameters
+    ----------
+    loglik : callable
+        ``loglik(a, log_b, lam)`` -> finite log-likelihoods of shape ``(a.size, log_b.size, lam.size)``.
+    a_range : (float, float)
+        The prior's range of ``a`` (the fit's axis), low < high.
+    log_b_range : (float, float)
+        The prior's range of ``log_b``, low < high.
+    lapses : numpy.ndarray
+        The lapse values, equally likely a priori.
+    confidence : float
+        The interval's level, strictly in (0, 1).
+
+    Returns
+    -------
+    (float, float)
+        The interval's ends, in ``a``'s units.
+
+    Raises
+    ------
+    ValueError
+        ``confidence`` outside (0, 1), a range not finite or not low < high, or ``loglik`` returning another
+        shape or a value that is not finite.
+
+    References
+    ----------
+    Prins (2013), *J. Vision* 13(7):3 (Psi-marginal); Watson (2017), *J. Vision* 17(3):10, §"Prior".
+    """
     if not 0.0 < float(confidence) < 1.0:
         raise ValueError(f"confidence must lie strictly between 0 and 1, got {confidence!r}")
     (a_lo, a_hi), (b_lo, b_hi) = (tuple(float(v) for v in r) for r in (a_range, log_b_range))

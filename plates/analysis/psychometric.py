@@ -389,6 +389,45 @@ class PsychometricFit:
     fit" use the same deviance); ``monotone_deviance`` / ``monotone_p``: `monotone_test` (status
     "non-monotonic" when ``monotone_p`` < `MONOTONE_ALPHA`); ``chance_deviance`` / ``chance_p``: the curve
     against guessing at every level (status "at-chance" when ``chance_p`` > `CHANCE_ALPHA`).
+
+    Parameters
+    ----------
+    status : str
+        One of `STATUSES`.
+    threshold : float
+        α, level units (NaN unless ``status`` is "fit").
+    ci_low, ci_high : float
+        The threshold's interval at ``confidence``, level units (±inf where open).
+    slope : float
+        β, family units.
+    lapse : float
+        λ.
+    guess : float
+        γ.
+    family : str
+        One of `FAMILIES`.
+    n : int
+        Single trials.
+    x_min, x_max : float
+        The lowest and highest tested levels.
+    extrapolated : bool
+        The threshold lies outside [``x_min``, ``x_max``].
+    log_likelihood : float
+        Σ log P(answer) over the trials.
+    lapse_fixed : bool
+        ``lapse`` was fixed, not fitted.
+    confidence : float
+        The interval's level.
+    converged : bool
+        The optimiser's verdict.
+    message : str, optional
+        What the status means for these data.
+    deviance, deviance_p : float, optional
+        The goodness-of-fit deviance and its χ² tail.
+    monotone_deviance, monotone_p : float, optional
+        `monotone_test`.
+    chance_deviance, chance_p : float, optional
+        The test against guessing (`chance_test`).
     """
 
     status: str

@@ -141,7 +141,36 @@ def threshold_interval(xs: np.ndarray, k: np.ndarray, n: np.ndarray, positive: n
     of `plates.analysis.posterior` (threshold uniform over the tested levels on the fit's axis, slope
     log-uniform over the fit's box, lapse uniform on 0, 0.02, 0.04, 0.06 as in
     `plates.analysis.adaptive.AdaptiveSpec`, or fixed), widened where needed to the profile-likelihood interval
-    (``prof_low``, ``prof_high`` on the fit's axis; module docstring: why)."""
+    (``prof_low``, ``prof_high`` on the fit's axis; module docstring: why).
+
+    Parameters
+    ----------
+    xs : numpy.ndarray
+        The distinct tested levels, increasing (ΔE2000 for plates).
+    k : numpy.ndarray
+        Correct answers at each level.
+    n : numpy.ndarray
+        Answers at each level.
+    positive : numpy.ndarray
+        The levels the family can use (weibull: those > 0), at least two; the first and last bound the prior.
+    guess : float
+        γ, the guess rate.
+    lapse : float or None
+        A fixed lapse rate, or None for the lapse grid.
+    family : str
+        The psychometric family (`plates.analysis.psychometric.FAMILIES`).
+    log_b_max : float
+        The upper end of the log-slope range (the fit's box).
+    confidence : float
+        The interval's level, strictly in (0, 1).
+    prof_low, prof_high : float
+        The profile-likelihood interval on the fit's axis.
+
+    Returns
+    -------
+    (float, float)
+        The interval's ends, in level units.
+    """
     u_lo, u_hi = to_u(family, positive[[0, -1]])
     lapses = np.array([lapse]) if lapse is not None else np.linspace(0.0, LAPSE_MAX, 4)
     low, high = posterior.credible_interval(_grid_loglik(to_u(family, xs), k, n, guess, family), (u_lo, u_hi),

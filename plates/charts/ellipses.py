@@ -51,7 +51,19 @@ def ellipse_xy(x: float, y: float, a: float, b: float, theta_deg: float, magnify
 def observer_label(row: dict) -> str:
     """The legend's name for an ellipse row's observer: its ``model``; for a person (backend "human"), also
     the colour-vision type they reported (``colour_vision``: `plates.runs.quiz.COLOUR_VISION`'s keys) or that
-    they gave none."""
+    they gave none.
+
+    Parameters
+    ----------
+    row : dict
+        An ellipse row: its ``model``, ``backend`` and, for a person, ``colour_vision`` (str, or None / empty:
+        not given).
+
+    Returns
+    -------
+    str
+        The legend name.
+    """
     model = str(row.get("model"))
     if row.get("backend") != "human":
         return model

@@ -124,7 +124,20 @@ def shorten_categories(fig: go.Figure, chars: int = LABEL_CHARS, lines: int = LA
 
 def legend_rows(fig: go.Figure, width: int) -> int:
     """How many rows a horizontal legend of ``fig``'s named traces takes at ``width`` CSS px (font 11 px: an
-    entry is its symbol, 40 px, and about 6.2 px a character), so the figure's foot can hold all of it."""
+    entry is its symbol, 40 px, and about 6.2 px a character), so the figure's foot can hold all of it.
+
+    Parameters
+    ----------
+    fig : plotly.graph_objects.Figure
+        The figure; each distinct name of its traces shown in the legend is one entry.
+    width : int
+        The figure's width, CSS px (80 px of it are kept for margins).
+
+    Returns
+    -------
+    int
+        The legend's rows; 0 when no trace is named.
+    """
     names = _legend_names(fig)
     rows, used = (1, 0) if names else (0, 0)
     for name in names:

@@ -122,7 +122,15 @@ def export_buttons(name: str, figure) -> None:
 def chart(name: str, figure) -> None:
     """A chart on a page: ``figure`` laid out for the page (`plates.charts.layout.legible`: long labels shortened
     with the whole label in the hover, a plot area of at least 300 px), then its export buttons (the figure as
-    built: the export lays it out for paper, `plates.charts.export.publication_figure`)."""
+    built: the export lays it out for paper, `plates.charts.export.publication_figure`).
+
+    Parameters
+    ----------
+    name : str
+        The chart's name, in its Streamlit keys (``chart-<name>``) and export file names (``plates-<name>.svg``).
+    figure : plotly.graph_objects.Figure
+        The figure, as built (not laid out for the page).
+    """
     st.plotly_chart(legible(figure), key=f"chart-{name}")
     export_buttons(name, figure)
 

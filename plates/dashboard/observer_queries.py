@@ -66,7 +66,21 @@ def ellipse_tables(root: str | Path) -> pd.DataFrame:
 def people_ellipses(results: Results, where: Where) -> pd.DataFrame:
     """People's ellipses (rows of backend "human" with u'v' levels: the quiz's directions mode) fit from their
     rows under ``where`` (`plates.runs.quiz_directions.ellipses_from_rows`), at most `MAX_PEOPLE` sessions;
-    empty when there are none."""
+    empty when there are none.
+
+    Parameters
+    ----------
+    results : Results
+        The results folder's rows, queried in DuckDB.
+    where : Where
+        The page's filters (`plates.dashboard.queries.Where`).
+
+    Returns
+    -------
+    pandas.DataFrame
+        One row per session, the columns of `plates.runs.quiz_directions.ellipses_from_rows` (axes in CIE 1931
+        xy).
+    """
     clause, params = where.sql("backend = 'human' AND level_unit = $people_unit")
     params = {**params, "people_unit": UNITS["uv"]}
     cols = ", ".join(f'"{c}"' for c in _PEOPLE_COLUMNS)
@@ -79,14 +93,41 @@ def people_ellipses(results: Results, where: Where) -> pd.DataFrame:
 
 def observer_ellipses(results: Results, where: Where) -> pd.DataFrame:
     """What the Observers page draws: every `ellipse_tables` row under the results folder, then
-    `people_ellipses`' rows (empty when there are neither)."""
+    `people_ellipses`' rows (empty when there are neither).
+
+    Parameters
+    ----------
+    results : Results
+        The results folder's rows, queried in DuckDB.
+    where : Where
+        The page's filters (`plates.dashboard.queries.Where`); they select people's rows only, the
+        summary tables are read whole.
+
+    Returns
+    -------
+    pandas.DataFrame
+        The models' ellipse rows, then the people's.
+    """
     frames = [t for t in (ellipse_tables(results.parts.root), people_ellipses(results, where)) if not t.empty]
     return pd.concat(frames, ignore_index=True) if frames else pd.DataFrame()
 
 
 def people_labels(results: Results, where: Where) -> dict[str, str]:
     """Each person's (backend "human") ``model`` -> the name charts give them (`plates.charts.ellipses.
-    observer_label`: with the colour-vision type they reported, or "not given")."""
+    observer_label`: with the colour-vision type they reported, or "not given").
+
+    Parameters
+    ----------
+    results : Results
+        The results folder's rows, queried in DuckDB.
+    where : Where
+        The page's filters (`plates.dashboard.queries.Where`).
+
+    Returns
+    -------
+    dict of str to str
+        ``model`` -> label, for each person under ``where``.
+    """
     clause, params = where.sql("backend = 'human'")
     sql = f"""SELECT CAST(model AS VARCHAR) AS model, max(CAST(colour_vision AS VARCHAR)) AS colour_vision
               FROM results {clause} GROUP BY 1"""
@@ -96,7 +137,21 @@ def people_labels(results: Results, where: Where) -> dict[str, str]:
 
 def kappa_matrix(results: Results, where: Where) -> pd.DataFrame:
     """κ per family and pair of observers (`plates.analysis.consistency.matrix_from_counts` over `pair_counts`),
-    people included and named by `people_labels`."""
+    people included and named by `people_labels`.
+
+    Parameters
+    ----------
+    results : Results
+        The results folder's rows, queried in DuckDB.
+    where : Where
+        The page's filters (`plates.dashboard.queries.Where`).
+
+    Returns
+    -------
+    pandas.DataFrame
+        `plates.analysis.consistency.matrix_from_counts`' table with ``observer_a`` and ``observer_b`` as
+        labelled; empty when `matrix_from_counts` gives an empty table.
+    """
     matrix = matrix_from_counts(pair_counts(results, where))
     if matrix.empty:
         return matrix

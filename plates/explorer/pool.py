@@ -133,7 +133,26 @@ def present_direction_trial(run: EllipseRun, k: int, r: int, attempt: int,
                             history: tuple[tuple[float, int], ...]) -> DirectionTrial:
     """A person's directions-quiz trial (a worker process's task): direction ``k``'s next level after
     ``history`` (its QUEST+ replayed, as `present_trial` does) and its plate
-    (`plates.runs.ellipse_trials.present_direction`), the image already encoded as a `plates.images.StoredPng`."""
+    (`plates.runs.ellipse_trials.present_direction`), the image already encoded as a `plates.images.StoredPng`.
+
+    Parameters
+    ----------
+    run : EllipseRun
+        The session's run (one centre, index 0).
+    k : int
+        The direction's index.
+    r : int
+        The round.
+    attempt : int
+        The ask within the round (0 first).
+    history : tuple of (float, int)
+        The direction's answers so far: (level shown in 10⁻³ u'v', answer code) pairs.
+
+    Returns
+    -------
+    DirectionTrial
+        The trial, its image a PNG (sRGB 0-255) that pickles small.
+    """
     level = AdaptiveState.replay(run.adaptive_spec(), history).next_level()
     drawn = present_direction(run, 0, k, r, attempt, level)
     return dataclasses.replace(drawn, image=StoredPng(ex.png_bytes(drawn.image)))
@@ -270,7 +289,31 @@ class ExplorerPool:
 
     def direction_trial(self, run: EllipseRun, k: int, r: int, attempt: int, state: AdaptiveState) -> DirectionTrial:
         """`present_direction_trial` after ``state``'s answers, here or in a worker (the ``present`` of
-        `plates.runs.quiz_directions.DirectionsSession.next_trial`)."""
+        `plates.runs.quiz_directions.DirectionsSession.next_trial`).
+
+        Parameters
+        ----------
+        run : EllipseRun
+            The session's run.
+        k : int
+            The direction's index.
+        r : int
+            The round.
+        attempt : int
+            The ask within the round.
+        state : AdaptiveState
+            The direction's QUEST+ state; only its ``history`` goes to the worker.
+
+        Returns
+        -------
+        DirectionTrial
+            The trial, its image a `plates.images.StoredPng`.
+
+        Raises
+        ------
+        plates.admission.Refused
+            The pool is full (`run`).
+        """
         return self.run(present_direction_trial, run, k, r, attempt, state.history)
 
     def make_backend(self, kind: str, **options) -> Backend:

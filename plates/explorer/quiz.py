@@ -124,7 +124,18 @@ class QuizConfig:
 
 
 def mode_choices(config: QuizConfig) -> list[tuple[str, str]]:
-    """The mode radio's (words, value) pairs for ``config`` (`MODES`)."""
+    """The mode radio's (words, value) pairs for ``config`` (`MODES`).
+
+    Parameters
+    ----------
+    config : QuizConfig
+        The quiz's settings; its ``directions`` fill the directions mode's words.
+
+    Returns
+    -------
+    list of (str, str)
+        (words, value) per mode, in `MODES` order.
+    """
     return [(label.format(directions=config.directions), value) for value, label in MODES]
 
 
@@ -328,7 +339,19 @@ def _num(value: float, scale: float = 1.0, digits: int = 2) -> str:
 def directions_result(session: DirectionsSession) -> tuple[str, object]:
     """The directions mode's result: (markdown: the person's threshold per direction with its 95% credible
     interval, 8-bit code steps and limits, their ellipse and how it compares with MacAdam's, the display caveat;
-    the figure: their ellipse on the CIE 1931 xy diagram beside MacAdam's, `plates.charts.ellipses`)."""
+    the figure: their ellipse on the CIE 1931 xy diagram beside MacAdam's, `plates.charts.ellipses`).
+
+    Parameters
+    ----------
+    session : DirectionsSession
+        The person's session (its summary so far, `DirectionsSession.summary`).
+
+    Returns
+    -------
+    (str, plotly.graph_objects.Figure)
+        The markdown (thresholds in 10⁻³ u'v', semi-axes in 10⁻³ CIE 1931 xy, the store note when answers are
+        no longer stored) and the figure.
+    """
     thresholds, (ellipse,) = session.summary()
     c = session.centre
     unit = "10⁻³ u′v′"

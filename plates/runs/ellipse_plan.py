@@ -221,6 +221,14 @@ class EllipseRun:
 
     @property
     def direction_names(self) -> tuple[str, ...]:
+        """The directions' names, in index order: `LAB_DIRECTIONS` in mode "lab", else ``uv-DDD.D`` (the angle in
+        degrees from +u', zero-padded to one decimal) for each of the ``directions`` in mode "uv".
+
+        Returns
+        -------
+        tuple of str
+            One name per direction index ``k``.
+        """
         if self.mode == "lab":
             return LAB_DIRECTIONS
         return tuple(f"uv-{360.0 * k / self.directions:05.1f}" for k in range(self.directions))
@@ -370,6 +378,25 @@ class EllipseRun:
         return tuple(tuple(int(min(255, low[ch] + (i < ups[ch]))) for ch in range(3)) for i in range(DITHER_COLOURS))
 
     def base_spec(self, c: Centre, figure: tuple[tuple[int, int, int], ...], label: str, seed: int) -> PlateSpec:
+        """The plate of one trial: ``label`` drawn in the ``figure`` colours on the centre's colour, at the run's
+        size, font and style, with no palette.
+
+        Parameters
+        ----------
+        c : Centre
+            The centre; its ``rgb`` (sRGB 0-255) is the one background colour.
+        figure : tuple of (tuple of 3 int)
+            The figure's colours, sRGB 0-255 (`figure_colours`).
+        label : str
+            The text the figure shows.
+        seed : int
+            The plate's layout seed.
+
+        Returns
+        -------
+        PlateSpec
+            The spec, validated by `PlateSpec` itself.
+        """
         return PlateSpec(text=label, size=self.size, font=self.font, style=self.style, palette=None,
                          foreground=figure, background=(c.rgb,), seed=seed)
 
@@ -381,6 +408,15 @@ class EllipseRun:
         return AdaptiveSpec.for_threshold(guess, low=low, high=high, threshold_step=step, max_trials=self.trials)
 
     def identity(self) -> dict[str, Any]:
+        """The settings that make the run what it is, as JSON-ready values: the centres (name, requested x, y, Y),
+        prompt, model (backend, model, max_tokens, temperature), mode, directions, trials, seed, size, style,
+        font and dither. ``out``, ``skipped`` and ``macadam_factor`` are not in it.
+
+        Returns
+        -------
+        dict
+            The identity; `run_id` hashes it.
+        """
         return {"centres": [[c.name, c.x, c.y, c.Y] for c in self.centres], "prompt": self.prompt,
                 "model": {"backend": self.model.backend, "model": self.model.model,
                           "max_tokens": self.model.max_tokens, "temperature": self.model.temperature},
@@ -389,6 +425,14 @@ class EllipseRun:
 
     @property
     def run_id(self) -> str:
+        """``ellipses-`` and the first 12 hex digits of SHA-256 over `identity` as sorted-key JSON: the same
+        settings give the same id, so a run resumes from its rows (`plates.runs.ellipses`, Resume).
+
+        Returns
+        -------
+        str
+            The run id.
+        """
         digest = hashlib.sha256(json.dumps(self.identity(), sort_keys=True).encode()).hexdigest()[:12]
         return f"ellipses-{digest}"
 

@@ -25,7 +25,18 @@ __all__ = ["gamut_table", "shown_unit", "summarise", "write_summary"]
 
 
 def gamut_table(run: EllipseRun) -> dict[tuple[int, int], float]:
-    """Every (centre, direction)'s `EllipseRun.gamut_max`."""
+    """Every (centre, direction)'s `EllipseRun.gamut_max`: the largest level whose figure lies in sRGB.
+
+    Parameters
+    ----------
+    run : EllipseRun
+        The run.
+
+    Returns
+    -------
+    dict of (int, int) to float
+        ``(centre index, direction index)`` -> the limit, in the mode's units (10⁻³ u'v' or CIELAB).
+    """
     return {(ci, k): run.gamut_max(c, k) for ci, c in enumerate(run.centres) for k in range(len(run.direction_names))}
 
 
@@ -50,7 +61,39 @@ def summarise(run: EllipseRun, states: Mapping[tuple[int, int], AdaptiveState], 
               ) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
     """Per-direction thresholds and, in mode "uv", per-centre ellipses (`plates.analysis.ellipses.fit_ellipse`)
     from the final QUEST+ states; ``run_id`` names the rows (default the run's: a person's quiz names its
-    session)."""
+    session).
+
+    A threshold is flagged "quantisation-limited" when it spans at most one 8-bit code step, "gamut-limited" when
+    its upper limit reaches the direction's gamut limit, "range-limited" when it reaches the top of `LEVELS`. In
+    mode "uv" each direction neither gamut- nor range-limited gives the ellipse a point: the threshold placed on
+    the u'v' direction the figure shows (`shown_unit`), as a CIE 1931 xy offset from the centre, with ``draws``
+    resampled thresholds (`plates.analysis.ellipses.threshold_draws`) for the ellipse's intervals; the draws'
+    generator is seeded from the run's seed, so the same states give the same rows. A MacAdam centre's ellipse
+    row also carries the comparison with his (`plates.analysis.ellipses.compare_macadam`).
+
+    Parameters
+    ----------
+    run : EllipseRun
+        The run.
+    states : mapping of (int, int) to AdaptiveState
+        ``(centre index, direction index)`` -> the final QUEST+ state (levels in the mode's units).
+    gamut : mapping of (int, int) to float
+        The same keys -> the gamut limit (`gamut_table`).
+    backend_name : str
+        The ``backend`` column's value.
+    draws : int, optional
+        Resampled thresholds per direction for the ellipse intervals (default 400).
+    run_id : str or None, optional
+        The ``run_id`` column's value; None for ``run.run_id``.
+
+    Returns
+    -------
+    (list of dict, list of dict)
+        The threshold rows (one per centre and direction; ``threshold``, ``ci_low``, ``ci_high`` and
+        ``gamut_max`` in the mode's units, ``limits`` the flags joined by commas) and the ellipse rows (one per
+        centre in mode "uv", none in mode "lab"; axes ``a``, ``b`` in CIE 1931 xy, ``theta_deg`` in degrees,
+        NaN when no ellipse was fitted).
+    """
     run_id = run_id or run.run_id
     rng = np.random.Generator(np.random.PCG64(np.random.SeedSequence((run.seed, 0xE11))))
     thresholds, ellipses = [], []
@@ -111,7 +154,26 @@ def shown_unit(run: EllipseRun, c: Centre, k: int, level: float, uv0: np.ndarray
     its direction by several degrees at levels of a few code steps, while the procedure's level is the distance
     shown; placing that distance on the asked direction turned the fitted ellipses by +4 to +7° in
     bench/bench_ellipses.py. When the figure rounds to the centre itself the direction asked is used (nothing
-    was shown to measure one from)."""
+    was shown to measure one from).
+
+    Parameters
+    ----------
+    run : EllipseRun
+        The run (mode "uv": `EllipseRun.angle` gives the direction asked).
+    c : Centre
+        The centre.
+    k : int
+        The direction's index.
+    level : float
+        The level, in 10⁻³ u'v'.
+    uv0 : numpy.ndarray, shape (2,)
+        The centre's drawn colour in CIE 1976 u'v'.
+
+    Returns
+    -------
+    numpy.ndarray, shape (2,)
+        A unit vector in the u'v' plane.
+    """
     colours = np.asarray(run.figure_colours(c, k, level), dtype=float) / 255.0
     linear = np.where(colours <= 0.04045, colours / 12.92, ((colours + 0.055) / 1.055) ** 2.4).mean(axis=0)
     encoded = np.where(linear <= 0.0031308, 12.92 * linear, 1.055 * linear ** (1 / 2.4) - 0.055) * 255.0

@@ -35,7 +35,27 @@ __all__ = ["DirectionTrial", "answer_code", "answered", "item_id", "present_dire
 
 def trial_seed(run: EllipseRun, ci: int, k: int, r: int, attempt: int = 0) -> tuple[int, int]:
     """(label pick, plate seed) of round ``r``'s ask ``attempt`` of centre ``ci``, direction ``k``: from
-    SHA-256 of the run's seed and those numbers (`plates.runs.ellipses`, Trial order)."""
+    SHA-256 of the run's seed and those numbers (`plates.runs.ellipses`, Trial order).
+
+    Parameters
+    ----------
+    run : EllipseRun
+        The run; its ``seed`` is hashed.
+    ci : int
+        The centre's index.
+    k : int
+        The direction's index.
+    r : int
+        The round.
+    attempt : int, optional
+        The ask within the round (0 first; later ones after no answer).
+
+    Returns
+    -------
+    (int, int)
+        The label pick (the digest's first 8 bytes, big-endian; taken modulo the label space's size) and the plate
+        seed (the next 8 bytes, shifted to 63 bits).
+    """
     tail = f"\x1f{r}" if attempt == 0 else f"\x1f{r}\x1f{attempt}"
     digest = hashlib.sha256(f"{run.seed}\x1fellipses\x1f{ci}\x1f{k}{tail}".encode()).digest()
     return int.from_bytes(digest[:8], "big"), int.from_bytes(digest[8:16], "big") >> 1
@@ -43,7 +63,25 @@ def trial_seed(run: EllipseRun, ci: int, k: int, r: int, attempt: int = 0) -> tu
 
 def shown_level(run: EllipseRun, c: Centre, k: int, plate: Any) -> tuple[float, float]:
     """(The level the figure dots show, its ΔE2000): their area-weighted mean in linear light, re-encoded as
-    sRGB 0-255, against the ground."""
+    sRGB 0-255, against the ground.
+
+    Parameters
+    ----------
+    run : EllipseRun
+        The run (`EllipseRun.shown` measures the level).
+    c : Centre
+        The centre (the ground, sRGB 0-255).
+    k : int
+        The direction's index.
+    plate : Plate
+        The rendered plate: its ``is_fg`` mask, ``dot_colours`` (sRGB 0-255) and dot radii ``r``.
+
+    Returns
+    -------
+    (float, float)
+        The level shown (the mode's units: 10⁻³ u'v' or CIELAB) and its CIEDE2000 ΔE from the centre's colour;
+        (0.0, 0.0) when the plate has no figure dots.
+    """
     fg = plate.is_fg
     if not fg.any():
         return 0.0, 0.0
@@ -59,14 +97,44 @@ def shown_level(run: EllipseRun, c: Centre, k: int, plate: Any) -> tuple[float, 
 
 
 def item_id(run: EllipseRun, c: Centre, k: int, r: int, attempt: int) -> str:
-    """``centre|direction|rrrr`` (attempt 0) or ``centre|direction|rrrr|attempt``."""
+    """``centre|direction|rrrr`` (attempt 0) or ``centre|direction|rrrr|attempt``.
+
+    Parameters
+    ----------
+    run : EllipseRun
+        The run (its direction names).
+    c : Centre
+        The centre (its name).
+    k : int
+        The direction's index.
+    r : int
+        The round, written with four digits.
+    attempt : int
+        The ask within the round.
+
+    Returns
+    -------
+    str
+        The item id; `states_from_rows` parses it back.
+    """
     base = f"{c.name}|{run.direction_names[k]}|{r:04d}"
     return base if attempt == 0 else f"{base}|{attempt}"
 
 
 def answer_code(row: Mapping[str, Any]) -> int | None:
     """The answer code a trial row gives QUEST+ (1 correct, 0 wrong; an unparsed reply is wrong, as the task
-    scores it), or None when it is no answer (a failed request, a declined query)."""
+    scores it), or None when it is no answer (a failed request, a declined query).
+
+    Parameters
+    ----------
+    row : mapping
+        A results row: its ``correct`` (bool, or None/NaN) and ``parse_status``.
+
+    Returns
+    -------
+    int or None
+        1 or 0, or None when ``parse_status`` is "error" or "unsupported" or ``correct`` is None or NaN.
+    """
     correct = row.get("correct")
     if row.get("parse_status") in ("error", "unsupported") or correct is None or (
             isinstance(correct, float) and math.isnan(correct)):
@@ -78,7 +146,31 @@ def answer_code(row: Mapping[str, Any]) -> int | None:
 class DirectionTrial:
     """One trial as drawn: where it is (``ci``, ``k``, round ``r``, ``attempt``), the ``level`` asked (the
     mode's units, at most the direction's gamut limit), the plate's spec, the ``shown`` level and ``delta_e``
-    (ΔE2000) its dots give, the task's question and the image the observer sees (sRGB 0-255)."""
+    (ΔE2000) its dots give, the task's question and the image the observer sees (sRGB 0-255).
+
+    Parameters
+    ----------
+    ci : int
+        The centre's index.
+    k : int
+        The direction's index.
+    r : int
+        The round.
+    attempt : int
+        The ask within the round.
+    level : float
+        The level asked, in the mode's units (10⁻³ u'v' or CIELAB), already clipped to the gamut limit.
+    spec : PlateSpec
+        The plate's spec.
+    shown : float
+        The level the figure dots show (`shown_level`), in the mode's units.
+    delta_e : float
+        CIEDE2000 ΔE between the figure dots' mean and the centre.
+    question : Question
+        The task's question.
+    image : PIL.Image.Image
+        The image shown (the prompt's variant of the plate), sRGB 0-255.
+    """
 
     ci: int
     k: int
@@ -96,7 +188,30 @@ def present_direction(run: EllipseRun, ci: int, k: int, r: int, attempt: int, le
                       gamut: float | None = None) -> DirectionTrial:
     """Draw round ``r``'s ask ``attempt`` of centre ``ci``, direction ``k`` at ``level`` (clipped to ``gamut``,
     the direction's `EllipseRun.gamut_max`, computed when None): its label and seed (`trial_seed`), plate,
-    level shown and question."""
+    level shown and question.
+
+    Parameters
+    ----------
+    run : EllipseRun
+        The run.
+    ci : int
+        The centre's index.
+    k : int
+        The direction's index.
+    r : int
+        The round.
+    attempt : int
+        The ask within the round.
+    level : float
+        The level asked, in the mode's units (10⁻³ u'v' or CIELAB).
+    gamut : float or None, optional
+        The direction's gamut limit, or None to compute it.
+
+    Returns
+    -------
+    DirectionTrial
+        The trial, ready to ask.
+    """
     c = run.centres[ci]
     level = min(float(level), run.gamut_max(c, k) if gamut is None else gamut)
     template = get_prompt(run.prompt)
@@ -112,7 +227,34 @@ def present_direction(run: EllipseRun, ci: int, k: int, r: int, attempt: int, le
 def trial_row(run: EllipseRun, trial: DirectionTrial, reply: Reply, *, run_id: str | None = None,
               model: str | None = None, backend: str | None = None, dataset: str = "ellipses") -> dict[str, Any]:
     """The results row of one trial (`plates.runs.rows.build_row`) with the ellipse columns; ``run_id``,
-    ``model``, ``backend`` default to the run's (a person's quiz names its participant and "human")."""
+    ``model``, ``backend`` default to the run's (a person's quiz names its participant and "human").
+
+    The row key is the first 20 hex digits of SHA-256 over ``run_id|item_id``; the ellipse columns are
+    ``centre_x``, ``centre_y`` (the centre as drawn, CIE 1931 xy), ``direction``, ``direction_deg`` (None in
+    mode "lab"), ``level`` (asked), ``level_shown``, ``level_unit`` (`UNITS`) and ``code_steps``.
+
+    Parameters
+    ----------
+    run : EllipseRun
+        The run.
+    trial : DirectionTrial
+        The trial asked.
+    reply : Reply
+        The observer's reply.
+    run_id : str or None, optional
+        The row's run id; None for ``run.run_id``.
+    model : str or None, optional
+        The row's model; None for the run's.
+    backend : str or None, optional
+        The row's backend; None for the run's.
+    dataset : str, optional
+        The row's dataset (default "ellipses").
+
+    Returns
+    -------
+    dict
+        The results row.
+    """
     c = run.centres[trial.ci]
     run_id = run_id or run.run_id
     item = item_id(run, c, trial.k, trial.r, trial.attempt)
@@ -134,6 +276,23 @@ def states_from_rows(run: EllipseRun, spec: AdaptiveSpec, rows: Iterable[Mapping
     """What trial rows of ``run`` (``item_id``, ``level_shown``, ``correct``, ``parse_status``) say: (every
     (centre, direction)'s QUEST+ state with its answered trials replayed in round order, the asks so far per
     (centre, direction, round)). ``where`` names the rows in errors.
+
+    Parameters
+    ----------
+    run : EllipseRun
+        The run that wrote the rows.
+    spec : AdaptiveSpec
+        The QUEST+ specification (`EllipseRun.adaptive_spec`).
+    rows : iterable of mapping
+        Trial rows (`trial_row`); rows without an answer (`answer_code` None) count as asks only.
+    where : str, optional
+        Where the rows come from, for error messages.
+
+    Returns
+    -------
+    (dict, dict)
+        ``(centre index, direction index)`` -> `AdaptiveState` (every pair, empty when unasked), and
+        ``(centre index, direction index, round)`` -> the number of asks made.
 
     Raises
     ------
@@ -164,6 +323,19 @@ def resume_state(run: EllipseRun, spec: AdaptiveSpec) -> tuple[dict[tuple[int, i
                                                               dict[tuple[int, int, int], int]]:
     """`states_from_rows` over the rows of ``run`` already under ``run.out`` (`plates.runs.ellipses`, Resume).
 
+    Parameters
+    ----------
+    run : EllipseRun
+        The run; its Parquet parts ``<run_id>-*.parquet`` under ``run.out`` are read (none when the folder is
+        missing).
+    spec : AdaptiveSpec
+        The QUEST+ specification.
+
+    Returns
+    -------
+    (dict, dict)
+        As `states_from_rows`: the states per (centre, direction) and the asks per (centre, direction, round).
+
     Raises
     ------
     ValueError
@@ -178,5 +350,20 @@ def resume_state(run: EllipseRun, spec: AdaptiveSpec) -> tuple[dict[tuple[int, i
 
 
 def answered(states: Mapping[tuple[int, int], AdaptiveState], key: tuple[int, int], r: int) -> bool:
-    """Round ``r`` of ``key`` has its answer (rounds are answered in order, one answer each)."""
+    """Round ``r`` of ``key`` has its answer (rounds are answered in order, one answer each).
+
+    Parameters
+    ----------
+    states : mapping of (int, int) to AdaptiveState
+        The states (`states_from_rows`).
+    key : (int, int)
+        ``(centre index, direction index)``.
+    r : int
+        The round.
+
+    Returns
+    -------
+    bool
+        Whether the state's history holds more than ``r`` answers.
+    """
     return len(states[key].history) > r

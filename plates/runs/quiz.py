@@ -133,6 +133,16 @@ def check_colour_vision(value: str | None) -> str | None:
     """A self-reported colour-vision type as stored: one of `COLOUR_VISION`'s keys, or None when not given
     (None or blank).
 
+    Parameters
+    ----------
+    value : str or None
+        The choice the person made: a key of `COLOUR_VISION`, or None or blank text for none.
+
+    Returns
+    -------
+    str or None
+        ``value`` itself, or None when it was not given.
+
     Raises
     ------
     ValueError
@@ -148,7 +158,19 @@ def check_colour_vision(value: str | None) -> str | None:
 
 def results_folder(folder: str | os.PathLike | None = None) -> Path | None:
     """Where a person's answers are stored: ``folder``, else the folder in ``PLATES_HUMAN_RESULTS``, else None
-    (kept in memory only)."""
+    (kept in memory only).
+
+    Parameters
+    ----------
+    folder : str or os.PathLike or None, optional
+        The folder; None to read ``PLATES_HUMAN_RESULTS`` (unset or empty: none). Neither is checked or created
+        here.
+
+    Returns
+    -------
+    pathlib.Path or None
+        The folder, or None when answers are not stored.
+    """
     env = os.environ.get(HUMAN_RESULTS_ENV)
     return Path(folder) if folder is not None else (Path(env) if env else None)
 
@@ -348,7 +370,22 @@ class PersonSession:
 
 @dataclass
 class QuizSession(PersonSession):
-    """One participant's session: interleaved staircases (`Block`) whose answers come from a person."""
+    """One participant's session: interleaved staircases (`Block`) whose answers come from a person.
+
+    Build it with `QuizSession.start`; the fields are those of `PersonSession` and the blocks.
+
+    Parameters
+    ----------
+    limits, folder, participant, rows, client, store_share, colour_vision, store_note
+        As in `PersonSession`.
+    blocks : dict of str to Block
+        The staircases by name (``plate``, then ``illusion`` when it has trials).
+
+    Attributes
+    ----------
+    blocks : dict of str to Block
+        The staircases and their states after the answers so far.
+    """
 
     blocks: dict[str, Block] = field(default_factory=dict)
 

@@ -75,14 +75,56 @@ _ELLIPSE_NUMBERS = ("a", "b", "theta_deg", "area", "a_low", "a_high", "b_low", "
 
 def present_direction_here(run: EllipseRun, k: int, r: int, attempt: int, state: AdaptiveState) -> DirectionTrial:
     """Round ``r``'s ask ``attempt`` along direction ``k`` at the level ``state`` picks next, drawn in this
-    process (`plates.runs.ellipse_trials.present_direction`)."""
+    process (`plates.runs.ellipse_trials.present_direction`).
+
+    Parameters
+    ----------
+    run : EllipseRun
+        The session's run (one centre, index 0).
+    k : int
+        The direction's index.
+    r : int
+        The round.
+    attempt : int
+        The ask within the round (0 first).
+    state : AdaptiveState
+        The direction's QUEST+ state; its next level is in 10⁻³ u'v'.
+
+    Returns
+    -------
+    DirectionTrial
+        The trial to show.
+    """
     return present_direction(run, 0, k, r, attempt, state.next_level())
 
 
 @dataclass
 class DirectionsSession(PersonSession):
     """One person's directions quiz (module docstring): ``run`` (one centre, backend "human"), one QUEST+
-    ``states[k]`` per direction, and ``asks[(k, r)]``: the asks so far of direction ``k``'s round ``r``."""
+    ``states[k]`` per direction, and ``asks[(k, r)]``: the asks so far of direction ``k``'s round ``r``.
+
+    Build it with `DirectionsSession.start`.
+
+    Parameters
+    ----------
+    limits, folder, participant, rows, client, store_share, colour_vision, store_note
+        As in `plates.runs.quiz.PersonSession`.
+    run : EllipseRun or None
+        The session's run (one centre, mode "uv", backend "human"); `start` sets it.
+    states : dict of int to AdaptiveState
+        Direction index -> its QUEST+ state (levels in 10⁻³ u'v').
+    asks : dict of (int, int) to int
+        ``(direction index, round)`` -> the asks made so far.
+
+    Attributes
+    ----------
+    run : EllipseRun or None
+        The session's run.
+    states : dict of int to AdaptiveState
+        The QUEST+ state per direction after the answers so far.
+    asks : dict of (int, int) to int
+        The asks per direction and round.
+    """
 
     run: EllipseRun | None = None
     states: dict[int, AdaptiveState] = field(default_factory=dict)
@@ -96,6 +138,34 @@ class DirectionsSession(PersonSession):
         """A new session: ``trials`` answers along each of ``directions`` u'v' directions around ``centre``
         (one centre, as ``--centres`` takes it: a MacAdam name or "x,y"), plates of ``size`` px; the run's
         rules (`EllipseRun`) validate them.
+
+        Parameters
+        ----------
+        centre : str, optional
+            One centre: a MacAdam centre's name (default `DEFAULT_CENTRE`) or "x,y" in CIE 1931 xy.
+        directions : int, optional
+            Directions evenly spaced in the u'v' plane.
+        trials : int, optional
+            Answers per direction (at least `plates.runs.ellipse_plan.MIN_TRIALS`).
+        size : int, optional
+            The plates' side, px.
+        seed : int or None, optional
+            Seeds the trials' labels and plates (None: a random one).
+        limits : QuizLimits or None, optional
+            The session's caps (None: the defaults).
+        folder : str or os.PathLike or None, optional
+            Where answers are stored (`plates.runs.quiz.results_folder`).
+        client : str, optional
+            The participant's address.
+        store_share : RateLimit or None, optional
+            The address's share of the answer store.
+        colour_vision : str or None, optional
+            The person's self-reported type (`plates.runs.quiz.COLOUR_VISION`), None: not given.
+
+        Returns
+        -------
+        DirectionsSession
+            The session, with a fresh participant id and a started QUEST+ state per direction.
 
         Raises
         ------
@@ -125,6 +195,7 @@ class DirectionsSession(PersonSession):
 
     @property
     def centre(self) -> Centre:
+        """The session's one centre (its ``rgb``, sRGB 0-255, is the plates' ground)."""
         return self.run.centres[0]
 
     @property
@@ -134,6 +205,7 @@ class DirectionsSession(PersonSession):
 
     @property
     def done(self) -> bool:
+        """Whether the session has shown its last trial (its cap, or every direction's QUEST+ stopped)."""
         return len(self.rows) >= self.trials or all(s.done for s in self.states.values())
 
     def _next(self) -> tuple[int, int]:
@@ -148,7 +220,24 @@ class DirectionsSession(PersonSession):
                    ) -> Trial:
         """The plate to show (the same one again until it is answered). A new one is drawn by ``present(run,
         k, r, attempt, state)``: `present_direction_here` by default, or where a server draws its images
-        (`plates.explorer.pool.ExplorerPool.direction_trial`)."""
+        (`plates.explorer.pool.ExplorerPool.direction_trial`).
+
+        Parameters
+        ----------
+        present : callable or None, optional
+            ``present(run, k, r, attempt, state) -> DirectionTrial``; None for `present_direction_here`.
+
+        Returns
+        -------
+        plates.runs.quiz.Trial
+            The trial: its number, block `DIRECTIONS_BLOCK`, the level the dots show (10⁻³ u'v'), the image
+            (sRGB 0-255) and the prompt.
+
+        Raises
+        ------
+        ValueError
+            The session is finished (`done`).
+        """
         if self._shown is not None:
             return self._shown[0]
         if self.done:
@@ -229,7 +318,20 @@ def ellipses_from_rows(frame: pd.DataFrame) -> pd.DataFrame:
     participant) plus ``colour_vision`` (the type the person reported, or None). Rows that are not a person's
     u'v' direction trials are ignored; a session whose rows cannot be rebuilt into a run gets status
     "unreadable", and one with fewer than `MIN_TRIALS` answers in some direction (stopped early) status
-    "incomplete" and no ellipse, each with its reason in ``message``."""
+    "incomplete" and no ellipse, each with its reason in ``message``.
+
+    Parameters
+    ----------
+    frame : pandas.DataFrame
+        Results rows (any backends); those with backend "human" and ``level_unit`` "1e-3 u'v'" are read.
+
+    Returns
+    -------
+    pandas.DataFrame
+        One row per session, ellipse axes in CIE 1931 xy; empty when ``frame`` is empty or lacks a column the
+        fit needs (``backend``, ``level_unit``, ``run_id``, ``item_id``, ``direction``, ``spec_json``,
+        ``level_shown``, ``correct``).
+    """
     need = {"backend", "level_unit", "run_id", "item_id", "direction", "spec_json", "level_shown", "correct"}
     if frame.empty or not need <= set(frame.columns):
         return pd.DataFrame()

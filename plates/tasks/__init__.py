@@ -66,5 +66,21 @@ def get_task(name: str) -> Task:
 
 
 def task_of(template: PromptTemplate) -> Task:
-    """The task a prompt template asks (its ``task`` field)."""
+    """The task a prompt template asks (its ``task`` field).
+
+    Parameters
+    ----------
+    template : PromptTemplate
+        The template.
+
+    Returns
+    -------
+    Task
+        The entry of `TASKS`.
+
+    Raises
+    ------
+    ValueError
+        The template names no task in `TASKS`.
+    """
     return get_task(template.task)

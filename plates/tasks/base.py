@@ -33,7 +33,23 @@ class Score:
     """The verdict on one reply. ``parsed`` is None unless ``parse_status`` is "ok"; ``failure_mode`` is
     None when correct (and for a plain misreading). ``rule`` names the parsing rule that decided;
     ``truncated``: the reply was longer than the readers' cap and only its head and tail were read
-    (`plates.tasks.answers.text.MAX_REPLY_CHARS`)."""
+    (`plates.tasks.answers.text.MAX_REPLY_CHARS`).
+
+    Parameters
+    ----------
+    parsed : str or None
+        The answer read, in the question's terms.
+    parse_status : str
+        One of `plates.tasks.answers.text.PARSE_STATUSES`.
+    correct : bool
+        The verdict.
+    failure_mode : str or None
+        One of `plates.tasks.answers.text.FAILURE_MODES`, or None.
+    rule : str, optional
+        The parsing rule that decided.
+    truncated : bool, optional
+        Only the reply's head and tail were read.
+    """
 
     parsed: str | None
     parse_status: str
@@ -55,6 +71,39 @@ class Question:
     answer written that way (few-shot examples). ``variant``: the stimulus variant the question is meant for.
     ``extra``: task-specific JSON-able facts the scorer or the metrics need (e.g. an illusion's pixel and
     perceptual answers).
+
+    Parameters
+    ----------
+    name : str
+        The prompt template's name.
+    kind : str
+        "open", "yesno" or "mc".
+    text : str
+        The prompt text.
+    expected : str
+        The correct answer as the scorer compares it.
+    options : dict of str to str or None, optional
+        {letter: text} for choices.
+    target : str, optional
+        The stimulus's truth the question is about.
+    label_space : str, optional
+        The answer space parsing uses.
+    variant : str, optional
+        The stimulus variant.
+    cot : bool, optional
+        The prompt asks for chain of thought.
+    answer_text : str, optional
+        The correct answer in ``answer_format``.
+    task : str, optional
+        The task's name (`plates.tasks.TASKS`).
+    answer_kind : str, optional
+        One of `ANSWER_KINDS`.
+    answer_format : str, optional
+        How a correct answer is written (holds ``{answer}``).
+    extra : mapping, optional
+        Task-specific JSON-able facts.
+
+    Nothing is checked here: the builders (`plates.tasks.prompts.render_prompt`, the tasks) make valid ones.
     """
 
     name: str
@@ -85,6 +134,16 @@ def pixel_reply(question: Question) -> str | None:
     Whatever framing a question asks in (RCID's "as a human would perceive it"), this is the pixels' answer:
     a ceiling on pixel truth and the zero of every "fooled like people" measure, not a model.
 
+    Parameters
+    ----------
+    question : Question
+        The question; its ``extra`` (``pixel_answer``, ``meanings``, ``paper_task``) decides.
+
+    Returns
+    -------
+    str or None
+        The reply, written with the question's ``answer_format``, or None.
+
     Examples
     --------
     >>> pixel_reply(Question("rcid-human", "mc", "?", expected="I", options={"I": "L", "II": "R", "III": "="},
@@ -109,12 +168,40 @@ def pixel_reply(question: Question) -> str | None:
 
 def question_to_json(question: Question) -> str:
     """``question`` as JSON (every field), so a question asked elsewhere (an exported dataset row, a harness's
-    sample) is judged by the same `Task.score` as the runner's: `question_from_json` rebuilds it."""
+    sample) is judged by the same `Task.score` as the runner's: `question_from_json` rebuilds it.
+
+    Parameters
+    ----------
+    question : Question
+        The question; its ``extra`` must be JSON-able.
+
+    Returns
+    -------
+    str
+        JSON with sorted keys.
+    """
     return json.dumps(asdict(question), sort_keys=True)
 
 
 def question_from_json(text: str) -> Question:
-    """The `Question` that `question_to_json` wrote; ValueError naming what is wrong otherwise."""
+    """The `Question` that `question_to_json` wrote; ValueError naming what is wrong otherwise.
+
+    Parameters
+    ----------
+    text : str
+        The JSON text.
+
+    Returns
+    -------
+    Question
+        The question.
+
+    Raises
+    ------
+    ValueError
+        ``text`` is not JSON, or not an object with ``name``, ``kind``, ``text`` and ``expected`` and only
+        `Question`'s fields.
+    """
     try:
         data = json.loads(text)
     except (TypeError, json.JSONDecodeError) as exc:
@@ -138,6 +225,30 @@ class Task:
     ``examples(truths, template, *, seed, label_space)`` builds few-shot example questions (optional).
     ``source``: the paper and section it follows. ``extra_families``: other families it also asks about (a
     scene task asks about the scenes' recoloured variants too).
+
+    Parameters
+    ----------
+    name : str
+        The task's name.
+    family : str
+        The stimulus family it asks about.
+    answer_kind : str
+        One of `ANSWER_KINDS`.
+    question : callable
+        ``question(truth, template, *, seed, label_space) -> Question``.
+    score : callable
+        ``score(question, reply) -> Score``.
+    source : str
+        The paper and section it follows.
+    examples : callable or None, optional
+        ``examples(truths, template, *, seed, label_space) -> tuple of Question``, or None.
+    extra_families : tuple of str, optional
+        Other families it asks about.
+
+    Raises
+    ------
+    ValueError
+        ``answer_kind`` not in `ANSWER_KINDS`.
     """
 
     name: str
@@ -163,5 +274,18 @@ class Task:
 def subject_of(stimulus: Any, question: Mapping[str, Any] | None = None) -> dict[str, Any]:
     """What a task builds a question from (`Task.question`) for a rendered stimulus of any family: its truth,
     the stimulus itself under ``"stimulus"``, its spec's seed under ``"spec_seed"`` and an item's fixed
-    question (a dict, or None) under ``"question"``."""
+    question (a dict, or None) under ``"question"``.
+
+    Parameters
+    ----------
+    stimulus : object
+        A rendered stimulus with ``truth`` (a mapping) and ``spec.seed``.
+    question : mapping or None, optional
+        An item's fixed question, or None.
+
+    Returns
+    -------
+    dict
+        The truth's entries and ``stimulus``, ``spec_seed``, ``question``.
+    """
     return {**stimulus.truth, "stimulus": stimulus, "spec_seed": int(stimulus.spec.seed), "question": question}

@@ -77,6 +77,39 @@ class PromptTemplate:
     ``task``: the `plates.tasks.TASKS` entry that builds and scores its questions. ``text_from``: "template"
     (the text is rendered from ``template``) or "task" (the task writes it from the stimulus; ``template`` then
     shows the frame and is not checked for placeholders).
+
+    Parameters
+    ----------
+    name : str
+        Lowercase letters, digits, ".", "_" and "-", starting with a letter or digit.
+    source : str
+        The paper and section it comes from, or who wrote it; not empty.
+    kind : str
+        One of `KINDS`.
+    label_space : str
+        One of `plates.stimuli.ishihara.labels.LABEL_SPACE_NAMES`.
+    template : str
+        The text, with the placeholders its kind requires (`PLACEHOLDERS`) when ``text_from`` is "template".
+    variant : str, optional
+        One of the plate variants.
+    cot : bool, optional
+        Asks for chain of thought.
+    asks : str, optional
+        One of `ASKS` (yes/no templates).
+    n_options : int, optional
+        Options shown (mc), 2-26.
+    answer_format : str, optional
+        Holds ``{answer}`` and no other placeholder.
+    task : str, optional
+        The task's name; empty for `DEFAULT_TASKS`' entry of ``kind``.
+    text_from : str, optional
+        One of `TEXT_FROM`.
+
+    Raises
+    ------
+    ValueError
+        A field not allowed (the message names it and what is allowed), an empty source or template, a
+        placeholder unknown, missing or malformed.
     """
 
     name: str
@@ -120,6 +153,7 @@ class PromptTemplate:
 
     @property
     def first_line(self) -> str:
+        """The template's first line, without the whitespace around the template (for listings)."""
         return self.template.strip().splitlines()[0]
 
 
@@ -281,6 +315,16 @@ PAPERS: tuple[str, ...] = ("ColorBlindnessEval", "HueManity", "ColorBench", "Ill
 def paper_of(template: PromptTemplate) -> str | None:
     """The paper (`PAPERS`) a template's ``source`` names first, or None for prompts of our own.
 
+    Parameters
+    ----------
+    template : PromptTemplate
+        The template; its ``source`` is searched for each paper's name.
+
+    Returns
+    -------
+    str or None
+        The paper whose name occurs earliest in ``source``, or None when none does.
+
     Examples
     --------
     >>> paper_of(PROMPTS["cbe-open"]), paper_of(PROMPTS["plain-open"])
@@ -292,7 +336,25 @@ def paper_of(template: PromptTemplate) -> str | None:
 
 def get_prompt(name: str, user: Mapping[str, PromptTemplate] | None = None) -> PromptTemplate:
     """The template called ``name``: a built-in, or one of ``user`` (a user's own, e.g. from
-    `load_prompt_file`); ValueError listing the names otherwise."""
+    `load_prompt_file`); ValueError listing the names otherwise.
+
+    Parameters
+    ----------
+    name : str
+        The template's name.
+    user : mapping of str to PromptTemplate or None, optional
+        A user's own templates by name (a built-in's name still gives the built-in).
+
+    Returns
+    -------
+    PromptTemplate
+        The template.
+
+    Raises
+    ------
+    ValueError
+        No template has that name (the message lists them).
+    """
     return lookup({**(user or {}), **PROMPTS}, name, "prompt")
 
 
@@ -303,7 +365,24 @@ def load_prompt_file(path: str | Path) -> tuple[PromptTemplate, ...]:
     """The templates of a TOML file: one ``[[prompt]]`` table each, with the fields of :class:`PromptTemplate`
     (``name``, ``kind``, ``label_space``, ``template`` required; ``source`` defaults to the file name). A name
     may not repeat in the file nor take a built-in's name. Errors name the file, the table and the field.
-    Nothing is registered: the caller keeps the templates (an experiment, an explorer session)."""
+    Nothing is registered: the caller keeps the templates (an experiment, an explorer session).
+
+    Parameters
+    ----------
+    path : str or pathlib.Path
+        The TOML file.
+
+    Returns
+    -------
+    tuple of PromptTemplate
+        The templates, in the file's order.
+
+    Raises
+    ------
+    ValueError
+        A missing file or invalid TOML, a top-level key other than ``prompt``, no ``[[prompt]]`` table, an
+        unknown or missing field, a field `PromptTemplate` refuses, a repeated name or a built-in's name.
+    """
     path = Path(path)
     data = read_toml(path, "prompt")
     tables = data.get("prompt")
@@ -364,6 +443,29 @@ def render_prompt(
     ``label_space`` overrides the template's (e.g. ``colorbench-mc`` with HueManity numbers: distractors then
     come from "10".."99"); a template whose space is "any" needs it for seeded distractors. The target must
     belong to the label space in use (ValueError otherwise).
+
+    Parameters
+    ----------
+    name_or_template : str or PromptTemplate
+        A built-in's name, or a template.
+    target : str
+        The plate's label, without surrounding spaces.
+    seed : int
+        Seeds the yes/no distractor or the options' distractors and order.
+    label_space : str or None, optional
+        A label space to use instead of the template's.
+
+    Returns
+    -------
+    Question
+        The question: its text, expected answer (the label, "yes"/"no" or an option letter), options (mc) and
+        the template's settings.
+
+    Raises
+    ------
+    ValueError
+        An unknown prompt or label space, a target that is empty, padded or not in the label space, a bad
+        seed, a template that draws distractors with label space "any", or fewer labels than options.
     """
     t = get_prompt(name_or_template) if isinstance(name_or_template, str) else name_or_template
     if not isinstance(t, PromptTemplate):
@@ -420,6 +522,27 @@ def few_shot_prompts(
     "no", "yes", ... (ColorBlindnessEval App. B.2: one "yes" and one "no" example of the same colour set).
     Other kinds render the same template (ColorBlindnessEval B.2 open: one example; HueManity Table 3: 1, 3
     or 5). Choosing example plates of the same colour set is the caller's job (the runner).
+
+    Parameters
+    ----------
+    name_or_template : str or PromptTemplate
+        A built-in's name, or a template.
+    targets : sequence of str
+        The example plates' labels.
+    seed : int
+        The question's seed; example i is rendered with ``seed + 1000 * (i + 1)``.
+    label_space : str or None, optional
+        As `render_prompt`.
+
+    Returns
+    -------
+    tuple of Question
+        One rendered example per target.
+
+    Raises
+    ------
+    ValueError
+        As `render_prompt`.
     """
     t = get_prompt(name_or_template) if isinstance(name_or_template, str) else name_or_template
     out = []
@@ -438,6 +561,25 @@ def build_turns(prompt: RenderedPrompt, image: Any, examples: Sequence[tuple[Any
     assistant turn with its correct answer (``answer_text``), then the question itself as the last user turn
     (ColorBlindnessEval App. B.2, HueManity Table 3). Images are PIL RGB images, sRGB 0-255; ``image=None``
     sends the question without an image (a text-only control).
+
+    Parameters
+    ----------
+    prompt : Question
+        The question.
+    image : PIL.Image.Image or None
+        Its image (sRGB 0-255), or None.
+    examples : sequence of (PIL.Image.Image or None, Question), optional
+        The few-shot examples, in order.
+
+    Returns
+    -------
+    tuple of Turn
+        The turns, the question's last.
+
+    Raises
+    ------
+    ValueError
+        ``prompt`` is not a `Question`, or an example is not an (image, `Question`) pair.
     """
     if not isinstance(prompt, RenderedPrompt):
         raise ValueError(f"build_turns needs a RenderedPrompt, got {type(prompt).__name__}")
@@ -455,7 +597,31 @@ def build_turns(prompt: RenderedPrompt, image: Any, examples: Sequence[tuple[Any
 def query_for(prompt: RenderedPrompt, image: Any, examples: Sequence[tuple[Any, RenderedPrompt]] = (), *,
               max_tokens: int = 512, temperature: float = 0.0) -> Query:
     """The request for one question (`build_turns`), stating what it expects (its kind, answer kind, label
-    space and answer format) so that no backend has to guess it from the prompt text."""
+    space and answer format) so that no backend has to guess it from the prompt text.
+
+    Parameters
+    ----------
+    prompt : Question
+        The question.
+    image : PIL.Image.Image or None
+        Its image (sRGB 0-255), or None for a text-only query.
+    examples : sequence of (PIL.Image.Image or None, Question), optional
+        The few-shot examples.
+    max_tokens : int, optional
+        The reply's token budget.
+    temperature : float, optional
+        The sampling temperature.
+
+    Returns
+    -------
+    Query
+        The request.
+
+    Raises
+    ------
+    ValueError
+        As `build_turns`, or a setting `Query` refuses.
+    """
     return Query(build_turns(prompt, image, examples), kind=prompt.kind, max_tokens=max_tokens,
                  temperature=temperature, answer_kind=prompt.answer_kind, label_space=prompt.label_space,
                  answer_format=prompt.answer_format, pixel_reply=pixel_reply(prompt))
@@ -463,7 +629,18 @@ def query_for(prompt: RenderedPrompt, image: Any, examples: Sequence[tuple[Any, 
 
 def list_prompts(user: Sequence[PromptTemplate] = ()) -> list[dict[str, Any]]:
     """One row per prompt for ``plates prompts`` (the built-ins, then ``user``'s): name, task, kind, label
-    space, variant, cot, source and the template's first line."""
+    space, variant, cot, source and the template's first line.
+
+    Parameters
+    ----------
+    user : sequence of PromptTemplate, optional
+        A user's own templates (`load_prompt_file`).
+
+    Returns
+    -------
+    list of dict
+        The rows, built-ins first.
+    """
     return [
         {"name": t.name, "task": t.task, "kind": t.kind, "label_space": t.label_space, "variant": t.variant,
          "cot": t.cot, "source": t.source, "first_line": t.first_line}

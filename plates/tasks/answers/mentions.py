@@ -70,14 +70,40 @@ _ENTITY_NOUN = (r"(?:point|box|image|picture|option|choice|letter|label|object|r
 
 def first_sentence(text: str) -> str:
     """The first sentence of ``text`` (up to the first ".", "!" or "?" before a space or the end, or the first
-    newline), at most ``SENTENCE_CHARS`` characters."""
+    newline), at most ``SENTENCE_CHARS`` characters.
+
+    Parameters
+    ----------
+    text : str
+        A reply's text.
+
+    Returns
+    -------
+    str
+        The sentence, without its end mark; the first ``SENTENCE_CHARS`` characters when no end is found there.
+    """
     m = _SENTENCE_END.search(text, 0, SENTENCE_CHARS)
     return text[: m.start()] if m else text[:SENTENCE_CHARS]
 
 
 @dataclass(frozen=True)
 class OptionNames:
-    """How a reply can name the options of one question (`names_of`)."""
+    """How a reply can name the options of one question (`names_of`).
+
+    Parameters
+    ----------
+    keys : frozenset of str
+        The option keys.
+    texts : tuple of (str, str)
+        (casefolded text, key) of every option, longest first.
+    prose : re.Pattern or None
+        The option texts that can be named in prose (not yes/no words, not numbers) as one whole-word
+        alternation, or None.
+    entity : bool
+        Every option's text names its own key as a word ("Point A").
+    verb_keys : bool, optional
+        A capital key before a verb counts as a mention for other options too.
+    """
 
     keys: frozenset[str]
     #: (casefolded text, key) of every option, longest first
@@ -93,7 +119,18 @@ class OptionNames:
 
 @functools.lru_cache(maxsize=256)
 def names_of(items: tuple[tuple[str, str], ...]) -> OptionNames:
-    """The `OptionNames` of options ``items`` ((key, text) pairs, letter keys), computed once per option set."""
+    """The `OptionNames` of options ``items`` ((key, text) pairs, letter keys), computed once per option set.
+
+    Parameters
+    ----------
+    items : tuple of (str, str)
+        The options as (key, text) pairs; hashable, so the result is cached (256 option sets at most).
+
+    Returns
+    -------
+    OptionNames
+        With ``verb_keys`` False.
+    """
     texts = tuple(sorted(((" ".join(v.split()).casefold(), k) for k, v in items), key=lambda t: -len(t[0])))
     prose_texts = [t for t, _ in texts if t not in _POLAR and not _NUMERIC.fullmatch(t)]
     prose = None
@@ -151,7 +188,26 @@ def mentioned(sentence: str, names: OptionNames, paren: re.Pattern, option_word:
     keys are not read, except a key in parentheses right after a text: "The second image (B) is most similar"
     (a model numbering the images itself, where B is the third image) mentions two options: letter and text
     disagree, and the sentence commits to neither. ``paren``/``option_word``: the alphabet's
-    patterns; ``key_of``: a matched key token -> the option key."""
+    patterns; ``key_of``: a matched key token -> the option key.
+
+    Parameters
+    ----------
+    sentence : str
+        One sentence of a reply.
+    names : OptionNames
+        How the reply can name the question's options (`names_of`).
+    paren : re.Pattern
+        The option alphabet's key in parentheses, "(B)".
+    option_word : re.Pattern
+        The alphabet's "option B" pattern.
+    key_of : callable
+        A matched key token -> the option key.
+
+    Returns
+    -------
+    set of str
+        The option keys mentioned (empty for none).
+    """
     spans = [m.span() for m in _COMPARED_PHRASE.finditer(sentence)] if _COMPARED.search(sentence) else []
 
     def compared(m: re.Match) -> bool:  # "A is closer than point B": B is what A is compared with
@@ -190,7 +246,20 @@ def leading_option(text: str, names: OptionNames) -> tuple[str | None, str] | No
     camera.", "Box A more accurately ...", "no"). A one-word text must be followed by punctuation or the end
     ("No cat is visible" is no "no"); a longer one by any non-word character. Followed by "or"/"and" and
     another option's text ("Yes or no ...") -> ambiguous. Returns (key, "ok") or (None, "ambiguous"), or None
-    when the reply begins with no option's text."""
+    when the reply begins with no option's text.
+
+    Parameters
+    ----------
+    text : str
+        A reply's text.
+    names : OptionNames
+        How the reply can name the options.
+
+    Returns
+    -------
+    (str or None, str) or None
+        (key, "ok"), (None, "ambiguous"), or None.
+    """
     body = text.lstrip(_LEAD_EDGES)
     low = body[: len(names.texts[0][0]) + 1].casefold() if names.texts else ""
     for t, k in names.texts:
@@ -216,7 +285,18 @@ def leading_option(text: str, names: OptionNames) -> tuple[str | None, str] | No
 
 def rejects_all(text: str) -> bool:
     """Rule 5c: the first sentence rejects the options together ("Neither bounding box A nor B ...", "None of
-    the options ...", "none of the above"): the reply commits to no option."""
+    the options ...", "none of the above"): the reply commits to no option.
+
+    Parameters
+    ----------
+    text : str
+        A reply's text.
+
+    Returns
+    -------
+    bool
+        Whether the first sentence (`first_sentence`) has "neither ... nor" or "none of the/these/them".
+    """
     first = first_sentence(text)
     return bool(_REJECT.search(first))
 
@@ -287,7 +367,28 @@ def first_sentence_choice(text: str, names: OptionNames, paren: re.Pattern, opti
     auxiliary verb, or four words or more that begin with the option): a noun phrase ("A blue circle",
     "Something purple-ish") describes, it does not choose. ``more``: the options a task's own reading in
     words finds in a sentence (`plates.tasks.answers.choice.Described`): a sentence it reads as naming
-    another option too ("They look the same but the left is darker") decides nothing."""
+    another option too ("They look the same but the left is darker") decides nothing.
+
+    Parameters
+    ----------
+    text : str
+        A reply's text.
+    names : OptionNames
+        How the reply can name the question's options (`names_of`).
+    paren : re.Pattern
+        The option alphabet's key in parentheses, "(B)".
+    option_word : re.Pattern
+        The alphabet's "option B" pattern.
+    key_of : callable
+        A matched key token -> the option key.
+    more : callable or None, optional
+        The options a task's own reading in words finds in a sentence, or None.
+
+    Returns
+    -------
+    str or None
+        The option key, or None.
+    """
     first = first_sentence(text)
     if _lists_every_key(first, names):  # "... two points labeled A and B. Point A is closer to the camera."
         rest = text[len(first):].lstrip(".!? \n")
@@ -378,7 +479,28 @@ def last_paragraph(text: str, names: OptionNames, paren: re.Pattern, option_word
     no list item ("- (D) ...", "(D) ...", "4. ...") nor a list's heading ("The dimensions of Box A are:"),
     names exactly one option, neither negating nor hedging:
     the summary after a discussion ("... (D) is on the label.\nThe corresponding point is (D) Point D, as
-    ...")."""
+    ...").
+
+    Parameters
+    ----------
+    text : str
+        A reply's text; only its last ``4 * SENTENCE_CHARS`` characters are searched for a paragraph break.
+    names : OptionNames
+        How the reply can name the question's options (`names_of`).
+    paren : re.Pattern
+        The option alphabet's key in parentheses, "(B)".
+    option_word : re.Pattern
+        The alphabet's "option B" pattern.
+    key_of : callable
+        A matched key token -> the option key.
+    more : callable or None, optional
+        The options a task's own reading in words finds in a sentence, or None.
+
+    Returns
+    -------
+    str or None
+        The option key, or None.
+    """
     cut = None
     for cut in _PARAGRAPH.finditer(text, max(0, len(text) - 4 * SENTENCE_CHARS)):  # noqa: B007 - the last one
         pass
@@ -394,7 +516,28 @@ def concluded(text: str, names: OptionNames, paren: re.Pattern, option_word: re.
               key_of: Callable[[str], str], more: Callable[[str], set[str]] | None = None) -> str | None:
     """Rule 5e: the LAST sentence that begins with a conclusion ("Therefore", "Thus", "In conclusion", "Based
     on this analysis", "Given these observations", a forced choice "However, if we must choose one, ...") and
-    names exactly one option, neither negating nor hedging: that option."""
+    names exactly one option, neither negating nor hedging: that option.
+
+    Parameters
+    ----------
+    text : str
+        A reply's text.
+    names : OptionNames
+        How the reply can name the question's options (`names_of`).
+    paren : re.Pattern
+        The option alphabet's key in parentheses, "(B)".
+    option_word : re.Pattern
+        The alphabet's "option B" pattern.
+    key_of : callable
+        A matched key token -> the option key.
+    more : callable or None, optional
+        The options a task's own reading in words finds in a sentence, or None.
+
+    Returns
+    -------
+    str or None
+        The option key, or None.
+    """
     found = None
     for m in _CONCLUSION.finditer(text):
         end = _SENTENCE_END.search(text, m.end(), m.end() + SENTENCE_CHARS)
@@ -416,8 +559,23 @@ _KEY_BEFORE = re.compile(r"(?:\(([A-Za-z]{1,4})\)|(?<![\w'])(?:(?i:option|choice
 def named_as_correct(text: str, names: OptionNames, key_of: Callable[[str], str]) -> str | None:
     """Rule 4b: "A is the correct option for the given question", "(B) is the right answer", "Option C would
     be the best choice", "The second image is the correct answer": the key or option text right before "is
-    the correct answer/option/choice". The LAST such statement wins; False when two statements name different
-    options in one sentence is not checked: the last one stands. None when there is none."""
+    the correct answer/option/choice". The LAST such statement wins, also when two statements in one sentence
+    name different options. None when there is none.
+
+    Parameters
+    ----------
+    text : str
+        A reply's text.
+    names : OptionNames
+        How the reply can name the options.
+    key_of : callable
+        A matched key token -> the option key.
+
+    Returns
+    -------
+    str or None
+        The option key, or None.
+    """
     found = None
     for m in _CORRECT_AFTER.finditer(text):
         window = text[max(0, m.start() - 2 * len(names.texts[0][0]) - 12): m.start()]
@@ -441,7 +599,20 @@ _RESULT = re.compile(r"(?:=|\b(?:is|equals|be)\b) ?([-+]?[0-9][0-9,]*(?:\.[0-9]+
 def stated_result(text: str, names: OptionNames) -> str | None:
     """Rule 5g: the reply's last sentence ends with "= value" ("is value", "equals value") and the value
     (units after it aside) is an option's text ("... = 16." for the option "16"; "∠BOC = 145°" for "145°";
-    "the length of EF is 8."): that option."""
+    "the length of EF is 8."): that option.
+
+    Parameters
+    ----------
+    text : str
+        A reply's text; its last sentence within the last ``SENTENCE_CHARS`` characters is read.
+    names : OptionNames
+        How the reply can name the options.
+
+    Returns
+    -------
+    str or None
+        The option key, or None.
+    """
     tail = text[-SENTENCE_CHARS:].rstrip()
     start = max(tail.rfind(". "), tail.rfind("\n")) + 1
     last = tail[start:]
@@ -482,10 +653,25 @@ def hedged_pick(text: str, names: OptionNames, paren: re.Pattern, option_word: r
     commits to it. A hedge with no pick ("difficult to definitively determine ...") or with picks naming
     two options ("However, (C) or (D) could be real") names nothing.
 
+    Parameters
+    ----------
+    text : str
+        The whole reply.
+    names : OptionNames
+        How the reply can name the question's options (`names_of`).
+    paren : re.Pattern
+        The option alphabet's key in parentheses, "(B)".
+    option_word : re.Pattern
+        The alphabet's "option B" pattern.
+    key_of : callable
+        A matched key token -> the option key.
+    more : callable or None, optional
+        The options a task's own reading in words finds in a clause (`first_sentence_choice`), or None.
+
     Returns
     -------
     str or None
-        The option key, or None.
+        The option key, or None (no hedge, no pick, or picks naming more than one option).
     """
     hedge = hedge_end(text)
     if hedge is None:

@@ -108,7 +108,15 @@ _ELLIPSIS = "\n…\n"
 @dataclass(frozen=True)
 class Prepared:
     """A reply ready for a reader: ``text`` without reasoning, bounded and with collapsed whitespace (not yet
-    cleaned of markdown); ``truncated``: the reply was longer than ``MAX_REPLY_CHARS``."""
+    cleaned of markdown); ``truncated``: the reply was longer than ``MAX_REPLY_CHARS``.
+
+    Parameters
+    ----------
+    text : str
+        The prepared text.
+    truncated : bool
+        The reply was cut to `HEAD_CHARS` + `TAIL_CHARS`.
+    """
 
     text: str
     truncated: bool
@@ -119,7 +127,21 @@ class Reading:
     """What a reader read. ``answer``: the answer in the question's terms (a label, "yes"/"no", an option key, a
     colour name), None unless ``status`` is "ok"; ``rule``: the rule that decided; ``failure_mode``: HueManity
     App. E's mode (for an answer: the mode it gets when it is wrong, e.g. "erratic" for "121212"; None for a
-    plain misreading); ``truncated``: the reply was cut to head and tail before reading."""
+    plain misreading); ``truncated``: the reply was cut to head and tail before reading.
+
+    Parameters
+    ----------
+    answer : str or None
+        The answer read, None unless ``status`` is "ok".
+    status : str
+        One of `PARSE_STATUSES`.
+    rule : str
+        The rule that decided, in words.
+    failure_mode : str or None, optional
+        One of `FAILURE_MODES`, or None.
+    truncated : bool, optional
+        The reply was cut before reading.
+    """
 
     answer: str | None
     status: str
@@ -134,6 +156,17 @@ _OPEN = re.compile(r"<think>", re.IGNORECASE)
 
 def strip_reasoning(reply: str) -> str:
     """``reply`` without its ``<think>`` reasoning (see the module docstring; case-insensitive tags).
+
+    Parameters
+    ----------
+    reply : str
+        A raw reply.
+
+    Returns
+    -------
+    str
+        What follows the last ``</think>``; without one, what precedes the first ``<think>`` (an unclosed
+        block: the reply was cut off while thinking); else ``reply`` unchanged.
 
     Examples
     --------
@@ -224,7 +257,19 @@ _QUOTE_CHARS = "\u2018\u2019\u201c\u201d\uff1a\uff08\uff09"
 
 
 def clean(text: str) -> str:
-    """Markdown emphasis and typographic quotes removed, whitespace trimmed (text from `prepare`)."""
+    """Markdown emphasis and typographic quotes removed, whitespace trimmed (text from `prepare`).
+
+    Parameters
+    ----------
+    text : str
+        Prepared text.
+
+    Returns
+    -------
+    str
+        ``text`` without ``**``, ``__``, backticks and leading heading marks, typographic quotes and full-width
+        colon and parentheses made ASCII, stripped.
+    """
     # translate is slow on non-ASCII text: only when a quote is there (isascii is O(1) in CPython)
     if not text.isascii() and any(c in text for c in _QUOTE_CHARS):
         text = text.translate(_QUOTES)
@@ -232,7 +277,19 @@ def clean(text: str) -> str:
 
 
 def strip_answer_prefix(text: str) -> str:
-    """``text`` without a leading "Answer:" (case-insensitive; HueManity App. B.2)."""
+    """``text`` without a leading "Answer:" (case-insensitive; HueManity App. B.2).
+
+    Parameters
+    ----------
+    text : str
+        Cleaned text.
+
+    Returns
+    -------
+    str
+        ``text`` without its first "answer:" or "final answer:" prefix (spaces around the colon allowed),
+        stripped.
+    """
     return _PREFIX.sub("", text, count=1).strip()
 
 
@@ -249,7 +306,19 @@ _CORRECTION = re.compile(
 
 
 def after_correction(text: str) -> str | None:
-    """The text after the last self-correction phrase of ``text``, or None when there is none."""
+    """The text after the last self-correction phrase of ``text``, or None when there is none.
+
+    Parameters
+    ----------
+    text : str
+        A reply's text.
+
+    Returns
+    -------
+    str or None
+        What follows the last "actually", "wait", "correction:", "I mean", "on second thought" (or "on
+        reflection", "on closer inspection") or "scratch that"; None without one.
+    """
     last = None
     for last in _CORRECTION.finditer(text):  # noqa: B007 - the last match is the one wanted
         pass
@@ -275,6 +344,18 @@ def translated(text: str) -> str:
     """``text`` as the English word of `FOREIGN_WORDS` when it is, as a whole (punctuation aside), one of the
     table's words; else ``text`` unchanged.
 
+    Parameters
+    ----------
+    text : str
+        A reply's text.
+
+    Returns
+    -------
+    str
+        The English word, or ``text``; ASCII text and text over 16 characters are returned unchanged.
+
+    Examples
+    --------
     >>> translated("左。"), translated("The left one")
     ('left', 'The left one')
     """
@@ -295,7 +376,22 @@ ANSWER_PHRASE = (r"(?:\banswer\b(?: to (?:the|this|your) question)?(?: (?:is|wou
 def last_answer(text: str, phrases: re.Pattern, read: Callable[[str, int], T | None]) -> T | None:
     """The answer-phrase rule of every reader: ``read(text, end)`` at the end of each match of ``phrases``
     (None when no answer of the reader's kind follows), the LAST non-None reading wins; None when no phrase
-    names an answer. One pass over the phrases; ``read`` looks only a bounded way past the phrase."""
+    names an answer. One pass over the phrases; ``read`` looks only a bounded way past the phrase.
+
+    Parameters
+    ----------
+    text : str
+        A reply's text.
+    phrases : re.Pattern
+        The reader's answer phrases (`ANSWER_PHRASE` and its own).
+    read : callable
+        ``read(text, end)`` -> the answer following offset ``end``, or None.
+
+    Returns
+    -------
+    object or None
+        The last reading that is not None, or None.
+    """
     found = None
     for m in phrases.finditer(text):
         value = read(text, m.end())
@@ -328,19 +424,53 @@ _EDGE_PUNCT = " \t\r\n.,;:!?\"'()[]{}<>*_"
 
 
 def hedge_end(text: str) -> int | None:
-    """Where the first hedge or refusal of `is_hedge` ends in ``text`` (an offset), or None without one."""
+    """Where the first hedge or refusal of `is_hedge` ends in ``text`` (an offset), or None without one.
+
+    Parameters
+    ----------
+    text : str
+        A reply.
+
+    Returns
+    -------
+    int or None
+        The character offset just after the first hedge or refusal, or None when ``text`` has none.
+    """
     m = _EVASION.search(text)
     return m.end() if m else None
 
 
 def is_hedge(text: str) -> bool:
     """A refusal or hedge ("I cannot tell", "difficult to definitively determine", "not sure"), without
-    `is_evasion`'s description words (a sentence about "the pattern" may still choose an option)."""
+    `is_evasion`'s description words (a sentence about "the pattern" may still choose an option).
+
+    Parameters
+    ----------
+    text : str
+        A reply's text.
+
+    Returns
+    -------
+    bool
+        Whether a refusal or hedge phrase occurs in ``text``.
+    """
     return bool(_EVASION.search(text))
 
 
 def is_evasion(text: str) -> bool:
-    """A refusal ("I cannot see any number", "not visible") or a description instead of an answer."""
+    """A refusal ("I cannot see any number", "not visible") or a description instead of an answer.
+
+    Parameters
+    ----------
+    text : str
+        A reply's text.
+
+    Returns
+    -------
+    bool
+        Whether a refusal or hedge phrase, or a description word ("Ishihara", "colour blind", "dots",
+        "pattern", ...; HueManity App. E.2), occurs in ``text``.
+    """
     return bool(_EVASION.search(text) or _DESCRIPTION.search(text))
 
 
@@ -349,6 +479,23 @@ def failure_mode(text: str, *, label_len: int, ambiguous: bool = False, evasive:
 
     ``label_len``: the length of a label (2 for the papers' spaces); ``ambiguous``: a reader found several
     conflicting answers; ``evasive``: `is_evasion` of the cleaned text when the caller knows it already.
+
+    Parameters
+    ----------
+    text : str
+        Prepared text.
+    label_len : int
+        A label's length, characters.
+    ambiguous : bool, optional
+        A reader found several conflicting answers.
+    evasive : bool or None, optional
+        `is_evasion` of the cleaned text, or None to compute it.
+
+    Returns
+    -------
+    str
+        "evasion" (nothing, a refusal or a description), "erratic" (repetition, conflicting answers, long
+        digit runs or random strings) or "hallucination" (words, or more characters than a label).
     """
     return _mode(strip_answer_prefix(clean(text)), label_len, ambiguous, evasive)
 
@@ -381,7 +528,24 @@ def _mode(t: str, label_len: int, ambiguous: bool, evasive: bool | None) -> str:
 def unanswered(prepared: Prepared, rule: str, *, label_len: int, ambiguous: bool = False) -> Reading:
     """The reading of a reply that gave no usable answer: "ambiguous" (erratic) when a reader found several
     answers; else "refusal" (evasion) for refusals and descriptions; else "unparsed" with its failure mode
-    (an empty reply: evasion, no answer was attempted)."""
+    (an empty reply: evasion, no answer was attempted).
+
+    Parameters
+    ----------
+    prepared : Prepared
+        The reply (`prepare`).
+    rule : str
+        The reader's rule, in words (an empty reply with no rule gets one saying so).
+    label_len : int
+        A label's length, characters.
+    ambiguous : bool, optional
+        A reader found several conflicting answers.
+
+    Returns
+    -------
+    Reading
+        A reading with no answer, status "unparsed", "ambiguous" or "refusal", and its failure mode.
+    """
     cleaned, cut = clean(prepared.text), prepared.truncated
     if not cleaned.strip(_EDGE_PUNCT):
         return Reading(None, "unparsed", rule or "empty reply (after any <think> block)", "evasion", cut)

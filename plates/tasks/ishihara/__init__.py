@@ -54,18 +54,80 @@ def _label(truth: Mapping[str, Any]) -> str:
 
 def plate_question(truth: Mapping[str, Any], template: PromptTemplate, *, seed: int,
                    label_space: str | None = None) -> Question:
-    """The question ``template`` asks about a plate whose label is ``truth["label"]``."""
+    """The question ``template`` asks about a plate whose label is ``truth["label"]``.
+
+    Parameters
+    ----------
+    truth : mapping
+        The plate's truth; its ``label`` is the target.
+    template : PromptTemplate
+        The prompt.
+    seed : int
+        The question's seed (`plates.tasks.prompts.render_prompt`).
+    label_space : str or None, optional
+        A label space to use instead of the template's.
+
+    Returns
+    -------
+    Question
+        The rendered question.
+
+    Raises
+    ------
+    ValueError
+        A truth without ``label``, or anything `plates.tasks.prompts.render_prompt` refuses.
+    """
     return render_prompt(template, _label(truth), seed=seed, label_space=label_space)
 
 
 def plate_examples(truths: Sequence[Mapping[str, Any]], template: PromptTemplate, *, seed: int,
                    label_space: str | None = None) -> tuple[Question, ...]:
-    """Few-shot example questions, one per example plate (ColorBlindnessEval App. B.2, HueManity Table 3)."""
+    """Few-shot example questions, one per example plate (ColorBlindnessEval App. B.2, HueManity Table 3).
+
+    Parameters
+    ----------
+    truths : sequence of mapping
+        The example plates' truths (their ``label``).
+    template : PromptTemplate
+        The prompt.
+    seed : int
+        The question's seed (`plates.tasks.prompts.few_shot_prompts`).
+    label_space : str or None, optional
+        A label space to use instead of the template's.
+
+    Returns
+    -------
+    tuple of Question
+        One example per truth.
+
+    Raises
+    ------
+    ValueError
+        A truth without ``label``, or anything `plates.tasks.prompts.render_prompt` refuses.
+    """
     return few_shot_prompts(template, [_label(t) for t in truths], seed=seed, label_space=label_space)
 
 
 def plate_score(question: Question, reply: str) -> Score:
-    """Judge ``reply`` against ``question`` (`score`)."""
+    """Judge ``reply`` against ``question`` (`score`).
+
+    Parameters
+    ----------
+    question : Question
+        The question asked (its kind, expected answer, label space and options are used).
+    reply : str
+        The reply text.
+
+    Returns
+    -------
+    Score
+        The verdict.
+
+    Raises
+    ------
+    ValueError
+        As `score`: a bad question, or a reply that is not a str.
+    """
     return score(question.kind, reply, question.expected, label_space=question.label_space,
                  options=question.options)
 
@@ -90,6 +152,31 @@ def score(
     (HueManity App. B.2, `read_label`) or "any" (None means "any": a number for a numeric target, else the
     exact text); ``options`` (mc, required): ``{letter: text}`` as rendered. ValueError for a bad question
     (never for a reply).
+
+    Parameters
+    ----------
+    kind : str
+        "open", "yesno" or "mc".
+    reply : str
+        The reply text.
+    expected : str
+        The right answer, not empty.
+    label_space : str or None, optional
+        The label space (open questions); None for "any".
+    options : dict of str to str or None, optional
+        {letter: text}, letters A-Z (mc).
+
+    Returns
+    -------
+    Score
+        The verdict.
+
+    Raises
+    ------
+    ValueError
+        An unknown kind or label space, a reply that is not a str, an empty expected answer, an expected answer
+        not allowed for the kind (not yes/no, not an option letter, not in the label space), or mc options
+        missing, refused by `check_options` or not single letters.
     """
     if kind not in QUERY_KINDS:
         raise ValueError(f"kind {kind!r} is not allowed; allowed: {', '.join(QUERY_KINDS)}")

@@ -24,7 +24,25 @@ CODE_NAMES = {"rgb": "RGB", "hsv": "HSV", "hex": "HEX"}
 
 
 def format_codes(rgb, fmt: str) -> list[str]:
-    """Colours (n, 3) sRGB 0-255 printed as options in ``fmt`` (rgb / hsv / hex)."""
+    """Colours (n, 3) sRGB 0-255 printed as options in ``fmt`` (rgb / hsv / hex).
+
+    Parameters
+    ----------
+    rgb : array_like, shape (n, 3) or (3,)
+        sRGB 0-255 colours, read as integers.
+    fmt : str
+        One of `CODE_FORMATS`.
+
+    Returns
+    -------
+    list of str
+        One code per colour, as in the module docstring.
+
+    Raises
+    ------
+    ValueError
+        An unknown ``fmt``.
+    """
     arr = np.asarray(rgb, dtype=np.int64).reshape(-1, 3)
     if fmt == "rgb":
         return [f"({r}, {g}, {b})" for r, g, b in arr.tolist()]
@@ -37,7 +55,25 @@ def format_codes(rgb, fmt: str) -> list[str]:
 
 
 def format_code(rgb, fmt: str) -> str:
-    """``rgb`` (sRGB 0-255) printed as an option in ``fmt`` (rgb / hsv / hex)."""
+    """``rgb`` (sRGB 0-255) printed as an option in ``fmt`` (rgb / hsv / hex).
+
+    Parameters
+    ----------
+    rgb : array_like, shape (3,)
+        One sRGB 0-255 colour.
+    fmt : str
+        One of `CODE_FORMATS`.
+
+    Returns
+    -------
+    str
+        Its code.
+
+    Raises
+    ------
+    ValueError
+        An unknown ``fmt``.
+    """
     return format_codes([rgb], fmt)[0]
 
 
@@ -64,6 +100,32 @@ def distractor_colours(
     rounding that follows); directions that never reach it are dropped. The points are rounded to 8-bit,
     out-of-gamut points dropped, and the survivors kept first-fit. ValueError when ``delta_e`` cannot be reached
     from ``rgb`` inside sRGB in enough directions.
+
+    Parameters
+    ----------
+    rgb : array_like, shape (3,)
+        The correct colour, sRGB 0-255.
+    delta_e : float
+        The CIEDE2000 distance wanted, 0.5-60.
+    n : int
+        Distractors wanted.
+    rng : numpy.random.Generator
+        Draws the directions.
+    tolerance : float, optional
+        How far (CIEDE2000) a rounded distractor may be from ``delta_e``.
+    fmt : str, optional
+        The code format whose codes must all differ (one of `CODE_FORMATS`).
+
+    Returns
+    -------
+    list of (int, int, int)
+        The distractors, sRGB 0-255.
+
+    Raises
+    ------
+    ValueError
+        ``delta_e`` outside 0.5-60, an unknown ``fmt``, or fewer than ``n`` colours found in 8 rounds of 48
+        directions.
     """
     check_number("delta_e", delta_e, 0.5, 60)  # CIEDE2000
     centre = srgb255_to_lab(np.asarray(rgb, dtype=np.float64))
