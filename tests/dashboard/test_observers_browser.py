@@ -11,7 +11,7 @@ import pytest
 
 from plates.runs.ellipse_summary import write_summary
 from tests.dashboard.test_app_browser import CHROMIUM, chromium_page, serve
-from tests.dashboard.test_observers import ELLIPSE
+from tests.dashboard.test_observer_queries import ELLIPSE
 from tests.support.dashboard_rows import outcomes, write_part
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow,
@@ -67,7 +67,7 @@ def test_the_observers_page_draws_ellipses_and_kappa(folder, tmp_path):
 
 
 def test_a_persons_ellipse_is_drawn_with_their_colour_vision_in_the_legend(folder, tmp_path):
-    from tests.dashboard.test_observers import people_results
+    from tests.dashboard.test_observer_queries import people_results
 
     session = people_results(folder)
     with serve(folder) as url, chromium_page() as page:
