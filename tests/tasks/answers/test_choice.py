@@ -454,6 +454,23 @@ def test_a_negation_in_a_relative_clause_describing_the_pick_does_not_negate_it(
     assert (got.answer, got.status) == ("D", "ok")
 
 
+def test_a_pick_after_a_challenging_to_determine_hedge_commits_to_the_option_its_clause_names():
+    # blink/GPT4V-images-concatenated/val_Forensic_Detection_99 (ambiguous before), its walk shortened: "it"
+    # is the first image, the one option the pick's clause names
+    walk = ("Based on the examination of the four images, I would say that:\n\n(A) the first image appears to be a real photograph.\n\n(B) the second image also seems to be a real "
+            "photograph.\n\n(C) the third image might raise some doubts.\n\n(D) the fourth image could be a real "
+            "photograph as well.\n\n")
+    hedge = ("Without additional context or information about the origin of these images, it's challenging to "
+             "determine with absolute certainty which one is most likely to be a real photograph. ")
+    reply = walk + hedge + ("However, based on the natural action and quality of the first image, it would be my "
+                            "choice as the most likely to be a real photograph.")
+    assert parse_choice(reply, IMAGES).answer == "A"
+    # Traps: the hedge alone, or a pick naming two options, names nothing
+    assert parse_choice(walk + hedge, IMAGES).answer is None
+    assert parse_choice(walk + hedge + "However, the first image or the third image would be my choice as the most "
+                        "likely.", IMAGES).answer is None
+
+
 @pytest.mark.parametrize("conclusion", [
     "Based on this analysis, (D) is not the one that is most likely to be real.",  # the negation is the pick's
     "Based on this analysis, I believe that (D) is not the most likely real photograph.",  # "that" + a key
