@@ -96,6 +96,11 @@ __all__ = [
 #: after sentences naming none ("there are four points, A, B, C, and D.") gives way to the one option the later
 #: sentences name (choice rule 5f); a negation in a compared clause (", while the third image (B) does not") no
 #: longer vetoes the claim; "Based on the images (provided)," opens a conclusion (choice rule 5e).
-RULES_VERSION = 5
+#: 6: a count stated in words inside a sentence ("There are four people in the water.") names the option of that
+#: number where every option is a number (choice rule 12; `plates.tasks.answers.labels.count_in_words`); a
+#: negation inside a relative "that" clause describing a "most"/"best" pick ("... is most likely to be a real
+#: photograph that has not been digitally manipulated") no longer vetoes the pick; "challenging to determine"
+#: is a hedge like "difficult to determine", so the one option a pick after it names commits (choice rule 5h).
+RULES_VERSION = 6
 #: How rows written before rows recorded a version read (Parquet files without the ``rules_version`` column).
 UNVERSIONED = 0

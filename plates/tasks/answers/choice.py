@@ -81,7 +81,10 @@ collapsed, markdown and typographic quotes removed), first rule that decides win
    "least" rejects ("(C) is the least likely"), unless joined to a "most" claim ("the most candid and least
    processed"); "at least" rejects nothing. A negation in the compared clause ("while", "whereas", "than", up
    to its comma) is the rival's, not the claim's: "the second image (A) shares the same style ..., while the
-   third image (B) does not" -> A.
+   third image (B) does not" -> A. A negation inside a relative "that" clause after a "most"/"best" pick
+   describes the pick ("(D) the fourth image is most likely to be a real photograph that has not been digitally
+   manipulated" -> D); one before "that" ("(D) is not the one that ...") or without such a pick ("(D) is the one
+   that is not real") still vetoes.
 5b. **Colour values** (colour-code options only) named anywhere: "The HSV value is (120, 76, 55)." -> that
    option; values of several options -> ambiguous; a value that is no option's names nothing.
 6. **Keys in parentheses** "(X)" (ColorBench's CoT format: "the option letter is in the parentheses like
@@ -101,7 +104,9 @@ collapsed, markdown and typographic quotes removed), first rule that decides win
 12. **Numeric options** (every option's text a plain number: a count, as BLINK's Counting offers "(A) 0 (B) 3
     (C) 2 (D) 1"), and no rule above read the reply (unparsed, never ambiguous or refused): the number the
     reply answers with under the number reader's own policy (`plates.tasks.answers.labels.parse_number`:
-    "There is 1 white fridge in the image." -> "1") names the option of that value, compared canonically
+    "There is 1 white fridge in the image." -> "1"), else a count stated in words in a sentence ("There are four
+    people in the water.", "I count two": `plates.tasks.answers.labels.count_in_words`, where every number word
+    of the reply is that count and no digit appears) names the option of that value, compared canonically
     ("01" is "1"); a number no option holds, several different numbers ("2 dogs and 1 cat") or a hedge ("I
     cannot tell if there are 2") name nothing: the hedge veto stays here, as in the number reader (a number
     after a hedge is as often the count the model could not confirm as its pick).
@@ -121,7 +126,7 @@ from dataclasses import dataclass
 
 from plates.tasks.answers import mentions
 from plates.tasks.answers.colours import colour_code, colour_code_at, colour_codes_in
-from plates.tasks.answers.labels import NUMBER_PATTERN, canonical_number, parse_number
+from plates.tasks.answers.labels import NUMBER_PATTERN, canonical_number, count_in_words, parse_number
 from plates.tasks.answers.text import (
     ANSWER_PHRASE,
     Prepared,
@@ -673,7 +678,8 @@ def read_choice(reply: str, options: Mapping[str, str], *, described: Described 
     if result[1] == "unparsed":
         numbers = _numeric(reader.items)
         if numbers is not None and not is_hedge(text):
-            value = parse_number(text).value
+            parsed = parse_number(text)
+            value = count_in_words(text) if parsed.value is None and not parsed.ambiguous else parsed.value
             if value in numbers:
                 result = (numbers[value], "ok", "the number stated is an option's value")
     if result[1] != "ok" and question is not None:

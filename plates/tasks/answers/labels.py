@@ -60,7 +60,10 @@ from plates.tasks.answers.text import (
     unanswered,
 )
 
-__all__ = ["MAX_DIGITS", "NUMBER_PATTERN", "NUMBER_WORDS", "NumberParse", "canonical_number", "read_label", "read_number", "read_text"]
+__all__ = [
+    "MAX_DIGITS", "NUMBER_PATTERN", "NUMBER_WORDS", "NumberParse", "canonical_number", "count_in_words", "read_label",
+    "read_number", "read_text",
+]
 
 _EDGE_PUNCT = " \t\r\n.,;:!?\"'()[]{}<>*_"
 
@@ -188,6 +191,50 @@ def _standalone_numbers(text: str) -> set[str]:
         if len(values) > 1:
             break
     return values
+
+
+# A count stated in words: "There are four people", "there is only one", "I count two". Any other number word
+# (or "no", "several", "a few" counting the same things) keeps the count from being the one answer.
+_COUNT_CLAIM = re.compile(r"\b(?:there(?: is|'s| are)|i count)(?: only| exactly| just)? ", re.IGNORECASE)
+_ANY_WORD = re.compile(r"[a-z]+(?:-[a-z]+)?", re.IGNORECASE)
+
+
+def count_in_words(text: str) -> str | None:
+    """The count a reply states in words inside a sentence ("There are four people in the water." -> "4"), or
+    None: the reading `plates.tasks.answers.choice` rule 12 adds for options that are all numbers.
+
+    A claim is "there is/are" or "I count", optionally "only/exactly/just", then a number word that is not a
+    part ("four of the five people"). Every number word of the reply must be that one value: a second count
+    ("There are two dogs and three cats"), or a digit string anywhere, names nothing.
+
+    Parameters
+    ----------
+    text : str
+        A prepared, cleaned reply (`plates.tasks.answers.text.clean`).
+
+    Returns
+    -------
+    str or None
+        The count as a canonical digit string ("4"), or None.
+
+    Examples
+    --------
+    >>> count_in_words("There are four people in the water.")
+    '4'
+    >>> count_in_words("There are four of the five people in the water.") is None
+    True
+    """
+    if _DIGITS.search(text):
+        return None
+    claimed = {
+        canonical_number(found[0])
+        for m in _COUNT_CLAIM.finditer(text)
+        if (found := _value_at(text, m.end())) is not None and not found[0][0].isdigit()
+    }
+    if len(claimed) != 1:
+        return None
+    words = {NUMBER_WORDS[w] for w in map(str.lower, _ANY_WORD.findall(text)) if w in NUMBER_WORDS}
+    return claimed.pop() if words <= claimed else None
 
 
 class NumberParse:

@@ -322,12 +322,28 @@ _REASON = re.compile(r",? \b(?:because|since|due to|given that)\b|, (?:as|which)
 _MOST_AND_LEAST = re.compile(r"\bmost [\w-]+(?:,| and| but) (?:the )?least\b", re.IGNORECASE)
 
 
+# A relative clause describing the pick of a "most"/"best" claim is not a negation of the pick: "(D) the fourth
+# image is most likely to be a real photograph that has not been digitally manipulated" -- the clause is left
+# out of the negation check (up to the next comma). Trap: "(D) is not the one that ..." still negates (the
+# negation comes before "that"), and "I believe that (D) is not real" has no relative clause ("that" + a key).
+_MOST_CLAIM = re.compile(r"\b(?:most|best)\b", re.IGNORECASE)
+_RELATIVE = re.compile(r"(?<=\w) that (?:has|have|had|is|are|was|were|does|do|did)\b[^,;]*", re.IGNORECASE)
+
+
+def _claim_of(sentence: str) -> str:
+    claim = _COMPARED_PHRASE.sub("", sentence) if _COMPARED.search(sentence) else sentence
+    relative = _RELATIVE.search(claim)
+    if relative is not None and _MOST_CLAIM.search(claim, 0, relative.start()):
+        claim = claim[: relative.start()] + claim[relative.end():]
+    return claim
+
+
 def _decides(sentence: str, names: OptionNames, paren: re.Pattern, option_word: re.Pattern,
              key_of: Callable[[str], str], more: Callable[[str], set[str]] | None, first: bool = False) -> str | None:
     reason = _REASON.search(sentence)
     if reason is not None:
         sentence = sentence[: reason.start()]
-    claim = _COMPARED_PHRASE.sub("", sentence) if _COMPARED.search(sentence) else sentence
+    claim = _claim_of(sentence)
     if is_hedge(sentence) or _NEGATION.search(_MOST_AND_LEAST.sub("most", claim)) or (
             first and _ANSWER.search(sentence)):
         return None

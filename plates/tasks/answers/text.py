@@ -408,7 +408,7 @@ _EVASION = re.compile(  # first letters: see _CORRECTION
     r"(?:numbers?|digits?|text|characters?|letters?)\b|not (?:clearly )?(?:visible|discernible|legible|clear)"
     r"|not sure|unclear|nothing|none|no idea|(?:do|did) ?n[o']t know|"
     # Trap: the closing \b keeps "none" out of "nonetheless".
-    r"(?:hard|difficult) to (?:[a-z]+ly )?(?:tell|say|see|read|determine|identify|make out))\b",
+    r"(?:hard|difficult|challenging) to (?:[a-z]+ly )?(?:tell|say|see|read|determine|identify|make out))\b",
     re.IGNORECASE,
 )
 # E.2: "providing a general description of the image (often correctly identifying it as a color vision test)".

@@ -351,6 +351,24 @@ def test_a_count_that_hedges_conflicts_or_is_no_option_names_nothing(reply, stat
     assert got.answer is None and got.status == status
 
 
+def test_a_count_stated_in_words_in_a_sentence_names_the_option_of_that_number():
+    # blink/QwenVLMax/val_Counting_82 (unread before), with the options its replies echo
+    got = parse_choice("There are four people in the water.", {"A": "4", "B": "3", "D": "6"})
+    assert (got.answer, got.status, got.rule) == ("A", "ok", "the number stated is an option's value")
+    assert _letter("I count two floats in the pool.", COUNTS) == "C"
+
+
+@pytest.mark.parametrize("reply", [
+    "There are three of the floats in the pool.",  # a part of a whole, not a count
+    "There are two floats and three boats.",  # two different counts
+    "There are three floats, or maybe two.",  # a second number word
+    "I cannot tell whether there are two floats.",  # a hedge
+    "There is no red car in front of the train.",  # a refusal, not zero
+])
+def test_a_count_in_words_that_is_a_part_conflicts_or_hedges_names_nothing(reply):
+    assert parse_choice(reply, COUNTS).answer is None
+
+
 def test_a_stated_number_reads_only_where_every_option_is_a_number():
     # "2" is an option's value, but "more than 2" is no number: rule 12 does not apply, nothing else chooses
     got = parse_choice("There are 2 floats in the pool.", {"A": "2", "B": "more than 2"})
@@ -416,6 +434,50 @@ def test_the_most_appropriate_one_named_after_a_walk_through_is_the_answer():
              "triangle points upwards, maintaining a central alignment without suggesting a specific direction like "
              "left or right.")
     assert parse_choice(reply, {k: f"picture {k}" for k in "ABCD"}).answer == "C"
+
+
+# blink/GPT4V/val_Forensic_Detection_51 (ambiguous before), its opening and walk through (A)..(D) shortened
+WALKED = ("I can provide an assessment:\n\n(A) The first image shows a traffic light with both the red and green "
+          "lights illuminated simultaneously, which is not standard operation for traffic lights.\n\n(B) The second "
+          "image also shows a traffic light with all three lights illuminated at the same time. This is not how "
+          "traffic lights function in reality.\n\n(C) The third image depicts a traffic light with both the green "
+          "and red lights on. This is again not a standard traffic light sequence.\n\n(D) The fourth image shows a "
+          "traffic light with only the green light illuminated. This is consistent with the normal operation of "
+          "traffic lights.\n\n")
+
+
+def test_a_negation_in_a_relative_clause_describing_the_pick_does_not_negate_it():
+    reply = WALKED + ("Based on this analysis, (D) the fourth image is most likely to be a real photograph that has "
+                      "not been digitally manipulated to show an unrealistic traffic light sequence. It represents a "
+                      "typical traffic light in its expected operational state.")
+    got = parse_choice(reply, IMAGES)
+    assert (got.answer, got.status) == ("D", "ok")
+
+
+def test_a_pick_after_a_challenging_to_determine_hedge_commits_to_the_option_its_clause_names():
+    # blink/GPT4V-images-concatenated/val_Forensic_Detection_99 (ambiguous before), its walk shortened: "it"
+    # is the first image, the one option the pick's clause names
+    walk = ("Based on the examination of the four images, I would say that:\n\n(A) the first image appears to be a real photograph.\n\n(B) the second image also seems to be a real "
+            "photograph.\n\n(C) the third image might raise some doubts.\n\n(D) the fourth image could be a real "
+            "photograph as well.\n\n")
+    hedge = ("Without additional context or information about the origin of these images, it's challenging to "
+             "determine with absolute certainty which one is most likely to be a real photograph. ")
+    reply = walk + hedge + ("However, based on the natural action and quality of the first image, it would be my "
+                            "choice as the most likely to be a real photograph.")
+    assert parse_choice(reply, IMAGES).answer == "A"
+    # Traps: the hedge alone, or a pick naming two options, names nothing
+    assert parse_choice(walk + hedge, IMAGES).answer is None
+    assert parse_choice(walk + hedge + "However, the first image or the third image would be my choice as the most "
+                        "likely.", IMAGES).answer is None
+
+
+@pytest.mark.parametrize("conclusion", [
+    "Based on this analysis, (D) is not the one that is most likely to be real.",  # the negation is the pick's
+    "Based on this analysis, I believe that (D) is not the most likely real photograph.",  # "that" + a key
+    "Based on this analysis, (D) the fourth image is the one that is not real.",  # no "most" pick: it may reverse
+])
+def test_a_negation_before_a_that_clause_or_without_a_most_claim_still_vetoes(conclusion):
+    assert parse_choice(WALKED + conclusion, IMAGES).answer is None
 
 
 @pytest.mark.parametrize("reply, status", [
