@@ -13,6 +13,7 @@ import subprocess
 import sys
 import threading
 
+import pandas as pd
 import pyarrow as pa
 import pyarrow.parquet as pq
 import pytest
@@ -137,8 +138,9 @@ def test_plates_run_over_a_generated_folder_of_each_family(tmp_path, preset, pro
     frame = load_results(tmp_path / "out").frame.set_index("item_id")
     assert sorted(frame.index) == sorted(r["item_id"] for r in rows)
     assert set(frame["family"]) == {family} and frame["correct"].notna().all()
-    for r in rows:  # the rows' group is the manifest's
-        assert frame.loc[r["item_id"], "colour_set"] == r["group"]
+    for r in rows:  # the rows' group is the manifest's; colour_set is a plate's only
+        assert frame.loc[r["item_id"], "group"] == r["group"]
+        assert pd.isna(frame.loc[r["item_id"], "colour_set"])
 
 
 def _files(root):

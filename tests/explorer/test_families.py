@@ -166,9 +166,9 @@ def test_quiz_needs_consent_and_caps_restarts(tmp_path, monkeypatch):
     assert qv.start_session(config, agreed=True, started=1).folder == tmp_path
     with pytest.raises(ValueError, match="started 2 quizzes; allowed: 2 per visit"):
         qv.start_session(config, agreed=True, started=2)
-    with pytest.raises(ValueError, match="trials=99 is not allowed; allowed: 1-60"):
+    with pytest.raises(ValueError, match="trials=99 is not allowed; allowed: 1-80"):
         qv.QuizConfig(trials=99)
-    with pytest.raises(ValueError, match="illusion_trials=-1 is not allowed; allowed: 0-60"):
+    with pytest.raises(ValueError, match="illusion_trials=-1 is not allowed; allowed: 0-80"):
         qv.QuizConfig(illusion_trials=-1)
     with pytest.raises(ValueError, match="illusion 'rcid-filter' is not allowed; allowed: None, rcid-contrast"):
         qv.QuizConfig(illusion="rcid-filter")
