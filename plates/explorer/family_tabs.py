@@ -268,15 +268,16 @@ def _quiz_tab(guard: Callable, slots: Mapping[str, int], work: ExplorerPool, png
         quiz_state = gr.State(None, time_to_live=ttl,
                               delete_callback=lambda session: _release(admission, session))
         started_state = gr.State(0)
-        # folded once a quiz starts, so the image and the answer box fit one 1400x900 screen
-        with gr.Accordion("About this quiz: what is kept, and your consent", open=True) as consent_box:
+        # folded once a quiz starts (the setup with it), so the image and the answer box fit one 1400x900 screen
+        with gr.Accordion("About this quiz: what is kept, your consent, and what to measure",
+                          open=True) as consent_box:
             gr.Markdown(qv.consent_text(quiz), elem_id="quiz-consent")
-        with gr.Row():
-            mode = gr.Radio(qv.mode_choices(quiz), value=qv.MODES[0][0],
-                            label="What to measure", elem_id="quiz-mode", scale=2)
-            colour_vision = gr.Dropdown(list(qv.COLOUR_VISION_CHOICES), value="", elem_id="quiz-colour-vision",
-                                        label="Your colour vision, if you want to say (optional, self-reported)",
-                                        scale=2)
+            with gr.Row():
+                mode = gr.Radio(qv.mode_choices(quiz), value=qv.MODES[0][0],
+                                label="What to measure", elem_id="quiz-mode", scale=2)
+                colour_vision = gr.Dropdown(list(qv.COLOUR_VISION_CHOICES), value="", elem_id="quiz-colour-vision",
+                                            label="Your colour vision, if you want to say (optional, self-reported)",
+                                            scale=2)
         with gr.Row():
             agree = gr.Checkbox(False, label="I have read the note and agree", elem_id="quiz-agree")
             start_btn = gr.Button("Start", variant="primary", elem_id="quiz-start")
