@@ -85,9 +85,11 @@ def test_a_persons_ellipse_is_drawn_with_their_colour_vision_in_the_legend(folde
         print("screenshot:", shot)
         page.get_by_text("Error consistency", exact=True).click()
         page.wait_for_selector("text=Error consistency (κ)", timeout=60_000)
+        # the κ matrix's axis labels are shortened on the page (`plates.charts.layout.short_label`): the whole
+        # label, colour vision included, is in the chart's data and shows on hover
         page.wait_for_function(
-            "[...document.querySelectorAll('.js-plotly-plot text')].some(t => t.textContent.includes("
-            "'self-reported: protan'))", timeout=60_000)
+            "[...document.querySelectorAll('.js-plotly-plot')].some(p => JSON.stringify(p.data || [])"
+            ".includes('self-reported: protan'))", timeout=60_000)
         shot = tmp_path / "dashboard-observers-person-kappa.png"
         page.screenshot(path=str(shot), full_page=True)
         print("screenshot:", shot)
