@@ -62,7 +62,7 @@ def test_a_person_gets_the_trials_and_ellipse_plates_ellipses_gives_the_same_obs
     ({"centre": "0.16,0.057"}, "outside the sRGB gamut"),
     ({"centre": "macadam-13;macadam-14"}, "allowed: one centre"),
     ({"directions": 4}, "three distinct axes"),
-    ({"trials": 9}, "allowed: an integer 10-2000"),
+    ({"trials": 9}, r"allowed: an integer in \[10, 2000\] per direction"),
     ({"trials": 11}, "allowed: at most 80 per session"),
     ({"colour_vision": "my name is Ann"}, "allowed: blank"),
 ])
