@@ -17,6 +17,7 @@ from functools import lru_cache
 import numpy as np
 
 from plates.colour.spaces import colour_science
+from plates.colour.transfer import linear_to_srgb255, srgb255_to_linear
 from plates.validation import check_number
 
 __all__ = ["CVD_KINDS", "CVD_VIEWS", "machado_matrix", "simulate_cvd"]
@@ -28,7 +29,7 @@ CVD_VIEWS = ("none", *CVD_KINDS)
 
 @lru_cache(maxsize=1)
 def _decode_lut() -> np.ndarray:
-    lut = colour_science().cctf_decoding(np.arange(256) / 255.0, function="sRGB")
+    lut = srgb255_to_linear(np.arange(256))
     lut.setflags(write=False)
     return lut
 
@@ -174,6 +175,5 @@ def simulate_cvd(rgb_array, kind: str, severity: float = 1.0) -> np.ndarray:
     uniq, inv = np.unique(packed, return_inverse=True)
     cols = np.stack([(uniq >> 16) & 255, (uniq >> 8) & 255, uniq & 255], axis=1)
     lin = _decode_lut()[cols] @ m.T
-    enc = colour_science().cctf_encoding(np.clip(lin, 0, 1), function="sRGB")
-    out = np.clip(np.rint(enc * 255), 0, 255).astype(np.uint8)
+    out = np.clip(np.rint(linear_to_srgb255(np.clip(lin, 0, 1))), 0, 255).astype(np.uint8)
     return out[inv.reshape(-1)].reshape(u8.shape)

@@ -43,6 +43,7 @@ from PIL import Image
 
 from plates.analysis.psychometric import psychometric
 from plates.colour.chromaticity import srgb255_to_xyY
+from plates.colour.transfer import linear_to_srgb255, srgb255_to_linear
 from plates.models.baseline import format_answer, label_space_for
 from plates.stimuli.ishihara.glyphs import TEXT_SCALE, text_mask
 from plates.stimuli.ishihara.labels import LABEL_SPACES
@@ -82,16 +83,6 @@ class PlateReading:
 def _mask(label: str, size: int) -> np.ndarray:
     margin = STYLES["dense"].max_radius_900 * size / 900
     return text_mask(label, FONT, size, margin, TEXT_SCALE)
-
-
-def _decode(rgb255: np.ndarray) -> np.ndarray:
-    c = rgb255 / 255.0
-    return np.where(c <= 0.04045, c / 12.92, ((c + 0.055) / 1.055) ** 2.4)  # IEC 61966-2-1 decoding
-
-
-def _encode(linear: np.ndarray) -> np.ndarray:
-    c = np.where(linear <= 0.0031308, 12.92 * linear, 1.055 * np.power(np.maximum(linear, 0), 1 / 2.4) - 0.055)
-    return c * 255.0
 
 
 def read_plate(image: Image.Image, labels: tuple[str, ...]) -> PlateReading:
@@ -139,8 +130,8 @@ def read_plate(image: Image.Image, labels: tuple[str, ...]) -> PlateReading:
     # The figure's mean colour over its area (module docstring): a dithered figure draws some of its dots in the
     # ground's own colour, and they are figure too.
     area = max(int((_mask(label, size).ravel() & disc).sum()), int(fig.sum()))
-    ground_lin = _decode(ground)
-    figure = _encode(ground_lin + (_decode(flat[fig].astype(float)) - ground_lin).sum(axis=0) / area)
+    ground_lin = srgb255_to_linear(ground)
+    figure = linear_to_srgb255(ground_lin + (srgb255_to_linear(flat[fig]) - ground_lin).sum(axis=0) / area)
     return PlateReading(tuple(ground), tuple(float(v) for v in figure), share, label)
 
 

@@ -18,6 +18,7 @@ import pyarrow.parquet as pq
 from plates.analysis.adaptive import AdaptiveState
 from plates.analysis.ellipses import INTERVAL_METHODS, compare_macadam, fit_ellipse, threshold_draws
 from plates.colour.chromaticity import srgb255_to_xyY, uv_to_xy, xy_to_uv
+from plates.colour.transfer import linear_to_srgb255, srgb255_to_linear
 from plates.results.schema import KIND_KEY, SUMMARY_KIND
 from plates.runs.ellipse_plan import LEVELS, UNITS, Centre, EllipseRun
 
@@ -174,9 +175,7 @@ def shown_unit(run: EllipseRun, c: Centre, k: int, level: float, uv0: np.ndarray
     numpy.ndarray, shape (2,)
         A unit vector in the u'v' plane.
     """
-    colours = np.asarray(run.figure_colours(c, k, level), dtype=float) / 255.0
-    linear = np.where(colours <= 0.04045, colours / 12.92, ((colours + 0.055) / 1.055) ** 2.4).mean(axis=0)
-    encoded = np.where(linear <= 0.0031308, 12.92 * linear, 1.055 * linear ** (1 / 2.4) - 0.055) * 255.0
+    encoded = linear_to_srgb255(srgb255_to_linear(run.figure_colours(c, k, level)).mean(axis=0))
     step = xy_to_uv(srgb255_to_xyY(encoded)[0]) - uv0
     norm = float(np.hypot(*step))
     if norm < 1e-9:

@@ -20,6 +20,7 @@ import numpy as np
 
 from plates.analysis.adaptive import AdaptiveSpec, AdaptiveState
 from plates.colour.spaces import delta_e2000
+from plates.colour.transfer import linear_to_srgb255, srgb255_to_linear
 from plates.models.base import Reply
 from plates.results import load_results
 from plates.runs.ellipse_plan import UNITS, Centre, EllipseRun
@@ -89,10 +90,8 @@ def shown_level(run: EllipseRun, c: Centre, k: int, plate: Any) -> tuple[float, 
     if (dots == dots[0]).all():  # one colour: itself (the linear-light round trip would leave ~1e-13)
         enc = dots[0]
     else:
-        rgb = dots / 255.0
-        lin = np.where(rgb <= 0.04045, rgb / 12.92, ((rgb + 0.055) / 1.055) ** 2.4)
-        mean = (lin * (plate.r[fg] ** 2)[:, None]).sum(0) / (plate.r[fg] ** 2).sum()
-        enc = np.where(mean <= 0.0031308, 12.92 * mean, 1.055 * mean ** (1 / 2.4) - 0.055) * 255.0
+        lin = srgb255_to_linear(dots)
+        enc = linear_to_srgb255((lin * (plate.r[fg] ** 2)[:, None]).sum(0) / (plate.r[fg] ** 2).sum())
     return run.shown(c, k, enc), float(delta_e2000(enc, np.array(c.rgb, dtype=float)))
 
 

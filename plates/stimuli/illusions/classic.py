@@ -9,7 +9,8 @@ from __future__ import annotations
 import numpy as np
 
 from plates import colour as C
-from plates.stimuli.illusions.colours import decode_srgb, encode_linear, lerp, luminance, rgb8
+from plates.colour.transfer import srgb255_to_linear
+from plates.stimuli.illusions.colours import encode_linear, lerp, luminance, rgb8
 from plates.stimuli.illusions.geometry import (
     Drawing,
     Job,
@@ -132,7 +133,7 @@ def draw_checker_shadow(job: Job) -> Drawing:
     lit[y0:y1, x0:x1] = q == 0
     if tau < 1.0:
         factor = 1.0 - np.arange(_SHADOW_STEPS) / (_SHADOW_STEPS - 1) * (1.0 - tau)  # last step: exactly tau
-        table = encode_linear(decode_srgb(palette)[:, None, :] * factor[None, :, None])  # (3, steps, 3)
+        table = encode_linear(srgb255_to_linear(palette)[:, None, :] * factor[None, :, None])  # (3, steps, 3)
         # the penumbra sweeps through every level between a check and its shadow: a penumbra step that
         # lands exactly on a target colour moves one level darker, so target colours stay in the targets
         # (full shadow is left alone: there a light check equals the target at delta_e 0, by design)

@@ -19,10 +19,10 @@ import numpy as np
 
 from plates import colour as C
 from plates.colour.spaces import colour_science
+from plates.colour.transfer import srgb255_to_linear
 
 __all__ = [
     "TOLERANCE",
-    "decode_srgb",
     "encode_linear",
     "in_gamut",
     "lerp",
@@ -101,36 +101,16 @@ def lerp(a, b, t: float) -> np.ndarray:
     return a + float(t) * (b - a)
 
 
-def decode_srgb(rgb) -> np.ndarray:
-    """sRGB 0-255 -> linear RGB 0-1 (IEC 61966-2-1 decoding, via colour-science).
-
-    Parameters
-    ----------
-    rgb : array_like, shape (..., 3)
-        Gamma-encoded sRGB 0-255 (any numeric type).
-
-    Returns
-    -------
-    numpy.ndarray of float, shape (..., 3)
-        Linear RGB 0-1.
-
-    References
-    ----------
-    IEC 61966-2-1:1999, the sRGB transfer function.
-    """
-    return colour_science().cctf_decoding(np.asarray(rgb, dtype=float) / 255.0, function="sRGB")
-
-
 @lru_cache(maxsize=1)
 def _encode_thresholds() -> np.ndarray:
     """Linear values at which the 8-bit sRGB code steps up: decode((k + 0.5) / 255), k = 0..254."""
-    return np.asarray(colour_science().cctf_decoding((np.arange(255) + 0.5) / 255.0, function="sRGB"), dtype=float)
+    return srgb255_to_linear(np.arange(255) + 0.5)
 
 
 def encode_linear(linear) -> np.ndarray:
     """Linear RGB 0-1 -> sRGB 0-255 uint8: the code whose rounding interval holds the value, i.e.
-    rint(255 * encode(linear)) clipped, found by a search over the 255 step points (colour-science computes
-    them once), so many pixels cost no transfer-function evaluation.
+    rint(`plates.colour.transfer.linear_to_srgb255`) clipped, found by a search over the 255 step points
+    (computed once), so many pixels cost no transfer-function evaluation.
 
     Parameters
     ----------
@@ -174,7 +154,7 @@ def luminance(rgb) -> np.ndarray | float:
     >>> luminance((255, 255, 255))
     1.0
     """
-    y = decode_srgb(rgb) @ np.array([0.2126, 0.7152, 0.0722])
+    y = srgb255_to_linear(rgb) @ np.array([0.2126, 0.7152, 0.0722])
     return float(y) if np.ndim(y) == 0 else y
 
 

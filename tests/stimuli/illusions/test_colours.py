@@ -9,10 +9,10 @@ import numpy as np
 import pytest
 
 from plates.colour import srgb255_to_lab
+from plates.colour.transfer import srgb255_to_linear
 from plates.stimuli.illusions.colours import (
     TOLERANCE,
     cast,
-    decode_srgb,
     encode_linear,
     in_gamut,
     luminance,
@@ -61,7 +61,7 @@ def test_gamut_and_rounding():
 
 def test_encode_linear_inverts_decode_on_every_code_and_rounds_like_the_transfer_function():
     codes = np.arange(256)
-    np.testing.assert_array_equal(encode_linear(decode_srgb(codes)), codes)
+    np.testing.assert_array_equal(encode_linear(srgb255_to_linear(codes)), codes)
     linear = np.linspace(0.0, 1.0, 10_001)
     direct = np.clip(np.rint(255 * colour.cctf_encoding(linear, function="sRGB")), 0, 255)
     np.testing.assert_array_equal(encode_linear(linear), direct)
