@@ -46,7 +46,7 @@ from urllib.parse import urlsplit
 
 import pyarrow.fs as pafs
 
-__all__ = ["COMMITS", "TEMPORARIES", "Store", "is_url", "mirror", "open_store", "s3_endpoint", "sub_location", "s3_region", "sync_filesystem",
+__all__ = ["COMMITS", "TEMPORARIES", "Store", "is_url", "mirror", "open_store", "s3_endpoint", "sub_location", "s3_region", "sync_filesystem", "filesystem_flush",
            "temporary_name", "write_atomic", "written_in_place"]
 
 #: The folder (beside the objects it commits) holding each committed object's record, on object stores.
@@ -406,7 +406,7 @@ def write_atomic(data: bytes, path: str | os.PathLike, *, sync_folder: bool = Fa
     try:
         with open(tmp, "wb") as fh:
             fh.write(data)
-            if not (defer_sync and _filesystem_flush() is not None):
+            if not (defer_sync and filesystem_flush() is not None):
                 fh.flush()
                 os.fsync(fh.fileno())
         os.replace(tmp, path)
@@ -465,7 +465,7 @@ def sync_filesystem(folder: str | os.PathLike) -> None:
     """
     if not os.path.isdir(folder):
         raise FileNotFoundError(errno.ENOENT, f"no folder {str(folder)!r} to flush to disk")
-    flush = _filesystem_flush()
+    flush = filesystem_flush()
     if flush is not None:
         flush(folder)
 
@@ -493,8 +493,16 @@ def _libc_syncfs():
         return None
 
 
-def _filesystem_flush():
-    """How `sync_filesystem` flushes a folder's filesystem here (`_syncfs`, `_os_sync`), or None (no way)."""
+def filesystem_flush():
+    """How `sync_filesystem` flushes a folder's filesystem on this platform, or None where it has no way.
+
+    Returns
+    -------
+    callable or None
+        A function of one local folder (str or os.PathLike) that flushes that folder's whole filesystem to disk:
+        the C library's ``syncfs`` where there is one (Linux), else ``os.sync`` (macOS and other POSIX), else
+        None (Windows): there `write_atomic` fsyncs each deferred write itself.
+    """
     if _libc_syncfs() is not None:
         return _syncfs
     return _os_sync if hasattr(os, "sync") else None

@@ -170,7 +170,7 @@ def test_a_deferred_write_is_fsynced_at_once_where_no_filesystem_flush_exists(tm
     """Where sync_filesystem can flush later (Linux, macOS) a deferred write skips its fsync; where it cannot
     (Windows), the write is fsynced as usual and sync_filesystem does nothing: every image stays durable."""
     synced = []
-    monkeypatch.setattr(storage, "_filesystem_flush", lambda: (lambda folder: synced.append(folder)) if flush else None)
+    monkeypatch.setattr(storage, "filesystem_flush", lambda: (lambda folder: synced.append(folder)) if flush else None)
     real_fsync = os.fsync
     monkeypatch.setattr(os, "fsync", lambda fd: synced.append("fsync") or real_fsync(fd))
     write_atomic(b"x", tmp_path / "a.png", defer_sync=True)
