@@ -33,6 +33,7 @@ warnings.filterwarnings("ignore", message=".*Matplotlib.*")
 
 from plates.models import simulated  # noqa: E402
 from plates.models.simulated import EllipseObserver, fixed_ellipse  # noqa: E402
+from plates.reader import MODEL_NAME  # noqa: E402
 from plates.runs.ellipse_plan import EllipseRun, parse_centres  # noqa: E402
 from plates.runs.ellipses import run_ellipses  # noqa: E402
 from plates.runs.experiment import ModelSpec  # noqa: E402
@@ -117,7 +118,7 @@ def part_time(trials: int, size: int) -> None:
     centres, _ = parse_centres(text)
     with tempfile.TemporaryDirectory() as out:
         run = EllipseRun(centres=tuple(centres), trials=trials, size=size, out=out,
-                         model=ModelSpec("baseline", "baseline-cnn", 512, 0.0, {}))
+                         model=ModelSpec("baseline", MODEL_NAME, 512, 0.0, {}))
         start = time.perf_counter()
         result = run_ellipses(run)
         seconds = time.perf_counter() - start

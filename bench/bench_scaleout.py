@@ -21,6 +21,7 @@ from pathlib import Path
 os.environ.setdefault("RAY_USAGE_STATS_ENABLED", "0")
 
 from plates.datasets import load_dataset
+from plates.reader import MODEL_NAME
 from plates.results import load_results
 from plates.runs.experiment import parse_experiment
 from plates.runs.ray_executor import RayExecutor
@@ -33,7 +34,7 @@ SAME = ["row_key", "reply", "parsed", "parse_status", "correct"]
 def _exp(out: Path):
     return parse_experiment({"dataset": "colorblindnesseval", "prompts": ["cbe-open"],
                              "conditions": {"sizes": [256]},
-                             "models": [{"backend": "baseline", "model": "baseline-cnn"}], "out": str(out)})
+                             "models": [{"backend": "baseline", "model": MODEL_NAME}], "out": str(out)})
 
 
 def _rows(out: Path):

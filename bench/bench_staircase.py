@@ -59,6 +59,7 @@ from plates.analysis.psychometric_fits import fit_psychometric
 from plates.colour import delta_e2000, srgb255_to_lab
 from plates.models import make_backend
 from plates.models.base import Backend, Reply
+from plates.reader import MODEL_NAME
 from plates.runs.rows import build_row
 from plates.runs.staircase import Staircase, parse_staircase, run_staircase
 from plates.stimuli.ishihara.jitter import HUEMANITY_JITTER, huemanity_jitter
@@ -296,7 +297,7 @@ def jitter_text(stimulus: Mapping[str, Any]) -> str:
 def reader_staircase(stimulus: Mapping[str, Any], prompt: str, rng: tuple[float, float], **more: Any) -> dict:
     """A staircase's TOML data for the bundled reader on ``stimulus`` over ``rng`` (ΔE2000), plus ``more``."""
     return {"prompt": prompt, "low": rng[0], "high": rng[1], "stimulus": dict(stimulus),
-            "models": [{"backend": "baseline", "model": "baseline-cnn"}], **more}
+            "models": [{"backend": "baseline", "model": MODEL_NAME}], **more}
 
 
 def reader(seeds: int, per_level: int, stimulus: Mapping[str, Any], prompt: str,

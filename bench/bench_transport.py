@@ -23,6 +23,7 @@ import numpy as np
 from plates.integrations.rows import export_rows
 from plates.integrations.transport import TRANSPORTS, transport_shift
 from plates.models.views import FAMILIES
+from plates.reader import MODEL_NAME
 from plates.runs.experiment import quick_experiment
 
 LOSSLESS = ("hf-datasets", "lmms-eval", "inspect_ai", "vlmevalkit")
@@ -36,7 +37,7 @@ def main(argv: list[str] | None = None) -> int:
     args = ap.parse_args(argv)
     started = time.monotonic()
     with tempfile.TemporaryDirectory() as out:
-        exp = quick_experiment(dataset=args.preset, prompt=args.preset, backend="baseline", model="baseline-cnn",
+        exp = quick_experiment(dataset=args.preset, prompt=args.preset, backend="baseline", model=MODEL_NAME,
                                out=out, limit=args.plates, size=args.size)
         pngs = [row.values["image"]["bytes"] for row in export_rows(exp)]
     print(f"{len(pngs)} plates of {args.preset} sent at {args.size} px; per-pixel CIEDE2000 between the view of "
