@@ -1,6 +1,7 @@
 """Colour maths: thin wrappers over colour-science, one module per concept.
 
 * `plates.colour.spaces`: sRGB 0-255 <-> CIELAB (D65, 2°), CIEDE2000, parsing and hex.
+* `plates.colour.transfer`: the sRGB transfer function, sRGB 0-255 <-> linear RGB 0-1 (numpy).
 * `plates.colour.gamut`: the colour at a given CIEDE2000 from another, inside sRGB.
 * `plates.colour.cvd`: Machado 2009 colour-vision-deficiency views.
 """
