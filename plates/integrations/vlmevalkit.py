@@ -34,7 +34,7 @@ import pandas as pd
 from plates.analysis.metrics import wilson_interval
 from plates.integrations.rows import export_rows
 from plates.runs.experiment import Experiment
-from plates.storage import temporary_name, write_atomic
+from plates.storage import temporary_name, write_atomic, written_in_place
 from plates.tasks import get_task, question_from_json
 
 __all__ = ["TSV_COLUMNS", "export_vlmevalkit", "score_predictions", "write_png"]
@@ -227,13 +227,12 @@ def export_vlmevalkit(exp: Experiment, out: str | os.PathLike, *, name: str = "p
         raise ValueError(f"the experiment plans no rows for dataset {exp.dataset!r}; allowed: a dataset, prompts "
                          "and limit that ask at least one item")
     columns = [*TSV_COLUMNS, *sorted(letters), *OUR_COLUMNS]
-    tmp = temporary_name(out / f"{name}.tsv")
-    with open(tmp, "w", newline="", encoding="utf-8") as fh, open(tmp_images, encoding="ascii") as images:
+    with written_in_place(out / f"{name}.tsv") as tmp, open(tmp, "w", newline="", encoding="utf-8") as fh, \
+            open(tmp_images, encoding="ascii") as images:
         writer = csv.DictWriter(fh, columns, delimiter="\t", lineterminator="\n")
         writer.writeheader()
         for index, (r, image) in enumerate(zip(rows, images)):
             writer.writerow({**r, "index": index, "image": image.rstrip("\n")})
     tmp_images.unlink()
-    os.replace(tmp, out / f"{name}.tsv")
     (out / "plates_dataset.py").write_text(CLASS_FILE.format(datasets=(name,)), encoding="utf-8")
     return len(rows)
