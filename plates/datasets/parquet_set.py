@@ -192,7 +192,29 @@ def _check_params(store: Store, params: dict) -> None:
 
 
 def _publish_manifest(store: Store, ids: list[str] | None) -> int | None:
-    """Write the manifest when every planned id is committed (None otherwise: another shard will)."""
+    """Write the manifest when every planned id is committed (None otherwise: another shard will).
+
+    Not `plates.datasets.items.publish_manifest` / `finish_manifest`, and for three reasons, not a copy of
+    them: the set may live on an object store, where `plates.storage.Store.commit` is the one atomic publish
+    (those write a local ``Path`` with `plates.storage.written_in_place`); its rows are read back from the
+    committed shards, which are what a sharded plan shares (theirs come from the writer's own rows, or from
+    ``manifest.shards/`` parts on a local disk); and it carries ``shard_row`` and the `FORMAT_KEY` mark in
+    place of the ImageFolder ``file_name`` column and ``metadata.parquet`` link, which describe loose PNGs.
+    Its columns are the shards', i.e. `plates.datasets.write.manifest_schema` (the one schema of family
+    manifests), not the loose plate set's `plates.datasets.items.MANIFEST_SCHEMA`.
+
+    Parameters
+    ----------
+    store : Store
+        The set's location.
+    ids : list of str or None
+        Every planned item id in plan order, or None: the manifest lists the committed shards' rows as they are.
+
+    Returns
+    -------
+    int or None
+        Rows written, or None when a planned id is not committed yet.
+    """
     data = store.child(DATA)
     tables = []
     for name in data.list(suffix=".parquet"):
