@@ -263,8 +263,9 @@ def link_metadata(out: Path) -> None:
 class DatasetItem:
     """One image of a benchmark set. ``spec``: any family's spec (`plates.stimuli.STIMULI`); ``label``: the
     item's answer as text where it has one (a plate's number; "" where the answer depends on the question);
-    ``colour_set``: the group few-shot examples are drawn from (a plate's colour set; an illusion's kind; a
-    scene's task or seed scene: the manifest's ``group`` column, or ``colour_set`` in a plate manifest);
+    ``group``: the group few-shot examples are drawn from (a plate's colour set; an illusion's kind; a
+    scene's task or seed scene: the manifest's ``group`` column, or ``colour_set`` in a plate manifest, whose
+    group is its colour set);
     ``path``: set when loaded from a generated folder (a file's Path; a Parquet set's
     `plates.datasets.parquet_set.ShardImage`); ``question_json``: for an item made for one question
     (a ColorBench scene question, fixed when the set was generated so its robustness variants ask the same
@@ -276,7 +277,7 @@ class DatasetItem:
     spec: Any
     variant: str
     label: str
-    colour_set: str
+    group: str
     path: Any = None  # a Path, a Parquet set's ShardImage, or None
     question_json: str | None = None
     #: The ΔE2000 its plate draws as the manifest recorded it (`plates.stimuli.ishihara.measure` columns

@@ -86,7 +86,7 @@ def sample_items(items: Sequence[DatasetItem], sample: Sample, dataset: str) -> 
     is a (colour set, label) pair), plates in sample order, a plate's items in their dataset order."""
     plates: dict[tuple[str, str], list[DatasetItem]] = {}
     for it in items:
-        plates.setdefault((it.colour_set, it.label), []).append(it)
+        plates.setdefault((it.group, it.label), []).append(it)
     cells: dict[str, list] = {}
     for cs, label in plates:
         cells.setdefault(cs, []).append(label)

@@ -165,8 +165,8 @@ def export_rows(exp: Experiment, items: Sequence[Any] | None = None) -> Iterator
         image = query.turns[-1].images[0]
         sample_id = row_key("", item.dataset, item.item_id, "", "", c, unit.variant, unit.prompt, unit.shots)
         manifest = {
-            "item_id": item.item_id, "dataset": item.dataset, "label": item.label, "group": item.colour_set,
-            "colour_set": colour_set_of(item.family, item.colour_set),
+            "item_id": item.item_id, "dataset": item.dataset, "label": item.label, "group": item.group,
+            "colour_set": colour_set_of(item.family, item.group),
             "delta_e": asked.delta_e, "variant": item.variant, "font": asked.font, "size": int(item.spec.size),
             "seed": int(item.spec.seed), "spec_json": asked.spec_json,
             "path": Path(item.path).relative_to(root).as_posix() if isinstance(item.path, Path) and root else None,

@@ -71,7 +71,7 @@ def few_shot_examples(exp: Experiment, items: Sequence[Any], pool: Sequence[int]
     item = items[index]
     candidates = [i for i in pool if i != index and items[i].spec != item.spec]
     if len(candidates) < k:
-        raise ValueError(f"shots={k} needs {k} other plates of colour set {item.colour_set!r}, but only "
+        raise ValueError(f"shots={k} needs {k} other items of group {item.group!r}, but only "
                          f"{len(candidates)} are loaded; raise dataset.limit (--limit) or lower shots")
     digest = hashlib.sha256(f"{exp.seed}\x00{item.item_id}\x00{k}".encode()).digest()
     return random.Random(int.from_bytes(digest[:8], "big")).sample(candidates, k)
@@ -100,15 +100,16 @@ class Builder:
         self._pooled: set[str] = set()
         self._views: dict[tuple, dict[str, Any]] = {}
 
-    def pool(self, variant: str, colour_set: str) -> list[int]:
-        """Items of one colour set a question about ``variant`` may use as few-shot examples.
+    def pool(self, variant: str, group: str) -> list[int]:
+        """Items of one group (`plates.datasets.items.DatasetItem.group`: a plate's colour set, an illusion's
+        kind, a scene's task) a question about ``variant`` may use as few-shot examples.
 
         Parameters
         ----------
         variant : str
             The question's image variant.
-        colour_set : str
-            The item's colour set.
+        group : str
+            The item's group.
 
         Returns
         -------
@@ -118,8 +119,8 @@ class Builder:
         if variant not in self._pooled:
             self._pooled.add(variant)
             for i in eligible(self.items, variant):
-                self._pools.setdefault((variant, self.items[i].colour_set), []).append(i)
-        return self._pools.get((variant, colour_set), [])
+                self._pools.setdefault((variant, self.items[i].group), []).append(i)
+        return self._pools.get((variant, group), [])
 
     def spec_json(self, index: int) -> str:
         """The item's tagged spec JSON, computed once per item.
@@ -261,7 +262,7 @@ class Builder:
             if task.examples is None:
                 raise ValueError(f"prompt {unit.prompt!r}: task {task.name!r} has no few-shot examples; "
                                  "allowed: shots = 0")
-            picks = few_shot_examples(self.exp, self.items, self.pool(unit.variant, item.colour_set), unit.item, unit.shots)
+            picks = few_shot_examples(self.exp, self.items, self.pool(unit.variant, item.group), unit.item, unit.shots)
             if not images:
                 return question, ()
             ex = task.examples([self.items[i].truth() for i in picks], template, seed=self.exp.seed,
@@ -304,7 +305,7 @@ class Builder:
         asked = Asked(
             run_id=self.run_id, row_key=unit.key, item_id=item.item_id, dataset=item.dataset, model=m.model,
             backend=m.backend, question=question, spec_json=self.spec_json(unit.item), family=item.family,
-            variant=unit.variant, group=item.colour_set, delta_e=self.delta_e(unit.item),
+            variant=unit.variant, group=item.group, delta_e=self.delta_e(unit.item),
             font=str(getattr(item.spec, "font", "")) or None, size=int(image.size[0]), grayscale=cond.grayscale,
             hue_shift=cond.hue_shift, cvd=cond.cvd, cvd_severity=cond.cvd_severity, shots=unit.shots,
             text_only=cond.text_only, protocol=self.exp.protocol, measured=self.drawn(unit.item),
@@ -423,4 +424,4 @@ def check_units(exp: Experiment, items: Sequence[Any], builder: Builder, units: 
             seen.add((item.label, u.prompt))
             builder.question(u, images=False)  # raises, naming the prompt and the item
         elif u.shots:
-            few_shot_examples(exp, items, builder.pool(u.variant, item.colour_set), u.item, u.shots)
+            few_shot_examples(exp, items, builder.pool(u.variant, item.group), u.item, u.shots)

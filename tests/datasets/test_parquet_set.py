@@ -31,8 +31,8 @@ def test_same_pixels_and_manifest_as_loose_pngs(tmp_path):
     assert [i.item_id for i in sharded] == [i.item_id for i in loose]
     for a, b in zip(loose, sharded):
         assert isinstance(b.path, ShardImage)
-        assert (a.spec, a.variant, a.label, a.colour_set, a.delta_e, a.drawn) == \
-            (b.spec, b.variant, b.label, b.colour_set, b.delta_e, b.drawn)
+        assert (a.spec, a.variant, a.label, a.group, a.delta_e, a.drawn) == \
+            (b.spec, b.variant, b.label, b.group, b.delta_e, b.drawn)
         assert np.array_equal(_pixels(a), _pixels(b))
     assert sorted(p.name for p in (tmp_path / "pq").iterdir()) == ["data", "manifest.parquet"]
 

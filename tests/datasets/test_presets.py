@@ -73,10 +73,10 @@ def test_preset_items_are_unique_and_a_plate_is_the_same_in_any_order():
     items = list(preset_items("colorblindnesseval", size=128, seed=3))
     assert len(items) == preset_size("colorblindnesseval") and len({i.item_id for i in items}) == len(items)
     first = items[0]
-    assert first.item_id == f"colorblindnesseval:{first.colour_set}:{first.label}:{first.variant}"
-    again = make_spec("colorblindnesseval", first.label, first.colour_set, size=128, seed=3)
+    assert first.item_id == f"colorblindnesseval:{first.group}:{first.label}:{first.variant}"
+    again = make_spec("colorblindnesseval", first.label, first.group, size=128, seed=3)
     assert first.spec == again and first.spec.size == 128
-    assert make_spec("colorblindnesseval", first.label, first.colour_set, size=128, seed=4).seed != again.seed
+    assert make_spec("colorblindnesseval", first.label, first.group, size=128, seed=4).seed != again.seed
 
 
 def test_the_registry_is_read_only():

@@ -60,7 +60,7 @@ def test_generate_a_sample_resume_and_manifest(tmp_path):
     assert (s["plates"], s["written"], s["sample"]) == (6, 6, "sample-6-seed-9")
     items = load_dataset(tmp_path)
     want = sample_plates("huemanity-numeric", sample)
-    assert sorted((i.colour_set, i.label) for i in items) == sorted((pal, label) for _, label, pal in want)
+    assert sorted((i.group, i.label) for i in items) == sorted((pal, label) for _, label, pal in want)
     meta = pq.read_schema(tmp_path / MANIFEST).metadata
     assert meta[b"plates.sample"] == b"sample-6-seed-9" and meta[b"plates.style"] == b"huemanity"
     assert meta[b"plates.colour_roles"] == b"released-code"

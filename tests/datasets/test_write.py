@@ -91,7 +91,7 @@ def test_mixed_families_leave_each_others_columns_null(tmp_path):
     assert all(illusion_row[c] is None for c in ("label", "colour_set", "delta_e", "font", "delta_e_drawn_median"))
     assert illusion_row["kind"] == "whites"
     items = {i.item_id: i for i in load_dataset(tmp_path)}
-    assert (items["p"].label, items["p"].colour_set, items["i"].label, items["i"].colour_set) == (
+    assert (items["p"].label, items["p"].group, items["i"].label, items["i"].group) == (
         "12", "colorblindnesseval-1", "", "whites")
     assert items["p"].drawn["delta_e_drawn_median"] == plate_row["delta_e_drawn_median"] and items["i"].drawn is None
 
@@ -108,7 +108,7 @@ def test_an_illusion_folder_in_the_old_manifest_format_still_loads(tmp_path):
                spec_json=[spec.to_json()])
     pq.write_table(pa.table({**old, "question_json": [None]}), tmp_path / MANIFEST)
     (item,) = load_dataset(tmp_path)
-    assert (item.item_id, item.spec, item.label, item.colour_set, item.family) == (
+    assert (item.item_id, item.spec, item.label, item.group, item.family) == (
         "old:0", spec, "", "whites", "illusion")
     assert item.drawn is None and item.image().size == (128, 128)
 

@@ -19,14 +19,14 @@ def test_few_shot_examples_come_from_the_same_colour_set(tmp_path, pool_items):
     assert units
     for unit in units:
         item = pool_items[unit.item]
-        pool = builder.pool(unit.variant, item.colour_set)
+        pool = builder.pool(unit.variant, item.group)
         picks = few_shot_examples(exp, pool_items, pool, unit.item, unit.shots)
         assert picks == few_shot_examples(exp, pool_items, pool, unit.item, unit.shots)  # seeded
         assert len(picks) == unit.shots and unit.item not in picks
         for i in picks:  # same colour set and variant, never the question's own plate
-            assert pool_items[i].colour_set == item.colour_set and pool_items[i].variant == unit.variant
+            assert pool_items[i].group == item.group and pool_items[i].variant == unit.variant
             assert pool_items[i].spec != item.spec
-    with pytest.raises(ValueError, match="shots=1 needs 1 other plates of colour set"):
+    with pytest.raises(ValueError, match="shots=1 needs 1 other items of group"):
         few_shot_examples(exp, pool_items, [0], 0, 1)
 
 

@@ -54,7 +54,7 @@ def test_one_complete_row_per_unit(tmp_path, items):
     for _, row in frame.iterrows():  # the stored spec regenerates the plate exactly
         item = by_id[row["item_id"]]
         assert PlateSpec.from_json(row["spec_json"]) == item.spec and row["target"] == item.label
-        assert row["group"] == row["colour_set"] == item.colour_set and row["delta_e"] > 0
+        assert row["group"] == row["colour_set"] == item.group and row["delta_e"] > 0
     first = frame[frame["item_id"] == items[0].item_id].iloc[0]  # the achieved CIEDE2000, as the plate reports it
     assert first["delta_e"] == pytest.approx(render(items[0].spec).stats.delta_e, rel=1e-9)
 
@@ -211,8 +211,8 @@ def test_retry_errors_asks_failed_rows_again_and_readers_keep_the_latest(tmp_pat
 
 
 def test_few_shot_conversation_shape(tmp_path, pool_items):
-    colour_set = pool_items[0].colour_set
-    pair = [item for item in pool_items if item.colour_set == colour_set and item.variant == "standard"][:2]
+    colour_set = pool_items[0].group
+    pair = [item for item in pool_items if item.group == colour_set and item.variant == "standard"][:2]
     assert len(pair) == 2 and pair[0].label != pair[1].label
     with ChatServer(answer=lambda body: "12") as server:
         _run(cbe_experiment(server.url, tmp_path, shots=[1], prompts=["cbe-yn-correct"]), pair)
@@ -308,7 +308,7 @@ def test_a_changed_image_is_encoded_once_for_every_request_that_shows_it(tmp_pat
     import plates.images
 
     loaded = _generated(tmp_path, n=27)  # 25 colour sets in turn: the first two sets get two plates each
-    items = [item for item in loaded if item.colour_set in {loaded[0].colour_set, loaded[1].colour_set}]
+    items = [item for item in loaded if item.group in {loaded[0].group, loaded[1].group}]
     calls = []
     real = plates.images.encode_png
     monkeypatch.setattr(plates.images, "encode_png", lambda image, *a, **k: calls.append(1) or real(image, *a, **k))
