@@ -16,6 +16,8 @@ from plates.datasets import illusions as ill
 from plates.datasets import scenes as sc
 from plates.datasets.presets import PRESETS
 from plates.datasets.write import Entry
+from plates.stimuli.illusions.spec import SIZES as ILLUSION_SIZES
+from plates.stimuli.scenes.spec import SIZES as SCENE_SIZES
 from plates.validation import check_int, suggestion
 
 __all__ = ["FAMILY_PRESETS", "FamilyPreset", "presets_by_family", "presets_listing", "unknown_preset"]
@@ -26,7 +28,7 @@ class FamilyPreset:
     """A benchmark set of one family. ``jobs(size=, seed=)`` yields its work in a fixed order: entries, or
     picklable callables that each make a few (a scene item renders its scene to fix its question), which
     `plates.datasets.write.write_items` spreads over worker processes; ``entries(size=, seed=)`` makes the
-    items here, in the same order. ``sizes``: the image sizes its stimuli allow (px, inclusive). A job is what
+    items here, in the same order. ``sizes``: the image sizes its stimuli allow (px, inclusive; the family spec's ``SIZES``, or narrower). A job is what
     a shard owns (`plates.shards`); ``entries_per_job`` says how many images each makes (None: several)."""
 
     name: str
@@ -34,7 +36,7 @@ class FamilyPreset:
     source: str
     jobs: Callable[..., Iterator[Entry | Callable[[], Iterable[Entry]]]]
     default_size: int = 512
-    sizes: tuple[int, int] = (64, 2048)
+    sizes: tuple[int, int] = ILLUSION_SIZES
     entries_per_job: int | None = 1  # images each job makes (None: several, e.g. a robustness seed's variants)
 
     def entries(self, *, size: int | None = None, seed: int = 0) -> Iterator[Entry]:
@@ -115,7 +117,7 @@ def _presets() -> dict[str, FamilyPreset]:
         FamilyPreset("illusion-magnitude", "illusion", "signed-difference sweeps for points of subjective equality",
                      ill.magnitude_entries, sizes=(80, 2048)),
     ]
-    scene_sizes = (64, 4096)  # plates.stimuli.scenes.SceneSpec
+    scene_sizes = SCENE_SIZES
     for task in sc.SCENE_TASK_NAMES:
         out.append(FamilyPreset(f"colorbench-{task}", "scene", f"ColorBench Table 7 {task} on synthetic scenes",
                                 lambda task=task, **kw: sc.scene_jobs(task, **kw), sizes=scene_sizes))

@@ -27,9 +27,11 @@ from plates.stimuli.illusions.kinds import (
 )
 from plates.validation import check_choice, check_number, is_number, lookup
 
-__all__ = ["FAMILY_NAME", "IllusionSpec", "lab"]
+__all__ = ["FAMILY_NAME", "SIZES", "IllusionSpec", "lab"]
 
 FAMILY_NAME = "illusion"
+#: The image sizes (px, side, inclusive) an illusion may be drawn at.
+SIZES = (64, 2048)
 _MAX_DELTA_E = 100.0
 _EDGE_NOISE_MAX = 0.05
 
@@ -110,7 +112,7 @@ class IllusionSpec(SpecBase):
     def __post_init__(self) -> None:
         s = object.__setattr__
         lookup(ILLUSION_TYPES, self.kind, "kind")
-        s(self, "size", check_number("size", self.size, 64, 2048, integer=True))
+        s(self, "size", check_number("size", self.size, *SIZES, integer=True))
         s(self, "seed", check_number("seed", self.seed, 0, 2**63 - 1, integer=True))
         s(self, "strength", check_number("strength", self.strength, 0.0, 1.0))
         s(self, "delta_e", check_number("delta_e", self.delta_e, -_MAX_DELTA_E, _MAX_DELTA_E) + 0.0)  # -0.0 -> 0.0

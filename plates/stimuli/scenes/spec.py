@@ -20,11 +20,13 @@ from plates.stimuli.scenes.palettes import SCENE_PALETTES, get_scene_palette
 from plates.stimuli.scenes.shapes import SHAPES
 from plates.validation import check_choice, check_number
 
-__all__ = ["FAMILY", "MAX_REGIONS", "SHADINGS", "SceneSpec"]
+__all__ = ["FAMILY", "MAX_REGIONS", "SHADINGS", "SIZES", "SceneSpec"]
 
 FAMILY = "scene"
 SHADINGS = ("flat", "soft", "mottled")
 MAX_REGIONS = 64
+#: The image sizes (px, side, inclusive) a scene may be drawn at.
+SIZES = (64, 4096)
 
 
 
@@ -55,7 +57,7 @@ class SceneSpec(SpecBase):
     def __post_init__(self) -> None:
         s = object.__setattr__
         check_number("seed", self.seed, 0, 2**63 - 1, integer=True)
-        check_number("size", self.size, 64, 4096, integer=True)
+        check_number("size", self.size, *SIZES, integer=True)
         check_number("n_regions", self.n_regions, 0, MAX_REGIONS, integer=True)
         check_number("n_colours", self.n_colours, 0, MAX_COLOURS, integer=True)
         if self.n_regions == 0 and self.n_colours != 0:
