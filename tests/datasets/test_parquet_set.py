@@ -37,6 +37,17 @@ def test_same_pixels_and_manifest_as_loose_pngs(tmp_path):
     assert sorted(p.name for p in (tmp_path / "pq").iterdir()) == ["data", "manifest.parquet"]
 
 
+def test_a_manifest_written_before_the_group_column_loads_its_colour_set_as_the_group(tmp_path):
+    generate("colorblindnesseval", tmp_path, limit=2, size=64, workers=1, progress=False, fmt="parquet")
+    manifest = tmp_path / "manifest.parquet"
+    table = pq.read_table(manifest)
+    now = [item.group for item in load_dataset(tmp_path)]
+    assert table.column("group").to_pylist() == table.column("colour_set").to_pylist() == now
+    pq.write_table(table.drop_columns(["group"]), manifest)  # as sets were written with colour_set alone
+    assert [item.group for item in load_dataset(tmp_path)] == now
+    assert all(group.startswith("colorblindnesseval-") for group in now)  # a palette: the plate's colour set
+
+
 def test_rerun_resumes_and_other_parameters_are_refused(tmp_path):
     generate("colorblindnesseval", tmp_path, limit=2, size=64, workers=1, progress=False, fmt="parquet")
     again = generate("colorblindnesseval", tmp_path, limit=3, size=64, workers=2, progress=False, fmt="parquet")
