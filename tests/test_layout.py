@@ -57,7 +57,6 @@ ALLOWED: dict[str, str] = {
     "plates/integrations/importing.py": _UNTESTED,
     "plates/integrations/rows.py": f"{_LATER} tests/integrations/test_hf_dataset.py, test_vlmevalkit.py",
     "plates/models/baseline.py": f"{_LATER} tests/reader/test_reader.py, tests/explorer/test_pool.py",
-    "plates/models/views/tvresize.py": f"{_LATER} tests/models/views/test_fast.py",
     "plates/results/query.py": f"{_LATER} tests/results/test_reader.py, tests/dashboard/test_queries.py",
     "plates/runs/rescore.py": f"{_LATER} tests/cli/test_rescore.py, tests/runs/test_judge.py",
     "plates/runs/rows.py": f"{_LATER} tests/cli/test_rescore.py, tests/runs/test_quiz.py",
