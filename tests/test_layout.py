@@ -59,7 +59,6 @@ ALLOWED: dict[str, str] = {
     "plates/models/baseline.py": f"{_LATER} tests/reader/test_reader.py, tests/explorer/test_pool.py",
     "plates/results/query.py": f"{_LATER} tests/results/test_reader.py, tests/dashboard/test_queries.py",
     "plates/runs/rescore.py": f"{_LATER} tests/cli/test_rescore.py, tests/runs/test_judge.py",
-    "plates/runs/rows.py": f"{_LATER} tests/cli/test_rescore.py, tests/runs/test_quiz.py",
     "plates/stimuli/illusions/contrast.py": _UNTESTED,
     "plates/stimuli/illusions/filter.py": _UNTESTED,
     "plates/stimuli/illusions/geometry.py": _UNTESTED,
