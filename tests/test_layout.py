@@ -65,7 +65,6 @@ ALLOWED: dict[str, str] = {
     "plates/stimuli/illusions/stripes.py": _UNTESTED,
     "plates/stimuli/ishihara/packing_mc.py": f"{_LATER} tests/stimuli/ishihara/test_styles.py",
     "plates/stimuli/ishihara/paint.py": f"{_LATER} tests/stimuli/ishihara/test_styles.py",
-    "plates/stimuli/scenes/draw.py": f"{_LATER} tests/stimuli/scenes/test_render.py",
 }
 
 
