@@ -61,7 +61,6 @@ ALLOWED: dict[str, str] = {
     "plates/stimuli/illusions/contrast.py": _UNTESTED,
     "plates/stimuli/illusions/filter.py": _UNTESTED,
     "plates/stimuli/illusions/geometry.py": _UNTESTED,
-    "plates/stimuli/illusions/kinds.py": f"{_LATER} tests/stimuli/illusions/test_render.py",
     "plates/stimuli/illusions/stripes.py": _UNTESTED,
     "plates/stimuli/ishihara/packing_mc.py": f"{_LATER} tests/stimuli/ishihara/test_styles.py",
     "plates/stimuli/ishihara/paint.py": f"{_LATER} tests/stimuli/ishihara/test_styles.py",
