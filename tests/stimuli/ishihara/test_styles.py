@@ -18,7 +18,6 @@ from plates.stimuli.ishihara.packing_mc import (
     pack_largest,
     pack_layers,
 )
-from plates.stimuli.ishihara.paint import paint_dots_aa
 from plates.stimuli.ishihara.palettes import PALETTES
 from plates.stimuli.ishihara.plate import HUEMANITY_JITTER, PlateSpec, render, render_on_mask
 from plates.stimuli.ishihara.styles import STYLES
@@ -209,35 +208,6 @@ def test_released_code_jitter_clips_at_255_and_keep_hue_does_not():
     assert 0.15 < share < 0.45
     ours = render(make_spec("huemanity-numeric-dense", "58", "huemanity-01", size=400, seed=0)).dot_colours
     assert (ours > 247).sum() == 0
-
-
-# ---- anti-aliasing, checked pixel by pixel against an independent computation ------------------------------------
-def test_anti_aliased_dots_match_their_coverage():
-    """Each pixel whose centre lies at distance d of one dot only gets alpha = clip(r + 1 - d, 0, 1) of its colour
-    over the canvas (HueManity's pygame: a filled disc with an anti-aliased one-pixel rim), +-1 for rounding."""
-    rng = np.random.default_rng(3)
-    n = 40
-    x, y = rng.uniform(20, 180, n) + 0.0, rng.uniform(20, 180, n)
-    x, y = np.floor(x) + 0.5, np.floor(y) + 0.5
-    r = rng.integers(3, 9, n).astype(float)
-    keep = np.ones(n, dtype=bool)
-    for i in range(n):  # drop overlapping dots (the painter's input never overlaps)
-        d = np.hypot(x[:i] - x[i], y[:i] - y[i]) - r[:i] - r[i]
-        keep[i] = not (keep[:i] & (d < 2.5)).any()
-    x, y, r = x[keep], y[keep], r[keep]
-    colours = rng.integers(0, 200, (r.size, 3)).astype(np.uint8)
-    got = np.asarray(paint_dots_aa(200, x, y, r, colours, WHITE)).astype(float)
-    yy, xx = np.mgrid[0:200, 0:200] + 0.5
-    d = np.hypot(xx[None] - x[:, None, None], yy[None] - y[:, None, None])
-    alpha = np.clip(r[:, None, None] + 1 - d, 0, 1)
-    touched = (alpha > 0).sum(0)
-    sole = alpha.argmax(0)
-    a = alpha.max(0)[..., None]
-    want = a * colours[sole].astype(float) + (1 - a) * 255.0
-    ok = touched <= 1
-    assert ok.mean() > 0.99 and (touched == 1).sum() > 2000
-    assert np.abs(got - want)[ok].max() <= 1.0
-    assert ((a[..., 0] > 0) & (a[..., 0] < 1))[ok].sum() > 300  # there are rims to check
 
 
 # ---- specs: validation, JSON, the mask hook ------------------------------------------------------------------------
