@@ -62,7 +62,6 @@ ALLOWED: dict[str, str] = {
     "plates/stimuli/illusions/filter.py": _UNTESTED,
     "plates/stimuli/illusions/geometry.py": _UNTESTED,
     "plates/stimuli/illusions/stripes.py": _UNTESTED,
-    "plates/stimuli/ishihara/packing_mc.py": f"{_LATER} tests/stimuli/ishihara/test_styles.py",
 }
 
 
