@@ -10,7 +10,6 @@ import numpy as np
 import pytest
 from PIL import Image
 
-from plates.models.base import Query, Turn
 from plates.reader.coding import CLASSES
 from plates.reader.preprocess import INPUT_SIZE, preprocess
 
@@ -114,58 +113,3 @@ def test_shipped_model_reads_fresh_plates(preset, space):
     readings = reader.read_many([image for image, _ in plates], space)
     correct = sum(r.text == label for r, (_, label) in zip(readings, plates))
     assert correct >= 28, f"{correct}/40 read correctly"
-
-
-# --- the backend ---------------------------------------------------------------------------------------------
-
-@pytest.fixture(scope="module")
-def backend():
-    from plates.models.baseline import BaselineBackend
-
-    with BaselineBackend() as b:
-        yield b
-
-
-def _plate(label="42", palette="huemanity-05"):
-    from plates.stimuli.ishihara.plate import HUEMANITY_JITTER, PlateSpec, render
-
-    return render(PlateSpec(text=label, size=450, seed=4_100_000, palette=palette, **HUEMANITY_JITTER)).image
-
-
-@pytest.mark.parametrize("kind", ["yesno", "mc"])
-def test_backend_declines_yes_no_and_multiple_choice(backend, kind):
-    query = Query(turns=(Turn("user", "Is the number in the image 42? Answer 'yes' or 'no'.", (_plate(),)),),
-                  kind=kind)
-    [(index, reply)] = list(backend.ask([query]))
-    assert index == 0 and reply.unsupported and reply.text is None and reply.error is None and not reply.ok
-
-
-def test_backend_answers_open_prompts_in_the_papers_formats(backend):
-    from plates.tasks.prompts import get_prompt
-
-    image = _plate("42")
-    hm = Query(turns=(Turn("user", get_prompt("huemanity-numeric").template, (image,)),))
-    cbe = Query(turns=(Turn("user", get_prompt("cbe-open").template, (image,)),))
-    replies = dict(backend.ask([hm, cbe]))
-    assert replies[0].text == "Answer: 42"
-    assert replies[1].text == "42"
-    assert replies[0].completion_tokens == 2 and replies[0].latency_s > 0
-
-
-def test_backend_reports_a_missing_image(backend):
-    [(_, reply)] = list(backend.ask([Query(turns=(Turn("user", "What number do you see?"),))]))
-    assert reply.text is None and "image" in reply.error
-
-
-def test_backend_rejects_unknown_model():
-    from plates.models.baseline import BaselineBackend
-
-    with pytest.raises(ValueError, match="baseline-cnn"):
-        BaselineBackend(model="resnet-50")
-
-
-def test_make_backend_builds_the_baseline():
-    from plates.models import make_backend
-
-    backend = make_backend("baseline")
-    assert backend.kind == "baseline" and backend.model == "baseline-cnn"
