@@ -54,7 +54,6 @@ ALLOWED: dict[str, str] = {
     "plates/explorer/quiz.py": f"{_LATER} tests/integrations/test_answers_push.py",
     "plates/integrations/card.py": _UNTESTED,
     "plates/integrations/importing.py": _UNTESTED,
-    "plates/integrations/rows.py": f"{_LATER} tests/integrations/test_hf_dataset.py, test_vlmevalkit.py",
     "plates/results/query.py": f"{_LATER} tests/results/test_reader.py, tests/dashboard/test_queries.py",
     "plates/runs/rescore.py": f"{_LATER} tests/cli/test_rescore.py, tests/runs/test_judge.py",
     "plates/stimuli/illusions/contrast.py": _UNTESTED,
