@@ -55,7 +55,6 @@ ALLOWED: dict[str, str] = {
     "plates/integrations/card.py": _UNTESTED,
     "plates/integrations/importing.py": _UNTESTED,
     "plates/results/query.py": f"{_LATER} tests/results/test_reader.py, tests/dashboard/test_queries.py",
-    "plates/runs/rescore.py": f"{_LATER} tests/cli/test_rescore.py, tests/runs/test_judge.py",
     "plates/stimuli/illusions/contrast.py": _UNTESTED,
     "plates/stimuli/illusions/filter.py": _UNTESTED,
     "plates/stimuli/illusions/geometry.py": _UNTESTED,
