@@ -51,7 +51,6 @@ ALLOWED: dict[str, str] = {
     "plates/explorer/model_tab.py": _UNTESTED,
     "plates/integrations/card.py": _UNTESTED,
     "plates/integrations/importing.py": _UNTESTED,
-    "plates/results/query.py": f"{_LATER} tests/results/test_reader.py, tests/dashboard/test_queries.py",
     "plates/stimuli/illusions/contrast.py": _UNTESTED,
     "plates/stimuli/illusions/filter.py": _UNTESTED,
     "plates/stimuli/illusions/geometry.py": _UNTESTED,
