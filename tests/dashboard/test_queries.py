@@ -1,23 +1,18 @@
-"""plates.results.query and plates.dashboard.queries: DuckDB over real Parquet parts gives the same numbers as
-the row-level metrics on the rows load_results reads, with load_results' semantics: latest row per
-row_key, corrupt and foreign files named, reference tables left out, compacted parts hiding what they
-replace."""
+"""plates.dashboard.queries: DuckDB over real Parquet parts gives the same numbers as the row-level metrics on the
+rows load_results reads (how the parts are opened: tests/results/test_query.py)."""
 
 from __future__ import annotations
 
 import numpy as np
 import pandas as pd
-import pyarrow as pa
-import pyarrow.parquet as pq
 import pytest
 
 from plates.analysis import metrics
 from plates.charts import ishihara as charts
 from plates.dashboard import queries
 from plates.results import load_results
-from plates.results.query import MAX_ENTRIES, list_parts, open_results
-from plates.results.schema import SUPERSEDES_KEY
-from tests.support.dashboard_rows import concat, outcomes, rows, write_part
+from plates.results.query import open_results
+from tests.support.dashboard_rows import concat, rows, write_part
 
 
 def mixed(seed: int = 0, n_items: int = 12) -> pd.DataFrame:
@@ -201,66 +196,6 @@ def test_repeated_items_are_found_across_runs(folder):
     )
     assert [list(r) for r in table["runs"]] == [["run-1", "run-2"]] * len(table)
     assert queries.repeated_items(results, queries.Where(), models=["b"]).empty
-
-
-def test_the_latest_row_per_row_key_wins_as_in_load_results(tmp_path):
-    first = rows(4, model="a", correct=[True, None, None, False])
-    write_part(tmp_path / "r-0.parquet", first)
-    retry = first.iloc[[1, 2]].assign(correct=[True, False], timestamp=pd.Timestamp("2026-02-01", tz="UTC"))
-    table = pa.Table.from_pandas(retry, preserve_index=False).replace_schema_metadata({SUPERSEDES_KEY: b"1"})
-    pq.write_table(table, tmp_path / "r-1.parquet")
-    results = open_results(tmp_path)
-    assert results.row_count() == 4
-    got = results.query("SELECT item_id, correct FROM results ORDER BY item_id")
-    want = load_results(tmp_path).frame.sort_values("item_id")
-    assert got["correct"].tolist() == want["correct"].tolist() == [True, True, False, False]
-
-
-def test_corrupt_foreign_and_reference_files_as_load_results_says(tmp_path):
-    write_part(tmp_path / "good.parquet", outcomes("a", 1, 2))
-    (tmp_path / "broken.parquet").write_bytes(b"PAR1 not parquet")
-    pq.write_table(pa.table({"colour": ["red"]}), tmp_path / "foreign.parquet")
-    pq.write_table(pa.table({"model": ["m"], "size": ["big"]}), tmp_path / "typed.parquet")
-    from plates.results.reference import REFERENCE_DIR
-
-    (tmp_path / "t.parquet").write_bytes((REFERENCE_DIR / "huemanity_table5.parquet").read_bytes())
-    pq.write_table(
-        pa.Table.from_pandas(outcomes("b", 1, 1).assign(extra=1), preserve_index=False),
-        tmp_path / "newer.parquet",
-    )
-    results = open_results(tmp_path)
-    skipped = dict((name.rsplit("/", 1)[-1], why) for name, why in results.parts.skipped)
-    assert set(skipped) == {"broken.parquet", "foreign.parquet", "typed.parquet"}
-    assert "corrupt" in skipped["broken.parquet"] and "size" in skipped["typed.parquet"]
-    assert results.row_count() == 3 == len(load_results(tmp_path).frame)
-
-
-def test_a_compacted_part_hides_the_parts_it_replaced(tmp_path):
-    from plates.results import compact_run
-
-    for i in range(3):
-        write_part(tmp_path / f"r-{i}.parquet", outcomes("a", 1, 1, run_id="r", item_id=f"item-{i}"))
-    (tmp_path / "copy").mkdir()
-    merged = compact_run(tmp_path, "r")
-    assert merged is not None and open_results(tmp_path).row_count() == 3
-
-
-def test_the_walk_is_robust_and_refuses_a_whole_file_system(tmp_path, monkeypatch):
-    (tmp_path / ".hidden").mkdir()
-    write_part(tmp_path / ".hidden" / "x.parquet", rows(1))
-    write_part(tmp_path / "_tmp.parquet", rows(1))
-    write_part(tmp_path / "a" / "b.parquet", rows(1))
-    assert [p.name for p in list_parts(tmp_path)] == ["b.parquet"]
-    with pytest.raises(ValueError, match="nowhere"):
-        list_parts(tmp_path / "nowhere")
-    import plates.results.query as q
-
-    monkeypatch.setattr(q, "MAX_ENTRIES", 3)
-    for i in range(5):
-        (tmp_path / f"d{i}").mkdir()
-    with pytest.raises(ValueError, match="too much to be a results folder"):
-        list_parts(tmp_path)
-    assert MAX_ENTRIES >= 100_000
 
 
 def test_filter_values_are_parameters_not_sql(folder):

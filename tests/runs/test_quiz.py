@@ -10,20 +10,7 @@ import pytest
 from plates.admission import RateLimit
 from plates.results import load_results
 from plates.runs.quiz import HUMAN_RESULTS_ENV, QuizLimits, QuizSession
-
-FAST = QuizLimits(min_seconds_between=0.0)
-
-
-def answer_like(session: QuizSession, threshold: float, pse: float = -5.0) -> None:
-    """A scripted person who reads plates above ``threshold`` ΔE2000 and types '?' below, and on the illusion
-    says B looks darker when the signed difference (+ = A lighter) exceeds ``pse`` by 1, A when it is 1 below,
-    else the same."""
-    while not session.done:
-        trial = session.next_trial()
-        if trial.block == "plate":
-            session.answer(session._shown[1].question.target if trial.level > threshold else "?")
-        else:
-            session.answer("II" if trial.level > pse + 1 else "I" if trial.level < pse - 1 else "III")
+from tests.support.quiz_person import FAST, answer_like
 
 
 def test_a_session_writes_one_human_row_per_answer_as_it_goes(tmp_path, monkeypatch):
@@ -145,73 +132,6 @@ def test_plates_and_illusion_trials_interleave_and_measure_both(tmp_path):
     e = s.estimates()
     assert e["plate"].ci_low - 2 <= 9.0 <= e["plate"].ci_high + 2
     assert abs(e["illusion"].threshold - (-5.0)) < 1.5 and e["illusion"].ci_low <= -5.0 <= e["illusion"].ci_high
-
-
-def test_the_result_page_sets_the_person_beside_the_reader_and_stored_models(tmp_path):
-    from plates.analysis.adaptive import AdaptiveEstimate
-    from plates.explorer import quiz as qv
-    from plates.runs.staircase import parse_staircase, run_staircase
-    from tests.support.pixel_observer import ComparingObserver
-
-    models = tmp_path / "models"
-    run_staircase(parse_staircase({"prompt": "rcid-compare-human", "trials": 30, "min_trials": 30, "out": str(models),
-                                   "stimulus": {"kind": "simultaneous-contrast", "size": 128},
-                                   "models": [{"backend": "openai", "model": "vlm-x", "api_key_env": False}]}),
-                  make_backend=lambda *a, **k: ComparingObserver(-4.0))  # the left square looks lighter
-    s = QuizSession.start(trials=8, illusion="simultaneous-contrast", illusion_trials=8, size=128, seed=6,
-                          limits=FAST)
-    answer_like(s, 6.0, pse=-3.0)
-    board = qv.ModelBoard(models)
-    magnitudes = board.illusion_magnitudes(s.blocks["illusion"].staircase)
-    assert [m.model for m in magnitudes] == ["vlm-x (human framing)"]
-    assert abs(magnitudes[0].value - 4.0) < 1.0  # simultaneous contrast makes A (left, dark surround) lighter
-    assert board.plate_thresholds(s.staircase) == []  # no stored plate rows of this colour set
-    reader = AdaptiveEstimate(12.0, 10.0, 14.0, 0.95, 1.0, 0.0, 0.02, 8, True, "max_trials (8) reached")
-    page = qv.result_markdown(s, reader, magnitudes)
-    mine = qv.illusion_magnitude(s.estimates()["illusion"], s.blocks["illusion"].staircase)
-    assert "| **you** | " in page and f"{mine[0]:.1f} ({mine[1]:.1f}-{mine[2]:.1f})" in page
-    assert "| bundled reader (baseline-cnn) | 12.0 (10.0-14.0) | declines illusion questions | 8 |" in page
-    assert "| vlm-x (human framing) | — | " in page and "| a pixel-exact observer | — | 0.0 | — |" in page
-    assert abs(mine[0] - 3.0) < 1.5  # the person's PSE of -3 is a magnitude of +3
-    empty = qv.ModelBoard(tmp_path / "nothing-here")
-    assert empty.illusion_magnitudes(s.blocks["illusion"].staircase) == [] and empty.plate_thresholds(s.staircase) == []
-
-
-def test_stored_plate_rows_give_a_models_threshold_beside_the_person(tmp_path):
-    import numpy as np
-    from scipy.special import expit
-
-    from plates.explorer import quiz as qv
-    from plates.models.base import Reply
-    from plates.results import ResultsWriter
-    from plates.runs.rows import build_row
-
-    s = QuizSession.start(trials=4, illusion=None, size=64, seed=1, limits=FAST)
-    stair = s.staircase
-    other = stair.__class__(**{**stair.__dict__, "stimulus": stair.stimulus.replace(palette="huemanity-02")})
-    bigger = stair.__class__(**{**stair.__dict__, "stimulus": stair.stimulus.replace(size=96)})
-    rng = np.random.Generator(np.random.PCG64(7))
-    with ResultsWriter(tmp_path, "stored") as writer:
-        n = 0
-        for level in np.geomspace(1.0, 40.0, 12):
-            for _ in range(12):  # a model reading the number with P = 1/90 + (89/90) logistic(x - 10)
-                shown = stair.present(n, float(level))
-                reads = rng.random() < 1 / 90 + (89 / 90) * expit(float(level) - 10.0)
-                writer.add(build_row(stair.asked(shown, run_id="stored", dataset="staircase", model="vlm-y",
-                                                 backend="openai"), Reply(shown.question.target if reads else "?")))
-                if _ < 3:  # 36 rows each: pooling any of them would make n 180, not 144
-                    wrong = other.present(10_000 + n, float(level))  # the same model, another colour set: never reads
-                    writer.add(build_row(other.asked(wrong, run_id="stored", dataset="staircase", model="vlm-y",
-                                                     backend="openai"), Reply("?")))
-                    # the same model and colour set at another size: another condition, never pooled
-                    big = bigger.present(20_000 + n, float(level))
-                    writer.add(build_row(bigger.asked(big, run_id="stored", dataset="staircase", model="vlm-y",
-                                                      backend="openai"), Reply(big.question.target)))
-                n += 1
-    found = qv.ModelBoard(tmp_path).plate_thresholds(stair)
-    # only the quiz's colour set and condition (its size) count
-    assert [m.model for m in found] == ["vlm-y"] and found[0].n == 144
-    assert abs(found[0].value - 10.0) < 1.5 and found[0].ci_low < 10.0 < found[0].ci_high
 
 
 def test_sessions_share_the_likelihood_tables_and_hold_only_their_own_posteriors():

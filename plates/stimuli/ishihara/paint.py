@@ -166,16 +166,26 @@ def paint_dots_aa_pixels(size: int, x, y, r, colours: np.ndarray, canvas) -> np.
         return _read_only(np.array(im))
     if n >= 1 << _DOT_BITS:
         raise ValueError(f"{n} dots is too many to anti-alias; allowed: fewer than {1 << _DOT_BITS}")
-    q, side = AA_QUANTUM, size + 2 * _PAD
+    # rims are composed on a padded image, so a rim pixel's flat offset never wraps into the next row: the pad
+    # reaches past every rim of a dot that touches the image (dots that do not are left out of the rims)
+    reach = r + 1.0
+    touches = (x + reach > 0) & (y + reach > 0) & (x - reach < size) & (y - reach < size)
+    past = np.maximum.reduce([reach - x, reach - y, x + reach - size, y + reach - size])[touches]
+    pad = max(_PAD, int(np.ceil(past.max())) + _PAD) if past.size else _PAD
+    q, side = AA_QUANTUM, size + 2 * pad
     xq, yq = np.rint(x * q).astype(np.int64), np.rint(y * q).astype(np.int64)
     ix, fx = np.divmod(xq, q)
     iy, fy = np.divmod(yq, q)
-    base = ((iy + _PAD) * side + (ix + _PAD)).astype(np.int32)
+    base = ((iy + pad) * side + (ix + pad)).astype(np.int32)
     key = (np.rint(r * q).astype(np.int64) * q + fx) * q + fy
+    key = np.where(touches, key, -1)  # dots off the image: no rim
     order = np.argsort(key, kind="stable")
+    order = order[key[order] >= 0]
     ks = key[order]
+    if not ks.size:
+        return _read_only(np.array(im))
     starts = [0, *(np.flatnonzero(ks[1:] != ks[:-1]) + 1).tolist()]
-    ends = [*starts[1:], n]
+    ends = [*starts[1:], ks.size]
     dot_id = order.astype(np.int32)
     # per padded pixel: (alpha << 23) | dot, the largest wins; every rim pixel of every dot as one int64
     # (pixel << 32 | value), sorted once: the last of each pixel's run is its largest (no ufunc.at scatter)
@@ -194,12 +204,10 @@ def paint_dots_aa_pixels(size: int, x, y, r, colours: np.ndarray, canvas) -> np.
     last[-1] = True
     pad_pix = pixel[last]
     win = (rims[last] & 0xFFFFFFFF).astype(np.int32)
-    keep = (pad_pix >= 0) & (pad_pix < side * side)  # only a dot centred off the image reaches past the pad
-    pad_pix, win = pad_pix[keep], win[keep]
     # blend on the padded image (rims reaching past the image land in the pad): per channel, a table of
     # round(alpha * dot + (1 - alpha) * canvas) over (alpha, dot channel), the canvas channel fixed
     arr = np.empty((side, side, 3), dtype=np.uint8)
-    arr[_PAD : _PAD + size, _PAD : _PAD + size] = np.asarray(im)
+    arr[pad : pad + size, pad : pad + size] = np.asarray(im)
     lut = _blend_table(tuple(int(v) for v in canvas))
     a8 = (win >> _DOT_BITS) << 8
     rgb = (colours[:, 0].astype(np.int32) | (colours[:, 1].astype(np.int32) << 8)
@@ -209,7 +217,7 @@ def paint_dots_aa_pixels(size: int, x, y, r, colours: np.ndarray, canvas) -> np.
         out[:, ch] = lut[ch][a8 | ((rgb >> (8 * ch)) & 255)]
     # pixels as 3-byte records: one scatter of whole pixels (a (k, 3) row scatter costs about twice as much)
     arr.reshape(-1).view(_PIXEL)[pad_pix] = out.reshape(-1).view(_PIXEL)
-    return _read_only(np.ascontiguousarray(arr[_PAD : _PAD + size, _PAD : _PAD + size]))
+    return _read_only(np.ascontiguousarray(arr[pad : pad + size, pad : pad + size]))
 
 
 @lru_cache(maxsize=64)

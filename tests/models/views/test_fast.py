@@ -11,7 +11,6 @@ import pytest
 from PIL import Image
 
 from plates.models.views import FAMILIES, HF_FAMILIES, see, view_plan
-from plates.models.views.tvresize import axis_weights, resize_uint8
 from tests.models.views.processors import PROCESSORS, SIZES, cut
 from tests.support import ROOT
 
@@ -67,42 +66,3 @@ def test_every_pil_family_has_a_fast_twin_with_the_same_geometry():
         assert fast.boxes == slow.boxes and fast.seen_size == slow.seen_size
         assert [t.size for t in fast.tiles] == [t.size for t in slow.tiles]
         assert "torchvision" in fast.processor
-
-
-def test_resize_is_torchvisions_bit_for_bit_on_noise():
-    """Every level, overshoot and clipping: torchvision 0.29's antialiased uint8 resize of seeded noise, up and
-    down, per filter (``resize.npz``, made on CPU with torch's AVX2 kernels)."""
-    with np.load(DATA / "resize.npz") as npz:
-        noise = npz["noise"]
-        keys = [k for k in npz.files if k != "noise"]
-        assert len(keys) == 15
-        for key in keys:
-            name, size = key.split("|")
-            w, h = (int(v) for v in size.split("x"))
-            ours = resize_uint8(noise, (w, h), name)
-            assert ours.shape == npz[key].shape and (ours == npz[key]).all(), key
-
-
-def test_resize_keeps_a_flat_image_flat_and_skips_unchanged_axes():
-    flat = np.full((50, 80, 3), 137, np.uint8)
-    for name in ("bilinear", "bicubic", "lanczos"):
-        assert (resize_uint8(flat, (33, 71), name) == 137).all()
-    rng = np.random.default_rng(1)
-    noise = rng.integers(0, 256, (40, 60, 3), dtype=np.uint8)
-    assert (resize_uint8(noise, (60, 40), "bicubic") == noise).all()
-    assert (resize_uint8(noise, (60, 17), "bicubic")[:, :, 0] != resize_uint8(noise, (61, 17), "bicubic")[:, :60, 0]).any()
-
-
-def test_weights_are_int16_fixed_point_summing_to_one():
-    for n_in, n_out in ((1200, 336), (97, 1456), (517, 448)):
-        index, weight, precision = axis_weights(n_in, n_out, "bicubic")
-        assert np.abs(weight).max() < 2**15 and 12 <= precision <= 22
-        assert np.all(np.abs(weight.sum(axis=1) - 2**precision) <= weight.shape[1])
-        assert index.min() >= 0 and index.max() < n_in
-
-
-@pytest.mark.parametrize("bad", [{"name": "hamming"}, {"size": (0, 4)}])
-def test_bad_input_is_refused_with_what_is_allowed(bad):
-    img = np.zeros((4, 4, 3), np.uint8)
-    with pytest.raises(ValueError, match="allowed"):
-        resize_uint8(img, bad.get("size", (2, 2)), bad.get("name", "bicubic"))

@@ -4,100 +4,17 @@ from pixels, centre-based colouring, colour roles, the released code's jitter, a
 from __future__ import annotations
 
 import json
-import math
 
 import numpy as np
 import pytest
 
 from plates.datasets import PRESETS, make_spec
 from plates.stimuli.ishihara.glyphs import text_mask
-from plates.stimuli.ishihara.packing_mc import (
-    largest_tries,
-    layer_sizes,
-    layer_tries,
-    pack_largest,
-    pack_layers,
-)
-from plates.stimuli.ishihara.paint import paint_dots_aa
 from plates.stimuli.ishihara.palettes import PALETTES
 from plates.stimuli.ishihara.plate import HUEMANITY_JITTER, PlateSpec, render, render_on_mask
 from plates.stimuli.ishihara.styles import STYLES
 
 WHITE = (255, 255, 255)
-
-
-# ---- the packers are the papers' one-by-one processes, exactly ------------------------------------------------
-def _loop_largest(cx, cy, R, lo, hi, gap):
-    """HueManity's generator loop, one try at a time (plain Python)."""
-    out = []
-    for x, y in zip(cx.tolist(), cy.tolist()):
-        room = R - math.sqrt((x - R) * (x - R) + (y - R) * (y - R))
-        if not room > lo:
-            continue
-        b = room
-        for a, c, r in out:
-            b = min(b, math.sqrt((a - x) * (a - x) + (c - y) * (c - y)) - r - gap)
-        if b >= lo:
-            out.append((x, y, min(math.floor(b), hi)))
-    return np.array(out).reshape(-1, 3)
-
-
-def _loop_layers(R, sizes, tries, gap, rng):
-    """IshiharaMC's genIshi loop over Algorithm 1's layers, one try at a time (plain Python)."""
-    out = []
-    for layer, n in zip(sizes, tries):
-        radii = np.asarray(layer, dtype=float)
-        u = rng.random((2, n))
-        k = rng.integers(0, radii.size, size=n)
-        rho, theta, rad = R * u[0], 2 * np.pi * u[1], radii[k]
-        xs, ys = R + rho * np.cos(theta), R + rho * np.sin(theta)
-        for x, y, r, p in zip(xs.tolist(), ys.tolist(), rad.tolist(), rho.tolist()):
-            if p + r < R and all(math.sqrt((a - x) * (a - x) + (c - y) * (c - y)) >= (q + r) + gap for a, c, q in out):
-                out.append((x, y, r))
-    return np.array(out).reshape(-1, 3)
-
-
-@pytest.mark.parametrize("seed, gap", [(0, 0.0), (1, 0.0), (2, 1.5)])
-def test_largest_radius_packing_is_the_sequential_loop(seed, gap):
-    cx, cy = largest_tries(np.random.default_rng(seed), 6000, lattice=300)
-    got = pack_largest(cx, cy, 150.0, 4.0, 15.0, gap)
-    want = _loop_largest(cx, cy, 150.0, 4.0, 15.0, gap)
-    assert len(got) > 150
-    assert np.array_equal(np.c_[got.x, got.y, got.r], want)
-
-
-@pytest.mark.parametrize("seed", [0, 1])
-def test_layered_packing_is_the_sequential_loop(seed):
-    sizes, tries = layer_sizes(3.0, 14.0), layer_tries(8000)
-    got = pack_layers(150.0, sizes, tries, 2.0, np.random.default_rng(seed))
-    want = _loop_layers(150.0, sizes, tries, 2.0, np.random.default_rng(seed))
-    assert len(got) > 80
-    assert np.array_equal(np.c_[got.x, got.y, got.r], want)
-
-
-def test_the_rasters_block_only_rejected_tries_and_see_every_stamp_at_once():
-    """The packers' filters: a raster pixel is marked only where every try in it is rejected, and a stamp shows
-    at once (the CBE raster is drawn by Pillow straight into its numpy array)."""
-    from plates.stimuli.ishihara.packing_mc import PixelRaster, Raster
-
-    rng = np.random.default_rng(5)
-    cx, cy, reach = np.array([40.3, 71.9]), np.array([52.6, 30.1]), np.array([12.5, 7.25])
-    for raster in (Raster(120.0, 1.0, margin=0.01), Raster(120.0, 0.5), PixelRaster(120.0, 20.0, False)):
-        raster.stamp(cx, cy, reach)
-        assert not raster.free(cx, cy).any()  # the centres are blocked now
-        px, py = rng.uniform(0, 120, 20000), rng.uniform(0, 120, 20000)
-        near = np.min(np.hypot(px[:, None] - cx, py[:, None] - cy) - reach, axis=1)
-        assert (near[~raster.free(px, py)] < 0).all()  # every blocked point is within reach of a dot
-    lattice = PixelRaster(120.0, 20.0, True)  # pixel-centred tries and dots: blocked exactly where rejected
-    lattice.stamp(np.array([40.5]), np.array([50.5]), np.array([9.0]))
-    gx, gy = (a.ravel() + 0.5 for a in np.mgrid[0:120, 0:120])
-    assert np.array_equal(~lattice.free(gx, gy), np.hypot(gx - 40.5, gy - 50.5) < 9.0)
-
-
-def test_ishiharamc_layer_sizes():
-    """IshiharaMC: [.03,.06], [.02,.05], [.01,.04], [0,.03] of R with n = 3: radii 0.01-0.06 R, three per layer."""
-    assert layer_sizes(4.5, 27.0) == ((18.0, 22.5, 27.0), (13.5, 18.0, 22.5), (9.0, 13.5, 18.0), (4.5, 9.0, 13.5))
-    assert layer_tries(180_000) == (10_000, 20_000, 50_000, 100_000)
 
 
 # ---- statistics of each style, measured from geometry and pixels ------------------------------------------------
@@ -209,35 +126,6 @@ def test_released_code_jitter_clips_at_255_and_keep_hue_does_not():
     assert 0.15 < share < 0.45
     ours = render(make_spec("huemanity-numeric-dense", "58", "huemanity-01", size=400, seed=0)).dot_colours
     assert (ours > 247).sum() == 0
-
-
-# ---- anti-aliasing, checked pixel by pixel against an independent computation ------------------------------------
-def test_anti_aliased_dots_match_their_coverage():
-    """Each pixel whose centre lies at distance d of one dot only gets alpha = clip(r + 1 - d, 0, 1) of its colour
-    over the canvas (HueManity's pygame: a filled disc with an anti-aliased one-pixel rim), +-1 for rounding."""
-    rng = np.random.default_rng(3)
-    n = 40
-    x, y = rng.uniform(20, 180, n) + 0.0, rng.uniform(20, 180, n)
-    x, y = np.floor(x) + 0.5, np.floor(y) + 0.5
-    r = rng.integers(3, 9, n).astype(float)
-    keep = np.ones(n, dtype=bool)
-    for i in range(n):  # drop overlapping dots (the painter's input never overlaps)
-        d = np.hypot(x[:i] - x[i], y[:i] - y[i]) - r[:i] - r[i]
-        keep[i] = not (keep[:i] & (d < 2.5)).any()
-    x, y, r = x[keep], y[keep], r[keep]
-    colours = rng.integers(0, 200, (r.size, 3)).astype(np.uint8)
-    got = np.asarray(paint_dots_aa(200, x, y, r, colours, WHITE)).astype(float)
-    yy, xx = np.mgrid[0:200, 0:200] + 0.5
-    d = np.hypot(xx[None] - x[:, None, None], yy[None] - y[:, None, None])
-    alpha = np.clip(r[:, None, None] + 1 - d, 0, 1)
-    touched = (alpha > 0).sum(0)
-    sole = alpha.argmax(0)
-    a = alpha.max(0)[..., None]
-    want = a * colours[sole].astype(float) + (1 - a) * 255.0
-    ok = touched <= 1
-    assert ok.mean() > 0.99 and (touched == 1).sum() > 2000
-    assert np.abs(got - want)[ok].max() <= 1.0
-    assert ((a[..., 0] > 0) & (a[..., 0] < 1))[ok].sum() > 300  # there are rims to check
 
 
 # ---- specs: validation, JSON, the mask hook ------------------------------------------------------------------------

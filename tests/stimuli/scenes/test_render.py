@@ -14,7 +14,7 @@ from scipy import ndimage
 
 from plates.colour import delta_e2000, srgb255_to_lab, to_hex
 from plates.stimuli.scenes import SCENE_PALETTES, SHAPES, SceneSpec, render
-from plates.stimuli.scenes.colours import choose_colours, farthest_point_bound
+from plates.stimuli.scenes.colours import farthest_point_bound
 from plates.stimuli.scenes.draw import SOFT_L
 from plates.stimuli.scenes.render import summarise
 from tests.support import ROOT
@@ -162,18 +162,6 @@ def test_single_colour_patch_has_only_the_background():
     assert len(_unique(stim.pixels)[0]) == 1 and stim.masks["background"].all()
     assert stim.truth["distinct_colours"] == 1 and stim.truth["min_delta_e"] is None
     json.dumps(stim.truth), json.dumps(stim.stats)
-
-
-@pytest.mark.parametrize("d", [3.0, 8.0, 15.0])
-def test_tight_spacing_crowds_colours_near_the_minimum(d):
-    got = []
-    for seed in range(6):
-        rng = np.random.Generator(np.random.PCG64(seed))
-        c = choose_colours(6, d, (255, 255, 255), rng, spacing="tight")
-        rgb = np.array([(255, 255, 255), *c.colours])
-        got.append(_min_pairwise(rgb))
-        assert got[-1] >= d - 1e-9
-    assert np.median(got) < 1.5 * d
 
 
 @settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.too_slow])
