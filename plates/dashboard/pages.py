@@ -236,6 +236,7 @@ def compare(view: View) -> Page:
     ----------
     view : plates.dashboard.views.View
         The current view.
+
     Returns
     -------
     Page
@@ -278,6 +279,7 @@ def colour_sets(view: View, condition: str | None = None) -> Page:
         The current view.
     condition : str or None, optional
         The condition label drawn (None: the one with most rows).
+
     Returns
     -------
     Page
@@ -333,6 +335,7 @@ def yes_no(view: View, condition: str | None = None) -> Page:
         The current view.
     condition : str or None, optional
         The condition label drawn (None: the one with most rows).
+
     Returns
     -------
     Page
@@ -391,6 +394,7 @@ def grayscale(view: View, condition: str | None = None) -> Page:
         The current view.
     condition : str or None, optional
         The condition label drawn (None: the one with most rows).
+
     Returns
     -------
     Page
@@ -410,6 +414,7 @@ def chain_of_thought(view: View, condition: str | None = None) -> Page:
         The current view.
     condition : str or None, optional
         The condition label drawn (None: the one with most rows).
+
     Returns
     -------
     Page
@@ -552,6 +557,7 @@ def failure_modes(view: View, condition: str | None = None) -> Page:
         The current view.
     condition : str or None, optional
         The condition label drawn (None: the one with most rows).
+
     Returns
     -------
     Page
