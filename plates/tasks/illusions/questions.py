@@ -339,7 +339,7 @@ def mc_question(truth: Mapping[str, Any], seed: int) -> Question:
         ``pixel_darker`` and ``perceived_darker`` ("A", "B", "same"; the latter None when undetermined), the
         layout or ``positions``.
     seed : int
-        Seeds the shuffle (non-negative, below 2**63).
+        Seeds the shuffle (a non-negative integer; numpy PCG64 through SeedSequence).
 
     Returns
     -------
