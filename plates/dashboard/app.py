@@ -69,7 +69,18 @@ def source_widgets() -> tuple[str, list, bool]:
 
 def shipped_toggle(opened: views.Opened) -> bool:
     """Whether the checkout's shipped first-start runs are shown: a toggle, off by default when the results
-    hold runs of the user's own (on, and fixed, when they hold only shipped ones); True without shipped runs."""
+    hold runs of the user's own (on, and fixed, when they hold only shipped ones); True without shipped runs.
+
+    Parameters
+    ----------
+    opened : plates.dashboard.views.Opened
+        The opened results.
+
+    Returns
+    -------
+    bool
+        The sidebar toggle's value.
+    """
     if not opened.shipped:
         return True
     own = opened.own_runs
@@ -83,7 +94,18 @@ def shipped_toggle(opened: views.Opened) -> bool:
 
 def filter_widgets(options: dict[str, list[str]]) -> views.Filters:
     """One multiselect per filter, kept in the URL query string (`?model=a&run=r1`) so a view can be shared:
-    the URL sets the widgets on a session's first run, and every run writes the widgets back to the URL."""
+    the URL sets the widgets on a session's first run, and every run writes the widgets back to the URL.
+
+    Parameters
+    ----------
+    options : dict of str to list of str
+        Each filter key's values (`plates.dashboard.views.Opened.options_for`).
+
+    Returns
+    -------
+    plates.dashboard.views.Filters
+        The values chosen; a shared URL's values these results lack are dropped with a sidebar warning.
+    """
     st.sidebar.header("Filters")
     from_url = views.filters_from_query({key: st.query_params.get_all(key)
                                          for key in [*views.FILTER_COLUMNS, *views.FORMER_KEYS.values()]})
@@ -103,7 +125,13 @@ def filter_widgets(options: dict[str, list[str]]) -> views.Filters:
 
 
 def export_widgets(view: views.View) -> None:
-    """Download buttons for the filtered rows, every column (CSV and Parquet), made only when clicked."""
+    """Download buttons for the filtered rows, every column (CSV and Parquet), made only when clicked.
+
+    Parameters
+    ----------
+    view : plates.dashboard.views.View
+        The current view (its row count heads the sidebar section).
+    """
     st.sidebar.header(f"Export {view.rows:,} rows")
     for fmt, (_, mime) in views.EXPORT_FORMATS.items():
         st.sidebar.download_button(
@@ -117,6 +145,8 @@ def export_widgets(view: views.View) -> None:
 
 
 def main() -> None:
+    """The dashboard's entry script: page setup, the navigation, the results source, filters and export in the
+    sidebar, then the page chosen (`streamlit run dashboard/app.py`, `plates dashboard`)."""
     # No stack traces on the page, also under plain `streamlit run`: a visitor sees the exception's type and
     # a generic message; the details go to the server's console.
     st.set_option("client.showErrorDetails", "type")

@@ -26,6 +26,20 @@ NOTES_KEY = "plates_notes"
 # ``fingerprint`` (names, sizes, mtimes of the parts) makes a run's new parts show up.
 @st.cache_resource(show_spinner="Opening results…", max_entries=4)
 def open_folder(path: str, fingerprint: tuple) -> views.Opened:
+    """A results folder opened for the dashboard (`plates.dashboard.views.open_results`), cached per path and
+    fingerprint (at most 4 kept).
+
+    Parameters
+    ----------
+    path : str
+        The results folder.
+    fingerprint : tuple
+        `plates.dashboard.views.fingerprint` of the folder: only part of the cache key, so new parts reopen it.
+
+    Returns
+    -------
+    plates.dashboard.views.Opened
+    """
     return views.open_results(path)
 
 
@@ -33,7 +47,20 @@ def open_folder(path: str, fingerprint: tuple) -> views.Opened:
 def refresh_mirror(url: str, folder: str) -> int:
     """Copy an object store's new parts into the local folder the dashboard serves (`plates.storage.mirror`),
     at most every 30 s; only for the URL `plates dashboard` was started on (``PLATES_RESULTS_URL``), never one
-    a visitor types."""
+    a visitor types.
+
+    Parameters
+    ----------
+    url : str
+        The object-store URL the dashboard was started on.
+    folder : str
+        The local folder it mirrors into.
+
+    Returns
+    -------
+    int
+        Files copied (within 30 s of a call, its cached answer: nothing is copied).
+    """
     return mirror(url, folder)
 
 
@@ -61,7 +88,26 @@ def open_uploads(files: tuple[tuple[str, bytes], ...], client: str, local: bool)
     then, for a visitor on another machine (not ``local``), against the memory budget and the uploaded bytes
     allowed per address (``client``) and in all; written to a folder of their own (deleted with the cache
     entry's time to live) and read with every text column cut. A skipped file is named as the user named it,
-    never by its folder. Runs once per upload set (the cache): the script's reruns are not new uploads."""
+    never by its folder. Runs once per upload set (the cache): the script's reruns are not new uploads.
+
+    Parameters
+    ----------
+    files : tuple of (str, bytes)
+        The uploaded files' names (as the user named them) and bytes.
+    client : str
+        The visitor's address, for the per-address budget.
+    local : bool
+        Whether the visitor is on this machine (no budgets).
+
+    Returns
+    -------
+    plates.dashboard.views.Opened
+
+    Raises
+    ------
+    ValueError
+        Files that are not results parts (`plates.results.uploads.check_uploads`), or over a budget.
+    """
     check_uploads(files)
     if not local:
         admission().memory.check("more uploads")
@@ -89,29 +135,106 @@ def page_result(
     name: str, key: str, filters: views.Filters, with_reference: bool, options: tuple, _view: views.View
 ) -> pages.Page:
     """One page's figure and numbers, cached per page, results, filters and controls (``_view`` is not part
-    of the key: ``key``, ``filters`` and ``with_reference`` say what it holds)."""
+    of the key: ``key``, ``filters`` and ``with_reference`` say what it holds).
+
+    Parameters
+    ----------
+    name : str
+        A key of `plates.dashboard.pages.PAGES`.
+    key : str
+        The opened results' key (`plates.dashboard.views.Opened.key`).
+    filters : plates.dashboard.views.Filters
+        The sidebar's filters.
+    with_reference : bool
+        Whether the papers' reference rows are shown beside.
+    options : tuple of (str, object)
+        The page's widget values, sorted, passed as keyword arguments.
+    _view : plates.dashboard.views.View
+        The view the page reads (not hashed).
+
+    Returns
+    -------
+    plates.dashboard.pages.Page
+
+    Raises
+    ------
+    ValueError
+        What the page function refuses (shown by the caller).
+    """
     return pages.PAGES[name](_view, **dict(options))
 
 
 @st.cache_data(show_spinner=False, max_entries=64)
 def rules_note(key: str, filters: views.Filters, _view: views.View) -> str | None:
-    """`views.View.rules_note`, cached per opened results (``key``) and filters."""
+    """`views.View.rules_note`, cached per opened results (``key``) and filters.
+
+    Parameters
+    ----------
+    key : str
+        The opened results' key.
+    filters : plates.dashboard.views.Filters
+        The sidebar's filters.
+    _view : plates.dashboard.views.View
+        The view (not hashed).
+
+    Returns
+    -------
+    str or None
+        The note, or None.
+    """
     return _view.rules_note
 
 
 def export(view: views.View, fmt: str) -> bytes:
+    """The view's filtered rows, every column, as a file (`plates.dashboard.views.export_bytes`).
+
+    Parameters
+    ----------
+    view : plates.dashboard.views.View
+        The current view.
+    fmt : str
+        "csv" or "parquet" (`plates.dashboard.views.EXPORT_FORMATS`).
+
+    Returns
+    -------
+    bytes
+
+    Raises
+    ------
+    ValueError
+        An unknown ``fmt``.
+    """
     return views.export_bytes(queries.export(view.opened.results, view.where), fmt)
 
 
 @st.cache_data(show_spinner="Regenerating plate…", max_entries=256)
 def plate_image(row: dict):
-    """The image the model saw for one result row (`plates.dashboard.views.regenerate_plate`)."""
+    """The image the model saw for one result row (`plates.dashboard.views.regenerate_plate`).
+
+    Parameters
+    ----------
+    row : dict
+        A drill-down row (`plates.dashboard.queries.ROW_COLUMNS`).
+
+    Returns
+    -------
+    PIL.Image.Image
+        RGB, sRGB 0-255 (cached, at most 256 kept).
+    """
     return views.regenerate_plate(row)
 
 
 def export_buttons(name: str, figure) -> None:
     """SVG, PDF and PNG downloads of ``figure`` at publication size (`plates.charts.export`), made only when
-    clicked (each export starts a headless Chromium: seconds, not worth paying on every rerun)."""
+    clicked (each export starts a headless Chromium: seconds, not worth paying on every rerun).
+
+    Parameters
+    ----------
+    name : str
+        The chart's name, in the buttons' keys and the file names (``plates-<name>.<fmt>``).
+    figure : plotly.graph_objects.Figure
+        The figure as built.
+    """
     columns = st.columns(len(figure_export.FORMATS) + 3)
     for column, (fmt, mime) in zip(columns, figure_export.FORMATS.items()):
         column.download_button(f"Figure as {fmt.upper()}", data=lambda fmt=fmt: figure_export.figure_bytes(figure, fmt),
@@ -137,7 +260,13 @@ def chart(name: str, figure) -> None:
 
 def page_notes(notes: tuple[str, ...] | list[str] = ()) -> None:
     """The page's notes (``notes``, then the entry script's for every page) in one collapsed expander whose
-    label says how many there are, instead of a stack of warnings pushing the chart down; nothing when none."""
+    label says how many there are, instead of a stack of warnings pushing the chart down; nothing when none.
+
+    Parameters
+    ----------
+    notes : sequence of str, optional
+        The page's own notes (Markdown), shown first; repeats are shown once.
+    """
     every = list(dict.fromkeys([*notes, *st.session_state.get(NOTES_KEY, ())]))
     if not every:
         return
@@ -173,6 +302,13 @@ def warm_export() -> None:
 
 
 def current_view() -> views.View:
+    """The view the entry script built for this rerun (from the session state); a page opened without it shows
+    an error and stops.
+
+    Returns
+    -------
+    plates.dashboard.views.View
+    """
     view = st.session_state.get(VIEW_KEY)
     if view is None:  # a page opened without the entry script (should not happen under st.navigation)
         st.error("Open the dashboard through dashboard/app.py (`plates dashboard`).")
@@ -185,7 +321,28 @@ def condition_control(view: views.View, key: str, *, without: tuple[str, ...] = 
     """A selectbox of the conditions present (most rows first; ``plates``: of plate rows only; ``prompts``: of
     those prompts' rows; ``page``: the conditions that page's own table holds, its default first: a paired page
     offers only conditions with pairs): the chart shows the one chosen and names the others; with one
-    condition, no widget."""
+    condition, no widget.
+
+    Parameters
+    ----------
+    view : plates.dashboard.views.View
+        The current view.
+    key : str
+        The widget's Streamlit key.
+    without : tuple of str, optional
+        Condition columns left out of the choice (`plates.dashboard.pages.conditions`).
+    plates : bool, optional
+        Only the conditions of plate rows.
+    prompts : tuple of str or None, optional
+        Only the conditions of these prompts' rows.
+    page : str or None, optional
+        Offer the conditions that page's table holds instead.
+
+    Returns
+    -------
+    dict
+        ``{"condition": the one chosen}``, or ``{}`` when at most one condition is present.
+    """
     if page is not None:
         default = page_result(page, view.opened.key, view.filters, view.reference is not None, (), view)
         meta = default.figure.layout.meta or {}
@@ -204,7 +361,20 @@ PEOPLE_SHOWN = people.PEOPLE_SHOWN
 
 def people_control(view: views.View, key: str) -> tuple[str, ...] | None:
     """None (every person one by one) when at most `PEOPLE_SHOWN` people answered; else a choice of whom to draw
-    one by one, the `PEOPLE_SHOWN` with most answers first."""
+    one by one, the `PEOPLE_SHOWN` with most answers first.
+
+    Parameters
+    ----------
+    view : plates.dashboard.views.View
+        The current view.
+    key : str
+        The multiselect's Streamlit key.
+
+    Returns
+    -------
+    tuple of str or None
+        The people chosen, or None (no widget drawn).
+    """
     people = family_queries.participants(view.opened.results, view.where)
     if len(people) <= PEOPLE_SHOWN:
         return None
@@ -229,7 +399,13 @@ READING_CAPTION = (
 def reading_panel(options: dict | None) -> None:
     """Under a chart page (Overview, Failure modes): how each series' replies were read beside accuracy, for the
     condition and stimulus family the page chose (``options``, what `chart_page` returned; None: the page drew
-    nothing)."""
+    nothing).
+
+    Parameters
+    ----------
+    options : dict or None
+        `chart_page`'s answer; its ``condition`` and ``family`` are used.
+    """
     if options is None:
         return
     view = current_view()
@@ -248,7 +424,24 @@ def chart_page(
     """A page: title, what the chart shows (with the paper it comes from), the page's own widgets
     (``controls`` returns keyword arguments for the page function), the figure, then its numbers. A
     ValueError is shown with st.error and the page returns. Returns the widgets' values (None when nothing
-    was drawn)."""
+    was drawn).
+
+    Parameters
+    ----------
+    name : str
+        A key of `plates.dashboard.pages.PAGES`.
+    title : str
+        The page's title.
+    caption : str
+        What the chart shows, under the title.
+    controls : callable or None, optional
+        ``controls(view) -> dict`` drawing the page's widgets.
+
+    Returns
+    -------
+    dict or None
+        The widgets' values, or None when no rows match or the page failed.
+    """
     view = current_view()
     st.title(title)
     st.caption(caption)

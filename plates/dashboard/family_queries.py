@@ -96,7 +96,28 @@ def collapsed(results: Results, where: Where, families: Sequence[str], select: S
               extra: str = "", params: dict[str, Any] | None = None) -> pd.DataFrame:
     """``select`` (column names or SQL expressions ``... AS name``) of the rows of ``families`` passing
     ``where`` (and the SQL ``extra``, with its ``params``), one row per distinct combination with its
-    ``weight`` (result rows), sorted."""
+    ``weight`` (result rows), sorted.
+
+    Parameters
+    ----------
+    results : plates.results.query.Results
+        The opened results.
+    where : plates.dashboard.queries.Where
+        The page's row filters.
+    families : sequence of str
+        Stimulus families kept.
+    select : sequence of str
+        Columns or SQL expressions (``... AS name``).
+    extra : str, optional
+        An SQL condition ANDed in.
+    params : dict or None, optional
+        Its named parameters.
+
+    Returns
+    -------
+    pandas.DataFrame
+        The selected columns and ``weight``.
+    """
     sql, every = _collapsed_sql(where, families, select, extra, params)
     return results.query(f"{sql} ORDER BY ALL", every)
 
@@ -142,7 +163,21 @@ def _collapsed_sql(where: Where, families: Sequence[str], select: Sequence[str],
 def illusion_counts(results: Results, where: Where, shown: Sequence[str] | None = None) -> pd.DataFrame:
     """The Illusions page's collapsed rows: model, backend, family, task, prompt, expected and parsed answers,
     verdict, `ILLUSION_FACTS`, ``answer``, ``failed``, ``weight``. With ``shown`` (the people drawn one by
-    one), the other people's rows only in the pool "people (K participants)" (`with_people`, ``pooled``)."""
+    one), the other people's rows only in the pool "people (K participants)" (`with_people`, ``pooled``).
+
+    Parameters
+    ----------
+    results : plates.results.query.Results
+        The opened results.
+    where : plates.dashboard.queries.Where
+        The page's row filters.
+    shown : sequence of str or None, optional
+        The people drawn one by one; None: no pooling (`collapsed`).
+
+    Returns
+    -------
+    pandas.DataFrame
+    """
     facts = fact_columns(list(ILLUSION_FACTS))
     select = ["backend", "family", "task", "prompt_name", "expected", "parsed", "correct", *facts, ANSWER, FAILED]
     if shown is None:
@@ -179,7 +214,23 @@ def _counts(results: Results, source: str, params: dict[str, Any]) -> pd.DataFra
 
 def scene_counts(results: Results, where: Where) -> pd.DataFrame:
     """The Scenes page's collapsed rows for accuracy per task, the overall score and robustness (ColorBench
-    §2.3: the seed is the row's ``group``, the variant its ``recolour`` fact)."""
+    §2.3: the seed is the row's ``group``, the variant its ``recolour`` fact).
+
+    Parameters
+    ----------
+    results : plates.results.query.Results
+        The opened results.
+    where : plates.dashboard.queries.Where
+        The page's row filters.
+
+    Returns
+    -------
+    pandas.DataFrame
+
+    References
+    ----------
+    Liang et al. 2025 (ColorBench), §2.3.
+    """
     return _counts(results, *_scene_source(where))
 
 
@@ -209,7 +260,24 @@ def scene_effects(results: Results, where: Where) -> pd.DataFrame:
     items answered both in colour and in grayscale (same prompt, no chain of thought), and both with a "-cot"
     prompt and its plain twin (in colour), with each side's accuracy over the paired items (ColorBench §3.2,
     Table 4). Only these aggregates reach pandas, never the items (`plates.analysis.colorbench.paired_accuracy`'s
-    rules: a row counts when answered; an item pairs when both sides have an answered row)."""
+    rules: a row counts when answered; an item pairs when both sides have an answered row).
+
+    Parameters
+    ----------
+    results : plates.results.query.Results
+        The opened results.
+    where : plates.dashboard.queries.Where
+        The page's row filters.
+
+    Returns
+    -------
+    pandas.DataFrame
+        `EFFECT_COLUMNS`.
+
+    References
+    ----------
+    Liang et al. 2025 (ColorBench), §3.2 and Table 4.
+    """
     return _effects(results, *_scene_source(where))
 
 
@@ -225,7 +293,19 @@ def _param_names(results: Results, source: str, params: dict[str, Any]) -> list[
 
 def scene_params(results: Results, where: Where) -> list[str]:
     """The question parameters (truth ``params`` keys) with a number or a label on some scene row, sorted
-    (`plates.charts.scenes.difficulty_params`' answer, from DuckDB)."""
+    (`plates.charts.scenes.difficulty_params`' answer, from DuckDB).
+
+    Parameters
+    ----------
+    results : plates.results.query.Results
+        The opened results.
+    where : plates.dashboard.queries.Where
+        The page's row filters.
+
+    Returns
+    -------
+    list of str
+    """
     return _param_names(results, *_scene_source(where))
 
 
@@ -242,7 +322,26 @@ def _param_counts(results: Results, source: str, params: dict[str, Any], param: 
 
 def scene_param_counts(results: Results, where: Where, param: str) -> pd.DataFrame:
     """`scene_counts`' columns with one question parameter ``param`` (one of `scene_params`) as ``params``, a
-    {param: value} dict per row, as `plates.charts.scenes.difficulty_long` reads it (numbers as floats)."""
+    {param: value} dict per row, as `plates.charts.scenes.difficulty_long` reads it (numbers as floats).
+
+    Parameters
+    ----------
+    results : plates.results.query.Results
+        The opened results.
+    where : plates.dashboard.queries.Where
+        The page's row filters.
+    param : str
+        One of `scene_params`.
+
+    Returns
+    -------
+    pandas.DataFrame
+
+    Raises
+    ------
+    ValueError
+        ``param`` is not a parameter of these rows.
+    """
     source, params = _scene_source(where)
     rows = _param_counts(results, source, params, param)
     # no row holds it as a number or a label: exactly a parameter `scene_params` does not list (the allowed
@@ -258,7 +357,19 @@ def scene_param_counts(results: Results, where: Where, param: str) -> pd.DataFra
 @dataclass(frozen=True)
 class ScenePage:
     """What the Scenes page draws on its first view: `scene_counts`, `scene_effects`, `scene_params` and the
-    first parameter's `scene_param_counts` (None without parameters)."""
+    first parameter's `scene_param_counts` (None without parameters).
+
+    Parameters
+    ----------
+    counts : pandas.DataFrame
+        `scene_counts`.
+    effects : pandas.DataFrame
+        `scene_effects`.
+    params : list of str
+        `scene_params`.
+    first : pandas.DataFrame or None
+        The first parameter's `scene_param_counts`.
+    """
 
     counts: pd.DataFrame
     effects: pd.DataFrame
@@ -269,7 +380,19 @@ class ScenePage:
 def scene_page(results: Results, where: Where) -> ScenePage:
     """`ScenePage` from one scan: the scene rows' `_SCENE_ROWS` (truth_json parsed once) are kept in a DuckDB
     table for the four aggregations, then dropped (four scans of the results parsed each row's JSON four
-    times: 1.6 s of the page at 10M rows)."""
+    times: 1.6 s of the page at 10M rows).
+
+    Parameters
+    ----------
+    results : plates.results.query.Results
+        The opened results.
+    where : plates.dashboard.queries.Where
+        The page's row filters.
+
+    Returns
+    -------
+    ScenePage
+    """
     source, params = _scene_source(where)
     table = f"scene_rows_{uuid.uuid4().hex}"
     # on a cursor of its own (`Results.query`), not the shared connection's lock: other visitors' queries run on
@@ -284,7 +407,25 @@ def scene_page(results: Results, where: Where) -> ScenePage:
 
 def has_rows(results: Results, where: Where, column: str, value: str, families: Sequence[str] = ()) -> bool:
     """Whether any row passing the filters (and of ``families``, when given) has ``column`` = ``value``; DuckDB
-    stops at the first. The People page asks it first, so results without a human row read nothing more."""
+    stops at the first. The People page asks it first, so results without a human row read nothing more.
+
+    Parameters
+    ----------
+    results : plates.results.query.Results
+        The opened results.
+    where : plates.dashboard.queries.Where
+        The page's row filters.
+    column : str
+        A results column.
+    value : str
+        The value looked for.
+    families : sequence of str, optional
+        Stimulus families looked in (empty: all).
+
+    Returns
+    -------
+    bool
+    """
     params: dict = {"has_value": value}
     extra = f"{quote(column)} = $has_value"
     if families:
@@ -296,7 +437,20 @@ def has_rows(results: Results, where: Where, column: str, value: str, families: 
 
 def participants(results: Results, where: Where) -> pd.DataFrame:
     """The people (human ``model`` values) whose plate or illusion rows pass the filters, with their
-    ``answers``, most answers first (then by name)."""
+    ``answers``, most answers first (then by name).
+
+    Parameters
+    ----------
+    results : plates.results.query.Results
+        The opened results.
+    where : plates.dashboard.queries.Where
+        The page's row filters.
+
+    Returns
+    -------
+    pandas.DataFrame
+        ``model`` and ``answers``.
+    """
     params: dict[str, Any] = {}
     clause, more = where.sql(f"{in_list('family', list(PEOPLE_FAMILIES), 'family', params)} AND {_HUMAN}")
     return results.query(f"SELECT model, count(*) AS answers FROM results {clause} GROUP BY model "
@@ -311,7 +465,30 @@ def with_people(results: Results, where: Where, families: Sequence[str], select:
     ``pooled`` True, as `plates.analysis.people.with_pooled` pools them: a public quiz gathers hundreds of people,
     and a fit or a bar per person costs time and reads as none. One query (the facts read out of ``truth_json``
     once): DuckDB collapses every model's and person's rows, keeps those drawn one by one and adds up the
-    people's collapsed rows into the pool, so the rows of people not shown never reach pandas."""
+    people's collapsed rows into the pool, so the rows of people not shown never reach pandas.
+
+    Parameters
+    ----------
+    results : plates.results.query.Results
+        The opened results.
+    where : plates.dashboard.queries.Where
+        The page's row filters.
+    families : sequence of str
+        Stimulus families kept.
+    select : sequence of str
+        Columns or SQL expressions after ``model``.
+    extra : str
+        An SQL condition ANDed in.
+    shown : sequence of str or None
+        The people drawn one by one (None: every person).
+    params : dict or None, optional
+        ``extra``'s named parameters.
+
+    Returns
+    -------
+    pandas.DataFrame
+        ``model``, the selected columns, ``weight`` and ``pooled``.
+    """
     select = ["model", *select]
     sql, every = _collapsed_sql(where, families, select, extra, params)
     human = "coalesce(backend = 'human', false)"
@@ -350,7 +527,31 @@ def people_counts(results: Results, where: Where, shown: Sequence[str] | None = 
     by `with_people` (``shown``: the people fitted one by one; None: every one): ``"plates"``
     (ΔE2000 levels per prompt, condition and colour set: the threshold fits), ``"illusions"`` (the comparison
     facts: the PSE fits), ``"accuracy"`` (rows with an answer key: `plates.analysis.people.people_accuracy`);
-    only the ``parts`` asked for (of `PEOPLE_PARTS`), one scan each."""
+    only the ``parts`` asked for (of `PEOPLE_PARTS`), one scan each.
+
+    Parameters
+    ----------
+    results : plates.results.query.Results
+        The opened results.
+    where : plates.dashboard.queries.Where
+        The page's row filters.
+    shown : sequence of str or None, optional
+        The people fitted one by one (None: every one).
+    everyone : bool, optional
+        The models' rows on every prompt.
+    parts : sequence of str, optional
+        Of `PEOPLE_PARTS`.
+
+    Returns
+    -------
+    dict of str to pandas.DataFrame
+        One table per part asked for.
+
+    Raises
+    ------
+    ValueError
+        An unknown part.
+    """
     unknown = [p for p in parts if p not in PEOPLE_PARTS]
     if unknown:
         raise ValueError(f"people_counts parts {unknown} are not known; allowed: {', '.join(PEOPLE_PARTS)}")

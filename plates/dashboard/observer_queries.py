@@ -32,7 +32,21 @@ _PEOPLE_COLUMNS = ("run_id", "model", "backend", "item_id", "direction", "spec_j
 def pair_counts(results: Results, where: Where) -> pd.DataFrame:
     """Per family and pair of observers (``model``), counted in DuckDB over the trials both answered (`TRIAL_KEY`,
     hashed; a trial answered more than once counts once, right only if every answer was): ``n``, ``agree``,
-    ``right_a``, ``right_b`` (`plates.analysis.consistency.matrix_from_counts`). Only counts leave DuckDB."""
+    ``right_a``, ``right_b`` (`plates.analysis.consistency.matrix_from_counts`). Only counts leave DuckDB.
+
+    Parameters
+    ----------
+    results : plates.results.query.Results
+        The opened results (a DuckDB view ``results`` over the Parquet parts).
+    where : Where
+        The page's row filters.
+
+    Returns
+    -------
+    pandas.DataFrame
+        Columns ``family``, ``observer_a``, ``observer_b`` (``observer_a`` < ``observer_b``), ``n``, ``agree``,
+        ``right_a``, ``right_b``, sorted.
+    """
     clause, params = where.sql("correct IS NOT NULL")
     key = ", ".join(f'coalesce(CAST("{c}" AS VARCHAR), \'<null>\')' for c in TRIAL_KEY)
     sql = f"""
@@ -49,7 +63,18 @@ def pair_counts(results: Results, where: Where) -> pd.DataFrame:
 
 def ellipse_tables(root: str | Path) -> pd.DataFrame:
     """Every ellipses.parquet summary table under ``root`` (at most `MAX_TABLES`), concatenated; a file not
-    marked as a summary is left out."""
+    marked as a summary is left out.
+
+    Parameters
+    ----------
+    root : str or pathlib.Path
+        The results folder searched (recursively); not a folder: nothing found.
+
+    Returns
+    -------
+    pandas.DataFrame
+        The summaries' rows, or an empty frame when none is found (unreadable files are left out too).
+    """
     root = Path(root)
     frames = []
     paths = sorted(root.rglob("ellipses.parquet"))[:MAX_TABLES] if root.is_dir() else []

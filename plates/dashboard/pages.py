@@ -37,7 +37,20 @@ _PAIR_BY = ["model", *queries.CONDITION_KEYS]
 
 def paired_runs_notes(pairs: pd.DataFrame, side_a: str, side_b: str) -> tuple[str, ...]:
     """One line per model saying which runs were paired: ``side_a`` rows from these runs with ``side_b`` rows
-    from those (``runs_a`` / ``runs_b`` of `queries.pairs`)."""
+    from those (``runs_a`` / ``runs_b`` of `queries.pairs`).
+
+    Parameters
+    ----------
+    pairs : pandas.DataFrame
+        `queries.pairs`' answer (``model``, ``pairs``, ``runs_a``, ``runs_b``).
+    side_a, side_b : str
+        What each side is, in words ("colour", "grayscale", a prompt name).
+
+    Returns
+    -------
+    tuple of str
+        One line per distinct model and run sets with pairs.
+    """
     notes = {}
     for row in pairs.to_dict("records"):
         if not row.get("pairs"):
@@ -53,7 +66,20 @@ _NOT_PLATE_TASKS = frozenset(name for name, task in TASKS.items() if task.family
 
 def plate_prompts(view: View, condition: str) -> pd.Series:
     """Answers per prompt on plates (rows of other families' tasks left out) under ``condition``, most first:
-    the prompts the ΔE2000 page can show."""
+    the prompts the ΔE2000 page can show.
+
+    Parameters
+    ----------
+    view : plates.dashboard.views.View
+        The current view.
+    condition : str
+        A condition label.
+
+    Returns
+    -------
+    pandas.Series
+        Answers (``n``) indexed by prompt name.
+    """
     cube = view.cube[(view.cube[CONDITION] == condition) & (view.cube["n"] > 0)]
     cube = cube[~cube["task"].astype(object).isin(_NOT_PLATE_TASKS)]
     return cube.groupby("prompt_name", observed=True)["n"].sum().sort_values(ascending=False, kind="stable")
@@ -61,7 +87,17 @@ def plate_prompts(view: View, condition: str) -> pd.Series:
 
 @dataclass(frozen=True)
 class Page:
-    """A page's figure, its numbers (shown under it) and notes (warnings to show above it)."""
+    """A page's figure, its numbers (shown under it) and notes (warnings to show above it).
+
+    Parameters
+    ----------
+    figure : plotly.graph_objects.Figure
+        The chart.
+    table : pandas.DataFrame
+        Its numbers.
+    notes : tuple of str, optional
+        Markdown notes.
+    """
 
     figure: go.Figure
     table: pd.DataFrame
@@ -71,7 +107,23 @@ class Page:
 def conditions(view: View, *, without: tuple[str, ...] = (), prompts: tuple[str, ...] | None = None,
                plates: bool = False) -> list[str]:
     """The condition labels present in the view (leaving out ``without`` columns; only rows of ``prompts`` when
-    given; ``plates``: of the plates' rows only, `plate_cube`), most rows first."""
+    given; ``plates``: of the plates' rows only, `plate_cube`), most rows first.
+
+    Parameters
+    ----------
+    view : plates.dashboard.views.View
+        The current view.
+    without : tuple of str, optional
+        Condition columns left out of the labels.
+    prompts : tuple of str or None, optional
+        Only these prompts' rows.
+    plates : bool, optional
+        Only the plates' rows.
+
+    Returns
+    -------
+    list of str
+    """
     cube = plate_cube(view) if plates else view.cube
     if prompts is not None:
         cube = cube[cube["prompt_name"].astype(str).isin(list(prompts))]
@@ -82,7 +134,18 @@ def conditions(view: View, *, without: tuple[str, ...] = (), prompts: tuple[str,
 
 def repeated(view: View) -> tuple[pd.DataFrame, tuple[str, ...]]:
     """Items asked more than once of one model under one prompt and condition (in several runs, or twice in an
-    explorer session), and a note for each: such cells are drawn per run, never pooled, and flagged."""
+    explorer session), and a note for each: such cells are drawn per run, never pooled, and flagged.
+
+    Parameters
+    ----------
+    view : plates.dashboard.views.View
+        The current view.
+
+    Returns
+    -------
+    tuple of (pandas.DataFrame, tuple of str)
+        `queries.repeated_items` with condition labels, and the notes.
+    """
     explorer = view.cube.loc[view.cube["dataset"].astype(str) == "explorer", "run_id"].dropna().unique()
     # an item can repeat across runs only where one model has the same dataset, prompt and condition in several
     # runs (the cube says): only those models' rows are scanned (a model's plate, illusion and scene runs are
@@ -116,7 +179,18 @@ OVERVIEW_FAMILIES = {"plates": ("ishihara",), "illusions": ("illusion",), "scene
 
 
 def overview_families(view: View) -> list[str]:
-    """The `OVERVIEW_FAMILIES` the view has answers for, in that order."""
+    """The `OVERVIEW_FAMILIES` the view has answers for, in that order.
+
+    Parameters
+    ----------
+    view : plates.dashboard.views.View
+        The current view.
+
+    Returns
+    -------
+    list of str
+        The family labels.
+    """
     tasks = set(view.cube.loc[view.cube["n"] > 0, "task"].astype(str))
     return [label for label, fams in OVERVIEW_FAMILIES.items()
             if any(TASKS[t].family in fams for t in tasks if t in TASKS)]
@@ -125,7 +199,24 @@ def overview_families(view: View) -> list[str]:
 def overview(view: View, family: str | None = None) -> Page:
     """Series x prompt · condition heatmap (the papers' values in the cells they match), its numbers, and a
     note per repeated item set. ``family`` (an `OVERVIEW_FAMILIES` label): only that family's tasks, so a
-    first start holding plates, illusions and scenes stays readable; None: every row."""
+    first start holding plates, illusions and scenes stays readable; None: every row.
+
+    Parameters
+    ----------
+    view : plates.dashboard.views.View
+        The current view.
+    family : str or None, optional
+        An `OVERVIEW_FAMILIES` label.
+
+    Returns
+    -------
+    Page
+
+    Raises
+    ------
+    ValueError
+        An unknown ``family``.
+    """
     cube = view.cube
     if family is not None:
         if family not in OVERVIEW_FAMILIES:
@@ -139,7 +230,18 @@ def overview(view: View, family: str | None = None) -> Page:
 
 
 def compare(view: View) -> Page:
-    """Our cells beside the papers' cells (same model, prompt, condition): difference and inside-or-not."""
+    """Our cells beside the papers' cells (same model, prompt, condition): difference and inside-or-not.
+
+    Parameters
+    ----------
+    view : plates.dashboard.views.View
+        The current view.
+
+    Returns
+    -------
+    Page
+        Without a same-model value, the papers' own models on the same questions as context, with a note.
+    """
     cells = overview_table(counts=view.cube)
     table = matching.compare(cells, view.reference)
     if table.empty:  # no same-model value: the papers' models on the same questions, labelled as context
@@ -153,11 +255,35 @@ def compare(view: View) -> Page:
 
 def plate_cube(view: View) -> pd.DataFrame:
     """The view's cube without other families' tasks: colour sets and image sizes are the plates' questions
-    (an illusion's kind or a scene's task is their ``group``, not a colour set)."""
+    (an illusion's kind or a scene's task is their ``group``, not a colour set).
+
+    Parameters
+    ----------
+    view : plates.dashboard.views.View
+        The current view.
+
+    Returns
+    -------
+    pandas.DataFrame
+    """
     return view.cube[~view.cube["task"].astype(object).isin(_NOT_PLATE_TASKS)]
 
 
 def colour_sets(view: View, condition: str | None = None) -> Page:
+    """Accuracy per colour set of the plates' rows for one condition, the papers' per-colour-set values beside
+    (`plates.charts.colour_set_figure`), and its table.
+
+    Parameters
+    ----------
+    view : plates.dashboard.views.View
+        The current view.
+    condition : str or None, optional
+        The condition label drawn (None: the one with most rows).
+
+    Returns
+    -------
+    Page
+    """
     cube = plate_cube(view)
     return Page(
         charts.colour_set_figure(reference=view.reference, counts=cube, condition=condition),
@@ -167,7 +293,26 @@ def colour_sets(view: View, condition: str | None = None) -> Page:
 
 def resolution(view: View, condition: str | None = None, x: str = "size") -> Page:
     """Accuracy against the size sent (``x="size"``, per condition) or the pixels the model saw (``x="seen"``:
-    the rows that record a view, `plates.charts.views`)."""
+    the rows that record a view, `plates.charts.views`).
+
+    Parameters
+    ----------
+    view : plates.dashboard.views.View
+        The current view.
+    condition : str or None, optional
+        The condition label drawn (None: the one with most rows).
+    x : str, optional
+        "size" (px sent) or "seen" (pixels seen).
+
+    Returns
+    -------
+    Page
+
+    Raises
+    ------
+    ValueError
+        An unknown ``x``.
+    """
     if x == "seen":
         counts = view.label(queries.seen_counts(view.opened.results, view.where, sorted(_NOT_PLATE_TASKS)))
         return Page(seen_resolution_figure(counts), seen_resolution_table(counts))
@@ -181,6 +326,24 @@ def resolution(view: View, condition: str | None = None, x: str = "size") -> Pag
 
 
 def yes_no(view: View, condition: str | None = None) -> Page:
+    """Y*/N against Y/N* accuracy per series for one condition (ColorBlindnessEval §4.1, Table 1), with a note
+    saying what adds ours when only the paper's points are drawn.
+
+    Parameters
+    ----------
+    view : plates.dashboard.views.View
+        The current view.
+    condition : str or None, optional
+        The condition label drawn (None: the one with most rows).
+
+    Returns
+    -------
+    Page
+
+    References
+    ----------
+    ColorBlindnessEval, §4.1 and Table 1.
+    """
     figure = yes_no_figure(reference=view.reference, counts=view.cube, condition=condition)
     hint = (figure.layout.meta or {}).get("hint")  # the paper's points only: say what adds ours
     notes = (hint.replace("<br>", " ").replace("<span style='font-family:monospace'>", " `")
@@ -191,7 +354,18 @@ def yes_no(view: View, condition: str | None = None) -> Page:
 def grayscale_pairs(view: View) -> pd.DataFrame:
     """Paired colour vs grayscale counts from DuckDB, scanning only the rows that can pair: the prompts and
     conditions (but grayscale) the cube shows both in colour and in grayscale. Kept in the view's memo: the
-    page's condition control and its figure ask in one run (the figure per condition, the pairs the same)."""
+    page's condition control and its figure ask in one run (the figure per condition, the pairs the same).
+
+    Parameters
+    ----------
+    view : plates.dashboard.views.View
+        The current view.
+
+    Returns
+    -------
+    pandas.DataFrame
+        `queries.pairs` columns (grouped by series columns and task).
+    """
     if "grayscale_pairs" in view.memo:
         return view.memo["grayscale_pairs"]
     cube = view.cube[view.cube["n"] > 0]
@@ -212,7 +386,19 @@ def grayscale_pairs(view: View) -> pd.DataFrame:
 
 
 def grayscale(view: View, condition: str | None = None) -> Page:
-    """`grayscale_pairs` as the grayscale table, and its figure for one condition."""
+    """`grayscale_pairs` as the grayscale table, and its figure for one condition.
+
+    Parameters
+    ----------
+    view : plates.dashboard.views.View
+        The current view.
+    condition : str or None, optional
+        The condition label drawn (None: the one with most rows).
+
+    Returns
+    -------
+    Page
+    """
     pairs = grayscale_pairs(view)
     table = charts.grayscale_table(pairs=view.label(pairs))
     return Page(charts.grayscale_figure(reference=view.reference, table=table, condition=condition), table,
@@ -220,7 +406,19 @@ def grayscale(view: View, condition: str | None = None) -> Page:
 
 
 def chain_of_thought(view: View, condition: str | None = None) -> Page:
-    """Paired plain vs chain-of-thought counts from DuckDB, for each prompt pair the cube holds."""
+    """Paired plain vs chain-of-thought counts from DuckDB, for each prompt pair the cube holds.
+
+    Parameters
+    ----------
+    view : plates.dashboard.views.View
+        The current view.
+    condition : str or None, optional
+        The condition label drawn (None: the one with most rows).
+
+    Returns
+    -------
+    Page
+    """
     present = set(view.cube["prompt_name"].astype(str))
     pairs = [
         view.label(queries.cot_pairs(view.opened.results, view.where, _PAIR_BY, plain, cot)).assign(
@@ -239,7 +437,19 @@ def plate_levels(view: View, x: str = "delta_e") -> pd.DataFrame:
     """Answered ``n`` and ``correct`` per series, condition, prompt, colour set and ΔE2000 level (``x``) of the
     plates' rows (other families' tasks left out: an illusion's signed ΔE2000 is not a plate's level), with the
     ``condition`` label (`queries.levels`): one scan serves the ΔE2000 page's condition order and its figure,
-    kept in the view's memo (its controls and its figure ask in one run)."""
+    kept in the view's memo (its controls and its figure ask in one run).
+
+    Parameters
+    ----------
+    view : plates.dashboard.views.View
+        The current view.
+    x : str, optional
+        The level column (CIEDE2000).
+
+    Returns
+    -------
+    pandas.DataFrame
+    """
     if ("plate_levels", x) not in view.memo:
         # the view's filters and the plates' tasks: the rows of the plates' conditions (`plate_cube`) without
         # asking DuckDB to match every row against each condition's seven columns
@@ -251,7 +461,17 @@ def plate_levels(view: View, x: str = "delta_e") -> pd.DataFrame:
 
 def delta_e_conditions(view: View) -> list[str]:
     """The plates' conditions for the ΔE2000 page, those with the most distinct ΔE2000 levels first (a sweep or
-    a staircase before a preset that has one level per colour set: nothing to fit there), then most rows."""
+    a staircase before a preset that has one level per colour set: nothing to fit there), then most rows.
+
+    Parameters
+    ----------
+    view : plates.dashboard.views.View
+        The current view.
+
+    Returns
+    -------
+    list of str
+    """
     present = conditions(view, plates=True)
     if len(present) <= 1:
         return present
@@ -263,7 +483,31 @@ def delta_e(
     view: View, condition: str | None = None, prompt: str | None = None, bins: int = 8, x: str = "delta_e"
 ) -> Page:
     """ΔE2000 levels from DuckDB for one condition (default: the most rows) and one prompt (default: the most
-    answers); one fit per series x colour set (`plates.charts.delta_e`), shown under the figure."""
+    answers); one fit per series x colour set (`plates.charts.delta_e`), shown under the figure.
+
+    Parameters
+    ----------
+    view : plates.dashboard.views.View
+        The current view.
+    condition : str or None, optional
+        The condition label drawn (None: the one with most rows).
+    prompt : str or None, optional
+        The prompt drawn (None: the one with most plate answers under the condition).
+    bins : int, optional
+        Level bins of the figure's points.
+    x : str, optional
+        The level column (CIEDE2000).
+
+    Returns
+    -------
+    Page
+        The fits' table under the figure (empty without levels).
+
+    Raises
+    ------
+    ValueError
+        A condition or prompt these results do not hold for plates.
+    """
     present = delta_e_conditions(view)
     if not present:
         return Page(
@@ -304,6 +548,24 @@ def delta_e(
 
 
 def failure_modes(view: View, condition: str | None = None) -> Page:
+    """Shares of failure modes among each series' wrong answers per prompt, for one condition
+    (`plates.charts.failure_mode_figure`).
+
+    Parameters
+    ----------
+    view : plates.dashboard.views.View
+        The current view.
+    condition : str or None, optional
+        The condition label drawn (None: the one with most rows).
+
+    Returns
+    -------
+    Page
+
+    References
+    ----------
+    HueManity, App. E (the modes, described qualitatively).
+    """
     counts = view.label(queries.failure_counts(view.opened.results, view.where, [*_BY, "prompt_name"]))
     table = failure_mode_table(counts=counts)
     return Page(failure_mode_figure(counts=counts, condition=condition), table)
@@ -312,7 +574,26 @@ def failure_modes(view: View, condition: str | None = None) -> Page:
 def reading(view: View, condition: str | None = None, family: str | None = None) -> Page:
     """How each series' replies were read (correct, wrong, ambiguous, unread, refused) beside accuracy, and the
     judge model's part (`plates.charts.reading`): shown under the Overview and the Failure modes. ``family`` (an
-    `OVERVIEW_FAMILIES` label): only that family's tasks, as the Overview shows them."""
+    `OVERVIEW_FAMILIES` label): only that family's tasks, as the Overview shows them.
+
+    Parameters
+    ----------
+    view : plates.dashboard.views.View
+        The current view.
+    condition : str or None, optional
+        The condition drawn (None, or one holding no reply with text: the one with most replies).
+    family : str or None, optional
+        An `OVERVIEW_FAMILIES` label.
+
+    Returns
+    -------
+    Page
+
+    Raises
+    ------
+    ValueError
+        An unknown ``family``.
+    """
     counts = view.label(queries.reading_counts(view.opened.results, view.where, [*_BY, "prompt_name", "task"]))
     if family is not None:
         if family not in OVERVIEW_FAMILIES:
@@ -340,7 +621,21 @@ PUBLISHED_DEFAULT_TASKS = 3
 
 def published_numbers(view: View, source: str | None = None, tasks: tuple[str, ...] = ()) -> Page:
     """One of the papers' own tables as a chart (`plates.charts.published`), whatever the results hold: the
-    view's reference tables, or the package's when the sidebar hides them from the other pages."""
+    view's reference tables, or the package's when the sidebar hides them from the other pages.
+
+    Parameters
+    ----------
+    view : plates.dashboard.views.View
+        The current view.
+    source : str or None, optional
+        The paper's table (`plates.charts.published.sources`; None: the first).
+    tasks : tuple of str, optional
+        Its tasks drawn (empty: the first `PUBLISHED_DEFAULT_TASKS`).
+
+    Returns
+    -------
+    Page
+    """
     reference = view.reference if view.reference is not None else load_reference()
     source = source or published.sources(reference)[0]
     tasks = tasks or tuple(published.tasks(reference, source)[:PUBLISHED_DEFAULT_TASKS])

@@ -68,14 +68,38 @@ _COUNTS = (
 
 
 def quote(name: str) -> str:
-    """``name`` as a DuckDB identifier (double-quoted)."""
+    """``name`` as a DuckDB identifier (double-quoted).
+
+    Parameters
+    ----------
+    name : str
+        A column name.
+
+    Returns
+    -------
+    str
+        ``name`` in double quotes, inner double quotes doubled.
+
+    Examples
+    --------
+    >>> quote('a"b')
+    '"a""b"'
+    """
     return '"' + name.replace('"', '""') + '"'
 
 
 @dataclass(frozen=True)
 class Where:
     """Row filters: ``values`` column -> allowed values (compared as strings; empty: no filter), and
-    ``conditions``: allowed combinations of `CONDITION_KEYS` values (empty: every condition)."""
+    ``conditions``: allowed combinations of `CONDITION_KEYS` values (empty: every condition).
+
+    Parameters
+    ----------
+    values : mapping of str to sequence of str, optional
+        Column -> allowed values.
+    conditions : sequence of mapping, optional
+        Allowed conditions, each `CONDITION_KEYS` -> value (None or NaN: the column is null).
+    """
 
     values: Mapping[str, Sequence[str]] = field(default_factory=dict)
     conditions: Sequence[Mapping[str, Any]] = ()
@@ -83,7 +107,18 @@ class Where:
     def sql(self, extra: str = "") -> tuple[str, dict[str, Any]]:
         """(``WHERE ...`` clause or "", named parameters), with ``extra`` (SQL) ANDed in. Values become
         ``column IN ($p, ...)`` so DuckDB can push them into the Parquet scan (and skip parts by their
-        statistics: a run's parts for a run filter)."""
+        statistics: a run's parts for a run filter).
+
+        Parameters
+        ----------
+        extra : str, optional
+            An SQL condition ANDed in ("" for none).
+
+        Returns
+        -------
+        tuple of (str, dict)
+            The clause (empty when nothing filters) and the named parameters it uses.
+        """
         parts, params = [], {}
         for i, (column, allowed) in enumerate(sorted(self.values.items())):
             if allowed:
@@ -107,7 +142,24 @@ class Where:
 
 
 def in_list(column: str, values: Sequence[Any], prefix: str, params: dict[str, Any]) -> str:
-    """``column IN ($prefix_0, ...)`` with the values (as strings) added to ``params``."""
+    """``column IN ($prefix_0, ...)`` with the values (as strings) added to ``params``.
+
+    Parameters
+    ----------
+    column : str
+        The column (quoted by `quote`).
+    values : sequence
+        The allowed values, compared as strings.
+    prefix : str
+        The parameters' name prefix.
+    params : dict
+        Named parameters, updated in place.
+
+    Returns
+    -------
+    str
+        The SQL condition.
+    """
     names = []
     for k, value in enumerate(values):
         params[f"{prefix}_{k}"] = str(value)
@@ -118,7 +170,18 @@ def in_list(column: str, values: Sequence[Any], prefix: str, params: dict[str, A
 def cube(results: Results) -> pd.DataFrame:
     """Counts per `CUBE_COLUMNS` combination over every row: those columns, ``n`` (answered), ``correct``,
     ``errors`` (failed requests) and the run's ``run_name``, sorted by the keys. Computed once (one scan) and kept as a DuckDB table:
-    `pairs` maps its cells back through it."""
+    `pairs` maps its cells back through it.
+
+    Parameters
+    ----------
+    results : plates.results.query.Results
+        The opened results.
+
+    Returns
+    -------
+    pandas.DataFrame
+        `CUBE_COLUMNS`, ``n``, ``correct``, ``errors`` and ``run_name``.
+    """
     keys = ", ".join(quote(c) for c in CUBE_COLUMNS)
     # run_name: the run's name for legends, one per run (the first in sort order where a run's parts sit in
     # folders of several names), found in the same scan
@@ -154,7 +217,33 @@ def pairs(
     chain-of-thought variant in another); ``runs_a`` / ``runs_b`` list the runs whose rows made pairs on each
     side, so a page can say which runs were paired. Where the cube shows at most one run per group and side
     (the usual case: one run asked both sides, or one run per side), that run is the answer whenever the group
-    has pairs; otherwise each item ORs one bit per run (at most 64 runs scanned) or lists them."""
+    has pairs; otherwise each item ORs one bit per run (at most 64 runs scanned) or lists them.
+
+    Parameters
+    ----------
+    results : plates.results.query.Results
+        The opened results (a DuckDB view ``results`` over the Parquet parts).
+    where : Where
+        The page's row filters.
+    by : sequence of str
+        Group columns, all of `CUBE_COLUMNS`.
+    split : str
+        The SQL condition of side A.
+    exclude : sequence of str
+        Item keys that differ between the sides (not part of an item).
+    prompts : sequence of str or None, optional
+        The prompts scanned (None: all).
+
+    Returns
+    -------
+    pandas.DataFrame
+        The ``by`` columns, `plates.analysis.metrics.PAIR_COLUMNS` counts, ``runs_a`` and ``runs_b``.
+
+    Raises
+    ------
+    ValueError
+        A ``by`` column not in `CUBE_COLUMNS`.
+    """
     by = list(by)
     unknown = [c for c in by if c not in CUBE_COLUMNS]
     if unknown:
@@ -272,7 +361,24 @@ def _varying(results: Results, columns: Sequence[str], clause: str, params: dict
 def grayscale_pairs(
     results: Results, where: Where, by: Sequence[str], prompts: Sequence[str] | None = None
 ) -> pd.DataFrame:
-    """`pairs` for `metrics.grayscale_from_pairs`: side A colour (grayscale not true), side B grayscale."""
+    """`pairs` for `metrics.grayscale_from_pairs`: side A colour (grayscale not true), side B grayscale.
+
+    Parameters
+    ----------
+    results : plates.results.query.Results
+        The opened results (a DuckDB view ``results`` over the Parquet parts).
+    where : Where
+        The page's row filters.
+    by : sequence of str
+        Group columns (`CUBE_COLUMNS`).
+    prompts : sequence of str or None, optional
+        The prompts scanned (None: all).
+
+    Returns
+    -------
+    pandas.DataFrame
+        As `pairs`.
+    """
     return pairs(
         results, where, by=by, split="grayscale IS NOT TRUE", exclude=("grayscale",), prompts=prompts
     )
@@ -282,7 +388,26 @@ def cot_pairs(
     results: Results, where: Where, by: Sequence[str], prompt: str, cot_prompt: str
 ) -> pd.DataFrame:
     """`pairs` for `metrics.cot_from_pairs`: side A ``cot_prompt``, side B ``prompt`` (items paired across the
-    two prompts)."""
+    two prompts).
+
+    Parameters
+    ----------
+    results : plates.results.query.Results
+        The opened results (a DuckDB view ``results`` over the Parquet parts).
+    where : Where
+        The page's row filters.
+    by : sequence of str
+        Group columns (`CUBE_COLUMNS`).
+    prompt : str
+        The direct prompt's name.
+    cot_prompt : str
+        Its chain-of-thought prompt's name.
+
+    Returns
+    -------
+    pandas.DataFrame
+        As `pairs`.
+    """
     quoted = "'" + cot_prompt.replace("'", "''") + "'"
     return pairs(
         results,
@@ -320,7 +445,26 @@ def levels(results: Results, where: Where, by: Sequence[str], x: str = "delta_e"
            not_tasks: Sequence[str] = ()) -> pd.DataFrame:
     """Answered ``n`` and ``correct`` per ``by`` group and ΔE2000 level (``x`` rounded to `LEVEL_DECIMALS`;
     rows without one, and rows of the tasks ``not_tasks``, left out), sorted: the input of one psychometric fit
-    per group."""
+    per group.
+
+    Parameters
+    ----------
+    results : plates.results.query.Results
+        The opened results (a DuckDB view ``results`` over the Parquet parts).
+    where : Where
+        The page's row filters.
+    by : sequence of str
+        Group columns.
+    x : str, optional
+        The level column (CIEDE2000, e.g. ``delta_e``).
+    not_tasks : sequence of str, optional
+        Tasks left out.
+
+    Returns
+    -------
+    pandas.DataFrame
+        The ``by`` columns, ``level``, ``n`` and ``correct``.
+    """
     level = _level_column(x)
     group = ", ".join(quote(c) for c in by)
     clause, params = _level_where(where, x, not_tasks)
@@ -336,7 +480,22 @@ def levels(results: Results, where: Where, by: Sequence[str], x: str = "delta_e"
 def seen_counts(results: Results, where: Where, not_tasks: Sequence[str] = ()) -> pd.DataFrame:
     """Answered ``n`` and ``correct`` per model, view family, size sent and pixels seen (``view_seen_width`` x
     ``view_seen_height``) of the rows that record a view (`plates.models.views`), the tasks ``not_tasks`` left
-    out."""
+    out.
+
+    Parameters
+    ----------
+    results : plates.results.query.Results
+        The opened results (a DuckDB view ``results`` over the Parquet parts).
+    where : Where
+        The page's row filters.
+    not_tasks : sequence of str, optional
+        Tasks left out.
+
+    Returns
+    -------
+    pandas.DataFrame
+        ``model``, ``view_family``, ``size`` (px sent), ``seen_pixels``, ``n`` and ``correct``.
+    """
     params: dict[str, Any] = {}
     extra = "view_family IS NOT NULL AND view_seen_width IS NOT NULL AND correct IS NOT NULL"
     if not_tasks:
@@ -352,7 +511,22 @@ def seen_counts(results: Results, where: Where, not_tasks: Sequence[str] = ()) -
 
 def failure_counts(results: Results, where: Where, by: Sequence[str]) -> pd.DataFrame:
     """Wrong answers (``correct`` false) per ``by`` group and ``failure_mode`` (null: a plain wrong
-    answer)."""
+    answer).
+
+    Parameters
+    ----------
+    results : plates.results.query.Results
+        The opened results (a DuckDB view ``results`` over the Parquet parts).
+    where : Where
+        The page's row filters.
+    by : sequence of str
+        Group columns.
+
+    Returns
+    -------
+    pandas.DataFrame
+        The ``by`` columns, ``failure_mode`` and ``wrong``.
+    """
     group = ", ".join(quote(c) for c in [*by, "failure_mode"])
     clause, params = where.sql("correct = false")
     return results.query(
@@ -426,7 +600,26 @@ _ONLY = {"all": "", "correct": "correct", "incorrect": "correct = false", "faile
 
 
 def drilldown_count(results: Results, where: Where, only: str = "all") -> int:
-    """How many rows the drill-down's choice ``only`` (all / correct / incorrect / failed) selects."""
+    """How many rows the drill-down's choice ``only`` (all / correct / incorrect / failed) selects.
+
+    Parameters
+    ----------
+    results : plates.results.query.Results
+        The opened results (a DuckDB view ``results`` over the Parquet parts).
+    where : Where
+        The page's row filters.
+    only : str, optional
+        "all", "correct", "incorrect" or "failed".
+
+    Returns
+    -------
+    int
+
+    Raises
+    ------
+    ValueError
+        An unknown ``only``.
+    """
     clause, params = where.sql(_only(only))
     return int(results.query(f"SELECT count(*) AS n FROM results {clause}", params)["n"].iloc[0])
 
@@ -434,7 +627,30 @@ def drilldown_count(results: Results, where: Where, only: str = "all") -> int:
 def drilldown(
     results: Results, where: Where, *, only: str = "all", limit: int = 24, offset: int = 0
 ) -> pd.DataFrame:
-    """One page of rows (`ROW_COLUMNS`) in a stable order (run, item, model, prompt, condition)."""
+    """One page of rows (`ROW_COLUMNS`) in a stable order (run, item, model, prompt, condition).
+
+    Parameters
+    ----------
+    results : plates.results.query.Results
+        The opened results (a DuckDB view ``results`` over the Parquet parts).
+    where : Where
+        The page's row filters.
+    only : str, optional
+        "all", "correct", "incorrect" or "failed".
+    limit : int, optional
+        Rows per page, >= 1.
+    offset : int, optional
+        Rows skipped, >= 0.
+
+    Returns
+    -------
+    pandas.DataFrame
+
+    Raises
+    ------
+    ValueError
+        A bad ``limit``, ``offset`` or ``only``.
+    """
     if limit < 1 or offset < 0:
         raise ValueError(f"drill-down page limit={limit}, offset={offset}: need limit >= 1 and offset >= 0")
     clause, params = where.sql(_only(only))
@@ -459,7 +675,24 @@ def repeated_items(
     """Items asked more than once of one model under one prompt and condition (in several runs, or twice in
     one run, as the explorer's history can): per model, prompt and condition, ``items`` (how many), ``asked``
     (answers to them), one row per set of ``runs`` involved. Only rows of ``models`` (those the cube shows in
-    several runs) or ``runs`` (those that may repeat an item) are looked at; neither given: an empty table."""
+    several runs) or ``runs`` (those that may repeat an item) are looked at; neither given: an empty table.
+
+    Parameters
+    ----------
+    results : plates.results.query.Results
+        The opened results (a DuckDB view ``results`` over the Parquet parts).
+    where : Where
+        The page's row filters.
+    models : sequence of str, optional
+        Models looked at.
+    runs : sequence of str, optional
+        Run ids looked at.
+
+    Returns
+    -------
+    pandas.DataFrame
+        ``model``, ``prompt_name``, `CONDITION_KEYS`, ``shots``, ``runs``, ``items`` and ``asked``.
+    """
     cols = ["model", "prompt_name", *CONDITION_KEYS, "shots"]
     if not models and not runs:
         return pd.DataFrame(columns=[*cols, "items", "asked", "runs"])
@@ -481,6 +714,18 @@ def repeated_items(
 
 
 def export(results: Results, where: Where):
-    """Every column of the filtered rows, as an Arrow table (the dashboard writes it as CSV or Parquet)."""
+    """Every column of the filtered rows, as an Arrow table (the dashboard writes it as CSV or Parquet).
+
+    Parameters
+    ----------
+    results : plates.results.query.Results
+        The opened results (a DuckDB view ``results`` over the Parquet parts).
+    where : Where
+        The page's row filters.
+
+    Returns
+    -------
+    pyarrow.Table
+    """
     clause, params = where.sql()
     return results.arrow(f"SELECT * FROM results {clause}", params)

@@ -101,7 +101,21 @@ NO_UPLOADED_RESULTS = "None of the uploaded files holds result rows (each is nam
 
 @dataclass(frozen=True)
 class Filters:
-    """Chosen values per filter key; an empty tuple means "no filter on this key" (everything)."""
+    """Chosen values per filter key; an empty tuple means "no filter on this key" (everything).
+
+    Parameters
+    ----------
+    model : tuple of str, optional
+        Models (column ``model``).
+    run : tuple of str, optional
+        Run ids (``run_id``).
+    group : tuple of str, optional
+        Family groupings (``group``: a palette, an illusion kind, a scene task).
+    condition : tuple of str, optional
+        Condition labels (`with_condition`).
+    prompt : tuple of str, optional
+        Prompt names (``prompt_name``).
+    """
 
     model: tuple[str, ...] = ()
     run: tuple[str, ...] = ()
@@ -110,6 +124,7 @@ class Filters:
     prompt: tuple[str, ...] = ()
 
     def chosen(self) -> dict[str, tuple[str, ...]]:
+        """Filter key (of `FILTER_COLUMNS`) -> its chosen values, every key present."""
         return {key: getattr(self, key) for key in FILTER_COLUMNS}
 
 
@@ -118,7 +133,23 @@ class Filters:
 class Opened:
     """One opened results path: DuckDB over its parts (``results``), the cube with condition labels, the
     files skipped (named, with the reason), each filter's options, a ``key`` that changes with the
-    parts and the ``shipped`` runs among them (the checkout's first-start runs, `plates.results.shipped`)."""
+    parts and the ``shipped`` runs among them (the checkout's first-start runs, `plates.results.shipped`).
+
+    Parameters
+    ----------
+    results : plates.results.query.Results
+        DuckDB over the parts.
+    cube : pandas.DataFrame
+        `plates.dashboard.queries.cube` with a ``condition`` label column.
+    skipped : list of (str, str), optional
+        Files left out: (name, reason).
+    options : dict of str to list of str, optional
+        Each filter key's values (`filter_options`).
+    key : str, optional
+        A 16-hex-digit key that changes with the parts.
+    shipped : frozenset of str, optional
+        The shipped runs' ids.
+    """
 
     results: Results
     cube: pd.DataFrame
@@ -129,6 +160,7 @@ class Opened:
 
     @property
     def empty(self) -> bool:
+        """Whether the results hold no row (the cube is empty)."""
         return self.cube.empty
 
     @property
@@ -138,14 +170,36 @@ class Opened:
 
     def options_for(self, show_shipped: bool) -> dict[str, list[str]]:
         """Each filter's options, the shipped runs (and the values only they hold) left out unless
-        ``show_shipped`` or there are no runs of the user's."""
+        ``show_shipped`` or there are no runs of the user's.
+
+        Parameters
+        ----------
+        show_shipped : bool
+            Keep the shipped runs.
+
+        Returns
+        -------
+        dict of str to list of str
+        """
         if show_shipped or not self.shipped or not self.own_runs:
             return self.options
         return filter_options(self.cube[~self.cube["run_id"].astype(str).isin(self.shipped)])
 
     def filters_for(self, filters: Filters, show_shipped: bool) -> Filters:
         """``filters`` with the shipped runs left out unless ``show_shipped`` (or there are no runs of the
-        user's): the runs chosen, less the shipped ones, or every run of the user's when none is chosen."""
+        user's): the runs chosen, less the shipped ones, or every run of the user's when none is chosen.
+
+        Parameters
+        ----------
+        filters : Filters
+            The filters chosen.
+        show_shipped : bool
+            Keep the shipped runs.
+
+        Returns
+        -------
+        Filters
+        """
         own = self.own_runs
         if show_shipped or not self.shipped or not own:
             return filters
@@ -157,7 +211,26 @@ def open_results(path: str | Path, *, names: Mapping[str, str] | None = None, up
     """Open every results part under ``path`` (see `plates.results.query`): footers, then the cube. The
     papers' reference tables are left out; corrupt and foreign files are listed in ``skipped`` under their
     ``names`` (uploads: the names the user gave) or paths. A missing path is a ValueError naming it.
-    ``uploaded``: a visitor's files, read with every text column cut (`plates.results.query.UPLOAD_TEXT_CAPS`)."""
+    ``uploaded``: a visitor's files, read with every text column cut (`plates.results.query.UPLOAD_TEXT_CAPS`).
+
+    Parameters
+    ----------
+    path : str or pathlib.Path
+        A results folder or Parquet file.
+    names : mapping of str to str or None, optional
+        File path -> the name to show for it.
+    uploaded : bool, optional
+        The files are a visitor's upload.
+
+    Returns
+    -------
+    Opened
+
+    Raises
+    ------
+    ValueError
+        A missing path.
+    """
     results = _open(path, names=dict(names or {}), short_text=uploaded)
     cube = with_condition(queries.cube(results))
     key = hashlib.sha256(repr((str(path), results.parts.fingerprint)).encode()).hexdigest()[:16]
@@ -167,7 +240,18 @@ def open_results(path: str | Path, *, names: Mapping[str, str] | None = None, up
 
 
 def filter_options(cube: pd.DataFrame) -> dict[str, list[str]]:
-    """The values each filter can take (sorted; nulls left out)."""
+    """The values each filter can take (sorted; nulls left out).
+
+    Parameters
+    ----------
+    cube : pandas.DataFrame
+        A cube with a ``condition`` column.
+
+    Returns
+    -------
+    dict of str to list of str
+        Filter key -> its values as strings (empty for a column the cube lacks).
+    """
     return {
         key: sorted({str(v) for v in cube[column].dropna()}) if column in cube.columns else []
         for key, column in FILTER_COLUMNS.items()
@@ -175,14 +259,34 @@ def filter_options(cube: pd.DataFrame) -> dict[str, list[str]]:
 
 
 def empty_help(path: str | Path) -> str:
-    """Markdown telling the user how to make results when ``path`` holds none."""
+    """Markdown telling the user how to make results when ``path`` holds none.
+
+    Parameters
+    ----------
+    path : str or pathlib.Path
+        The folder shown in the text.
+
+    Returns
+    -------
+    str
+    """
     return EMPTY_HELP.format(path=path)
 
 
 def fingerprint(path: str | Path) -> tuple[tuple[str, int, int], ...]:
     """(relative name, size, mtime in ns) of every Parquet part under ``path``: a cache key that changes when
     a run adds or rewrites a part. A missing path, or one the walk refuses (``/``), gives an empty tuple
-    (opening it says what is wrong)."""
+    (opening it says what is wrong).
+
+    Parameters
+    ----------
+    path : str or pathlib.Path
+        A results folder or file.
+
+    Returns
+    -------
+    tuple of (str, int, int)
+    """
     try:
         return _fingerprint(list_parts(path), path)
     except ValueError:
@@ -190,14 +294,49 @@ def fingerprint(path: str | Path) -> tuple[tuple[str, int, int], ...]:
 
 
 def is_local(address: str | None) -> bool:
-    """Does a server bound to ``address`` serve this machine only? (None or "" binds every interface.)"""
+    """Does a server bound to ``address`` serve this machine only? (None or "" binds every interface.)
+
+    Parameters
+    ----------
+    address : str or None
+        The server's bind address (brackets around an IPv6 address allowed).
+
+    Returns
+    -------
+    bool
+        True for `LOCAL_ADDRESSES` only.
+
+    Examples
+    --------
+    >>> is_local("127.0.0.1"), is_local("[::1]"), is_local("0.0.0.0"), is_local(None)
+    (True, True, False, False)
+    """
     return bool(address) and str(address).strip("[]") in LOCAL_ADDRESSES
 
 
 def results_path(text: str, root: str | Path, *, local: bool) -> Path:
     """The folder or file the path box names. Served on this machine only (``local``), any path; served on
     another address, only ``root`` (the folder the dashboard was started on) and what lies under it, after
-    resolving ``..`` and links: anything else is a ValueError that names ``root``."""
+    resolving ``..`` and links: anything else is a ValueError that names ``root``.
+
+    Parameters
+    ----------
+    text : str
+        The path box's text (``~`` expanded; relative to ``root`` for a visitor).
+    root : str or pathlib.Path
+        The folder the dashboard was started on.
+    local : bool
+        Whether the dashboard serves this machine only.
+
+    Returns
+    -------
+    pathlib.Path
+
+    Raises
+    ------
+    ValueError
+        An empty path, or (not ``local``) one outside ``root``.
+    """
     if not isinstance(text, str) or not text.strip():
         raise ValueError("the results path is empty; give a results folder or Parquet file")
     path = Path(text.strip()).expanduser()
@@ -216,7 +355,21 @@ def results_path(text: str, root: str | Path, *, local: bool) -> Path:
 def shown_name(name: str, root: str | Path, *, local: bool) -> str:
     """A file's name as a page may show it: as is on this machine (``local``); for a visitor on another
     machine, relative to ``root`` (the served folder) when under it, else only its last component, so no
-    absolute server path reaches them."""
+    absolute server path reaches them.
+
+    Parameters
+    ----------
+    name : str
+        A file's path.
+    root : str or pathlib.Path
+        The served folder.
+    local : bool
+        Whether the dashboard serves this machine only.
+
+    Returns
+    -------
+    str
+    """
     if local:
         return name
     base = Path(root).resolve()
@@ -231,7 +384,17 @@ def shown_name(name: str, root: str | Path, *, local: bool) -> str:
 def filters_from_query(params: Mapping[str, object]) -> Filters:
     """Filters from a query-string mapping (``st.query_params.to_dict()`` gives str, AppTest may give lists).
     Unknown keys are ignored (the URL may carry other state), a `FORMER_KEYS` key reads as its filter's; values
-    keep their order, duplicates dropped."""
+    keep their order, duplicates dropped.
+
+    Parameters
+    ----------
+    params : mapping of str to object
+        The query string: a key to a str or a list of str.
+
+    Returns
+    -------
+    Filters
+    """
     chosen = {}
     for key in FILTER_COLUMNS:
         raw = params.get(key)
@@ -245,13 +408,36 @@ def filters_from_query(params: Mapping[str, object]) -> Filters:
 
 
 def filters_to_query(filters: Filters) -> dict[str, list[str]]:
-    """The query-string form of ``filters``: one list per key that filters anything."""
+    """The query-string form of ``filters``: one list per key that filters anything.
+
+    Parameters
+    ----------
+    filters : Filters
+        The filters.
+
+    Returns
+    -------
+    dict of str to list of str
+    """
     return {key: list(values) for key, values in filters.chosen().items() if values}
 
 
 def valid_filters(filters: Filters, options: Mapping[str, list[str]]) -> tuple[Filters, list[str]]:
     """Drop values ``options`` does not offer (a shared URL on other data); the kept filters and a message per
-    dropped value, so the page can say what it ignored rather than fail."""
+    dropped value, so the page can say what it ignored rather than fail.
+
+    Parameters
+    ----------
+    filters : Filters
+        The filters asked for (e.g. from a shared URL).
+    options : mapping of str to list of str
+        Each filter key's values in these results (`filter_options`).
+
+    Returns
+    -------
+    tuple of (Filters, list of str)
+        The filters kept, and one message per value dropped.
+    """
     kept, dropped = {}, []
     for key, values in filters.chosen().items():
         allowed = set(options.get(key, []))
@@ -262,7 +448,24 @@ def valid_filters(filters: Filters, options: Mapping[str, list[str]]) -> tuple[F
 
 def apply_filters(frame: pd.DataFrame, filters: Filters) -> pd.DataFrame:
     """Rows of ``frame`` (a cube or result rows with a ``condition`` column) matching every non-empty filter,
-    values compared as strings. No filter: the frame itself (no copy)."""
+    values compared as strings. No filter: the frame itself (no copy).
+
+    Parameters
+    ----------
+    frame : pandas.DataFrame
+        A cube or result rows with a ``condition`` column.
+    filters : Filters
+        The filters.
+
+    Returns
+    -------
+    pandas.DataFrame
+
+    Raises
+    ------
+    ValueError
+        A filtered key whose column ``frame`` lacks.
+    """
     if not any(filters.chosen().values()):
         return frame
     mask = np.ones(len(frame), dtype=bool)
@@ -281,7 +484,19 @@ def apply_filters(frame: pd.DataFrame, filters: Filters) -> pd.DataFrame:
 
 @dataclass(frozen=True)
 class View:
-    """What every page draws from: the opened results, the filters, the papers' numbers (None: hidden)."""
+    """What every page draws from: the opened results, the filters, the papers' numbers (None: hidden).
+
+    Parameters
+    ----------
+    opened : Opened
+        The opened results.
+    filters : Filters, optional
+        The filters chosen.
+    reference : pandas.DataFrame or None, optional
+        The papers' reference rows, or None when hidden.
+    memo : dict, optional
+        Tables derived from this view by name, filled by the pages.
+    """
 
     opened: Opened
     filters: Filters = Filters()
@@ -329,7 +544,18 @@ class View:
 
     def label(self, table: pd.DataFrame) -> pd.DataFrame:
         """A DuckDB table (with model, and run_id unless it pools runs) with the view's ``series`` labels: the
-        model alone for a table without run_id (pairs found across runs)."""
+        model alone for a table without run_id (pairs found across runs).
+
+        Parameters
+        ----------
+        table : pandas.DataFrame
+            A DuckDB answer with ``model`` (and ``run_id``).
+
+        Returns
+        -------
+        pandas.DataFrame
+            ``table`` with a ``series`` column.
+        """
         if table.empty:
             return table.assign(**{SERIES: pd.Series(dtype=object)})
         if "run_id" not in table.columns:
@@ -340,6 +566,7 @@ class View:
 
     @property
     def rows(self) -> int:
+        """Result rows the filters keep: answered plus failed requests."""
         return int((self.cube["n"] + self.cube["errors"]).sum())
 
 
@@ -348,7 +575,29 @@ def drilldown(
     view: View, *, only: str = "all", limit: int = 24, page: int = 1
 ) -> tuple[pd.DataFrame, int, int]:
     """(one page of rows with their ``condition`` label, rows the choice ``only`` selects, pages): the page
-    count counts what ``only`` keeps, not every filtered row."""
+    count counts what ``only`` keeps, not every filtered row.
+
+    Parameters
+    ----------
+    view : View
+        The current view.
+    only : str, optional
+        "all", "correct", "incorrect" or "failed".
+    limit : int, optional
+        Rows per page, >= 1.
+    page : int, optional
+        The page wanted, 1 to the page count.
+
+    Returns
+    -------
+    tuple of (pandas.DataFrame, int, int)
+        The page's rows, the rows selected and the page count.
+
+    Raises
+    ------
+    ValueError
+        A page out of range or an unknown ``only``.
+    """
     total = queries.drilldown_count(view.opened.results, view.where, only)
     pages = max(1, -(-total // limit))
     check_int("page", page, 1, pages)
@@ -361,7 +610,22 @@ def drilldown(
 def drilldown_text(row: Mapping[str, object]) -> tuple[str, str, str]:
     """What the drill-down prints beside one row's plate, as Streamlit markdown: the headline (model, prompt,
     target, expected answer, verdict: correct / wrong / failed with the request's error), the parsed answer
-    with its parse status and failure mode (HueManity App. E), and the raw reply as plain text."""
+    with its parse status and failure mode (HueManity App. E), and the raw reply as plain text.
+
+    Parameters
+    ----------
+    row : mapping of str to object
+        A drill-down row (`plates.dashboard.queries.ROW_COLUMNS`).
+
+    Returns
+    -------
+    tuple of (str, str, str)
+        Headline, parsed answer, raw reply.
+
+    References
+    ----------
+    HueManity, App. E (failure modes).
+    """
 
     def text(key):
         value = row.get(key)
@@ -392,7 +656,23 @@ def drilldown_text(row: Mapping[str, object]) -> tuple[str, str, str]:
 def regenerate_plate(row: Mapping[str, object]):
     """The image the model saw for one result row: the plate re-rendered from ``spec_json``, its ``variant``
     taken, and the row's condition (size, grayscale, hue shift, CVD view, text-only) re-applied. PIL RGB,
-    sRGB 0-255. DESIGN.md: a plate is fully determined by its spec, so no image is stored in results."""
+    sRGB 0-255. DESIGN.md: a plate is fully determined by its spec, so no image is stored in results.
+
+    Parameters
+    ----------
+    row : mapping of str to object
+        A result row with ``spec_json``, ``variant`` and the condition columns.
+
+    Returns
+    -------
+    PIL.Image.Image
+        RGB, sRGB 0-255.
+
+    Raises
+    ------
+    ValueError
+        A row without ``spec_json``.
+    """
     spec_json = row.get("spec_json")
     if not isinstance(spec_json, str) or not spec_json:
         raise ValueError(f"row {row.get('item_id')!r} has no spec_json; cannot regenerate its plate")
@@ -419,7 +699,24 @@ def regenerate_plate(row: Mapping[str, object]):
 # -------------------------------------------------------------------------------------------------- export
 def export_bytes(table: pa.Table | pd.DataFrame, fmt: str) -> bytes:
     """The filtered rows (`plates.dashboard.queries.export`) as a CSV or Parquet file; the Parquet reads back
-    with `plates.results.load_results`."""
+    with `plates.results.load_results`.
+
+    Parameters
+    ----------
+    table : pyarrow.Table or pandas.DataFrame
+        The rows (a frame's ``condition`` and ``series`` columns are dropped).
+    fmt : str
+        A key of `EXPORT_FORMATS`.
+
+    Returns
+    -------
+    bytes
+
+    Raises
+    ------
+    ValueError
+        An unknown ``fmt``.
+    """
     if fmt not in EXPORT_FORMATS:
         raise ValueError(f"export format {fmt!r} is unknown; allowed: {sorted(EXPORT_FORMATS)}")
     if isinstance(table, pd.DataFrame):
@@ -435,7 +732,24 @@ def export_bytes(table: pa.Table | pd.DataFrame, fmt: str) -> bytes:
 
 
 def export_name(fmt: str, filters: Filters) -> str:
-    """A file name for the export that says what was filtered, e.g. ``plates-results-model=gpt-4o.csv``."""
+    """A file name for the export that says what was filtered, e.g. ``plates-results-model=gpt-4o.csv``.
+
+    Parameters
+    ----------
+    fmt : str
+        A key of `EXPORT_FORMATS`.
+    filters : Filters
+        The filters; characters other than letters, digits and ``-_=+.`` become ``_``, the stem cut at 120.
+
+    Returns
+    -------
+    str
+
+    Raises
+    ------
+    ValueError
+        An unknown ``fmt``.
+    """
     if fmt not in EXPORT_FORMATS:
         raise ValueError(f"export format {fmt!r} is unknown; allowed: {sorted(EXPORT_FORMATS)}")
     parts = [f"{k}={'+'.join(v)}" for k, v in filters.chosen().items() if v]

@@ -29,7 +29,25 @@ class FamilyPreset:
     picklable callables that each make a few (a scene item renders its scene to fix its question), which
     `plates.datasets.write.write_items` spreads over worker processes; ``entries(size=, seed=)`` makes the
     items here, in the same order. ``sizes``: the image sizes its stimuli allow (px, inclusive; the family spec's ``SIZES``, or narrower). A job is what
-    a shard owns (`plates.shards`); ``entries_per_job`` says how many images each makes (None: several)."""
+    a shard owns (`plates.shards`); ``entries_per_job`` says how many images each makes (None: several).
+
+    Parameters
+    ----------
+    name : str
+        The preset's name (a key of `FAMILY_PRESETS`).
+    family : str
+        The stimulus family (`plates.stimuli.STIMULI`).
+    source : str
+        The paper and section the set follows.
+    jobs : callable
+        ``jobs(size=, seed=)`` yielding entries or picklable callables returning entries, in a fixed order.
+    default_size : int, optional
+        Image side when none is asked, px.
+    sizes : tuple of (int, int), optional
+        The smallest and largest image side its stimuli allow, px (inclusive).
+    entries_per_job : int or None, optional
+        Images each job makes; None when several (e.g. a robustness seed's variants).
+    """
 
     name: str
     family: str

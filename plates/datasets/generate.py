@@ -49,7 +49,26 @@ _MANIFEST_BATCH = 8192  # rows per Parquet row group: memory stays flat however 
 def manifest_metadata(name: str, sample: Sample | None) -> dict[str, str]:
     """Key-value metadata of the manifest's Parquet schema: the preset's style, colour-role convention, jitter
     rule and the convention it follows in words (`plates.datasets.presets.Preset.convention`), and the sample
-    drawn (`plates.datasets.sample.Sample.tag`, or "" for the preset's fixed order)."""
+    drawn (`plates.datasets.sample.Sample.tag`, or "" for the preset's fixed order).
+
+    Parameters
+    ----------
+    name : str
+        A plate preset's name (a key of `plates.datasets.presets.PRESETS`).
+    sample : Sample or None
+        The sample drawn, or None for the fixed order.
+
+    Returns
+    -------
+    dict of str to str
+        Keys ``plates.preset``, ``plates.style``, ``plates.colour_roles``, ``plates.jitter_rule``,
+        ``plates.convention`` and ``plates.sample``.
+
+    Raises
+    ------
+    KeyError
+        ``name`` is not a plate preset.
+    """
     p = PRESETS[name]
     return {"plates.preset": name, "plates.style": p.style, "plates.colour_roles": p.colour_roles,
             "plates.jitter_rule": p.jitter_rule, "plates.convention": p.convention,
@@ -112,7 +131,27 @@ def _write_manifest(out: Path, name: str, plates: list[tuple[int, str, str]], si
 
 
 def plate_entries(name: str, label: str, colour_set: str, size: int, seed: int) -> list[Entry]:
-    """Every variant of one plate of preset ``name`` as entries sharing one rendering (a worker's job)."""
+    """Every variant of one plate of preset ``name`` as entries sharing one rendering (a worker's job).
+
+    Parameters
+    ----------
+    name : str
+        A plate preset's name.
+    label : str
+        The plate's label (its text).
+    colour_set : str
+        The preset's colour set the plate is drawn from.
+    size : int
+        Image side, px.
+    seed : int
+        The set's seed (`plates.datasets.presets.make_spec` derives the plate's).
+
+    Returns
+    -------
+    list of Entry
+        One per variant of the preset, ids ``"<name>:<colour set>:<label>:<variant>"``, all holding the one
+        rendered plate.
+    """
     spec = make_spec(name, label, colour_set, size=size, seed=seed)
     plate = render_stimulus(spec)
     return [Entry(f"{name}:{colour_set}:{label}:{v}", spec, v, label, colour_set, stimulus=plate)
@@ -209,6 +248,50 @@ def generate(
 
     ``pool``: for a family preset, a running `plates.datasets.workers.family_pool` of ``workers`` processes to use
     and leave running (`generate_family` shares one across a family's presets).
+
+    Parameters
+    ----------
+    name : str
+        A plate preset (`plates.datasets.presets.PRESETS`) or family preset (`FAMILY_PRESETS`).
+    out : str or os.PathLike
+        The output folder, or an object-store URL with ``fmt="parquet"``.
+    limit : int or None, optional
+        Write only the first ``limit`` plates (items).
+    size : int or None, optional
+        Image side, px, as above.
+    seed : int, optional
+        The set's seed.
+    workers : int or None, optional
+        Worker processes (None: every core).
+    compress_level : int, optional
+        PNG deflate level, 0-9.
+    progress : bool, optional
+        Show a progress bar.
+    chunksize : int or None, optional
+        Plates per ``imap_unordered`` chunk (None: chosen from the count and ``workers``).
+    sample : Sample or None, optional
+        A seeded random subset, as above.
+    shard : plates.shards.Shard or None, optional
+        Write only this shard's plates, as above.
+    fmt : str, optional
+        ``"png"`` or ``"parquet"``.
+    take_over_lock : bool, optional
+        Take over an expired object-store lease.
+    pool : multiprocessing.pool.Pool or None, optional
+        A running pool for a family preset, as above.
+
+    Returns
+    -------
+    dict
+        The summary: ``preset``, ``plates``, ``written``, ``skipped``, ``bytes``, ``rows``, ``out`` (and, for a
+        plate preset, ``sample``).
+
+    Raises
+    ------
+    ValueError
+        An unknown preset or format, a URL without ``fmt="parquet"``, a shard that is not a `plates.shards.Shard`
+        or cannot go with this preset, format or ``limit``, ``take_over_lock`` on a local folder, a size the
+        preset cannot take, or a folder holding another set.
     """
     check_choice("format", fmt, FORMATS)
     if is_url(out) and fmt != "parquet":
@@ -231,7 +314,23 @@ def generate(
 
 
 def worker_count(workers: int | None) -> int:
-    """``workers`` (None: every core) if it is a process count; ValueError naming the allowed values otherwise."""
+    """``workers`` (None: every core) if it is a process count; ValueError naming the allowed values otherwise.
+
+    Parameters
+    ----------
+    workers : int or None
+        Worker processes wanted, at least 1; None for ``os.cpu_count()``.
+
+    Returns
+    -------
+    int
+        The process count.
+
+    Raises
+    ------
+    ValueError
+        ``workers`` is not an integer >= 1 (the message gives this machine's core count).
+    """
     cpu = os.cpu_count() or 1
     try:
         return check_int("workers", cpu if workers is None else workers, 1)
@@ -310,7 +409,23 @@ WHOLE_FAMILIES = ("illusion", "scene")
 def family_preset_names(family: str) -> tuple[str, ...]:
     """The presets of ``family`` (one of `WHOLE_FAMILIES`) in `FAMILY_PRESETS` order; ValueError naming the
     allowed families otherwise (the plate presets are several versions of the same sets, each generated
-    with ``--preset``)."""
+    with ``--preset``).
+
+    Parameters
+    ----------
+    family : str
+        One of `WHOLE_FAMILIES`.
+
+    Returns
+    -------
+    tuple of str
+        The family's preset names.
+
+    Raises
+    ------
+    ValueError
+        ``family`` is not one of `WHOLE_FAMILIES`.
+    """
     check_choice("family", family, WHOLE_FAMILIES,
                  extra=" (plate presets: one at a time, with --preset)")
     return presets_by_family()[family]
@@ -330,7 +445,28 @@ def generate_family(family: str, out: str | os.PathLike, *, limit: int | None = 
 
     ``size`` applies to every preset and is checked against each before anything is written (a size one preset
     cannot take is refused, naming its allowed sizes); ``limit`` and ``shard`` apply to each preset. Returns
-    ``{"family", "presets": {name: generate's summary}, "rows", "out"}``."""
+    ``{"family", "presets": {name: generate's summary}, "rows", "out"}``.
+
+    Parameters
+    ----------
+    family : str
+        One of `WHOLE_FAMILIES` ("illusion" or "scene").
+    out : str or os.PathLike
+        The parent folder (or object-store URL); each preset goes to ``out/<preset>``.
+    limit, size, seed, workers, compress_level, progress, shard, fmt, take_over_lock
+        As `generate`'s, applied to every preset.
+
+    Returns
+    -------
+    dict
+        ``family``, ``presets`` (name -> `generate`'s summary), ``rows`` (their total) and ``out``.
+
+    Raises
+    ------
+    ValueError
+        An unknown family, a size or ``limit`` with ``shard`` that one of its presets refuses (before anything is
+        written), or whatever `generate` refuses.
+    """
     names = family_preset_names(family)
     for name in names:  # what one preset would refuse, refused before any preset is written
         FAMILY_PRESETS[name].check_size(size)

@@ -95,7 +95,22 @@ _NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9_-]{0,63}")
 @dataclass(frozen=True)
 class ColourSet:
     """A named colour set: a palette of plates.stimuli.ishihara.palettes (``palette``), or your own
-    ``foreground`` and ``background`` lists (sRGB 0-255 triples)."""
+    ``foreground`` and ``background`` lists (sRGB 0-255 triples).
+
+    Parameters
+    ----------
+    name : str
+        1-64 letters, digits, ``-`` and ``_``, starting with a letter or digit.
+    palette : str or None, optional
+        A palette name; None needs both colour lists.
+    foreground, background : tuple of (int, int, int) or None, optional
+        sRGB 0-255 colours of the figure and the ground.
+
+    Raises
+    ------
+    ValueError
+        A bad name, or no palette and a colour list missing.
+    """
 
     name: str
     palette: str | None = None
@@ -125,7 +140,39 @@ class ColourSet:
 class Grid:
     """A benchmark grid: every label x colour set x font x ΔE2000 x size, in ``variants``; ``plate`` holds
     PlateSpec fields shared by every plate. Validated on construction: every label has a glyph in every font,
-    every ΔE2000 target is reachable in sRGB from every colour set, every size takes the ``plate`` fields."""
+    every ΔE2000 target is reachable in sRGB from every colour set, every size takes the ``plate`` fields.
+
+    Parameters
+    ----------
+    name : str
+        The grid's name (1-64 letters, digits, ``-`` and ``_``); the dataset column and the output sub-folder.
+    labels : sequence of str
+        The plates' texts.
+    colour_sets : sequence of ColourSet
+        Distinctly named colour sets.
+    fonts : sequence of str, optional
+        Font names (`plates.stimuli.ishihara.glyphs.FONTS`) or .ttf paths.
+    delta_e : sequence of float or None, optional
+        CIEDE2000 targets, 0-200; None (or 0) keeps the colour set's colours as given.
+    sizes : sequence of int, optional
+        Image sides, px.
+    variants : sequence of str, optional
+        Names of `plates.stimuli.ishihara.plate.VARIANTS`.
+    seed : int, optional
+        0 <= seed < 2**63.
+    plate : mapping, optional
+        Other `PlateSpec` fields shared by every plate (not those of `GRID_FIELDS`); ``jitter = "huemanity"``
+        stands for HueManity's jitter settings.
+    directions : str, optional
+        "distributed" (a CIELAB direction drawn per plate) or "palette" (the palette's own lines;
+        `plates.stimuli.ishihara.directions.DIRECTION_MODES`).
+
+    Raises
+    ------
+    ValueError
+        An empty or repeating list, an unknown variant, key or direction mode, a bad name or seed, a ΔE2000 out
+        of range or unreachable, a label without a glyph, or a size the ``plate`` fields refuse.
+    """
 
     name: str
     labels: tuple[str, ...]
@@ -376,7 +423,21 @@ def load_grid(path: str | os.PathLike) -> Grid:
 
 @dataclass(frozen=True)
 class GridPlate:
-    """One plate of a grid: where it sits, its spec, and its images' paths relative to the output folder."""
+    """One plate of a grid: where it sits, its spec, and its images' paths relative to the output folder.
+
+    Parameters
+    ----------
+    label_index : int
+        The label's index in ``Grid.labels``.
+    colour_set : str
+        The colour set's name.
+    delta_e_target : float or None
+        The CIEDE2000 target asked, or None for the colours as given.
+    spec : PlateSpec
+        The plate's spec.
+    paths : tuple of (str, str)
+        ``(variant, path relative to the output folder)`` per image.
+    """
 
     label_index: int
     colour_set: str
@@ -458,7 +519,30 @@ def write_manifest(out: Path, dataset: str, plates: list[GridPlate], measured: d
     draws (`plates.stimuli.ishihara.measure`; ``measured``: plate index -> those values, from the workers).
     ``dataset``: the dataset column; ``item_id(plate, variant)``: each image's id (default: the grid's, from
     the dataset name, colour set, font, size, ΔE2000 target, label and variant); ``numbers``: each plate's
-    number in the whole set, the keys of ``measured`` (default 0, 1, ...)."""
+    number in the whole set, the keys of ``measured`` (default 0, 1, ...).
+
+    Parameters
+    ----------
+    out : pathlib.Path
+        The output folder the paths are relative to.
+    dataset : str
+        The dataset column.
+    plates : list of GridPlate
+        The plates, in order.
+    measured : dict of int to tuple
+        Plate number -> its ``delta_e_drawn_*`` values.
+    item_id : callable or None, optional
+        ``item_id(plate, variant) -> str``; None for the grid's ids.
+    numbers : list of int or None, optional
+        Each plate's number in the whole set.
+    shard : plates.shards.Shard or None, optional
+        Write this shard's part, and merge when every part is there.
+
+    Returns
+    -------
+    int
+        Rows written (this shard's rows with ``shard``).
+    """
     schema = MANIFEST_SCHEMA
     drawn: dict[tuple, float] = {}
     rows: dict[str, list] = {name: [] for name in schema.names}
@@ -511,6 +595,33 @@ def generate_grid(
     ``workers > 1`` needs the ``if __name__ == "__main__":`` guard). Returns a summary dict.
     ``shard`` (`plates.shards.Shard`): only the plates it owns (plate n's key is ``"<grid name>:<n>"``), its
     manifest rows as a part that the last shard merges: N shards into one ``out`` equal the unsharded set.
+
+    Parameters
+    ----------
+    grid : Grid
+        The grid.
+    out : str or os.PathLike
+        The output folder; the images go under ``out/<grid name>``.
+    limit : int or None, optional
+        Write only the first ``limit`` plates (plates, not images).
+    workers : int or None, optional
+        Worker processes (None: every core).
+    compress_level : int, optional
+        PNG deflate level, 0-9.
+    progress : bool, optional
+        Show a progress bar.
+    shard : plates.shards.Shard or None, optional
+        Write only the plates this shard owns.
+
+    Returns
+    -------
+    dict
+        ``grid``, ``plates``, ``written``, ``skipped``, ``bytes``, ``rows`` and ``out``.
+
+    Raises
+    ------
+    ValueError
+        A bad ``limit``, ``compress_level``, ``workers`` or ``shard``, or a folder made from another grid.
     """
     if shard is not None and not isinstance(shard, Shard):
         raise ValueError(f"shard={shard!r} is not valid; allowed: None or a plates.shards.Shard")

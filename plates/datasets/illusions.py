@@ -42,7 +42,30 @@ def _entry(preset: str, i: int, seed: int, **fields) -> Entry:
 
 def rcid_entries(kind: str, *, size: int = 512, seed: int = 0, repeats: int = 10) -> Iterator[Entry]:
     """RCID-style items of ``kind``: per layout (and stripe direction), ``repeats`` x (4 controls + 2
-    illusions + 2 traps)."""
+    illusions + 2 traps).
+
+    Parameters
+    ----------
+    kind : str
+        ``"rcid-contrast"``, ``"rcid-stripe"`` or ``"rcid-filter"`` (also the preset's name).
+    size : int, optional
+        Image side, px.
+    seed : int, optional
+        The set's seed.
+    repeats : int, optional
+        Repeats of the 8 cells: controls at strength 0 with signed CIEDE2000 differences 0, 0, +2, -5; illusions at
+        strengths 0.5 and 1 with identical targets; traps at strength 1 with +2 and -5.
+
+    Yields
+    ------
+    Entry
+        Items with ids ``"<preset>:<index>"`` (5 digits), grouped by kind; each spec's seed derives from
+        (``seed``, preset, index) through SHA-256.
+
+    References
+    ----------
+    Mao et al. 2025 (RCID), §3 and §3.5 (half the items controls).
+    """
     preset, i = f"{kind}", 0
     directions = DIRECTIONS if kind in STRIPE_KINDS else (None,)
     for _ in range(repeats):
@@ -59,7 +82,24 @@ def rcid_entries(kind: str, *, size: int = 512, seed: int = 0, repeats: int = 10
 
 
 def classic_entries(*, size: int = 512, seed: int = 0, repeats: int = 4) -> Iterator[Entry]:
-    """Every classic kind: ``repeats`` x (1 control, 2 illusions, 2 traps) per layout."""
+    """Every classic kind: ``repeats`` x (1 control, 2 illusions, 2 traps) per layout.
+
+    Parameters
+    ----------
+    size : int, optional
+        Image side, px.
+    seed : int, optional
+        The set's seed.
+    repeats : int, optional
+        Repeats per kind and layout of: a control (strength 0), illusions at strengths 0.5 and 1 (identical
+        targets), traps at strength 1 with signed CIEDE2000 differences +3 and -3.
+
+    Yields
+    ------
+    Entry
+        Items with ids ``"<preset>:<index>"`` (5 digits), grouped by kind; each spec's seed derives from
+        (``seed``, preset, index) through SHA-256.
+    """
     i = 0
     for kind in CLASSIC_KINDS:
         for _ in range(repeats):
@@ -72,7 +112,27 @@ def classic_entries(*, size: int = 512, seed: int = 0, repeats: int = 4) -> Iter
 
 def magnitude_entries(*, size: int = 512, seed: int = 0, levels: int = 21, span: float = 10.0,
                       repeats: int = 2) -> Iterator[Entry]:
-    """Every comparison kind x strengths 0.5, 1 x ``levels`` signed differences over [-span, span]."""
+    """Every comparison kind x strengths 0.5, 1 x ``levels`` signed differences over [-span, span].
+
+    Parameters
+    ----------
+    size : int, optional
+        Image side, px.
+    seed : int, optional
+        The set's seed.
+    levels : int, optional
+        Evenly spaced signed CIEDE2000 differences (rounded to 3 decimals), at least 2.
+    span : float, optional
+        The largest |difference|, CIEDE2000.
+    repeats : int, optional
+        Items per (kind, strength, difference), each with its own seed.
+
+    Yields
+    ------
+    Entry
+        Items with ids ``"<preset>:<index>"`` (5 digits), grouped by kind; each spec's seed derives from
+        (``seed``, preset, index) through SHA-256.
+    """
     i = 0
     steps = [round(-span + 2 * span * k / (levels - 1), 3) for k in range(levels)]
     for kind in COMPARISON_KINDS:

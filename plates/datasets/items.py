@@ -248,7 +248,13 @@ def publish_manifest(table: pa.Table, out: Path, *, row_group_size: int | None =
 def link_metadata(out: Path) -> None:
     """Link ``out/manifest.parquet`` (which ends with its ``file_name`` column) as ``out/metadata.parquet``,
     the name the ImageFolder convention reads; a filesystem without hard links gets a copy. Atomic, as the
-    manifest is."""
+    manifest is.
+
+    Parameters
+    ----------
+    out : pathlib.Path
+        A generated set's folder holding ``manifest.parquet``.
+    """
     out = Path(out)
     link = temporary_name(out / IMAGEFOLDER_METADATA)
     link.unlink(missing_ok=True)
@@ -270,7 +276,31 @@ class DatasetItem:
     `plates.datasets.parquet_set.ShardImage`); ``question_json``: for an item made for one question
     (a ColorBench scene question, fixed when the set was generated so its robustness variants ask the same
     one), that question as JSON with its ``task``: only prompts of that task are asked on the item; ``drawn``:
-    see below."""
+    see below.
+
+    Parameters
+    ----------
+    item_id : str
+        The item's id, unique in its set.
+    dataset : str
+        The set's (preset's) name.
+    spec : object
+        Any family's spec.
+    variant : str
+        The image variant (a plate's "standard", ...; `plates.conditions`).
+    label : str
+        The answer as text, or "".
+    colour_set : str
+        The few-shot group, as above.
+    path : pathlib.Path or ShardImage or None, optional
+        Where the image is, or None for an item rendered in memory.
+    question_json : str or None, optional
+        The item's fixed question as JSON, or None.
+    drawn : mapping of str to float or None, optional
+        The recorded ``delta_e_target`` and ``delta_e_drawn_*`` values (CIEDE2000), or None.
+    delta_e : float or None, optional
+        The recorded nominal CIEDE2000, or None.
+    """
 
     item_id: str
     dataset: str

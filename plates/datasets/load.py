@@ -112,7 +112,31 @@ def load_dataset(dir_or_preset: str | os.PathLike, limit: int | None = None) -> 
 def family_preset_items(name: str, *, limit: int | None = None, size: int | None = None,
                         seed: int = 0) -> list[DatasetItem]:
     """The first ``limit`` items of family preset ``name`` (`plates.datasets.family_presets`), rendered in memory
-    on demand (a scene preset renders each scene once here to fix its question)."""
+    on demand (a scene preset renders each scene once here to fix its question).
+
+    Parameters
+    ----------
+    name : str
+        A key of `plates.datasets.family_presets.FAMILY_PRESETS`.
+    limit : int or None, optional
+        Items wanted (None: all).
+    size : int or None, optional
+        Image side, px (None: the preset's default).
+    seed : int, optional
+        The set's seed.
+
+    Returns
+    -------
+    list of DatasetItem
+        Without paths: the images are rendered from the specs when asked.
+
+    Raises
+    ------
+    KeyError
+        ``name`` is not a family preset.
+    ValueError
+        A size the preset cannot take.
+    """
     p = FAMILY_PRESETS[name]
     entries = islice(p.entries(size=size or p.default_size, seed=seed), limit)
     return [DatasetItem(e.item_id, name, e.spec, e.variant, e.label, e.group, None,

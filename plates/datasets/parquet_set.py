@@ -57,7 +57,17 @@ _HF_TYPES = {pa.string(): "string", pa.float64(): "float64", pa.int32(): "int32"
 
 @dataclass(frozen=True)
 class ShardImage:
-    """Where one image of a parquet set is: the set's location (folder or URL), its shard and row."""
+    """Where one image of a parquet set is: the set's location (folder or URL), its shard and row.
+
+    Parameters
+    ----------
+    location : str
+        The set's folder or object-store URL.
+    shard : str
+        The shard's path relative to the set.
+    row : int
+        The image's row in the shard.
+    """
 
     location: str
     shard: str
@@ -93,7 +103,18 @@ def _features(schema: pa.Schema) -> bytes:
 
 
 def is_parquet_set(location: str | os.PathLike) -> bool:
-    """Whether ``location`` holds a committed Parquet set's manifest (False for an unreadable one)."""
+    """Whether ``location`` holds a committed Parquet set's manifest (False for an unreadable one).
+
+    Parameters
+    ----------
+    location : str or os.PathLike
+        A folder or object-store URL.
+
+    Returns
+    -------
+    bool
+        True when ``manifest.parquet`` exists there and its metadata marks the Parquet format.
+    """
     store = open_store(location)
     if not store.exists(MANIFEST):
         return False
@@ -105,7 +126,17 @@ def is_parquet_set(location: str | os.PathLike) -> bool:
 
 
 def committed_ids(out: str | os.PathLike | Store) -> set[str]:
-    """The item ids already in committed shards under ``out`` (a rerun skips them)."""
+    """The item ids already in committed shards under ``out`` (a rerun skips them).
+
+    Parameters
+    ----------
+    out : str or os.PathLike or Store
+        The set's folder, URL or open store.
+
+    Returns
+    -------
+    set of str
+    """
     store = open_store(out)
     names = store.child(DATA).list(suffix=".parquet")
     ids: set[str] = set()
@@ -125,7 +156,44 @@ def write_parquet_set(dataset: str, jobs: Iterable[Entry | Callable[[], Iterable
     (no shards), the manifest follows at its end in the shards' order. ``tag`` names this writer's shards (a
     shard's `plates.shards.Shard.tag`); ``params`` (the generation's size, seed, sample) are recorded in each
     shard, and a rerun with other ones is refused. Rendering and PNG encoding run in ``workers`` processes
-    (``pool``: a running `family_pool` of that many to use and leave running); returns a summary dict."""
+    (``pool``: a running `family_pool` of that many to use and leave running); returns a summary dict.
+
+    Parameters
+    ----------
+    dataset : str
+        The dataset column and the shards' name prefix.
+    jobs : iterable of Entry or callable
+        The work, in plan order.
+    ids : list of str or None
+        Every id of the whole plan, or None.
+    out : str or os.PathLike
+        The set's folder or object-store URL.
+    workers : int, optional
+        Processes rendering and encoding.
+    compress_level : int, optional
+        PNG deflate level, 0-9.
+    progress : object, optional
+        A progress bar with ``update(n)`` (tqdm), or None.
+    tag : str, optional
+        This writer's shard tag.
+    limit : int or None, optional
+        Write at most this many items.
+    params : dict or None, optional
+        The generation's parameters, recorded in each shard.
+    pool : multiprocessing.pool.Pool or None, optional
+        A running pool to use.
+
+    Returns
+    -------
+    dict
+        ``preset``, ``plates`` (None), ``written``, ``skipped`` (ids already committed), ``bytes``, ``rows`` (the
+        manifest's, or None when another writer will publish it), ``out`` and ``format`` ("parquet").
+
+    Raises
+    ------
+    ValueError
+        Committed shards under ``out`` made with other ``params``.
+    """
     store = open_store(out)
     _check_params(store, params or {})
     done = committed_ids(store)
@@ -237,7 +305,20 @@ def _publish_manifest(store: Store, ids: list[str] | None) -> int | None:
 
 
 def load_parquet_set(location: str | os.PathLike, limit: int | None = None) -> list[DatasetItem]:
-    """The items of a parquet set (images read lazily from their shards: `ShardImage`)."""
+    """The items of a parquet set (images read lazily from their shards: `ShardImage`).
+
+    Parameters
+    ----------
+    location : str or os.PathLike
+        The set's folder or object-store URL.
+    limit : int or None, optional
+        The first ``limit`` items only.
+
+    Returns
+    -------
+    list of DatasetItem
+        In manifest order, each ``path`` a `ShardImage`.
+    """
     store = open_store(location)
     with store.open(MANIFEST) as fh:
         table = pq.read_table(fh)

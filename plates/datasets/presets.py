@@ -59,7 +59,39 @@ class Preset:
     conventions it follows. ``label_space`` names the answer space for scoring (a key of
     `plates.stimuli.ishihara.labels.LABEL_SPACES`); ``seed_key`` the name its plate seeds derive from (None:
     its own name; the ``-dense`` presets keep the seeds of the presets they were); ``convention`` says in words
-    which convention it follows where a paper's text and its code disagree."""
+    which convention it follows where a paper's text and its code disagree.
+
+    Parameters
+    ----------
+    name : str
+        The preset's name (a key of `PRESETS`).
+    label_space : str
+        A key of `plates.stimuli.ishihara.labels.LABEL_SPACES`.
+    labels : tuple of str
+        The plates' texts.
+    palettes : tuple of str
+        The colour sets (names of `plates.stimuli.ishihara.palettes.PALETTES`).
+    variants : tuple of str
+        Image variants of each plate (`plates.stimuli.ishihara.plate.VARIANTS`).
+    font : str
+        The font name.
+    jitter : dict, optional
+        `PlateSpec` jitter fields (``jitter_shift``, ``jitter_rgb``, ``jitter_lightness``).
+    source : str, optional
+        The paper and section it follows.
+    style : str, optional
+        The plate style (`plates.stimuli.ishihara.styles.STYLES`).
+    colour_roles : str, optional
+        "paper-text" or "released-code".
+    jitter_rule : str, optional
+        "keep-hue" or "released-code".
+    allow_extremes : bool, optional
+        Whether jitter may reach channel values beyond 8-247.
+    seed_key : str or None, optional
+        The name plate seeds derive from (None: ``name``).
+    convention : str, optional
+        The convention followed, in words.
+    """
 
     name: str
     label_space: str
@@ -121,25 +153,91 @@ PRESETS: Mapping[str, Preset] = MappingProxyType(_presets())
 
 
 def get_preset(name: str) -> Preset:
-    """The :class:`Preset` called ``name`` (one of :data:`PRESETS`); ValueError listing the names otherwise."""
+    """The :class:`Preset` called ``name`` (one of :data:`PRESETS`); ValueError listing the names otherwise.
+
+    Parameters
+    ----------
+    name : str
+        A preset name.
+
+    Returns
+    -------
+    Preset
+
+    Raises
+    ------
+    ValueError
+        An unknown name (the message lists the known ones).
+    """
     return lookup(PRESETS, name, "preset")
 
 
 def preset_size(name: str) -> int:
-    """Number of images (items) in a preset."""
+    """Number of images (items) in a preset.
+
+    Parameters
+    ----------
+    name : str
+        A preset name.
+
+    Returns
+    -------
+    int
+        Labels x colour sets x variants.
+
+    Raises
+    ------
+    ValueError
+        An unknown name.
+    """
     p = get_preset(name)
     return len(p.labels) * len(p.palettes) * len(p.variants)
 
 
 def item_seed(seed: int, dataset: str, colour_set: str, label: str) -> int:
-    """A plate seed in [0, 2**63) derived from the preset seed and the plate's identity (SHA-256)."""
+    """A plate seed in [0, 2**63) derived from the preset seed and the plate's identity (SHA-256).
+
+    Parameters
+    ----------
+    seed : int
+        The preset (set) seed.
+    dataset : str
+        The preset's name (or its ``seed_key``).
+    colour_set : str
+        The plate's colour set.
+    label : str
+        The plate's label.
+
+    Returns
+    -------
+    int
+        The first 8 bytes of the SHA-256 of the four joined by U+001F, shifted right by one bit.
+    """
     digest = hashlib.sha256(f"{seed}\x1f{dataset}\x1f{colour_set}\x1f{label}".encode()).digest()
     return int.from_bytes(digest[:8], "big") >> 1
 
 
 def plate_order(name: str, seed: int) -> Iterator[tuple[int, str, str]]:
     """(label index, label, colour set) in generation order: label-major, so a label's text mask is reused
-    across its colour sets while it is still cached."""
+    across its colour sets while it is still cached.
+
+    Parameters
+    ----------
+    name : str
+        A preset name.
+    seed : int
+        The set's seed (the order does not depend on it).
+
+    Yields
+    ------
+    tuple of (int, str, str)
+        Label index, label, colour set.
+
+    Raises
+    ------
+    ValueError
+        An unknown name.
+    """
     p = get_preset(name)
     for li, label in enumerate(p.labels):
         for pal in p.palettes:
@@ -148,7 +246,26 @@ def plate_order(name: str, seed: int) -> Iterator[tuple[int, str, str]]:
 
 def relative_path(name: str, colour_set: str, label_index: int, label: str, variant: str) -> str:
     """Image path inside the output folder. The label index keeps names unique on case-insensitive file
-    systems ("Ab" and "AB" are different HueManity labels)."""
+    systems ("Ab" and "AB" are different HueManity labels).
+
+    Parameters
+    ----------
+    name : str
+        The preset's name.
+    colour_set : str
+        The plate's colour set.
+    label_index : int
+        The label's index in the preset.
+    label : str
+        The label.
+    variant : str
+        The image variant.
+
+    Returns
+    -------
+    str
+        ``<name>/<colour set>/<index:04d>_<label>_<variant>.png``.
+    """
     return f"{name}/{colour_set}/{label_index:04d}_{label}_{variant}.png"
 
 
@@ -156,14 +273,61 @@ def make_spec(name: str, label: str, colour_set: str, *, size: int, seed: int) -
     """The PlateSpec of one plate of preset ``name``: its style, font, colour roles and jitter (CBE App. D-E:
     style cbe, Arial-metric, none; HueManity §3: style huemanity, DejaVu Sans Bold Oblique, its three jitters
     as its released code applies them), the palette's sRGB 0-255 colours, and a seed derived from the preset
-    seed, colour set and label (so an item is the same plate in any order)."""
+    seed, colour set and label (so an item is the same plate in any order).
+
+    Parameters
+    ----------
+    name : str
+        A preset name.
+    label : str
+        The plate's text.
+    colour_set : str
+        The palette name.
+    size : int
+        Image side, px.
+    seed : int
+        The preset seed (`item_seed` derives the plate's).
+
+    Returns
+    -------
+    PlateSpec
+
+    Raises
+    ------
+    ValueError
+        An unknown preset, or a spec `PlateSpec` refuses.
+
+    References
+    ----------
+    ColorBlindnessEval App. D-E; HueManity §3.
+    """
     p = get_preset(name)
     return PlateSpec(text=label, size=size, palette=colour_set,
                      seed=item_seed(seed, p.seed_key or name, colour_set, label), **p.spec_fields())
 
 
 def preset_items(name: str, *, size: int = 900, seed: int = 0) -> Iterator[DatasetItem]:
-    """Every item of preset ``name`` in a fixed order (path None: images render on demand)."""
+    """Every item of preset ``name`` in a fixed order (path None: images render on demand).
+
+    Parameters
+    ----------
+    name : str
+        A preset name.
+    size : int, optional
+        Image side, px.
+    seed : int, optional
+        The preset seed.
+
+    Yields
+    ------
+    DatasetItem
+        Ids ``"<name>:<colour set>:<label>:<variant>"``, in `plate_order`, each plate's variants together.
+
+    Raises
+    ------
+    ValueError
+        An unknown name.
+    """
     p = get_preset(name)
     for _li, label, pal in plate_order(name, seed):
         spec = make_spec(name, label, pal, size=size, seed=seed)

@@ -30,7 +30,20 @@ __all__ = ["Sample", "load_sample", "sample_items", "sample_plates"]
 
 @dataclass(frozen=True)
 class Sample:
-    """A seeded random subset: ``n`` plates (every variant of each), balanced across colour sets; ``seed`` >= 0."""
+    """A seeded random subset: ``n`` plates (every variant of each), balanced across colour sets; ``seed`` >= 0.
+
+    Parameters
+    ----------
+    n : int
+        Plates drawn, 1 to 2**63 - 1 (and at most the set's plates, checked when drawn).
+    seed : int, optional
+        The draw's seed, 0 to 2**63 - 1.
+
+    Raises
+    ------
+    ValueError
+        ``n`` or ``seed`` not an integer in range.
+    """
 
     n: int
     seed: int = 0
@@ -45,6 +58,7 @@ class Sample:
         return f"sample-{self.n}-seed-{self.seed}"
 
     def as_dict(self) -> dict:
+        """``{"n": n, "seed": seed}``, as ``generate.json`` records it."""
         return {"n": self.n, "seed": self.seed}
 
 
@@ -75,7 +89,24 @@ def _draw(cells: dict[str, list], sample: Sample, dataset: str) -> list[tuple[st
 
 
 def sample_plates(preset: str, sample: Sample) -> list[tuple[int, str, str]]:
-    """The drawn plates of preset ``preset`` as (label index, label, colour set), in sample order."""
+    """The drawn plates of preset ``preset`` as (label index, label, colour set), in sample order.
+
+    Parameters
+    ----------
+    preset : str
+        A plate preset's name.
+    sample : Sample
+        The draw.
+
+    Returns
+    -------
+    list of tuple of (int, str, str)
+
+    Raises
+    ------
+    ValueError
+        An unknown preset, or ``sample.n`` larger than its plates.
+    """
     p = get_preset(preset)
     cells = {pal: list(enumerate(p.labels)) for pal in p.palettes}
     return [(li, label, pal) for pal, (li, label) in _draw(cells, sample, preset)]
@@ -83,7 +114,26 @@ def sample_plates(preset: str, sample: Sample) -> list[tuple[int, str, str]]:
 
 def sample_items(items: Sequence[DatasetItem], sample: Sample, dataset: str) -> list[DatasetItem]:
     """The drawn plates of a loaded dataset (e.g. a generated folder): every item of each drawn plate (a plate
-    is a (colour set, label) pair), plates in sample order, a plate's items in their dataset order."""
+    is a (colour set, label) pair), plates in sample order, a plate's items in their dataset order.
+
+    Parameters
+    ----------
+    items : sequence of DatasetItem
+        The loaded set.
+    sample : Sample
+        The draw.
+    dataset : str
+        The set's name (seeds the draw with ``sample.seed``, and names the set in errors).
+
+    Returns
+    -------
+    list of DatasetItem
+
+    Raises
+    ------
+    ValueError
+        ``sample.n`` larger than the set's plates.
+    """
     plates: dict[tuple[str, str], list[DatasetItem]] = {}
     for it in items:
         plates.setdefault((it.group, it.label), []).append(it)
@@ -96,7 +146,30 @@ def sample_items(items: Sequence[DatasetItem], sample: Sample, dataset: str) -> 
 def load_sample(source: str | os.PathLike, sample: Sample, *, limit: int | None = None, size: int = 900,
                 seed: int = 0) -> list[DatasetItem]:
     """The items of ``sample`` drawn from a preset name (rendered on demand at ``size`` px with preset seed
-    ``seed``) or a generated folder; ``limit`` keeps the first items of the draw (balanced: see module doc)."""
+    ``seed``) or a generated folder; ``limit`` keeps the first items of the draw (balanced: see module doc).
+
+    Parameters
+    ----------
+    source : str or os.PathLike
+        A plate preset's name or a generated folder.
+    sample : Sample
+        The draw.
+    limit : int or None, optional
+        Items kept, >= 0 (None: all).
+    size : int, optional
+        Image side for a preset, px.
+    seed : int, optional
+        The preset seed for a preset.
+
+    Returns
+    -------
+    list of DatasetItem
+
+    Raises
+    ------
+    ValueError
+        A bad ``limit``, ``sample.n`` larger than the set, or a folder that does not load.
+    """
     check_int("limit", limit, 0, none_ok=True)
     if not Path(source).is_dir() and str(source) in PRESETS:
         name = str(source)

@@ -74,7 +74,33 @@ def _spec(task: str, i: int, attempt: int, size: int, seed: int, form: dict) -> 
 def scene_item(task: str, i: int, size: int = 512, seed: int = 0) -> list[Entry]:
     """Item ``i`` of ``task``'s preset (one entry: a scene and the question made for it; options 3 for
     comparison, else 4); it asks form i mod len(forms) of the task (`plates.tasks.scenes.colorbench.FORMS`), so the
-    forms are balanced. Depends only on its arguments: any process makes the same item."""
+    forms are balanced. Depends only on its arguments: any process makes the same item.
+
+    Parameters
+    ----------
+    task : str
+        One of `SCENE_TASK_NAMES`.
+    i : int
+        The item's index.
+    size : int, optional
+        Image side, px.
+    seed : int, optional
+        The set's seed.
+
+    Returns
+    -------
+    list of Entry
+        One entry, id ``"<task>:<i:04d>"``, holding the rendered scene and its question.
+
+    Raises
+    ------
+    ValueError
+        An unknown task, or no scene carried the question in the tries allowed.
+
+    References
+    ----------
+    Liang et al. 2025 (ColorBench), §2.1 and Table 7.
+    """
     check_choice("scene task", task, SCENE_TASK_NAMES)
     forms = FORMS[task]
     form = dict(forms[i % len(forms)])
@@ -92,13 +118,60 @@ def scene_item(task: str, i: int, size: int = 512, seed: int = 0) -> list[Entry]
 
 def scene_jobs(task: str, *, n: int = ITEMS_PER_TASK, size: int = 512, seed: int = 0) -> Iterator[partial]:
     """``n`` picklable jobs, job i making `scene_item` i of ``task`` (what `plates.datasets.write.write_items`
-    hands its worker processes)."""
+    hands its worker processes).
+
+    Parameters
+    ----------
+    task : str
+        One of `SCENE_TASK_NAMES`.
+    n : int, optional
+        Items.
+    size : int, optional
+        Image side, px.
+    seed : int, optional
+        The set's seed.
+
+    Returns
+    -------
+    iterator of functools.partial
+        Each returns `scene_item`'s list.
+
+    Raises
+    ------
+    ValueError
+        An unknown task.
+    """
     check_choice("scene task", task, SCENE_TASK_NAMES)
     return (partial(scene_item, task, i, size, seed) for i in range(n))
 
 
 def robustness_item(i: int, size: int = 512, seed: int = 0) -> list[Entry]:
-    """Robustness seed ``i``: its scene and the 9 recoloured variants, one shape-counting question each."""
+    """Robustness seed ``i``: its scene and the 9 recoloured variants, one shape-counting question each.
+
+    Parameters
+    ----------
+    i : int
+        The seed's index.
+    size : int, optional
+        Image side, px.
+    seed : int, optional
+        The set's seed.
+
+    Returns
+    -------
+    list of Entry
+        The seed scene then its variants, ids ``"robustness:<i:04d>:<variant>"``, group ``"robustness-<i:04d>"``,
+        each with the one question and its answer there.
+
+    Raises
+    ------
+    ValueError
+        No usable scene in the tries allowed.
+
+    References
+    ----------
+    Liang et al. 2025 (ColorBench), §2.3 and App. C.
+    """
     for attempt in range(_TRIES):
         spec = SceneSpec(seed=int(np.random.Generator(np.random.PCG64([seed, 99, i, attempt])).integers(2**31)),
                          size=size, n_regions=6, n_colours=4, palette="xkcd-basic-11", min_delta_e=15,
@@ -115,6 +188,20 @@ def robustness_item(i: int, size: int = 512, seed: int = 0) -> list[Entry]:
 
 
 def robustness_jobs(*, n: int = ROBUSTNESS_SEEDS, size: int = 512, seed: int = 0) -> Iterator[partial]:
-    """``n`` picklable jobs, job i making `robustness_item` i."""
+    """``n`` picklable jobs, job i making `robustness_item` i.
+
+    Parameters
+    ----------
+    n : int, optional
+        Robustness seeds.
+    size : int, optional
+        Image side, px.
+    seed : int, optional
+        The set's seed.
+
+    Returns
+    -------
+    iterator of functools.partial
+    """
     return (partial(robustness_item, i, size, seed) for i in range(n))
 

@@ -37,7 +37,22 @@ MAX_SPEC_BYTES = 65536
 
 def read_spec_argument(value: str) -> PlateSpec:
     """A ``--spec`` value: the spec's JSON itself (it starts with ``{``) or the path of a JSON file holding it
-    (the explorer's "Download spec JSON"); ValueError naming what is wrong."""
+    (the explorer's "Download spec JSON"); ValueError naming what is wrong.
+
+    Parameters
+    ----------
+    value : str
+        The ``--spec`` argument.
+
+    Returns
+    -------
+    PlateSpec
+
+    Raises
+    ------
+    ValueError
+        Neither JSON nor a file, a file over ``MAX_SPEC_BYTES``, invalid JSON, not an object, or no plate's spec.
+    """
     text = value.strip()
     if not text.startswith("{"):
         path = Path(value)
@@ -66,7 +81,30 @@ def _digest(spec: PlateSpec) -> str:
 def generate_specs(specs: Sequence[PlateSpec], out: str | os.PathLike, *, variants: Sequence[str] = ("standard",),
                    compress_level: int = 2) -> dict:
     """Write the plate of each spec (in each of ``variants``) as PNGs under ``out`` plus ``manifest.parquet``;
-    a summary dict. The colour set column is the spec's palette, or "custom" for its own colours."""
+    a summary dict. The colour set column is the spec's palette, or "custom" for its own colours.
+
+    Parameters
+    ----------
+    specs : sequence of PlateSpec
+        One or more distinct plates.
+    out : str or os.PathLike
+        The output folder.
+    variants : sequence of str, optional
+        Names of `plates.stimuli.ishihara.plate.VARIANTS`.
+    compress_level : int, optional
+        PNG deflate level, 0-9.
+
+    Returns
+    -------
+    dict
+        ``specs``, ``written``, ``skipped``, ``bytes``, ``rows`` and ``out``.
+
+    Raises
+    ------
+    ValueError
+        No spec, a spec given twice, an unknown variant, a bad ``compress_level``, or an ``out`` holding other
+        plates.
+    """
     if not specs:
         raise ValueError("no spec given; allowed: one or more --spec")
     bad = [v for v in variants if v not in VARIANTS]

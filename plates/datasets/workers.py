@@ -32,7 +32,19 @@ _M_MMAP_THRESHOLD = -3
 
 def keep_freed_memory(mmap_below: int = 32 * 2**20, trim_above: int = 256 * 2**20) -> bool:
     """Have glibc serve allocations under ``mmap_below`` bytes from the heap and return freed heap memory to
-    the system only past ``trim_above`` bytes (``mallopt``); returns whether it applied (False off glibc)."""
+    the system only past ``trim_above`` bytes (``mallopt``); returns whether it applied (False off glibc).
+
+    Parameters
+    ----------
+    mmap_below : int, optional
+        ``M_MMAP_THRESHOLD``, bytes.
+    trim_above : int, optional
+        ``M_TRIM_THRESHOLD``, bytes.
+
+    Returns
+    -------
+    bool
+    """
     name = ctypes.util.find_library("c")
     try:
         libc = ctypes.CDLL(name)
@@ -61,7 +73,18 @@ def family_pool(workers: int) -> Pool:
     fork are frozen first (``gc.freeze``: the workers' collections never visit them) and unfrozen in this
     process once the workers exist (Python's ``gc.freeze`` documentation recommends exactly this before a
     fork). Measured, `plates generate --preset huemanity --limit 400 --workers 2`: peak PSS of the process tree
-    369 MB spawned, 260 MB forked, ~200 MB forked with the freeze (load 6-8, samples every 0.1 s)."""
+    369 MB spawned, 260 MB forked, ~200 MB forked with the freeze (load 6-8, samples every 0.1 s).
+
+    Parameters
+    ----------
+    workers : int
+        Worker processes.
+
+    Returns
+    -------
+    multiprocessing.pool.Pool
+        Its workers run ``init_worker``; the caller terminates it.
+    """
     method = "fork" if "fork" in mp.get_all_start_methods() and threading.active_count() == 1 else "spawn"
     if method == "spawn":
         return mp.get_context(method).Pool(workers, initializer=init_worker)
@@ -76,7 +99,17 @@ def family_pool(workers: int) -> Pool:
 @contextmanager
 def pool_or_none(workers: int) -> Iterator[Pool | None]:
     """A `family_pool` of ``workers`` made on entry when ``workers`` > 1 (None: work in this process), terminated
-    and joined on exit (every result is in, or the run failed: nothing left to wait for)."""
+    and joined on exit (every result is in, or the run failed: nothing left to wait for).
+
+    Parameters
+    ----------
+    workers : int
+        Worker processes.
+
+    Yields
+    ------
+    multiprocessing.pool.Pool or None
+    """
     pool = family_pool(workers) if workers > 1 else None
     try:
         yield pool
@@ -90,7 +123,24 @@ def pool_or_none(workers: int) -> Iterator[Pool | None]:
 def results_of(fn: Callable, tasks: Iterable, workers: int, chunksize: int = 1) -> Iterator[Iterator]:
     """``fn`` over ``tasks``: in this process when ``workers`` <= 1, else unordered in a `family_pool` of
     ``workers`` (`pool_or_none`), made on entry (so before a progress bar the caller opens next: tqdm starts a
-    thread, and the pool forks only while this process runs none) and stopped on exit."""
+    thread, and the pool forks only while this process runs none) and stopped on exit.
+
+    Parameters
+    ----------
+    fn : callable
+        A picklable function of one task.
+    tasks : iterable
+        Its arguments.
+    workers : int
+        Worker processes.
+    chunksize : int, optional
+        Tasks per ``imap_unordered`` chunk.
+
+    Yields
+    ------
+    iterator
+        ``fn``'s results (in task order in this process, unordered from a pool).
+    """
     with pool_or_none(workers) as pool:
         yield map(fn, tasks) if pool is None else pool.imap_unordered(fn, tasks, chunksize=chunksize)
 
@@ -99,7 +149,19 @@ def results_of(fn: Callable, tasks: Iterable, workers: int, chunksize: int = 1) 
 def shared_or_new_pool(workers: int, shared: Pool | None = None) -> Iterator[Pool]:
     """``shared`` when given (left running: whoever made it stops it; `plates.datasets.generate.generate_family`
     shares one across a family's presets, so each preset's workers do not start and warm their caches again),
-    else a new `family_pool` of ``workers``, stopped on exit."""
+    else a new `family_pool` of ``workers``, stopped on exit.
+
+    Parameters
+    ----------
+    workers : int
+        Worker processes of a new pool.
+    shared : multiprocessing.pool.Pool or None, optional
+        A running pool to use instead.
+
+    Yields
+    ------
+    multiprocessing.pool.Pool
+    """
     if shared is not None:
         yield shared
         return

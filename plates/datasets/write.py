@@ -52,7 +52,25 @@ _SAFE = re.compile(r"[^A-Za-z0-9._-]+")
 class Entry:
     """One image to write: its id (unique in the dataset), spec (any family), variant, answer label (text,
     or "" where the answer depends on the question), group (few-shot examples come from the same group) and,
-    for an item made for one question, that question (a JSON-able dict with its ``task``)."""
+    for an item made for one question, that question (a JSON-able dict with its ``task``).
+
+    Parameters
+    ----------
+    item_id : str
+        Unique in the dataset.
+    spec : object
+        Any family's spec.
+    variant : str, optional
+        The image variant.
+    label : str, optional
+        The answer as text, or "".
+    group : str, optional
+        The few-shot group (a plate's colour set, an illusion's kind, a scene's task or seed).
+    question : mapping or None, optional
+        The item's fixed question, or None.
+    stimulus : object, optional
+        The rendered stimulus when already made (not stored; saves a render).
+    """
 
     item_id: str
     spec: Any
@@ -70,7 +88,17 @@ _COMMON_TYPES = {"size": pa.int32(), "seed": pa.uint64()}  # the other common co
 
 def manifest_schema(families: Iterable[Family]) -> pa.Schema:
     """The manifest's columns for items of ``families``: `COMMON_COLUMNS`, then each family's own columns in
-    the order the families come (a column two families both declare appears once, with the first's type)."""
+    the order the families come (a column two families both declare appears once, with the first's type).
+
+    Parameters
+    ----------
+    families : iterable of Family
+        The families of the set's items.
+
+    Returns
+    -------
+    pyarrow.Schema
+    """
     columns: dict[str, pa.DataType] = {c: _COMMON_TYPES.get(c, pa.string()) for c in COMMON_COLUMNS}
     for family in families:
         for column in family.manifest_columns:
@@ -97,13 +125,40 @@ def _prepare(e: Entry, compress_level: int = 2) -> tuple[Entry, bytes, dict[str,
 def prepare_job(job: Entry | Callable[[], Iterable[Entry]], compress_level: int = 2,
                 ) -> list[tuple[Entry, bytes, dict[str, Any]]]:
     """`_prepare` for every entry of one job: an `Entry`, or a picklable callable making entries (a scene item
-    renders its scene to fix its question, so that work belongs in the worker too)."""
+    renders its scene to fix its question, so that work belongs in the worker too).
+
+    Parameters
+    ----------
+    job : Entry or callable
+        One entry, or a callable returning entries.
+    compress_level : int, optional
+        PNG deflate level, 0-9.
+
+    Returns
+    -------
+    list of tuple of (Entry, bytes, dict)
+        Per entry: the entry, its PNG bytes and its manifest values.
+    """
     return [_prepare(e, compress_level) for e in ([job] if isinstance(job, Entry) else job())]
 
 
 def item_path(dataset: str, index: int, e: Entry) -> str:
     """Where entry ``e`` of job ``index`` is stored, relative to the output folder:
-    ``<dataset>/<group or 'all'>/<index:06d>_<id>.png`` (unsafe characters become '-')."""
+    ``<dataset>/<group or 'all'>/<index:06d>_<id>.png`` (unsafe characters become '-').
+
+    Parameters
+    ----------
+    dataset : str
+        The dataset's name.
+    index : int
+        The job's number.
+    e : Entry
+        The entry.
+
+    Returns
+    -------
+    str
+    """
     return f"{_SAFE.sub('-', dataset)}/{_SAFE.sub('-', e.group) or 'all'}/{index:06d}_{_SAFE.sub('-', e.item_id)}.png"
 
 
@@ -112,7 +167,23 @@ def store_png(out: str | os.PathLike, rel: str, side: int, png: bytes | Callable
     ``out/rel``, unless a whole PNG of ``side`` x ``side`` px is there already (`plates.images.png_intact`: a
     missing, 0-byte, truncated or damaged file with the final name is written again). Written atomically
     (`plates.storage.write_atomic`), made durable with the manifest that lists it
-    (`plates.datasets.items.write_parquet_atomic`). Returns the bytes written, 0 for an image kept."""
+    (`plates.datasets.items.write_parquet_atomic`). Returns the bytes written, 0 for an image kept.
+
+    Parameters
+    ----------
+    out : str or os.PathLike
+        The output folder.
+    rel : str
+        The image's path relative to it.
+    side : int
+        The image's width = height, px.
+    png : bytes or callable
+        The PNG bytes, or a function returning them.
+
+    Returns
+    -------
+    int
+    """
     path = Path(out) / rel
     if png_intact(path, (side, side)):
         return 0
@@ -123,7 +194,18 @@ def store_png(out: str | os.PathLike, rel: str, side: int, png: bytes | Callable
 def measured_values(plate) -> tuple:
     """A plate's `DrawnDeltaE` as the values of the manifest's measured columns
     (`plates.datasets.generate.MEASURED_COLUMNS`), in order (the drawn ones null for a plate with no dot of one
-    class)."""
+    class).
+
+    Parameters
+    ----------
+    plate : plates.stimuli.ishihara.plate.Plate
+        A rendered plate.
+
+    Returns
+    -------
+    tuple
+        ``(delta_e_target, delta_e_target_kind, delta_e_drawn_min, _p05, _median, _p95)``, CIEDE2000.
+    """
     drawn = plate.delta_e_drawn  # not plate.stats: the text coverage's painting is not a manifest column
     if drawn is None:
         return (plate.spec.delta_e, target_kind(plate.spec), None, None, None, None)
@@ -239,7 +321,37 @@ def write_items(dataset: str, entries: Iterable[Entry | Callable[[], Iterable[En
     own file); this process gathers the rows in plan order and alone writes the manifest, so the set is
     byte-identical to ``workers=1``. ``pool``: a running `family_pool` of ``workers`` to use (and leave
     running) instead of making one. ``limit``: stop after that many entries. PNGs:
-    `plates.images.encode_png` at zlib ``compress_level``."""
+    `plates.images.encode_png` at zlib ``compress_level``.
+
+    Parameters
+    ----------
+    dataset : str
+        The dataset's name.
+    entries : iterable of Entry or callable
+        Entries and jobs, in plan order.
+    out : str or os.PathLike
+        The output folder.
+    workers : int, optional
+        Processes, >= 1.
+    limit : int or None, optional
+        As above.
+    compress_level : int, optional
+        0-9.
+    shard : plates.shards.Shard or None, optional
+        As above.
+    pool : multiprocessing.pool.Pool or None, optional
+        As above.
+
+    Returns
+    -------
+    int
+        Manifest rows.
+
+    Raises
+    ------
+    ValueError
+        A bad ``workers``, ``compress_level`` or ``shard``, or an item id given twice.
+    """
     check_int("workers (processes)", workers, 1)
     check_int("compress_level", compress_level, 0, 9)
     if shard is not None and not isinstance(shard, Shard):

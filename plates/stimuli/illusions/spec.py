@@ -92,6 +92,44 @@ class IllusionSpec(SpecBase):
 
     Every field, its unit and its range are described on the documentation's illusions page
     (docs/illusions.md, "The fields of an IllusionSpec").
+
+    Parameters
+    ----------
+    kind : str
+        A name of `ILLUSION_TYPES`.
+    size : int, optional
+        Image width = height, px (64-2048).
+    seed : int, optional
+        0 <= seed < 2**63; seeds numpy PCG64 streams (ignored by kinds that draw nothing at random).
+    strength : float, optional
+        Inducer strength 0-1; 0 is a control with equal inducer contexts.
+    delta_e : float, optional
+        Signed CIEDE2000 between targets A and B (positive: A lighter), |delta_e| <= 100, met within 0.5 on the
+        8-bit pixels.
+    target : CIELAB triple or None, optional
+        The targets' base colour; None for the kind's default.
+    inducers : sequence of CIELAB triple or None, optional
+        The kind's inducer colours, as many as it names; None for its defaults.
+    layout : str, optional
+        "left-right" or "up-down".
+    swap : bool, optional
+        Mirror the scene so A and B trade inducer contexts.
+    direction : str or None, optional
+        Stripe kinds only: "horizontal", "vertical" or "diagonal"; None for the kind's default.
+    count : int or None, optional
+        Stripes, checks, steps or lattice lines, within the kind's range; None for its default.
+    edge_noise : float or None, optional
+        rcid-contrast and rcid-stripe only: outline noise amplitude as a fraction of ``size``, 0-0.05.
+
+    Raises
+    ------
+    ValueError
+        A value out of its range, a field the kind does not take, or a difference not reachable in sRGB,
+        naming it and what is allowed.
+
+    References
+    ----------
+    Mao et al. 2025 (RCID), §3.1-3.2 (the RCID kinds; docs/illusions.md for the others).
     """
 
     FAMILY: ClassVar[str] = FAMILY_NAME

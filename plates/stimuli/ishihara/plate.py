@@ -86,6 +86,62 @@ class PlateSpec(SpecBase):
     A frozen, validated spec (`plates.stimuli.base.SpecBase`): a bad value (a character the font lacks too) is a
     ValueError at construction, naming it and what is allowed. Every field, its unit and its source are described on the documentation's plates page
     (docs/plates.md, "The fields of a PlateSpec"); the papers' styles on the same page.
+
+    Parameters
+    ----------
+    text : str
+        The figure; every character must exist in ``font``.
+    size : int, optional
+        Image width = height, px (64-4096).
+    font : str, optional
+        A name of `plates.stimuli.ishihara.glyphs.FONTS` or a .ttf path.
+    palette : str or None, optional
+        A name of `plates.stimuli.ishihara.palettes.PALETTES`; None needs both colour lists.
+    foreground, background : sequence of colour or None, optional
+        sRGB 0-255 triples or hex strings replacing the palette's figure / ground colours.
+    delta_e : float or None, optional
+        CIEDE2000 target distance of the background from the foreground reference (1e-6-200), or None.
+    seed : int, optional
+        0 <= seed < 2**63; seeds the numpy PCG64 streams of packing, colour choice and jitter.
+    min_radius, max_radius, gap : float or None, optional
+        Dot radii and the least space between dots, px (0.5 or 0 for ``gap`` up to size / 8); None takes the
+        style's values scaled with ``size``.
+    density : float, optional
+        Dot coverage (dot area / disc area) at which dense packing stops, 0.05-0.80.
+    text_scale : float, optional
+        Font size as a fraction of ``size`` before shrinking to fit, 0.05-2.
+    jitter_shift : float, optional
+        Fraction (0-1) of the way each dot's colour moves towards the other class.
+    jitter_rgb : float, optional
+        Per-channel shift U(-j, j), sRGB 0-255 units (0-255).
+    jitter_lightness : float, optional
+        Lightness scale e^U(-s, s), s in 0-1.
+    allow_extremes : bool, optional
+        Whether jitter may move a channel beyond 8-247.
+    canvas : colour, optional
+        sRGB 0-255 (or hex) outside the disc and between dots.
+    style : str, optional
+        A name of `plates.stimuli.ishihara.styles.STYLES`: "dense", "cbe" or "huemanity".
+    colour_roles : str, optional
+        "paper-text" or "released-code" (which palette colours paint the text).
+    jitter_rule : str, optional
+        "keep-hue" or "released-code" (`plates.stimuli.ishihara.jitter`).
+    antialias : bool or None, optional
+        Anti-aliased dots, hard-edged, or None for the style's default.
+    tries : int or None, optional
+        Monte Carlo tries of the "cbe" and "huemanity" styles, within the style's range; None for its default.
+    delta_e_direction : tuple of float or None, optional
+        A CIELAB direction (ΔL*, Δa*, Δb*), stored as a unit vector: one background colour at ``delta_e`` along
+        it (needs ``delta_e``).
+
+    Raises
+    ------
+    ValueError
+        A value out of its range or not allowed, naming it and what is allowed.
+
+    References
+    ----------
+    HueManity §3 and Table 7; ColorBlindnessEval App. D-E (the styles; docs/plates.md).
     """
 
     text: str

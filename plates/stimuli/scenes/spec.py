@@ -36,6 +36,45 @@ class SceneSpec(SpecBase):
 
     Every field, its unit and its range are described on the documentation's scenes page
     (docs/scenes.md, "The fields of a SceneSpec").
+
+    Parameters
+    ----------
+    seed : int, optional
+        0 <= seed < 2**63; numpy PCG64 streams from ``SeedSequence(seed)``.
+    size : int, optional
+        Image width = height, px (64-4096).
+    n_regions : int, optional
+        Number of objects, 0-64 (0: the background alone).
+    n_colours : int, optional
+        Distinct object colours, 1..n_regions (at most 32; 0 iff n_regions is 0).
+    min_delta_e : float, optional
+        Least CIEDE2000 between any two distinct colours of the scene, background included (0.5-100).
+    spacing : str, optional
+        "spread" or "tight" (colours crowd near ``min_delta_e``); ignored with a palette.
+    area_ratio : float, optional
+        Largest / smallest object area before occlusion (1-100).
+    fill : float, optional
+        Total object area / image area before occlusion (0.01-0.6).
+    clutter : float, optional
+        0-1: how far differently coloured objects may overlap (0: never touch).
+    shapes : str or sequence of str, optional
+        Names of `plates.stimuli.scenes.shapes.SHAPES`, each at most once.
+    shading : str, optional
+        "flat", "soft" or "mottled" (camouflage).
+    background : colour or None, optional
+        sRGB 0-255 (or hex), or None for one drawn with the object colours.
+    palette : str or None, optional
+        A name of `SCENE_PALETTES` (named colours), or None for colours drawn from all of sRGB.
+
+    Raises
+    ------
+    ValueError
+        A value out of its range, or a ``min_delta_e`` no set of that many colours can reach, naming it and what
+        is allowed.
+
+    References
+    ----------
+    Liang et al. 2025 (ColorBench), §2.1 and Table 7.
     """
 
     FAMILY: ClassVar[str] = FAMILY

@@ -72,6 +72,19 @@ def colour_code(text: str) -> tuple[str, ...] | None:
     """The colour value ``text`` is as a whole (an option's text, or a reply that is only a code): ("triple", r,
     g, b) / ("hsv", h, s, v) as digit strings, ("hex", "1A2B3C"), or None (module docstring).
 
+    Parameters
+    ----------
+    text : str
+        An option's text or a whole reply; brackets, quotes, punctuation and an ``rgb(`` / ``hsv(`` prefix around
+        the code are ignored.
+
+    Returns
+    -------
+    tuple of str or None
+        ``("triple", r, g, b)`` for three bare numbers (sRGB 0-255 or unmarked HSV), ``("hsv", h, s, v)`` when
+        written with ° or % (hue in degrees, saturation and value in percent), ``("hex", "RRGGBB")`` upper case;
+        the numbers as digit strings without leading zeros. None when ``text`` is not one code as a whole.
+
     Examples
     --------
     >>> colour_code("(120°, 76%, 55%)"), colour_code("#1a2b3c"), colour_code("Blue")
@@ -92,7 +105,20 @@ _OPENING = re.compile(r"(?i:rgb|hsv|hex)? ?[:(\[\"']{0,2} ?")
 
 def colour_code_at(text: str, pos: int) -> tuple[str, ...] | None:
     """The colour value that starts at ``pos`` of ``text`` (after an answer phrase; "(", "rgb(", quotes
-    allowed before it), or None."""
+    allowed before it), or None.
+
+    Parameters
+    ----------
+    text : str
+        A cleaned reply.
+    pos : int
+        Index in ``text`` where the value may start (the end of an answer phrase).
+
+    Returns
+    -------
+    tuple of str or None
+        The code in `colour_code`'s form, or None when no triple or hex code starts there.
+    """
     pos = _OPENING.match(text, pos).end()
     m = _TRIPLE.match(text, pos)
     if m:
@@ -102,7 +128,22 @@ def colour_code_at(text: str, pos: int) -> tuple[str, ...] | None:
 
 
 def colour_codes_in(text: str, *, triples: bool = True, hexes: bool = True) -> list[tuple[str, ...]]:
-    """Every colour value ``text`` names, in order (`colour_code`'s form): linear, one pass per pattern."""
+    """Every colour value ``text`` names, in order (`colour_code`'s form): linear, one pass per pattern.
+
+    Parameters
+    ----------
+    text : str
+        A cleaned, capped reply.
+    triples : bool, optional
+        Look for three-number codes (RGB sRGB 0-255, HSV degrees and percent).
+    hexes : bool, optional
+        Look for six-digit hex codes.
+
+    Returns
+    -------
+    list of tuple of str
+        The codes in `colour_code`'s form: every triple in order of appearance, then every hex code.
+    """
     found = [_triple(m) for m in _TRIPLE.finditer(text)] if triples else []
     if hexes:
         found += [("hex", m.group(1).upper()) for m in _HEX.finditer(text)]

@@ -239,7 +239,17 @@ def count_in_words(text: str) -> str | None:
 
 class NumberParse:
     """Result of `read_number`'s number rules: ``value`` (a digit string; None when none or ambiguous), the
-    ``rule``, and ``ambiguous``."""
+    ``rule``, and ``ambiguous``.
+
+    Parameters
+    ----------
+    value : str or None
+        The number read, as a canonical ASCII digit string (`canonical_number`), or None when no number decides.
+    rule : str
+        The rule of the module docstring that decided, in words (or why none did).
+    ambiguous : bool, optional
+        Whether the reply named two different numbers where one was wanted.
+    """
 
     __slots__ = ("ambiguous", "rule", "value")
 
@@ -306,7 +316,23 @@ def _number_in(text: str) -> NumberParse:
 
 def parse_number(text: str) -> NumberParse:
     """The number a prepared, cleaned reply answers with (ColorBlindnessEval App. F: "Output the number you see
-    only"); the rules of the module docstring."""
+    only"); the rules of the module docstring.
+
+    Parameters
+    ----------
+    text : str
+        A reply already prepared and cleaned by `plates.tasks.answers.text` (reasoning stripped, length capped).
+
+    Returns
+    -------
+    NumberParse
+        The number as a canonical digit string (or None) and the rule that decided; a digit string longer than
+        ``MAX_DIGITS`` gives None.
+
+    References
+    ----------
+    ColorBlindnessEval, App. F (the prompt); HueManity, App. E.3 (over-long numbers are erratic).
+    """
     body = strip_answer_prefix(text).strip(_EDGE_PUNCT)
     if NUMBER_PATTERN.fullmatch(body):  # Trap: "²".isdigit() is True, and int("²") fails
         if len(body) > MAX_DIGITS:

@@ -227,7 +227,23 @@ def read_yes_no(reply: str, vocabulary: str = "yes-no", *, question: str | None 
 
 def implicit_answer(text: str, question: str, vocabulary: str = "yes-no") -> tuple[str, str] | None:
     """Rules 6 and 7: (the answer, the rule) that ``text`` (a cleaned reply that names no word of the
-    vocabulary) gives implicitly to ``question``, or None. Shared with the choice reader for yes/no options."""
+    vocabulary) gives implicitly to ``question``, or None. Shared with the choice reader for yes/no options.
+
+    Parameters
+    ----------
+    text : str
+        A cleaned reply that names no word of the vocabulary.
+    question : str
+        The question asked (read up to ``MAX_QUESTION_CHARS``); anything but a str gives None.
+    vocabulary : str, optional
+        A key of `VOCABULARIES`: ``"yes-no"`` or ``"true-false"``.
+
+    Returns
+    -------
+    tuple of (str, str) or None
+        The vocabulary's yes or no word and the rule that gave it (rule 6: an implicit answer; rule 7: the
+        question's claim restated or denied), or None when the reply hedges or implies neither.
+    """
     if not isinstance(question, str) or is_hedge(text):
         return None
     question = question[:MAX_QUESTION_CHARS]

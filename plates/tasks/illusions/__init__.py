@@ -52,24 +52,128 @@ def _finish(q: Question, template: Any, subject: Mapping[str, Any]) -> Question:
 
 
 def compare_question(subject, template, *, seed: int, label_space=None) -> Question:
-    """RCID comparison (three options) in the prompt's framing."""
+    """RCID comparison (three options) in the prompt's framing.
+
+    Parameters
+    ----------
+    subject : mapping
+        The illusion's truth (`plates.stimuli.illusions.render`) with the item's facts (``kind``,
+        ``item_class``, ``spec_seed``, ``stimulus``...; `plates.tasks.base.subject_of`).
+    template : object
+        The prompt template; its ``name`` ends in ``-pixel`` or ``-human`` (the framing) and becomes the question's
+        name.
+    seed : int
+        The run's seed.
+    label_space : optional
+        Unused (every task's question builder takes it).
+
+    Returns
+    -------
+    plates.tasks.base.Question
+        The question, its ``extra`` holding both keys and the item's kind, class, strength and signed CIEDE2000
+        difference.
+
+    Raises
+    ------
+    ValueError
+        A template name with no framing, or a truth this question cannot be asked of.
+
+    References
+    ----------
+    Mao et al. 2025 (RCID), §3.3 and Fig. 1a-b.
+    """
     return _finish(rcid_question(subject, _framing(template)), template, subject)
 
 
 def name_question(subject, template, *, seed: int, label_space=None) -> Question:
-    """RCID filter naming (open colour name) of target A in the prompt's framing."""
+    """RCID filter naming (open colour name) of target A in the prompt's framing.
+
+    Parameters
+    ----------
+    subject : mapping
+        The illusion's truth (`plates.stimuli.illusions.render`) with the item's facts (``kind``,
+        ``item_class``, ``spec_seed``, ``stimulus``...; `plates.tasks.base.subject_of`).
+    template : object
+        The prompt template; its ``name`` ends in ``-pixel`` or ``-human`` (the framing) and becomes the question's
+        name.
+    seed : int
+        The run's seed.
+    label_space : optional
+        Unused (every task's question builder takes it).
+
+    Returns
+    -------
+    plates.tasks.base.Question
+        The question, its ``extra`` holding both keys and the item's kind, class, strength and signed CIEDE2000
+        difference.
+
+    Raises
+    ------
+    ValueError
+        A template name with no framing, or a truth this question cannot be asked of.
+
+    References
+    ----------
+    Mao et al. 2025 (RCID), §3.3 and Fig. 1c.
+    """
     return _finish(rcid_name_question(subject, _framing(template), "A"), template, subject)
 
 
 def tf_question(subject, template, *, seed: int, label_space=None) -> Question:
-    """One IllusionBench+ true/false statement, picked by the item's seed and ``seed``."""
+    """One IllusionBench+ true/false statement, picked by the item's seed and ``seed``.
+
+    Parameters
+    ----------
+    subject : mapping
+        The illusion's truth (`plates.stimuli.illusions.render`) with the item's facts (``kind``,
+        ``item_class``, ``spec_seed``, ``stimulus``...; `plates.tasks.base.subject_of`).
+    template : object
+        The prompt template; its ``name`` becomes the question's name.
+    seed : int
+        The run's seed, added to the item's ``spec_seed`` to pick.
+    label_space : optional
+        Unused (every task's question builder takes it).
+
+    Returns
+    -------
+    plates.tasks.base.Question
+        The question, its ``extra`` holding both keys and the item's kind, class, strength and signed CIEDE2000
+        difference.
+
+    References
+    ----------
+    Zhang et al. 2025 (IllusionBench+), App. A1.
+    """
     statements = tf_questions(subject)
     pick = (int(subject.get("spec_seed", 0)) + seed) % len(statements)
     return _finish(statements[pick], template, subject)
 
 
 def choice_question(subject, template, *, seed: int, label_space=None) -> Question:
-    """IllusionBench+ four options in Roman numerals, shuffled by the item's seed and ``seed``."""
+    """IllusionBench+ four options in Roman numerals, shuffled by the item's seed and ``seed``.
+
+    Parameters
+    ----------
+    subject : mapping
+        The illusion's truth (`plates.stimuli.illusions.render`) with the item's facts (``kind``,
+        ``item_class``, ``spec_seed``, ``stimulus``...; `plates.tasks.base.subject_of`).
+    template : object
+        The prompt template; its ``name`` becomes the question's name.
+    seed : int
+        The run's seed, added to the item's ``spec_seed`` to pick.
+    label_space : optional
+        Unused (every task's question builder takes it).
+
+    Returns
+    -------
+    plates.tasks.base.Question
+        The question, its ``extra`` holding both keys and the item's kind, class, strength and signed CIEDE2000
+        difference.
+
+    References
+    ----------
+    Zhang et al. 2025 (IllusionBench+), App. A1.
+    """
     return _finish(mc_question(subject, (int(subject.get("spec_seed", 0)) + seed) % 2**63), template, subject)
 
 

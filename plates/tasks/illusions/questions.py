@@ -133,7 +133,20 @@ def _human_key(truth: Mapping[str, Any]) -> str:
 
 def answer_keys(truth: Mapping[str, Any]) -> dict[str, str | None]:
     """{"pixel": ..., "human": ...}: what a comparison answer should mean under each framing ("A darker",
-    "B darker", "same"; None where the human answer is undetermined)."""
+    "B darker", "same"; None where the human answer is undetermined).
+
+    Parameters
+    ----------
+    truth : mapping
+        A rendered illusion's truth (`plates.stimuli.illusions.render`): ``kind``, ``item_class``,
+        ``pixel_darker`` and ``perceived_darker`` ("A", "B", "same"; the latter None when undetermined), the
+        layout or ``positions``.
+
+    Returns
+    -------
+    dict of str to str or None
+        ``{"pixel": meaning, "human": meaning or None}``, each meaning one of `MEANINGS`.
+    """
     return {"pixel": _KEY[truth["pixel_darker"]], "human": _KEY[truth["perceived_darker"]]}
 
 
@@ -143,7 +156,34 @@ def rcid_question(truth: Mapping[str, Any], framing: str, *, words: str = "layou
     ``extra``: "framing", "meanings" (numeral -> "A darker" / "B darker" / "same"), "pixel_answer",
     "human_answer", "item_class", "illusion", "wording". ``words`` "layout" names the targets Left/Right or
     Top/Bottom (the layout in ``truth``); "letters" names them A/B and says which is which (that clause is
-    ours; RCID showed A/B labels on the image)."""
+    ours; RCID showed A/B labels on the image).
+
+    Parameters
+    ----------
+    truth : mapping
+        A rendered illusion's truth (`plates.stimuli.illusions.render`): ``kind``, ``item_class``,
+        ``pixel_darker`` and ``perceived_darker`` ("A", "B", "same"; the latter None when undetermined), the
+        layout or ``positions``.
+    framing : str
+        A key of `FRAMINGS`: ``"pixel"`` or ``"human"``.
+    words : str, optional
+        ``"layout"`` or ``"letters"``, as above.
+
+    Returns
+    -------
+    plates.tasks.base.Question
+        Kind "mc", task ``"rcid-compare"``, answer kind "choice", named ``rcid-<framing>`` (``-letters`` added).
+
+    Raises
+    ------
+    ValueError
+        An unknown framing, layout or ``words``, or a truth of kind ``rcid-filter`` (asked by
+        `rcid_name_question`).
+
+    References
+    ----------
+    Mao et al. 2025 (RCID), §3.3 and Fig. 1a-b.
+    """
     check_choice("framing", framing, FRAMINGS)
     if truth["kind"] == "rcid-filter":
         raise ValueError(
@@ -183,7 +223,32 @@ def rcid_name_question(truth: Mapping[str, Any], framing: str, target: str = "A"
     is the basic colour name of the target's pixels, under "human" the name of its original colour (the
     colour people report through the cast: an unvalidated prediction, ``extra["human_key"]``);
     ``extra["accepted"]`` lists the words counted as that name,
-    ``extra["pixel_answer"]`` / ``["human_answer"]`` both names."""
+    ``extra["pixel_answer"]`` / ``["human_answer"]`` both names.
+
+    Parameters
+    ----------
+    truth : mapping
+        An ``rcid-filter`` illusion's truth, with ``colour_names`` per target (``"pixel"`` and ``"perceived"``
+        basic colour terms) and the layout.
+    framing : str
+        A key of `FRAMINGS`: ``"pixel"`` or ``"human"``.
+    target : str, optional
+        ``"A"`` or ``"B"``: the disc asked about.
+
+    Returns
+    -------
+    plates.tasks.base.Question
+        Kind "open", task ``"rcid-name"``, answer kind "name".
+
+    Raises
+    ------
+    ValueError
+        An unknown framing or target, or a truth without colour names.
+
+    References
+    ----------
+    Mao et al. 2025 (RCID), §3.3 and Fig. 1c.
+    """
     check_choice("framing", framing, FRAMINGS)
     if "colour_names" not in truth:
         raise ValueError(f"kind {truth.get('kind')!r} has no colour names; allowed: rcid-filter")
@@ -219,7 +284,24 @@ def rcid_name_question(truth: Mapping[str, Any], framing: str, target: str = "A"
 def tf_questions(truth: Mapping[str, Any]) -> tuple[Question, ...]:
     """IllusionBench+ true/false questions (App. A1 instruction verbatim; statements ours, about the pixels):
     "the colours of ... are exactly the same", "of ..., the first one is darker", and the second one. Kind
-    "yesno"; ``expected`` "True" or "False"."""
+    "yesno"; ``expected`` "True" or "False".
+
+    Parameters
+    ----------
+    truth : mapping
+        A rendered illusion's truth (`plates.stimuli.illusions.render`): ``kind``, ``item_class``,
+        ``pixel_darker`` and ``perceived_darker`` ("A", "B", "same"; the latter None when undetermined), the
+        layout or ``positions``.
+
+    Returns
+    -------
+    tuple of plates.tasks.base.Question
+        The three statements in that order, each named ``illusionbench-tf``; ``extra["statement"]`` is its index.
+
+    References
+    ----------
+    Zhang et al. 2025 (IllusionBench+), App. A1.
+    """
     first, second = (w.lower() for w in _words(_layout(truth)))
     regions = _regions(truth)
     darker = truth["pixel_darker"]
@@ -248,7 +330,26 @@ def mc_question(truth: Mapping[str, Any], seed: int) -> Question:
     """IllusionBench+ 4-option multiple choice (App. A1 instruction verbatim; question and options ours),
     options shuffled by ``seed`` (numpy PCG64) and numbered I-IV; ``extra["meanings"]`` says what each
     numeral claims. The fourth claim, "same lightness but different hues", is false for every image of this
-    family (targets differ along L* only, or not at all)."""
+    family (targets differ along L* only, or not at all).
+
+    Parameters
+    ----------
+    truth : mapping
+        A rendered illusion's truth (`plates.stimuli.illusions.render`): ``kind``, ``item_class``,
+        ``pixel_darker`` and ``perceived_darker`` ("A", "B", "same"; the latter None when undetermined), the
+        layout or ``positions``.
+    seed : int
+        Seeds the shuffle (a non-negative integer; numpy PCG64 through SeedSequence).
+
+    Returns
+    -------
+    plates.tasks.base.Question
+        Kind "mc", named ``illusionbench-mc``, ``expected`` the numeral of the pixel key.
+
+    References
+    ----------
+    Zhang et al. 2025 (IllusionBench+), App. A1.
+    """
     first, second = (w.lower() for w in _words(_layout(truth)))
     claims = (
         ("A darker", f"The {first} one is darker"),
@@ -312,7 +413,19 @@ def claims_in_words(text: str) -> tuple[frozenset[str], bool]:
     """The comparison meanings ("A darker", "B darker", "same") ``text`` claims in words: "the left one is
     darker", "right looks lighter" (the left is darker), "darker on the left", "the darker one is the right",
     "they are the same". Returns (meanings, undecidable): a negated claim ("the left is not darker": the same,
-    or the right?) is undecidable. Trap: the article "a" is not target A."""
+    or the right?) is undecidable. Trap: the article "a" is not target A.
+
+    Parameters
+    ----------
+    text : str
+        A cleaned reply.
+
+    Returns
+    -------
+    tuple of (frozenset of str, bool)
+        The meanings claimed (a subset of `MEANINGS`), and whether a negated claim makes the reply undecidable
+        (then the set is empty).
+    """
     claims = set()
     for m in _CLAIM.finditer(text):
         pos = m.group(1).lower()
@@ -338,7 +451,19 @@ def described_option(meanings: Mapping[str, str]):
     """The multiple-choice reader's rule 9 for a comparison question whose options mean ``meanings`` (numeral
     -> "A darker" / "B darker" / "same" / ...): the options the reply claims in words, plus the one option
     whose whole text the reply contains ("I'd say right is darker"). Contradictory or negated claims name
-    every option involved (the reader then abstains: ambiguous)."""
+    every option involved (the reader then abstains: ambiguous).
+
+    Parameters
+    ----------
+    meanings : mapping of str to str
+        Option numeral to its meaning (`MEANINGS`, or "hue only"), as in a question's ``extra["meanings"]``.
+
+    Returns
+    -------
+    callable
+        ``described(text, options) -> (frozenset of numerals, rule)``, the ``described`` hook of
+        `plates.tasks.answers.read_choice`.
+    """
     inverse = {v: k for k, v in meanings.items()}
 
     def described(text: str, options: Mapping[str, str]) -> tuple[frozenset[str], str]:
@@ -362,18 +487,57 @@ def described_option(meanings: Mapping[str, str]):
 def score_choice(question: Question, reply: str) -> Score:
     """Judge a reply to an RCID comparison or IllusionBench+ multiple choice (`plates.tasks.answers.read_choice`
     with Roman numerals, claims in words read by `described_option`): ``parsed`` is the numeral chosen, correct
-    when it is ``expected`` (never where the key is undetermined, "")."""
+    when it is ``expected`` (never where the key is undetermined, "").
+
+    Parameters
+    ----------
+    question : plates.tasks.base.Question
+        The question asked (its ``options`` and ``extra["meanings"]`` are read).
+    reply : str
+        The model's reply text.
+
+    Returns
+    -------
+    plates.tasks.base.Score
+        The verdict (`plates.tasks.answers.verdict`).
+    """
     described = described_option(question.extra.get("meanings", {}))
     return verdict(read_choice(reply, question.options or {}, described=described), question.expected)
 
 
 def score_true_false(question: Question, reply: str) -> Score:
     """Judge an IllusionBench+ true/false reply (`plates.tasks.answers.read_yes_no`, vocabulary "true-false"):
-    ``parsed`` "True" or "False"."""
+    ``parsed`` "True" or "False".
+
+    Parameters
+    ----------
+    question : plates.tasks.base.Question
+        The question asked.
+    reply : str
+        The model's reply text.
+
+    Returns
+    -------
+    plates.tasks.base.Score
+        The verdict (`plates.tasks.answers.verdict`).
+    """
     return verdict(read_yes_no(reply, "true-false"), question.expected)
 
 
 def score_colour_name(question: Question, reply: str) -> Score:
     """Judge an RCID filter reply (`plates.tasks.answers.read_colour_name`): ``parsed`` the one basic colour
-    term named, correct when it is ``expected`` (the framing's name)."""
+    term named, correct when it is ``expected`` (the framing's name).
+
+    Parameters
+    ----------
+    question : plates.tasks.base.Question
+        The question asked.
+    reply : str
+        The model's reply text.
+
+    Returns
+    -------
+    plates.tasks.base.Score
+        The verdict (`plates.tasks.answers.verdict`).
+    """
     return verdict(read_colour_name(reply), question.expected)

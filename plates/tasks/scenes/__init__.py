@@ -29,7 +29,27 @@ __all__ = ["SCENE_TASKS", "scene_question", "scene_question_from", "score_reply"
 def to_question(q: SceneQuestion, *, cot: bool = False, name: str | None = None) -> Question:
     """The common Question for ``q``: ``name`` (default "colorbench-<task>", "-cot" added with ``cot``),
     kind "mc", ``expected`` the correct letter, ``target`` the correct option's text, ``extra`` the scene
-    question's target regions, parameters and wording."""
+    question's target regions, parameters and wording.
+
+    Parameters
+    ----------
+    q : plates.tasks.scenes.common.SceneQuestion
+        The scene question.
+    cot : bool, optional
+        Ask with ColorBench's chain-of-thought instruction (answer written "(X)").
+    name : str or None, optional
+        The question's name; None gives "colorbench-<task>" ("-cot" added with ``cot``).
+
+    Returns
+    -------
+    plates.tasks.base.Question
+        Kind "mc", with ``extra`` keys "regions", "params", "wording" and "paper_task".
+
+    Raises
+    ------
+    ValueError
+        ``q`` is not a `SceneQuestion`.
+    """
     if not isinstance(q, SceneQuestion):
         raise ValueError(f"to_question needs a SceneQuestion, got {type(q).__name__}")
     return Question(
@@ -44,14 +64,48 @@ def to_question(q: SceneQuestion, *, cot: bool = False, name: str | None = None)
 
 def score_reply(question: Question, reply: str) -> Score:
     """Judge ``reply`` to a scene question (`plates.tasks.answers.read_choice`); never correct where no option
-    is right after recolouring (``expected`` "")."""
+    is right after recolouring (``expected`` "").
+
+    Parameters
+    ----------
+    question : plates.tasks.base.Question
+        A scene question (multiple choice).
+    reply : str
+        The model's reply text.
+
+    Returns
+    -------
+    plates.tasks.base.Score
+        The verdict (`plates.tasks.answers.verdict`).
+
+    Raises
+    ------
+    ValueError
+        ``question`` has no options.
+    """
     if not question.options:
         raise ValueError(f"question {question.name!r} has no options; a scene question is multiple choice")
     return verdict(read_choice(reply, question.options), question.expected)
 
 
 def scene_question_from(data: Mapping[str, Any]) -> SceneQuestion:
-    """A `SceneQuestion` from its ``to_dict`` JSON (an item's fixed question, `plates.datasets`)."""
+    """A `SceneQuestion` from its ``to_dict`` JSON (an item's fixed question, `plates.datasets`).
+
+    Parameters
+    ----------
+    data : mapping
+        ``SceneQuestion.to_dict()``'s keys: ``task``, ``text``, ``options``, ``answer`` required; ``target``,
+        ``params``, ``wording`` (default "colorbench") and ``answer_kind`` (default "choice") optional.
+
+    Returns
+    -------
+    plates.tasks.scenes.common.SceneQuestion
+
+    Raises
+    ------
+    ValueError
+        A required key is missing (and whatever `SceneQuestion` refuses).
+    """
     try:
         return SceneQuestion(task=data["task"], text=data["text"], options=data["options"], answer=data["answer"],
                              target=tuple(data.get("target", ())), params=data.get("params", {}),
@@ -66,7 +120,36 @@ def scene_question(subject: Mapping[str, Any], template: Any, *, seed: int, labe
     """The question ``template`` (a ColorBench scene prompt) asks about a scene. ``subject`` is the item's truth
     with the rendered ``stimulus`` (`plates.datasets.DatasetItem.truth`): an item with a fixed ``question``
     (made when its set was generated; a robustness variant shares its seed's) asks that one, its answer
-    recomputed on this scene; else a question is built with ``seed`` plus the scene's own seed."""
+    recomputed on this scene; else a question is built with ``seed`` plus the scene's own seed.
+
+    Parameters
+    ----------
+    subject : mapping
+        The item's truth with ``stimulus`` (the rendered scene or recoloured variant), optionally ``question``
+        (a `SceneQuestion` as JSON) and ``spec_seed``.
+    template : object
+        A ColorBench scene prompt: its ``task``, ``cot`` and ``name`` are read.
+    seed : int
+        The run's seed.
+    label_space : str or None, optional
+        Unused (every task's question builder takes it).
+
+    Returns
+    -------
+    plates.tasks.base.Question
+        As `to_question`, with ``extra["recolour"]`` the variant's name (or "seed"); ``expected`` "" and
+        ``extra["no_right_option"]`` True when recolouring left no option right.
+
+    Raises
+    ------
+    ValueError
+        No rendered ``stimulus``, a fixed question of another task than the template's, or a question that
+        cannot be built (`build_question`).
+
+    References
+    ----------
+    Liang et al. 2025 (ColorBench), §2.3 and App. C (robustness: the question kept, the answer recomputed).
+    """
     stimulus, fixed = subject.get("stimulus"), subject.get("question")
     if stimulus is None:
         raise ValueError("a scene task needs the rendered scene (subject['stimulus'])")

@@ -119,7 +119,24 @@ ANSWER_KIND = MappingProxyType({
 
 def prompt_text(question: SceneQuestion, *, cot: bool = False) -> str:
     """ColorBench App. F instruction (or its CoT instruction), then the question and its options in the form
-    of ColorBench's released data: "... Select from the following choices. (A) x (B) y"."""
+    of ColorBench's released data: "... Select from the following choices. (A) x (B) y".
+
+    Parameters
+    ----------
+    question : plates.tasks.scenes.common.SceneQuestion
+        The question and its lettered options.
+    cot : bool, optional
+        Use the chain-of-thought instruction instead of the direct one.
+
+    Returns
+    -------
+    str
+        The prompt: instruction, a newline, the question and its options.
+
+    References
+    ----------
+    Liang et al. 2025 (ColorBench), App. F.
+    """
     instruction = COLORBENCH_COT_INSTRUCTION if cot else COLORBENCH_INSTRUCTION
     options = " ".join(f"({k}) {v}" for k, v in question.options.items())
     return f"{instruction}\n{question.text} Select from the following choices. {options}"
@@ -179,7 +196,20 @@ def _solve(q: SceneQuestion, stimulus: Stimulus) -> str | None:
 
 def expected_for(question: SceneQuestion, stimulus: Stimulus) -> str | None:
     """The correct letter of ``question`` on ``stimulus`` (the scene it was built on, or a recoloured variant),
-    from the stimulus's truth; None when no option is correct there (or the answer became ambiguous)."""
+    from the stimulus's truth; None when no option is correct there (or the answer became ambiguous).
+
+    Parameters
+    ----------
+    question : plates.tasks.scenes.common.SceneQuestion
+        The question, with its options and parameters.
+    stimulus : plates.stimuli.base.Stimulus
+        A rendered scene (or a recoloured variant) whose truth answers it.
+
+    Returns
+    -------
+    str or None
+        The one option letter whose text is the answer, or None.
+    """
     text = _solve(question, stimulus)
     letters = [k for k, v in question.options.items() if v == text]
     return letters[0] if len(letters) == 1 else None
@@ -392,7 +422,36 @@ def build_question(task: str, stimulus: Stimulus, *, seed: int = 0, n_options: i
     colour counting ``include_background``; object counting ``colour``; comparison ``criterion``, ``margin``;
     recognition ``mode`` ("name"/"present"/"absent"); shape counting ``shape``; object recognition ``colour``;
     colour mimicry ``mode`` ("count"/"which"). Raises `NotAskable` (a ValueError) when
-    the scene cannot carry the question unambiguously, ValueError for bad parameters."""
+    the scene cannot carry the question unambiguously, ValueError for bad parameters.
+
+    Parameters
+    ----------
+    task : str
+        A key of `SCENE_BUILDERS`.
+    stimulus : plates.stimuli.base.Stimulus
+        A rendered scene (its truth lists the ``regions``).
+    seed : int, optional
+        Non-negative; with the task's index it seeds the choice of target and the option order (numpy PCG64).
+    n_options : int, optional
+        Options offered, 3-6 (ColorBench §2.1).
+    **params
+        The task's own parameters, above.
+
+    Returns
+    -------
+    plates.tasks.scenes.common.SceneQuestion
+
+    Raises
+    ------
+    NotAskable
+        The scene cannot carry the question unambiguously.
+    ValueError
+        An unknown task or parameter, a bad seed or ``n_options``, or no rendered scene.
+
+    References
+    ----------
+    Liang et al. 2025 (ColorBench), §2.1 and Table 7.
+    """
     check_choice("task", task, SCENE_BUILDERS)
     check_int("seed", seed, 0)
     allowed = [p.name for p in inspect.signature(SCENE_BUILDERS[task]).parameters.values() if p.kind == p.KEYWORD_ONLY]
@@ -409,7 +468,21 @@ def build_question(task: str, stimulus: Stimulus, *, seed: int = 0, n_options: i
 class RobustnessItem:
     """One image of a ColorBench robustness instance: ``variant`` ("seed" or e.g. "target-90"), its ``spec``
     (SceneSpec / RecolourSpec: regenerates the image), the ``stimulus``, the ``expected`` letter there (None when
-    no option is right after recolouring) and ``changed`` (expected differs from the seed's answer)."""
+    no option is right after recolouring) and ``changed`` (expected differs from the seed's answer).
+
+    Parameters
+    ----------
+    variant : str
+        "seed", or the recoloured variant's name (e.g. "target-90").
+    spec : SceneSpec or RecolourSpec
+        Regenerates the image.
+    stimulus : plates.stimuli.base.Stimulus
+        The rendered image.
+    expected : str or None
+        The correct option letter on this image, None when no option is right.
+    changed : bool
+        Whether ``expected`` differs from the seed image's answer.
+    """
 
     variant: str
     spec: Any
@@ -421,7 +494,28 @@ class RobustnessItem:
 def robustness_items(stimulus: Stimulus, question: SceneQuestion, *, space: str = "hsv",
                      include_background: bool = False) -> tuple[RobustnessItem, ...]:
     """ColorBench §2.3 / App. C: the seed and its nine recoloured variants (`plates.stimuli.scenes.recolour`),
-    the question unchanged, each with its recomputed expected letter."""
+    the question unchanged, each with its recomputed expected letter.
+
+    Parameters
+    ----------
+    stimulus : plates.stimuli.base.Stimulus
+        The rendered seed scene.
+    question : plates.tasks.scenes.common.SceneQuestion
+        The question built on it (its ``target`` regions are recoloured).
+    space : str, optional
+        The colour space the hue rotations are made in (`plates.stimuli.scenes.recolour`), default "hsv".
+    include_background : bool, optional
+        Also recolour the background.
+
+    Returns
+    -------
+    tuple of RobustnessItem
+        The seed first, then each variant.
+
+    References
+    ----------
+    Liang et al. 2025 (ColorBench), §2.3 and App. C.
+    """
     out = [RobustnessItem("seed", stimulus.spec, stimulus, question.answer, False)]
     for spec in variant_specs(stimulus, question.target, space=space, include_background=include_background):
         var = render_variant(spec, stimulus)

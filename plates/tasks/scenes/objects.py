@@ -43,7 +43,25 @@ def _of_colour(truth, name: str) -> list[dict]:
 
 def solve(q: SceneQuestion, stimulus: Stimulus) -> str | None:
     """The correct option text of an Object Recognition or Colour Mimicry question on ``stimulus`` (its
-    truth), or None when the scene no longer carries one answer."""
+    truth), or None when the scene no longer carries one answer.
+
+    Parameters
+    ----------
+    q : plates.tasks.scenes.common.SceneQuestion
+        An "object-recognition" or "colour-mimicry" question.
+    stimulus : plates.stimuli.base.Stimulus
+        The rendered scene (or a recoloured variant).
+
+    Returns
+    -------
+    str or None
+        The answer's option text (a shape name, or a count as digits), or None.
+
+    Raises
+    ------
+    ValueError
+        A question of another task.
+    """
     t, p = stimulus.truth, q.params
     if q.task == "object-recognition":
         mine = _of_colour(t, p["colour"])
@@ -69,7 +87,32 @@ def _other_shapes(truth, answer: str, n: int, rng) -> list[str]:
 
 
 def object_recognition(stim, rng, n, *, colour: str | None = None):
-    """"What object has a color of {name} in this image?" (ColorBench Table 7 verbatim); options: shapes."""
+    """"What object has a color of {name} in this image?" (ColorBench Table 7 verbatim); options: shapes.
+
+    Parameters
+    ----------
+    stim : plates.stimuli.base.Stimulus
+        A rendered scene with a named palette.
+    rng : numpy.random.Generator
+        Draws the target and the option order.
+    n : int
+        Options wanted, 3-6.
+    colour : str or None, optional
+        The colour name asked about; None picks one that can be asked.
+
+    Returns
+    -------
+    plates.tasks.scenes.common.SceneQuestion
+
+    Raises
+    ------
+    NotAskable
+        No named colour is held by exactly one clearly seen object whose shape no other object has.
+
+    References
+    ----------
+    Liang et al. 2025 (ColorBench), §2.1 and Table 7.
+    """
     named = sc.named_colours(stim, "object-recognition")
     unique = {r["region"] for r in sc.unique_shapes(stim.truth)}
     ok = [c["name"] for c in named
@@ -86,7 +129,34 @@ def object_recognition(stim, rng, n, *, colour: str | None = None):
 
 
 def colour_mimicry(stim, rng, n, *, mode: str = "count"):
-    """Camouflaged shapes on a mottled scene: how many ("count") or which ("which")."""
+    """Camouflaged shapes on a mottled scene: how many ("count") or which ("which").
+
+    Parameters
+    ----------
+    stim : plates.stimuli.base.Stimulus
+        A rendered scene with mottled shading.
+    rng : numpy.random.Generator
+        Draws the target and the option order.
+    n : int
+        Options wanted, 3-6.
+    mode : str, optional
+        One of `MIMICRY_MODES`: "count" (answer kind "count") or "which" (a shape, answer kind "choice").
+
+    Returns
+    -------
+    plates.tasks.scenes.common.SceneQuestion
+
+    Raises
+    ------
+    NotAskable
+        No mottled shading, a hidden object less than half visible, or ("which") not exactly one object.
+    ValueError
+        An unknown ``mode``.
+
+    References
+    ----------
+    Liang et al. 2025 (ColorBench), §2.1 and Table 7 (wording ours, after "How many animals are in this image?").
+    """
     if mode not in MIMICRY_MODES:
         raise ValueError(f"mode={mode!r} is not valid; allowed: {', '.join(MIMICRY_MODES)}")
     if stim.truth["shading"] != "mottled":
