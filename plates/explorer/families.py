@@ -73,7 +73,8 @@ class IllusionControls:
     strength : float
         Inducer strength, 0-1.
     delta_e : float
-        Signed target difference in CIEDE2000 (+ = A lighter; `plates.stimuli.illusions.IllusionSpec.delta_e`).
+        Signed target difference in CIEDE2000 (+ = A lighter;
+        `plates.stimuli.illusions.IllusionSpec.delta_e`).
     layout : str
         Where the targets sit (:data:`LAYOUT_CHOICES`).
     swap : bool
@@ -182,7 +183,7 @@ def measure_targets(stim: Stimulus) -> tuple[dict[str, TargetValues], float]:
 
 
 def outlined(stim: Stimulus, width: int | None = None) -> Image.Image:
-    """A copy of the image with each target ringed just outside its mask and lettered; the targets' pixels untouched.
+    """A copy of the image with each target ringed just outside its mask and lettered (targets untouched).
 
     Parameters
     ----------
@@ -229,7 +230,8 @@ def illusion_markdown(stim: Stimulus) -> str:
     Returns
     -------
     str
-        A table per target (position, mean sRGB 0-255, hex, CIELAB L* a* b*, pixels), then the measured CIEDE2000,
+        A table per target (position, mean sRGB 0-255, hex, CIELAB L* a* b*, pixels), then the measured
+        CIEDE2000,
         the pixel-darker and perceived-darker targets, the item class, the prediction and its source.
 
     Raises
@@ -267,9 +269,9 @@ class SceneControls:
     min_delta_e : float
         Least CIEDE2000 between any two colours.
     clutter : float
-        Background clutter, 0-1.
+        Clutter, 0-1 (`plates.stimuli.scenes.SceneSpec.clutter`).
     area_ratio : float
-        Ratio of the largest to the smallest object's area.
+        Ratio of the largest to the smallest object's area, 1-100.
     shapes : tuple of str
         Shapes drawn (:data:`SHAPE_CHOICES`).
     palette : str
@@ -306,7 +308,8 @@ class SceneControls:
         Raises
         ------
         ValueError
-            Naming the bad value (an unknown palette, no shape chosen, seed, size, counts ...) and what is allowed.
+            Naming the bad value (an unknown palette, no shape chosen, seed, size, counts ...) and what is
+            allowed.
         """
         if self.palette != NO_PALETTE and self.palette not in SCENE_PALETTES:
             raise ValueError(f"palette {self.palette!r} is not known; allowed: {NO_PALETTE}, "
@@ -335,7 +338,8 @@ def scene_markdown(stim: Stimulus) -> str:
     Returns
     -------
     str
-        Objects, distinct colours (background included, and of the objects alone), the least CIEDE2000 between any
+        Objects, distinct colours (background included, and of the objects alone), the least CIEDE2000 between
+        any
         two of them, and the share (%) of the image the objects cover.
     """
     t, stats = stim.truth, dict(stim.stats)
@@ -350,7 +354,8 @@ def scene_markdown(stim: Stimulus) -> str:
 def illusion_prompts(stim: Stimulus) -> list[str]:
     """The illusion prompts that can ask about ``stim``.
 
-    Those whose question builder accepts it (RCID's filter kind is asked for colour names, every other kind for a
+    Those whose question builder accepts it (RCID's filter kind is asked for colour names, every other kind
+    for a
     comparison), so the Question list follows the chosen kind instead of offering a question that fails.
 
     Parameters
@@ -420,7 +425,8 @@ def scene_question_markdown(stim: Stimulus, task: str) -> str:
     Returns
     -------
     str
-        :func:`question_markdown`'s text, or ``"**Not askable:** ..."`` in words for the page to show instead of
+        :func:`question_markdown`'s text, or ``"**Not askable:** ..."`` in words for the page to show instead
+        of
         an error.
 
     Raises
@@ -474,7 +480,8 @@ def ask_stimulus(stim: Stimulus, question: Question, backend: Backend, *, run_id
     -------
     dict
         A row of the results schema (`plates.runs.rows.build_row`). ``delta_e``: an illusion's measured signed
-        CIEDE2000 between its targets (+ = A lighter), None for scenes; ``group``: the illusion kind or the scene
+        CIEDE2000 between its targets (+ = A lighter), None for scenes; ``group``: the illusion kind or the
+        scene
         task.
 
     Raises
@@ -573,7 +580,8 @@ def result_markdown(row: Mapping[str, Any]) -> str:
     Returns
     -------
     str
-        Markdown: the parsed and expected answers, the verdict, parse status, failure mode and latency (ms); or
+        Markdown: the parsed and expected answers, the verdict, parse status, failure mode and latency (ms);
+        or
         the request's error; or, for parse status ``unsupported``, who declined and why.
     """
     if row.get("parse_status") == "unsupported":

@@ -155,7 +155,8 @@ class Controls:
     seed : int
         Integer >= 0.
     style : str
-        How dots are packed (`plates.stimuli.ishihara.styles`: dense, or the papers' Monte Carlo cbe / huemanity,
+        How dots are packed (`plates.stimuli.ishihara.styles`: dense, or the papers' Monte Carlo cbe /
+        huemanity,
         which fix the density: theirs stop after their tries).
     """
 
@@ -182,7 +183,8 @@ def style_choices() -> list[str]:
 def density_is_free(style: str) -> bool:
     """Whether the Density control applies to ``style``.
 
-    Only the dense packing stops at a coverage; the Monte Carlo styles (CBE App. D, HueManity §3) stop after their
+    Only the dense packing stops at a coverage; the Monte Carlo styles (CBE App. D, HueManity §3) stop after
+    their
     tries, at `DEFAULT_DENSITY` in the spec.
 
     Parameters
@@ -296,8 +298,10 @@ def _groups(c: Controls) -> dict[str, dict[str, object]]:
 def controls_to_spec(c: Controls, policy: Policy = Policy(), base: PlateSpec | None = None) -> PlateSpec:
     """The validated spec for the panel's controls.
 
-    With ``base`` (a pasted, uploaded or linked spec), only the controls whose value differs from what ``base``
-    shows change it: fields the controls cannot show (several colours, separate jitters, gap, canvas) survive, so
+    With ``base`` (a pasted, uploaded or linked spec), only the controls whose value differs from what
+    ``base``
+    shows change it: fields the controls cannot show (several colours, separate jitters, gap, canvas) survive,
+    so
     a pasted spec reproduces its plate exactly.
 
     Parameters
@@ -318,7 +322,8 @@ def controls_to_spec(c: Controls, policy: Policy = Policy(), base: PlateSpec | N
     ------
     ValueError
         Naming any bad value and what is allowed, in the panel's own words (empty text, a font, size, text or
-        colour list the policy refuses, a bad dot radius range, an unknown colour pair, a number out of range).
+        colour list the policy refuses, a bad dot radius range, an unknown colour pair, a number out of
+        range).
     """
     if not isinstance(c.text, str) or not c.text.strip():
         raise ValueError(f"text {c.text!r} is empty; {EMPTY_TEXT_HINT}")
@@ -357,7 +362,7 @@ def auto_radii(size: int) -> tuple[float, float]:
 
 
 def dot_limit(size: int) -> float:
-    """The largest dot radius a plate takes: an eighth of its size (PlateSpec's bound), rounded down to 0.5 px.
+    """The largest dot radius a plate takes: an eighth of its size, rounded down to 0.5 px.
 
     Parameters
     ----------
@@ -375,7 +380,8 @@ def dot_limit(size: int) -> float:
 def check_dots(dot_min, dot_max, size: int) -> None:
     """Check that the dot radius controls make a valid range for a plate of ``size`` px.
 
-    Each set value must lie within 0.5 px to an eighth of the size, and min <= max, where an automatic end takes
+    Each set value must lie within 0.5 px to an eighth of the size, and min <= max, where an automatic end
+    takes
     its value at this size (:func:`auto_radii`).
 
     Parameters
@@ -445,7 +451,8 @@ def _colour_count(value) -> int:
 def check_policy(font, size, text, policy: Policy, colours=()) -> None:
     """Check a font, size, text and colour lists against ``policy``.
 
-    Public mode takes a font by name only (never a server path), so this runs before anything opens a font file.
+    Public mode takes a font by name only (never a server path), so this runs before anything opens a font
+    file.
 
     Parameters
     ----------
@@ -481,9 +488,12 @@ def check_policy(font, size, text, policy: Policy, colours=()) -> None:
 def spec_to_controls(spec: PlateSpec) -> Controls:
     """The panel's controls that show ``spec`` (the inverse of :func:`controls_to_spec` where it can be).
 
-    For a preset the colour pickers only show colours, so they show the first foreground and background colours
-    as drawn (sRGB 0-255 hex), after a ΔE2000 target has moved the background: the swatches match the plate. For
-    custom colours the pickers are the colours given (ΔE2000 moves the background from there; showing the moved
+    For a preset the colour pickers only show colours, so they show the first foreground and background
+    colours
+    as drawn (sRGB 0-255 hex), after a ΔE2000 target has moved the background: the swatches match the plate.
+    For
+    custom colours the pickers are the colours given (ΔE2000 moves the background from there; showing the
+    moved
     colour would move it again on the next change); :func:`drawn_swatches` shows what is drawn.
 
     Parameters
@@ -524,7 +534,8 @@ def drawn_swatches(spec: PlateSpec) -> str:
     Returns
     -------
     str
-        An HTML ``div``: one chip per colour (sRGB 0-255 hex, after any ΔE2000 move), the first pair as text, and
+        An HTML ``div``: one chip per colour (sRGB 0-255 hex, after any ΔE2000 move), the first pair as text,
+        and
         the released-code role swap (:data:`ROLE_SWAP_NOTE`) when the spec uses it.
     """
 
@@ -553,7 +564,8 @@ def plate_caption(plate: Plate) -> str:
     Returns
     -------
     str
-        Markdown: its text, colours, ΔE2000 drawn (mean over the foreground x background pairs) and asked, font,
+        Markdown: its text, colours, ΔE2000 drawn (mean over the foreground x background pairs) and asked,
+        font,
         size (px) and seed.
     """
     spec, s = plate.spec, plate.stats
@@ -585,7 +597,7 @@ class Views:
 
 
 class PlateCache:
-    """The last few rendered plates by spec, so asking a model about the plate on screen does not render it again.
+    """The last few rendered plates by spec: asking about the plate on screen does not render it again.
 
     Thread-safe; one per app, never module state. Calling the cache with a spec returns its plate, drawing it
     with ``render`` when it is not there.
@@ -633,7 +645,8 @@ class PlateCache:
 def render_views(spec: PlateSpec, *, cvd: bool = True, renderer=render) -> Views:
     """Render ``spec`` and its views: plate, clear plate, mask, and (when ``cvd``) protan/deutan/tritan.
 
-    CVD views simulate dichromacy at severity 1 (`plates.conditions.cvd_view`). The simulation is a function of
+    CVD views simulate dichromacy at severity 1 (`plates.conditions.cvd_view`). The simulation is a function
+    of
     each pixel's colour alone, so it is applied to the dots' colours (and the canvas) and the dots are painted
     again: the same pixels as simulating the whole image, far faster.
 
@@ -653,7 +666,8 @@ def render_views(spec: PlateSpec, *, cvd: bool = True, renderer=render) -> Views
 
     References
     ----------
-    Machado, G. M., Oliveira, M. M. and Fernandes, L. A. F. (2009). A physiologically-based model for simulation
+    Machado, G. M., Oliveira, M. M. and Fernandes, L. A. F. (2009). A physiologically-based model for
+    simulation
     of color vision deficiency. IEEE TVCG 15(6), §4 (the simulation matrices at severity 1).
     """
     plate = renderer(spec)
@@ -691,8 +705,10 @@ def png_bytes(image: Image.Image) -> bytes:
 class SentColours:
     """The colours each session's renders last put into the two colour pickers (hex, lower case).
 
-    A picker's ``change`` event fires both on the app's own update and on the visitor's typed or dragged colour;
-    this tells them apart. During fast ΔE changes an earlier render's colour arrives after the slider has moved
+    A picker's ``change`` event fires both on the app's own update and on the visitor's typed or dragged
+    colour;
+    this tells them apart. During fast ΔE changes an earlier render's colour arrives after the slider has
+    moved
     on, and was taken for the visitor's own (the plate went custom with a stale background). Bounded: the last
     ``per_session`` pairs of the last ``sessions`` sessions.
 
