@@ -426,7 +426,7 @@ class ModelBoard:
                 for r in table[table["status"] == "fit"].itertuples()]
 
     def illusion_magnitudes(self, stair: Staircase) -> list[ModelEstimate]:
-        """Per model (and framing), the illusion's magnitude over its RCID rows of the quiz's kind and strength.
+        """Per model (and framing), the illusion magnitude over its RCID rows of the quiz's kind and strength.
 
         Parameters
         ----------
