@@ -262,7 +262,7 @@ def present_trial(staircase: Staircase, history: tuple[tuple[float, int], ...], 
     staircase : Staircase
         The block's staircase.
     history : tuple of (float, int)
-        The block's answers so far: (level shown, answer code) pairs.
+        The block's answers so far: (level shown, outcome) pairs, as `AdaptiveState.replay` takes them.
     n : int
         The trial's index in the block.
 

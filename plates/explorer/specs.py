@@ -86,7 +86,7 @@ def spec_from_text(text: str | bytes, policy: Policy | None = None) -> PlateSpec
     ------
     ValueError
         When the spec is too long, not UTF-8, empty, not JSON, refused by the policy (font, size, text length,
-        colours) or not a plate's fields, saying which.
+        colours), not a plate's fields, or a plate PlateSpec refuses, saying which.
     """
     limit = policy.max_spec_chars if policy is not None else MAX_SPEC_BYTES
     if isinstance(text, bytes):
