@@ -103,15 +103,46 @@ def guarded(fn, secrets_from=None, hide_paths=False):
 
 
 def admission_for(policy: Policy) -> Admission | None:
-    """Public mode's limits per address and server-wide (`plates.admission.Admission`; addresses from the
-    Space's proxy on a hosted Space), None in private mode."""
+    """Public mode's limits per address and server-wide, or None in private mode.
+
+    Parameters
+    ----------
+    policy : Policy
+        This server's limits.
+
+    Returns
+    -------
+    Admission or None
+        `plates.admission.Admission` (addresses from the Space's proxy on a hosted Space) in public mode; None
+        in
+        private mode.
+    """
     return Admission(behind_proxy=hosted_space()) if policy.public else None
 
 
 def build_app(policy: Policy | None = None, admission: Admission | None = None) -> gr.Blocks:
     """The explorer's Blocks: plate panel (live), model panel with its ΔE sweep, and the family tabs.
-    Nothing is launched here. ``admission``: the limits the app checks (default: `admission_for` the policy;
-    pass the same object to `launch_options`, whose upload gate shares it)."""
+
+    Nothing is launched here.
+
+    Parameters
+    ----------
+    policy : Policy or None
+        This server's limits; None reads them from the environment (`Policy.from_env`).
+    admission : Admission or None
+        The limits the app checks; None: :func:`admission_for` the policy (pass the same object to
+        :func:`launch_options`, whose upload gate shares it).
+
+    Returns
+    -------
+    gradio.Blocks
+        The app, its queue bounded (`plates.explorer.concurrency`).
+
+    Raises
+    ------
+    ValueError
+        When the environment names a bad setting (``PLATES_PUBLIC``, ``PLATES_RENDER_WORKERS``).
+    """
     policy = policy or Policy.from_env()
     admission = admission if admission is not None else admission_for(policy)
     # renders and the reader's answers in worker processes, one per core, in public mode (plates.explorer.pool)
@@ -398,11 +429,29 @@ PUBLIC_SESSION_CAPACITY = 96
 
 def launch_options(port: int | None = None, policy: Policy | None = None,
                    admission: Admission | None = None) -> dict:
-    """How the explorer is launched (tests and the bench use the same): host and port from the environment,
-    the page's style (`EXPLORER_CSS`), no raw errors on the page, no run history (it would keep inputs, a visitor's key among them, in the
-    browser or a bucket), and in public mode uploads capped at 1 MB a file (a spec is a few hundred bytes) and
-    per address and in total by an upload gate in front of Gradio's upload route (``admission.uploads``;
-    default: `admission_for` the policy), and at most `PUBLIC_SESSION_CAPACITY` sessions' state kept."""
+    """How the explorer is launched (tests and the bench use the same).
+
+    Host and port from the environment, the page's style (`EXPLORER_CSS`), no raw errors on the page, no run
+    history (it would keep inputs, a visitor's key among them, in the browser or a bucket), and in public mode
+    uploads capped at 1 MB a file (a spec is a few hundred bytes) and per address and in total by an upload
+    gate
+    in front of Gradio's upload route (``admission.uploads``), and at most `PUBLIC_SESSION_CAPACITY` sessions'
+    state kept.
+
+    Parameters
+    ----------
+    port : int or None
+        The port; None reads ``GRADIO_SERVER_PORT`` (unset: Gradio's choice).
+    policy : Policy or None
+        This server's limits; None reads them from the environment.
+    admission : Admission or None
+        Public mode's limits; None: :func:`admission_for` the policy.
+
+    Returns
+    -------
+    dict
+        Keyword arguments of ``gradio.Blocks.launch``.
+    """
     policy = policy or Policy.from_env()
     if port is None and os.environ.get("GRADIO_SERVER_PORT"):
         port = int(os.environ["GRADIO_SERVER_PORT"])
@@ -418,9 +467,16 @@ def launch_options(port: int | None = None, policy: Policy | None = None,
 
 
 def main(argv: list[str] | None = None) -> None:
-    """Build and serve the explorer (the Space entry `app.py` and `python -m plates.explorer`): port 7860
-    unless ``GRADIO_SERVER_PORT`` says otherwise; private on loopback, public on any other address unless
-    ``--private`` (or ``PLATES_PUBLIC=0``), and always public on a hosted Space."""
+    """Build and serve the explorer (the Space entry `app.py` and ``python -m plates.explorer``).
+
+    Port 7860 unless ``GRADIO_SERVER_PORT`` says otherwise; private on loopback, public on any other address
+    unless ``--private`` (or ``PLATES_PUBLIC=0``), and always public on a hosted Space.
+
+    Parameters
+    ----------
+    argv : list of str or None
+        Command-line arguments (``--private``); None reads ``sys.argv``.
+    """
     cli = argparse.ArgumentParser(description="Serve the plate explorer: private on 127.0.0.1 (the default), "
                                   "public on any other address (GRADIO_SERVER_NAME) unless --private.")
     cli.add_argument("--private", action="store_true", help="a private instance on any address: your own "

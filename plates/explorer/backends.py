@@ -36,9 +36,22 @@ MODEL_KIND_INFO = {
 
 
 def model_kinds(policy: Policy) -> tuple[str, ...]:
-    """The model kinds a visitor can pick under ``policy``: every kind in private mode; in public mode ``hf``
-    only where the operator allows some Hugging Face models (else it could only be refused).
+    """The model kinds a visitor can pick under ``policy``.
 
+    Parameters
+    ----------
+    policy : Policy
+        This server's limits.
+
+    Returns
+    -------
+    tuple of str
+        Every kind of :data:`MODEL_KINDS` in private mode; in public mode ``hf`` only where the operator
+        allows
+        some Hugging Face models (else it could only be refused).
+
+    Examples
+    --------
     >>> model_kinds(Policy(public=True))
     ('baseline', 'openai')
     """
@@ -46,8 +59,20 @@ def model_kinds(policy: Policy) -> tuple[str, ...]:
 
 
 def base_url_choices(policy: Policy) -> list[tuple[str, str]]:
-    """(label, base URL) of the endpoints the base-URL box offers: the providers (`Policy.providers`) and, in
-    public mode, the operator's allowed URLs; private mode also takes any typed URL."""
+    """The endpoints the base-URL box offers.
+
+    Parameters
+    ----------
+    policy : Policy
+        This server's limits.
+
+    Returns
+    -------
+    list of (str, str)
+        (label, base URL) pairs: the providers (`Policy.providers`) and, in public mode, the operator's
+        allowed
+        URLs; private mode also takes any typed URL.
+    """
     urls = policy.public_base_urls() if policy.public else tuple(url for _, url in policy.providers)
     return [(f"{policy.provider_name(url)} · {url}" if policy.provider_name(url) != url else url, url)
             for url in urls]
@@ -62,16 +87,41 @@ _HF_ID = re.compile(r"[A-Za-z0-9][\w.-]{0,95}/[\w.-]{1,96}")
 
 
 def redact(text: str | None, secrets: Sequence[str | None]) -> str | None:
-    """``text`` with every secret of 4 or more characters replaced by ``***`` in every spelling
-    (plates.secrets): keys never leave in a message."""
+    """``text`` with every secret of 4 or more characters replaced by ``***`` in every spelling.
+
+    Keys never leave in a message (`plates.secrets.redact`).
+
+    Parameters
+    ----------
+    text : str or None
+        A message.
+    secrets : sequence of str or None
+        The keys to hide (None and short ones skipped).
+
+    Returns
+    -------
+    str or None
+        The redacted text; None for None.
+    """
     return _redact(text, secrets, min_length=4)
 
 
 @dataclass(frozen=True)
 class ModelChoice:
-    """Which model answers: ``kind`` in :data:`MODEL_KINDS`, ``model`` (HF id or API model name), ``base_url``;
-    ``trust_remote_code``: load an HF model that ships its own Python code (private mode only: it would run a
-    visitor's chosen repository's code on this server)."""
+    """Which model answers, as the Model tab sets it.
+
+    Attributes
+    ----------
+    kind : str
+        A kind of :data:`MODEL_KINDS`.
+    model : str
+        A Hugging Face id (or, in private mode, a model folder) or an API model name; empty for the baseline.
+    base_url : str
+        The OpenAI-compatible endpoint's URL (``openai`` only).
+    trust_remote_code : bool
+        Load a Hugging Face model that ships its own Python code (private mode only: it would run a visitor's
+        chosen repository's code on this server).
+    """
 
     kind: str = "baseline"
     model: str = ""
@@ -79,7 +129,25 @@ class ModelChoice:
     trust_remote_code: bool = False
 
     def validate(self, policy: Policy) -> ModelChoice:
-        """The normalised choice, or ValueError naming the bad value and what is allowed under ``policy``."""
+        """The normalised choice (model and URL stripped, the URL's trailing ``/`` dropped).
+
+        Parameters
+        ----------
+        policy : Policy
+            This server's limits: field lengths, allowed Hugging Face models and base URLs in public mode.
+
+        Returns
+        -------
+        ModelChoice
+            The normalised choice.
+
+        Raises
+        ------
+        ValueError
+            Naming the bad value and what is allowed under ``policy`` (an unknown kind, a field too long,
+            ``trust_remote_code`` where refused, a missing or disallowed model, a disallowed or non-http(s)
+            URL).
+        """
         if self.kind not in MODEL_KINDS:
             raise ValueError(f"model kind {self.kind!r} is unknown; allowed: {', '.join(MODEL_KINDS)}")
         model, base_url = (self.model or "").strip(), (self.base_url or "").strip().rstrip("/")  # empty box: None
@@ -120,12 +188,36 @@ def _zero_gpu() -> bool:
 
 
 def ask_all(backend: Backend, queries: Sequence[Query]) -> list:
-    """Every ``(index, Reply)`` of ``backend.ask(queries)`` as a list (what runs inside ``spaces.GPU``)."""
+    """Every reply of ``backend.ask(queries)`` as a list (what runs inside ``spaces.GPU``).
+
+    Parameters
+    ----------
+    backend : Backend
+        The model.
+    queries : sequence of Query
+        The questions and images.
+
+    Returns
+    -------
+    list of (int, Reply)
+        Each query's index and its reply, in the backend's order.
+    """
     return list(backend.ask(queries))
 
 
 def gpu_wrapped(fn: Callable) -> Callable:
-    """``fn`` wrapped with ``spaces.GPU`` on a ZeroGPU Space; ``fn`` itself anywhere else (no import there)."""
+    """``fn`` wrapped with ``spaces.GPU`` on a ZeroGPU Space; ``fn`` itself anywhere else (no import there).
+
+    Parameters
+    ----------
+    fn : callable
+        The function that uses the GPU.
+
+    Returns
+    -------
+    callable
+        ``spaces.GPU(fn)`` where ``SPACES_ZERO_GPU`` is set, else ``fn``.
+    """
     if not _zero_gpu():
         return fn
     # lazy: the `spaces` SDK exists only on a ZeroGPU Space
@@ -135,14 +227,27 @@ def gpu_wrapped(fn: Callable) -> Callable:
 
 
 class OneAtATime(Backend):
-    """A Hugging Face model loaded in this process (``backend``), answering one `ask` at a time however many
-    events the page runs at once: it shares this process's memory and GPU with every other local model, so
-    all of them hold one ``lock`` (`ModelCache`'s). The ask takes the lock itself and reads the model's
-    answers to a list under it, then hands them out: a caller that stops reading (a page closed mid-sweep, an
-    abandoned generator) never keeps the lock held, and the plates asked about are drawn before the ask,
-    outside it. ``answer_all`` reads the answers (`ask_all`; on a ZeroGPU Space `gpu_wrapped`, so the GPU is
-    held only while the model answers, never while it waits its turn). `close` waits for an answer in
-    progress: a model is never closed while it answers."""
+    """A Hugging Face model loaded in this process, answering one `ask` at a time, however many ask at once.
+
+    It shares this process's memory and GPU with every other local model, so all of them hold one ``lock``
+    (`ModelCache`'s). The ask takes the lock itself and reads the model's answers to a list under it, then
+    hands
+    them out: a caller that stops reading (a page closed mid-sweep, an abandoned generator) never keeps the
+    lock
+    held, and the plates asked about are drawn before the ask, outside it. `close` waits for an answer in
+    progress: a model is never closed while it answers.
+
+    Parameters
+    ----------
+    backend : Backend
+        The loaded model.
+    lock : threading.Lock
+        The lock every local model shares.
+    answer_all : callable
+        (backend, queries) -> list of (index, Reply): `ask_all`, or on a ZeroGPU Space `gpu_wrapped`'s, so the
+        GPU
+        is held only while the model answers, never while it waits its turn.
+    """
 
     def __init__(self, backend: Backend, lock: threading.Lock,
                  answer_all: Callable[[Backend, Sequence[Query]], list] = ask_all) -> None:
@@ -150,21 +255,47 @@ class OneAtATime(Backend):
         self.kind, self.model, self.sends_png = backend.kind, backend.model, backend.sends_png
 
     def ask(self, queries: Sequence[Query]) -> Iterator[tuple[int, Reply]]:
+        """Ask the model the queries under the shared lock, then yield the answers.
+
+        Parameters
+        ----------
+        queries : sequence of Query
+            The questions and images.
+
+        Yields
+        ------
+        tuple of (int, Reply)
+            Each query's index and its reply.
+        """
         with self._lock:
             answered = self._answer_all(self.backend, queries)
         yield from answered
 
     def close(self) -> None:
+        """Close the model, once any answer in progress is done (it takes the shared lock)."""
         with self._lock:
             self.backend.close()
 
 
 class ModelCache:
-    """Loaded models, built once per (kind, model) and shared by every session (baseline and HF only); a
-    Hugging Face model answers one ask at a time (`OneAtATime`), the bundled reader at once.
+    """Loaded models, built once per (kind, model) and shared by every session (baseline and HF only).
 
-    OpenAI-compatible backends carry a visitor's key, so they are never cached: one is made per call and
-    closed after it.
+    A Hugging Face model answers one ask at a time (`OneAtATime`), the bundled reader at once.
+    OpenAI-compatible
+    backends carry a visitor's key, so they are never cached: one is made per call and closed after it.
+
+    Parameters
+    ----------
+    factory : callable
+        (kind, **options) -> Backend; `plates.models.make_backend`, or the pool's
+        (`plates.explorer.pool.ExplorerPool.make_backend`).
+    max_models : int
+        Loaded models kept; the least recently used is closed first.
+    remember_failures_s : float
+        Seconds a failed load is answered at once with its error (public mode: :data:`FAILED_LOAD_MEMORY_S`);
+        0 remembers none.
+    clock : callable
+        Seconds, monotonic (tests pass their own).
     """
 
     def __init__(self, factory: Callable[..., Backend] = make_backend, max_models: int = 3, *,
@@ -181,7 +312,25 @@ class ModelCache:
         self._ask_all = gpu_wrapped(ask_all)
 
     def get(self, choice: ModelChoice) -> Backend:
-        """The cached backend for a baseline or HF choice, loading it on first use."""
+        """The cached backend for a baseline or Hugging Face choice, loading it on first use.
+
+        Parameters
+        ----------
+        choice : ModelChoice
+            A validated choice, not ``openai``.
+
+        Returns
+        -------
+        Backend
+            The model (a Hugging Face one wrapped in `OneAtATime`).
+
+        Raises
+        ------
+        ValueError
+            For an ``openai`` choice, or a load that failed within ``remember_failures_s``.
+        Exception
+            Whatever the factory raises on a failed load (remembered when ``remember_failures_s`` > 0).
+        """
         if choice.kind == "openai":
             raise ValueError("OpenAI-compatible backends are not cached; use open_backend()")
         key = (choice.kind, choice.model)
@@ -205,12 +354,34 @@ class ModelCache:
             return self._models[key]
 
     def has(self, choice: ModelChoice) -> bool:
-        """True when ``choice`` is loaded already."""
+        """Whether ``choice`` is loaded already.
+
+        Parameters
+        ----------
+        choice : ModelChoice
+            A validated choice.
+
+        Returns
+        -------
+        bool
+            True when its (kind, model) is in the cache.
+        """
         with self._lock:
             return (choice.kind, choice.model) in self._models
 
     def check_not_failed(self, choice: ModelChoice) -> None:
-        """ValueError at once when loading ``choice`` failed within ``remember_failures_s`` seconds."""
+        """Refuse at once a choice whose load failed within ``remember_failures_s`` seconds.
+
+        Parameters
+        ----------
+        choice : ModelChoice
+            A validated choice.
+
+        Raises
+        ------
+        ValueError
+            Naming the model, when it failed, why (shortened) and for how long it is not tried again.
+        """
         failed = self._failed.get((choice.kind, choice.model))
         if failed is None:
             return
@@ -223,6 +394,7 @@ class ModelCache:
                          f"it is not tried again for {wait:.0f} s; allowed: another model")
 
     def close(self) -> None:
+        """Close every loaded model and empty the cache."""
         with self._lock:
             for backend in self._models.values():
                 backend.close()
@@ -235,21 +407,46 @@ def _short(text: str, limit: int = 160) -> str:
 
 
 def hub_offline(environ: Mapping[str, str] | None = None) -> bool:
-    """True when the Hugging Face hub may not be reached (``HF_HUB_OFFLINE`` or ``TRANSFORMERS_OFFLINE`` set
-    to 1/true/yes), read when called."""
+    """Whether the Hugging Face hub may not be reached, read when called.
+
+    Parameters
+    ----------
+    environ : mapping of str to str or None
+        The environment; None reads ``os.environ``.
+
+    Returns
+    -------
+    bool
+        True when ``HF_HUB_OFFLINE`` or ``TRANSFORMERS_OFFLINE`` is 1/true/yes/on.
+    """
     env = os.environ if environ is None else environ
     return any(env.get(name, "").strip().lower() in ("1", "true", "yes", "on")
                for name in ("HF_HUB_OFFLINE", "TRANSFORMERS_OFFLINE"))
 
 
 def check_hf_model(model: str, *, timeout: float = HUB_CHECK_TIMEOUT_S) -> None:
-    """ValueError within about ``timeout`` seconds when the Hugging Face model ``model`` cannot be loaded.
+    """Refuse, within about ``timeout`` seconds, a Hugging Face model that cannot be loaded.
 
-    Before a load takes the model slot (an allowed id that could not be loaded once held it for 42 s): a
+    Run before a load takes the model slot (an allowed id that could not be loaded once held it for 42 s): a
     folder must hold ``config.json``; an id in the local hub cache is fine; otherwise, with the hub offline,
-    the id is not available, and online the hub must know it (one metadata request, time-boxed). A model that
-    passes may still fail to load (memory, an architecture transformers lacks); public mode then remembers
-    the failure (:class:`ModelCache`).
+    the id
+    is not available, and online the hub must know it (one metadata request, time-boxed). A model that passes
+    may
+    still fail to load (memory, an architecture transformers lacks); public mode then remembers the failure
+    (:class:`ModelCache`).
+
+    Parameters
+    ----------
+    model : str
+        A Hugging Face id (``org/name``) or a model folder.
+    timeout : float
+        Seconds the hub may take to answer.
+
+    Raises
+    ------
+    ValueError
+        Saying why: a folder without config.json, not an id, not downloaded with the hub offline, gated,
+        unknown to the hub, or no answer in time.
     """
     path = Path(model).expanduser()
     if path.is_dir():
@@ -283,10 +480,28 @@ KEY_NEEDED = ("an API key is needed for this provider: paste yours in the Model 
 
 
 def why_not_ready(kind: str, key: str | None, policy: Policy) -> str | None:
-    """Why an Ask button cannot answer with the Model tab's model ``kind`` and the session's ``key`` now, or
-    None when it can: in public mode an API model needs the visitor's own key (`KEY_NEEDED`); the server's is
-    never used for a visitor. A private instance may ask a keyless local server, so it never waits for a key.
+    """Why an Ask button cannot answer with the Model tab's model now, or None when it can.
 
+    In public mode an API model needs the visitor's own key (:data:`KEY_NEEDED`); the server's is never used
+    for a
+    visitor. A private instance may ask a keyless local server, so it never waits for a key.
+
+    Parameters
+    ----------
+    kind : str
+        The Model tab's model kind.
+    key : str or None
+        The session's API key.
+    policy : Policy
+        This server's limits.
+
+    Returns
+    -------
+    str or None
+        :data:`KEY_NEEDED`, or None.
+
+    Examples
+    --------
     >>> why_not_ready("openai", "", Policy(public=True)) == KEY_NEEDED
     True
     >>> why_not_ready("openai", "sk-1", Policy(public=True)), why_not_ready("openai", "", Policy())
@@ -299,16 +514,45 @@ def why_not_ready(kind: str, key: str | None, policy: Policy) -> str | None:
 
 def open_backend(choice: ModelChoice, api_key: str | None, policy: Policy, cache: ModelCache,
                  check_hf: Callable[[str], None] = check_hf_model) -> tuple[Backend, bool]:
-    """The backend for ``choice`` and whether the caller must close it (True for per-call API backends).
+    """The backend for ``choice`` and whether the caller must close it.
 
     In public mode an API call needs the visitor's own key: the server's environment key is never used for a
     visitor. In private mode a call without a key gets the server's ``OPENAI_API_KEY`` only when its base URL
-    is the policy's ``key_endpoint`` (the key's own endpoint), and goes without a key anywhere else, so a typed
-    URL never receives it. The key is handed to the backend directly, never through a process-wide
-    environment variable.
+    is the
+    policy's ``key_endpoint`` (the key's own endpoint), and goes without a key anywhere else, so a typed URL
+    never
+    receives it. The key is handed to the backend directly, never through a process-wide environment variable.
     In public mode an API backend follows no redirect (an allowed endpoint could otherwise send the request,
-    body and key, to any address its server can reach), and a Hugging Face model not loaded yet is checked
-    first with ``check_hf`` (:func:`check_hf_model`: fast, before it takes the model slot).
+    body
+    and key, to any address its server can reach), and a Hugging Face model not loaded yet is checked first
+    with
+    ``check_hf`` (fast, before it takes the model slot).
+
+    Parameters
+    ----------
+    choice : ModelChoice
+        The Model tab's model (validated here).
+    api_key : str or None
+        The visitor's key; never stored.
+    policy : Policy
+        This server's limits.
+    cache : ModelCache
+        The app's loaded models.
+    check_hf : callable
+        Model id -> None or ValueError (:func:`check_hf_model`).
+
+    Returns
+    -------
+    Backend
+        The model.
+    bool
+        True for a per-call API backend (the caller closes it), False for a cached one.
+
+    Raises
+    ------
+    ValueError
+        A refused choice, a public API call without a key (:data:`KEY_NEEDED`), or a Hugging Face model that
+        cannot be loaded or failed lately.
     """
     choice = choice.validate(policy)
     if choice.kind != "openai":

@@ -34,15 +34,48 @@ _CODE_RE = re.compile(r"^[A-Za-z0-9_-]+$")
 
 
 def pack_json(value) -> str:
-    """``value`` (JSON-serialisable) as a code: URL-safe base64, no padding, of zlib (level 9) minified JSON
-    with sorted keys (equal values give equal codes)."""
+    """``value`` as a code: URL-safe base64, no padding, of zlib (level 9) minified JSON with sorted keys.
+
+    Equal values give equal codes.
+
+    Parameters
+    ----------
+    value : object
+        JSON-serialisable.
+
+    Returns
+    -------
+    str
+        The code.
+    """
     raw = json.dumps(value, separators=(",", ":"), sort_keys=True).encode()
     return base64.urlsafe_b64encode(zlib.compress(raw, 9)).decode().rstrip("=")
 
 
 def unpack_bytes(code: str, max_bytes: int, what: str = "code") -> bytes:
-    """The JSON bytes a code carries, or ValueError saying what is wrong with it: too long, characters
-    outside the URL-safe alphabet, not zlib, cut short, or expanding past ``max_bytes``."""
+    """The JSON bytes a code carries, bounded before anything is parsed.
+
+    Parameters
+    ----------
+    code : str
+        The code (padding optional).
+    max_bytes : int
+        The most bytes it may expand to (a zip bomb stops here).
+    what : str
+        What the code is, named in the error.
+
+    Returns
+    -------
+    bytes
+        The decompressed JSON.
+
+    Raises
+    ------
+    ValueError
+        Saying what is wrong: empty or over :data:`MAX_CODE_CHARS`, characters outside the URL-safe alphabet,
+        not
+        zlib, cut short, or expanding past ``max_bytes``.
+    """
     code = (code or "").strip().rstrip("=")
     if not code or len(code) > MAX_CODE_CHARS:
         raise ValueError(f"{what} of {len(code)} characters is not allowed; allowed: 1-{MAX_CODE_CHARS}")
@@ -62,7 +95,27 @@ def unpack_bytes(code: str, max_bytes: int, what: str = "code") -> bytes:
 
 
 def unpack_json(code: str, max_bytes: int, what: str = "code"):
-    """The JSON value a code carries (:func:`unpack_bytes`, then parsed), or ValueError."""
+    """The JSON value a code carries (:func:`unpack_bytes`, then parsed).
+
+    Parameters
+    ----------
+    code : str
+        The code.
+    max_bytes : int
+        The most bytes it may expand to.
+    what : str
+        What the code is, named in the error.
+
+    Returns
+    -------
+    object
+        The parsed JSON value.
+
+    Raises
+    ------
+    ValueError
+        As :func:`unpack_bytes`, or when the bytes are not JSON.
+    """
     raw = unpack_bytes(code, max_bytes, what)
     try:
         return json.loads(raw)
@@ -71,8 +124,22 @@ def unpack_json(code: str, max_bytes: int, what: str = "code"):
 
 
 def page_link(page_url: str | None, params: Mapping[str, str]) -> str:
-    """The page's URL (scheme, host, path; its own query and fragment dropped) with ``params`` as its query,
-    or the bare query string (a relative link) when the page URL is unknown or not http(s)."""
+    """A link to the page with ``params`` as its query.
+
+    Parameters
+    ----------
+    page_url : str or None
+        The page's URL as the browser sees it.
+    params : mapping of str to str
+        The query's parameters, in order.
+
+    Returns
+    -------
+    str
+        The page's URL (scheme, host, path; its own query and fragment dropped) with the query, or the bare
+        query
+        string (a relative link) when the page URL is unknown or not http(s).
+    """
     query = urlencode(dict(params))
     if page_url:
         parts = urlsplit(page_url)

@@ -44,6 +44,16 @@ LINE_FORMS = "'baseline', 'hf ORG/NAME' or 'openai MODEL BASE_URL'"
 def model_line(choice: ModelChoice) -> str:
     """One line of the comparison box for ``choice`` (:func:`parse_models` reads it back).
 
+    Parameters
+    ----------
+    choice : ModelChoice
+        A model.
+
+    Returns
+    -------
+    str
+        ``baseline``, ``hf ORG/NAME`` or ``openai MODEL BASE_URL``.
+
     Examples
     --------
     >>> model_line(ModelChoice("openai", "gpt-4o-mini", "https://api.openai.com/v1"))
@@ -59,18 +69,48 @@ def model_line(choice: ModelChoice) -> str:
 
 
 def format_models(choices: Sequence[ModelChoice]) -> str:
-    """The comparison box's text for ``choices``: one :func:`model_line` a line."""
+    """The comparison box's text for ``choices``: one :func:`model_line` a line.
+
+    Parameters
+    ----------
+    choices : sequence of ModelChoice
+        The models.
+
+    Returns
+    -------
+    str
+        The lines, joined by newlines.
+    """
     return "\n".join(model_line(c) for c in choices)
 
 
 def parse_models(text: str | None, policy: Policy) -> tuple[ModelChoice, ...]:
-    """The models of the comparison box: one a line (``baseline``, ``hf ORG/NAME``, ``openai MODEL BASE_URL``;
-    blank lines and ``#`` comments skipped), each validated under ``policy`` (public mode: allowed Hugging Face
-    ids and base URLs only), at most ``policy.max_compare_models``, none twice. ValueError names the line.
+    r"""The models of the comparison box, each validated under ``policy``.
+
+    Parameters
+    ----------
+    text : str or None
+        One model a line (``baseline``, ``hf ORG/NAME``, ``openai MODEL BASE_URL``); blank lines and ``#``
+        comments skipped.
+    policy : Policy
+        This server's limits (public mode: allowed Hugging Face ids and base URLs only; at most
+        ``policy.max_compare_models``).
+
+    Returns
+    -------
+    tuple of ModelChoice
+        The validated models, in order.
+
+    Raises
+    ------
+    ValueError
+        Naming the line: text too long, a line that is not a model, a refused model, a model twice, or too
+        many
+        models.
 
     Examples
     --------
-    >>> parse_models("baseline\\n# a comment\\nopenai m http://127.0.0.1:8000/v1/", Policy())[1].base_url
+    >>> parse_models("baseline\n# a comment\nopenai m http://127.0.0.1:8000/v1/", Policy())[1].base_url
     'http://127.0.0.1:8000/v1'
     """
     text = text or ""
@@ -102,8 +142,22 @@ def parse_models(text: str | None, policy: Policy) -> tuple[ModelChoice, ...]:
 
 
 def key_for(choice: ModelChoice, key: str | None, key_url: str | None) -> str:
-    """The API key ``choice`` is asked with: the session's ``key`` for an OpenAI-compatible model at
-    ``key_url`` (the base URL the key was typed beside), else none.
+    """The API key ``choice`` is asked with.
+
+    Parameters
+    ----------
+    choice : ModelChoice
+        A validated model.
+    key : str or None
+        The session's API key.
+    key_url : str or None
+        The base URL the key was typed beside.
+
+    Returns
+    -------
+    str
+        ``key`` (stripped) for an OpenAI-compatible model at ``key_url`` (trailing ``/`` ignored), else
+        ``""``.
 
     Examples
     --------
@@ -117,8 +171,17 @@ def key_for(choice: ModelChoice, key: str | None, key_url: str | None) -> str:
 
 @dataclass(frozen=True)
 class Answered:
-    """One compared model's answer: ``row`` (the results schema, as a single ask stores it) or ``error``
-    (why this model gave none: a refused choice, a missing key, a backend that kept failing)."""
+    """One compared model's answer.
+
+    Attributes
+    ----------
+    choice : ModelChoice
+        The model.
+    row : dict or None
+        Its scored row (the results schema, as a single ask stores it), or None.
+    error : str or None
+        Why this model gave none (a refused choice, a missing key, a backend that kept failing), redacted.
+    """
 
     choice: ModelChoice
     row: dict | None = None
@@ -129,10 +192,47 @@ def ask_models(spec: PlateSpec, ask: em.Ask, choices: Sequence[ModelChoice], *, 
                key_url: str | None, policy: Policy, cache: ModelCache, colour_set: str, run_id: str,
                renderer: Callable = render, check_hf: Callable[[str], None] = check_hf_model,
                ) -> Iterator[Answered]:
-    """Ask every model in ``choices`` the same question (``ask``: prompt and condition) about the plate of
-    ``spec``, one after another, yielding each model's :class:`Answered` as it comes. The image and request
-    are the same for all (`plates.explorer.models.sent`). A model that cannot answer yields its error, and
-    the others are still asked; messages never carry the key."""
+    """Ask every model the same question about the same plate, one after another.
+
+    The image and request are the same for all (`plates.explorer.models.sent`). A model that cannot answer
+    yields
+    its error, and the others are still asked; messages never carry the key.
+
+    Parameters
+    ----------
+    spec : PlateSpec
+        The plate.
+    ask : Ask
+        The prompt and the image's condition.
+    choices : sequence of ModelChoice
+        The models (:func:`parse_models`).
+    key : str or None
+        The session's API key (:func:`key_for` decides which model gets it).
+    key_url : str or None
+        The base URL the key was typed beside.
+    policy : Policy
+        This server's limits.
+    cache : ModelCache
+        The app's loaded models.
+    colour_set : str
+        The rows' colour set.
+    run_id : str
+        The session's run id.
+    renderer : callable
+        Spec -> Plate (the app's plate cache).
+    check_hf : callable
+        Model id -> None or ValueError (`plates.explorer.backends.check_hf_model`).
+
+    Yields
+    ------
+    Answered
+        Each model's answer or error, as it comes.
+
+    Raises
+    ------
+    ValueError
+        When ``choices`` is empty.
+    """
     if not choices:
         raise ValueError("no models to compare: add one a line (" + LINE_FORMS + "), or press 'Add the model "
                          "above'")
@@ -156,9 +256,45 @@ def sweep_models(spec: PlateSpec, values: Sequence[float], ask: em.Ask, choices:
                  key: str | None, key_url: str | None, policy: Policy, cache: ModelCache, colour_set: str,
                  run_id: str, renderer: Callable = render,
                  check_hf: Callable[[str], None] = check_hf_model) -> Iterator[Answered]:
-    """The ΔE2000 sweep (`plates.explorer.sweep.sweep_plan`: the same plates for every model) asked of each
-    model in turn; yields one :class:`Answered` per answered point (an API model's points run concurrently),
-    or one with the error for a model that cannot answer (the next model is still asked)."""
+    """The ΔE2000 sweep asked of each model in turn, on the same plates for every model.
+
+    Parameters
+    ----------
+    spec : PlateSpec
+        The plate on screen.
+    values : sequence of float
+        Requested CIEDE2000 values (`plates.explorer.sweep.sweep_plan`).
+    ask : Ask
+        The prompt and the image's condition.
+    choices : sequence of ModelChoice
+        The models.
+    key, key_url : str or None
+        The session's API key and the base URL it was typed beside (:func:`key_for`).
+    policy : Policy
+        This server's limits.
+    cache : ModelCache
+        The app's loaded models.
+    colour_set : str
+        The rows' colour set.
+    run_id : str
+        The session's run id.
+    renderer : callable
+        Spec -> Plate.
+    check_hf : callable
+        Model id -> None or ValueError.
+
+    Yields
+    ------
+    Answered
+        One per answered point (an API model's points run concurrently), or one with the error for a model
+        that
+        cannot answer (the next model is still asked).
+
+    Raises
+    ------
+    ValueError
+        When no value of the sweep can be drawn with these colours.
+    """
     plan = sweep_plan(spec, values)
     if not plan.specs:
         raise ValueError(f"no ΔE2000 of the sweep can be drawn with these colours: {plan.skipped[0][1]}")
@@ -186,9 +322,21 @@ def _verdict(row: dict) -> str:
 
 
 def comparison_frame(answers: Sequence[Answered]) -> pd.DataFrame:
-    """The side-by-side table: one line per model (:data:`COMPARE_HEADERS`), its raw reply, the answer the
-    task's reader took from it, the expected answer, the verdict, failure mode and latency; a model that gave
-    no answer says why in the reply column."""
+    """The side-by-side table: one line per model.
+
+    Parameters
+    ----------
+    answers : sequence of Answered
+        The models' answers.
+
+    Returns
+    -------
+    pandas.DataFrame
+        Columns :data:`COMPARE_HEADERS`: the raw reply, the answer the task's reader took from it, the
+        expected
+        answer, the verdict, failure mode and latency (ms); a model that gave no answer says why in the reply
+        column.
+    """
     lines = []
     for a in answers:
         if a.row is None:
@@ -203,14 +351,31 @@ def comparison_frame(answers: Sequence[Answered]) -> pd.DataFrame:
 
 
 def sweep_figure(rows: Sequence[dict]) -> go.Figure:
-    """Every sweep of the session on one chart: plates.charts.ishihara.delta_e_figure (accuracy against ΔE2000
-    drawn — CIEDE2000 between foreground and background, CIELAB — with the chance-aware psychometric fit of
-    `plates.charts.delta_e.fit_psychometric_counts`, one per model, prompt, condition and colour set:
-    `plates.charts.delta_e.FIT_GROUP`, like the dashboard's), one series per model in `model_colours`'s colour
-    (the legend names the models; the same model keeps its colour from sweep to sweep), plus each model's
-    answers as points at 1 (correct, ●) or 0 (wrong, ✕) at the ΔE2000 drawn (hover: the one asked). When
-    every ΔE holds one answer per model the binned points' Wilson bars (n=1: about 20-100%) are hidden: they
-    would cover the plot and say nothing."""
+    """Every sweep of the session on one chart, one series per model in the model's own colour.
+
+    `plates.charts.ishihara.delta_e_figure`: accuracy against ΔE2000 drawn (CIEDE2000 between foreground and
+    background, CIELAB) with the chance-aware psychometric fit of
+    `plates.charts.delta_e.fit_psychometric_counts`,
+    one per model, prompt, condition and colour set (`plates.charts.delta_e.FIT_GROUP`, like the dashboard's),
+    in
+    `model_colours`'s colours (the same model keeps its colour from sweep to sweep), plus each model's answers
+    as
+    points at 1 (correct, ●) or 0 (wrong, ✕) at the ΔE2000 drawn (hover: the one asked). When every ΔE holds
+    one
+    answer per model the binned points' Wilson bars (n=1: about 20-100%) are hidden: they would cover the plot
+    and
+    say nothing.
+
+    Parameters
+    ----------
+    rows : sequence of dict
+        The session's sweep rows (results schema).
+
+    Returns
+    -------
+    plotly.graph_objects.Figure
+        The chart.
+    """
     keep = ["model", "prompt_name", "colour_set", *CONDITION_COLUMNS, "delta_e", "correct", "parsed"]
     frame = pd.DataFrame([{k: r.get(k) for k in keep} for r in rows], columns=keep)
     fig = delta_e_figure(frame, bins=max(1, len(rows)))

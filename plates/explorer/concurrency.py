@@ -30,10 +30,27 @@ RENDER_WORKERS_ENV = "PLATES_RENDER_WORKERS"
 
 
 def render_workers(policy: Policy, environ: Mapping[str, str] | None = None) -> int:
-    """Worker processes for renders and the reader's answers (`plates.explorer.pool`): ``PLATES_RENDER_WORKERS``
-    when set (a whole number >= 0; a ValueError names anything else), else one per core in public mode on a
-    machine of two cores or more (many visitors), else 0: a private explorer has one visitor, whose renders run
-    in the server's own threads."""
+    """Worker processes for renders and the reader's answers (`plates.explorer.pool`).
+
+    Parameters
+    ----------
+    policy : Policy
+        This server's limits (public or private mode).
+    environ : mapping of str to str or None
+        The environment; None reads ``os.environ``.
+
+    Returns
+    -------
+    int
+        ``PLATES_RENDER_WORKERS`` when set; else one per core in public mode on a machine of two cores or more
+        (many visitors), else 0: a private explorer has one visitor, whose renders run in the server's own
+        threads.
+
+    Raises
+    ------
+    ValueError
+        When ``PLATES_RENDER_WORKERS`` is not a whole number >= 0.
+    """
     env = os.environ if environ is None else environ
     text = env.get(RENDER_WORKERS_ENV, "").strip()
     if text:
@@ -45,15 +62,33 @@ def render_workers(policy: Policy, environ: Mapping[str, str] | None = None) -> 
 
 
 def concurrency(policy: Policy, workers: int) -> dict[str, int]:
-    """Events run at once per concurrency group of the explorer (Gradio ``concurrency_id``), and the queue's
-    bound: renders (every plate, illusion and scene redraw) and model answers (ask and sweep share one group;
-    the baseline reader is CPU-bound like a render) up to the cores in this process. Where renders and the
-    reader's answers run in ``workers`` worker processes (`render_workers`, `plates.explorer.pool`), twice as
-    many render events, and as many model events, as workers run at once: an event's server thread mostly waits,
-    and the next one reaches a worker while this one's files are written and sent; a local Hugging Face model
-    still answers one question at a time (`plates.explorer.backends.OneAtATime`). A public server that computes
-    in its own threads answers one model call at a time. ``quiz``: the quiz's events (`QUIZ_AT_ONCE`).
-    ``default``: events of no group. ``queue`` is Gradio's ``max_size``: bounded in both modes."""
+    """Events run at once per concurrency group (Gradio ``concurrency_id``), and the queue's bound.
+
+    Renders (every plate, illusion and scene redraw) and model answers (ask and sweep share one group; the
+    baseline
+    reader is CPU-bound like a render) run up to the cores in this process. Where renders and the reader's
+    answers
+    run in ``workers`` worker processes, twice as many render events, and as many model events, as workers run
+    at
+    once: an event's server thread mostly waits, and the next one reaches a worker while this one's files are
+    written and sent; a local Hugging Face model still answers one question at a time
+    (`plates.explorer.backends.OneAtATime`). A public server that computes in its own threads answers one
+    model
+    call at a time.
+
+    Parameters
+    ----------
+    policy : Policy
+        This server's limits (public or private mode).
+    workers : int
+        Worker processes (:func:`render_workers`); 0: this process's threads.
+
+    Returns
+    -------
+    dict of str to int
+        ``render``, ``model``, ``quiz`` (`QUIZ_AT_ONCE`), ``default`` (events of no group) and ``queue``
+        (Gradio's ``max_size``: bounded in both modes, :data:`QUEUE_SIZE`).
+    """
     n = cores()
     model = 2 * workers if workers else (1 if policy.public else n)
     return {"render": 2 * workers if workers else n, "model": model, "quiz": QUIZ_AT_ONCE, "default": n,
@@ -61,13 +96,29 @@ def concurrency(policy: Policy, workers: int) -> dict[str, int]:
 
 
 def pool_bound(slots: Mapping[str, int], workers: int) -> int | None:
-    """Calls the explorer's worker pool (`plates.explorer.pool.ExplorerPool`) of ``workers`` processes takes at
-    once, waiting or running, given the events ``slots`` (`concurrency`) runs at once: as many as those events
-    can make (a render event one call; a model event, a sweep, one per worker; a quiz event one, the trial's
-    image or the reader's staircase at a result; and an event of no group, the Model tab drawing the plate it
-    asks about, one), so an event the page has admitted is never refused there; past that a call is refused in
-    words ("this server is busy ..."). Gradio's queue (``queue``) bounds the events waiting before them. None
-    without workers."""
+    """Calls the explorer's worker pool takes at once, waiting or running.
+
+    As many as the events ``slots`` runs at once can make (a render event one call; a model event, a sweep,
+    one per
+    worker; a quiz event one, the trial's image or the reader's staircase at a result; and an event of no
+    group,
+    the Model tab drawing the plate it asks about, one), so an event the page has admitted is never refused
+    there;
+    past that a call is refused in words ("this server is busy ..."). Gradio's queue bounds the events waiting
+    before them.
+
+    Parameters
+    ----------
+    slots : mapping of str to int
+        :func:`concurrency`'s events per group.
+    workers : int
+        Worker processes of the pool (`plates.explorer.pool.ExplorerPool`).
+
+    Returns
+    -------
+    int or None
+        The bound; None without workers.
+    """
     if not workers:
         return None
     return slots["render"] + slots["model"] * workers + slots["quiz"] + slots["default"]

@@ -28,8 +28,19 @@ INTERNAL = dict(api_visibility="private")
 
 
 class Scratch:
-    """A folder of files the explorer names itself (never from user input), pruned of files older than
-    ``max_age_s`` seconds as new ones are written, so a long-running Space does not fill its disk."""
+    """A folder of files the explorer names itself (never from user input), pruned as new ones are written.
+
+    Files older than ``max_age_s`` seconds are deleted (at most once a minute), so a long-running Space does
+    not
+    fill its disk.
+
+    Parameters
+    ----------
+    root : str or os.PathLike
+        The folder (made when missing).
+    max_age_s : float
+        Seconds a file is kept.
+    """
 
     def __init__(self, root: str | os.PathLike, max_age_s: float = 900.0) -> None:
         self.root = Path(root)
@@ -38,7 +49,27 @@ class Scratch:
         self._last_prune = 0.0
 
     def write(self, stem: str, suffix: str, data: bytes) -> str:
-        """Write ``data`` to a fresh file ``<stem>-<random>.<suffix>`` and return its path."""
+        """Write ``data`` to a fresh file ``<stem>-<random>.<suffix>``.
+
+        Parameters
+        ----------
+        stem : str
+            1-40 characters of ``[a-z0-9-]``.
+        suffix : str
+            png, jpeg, json or parquet.
+        data : bytes
+            The file's content.
+
+        Returns
+        -------
+        str
+            The file's path.
+
+        Raises
+        ------
+        ValueError
+            When the stem or suffix is not allowed.
+        """
         if not re.fullmatch(r"[a-z0-9-]{1,40}", stem) or suffix not in ("png", "jpeg", "json", "parquet"):
             raise ValueError(f"scratch name {stem!r}.{suffix!r} is not allowed; allowed: [a-z0-9-] and "
                              "png/jpeg/json/parquet")
@@ -56,9 +87,29 @@ class Scratch:
 
 @dataclass
 class AppContext:
-    """What every tab of one app uses: the policy and admission limits, the error guard, the concurrency
-    slots, the model cache, the plates on screen, the scratch folder for the files we name, and the session
-    state's time to live, and where the CPU work runs."""
+    """What every tab of one app uses.
+
+    Attributes
+    ----------
+    policy : Policy
+        This server's limits.
+    admission : Admission or None
+        The public mode's admission limits; None in private mode.
+    guard : callable
+        The error guard event handlers are wrapped in.
+    slots : dict
+        The concurrency slots per kind of work.
+    cache : ModelCache
+        The loaded models.
+    plates_seen : PlateCache
+        The plates on screen (owned by ``work``).
+    scratch : Scratch
+        The folder for the files we name.
+    ttl : float or None
+        The session state's time to live, seconds.
+    work : ExplorerPool
+        Where the CPU work runs (worker processes or this one).
+    """
 
     policy: Policy
     admission: Admission | None
@@ -71,25 +122,79 @@ class AppContext:
     work: ExplorerPool  # renders and the reader's answers (worker processes or this one); owns plates_seen
 
     def make_spec(self, base_json, *vals):
-        """The Plate tab's controls (and the pasted/linked spec they sit on) as a PlateSpec."""
+        """The Plate tab's controls (and the pasted or linked spec they sit on) as a PlateSpec.
+
+        Parameters
+        ----------
+        base_json : str or None
+            The pasted or linked spec, or None.
+        *vals
+            The control values in `plates.explorer.plate.Controls` field order.
+
+        Returns
+        -------
+        PlateSpec
+            The validated spec.
+
+        Raises
+        ------
+        ValueError
+            Naming a bad control value.
+        """
         return spec_from_controls(self.policy, base_json, *vals)
 
     def admit_answers(self, request, answers: int, what: str) -> None:
-        """Public mode: refuse (`plates.admission.Refused`, a ValueError the page shows) a model call while
-        the process is over its memory budget, or when ``answers`` more model answers would pass this
-        visitor's share (`plates.admission.Admission.model_answers`); nothing in private mode."""
+        """Public mode: refuse a model call past the memory budget or the visitor's share (private: no-op).
+
+        Parameters
+        ----------
+        request : gradio.Request
+            The event's request (its client address).
+        answers : int
+            How many model answers the call asks for.
+        what : str
+            What is asked, named in the refusal.
+
+        Raises
+        ------
+        plates.admission.Refused
+            (a ValueError the page shows) while the process is over its memory budget, or when ``answers``
+            more
+            answers would pass this visitor's share (`plates.admission.Admission.model_answers`).
+        """
         if self.admission is not None:
             self.admission.memory.check(what)
             self.admission.model_answers.take(self.admission.client(request), answers)
 
     def parquet(self, history):
+        """Write the session history as a Parquet file in the scratch folder.
+
+        Parameters
+        ----------
+        history : list of dict
+            The session's rows (`plates.explorer.history.history_parquet`).
+
+        Returns
+        -------
+        str
+            The file's path.
+        """
         return self.scratch.write("explorer-history", "parquet", history_parquet(history))
 
 
 @dataclass
 class PlateTab:
-    """The Plate tab's widgets other tabs read: its controls, their inputs (the base spec first) and the
-    render event's arguments."""
+    """The Plate tab's widgets other tabs read.
+
+    Attributes
+    ----------
+    controls : list
+        Its control widgets, in `plates.explorer.plate.Controls` order.
+    plate_inputs : list
+        The render event's inputs (the base spec first).
+    render_kw : dict
+        The render event's other arguments.
+    """
 
     controls: list
     plate_inputs: list

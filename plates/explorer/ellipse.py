@@ -35,7 +35,18 @@ PUBLIC_LIMITS, PRIVATE_LIMITS = (12, 256), (40, 512)
 
 
 def limits(policy: Policy) -> tuple[int, int]:
-    """(most trials per direction, plate size in px) under ``policy``."""
+    """The work a visitor may ask of the live ellipse under ``policy``.
+
+    Parameters
+    ----------
+    policy : Policy
+        This server's limits (public or private mode).
+
+    Returns
+    -------
+    tuple of int
+        (most trials per direction, plate size in px): :data:`PUBLIC_LIMITS` or :data:`PRIVATE_LIMITS`.
+    """
     return PUBLIC_LIMITS if policy.public else PRIVATE_LIMITS
 
 
@@ -51,14 +62,39 @@ class _Borrowed(Backend):
 
 def live_ellipse(backend: Backend, centre: str, directions: int, trials: int, policy: Policy, *,
                  on_trial: Callable[[int], None] | None = None) -> tuple[object, pd.DataFrame, dict]:
-    """Run one centre's ellipse for ``backend`` (the huemanity-numeric prompt, dense plates) and return
-    (figure, thresholds table, the ellipse row). The trial rows go to a temporary folder and are dropped.
+    """Run one centre's discrimination ellipse for ``backend`` (the huemanity-numeric prompt, dense plates).
+
+    The trial rows go to a temporary folder and are dropped.
+
+    Parameters
+    ----------
+    backend : Backend
+        The model (borrowed: the run never closes it).
+    centre : str
+        A MacAdam centre by name (:func:`offered_centres`).
+    directions : int
+        Directions around the centre, one of :data:`DIRECTION_CHOICES`.
+    trials : int
+        Trials per direction, 10 to the policy's most (:func:`limits`).
+    policy : Policy
+        This server's limits.
+    on_trial : callable or None
+        Called with the number of trials done after each trial.
+
+    Returns
+    -------
+    plotly.graph_objects.Figure
+        The ellipse on the CIE 1931 xy diagram beside MacAdam's (`plates.charts.ellipses.ellipse_figure`).
+    pandas.DataFrame
+        Per direction: threshold, 95% interval (10⁻³ u'v'), 8-bit code steps, limits and status.
+    dict
+        The ellipse row (`plates.runs.ellipses`).
 
     Raises
     ------
     ValueError
-        A centre not in `offered_centres()`, directions not in `DIRECTION_CHOICES`, trials outside 10..the policy's
-        most.
+        A centre not in :func:`offered_centres`, directions not in :data:`DIRECTION_CHOICES`, trials outside
+        10 to the policy's most.
     """
     if centre not in offered_centres():
         raise ValueError(f"centre {centre!r} is not offered; allowed: {', '.join(offered_centres())}")

@@ -13,7 +13,21 @@ __all__ = ["ellipse_tab"]
 
 
 def ellipse_tab(shared: AppContext, model: tuple, key_state: gr.State) -> None:
-    """Add the tab. ``model``: the Model tab's (kind, hf_id, api_model, base_url) widgets."""
+    """Add the Ellipse tab to the Blocks being built, and wire its "Measure the ellipse" event.
+
+    The event takes the session's key, the model widgets, the centre, directions and trials per direction, and
+    returns the status line (Markdown), the ellipse figure (CIE 1931 xy) and the thresholds table (10⁻³ u'v');
+    public mode admits its answers first (`AppContext.admit_answers`).
+
+    Parameters
+    ----------
+    shared : AppContext
+        What every tab of the app uses.
+    model : tuple of gradio components
+        The Model tab's (kind, hf_id, api_model, base_url) widgets.
+    key_state : gradio.State
+        The session's API key.
+    """
     most, size = el.limits(shared.policy)
     with gr.Tab("Ellipse"):
         gr.Markdown(

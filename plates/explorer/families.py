@@ -64,9 +64,26 @@ OUTLINE: Mapping[str, tuple[int, int, int]] = {"A": (255, 0, 255), "B": (0, 200,
 # ------------------------------------------------------------------------------------------------ illusions
 @dataclass(frozen=True)
 class IllusionControls:
-    """The illusion tab's controls: kind (`ILLUSION_KINDS`), inducer strength 0-1, signed target difference in
-    CIEDE2000 (+ = A lighter; `IllusionSpec.delta_e`), layout (`LAYOUTS`), swap (A and B trade contexts),
-    seed, size (px)."""
+    """The illusion tab's controls, as plain values.
+
+    Attributes
+    ----------
+    kind : str
+        An illusion kind (:data:`ILLUSION_KINDS`).
+    strength : float
+        Inducer strength, 0-1.
+    delta_e : float
+        Signed target difference in CIEDE2000 (+ = A lighter;
+        `plates.stimuli.illusions.IllusionSpec.delta_e`).
+    layout : str
+        Where the targets sit (:data:`LAYOUT_CHOICES`).
+    swap : bool
+        Whether A and B trade contexts.
+    seed : int
+        Integer >= 0.
+    size : int
+        Image side in px.
+    """
 
     kind: str = "rcid-contrast"
     strength: float = 1.0
@@ -77,7 +94,23 @@ class IllusionControls:
     size: int = 512
 
     def spec(self, policy: Policy) -> IllusionSpec:
-        """The validated spec (ValueError naming the bad value and what is allowed)."""
+        """The validated spec the controls describe.
+
+        Parameters
+        ----------
+        policy : Policy
+            This server's limits (the image size range, px).
+
+        Returns
+        -------
+        IllusionSpec
+            The spec.
+
+        Raises
+        ------
+        ValueError
+            Naming the bad value (seed, size, kind, strength, layout ...) and what is allowed.
+        """
         return IllusionSpec(kind=self.kind, seed=check_int("seed", self.seed, text=True),
                             size=check_int("image size (px)", self.size, policy.min_plate_size,
                                            policy.max_plate_size, text=True),
@@ -87,8 +120,23 @@ class IllusionControls:
 
 @dataclass(frozen=True)
 class TargetValues:
-    """One target measured from the image: pixels under its mask, their mean (sRGB 0-255), that mean's hex and
-    CIELAB (D65, 2°), and the share of its pixels equal to the mean's rounding (1.0 for a flat target)."""
+    """One illusion target measured from the image under its mask.
+
+    Attributes
+    ----------
+    name : str
+        ``"A"`` or ``"B"``.
+    pixels : int
+        Pixels under the mask.
+    mean_srgb : tuple of float
+        Their mean, sRGB 0-255, rounded to 2 places.
+    hex : str
+        That mean rounded, as ``"#rrggbb"``.
+    lab : tuple of float
+        That mean in CIELAB (D65, 2°), rounded to 2 places.
+    flat_share : float
+        Share (0-1) of its pixels equal to the rounded mean: 1.0 for a flat target.
+    """
 
     name: str
     pixels: int
@@ -99,8 +147,25 @@ class TargetValues:
 
 
 def measure_targets(stim: Stimulus) -> tuple[dict[str, TargetValues], float]:
-    """Each target's values measured from ``stim.image`` under ``stim.masks`` (not from the renderer's truth),
-    and the CIEDE2000 between the two means (CIELAB D65, 2°)."""
+    """Each target's values measured from the image under its mask (not from the renderer's truth).
+
+    Parameters
+    ----------
+    stim : Stimulus
+        An illusion: its ``image`` (sRGB 0-255) and boolean ``masks`` ``"A"`` and ``"B"``.
+
+    Returns
+    -------
+    dict of str to TargetValues
+        ``"A"`` and ``"B"``'s values.
+    float
+        The CIEDE2000 between the two mean colours (CIELAB D65, 2°).
+
+    Raises
+    ------
+    ValueError
+        When a target's mask is empty.
+    """
     px = np.asarray(stim.image.convert("RGB"), dtype=np.float64)
     out = {}
     for name in ("A", "B"):
@@ -118,8 +183,20 @@ def measure_targets(stim: Stimulus) -> tuple[dict[str, TargetValues], float]:
 
 
 def outlined(stim: Stimulus, width: int | None = None) -> Image.Image:
-    """A copy of the image (PIL RGB, sRGB 0-255) with a ring of ``width`` px drawn just OUTSIDE each target's
-    mask (`OUTLINE` colours) and its letter beside it: the targets' own pixels are left untouched."""
+    """A copy of the image with each target ringed just outside its mask and lettered (targets untouched).
+
+    Parameters
+    ----------
+    stim : Stimulus
+        An illusion with ``masks`` ``"A"`` and ``"B"``.
+    width : int or None
+        Ring width in px; None = the image side / 128, at least 2 px.
+
+    Returns
+    -------
+    PIL.Image.Image
+        RGB (sRGB 0-255); the rings and letter boxes in the :data:`OUTLINE` colours.
+    """
     from scipy import ndimage  # lazy: ~0.3 s of CPU the explorer's first page never needs
 
     image = stim.image.convert("RGB")
@@ -143,7 +220,25 @@ def outlined(stim: Stimulus, width: int | None = None) -> Image.Image:
 
 
 def illusion_markdown(stim: Stimulus) -> str:
-    """The targets' measured pixel values and the illusion's answers, as Markdown."""
+    """The targets' measured pixel values and the illusion's answers, as Markdown.
+
+    Parameters
+    ----------
+    stim : Stimulus
+        An illusion (its image, masks and truth).
+
+    Returns
+    -------
+    str
+        A table per target (position, mean sRGB 0-255, hex, CIELAB L* a* b*, pixels), then the measured
+        CIEDE2000,
+        the pixel-darker and perceived-darker targets, the item class, the prediction and its source.
+
+    Raises
+    ------
+    ValueError
+        When a target's mask is empty (:func:`measure_targets`).
+    """
     t = stim.truth
     measured, de = measure_targets(stim)
     pos = t.get("positions", {})
@@ -163,8 +258,29 @@ def illusion_markdown(stim: Stimulus) -> str:
 # --------------------------------------------------------------------------------------------------- scenes
 @dataclass(frozen=True)
 class SceneControls:
-    """The scene tab's controls (`SceneSpec` fields): objects, colours, least CIEDE2000 between colours,
-    clutter 0-1, area ratio, shapes, palette (`NO_PALETTE` or a `SCENE_PALETTES` name), seed, size (px)."""
+    """The scene tab's controls, as plain values (`plates.stimuli.scenes.SceneSpec` fields).
+
+    Attributes
+    ----------
+    n_regions : int
+        Objects in the scene.
+    n_colours : int
+        Distinct object colours.
+    min_delta_e : float
+        Least CIEDE2000 between any two colours.
+    clutter : float
+        Clutter, 0-1 (`plates.stimuli.scenes.SceneSpec.clutter`).
+    area_ratio : float
+        Ratio of the largest to the smallest object's area, 1-100.
+    shapes : tuple of str
+        Shapes drawn (:data:`SHAPE_CHOICES`).
+    palette : str
+        :data:`NO_PALETTE` or a `plates.stimuli.scenes.SCENE_PALETTES` name.
+    seed : int
+        Integer >= 0.
+    size : int
+        Image side in px.
+    """
 
     n_regions: int = 6
     n_colours: int = 4
@@ -177,7 +293,24 @@ class SceneControls:
     size: int = 512
 
     def spec(self, policy: Policy) -> SceneSpec:
-        """The validated spec (ValueError naming the bad value and what is allowed)."""
+        """The validated spec the controls describe.
+
+        Parameters
+        ----------
+        policy : Policy
+            This server's limits (the image size range, px).
+
+        Returns
+        -------
+        SceneSpec
+            The spec; palette None for :data:`NO_PALETTE`.
+
+        Raises
+        ------
+        ValueError
+            Naming the bad value (an unknown palette, no shape chosen, seed, size, counts ...) and what is
+            allowed.
+        """
         if self.palette != NO_PALETTE and self.palette not in SCENE_PALETTES:
             raise ValueError(f"palette {self.palette!r} is not known; allowed: {NO_PALETTE}, "
                              f"{', '.join(SCENE_PALETTES)}")
@@ -195,8 +328,20 @@ class SceneControls:
 
 
 def scene_markdown(stim: Stimulus) -> str:
-    """A short account of the scene's truth: objects, distinct colours (background included, and of the objects
-    alone), the least CIEDE2000 between any two of them, and the share of the image the objects cover."""
+    """A short account of the scene's truth, as Markdown.
+
+    Parameters
+    ----------
+    stim : Stimulus
+        A scene.
+
+    Returns
+    -------
+    str
+        Objects, distinct colours (background included, and of the objects alone), the least CIEDE2000 between
+        any
+        two of them, and the share (%) of the image the objects cover.
+    """
     t, stats = stim.truth, dict(stim.stats)
     parts = [f"**objects:** {len(t.get('regions', []))}", f"**distinct colours:** {t.get('distinct_colours')} "
              f"(objects: {t.get('object_colours')})", f"**least ΔE2000 between colours:** {t['min_delta_e']:.1f}"]
@@ -207,9 +352,22 @@ def scene_markdown(stim: Stimulus) -> str:
 
 # ------------------------------------------------------------------------------------------------- questions
 def illusion_prompts(stim: Stimulus) -> list[str]:
-    """The illusion prompts (:data:`ILLUSION_PROMPTS`, in order) that can ask about ``stim``: those whose
-    question builder accepts it (RCID's filter kind is asked for colour names, every other kind for a
-    comparison), so the Question list follows the chosen kind instead of offering a question that fails."""
+    """The illusion prompts that can ask about ``stim``.
+
+    Those whose question builder accepts it (RCID's filter kind is asked for colour names, every other kind
+    for a
+    comparison), so the Question list follows the chosen kind instead of offering a question that fails.
+
+    Parameters
+    ----------
+    stim : Stimulus
+        An illusion.
+
+    Returns
+    -------
+    list of str
+        Prompt names, in :data:`ILLUSION_PROMPTS`'s order.
+    """
     allowed = []
     for name in ILLUSION_PROMPTS:
         try:
@@ -221,8 +379,28 @@ def illusion_prompts(stim: Stimulus) -> list[str]:
 
 
 def make_question(stim: Stimulus, prompt_name: str, *, seed: int = 0) -> Question:
-    """The prompt's question about ``stim``. ValueError (in words) when the prompt is unknown, asks about another
-    family, or the stimulus cannot carry it (a scene's `NotAskable`)."""
+    """The prompt's question about ``stim``.
+
+    Parameters
+    ----------
+    stim : Stimulus
+        An illusion or scene.
+    prompt_name : str
+        A prompt (`plates.tasks.prompts.PROMPTS`) whose task asks about ``stim``'s family.
+    seed : int
+        Seed of the question (option order where the task shuffles).
+
+    Returns
+    -------
+    Question
+        The question, with its expected answer.
+
+    Raises
+    ------
+    ValueError
+        In words, when the prompt is unknown, asks about another family, or the stimulus cannot carry it (a
+        scene's `NotAskable`).
+    """
     template = get_prompt(prompt_name)
     task = get_task(template.task)
     family = stim.spec.FAMILY
@@ -235,8 +413,27 @@ def make_question(stim: Stimulus, prompt_name: str, *, seed: int = 0) -> Questio
 
 
 def scene_question_markdown(stim: Stimulus, task: str) -> str:
-    """The ColorBench ``task``'s question about the scene ``stim`` as Markdown (`question_markdown`), or why the
-    scene cannot carry it, in words ("Not askable: ..."), for the page to show instead of an error."""
+    """The ColorBench task's question about a scene as Markdown, or why the scene cannot carry it.
+
+    Parameters
+    ----------
+    stim : Stimulus
+        A scene.
+    task : str
+        A ColorBench task (a key of :data:`SCENE_PROMPTS`).
+
+    Returns
+    -------
+    str
+        :func:`question_markdown`'s text, or ``"**Not askable:** ..."`` in words for the page to show instead
+        of
+        an error.
+
+    Raises
+    ------
+    ValueError
+        When ``task`` is not a ColorBench task.
+    """
     check_choice("task", task, SCENE_PROMPTS)
     try:
         return question_markdown(make_question(stim, SCENE_PROMPTS[task]))
@@ -245,7 +442,18 @@ def scene_question_markdown(stim: Stimulus, task: str) -> str:
 
 
 def question_markdown(question: Question) -> str:
-    """The question's text and its options (one per line) as Markdown; the answer is not shown."""
+    """The question's text and its options (one per line) as Markdown; the answer is not shown.
+
+    Parameters
+    ----------
+    question : Question
+        A built question.
+
+    Returns
+    -------
+    str
+        Markdown.
+    """
     text = question.text.replace("\n", "  \n")
     opts = "".join(f"\n- **{k}** {v}" for k, v in (question.options or {}).items())
     return f"**Question ({question.name}):**  \n{text}" + (f"\n\n**Options:**{opts}" if opts else "")
@@ -253,9 +461,34 @@ def question_markdown(question: Question) -> str:
 
 def ask_stimulus(stim: Stimulus, question: Question, backend: Backend, *, run_id: str,
                  secrets: Sequence[str | None] = ()) -> dict:
-    """Ask ``backend`` ``question`` about ``stim``'s exact image (PIL RGB, sRGB 0-255; sent as PNG); the scored
-    row of the results schema. ``delta_e``: an illusion's measured signed CIEDE2000 between its targets (+ = A
-    lighter), None for scenes. A backend failing every request raises ValueError with the redacted reason."""
+    """Ask a backend a question about a stimulus's exact image, scored into one results row.
+
+    Parameters
+    ----------
+    stim : Stimulus
+        An illusion or scene; its image (PIL RGB, sRGB 0-255) is sent as PNG, so its pixels arrive unchanged.
+    question : Question
+        The question (:func:`make_question`).
+    backend : Backend
+        The model that answers.
+    run_id : str
+        The session's run id, written to the row.
+    secrets : sequence of str or None
+        Keys to redact from any error text in the row.
+
+    Returns
+    -------
+    dict
+        A row of the results schema (`plates.runs.rows.build_row`). ``delta_e``: an illusion's measured signed
+        CIEDE2000 between its targets (+ = A lighter), None for scenes; ``group``: the illusion kind or the
+        scene
+        task.
+
+    Raises
+    ------
+    ValueError
+        When the backend fails every request, with the redacted reason.
+    """
     spec = stim.spec
     query = query_for(question, stim.image)
     try:
@@ -282,9 +515,32 @@ READER_STAND_IN = ("the bundled reader reads the text of dot plates only, so the
 
 
 def family_backend(choice: ModelChoice, key: str | None, policy: Policy, cache: ModelCache) -> tuple[Backend, bool]:
-    """The backend that answers an illusion or scene question for the Model tab's ``choice``, and whether the
-    caller must close it: the reference observer (``reference-pixels``) for the bundled reader, which cannot read
-    these; else `plates.explorer.backends.open_backend`."""
+    """The backend that answers an illusion or scene question for the Model tab's choice.
+
+    Parameters
+    ----------
+    choice : ModelChoice
+        The Model tab's model.
+    key : str or None
+        The visitor's API key, if any.
+    policy : Policy
+        This server's limits.
+    cache : ModelCache
+        The app's warm backends.
+
+    Returns
+    -------
+    Backend
+        The reference observer (``reference-pixels``) for the bundled reader, which cannot read these; else
+        `plates.explorer.backends.open_backend`'s.
+    bool
+        Whether the caller must close it.
+
+    Raises
+    ------
+    ValueError
+        When ``choice`` is not allowed by ``policy`` (`plates.explorer.backends.ModelChoice.validate`).
+    """
     if choice.validate(policy).kind == "baseline":
         return make_backend("reference-pixels"), False
     return open_backend(choice, key, policy, cache)
@@ -293,6 +549,18 @@ def family_backend(choice: ModelChoice, key: str | None, policy: Policy, cache: 
 def who_answers(kind: str) -> str:
     """The line beside these tabs' Ask buttons: who answers for the Model tab's model ``kind`` (Markdown).
 
+    Parameters
+    ----------
+    kind : str
+        The Model tab's model kind (``baseline``, ``openai`` ...).
+
+    Returns
+    -------
+    str
+        Markdown; for ``baseline`` it names the reference observer that stands in (:data:`READER_STAND_IN`).
+
+    Examples
+    --------
     >>> who_answers("openai")
     'Asks the model chosen in the Model tab (openai).'
     """
@@ -302,7 +570,20 @@ def who_answers(kind: str) -> str:
 
 
 def result_markdown(row: Mapping[str, Any]) -> str:
-    """The verdict on one illusion or scene row, in words; a declined question says who declined and why."""
+    """The verdict on one illusion or scene row, in words; a declined question says who declined and why.
+
+    Parameters
+    ----------
+    row : mapping
+        A results row (:func:`ask_stimulus`).
+
+    Returns
+    -------
+    str
+        Markdown: the parsed and expected answers, the verdict, parse status, failure mode and latency (ms);
+        or
+        the request's error; or, for parse status ``unsupported``, who declined and why.
+    """
     if row.get("parse_status") == "unsupported":
         why = ("its pixels do not decide this question; pick a model (`openai` and a provider) in the Model tab."
                if row.get("backend") == "reference-pixels" else "this backend does not take this kind of question.")
@@ -317,12 +598,48 @@ def result_markdown(row: Mapping[str, Any]) -> str:
 
 
 def render_illusion_controls(controls: IllusionControls, policy: Policy) -> Stimulus:
-    """Render the illusion the controls describe."""
+    """Render the illusion the controls describe.
+
+    Parameters
+    ----------
+    controls : IllusionControls
+        The tab's values.
+    policy : Policy
+        This server's limits.
+
+    Returns
+    -------
+    Stimulus
+        The illusion: image (sRGB 0-255), masks and truth.
+
+    Raises
+    ------
+    ValueError
+        Naming a bad control value (:meth:`IllusionControls.spec`).
+    """
     return render_illusion(controls.spec(policy))
 
 
 def render_scene_controls(controls: SceneControls, policy: Policy) -> Stimulus:
-    """Render the scene the controls describe."""
+    """Render the scene the controls describe.
+
+    Parameters
+    ----------
+    controls : SceneControls
+        The tab's values.
+    policy : Policy
+        This server's limits.
+
+    Returns
+    -------
+    Stimulus
+        The scene: image (sRGB 0-255) and truth.
+
+    Raises
+    ------
+    ValueError
+        Naming a bad control value (:meth:`SceneControls.spec`).
+    """
     return render_scene(controls.spec(policy))
 
 

@@ -36,12 +36,37 @@ def add_family_tabs(policy: Policy, *, guard: Callable, cache: ModelCache, scrat
                     slots: Mapping[str, int], quiz: qv.QuizConfig | None = None,
                     reader: qv.ReaderCache | None = None, board: qv.ModelBoard | None = None,
                     admission: Admission | None = None, work: ExplorerPool | None = None) -> None:
-    """Add the three tabs to the Blocks being built. ``guard(fn, secrets_from)`` turns errors into page
-    messages (app.guarded); ``model`` = the Model tab's (kind, hf_id, api_model, base_url) widgets;
-    ``slots``: events at once per concurrency group (`plates.explorer.concurrency.concurrency`, as the app computed
-    them for its workers); ``admission``: public mode's limits per address and server-wide
-    (`plates.admission.Admission`); ``work``: where illusions, scenes and the quiz's images are drawn (default:
-    in this process)."""
+    """Add the Illusions, Scenes and "Try it yourself" tabs to the Blocks being built.
+
+    Parameters
+    ----------
+    policy : Policy
+        This server's limits.
+    guard : callable
+        ``guard(fn, secrets_from)`` turns errors into page messages (`plates.explorer.app.guarded`).
+    cache : ModelCache
+        The app's loaded models.
+    scratch : Scratch
+        The folder for the files the tabs write (PNG, Parquet).
+    model : sequence of gradio components
+        The Model tab's (kind, hf_id, api_model, base_url) widgets.
+    key_state : gradio.State
+        The session's API key.
+    slots : mapping of str to int
+        Events at once per concurrency group (`plates.explorer.concurrency.concurrency`, as the app computed
+        them
+        for its workers).
+    quiz : QuizConfig or None
+        The quiz's settings; None: the defaults.
+    reader : ReaderCache or None
+        The bundled reader's thresholds; None: one running where ``work`` runs.
+    board : ModelBoard or None
+        The stored models' estimates; None: from ``PLATES_QUIZ_MODELS``.
+    admission : Admission or None
+        Public mode's limits per address and server-wide (`plates.admission.Admission`).
+    work : ExplorerPool or None
+        Where illusions, scenes and the quiz's images are drawn; None: in this process.
+    """
     work = work if work is not None else ExplorerPool(0)
     quiz = quiz or qv.QuizConfig()
     reader = reader or qv.ReaderCache(run=work.run)  # the reader's own staircase runs where its answers do

@@ -28,12 +28,34 @@ HISTORY_HEADERS = {
 
 
 def history_table(rows: Sequence[dict]) -> pa.Table:
-    """Rows -> an Arrow table in the results schema (plates.results.SCHEMA)."""
+    """Rows as an Arrow table in the results schema (`plates.results.SCHEMA`).
+
+    Parameters
+    ----------
+    rows : sequence of dict
+        Results rows; a column a row lacks is null.
+
+    Returns
+    -------
+    pyarrow.Table
+        The table, columns in the schema's order.
+    """
     return pa.Table.from_pylist([{k: r.get(k) for k in SCHEMA.names} for r in rows], schema=SCHEMA)
 
 
 def history_parquet(rows: Sequence[dict]) -> bytes:
-    """The session history as Parquet bytes in the results schema (the dashboard opens it)."""
+    """The session history as Parquet bytes in the results schema (the dashboard opens it).
+
+    Parameters
+    ----------
+    rows : sequence of dict
+        The session's results rows.
+
+    Returns
+    -------
+    bytes
+        A Parquet file.
+    """
     sink = io.BytesIO()
     pq.write_table(history_table(rows), sink)
     return sink.getvalue()
@@ -45,12 +67,34 @@ def history_headers() -> list[str]:
 
 
 def history_frame(rows: Sequence[dict]):
-    """The history table shown on the page as a DataFrame with :func:`history_headers`, newest first."""
+    """The history table shown on the page, newest first.
+
+    Parameters
+    ----------
+    rows : sequence of dict
+        The session's results rows, oldest first.
+
+    Returns
+    -------
+    pandas.DataFrame
+        :data:`HISTORY_COLUMNS` under :func:`history_headers`.
+    """
     return pd.DataFrame(history_display(rows), columns=history_headers())
 
 
 def history_display(rows: Sequence[dict]) -> list[list]:
-    """The history table shown on the page: :data:`HISTORY_COLUMNS` of each row, newest first."""
+    """The history table shown on the page: :data:`HISTORY_COLUMNS` of each row, newest first.
+
+    Parameters
+    ----------
+    rows : sequence of dict
+        The session's results rows, oldest first.
+
+    Returns
+    -------
+    list of list
+        One list per row; floats rounded to 3 places.
+    """
     out = []
     for r in reversed(rows):
         out.append([round(r[c], 3) if isinstance(r.get(c), float) else r.get(c) for c in HISTORY_COLUMNS])

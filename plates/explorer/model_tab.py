@@ -49,9 +49,34 @@ SWEEP_UPDATE_S = 0.5
 
 def model_tab(shared: AppContext, plate: PlateTab, demo: gr.Blocks, key_state: gr.State, history_state: gr.State,
               run_state: gr.State) -> tuple:
-    """The Model tab: the plate to ask about, the model and prompt, one question, the models compared side by
-    side, the ΔE2000 sweeps (kept and overlaid until cleared), this session's history, the share link and the
-    reproduce box. Returns the model widgets (kind, hf_id, api_model, base_url) the family tabs ask with."""
+    """Add the Model tab to the Blocks being built, and wire its events.
+
+    The tab holds the plate to ask about, the model and prompt, one question, the models compared side by
+    side,
+    the ΔE2000 sweeps (kept and overlaid until cleared), this session's history, the share link and the
+    reproduce
+    box.
+
+    Parameters
+    ----------
+    shared : AppContext
+        What every tab of the app uses (policy, guard, slots, caches, scratch folder, pool).
+    plate : PlateTab
+        The Plate tab's controls and inputs the model's events read.
+    demo : gradio.Blocks
+        The Blocks being built (its ``load`` event restores a shared link).
+    key_state : gradio.State
+        The session's API key.
+    history_state : gradio.State
+        The session's results rows.
+    run_state : gradio.State
+        The session's run id.
+
+    Returns
+    -------
+    tuple of gradio components
+        The model widgets (kind, hf_id, api_model, base_url) the family tabs ask with.
+    """
     with gr.Tab("Model") as model_tab:
         w = _model_widgets(shared.policy)
         with gr.Accordion("Compare models side by side: the same request to each", open=True):
@@ -89,10 +114,27 @@ STALE_FAMILY_MARK = ("⚠️ **Stale:** the image, the question or the model cha
 
 
 def wire_stale(reply: gr.Textbox, stale: gr.Markdown, controls: list, asks: list, mark: str = STALE_MARK) -> None:
-    """Show ``mark`` (Markdown) in ``stale`` when the visitor changes one of ``controls`` while ``reply`` holds
-    an answer (``input`` events: the visitor's own changes, not a render's; text boxes and dropdowns on
-    ``change``, as the plate redraws on it: their ``input`` misses some edits), and clear it when one of the
-    ``asks`` buttons is pressed. The Model, Illusions and Scenes tabs use it."""
+    """Mark an answer stale when the visitor changes what it was an answer to.
+
+    Shows ``mark`` in ``stale`` when the visitor changes one of ``controls`` while ``reply`` holds an answer
+    (``input`` events: the visitor's own changes, not a render's; text boxes and dropdowns on ``change``, as
+    the
+    plate redraws on it: their ``input`` misses some edits), and clears it when one of the ``asks`` buttons is
+    pressed. The Model, Illusions and Scenes tabs use it.
+
+    Parameters
+    ----------
+    reply : gradio.Textbox
+        The answer box.
+    stale : gradio.Markdown
+        Where the mark shows.
+    controls : list of gradio components
+        The inputs the answer depends on.
+    asks : list of gradio.Button
+        The buttons that ask again.
+    mark : str
+        The mark (Markdown): :data:`STALE_MARK` or :data:`STALE_FAMILY_MARK`.
+    """
     triggers = [c.change if isinstance(c, gr.Textbox | gr.Dropdown) else c.input for c in controls]
     gr.on(triggers, lambda text: mark if text else "", reply, stale, show_progress="hidden", **INTERNAL)
     for button in asks:
@@ -101,9 +143,26 @@ def wire_stale(reply: gr.Textbox, stale: gr.Markdown, controls: list, asks: list
 
 def wire_ready(policy: Policy, kind: gr.Radio, key_state: gr.State, asks: list,
                who: Callable | None = None) -> None:
-    """Each of ``asks`` (button, Markdown beside it) follows the Model tab's model ``kind`` and the session's
-    key: disabled, with the reason beside it, while it cannot answer (`backends.why_not_ready`), else enabled
-    with ``who(kind)`` beside it (default: nothing). No Ask button leads to an error toast for a missing key."""
+    """Make each Ask button follow the Model tab's model kind and the session's key.
+
+    Each button is disabled, with the reason beside it, while it cannot answer
+    (`plates.explorer.backends.why_not_ready`), else enabled with ``who(kind)`` beside it. No Ask button leads
+    to
+    an error toast for a missing key.
+
+    Parameters
+    ----------
+    policy : Policy
+        This server's limits.
+    kind : gradio.Radio
+        The Model tab's model kind.
+    key_state : gradio.State
+        The session's API key.
+    asks : list of (gradio.Button, gradio.Markdown)
+        Each button and the Markdown beside it.
+    who : callable or None
+        Kind -> Markdown shown beside an enabled button; None shows nothing.
+    """
     def follow(k, key):
         why = why_not_ready(k, key, policy)
         note = f"⚠️ {why[0].upper()}{why[1:]}." if why else (who(k) if who else "")

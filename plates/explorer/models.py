@@ -30,7 +30,19 @@ from plates.validation import check_int
 
 
 def result_markdown(row: dict) -> str:
-    """The verdict line for one scored row: parsed answer, verdict, failure mode, latency (ms)."""
+    """The verdict line for one scored plate row, as Markdown.
+
+    Parameters
+    ----------
+    row : dict
+        A results row (:func:`ask_plate`).
+
+    Returns
+    -------
+    str
+        Parsed answer, expected answer, verdict, failure mode, parse status and latency (ms); or the request's
+        error; or, for parse status ``unsupported``, that the model declines this kind of prompt.
+    """
     if row.get("error"):
         return f"**Request failed:** {row['error']}"
     if row.get("parse_status") == "unsupported":
@@ -43,8 +55,22 @@ def result_markdown(row: dict) -> str:
 
 @dataclass(frozen=True)
 class Ask:
-    """One question to a model about a plate: the prompt (by name, optionally with edited template text) and
-    the condition of the image it receives (size px, grayscale, hue shift degrees, CVD view, plate variant)."""
+    """One question to a model about a plate.
+
+    Attributes
+    ----------
+    prompt_name : str
+        A prompt of `plates.tasks.prompts.PROMPTS`.
+    prompt_text : str or None
+        Edited template text, or None for the prompt's own.
+    condition : Condition
+        The condition of the image the model receives (size px, grayscale, hue shift in degrees, CVD view;
+        `plates.conditions.Condition`).
+    variant : str
+        The plate variant sent (`plates.stimuli.ishihara.plate.VARIANTS`: standard, clear ...).
+    seed : int
+        Seed of the prompt's rendering (option order, candidate).
+    """
 
     prompt_name: str
     prompt_text: str | None = None
@@ -53,6 +79,20 @@ class Ask:
     seed: int = 0
 
     def validate(self, policy: Policy) -> None:
+        """Check the question against ``policy``.
+
+        Parameters
+        ----------
+        policy : Policy
+            This server's limits (prompt length, image size range in px).
+
+        Raises
+        ------
+        ValueError
+            Naming an unknown prompt or variant, a prompt text too long, or an image size out of range, and
+            what is
+            allowed.
+        """
         if self.prompt_name not in PROMPTS:
             raise ValueError(f"prompt {self.prompt_name!r} is unknown; allowed: {', '.join(PROMPTS)}")
         if self.variant not in VARIANTS:
@@ -65,19 +105,67 @@ class Ask:
 
 
 def prompt_template_text(name: str) -> str:
-    """The template text of the named prompt (what the editable prompt box starts from)."""
+    """The template text of the named prompt (what the editable prompt box starts from).
+
+    Parameters
+    ----------
+    name : str
+        A prompt of `plates.tasks.prompts.PROMPTS`.
+
+    Returns
+    -------
+    str
+        The template, with its ``{candidate}`` / ``{options}`` fields unfilled.
+
+    Raises
+    ------
+    ValueError
+        When the prompt is unknown (`plates.tasks.prompts.get_prompt`).
+    """
     return get_prompt(name).template
 
 
 def prompt_defaults(name: str) -> tuple[str, str]:
-    """(template text, plate variant) of the named prompt: e.g. ``cbe-open-clear`` is meant for the clear plate."""
+    """The template text and plate variant of the named prompt.
+
+    Parameters
+    ----------
+    name : str
+        A prompt of `plates.tasks.prompts.PROMPTS`.
+
+    Returns
+    -------
+    tuple of str
+        (template text, plate variant): e.g. ``cbe-open-clear`` is meant for the clear plate.
+
+    Raises
+    ------
+    ValueError
+        When the prompt is unknown.
+    """
     template = get_prompt(name)
     return template.template, template.variant
 
 
 def prompt_label_space(template, target: str) -> str | None:
-    """The label space to render and score with: the template's own, except that an OPEN prompt about a text
-    outside it (a visitor may type any text) uses "any" (parsing without a label space; plates.tasks.ishihara.score)."""
+    """The label space to override the template's with when rendering and scoring, if any.
+
+    An OPEN prompt about a text outside its label space (a visitor may type any text) uses "any" (parsing
+    without a
+    label space; `plates.tasks.ishihara.score`).
+
+    Parameters
+    ----------
+    template : PromptTemplate
+        The prompt template.
+    target : str
+        The plate's text.
+
+    Returns
+    -------
+    str or None
+        "any", or None for the template's own label space.
+    """
     space = template.label_space
     if template.kind == "open" and space in LABEL_SPACES and target not in LABEL_SPACES[space]:
         return "any"
@@ -85,7 +173,23 @@ def prompt_label_space(template, target: str) -> str | None:
 
 
 def asked_template(ask: Ask):
-    """The prompt template ``ask`` names, with its edited text when it has one that differs."""
+    """The prompt template ``ask`` names, with its edited text when it has one that differs.
+
+    Parameters
+    ----------
+    ask : Ask
+        The question.
+
+    Returns
+    -------
+    PromptTemplate
+        The template.
+
+    Raises
+    ------
+    ValueError
+        When the prompt is unknown.
+    """
     template = get_prompt(ask.prompt_name)
     if ask.prompt_text is not None and ask.prompt_text.strip() and ask.prompt_text != template.template:
         template = dataclasses.replace(template, template=ask.prompt_text)
@@ -122,31 +226,117 @@ def _row(plate, template, prompt, ask: Ask, backend: Backend, reply, colour_set:
 
 def ask_plate(spec: PlateSpec, ask: Ask, backend: Backend, *, colour_set: str, run_id: str,
               secrets: Sequence[str | None] = ()) -> dict:
-    """Ask ``backend`` about the plate of ``spec`` once; the scored row in the results schema."""
+    """Ask a backend about the plate of ``spec`` once.
+
+    Parameters
+    ----------
+    spec : PlateSpec
+        The plate.
+    ask : Ask
+        The prompt and the image's condition.
+    backend : Backend
+        The model.
+    colour_set : str
+        The row's colour set (the palette name, or "custom").
+    run_id : str
+        The session's run id.
+    secrets : sequence of str or None
+        Keys to redact from the row.
+
+    Returns
+    -------
+    dict
+        The scored row in the results schema.
+
+    Raises
+    ------
+    ValueError
+        When the backend fails every request, with the redacted reason.
+    """
     return ask_one(spec, ask, backend, colour_set=colour_set, run_id=run_id, secrets=secrets)[0]
 
 
 def ask_one(spec: PlateSpec, ask: Ask, backend: Backend, *, colour_set: str, run_id: str,
             secrets: Sequence[str | None] = (), renderer: Callable = render) -> tuple[dict, Image.Image]:
-    """Like :func:`ask_plate`, also returning the image the model received (PIL RGB, sRGB 0-255).
-    ``renderer`` (spec -> Plate, e.g. a plates.explorer.plate.PlateCache) reuses a plate already on screen."""
+    """Like :func:`ask_plate`, also returning the image the model received.
+
+    Parameters
+    ----------
+    spec : PlateSpec
+        The plate.
+    ask : Ask
+        The prompt and the image's condition.
+    backend : Backend
+        The model.
+    colour_set : str
+        The row's colour set.
+    run_id : str
+        The session's run id.
+    secrets : sequence of str or None
+        Keys to redact from the row.
+    renderer : callable
+        Spec -> Plate (e.g. a `plates.explorer.plate.PlateCache`: reuses a plate already on screen).
+
+    Returns
+    -------
+    dict
+        The scored row.
+    PIL.Image.Image
+        The image as sent (PIL RGB, sRGB 0-255, after the condition).
+
+    Raises
+    ------
+    ValueError
+        When the backend fails every request, with the redacted reason.
+    """
     prepared = [_prepare(spec, ask, renderer)]
     row = next(_answer(prepared, ask, backend, colour_set, run_id, secrets))
     return row, prepared[0][3].turns[-1].images[-1]
 
 
 def sent(spec: PlateSpec, ask: Ask, renderer: Callable = render) -> tuple[Image.Image, str]:
-    """What a model receives when asked ``ask`` about ``spec``: the image as sent (PIL RGB, sRGB 0-255, after
-    the condition) and :func:`request_markdown` of the request (the same `_prepare` the asking uses)."""
+    """What a model receives when asked ``ask`` about ``spec`` (the same preparation the asking uses).
+
+    Parameters
+    ----------
+    spec : PlateSpec
+        The plate.
+    ask : Ask
+        The prompt and the image's condition.
+    renderer : callable
+        Spec -> Plate.
+
+    Returns
+    -------
+    PIL.Image.Image
+        The image as sent (PIL RGB, sRGB 0-255, after the condition).
+    str
+        :func:`request_markdown` of the request.
+    """
     _, _, prompt, query = _prepare(spec, ask, renderer)
     image = query.turns[-1].images[-1]
     return image, request_markdown(prompt, query, image)
 
 
 def request_markdown(prompt, query: Query, image: Image.Image) -> str:
-    """The exact request as Markdown: the filled prompt text (``{candidate}`` / ``{options}`` replaced), the
-    options with their letters, the expected answer and its text, temperature, max tokens and the image size
-    as sent (px). ``prompt`` is the rendered `plates.tasks.base.Question`; visitor text sits in code spans."""
+    """The exact request as Markdown; visitor text sits in code spans.
+
+    Parameters
+    ----------
+    prompt : Question
+        The rendered prompt (`plates.tasks.base.Question`).
+    query : Query
+        The request.
+    image : PIL.Image.Image
+        The image as sent.
+
+    Returns
+    -------
+    str
+        The filled prompt text (``{candidate}`` / ``{options}`` replaced), the options with their letters, the
+        expected answer and its text, temperature, max tokens, the image size as sent (px) and the answer
+        kind.
+    """
     def code(text: str) -> str:
         return "`` " + str(text).replace("`", "ˋ") + " ``"
 
@@ -166,11 +356,38 @@ def request_markdown(prompt, query: Query, image: Image.Image) -> str:
 
 def ask_many(specs: Sequence[PlateSpec], ask: Ask, backend: Backend, *, colour_set: str, run_id: str,
              secrets: Sequence[str | None] = (), renderer: Callable = render) -> Iterator[dict]:
-    """Ask about every spec (one batch, so API backends run them concurrently); yield rows as replies arrive
-    (a local Hugging Face model's all at once: `plates.explorer.backends.OneAtATime`). Every plate is drawn
+    """Ask about every spec in one batch (API backends run them concurrently); yield rows as replies arrive.
+
+    A local Hugging Face model's come all at once (`plates.explorer.backends.OneAtATime`). Every plate is
+    drawn
     before the batch is asked.
 
-    A backend failing on every request raises ValueError with the (redacted) reason.
+    Parameters
+    ----------
+    specs : sequence of PlateSpec
+        The plates.
+    ask : Ask
+        The prompt and the image's condition.
+    backend : Backend
+        The model.
+    colour_set : str
+        The rows' colour set.
+    run_id : str
+        The session's run id.
+    secrets : sequence of str or None
+        Keys to redact from the rows.
+    renderer : callable
+        Spec -> Plate.
+
+    Yields
+    ------
+    dict
+        Scored rows in the results schema, in order of arrival.
+
+    Raises
+    ------
+    ValueError
+        When the backend fails every request, with the redacted reason.
     """
     yield from _answer([_prepare(spec, ask, renderer) for spec in specs], ask, backend, colour_set, run_id, secrets)
 

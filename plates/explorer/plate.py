@@ -75,14 +75,51 @@ def label_space_choices() -> list[str]:
 
 
 def random_label(space: str, seed: int | None = None) -> str:
-    """A random label from ``space`` (plates.stimuli.ishihara.labels.LABEL_SPACES); seeded when ``seed`` is given."""
+    """A random label from a label space, seeded when ``seed`` is given.
+
+    Parameters
+    ----------
+    space : str
+        A label space name, one of `plates.stimuli.ishihara.labels.LABEL_SPACES` (``cbe``: "0"-"99", HueManity
+        numeric and alnum).
+    seed : int or None
+        Seed of numpy's ``default_rng``; None draws a fresh label each call.
+
+    Returns
+    -------
+    str
+        The label.
+
+    Raises
+    ------
+    ValueError
+        When ``space`` is unknown (the message lists the allowed spaces).
+    """
     if space not in LABEL_SPACES:
         raise ValueError(f"unknown label space {space!r}; allowed: {', '.join(LABEL_SPACES)}")
     return _random_label(space, np.random.default_rng(seed))
 
 
 def parse_hex(value: str, what: str) -> tuple[int, int, int]:
-    """``"#rrggbb"`` / ``"rgb(r,g,b)"`` (sRGB 0-255) -> triple, or ValueError naming ``what`` and the forms."""
+    """A colour control's text as an sRGB 0-255 triple.
+
+    Parameters
+    ----------
+    value : str
+        ``"#rrggbb"`` or ``"rgb(r, g, b)"`` (sRGB 0-255), as a colour picker sends it.
+    what : str
+        Which control it came from (``"foreground"``, ``"background"``), named in the error.
+
+    Returns
+    -------
+    tuple of int
+        ``(r, g, b)``, sRGB 0-255.
+
+    Raises
+    ------
+    ValueError
+        When ``value`` is not a colour: the message names ``what``, the value and the allowed forms.
+    """
     try:
         return tuple(int(c) for c in parse_colour(value))  # type: ignore[return-value]
     except (ValueError, TypeError) as exc:
@@ -95,11 +132,32 @@ def parse_hex(value: str, what: str) -> tuple[int, int, int]:
 class Controls:
     """Everything the plate panel sets, as plain values.
 
-    Colours: ``"#rrggbb"`` sRGB 0-255 (used when ``colour_pair`` is :data:`CUSTOM`). ``delta_e``: CIEDE2000
-    target, 0 = the colours as given. ``dot_min``/``dot_max``: dot radii in px, 0 = automatic (4-15 px at
-    900 px, scaled). ``density``: dot coverage 0.05-0.80. ``jitter``: 0-1 times HueManity §3's jitter.
-    ``size``: px. ``seed``: integer >= 0. ``style``: how dots are packed (`plates.stimuli.ishihara.styles`:
-    dense, or the papers' Monte Carlo cbe / huemanity, which fix the density: theirs stop after their tries).
+    Attributes
+    ----------
+    colour_pair : str
+        A preset name (`colour_pair_choices`) or :data:`CUSTOM` for the two pickers.
+    foreground, background : str
+        ``"#rrggbb"`` sRGB 0-255; used when ``colour_pair`` is :data:`CUSTOM`.
+    delta_e : float
+        CIEDE2000 target between foreground and background; 0 = the colours as given.
+    font : str
+        A font name (`font_names`), or in local mode a .ttf/.otf path.
+    text : str
+        The label to draw.
+    dot_min, dot_max : float
+        Dot radii in px; 0 = automatic (3-15 px at 900 px, scaled with the size: :func:`auto_radii`).
+    density : float
+        Dot coverage target, 0-1 (the dense style only: :func:`density_is_free`).
+    jitter : float
+        0-1 times HueManity §3's colour jitter.
+    size : int
+        Plate side in px.
+    seed : int
+        Integer >= 0.
+    style : str
+        How dots are packed (`plates.stimuli.ishihara.styles`: dense, or the papers' Monte Carlo cbe /
+        huemanity,
+        which fix the density: theirs stop after their tries).
     """
 
     colour_pair: str
@@ -123,8 +181,27 @@ def style_choices() -> list[str]:
 
 
 def density_is_free(style: str) -> bool:
-    """Whether the Density control applies to ``style``: only the dense packing stops at a coverage; the
-    Monte Carlo styles (CBE App. D, HueManity §3) stop after their tries, at `DEFAULT_DENSITY` in the spec."""
+    """Whether the Density control applies to ``style``.
+
+    Only the dense packing stops at a coverage; the Monte Carlo styles (CBE App. D, HueManity §3) stop after
+    their
+    tries, at `DEFAULT_DENSITY` in the spec.
+
+    Parameters
+    ----------
+    style : str
+        A plate style name (`plates.stimuli.ishihara.styles.STYLES`).
+
+    Returns
+    -------
+    bool
+        True when the style packs to a coverage target.
+
+    Raises
+    ------
+    ValueError
+        When ``style`` is unknown (`plates.stimuli.ishihara.styles.get_style`).
+    """
     return get_style(style).tries is None
 
 
@@ -133,9 +210,28 @@ DENSITY_LABEL = "Density: the dense packing adds dots until they cover this shar
 
 
 def density_info(style: str) -> str:
-    """The line under the Density control for ``style``: how the drawn coverage relates to it (dense), or
-    what fixes it instead (the Monte Carlo styles: their tries), so the control is never silently ignored.
+    """The line under the Density control for ``style``.
 
+    It says how the drawn coverage relates to the control (dense), or what fixes it instead (the Monte Carlo
+    styles: their tries), so the control is never silently ignored.
+
+    Parameters
+    ----------
+    style : str
+        A plate style name (`plates.stimuli.ishihara.styles.STYLES`).
+
+    Returns
+    -------
+    str
+        One sentence of plain text.
+
+    Raises
+    ------
+    ValueError
+        When ``style`` is unknown.
+
+    Examples
+    --------
     >>> density_info("huemanity")
     'fixed by the huemanity style: it packs 30,000 tries, whatever this control says (coverage drawn: the line above the plate)'
     """
@@ -148,7 +244,23 @@ def density_info(style: str) -> str:
 
 
 def preset_hex(name: str) -> tuple[str, str]:
-    """The first foreground and background colours of a preset, as ``"#rrggbb"`` (sRGB 0-255)."""
+    """The first foreground and background colours of a preset.
+
+    Parameters
+    ----------
+    name : str
+        A palette name (`plates.stimuli.ishihara.palettes.PALETTES`).
+
+    Returns
+    -------
+    tuple of str
+        ``(foreground, background)``, each ``"#rrggbb"`` (sRGB 0-255).
+
+    Raises
+    ------
+    ValueError
+        When ``name`` is not a palette.
+    """
     pal = palettes.get_palette(name)
     return to_hex(pal.foreground[0]), to_hex(pal.background[0])
 
@@ -184,12 +296,34 @@ def _groups(c: Controls) -> dict[str, dict[str, object]]:
 
 
 def controls_to_spec(c: Controls, policy: Policy = Policy(), base: PlateSpec | None = None) -> PlateSpec:
-    """The validated spec for the panel's controls (ValueError naming any bad value and what is allowed, in
-    the panel's own words).
+    """The validated spec for the panel's controls.
 
     With ``base`` (a pasted, uploaded or linked spec), only the controls whose value differs from what
-    ``base`` shows change it: fields the controls cannot show (several colours, separate jitters, gap, canvas)
-    survive, so a pasted spec reproduces its plate exactly.
+    ``base``
+    shows change it: fields the controls cannot show (several colours, separate jitters, gap, canvas) survive,
+    so
+    a pasted spec reproduces its plate exactly.
+
+    Parameters
+    ----------
+    c : Controls
+        The panel's values (colours sRGB 0-255 hex, ΔE2000, radii and size in px).
+    policy : Policy
+        What this server allows (public mode: font by name, plate size, text length, colours per list).
+    base : PlateSpec or None
+        The spec the controls were last set from, or None to build a spec from the controls alone.
+
+    Returns
+    -------
+    PlateSpec
+        The spec; ``base`` itself when no control changed it.
+
+    Raises
+    ------
+    ValueError
+        Naming any bad value and what is allowed, in the panel's own words (empty text, a font, size, text or
+        colour list the policy refuses, a bad dot radius range, an unknown colour pair, a number out of
+        range).
     """
     if not isinstance(c.text, str) or not c.text.strip():
         raise ValueError(f"text {c.text!r} is empty; {EMPTY_TEXT_HINT}")
@@ -212,21 +346,56 @@ EMPTY_TEXT_HINT = "type the label to draw (e.g. '12' or 'A7'), or press a 'rando
 
 
 def auto_radii(size: int) -> tuple[float, float]:
-    """The dot radii (min, max) in px a plate of ``size`` px gets when the radius controls are 0 (automatic):
-    3 and 15 px at 900 px, scaled with the size (plates.stimuli.ishihara.plate)."""
+    """The dot radii a plate gets when the radius controls are 0 (automatic).
+
+    Parameters
+    ----------
+    size : int
+        Plate side in px.
+
+    Returns
+    -------
+    tuple of float
+        ``(min, max)`` in px: 3 and 15 px at 900 px, scaled with the size (`plates.stimuli.ishihara.plate`).
+    """
     return MIN_RADIUS_900 * size / 900, MAX_RADIUS_900 * size / 900
 
 
 def dot_limit(size: int) -> float:
-    """The largest dot radius in px a plate of ``size`` px takes: an eighth of its size (PlateSpec's bound),
-    rounded down to the sliders' 0.5 px step."""
+    """The largest dot radius a plate takes: an eighth of its size, rounded down to 0.5 px.
+
+    Parameters
+    ----------
+    size : int
+        Plate side in px.
+
+    Returns
+    -------
+    float
+        The limit in px, a multiple of the sliders' 0.5 px step.
+    """
     return math.floor(size / 8 * 2) / 2
 
 
 def check_dots(dot_min, dot_max, size: int) -> None:
-    """ValueError, in the panel's words, unless the dot radius controls (px; 0 = automatic) make a valid range
-    for a ``size`` px plate: each set value within 0.5 px to an eighth of the size, and min <= max, where an
-    automatic end takes its value at this size (:func:`auto_radii`)."""
+    """Check that the dot radius controls make a valid range for a plate of ``size`` px.
+
+    Each set value must lie within 0.5 px to an eighth of the size, and min <= max, where an automatic end
+    takes
+    its value at this size (:func:`auto_radii`).
+
+    Parameters
+    ----------
+    dot_min, dot_max : float or str
+        The radius controls in px; 0 (or empty) = automatic.
+    size : int
+        Plate side in px.
+
+    Raises
+    ------
+    ValueError
+        In the panel's words, naming the bad radius and the allowed range.
+    """
     lo_auto, hi_auto = auto_radii(size)
     limit = dot_limit(size)
     values = {}
@@ -251,9 +420,19 @@ def check_dots(dot_min, dot_max, size: int) -> None:
 
 
 def dot_slider_limits(spec: PlateSpec) -> tuple[float, float]:
-    """Upper ends (px) of the two dot radius sliders for ``spec``: the min slider up to the radius max in
-    use (set or automatic), the max slider up to an eighth of the plate size: the sliders offer valid
-    values."""
+    """Upper ends of the two dot radius sliders for ``spec``, so that the sliders offer valid values only.
+
+    Parameters
+    ----------
+    spec : PlateSpec
+        The plate on screen.
+
+    Returns
+    -------
+    tuple of float
+        ``(min slider, max slider)`` in px: the min slider up to the radius max in use (set or automatic), the
+        max slider up to an eighth of the plate size (:func:`dot_limit`).
+    """
     limit = dot_limit(spec.size)
     return min(math.floor(spec.r_max * 2) / 2, limit), limit
 
@@ -270,9 +449,30 @@ def _colour_count(value) -> int:
 
 
 def check_policy(font, size, text, policy: Policy, colours=()) -> None:
-    """ValueError unless the font, size (px), text and colour lists (each a colour field of a spec: None, a
-    colour or a list) are allowed by ``policy``. Public mode takes a font by name only (never a server path),
-    so this runs before anything opens a font file."""
+    """Check a font, size, text and colour lists against ``policy``.
+
+    Public mode takes a font by name only (never a server path), so this runs before anything opens a font
+    file.
+
+    Parameters
+    ----------
+    font : str
+        A font name or path.
+    size : int or None
+        Plate side in px; None skips the size check.
+    text : str
+        The label to draw.
+    policy : Policy
+        This server's limits (`plates.explorer.policy.Policy`).
+    colours : sequence
+        The spec's ``(foreground, background)`` colour fields, each None, a colour or a list of colours (sRGB
+        0-255); empty skips the check.
+
+    Raises
+    ------
+    ValueError
+        Naming the font, size, text length or colour count refused and what is allowed.
+    """
     if policy.public and font not in font_names():
         raise ValueError(f"font {font!r} is not allowed here; allowed: {', '.join(font_names())}")
     if size is not None:
@@ -289,10 +489,22 @@ def spec_to_controls(spec: PlateSpec) -> Controls:
     """The panel's controls that show ``spec`` (the inverse of :func:`controls_to_spec` where it can be).
 
     For a preset the colour pickers only show colours, so they show the first foreground and background
-    colours as drawn (sRGB 0-255 hex), after a ΔE2000 target has moved the background: the swatches match the
-    plate. For custom colours the pickers are the colours given (ΔE2000 moves the background from there;
-    showing the moved colour would move it again on the next change); :func:`drawn_swatches` shows what is
-    drawn.
+    colours
+    as drawn (sRGB 0-255 hex), after a ΔE2000 target has moved the background: the swatches match the plate.
+    For
+    custom colours the pickers are the colours given (ΔE2000 moves the background from there; showing the
+    moved
+    colour would move it again on the next change); :func:`drawn_swatches` shows what is drawn.
+
+    Parameters
+    ----------
+    spec : PlateSpec
+        The plate to show.
+
+    Returns
+    -------
+    Controls
+        The values to put into the panel; jitter as a 0-1 fraction of HueManity's, rounded to 4 places.
     """
     drawn_fg, drawn_bg = spec.colours if spec.palette else (spec.foreground, spec.background)
     jitter = spec.jitter_shift / HUEMANITY_JITTER["jitter_shift"]
@@ -310,9 +522,22 @@ ROLE_SWAP_NOTE = ("HueManity's released code paints Table 7's 'Background' colou
 
 
 def drawn_swatches(spec: PlateSpec) -> str:
-    """HTML swatches of the colours ``spec`` draws, named by what they paint: on the text, then on the field
-    (sRGB 0-255 hex; after any ΔE2000 move), with the released-code role swap stated when the spec uses it.
-    Built only from validated colour triples and fixed text, so it carries no visitor text."""
+    """HTML swatches of the colours ``spec`` draws, named by what they paint: on the text, then on the field.
+
+    Built only from validated colour triples and fixed text, so it carries no visitor text.
+
+    Parameters
+    ----------
+    spec : PlateSpec
+        The plate on screen.
+
+    Returns
+    -------
+    str
+        An HTML ``div``: one chip per colour (sRGB 0-255 hex, after any ΔE2000 move), the first pair as text,
+        and
+        the released-code role swap (:data:`ROLE_SWAP_NOTE`) when the spec uses it.
+    """
 
     def chips(colours) -> str:
         return "".join(
@@ -329,8 +554,20 @@ def drawn_swatches(spec: PlateSpec) -> str:
 
 
 def plate_caption(plate: Plate) -> str:
-    """What the Model tab says about the plate a model will be asked about (Markdown): its text, colours,
-    ΔE2000 drawn (mean over the foreground x background pairs) and asked, font, size and seed."""
+    """What the Model tab says about the plate a model will be asked about.
+
+    Parameters
+    ----------
+    plate : Plate
+        The rendered plate.
+
+    Returns
+    -------
+    str
+        Markdown: its text, colours, ΔE2000 drawn (mean over the foreground x background pairs) and asked,
+        font,
+        size (px) and seed.
+    """
     spec, s = plate.spec, plate.stats
     asked = f" (asked {spec.delta_e:.2f})" if spec.delta_e else ""
     return (f"**Asks about the plate on the Plate tab:** text `{spec.text}` · "
@@ -342,7 +579,17 @@ def plate_caption(plate: Plate) -> str:
 # --------------------------------------------------------------------------------------------------- rendering
 @dataclass(frozen=True)
 class Views:
-    """A rendered plate and its views (PIL RGB, sRGB 0-255), keyed as :data:`VIEWS`, plus the stats line."""
+    """A rendered plate and its views, plus the stats line.
+
+    Attributes
+    ----------
+    plate : Plate
+        The rendered plate.
+    images : dict of str to PIL.Image.Image
+        Each view (PIL RGB, sRGB 0-255), keyed as :data:`VIEWS`.
+    stats : str
+        :func:`stats_text`'s line.
+    """
 
     plate: Plate
     images: dict[str, Image.Image]
@@ -350,10 +597,19 @@ class Views:
 
 
 class PlateCache:
-    """The last few rendered plates by spec (an LRU of ``maxsize``), so asking a model about the plate on
-    screen does not render it again; a plate not there is drawn by ``render`` (spec -> Plate: `render`, or a
-    worker process's, `plates.explorer.pool.ExplorerPool.render_plate`). Thread-safe; one per app, never
-    module state."""
+    """The last few rendered plates by spec: asking about the plate on screen does not render it again.
+
+    Thread-safe; one per app, never module state. Calling the cache with a spec returns its plate, drawing it
+    with ``render`` when it is not there.
+
+    Parameters
+    ----------
+    maxsize : int
+        How many plates it keeps (least recently used dropped first).
+    render : callable
+        Spec -> Plate for a plate not there: `render`, or a worker process's
+        (`plates.explorer.pool.ExplorerPool.render_plate`).
+    """
 
     def __init__(self, maxsize: int = 16, render: Callable[[PlateSpec], Plate] = render) -> None:
         self.maxsize, self._render = maxsize, render
@@ -366,7 +622,18 @@ class PlateCache:
         return self.put(self._render(spec) if plate is None else plate)
 
     def put(self, plate: Plate) -> Plate:
-        """Remember ``plate`` (rendered elsewhere: a worker process) as its spec's, most recently used."""
+        """Remember ``plate`` (rendered elsewhere: a worker process) as its spec's, most recently used.
+
+        Parameters
+        ----------
+        plate : Plate
+            The rendered plate.
+
+        Returns
+        -------
+        Plate
+            ``plate`` itself.
+        """
         with self._lock:
             self._plates.pop(plate.spec, None)
             self._plates[plate.spec] = plate  # most recently used last
@@ -378,9 +645,30 @@ class PlateCache:
 def render_views(spec: PlateSpec, *, cvd: bool = True, renderer=render) -> Views:
     """Render ``spec`` and its views: plate, clear plate, mask, and (when ``cvd``) protan/deutan/tritan.
 
-    CVD views simulate dichromacy at severity 1 (Machado et al. 2009, plates.conditions.cvd_view). The
-    simulation is a function of each pixel's colour alone, so it is applied to the dots' colours (and the
-    canvas) and the dots are painted again: the same pixels as simulating the whole image, far faster.
+    CVD views simulate dichromacy at severity 1 (`plates.conditions.cvd_view`). The simulation is a function
+    of
+    each pixel's colour alone, so it is applied to the dots' colours (and the canvas) and the dots are painted
+    again: the same pixels as simulating the whole image, far faster.
+
+    Parameters
+    ----------
+    spec : PlateSpec
+        The plate to draw.
+    cvd : bool
+        Whether to add the three dichromat simulations.
+    renderer : callable
+        Spec -> Plate (`render`, or a cache: :class:`PlateCache`).
+
+    Returns
+    -------
+    Views
+        The plate, its views (PIL RGB, sRGB 0-255) and the stats line.
+
+    References
+    ----------
+    Machado, G. M., Oliveira, M. M. and Fernandes, L. A. F. (2009). A physiologically-based model for
+    simulation
+    of color vision deficiency. IEEE TVCG 15(6), §4 (the simulation matrices at severity 1).
     """
     plate = renderer(spec)
     images = {"plate": plate.image, "clear": plate.variant("clear"), "mask": plate.variant("mask")}
@@ -396,21 +684,40 @@ def render_views(spec: PlateSpec, *, cvd: bool = True, renderer=render) -> Views
 
 
 def png_bytes(image: Image.Image) -> bytes:
-    """Lossless PNG of ``image`` (plates.images.encode_png, unfiltered, ISA-L deflate level 1): the exact pixels,
-    encoded fast enough for a live view. A `plates.images.StoredPng` (an image a worker process encoded with
-    this function, `plates.explorer.pool`) gives the bytes it holds."""
+    """Lossless PNG of ``image``: the exact pixels, encoded fast enough for a live view.
+
+    Parameters
+    ----------
+    image : PIL.Image.Image
+        An RGB image (sRGB 0-255). A `plates.images.StoredPng` (an image a worker process encoded with this
+        function, `plates.explorer.pool`) gives the bytes it holds.
+
+    Returns
+    -------
+    bytes
+        PNG (`plates.images.encode_png`: unfiltered, ISA-L deflate level 1).
+    """
     if isinstance(image, StoredPng) and image.stored is not None:
         return image.stored
     return encode_png(image, 1)
 
 
 class SentColours:
-    """The colours each session's renders last put into the two colour pickers (hex, lower case), so that a
-    picker's ``change`` event can tell the app's own update from the visitor's typed or dragged colour.
+    """The colours each session's renders last put into the two colour pickers (hex, lower case).
 
-    Needed because a picker's ``change`` fires on both: during fast ΔE changes an earlier render's colour arrives
-    after the slider has moved on, and was taken for the visitor's own (the plate went custom with a stale
-    background). Bounded: the last ``per_session`` pairs of the last ``sessions`` sessions.
+    A picker's ``change`` event fires both on the app's own update and on the visitor's typed or dragged
+    colour;
+    this tells them apart. During fast ΔE changes an earlier render's colour arrives after the slider has
+    moved
+    on, and was taken for the visitor's own (the plate went custom with a stale background). Bounded: the last
+    ``per_session`` pairs of the last ``sessions`` sessions.
+
+    Parameters
+    ----------
+    sessions : int
+        How many sessions it remembers (least recently used dropped first).
+    per_session : int
+        How many colour pairs it remembers per session.
 
     Examples
     --------
@@ -426,6 +733,15 @@ class SentColours:
         self._lock = threading.Lock()
 
     def remember(self, session: str | None, foreground: str, background: str) -> None:
+        """Record a colour pair a render sent to the pickers of ``session``.
+
+        Parameters
+        ----------
+        session : str or None
+            The Gradio session hash; None records nothing.
+        foreground, background : str
+            ``"#rrggbb"`` (sRGB 0-255), any case.
+        """
         if session is None:
             return
         with self._lock:
@@ -436,13 +752,38 @@ class SentColours:
                 self._pairs.popitem(last=False)
 
     def was_sent(self, session: str | None, foreground: str, background: str) -> bool:
+        """Whether ``session``'s renders sent this colour pair (the app's own update, not the visitor's).
+
+        Parameters
+        ----------
+        session : str or None
+            The Gradio session hash; None matches nothing.
+        foreground, background : str
+            ``"#rrggbb"`` (sRGB 0-255), any case.
+
+        Returns
+        -------
+        bool
+            True when the pair is among the session's last sent pairs.
+        """
         with self._lock:
             return (foreground.lower(), background.lower()) in self._pairs.get(session or "", ())
 
 
 def stats_text(plate: Plate) -> str:
-    """One line of the plate's stats: dots, coverage (0-1 as %), text coverage, and the CIEDE2000 achieved
-    (mean over the palette's foreground x background pairs, and the smallest pair when they differ) vs asked."""
+    """One line of the plate's stats.
+
+    Parameters
+    ----------
+    plate : Plate
+        The rendered plate.
+
+    Returns
+    -------
+    str
+        Dots, coverage and text coverage (0-1 as %), and the CIEDE2000 achieved (mean over the palette's
+        foreground x background pairs, and the smallest pair when they differ) vs asked.
+    """
     s = plate.stats
     target = plate.spec.delta_e
     asked = f" (asked {target:.2f})" if target else " (colours as given)"

@@ -46,9 +46,22 @@ PROVIDERS: tuple[tuple[str, str], ...] = (
 
 
 def is_loopback(host: str) -> bool:
-    """True when the server address ``host`` is reachable from this machine only (``localhost``, 127.0.0.0/8,
-    ``::1``); False for any other address or name (``0.0.0.0`` listens on every interface).
+    """Whether the server address ``host`` is reachable from this machine only.
 
+    Parameters
+    ----------
+    host : str
+        A bind address or name (IPv6 brackets allowed).
+
+    Returns
+    -------
+    bool
+        True for ``localhost``, 127.0.0.0/8 and ``::1``; False for any other address or name (``0.0.0.0``
+        listens
+        on every interface).
+
+    Examples
+    --------
     >>> is_loopback("127.0.0.1"), is_loopback("localhost"), is_loopback("::1"), is_loopback("0.0.0.0")
     (True, True, True, False)
     """
@@ -63,25 +76,54 @@ def is_loopback(host: str) -> bool:
 
 @dataclass(frozen=True)
 class Policy:
-    """What a visitor may ask for. Public mode is the safe-to-leave-running Space: :meth:`from_env` chooses it
-    on a hosted Space (`plates.admission.hosted_space`, always) and on any address other than loopback unless the
-    operator says ``--private`` / ``PLATES_PUBLIC=0``; a server bound to loopback is private (its one user is
-    on this machine) unless ``PLATES_PUBLIC=1``. ``reason`` says in words why this mode was chosen.
+    """What a visitor may ask for.
 
-    ``providers``: (name, base URL) of the public endpoints a visitor may use with their own key
-    (:data:`PROVIDERS`; tests inject a loopback server here, production never reads it from the environment).
-    ``allowed_base_urls``: further OpenAI-compatible endpoints the operator allows in public mode (env
-    ``PLATES_ALLOWED_BASE_URLS``, comma-separated; empty = none). ``allowed_hf_models``: Hugging Face ids that
-    may be loaded in public mode (env ``PLATES_ALLOWED_HF_MODELS``; empty = none). Sizes are pixels.
-    ``key_endpoint``: the one base URL the server's own ``OPENAI_API_KEY`` is sent to in private mode (env
-    ``OPENAI_BASE_URL``, else :data:`DEFAULT_KEY_ENDPOINT`; empty = never): a key comes only with its configured
-    endpoint, never with a URL a visitor typed. Public mode never sends the server's key at all.
+    Public mode is the safe-to-leave-running Space: :meth:`from_env` chooses it on a hosted Space
+    (`plates.admission.hosted_space`, always) and on any address other than loopback unless the operator says
+    ``--private`` / ``PLATES_PUBLIC=0``; a server bound to loopback is private (its one user is on this
+    machine)
+    unless ``PLATES_PUBLIC=1``. Public mode never sends the server's key at all. Caps on everything a visitor
+    sends keep every input's cost bounded (a spec's foreground x background pairs cost the product of the two
+    list lengths).
 
-    Caps on everything a visitor sends, so no input's cost grows without bound (a spec's foreground x
-    background pairs cost the product of the two list lengths): ``max_spec_chars`` (a pasted, uploaded or
-    linked spec's JSON), ``max_colours`` (each colour list of a spec), ``max_prompt_chars`` (an edited
-    prompt), ``max_field_chars`` (a model id, API model name or base URL), ``max_compare_models`` (models
-    asked side by side, `plates.explorer.compare`).
+    Attributes
+    ----------
+    public : bool
+        Public mode.
+    providers : tuple of (str, str)
+        (name, base URL) of the public endpoints a visitor may use with their own key (:data:`PROVIDERS`;
+        tests
+        inject a loopback server here, production never reads it from the environment).
+    allowed_base_urls : tuple of str
+        Further OpenAI-compatible endpoints the operator allows in public mode (env
+        ``PLATES_ALLOWED_BASE_URLS``,
+        comma-separated; empty = none).
+    allowed_hf_models : tuple of str
+        Hugging Face ids that may be loaded in public mode (env ``PLATES_ALLOWED_HF_MODELS``; empty = none).
+    key_endpoint : str
+        The one base URL the server's own ``OPENAI_API_KEY`` is sent to in private mode (env
+        ``OPENAI_BASE_URL``,
+        else :data:`DEFAULT_KEY_ENDPOINT`; empty = never): a key comes only with its configured endpoint,
+        never
+        with a URL a visitor typed.
+    max_plate_size, min_plate_size : int
+        Plate and image side range, px.
+    max_sweep_points : int
+        Most points of a ΔE2000 sweep.
+    max_text_chars : int
+        Longest plate text, characters.
+    max_spec_chars : int
+        Longest pasted, uploaded or linked spec JSON, characters.
+    max_colours : int
+        Most colours in each colour list of a spec.
+    max_prompt_chars : int
+        Longest edited prompt, characters.
+    max_field_chars : int
+        Longest model id, API model name or base URL, characters.
+    max_compare_models : int
+        Most models asked side by side (`plates.explorer.compare`).
+    reason : str
+        Why this mode was chosen, in words.
     """
 
     public: bool = False
@@ -168,7 +210,18 @@ class Policy:
         return tuple(dict.fromkeys([url for _, url in self.providers] + list(self.allowed_base_urls)))
 
     def provider_name(self, base_url: str) -> str:
-        """The provider's name for ``base_url`` (trailing slash ignored), or the URL itself."""
+        """The provider's name for ``base_url``, or the URL itself.
+
+        Parameters
+        ----------
+        base_url : str
+            An endpoint (trailing ``/`` ignored).
+
+        Returns
+        -------
+        str
+            The name in ``providers``, else the stripped URL.
+        """
         url = base_url.strip().rstrip("/")
         return next((name for name, known in self.providers if known == url), url)
 

@@ -80,9 +80,36 @@ COLOUR_VISION_CHOICES = (("Prefer not to say", ""), *((label, key) for key, labe
 
 @dataclass(frozen=True)
 class QuizConfig:
-    """How the quiz tab runs: the plates' palette (a `plates.stimuli.ishihara.palettes.PALETTES` name), plate
-    trials per person, the illusion kind (None: plates only) and its trials, image size (px), the per-session
-    limits, and how many sessions a browser session may start."""
+    """How the quiz tab runs.
+
+    Attributes
+    ----------
+    palette : str
+        The plates' colour set (a `plates.stimuli.ishihara.palettes.PALETTES` name).
+    trials : int
+        Plate trials per person, 1 to ``limits.max_answers``.
+    illusion : str or None
+        The illusion kind (:data:`QUIZ_ILLUSIONS`); None: plates only.
+    illusion_trials : int
+        Illusion trials per person, 0 to ``limits.max_answers``.
+    size : int
+        Image side in px, 64-1024.
+    limits : QuizLimits
+        The per-session limits (`plates.runs.quiz.QuizLimits`).
+    max_sessions : int
+        Quizzes a browser session may start, >= 1.
+    centre : str
+        The directions mode's one colour centre (`plates.runs.ellipse_plan.parse_centres`).
+    directions : int
+        The directions mode's directions around the centre.
+    direction_trials : int
+        Trials per direction; ``directions x direction_trials`` is 1 to ``limits.max_answers``.
+
+    Raises
+    ------
+    ValueError
+        On construction, naming the bad field and what is allowed.
+    """
 
     palette: str = "huemanity-01"
     trials: int = 24
@@ -140,8 +167,20 @@ def mode_choices(config: QuizConfig) -> list[tuple[str, str]]:
 
 
 def consent_text(config: QuizConfig) -> str:
-    """The consent and display note shown before the first image (`plates.runs.quiz.CONSENT`), what the
-    directions mode shows with its display caveat, and where answers go when they are pushed."""
+    """The consent and display note shown before the first image (`plates.runs.quiz.CONSENT`).
+
+    Parameters
+    ----------
+    config : QuizConfig
+        The quiz's settings (trial counts, directions).
+
+    Returns
+    -------
+    str
+        Markdown: the consent with the number of images, what the directions mode shows with its display
+        caveat,
+        and where answers go when they are pushed (`plates.integrations.answers_push.PUSH_NOTE`).
+    """
     directions = (f"\n\n**Or measure your own colour ellipse** (choose it below): {config.directions * config.direction_trials} "
                   "dot plates around one colour, each number a little off that colour in one of "
                   f"{config.directions} directions; the differences shrink until you can just read them. "
@@ -152,17 +191,48 @@ def consent_text(config: QuizConfig) -> str:
 def start_session(config: QuizConfig, *, agreed: bool, started: int, client: str = "",
                   admission: Admission | None = None, mode: str = "plates",
                   colour_vision: str | None = None) -> PersonSession:
-    """A new quiz session once the person has agreed; ``started`` is how many this browser session has begun;
-    ``mode`` one of `MODES` ("plates": `QuizSession`, "directions": `DirectionsSession` at ``config.centre``);
-    ``colour_vision`` the person's optional self-reported type (`plates.runs.quiz.COLOUR_VISION`, "" or None:
-    not given), checked before anything starts.
-    ValueError (in words) without consent or past ``config.max_sessions``. With ``admission`` (public mode),
-    `plates.admission.Refused` first when the server is over its memory budget, when ``client`` (the
-    sender's address: a fresh browser session is no fresh allowance) has started too many quizzes lately, or
-    when the most quizzes at once are running; the session then holds a slot until it is released or idle
-    for the slot's time to live. Results go to the folder in ``PLATES_HUMAN_RESULTS`` (read by
+    """A new quiz session once the person has agreed.
+
+    With ``admission`` (public mode), the server's limits come first; the session then holds a slot until it
+    is
+    released or idle for the slot's time to live. Results go to the folder in ``PLATES_HUMAN_RESULTS`` (read
+    by
     `QuizSession.start`), or stay in memory when it is unset; with ``admission``, at most ``client``'s share of
-    that folder (``admission.quiz_store``), past which the quiz goes on without storing."""
+    that folder (``admission.quiz_store``), past which the quiz goes on without storing.
+
+    Parameters
+    ----------
+    config : QuizConfig
+        The quiz's settings.
+    agreed : bool
+        Whether the consent box is ticked.
+    started : int
+        How many quizzes this browser session has begun.
+    client : str
+        The sender's address (a fresh browser session is no fresh allowance).
+    admission : Admission or None
+        The server's limits (public mode), or None.
+    mode : str
+        One of :data:`MODES`: "plates" (`QuizSession`) or "directions" (`DirectionsSession` at
+        ``config.centre``).
+    colour_vision : str or None
+        The person's optional self-reported type (`plates.runs.quiz.COLOUR_VISION`; "" or None: not given),
+        checked before anything starts.
+
+    Returns
+    -------
+    PersonSession
+        The session.
+
+    Raises
+    ------
+    ValueError
+        In words: an unknown mode or colour-vision type, no consent, or past ``config.max_sessions``.
+    plates.admission.Refused
+        With ``admission``: the server is over its memory budget, ``client`` has started too many quizzes
+        lately,
+        or the most quizzes at once are running.
+    """
     check_choice("mode", mode, [m for m, _ in MODES])
     if not agreed:
         raise ValueError("please read the note and tick the box to agree before starting")
@@ -186,8 +256,27 @@ def start_session(config: QuizConfig, *, agreed: bool, started: int, client: str
 
 
 def append_key(text: str | None, key: str, max_text: int) -> str:
-    """The answer box after pressing an on-screen key (`ANSWER_KEYS`): a digit or "?" appended (at most
-    ``max_text`` characters), "⌫" deletes the last character."""
+    """The answer box after pressing an on-screen key.
+
+    Parameters
+    ----------
+    text : str or None
+        The answer box's text.
+    key : str
+        One of :data:`ANSWER_KEYS`: a digit or "?" is appended, "⌫" deletes the last character.
+    max_text : int
+        The longest answer kept, in characters.
+
+    Returns
+    -------
+    str
+        The new text.
+
+    Raises
+    ------
+    ValueError
+        When ``key`` is not an on-screen key.
+    """
     text = text or ""
     if key not in ANSWER_KEYS:
         raise ValueError(f"key {key!r} is not known; allowed: {' '.join(ANSWER_KEYS)}")
@@ -197,16 +286,42 @@ def append_key(text: str | None, key: str, max_text: int) -> str:
 
 
 def progress_text(session: PersonSession, trial: Trial) -> str:
-    """"Image n of N" and what to do with ``trial``, the image on screen, and why answers are no longer stored
-    when they are not (`QuizSession.store_note`)."""
+    """"Image n of N" and what to do with the image on screen.
+
+    Parameters
+    ----------
+    session : PersonSession
+        The person's session.
+    trial : Trial
+        The trial on screen.
+
+    Returns
+    -------
+    str
+        Markdown; with why answers are no longer stored when they are not (`QuizSession.store_note`).
+    """
     what = "which square looks darker?" if trial.block == "illusion" else "type the number you see, or `?`."
     note = f"\n\n*{session.store_note}*" if session.store_note else ""
     return f"**Image {trial.number} of {session.trials}** · {what}{note}"
 
 
 def illusion_magnitude(estimate: AdaptiveEstimate, staircase: Staircase) -> tuple[float, float, float]:
-    """(magnitude, low, high) in ΔE2000 from a PSE estimate in the A/B frame (+ = A lighter): −PSE when the
-    illusion makes A look lighter, +PSE when it makes B look lighter (module docstring)."""
+    """The illusion's magnitude from a PSE estimate in the A/B frame (+ = A lighter).
+
+    Parameters
+    ----------
+    estimate : AdaptiveEstimate
+        The illusion block's PSE estimate, ΔE2000 (CIEDE2000).
+    staircase : Staircase
+        The illusion block's staircase (its stimulus says which target the illusion makes look lighter).
+
+    Returns
+    -------
+    tuple of float
+        (magnitude, low, high) in ΔE2000: −PSE when the illusion makes A look lighter, +PSE when it makes B
+        look
+        lighter (module docstring); the 95% interval's ends in order.
+    """
     induced = render(staircase.stimulus).truth.get("induced_lighter")
     sign = -1.0 if induced != "B" else 1.0
     ends = sorted((sign * estimate.ci_low, sign * estimate.ci_high))
@@ -215,9 +330,23 @@ def illusion_magnitude(estimate: AdaptiveEstimate, staircase: Staircase) -> tupl
 
 @dataclass(frozen=True)
 class ModelEstimate:
-    """One model's estimate beside the person's: ``measure`` "threshold" (plates, ΔE2000) or "magnitude"
-    (illusion, ΔE2000), the value and its 95% interval (±inf where open), the answers it rests on, and how it
-    was measured (``how``)."""
+    """One model's estimate beside the person's.
+
+    Attributes
+    ----------
+    model : str
+        The model's name (with its framing for a magnitude).
+    measure : str
+        "threshold" (plates, ΔE2000) or "magnitude" (illusion, ΔE2000).
+    value : float
+        The estimate, ΔE2000.
+    ci_low, ci_high : float
+        Its 95% interval (±inf where open).
+    n : int
+        The answers it rests on.
+    how : str
+        How it was measured, in words.
+    """
 
     model: str
     measure: str
@@ -229,8 +358,15 @@ class ModelEstimate:
 
 
 class ModelBoard:
-    """Models' estimates on the quiz's stimuli from stored results rows (module docstring); the rows are read
-    once (thread-safe) from ``folder`` (default: ``PLATES_QUIZ_MODELS``; none: an empty board)."""
+    """Models' estimates on the quiz's stimuli from stored results rows (module docstring).
+
+    The rows are read once (thread-safe); human rows are left out.
+
+    Parameters
+    ----------
+    folder : str or Path or None
+        The results folder; None reads ``PLATES_QUIZ_MODELS`` (unset: an empty board).
+    """
 
     def __init__(self, folder: str | Path | None = None) -> None:
         env = os.environ.get(MODELS_ENV)
@@ -239,6 +375,13 @@ class ModelBoard:
         self._lock = threading.Lock()
 
     def frame(self) -> pd.DataFrame:
+        """The stored rows, human rows left out, read on first use (an empty frame without a folder).
+
+        Returns
+        -------
+        pandas.DataFrame
+            Results rows in the results schema.
+        """
         with self._lock:
             if self._frame is None:
                 rows = pd.DataFrame()
@@ -250,10 +393,26 @@ class ModelBoard:
             return self._frame
 
     def plate_thresholds(self, stair: Staircase) -> list[ModelEstimate]:
-        """Per model, the chance-aware threshold (`plates.analysis.people.threshold_table`: one fit per
-        condition and colour set) over its rows on ``stair``'s colour set, prompt and viewing condition (the
-        prompt's variant at the quiz's size, no other change): a model's answers in grayscale or at another
-        size are not the quiz's stimuli. Fits without a located threshold are left out."""
+        """Per model, the chance-aware plate threshold on the quiz's plates.
+
+        One fit per condition and colour set (`plates.analysis.people.threshold_table`) over its rows on
+        ``stair``'s
+        colour set, prompt and viewing condition (the prompt's variant at the quiz's size, no other change): a
+        model's
+        answers in grayscale or at another size are not the quiz's stimuli. Fits without a located threshold
+        are left
+        out.
+
+        Parameters
+        ----------
+        stair : Staircase
+            The person's plate staircase.
+
+        Returns
+        -------
+        list of ModelEstimate
+            Thresholds in ΔE2000 with 95% intervals.
+        """
         rows = self.frame()
         if rows.empty:
             return []
@@ -267,8 +426,18 @@ class ModelBoard:
                 for r in table[table["status"] == "fit"].itertuples()]
 
     def illusion_magnitudes(self, stair: Staircase) -> list[ModelEstimate]:
-        """Per model (and framing), the illusion's magnitude over its RCID comparison rows of ``stair``'s kind
-        and strength."""
+        """Per model (and framing), the illusion magnitude over its RCID rows of the quiz's kind and strength.
+
+        Parameters
+        ----------
+        stair : Staircase
+            The person's illusion staircase.
+
+        Returns
+        -------
+        list of ModelEstimate
+            Magnitudes in ΔE2000 (`plates.analysis.illusions.pse_table`, fits only) with 95% intervals.
+        """
         rows = self.frame()
         if rows.empty:
             return []
@@ -296,8 +465,24 @@ def _threshold_cell(estimate: AdaptiveEstimate) -> str:
 
 def result_markdown(session: QuizSession, reader: AdaptiveEstimate | None = None,
                     models: Sequence[ModelEstimate] = ()) -> str:
-    """The result page: the person's plate threshold and illusion magnitude (95% credible intervals) beside
-    the bundled reader's threshold and the stored models' estimates (95% intervals)."""
+    """The result page: the person's estimates beside the bundled reader's and the stored models'.
+
+    Parameters
+    ----------
+    session : QuizSession
+        The person's finished (or stopped) session.
+    reader : AdaptiveEstimate or None
+        The bundled reader's plate threshold (:class:`ReaderCache`), or None to leave it out.
+    models : sequence of ModelEstimate
+        The stored models' estimates (:class:`ModelBoard`).
+
+    Returns
+    -------
+    str
+        Markdown: a table of plate thresholds and illusion magnitudes in ΔE2000 with 95% intervals (credible
+        for
+        the person and the reader), answers per row, and what the measures mean.
+    """
     plates = [r for r in session.rows if r["family"] == "ishihara"]
     correct = sum(bool(r["correct"]) for r in plates)
     mine = session.estimates()
@@ -378,16 +563,36 @@ def directions_result(session: DirectionsSession) -> tuple[str, object]:
 
 
 def reader_estimate(stair: Staircase) -> AdaptiveEstimate:
-    """Run the reader's staircase ``stair`` (`plates.runs.staircase.run_staircase`) and return its estimate; a
-    top-level function, so a worker process can run it (`plates.explorer.pool.ExplorerPool.run`)."""
+    """Run the reader's staircase and return its estimate.
+
+    A top-level function, so a worker process can run it (`plates.explorer.pool.ExplorerPool.run`).
+
+    Parameters
+    ----------
+    stair : Staircase
+        The reader's staircase (:meth:`ReaderCache.staircase`).
+
+    Returns
+    -------
+    AdaptiveEstimate
+        `plates.runs.staircase.run_staircase`'s estimate (threshold in ΔE2000).
+    """
     return run_staircase(stair).estimate
 
 
 class ReaderCache:
-    """The bundled reader's threshold per quiz configuration, measured once (thread-safe) into a temporary
-    folder this object owns; one per app (never module state). ``run(fn, stair)`` runs `reader_estimate`
-    (default: here; the app passes its `plates.explorer.pool.ExplorerPool.run`, a worker process in public
-    mode)."""
+    """The bundled reader's threshold per quiz configuration, measured once (thread-safe).
+
+    One per app (never module state).
+
+    Parameters
+    ----------
+    root : str or Path or None
+        The folder its runs are written under; None makes a temporary one this object owns.
+    run : callable or None
+        ``run(fn, stair)`` runs `reader_estimate`; None runs it here (the app passes its
+        `plates.explorer.pool.ExplorerPool.run`, a worker process in public mode).
+    """
 
     def __init__(self, root: str | Path | None = None,
                  run: Callable[[Callable[[Staircase], AdaptiveEstimate], Staircase], AdaptiveEstimate] | None = None,
@@ -398,13 +603,36 @@ class ReaderCache:
         self._lock = threading.Lock()
 
     def staircase(self, person: Staircase) -> Staircase:
-        """The reader's staircase equivalent to ``person``'s: same plates, prompt, range and trials; model
-        baseline-cnn, seed 0, out a folder named by the run id (a hash: nothing a visitor typed)."""
+        """The reader's staircase equivalent to ``person``'s.
+
+        Parameters
+        ----------
+        person : Staircase
+            The person's plate staircase.
+
+        Returns
+        -------
+        Staircase
+            Same plates, prompt, range and trials; model baseline-cnn, seed 0, out a folder under ``root``
+            named by
+            the run id (a hash: nothing a visitor typed).
+        """
         stair = dataclasses.replace(person, model=READER, seed=0, name="quiz-reader", out=str(self.root))
         return dataclasses.replace(stair, out=str(self.root / stair.run_id))
 
     def estimate(self, person: Staircase) -> AdaptiveEstimate:
-        """The reader's estimate on the staircase equivalent to ``person``'s (run on first use)."""
+        """The reader's estimate on the staircase equivalent to ``person``'s (run on first use, then kept).
+
+        Parameters
+        ----------
+        person : Staircase
+            The person's plate staircase.
+
+        Returns
+        -------
+        AdaptiveEstimate
+            The reader's threshold in ΔE2000.
+        """
         stair = self.staircase(person)
         with self._lock:
             if stair.run_id not in self._estimates:
@@ -413,4 +641,5 @@ class ReaderCache:
 
     @property
     def known(self) -> Mapping[str, AdaptiveEstimate]:
+        """The estimates measured so far, by run id (a copy)."""
         return dict(self._estimates)

@@ -54,9 +54,24 @@ GUARD_LINES = (
 
 
 def python_lines(spec: PlateSpec, view: ModelView) -> str:
-    """Python that asks the model of ``view`` about the plate of ``spec`` exactly as the explorer does and
-    prints the raw reply, the answer read and the verdict (module doc); it first stops, naming the cause, when
-    ``plates`` would be imported from a checkout shadowing the installed one (`GUARD_LINES`)."""
+    """Python that asks the model of ``view`` about the plate of ``spec`` exactly as the explorer does.
+
+    It prints the raw reply, the answer read and the verdict (module doc); it first stops, naming the cause,
+    when
+    ``plates`` would be imported from a checkout shadowing the installed one (`GUARD_LINES`).
+
+    Parameters
+    ----------
+    spec : PlateSpec
+        The plate.
+    view : ModelView
+        The Model tab's state (model, prompt, condition, variant).
+
+    Returns
+    -------
+    str
+        The snippet, ending in a newline; an API model reads its key from ``OPENAI_API_KEY``, never inline.
+    """
     template = em.asked_template(em.Ask(view.prompt_name, view.prompt_text))
     space = em.prompt_label_space(template, spec.text)
     cond = view.condition()
@@ -95,13 +110,32 @@ def _slug(text: str) -> str:
 
 
 def run_folder(choice: ModelChoice) -> str:
-    """The results folder the CLI lines give a model: ``results/runs/explorer-<model>``."""
+    """The results folder the CLI lines give a model.
+
+    Parameters
+    ----------
+    choice : ModelChoice
+        The model.
+
+    Returns
+    -------
+    str
+        ``results/runs/explorer-<model>`` (the model name, or the kind, slugged to 40 characters).
+    """
     return f"results/runs/explorer-{_slug(choice.model or choice.kind)}"
 
 
 @dataclass(frozen=True)
 class CliLines:
-    """``lines``: the shell commands, one a line; ``missing``: what on screen they cannot say, in words."""
+    """The CLI lines that reproduce the Model tab, and what they cannot say.
+
+    Attributes
+    ----------
+    lines : tuple of str
+        The shell commands, one a line.
+    missing : tuple of str
+        What on screen they cannot say, in words.
+    """
 
     lines: tuple[str, ...]
     missing: tuple[str, ...] = ()
@@ -113,9 +147,28 @@ class CliLines:
 
 
 def cli_lines(spec: PlateSpec, view: ModelView, others: Sequence[ModelChoice] = ()) -> CliLines:
-    """``plates generate --spec`` for the plate of ``spec`` (into ``data/explorer-<text>-<digest>``), then one
+    """The shell commands that write the plate and ask each model about it.
+
+    ``plates generate --spec`` for the plate of ``spec`` (into ``data/explorer-<text>-<digest>``), then one
     ``plates run`` per model (the model of ``view``, then each of ``others`` not already named) with the
-    prompt and condition of ``view``, each into its :func:`run_folder`."""
+    prompt and
+    condition of ``view``, each into its :func:`run_folder`.
+
+    Parameters
+    ----------
+    spec : PlateSpec
+        The plate.
+    view : ModelView
+        The Model tab's state.
+    others : sequence of ModelChoice
+        The compared models.
+
+    Returns
+    -------
+    CliLines
+        The commands and what they leave out (an edited prompt text, another plate variant, a CVD severity
+        below 1).
+    """
     template = get_prompt(view.prompt_name)
     missing = []
     if view.prompt_text is not None and view.prompt_text != template.template:
@@ -152,6 +205,21 @@ def cli_lines(spec: PlateSpec, view: ModelView, others: Sequence[ModelChoice] = 
 
 
 def reproduce_box(spec: PlateSpec, view: ModelView, others: Sequence[ModelChoice] = ()) -> tuple[str, str]:
-    """(Python lines, CLI lines) for the Model tab's "Reproduce" box."""
+    """The Model tab's "Reproduce" box.
+
+    Parameters
+    ----------
+    spec : PlateSpec
+        The plate.
+    view : ModelView
+        The Model tab's state.
+    others : sequence of ModelChoice
+        The compared models.
+
+    Returns
+    -------
+    tuple of str
+        (:func:`python_lines`, :meth:`CliLines.text` of :func:`cli_lines`).
+    """
     return python_lines(spec, view), cli_lines(spec, view, others).text()
 

@@ -30,8 +30,17 @@ PER_ROW = 5
 
 @dataclass(frozen=True)
 class Seen:
-    """original: the plate with each tile's box outlined (PIL RGB); view: the tiles side by side (PIL RGB, exact
-    pixels); summary: Markdown."""
+    """A plate as a model family sees it, laid out for the page.
+
+    Attributes
+    ----------
+    original : PIL.Image.Image
+        The plate with each tile's box outlined (PIL RGB, sRGB 0-255).
+    view : PIL.Image.Image
+        The tiles side by side (PIL RGB, exact pixels).
+    summary : str
+        Markdown: seen size, tiles, share cropped away, figure cut, ΔE2000 after the view and as drawn.
+    """
 
     original: Image.Image
     view: Image.Image
@@ -44,7 +53,22 @@ def family_choices() -> list[str]:
 
 
 def outlined(image: Image.Image, boxes, width: int = 2) -> Image.Image:
-    """A copy of ``image`` with each (left, top, right, bottom) box (input pixels) outlined in `OUTLINE`."""
+    """A copy of ``image`` with each box outlined in `OUTLINE` (magenta).
+
+    Parameters
+    ----------
+    image : PIL.Image.Image
+        The plate (sRGB 0-255).
+    boxes : iterable of (float, float, float, float)
+        (left, top, right, bottom) in input pixels.
+    width : int
+        Line width, px.
+
+    Returns
+    -------
+    PIL.Image.Image
+        RGB.
+    """
     out = image.convert("RGB").copy()
     draw = ImageDraw.Draw(out)
     for left, top, right, bottom in boxes:
@@ -54,7 +78,20 @@ def outlined(image: Image.Image, boxes, width: int = 2) -> Image.Image:
 
 
 def montage(tiles, gap: int = 6) -> Image.Image:
-    """Tiles ((h, w, 3) uint8 sRGB 0-255 arrays) in order, `PER_ROW` per row on white, ``gap`` px apart."""
+    """Tiles in order, `PER_ROW` per row on white, ``gap`` px apart.
+
+    Parameters
+    ----------
+    tiles : sequence of numpy.ndarray
+        (h, w, 3) uint8 sRGB 0-255 arrays.
+    gap : int
+        Space between tiles, px.
+
+    Returns
+    -------
+    PIL.Image.Image
+        RGB.
+    """
     rows = [tiles[i:i + PER_ROW] for i in range(0, len(tiles), PER_ROW)]
     width = max(sum(t.shape[1] for t in row) + gap * (len(row) - 1) for row in rows)
     height = sum(max(t.shape[0] for t in row) for row in rows) + gap * (len(rows) - 1)
@@ -70,7 +107,19 @@ def montage(tiles, gap: int = 6) -> Image.Image:
 
 
 def seen_by(spec: PlateSpec, family: str) -> Seen | None:
-    """The plate of ``spec`` as ``family``'s model sees it; None for `OFF`.
+    """The plate of ``spec`` as ``family``'s model sees it.
+
+    Parameters
+    ----------
+    spec : PlateSpec
+        The plate.
+    family : str
+        A view family (`plates.models.views.FAMILIES`), or `OFF` / "" / None for none.
+
+    Returns
+    -------
+    Seen or None
+        The outlined plate, the tiles and the summary (`plates.models.views.measure`); None for `OFF`.
 
     Raises
     ------

@@ -41,6 +41,16 @@ MAX_VIEW_BYTES = 32768
 def shareable_url(url: str) -> str:
     """``url`` without what may be secret: the ``user:password@`` part, the query string and the fragment.
 
+    Parameters
+    ----------
+    url : str
+        A base URL as typed.
+
+    Returns
+    -------
+    str
+        Scheme, host (IPv6 in brackets), port and path, trailing ``/`` dropped; ``""`` for an empty URL.
+
     Examples
     --------
     >>> shareable_url("https://me:sk-123@host.example:8443/v1/?api_key=sk-123#x")
@@ -61,11 +71,35 @@ def shareable_url(url: str) -> str:
 
 @dataclass(frozen=True)
 class ModelView:
-    """What the Model tab shows, as plain values: the model (``kind`` in `MODEL_KINDS`; ``model``: the
-    Hugging Face id or API model name; ``base_url``), ``compare``: the comparison box's text (one model a line,
-    `plates.explorer.compare.parse_models`), the prompt by name and its edited text (None: the template as
-    registered), and the condition: ``size`` px (0 = as rendered), ``grayscale``, ``hue_shift`` degrees, ``cvd``
-    view with ``cvd_severity`` 0-1 (Machado 2009), and the plate ``variant``."""
+    """What the Model tab shows, as plain values.
+
+    Attributes
+    ----------
+    kind : str
+        The model kind (`plates.explorer.backends.MODEL_KINDS`).
+    model : str
+        The Hugging Face id or API model name.
+    base_url : str
+        The OpenAI-compatible endpoint.
+    compare : str
+        The comparison box's text (one model a line, `plates.explorer.compare.parse_models`).
+    prompt_name : str
+        The prompt by name.
+    prompt_text : str or None
+        Its edited text; None: the template as registered.
+    size : int
+        Image side sent, px; 0 = as rendered.
+    grayscale : bool
+        Whether the image is sent in grayscale.
+    hue_shift : float
+        Hue rotation, degrees.
+    cvd : str
+        CVD view (`plates.conditions.CVD_VIEWS`).
+    cvd_severity : float
+        0-1 (Machado et al. 2009).
+    variant : str
+        The plate variant sent.
+    """
 
     kind: str = "baseline"
     model: str = ""
@@ -83,8 +117,40 @@ class ModelView:
     @classmethod
     def from_widgets(cls, kind, hf_id, api_model, base_url, prompt_name, prompt_text, size, grayscale, hue, cvd,
                      severity, variant, compare_text="") -> ModelView:
-        """The Model tab's widget values (in this order) as a view: the HF id or the API name is the model,
-        by kind; the prompt text is kept only where it differs from the named prompt's template."""
+        """The Model tab's widget values (in this order) as a view.
+
+        Parameters
+        ----------
+        kind : str
+            The model kind radio.
+        hf_id, api_model : str
+            The Hugging Face id box and the API model name box; the one of ``kind`` is the model.
+        base_url : str
+            The base-URL box (kept for ``openai`` only).
+        prompt_name : str
+            The prompt dropdown.
+        prompt_text : str
+            The prompt box; kept only where it differs from the named prompt's template.
+        size : int or float or None
+            The image-size slider, px (0 or None: as rendered).
+        grayscale : bool
+            The grayscale checkbox.
+        hue : float or None
+            The hue-shift slider, degrees.
+        cvd : str or None
+            The CVD view dropdown.
+        severity : float or None
+            The CVD severity slider, 0-1 (None: 1).
+        variant : str or None
+            The plate-variant dropdown.
+        compare_text : str
+            The comparison box.
+
+        Returns
+        -------
+        ModelView
+            The view (not validated: :meth:`validate`).
+        """
         text = prompt_text if prompt_text and prompt_text.strip() else None
         if text is not None and prompt_name in em.PROMPTS and text == em.prompt_template_text(prompt_name):
             text = None
@@ -111,15 +177,48 @@ class ModelView:
                          cvd=self.cvd, cvd_severity=self.cvd_severity)
 
     def ask(self, policy: Policy) -> em.Ask:
-        """The question (`plates.explorer.models.Ask`), validated under ``policy``."""
+        """The question this view asks, validated under ``policy``.
+
+        Parameters
+        ----------
+        policy : Policy
+            This server's limits.
+
+        Returns
+        -------
+        Ask
+            `plates.explorer.models.Ask` with this view's prompt, condition and variant.
+
+        Raises
+        ------
+        ValueError
+            Naming a bad prompt, variant, prompt length or image size.
+        """
         ask = em.Ask(prompt_name=self.prompt_name, prompt_text=self.prompt_text, condition=self.condition(),
                      variant=self.variant)
         ask.validate(policy)
         return ask
 
     def validate(self, policy: Policy) -> ModelView:
-        """This view checked as typed input would be (ValueError naming the value and what is allowed): the
-        model (public mode: allow-lists only), the compared models, the prompt and the condition."""
+        """This view checked as typed input would be.
+
+        Parameters
+        ----------
+        policy : Policy
+            This server's limits (public mode: allow-lists only).
+
+        Returns
+        -------
+        ModelView
+            The view with the model and base URL normalised.
+
+        Raises
+        ------
+        ValueError
+            Naming the value and what is allowed: a field of the wrong type, an unknown CVD view, a refused
+            model or
+            compared model, a bad prompt or condition.
+        """
         for f in fields(self):
             value, default = getattr(self, f.name), f.default
             if default is None:
@@ -140,8 +239,22 @@ class ModelView:
 
 
 def encode_view(view: ModelView, secrets: tuple[str | None, ...] = ()) -> str:
-    """The Model-tab code of ``view``: its base URLs (the model's and each compared one's) through
-    :func:`shareable_url`, and every text with each of ``secrets`` (the session's key) cut out."""
+    """The Model-tab code of ``view``, never carrying a secret.
+
+    Parameters
+    ----------
+    view : ModelView
+        The Model tab's state.
+    secrets : tuple of str or None
+        The session's key(s): cut out of every text.
+
+    Returns
+    -------
+    str
+        The code (`plates.explorer.codes.pack_json`); its base URLs (the model's and each compared one's)
+        through
+        :func:`shareable_url`.
+    """
     lines = []
     for line in view.compare.splitlines():
         words = line.split()
@@ -154,8 +267,25 @@ def encode_view(view: ModelView, secrets: tuple[str | None, ...] = ()) -> str:
 
 
 def decode_view(code: str, policy: Policy) -> ModelView:
-    """The :class:`ModelView` a code carries, validated under ``policy`` (:meth:`ModelView.validate`), or
-    ValueError saying what is wrong."""
+    """The :class:`ModelView` a code carries, validated under ``policy`` (:meth:`ModelView.validate`).
+
+    Parameters
+    ----------
+    code : str
+        The code after ``?ask=``.
+    policy : Policy
+        This server's limits.
+
+    Returns
+    -------
+    ModelView
+        The validated view.
+
+    Raises
+    ------
+    ValueError
+        Saying what is wrong: not a code the explorer made, not an object, unknown fields, or a refused value.
+    """
     value = unpack_json(code, MAX_VIEW_BYTES, "the link's model code")
     if not isinstance(value, dict):
         raise ValueError("the link's model code is not an object; allowed: a code the explorer made")
@@ -168,6 +298,22 @@ def decode_view(code: str, policy: Policy) -> ModelView:
 
 def share_link(spec: PlateSpec, view: ModelView, page_url: str | None = None,
                secrets: tuple[str | None, ...] = ()) -> str:
-    """The link that reopens the plate of ``spec`` and the Model tab as ``view`` shows it (``?spec=...&ask=...``
-    on the page's URL; a relative link when the page is unknown), never carrying ``secrets``."""
+    """The link that reopens the plate of ``spec`` and the Model tab as ``view`` shows it.
+
+    Parameters
+    ----------
+    spec : PlateSpec
+        The plate.
+    view : ModelView
+        The Model tab's state.
+    page_url : str or None
+        The page's URL; None or not http(s): a relative link.
+    secrets : tuple of str or None
+        The session's key(s), never carried.
+
+    Returns
+    -------
+    str
+        ``?spec=...&ask=...`` on the page's URL.
+    """
     return page_link(page_url, {QUERY_PARAM: encode_spec(spec), VIEW_PARAM: encode_view(view, secrets)})

@@ -32,10 +32,33 @@ COARSE_POINTS = 4
 
 
 def sweep_values(low: float, high: float, points: int, policy: Policy) -> list[float]:
-    """``points`` ΔE2000 values from ``low`` to ``high`` (CIELAB ΔE2000 units), within the policy's cap: spaced
-    by ratio when ``high / low`` exceeds `LOG_SPACING_RATIO` (a coarse pass: as many points from 0.25 to 1 as
-    from 4 to 16), else evenly (a fine pass).
+    """The ΔE2000 values a sweep asks, within the policy's cap.
 
+    Spaced by ratio when ``high / low`` exceeds `LOG_SPACING_RATIO` (a coarse pass: as many points from 0.25
+    to 1
+    as from 4 to 16), else evenly (a fine pass).
+
+    Parameters
+    ----------
+    low, high : float
+        The range's ends, CIEDE2000 (CIELAB ΔE2000 units), 0 < low < high.
+    points : int
+        How many values, 2 to ``policy.max_sweep_points``.
+    policy : Policy
+        This server's limits.
+
+    Returns
+    -------
+    list of float
+        The values, rounded to 3 places, ascending.
+
+    Raises
+    ------
+    ValueError
+        When ``points`` or the range is not allowed (the message says what is).
+
+    Examples
+    --------
     >>> sweep_values(0.25, 16, 4, Policy()), sweep_values(2, 20, 4, Policy())
     ([0.25, 1.0, 4.0, 16.0], [2.0, 8.0, 14.0, 20.0])
     """
@@ -48,10 +71,24 @@ def sweep_values(low: float, high: float, points: int, policy: Policy) -> list[f
 
 
 def coarse_pass(low: float, high: float, points: int) -> int | None:
-    """How many points the coarse pass of a ``points``-point sweep over ``low``-``high`` (CIELAB ΔE2000) asks
-    first: `COARSE_POINTS` when the range is wide (``high / low`` over `LOG_SPACING_RATIO`) and more points
-    than that were asked for, else None (one pass over the range as asked).
+    """How many points the coarse pass of a sweep asks first.
 
+    Parameters
+    ----------
+    low, high : float
+        The range's ends, CIEDE2000, 0 < low.
+    points : int
+        The points the whole sweep asks.
+
+    Returns
+    -------
+    int or None
+        `COARSE_POINTS` when the range is wide (``high / low`` over `LOG_SPACING_RATIO`) and more points than
+        that
+        were asked for, else None (one pass over the range as asked).
+
+    Examples
+    --------
     >>> coarse_pass(0.25, 16, 8), coarse_pass(0.25, 16, 4), coarse_pass(2, 20, 8)
     (4, None, None)
     """
@@ -59,12 +96,32 @@ def coarse_pass(low: float, high: float, points: int) -> int | None:
 
 
 def bracket(rows: Sequence[Mapping]) -> tuple[float, float]:
-    """The ΔE2000 range (CIELAB ΔE2000, requested values) around where a sweep's answers turn right for good:
-    from the largest requested value answered wrong to the next one asked, above which every answer is right.
-    Every answer right: the threshold lies below the range, so the bracket is the step below the smallest
-    value (by the ratio between the two smallest); none right: the step above the largest. Rows without a
-    verdict (errors, abstentions) are left out; none with one is a ValueError.
+    """The ΔE2000 range around where a sweep's answers turn right for good.
 
+    From the largest requested value answered wrong to the next one asked, above which every answer is right.
+    Every answer right: the threshold lies below the range, so the bracket is the step below the smallest
+    value (by
+    the ratio between the two smallest); none right: the step above the largest. Rows without a verdict
+    (errors,
+    abstentions) are left out.
+
+    Parameters
+    ----------
+    rows : sequence of mapping
+        Scored rows (``spec_json``, ``correct``).
+
+    Returns
+    -------
+    tuple of float
+        (low, high), requested CIEDE2000 values.
+
+    Raises
+    ------
+    ValueError
+        When no row has a verdict.
+
+    Examples
+    --------
     >>> def rows(*answers):
     ...     return [{"spec_json": f'{{"delta_e": {v}}}', "correct": ok} for v, ok in answers]
     >>> bracket(rows((0.25, False), (1.0, True), (4.0, False), (16.0, True)))
@@ -88,9 +145,22 @@ def bracket(rows: Sequence[Mapping]) -> tuple[float, float]:
 
 
 def fine_values(low: float, high: float, points: int) -> list[float]:
-    """``points`` ΔE2000 values evenly spaced strictly inside ``low``-``high`` (its ends were asked in the
-    coarse pass); none for ``points`` < 1.
+    """ΔE2000 values evenly spaced strictly inside a bracket (its ends were asked in the coarse pass).
 
+    Parameters
+    ----------
+    low, high : float
+        The bracket, CIEDE2000.
+    points : int
+        How many values; none for ``points`` < 1.
+
+    Returns
+    -------
+    list of float
+        The values, rounded to 3 places.
+
+    Examples
+    --------
     >>> fine_values(1, 4, 2), fine_values(1, 4, 0)
     ([2.0, 3.0], [])
     """
@@ -136,19 +206,47 @@ def fine_passes(rows_of: Mapping, points: int) -> tuple[dict, list[tuple[tuple, 
 
 @dataclass(frozen=True)
 class SweepPlan:
-    """The plates of a ΔE2000 sweep: ``specs`` (one per reachable requested value, in order) and ``skipped``,
-    the requested values this colour set cannot reach in sRGB, each with PlateSpec's reason (which names the
-    largest reachable ΔE2000)."""
+    """The plates of a ΔE2000 sweep.
+
+    Attributes
+    ----------
+    specs : tuple of PlateSpec
+        One per reachable requested value, in order.
+    skipped : tuple of (float, str)
+        The requested values (CIEDE2000) this colour set cannot reach in sRGB, each with PlateSpec's reason
+        (which
+        names the largest reachable ΔE2000).
+    """
 
     specs: tuple[PlateSpec, ...]
     skipped: tuple[tuple[float, str], ...] = ()
 
 
 def sweep_plan(spec: PlateSpec, values: Sequence[float], directions: str = "distributed") -> SweepPlan:
-    """``spec`` re-targeted at each ΔE2000 in ``values``; an unreachable value is skipped and named. With
-    ``directions`` "distributed" (default) each point's background lies along its own CIELAB direction
-    (`plates.stimuli.ishihara.directions.with_direction`, seeded by the spec's seed and the point's index), so
-    the sweep's fit describes ΔE2000, not the palette line's 8-bit colours; "palette": the palette's line."""
+    """``spec`` re-targeted at each ΔE2000 in ``values``; an unreachable value is skipped and named.
+
+    Parameters
+    ----------
+    spec : PlateSpec
+        The plate on screen.
+    values : sequence of float
+        Requested CIEDE2000 values.
+    directions : str
+        "distributed" (default): each point's background lies along its own CIELAB direction
+        (`plates.stimuli.ishihara.directions.with_direction`, seeded by the spec's seed and the point's
+        index), so
+        the sweep's fit describes ΔE2000, not the palette line's 8-bit colours; "palette": the palette's line.
+
+    Returns
+    -------
+    SweepPlan
+        The plates and the values skipped.
+
+    Raises
+    ------
+    ValueError
+        When ``directions`` is not one of `plates.stimuli.ishihara.directions.DIRECTION_MODES`.
+    """
     if directions not in DIRECTION_MODES:
         raise ValueError(f"directions {directions!r} is not known; allowed: {', '.join(DIRECTION_MODES)}")
     specs, skipped = [], []
@@ -163,9 +261,38 @@ def sweep_plan(spec: PlateSpec, values: Sequence[float], directions: str = "dist
 
 def sweep(spec: PlateSpec, values: Sequence[float], ask: Ask, backend: Backend, *, colour_set: str,
           run_id: str, secrets: Sequence[str | None] = ()) -> Iterator[dict]:
-    """The ΔE sweep: the same plate re-rendered at each ΔE2000 in ``values``, asked as one batch (an API
-    backend runs the requests concurrently); yields scored rows as they come. Values this colour set cannot
-    reach are left out (:func:`sweep_plan` names them); none reachable is a ValueError."""
+    """The ΔE sweep: the same plate re-rendered at each ΔE2000 in ``values``, asked as one batch.
+
+    An API backend runs the requests concurrently. Values this colour set cannot reach are left out
+    (:func:`sweep_plan` names them).
+
+    Parameters
+    ----------
+    spec : PlateSpec
+        The plate on screen.
+    values : sequence of float
+        Requested CIEDE2000 values.
+    ask : Ask
+        The prompt, viewing condition and decoding (`plates.explorer.models.Ask`).
+    backend : Backend
+        The model.
+    colour_set : str
+        The rows' colour set (the palette name, or "custom").
+    run_id : str
+        The session's run id.
+    secrets : sequence of str or None
+        Keys to redact from the rows.
+
+    Yields
+    ------
+    dict
+        Scored results rows (`plates.explorer.models.ask_many`), as they come.
+
+    Raises
+    ------
+    ValueError
+        When no value is reachable, or a bad ask.
+    """
     plan = sweep_plan(spec, values)
     if not plan.specs:
         raise ValueError(f"no ΔE2000 of the sweep can be drawn with these colours: {plan.skipped[0][1]}")
@@ -174,9 +301,26 @@ def sweep(spec: PlateSpec, values: Sequence[float], ask: Ask, backend: Backend, 
 
 def in_batches(items: Iterable, every_s: float,
                clock: Callable[[], float] = time.monotonic) -> Iterator[list]:
-    """``items`` gathered into lists, one list yielded once ``every_s`` seconds have passed since the previous
-    one (or the start), and the rest at the end: a fast model's sweep updates the page once, a slow one's as
-    each answer comes, and the page never redraws its chart more often than every ``every_s`` seconds."""
+    """``items`` gathered into lists, one yielded once ``every_s`` seconds have passed since the previous one.
+
+    A fast model's sweep updates the page once, a slow one's as each answer comes, and the page never redraws
+    its
+    chart more often than every ``every_s`` seconds.
+
+    Parameters
+    ----------
+    items : iterable
+        The items (scored rows).
+    every_s : float
+        Seconds between yielded lists (the first counted from the start).
+    clock : callable
+        Seconds, monotonic (tests pass their own).
+
+    Yields
+    ------
+    list
+        The items gathered since the previous list; the rest at the end.
+    """
     batch: list = []
     last = clock()
     for item in items:
@@ -190,15 +334,39 @@ def in_batches(items: Iterable, every_s: float,
 
 
 def requested_delta_e(row: Mapping) -> float | None:
-    """The ΔE2000 a row's plate asked for (its spec's target; None = the colours as given). The row's
-    ``delta_e`` is what was drawn: the mean CIEDE2000 over the colour set's foreground x background pairs."""
+    """The ΔE2000 a row's plate asked for (its spec's target).
+
+    The row's ``delta_e`` is what was drawn: the mean CIEDE2000 over the colour set's foreground x background
+    pairs.
+
+    Parameters
+    ----------
+    row : mapping
+        A results row (its ``spec_json``).
+
+    Returns
+    -------
+    float or None
+        The target CIEDE2000; None for the colours as given (or no spec).
+    """
     target = json.loads(row["spec_json"]).get("delta_e") if row.get("spec_json") else None
     return None if target is None else float(target)
 
 
 def pair_delta_e_range(spec: PlateSpec) -> tuple[float, float]:
-    """(smallest, largest) CIEDE2000 over the foreground x background colour pairs ``spec`` draws (sRGB 0-255
-    colours as resolved, before any jitter; plates.colour.delta_e2000)."""
+    """The smallest and largest CIEDE2000 over the colour pairs ``spec`` draws.
+
+    Parameters
+    ----------
+    spec : PlateSpec
+        A plate.
+
+    Returns
+    -------
+    tuple of float
+        (smallest, largest) over the foreground x background pairs (sRGB 0-255 colours as resolved, before any
+        jitter; `plates.colour.delta_e2000`).
+    """
     fg, bg = (np.asarray(c, dtype=np.float64) for c in spec.colours)
     grid = delta_e2000(np.repeat(fg, len(bg), axis=0), np.tile(bg, (len(fg), 1)))
     return float(np.min(grid)), float(np.max(grid))
@@ -209,11 +377,26 @@ SWEEP_TOLERANCE = 0.5
 
 
 def sweep_summary(rows: Sequence[dict], skipped: Sequence[tuple[float, str]] = ()) -> str:
-    """The sweep's verdict panel (Markdown): correct count, then one line per point with the ΔE2000 requested
-    and drawn (mean over the colour set's pairs, and the smallest pair), the answer and verdict, ordered by
-    the request; a warning for each point drawn more than :data:`SWEEP_TOLERANCE` from its request (a
-    multi-colour set's pairs spread around the target, which is measured from the foregrounds' CIELAB mean)
-    and for each value the colours cannot reach."""
+    """The sweep's verdict panel, as Markdown.
+
+    Parameters
+    ----------
+    rows : sequence of dict
+        The sweep's scored rows.
+    skipped : sequence of (float, str)
+        The values the colours cannot reach, with why (:class:`SweepPlan`).
+
+    Returns
+    -------
+    str
+        The correct count, then one line per point with the ΔE2000 requested and drawn (mean over the colour
+        set's
+        pairs, and the smallest pair), the answer and verdict, ordered by the request; a warning for each
+        point
+        drawn more than :data:`SWEEP_TOLERANCE` from its request (a multi-colour set's pairs spread around the
+        target, which is measured from the foregrounds' CIELAB mean) and for each value the colours cannot
+        reach.
+    """
     answered = [r for r in rows if r.get("correct") is not None]
     lines = [f"**Sweep:** {sum(bool(r['correct']) for r in answered)} of {len(answered)} correct"
              + (f" · {len(rows) - len(answered)} without a verdict" if len(answered) < len(rows) else "")]
@@ -238,8 +421,18 @@ def sweep_summary(rows: Sequence[dict], skipped: Sequence[tuple[float, str]] = (
 
 
 def sweep_replies(rows: Sequence[dict]) -> str:
-    """The raw replies of a sweep, one line per point ordered by requested ΔE2000:
-    ``ΔE2000 asked (drawn): reply``."""
+    """The raw replies of a sweep, one line per point ordered by requested ΔE2000.
+
+    Parameters
+    ----------
+    rows : sequence of dict
+        The sweep's scored rows.
+
+    Returns
+    -------
+    str
+        Lines ``ΔE2000 asked (drawn): reply`` (an error or parse status in brackets when there is no reply).
+    """
     out = []
     for r in sorted(rows, key=lambda r: requested_delta_e(r) or 0.0):
         text = r.get("reply")
