@@ -380,7 +380,7 @@ class ScenePage:
 def scene_page(results: Results, where: Where) -> ScenePage:
     """`ScenePage` from one scan: the scene rows' `_SCENE_ROWS` (truth_json parsed once) are kept in a DuckDB
     table for the four aggregations, then dropped (four scans of the results parsed each row's JSON four
-    times: 1.6 s of the page at 10M rows).
+    times; the cost is in docs/benchmarks.md, "Figures moved from docstrings").
 
     Parameters
     ----------

@@ -438,10 +438,11 @@ def generate_family(family: str, out: str | os.PathLike, *, limit: int | None = 
     exactly as ``plates generate --preset <preset> --out OUT/<preset>`` writes it (its own manifest, resumable;
     ``out`` may be an object-store URL with ``fmt="parquet"``), one preset after another in this process.
 
-    Why one command: a ``plates generate`` process spends ~1.2 s of CPU importing colour-science (with pandas
-    and scipy under it), which no worker can share and which bounds a 160-image preset's speed-up from a second
-    worker to ~1.5x; here the import is paid once for the family, and one pool of workers, forked from this
-    process with it loaded (`plates.datasets.workers.family_pool`), draws every preset.
+    Why one command: a ``plates generate`` process pays colour-science's import (with pandas and scipy under
+    it), which no worker can share and which bounds a small preset's speed-up from a second worker (figures:
+    docs/benchmarks.md, "Figures moved from docstrings"); here the import is paid once for the family, and one
+    pool of workers, forked from this process with it loaded (`plates.datasets.workers.family_pool`), draws
+    every preset.
 
     ``size`` applies to every preset and is checked against each before anything is written (a size one preset
     cannot take is refused, naming its allowed sizes); ``limit`` and ``shard`` apply to each preset. Returns

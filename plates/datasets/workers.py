@@ -65,15 +65,13 @@ def family_pool(workers: int) -> Pool:
     so workers start at once with what is imported here; spawned otherwise, since forking a threaded process can
     deadlock (a spawned worker re-imports the families, about 1 s of CPU each). Before forking, colour-science is
     imported here: every family's manifest values need it (ΔE2000) and it loaded lazily in each worker, about
-    1 s of CPU per worker (measured: 20 ColorBench colour-counting items on 2 workers, 2.7 s of worker CPU
-    before, 0.75 s after).
+    1 s of CPU per worker (figures: docs/benchmarks.md, "Figures moved from docstrings").
 
     Forked workers share the parent's pages (modules, colour-science, pandas and scipy under it) until they
     write to them. The garbage collector writes to every object it visits, so the objects that exist at the
     fork are frozen first (``gc.freeze``: the workers' collections never visit them) and unfrozen in this
     process once the workers exist (Python's ``gc.freeze`` documentation recommends exactly this before a
-    fork). Measured, `plates generate --preset huemanity --limit 400 --workers 2`: peak PSS of the process tree
-    369 MB spawned, 260 MB forked, ~200 MB forked with the freeze (load 6-8, samples every 0.1 s).
+    fork); the memory it saves is measured in docs/benchmarks.md ("Figures moved from docstrings").
 
     Parameters
     ----------
