@@ -101,8 +101,12 @@ def test_parse_grid_refuses_bad_values_naming_them(changes, message):
     data = {"name": "s", "labels": ["12"], "colour_sets": ["huemanity-06"], "sizes": [64], **changes}
     with pytest.raises(ValueError, match=message):
         parse_grid(data)
-    with pytest.raises(ValueError, match="a grid needs name and labels"):
-        parse_grid({"name": "s", "colour_sets": ["huemanity-06"]})
+
+
+def test_parse_grid_needs_a_name_and_labels():
+    for data in ({"name": "s", "colour_sets": ["huemanity-06"]}, {"labels": ["12"], "colour_sets": ["huemanity-06"]}):
+        with pytest.raises(ValueError, match='a grid needs name and labels; e.g. name = "my-set"'):
+            parse_grid(data)
 
 
 def test_parse_grid_reads_own_colours_as_srgb_triples_and_defaults():
