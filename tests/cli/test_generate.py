@@ -165,53 +165,6 @@ def test_a_grid_file_makes_a_dataset_with_its_manifest(tmp_path, capsys):
         capsys.readouterr().err
 
 
-@pytest.mark.parametrize("change, message", [
-    (("", ""), None),
-    (("[0, 4]", "[0, 4, 150]"),
-     "colour set 'colorblindnesseval-1' at delta_e 150.0: delta_e 150.0 is not reachable"),
-    (("[0, 4]", "[0, 4, 70]\ndirections = 'palette'"),
-     "colour set 'colorblindnesseval-1' at delta_e 70.0: delta_e target 70.0 is not reachable"),
-    (("[0, 4]", "[0, 4]\ndirections = 'sideways'"), "directions 'sideways' is not known"),
-    (('labels = ["12", "A7"]', 'labels = ["12", "漢"]'), "has no glyph"),
-    (('sizes = [96]', 'sizes = [32]'), "size=32 is not valid"),
-    (('variants = ["standard", "clear"]', 'variants = ["blurred"]'),
-     "variants \\['blurred'\\] are not known"),
-    (('colour_sets = ["colorblindnesseval-1"]', 'colour_sets = ["sepia"]'),
-     "colour set 'sepia' is not a palette"),
-    (('name = "tiny-grid"', 'name = "tiny-grid"\nresolution = 3'),
-     "grid: unknown key\\(s\\) resolution; allowed: "),
-    (('name = "tiny-grid"', 'name = "tiny grid!"'), "name 'tiny grid!' is not valid"),
-    (('labels = ["12", "A7"]', 'labels = {space = "cbe", count = 500}'),
-     "labels count \\(space 'cbe'\\)=500 is not valid; allowed: an integer in \\[1, 100\\]"),
-    (('background = ["#8fbc8f"]', 'background = ["#8fbc8f"]\n[plate]\ntext = "99"'),
-     "\\[plate\\] keys \\['text'\\] are not allowed"),
-])
-def test_a_bad_grid_names_the_bad_value_and_what_is_allowed(tmp_path, change, message):
-    from plates.datasets.grid import load_grid
-
-    grid = tmp_path / "grid.toml"
-    grid.write_text(GRID.replace(*change))
-    if message is None:
-        assert load_grid(grid).plate_count == 16
-        return
-    with pytest.raises(ValueError, match=message):
-        load_grid(grid)
-
-
-def test_labels_from_a_space_are_a_seeded_sample_and_the_example_grid_is_valid():
-    from plates.datasets.grid import load_grid, parse_grid
-    from plates.stimuli.ishihara.labels import LABEL_SPACES
-
-    data = {"name": "s", "labels": {"space": "cbe", "count": 20}, "colour_sets": ["huemanity-06"],
-            "sizes": [96]}
-    first, again = parse_grid(data), parse_grid(data)
-    assert first.labels == again.labels and len(set(first.labels)) == 20
-    assert set(first.labels) <= set(LABEL_SPACES["cbe"])
-    assert parse_grid({**data, "seed": 1}).labels != first.labels
-    example = load_grid(ROOT / "examples" / "grid.toml")
-    assert example.plate_count == 60 and example.variants == ("standard", "clear")
-
-
 def test_grid_takes_no_preset_flags(tmp_path, capsys):
     (tmp_path / "g.toml").write_text(GRID)
     assert main(["generate", "--grid", str(tmp_path / "g.toml"), "--size", "200",
