@@ -23,9 +23,9 @@ from plates.datasets.write import write_items
 from plates.results import load_results
 from plates.runs.locks import run_lock
 from plates.shards import Shard
-from tests.cli.test_generate import GRID
 from tests.support import ROOT
 from tests.support.chat_server import ChatServer, image_urls
+from tests.support.grids import GRID
 
 
 def _answer(body) -> str:

@@ -18,6 +18,7 @@ from plates.datasets import workers as workers_module
 from plates.datasets.family_presets import presets_by_family
 from plates.stimuli.ishihara.plate import render
 from tests.support import ROOT
+from tests.support.grids import GRID
 
 
 def _cmd(out, *extra):
@@ -85,22 +86,6 @@ def test_out_under_a_file_is_one_line_not_a_traceback(tmp_path, capsys):
     err = capsys.readouterr().err.strip()
     assert len(err.splitlines()) == 1 and str(blocker) in err and "allowed:" in err
     assert blocker.read_text() == "x"
-
-
-GRID = """
-name = "tiny-grid"
-labels = ["12", "A7"]
-colour_sets = ["colorblindnesseval-1"]
-fonts = ["liberation-sans-bold", "dejavu-sans-bold-oblique"]
-delta_e = [0, 4]
-sizes = [96]
-variants = ["standard", "clear"]
-
-[[colours]]
-name = "brick-on-sage"
-foreground = ["#b22222", [192, 57, 43]]
-background = ["#8fbc8f"]
-"""
 
 
 def _pairs(spec) -> list[float]:

@@ -22,8 +22,8 @@ from plates.datasets.grid import (
 from plates.datasets.items import MANIFEST, MANIFEST_COLUMNS
 from plates.shards import Shard
 from plates.stimuli.ishihara.plate import HUEMANITY_JITTER, render
-from tests.cli.test_generate import GRID
 from tests.support import ROOT
+from tests.support.grids import GRID
 
 PALETTE = ColourSet("huemanity-06", palette="huemanity-06")
 OWN = ColourSet("brick-on-sage", foreground=((178, 34, 34),), background=((143, 188, 143),))
