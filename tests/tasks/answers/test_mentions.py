@@ -379,3 +379,28 @@ def test_most_candid_and_least_processed_describes_the_pick():
         "appearances can be deceiving, and any of the images could be real or have been edited to some degree."
     )
     assert _read(reply, FOUR_IMAGES).answer == "A"
+
+
+# ---- "image A" names the key A where the option texts do not name their keys -----------------------------------
+
+def test_image_a_in_a_sentence_names_option_a():
+    # blink/OPUS/val_Forensic_Detection_84 (ambiguous before: "images B, C and D" later made every lone capital a
+    # candidate)
+    reply = ("Based on analyzing the details in the four provided images, I believe image A showing a person diving "
+             "to catch a frisbee on a grass field is most likely to be a real photograph, as opposed to a staged or "
+             "digitally altered image.\n\nThe lighting, shadows, and motion all appear natural and consistent with "
+             "a real action shot captured outdoors.\n\nIn contrast, while images B, C and D also show people engaged "
+             "in water activities, certain elements make them seem more likely to be staged shots.\n\nSo in summary, "
+             "the spontaneous, unstaged appearance of image A leads me to select it as the one most likely to be a "
+             "genuine candid photograph.")
+    assert _read(reply, FOUR_IMAGES).answer == "A"
+
+
+def test_an_image_label_line_names_no_option():
+    # blink/MiniGPT-4-v2/val_Visual_Similarity_130's tail: a label line "Image A: [...]" in a list is no pick
+    reply = ("Yes, I can help you with that!\n\nThe image (B) is the most similar to the first image (A).\n\n"
+             "Here's how I arrived at this answer:\n\n1. Compare the three images side by side:\n"
+             "\tImage A: [Original Image 1](http://www.example.com/image1.jpg")
+    assert _read(reply, SECOND_THIRD).answer is None
+    # and an article "A" before "image" stays an article
+    assert _read("A image of a cat is shown. The scene is calm.", FOUR_IMAGES).answer is None
