@@ -106,7 +106,7 @@ __all__ = [
 #: question or answer phrase, commits to it (choice rule 5i, `plates.tasks.answers.throughout`: "Comparing the
 #: edges of the second and third images, it is more appropriate to place the second image ..."); where option
 #: texts do not name their keys, "image A" / "picture A" / "option A" names the key A in a sentence (not a label
-#: line "Image A: ...").
+#: line "Image A: ..."); a hedged pick may state its preference as "authentic" or "genuine" (choice rule 5h).
 RULES_VERSION = 7
 #: How rows written before rows recorded a version read (Parquet files without the ``rules_version`` column).
 UNVERSIONED = 0

@@ -75,8 +75,8 @@ collapsed, markdown and typographic quotes removed), first rule that decides win
    Numbers and yes/no words are mentions only in 5d and 5g ("There is no cat" does not answer "no").
    5h. a hedged pick (docs/reply-labels.md rule 7: a hedge that still names one answer as its best commits to
        it): after the reply's first hedge, each clause that follows a contrast ("but", "however", "if I had to
-       guess") and states a preference ("most likely", "more similar", "closer", "best") names one option;
-       all naming the same one -> it ("It's difficult to determine with absolute certainty ..., but point B
+       guess") and states a preference ("most likely", "more similar", "closer", "best", "authentic",
+       "genuine") names one option; all naming the same one -> it ("It's difficult to determine with absolute certainty ..., but point B
        appears to be closer" -> B). A conditional preference ("If the criteria are ..., (B) might be
        favored") is a rival only: with another pick the reply has two candidates and names none.
    5i. one option throughout (`plates.tasks.answers.throughout`): every sentence that mentions options mentions

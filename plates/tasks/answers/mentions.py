@@ -671,7 +671,7 @@ _CONTRAST = re.compile(r"(?:^|, |; |(?<=[.!?] )|(?<=\n))(?:but|however|that said
                        r"|if (?:i|we) (?:had|have|were) to (?:guess|choose|pick|select|make an? (?:educated |best )?guess)|if)"
                        r"\b,? ?", re.IGNORECASE)
 _PREFERENCE = re.compile(r"\b(?:(?:most|more) (?:likely|probable|plausible|similar|realistic|real|natural|authentic"
-                         r"|accurate|appropriate|suitable|consistent|candid)|likely|probably|best|better (?:fit|match"
+                         r"|accurate|appropriate|suitable|consistent|candid)|likely|probably|best|authentic|genuine|better (?:fit|match"
                          r"|choice|answer|option|candidate)|closer|farther|further away|favou?red|preferred|an edge)\b",
                          re.IGNORECASE)
 
@@ -682,7 +682,8 @@ def hedged_pick(text: str, names: OptionNames, paren: re.Pattern, option_word: r
 
     A pick is the clause after a contrast ("but", "however", "that said", "if I had to guess") that follows
     the reply's first hedge, up to the sentence's end, stating a preference ("most likely", "more similar",
-    "closer", "best") without negation or a further hedge; every pick must name the same single option. A
+    "closer", "best", "authentic", "genuine": "However, the third image (C) has ..., which might suggest a candid
+    and authentic moment") without negation or a further hedge; every pick must name the same single option. A
     conditional preference ("If the criteria are ..., (B) might be favored") is no pick of its own, but a rival
     one that names another option leaves the reply with two candidates.
     The labelling rules (docs/reply-labels.md, rule 7): a hedge that still names one answer as its best

@@ -8,6 +8,7 @@ testmini (lupantech/MathVista, results/, CC BY-SA 4.0).
 from __future__ import annotations
 
 from plates.tasks.answers import read_choice
+from tests.support.reply_corpus import load_replies
 
 DEPTH = {"A": "A is closer", "B": "B is closer"}  # BLINK Relative_Depth
 REFLECTANCE = {"A": "A is darker", "B": "B is darker", "C": "About the same"}  # BLINK Relative_Reflectance
@@ -404,3 +405,17 @@ def test_an_image_label_line_names_no_option():
     assert _read(reply, SECOND_THIRD).answer is None
     # and an article "A" before "image" stays an article
     assert _read("A image of a cat is shown. The scene is calm.", FOUR_IMAGES).answer is None
+
+
+# ---- a hedged pick that calls one option authentic or genuine ---------------------------------------------------
+
+def test_a_hedged_pick_calling_one_option_authentic_commits_to_it():
+    # blink/GPT4V/val_Forensic_Detection_42 (ambiguous before: every key in parentheses is discussed above its
+    # close, "... it's challenging to definitively determine ... However, the third image (C) has a high level of
+    # detail ..., which might suggest a candid and authentic moment captured in a photograph.")
+    reply = load_replies()["blink/GPT4V/val_Forensic_Detection_42"].reply
+    got = _read(reply, FOUR_IMAGES)
+    assert (got.answer, got.rule) == ("C", "hedged pick")
+    # trap: "authentic" said of two options after the hedge names neither
+    two = reply.replace("However, the third image (C) has", "However, the third image (C) and the fourth image (D) have")
+    assert two != reply and _read(two, FOUR_IMAGES).answer is None
