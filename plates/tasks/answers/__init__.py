@@ -8,6 +8,7 @@ them (plates, ColorBench's Colour Blindness, scenes, illusions).
                            special tokens, the length cap, clean-up, the answer-phrase rule, self-corrections,
                            evasions, Chinese answer words, the verdict
     ``mentions``           where a reply names an option in prose: the choice reader's sentence rules
+    ``throughout``         the choice reader's rule 5i: one option named wherever the reply names one
     ``choice``             multiple choice, letters or Roman numerals (`read_choice`)
     ``labels``             open answers: numbers, HueManity labels, any text (`read_number`, `read_label`,
                            `read_text`)
@@ -101,6 +102,11 @@ __all__ = [
 #: negation inside a relative "that" clause describing a "most"/"best" pick ("... is most likely to be a real
 #: photograph that has not been digitally manipulated") no longer vetoes the pick; "challenging to determine"
 #: is a hedge like "difficult to determine", so the one option a pick after it names commits (choice rule 5h).
-RULES_VERSION = 6
+#: 7: a reply that names one option, and only that one, wherever it names an option, without hedge, doubt,
+#: question or answer phrase, commits to it (choice rule 5i, `plates.tasks.answers.throughout`: "Comparing the
+#: edges of the second and third images, it is more appropriate to place the second image ..."); where option
+#: texts do not name their keys, "image A" / "picture A" / "option A" names the key A in a sentence (not a label
+#: line "Image A: ..."); a hedged pick may state its preference as "authentic" or "genuine" (choice rule 5h).
+RULES_VERSION = 7
 #: How rows written before rows recorded a version read (Parquet files without the ``rules_version`` column).
 UNVERSIONED = 0

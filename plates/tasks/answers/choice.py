@@ -49,7 +49,9 @@ collapsed, markdown and typographic quotes removed), first rule that decides win
    A key alone on the first line ("A\nExplanation: ...") -> it, unless the next line is another key (a list).
 5c-5g. **Sentences** (`plates.tasks.answers.mentions`; a "mention" is an option's text in prose, "(X)",
    "option X", or, where the option texts name their keys as things in the image -- "Point A", "Box B", "A is
-   closer" -- the key as a capital that is no article: "Point A", "A is ...", never "A dog"):
+   closer" -- the key as a capital that is no article: "Point A", "A is ...", never "A dog"; for other options
+   a capital key before a verb or after "image", "picture", "option" or "choice": "I believe image A ... is
+   most likely", never the label line "Image A: ..."):
    5c. a first sentence that rejects the options together ("Neither bounding box A nor B ...", "none of the
        options") commits to none (unparsed);
    5d. the reply begins with an option's text ("Yes, the teddy bear ...", " A is closer to the camera.",
@@ -73,11 +75,19 @@ collapsed, markdown and typographic quotes removed), first rule that decides win
    Numbers and yes/no words are mentions only in 5d and 5g ("There is no cat" does not answer "no").
    5h. a hedged pick (docs/reply-labels.md rule 7: a hedge that still names one answer as its best commits to
        it): after the reply's first hedge, each clause that follows a contrast ("but", "however", "if I had to
-       guess") and states a preference ("most likely", "more similar", "closer", "best") names one option;
-       all naming the same one -> it ("It's difficult to determine with absolute certainty ..., but point B
+       guess") and states a preference ("most likely", "more similar", "closer", "best", "authentic",
+       "genuine") names one option; all naming the same one -> it ("It's difficult to determine with absolute certainty ..., but point B
        appears to be closer" -> B). A conditional preference ("If the criteria are ..., (B) might be
        favored") is a rival only: with another pick the reply has two candidates and names none.
-   Genuine hedges ("it is difficult to definitively determine ...") with no pick are never read by 5e-5h.
+   5i. one option throughout (`plates.tasks.answers.throughout`): every sentence that mentions options mentions
+       the same single option, unnegated ("Comparing the edges of the second and third images, it is more
+       appropriate to place the second image ... This is because the second image has a woman in the center,
+       while the third image does not." -> the second image; "The corresponding point ... is labeled A on the
+       second image."); a leading frame "Comparing X and Y," is no mention. Never where the reply hedges or
+       doubts anywhere ("it is not possible to accurately determine ...", "without more information",
+       "neither"), asks ("?"), has an answer phrase, lists capitals ("A B C D"), has a colon inside the
+       sentence, or writes another key as a label ("The clock shows the time (C) 5:30." where 5:30 is D).
+   Genuine hedges ("it is difficult to definitively determine ...") with no pick are never read by 5e-5i.
    "least" rejects ("(C) is the least likely"), unless joined to a "most" claim ("the most candid and least
    processed"); "at least" rejects nothing. A negation in the compared clause ("while", "whereas", "than", up
    to its comma) is the rival's, not the claim's: "the second image (A) shares the same style ..., while the
@@ -124,7 +134,7 @@ import string
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 
-from plates.tasks.answers import mentions
+from plates.tasks.answers import mentions, throughout
 from plates.tasks.answers.colours import colour_code, colour_code_at, colour_codes_in
 from plates.tasks.answers.labels import NUMBER_PATTERN, canonical_number, count_in_words, parse_number
 from plates.tasks.answers.text import (
@@ -511,7 +521,8 @@ class _Reader:
                             ("after a list of every key", mentions.after_key_list(text, *args)),
                             ("last paragraph", mentions.last_paragraph(text, *args)),
                             ("stated result", mentions.stated_result(text, names)),
-                            ("hedged pick", mentions.hedged_pick(text, *args))):
+                            ("hedged pick", mentions.hedged_pick(text, *args)),
+                            ("one option throughout", throughout.one_option_throughout(text, *args))):
             if found is not None:
                 return found, "ok", rule
         return None

@@ -17,7 +17,8 @@ The policy of each rule is in its function's docstring. A "mention" of an option
 parentheses "(B)", "option B", and, when every option's text names its own key as a word ("Point A", "Box B",
 "A is closer", "picture C": the letters name things in the image), the key as a capital letter that is no
 article ("Point A", "A is ...", "A.", a quoted "A" -- never "A dog"); for other options, a capital key before a verb ("A is
-the number shown", "B seems right") where the reply names no points by capitals. Option texts that are numbers or yes/no words are
+the number shown", "B seems right") or after "image", "picture", "option" or "choice" ("I believe image A ... is most
+likely", not the label line "Image A: ...") where the reply names no points by capitals. Option texts that are numbers or yes/no words are
 mentions only where they lead the reply or are stated as a result: "There is no cat" does not answer "no", and
 "2 steps" does not choose the option "2".
 
@@ -28,7 +29,7 @@ from __future__ import annotations
 
 import functools
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 
 from plates.tasks.answers.text import ANSWER_PHRASE, hedge_end, is_hedge
@@ -45,6 +46,7 @@ __all__ = [
     "named_as_correct",
     "names_of",
     "rejects_all",
+    "sentences_of",
     "stated_result",
 ]
 
@@ -84,6 +86,27 @@ def first_sentence(text: str) -> str:
     """
     m = _SENTENCE_END.search(text, 0, SENTENCE_CHARS)
     return text[: m.start()] if m else text[:SENTENCE_CHARS]
+
+
+def sentences_of(text: str) -> Iterator[str]:
+    """The sentences of ``text`` in order, each without its end mark (".", "!" or "?" before a space or the
+    end, or a newline); empty ones included. One pass over ``text``.
+
+    Parameters
+    ----------
+    text : str
+        A reply's text (bounded by the caller).
+
+    Yields
+    ------
+    str
+        Each sentence.
+    """
+    start = 0
+    while start < len(text):
+        end = _SENTENCE_END.search(text, start)
+        yield text[start: end.start() if end else len(text)]
+        start = end.end() if end else len(text)
 
 
 @dataclass(frozen=True)
@@ -144,6 +167,7 @@ def names_of(items: tuple[tuple[str, str], ...]) -> OptionNames:
 _BEFORE_KEY = re.compile(rf"\b{_ENTITY_NOUN} [\"']?$", re.IGNORECASE)
 _CAPITAL = re.compile(r"(?<![\w'#])([A-Z])(?![\w'])")
 _VERB_AFTER = re.compile(r" (?i:is|was|would|will|should|seems|appears|looks|matches|fits)\b")
+_LABEL_NOUN = re.compile(r"\b(?i:image|picture|option|choice) $")
 _KEY_AFTER = re.compile(rf"(?: (?i:{_KEY_VERB})| ?[.,;:!?)]| ?$)")
 
 
@@ -156,8 +180,9 @@ def _capital_keys(sentence: str, names: OptionNames) -> list[str]:
         if k not in names.keys:
             continue
         if not names.entity:
-            if _VERB_AFTER.match(sentence, m.end()):
-                found.append(k)
+            if _VERB_AFTER.match(sentence, m.end()) or (_LABEL_NOUN.search(sentence, max(0, m.start() - 8), m.start())
+                                                        and not sentence.startswith(":", m.end())):
+                found.append(k)  # "A is the number shown"; "I believe image A ... is most likely" (not "Image A: ...")
             continue
         if m.start() and sentence[m.start() - 1] in "\"'" and sentence[m.end(): m.end() + 1] == sentence[m.start() - 1]:
             found.append(k)  # a label in quotes: 'corresponds to point "A"', 'would be "A" on the second image'
@@ -446,13 +471,8 @@ def after_key_list(text: str, names: OptionNames, paren: re.Pattern, option_word
     str or None
         The option key, or None when the rule does not decide.
     """
-    window = text[: 6 * SENTENCE_CHARS]
-    listed, found, start = False, None, 0
-    while start < len(window):
-        end = _SENTENCE_END.search(window, start)
-        stop = end.start() if end else len(window)
-        sentence = window[start:stop]
-        start = end.end() if end else len(window)
+    listed, found = False, None
+    for sentence in sentences_of(text[: 6 * SENTENCE_CHARS]):
         if not listed:
             if _lists_every_key(sentence, names):
                 if _REJECT.search(sentence) or _NEGATION.search(sentence):
@@ -651,7 +671,7 @@ _CONTRAST = re.compile(r"(?:^|, |; |(?<=[.!?] )|(?<=\n))(?:but|however|that said
                        r"|if (?:i|we) (?:had|have|were) to (?:guess|choose|pick|select|make an? (?:educated |best )?guess)|if)"
                        r"\b,? ?", re.IGNORECASE)
 _PREFERENCE = re.compile(r"\b(?:(?:most|more) (?:likely|probable|plausible|similar|realistic|real|natural|authentic"
-                         r"|accurate|appropriate|suitable|consistent|candid)|likely|probably|best|better (?:fit|match"
+                         r"|accurate|appropriate|suitable|consistent|candid)|likely|probably|best|authentic|genuine|better (?:fit|match"
                          r"|choice|answer|option|candidate)|closer|farther|further away|favou?red|preferred|an edge)\b",
                          re.IGNORECASE)
 
@@ -662,7 +682,8 @@ def hedged_pick(text: str, names: OptionNames, paren: re.Pattern, option_word: r
 
     A pick is the clause after a contrast ("but", "however", "that said", "if I had to guess") that follows
     the reply's first hedge, up to the sentence's end, stating a preference ("most likely", "more similar",
-    "closer", "best") without negation or a further hedge; every pick must name the same single option. A
+    "closer", "best", "authentic", "genuine": "However, the third image (C) has ..., which might suggest a candid
+    and authentic moment") without negation or a further hedge; every pick must name the same single option. A
     conditional preference ("If the criteria are ..., (B) might be favored") is no pick of its own, but a rival
     one that names another option leaves the reply with two candidates.
     The labelling rules (docs/reply-labels.md, rule 7): a hedge that still names one answer as its best

@@ -8,6 +8,7 @@ testmini (lupantech/MathVista, results/, CC BY-SA 4.0).
 from __future__ import annotations
 
 from plates.tasks.answers import read_choice
+from tests.support.reply_corpus import load_replies
 
 DEPTH = {"A": "A is closer", "B": "B is closer"}  # BLINK Relative_Depth
 REFLECTANCE = {"A": "A is darker", "B": "B is darker", "C": "About the same"}  # BLINK Relative_Reflectance
@@ -379,3 +380,42 @@ def test_most_candid_and_least_processed_describes_the_pick():
         "appearances can be deceiving, and any of the images could be real or have been edited to some degree."
     )
     assert _read(reply, FOUR_IMAGES).answer == "A"
+
+
+# ---- "image A" names the key A where the option texts do not name their keys -----------------------------------
+
+def test_image_a_in_a_sentence_names_option_a():
+    # blink/OPUS/val_Forensic_Detection_84 (ambiguous before: "images B, C and D" later made every lone capital a
+    # candidate)
+    reply = ("Based on analyzing the details in the four provided images, I believe image A showing a person diving "
+             "to catch a frisbee on a grass field is most likely to be a real photograph, as opposed to a staged or "
+             "digitally altered image.\n\nThe lighting, shadows, and motion all appear natural and consistent with "
+             "a real action shot captured outdoors.\n\nIn contrast, while images B, C and D also show people engaged "
+             "in water activities, certain elements make them seem more likely to be staged shots.\n\nSo in summary, "
+             "the spontaneous, unstaged appearance of image A leads me to select it as the one most likely to be a "
+             "genuine candid photograph.")
+    assert _read(reply, FOUR_IMAGES).answer == "A"
+
+
+def test_an_image_label_line_names_no_option():
+    # blink/MiniGPT-4-v2/val_Visual_Similarity_130's tail: a label line "Image A: [...]" in a list is no pick
+    reply = ("Yes, I can help you with that!\n\nThe image (B) is the most similar to the first image (A).\n\n"
+             "Here's how I arrived at this answer:\n\n1. Compare the three images side by side:\n"
+             "\tImage A: [Original Image 1](http://www.example.com/image1.jpg")
+    assert _read(reply, SECOND_THIRD).answer is None
+    # and an article "A" before "image" stays an article
+    assert _read("A image of a cat is shown. The scene is calm.", FOUR_IMAGES).answer is None
+
+
+# ---- a hedged pick that calls one option authentic or genuine ---------------------------------------------------
+
+def test_a_hedged_pick_calling_one_option_authentic_commits_to_it():
+    # blink/GPT4V/val_Forensic_Detection_42 (ambiguous before: every key in parentheses is discussed above its
+    # close, "... it's challenging to definitively determine ... However, the third image (C) has a high level of
+    # detail ..., which might suggest a candid and authentic moment captured in a photograph.")
+    reply = load_replies()["blink/GPT4V/val_Forensic_Detection_42"].reply
+    got = _read(reply, FOUR_IMAGES)
+    assert (got.answer, got.rule) == ("C", "hedged pick")
+    # trap: "authentic" said of two options after the hedge names neither
+    two = reply.replace("However, the third image (C) has", "However, the third image (C) and the fourth image (D) have")
+    assert two != reply and _read(two, FOUR_IMAGES).answer is None
