@@ -267,7 +267,17 @@ def _check(options: Mapping[str, str]) -> dict[str, str]:
 
 
 @dataclass(frozen=True)
-class _Patterns:
+class KeyPatterns:
+    """The compiled patterns that find option keys of one alphabet in a reply (`key_patterns`).
+
+    Attributes
+    ----------
+    alone, lead, lead_bare, paren, option_word, after_key, alternative, key : re.Pattern
+        A reply that is a key alone; a key leading the reply ("(B) ...", "B. ..."); a capital and a space
+        leading it; a key in parentheses anywhere; "option/choice/answer" before a key; a key's trailing
+        context; "or (X)" alternatives; a bare key.
+    """
+
     alone: re.Pattern
     lead: re.Pattern
     lead_bare: re.Pattern
@@ -279,13 +289,25 @@ class _Patterns:
 
 
 @functools.cache
-def _patterns(alphabet: str) -> _Patterns:
+def key_patterns(alphabet: str) -> KeyPatterns:
+    """The key patterns of ``alphabet`` (cached: one compile per alphabet).
+
+    Parameters
+    ----------
+    alphabet : str
+        ``"letters"`` (A-Z, any case) or ``"roman"`` (i-x, and a-h naming positions).
+
+    Returns
+    -------
+    KeyPatterns
+        The compiled patterns.
+    """
     if alphabet == "roman":  # longest numeral first: "III" is not "II" + "I"; a-h (never i) name positions
         key = r"(?i:viii|vii|vi|iv|ix|iii|ii|i|v|x|[a-h])"
         upper = key
     else:
         key, upper = r"[A-Za-z]", r"[A-Z]"
-    return _Patterns(
+    return KeyPatterns(
         alone=re.compile(rf"[(\[]?({key})[)\]]?[.:)]?"),
         lead=re.compile(rf"(?:\(({key})\)|\[({key})\]|({key})\)|({upper})(?:\.|:| -)) ?(.*)", re.DOTALL),
         lead_bare=re.compile(rf"({upper}) (.+)", re.DOTALL),
@@ -363,7 +385,7 @@ class _Reader:
     def __init__(self, plan: _Plan, described: Described | None) -> None:
         self.options = plan.options
         self.alphabet = plan.alphabet
-        self.p = _patterns(self.alphabet)
+        self.p = key_patterns(self.alphabet)
         self.items = plan.items
         self.by_text = plan.by_text
         self.codes = plan.codes

@@ -56,7 +56,7 @@ SENTENCE_CHARS = 400
 _SENTENCE_END = re.compile(r"[.!?][\"')]?(?= |\n|$)|\n")
 # Negations, and verbs and degrees that turn a mention against its option ("I would eliminate option (A)",
 # "the first image is the least likely to be real").
-_NEGATION = re.compile(
+NEGATION = re.compile(
     r"\b(?:not|no|never|neither|nor|none|cannot|nothing|(?<!at )least|less|eliminat\w*|exclud\w*|rul(?:e|es|ed|ing) out"
     r"|reject\w*|incorrect|wrong)\b|n't\b",
     re.IGNORECASE,
@@ -193,7 +193,7 @@ def _capital_keys(sentence: str, names: OptionNames) -> list[str]:
     return found
 
 
-_COMPARED = re.compile(
+COMPARED = re.compile(
     r"\b(?:than|compared (?:to|with)|in comparison (?:to|with)|relative to|whereas|while|unlike|as opposed to|"
     r"instead of)\b",
     re.IGNORECASE,
@@ -201,7 +201,7 @@ _COMPARED = re.compile(
 
 
 _OWN_KEY = re.compile(r" ?\(([A-Za-z])\)")
-_COMPARED_PHRASE = re.compile(_COMPARED.pattern + r"[^,;:]{0,120}", re.IGNORECASE)
+COMPARED_PHRASE = re.compile(COMPARED.pattern + r"[^,;:]{0,120}", re.IGNORECASE)
 
 
 def mentioned(sentence: str, names: OptionNames, paren: re.Pattern, option_word: re.Pattern,
@@ -233,7 +233,7 @@ def mentioned(sentence: str, names: OptionNames, paren: re.Pattern, option_word:
     set of str
         The option keys mentioned (empty for none).
     """
-    spans = [m.span() for m in _COMPARED_PHRASE.finditer(sentence)] if _COMPARED.search(sentence) else []
+    spans = [m.span() for m in COMPARED_PHRASE.finditer(sentence)] if COMPARED.search(sentence) else []
 
     def compared(m: re.Match) -> bool:  # "A is closer than point B": B is what A is compared with
         return any(a <= m.start() < b for a, b in spans)
@@ -250,7 +250,7 @@ def mentioned(sentence: str, names: OptionNames, paren: re.Pattern, option_word:
         if keys:  # where an option's text is named, other keys are not read ("Point A ... point B")
             return keys
     if spans:
-        sentence = _COMPARED_PHRASE.sub(lambda m: " " * len(m.group()), sentence)
+        sentence = COMPARED_PHRASE.sub(lambda m: " " * len(m.group()), sentence)
     keys.update(k for x in paren.findall(sentence) if (k := key_of(x)) in names.keys)
     keys.update(k for a, b in option_word.findall(sentence) if (k := key_of(a or b)) in names.keys)
     if names.entity or names.verb_keys:
@@ -344,7 +344,7 @@ _REASON = re.compile(r",? \b(?:because|since|due to|given that)\b|, (?:as|which)
 
 # "least" rejects an option ("(A) is the least likely"), except where it joins a "most" claim about the same
 # option ("the first image (A) seems the most candid and least processed"): there it describes the pick.
-_MOST_AND_LEAST = re.compile(r"\bmost [\w-]+(?:,| and| but) (?:the )?least\b", re.IGNORECASE)
+MOST_AND_LEAST = re.compile(r"\bmost [\w-]+(?:,| and| but) (?:the )?least\b", re.IGNORECASE)
 
 
 # A relative clause describing the pick of a "most"/"best" claim is not a negation of the pick: "(D) the fourth
@@ -355,8 +355,21 @@ _MOST_CLAIM = re.compile(r"\b(?:most|best)\b", re.IGNORECASE)
 _RELATIVE = re.compile(r"(?<=\w) that (?:has|have|had|is|are|was|were|does|do|did)\b[^,;]*", re.IGNORECASE)
 
 
-def _claim_of(sentence: str) -> str:
-    claim = _COMPARED_PHRASE.sub("", sentence) if _COMPARED.search(sentence) else sentence
+def claim_of(sentence: str) -> str:
+    """The part of ``sentence`` that makes its claim: a comparison clause (``than ...``, ``compared to ...``) and a
+    relative clause after a "most"/"best" claim are cut, so a negation inside them belongs to the other option.
+
+    Parameters
+    ----------
+    sentence : str
+        One sentence of a reply.
+
+    Returns
+    -------
+    str
+        The sentence less those clauses (the sentence itself when it has none).
+    """
+    claim = COMPARED_PHRASE.sub("", sentence) if COMPARED.search(sentence) else sentence
     relative = _RELATIVE.search(claim)
     if relative is not None and _MOST_CLAIM.search(claim, 0, relative.start()):
         claim = claim[: relative.start()] + claim[relative.end():]
@@ -368,8 +381,8 @@ def _decides(sentence: str, names: OptionNames, paren: re.Pattern, option_word: 
     reason = _REASON.search(sentence)
     if reason is not None:
         sentence = sentence[: reason.start()]
-    claim = _claim_of(sentence)
-    if is_hedge(sentence) or _NEGATION.search(_MOST_AND_LEAST.sub("most", claim)) or (
+    claim = claim_of(sentence)
+    if is_hedge(sentence) or NEGATION.search(MOST_AND_LEAST.sub("most", claim)) or (
             first and _ANSWER.search(sentence)):
         return None
     keys = mentioned(sentence, names, paren, option_word, key_of)
@@ -378,7 +391,7 @@ def _decides(sentence: str, names: OptionNames, paren: re.Pattern, option_word: 
     return _one(keys)
 
 
-_CLAUSE = re.compile(
+CLAUSE = re.compile(
     r"\b(?:is|are|was|were|be|would|will|should|could|can|may|might|must|seems?|appears?|looks?|has|have|had"
     r"|does|do|did|corresponds?|match(?:es)?|fits?|belongs?|represents?|resembles?|shares?|indicates?"
     r"|suggests?|lies|localizes|encloses|moves|moving|remains?)\b|'s\b",
@@ -438,7 +451,7 @@ def first_sentence_choice(text: str, names: OptionNames, paren: re.Pattern, opti
             return None
         text = rest
     key = _decides(first, names, paren, option_word, key_of, more, first=True)
-    if key is None or _CLAUSE.search(first):
+    if key is None or CLAUSE.search(first):
         return key
     lead = leading_option(first.replace(".", " ").replace(",", " ") + " ", names) if first.count(" ") >= 3 else None
     return key if lead == (key, "ok") else None
@@ -475,7 +488,7 @@ def after_key_list(text: str, names: OptionNames, paren: re.Pattern, option_word
     for sentence in sentences_of(text[: 6 * SENTENCE_CHARS]):
         if not listed:
             if _lists_every_key(sentence, names):
-                if _REJECT.search(sentence) or _NEGATION.search(sentence):
+                if _REJECT.search(sentence) or NEGATION.search(sentence):
                     return None  # "Neither of the bounding boxes A or B ...": rule 5c's, the reply picks none
                 listed = True
             elif mentioned(sentence, names, paren, option_word, key_of):

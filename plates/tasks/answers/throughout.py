@@ -25,14 +25,14 @@ import re
 from collections.abc import Callable
 
 from plates.tasks.answers.mentions import (
-    _CLAUSE,
-    _COMPARED,
-    _COMPARED_PHRASE,
-    _MOST_AND_LEAST,
-    _NEGATION,
+    CLAUSE,
+    COMPARED,
+    COMPARED_PHRASE,
+    MOST_AND_LEAST,
+    NEGATION,
     SENTENCE_CHARS,
     OptionNames,
-    _claim_of,
+    claim_of,
     mentioned,
     sentences_of,
 )
@@ -119,8 +119,8 @@ def one_option_throughout(text: str, names: OptionNames, paren: re.Pattern, opti
             keys |= more(sentence)
         if not keys:
             continue
-        if len(keys) > 1 or ":" in sentence or not _CLAUSE.search(sentence) or _NEGATION.search(
-                _MOST_AND_LEAST.sub("most", _claim_of(sentence))):
+        if len(keys) > 1 or ":" in sentence or not CLAUSE.search(sentence) or NEGATION.search(
+                MOST_AND_LEAST.sub("most", claim_of(sentence))):
             return None
         if (names.entity or names.verb_keys) and len(_capitals(sentence, names)) > 1:
             return None  # "A B C D": capitals listed, not one named
@@ -137,6 +137,6 @@ def one_option_throughout(text: str, names: OptionNames, paren: re.Pattern, opti
 
 def _capitals(sentence: str, names: OptionNames) -> set[str]:
     """The option keys written as lone capitals in ``sentence``, outside what a comparison compares it with."""
-    if _COMPARED.search(sentence):
-        sentence = _COMPARED_PHRASE.sub(" ", sentence)
+    if COMPARED.search(sentence):
+        sentence = COMPARED_PHRASE.sub(" ", sentence)
     return {c for c in _CAPITAL.findall(sentence) if c in names.keys}

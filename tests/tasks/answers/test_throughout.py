@@ -9,7 +9,7 @@ import functools
 import pytest
 
 from plates.tasks.answers import read_choice
-from plates.tasks.answers.choice import _patterns
+from plates.tasks.answers.choice import key_patterns
 from plates.tasks.answers.mentions import names_of
 from plates.tasks.answers.throughout import WINDOW_CHARS, one_option_throughout
 from tests.support.reply_corpus import load_replies
@@ -74,7 +74,7 @@ def test_real_replies_that_doubt_list_or_reject_stay_unread(corpus_id):
 
 def test_the_rule_on_its_own_terms():
     names = names_of(tuple(SECOND_THIRD.items()))
-    p = _patterns("letters")
+    p = key_patterns("letters")
 
     def rule(text: str, names=names):
         return one_option_throughout(text, names, p.paren, p.option_word, str.upper)
