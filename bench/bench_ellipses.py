@@ -12,11 +12,11 @@ ellipses at MacAdam's centre 13 (x 0.305, y 0.323, Y half the sRGB maximum): a =
 per observer: the area ratio (fitted / true) mean ± SD over runs with the mean's standard error, its median,
 the orientation error mean ± SD, and how often the 95% intervals (`interval_method` "trials": the trials
 resampled) cover the truth; then the same pooled over the observers. Targets: |mean area ratio − 1| <= 5%;
-where the axis ratio exceeds 1.5, |mean orientation error| <= 5°. One run's area scatters by about 10% (12% for
-the near-circular observer on dithered plates, 12 seeds), so a mean over n runs is known to about 10% / √n: a
+where the axis ratio exceeds 1.5, |mean orientation error| <= 5°. One run's area scatters by about 10% (11% for
+the near-circular observer on dithered plates, 16 seeds), so a mean over n runs is known to about 10% / √n: a
 verdict on fewer than ~16 runs says little. Each mean's 95% interval (Student's t over the runs) is printed
 beside it, and whether it holds 1 (no bias shown) or excludes it. Four runs can look tight by chance: seeds 0-3
-of the near-circular observer, dithered, give 1.09 ± 0.04, seeds 0-11 give 1.04 ± 0.12 (interval 0.96-1.12).
+of the near-circular observer, dithered, give 1.09 ± 0.04, seeds 0-15 give 1.04 ± 0.11 (interval 0.98-1.09).
 
 Part 2, time: 3 MacAdam centres (13, 14, 15) x 8 directions x ``--time-trials`` answers with the bundled reader
 (backend baseline) on this machine; printed as total seconds and seconds per trial, with the load (uptime).
