@@ -65,3 +65,31 @@ def test_a_row_of_another_run_is_refused(tmp_path):
     with pytest.raises(ValueError, match="not one of this run's trials"):
         states_from_rows(run, run.adaptive_spec(), [{"item_id": "macadam-13|uv-045.0|0000", "level_shown": 1.0,
                                                      "correct": True, "parse_status": "ok"}])
+
+
+def test_a_dithered_trials_level_shown_is_what_the_simulated_observer_sees(tmp_path):
+    # The stored level (the dots' area-weighted mean in linear light) and the bench's simulated observer (the
+    # figure pixels' mean over the glyph area) must mean the same colour: from a third of a code step to a few
+    # steps, the observer's d is the stored level's d along the direction (0.994 on average here). Its figure
+    # area is about 1% larger than the figure's own pixels (it cannot tell figure dots of the ground's colour
+    # from ground dots), hence the tolerance; an observer that saw a sub-step figure as a whole code step (as
+    # one did) reads d 1.6-3.2 times the stored level's at 0.3.
+    from plates.models.simulated import EllipseObserver, fixed_ellipse, read_plate
+    from plates.runs.ellipse_trials import present_direction
+    from plates.stimuli.ishihara.labels import LABEL_SPACES
+
+    cs, _ = parse_centres("0.305,0.323")
+    run = EllipseRun(centres=tuple(cs), model=IDEAL, out=str(tmp_path), size=192, dither=True)
+    c, observer = run.centres[0], EllipseObserver(fixed_ellipse(6e-3, 5e-3, 0.0))
+    ratios = []
+    for k in (0, 2, 5):
+        for level in (0.3, 1.0, 3.0):  # 10⁻³ u'v': 0.3 is under one code step in every one of these directions
+            for r in range(2):
+                trial = present_direction(run, 0, k, r, 0, level)
+                reading = read_plate(trial.image, LABEL_SPACES["huemanity-numeric"])
+                assert reading.label == trial.spec.text
+                stored = observer.distance(c.rgb, tuple(run.figure(c, k, trial.shown)))
+                ratios.append(observer.distance(reading.ground, reading.figure) / stored)
+    assert run.code_steps(c, 0, 0.3) < 1 and run.code_steps(c, 2, 0.3) < 1 and run.code_steps(c, 5, 0.3) < 1
+    assert min(ratios) > 0.9 and max(ratios) < 1.1, ratios  # one plate: 0.94-1.04 here
+    assert sum(ratios) / len(ratios) == pytest.approx(1.0, abs=0.02), ratios
