@@ -39,8 +39,6 @@ ALLOWED: dict[str, str] = {
     "plates/analysis/observers.py": f"{_LATER} tests/analysis/test_likelihood.py, test_adaptive.py",
     "plates/analysis/people.py": f"{_LATER} tests/dashboard/test_pages.py, tests/charts/test_ishihara.py",
     "plates/analysis/pse.py": f"{_LATER} tests/analysis/test_likelihood.py, tests/charts/test_people.py",
-    "plates/charts/paired.py": _UNTESTED,
-    "plates/charts/published.py": _UNTESTED,
     "plates/charts/scenes.py": _UNTESTED,
     "plates/cli/export.py": _UNTESTED,
     "plates/cli/importing.py": _UNTESTED,
