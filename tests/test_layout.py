@@ -39,7 +39,6 @@ ALLOWED: dict[str, str] = {
     "plates/analysis/observers.py": f"{_LATER} tests/analysis/test_likelihood.py, test_adaptive.py",
     "plates/analysis/people.py": f"{_LATER} tests/dashboard/test_pages.py, tests/charts/test_ishihara.py",
     "plates/analysis/pse.py": f"{_LATER} tests/analysis/test_likelihood.py, tests/charts/test_people.py",
-    "plates/charts/scenes.py": _UNTESTED,
     "plates/dashboard/common.py": f"{_LATER} tests/dashboard/test_family_queries.py",
     "plates/datasets/family_presets.py": f"{_LATER} tests/datasets/test_generate.py, test_write.py, test_scenes.py",
     "plates/datasets/grid.py": f"{_LATER} tests/cli/test_generate.py, tests/test_shards.py",

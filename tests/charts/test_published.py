@@ -1,5 +1,5 @@
 """The papers' tables as charts (`plates.charts.published`), on the shipped reference Parquet files: table and
-task order, the series and row names, the bars' values and ± as printed, and bad choices refused."""
+task order, the series and row names, the bars' values and ± as printed, and bad choices refused (``reference``: tests/charts/conftest.py)."""
 
 from __future__ import annotations
 
@@ -7,12 +7,7 @@ import pandas as pd
 import pytest
 
 from plates.charts.published import published_figure, published_table, sources, tasks
-from plates.results.reference import TABLES, load_reference
-
-
-@pytest.fixture(scope="module")
-def reference() -> pd.DataFrame:
-    return load_reference()
+from plates.results.reference import TABLES
 
 
 def test_sources_follow_the_tables_order_once_each(reference):
