@@ -43,7 +43,6 @@ ALLOWED: dict[str, str] = {
     "plates/datasets/family_presets.py": f"{_LATER} tests/datasets/test_generate.py, test_write.py, test_scenes.py",
     "plates/datasets/grid.py": f"{_LATER} tests/cli/test_generate.py, tests/test_shards.py",
     "plates/datasets/items.py": f"{_LATER} tests/datasets/test_write.py",
-    "plates/datasets/load.py": _UNTESTED,
     "plates/explorer/context.py": f"{_LATER} tests/explorer/test_family_tabs.py",
     "plates/explorer/model_tab.py": _UNTESTED,
     "plates/explorer/quiz.py": f"{_LATER} tests/integrations/test_answers_push.py",
