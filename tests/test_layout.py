@@ -46,8 +46,6 @@ ALLOWED: dict[str, str] = {
     "plates/explorer/context.py": f"{_LATER} tests/explorer/test_family_tabs.py",
     "plates/explorer/model_tab.py": _UNTESTED,
     "plates/explorer/quiz.py": f"{_LATER} tests/integrations/test_answers_push.py",
-    "plates/integrations/card.py": _UNTESTED,
-    "plates/integrations/importing.py": _UNTESTED,
     "plates/integrations/rows.py": f"{_LATER} tests/integrations/test_hf_dataset.py, test_vlmevalkit.py",
     "plates/models/baseline.py": f"{_LATER} tests/reader/test_reader.py, tests/explorer/test_pool.py",
     "plates/models/views/tvresize.py": f"{_LATER} tests/models/views/test_fast.py",
