@@ -12,7 +12,6 @@ PACKAGE = ROOT / "plates"
 
 _PAGE = "UI only: covered by browser test tests/dashboard/test_legible_browser.py (every page of PAGES) and AppTest"
 _LATER = "not yet mirrored: exercised indirectly by"  # the test files that import it
-_UNTESTED = "not yet mirrored: no test file imports it; reached only through the modules that call it"
 
 #: module (path under the repository root) -> why it has no mirrored test file
 ALLOWED: dict[str, str] = {
