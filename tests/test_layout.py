@@ -11,8 +11,6 @@ ROOT = Path(__file__).resolve().parents[1]
 PACKAGE = ROOT / "plates"
 
 _PAGE = "UI only: covered by browser test tests/dashboard/test_legible_browser.py (every page of PAGES) and AppTest"
-_LATER = "not yet mirrored: exercised indirectly by"  # the test files that import it
-_UNTESTED = "not yet mirrored: no test file imports it; reached only through the modules that call it"
 
 #: module (path under the repository root) -> why it has no mirrored test file
 ALLOWED: dict[str, str] = {
@@ -34,25 +32,6 @@ ALLOWED: dict[str, str] = {
     "plates/dashboard/sections/yes_no.py": f"{_PAGE} in tests/dashboard/test_app.py",
     # thin Gradio tab: widgets over plates.explorer.ellipse (tests/explorer/test_ellipse.py)
     "plates/explorer/ellipse_tab.py": "UI only: covered by browser test tests/explorer/test_ellipse_browser.py",
-    # modules with logic whose own test file is still to be written (listed honestly; each is a debt)
-    "plates/analysis/illusions.py": f"{_LATER} tests/tasks/illusions/test_questions.py, tests/cli/test_run_families.py",
-    "plates/analysis/observers.py": f"{_LATER} tests/analysis/test_likelihood.py, test_adaptive.py",
-    "plates/analysis/people.py": f"{_LATER} tests/dashboard/test_pages.py, tests/charts/test_ishihara.py",
-    "plates/analysis/pse.py": f"{_LATER} tests/analysis/test_likelihood.py, tests/charts/test_people.py",
-    "plates/charts/paired.py": _UNTESTED,
-    "plates/charts/published.py": _UNTESTED,
-    "plates/charts/scenes.py": _UNTESTED,
-    "plates/cli/export.py": _UNTESTED,
-    "plates/cli/importing.py": _UNTESTED,
-    "plates/cli/staircase.py": _UNTESTED,
-    "plates/datasets/load.py": _UNTESTED,
-    "plates/explorer/model_tab.py": _UNTESTED,
-    "plates/integrations/card.py": _UNTESTED,
-    "plates/integrations/importing.py": _UNTESTED,
-    "plates/stimuli/illusions/contrast.py": _UNTESTED,
-    "plates/stimuli/illusions/filter.py": _UNTESTED,
-    "plates/stimuli/illusions/geometry.py": _UNTESTED,
-    "plates/stimuli/illusions/stripes.py": _UNTESTED,
 }
 
 

@@ -121,26 +121,6 @@ def test_a_local_minimum_is_refitted_in_the_batch_as_scipy_refits_it(monkeypatch
     assert [f.pse for f in fits] == pytest.approx(list(batch.theta[:, 0]), abs=1e-12)
 
 
-def test_pse_grid_starts_of_a_batch_equal_each_group_alone():
-    """Groups with the same levels share the grid's log-probabilities (`pse.grid_starts`): each group's start is
-    the one it gets alone, bit for bit, beside groups of other levels, of more than 64 levels (pooled into bins
-    weighted by its own counts) and of two alternatives or a fixed lapse."""
-    rng = np.random.default_rng(3)
-    shared = np.linspace(-10.0, 10.0, 11)
-    for alternatives, lapse in ((3, None), (2, None), (3, 0.02)):
-        k = len(outcomes(alternatives))
-        groups = [(levels, rng.integers(1, 20, (k, levels.size)).astype(float)) for levels in
-                  (shared, shared, np.linspace(-4.0, 6.0, 7), shared, np.linspace(-30.0, 30.0, 90),
-                   np.linspace(-30.0, 30.0, 90))]
-        plateau = np.zeros((k, shared.size))
-        plateau[0] = 5.0  # every answer "A darker": a plateau of equal grid cells, the first one wins alone or not
-        groups.append((shared, plateau))
-        boxes = [pse_module.parameter_bounds(xs, alternatives == 3, lapse is not None) for xs, _ in groups]
-        together = pse_module.grid_starts(groups, boxes, alternatives, lapse, "logistic")
-        alone = [pse_module.grid_starts([g], [b], alternatives, lapse, "logistic")[0] for g, b in zip(groups, boxes)]
-        assert together == alone
-
-
 def test_psychometric_grid_starts_on_the_shared_psi_grid_are_the_starts_before():
     """The starts' ψ grid is the posterior's (`psychometric_fits._psi_grid`) instead of one of their own
     (tests/support/reference_grid.py, the code before): the very same starts, bit for bit, on simulated observers

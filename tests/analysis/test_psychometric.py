@@ -1,4 +1,5 @@
-"""Chance-aware psychometric fits, PSE fits and simulated observers (plates.analysis)."""
+"""Chance-aware psychometric fits (plates.analysis.psychometric, psychometric_fits); the PSE fits and the
+simulated observers have test_pse.py and test_observers.py."""
 
 from __future__ import annotations
 
@@ -11,8 +12,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from scipy import optimize, special
 
-from plates.analysis.observers import ComparisonObserver, SimulatedObserver
-from plates.analysis.pse import fit_pse, outcomes, pse_probabilities
+from plates.analysis.observers import SimulatedObserver
 from plates.analysis.psychometric import STATUSES, guess_rate, monotone_test, psychometric, sigmoid
 from plates.analysis.psychometric_fits import chance_test, fit_groups, fit_psychometric
 
@@ -345,105 +345,6 @@ def test_fit_groups_guess_column():
         fit_groups(frame, "colour_set", guess=0.5)
     with pytest.raises(ValueError, match="by must name at least one column"):
         fit_groups(frame, [], guess=0.5)
-
-
-# --- PSE ----------------------------------------------------------------------------------------------------
-
-def test_pse_probabilities_by_hand():
-    p = pse_probabilities([-2.0, 0.0, 2.0], 0.0, 1.0, alternatives=2)
-    assert p.shape == (2, 3) and p[1] == pytest.approx(special.expit([-2.0, 0.0, 2.0]))
-    p3 = pse_probabilities([-1.0, 0.5, 3.0], 0.5, 2.0, band=1.0, lapse=0.03, alternatives=3)
-    assert p3.sum(axis=0) == pytest.approx([1, 1, 1])
-    # At the PSE: P(A) = P(B) = 0.01 + 0.97 expit(-2); "same" takes the rest.
-    assert p3[0, 1] == pytest.approx(p3[2, 1]) == pytest.approx(0.01 + 0.97 * special.expit(-2.0))
-
-
-@pytest.mark.parametrize("alternatives, band", [(2, 0.0), (3, 1.5)])
-def test_fit_pse_finds_the_truth_in_expected_counts(alternatives, band):
-    levels = np.linspace(-8.0, 8.0, 9)
-    p = pse_probabilities(levels, -1.5, 0.7, band=band, lapse=0.02, alternatives=alternatives)
-    x, r = [], []
-    for i, level in enumerate(levels):
-        counts = np.round(p[:, i] * 20_000).astype(int)
-        x += [level] * int(counts.sum())
-        r += [c for c, k in zip(outcomes(alternatives), counts) for _ in range(k)]
-    fit = fit_pse(x, r, alternatives=alternatives)
-    assert fit.status == "fit" and fit.pse == pytest.approx(-1.5, abs=0.02)
-    assert fit.band == pytest.approx(band, abs=0.03) and fit.ci_low < -1.5 < fit.ci_high
-    assert fit.predict(levels) == pytest.approx(p, abs=2e-3)
-
-
-def test_fit_pse_simulated_and_degenerate():
-    observer = ComparisonObserver(pse=-2.0, slope=0.5, alternatives=3, band=1.0, lapse=0.02, seed=4)
-    x = np.repeat(np.linspace(-10, 10, 11), 30)
-    fit = fit_pse(x, observer.answer(x, observer.rng()), alternatives=3)
-    assert fit.status == "fit" and abs(fit.pse + 2.0) < 0.7 and fit.ci_low < -2.0 < fit.ci_high
-    all_b = fit_pse([-1, 0, 1] * 4, [1] * 12, alternatives=2)
-    assert all_b.status == "below-range" and math.isnan(all_b.pse) and "below -1" in all_b.message
-    all_a = fit_pse([-1, 0, 1] * 4, [-1] * 12, alternatives=3)
-    assert all_a.status == "above-range"
-    assert fit_pse([0, 0], [1, -1], alternatives=2).status == "too-few"
-
-
-def test_fit_pse_bad_input():
-    with pytest.raises(ValueError, match="responses must be codes \\(-1, 1\\).*found 0"):
-        fit_pse([0, 1], [0, 1], alternatives=2)
-    with pytest.raises(ValueError, match="found 'B'"):
-        fit_pse([0, 1], ["B", 1], alternatives=3)
-    with pytest.raises(ValueError, match="alternatives must be 2 .* or 3"):
-        fit_pse([0, 1], [1, 1], alternatives=4)
-    with pytest.raises(ValueError, match="family 'weibull' is not allowed for a PSE"):
-        fit_pse([0, 1], [1, 1], alternatives=2, family="weibull")
-    with pytest.raises(ValueError, match="band must be >= 0, and 0 with two alternatives"):
-        pse_probabilities(0.0, 0.0, 1.0, band=1.0, alternatives=2)
-
-
-# --- observers ----------------------------------------------------------------------------------------------
-
-def test_observer_answers_at_the_rate_of_its_function():
-    observer = SimulatedObserver(8.0, 1.0, "mc", n_options=4, lapse=0.04, seed=11)
-    verdicts = observer.correct(np.full(40_000, 8.0), observer.rng())
-    expected = 0.25 + (1 - 0.25 - 0.04) / 2
-    assert abs(verdicts.mean() - expected) < 4 * math.sqrt(expected * (1 - expected) / 40_000)
-    one_by_one = [observer.correct([x], rng)[0] for rng in [observer.rng()] for x in LEVELS]
-    assert list(observer.correct(LEVELS, observer.rng())) == one_by_one
-
-
-def test_observer_wrong_answers_by_task():
-    rng = np.random.default_rng(0)
-    blind = SimulatedObserver(1000.0, 1.0, "open", label_space_size=5)  # sees nothing at ΔE 1: guesses
-    labels = ["a", "b", "c", "d", "e"]
-    said = blind.answer_open(np.ones(5000), ["c"] * 5000, labels, rng)
-    shares = pd.Series(said).value_counts(normalize=True)
-    assert abs(shares["c"] - 0.2) < 0.03 and all(abs(shares[k] - 0.2) < 0.03 for k in "abde")
-    chooser = SimulatedObserver(1000.0, 1.0, "mc", n_options=4)
-    picks = chooser.answer_choice(np.ones(4000), np.full(4000, 2), rng)
-    assert set(np.unique(picks)) == {0, 1, 2, 3} and abs(np.mean(picks == 2) - 0.25) < 0.03
-    seer = SimulatedObserver(1.0, 5.0, "yesno")  # sees everything at ΔE 40
-    assert seer.answer_yesno([40.0, 40.0], ["yes", "no"], rng) == ["yes", "no"]
-    blind_yn = SimulatedObserver(1000.0, 1.0, "yesno")
-    said_yn = blind_yn.answer_yesno(np.ones(4000), ["yes"] * 4000, rng)
-    assert abs(said_yn.count("yes") / 4000 - 0.5) < 0.03
-
-
-def test_observer_bad_input():
-    with pytest.raises(ValueError, match="answer kind 'free' is not known"):
-        SimulatedObserver(8.0, 1.0, "free")
-    with pytest.raises(ValueError, match="lapse must lie in \\[0, 1 - guess\\)"):
-        SimulatedObserver(8.0, 1.0, "yesno", lapse=0.5)
-    with pytest.raises(ValueError, match="slope=-1.0 is not valid; allowed: a number > 0"):
-        SimulatedObserver(8.0, -1.0, "yesno")
-    with pytest.raises(ValueError, match="threshold='8' is not valid; allowed: a number$"):
-        SimulatedObserver("8", 1.0, "yesno")
-    with pytest.raises(ValueError, match="seed=-1 is not valid; allowed: an integer >= 0"):
-        SimulatedObserver(8.0, 1.0, "yesno", seed=-1)
-    observer = SimulatedObserver(8.0, 1.0, "open", label_space_size=3)
-    with pytest.raises(ValueError, match="target 'z' is not in the label space"):
-        observer.answer_open([1.0], ["z"], ["a", "b", "c"], np.random.default_rng(0))
-    with pytest.raises(ValueError, match="answer_yesno needs an observer of answer kind 'yesno'"):
-        observer.answer_yesno([1.0], ["yes"], np.random.default_rng(0))
-    with pytest.raises(ValueError, match="band must be >= 0, and 0 with two alternatives"):
-        ComparisonObserver(0.0, 1.0, alternatives=2, band=1.0)
 
 
 def test_weighted_rows_fit_as_the_rows_they_stand_for():

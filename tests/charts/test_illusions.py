@@ -1,6 +1,6 @@
-"""The family dashboard tables (plates.charts.illusions, scene_charts, people_charts) on real rows: the
-family presets run through `plates run` against tests/support/chat_server.py, plus quiz rows of two simulated people
-(tests/support/family_rows.py). Expected numbers are recounted here from the raw rows' truth_json, not from the
+"""The family dashboard tables (plates.charts.illusions, people_charts; the scene charts' in test_scenes.py) on
+real rows: the family presets run through `plates run` against tests/support/chat_server.py, plus quiz rows of two
+simulated people (tests/support/family_rows.py; written once per session by tests/charts/conftest.py). Expected numbers are recounted here from the raw rows' truth_json, not from the
 metrics modules."""
 
 from __future__ import annotations
@@ -16,24 +16,6 @@ from plates.analysis import people as pa
 from plates.charts import illusions as fc
 from plates.charts import people as pc
 from plates.charts import scenes as sc
-from plates.results import load_results
-from plates.results.reference import load_reference
-from tests.support.family_rows import write_family_results
-
-
-@pytest.fixture(scope="module")
-def folder(tmp_path_factory):
-    return write_family_results(tmp_path_factory.mktemp("families"))
-
-
-@pytest.fixture(scope="module")
-def frame(folder) -> pd.DataFrame:
-    return load_results(folder).frame
-
-
-@pytest.fixture(scope="module")
-def reference() -> pd.DataFrame:
-    return load_reference()
 
 
 def _facts(rows: pd.DataFrame) -> list[dict]:
@@ -129,56 +111,6 @@ def test_pse_table_groups_categorical_keys_as_text_keys(frame):
     table = ia.pse_table(categorical)
     assert len(table) == len(as_text) == 4 and "never-asked" not in set(table["model"].astype(str))
     pd.testing.assert_frame_equal(table.assign(model=table["model"].astype(as_text["model"].dtype)), as_text)
-
-
-def test_scene_tables_recounted(frame, reference):
-    raw = frame[frame["family"].isin(["scene", "scene-recolour"])]
-    recolour = [json.loads(t).get("recolour") for t in raw["truth_json"]]
-    colour = raw[~raw["grayscale"].astype(bool) & pd.Series([r in (None, "seed") for r in recolour], index=raw.index)]
-    tasks = sc.task_long(frame, reference)
-    for (model, task), part in colour.groupby(["model", "task"]):
-        cell = tasks[(tasks["source"] == "ours") & (tasks["model"] == model) & (tasks["task"] == task)].iloc[0]
-        assert cell["n"] == len(part) and cell["value"] == pytest.approx(part["correct"].astype(bool).mean())
-    human = tasks[(tasks["source"] == "ColorBench Table 1") & (tasks["model"] == "Human")]
-    assert dict(zip(human["task"], human["value"]))["colour-counting"] == pytest.approx(0.62)
-    overall = sc.overall_long(frame, reference)
-    pooled = colour[colour["task"] != "shape-counting"]
-    for model, part in pooled.groupby("model"):
-        cell = overall[(overall["source"] == "ours") & (overall["model"] == model)].iloc[0]
-        assert cell["value"] == pytest.approx(part["correct"].astype(bool).mean())  # micro, not macro
-    robust = sc.robustness_long(frame, reference)
-    variants = raw.assign(recolour=recolour)
-    variants = variants[variants["recolour"].notna() & ~variants["grayscale"].astype(bool)]
-    for model, part in variants.groupby("model"):
-        per_seed = part.groupby("group").agg(rows=("recolour", "nunique"), right=("correct", "sum"))
-        judged = per_seed[per_seed["rows"] == 10]
-        cell = robust[(robust["source"] == "ours") & (robust["model"] == model)].iloc[0]
-        assert cell["n"] == len(judged) > 0 and cell["incomplete"] == len(per_seed) - len(judged)
-        assert cell["value"] == pytest.approx((judged["right"] == 10).mean())
-    assert (robust["source"] == "ColorBench Table 1").sum() >= 30
-
-
-def test_grayscale_effect_and_difficulty(frame, reference):
-    gray = sc.grayscale_long(sc.scene_effects(frame), reference)
-    ours = gray[gray["source"] == "ours"]
-    raw = frame[frame["task"] == "colour-recognition"]
-    for model, part in raw.groupby("model"):
-        c = part[~part["grayscale"].astype(bool)]["correct"].astype(bool).mean()
-        g = part[part["grayscale"].astype(bool)]["correct"].astype(bool).mean()
-        cell = ours[ours["model"] == model].iloc[0]
-        assert cell["pairs"] == 8 and cell["effect"] == pytest.approx((c - g) / c)
-    table9 = gray[gray["source"] == "ColorBench Table 9"]
-    assert len(table9) == 5 * 11 and table9["effect"].notna().all()
-    params = sc.difficulty_params(frame)
-    assert "min_delta_e" in params
-    curve = sc.difficulty_long(frame, "min_delta_e", bins=4)
-    counting = frame[(frame["task"] == "colour-counting")]
-    assert curve[curve["task"] == "colour-counting"]["n"].sum() == len(counting)
-    assert curve.groupby(["model", "task"]).size().max() <= 4
-    assert len(sc.difficulty_figure(curve, "min_delta_e").data) == curve.groupby(["model", "task"]).ngroups
-    with pytest.raises(ValueError, match="allowed: .*min_delta_e"):
-        sc.difficulty_long(frame, "no-such-parameter")
-    assert sc.cot_long(sc.scene_effects(frame), reference)["source"].eq("ColorBench Table 4").all()
 
 
 def test_people_thresholds_beside_models(frame, reference):

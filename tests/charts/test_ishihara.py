@@ -1,5 +1,5 @@
-"""plates.charts.ishihara (colour sets, resolution), its paired module, and every plate chart together (the
-ΔE2000 and comparison charts, overview, yes/no and failure modes have test files of their own): every figure's
+"""plates.charts.ishihara (colour sets, resolution) and every plate chart together (the paired, ΔE2000 and
+comparison charts, overview, yes/no and failure modes have test files of their own): every figure's
 numbers equal what plates.analysis.metrics computes, no chart pools conditions, runs or prompts, and the papers'
 numbers appear at the same x as ours, labelled with their source."""
 
@@ -135,45 +135,7 @@ def test_resolution_draws_many_people_as_one_median_line_in_an_interquartile_ban
     assert [t.name for t in few.data] == ["gpt", "person: participant-0000", "person: participant-0001"]
 
 
-# ----------------------------------------------------------------------------------------- paired charts
-def test_grayscale_bars_are_metrics_grayscale_delta_per_series_and_condition():
-    frame = concat(
-        outcomes("a", 4, 5),
-        outcomes("a", 2, 5, grayscale=True),
-        outcomes("b", 2, 4),
-        outcomes("b", 3, 4, grayscale=True),
-        outcomes("a", 5, 5, size=300),
-        outcomes("a", 0, 5, size=300, grayscale=True),
-    )
-    fig = charts.grayscale_figure(frame)
-    assert fig.layout.meta["condition"] == "original @900px" and fig.layout.meta["others"] == [
-        "original @300px"
-    ]
-    expect = metrics.grayscale_delta(frame[frame["size"] == 900], ["model"]).set_index("model")
-    assert by_name(fig, "a").y[0] == pytest.approx(expect.loc["a", "delta"]) == pytest.approx(0.5)
-    assert by_name(fig, "b").y[0] == pytest.approx(-0.5)
-    small = charts.grayscale_figure(frame, condition="original @300px")
-    assert by_name(small, "a").y[0] == pytest.approx(1.0)
-
-
-def test_grayscale_and_cot_papers_sit_at_the_prompt_that_asks_their_colour_blindness_task():
-    from plates.results.reference import load_reference
-
-    ref = load_reference("ColorBench")
-    frame = concat(
-        outcomes("a", 4, 5, prompt_name="colorbench-mc", task="colorbench-mc"),
-        outcomes("a", 2, 5, grayscale=True, prompt_name="colorbench-mc", task="colorbench-mc"),
-        outcomes("a", 5, 5, prompt_name="colorbench-mc-cot", task="colorbench-mc-cot"),
-    )
-    gray = charts.grayscale_figure(frame, ref)
-    table9 = [t for t in gray.data if t.name.endswith("ColorBench Table 9")]
-    assert table9 and all(list(t.x) == ["colorbench-mc"] for t in table9)
-    cot = charts.cot_figure(frame, ref)
-    assert by_name(cot, "a").y[0] == pytest.approx(1.0 - 0.8)
-    paper = by_name(cot, "GPT-4o — ColorBench Table 4")
-    assert list(paper.x) == ["colorbench-mc"] and paper.y[0] == pytest.approx(0.082)  # C'Blind +8.2 points
-
-
+# ------------------------------------------------------------------------------------------ chance lines
 def test_accuracy_bars_carry_the_prompts_chance_line_and_model_colours():
     from plates.charts.common import model_colour
 
@@ -197,18 +159,6 @@ def test_chance_lines_close_together_share_one_label_instead_of_printing_over_ea
     labels = sorted((round(a.y, 4), a.text) for a in fig.layout.annotations if "chance" in a.text)
     assert labels == [(0.0111, "chance 1.0% (cbe-open) · 1.1% (huemanity-numeric)"),
                       (0.5, "chance 50% (cbe-yn-correct)")]
-
-
-def test_chain_of_thought_deltas_carry_their_interval_and_ticks_follow_the_data():
-    frame = concat(
-        outcomes("m", 50, 100, prompt_name="colorbench-mc"),
-        outcomes("m", 51, 100, prompt_name="colorbench-mc-cot"),
-    )
-    fig = charts.cot_figure(frame)
-    bar = by_name(fig, "m")
-    assert bar.y[0] == pytest.approx(0.01)
-    assert bar.error_y.array[0] > 0.05 and bar.error_y.arrayminus[0] > 0.05  # 100 pairs: about ±14 points
-    assert fig.layout.yaxis.tickformat in ("+.0%", "+.1%")
 
 
 # ---------------------------------------------------------------------------------------------- all charts
@@ -265,19 +215,6 @@ def test_one_model_still_has_its_name_in_a_legend():
         assert fig.layout.showlegend is True and by_name(fig, "solo")
 
 
-def test_delta_bars_print_their_value_so_a_zero_delta_is_not_an_empty_chart():
-    frame = concat(
-        outcomes("a", 4, 5, prompt_name="colorbench-mc"),
-        outcomes("a", 4, 5, grayscale=True, prompt_name="colorbench-mc"),
-        outcomes("a", 4, 5, prompt_name="colorbench-mc-cot"),
-    )
-    gray = by_name(charts.grayscale_figure(frame), "a")
-    assert gray.y[0] == 0 and list(gray.text) == ["+0.0%"] and gray.textposition == "outside"
-    assert list(by_name(charts.cot_figure(frame), "a").text) == ["+0.0%"]
-    never = concat(outcomes("b", 0, 5), outcomes("b", 2, 5, grayscale=True))
-    assert list(by_name(charts.grayscale_figure(never), "b").text) == ["n/a"]
-
-
 def test_the_empty_yes_no_and_cot_charts_say_what_to_run_and_why_the_baseline_cannot():
     only_open = outcomes("baseline-cnn", 4, 5)
     for chart, prompts in (
@@ -286,21 +223,3 @@ def test_the_empty_yes_no_and_cot_charts_say_what_to_run_and_why_the_baseline_ca
     ):
         message = chart(only_open).layout.meta["empty"]
         assert all(p in message for p in prompts) and "baseline reader declines" in message
-
-
-def test_a_zero_delta_keeps_its_interval_inside_the_axis():
-    """Chain of thought with Δ = 0 (the same 3 of 5 right with and without CoT): the axis holds the whole
-    95% interval of the difference and 0, with a margin; before, the error bars ran off the axis."""
-    frame = concat(
-        outcomes("a", 3, 5, prompt_name="colorbench-mc", task="colorbench-mc"),
-        outcomes("a", 3, 5, prompt_name="colorbench-mc-cot", task="colorbench-mc-cot"),
-    )
-    fig = charts.cot_figure(frame)
-    bar = by_name(fig, "a")
-    assert bar.y[0] == pytest.approx(0.0)
-    table = charts.cot_table(frame)
-    low, high = fig.layout.yaxis.range
-    assert low < float(table["delta_low"].iloc[0]) < 0 < float(table["delta_high"].iloc[0]) < high
-    gray = charts.grayscale_figure(concat(outcomes("a", 3, 5), outcomes("a", 3, 5, grayscale=True)))
-    g_low, g_high = gray.layout.yaxis.range
-    assert g_low < 0 < g_high

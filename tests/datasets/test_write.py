@@ -6,7 +6,6 @@ naming the allowed sizes."""
 from __future__ import annotations
 
 import json
-import math
 import multiprocessing as mp
 import os
 import subprocess
@@ -94,30 +93,6 @@ def test_mixed_families_leave_each_others_columns_null(tmp_path):
     assert (items["p"].label, items["p"].group, items["i"].label, items["i"].group) == (
         "12", "colorblindnesseval-1", "", "whites")
     assert items["p"].drawn["delta_e_drawn_median"] == plate_row["delta_e_drawn_median"] and items["i"].drawn is None
-
-
-def test_an_illusion_folder_in_the_old_manifest_format_still_loads(tmp_path):
-    """Before families declared columns, an illusion manifest squeezed into the plate columns: the kind in
-    colour_set, label empty, delta_e NaN although drawn at ΔE2000 3.0."""
-    spec = IllusionSpec(kind="whites", size=128, strength=1.0, delta_e=3.0)
-    (tmp_path / "x").mkdir()
-    render(spec).image.save(tmp_path / "x" / "0.png")
-    old = {c: [None] for c in MANIFEST_COLUMNS}
-    old.update(item_id=["old:0"], dataset=["illusions-classic"], label=[""], colour_set=["whites"],
-               delta_e=[math.nan], variant=["standard"], size=[128], seed=[0], path=["x/0.png"],
-               spec_json=[spec.to_json()])
-    pq.write_table(pa.table({**old, "question_json": [None]}), tmp_path / MANIFEST)
-    (item,) = load_dataset(tmp_path)
-    assert (item.item_id, item.spec, item.label, item.group, item.family) == (
-        "old:0", spec, "", "whites", "illusion")
-    assert item.drawn is None and item.image().size == (128, 128)
-
-
-def test_a_manifest_without_a_group_column_is_refused_naming_it(tmp_path):
-    pq.write_table(pa.table({"item_id": ["a"], "dataset": ["d"], "spec_json": ["{}"], "variant": ["standard"],
-                             "path": ["a.png"]}), tmp_path / MANIFEST)
-    with pytest.raises(ValueError, match="lacks column.*group"):
-        load_dataset(tmp_path)
 
 
 def _answer(body: dict) -> str:

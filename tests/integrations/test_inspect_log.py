@@ -56,14 +56,6 @@ def test_the_real_log_imports_as_a_run_with_the_harness_verdict_beside_ours(tmp_
         assert row["parsed"] == s["scores"]["plates_scorer"]["answer"]
 
 
-def test_the_same_log_named_by_a_relative_or_an_absolute_path_imports_once(tmp_path, monkeypatch, capsys):
-    monkeypatch.chdir(LOG.parent)
-    assert main(["import", "inspect", LOG.name, "--out", str(tmp_path / "r")]) == 0
-    assert "2 rows written" in capsys.readouterr().out
-    assert main(["import", "inspect", str(LOG), "--out", str(tmp_path / "r")]) == 0
-    assert "0 rows written" in capsys.readouterr().out and len(load_results([tmp_path / "r"]).frame) == 2
-
-
 def test_a_sample_error_comes_back_bounded_whatever_its_form(tmp_path, capsys):
     log, samples = read_inspect_log(LOG, via="zip")
     errors = [{"message": "upstream 500 " + "x" * 5000, "traceback": "..."}, "timeout " + "y" * 5000]

@@ -36,7 +36,7 @@ from plates.stimuli.illusions.marks import mark_letters
 from plates.stimuli.illusions.spec import IllusionSpec
 from plates.stimuli.illusions.stripes import draw_stripes
 
-__all__ = ["DRAW", "POSITIONS", "render"]
+__all__ = ["DRAW", "POSITIONS", "canonical_job", "render"]
 
 #: kind -> canonical drawing function (read-only)
 DRAW: Mapping[str, Callable[[Job], Drawing]] = MappingProxyType(
@@ -118,6 +118,30 @@ def _targets_variant(px: np.ndarray, masks: dict) -> Callable[[], Image.Image]:
     return make
 
 
+def canonical_job(spec: IllusionSpec) -> Job:
+    """What the kind's drawing function gets for ``spec``: the target colours on the canonical left / right
+    (A's on the left unless the spec swaps), the stripe direction in the canonical frame and the random
+    streams.
+
+    Parameters
+    ----------
+    spec : IllusionSpec
+
+    Returns
+    -------
+    plates.stimuli.illusions.geometry.Job
+        ``left`` / ``right`` sRGB 0-255; ``rng`` four independent PCG64 streams (layout, noise, scene, spare)
+        spawned from the spec's seed.
+    """
+    a_rgb, b_rgb = spec.target_srgb
+    left, right = (b_rgb, a_rgb) if spec.swap else (a_rgb, b_rgb)
+    direction = spec.resolved_direction
+    if spec.layout == "up-down":
+        direction = _TRANSPOSED[direction]
+    rng = tuple(np.random.Generator(np.random.PCG64(s)) for s in np.random.SeedSequence(spec.seed).spawn(4))
+    return Job(spec, left, right, direction, -1 if spec.swap else 1, rng)
+
+
 def render(spec: IllusionSpec) -> Stimulus:
     """Draw an illusion and measure it: a pure function of the spec.
 
@@ -145,14 +169,7 @@ def render(spec: IllusionSpec) -> Stimulus:
     """
     if not isinstance(spec, IllusionSpec):
         raise ValueError(f"render needs an IllusionSpec, got {type(spec).__name__}")
-    a_rgb, b_rgb = spec.target_srgb
-    left, right = (b_rgb, a_rgb) if spec.swap else (a_rgb, b_rgb)
-    direction = spec.resolved_direction
-    if spec.layout == "up-down":
-        direction = _TRANSPOSED[direction]
-    rng = tuple(np.random.Generator(np.random.PCG64(s)) for s in np.random.SeedSequence(spec.seed).spawn(4))
-    job = Job(spec, left, right, direction, -1 if spec.swap else 1, rng)
-    drawing = DRAW[spec.kind](job)
+    drawing = DRAW[spec.kind](canonical_job(spec))
     px, masks, contexts, induced, per = _place(spec, drawing)
 
     measured = {k: _measure(px, masks[k]) for k in ("A", "B")}
