@@ -15,8 +15,8 @@ from plates.admission import Admission, MemoryBudget, RateLimit, Refused
 from plates.explorer.context import AppContext, Scratch
 from plates.models.base import Reply
 from plates.results.schema import SCHEMA
-from plates.runs.rows import Asked, build_row
-from plates.tasks.prompts import render_prompt
+from plates.runs.rows import build_row
+from tests.support.result_rows import plate_asked
 
 
 def _context(scratch: Scratch, admission: Admission | None) -> AppContext:
@@ -92,22 +92,8 @@ def test_public_mode_refuses_when_over_its_memory_budget(tmp_path):
 
 
 def test_the_history_is_written_as_results_parquet(tmp_path):
-    q = render_prompt("cbe-open", "12", seed=1, label_space="cbe")
     rows = [
-        build_row(
-            Asked(
-                run_id="explorer-0000",
-                row_key=f"k{i}",
-                item_id=f"i{i}",
-                dataset="explorer",
-                model="m",
-                backend="baseline",
-                question=q,
-                spec_json="{}",
-                family="ishihara",
-            ),
-            Reply(text),
-        )
+        build_row(plate_asked(i, run_id="explorer-0000", dataset="explorer", backend="baseline"), Reply(text))
         for i, text in enumerate(["12", "7"])
     ]
     path = _context(Scratch(tmp_path), None).parquet(rows)

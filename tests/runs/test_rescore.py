@@ -3,8 +3,6 @@ label spaces inferred for rows that never recorded one, the new run's identity, 
 
 from __future__ import annotations
 
-import json
-
 import pandas as pd
 import pytest
 
@@ -17,27 +15,16 @@ from plates.runs.rescore import (
     rescored_run_id,
     rescored_suffix,
 )
-from plates.runs.rows import Asked, build_row
+from plates.runs.rows import build_row
 from plates.tasks.answers import RULES_VERSION
 from plates.tasks.prompts import render_prompt
+from tests.support.result_rows import plate_asked
 
 RUN = "colorblindnesseval-0123456789ab"
 
 
 def _row(i: int, reply: Reply, prompt: str = "cbe-open", run: str = RUN) -> dict:
-    q = render_prompt(prompt, "12", seed=i, label_space="cbe")
-    asked = Asked(
-        run_id=run,
-        row_key=f"key-{i}",
-        item_id=f"item-{i}",
-        dataset="colorblindnesseval",
-        model="m",
-        backend="openai",
-        question=q,
-        spec_json=json.dumps({"seed": i}),
-        family="ishihara",
-    )
-    return build_row(asked, reply)
+    return build_row(plate_asked(i, prompt, run_id=run), reply)
 
 
 def test_question_of_rebuilds_a_multiple_choice_question():

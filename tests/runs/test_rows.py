@@ -4,8 +4,6 @@ secrets redacted from every text column, the one schema's columns, the family's 
 
 from __future__ import annotations
 
-import json
-
 import pyarrow as pa
 import pytest
 
@@ -13,27 +11,20 @@ from plates.models.base import Reply
 from plates.results.schema import SCHEMA
 from plates.runs.rows import Asked, build_row
 from plates.tasks.answers import RULES_VERSION
-from plates.tasks.prompts import render_prompt
+from tests.support.result_rows import plate_asked
 
 KEY = "sk-rows-5ecret-0123456789abcdef"
 
 
 def _asked(**kw) -> Asked:
-    q = render_prompt("cbe-open", "12", seed=3, label_space="cbe")
-    base = dict(
-        run_id="colorblindnesseval-00rows000000",
-        row_key="key-1",
-        item_id="item-1",
-        dataset="colorblindnesseval",
-        model="m",
-        backend="openai",
-        question=q,
-        spec_json=json.dumps({"seed": 3}),
-        family="ishihara",
-        group="protan-1",
-    )
-    base.update(kw)
-    return Asked(**base)
+    fields = {
+        "run_id": "colorblindnesseval-00rows000000",
+        "row_key": "key-1",
+        "item_id": "item-1",
+        "group": "protan-1",
+        **kw,
+    }
+    return plate_asked(3, **fields)
 
 
 def test_a_reply_is_scored_by_the_questions_task_and_every_column_is_there():
