@@ -27,7 +27,7 @@ start is its first explorer start; the first checkout's cold start also fills th
 libraries the others share, so compare cold starts with care. Nothing is downloaded; the apps bind
 127.0.0.1 on free ports. The apps run without ``PYTHONDONTWRITEBYTECODE`` (as a newcomer's Python does): a
 checkout's first start compiles its modules and caches the bytecode (``__pycache__``, ignored by git) and the
-later starts read it; with that variable set every start would compile the ~230 modules of ``plates`` the
+later starts read it; with that variable set every start would compile the ~150 modules of ``plates`` the
 explorer imports again (about 0.2 s of CPU, more on a loaded machine), and two checkouts would differ by
 whether their caches happened to exist.
 
