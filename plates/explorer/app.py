@@ -189,7 +189,7 @@ def _set_queue(demo: gr.Blocks, *, max_size: int, default_concurrency_limit: int
     queue = getattr(demo, "_queue", None)
     if queue is None or not hasattr(queue, "default_concurrency_limit"):
         raise RuntimeError("this Gradio's Blocks has no queue before launch (Blocks._queue); allowed: a Gradio "
-                           "whose Blocks.__init__ calls queue(), as 4.0-6.x do")
+                           "whose Blocks.__init__ calls queue(), as the pinned 6.31 does")
     queue.max_size = max_size
     queue.default_concurrency_limit = default_concurrency_limit
 

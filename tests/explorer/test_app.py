@@ -456,3 +456,8 @@ def test_building_the_explorer_builds_gradios_app_only_as_often_as_gradio_itself
         assert (demo._queue.max_size, demo._queue.default_concurrency_limit) == (QUEUE_SIZE[False], 3)
     finally:
         demo.close()
+
+
+def test_setting_the_queue_needs_the_queue_gradio_makes_and_says_so():
+    with pytest.raises(RuntimeError, match=r"no queue before launch \(Blocks._queue\)"):
+        explorer_app._set_queue(object(), max_size=1, default_concurrency_limit=1)
