@@ -25,9 +25,16 @@ quote against the targets.
 ``--repeat`` tries, side by side, with the ratio of each checkout's figure to the first's. A checkout's cold
 start is its first explorer start; the first checkout's cold start also fills the OS file cache with the
 libraries the others share, so compare cold starts with care. Nothing is downloaded; the apps bind
-127.0.0.1 on free ports.
+127.0.0.1 on free ports. The apps run without ``PYTHONDONTWRITEBYTECODE`` (as a newcomer's Python does): a
+checkout's first start compiles its modules and caches the bytecode (``__pycache__``, ignored by git) and the
+later starts read it; with that variable set every start would compile the ~150 modules of ``plates`` the
+explorer imports again (about 0.2 s of CPU, more on a loaded machine), and two checkouts would differ by
+whether their caches happened to exist.
 
-    python3 bench/bench_starts.py [--repeat 1] [--root /path/to/main --root .]
+``--only explorer`` measures the explorer's starts alone (no sweep, no dashboard: its import CPU time
+still printed); ``--only dashboard`` the dashboard's.
+
+    python3 bench/bench_starts.py [--repeat 1] [--root /path/to/main --root .] [--only explorer|dashboard]
 """
 
 from __future__ import annotations
@@ -51,6 +58,9 @@ IMPORTS = {
 CHROMIUM = "/usr/bin/chromium"
 ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking"]
 TARGETS_S = {"explorer cold": 8.0, "explorer warm": 4.0, "first sweep": 2.0, "dashboard first page": 3.0}
+#: The figures of each app (``--only``).
+APPS = {"explorer": ("explorer cold", "explorer warm", "explorer import"),
+        "dashboard": ("dashboard first page", "dashboard import")}
 
 
 def free_port() -> int:
@@ -63,6 +73,7 @@ def start(command: list[str], env: dict, root: Path) -> subprocess.Popen:
     """``command`` started in ``root`` (``python -m`` puts that folder first on the path: its ``plates``)."""
     env = {**os.environ, **env}
     env.pop("PYTHONPATH", None)
+    env.pop("PYTHONDONTWRITEBYTECODE", None)  # as a newcomer's Python: bytecode cached at the first start
     return subprocess.Popen(command, cwd=root, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
 
 
@@ -93,6 +104,7 @@ def import_cpu_s(root: Path, code: str) -> float:
     """CPU seconds of ``code`` (an import) in a fresh Python started in ``root``."""
     env = dict(os.environ, GRADIO_ANALYTICS_ENABLED="False")
     env.pop("PYTHONPATH", None)
+    env.pop("PYTHONDONTWRITEBYTECODE", None)  # as `start`
     timed = f"import time; t = time.process_time(); {code}; print(time.process_time() - t)"
     out = subprocess.run([sys.executable, "-c", timed], cwd=root, env=env, capture_output=True, text=True, check=True)
     return float(out.stdout.strip().splitlines()[-1])
@@ -190,6 +202,8 @@ def main() -> None:
                      "per checkout (median)")
     cli.add_argument("--root", type=Path, action="append", help="a checkout to start (repeat to compare; they "
                      "take turns); default: this one")
+    cli.add_argument("--only", choices=sorted(APPS), help="measure one app's starts (the explorer's: cold, "
+                     "warm and its import, no sweep); default: both and the first sweep")
     args = cli.parse_args()
     roots = [r.resolve() for r in (args.root or [ROOT])]
     for root in roots:
@@ -198,27 +212,31 @@ def main() -> None:
     from playwright.sync_api import sync_playwright
 
     load = os.getloadavg()
-    names = [*TARGETS_S, *IMPORTS]
+    names = [n for n in (*TARGETS_S, *IMPORTS) if args.only is None or n in APPS[args.only]]
     wall = {r: {n: [] for n in names} for r in roots}
     cpu = {r: {n: [] for n in names} for r in roots}
     whole: dict[Path, float] = {}
     with sync_playwright() as p:
         browser = p.chromium.launch(executable_path=CHROMIUM, args=ARGS)
-        for root in roots:
-            (w, c), (swept, whole[root]) = explorer(browser, root, sweep=True)
+        for root in roots if "explorer cold" in names else ():
+            (w, c), swept = explorer(browser, root, sweep="first sweep" in names)
             wall[root]["explorer cold"].append(w)
             cpu[root]["explorer cold"].append(c)
-            wall[root]["first sweep"].append(swept)
             progress(root, "explorer cold", w, c)
-            progress(root, "first sweep", swept, None)
+            if swept is not None:
+                wall[root]["first sweep"].append(swept[0])
+                whole[root] = swept[1]
+                progress(root, "first sweep", swept[0], None)
+        starts = {"explorer warm": lambda root: explorer(browser, root, sweep=False)[0],
+                  "dashboard first page": lambda root: dashboard(browser, root)}
         for _ in range(args.repeat):
             for root in roots:
-                for name, (w, c) in (("explorer warm", explorer(browser, root, sweep=False)[0]),
-                                     ("dashboard first page", dashboard(browser, root))):
+                for name in (n for n in starts if n in names):
+                    w, c = starts[name](root)
                     wall[root][name].append(w)
                     cpu[root][name].append(c)
                     progress(root, name, w, c)
-                for name, code in IMPORTS.items():
+                for name, code in ((n, c) for n, c in IMPORTS.items() if n in names):
                     cpu[root][name].append(import_cpu_s(root, code))
                     progress(root, name, None, cpu[root][name][-1])
         browser.close()
@@ -244,8 +262,9 @@ def main() -> None:
                 line += "   vs first: " + (f"wall x{w / w0:4.2f} " if name in TARGETS_S else "") + (
                     f"CPU x{c / c0:4.2f}" if cpu[root][name] else "")
             print(line)
-        print(f"{'whole sweep':>22}: {whole[root]:6.2f} s wall   (the coarse pass and the fine pass inside its "
-              "bracket; no target)")
+        if root in whole:
+            print(f"{'whole sweep':>22}: {whole[root]:6.2f} s wall   (the coarse pass and the fine pass inside its "
+                  "bracket; no target)")
 
 
 if __name__ == "__main__":

@@ -180,7 +180,7 @@ def build_app(policy: Policy | None = None, admission: Admission | None = None) 
         family_tabs.add_family_tabs(policy, guard=shared.guard, cache=shared.cache, scratch=shared.scratch,
                                     model=model, key_state=key_state, slots=slots, admission=admission, work=work)
         ellipse_tab(shared, model, key_state)  # the chosen model's ellipse at one of MacAdam's centres
-    demo.queue(max_size=shared.slots["queue"], default_concurrency_limit=shared.slots["default"])
+    _set_queue(demo, max_size=shared.slots["queue"], default_concurrency_limit=shared.slots["default"])
     demo.close = _closing(demo.close, work)
     pusher = answers_scheduler()  # people's answers to the owner's dataset: only when the owner configured it
     if pusher is not None:  # stopped with the app (it commits once more when the process exits)
@@ -194,6 +194,35 @@ def build_app(policy: Policy | None = None, admission: Admission | None = None) 
                 pusher.stop()
         demo.close = close_and_stop
     return demo
+
+
+def _set_queue(demo: gr.Blocks, *, max_size: int, default_concurrency_limit: int) -> None:
+    """The queue's bound and default concurrency, as ``demo.queue(max_size=..., default_concurrency_limit=...)``
+    sets them, without the FastAPI app ``Blocks.queue`` also builds: ``launch`` builds the served one anyway, and
+    each build registers Gradio's ~80 routes and its page configuration again (about a tenth of a second of CPU
+    at every start). Gradio gives every Blocks a queue when it is made (``Blocks.__init__`` calls ``queue()``);
+    its events take their limits from it when they are first queued, after launch.
+
+    Parameters
+    ----------
+    demo : gradio.Blocks
+        The built app, not launched yet.
+    max_size : int
+        Events waiting at most (a further one is refused with "queue full").
+    default_concurrency_limit : int
+        Events at once for each listener that names no ``concurrency_limit``.
+
+    Raises
+    ------
+    RuntimeError
+        ``demo`` has no queue (a Gradio that no longer makes one in ``Blocks.__init__``), naming what it needs.
+    """
+    queue = getattr(demo, "_queue", None)
+    if queue is None or not hasattr(queue, "default_concurrency_limit"):
+        raise RuntimeError("this Gradio's Blocks has no queue before launch (Blocks._queue); allowed: a Gradio "
+                           "whose Blocks.__init__ calls queue(), as the pinned 6.31 does")
+    queue.max_size = max_size
+    queue.default_concurrency_limit = default_concurrency_limit
 
 
 def _closing(close, work: ExplorerPool):

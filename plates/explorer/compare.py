@@ -20,8 +20,6 @@ import pandas as pd
 import plotly.graph_objects as go
 
 from plates.analysis.conditions import CONDITION_COLUMNS
-from plates.charts.common import model_colours
-from plates.charts.ishihara import delta_e_figure
 from plates.explorer import models as em
 from plates.explorer.backends import ModelCache, ModelChoice, check_hf_model, open_backend, redact
 from plates.explorer.policy import Policy
@@ -354,16 +352,11 @@ def sweep_figure(rows: Sequence[dict]) -> go.Figure:
     """Every sweep of the session on one chart, one series per model in the model's own colour.
 
     `plates.charts.ishihara.delta_e_figure`: accuracy against ΔE2000 drawn (CIEDE2000 between foreground and
-    background, CIELAB) with the chance-aware psychometric fit of
-    `plates.charts.delta_e.fit_psychometric_counts`,
-    one per model, prompt, condition and colour set (`plates.charts.delta_e.FIT_GROUP`, like the dashboard's),
-    in
-    `model_colours`'s colours (the same model keeps its colour from sweep to sweep), plus each model's answers
-    as
-    points at 1 (correct, ●) or 0 (wrong, ✕) at the ΔE2000 drawn (hover: the one asked). When every ΔE holds
-    one
-    answer per model the binned points' Wilson bars (n=1: about 20-100%) are hidden: they would cover the plot
-    and
+    background, CIELAB) with the chance-aware psychometric fit of `plates.charts.delta_e.fit_psychometric_counts`,
+    one per model, prompt, condition and colour set (`plates.charts.delta_e.FIT_GROUP`, like the dashboard's), in
+    `model_colours`'s colours (the same model keeps its colour from sweep to sweep), plus each model's answers as
+    points at 1 (correct, ●) or 0 (wrong, ✕) at the ΔE2000 drawn (hover: the one asked). When every ΔE holds one
+    answer per model the binned points' Wilson bars (n=1: about 20-100%) are hidden: they would cover the plot and
     say nothing.
 
     Parameters
@@ -376,6 +369,10 @@ def sweep_figure(rows: Sequence[dict]) -> go.Figure:
     plotly.graph_objects.Figure
         The chart.
     """
+    # lazy: the charts (plotly's subplots, the fits) wait for the first sweep, off the explorer's start
+    from plates.charts.common import model_colours
+    from plates.charts.ishihara import delta_e_figure
+
     keep = ["model", "prompt_name", "colour_set", *CONDITION_COLUMNS, "delta_e", "correct", "parsed"]
     frame = pd.DataFrame([{k: r.get(k) for k in keep} for r in rows], columns=keep)
     fig = delta_e_figure(frame, bins=max(1, len(rows)))

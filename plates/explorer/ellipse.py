@@ -11,7 +11,6 @@ from functools import lru_cache
 import pandas as pd
 
 from plates.analysis.ellipses import macadam_centres
-from plates.charts.ellipses import ellipse_figure
 from plates.explorer.policy import Policy
 from plates.models.base import Backend, Query, Reply
 from plates.runs.ellipse_plan import EllipseRun, parse_centres
@@ -117,4 +116,6 @@ def live_ellipse(backend: Backend, centre: str, directions: int, trials: int, po
     ellipses = pd.DataFrame(result.ellipses)
     table = pd.DataFrame(result.thresholds)[["direction", "threshold", "ci_low", "ci_high", "code_steps",
                                               "limits", "status"]]
+    from plates.charts.ellipses import ellipse_figure  # lazy: off the explorer's start (its first page)
+
     return ellipse_figure(ellipses), table, result.ellipses[0]

@@ -47,7 +47,6 @@ from plates.analysis.adaptive import AdaptiveEstimate
 from plates.analysis.conditions import condition_label
 from plates.analysis.illusions import pse_table
 from plates.analysis.people import threshold_table
-from plates.charts.ellipses import ellipse_figure
 from plates.integrations.answers_push import PUSH_NOTE, push_config
 from plates.reader import MODEL_NAME
 from plates.results import load_results
@@ -559,6 +558,8 @@ def directions_result(session: DirectionsSession) -> tuple[str, object]:
     lines += ["", DISPLAY_CAVEAT]
     if session.store_note:
         lines += ["", f"*{session.store_note}*"]
+    from plates.charts.ellipses import ellipse_figure  # lazy: off the explorer's start (its first page)
+
     return "\n".join(lines), ellipse_figure(pd.DataFrame([ellipse]))
 
 

@@ -294,3 +294,32 @@ def test_building_the_explorer_loads_no_model_or_statistics_library():
                            "build_app(Policy()).close()")
     assert "colour" in modules  # the warm-up ran: the first page's plate was drawn
     assert heavy_in(modules, ("torch", "transformers", "onnxruntime", "scipy.stats")) == [], HOW_TO_FIND
+    # the charts (the sweep's, the ellipses') and plotly's subplots wait for the first chart
+    assert heavy_in(modules, ("plates.charts", "plotly.subplots")) == [], HOW_TO_FIND
+
+
+def test_building_the_explorer_builds_gradios_app_only_as_often_as_gradio_itself(monkeypatch):
+    """Setting the explorer's queue (`app._set_queue`) builds no FastAPI app of its own: building the explorer
+    builds Gradio's app as often as an empty Blocks does (its ``__init__`` and ``__exit__``; ``launch`` builds the
+    served one), and the queue has the explorer's bound and default concurrency."""
+    import gradio as gr
+    from gradio import routes
+
+    built = []
+    create = routes.App.create_app
+    monkeypatch.setattr(routes.App, "create_app", staticmethod(lambda *a, **k: built.append(1) or create(*a, **k)))
+    with gr.Blocks():
+        pass
+    gradio_own, built[:] = len(built), []
+    monkeypatch.setattr("plates.explorer.concurrency.cores", lambda: 3)
+    demo = explorer_app.build_app(Policy(public=False))
+    try:
+        assert len(built) == gradio_own == 2
+        assert (demo._queue.max_size, demo._queue.default_concurrency_limit) == (QUEUE_SIZE[False], 3)
+    finally:
+        demo.close()
+
+
+def test_setting_the_queue_needs_the_queue_gradio_makes_and_says_so():
+    with pytest.raises(RuntimeError, match=r"no queue before launch \(Blocks._queue\)"):
+        explorer_app._set_queue(object(), max_size=1, default_concurrency_limit=1)
