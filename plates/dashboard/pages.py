@@ -27,7 +27,7 @@ from plates.charts.yes_no import yes_no_figure, yes_no_table
 from plates.dashboard import queries
 from plates.dashboard.views import View
 from plates.results.reference import load_reference
-from plates.tasks import TASKS
+from plates.results.schema import PLATE_FAMILIES
 
 _BY = ["run_id", "model", *queries.CONDITION_KEYS]
 #: Pairs (colour vs grayscale, plain vs chain of thought) are found across runs of the same model, items and
@@ -46,16 +46,29 @@ def paired_runs_notes(pairs: pd.DataFrame, side_a: str, side_b: str) -> tuple[st
         line = f"{row['model']}: {side_a} from run {', '.join(a)} paired with {side_b} from run {', '.join(b)}"
         notes.setdefault(line, None)
     return tuple(notes)
-#: Tasks about other families than plates: the ΔE2000 page leaves their rows out (an illusion's signed ΔE2000
-#: or a scene's colour difference is not a plate's dot contrast).
-_NOT_PLATE_TASKS = frozenset(name for name, task in TASKS.items() if task.family != "ishihara")
+def of_families(frame: pd.DataFrame, families: tuple[str, ...]) -> pd.Series:
+    """Which rows of ``frame`` (a cube or counts with the rows' ``family`` column) show a stimulus of one of
+    ``families`` (`plates.stimuli.STIMULI` names): a row with no family (written before the column, when plates
+    were the only family) is a plate (`PLATE_FAMILIES`). The rows' own column, so no page needs the task
+    registry."""
+    family = frame["family"].astype(object)
+    chosen = family.isin(list(families))
+    return chosen | family.isna() if set(families) & set(PLATE_FAMILIES) else chosen
+
+
+def not_plate_tasks(view: View) -> list[str]:
+    """The tasks of the opened results' rows about other families than plates: the ΔE2000 and seen-resolution
+    queries leave their rows out (an illusion's signed ΔE2000 or a scene's colour difference is not a plate's
+    dot contrast)."""
+    cube = view.opened.cube
+    return sorted({str(t) for t in cube.loc[~of_families(cube, PLATE_FAMILIES), "task"].dropna()})
 
 
 def plate_prompts(view: View, condition: str) -> pd.Series:
     """Answers per prompt on plates (rows of other families' tasks left out) under ``condition``, most first:
     the prompts the ΔE2000 page can show."""
     cube = view.cube[(view.cube[CONDITION] == condition) & (view.cube["n"] > 0)]
-    cube = cube[~cube["task"].astype(object).isin(_NOT_PLATE_TASKS)]
+    cube = cube[of_families(cube, PLATE_FAMILIES)]
     return cube.groupby("prompt_name", observed=True)["n"].sum().sort_values(ascending=False, kind="stable")
 
 
@@ -111,15 +124,15 @@ def repeated(view: View) -> tuple[pd.DataFrame, tuple[str, ...]]:
     return table, notes
 
 
-#: The overview's family choices: label -> the stimulus families whose tasks it shows.
-OVERVIEW_FAMILIES = {"plates": ("ishihara",), "illusions": ("illusion",), "scenes": ("scene",)}
+#: The overview's family choices: label -> the stimulus families (`plates.stimuli.STIMULI` names, the rows'
+#: ``family``) whose rows it shows; every family has a label (tests/dashboard/test_pages.py checks).
+OVERVIEW_FAMILIES = {"plates": ("ishihara",), "illusions": ("illusion",), "scenes": ("scene", "scene-recolour")}
 
 
 def overview_families(view: View) -> list[str]:
     """The `OVERVIEW_FAMILIES` the view has answers for, in that order."""
-    tasks = set(view.cube.loc[view.cube["n"] > 0, "task"].astype(str))
-    return [label for label, fams in OVERVIEW_FAMILIES.items()
-            if any(TASKS[t].family in fams for t in tasks if t in TASKS)]
+    answered = view.cube[view.cube["n"] > 0]
+    return [label for label, fams in OVERVIEW_FAMILIES.items() if of_families(answered, fams).any()]
 
 
 def overview(view: View, family: str | None = None) -> Page:
@@ -130,8 +143,7 @@ def overview(view: View, family: str | None = None) -> Page:
     if family is not None:
         if family not in OVERVIEW_FAMILIES:
             raise ValueError(f"family {family!r} is not known; allowed: {', '.join(OVERVIEW_FAMILIES)}")
-        wanted = {t for t, task in TASKS.items() if task.family in OVERVIEW_FAMILIES[family]}
-        cube = cube[cube["task"].astype(object).isin(wanted)]
+        cube = cube[of_families(cube, OVERVIEW_FAMILIES[family])]
     table = overview_table(counts=cube)
     matched = matching.compare(table, view.reference)
     _, notes = repeated(view)
@@ -154,7 +166,7 @@ def compare(view: View) -> Page:
 def plate_cube(view: View) -> pd.DataFrame:
     """The view's cube without other families' tasks: colour sets and image sizes are the plates' questions
     (an illusion's kind or a scene's task is their ``group``, not a colour set)."""
-    return view.cube[~view.cube["task"].astype(object).isin(_NOT_PLATE_TASKS)]
+    return view.cube[of_families(view.cube, PLATE_FAMILIES)]
 
 
 def colour_sets(view: View, condition: str | None = None) -> Page:
@@ -169,7 +181,7 @@ def resolution(view: View, condition: str | None = None, x: str = "size") -> Pag
     """Accuracy against the size sent (``x="size"``, per condition) or the pixels the model saw (``x="seen"``:
     the rows that record a view, `plates.charts.views`)."""
     if x == "seen":
-        counts = view.label(queries.seen_counts(view.opened.results, view.where, sorted(_NOT_PLATE_TASKS)))
+        counts = view.label(queries.seen_counts(view.opened.results, view.where, not_plate_tasks(view)))
         return Page(seen_resolution_figure(counts), seen_resolution_table(counts))
     if x != "size":
         raise ValueError(f"resolution axis {x!r} is not valid; allowed: size, seen")
@@ -244,7 +256,7 @@ def plate_levels(view: View, x: str = "delta_e") -> pd.DataFrame:
         # the view's filters and the plates' tasks: the rows of the plates' conditions (`plate_cube`) without
         # asking DuckDB to match every row against each condition's seven columns
         levels = queries.levels(view.opened.results, view.where, [*_BY, "prompt_name", "colour_set"], x=x,
-                                not_tasks=sorted(_NOT_PLATE_TASKS))
+                                not_tasks=not_plate_tasks(view))
         view.memo["plate_levels", x] = charts.with_condition(levels)
     return view.memo["plate_levels", x]
 
@@ -313,12 +325,12 @@ def reading(view: View, condition: str | None = None, family: str | None = None)
     """How each series' replies were read (correct, wrong, ambiguous, unread, refused) beside accuracy, and the
     judge model's part (`plates.charts.reading`): shown under the Overview and the Failure modes. ``family`` (an
     `OVERVIEW_FAMILIES` label): only that family's tasks, as the Overview shows them."""
-    counts = view.label(queries.reading_counts(view.opened.results, view.where, [*_BY, "prompt_name", "task"]))
+    counts = view.label(queries.reading_counts(view.opened.results, view.where,
+                                               [*_BY, "prompt_name", "task", "family"]))
     if family is not None:
         if family not in OVERVIEW_FAMILIES:
             raise ValueError(f"family {family!r} is not known; allowed: {', '.join(OVERVIEW_FAMILIES)}")
-        wanted = {t for t, task in TASKS.items() if task.family in OVERVIEW_FAMILIES[family]}
-        counts = counts[counts["task"].astype(object).isin(wanted)]
+        counts = counts[of_families(counts, OVERVIEW_FAMILIES[family])]
     table = reading_table(counts=counts)
     if condition is not None and condition not in set(table[CONDITION].astype(str)):
         condition = None  # the chosen condition holds no reply with text: show the one with most replies

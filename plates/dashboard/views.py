@@ -35,7 +35,6 @@ from plates.results.query import fingerprint as _fingerprint
 from plates.results.query import open_results as _open
 from plates.results.shipped import shipped_run_ids
 from plates.results.versions import mixed_rules_note, rules_versions
-from plates.stimuli.ishihara.plate import PlateSpec, render
 from plates.validation import check_int
 
 #: Filter key (as it appears in the query string) -> column of the results it selects on.
@@ -400,6 +399,9 @@ def regenerate_plate(row: Mapping[str, object]):
     def given(key):
         value = row.get(key)
         return None if value is None or (not isinstance(value, str) and bool(pd.isna(value))) else value
+
+    # the plate renderer (plates.stimuli: fonts, packing) loads here, on the drill-down, not on the first page
+    from plates.stimuli.ishihara.plate import PlateSpec, render
 
     plate = render(PlateSpec.from_json(spec_json))
     image = plate.variant(str(given("variant") or "standard"))
