@@ -28,7 +28,6 @@ import pyarrow.csv as pacsv
 import pyarrow.parquet as pq
 
 from plates.charts.common import CONDITION, SERIES, series_labels, with_condition
-from plates.conditions import Condition, apply_condition
 from plates.dashboard import queries
 from plates.results.query import Results, list_parts
 from plates.results.query import fingerprint as _fingerprint
@@ -400,7 +399,9 @@ def regenerate_plate(row: Mapping[str, object]):
         value = row.get(key)
         return None if value is None or (not isinstance(value, str) and bool(pd.isna(value))) else value
 
-    # the plate renderer (plates.stimuli: fonts, packing) loads here, on the drill-down, not on the first page
+    # the plate renderer and the viewing conditions (plates.stimuli, plates.conditions: PIL, fonts, packing,
+    # colour maths) load here, on the drill-down, not on the first page
+    from plates.conditions import Condition, apply_condition
     from plates.stimuli.ishihara.plate import PlateSpec, render
 
     plate = render(PlateSpec.from_json(spec_json))
