@@ -44,11 +44,11 @@ def test_bad_port_and_missing_folder_are_errors_that_name_the_value(tmp_path, ca
 
 def test_the_command_is_built_without_the_libraries_the_server_loads_again():
     """``plates dashboard`` becomes the Streamlit server (``os.execve``): what it imports before is thrown away,
-    so it builds the command without pandas, DuckDB, Streamlit or the results package (the upload cap is
-    `plates.admission.UploadLimits`)."""
+    so it builds the command without pandas, pyarrow, DuckDB, Streamlit or the results package (the upload cap
+    is `plates.admission.UploadLimits`; `plates.storage` loads pyarrow's filesystems where a store is opened)."""
     code = ("import os\nos.execve = lambda *args: None  # the command is built; the server is not started\n"
             "from plates.cli import main\nassert main(['dashboard', 'results/runs', '--port', '8599']) == 0")
     modules = loaded_after(code)
     assert "plates.admission" in modules
-    assert heavy_in(modules, ("pandas", "duckdb", "streamlit", "plates.results")) == [], HOW_TO_FIND.replace(
+    assert heavy_in(modules, ("pandas", "pyarrow", "duckdb", "streamlit", "plates.results")) == [], HOW_TO_FIND.replace(
         "CODE", "...")
