@@ -47,10 +47,22 @@ def paired_runs_notes(pairs: pd.DataFrame, side_a: str, side_b: str) -> tuple[st
         notes.setdefault(line, None)
     return tuple(notes)
 def of_families(frame: pd.DataFrame, families: tuple[str, ...]) -> pd.Series:
-    """Which rows of ``frame`` (a cube or counts with the rows' ``family`` column) show a stimulus of one of
-    ``families`` (`plates.stimuli.STIMULI` names): a row with no family (written before the column, when plates
-    were the only family) is a plate (`PLATE_FAMILIES`). The rows' own column, so no page needs the task
-    registry."""
+    """Which rows of ``frame`` show a stimulus of one of ``families``: a row with no family (written before
+    the column, when plates were the only family) is a plate (`plates.results.schema.PLATE_FAMILIES`). The
+    rows' own column, so no page needs the task registry.
+
+    Parameters
+    ----------
+    frame : pandas.DataFrame
+        A cube or counts with the rows' ``family`` column (`plates.dashboard.queries.CUBE_COLUMNS`).
+    families : tuple of str
+        Stimulus family names (`plates.stimuli.STIMULI`: "ishihara", "illusion", "scene", "scene-recolour").
+
+    Returns
+    -------
+    pandas.Series of bool
+        One per row of ``frame``.
+    """
     family = frame["family"].astype(object)
     chosen = family.isin(list(families))
     return chosen | family.isna() if set(families) & set(PLATE_FAMILIES) else chosen
@@ -59,7 +71,18 @@ def of_families(frame: pd.DataFrame, families: tuple[str, ...]) -> pd.Series:
 def not_plate_tasks(view: View) -> list[str]:
     """The tasks of the opened results' rows about other families than plates: the ΔE2000 and seen-resolution
     queries leave their rows out (an illusion's signed ΔE2000 or a scene's colour difference is not a plate's
-    dot contrast)."""
+    dot contrast).
+
+    Parameters
+    ----------
+    view : View
+        The dashboard's view; its opened cube (every row, before the filters) says each task's family.
+
+    Returns
+    -------
+    list of str
+        Task names, sorted.
+    """
     cube = view.opened.cube
     return sorted({str(t) for t in cube.loc[~of_families(cube, PLATE_FAMILIES), "task"].dropna()})
 
