@@ -46,6 +46,8 @@ def paired_runs_notes(pairs: pd.DataFrame, side_a: str, side_b: str) -> tuple[st
         line = f"{row['model']}: {side_a} from run {', '.join(a)} paired with {side_b} from run {', '.join(b)}"
         notes.setdefault(line, None)
     return tuple(notes)
+
+
 def of_families(frame: pd.DataFrame, families: tuple[str, ...]) -> pd.Series:
     """Which rows of ``frame`` show a stimulus of one of ``families``: a row with no family (written before
     the column, when plates were the only family) is a plate (`plates.results.schema.PLATE_FAMILIES`). The

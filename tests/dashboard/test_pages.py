@@ -118,9 +118,14 @@ def test_the_pages_choose_families_by_the_rows_own_family_column():
     import pandas as pd
 
     from plates.stimuli import STIMULI
+    from plates.tasks import TASKS
 
     shown = [f for fams in pages.OVERVIEW_FAMILIES.values() for f in fams]
     assert sorted(shown) == sorted(STIMULI) and len(shown) == len(set(shown))
+    label = {f: name for name, fams in pages.OVERVIEW_FAMILIES.items() for f in fams}
+    # every stimulus a task asks about sits under its task's label: the rows' family groups as the tasks did
+    assert {n: {label[f] for f in t.families} for n, t in TASKS.items()} == {
+        n: {label[t.family]} for n, t in TASKS.items()}
     cube = pd.DataFrame({"family": pd.Categorical(["ishihara", None, "illusion", "scene-recolour", "scene"])})
     assert pages.of_families(cube, ("ishihara",)).tolist() == [True, True, False, False, False]
     assert pages.of_families(cube, pages.OVERVIEW_FAMILIES["scenes"]).tolist() == [False, False, False, True, True]
