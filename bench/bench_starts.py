@@ -11,7 +11,9 @@ Figures, each against its target (ratio <= 1 meets it):
   bundled reader) pressed until its coarse pass (4 points by ratio) is shown; <= 2 s; printed beside it, with
   no target, the whole sweep: until the fine pass inside the bracket is done (the range boxes show it);
 * dashboard first page: ``plates dashboard results/runs`` (the shipped runs) started in a new process until
-  the Overview's chart is drawn; <= 3 s.
+  the Overview's chart is drawn; <= 3 s. Beside it, with no target, the floor no dashboard can go under:
+  Streamlit's own start, a page of one small Plotly chart served with the same flags as ``plates dashboard``
+  (`plates.cli.dashboard.streamlit_command`) and measured the same way (once per repeat, from this checkout).
 
 Beside each wall-clock figure, the CPU time the app's processes spent until then (user + system, the server
 and every process it started, read from ``/proc`` when the page is usable): on a shared, busy machine the
@@ -22,7 +24,8 @@ quote against the targets.
 
 ``--root`` names checkouts to compare (this one by default): each is started from its own folder (so its own
 ``plates`` is imported), the checkouts taking turns start by start, and every figure is the median of its
-``--repeat`` tries, side by side, with the ratio of each checkout's figure to the first's. A checkout's cold
+``--repeat`` tries, side by side, with the ratio of each checkout's figure to the first's. ``--only
+dashboard`` (or ``explorer``) times one app's figures alone. A checkout's cold
 start is its first explorer start; the first checkout's cold start also fills the OS file cache with the
 libraries the others share, so compare cold starts with care. Nothing is downloaded; the apps bind
 127.0.0.1 on free ports. The apps run without ``PYTHONDONTWRITEBYTECODE`` (as a newcomer's Python does): a
@@ -32,7 +35,8 @@ explorer imports again (about 0.2 s of CPU, more on a loaded machine), and two c
 whether their caches happened to exist.
 
 ``--only explorer`` measures the explorer's starts alone (no sweep, no dashboard: its import CPU time
-still printed); ``--only dashboard`` the dashboard's.
+still printed); ``--only dashboard`` the dashboard's, beside Streamlit's floor (a page of one small
+Plotly chart served as ``plates dashboard`` serves it: what no dashboard start can go under).
 
     python3 bench/bench_starts.py [--repeat 1] [--root /path/to/main --root .] [--only explorer|dashboard]
 """
@@ -45,6 +49,7 @@ import socket
 import statistics
 import subprocess
 import sys
+import tempfile
 import time
 from pathlib import Path
 
@@ -61,6 +66,14 @@ TARGETS_S = {"explorer cold": 8.0, "explorer warm": 4.0, "first sweep": 2.0, "da
 #: The figures of each app (``--only``).
 APPS = {"explorer": ("explorer cold", "explorer warm", "explorer import"),
         "dashboard": ("dashboard first page", "dashboard import")}
+#: The floor under any Streamlit dashboard: a page of one small Plotly chart (what the Overview's selector waits
+#: for), nothing of plates.
+FLOOR_PAGE = """import plotly.graph_objects as go
+import streamlit as st
+
+st.set_page_config(page_title="floor", layout="wide")
+st.plotly_chart(go.Figure(go.Heatmap(z=[[1, 2], [3, 4]])))
+"""
 
 
 def free_port() -> int:
@@ -168,13 +181,21 @@ def explorer(browser, root: Path, *, sweep: bool) -> tuple[tuple[float, float], 
         stop(proc)
 
 
-def dashboard(browser, root: Path) -> tuple[float, float]:
-    """(wall s, CPU s) to the dashboard's first page for the checkout ``root`` (its shipped runs)."""
+def dashboard(browser, root: Path, floor: Path | None = None) -> tuple[float, float]:
+    """(wall s, CPU s) to the dashboard's first page for the checkout ``root`` (its shipped runs); with
+    ``floor`` (a Streamlit script), to that script's chart instead, served as ``plates dashboard`` serves."""
     port = free_port()
     env = {"STREAMLIT_BROWSER_GATHER_USAGE_STATS": "false"}
+    if floor is None:
+        command = [sys.executable, "-m", "plates.cli", "dashboard", str(root / "results" / "runs"), "--port",
+                   str(port), "--address", "127.0.0.1"]
+    else:
+        sys.path.insert(0, str(root))
+        from plates.cli.dashboard import APP_PATH, streamlit_command
+
+        command = [str(floor) if part == str(APP_PATH) else part for part in streamlit_command(port, "127.0.0.1")]
     started = time.monotonic()
-    proc = start([sys.executable, "-m", "plates.cli", "dashboard", str(root / "results" / "runs"), "--port",
-                  str(port), "--address", "127.0.0.1"], env, root)
+    proc = start(command, env, root)
     page = browser.new_page(viewport={"width": 1400, "height": 900})
     try:
         wall = until_page(page, f"http://127.0.0.1:{port}/",
@@ -205,6 +226,7 @@ def main() -> None:
     cli.add_argument("--only", choices=sorted(APPS), help="measure one app's starts (the explorer's: cold, "
                      "warm and its import, no sweep); default: both and the first sweep")
     args = cli.parse_args()
+    apps = [args.only] if args.only else list(APPS)
     roots = [r.resolve() for r in (args.root or [ROOT])]
     for root in roots:
         if not (root / "plates" / "explorer" / "__main__.py").is_file():
@@ -216,7 +238,10 @@ def main() -> None:
     wall = {r: {n: [] for n in names} for r in roots}
     cpu = {r: {n: [] for n in names} for r in roots}
     whole: dict[Path, float] = {}
-    with sync_playwright() as p:
+    floor: list[tuple[float, float]] = []
+    with sync_playwright() as p, tempfile.TemporaryDirectory() as scratch:
+        floor_page = Path(scratch) / "floor.py"
+        floor_page.write_text(FLOOR_PAGE)
         browser = p.chromium.launch(executable_path=CHROMIUM, args=ARGS)
         for root in roots if "explorer cold" in names else ():
             (w, c), swept = explorer(browser, root, sweep="first sweep" in names)
@@ -230,6 +255,9 @@ def main() -> None:
         starts = {"explorer warm": lambda root: explorer(browser, root, sweep=False)[0],
                   "dashboard first page": lambda root: dashboard(browser, root)}
         for _ in range(args.repeat):
+            if "dashboard" in apps:
+                floor.append(dashboard(browser, ROOT, floor_page))
+                progress(ROOT, "Streamlit floor (one chart)", *floor[-1])
             for root in roots:
                 for name in (n for n in starts if n in names):
                     w, c = starts[name](root)
@@ -265,6 +293,11 @@ def main() -> None:
         if root in whole:
             print(f"{'whole sweep':>22}: {whole[root]:6.2f} s wall   (the coarse pass and the fine pass inside its "
                   "bracket; no target)")
+    if floor:
+        w, c = median([f[0] for f in floor]), median([f[1] for f in floor])
+        print(f"\nStreamlit's floor (a page of one small Plotly chart, served as `plates dashboard` serves; no "
+              f"target): {w:.2f} s wall   CPU {c:.2f} s   (each: " + ", ".join(f"{a:.2f} / {b:.2f}" for a, b in floor)
+              + ")")
 
 
 if __name__ == "__main__":

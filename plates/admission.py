@@ -37,7 +37,7 @@ import psutil
 from plates.validation import check_int, check_number
 
 __all__ = ["MEMORY_BUDGET_BYTES", "MEMORY_BUDGET_ENV", "QUIZ_STORE_SHARE_BYTES",
-           "QUIZ_STORE_WINDOW_S", "SESSION_TTL_S", "Admission", "MemoryBudget", "RateLimit", "Refused", "Slots", "UploadGate", "client_address", "hosted_space", "memory_budget", "process_rss"]
+           "QUIZ_STORE_WINDOW_S", "SESSION_TTL_S", "Admission", "MemoryBudget", "RateLimit", "Refused", "Slots", "UploadGate", "UploadLimits", "client_address", "hosted_space", "memory_budget", "process_rss"]
 
 
 def hosted_space(environ: Mapping[str, str] | None = None) -> bool:
@@ -435,6 +435,34 @@ async def _answer(send: Callable, status: int, text: str) -> None:
                 "headers": [(b"content-type", b"text/plain; charset=utf-8"),
                             (b"content-length", str(len(body)).encode())]})
     await send({"type": "http.response.body", "body": body})
+
+
+@dataclass(frozen=True)
+class UploadLimits:
+    """Caps on one visitor's upload set: files, bytes in all, rows in all (from the footers) and row groups
+    per file. The defaults fit what a visitor brings to a shared dashboard (an explorer history or a quiz
+    download: hundreds of rows; a run of a few thousand). Rows bound memory: 20,000 rows of text cut to
+    `plates.results.query.UPLOAD_TEXT_CAPS` cost a page at most ~230 MB (measured: 20,000 rows of 1,000-character
+    texts in every column); a larger run is opened with
+    `plates dashboard PATH` on one's own machine. `plates.results.uploads.check_uploads` applies them; `plates
+    dashboard` gives Streamlit the byte cap (here, so its command line is built without pandas or pyarrow).
+
+    Attributes
+    ----------
+    max_files : int
+        Files per upload set.
+    max_bytes : int
+        Bytes in all.
+    max_rows : int
+        Rows in all, from the footers.
+    max_row_groups : int
+        Row groups per file.
+    """
+
+    max_files: int = 20
+    max_bytes: int = 50_000_000
+    max_rows: int = 20_000
+    max_row_groups: int = 1_000
 
 
 #: The public explorer's memory budget (process RSS): new work is refused above it. A Space's smallest CPU

@@ -41,10 +41,11 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 from urllib.parse import urlsplit
 
-import pyarrow.fs as pafs
+if TYPE_CHECKING:  # pyarrow.fs (pyarrow, numpy: ~0.15 s of CPU) loads where a store is opened or read
+    import pyarrow.fs as pafs
 
 __all__ = ["COMMITS", "TEMPORARIES", "Store", "is_url", "mirror", "open_store", "s3_endpoint", "sub_location", "s3_region", "sync_filesystem", "filesystem_flush",
            "temporary_name", "write_atomic", "written_in_place"]
@@ -103,6 +104,8 @@ def s3_region(endpoint: str | None) -> str | None:
 
 
 def _s3(url: str) -> tuple[pafs.FileSystem, str]:
+    import pyarrow.fs as pafs  # lazy: see the module imports
+
     parts = urlsplit(url)
     shown = f"{parts.scheme}://{parts.hostname or ''}{parts.path}"  # never the user-info part of a bad URL
     if "@" in parts.netloc or parts.query or parts.fragment:
@@ -212,6 +215,8 @@ class Store:
             Names relative to the root, sorted.
         """
         # an object store lists its commit records with the objects (one recursive listing: a prefix scan)
+        import pyarrow.fs as pafs  # lazy: see the module imports
+
         deep = recursive or self.object_store
         infos = self.fs.get_file_info(pafs.FileSelector(self.root, recursive=deep, allow_not_found=True))
         files: list[str] = []
@@ -244,6 +249,8 @@ class Store:
         bool
             On a local folder, whether the file exists; on an object store, whether its commit record does.
         """
+        import pyarrow.fs as pafs  # lazy: see the module imports
+
         if not self.object_store:
             return self.fs.get_file_info(self.path(name)).type == pafs.FileType.File
         folder, base = posixpath.split(name)
@@ -574,6 +581,8 @@ def open_store(location: str | os.PathLike | Store) -> Store:
                              f"{', '.join(s + '://BUCKET/PREFIX' for s in SCHEMES)}")
         fs, root = _s3(str(location))
         return Store(str(location), fs, root, True)
+    import pyarrow.fs as pafs  # lazy: see the module imports
+
     path = Path(location).expanduser()
     return Store(str(location), pafs.LocalFileSystem(), str(path.absolute()), False)
 

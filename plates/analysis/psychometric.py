@@ -29,9 +29,8 @@ from collections.abc import Sequence
 from dataclasses import asdict, dataclass
 from typing import Any
 
-# scipy.optimize and scipy.stats are imported where used: ~1 s of CPU that the apps' first pages never need
+# scipy (optimize, stats, special) is imported where used: ~1 s of CPU that the apps' first pages never need
 import numpy as np
-from scipy import special
 
 from plates.validation import check_choice, check_int
 
@@ -223,6 +222,8 @@ def cdf(family: str, z: np.ndarray) -> np.ndarray:
     numpy.ndarray
         F(z) in [0, 1].
     """
+    from scipy import special  # lazy: see the module imports
+
     if family == "logistic":
         return special.expit(z)
     if family == "gaussian":
@@ -252,6 +253,8 @@ def cdf_pdf(family: str, z: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     >>> [v.round(4).tolist() for v in cdf_pdf("gaussian", np.array([0.0]))]
     [[0.5], [0.3989]]
     """
+    from scipy import special  # lazy: see the module imports
+
     if family == "logistic":
         f = special.expit(z)
         return f, f * (1.0 - f)
@@ -596,6 +599,8 @@ def bernoulli_ll(k: np.ndarray, n: np.ndarray, p: np.ndarray) -> float:
     >>> bernoulli_ll(np.array([1.0]), np.array([1.0]), np.array([1.0]))
     0.0
     """
+    from scipy import special  # lazy: see the module imports
+
     return float(np.sum(special.xlogy(k, p) + special.xlogy(n - k, 1.0 - p)))
 
 
@@ -701,6 +706,8 @@ def iso_deviances(k: np.ndarray, n: np.ndarray) -> np.ndarray:
         The deviance of each row, shape (rows,), each ≥ 0: what `iso_deviance` gives for the row's levels
         with trials.
     """
+    from scipy import special  # lazy: see the module imports
+
     rows, size = k.shape
     base = np.arange(rows)  # the flat arrays below hold block b of row r at b * rows + r (level-major: cached)
     total, trials = np.zeros(rows * size), np.zeros(rows * size)

@@ -22,6 +22,7 @@ COUNT_KEYS = (
     "dataset",
     "prompt_name",
     "task",
+    "family",
     "group",
     "colour_set",
     "variant",

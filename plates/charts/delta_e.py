@@ -42,7 +42,6 @@ from plates.charts.common import (
     with_condition,
     with_series,
 )
-from plates.tasks.prompts import PROMPTS
 from plates.validation import check_int
 
 #: What one fit is per: the chart never fits across these.
@@ -74,6 +73,10 @@ def chance_rate(prompt_name: str | None) -> float:
     >>> chance_rate("cbe-yn-correct"), chance_rate(None)
     (0.5, 0.0)
     """
+    # the prompt registry (plates.tasks: every family's tasks and stimuli, ~0.4 s of CPU) loads here, where a
+    # chance rate is asked for: the dashboard's first page never asks one
+    from plates.tasks.prompts import PROMPTS
+
     template = PROMPTS.get(str(prompt_name)) if prompt_name is not None else None
     return 0.0 if template is None else prompt_guess_rate(template)
 

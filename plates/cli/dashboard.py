@@ -44,7 +44,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 
 def streamlit_command(port: int, address: str) -> list[str]:
     """The exact command line that serves the dashboard: headless, no usage statistics, no file watcher, uploads
-    capped at `plates.results.uploads.UploadLimits`' bytes (MB, Streamlit's unit) instead of Streamlit's 200 MB.
+    capped at `plates.admission.UploadLimits`' bytes (MB, Streamlit's unit) instead of Streamlit's 200 MB.
 
     Parameters
     ----------
@@ -58,7 +58,7 @@ def streamlit_command(port: int, address: str) -> list[str]:
     list of str
         The command's arguments.
     """
-    from plates.results.uploads import UploadLimits  # pyarrow: not at registration (plates.cli)
+    from plates.admission import UploadLimits  # not plates.results: its package imports pandas
 
     if not 1 <= port <= 65535:
         raise ValueError(f"--port {port} is not a TCP port; allowed: 1-65535")
@@ -88,7 +88,7 @@ def streamlit_command(port: int, address: str) -> list[str]:
         "--server.fileWatcherType",
         "none",
         # Streamlit's own cap is 200 MB a file; an upload set is checked again as a whole, from its Parquet
-        # footers, before it is opened (plates.results.uploads.UploadLimits)
+        # footers, before it is opened (plates.admission.UploadLimits, plates.results.uploads.check_uploads)
         "--server.maxUploadSize",
         str(UploadLimits().max_bytes // 1_000_000),
     ]

@@ -56,6 +56,7 @@ def main(args: argparse.Namespace) -> int:
         `plates.cli.main` reports).
     """
     from plates.results import reference
+    from plates.tasks.prompts import PAPERS
 
     if args.action == "build":
         argv = ["build"]
@@ -64,7 +65,7 @@ def main(args: argparse.Namespace) -> int:
         if args.out:
             argv += ["--out", args.out]
         return reference.main(argv)
-    paper = _canonical(getattr(args, "paper", None), reference.PAPERS)
+    paper = _canonical(getattr(args, "paper", None), PAPERS)
     table = _canonical(getattr(args, "table", None),
                        {name for t in reference.TABLES.values() for name in (t.table, t.source)})
     try:

@@ -27,7 +27,7 @@ from plates.charts.yes_no import yes_no_figure, yes_no_table
 from plates.dashboard import queries
 from plates.dashboard.views import View
 from plates.results.reference import load_reference
-from plates.tasks import TASKS
+from plates.results.schema import PLATE_FAMILIES
 
 _BY = ["run_id", "model", *queries.CONDITION_KEYS]
 #: Pairs (colour vs grayscale, plain vs chain of thought) are found across runs of the same model, items and
@@ -59,9 +59,47 @@ def paired_runs_notes(pairs: pd.DataFrame, side_a: str, side_b: str) -> tuple[st
         line = f"{row['model']}: {side_a} from run {', '.join(a)} paired with {side_b} from run {', '.join(b)}"
         notes.setdefault(line, None)
     return tuple(notes)
-#: Tasks about other families than plates: the ΔE2000 page leaves their rows out (an illusion's signed ΔE2000
-#: or a scene's colour difference is not a plate's dot contrast).
-_NOT_PLATE_TASKS = frozenset(name for name, task in TASKS.items() if task.family != "ishihara")
+
+
+def of_families(frame: pd.DataFrame, families: tuple[str, ...]) -> pd.Series:
+    """Which rows of ``frame`` show a stimulus of one of ``families``: a row with no family (written before
+    the column, when plates were the only family) is a plate (`plates.results.schema.PLATE_FAMILIES`). The
+    rows' own column, so no page needs the task registry.
+
+    Parameters
+    ----------
+    frame : pandas.DataFrame
+        A cube or counts with the rows' ``family`` column (`plates.dashboard.queries.CUBE_COLUMNS`).
+    families : tuple of str
+        Stimulus family names (`plates.stimuli.STIMULI`: "ishihara", "illusion", "scene", "scene-recolour").
+
+    Returns
+    -------
+    pandas.Series of bool
+        One per row of ``frame``.
+    """
+    family = frame["family"].astype(object)
+    chosen = family.isin(list(families))
+    return chosen | family.isna() if set(families) & set(PLATE_FAMILIES) else chosen
+
+
+def not_plate_tasks(view: View) -> list[str]:
+    """The tasks of the opened results' rows about other families than plates: the ΔE2000 and seen-resolution
+    queries leave their rows out (an illusion's signed ΔE2000 or a scene's colour difference is not a plate's
+    dot contrast).
+
+    Parameters
+    ----------
+    view : View
+        The dashboard's view; its opened cube (every row, before the filters) says each task's family.
+
+    Returns
+    -------
+    list of str
+        Task names, sorted.
+    """
+    cube = view.opened.cube
+    return sorted({str(t) for t in cube.loc[~of_families(cube, PLATE_FAMILIES), "task"].dropna()})
 
 
 def plate_prompts(view: View, condition: str) -> pd.Series:
@@ -81,7 +119,7 @@ def plate_prompts(view: View, condition: str) -> pd.Series:
         Answers (``n``) indexed by prompt name.
     """
     cube = view.cube[(view.cube[CONDITION] == condition) & (view.cube["n"] > 0)]
-    cube = cube[~cube["task"].astype(object).isin(_NOT_PLATE_TASKS)]
+    cube = cube[of_families(cube, PLATE_FAMILIES)]
     return cube.groupby("prompt_name", observed=True)["n"].sum().sort_values(ascending=False, kind="stable")
 
 
@@ -174,8 +212,9 @@ def repeated(view: View) -> tuple[pd.DataFrame, tuple[str, ...]]:
     return table, notes
 
 
-#: The overview's family choices: label -> the stimulus families whose tasks it shows.
-OVERVIEW_FAMILIES = {"plates": ("ishihara",), "illusions": ("illusion",), "scenes": ("scene",)}
+#: The overview's family choices: label -> the stimulus families (`plates.stimuli.STIMULI` names, the rows'
+#: ``family``) whose rows it shows; every family has a label (tests/dashboard/test_pages.py checks).
+OVERVIEW_FAMILIES = {"plates": ("ishihara",), "illusions": ("illusion",), "scenes": ("scene", "scene-recolour")}
 
 
 def overview_families(view: View) -> list[str]:
@@ -191,9 +230,8 @@ def overview_families(view: View) -> list[str]:
     list of str
         The family labels.
     """
-    tasks = set(view.cube.loc[view.cube["n"] > 0, "task"].astype(str))
-    return [label for label, fams in OVERVIEW_FAMILIES.items()
-            if any(TASKS[t].family in fams for t in tasks if t in TASKS)]
+    answered = view.cube[view.cube["n"] > 0]
+    return [label for label, fams in OVERVIEW_FAMILIES.items() if of_families(answered, fams).any()]
 
 
 def overview(view: View, family: str | None = None) -> Page:
@@ -221,8 +259,7 @@ def overview(view: View, family: str | None = None) -> Page:
     if family is not None:
         if family not in OVERVIEW_FAMILIES:
             raise ValueError(f"family {family!r} is not known; allowed: {', '.join(OVERVIEW_FAMILIES)}")
-        wanted = {t for t, task in TASKS.items() if task.family in OVERVIEW_FAMILIES[family]}
-        cube = cube[cube["task"].astype(object).isin(wanted)]
+        cube = cube[of_families(cube, OVERVIEW_FAMILIES[family])]
     table = overview_table(counts=cube)
     matched = matching.compare(table, view.reference)
     _, notes = repeated(view)
@@ -266,7 +303,7 @@ def plate_cube(view: View) -> pd.DataFrame:
     -------
     pandas.DataFrame
     """
-    return view.cube[~view.cube["task"].astype(object).isin(_NOT_PLATE_TASKS)]
+    return view.cube[of_families(view.cube, PLATE_FAMILIES)]
 
 
 def colour_sets(view: View, condition: str | None = None) -> Page:
@@ -314,7 +351,7 @@ def resolution(view: View, condition: str | None = None, x: str = "size") -> Pag
         An unknown ``x``.
     """
     if x == "seen":
-        counts = view.label(queries.seen_counts(view.opened.results, view.where, sorted(_NOT_PLATE_TASKS)))
+        counts = view.label(queries.seen_counts(view.opened.results, view.where, not_plate_tasks(view)))
         return Page(seen_resolution_figure(counts), seen_resolution_table(counts))
     if x != "size":
         raise ValueError(f"resolution axis {x!r} is not valid; allowed: size, seen")
@@ -454,7 +491,7 @@ def plate_levels(view: View, x: str = "delta_e") -> pd.DataFrame:
         # the view's filters and the plates' tasks: the rows of the plates' conditions (`plate_cube`) without
         # asking DuckDB to match every row against each condition's seven columns
         levels = queries.levels(view.opened.results, view.where, [*_BY, "prompt_name", "colour_set"], x=x,
-                                not_tasks=sorted(_NOT_PLATE_TASKS))
+                                not_tasks=not_plate_tasks(view))
         view.memo["plate_levels", x] = charts.with_condition(levels)
     return view.memo["plate_levels", x]
 
@@ -594,12 +631,12 @@ def reading(view: View, condition: str | None = None, family: str | None = None)
     ValueError
         An unknown ``family``.
     """
-    counts = view.label(queries.reading_counts(view.opened.results, view.where, [*_BY, "prompt_name", "task"]))
+    counts = view.label(queries.reading_counts(view.opened.results, view.where,
+                                               [*_BY, "prompt_name", "task", "family"]))
     if family is not None:
         if family not in OVERVIEW_FAMILIES:
             raise ValueError(f"family {family!r} is not known; allowed: {', '.join(OVERVIEW_FAMILIES)}")
-        wanted = {t for t, task in TASKS.items() if task.family in OVERVIEW_FAMILIES[family]}
-        counts = counts[counts["task"].astype(object).isin(wanted)]
+        counts = counts[of_families(counts, OVERVIEW_FAMILIES[family])]
     table = reading_table(counts=counts)
     if condition is not None and condition not in set(table[CONDITION].astype(str)):
         condition = None  # the chosen condition holds no reply with text: show the one with most replies

@@ -28,10 +28,11 @@ from plates.analysis.metrics import ITEM_KEYS
 from plates.results.query import Results
 
 #: One cube row per combination of these (a run, a model, a prompt, a group, a condition); ``colour_set`` (a
-#: plate's group; null for other families) adds no cell: the Colour sets page reads it.
+#: plate's group; null for other families) adds no cell: the Colour sets page reads it; nor does ``family`` (the
+#: rows' stimulus family, one per task): the pages choose families by it without the task registry.
 CONDITION_KEYS = ("variant", "size", "grayscale", "hue_shift", "cvd", "cvd_severity", "text_only")
-CUBE_COLUMNS = ("run_id", "model", "dataset", "prompt_name", "task", "group", "colour_set", *CONDITION_KEYS,
-                "shots")
+CUBE_COLUMNS = ("run_id", "model", "dataset", "prompt_name", "task", "family", "group", "colour_set",
+                *CONDITION_KEYS, "shots")
 #: The cube, kept as a DuckDB table beside the view (made once per opened results).
 CUBE_TABLE = "cube"
 #: ΔE2000 levels are rounded to this many decimals before the fits (0.01 ΔE2000).

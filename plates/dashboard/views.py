@@ -28,14 +28,12 @@ import pyarrow.csv as pacsv
 import pyarrow.parquet as pq
 
 from plates.charts.common import CONDITION, SERIES, series_labels, with_condition
-from plates.conditions import Condition, apply_condition
 from plates.dashboard import queries
 from plates.results.query import Results, list_parts
 from plates.results.query import fingerprint as _fingerprint
 from plates.results.query import open_results as _open
 from plates.results.shipped import shipped_run_ids
 from plates.results.versions import mixed_rules_note, rules_versions
-from plates.stimuli.ishihara.plate import PlateSpec, render
 from plates.validation import check_int
 
 #: Filter key (as it appears in the query string) -> column of the results it selects on.
@@ -680,6 +678,11 @@ def regenerate_plate(row: Mapping[str, object]):
     def given(key):
         value = row.get(key)
         return None if value is None or (not isinstance(value, str) and bool(pd.isna(value))) else value
+
+    # the plate renderer and the viewing conditions (plates.stimuli, plates.conditions: PIL, fonts, packing,
+    # colour maths) load here, on the drill-down, not on the first page
+    from plates.conditions import Condition, apply_condition
+    from plates.stimuli.ishihara.plate import PlateSpec, render
 
     plate = render(PlateSpec.from_json(spec_json))
     image = plate.variant(str(given("variant") or "standard"))

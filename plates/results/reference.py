@@ -44,7 +44,6 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 
 from plates.storage import write_atomic
-from plates.tasks.prompts import PAPERS  # one list of the papers: the one the prompts name
 from plates.validation import check_choice
 
 #: The folder holding the built Parquet files (``*.parquet``) and, under ``src/``, the CSV transcriptions.
@@ -120,7 +119,7 @@ class TableInfo:
     stem : str
         The CSV / Parquet file stem.
     paper : str
-        The paper, one of `PAPERS`.
+        The paper, one of `plates.tasks.prompts.PAPERS`.
     table : str
         The table as the paper numbers it ('Table 1').
     seed_prefix : str
@@ -365,7 +364,7 @@ def load_reference(paper: str | None = None, table: str | None = None, *,
     Parameters
     ----------
     paper : str, optional
-        One of `PAPERS`.
+        One of `plates.tasks.prompts.PAPERS`.
     table : str, optional
         A table as its paper numbers it, or a full source.
     reference_dir : str or pathlib.Path, optional
@@ -384,6 +383,10 @@ def load_reference(paper: str | None = None, table: str | None = None, *,
         When a table's Parquet file is not built.
     """
     if paper is not None:
+        # one list of the papers: the one the prompts name (plates.tasks: every family's tasks, ~0.4 s of CPU,
+        # loaded where a paper is named: the dashboard's first page reads every table)
+        from plates.tasks.prompts import PAPERS
+
         check_choice("paper", paper, PAPERS)
     infos = [t for t in TABLES.values() if paper is None or t.paper == paper]
     if table is not None:

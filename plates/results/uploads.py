@@ -4,8 +4,8 @@ loaded, written to a folder of their own, and deleted after a time to live.
 A Parquet file's size says little about what it costs to load: one million rows of one dictionary-encoded
 1,000-character text fit in 1 MB and took the People page from 400 MB to 1.9 GB. So `check_uploads` reads only
 each file's footer (itself capped: `MAX_FOOTER_BYTES`) and refuses, naming the file as the visitor named it,
-more than `UploadLimits.max_rows` rows in all, more than ``max_row_groups`` row groups in a file, more than
-``max_files`` files or ``max_bytes`` bytes; the results view then reads every text column cut to a length
+more than `plates.admission.UploadLimits.max_rows` rows in all, more than ``max_row_groups`` row groups in a
+file, more than ``max_files`` files or ``max_bytes`` bytes; the results view then reads every text column cut to a length
 (`plates.results.query.UPLOAD_TEXT_CAPS`). A file whose footer cannot be read is left to the opener, which names it
 as skipped with the reason.
 
@@ -21,44 +21,20 @@ import struct
 import tempfile
 import time
 from collections.abc import Sequence
-from dataclasses import dataclass
 from pathlib import Path
 
 import pyarrow as pa
 import pyarrow.parquet as pq
 
-__all__ = ["MAX_FOOTER_BYTES", "UploadFolders", "UploadLimits", "check_uploads"]
+from plates.admission import UploadLimits
+
+__all__ = ["MAX_FOOTER_BYTES", "UploadFolders", "check_uploads"]
 
 #: A results part's footer is a few KB (one row group per flush, ~40 columns); a larger one is refused unread.
 MAX_FOOTER_BYTES = 1_000_000
 _SAFE = re.compile(r"[^A-Za-z0-9._-]+")
-
-
-@dataclass(frozen=True)
-class UploadLimits:
-    """Caps on one visitor's upload set: files, bytes in all, rows in all (from the footers) and row groups
-    per file. The defaults fit what a visitor brings to a shared dashboard (an explorer history or a quiz
-    download: hundreds of rows; a run of a few thousand). Rows bound memory: 20,000 rows of text cut to
-    `plates.results.query.UPLOAD_TEXT_CAPS` cost a page at most ~230 MB (measured: 20,000 rows of 1,000-character
-    texts in every column); a larger run is opened with
-    `plates dashboard PATH` on one's own machine.
-
-    Attributes
-    ----------
-    max_files : int
-        Files per upload set.
-    max_bytes : int
-        Bytes in all.
-    max_rows : int
-        Rows in all, from the footers.
-    max_row_groups : int
-        Row groups per file.
-    """
-
-    max_files: int = 20
-    max_bytes: int = 50_000_000
-    max_rows: int = 20_000
-    max_row_groups: int = 1_000
+#: The caps an upload set meets unless a caller gives others.
+_DEFAULT_LIMITS = UploadLimits()
 
 
 def _footer_length(data: bytes) -> int | None:
@@ -68,7 +44,7 @@ def _footer_length(data: bytes) -> int | None:
     return struct.unpack("<I", data[-8:-4])[0]
 
 
-def check_uploads(files: Sequence[tuple[str, bytes]], limits: UploadLimits = UploadLimits()) -> None:
+def check_uploads(files: Sequence[tuple[str, bytes]], limits: UploadLimits = _DEFAULT_LIMITS) -> None:
     """ValueError naming the first cap an upload set of (name as uploaded, bytes) passes (module docstring);
     only footers are read.
 

@@ -6,6 +6,7 @@ import pytest
 
 from plates.cli import build_parser, main
 from plates.cli.dashboard import APP_PATH, streamlit_command
+from tests.support.imports import HOW_TO_FIND, heavy_in, loaded_after
 
 
 def test_the_dashboard_is_served_headless_without_usage_statistics():
@@ -39,3 +40,15 @@ def test_bad_port_and_missing_folder_are_errors_that_name_the_value(tmp_path, ca
         streamlit_command(70000, "127.0.0.1")
     assert main(["dashboard", str(tmp_path / "nowhere")]) == 2
     assert "nowhere" in capsys.readouterr().err
+
+
+def test_the_command_is_built_without_the_libraries_the_server_loads_again():
+    """``plates dashboard`` becomes the Streamlit server (``os.execve``): what it imports before is thrown away,
+    so it builds the command without pandas, pyarrow, DuckDB, Streamlit or the results package (the upload cap
+    is `plates.admission.UploadLimits`; `plates.storage` loads pyarrow's filesystems where a store is opened)."""
+    code = ("import os\nos.execve = lambda *args: None  # the command is built; the server is not started\n"
+            "from plates.cli import main\nassert main(['dashboard', 'results/runs', '--port', '8599']) == 0")
+    modules = loaded_after(code)
+    assert "plates.admission" in modules
+    assert heavy_in(modules, ("pandas", "pyarrow", "duckdb", "streamlit", "plates.results")) == [], HOW_TO_FIND.replace(
+        "CODE", "...")

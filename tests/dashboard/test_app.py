@@ -501,11 +501,14 @@ def test_the_shipped_runs_hide_behind_a_toggle_once_the_user_has_runs(monkeypatc
 
 def test_the_first_page_loads_no_heavy_library():
     """The dashboard's first page (the entry script and the Overview, drawn by Streamlit's AppTest on the
-    shipped runs) imports neither local models (torch, transformers, onnxruntime), nor statistics or fits
-    (scipy.stats, scipy.optimize), nor plotting libraries beside plotly (matplotlib, colour-science), nor the
-    figure export's kaleido, nor the dataset registry and its writers (plates.datasets: the papers' comparison
-    reads it for a paper with no own set only), nor the run's row builder and judge (plates.runs), nor the
-    images module: each loads where it is used."""
+    shipped runs) imports neither local models (torch, transformers, onnxruntime), nor scipy at all (fits and
+    statistics load where used; the Wilson intervals' z is the standard library's), nor plotting libraries
+    beside plotly (matplotlib, colour-science), nor the figure export's kaleido, nor the dataset registry and
+    its writers (plates.datasets: the papers' comparison reads it for a paper with no own set only), nor the
+    run's row builder and judge (plates.runs), nor the images module, nor the task and prompt registry
+    (plates.tasks: the pages tell families apart by the rows' own ``family`` column), nor the stimuli and
+    their renderers, the viewing conditions and the colour maths (plates.stimuli, plates.conditions,
+    plates.colour: the drill-down redraws a plate): each loads where it is used."""
     code = ("import os\nos.environ['PLATES_RESULTS'] = 'results/runs'\n"
             "from streamlit.testing.v1 import AppTest\n"
             f"at = AppTest.from_file({str(APP)!r}, default_timeout=300).run()\n"
@@ -513,5 +516,6 @@ def test_the_first_page_loads_no_heavy_library():
             "assert at.get('plotly_chart'), 'the Overview drew no chart'")
     modules = loaded_after(code)
     assert "plates.dashboard.pages" in modules
-    assert heavy_in(modules, (*HEAVY, "colour", "kaleido", "plates.datasets", "plates.runs", "plates.images")) == [], (
-        HOW_TO_FIND.replace("CODE", "..."))
+    kept_off = (*HEAVY, "scipy", "colour", "kaleido", "plates.datasets", "plates.runs", "plates.images",
+                "plates.tasks", "plates.stimuli", "plates.conditions", "plates.colour")
+    assert heavy_in(modules, kept_off) == [], HOW_TO_FIND.replace("CODE", "...")

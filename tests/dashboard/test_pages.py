@@ -111,6 +111,27 @@ def test_the_overview_shows_one_stimulus_family_at_a_time_when_asked():
         pages.overview(view, family="plate")
 
 
+def test_the_pages_choose_families_by_the_rows_own_family_column():
+    """The cube carries the rows' ``family``: a row with no family (a file written before the column) is a
+    plate, recoloured scenes are scenes, and every stimulus family has an Overview label, so no page needs the
+    task registry to tell plates from illusions."""
+    import pandas as pd
+
+    from plates.stimuli import STIMULI
+    from plates.tasks import TASKS
+
+    shown = [f for fams in pages.OVERVIEW_FAMILIES.values() for f in fams]
+    assert sorted(shown) == sorted(STIMULI) and len(shown) == len(set(shown))
+    label = {f: name for name, fams in pages.OVERVIEW_FAMILIES.items() for f in fams}
+    # every stimulus a task asks about sits under its task's label: the rows' family groups as the tasks did
+    assert {n: {label[f] for f in t.families} for n, t in TASKS.items()} == {
+        n: {label[t.family]} for n, t in TASKS.items()}
+    cube = pd.DataFrame({"family": pd.Categorical(["ishihara", None, "illusion", "scene-recolour", "scene"])})
+    assert pages.of_families(cube, ("ishihara",)).tolist() == [True, True, False, False, False]
+    assert pages.of_families(cube, pages.OVERVIEW_FAMILIES["scenes"]).tolist() == [False, False, False, True, True]
+    assert pages.of_families(cube, ("illusion",)).tolist() == [False, False, True, False, False]
+
+
 def test_the_grayscale_page_pairs_once_per_view_whatever_condition_is_drawn(tmp_path, monkeypatch):
     """The condition control and the figure ask for the grayscale page in one run on one view (the figure for
     the condition chosen): one pairing scan, and the same table and notes as a fresh view's."""

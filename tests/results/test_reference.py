@@ -15,7 +15,6 @@ import pytest
 from plates.results.reference import (
     COLUMNS,
     KEY,
-    PAPERS,
     REFERENCE_DIR,
     SCHEMA,
     SRC_DIR,
@@ -26,6 +25,7 @@ from plates.results.reference import (
     printed_number,
     read_table_csv,
 )
+from plates.tasks.prompts import PAPERS
 from tests.support import ROOT
 
 REPO = ROOT

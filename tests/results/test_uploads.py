@@ -12,8 +12,9 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 import pytest
 
+from plates.admission import UploadLimits
 from plates.results.query import TEXT_CAP, UPLOAD_TEXT_CAPS, list_parts, open_results
-from plates.results.uploads import UploadFolders, UploadLimits, check_uploads
+from plates.results.uploads import UploadFolders, check_uploads
 from tests.support.dashboard_rows import outcomes, write_part
 
 
