@@ -180,7 +180,7 @@ def build_app(policy: Policy | None = None, admission: Admission | None = None) 
         family_tabs.add_family_tabs(policy, guard=shared.guard, cache=shared.cache, scratch=shared.scratch,
                                     model=model, key_state=key_state, slots=slots, admission=admission, work=work)
         ellipse_tab(shared, model, key_state)  # the chosen model's ellipse at one of MacAdam's centres
-    _set_queue(demo, max_size=shared.slots["queue"], default_concurrency_limit=shared.slots["default"])
+    set_queue(demo, max_size=shared.slots["queue"], default_concurrency_limit=shared.slots["default"])
     demo.close = _closing(demo.close, work)
     pusher = answers_scheduler()  # people's answers to the owner's dataset: only when the owner configured it
     if pusher is not None:  # stopped with the app (it commits once more when the process exits)
@@ -196,7 +196,7 @@ def build_app(policy: Policy | None = None, admission: Admission | None = None) 
     return demo
 
 
-def _set_queue(demo: gr.Blocks, *, max_size: int, default_concurrency_limit: int) -> None:
+def set_queue(demo: gr.Blocks, *, max_size: int, default_concurrency_limit: int) -> None:
     """The queue's bound and default concurrency, as ``demo.queue(max_size=..., default_concurrency_limit=...)``
     sets them, without the FastAPI app ``Blocks.queue`` also builds: ``launch`` builds the served one anyway, and
     each build registers Gradio's ~80 routes and its page configuration again (about a tenth of a second of CPU

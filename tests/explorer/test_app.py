@@ -299,7 +299,7 @@ def test_building_the_explorer_loads_no_model_or_statistics_library():
 
 
 def test_building_the_explorer_builds_gradios_app_only_as_often_as_gradio_itself(monkeypatch):
-    """Setting the explorer's queue (`app._set_queue`) builds no FastAPI app of its own: building the explorer
+    """Setting the explorer's queue (`app.set_queue`) builds no FastAPI app of its own: building the explorer
     builds Gradio's app as often as an empty Blocks does (its ``__init__`` and ``__exit__``; ``launch`` builds the
     served one), and the queue has the explorer's bound and default concurrency."""
     import gradio as gr
@@ -322,4 +322,4 @@ def test_building_the_explorer_builds_gradios_app_only_as_often_as_gradio_itself
 
 def test_setting_the_queue_needs_the_queue_gradio_makes_and_says_so():
     with pytest.raises(RuntimeError, match=r"no queue before launch \(Blocks._queue\)"):
-        explorer_app._set_queue(object(), max_size=1, default_concurrency_limit=1)
+        explorer_app.set_queue(object(), max_size=1, default_concurrency_limit=1)
