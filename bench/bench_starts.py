@@ -35,7 +35,8 @@ explorer imports again (about 0.2 s of CPU, more on a loaded machine), and two c
 whether their caches happened to exist.
 
 ``--only explorer`` measures the explorer's starts alone (no sweep, no dashboard: its import CPU time
-still printed); ``--only dashboard`` the dashboard's, beside Streamlit's floor (a page of one small
+still printed), beside Gradio's floor (a page of one image launched as the explorer launches: what no
+explorer start can go under); ``--only dashboard`` the dashboard's, beside Streamlit's floor (a page of one small
 Plotly chart served as ``plates dashboard`` serves it: what no dashboard start can go under).
 
     python3 bench/bench_starts.py [--repeat 1] [--root /path/to/main --root .] [--only explorer|dashboard]
@@ -73,6 +74,17 @@ import streamlit as st
 
 st.set_page_config(page_title="floor", layout="wide")
 st.plotly_chart(go.Figure(go.Heatmap(z=[[1, 2], [3, 4]])))
+"""
+#: The floor under any Gradio explorer: a page of one image (what the explorer's first page waits for), launched
+#: as the explorer launches (loopback, the port from GRADIO_SERVER_PORT), nothing of plates.
+GRADIO_FLOOR_PAGE = """import os
+
+import gradio as gr
+from PIL import Image
+
+with gr.Blocks(title="floor") as demo:
+    gr.Image(Image.new("RGB", (512, 512), (200, 80, 80)), elem_id="view-plate")
+demo.launch(server_name="127.0.0.1", server_port=int(os.environ["GRADIO_SERVER_PORT"]))
 """
 
 
@@ -148,12 +160,14 @@ def until_page(page, url: str, selector_js: str, started: float, timeout_s: floa
     return time.monotonic() - started
 
 
-def explorer(browser, root: Path, *, sweep: bool) -> tuple[tuple[float, float], tuple[float, float] | None]:
-    """((wall s, CPU s) to the first page, (coarse pass s, whole sweep s) or None) for the checkout ``root``."""
+def explorer(browser, root: Path, *, sweep: bool,
+             floor: Path | None = None) -> tuple[tuple[float, float], tuple[float, float] | None]:
+    """((wall s, CPU s) to the first page, (coarse pass s, whole sweep s) or None) for the checkout ``root``; with
+    ``floor`` (a Gradio script, `GRADIO_FLOOR_PAGE`), to that script's image instead (no sweep)."""
     port = free_port()
     env = {"GRADIO_SERVER_PORT": str(port), "GRADIO_ANALYTICS_ENABLED": "False"}
     started = time.monotonic()
-    proc = start([sys.executable, "-m", "plates.explorer"], env, root)
+    proc = start([sys.executable, *(["-m", "plates.explorer"] if floor is None else [str(floor)])], env, root)
     page = browser.new_page(viewport={"width": 1400, "height": 900})
     try:
         first = (until_page(page, f"http://127.0.0.1:{port}/",
@@ -239,9 +253,12 @@ def main() -> None:
     cpu = {r: {n: [] for n in names} for r in roots}
     whole: dict[Path, float] = {}
     floor: list[tuple[float, float]] = []
+    gradio_floor: list[tuple[float, float]] = []
     with sync_playwright() as p, tempfile.TemporaryDirectory() as scratch:
         floor_page = Path(scratch) / "floor.py"
         floor_page.write_text(FLOOR_PAGE)
+        gradio_page = Path(scratch) / "gradio_floor.py"
+        gradio_page.write_text(GRADIO_FLOOR_PAGE)
         browser = p.chromium.launch(executable_path=CHROMIUM, args=ARGS)
         for root in roots if "explorer cold" in names else ():
             (w, c), swept = explorer(browser, root, sweep="first sweep" in names)
@@ -258,6 +275,9 @@ def main() -> None:
             if "dashboard" in apps:
                 floor.append(dashboard(browser, ROOT, floor_page))
                 progress(ROOT, "Streamlit floor (one chart)", *floor[-1])
+            if "explorer" in apps:
+                gradio_floor.append(explorer(browser, ROOT, sweep=False, floor=gradio_page)[0])
+                progress(ROOT, "Gradio floor (one image)", *gradio_floor[-1])
             for root in roots:
                 for name in (n for n in starts if n in names):
                     w, c = starts[name](root)
@@ -293,6 +313,10 @@ def main() -> None:
         if root in whole:
             print(f"{'whole sweep':>22}: {whole[root]:6.2f} s wall   (the coarse pass and the fine pass inside its "
                   "bracket; no target)")
+    if gradio_floor:
+        w, c = median([f[0] for f in gradio_floor]), median([f[1] for f in gradio_floor])
+        print(f"\nGradio's floor (a page of one image, launched as the explorer launches; no target): {w:.2f} s "
+              f"wall   CPU {c:.2f} s   (each: " + ", ".join(f"{a:.2f} / {b:.2f}" for a, b in gradio_floor) + ")")
     if floor:
         w, c = median([f[0] for f in floor]), median([f[1] for f in floor])
         print(f"\nStreamlit's floor (a page of one small Plotly chart, served as `plates dashboard` serves; no "
