@@ -76,9 +76,16 @@ st.set_page_config(page_title="floor", layout="wide")
 st.plotly_chart(go.Figure(go.Heatmap(z=[[1, 2], [3, 4]])))
 """
 #: The floor under any Gradio explorer: a page of one image (what the explorer's first page waits for), launched
-#: as the explorer launches (loopback, the port from GRADIO_SERVER_PORT), nothing of plates.
+#: as the explorer launches (loopback, the port from GRADIO_SERVER_PORT) in a process prepared as the explorer's
+#: is (`plates.explorer.serving_process`: no IPython, no stub rewriting; without it Gradio's import alone costs
+#: about as much CPU as the whole explorer's start), nothing else of plates.
 GRADIO_FLOOR_PAGE = """import os
+import sys
 
+sys.path.insert(0, os.getcwd())
+import plates.explorer
+
+plates.explorer.serving_process()
 import gradio as gr
 from PIL import Image
 
