@@ -4,27 +4,23 @@ verdicts the plate scorer gave)."""
 
 from __future__ import annotations
 
-import json
-
 import pytest
 
 from plates.cli import main
 from plates.models.base import Reply
 from plates.results import load_results, rows_to_table, write_part
-from plates.runs.rescore import question_of, rescore_run, rescored_run_id
-from plates.runs.rows import Asked, build_row
+from plates.runs.rescore import rescore_run, rescored_run_id
+from plates.runs.rows import build_row
 from plates.tasks.answers import RULES_VERSION
 from plates.tasks.prompts import render_prompt
+from tests.support.result_rows import plate_asked
 
 RUN = "colorblindnesseval-0123456789ab"
 NEW_COLUMNS = ["rules_version", "label_space", "reply_truncated", "rescored_from"]
 
 
 def _row(i: int, prompt: str, reply: Reply, old: tuple | None) -> dict:
-    q = render_prompt(prompt, "12", seed=i, label_space="cbe")
-    asked = Asked(run_id=RUN, row_key=f"key-{i}", item_id=f"item-{i}", dataset="colorblindnesseval", model="m",
-                  backend="openai", question=q, spec_json=json.dumps({"seed": i}), family="ishihara")
-    row = build_row(asked, reply)
+    row = build_row(plate_asked(i, prompt, run_id=RUN), reply)
     if old is not None:  # what the rules before version 1 said
         row.update(zip(("parsed", "parse_status", "correct", "failure_mode"), old, strict=True))
     return row
@@ -96,16 +92,6 @@ def test_rescore_writes_under_out_and_never_mixes_versions_in_a_run(tmp_path, ca
     assert len(load_results(src).frame) == 6  # the source is left as it was
 
 
-def test_question_of_rebuilds_the_question_a_row_asked(tmp_path):
-    q = render_prompt("colorbench-mc", "12", seed=3, label_space="cbe")
-    asked = Asked(run_id=RUN, row_key="k", item_id="i", dataset="colorblindnesseval", model="m", backend="b",
-                  question=q, spec_json="{}", family="ishihara")
-    row = build_row(asked, Reply("(B)"))
-    again = question_of(row)
-    assert (again.kind, again.expected, again.options, again.label_space, again.task) == (
-        q.kind, q.expected, q.options, q.label_space, q.task)
-
-
 def test_rescore_refuses_what_it_cannot_read(tmp_path, capsys):
     assert main(["rescore", str(tmp_path / "missing")]) == 2
     assert "does not exist" in capsys.readouterr().err
@@ -162,8 +148,8 @@ def test_rescore_changes_the_verdict_of_an_a_read_as_an_article(tmp_path, capsys
     # the camera than point B.</s>", blink/cogvlm-chat/val_Relative_Depth_1).
     q = render_prompt("colorbench-mc", "12", seed=1, label_space="cbe")
     assert q.expected == "A"
-    asked = Asked(run_id=RUN, row_key="key-a", item_id="item-a", dataset="colorblindnesseval", model="m",
-                  backend="openai", question=q, spec_json=json.dumps({"seed": 1}), family="ishihara")
+    asked = plate_asked(1, "colorbench-mc", run_id=RUN, row_key="key-a", item_id="item-a")
+    assert asked.question == q
     row = build_row(asked, Reply("A is the number in the plate. B is a distractor.</s>"))
     row.update(parsed="B", parse_status="ok", correct=False, failure_mode=None, rules_version=1)  # as rules 1 read it
     write_part(rows_to_table([row]), tmp_path / f"{RUN}-part.parquet")

@@ -23,12 +23,13 @@ from plates.runs.judge import (
     parse_judge,
 )
 from plates.runs.rescore import rescore_run, rescored_run_id
-from plates.runs.rows import Asked, build_row
+from plates.runs.rows import build_row
 from plates.runs.runner import run_experiment
 from plates.tasks.prompts import render_prompt
 from tests.support.cbe_runs import cbe_experiment
 from tests.support.chat_server import ChatServer, Fault
 from tests.support.judge_table import JUDGE_MODEL, quoted_reply, table_answer
+from tests.support.result_rows import plate_asked
 
 RUN = "colorblindnesseval-00judge00000"
 KEY = "sk-judge-5ecret-0123456789abcdef"
@@ -48,10 +49,8 @@ def _spec(server, **kw) -> JudgeSpec:
 
 
 def _row(i: int, reply: Reply, prompt: str = "cbe-open") -> tuple:
-    q = render_prompt(prompt, "12", seed=i, label_space="cbe")
-    asked = Asked(run_id=RUN, row_key=f"key-{i}", item_id=f"item-{i}", dataset="colorblindnesseval", model="m",
-                  backend="openai", question=q, spec_json=json.dumps({"seed": i}), family="ishihara")
-    return q, build_row(asked, reply)
+    asked = plate_asked(i, prompt, run_id=RUN)
+    return asked.question, build_row(asked, reply)
 
 
 REPLIES = ["12", "12 or 17", "hmm, zzz", "banana", "I cannot tell what number this is.", "uh, seventeen-ish",
